@@ -1,0 +1,86 @@
+# Build conventions shared by every folder: warnings, sanitizers, and the
+# helpers that register unit tests, FileCheck tests and fuzz targets.
+
+# Warnings are errors for every Kiln target under gcc and clang.
+set(KILN_WARNINGS -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+    -Wmissing-prototypes -Wvla -Wformat=2 -Wno-unused-parameter)
+
+if(KILN_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# kiln_target_defaults(TARGET): flags every Kiln C target carries.
+function(kiln_target_defaults target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:${KILN_WARNINGS}>)
+endfunction()
+
+# kiln_add_check_test(NAME SOURCES a.c b.c LIBS x y): a Check unit test.
+function(kiln_add_check_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  kiln_target_defaults(${name})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} PkgConfig::CHECK)
+  add_test(NAME ${name} COMMAND ${name})
+  # Check forks each test by default; no-fork keeps sanitizer reports whole.
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "CK_FORK=no")
+endfunction()
+
+# kiln_add_fuzzer(NAME SOURCES ... LIBS ... [CORPUS dir]): a libFuzzer
+# target, built only with KILN_FUZZ=ON (clang); ctest runs it for
+# KILN_FUZZ_SECONDS so CI time stays bounded.
+function(kiln_add_fuzzer name)
+  cmake_parse_arguments(ARG "" "CORPUS" "SOURCES;LIBS" ${ARGN})
+  if(NOT KILN_FUZZ)
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  kiln_target_defaults(${name})
+  target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_link_options(${name} PRIVATE -fsanitize=fuzzer)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS})
+  set(corpus_args)
+  if(ARG_CORPUS)
+    set(corpus_args ${ARG_CORPUS})
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${name} -max_total_time=${KILN_FUZZ_SECONDS} -timeout=10
+                   -rss_limit_mb=2048 -print_final_stats=1 ${corpus_args})
+  set_tests_properties(${name} PROPERTIES LABELS fuzz)
+endfunction()
+
+# kiln_add_lit_dir(DIR TOOLS t1 t2): every *.mlir / *.test file in DIR whose
+# first lines hold `// RUN:` commands becomes one ctest test, run by
+# tests/lit/run-lit.sh with %s, %kiln-opt etc. substituted.
+function(kiln_add_lit_dir dir)
+  cmake_parse_arguments(ARG "" "" "TOOLS" ${ARGN})
+  file(GLOB_RECURSE cases CONFIGURE_DEPENDS ${dir}/*.mlir ${dir}/*.test)
+  foreach(case ${cases})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR}/tests/lit ${case})
+    string(REPLACE "/" "." tname "lit.${rel}")
+    set(tool_args)
+    foreach(t ${ARG_TOOLS})
+      list(APPEND tool_args "${t}=$<TARGET_FILE:${t}>")
+    endforeach()
+    add_test(NAME ${tname}
+             COMMAND bash ${PROJECT_SOURCE_DIR}/tests/lit/run-lit.sh ${case}
+                     FileCheck=${KILN_FILECHECK} not=${KILN_NOT}
+                     mlir-opt=${KILN_MLIR_OPT} ${tool_args})
+    set_tests_properties(${tname} PROPERTIES LABELS lit SKIP_RETURN_CODE 77)
+  endforeach()
+endfunction()
+
+# kiln_add_child_dirs(): add_subdirectory for every child folder of the
+# current source folder that has a CMakeLists.txt, in name order, so a new
+# stage or test folder needs no edit to its parent.
+macro(kiln_add_child_dirs)
+  file(GLOB _kiln_children LIST_DIRECTORIES true RELATIVE ${CMAKE_CURRENT_SOURCE_DIR}
+       CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*)
+  list(SORT _kiln_children)
+  foreach(_kiln_child ${_kiln_children})
+    if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/${_kiln_child}/CMakeLists.txt)
+      add_subdirectory(${_kiln_child})
+    endif()
+  endforeach()
+endmacro()
