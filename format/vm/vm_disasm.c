@@ -1,0 +1,117 @@
+/* Disassembler: takes raw (possibly unverified) bytecode and prints one
+ * SQLite-EXPLAIN-style row per instruction: address, mnemonic, operands,
+ * and the opcode's one-line semantics with the operands substituted.
+ * Decoding goes through kiln_vm_instruction_size, so hostile bytes end the
+ * listing with a marker instead of an out-of-bounds read. */
+#include "kiln/vm_bytecode.h"
+
+#include <string.h>
+
+typedef struct text {
+  char buf[512];
+  size_t len;
+} text_t;
+
+static void put(text_t *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void put(text_t *t, const char *fmt, ...) {
+  if (t->len >= sizeof t->buf - 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(t->buf + t->len, sizeof t->buf - t->len, fmt, ap);
+  va_end(ap);
+  if (n > 0) t->len += (size_t)n;
+  if (t->len > sizeof t->buf - 1) t->len = sizeof t->buf - 1;
+}
+
+static float f32_of(uint32_t bits) {
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+static double f64_of(uint64_t bits) {
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+/* Formats operand `kind` at *at into t, advancing *at. */
+static void operand(text_t *t, char kind, const uint8_t **at,
+                    const kiln_vm_disasm_names_t *names) {
+  const uint8_t *p = *at;
+  const char *name = NULL;
+  switch (kind) {
+    case 'i': case 'I': case 'f': case 'F': case 'r':
+      put(t, "%%%c%u", kind, kiln_vm_rd16(p));
+      *at += 2;
+      return;
+    case 'c':
+    case 'm':
+      if (names && kind == 'c' && names->function_name)
+        name = names->function_name(names->user, kiln_vm_rd16(p));
+      if (names && kind == 'm' && names->import_name)
+        name = names->import_name(names->user, kiln_vm_rd16(p));
+      put(t, "%s#%u", kind == 'c' ? "fn" : "import", kiln_vm_rd16(p));
+      if (name) put(t, "<%s>", name);
+      *at += 2;
+      return;
+    case 'k': put(t, "%d", (int32_t)kiln_vm_rd32(p)); *at += 4; return;
+    case 'K': put(t, "%lld", (long long)(int64_t)kiln_vm_rd64(p)); *at += 8; return;
+    case 'g': put(t, "%g", (double)f32_of(kiln_vm_rd32(p))); *at += 4; return;
+    case 'G': put(t, "%g", f64_of(kiln_vm_rd64(p))); *at += 8; return;
+    case 'b': put(t, "@%04x", kiln_vm_rd32(p)); *at += 4; return;
+    case 'a': {
+      const unsigned n = p[0];
+      put(t, "(");
+      for (unsigned i = 0; i < n; ++i)
+        put(t, "%s%u", i ? " " : "", kiln_vm_rd16(p + 1 + 2 * i));
+      put(t, ")");
+      *at += 1 + 2 * (size_t)n;
+      return;
+    }
+    default:
+      put(t, "?");
+      return;
+  }
+}
+
+int kiln_vm_disassemble(FILE *out, const uint8_t *code, size_t size,
+                        const kiln_vm_disasm_names_t *names) {
+  int lines = 0;
+  fprintf(out, "  addr  opcode          operands                  comment\n");
+  fprintf(out, "  ----  --------------  ------------------------  -------\n");
+  for (size_t off = 0; off < size;) {
+    const size_t n = kiln_vm_instruction_size(code, size, off);
+    if (n == 0) {
+      fprintf(out, "  %04zx  <undecodable byte 0x%02x; listing stops>\n", off,
+              code[off]);
+      return lines + 1;
+    }
+    const kiln_vm_opcode_info_t *info = &kiln_vm_opcode_infos[code[off]];
+    text_t ops[8];
+    int nops = 0;
+    const uint8_t *at = code + off + 1;
+    for (const char *f = info->format; *f && nops < 8; ++f, ++nops) {
+      ops[nops].len = 0;
+      ops[nops].buf[0] = 0;
+      operand(&ops[nops], *f, &at, names);
+    }
+    text_t joined = {{0}, 0};
+    for (int i = 0; i < nops; ++i) put(&joined, "%s%s", i ? ", " : "", ops[i].buf);
+    text_t comment = {{0}, 0};
+    for (const char *s = info->semantics; *s; ++s) {
+      if (s[0] == '$' && s[1] >= '0' && s[1] <= '9' && s[1] - '0' < nops) {
+        put(&comment, "%s", ops[s[1] - '0'].buf);
+        ++s;
+      } else {
+        put(&comment, "%c", *s);
+      }
+    }
+    fprintf(out, "  %04zx  %-14s  %-24s  %s\n", off, info->mnemonic,
+            joined.buf, comment.buf);
+    ++lines;
+    off += n;
+  }
+  return lines;
+}

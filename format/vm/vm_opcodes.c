@@ -1,0 +1,64 @@
+/* Opcode metadata generated from kiln/vm_opcodes.def, instruction sizing
+ * that is safe on arbitrary bytes, and signature-string validation. These
+ * are what the verifier, the disassembler and the assembler share. */
+#include "kiln/vm_bytecode.h"
+
+#include <string.h>
+
+const kiln_vm_opcode_info_t kiln_vm_opcode_infos[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
+  {MNEMONIC, FORMAT, SEMANTICS},
+#include "kiln/vm_opcodes.def"
+};
+
+size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
+                                size_t offset) {
+  if (offset >= size || code[offset] >= KILN_VM_OP_COUNT) return 0;
+  size_t at = offset + 1;
+  for (const char *f = kiln_vm_opcode_infos[code[offset]].format; *f; ++f) {
+    size_t n;
+    switch (*f) {
+      case 'k': case 'g': case 'b': n = 4; break;
+      case 'K': case 'G': n = 8; break;
+      case 'a':
+        if (at >= size) return 0;
+        n = 1 + 2 * (size_t)code[at];
+        break;
+      default: n = 2; break; /* registers and ordinals */
+    }
+    if (n > size - at) return 0;
+    at += n;
+  }
+  return at - offset;
+}
+
+int kiln_vm_signature_valid(const char *sig) {
+  if (!sig) return 0;
+  size_t len = strlen(sig);
+  if (len == 0 || len > 64) return 0;
+  int in_results = 0, in_span = 0, span_len = 0, seen_sep = 0;
+  for (size_t i = 0; i < len; ++i) {
+    char c = sig[i];
+    switch (c) {
+      case 'i': case 'I': case 'f': case 'F': case 'r':
+        if (in_span) ++span_len;
+        break;
+      case '_':
+        if (seen_sep || in_span) return 0;
+        seen_sep = in_results = 1;
+        break;
+      case 'C':
+        if (in_results || in_span) return 0;
+        in_span = 1;
+        span_len = 0;
+        break;
+      case 'D':
+        if (!in_span || span_len == 0) return 0;
+        in_span = 0;
+        break;
+      default:
+        return 0;
+    }
+  }
+  return seen_sep && !in_span;
+}
