@@ -1,0 +1,207 @@
+/* Links one relocatable object into a Kiln CPU executable with ld.lld,
+ * run as a subprocess (posix_spawn, no shell) over files in a private
+ * mkdtemp folder that is removed on every path. Guarantees on success: a
+ * position-independent ELF shared object without libc, undefined symbols
+ * (lld fails on them, and its message becomes ours), unwind-table headers,
+ * build id or local symbols; only kiln_executable_query is exported (the
+ * version script also hides anything prepare() missed); RELRO and
+ * immediate binding, so a loader applies all relocations up front. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kiln/executable_abi.h"
+#include "lcpu_internal.h"
+
+extern char **environ;
+
+#ifndef KILN_LLD_PATH
+#error "KILN_LLD_PATH must name ld.lld (set by CMake from KILN_LLD)"
+#endif
+
+/* lld output larger than this is refused rather than read whole. */
+#define LCPU_MAX_SO_BYTES ((off_t)1 << 31)
+#define LCPU_MAX_LOG_BYTES 4000
+
+/* The private folder and the files the link reads and writes in it. */
+typedef struct lcpu_linkdir {
+  char dir[512];
+  char object[600], script[600], output[600], log[600];
+} lcpu_linkdir_t;
+
+static kiln_llvm_cpu_status_t lcpu_write_file(const char *path,
+                                              const void *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return lcpu_errorf("llvm-cpu link: cannot create %s: %s", path,
+                       strerror(errno));
+  const uint8_t *p = data;
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int e = n < 0 ? errno : EIO;
+      close(fd);
+      return lcpu_errorf("llvm-cpu link: cannot write %s: %s", path,
+                         strerror(e));
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  if (close(fd) != 0)
+    return lcpu_errorf("llvm-cpu link: cannot write %s: %s", path,
+                       strerror(errno));
+  return NULL;
+}
+
+/* Reads at most `limit` bytes of PATH into a NUL-terminated buffer;
+ * *truncated says whether the file was longer. */
+static kiln_llvm_cpu_status_t lcpu_read_file(const char *path, off_t limit,
+                                             kiln_llvm_cpu_bytes_t *out,
+                                             bool *truncated) {
+  out->data = NULL;
+  out->size = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return lcpu_errorf("llvm-cpu link: cannot open %s: %s", path,
+                       strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < 0) {
+    close(fd);
+    return lcpu_errorf("llvm-cpu link: cannot stat %s", path);
+  }
+  *truncated = st.st_size > limit;
+  size_t want = (size_t)(*truncated ? limit : st.st_size);
+  out->data = malloc(want + 1);
+  if (!out->data) {
+    close(fd);
+    return lcpu_errorf("llvm-cpu link: out of memory reading %s", path);
+  }
+  while (out->size < want) {
+    ssize_t n = read(fd, out->data + out->size, want - out->size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break; /* shrank underneath us: keep what was read */
+    out->size += (size_t)n;
+  }
+  out->data[out->size] = 0;
+  close(fd);
+  return NULL;
+}
+
+static kiln_llvm_cpu_status_t lcpu_make_dir(lcpu_linkdir_t *d) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp || strlen(tmp) > 400) tmp = "/tmp";
+  snprintf(d->dir, sizeof d->dir, "%s/kiln-link-XXXXXX", tmp);
+  if (!mkdtemp(d->dir))
+    return lcpu_errorf("llvm-cpu link: cannot create a temporary folder in "
+                       "%s: %s",
+                       tmp, strerror(errno));
+  snprintf(d->object, sizeof d->object, "%s/kernels.o", d->dir);
+  snprintf(d->script, sizeof d->script, "%s/exports.map", d->dir);
+  snprintf(d->output, sizeof d->output, "%s/kernels.so", d->dir);
+  snprintf(d->log, sizeof d->log, "%s/lld.log", d->dir);
+  return NULL;
+}
+
+static void lcpu_remove_dir(lcpu_linkdir_t *d) {
+  unlink(d->object);
+  unlink(d->script);
+  unlink(d->output);
+  unlink(d->log);
+  rmdir(d->dir);
+}
+
+/* Runs lld with stdin from /dev/null and stdout+stderr into the log;
+ * *exit_code is its exit status (or 128+signal). */
+static kiln_llvm_cpu_status_t lcpu_spawn(const char *const argv[],
+                                         const char *log, int *exit_code) {
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa) != 0)
+    return lcpu_errorf("llvm-cpu link: out of memory");
+  int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (!rc)
+    rc = posix_spawn_file_actions_addopen(&fa, 1, log,
+                                          O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  /* posix_spawn's argv is char *const[] for historical reasons; it does
+   * not write through it. */
+  if (!rc)
+    rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)(uintptr_t)argv,
+                     environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0)
+    return lcpu_errorf("llvm-cpu link: cannot run %s: %s", argv[0],
+                       strerror(rc));
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return lcpu_errorf("llvm-cpu link: waiting for %s: %s", argv[0],
+                         strerror(errno));
+  }
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+                                 : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return NULL;
+}
+
+static kiln_llvm_cpu_status_t lcpu_link_in(const lcpu_linkdir_t *d,
+                                           const kiln_llvm_cpu_target_t *t,
+                                           const char *lld, const void *object,
+                                           size_t size,
+                                           kiln_llvm_cpu_bytes_t *out) {
+  static const char script[] =
+      "{\n  global: " KILN_EXECUTABLE_QUERY_SYMBOL ";\n  local: *;\n};\n";
+  kiln_llvm_cpu_status_t s = lcpu_write_file(d->object, object, size);
+  if (!s) s = lcpu_write_file(d->script, script, sizeof script - 1);
+  if (s) return s;
+  const char *const argv[] = {
+      lld, "-m", t->emulation, "-shared", "-nostdlib", "--no-undefined",
+      "--gc-sections", "-z", "now", "-z", "relro", "-z", "noexecstack",
+      "--hash-style=sysv", "--build-id=none", "--discard-all", "--icf=all",
+      "--version-script", d->script, "-o", d->output, d->object, NULL};
+  int code = 0;
+  s = lcpu_spawn(argv, d->log, &code);
+  if (s) return s;
+  if (code != 0) {
+    kiln_llvm_cpu_bytes_t log = {0};
+    bool truncated = false;
+    kiln_llvm_cpu_status_t rs =
+        lcpu_read_file(d->log, LCPU_MAX_LOG_BYTES, &log, &truncated);
+    s = lcpu_errorf("llvm-cpu link: %s failed (exit %d): %s%s", lld, code,
+                    rs ? kiln_llvm_cpu_status_message(rs) : (char *)log.data,
+                    truncated ? "..." : "");
+    kiln_llvm_cpu_status_free(rs);
+    kiln_llvm_cpu_bytes_free(&log);
+    return s;
+  }
+  bool truncated = false;
+  s = lcpu_read_file(d->output, LCPU_MAX_SO_BYTES, out, &truncated);
+  if (!s && truncated) {
+    kiln_llvm_cpu_bytes_free(out);
+    s = lcpu_errorf("llvm-cpu link: the linked object exceeds %lld bytes",
+                    (long long)LCPU_MAX_SO_BYTES);
+  }
+  return s;
+}
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
+                                          const char *lld_path,
+                                          const void *object, size_t size,
+                                          kiln_llvm_cpu_bytes_t *out) {
+  out->data = NULL;
+  out->size = 0;
+  lcpu_linkdir_t dir;
+  kiln_llvm_cpu_status_t s = lcpu_make_dir(&dir);
+  if (s) return s;
+  s = lcpu_link_in(&dir, target, lld_path ? lld_path : KILN_LLD_PATH, object,
+                   size, out);
+  lcpu_remove_dir(&dir);
+  return s;
+}

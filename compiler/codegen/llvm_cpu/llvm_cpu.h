@@ -1,0 +1,223 @@
+/* The back end of the llvm-cpu code generator: from an LLVM module (built
+ * through the LLVM-C API) to the bytes of a Kiln CPU executable, an ELF
+ * shared object with no libc and no undefined symbols (see
+ * format/include/kiln/executable_abi.h).
+ *
+ * The steps, in the order kiln_llvm_cpu_compile runs them:
+ *   target    parse "llvm-cpu[:ARCH[+FEATURE...]]", create the TargetMachine
+ *   abi       emit the export table and kiln_executable_query (caller, once)
+ *   verify    LLVM's verifier, reported as a status, never an abort
+ *   prepare   triple, data layout, per-function attributes, visibility
+ *   optimize  LLVM's default<O3> pipeline with both vectorizers on
+ *   emit      object file (or assembly) to memory
+ *   link      ld.lld into a position-independent shared object
+ *
+ * Errors travel as kiln_llvm_cpu_status_t: NULL on success, otherwise an
+ * owned message that the caller frees. Internal prefix of this folder:
+ * lcpu_. */
+#ifndef KILN_CODEGEN_LLVM_CPU_H
+#define KILN_CODEGEN_LLVM_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+/*---------------------------------------------------------------- status */
+
+typedef struct kiln_llvm_cpu_error *kiln_llvm_cpu_status_t;
+
+const char *kiln_llvm_cpu_status_message(kiln_llvm_cpu_status_t status);
+void kiln_llvm_cpu_status_free(kiln_llvm_cpu_status_t status);
+
+/* Owned bytes (an object file, assembly text, a shared object). */
+typedef struct kiln_llvm_cpu_bytes {
+  uint8_t *data;
+  size_t size;
+} kiln_llvm_cpu_bytes_t;
+
+void kiln_llvm_cpu_bytes_free(kiln_llvm_cpu_bytes_t *bytes);
+
+/*---------------------------------------------------------------- target */
+
+typedef enum kiln_llvm_cpu_arch {
+#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE_FEATURES, EMULATION,      \
+                  ELF_MACHINE)                                                \
+  KILN_LLVM_CPU_ARCH_##ID,
+#include "llvm_cpu_arches.def"
+#undef LCPU_ARCH
+  KILN_LLVM_CPU_ARCH_COUNT
+} kiln_llvm_cpu_arch_t;
+
+typedef struct kiln_llvm_cpu_target {
+  kiln_llvm_cpu_arch_t arch;
+  bool is_host;            /* "llvm-cpu" or "llvm-cpu:host" */
+  const char *arch_name;   /* "x86_64", "aarch64" */
+  const char *triple;      /* LLVM triple, e.g. x86_64-unknown-linux-gnu */
+  const char *emulation;   /* ld.lld -m value */
+  uint16_t elf_machine;    /* e_machine of the linked object */
+  char *cpu;               /* owned; LLVM CPU name */
+  char *features;          /* owned; LLVM feature string "+a,+b,-c" */
+} kiln_llvm_cpu_target_t;
+
+/* Parses a target string. Unknown architectures and features are errors
+ * that list the valid ones. On success *out owns memory released by
+ * kiln_llvm_cpu_target_release. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_target_parse(const char *text,
+                                                  kiln_llvm_cpu_target_t *out);
+void kiln_llvm_cpu_target_release(kiln_llvm_cpu_target_t *target);
+
+/* A TargetMachine for the target: PIC, optimization level O3. The caller
+ * disposes it with LLVMDisposeTargetMachine. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_target_machine_create(
+    const kiln_llvm_cpu_target_t *target, LLVMTargetMachineRef *out);
+
+/*---------------------------------------------------------------- passes */
+
+/* LLVM's verifier; a broken module is an error carrying its report. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_verify(LLVMModuleRef module);
+
+/* Makes a module fit for a no-libc shared object: sets the triple and data
+ * layout of tm; marks every defined function nounwind, without unwind
+ * tables and "no-builtins" (so loops never become memset/memcpy calls);
+ * gives every non-local symbol other than kiln_executable_query hidden
+ * visibility; rejects calls to functions the module does not define (only
+ * LLVM intrinsics may be declared). */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
+                                             LLVMTargetMachineRef tm);
+
+/* Runs default<O3> with loop and SLP vectorization, interleaving and
+ * unrolling on. The module must have been prepared for tm. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
+                                              LLVMTargetMachineRef tm);
+
+typedef enum kiln_llvm_cpu_emit_kind {
+  KILN_LLVM_CPU_EMIT_OBJECT,
+  KILN_LLVM_CPU_EMIT_ASSEMBLY,
+  KILN_LLVM_CPU_EMIT_LLVM_IR,
+} kiln_llvm_cpu_emit_kind_t;
+
+/* Emits the module; it is left unchanged (code generation runs on a
+ * clone). Assembly and IR text are NUL-terminated (size excludes it). */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_emit(LLVMModuleRef module,
+                                          LLVMTargetMachineRef tm,
+                                          kiln_llvm_cpu_emit_kind_t kind,
+                                          kiln_llvm_cpu_bytes_t *out);
+
+/* Links one relocatable object into a shared object with ld.lld, run as a
+ * subprocess over files in a private temporary folder that is always
+ * removed. lld's complaints (e.g. an undefined memset) become the error
+ * message. lld_path NULL means the ld.lld found at configure time. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
+                                          const char *lld_path,
+                                          const void *object, size_t size,
+                                          kiln_llvm_cpu_bytes_t *out);
+
+/* verify, prepare, optimize, emit an object, link: the .so bytes. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(LLVMModuleRef module,
+                                             const kiln_llvm_cpu_target_t *target,
+                                             kiln_llvm_cpu_bytes_t *out);
+
+/*---------------------------------------------------------------- ABI */
+
+/* Field indices of the LLVM struct types mirroring executable_abi.h,
+ * e.g. KILN_LLVM_CPU_dispatch_state_binding_ptrs. */
+#include "llvm_cpu_abi_fields.def"
+#define LCPU_FIELD(STRUCT, FIELD, KIND) KILN_LLVM_CPU_##STRUCT##_##FIELD,
+enum {
+  LCPU_DISPATCH_STATE_FIELDS(LCPU_FIELD)
+  KILN_LLVM_CPU_dispatch_state_field_count
+};
+enum {
+  LCPU_WORKGROUP_STATE_FIELDS(LCPU_FIELD)
+  KILN_LLVM_CPU_workgroup_state_field_count
+};
+enum {
+  LCPU_EXPORT_INFO_FIELDS(LCPU_FIELD)
+  KILN_LLVM_CPU_export_info_field_count
+};
+enum {
+  LCPU_EXECUTABLE_TABLE_FIELDS(LCPU_FIELD)
+  KILN_LLVM_CPU_executable_table_field_count
+};
+#undef LCPU_FIELD
+
+/* The ABI's LLVM types in one context. */
+typedef struct kiln_llvm_cpu_abi {
+  LLVMContextRef context;
+  LLVMTypeRef i1, i32, i64, ptr;
+  LLVMTypeRef dispatch_state;  /* kiln_dispatch_state_t */
+  LLVMTypeRef workgroup_state; /* kiln_workgroup_state_t */
+  LLVMTypeRef export_info;     /* kiln_export_info_t */
+  LLVMTypeRef executable_table; /* kiln_executable_table_t */
+  LLVMTypeRef entry_fn;        /* i32 (ptr dispatch, ptr workgroup) */
+  LLVMTypeRef query_fn;        /* ptr (i32 runtime_abi_version) */
+} kiln_llvm_cpu_abi_t;
+
+void kiln_llvm_cpu_abi_init(kiln_llvm_cpu_abi_t *abi, LLVMContextRef context);
+
+/* Adds an entry-point definition (no body yet) named NAME: internal,
+ * nounwind, both state pointers noalias, nonnull, readonly and
+ * dereferenceable to their struct size. */
+LLVMValueRef kiln_llvm_cpu_abi_add_entry(const kiln_llvm_cpu_abi_t *abi,
+                                         LLVMModuleRef module,
+                                         const char *name);
+
+/* One export of the table; mirrors kiln_export_info_t. */
+typedef struct kiln_llvm_cpu_export {
+  const char *name;
+  LLVMValueRef entry; /* a function of type abi->entry_fn in the module */
+  uint32_t workgroup_size[3];
+  uint32_t binding_count;
+  uint32_t push_constant_count;
+  uint32_t readonly_binding_mask;
+} kiln_llvm_cpu_export_t;
+
+/* Emits the constant export table and the exported function
+ * kiln_executable_query(i32 version), which returns the table for
+ * KILN_EXECUTABLE_ABI_VERSION and null otherwise. Entry points become
+ * internal. Checks: unique non-empty names, entry functions of the right
+ * type in this module, nonzero workgroup sizes, binding_count <= 32,
+ * mask bits only below binding_count, no query symbol already present. */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_abi_emit_table(
+    const kiln_llvm_cpu_abi_t *abi, LLVMModuleRef module,
+    const kiln_llvm_cpu_export_t *exports, uint32_t export_count);
+
+/* Loads from the states inside an entry point. dispatch / workgroup are
+ * the entry's two parameters. Loads are marked invariant; a binding
+ * pointer carries an alignment assumption of `align` bytes (a power of
+ * two; 0 or 1 for none). Indices are not range-checked here: the caller
+ * knows the export's binding and push-constant counts. dim must be < 3. */
+LLVMValueRef kiln_llvm_cpu_abi_load_binding(const kiln_llvm_cpu_abi_t *abi,
+                                            LLVMBuilderRef b,
+                                            LLVMValueRef dispatch,
+                                            uint32_t index, uint32_t align);
+LLVMValueRef kiln_llvm_cpu_abi_load_binding_length(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef dispatch,
+    uint32_t index);
+LLVMValueRef kiln_llvm_cpu_abi_load_push_constant(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef dispatch,
+    uint32_t index);
+LLVMValueRef kiln_llvm_cpu_abi_load_workgroup_size(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef dispatch,
+    uint32_t dim);
+LLVMValueRef kiln_llvm_cpu_abi_load_workgroup_count(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef dispatch,
+    uint32_t dim);
+LLVMValueRef kiln_llvm_cpu_abi_load_max_concurrency(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef dispatch);
+LLVMValueRef kiln_llvm_cpu_abi_load_workgroup_id(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef workgroup,
+    uint32_t dim);
+LLVMValueRef kiln_llvm_cpu_abi_load_worker_id(const kiln_llvm_cpu_abi_t *abi,
+                                              LLVMBuilderRef b,
+                                              LLVMValueRef workgroup);
+LLVMValueRef kiln_llvm_cpu_abi_load_scratch(const kiln_llvm_cpu_abi_t *abi,
+                                            LLVMBuilderRef b,
+                                            LLVMValueRef workgroup);
+LLVMValueRef kiln_llvm_cpu_abi_load_scratch_size(
+    const kiln_llvm_cpu_abi_t *abi, LLVMBuilderRef b, LLVMValueRef workgroup);
+
+#endif /* KILN_CODEGEN_LLVM_CPU_H */

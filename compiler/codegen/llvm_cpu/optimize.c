@@ -1,0 +1,25 @@
+/* Runs LLVM's default<O3> pipeline on a prepared module with the target
+ * machine's cost model, loop and SLP vectorization, interleaving and
+ * unrolling on. A pipeline error (none is expected for the fixed pipeline
+ * string) becomes a status. */
+#include <llvm-c/Error.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+#include "lcpu_internal.h"
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
+                                              LLVMTargetMachineRef tm) {
+  LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
+  LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
+  LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
+  LLVMPassBuilderOptionsSetLoopInterleaving(opts, 1);
+  LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+  LLVMErrorRef err = LLVMRunPasses(module, "default<O3>", tm, opts);
+  LLVMDisposePassBuilderOptions(opts);
+  if (!err) return NULL;
+  char *msg = LLVMGetErrorMessage(err);
+  kiln_llvm_cpu_status_t s =
+      lcpu_errorf("llvm-cpu: the O3 pipeline failed: %s", msg);
+  LLVMDisposeErrorMessage(msg);
+  return s;
+}

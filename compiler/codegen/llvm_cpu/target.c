@@ -1,0 +1,225 @@
+/* Target strings and TargetMachines for llvm-cpu. Takes
+ * "llvm-cpu", "llvm-cpu:host" or "llvm-cpu:ARCH[+FEATURE...]" with ARCH from
+ * llvm_cpu_arches.def and FEATUREs from llvm_cpu_features.def; guarantees
+ * a triple, CPU and feature string LLVM accepts, or an error that lists
+ * the valid architectures or features. The host target takes LLVM's view
+ * of this machine (CPU name and every feature it detects). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Target.h>
+
+#include "lcpu_internal.h"
+
+#define LCPU_PREFIX "llvm-cpu"
+
+typedef struct lcpu_arch_info {
+  const char *name, *triple, *cpu, *base_features, *emulation;
+  uint16_t elf_machine;
+} lcpu_arch_info_t;
+
+static const lcpu_arch_info_t lcpu_arches[] = {
+#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE)      \
+  {NAME, TRIPLE, CPU, BASE, EMULATION, MACHINE},
+#include "llvm_cpu_arches.def"
+#undef LCPU_ARCH
+};
+
+typedef struct lcpu_feature_info {
+  kiln_llvm_cpu_arch_t arch;
+  const char *name;
+} lcpu_feature_info_t;
+
+static const lcpu_feature_info_t lcpu_features[] = {
+#define LCPU_FEATURE(ARCH, NAME) {KILN_LLVM_CPU_ARCH_##ARCH, NAME},
+#include "llvm_cpu_features.def"
+#undef LCPU_FEATURE
+};
+
+#define LCPU_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static pthread_once_t lcpu_init_once = PTHREAD_ONCE_INIT;
+
+static void lcpu_initialize_backends(void) {
+#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE)      \
+  LLVMInitialize##LLVM##TargetInfo();                                         \
+  LLVMInitialize##LLVM##Target();                                             \
+  LLVMInitialize##LLVM##TargetMC();                                           \
+  LLVMInitialize##LLVM##AsmPrinter();
+#include "llvm_cpu_arches.def"
+#undef LCPU_ARCH
+}
+
+void lcpu_initialize_llvm(void) {
+  pthread_once(&lcpu_init_once, lcpu_initialize_backends);
+}
+
+/* "host, x86_64, aarch64" into buf (truncated if it must be). */
+static void lcpu_list_arches(char *buf, size_t cap) {
+  size_t used = (size_t)snprintf(buf, cap, "host");
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_arches) && used < cap; i++)
+    used += (size_t)snprintf(buf + used, cap - used, ", %s", lcpu_arches[i].name);
+}
+
+static void lcpu_list_features(kiln_llvm_cpu_arch_t arch, char *buf,
+                               size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_features) && used < cap; i++) {
+    if (lcpu_features[i].arch != arch) continue;
+    used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "",
+                             lcpu_features[i].name);
+  }
+}
+
+static bool lcpu_known_feature(kiln_llvm_cpu_arch_t arch, const char *name,
+                               size_t len) {
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_features); i++)
+    if (lcpu_features[i].arch == arch && strlen(lcpu_features[i].name) == len &&
+        memcmp(lcpu_features[i].name, name, len) == 0)
+      return true;
+  return false;
+}
+
+static void lcpu_set_arch(kiln_llvm_cpu_target_t *t, kiln_llvm_cpu_arch_t a) {
+  t->arch = a;
+  t->arch_name = lcpu_arches[a].name;
+  t->triple = lcpu_arches[a].triple;
+  t->emulation = lcpu_arches[a].emulation;
+  t->elf_machine = lcpu_arches[a].elf_machine;
+}
+
+static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
+  char *triple = LLVMGetDefaultTargetTriple();
+  size_t len = strcspn(triple, "-");
+  int found = -1;
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_arches); i++)
+    if (strlen(lcpu_arches[i].name) == len &&
+        memcmp(lcpu_arches[i].name, triple, len) == 0)
+      found = (int)i;
+  if (found < 0) {
+    char valid[256];
+    lcpu_list_arches(valid, sizeof valid);
+    kiln_llvm_cpu_status_t s = lcpu_errorf(
+        "llvm-cpu: this host's architecture (triple '%s') is not supported; "
+        "valid architectures: %s",
+        triple, valid);
+    LLVMDisposeMessage(triple);
+    return s;
+  }
+  LLVMDisposeMessage(triple);
+  lcpu_set_arch(t, (kiln_llvm_cpu_arch_t)found);
+  t->is_host = true;
+  char *cpu = LLVMGetHostCPUName();
+  char *features = LLVMGetHostCPUFeatures();
+  t->cpu = strdup(cpu ? cpu : "generic");
+  t->features = strdup(features ? features : "");
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  if (!t->cpu || !t->features) return lcpu_errorf("llvm-cpu: out of memory");
+  return NULL;
+}
+
+static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
+                                                  const char *spec,
+                                                  kiln_llvm_cpu_target_t *t) {
+  size_t arch_len = strcspn(spec, "+");
+  int found = -1;
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_arches); i++)
+    if (strlen(lcpu_arches[i].name) == arch_len &&
+        memcmp(lcpu_arches[i].name, spec, arch_len) == 0)
+      found = (int)i;
+  if (found < 0) {
+    char valid[256];
+    lcpu_list_arches(valid, sizeof valid);
+    if (arch_len == 4 && memcmp(spec, "host", 4) == 0)
+      return lcpu_errorf("target '%s': the host target takes its features "
+                         "from this machine; name an architecture (%s) to "
+                         "add features",
+                         text, valid + strlen("host, "));
+    return lcpu_errorf("target '%s': unknown architecture '%.*s'; valid "
+                       "architectures: %s",
+                       text, (int)arch_len, spec, valid);
+  }
+  kiln_llvm_cpu_arch_t arch = (kiln_llvm_cpu_arch_t)found;
+  lcpu_set_arch(t, arch);
+
+  /* Feature string: the arch baseline then ",+NAME" per requested feature;
+   * its length is bounded by the spec's length plus the baseline. */
+  const char *base = lcpu_arches[arch].base_features;
+  size_t cap = strlen(base) + 2 * strlen(spec) + 1;
+  t->features = malloc(cap);
+  t->cpu = strdup(lcpu_arches[arch].cpu);
+  if (!t->features || !t->cpu) return lcpu_errorf("llvm-cpu: out of memory");
+  size_t used = (size_t)snprintf(t->features, cap, "%s", base);
+  for (const char *p = spec + arch_len; *p == '+';) {
+    const char *name = p + 1;
+    size_t len = strcspn(name, "+");
+    if (len == 0)
+      return lcpu_errorf("target '%s': empty feature name after '+'", text);
+    if (!lcpu_known_feature(arch, name, len)) {
+      char valid[1024];
+      lcpu_list_features(arch, valid, sizeof valid);
+      return lcpu_errorf("target '%s': unknown %s feature '%.*s'; valid "
+                         "features: %s",
+                         text, lcpu_arches[arch].name, (int)len, name, valid);
+    }
+    used += (size_t)snprintf(t->features + used, cap - used, "%s+%.*s",
+                             used ? "," : "", (int)len, name);
+    p = name + len;
+  }
+  return NULL;
+}
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_target_parse(const char *text,
+                                                  kiln_llvm_cpu_target_t *out) {
+  memset(out, 0, sizeof *out);
+  if (!text) return lcpu_errorf("llvm-cpu: no target string given");
+  size_t plen = strlen(LCPU_PREFIX);
+  kiln_llvm_cpu_status_t s;
+  if (strncmp(text, LCPU_PREFIX, plen) != 0 ||
+      (text[plen] != '\0' && text[plen] != ':')) {
+    s = lcpu_errorf("target '%s' is not an llvm-cpu target (expected "
+                    "llvm-cpu[:ARCH[+FEATURE...]])",
+                    text);
+  } else if (text[plen] == '\0' || strcmp(text + plen, ":host") == 0) {
+    s = lcpu_parse_host(out);
+  } else {
+    s = lcpu_parse_explicit(text, text + plen + 1, out);
+  }
+  if (s) kiln_llvm_cpu_target_release(out);
+  return s;
+}
+
+void kiln_llvm_cpu_target_release(kiln_llvm_cpu_target_t *target) {
+  if (!target) return;
+  free(target->cpu);
+  free(target->features);
+  memset(target, 0, sizeof *target);
+}
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_target_machine_create(
+    const kiln_llvm_cpu_target_t *target, LLVMTargetMachineRef *out) {
+  *out = NULL;
+  lcpu_initialize_llvm();
+  LLVMTargetRef llvm_target = NULL;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(target->triple, &llvm_target, &err))
+    return lcpu_error_llvm("llvm-cpu: no LLVM backend for the target", err);
+  if (err) LLVMDisposeMessage(err);
+  LLVMTargetMachineOptionsRef opts = LLVMCreateTargetMachineOptions();
+  LLVMTargetMachineOptionsSetCPU(opts, target->cpu);
+  LLVMTargetMachineOptionsSetFeatures(opts, target->features);
+  LLVMTargetMachineOptionsSetCodeGenOptLevel(opts, LLVMCodeGenLevelAggressive);
+  LLVMTargetMachineOptionsSetRelocMode(opts, LLVMRelocPIC);
+  *out = LLVMCreateTargetMachineWithOptions(llvm_target, target->triple, opts);
+  LLVMDisposeTargetMachineOptions(opts);
+  if (!*out)
+    return lcpu_errorf("llvm-cpu: LLVM could not create a target machine for "
+                       "%s (cpu %s)",
+                       target->triple, target->cpu);
+  return NULL;
+}

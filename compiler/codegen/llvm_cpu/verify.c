@@ -1,0 +1,15 @@
+/* Runs LLVM's module verifier in reporting mode: a broken module (from a
+ * bug in an earlier lowering) becomes an error status carrying LLVM's
+ * report instead of an abort inside LLVM. */
+#include <llvm-c/Analysis.h>
+
+#include "lcpu_internal.h"
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_verify(LLVMModuleRef module) {
+  char *report = NULL;
+  if (LLVMVerifyModule(module, LLVMReturnStatusAction, &report))
+    return lcpu_error_llvm("llvm-cpu: the LLVM module failed verification",
+                           report);
+  if (report) LLVMDisposeMessage(report);
+  return NULL;
+}

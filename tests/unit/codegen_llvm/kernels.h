@@ -1,0 +1,29 @@
+/* Test kernels built with the LLVM-C builder through the llvm-cpu ABI
+ * helpers, each in a fresh module with its export table:
+ *   mul:  out[i] = a[i] * b[i] (f32) for i in this workgroup's tile of
+ *         KERNELS_MUL_TILE elements, clipped to n = push constant 0;
+ *         bindings a (0, read-only), b (1, read-only), out (2).
+ *   fill: zeroes binding 0 whole (length from the dispatch state), i32 by
+ *         i32, and a fixed KERNELS_FILL_FIXED-word prefix of binding 1:
+ *         the loops LLVM likes to turn into memset.
+ *   copy: binding 1 = binding 0, byte by byte, length of binding 0 (the
+ *         loop LLVM likes to turn into memcpy). */
+#ifndef KILN_TEST_CODEGEN_LLVM_KERNELS_H
+#define KILN_TEST_CODEGEN_LLVM_KERNELS_H
+
+#include "llvm_cpu.h"
+
+#define KERNELS_MUL_TILE 1024u
+#define KERNELS_FILL_FIXED (1u << 16)
+
+LLVMModuleRef kernels_mul_module(LLVMContextRef ctx);
+LLVMModuleRef kernels_fill_module(LLVMContextRef ctx);
+LLVMModuleRef kernels_copy_module(LLVMContextRef ctx);
+
+/* Compiles a module for TARGET_TEXT with kiln_llvm_cpu_compile; on failure
+ * returns the status (the module is disposed either way). */
+kiln_llvm_cpu_status_t kernels_compile(LLVMModuleRef module,
+                                       const char *target_text,
+                                       kiln_llvm_cpu_bytes_t *so);
+
+#endif

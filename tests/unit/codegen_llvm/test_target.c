@@ -1,0 +1,166 @@
+/* Target strings: valid forms give the expected triple, CPU, features and
+ * a working TargetMachine; invalid ones give errors that list the valid
+ * choices; every feature in llvm_cpu_features.def is one LLVM knows. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llvm_cpu.h"
+#include "tools.h"
+
+static kiln_llvm_cpu_target_t parse_ok(const char *text) {
+  kiln_llvm_cpu_target_t t;
+  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(text, &t);
+  ck_assert_msg(s == NULL, "%s: %s", text, kiln_llvm_cpu_status_message(s));
+  return t;
+}
+
+/* Parses TEXT expecting failure; every NULL-terminated NEEDLE must occur
+ * in the message. */
+static void parse_fails(const char *text, const char *const needles[]) {
+  kiln_llvm_cpu_target_t t;
+  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(text, &t);
+  ck_assert_msg(s != NULL, "'%s' parsed but should not", text);
+  const char *msg = kiln_llvm_cpu_status_message(s);
+  for (int i = 0; needles[i]; i++)
+    ck_assert_msg(strstr(msg, needles[i]), "'%s': message '%s' lacks '%s'",
+                  text, msg, needles[i]);
+  ck_assert_ptr_null(t.cpu);
+  ck_assert_ptr_null(t.features);
+  kiln_llvm_cpu_status_free(s);
+}
+
+static void check_machine(const kiln_llvm_cpu_target_t *t) {
+  LLVMTargetMachineRef tm = NULL;
+  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_machine_create(t, &tm);
+  ck_assert_msg(s == NULL, "%s", kiln_llvm_cpu_status_message(s));
+  ck_assert_ptr_nonnull(tm);
+  char *triple = LLVMGetTargetMachineTriple(tm);
+  ck_assert_str_eq(triple, t->triple);
+  LLVMDisposeMessage(triple);
+  char *cpu = LLVMGetTargetMachineCPU(tm);
+  ck_assert_str_eq(cpu, t->cpu);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeTargetMachine(tm);
+}
+
+START_TEST(host_forms) {
+  kiln_llvm_cpu_target_t a = parse_ok("llvm-cpu");
+  kiln_llvm_cpu_target_t b = parse_ok("llvm-cpu:host");
+  ck_assert(a.is_host && b.is_host);
+  ck_assert_str_eq(a.cpu, b.cpu);
+  ck_assert_str_eq(a.features, b.features);
+  char *host_cpu = LLVMGetHostCPUName();
+  ck_assert_str_eq(a.cpu, host_cpu);
+  LLVMDisposeMessage(host_cpu);
+#if defined(__x86_64__)
+  ck_assert_int_eq(a.arch, KILN_LLVM_CPU_ARCH_X86_64);
+  ck_assert_int_eq(a.elf_machine, 62);
+  ck_assert_ptr_nonnull(strstr(a.features, "+sse2"));
+#elif defined(__aarch64__)
+  ck_assert_int_eq(a.arch, KILN_LLVM_CPU_ARCH_AARCH64);
+  ck_assert_int_eq(a.elf_machine, 183);
+#endif
+  check_machine(&a);
+  kiln_llvm_cpu_target_release(&a);
+  kiln_llvm_cpu_target_release(&b);
+}
+END_TEST
+
+START_TEST(explicit_forms) {
+  kiln_llvm_cpu_target_t t = parse_ok("llvm-cpu:x86_64");
+  ck_assert(!t.is_host);
+  ck_assert_str_eq(t.triple, "x86_64-unknown-linux-gnu");
+  ck_assert_str_eq(t.cpu, "x86-64");
+  ck_assert_str_eq(t.features, "");
+  ck_assert_str_eq(t.emulation, "elf_x86_64");
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
+
+  t = parse_ok("llvm-cpu:x86_64+avx512f+avx512bw");
+  ck_assert_str_eq(t.features, "+avx512f,+avx512bw");
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
+
+  t = parse_ok("llvm-cpu:aarch64");
+  ck_assert_str_eq(t.triple, "aarch64-unknown-linux-gnu");
+  ck_assert_str_eq(t.cpu, "generic");
+  ck_assert_str_eq(t.features, "+neon");
+  ck_assert_int_eq(t.elf_machine, 183);
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
+
+  t = parse_ok("llvm-cpu:aarch64+dotprod+sve2");
+  ck_assert_str_eq(t.features, "+neon,+dotprod,+sve2");
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
+}
+END_TEST
+
+START_TEST(bad_strings) {
+  parse_fails("llvm-cpu:riscv64",
+              (const char *[]){"unknown architecture 'riscv64'", "host",
+                               "x86_64", "aarch64", NULL});
+  parse_fails("llvm-cpu:x86_64+avx9",
+              (const char *[]){"unknown x86_64 feature 'avx9'", "avx512f",
+                               "avx2", NULL});
+  parse_fails("llvm-cpu:aarch64+avx512f",
+              (const char *[]){"unknown aarch64 feature 'avx512f'", "dotprod",
+                               NULL});
+  parse_fails("llvm-cpu:x86_64++avx2", (const char *[]){"empty feature", NULL});
+  parse_fails("llvm-cpu:x86_64+", (const char *[]){"empty feature", NULL});
+  parse_fails("llvm-cpu:", (const char *[]){"unknown architecture ''", NULL});
+  parse_fails("llvm-cpu:host+avx2",
+              (const char *[]){"host target takes its features", NULL});
+  parse_fails("cuda:sm_80", (const char *[]){"not an llvm-cpu target", NULL});
+  parse_fails("llvm-cpux86_64", (const char *[]){"not an llvm-cpu target", NULL});
+  parse_fails(NULL, (const char *[]){"no target string", NULL});
+}
+END_TEST
+
+/* Every feature we accept must be one LLVM's backend recognizes, or LLVM
+ * would only warn and silently ignore it. */
+static void check_features_known(const char *triple, int arch) {
+  const char *argv[] = {KILN_TEST_LLC, "-mtriple", triple, "-mattr=help", NULL};
+  char *out = NULL;
+  tools_run(argv, &out);
+  ck_assert_ptr_nonnull(out);
+  char *list = strstr(out, "Available features for this target:");
+  ck_assert_msg(list != NULL, "llc -mattr=help printed: %.300s", out);
+  int checked = 0;
+#define LCPU_FEATURE(ARCH, NAME)                                              \
+  if (KILN_LLVM_CPU_ARCH_##ARCH == arch) {                                    \
+    char needle[64];                                                          \
+    snprintf(needle, sizeof needle, "\n  %s ", NAME);                         \
+    ck_assert_msg(strstr(list, needle), "LLVM does not know %s feature '%s'", \
+                  triple, NAME);                                              \
+    checked++;                                                                \
+  }
+#include "llvm_cpu_features.def"
+#undef LCPU_FEATURE
+  ck_assert_int_gt(checked, 5);
+  free(out);
+}
+
+START_TEST(features_known_to_llvm) {
+  check_features_known("x86_64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_X86_64);
+  check_features_known("aarch64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_AARCH64);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("codegen_llvm_target");
+  TCase *tc = tcase_create("target");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, host_forms);
+  tcase_add_test(tc, explicit_forms);
+  tcase_add_test(tc, bad_strings);
+  tcase_add_test(tc, features_known_to_llvm);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
