@@ -1,0 +1,187 @@
+/* Mapping of a verified ELF shared object into this process: reserves the
+ * whole span with one anonymous mapping (so bss is zero for free and the
+ * image is contiguous), copies each PT_LOAD, applies the RELA relocations,
+ * then sets final per-segment protections (W^X; gaps inaccessible) and
+ * RELRO. Only the host machine is loaded; others can only be verified.
+ *
+ * Every address written here comes from a kiln_elf_layout_t that
+ * kiln_elf_parse accepted, so all targets lie inside the reservation. */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "elf_layout.h"
+#include "elf_loader.h"
+
+#if defined(__x86_64__)
+#define HOST_MACHINE KILN_ELF_MACHINE_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE KILN_ELF_MACHINE_AARCH64
+#else
+#define HOST_MACHINE 0u
+#endif
+
+
+const char *kiln_elf_machine_name(uint32_t machine) {
+  switch (machine) {
+    case KILN_ELF_MACHINE_X86_64: return "x86_64";
+    case KILN_ELF_MACHINE_AARCH64: return "aarch64";
+    default: return "unknown";
+  }
+}
+
+static uint64_t host_page(void) {
+  long p = sysconf(_SC_PAGESIZE);
+  return p >= 4096 && (p & (p - 1)) == 0 ? (uint64_t)p : 4096;
+}
+
+int kiln_elf_verify(const void *data, size_t size, kiln_elf_info_t *info,
+                    char *msg, size_t msg_cap) {
+  kiln_elf_layout_t l;
+  if (!data) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
+  int rc = kiln_elf_parse(data, size, 4096, &l, msg, msg_cap);
+  if (rc) return rc;
+  if (info) {
+    info->machine = l.machine;
+    info->load_segments = l.load_count;
+    info->image_size = l.span_hi - l.span_lo;
+    info->symbol_count = l.nsyms;
+    info->reloc_relative = l.reloc_relative;
+    info->reloc_symbolic = l.reloc_symbolic;
+    info->has_query = l.has_query;
+  }
+  return KILN_ELF_OK;
+}
+
+static uint64_t symbol_address(const uint8_t *d, const kiln_elf_layout_t *l,
+                               uintptr_t bias, uint32_t sym) {
+  const uint8_t *s = d + l->symtab_off + (uint64_t)sym * ELF_SYM_SIZE;
+  uint64_t value = kiln_elf_rd64(s + 8);
+  return kiln_elf_rd16(s + 6) == ELF_SHN_ABS ? value : bias + value;
+}
+
+static void relocate(const uint8_t *d, const kiln_elf_layout_t *l,
+                     uintptr_t bias) {
+  for (int t = 0; t < 2; t++) {
+    for (uint64_t i = 0; i < l->rela_count[t]; i++) {
+      const uint8_t *r = d + l->rela_off[t] + i * ELF_RELA_SIZE;
+      uint64_t where = kiln_elf_rd64(r), info = kiln_elf_rd64(r + 8);
+      uint64_t addend = kiln_elf_rd64(r + 16);
+      kiln_elf_reloc_kind_t kind = KILN_ELF_RK_NONE;
+      kiln_elf_reloc_kind(l->machine, (uint32_t)info, &kind);
+      uint64_t value;
+      switch (kind) {
+        case KILN_ELF_RK_RELATIVE: value = bias + addend; break;
+        case KILN_ELF_RK_SYM:
+          value = symbol_address(d, l, bias, (uint32_t)(info >> 32));
+          break;
+        case KILN_ELF_RK_SYM_ADDEND:
+          value = symbol_address(d, l, bias, (uint32_t)(info >> 32)) + addend;
+          break;
+        default: continue;
+      }
+      memcpy((void *)(bias + where), &value, sizeof value);
+    }
+  }
+}
+
+static int prot_of(uint32_t flags) {
+  return ((flags & ELF_PF_R) ? PROT_READ : 0) |
+         ((flags & ELF_PF_W) ? PROT_WRITE : 0) |
+         ((flags & ELF_PF_X) ? PROT_EXEC : 0);
+}
+
+static int protect(const kiln_elf_layout_t *l, uintptr_t bias, uint8_t *start,
+                   size_t span, char *msg, size_t msg_cap) {
+  uint64_t page = l->page;
+  if (mprotect(start, span, PROT_NONE))
+    goto fail;
+  for (uint32_t i = 0; i < l->load_count; i++) {
+    const kiln_elf_segment_t *s = &l->load[i];
+    uint64_t lo = s->vaddr & ~(page - 1);
+    uint64_t hi = (s->vaddr + s->memsz + page - 1) & ~(page - 1);
+    if (mprotect((void *)(bias + lo), hi - lo, prot_of(s->flags))) goto fail;
+#if defined(__aarch64__)
+    if (s->flags & ELF_PF_X)
+      __builtin___clear_cache((char *)(bias + lo), (char *)(bias + hi));
+#endif
+  }
+  if (l->relro_hi > l->relro_lo &&
+      mprotect((void *)(bias + l->relro_lo), l->relro_hi - l->relro_lo, PROT_READ))
+    goto fail;
+  return KILN_ELF_OK;
+fail:
+  return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
+                       "mprotect of the ELF image failed: %s", strerror(errno));
+}
+
+int kiln_elf_load(const void *data, size_t size, kiln_elf_image_t *image,
+                  char *msg, size_t msg_cap) {
+  memset(image, 0, sizeof *image);
+  if (!data) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
+  const uint8_t *d = data;
+  kiln_elf_layout_t l;
+  int rc = kiln_elf_parse(d, size, host_page(), &l, msg, msg_cap);
+  if (rc) return rc;
+  if (l.machine != HOST_MACHINE)
+    return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_UNSUPPORTED,
+                         "ELF machine %s (%u) cannot run on this %s host",
+                         kiln_elf_machine_name(l.machine), l.machine,
+                         kiln_elf_machine_name(HOST_MACHINE));
+
+  /* Over-reserve so the image can start on its strictest alignment, then
+   * give the slack back. */
+  size_t span = (size_t)(l.span_hi - l.span_lo);
+  size_t reserve = span + (size_t)(l.align - l.page);
+  uint8_t *map = mmap(NULL, reserve, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED)
+    return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
+                         "mmap of %zu bytes for the ELF image failed: %s",
+                         reserve, strerror(errno));
+  uintptr_t start = ((uintptr_t)map + (uintptr_t)(l.align - 1)) &
+                    ~(uintptr_t)(l.align - 1);
+  size_t head = start - (uintptr_t)map, tail = reserve - head - span;
+  if (head) munmap(map, head);
+  if (tail) munmap((uint8_t *)start + span, tail);
+  uintptr_t bias = start - (uintptr_t)l.span_lo;
+
+  for (uint32_t i = 0; i < l.load_count; i++)
+    memcpy((void *)(bias + l.load[i].vaddr), d + l.load[i].offset,
+           (size_t)l.load[i].filesz);
+  relocate(d, &l, bias);
+  rc = protect(&l, bias, (uint8_t *)start, span, msg, msg_cap);
+  if (rc) {
+    munmap((void *)start, span);
+    return rc;
+  }
+  image->map = (uint8_t *)start;
+  image->map_size = span;
+  image->bias = bias;
+  image->symtab = (const uint8_t *)(bias + l.symtab_vaddr);
+  image->strtab = (const char *)(bias + l.strtab_vaddr);
+  image->hash = (const uint8_t *)(bias + l.hash_vaddr);
+  image->strsz = l.strsz;
+  image->nsyms = l.nsyms;
+  image->machine = l.machine;
+  if (msg && msg_cap) msg[0] = 0;
+  return KILN_ELF_OK;
+}
+
+void *kiln_elf_lookup(const kiln_elf_image_t *image, const char *name) {
+  if (!image || !image->map || !name) return NULL;
+  uint32_t i = kiln_elf_hash_find(image->hash, image->symtab, image->strtab,
+                                  image->strsz, image->nsyms, name);
+  if (!i) return NULL;
+  const uint8_t *s = image->symtab + (uint64_t)i * ELF_SYM_SIZE;
+  uint64_t value = kiln_elf_rd64(s + 8);
+  return (void *)(kiln_elf_rd16(s + 6) == ELF_SHN_ABS ? (uintptr_t)value
+                                                      : image->bias + value);
+}
+
+void kiln_elf_unload(kiln_elf_image_t *image) {
+  if (!image || !image->map) return;
+  munmap(image->map, image->map_size);
+  memset(image, 0, sizeof *image);
+}
