@@ -1,0 +1,109 @@
+/* Building a .kiln module (compiler side; library kiln_format_builder).
+ *
+ * Add entries in any order, then finish: the builder lays out the
+ * FlatBuffer, zero padding, and the segments (rodata first as added, then
+ * executable payloads as added; 64-byte aligned, 4096 for >= 64 KiB),
+ * compressing executable payloads with zstd when that saves at least an
+ * eighth. Every add_* copies what it is given. Output is deterministic:
+ * the same calls with the same content give the same bytes. Invalid
+ * arguments (missing names, bad alignment, out-of-range indices) are
+ * recorded and reported by finish, which names the offending entry. */
+#ifndef KILN_MODULE_BUILDER_H
+#define KILN_MODULE_BUILDER_H
+
+#include "kiln/module_format.h"
+
+typedef struct kiln_module_builder kiln_module_builder_t;
+
+typedef struct kiln_module_tensor_type {
+  kiln_fb_ElementType_t element_type;
+  uint32_t rank;
+  const int64_t *dims; /* rank sizes, -1 for a dynamic dim */
+} kiln_module_tensor_type_t;
+
+typedef struct kiln_module_function_desc {
+  const char *name;
+  bool exported;
+  uint32_t input_count;
+  const kiln_module_tensor_type_t *inputs;
+  uint32_t output_count;
+  const kiln_module_tensor_type_t *outputs;
+  const void *bytecode; /* appended to the module's bytecode blob */
+  uint32_t bytecode_size;
+  uint32_t i32_register_count;
+  uint32_t ref_register_count;
+  uint32_t location_count;
+  const kiln_fb_SourceLocation_t *locations; /* pc relative to this function */
+  const char *vm_signature; /* e.g. "rr_r" (kiln/vm_bytecode.h); may be NULL */
+} kiln_module_function_desc_t;
+
+typedef struct kiln_module_export_desc {
+  const char *name;
+  uint32_t workgroup_size[3];
+  uint32_t binding_count;
+  const bool *binding_read_only; /* binding_count flags, or NULL: all false */
+  uint32_t push_constant_count;
+} kiln_module_export_desc_t;
+
+typedef struct kiln_module_variant_desc {
+  const char *name;         /* unique in the executable, e.g. "x86_64" */
+  const char *target;       /* "llvm-cpu" or "cuda" */
+  const char *arch;         /* may be NULL */
+  const char *cpu_features; /* may be NULL */
+  uint32_t sm_version;
+  kiln_fb_PayloadFormat_t format;
+  const void *payload;
+  uint64_t payload_size;
+} kiln_module_variant_desc_t;
+
+typedef struct kiln_module_executable_desc {
+  const char *name;
+  uint32_t export_count;
+  const kiln_module_export_desc_t *exports;
+  uint32_t variant_count;
+  const kiln_module_variant_desc_t *variants;
+} kiln_module_executable_desc_t;
+
+typedef enum kiln_module_compression {
+  KILN_MODULE_COMPRESS_AUTO,   /* zstd for executable payloads when it pays */
+  KILN_MODULE_COMPRESS_NEVER,
+  KILN_MODULE_COMPRESS_ALWAYS, /* every executable payload (for tests) */
+} kiln_module_compression_t;
+
+/* NULL only when out of memory. */
+kiln_module_builder_t *kiln_module_builder_create(void);
+void kiln_module_builder_destroy(kiln_module_builder_t *b);
+
+void kiln_module_builder_set_name(kiln_module_builder_t *b, const char *name);
+void kiln_module_builder_set_producer(kiln_module_builder_t *b,
+                                      const char *compiler_version,
+                                      uint32_t flag_count,
+                                      const char *const *flags);
+void kiln_module_builder_set_bytecode_version(kiln_module_builder_t *b,
+                                              uint32_t version);
+void kiln_module_builder_set_compression(kiln_module_builder_t *b,
+                                         kiln_module_compression_t mode);
+
+/* Each returns the new entry's index. */
+uint32_t kiln_module_builder_add_source_file(kiln_module_builder_t *b,
+                                             const char *path);
+uint32_t kiln_module_builder_add_import(kiln_module_builder_t *b,
+                                        const char *name,
+                                        const char *signature);
+uint32_t kiln_module_builder_add_function(kiln_module_builder_t *b,
+                                          const kiln_module_function_desc_t *f);
+/* alignment: a power of two <= 64 that the data needs. */
+uint32_t kiln_module_builder_add_rodata(kiln_module_builder_t *b,
+                                        const char *name, const void *data,
+                                        uint64_t size, uint32_t alignment);
+uint32_t kiln_module_builder_add_executable(
+    kiln_module_builder_t *b, const kiln_module_executable_desc_t *e);
+
+/* The whole module file in one malloc'ed buffer (free() it). */
+bool kiln_module_builder_finish(kiln_module_builder_t *b, uint8_t **data,
+                                size_t *size, kiln_format_error_t *err);
+/* The same bytes, streamed to a file. */
+bool kiln_module_builder_write_file(kiln_module_builder_t *b, const char *path,
+                                    kiln_format_error_t *err);
+
+#endif /* KILN_MODULE_BUILDER_H */

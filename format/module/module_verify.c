@@ -1,0 +1,317 @@
+/* Opening a .kiln module: the checks above the FlatBuffer structure.
+ *
+ * Order matters for the messages users see: first "is this a Kiln file at
+ * all" (identifier), then "is it a version this reader speaks" (read with
+ * its own bounds checks, before structure verification, since a future
+ * layout may not verify), then the generic structural verifier, then the
+ * module's invariants: every index in range, every range inside what it
+ * points into, segments aligned, ordered and inside the file. Nothing is
+ * allocated; all file-offset arithmetic is 64-bit and overflow-checked. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "kiln/module_format.h"
+
+__attribute__((format(printf, 2, 3))) static bool kmv_fail(
+    kiln_format_error_t *err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+/* Reads Module.format_version with bounds checks of its own; returns false
+ * when the bytes are too damaged to find it (the verifier will say why). */
+static bool kmv_peek_version(const uint8_t *buf, uint64_t size,
+                             uint32_t *version) {
+  *version = 0;
+  if (size < 8) return false;
+  uint64_t root = kiln_fb_read_u32(buf);
+  if (root % 4 || root + 4 > size) return false;
+  int32_t soffset;
+  memcpy(&soffset, buf + root, 4);
+  int64_t vt = (int64_t)root - soffset;
+  if (vt < 0 || vt % 2 || (uint64_t)vt + 4 > size) return false;
+  unsigned vt_size = kiln_fb_read_u16(buf + vt);
+  unsigned t_size = kiln_fb_read_u16(buf + vt + 2);
+  if (vt_size < 6 || (uint64_t)vt + 6 > size) return true; /* absent: 0 */
+  unsigned off = kiln_fb_read_u16(buf + vt + 4);
+  if (off == 0) return true;
+  if (off + 4 > t_size || (root + off) % 4 || root + off + 4 > size)
+    return false;
+  *version = kiln_fb_read_u32(buf + root + off);
+  return true;
+}
+
+static bool kmv_name_ok(kiln_fb_string_t s) {
+  return s.size > 0 && memchr(s.data, 0, s.size) == NULL;
+}
+
+static bool kmv_check_segments(const kiln_module_view_t *m,
+                               kiln_format_error_t *err) {
+  kiln_fb_Module_t root = m->root;
+  uint64_t prev_end = m->flatbuffer_size;
+  uint32_t n = kiln_fb_Module_segments_count(root);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_Segment_t s = kiln_fb_Module_segments_at(root, i);
+    uint64_t off = kiln_fb_Segment_offset(s), size = kiln_fb_Segment_size(s);
+    if (off % KILN_MODULE_SEGMENT_ALIGNMENT)
+      return kmv_fail(err, "segments[%" PRIu32 "]: offset %" PRIu64
+                      " is not %u-byte aligned", i, off,
+                      KILN_MODULE_SEGMENT_ALIGNMENT);
+    if (size >= KILN_MODULE_LARGE_SEGMENT_SIZE &&
+        off % KILN_MODULE_LARGE_SEGMENT_ALIGNMENT)
+      return kmv_fail(err, "segments[%" PRIu32 "]: offset %" PRIu64
+                      " of a %" PRIu64 "-byte segment is not %u-byte aligned",
+                      i, off, size, KILN_MODULE_LARGE_SEGMENT_ALIGNMENT);
+    if (off < prev_end)
+      return kmv_fail(err, "segments[%" PRIu32 "]: offset %" PRIu64
+                      " overlaps the %s ending at %" PRIu64, i, off,
+                      i ? "previous segment" : "FlatBuffer", prev_end);
+    if (off > m->file_size || size > m->file_size - off)
+      return kmv_fail(err, "segments[%" PRIu32 "]: bytes %" PRIu64 "+%" PRIu64
+                      " run past the end of the %" PRIu64 "-byte file",
+                      i, off, size, m->file_size);
+    if (kiln_fb_Segment_compression(s) == kiln_fb_Compression_None &&
+        kiln_fb_Segment_uncompressed_size(s) != size)
+      return kmv_fail(err, "segments[%" PRIu32 "]: uncompressed segment has "
+                      "size %" PRIu64 " but uncompressed_size %" PRIu64, i,
+                      size, kiln_fb_Segment_uncompressed_size(s));
+    prev_end = off + size;
+  }
+  return true;
+}
+
+/* A segment index and the kind it must have. */
+static bool kmv_check_segment_ref(const kiln_module_view_t *m, uint32_t index,
+                                  kiln_fb_SegmentKind_t kind, const char *what,
+                                  uint32_t i, kiln_format_error_t *err) {
+  uint32_t n = kiln_fb_Module_segments_count(m->root);
+  if (index >= n)
+    return kmv_fail(err, "%s[%" PRIu32 "].segment: index %" PRIu32
+                    " out of range (%" PRIu32 " segments)", what, i, index, n);
+  kiln_fb_Segment_t s = kiln_fb_Module_segments_at(m->root, index);
+  if (kiln_fb_Segment_kind(s) != kind)
+    return kmv_fail(err, "%s[%" PRIu32 "].segment: segment %" PRIu32
+                    " holds %s data", what, i, index,
+                    kind == kiln_fb_SegmentKind_Rodata ? "executable"
+                                                       : "rodata");
+  return true;
+}
+
+static bool kmv_check_tensor_types(const kiln_module_view_t *m,
+                                   kiln_fb_Function_t f, bool outputs,
+                                   uint32_t fi, kiln_format_error_t *err) {
+  uint32_t n = outputs ? kiln_fb_Function_outputs_count(f)
+                       : kiln_fb_Function_inputs_count(f);
+  const char *what = outputs ? "outputs" : "inputs";
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_TensorType_t t = outputs ? kiln_fb_Function_outputs_at(f, i)
+                                     : kiln_fb_Function_inputs_at(f, i);
+    if (kiln_fb_TensorType_element_type(t) == kiln_fb_ElementType_Unknown)
+      return kmv_fail(err, "functions[%" PRIu32 "].%s[%" PRIu32
+                      "]: element type is missing", fi, what, i);
+    uint32_t rank = kiln_fb_TensorType_dims_count(t);
+    for (uint32_t d = 0; d < rank; d++)
+      if (kiln_fb_TensorType_dims_at(t, d) < -1)
+        return kmv_fail(err, "functions[%" PRIu32 "].%s[%" PRIu32 "].dims[%"
+                        PRIu32 "]: %" PRId64 " is neither a size nor -1 "
+                        "(dynamic)", fi, what, i, d,
+                        kiln_fb_TensorType_dims_at(t, d));
+  }
+  return true;
+}
+
+static bool kmv_check_functions(const kiln_module_view_t *m,
+                                kiln_format_error_t *err) {
+  uint64_t code_size = kiln_fb_Module_bytecode_count(m->root);
+  uint32_t files = kiln_fb_Module_source_files_count(m->root);
+  uint32_t n = kiln_fb_Module_functions_count(m->root);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->root, i);
+    if (!kmv_name_ok(kiln_fb_Function_name(f)))
+      return kmv_fail(err, "functions[%" PRIu32 "].name: missing, empty or "
+                      "holding a NUL byte", i);
+    uint64_t off = kiln_fb_Function_bytecode_offset(f);
+    uint64_t size = kiln_fb_Function_bytecode_size(f);
+    if (off + size > code_size)
+      return kmv_fail(err, "functions[%" PRIu32 "] (%s): bytecode range %"
+                      PRIu64 "+%" PRIu64 " exceeds the %" PRIu64
+                      "-byte bytecode", i, kiln_fb_Function_name(f).data, off,
+                      size, code_size);
+    if (!kmv_check_tensor_types(m, f, false, i, err) ||
+        !kmv_check_tensor_types(m, f, true, i, err))
+      return false;
+    uint32_t nloc = kiln_fb_Function_locations_count(f), prev_pc = 0;
+    for (uint32_t l = 0; l < nloc; l++) {
+      kiln_fb_SourceLocation_t loc = kiln_fb_Function_locations_at(f, l);
+      if (loc.file >= files)
+        return kmv_fail(err, "functions[%" PRIu32 "].locations[%" PRIu32
+                        "].file: index %" PRIu32 " out of range (%" PRIu32
+                        " source files)", i, l, loc.file, files);
+      if (loc.pc >= size || loc.pc < prev_pc)
+        return kmv_fail(err, "functions[%" PRIu32 "].locations[%" PRIu32
+                        "].pc: %" PRIu32 " is outside the %" PRIu64
+                        "-byte bytecode or out of order", i, l, loc.pc, size);
+      prev_pc = loc.pc;
+    }
+  }
+  return true;
+}
+
+static bool kmv_check_imports_rodata(const kiln_module_view_t *m,
+                                     kiln_format_error_t *err) {
+  uint32_t n = kiln_fb_Module_imports_count(m->root);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_Import_t imp = kiln_fb_Module_imports_at(m->root, i);
+    if (!kmv_name_ok(kiln_fb_Import_name(imp)))
+      return kmv_fail(err, "imports[%" PRIu32 "].name: missing, empty or "
+                      "holding a NUL byte", i);
+    if (!kiln_fb_Import_signature_present(imp))
+      return kmv_fail(err, "imports[%" PRIu32 "] (%s): signature is missing",
+                      i, kiln_fb_Import_name(imp).data);
+  }
+  n = kiln_fb_Module_rodata_count(m->root);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_Rodata_t r = kiln_fb_Module_rodata_at(m->root, i);
+    uint32_t align = kiln_fb_Rodata_alignment(r);
+    if (!kmv_name_ok(kiln_fb_Rodata_name(r)))
+      return kmv_fail(err, "rodata[%" PRIu32 "].name: missing, empty or "
+                      "holding a NUL byte", i);
+    if (align == 0 || (align & (align - 1)) ||
+        align > KILN_MODULE_SEGMENT_ALIGNMENT)
+      return kmv_fail(err, "rodata[%" PRIu32 "].alignment: %" PRIu32
+                      " is not a power of two up to %u", i, align,
+                      KILN_MODULE_SEGMENT_ALIGNMENT);
+    if (!kmv_check_segment_ref(m, kiln_fb_Rodata_segment(r),
+                               kiln_fb_SegmentKind_Rodata, "rodata", i, err))
+      return false;
+  }
+  return true;
+}
+
+static bool kmv_check_executables(const kiln_module_view_t *m,
+                                  kiln_format_error_t *err) {
+  uint32_t n = kiln_fb_Module_executables_count(m->root);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_Executable_t e = kiln_fb_Module_executables_at(m->root, i);
+    if (!kmv_name_ok(kiln_fb_Executable_name(e)))
+      return kmv_fail(err, "executables[%" PRIu32 "].name: missing, empty or "
+                      "holding a NUL byte", i);
+    uint32_t ne = kiln_fb_Executable_exports_count(e);
+    for (uint32_t x = 0; x < ne; x++) {
+      kiln_fb_ExecutableExport_t ex = kiln_fb_Executable_exports_at(e, x);
+      kiln_fb_Dim3_t wg = kiln_fb_ExecutableExport_workgroup_size(ex);
+      if (!kmv_name_ok(kiln_fb_ExecutableExport_name(ex)))
+        return kmv_fail(err, "executables[%" PRIu32 "].exports[%" PRIu32
+                        "].name: missing, empty or holding a NUL byte", i, x);
+      if (wg.x == 0 || wg.y == 0 || wg.z == 0)
+        return kmv_fail(err, "executables[%" PRIu32 "].exports[%" PRIu32
+                        "] (%s): workgroup size %" PRIu32 "x%" PRIu32 "x%"
+                        PRIu32 " has a zero dimension", i, x,
+                        kiln_fb_ExecutableExport_name(ex).data, wg.x, wg.y,
+                        wg.z);
+    }
+    uint32_t nv = kiln_fb_Executable_variants_count(e);
+    for (uint32_t v = 0; v < nv; v++) {
+      kiln_fb_ExecutableVariant_t var = kiln_fb_Executable_variants_at(e, v);
+      if (!kmv_name_ok(kiln_fb_ExecutableVariant_name(var)) ||
+          !kmv_name_ok(kiln_fb_ExecutableVariant_target(var)))
+        return kmv_fail(err, "executables[%" PRIu32 "].variants[%" PRIu32
+                        "]: name or target missing, empty or holding a NUL "
+                        "byte", i, v);
+      uint32_t seg = kiln_fb_ExecutableVariant_segment(var);
+      char what[48];
+      snprintf(what, sizeof what, "executables[%" PRIu32 "].variants", i);
+      if (!kmv_check_segment_ref(m, seg, kiln_fb_SegmentKind_Executable, what,
+                                 v, err))
+        return false;
+    }
+  }
+  return true;
+}
+
+bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
+                           uint64_t file_size, kiln_format_error_t *err) {
+  const uint8_t *buf = file;
+  memset(view, 0, sizeof *view);
+  err->message[0] = 0;
+  if (!buf || file_size < 8)
+    return kmv_fail(err, "not a Kiln module: %" PRIu64 " bytes is too short "
+                    "for a FlatBuffer header", file_size);
+  if (memcmp(buf + 4, KILN_MODULE_FILE_IDENTIFIER, 4) != 0)
+    return kmv_fail(err, "not a Kiln module: file identifier is %02x %02x "
+                    "%02x %02x, expected \"" KILN_MODULE_FILE_IDENTIFIER "\"",
+                    buf[4], buf[5], buf[6], buf[7]);
+  uint32_t version;
+  if (kmv_peek_version(buf, file_size, &version) &&
+      version != KILN_MODULE_FORMAT_VERSION)
+    return kmv_fail(err, "module format version %" PRIu32 " is not supported:"
+                    " this reader reads version %u", version,
+                    KILN_MODULE_FORMAT_VERSION);
+  uint64_t extent;
+  if (!kiln_fb_verify(&kiln_module_schema, buf, file_size, &extent, err))
+    return false;
+  view->file = buf;
+  view->file_size = file_size;
+  view->flatbuffer_size = extent < 8 ? 8 : extent;
+  view->root.p = kiln_fb_deref(buf);
+  if (!kmv_check_segments(view, err) || !kmv_check_functions(view, err) ||
+      !kmv_check_imports_rodata(view, err) ||
+      !kmv_check_executables(view, err)) {
+    memset(view, 0, sizeof *view);
+    return false;
+  }
+  return true;
+}
+
+const uint8_t *kiln_module_segment_data(const kiln_module_view_t *view,
+                                        uint32_t index, uint64_t *size) {
+  *size = 0;
+  if (index >= kiln_fb_Module_segments_count(view->root)) return NULL;
+  kiln_fb_Segment_t s = kiln_fb_Module_segments_at(view->root, index);
+  *size = kiln_fb_Segment_size(s);
+  return view->file + kiln_fb_Segment_offset(s);
+}
+
+const uint8_t *kiln_module_function_bytecode(const kiln_module_view_t *view,
+                                             uint32_t index, uint32_t *size) {
+  *size = 0;
+  if (index >= kiln_fb_Module_functions_count(view->root)) return NULL;
+  kiln_fb_Function_t f = kiln_fb_Module_functions_at(view->root, index);
+  const uint8_t *code = kiln_fb_Module_bytecode_data(view->root);
+  if (!code) return NULL;
+  *size = kiln_fb_Function_bytecode_size(f);
+  return code + kiln_fb_Function_bytecode_offset(f);
+}
+
+int64_t kiln_module_find_function(const kiln_module_view_t *view,
+                                  const char *name, size_t len) {
+  uint32_t n = kiln_fb_Module_functions_count(view->root);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_string_t s =
+        kiln_fb_Function_name(kiln_fb_Module_functions_at(view->root, i));
+    if (s.size == len && memcmp(s.data, name, len) == 0) return i;
+  }
+  return -1;
+}
+
+bool kiln_module_segment_check_hash(const kiln_module_view_t *view,
+                                    uint32_t index, kiln_format_error_t *err) {
+  uint64_t size;
+  const uint8_t *data = kiln_module_segment_data(view, index, &size);
+  if (!data)
+    return kmv_fail(err, "segment %" PRIu32 " does not exist", index);
+  kiln_fb_Segment_t s = kiln_fb_Module_segments_at(view->root, index);
+  if (kiln_fb_Segment_compression(s) != kiln_fb_Compression_None)
+    return kmv_fail(err, "segments[%" PRIu32 "]: compressed; its hash can "
+                    "only be checked after decompression", index);
+  uint64_t h = kiln_module_hash(data, size);
+  if (h != kiln_fb_Segment_content_hash(s))
+    return kmv_fail(err, "segments[%" PRIu32 "]: content hash %016" PRIx64
+                    " does not match the recorded %016" PRIx64, index, h,
+                    kiln_fb_Segment_content_hash(s));
+  return true;
+}
