@@ -30,7 +30,7 @@ static bool kfbb_fail(kiln_fbb_t *b, const char *why) {
 /* Room for n more bytes below the current front. */
 static bool kfbb_reserve(kiln_fbb_t *b, size_t n) {
   if (b->error) return false;
-  if (b->cap - b->used >= n) return true;
+  if (b->buf && b->cap - b->used >= n) return true;
   if (n > KILN_FB_MAX_BUFFER - b->used)
     return kfbb_fail(b, "FlatBuffer would exceed 2 GB");
   size_t cap = b->cap ? b->cap : 1024;
