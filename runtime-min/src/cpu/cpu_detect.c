@@ -1,0 +1,68 @@
+/* Host feature detection: fills a kiln_cpu_info_t from cpuid on x86-64
+ * and from the Linux auxiliary vector on aarch64, driven by the table in
+ * cpu_features.def. A feature that needs OS-saved register state (AVX,
+ * AVX-512) counts only when OSXSAVE is set and XGETBV(0) shows that state
+ * enabled, since the instructions fault otherwise. Other hosts report
+ * KILN_CPU_ARCH_UNKNOWN with no features. */
+#include "cpu_features.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+enum { EAX, EBX, ECX, EDX };
+
+static uint64_t read_xcr0(void) {
+  uint32_t lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+/* cpuid(leaf, sub) as four registers; zeros for a leaf beyond the max. */
+static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
+  r[0] = r[1] = r[2] = r[3] = 0;
+  if (leaf > __get_cpuid_max(0, NULL)) return;
+  __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
+void kiln_cpu_host(kiln_cpu_info_t *out) {
+  uint32_t l1[4], l7[4], l71[4];
+  cpuid(1, 0, l1);
+  cpuid(7, 0, l7);
+  cpuid(7, 1, l71);
+  uint64_t xcr0 = (l1[ECX] >> 27) & 1u ? read_xcr0() : 0;
+  out->arch = KILN_CPU_ARCH_X86_64;
+  out->features = 0;
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask)                     \
+  {                                                                           \
+    const uint32_t *r = (leaf) == 1 ? l1 : (sub) == 0 ? l7 : l71;             \
+    if (((r[reg] >> (bit)) & 1u) && (xcr0 & (mask)) == (uint64_t)(mask))      \
+      out->features |= 1ull << KILN_CPU_##id;                                 \
+  }
+#define KILN_CPU_ARM(id, name, alias, word, bit)
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+}
+
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+
+void kiln_cpu_host(kiln_cpu_info_t *out) {
+  unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  out->arch = KILN_CPU_ARCH_AARCH64;
+  out->features = 0;
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask)
+#define KILN_CPU_ARM(id, name, alias, word, bit)              \
+  if ((((word) == 1 ? hwcap : hwcap2) >> (bit)) & 1ul)        \
+    out->features |= 1ull << KILN_CPU_##id;
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+}
+
+#else
+void kiln_cpu_host(kiln_cpu_info_t *out) {
+  out->arch = KILN_CPU_ARCH_UNKNOWN;
+  out->features = 0;
+}
+#endif

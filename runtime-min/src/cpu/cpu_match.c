@@ -1,0 +1,130 @@
+/* Requirement strings against a CPU description: parses
+ * "ARCH[+FEATURE]...", decides whether a given host (usually
+ * kiln_cpu_host's) can run a variant, and writes the host's own
+ * description into refusals so the user sees what to compile for. Names
+ * are LLVM's (cpu_features.def), plus the listed aliases. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu_features.h"
+
+typedef struct feature_desc {
+  const char *name, *alias;
+  kiln_cpu_arch_t arch;
+} feature_desc_t;
+
+static const feature_desc_t features[KILN_CPU_FEATURE_COUNT] = {
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) \
+  [KILN_CPU_##id] = {name, "", KILN_CPU_ARCH_X86_64},
+#define KILN_CPU_ARM(id, name, alias, word, bit) \
+  [KILN_CPU_##id] = {name, alias, KILN_CPU_ARCH_AARCH64},
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+};
+
+static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
+  if (msg && msg_cap) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_cap, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch) {
+  switch (arch) {
+    case KILN_CPU_ARCH_X86_64: return "x86_64";
+    case KILN_CPU_ARCH_AARCH64: return "aarch64";
+    default: return "unknown";
+  }
+}
+
+const char *kiln_cpu_feature_name(kiln_cpu_feature_t f) {
+  return (unsigned)f < KILN_CPU_FEATURE_COUNT ? features[f].name : NULL;
+}
+
+static int word_is(const char *s, size_t n, const char *word) {
+  return word[0] && strlen(word) == n && memcmp(s, word, n) == 0;
+}
+
+int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
+                   size_t msg_cap) {
+  out->arch = KILN_CPU_ARCH_UNKNOWN;
+  out->features = 0;
+  if (!spec) return fail(msg, msg_cap, KILN_CPU_ERR_INVALID, "no CPU target");
+  size_t n = strcspn(spec, "+");
+  if (word_is(spec, n, "x86_64") || word_is(spec, n, "x86-64"))
+    out->arch = KILN_CPU_ARCH_X86_64;
+  else if (word_is(spec, n, "aarch64") || word_is(spec, n, "arm64"))
+    out->arch = KILN_CPU_ARCH_AARCH64;
+  else
+    return fail(msg, msg_cap, KILN_CPU_ERR_INVALID,
+                "CPU target '%.100s': unknown architecture '%.*s' (known: "
+                "x86_64, aarch64)", spec, (int)(n > 40 ? 40 : n), spec);
+  for (const char *p = spec + n; *p == '+';) {
+    p++;
+    size_t len = strcspn(p, "+");
+    int found = 0;
+    for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT && !found; f++) {
+      if (features[f].arch == out->arch &&
+          (word_is(p, len, features[f].name) || word_is(p, len, features[f].alias))) {
+        out->features |= 1ull << f;
+        found = 1;
+      }
+    }
+    if (!found)
+      return fail(msg, msg_cap, KILN_CPU_ERR_INVALID,
+                  "CPU target '%.100s': unknown %s feature '%.*s'", spec,
+                  kiln_cpu_arch_name(out->arch), (int)(len > 40 ? 40 : len), p);
+    p += len;
+  }
+  return KILN_CPU_OK;
+}
+
+size_t kiln_cpu_describe(const kiln_cpu_info_t *info, char *buf, size_t cap) {
+  size_t len = 0;
+  int w = snprintf(buf, cap, "%s", kiln_cpu_arch_name(info->arch));
+  len += (size_t)(w > 0 ? w : 0);
+  for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT; f++) {
+    if (!((info->features >> f) & 1u)) continue;
+    w = snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "+%s",
+                 features[f].name);
+    len += (size_t)(w > 0 ? w : 0);
+  }
+  return len;
+}
+
+int kiln_cpu_can_run(const kiln_cpu_info_t *host, const char *spec, char *msg,
+                     size_t msg_cap) {
+  kiln_cpu_info_t need;
+  int rc = kiln_cpu_parse(spec, &need, msg, msg_cap);
+  if (rc) return rc;
+  char offers[512];
+  kiln_cpu_describe(host, offers, sizeof offers);
+  if (need.arch != host->arch)
+    return fail(msg, msg_cap, KILN_CPU_ERR_UNSUPPORTED,
+                "CPU target '%.100s' needs an %s host; this host is %s", spec,
+                kiln_cpu_arch_name(need.arch), offers);
+  uint64_t missing = need.features & ~host->features;
+  if (missing) {
+    char names[256];
+    size_t len = 0;
+    for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT; f++) {
+      if (!((missing >> f) & 1u)) continue;
+      int w = snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                       features[f].name);
+      if (w < 0 || (size_t)w >= sizeof names - len) break;
+      len += (size_t)w;
+    }
+    return fail(msg, msg_cap, KILN_CPU_ERR_UNSUPPORTED,
+                "CPU target '%.100s' needs %s, which this host lacks; this host "
+                "is %s", spec, names, offers);
+  }
+  if (msg && msg_cap) msg[0] = 0;
+  return KILN_CPU_OK;
+}
