@@ -129,16 +129,24 @@ LLVMModuleRef kernels_copy_module(LLVMContextRef ctx) {
   kiln_llvm_cpu_abi_t abi;
   kiln_llvm_cpu_abi_init(&abi, ctx);
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("copy", ctx);
+  char bytes[KERNELS_COPY_BYTES];
+  for (uint32_t i = 0; i < KERNELS_COPY_BYTES; i++)
+    bytes[i] = (char)kernels_copy_byte(i);
+  LLVMValueRef init = LLVMConstStringInContext2(ctx, bytes, sizeof bytes, 1);
+  LLVMValueRef table = LLVMAddGlobal(m, LLVMTypeOf(init), "table");
+  LLVMSetInitializer(table, init);
+  LLVMSetGlobalConstant(table, 1);
+  LLVMSetLinkage(table, LLVMPrivateLinkage);
+
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
   LLVMValueRef fn = kernels_entry(&abi, m, b, "copy_entry");
   LLVMValueRef dispatch = LLVMGetParam(fn, 0);
-  kernels_store_args_t s = {LLVMInt8TypeInContext(ctx), NULL, NULL};
-  s.src = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 0, 1);
-  s.dst = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 1, 1);
-  LLVMValueRef bytes = kiln_llvm_cpu_abi_load_binding_length(&abi, b, dispatch, 0);
-  kernels_loop(ctx, b, fn, LLVMConstInt(abi.i64, 0, 0), bytes,
-               kernels_store_body, &s);
-  kiln_llvm_cpu_export_t e = {"copy", fn, {1, 1, 1}, 2, 0, 0x1};
+  kernels_store_args_t s = {LLVMInt8TypeInContext(ctx), NULL, table};
+  s.dst = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 0, 1);
+  kernels_loop(ctx, b, fn, LLVMConstInt(abi.i64, 0, 0),
+               LLVMConstInt(abi.i64, KERNELS_COPY_BYTES, 0), kernels_store_body,
+               &s);
+  kiln_llvm_cpu_export_t e = {"copy", fn, {1, 1, 1}, 1, 0, 0};
   return kernels_finish(&abi, m, b, &e);
 }
 

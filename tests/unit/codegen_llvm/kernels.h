@@ -6,8 +6,9 @@
  *   fill: zeroes binding 0 whole (length from the dispatch state), i32 by
  *         i32, and a fixed KERNELS_FILL_FIXED-word prefix of binding 1:
  *         the loops LLVM likes to turn into memset.
- *   copy: binding 1 = binding 0, byte by byte, length of binding 0 (the
- *         loop LLVM likes to turn into memcpy). */
+ *   copy: the first KERNELS_COPY_BYTES bytes of binding 0 = a constant
+ *         table (byte i is kernels_copy_byte(i)), byte by byte: the loop
+ *         LLVM likes to turn into memcpy (the table cannot alias). */
 #ifndef KILN_TEST_CODEGEN_LLVM_KERNELS_H
 #define KILN_TEST_CODEGEN_LLVM_KERNELS_H
 
@@ -15,6 +16,11 @@
 
 #define KERNELS_MUL_TILE 1024u
 #define KERNELS_FILL_FIXED (1u << 16)
+#define KERNELS_COPY_BYTES 4096u
+
+static inline uint8_t kernels_copy_byte(uint32_t i) {
+  return (uint8_t)(i * 37u + (i >> 8));
+}
 
 LLVMModuleRef kernels_mul_module(LLVMContextRef ctx);
 LLVMModuleRef kernels_fill_module(LLVMContextRef ctx);
