@@ -1,0 +1,197 @@
+/* kiln-dump --json: the same facts as the text listing, as one JSON
+ * object (no disassembly; bytecode is given as offset and size). */
+#include <inttypes.h>
+
+#include "dump.h"
+
+#define KDJ_STR(out, s) kdump_json_string(out, (s).data, (s).size)
+
+static void kdj_key(FILE *out, const char *key) {
+  kdump_json_string(out, key, strlen(key));
+  fputc(':', out);
+}
+
+static void kdj_types(FILE *out, kiln_fb_Function_t f, bool outputs) {
+  uint32_t n = outputs ? kiln_fb_Function_outputs_count(f)
+                       : kiln_fb_Function_inputs_count(f);
+  fputc('[', out);
+  for (uint32_t i = 0; i < n; i++) {
+    char buf[512];
+    kdump_tensor_type(outputs ? kiln_fb_Function_outputs_at(f, i)
+                              : kiln_fb_Function_inputs_at(f, i),
+                      buf, sizeof buf);
+    if (i) fputc(',', out);
+    kdump_json_string(out, buf, strlen(buf));
+  }
+  fputc(']', out);
+}
+
+static void kdj_functions(FILE *out, kiln_fb_Module_t r) {
+  kdj_key(out, "functions");
+  fputc('[', out);
+  for (uint32_t i = 0; i < kiln_fb_Module_functions_count(r); i++) {
+    kiln_fb_Function_t f = kiln_fb_Module_functions_at(r, i);
+    fputs(i ? ",\n  {" : "\n  {", out);
+    kdj_key(out, "name");
+    KDJ_STR(out, kiln_fb_Function_name(f));
+    fprintf(out, ",\"exported\":%s,", kiln_fb_Function_exported(f) ? "true" : "false");
+    kdj_key(out, "inputs");
+    kdj_types(out, f, false);
+    fputc(',', out);
+    kdj_key(out, "outputs");
+    kdj_types(out, f, true);
+    fputc(',', out);
+    kdj_key(out, "vm_signature");
+    KDJ_STR(out, kiln_fb_Function_vm_signature(f));
+    fprintf(out, ",\"bytecode_offset\":%" PRIu32 ",\"bytecode_size\":%" PRIu32
+            ",\"i32_register_count\":%" PRIu32 ",\"ref_register_count\":%" PRIu32
+            ",\"locations\":[",
+            kiln_fb_Function_bytecode_offset(f), kiln_fb_Function_bytecode_size(f),
+            kiln_fb_Function_i32_register_count(f),
+            kiln_fb_Function_ref_register_count(f));
+    for (uint32_t l = 0; l < kiln_fb_Function_locations_count(f); l++) {
+      kiln_fb_SourceLocation_t loc = kiln_fb_Function_locations_at(f, l);
+      fprintf(out, "%s{\"pc\":%" PRIu32 ",\"file\":", l ? "," : "", loc.pc);
+      KDJ_STR(out, kiln_fb_Module_source_files_at(r, loc.file));
+      fprintf(out, ",\"line\":%" PRIu32 ",\"column\":%" PRIu32 "}", loc.line,
+              loc.column);
+    }
+    fputs("]}", out);
+  }
+  fputs("],\n", out);
+}
+
+static void kdj_segment_facts(FILE *out, kiln_fb_Segment_t s) {
+  fprintf(out, "\"compression\":\"%s\",\"stored_size\":%" PRIu64
+          ",\"uncompressed_size\":%" PRIu64 ",\"content_hash\":\"%016" PRIx64 "\"",
+          kiln_fb_Segment_compression(s) == kiln_fb_Compression_Zstd ? "zstd" : "none",
+          kiln_fb_Segment_size(s), kiln_fb_Segment_uncompressed_size(s),
+          kiln_fb_Segment_content_hash(s));
+}
+
+static void kdj_executables(FILE *out, kiln_fb_Module_t r) {
+  kdj_key(out, "executables");
+  fputc('[', out);
+  for (uint32_t i = 0; i < kiln_fb_Module_executables_count(r); i++) {
+    kiln_fb_Executable_t e = kiln_fb_Module_executables_at(r, i);
+    fputs(i ? ",\n  {" : "\n  {", out);
+    kdj_key(out, "name");
+    KDJ_STR(out, kiln_fb_Executable_name(e));
+    fputs(",\"exports\":[", out);
+    for (uint32_t x = 0; x < kiln_fb_Executable_exports_count(e); x++) {
+      kiln_fb_ExecutableExport_t ex = kiln_fb_Executable_exports_at(e, x);
+      kiln_fb_Dim3_t wg = kiln_fb_ExecutableExport_workgroup_size(ex);
+      fputs(x ? ",{" : "{", out);
+      kdj_key(out, "name");
+      KDJ_STR(out, kiln_fb_ExecutableExport_name(ex));
+      fprintf(out, ",\"workgroup_size\":[%" PRIu32 ",%" PRIu32 ",%" PRIu32
+              "],\"push_constant_count\":%" PRIu32 ",\"bindings_read_only\":[",
+              wg.x, wg.y, wg.z, kiln_fb_ExecutableExport_push_constant_count(ex));
+      for (uint32_t b = 0; b < kiln_fb_ExecutableExport_bindings_count(ex); b++)
+        fprintf(out, "%s%s", b ? "," : "",
+                kiln_fb_Binding_read_only(kiln_fb_ExecutableExport_bindings_at(ex, b))
+                    ? "true" : "false");
+      fputs("]}", out);
+    }
+    fputs("],\"variants\":[", out);
+    for (uint32_t v = 0; v < kiln_fb_Executable_variants_count(e); v++) {
+      kiln_fb_ExecutableVariant_t var = kiln_fb_Executable_variants_at(e, v);
+      uint32_t si = kiln_fb_ExecutableVariant_segment(var);
+      fputs(v ? ",{" : "{", out);
+      kdj_key(out, "name");
+      KDJ_STR(out, kiln_fb_ExecutableVariant_name(var));
+      fputc(',', out);
+      kdj_key(out, "target");
+      KDJ_STR(out, kiln_fb_ExecutableVariant_target(var));
+      fputc(',', out);
+      kdj_key(out, "arch");
+      KDJ_STR(out, kiln_fb_ExecutableVariant_arch(var));
+      fputc(',', out);
+      kdj_key(out, "cpu_features");
+      KDJ_STR(out, kiln_fb_ExecutableVariant_cpu_features(var));
+      fprintf(out, ",\"sm_version\":%" PRIu32 ",\"format\":\"%s\",\"segment\":%"
+              PRIu32 ",", kiln_fb_ExecutableVariant_sm_version(var),
+              kiln_fb_ExecutableVariant_format(var) == kiln_fb_PayloadFormat_PTX
+                  ? "PTX" : "ELF", si);
+      kdj_segment_facts(out, kiln_fb_Module_segments_at(r, si));
+      fputc('}', out);
+    }
+    fputs("]}", out);
+  }
+  fputs("],\n", out);
+}
+
+int kdump_json(FILE *out, const kiln_module_view_t *m, const char *path) {
+  kiln_fb_Module_t r = m->root;
+  kiln_fb_Producer_t p = kiln_fb_Module_producer(r);
+  fputs("{", out);
+  kdj_key(out, "file");
+  kdump_json_string(out, path, strlen(path));
+  fprintf(out, ",\"file_size\":%" PRIu64 ",\"flatbuffer_size\":%" PRIu64
+          ",\"identifier\":\"" KILN_MODULE_FILE_IDENTIFIER "\",\"format_version\":%"
+          PRIu32 ",\"bytecode_version\":%" PRIu32 ",\n", m->file_size,
+          m->flatbuffer_size, kiln_fb_Module_format_version(r),
+          kiln_fb_Module_bytecode_version(r));
+  kdj_key(out, "name");
+  KDJ_STR(out, kiln_fb_Module_name(r));
+  fputs(",\"producer\":{", out);
+  kdj_key(out, "compiler_version");
+  KDJ_STR(out, kiln_fb_Producer_compiler_version(p));
+  fputs(",\"flags\":[", out);
+  for (uint32_t i = 0; i < kiln_fb_Producer_flags_count(p); i++) {
+    if (i) fputc(',', out);
+    KDJ_STR(out, kiln_fb_Producer_flags_at(p, i));
+  }
+  fputs("]},\n", out);
+  kdj_functions(out, r);
+  kdj_key(out, "imports");
+  fputc('[', out);
+  for (uint32_t i = 0; i < kiln_fb_Module_imports_count(r); i++) {
+    kiln_fb_Import_t imp = kiln_fb_Module_imports_at(r, i);
+    fputs(i ? ",{" : "{", out);
+    kdj_key(out, "name");
+    KDJ_STR(out, kiln_fb_Import_name(imp));
+    fputc(',', out);
+    kdj_key(out, "signature");
+    KDJ_STR(out, kiln_fb_Import_signature(imp));
+    fputc('}', out);
+  }
+  fputs("],\n", out);
+  kdj_key(out, "rodata");
+  fputc('[', out);
+  for (uint32_t i = 0; i < kiln_fb_Module_rodata_count(r); i++) {
+    kiln_fb_Rodata_t ro = kiln_fb_Module_rodata_at(r, i);
+    fputs(i ? ",{" : "{", out);
+    kdj_key(out, "name");
+    KDJ_STR(out, kiln_fb_Rodata_name(ro));
+    fprintf(out, ",\"alignment\":%" PRIu32 ",\"segment\":%" PRIu32 ",",
+            kiln_fb_Rodata_alignment(ro), kiln_fb_Rodata_segment(ro));
+    kdj_segment_facts(out, kiln_fb_Module_segments_at(r, kiln_fb_Rodata_segment(ro)));
+    fputc('}', out);
+  }
+  fputs("],\n", out);
+  kdj_executables(out, r);
+  kdj_key(out, "segments");
+  fputc('[', out);
+  for (uint32_t i = 0; i < kiln_fb_Module_segments_count(r); i++) {
+    kiln_fb_Segment_t s = kiln_fb_Module_segments_at(r, i);
+    fprintf(out, "%s{\"kind\":\"%s\",\"offset\":%" PRIu64 ",", i ? "," : "",
+            kiln_fb_Segment_kind(s) == kiln_fb_SegmentKind_Rodata ? "rodata"
+                                                                 : "executable",
+            kiln_fb_Segment_offset(s));
+    kdj_segment_facts(out, s);
+    fputc('}', out);
+  }
+  fputs("],\n\"size_breakdown\":{", out);
+  kdump_size_row rows[KDUMP_MAX_ROWS];
+  unsigned n = kdump_size_breakdown(m, rows);
+  for (unsigned i = 0; i < n; i++) {
+    const char *label = rows[i].label;
+    while (*label == ' ') label++;
+    if (i) fputc(',', out);
+    kdump_json_string(out, label, strlen(label));
+    fprintf(out, ":%" PRIu64, rows[i].bytes);
+  }
+  fputs("}}\n", out);
+  return 0;
+}
