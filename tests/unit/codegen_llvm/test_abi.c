@@ -134,7 +134,8 @@ START_TEST(table_and_loads_run_in_jit) {
   /* Run every workgroup of a dispatch whose last tile is partial; the
    * sentinel after n must survive. */
   enum { N = 2 * KERNELS_MUL_TILE + 77, CAP = N + 16 };
-  static float a[CAP], b[CAP], out[CAP];
+  /* 64-byte aligned, as the kernel assumes of its bindings */
+  _Alignas(64) static float a[CAP], b[CAP], out[CAP];
   for (int i = 0; i < CAP; i++) {
     a[i] = (float)i * 0.5f;
     b[i] = (float)(i % 7) - 3.0f;
