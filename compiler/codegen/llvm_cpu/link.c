@@ -174,9 +174,15 @@ static kiln_llvm_cpu_status_t lcpu_link_in(const lcpu_linkdir_t *d,
     bool truncated = false;
     kiln_llvm_cpu_status_t rs =
         lcpu_read_file(d->log, LCPU_MAX_LOG_BYTES, &log, &truncated);
-    s = lcpu_errorf("llvm-cpu link: %s failed (exit %d): %s%s", lld, code,
-                    rs ? kiln_llvm_cpu_status_message(rs) : (char *)log.data,
-                    truncated ? "..." : "");
+    const char *text = rs ? kiln_llvm_cpu_status_message(rs) : (char *)log.data;
+    /* The usual cause deserves a hint: LLVM lowered an operation (frem,
+     * a math intrinsic, a large memset) to a libc call. */
+    const char *hint = strstr(text, "undefined symbol")
+                           ? " (a Kiln executable links no libc: generated "
+                             "code must not need library functions)"
+                           : "";
+    s = lcpu_errorf("llvm-cpu link: %s failed (exit %d): %s%s%s", lld, code,
+                    text, truncated ? "..." : "", hint);
     kiln_llvm_cpu_status_free(rs);
     kiln_llvm_cpu_bytes_free(&log);
     return s;

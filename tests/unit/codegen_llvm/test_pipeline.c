@@ -337,6 +337,34 @@ START_TEST(undefined_callee_is_named) {
 }
 END_TEST
 
+/* frem has no x86-64 instruction: LLVM lowers it to a call of fmodf,
+ * which only lld can notice; its message must come back with the hint. */
+START_TEST(libcall_from_lowering_is_reported) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  kiln_llvm_cpu_abi_t abi;
+  kiln_llvm_cpu_abi_init(&abi, ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("frem", ctx);
+  LLVMValueRef fn = kiln_llvm_cpu_abi_add_entry(&abi, m, "k");
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fn, "entry"));
+  LLVMTypeRef f32 = LLVMFloatTypeInContext(ctx);
+  LLVMValueRef p = kiln_llvm_cpu_abi_load_binding(&abi, b, LLVMGetParam(fn, 0), 0, 4);
+  LLVMValueRef x = LLVMBuildLoad2(b, f32, p, "x");
+  LLVMBuildStore(b, LLVMBuildFRem(b, x, LLVMConstReal(f32, 3.0), "r"), p);
+  LLVMBuildRet(b, LLVMConstInt(abi.i32, 0, 0));
+  LLVMDisposeBuilder(b);
+  kiln_llvm_cpu_export_t e = {"k", fn, {1, 1, 1}, 1, 0, 0};
+  ok(kiln_llvm_cpu_abi_emit_table(&abi, m, &e, 1));
+  kiln_llvm_cpu_bytes_t so = {0};
+  kiln_llvm_cpu_status_t s = kernels_compile(m, "llvm-cpu:x86_64", &so);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_ptr_nonnull(strstr(kiln_llvm_cpu_status_message(s), "links no libc"));
+  fails_with(s, "undefined symbol: fmodf");
+  ck_assert_ptr_null(so.data);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 START_TEST(missing_query_is_an_error) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = kernels_mul_module(ctx);
@@ -425,6 +453,7 @@ int main(void) {
   tcase_add_test(tc, broken_module_is_an_error);
   tcase_add_test(tc, undefined_callee_is_named);
   tcase_add_test(tc, missing_query_is_an_error);
+  tcase_add_test(tc, libcall_from_lowering_is_reported);
   tcase_add_test(tc, link_errors_and_cleanup);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
