@@ -249,7 +249,11 @@ static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table) {
   int32_t soffset;
   memcpy(&soffset, v->buf + pos, 4);
   int64_t vt = (int64_t)pos - soffset;
-  if (vt < 0 || !kfb_check_span(v, (uint64_t)vt, 4, 2, "vtable")) return false;
+  if (vt < 0)
+    return kfb_fail(v, "%s at offset %" PRIu64 " has its vtable before the "
+                    "start of the buffer (soffset %" PRId32 ")", td->name, pos,
+                    soffset);
+  if (!kfb_check_span(v, (uint64_t)vt, 4, 2, "vtable")) return false;
   unsigned vt_size = kiln_fb_read_u16(v->buf + vt);
   unsigned t_size = kiln_fb_read_u16(v->buf + vt + 2);
   if (vt_size < 4 || vt_size % 2 != 0)
