@@ -37,8 +37,9 @@ static int check_reg(verifier_t *v, char kind, uint32_t reg) {
     if (reg >= v->fn->ref_count)
       return fail(v, "ref register %%r%u out of range (function has %u)",
                   reg, v->fn->ref_count);
-  } else if (reg >= v->fn->scalar_count) {
-    return fail(v, "register %%%c%u out of range (function has %u scalar)",
+  } else if (reg + (kind == 'I' || kind == 'F') >= v->fn->scalar_count) {
+    return fail(v, "register %%%c%u out of range (function has %u scalar "
+                "slots; 64-bit values take two)",
                 kind, reg, v->fn->scalar_count);
   }
   return 0;

@@ -79,7 +79,7 @@ int kiln_vm_signature_valid(const char *sig);
 typedef struct kiln_vm_function_info {
   const uint8_t *code;
   uint32_t code_size;
-  uint32_t scalar_count; /* scalar registers the function uses */
+  uint32_t scalar_count; /* 32-bit scalar slots the function uses */
   uint32_t ref_count;    /* ref registers */
   const char *signature; /* validated with kiln_vm_signature_valid first */
 } kiln_vm_function_info_t;

@@ -1,0 +1,252 @@
+/* runtime-min: load a .kiln module on a device and call its functions.
+ *
+ * Objects: an instance (allocator, options) creates devices and loads
+ * modules; a module is verified completely when loaded and is immutable
+ * afterwards, so any number of threads may call its functions at once;
+ * a call takes buffer views (shape + element type + buffer) and returns new
+ * buffer views. Every fallible function returns a kiln_status_t: NULL means
+ * success, anything else carries a code and a message and must be freed
+ * with kiln_status_free. Nothing aborts on bad input. Objects are
+ * reference counted (retain/release), and thread-safe to retain/release. */
+#ifndef KILN_RUNTIME_H
+#define KILN_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ------------------------------------------------------------ */
+
+typedef enum kiln_status_code {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT,    /* the caller passed something wrong */
+  KILN_STATUS_NOT_FOUND,           /* no such function, device, file */
+  KILN_STATUS_OUT_OF_RANGE,        /* an index or size beyond its bound */
+  KILN_STATUS_DATA_LOSS,           /* corrupt or malformed module */
+  KILN_STATUS_INCOMPATIBLE,        /* version / variant / signature skew */
+  KILN_STATUS_FAILED_PRECONDITION, /* object in the wrong state */
+  KILN_STATUS_RESOURCE_EXHAUSTED,  /* out of memory, stack overflow */
+  KILN_STATUS_UNAVAILABLE,         /* no driver, no GPU */
+  KILN_STATUS_UNIMPLEMENTED,       /* left out of this build */
+  KILN_STATUS_ABORTED,             /* a kernel or a trap failed the call */
+  KILN_STATUS_INTERNAL,
+} kiln_status_code_t;
+
+typedef struct kiln_status *kiln_status_t; /* NULL = OK */
+
+kiln_status_code_t kiln_status_code(kiln_status_t status);
+/* "KILN_STATUS_DATA_LOSS" etc. */
+const char *kiln_status_code_name(kiln_status_code_t code);
+/* The message, never NULL ("" for OK). Valid until kiln_status_free. */
+const char *kiln_status_message(kiln_status_t status);
+void kiln_status_free(kiln_status_t status);
+
+/* ---- allocator ---------------------------------------------------------- */
+
+/* All memory the runtime takes goes through this (except what a device
+ * driver allocates itself). alloc returns NULL on failure and memory
+ * aligned to at least `alignment` (a power of two <= 4096). */
+typedef struct kiln_allocator {
+  void *self;
+  void *(*alloc)(void *self, size_t size, size_t alignment);
+  void (*free)(void *self, void *ptr);
+} kiln_allocator_t;
+
+/* libc-backed allocator (aligned_alloc/free). */
+kiln_allocator_t kiln_allocator_system(void);
+
+/* ---- element types ------------------------------------------------------ */
+
+/* Numbering matches the module format's element types. */
+typedef enum kiln_element_type {
+  KILN_ELEMENT_NONE = 0,
+  KILN_ELEMENT_I1,
+  KILN_ELEMENT_I8,
+  KILN_ELEMENT_I16,
+  KILN_ELEMENT_I32,
+  KILN_ELEMENT_I64,
+  KILN_ELEMENT_U8,
+  KILN_ELEMENT_U16,
+  KILN_ELEMENT_U32,
+  KILN_ELEMENT_U64,
+  KILN_ELEMENT_F16,
+  KILN_ELEMENT_BF16,
+  KILN_ELEMENT_F32,
+  KILN_ELEMENT_F64,
+  KILN_ELEMENT_COUNT
+} kiln_element_type_t;
+
+/* Bytes per element (i1 is stored as one byte); 0 for NONE. */
+size_t kiln_element_type_size(kiln_element_type_t type);
+/* "f32", "i8", ...; "?" for out-of-range values. */
+const char *kiln_element_type_name(kiln_element_type_t type);
+/* Inverse of kiln_element_type_name over len bytes; NONE if unknown. */
+kiln_element_type_t kiln_element_type_parse(const char *name, size_t len);
+
+#define KILN_MAX_RANK 8
+#define KILN_DIM_DYNAMIC INT64_C(-1)
+
+/* A tensor type as functions declare it; dims may be KILN_DIM_DYNAMIC. */
+typedef struct kiln_tensor_type {
+  kiln_element_type_t element_type;
+  uint32_t rank;
+  int64_t dims[KILN_MAX_RANK];
+} kiln_tensor_type_t;
+
+/* Writes "tensor<2x?xf32>" (rank 0: "tensor<f32>") into buf, always
+ * NUL-terminated; returns the length it needed. */
+size_t kiln_tensor_type_format(const kiln_tensor_type_t *type, char *buf,
+                               size_t size);
+
+/* ---- instance ----------------------------------------------------------- */
+
+typedef struct kiln_instance kiln_instance_t;
+
+kiln_status_t kiln_instance_create(kiln_allocator_t allocator,
+                                   kiln_instance_t **out_instance);
+void kiln_instance_retain(kiln_instance_t *instance);
+void kiln_instance_release(kiln_instance_t *instance);
+
+/* ---- devices ------------------------------------------------------------ */
+
+typedef struct kiln_device kiln_device_t;
+
+typedef struct kiln_device_options {
+  /* local-task: worker threads; 0 = number of online cores. */
+  uint32_t worker_count;
+  /* cuda: device ordinal. */
+  uint32_t cuda_ordinal;
+} kiln_device_options_t;
+
+/* name: "local-sync", "local-task" or "cuda". options may be NULL. An
+ * unknown or compiled-out name yields an error listing the available ones. */
+kiln_status_t kiln_device_create(kiln_instance_t *instance, const char *name,
+                                 const kiln_device_options_t *options,
+                                 kiln_device_t **out_device);
+void kiln_device_retain(kiln_device_t *device);
+void kiln_device_release(kiln_device_t *device);
+const char *kiln_device_name(const kiln_device_t *device);
+/* What the device can run, for messages: "x86_64+avx2+fma", "sm_80". */
+const char *kiln_device_target(const kiln_device_t *device);
+/* Names of the devices this build contains, comma separated. */
+const char *kiln_device_available(void);
+
+/* ---- buffers and buffer views -------------------------------------------- */
+
+typedef struct kiln_buffer kiln_buffer_t;
+typedef struct kiln_buffer_view kiln_buffer_view_t;
+
+/* A device buffer of byte_length bytes (zeroed on local devices). */
+kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
+                                   kiln_buffer_t **out_buffer);
+void kiln_buffer_retain(kiln_buffer_t *buffer);
+void kiln_buffer_release(kiln_buffer_t *buffer);
+uint64_t kiln_buffer_byte_length(const kiln_buffer_t *buffer);
+/* Host <-> buffer copies (synchronous). */
+kiln_status_t kiln_buffer_write(kiln_buffer_t *buffer, uint64_t offset,
+                                const void *src, uint64_t length);
+kiln_status_t kiln_buffer_read(kiln_buffer_t *buffer, uint64_t offset,
+                               void *dst, uint64_t length);
+
+/* A view of `buffer` from byte_offset with the given shape and type; the
+ * view retains the buffer. Fails when the shape does not fit the buffer. */
+kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
+                                      uint64_t byte_offset,
+                                      kiln_element_type_t element_type,
+                                      uint32_t rank, const int64_t *dims,
+                                      kiln_buffer_view_t **out_view);
+/* Allocates a buffer on device and copies data (dense row-major,
+ * data_length bytes, which must equal the shape's size) into it. */
+kiln_status_t kiln_buffer_view_from_host(kiln_device_t *device,
+                                         kiln_element_type_t element_type,
+                                         uint32_t rank, const int64_t *dims,
+                                         const void *data, uint64_t data_length,
+                                         kiln_buffer_view_t **out_view);
+void kiln_buffer_view_retain(kiln_buffer_view_t *view);
+void kiln_buffer_view_release(kiln_buffer_view_t *view);
+kiln_element_type_t kiln_buffer_view_element_type(const kiln_buffer_view_t *v);
+uint32_t kiln_buffer_view_rank(const kiln_buffer_view_t *view);
+int64_t kiln_buffer_view_dim(const kiln_buffer_view_t *view, uint32_t i);
+const int64_t *kiln_buffer_view_dims(const kiln_buffer_view_t *view);
+uint64_t kiln_buffer_view_element_count(const kiln_buffer_view_t *view);
+uint64_t kiln_buffer_view_byte_length(const kiln_buffer_view_t *view);
+kiln_buffer_t *kiln_buffer_view_buffer(const kiln_buffer_view_t *view);
+/* The view's type as a kiln_tensor_type_t (all dims static). */
+void kiln_buffer_view_type(const kiln_buffer_view_t *view,
+                           kiln_tensor_type_t *out_type);
+/* Copies the view's bytes (dense) to host memory of `length` bytes. */
+kiln_status_t kiln_buffer_view_read(const kiln_buffer_view_t *view, void *dst,
+                                    uint64_t length);
+
+/* ---- modules and functions ---------------------------------------------- */
+
+typedef struct kiln_module kiln_module_t;
+
+/* Maps the file read-only and verifies it completely (format, semantics,
+ * bytecode, imports). Weights and kernels are used from the mapping. */
+kiln_status_t kiln_module_load_file(kiln_instance_t *instance,
+                                    const char *path,
+                                    kiln_module_t **out_module);
+/* Same from memory. The bytes are borrowed: they must stay valid and
+ * unchanged until the module is released. */
+kiln_status_t kiln_module_load_memory(kiln_instance_t *instance,
+                                      const void *data, size_t size,
+                                      kiln_module_t **out_module);
+void kiln_module_retain(kiln_module_t *module);
+void kiln_module_release(kiln_module_t *module);
+const char *kiln_module_name(const kiln_module_t *module);
+
+/* A function handle: valid while its module lives. */
+typedef struct kiln_function {
+  kiln_module_t *module;
+  uint32_t ordinal;
+} kiln_function_t;
+
+uint32_t kiln_module_function_count(const kiln_module_t *module);
+kiln_status_t kiln_module_function_at(kiln_module_t *module, uint32_t ordinal,
+                                      kiln_function_t *out_function);
+kiln_status_t kiln_module_lookup_function(kiln_module_t *module,
+                                          const char *name,
+                                          kiln_function_t *out_function);
+
+/* Reflection: no code runs. */
+const char *kiln_function_name(kiln_function_t function);
+/* Exported functions are the module's entry points for hosts. */
+int kiln_function_is_exported(kiln_function_t function);
+uint32_t kiln_function_input_count(kiln_function_t function);
+uint32_t kiln_function_output_count(kiln_function_t function);
+/* Input/output i's declared type (NONE element type when i is out of
+ * range). Scalars are rank-0 types. */
+kiln_tensor_type_t kiln_function_input_type(kiln_function_t function,
+                                            uint32_t i);
+kiln_tensor_type_t kiln_function_output_type(kiln_function_t function,
+                                             uint32_t i);
+/* "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>"; same conventions as
+ * kiln_tensor_type_format. */
+size_t kiln_function_signature_format(kiln_function_t function, char *buf,
+                                      size_t size);
+
+/* Loads the module's executables on device (variant selection, caching).
+ * Optional: kiln_function_call does it on first use. Fails naming what the
+ * device offers and what the module holds when no variant fits. */
+kiln_status_t kiln_module_prepare(kiln_module_t *module, kiln_device_t *device);
+
+/* Calls function on device. inputs are checked against the declared input
+ * types first (count, element type, static dims); a scalar input is a
+ * rank-0 view. On success outputs[0..output_count) receive new views the
+ * caller releases. Thread-safe: concurrent calls share nothing mutable. */
+kiln_status_t kiln_function_call(kiln_function_t function,
+                                 kiln_device_t *device,
+                                 kiln_buffer_view_t *const *inputs,
+                                 uint32_t input_count,
+                                 kiln_buffer_view_t **outputs,
+                                 uint32_t output_count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_RUNTIME_H */

@@ -1,0 +1,219 @@
+/* Functions: lookup, reflection (from the verified signature tables, no
+ * code runs) and kiln_function_call, which checks the inputs against the
+ * declared types, runs the VM on a stack allocated for this call only, and
+ * checks what the function returns. Concurrent calls share nothing
+ * mutable but the per-device executable cache, which locks. */
+#include <string.h>
+
+#include "runtime_internal.h"
+
+uint32_t kiln_module_function_count(const kiln_module_t *module) {
+  return module->function_count;
+}
+
+kiln_status_t kiln_module_function_at(kiln_module_t *module, uint32_t ordinal,
+                                      kiln_function_t *out_function) {
+  if (ordinal >= module->function_count)
+    return krt_status(module->allocator, KILN_STATUS_OUT_OF_RANGE,
+                      "function %u out of range (module has %u)", ordinal,
+                      module->function_count);
+  out_function->module = module;
+  out_function->ordinal = ordinal;
+  return NULL;
+}
+
+kiln_status_t kiln_module_lookup_function(kiln_module_t *module,
+                                          const char *name,
+                                          kiln_function_t *out_function) {
+  for (uint32_t i = 0; i < module->function_count; ++i) {
+    if (strcmp(module->functions[i].name, name) == 0) {
+      out_function->module = module;
+      out_function->ordinal = i;
+      return NULL;
+    }
+  }
+  char names[512];
+  size_t n = 0;
+  names[0] = 0;
+  for (uint32_t i = 0; i < module->function_count && n < sizeof names; ++i) {
+    if (!module->functions[i].exported) continue;
+    int w = snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                     module->functions[i].name);
+    if (w > 0) n += (size_t)w;
+  }
+  return krt_status(module->allocator, KILN_STATUS_NOT_FOUND,
+                    "module '%s' has no function '%s' (exported: %s)",
+                    module->name, name, n ? names : "none");
+}
+
+static const krt_function_t *fn_of(kiln_function_t f) {
+  return f.module && f.ordinal < f.module->function_count
+             ? &f.module->functions[f.ordinal]
+             : NULL;
+}
+
+const char *kiln_function_name(kiln_function_t function) {
+  const krt_function_t *f = fn_of(function);
+  return f ? f->name : "";
+}
+int kiln_function_is_exported(kiln_function_t function) {
+  const krt_function_t *f = fn_of(function);
+  return f && f->exported;
+}
+uint32_t kiln_function_input_count(kiln_function_t function) {
+  const krt_function_t *f = fn_of(function);
+  return f ? f->input_count : 0;
+}
+uint32_t kiln_function_output_count(kiln_function_t function) {
+  const krt_function_t *f = fn_of(function);
+  return f ? f->output_count : 0;
+}
+
+kiln_tensor_type_t kiln_function_input_type(kiln_function_t function,
+                                            uint32_t i) {
+  kiln_tensor_type_t t;
+  memset(&t, 0, sizeof t);
+  const krt_function_t *f = fn_of(function);
+  if (f && i < f->input_count) t = f->types[i];
+  return t;
+}
+
+kiln_tensor_type_t kiln_function_output_type(kiln_function_t function,
+                                             uint32_t i) {
+  kiln_tensor_type_t t;
+  memset(&t, 0, sizeof t);
+  const krt_function_t *f = fn_of(function);
+  if (f && i < f->output_count) t = f->types[f->input_count + i];
+  return t;
+}
+
+size_t kiln_function_signature_format(kiln_function_t function, char *buf,
+                                      size_t size) {
+  const krt_function_t *f = fn_of(function);
+  size_t n = 0;
+  char tmp[256];
+  if (size) buf[0] = 0;
+#define KRT_PUT(s)                                                          \
+  do {                                                                      \
+    int w_ = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0,   \
+                      "%s", s);                                             \
+    if (w_ > 0) n += (size_t)w_;                                            \
+  } while (0)
+  if (!f) return 0;
+  KRT_PUT("(");
+  for (uint32_t i = 0; i < f->input_count; ++i) {
+    if (i) KRT_PUT(", ");
+    kiln_tensor_type_format(&f->types[i], tmp, sizeof tmp);
+    KRT_PUT(tmp);
+  }
+  KRT_PUT(") -> ");
+  if (f->output_count != 1) KRT_PUT("(");
+  for (uint32_t i = 0; i < f->output_count; ++i) {
+    if (i) KRT_PUT(", ");
+    kiln_tensor_type_format(&f->types[f->input_count + i], tmp, sizeof tmp);
+    KRT_PUT(tmp);
+  }
+  if (f->output_count != 1) KRT_PUT(")");
+#undef KRT_PUT
+  return n;
+}
+
+/* Does `view` match the declared type (dynamic dims match anything)? */
+static bool matches(const kiln_tensor_type_t *want,
+                    const kiln_buffer_view_t *view) {
+  if (want->element_type != view->element_type || want->rank != view->rank)
+    return false;
+  for (uint32_t d = 0; d < want->rank; ++d)
+    if (want->dims[d] >= 0 && want->dims[d] != view->dims[d]) return false;
+  return true;
+}
+
+static kiln_status_t type_error(const kiln_allocator_t *a, const char *what,
+                                uint32_t i, const kiln_tensor_type_t *want,
+                                const kiln_buffer_view_t *view) {
+  char ws[200], gs[200];
+  kiln_tensor_type_t got;
+  kiln_tensor_type_format(want, ws, sizeof ws);
+  kiln_buffer_view_type(view, &got);
+  kiln_tensor_type_format(&got, gs, sizeof gs);
+  return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                    "%s %u: expected %s, got %s", what, i, ws, gs);
+}
+
+kiln_status_t kiln_function_call(kiln_function_t function,
+                                 kiln_device_t *device,
+                                 kiln_buffer_view_t *const *inputs,
+                                 uint32_t input_count,
+                                 kiln_buffer_view_t **outputs,
+                                 uint32_t output_count) {
+  kiln_module_t *m = function.module;
+  const krt_function_t *f = fn_of(function);
+  if (!f)
+    return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                      "invalid function handle");
+  const kiln_allocator_t *a = m->allocator;
+  for (uint32_t i = 0; i < output_count; ++i) outputs[i] = NULL;
+  if (strcmp(f->signature, f->derived) != 0)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "function '%s' takes VM values (\"%s\"), not buffer "
+                      "views: it cannot be called from the host",
+                      f->name, f->signature);
+  if (input_count != f->input_count)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "function '%s' takes %u inputs, got %u", f->name,
+                      f->input_count, input_count);
+  if (output_count != f->output_count)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "function '%s' returns %u outputs, room given for %u",
+                      f->name, f->output_count, output_count);
+  for (uint32_t i = 0; i < input_count; ++i) {
+    if (!inputs[i])
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT, "input %u is missing",
+                        i);
+    if (!matches(&f->types[i], inputs[i]))
+      return krt_status_prefix(type_error(a, "input", i, &f->types[i],
+                                          inputs[i]),
+                               "function '%s'", f->name);
+    if (inputs[i]->buffer->device != device)
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                        "input %u lives on device %s, the call runs on %s", i,
+                        inputs[i]->buffer->device->name, device->name);
+  }
+  krt_call_t call;
+  memset(&call, 0, sizeof call);
+  call.module = m;
+  call.device = device;
+  call.allocator = a;
+  call.function = f;
+  kiln_status_t s = krt_module_device_cache(m, device, &call.cache);
+  if (s) return s;
+  call.stack_size = krt_vm_stack_size(m);
+  call.stack = krt_alloc_aligned(a, call.stack_size, 64);
+  if (!call.stack)
+    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "out of memory for a %zu-byte VM stack",
+                      call.stack_size);
+  krt_ref_t *results[64] = {0};
+  s = krt_vm_invoke(&call, function.ordinal, (krt_ref_t *const *)inputs,
+                    results);
+  krt_free(a, call.stack);
+  for (uint32_t i = 0; !s && i < output_count; ++i) {
+    if (!results[i] || results[i]->type != KRT_REF_BUFFER_VIEW)
+      s = krt_status(a, KILN_STATUS_INTERNAL,
+                     "function '%s' returned a %s as output %u", f->name,
+                     krt_ref_type_name(results[i]), i);
+    else if (!matches(&f->types[f->input_count + i],
+                      (kiln_buffer_view_t *)results[i]))
+      s = krt_status_prefix(
+          type_error(a, "output", i, &f->types[f->input_count + i],
+                     (kiln_buffer_view_t *)results[i]),
+          "function '%s' returned a wrong type", f->name);
+  }
+  if (s) {
+    for (uint32_t i = 0; i < output_count; ++i) krt_ref_release(results[i]);
+    return s;
+  }
+  for (uint32_t i = 0; i < output_count; ++i)
+    outputs[i] = (kiln_buffer_view_t *)results[i];
+  return NULL;
+}

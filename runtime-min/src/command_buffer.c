@@ -1,0 +1,185 @@
+/* Command buffers: the HAL natives record dispatches and barriers into
+ * growable arrays (allocation happens while recording, never while the
+ * device runs them), validating every index, count and byte range against
+ * the module's export metadata so a device sees only well-formed work.
+ * Execution replays the list on the call's device in order. */
+#include <string.h>
+
+#include "hal_internal.h"
+
+typedef struct krt_cmd {
+  uint32_t kind; /* 0 dispatch, 1 barrier */
+  uint32_t executable, export_ordinal;
+  uint32_t count[3];
+  uint32_t pc_first, pc_count;
+  uint32_t bind_first, bind_count;
+} krt_cmd_t;
+
+struct krt_command_buffer {
+  krt_ref_t ref;
+  const kiln_allocator_t *allocator;
+  krt_cmd_t *cmds;
+  size_t cmd_count, cmd_cap;
+  uint32_t *pcs;
+  size_t pc_count, pc_cap;
+  krt_binding_t *binds;
+  size_t bind_count, bind_cap;
+};
+
+/* Grows *p (elements of elem bytes) to hold need; false when out of memory. */
+static bool grow(const kiln_allocator_t *a, void **p, size_t *cap, size_t used,
+                 size_t need, size_t elem) {
+  if (need <= *cap) return true;
+  size_t n = *cap ? *cap * 2 : 16;
+  while (n < need) n *= 2;
+  void *q = krt_alloc(a, n * elem);
+  if (!q) return false;
+  if (*p) memcpy(q, *p, used * elem);
+  krt_free(a, *p);
+  *p = q;
+  *cap = n;
+  return true;
+}
+
+kiln_status_t krt_command_buffer_create(krt_call_t *call,
+                                        krt_command_buffer_t **out) {
+  krt_command_buffer_t *cb = krt_alloc(call->allocator, sizeof *cb);
+  if (!cb)
+    return krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "out of memory");
+  atomic_init(&cb->ref.count, 1);
+  cb->ref.type = KRT_REF_COMMAND_BUFFER;
+  cb->allocator = call->allocator;
+  *out = cb;
+  return NULL;
+}
+
+void krt_command_buffer_destroy(krt_command_buffer_t *cb) {
+  const kiln_allocator_t *a = cb->allocator;
+  for (size_t i = 0; i < cb->bind_count; ++i)
+    kiln_buffer_release(cb->binds[i].buffer);
+  krt_free(a, cb->cmds);
+  krt_free(a, cb->pcs);
+  krt_free(a, cb->binds);
+  krt_free(a, cb);
+}
+
+kiln_status_t krt_command_buffer_dispatch(
+    krt_call_t *call, krt_command_buffer_t *cb, uint32_t executable,
+    uint32_t export_ordinal, const int32_t count[3], uint32_t pc_count,
+    const krt_value_t *pcs, uint32_t bind_count, const krt_value_t *binds) {
+  const kiln_allocator_t *a = call->allocator;
+  const kiln_module_t *m = call->module;
+  if (executable >= m->executable_count)
+    return krt_status(a, KILN_STATUS_OUT_OF_RANGE,
+                      "executable %u out of range (module has %u)", executable,
+                      m->executable_count);
+  const krt_executable_t *exe = &m->executables[executable];
+  if (export_ordinal >= exe->export_count)
+    return krt_status(a, KILN_STATUS_OUT_OF_RANGE,
+                      "export %u out of range (executable '%s' has %u)",
+                      export_ordinal, exe->name, exe->export_count);
+  const krt_export_t *ex = &exe->exports[export_ordinal];
+  for (int i = 0; i < 3; ++i)
+    if (count[i] < 0)
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                        "'%s': negative workgroup count %d", ex->name,
+                        count[i]);
+  if (pc_count != ex->push_constant_count)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "'%s' takes %u push constants, got %u", ex->name,
+                      ex->push_constant_count, pc_count);
+  if (bind_count != ex->binding_count)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "'%s' takes %u bindings, got %u", ex->name,
+                      ex->binding_count, bind_count);
+  for (uint32_t i = 0; i < bind_count; ++i) {
+    const krt_ref_t *r = binds[3 * i].ref;
+    if (!r || r->type != KRT_REF_BUFFER)
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                        "'%s' binding %u: expected buffer, got %s", ex->name,
+                        i, krt_ref_type_name(r));
+    const kiln_buffer_t *b = (const kiln_buffer_t *)r;
+    const int64_t off = binds[3 * i + 1].i64, len = binds[3 * i + 2].i64;
+    if (b->device != call->device)
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                        "'%s' binding %u: buffer belongs to device %s",
+                        ex->name, i, b->device->name);
+    if (off < 0 || len < 0 || (uint64_t)off > b->length ||
+        (uint64_t)len > b->length - (uint64_t)off)
+      return krt_status(a, KILN_STATUS_OUT_OF_RANGE,
+                        "'%s' binding %u: range %lld+%lld outside the "
+                        "%llu-byte buffer",
+                        ex->name, i, (long long)off, (long long)len,
+                        (unsigned long long)b->length);
+    if (b->owner && !(ex->readonly_mask & (1u << i)))
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                        "'%s' binding %u writes to read-only module data",
+                        ex->name, i);
+  }
+  if (!grow(a, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
+            cb->cmd_count + 1, sizeof *cb->cmds) ||
+      !grow(a, (void **)&cb->pcs, &cb->pc_cap, cb->pc_count,
+            cb->pc_count + pc_count, sizeof *cb->pcs) ||
+      !grow(a, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
+            cb->bind_count + bind_count, sizeof *cb->binds))
+    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
+  memset(c, 0, sizeof *c);
+  c->kind = 0;
+  c->executable = executable;
+  c->export_ordinal = export_ordinal;
+  for (int i = 0; i < 3; ++i) c->count[i] = (uint32_t)count[i];
+  c->pc_first = (uint32_t)cb->pc_count;
+  c->pc_count = pc_count;
+  for (uint32_t i = 0; i < pc_count; ++i)
+    cb->pcs[cb->pc_count++] = (uint32_t)pcs[i].i32;
+  c->bind_first = (uint32_t)cb->bind_count;
+  c->bind_count = bind_count;
+  for (uint32_t i = 0; i < bind_count; ++i) {
+    kiln_buffer_t *b = (kiln_buffer_t *)binds[3 * i].ref;
+    kiln_buffer_retain(b);
+    krt_binding_t *slot = &cb->binds[cb->bind_count++];
+    slot->buffer = b;
+    slot->offset = (uint64_t)binds[3 * i + 1].i64;
+    slot->length = (uint64_t)binds[3 * i + 2].i64;
+  }
+  return NULL;
+}
+
+kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
+                                         krt_command_buffer_t *cb) {
+  if (!grow(call->allocator, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
+            cb->cmd_count + 1, sizeof *cb->cmds))
+    return krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "out of memory");
+  krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
+  memset(c, 0, sizeof *c);
+  c->kind = 1;
+  return NULL;
+}
+
+kiln_status_t krt_command_buffer_execute(krt_call_t *call,
+                                         krt_command_buffer_t *cb) {
+  kiln_device_t *device = call->device;
+  for (size_t i = 0; i < cb->cmd_count; ++i) {
+    const krt_cmd_t *c = &cb->cmds[i];
+    if (c->kind != 0) continue; /* devices run commands in order */
+    krt_dispatch_t d;
+    memcpy(d.workgroup_count, c->count, sizeof d.workgroup_count);
+    d.push_constant_count = c->pc_count;
+    d.push_constants = cb->pcs + c->pc_first;
+    d.binding_count = c->bind_count;
+    d.bindings = cb->binds + c->bind_first;
+    kiln_status_t s = device->vt->dispatch(
+        device, call->cache->executables[c->executable], c->export_ordinal,
+        &d);
+    if (s) {
+      const krt_executable_t *exe = &call->module->executables[c->executable];
+      return krt_status_prefix(s, "dispatch %zu ('%s' export '%s')", i,
+                               exe->name,
+                               exe->exports[c->export_ordinal].name);
+    }
+  }
+  return NULL;
+}

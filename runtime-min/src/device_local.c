@@ -1,0 +1,383 @@
+/* The local devices: `local-sync` runs a dispatch's workgroups on the
+ * calling thread; `local-task` splits them over the task pool
+ * (src/task). Buffers are host memory from the instance allocator, so
+ * kernels get plain pointers. Executables are ELF shared objects: the
+ * device picks the best variant for this CPU (architecture, then the most
+ * features it can use), maps it with the ELF loader (src/elf), and
+ * cross-checks the library's export table against the module before any
+ * kernel runs. */
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_loader.h"
+#include "cpu_features.h"
+#include "runtime_internal.h"
+#ifdef KILN_WITH_LOCAL_TASK
+#include "task_pool.h"
+#endif
+
+typedef struct local_device {
+  kiln_device_t base;
+  uint32_t concurrency;
+  kiln_cpu_info_t host;
+#ifdef KILN_WITH_LOCAL_TASK
+  kiln_task_pool_t *pool;
+#endif
+} local_device_t;
+
+typedef struct cpu_executable {
+  kiln_elf_image_t image;
+  const krt_executable_t *exe;
+  const kiln_allocator_t *allocator;
+  kiln_entry_fn entries[];
+} cpu_executable_t;
+
+#define A (device->allocator)
+
+static void local_destroy(kiln_device_t *device) {
+  local_device_t *d = (local_device_t *)device;
+#ifdef KILN_WITH_LOCAL_TASK
+  kiln_task_pool_destroy(d->pool);
+#endif
+  krt_free(A, d);
+}
+
+static kiln_status_t local_buffer_alloc(kiln_device_t *device,
+                                        kiln_buffer_t *buffer) {
+  if (buffer->length > SIZE_MAX - 64)
+    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "buffer of %llu bytes is too large",
+                      (unsigned long long)buffer->length);
+  buffer->host = krt_alloc_aligned(A, (size_t)buffer->length, 64);
+  if (!buffer->host)
+    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "out of memory allocating a %llu-byte buffer",
+                      (unsigned long long)buffer->length);
+  return NULL;
+}
+
+static void local_buffer_free(kiln_device_t *device, kiln_buffer_t *buffer) {
+  krt_free(A, buffer->host);
+}
+
+static kiln_status_t local_buffer_write(kiln_device_t *device,
+                                        kiln_buffer_t *buffer, uint64_t offset,
+                                        const void *src, uint64_t length) {
+  if (buffer->owner)
+    return krt_status(A, KILN_STATUS_FAILED_PRECONDITION,
+                      "buffer aliases read-only module data");
+  memcpy(buffer->host + offset, src, (size_t)length);
+  return NULL;
+}
+
+static kiln_status_t local_buffer_read(kiln_device_t *device,
+                                       kiln_buffer_t *buffer, uint64_t offset,
+                                       void *dst, uint64_t length) {
+  memcpy(dst, buffer->host + offset, (size_t)length);
+  return NULL;
+}
+
+/* The requirement string kiln_cpu_can_run takes ("x86_64+avx2+fma") from
+ * a variant's arch and LLVM feature list ("+avx2,+fma"; '-' entries only
+ * disable and require nothing). False when it does not fit. */
+static bool variant_spec(const krt_variant_t *v, char *buf, size_t size) {
+  size_t n = strlen(v->arch);
+  if (n + 1 > size) return false;
+  memcpy(buf, v->arch, n + 1);
+  for (const char *p = v->cpu_features; *p;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len > 1 && p[0] == '+') {
+      if (n + len + 1 > size) return false;
+      memcpy(buf + n, p, len);
+      n += len;
+      buf[n] = 0;
+    }
+    p += len + (end ? 1 : 0);
+  }
+  return true;
+}
+
+/* Index of the variant this CPU runs best (the one using the most
+ * features), or -1. */
+static int pick_variant(const local_device_t *d, const krt_executable_t *exe) {
+  int best = -1, best_score = -1;
+  for (uint32_t i = 0; i < exe->variant_count; ++i) {
+    const krt_variant_t *v = &exe->variants[i];
+    char spec[256], msg[256];
+    kiln_cpu_info_t req;
+    if (v->format != kiln_fb_PayloadFormat_ELF || !variant_spec(v, spec, sizeof spec))
+      continue;
+    if (kiln_cpu_can_run(&d->host, spec, msg, sizeof msg) != KILN_CPU_OK ||
+        kiln_cpu_parse(spec, &req, msg, sizeof msg) != KILN_CPU_OK)
+      continue;
+    const int score = __builtin_popcountll(req.features);
+    if (score > best_score) {
+      best = (int)i;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+static bool in_image(const kiln_elf_image_t *img, const void *p, size_t n) {
+  const uintptr_t a = (uintptr_t)p, lo = (uintptr_t)img->map;
+  return a >= lo && a - lo <= img->map_size && n <= img->map_size - (a - lo);
+}
+
+/* A NUL-terminated string that lies entirely inside the image. */
+static bool image_string(const kiln_elf_image_t *img, const char *s) {
+  if (!in_image(img, s, 1)) return false;
+  const size_t room = img->map_size - (size_t)((uintptr_t)s - (uintptr_t)img->map);
+  return memchr(s, 0, room) != NULL;
+}
+
+/* Cross-checks the library's export table against the module's. */
+static kiln_status_t check_table(kiln_device_t *device, cpu_executable_t *ce,
+                                 const kiln_executable_table_t *t,
+                                 const char *vname) {
+  const krt_executable_t *exe = ce->exe;
+  const kiln_elf_image_t *img = &ce->image;
+  if (!t)
+    return krt_status(A, KILN_STATUS_INCOMPATIBLE,
+                      "variant '%s' refuses executable ABI version %u", vname,
+                      KILN_EXECUTABLE_ABI_VERSION);
+  if (!in_image(img, t, sizeof *t))
+    return krt_status(A, KILN_STATUS_DATA_LOSS,
+                      "variant '%s': export table outside the image", vname);
+  if (t->abi_version != KILN_EXECUTABLE_ABI_VERSION)
+    return krt_status(A, KILN_STATUS_INCOMPATIBLE,
+                      "variant '%s' speaks executable ABI %u, runtime %u",
+                      vname, t->abi_version, KILN_EXECUTABLE_ABI_VERSION);
+  if (t->export_count != exe->export_count)
+    return krt_status(A, KILN_STATUS_DATA_LOSS,
+                      "variant '%s' exports %u entry points, module lists %u",
+                      vname, t->export_count, exe->export_count);
+  if (t->export_count &&
+      !in_image(img, t->exports, (size_t)t->export_count * sizeof *t->exports))
+    return krt_status(A, KILN_STATUS_DATA_LOSS,
+                      "variant '%s': exports outside the image", vname);
+  for (uint32_t i = 0; i < t->export_count; ++i) {
+    const kiln_export_info_t *x = &t->exports[i];
+    const krt_export_t *want = &exe->exports[i];
+    if (!image_string(img, x->name) || strcmp(x->name, want->name) != 0)
+      return krt_status(A, KILN_STATUS_DATA_LOSS,
+                        "variant '%s': export %u is not '%s'", vname, i,
+                        want->name);
+    if (!in_image(img, (const void *)(uintptr_t)x->entry, 1))
+      return krt_status(A, KILN_STATUS_DATA_LOSS,
+                        "variant '%s': entry of '%s' outside the image", vname,
+                        want->name);
+    if (x->binding_count != want->binding_count ||
+        x->push_constant_count != want->push_constant_count ||
+        memcmp(x->workgroup_size, want->workgroup_size,
+               sizeof x->workgroup_size) != 0)
+      return krt_status(A, KILN_STATUS_DATA_LOSS,
+                        "variant '%s': export '%s' metadata (%u bindings, %u "
+                        "push constants, workgroup %ux%ux%u) disagrees with "
+                        "the module (%u, %u, %ux%ux%u)", vname, want->name,
+                        x->binding_count, x->push_constant_count,
+                        x->workgroup_size[0], x->workgroup_size[1],
+                        x->workgroup_size[2], want->binding_count,
+                        want->push_constant_count, want->workgroup_size[0],
+                        want->workgroup_size[1], want->workgroup_size[2]);
+    ce->entries[i] = x->entry;
+  }
+  return NULL;
+}
+
+static kiln_status_t local_executable_load(kiln_device_t *device,
+                                           kiln_module_t *module,
+                                           uint32_t index, void **out) {
+  *out = NULL;
+  const krt_executable_t *exe = &module->executables[index];
+  const int vi = pick_variant((const local_device_t *)device, exe);
+  if (vi < 0) {
+    char held[512];
+    krt_describe_variants(exe, held, sizeof held);
+    return krt_status(A, KILN_STATUS_INCOMPATIBLE,
+                      "executable '%s' has no variant device %s can run: the "
+                      "device offers %s; the module holds %s",
+                      exe->name, device->name, device->target, held);
+  }
+  const krt_variant_t *v = &exe->variants[vi];
+  const uint8_t *bytes;
+  uint64_t size;
+  void *owned;
+  kiln_status_t s = krt_segment_bytes(module, v->segment, &bytes, &size, &owned);
+  if (s) return krt_status_prefix(s, "executable '%s'", exe->name);
+  cpu_executable_t *ce =
+      krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_entry_fn));
+  if (!ce) {
+    krt_free(A, owned);
+    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  ce->exe = exe;
+  ce->allocator = A;
+  char msg[256];
+  const int rc = kiln_elf_load(bytes, (size_t)size, &ce->image, msg, sizeof msg);
+  krt_free(A, owned);
+  if (rc != KILN_ELF_OK) {
+    krt_free(A, ce);
+    return krt_status(A,
+                      rc == KILN_ELF_ERR_SYSTEM ? KILN_STATUS_UNAVAILABLE
+                                                : KILN_STATUS_DATA_LOSS,
+                      "executable '%s' variant '%s': %s", exe->name, v->name,
+                      msg);
+  }
+  kiln_executable_query_fn query = (kiln_executable_query_fn)(uintptr_t)
+      kiln_elf_lookup(&ce->image, KILN_EXECUTABLE_QUERY_SYMBOL);
+  if (!query)
+    s = krt_status(A, KILN_STATUS_DATA_LOSS, "variant '%s' does not export %s",
+                   v->name, KILN_EXECUTABLE_QUERY_SYMBOL);
+  else
+    s = check_table(device, ce, query(KILN_EXECUTABLE_ABI_VERSION), v->name);
+  if (s) {
+    kiln_elf_unload(&ce->image);
+    krt_free(A, ce);
+    return krt_status_prefix(s, "executable '%s'", exe->name);
+  }
+  *out = ce;
+  return NULL;
+}
+
+static void local_executable_unload(kiln_device_t *device, void *handle) {
+  cpu_executable_t *ce = handle;
+  kiln_elf_unload(&ce->image);
+  krt_free(A, ce);
+}
+
+typedef struct run_ctx {
+  kiln_entry_fn entry;
+  const kiln_dispatch_state_t *state;
+  atomic_uint failed_at[4]; /* first failure: x, y, z, status (+1 set) */
+} run_ctx_t;
+
+static int run_workgroup(void *opaque, uint32_t x, uint32_t y, uint32_t z,
+                         uint32_t worker) {
+  run_ctx_t *ctx = opaque;
+  kiln_workgroup_state_t wg;
+  memset(&wg, 0, sizeof wg);
+  wg.workgroup_id[0] = x;
+  wg.workgroup_id[1] = y;
+  wg.workgroup_id[2] = z;
+  wg.worker_id = worker;
+  const int r = ctx->entry(ctx->state, &wg);
+  if (r != 0) {
+    unsigned expected = 0;
+    if (atomic_compare_exchange_strong(&ctx->failed_at[3], &expected,
+                                       (unsigned)r | 0x80000000u)) {
+      atomic_store(&ctx->failed_at[0], x);
+      atomic_store(&ctx->failed_at[1], y);
+      atomic_store(&ctx->failed_at[2], z);
+    }
+  }
+  return r;
+}
+
+static kiln_status_t local_dispatch(kiln_device_t *device, void *handle,
+                                    uint32_t export_ordinal,
+                                    const krt_dispatch_t *d) {
+  local_device_t *ld = (local_device_t *)device;
+  cpu_executable_t *ce = handle;
+  const krt_export_t *ex = &ce->exe->exports[export_ordinal];
+  if (!d->workgroup_count[0] || !d->workgroup_count[1] ||
+      !d->workgroup_count[2])
+    return NULL;
+  void *ptrs[KRT_MAX_BINDINGS];
+  uint64_t lens[KRT_MAX_BINDINGS];
+  for (uint32_t i = 0; i < d->binding_count; ++i) {
+    ptrs[i] = d->bindings[i].buffer->host + d->bindings[i].offset;
+    lens[i] = d->bindings[i].length;
+  }
+  kiln_dispatch_state_t st;
+  memset(&st, 0, sizeof st);
+  memcpy(st.workgroup_size, ex->workgroup_size, sizeof st.workgroup_size);
+  memcpy(st.workgroup_count, d->workgroup_count, sizeof st.workgroup_count);
+  st.max_concurrency = ld->concurrency;
+  st.push_constant_count = d->push_constant_count;
+  st.push_constants = d->push_constants;
+  st.binding_count = d->binding_count;
+  st.binding_ptrs = ptrs;
+  st.binding_lengths = lens;
+  run_ctx_t ctx;
+  memset(&ctx, 0, sizeof ctx);
+  ctx.entry = ce->entries[export_ordinal];
+  ctx.state = &st;
+  int rc = 0;
+#ifdef KILN_WITH_LOCAL_TASK
+  if (ld->pool) {
+    rc = kiln_task_pool_dispatch(ld->pool, d->workgroup_count, run_workgroup,
+                                 &ctx);
+    if (rc == KILN_TASK_ERR_GRID_TOO_LARGE)
+      return krt_status(A, KILN_STATUS_OUT_OF_RANGE,
+                        "kernel '%s': grid %ux%ux%u is too large", ex->name,
+                        d->workgroup_count[0], d->workgroup_count[1],
+                        d->workgroup_count[2]);
+  } else
+#endif
+  {
+    for (uint32_t z = 0; z < d->workgroup_count[2] && !rc; ++z)
+      for (uint32_t y = 0; y < d->workgroup_count[1] && !rc; ++y)
+        for (uint32_t x = 0; x < d->workgroup_count[0] && !rc; ++x)
+          rc = run_workgroup(&ctx, x, y, z, 0);
+  }
+  if (rc == 0) return NULL;
+  return krt_status(A, KILN_STATUS_ABORTED,
+                    "kernel '%s' returned %d at workgroup (%u, %u, %u)",
+                    ex->name, (int)(atomic_load(&ctx.failed_at[3]) & 0x7fffffffu),
+                    atomic_load(&ctx.failed_at[0]),
+                    atomic_load(&ctx.failed_at[1]),
+                    atomic_load(&ctx.failed_at[2]));
+}
+
+static kiln_status_t local_wait(kiln_device_t *device) {
+  return NULL; /* dispatches complete before execute returns */
+}
+
+static const krt_device_vtable_t local_vtable = {
+    local_destroy,         local_buffer_alloc,    local_buffer_free,
+    local_buffer_write,    local_buffer_read,     local_executable_load,
+    local_executable_unload, local_dispatch,      local_wait,
+};
+
+kiln_status_t krt_local_device_create(kiln_instance_t *instance,
+                                      bool use_pool, uint32_t workers,
+                                      kiln_device_t **out) {
+  *out = NULL;
+  const kiln_allocator_t *a = &instance->allocator;
+  local_device_t *d = krt_alloc(a, sizeof *d);
+  if (!d) return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  atomic_init(&d->base.refs, 1);
+  d->base.vt = &local_vtable;
+  d->base.instance = instance;
+  d->base.allocator = a;
+  d->base.host_memory = true;
+  d->base.name = use_pool ? "local-task" : "local-sync";
+  d->concurrency = 1;
+  kiln_cpu_host(&d->host);
+  kiln_cpu_describe(&d->host, d->base.target, sizeof d->base.target);
+#ifdef KILN_WITH_LOCAL_TASK
+  if (use_pool) {
+    char msg[256];
+    /* The caller runs workgroups too, so a pool of N threads has N - 1
+     * workers; the default N is the number of online cores. */
+    if (workers == 0) {
+      const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+      workers = cores > 0 ? (uint32_t)cores : 1;
+    }
+    if (kiln_task_pool_create(workers - 1, &d->pool, msg, sizeof msg) !=
+        KILN_TASK_OK) {
+      krt_free(a, d);
+      return krt_status(a, KILN_STATUS_UNAVAILABLE,
+                        "local-task: cannot start workers: %s", msg);
+    }
+    d->concurrency = kiln_task_pool_concurrency(d->pool);
+  }
+#else
+  (void)workers;
+#endif
+  kiln_instance_retain(instance);
+  *out = &d->base;
+  return NULL;
+}

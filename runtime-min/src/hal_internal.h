@@ -1,0 +1,20 @@
+/* The HAL native module's command-buffer half, shared between the natives
+ * (hal_module.c) and the recorder (command_buffer.c). */
+#ifndef KRT_HAL_INTERNAL_H
+#define KRT_HAL_INTERNAL_H
+
+#include "runtime_internal.h"
+
+kiln_status_t krt_command_buffer_create(krt_call_t *call,
+                                        krt_command_buffer_t **out);
+/* pcs: pc_count i32 values; binds: bind_count (ref, i64, i64) triples. */
+kiln_status_t krt_command_buffer_dispatch(
+    krt_call_t *call, krt_command_buffer_t *cb, uint32_t executable,
+    uint32_t export_ordinal, const int32_t count[3], uint32_t pc_count,
+    const krt_value_t *pcs, uint32_t bind_count, const krt_value_t *binds);
+kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
+                                         krt_command_buffer_t *cb);
+kiln_status_t krt_command_buffer_execute(krt_call_t *call,
+                                         krt_command_buffer_t *cb);
+
+#endif /* KRT_HAL_INTERNAL_H */

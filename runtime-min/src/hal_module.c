@@ -1,0 +1,217 @@
+/* The HAL native module: the functions of hal_imports.def that bytecode
+ * reaches through call.import. Arguments arrive as VM values shaped by the
+ * verified signature, so counts are right; what each native still checks
+ * is what bytecode cannot prove: ref types, null refs, ordinals and byte
+ * ranges. Every failure is a status naming the argument. */
+#include <string.h>
+
+#include "hal_internal.h"
+
+#define A (call->allocator)
+
+static kiln_status_t want(krt_call_t *call, krt_ref_t *ref,
+                          krt_ref_type_t type, unsigned arg, void **out) {
+  if (!ref || ref->type != (uint32_t)type) {
+    krt_ref_t probe = {0, (uint32_t)type};
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
+                      "argument %u: expected %s, got %s", arg,
+                      krt_ref_type_name(&probe), krt_ref_type_name(ref));
+  }
+  *out = ref;
+  return NULL;
+}
+
+#define WANT(T, var, arg, type)                                     \
+  T *var = NULL;                                                    \
+  do {                                                              \
+    kiln_status_t s_ = want(call, args[arg].ref, type, arg, (void **)&var); \
+    if (s_) return s_;                                              \
+  } while (0)
+
+static kiln_status_t hal_buffer_allocate(krt_call_t *call,
+                                         const krt_value_t *args, uint32_t n,
+                                         krt_value_t *results) {
+  if (args[0].i64 < 0)
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
+                      "negative allocation size %lld",
+                      (long long)args[0].i64);
+  kiln_buffer_t *b;
+  kiln_status_t s = kiln_buffer_allocate(call->device, (uint64_t)args[0].i64, &b);
+  if (s) return s;
+  results[0].ref = &b->ref;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_rodata(krt_call_t *call,
+                                       const krt_value_t *args, uint32_t n,
+                                       krt_value_t *results) {
+  kiln_module_t *m = call->module;
+  const uint32_t i = (uint32_t)args[0].i32;
+  if (i >= m->rodata_count)
+    return krt_status(A, KILN_STATUS_OUT_OF_RANGE,
+                      "rodata %u out of range (module has %u)", i,
+                      m->rodata_count);
+  if (!call->device->host_memory) {
+    kiln_buffer_t *b = call->cache->rodata[i];
+    kiln_buffer_retain(b);
+    results[0].ref = &b->ref;
+    return NULL;
+  }
+  kiln_buffer_t *b;
+  /* Kernels only read it: the export's read-only flags are enforced when
+   * a dispatch is recorded, so dropping const here is safe. */
+  kiln_status_t s = krt_buffer_wrap(call->device, m,
+                                    (uint8_t *)(uintptr_t)m->rodata_data[i],
+                                    m->rodata_size[i], &b);
+  if (s) return s;
+  results[0].ref = &b->ref;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_create(krt_call_t *call,
+                                            const krt_value_t *args,
+                                            uint32_t n, krt_value_t *results) {
+  WANT(kiln_buffer_t, buffer, 0, KRT_REF_BUFFER);
+  const int32_t rank = args[3].i32;
+  if (rank > KILN_MAX_RANK)
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
+                      "rank %d exceeds %d", rank, KILN_MAX_RANK);
+  if (args[1].i64 < 0)
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT, "negative offset");
+  int64_t dims[KILN_MAX_RANK];
+  for (int32_t i = 0; i < rank; ++i) dims[i] = args[4 + i].i64;
+  kiln_buffer_view_t *v;
+  kiln_status_t s = kiln_buffer_view_create(
+      buffer, (uint64_t)args[1].i64, (kiln_element_type_t)args[2].i32,
+      (uint32_t)rank, dims, &v);
+  if (s) return s;
+  results[0].ref = &v->ref;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_buffer(krt_call_t *call,
+                                            const krt_value_t *args,
+                                            uint32_t n, krt_value_t *results) {
+  WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
+  kiln_buffer_retain(v->buffer);
+  results[0].ref = &v->buffer->ref;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_byte_offset(krt_call_t *call,
+                                                 const krt_value_t *args,
+                                                 uint32_t n,
+                                                 krt_value_t *results) {
+  WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
+  results[0].i64 = (int64_t)v->offset;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_dim(krt_call_t *call,
+                                         const krt_value_t *args, uint32_t n,
+                                         krt_value_t *results) {
+  WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
+  if (args[1].i32 < 0 || (uint32_t)args[1].i32 >= v->rank)
+    return krt_status(A, KILN_STATUS_OUT_OF_RANGE,
+                      "dim %d of a rank-%u view", args[1].i32, v->rank);
+  results[0].i64 = v->dims[args[1].i32];
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_rank(krt_call_t *call,
+                                          const krt_value_t *args, uint32_t n,
+                                          krt_value_t *results) {
+  WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
+  results[0].i32 = (int32_t)v->rank;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_element_type(krt_call_t *call,
+                                                  const krt_value_t *args,
+                                                  uint32_t n,
+                                                  krt_value_t *results) {
+  WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
+  results[0].i32 = (int32_t)v->element_type;
+  return NULL;
+}
+
+static kiln_status_t hal_buffer_view_assert(krt_call_t *call,
+                                            const krt_value_t *args,
+                                            uint32_t n, krt_value_t *results) {
+  kiln_tensor_type_t want_t, got_t;
+  memset(&want_t, 0, sizeof want_t);
+  const int32_t rank = args[3].i32;
+  want_t.element_type = (kiln_element_type_t)args[2].i32;
+  want_t.rank = rank >= 0 && rank <= KILN_MAX_RANK ? (uint32_t)rank : 0;
+  for (uint32_t i = 0; i < want_t.rank; ++i) want_t.dims[i] = args[4 + i].i64;
+  const krt_ref_t *r = args[0].ref;
+  char ws[160], gs[160];
+  kiln_tensor_type_format(&want_t, ws, sizeof ws);
+  if (!r || r->type != KRT_REF_BUFFER_VIEW)
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
+                      "input %d: expected %s, got %s", args[1].i32, ws,
+                      krt_ref_type_name(r));
+  const kiln_buffer_view_t *v = (const kiln_buffer_view_t *)r;
+  kiln_buffer_view_type(v, &got_t);
+  bool ok = rank >= 0 && (uint32_t)rank == v->rank &&
+            want_t.element_type == v->element_type;
+  for (uint32_t i = 0; ok && i < v->rank; ++i)
+    ok = want_t.dims[i] < 0 || want_t.dims[i] == v->dims[i];
+  if (ok) return NULL;
+  kiln_tensor_type_format(&got_t, gs, sizeof gs);
+  return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
+                    "input %d: expected %s, got %s", args[1].i32, ws, gs);
+}
+
+static kiln_status_t hal_command_buffer_create(krt_call_t *call,
+                                               const krt_value_t *args,
+                                               uint32_t n,
+                                               krt_value_t *results) {
+  krt_command_buffer_t *cb;
+  kiln_status_t s = krt_command_buffer_create(call, &cb);
+  if (s) return s;
+  results[0].ref = (krt_ref_t *)cb;
+  return NULL;
+}
+
+static kiln_status_t hal_command_buffer_dispatch(krt_call_t *call,
+                                                 const krt_value_t *args,
+                                                 uint32_t n,
+                                                 krt_value_t *results) {
+  WANT(krt_command_buffer_t, cb, 0, KRT_REF_COMMAND_BUFFER);
+  const int32_t count[3] = {args[3].i32, args[4].i32, args[5].i32};
+  const uint32_t pc_count = (uint32_t)args[6].i32;
+  const krt_value_t *pcs = args + 7;
+  const uint32_t bind_count = (uint32_t)pcs[pc_count].i32;
+  return krt_command_buffer_dispatch(call, cb, (uint32_t)args[1].i32,
+                                     (uint32_t)args[2].i32, count, pc_count,
+                                     pcs, bind_count, pcs + pc_count + 1);
+}
+
+static kiln_status_t hal_command_buffer_barrier(krt_call_t *call,
+                                                const krt_value_t *args,
+                                                uint32_t n,
+                                                krt_value_t *results) {
+  WANT(krt_command_buffer_t, cb, 0, KRT_REF_COMMAND_BUFFER);
+  return krt_command_buffer_barrier(call, cb);
+}
+
+static kiln_status_t hal_command_buffer_execute(krt_call_t *call,
+                                                const krt_value_t *args,
+                                                uint32_t n,
+                                                krt_value_t *results) {
+  WANT(krt_command_buffer_t, cb, 0, KRT_REF_COMMAND_BUFFER);
+  return krt_command_buffer_execute(call, cb);
+}
+
+static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
+                                     uint32_t n, krt_value_t *results) {
+  return call->device->vt->wait(call->device);
+}
+
+const krt_native_t krt_hal_natives[] = {
+#define KRT_HAL_IMPORT(C_NAME, NAME, SIGNATURE, SEMANTICS) \
+  {NAME, SIGNATURE, hal_##C_NAME},
+#include "hal_imports.def"
+    {NULL, NULL, NULL},
+};

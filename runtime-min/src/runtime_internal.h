@@ -1,0 +1,273 @@
+/* runtime-min internals shared by its files (prefix krt_): status and
+ * allocation helpers, reference-counted objects (buffers, views, command
+ * buffers), the device interface every device implements, the module as
+ * the loader leaves it (verified, immutable), and the VM call context. */
+#ifndef KRT_RUNTIME_INTERNAL_H
+#define KRT_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kiln/executable_abi.h"
+#include "kiln/module_format.h"
+#include "kiln/runtime.h"
+#include "kiln/vm_bytecode.h"
+
+#define KRT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* ---- status, allocation ------------------------------------------------- */
+
+kiln_status_t krt_status(const kiln_allocator_t *allocator,
+                         kiln_status_code_t code, const char *fmt, ...)
+    KRT_PRINTF(3, 4);
+/* Prefixes status's message with "<context>: " and returns it (NULL stays
+ * NULL: this costs nothing on success). */
+kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)
+    KRT_PRINTF(2, 3);
+
+/* Zeroed memory aligned to 16 (alloc) or `alignment` (alloc_aligned). */
+void *krt_alloc(const kiln_allocator_t *a, size_t size);
+void *krt_alloc_aligned(const kiln_allocator_t *a, size_t size,
+                        size_t alignment);
+void krt_free(const kiln_allocator_t *a, void *ptr);
+
+/* Dense byte size of a shape; false on overflow or negative dims. */
+bool krt_shape_bytes(kiln_element_type_t type, uint32_t rank,
+                     const int64_t *dims, uint64_t *out_bytes);
+
+/* ---- reference-counted objects ------------------------------------------ */
+
+typedef enum krt_ref_type {
+  KRT_REF_BUFFER = 1,
+  KRT_REF_BUFFER_VIEW,
+  KRT_REF_COMMAND_BUFFER,
+} krt_ref_type_t;
+
+typedef struct krt_ref {
+  atomic_uint count;
+  uint32_t type; /* krt_ref_type_t */
+} krt_ref_t;
+
+void krt_ref_retain(krt_ref_t *ref);  /* NULL-safe */
+void krt_ref_release(krt_ref_t *ref); /* NULL-safe; destroys at zero */
+const char *krt_ref_type_name(const krt_ref_t *ref); /* "null" for NULL */
+
+struct kiln_instance {
+  atomic_uint refs;
+  kiln_allocator_t allocator;
+};
+
+struct kiln_buffer {
+  krt_ref_t ref;
+  kiln_device_t *device; /* retained */
+  kiln_module_t *owner;  /* retained when the buffer aliases module data */
+  uint64_t length;
+  uint8_t *host;         /* host-addressable bytes (local devices), or NULL */
+  uint64_t device_ptr;   /* device address (cuda) */
+  bool owned;            /* memory freed with the buffer */
+};
+
+struct kiln_buffer_view {
+  krt_ref_t ref;
+  kiln_buffer_t *buffer; /* retained */
+  uint64_t offset;
+  uint64_t byte_length;
+  kiln_element_type_t element_type;
+  uint32_t rank;
+  int64_t dims[KILN_MAX_RANK];
+};
+
+/* Wraps bytes the buffer does not own (module rodata). */
+kiln_status_t krt_buffer_wrap(kiln_device_t *device, kiln_module_t *owner,
+                              uint8_t *host, uint64_t length,
+                              kiln_buffer_t **out);
+void krt_buffer_destroy(kiln_buffer_t *buffer);
+void krt_buffer_view_destroy(kiln_buffer_view_t *view);
+
+/* ---- the module as loaded ----------------------------------------------- */
+
+typedef struct krt_export {
+  const char *name;
+  uint32_t workgroup_size[3];
+  uint32_t binding_count;
+  uint32_t push_constant_count;
+  uint32_t readonly_mask;
+} krt_export_t;
+
+#define KRT_MAX_BINDINGS 32u
+#define KRT_MAX_PUSH_CONSTANTS 64u
+
+typedef struct krt_variant {
+  const char *name, *target, *arch, *cpu_features;
+  uint32_t sm_version;
+  kiln_fb_PayloadFormat_t format;
+  uint32_t segment;
+} krt_variant_t;
+
+typedef struct krt_executable {
+  const char *name;
+  uint32_t export_count, variant_count;
+  krt_export_t *exports;
+  krt_variant_t *variants;
+} krt_executable_t;
+
+typedef struct krt_function {
+  const char *name;
+  bool exported;
+  uint32_t input_count, output_count;
+  kiln_tensor_type_t *types; /* inputs, then outputs */
+  const char *signature; /* VM signature ("rr_r"); exported: all refs */
+  char derived[2 * 64 + 2]; /* the signature when the module has none */
+} krt_function_t;
+
+typedef struct krt_call krt_call_t;
+
+/* A VM value as natives see it; refs are borrowed in args and owned
+ * (transferred) in results. */
+typedef union krt_value {
+  int32_t i32;
+  int64_t i64;
+  float f32;
+  double f64;
+  krt_ref_t *ref;
+} krt_value_t;
+
+typedef kiln_status_t (*krt_native_fn)(krt_call_t *call,
+                                       const krt_value_t *args,
+                                       uint32_t arg_count,
+                                       krt_value_t *results);
+
+typedef struct krt_native {
+  const char *name;
+  const char *signature;
+  krt_native_fn fn;
+} krt_native_t;
+
+/* The HAL native module's functions, terminated by a NULL name. */
+extern const krt_native_t krt_hal_natives[];
+
+/* Executables of one module loaded on one device. */
+typedef struct krt_device_cache {
+  struct krt_device_cache *next;
+  kiln_device_t *device;  /* retained */
+  void **executables;     /* per module executable, device handle */
+  kiln_buffer_t **rodata; /* per rodata, device copy (non-host devices) */
+} krt_device_cache_t;
+
+struct kiln_module {
+  atomic_uint refs;
+  kiln_instance_t *instance;
+  const kiln_allocator_t *allocator;
+  void *mapping; /* mmap of the file, or NULL */
+  size_t mapping_size;
+  kiln_module_view_t view;
+  const char *name;
+  uint32_t function_count, import_count, executable_count, rodata_count;
+  krt_function_t *functions;
+  kiln_vm_function_info_t *vm_functions;
+  const krt_native_t **imports;
+  const char **import_signatures;
+  krt_executable_t *executables;
+  const uint8_t **rodata_data;
+  uint64_t *rodata_size;
+  uint32_t max_frame_bytes; /* largest register file of any function */
+  pthread_mutex_t cache_lock;
+  krt_device_cache_t *caches;
+};
+
+/* The cache entry of device, loading every executable on first use. */
+kiln_status_t krt_module_device_cache(kiln_module_t *module,
+                                      kiln_device_t *device,
+                                      krt_device_cache_t **out);
+
+/* Stored bytes of a segment, decompressed into allocator memory when
+ * compressed (*owned set; free with krt_free). */
+kiln_status_t krt_segment_bytes(kiln_module_t *module, uint32_t segment,
+                                const uint8_t **out, uint64_t *out_size,
+                                void **owned);
+
+/* ---- devices ------------------------------------------------------------ */
+
+typedef struct krt_binding {
+  kiln_buffer_t *buffer;
+  uint64_t offset, length; /* validated against the buffer */
+} krt_binding_t;
+
+typedef struct krt_dispatch {
+  uint32_t workgroup_count[3];
+  uint32_t push_constant_count;
+  const uint32_t *push_constants;
+  uint32_t binding_count;
+  const krt_binding_t *bindings;
+} krt_dispatch_t;
+
+typedef struct krt_device_vtable {
+  void (*destroy)(kiln_device_t *device);
+  kiln_status_t (*buffer_alloc)(kiln_device_t *device, kiln_buffer_t *buffer);
+  void (*buffer_free)(kiln_device_t *device, kiln_buffer_t *buffer);
+  kiln_status_t (*buffer_write)(kiln_device_t *device, kiln_buffer_t *buffer,
+                                uint64_t offset, const void *src,
+                                uint64_t length);
+  kiln_status_t (*buffer_read)(kiln_device_t *device, kiln_buffer_t *buffer,
+                               uint64_t offset, void *dst, uint64_t length);
+  /* Picks a variant of executable `index` and loads it. */
+  kiln_status_t (*executable_load)(kiln_device_t *device,
+                                   kiln_module_t *module, uint32_t index,
+                                   void **out_handle);
+  void (*executable_unload)(kiln_device_t *device, void *handle);
+  kiln_status_t (*dispatch)(kiln_device_t *device, void *executable,
+                            uint32_t export_ordinal,
+                            const krt_dispatch_t *dispatch);
+  kiln_status_t (*wait)(kiln_device_t *device);
+} krt_device_vtable_t;
+
+struct kiln_device {
+  atomic_uint refs;
+  const krt_device_vtable_t *vt;
+  kiln_instance_t *instance; /* retained */
+  const kiln_allocator_t *allocator;
+  const char *name;
+  char target[160];
+  bool host_memory; /* buffers have host addresses usable by kernels */
+};
+
+/* Device constructors, each in its own file. */
+kiln_status_t krt_local_device_create(kiln_instance_t *instance,
+                                      bool use_pool, uint32_t workers,
+                                      kiln_device_t **out);
+kiln_status_t krt_cuda_device_create(kiln_instance_t *instance,
+                                     uint32_t ordinal, kiln_device_t **out);
+
+/* Human-readable list of an executable's variants, for errors:
+ * "x86_64 (llvm-cpu x86_64 +avx2), sm_80 (cuda sm_80)". */
+void krt_describe_variants(const krt_executable_t *exe, char *buf,
+                           size_t size);
+
+/* ---- VM ----------------------------------------------------------------- */
+
+struct krt_call {
+  kiln_module_t *module;
+  kiln_device_t *device;
+  krt_device_cache_t *cache;
+  const kiln_allocator_t *allocator;
+  const krt_function_t *function; /* the function the caller called */
+  uint8_t *stack;
+  size_t stack_size;
+};
+
+/* Runs function `ordinal` (signature all refs) with args[input_count],
+ * storing owned refs into results[output_count]. */
+kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
+                            krt_ref_t *const *args, krt_ref_t **results);
+
+/* Bytes of VM stack a call needs for the module at minimum. */
+size_t krt_vm_stack_size(const kiln_module_t *module);
+
+/* ---- command buffers (HAL) ----------------------------------------------- */
+
+typedef struct krt_command_buffer krt_command_buffer_t;
+void krt_command_buffer_destroy(krt_command_buffer_t *cb);
+
+#endif /* KRT_RUNTIME_INTERNAL_H */

@@ -1,0 +1,99 @@
+/* Status values: a code plus a formatted message, allocated with the
+ * allocator of the object that failed. When even that allocation fails the
+ * caller gets a static out-of-memory status, which kiln_status_free
+ * recognizes and leaves alone. NULL is success. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime_internal.h"
+
+struct kiln_status {
+  kiln_status_code_t code;
+  const kiln_allocator_t *allocator; /* NULL for the static fallback */
+  size_t length;
+  char message[];
+};
+
+static struct kiln_status krt_oom_status = {
+    KILN_STATUS_RESOURCE_EXHAUSTED, NULL, 0, {0}};
+
+static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
+                          const char *prefix, size_t prefix_len,
+                          const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  if (n < 0) n = 0;
+  const size_t total = prefix_len + (size_t)n;
+  kiln_status_t s = a ? a->alloc(a->self, sizeof *s + total + 1, 16) : NULL;
+  if (!s) return &krt_oom_status;
+  s->code = code;
+  s->allocator = a;
+  s->length = total;
+  memcpy(s->message, prefix, prefix_len);
+  vsnprintf(s->message + prefix_len, (size_t)n + 1, fmt, ap);
+  return s;
+}
+
+kiln_status_t krt_status(const kiln_allocator_t *allocator,
+                         kiln_status_code_t code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kiln_status_t s = make(allocator, code, "", 0, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...) {
+  if (!status || !status->allocator) return status;
+  char prefix[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(prefix, sizeof prefix - 2, fmt, ap);
+  va_end(ap);
+  if (n < 0) return status;
+  size_t len = (size_t)n < sizeof prefix - 2 ? (size_t)n : sizeof prefix - 3;
+  prefix[len++] = ':';
+  prefix[len++] = ' ';
+  kiln_status_t s = krt_status(status->allocator, status->code, "%.*s%s", (int)len, prefix,
+                 status->message);
+  if (s == &krt_oom_status) return status;
+  kiln_status_free(status);
+  return s;
+}
+
+kiln_status_code_t kiln_status_code(kiln_status_t status) {
+  return status ? status->code : KILN_STATUS_OK;
+}
+
+const char *kiln_status_message(kiln_status_t status) {
+  if (!status) return "";
+  if (status == &krt_oom_status) return "out of memory";
+  return status->message;
+}
+
+const char *kiln_status_code_name(kiln_status_code_t code) {
+  static const char *const names[] = {
+      "KILN_STATUS_OK",
+      "KILN_STATUS_INVALID_ARGUMENT",
+      "KILN_STATUS_NOT_FOUND",
+      "KILN_STATUS_OUT_OF_RANGE",
+      "KILN_STATUS_DATA_LOSS",
+      "KILN_STATUS_INCOMPATIBLE",
+      "KILN_STATUS_FAILED_PRECONDITION",
+      "KILN_STATUS_RESOURCE_EXHAUSTED",
+      "KILN_STATUS_UNAVAILABLE",
+      "KILN_STATUS_UNIMPLEMENTED",
+      "KILN_STATUS_ABORTED",
+      "KILN_STATUS_INTERNAL",
+  };
+  return (unsigned)code < sizeof names / sizeof names[0] ? names[code]
+                                                         : "KILN_STATUS_?";
+}
+
+void kiln_status_free(kiln_status_t status) {
+  if (!status || !status->allocator) return;
+  status->allocator->free(status->allocator->self, status);
+}

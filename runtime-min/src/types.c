@@ -1,0 +1,76 @@
+/* Element types and tensor types: names, sizes, parsing and the
+ * "tensor<2x?xf32>" spelling every message and tool uses. The numbering
+ * equals the module format's ElementType enum. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime_internal.h"
+
+static const struct {
+  const char *name;
+  unsigned size;
+} krt_element_types[KILN_ELEMENT_COUNT] = {
+    [KILN_ELEMENT_NONE] = {"?", 0},   [KILN_ELEMENT_I1] = {"i1", 1},
+    [KILN_ELEMENT_I8] = {"i8", 1},    [KILN_ELEMENT_I16] = {"i16", 2},
+    [KILN_ELEMENT_I32] = {"i32", 4},  [KILN_ELEMENT_I64] = {"i64", 8},
+    [KILN_ELEMENT_U8] = {"u8", 1},    [KILN_ELEMENT_U16] = {"u16", 2},
+    [KILN_ELEMENT_U32] = {"u32", 4},  [KILN_ELEMENT_U64] = {"u64", 8},
+    [KILN_ELEMENT_F16] = {"f16", 2},  [KILN_ELEMENT_BF16] = {"bf16", 2},
+    [KILN_ELEMENT_F32] = {"f32", 4},  [KILN_ELEMENT_F64] = {"f64", 8},
+};
+
+size_t kiln_element_type_size(kiln_element_type_t type) {
+  return (unsigned)type < KILN_ELEMENT_COUNT ? krt_element_types[type].size
+                                             : 0;
+}
+
+const char *kiln_element_type_name(kiln_element_type_t type) {
+  return (unsigned)type < KILN_ELEMENT_COUNT ? krt_element_types[type].name
+                                             : "?";
+}
+
+kiln_element_type_t kiln_element_type_parse(const char *name, size_t len) {
+  for (unsigned t = 1; t < KILN_ELEMENT_COUNT; ++t) {
+    const char *n = krt_element_types[t].name;
+    if (strlen(n) == len && memcmp(n, name, len) == 0)
+      return (kiln_element_type_t)t;
+  }
+  return KILN_ELEMENT_NONE;
+}
+
+size_t kiln_tensor_type_format(const kiln_tensor_type_t *type, char *buf,
+                               size_t size) {
+  size_t n = 0;
+  char tmp[32];
+#define KRT_PUT(...)                                                     \
+  do {                                                                   \
+    int w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, \
+                     __VA_ARGS__);                                       \
+    if (w > 0) n += (size_t)w;                                           \
+  } while (0)
+  if (size) buf[0] = 0;
+  KRT_PUT("tensor<");
+  const uint32_t rank = type->rank <= KILN_MAX_RANK ? type->rank : 0;
+  for (uint32_t i = 0; i < rank; ++i) {
+    if (type->dims[i] < 0)
+      snprintf(tmp, sizeof tmp, "?x");
+    else
+      snprintf(tmp, sizeof tmp, "%lldx", (long long)type->dims[i]);
+    KRT_PUT("%s", tmp);
+  }
+  KRT_PUT("%s>", kiln_element_type_name(type->element_type));
+#undef KRT_PUT
+  return n;
+}
+
+bool krt_shape_bytes(kiln_element_type_t type, uint32_t rank,
+                     const int64_t *dims, uint64_t *out_bytes) {
+  uint64_t bytes = kiln_element_type_size(type);
+  if (bytes == 0 || rank > KILN_MAX_RANK) return false;
+  for (uint32_t i = 0; i < rank; ++i) {
+    if (dims[i] < 0) return false;
+    if (__builtin_mul_overflow(bytes, (uint64_t)dims[i], &bytes)) return false;
+  }
+  *out_bytes = bytes;
+  return true;
+}

@@ -1,0 +1,365 @@
+/* The VM interpreter: takes a verified module (see kiln_vm_verify_function)
+ * and runs one function on a caller-provided stack. Dispatch is generated
+ * from kiln/vm_opcodes.def: computed goto under GCC/Clang, a switch
+ * elsewhere; arithmetic handlers come straight from the table's
+ * expressions. The loop performs no bytecode checks (verification did) and
+ * no allocation: frames and registers live on the call's stack, which is
+ * sized once per call; only running out of it or a trap ends a call early. */
+#include <string.h>
+
+#include "runtime_internal.h"
+
+#define KRT_VM_MAX_DEPTH 64u
+
+typedef struct frame {
+  uint32_t fn;
+  uint32_t ref_count;
+  const uint8_t *code;    /* start of the function's bytecode */
+  const uint8_t *pc;      /* where this frame resumes after a call */
+  const uint8_t *results; /* the caller's result list for this frame */
+  uint32_t *slots;        /* scalar bank, 32-bit slots */
+  krt_ref_t **refs;       /* ref bank */
+} frame_t;
+
+/* Typed access to the 32-bit slot bank; 64-bit values span two slots. */
+#define KRT_CT_i32 int32_t
+#define KRT_CT_i64 int64_t
+#define KRT_CT_f32 float
+#define KRT_CT_f64 double
+#define KRT_ACCESS(T)                                                  \
+  static inline KRT_CT_##T ld_##T(const uint32_t *s, unsigned r) {     \
+    KRT_CT_##T v;                                                      \
+    memcpy(&v, s + r, sizeof v);                                       \
+    return v;                                                          \
+  }                                                                    \
+  static inline void st_##T(uint32_t *s, unsigned r, KRT_CT_##T v) {   \
+    memcpy(s + r, &v, sizeof v);                                       \
+  }
+KRT_ACCESS(i32)
+KRT_ACCESS(i64)
+KRT_ACCESS(f32)
+KRT_ACCESS(f64)
+
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+static size_t frame_bytes(const kiln_vm_function_info_t *fn) {
+  return align16((size_t)fn->scalar_count * 4) +
+         align16((size_t)fn->ref_count * sizeof(krt_ref_t *));
+}
+
+size_t krt_vm_stack_size(const kiln_module_t *module) {
+  size_t data = (size_t)module->max_frame_bytes * 4;
+  if (data < 65536) data = 65536;
+  return align16(KRT_VM_MAX_DEPTH * sizeof(frame_t)) + data;
+}
+
+/* Where in the source the instruction at pc came from, for messages. */
+static void source_location(const kiln_module_t *m, uint32_t fn, uint32_t pc,
+                            char *buf, size_t size) {
+  buf[0] = 0;
+  kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->view.root, fn);
+  const uint32_t n = kiln_fb_Function_locations_count(f);
+  int64_t best = -1;
+  for (uint32_t i = 0; i < n; ++i) {
+    kiln_fb_SourceLocation_t loc = kiln_fb_Function_locations_at(f, i);
+    if (loc.pc <= pc) best = i;
+  }
+  if (best < 0) return;
+  kiln_fb_SourceLocation_t loc =
+      kiln_fb_Function_locations_at(f, (uint32_t)best);
+  if (loc.file >= kiln_fb_Module_source_files_count(m->view.root)) return;
+  snprintf(buf, size, " (%s:%u:%u)",
+           kiln_fb_Module_source_files_at(m->view.root, loc.file).data,
+           loc.line, loc.column);
+}
+
+kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
+                            krt_ref_t *const *args, krt_ref_t **results) {
+  const kiln_module_t *module = call->module;
+  const kiln_vm_function_info_t *fns = module->vm_functions;
+  frame_t *frames = (frame_t *)(void *)call->stack;
+  uint8_t *sp = call->stack + align16(KRT_VM_MAX_DEPTH * sizeof(frame_t));
+  uint8_t *const stack_end = call->stack + call->stack_size;
+  uint32_t depth = 0;
+  kiln_status_t status = NULL;
+  frame_t *f = NULL;
+  const uint8_t *pc = NULL;
+  uint32_t *S = NULL;
+  krt_ref_t **R = NULL;
+
+  /* Pushes a zeroed frame for function `callee` (cold: not per op). */
+#define KRT_PUSH(callee)                                                    \
+  do {                                                                      \
+    const size_t need_ = frame_bytes(&fns[callee]);                         \
+    if (depth == KRT_VM_MAX_DEPTH || need_ > (size_t)(stack_end - sp)) {    \
+      status = krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,  \
+                          "VM stack overflow calling '%s' at depth %u",     \
+                          module->functions[callee].name, depth);           \
+      goto fail;                                                            \
+    }                                                                       \
+    f = &frames[depth++];                                                   \
+    f->fn = (callee);                                                       \
+    f->ref_count = fns[callee].ref_count;                                   \
+    f->code = fns[callee].code;                                             \
+    f->results = NULL;                                                      \
+    f->slots = (uint32_t *)(void *)sp;                                      \
+    f->refs = (krt_ref_t **)(void *)(sp +                                   \
+                                     align16((size_t)fns[callee].scalar_count * 4)); \
+    memset(sp, 0, need_);                                                   \
+    sp += need_;                                                            \
+    S = f->slots;                                                           \
+    R = f->refs;                                                            \
+    pc = f->code;                                                           \
+  } while (0)
+
+  KRT_PUSH(ordinal);
+  for (uint32_t i = 0; i < module->functions[ordinal].input_count; ++i) {
+    R[i] = args[i];
+    krt_ref_retain(args[i]);
+  }
+
+#if defined(__GNUC__) || defined(__clang__)
+  static const void *const labels[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) &&op_##NAME,
+#include "kiln/vm_opcodes.def"
+  };
+#define CASE(NAME) op_##NAME:
+#define DISPATCH() goto *labels[*pc]
+#define NEXT(n)   \
+  do {            \
+    pc += (n);    \
+    DISPATCH();   \
+  } while (0)
+  DISPATCH();
+#else
+#define CASE(NAME) case KILN_VM_OP_##NAME:
+#define DISPATCH() continue
+#define NEXT(n)   \
+  do {            \
+    pc += (n);    \
+    continue;     \
+  } while (0)
+  for (;;) switch (*pc) {
+#endif
+
+  /* ---- generated arithmetic ---- */
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  CASE(NAME) {                                                          \
+    const KRT_CT_##IN a = ld_##IN(S, kiln_vm_rd16(pc + 3));             \
+    const KRT_CT_##IN b = ld_##IN(S, kiln_vm_rd16(pc + 5));             \
+    if (TRAP_IF) goto arith_trap;                                       \
+    st_##OUT(S, kiln_vm_rd16(pc + 1), (KRT_CT_##OUT)(EXPR));            \
+    NEXT(7);                                                            \
+  }
+#define KILN_VM_UNARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  CASE(NAME) {                                                         \
+    const KRT_CT_##IN a = ld_##IN(S, kiln_vm_rd16(pc + 3));            \
+    if (TRAP_IF) goto arith_trap;                                      \
+    st_##OUT(S, kiln_vm_rd16(pc + 1), (KRT_CT_##OUT)(EXPR));           \
+    NEXT(5);                                                           \
+  }
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+
+  /* ---- control ---- */
+  CASE(NOP) { NEXT(1); }
+  CASE(BR) {
+    pc = f->code + kiln_vm_rd32(pc + 1);
+    DISPATCH();
+  }
+  CASE(BR_IF) {
+    if (ld_i32(S, kiln_vm_rd16(pc + 1)) != 0)
+      pc = f->code + kiln_vm_rd32(pc + 3);
+    else
+      pc += 7;
+    DISPATCH();
+  }
+  CASE(CALL) {
+    const uint32_t callee = kiln_vm_rd16(pc + 1);
+    const uint8_t *alist = pc + 3;
+    const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
+    f->pc = rlist + 1 + 2 * (size_t)rlist[0];
+    const uint32_t *caller_slots = S;
+    krt_ref_t *const *caller_refs = R;
+    KRT_PUSH(callee);
+    f->results = rlist;
+    /* Arguments fill the callee's banks in order (signature has no spans). */
+    unsigned si = 0, ri = 0, k = 0;
+    for (const char *t = module->functions[callee].signature; *t != '_';
+         ++t, ++k) {
+      const unsigned reg = kiln_vm_rd16(alist + 1 + 2 * k);
+      if (*t == 'r') {
+        R[ri] = caller_refs[reg];
+        krt_ref_retain(R[ri++]);
+      } else if (*t == 'I' || *t == 'F') {
+        S[si++] = caller_slots[reg];
+        S[si++] = caller_slots[reg + 1];
+      } else {
+        S[si++] = caller_slots[reg];
+      }
+    }
+    DISPATCH();
+  }
+  CASE(RET) {
+    const uint8_t *list = pc + 1;
+    const char *t = strchr(module->functions[f->fn].signature, '_') + 1;
+    if (depth == 1) {
+      for (unsigned k = 0; t[k]; ++k) {
+        results[k] = R[kiln_vm_rd16(list + 1 + 2 * k)];
+        krt_ref_retain(results[k]);
+      }
+      for (uint32_t i = 0; i < f->ref_count; ++i) krt_ref_release(R[i]);
+      return NULL;
+    }
+    frame_t *caller = &frames[depth - 2];
+    for (unsigned k = 0; t[k]; ++k) {
+      const unsigned src = kiln_vm_rd16(list + 1 + 2 * k);
+      const unsigned dst = kiln_vm_rd16(f->results + 1 + 2 * k);
+      if (t[k] == 'r') {
+        krt_ref_retain(R[src]);
+        krt_ref_release(caller->refs[dst]);
+        caller->refs[dst] = R[src];
+      } else {
+        caller->slots[dst] = S[src];
+        if (t[k] == 'I' || t[k] == 'F') caller->slots[dst + 1] = S[src + 1];
+      }
+    }
+    for (uint32_t i = 0; i < f->ref_count; ++i) krt_ref_release(R[i]);
+    sp = (uint8_t *)f->slots;
+    --depth;
+    f = caller;
+    S = f->slots;
+    R = f->refs;
+    pc = f->pc;
+    DISPATCH();
+  }
+  CASE(CALL_IMPORT) {
+    const krt_native_t *native = module->imports[kiln_vm_rd16(pc + 1)];
+    const uint8_t *alist = pc + 3;
+    const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
+    krt_value_t argv[KILN_VM_MAX_LIST], resv[64];
+    unsigned n = 0, k = 0;
+    const char *t = native->signature;
+    /* Marshal: span counts are literal list entries. */
+    for (const char *span = NULL; *t != '_'; ++t) {
+      if (*t == 'C') {
+        const unsigned count = kiln_vm_rd16(alist + 1 + 2 * k++);
+        argv[n++].i32 = (int32_t)count;
+        span = t + 1;
+        const char *end = strchr(span, 'D');
+        for (unsigned c = 0; c < count; ++c) {
+          for (const char *u = span; u < end; ++u) {
+            const unsigned reg = kiln_vm_rd16(alist + 1 + 2 * k++);
+            switch (*u) {
+              case 'r': argv[n++].ref = R[reg]; break;
+              case 'I': argv[n++].i64 = ld_i64(S, reg); break;
+              case 'F': argv[n++].f64 = ld_f64(S, reg); break;
+              case 'f': argv[n++].f32 = ld_f32(S, reg); break;
+              default: argv[n++].i32 = ld_i32(S, reg); break;
+            }
+          }
+        }
+        t = end;
+        continue;
+      }
+      const unsigned reg = kiln_vm_rd16(alist + 1 + 2 * k++);
+      switch (*t) {
+        case 'r': argv[n++].ref = R[reg]; break;
+        case 'I': argv[n++].i64 = ld_i64(S, reg); break;
+        case 'F': argv[n++].f64 = ld_f64(S, reg); break;
+        case 'f': argv[n++].f32 = ld_f32(S, reg); break;
+        default: argv[n++].i32 = ld_i32(S, reg); break;
+      }
+    }
+    status = native->fn(call, argv, n, resv);
+    if (status) {
+      status = krt_status_prefix(status, "%s", native->name);
+      goto fail_at;
+    }
+    ++t; /* past '_' */
+    for (unsigned j = 0; t[j]; ++j) {
+      const unsigned reg = kiln_vm_rd16(rlist + 1 + 2 * j);
+      switch (t[j]) {
+        case 'r':
+          krt_ref_release(R[reg]);
+          R[reg] = resv[j].ref;
+          break;
+        case 'I': st_i64(S, reg, resv[j].i64); break;
+        case 'F': st_f64(S, reg, resv[j].f64); break;
+        case 'f': st_f32(S, reg, resv[j].f32); break;
+        default: st_i32(S, reg, resv[j].i32); break;
+      }
+    }
+    pc = rlist + 1 + 2 * (size_t)rlist[0];
+    DISPATCH();
+  }
+  CASE(TRAP) {
+    status = krt_status(call->allocator, KILN_STATUS_ABORTED,
+                        "trap with code %d",
+                        (int32_t)kiln_vm_rd32(pc + 1));
+    goto fail_at;
+  }
+
+  /* ---- moves and constants ---- */
+  CASE(CONST_I32) { st_i32(S, kiln_vm_rd16(pc + 1), (int32_t)kiln_vm_rd32(pc + 3)); NEXT(7); }
+  CASE(CONST_I64) { st_i64(S, kiln_vm_rd16(pc + 1), (int64_t)kiln_vm_rd64(pc + 3)); NEXT(11); }
+  CASE(CONST_F32) { memcpy(S + kiln_vm_rd16(pc + 1), pc + 3, 4); NEXT(7); }
+  CASE(CONST_F64) { memcpy(S + kiln_vm_rd16(pc + 1), pc + 3, 8); NEXT(11); }
+  CASE(MOV_I32) { S[kiln_vm_rd16(pc + 1)] = S[kiln_vm_rd16(pc + 3)]; NEXT(5); }
+  CASE(MOV_I64) {
+    st_i64(S, kiln_vm_rd16(pc + 1), ld_i64(S, kiln_vm_rd16(pc + 3)));
+    NEXT(5);
+  }
+  CASE(MOV_REF) {
+    krt_ref_t *src = R[kiln_vm_rd16(pc + 3)];
+    krt_ref_retain(src);
+    krt_ref_release(R[kiln_vm_rd16(pc + 1)]);
+    R[kiln_vm_rd16(pc + 1)] = src;
+    NEXT(5);
+  }
+  CASE(CLEAR_REF) {
+    krt_ref_release(R[kiln_vm_rd16(pc + 1)]);
+    R[kiln_vm_rd16(pc + 1)] = NULL;
+    NEXT(3);
+  }
+  CASE(SELECT_I32) {
+    const int32_t c = ld_i32(S, kiln_vm_rd16(pc + 3));
+    st_i32(S, kiln_vm_rd16(pc + 1),
+           ld_i32(S, kiln_vm_rd16(c ? pc + 5 : pc + 7)));
+    NEXT(9);
+  }
+  CASE(SELECT_I64) {
+    const int32_t c = ld_i32(S, kiln_vm_rd16(pc + 3));
+    st_i64(S, kiln_vm_rd16(pc + 1),
+           ld_i64(S, kiln_vm_rd16(c ? pc + 5 : pc + 7)));
+    NEXT(9);
+  }
+#if !(defined(__GNUC__) || defined(__clang__))
+  }
+#endif
+
+arith_trap:
+  status = krt_status(call->allocator, KILN_STATUS_ABORTED,
+                      "arithmetic trap in %s (division by zero, overflow or "
+                      "out-of-range conversion)",
+                      kiln_vm_opcode_infos[*pc].mnemonic);
+fail_at : {
+  char where[256];
+  const uint32_t off = (uint32_t)(pc - f->code);
+  source_location(module, f->fn, off, where, sizeof where);
+  status = krt_status_prefix(status, "in function '%s' at bytecode 0x%04x%s",
+                             module->functions[f->fn].name, off, where);
+}
+fail:
+  /* Unwind: drop every live frame's refs. */
+  for (uint32_t d = 0; d < depth; ++d)
+    for (uint32_t i = 0; i < frames[d].ref_count; ++i)
+      krt_ref_release(frames[d].refs[i]);
+  return status;
+#undef KRT_PUSH
+#undef CASE
+#undef DISPATCH
+#undef NEXT
+}

@@ -1,0 +1,62 @@
+/* kiln-run: loads a module, calls one function with the --input values on
+ * a device, and prints each result as "result[N]: 4xf32=5 12 21 32" or
+ * writes it to the .npy file its --output names. Flags follow IREE's
+ * iree-run-module. Exit status 0 on success, 1 on any error (message on
+ * stderr), 2 on bad usage. */
+#include <stdio.h>
+#include <string.h>
+
+#include "run_session.h"
+
+int main(int argc, char **argv) {
+  kiln_run_options_t o;
+  memset(&o, 0, sizeof o);
+  o.tool = "kiln-run";
+  bool done;
+  int rc = kiln_run_parse_flags(argc, argv, false, &o, &done);
+  if (rc || done) return rc;
+  kiln_run_session_t s;
+  if (kiln_run_open(&o, &s)) {
+    kiln_run_close(&s);
+    return 1;
+  }
+  const uint32_t n_out = kiln_function_output_count(s.function);
+  kiln_buffer_view_t *outputs[KILN_RUN_MAX_ARGS] = {0};
+  if (n_out > KILN_RUN_MAX_ARGS || (uint32_t)o.output_count > n_out) {
+    fprintf(stderr, "kiln-run: function '%s' has %u results, got %d --output\n",
+            kiln_function_name(s.function), n_out, o.output_count);
+    kiln_run_close(&s);
+    return 1;
+  }
+  kiln_status_t st = kiln_function_call(s.function, s.device, s.inputs,
+                                        s.input_count, outputs, n_out);
+  if (st) {
+    rc = kiln_run_report(&o, st);
+    kiln_run_close(&s);
+    return rc;
+  }
+  for (uint32_t i = 0; i < n_out; ++i) {
+    kiln_host_tensor_t t;
+    char err[512];
+    if (!kiln_host_tensor_from_view(outputs[i], &t, err, sizeof err)) {
+      fprintf(stderr, "kiln-run: result %u: %s\n", i, err);
+      rc = 1;
+      continue;
+    }
+    const char *dest = i < (uint32_t)o.output_count ? o.outputs[i] : "-";
+    if (dest[0] == '@') {
+      if (!kiln_npy_write(dest + 1, &t, err, sizeof err)) {
+        fprintf(stderr, "kiln-run: result %u: %s\n", i, err);
+        rc = 1;
+      }
+    } else {
+      printf("result[%u]: ", i);
+      kiln_print_tensor(stdout, &t);
+      printf("\n");
+    }
+    kiln_host_tensor_free(&t);
+  }
+  for (uint32_t i = 0; i < n_out; ++i) kiln_buffer_view_release(outputs[i]);
+  kiln_run_close(&s);
+  return rc;
+}

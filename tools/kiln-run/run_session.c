@@ -1,0 +1,184 @@
+/* Implements run_session.h. The function defaults to the module's only
+ * exported function; the inputs are checked for count here (naming the
+ * expected signature) and for type by kiln_function_call. */
+#include "run_session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(const kiln_run_options_t *o, bool bench) {
+  fprintf(stderr,
+          "usage: %s --module=M.kiln [--function=F] [--device=local-sync|"
+          "local-task|cuda]\n"
+          "       [--workers=N] [--input=2x2xf32=1,2,3,4 | --input=@x.npy]...\n"
+          "       %s\n",
+          o->tool,
+          bench ? "[--warmup=N] [--repetitions=N]"
+                : "[--output=@y.npy | --output=-]...");
+}
+
+static bool parse_uint(const char *s, long max, long *out) {
+  char *end;
+  const long v = strtol(s, &end, 10);
+  if (!*s || *end || v < 0 || v > max) return false;
+  *out = v;
+  return true;
+}
+
+int kiln_run_parse_flags(int argc, char **argv, bool bench,
+                         kiln_run_options_t *o, bool *done) {
+  *done = false;
+  o->device = "local-sync";
+  o->warmup = 1;
+  o->repetitions = 10;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = strchr(a, '=');
+    const size_t klen = v ? (size_t)(v - a) : strlen(a);
+    v = v ? v + 1 : NULL;
+#define FLAG(name) (klen == strlen(name) && strncmp(a, name, klen) == 0)
+    long n;
+    if (FLAG("--help") || FLAG("-h")) {
+      usage(o, bench);
+      *done = true;
+      return 0;
+    } else if (!v) {
+      fprintf(stderr, "%s: '%s' needs a value (--flag=value)\n", o->tool, a);
+      return 2;
+    } else if (FLAG("--module")) {
+      o->module_path = v;
+    } else if (FLAG("--function")) {
+      o->function = v;
+    } else if (FLAG("--device")) {
+      o->device = v;
+    } else if (FLAG("--workers")) {
+      if (!parse_uint(v, 1024, &n) || n == 0) {
+        fprintf(stderr, "%s: --workers wants 1..1024, got '%s'\n", o->tool, v);
+        return 2;
+      }
+      o->workers = (uint32_t)n;
+    } else if (FLAG("--input")) {
+      if (o->input_count == KILN_RUN_MAX_ARGS) {
+        fprintf(stderr, "%s: more than %d --input flags\n", o->tool,
+                KILN_RUN_MAX_ARGS);
+        return 2;
+      }
+      o->inputs[o->input_count++] = v;
+    } else if (!bench && FLAG("--output")) {
+      if (o->output_count == KILN_RUN_MAX_ARGS) {
+        fprintf(stderr, "%s: more than %d --output flags\n", o->tool,
+                KILN_RUN_MAX_ARGS);
+        return 2;
+      }
+      if (strcmp(v, "-") != 0 && v[0] != '@') {
+        fprintf(stderr, "%s: --output wants @FILE.npy or -, got '%s'\n",
+                o->tool, v);
+        return 2;
+      }
+      o->outputs[o->output_count++] = v;
+    } else if (bench && FLAG("--warmup")) {
+      if (!parse_uint(v, 1000000000L, &o->warmup)) {
+        fprintf(stderr, "%s: bad --warmup '%s'\n", o->tool, v);
+        return 2;
+      }
+    } else if (bench && FLAG("--repetitions")) {
+      if (!parse_uint(v, 1000000000L, &o->repetitions) || o->repetitions == 0) {
+        fprintf(stderr, "%s: bad --repetitions '%s' (at least 1)\n", o->tool,
+                v);
+        return 2;
+      }
+    } else {
+      fprintf(stderr, "%s: unknown flag '%.*s'\n", o->tool, (int)klen, a);
+      usage(o, bench);
+      return 2;
+    }
+#undef FLAG
+  }
+  if (!o->module_path) {
+    fprintf(stderr, "%s: --module is required\n", o->tool);
+    usage(o, bench);
+    return 2;
+  }
+  return 0;
+}
+
+int kiln_run_report(const kiln_run_options_t *o, kiln_status_t status) {
+  fprintf(stderr, "%s: %s\n", o->tool, kiln_status_message(status));
+  kiln_status_free(status);
+  return 1;
+}
+
+static int pick_function(const kiln_run_options_t *o, kiln_run_session_t *s) {
+  if (o->function) {
+    kiln_status_t st =
+        kiln_module_lookup_function(s->module, o->function, &s->function);
+    return st ? kiln_run_report(o, st) : 0;
+  }
+  int found = 0;
+  char names[512] = "";
+  size_t n = 0;
+  for (uint32_t i = 0; i < kiln_module_function_count(s->module); ++i) {
+    kiln_function_t f;
+    kiln_status_t st = kiln_module_function_at(s->module, i, &f);
+    if (st) return kiln_run_report(o, st);
+    if (!kiln_function_is_exported(f)) continue;
+    if (found++ == 0) s->function = f;
+    if (n < sizeof names)
+      n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
+                            kiln_function_name(f));
+  }
+  if (found == 1) return 0;
+  fprintf(stderr, "%s: %s; choose one with --function (functions: %s)\n",
+          o->tool, found ? "the module exports several functions"
+                         : "the module exports no function",
+          found ? names : "none");
+  return 1;
+}
+
+int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
+  memset(s, 0, sizeof *s);
+  kiln_status_t st = kiln_instance_create(kiln_allocator_system(), &s->instance);
+  if (st) return kiln_run_report(o, st);
+  st = kiln_module_load_file(s->instance, o->module_path, &s->module);
+  if (st) return kiln_run_report(o, st);
+  if (pick_function(o, s)) return 1;
+  const uint32_t want = kiln_function_input_count(s->function);
+  if ((uint32_t)o->input_count != want) {
+    char sig[512];
+    kiln_function_signature_format(s->function, sig, sizeof sig);
+    fprintf(stderr, "%s: function '%s' %s takes %u inputs, got %d --input\n",
+            o->tool, kiln_function_name(s->function), sig, want,
+            o->input_count);
+    return 1;
+  }
+  kiln_device_options_t dopts = {o->workers, 0};
+  st = kiln_device_create(s->instance, o->device, &dopts, &s->device);
+  if (st) return kiln_run_report(o, st);
+  for (int i = 0; i < o->input_count; ++i) {
+    const kiln_tensor_type_t declared =
+        kiln_function_input_type(s->function, (uint32_t)i);
+    kiln_host_tensor_t t;
+    char err[512];
+    if (!kiln_parse_input(o->inputs[i], &declared, &t, err, sizeof err)) {
+      fprintf(stderr, "%s: input %d (--input=%s): %s\n", o->tool, i,
+              o->inputs[i], err);
+      return 1;
+    }
+    st = kiln_buffer_view_from_host(s->device, t.type.element_type,
+                                    t.type.rank, t.type.dims, t.data, t.size,
+                                    &s->inputs[i]);
+    kiln_host_tensor_free(&t);
+    if (st) return kiln_run_report(o, st);
+    s->input_count = (uint32_t)i + 1;
+  }
+  return 0;
+}
+
+void kiln_run_close(kiln_run_session_t *s) {
+  for (uint32_t i = 0; i < s->input_count; ++i)
+    kiln_buffer_view_release(s->inputs[i]);
+  kiln_module_release(s->module);
+  kiln_device_release(s->device);
+  kiln_instance_release(s->instance);
+  memset(s, 0, sizeof *s);
+}
