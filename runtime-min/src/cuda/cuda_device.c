@@ -1,0 +1,245 @@
+/* One CUDA device as runtime-min uses it: the driver table, the device's
+ * primary context and one stream that launches are queued on. Copies use
+ * the legacy default stream, which the (blocking) launch stream
+ * synchronizes with, so copy -> launch -> copy needs no extra events.
+ * Every call first makes the context current, because the runtime may use
+ * a device from more than one thread over its life. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_api.h"
+#include "cuda_driver.h"
+
+#define JIT_LOG_BYTES 4096
+
+struct kiln_cuda_device {
+  kiln_cuda_api_t api;
+  cu_device device;
+  cu_context context;
+  cu_stream stream;
+  int ordinal, cc_major, cc_minor;
+  char name[256];
+};
+
+#define CHECK(call, expr)                                                       \
+  do {                                                                          \
+    cu_result r_ = (expr);                                                      \
+    if (r_ != CU_SUCCESS)                                                       \
+      return kiln_cuda_fail_result(&d->api, r_, call, NULL, msg, msg_cap);      \
+  } while (0)
+
+static int make_current(kiln_cuda_device_t *d, char *msg, size_t msg_cap) {
+  CHECK("cuCtxSetCurrent", d->api.CtxSetCurrent(d->context));
+  return KILN_CUDA_OK;
+}
+
+static int open_device(kiln_cuda_device_t *d, int ordinal, char *msg,
+                       size_t msg_cap) {
+  cu_result r = d->api.Init(0);
+  if (r == CU_ERROR_NO_DEVICE)
+    return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_NO_DEVICE,
+                          "no CUDA device: the driver found no GPU (cuInit "
+                          "returned CUDA_ERROR_NO_DEVICE)");
+  if (r != CU_SUCCESS)
+    return kiln_cuda_fail_result(&d->api, r, "cuInit", NULL, msg, msg_cap);
+  int count = 0;
+  CHECK("cuDeviceGetCount", d->api.DeviceGetCount(&count));
+  if (count <= 0)
+    return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_NO_DEVICE,
+                          "no CUDA device: the driver reports 0 GPUs");
+  if (ordinal < 0 || ordinal >= count)
+    return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_NO_DEVICE,
+                          "no CUDA device %d: the driver reports %d GPU%s "
+                          "(ordinals 0 to %d)", ordinal, count,
+                          count == 1 ? "" : "s", count - 1);
+  CHECK("cuDeviceGet", d->api.DeviceGet(&d->device, ordinal));
+  CHECK("cuDeviceGetName",
+        d->api.DeviceGetName(d->name, (int)sizeof d->name - 1, d->device));
+  d->name[sizeof d->name - 1] = 0;
+  CHECK("cuDeviceGetAttribute",
+        d->api.DeviceGetAttribute(&d->cc_major, CU_ATTR_COMPUTE_CAPABILITY_MAJOR,
+                                  d->device));
+  CHECK("cuDeviceGetAttribute",
+        d->api.DeviceGetAttribute(&d->cc_minor, CU_ATTR_COMPUTE_CAPABILITY_MINOR,
+                                  d->device));
+  CHECK("cuDevicePrimaryCtxRetain",
+        d->api.DevicePrimaryCtxRetain(&d->context, d->device));
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  CHECK("cuStreamCreate", d->api.StreamCreate(&d->stream, CU_STREAM_DEFAULT));
+  d->ordinal = ordinal;
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_open(int ordinal, kiln_cuda_device_t **out, char *msg,
+                   size_t msg_cap) {
+  *out = NULL;
+  kiln_cuda_device_t *d = calloc(1, sizeof *d);
+  if (!d)
+    return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_DRIVER,
+                          "out of memory opening a CUDA device");
+  int rc = kiln_cuda_api_open(&d->api, msg, msg_cap);
+  if (rc) {
+    free(d);
+    return rc;
+  }
+  rc = open_device(d, ordinal, msg, msg_cap);
+  if (rc) {
+    kiln_cuda_close(d);
+    return rc;
+  }
+  if (msg && msg_cap) msg[0] = 0;
+  *out = d;
+  return KILN_CUDA_OK;
+}
+
+void kiln_cuda_close(kiln_cuda_device_t *d) {
+  if (!d) return;
+  if (d->context) {
+    d->api.CtxSetCurrent(d->context);
+    if (d->stream) d->api.StreamDestroy(d->stream);
+    d->api.DevicePrimaryCtxRelease(d->device);
+  }
+  kiln_cuda_api_close(&d->api);
+  free(d);
+}
+
+void kiln_cuda_compute_capability(const kiln_cuda_device_t *d, int *major,
+                                  int *minor) {
+  *major = d->cc_major;
+  *minor = d->cc_minor;
+}
+
+const char *kiln_cuda_device_name(const kiln_cuda_device_t *d) { return d->name; }
+
+int kiln_cuda_module_load(kiln_cuda_device_t *d, const char *ptx,
+                          kiln_cuda_module_t *out, char *msg, size_t msg_cap) {
+  *out = NULL;
+  if (!ptx)
+    return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_INVALID, "no PTX to load");
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  /* The JIT writes its complaint into this buffer, so a PTX error names
+   * the line instead of just "invalid PTX". */
+  char log[JIT_LOG_BYTES];
+  log[0] = 0;
+  int options[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[2] = {log, (void *)(uintptr_t)sizeof log};
+  cu_module module = NULL;
+  cu_result r = d->api.ModuleLoadDataEx(&module, ptx, 2, options, values);
+  if (r != CU_SUCCESS) {
+    log[sizeof log - 1] = 0;
+    size_t n = strlen(log);
+    while (n && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = 0;
+    return kiln_cuda_fail_result(&d->api, r, "cuModuleLoadDataEx (PTX JIT)",
+                                 n ? log : "the JIT left no log", msg, msg_cap);
+  }
+  *out = (kiln_cuda_module_t)module;
+  return KILN_CUDA_OK;
+}
+
+void kiln_cuda_module_unload(kiln_cuda_device_t *d, kiln_cuda_module_t module) {
+  if (!module) return;
+  d->api.CtxSetCurrent(d->context);
+  d->api.ModuleUnload((cu_module)module);
+}
+
+int kiln_cuda_function(kiln_cuda_device_t *d, kiln_cuda_module_t module,
+                       const char *name, kiln_cuda_function_t *out, char *msg,
+                       size_t msg_cap) {
+  *out = NULL;
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  cu_function fn = NULL;
+  cu_result r = d->api.ModuleGetFunction(&fn, (cu_module)module, name);
+  if (r != CU_SUCCESS)
+    return kiln_cuda_fail_result(&d->api, r, "cuModuleGetFunction", name, msg,
+                                 msg_cap);
+  *out = (kiln_cuda_function_t)fn;
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_alloc(kiln_cuda_device_t *d, size_t bytes, uint64_t *out,
+                    char *msg, size_t msg_cap) {
+  *out = 0;
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  cu_deviceptr p = 0;
+  cu_result r = d->api.MemAlloc(&p, bytes ? bytes : 1);
+  if (r != CU_SUCCESS) {
+    char what[64];
+    snprintf(what, sizeof what, "%zu bytes", bytes);
+    return kiln_cuda_fail_result(&d->api, r, "cuMemAlloc", what, msg, msg_cap);
+  }
+  *out = p;
+  return KILN_CUDA_OK;
+}
+
+void kiln_cuda_free(kiln_cuda_device_t *d, uint64_t ptr) {
+  if (!ptr) return;
+  d->api.CtxSetCurrent(d->context);
+  d->api.MemFree(ptr);
+}
+
+int kiln_cuda_copy_to_device(kiln_cuda_device_t *d, uint64_t dst,
+                             const void *src, size_t bytes, char *msg,
+                             size_t msg_cap) {
+  if (!bytes) return KILN_CUDA_OK;
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  CHECK("cuMemcpyHtoD", d->api.MemcpyHtoD(dst, src, bytes));
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_copy_to_host(kiln_cuda_device_t *d, void *dst, uint64_t src,
+                           size_t bytes, char *msg, size_t msg_cap) {
+  if (!bytes) return KILN_CUDA_OK;
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  CHECK("cuMemcpyDtoH", d->api.MemcpyDtoH(dst, src, bytes));
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_launch(kiln_cuda_device_t *d, kiln_cuda_function_t function,
+                     const kiln_cuda_launch_t *l, char *msg, size_t msg_cap) {
+  uint64_t nparams = (uint64_t)l->binding_count + l->push_constant_count;
+  if (nparams > KILN_CUDA_MAX_PARAMS)
+    return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_INVALID,
+                          "kernel launch with %u bindings and %u push constants "
+                          "exceeds %u parameters", l->binding_count,
+                          l->push_constant_count, KILN_CUDA_MAX_PARAMS);
+  for (int i = 0; i < 3; i++)
+    if (l->grid[i] == 0 || l->block[i] == 0)
+      return kiln_cuda_fail(msg, msg_cap, KILN_CUDA_ERR_INVALID,
+                            "kernel launch with grid %ux%ux%u and block "
+                            "%ux%ux%u: every dimension must be at least 1",
+                            l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                            l->block[1], l->block[2]);
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  cu_function fn = (cu_function)function;
+  if (l->shared_bytes > CU_DEFAULT_DYNAMIC_SHARED_LIMIT)
+    CHECK("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+          d->api.FuncSetAttribute(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                  (int)l->shared_bytes));
+  /* The driver takes one pointer per parameter, to its value. */
+  void *params[KILN_CUDA_MAX_PARAMS];
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < l->binding_count; i++)
+    params[n++] = (void *)&l->bindings[i];
+  for (uint32_t i = 0; i < l->push_constant_count; i++)
+    params[n++] = (void *)&l->push_constants[i];
+  CHECK("cuLaunchKernel",
+        d->api.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                            l->block[1], l->block[2], l->shared_bytes, d->stream,
+                            n ? params : NULL, NULL));
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_sync(kiln_cuda_device_t *d, char *msg, size_t msg_cap) {
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  CHECK("cuStreamSynchronize", d->api.StreamSynchronize(d->stream));
+  return KILN_CUDA_OK;
+}
