@@ -20,6 +20,9 @@ static struct kiln_status krt_oom_status = {
 
 static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
                           const char *prefix, size_t prefix_len,
+                          const char *fmt, va_list ap) KRT_PRINTF(5, 0);
+static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
+                          const char *prefix, size_t prefix_len,
                           const char *fmt, va_list ap) {
   va_list copy;
   va_copy(copy, ap);

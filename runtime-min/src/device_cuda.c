@@ -1,0 +1,255 @@
+/* The cuda device: buffers are device memory, executables are PTX loaded
+ * once per module with the JIT's error log in any failure, dispatches are
+ * cuLaunchKernel with the binding pointers then the push constants
+ * (grid = workgroup count, block = the export's workgroup size), all
+ * through the driver wrapper in src/cuda (dlopen; no CUDA at build time).
+ * The wrapper serves one thread at a time, so every use takes the device
+ * lock. The variant chosen is the PTX with the highest SM version not
+ * above the GPU's. */
+#include <string.h>
+
+#include "cuda_driver.h"
+#include "runtime_internal.h"
+
+typedef struct cuda_device {
+  kiln_device_t base;
+  kiln_cuda_device_t *cu;
+  pthread_mutex_t lock;
+  uint32_t sm; /* e.g. 86 */
+} cuda_device_t;
+
+typedef struct cuda_executable {
+  kiln_cuda_module_t module;
+  const krt_executable_t *exe;
+  kiln_cuda_function_t functions[];
+} cuda_executable_t;
+
+#define A (device->allocator)
+#define CU(device) (((cuda_device_t *)(device))->cu)
+
+static kiln_status_t driver_error(kiln_device_t *device, int rc,
+                                  const char *msg) {
+  return krt_status(A,
+                    rc == KILN_CUDA_ERR_NO_DRIVER || rc == KILN_CUDA_ERR_NO_DEVICE
+                        ? KILN_STATUS_UNAVAILABLE
+                        : KILN_STATUS_INTERNAL,
+                    "cuda: %s", msg);
+}
+
+static void cuda_destroy(kiln_device_t *device) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  kiln_cuda_close(d->cu);
+  pthread_mutex_destroy(&d->lock);
+  krt_free(A, d);
+}
+
+static kiln_status_t cuda_buffer_alloc(kiln_device_t *device,
+                                       kiln_buffer_t *buffer) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  char msg[512];
+  if (buffer->length > SIZE_MAX)
+    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "buffer too large");
+  pthread_mutex_lock(&d->lock);
+  int rc = kiln_cuda_alloc(d->cu, buffer->length ? (size_t)buffer->length : 1,
+                           &buffer->device_ptr, msg, sizeof msg);
+  /* Local devices hand out zeroed memory; so does this one. */
+  if (rc == KILN_CUDA_OK && buffer->length) {
+    static const uint8_t zeros[4096];
+    for (uint64_t off = 0; rc == KILN_CUDA_OK && off < buffer->length;
+         off += sizeof zeros) {
+      const uint64_t n = buffer->length - off < sizeof zeros
+                             ? buffer->length - off
+                             : sizeof zeros;
+      rc = kiln_cuda_copy_to_device(d->cu, buffer->device_ptr + off, zeros,
+                                    (size_t)n, msg, sizeof msg);
+    }
+    if (rc != KILN_CUDA_OK) kiln_cuda_free(d->cu, buffer->device_ptr);
+  }
+  pthread_mutex_unlock(&d->lock);
+  return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
+}
+
+static void cuda_buffer_free(kiln_device_t *device, kiln_buffer_t *buffer) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  pthread_mutex_lock(&d->lock);
+  kiln_cuda_free(d->cu, buffer->device_ptr);
+  pthread_mutex_unlock(&d->lock);
+}
+
+static kiln_status_t cuda_buffer_write(kiln_device_t *device,
+                                       kiln_buffer_t *buffer, uint64_t offset,
+                                       const void *src, uint64_t length) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  char msg[512];
+  pthread_mutex_lock(&d->lock);
+  const int rc = kiln_cuda_copy_to_device(d->cu, buffer->device_ptr + offset,
+                                          src, (size_t)length, msg, sizeof msg);
+  pthread_mutex_unlock(&d->lock);
+  return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
+}
+
+static kiln_status_t cuda_buffer_read(kiln_device_t *device,
+                                      kiln_buffer_t *buffer, uint64_t offset,
+                                      void *dst, uint64_t length) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  char msg[512];
+  pthread_mutex_lock(&d->lock);
+  int rc = kiln_cuda_sync(d->cu, msg, sizeof msg);
+  if (rc == KILN_CUDA_OK)
+    rc = kiln_cuda_copy_to_host(d->cu, dst, buffer->device_ptr + offset,
+                                (size_t)length, msg, sizeof msg);
+  pthread_mutex_unlock(&d->lock);
+  return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
+}
+
+static kiln_status_t cuda_executable_load(kiln_device_t *device,
+                                          kiln_module_t *module,
+                                          uint32_t index, void **out) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  *out = NULL;
+  const krt_executable_t *exe = &module->executables[index];
+  int best = -1;
+  for (uint32_t i = 0; i < exe->variant_count; ++i) {
+    const krt_variant_t *v = &exe->variants[i];
+    if (v->format != kiln_fb_PayloadFormat_PTX || v->sm_version > d->sm)
+      continue;
+    if (best < 0 || v->sm_version > exe->variants[best].sm_version)
+      best = (int)i;
+  }
+  if (best < 0) {
+    char held[512];
+    krt_describe_variants(exe, held, sizeof held);
+    return krt_status(A, KILN_STATUS_INCOMPATIBLE,
+                      "executable '%s' has no variant device cuda can run: the "
+                      "device offers %s (PTX up to sm_%u); the module holds %s",
+                      exe->name, device->target, d->sm, held);
+  }
+  const krt_variant_t *v = &exe->variants[best];
+  const uint8_t *bytes;
+  uint64_t size;
+  void *owned;
+  kiln_status_t s = krt_segment_bytes(module, v->segment, &bytes, &size, &owned);
+  if (s) return krt_status_prefix(s, "executable '%s'", exe->name);
+  /* The JIT takes NUL-terminated text. */
+  char *ptx = size < SIZE_MAX ? krt_alloc(A, (size_t)size + 1) : NULL;
+  cuda_executable_t *ce =
+      krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_cuda_function_t));
+  if (!ptx || !ce) {
+    krt_free(A, owned);
+    krt_free(A, ptx);
+    krt_free(A, ce);
+    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  memcpy(ptx, bytes, (size_t)size);
+  krt_free(A, owned);
+  ce->exe = exe;
+  char msg[1024];
+  pthread_mutex_lock(&d->lock);
+  int rc = kiln_cuda_module_load(d->cu, ptx, &ce->module, msg, sizeof msg);
+  for (uint32_t i = 0; rc == KILN_CUDA_OK && i < exe->export_count; ++i)
+    rc = kiln_cuda_function(d->cu, ce->module, exe->exports[i].name,
+                            &ce->functions[i], msg, sizeof msg);
+  if (rc != KILN_CUDA_OK && ce->module)
+    kiln_cuda_module_unload(d->cu, ce->module);
+  pthread_mutex_unlock(&d->lock);
+  krt_free(A, ptx);
+  if (rc != KILN_CUDA_OK) {
+    krt_free(A, ce);
+    return krt_status(A,
+                      rc == KILN_CUDA_ERR_DRIVER ? KILN_STATUS_DATA_LOSS
+                                                 : KILN_STATUS_UNAVAILABLE,
+                      "executable '%s' variant '%s': %s", exe->name, v->name,
+                      msg);
+  }
+  *out = ce;
+  return NULL;
+}
+
+static void cuda_executable_unload(kiln_device_t *device, void *handle) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  cuda_executable_t *ce = handle;
+  pthread_mutex_lock(&d->lock);
+  kiln_cuda_module_unload(d->cu, ce->module);
+  pthread_mutex_unlock(&d->lock);
+  krt_free(A, ce);
+}
+
+static kiln_status_t cuda_dispatch(kiln_device_t *device, void *handle,
+                                   uint32_t export_ordinal,
+                                   const krt_dispatch_t *dispatch) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  cuda_executable_t *ce = handle;
+  const krt_export_t *ex = &ce->exe->exports[export_ordinal];
+  uint64_t ptrs[KRT_MAX_BINDINGS];
+  for (uint32_t i = 0; i < dispatch->binding_count; ++i)
+    ptrs[i] = dispatch->bindings[i].buffer->device_ptr +
+              dispatch->bindings[i].offset;
+  kiln_cuda_launch_t launch;
+  memset(&launch, 0, sizeof launch);
+  memcpy(launch.grid, dispatch->workgroup_count, sizeof launch.grid);
+  memcpy(launch.block, ex->workgroup_size, sizeof launch.block);
+  for (int i = 0; i < 3; ++i)
+    if (!launch.block[i]) launch.block[i] = 1;
+  launch.binding_count = dispatch->binding_count;
+  launch.bindings = ptrs;
+  launch.push_constant_count = dispatch->push_constant_count;
+  launch.push_constants = dispatch->push_constants;
+  if (!launch.grid[0] || !launch.grid[1] || !launch.grid[2]) return NULL;
+  char msg[512];
+  pthread_mutex_lock(&d->lock);
+  const int rc = kiln_cuda_launch(d->cu, ce->functions[export_ordinal],
+                                  &launch, msg, sizeof msg);
+  pthread_mutex_unlock(&d->lock);
+  return rc == KILN_CUDA_OK
+             ? NULL
+             : krt_status_prefix(driver_error(device, rc, msg), "kernel '%s'",
+                                 ex->name);
+}
+
+static kiln_status_t cuda_wait(kiln_device_t *device) {
+  cuda_device_t *d = (cuda_device_t *)device;
+  char msg[512];
+  pthread_mutex_lock(&d->lock);
+  const int rc = kiln_cuda_sync(d->cu, msg, sizeof msg);
+  pthread_mutex_unlock(&d->lock);
+  return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
+}
+
+static const krt_device_vtable_t cuda_vtable = {
+    cuda_destroy,         cuda_buffer_alloc, cuda_buffer_free,
+    cuda_buffer_write,    cuda_buffer_read,  cuda_executable_load,
+    cuda_executable_unload, cuda_dispatch,   cuda_wait,
+};
+
+kiln_status_t krt_cuda_device_create(kiln_instance_t *instance,
+                                     uint32_t ordinal, kiln_device_t **out) {
+  *out = NULL;
+  const kiln_allocator_t *a = &instance->allocator;
+  char msg[512];
+  kiln_cuda_device_t *cu = NULL;
+  const int rc = kiln_cuda_open((int)ordinal, &cu, msg, sizeof msg);
+  if (rc != KILN_CUDA_OK)
+    return krt_status(a, KILN_STATUS_UNAVAILABLE,
+                      "cuda device unavailable: %s", msg);
+  cuda_device_t *d = krt_alloc(a, sizeof *d);
+  if (!d) {
+    kiln_cuda_close(cu);
+    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  atomic_init(&d->base.refs, 1);
+  d->base.vt = &cuda_vtable;
+  d->base.instance = instance;
+  d->base.allocator = a;
+  d->base.name = "cuda";
+  d->base.host_memory = false;
+  d->cu = cu;
+  pthread_mutex_init(&d->lock, NULL);
+  int major = 0, minor = 0;
+  kiln_cuda_compute_capability(cu, &major, &minor);
+  d->sm = (uint32_t)(major * 10 + minor);
+  snprintf(d->base.target, sizeof d->base.target, "sm_%u (%s)", d->sm,
+           kiln_cuda_device_name(cu));
+  kiln_instance_retain(instance);
+  *out = &d->base;
+  return NULL;
+}
