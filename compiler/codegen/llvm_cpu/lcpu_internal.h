@@ -19,6 +19,10 @@ kiln_llvm_cpu_status_t lcpu_errorf(const char *fmt, ...) LCPU_PRINTF(1, 2);
  * LLVMDisposeMessage), prefixed by `what`. msg may be NULL. */
 kiln_llvm_cpu_status_t lcpu_error_llvm(const char *what, char *msg);
 
+/* Replaces llvm.memset/memcpy/memmove calls by calls of internal byte-loop
+ * helpers (memops.c); prepare() runs it before setting attributes. */
+kiln_llvm_cpu_status_t lcpu_lower_mem_intrinsics(LLVMModuleRef module);
+
 /* Registers the backends of every llvm_cpu_arches.def entry with LLVM,
  * once per process, thread-safely. */
 void lcpu_initialize_llvm(void);

@@ -82,6 +82,8 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_verify(LLVMModuleRef module);
 /* Makes a module fit for a no-libc shared object: sets the triple and data
  * layout of tm; marks every defined function nounwind, without unwind
  * tables and "no-builtins" (so loops never become memset/memcpy calls);
+ * replaces llvm.memset/memcpy/memmove calls by internal byte loops (the
+ * code generator would call libc for them);
  * gives every non-local symbol other than kiln_executable_query hidden
  * visibility; rejects calls to functions the module does not define (only
  * LLVM intrinsics may be declared). */

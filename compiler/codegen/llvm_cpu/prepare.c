@@ -2,7 +2,8 @@
  * optimized: the target machine's triple and data layout; on every defined
  * function nounwind, no unwind table (the object carries no .eh_frame) and
  * "no-builtins" (LLVM then never turns loops into memset/memcpy calls,
- * which a library without libc could not resolve); hidden visibility for
+ * which a library without libc could not resolve; explicit memset/memcpy/
+ * memmove intrinsics become loops too, see memops.c); hidden visibility for
  * every non-local symbol except kiln_executable_query, which must be
  * defined, so it is the only dynamic symbol. Declarations other than LLVM
  * intrinsics are rejected here, naming the symbol, rather than by lld. */
@@ -42,6 +43,9 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
   LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
   LLVMSetModuleDataLayout(module, layout);
   LLVMDisposeTargetData(layout);
+
+  kiln_llvm_cpu_status_t s = lcpu_lower_mem_intrinsics(module);
+  if (s) return s;
 
   bool have_query = false;
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;

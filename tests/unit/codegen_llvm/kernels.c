@@ -3,6 +3,7 @@
 #include "kernels.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* for (i = lo; i < hi; i++) body(i): emits the loop at the builder's
  * position and leaves the builder in the exit block. */
@@ -147,6 +148,47 @@ LLVMModuleRef kernels_copy_module(LLVMContextRef ctx) {
                LLVMConstInt(abi.i64, KERNELS_COPY_BYTES, 0), kernels_store_body,
                &s);
   kiln_llvm_cpu_export_t e = {"copy", fn, {1, 1, 1}, 1, 0, 0};
+  return kernels_finish(&abi, m, b, &e);
+}
+
+/* call void @llvm.NAME(args..., i1 false) with overloads TYPES */
+static void kernels_intrinsic(LLVMModuleRef m, LLVMBuilderRef b,
+                              const char *name, LLVMTypeRef *types,
+                              size_t ntypes, LLVMValueRef *args, unsigned nargs) {
+  LLVMContextRef ctx = LLVMGetModuleContext(m);
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(m, id, types, ntypes);
+  LLVMTypeRef type = LLVMIntrinsicGetType(ctx, id, types, ntypes);
+  args[nargs] = LLVMConstInt(LLVMInt1TypeInContext(ctx), 0, 0);
+  LLVMBuildCall2(b, type, fn, args, nargs + 1, "");
+}
+
+LLVMModuleRef kernels_memops_module(LLVMContextRef ctx) {
+  kiln_llvm_cpu_abi_t abi;
+  kiln_llvm_cpu_abi_init(&abi, ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("memops", ctx);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMValueRef fn = kernels_entry(&abi, m, b, "memops_entry");
+  LLVMValueRef dispatch = LLVMGetParam(fn, 0);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(ctx);
+  LLVMValueRef a = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 0, 1);
+  LLVMValueRef bb = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 1, 1);
+  LLVMValueRef n32 = kiln_llvm_cpu_abi_load_push_constant(&abi, b, dispatch, 0);
+  LLVMValueRef n = LLVMBuildZExt(b, n32, abi.i64, "n");
+  LLVMValueRef sixteen = LLVMConstInt(abi.i64, 16, 0);
+  LLVMValueRef b16 = LLVMBuildInBoundsGEP2(b, i8, bb, &sixteen, 1, "b16");
+  LLVMTypeRef copy_types[3] = {abi.ptr, abi.ptr, abi.i64};
+  LLVMTypeRef set_types[2] = {abi.ptr, abi.i32};
+  LLVMValueRef args[4];
+  args[0] = bb, args[1] = a, args[2] = n;
+  kernels_intrinsic(m, b, "llvm.memcpy", copy_types, 3, args, 3);
+  args[0] = a, args[1] = LLVMConstInt(i8, 0x7f, 0), args[2] = n32;
+  kernels_intrinsic(m, b, "llvm.memset", set_types, 2, args, 3);
+  args[0] = b16, args[1] = bb, args[2] = n;
+  kernels_intrinsic(m, b, "llvm.memmove", copy_types, 3, args, 3);
+  args[0] = bb, args[1] = b16, args[2] = n;
+  kernels_intrinsic(m, b, "llvm.memmove", copy_types, 3, args, 3);
+  kiln_llvm_cpu_export_t e = {"memops", fn, {1, 1, 1}, 2, 1, 0};
   return kernels_finish(&abi, m, b, &e);
 }
 

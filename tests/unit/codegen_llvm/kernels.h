@@ -8,7 +8,11 @@
  *         the loops LLVM likes to turn into memset.
  *   copy: the first KERNELS_COPY_BYTES bytes of binding 0 = a constant
  *         table (byte i is kernels_copy_byte(i)), byte by byte: the loop
- *         LLVM likes to turn into memcpy (the table cannot alias). */
+ *         LLVM likes to turn into memcpy (the table cannot alias).
+ *   memops: explicit intrinsics, L = push constant 0, A = binding 0
+ *         (L bytes), B = binding 1 (L + 32 bytes):
+ *           memcpy(B, A, L); memset(A, 0x7f, L) (i32 length);
+ *           memmove(B + 16, B, L); memmove(B, B + 16, L). */
 #ifndef KILN_TEST_CODEGEN_LLVM_KERNELS_H
 #define KILN_TEST_CODEGEN_LLVM_KERNELS_H
 
@@ -25,6 +29,7 @@ static inline uint8_t kernels_copy_byte(uint32_t i) {
 LLVMModuleRef kernels_mul_module(LLVMContextRef ctx);
 LLVMModuleRef kernels_fill_module(LLVMContextRef ctx);
 LLVMModuleRef kernels_copy_module(LLVMContextRef ctx);
+LLVMModuleRef kernels_memops_module(LLVMContextRef ctx);
 
 /* Compiles a module for TARGET_TEXT with kiln_llvm_cpu_compile; on failure
  * returns the status (the module is disposed either way). */

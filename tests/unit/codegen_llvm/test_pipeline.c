@@ -248,6 +248,51 @@ static bool line_has(const char *text, const char *a, const char *b) {
   return false;
 }
 
+/* Explicit memory intrinsics: emitted as they are, lld finds libc calls
+ * (the premise); through prepare() they become loops and link cleanly. */
+START_TEST(memory_intrinsics_become_loops) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  kiln_llvm_cpu_target_t t;
+  ok(kiln_llvm_cpu_target_parse("llvm-cpu:x86_64", &t));
+  LLVMTargetMachineRef tm;
+  ok(kiln_llvm_cpu_target_machine_create(&t, &tm));
+  LLVMModuleRef m = kernels_memops_module(ctx);
+  ck_assert_ptr_nonnull(m);
+  ok(kiln_llvm_cpu_verify(m));
+  kiln_llvm_cpu_bytes_t obj, so = {0};
+  ok(kiln_llvm_cpu_emit(m, tm, KILN_LLVM_CPU_EMIT_OBJECT, &obj));
+  fails_with(kiln_llvm_cpu_link(&t, NULL, obj.data, obj.size, &so),
+             "undefined symbol: mem");
+  kiln_llvm_cpu_bytes_free(&obj);
+
+  ok(kiln_llvm_cpu_prepare(m, tm));
+  ok(kiln_llvm_cpu_verify(m));
+  char *ir = LLVMPrintModuleToString(m);
+  ck_assert_msg(!strstr(ir, "@llvm.mem"), "%.3000s", ir);
+  ck_assert_msg(strstr(ir, "define internal void @kiln.memmove(") &&
+                    strstr(ir, "define internal void @kiln.memset(") &&
+                    strstr(ir, "define internal void @kiln.memcpy("),
+                "%.3000s", ir);
+  LLVMDisposeMessage(ir);
+  ok(kiln_llvm_cpu_optimize(m, tm));
+  ir = LLVMPrintModuleToString(m);
+  ck_assert_msg(!strstr(ir, "@llvm.mem"), "O3 re-formed an intrinsic:\n%.3000s", ir);
+  LLVMDisposeMessage(ir);
+  LLVMDisposeModule(m);
+  LLVMDisposeTargetMachine(tm);
+  kiln_llvm_cpu_target_release(&t);
+  LLVMContextDispose(ctx);
+
+  const char *targets[] = {"llvm-cpu:x86_64", "llvm-cpu:x86_64+avx512f",
+                           "llvm-cpu:aarch64"};
+  for (int i = 0; i < 3; i++) {
+    so = compile(kernels_memops_module, targets[i]);
+    check_shared_object(&so, i < 2 ? 62 : 183);
+    kiln_llvm_cpu_bytes_free(&so);
+  }
+}
+END_TEST
+
 /* Assembly of the mul kernel for TARGET must have a line with both the
  * instruction INSN and the register pattern REG. */
 static void asm_contains(const char *target, const char *insn, const char *reg) {
@@ -449,6 +494,7 @@ int main(void) {
   tcase_add_test(tc, output_is_deterministic);
   tcase_add_test(tc, fill_loops_never_call_memset);
   tcase_add_test(tc, copy_loop_never_calls_memcpy);
+  tcase_add_test(tc, memory_intrinsics_become_loops);
   tcase_add_test(tc, vectorizers_and_features_reach_the_code);
   tcase_add_test(tc, broken_module_is_an_error);
   tcase_add_test(tc, undefined_callee_is_named);
