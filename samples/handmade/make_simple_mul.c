@@ -1,5 +1,6 @@
-/* make_simple_mul KERNEL.so OUT.kiln: writes the handmade simple_mul
- * module (handmade.h) around the given kernel library. Run at build time;
+/* make_simple_mul KERNEL.so OUT.kiln [N|?]: writes the handmade
+ * simple_mul module (handmade.h) for tensor<Nxf32> (default 4; "?" makes
+ * the size dynamic) around the given kernel library. Run at build time;
  * the README's first command runs its output with kiln-run. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +8,19 @@
 #include "handmade.h"
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: make_simple_mul KERNEL.so OUT.kiln\n");
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: make_simple_mul KERNEL.so OUT.kiln [N|?]\n");
     return 2;
+  }
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  if (argc == 4) {
+    char *end;
+    o.n = argv[3][0] == '?' ? -1 : strtoll(argv[3], &end, 10);
+    if (argv[3][0] != '?' && (*end || o.n < 0)) {
+      fprintf(stderr, "make_simple_mul: bad size '%s'\n", argv[3]);
+      return 2;
+    }
   }
   uint8_t *kernel, *module;
   size_t kernel_size, module_size;
@@ -17,8 +28,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "make_simple_mul: cannot read %s\n", argv[1]);
     return 1;
   }
-  kiln_handmade_options_t o;
-  kiln_handmade_default_options(&o);
   char err[256];
   if (!kiln_handmade_build(&o, kernel, kernel_size, &module, &module_size, err,
                            sizeof err)) {

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""kiln-run / kiln-bench end to end on the handmade simple_mul modules:
+results on local-sync and local-task (inline values, bracket syntax, .npy
+in and out checked with numpy), the error messages users see for wrong
+inputs and broken modules, and kiln-bench's latency lines.
+
+usage: test_kiln_run.py KILN_RUN KILN_BENCH MODULE4 MODULE_DYN WORKDIR"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+kiln_run, kiln_bench, module4, module_dyn, workdir = sys.argv[1:6]
+os.makedirs(workdir, exist_ok=True)
+failures = []
+
+
+def run(tool, *args):
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    if not cond:
+        failures.append(f"{name}: {detail}")
+        print(f"FAIL {name}: {detail}")
+    else:
+        print(f"ok   {name}")
+
+
+# Results printed on each device, with the two inline syntaxes.
+for device in ["local-sync", "local-task"]:
+    rc, out, err = run(kiln_run, f"--module={module4}", "--input=4xf32=1,2,3,4",
+                       "--input=4xf32=5,6,7,8", f"--device={device}")
+    check(f"inline {device}", rc == 0 and out == "result[0]: 4xf32=5 12 21 32\n",
+          f"rc={rc} out={out!r} err={err!r}")
+    rc, out, err = run(kiln_run, f"--module={module4}", "--input=4xf32=[1 2 3 4]",
+                       "--input=4xf32=[5, 6, 7, 8]", f"--device={device}")
+    check(f"brackets {device}", rc == 0 and out == "result[0]: 4xf32=5 12 21 32\n",
+          f"rc={rc} out={out!r} err={err!r}")
+
+# .npy in, .npy out, checked by numpy, on both devices and several sizes
+# (1000 elements = 16 workgroups, split over 3 threads on local-task).
+rng = np.random.default_rng(1234)
+for device, extra in [("local-sync", []), ("local-task", ["--workers=3"])]:
+    for n in [1, 4, 63, 64, 65, 1000]:
+        a = rng.standard_normal(n).astype(np.float32)
+        b = rng.standard_normal(n).astype(np.float32)
+        pa, pb = os.path.join(workdir, "a.npy"), os.path.join(workdir, "b.npy")
+        pc = os.path.join(workdir, f"c_{device}_{n}.npy")
+        np.save(pa, a)
+        np.save(pb, b)
+        if os.path.exists(pc):
+            os.remove(pc)
+        rc, out, err = run(kiln_run, f"--module={module_dyn}", f"--input=@{pa}",
+                           f"--input=@{pb}", f"--output=@{pc}",
+                           f"--device={device}", *extra)
+        ok = rc == 0 and os.path.exists(pc)
+        detail = f"rc={rc} err={err!r}"
+        if ok:
+            c = np.load(pc)
+            ok = c.dtype == np.float32 and c.shape == (n,) and np.array_equal(c, a * b)
+            detail = f"got {c[:8]} want {(a * b)[:8]}"
+        check(f"npy {device} n={n}", ok, detail)
+
+# A .npy input next to an inline one; the 4-element module.
+np.save(os.path.join(workdir, "x.npy"), np.array([1, 2, 3, 4], dtype=np.float32))
+rc, out, err = run(kiln_run, f"--module={module4}",
+                   f"--input=@{os.path.join(workdir, 'x.npy')}", "--input=4xf32=2,2,2,2")
+check("npy + inline", rc == 0 and out == "result[0]: 4xf32=2 4 6 8\n", f"{out!r} {err!r}")
+
+# Long results are elided.
+rc, out, err = run(kiln_run, f"--module={module_dyn}",
+                   "--input=100xf32=" + ",".join(["1"] * 100),
+                   "--input=100xf32=" + ",".join(["3"] * 100))
+check("long tensors elided", rc == 0 and out.startswith("result[0]: 100xf32=3 3 3")
+      and "..." in out and len(out) < 200, f"{out!r} {err!r}")
+
+# Wrong inputs: the message names the input, the expected and actual type.
+cases = [
+    (["--input=4xf32=1,2,3,4", "--input=5xf32=1,2,3,4,5"],
+     "input 1: expected tensor<4xf32>, got tensor<5xf32>"),
+    (["--input=4xi32=1,2,3,4", "--input=4xf32=1,2,3,4"],
+     "input 0: expected tensor<4xf32>, got tensor<4xi32>"),
+    (["--input=2x2xf32=1,2,3,4", "--input=4xf32=1,2,3,4"],
+     "input 0: expected tensor<4xf32>, got tensor<2x2xf32>"),
+    (["--input=4xf32=1,2,3,4"], "takes 2 inputs, got 1"),
+    (["--input=4xf32=1,2,3", "--input=4xf32=1,2,3,4"], "3 values given, 4xf32 needs 4"),
+    (["--input=4xf32=1,2,x,4", "--input=4xf32=1,2,3,4"], "bad f32 value 'x'"),
+    (["--input=4xq32=1,2,3,4", "--input=4xf32=1,2,3,4"], "unknown element type 'q32'"),
+    (["--input=@/nonexistent.npy", "--input=4xf32=1,2,3,4"], "cannot open '/nonexistent.npy'"),
+    (["--input=4xf32=1,2,3,4", "--input=4xf32=1,2,3,4", "--device=tpu"],
+     "unknown device 'tpu'"),
+    (["--input=4xf32=1,2,3,4", "--input=4xf32=1,2,3,4", "--function=nope"],
+     "has no function 'nope' (exported: simple_mul)"),
+]
+for args, want in cases:
+    rc, out, err = run(kiln_run, f"--module={module4}", *args)
+    check(f"error '{want}'", rc == 1 and want in err and out == "", f"rc={rc} err={err!r}")
+
+# Dynamic module: mismatched sizes trap in the bytecode's own check.
+rc, out, err = run(kiln_run, f"--module={module_dyn}", "--input=3xf32=1,2,3",
+                   "--input=4xf32=1,2,3,4")
+check("dynamic size mismatch traps", rc == 1 and "trap with code 1" in err
+      and "in function 'simple_mul'" in err, err)
+
+# Broken module files: a message, exit 1, never a crash.
+data = open(module4, "rb").read()
+for cut in [0, 3, 8, 64, len(data) // 2, len(data) - 1]:
+    path = os.path.join(workdir, f"cut{cut}.kiln")
+    open(path, "wb").write(data[:cut])
+    rc, out, err = run(kiln_run, f"--module={path}", "--input=4xf32=1,2,3,4",
+                       "--input=4xf32=1,2,3,4")
+    check(f"truncated module at {cut}", rc == 1 and err.startswith("kiln-run: ")
+          and path in err, f"rc={rc} err={err!r}")
+rc, out, err = run(kiln_run, "--module=/nonexistent.kiln", "--input=4xf32=1,2,3,4")
+check("missing module", rc == 1 and "cannot open '/nonexistent.kiln'" in err, err)
+
+# kiln-bench: min / median / p90 with units.
+rc, out, err = run(kiln_bench, f"--module={module4}", "--input=4xf32=1,2,3,4",
+                   "--input=4xf32=5,6,7,8", "--warmup=2", "--repetitions=20",
+                   "--device=local-task")
+lines = out.splitlines()
+for word in ["min", "median", "p90"]:
+    check(f"kiln-bench {word}", rc == 0 and any(
+        l.split()[0] == word and l.split()[-1] in ("us", "ms") for l in lines if l.split()),
+        f"rc={rc} out={out!r} err={err!r}")
+rc, out, err = run(kiln_bench, f"--module={module4}", "--input=4xf32=1,2,3,4",
+                   "--input=4xf32=5,6,7,8", "--repetitions=0")
+check("kiln-bench rejects 0 repetitions", rc == 2 and "--repetitions" in err, err)
+
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("all passed")

@@ -1,0 +1,93 @@
+/* kiln-bench: like kiln-run, but calls the function --warmup times
+ * untimed, then --repetitions times timed (CLOCK_MONOTONIC around each
+ * call, results released in between), and prints min / median / p90 /
+ * mean / max latency. The inputs stay on the device for every call, so
+ * the figures are the call itself: VM, dispatches and result allocation. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run_session.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The value below which `q` of the sorted samples fall (nearest rank). */
+static double quantile(const double *sorted, long n, double q) {
+  long rank = (long)(q * (double)n + 0.999999);
+  if (rank < 1) rank = 1;
+  if (rank > n) rank = n;
+  return sorted[rank - 1];
+}
+
+static void print_ms(const char *label, double ms) {
+  if (ms < 1.0)
+    printf("%-7s %10.3f us\n", label, ms * 1e3);
+  else
+    printf("%-7s %10.3f ms\n", label, ms);
+}
+
+int main(int argc, char **argv) {
+  kiln_run_options_t o;
+  memset(&o, 0, sizeof o);
+  o.tool = "kiln-bench";
+  bool done;
+  int rc = kiln_run_parse_flags(argc, argv, true, &o, &done);
+  if (rc || done) return rc;
+  kiln_run_session_t s;
+  if (kiln_run_open(&o, &s)) {
+    kiln_run_close(&s);
+    return 1;
+  }
+  const uint32_t n_out = kiln_function_output_count(s.function);
+  if (n_out > KILN_RUN_MAX_ARGS) {
+    fprintf(stderr, "kiln-bench: too many results (%u)\n", n_out);
+    kiln_run_close(&s);
+    return 1;
+  }
+  double *samples = malloc((size_t)o.repetitions * sizeof *samples);
+  if (!samples) {
+    fprintf(stderr, "kiln-bench: out of memory\n");
+    kiln_run_close(&s);
+    return 1;
+  }
+  kiln_buffer_view_t *outputs[KILN_RUN_MAX_ARGS];
+  for (long i = 0; i < o.warmup + o.repetitions; ++i) {
+    const double t0 = now_ms();
+    kiln_status_t st = kiln_function_call(s.function, s.device, s.inputs,
+                                          s.input_count, outputs, n_out);
+    const double t1 = now_ms();
+    if (st) {
+      rc = kiln_run_report(&o, st);
+      break;
+    }
+    for (uint32_t k = 0; k < n_out; ++k) kiln_buffer_view_release(outputs[k]);
+    if (i >= o.warmup) samples[i - o.warmup] = t1 - t0;
+  }
+  if (rc == 0) {
+    const long n = o.repetitions;
+    double sum = 0;
+    for (long i = 0; i < n; ++i) sum += samples[i];
+    qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+    printf("kiln-bench: %s on %s (%s), %ld repetitions after %ld warmup\n",
+           kiln_function_name(s.function), kiln_device_name(s.device),
+           kiln_device_target(s.device), n, o.warmup);
+    print_ms("min", samples[0]);
+    print_ms("median", quantile(samples, n, 0.5));
+    print_ms("p90", quantile(samples, n, 0.9));
+    print_ms("mean", sum / (double)n);
+    print_ms("max", samples[n - 1]);
+  }
+  free(samples);
+  kiln_run_close(&s);
+  return rc;
+}
