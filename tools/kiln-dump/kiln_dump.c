@@ -3,6 +3,7 @@
  * The file is mapped read-only and verified with the runtime's verifier
  * first; a module that does not verify is reported with the verifier's
  * message and exit status 1, and nothing else is printed. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
