@@ -117,7 +117,8 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
                                           const void *object, size_t size,
                                           kiln_llvm_cpu_bytes_t *out);
 
-/* verify, prepare, optimize, emit an object, link: the .so bytes. */
+/* verify, prepare, optimize, emit an object, link: the .so bytes. The
+ * module stays the caller's; it is prepared and optimized in place. */
 kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(LLVMModuleRef module,
                                              const kiln_llvm_cpu_target_t *target,
                                              kiln_llvm_cpu_bytes_t *out);

@@ -76,10 +76,12 @@ static void lcpu_byte_loop(const lcpu_memctx_t *c, LLVMValueRef fn,
 static LLVMValueRef lcpu_helper(const lcpu_memctx_t *c, lcpu_memop_t op,
                                 bool is_volatile) {
   const char *name = lcpu_memop_helper[op][is_volatile];
-  LLVMValueRef fn = LLVMGetNamedFunction(c->module, name);
-  if (fn) return fn;
   LLVMTypeRef params[3] = {c->ptr, op == LCPU_MEMSET ? c->i8 : c->ptr, c->i64};
-  fn = LLVMAddFunction(c->module, name, LLVMFunctionType(c->void_t, params, 3, 0));
+  LLVMTypeRef type = LLVMFunctionType(c->void_t, params, 3, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(c->module, name);
+  if (fn) /* ours from an earlier call, or a clash the caller reports */
+    return LLVMGlobalGetValueType(fn) == type && !LLVMIsDeclaration(fn) ? fn : NULL;
+  fn = LLVMAddFunction(c->module, name, type);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c->ctx, fn, "entry");
@@ -127,6 +129,12 @@ static kiln_llvm_cpu_status_t lcpu_lower_call(const lcpu_memctx_t *c,
   LLVMPositionBuilderBefore(b, call);
   if (LLVMGetIntTypeWidth(LLVMTypeOf(n)) < 64) n = LLVMBuildZExt(b, n, c->i64, "");
   LLVMValueRef helper = lcpu_helper(c, op, is_volatile);
+  if (!helper) {
+    LLVMDisposeBuilder(b);
+    return lcpu_errorf("llvm-cpu: the module already has a different '%s'; "
+                       "the kiln. prefix is reserved for the back end",
+                       lcpu_memop_helper[op][is_volatile]);
+  }
   LLVMValueRef args[3] = {d, sv, n};
   LLVMBuildCall2(b, LLVMGlobalGetValueType(helper), helper, args, 3, "");
   LLVMDisposeBuilder(b);

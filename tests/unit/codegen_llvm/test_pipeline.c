@@ -293,6 +293,23 @@ START_TEST(memory_intrinsics_become_loops) {
 }
 END_TEST
 
+START_TEST(reserved_helper_name_clash_is_an_error) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef m = kernels_memops_module(ctx);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx);
+  LLVMValueRef clash = LLVMAddFunction(m, "kiln.memset", LLVMFunctionType(i32, NULL, 0, 0));
+  LLVMSetLinkage(clash, LLVMInternalLinkage);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, clash, "entry"));
+  LLVMBuildRet(b, LLVMConstInt(i32, 0, 0));
+  LLVMDisposeBuilder(b);
+  kiln_llvm_cpu_bytes_t so = {0};
+  fails_with(kernels_compile(m, "llvm-cpu:x86_64", &so),
+             "already has a different 'kiln.memset'");
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 /* Assembly of the mul kernel for TARGET must have a line with both the
  * instruction INSN and the register pattern REG. */
 static void asm_contains(const char *target, const char *insn, const char *reg) {
@@ -495,6 +512,7 @@ int main(void) {
   tcase_add_test(tc, fill_loops_never_call_memset);
   tcase_add_test(tc, copy_loop_never_calls_memcpy);
   tcase_add_test(tc, memory_intrinsics_become_loops);
+  tcase_add_test(tc, reserved_helper_name_clash_is_an_error);
   tcase_add_test(tc, vectorizers_and_features_reach_the_code);
   tcase_add_test(tc, broken_module_is_an_error);
   tcase_add_test(tc, undefined_callee_is_named);
