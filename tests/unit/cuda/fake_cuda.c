@@ -264,6 +264,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
 
 /* Index of the allocation holding [p, p + n), or -1. */
 static int find_alloc(CUdeviceptr p, size_t n, size_t *offset) {
+  *offset = 0;
   for (int i = 0; i < MAX_ALLOCS; i++) {
     uintptr_t b = (uintptr_t)fake.alloc[i].base;
     if (b && p >= b && p - b <= fake.alloc[i].size && n <= fake.alloc[i].size - (p - b)) {
