@@ -36,7 +36,8 @@ static bool kmv_peek_version(const uint8_t *buf, uint64_t size,
   if (vt < 0 || vt % 2 || (uint64_t)vt + 4 > size) return false;
   unsigned vt_size = kiln_fb_read_u16(buf + vt);
   unsigned t_size = kiln_fb_read_u16(buf + vt + 2);
-  if (vt_size < 6 || (uint64_t)vt + 6 > size) return true; /* absent: 0 */
+  if ((uint64_t)vt + vt_size > size || root + t_size > size) return false;
+  if (vt_size < 6) return true; /* absent: 0 */
   unsigned off = kiln_fb_read_u16(buf + vt + 4);
   if (off == 0) return true;
   if (off + 4 > t_size || (root + off) % 4 || root + off + 4 > size)
@@ -248,8 +249,9 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
   uint32_t version;
   if (kmv_peek_version(buf, file_size, &version) &&
       version != KILN_MODULE_FORMAT_VERSION)
-    return kmv_fail(err, "module format version %" PRIu32 " is not supported:"
-                    " this reader reads version %u", version,
+    return kmv_fail(err, "module format version %" PRIu32 "%s is not "
+                    "supported: this reader reads version %u", version,
+                    version ? "" : " (field missing)",
                     KILN_MODULE_FORMAT_VERSION);
   uint64_t extent;
   if (!kiln_fb_verify(&kiln_module_schema, buf, file_size, &extent, err))

@@ -190,6 +190,11 @@ future, _ = author(fl, original, first, 'future')
 p = run(args.dump, future, ok=False)
 check(p.returncode == 1 and 'format version 7' in p.stderr and 'reads version 1' in p.stderr,
       f'future version: rc={p.returncode} stderr={p.stderr!r}')
+del fl['format_version']
+missing, _ = author(fl, original, first, 'noversion')
+p = run(args.dump, missing, ok=False)
+check(p.returncode == 1 and 'format version 0 (field missing) is not supported' in p.stderr,
+      f'missing version: rc={p.returncode} stderr={p.stderr!r}')
 # A dangling segment index is refused, naming the field.
 fl['format_version'] = 1
 fl['rodata'][0]['segment'] = 99
