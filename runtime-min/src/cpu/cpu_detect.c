@@ -24,24 +24,45 @@ static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4]) {
   __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
 }
 
-void kiln_cpu_host(kiln_cpu_info_t *out) {
-  uint32_t l1[4], l7[4], l71[4];
-  cpuid(1, 0, l1);
-  cpuid(7, 0, l7);
-  cpuid(7, 1, l71);
-  uint64_t xcr0 = (l1[ECX] >> 27) & 1u ? read_xcr0() : 0;
-  out->arch = KILN_CPU_ARCH_X86_64;
-  out->features = 0;
-#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask)                     \
-  {                                                                           \
-    const uint32_t *r = (leaf) == 1 ? l1 : (sub) == 0 ? l7 : l71;             \
-    if (((r[reg] >> (bit)) & 1u) && (xcr0 & (mask)) == (uint64_t)(mask))      \
-      out->features |= 1ull << KILN_CPU_##id;                                 \
-  }
+/* Where each feature's bit lives, in feature order: which of the three
+ * cpuid results (leaf 1, leaf 7.0, leaf 7.1), register, bit, and the XCR0
+ * state the OS must save. A table keeps the code small. */
+typedef struct x86_bit {
+  uint8_t leaf_reg; /* leaf index * 4 + register */
+  uint8_t bit, xcr0;
+} x86_bit_t;
+
+static const x86_bit_t x86_bits[] = {
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) \
+  {(uint8_t)(((leaf) == 1 ? 0 : (sub) == 0 ? 1 : 2) * 4 + (reg)), bit, mask},
 #define KILN_CPU_ARM(id, name, alias, word, bit)
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+};
+
+#define X86_COUNT (sizeof x86_bits / sizeof x86_bits[0])
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) \
+  _Static_assert(KILN_CPU_##id < X86_COUNT, "x86 features must come first");
+#define KILN_CPU_ARM(id, name, alias, word, bit)
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+
+void kiln_cpu_host(kiln_cpu_info_t *out) {
+  uint32_t r[12];
+  cpuid(1, 0, r);
+  cpuid(7, 0, r + 4);
+  cpuid(7, 1, r + 8);
+  uint64_t xcr0 = (r[ECX] >> 27) & 1u ? read_xcr0() : 0; /* OSXSAVE */
+  out->arch = KILN_CPU_ARCH_X86_64;
+  out->features = 0;
+  /* x86 features come first in the enum, so table index = feature. */
+  for (unsigned f = 0; f < X86_COUNT; f++) {
+    const x86_bit_t *b = &x86_bits[f];
+    if (((r[b->leaf_reg] >> b->bit) & 1u) && (xcr0 & b->xcr0) == b->xcr0)
+      out->features |= 1ull << f;
+  }
 }
 
 #elif defined(__aarch64__) && defined(__linux__)

@@ -9,20 +9,38 @@
 
 #include "cpu_features.h"
 
-typedef struct feature_desc {
-  const char *name, *alias;
-  kiln_cpu_arch_t arch;
-} feature_desc_t;
-
-static const feature_desc_t features[KILN_CPU_FEATURE_COUNT] = {
-#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) \
-  [KILN_CPU_##id] = {name, "", KILN_CPU_ARCH_X86_64},
-#define KILN_CPU_ARM(id, name, alias, word, bit) \
-  [KILN_CPU_##id] = {name, alias, KILN_CPU_ARCH_AARCH64},
+/* Feature names and aliases as two packed string pools (entry i is the
+ * i-th NUL-terminated string), and which features are aarch64's. */
+static const char names[] =
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) name "\0"
+#define KILN_CPU_ARM(id, name, alias, word, bit) name "\0"
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
-};
+    ;
+static const char aliases[] =
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) "\0"
+#define KILN_CPU_ARM(id, name, alias, word, bit) alias "\0"
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+    ;
+static const uint64_t arm_features = 0
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask)
+#define KILN_CPU_ARM(id, name, alias, word, bit) | (1ull << KILN_CPU_##id)
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+    ;
+
+static const char *pool_at(const char *pool, unsigned i) {
+  while (i--) pool += strlen(pool) + 1;
+  return pool;
+}
+
+static kiln_cpu_arch_t arch_of(unsigned f) {
+  return (arm_features >> f) & 1u ? KILN_CPU_ARCH_AARCH64 : KILN_CPU_ARCH_X86_64;
+}
 
 static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -45,7 +63,7 @@ const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch) {
 }
 
 const char *kiln_cpu_feature_name(kiln_cpu_feature_t f) {
-  return (unsigned)f < KILN_CPU_FEATURE_COUNT ? features[f].name : NULL;
+  return (unsigned)f < KILN_CPU_FEATURE_COUNT ? pool_at(names, f) : NULL;
 }
 
 static int word_is(const char *s, size_t n, const char *word) {
@@ -71,8 +89,8 @@ int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
     size_t len = strcspn(p, "+");
     int found = 0;
     for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT && !found; f++) {
-      if (features[f].arch == out->arch &&
-          (word_is(p, len, features[f].name) || word_is(p, len, features[f].alias))) {
+      if (arch_of(f) == out->arch && (word_is(p, len, pool_at(names, f)) ||
+                                      word_is(p, len, pool_at(aliases, f)))) {
         out->features |= 1ull << f;
         found = 1;
       }
@@ -93,7 +111,7 @@ size_t kiln_cpu_describe(const kiln_cpu_info_t *info, char *buf, size_t cap) {
   for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT; f++) {
     if (!((info->features >> f) & 1u)) continue;
     w = snprintf(len < cap ? buf + len : NULL, len < cap ? cap - len : 0, "+%s",
-                 features[f].name);
+                 pool_at(names, f));
     len += (size_t)(w > 0 ? w : 0);
   }
   return len;
@@ -112,18 +130,18 @@ int kiln_cpu_can_run(const kiln_cpu_info_t *host, const char *spec, char *msg,
                 kiln_cpu_arch_name(need.arch), offers);
   uint64_t missing = need.features & ~host->features;
   if (missing) {
-    char names[256];
+    char missing_names[256];
     size_t len = 0;
     for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT; f++) {
       if (!((missing >> f) & 1u)) continue;
-      int w = snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                       features[f].name);
-      if (w < 0 || (size_t)w >= sizeof names - len) break;
+      int w = snprintf(missing_names + len, sizeof missing_names - len, "%s%s",
+                       len ? ", " : "", pool_at(names, f));
+      if (w < 0 || (size_t)w >= sizeof missing_names - len) break;
       len += (size_t)w;
     }
     return fail(msg, msg_cap, KILN_CPU_ERR_UNSUPPORTED,
                 "CPU target '%.100s' needs %s, which this host lacks; this host "
-                "is %s", spec, names, offers);
+                "is %s", spec, missing_names, offers);
   }
   if (msg && msg_cap) msg[0] = 0;
   return KILN_CPU_OK;

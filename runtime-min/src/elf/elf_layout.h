@@ -92,6 +92,15 @@ typedef struct kiln_elf_layout {
 int kiln_elf_parse(const uint8_t *data, size_t size, uint64_t page,
                    kiln_elf_layout_t *out, char *msg, size_t msg_cap);
 
+/* kiln_elf_load without the host-machine check: maps and relocates an
+ * object of any supported machine so that its relocated data can be
+ * inspected (tests of the aarch64 relocations on an x86-64 host). Code in
+ * a foreign image must never be called. */
+struct kiln_elf_image;
+int kiln_elf_map_any_machine(const void *data, size_t size,
+                             struct kiln_elf_image *image, char *msg,
+                             size_t msg_cap);
+
 /* The kind of relocation TYPE on MACHINE; returns 0 if unknown. */
 int kiln_elf_reloc_kind(uint32_t machine, uint32_t type,
                         kiln_elf_reloc_kind_t *kind);

@@ -116,15 +116,16 @@ fail:
                        "mprotect of the ELF image failed: %s", strerror(errno));
 }
 
-int kiln_elf_load(const void *data, size_t size, kiln_elf_image_t *image,
-                  char *msg, size_t msg_cap) {
+/* Verifies DATA, refuses a machine other than the host's unless
+ * ANY_MACHINE, and maps the image. */
+static int load(const uint8_t *d, size_t size, int any_machine,
+                kiln_elf_image_t *image, char *msg, size_t msg_cap) {
   memset(image, 0, sizeof *image);
-  if (!data) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
-  const uint8_t *d = data;
+  if (!d) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
   kiln_elf_layout_t l;
   int rc = kiln_elf_parse(d, size, host_page(), &l, msg, msg_cap);
   if (rc) return rc;
-  if (l.machine != HOST_MACHINE)
+  if (l.machine != HOST_MACHINE && !any_machine)
     return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_UNSUPPORTED,
                          "ELF machine %s (%u) cannot run on this %s host",
                          kiln_elf_machine_name(l.machine), l.machine,
@@ -167,6 +168,17 @@ int kiln_elf_load(const void *data, size_t size, kiln_elf_image_t *image,
   image->machine = l.machine;
   if (msg && msg_cap) msg[0] = 0;
   return KILN_ELF_OK;
+}
+
+int kiln_elf_load(const void *data, size_t size, kiln_elf_image_t *image,
+                  char *msg, size_t msg_cap) {
+  return load(data, size, 0, image, msg, msg_cap);
+}
+
+int kiln_elf_map_any_machine(const void *data, size_t size,
+                             kiln_elf_image_t *image, char *msg,
+                             size_t msg_cap) {
+  return load(data, size, 1, image, msg, msg_cap);
 }
 
 void *kiln_elf_lookup(const kiln_elf_image_t *image, const char *name) {

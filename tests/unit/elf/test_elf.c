@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_layout.h"
 #include "elf_loader.h"
 #include "kiln/executable_abi.h"
 
@@ -534,6 +535,90 @@ START_TEST(hash_cycle_terminates) {
 }
 END_TEST
 
+/* ---- relocations of either machine, checked in a mapped image ------- */
+
+/* Every RELA entry of FILE's bytes, recomputed here from the ELF spec,
+ * must match the word the loader wrote into IMG. */
+static void check_relocations_applied(elf_view_t *v, const kiln_elf_image_t *img) {
+  Elf64_Sym *syms = (Elf64_Sym *)(v->b + file_off(v, dyn_of(v, DT_SYMTAB)->d_un.d_ptr));
+  int aarch64 = v->eh->e_machine == EM_AARCH64;
+  int64_t tags[2][2] = {{DT_RELA, DT_RELASZ}, {DT_JMPREL, DT_PLTRELSZ}};
+  int checked = 0;
+  for (int t = 0; t < 2; t++) {
+    Elf64_Rela *r = rela_of(v, tags[t][0]);
+    size_t n = dyn_of(v, tags[t][1])->d_un.d_val / sizeof *r;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t type = (uint32_t)ELF64_R_TYPE(r[i].r_info);
+      Elf64_Sym *s = &syms[ELF64_R_SYM(r[i].r_info)];
+      uint64_t S = img->bias + s->st_value, A = (uint64_t)r[i].r_addend, want;
+      if (type == (aarch64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE))
+        want = img->bias + A;
+      else if (!aarch64 && (type == R_X86_64_GLOB_DAT || type == R_X86_64_JUMP_SLOT))
+        want = S;
+      else if (type == (aarch64 ? R_AARCH64_ABS64 : R_X86_64_64) ||
+               (aarch64 && (type == R_AARCH64_GLOB_DAT || type == R_AARCH64_JUMP_SLOT)))
+        want = S + A;
+      else
+        ck_abort_msg("unexpected relocation type %u", type);
+      uint64_t got;
+      memcpy(&got, (const void *)(img->bias + r[i].r_offset), sizeof got);
+      ck_assert_msg(got == want, "relocation %zu (type %u) at 0x%llx: 0x%llx, want 0x%llx",
+                    i, type, (unsigned long long)r[i].r_offset,
+                    (unsigned long long)got, (unsigned long long)want);
+      checked++;
+    }
+  }
+  ck_assert_int_ge(checked, 10);
+}
+
+/* Maps FILE (of any machine) without running it and checks what the
+ * relocations produced: every word, the export table behind
+ * kiln_test_table, and W^X of the mapping. */
+static void map_and_inspect(const char *file) {
+  size_t n;
+  uint8_t *b = read_file(file, &n);
+  kiln_elf_image_t img;
+  char msg[256];
+  ck_assert_msg(kiln_elf_map_any_machine(b, n, &img, msg, sizeof msg) == 0, "%s: %s",
+                file, msg);
+  elf_view_t v = {b, n, (Elf64_Ehdr *)b};
+  check_relocations_applied(&v, &img);
+
+  const kiln_executable_table_t *const *tp = kiln_elf_lookup(&img, "kiln_test_table");
+  ck_assert_ptr_nonnull(tp);
+  const kiln_executable_table_t *t = *tp;
+  const uint8_t *lo = img.map, *hi = img.map + img.map_size;
+  ck_assert((const uint8_t *)t >= lo && (const uint8_t *)t < hi);
+  ck_assert_uint_eq(t->abi_version, KILN_EXECUTABLE_ABI_VERSION);
+  ck_assert_uint_eq(t->export_count, 3);
+  ck_assert_str_eq(t->exports[0].name, "add_f32");
+  ck_assert_str_eq(t->exports[1].name, "scale_i32");
+  ck_assert_str_eq(t->exports[2].name, "fail_odd");
+  char perms[5];
+  int wx;
+  for (int i = 0; i < 3; i++) {
+    const void *entry;
+    memcpy(&entry, &t->exports[i].entry, sizeof entry);
+    ck_assert(maps_perms(entry, perms, lo, hi, &wx));
+    ck_assert_str_eq(perms, "r-xp");
+  }
+  ck_assert_int_eq(wx, 0);
+  ck_assert(maps_perms(t, perms, lo, hi, &wx));
+  ck_assert_str_eq(perms, "r--p");
+  int **counter_ptr = kiln_elf_lookup(&img, "kiln_test_counter_ptr");
+  ck_assert_ptr_eq(*counter_ptr, kiln_elf_lookup(&img, "kiln_test_counter"));
+  kiln_elf_unload(&img);
+  free(b);
+}
+
+START_TEST(relocations_of_both_machines) {
+  map_and_inspect("kernel_x86_64.so");
+  map_and_inspect("kernel_x86_64_icf.so");
+  map_and_inspect("kernel_aarch64.so");
+  map_and_inspect("kernel_aarch64_icf.so");
+}
+END_TEST
+
 static Suite *elf_suite(void) {
   Suite *s = suite_create("elf");
   TCase *tc = tcase_create("load");
@@ -544,6 +629,7 @@ static Suite *elf_suite(void) {
   tcase_add_test(tc, undefined_symbol_refused);
   tcase_add_test(tc, null_and_tiny_inputs);
   tcase_add_test(tc, hash_cycle_terminates);
+  tcase_add_test(tc, relocations_of_both_machines);
   suite_add_tcase(s, tc);
   TCase *bad = tcase_create("malformed");
   tcase_set_timeout(bad, 120);
