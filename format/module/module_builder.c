@@ -99,7 +99,9 @@ typedef struct kmb_segment {
   uint64_t size, hash;
   /* Decided by finish: */
   uint8_t compression;
-  uint8_t *packed; /* zstd bytes when compressed */
+  bool decided;         /* stored form chosen for decided_mode */
+  uint8_t decided_mode; /* a kiln_module_compression_t */
+  uint8_t *packed;      /* zstd bytes when compressed */
   uint64_t stored_size, offset;
 } kmb_segment;
 
@@ -678,10 +680,14 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
   return kiln_fbb_table_end(f);
 }
 
-/* Decides each segment's stored form. */
+/* Decides each segment's stored form, once per compression mode (finish
+ * lays the module out twice, and compression is the expensive part). */
 static bool kmb_pack_segments(kiln_module_builder_t *b) {
   for (uint32_t i = 0; i < b->segments_count; i++) {
     kmb_segment *s = &b->segments[i];
+    if (s->decided && s->decided_mode == (uint8_t)b->compression) continue;
+    s->decided = true;
+    s->decided_mode = (uint8_t)b->compression;
     free(s->packed);
     s->packed = NULL;
     s->compression = kiln_fb_Compression_None;
@@ -696,6 +702,7 @@ static bool kmb_pack_segments(kiln_module_builder_t *b) {
     if (!kiln_module_zstd_compress(s->data, (size_t)s->size,
                                    KILN_MODULE_ZSTD_LEVEL, &packed,
                                    &packed_size, &err)) {
+      s->decided = false;
       kmb_error(b, "segment %" PRIu32 ": %s", i, err.message);
       return false;
     }
