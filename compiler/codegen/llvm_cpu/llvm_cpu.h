@@ -60,10 +60,14 @@ typedef struct kiln_llvm_cpu_target {
   uint16_t elf_machine;    /* e_machine of the linked object */
   char *cpu;               /* owned; LLVM CPU name */
   char *features;          /* owned; LLVM feature string "+a,+b,-c" */
+  /* owned; what a host must offer to run the code, in the runtime's
+   * requirement syntax: "x86_64+avx512f", "aarch64". For the host target,
+   * every listed feature (llvm_cpu_features.def) this machine has. */
+  char *requirements;
 } kiln_llvm_cpu_target_t;
 
 /* Parses a target string. Unknown architectures and features are errors
- * that list the valid ones. On success *out owns memory released by
+ * that list the valid ones; a repeated feature counts once. On success *out owns memory released by
  * kiln_llvm_cpu_target_release. */
 kiln_llvm_cpu_status_t kiln_llvm_cpu_target_parse(const char *text,
                                                   kiln_llvm_cpu_target_t *out);

@@ -92,6 +92,35 @@ static void lcpu_set_arch(kiln_llvm_cpu_target_t *t, kiln_llvm_cpu_arch_t a) {
   t->elf_machine = lcpu_arches[a].elf_machine;
 }
 
+/* Whether the LLVM feature string FEATURES turns NAME (LEN bytes) on. */
+static bool lcpu_enables(const char *features, const char *name, size_t len) {
+  for (const char *p = features; *p;) {
+    size_t n = strcspn(p, ",");
+    if (n == len + 1 && p[0] == '+' && memcmp(p + 1, name, len) == 0)
+      return true;
+    p += n;
+    if (*p == ',') p++;
+  }
+  return false;
+}
+
+/* "ARCH+f+g" from the listed features the host's feature string enables. */
+static kiln_llvm_cpu_status_t lcpu_host_requirements(kiln_llvm_cpu_target_t *t) {
+  size_t cap = strlen(t->arch_name) + 1;
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_features); i++)
+    cap += strlen(lcpu_features[i].name) + 1;
+  t->requirements = malloc(cap);
+  if (!t->requirements) return lcpu_errorf("llvm-cpu: out of memory");
+  size_t used = (size_t)snprintf(t->requirements, cap, "%s", t->arch_name);
+  for (size_t i = 0; i < LCPU_COUNT(lcpu_features); i++) {
+    const char *name = lcpu_features[i].name;
+    if (lcpu_features[i].arch == t->arch &&
+        lcpu_enables(t->features, name, strlen(name)))
+      used += (size_t)snprintf(t->requirements + used, cap - used, "+%s", name);
+  }
+  return NULL;
+}
+
 static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   char *triple = LLVMGetDefaultTargetTriple();
   size_t len = strcspn(triple, "-");
@@ -120,7 +149,7 @@ static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   if (!t->cpu || !t->features) return lcpu_errorf("llvm-cpu: out of memory");
-  return NULL;
+  return lcpu_host_requirements(t);
 }
 
 static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
@@ -152,9 +181,13 @@ static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
   const char *base = lcpu_arches[arch].base_features;
   size_t cap = strlen(base) + 2 * strlen(spec) + 1;
   t->features = malloc(cap);
+  t->requirements = malloc(strlen(spec) + 1);
   t->cpu = strdup(lcpu_arches[arch].cpu);
-  if (!t->features || !t->cpu) return lcpu_errorf("llvm-cpu: out of memory");
+  if (!t->features || !t->cpu || !t->requirements)
+    return lcpu_errorf("llvm-cpu: out of memory");
   size_t used = (size_t)snprintf(t->features, cap, "%s", base);
+  size_t req = (size_t)snprintf(t->requirements, strlen(spec) + 1, "%s",
+                                lcpu_arches[arch].name);
   for (const char *p = spec + arch_len; *p == '+';) {
     const char *name = p + 1;
     size_t len = strcspn(name, "+");
@@ -167,9 +200,12 @@ static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
                          "features: %s",
                          text, lcpu_arches[arch].name, (int)len, name, valid);
     }
+    p = name + len;
+    if (lcpu_enables(t->features, name, len)) continue; /* repeated */
     used += (size_t)snprintf(t->features + used, cap - used, "%s+%.*s",
                              used ? "," : "", (int)len, name);
-    p = name + len;
+    req += (size_t)snprintf(t->requirements + req, strlen(spec) + 1 - req,
+                            "+%.*s", (int)len, name);
   }
   return NULL;
 }
@@ -198,6 +234,7 @@ void kiln_llvm_cpu_target_release(kiln_llvm_cpu_target_t *target) {
   if (!target) return;
   free(target->cpu);
   free(target->features);
+  free(target->requirements);
   memset(target, 0, sizeof *target);
 }
 

@@ -2,6 +2,7 @@
  * a working TargetMachine; invalid ones give errors that list the valid
  * choices; every feature in llvm_cpu_features.def is one LLVM knows. */
 #include <check.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,38 @@ START_TEST(host_forms) {
   ck_assert_int_eq(a.arch, KILN_LLVM_CPU_ARCH_AARCH64);
   ck_assert_int_eq(a.elf_machine, 183);
 #endif
+  /* Requirements: the arch, then exactly the listed features that the
+   * host's LLVM feature string turns on. */
+  ck_assert_str_eq(a.requirements, b.requirements);
+  size_t alen = strlen(a.arch_name);
+  ck_assert(strncmp(a.requirements, a.arch_name, alen) == 0);
+  int listed = 0, on = 0;
+#define LCPU_FEATURE(ARCH, NAME)                                              \
+  if (KILN_LLVM_CPU_ARCH_##ARCH == a.arch) {                                  \
+    char plus[40], comma[40];                                                 \
+    snprintf(plus, sizeof plus, "+%s+", NAME);                                \
+    snprintf(comma, sizeof comma, "+%s,", NAME);                              \
+    char *req = malloc(strlen(a.requirements) + 2);                           \
+    char *feat = malloc(strlen(a.features) + 2);                              \
+    sprintf(req, "%s+", a.requirements);                                      \
+    sprintf(feat, "%s,", a.features);                                         \
+    bool in_req = strstr(req + alen, plus) != NULL;                           \
+    bool in_feat = strstr(feat, comma) == feat ||                             \
+                   (strstr(feat, comma) && strstr(feat, comma)[-1] == ',');   \
+    ck_assert_msg(in_req == in_feat, "host feature %s: requirement %d, "      \
+                  "LLVM %d", NAME, in_req, in_feat);                          \
+    listed++;                                                                 \
+    on += in_feat;                                                            \
+    free(req);                                                                \
+    free(feat);                                                               \
+  }
+#include "llvm_cpu_features.def"
+#undef LCPU_FEATURE
+  ck_assert_int_gt(listed, 5);
+#if defined(__x86_64__)
+  ck_assert_ptr_nonnull(strstr(a.requirements, "+sse2"));
+  ck_assert_int_gt(on, 0);
+#endif
   check_machine(&a);
   kiln_llvm_cpu_target_release(&a);
   kiln_llvm_cpu_target_release(&b);
@@ -76,10 +109,19 @@ START_TEST(explicit_forms) {
   ck_assert_str_eq(t.features, "");
   ck_assert_str_eq(t.emulation, "elf_x86_64");
   check_machine(&t);
+
+  ck_assert_str_eq(t.requirements, "x86_64");
   kiln_llvm_cpu_target_release(&t);
 
   t = parse_ok("llvm-cpu:x86_64+avx512f+avx512bw");
   ck_assert_str_eq(t.features, "+avx512f,+avx512bw");
+  ck_assert_str_eq(t.requirements, "x86_64+avx512f+avx512bw");
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
+
+  t = parse_ok("llvm-cpu:x86_64+avx2+fma+avx2");
+  ck_assert_str_eq(t.features, "+avx2,+fma");
+  ck_assert_str_eq(t.requirements, "x86_64+avx2+fma");
   check_machine(&t);
   kiln_llvm_cpu_target_release(&t);
 
@@ -91,8 +133,9 @@ START_TEST(explicit_forms) {
   check_machine(&t);
   kiln_llvm_cpu_target_release(&t);
 
-  t = parse_ok("llvm-cpu:aarch64+dotprod+sve2");
+  t = parse_ok("llvm-cpu:aarch64+dotprod+sve2+neon");
   ck_assert_str_eq(t.features, "+neon,+dotprod,+sve2");
+  ck_assert_str_eq(t.requirements, "aarch64+dotprod+sve2");
   check_machine(&t);
   kiln_llvm_cpu_target_release(&t);
 }
