@@ -62,7 +62,9 @@ typedef struct kiln_llvm_cpu_target {
   char *features;          /* owned; LLVM feature string "+a,+b,-c" */
   /* owned; what a host must offer to run the code, in the runtime's
    * requirement syntax: "x86_64+avx512f", "aarch64". For the host target,
-   * every listed feature (llvm_cpu_features.def) this machine has. */
+   * every listed feature (llvm_cpu_features.def) this machine has; the
+   * code may also use unlisted features of this CPU, so a host build is
+   * for running here, explicit targets are for shipping. */
   char *requirements;
 } kiln_llvm_cpu_target_t;
 
