@@ -288,9 +288,15 @@ static kiln_status_t load_executables(kiln_module_t *m) {
         const uint8_t *data =
             kiln_module_segment_data(&m->view, var->segment, &size);
         char msg[256];
-        if (kiln_elf_verify(data, (size_t)size, NULL, msg, sizeof msg))
+        kiln_elf_info_t info;
+        if (kiln_elf_verify(data, (size_t)size, &info, msg, sizeof msg))
           return corrupt(m, "executable '%s' variant '%s': invalid ELF: %s",
                          exe->name, var->name, msg);
+        const char *machine = kiln_elf_machine_name(info.machine);
+        if (strcmp(machine, var->arch) != 0)
+          return corrupt(m, "executable '%s' variant '%s': declared arch "
+                         "'%s' but holds an %s ELF", exe->name, var->name,
+                         var->arch, machine);
       }
     }
   }

@@ -95,7 +95,7 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
       status = krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,  \
                           "VM stack overflow calling '%s' at depth %u",     \
                           module->functions[callee].name, depth);           \
-      goto fail;                                                            \
+      goto push_failed;                                                     \
     }                                                                       \
     f = &frames[depth++];                                                   \
     f->fn = (callee);                                                       \
@@ -340,6 +340,9 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
   }
 #endif
 
+push_failed:
+  if (!f) goto fail; /* the entry frame itself did not fit */
+  goto fail_at;
 arith_trap:
   status = krt_status(call->allocator, KILN_STATUS_ABORTED,
                       "arithmetic trap in %s (division by zero, overflow or "

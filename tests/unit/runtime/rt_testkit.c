@@ -1,0 +1,116 @@
+/* Implements rt_testkit.h with the format builder and the assembler. */
+#include "rt_testkit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/module_builder.h"
+
+const uint8_t *rt_kernel(size_t *size) {
+  static uint8_t *data;
+  static size_t n;
+  if (!data && !kiln_handmade_read_file(KILN_HANDMADE_KERNEL, &data, &n)) {
+    fprintf(stderr, "cannot read %s\n", KILN_HANDMADE_KERNEL);
+    abort();
+  }
+  *size = n;
+  return data;
+}
+
+uint8_t *rt_handmade(const kiln_handmade_options_t *o, size_t *size) {
+  kiln_handmade_options_t d;
+  if (!o) {
+    kiln_handmade_default_options(&d);
+    o = &d;
+  }
+  size_t ksize;
+  const uint8_t *k = rt_kernel(&ksize);
+  uint8_t *out = NULL;
+  char err[256];
+  if (!kiln_handmade_build(o, k, ksize, &out, size, err, sizeof err)) {
+    fprintf(stderr, "handmade build failed: %s\n", err);
+    return NULL;
+  }
+  return out;
+}
+
+#define LIST(...) \
+  (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (const int[]){__VA_ARGS__}
+#define NONE 0, (const int *)NULL
+
+uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
+                          const char *helper_signature, size_t *size) {
+  kiln_vm_asm_t a, h;
+  kiln_vm_asm_init(&a);
+  kiln_vm_asm_init(&h);
+  body(&a, user);
+  /* Epilogue: view = create(allocate(0), 0, i8, [0, s0:1]); ret view. */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 40, (int64_t)0);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 0, LIST(40), LIST(0));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I32, 42, 2); /* i8 */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 1, LIST(0, 40, 42, 2, 40, 0),
+                   LIST(1));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(1));
+  if (helper) helper(&h, user);
+  uint8_t *out = NULL;
+  if (kiln_vm_asm_finish(&a) || (helper && kiln_vm_asm_finish(&h))) goto done;
+  kiln_module_builder_t *b = kiln_module_builder_create();
+  kiln_module_builder_set_name(b, "scalar");
+  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
+  kiln_module_builder_add_import(b, "hal.buffer.allocate", "I_r");
+  kiln_module_builder_add_import(b, "hal.buffer_view.create", "rIiCID_r");
+  const int64_t dims[2] = {0, -1};
+  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_I8, 2, dims};
+  kiln_module_function_desc_t f;
+  memset(&f, 0, sizeof f);
+  f.name = "f";
+  f.exported = true;
+  f.output_count = 1;
+  f.outputs = &t;
+  f.bytecode = a.code;
+  f.bytecode_size = (uint32_t)a.size;
+  f.i32_register_count = 44;
+  f.ref_register_count = 4;
+  f.vm_signature = "_r";
+  kiln_module_builder_add_function(b, &f);
+  if (helper) {
+    memset(&f, 0, sizeof f);
+    f.name = "g";
+    f.bytecode = h.code;
+    f.bytecode_size = (uint32_t)h.size;
+    f.i32_register_count = 40;
+    f.ref_register_count = 2;
+    f.vm_signature = helper_signature;
+    kiln_module_builder_add_function(b, &f);
+  }
+  kiln_format_error_t err;
+  if (!kiln_module_builder_finish(b, &out, size, &err)) {
+    fprintf(stderr, "scalar module: %s\n", err.message);
+    out = NULL;
+  }
+  kiln_module_builder_destroy(b);
+done:
+  kiln_vm_asm_free(&a);
+  kiln_vm_asm_free(&h);
+  return out;
+}
+
+kiln_status_t rt_run_scalar(const uint8_t *module, size_t size, int64_t *out) {
+  kiln_instance_t *inst = NULL;
+  kiln_device_t *dev = NULL;
+  kiln_module_t *m = NULL;
+  kiln_buffer_view_t *view = NULL;
+  kiln_function_t fn;
+  kiln_status_t s = kiln_instance_create(kiln_allocator_system(), &inst);
+  if (!s) s = kiln_device_create(inst, "local-sync", NULL, &dev);
+  if (!s) s = kiln_module_load_memory(inst, module, size, &m);
+  if (!s) s = kiln_module_lookup_function(m, "f", &fn);
+  if (!s) s = kiln_function_call(fn, dev, NULL, 0, &view, 1);
+  if (!s) *out = kiln_buffer_view_dim(view, 1);
+  kiln_buffer_view_release(view);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  return s;
+}

@@ -1,0 +1,33 @@
+/* Helpers for the runtime tests: the handmade kernel and modules, and
+ * "scalar modules" whose exported function f() runs a bytecode body that
+ * leaves an i64 in slots 0:1 and returns it as dim 1 of an empty
+ * tensor<0x?xi8> view, so VM arithmetic is observable through the public
+ * API without any kernel. Library kiln_rt_testkit. */
+#ifndef KILN_RT_TESTKIT_H
+#define KILN_RT_TESTKIT_H
+
+#include "handmade.h"
+#include "kiln/runtime.h"
+#include "kiln/vm_bytecode.h"
+
+/* The kernel library bytes (read once, never freed). */
+const uint8_t *rt_kernel(size_t *size);
+
+/* The handmade module with options (defaults when o is NULL); free(). */
+uint8_t *rt_handmade(const kiln_handmade_options_t *o, size_t *size);
+
+/* Body emitter: slots 0..39 and refs are free; the result goes to 0:1. */
+typedef void (*rt_body_fn)(kiln_vm_asm_t *a, void *user);
+
+/* A module "scalar" with exported f() (body + epilogue) and, when
+ * helper is non-NULL, a second function "g" with VM signature
+ * helper_signature (scalar_count 40) for calls. Returns NULL when the
+ * builder fails; free(). */
+uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
+                          const char *helper_signature, size_t *size);
+
+/* Loads bytes, calls f on local-sync; on success stores the i64 in *out
+ * and returns NULL, else the status. */
+kiln_status_t rt_run_scalar(const uint8_t *module, size_t size, int64_t *out);
+
+#endif /* KILN_RT_TESTKIT_H */

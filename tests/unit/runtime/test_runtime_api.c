@@ -1,0 +1,389 @@
+/* runtime-min through its public API: status values, types, loading the
+ * handmade module (memory and file), reflection, calls on local-sync and
+ * local-task, kernel failures, the per-device cache, and a counting
+ * allocator that proves every byte taken is given back. */
+#include <check.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kiln/module_format.h"
+#include "rt_testkit.h"
+
+#define OK(expr)                                                        \
+  do {                                                                  \
+    kiln_status_t s_ = (expr);                                          \
+    ck_assert_msg(s_ == NULL, "%s: %s", #expr, kiln_status_message(s_)); \
+  } while (0)
+
+/* Expects a failure with `code` whose message contains each of the
+ * NULL-terminated substrings. */
+static void expect_error(kiln_status_t s, kiln_status_code_t code, ...) {
+  ck_assert_msg(s != NULL, "expected an error");
+  ck_assert_msg(kiln_status_code(s) == code, "code %s, message: %s",
+                kiln_status_code_name(kiln_status_code(s)),
+                kiln_status_message(s));
+  va_list ap;
+  va_start(ap, code);
+  for (const char *want; (want = va_arg(ap, const char *));)
+    ck_assert_msg(strstr(kiln_status_message(s), want), "'%s' not in '%s'",
+                  want, kiln_status_message(s));
+  va_end(ap);
+  kiln_status_free(s);
+}
+
+START_TEST(status_and_types) {
+  ck_assert_str_eq(kiln_status_code_name(KILN_STATUS_DATA_LOSS),
+                   "KILN_STATUS_DATA_LOSS");
+  ck_assert_str_eq(kiln_status_message(NULL), "");
+  ck_assert_int_eq(kiln_status_code(NULL), KILN_STATUS_OK);
+  kiln_tensor_type_t t = {KILN_ELEMENT_F32, 3, {2, -1, 5}};
+  char buf[64];
+  kiln_tensor_type_format(&t, buf, sizeof buf);
+  ck_assert_str_eq(buf, "tensor<2x?x5xf32>");
+  t.rank = 0;
+  t.element_type = KILN_ELEMENT_BF16;
+  kiln_tensor_type_format(&t, buf, sizeof buf);
+  ck_assert_str_eq(buf, "tensor<bf16>");
+  ck_assert_int_eq(kiln_element_type_parse("i64", 3), KILN_ELEMENT_I64);
+  ck_assert_int_eq(kiln_element_type_parse("f33", 3), KILN_ELEMENT_NONE);
+  ck_assert_uint_eq(kiln_element_type_size(KILN_ELEMENT_F16), 2);
+}
+END_TEST
+
+typedef struct fixture {
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *mod;
+  kiln_function_t fn;
+} fixture_t;
+
+static void open_fixture(fixture_t *f, const char *device, const uint8_t *data,
+                         size_t size) {
+  memset(f, 0, sizeof *f);
+  OK(kiln_instance_create(kiln_allocator_system(), &f->inst));
+  OK(kiln_device_create(f->inst, device, NULL, &f->dev));
+  OK(kiln_module_load_memory(f->inst, data, size, &f->mod));
+  OK(kiln_module_lookup_function(f->mod, "simple_mul", &f->fn));
+}
+
+static void close_fixture(fixture_t *f) {
+  kiln_module_release(f->mod);
+  kiln_device_release(f->dev);
+  kiln_instance_release(f->inst);
+}
+
+/* c = a * b through kiln_function_call; returns the status. */
+static kiln_status_t mul(fixture_t *f, const float *a, const float *b,
+                         float *c, int64_t n) {
+  kiln_buffer_view_t *in[2] = {NULL, NULL}, *out = NULL;
+  const uint64_t bytes = (uint64_t)n * 4;
+  kiln_status_t s = kiln_buffer_view_from_host(f->dev, KILN_ELEMENT_F32, 1, &n,
+                                               a, bytes, &in[0]);
+  if (!s)
+    s = kiln_buffer_view_from_host(f->dev, KILN_ELEMENT_F32, 1, &n, b, bytes,
+                                   &in[1]);
+  if (!s) s = kiln_function_call(f->fn, f->dev, in, 2, &out, 1);
+  if (!s) s = kiln_buffer_view_read(out, c, bytes);
+  kiln_buffer_view_release(out);
+  kiln_buffer_view_release(in[0]);
+  kiln_buffer_view_release(in[1]);
+  return s;
+}
+
+START_TEST(call_handmade_on_local_devices) {
+  static const char *const devices[] = {"local-sync", "local-task"};
+  size_t size;
+  uint8_t *data = rt_handmade(NULL, &size);
+  ck_assert_ptr_nonnull(data);
+  fixture_t f;
+  open_fixture(&f, devices[_i], data, size);
+  const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+  float c[4] = {0};
+  OK(mul(&f, a, b, c, 4));
+  ck_assert(c[0] == 5 && c[1] == 12 && c[2] == 21 && c[3] == 32);
+  /* Reflection. */
+  ck_assert_uint_eq(kiln_module_function_count(f.mod), 2);
+  ck_assert_str_eq(kiln_module_name(f.mod), "simple_mul");
+  ck_assert(kiln_function_is_exported(f.fn));
+  char sig[128];
+  kiln_function_signature_format(f.fn, sig, sizeof sig);
+  ck_assert_str_eq(sig, "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>");
+  kiln_tensor_type_t t = kiln_function_input_type(f.fn, 1);
+  ck_assert(t.element_type == KILN_ELEMENT_F32 && t.rank == 1 && t.dims[0] == 4);
+  ck_assert_int_eq(kiln_function_input_type(f.fn, 2).element_type,
+                   KILN_ELEMENT_NONE);
+  /* The internal function is not host-callable. */
+  kiln_function_t g;
+  OK(kiln_module_lookup_function(f.mod, "workgroups", &g));
+  ck_assert(!kiln_function_is_exported(g));
+  expect_error(kiln_function_call(g, f.dev, NULL, 0, NULL, 0),
+               KILN_STATUS_INVALID_ARGUMENT, "cannot be called from the host",
+               (char *)NULL);
+  expect_error(kiln_module_lookup_function(f.mod, "nope", &g),
+               KILN_STATUS_NOT_FOUND, "no function 'nope'", "simple_mul",
+               (char *)NULL);
+  /* Wrong inputs name the input, expected and actual type. */
+  int64_t five = 5;
+  kiln_buffer_view_t *in[2], *out = NULL;
+  float x[5] = {0};
+  OK(kiln_buffer_view_from_host(f.dev, KILN_ELEMENT_F32, 1, &five, x, 20, &in[0]));
+  OK(kiln_buffer_view_from_host(f.dev, KILN_ELEMENT_F32, 1, &five, x, 20, &in[1]));
+  expect_error(kiln_function_call(f.fn, f.dev, in, 2, &out, 1),
+               KILN_STATUS_INVALID_ARGUMENT,
+               "input 0: expected tensor<4xf32>, got tensor<5xf32>",
+               (char *)NULL);
+  expect_error(kiln_function_call(f.fn, f.dev, in, 1, &out, 1),
+               KILN_STATUS_INVALID_ARGUMENT, "takes 2 inputs, got 1",
+               (char *)NULL);
+  ck_assert_ptr_null(out);
+  kiln_buffer_view_release(in[0]);
+  kiln_buffer_view_release(in[1]);
+  close_fixture(&f);
+  free(data);
+}
+END_TEST
+
+START_TEST(load_from_file_and_prepare) {
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, "local-sync", NULL, &dev));
+  OK(kiln_module_load_file(inst, KILN_HANDMADE_MODULE, &m));
+  OK(kiln_module_prepare(m, dev));
+  OK(kiln_module_prepare(m, dev)); /* cached */
+  kiln_module_release(m);
+  expect_error(kiln_module_load_file(inst, "/nonexistent.kiln", &m),
+               KILN_STATUS_NOT_FOUND, "cannot open '/nonexistent.kiln'",
+               (char *)NULL);
+  expect_error(kiln_module_load_file(inst, "/", &m),
+               KILN_STATUS_INVALID_ARGUMENT, "not a regular file", (char *)NULL);
+  expect_error(kiln_device_create(inst, "tpu", NULL, &dev),
+               KILN_STATUS_NOT_FOUND, "unknown device 'tpu'", "local-sync",
+               (char *)NULL);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+}
+END_TEST
+
+START_TEST(zstd_compressed_kernel_runs) {
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.compress = true;
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  ck_assert_ptr_nonnull(data);
+  fixture_t f;
+  open_fixture(&f, "local-sync", data, size);
+  const float a[4] = {1, -2, 3, 4}, b[4] = {2, 2, 2, 0.5f};
+  float c[4];
+  OK(mul(&f, a, b, c, 4));
+  ck_assert(c[0] == 2 && c[1] == -4 && c[2] == 6 && c[3] == 2);
+  close_fixture(&f);
+  free(data);
+}
+END_TEST
+
+START_TEST(kernel_failure_is_reported) {
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.export_ordinal = 1; /* fail_if_negative */
+  o.n = 200;
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  fixture_t f;
+  open_fixture(&f, _i ? "local-task" : "local-sync", data, size);
+  float a[200], b[200], c[200];
+  for (int i = 0; i < 200; ++i) a[i] = b[i] = 1;
+  OK(mul(&f, a, b, c, 200));
+  a[150] = -1; /* workgroup 2 */
+  expect_error(mul(&f, a, b, c, 200), KILN_STATUS_ABORTED,
+               "kernel 'fail_if_negative' returned 7 at workgroup (2, 0, 0)",
+               "in function 'simple_mul'", (char *)NULL);
+  close_fixture(&f);
+  free(data);
+}
+END_TEST
+
+START_TEST(variant_selection_errors) {
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, "local-sync", NULL, &dev));
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.variant_arch = "aarch64"; /* a foreign-architecture variant only */
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  /* The payload is an x86-64 ELF: the loader catches the lie. */
+  expect_error(kiln_module_load_memory(inst, data, size, &m),
+               KILN_STATUS_DATA_LOSS, "declared arch 'aarch64'",
+               "holds an x86_64 ELF", (char *)NULL);
+  free(data);
+  /* A feature this host lacks (or an unknown one) is no fit either. */
+  kiln_handmade_default_options(&o);
+  o.variant_features = "+kiln-imaginary-feature";
+  data = rt_handmade(&o, &size);
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  expect_error(kiln_module_prepare(m, dev), KILN_STATUS_INCOMPATIBLE,
+               "has no variant device local-sync can run",
+               "the device offers x86_64", "the module holds 'x86_64'",
+               "+kiln-imaginary-feature", (char *)NULL);
+  kiln_module_release(m);
+  free(data);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+}
+END_TEST
+
+START_TEST(version_and_import_mismatches) {
+  kiln_instance_t *inst;
+  kiln_module_t *m;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.bytecode_version = KILN_VM_BYTECODE_VERSION + 1;
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  expect_error(kiln_module_load_memory(inst, data, size, &m),
+               KILN_STATUS_INCOMPATIBLE, "bytecode version 2",
+               "runs version 1", (char *)NULL);
+  free(data);
+  kiln_handmade_default_options(&o);
+  o.allocate_signature = "i_r";
+  data = rt_handmade(&o, &size);
+  expect_error(kiln_module_load_memory(inst, data, size, &m),
+               KILN_STATUS_INCOMPATIBLE, "import 'hal.buffer.allocate'",
+               "module expects signature \"i_r\"",
+               "runtime provides \"I_r\"", (char *)NULL);
+  free(data);
+  /* Format version: patch Module.format_version in place. */
+  data = rt_handmade(NULL, &size);
+  kiln_module_view_t view;
+  kiln_format_error_t err;
+  ck_assert(kiln_module_view_open(&view, data, size, &err));
+  const uint8_t *field = kiln_fb_field(view.root.p, 0);
+  ck_assert_ptr_nonnull(field);
+  const uint32_t bad = 99;
+  memcpy(data + (field - data), &bad, 4);
+  expect_error(kiln_module_load_memory(inst, data, size, &m),
+               KILN_STATUS_INCOMPATIBLE, "format version 99", (char *)NULL);
+  free(data);
+  kiln_instance_release(inst);
+}
+END_TEST
+
+/* ---- counting allocator: every allocation is freed ------------------------ */
+
+typedef struct counting {
+  long allocs, frees;
+} counting_t;
+
+static void *count_alloc(void *self, size_t size, size_t align) {
+  counting_t *c = self;
+  void *p = kiln_allocator_system().alloc(NULL, size, align);
+  if (p) __atomic_add_fetch(&c->allocs, 1, __ATOMIC_RELAXED);
+  return p;
+}
+static void count_free(void *self, void *p) {
+  counting_t *c = self;
+  __atomic_add_fetch(&c->frees, 1, __ATOMIC_RELAXED);
+  free(p);
+}
+
+START_TEST(caller_allocator_balances) {
+  counting_t c = {0, 0};
+  kiln_allocator_t a = {&c, count_alloc, count_free};
+  size_t size;
+  uint8_t *data = rt_handmade(NULL, &size);
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  kiln_function_t fn;
+  OK(kiln_instance_create(a, &inst));
+  OK(kiln_device_create(inst, "local-task", NULL, &dev));
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  OK(kiln_module_lookup_function(m, "simple_mul", &fn));
+  int64_t n = 4;
+  float x[4] = {1, 2, 3, 4}, y[4];
+  kiln_buffer_view_t *in[2], *out;
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, x, 16, &in[0]));
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, x, 16, &in[1]));
+  for (int i = 0; i < 3; ++i) {
+    OK(kiln_function_call(fn, dev, in, 2, &out, 1));
+    OK(kiln_buffer_view_read(out, y, 16));
+    ck_assert(y[3] == 16);
+    kiln_buffer_view_release(out);
+  }
+  /* Errors are allocated with it too, and freed by kiln_status_free. */
+  expect_error(kiln_function_call(fn, dev, in, 1, &out, 1),
+               KILN_STATUS_INVALID_ARGUMENT, "takes 2 inputs", (char *)NULL);
+  kiln_buffer_view_release(in[0]);
+  kiln_buffer_view_release(in[1]);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  ck_assert_int_gt(c.allocs, 10);
+  ck_assert_int_eq(c.allocs, c.frees);
+  free(data);
+}
+END_TEST
+
+START_TEST(buffer_view_bounds) {
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_buffer_t *buf;
+  kiln_buffer_view_t *v;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, "local-sync", NULL, &dev));
+  OK(kiln_buffer_allocate(dev, 16, &buf));
+  int64_t dims[2] = {2, 2};
+  OK(kiln_buffer_view_create(buf, 0, KILN_ELEMENT_F32, 2, dims, &v));
+  ck_assert_uint_eq(kiln_buffer_view_byte_length(v), 16);
+  kiln_buffer_view_release(v);
+  expect_error(kiln_buffer_view_create(buf, 4, KILN_ELEMENT_F32, 2, dims, &v),
+               KILN_STATUS_OUT_OF_RANGE, "exceeds the 16-byte buffer",
+               (char *)NULL);
+  int64_t huge[2] = {INT64_MAX, 4};
+  expect_error(kiln_buffer_view_create(buf, 0, KILN_ELEMENT_F32, 2, huge, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "overflows", (char *)NULL);
+  int64_t neg[1] = {-3};
+  expect_error(kiln_buffer_view_create(buf, 0, KILN_ELEMENT_F32, 1, neg, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "negative", (char *)NULL);
+  char tmp[8];
+  expect_error(kiln_buffer_read(buf, 12, tmp, 8), KILN_STATUS_OUT_OF_RANGE,
+               "12+8", (char *)NULL);
+  kiln_buffer_release(buf);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+}
+END_TEST
+
+Suite *runtime_api_suite(void);
+Suite *runtime_api_suite(void) {
+  Suite *s = suite_create("runtime_api");
+  TCase *tc = tcase_create("api");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, status_and_types);
+  tcase_add_loop_test(tc, call_handmade_on_local_devices, 0, 2);
+  tcase_add_test(tc, load_from_file_and_prepare);
+  tcase_add_test(tc, zstd_compressed_kernel_runs);
+  tcase_add_loop_test(tc, kernel_failure_is_reported, 0, 2);
+  tcase_add_test(tc, variant_selection_errors);
+  tcase_add_test(tc, version_and_import_mismatches);
+  tcase_add_test(tc, caller_allocator_balances);
+  tcase_add_test(tc, buffer_view_bounds);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(runtime_api_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
