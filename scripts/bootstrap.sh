@@ -10,7 +10,7 @@ packages=(
   llvm-19-dev llvm-19-tools lld-19 clang-19 libclang-rt-19-dev mlir-19-tools
   libzstd-dev check flatbuffers-compiler
   libprotobuf-c-dev protobuf-c-compiler
-  python3-numpy valgrind
+  python3-numpy python3-onnx valgrind
 )
 for group in ${KILN_BOOTSTRAP_EXTRA:-}; do
   case "$group" in
