@@ -185,6 +185,7 @@ kiln_status_t kiln_function_call(kiln_function_t function,
   call.device = device;
   call.allocator = a;
   call.function = f;
+  call.steps_left = device->max_steps ? device->max_steps : UINT64_MAX;
   kiln_status_t s = krt_module_device_cache(m, device, &call.cache);
   if (s) return s;
   call.stack_size = krt_vm_stack_size(m);

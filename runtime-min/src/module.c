@@ -48,10 +48,12 @@ kiln_status_t krt_segment_bytes(kiln_module_t *m, uint32_t segment,
   }
 #ifdef KILN_WITH_ZSTD
   const uint64_t full = kiln_fb_Segment_uncompressed_size(seg);
-  if (full > SIZE_MAX / 2)
-    return corrupt(m, "segment %u: uncompressed size %llu is too large",
-                   segment, (unsigned long long)full);
-  uint8_t *buf = krt_alloc_aligned(A, (size_t)full, 64);
+  if (full > KRT_MAX_PAYLOAD_BYTES)
+    return corrupt(m, "segment %u: uncompressed size %llu exceeds the "
+                   "runtime's limit of %u bytes", segment,
+                   (unsigned long long)full, KRT_MAX_PAYLOAD_BYTES);
+  /* Not zeroed: decompression writes every byte or fails. */
+  uint8_t *buf = A->alloc(A->self, full ? (size_t)full : 1, 64);
   if (!buf)
     return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory decompressing segment %u (%llu bytes)",

@@ -80,22 +80,30 @@ kiln_status_t kiln_device_create(kiln_instance_t *instance, const char *name,
                                  const kiln_device_options_t *options,
                                  kiln_device_t **out_device) {
   *out_device = NULL;
-  kiln_device_options_t defaults = {0, 0};
+  kiln_device_options_t defaults;
+  memset(&defaults, 0, sizeof defaults);
   if (!options) options = &defaults;
+  kiln_status_t s = NULL;
   if (name && strcmp(name, "local-sync") == 0)
-    return krt_local_device_create(instance, false, 1, out_device);
+    s = krt_local_device_create(instance, false, 1, out_device);
 #ifdef KILN_WITH_LOCAL_TASK
-  if (name && strcmp(name, "local-task") == 0)
-    return krt_local_device_create(instance, true, options->worker_count,
-                                   out_device);
+  else if (name && strcmp(name, "local-task") == 0)
+    s = krt_local_device_create(instance, true, options->worker_count,
+                                out_device);
 #endif
 #ifdef KILN_WITH_CUDA
-  if (name && strcmp(name, "cuda") == 0)
-    return krt_cuda_device_create(instance, options->cuda_ordinal, out_device);
+  else if (name && strcmp(name, "cuda") == 0)
+    s = krt_cuda_device_create(instance, options->cuda_ordinal, out_device);
 #endif
-  return krt_status(&instance->allocator, KILN_STATUS_NOT_FOUND,
+  else
+    s = krt_status(&instance->allocator, KILN_STATUS_NOT_FOUND,
                     "unknown device '%s' (this build has: %s)",
                     name ? name : "(null)", kiln_device_available());
+  if (!s) {
+    (*out_device)->max_buffer_bytes = options->max_buffer_bytes;
+    (*out_device)->max_steps = options->max_steps;
+  }
+  return s;
 }
 
 void kiln_device_retain(kiln_device_t *device) {
@@ -133,6 +141,11 @@ static kiln_buffer_t *buffer_new(kiln_device_t *device, uint64_t length) {
 kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
                                    kiln_buffer_t **out_buffer) {
   *out_buffer = NULL;
+  if (device->max_buffer_bytes && byte_length > device->max_buffer_bytes)
+    return krt_status(device->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "a %llu-byte buffer exceeds the device's limit of %llu",
+                      (unsigned long long)byte_length,
+                      (unsigned long long)device->max_buffer_bytes);
   kiln_buffer_t *b = buffer_new(device, byte_length);
   if (!b)
     return krt_status(device->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,

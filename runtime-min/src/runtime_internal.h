@@ -27,6 +27,9 @@ kiln_status_t krt_status(const kiln_allocator_t *allocator,
 kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)
     KRT_PRINTF(2, 3);
 
+/* Largest executable payload the runtime decompresses. */
+#define KRT_MAX_PAYLOAD_BYTES (256u << 20)
+
 /* Zeroed memory aligned to 16 (alloc) or `alignment` (alloc_aligned). */
 void *krt_alloc(const kiln_allocator_t *a, size_t size);
 void *krt_alloc_aligned(const kiln_allocator_t *a, size_t size,
@@ -231,6 +234,8 @@ struct kiln_device {
   const char *name;
   char target[160];
   bool host_memory; /* buffers have host addresses usable by kernels */
+  uint64_t max_buffer_bytes; /* 0 = unlimited */
+  uint64_t max_steps;        /* 0 = unlimited */
 };
 
 /* Device constructors, each in its own file. */
@@ -255,6 +260,7 @@ struct krt_call {
   const krt_function_t *function; /* the function the caller called */
   uint8_t *stack;
   size_t stack_size;
+  uint64_t steps_left; /* backward branches + calls before the call fails */
 };
 
 /* Runs function `ordinal` (signature all refs) with args[input_count],

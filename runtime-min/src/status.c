@@ -10,13 +10,14 @@
 
 struct kiln_status {
   kiln_status_code_t code;
-  const kiln_allocator_t *allocator; /* NULL for the static fallback */
+  bool owned;                  /* false for the static fallback */
+  kiln_allocator_t allocator;  /* a copy: the status may outlive its maker */
   size_t length;
   char message[];
 };
 
 static struct kiln_status krt_oom_status = {
-    KILN_STATUS_RESOURCE_EXHAUSTED, NULL, 0, {0}};
+    KILN_STATUS_RESOURCE_EXHAUSTED, false, {NULL, NULL, NULL}, 0, {0}};
 
 static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
                           const char *prefix, size_t prefix_len,
@@ -30,10 +31,14 @@ static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
   va_end(copy);
   if (n < 0) n = 0;
   const size_t total = prefix_len + (size_t)n;
-  kiln_status_t s = a ? a->alloc(a->self, sizeof *s + total + 1, 16) : NULL;
+  /* Errors about a missing allocator still need memory from somewhere. */
+  kiln_allocator_t sys = kiln_allocator_system();
+  if (!a || !a->alloc) a = &sys;
+  kiln_status_t s = a->alloc(a->self, sizeof *s + total + 1, 16);
   if (!s) return &krt_oom_status;
   s->code = code;
-  s->allocator = a;
+  s->owned = true;
+  s->allocator = *a;
   s->length = total;
   memcpy(s->message, prefix, prefix_len);
   vsnprintf(s->message + prefix_len, (size_t)n + 1, fmt, ap);
@@ -50,7 +55,7 @@ kiln_status_t krt_status(const kiln_allocator_t *allocator,
 }
 
 kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...) {
-  if (!status || !status->allocator) return status;
+  if (!status || !status->owned) return status;
   char prefix[512];
   va_list ap;
   va_start(ap, fmt);
@@ -60,7 +65,7 @@ kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...) {
   size_t len = (size_t)n < sizeof prefix - 2 ? (size_t)n : sizeof prefix - 3;
   prefix[len++] = ':';
   prefix[len++] = ' ';
-  kiln_status_t s = krt_status(status->allocator, status->code, "%.*s%s", (int)len, prefix,
+  kiln_status_t s = krt_status(&status->allocator, status->code, "%.*s%s", (int)len, prefix,
                  status->message);
   if (s == &krt_oom_status) return status;
   kiln_status_free(status);
@@ -97,6 +102,6 @@ const char *kiln_status_code_name(kiln_status_code_t code) {
 }
 
 void kiln_status_free(kiln_status_t status) {
-  if (!status || !status->allocator) return;
-  status->allocator->free(status->allocator->self, status);
+  if (!status || !status->owned) return;
+  status->allocator.free(status->allocator.self, status);
 }

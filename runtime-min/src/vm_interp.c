@@ -165,18 +165,26 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
 
   /* ---- control ---- */
   CASE(NOP) { NEXT(1); }
+  /* Backward branches and calls spend the call's step budget, the only
+   * ways a program can run long. */
   CASE(BR) {
-    pc = f->code + kiln_vm_rd32(pc + 1);
+    const uint8_t *target = f->code + kiln_vm_rd32(pc + 1);
+    if (target <= pc && --call->steps_left == 0) goto out_of_steps;
+    pc = target;
     DISPATCH();
   }
   CASE(BR_IF) {
-    if (ld_i32(S, kiln_vm_rd16(pc + 1)) != 0)
-      pc = f->code + kiln_vm_rd32(pc + 3);
-    else
+    if (ld_i32(S, kiln_vm_rd16(pc + 1)) != 0) {
+      const uint8_t *target = f->code + kiln_vm_rd32(pc + 3);
+      if (target <= pc && --call->steps_left == 0) goto out_of_steps;
+      pc = target;
+    } else {
       pc += 7;
+    }
     DISPATCH();
   }
   CASE(CALL) {
+    if (--call->steps_left == 0) goto out_of_steps;
     const uint32_t callee = kiln_vm_rd16(pc + 1);
     const uint8_t *alist = pc + 3;
     const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
@@ -340,6 +348,11 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
   }
 #endif
 
+out_of_steps:
+  status = krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "the call exceeded its budget of backward branches and "
+                      "calls (max_steps)");
+  goto fail_at;
 push_failed:
   if (!f) goto fail; /* the entry frame itself did not fit */
   goto fail_at;

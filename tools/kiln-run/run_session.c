@@ -151,7 +151,9 @@ int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
             o->input_count);
     return 1;
   }
-  kiln_device_options_t dopts = {o->workers, 0};
+  kiln_device_options_t dopts;
+  memset(&dopts, 0, sizeof dopts);
+  dopts.worker_count = o->workers;
   st = kiln_device_create(s->instance, o->device, &dopts, &s->device);
   if (st) return kiln_run_report(o, st);
   for (int i = 0; i < o->input_count; ++i) {

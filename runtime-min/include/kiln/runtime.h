@@ -115,10 +115,17 @@ void kiln_instance_release(kiln_instance_t *instance);
 typedef struct kiln_device kiln_device_t;
 
 typedef struct kiln_device_options {
-  /* local-task: worker threads; 0 = number of online cores. */
+  /* local-task: threads running workgroups (the caller counts as one);
+   * 0 = number of online cores. */
   uint32_t worker_count;
   /* cuda: device ordinal. */
   uint32_t cuda_ordinal;
+  /* Largest single buffer a call may allocate; 0 = no limit beyond the
+   * allocator's. Bounds what a hostile module can ask for. */
+  uint64_t max_buffer_bytes;
+  /* Backward branches plus calls one function call may execute before it
+   * fails with RESOURCE_EXHAUSTED; 0 = unlimited. Bounds hostile loops. */
+  uint64_t max_steps;
 } kiln_device_options_t;
 
 /* name: "local-sync", "local-task" or "cuda". options may be NULL. An

@@ -62,7 +62,11 @@ static void call_exported(kiln_module_t *m) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!inst) {
     if (kiln_instance_create(kiln_allocator_system(), &inst)) abort();
-    if (kiln_device_create(inst, "local-sync", NULL, &dev)) abort();
+    /* Hostile modules may ask for huge buffers or loop forever: the
+     * device's limits turn both into errors. */
+    const kiln_device_options_t opts = {.max_buffer_bytes = 1u << 26,
+                                        .max_steps = 100000};
+    if (kiln_device_create(inst, "local-sync", &opts, &dev)) abort();
   }
   /* An exact-size, 64-byte-aligned copy: overreads hit the redzone. */
   uint8_t *copy = aligned_alloc(64, (size + 63) & ~(size_t)63);

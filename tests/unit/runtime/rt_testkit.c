@@ -103,7 +103,10 @@ kiln_status_t rt_run_scalar(const uint8_t *module, size_t size, int64_t *out) {
   kiln_buffer_view_t *view = NULL;
   kiln_function_t fn;
   kiln_status_t s = kiln_instance_create(kiln_allocator_system(), &inst);
-  if (!s) s = kiln_device_create(inst, "local-sync", NULL, &dev);
+  /* Limits, so that runaway programs end with an error. */
+  const kiln_device_options_t opts = {.max_buffer_bytes = 1u << 28,
+                                      .max_steps = 1000000};
+  if (!s) s = kiln_device_create(inst, "local-sync", &opts, &dev);
   if (!s) s = kiln_module_load_memory(inst, module, size, &m);
   if (!s) s = kiln_module_lookup_function(m, "f", &fn);
   if (!s) s = kiln_function_call(fn, dev, NULL, 0, &view, 1);

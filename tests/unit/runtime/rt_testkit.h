@@ -26,7 +26,8 @@ typedef void (*rt_body_fn)(kiln_vm_asm_t *a, void *user);
 uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
                           const char *helper_signature, size_t *size);
 
-/* Loads bytes, calls f on local-sync; on success stores the i64 in *out
+/* Loads bytes, calls f on local-sync (buffers up to 256 MiB, at most 10^6
+ * backward branches + calls); on success stores the i64 in *out
  * and returns NULL, else the status. */
 kiln_status_t rt_run_scalar(const uint8_t *module, size_t size, int64_t *out);
 

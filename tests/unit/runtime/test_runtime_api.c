@@ -160,7 +160,8 @@ START_TEST(load_from_file_and_prepare) {
                (char *)NULL);
   expect_error(kiln_module_load_file(inst, "/", &m),
                KILN_STATUS_INVALID_ARGUMENT, "not a regular file", (char *)NULL);
-  expect_error(kiln_device_create(inst, "tpu", NULL, &dev),
+  kiln_device_t *none;
+  expect_error(kiln_device_create(inst, "tpu", NULL, &none),
                KILN_STATUS_NOT_FOUND, "unknown device 'tpu'", "local-sync",
                (char *)NULL);
   kiln_device_release(dev);

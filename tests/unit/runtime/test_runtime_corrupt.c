@@ -70,7 +70,9 @@ static kiln_device_t *dev;
 
 static void setup(void) {
   ck_assert_ptr_null(kiln_instance_create(kiln_allocator_system(), &inst));
-  ck_assert_ptr_null(kiln_device_create(inst, "local-sync", NULL, &dev));
+  const kiln_device_options_t opts = {.max_buffer_bytes = 1u << 26,
+                                      .max_steps = 100000};
+  ck_assert_ptr_null(kiln_device_create(inst, "local-sync", &opts, &dev));
 }
 static void teardown(void) {
   kiln_device_release(dev);

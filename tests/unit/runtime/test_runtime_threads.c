@@ -75,7 +75,7 @@ START_TEST(concurrent_calls) {
   kiln_module_t *m;
   kiln_function_t fn;
   ck_assert_ptr_null(kiln_instance_create(kiln_allocator_system(), &inst));
-  kiln_device_options_t dopts = {3, 0};
+  kiln_device_options_t dopts = {.worker_count = 3};
   ck_assert_ptr_null(kiln_device_create(inst, devices[_i], &dopts, &dev));
   ck_assert_ptr_null(kiln_module_load_memory(inst, data, size, &m));
   ck_assert_ptr_null(kiln_module_lookup_function(m, "simple_mul", &fn));

@@ -280,6 +280,20 @@ static void helper_recurse(kiln_vm_asm_t *a, void *u) {
   kiln_vm_asm_emit(a, KILN_VM_OP_RET, NONE);
 }
 
+static void body_forever(kiln_vm_asm_t *a, void *u) {
+  (void)u;
+  const uint32_t top = kiln_vm_asm_label(a);
+  kiln_vm_asm_bind(a, top);
+  kiln_vm_asm_emit(a, KILN_VM_OP_BR, (int)top);
+}
+
+static void body_huge_buffer(kiln_vm_asm_t *a, void *u) {
+  (void)u;
+  kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, 2, (int64_t)1 << 40);
+  kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, 0, LIST(2), LIST(2));
+  kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, 0, (int64_t)0);
+}
+
 /* A negative dim: the epilogue's view creation fails in the HAL native. */
 static void body_negative(kiln_vm_asm_t *a, void *u) {
   (void)u;
@@ -307,6 +321,11 @@ static const struct {
     {"trap", body_trap, NULL, NULL, 0, "trap with code 77"},
     {"runaway recursion", body_recurse, helper_recurse, "_", 0,
      "VM stack overflow calling 'g' at depth 64"},
+    {"endless loop", body_forever, NULL, NULL, 0,
+     "exceeded its budget of backward branches and calls"},
+    {"huge buffer", body_huge_buffer, NULL, NULL, 0,
+     "hal.buffer.allocate: a 1099511627776-byte buffer exceeds the device's "
+     "limit of 268435456"},
     {"native rejects a negative dim", body_negative, NULL, NULL, 0,
      "hal.buffer_view.create: shape has a negative dimension"},
 };
