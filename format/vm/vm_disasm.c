@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+const char *const kiln_vm_opcode_semantics[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) SEMANTICS,
+#include "kiln/vm_opcodes.def"
+};
+
 typedef struct text {
   char buf[512];
   size_t len;
@@ -100,7 +105,7 @@ int kiln_vm_disassemble(FILE *out, const uint8_t *code, size_t size,
     text_t joined = {{0}, 0};
     for (int i = 0; i < nops; ++i) put(&joined, "%s%s", i ? ", " : "", ops[i].buf);
     text_t comment = {{0}, 0};
-    for (const char *s = info->semantics; *s; ++s) {
+    for (const char *s = kiln_vm_opcode_semantics[code[off]]; *s; ++s) {
       if (s[0] == '$' && s[1] >= '0' && s[1] <= '9' && s[1] - '0' < nops) {
         put(&comment, "%s", ops[s[1] - '0'].buf);
         ++s;

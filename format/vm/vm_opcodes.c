@@ -6,8 +6,7 @@
 #include <string.h>
 
 const kiln_vm_opcode_info_t kiln_vm_opcode_infos[KILN_VM_OP_COUNT] = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
-  {MNEMONIC, FORMAT, SEMANTICS},
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) {MNEMONIC, FORMAT},
 #include "kiln/vm_opcodes.def"
 };
 

@@ -46,10 +46,12 @@ typedef enum kiln_vm_opcode {
 typedef struct kiln_vm_opcode_info {
   const char *mnemonic;  /* "add.i32" */
   const char *format;    /* operand kinds, see vm_opcodes.def */
-  const char *semantics; /* one line, $N = operand N */
 } kiln_vm_opcode_info_t;
 
 extern const kiln_vm_opcode_info_t kiln_vm_opcode_infos[KILN_VM_OP_COUNT];
+/* One line per opcode, $N = operand N. Kept apart from the infos (in the
+ * disassembler's object) so that the runtime does not carry the text. */
+extern const char *const kiln_vm_opcode_semantics[KILN_VM_OP_COUNT];
 
 /* ---- decoding (no bounds checks: for verified code) ------------------- */
 static inline uint16_t kiln_vm_rd16(const uint8_t *p) {
