@@ -1,4 +1,4 @@
-/* Shared parse/print combinators for ops' custom syntax (dialects/*.c).
+/* Shared parse/print combinators for ops' custom syntax (dialects/<dialect>.c).
  *
  * Parse hooks fill a kiln_op_state (operands, result types, attributes,
  * regions) from the tokens after the op name; the core parser then creates
@@ -31,17 +31,17 @@ typedef enum kiln_tok_kind {
 } kiln_tok_kind;
 
 /* An SSA use before its type is known: %name or %name#idx. */
-typedef struct kiln_p_operand {
+typedef struct kiln_p_ssa_use {
   const char *name; /* interned, without '%' */
   uint32_t idx;     /* #idx, 0 by default */
   kiln_loc loc;
-} kiln_p_operand;
+} kiln_p_ssa_use;
 
 /* Small arena-backed vectors for hooks. */
-typedef struct kiln_p_operands {
-  kiln_p_operand *v;
+typedef struct kiln_p_ssa_uses {
+  kiln_p_ssa_use *v;
   uint32_t n, cap;
-} kiln_p_operands;
+} kiln_p_ssa_uses;
 typedef struct kiln_p_types {
   const kiln_type **v;
   uint32_t n, cap;
@@ -49,7 +49,7 @@ typedef struct kiln_p_types {
 
 /* An entry-block argument a custom parser declares (e.g. func args). */
 typedef struct kiln_p_arg {
-  kiln_p_operand name; /* name.name NULL: unnamed */
+  kiln_p_ssa_use name; /* name.name NULL: unnamed */
   const kiln_type *type;
   const kiln_attr *attrs; /* func arg attributes, or NULL */
 } kiln_p_arg;
@@ -94,21 +94,21 @@ bool kiln_p_keyword(kiln_parser *p, const char **out);
 bool kiln_p_int(kiln_parser *p, int64_t *out); /* optional leading '-' */
 bool kiln_p_symbol_name(kiln_parser *p, const char **out); /* @name */
 
-bool kiln_p_operand(kiln_parser *p, kiln_p_operand *out);
+bool kiln_p_operand(kiln_parser *p, kiln_p_ssa_use *out);
 bool kiln_p_is_operand(kiln_parser *p);
 /* Comma-separated operands (possibly none when the next token isn't %). */
-bool kiln_p_operand_list(kiln_parser *p, kiln_p_operands *out);
+bool kiln_p_operand_list(kiln_parser *p, kiln_p_ssa_uses *out);
 /* '(' operand-list ')' */
-bool kiln_p_paren_operand_list(kiln_parser *p, kiln_p_operands *out);
-void kiln_p_operands_push(kiln_parser *p, kiln_p_operands *v, kiln_p_operand o);
+bool kiln_p_paren_operand_list(kiln_parser *p, kiln_p_ssa_uses *out);
+void kiln_p_operands_push(kiln_parser *p, kiln_p_ssa_uses *v, kiln_p_ssa_use o);
 /* Looks the value up (or records a forward reference) and checks its type. */
-bool kiln_p_resolve(kiln_parser *p, const kiln_p_operand *o,
+bool kiln_p_resolve(kiln_parser *p, const kiln_p_ssa_use *o,
                     const kiln_type *t, kiln_value **out);
 bool kiln_p_resolve_add(kiln_parser *p, kiln_op_state *st,
-                        const kiln_p_operand *o, const kiln_type *t);
+                        const kiln_p_ssa_use *o, const kiln_type *t);
 /* Resolves ops[i] with types[i] (counts must match; error names both). */
 bool kiln_p_resolve_list(kiln_parser *p, kiln_op_state *st,
-                         const kiln_p_operands *ops, const kiln_p_types *types,
+                         const kiln_p_ssa_uses *ops, const kiln_p_types *types,
                          kiln_loc loc);
 
 bool kiln_p_type(kiln_parser *p, const kiln_type **out);
@@ -129,7 +129,7 @@ bool kiln_p_attr_dict_into(kiln_parser *p, const kiln_attr **out); /* required *
 bool kiln_p_int_array(kiln_parser *p, int64_t **out, uint32_t *n);
 /* Mixed static/dynamic list "[0, %i, 4]": values into dyn, statics with
  * KILN_DYNAMIC where a value stood. */
-bool kiln_p_mixed_list(kiln_parser *p, kiln_p_operands *dyn, int64_t **stat,
+bool kiln_p_mixed_list(kiln_parser *p, kiln_p_ssa_uses *dyn, int64_t **stat,
                        uint32_t *n);
 
 /* Parses "{ ... }" as a new region appended to st->regions. Entry args (if

@@ -517,6 +517,20 @@ bool kiln_walk_post(kiln_op *root, kiln_walk_fn fn, void *user);
 kiln_op *kiln_symbol_lookup(kiln_op *table, const char *name);
 const char *kiln_symbol_name(const kiln_op *op); /* NULL if none */
 
+/* ---- Structured (linalg) ops ---- */
+/* Operands are inputs then outputs (inits). */
+uint32_t kiln_linalg_num_inputs(const kiln_op *op);
+uint32_t kiln_linalg_num_outputs(const kiln_op *op);
+/* The iteration domain of a structured op: one indexing map per operand
+ * (inputs then outputs; maps[] needs num_operands entries) and, when
+ * `reduction` is not NULL, whether each loop is a reduction (up to
+ * KILN_MAX_LOOPS). Named ops (matmul, conv, pooling, transpose, ...) report
+ * their implied maps. Returns the loop count, or -1 if op is not a
+ * structured op or its attributes are malformed. */
+#define KILN_MAX_LOOPS 16
+int kiln_linalg_iteration(const kiln_op *op, const kiln_affine_map **maps,
+                          bool *reduction);
+
 /* ---- Module: a builtin.module op with one block ---- */
 kiln_op *kiln_module_create(kiln_context *ctx, kiln_loc loc);
 kiln_block *kiln_module_body(kiln_op *module);

@@ -1,0 +1,40 @@
+/* MLIR text front end: file reading (into the context's arena, so
+ * diagnostics issued later still show source lines), parsing, verifying. */
+#include "mlir_input.h"
+
+#include <errno.h>
+#include <string.h>
+
+kiln_error *kiln_mlir_load_buffer(kiln_context *ctx, const char *name,
+                                  const char *text, size_t len, bool verify,
+                                  kiln_op **out) {
+  *out = NULL;
+  kiln_op *m = kiln_parse_source(ctx, name, text, len);
+  if (!m) return kiln_error_new("%s: failed to parse", name);
+  if (verify && !kiln_verify(m)) return kiln_error_new("%s: verification failed", name);
+  *out = m;
+  return NULL;
+}
+
+kiln_error *kiln_mlir_load_file(kiln_context *ctx, const char *path,
+                                bool verify, kiln_op **out) {
+  *out = NULL;
+  bool use_stdin = strcmp(path, "-") == 0;
+  FILE *f = use_stdin ? stdin : fopen(path, "rb");
+  if (!f) return kiln_error_new("cannot open '%s': %s", path, strerror(errno));
+  size_t cap = 1 << 16, len = 0;
+  char *buf = kiln_alloc(ctx, cap);
+  for (;;) {
+    size_t n = fread(buf + len, 1, cap - len, f);
+    len += n;
+    if (len < cap) break;
+    char *bigger = kiln_alloc(ctx, cap * 2);
+    memcpy(bigger, buf, len);
+    buf = bigger;
+    cap *= 2;
+  }
+  bool err = ferror(f);
+  if (!use_stdin) fclose(f);
+  if (err) return kiln_error_new("cannot read '%s'", path);
+  return kiln_mlir_load_buffer(ctx, use_stdin ? "<stdin>" : path, buf, len, verify, out);
+}

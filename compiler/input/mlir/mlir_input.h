@@ -1,0 +1,16 @@
+/* MLIR text front end: reads a file (or stdin for "-") into a module.
+ * Takes: a path. Guarantees: on success *out is a verified builtin.module
+ * owned by ctx; on failure located diagnostics were emitted on ctx and the
+ * error says which step failed (read, parse, verify). */
+#ifndef KILN_MLIR_INPUT_H
+#define KILN_MLIR_INPUT_H
+
+#include "ir.h"
+
+kiln_error *kiln_mlir_load_file(kiln_context *ctx, const char *path,
+                                bool verify, kiln_op **out);
+kiln_error *kiln_mlir_load_buffer(kiln_context *ctx, const char *name,
+                                  const char *text, size_t len, bool verify,
+                                  kiln_op **out);
+
+#endif
