@@ -204,6 +204,23 @@ START_TEST(test_named_errors) {
   expect_error(b, sample_size, "segments[0]: offset");
   expect_error(b, sample_size, "is not 64-byte aligned");
 
+  /* Through the (shared) Segment vtable: a misaligned u64 field, and a
+   * field placed outside its table. */
+  RESET();
+  const uint8_t *st = kiln_fb_Module_segments_at(r, 0).p;
+  int32_t so;
+  memcpy(&so, st, 4);
+  size_t vt_slot1 = (size_t)(st - so - m.file) + 4 + 2 * 1;
+  uint16_t fo;
+  memcpy(&fo, b + vt_slot1, 2);
+  fo = (uint16_t)(fo - 4);
+  memcpy(b + vt_slot1, &fo, 2);
+  expect_error(b, sample_size, "Module.segments[0].offset: field at offset");
+  expect_error(b, sample_size, "is not 8-byte aligned");
+  fo = 0xfff0;
+  memcpy(b + vt_slot1, &fo, 2);
+  expect_error(b, sample_size, "Module.segments[0].offset: field (offset 65520, 8 bytes) lies outside its");
+
   RESET();
   off = 64;
   memcpy(b + seg0, &off, 8);
