@@ -56,25 +56,31 @@ bool kiln_handmade_read_file(const char *path, uint8_t **data, size_t *size) {
 enum {
   IMP_ASSERT, IMP_DIM, IMP_OFFSET, IMP_ALLOCATE, IMP_BUFFER, IMP_CB_CREATE,
   IMP_DISPATCH, IMP_BARRIER, IMP_EXECUTE, IMP_WAIT, IMP_VIEW_CREATE,
-  IMP_COUNT
+  IMP_RODATA, IMP_COUNT
 };
 
 #define LIST(...) \
   (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (const int[]){__VA_ARGS__}
 #define NONE 0, (const int *)NULL
 
-/* simple_mul(r0 a, r1 b) -> r6. Scalar slots: see the comments. */
+/* simple_mul(r0 a, r1 b) -> r6 (or (r0 a) -> r6 with b from rodata).
+ * Scalar slots: see the comments. */
 static int emit_main(kiln_vm_asm_t *a, const kiln_handmade_options_t *o) {
   const uint32_t mismatch = kiln_vm_asm_label(a);
+  const bool ro = o->rodata_b != NULL;
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 0, 0);     /* s0 = input 0 */
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 1, 1);     /* s1 = input 1 */
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 2, 12);    /* s2 = f32 */
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, 3, o->n);  /* s3:4 = N or -1 */
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_ASSERT, LIST(0, 0, 2, 1, 3), NONE);
-  kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_ASSERT, LIST(1, 1, 2, 1, 3), NONE);
-  /* s5:6 = dim(a, 0), s22:23 = dim(b, 0); they must agree */
+  if (!ro)
+    kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_ASSERT, LIST(1, 1, 2, 1, 3), NONE);
+  /* s5:6 = dim(a, 0), s22:23 = dim(b, 0) (or N); they must agree */
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_DIM, LIST(0, 0), LIST(5));
-  kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_DIM, LIST(1, 0), LIST(22));
+  if (ro)
+    kiln_vm_asm_emit(a, KILN_VM_OP_MOV_I64, 22, 3);
+  else
+    kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_DIM, LIST(1, 0), LIST(22));
   kiln_vm_asm_emit(a, KILN_VM_OP_NE_I64, 24, 5, 22);
   kiln_vm_asm_emit(a, KILN_VM_OP_BR_IF, 24, (int)mismatch);
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, 9, (int64_t)4);
@@ -86,15 +92,22 @@ static int emit_main(kiln_vm_asm_t *a, const kiln_handmade_options_t *o) {
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 20, 0);    /* executable 0 */
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 21, (int)o->export_ordinal);
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_OFFSET, LIST(0), LIST(10)); /* s10:11 */
-  kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_OFFSET, LIST(1), LIST(12)); /* s12:13 */
+  if (ro) {
+    kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, 12, (int64_t)0);
+    kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 14, 0); /* rodata 0 */
+    kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_RODATA, LIST(14), LIST(3));
+  } else {
+    kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_OFFSET, LIST(1), LIST(12)); /* s12:13 */
+    kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_BUFFER, LIST(1), LIST(3));
+  }
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_ALLOCATE, LIST(7), LIST(4));
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_BUFFER, LIST(0), LIST(2));
-  kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_BUFFER, LIST(1), LIST(3));
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_CB_CREATE, NONE, LIST(5));
+  const int out = o->write_rodata ? 3 : 4;
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_DISPATCH,
                    LIST(5, 20, 21, 15, 16, 16, /* cb, exe, export, grid */
                         1, 17,                 /* push constants: n */
-                        3, 2, 10, 7, 3, 12, 7, 4, 18, 7), /* bindings */
+                        3, 2, 10, 7, 3, 12, 7, out, 18, 7), /* bindings */
                    NONE);
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_BARRIER, LIST(5), NONE);
   kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, IMP_EXECUTE, LIST(5), NONE);
@@ -144,10 +157,10 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
       "hal.buffer_view.buffer",     "hal.command_buffer.create",
       "hal.command_buffer.dispatch", "hal.command_buffer.barrier",
       "hal.command_buffer.execute", "hal.device.wait",
-      "hal.buffer_view.create"};
+      "hal.buffer_view.create",     "hal.buffer.rodata"};
   const char *import_sigs[IMP_COUNT] = {
       "riiCID_", "ri_I", "r_I", o->allocate_signature, "r_r", "_r",
-      "riiiiiCiDCrIID_", "r_", "r_", "_", "rIiCID_r"};
+      "riiiiiCiDCrIID_", "r_", "r_", "_", "rIiCID_r", "i_r"};
   for (int i = 0; i < IMP_COUNT; ++i)
     kiln_module_builder_add_import(b, import_names[i], import_sigs[i]);
   const uint32_t src = kiln_module_builder_add_source_file(b, "samples/handmade/handmade.c");
@@ -160,7 +173,7 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
   memset(&f, 0, sizeof f);
   f.name = "simple_mul";
   f.exported = true;
-  f.input_count = 2;
+  f.input_count = o->rodata_b ? 1 : 2;
   f.inputs = ins;
   f.output_count = 1;
   f.outputs = &t;
@@ -168,7 +181,7 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
   f.bytecode_size = (uint32_t)main_code.size;
   f.i32_register_count = 25;
   f.ref_register_count = 7;
-  f.vm_signature = "rr_r";
+  f.vm_signature = o->rodata_b ? "r_r" : "rr_r";
   kiln_module_builder_add_function(b, &f);
   memset(&f, 0, sizeof f);
   f.name = "workgroups";
@@ -178,9 +191,12 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
   f.vm_signature = "I_i";
   kiln_module_builder_add_function(b, &f);
 
+  if (o->rodata_b)
+    kiln_module_builder_add_rodata(b, "weights", o->rodata_b,
+                                   (uint64_t)o->n * sizeof(float), 16);
   const bool ro[3] = {true, true, false};
   const kiln_module_export_desc_t exports[2] = {
-      {"simple_mul", {64, 1, 1}, 3, ro, 1},
+      {o->ptx ? "add_f32" : "simple_mul", {64, 1, 1}, 3, ro, 1},
       {"fail_if_negative", {64, 1, 1}, 3, ro, 1}};
   kiln_module_variant_desc_t v;
   memset(&v, 0, sizeof v);
@@ -191,6 +207,16 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
   v.format = kiln_fb_PayloadFormat_ELF;
   v.payload = kernel;
   v.payload_size = kernel_size;
+  if (o->ptx) {
+    v.name = "ptx";
+    v.target = "cuda";
+    v.arch = "nvptx64";
+    v.cpu_features = NULL;
+    v.sm_version = o->ptx_sm;
+    v.format = kiln_fb_PayloadFormat_PTX;
+    v.payload = o->ptx;
+    v.payload_size = strlen(o->ptx);
+  }
   const kiln_module_executable_desc_t e = {"simple_mul_dispatch_0", 2, exports,
                                            1, &v};
   kiln_module_builder_add_executable(b, &e);

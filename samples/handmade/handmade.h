@@ -18,6 +18,15 @@ typedef struct kiln_handmade_options {
   uint32_t export_ordinal;    /* 0: simple_mul, 1: fail_if_negative */
   bool compress;              /* zstd-compress the kernel segment */
   uint32_t bytecode_version;  /* KILN_VM_BYTECODE_VERSION */
+  /* When set (n floats, static n): b is not an input but module rodata,
+   * bound in place through hal.buffer.rodata. */
+  const float *rodata_b;
+  bool write_rodata;          /* bind the rodata as the output (must fail) */
+  /* When set: the executable's only variant is this PTX text for
+   * sm_<ptx_sm>, and export 0 is named "add_f32" (what the test driver
+   * libfakecuda executes, as c = a + b). */
+  const char *ptx;
+  uint32_t ptx_sm;
 } kiln_handmade_options_t;
 
 void kiln_handmade_default_options(kiln_handmade_options_t *o);

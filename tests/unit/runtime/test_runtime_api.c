@@ -277,6 +277,64 @@ START_TEST(version_and_import_mismatches) {
 }
 END_TEST
 
+static kiln_status_t scale(kiln_device_t *dev, kiln_function_t fn,
+                           const float *a, float *c) {
+  int64_t n = 4;
+  kiln_buffer_view_t *in = NULL, *out = NULL;
+  kiln_status_t s =
+      kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, a, 16, &in);
+  if (!s) s = kiln_function_call(fn, dev, &in, 1, &out, 1);
+  if (!s) s = kiln_buffer_view_read(out, c, 16);
+  kiln_buffer_view_release(in);
+  kiln_buffer_view_release(out);
+  return s;
+}
+
+START_TEST(weights_from_rodata_in_place) {
+  static const float w[4] = {0.5f, 2, 3, -1};
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.rodata_b = w;
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  ck_assert_ptr_nonnull(data);
+  /* From a file: the weights are read from the mapping. */
+  char path[] = "/tmp/kiln_rodata_XXXXXX";
+  const int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, data, size), (ssize_t)size);
+  close(fd);
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  kiln_function_t fn;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, _i ? "local-task" : "local-sync", NULL, &dev));
+  OK(kiln_module_load_file(inst, path, &m));
+  unlink(path);
+  OK(kiln_module_lookup_function(m, "simple_mul", &fn));
+  ck_assert_uint_eq(kiln_function_input_count(fn), 1);
+  const float a[4] = {1, 2, 3, 4};
+  float c[4];
+  OK(scale(dev, fn, a, c));
+  ck_assert(c[0] == 0.5f && c[1] == 4 && c[2] == 9 && c[3] == -4);
+  kiln_module_release(m);
+  free(data);
+  /* A kernel may not write module data. */
+  o.write_rodata = true;
+  data = rt_handmade(&o, &size);
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  OK(kiln_module_lookup_function(m, "simple_mul", &fn));
+  expect_error(scale(dev, fn, a, c), KILN_STATUS_INVALID_ARGUMENT,
+               "'simple_mul' binding 2 writes to read-only module data",
+               (char *)NULL);
+  kiln_module_release(m);
+  free(data);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+}
+END_TEST
+
 /* ---- counting allocator: every allocation is freed ------------------------ */
 
 typedef struct counting {
@@ -375,6 +433,7 @@ Suite *runtime_api_suite(void) {
   tcase_add_loop_test(tc, kernel_failure_is_reported, 0, 2);
   tcase_add_test(tc, variant_selection_errors);
   tcase_add_test(tc, version_and_import_mismatches);
+  tcase_add_loop_test(tc, weights_from_rodata_in_place, 0, 2);
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_test(tc, buffer_view_bounds);
   suite_add_tcase(s, tc);
