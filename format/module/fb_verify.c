@@ -26,6 +26,7 @@ typedef struct kfb_verifier {
   uint64_t limit;  /* bytes the FlatBuffer may span */
   uint64_t extent; /* furthest byte used so far */
   uint64_t budget; /* objects that may still be visited */
+  uint64_t budget_total;
   unsigned depth;
   unsigned path_len;
   kfb_path_elem path[KILN_FB_MAX_DEPTH * 2 + 4];
@@ -127,8 +128,9 @@ static bool kfb_check_span(kfb_verifier *v, uint64_t pos, uint64_t len,
 
 static bool kfb_spend(kfb_verifier *v) {
   if (v->budget == 0)
-    return kfb_fail(v, "more objects than the buffer can hold "
-                       "(shared subobjects are not allowed)");
+    return kfb_fail(v, "more objects than the buffer can hold (limit %"
+                    PRIu64 "; shared subobjects are not allowed)",
+                    v->budget_total);
   v->budget--;
   return true;
 }
@@ -300,6 +302,8 @@ bool kiln_fb_verify(const kiln_fb_schema_t *schema, const uint8_t *buf,
   /* Every object needs at least 4 bytes of its own plus a 4-byte offset
    * pointing at it, so a buffer without sharing never exceeds this. */
   v.budget = v.limit / 4 + 16;
+  if (v.budget > KILN_FB_MAX_OBJECTS) v.budget = KILN_FB_MAX_OBJECTS;
+  v.budget_total = v.budget;
   v.depth = 0;
   v.path_len = 0;
   v.err = err;

@@ -103,6 +103,10 @@ typedef struct kiln_fb_schema {
 /* Limits that keep verification of hostile input cheap. */
 #define KILN_FB_MAX_DEPTH 32
 #define KILN_FB_MAX_BUFFER 0x7fffffffu /* FlatBuffers' 2 GB offset reach */
+/* Objects (tables, vectors, strings) one verification may visit: far
+ * above any real module, low enough that a small FlatBuffer at the head of
+ * a huge file cannot buy seconds of work by sharing subobjects. */
+#define KILN_FB_MAX_OBJECTS (1u << 24)
 
 /* Verifies buf[0..size) as a FlatBuffer whose root table is
  * schema->root_table: every offset, length, alignment, vtable, string
