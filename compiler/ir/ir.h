@@ -69,7 +69,8 @@ void kiln_emit_error(kiln_context *ctx, kiln_loc loc, const char *fmt, ...)
 void kiln_emit_note(kiln_context *ctx, kiln_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void kiln_emit_verror(kiln_context *ctx, kiln_loc loc, const char *kind,
-                      const char *fmt, va_list ap);
+                      const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 unsigned kiln_context_error_count(const kiln_context *ctx);
 
 /* ---- Types ---- */

@@ -15,7 +15,8 @@
 kiln_context *kiln_p_ctx(kiln_parser *p) { return p->ctx; }
 kiln_loc kiln_p_loc(kiln_parser *p) { return ir_loc_of(p, p->tok.start); }
 
-static bool verr_at(kiln_parser *p, kiln_loc loc, const char *fmt, va_list ap) {
+__attribute__((format(printf, 3, 0))) static bool verr_at(kiln_parser *p, kiln_loc loc,
+                                                       const char *fmt, va_list ap) {
   if (p->failed) return false;
   p->failed = true;
   kiln_emit_verror(p->ctx, loc, "error", fmt, ap);
@@ -35,15 +36,13 @@ bool kiln_p_error(kiln_parser *p, const char *fmt, ...) {
   va_start(ap, fmt);
   if (p->tok.kind == KILN_TOK_ERROR) { /* the lexer's complaint wins */
     va_end(ap);
-    if (p->tok.len == 0)
-      return kiln_p_error(p, "unterminated string literal"), false;
+    kiln_loc loc = ir_loc_of(p, p->tok.start);
+    bool unterminated = p->tok.len == 0;
     unsigned char c = (unsigned char)p->tok.start[0];
-    p->tok.kind = KILN_TOK_EOF; /* avoid recursion */
-    if (c >= 32 && c < 127)
-      return kiln_p_error_at(p, ir_loc_of(p, p->tok.start),
-                             "unexpected character '%c'", c);
-    return kiln_p_error_at(p, ir_loc_of(p, p->tok.start),
-                           "unexpected byte 0x%02x", c);
+    p->tok.kind = KILN_TOK_EOF; /* report once */
+    if (unterminated) return kiln_p_error_at(p, loc, "unterminated string literal");
+    if (c >= 32 && c < 127) return kiln_p_error_at(p, loc, "unexpected character '%c'", c);
+    return kiln_p_error_at(p, loc, "unexpected byte 0x%02x", c);
   }
   verr_at(p, kiln_p_loc(p), fmt, ap);
   va_end(ap);
