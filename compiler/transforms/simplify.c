@@ -1,0 +1,356 @@
+/* simplify: local algebraic rewrites that need no evaluation of constants
+ * (fold-constants does that) but use their values.
+ *
+ * Takes: any module. Rewrites, on scalars and on tensors/vectors whose
+ * constant operand is a splat:
+ *   constants move to the right operand of commutative ops;
+ *   x+0, 0+x, x-0, x*1, x/1, x|0, x^0, x&-1, x<<0, x>>0  -> x
+ *   x*0, x&0, x-x, x^x, x%1 (integers)                   -> 0;  x|-1 -> -1
+ *   x&x, x|x, max/min(x, x)                               -> x
+ *   x + -0.0, x - 0.0, x * 1.0, x / 1.0 (floats)          -> x
+ *   -(-x), trunc(ext x), index_cast(widening index_cast x),
+ *   bitcast(bitcast x), tensor.cast to the same type or back, collapse of
+ *   an expand (and back) with the same reassociation      -> x
+ *   cmpi x, x                                             -> constant
+ *   select on a constant condition, select c, x, x        -> that operand
+ *   tensor.dim of a static dimension -> constant; of tensor.empty -> size
+ *   tensor.extract of from_elements/splat                 -> the element
+ *   scf.if on a constant condition  -> the taken branch, inlined
+ *   scf.for that runs zero times    -> its initial values
+ * Guarantees: every rewrite is exact (no fast-math assumptions: x+0.0 and
+ * x*0.0 are kept for floats because of -0.0 and NaN). */
+#include "tx_internal.h"
+
+#include <stdlib.h>
+
+typedef struct simp_state {
+  kiln_context *ctx;
+  bool changed;
+  kiln_op **scf; /* scf.if/scf.for seen, handled after the walk */
+  size_t nscf, capscf;
+} simp_state;
+
+static void replace(simp_state *st, kiln_op *op, kiln_value *v) {
+  tx_replace_op(op, &v);
+  st->changed = true;
+}
+
+/* Replaces op's result by a constant whose every element is v (int) --
+ * only when the result type can hold a dense constant (static shape). */
+static bool replace_int(simp_state *st, kiln_op *op, int64_t v) {
+  const kiln_type *t = kiln_op_result(op, 0)->type;
+  if (kiln_type_is_shaped(t) && !kiln_type_has_static_shape(t)) return false;
+  tx_replace_with_constant(op, tx_attr_int(st->ctx, t, v));
+  st->changed = true;
+  return true;
+}
+
+static kiln_op *def_of(kiln_value *v, kiln_op_kind kind) {
+  return v->def && v->def->kind == kind ? v->def : NULL;
+}
+
+static bool simplify_int_binary(simp_state *st, kiln_op *op, kiln_value *x,
+                                kiln_value *y) {
+  switch (op->kind) {
+  case KILN_OP_ARITH_ADDI:
+  case KILN_OP_ARITH_ORI:
+  case KILN_OP_ARITH_XORI:
+    if (tx_is_const_int(y, 0)) return replace(st, op, x), true;
+    if (op->kind == KILN_OP_ARITH_ORI && tx_is_const_int(y, -1))
+      return replace(st, op, y), true;
+    if (x == y && op->kind == KILN_OP_ARITH_ORI) return replace(st, op, x), true;
+    if (x == y && op->kind == KILN_OP_ARITH_XORI) return replace_int(st, op, 0);
+    return false;
+  case KILN_OP_ARITH_SUBI:
+    if (tx_is_const_int(y, 0)) return replace(st, op, x), true;
+    if (x == y) return replace_int(st, op, 0);
+    return false;
+  case KILN_OP_ARITH_MULI:
+    if (tx_is_const_int(y, 1)) return replace(st, op, x), true;
+    if (tx_is_const_int(y, 0)) return replace(st, op, y), true;
+    return false;
+  case KILN_OP_ARITH_DIVSI:
+  case KILN_OP_ARITH_DIVUI:
+  case KILN_OP_ARITH_CEILDIVSI:
+  case KILN_OP_ARITH_CEILDIVUI:
+  case KILN_OP_ARITH_FLOORDIVSI:
+    if (tx_is_const_int(y, 1)) return replace(st, op, x), true;
+    return false;
+  case KILN_OP_ARITH_REMSI:
+  case KILN_OP_ARITH_REMUI:
+    if (tx_is_const_int(y, 1)) return replace_int(st, op, 0);
+    return false;
+  case KILN_OP_ARITH_ANDI:
+    if (tx_is_const_int(y, -1)) return replace(st, op, x), true;
+    if (tx_is_const_int(y, 0)) return replace(st, op, y), true;
+    if (x == y) return replace(st, op, x), true;
+    return false;
+  case KILN_OP_ARITH_SHLI:
+  case KILN_OP_ARITH_SHRSI:
+  case KILN_OP_ARITH_SHRUI:
+    if (tx_is_const_int(y, 0)) return replace(st, op, x), true;
+    return false;
+  case KILN_OP_ARITH_MAXSI:
+  case KILN_OP_ARITH_MINSI:
+  case KILN_OP_ARITH_MAXUI:
+  case KILN_OP_ARITH_MINUI:
+    if (x == y) return replace(st, op, x), true;
+    return false;
+  default: return false;
+  }
+}
+
+static bool simplify_float_binary(simp_state *st, kiln_op *op, kiln_value *x,
+                                  kiln_value *y) {
+  switch (op->kind) {
+  case KILN_OP_ARITH_ADDF: /* x + -0.0 == x for every x, +0.0 is not */
+    if (tx_is_const_float(y, -0.0)) return replace(st, op, x), true;
+    return false;
+  case KILN_OP_ARITH_SUBF:
+    if (tx_is_const_float(y, 0.0)) return replace(st, op, x), true;
+    return false;
+  case KILN_OP_ARITH_MULF:
+  case KILN_OP_ARITH_DIVF:
+    if (tx_is_const_float(y, 1.0)) return replace(st, op, x), true;
+    return false;
+  case KILN_OP_ARITH_MAXIMUMF:
+  case KILN_OP_ARITH_MINIMUMF:
+  case KILN_OP_ARITH_MAXNUMF:
+  case KILN_OP_ARITH_MINNUMF:
+    if (x == y) return replace(st, op, x), true;
+    return false;
+  default: return false;
+  }
+}
+
+/* A cast that undoes a preceding exact cast: op(inner(x)) == x. */
+static bool simplify_cast_pair(simp_state *st, kiln_op *op) {
+  kiln_value *in = kiln_op_operand(op, 0);
+  kiln_op *inner = in->def;
+  const kiln_type *rt = kiln_op_result(op, 0)->type;
+  if (!inner || inner->num_operands < 1) return false;
+  kiln_value *x = kiln_op_operand(inner, 0);
+  if (x->type != rt) return false;
+  unsigned wx = kiln_type_bitwidth(kiln_type_elem_or_self(x->type));
+  unsigned wi = kiln_type_bitwidth(kiln_type_elem_or_self(in->type));
+  bool undo = false;
+  switch (op->kind) {
+  case KILN_OP_ARITH_TRUNCI:
+    undo = inner->kind == KILN_OP_ARITH_EXTSI || inner->kind == KILN_OP_ARITH_EXTUI;
+    break;
+  case KILN_OP_ARITH_TRUNCF: undo = inner->kind == KILN_OP_ARITH_EXTF; break;
+  case KILN_OP_ARITH_INDEX_CAST:
+    undo = inner->kind == KILN_OP_ARITH_INDEX_CAST && wx <= wi;
+    break;
+  case KILN_OP_ARITH_INDEX_CASTUI:
+    undo = inner->kind == KILN_OP_ARITH_INDEX_CASTUI && wx <= wi;
+    break;
+  case KILN_OP_ARITH_BITCAST: undo = inner->kind == KILN_OP_ARITH_BITCAST; break;
+  case KILN_OP_ARITH_NEGF: undo = inner->kind == KILN_OP_ARITH_NEGF; break;
+  case KILN_OP_TENSOR_CAST: undo = inner->kind == KILN_OP_TENSOR_CAST; break;
+  case KILN_OP_TENSOR_COLLAPSE_SHAPE:
+  case KILN_OP_TENSOR_EXPAND_SHAPE:
+    undo = inner->kind == (op->kind == KILN_OP_TENSOR_COLLAPSE_SHAPE
+                               ? KILN_OP_TENSOR_EXPAND_SHAPE
+                               : KILN_OP_TENSOR_COLLAPSE_SHAPE) &&
+           kiln_op_get_attr(op, "reassociation") ==
+               kiln_op_get_attr(inner, "reassociation");
+    break;
+  default: break;
+  }
+  if (!undo) return false;
+  replace(st, op, x);
+  return true;
+}
+
+/* cmpi x, x: true for the reflexive predicates eq, sle, sge, ule, uge. */
+static bool simplify_cmpi_self(simp_state *st, kiln_op *op) {
+  if (kiln_op_operand(op, 0) != kiln_op_operand(op, 1)) return false;
+  const kiln_attr *p = kiln_op_get_attr(op, "predicate");
+  if (!p || p->kind != KILN_ATTR_INTEGER || p->i < 0 || p->i > 9) return false;
+  static const bool reflexive[10] = {1, 0, 0, 1, 0, 1, 0, 1, 0, 1};
+  return replace_int(st, op, reflexive[p->i]);
+}
+
+static bool simplify_select(simp_state *st, kiln_op *op) {
+  kiln_value *c = kiln_op_operand(op, 0), *a = kiln_op_operand(op, 1),
+             *b = kiln_op_operand(op, 2);
+  if (a == b) return replace(st, op, a), true;
+  if (tx_is_const_int(c, 1)) return replace(st, op, a), true;
+  if (tx_is_const_int(c, 0)) return replace(st, op, b), true;
+  /* select c, true, false on i1 is c itself. */
+  if (c->type == kiln_op_result(op, 0)->type && tx_is_const_int(a, 1) &&
+      tx_is_const_int(b, 0))
+    return replace(st, op, c), true;
+  return false;
+}
+
+static bool simplify_dim(simp_state *st, kiln_op *op) {
+  kiln_value *t = kiln_op_operand(op, 0);
+  const kiln_attr *ix = kiln_value_constant(kiln_op_operand(op, 1));
+  if (!ix || ix->kind != KILN_ATTR_INTEGER || !kiln_type_is_ranked(t->type))
+    return false;
+  if (ix->i < 0 || ix->i >= (int64_t)t->type->rank) return false;
+  int64_t d = t->type->shape[ix->i];
+  if (d != KILN_DYNAMIC) return replace_int(st, op, d);
+  /* The size operand of tensor.empty that stands for this dimension. */
+  kiln_op *empty = def_of(t, KILN_OP_TENSOR_EMPTY);
+  if (!empty) return false;
+  uint32_t k = 0;
+  for (int64_t i = 0; i < ix->i; i++)
+    k += t->type->shape[i] == KILN_DYNAMIC;
+  if (k >= empty->num_operands) return false;
+  replace(st, op, kiln_op_operand(empty, k));
+  return true;
+}
+
+static bool simplify_extract(simp_state *st, kiln_op *op) {
+  kiln_value *t = kiln_op_operand(op, 0);
+  kiln_op *splat = def_of(t, KILN_OP_TENSOR_SPLAT);
+  if (splat) return replace(st, op, kiln_op_operand(splat, 0)), true;
+  kiln_op *fe = def_of(t, KILN_OP_TENSOR_FROM_ELEMENTS);
+  if (!fe || !kiln_type_has_static_shape(t->type)) return false;
+  int64_t lin = 0;
+  for (uint32_t d = 0; d < t->type->rank; d++) {
+    const kiln_attr *ix = kiln_value_constant(kiln_op_operand(op, d + 1));
+    if (!ix || ix->kind != KILN_ATTR_INTEGER || ix->i < 0 ||
+        ix->i >= t->type->shape[d])
+      return false;
+    lin = lin * t->type->shape[d] + ix->i;
+  }
+  if (lin >= (int64_t)fe->num_operands) return false;
+  replace(st, op, kiln_op_operand(fe, (uint32_t)lin));
+  return true;
+}
+
+static bool simplify_op(simp_state *st, kiln_op *op) {
+  if (op->num_results != 1 && op->kind != KILN_OP_SCF_IF &&
+      op->kind != KILN_OP_SCF_FOR)
+    return false;
+  bool elementwise = kiln_op_has_flag(op, KILN_OPF_ELEMENTWISE);
+  if (elementwise && op->num_operands == 2 &&
+      kiln_op_has_flag(op, KILN_OPF_COMMUTATIVE) &&
+      kiln_value_constant(kiln_op_operand(op, 0)) &&
+      !kiln_value_constant(kiln_op_operand(op, 1))) {
+    kiln_value *l = kiln_op_operand(op, 0), *r = kiln_op_operand(op, 1);
+    kiln_op_set_operand(op, 0, r);
+    kiln_op_set_operand(op, 1, l);
+    st->changed = true;
+  }
+  if (elementwise && op->num_operands == 2 &&
+      kiln_op_has_flag(op, KILN_OPF_SAME_TYPES)) {
+    kiln_value *x = kiln_op_operand(op, 0), *y = kiln_op_operand(op, 1);
+    if (kiln_type_is_int_or_index(kiln_type_elem_or_self(x->type)))
+      return simplify_int_binary(st, op, x, y);
+    return simplify_float_binary(st, op, x, y);
+  }
+  switch (op->kind) {
+  case KILN_OP_ARITH_CMPI: return simplify_cmpi_self(st, op);
+  case KILN_OP_ARITH_SELECT: return simplify_select(st, op);
+  case KILN_OP_TENSOR_DIM: return simplify_dim(st, op);
+  case KILN_OP_TENSOR_EXTRACT: return simplify_extract(st, op);
+  case KILN_OP_TENSOR_CAST:
+    if (kiln_op_operand(op, 0)->type == kiln_op_result(op, 0)->type)
+      return replace(st, op, kiln_op_operand(op, 0)), true;
+    return simplify_cast_pair(st, op);
+  case KILN_OP_SCF_IF:
+  case KILN_OP_SCF_FOR:
+    if (st->nscf == st->capscf) {
+      size_t cap = st->capscf ? 2 * st->capscf : 16;
+      kiln_op **n = realloc(st->scf, cap * sizeof *n);
+      if (!n) return false;
+      st->scf = n;
+      st->capscf = cap;
+    }
+    st->scf[st->nscf++] = op;
+    return false;
+  default:
+    if (op->num_operands == 1) return simplify_cast_pair(st, op);
+    return false;
+  }
+}
+
+/* Moves the ops of `block` (but its terminator) before `before`, and
+ * replaces op's results by the terminator's operands. */
+static void inline_block(simp_state *st, kiln_op *op, kiln_block *block) {
+  kiln_op *term = kiln_block_terminator(block);
+  for (kiln_op *o = block->first; o && o != term;) {
+    kiln_op *next = o->next;
+    kiln_op_move_before(o, op);
+    o = next;
+  }
+  kiln_value **vals = malloc(sizeof(kiln_value *) * (op->num_results + 1));
+  if (!vals) return;
+  for (uint32_t i = 0; i < op->num_results; i++)
+    vals[i] = kiln_op_operand(term, i);
+  tx_replace_op(op, vals);
+  free(vals);
+  st->changed = true;
+}
+
+static void simplify_if(simp_state *st, kiln_op *op) {
+  kiln_value *c = kiln_op_operand(op, 0);
+  bool taken;
+  if (tx_is_const_int(c, 1))
+    taken = true;
+  else if (tx_is_const_int(c, 0))
+    taken = false;
+  else
+    return;
+  kiln_block *b = kiln_op_region(op, taken ? 0 : 1)->first;
+  if (!b) { /* no else: only possible without results */
+    if (op->num_results == 0) {
+      kiln_op_erase(op);
+      st->changed = true;
+    }
+    return;
+  }
+  inline_block(st, op, b);
+}
+
+static void simplify_for(simp_state *st, kiln_op *op) {
+  const kiln_attr *lb = kiln_value_constant(kiln_op_operand(op, 0));
+  const kiln_attr *ub = kiln_value_constant(kiln_op_operand(op, 1));
+  if (!lb || !ub || lb->kind != KILN_ATTR_INTEGER ||
+      ub->kind != KILN_ATTR_INTEGER || lb->i < ub->i)
+    return;
+  /* Zero trips: results are the iter_args' initial values (operands 3..). */
+  if (op->num_operands != 3 + op->num_results) return;
+  kiln_value **vals = malloc(sizeof(kiln_value *) * (op->num_results + 1));
+  if (!vals) return;
+  for (uint32_t i = 0; i < op->num_results; i++)
+    vals[i] = kiln_op_operand(op, 3 + i);
+  tx_replace_op(op, vals);
+  free(vals);
+  st->changed = true;
+}
+
+static kiln_walk_result simplify_visit(kiln_op *op, void *user) {
+  simplify_op(user, op);
+  return KILN_WALK_ADVANCE;
+}
+
+kiln_error *tx_simplify(kiln_op *root, bool *changed) {
+  simp_state st = {kiln_op_context(root), false, NULL, 0, 0};
+  for (int round = 0; round < 8; round++) {
+    st.changed = false;
+    st.nscf = 0;
+    kiln_walk_post(root, simplify_visit, &st);
+    for (size_t i = 0; i < st.nscf; i++) {
+      if (st.scf[i]->kind == KILN_OP_SCF_IF)
+        simplify_if(&st, st.scf[i]);
+      else
+        simplify_for(&st, st.scf[i]);
+    }
+    if (!st.changed) break;
+    *changed = true;
+  }
+  free(st.scf);
+  return NULL;
+}
+
+kiln_error *kiln_pass_simplify(kiln_op *module, void *user) {
+  (void)user;
+  bool changed = false;
+  return tx_simplify(module, &changed);
+}

@@ -1,0 +1,185 @@
+/* Shared helpers of the transforms: replacing ops, the effect-free test DCE
+ * and CSE rely on, and element-wise access to scalar and dense constants.
+ * Takes: IR that satisfies ir.h's invariants. Guarantees: dense attributes
+ * it builds use the storage form ir.h documents and are splats exactly
+ * when all elements are equal. */
+#include "tx_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tx_replace_op(kiln_op *op, kiln_value *const *vals) {
+  for (uint32_t i = 0; i < op->num_results; i++)
+    kiln_value_replace_all_uses(kiln_op_result(op, i), vals[i]);
+  kiln_op_erase(op);
+}
+
+void tx_replace_with_constant(kiln_op *op, const kiln_attr *value) {
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *c = kiln_build_constant(&b, value);
+  tx_replace_op(op, &c);
+}
+
+static bool is_memref(const kiln_type *t) {
+  return t->kind == KILN_TYPE_MEMREF || t->kind == KILN_TYPE_UNRANKED_MEMREF;
+}
+
+static bool regions_effect_free(const kiln_op *op) {
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (kiln_block *b = op->regions[r].first; b; b = b->next)
+      for (kiln_op *o = b->first; o; o = o->next)
+        if (!tx_op_is_effect_free(o)) return false;
+  return true;
+}
+
+bool tx_op_is_effect_free(const kiln_op *op) {
+  if (op->kind == KILN_OP_UNREGISTERED) return false;
+  if (kiln_op_has_flag(op, KILN_OPF_PURE)) return regions_effect_free(op);
+  /* Structured ops and loops act on values unless they touch buffers. */
+  if (kiln_op_has_flag(op, KILN_OPF_LINALG) || op->kind == KILN_OP_SCF_FOR ||
+      op->kind == KILN_OP_SCF_IF) {
+    for (uint32_t i = 0; i < op->num_operands; i++)
+      if (is_memref(kiln_op_operand(op, i)->type)) return false;
+    return regions_effect_free(op);
+  }
+  return false;
+}
+
+/* ---- Constants, element-wise ---- */
+
+bool tx_elems_of(kiln_value *v, tx_elems *e) {
+  const kiln_attr *a = kiln_value_constant(v);
+  if (!a) return false;
+  memset(e, 0, sizeof *e);
+  e->attr = a;
+  switch (a->kind) {
+  case KILN_ATTR_BOOL:
+  case KILN_ATTR_INTEGER:
+  case KILN_ATTR_FLOAT:
+    e->elem = v->type;
+    e->count = 1;
+    return !kiln_type_is_shaped(v->type);
+  case KILN_ATTR_DENSE:
+    if (!a->type || !kiln_type_has_static_shape(a->type)) return false;
+    e->elem = a->type->elem;
+    e->count = kiln_type_num_elements(a->type);
+    e->dense = true;
+    e->splat = a->splat;
+    return e->count >= 0;
+  default:
+    return false;
+  }
+}
+
+int64_t tx_elem_int(const tx_elems *e, int64_t i) {
+  unsigned w = kiln_type_bitwidth(e->elem);
+  int64_t v = e->dense ? kiln_dense_get_int(e->attr, e->splat ? 0 : i)
+                       : e->attr->i;
+  /* i1 true may be stored as 1; as a signless value its bits are all set. */
+  return tx_sext((uint64_t)v, w);
+}
+
+double tx_elem_float(const tx_elems *e, int64_t i) {
+  return e->dense ? kiln_dense_get_float(e->attr, e->splat ? 0 : i)
+                  : e->attr->f;
+}
+
+const kiln_attr *tx_attr_int(kiln_context *ctx, const kiln_type *type,
+                             int64_t v) {
+  return tx_attr_ints(ctx, type, &v, 1);
+}
+
+const kiln_attr *tx_attr_float(kiln_context *ctx, const kiln_type *type,
+                               double v) {
+  return tx_attr_floats(ctx, type, &v, 1);
+}
+
+/* Little-endian storage of one integer element of `size` bytes. */
+static void store_int(unsigned char *p, size_t size, uint64_t v) {
+  for (size_t k = 0; k < size; k++) p[k] = (unsigned char)(v >> (8 * k));
+}
+
+static void store_float(unsigned char *p, const kiln_type *elem, double v) {
+  switch (elem->kind) {
+  case KILN_TYPE_F16: store_int(p, 2, kiln_f32_to_f16((float)v)); break;
+  case KILN_TYPE_BF16: store_int(p, 2, kiln_f32_to_bf16((float)v)); break;
+  case KILN_TYPE_F32: {
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    store_int(p, 4, bits);
+    break;
+  }
+  default: {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    store_int(p, 8, bits);
+    break;
+  }
+  }
+}
+
+const kiln_attr *tx_attr_ints(kiln_context *ctx, const kiln_type *type,
+                              const int64_t *vals, int64_t n) {
+  const kiln_type *elem = kiln_type_elem_or_self(type);
+  unsigned w = kiln_type_bitwidth(elem);
+  if (!kiln_type_is_shaped(type)) {
+    if (elem->kind == KILN_TYPE_INTEGER && w == 1)
+      return kiln_attr_bool(ctx, (vals[0] & 1) != 0);
+    return kiln_attr_int(ctx, type, tx_sext((uint64_t)vals[0], w));
+  }
+  bool splat = true;
+  for (int64_t i = 1; i < n && splat; i++)
+    splat = tx_zext(vals[i], w) == tx_zext(vals[0], w);
+  size_t size = kiln_dense_elem_size(elem);
+  int64_t count = splat ? 1 : n;
+  unsigned char *data = kiln_alloc(ctx, size * (size_t)count);
+  for (int64_t i = 0; i < count; i++)
+    store_int(data + size * (size_t)i, size,
+              w == 1 ? (uint64_t)(vals[i] & 1) : tx_zext(vals[i], w));
+  return kiln_attr_dense(ctx, type, splat, data, size * (size_t)count);
+}
+
+const kiln_attr *tx_attr_floats(kiln_context *ctx, const kiln_type *type,
+                                const double *vals, int64_t n) {
+  const kiln_type *elem = kiln_type_elem_or_self(type);
+  if (!kiln_type_is_shaped(type))
+    return kiln_attr_float(ctx, type, kiln_float_round(type, vals[0]));
+  size_t size = kiln_dense_elem_size(elem);
+  /* Compare stored bits, so -0.0 vs 0.0 and NaNs decide splat-ness exactly. */
+  unsigned char first[8], cur[8];
+  store_float(first, elem, vals[0]);
+  bool splat = true;
+  for (int64_t i = 1; i < n && splat; i++) {
+    store_float(cur, elem, vals[i]);
+    splat = memcmp(first, cur, size) == 0;
+  }
+  int64_t count = splat ? 1 : n;
+  unsigned char *data = kiln_alloc(ctx, size * (size_t)count);
+  for (int64_t i = 0; i < count; i++)
+    store_float(data + size * (size_t)i, elem, vals[i]);
+  return kiln_attr_dense(ctx, type, splat, data, size * (size_t)count);
+}
+
+bool tx_is_const_int(kiln_value *v, int64_t k) {
+  tx_elems e;
+  if (!tx_elems_of(v, &e) || !kiln_type_is_int_or_index(e.elem)) return false;
+  unsigned w = kiln_type_bitwidth(e.elem);
+  int64_t n = e.splat ? 1 : e.count;
+  for (int64_t i = 0; i < n; i++)
+    if (tx_zext(tx_elem_int(&e, i), w) != tx_zext(k, w)) return false;
+  return true;
+}
+
+bool tx_is_const_float(kiln_value *v, double k) {
+  tx_elems e;
+  if (!tx_elems_of(v, &e) || !kiln_type_is_float(e.elem)) return false;
+  int64_t n = e.splat ? 1 : e.count;
+  for (int64_t i = 0; i < n; i++) {
+    double x = tx_elem_float(&e, i);
+    if (x != k || signbit(x) != signbit(k)) return false;
+  }
+  return true;
+}
