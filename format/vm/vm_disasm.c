@@ -5,6 +5,8 @@
  * listing with a marker instead of an out-of-bounds read. */
 #include "kiln/vm_bytecode.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 
 const char *const kiln_vm_opcode_semantics[KILN_VM_OP_COUNT] = {
@@ -19,7 +21,6 @@ typedef struct text {
 
 static void put(text_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-#include <stdarg.h>
 static void put(text_t *t, const char *fmt, ...) {
   if (t->len >= sizeof t->buf - 1) return;
   va_list ap;
@@ -81,8 +82,84 @@ static void operand(text_t *t, char kind, const uint8_t **at,
   }
 }
 
+/* Renders list p (u8 count, u16 entries) against the types in
+ * sig[b, e) with banks and spans; false when they do not match (the
+ * caller then prints raw entries). */
+static bool typed_list(text_t *t, const uint8_t *p, const char *sig, size_t b,
+                       size_t e) {
+  const unsigned n = p[0];
+  unsigned idx = 0;
+  bool first = true;
+  put(t, "(");
+  for (size_t q = b; q < e; ++q) {
+    if (sig[q] == 'C') {
+      size_t d = q + 1;
+      while (d < e && sig[d] != 'D') ++d;
+      if (d == e || idx >= n) return false;
+      const unsigned count = kiln_vm_rd16(p + 1 + 2 * idx++);
+      put(t, "%s[%u:", first ? "" : ", ", count);
+      first = false;
+      for (unsigned k = 0; k < count; ++k)
+        for (size_t u = q + 1; u < d; ++u) {
+          if (idx >= n) return false;
+          put(t, " %%%c%u", sig[u], kiln_vm_rd16(p + 1 + 2 * idx++));
+        }
+      put(t, "]");
+      q = d;
+      continue;
+    }
+    if (idx >= n) return false;
+    put(t, "%s%%%c%u", first ? "" : ", ", sig[q],
+        kiln_vm_rd16(p + 1 + 2 * idx++));
+    first = false;
+  }
+  put(t, ")");
+  return idx == n;
+}
+
+/* Lists of call/ret rendered with the target's signature when known. */
+static void typed_lists(text_t *ops, int nops, const uint8_t *insn,
+                        const kiln_vm_disasm_signatures_t *sigs) {
+  const char *sig = NULL;
+  const uint8_t op = insn[0];
+  if (!sigs) return;
+  if (op == KILN_VM_OP_CALL && sigs->function_signature)
+    sig = sigs->function_signature(sigs->user, kiln_vm_rd16(insn + 1));
+  else if (op == KILN_VM_OP_CALL_IMPORT && sigs->import_signature)
+    sig = sigs->import_signature(sigs->user, kiln_vm_rd16(insn + 1));
+  else if (op == KILN_VM_OP_RET)
+    sig = sigs->own_signature;
+  if (!sig || !kiln_vm_signature_valid(sig)) return;
+  const size_t sep = (size_t)(strchr(sig, '_') - sig), end = strlen(sig);
+  const uint8_t *lists[2];
+  int nl = 0;
+  const uint8_t *at = insn + 1;
+  for (const char *f = kiln_vm_opcode_infos[op].format; *f; ++f) {
+    if (*f == 'a') {
+      lists[nl++] = at;
+      at += 1 + 2 * (size_t)at[0];
+    } else {
+      at += 2; /* c, m: u16 */
+    }
+  }
+  const int first = nops - nl;
+  for (int i = 0; i < nl; ++i) {
+    text_t typed = {{0}, 0};
+    const bool results = op == KILN_VM_OP_RET || i == 1;
+    if (typed_list(&typed, lists[i], sig, results ? sep + 1 : 0,
+                   results ? end : sep))
+      ops[first + i] = typed;
+  }
+}
+
 int kiln_vm_disassemble(FILE *out, const uint8_t *code, size_t size,
                         const kiln_vm_disasm_names_t *names) {
+  return kiln_vm_disassemble_ex(out, code, size, names, NULL);
+}
+
+int kiln_vm_disassemble_ex(FILE *out, const uint8_t *code, size_t size,
+                           const kiln_vm_disasm_names_t *names,
+                           const kiln_vm_disasm_signatures_t *signatures) {
   int lines = 0;
   fprintf(out, "  addr  opcode          operands                  comment\n");
   fprintf(out, "  ----  --------------  ------------------------  -------\n");
@@ -102,6 +179,7 @@ int kiln_vm_disassemble(FILE *out, const uint8_t *code, size_t size,
       ops[nops].buf[0] = 0;
       operand(&ops[nops], *f, &at, names);
     }
+    typed_lists(ops, nops, code + off, signatures);
     text_t joined = {{0}, 0};
     for (int i = 0; i < nops; ++i) put(&joined, "%s%s", i ? ", " : "", ops[i].buf);
     text_t comment = {{0}, 0};

@@ -121,6 +121,15 @@ typedef struct kiln_vm_disasm_names {
   const char *(*import_name)(void *user, uint32_t ordinal);
 } kiln_vm_disasm_names_t;
 
+/* Optional signatures of call targets: with them, register lists print
+ * with their banks and spans ("(%r0, %i1, [1: %I3])"). */
+typedef struct kiln_vm_disasm_signatures {
+  void *user;
+  const char *(*function_signature)(void *user, uint32_t ordinal);
+  const char *(*import_signature)(void *user, uint32_t ordinal);
+  const char *own_signature; /* of the function listed (for ret) */
+} kiln_vm_disasm_signatures_t;
+
 /* Prints one line per instruction, like SQLite's EXPLAIN:
  *   addr  opcode          operands                      comment
  *   0004  mul.f32         %f2, %f0, %f1                 %f2 = %f0 * %f1
@@ -128,6 +137,10 @@ typedef struct kiln_vm_disasm_names {
  * undecodable byte. Returns the number of lines printed. */
 int kiln_vm_disassemble(FILE *out, const uint8_t *code, size_t size,
                         const kiln_vm_disasm_names_t *names);
+/* The same, with signatures (any pointer may be NULL). */
+int kiln_vm_disassemble_ex(FILE *out, const uint8_t *code, size_t size,
+                           const kiln_vm_disasm_names_t *names,
+                           const kiln_vm_disasm_signatures_t *signatures);
 
 /* ---- assembler (tools, tests, the compiler's emitter) ------------------ */
 

@@ -356,6 +356,15 @@ END_TEST
 
 /* ---- disassembler -------------------------------------------------------- */
 
+static const char *import_sig(void *u, uint32_t i) {
+  (void)u;
+  return i == 0 ? "rIiCID_r" : NULL;
+}
+static const char *import_name(void *u, uint32_t i) {
+  (void)u;
+  return i == 0 ? "hal.buffer_view.create" : NULL;
+}
+
 START_TEST(disassembler_listing) {
   kiln_vm_asm_t a;
   kiln_vm_asm_init(&a);
@@ -377,8 +386,25 @@ START_TEST(disassembler_listing) {
   ck_assert_msg(strstr(text, "mul.f32         %f2, %f0, %f1"), "%s", text);
   ck_assert_msg(strstr(text, "%f2 = %f0 * %f1"), "%s", text);
   ck_assert_msg(strstr(text, "call.import     import#0, (0), (1)"), "%s", text);
+  ck_assert_msg(strstr(text, "(1) = import#0(0)"), "%s", text);
   ck_assert_msg(strstr(text, "undecodable byte 0xfe"), "%s", text);
   free(text);
+  /* With signatures, lists show banks and spans. */
+  kiln_vm_asm_t b;
+  kiln_vm_asm_init(&b);
+  kiln_vm_asm_emit(&b, KILN_VM_OP_CALL_IMPORT, 0, LIST(1, 2, 3, 2, 4, 6), LIST(0));
+  kiln_vm_asm_emit(&b, KILN_VM_OP_RET, LIST(0));
+  ck_assert_int_eq(kiln_vm_asm_finish(&b), 0);
+  const kiln_vm_disasm_signatures_t sigs = {NULL, NULL, import_sig, "_r"};
+  const kiln_vm_disasm_names_t names = {NULL, NULL, import_name};
+  f = open_memstream(&text, &len);
+  kiln_vm_disassemble_ex(f, b.code, b.size, &names, &sigs);
+  fclose(f);
+  ck_assert_msg(strstr(text, "(%r0) = import#0<hal.buffer_view.create>"
+                             "(%r1, %I2, %i3, [2: %I4 %I6])"), "%s", text);
+  ck_assert_msg(strstr(text, "return (%r0)"), "%s", text);
+  free(text);
+  kiln_vm_asm_free(&b);
   kiln_vm_asm_free(&a);
 }
 END_TEST
