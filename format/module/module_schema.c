@@ -18,21 +18,21 @@
 #define KFB_TABLE(t) static const kiln_fb_field_desc_t kfb_fields_##t[] = {
 #define KFB_TABLE_END(t) };
 #define KFB_SCALAR(t, f, slot, st, def) \
-  {#f, slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, 0, def},
+  {#f, slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, 0},
 #define KFB_ENUM_FIELD(t, f, slot, st, e, def) \
-  {#f, slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, KILN_FB_ENUM_##e + 1, def},
+  {#f, slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, KILN_FB_ENUM_##e + 1},
 #define KFB_STRUCT_REF(t, f, slot, s) \
-  {#f, slot, KILN_FB_FIELD_STRUCT, 0, KILN_FB_STRUCT_##s, 0},
-#define KFB_STRING(t, f, slot) {#f, slot, KILN_FB_FIELD_STRING, 0, 0, 0},
+  {#f, slot, KILN_FB_FIELD_STRUCT, 0, KILN_FB_STRUCT_##s},
+#define KFB_STRING(t, f, slot) {#f, slot, KILN_FB_FIELD_STRING, 0, 0},
 #define KFB_TABLE_REF(t, f, slot, sub) \
-  {#f, slot, KILN_FB_FIELD_TABLE, 0, KILN_FB_TABLE_##sub, 0},
+  {#f, slot, KILN_FB_FIELD_TABLE, 0, KILN_FB_TABLE_##sub},
 #define KFB_VEC_SCALAR(t, f, slot, st) \
-  {#f, slot, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_##st, 0, 0},
+  {#f, slot, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_##st, 0},
 #define KFB_VEC_STRUCT(t, f, slot, s) \
-  {#f, slot, KILN_FB_FIELD_VEC_STRUCT, 0, KILN_FB_STRUCT_##s, 0},
-#define KFB_VEC_STRING(t, f, slot) {#f, slot, KILN_FB_FIELD_VEC_STRING, 0, 0, 0},
+  {#f, slot, KILN_FB_FIELD_VEC_STRUCT, 0, KILN_FB_STRUCT_##s},
+#define KFB_VEC_STRING(t, f, slot) {#f, slot, KILN_FB_FIELD_VEC_STRING, 0, 0},
 #define KFB_VEC_TABLE(t, f, slot, sub) \
-  {#f, slot, KILN_FB_FIELD_VEC_TABLE, 0, KILN_FB_TABLE_##sub, 0},
+  {#f, slot, KILN_FB_FIELD_VEC_TABLE, 0, KILN_FB_TABLE_##sub},
 #include "kiln/module_schema.def"
 
 #define KFB_COUNT_(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))

@@ -61,7 +61,6 @@ typedef struct kiln_fb_field_desc {
   uint8_t kind;   /* kiln_fb_kind_t */
   uint8_t scalar; /* kiln_fb_scalar_t, for scalar kinds */
   uint16_t ref;
-  int64_t def;    /* default of a scalar field */
 } kiln_fb_field_desc_t;
 
 typedef struct kiln_fb_table_desc {
