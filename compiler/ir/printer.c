@@ -235,6 +235,7 @@ void ir_print_float(ir_buf *b, const kiln_type *t, double v) {
 
 /* ---- types ---- */
 static void print_attr(kiln_printer *pr, const kiln_attr *a, bool with_type);
+static void print_attr_may(kiln_printer *pr, const kiln_attr *a);
 
 static void print_dims(ir_buf *b, const kiln_type *t) {
   for (uint32_t i = 0; i < t->rank; i++) {
@@ -271,7 +272,7 @@ void ir_print_type(kiln_printer *pr, const kiln_type *t) {
     }
     if (t->memspace) {
       ir_buf_puts(b, ", ");
-      print_attr(pr, t->memspace, true);
+      print_attr_may(pr, t->memspace);
     }
     ir_buf_putc(b, '>');
     return;
@@ -281,7 +282,7 @@ void ir_print_type(kiln_printer *pr, const kiln_type *t) {
     ir_print_type(pr, t->elem);
     if (t->memspace) {
       ir_buf_puts(b, ", ");
-      print_attr(pr, t->memspace, true);
+      print_attr_may(pr, t->memspace);
     }
     ir_buf_putc(b, '>');
     return;
@@ -367,6 +368,15 @@ static void print_dense_dim(kiln_printer *pr, const kiln_attr *a, uint32_t dim,
   ir_buf_putc(pr->out, ']');
 }
 
+/* MLIR's AttrTypeElision::May: i64 integers and f64 floats drop ": type"
+ * (array elements, memory spaces). */
+static void print_attr_may(kiln_printer *pr, const kiln_attr *a) {
+  bool elide = (a->kind == KILN_ATTR_INTEGER && a->type->kind == KILN_TYPE_INTEGER &&
+                a->type->width == 64 && a->type->sign == KILN_SIGNLESS) ||
+               (a->kind == KILN_ATTR_FLOAT && a->type->kind == KILN_TYPE_F64);
+  print_attr(pr, a, !elide);
+}
+
 static void note_alias(kiln_printer *pr, const kiln_attr *a) {
   if (ir_map_get(&pr->aliases, a)) return;
   char name[32];
@@ -406,7 +416,7 @@ static void print_attr(kiln_printer *pr, const kiln_attr *a, bool with_type) {
     ir_buf_putc(b, '[');
     for (uint32_t i = 0; i < a->count; i++) {
       if (i) ir_buf_puts(b, ", ");
-      print_attr(pr, a->elems[i], true);
+      print_attr_may(pr, a->elems[i]);
     }
     ir_buf_putc(b, ']');
     return;
