@@ -95,7 +95,8 @@ typedef struct kmb_executable {
 
 typedef struct kmb_segment {
   uint8_t kind;
-  uint8_t *data; /* the original bytes */
+  bool borrowed;       /* data belongs to the caller */
+  const uint8_t *data; /* the original bytes */
   uint64_t size, hash;
   /* Decided by finish: */
   uint8_t compression;
@@ -224,7 +225,7 @@ void kiln_module_builder_destroy(kiln_module_builder_t *b) {
   }
   free(b->executables);
   for (uint32_t i = 0; i < b->segments_count; i++) {
-    free(b->segments[i].data);
+    if (!b->segments[i].borrowed) free((void *)b->segments[i].data);
     free(b->segments[i].packed);
   }
   free(b->segments);
@@ -377,7 +378,7 @@ uint32_t kiln_module_builder_add_function(kiln_module_builder_t *b,
 }
 
 static uint32_t kmb_add_segment(kiln_module_builder_t *b, uint8_t kind,
-                                const void *data, uint64_t size) {
+                                const void *data, uint64_t size, bool borrow) {
   uint32_t index = b->segments_count;
   if ((size_t)size != size) {
     kmb_error(b, "segment of %" PRIu64 " bytes does not fit in memory", size);
@@ -386,7 +387,8 @@ static uint32_t kmb_add_segment(kiln_module_builder_t *b, uint8_t kind,
   if (!KMB_PUSH_(b, segments)) return index;
   kmb_segment *s = &b->segments[index];
   memset(s, 0, sizeof *s);
-  s->data = kmb_dup(b, data, (size_t)size);
+  s->borrowed = borrow && data;
+  s->data = s->borrowed ? data : kmb_dup(b, data, (size_t)size);
   if (!s->data) return index;
   s->kind = kind;
   s->size = size;
@@ -395,9 +397,9 @@ static uint32_t kmb_add_segment(kiln_module_builder_t *b, uint8_t kind,
   return index;
 }
 
-uint32_t kiln_module_builder_add_rodata(kiln_module_builder_t *b,
-                                        const char *name, const void *data,
-                                        uint64_t size, uint32_t alignment) {
+static uint32_t kmb_add_rodata(kiln_module_builder_t *b, const char *name,
+                               const void *data, uint64_t size,
+                               uint32_t alignment, bool borrow) {
   uint32_t index = b->rodata_count;
   if (!kmb_name_ok(b, name, "rodata", index)) return index;
   if (alignment == 0 || (alignment & (alignment - 1)) ||
@@ -407,13 +409,28 @@ uint32_t kiln_module_builder_add_rodata(kiln_module_builder_t *b,
     return index;
   }
   if (!KMB_PUSH_(b, rodata)) return index;
-  uint32_t segment = kmb_add_segment(b, kiln_fb_SegmentKind_Rodata, data, size);
+  uint32_t segment =
+      kmb_add_segment(b, kiln_fb_SegmentKind_Rodata, data, size, borrow);
   if (b->error[0]) return index;
   b->rodata[index].name = kmb_strdup(b, name);
   b->rodata[index].alignment = alignment;
   b->rodata[index].segment = segment;
   b->rodata_count++;
   return index;
+}
+
+uint32_t kiln_module_builder_add_rodata(kiln_module_builder_t *b,
+                                        const char *name, const void *data,
+                                        uint64_t size, uint32_t alignment) {
+  return kmb_add_rodata(b, name, data, size, alignment, false);
+}
+
+uint32_t kiln_module_builder_add_rodata_borrowed(kiln_module_builder_t *b,
+                                                 const char *name,
+                                                 const void *data,
+                                                 uint64_t size,
+                                                 uint32_t alignment) {
+  return kmb_add_rodata(b, name, data, size, alignment, true);
 }
 
 uint32_t kiln_module_builder_add_executable(
@@ -469,7 +486,7 @@ uint32_t kiln_module_builder_add_executable(
       return index;
     }
     uint32_t segment = kmb_add_segment(b, kiln_fb_SegmentKind_Executable,
-                                       v->payload, v->payload_size);
+                                       v->payload, v->payload_size, false);
     if (b->error[0]) return index;
     kmb_variant *o = &e->variants[e->variant_count++];
     o->name = kmb_strdup(b, v->name);

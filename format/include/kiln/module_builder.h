@@ -1,11 +1,12 @@
 /* Building a .kiln module (compiler side; library kiln_format_builder).
  *
  * Add entries in any order, then finish: the builder lays out the
- * FlatBuffer, zero padding, and the segments (rodata first as added, then
- * executable payloads as added; 64-byte aligned, 4096 for >= 64 KiB),
- * compressing executable payloads with zstd when that saves at least an
- * eighth. Every add_* copies what it is given. Output is deterministic:
- * the same calls with the same content give the same bytes. Invalid
+ * FlatBuffer, zero padding, and the segments (one per rodata entry and per
+ * executable variant, in the order they were added; 64-byte aligned, 4096
+ * for >= 64 KiB), compressing executable payloads with zstd when that
+ * saves at least an eighth. Every add_* copies what it is given (except
+ * add_rodata_borrowed). Output is deterministic: the same calls with the
+ * same content give the same bytes. Invalid
  * arguments (missing names, bad alignment, out-of-range indices) are
  * recorded and reported by finish, which names the offending entry. */
 #ifndef KILN_MODULE_BUILDER_H
@@ -96,6 +97,13 @@ uint32_t kiln_module_builder_add_function(kiln_module_builder_t *b,
 uint32_t kiln_module_builder_add_rodata(kiln_module_builder_t *b,
                                         const char *name, const void *data,
                                         uint64_t size, uint32_t alignment);
+/* The same without a copy, for large weights: data must stay valid and
+ * unchanged until the builder is destroyed. */
+uint32_t kiln_module_builder_add_rodata_borrowed(kiln_module_builder_t *b,
+                                                 const char *name,
+                                                 const void *data,
+                                                 uint64_t size,
+                                                 uint32_t alignment);
 uint32_t kiln_module_builder_add_executable(
     kiln_module_builder_t *b, const kiln_module_executable_desc_t *e);
 

@@ -55,7 +55,7 @@ static void build(built *m, kiln_module_compression_t mode) {
 
   for (size_t i = 0; i < sizeof m->big; i++) m->big[i] = (uint8_t)(i * 31);
   ck_assert_uint_eq(kiln_module_builder_add_rodata(b, "tiny", "abc", 3, 1), 0);
-  ck_assert_uint_eq(kiln_module_builder_add_rodata(b, "big", m->big, sizeof m->big, 64), 1);
+  ck_assert_uint_eq(kiln_module_builder_add_rodata_borrowed(b, "big", m->big, sizeof m->big, 64), 1);
   ck_assert_uint_eq(kiln_module_builder_add_rodata(b, "empty", NULL, 0, 4), 2);
 
   m->elf = make_payload(20000, 3);
