@@ -65,7 +65,8 @@ enum {
 
 /* simple_mul(r0 a, r1 b) -> r6 (or (r0 a) -> r6 with b from rodata).
  * Scalar slots: see the comments. */
-static int emit_main(kiln_vm_asm_t *a, const kiln_handmade_options_t *o) {
+static int emit_main(kiln_vm_asm_t *a, const kiln_handmade_options_t *o,
+                     uint32_t *trap_pc, uint32_t *trap_line) {
   const uint32_t mismatch = kiln_vm_asm_label(a);
   const bool ro = o->rodata_b != NULL;
   kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, 0, 0);     /* s0 = input 0 */
@@ -116,6 +117,8 @@ static int emit_main(kiln_vm_asm_t *a, const kiln_handmade_options_t *o) {
                    LIST(4, 18, 2, 1, 5), LIST(6));
   kiln_vm_asm_emit(a, KILN_VM_OP_RET, LIST(6));
   kiln_vm_asm_bind(a, mismatch);
+  *trap_pc = (uint32_t)a->size;
+  *trap_line = __LINE__ + 1; /* the source location errors will name */
   kiln_vm_asm_emit(a, KILN_VM_OP_TRAP, 1);
   return kiln_vm_asm_finish(a);
 }
@@ -137,7 +140,9 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
   kiln_vm_asm_init(&wg_code);
   bool ok = false;
   kiln_module_builder_t *b = NULL;
-  if (emit_main(&main_code, o) || emit_workgroups(&wg_code)) {
+  uint32_t trap_pc = 0, trap_line = 0;
+  if (emit_main(&main_code, o, &trap_pc, &trap_line) ||
+      emit_workgroups(&wg_code)) {
     snprintf(err, err_cap, "bytecode assembly failed");
     goto done;
   }
@@ -163,8 +168,8 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
       "riiiiiCiDCrIID_", "r_", "r_", "_", "rIiCID_r", "i_r"};
   for (int i = 0; i < IMP_COUNT; ++i)
     kiln_module_builder_add_import(b, import_names[i], import_sigs[i]);
-  const uint32_t src = kiln_module_builder_add_source_file(b, "samples/handmade/handmade.c");
-  (void)src;
+  const uint32_t src =
+      kiln_module_builder_add_source_file(b, "samples/handmade/handmade.c");
 
   const int64_t dims[1] = {o->n};
   const kiln_module_tensor_type_t t = {kiln_fb_ElementType_F32, 1, dims};
@@ -182,6 +187,10 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
   f.i32_register_count = 25;
   f.ref_register_count = 7;
   f.vm_signature = o->rodata_b ? "r_r" : "rr_r";
+  /* Only the trap has a location: where the size check lives. */
+  const kiln_fb_SourceLocation_t loc = {trap_pc, src, trap_line, 3};
+  f.location_count = 1;
+  f.locations = &loc;
   kiln_module_builder_add_function(b, &f);
   memset(&f, 0, sizeof f);
   f.name = "workgroups";

@@ -385,9 +385,10 @@ bool kiln_npy_read(const char *path, kiln_host_tensor_t *out, char *err,
   const int extra = fgetc(f);
   fclose(f);
   if (got != out->size || extra != EOF) {
+    fail(err, cap, "'%s': data is not the %zu bytes its header says", path,
+         out->size);
     kiln_host_tensor_free(out);
-    return fail(err, cap, "'%s': data is not the %zu bytes its header says",
-                path, out->size);
+    return false;
   }
   return true;
 }

@@ -103,7 +103,8 @@ for args, want in cases:
 rc, out, err = run(kiln_run, f"--module={module_dyn}", "--input=3xf32=1,2,3",
                    "--input=4xf32=1,2,3,4")
 check("dynamic size mismatch traps", rc == 1 and "trap with code 1" in err
-      and "in function 'simple_mul'" in err, err)
+      and "in function 'simple_mul'" in err
+      and "(samples/handmade/handmade.c:" in err, err)
 
 # Broken module files: a message, exit 1, never a crash.
 data = open(module4, "rb").read()
