@@ -37,6 +37,18 @@ static const char *kdt_import_name(void *user, uint32_t i) {
   return kiln_fb_Import_name(kiln_fb_Module_imports_at(m->root, i)).data;
 }
 
+static const char *kdt_function_signature(void *user, uint32_t i) {
+  const kiln_module_view_t *m = user;
+  if (i >= kiln_fb_Module_functions_count(m->root)) return NULL;
+  return kiln_fb_Function_vm_signature(kiln_fb_Module_functions_at(m->root, i)).data;
+}
+
+static const char *kdt_import_signature(void *user, uint32_t i) {
+  const kiln_module_view_t *m = user;
+  if (i >= kiln_fb_Module_imports_count(m->root)) return NULL;
+  return kiln_fb_Import_signature(kiln_fb_Module_imports_at(m->root, i)).data;
+}
+
 static void kdt_functions(FILE *out, const kiln_module_view_t *m) {
   kiln_fb_Module_t r = m->root;
   uint32_t n = kiln_fb_Module_functions_count(r);
@@ -170,12 +182,15 @@ int kdump_text(FILE *out, const kiln_module_view_t *m, const char *path) {
 
   fputs("\ndisassembly:\n", out);
   kiln_vm_disasm_names_t names = {(void *)m, kdt_function_name, kdt_import_name};
+  kiln_vm_disasm_signatures_t sigs = {(void *)m, kdt_function_signature,
+                                      kdt_import_signature, NULL};
   for (uint32_t i = 0; i < kiln_fb_Module_functions_count(r); i++) {
     uint32_t size;
     const uint8_t *code = kiln_module_function_bytecode(m, i, &size);
-    fprintf(out, "%s:\n",
-            kiln_fb_Function_name(kiln_fb_Module_functions_at(r, i)).data);
-    if (size) kiln_vm_disassemble(out, code, size, &names);
+    kiln_fb_Function_t f = kiln_fb_Module_functions_at(r, i);
+    fprintf(out, "%s:\n", kiln_fb_Function_name(f).data);
+    sigs.own_signature = kiln_fb_Function_vm_signature(f).data;
+    if (size) kiln_vm_disassemble_ex(out, code, size, &names, &sigs);
   }
   return 0;
 }
