@@ -30,6 +30,10 @@ static void cptx_on_diagnostic(LLVMDiagnosticInfoRef info, void *arg) {
   cptx_diagnostics_t *d = arg;
   if (LLVMGetDiagInfoSeverity(info) != LLVMDSError || d->first_error) return;
   d->first_error = LLVMGetDiagInfoDescription(info);
+  /* LLVM ends some descriptions with a newline; statuses do not */
+  size_t n = strlen(d->first_error);
+  while (n > 0 && (d->first_error[n - 1] == '\n' || d->first_error[n - 1] == ' '))
+    d->first_error[--n] = '\0';
 }
 
 kiln_ptx_status_t kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
