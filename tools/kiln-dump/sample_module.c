@@ -34,10 +34,10 @@ void kiln_sample_module_fill(kiln_module_builder_t *b,
   kiln_module_builder_set_compression(b, o->compression);
   uint32_t file = kiln_module_builder_add_source_file(b, "sample.mlir");
 
-  kiln_module_builder_add_import(b, "hal.buffer.allocate", "rI_r");
+  kiln_module_builder_add_import(b, "hal.buffer.allocate", "I_r");
   kiln_module_builder_add_import(b, "hal.command_buffer.dispatch",
                                  "riiiiiCiDCrIID_");
-  kiln_module_builder_add_import(b, "hal.buffer_view.create", "riCID_r");
+  kiln_module_builder_add_import(b, "hal.buffer_view.create", "rIiCID_r");
 
   /* main(x: tensor<1x3x?xf32>, y: tensor<4xi32>) -> tensor<1x?xbf16>:
    * nop; ret %r0 */
