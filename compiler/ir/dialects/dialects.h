@@ -116,4 +116,11 @@ void tensor_print_yield(kiln_printer *pr, const kiln_op *op);
  * ("in", "out", "init" for linalg ops), or NULL for the default %argN. */
 const char *ir_block_arg_name(const kiln_op *op, uint32_t region, uint32_t i);
 
+#include "cf.h"
+#include "memref.h"
+#include "vector.h"
+#include "flow.h"
+#include "hal.h"
+#include "vm.h"
+
 #endif
