@@ -35,7 +35,7 @@ const kiln_op_info *kiln_op_info_lookup(const char *name, size_t len) {
   /* Linear scan is fine for ~100 ops; the parser calls it once per op. */
   for (int k = 0; k < KILN_OP_UNREGISTERED; k++) {
     const char *n = ir_op_table[k].name;
-    if (strncmp(n, name, len) == 0 && n[len] == 0) return &ir_op_table[k];
+    if (strlen(n) == len && memcmp(n, name, len) == 0) return &ir_op_table[k];
   }
   return NULL;
 }

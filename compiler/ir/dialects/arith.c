@@ -138,7 +138,44 @@ static bool elem_kind_ok(const kiln_type *t, bool want_float) {
                        (e->kind == KILN_TYPE_INTEGER && e->sign == KILN_SIGNLESS));
 }
 
+/* The custom printer relies on these being well-formed. */
+static bool valid_fastmath(const kiln_attr *a) {
+  static const char *const flags[] = {"reassoc", "nnan", "ninf", "nsz",
+                                      "arcp", "contract", "afn", "fast", "none"};
+  if (a->kind != KILN_ATTR_OPAQUE || strcmp(a->dialect, "arith") != 0 ||
+      strncmp(a->str, "fastmath<", 9) != 0)
+    return false;
+  const char *p = a->str + 9;
+  for (;;) {
+    size_t n = strcspn(p, ",>");
+    bool known = false;
+    for (size_t i = 0; i < 9 && !known; i++)
+      known = strlen(flags[i]) == n && strncmp(p, flags[i], n) == 0;
+    if (!known) return false;
+    p += n;
+    if (*p == '>') return p[1] == 0;
+    p++;
+  }
+}
+
+static bool verify_flags(kiln_op *op) {
+  const kiln_attr *fm = kiln_op_get_attr(op, "fastmath");
+  if (fm && !valid_fastmath(fm))
+    return kiln_op_emit_error(op, "attribute 'fastmath' must be #arith.fastmath<...>");
+  const kiln_attr *of = kiln_op_get_attr(op, "overflowFlags");
+  if (of) {
+    static const char *const ok[] = {"overflow<none>", "overflow<nsw>", "overflow<nuw>",
+                                     "overflow<nsw, nuw>"};
+    bool good = of->kind == KILN_ATTR_OPAQUE && strcmp(of->dialect, "arith") == 0;
+    bool known = false;
+    for (int i = 0; good && i < 4; i++) known |= strcmp(of->str, ok[i]) == 0;
+    if (!known) return kiln_op_emit_error(op, "attribute 'overflowFlags' must be #arith.overflow<...>");
+  }
+  return true;
+}
+
 static bool verify_elem(kiln_op *op, bool want_float) {
+  if (!verify_flags(op)) return false;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
     if (!elem_kind_ok(t, want_float)) {

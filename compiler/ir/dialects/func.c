@@ -153,6 +153,22 @@ bool func_verify_func(kiln_op *op) {
     return kiln_op_emit_error(op, "requires a 'function_type' attribute of function type");
   if (!kiln_symbol_name(op))
     return kiln_op_emit_error(op, "requires string attribute 'sym_name'");
+  const kiln_attr *visa = kiln_op_get_attr(op, "sym_visibility");
+  if (visa && (visa->kind != KILN_ATTR_STRING ||
+               (strcmp(visa->str, "public") && strcmp(visa->str, "private") &&
+                strcmp(visa->str, "nested"))))
+    return kiln_op_emit_error(op, "visibility expected to be one of [\"public\", \"private\", \"nested\"]");
+  const kiln_attr *aa = kiln_op_get_attr(op, "arg_attrs"), *ra = kiln_op_get_attr(op, "res_attrs");
+  if (aa && (aa->kind != KILN_ATTR_ARRAY || aa->count != ft->type->num_inputs))
+    return kiln_op_emit_error(op, "expects argument attribute array to have the same number of elements as the number of function arguments");
+  if (ra && (ra->kind != KILN_ATTR_ARRAY || ra->count != ft->type->num_results))
+    return kiln_op_emit_error(op, "expects result attribute array to have the same number of elements as the number of function results");
+  for (uint32_t i = 0; aa && i < aa->count; i++)
+    if (aa->elems[i]->kind != KILN_ATTR_DICT)
+      return kiln_op_emit_error(op, "expects argument attributes to be dictionaries");
+  for (uint32_t i = 0; ra && i < ra->count; i++)
+    if (ra->elems[i]->kind != KILN_ATTR_DICT)
+      return kiln_op_emit_error(op, "expects result attributes to be dictionaries");
   const kiln_type *fn = ft->type;
   kiln_block *entry = op->regions[0].first;
   if (!entry) {
