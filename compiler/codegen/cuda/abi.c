@@ -127,6 +127,10 @@ kiln_ptx_status_t kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
     return cptx_errorf("cuda kernel '%s': read-only mask 0x%x names bindings "
                        "beyond its %u bindings",
                        d->name, d->readonly_binding_mask, d->binding_count);
+  if (d->binding_count < 32 && (d->aliased_binding_mask >> d->binding_count))
+    return cptx_errorf("cuda kernel '%s': aliased mask 0x%x names bindings "
+                       "beyond its %u bindings",
+                       d->name, d->aliased_binding_mask, d->binding_count);
   if (d->binding_align & (d->binding_align - 1))
     return cptx_errorf("cuda kernel '%s': binding alignment %u is not a power "
                        "of two",
@@ -159,7 +163,8 @@ kiln_ptx_status_t kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
     }
     snprintf(name, sizeof name, "binding%u", i);
     LLVMSetValueName2(p, name, strlen(name));
-    cptx_add_enum(abi->context, fn, index, "noalias", 0);
+    if (!(d->aliased_binding_mask & (1u << i)))
+      cptx_add_enum(abi->context, fn, index, "noalias", 0);
     cptx_add_enum(abi->context, fn, index, "nocapture", 0);
     if (d->binding_align > 1)
       cptx_add_enum(abi->context, fn, index, "align", d->binding_align);

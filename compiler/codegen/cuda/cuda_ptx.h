@@ -89,6 +89,7 @@ typedef struct kiln_ptx_kernel_desc {
   uint32_t push_constant_count;
   uint32_t readonly_binding_mask; /* bit i: binding i is only read */
   uint32_t binding_align;         /* bytes, a power of two; 0/1: none */
+  uint32_t aliased_binding_mask;  /* bit i: binding i may overlap another */
 } kiln_ptx_kernel_desc_t;
 
 /* Adds a kernel definition (no body yet):
@@ -96,11 +97,13 @@ typedef struct kiln_ptx_kernel_desc {
  *             i32 noundef %pc0, ...)
  * with the ptx_kernel calling convention and the !nvvm.annotations
  * "kernel" entry (LLVM 19's NVPTX back end honours either; both keep the
- * module unambiguous for tools). Bindings are noalias because the HAL
- * stage never binds overlapping ranges to one dispatch; a read-only one
- * is also readonly, which lets NVPTX use the non-coherent load path.
- * Checks: non-empty name not yet in the module, binding_count <= 32, mask
- * bits only below binding_count, binding_align a power of two. */
+ * module unambiguous for tools). A binding is noalias unless its bit is
+ * in aliased_binding_mask: the HAL stage knows which bindings of a
+ * dispatch share memory (e.g. an in-place update) and must say so. A
+ * read-only binding is also readonly; with noalias that lets NVPTX use the
+ * non-coherent load path (ld.global.nc). Checks: non-empty name not yet
+ * in the module, binding_count <= 32, mask bits only below binding_count,
+ * binding_align a power of two. */
 kiln_ptx_status_t kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
                                           LLVMModuleRef module,
                                           const kiln_ptx_kernel_desc_t *desc,

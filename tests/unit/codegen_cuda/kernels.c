@@ -292,10 +292,10 @@ static bool build_reverse(const kb_t *k) {
 LLVMValueRef kernels_add(const kiln_ptx_abi_t *abi, LLVMModuleRef m,
                          kernels_id_t id) {
   static const kiln_ptx_kernel_desc_t descs[KERNELS_COUNT] = {
-      {"elementwise", 3, 1, 0x3, 16},
-      {"matmul_tiled", 3, 3, 0x3, 16},
-      {"reduce_sum", 2, 1, 0x1, 16},
-      {"reverse_block", 2, 1, 0x1, 4},
+      {"elementwise", 3, 1, 0x3, 16, 0},
+      {"matmul_tiled", 3, 3, 0x3, 16, 0},
+      {"reduce_sum", 2, 1, 0x1, 16, 0},
+      {"reverse_block", 2, 1, 0x1, 4, 0},
   };
   static const struct {
     kiln_ptx_block_bound_t bound;

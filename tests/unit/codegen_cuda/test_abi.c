@@ -57,7 +57,7 @@ static int ir_count(LLVMModuleRef m, const char *needle) {
 
 /* A kernel with an empty body, for the builders to append to. */
 static LLVMBuilderRef kernel_body(fixture_t *f, LLVMValueRef *fn) {
-  kiln_ptx_kernel_desc_t d = {"k", 1, 1, 0, 4};
+  kiln_ptx_kernel_desc_t d = {"k", 1, 1, 0, 4, 0};
   ok(kiln_ptx_abi_add_kernel(&f->abi, f->m, &d, fn));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(f->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(f->ctx, *fn, "entry"));
@@ -66,7 +66,7 @@ static LLVMBuilderRef kernel_body(fixture_t *f, LLVMValueRef *fn) {
 
 START_TEST(kernel_signature_and_markings) {
   fixture_t f = setup();
-  kiln_ptx_kernel_desc_t d = {"scale", 3, 2, 0x5, 64};
+  kiln_ptx_kernel_desc_t d = {"scale", 3, 2, 0x5, 64, 0};
   LLVMValueRef fn;
   ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn));
   ck_assert_int_eq(LLVMGetFunctionCallConv(fn), LLVMPTXKernelCallConv);
@@ -84,15 +84,21 @@ START_TEST(kernel_signature_and_markings) {
   ir_has(f.m, "!0 = !{ptr @scale, !\"kernel\", i32 1}");
 
   /* no alignment: no align attribute; no bindings or constants at all */
-  kiln_ptx_kernel_desc_t bare = {"bare", 1, 0, 0, 0};
+  kiln_ptx_kernel_desc_t bare = {"bare", 1, 0, 0, 0, 0};
   ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &bare, &fn));
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(f.ctx, fn, "entry"));
   LLVMBuildRetVoid(b);
   LLVMDisposeBuilder(b);
   ir_has(f.m, "@bare(ptr addrspace(1) noalias nocapture noundef %binding0)");
-  kiln_ptx_kernel_desc_t none = {"none", 0, 0, 0, 0};
+  kiln_ptx_kernel_desc_t none = {"none", 0, 0, 0, 0, 0};
   ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &none, &fn));
   ir_has(f.m, "declare ptx_kernel void @none()");
+  /* bindings that may overlap lose noalias, keep the rest */
+  kiln_ptx_kernel_desc_t inplace = {"inplace", 2, 0, 0x1, 4, 0x3};
+  ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &inplace, &fn));
+  ir_has(f.m, "declare ptx_kernel void @inplace(ptr addrspace(1) nocapture "
+              "noundef readonly align 4, ptr addrspace(1) nocapture noundef "
+              "align 4)");
 
   /* a function that is neither convention nor annotation is no kernel;
    * an annotation alone makes one (what other producers emit) */
@@ -113,7 +119,7 @@ END_TEST
 START_TEST(kernel_descriptor_errors) {
   fixture_t f = setup();
   LLVMValueRef fn = (LLVMValueRef)&fn;
-  kiln_ptx_kernel_desc_t d = {"", 1, 0, 0, 0};
+  kiln_ptx_kernel_desc_t d = {"", 1, 0, 0, 0, 0};
   fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn), "empty name");
   ck_assert_ptr_null(fn);
   d.name = NULL;
@@ -130,6 +136,10 @@ START_TEST(kernel_descriptor_errors) {
   fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn),
              "read-only mask 0x4 names bindings beyond its 2 bindings");
   d.readonly_binding_mask = 0;
+  d.aliased_binding_mask = 0x8;
+  fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn),
+             "aliased mask 0x8 names bindings beyond its 2 bindings");
+  d.aliased_binding_mask = 0;
   d.binding_align = 12;
   fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn),
              "binding alignment 12 is not a power of two");
@@ -137,7 +147,7 @@ START_TEST(kernel_descriptor_errors) {
   d.push_constant_count = 5000;
   fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn), "5000 push constants");
   /* 32 bindings with a full mask are fine */
-  kiln_ptx_kernel_desc_t wide = {"wide", 32, 0, 0xffffffffu, 0};
+  kiln_ptx_kernel_desc_t wide = {"wide", 32, 0, 0xffffffffu, 0, 0};
   ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &wide, &fn));
   ck_assert_uint_eq(LLVMCountParams(fn), 32);
   teardown(&f);
@@ -146,7 +156,7 @@ END_TEST
 
 START_TEST(launch_bounds) {
   fixture_t f = setup();
-  kiln_ptx_kernel_desc_t d = {"a", 0, 0, 0, 0};
+  kiln_ptx_kernel_desc_t d = {"a", 0, 0, 0, 0, 0};
   LLVMValueRef a, b;
   ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &a));
   d.name = "b";

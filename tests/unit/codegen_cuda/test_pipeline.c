@@ -187,7 +187,7 @@ START_TEST(shared_bytes_follow_calls) {
   LLVMAddAttributeAtIndex(helper, LLVMAttributeFunctionIndex,
                           LLVMCreateEnumAttribute(ctx, noinline, 0));
 
-  kiln_ptx_kernel_desc_t d = {"k", 1, 1, 0, 4};
+  kiln_ptx_kernel_desc_t d = {"k", 1, 1, 0, 4, 0};
   LLVMValueRef k;
   ok(kiln_ptx_abi_add_kernel(&abi, m, &d, &k));
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, k, "entry"));
@@ -272,7 +272,7 @@ static LLVMModuleRef one_kernel(LLVMContextRef ctx, body_fn build) {
   kiln_ptx_abi_t abi;
   kiln_ptx_abi_init(&abi, ctx);
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("one", ctx);
-  kiln_ptx_kernel_desc_t d = {"k", 1, 1, 0, 4};
+  kiln_ptx_kernel_desc_t d = {"k", 1, 1, 0, 4, 0};
   LLVMValueRef fn;
   ok(kiln_ptx_abi_add_kernel(&abi, m, &d, &fn));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);

@@ -117,7 +117,7 @@ START_TEST(ptxas_rejects_what_it_should) {
   kiln_ptx_abi_t abi;
   kiln_ptx_abi_init(&abi, ctx);
   LLVMModuleRef m = LLVMModuleCreateWithNameInContext("expf", ctx);
-  kiln_ptx_kernel_desc_t d = {"k", 1, 0, 0, 4};
+  kiln_ptx_kernel_desc_t d = {"k", 1, 0, 0, 4, 0};
   LLVMValueRef fn;
   ok(kiln_ptx_abi_add_kernel(&abi, m, &d, &fn));
   LLVMTypeRef ty = LLVMFunctionType(abi.f32, &abi.f32, 1, 0);
