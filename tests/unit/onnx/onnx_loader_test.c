@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "kiln_onnx.h"
+#include "onnx_internal.h" /* the arena, tested directly */
 #include "pbwrite.h"
 
 /* ---- a pool of writers, freed after each test ---- */
@@ -812,6 +813,53 @@ START_TEST(string_tensor_has_no_byte_view) {
 }
 END_TEST
 
+START_TEST(arena_budget_is_enforced) {
+  ox_arena a;
+  ox_arena_init(&a, 1024);
+  ck_assert_ptr_nonnull(ox_arena_alloc(&a, 500));
+  ck_assert(!a.exceeded);
+  ck_assert_ptr_null(ox_arena_alloc(&a, 600)); /* 512 + 608 > 1024 */
+  ck_assert(a.exceeded);
+  ck_assert_ptr_nonnull(ox_arena_alloc(&a, 100));
+  ck_assert_ptr_null(ox_arena_alloc(&a, SIZE_MAX - 4)); /* no wraparound */
+  ox_arena_release(&a);
+  ox_arena_init(&a, SIZE_MAX);
+  void *big = ox_arena_alloc(&a, 1 << 20); /* its own chunk */
+  void *small = ox_arena_alloc(&a, 16);
+  ck_assert_ptr_nonnull(big);
+  ck_assert_ptr_nonnull(small);
+  ck_assert_uint_eq((uintptr_t)small % 16, 0);
+  ox_arena_release(&a);
+}
+END_TEST
+
+START_TEST(large_initializer_one_copy) {
+  /* 16 MiB of raw_data: decodes within the budget and is handed out where
+   * protobuf-c put it. */
+  int64_t n = 4 << 20;
+  pbw *t = tensor("w", F32, 1, &n);
+  size_t bytes = (size_t)n * 4;
+  uint8_t *raw = malloc(bytes);
+  for (size_t i = 0; i < bytes; i++) raw[i] = (uint8_t)(i * 7);
+  pbw_bytes(t, 9, raw, bytes);
+  pbw *nodes[] = {node("Identity", "w", NULL, "y")};
+  pbw *inits[] = {t};
+  pbw *outs[] = {value_info("y", F32, n)};
+  pbw *m = model(8, 13, graph(nodes, 1, inits, 1, NULL, 0, outs, 1));
+  kiln_onnx_model *km = expect_load(m);
+  const Onnx__TensorProto *w = kiln_onnx_model_proto(km)->graph->initializer[0];
+  kiln_onnx_bytes b;
+  kiln_onnx_status st;
+  ck_assert(kiln_onnx_model_tensor_bytes(km, w, &b, &st));
+  ck_assert_ptr_eq(b.data, w->raw_data.data);
+  ck_assert_uint_eq(b.size, bytes);
+  ck_assert(memcmp(b.data, raw, bytes) == 0);
+  kiln_onnx_model_free(km);
+  free(raw);
+  pool_reset();
+}
+END_TEST
+
 START_TEST(code_names) {
   ck_assert_str_eq(kiln_onnx_code_name(KILN_ONNX_OK), "ok");
   ck_assert_str_eq(kiln_onnx_code_name(KILN_ONNX_ERR_TRUNCATED), "truncated");
@@ -837,6 +885,8 @@ static Suite *onnx_suite(void) {
   tcase_add_test(ok, value_files);
   tcase_add_test(ok, string_tensor_has_no_byte_view);
   tcase_add_test(ok, code_names);
+  tcase_add_test(ok, arena_budget_is_enforced);
+  tcase_add_test(ok, large_initializer_one_copy);
   suite_add_tcase(s, ok);
   TCase *wire = tcase_create("wire");
   tcase_add_test(wire, every_truncation_is_named);
