@@ -121,6 +121,7 @@ const char *ir_block_arg_name(const kiln_op *op, uint32_t region, uint32_t i);
 #include "vector.h"
 #include "flow.h"
 #include "hal.h"
+#include "hal_interface.h"
 #include "vm.h"
 
 #endif
