@@ -226,6 +226,55 @@ START_TEST(shared_bytes_follow_calls) {
 }
 END_TEST
 
+/* Modules from other producers mark kernels one way only: either marking
+ * gives an .entry, and prepare completes the other. */
+START_TEST(either_marking_makes_an_entry) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  kiln_ptx_abi_t abi;
+  kiln_ptx_abi_init(&abi, ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("marks", ctx);
+  LLVMTypeRef ty = LLVMFunctionType(abi.void_type, &abi.global_ptr, 1, 0);
+  LLVMValueRef by_cc = LLVMAddFunction(m, "by_cc", ty);
+  LLVMSetFunctionCallConv(by_cc, LLVMPTXKernelCallConv);
+  LLVMValueRef by_md = LLVMAddFunction(m, "by_annotation", ty);
+  LLVMMetadataRef ops[3] = {
+      LLVMValueAsMetadata(by_md), LLVMMDStringInContext2(ctx, "kernel", 6),
+      LLVMValueAsMetadata(LLVMConstInt(abi.i32, 1, 0))};
+  LLVMAddNamedMetadataOperand(
+      m, "nvvm.annotations", LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, ops, 3)));
+  LLVMValueRef plain = LLVMAddFunction(m, "plain", ty);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMValueRef fns[3] = {by_cc, by_md, plain};
+  for (int i = 0; i < 3; i++) {
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(ctx, fns[i], "entry"));
+    LLVMBuildStore(b, LLVMConstReal(abi.f32, i), LLVMGetParam(fns[i], 0));
+    LLVMBuildRetVoid(b);
+  }
+  LLVMDisposeBuilder(b);
+  kiln_ptx_target_t t = target("cuda:sm_89");
+  kiln_ptx_result_t r;
+  ok(kiln_ptx_compile(m, &t, &r));
+  ck_assert_int_eq(LLVMGetFunctionCallConv(by_md), LLVMPTXKernelCallConv);
+  ck_assert_int_eq(LLVMGetFunctionCallConv(by_cc), LLVMPTXKernelCallConv);
+  char *ir = LLVMPrintModuleToString(m);
+  ck_assert_msg(strstr(ir, "!{ptr @by_cc, !\"kernel\", i32 1}"), "%s", ir);
+  LLVMDisposeMessage(ir);
+  const char *ptx = (const char *)r.ptx.data;
+  ck_assert_msg(strstr(ptx, ".visible .entry by_cc(") &&
+                    strstr(ptx, ".visible .entry by_annotation("),
+                "%.3000s", ptx);
+  /* the plain function is an internal helper nobody calls: gone */
+  ck_assert_msg(!strstr(ptx, "plain"), "%.3000s", ptx);
+  ck_assert_uint_eq(r.kernel_count, 2);
+  ck_assert_str_eq(r.kernels[0].name, "by_cc");
+  ck_assert_str_eq(r.kernels[1].name, "by_annotation");
+  ck_assert_uint_eq(r.kernels[1].binding_count, 1);
+  kiln_ptx_result_release(&r);
+  LLVMDisposeModule(m);
+  LLVMContextDispose(ctx);
+}
+END_TEST
+
 START_TEST(output_is_deterministic_and_module_kept) {
   kiln_ptx_result_t a = compile_mask("cuda:sm_86", KERNELS_ALL);
   kiln_ptx_result_t b = compile_mask("cuda:sm_86", KERNELS_ALL);
@@ -603,6 +652,7 @@ int main(void) {
   tcase_add_test(tc, kernels_become_entries_for_each_sm);
   tcase_add_test(tc, kernel_metadata);
   tcase_add_test(tc, shared_bytes_follow_calls);
+  tcase_add_test(tc, either_marking_makes_an_entry);
   tcase_add_test(tc, output_is_deterministic_and_module_kept);
   tcase_add_test(tc, broken_module_is_an_error);
   tcase_add_test(tc, undefined_callee_is_named);
