@@ -122,7 +122,8 @@ bool ox_wire_scan(const uint8_t *bytes, size_t len,
                      "byte %zu in %s: tag runs past the end", at, mname);
     if (n < 0 || tag > UINT32_MAX)
       return ox_fail(st, KILN_ONNX_ERR_WIRE,
-                     "byte %zu in %s: tag longer than 5 bytes", at, mname);
+                     "byte %zu in %s: tag is not a varint of at most 5 "
+                     "bytes below 2^32", at, mname);
     pos += (size_t)n;
     unsigned wire = (unsigned)(tag & 7);
     uint32_t num = (uint32_t)(tag >> 3);

@@ -1,6 +1,7 @@
 /* libFuzzer target over the ONNX loader: sniff, decode + validate a model,
  * then ask for the bytes of every initializer and Constant tensor; and the
- * same bytes read as a TensorProto and a SequenceProto test-data value.
+ * same bytes read as each kind of test-data value (Tensor, Sequence, Map,
+ * OptionalProto).
  * Any input must end in success or in a status message that starts with
  * "onnx: " and names a known kind; anything else (crash, sanitizer report,
  * leak, malformed status) is a finding. No folder is given, so external
@@ -59,9 +60,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ok) graph_bytes(m, kiln_onnx_model_proto(m)->graph);
     kiln_onnx_model_free(m);
   }
-  static const kiln_onnx_value_kind kinds[] = {KILN_ONNX_VALUE_TENSOR,
-                                               KILN_ONNX_VALUE_SEQUENCE};
-  for (size_t i = 0; i < 2; i++) {
+  static const kiln_onnx_value_kind kinds[] = {
+      KILN_ONNX_VALUE_TENSOR, KILN_ONNX_VALUE_SEQUENCE, KILN_ONNX_VALUE_MAP,
+      KILN_ONNX_VALUE_OPTIONAL};
+  for (size_t i = 0; i < 4; i++) {
     kiln_onnx_value *v;
     ok = kiln_onnx_value_load(data, size, kinds[i], &v, &st);
     check_status(ok, &st);
