@@ -34,7 +34,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 }
 
 static bool is_candidate(const kiln_op *op) {
-  return op->num_results > 0 && op->num_regions == 0 &&
+  return tx_op_well_formed(op) && op->num_results > 0 && op->num_regions == 0 &&
          op->num_successors == 0 && !kiln_op_has_flag(op, KILN_OPF_TERMINATOR) &&
          tx_op_is_effect_free(op);
 }

@@ -296,13 +296,49 @@ static bool foldable_elementwise(kiln_op_kind k) {
          k == KILN_OP_ARITH_SELECT || k == KILN_OP_ARITH_BITCAST;
 }
 
+/* Operand count and element kinds the evaluation relies on; anything else
+ * is malformed IR, left to the verifier. */
+static bool types_fit(const kiln_op *op, const tx_elems *e,
+                      const kiln_type *res_elem) {
+  kiln_op_kind k = op->kind;
+  bool in_int = kiln_type_is_int_or_index(e[0].elem) &&
+                kiln_type_bitwidth(e[0].elem) > 0;
+  bool in_float = kiln_type_is_float(e[0].elem);
+  bool out_int = kiln_type_is_int_or_index(res_elem) &&
+                 kiln_type_bitwidth(res_elem) > 0;
+  bool out_float = kiln_type_is_float(res_elem);
+  uint32_t n = op->num_operands;
+  if (is_ibin(k)) return n == 2 && in_int && out_int;
+  if (is_fbin(k)) return n == 2 && in_float && out_float;
+  if (is_fun(k)) return n == 1 && in_float && out_float;
+  switch (k) {
+#define TX_CAST_II(ID, BODY) case KILN_OP_##ID: return n == 1 && in_int && out_int;
+#define TX_CAST_IF(ID, BODY) case KILN_OP_##ID: return n == 1 && in_int && out_float;
+#define TX_CAST_FI(ID, BODY) case KILN_OP_##ID: return n == 1 && in_float && out_int;
+#define TX_CAST_FF(ID, BODY) case KILN_OP_##ID: return n == 1 && in_float && out_float;
+#include "fold_ops.def"
+  case KILN_OP_ARITH_CMPI: return n == 2 && in_int && out_int;
+  case KILN_OP_ARITH_CMPF: return n == 2 && in_float && out_int;
+  case KILN_OP_ARITH_SELECT:
+    return n == 3 && in_int && (out_int || out_float) &&
+           kiln_type_is_float(e[1].elem) == out_float &&
+           kiln_type_is_float(e[2].elem) == out_float;
+  case KILN_OP_ARITH_BITCAST:
+    return n == 1 && (in_int || in_float) && (out_int || out_float) &&
+           kiln_type_bitwidth(e[0].elem) == kiln_type_bitwidth(res_elem);
+  default: return false;
+  }
+}
+
 static const kiln_attr *fold_elementwise(kiln_context *ctx, kiln_op *op) {
-  if (op->num_results != 1 || op->num_operands > 3) return NULL;
+  if (op->num_results != 1 || op->num_operands == 0 || op->num_operands > 3)
+    return NULL;
   tx_elems e[3];
   for (uint32_t i = 0; i < op->num_operands; i++)
     if (!tx_elems_of(kiln_op_operand(op, i), &e[i])) return NULL;
   const kiln_type *rt = kiln_op_result(op, 0)->type;
   const kiln_type *res_elem = kiln_type_elem_or_self(rt);
+  if (!types_fit(op, e, res_elem)) return NULL;
   bool shaped = kiln_type_is_shaped(rt);
   int64_t n = 1;
   bool all_splat = true;
@@ -436,8 +472,9 @@ static const kiln_attr *fold_splat(kiln_op *op) {
 static const kiln_attr *fold_retype(kiln_op *op) {
   const kiln_type *rt = kiln_op_result(op, 0)->type;
   tx_elems e;
-  if (!kiln_type_has_static_shape(rt) ||
-      !tx_elems_of(kiln_op_operand(op, 0), &e) || !e.dense)
+  if (op->num_operands < 1 || !kiln_type_has_static_shape(rt) ||
+      !tx_elems_of(kiln_op_operand(op, 0), &e) || !e.dense ||
+      kiln_type_is_float(e.elem) != kiln_type_is_float(rt->elem))
     return NULL;
   return rebuild(kiln_op_context(op), &e, rt, NULL);
 }
@@ -506,7 +543,8 @@ typedef struct fold_state {
 
 static kiln_walk_result fold_one(kiln_op *op, void *user) {
   fold_state *st = user;
-  if (op->kind == KILN_OP_ARITH_CONSTANT) return KILN_WALK_ADVANCE;
+  if (op->kind == KILN_OP_ARITH_CONSTANT || !tx_op_well_formed(op))
+    return KILN_WALK_ADVANCE;
   const kiln_attr *v = try_fold(op);
   if (v) {
     tx_replace_with_constant(op, v);

@@ -444,7 +444,8 @@ typedef struct infer_state {
 
 static kiln_walk_result collect(kiln_op *op, void *user) {
   infer_state *st = user;
-  if (!rule_for(op->kind) || op->num_results == 0) return KILN_WALK_ADVANCE;
+  if (!rule_for(op->kind) || op->num_results == 0 || !tx_op_well_formed(op))
+    return KILN_WALK_ADVANCE;
   if (st->n == st->cap) {
     size_t cap = st->cap ? 2 * st->cap : 32;
     kiln_op **n = realloc(st->ops, cap * sizeof *n);

@@ -209,7 +209,9 @@ static bool simplify_extract(simp_state *st, kiln_op *op) {
   kiln_op *splat = def_of(t, KILN_OP_TENSOR_SPLAT);
   if (splat) return replace(st, op, kiln_op_operand(splat, 0)), true;
   kiln_op *fe = def_of(t, KILN_OP_TENSOR_FROM_ELEMENTS);
-  if (!fe || !kiln_type_has_static_shape(t->type)) return false;
+  if (!fe || !kiln_type_has_static_shape(t->type) ||
+      op->num_operands != t->type->rank + 1)
+    return false;
   int64_t lin = 0;
   for (uint32_t d = 0; d < t->type->rank; d++) {
     const kiln_attr *ix = kiln_value_constant(kiln_op_operand(op, d + 1));
@@ -224,6 +226,7 @@ static bool simplify_extract(simp_state *st, kiln_op *op) {
 }
 
 static bool simplify_op(simp_state *st, kiln_op *op) {
+  if (!tx_op_well_formed(op)) return false;
   if (op->num_results != 1 && op->kind != KILN_OP_SCF_IF &&
       op->kind != KILN_OP_SCF_FOR)
     return false;
@@ -274,6 +277,8 @@ static bool simplify_op(simp_state *st, kiln_op *op) {
  * replaces op's results by the terminator's operands. */
 static void inline_block(simp_state *st, kiln_op *op, kiln_block *block) {
   kiln_op *term = kiln_block_terminator(block);
+  if (!term || term->num_operands != op->num_results || block->num_args)
+    return;
   for (kiln_op *o = block->first; o && o != term;) {
     kiln_op *next = o->next;
     kiln_op_move_before(o, op);
@@ -289,6 +294,7 @@ static void inline_block(simp_state *st, kiln_op *op, kiln_block *block) {
 }
 
 static void simplify_if(simp_state *st, kiln_op *op) {
+  if (op->num_regions != 2) return;
   kiln_value *c = kiln_op_operand(op, 0);
   bool taken;
   if (tx_is_const_int(c, 1))

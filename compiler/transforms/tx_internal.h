@@ -18,6 +18,11 @@ void tx_replace_op(kiln_op *op, kiln_value *const *vals);
 /* op's single result becomes an arith.constant of `value` built right
  * before op; op is erased. */
 void tx_replace_with_constant(kiln_op *op, const kiln_attr *value);
+/* Does op respect its op-table row (operand, result and region counts, no
+ * unset operand)? The passes rewrite only such ops, so IR that skipped
+ * verification (kiln-opt --no-verify) cannot make them read out of bounds;
+ * the verifier reports the rest. */
+bool tx_op_well_formed(const kiln_op *op);
 /* An op whose only effect is its results: PURE ops, and structured (linalg)
  * and scf ops working purely on values whose nested ops are all effect
  * free. */
@@ -26,12 +31,14 @@ bool tx_op_is_effect_free(const kiln_op *op);
 /* Two's complement helpers on 64-bit carriers: the low w bits of v
  * sign-extended, or zero-extended. */
 static inline int64_t tx_sext(uint64_t v, unsigned w) {
+  if (w == 0) return 0;
   if (w >= 64) return (int64_t)v;
   uint64_t m = 1ull << (w - 1);
   v &= (1ull << w) - 1;
   return (int64_t)((v ^ m) - m);
 }
 static inline uint64_t tx_zext(int64_t v, unsigned w) {
+  if (w == 0) return 0;
   return w >= 64 ? (uint64_t)v : (uint64_t)v & ((1ull << w) - 1);
 }
 

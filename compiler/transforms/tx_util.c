@@ -22,6 +22,21 @@ void tx_replace_with_constant(kiln_op *op, const kiln_attr *value) {
   tx_replace_op(op, &c);
 }
 
+bool tx_op_well_formed(const kiln_op *op) {
+  const kiln_op_info *in = op->info;
+  if (!in || op->kind == KILN_OP_UNREGISTERED) return false;
+  if ((int64_t)op->num_operands < in->min_operands ||
+      (in->max_operands >= 0 && (int64_t)op->num_operands > in->max_operands) ||
+      (int64_t)op->num_results < in->min_results ||
+      (in->max_results >= 0 && (int64_t)op->num_results > in->max_results) ||
+      (int64_t)op->num_regions < in->min_regions ||
+      (in->max_regions >= 0 && (int64_t)op->num_regions > in->max_regions))
+    return false;
+  for (uint32_t i = 0; i < op->num_operands; i++)
+    if (!op->operands[i].value || !op->operands[i].value->type) return false;
+  return true;
+}
+
 static bool is_memref(const kiln_type *t) {
   return t->kind == KILN_TYPE_MEMREF || t->kind == KILN_TYPE_UNRANKED_MEMREF;
 }
