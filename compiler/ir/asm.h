@@ -137,6 +137,9 @@ bool kiln_p_mixed_list(kiln_parser *p, kiln_p_ssa_uses *dyn, int64_t **stat,
  * declare its own entry block "^bb0(%a: t):". */
 bool kiln_p_region(kiln_parser *p, kiln_op_state *st, const kiln_p_arg *args,
                    uint32_t nargs);
+/* A successor "^bb3" of the region being parsed (may be defined later). */
+bool kiln_p_successor(kiln_parser *p, kiln_block **out);
+void kiln_st_add_successor(kiln_op_state *st, kiln_block *b);
 /* Adds an empty region to st. */
 kiln_region *kiln_st_add_region(kiln_op_state *st);
 /* Appends a `kind` terminator (no operands) to blocks lacking one. */
@@ -181,6 +184,8 @@ void kiln_pr_mixed_list(kiln_printer *pr, const kiln_op *op,
 void kiln_pr_fastmath(kiln_printer *pr, const kiln_op *op);
 /* Block argument declared in the printer: "%in: f32" */
 void kiln_pr_block_arg(kiln_printer *pr, const kiln_value *v);
+/* "^bbN": a block's label (N = its position in its region). */
+void kiln_pr_successor(kiln_printer *pr, const kiln_block *b);
 /* Name of an op for printing in the current dialect context ("return" in
  * a func.func body, otherwise the full name). */
 const char *kiln_pr_op_name(kiln_printer *pr, const kiln_op *op);

@@ -51,6 +51,8 @@ struct kiln_parser {
   int dialect_depth;
   ir_block_ref *blocks;       /* block labels of the regions being parsed */
   size_t num_blocks, cap_blocks;
+  size_t block_mark;          /* first label of the innermost region */
+  bool in_region;
 };
 
 #define IR_MAX_DEPTH 200

@@ -1483,6 +1483,21 @@ static ir_block_ref *block_ref(kiln_parser *p, size_t mark, const char *name,
   return r;
 }
 
+bool kiln_p_successor(kiln_parser *p, kiln_block **out) {
+  if (p->tok.kind != KILN_TOK_CARET_ID) return kiln_p_error(p, "expected block name");
+  if (!p->in_region) return kiln_p_error(p, "block reference outside of a region");
+  const char *name = kiln_intern(p->ctx, p->tok.start, p->tok.len);
+  ir_block_ref *ref = block_ref(p, p->block_mark, name, kiln_p_loc(p));
+  *out = ref->block;
+  next(p);
+  return true;
+}
+
+void kiln_st_add_successor(kiln_op_state *st, kiln_block *b) {
+  st->succs = ir_grow(st->ctx, st->succs, sizeof b, &st->cap_succs, st->num_succs + 1);
+  st->succs[st->num_succs++] = b;
+}
+
 /* Block arguments "(%a: t, %b: t loc(...))". */
 static bool parse_block_args(kiln_parser *p, kiln_block *b) {
   if (!kiln_p_accept(p, KILN_TOK_LPAREN)) return true;
@@ -1529,6 +1544,10 @@ static bool parse_region_body(kiln_parser *p, kiln_region *r,
   kiln_loc rloc = kiln_p_loc(p);
   size_t name_mark = p->num_defined, fwd_mark = p->num_forwards;
   size_t block_mark = p->num_blocks;
+  size_t saved_mark = p->block_mark;
+  bool saved_in = p->in_region;
+  p->block_mark = block_mark;
+  p->in_region = true;
   uint32_t saved_iso = p->iso;
   if (isolated) p->iso = saved_iso + 1;
   bool ok = true;
@@ -1571,6 +1590,8 @@ static bool parse_region_body(kiln_parser *p, kiln_region *r,
     if (!p->blocks[i].defined)
       ok = kiln_p_error_at(p, p->blocks[i].loc, "reference to an undefined block");
   p->num_blocks = block_mark;
+  p->block_mark = saved_mark;
+  p->in_region = saved_in;
   if (ok && isolated) ok = check_forwards(p, fwd_mark);
   pop_names(p, name_mark);
   p->iso = saved_iso;
@@ -1583,10 +1604,7 @@ bool kiln_p_region(kiln_parser *p, kiln_op_state *st, const kiln_p_arg *args,
   kiln_region *r = kiln_st_add_region(st);
   bool isolated = st->info && (st->info->flags & KILN_OPF_ISOLATED);
   /* Default dialect: func ops print/parse without prefix inside func.func. */
-  const char *dd = p->dialect_stack[p->dialect_depth];
-  if (st->info && st->info->kind == KILN_OP_FUNC_FUNC) dd = "func";
-  else if (st->info && (st->info->flags & (KILN_OPF_LINALG | KILN_OPF_SYMBOL_TABLE)))
-    dd = "";
+  const char *dd = st->info && st->info->kind == KILN_OP_FUNC_FUNC ? "func" : "";
   p->dialect_stack[++p->dialect_depth] = dd;
   bool ok = parse_region_body(p, r, args, nargs, isolated);
   p->dialect_depth--;
@@ -1617,14 +1635,13 @@ static void adopt_region(kiln_op *op, uint32_t i, kiln_region *src) {
 static bool parse_generic_body(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses ops = {0};
   if (!kiln_p_paren_operand_list(p, &ops)) return false;
-  if (kiln_p_accept(p, KILN_TOK_LSQUARE)) {
-    size_t mark = 0;
-    (void)mark;
+  if (kiln_p_accept(p, KILN_TOK_LSQUARE)) { /* successors [^bb1, ^bb2] */
     do {
-      if (p->tok.kind != KILN_TOK_CARET_ID)
-        return kiln_p_error(p, "expected block name");
-      return kiln_p_error(p, "successor blocks are not supported by the ops Kiln knows");
+      kiln_block *b;
+      if (!kiln_p_successor(p, &b)) return false;
+      kiln_st_add_successor(st, b);
     } while (kiln_p_accept(p, KILN_TOK_COMMA));
+    if (!kiln_p_expect(p, KILN_TOK_RSQUARE)) return false;
   }
   if (p->tok.kind == KILN_TOK_LESS) { /* <{properties}> */
     next(p);
@@ -1765,6 +1782,7 @@ static bool parse_op_inner(kiln_parser *p, kiln_block *block) {
                               st.num_regions);
   }
   for (uint32_t i = 0; i < st.num_regions; i++) adopt_region(op, i, st.regions[i]);
+  if (st.num_succs) kiln_op_set_successors(op, st.num_succs, st.succs);
   kiln_block_append_op(block, op);
   uint32_t r = 0;
   for (uint32_t g = 0; g < ngroups; g++) {

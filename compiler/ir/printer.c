@@ -720,6 +720,13 @@ void kiln_pr_block_arg(kiln_printer *pr, const kiln_value *v) {
   ir_print_type(pr, v->type);
 }
 
+void kiln_pr_successor(kiln_printer *pr, const kiln_block *b) {
+  uint32_t idx = 0;
+  if (b->parent)
+    for (const kiln_block *x = b->parent->first; x && x != b; x = x->next) idx++;
+  ir_buf_printf(pr->out, "^bb%u", idx);
+}
+
 void kiln_pr_mixed_list(kiln_printer *pr, const kiln_op *op,
                         const kiln_attr *stat, uint32_t *next_dyn) {
   ir_buf_putc(pr->out, '[');
@@ -777,6 +784,29 @@ static void print_block(kiln_printer *pr, const kiln_block *b, bool label,
       ir_buf_putc(pr->out, ')');
     }
     ir_buf_putc(pr->out, ':');
+    /* mlir-opt's predecessor comment: every successor edge in the region
+     * that targets b, ordered by block position. */
+    uint32_t npred = 0, pred[64], single = UINT32_MAX;
+    bool same = true;
+    uint32_t bi = 0;
+    for (const kiln_block *x = r->first; x; x = x->next, bi++)
+      for (const kiln_op *o = x->first; o; o = o->next)
+        for (uint32_t s = 0; s < o->num_successors; s++)
+          if (o->successors[s] == b) {
+            if (npred < 64) pred[npred] = bi;
+            npred++;
+            if (single == UINT32_MAX) single = bi;
+            else if (single != bi) same = false;
+          }
+    if (!npred) {
+      if (b != r->first) ir_buf_puts(pr->out, "  // no predecessors");
+    } else if (same) {
+      ir_buf_printf(pr->out, "  // pred: ^bb%u", single);
+    } else {
+      ir_buf_printf(pr->out, "  // %u preds: ", npred);
+      for (uint32_t i = 0; i < npred && i < 64; i++)
+        ir_buf_printf(pr->out, "%s^bb%u", i ? ", " : "", pred[i]);
+    }
   }
   for (const kiln_op *op = b->first; op; op = op->next) {
     if (!print_empty_term && op == b->last &&
@@ -789,9 +819,9 @@ static void print_block(kiln_printer *pr, const kiln_block *b, bool label,
 }
 
 static void push_dialect(kiln_printer *pr, const kiln_op *owner) {
-  const char *dd = pr->dialect_stack[pr->dialect_depth];
-  if (owner->kind == KILN_OP_FUNC_FUNC) dd = "func";
-  else if (owner->info->flags & (KILN_OPF_LINALG | KILN_OPF_SYMBOL_TABLE)) dd = "";
+  /* Region-holding ops reset the default dialect, except func.func, whose
+   * body prints func ops without prefix ("return", "call"). */
+  const char *dd = owner->kind == KILN_OP_FUNC_FUNC ? "func" : "";
   if (pr->dialect_depth < 255) pr->dialect_stack[++pr->dialect_depth] = dd;
 }
 
@@ -816,6 +846,14 @@ static void print_generic(kiln_printer *pr, const kiln_op *op) {
   ir_buf_putc(b, '(');
   kiln_pr_operands(pr, op, 0, op->num_operands);
   ir_buf_putc(b, ')');
+  if (op->num_successors) {
+    ir_buf_puts(b, "[");
+    for (uint32_t i = 0; i < op->num_successors; i++) {
+      if (i) ir_buf_puts(b, ", ");
+      kiln_pr_successor(pr, op->successors[i]);
+    }
+    ir_buf_puts(b, "]");
+  }
   if (op->num_regions) {
     ir_buf_puts(b, " (");
     for (uint32_t i = 0; i < op->num_regions; i++) {

@@ -163,6 +163,13 @@ static bool verify_op(vstate *vs, kiln_op *op, int depth) {
     if ((info->flags & KILN_OPF_RETURN_LIKE) && !op->parent)
       return kiln_op_emit_error(op, "must be inside a region");
   }
+  for (uint32_t i = 0; i < op->num_successors; i++) {
+    const kiln_block *s = op->successors[i];
+    if (!s || !op->parent || s->parent != op->parent->parent)
+      return kiln_op_emit_error(op, "reference to block defined in another region");
+    if (op != op->parent->last)
+      return kiln_op_emit_error(op, "with successors must be the last operation of its block");
+  }
   if (!verify_regions(vs, op, depth)) return false;
   if (info->flags & KILN_OPF_ISOLATED) {
     iso_check ic = {op, NULL, 0};
