@@ -23,6 +23,11 @@ void cptx_initialize_llvm(void);
  * cannot), naming the first offender. */
 kiln_ptx_status_t cptx_check_callees(LLVMModuleRef module);
 
+/* Rejects instructions NVPTX cannot lower (instructions.c): soft-float
+ * types, float <-> wider-than-64-bit integer conversions, dynamically
+ * sized allocas; names the function. */
+kiln_ptx_status_t cptx_check_instructions(LLVMModuleRef module);
+
 /* Gives FN the ptx_kernel calling convention and, unless present, the
  * !nvvm.annotations "kernel" entry. */
 void cptx_mark_kernel(LLVMModuleRef module, LLVMValueRef fn);

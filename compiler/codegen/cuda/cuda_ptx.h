@@ -205,9 +205,11 @@ kiln_ptx_status_t kiln_ptx_verify(LLVMModuleRef module);
  * i32 push constants); every other function and global internal (so O3
  * inlines and drops helpers, and the PTX exports only .entry kernels);
  * the only external declarations allowed are LLVM intrinsics that NVPTX
- * selects and the dynamic shared array. A call of anything else is an
- * error naming it: PTX from Kiln links no library (no libdevice, no
- * libm), so expf & co. must come from the code generator's polynomial
+ * selects and the dynamic shared array; no instruction NVPTX cannot lower
+ * (fp128 and other soft-float types, float <-> i128 conversions,
+ * run-time-sized allocas). Each violation is an error naming the function
+ * or callee: PTX from Kiln links no library (no libdevice, no libm), so
+ * expf & co. must come from the code generator's polynomial
  * approximations (DESIGN.md §2, codegen stage). */
 kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
                                    LLVMTargetMachineRef tm);

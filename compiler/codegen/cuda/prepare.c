@@ -5,7 +5,8 @@
  * i32 push constants); every other defined function and global internal,
  * so the PTX exports exactly the .entry kernels and O3 may inline and
  * drop helpers; no declared global other than the dynamic shared array;
- * and the callee check (callees.c). */
+ * the instruction check (instructions.c) and the callee check
+ * (callees.c). */
 #include <string.h>
 
 #include <llvm-c/Target.h>
@@ -99,5 +100,6 @@ kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
                        "global is the dynamic shared array '%s')",
                        name, KILN_PTX_DYNAMIC_SHARED_SYMBOL);
   }
-  return cptx_check_callees(module);
+  kiln_ptx_status_t s = cptx_check_instructions(module);
+  return s ? s : cptx_check_callees(module);
 }
