@@ -2,6 +2,8 @@
  *
  *   kiln-onnx-info MODEL.onnx            validate, then print the summary
  *   kiln-onnx-info --no-validate MODEL   print even when validation fails
+ *   kiln-onnx-info --initializers MODEL  also each initializer's payload
+ *                                        (source, size, first values)
  *   kiln-onnx-info --sniff FILE          "onnx" or "not onnx" (exit 0 / 1)
  *   kiln-onnx-info --value[=KIND] FILE   one serialized value (KIND: tensor,
  *                                        sequence, map, optional)
@@ -136,7 +138,34 @@ static int by_count(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-static int print_model(const char *path, bool validate) {
+static void print_tensor_header(const char *what, const Onnx__TensorProto *t);
+static void print_payload(const kiln_onnx_bytes *b, int32_t dtype);
+
+/* One line per initializer with its payload's source, then its values. */
+static int print_initializers(kiln_onnx_model *m, const Onnx__GraphProto *g) {
+  int rc = 0;
+  for (size_t i = 0; i < g->n_initializer; i++) {
+    const Onnx__TensorProto *t = g->initializer[i];
+    char what[48];
+    snprintf(what, sizeof what, "initializer %zu", i);
+    print_tensor_header(what, t);
+    if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__STRING) continue;
+    kiln_onnx_bytes b;
+    kiln_onnx_status st;
+    if (!kiln_onnx_model_tensor_bytes(m, t, &b, &st)) {
+      printf("  error: %s\n", st.message);
+      rc = 1;
+      continue;
+    }
+    printf("  bytes: %zu (%s)\n  ", b.size,
+           b.mapped ? "external, mapped" : b.copied ? "typed field, converted"
+           : t->has_raw_data ? "raw_data" : "typed field, in place");
+    print_payload(&b, t->data_type);
+  }
+  return rc;
+}
+
+static int print_model(const char *path, bool validate, bool list_inits) {
   kiln_onnx_model *m;
   kiln_onnx_status st;
   const char *invalid = NULL;
@@ -201,26 +230,22 @@ static int print_model(const char *path, bool validate) {
   }
   printf("initializers: %zu (%llu bytes, %zu external)\n", g->n_initializer,
          bytes, external);
+  int rc = invalid ? 1 : 0;
+  if (list_inits && !invalid) rc = print_initializers(m, g);
   kiln_onnx_model_free(m);
-  return invalid ? 1 : 0;
+  return rc;
 }
 
-/* First few elements of a tensor, for the common numeric types. */
-static void print_elements(kiln_onnx_value *v, const Onnx__TensorProto *t) {
-  kiln_onnx_bytes b;
-  kiln_onnx_status st;
-  if (!kiln_onnx_value_tensor_bytes(v, t, &b, &st)) {
-    printf("  values: (%s)\n", st.message);
-    return;
-  }
-  size_t es = kiln_onnx_dtype_size(t->data_type);
-  size_t n = es ? b.size / es : 0;
-  printf("  bytes: %zu\n  values:", b.size);
-  const unsigned char *p = b.data;
+/* First few elements of a payload, for the common numeric types. */
+static void print_payload(const kiln_onnx_bytes *b, int32_t dtype) {
+  size_t es = kiln_onnx_dtype_size(dtype);
+  size_t n = es ? b->size / es : 0;
+  printf("values:");
+  const unsigned char *p = b->data;
   for (size_t i = 0; i < n && i < 8; i++) {
     union { float f; double d; int32_t i32; int64_t i64; } u;
-    memcpy(&u, p + i * es, es);
-    switch (t->data_type) {
+    memcpy(&u, p + i * es, es < sizeof u ? es : sizeof u);
+    switch (dtype) {
     case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: printf(" %g", (double)u.f); break;
     case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: printf(" %g", u.d); break;
     case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: printf(" %d", (int)u.i32); break;
@@ -232,6 +257,17 @@ static void print_elements(kiln_onnx_value *v, const Onnx__TensorProto *t) {
     }
   }
   printf("%s\n", n > 8 ? " ..." : "");
+}
+
+static void print_elements(kiln_onnx_value *v, const Onnx__TensorProto *t) {
+  kiln_onnx_bytes b;
+  kiln_onnx_status st;
+  if (!kiln_onnx_value_tensor_bytes(v, t, &b, &st)) {
+    printf("  values: (%s)\n", st.message);
+    return;
+  }
+  printf("  bytes: %zu\n  ", b.size);
+  print_payload(&b, t->data_type);
 }
 
 static void print_tensor_header(const char *what, const Onnx__TensorProto *t) {
@@ -300,12 +336,13 @@ static int sniff(const char *path) {
 }
 
 int main(int argc, char **argv) {
-  bool validate = true;
+  bool validate = true, list_inits = false;
   const char *mode = "model", *kind = "tensor";
   int i = 1;
   for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
     if (strcmp(argv[i], "--no-validate") == 0) validate = false;
     else if (strcmp(argv[i], "--sniff") == 0) mode = "sniff";
+    else if (strcmp(argv[i], "--initializers") == 0) list_inits = true;
     else if (strcmp(argv[i], "--value") == 0) mode = "value";
     else if (strncmp(argv[i], "--value=", 8) == 0) {
       mode = "value";
@@ -317,11 +354,13 @@ int main(int argc, char **argv) {
   }
   if (i + 1 != argc) {
     fprintf(stderr,
-            "usage: kiln-onnx-info [--no-validate | --sniff | "
-            "--value[=tensor|sequence|map|optional]] FILE\n");
+            "usage: kiln-onnx-info [--no-validate] [--initializers] MODEL\n"
+            "       kiln-onnx-info --sniff FILE\n"
+            "       kiln-onnx-info --value[=tensor|sequence|map|optional] "
+            "FILE\n");
     return 2;
   }
   if (strcmp(mode, "sniff") == 0) return sniff(argv[i]);
   if (strcmp(mode, "value") == 0) return print_value(argv[i], kind);
-  return print_model(argv[i], validate);
+  return print_model(argv[i], validate, list_inits);
 }
