@@ -570,6 +570,27 @@ START_TEST(deep_nesting) {
 }
 END_TEST
 
+START_TEST(repeated_submessage_merges_hit_the_budget) {
+  /* protobuf-c merges a non-repeated message field that appears again,
+   * concatenating its repeated fields: k copies of a graph cost O(k^2).
+   * The arena budget (linear in the input) stops it with a named error. */
+  pbw *nodes[50];
+  char out[50][8];
+  for (int i = 0; i < 50; i++) {
+    snprintf(out[i], sizeof out[i], "y%d", i);
+    nodes[i] = node("Relu", "x", NULL, out[i]);
+  }
+  pbw *ins[] = {value_info("x", F32, 1)};
+  pbw *outs[] = {value_info("y0", F32, 1)};
+  pbw *g = graph(nodes, 50, NULL, 0, ins, 1, outs, 1);
+  pbw *m = model(8, 17, g);
+  for (int i = 0; i < 400; i++) pbw_msg(m, 7, g);
+  expect_error(m, KILN_ONNX_ERR_MEMORY,
+               "decoding onnx.ModelProto needs more than its budget");
+  pool_reset();
+}
+END_TEST
+
 START_TEST(nul_in_name) {
   pbw *n = P();
   pbw_str(n, 1, "x");
@@ -912,6 +933,7 @@ static Suite *onnx_suite(void) {
   tcase_add_test(wire, huge_lengths_and_varints);
   tcase_add_test(wire, deep_nesting);
   tcase_add_test(wire, nul_in_name);
+  tcase_add_test(wire, repeated_submessage_merges_hit_the_budget);
   suite_add_tcase(s, wire);
   TCase *bad = tcase_create("malformed");
   tcase_add_test(bad, model_level);
