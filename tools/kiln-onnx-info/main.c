@@ -86,13 +86,15 @@ static void print_type(const Onnx__TypeProto *t) {
   }
 }
 
-/* ---- op histogram over the graph and its subgraphs ---- */
+/* ---- op histogram over the graph and its subgraphs ----
+ * Every node's op name is collected, then sorted and counted, so a model
+ * with many distinct ops costs n log n, not n^2. */
 typedef struct op_count {
   char *name;
   size_t count;
 } op_count;
 typedef struct histogram {
-  op_count *ops;
+  char **names;
   size_t n, cap, nodes, sub_nodes;
 } histogram;
 
@@ -102,19 +104,13 @@ static void count_op(histogram *h, const char *domain, const char *op) {
     snprintf(name, sizeof name, "%s.%s", domain, op ? op : "");
   else
     snprintf(name, sizeof name, "%s", op ? op : "");
-  for (size_t i = 0; i < h->n; i++)
-    if (strcmp(h->ops[i].name, name) == 0) {
-      h->ops[i].count++;
-      return;
-    }
   if (h->n == h->cap) {
     h->cap = h->cap ? 2 * h->cap : 16;
-    h->ops = realloc(h->ops, h->cap * sizeof *h->ops);
-    if (!h->ops) abort();
+    h->names = realloc(h->names, h->cap * sizeof *h->names);
+    if (!h->names) abort();
   }
-  h->ops[h->n].name = strdup(name);
-  if (!h->ops[h->n].name) abort();
-  h->ops[h->n++].count = 1;
+  h->names[h->n] = strdup(name);
+  if (!h->names[h->n++]) abort();
 }
 
 static void walk_graph(histogram *h, const Onnx__GraphProto *g, bool sub) {
@@ -130,6 +126,10 @@ static void walk_graph(histogram *h, const Onnx__GraphProto *g, bool sub) {
         walk_graph(h, at->graphs[i], true);
     }
   }
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int by_count(const void *a, const void *b) {
@@ -213,12 +213,24 @@ static int print_model(const char *path, bool validate, bool list_inits) {
   histogram h = {0};
   walk_graph(&h, g, false);
   printf("nodes: %zu (%zu in subgraphs)\n", h.nodes, h.sub_nodes);
-  qsort(h.ops, h.n, sizeof *h.ops, by_count);
+  qsort(h.names, h.n, sizeof *h.names, by_name);
+  op_count *ops = malloc((h.n ? h.n : 1) * sizeof *ops);
+  if (!ops) abort();
+  size_t nops = 0;
   for (size_t i = 0; i < h.n; i++) {
-    printf("op %s: %zu\n", h.ops[i].name, h.ops[i].count);
-    free(h.ops[i].name);
+    if (nops && strcmp(ops[nops - 1].name, h.names[i]) == 0) {
+      ops[nops - 1].count++;
+    } else {
+      ops[nops].name = h.names[i];
+      ops[nops++].count = 1;
+    }
   }
-  free(h.ops);
+  qsort(ops, nops, sizeof *ops, by_count);
+  for (size_t i = 0; i < nops; i++)
+    printf("op %s: %zu\n", ops[i].name, ops[i].count);
+  for (size_t i = 0; i < h.n; i++) free(h.names[i]);
+  free(h.names);
+  free(ops);
   unsigned long long bytes = 0;
   size_t external = 0;
   for (size_t i = 0; i < g->n_initializer; i++) {

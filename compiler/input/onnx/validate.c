@@ -28,20 +28,16 @@ typedef struct ox_vctx {
   ox_doc *doc;
   kiln_onnx_status *st;
   const Onnx__ModelProto *mp;
+  ox_names *domains; /* imported domains, the default one as "ai.onnx" */
 } ox_vctx;
 
 static bool ox_default_domain(const char *d) {
   return !d || !*d || strcmp(d, "ai.onnx") == 0;
 }
 
-static bool ox_domain_imported(const Onnx__ModelProto *mp, const char *d) {
-  for (size_t i = 0; i < mp->n_opset_import; i++) {
-    const char *od = mp->opset_import[i]->domain;
-    if (ox_default_domain(d) ? ox_default_domain(od)
-                             : (od && strcmp(od, d) == 0))
-      return true;
-  }
-  return false;
+/* The key a domain has in ox_vctx.domains. */
+static const char *ox_domain_key(const char *d) {
+  return ox_default_domain(d) ? "ai.onnx" : d;
 }
 
 /* "node 3 'name' (op Add)" or "node 3 (op Add)". */
@@ -238,7 +234,7 @@ static bool ox_check_graph(ox_vctx *c, const Onnx__GraphProto *g,
     ox_node_where(w, sizeof w, prefix, k, node);
     if (!node->op_type || !*node->op_type)
       return ox_fail(st, KILN_ONNX_ERR_NODE, "%s: no op_type", w);
-    if (!ox_domain_imported(c->mp, node->domain))
+    if (!ox_names_has(c->domains, ox_domain_key(node->domain)))
       return ox_fail(st, KILN_ONNX_ERR_OPSET,
                      "%s: domain %s is not in opset_import", w,
                      ox_quote(q, ox_default_domain(node->domain)
@@ -304,13 +300,11 @@ static bool ox_check_opsets(ox_vctx *c) {
       return ox_fail(st, KILN_ONNX_ERR_OPSET,
                      "opset_import %zu (domain %s) has no version", i,
                      ox_quote(q, d));
-    for (size_t j = 0; j < i; j++) {
-      const char *e = mp->opset_import[j]->domain;
-      if (ox_default_domain(o->domain) ? ox_default_domain(e)
-                                       : (e && strcmp(e, o->domain) == 0))
-        return ox_fail(st, KILN_ONNX_ERR_OPSET,
-                       "opset_import names domain %s twice", ox_quote(q, d));
-    }
+    /* A hash set, not a pairwise scan: a hostile file may hold many. */
+    if (ox_names_has(c->domains, d))
+      return ox_fail(st, KILN_ONNX_ERR_OPSET,
+                     "opset_import names domain %s twice", ox_quote(q, d));
+    if (!ox_names_add(c->domains, d)) return ox_oom(st);
     if (!ox_default_domain(o->domain)) continue;
     if (o->version >= KILN_ONNX_OPSET_MIN && o->version <= KILN_ONNX_OPSET_MAX)
       continue;
@@ -333,7 +327,8 @@ static bool ox_check_opsets(ox_vctx *c) {
 
 bool ox_validate_model(ox_doc *doc, kiln_onnx_status *st) {
   const Onnx__ModelProto *mp = (const Onnx__ModelProto *)doc->root;
-  ox_vctx c = {doc, st, mp};
+  ox_vctx c = {doc, st, mp, ox_names_new(&doc->arena, NULL)};
+  if (!c.domains) return ox_oom(st);
   if (!mp->has_ir_version)
     return ox_fail(st, KILN_ONNX_ERR_IR_VERSION, "the model has no ir_version");
   if (mp->ir_version < 3 || mp->ir_version > 10)

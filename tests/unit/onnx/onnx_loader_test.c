@@ -641,6 +641,38 @@ START_TEST(opsets) {
 }
 END_TEST
 
+START_TEST(many_domains) {
+  /* 20000 imported domains and a node per domain: domain lookups are
+   * hashed (a pairwise scan would take ~10^8 comparisons here). */
+  pbw *g = P(), *m = model(8, 17, NULL);
+  pbw *n = P();
+  char dom[32];
+  for (int i = 0; i < 20000; i++) {
+    snprintf(dom, sizeof dom, "com.example.d%d", i);
+    pbw o = {0};
+    pbw_str(&o, 1, dom);
+    pbw_int(&o, 2, 1);
+    pbw_msg(m, 8, &o);
+    pbw_free(&o);
+    pbw_str(n, 1, "x");
+    pbw_str(n, 4, "Op");
+    pbw_str(n, 7, dom);
+    pbw_msg(g, 1, n);
+    pbw_free(n);
+  }
+  pbw_msg(g, 11, value_info("x", F32, 1));
+  pbw_msg(g, 12, value_info("x", F32, 1));
+  pbw_msg(m, 7, g);
+  kiln_onnx_model *km = expect_load(m);
+  ck_assert_int_eq(kiln_onnx_model_opset(km, "com.example.d19999"), 1);
+  kiln_onnx_model_free(km);
+  pbw_msg(m, 8, opset("com.example.d7", 2));
+  expect_error(m, KILN_ONNX_ERR_OPSET,
+               "opset_import names domain 'com.example.d7' twice");
+  pool_reset();
+}
+END_TEST
+
 START_TEST(tensor_dtype_and_dims) {
   int64_t two = 2;
   pbw *t = tensor("w", 99, 1, &two);
@@ -938,6 +970,7 @@ static Suite *onnx_suite(void) {
   TCase *bad = tcase_create("malformed");
   tcase_add_test(bad, model_level);
   tcase_add_test(bad, opsets);
+  tcase_add_test(bad, many_domains);
   tcase_add_test(bad, tensor_dtype_and_dims);
   tcase_add_test(bad, tensor_payloads);
   tcase_add_test(bad, names_and_nodes);
