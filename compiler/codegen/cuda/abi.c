@@ -135,11 +135,15 @@ kiln_ptx_status_t kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
     return cptx_errorf("cuda kernel '%s': binding alignment %u is not a power "
                        "of two",
                        d->name, d->binding_align);
-  if (d->push_constant_count > 4096)
-    return cptx_errorf("cuda kernel '%s': %u push constants exceed the 4 KiB "
-                       "of kernel parameters CUDA passes",
-                       d->name, d->push_constant_count);
-
+  /* PTX before ISA 8.1 (all of cuda_sms.def) passes at most 4 KiB of
+   * kernel parameters: 8 bytes per binding, 4 per push constant. */
+  uint64_t param_bytes = 8ull * d->binding_count + 4ull * d->push_constant_count;
+  if (param_bytes > 4096)
+    return cptx_errorf("cuda kernel '%s': %u bindings and %u push constants "
+                       "take %llu bytes of kernel parameters, at most 4096 "
+                       "fit",
+                       d->name, d->binding_count, d->push_constant_count,
+                       (unsigned long long)param_bytes);
   uint32_t n = d->binding_count + d->push_constant_count;
   LLVMTypeRef one;
   LLVMTypeRef *params = n ? malloc(sizeof *params * n) : &one;

@@ -144,8 +144,18 @@ START_TEST(kernel_descriptor_errors) {
   fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn),
              "binding alignment 12 is not a power of two");
   d.binding_align = 0;
-  d.push_constant_count = 5000;
-  fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn), "5000 push constants");
+  d.push_constant_count = 1021; /* 2 * 8 + 1021 * 4 = 4100 bytes */
+  fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn),
+             "2 bindings and 1021 push constants take 4100 bytes of kernel "
+             "parameters, at most 4096 fit");
+  d.push_constant_count = UINT32_MAX;
+  fails_with(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn), "at most 4096 fit");
+  d.push_constant_count = 1020;
+  d.name = "k_full";
+  ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &d, &fn));
+  ck_assert_uint_eq(LLVMCountParams(fn), 1022);
+  d.name = "k2";
+  d.push_constant_count = 0;
   /* 32 bindings with a full mask are fine */
   kiln_ptx_kernel_desc_t wide = {"wide", 32, 0, 0xffffffffu, 0, 0};
   ok(kiln_ptx_abi_add_kernel(&f.abi, f.m, &wide, &fn));
