@@ -1,2 +1,65 @@
-/* hal.interface.*: verifiers and custom syntax for the rows of hal_interface.def. */
+/* hal.interface.*: the kernel-side view of a dispatch. Syntax
+ * "{binding = 0 : i32} : memref<4xf32>" (attribute dictionary, then the
+ * result type); verifiers check the selector attribute and result type:
+ *   binding {binding = N}      ranked memref (or any type: views are made
+ *                              by the lowering), N in [0, 32)
+ *   constant {index = N}       i32
+ *   workgroup.id/count/size {dim = D}   index, D in [0, 3) */
 #include "dialects.h"
+
+#include <stdlib.h>
+
+static const char *selector_name(kiln_op_kind k) {
+  switch (k) {
+  case KILN_OP_HAL_INTERFACE_BINDING: return "binding";
+  case KILN_OP_HAL_INTERFACE_CONSTANT: return "index";
+  default: return "dim";
+  }
+}
+
+int64_t kiln_hal_interface_selector(const kiln_op *op) {
+  const kiln_attr *a = kiln_op_get_attr(op, selector_name(op->kind));
+  return a && a->kind == KILN_ATTR_INTEGER ? a->i : -1;
+}
+
+bool hal_interface_parse(kiln_parser *p, kiln_op_state *st) {
+  const kiln_type *t;
+  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
+      !kiln_p_type(p, &t))
+    return false;
+  kiln_st_add_type(st, t);
+  return true;
+}
+
+void hal_interface_print(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+bool hal_interface_verify(kiln_op *op) {
+  const char *sel = selector_name(op->kind);
+  const kiln_attr *a = kiln_op_get_attr(op, sel);
+  if (!a || a->kind != KILN_ATTR_INTEGER)
+    return kiln_op_emit_error(op, "requires an integer '%s' attribute", sel);
+  const kiln_type *t = op->results[0].type;
+  switch (op->kind) {
+  case KILN_OP_HAL_INTERFACE_BINDING:
+    if (a->i < 0 || a->i >= 32)
+      return kiln_op_emit_error(op, "binding %lld is out of range [0, 32)", (long long)a->i);
+    if (t->kind != KILN_TYPE_MEMREF)
+      return kiln_op_emit_error(op, "result must be a ranked memref");
+    return true;
+  case KILN_OP_HAL_INTERFACE_CONSTANT:
+    if (a->i < 0 || a->i >= 1 << 16)
+      return kiln_op_emit_error(op, "push constant index %lld is out of range", (long long)a->i);
+    if (t->kind != KILN_TYPE_INTEGER || t->width != 32)
+      return kiln_op_emit_error(op, "result must be i32");
+    return true;
+  default:
+    if (a->i < 0 || a->i >= 3)
+      return kiln_op_emit_error(op, "dim %lld is out of range [0, 3)", (long long)a->i);
+    if (t->kind != KILN_TYPE_INDEX) return kiln_op_emit_error(op, "result must be index");
+    return true;
+  }
+}

@@ -2,4 +2,23 @@
 #ifndef KILN_IR_DIALECT_MEMREF_H
 #define KILN_IR_DIALECT_MEMREF_H
 
+#include "../asm.h"
+
+#define MEMREF_HOOKS(X)                                                      \
+  X(load) X(store) X(alloc) X(dim) X(cast) X(subview) X(reinterpret_cast)    \
+  X(reshape) X(copy)
+#define MEMREF_DECLARE(N)                                                    \
+  bool memref_verify_##N(kiln_op *op);                                       \
+  bool memref_parse_##N(kiln_parser *p, kiln_op_state *st);                  \
+  void memref_print_##N(kiln_printer *pr, const kiln_op *op);
+MEMREF_HOOKS(MEMREF_DECLARE)
+#undef MEMREF_DECLARE
+
+/* Strides and offset of a memref type's layout (identity: row-major
+ * strides, offset 0); KILN_DYNAMIC where the layout says '?'. strides
+ * needs t->rank entries. False when the layout is an affine map that is
+ * not the identity (not a strided layout). */
+bool kiln_memref_strides(const kiln_type *t, int64_t *strides,
+                         int64_t *offset);
+
 #endif

@@ -1,2 +1,408 @@
-/* The vector dialect: verifiers and custom syntax for the rows of vector.def. */
+/* The vector dialect: syntax (as mlir-opt-19 prints it) and verifiers of
+ * load, store, broadcast, splat, extract, insert, fma and reduction.
+ * Positions of extract/insert are kept as MLIR keeps them: a
+ * static_position dense array with KILN_DYNAMIC holes plus index operands. */
 #include "dialects.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const kiln_type *idx(kiln_op_state *st) { return kiln_type_index(st->ctx); }
+
+static bool resolve_indices(kiln_parser *p, kiln_op_state *st,
+                            const kiln_p_ssa_uses *ops) {
+  for (uint32_t i = 0; i < ops->n; i++)
+    if (!kiln_p_resolve_add(p, st, &ops->v[i], idx(st))) return false;
+  return true;
+}
+
+static bool is_vector(const kiln_type *t) { return t->kind == KILN_TYPE_VECTOR; }
+
+static bool all_index(kiln_op *op, uint32_t from, uint32_t to) {
+  for (uint32_t i = from; i < to; i++)
+    if (kiln_op_operand(op, i)->type->kind != KILN_TYPE_INDEX)
+      return kiln_op_emit_error(op, "operand #%u must be of index type", i);
+  return true;
+}
+
+static bool parse_typed(kiln_parser *p, const kiln_type **t, bool vec) {
+  kiln_loc l = kiln_p_loc(p);
+  if (!kiln_p_type(p, t)) return false;
+  if (vec && !is_vector(*t)) return kiln_p_error_at(p, l, "expected a vector type");
+  if (!vec && (*t)->kind != KILN_TYPE_MEMREF)
+    return kiln_p_error_at(p, l, "expected a ranked memref type");
+  return true;
+}
+
+/* ---- load / store: "%m[%i] : memref<...>, vector<...>" ---- */
+static bool parse_access(kiln_parser *p, kiln_op_state *st, kiln_p_ssa_use *m,
+                         kiln_p_ssa_uses *ix, const kiln_type **mt,
+                         const kiln_type **vt) {
+  return kiln_p_operand(p, m) && kiln_p_expect(p, KILN_TOK_LSQUARE) &&
+         kiln_p_operand_list(p, ix) && kiln_p_expect(p, KILN_TOK_RSQUARE) &&
+         kiln_p_opt_attr_dict(p, st) && kiln_p_expect(p, KILN_TOK_COLON) &&
+         parse_typed(p, mt, false) && kiln_p_expect(p, KILN_TOK_COMMA) &&
+         parse_typed(p, vt, true);
+}
+
+bool vector_parse_load(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use m;
+  kiln_p_ssa_uses ix = {0};
+  const kiln_type *mt, *vt;
+  if (!parse_access(p, st, &m, &ix, &mt, &vt) || !kiln_p_resolve_add(p, st, &m, mt) ||
+      !resolve_indices(p, st, &ix))
+    return false;
+  kiln_st_add_type(st, vt);
+  return true;
+}
+
+static void print_access(kiln_printer *pr, const kiln_op *op, uint32_t mi,
+                         const kiln_type *vt) {
+  kiln_pr_operands(pr, op, mi, 1);
+  kiln_pr_puts(pr, "[");
+  kiln_pr_operands(pr, op, mi + 1, op->num_operands - mi - 1);
+  kiln_pr_puts(pr, "]");
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, kiln_op_operand(op, mi)->type);
+  kiln_pr_puts(pr, ", ");
+  kiln_pr_type(pr, vt);
+}
+
+void vector_print_load(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  print_access(pr, op, 0, op->results[0].type);
+}
+
+/* A vector load/store touches the innermost dims of the memref: the
+ * vector's element type matches and its rank is at most the memref's. */
+static bool check_access(kiln_op *op, uint32_t mi, const kiln_type *vt) {
+  const kiln_type *mt = kiln_op_operand(op, mi)->type;
+  if (mt->kind != KILN_TYPE_MEMREF) return kiln_op_emit_error(op, "base must be a ranked memref");
+  if (!is_vector(vt)) return kiln_op_emit_error(op, "value must be a vector");
+  if (op->num_operands - mi - 1 != mt->rank)
+    return kiln_op_emit_error(op, "requires %u indices", mt->rank);
+  if (vt->elem != mt->elem)
+    return kiln_op_emit_error(op, "base and value element types should match");
+  if (vt->rank > mt->rank && mt->rank)
+    return kiln_op_emit_error(op, "vector rank exceeds memref rank");
+  return all_index(op, mi + 1, op->num_operands);
+}
+
+bool vector_verify_load(kiln_op *op) { return check_access(op, 0, op->results[0].type); }
+
+bool vector_parse_store(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use v, m;
+  kiln_p_ssa_uses ix = {0};
+  const kiln_type *mt, *vt;
+  return kiln_p_operand(p, &v) && kiln_p_expect(p, KILN_TOK_COMMA) &&
+         parse_access(p, st, &m, &ix, &mt, &vt) && kiln_p_resolve_add(p, st, &v, vt) &&
+         kiln_p_resolve_add(p, st, &m, mt) && resolve_indices(p, st, &ix);
+}
+
+void vector_print_store(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 1);
+  kiln_pr_puts(pr, ", ");
+  print_access(pr, op, 1, kiln_op_operand(op, 0)->type);
+}
+
+bool vector_verify_store(kiln_op *op) {
+  return check_access(op, 1, kiln_op_operand(op, 0)->type);
+}
+
+/* ---- broadcast "%s : T to vector<...>" / splat "%s : vector<...>" ---- */
+bool vector_parse_broadcast(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use s;
+  const kiln_type *a, *b;
+  if (!kiln_p_operand(p, &s) || !kiln_p_opt_attr_dict(p, st) ||
+      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &a) ||
+      !kiln_p_expect_keyword(p, "to") || !parse_typed(p, &b, true) ||
+      !kiln_p_resolve_add(p, st, &s, a))
+    return false;
+  kiln_st_add_type(st, b);
+  return true;
+}
+
+void vector_print_broadcast(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 1);
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_puts(pr, " to ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+/* Source dims align with the trailing result dims; each is 1 or equal. */
+bool vector_verify_broadcast(kiln_op *op) {
+  const kiln_type *s = kiln_op_operand(op, 0)->type, *r = op->results[0].type;
+  if (!is_vector(r)) return kiln_op_emit_error(op, "result must be a vector");
+  if (!is_vector(s)) {
+    if (s != r->elem) return kiln_op_emit_error(op, "source type is not broadcastable to the result");
+    return true;
+  }
+  if (s->elem != r->elem || s->rank > r->rank)
+    return kiln_op_emit_error(op, "source vector is not broadcastable to the result");
+  for (uint32_t i = 0; i < s->rank; i++) {
+    int64_t a = s->shape[i], b = r->shape[r->rank - s->rank + i];
+    if (a != 1 && a != b)
+      return kiln_op_emit_error(op, "dimension mismatch (%lld vs. %lld)", (long long)a, (long long)b);
+  }
+  return true;
+}
+
+bool vector_parse_splat(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use s;
+  const kiln_type *t;
+  if (!kiln_p_operand(p, &s) || !kiln_p_opt_attr_dict(p, st) ||
+      !kiln_p_expect(p, KILN_TOK_COLON) || !parse_typed(p, &t, true) ||
+      !kiln_p_resolve_add(p, st, &s, t->elem))
+    return false;
+  kiln_st_add_type(st, t);
+  return true;
+}
+
+void vector_print_splat(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 1);
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+bool vector_verify_splat(kiln_op *op) {
+  const kiln_type *r = op->results[0].type;
+  if (!is_vector(r) || kiln_op_operand(op, 0)->type != r->elem)
+    return kiln_op_emit_error(op, "operand must be the element type of the vector result");
+  return true;
+}
+
+/* ---- extract "%v[0, %i] : T from V" / insert "%s, %v [0] : T into V" ---- */
+static bool parse_position(kiln_parser *p, kiln_op_state *st, kiln_p_ssa_uses *dyn) {
+  int64_t *v;
+  uint32_t n;
+  if (!kiln_p_mixed_list(p, dyn, &v, &n)) return false;
+  kiln_st_set_attr(st, "static_position", kiln_attr_dense_i64_array(st->ctx, n, v));
+  return true;
+}
+
+static const char *const pos_elide[] = {"static_position", NULL};
+
+bool vector_parse_extract(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use v;
+  kiln_p_ssa_uses dyn = {0};
+  const kiln_type *r, *vt;
+  if (!kiln_p_operand(p, &v) || !parse_position(p, st, &dyn) ||
+      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
+      !kiln_p_type(p, &r) || !kiln_p_expect_keyword(p, "from") ||
+      !parse_typed(p, &vt, true) || !kiln_p_resolve_add(p, st, &v, vt) ||
+      !resolve_indices(p, st, &dyn))
+    return false;
+  kiln_st_add_type(st, r);
+  return true;
+}
+
+void vector_print_extract(kiln_printer *pr, const kiln_op *op) {
+  uint32_t next = 1;
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 1);
+  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_position"), &next);
+  kiln_pr_attr_dict(pr, op, pos_elide, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_puts(pr, " from ");
+  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+}
+
+/* Position `pos` (n entries, holes = operands from `first`) into vector vt
+ * selects a value of type `part`: the element type when n == rank, else a
+ * vector of the trailing dims. */
+static bool check_position(kiln_op *op, const kiln_type *vt, const kiln_type *part,
+                           uint32_t first) {
+  if (!is_vector(vt)) return kiln_op_emit_error(op, "expects a vector operand");
+  const kiln_attr *pos = kiln_op_get_attr(op, "static_position");
+  if (!pos || pos->kind != KILN_ATTR_DENSE_ARRAY)
+    return kiln_op_emit_error(op, "requires a 'static_position' array");
+  if (pos->count > vt->rank)
+    return kiln_op_emit_error(op, "expected position attribute of rank no greater than vector rank");
+  uint32_t holes = 0;
+  for (uint32_t i = 0; i < pos->count; i++) {
+    int64_t x = ((const int64_t *)pos->data)[i];
+    if (x == KILN_DYNAMIC) holes++;
+    else if (x < 0 || x >= vt->shape[i])
+      return kiln_op_emit_error(op, "position %lld is out of bounds for dimension %u of size %lld",
+                                (long long)x, i, (long long)vt->shape[i]);
+  }
+  if (holes != op->num_operands - first)
+    return kiln_op_emit_error(op, "expected %u dynamic position operands", holes);
+  const kiln_type *want = vt->elem;
+  if (pos->count < vt->rank)
+    want = kiln_type_vector(kiln_op_context(op), vt->rank - pos->count, vt->shape + pos->count, vt->elem);
+  if (part != want) {
+    char *s = kiln_type_to_string(want);
+    kiln_op_emit_error(op, "expected the extracted/inserted value to be '%s'", s);
+    free(s);
+    return false;
+  }
+  return all_index(op, first, op->num_operands);
+}
+
+bool vector_verify_extract(kiln_op *op) {
+  return check_position(op, kiln_op_operand(op, 0)->type, op->results[0].type, 1);
+}
+
+bool vector_parse_insert(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use s, v;
+  kiln_p_ssa_uses dyn = {0};
+  const kiln_type *st_, *vt;
+  if (!kiln_p_operand(p, &s) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+      !kiln_p_operand(p, &v) || !parse_position(p, st, &dyn) ||
+      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
+      !kiln_p_type(p, &st_) || !kiln_p_expect_keyword(p, "into") ||
+      !parse_typed(p, &vt, true) || !kiln_p_resolve_add(p, st, &s, st_) ||
+      !kiln_p_resolve_add(p, st, &v, vt) || !resolve_indices(p, st, &dyn))
+    return false;
+  kiln_st_add_type(st, vt);
+  return true;
+}
+
+void vector_print_insert(kiln_printer *pr, const kiln_op *op) {
+  uint32_t next = 2;
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 2);
+  kiln_pr_puts(pr, " ");
+  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_position"), &next);
+  kiln_pr_attr_dict(pr, op, pos_elide, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_puts(pr, " into ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+bool vector_verify_insert(kiln_op *op) {
+  const kiln_type *vt = kiln_op_operand(op, 1)->type;
+  if (op->results[0].type != vt)
+    return kiln_op_emit_error(op, "result type must match the destination vector type");
+  return check_position(op, vt, kiln_op_operand(op, 0)->type, 2);
+}
+
+/* ---- fma "%a, %b, %c : vector<...>" ---- */
+bool vector_parse_fma(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_uses ops = {0};
+  const kiln_type *t;
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_opt_attr_dict(p, st) ||
+      !kiln_p_expect(p, KILN_TOK_COLON) || !parse_typed(p, &t, true))
+    return false;
+  if (ops.n != 3) return kiln_p_error(p, "expected 3 operands");
+  for (uint32_t i = 0; i < 3; i++)
+    if (!kiln_p_resolve_add(p, st, &ops.v[i], t)) return false;
+  kiln_st_add_type(st, t);
+  return true;
+}
+
+void vector_print_fma(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 3);
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+bool vector_verify_fma(kiln_op *op) {
+  const kiln_type *t = op->results[0].type;
+  if (!is_vector(t) || !kiln_type_is_float(t->elem))
+    return kiln_op_emit_error(op, "expects vectors of floats");
+  return true;
+}
+
+/* ---- reduction "<kind>, %v[, %acc] [fastmath<..>] : V into T" ---- */
+static const char *const kind_names[] = {
+#define VECTOR_KIND_NAME(ID, NAME, F, I) NAME,
+    VECTOR_KINDS(VECTOR_KIND_NAME)
+#undef VECTOR_KIND_NAME
+};
+static const bool kind_float[] = {
+#define VECTOR_KIND_F(ID, NAME, F, I) F,
+    VECTOR_KINDS(VECTOR_KIND_F)
+#undef VECTOR_KIND_F
+};
+static const bool kind_int[] = {
+#define VECTOR_KIND_I(ID, NAME, F, I) I,
+    VECTOR_KINDS(VECTOR_KIND_I)
+#undef VECTOR_KIND_I
+};
+
+kiln_vector_kind kiln_vector_reduction_kind(const kiln_op *op) {
+  const kiln_attr *k = kiln_op_get_attr(op, "kind");
+  if (!k || k->kind != KILN_ATTR_OPAQUE || !k->dialect || strcmp(k->dialect, "vector") != 0 ||
+      strncmp(k->str, "kind<", 5) != 0)
+    return KILN_VECTOR_KIND_COUNT;
+  const char *body = k->str + 5;
+  size_t n = strlen(body);
+  for (int i = 0; i < KILN_VECTOR_KIND_COUNT; i++) {
+    size_t m = strlen(kind_names[i]);
+    if (n == m + 1 && strncmp(body, kind_names[i], m) == 0 && body[m] == '>')
+      return (kiln_vector_kind)i;
+  }
+  return KILN_VECTOR_KIND_COUNT;
+}
+
+bool vector_parse_reduction(kiln_parser *p, kiln_op_state *st) {
+  const char *kw;
+  kiln_loc kl = kiln_p_loc(p);
+  if (!kiln_p_expect(p, KILN_TOK_LESS) || !kiln_p_keyword(p, &kw) ||
+      !kiln_p_expect(p, KILN_TOK_GREATER) || !kiln_p_expect(p, KILN_TOK_COMMA))
+    return false;
+  int kind = -1;
+  for (int i = 0; i < KILN_VECTOR_KIND_COUNT; i++)
+    if (strcmp(kw, kind_names[i]) == 0) kind = i;
+  if (kind < 0) return kiln_p_error_at(p, kl, "unknown combining kind '%s'", kw);
+  char body[32];
+  snprintf(body, sizeof body, "kind<%s>", kw);
+  kiln_st_set_attr(st, "kind", kiln_attr_opaque(st->ctx, "vector", body));
+  kiln_p_ssa_use v, acc;
+  bool has_acc = false;
+  if (!kiln_p_operand(p, &v)) return false;
+  if (kiln_p_accept(p, KILN_TOK_COMMA)) {
+    if (!kiln_p_operand(p, &acc)) return false;
+    has_acc = true;
+  }
+  if (kiln_p_is_keyword(p, "fastmath") && !kiln_p_opt_fastmath(p, st)) return false;
+  const kiln_type *vt, *r;
+  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
+      !parse_typed(p, &vt, true) || !kiln_p_expect_keyword(p, "into") ||
+      !kiln_p_type(p, &r) || !kiln_p_resolve_add(p, st, &v, vt) ||
+      (has_acc && !kiln_p_resolve_add(p, st, &acc, r)))
+    return false;
+  kiln_st_add_type(st, r);
+  return true;
+}
+
+static const char *const red_elide[] = {"kind", "fastmath", NULL};
+
+void vector_print_reduction(kiln_printer *pr, const kiln_op *op) {
+  kiln_vector_kind k = kiln_vector_reduction_kind(op);
+  kiln_pr_printf(pr, " <%s>, ", k < KILN_VECTOR_KIND_COUNT ? kind_names[k] : "?");
+  kiln_pr_operands(pr, op, 0, op->num_operands);
+  kiln_pr_fastmath(pr, op);
+  kiln_pr_attr_dict(pr, op, red_elide, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_puts(pr, " into ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+bool vector_verify_reduction(kiln_op *op) {
+  const kiln_type *vt = kiln_op_operand(op, 0)->type, *r = op->results[0].type;
+  if (!is_vector(vt) || vt->rank != 1)
+    return kiln_op_emit_error(op, "expects a 1-D vector operand");
+  if (vt->elem != r) return kiln_op_emit_error(op, "result must be the vector's element type");
+  if (op->num_operands == 2 && kiln_op_operand(op, 1)->type != r)
+    return kiln_op_emit_error(op, "accumulator must have the result type");
+  kiln_vector_kind k = kiln_vector_reduction_kind(op);
+  if (k == KILN_VECTOR_KIND_COUNT) return kiln_op_emit_error(op, "requires a '#vector.kind<...>' attribute");
+  if (kiln_type_is_float(r) ? !kind_float[k] : !kind_int[k])
+    return kiln_op_emit_error(op, "unsupported reduction kind '%s' for element type", kind_names[k]);
+  return true;
+}

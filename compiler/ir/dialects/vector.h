@@ -2,4 +2,33 @@
 #ifndef KILN_IR_DIALECT_VECTOR_H
 #define KILN_IR_DIALECT_VECTOR_H
 
+#include "../asm.h"
+
+#define VECTOR_HOOKS(X)                                                      \
+  X(load) X(store) X(broadcast) X(splat) X(extract) X(insert) X(fma)         \
+  X(reduction)
+#define VECTOR_DECLARE(N)                                                    \
+  bool vector_verify_##N(kiln_op *op);                                       \
+  bool vector_parse_##N(kiln_parser *p, kiln_op_state *st);                  \
+  void vector_print_##N(kiln_printer *pr, const kiln_op *op);
+VECTOR_HOOKS(VECTOR_DECLARE)
+#undef VECTOR_DECLARE
+
+/* The combining kinds of vector.reduction, in #vector.kind<...> spelling:
+ * X(ID, NAME, FLOAT_OK, INT_OK). */
+#define VECTOR_KINDS(X)                                                      \
+  X(ADD, "add", 1, 1) X(MUL, "mul", 1, 1)                                    \
+  X(MINUI, "minui", 0, 1) X(MINSI, "minsi", 0, 1) X(MINNUMF, "minnumf", 1, 0) \
+  X(MAXUI, "maxui", 0, 1) X(MAXSI, "maxsi", 0, 1) X(MAXNUMF, "maxnumf", 1, 0) \
+  X(AND, "and", 0, 1) X(OR, "or", 0, 1) X(XOR, "xor", 0, 1)                  \
+  X(MAXIMUMF, "maximumf", 1, 0) X(MINIMUMF, "minimumf", 1, 0)
+typedef enum kiln_vector_kind {
+#define VECTOR_KIND_ENUM(ID, NAME, F, I) KILN_VECTOR_KIND_##ID,
+  VECTOR_KINDS(VECTOR_KIND_ENUM)
+#undef VECTOR_KIND_ENUM
+  KILN_VECTOR_KIND_COUNT
+} kiln_vector_kind;
+/* The kind of a vector.reduction, or KILN_VECTOR_KIND_COUNT if malformed. */
+kiln_vector_kind kiln_vector_reduction_kind(const kiln_op *op);
+
 #endif
