@@ -15,6 +15,8 @@
  *   select on a constant condition, select c, x, x        -> that operand
  *   tensor.dim of a static dimension -> constant; of tensor.empty -> size
  *   tensor.extract of from_elements/splat                 -> the element
+ *   extract_slice / insert_slice covering the whole tensor -> the source
+ *   tensor.empty with constant sizes -> a static tensor.empty + tensor.cast
  *   scf.if on a constant condition  -> the taken branch, inlined
  *   scf.for that runs zero times    -> its initial values
  * Guarantees: every rewrite is exact (no fast-math assumptions: x+0.0 and
@@ -191,6 +193,14 @@ static bool simplify_dim(simp_state *st, kiln_op *op) {
   if (!ix || ix->kind != KILN_ATTR_INTEGER || !kiln_type_is_ranked(t->type))
     return false;
   if (ix->i < 0 || ix->i >= (int64_t)t->type->rank) return false;
+  /* A tensor.cast keeps the sizes; its source may know them statically. */
+  while (t->def && t->def->kind == KILN_OP_TENSOR_CAST &&
+         t->def->num_operands == 1 && t->type->shape[ix->i] == KILN_DYNAMIC) {
+    kiln_value *src = kiln_op_operand(t->def, 0);
+    if (!kiln_type_is_ranked(src->type) || src->type->rank != t->type->rank)
+      break;
+    t = src;
+  }
   int64_t d = t->type->shape[ix->i];
   if (d != KILN_DYNAMIC) return replace_int(st, op, d);
   /* The size operand of tensor.empty that stands for this dimension. */
@@ -225,6 +235,75 @@ static bool simplify_extract(simp_state *st, kiln_op *op) {
   return true;
 }
 
+/* The i64 entries of a static_offsets/sizes/strides attribute. */
+static const int64_t *static_list(const kiln_op *op, const char *name,
+                                  uint32_t rank) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != rank) return NULL;
+  return a->data;
+}
+
+/* A slice op with no dynamic operand whose offsets are 0, strides 1 and
+ * sizes the full static shape `full`. */
+static bool whole_slice(const kiln_op *op, const kiln_type *full,
+                        uint32_t fixed_operands) {
+  if (full->kind != KILN_TYPE_TENSOR || !kiln_type_has_static_shape(full) ||
+      op->num_operands != fixed_operands)
+    return false;
+  const int64_t *off = static_list(op, "static_offsets", full->rank);
+  const int64_t *size = static_list(op, "static_sizes", full->rank);
+  const int64_t *stride = static_list(op, "static_strides", full->rank);
+  if (!off || !size || !stride) return false;
+  for (uint32_t d = 0; d < full->rank; d++)
+    if (off[d] != 0 || stride[d] != 1 || size[d] != full->shape[d]) return false;
+  return true;
+}
+
+static bool simplify_slices(simp_state *st, kiln_op *op) {
+  kiln_value *src = kiln_op_operand(op, 0);
+  const kiln_type *rt = kiln_op_result(op, 0)->type;
+  if (op->kind == KILN_OP_TENSOR_EXTRACT_SLICE) {
+    if (src->type != rt || !whole_slice(op, src->type, 1)) return false;
+    return replace(st, op, src), true;
+  }
+  kiln_value *dst = kiln_op_operand(op, 1);
+  if (src->type != dst->type || !whole_slice(op, dst->type, 2)) return false;
+  return replace(st, op, src), true;
+}
+
+/* tensor.empty(%c4, %n) : tensor<?x?xf32> -> tensor.empty(%n) :
+ * tensor<4x?xf32> and a tensor.cast back (MLIR's canonical form). */
+static bool simplify_empty(simp_state *st, kiln_op *op) {
+  const kiln_type *t = kiln_op_result(op, 0)->type;
+  if (t->kind != KILN_TYPE_TENSOR || t->rank > 16) return false;
+  int64_t shape[16];
+  kiln_value *keep[16];
+  uint32_t k = 0, nkeep = 0;
+  bool any = false;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    shape[d] = t->shape[d];
+    if (t->shape[d] != KILN_DYNAMIC) continue;
+    if (k >= op->num_operands) return false;
+    kiln_value *size = kiln_op_operand(op, k++);
+    const kiln_attr *c = kiln_value_constant(size);
+    if (c && c->kind == KILN_ATTR_INTEGER && c->i >= 0) {
+      shape[d] = c->i;
+      any = true;
+    } else {
+      keep[nkeep++] = size;
+    }
+  }
+  if (!any || k != op->num_operands) return false;
+  const kiln_type *to = kiln_type_with_shape(st->ctx, t, t->rank, shape);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_op *e = kiln_build(&b, KILN_OP_TENSOR_EMPTY, nkeep, keep, 1, &to, NULL);
+  kiln_value *ev = kiln_op_result(e, 0);
+  kiln_op *c = kiln_build(&b, KILN_OP_TENSOR_CAST, 1, &ev, 1, &t, NULL);
+  replace(st, op, kiln_op_result(c, 0));
+  return true;
+}
+
 static bool simplify_op(simp_state *st, kiln_op *op) {
   if (!tx_op_well_formed(op)) return false;
   if (op->num_results != 1 && op->kind != KILN_OP_SCF_IF &&
@@ -252,6 +331,9 @@ static bool simplify_op(simp_state *st, kiln_op *op) {
   case KILN_OP_ARITH_SELECT: return simplify_select(st, op);
   case KILN_OP_TENSOR_DIM: return simplify_dim(st, op);
   case KILN_OP_TENSOR_EXTRACT: return simplify_extract(st, op);
+  case KILN_OP_TENSOR_EXTRACT_SLICE:
+  case KILN_OP_TENSOR_INSERT_SLICE: return simplify_slices(st, op);
+  case KILN_OP_TENSOR_EMPTY: return simplify_empty(st, op);
   case KILN_OP_TENSOR_CAST:
     if (kiln_op_operand(op, 0)->type == kiln_op_result(op, 0)->type)
       return replace(st, op, kiln_op_operand(op, 0)), true;

@@ -240,3 +240,38 @@ func.func @for_kept(%init: f32, %n: index) -> f32 {
   }
   return %r : f32
 }
+
+// Constant sizes of tensor.empty become static dimensions behind a
+// tensor.cast; tensor.dim then reads sizes through the cast.
+// CHECK-LABEL: func.func @empty_constant_sizes(
+// CHECK-SAME: %[[N:[^:]*]]: index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<4x?x2xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[E]] : tensor<4x?x2xf32> to tensor<?x?x2xf32>
+// CHECK-NOT: tensor.dim
+// CHECK: return %[[C]], %[[C4]], %[[N]] : tensor<?x?x2xf32>, index, index
+func.func @empty_constant_sizes(%n: index) -> (tensor<?x?x2xf32>, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %e = tensor.empty(%c4, %n) : tensor<?x?x2xf32>
+  %d0 = tensor.dim %e, %c0 : tensor<?x?x2xf32>
+  %d1 = tensor.dim %e, %c1 : tensor<?x?x2xf32>
+  return %e, %d0, %d1 : tensor<?x?x2xf32>, index, index
+}
+
+// Slices that cover the whole tensor are the tensor itself; partial,
+// strided or dynamic ones stay.
+// CHECK-LABEL: func.func @whole_slices(
+// CHECK-SAME: %[[T:[^:]*]]: tensor<4x8xf32>, %[[U:[^:]*]]: tensor<4x8xf32>, %[[I:[^:]*]]: index
+// CHECK: %[[P:.*]] = tensor.extract_slice %[[T]][0, 0] [4, 4] [1, 1]
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[T]][0, 0] [4, 8] [1, %[[I]]]
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[T]], %[[P]], %[[S]], %[[U]]
+func.func @whole_slices(%t: tensor<4x8xf32>, %u: tensor<4x8xf32>, %i: index) -> (tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = tensor.extract_slice %t[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> to tensor<4x8xf32>
+  %1 = tensor.extract_slice %t[0, 0] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+  %2 = tensor.extract_slice %t[0, 0] [4, 8] [1, %i] : tensor<4x8xf32> to tensor<4x8xf32>
+  %3 = tensor.insert_slice %u into %t[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
