@@ -8,7 +8,8 @@
  *   abi       kernel signatures, launch-bound annotations, thread/block
  *             ids, barriers, shared memory, warp shuffles (caller)
  *   verify    LLVM's verifier, reported as a status, never an abort
- *   prepare   triple, data layout, kernel checks, linkage, callee check
+ *   prepare   triple, data layout, kernel checks, linkage, and the checks
+ *             that keep LLVM from aborting: instructions, callees
  *   optimize  LLVM's default<O3> pipeline (with NVPTX's own passes)
  *   info      per-kernel metadata, read off the optimized module
  *   emit      PTX text to memory
@@ -18,8 +19,13 @@
  *
  * Errors and bytes use the llvm-cpu back end's types (llvm_cpu.h): a
  * status is NULL on success, otherwise an owned message freed with
- * kiln_llvm_cpu_status_free. Code generation never calls an abort inside
- * LLVM on input this library accepted (see prepare). */
+ * kiln_llvm_cpu_status_free. What prepare accepts reaches LLVM's NVPTX
+ * code generator without the aborts and exits it has for IR it cannot
+ * lower (libm calls, soft float), as far as those are known (see
+ * cuda_libm_intrinsics.def, callees.c, instructions.c). Not covered yet:
+ * an llvm.nvvm.* intrinsic that needs a newer SM than the target's, which
+ * LLVM refuses in instruction selection by aborting; the code generator
+ * must only use those the target SM has. */
 #ifndef KILN_CODEGEN_CUDA_PTX_H
 #define KILN_CODEGEN_CUDA_PTX_H
 
