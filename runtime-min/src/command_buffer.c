@@ -85,6 +85,15 @@ kiln_status_t krt_command_buffer_dispatch(
       return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                         "'%s': negative workgroup count %d", ex->name,
                         count[i]);
+  /* Workgroups spend the call's step budget like branches do. */
+  uint64_t groups;
+  if (__builtin_mul_overflow((uint64_t)count[0], (uint64_t)count[1], &groups) ||
+      __builtin_mul_overflow(groups, (uint64_t)count[2], &groups) ||
+      groups >= call->steps_left)
+    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
+                      "'%s': a %dx%dx%d grid exceeds the call's step budget "
+                      "(max_steps)", ex->name, count[0], count[1], count[2]);
+  call->steps_left -= groups;
   if (pc_count != ex->push_constant_count)
     return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                       "'%s' takes %u push constants, got %u", ex->name,

@@ -123,8 +123,9 @@ typedef struct kiln_device_options {
   /* Largest single buffer a call may allocate; 0 = no limit beyond the
    * allocator's. Bounds what a hostile module can ask for. */
   uint64_t max_buffer_bytes;
-  /* Backward branches plus calls one function call may execute before it
-   * fails with RESOURCE_EXHAUSTED; 0 = unlimited. Bounds hostile loops. */
+  /* Backward branches, calls and dispatched workgroups one function call
+   * may spend before it fails with RESOURCE_EXHAUSTED; 0 = unlimited.
+   * Bounds hostile loops and grids. */
   uint64_t max_steps;
 } kiln_device_options_t;
 

@@ -335,6 +335,28 @@ START_TEST(weights_from_rodata_in_place) {
 }
 END_TEST
 
+START_TEST(grid_spends_the_step_budget) {
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.n = 1000; /* 16 workgroups of 64 */
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  fixture_t f;
+  memset(&f, 0, sizeof f);
+  OK(kiln_instance_create(kiln_allocator_system(), &f.inst));
+  const kiln_device_options_t opts = {.max_steps = 10};
+  OK(kiln_device_create(f.inst, "local-sync", &opts, &f.dev));
+  OK(kiln_module_load_memory(f.inst, data, size, &f.mod));
+  OK(kiln_module_lookup_function(f.mod, "simple_mul", &f.fn));
+  static float a[1000], b[1000], c[1000];
+  expect_error(mul(&f, a, b, c, 1000), KILN_STATUS_RESOURCE_EXHAUSTED,
+               "'simple_mul': a 16x1x1 grid exceeds the call's step budget",
+               (char *)NULL);
+  close_fixture(&f);
+  free(data);
+}
+END_TEST
+
 /* ---- counting allocator: every allocation is freed ------------------------ */
 
 typedef struct counting {
@@ -434,6 +456,7 @@ Suite *runtime_api_suite(void) {
   tcase_add_test(tc, variant_selection_errors);
   tcase_add_test(tc, version_and_import_mismatches);
   tcase_add_loop_test(tc, weights_from_rodata_in_place, 0, 2);
+  tcase_add_test(tc, grid_spends_the_step_budget);
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_test(tc, buffer_view_bounds);
   suite_add_tcase(s, tc);
