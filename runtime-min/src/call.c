@@ -189,7 +189,8 @@ kiln_status_t kiln_function_call(kiln_function_t function,
   kiln_status_t s = krt_module_device_cache(m, device, &call.cache);
   if (s) return s;
   call.stack_size = krt_vm_stack_size(m);
-  call.stack = krt_alloc_aligned(a, call.stack_size, 64);
+  /* Not zeroed: the interpreter zeroes each frame as it pushes it. */
+  call.stack = a->alloc(a->self, call.stack_size, 64);
   if (!call.stack)
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory for a %zu-byte VM stack",
