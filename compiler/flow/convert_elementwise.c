@@ -1,0 +1,82 @@
+/* convert-elementwise-to-linalg: whole-tensor arith/math ops (op-table
+ * flag ELEMENTWISE on ranked tensors) become linalg.generic ops with
+ * identity maps and the scalar op as body.
+ *
+ * Takes: host functions on tensors. Guarantees: no elementwise op with a
+ * tensor result is left outside linalg bodies; operands that are splat
+ * constants become scalar arith.constant ops inside the body (so no
+ * constant tensor needs memory); other operands become inputs; the output
+ * is a fresh tensor.empty of the result type. Ops on vectors or scalars
+ * and ops nested in regions are left alone. */
+#include "fl_internal.h"
+
+static bool convertible(const kiln_op *op) {
+  if (!kiln_op_has_flag(op, KILN_OPF_ELEMENTWISE) || op->num_results != 1) return false;
+  const kiln_type *r = op->results[0].type;
+  if (r->kind != KILN_TYPE_TENSOR || r->rank > KILN_MAX_LOOPS) return false;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const kiln_type *t = kiln_op_operand(op, i)->type;
+    if (!t || t->kind != KILN_TYPE_TENSOR || t->rank != r->rank) return false;
+    for (uint32_t d = 0; d < r->rank; d++)
+      if (t->shape[d] != r->shape[d]) return false;
+  }
+  return true;
+}
+
+static void convert(kiln_context *ctx, kiln_op *op) {
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  const kiln_type *rt = op->results[0].type;
+  kiln_value *out = fl_build_empty(&b, rt);
+  kiln_value *ins[8];
+  bool splat[8] = {0};
+  uint32_t nin = 0, n = op->num_operands;
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    const kiln_attr *c = kiln_value_constant(v);
+    splat[i] = c && c->kind == KILN_ATTR_DENSE && c->splat;
+    if (!splat[i]) ins[nin++] = v;
+  }
+  const kiln_affine_map *id = kiln_affine_map_identity(ctx, rt->rank);
+  const kiln_affine_map *maps[9];
+  for (uint32_t i = 0; i <= nin; i++) maps[i] = id;
+  kiln_op *g = fl_build_generic(&b, nin, ins, 1, &out, maps, rt->rank, NULL);
+  kiln_block *body = g->regions[0].first;
+  kiln_builder bb = kiln_builder_at_end(ctx, body);
+  bb.loc = op->loc;
+  kiln_value *sc[8];
+  for (uint32_t i = 0, k = 0; i < n; i++) {
+    if (!splat[i]) {
+      sc[i] = body->args[k++];
+      continue;
+    }
+    const kiln_attr *c = kiln_value_constant(kiln_op_operand(op, i));
+    const kiln_type *et = c->type->elem;
+    const kiln_attr *s = kiln_type_is_float(et)
+                             ? kiln_attr_float(ctx, et, kiln_dense_get_float(c, 0))
+                             : kiln_attr_int(ctx, et, kiln_dense_get_int(c, 0));
+    sc[i] = kiln_build_constant(&bb, s);
+  }
+  const kiln_type *et = rt->elem;
+  kiln_op *s = kiln_build(&bb, op->kind, n, sc, 1, &et, op->attrs);
+  kiln_value *y = kiln_op_result(s, 0);
+  fl_build_yield(ctx, body, 1, &y, op->loc);
+  kiln_value_replace_all_uses(kiln_op_result(op, 0), kiln_op_result(g, 0));
+  kiln_op_erase(op);
+}
+
+kiln_error *kiln_flow_pass_convert_elementwise(kiln_op *module, void *user) {
+  (void)user;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t nf;
+  kiln_op **funcs = fl_host_funcs(module, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    kiln_block *body = fl_func_body(funcs[f]);
+    for (kiln_op *op = body ? body->first : NULL; op;) {
+      kiln_op *next = op->next;
+      if (op->num_operands <= 8 && convertible(op)) convert(ctx, op);
+      op = next;
+    }
+  }
+  return NULL;
+}

@@ -1,0 +1,54 @@
+/* Internals shared by the flow passes (prefix fl_): building
+ * linalg.generic ops, reading iteration spaces, composing affine maps,
+ * walking host functions. Not part of the public API (flow.h). */
+#ifndef KILN_FL_INTERNAL_H
+#define KILN_FL_INTERNAL_H
+
+#include "flow.h"
+
+/* The top-level func.func ops of the module (host functions), in order;
+ * *n receives the count. Arena memory. */
+kiln_op **fl_host_funcs(kiln_op *module, uint32_t *n);
+kiln_block *fl_func_body(kiln_op *func); /* entry block or NULL */
+
+/* A linalg.generic at b's insertion point over `loops` loops (reduction[i]
+ * marks reduction loops; NULL = all parallel), inputs then outputs with
+ * one map each. Tensor outputs become results. The body block is created
+ * with one argument per operand (element type) and left without ops: the
+ * caller appends them and a linalg.yield. */
+kiln_op *fl_build_generic(kiln_builder *b, uint32_t nin, kiln_value *const *ins,
+                          uint32_t nout, kiln_value *const *outs,
+                          const kiln_affine_map *const *maps, uint32_t loops,
+                          const bool *reduction);
+/* linalg.yield of vals at the end of block. */
+void fl_build_yield(kiln_context *ctx, kiln_block *block, uint32_t n,
+                    kiln_value *const *vals, kiln_loc loc);
+/* tensor.empty() : type, at b. */
+kiln_value *fl_build_empty(kiln_builder *b, const kiln_type *type);
+/* An identity copy of tensor v into a fresh tensor.empty, at b. */
+kiln_value *fl_build_copy(kiln_builder *b, kiln_value *v);
+
+/* Loop bounds of a structured op from its operand shapes (-1 when a loop
+ * is not a plain dimension of any operand). Returns the loop count or -1.
+ * maps (num_operands entries) and reduction (KILN_MAX_LOOPS) may be NULL.
+ * linalg.softmax reports its result dims, `dimension` as a reduction. */
+int fl_iteration(const kiln_op *op, int64_t *bounds, const kiln_affine_map **maps,
+                 bool *reduction);
+bool fl_all_parallel(const kiln_op *op);
+
+/* e with every dim i replaced by subs[i]. */
+const kiln_affine_expr *fl_affine_substitute(kiln_context *ctx,
+                                             const kiln_affine_expr *e,
+                                             const kiln_affine_expr *const *subs);
+/* outer ∘ inner: a map over inner's dims giving outer's results. */
+const kiln_affine_map *fl_affine_compose(kiln_context *ctx,
+                                         const kiln_affine_map *outer,
+                                         const kiln_affine_map *inner);
+
+/* Iterator type attribute #linalg.iterator_type<parallel|reduction>. */
+const kiln_attr *fl_iterator_attr(kiln_context *ctx, bool reduction);
+
+/* Is op a static-shape ranked tensor? */
+bool fl_is_static_tensor(const kiln_type *t);
+
+#endif

@@ -1,0 +1,158 @@
+/* Helpers of the flow passes: linalg.generic construction, iteration
+ * spaces with loop bounds, affine map composition. See fl_internal.h. */
+#include "fl_internal.h"
+
+#include <string.h>
+
+kiln_op **fl_host_funcs(kiln_op *module, uint32_t *n) {
+  kiln_context *ctx = kiln_op_context(module);
+  kiln_block *body = kiln_module_body(module);
+  uint32_t count = 0;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
+    if (o->kind == KILN_OP_FUNC_FUNC) count++;
+  kiln_op **v = kiln_alloc(ctx, (count + 1) * sizeof *v);
+  count = 0;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
+    if (o->kind == KILN_OP_FUNC_FUNC) v[count++] = o;
+  *n = count;
+  return v;
+}
+
+kiln_block *fl_func_body(kiln_op *func) {
+  return func->num_regions ? func->regions[0].first : NULL;
+}
+
+bool fl_is_static_tensor(const kiln_type *t) {
+  return t->kind == KILN_TYPE_TENSOR && kiln_type_has_static_shape(t);
+}
+
+const kiln_attr *fl_iterator_attr(kiln_context *ctx, bool reduction) {
+  return kiln_attr_opaque(ctx, "linalg",
+                          reduction ? "iterator_type<reduction>" : "iterator_type<parallel>");
+}
+
+kiln_op *fl_build_generic(kiln_builder *b, uint32_t nin, kiln_value *const *ins,
+                          uint32_t nout, kiln_value *const *outs,
+                          const kiln_affine_map *const *maps, uint32_t loops,
+                          const bool *reduction) {
+  kiln_context *ctx = b->ctx;
+  uint32_t n = nin + nout;
+  kiln_value **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
+  const kiln_attr **mattrs = kiln_alloc(ctx, (n + 1) * sizeof *mattrs);
+  const kiln_attr **its = kiln_alloc(ctx, (loops + 1) * sizeof *its);
+  const kiln_type **rtypes = kiln_alloc(ctx, (nout + 1) * sizeof *rtypes);
+  uint32_t nres = 0;
+  for (uint32_t i = 0; i < nin; i++) ops[i] = ins[i];
+  for (uint32_t i = 0; i < nout; i++) {
+    ops[nin + i] = outs[i];
+    if (outs[i]->type->kind == KILN_TYPE_TENSOR) rtypes[nres++] = outs[i]->type;
+  }
+  for (uint32_t i = 0; i < n; i++) mattrs[i] = kiln_attr_affine_map(ctx, maps[i]);
+  for (uint32_t i = 0; i < loops; i++) its[i] = fl_iterator_attr(ctx, reduction && reduction[i]);
+  int64_t seg[2] = {nin, nout};
+  kiln_named_attr e[3] = {
+      {kiln_intern_cstr(ctx, "indexing_maps"), kiln_attr_array(ctx, n, mattrs)},
+      {kiln_intern_cstr(ctx, "iterator_types"), kiln_attr_array(ctx, loops, its)},
+      {kiln_intern_cstr(ctx, "operandSegmentSizes"),
+       kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 2, seg, NULL)},
+  };
+  kiln_op *g = kiln_op_create(ctx, KILN_OP_LINALG_GENERIC, b->loc, n, ops, nres, rtypes,
+                              kiln_attr_dict(ctx, 3, e), 1);
+  kiln_builder_insert(b, g);
+  kiln_block *body = kiln_op_entry_block(ctx, g, 0);
+  for (uint32_t i = 0; i < n; i++)
+    kiln_block_add_arg(ctx, body, kiln_type_elem_or_self(ops[i]->type), b->loc);
+  return g;
+}
+
+void fl_build_yield(kiln_context *ctx, kiln_block *block, uint32_t n,
+                    kiln_value *const *vals, kiln_loc loc) {
+  kiln_op *y = kiln_op_create(ctx, KILN_OP_LINALG_YIELD, loc, n, vals, 0, NULL, NULL, 0);
+  kiln_block_append_op(block, y);
+}
+
+kiln_value *fl_build_empty(kiln_builder *b, const kiln_type *type) {
+  kiln_op *e = kiln_build(b, KILN_OP_TENSOR_EMPTY, 0, NULL, 1, &type, NULL);
+  return kiln_op_result(e, 0);
+}
+
+kiln_value *fl_build_copy(kiln_builder *b, kiln_value *v) {
+  kiln_value *out = fl_build_empty(b, v->type);
+  const kiln_affine_map *id = kiln_affine_map_identity(b->ctx, v->type->rank);
+  const kiln_affine_map *maps[2] = {id, id};
+  kiln_op *g = fl_build_generic(b, 1, &v, 1, &out, maps, v->type->rank, NULL);
+  kiln_block *body = g->regions[0].first;
+  fl_build_yield(b->ctx, body, 1, &body->args[0], b->loc);
+  return kiln_op_result(g, 0);
+}
+
+int fl_iteration(const kiln_op *op, int64_t *bounds, const kiln_affine_map **maps,
+                 bool *reduction) {
+  kiln_context *ctx = kiln_op_context(op);
+  bool red[KILN_MAX_LOOPS] = {0};
+  if (op->kind == KILN_OP_LINALG_SOFTMAX) {
+    const kiln_type *t = op->num_results ? op->results[0].type
+                                         : (op->num_operands ? kiln_op_operand(op, 0)->type : NULL);
+    if (!t || !kiln_type_is_ranked(t) || t->rank > KILN_MAX_LOOPS) return -1;
+    const kiln_attr *d = kiln_op_get_attr(op, "dimension");
+    for (uint32_t i = 0; i < t->rank; i++) {
+      if (bounds) bounds[i] = t->shape[i] == KILN_DYNAMIC ? -1 : t->shape[i];
+      red[i] = d && d->kind == KILN_ATTR_INTEGER && d->i == (int64_t)i;
+    }
+    if (reduction) memcpy(reduction, red, t->rank * sizeof *red);
+    if (maps)
+      for (uint32_t i = 0; i < op->num_operands; i++)
+        maps[i] = kiln_affine_map_identity(ctx, t->rank);
+    return (int)t->rank;
+  }
+  const kiln_affine_map **m = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *m);
+  int loops = kiln_linalg_iteration(op, m, red);
+  if (loops < 0) return -1;
+  if (bounds) {
+    for (int i = 0; i < loops; i++) bounds[i] = -1;
+    for (uint32_t i = 0; i < op->num_operands; i++) {
+      const kiln_type *t = kiln_op_operand(op, i)->type;
+      if (!kiln_type_is_shaped(t) || !kiln_type_is_ranked(t)) continue;
+      for (uint32_t d = 0; d < m[i]->num_results && d < t->rank; d++) {
+        const kiln_affine_expr *e = m[i]->results[d];
+        if (e->kind == KILN_AFFINE_DIM && bounds[e->value] < 0 && t->shape[d] != KILN_DYNAMIC)
+          bounds[e->value] = t->shape[d];
+      }
+    }
+  }
+  if (maps)
+    for (uint32_t i = 0; i < op->num_operands; i++) maps[i] = m[i];
+  if (reduction) memcpy(reduction, red, (size_t)loops * sizeof *red);
+  return loops;
+}
+
+bool fl_all_parallel(const kiln_op *op) {
+  bool red[KILN_MAX_LOOPS];
+  int loops = fl_iteration(op, NULL, NULL, red);
+  if (loops < 0) return false;
+  for (int i = 0; i < loops; i++)
+    if (red[i]) return false;
+  return true;
+}
+
+const kiln_affine_expr *fl_affine_substitute(kiln_context *ctx,
+                                             const kiln_affine_expr *e,
+                                             const kiln_affine_expr *const *subs) {
+  switch (e->kind) {
+  case KILN_AFFINE_DIM: return subs[e->value];
+  case KILN_AFFINE_SYMBOL:
+  case KILN_AFFINE_CONST: return e;
+  default:
+    return kiln_affine_binary(ctx, e->kind, fl_affine_substitute(ctx, e->lhs, subs),
+                              fl_affine_substitute(ctx, e->rhs, subs));
+  }
+}
+
+const kiln_affine_map *fl_affine_compose(kiln_context *ctx,
+                                         const kiln_affine_map *outer,
+                                         const kiln_affine_map *inner) {
+  const kiln_affine_expr **r = kiln_alloc(ctx, (outer->num_results + 1) * sizeof *r);
+  for (uint32_t i = 0; i < outer->num_results; i++)
+    r[i] = fl_affine_substitute(ctx, outer->results[i], inner->results);
+  return kiln_affine_map_get(ctx, inner->num_dims, inner->num_symbols, outer->num_results, r);
+}

@@ -1,0 +1,154 @@
+/* form-dispatch-regions: groups host ops into flow.dispatch.region ops,
+ * one per future kernel.
+ *
+ * Takes: host functions after fusion. Every op producing a tensor other
+ * than arith.constant, tensor.empty, flow.tensor.reshape and linalg.fill
+ * used only as an init is a root, in program order (matmul, conv,
+ * pooling, reductions, softmax, or else an elementwise generic; any other
+ * tensor op gets a region of its own). Guarantees: a root absorbs its
+ * elementwise consumer chain while the value flowing along it has a
+ * single use, and the consumer is an all-parallel linalg.generic that
+ * reads it through an identity map and iterates exactly the root result's
+ * shape; the region returns the values used outside it and carries
+ * `workload` = the static sizes of the root's parallel loops. Inits
+ * (tensor.empty, fills) stay outside: outline-dispatches clones them. */
+#include "fl_internal.h"
+
+#include <string.h>
+
+/* A fill whose every use writes it as an init: cloned into kernels. */
+static bool init_only_fill(kiln_op *op) {
+  if (op->kind != KILN_OP_LINALG_FILL || op->num_results != 1) return false;
+  for (kiln_use *u = op->results[0].uses; u; u = u->next)
+    if (!kiln_op_has_flag(u->owner, KILN_OPF_LINALG) ||
+        u->index < kiln_linalg_num_inputs(u->owner))
+      return false;
+  return true;
+}
+
+static bool is_root(kiln_op *op) {
+  if (op->num_results == 0 || op->kind == KILN_OP_FUNC_RETURN) return false;
+  switch (op->kind) {
+  case KILN_OP_ARITH_CONSTANT:
+  case KILN_OP_TENSOR_EMPTY:
+  case KILN_OP_FLOW_TENSOR_RESHAPE:
+  case KILN_OP_FLOW_DISPATCH:
+  case KILN_OP_FLOW_DISPATCH_REGION: return false;
+  default: break;
+  }
+  if (init_only_fill(op)) return false;
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (op->results[i].type->kind == KILN_TYPE_TENSOR) return true;
+  return false;
+}
+
+/* The single consumer of op's result that may join op's region, or NULL. */
+static kiln_op *fusable_consumer(kiln_op *op, const kiln_type *shape) {
+  if (op->num_results != 1 || !kiln_value_has_one_use(&op->results[0])) return NULL;
+  kiln_use *u = op->results[0].uses;
+  kiln_op *c = u->owner;
+  if (c->kind != KILN_OP_LINALG_GENERIC || c->parent != op->parent || !fl_all_parallel(c))
+    return NULL;
+  uint32_t cin = kiln_linalg_num_inputs(c);
+  if (u->index >= cin || c->num_results != 1) return NULL;
+  kiln_context *ctx = kiln_op_context(c);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
+  int64_t bounds[KILN_MAX_LOOPS];
+  int loops = fl_iteration(c, bounds, maps, NULL);
+  if (loops != (int)shape->rank || !kiln_affine_map_is_identity(maps[u->index])) return NULL;
+  for (uint32_t i = cin; i < c->num_operands; i++)
+    if (!kiln_affine_map_is_identity(maps[i])) return NULL;
+  for (int i = 0; i < loops; i++)
+    if (bounds[i] != shape->shape[i]) return NULL;
+  return c;
+}
+
+static const kiln_attr *workload_of(kiln_context *ctx, kiln_op *root) {
+  int64_t bounds[KILN_MAX_LOOPS], w[KILN_MAX_LOOPS];
+  bool red[KILN_MAX_LOOPS];
+  uint32_t n = 0;
+  int loops = kiln_op_has_flag(root, KILN_OPF_LINALG) ? fl_iteration(root, bounds, NULL, red) : -1;
+  if (loops >= 0) {
+    for (int i = 0; i < loops; i++)
+      if (!red[i]) w[n++] = bounds[i] < 0 ? 1 : bounds[i];
+  } else {
+    const kiln_type *t = root->results[0].type;
+    for (uint32_t i = 0; kiln_type_is_ranked(t) && i < t->rank && i < KILN_MAX_LOOPS; i++)
+      w[n++] = t->shape[i] == KILN_DYNAMIC ? 1 : t->shape[i];
+  }
+  if (n == 0) w[n++] = 1;
+  return kiln_attr_dense_i64_array(ctx, n, w);
+}
+
+static bool in_group(kiln_op *const *g, uint32_t n, const kiln_op *op) {
+  for (uint32_t i = 0; i < n; i++)
+    if (g[i] == op) return true;
+  return false;
+}
+
+static void form(kiln_context *ctx, kiln_op *root) {
+  kiln_op *group[64];
+  uint32_t n = 0;
+  group[n++] = root;
+  if (root->num_results == 1 && root->results[0].type->kind == KILN_TYPE_TENSOR) {
+    const kiln_type *shape = root->results[0].type;
+    kiln_op *c;
+    while (n < 64 && (c = fusable_consumer(group[n - 1], shape))) group[n++] = c;
+  }
+  /* values used outside the group */
+  kiln_value *esc[64];
+  const kiln_type *types[64];
+  uint32_t ne = 0;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t r = 0; r < group[i]->num_results && ne < 64; r++) {
+      kiln_value *v = kiln_op_result(group[i], r);
+      for (kiln_use *u = v->uses; u; u = u->next)
+        if (!in_group(group, n, u->owner)) {
+          types[ne] = v->type;
+          esc[ne++] = v;
+          break;
+        }
+    }
+  kiln_op *last = group[n - 1];
+  const kiln_attr *attrs = kiln_dict_set(ctx, kiln_attr_dict(ctx, 0, NULL), "workload",
+                                         workload_of(ctx, root));
+  kiln_op *region = kiln_op_create(ctx, KILN_OP_FLOW_DISPATCH_REGION, root->loc, 0, NULL, ne,
+                                   types, attrs, 1);
+  kiln_block_insert_before(last, region);
+  kiln_block *body = kiln_op_entry_block(ctx, region, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_op_remove(group[i]);
+    kiln_block_append_op(body, group[i]);
+  }
+  kiln_op *ret = kiln_op_create(ctx, KILN_OP_FLOW_RETURN, root->loc, ne, esc, 0, NULL, NULL, 0);
+  kiln_block_append_op(body, ret);
+  for (uint32_t e = 0; e < ne; e++) {
+    kiln_value *v = esc[e];
+    for (kiln_use *u = v->uses, *next; u; u = next) {
+      next = u->next;
+      if (u->owner != ret && !kiln_op_is_inside(u->owner, region))
+        kiln_op_set_operand(u->owner, u->index, kiln_op_result(region, e));
+    }
+  }
+}
+
+kiln_error *kiln_flow_pass_form_dispatch_regions(kiln_op *module, void *user) {
+  (void)user;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t nf;
+  kiln_op **funcs = fl_host_funcs(module, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    kiln_block *body = fl_func_body(funcs[f]);
+    for (kiln_op *op = body ? body->first : NULL; op;) {
+      kiln_op *next = op->next;
+      if (is_root(op)) {
+        form(ctx, op);
+        /* the region sits where the group's last op was; resume after it */
+        kiln_op *r = op->parent ? kiln_op_parent_op(op) : NULL;
+        next = r ? r->next : next;
+      }
+      op = next;
+    }
+  }
+  return NULL;
+}

@@ -1,0 +1,107 @@
+/* fuse-elementwise: producer-consumer fusion of linalg.generic ops.
+ *
+ * Takes: host functions on tensors. A producer P is folded into its
+ * consumer C (a linalg.generic, parallel or not) when P is a
+ * linalg.generic with all loops parallel, one result used exactly once
+ * (by C), an identity output map, a body that neither reads its output
+ * argument nor uses linalg.index, and C reads P's result through any
+ * affine map. Guarantees: the fused generic reads P's inputs through
+ * map_P_in ∘ map_C_x, recomputes P's body inline where C read the value,
+ * and computes what C computed; repeated until no pair is left, so a
+ * chain of elementwise ops becomes one generic. */
+#include "fl_internal.h"
+
+static bool uses_index(kiln_block *b) {
+  for (kiln_op *o = b->first; o; o = o->next)
+    if (o->kind == KILN_OP_LINALG_INDEX) return true;
+  return false;
+}
+
+static bool producer_ok(kiln_op *p) {
+  if (p->kind != KILN_OP_LINALG_GENERIC || p->num_results != 1) return false;
+  if (!kiln_value_has_one_use(&p->results[0]) || !fl_all_parallel(p)) return false;
+  uint32_t nin = kiln_linalg_num_inputs(p);
+  if (p->num_operands != nin + 1) return false;
+  const kiln_affine_map **maps = kiln_alloc(kiln_op_context(p), (p->num_operands + 1) * sizeof *maps);
+  if (fl_iteration(p, NULL, maps, NULL) < 0 || !kiln_affine_map_is_identity(maps[nin])) return false;
+  kiln_block *b = p->regions[0].first;
+  if (!b || b->num_args != p->num_operands) return false;
+  if (kiln_value_has_uses(b->args[nin]) || uses_index(b)) return false;
+  return true;
+}
+
+/* Fuses producer p into consumer c, which reads p's result as input x. */
+static void fuse(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
+  uint32_t cin = kiln_linalg_num_inputs(c), cout = c->num_operands - cin;
+  uint32_t pin = kiln_linalg_num_inputs(p);
+  const kiln_affine_map **cm = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *cm);
+  const kiln_affine_map **pm = kiln_alloc(ctx, (p->num_operands + 1) * sizeof *pm);
+  bool red[KILN_MAX_LOOPS];
+  int loops = fl_iteration(c, NULL, cm, red);
+  fl_iteration(p, NULL, pm, NULL);
+  uint32_t nin = cin - 1 + pin, n = nin + cout;
+  kiln_value **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (n + 1) * sizeof *maps);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < cin; i++)
+    if (i != x) ops[k] = kiln_op_operand(c, i), maps[k++] = cm[i];
+  for (uint32_t i = 0; i < pin; i++)
+    ops[k] = kiln_op_operand(p, i), maps[k++] = fl_affine_compose(ctx, pm[i], cm[x]);
+  for (uint32_t i = 0; i < cout; i++)
+    ops[k] = kiln_op_operand(c, cin + i), maps[k++] = cm[cin + i];
+  kiln_builder b = kiln_builder_before(c);
+  b.loc = c->loc;
+  kiln_op *g = fl_build_generic(&b, nin, ops, cout, ops + nin, maps, (uint32_t)loops, red);
+  /* keep C's other attributes (e.g. library_call is dropped on purpose) */
+  kiln_block *nb = g->regions[0].first, *cb = c->regions[0].first, *pb = p->regions[0].first;
+  kiln_value_map map = {0};
+  k = 0;
+  for (uint32_t i = 0; i < cin; i++)
+    if (i != x) kiln_value_map_add(ctx, &map, cb->args[i], nb->args[k++]);
+  for (uint32_t i = 0; i < pin; i++) kiln_value_map_add(ctx, &map, pb->args[i], nb->args[k++]);
+  for (uint32_t i = 0; i < cout; i++) kiln_value_map_add(ctx, &map, cb->args[cin + i], nb->args[k++]);
+  for (kiln_op *o = pb->first; o; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_YIELD) {
+      kiln_value *v = kiln_op_operand(o, 0);
+      kiln_value *m = kiln_value_map_lookup(&map, v);
+      kiln_value_map_add(ctx, &map, cb->args[x], m ? m : v);
+      break;
+    }
+    kiln_block_append_op(nb, kiln_op_clone(o, &map));
+  }
+  for (kiln_op *o = cb->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &map));
+  for (uint32_t i = 0; i < c->num_results; i++)
+    kiln_value_replace_all_uses(kiln_op_result(c, i), kiln_op_result(g, i));
+  kiln_op_erase(c);
+  kiln_op_erase(p);
+}
+
+static bool fuse_one(kiln_context *ctx, kiln_block *body) {
+  for (kiln_op *c = body->first; c; c = c->next) {
+    if (c->kind != KILN_OP_LINALG_GENERIC || !c->regions[0].first)
+      continue;
+    uint32_t cin = kiln_linalg_num_inputs(c);
+    if (fl_iteration(c, NULL, NULL, NULL) < 0) continue;
+    for (uint32_t x = 0; x < cin; x++) {
+      kiln_op *p = kiln_op_operand(c, x)->def;
+      if (p && p->parent == body && producer_ok(p)) {
+        fuse(ctx, c, x, p);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+kiln_error *kiln_flow_pass_fuse_elementwise(kiln_op *module, void *user) {
+  (void)user;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t nf;
+  kiln_op **funcs = fl_host_funcs(module, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    kiln_block *body = fl_func_body(funcs[f]);
+    while (body && fuse_one(ctx, body)) {
+    }
+  }
+  return NULL;
+}
