@@ -1,5 +1,3 @@
-// PENDING (kiln-opt does not pass this yet; not registered while its name
-// ends in .pending -- rename it to tests/lit/roundtrip/*.mlir once it does).
 // Round trip of two printing rules that depend on nesting:
 //  - ops of the func dialect drop their `func.` prefix only directly inside
 //    a func.func; inside scf/linalg regions mlir-opt prints `func.call`;
