@@ -308,6 +308,9 @@ static bool raw_angle_body(kiln_parser *p, const char **body, size_t *len) {
   int depth = 0;
   const char *c = s;
   for (; c < p->end; c++) {
+    if ((unsigned char)*c < 0x20 && *c != ' ' && *c != '\t' && *c != '\n' && *c != '\r')
+      return kiln_p_error_at(p, ir_loc_of(p, c), "unexpected byte 0x%02x in dialect body",
+                             (unsigned char)*c);
     if (*c == '<') depth++;
     else if (*c == '>' && !(c > s && c[-1] == '-')) {
       if (--depth == 0) break;

@@ -784,7 +784,9 @@ static const kiln_op *short_form_payload(const kiln_op *op, bool init_first) {
   if (!b || !b->first || b->first->next != b->last || !b->last) return NULL;
   const kiln_op *pl = b->first;
   const kiln_op *y = b->last;
-  if (y->kind != KILN_OP_LINALG_YIELD || pl->num_regions || pl->num_results != 1) return NULL;
+  if (y->kind != KILN_OP_LINALG_YIELD || pl->num_regions || pl->num_results != 1 ||
+      pl->kind == KILN_OP_UNREGISTERED || pl->num_successors)
+    return NULL;
   if (!pl->num_operands || pl->num_operands != b->num_args) return NULL;
   if (y->num_operands != 1 || kiln_op_operand(y, 0) != &pl->results[0]) return NULL;
   for (uint32_t i = 0; i < pl->num_operands; i++) {
