@@ -1,0 +1,34 @@
+/* math ops that are single instructions on every Kiln target: sqrt, fabs,
+ * floor, ceil, round (LLVM intrinsics that never become libm calls), and
+ * rsqrt as 1 / sqrt. Transcendental ops (exp, log, tanh, erf, sin, cos,
+ * powf, ...) would become libm calls, which a no-libc executable cannot
+ * have: they are an error here, and approximate-math (codegen/transforms)
+ * replaces them by polynomials beforehand. */
+#include "tl_internal.h"
+
+static LLVMValueRef part(tl *t, kiln_op *op, LLVMValueRef *x, LLVMTypeRef rt) {
+  switch (op->kind) {
+  case KILN_OP_MATH_SQRT: return tl_call_intrinsic(t, "llvm.sqrt", rt, x, 1);
+  case KILN_OP_MATH_ABSF: return tl_call_intrinsic(t, "llvm.fabs", rt, x, 1);
+  case KILN_OP_MATH_FLOOR: return tl_call_intrinsic(t, "llvm.floor", rt, x, 1);
+  case KILN_OP_MATH_CEIL: return tl_call_intrinsic(t, "llvm.ceil", rt, x, 1);
+  case KILN_OP_MATH_ROUND: return tl_call_intrinsic(t, "llvm.round", rt, x, 1);
+  case KILN_OP_MATH_RSQRT: {
+    LLVMValueRef s = tl_call_intrinsic(t, "llvm.sqrt", rt, x, 1);
+    LLVMTypeRef et = LLVMGetTypeKind(rt) == LLVMVectorTypeKind ? LLVMGetElementType(rt) : rt;
+    LLVMValueRef one = LLVMConstReal(et, 1.0);
+    if (et != rt) one = tl_splat(t, one, rt);
+    return LLVMBuildFDiv(t->b, one, s, "");
+  }
+  default:
+    return tl_fail(t, op, "would become a libm call; run approximate-math first");
+  }
+}
+
+void tl_math(tl *t, kiln_op *op) {
+  LLVMValueRef x[2];
+  for (uint32_t i = 0; i < op->num_operands && i < 2; i++)
+    if (!(x[i] = tl_operand(t, op, i))) return;
+  LLVMValueRef r = tl_map_parts(t, op, x, op->num_operands, op->results[0].type, part);
+  if (r) tl_set(t, &op->results[0], r);
+}

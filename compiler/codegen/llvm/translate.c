@@ -1,0 +1,174 @@
+/* The driver of the translation to LLVM IR: state, value map, errors, the
+ * op dispatch (tl_ops.def), and the module walk: declare every function,
+ * translate bodies, then C wrappers or the kernel export table. */
+#include "tl_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- pointer map ---- */
+static size_t slot_of(const void *k, size_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)k * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 17) & (cap - 1);
+}
+
+void *tl_map_get(const tl_map *m, const void *key) {
+  if (!m->cap) return NULL;
+  for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    if (m->keys[i] == key) return m->vals[i];
+    if (!m->keys[i]) return NULL;
+  }
+}
+
+void tl_map_put(tl_map *m, const void *key, void *val) {
+  if ((m->count + 1) * 2 > m->cap) {
+    tl_map old = *m;
+    m->cap = old.cap ? old.cap * 2 : 64;
+    m->keys = calloc(m->cap, sizeof *m->keys);
+    m->vals = calloc(m->cap, sizeof *m->vals);
+    if (!m->keys || !m->vals) abort(); /* out of memory: nothing sane to do */
+    m->count = 0;
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.keys[i]) tl_map_put(m, old.keys[i], old.vals[i]);
+    free(old.keys);
+    free(old.vals);
+  }
+  size_t i = slot_of(key, m->cap);
+  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+  if (!m->keys[i]) m->count++;
+  m->keys[i] = key;
+  m->vals[i] = val;
+}
+
+void tl_map_free(tl_map *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- errors and values ---- */
+LLVMValueRef tl_fail(tl *t, const kiln_op *op, const char *fmt, ...) {
+  if (t->err) return NULL;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (op && op->loc.file)
+    t->err = kiln_error_new("%s:%u:%u: '%s' op: %s", op->loc.file, op->loc.line,
+                            op->loc.col, op->name, msg);
+  else if (op)
+    t->err = kiln_error_new("'%s' op: %s", op->name, msg);
+  else
+    t->err = kiln_error_new("%s", msg);
+  return NULL;
+}
+
+LLVMValueRef tl_get(tl *t, const kiln_op *op, kiln_value *v) {
+  LLVMValueRef x = tl_map_get(&t->values, v);
+  if (!x) return tl_fail(t, op, "operand was not translated (used before its definition, or defined by an untranslatable op)");
+  return x;
+}
+
+void tl_set(tl *t, kiln_value *v, LLVMValueRef x) { tl_map_put(&t->values, v, x); }
+
+LLVMValueRef tl_operand(tl *t, const kiln_op *op, uint32_t i) {
+  return tl_get(t, op, kiln_op_operand(op, i));
+}
+
+LLVMValueRef tl_i64(tl *t, int64_t v) { return LLVMConstInt(t->i64, (unsigned long long)v, 1); }
+
+LLVMValueRef tl_intrinsic(tl *t, const char *name, LLVMTypeRef *overloads,
+                          unsigned n, LLVMTypeRef *fn_type) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMValueRef f = LLVMGetIntrinsicDeclaration(t->m, id, overloads, n);
+  *fn_type = LLVMIntrinsicGetType(t->c, id, overloads, n);
+  return f;
+}
+
+LLVMValueRef tl_call_intrinsic(tl *t, const char *name, LLVMTypeRef overload,
+                               LLVMValueRef *args, unsigned n) {
+  LLVMTypeRef ft;
+  LLVMValueRef f = tl_intrinsic(t, name, &overload, overload ? 1 : 0, &ft);
+  return LLVMBuildCall2(t->b, ft, f, args, n, "");
+}
+
+/* ---- dispatch ---- */
+void tl_op(tl *t, kiln_op *op) {
+  switch (op->kind) {
+#define TL_OP(KIND, HANDLER) case KILN_OP_##KIND: HANDLER(t, op); return;
+#include "tl_ops.def"
+#undef TL_OP
+  default:
+    tl_fail(t, op, "cannot be translated to LLVM IR (lower it first: linalg to loops, scf-to-cf, approximate-math)");
+  }
+}
+
+kiln_op *kiln_to_llvm_find_variant_module(kiln_op *root) {
+  for (uint32_t r = 0; r < root->num_regions; r++)
+    for (kiln_block *b = root->regions[r].first; b; b = b->next)
+      for (kiln_op *o = b->first; o; o = o->next) {
+        if (strcmp(o->name, "hal.executable.variant") == 0) {
+          for (uint32_t i = 0; i < o->num_regions; i++)
+            for (kiln_block *vb = o->regions[i].first; vb; vb = vb->next)
+              for (kiln_op *x = vb->first; x; x = x->next)
+                if (x->kind == KILN_OP_BUILTIN_MODULE) return x;
+        }
+        kiln_op *f = kiln_to_llvm_find_variant_module(o);
+        if (f) return f;
+      }
+  return NULL;
+}
+
+kiln_error *kiln_to_llvm_translate(kiln_op *module,
+                                   const kiln_to_llvm_options *options,
+                                   LLVMContextRef context, const char *name,
+                                   LLVMModuleRef *out) {
+  *out = NULL;
+  static const kiln_to_llvm_options defaults = {0};
+  if (!module || module->kind != KILN_OP_BUILTIN_MODULE)
+    return kiln_error_new("translate-to-llvm: expected a builtin.module");
+  tl t;
+  memset(&t, 0, sizeof t);
+  t.kctx = kiln_op_context(module);
+  t.opts = options ? options : &defaults;
+  t.c = context;
+  t.m = LLVMModuleCreateWithNameInContext(name ? name : "kiln", context);
+  t.b = LLVMCreateBuilderInContext(context);
+  t.i1 = LLVMInt1TypeInContext(context);
+  t.i8 = LLVMInt8TypeInContext(context);
+  t.i32 = LLVMInt32TypeInContext(context);
+  t.i64 = LLVMInt64TypeInContext(context);
+  t.ptr = LLVMPointerTypeInContext(context, 0);
+  t.vd = LLVMVoidTypeInContext(context);
+  kiln_llvm_cpu_abi_init(&t.abi, context);
+  bool ok = tl_declare_funcs(&t, module) && tl_translate_funcs(&t, module);
+  if (ok && !t.err && !t.opts->kernel_module && t.opts->emit_c_wrappers)
+    tl_emit_c_wrappers(&t, module);
+  if (ok && !t.err && t.opts->kernel_module) {
+    uint32_t n = 0;
+    kiln_block *body = kiln_module_body(module);
+    for (kiln_op *f = body->first; f; f = f->next)
+      if (tl_is_kernel(f)) n++;
+    kiln_llvm_cpu_export_t *ex = calloc(n ? n : 1, sizeof *ex);
+    uint32_t i = 0;
+    for (kiln_op *f = body->first; ex && f; f = f->next)
+      if (tl_is_kernel(f)) tl_kernel_export_of(&t, f, tl_map_get(&t.funcs, f), &ex[i++]);
+    if (!t.err) t.err = tl_kernel_emit_table(&t, module, ex, n);
+    free(ex);
+  }
+  if (!t.err && !ok) t.err = kiln_error_new("translate-to-llvm failed");
+  LLVMDisposeBuilder(t.b);
+  tl_map_free(&t.funcs);
+  tl_map_free(&t.values);
+  tl_map_free(&t.blocks);
+  tl_map_free(&t.kinfos);
+  if (t.err) {
+    LLVMDisposeModule(t.m);
+    return t.err;
+  }
+  *out = t.m;
+  return NULL;
+}

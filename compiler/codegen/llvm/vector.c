@@ -1,0 +1,261 @@
+/* vector ops (seed: n-D vectors are arrays of 1-D LLVM vectors): load and
+ * store move 1-D rows at linearized addresses (one row per leading index);
+ * broadcast/splat build rows with insertelement + shufflevector;
+ * extract/insert walk the arrays with extractvalue/insertvalue and the
+ * last dim with extractelement/insertelement (dynamic positions only in
+ * that last dim); fma is llvm.fma per row; reduction is
+ * llvm.vector.reduce.* (ordered for floats unless fastmath allows
+ * reassociation) combined with the accumulator. */
+#include "tl_internal.h"
+
+#include <string.h>
+
+#include "dialects/vector.h"
+
+static unsigned elem_align(tl *t, const kiln_type *elem) {
+  uint64_t s = tl_elem_size(t, elem);
+  return s && s <= 16 ? (unsigned)s : 1;
+}
+
+/* Loads (x == NULL) or stores rows of vector type vt at memref d[idx]. */
+static LLVMValueRef rows(tl *t, kiln_op *op, LLVMValueRef d, const kiln_type *mt,
+                         LLVMValueRef *idx, const kiln_type *vt, uint32_t dim,
+                         LLVMValueRef x) {
+  LLVMTypeRef ty = tl_type(t, vt);
+  if (dim + 1 == vt->rank) {
+    LLVMValueRef p = tl_elem_ptr(t, op, d, mt, idx);
+    if (!p) return NULL;
+    LLVMValueRef v = x ? LLVMBuildStore(t->b, x, p) : LLVMBuildLoad2(t->b, LLVMVectorType(tl_type(t, vt->elem), (unsigned)vt->shape[dim]), p, "");
+    LLVMSetAlignment(v, elem_align(t, vt->elem));
+    return v;
+  }
+  /* The vector's dim `dim` walks memref dim mt->rank - vt->rank + dim. */
+  uint32_t md = mt->rank - vt->rank + dim;
+  LLVMValueRef saved = idx[md];
+  LLVMTypeRef at = ty;
+  for (uint32_t k = 0; k < dim; k++) at = LLVMGetElementType(at);
+  LLVMValueRef r = x ? NULL : LLVMGetUndef(at);
+  for (int64_t i = 0; i < vt->shape[dim]; i++) {
+    idx[md] = i ? LLVMBuildAdd(t->b, saved, tl_i64(t, i), "") : saved;
+    LLVMValueRef part = x ? LLVMBuildExtractValue(t->b, x, (unsigned)i, "") : NULL;
+    LLVMValueRef v = rows(t, op, d, mt, idx, vt, dim + 1, part);
+    if (!v) return NULL;
+    if (!x) r = LLVMBuildInsertValue(t->b, r, v, (unsigned)i, "");
+  }
+  idx[md] = saved;
+  return x ? saved : r;
+}
+
+static void load_store(tl *t, kiln_op *op) {
+  bool store = op->kind == KILN_OP_VECTOR_STORE;
+  uint32_t mi = store ? 1 : 0;
+  const kiln_type *mt = kiln_op_operand(op, mi)->type;
+  const kiln_type *vt = store ? kiln_op_operand(op, 0)->type : op->results[0].type;
+  LLVMValueRef d = tl_operand(t, op, mi), idx[TL_MAX_RANK], x = NULL;
+  if (!d || mt->rank > TL_MAX_RANK || !tl_type(t, vt)) {
+    tl_fail(t, op, "unsupported vector or memref type");
+    return;
+  }
+  if (vt->rank > 1 && vt->rank > mt->rank) {
+    tl_fail(t, op, "an n-D vector needs as many memref dims");
+    return;
+  }
+  for (uint32_t i = 0; i < mt->rank; i++)
+    if (!(idx[i] = tl_operand(t, op, mi + 1 + i))) return;
+  if (store && !(x = tl_operand(t, op, 0))) return;
+  LLVMValueRef r = rows(t, op, d, mt, idx, vt, 0, x);
+  if (r && !store) tl_set(t, &op->results[0], r);
+}
+
+/* Element k (row-major) of a value of vector type vt. */
+static LLVMValueRef elem_at(tl *t, LLVMValueRef v, const kiln_type *vt, int64_t k) {
+  int64_t pos[TL_MAX_RANK];
+  for (uint32_t i = vt->rank; i-- > 0;) {
+    pos[i] = k % vt->shape[i];
+    k /= vt->shape[i];
+  }
+  for (uint32_t i = 0; i + 1 < vt->rank; i++) v = LLVMBuildExtractValue(t->b, v, (unsigned)pos[i], "");
+  return LLVMBuildExtractElement(t->b, v, LLVMConstInt(t->i32, (unsigned long long)pos[vt->rank - 1], 0), "");
+}
+
+/* A value of vector type rt whose element at each position comes from
+ * fn(position); rows are built with insertelement. */
+static LLVMValueRef build_rows(tl *t, const kiln_type *rt, uint32_t dim, int64_t *pos,
+                               LLVMValueRef src, const kiln_type *st) {
+  LLVMTypeRef ty = tl_type(t, rt);
+  for (uint32_t k = 0; k < dim; k++) ty = LLVMGetElementType(ty);
+  LLVMValueRef r = LLVMGetUndef(ty);
+  for (int64_t i = 0; i < rt->shape[dim]; i++) {
+    pos[dim] = i;
+    LLVMValueRef v;
+    if (dim + 1 < rt->rank) {
+      v = build_rows(t, rt, dim + 1, pos, src, st);
+      r = LLVMBuildInsertValue(t->b, r, v, (unsigned)i, "");
+      continue;
+    }
+    /* Source position: trailing alignment, size-1 dims stretched. */
+    int64_t k = 0;
+    for (uint32_t j = 0; j < st->rank; j++) {
+      int64_t p = pos[rt->rank - st->rank + j];
+      k = k * st->shape[j] + (st->shape[j] == 1 ? 0 : p);
+    }
+    v = elem_at(t, src, st, k);
+    r = LLVMBuildInsertElement(t->b, r, v, LLVMConstInt(t->i32, (unsigned long long)i, 0), "");
+  }
+  return r;
+}
+
+/* Scalar s splatted to vector type rt (rows splatted, arrays filled). */
+static LLVMValueRef splat_nd(tl *t, LLVMValueRef s, LLVMTypeRef ty) {
+  if (LLVMGetTypeKind(ty) == LLVMVectorTypeKind) return tl_splat(t, s, ty);
+  LLVMValueRef row = splat_nd(t, s, LLVMGetElementType(ty));
+  LLVMValueRef r = LLVMGetUndef(ty);
+  for (unsigned i = 0; i < LLVMGetArrayLength2(ty); i++) r = LLVMBuildInsertValue(t->b, r, row, i, "");
+  return r;
+}
+
+static void broadcast(tl *t, kiln_op *op) {
+  const kiln_type *st = kiln_op_operand(op, 0)->type, *rt = op->results[0].type;
+  LLVMValueRef s = tl_operand(t, op, 0);
+  LLVMTypeRef ty = tl_type(t, rt);
+  if (!s || !ty || rt->rank > TL_MAX_RANK) {
+    if (s) tl_fail(t, op, "unsupported vector type");
+    return;
+  }
+  if (st->kind != KILN_TYPE_VECTOR) {
+    tl_set(t, &op->results[0], splat_nd(t, s, ty));
+    return;
+  }
+  int64_t pos[TL_MAX_RANK];
+  tl_set(t, &op->results[0], build_rows(t, rt, 0, pos, s, st));
+}
+
+/* Walks static position entries through the array dims; returns the
+ * number of entries consumed into *v. */
+static bool walk_position(tl *t, kiln_op *op, const kiln_attr *pos, const kiln_type *vt,
+                          uint32_t first_dyn, LLVMValueRef *lane) {
+  const int64_t *p = pos->data;
+  *lane = NULL;
+  for (uint32_t i = 0; i < pos->count; i++) {
+    if (p[i] == KILN_DYNAMIC && i + 1 != vt->rank) {
+      tl_fail(t, op, "dynamic positions are supported only in the innermost dimension");
+      return false;
+    }
+  }
+  if (pos->count == vt->rank) {
+    int64_t last = p[vt->rank - 1];
+    *lane = last == KILN_DYNAMIC ? tl_operand(t, op, first_dyn) : LLVMConstInt(t->i64, (unsigned long long)last, 0);
+    return *lane != NULL;
+  }
+  return true;
+}
+
+static void extract(tl *t, kiln_op *op) {
+  const kiln_type *vt = kiln_op_operand(op, 0)->type;
+  const kiln_attr *pos = kiln_op_get_attr(op, "static_position");
+  LLVMValueRef v = tl_operand(t, op, 0), lane;
+  if (!v || !pos || !walk_position(t, op, pos, vt, 1, &lane)) return;
+  const int64_t *p = pos->data;
+  uint32_t arrays = pos->count < vt->rank ? pos->count : vt->rank - 1;
+  for (uint32_t i = 0; i < arrays; i++) v = LLVMBuildExtractValue(t->b, v, (unsigned)p[i], "");
+  if (lane) v = LLVMBuildExtractElement(t->b, v, lane, "");
+  tl_set(t, &op->results[0], v);
+}
+
+static LLVMValueRef insert_at(tl *t, LLVMValueRef agg, const int64_t *p, uint32_t n,
+                              LLVMValueRef lane, LLVMValueRef x) {
+  if (!n) return lane ? LLVMBuildInsertElement(t->b, agg, x, lane, "") : x;
+  LLVMValueRef inner = LLVMBuildExtractValue(t->b, agg, (unsigned)p[0], "");
+  inner = insert_at(t, inner, p + 1, n - 1, lane, x);
+  return LLVMBuildInsertValue(t->b, agg, inner, (unsigned)p[0], "");
+}
+
+static void insert(tl *t, kiln_op *op) {
+  const kiln_type *vt = kiln_op_operand(op, 1)->type;
+  const kiln_attr *pos = kiln_op_get_attr(op, "static_position");
+  LLVMValueRef x = tl_operand(t, op, 0), v = tl_operand(t, op, 1), lane;
+  if (!x || !v || !pos || !walk_position(t, op, pos, vt, 2, &lane)) return;
+  uint32_t arrays = pos->count < vt->rank ? pos->count : vt->rank - 1;
+  tl_set(t, &op->results[0], insert_at(t, v, pos->data, arrays, lane, x));
+}
+
+static LLVMValueRef fma_part(tl *t, kiln_op *op, LLVMValueRef *x, LLVMTypeRef rt) {
+  return tl_call_intrinsic(t, "llvm.fma", rt, x, 3);
+}
+
+static bool allows_reassoc(const kiln_op *op) {
+  const kiln_attr *fm = kiln_op_get_attr(op, "fastmath");
+  return fm && fm->kind == KILN_ATTR_OPAQUE && (strstr(fm->str, "reassoc") || strstr(fm->str, "fast"));
+}
+
+static void reduction(tl *t, kiln_op *op) {
+  kiln_vector_kind k = kiln_vector_reduction_kind(op);
+  LLVMValueRef v = tl_operand(t, op, 0);
+  LLVMValueRef acc = op->num_operands > 1 ? tl_operand(t, op, 1) : NULL;
+  if (!v || (op->num_operands > 1 && !acc)) return;
+  LLVMTypeRef vt = LLVMTypeOf(v), et = LLVMGetElementType(vt);
+  LLVMValueRef r;
+  if (k == KILN_VECTOR_KIND_ADD || k == KILN_VECTOR_KIND_MUL) {
+    bool add = k == KILN_VECTOR_KIND_ADD;
+    if (LLVMGetTypeKind(et) == LLVMIntegerTypeKind) {
+      r = tl_call_intrinsic(t, add ? "llvm.vector.reduce.add" : "llvm.vector.reduce.mul", vt, &v, 1);
+      if (acc) r = add ? LLVMBuildAdd(t->b, acc, r, "") : LLVMBuildMul(t->b, acc, r, "");
+    } else {
+      LLVMValueRef start = acc ? acc : LLVMConstReal(et, add ? -0.0 : 1.0);
+      LLVMValueRef args[2] = {start, v};
+      r = tl_call_intrinsic(t, add ? "llvm.vector.reduce.fadd" : "llvm.vector.reduce.fmul", vt, args, 2);
+      if (allows_reassoc(op)) LLVMSetFastMathFlags(r, LLVMFastMathAllowReassoc);
+    }
+  } else {
+    static const char *const names[] = {
+        [KILN_VECTOR_KIND_MINUI] = "umin", [KILN_VECTOR_KIND_MINSI] = "smin",
+        [KILN_VECTOR_KIND_MINNUMF] = "fmin", [KILN_VECTOR_KIND_MAXUI] = "umax",
+        [KILN_VECTOR_KIND_MAXSI] = "smax", [KILN_VECTOR_KIND_MAXNUMF] = "fmax",
+        [KILN_VECTOR_KIND_AND] = "and", [KILN_VECTOR_KIND_OR] = "or",
+        [KILN_VECTOR_KIND_XOR] = "xor", [KILN_VECTOR_KIND_MAXIMUMF] = "fmaximum",
+        [KILN_VECTOR_KIND_MINIMUMF] = "fminimum"};
+    static const char *const combine[] = {
+        [KILN_VECTOR_KIND_MINUI] = "llvm.umin", [KILN_VECTOR_KIND_MINSI] = "llvm.smin",
+        [KILN_VECTOR_KIND_MINNUMF] = "llvm.minnum", [KILN_VECTOR_KIND_MAXUI] = "llvm.umax",
+        [KILN_VECTOR_KIND_MAXSI] = "llvm.smax", [KILN_VECTOR_KIND_MAXNUMF] = "llvm.maxnum",
+        [KILN_VECTOR_KIND_MAXIMUMF] = "llvm.maximum", [KILN_VECTOR_KIND_MINIMUMF] = "llvm.minimum"};
+    if (k >= KILN_VECTOR_KIND_COUNT || !names[k]) {
+      tl_fail(t, op, "unsupported combining kind");
+      return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "llvm.vector.reduce.%s", names[k]);
+    r = tl_call_intrinsic(t, name, vt, &v, 1);
+    if (acc) {
+      if (k == KILN_VECTOR_KIND_AND) r = LLVMBuildAnd(t->b, acc, r, "");
+      else if (k == KILN_VECTOR_KIND_OR) r = LLVMBuildOr(t->b, acc, r, "");
+      else if (k == KILN_VECTOR_KIND_XOR) r = LLVMBuildXor(t->b, acc, r, "");
+      else {
+        LLVMValueRef args[2] = {acc, r};
+        r = tl_call_intrinsic(t, combine[k], et, args, 2);
+      }
+    }
+  }
+  tl_set(t, &op->results[0], r);
+}
+
+void tl_vector(tl *t, kiln_op *op) {
+  switch (op->kind) {
+  case KILN_OP_VECTOR_LOAD:
+  case KILN_OP_VECTOR_STORE: load_store(t, op); return;
+  case KILN_OP_VECTOR_BROADCAST:
+  case KILN_OP_VECTOR_SPLAT: broadcast(t, op); return;
+  case KILN_OP_VECTOR_EXTRACT: extract(t, op); return;
+  case KILN_OP_VECTOR_INSERT: insert(t, op); return;
+  case KILN_OP_VECTOR_FMA: {
+    LLVMValueRef x[3];
+    for (uint32_t i = 0; i < 3; i++)
+      if (!(x[i] = tl_operand(t, op, i))) return;
+    LLVMValueRef r = tl_map_parts(t, op, x, 3, op->results[0].type, fma_part);
+    if (r) tl_set(t, &op->results[0], r);
+    return;
+  }
+  case KILN_OP_VECTOR_REDUCTION: reduction(t, op); return;
+  default: tl_fail(t, op, "unhandled vector op");
+  }
+}

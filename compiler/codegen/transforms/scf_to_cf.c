@@ -1,0 +1,229 @@
+/* scf-to-cf: structured control flow to a CFG of blocks and cf branches,
+ * innermost ops first.
+ *   scf.for %iv = %lb to %ub step %s iter_args(%a = %init)
+ *     before:  ... ; cf.br ^cond(%lb, %init)
+ *     ^cond(%iv, %a):  %c = arith.cmpi slt, %iv, %ub
+ *                      cf.cond_br %c, ^body(%iv, %a), ^cont(%a)
+ *     ^body(%iv', %a'): <body>; %n = arith.addi %iv', %s; cf.br ^cond(%n, %y)
+ *     ^cont(%r):  the ops after the loop; uses of the results become %r
+ *   scf.if %c -> then/else blocks each branching to ^cont(results).
+ * Takes: verified IR. Guarantees: no scf op remains; the new blocks sit
+ * right after the block that held the op, in dominance order, so a
+ * translation that walks blocks in order sees definitions first. */
+#include "codegen_transforms.h"
+
+#include <stdlib.h>
+
+typedef struct ops_list {
+  kiln_op **v;
+  size_t n, cap;
+} ops_list;
+
+static kiln_walk_result collect(kiln_op *op, void *user) {
+  ops_list *l = user;
+  if (op->kind != KILN_OP_SCF_FOR && op->kind != KILN_OP_SCF_IF) return KILN_WALK_ADVANCE;
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 32;
+    kiln_op **v = realloc(l->v, cap * sizeof *v);
+    if (!v) return KILN_WALK_INTERRUPT;
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->n++] = op;
+  return KILN_WALK_ADVANCE;
+}
+
+/* Inserts block x right after block a in a's region. */
+static void insert_after(kiln_block *a, kiln_block *x) {
+  kiln_region *r = a->parent;
+  /* Detach the blocks after a, append x, re-attach them in order (the IR
+   * API appends only). The detached blocks chain through a private list. */
+  kiln_block *tail = NULL;
+  while (r->last != a) {
+    kiln_block *b = r->last;
+    kiln_region_remove_block(b);
+    b->next = tail;
+    tail = b;
+  }
+  kiln_region_append_block(r, x);
+  while (tail) {
+    kiln_block *b = tail;
+    tail = b->next;
+    b->next = NULL;
+    kiln_region_append_block(r, b);
+  }
+}
+
+/* Moves the ops after `op` in its block into a new block inserted after
+ * it; returns the new block. */
+static kiln_block *split_after(kiln_context *ctx, kiln_op *op) {
+  kiln_block *b = op->parent, *cont = kiln_block_create(ctx);
+  insert_after(b, cont);
+  while (op->next) {
+    kiln_op *o = op->next;
+    kiln_op_remove(o);
+    kiln_block_append_op(cont, o);
+  }
+  return cont;
+}
+
+/* Moves region r's blocks after block `after`; returns the last moved. */
+static kiln_block *move_region(kiln_region *r, kiln_block *after) {
+  while (r->first) {
+    kiln_block *b = r->first;
+    kiln_region_remove_block(b);
+    insert_after(after, b);
+    after = b;
+  }
+  return after;
+}
+
+static kiln_op *branch(kiln_context *ctx, kiln_loc loc, kiln_block *dest,
+                       uint32_t n, kiln_value *const *args) {
+  kiln_op *br = kiln_op_create(ctx, KILN_OP_CF_BR, loc, n, args, 0, NULL, NULL, 0);
+  kiln_op_set_successors(br, 1, &dest);
+  return br;
+}
+
+static kiln_op *cond_branch(kiln_context *ctx, kiln_loc loc, kiln_value *c,
+                            kiln_block *t, uint32_t nt, kiln_value *const *ta,
+                            kiln_block *f, uint32_t nf, kiln_value *const *fa) {
+  kiln_value **ops = kiln_alloc(ctx, (1 + nt + nf) * sizeof *ops);
+  ops[0] = c;
+  for (uint32_t i = 0; i < nt; i++) ops[1 + i] = ta[i];
+  for (uint32_t i = 0; i < nf; i++) ops[1 + nt + i] = fa[i];
+  int64_t seg[3] = {1, nt, nf};
+  kiln_named_attr a = {kiln_intern_cstr(ctx, "operandSegmentSizes"),
+                       kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 3, seg, NULL)};
+  kiln_op *br = kiln_op_create(ctx, KILN_OP_CF_COND_BR, loc, 1 + nt + nf, ops, 0, NULL,
+                               kiln_attr_dict(ctx, 1, &a), 0);
+  kiln_block *s[2] = {t, f};
+  kiln_op_set_successors(br, 2, s);
+  return br;
+}
+
+/* Replaces every scf.yield terminator among blocks [first, last] by a
+ * branch built by mk (given the yielded values). */
+typedef kiln_op *(*yield_fn)(kiln_context *ctx, kiln_op *yield, void *user);
+static kiln_error *replace_yields(kiln_context *ctx, kiln_block *first, kiln_block *last,
+                                  yield_fn mk, void *user) {
+  for (kiln_block *b = first;; b = b->next) {
+    kiln_op *t = kiln_block_terminator(b);
+    if (t && t->kind == KILN_OP_SCF_YIELD) {
+      kiln_op *br = mk(ctx, t, user);
+      kiln_block_insert_before(t, br);
+      kiln_op_erase(t);
+    }
+    if (b == last || !b->next) break;
+  }
+  return NULL;
+}
+
+static kiln_error *lower_for(kiln_context *ctx, kiln_op *op) {
+  kiln_loc loc = op->loc;
+  kiln_block *b = op->parent;
+  uint32_t n = op->num_results;
+  kiln_block *cont = split_after(ctx, op);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_value *r = kiln_block_add_arg(ctx, cont, op->results[i].type, loc);
+    kiln_value_replace_all_uses(&op->results[i], r);
+  }
+  kiln_block *body = op->regions[0].first;
+  if (!body || body->num_args != n + 1)
+    return kiln_error_new("scf-to-cf: malformed scf.for body");
+  /* ^cond(%iv, iters...) */
+  kiln_block *cond = kiln_block_create(ctx);
+  for (uint32_t i = 0; i <= n; i++) kiln_block_add_arg(ctx, cond, body->args[i]->type, loc);
+  insert_after(b, cond);
+  kiln_block *last = move_region(&op->regions[0], cond);
+  /* Latches: yield v... -> %next = iv + step; br ^cond(%next, v...) */
+  for (kiln_block *x = body;; x = x->next) {
+    kiln_op *t = kiln_block_terminator(x);
+    if (t && t->kind == KILN_OP_SCF_YIELD) {
+      kiln_builder bl = kiln_builder_before(t);
+      bl.loc = loc;
+      kiln_value *ops2[2] = {body->args[0], kiln_op_operand(op, 2)};
+      const kiln_type *ivt = body->args[0]->type;
+      kiln_op *add = kiln_build(&bl, KILN_OP_ARITH_ADDI, 2, ops2, 1, &ivt, NULL);
+      kiln_value **args = kiln_alloc(ctx, (n + 1) * sizeof *args);
+      args[0] = kiln_op_result(add, 0);
+      for (uint32_t i = 0; i < n; i++) args[i + 1] = kiln_op_operand(t, i);
+      kiln_block_insert_before(t, branch(ctx, loc, cond, n + 1, args));
+      kiln_op_erase(t);
+    }
+    if (x == last) break;
+  }
+  /* ^cond: cmpi slt + cond_br */
+  kiln_builder cb = kiln_builder_at_end(ctx, cond);
+  cb.loc = loc;
+  kiln_value *cmp_ops[2] = {cond->args[0], kiln_op_operand(op, 1)};
+  const kiln_type *i1 = kiln_type_int(ctx, 1);
+  kiln_named_attr pa = {kiln_intern_cstr(ctx, "predicate"),
+                        kiln_attr_int(ctx, kiln_type_int(ctx, 64), 2 /* slt */)};
+  kiln_op *cmp = kiln_build(&cb, KILN_OP_ARITH_CMPI, 2, cmp_ops, 1, &i1, kiln_attr_dict(ctx, 1, &pa));
+  kiln_block_append_op(cond, cond_branch(ctx, loc, kiln_op_result(cmp, 0), body, n + 1, cond->args,
+                                         cont, n, cond->args + 1));
+  /* Entry: br ^cond(%lb, inits...) */
+  kiln_value **init = kiln_alloc(ctx, (n + 1) * sizeof *init);
+  init[0] = kiln_op_operand(op, 0);
+  for (uint32_t i = 0; i < n; i++) init[i + 1] = kiln_op_operand(op, 3 + i);
+  kiln_block_insert_before(op, branch(ctx, loc, cond, n + 1, init));
+  kiln_op_erase(op);
+  return NULL;
+}
+
+typedef struct if_state {
+  kiln_block *cont;
+  kiln_loc loc;
+} if_state;
+
+static kiln_op *if_exit(kiln_context *ctx, kiln_op *y, void *user) {
+  if_state *s = user;
+  kiln_value **args = kiln_alloc(ctx, (y->num_operands + 1) * sizeof *args);
+  for (uint32_t i = 0; i < y->num_operands; i++) args[i] = kiln_op_operand(y, i);
+  return branch(ctx, s->loc, s->cont, y->num_operands, args);
+}
+
+static kiln_error *lower_if(kiln_context *ctx, kiln_op *op) {
+  kiln_loc loc = op->loc;
+  kiln_block *b = op->parent;
+  kiln_block *cont = split_after(ctx, op);
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    kiln_value *r = kiln_block_add_arg(ctx, cont, op->results[i].type, loc);
+    kiln_value_replace_all_uses(&op->results[i], r);
+  }
+  if_state s = {cont, loc};
+  kiln_block *then_first = op->regions[0].first, *else_first = op->regions[1].first;
+  if (!then_first) return kiln_error_new("scf-to-cf: scf.if without a then block");
+  kiln_block *then_last = move_region(&op->regions[0], b);
+  replace_yields(ctx, then_first, then_last, if_exit, &s);
+  kiln_block *false_dest = cont;
+  /* An else region holding only an empty yield branches straight on. */
+  bool trivial_else = !else_first || (else_first == op->regions[1].last && else_first->first &&
+                                      else_first->first == else_first->last &&
+                                      else_first->first->kind == KILN_OP_SCF_YIELD &&
+                                      !else_first->first->num_operands);
+  if (!trivial_else) {
+    kiln_block *else_last = move_region(&op->regions[1], then_last);
+    replace_yields(ctx, else_first, else_last, if_exit, &s);
+    false_dest = else_first;
+  }
+  kiln_block_insert_before(op, cond_branch(ctx, loc, kiln_op_operand(op, 0), then_first, 0, NULL,
+                                           false_dest, 0, NULL));
+  kiln_op_erase(op);
+  return NULL;
+}
+
+kiln_error *kiln_scf_to_cf(kiln_op *module) {
+  ops_list l = {0};
+  if (!kiln_walk_post(module, collect, &l)) {
+    free(l.v);
+    return kiln_error_new("scf-to-cf: out of memory");
+  }
+  kiln_context *ctx = kiln_op_context(module);
+  kiln_error *e = NULL;
+  for (size_t i = 0; i < l.n && !e; i++)
+    e = l.v[i]->kind == KILN_OP_SCF_FOR ? lower_for(ctx, l.v[i]) : lower_if(ctx, l.v[i]);
+  free(l.v);
+  return e;
+}
