@@ -1,5 +1,13 @@
-/* Hooks of the vm dialect's rows in ops.def (prefix vm_). */
+/* Hooks of the vm dialect's rows in ops.def (prefix vm_), and helpers the
+ * vm stage shares with them. */
 #ifndef KILN_IR_DIALECT_VM_H
 #define KILN_IR_DIALECT_VM_H
+
+bool vm_verify_func(kiln_op *op);
+bool vm_verify_ret(kiln_op *op);
+bool vm_verify_call_import(kiln_op *op);
+bool vm_verify_clear_ref(kiln_op *op);
+bool vm_verify_const(kiln_op *op);
+bool vm_verify_arith(kiln_op *op);
 
 #endif

@@ -1,0 +1,220 @@
+/* The compile session (session.h): option storage, rodata and payload
+ * tables in insertion order, and the context -> session association. */
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const ks_stage_names[] = {
+#define KILN_STAGE_NAME(ID, NAME) NAME,
+    KILN_STAGES(KILN_STAGE_NAME)
+#undef KILN_STAGE_NAME
+};
+
+const char *kiln_stage_name(kiln_stage_t s) {
+  return s < KILN_STAGE_COUNT ? ks_stage_names[s] : "?";
+}
+
+kiln_stage_t kiln_stage_lookup(const char *name) {
+  for (int i = 0; i < KILN_STAGE_COUNT; i++)
+    if (strcmp(ks_stage_names[i], name) == 0) return (kiln_stage_t)i;
+  return KILN_STAGE_COUNT;
+}
+
+static char *ks_strdup(const char *s) {
+  if (!s) return NULL;
+  const size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* Grows *arr (of elem bytes each) so that one more entry fits. */
+static bool ks_grow(void **arr, uint32_t count, uint32_t *cap, size_t elem) {
+  if (count < *cap) return true;
+  const uint32_t n = *cap ? *cap * 2 : 8;
+  void *p = realloc(*arr, n * elem);
+  if (!p) return false;
+  *arr = p;
+  *cap = n;
+  return true;
+}
+
+kiln_session *kiln_session_create(void) {
+  kiln_session *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  s->options.compile_to = KILN_STAGE_SERIALIZE;
+  s->options.dump = stderr;
+  return s;
+}
+
+static void ks_free_strings(char **v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+void kiln_session_destroy(kiln_session *s) {
+  if (!s) return;
+  if (s->ctx && kiln_session_of(s->ctx) == s) kiln_session_attach(NULL, s->ctx);
+  ks_free_strings(s->targets, s->target_count);
+  ks_free_strings(s->flags, s->flag_count);
+  for (uint32_t i = 0; i < s->rodata_count; i++) {
+    free((void *)s->rodata[i].name);
+    if (s->rodata[i].owned) free((void *)s->rodata[i].data);
+  }
+  free(s->rodata);
+  for (uint32_t i = 0; i < s->payload_count; i++) {
+    kiln_session_payload_t *p = &s->payloads[i];
+    free(p->executable);
+    free(p->variant);
+    free(p->arch);
+    free(p->features);
+    free(p->data);
+  }
+  free(s->payloads);
+  free(s);
+}
+
+static kiln_error *ks_push_string(char ***v, uint32_t *n, const char *str) {
+  char **p = realloc(*v, (*n + 1) * sizeof *p);
+  if (!p) return kiln_error_new("out of memory");
+  *v = p;
+  if (!(p[*n] = ks_strdup(str))) return kiln_error_new("out of memory");
+  (*n)++;
+  return NULL;
+}
+
+kiln_error *kiln_session_add_target(kiln_session *s, const char *target) {
+  if (!target || !*target) return kiln_error_new("empty --target");
+  return ks_push_string(&s->targets, &s->target_count, target);
+}
+
+uint32_t kiln_session_targets(const kiln_session *s, const char *const **out) {
+  static const char *const host[] = {"llvm-cpu"};
+  if (!s->target_count) {
+    *out = host;
+    return 1;
+  }
+  *out = (const char *const *)s->targets;
+  return s->target_count;
+}
+
+kiln_error *kiln_session_add_flag(kiln_session *s, const char *flag) {
+  return ks_push_string(&s->flags, &s->flag_count, flag);
+}
+
+kiln_error *kiln_session_add_rodata(kiln_session *s, const char *name,
+                                    const void *data, uint64_t size,
+                                    uint32_t alignment, bool copy,
+                                    uint32_t *index) {
+  if (!name || !*name) return kiln_error_new("rodata entry without a name");
+  if (!alignment || alignment > 64 || (alignment & (alignment - 1)))
+    return kiln_error_new("rodata '%s': alignment %u is not a power of two <= 64", name, alignment);
+  if (size && !data) return kiln_error_new("rodata '%s': no data", name);
+  if (!ks_grow((void **)&s->rodata, s->rodata_count, &s->rodata_cap, sizeof *s->rodata))
+    return kiln_error_new("out of memory");
+  kiln_session_rodata_t *r = &s->rodata[s->rodata_count];
+  memset(r, 0, sizeof *r);
+  r->name = ks_strdup(name);
+  r->size = size;
+  r->alignment = alignment;
+  r->data = data;
+  if (copy) {
+    void *d = malloc(size ? size : 1);
+    if (!d || !r->name) {
+      free(d);
+      free((void *)r->name);
+      return kiln_error_new("out of memory copying rodata '%s'", name);
+    }
+    if (size) memcpy(d, data, size);
+    r->data = d;
+    r->owned = true;
+  } else if (!r->name) {
+    return kiln_error_new("out of memory");
+  }
+  *index = s->rodata_count++;
+  return NULL;
+}
+
+kiln_error *kiln_session_set_payload(kiln_session *s, const char *executable,
+                                     const char *variant,
+                                     kiln_payload_format_t format,
+                                     const char *arch, const char *features,
+                                     const void *data, uint64_t size) {
+  if (!executable || !*executable) return kiln_error_new("payload without an executable name");
+  if (!variant) variant = "";
+  kiln_session_payload_t *p = NULL;
+  for (uint32_t i = 0; i < s->payload_count; i++)
+    if (strcmp(s->payloads[i].executable, executable) == 0 &&
+        strcmp(s->payloads[i].variant, variant) == 0)
+      p = &s->payloads[i];
+  if (!p) {
+    if (!ks_grow((void **)&s->payloads, s->payload_count, &s->payload_cap, sizeof *s->payloads))
+      return kiln_error_new("out of memory");
+    p = &s->payloads[s->payload_count++];
+    memset(p, 0, sizeof *p);
+  } else {
+    free(p->executable);
+    free(p->variant);
+    free(p->arch);
+    free(p->features);
+    free(p->data);
+    memset(p, 0, sizeof *p);
+  }
+  p->executable = ks_strdup(executable);
+  p->variant = ks_strdup(variant);
+  p->arch = ks_strdup(arch);
+  p->features = ks_strdup(features);
+  p->format = format;
+  p->data = malloc(size ? size : 1);
+  p->size = size;
+  if (!p->executable || !p->variant || !p->data || (arch && !p->arch) ||
+      (features && !p->features))
+    return kiln_error_new("out of memory storing the payload of '%s'", executable);
+  if (size) memcpy(p->data, data, size);
+  return NULL;
+}
+
+const kiln_session_payload_t *kiln_session_payload(const kiln_session *s,
+                                                   const char *executable,
+                                                   const char *variant) {
+  const kiln_session_payload_t *any = NULL;
+  for (uint32_t i = 0; i < s->payload_count; i++) {
+    const kiln_session_payload_t *p = &s->payloads[i];
+    if (strcmp(p->executable, executable) != 0) continue;
+    if (variant && strcmp(p->variant, variant) == 0) return p;
+    if (!p->variant[0]) any = p;
+  }
+  return any;
+}
+
+/* A handful of live sessions at most (one per compile); a fixed table
+ * keeps the association free of allocation. */
+static struct {
+  const kiln_context *ctx;
+  kiln_session *s;
+} ks_links[16];
+
+void kiln_session_attach(kiln_session *s, kiln_context *ctx) {
+  for (size_t i = 0; i < sizeof ks_links / sizeof ks_links[0]; i++)
+    if (ks_links[i].ctx == ctx) {
+      ks_links[i].s = s;
+      if (!s) ks_links[i].ctx = NULL;
+      else s->ctx = ctx;
+      return;
+    }
+  if (!s) return;
+  for (size_t i = 0; i < sizeof ks_links / sizeof ks_links[0]; i++)
+    if (!ks_links[i].ctx) {
+      ks_links[i].ctx = ctx;
+      ks_links[i].s = s;
+      s->ctx = ctx;
+      return;
+    }
+}
+
+kiln_session *kiln_session_of(const kiln_context *ctx) {
+  for (size_t i = 0; i < sizeof ks_links / sizeof ks_links[0]; i++)
+    if (ks_links[i].ctx == ctx && ctx) return ks_links[i].s;
+  return NULL;
+}

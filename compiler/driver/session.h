@@ -1,0 +1,129 @@
+/* The compile session: what one kiln-compile run knows besides the IR.
+ *
+ * Takes: options from the command line (or a test). Holds: the targets,
+ * the rodata blobs (constants too large for attributes) and the
+ * executable payloads (.so / .ptx bytes) that stages produce, keyed by
+ * symbol names, never stored in IR attributes (PIPELINE.md). Guarantees:
+ * entries keep the order they were added in (serialize writes them in
+ * that order, so output is deterministic); owned bytes are freed by
+ * kiln_session_destroy; borrowed ones must outlive the session.
+ *
+ * Stages reach the session of the IR they transform through its context:
+ * kiln_session_of(kiln_op_context(module)). */
+#ifndef KILN_SESSION_H
+#define KILN_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stages in pipeline order; --compile-to names them. */
+#define KILN_STAGES(X) \
+  X(INPUT, "input")    \
+  X(FLOW, "flow")      \
+  X(HAL, "hal")        \
+  X(CODEGEN, "codegen") \
+  X(LLVM_IR, "llvm-ir") \
+  X(VM, "vm")          \
+  X(SERIALIZE, "serialize")
+
+typedef enum kiln_stage {
+#define KILN_STAGE_ENUM(ID, NAME) KILN_STAGE_##ID,
+  KILN_STAGES(KILN_STAGE_ENUM)
+#undef KILN_STAGE_ENUM
+  KILN_STAGE_COUNT
+} kiln_stage_t;
+
+const char *kiln_stage_name(kiln_stage_t s);
+/* KILN_STAGE_COUNT when the name is unknown. */
+kiln_stage_t kiln_stage_lookup(const char *name);
+
+typedef struct kiln_session_options {
+  const char *input_path;
+  const char *output_path;
+  kiln_stage_t compile_to;   /* KILN_STAGE_SERIALIZE: write the module */
+  bool print_ir_after_all;
+  const char *print_ir_after; /* comma-separated pass names, or NULL */
+  bool timing;
+  FILE *dump;                 /* where IR dumps and timings go (stderr) */
+} kiln_session_options_t;
+
+typedef struct kiln_session_rodata {
+  const char *name;
+  const void *data;
+  uint64_t size;
+  uint32_t alignment;
+  bool owned;
+} kiln_session_rodata_t;
+
+typedef enum { KILN_PAYLOAD_ELF, KILN_PAYLOAD_PTX } kiln_payload_format_t;
+
+typedef struct kiln_session_payload {
+  char *executable;  /* hal.executable symbol */
+  char *variant;     /* hal.executable.variant symbol, "" = any variant */
+  kiln_payload_format_t format;
+  char *arch;        /* "x86_64", or NULL: from the variant's target */
+  char *features;    /* LLVM feature list "+avx2,+fma", or NULL */
+  uint32_t sm_version;
+  void *data;        /* owned */
+  uint64_t size;
+} kiln_session_payload_t;
+
+typedef struct kiln_session {
+  kiln_session_options_t options;
+  char **targets;    /* --target values in order; default {"llvm-cpu"} */
+  uint32_t target_count;
+  char **flags;      /* command line, for the module's producer record */
+  uint32_t flag_count;
+  kiln_session_rodata_t *rodata;
+  uint32_t rodata_count, rodata_cap;
+  kiln_session_payload_t *payloads;
+  uint32_t payload_count, payload_cap;
+  kiln_context *ctx; /* attached IR context, or NULL */
+} kiln_session;
+
+kiln_session *kiln_session_create(void);
+void kiln_session_destroy(kiln_session *s);
+
+kiln_error *kiln_session_add_target(kiln_session *s, const char *target);
+/* The targets to compile for: the --target values, or {"llvm-cpu"} (the
+ * host) when none was given. */
+uint32_t kiln_session_targets(const kiln_session *s, const char *const **out);
+kiln_error *kiln_session_add_flag(kiln_session *s, const char *flag);
+
+/* Adds a rodata blob; returns its index (what hal.buffer.rodata names)
+ * through *index. copy: the session keeps its own copy; otherwise data
+ * must outlive the session. alignment: a power of two <= 64. */
+kiln_error *kiln_session_add_rodata(kiln_session *s, const char *name,
+                                    const void *data, uint64_t size,
+                                    uint32_t alignment, bool copy,
+                                    uint32_t *index);
+/* Stores (a copy of) a payload for executable/variant, replacing an
+ * earlier one with the same keys. variant "" matches every variant of the
+ * executable that has no payload of its own. */
+kiln_error *kiln_session_set_payload(kiln_session *s, const char *executable,
+                                     const char *variant,
+                                     kiln_payload_format_t format,
+                                     const char *arch, const char *features,
+                                     const void *data, uint64_t size);
+/* The payload for executable/variant (exact key first, then variant ""),
+ * or NULL. */
+const kiln_session_payload_t *kiln_session_payload(const kiln_session *s,
+                                                   const char *executable,
+                                                   const char *variant);
+
+/* Associates s with ctx (one session per context) / finds it again. */
+void kiln_session_attach(kiln_session *s, kiln_context *ctx);
+kiln_session *kiln_session_of(const kiln_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* KILN_SESSION_H */

@@ -1,0 +1,340 @@
+/* The module writer (serialize.h): walks the module once per kind of
+ * entry, in module order, and hands everything to the format builder. */
+#include "serialize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/module_builder.h"
+#include "kiln/vm_bytecode.h"
+#include "vm_stage.h"
+
+#define SZ_COMPILER_VERSION "kiln-compile 0.1"
+
+typedef struct sz {
+  kiln_module_builder_t *b;
+  kiln_session *s;
+  kiln_op *module;
+  const char **files; /* source file table, builder index = position */
+  uint32_t nfiles;
+  kiln_error *err;
+} sz;
+
+static uint32_t sz_file(sz *z, const char *path) {
+  for (uint32_t i = 0; i < z->nfiles; i++)
+    if (strcmp(z->files[i], path) == 0) return i;
+  const char **n = realloc(z->files, (z->nfiles + 1) * sizeof *n);
+  if (!n) return 0;
+  z->files = n;
+  z->files[z->nfiles] = path;
+  kiln_module_builder_add_source_file(z->b, path);
+  return z->nfiles++;
+}
+
+/* Tensor (or scalar, as rank 0) types of a reflection signature. */
+static kiln_error *sz_tensor_types(const kiln_type *const *types, uint32_t n,
+                                   kiln_module_tensor_type_t *out,
+                                   int64_t *dims_pool, const char *fname) {
+  for (uint32_t i = 0; i < n; i++) {
+    const kiln_type *t = types[i];
+    const kiln_type *elem = kiln_type_elem_or_self(t);
+    out[i].element_type = kiln_vm_element_type(elem);
+    if (out[i].element_type == kiln_fb_ElementType_Unknown) {
+      char *s = kiln_type_to_string(t);
+      kiln_error *e = kiln_error_new("function @%s: type '%s' has no module element type",
+                                     fname, s ? s : "?");
+      free(s);
+      return e;
+    }
+    out[i].rank = 0;
+    out[i].dims = dims_pool;
+    if (t->kind == KILN_TYPE_TENSOR) {
+      out[i].rank = t->rank;
+      for (uint32_t d = 0; d < t->rank; d++)
+        dims_pool[d] = t->shape[d] == KILN_DYNAMIC ? -1 : t->shape[d];
+      dims_pool += t->rank;
+    } else if (kiln_type_is_shaped(t)) {
+      return kiln_error_new("function @%s: signature types must be tensors or scalars", fname);
+    }
+  }
+  return NULL;
+}
+
+static kiln_error *sz_function(sz *z, kiln_op *fn, kiln_vm_imports_t *imports) {
+  const char *name = kiln_symbol_name(fn);
+  const kiln_attr *sig = kiln_op_get_attr(fn, "kiln.signature");
+  if (!sig || sig->kind != KILN_ATTR_TYPE || sig->type->kind != KILN_TYPE_FUNCTION)
+    return kiln_error_new("function @%s has no kiln.signature (run convert-to-vm)", name);
+  kiln_vm_function_code_t code;
+  kiln_error *err = kiln_vm_emit_function(fn, imports, &code);
+  if (err) return err;
+  const kiln_type *st = sig->type;
+  uint32_t total_dims = 0;
+  for (uint32_t i = 0; i < st->num_inputs + st->num_results; i++)
+    total_dims += st->types[i]->rank;
+  kiln_module_tensor_type_t *tt = calloc(st->num_inputs + st->num_results + 1, sizeof *tt);
+  int64_t *dims = calloc(total_dims + 1, sizeof *dims);
+  kiln_fb_SourceLocation_t *locs = calloc(code.location_count + 1, sizeof *locs);
+  if (!tt || !dims || !locs) {
+    err = kiln_error_new("out of memory");
+    goto done;
+  }
+  if ((err = sz_tensor_types(st->types, st->num_inputs + st->num_results, tt, dims, name)))
+    goto done;
+  for (uint32_t i = 0; i < code.location_count; i++) {
+    locs[i].pc = code.locations[i].pc;
+    locs[i].file = sz_file(z, code.locations[i].file);
+    locs[i].line = code.locations[i].line;
+    locs[i].column = code.locations[i].col;
+  }
+  const kiln_attr *vis = kiln_op_get_attr(fn, "sym_visibility");
+  kiln_module_function_desc_t f;
+  memset(&f, 0, sizeof f);
+  f.name = name;
+  f.exported = !vis || vis->kind != KILN_ATTR_STRING || strcmp(vis->str, "public") == 0;
+  f.input_count = st->num_inputs;
+  f.inputs = tt;
+  f.output_count = st->num_results;
+  f.outputs = tt + st->num_inputs;
+  f.bytecode = code.code;
+  f.bytecode_size = code.size;
+  f.i32_register_count = code.scalar_count;
+  f.ref_register_count = code.ref_count;
+  f.location_count = code.location_count;
+  f.locations = locs;
+  f.vm_signature = code.signature;
+  kiln_module_builder_add_function(z->b, &f);
+done:
+  free(tt);
+  free(dims);
+  free(locs);
+  kiln_vm_function_code_free(&code);
+  return err;
+}
+
+/* ---- executables --------------------------------------------------------- */
+
+static const kiln_attr *sz_attr(const kiln_op *op, const char *name, kiln_attr_kind kind) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  return a && a->kind == kind ? a : NULL;
+}
+
+static int64_t sz_int(const kiln_op *op, const char *name, int64_t dflt) {
+  const kiln_attr *a = sz_attr(op, name, KILN_ATTR_INTEGER);
+  return a ? a->i : dflt;
+}
+
+/* Workgroup size: the export's `workgroup_size`, else the kernel's
+ * kiln.launch.workgroup_size, else 1x1x1. */
+static void sz_workgroup_size(kiln_op *variant, kiln_op *exp, uint32_t out[3]) {
+  out[0] = out[1] = out[2] = 1;
+  const kiln_attr *ws = kiln_op_get_attr(exp, "workgroup_size");
+  if (!ws) {
+    const char *name = kiln_symbol_name(exp);
+    for (kiln_op *m = variant->regions[0].first ? variant->regions[0].first->first : NULL;
+         m && !ws; m = m->next) {
+      if (m->kind != KILN_OP_BUILTIN_MODULE || !m->regions[0].first) continue;
+      kiln_op *k = name ? kiln_symbol_lookup(m, name) : NULL;
+      const kiln_attr *launch = k ? kiln_op_get_attr(k, "kiln.launch") : NULL;
+      if (launch && launch->kind == KILN_ATTR_DICT) ws = kiln_dict_get(launch, "workgroup_size");
+    }
+  }
+  if (!ws) return;
+  for (uint32_t i = 0; i < 3; i++) {
+    int64_t v = 1;
+    if (ws->kind == KILN_ATTR_DENSE_ARRAY && i < ws->count && kiln_type_is_int_or_index(ws->type))
+      v = ((const int64_t *)ws->data)[i];
+    else if (ws->kind == KILN_ATTR_ARRAY && i < ws->count && ws->elems[i]->kind == KILN_ATTR_INTEGER)
+      v = ws->elems[i]->i;
+    out[i] = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 1;
+  }
+}
+
+static bool sz_named(const kiln_op *op, const char *name) {
+  return strcmp(op->name, name) == 0;
+}
+
+/* Parses "llvm-cpu[:ARCH[+F1+F2]]" / "cuda:sm_NN" into the variant. */
+static kiln_error *sz_target(const char *target, const kiln_session_payload_t *p,
+                             kiln_module_variant_desc_t *v, char *target_buf,
+                             char *arch_buf, char *feat_buf, size_t cap) {
+  const char *colon = strchr(target, ':');
+  const size_t tlen = colon ? (size_t)(colon - target) : strlen(target);
+  if (tlen + 1 > cap) return kiln_error_new("target '%s' is too long", target);
+  memcpy(target_buf, target, tlen);
+  target_buf[tlen] = 0;
+  v->target = target_buf;
+  const char *rest = colon ? colon + 1 : "";
+  if (strcmp(target_buf, "cuda") == 0) {
+    unsigned sm = 0;
+    if (sscanf(rest, "sm_%u", &sm) != 1)
+      return kiln_error_new("target '%s': expected cuda:sm_NN", target);
+    v->sm_version = sm;
+    v->arch = "nvptx64";
+    v->format = kiln_fb_PayloadFormat_PTX;
+    return NULL;
+  }
+  if (strcmp(target_buf, "llvm-cpu") != 0)
+    return kiln_error_new("unknown target '%s' (valid: llvm-cpu[:ARCH[+FEATURES]], cuda:sm_NN)", target);
+  v->format = kiln_fb_PayloadFormat_ELF;
+  const char *plus = strchr(rest, '+');
+  size_t alen = plus ? (size_t)(plus - rest) : strlen(rest);
+  if (alen + 1 > cap) return kiln_error_new("target '%s' is too long", target);
+  memcpy(arch_buf, rest, alen);
+  arch_buf[alen] = 0;
+  if (!alen || strcmp(arch_buf, "host") == 0) {
+#if defined(__aarch64__)
+    strcpy(arch_buf, "aarch64");
+#else
+    strcpy(arch_buf, "x86_64");
+#endif
+  }
+  /* "+a+b" -> "+a,+b", the LLVM feature-list spelling variants record. */
+  size_t n = 0;
+  feat_buf[0] = 0;
+  for (const char *f = plus; f && *f;) {
+    const char *next = strchr(f + 1, '+');
+    const size_t len = next ? (size_t)(next - f) : strlen(f);
+    if (n + len + 2 > cap) return kiln_error_new("target '%s' is too long", target);
+    if (n) feat_buf[n++] = ',';
+    memcpy(feat_buf + n, f, len);
+    n += len;
+    feat_buf[n] = 0;
+    f = next;
+  }
+  v->arch = p && p->arch ? p->arch : arch_buf;
+  v->cpu_features = p && p->features ? p->features : feat_buf;
+  return NULL;
+}
+
+static kiln_error *sz_executable(sz *z, kiln_op *exe) {
+  const char *name = kiln_symbol_name(exe);
+  if (!name) return kiln_error_new("hal.executable without sym_name");
+  kiln_block *body = exe->num_regions ? exe->regions[0].first : NULL;
+  kiln_op *variants[64];
+  uint32_t nvar = 0;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
+    if (sz_named(o, "hal.executable.variant")) {
+      if (nvar == 64) return kiln_error_new("executable @%s has more than 64 variants", name);
+      variants[nvar++] = o;
+    }
+  if (!nvar) return kiln_error_new("executable @%s has no hal.executable.variant", name);
+  /* Exports from the first variant, placed by ordinal. */
+  kiln_module_export_desc_t exports[256];
+  bool ro[256][64];
+  uint32_t nexp = 0;
+  memset(exports, 0, sizeof exports);
+  kiln_block *vb = variants[0]->num_regions ? variants[0]->regions[0].first : NULL;
+  for (kiln_op *o = vb ? vb->first : NULL; o; o = o->next) {
+    if (!sz_named(o, "hal.executable.export")) continue;
+    const char *ename = kiln_symbol_name(o);
+    const int64_t ord = sz_int(o, "ordinal", -1);
+    const int64_t nb = sz_int(o, "binding_count", -1);
+    const int64_t mask = sz_int(o, "readonly_mask", 0);
+    const int64_t npc = sz_int(o, "push_constant_count", 0);
+    if (!ename || ord < 0 || ord >= 256 || exports[ord].name)
+      return kiln_error_new("executable @%s: export needs a sym_name and a unique ordinal below 256", name);
+    if (nb < 0 || nb > 64 || npc < 0 || npc > 1024)
+      return kiln_error_new("executable @%s export @%s: binding_count (0..64) and push_constant_count are required",
+                            name, ename);
+    kiln_module_export_desc_t *e = &exports[ord];
+    e->name = ename;
+    sz_workgroup_size(variants[0], o, e->workgroup_size);
+    e->binding_count = (uint32_t)nb;
+    for (int64_t i = 0; i < nb; i++) ro[ord][i] = (mask >> i) & 1;
+    e->binding_read_only = ro[ord];
+    e->push_constant_count = (uint32_t)npc;
+    if ((uint32_t)ord + 1 > nexp) nexp = (uint32_t)ord + 1;
+  }
+  for (uint32_t i = 0; i < nexp; i++)
+    if (!exports[i].name)
+      return kiln_error_new("executable @%s: no export has ordinal %u", name, i);
+  kiln_module_variant_desc_t vars[64];
+  char bufs[64][3][128];
+  memset(vars, 0, sizeof vars);
+  for (uint32_t i = 0; i < nvar; i++) {
+    const char *vname = kiln_symbol_name(variants[i]);
+    const kiln_attr *target = sz_attr(variants[i], "target", KILN_ATTR_STRING);
+    if (!vname || !target)
+      return kiln_error_new("executable @%s: a variant lacks sym_name or target", name);
+    const kiln_session_payload_t *p = kiln_session_payload(z->s, name, vname);
+    if (!p)
+      return kiln_error_new("executable @%s variant @%s has no payload (the codegen stage produces it)",
+                            name, vname);
+    kiln_error *err = sz_target(target->str, p, &vars[i], bufs[i][0], bufs[i][1], bufs[i][2],
+                                sizeof bufs[i][0]);
+    if (err) return err;
+    vars[i].name = vname;
+    vars[i].format = p->format == KILN_PAYLOAD_PTX ? kiln_fb_PayloadFormat_PTX
+                                                   : kiln_fb_PayloadFormat_ELF;
+    vars[i].payload = p->data;
+    vars[i].payload_size = p->size;
+  }
+  const kiln_module_executable_desc_t d = {name, nexp, exports, nvar, vars};
+  kiln_module_builder_add_executable(z->b, &d);
+  return NULL;
+}
+
+kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
+                                  uint8_t **data, size_t *size) {
+  sz z;
+  memset(&z, 0, sizeof z);
+  z.s = session;
+  z.module = module;
+  z.b = kiln_module_builder_create();
+  if (!z.b) return kiln_error_new("out of memory");
+  kiln_vm_imports_t imports;
+  memset(&imports, 0, sizeof imports);
+  kiln_error *err = NULL;
+  const kiln_attr *mname = kiln_op_get_attr(module, "sym_name");
+  kiln_module_builder_set_name(z.b, mname && mname->kind == KILN_ATTR_STRING ? mname->str : "module");
+  kiln_module_builder_set_producer(z.b, SZ_COMPILER_VERSION, session->flag_count,
+                                   (const char *const *)session->flags);
+  kiln_module_builder_set_bytecode_version(z.b, KILN_VM_BYTECODE_VERSION);
+  kiln_module_builder_set_compression(z.b, KILN_MODULE_COMPRESS_AUTO);
+  kiln_block *body = kiln_module_body(module);
+  uint32_t nfuncs = 0;
+  for (kiln_op *op = body->first; op && !err; op = op->next) {
+    if (op->kind == KILN_OP_VM_FUNC) {
+      err = sz_function(&z, op, &imports);
+      nfuncs++;
+    } else if (op->kind == KILN_OP_FUNC_FUNC && op->regions[0].first) {
+      err = kiln_error_new("function @%s was not converted to the VM (run the vm stage)",
+                           kiln_symbol_name(op));
+    }
+  }
+  if (!err && !nfuncs) err = kiln_error_new("the module has no function to serialize");
+  for (uint32_t i = 0; !err && i < imports.count; i++)
+    kiln_module_builder_add_import(z.b, imports.names[i], imports.signatures[i]);
+  for (uint32_t i = 0; !err && i < session->rodata_count; i++) {
+    const kiln_session_rodata_t *r = &session->rodata[i];
+    kiln_module_builder_add_rodata_borrowed(z.b, r->name, r->data, r->size, r->alignment);
+  }
+  for (kiln_op *op = body->first; op && !err; op = op->next)
+    if (sz_named(op, "hal.executable")) err = sz_executable(&z, op);
+  kiln_format_error_t ferr;
+  if (!err && !kiln_module_builder_finish(z.b, data, size, &ferr))
+    err = kiln_error_new("writing the module: %s", ferr.message);
+  kiln_vm_imports_free(&imports);
+  kiln_module_builder_destroy(z.b);
+  free(z.files);
+  return err;
+}
+
+kiln_error *kiln_serialize_to_file(kiln_op *module, kiln_session *session,
+                                   const char *path) {
+  uint8_t *data = NULL;
+  size_t size = 0;
+  kiln_error *err = kiln_serialize_module(module, session, &data, &size);
+  if (err) return err;
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    free(data);
+    return kiln_error_new("cannot open '%s' for writing", path);
+  }
+  const bool ok = fwrite(data, 1, size, f) == size;
+  free(data);
+  if (fclose(f) != 0 || !ok) return kiln_error_new("writing '%s' failed", path);
+  return NULL;
+}

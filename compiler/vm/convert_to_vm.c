@@ -1,0 +1,609 @@
+/* convert-to-vm: host functions after the hal stage -> vm.func.
+ *
+ * Takes: top-level func.funcs whose values are !hal.* refs and scalars
+ * (index, i32, i64, f32, f64) holding the host ops PIPELINE.md lists for
+ * the hal stage (hal.buffer_view.assert/buffer/create, hal.buffer.allocate/
+ * rodata, hal.command_buffer.create/dispatch/barrier/execute,
+ * hal.device.wait), scalar arith, and func.return; hal.executable ops are
+ * left as they are. Guarantees: each such func becomes a vm.func of the
+ * same name and visibility whose body holds only vm.const.*, vm ops of the
+ * opcode table, vm.call.import (callee = full HAL import name, signature =
+ * the string runtime-min checks, spans = tuple count per variadic span)
+ * and vm.ret; index becomes i64; attributes are turned into constants
+ * (one per distinct value per function); `kiln.signature` (the tensor
+ * signature, the module's reflection data) is kept or derived from the
+ * input asserts and the views returned. Ops it cannot lower are errors at
+ * their location naming the op. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/vm_bytecode.h"
+#include "vm_internal.h"
+
+typedef struct cv_const {
+  const kiln_type *type;
+  int64_t value;
+  kiln_value *val;
+} cv_const;
+
+typedef struct cv {
+  kiln_context *ctx;
+  kiln_op *module;
+  kiln_builder b;
+  kiln_value_map map;
+  const kiln_type *i32, *i64;
+  cv_const *consts;
+  uint32_t nconsts, capconsts;
+  bool failed;
+} cv;
+
+static bool cv_fail(cv *c, const kiln_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool cv_fail(cv *c, const kiln_op *op, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kiln_emit_verror(c->ctx, op->loc, "error", fmt, ap);
+  va_end(ap);
+  c->failed = true;
+  return false;
+}
+
+/* ---- attribute readers ------------------------------------------------- */
+
+static bool cv_int_attr(cv *c, const kiln_op *op, const char *name,
+                        int64_t *out, bool required) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  if (!a) {
+    if (required)
+      return cv_fail(c, op, "'%s' needs an integer attribute '%s'", op->name, name);
+    return true;
+  }
+  if (a->kind != KILN_ATTR_INTEGER)
+    return cv_fail(c, op, "'%s': attribute '%s' must be an integer", op->name, name);
+  *out = a->i;
+  return true;
+}
+
+/* Integer list attribute (array<i64: ...>, array<i32: ...> or [1, 2]);
+ * *n = 0 and *out = NULL when absent and not required. */
+static bool cv_ints_attr(cv *c, const kiln_op *op, const char *name,
+                         const int64_t **out, uint32_t *n, bool required) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  *out = NULL;
+  *n = 0;
+  if (!a) {
+    if (required)
+      return cv_fail(c, op, "'%s' needs an integer array attribute '%s'", op->name, name);
+    return true;
+  }
+  if (a->kind == KILN_ATTR_DENSE_ARRAY && kiln_type_is_int_or_index(a->type)) {
+    *out = a->data;
+    *n = a->count;
+    return true;
+  }
+  if (a->kind == KILN_ATTR_ARRAY) {
+    int64_t *v = kiln_alloc(c->ctx, (a->count + 1) * sizeof *v);
+    for (uint32_t i = 0; i < a->count; i++) {
+      if (a->elems[i]->kind != KILN_ATTR_INTEGER)
+        return cv_fail(c, op, "'%s': attribute '%s' must hold integers", op->name, name);
+      v[i] = a->elems[i]->i;
+    }
+    *out = v;
+    *n = a->count;
+    return true;
+  }
+  return cv_fail(c, op, "'%s': attribute '%s' must be an integer array", op->name, name);
+}
+
+static bool cv_elem_attr(cv *c, const kiln_op *op, int64_t *code) {
+  const kiln_attr *a = kiln_op_get_attr(op, "element_type");
+  if (!a || a->kind != KILN_ATTR_TYPE)
+    return cv_fail(c, op, "'%s' needs a type attribute 'element_type'", op->name);
+  const kiln_fb_ElementType_t et = kiln_vm_element_type(a->type);
+  if (et == kiln_fb_ElementType_Unknown) {
+    char *s = kiln_type_to_string(a->type);
+    cv_fail(c, op, "'%s': element type '%s' has no module ElementType", op->name,
+            s ? s : "?");
+    free(s);
+    return false;
+  }
+  *code = (int64_t)et;
+  return true;
+}
+
+/* ---- builders ------------------------------------------------------------ */
+
+static const kiln_type *cv_type(cv *c, const kiln_type *t) {
+  if (t->kind == KILN_TYPE_INDEX) return c->i64;
+  if (t->kind == KILN_TYPE_INTEGER && t->width == 1) return c->i32;
+  return vmx_type_letter(t) ? t : NULL;
+}
+
+/* One vm.const per distinct (type, value) in a function: host code is
+ * small, and sharing keeps the scalar bank small too. */
+static kiln_value *cv_const_int(cv *c, const kiln_type *t, int64_t v) {
+  for (uint32_t i = 0; i < c->nconsts; i++)
+    if (c->consts[i].type == t && c->consts[i].value == v) return c->consts[i].val;
+  const kiln_named_attr na = {kiln_intern_cstr(c->ctx, "value"),
+                              kiln_attr_int(c->ctx, t, v)};
+  const kiln_op_kind k = t->width == 64 ? KILN_OP_VM_CONST_I64 : KILN_OP_VM_CONST_I32;
+  kiln_op *op = kiln_build(&c->b, k, 0, NULL, 1, &t, kiln_attr_dict(c->ctx, 1, &na));
+  if (c->nconsts == c->capconsts) {
+    const uint32_t cap = c->capconsts ? c->capconsts * 2 : 32;
+    cv_const *n = kiln_alloc(c->ctx, cap * sizeof *n);
+    if (c->nconsts) memcpy(n, c->consts, c->nconsts * sizeof *n);
+    c->consts = n;
+    c->capconsts = cap;
+  }
+  c->consts[c->nconsts++] = (cv_const){t, v, kiln_op_result(op, 0)};
+  return kiln_op_result(op, 0);
+}
+
+static kiln_value *cv_i32(cv *c, const kiln_op *at, int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX) {
+    cv_fail(c, at, "'%s': value %lld does not fit in i32", at->name, (long long)v);
+    v = 0;
+  }
+  return cv_const_int(c, c->i32, v);
+}
+static kiln_value *cv_i64(cv *c, int64_t v) { return cv_const_int(c, c->i64, v); }
+
+/* Operand list under construction for one call. */
+typedef struct cv_args {
+  kiln_value *v[512];
+  uint32_t n;
+  int64_t spans[4];
+  uint32_t nspans;
+} cv_args;
+
+static void cv_push(cv_args *a, kiln_value *v) {
+  if (a->n < sizeof a->v / sizeof a->v[0]) a->v[a->n++] = v;
+}
+
+/* vm.call.import of HAL function `callee` (result type `res` or NULL). */
+static kiln_op *cv_call(cv *c, const kiln_op *src, const char *callee,
+                        cv_args *a, const kiln_type *res) {
+  const char *sig = vmx_hal_import_signature(callee);
+  if (!sig) {
+    cv_fail(c, src, "no HAL import named '%s'", callee);
+    return NULL;
+  }
+  if (a->n >= sizeof a->v / sizeof a->v[0] || a->n > KILN_VM_MAX_LIST - a->nspans) {
+    cv_fail(c, src, "'%s': too many operands for one VM call", src->name);
+    return NULL;
+  }
+  kiln_named_attr na[3];
+  uint32_t nn = 0;
+  na[nn++] = (kiln_named_attr){kiln_intern_cstr(c->ctx, "callee"),
+                               kiln_attr_string(c->ctx, callee, strlen(callee))};
+  na[nn++] = (kiln_named_attr){kiln_intern_cstr(c->ctx, "signature"),
+                               kiln_attr_string(c->ctx, sig, strlen(sig))};
+  if (a->nspans)
+    na[nn++] = (kiln_named_attr){
+        kiln_intern_cstr(c->ctx, "spans"),
+        kiln_attr_dense_array(c->ctx, c->i32, a->nspans, a->spans, NULL)};
+  c->b.loc = src->loc;
+  return kiln_build(&c->b, KILN_OP_VM_CALL_IMPORT, a->n, a->v, res ? 1 : 0,
+                    res ? &res : NULL, kiln_attr_dict(c->ctx, nn, na));
+}
+
+static kiln_value *cv_operand(cv *c, const kiln_op *op, uint32_t i) {
+  kiln_value *v = kiln_value_map_lookup(&c->map, kiln_op_operand(op, i));
+  if (!v) {
+    cv_fail(c, op, "'%s': operand #%u was not lowered to the VM", op->name, i);
+    return NULL;
+  }
+  return v;
+}
+
+static void cv_map_result(cv *c, kiln_op *op, kiln_op *call) {
+  if (call && op->num_results == 1 && call->num_results == 1)
+    kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), kiln_op_result(call, 0));
+}
+
+static bool cv_expect(cv *c, const kiln_op *op, uint32_t operands, uint32_t results) {
+  if (op->num_operands != operands || op->num_results != results)
+    return cv_fail(c, op, "'%s' expects %u operand(s) and %u result(s)", op->name,
+                   operands, results);
+  for (uint32_t i = 0; i < operands; i++)
+    if (!vmx_is_ref(kiln_op_operand(op, i)->type))
+      return cv_fail(c, op, "'%s': operand #%u must be a !hal value", op->name, i);
+  return true;
+}
+
+/* Index of the hal.executable named `name` among the module's executables,
+ * the order serialize writes them in; -1 when absent. */
+static int64_t cv_executable_index(cv *c, const char *name) {
+  int64_t i = 0;
+  for (kiln_op *o = kiln_module_body(c->module)->first; o; o = o->next) {
+    if (strcmp(o->name, "hal.executable") != 0) continue;
+    const char *s = kiln_symbol_name(o);
+    if (s && strcmp(s, name) == 0) return i;
+    i++;
+  }
+  return -1;
+}
+
+/* ---- hal ops ------------------------------------------------------------- */
+
+static bool cv_assert(cv *c, kiln_op *op) {
+  int64_t input = 0, et = 0;
+  const int64_t *dims;
+  uint32_t rank;
+  if (!cv_expect(c, op, 1, 0) || !cv_int_attr(c, op, "input", &input, true) ||
+      !cv_elem_attr(c, op, &et) || !cv_ints_attr(c, op, "shape", &dims, &rank, true))
+    return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_operand(c, op, 0));
+  cv_push(&a, cv_i32(c, op, input));
+  cv_push(&a, cv_i32(c, op, et));
+  for (uint32_t i = 0; i < rank; i++)
+    cv_push(&a, cv_i64(c, dims[i] == KILN_DYNAMIC ? -1 : dims[i]));
+  a.spans[a.nspans++] = rank;
+  return cv_call(c, op, "hal.buffer_view.assert", &a, NULL) != NULL;
+}
+
+static bool cv_view_create(cv *c, kiln_op *op) {
+  int64_t offset = 0, et = 0;
+  const int64_t *dims;
+  uint32_t rank;
+  if (!cv_expect(c, op, 1, 1) || !cv_int_attr(c, op, "offset", &offset, false) ||
+      !cv_elem_attr(c, op, &et) || !cv_ints_attr(c, op, "shape", &dims, &rank, true))
+    return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_operand(c, op, 0));
+  cv_push(&a, cv_i64(c, offset));
+  cv_push(&a, cv_i32(c, op, et));
+  for (uint32_t i = 0; i < rank; i++) {
+    if (dims[i] < 0) return cv_fail(c, op, "'%s': dynamic result shapes are not supported yet", op->name);
+    cv_push(&a, cv_i64(c, dims[i]));
+  }
+  a.spans[a.nspans++] = rank;
+  kiln_op *call = cv_call(c, op, "hal.buffer_view.create", &a, op->results[0].type);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
+static bool cv_allocate(cv *c, kiln_op *op) {
+  int64_t size = 0;
+  cv_args a = {.n = 0};
+  if (op->num_operands == 1 && op->num_results == 1) {
+    cv_push(&a, cv_operand(c, op, 0)); /* dynamic size, already i64 */
+  } else {
+    if (op->num_operands != 0 || op->num_results != 1)
+      return cv_fail(c, op, "'%s' expects no operand (or a size) and one result", op->name);
+    if (!cv_int_attr(c, op, "size", &size, true)) return false;
+    if (size < 0) return cv_fail(c, op, "'%s': negative size %lld", op->name, (long long)size);
+    cv_push(&a, cv_i64(c, size));
+  }
+  kiln_op *call = cv_call(c, op, "hal.buffer.allocate", &a, op->results[0].type);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
+static bool cv_rodata(cv *c, kiln_op *op) {
+  int64_t index = 0;
+  if (!cv_expect(c, op, 0, 1) || !cv_int_attr(c, op, "index", &index, true))
+    return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_i32(c, op, index));
+  kiln_op *call = cv_call(c, op, "hal.buffer.rodata", &a, op->results[0].type);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
+/* Ops that are one import call on their ref operands. */
+static bool cv_simple(cv *c, kiln_op *op, const char *callee, uint32_t nops,
+                      uint32_t nres) {
+  if (!cv_expect(c, op, nops, nres)) return false;
+  cv_args a = {.n = 0};
+  for (uint32_t i = 0; i < nops; i++) cv_push(&a, cv_operand(c, op, i));
+  kiln_op *call = cv_call(c, op, callee, &a, nres ? op->results[0].type : NULL);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
+static bool cv_dispatch(cv *c, kiln_op *op) {
+  const kiln_attr *exe = kiln_op_get_attr(op, "executable");
+  if (!exe || exe->kind != KILN_ATTR_SYMBOL_REF)
+    return cv_fail(c, op, "'%s' needs a symbol attribute 'executable'", op->name);
+  const int64_t exe_index = cv_executable_index(c, exe->str);
+  if (exe_index < 0)
+    return cv_fail(c, op, "'%s': no hal.executable named @%s in the module", op->name, exe->str);
+  int64_t ordinal = 0;
+  const int64_t *wg, *offsets, *lengths, *consts;
+  uint32_t nwg, noff, nlen, nconst;
+  if (!cv_int_attr(c, op, "ordinal", &ordinal, true) ||
+      !cv_ints_attr(c, op, "workgroup_count", &wg, &nwg, false) ||
+      !cv_ints_attr(c, op, "offsets", &offsets, &noff, true) ||
+      !cv_ints_attr(c, op, "lengths", &lengths, &nlen, true) ||
+      !cv_ints_attr(c, op, "constants", &consts, &nconst, false))
+    return false;
+  if (!wg)
+    return cv_fail(c, op, "'%s' has no 'workgroup_count' (codegen fills it in; did the codegen stage run?)",
+                   op->name);
+  if (nwg < 1 || nwg > 3)
+    return cv_fail(c, op, "'%s': 'workgroup_count' needs 1 to 3 entries, has %u", op->name, nwg);
+  if (op->num_operands < 1 || op->num_results != 0)
+    return cv_fail(c, op, "'%s' expects a command buffer then the bound buffers", op->name);
+  const uint32_t nbind = op->num_operands - 1;
+  if (noff != nbind || nlen != nbind)
+    return cv_fail(c, op, "'%s' binds %u buffers but has %u offsets and %u lengths",
+                   op->name, nbind, noff, nlen);
+  if (!cv_expect(c, op, op->num_operands, 0)) return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_operand(c, op, 0));
+  cv_push(&a, cv_i32(c, op, exe_index));
+  cv_push(&a, cv_i32(c, op, ordinal));
+  for (uint32_t i = 0; i < 3; i++) {
+    const int64_t n = i < nwg ? wg[i] : 1;
+    if (n < 1) return cv_fail(c, op, "'%s': workgroup count %lld in dimension %u", op->name, (long long)n, i);
+    cv_push(&a, cv_i32(c, op, n));
+  }
+  for (uint32_t i = 0; i < nconst; i++)
+    cv_push(&a, cv_const_int(c, c->i32, (int32_t)(uint32_t)consts[i]));
+  a.spans[a.nspans++] = nconst;
+  for (uint32_t i = 0; i < nbind; i++) {
+    if (offsets[i] < 0 || lengths[i] < 0)
+      return cv_fail(c, op, "'%s': binding %u has a negative offset or length", op->name, i);
+    cv_push(&a, cv_operand(c, op, 1 + i));
+    cv_push(&a, cv_i64(c, offsets[i]));
+    cv_push(&a, cv_i64(c, lengths[i]));
+  }
+  a.spans[a.nspans++] = nbind;
+  return cv_call(c, op, "hal.command_buffer.dispatch", &a, NULL) != NULL;
+}
+
+/* ---- scalar arith ------------------------------------------------------ */
+
+static const struct {
+  const char *name;
+  kiln_op_kind i32, i64, f32, f64; /* KILN_OP_COUNT: none */
+} cv_arith[] = {
+#define N KILN_OP_COUNT
+    {"arith.addi", KILN_OP_VM_ADD_I32, KILN_OP_VM_ADD_I64, N, N},
+    {"arith.subi", KILN_OP_VM_SUB_I32, KILN_OP_VM_SUB_I64, N, N},
+    {"arith.muli", KILN_OP_VM_MUL_I32, KILN_OP_VM_MUL_I64, N, N},
+    {"arith.divsi", KILN_OP_VM_DIVS_I32, KILN_OP_VM_DIVS_I64, N, N},
+    {"arith.divui", KILN_OP_VM_DIVU_I32, KILN_OP_VM_DIVU_I64, N, N},
+    {"arith.remsi", KILN_OP_VM_REMS_I32, KILN_OP_VM_REMS_I64, N, N},
+    {"arith.remui", KILN_OP_VM_REMU_I32, KILN_OP_VM_REMU_I64, N, N},
+    {"arith.andi", KILN_OP_VM_AND_I32, KILN_OP_VM_AND_I64, N, N},
+    {"arith.ori", KILN_OP_VM_OR_I32, KILN_OP_VM_OR_I64, N, N},
+    {"arith.xori", KILN_OP_VM_XOR_I32, KILN_OP_VM_XOR_I64, N, N},
+    {"arith.shli", KILN_OP_VM_SHL_I32, KILN_OP_VM_SHL_I64, N, N},
+    {"arith.shrsi", KILN_OP_VM_SHRS_I32, KILN_OP_VM_SHRS_I64, N, N},
+    {"arith.shrui", KILN_OP_VM_SHRU_I32, KILN_OP_VM_SHRU_I64, N, N},
+    {"arith.minsi", KILN_OP_VM_MINS_I32, KILN_OP_VM_MINS_I64, N, N},
+    {"arith.maxsi", KILN_OP_VM_MAXS_I32, KILN_OP_VM_MAXS_I64, N, N},
+    {"arith.ceildivsi", KILN_OP_VM_CEILDIV_I32, KILN_OP_VM_CEILDIV_I64, N, N},
+    {"arith.addf", N, N, KILN_OP_VM_ADD_F32, KILN_OP_VM_ADD_F64},
+    {"arith.subf", N, N, KILN_OP_VM_SUB_F32, KILN_OP_VM_SUB_F64},
+    {"arith.mulf", N, N, KILN_OP_VM_MUL_F32, KILN_OP_VM_MUL_F64},
+    {"arith.divf", N, N, KILN_OP_VM_DIV_F32, KILN_OP_VM_DIV_F64},
+    {"arith.negf", N, N, KILN_OP_VM_NEG_F32, KILN_OP_VM_NEG_F64},
+#undef N
+};
+
+static bool cv_arith_op(cv *c, kiln_op *op, bool *handled) {
+  *handled = false;
+  for (size_t i = 0; i < sizeof cv_arith / sizeof cv_arith[0]; i++) {
+    if (strcmp(op->name, cv_arith[i].name) != 0) continue;
+    *handled = true;
+    const kiln_type *t = op->num_results == 1 ? cv_type(c, op->results[0].type) : NULL;
+    const char l = t ? vmx_type_letter(t) : 0;
+    const kiln_op_kind k = l == 'i' ? cv_arith[i].i32 : l == 'I' ? cv_arith[i].i64
+                         : l == 'f' ? cv_arith[i].f32 : l == 'F' ? cv_arith[i].f64
+                         : KILN_OP_COUNT;
+    if (k == KILN_OP_COUNT)
+      return cv_fail(c, op, "'%s' on this type has no VM opcode (host code computes on i32, i64/index, f32, f64 scalars)",
+                     op->name);
+    kiln_value *ops[2];
+    for (uint32_t j = 0; j < op->num_operands && j < 2; j++)
+      if (!(ops[j] = cv_operand(c, op, j))) return false;
+    c->b.loc = op->loc;
+    kiln_op *n = kiln_build(&c->b, k, op->num_operands, ops, 1, &t, NULL);
+    cv_map_result(c, op, n);
+    return true;
+  }
+  return true;
+}
+
+static bool cv_constant(cv *c, kiln_op *op) {
+  const kiln_attr *v = kiln_op_get_attr(op, "value");
+  const kiln_type *t = cv_type(c, op->results[0].type);
+  if (!v || !t || (v->kind != KILN_ATTR_INTEGER && v->kind != KILN_ATTR_FLOAT &&
+                   v->kind != KILN_ATTR_BOOL))
+    return cv_fail(c, op, "'%s': only scalar constants reach host code (tensor constants belong in rodata)",
+                   op->name);
+  if (v->kind != KILN_ATTR_FLOAT) {
+    kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), cv_const_int(c, t, v->i));
+    return true;
+  }
+  const kiln_named_attr na = {kiln_intern_cstr(c->ctx, "value"), kiln_attr_float(c->ctx, t, v->f)};
+  c->b.loc = op->loc;
+  kiln_op *n = kiln_build(&c->b, t->kind == KILN_TYPE_F64 ? KILN_OP_VM_CONST_F64 : KILN_OP_VM_CONST_F32,
+                          0, NULL, 1, &t, kiln_attr_dict(c->ctx, 1, &na));
+  cv_map_result(c, op, n);
+  return true;
+}
+
+/* index_cast and integer width changes between i32 and i64/index. */
+static bool cv_cast(cv *c, kiln_op *op) {
+  const kiln_type *from = cv_type(c, kiln_op_operand(op, 0)->type);
+  const kiln_type *to = cv_type(c, op->results[0].type);
+  kiln_value *v = cv_operand(c, op, 0);
+  if (!from || !to || !v) return cv_fail(c, op, "'%s': no VM form for this cast", op->name);
+  if (from == to) {
+    kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), v);
+    return true;
+  }
+  kiln_op_kind k;
+  if (from == c->i32 && to == c->i64)
+    k = strcmp(op->name, "arith.extui") == 0 || strcmp(op->name, "arith.index_castui") == 0
+            ? KILN_OP_VM_EXTU_I32_I64 : KILN_OP_VM_EXTS_I32_I64;
+  else if (from == c->i64 && to == c->i32)
+    k = KILN_OP_VM_TRUNC_I64_I32;
+  else
+    return cv_fail(c, op, "'%s': no VM form for this cast", op->name);
+  c->b.loc = op->loc;
+  cv_map_result(c, op, kiln_build(&c->b, k, 1, &v, 1, &to, NULL));
+  return true;
+}
+
+static bool cv_op(cv *c, kiln_op *op) {
+  const char *n = op->name;
+  if (strcmp(n, "hal.buffer_view.assert") == 0) return cv_assert(c, op);
+  if (strcmp(n, "hal.buffer_view.create") == 0) return cv_view_create(c, op);
+  if (strcmp(n, "hal.buffer_view.buffer") == 0) return cv_simple(c, op, n, 1, 1);
+  if (strcmp(n, "hal.buffer.allocate") == 0) return cv_allocate(c, op);
+  if (strcmp(n, "hal.buffer.rodata") == 0) return cv_rodata(c, op);
+  if (strcmp(n, "hal.command_buffer.create") == 0) return cv_simple(c, op, n, 0, 1);
+  if (strcmp(n, "hal.command_buffer.dispatch") == 0) return cv_dispatch(c, op);
+  if (strcmp(n, "hal.command_buffer.barrier") == 0 ||
+      strcmp(n, "hal.command_buffer.execute") == 0)
+    return cv_simple(c, op, n, 1, 0);
+  if (strcmp(n, "hal.device.wait") == 0) return cv_simple(c, op, n, 0, 0);
+  if (op->kind == KILN_OP_ARITH_CONSTANT) return cv_constant(c, op);
+  if (strcmp(n, "arith.index_cast") == 0 || strcmp(n, "arith.index_castui") == 0 ||
+      strcmp(n, "arith.extsi") == 0 || strcmp(n, "arith.extui") == 0 ||
+      strcmp(n, "arith.trunci") == 0)
+    return cv_cast(c, op);
+  if (op->kind == KILN_OP_FUNC_RETURN) {
+    kiln_value *vals[256];
+    if (op->num_operands > 256) return cv_fail(c, op, "too many results");
+    for (uint32_t i = 0; i < op->num_operands; i++)
+      if (!(vals[i] = cv_operand(c, op, i))) return false;
+    c->b.loc = op->loc;
+    kiln_build(&c->b, KILN_OP_VM_RET, op->num_operands, vals, 0, NULL, NULL);
+    return true;
+  }
+  bool handled;
+  if (!cv_arith_op(c, op, &handled)) return false;
+  if (handled) return true;
+  return cv_fail(c, op, "'%s' has no VM lowering (host functions hold hal.* host ops, scalar arith and func.return)",
+                 n);
+}
+
+/* kiln.signature from the asserts (inputs) and the created views that are
+ * returned (outputs); scalars stand for themselves. */
+static const kiln_type *cv_derive_signature(cv *c, kiln_op *fn) {
+  const kiln_type *ft = kiln_op_get_attr(fn, "function_type")->type;
+  const uint32_t nin = ft->num_inputs, nres = ft->num_results;
+  const kiln_type **ins = kiln_alloc(c->ctx, (nin + 1) * sizeof *ins);
+  const kiln_type **outs = kiln_alloc(c->ctx, (nres + 1) * sizeof *outs);
+  kiln_block *body = fn->regions[0].first;
+  for (uint32_t i = 0; i < nin; i++) ins[i] = ft->types[i];
+  for (uint32_t i = 0; i < nres; i++) outs[i] = ft->types[nin + i];
+  for (kiln_op *op = body->first; op; op = op->next) {
+    const kiln_attr *et = kiln_op_get_attr(op, "element_type");
+    const int64_t *dims;
+    uint32_t rank;
+    if (!et || et->kind != KILN_ATTR_TYPE) continue;
+    if (strcmp(op->name, "hal.buffer_view.assert") == 0 && op->num_operands == 1) {
+      kiln_value *v = kiln_op_operand(op, 0);
+      int64_t input = -1;
+      if (!cv_int_attr(c, op, "input", &input, true) ||
+          !cv_ints_attr(c, op, "shape", &dims, &rank, true))
+        return NULL;
+      if (v->block != body || v->def) continue;
+      if (input != (int64_t)v->index)
+        return cv_fail(c, op, "'%s' says input %lld but checks argument %u", op->name,
+                       (long long)input, v->index), NULL;
+      ins[v->index] = kiln_type_tensor(c->ctx, rank, dims, et->type, NULL);
+    } else if (strcmp(op->name, "hal.buffer_view.create") == 0 && op->num_results == 1) {
+      if (!cv_ints_attr(c, op, "shape", &dims, &rank, true)) return NULL;
+      kiln_op *ret = body->last;
+      for (uint32_t i = 0; ret && i < ret->num_operands && i < nres; i++)
+        if (kiln_op_operand(ret, i) == kiln_op_result(op, 0))
+          outs[i] = kiln_type_tensor(c->ctx, rank, dims, et->type, NULL);
+    }
+  }
+  for (uint32_t i = 0; i < nin + nres; i++) {
+    const kiln_type *t = i < nin ? ins[i] : outs[i - nin];
+    if (vmx_is_ref(t)) {
+      cv_fail(c, fn, "cannot tell the tensor type of %s %u of @%s: no hal.buffer_view.%s for it and no kiln.signature",
+              i < nin ? "input" : "result", i < nin ? i : i - nin, kiln_symbol_name(fn),
+              i < nin ? "assert" : "create");
+      return NULL;
+    }
+  }
+  return kiln_type_function(c->ctx, nin, ins, nres, outs);
+}
+
+static bool cv_is_host_func(kiln_op *op) {
+  return op->kind == KILN_OP_FUNC_FUNC && op->regions[0].first;
+}
+
+static kiln_op *cv_function(cv *c, kiln_op *fn) {
+  const kiln_type *ft = kiln_op_get_attr(fn, "function_type")->type;
+  kiln_block *body = fn->regions[0].first;
+  if (body->next) {
+    cv_fail(c, fn, "host function @%s has more than one block: control flow in host code is not supported yet",
+            kiln_symbol_name(fn));
+    return NULL;
+  }
+  const uint32_t n = ft->num_inputs + ft->num_results;
+  const kiln_type **types = kiln_alloc(c->ctx, (n + 1) * sizeof *types);
+  for (uint32_t i = 0; i < n; i++) {
+    types[i] = cv_type(c, ft->types[i]);
+    if (!types[i]) {
+      char *s = kiln_type_to_string(ft->types[i]);
+      cv_fail(c, fn, "host function @%s: type '%s' has no VM register", kiln_symbol_name(fn),
+              s ? s : "?");
+      free(s);
+      return NULL;
+    }
+  }
+  const kiln_attr *sig = kiln_op_get_attr(fn, "kiln.signature");
+  if (!sig) {
+    const kiln_type *st = cv_derive_signature(c, fn);
+    if (!st) return NULL;
+    sig = kiln_attr_type(c->ctx, st);
+  } else if (sig->kind != KILN_ATTR_TYPE || sig->type->kind != KILN_TYPE_FUNCTION ||
+             sig->type->num_inputs != ft->num_inputs ||
+             sig->type->num_results != ft->num_results) {
+    cv_fail(c, fn, "'kiln.signature' of @%s must be a function type with the function's arity",
+            kiln_symbol_name(fn));
+    return NULL;
+  }
+  const kiln_type *vft = kiln_type_function(c->ctx, ft->num_inputs, types,
+                                            ft->num_results, types + ft->num_inputs);
+  const kiln_attr *attrs = kiln_dict_set(c->ctx, fn->attrs, "function_type", kiln_attr_type(c->ctx, vft));
+  attrs = kiln_dict_set(c->ctx, attrs, "kiln.signature", sig);
+  kiln_op *vf = kiln_op_create(c->ctx, KILN_OP_VM_FUNC, fn->loc, 0, NULL, 0, NULL, attrs, 1);
+  kiln_block *vb = kiln_op_entry_block(c->ctx, vf, 0);
+  c->map.count = 0;
+  c->nconsts = 0;
+  for (uint32_t i = 0; i < body->num_args; i++)
+    kiln_value_map_add(c->ctx, &c->map, body->args[i],
+                       kiln_block_add_arg(c->ctx, vb, types[i], body->args[i]->loc));
+  c->b = kiln_builder_at_end(c->ctx, vb);
+  for (kiln_op *op = body->first; op; op = op->next) {
+    c->b.loc = op->loc;
+    if (!cv_op(c, op)) return NULL;
+  }
+  if (c->failed) return NULL;
+  /* Constants first: they were appended as met; the order of pure ops
+   * does not matter, but reading them up front is easier. */
+  return vf;
+}
+
+kiln_error *kiln_pass_convert_to_vm(kiln_op *module, void *user) {
+  (void)user;
+  cv c;
+  memset(&c, 0, sizeof c);
+  c.ctx = kiln_op_context(module);
+  c.module = module;
+  c.i32 = kiln_type_int(c.ctx, 32);
+  c.i64 = kiln_type_int(c.ctx, 64);
+  for (kiln_op *op = kiln_module_body(module)->first, *next; op; op = next) {
+    next = op->next;
+    if (!cv_is_host_func(op)) continue;
+    kiln_op *vf = cv_function(&c, op);
+    if (!vf) return kiln_error_new("convert-to-vm failed on @%s", kiln_symbol_name(op));
+    kiln_block_insert_before(op, vf);
+    kiln_op_erase(op);
+  }
+  return NULL;
+}

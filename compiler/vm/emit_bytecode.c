@@ -1,0 +1,223 @@
+/* Bytecode emission: one register-allocated vm.func -> VM bytecode,
+ * through format/vm's assembler (the only encoder of the opcode table).
+ *
+ * Takes: a vm.func after allocate-registers. Guarantees: one instruction
+ * per op in op order (vm ops map to the opcode of the same mnemonic);
+ * import ordinals follow first use across the module (the caller shares
+ * one kiln_vm_imports_t); a call site whose op has a location gets a
+ * source location at its pc; an inconsistency (missing registers, an
+ * import called with two signatures) is an error naming the op. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/vm_bytecode.h"
+#include "vm_internal.h"
+
+void kiln_vm_imports_free(kiln_vm_imports_t *im) {
+  free(im->names);
+  free(im->signatures);
+  memset(im, 0, sizeof *im);
+}
+
+void kiln_vm_function_code_free(kiln_vm_function_code_t *c) {
+  free(c->code);
+  free(c->locations);
+  memset(c, 0, sizeof *c);
+}
+
+static int em_import(kiln_vm_imports_t *im, const char *name, const char *sig) {
+  for (uint32_t i = 0; i < im->count; i++)
+    if (strcmp(im->names[i], name) == 0)
+      return strcmp(im->signatures[i], sig) == 0 ? (int)i : -2;
+  if (im->count == im->cap) {
+    const uint32_t cap = im->cap ? im->cap * 2 : 16;
+    const char **n = realloc(im->names, cap * sizeof *n);
+    if (!n) return -1;
+    im->names = n;
+    const char **s = realloc(im->signatures, cap * sizeof *s);
+    if (!s) return -1;
+    im->signatures = s;
+    im->cap = cap;
+  }
+  im->names[im->count] = name;
+  im->signatures[im->count] = sig;
+  return (int)im->count++;
+}
+
+/* Bytecode opcode of an opcode-mirroring op, or -1. */
+static int em_opcode(kiln_op_kind k) {
+  switch (k) {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  case KILN_OP_VM_##NAME: return KILN_VM_OP_##NAME;
+#define KILN_VM_UNARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  case KILN_OP_VM_##NAME: return KILN_VM_OP_##NAME;
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+  default: return -1;
+  }
+}
+
+typedef struct em {
+  kiln_op *fn;
+  kiln_vm_function_code_t *out;
+  uint32_t loc_cap;
+  bool failed;
+} em;
+
+static int em_reg(em *e, const kiln_op *at, kiln_value *v) {
+  const kiln_attr *a = v->def ? kiln_op_get_attr(v->def, "regs")
+                              : kiln_op_get_attr(e->fn, "arg_regs");
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || v->index >= a->count) {
+    kiln_op_emit_error(at, "operand has no register (run allocate-registers first)");
+    e->failed = true;
+    return 0;
+  }
+  return (int)((const int64_t *)a->data)[v->index];
+}
+
+static int em_result(em *e, kiln_op *op, uint32_t i) {
+  return em_reg(e, op, kiln_op_result(op, i));
+}
+
+static void em_location(em *e, const kiln_op *op, uint32_t pc) {
+  if (!op->loc.file) return;
+  kiln_vm_function_code_t *o = e->out;
+  if (o->location_count == e->loc_cap) {
+    const uint32_t cap = e->loc_cap ? e->loc_cap * 2 : 16;
+    kiln_vm_location_t *n = realloc(o->locations, cap * sizeof *n);
+    if (!n) {
+      e->failed = true;
+      return;
+    }
+    o->locations = n;
+    e->loc_cap = cap;
+  }
+  o->locations[o->location_count++] =
+      (kiln_vm_location_t){pc, op->loc.file, op->loc.line, op->loc.col};
+}
+
+static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
+                           kiln_vm_imports_t *im) {
+  const kiln_attr *callee = kiln_op_get_attr(op, "callee");
+  const kiln_attr *sig = kiln_op_get_attr(op, "signature");
+  const kiln_attr *spans = kiln_op_get_attr(op, "spans");
+  const int ord = em_import(im, callee->str, sig->str);
+  if (ord < 0) {
+    kiln_op_emit_error(op, ord == -2 ? "import '%s' is called with two different signatures"
+                                     : "out of memory adding import '%s'",
+                       callee->str);
+    e->failed = true;
+    return;
+  }
+  int args[KILN_VM_MAX_LIST + 1], res[KILN_VM_MAX_LIST + 1];
+  uint32_t na = 0, k = 0, span = 0;
+  const char *t = sig->str;
+  for (; *t && *t != '_'; t++) {
+    if (*t == 'C') {
+      const char *end = strchr(t, 'D');
+      const int64_t tuples = ((const int64_t *)spans->data)[span++];
+      args[na++] = (int)tuples;
+      for (int64_t c = 0; c < tuples * (end - t - 1); c++)
+        args[na++] = em_reg(e, op, kiln_op_operand(op, k++));
+      t = end;
+      continue;
+    }
+    args[na++] = em_reg(e, op, kiln_op_operand(op, k++));
+  }
+  for (uint32_t r = 0; r < op->num_results; r++) res[r] = em_result(e, op, r);
+  if (na > KILN_VM_MAX_LIST) {
+    kiln_op_emit_error(op, "call has %u register-list entries, the VM allows %u", na,
+                       KILN_VM_MAX_LIST);
+    e->failed = true;
+    return;
+  }
+  em_location(e, op, (uint32_t)a->size);
+  kiln_vm_asm_emit(a, KILN_VM_OP_CALL_IMPORT, ord, (int)na, args,
+                   (int)op->num_results, res);
+}
+
+kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
+                                  kiln_vm_function_code_t *out) {
+  memset(out, 0, sizeof *out);
+  if (fn->kind != KILN_OP_VM_FUNC || !fn->regions[0].first)
+    return kiln_error_new("can only emit a vm.func with a body");
+  const kiln_attr *sc = kiln_op_get_attr(fn, "scalar_count");
+  const kiln_attr *rc = kiln_op_get_attr(fn, "ref_count");
+  if (!sc || !rc || sc->kind != KILN_ATTR_INTEGER || rc->kind != KILN_ATTR_INTEGER)
+    return kiln_error_new("@%s has no register counts (run allocate-registers first)",
+                          kiln_symbol_name(fn));
+  kiln_error *err = kiln_vm_signature_of(kiln_op_get_attr(fn, "function_type")->type,
+                                         out->signature, sizeof out->signature);
+  if (err) return err;
+  out->scalar_count = (uint32_t)sc->i;
+  out->ref_count = (uint32_t)rc->i;
+  em e = {fn, out, 0, false};
+  kiln_vm_asm_t a;
+  kiln_vm_asm_init(&a);
+  for (kiln_op *op = fn->regions[0].first->first; op && !e.failed; op = op->next) {
+    const kiln_attr *v = kiln_op_get_attr(op, "value");
+    switch (op->kind) {
+    case KILN_OP_VM_CONST_I32:
+      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I32, em_result(&e, op, 0), (int32_t)v->i);
+      break;
+    case KILN_OP_VM_CONST_I64:
+      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, em_result(&e, op, 0), (int64_t)v->i);
+      break;
+    case KILN_OP_VM_CONST_F32:
+      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_F32, em_result(&e, op, 0), v->f);
+      break;
+    case KILN_OP_VM_CONST_F64:
+      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_F64, em_result(&e, op, 0), v->f);
+      break;
+    case KILN_OP_VM_CLEAR_REF:
+      kiln_vm_asm_emit(&a, KILN_VM_OP_CLEAR_REF, em_reg(&e, op, kiln_op_operand(op, 0)));
+      break;
+    case KILN_OP_VM_CALL_IMPORT:
+      em_call_import(&e, &a, op, imports);
+      break;
+    case KILN_OP_VM_RET: {
+      int regs[KILN_VM_MAX_LIST + 1];
+      if (op->num_operands > KILN_VM_MAX_LIST) {
+        e.failed = !kiln_op_emit_error(op, "too many results");
+        break;
+      }
+      for (uint32_t i = 0; i < op->num_operands; i++)
+        regs[i] = em_reg(&e, op, kiln_op_operand(op, i));
+      kiln_vm_asm_emit(&a, KILN_VM_OP_RET, (int)op->num_operands, regs);
+      break;
+    }
+    default: {
+      const int opc = em_opcode(op->kind);
+      if (opc < 0) {
+        e.failed = !kiln_op_emit_error(op, "has no VM instruction");
+        break;
+      }
+      em_location(&e, op, (uint32_t)a.size);
+      if (op->num_operands == 2)
+        kiln_vm_asm_emit(&a, (kiln_vm_opcode_t)opc, em_result(&e, op, 0),
+                         em_reg(&e, op, kiln_op_operand(op, 0)),
+                         em_reg(&e, op, kiln_op_operand(op, 1)));
+      else
+        kiln_vm_asm_emit(&a, (kiln_vm_opcode_t)opc, em_result(&e, op, 0),
+                         em_reg(&e, op, kiln_op_operand(op, 0)));
+    }
+    }
+  }
+  if (!e.failed && kiln_vm_asm_finish(&a)) {
+    e.failed = true;
+    err = kiln_error_new("@%s: bytecode assembly failed (operand out of range)",
+                         kiln_symbol_name(fn));
+  }
+  if (e.failed) {
+    kiln_vm_asm_free(&a);
+    kiln_vm_function_code_free(out);
+    return err ? err : kiln_error_new("bytecode emission failed on @%s", kiln_symbol_name(fn));
+  }
+  out->code = a.code;
+  out->size = (uint32_t)a.size;
+  a.code = NULL;
+  kiln_vm_asm_free(&a);
+  return NULL;
+}

@@ -1,0 +1,159 @@
+/* kiln-compile: IN.mlir|IN.onnx -> OUT.kiln (or IR at a stage).
+ *
+ *   kiln-compile IN.mlir -o OUT.kiln [--target=llvm-cpu[:ARCH[+FEATURES]]]...
+ *       [--compile-to=input|flow|hal|codegen|llvm-ir|vm]
+ *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing]
+ *
+ * Options fill a compile session; compiler/driver/pipeline.c does the
+ * rest. Exit status: 0 success, 1 compile error (message on stderr), 2 bad
+ * usage. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+static void usage(FILE *o) {
+  fputs("usage: kiln-compile IN.mlir -o OUT.kiln [options]\n"
+        "  --target=T               llvm-cpu[:ARCH[+FEATURES]] or cuda:sm_NN;\n"
+        "                           repeatable (one variant each); default: the host\n"
+        "  --compile-to=STAGE       stop after STAGE and print the IR:\n"
+        "                           input, flow, hal, codegen, llvm-ir, vm\n"
+        "  --print-ir-after-all     print the IR after every pass (stderr)\n"
+        "  --print-ir-after=PASS    print the IR after the named pass(es) (stderr)\n"
+        "  --timing                 time every pass (stderr)\n"
+        "  --substitute-executable=EXE[:VARIANT]=FILE\n"
+        "                           use FILE (ELF .so or .ptx) as the payload of\n"
+        "                           hal.executable EXE instead of generating code\n"
+        "                           (hal-level input only)\n"
+        "  --allow-unregistered-dialect  accept ops outside the op table\n"
+        "  -o FILE                  output (module, or IR with --compile-to; '-' = stdout)\n",
+        o);
+}
+
+static char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  for (;;) {
+    if (n == cap) {
+      cap = cap ? cap * 2 : 65536;
+      char *nb = realloc(buf, cap);
+      if (!nb) break;
+      buf = nb;
+    }
+    const size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (!got) break;
+  }
+  const bool ok = !ferror(f) && buf && n < cap + 1;
+  fclose(f);
+  if (!ok) {
+    free(buf);
+    return NULL;
+  }
+  *size = n;
+  return buf;
+}
+
+/* EXE[:VARIANT]=FILE */
+static kiln_error *substitute(kiln_session *s, const char *spec) {
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec || !eq[1])
+    return kiln_error_new("--substitute-executable wants EXE[:VARIANT]=FILE, got '%s'", spec);
+  char name[256];
+  const size_t n = (size_t)(eq - spec);
+  if (n >= sizeof name) return kiln_error_new("executable name too long in '%s'", spec);
+  memcpy(name, spec, n);
+  name[n] = 0;
+  char *colon = strchr(name, ':');
+  const char *variant = "";
+  if (colon) {
+    *colon = 0;
+    variant = colon + 1;
+  }
+  size_t size = 0;
+  char *data = read_file(eq + 1, &size);
+  if (!data) return kiln_error_new("cannot read '%s'", eq + 1);
+  const size_t len = strlen(eq + 1);
+  const kiln_payload_format_t fmt =
+      len > 4 && strcmp(eq + 1 + len - 4, ".ptx") == 0 ? KILN_PAYLOAD_PTX : KILN_PAYLOAD_ELF;
+  kiln_error *e = kiln_session_set_payload(s, name, variant, fmt, NULL, NULL, data, size);
+  free(data);
+  return e;
+}
+
+int main(int argc, char **argv) {
+  kiln_session *s = kiln_session_create();
+  if (!s) {
+    fputs("kiln-compile: out of memory\n", stderr);
+    return 1;
+  }
+  kiln_session_options_t *o = &s->options;
+  kiln_error *err = NULL;
+  int status = 0;
+  for (int i = 1; i < argc && !err && !status; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "-o") == 0) {
+      if (i + 1 >= argc) {
+        fputs("kiln-compile: -o needs a file\n", stderr);
+        status = 2;
+        break;
+      }
+      o->output_path = argv[++i];
+      continue;
+    }
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      kiln_session_destroy(s);
+      return 0;
+    }
+    /* Every option is recorded for the module's producer entry, except
+     * paths, which would make the output depend on where it was built. */
+    if (strncmp(a, "--", 2) == 0 && strncmp(a, "--substitute-executable=", 24) != 0)
+      err = kiln_session_add_flag(s, a);
+    if (err) break;
+    if (strncmp(a, "--target=", 9) == 0) {
+      err = kiln_session_add_target(s, a + 9);
+    } else if (strncmp(a, "--compile-to=", 13) == 0) {
+      o->compile_to = kiln_stage_lookup(a + 13);
+      if (o->compile_to == KILN_STAGE_COUNT || o->compile_to == KILN_STAGE_SERIALIZE) {
+        fprintf(stderr, "kiln-compile: unknown stage '%s' (valid: input, flow, hal, codegen, llvm-ir, vm)\n",
+                a + 13);
+        status = 2;
+      }
+    } else if (strcmp(a, "--print-ir-after-all") == 0) {
+      o->print_ir_after_all = true;
+    } else if (strncmp(a, "--print-ir-after=", 17) == 0) {
+      o->print_ir_after = a + 17;
+    } else if (strcmp(a, "--timing") == 0) {
+      o->timing = true;
+    } else if (strncmp(a, "--substitute-executable=", 24) == 0) {
+      err = substitute(s, a + 24);
+    } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
+      kiln_driver_allow_unregistered(s, true);
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "kiln-compile: unknown option '%s'\n", a);
+      usage(stderr);
+      status = 2;
+    } else if (!o->input_path) {
+      o->input_path = a;
+    } else {
+      fprintf(stderr, "kiln-compile: more than one input ('%s' and '%s')\n", o->input_path, a);
+      status = 2;
+    }
+  }
+  if (!err && !status && !o->input_path) {
+    usage(stderr);
+    status = 2;
+  }
+  if (!err && !status) err = kiln_compile(s);
+  if (err) {
+    fprintf(stderr, "kiln-compile: error: %s\n", kiln_error_message(err));
+    kiln_error_free(err);
+    status = 1;
+  }
+  kiln_session_destroy(s);
+  return status;
+}
