@@ -4,7 +4,9 @@
  * shape_rules.def, derives the result shape from the ins (contraction
  * sizes, convolution/pooling output sizes from strides and dilations,
  * permutations, broadcast and reduced dimensions, linalg.generic's
- * indexing maps) and meets it with the declared result type.
+ * indexing maps) and meets it with the declared result type; an
+ * elementwise arith/math op on tensors gets the shape its operands agree
+ * on.
  * Guarantees:
  *  - a dimension declared '?' that the inputs determine becomes static:
  *    the op's init (outs) operand is refined with it (a fresh tensor.empty,
@@ -442,9 +444,16 @@ typedef struct infer_state {
   bool oom;
 } infer_state;
 
+/* An arith/math op applied to whole tensors. */
+static bool is_elementwise_on_tensor(const kiln_op *op) {
+  return kiln_op_has_flag(op, KILN_OPF_ELEMENTWISE) && op->num_results == 1 &&
+         op->results[0].type->kind == KILN_TYPE_TENSOR;
+}
+
 static kiln_walk_result collect(kiln_op *op, void *user) {
   infer_state *st = user;
-  if (!rule_for(op->kind) || op->num_results == 0 || !tx_op_well_formed(op))
+  if ((!rule_for(op->kind) && !is_elementwise_on_tensor(op)) ||
+      op->num_results == 0 || !tx_op_well_formed(op))
     return KILN_WALK_ADVANCE;
   if (st->n == st->cap) {
     size_t cap = st->cap ? 2 * st->cap : 32;
@@ -460,8 +469,57 @@ static kiln_walk_result collect(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
+/* An elementwise op on tensors: every tensor operand and the result share
+ * one shape, so what one operand knows (through a tensor.cast) holds for
+ * all. Operands are refined (a cast's source, or a new tensor.cast), the
+ * result too, and users that need the old type read a cast back. */
+static unsigned infer_elementwise(kiln_context *ctx, kiln_op *op) {
+  rule_io io = {.op = op};
+  const kiln_type *rt = kiln_op_result(op, 0)->type;
+  if (rt->rank > IS_MAX_RANK) return 0;
+  shape s = {.rank = rt->rank};
+  for (uint32_t d = 0; d < rt->rank; d++) s.d[d] = rt->shape[d];
+  for (uint32_t j = 0; j < op->num_operands; j++) {
+    shape o;
+    if (!shape_of(kiln_op_operand(op, j), &o)) continue;
+    if (o.rank != s.rank) return 0;
+    for (uint32_t d = 0; d < s.rank; d++) {
+      char what[80];
+      snprintf(what, sizeof what, "operand %u dimension %u disagrees with the others", j, d);
+      unify(&io, &s.d[d], o.d[d], what);
+    }
+  }
+  if (io.errors) return io.errors;
+  bool refine = false;
+  for (uint32_t d = 0; d < s.rank; d++)
+    refine |= rt->shape[d] == DYN && s.d[d] != DYN;
+  if (!refine) return 0;
+  for (uint32_t j = 0; j < op->num_operands; j++) {
+    kiln_value *v = kiln_op_operand(op, j);
+    if (v->type->kind != KILN_TYPE_TENSOR) continue;
+    const kiln_type *to = kiln_type_with_shape(ctx, v->type, s.rank, s.d);
+    kiln_value *nv = v;
+    if (v->type != to) {
+      kiln_op *def = v->def;
+      if (def && def->kind == KILN_OP_TENSOR_CAST &&
+          kiln_op_operand(def, 0)->type == to) {
+        nv = kiln_op_operand(def, 0);
+      } else {
+        kiln_builder b = kiln_builder_before(op);
+        b.loc = op->loc;
+        nv = kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_CAST, 1, &v, 1, &to, NULL), 0);
+      }
+    }
+    kiln_op_set_operand(op, j, nv);
+  }
+  set_result_type(op, 0, kiln_type_with_shape(ctx, rt, s.rank, s.d));
+  retarget_uses(op, 0, rt);
+  return 0;
+}
+
 /* Infers and applies one op; returns its number of errors. */
 static unsigned infer_op(kiln_context *ctx, kiln_op *op) {
+  if (!rule_for(op->kind)) return infer_elementwise(ctx, op);
   rule_io io = {.op = op};
   io.nouts = op->num_results;
   if (op->num_operands < io.nouts || io.nouts > 4) return 0;

@@ -145,3 +145,21 @@ func.func @unchanged(%a: tensor<?x8xf32>, %b: tensor<8x?xf32>, %c: tensor<?x?xf3
   %1 = linalg.matmul ins(%s, %s : tensor<4x4xf32>, tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %0, %1 : tensor<?x?xf32>, tensor<4x4xf32>
 }
+
+// Elementwise ops on tensors take the shape their operands agree on, down
+// a chain; the dynamic operand gets a cast to the static type.
+// CHECK-LABEL: func.func @elementwise_chain(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<2x4xf32>, %[[B:[^:]*]]: tensor<?x4xf32>
+// CHECK: %[[BS:.*]] = tensor.cast %[[B]] : tensor<?x4xf32> to tensor<2x4xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[A]], %[[BS]] : tensor<2x4xf32>
+// CHECK: %[[E:.*]] = math.exp %[[S]] : tensor<2x4xf32>
+// CHECK: %[[C:.*]] = arith.cmpf olt, %[[E]], %[[S]] : tensor<2x4xf32>
+// CHECK: %[[R:.*]] = tensor.cast %[[C]] : tensor<2x4xi1> to tensor<?x4xi1>
+// CHECK: return %[[R]] : tensor<?x4xi1>
+func.func @elementwise_chain(%a: tensor<2x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xi1> {
+  %ad = tensor.cast %a : tensor<2x4xf32> to tensor<?x4xf32>
+  %s = arith.addf %ad, %b : tensor<?x4xf32>
+  %e = math.exp %s : tensor<?x4xf32>
+  %c = arith.cmpf olt, %e, %s : tensor<?x4xf32>
+  return %c : tensor<?x4xi1>
+}
