@@ -1,0 +1,63 @@
+/* Test helpers: see harness.h. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_transforms.h"
+#include "mlir_input.h"
+
+static char msg[4096];
+
+static void capture(void *user, const char *text) {
+  (void)user;
+  size_t n = strlen(msg);
+  snprintf(msg + n, sizeof msg - n, "%s", text);
+}
+
+const char *harness_translate(const char *text, bool kernel, LLVMContextRef c,
+                              LLVMModuleRef *out) {
+  msg[0] = 0;
+  *out = NULL;
+  kiln_context *ctx = kiln_context_create();
+  kiln_context_set_diag_handler(ctx, capture, NULL);
+  kiln_op *m = NULL;
+  kiln_error *e = kiln_mlir_load_buffer(ctx, "test.mlir", text, strlen(text), true, &m);
+  if (!e) e = kiln_scf_to_cf(m);
+  if (!e && !kiln_verify(m)) e = kiln_error_new("scf-to-cf left invalid IR");
+  if (!e) {
+    kiln_to_llvm_options o = {.kernel_module = kernel};
+    e = kiln_to_llvm_translate(m, &o, c, "test", out);
+  }
+  const char *r = NULL;
+  if (e) {
+    size_t n = strlen(msg);
+    snprintf(msg + n, sizeof msg - n, "%s", kiln_error_message(e));
+    kiln_error_free(e);
+    r = msg;
+  }
+  kiln_context_destroy(ctx);
+  return r;
+}
+
+const char *harness_compile(const char *text, kiln_llvm_cpu_bytes_t *so) {
+  LLVMContextRef c = LLVMContextCreate();
+  LLVMModuleRef m;
+  const char *r = harness_translate(text, true, c, &m);
+  if (!r) {
+    kiln_llvm_cpu_target_t target;
+    kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse("llvm-cpu", &target);
+    if (!s) {
+      s = kiln_llvm_cpu_compile(m, &target, so);
+      kiln_llvm_cpu_target_release(&target);
+    }
+    if (s) {
+      snprintf(msg, sizeof msg, "%s", kiln_llvm_cpu_status_message(s));
+      kiln_llvm_cpu_status_free(s);
+      r = msg;
+    }
+    LLVMDisposeModule(m);
+  }
+  LLVMContextDispose(c);
+  return r;
+}
