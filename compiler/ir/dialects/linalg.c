@@ -419,6 +419,9 @@ static int64_t max_index(const kiln_affine_expr *e, const int64_t *bounds) {
   }
 }
 
+static bool verify_body(kiln_op *op, uint32_t first_arg_operand, uint32_t nargs,
+                        uint32_t yield_from, uint32_t nyield);
+
 /* Checks maps against operand ranks, then infers loop bounds from the first
  * operand dim each loop indexes directly, and checks every other dim. */
 static bool verify_structured(kiln_op *op) {
@@ -483,6 +486,10 @@ static bool verify_structured(kiln_op *op) {
   }
   if (nres != op->num_results)
     return kiln_op_emit_error(op, "expected %u results (one per tensor output), found %u", nres, op->num_results);
+  /* Named ops' implied bodies (present when parsed or built with one). */
+  if (op->kind != KILN_OP_LINALG_GENERIC && op->kind != KILN_OP_LINALG_REDUCE &&
+      op->kind != KILN_OP_LINALG_MAP && op->num_regions && op->regions[0].first)
+    return verify_body(op, 0, op->num_operands, nin, op->num_operands - nin);
   return true;
 }
 
@@ -590,6 +597,87 @@ bool linalg_verify_index(kiln_op *op) {
   return true;
 }
 
+/* ---- implied bodies of named ops (as mlir-opt builds them) ---- */
+/* Appends `kind` (operands, one result of type t) to block b. */
+static kiln_value *emit(kiln_context *ctx, kiln_block *b, kiln_loc loc, kiln_op_kind kind,
+                        uint32_t n, kiln_value *const *ops, const kiln_type *t) {
+  kiln_op *o = kiln_op_create(ctx, kind, loc, n, ops, 1, &t, NULL, 0);
+  kiln_block_append_op(b, o);
+  return &o->results[0];
+}
+
+/* Converts a scalar to type t the way linalg's type_fn<cast_signed> does. */
+static kiln_value *cast_to(kiln_context *ctx, kiln_block *b, kiln_loc loc, kiln_value *v,
+                           const kiln_type *t) {
+  const kiln_type *f = v->type;
+  if (f == t) return v;
+  bool fi = kiln_type_is_int_or_index(f), ti = kiln_type_is_int_or_index(t);
+  kiln_op_kind k;
+  if (fi && ti) {
+    if (f->kind == KILN_TYPE_INDEX || t->kind == KILN_TYPE_INDEX) k = KILN_OP_ARITH_INDEX_CAST;
+    else k = f->width < t->width ? KILN_OP_ARITH_EXTSI : KILN_OP_ARITH_TRUNCI;
+  } else if (!fi && !ti) {
+    k = f->width < t->width ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF;
+  } else {
+    k = fi ? KILN_OP_ARITH_SITOFP : KILN_OP_ARITH_FPTOSI;
+  }
+  return emit(ctx, b, loc, k, 1, &v, t);
+}
+
+/* Gives a named op parsed from custom syntax the region mlir-opt attaches
+ * to it (visible in the generic form): mul/add for contractions and
+ * convolutions, max/add for pooling, a yield of the input for fill,
+ * transpose and broadcast. */
+static void build_named_body(kiln_op_state *st) {
+  kiln_context *ctx = st->ctx;
+  kiln_op_kind kind = st->info->kind;
+  if (kind == KILN_OP_LINALG_SOFTMAX || !st->num_operands) return;
+  for (uint32_t i = 0; i < st->num_operands; i++) {
+    const kiln_type *e = elem(st->operands[i]->type);
+    if (!kiln_type_is_float(e) && !kiln_type_is_int_or_index(e)) return;
+  }
+  kiln_region *r = kiln_st_add_region(st);
+  kiln_block *b = kiln_block_create(ctx);
+  kiln_region_append_block(r, b);
+  for (uint32_t i = 0; i < st->num_operands; i++)
+    kiln_block_add_arg(ctx, b, elem(st->operands[i]->type), st->loc);
+  kiln_value **a = b->args;
+  kiln_value *out = a[b->num_args - 1];
+  const kiln_type *ot = out->type;
+  bool isf = kiln_type_is_float(ot);
+  kiln_value *res;
+  switch (kind) {
+  case KILN_OP_LINALG_FILL:
+    res = cast_to(ctx, b, st->loc, a[0], ot);
+    break;
+  case KILN_OP_LINALG_TRANSPOSE:
+  case KILN_OP_LINALG_BROADCAST:
+    res = a[0];
+    break;
+  case KILN_OP_LINALG_POOLING_NHWC_MAX:
+  case KILN_OP_LINALG_POOLING_NCHW_MAX:
+  case KILN_OP_LINALG_POOLING_NHWC_SUM:
+  case KILN_OP_LINALG_POOLING_NCHW_SUM: {
+    bool mx = kind == KILN_OP_LINALG_POOLING_NHWC_MAX || kind == KILN_OP_LINALG_POOLING_NCHW_MAX;
+    kiln_value *ops[2] = {out, cast_to(ctx, b, st->loc, a[0], ot)};
+    kiln_op_kind k = mx ? (isf ? KILN_OP_ARITH_MAXIMUMF : KILN_OP_ARITH_MAXSI)
+                        : (isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI);
+    res = emit(ctx, b, st->loc, k, 2, ops, ot);
+    break;
+  }
+  default: { /* contractions and convolutions: out + in0 * in1 */
+    if (b->num_args != 3) return;
+    kiln_value *m[2] = {cast_to(ctx, b, st->loc, a[0], ot), cast_to(ctx, b, st->loc, a[1], ot)};
+    kiln_value *p = emit(ctx, b, st->loc, isf ? KILN_OP_ARITH_MULF : KILN_OP_ARITH_MULI, 2, m, ot);
+    kiln_value *s2[2] = {out, p};
+    res = emit(ctx, b, st->loc, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, 2, s2, ot);
+    break;
+  }
+  }
+  kiln_block_append_op(b, kiln_op_create(ctx, KILN_OP_LINALG_YIELD, st->loc, 1, &res, 0,
+                                         NULL, NULL, 0));
+}
+
 /* ---- named ops ---- */
 static const char *const named_elide[] = {"operandSegmentSizes",
                                           "linalg.memoized_indexing_maps", NULL};
@@ -607,7 +695,9 @@ bool linalg_parse_named(kiln_parser *p, kiln_op_state *st) {
   uint32_t nin, nout;
   if (!parse_ins_outs(p, st, &nin, &nout)) return false;
   if (!softmax) set_segments(st, nin, nout);
-  return parse_arrow_results(p, st);
+  if (!parse_arrow_results(p, st)) return false;
+  build_named_body(st);
+  return true;
 }
 
 void linalg_print_named(kiln_printer *pr, const kiln_op *op) {
@@ -644,8 +734,9 @@ bool linalg_verify_named(kiln_op *op) {
     if (nin != 1 || op->num_operands != 2)
       return kiln_op_emit_error(op, "expects one scalar input and one output");
     const kiln_type *v = kiln_op_operand(op, 0)->type, *o = kiln_op_operand(op, 1)->type;
-    if (kiln_type_is_shaped(v) || !kiln_type_is_shaped(o) || v != o->elem)
-      return kiln_op_emit_error(op, "expects the input to be a scalar of the output's element type");
+    if (kiln_type_is_shaped(v) || !kiln_type_is_shaped(o) ||
+        kiln_type_is_float(v) != kiln_type_is_float(o->elem))
+      return kiln_op_emit_error(op, "expects the input to be a scalar convertible to the output's element type");
     return verify_structured(op);
   }
   if (nin != 2 || op->num_operands != 3)
@@ -696,6 +787,7 @@ static bool parse_one_attr_op(kiln_parser *p, kiln_op_state *st, const char *att
   if (nin != 1 || nout != 1) return kiln_p_error_at(p, loc, "expected one input and one init");
   if (!parse_i64_array_attr(p, st, attr) || !kiln_p_opt_attr_dict(p, st)) return false;
   add_init_results(st, 1);
+  build_named_body(st);
   return true;
 }
 
