@@ -1,0 +1,275 @@
+/* bufferize-kernels: kernels from tensor form to memrefs on bindings.
+ *
+ * Takes: variants after materialize-interfaces; kernels in flow's form
+ * (argument i = binding i, loaded/stored whole; linalg ops on tensors,
+ * tensor.empty, scalar constants). Guarantees: the kernel takes no
+ * arguments; hal.interface.binding {binding = i} : memref<...> (static
+ * shape, identity layout) stands for each used argument; every linalg op
+ * works on memrefs (destination style, no results); no tensor is left.
+ * Buffers are chosen backwards from the stores, in place where safe:
+ *  - a stored value is computed directly into its output binding;
+ *  - an op's init that the op reads (matmul's fill, a reduction's
+ *    accumulator) shares the result's buffer when nothing else uses it,
+ *    otherwise it is copied there first;
+ *  - an all-parallel generic whose init is not read computes in place over
+ *    one same-shaped, single-use input read through identity maps (an
+ *    elementwise consumer);
+ *  - any other intermediate gets a memref.alloca at the kernel's start;
+ *  - a value stored twice, or an input stored as is, is copied.
+ * Ops it cannot bufferize (tensor.pad, tensor slices, ...) fail the pass
+ * with an error naming the op and the kernel. */
+#include "hl_internal.h"
+
+#include <string.h>
+
+typedef struct bz {
+  kiln_context *ctx;
+  kiln_op *kernel;
+  kiln_block *body;
+  kiln_op *prologue; /* allocas and bindings go before this op */
+  kiln_value_map buf; /* tensor value -> memref value */
+  /* pending copies: before[i]: copy src[i] (tensor) into dst[i] (memref) */
+  kiln_op **before;
+  kiln_value **src, **dst;
+  uint32_t ncopies, cap;
+} bz;
+
+static kiln_value *lookup(bz *z, kiln_value *v) { return kiln_value_map_lookup(&z->buf, v); }
+
+static kiln_value *alloca_for(bz *z, const kiln_type *tensor, kiln_loc loc) {
+  const kiln_type *mt = hl_memref_for(z->ctx, tensor);
+  int64_t seg[2] = {0, 0};
+  kiln_named_attr a = hl_named(z->ctx, "operandSegmentSizes",
+                               kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 2, seg, NULL));
+  kiln_op *op = kiln_op_create(z->ctx, KILN_OP_MEMREF_ALLOCA, loc, 0, NULL, 1, &mt,
+                               kiln_attr_dict(z->ctx, 1, &a), 0);
+  kiln_block_insert_before(z->prologue, op);
+  return kiln_op_result(op, 0);
+}
+
+static void add_copy(bz *z, kiln_op *before, kiln_value *src, kiln_value *dst) {
+  if (z->ncopies == z->cap) {
+    uint32_t cap = z->cap ? 2 * z->cap : 8;
+    kiln_op **b = kiln_alloc(z->ctx, cap * sizeof *b);
+    kiln_value **s = kiln_alloc(z->ctx, cap * sizeof *s), **d = kiln_alloc(z->ctx, cap * sizeof *d);
+    for (uint32_t i = 0; i < z->ncopies; i++) b[i] = z->before[i], s[i] = z->src[i], d[i] = z->dst[i];
+    z->before = b, z->src = s, z->dst = d, z->cap = cap;
+  }
+  z->before[z->ncopies] = before;
+  z->src[z->ncopies] = src;
+  z->dst[z->ncopies++] = dst;
+}
+
+static bool is_linalg_value(bz *z, kiln_value *v) {
+  return v->def && v->def->parent == z->body && kiln_op_has_flag(v->def, KILN_OPF_LINALG);
+}
+
+/* Does op read the init of its output j? */
+static bool init_read(kiln_op *op, uint32_t j) {
+  switch (op->kind) {
+  case KILN_OP_LINALG_GENERIC: {
+    kiln_block *b = op->regions[0].first;
+    uint32_t k = kiln_linalg_num_inputs(op) + j;
+    return b && k < b->num_args && kiln_value_has_uses(b->args[k]);
+  }
+  case KILN_OP_LINALG_FILL:
+  case KILN_OP_LINALG_SOFTMAX:
+  case KILN_OP_LINALG_MAP:
+  case KILN_OP_LINALG_TRANSPOSE:
+  case KILN_OP_LINALG_BROADCAST: return false;
+  default: return true;
+  }
+}
+
+/* For an all-parallel single-output generic that does not read its init:
+ * the input that may share the output buffer, or NULL. */
+static kiln_value *in_place_input(bz *z, kiln_op *op) {
+  if (op->kind != KILN_OP_LINALG_GENERIC || op->num_results != 1) return NULL;
+  uint32_t nin = kiln_linalg_num_inputs(op);
+  if (op->num_operands != nin + 1) return NULL;
+  const kiln_affine_map **maps = kiln_alloc(z->ctx, (op->num_operands + 1) * sizeof *maps);
+  bool red[KILN_MAX_LOOPS];
+  int loops = kiln_linalg_iteration(op, maps, red);
+  if (loops < 0 || !kiln_affine_map_is_identity(maps[nin])) return NULL;
+  for (int i = 0; i < loops; i++)
+    if (red[i]) return NULL;
+  for (uint32_t i = 0; i < nin; i++) {
+    kiln_value *x = kiln_op_operand(op, i);
+    if (x->type == op->results[0].type && is_linalg_value(z, x) && !lookup(z, x) &&
+        kiln_value_has_one_use(x) && kiln_affine_map_is_identity(maps[i]))
+      return x;
+  }
+  return NULL;
+}
+
+static kiln_error *unsupported(bz *z, kiln_op *op) {
+  kiln_op_emit_error(op, "cannot be bufferized in kernel @%s", kiln_symbol_name(z->kernel));
+  return kiln_error_new("bufferize-kernels: '%s' in kernel @%s is not supported yet", op->name,
+                        kiln_symbol_name(z->kernel));
+}
+
+static bool has_tensor(const kiln_op *op) {
+  for (uint32_t i = 0; i < op->num_operands; i++)
+    if (kiln_op_operand(op, i)->type->kind == KILN_TYPE_TENSOR) return true;
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (op->results[i].type->kind == KILN_TYPE_TENSOR) return true;
+  return false;
+}
+
+/* Backward pass: choose a buffer for every tensor value. */
+static kiln_error *assign(bz *z, kiln_value **bindings) {
+  for (kiln_op *op = z->body->last; op; op = op->prev) {
+    if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE) {
+      kiln_value *v = kiln_op_operand(op, 0), *arg = kiln_op_operand(op, 1);
+      kiln_value *b = bindings[arg->index];
+      if (!lookup(z, v) && is_linalg_value(z, v)) kiln_value_map_add(z->ctx, &z->buf, v, b);
+      else add_copy(z, op, v, b);
+    } else if (kiln_op_has_flag(op, KILN_OPF_LINALG)) {
+      uint32_t nin = kiln_linalg_num_inputs(op), k = 0;
+      for (uint32_t i = nin; i < op->num_operands; i++) {
+        kiln_value *o = kiln_op_operand(op, i);
+        if (o->type->kind != KILN_TYPE_TENSOR) continue;
+        if (k >= op->num_results) return unsupported(z, op);
+        kiln_value *r = kiln_op_result(op, k++);
+        kiln_value *b = lookup(z, r);
+        if (!b) {
+          b = alloca_for(z, r->type, op->loc);
+          kiln_value_map_add(z->ctx, &z->buf, r, b);
+        }
+        if (init_read(op, i - nin)) {
+          if (o->def && o->def->kind == KILN_OP_TENSOR_EMPTY) continue;
+          if (!lookup(z, o) && is_linalg_value(z, o) && kiln_value_has_one_use(o))
+            kiln_value_map_add(z->ctx, &z->buf, o, b);
+          else
+            add_copy(z, op, o, b);
+        } else if (op->num_results == 1) {
+          kiln_value *x = in_place_input(z, op);
+          if (x) kiln_value_map_add(z->ctx, &z->buf, x, b);
+        }
+      }
+    } else if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_TENSOR_EMPTY) {
+      continue;
+    } else if (has_tensor(op)) {
+      return unsupported(z, op);
+    }
+  }
+  return NULL;
+}
+
+/* The memref a tensor operand reads. */
+static kiln_value *memref_of(bz *z, kiln_value *v, kiln_loc loc) {
+  kiln_value *m = lookup(z, v);
+  if (m) return m;
+  /* tensor.empty read as an input (undefined content): scratch memory */
+  m = alloca_for(z, v->type, loc);
+  kiln_value_map_add(z->ctx, &z->buf, v, m);
+  return m;
+}
+
+static void rewrite_linalg(bz *z, kiln_op *op) {
+  uint32_t nin = kiln_linalg_num_inputs(op), k = 0;
+  kiln_value **ops = kiln_alloc(z->ctx, (op->num_operands + 1) * sizeof *ops);
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (v->type->kind != KILN_TYPE_TENSOR) ops[i] = v;
+    else if (i >= nin) ops[i] = lookup(z, kiln_op_result(op, k++));
+    else ops[i] = memref_of(z, v, op->loc);
+  }
+  kiln_op *n = kiln_op_create(z->ctx, op->kind, op->loc, op->num_operands, ops, 0, NULL, op->attrs,
+                              op->num_regions);
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    while (op->regions[r].first) {
+      kiln_block *b = op->regions[r].first;
+      kiln_region_remove_block(b);
+      kiln_region_append_block(&n->regions[r], b);
+    }
+  kiln_block_insert_before(op, n);
+}
+
+static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
+  bz z = {0};
+  z.ctx = ctx;
+  z.kernel = kernel;
+  z.body = kernel->regions[0].first;
+  if (!z.body || !z.body->first) return NULL;
+  z.prologue = z.body->first;
+  uint32_t nargs = z.body->num_args;
+  kiln_value **bindings = kiln_alloc(ctx, (nargs + 1) * sizeof *bindings);
+  for (uint32_t i = 0; i < nargs; i++) {
+    const kiln_type *tt = hl_arg_tensor_type(z.body->args[i]);
+    if (!tt) continue;
+    if (!kiln_type_has_static_shape(tt))
+      return kiln_error_new("bufferize-kernels: kernel @%s binding %u has a dynamic shape",
+                            kiln_symbol_name(kernel), i);
+    const kiln_type *mt = hl_memref_for(ctx, tt);
+    kiln_named_attr a = hl_named(ctx, "binding", hl_i32(ctx, i));
+    kiln_op *b = kiln_op_create(ctx, KILN_OP_HAL_INTERFACE_BINDING, kernel->loc, 0, NULL, 1, &mt,
+                                kiln_attr_dict(ctx, 1, &a), 0);
+    kiln_block_insert_before(z.prologue, b);
+    bindings[i] = kiln_op_result(b, 0);
+  }
+  /* the original ops, before anything is inserted among them */
+  uint32_t nops = 0;
+  for (kiln_op *o = z.prologue; o; o = o->next) nops++;
+  kiln_op **orig = kiln_alloc(ctx, (nops + 1) * sizeof *orig);
+  nops = 0;
+  for (kiln_op *o = z.prologue; o; o = o->next) orig[nops++] = o;
+  for (uint32_t i = 0; i < nops; i++)
+    if (orig[i]->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD) {
+      kiln_value *arg = kiln_op_operand(orig[i], 0);
+      if (arg->def || arg->block != z.body)
+        return kiln_error_new("bufferize-kernels: kernel @%s loads from a value that is not a kernel argument",
+                              kiln_symbol_name(kernel));
+      kiln_value_map_add(ctx, &z.buf, kiln_op_result(orig[i], 0), bindings[arg->index]);
+    } else if (orig[i]->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE) {
+      kiln_value *arg = kiln_op_operand(orig[i], 1);
+      if (arg->def || arg->block != z.body)
+        return kiln_error_new("bufferize-kernels: kernel @%s stores to a value that is not a kernel argument",
+                              kiln_symbol_name(kernel));
+    }
+  kiln_error *err = assign(&z, bindings);
+  if (err) return err;
+  /* forward rewrite */
+  for (uint32_t i = 0; i < nops; i++) {
+    kiln_op *op = orig[i];
+    for (uint32_t c = 0; c < z.ncopies; c++)
+      if (z.before[c] == op) {
+        kiln_builder b = kiln_builder_before(op);
+        b.loc = op->loc;
+        hl_build_copy(&b, memref_of(&z, z.src[c], op->loc), z.dst[c]);
+      }
+    if (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)) rewrite_linalg(&z, op);
+  }
+  for (uint32_t i = nops; i-- > 0;) {
+    kiln_op *op = orig[i];
+    if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE ||
+        op->kind == KILN_OP_TENSOR_EMPTY || (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)))
+      kiln_op_erase(op);
+  }
+  while (z.body->num_args) {
+    if (kiln_value_has_uses(z.body->args[0]))
+      return kiln_error_new("bufferize-kernels: kernel @%s uses argument %u other than by load/store",
+                            kiln_symbol_name(kernel), z.body->args[0]->index);
+    kiln_block_erase_arg(z.body, 0);
+  }
+  kiln_op_set_attr(kernel, "function_type", kiln_attr_type(ctx, kiln_type_function(ctx, 0, NULL, 0, NULL)));
+  return NULL;
+}
+
+kiln_error *kiln_hal_pass_bufferize_kernels(kiln_op *module, void *user) {
+  (void)user;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t ne;
+  kiln_op **exes = hl_module_ops(module, KILN_OP_HAL_EXECUTABLE, &ne);
+  for (uint32_t x = 0; x < ne; x++) {
+    kiln_block *eb = exes[x]->regions[0].first;
+    for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
+      if (var->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
+      kiln_op *kernel = hl_variant_kernel(var);
+      if (!kernel) continue;
+      kiln_error *e = bufferize(ctx, kernel);
+      if (e) return e;
+    }
+  }
+  return NULL;
+}

@@ -1,0 +1,35 @@
+/* Internals shared by the hal passes (prefix hl_). Not public (hal.h). */
+#ifndef KILN_HL_INTERNAL_H
+#define KILN_HL_INTERNAL_H
+
+#include "hal.h"
+
+/* Alignment of every arena slice and allocation (bytes). */
+#define HL_ALIGNMENT 64
+
+/* The targets for this module: kiln_hal_set_targets's, else the module's
+ * kiln.targets, else {"llvm-cpu"}. Strings are interned in ctx. Errors
+ * name a malformed kiln.targets attribute. */
+kiln_error *hl_targets(kiln_op *module, const char ***out, uint32_t *n);
+
+/* Top-level ops of the module of the given kind, in order (arena). */
+kiln_op **hl_module_ops(kiln_op *module, kiln_op_kind kind, uint32_t *n);
+/* The kernel func.func of a variant (inside its builtin.module). */
+kiln_op *hl_variant_kernel(kiln_op *variant);
+
+/* Byte size of a static tensor/memref (elements * storage size), or -1. */
+int64_t hl_byte_size(const kiln_type *t);
+/* The tensor type a !flow.dispatch.tensor<ACCESS:T> kernel argument
+ * carries, read off its load/store users; NULL when unused. */
+const kiln_type *hl_arg_tensor_type(kiln_value *arg);
+/* memref<shape x elem> with identity layout for a ranked tensor type. */
+const kiln_type *hl_memref_for(kiln_context *ctx, const kiln_type *tensor);
+/* Identity linalg.generic copying memref src into memref dst, at b. */
+void hl_build_copy(kiln_builder *b, kiln_value *src, kiln_value *dst);
+
+const kiln_type *hl_type(kiln_context *ctx, const char *name); /* !hal.NAME */
+kiln_named_attr hl_named(kiln_context *ctx, const char *name, const kiln_attr *v);
+const kiln_attr *hl_i32(kiln_context *ctx, int64_t v);
+const kiln_attr *hl_i64(kiln_context *ctx, int64_t v);
+
+#endif
