@@ -1607,7 +1607,10 @@ bool kiln_p_region(kiln_parser *p, kiln_op_state *st, const kiln_p_arg *args,
   kiln_region *r = kiln_st_add_region(st);
   bool isolated = st->info && (st->info->flags & KILN_OPF_ISOLATED);
   /* Default dialect: func ops print/parse without prefix inside func.func. */
-  const char *dd = st->info && st->info->kind == KILN_OP_FUNC_FUNC ? "func" : "";
+  const char *dd = !st->info                               ? ""
+                   : st->info->kind == KILN_OP_FUNC_FUNC      ? "func"
+                   : st->info->kind == KILN_OP_BUILTIN_MODULE ? "builtin"
+                                                              : "";
   p->dialect_stack[++p->dialect_depth] = dd;
   bool ok = parse_region_body(p, r, args, nargs, isolated);
   p->dialect_depth--;

@@ -758,7 +758,6 @@ const char *kiln_pr_op_name(kiln_printer *pr, const kiln_op *op) {
   size_t n = dd ? strlen(dd) : 0;
   if (n && strncmp(op->name, dd, n) == 0 && op->name[n] == '.')
     return op->name + n + 1;
-  if (strncmp(op->name, "builtin.", 8) == 0) return op->name + 8;
   return op->name;
 }
 
@@ -820,8 +819,11 @@ static void print_block(kiln_printer *pr, const kiln_block *b, bool label,
 
 static void push_dialect(kiln_printer *pr, const kiln_op *owner) {
   /* Region-holding ops reset the default dialect, except func.func, whose
-   * body prints func ops without prefix ("return", "call"). */
-  const char *dd = owner->kind == KILN_OP_FUNC_FUNC ? "func" : "";
+   * body prints func ops without prefix ("return", "call"), and
+   * builtin.module, whose body prints "module" for nested modules. */
+  const char *dd = owner->kind == KILN_OP_FUNC_FUNC        ? "func"
+                   : owner->kind == KILN_OP_BUILTIN_MODULE ? "builtin"
+                                                           : "";
   if (pr->dialect_depth < 255) pr->dialect_stack[++pr->dialect_depth] = dd;
 }
 
@@ -913,7 +915,7 @@ static void printer_init(kiln_printer *pr, kiln_context *ctx, unsigned flags) {
   memset(pr, 0, sizeof *pr);
   pr->ctx = ctx;
   pr->flags = flags;
-  pr->dialect_stack[0] = "";
+  pr->dialect_stack[0] = "builtin";
 }
 
 char *kiln_print_op_to_string(const kiln_op *op, unsigned flags) {
