@@ -9,11 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "driver_internal.h"
 #include "mlir_input.h"
 
 #ifdef KILN_HAVE_TRANSFORMS
 #include "transforms.h"
+#endif
+#ifdef KILN_HAVE_FLOW
+#include "flow.h"
+#endif
+#ifdef KILN_HAVE_HAL
+#include "hal.h"
+#endif
+#ifdef KILN_HAVE_CODEGEN_CPU
+#include "codegen_cpu.h"
+#endif
+#ifdef KILN_HAVE_CODEGEN_TRANSFORMS
+#include "codegen_transforms.h"
 #endif
 #ifdef KILN_HAVE_VM_STAGE
 #include "vm_stage.h"
@@ -30,14 +42,15 @@
 static const char *const input_passes[] = {"canonicalize", "infer-shapes", NULL};
 static const char *const flow_passes[] = {
     "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
-    "form-dispatch-regions", "outline-dispatches", NULL};
+    "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
+    "outline-dispatches", NULL};
 static const char *const hal_passes[] = {
     "assign-targets", "materialize-interfaces", "bufferize-kernels",
     "plan-memory", "schedule-commands", NULL};
 static const char *const codegen_passes[] = {
     "select-launch-config", "tile-and-distribute", "specialize-full-tiles",
-    "lower-to-loops", "approximate-math", "scf-to-cf", "translate-to-llvm",
-    "llvm-cpu-compile", NULL};
+    "lower-to-loops", "remove-single-iteration-loops", "approximate-math",
+    "scf-to-cf", "translate-executables", NULL};
 static const char *const vm_passes[] = {"convert-to-vm", "allocate-registers", NULL};
 static const char *const no_passes[] = {NULL};
 
@@ -52,13 +65,26 @@ void kiln_driver_register_passes(void) {
 #ifdef KILN_HAVE_TRANSFORMS
   kiln_transforms_register();
 #endif
+#ifdef KILN_HAVE_FLOW
+  kiln_flow_register();
+#endif
+#ifdef KILN_HAVE_HAL
+  kiln_hal_register();
+#endif
+#ifdef KILN_HAVE_CODEGEN_CPU
+  kiln_codegen_cpu_register();
+#endif
+#ifdef KILN_HAVE_CODEGEN_TRANSFORMS
+  kiln_codegen_transforms_register();
+#endif
+  kiln_driver_register_translate_executables();
 #ifdef KILN_HAVE_VM_STAGE
   kiln_vm_register_passes();
 #endif
 }
 
 const char *kiln_driver_stage_missing(kiln_stage_t s) {
-  if (s == KILN_STAGE_LLVM_IR) return "translate-to-llvm"; /* printed by codegen */
+  if (s == KILN_STAGE_LLVM_IR) return kiln_driver_stage_missing(KILN_STAGE_CODEGEN);
 #ifndef KILN_HAVE_SERIALIZE
   if (s == KILN_STAGE_SERIALIZE) return "serialize";
 #endif
@@ -179,25 +205,43 @@ kiln_error *kiln_compile(kiln_session *s) {
    *            into the session)
    *   vm       convert-to-vm, allocate-registers
    *   serialize  bytecode + rodata + executables -> .kiln */
-  const kiln_stage_t stop = o->compile_to;
-  for (int st = KILN_STAGE_INPUT; !err && st <= (int)stop && st < KILN_STAGE_SERIALIZE; st++) {
-    if (st == KILN_STAGE_LLVM_IR) {
-      if (stop == KILN_STAGE_LLVM_IR) err = add_stage(pm, KILN_STAGE_LLVM_IR);
-      continue; /* printed by codegen, not a stage of its own */
+  kiln_stage_t stop = o->compile_to;
+  if (stop == KILN_STAGE_LLVM_IR) {
+    stop = KILN_STAGE_CODEGEN;
+    if (!err && start > KILN_STAGE_CODEGEN)
+      err = kiln_error_new("--compile-to=llvm-ir: the input has no executable left to translate");
+    /* translate-executables appends each variant's module */
+    if (!err && o->output_path && strcmp(o->output_path, "-") != 0) {
+      FILE *f = fopen(o->output_path, "w");
+      if (!f) err = kiln_error_new("cannot open '%s' for writing", o->output_path);
+      else fclose(f);
     }
+  }
+  for (int st = KILN_STAGE_INPUT; !err && st <= (int)stop && st < KILN_STAGE_SERIALIZE; st++) {
+    /* llvm-ir is codegen stopped at its last pass, which then prints
+     * LLVM modules instead of compiling them. */
+    if (st == KILN_STAGE_LLVM_IR) continue;
     if (st >= (int)start) err = add_stage(pm, (kiln_stage_t)st);
   }
   if (!err && stop == KILN_STAGE_SERIALIZE) {
     const char *missing = kiln_driver_stage_missing(KILN_STAGE_SERIALIZE);
     if (missing) err = kiln_error_new("stage serialize is not built yet");
   }
+#ifdef KILN_HAVE_HAL
+  if (!err) {
+    const char *const *targets;
+    const uint32_t nt = kiln_session_targets(s, &targets);
+    if (s->target_count) err = kiln_hal_set_targets(nt, targets);
+    else err = kiln_hal_set_targets(0, NULL);
+  }
+#endif
   if (!err) {
     if (o->print_ir_after_all) kiln_pm_print_after_all(pm, o->dump);
     if (o->print_ir_after) kiln_pm_print_after(pm, o->print_ir_after, o->dump);
     if (o->timing) kiln_pm_enable_timing(pm, o->dump);
     err = kiln_pm_run(pm, module);
   }
-  if (!err) {
+  if (!err && o->compile_to != KILN_STAGE_LLVM_IR) {
     if (stop != KILN_STAGE_SERIALIZE) {
       err = print_module(module, o->output_path);
     } else {
