@@ -145,6 +145,8 @@ kiln_region *kiln_st_add_region(kiln_op_state *st);
 /* Appends a `kind` terminator (no operands) to blocks lacking one. */
 void kiln_p_ensure_terminator(kiln_parser *p, kiln_region *r, kiln_op_kind kind,
                               kiln_loc loc);
+/* Skips an optional "loc(...)" (source locations are not kept). */
+bool kiln_p_opt_loc(kiln_parser *p);
 /* "fastmath<...>" if present -> attr "fastmath" (#arith.fastmath<...>). */
 bool kiln_p_opt_fastmath(kiln_parser *p, kiln_op_state *st);
 

@@ -1019,6 +1019,7 @@ static bool parse_number_attr(kiln_parser *p, const kiln_type *hint,
 
 static bool parse_dict_body(kiln_parser *p, kiln_named_attr **entries,
                             uint32_t *n);
+static bool skip_trailing_loc(kiln_parser *p);
 
 static bool parse_attr_inner(kiln_parser *p, const kiln_type *hint,
                              const kiln_attr **out) {
@@ -1130,6 +1131,11 @@ static bool parse_attr_inner(kiln_parser *p, const kiln_type *hint,
           !kiln_p_expect(p, KILN_TOK_GREATER))
         return false;
       *out = kiln_attr_affine_map(ctx, m);
+      return true;
+    }
+    if (tok_is_word(p, "loc")) { /* locations: accepted and dropped */
+      if (!skip_trailing_loc(p)) return false;
+      *out = ctx->a_unit;
       return true;
     }
     if (tok_is_word(p, "dense_resource") || tok_is_word(p, "sparse") ||
@@ -1706,6 +1712,8 @@ static bool skip_trailing_loc(kiln_parser *p) {
   } while (depth > 0);
   return true;
 }
+
+bool kiln_p_opt_loc(kiln_parser *p) { return skip_trailing_loc(p); }
 
 typedef struct {
   const char *name;

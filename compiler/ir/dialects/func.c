@@ -47,6 +47,7 @@ bool func_parse_func(kiln_parser *p, kiln_op_state *st) {
       arg_attrs[n] = NULL;
       if (kiln_p_is(p, KILN_TOK_LBRACE) && !kiln_p_attr_dict_into(p, &arg_attrs[n]))
         return false;
+      if (!kiln_p_opt_loc(p)) return false;
       n++;
     } while (kiln_p_accept(p, KILN_TOK_COMMA));
     if (!kiln_p_expect(p, KILN_TOK_RPAREN)) return false;

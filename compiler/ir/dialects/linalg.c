@@ -943,7 +943,7 @@ static bool parse_long_body(kiln_parser *p, kiln_op_state *st) {
       if (n >= 64) return kiln_p_error(p, "too many block arguments");
       memset(&args[n], 0, sizeof args[n]);
       if (!kiln_p_operand(p, &args[n].name) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-          !kiln_p_type(p, &args[n].type))
+          !kiln_p_type(p, &args[n].type) || !kiln_p_opt_loc(p))
         return false;
       n++;
     } while (kiln_p_accept(p, KILN_TOK_COMMA));
