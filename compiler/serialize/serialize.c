@@ -276,6 +276,47 @@ static kiln_error *sz_executable(sz *z, kiln_op *exe) {
   return NULL;
 }
 
+/* Module-level hal.rodata ops {index, value = dense<...>} (constants the
+ * hal stage kept in the IR), as rodata entries 0..n-1 in index order. */
+static kiln_error *sz_ir_rodata(sz *z, kiln_block *body, uint32_t *total) {
+  uint32_t n = 0;
+  for (kiln_op *op = body->first; op; op = op->next)
+    if (sz_named(op, "hal.rodata")) n++;
+  *total = n;
+  for (uint32_t want = 0; want < n; want++) {
+    kiln_op *found = NULL;
+    for (kiln_op *op = body->first; op; op = op->next)
+      if (sz_named(op, "hal.rodata") && sz_int(op, "index", -1) == (int64_t)want) {
+        if (found)
+          return kiln_error_new("hal.rodata index %u is used twice (@%s and @%s)", want,
+                                kiln_symbol_name(found), kiln_symbol_name(op));
+        found = op;
+      }
+    if (!found)
+      return kiln_error_new("hal.rodata indices must be 0..%u; %u is missing", n - 1, want);
+    const kiln_attr *v = sz_attr(found, "value", KILN_ATTR_DENSE);
+    const char *name = kiln_symbol_name(found);
+    if (!v || !name) return kiln_error_new("hal.rodata %u needs a sym_name and a dense value", want);
+    const size_t esize = kiln_dense_elem_size(v->type->elem);
+    const int64_t count = kiln_type_num_elements(v->type);
+    if (count < 0 || !esize) return kiln_error_new("hal.rodata @%s: not a static dense value", name);
+    if (!v->splat) {
+      if (v->nbytes != (size_t)count * esize)
+        return kiln_error_new("hal.rodata @%s: %zu bytes for %lld elements", name, v->nbytes,
+                              (long long)count);
+      kiln_module_builder_add_rodata_borrowed(z->b, name, v->data, v->nbytes, 64);
+      continue;
+    }
+    /* A splat is stored whole: kernels read it like any other tensor. */
+    uint8_t *full = malloc((size_t)count * esize + 1);
+    if (!full) return kiln_error_new("out of memory expanding hal.rodata @%s", name);
+    for (int64_t i = 0; i < count; i++) memcpy(full + (size_t)i * esize, v->data, esize);
+    kiln_module_builder_add_rodata(z->b, name, full, (uint64_t)count * esize, 64);
+    free(full);
+  }
+  return NULL;
+}
+
 kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
                                   uint8_t **data, size_t *size) {
   sz z;
@@ -307,6 +348,11 @@ kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
   if (!err && !nfuncs) err = kiln_error_new("the module has no function to serialize");
   for (uint32_t i = 0; !err && i < imports.count; i++)
     kiln_module_builder_add_import(z.b, imports.names[i], imports.signatures[i]);
+  uint32_t ir_rodata = 0;
+  if (!err) err = sz_ir_rodata(&z, body, &ir_rodata);
+  if (!err && ir_rodata && session->rodata_count)
+    err = kiln_error_new("rodata comes both from hal.rodata ops (%u) and from the session (%u); "
+                         "their indices would collide", ir_rodata, session->rodata_count);
   for (uint32_t i = 0; !err && i < session->rodata_count; i++) {
     const kiln_session_rodata_t *r = &session->rodata[i];
     kiln_module_builder_add_rodata_borrowed(z.b, r->name, r->data, r->size, r->alignment);
