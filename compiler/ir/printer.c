@@ -892,6 +892,55 @@ static void print_op(kiln_printer *pr, const kiln_op *op) {
   op->info->print(pr, op);
 }
 
+/* Generic form: MLIR prints unique SSA ids there — counters are never
+ * restored, and regions are numbered from a LIFO worklist (children pushed
+ * in op order, so the last sibling region is numbered first). */
+static void number_generic(kiln_printer *pr, const kiln_op *top, name_state *s) {
+  size_t cap = 64, n = 0;
+  const kiln_region **stack = malloc(cap * sizeof *stack);
+  if (!stack) return;
+  for (uint32_t i = 0; i < top->num_regions; i++) stack[n++] = &top->regions[i];
+  while (n) {
+    const kiln_region *r = stack[--n];
+    for (const kiln_block *b = r->first; b; b = b->next) {
+      for (uint32_t i = 0; i < b->num_args; i++) {
+        char buf[32];
+        if (b == r->first) {
+          snprintf(buf, sizeof buf, "%%arg%u", s->next_arg++);
+          ir_map_put(&pr->names, b->args[i], (void *)kiln_intern_cstr(pr->ctx, buf));
+        } else {
+          set_name(pr, s, b->args[i], NULL);
+        }
+      }
+      for (const kiln_op *op = b->first; op; op = op->next) {
+        if (!op->num_results) continue;
+        uint32_t id = s->next_value++;
+        for (uint32_t i = 0; i < op->num_results; i++) {
+          char full[48];
+          if (op->num_results == 1) snprintf(full, sizeof full, "%%%u", id);
+          else snprintf(full, sizeof full, "%%%u#%u", id, i);
+          ir_map_put(&pr->names, &op->results[i], (void *)kiln_intern_cstr(pr->ctx, full));
+        }
+      }
+    }
+    for (const kiln_block *b = r->first; b; b = b->next)
+      for (const kiln_op *op = b->first; op; op = op->next)
+        for (uint32_t i = 0; i < op->num_regions; i++) {
+          if (n == cap) {
+            cap *= 2;
+            const kiln_region **ns = realloc(stack, cap * sizeof *ns);
+            if (!ns) {
+              free(stack);
+              return;
+            }
+            stack = ns;
+          }
+          stack[n++] = &op->regions[i];
+        }
+  }
+  free(stack);
+}
+
 static void print_top(kiln_printer *pr, const kiln_op *op) {
   name_state root = {0, 0, 0, NULL, NULL};
   ir_map used = {0};
@@ -900,7 +949,10 @@ static void print_top(kiln_printer *pr, const kiln_op *op) {
   if (op->num_results) {
     for (uint32_t i = 0; i < op->num_results; i++) set_name(pr, &root, &op->results[i], NULL);
   }
-  for (uint32_t i = 0; i < op->num_regions; i++) number_region(pr, &op->regions[i], &root);
+  if (pr->flags & KILN_PRINT_GENERIC)
+    number_generic(pr, op, &root);
+  else
+    for (uint32_t i = 0; i < op->num_regions; i++) number_region(pr, &op->regions[i], &root);
   ir_map_free(&used);
   /* Dry run to number aliases in print order, then the real output. */
   ir_buf scratch = {0};

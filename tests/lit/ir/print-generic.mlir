@@ -1,5 +1,7 @@
 // --mlir-print-op-generic prints every op as "name"(operands) ({regions})
-// {attributes} : (types) -> types; kiln-opt and mlir-opt-19 read it back.
+// {attributes} : (types) -> types, with mlir-opt's unique SSA ids (regions
+// numbered last-first, counters never reset); kiln-opt and mlir-opt-19 read
+// it back.
 // RUN: kiln-opt --mlir-print-op-generic %s | FileCheck %s
 // RUN: kiln-opt --mlir-print-op-generic %s | kiln-opt > %t.a && kiln-opt %s > %t.b && diff %t.a %t.b
 // REQUIRES: mlir-opt
@@ -11,8 +13,8 @@
 // CHECK-NEXT: %1 = "arith.constant"() {value = 0 : index} : () -> index
 // CHECK-NEXT: %2 = "tensor.extract"(%arg0, %1) : (tensor<4xf32>, index) -> f32
 // CHECK-NEXT: %3 = "scf.if"(%arg2) ({
-// CHECK-NEXT: %5 = "arith.addf"(%2, %0) : (f32, f32) -> f32
-// CHECK-NEXT: "scf.yield"(%5) : (f32) -> ()
+// CHECK-NEXT: %6 = "arith.addf"(%2, %0) : (f32, f32) -> f32
+// CHECK-NEXT: "scf.yield"(%6) : (f32) -> ()
 // CHECK-NEXT: }, {
 // CHECK-NEXT: "scf.yield"(%0) : (f32) -> ()
 // CHECK-NEXT: }) : (i1) -> f32
