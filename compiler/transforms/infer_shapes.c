@@ -41,6 +41,7 @@ typedef struct rule_io {
   shape out[4];
   bool known[4];
   unsigned errors;
+  bool quiet; /* count contradictions without reporting them */
 } rule_io;
 
 /* The shape of a ranked tensor value; a tensor.cast's source may know
@@ -75,8 +76,9 @@ static void unify(rule_io *io, int64_t *have, int64_t want, const char *what) {
   }
   if (*have != want) {
     char a[24], b[24];
-    kiln_op_emit_error(io->op, "%s: %s vs %s", what, dim_str(*have, a),
-                       dim_str(want, b));
+    if (!io->quiet)
+      kiln_op_emit_error(io->op, "%s: %s vs %s", what, dim_str(*have, a),
+                         dim_str(want, b));
     io->errors++;
   }
 }
@@ -164,13 +166,15 @@ static int64_t window_out(rule_io *io, int64_t in, int64_t k, int64_t stride,
                           int64_t dil, const char *axis) {
   if (in == DYN || k == DYN) return DYN;
   if (stride <= 0 || dil <= 0) {
-    kiln_op_emit_error(io->op, "strides and dilations must be positive");
+    if (!io->quiet)
+      kiln_op_emit_error(io->op, "strides and dilations must be positive");
     io->errors++;
     return DYN;
   }
   int64_t span = (k - 1) * dil + 1;
   if (span > in) {
-    kiln_op_emit_error(io->op,
+    if (!io->quiet)
+      kiln_op_emit_error(io->op,
                        "window along %s spans %lld (size %lld, dilation %lld) "
                        "but the input has only %lld",
                        axis, (long long)span, (long long)k, (long long)dil,
@@ -345,6 +349,10 @@ static void rule_generic(rule_io *io) {
   }
 }
 
+/* Nothing to derive from the inputs; the init's own shape (seen through a
+ * tensor.cast) may still refine the result. */
+static void rule_init_only(rule_io *io) { (void)io; }
+
 typedef void (*rule_fn)(rule_io *io);
 
 static rule_fn rule_for(kiln_op_kind k) {
@@ -358,11 +366,6 @@ static rule_fn rule_for(kiln_op_kind k) {
 }
 
 /* ---- Rewriting ---- */
-
-static void set_result_type(kiln_op *op, uint32_t i, const kiln_type *t) {
-  /* A value's type is not part of any use list, so it is set in place. */
-  op->results[i].type = t;
-}
 
 /* A value of type `to` standing for init value v (of a compatible, more
  * dynamic type), built before `user`, which is v's only user when v is
@@ -397,7 +400,7 @@ static kiln_value *refine_init(kiln_context *ctx, kiln_value *v,
     kiln_value *init = refine_init(ctx, kiln_op_operand(def, 1), to, def);
     if (init->type == to) {
       kiln_op_set_operand(def, 1, init);
-      set_result_type(def, 0, to);
+      tx_set_result_type(def, 0, to);
       return kiln_op_result(def, 0);
     }
   }
@@ -407,35 +410,28 @@ static kiln_value *refine_init(kiln_context *ctx, kiln_value *v,
   return kiln_op_result(c, 0);
 }
 
-/* Can this use read a value whose type became more static? */
-static bool use_accepts_refined(const kiln_use *u) {
-  kiln_op *o = u->owner;
-  if (o->kind == KILN_OP_TENSOR_DIM || o->kind == KILN_OP_TENSOR_CAST)
-    return u->index == 0;
-  /* A structured op's ins (not its outs, whose type is its result's). */
-  if (kiln_op_has_flag(o, KILN_OPF_LINALG) && o->num_results > 0)
-    return u->index < o->num_operands - o->num_results;
-  return false;
-}
-
-/* Result i of op now has type `to` (was `from`): users that need `from`
- * read a cast back. */
-static void retarget_uses(kiln_op *op, uint32_t i, const kiln_type *from) {
-  kiln_value *res = kiln_op_result(op, i);
-  kiln_value *back = NULL;
-  for (kiln_use *u = res->uses, *next; u; u = next) {
-    next = u->next;
-    if (u->owner->kind == KILN_OP_TENSOR_CAST && back && u->owner == back->def)
+bool tx_shapes_consistent(kiln_op *op, kiln_value *const *operands) {
+  rule_fn rule = rule_for(op->kind);
+  if (!rule) return true;
+  rule_io io = {.op = op, .quiet = true};
+  io.nouts = op->num_results;
+  if (op->num_operands < io.nouts || io.nouts > 4) return true;
+  io.nins = op->num_operands - io.nouts;
+  if (io.nins > 8) return true;
+  for (uint32_t i = 0; i < io.nins; i++)
+    io.in_ok[i] = shape_of(operands[i], &io.in[i]);
+  rule(&io);
+  if (io.errors) return false;
+  for (uint32_t i = 0; i < io.nouts; i++) {
+    shape s;
+    if (!io.known[i] || !shape_of(operands[io.nins + i], &s) ||
+        s.rank != io.out[i].rank)
       continue;
-    if (use_accepts_refined(u)) continue;
-    if (!back) {
-      kiln_builder b = kiln_builder_after(op);
-      b.loc = op->loc;
-      back = kiln_op_result(
-          kiln_build(&b, KILN_OP_TENSOR_CAST, 1, &res, 1, &from, NULL), 0);
-    }
-    kiln_op_set_operand(u->owner, u->index, back);
+    for (uint32_t d = 0; d < s.rank; d++)
+      if (s.d[d] != DYN && io.out[i].d[d] != DYN && s.d[d] != io.out[i].d[d])
+        return false;
   }
+  return true;
 }
 
 typedef struct infer_state {
@@ -512,8 +508,8 @@ static unsigned infer_elementwise(kiln_context *ctx, kiln_op *op) {
     }
     kiln_op_set_operand(op, j, nv);
   }
-  set_result_type(op, 0, kiln_type_with_shape(ctx, rt, s.rank, s.d));
-  retarget_uses(op, 0, rt);
+  tx_set_result_type(op, 0, kiln_type_with_shape(ctx, rt, s.rank, s.d));
+  tx_retarget_uses(op, 0, rt, true);
   return 0;
 }
 
@@ -574,8 +570,8 @@ static unsigned infer_op(kiln_context *ctx, kiln_op *op) {
     const kiln_type *to = kiln_type_with_shape(ctx, old, old->rank, next[i].d);
     kiln_value *init = refine_init(ctx, kiln_op_operand(op, io.nins + i), to, op);
     kiln_op_set_operand(op, io.nins + i, init);
-    set_result_type(op, i, to);
-    retarget_uses(op, i, old);
+    tx_set_result_type(op, i, to);
+    tx_retarget_uses(op, i, old, true);
   }
   return 0;
 }

@@ -17,6 +17,10 @@
  *   tensor.extract of from_elements/splat                 -> the element
  *   extract_slice / insert_slice covering the whole tensor -> the source
  *   tensor.empty with constant sizes -> a static tensor.empty + tensor.cast
+ *   a tensor.cast from a more static type feeding a linalg op whose ins and
+ *   outs may mix static and dynamic dims -> the op reads the cast's source
+ *   (an outs cast makes the result more static; users needing the old type
+ *   read a cast back)
  *   scf.if on a constant condition  -> the taken branch, inlined
  *   scf.for that runs zero times    -> its initial values
  * Guarantees: every rewrite is exact (no fast-math assumptions: x+0.0 and
@@ -304,8 +308,64 @@ static bool simplify_empty(simp_state *st, kiln_op *op) {
   return true;
 }
 
+/* Is `from` (a tensor.cast's source) more static than `to` (its result)? */
+static bool more_static(const kiln_type *from, const kiln_type *to) {
+  if (from->kind != KILN_TYPE_TENSOR || to->kind != KILN_TYPE_TENSOR ||
+      from->rank != to->rank)
+    return false;
+  bool gain = false;
+  for (uint32_t d = 0; d < to->rank; d++) {
+    if (to->shape[d] != KILN_DYNAMIC && from->shape[d] != to->shape[d])
+      return false;
+    gain |= to->shape[d] == KILN_DYNAMIC && from->shape[d] != KILN_DYNAMIC;
+  }
+  return gain;
+}
+
+static bool absorb_casts(simp_state *st, kiln_op *op) {
+  if (!tx_linalg_mixes_static(op) || op->num_results == 0 ||
+      op->num_operands < op->num_results || !tx_op_is_effect_free(op))
+    return false;
+  uint32_t nins = op->num_operands - op->num_results, n = op->num_operands;
+  kiln_value **next = malloc(sizeof *next * n);
+  if (!next) return false;
+  bool any = false;
+  for (uint32_t j = 0; j < n; j++) {
+    kiln_value *v = kiln_op_operand(op, j);
+    kiln_op *cast = v->def;
+    next[j] = v;
+    if (cast && cast->kind == KILN_OP_TENSOR_CAST && cast->num_operands == 1 &&
+        more_static(kiln_op_operand(cast, 0)->type, v->type)) {
+      next[j] = kiln_op_operand(cast, 0);
+      any = true;
+    }
+  }
+  /* A cast may have hidden shapes that contradict each other (a run-time
+   * error); exposing them would make the IR fail verification. */
+  if (!any || !tx_shapes_consistent(op, next)) {
+    free(next);
+    return false;
+  }
+  bool done = false;
+  for (uint32_t j = 0; j < n; j++) {
+    kiln_value *v = kiln_op_operand(op, j), *src = next[j];
+    if (src == v) continue;
+    kiln_op_set_operand(op, j, src);
+    if (j >= nins) { /* an init: the result follows its type */
+      const kiln_type *old = kiln_op_result(op, j - nins)->type;
+      tx_set_result_type(op, j - nins, src->type);
+      tx_retarget_uses(op, j - nins, old, false);
+    }
+    done = true;
+  }
+  free(next);
+  if (done) st->changed = true;
+  return done;
+}
+
 static bool simplify_op(simp_state *st, kiln_op *op) {
   if (!tx_op_well_formed(op)) return false;
+  if (kiln_op_has_flag(op, KILN_OPF_LINALG)) return absorb_casts(st, op);
   if (op->num_results != 1 && op->kind != KILN_OP_SCF_IF &&
       op->kind != KILN_OP_SCF_FOR)
     return false;

@@ -28,6 +28,24 @@ bool tx_op_well_formed(const kiln_op *op);
  * free. */
 bool tx_op_is_effect_free(const kiln_op *op);
 
+/* Result i of op gets type t (a more static form of its type). A value's
+ * type is on no use list, so it is set in place. */
+void tx_set_result_type(kiln_op *op, uint32_t i, const kiln_type *t);
+/* Structured ops whose ins and outs may differ in which dimensions are
+ * static (those verified through indexing maps), unlike linalg.transpose,
+ * broadcast, reduce, map and softmax, whose operands must match exactly. */
+bool tx_linalg_mixes_static(const kiln_op *op);
+/* Result i of op became more static than `from`: users that cannot take
+ * that read a tensor.cast back to `from`. tensor.dim, tensor.cast and the
+ * ins of mixing linalg ops take it; with any_linalg_ins, every linalg op's
+ * ins do (the caller then refines those ops too). */
+void tx_retarget_uses(kiln_op *op, uint32_t i, const kiln_type *from,
+                      bool any_linalg_ins);
+
+/* Would op's shapes agree if its operands were `operands` (num_operands
+ * values)? Uses infer-shapes' rules, silently; ops without a rule agree. */
+bool tx_shapes_consistent(kiln_op *op, kiln_value *const *operands);
+
 /* Two's complement helpers on 64-bit carriers: the low w bits of v
  * sign-extended, or zero-extended. */
 static inline int64_t tx_sext(uint64_t v, unsigned w) {

@@ -62,6 +62,59 @@ bool tx_op_is_effect_free(const kiln_op *op) {
   return false;
 }
 
+/* ---- Refining result types ---- */
+
+void tx_set_result_type(kiln_op *op, uint32_t i, const kiln_type *t) {
+  op->results[i].type = t;
+}
+
+bool tx_linalg_mixes_static(const kiln_op *op) {
+  switch (op->kind) {
+  case KILN_OP_LINALG_GENERIC:
+  case KILN_OP_LINALG_FILL:
+  case KILN_OP_LINALG_MATMUL:
+  case KILN_OP_LINALG_BATCH_MATMUL:
+  case KILN_OP_LINALG_MATVEC:
+  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF:
+  case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
+  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC:
+  case KILN_OP_LINALG_POOLING_NHWC_MAX:
+  case KILN_OP_LINALG_POOLING_NHWC_SUM:
+  case KILN_OP_LINALG_POOLING_NCHW_MAX:
+  case KILN_OP_LINALG_POOLING_NCHW_SUM: return true;
+  default: return false;
+  }
+}
+
+static bool use_accepts_refined(const kiln_use *u, bool any_linalg_ins) {
+  kiln_op *o = u->owner;
+  if (o->kind == KILN_OP_TENSOR_DIM || o->kind == KILN_OP_TENSOR_CAST)
+    return u->index == 0;
+  /* A structured op's ins (not its outs, whose type is its result's). */
+  if (kiln_op_has_flag(o, KILN_OPF_LINALG) && o->num_results > 0 &&
+      (any_linalg_ins || tx_linalg_mixes_static(o)))
+    return u->index < o->num_operands - o->num_results;
+  return false;
+}
+
+void tx_retarget_uses(kiln_op *op, uint32_t i, const kiln_type *from,
+                      bool any_linalg_ins) {
+  kiln_value *res = kiln_op_result(op, i);
+  kiln_value *back = NULL;
+  for (kiln_use *u = res->uses, *next; u; u = next) {
+    next = u->next;
+    if (back && u->owner == back->def) continue;
+    if (use_accepts_refined(u, any_linalg_ins)) continue;
+    if (!back) {
+      kiln_builder b = kiln_builder_after(op);
+      b.loc = op->loc;
+      back = kiln_op_result(
+          kiln_build(&b, KILN_OP_TENSOR_CAST, 1, &res, 1, &from, NULL), 0);
+    }
+    kiln_op_set_operand(u->owner, u->index, back);
+  }
+}
+
 /* ---- Constants, element-wise ---- */
 
 bool tx_elems_of(kiln_value *v, tx_elems *e) {
