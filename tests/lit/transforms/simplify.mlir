@@ -275,3 +275,34 @@ func.func @whole_slices(%t: tensor<4x8xf32>, %u: tensor<4x8xf32>, %i: index) -> 
   %3 = tensor.insert_slice %u into %t[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x8xf32>
   return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x4xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// A linalg op that allows mixed static/dynamic operands reads through casts
+// from more static types; the result follows its init and a cast back
+// serves the return.
+// CHECK-LABEL: func.func @absorb_casts(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<4x8xf32>, %[[B:[^:]*]]: tensor<8x16xf32>, %[[C:[^:]*]]: tensor<4x16xf32>
+// CHECK-NEXT: %[[M:.*]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[C]] : tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT: %[[R:.*]] = tensor.cast %[[M]] : tensor<4x16xf32> to tensor<?x?xf32>
+// CHECK-NEXT: return %[[R]] : tensor<?x?xf32>
+func.func @absorb_casts(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<?x?xf32> {
+  %ad = tensor.cast %a : tensor<4x8xf32> to tensor<?x8xf32>
+  %cd = tensor.cast %c : tensor<4x16xf32> to tensor<?x?xf32>
+  %r = linalg.matmul ins(%ad, %b : tensor<?x8xf32>, tensor<8x16xf32>) outs(%cd : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}
+
+// Casts stay where exposing the source would contradict (a run-time error
+// then) or where the op needs operands of matching dynamism (transpose).
+// CHECK-LABEL: func.func @keeps_casts(
+// CHECK: %[[AD:.*]] = tensor.cast %{{.*}} : tensor<4x8xf32> to tensor<?x?xf32>
+// CHECK: linalg.matmul ins(%[[AD]], %{{.*}} : tensor<?x?xf32>, tensor<7x16xf32>)
+// CHECK: %[[TD:.*]] = tensor.cast %{{.*}} : tensor<2x3xf32> to tensor<?x3xf32>
+// CHECK: linalg.transpose ins(%[[TD]] : tensor<?x3xf32>)
+func.func @keeps_casts(%a: tensor<4x8xf32>, %b: tensor<7x16xf32>, %c: tensor<?x?xf32>, %t: tensor<2x3xf32>, %n: index) -> (tensor<?x?xf32>, tensor<3x?xf32>) {
+  %ad = tensor.cast %a : tensor<4x8xf32> to tensor<?x?xf32>
+  %r = linalg.matmul ins(%ad, %b : tensor<?x?xf32>, tensor<7x16xf32>) outs(%c : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %td = tensor.cast %t : tensor<2x3xf32> to tensor<?x3xf32>
+  %e = tensor.empty(%n) : tensor<3x?xf32>
+  %tr = linalg.transpose ins(%td : tensor<?x3xf32>) outs(%e : tensor<3x?xf32>) permutation = [1, 0]
+  return %r, %tr : tensor<?x?xf32>, tensor<3x?xf32>
+}
