@@ -1,0 +1,136 @@
+/* Internals of compiler/codegen/cpu (prefix cg_): kernel enumeration,
+ * small IR builders, the root-op choice shared by the launch
+ * configuration and the tiling, and the launch attribute's accessors. */
+#ifndef KILN_CODEGEN_CPU_INTERNAL_H
+#define KILN_CODEGEN_CPU_INTERNAL_H
+
+#include "codegen_cpu.h"
+
+/* One kernel: a func.func of a variant's inner module (or of a
+ * codegen-level module, then variant/export/executable are NULL). */
+typedef struct cg_kernel {
+  kiln_op *func;
+  kiln_op *executable, *variant, *export;
+  const char *target; /* "llvm-cpu:..." */
+  kiln_op *top;       /* the top-level module (host dispatch sites) */
+} cg_kernel;
+
+typedef kiln_error *(*cg_kernel_fn)(cg_kernel *k, void *user);
+/* Calls fn on every llvm-cpu kernel in module; stops at the first error. */
+kiln_error *cg_for_each_kernel(kiln_op *module, cg_kernel_fn fn, void *user);
+kiln_block *cg_func_body(kiln_op *func);
+
+/* Lanes of a 32-bit element vector register for a target string:
+ * 16 with avx512f, 8 with avx/avx2, else 4 (sse2, neon). */
+int64_t cg_vector_width(const char *target);
+
+/* The root op of a kernel body: matmul-like > conv > pooling > op with
+ * reduction loops > the last structured op. NULL when there is none. */
+kiln_op *cg_find_root(kiln_op *func);
+typedef enum {
+  CG_ROOT_MATMUL, CG_ROOT_CONV, CG_ROOT_POOLING, CG_ROOT_REDUCTION,
+  CG_ROOT_ELEMENTWISE
+} cg_root_kind;
+cg_root_kind cg_root_kind_of(const kiln_op *op);
+const char *cg_pipeline_name(cg_root_kind k);
+
+/* How a root op's output dims map to workgroups: dims with more than one
+ * tile are distributed, the innermost on x, the next on y, all outer ones
+ * collapsed on z (delinearized outermost-slowest). */
+typedef struct cg_dist {
+  uint32_t rank;                    /* root output rank */
+  int loop[KILN_MAX_LOOPS];         /* root loop of each output dim */
+  int64_t bound[KILN_MAX_LOOPS], tile[KILN_MAX_LOOPS], count[KILN_MAX_LOOPS];
+  int wg[KILN_MAX_LOOPS];           /* 0 x, 1 y, 2 z, -1 one tile */
+  int64_t wg_count[3];
+} cg_dist;
+/* False when the root's outputs are not static projected permutations or
+ * tiles does not have one entry per root loop. */
+bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d);
+/* Can every op of the kernel be restricted to the root's tiles (fused ops
+ * iterate the root's output space; values written in the kernel are read
+ * only inside the same tile)? When not, *why says what prevents it. */
+bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const char **why);
+/* Decomposes e into sum coef[l] * d_l + *cst (coef[] has loops entries);
+ * false when e is not such a sum with non-negative coefficients. */
+bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst);
+
+/* kiln_linalg_iteration, plus linalg.softmax: identity maps, the
+ * softmax dimension a reduction. */
+int cg_iteration(const kiln_op *op, const kiln_affine_map **maps, bool *red);
+/* Lowers linalg.softmax on memrefs to three loops per row (max, exp and
+ * sum, scale); lower_softmax.c. NULL or the error. */
+kiln_error *cg_lower_softmax(kiln_op *op);
+
+/* Per-loop static bounds of a structured op (from operand shapes through
+ * the maps); -1 where unknown. Returns the loop count or -1. */
+int cg_static_bounds(const kiln_op *op, const kiln_affine_map **maps,
+                     bool *red, int64_t *bounds);
+/* Number of operands of a structured op that are memrefs or scalars:
+ * maps arrays are sized with this + 1. */
+#define CG_MAX_OPERANDS 64
+
+/* Launch attribute (kiln.launch on the kernel): entries by name. */
+const kiln_attr *cg_launch(const kiln_op *func);
+/* Integer-array entry of kiln.launch: count or -1 when absent. */
+int cg_launch_array(const kiln_op *func, const char *name, int64_t *out, int max);
+int64_t cg_launch_int(const kiln_op *func, const char *name, int64_t dflt);
+
+/* Strides and offset of a memref type (identity layout: row-major);
+ * KILN_DYNAMIC where unknown. False for non-strided layouts. */
+bool cg_strides(const kiln_type *t, int64_t *strides, int64_t *offset);
+
+/* Builders (insertion point b). */
+kiln_value *cg_index(kiln_builder *b, int64_t v);
+kiln_value *cg_const_like(kiln_builder *b, const kiln_type *t, double f, int64_t i);
+kiln_value *cg_bin(kiln_builder *b, kiln_op_kind kind, kiln_value *x, kiln_value *y);
+kiln_value *cg_cmpi(kiln_builder *b, int64_t pred, kiln_value *x, kiln_value *y);
+enum { CG_EQ = 0, CG_NE = 1, CG_SLT = 2, CG_SLE = 3, CG_SGT = 4, CG_SGE = 5 };
+/* Index arithmetic folding constants. */
+kiln_value *cg_add(kiln_builder *b, kiln_value *x, kiln_value *y);
+kiln_value *cg_mul(kiln_builder *b, kiln_value *x, kiln_value *y);
+kiln_value *cg_muli(kiln_builder *b, kiln_value *x, int64_t c);
+bool cg_const_int(const kiln_value *v, int64_t *out);
+/* scf.for lb..ub step with iter_args inits; the loop's body ends with
+ * scf.yield (of the region args when there are inits) and *body is a
+ * builder before it. */
+kiln_op *cg_for(kiln_builder *b, kiln_value *lb, kiln_value *ub, kiln_value *step,
+                uint32_t ninit, kiln_value *const *inits, kiln_builder *body);
+kiln_value *cg_for_iv(kiln_op *loop);
+/* Sets the operands of the scf.yield ending loop's body. */
+void cg_for_set_yield(kiln_op *loop, uint32_t n, kiln_value *const *vals);
+kiln_value *cg_load(kiln_builder *b, kiln_value *memref, uint32_t n, kiln_value *const *idx);
+void cg_store(kiln_builder *b, kiln_value *val, kiln_value *memref, uint32_t n,
+              kiln_value *const *idx);
+kiln_value *cg_vload(kiln_builder *b, const kiln_type *vt, kiln_value *memref,
+                     uint32_t n, kiln_value *const *idx);
+void cg_vstore(kiln_builder *b, kiln_value *val, kiln_value *memref, uint32_t n,
+               kiln_value *const *idx);
+kiln_value *cg_broadcast(kiln_builder *b, kiln_value *s, const kiln_type *vt);
+kiln_value *cg_dim(kiln_builder *b, kiln_value *memref, uint32_t d);
+/* memref.subview of src with mixed offsets/sizes (value or static), unit
+ * strides; the result keeps src's strides, offset dynamic unless all
+ * offsets and src's offset are static. */
+kiln_value *cg_subview(kiln_builder *b, kiln_value *src, kiln_value *const *offs,
+                       kiln_value *const *sizes);
+
+/* The scalar body of a structured op whose operands are memrefs (and
+ * scalar inputs): operand values in (one per operand, outputs' current
+ * values included), block-arg order as linalg.generic; the yielded values
+ * out (one per output). Named ops get their implied body. Ops are built at
+ * b; linalg.index dims come from ivs. False with an error on op when the
+ * body cannot be built (unsupported named op or element types). */
+bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                  kiln_value *const *ivs, kiln_value **out);
+
+/* Erases side-effect-free ops without uses under root (to a fixpoint). */
+void cg_dce(kiln_op *root);
+
+kiln_error *cg_op_error(const kiln_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Lowering of a full-tile linalg.matmul to a register-blocked
+ * microkernel (lower_matmul.c): true when it applied. */
+bool cg_lower_matmul(kiln_op *op, int64_t vector_width);
+
+#endif

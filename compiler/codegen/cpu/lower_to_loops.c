@@ -1,0 +1,435 @@
+/* lower-to-loops: every structured op on memrefs becomes loops.
+ *
+ * One generic path, driven by kiln_linalg_iteration's loops and indexing
+ * maps, serves named and generic ops alike: an scf.for per loop (parallel
+ * loops outside, reduction loops inside), memref.load of each operand at
+ * its map's indices, the body (a generic's region inlined with block
+ * arguments replaced and linalg.index replaced by loop ivs; named ops'
+ * implied bodies), memref.store of the results. When no output index
+ * depends on a reduction loop, outputs are loaded once before the
+ * reduction loops, carried in registers (iter_args) and stored once after.
+ * When the op has static bounds, no reduction loops, and every operand
+ * is either contiguous along the innermost loop or independent of it, the
+ * innermost loop steps by the vector width with vector.load/store and the
+ * body on vectors (uniform values broadcast); a scalar loop finishes the
+ * remainder. Full-tile matmuls take the register-blocked path of
+ * lower_matmul.c instead, linalg.softmax the three-pass rows of
+ * lower_softmax.c.
+ *
+ * Takes kernels (kiln.launch gives the vector width; default 4) or any
+ * func with linalg ops on memrefs. Guarantees: no structured op left; an
+ * op that cannot be lowered (tensor operands, unsupported named op) is an
+ * error naming it. */
+#include "cg_internal.h"
+
+#include <string.h>
+
+typedef struct lw {
+  kiln_op *op;
+  kiln_context *c;
+  int loops, nred, first_red;
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t sb[KILN_MAX_LOOPS];       /* static bounds, -1 unknown */
+  kiln_value *bound[KILN_MAX_LOOPS];
+  int order[KILN_MAX_LOOPS];        /* parallel loops, then reductions */
+  uint32_t nin, nops;
+  bool accumulate;
+  bool need_out[CG_MAX_OPERANDS];
+} lw;
+
+static kiln_value *affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs) {
+  switch (e->kind) {
+  case KILN_AFFINE_DIM: return ivs[e->value];
+  case KILN_AFFINE_CONST: return cg_index(b, e->value);
+  case KILN_AFFINE_ADD: return cg_add(b, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_MUL: return cg_mul(b, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_MOD:
+    return cg_bin(b, KILN_OP_ARITH_REMSI, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_FLOORDIV:
+    return cg_bin(b, KILN_OP_ARITH_FLOORDIVSI, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_CEILDIV:
+    return cg_bin(b, KILN_OP_ARITH_CEILDIVSI, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
+  default: return NULL;
+  }
+}
+
+static void indices(kiln_builder *b, const kiln_affine_map *m, kiln_value *const *ivs, kiln_value **out) {
+  for (uint32_t r = 0; r < m->num_results; r++) out[r] = affine_value(b, m->results[r], ivs);
+}
+
+static bool is_memref(const kiln_value *v) { return v->type->kind == KILN_TYPE_MEMREF; }
+
+static bool map_uses_loop(const kiln_affine_map *m, int l, int loops) {
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return true; /* be conservative */
+    if (coef[l]) return true;
+  }
+  return false;
+}
+
+static kiln_error *analyze(lw *w, kiln_op *op) {
+  memset(w, 0, sizeof *w);
+  w->op = op;
+  w->c = kiln_op_context(op);
+  w->nops = op->num_operands;
+  w->nin = kiln_linalg_num_inputs(op);
+  if (w->nops > CG_MAX_OPERANDS) return cg_op_error(op, "has too many operands");
+  w->loops = cg_static_bounds(op, w->maps, w->red, w->sb);
+  if (w->loops < 0) return cg_op_error(op, "has no iteration space lower-to-loops understands");
+  for (uint32_t i = 0; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (kiln_type_is_shaped(v->type) && !is_memref(v))
+      return cg_op_error(op, "operand #%u is not a memref (bufferize first)", i);
+    if (!is_memref(v) && (i >= w->nin || w->maps[i]->num_results))
+      return cg_op_error(op, "operand #%u: a scalar where the map needs a memref", i);
+  }
+  int p = 0;
+  for (int l = 0; l < w->loops; l++)
+    if (!w->red[l]) w->order[p++] = l;
+  w->first_red = p;
+  for (int l = 0; l < w->loops; l++)
+    if (w->red[l]) w->order[p++] = l, w->nred++;
+  /* Registers may carry outputs through the reductions when no output
+   * index moves with a reduction loop. */
+  w->accumulate = w->nred > 0;
+  for (uint32_t i = w->nin; i < w->nops; i++)
+    for (int l = 0; l < w->loops; l++)
+      if (w->red[l] && map_uses_loop(w->maps[i], l, w->loops)) w->accumulate = false;
+  for (uint32_t i = w->nin; i < w->nops; i++) {
+    switch (op->kind) {
+    case KILN_OP_LINALG_FILL: case KILN_OP_LINALG_TRANSPOSE: case KILN_OP_LINALG_BROADCAST:
+    case KILN_OP_LINALG_MAP:
+      w->need_out[i] = false;
+      break;
+    case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_REDUCE: {
+      kiln_block *body = op->regions[0].first;
+      w->need_out[i] = body && i < body->num_args && kiln_value_has_uses(body->args[i]);
+      break;
+    }
+    default:
+      w->need_out[i] = true;
+    }
+    if (w->accumulate) w->need_out[i] = true;
+  }
+  return NULL;
+}
+
+/* Loop bound values: from an operand dim indexed by exactly that loop. */
+static kiln_error *bound_values(lw *w, kiln_builder *b) {
+  for (int l = 0; l < w->loops; l++) {
+    w->bound[l] = NULL;
+    if (w->sb[l] >= 0) {
+      w->bound[l] = cg_index(b, w->sb[l]);
+      continue;
+    }
+    for (uint32_t i = 0; i < w->nops && !w->bound[l]; i++) {
+      kiln_value *v = kiln_op_operand(w->op, i);
+      if (!is_memref(v)) continue;
+      for (uint32_t r = 0; r < w->maps[i]->num_results; r++) {
+        const kiln_affine_expr *e = w->maps[i]->results[r];
+        if (e->kind == KILN_AFFINE_DIM && e->value == l) {
+          w->bound[l] = cg_dim(b, v, r);
+          break;
+        }
+      }
+    }
+    if (!w->bound[l]) return cg_op_error(w->op, "loop %d has no operand dimension giving its size", l);
+  }
+  return NULL;
+}
+
+/* ---- scalar nest ---- */
+static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_value **acc,
+                        kiln_value **yielded);
+
+static void load_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
+  kiln_value *ix[KILN_MAX_LOOPS];
+  for (uint32_t i = w->nin; i < w->nops; i++) {
+    indices(b, w->maps[i], ivs, ix);
+    vals[i - w->nin] = cg_load(b, kiln_op_operand(w->op, i), w->maps[i]->num_results, ix);
+  }
+}
+
+static void store_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
+  kiln_value *ix[KILN_MAX_LOOPS];
+  for (uint32_t i = w->nin; i < w->nops; i++) {
+    indices(b, w->maps[i], ivs, ix);
+    cg_store(b, vals[i - w->nin], kiln_op_operand(w->op, i), w->maps[i]->num_results, ix);
+  }
+}
+
+static bool emit_body_scalar(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
+                             kiln_value **out) {
+  kiln_value *in[CG_MAX_OPERANDS];
+  kiln_value *ix[KILN_MAX_LOOPS];
+  for (uint32_t i = 0; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    in[i] = NULL;
+    if (i >= w->nin && acc) {
+      in[i] = acc[i - w->nin];
+    } else if (i >= w->nin && !w->need_out[i]) {
+      continue;
+    } else if (is_memref(v)) {
+      indices(b, w->maps[i], ivs, ix);
+      in[i] = cg_load(b, v, w->maps[i]->num_results, ix);
+    } else {
+      in[i] = v;
+    }
+  }
+  return cg_emit_body(b, w->op, in, ivs, out);
+}
+
+static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_value **acc,
+                        kiln_value **yielded) {
+  uint32_t nout = w->nops - w->nin;
+  if (p == w->loops) {
+    kiln_value *out[CG_MAX_OPERANDS];
+    if (!emit_body_scalar(w, b, ivs, acc, out)) return false;
+    if (acc) memcpy(yielded, out, nout * sizeof *out);
+    else store_outputs(w, b, ivs, out);
+    return true;
+  }
+  if (w->accumulate && p == w->first_red && !acc) {
+    kiln_value *init[CG_MAX_OPERANDS], *fin[CG_MAX_OPERANDS];
+    load_outputs(w, b, ivs, init);
+    if (!emit_scalar(w, b, p, ivs, init, fin)) return false;
+    store_outputs(w, b, ivs, fin);
+    return true;
+  }
+  int l = w->order[p];
+  kiln_builder body;
+  kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), acc ? nout : 0, acc,
+                         &body);
+  ivs[l] = cg_for_iv(loop);
+  kiln_value *inner[CG_MAX_OPERANDS], *inner_y[CG_MAX_OPERANDS];
+  for (uint32_t j = 0; acc && j < nout; j++) inner[j] = loop->regions[0].first->args[1 + j];
+  if (!emit_scalar(w, &body, p + 1, ivs, acc ? inner : NULL, inner_y)) return false;
+  if (acc) {
+    cg_for_set_yield(loop, nout, inner_y);
+    for (uint32_t j = 0; j < nout; j++) yielded[j] = kiln_op_result(loop, j);
+  }
+  return true;
+}
+
+/* ---- vector innermost loop ---- */
+static bool elem_ok(const kiln_type *t) {
+  return kiln_type_is_float(t) || (kiln_type_is_integer(t) && t->width >= 8 && t->width <= 64);
+}
+
+static bool can_vectorize(lw *w, int64_t vw) {
+  if (vw < 2 || w->nred || !w->loops) return false;
+  int lin = w->order[w->loops - 1];
+  for (int l = 0; l < w->loops; l++)
+    if (w->sb[l] < 0) return false;
+  if (w->sb[lin] < vw) return false;
+  for (uint32_t i = 0; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    if (!elem_ok(kiln_type_elem_or_self(v->type))) return false;
+    if (!is_memref(v)) continue;
+    const kiln_affine_map *m = w->maps[i];
+    bool uses = false;
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      if (!cg_linear_expr(m->results[r], w->loops, coef, &cst)) return false;
+      if (!coef[lin]) continue;
+      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM) return false;
+      uses = true;
+    }
+    if (i >= w->nin && !uses) return false;
+    if (uses) {
+      int64_t st[KILN_MAX_LOOPS], off;
+      if (!cg_strides(v->type, st, &off) || st[v->type->rank - 1] != 1) return false;
+    }
+  }
+  switch (w->op->kind) {
+  case KILN_OP_LINALG_FILL: case KILN_OP_LINALG_TRANSPOSE: case KILN_OP_LINALG_BROADCAST:
+    return true;
+  case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_MAP: break;
+  default: return false;
+  }
+  kiln_block *body = w->op->regions[0].first;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_YIELD) continue;
+    if (o->kind == KILN_OP_LINALG_INDEX) {
+      const kiln_attr *d = kiln_op_get_attr(o, "dim");
+      if (!d || d->i == lin) return false;
+      continue;
+    }
+    if (o->num_regions || o->num_results != 1) return false;
+    if (o->kind == KILN_OP_ARITH_CONSTANT) {
+      if (kiln_type_is_shaped(o->results[0].type)) return false;
+      continue;
+    }
+    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE)) return false;
+    if (o->results[0].type->kind == KILN_TYPE_INDEX) return false;
+  }
+  return true;
+}
+
+static const kiln_type *vec_of(kiln_context *c, const kiln_type *t, int64_t vw) {
+  return kiln_type_vector(c, 1, &vw, t);
+}
+
+static kiln_value *as_vector(kiln_builder *b, kiln_value *v, int64_t vw) {
+  if (v->type->kind == KILN_TYPE_VECTOR) return v;
+  return cg_broadcast(b, v, vec_of(b->ctx, v->type, vw));
+}
+
+static bool emit_body_vector(lw *w, kiln_builder *b, kiln_value **ivs, int64_t vw) {
+  int lin = w->order[w->loops - 1];
+  kiln_value *in[CG_MAX_OPERANDS], *out[CG_MAX_OPERANDS];
+  kiln_value *ix[KILN_MAX_LOOPS];
+  for (uint32_t i = 0; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    in[i] = NULL;
+    if (i >= w->nin && !w->need_out[i]) continue;
+    if (!is_memref(v)) {
+      in[i] = v;
+      continue;
+    }
+    indices(b, w->maps[i], ivs, ix);
+    uint32_t n = w->maps[i]->num_results;
+    if (map_uses_loop(w->maps[i], lin, w->loops))
+      in[i] = cg_vload(b, vec_of(w->c, v->type->elem, vw), v, n, ix);
+    else
+      in[i] = cg_load(b, v, n, ix);
+  }
+  if (w->op->kind != KILN_OP_LINALG_GENERIC && w->op->kind != KILN_OP_LINALG_MAP) {
+    out[0] = in[0];
+  } else {
+    kiln_block *body = w->op->regions[0].first;
+    uint32_t nargs = w->op->kind == KILN_OP_LINALG_MAP ? w->nin : w->nops;
+    kiln_value_map map = {0};
+    for (uint32_t i = 0; i < nargs && i < body->num_args; i++)
+      if (in[i]) kiln_value_map_add(w->c, &map, body->args[i], in[i]);
+    for (kiln_op *o = body->first; o; o = o->next) {
+      if (o->kind == KILN_OP_LINALG_YIELD) {
+        for (uint32_t i = 0; i < o->num_operands; i++) {
+          kiln_value *m = kiln_value_map_lookup(&map, kiln_op_operand(o, i));
+          out[i] = m ? m : kiln_op_operand(o, i);
+        }
+        break;
+      }
+      if (o->kind == KILN_OP_LINALG_INDEX) {
+        kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), ivs[kiln_op_get_attr(o, "dim")->i]);
+        continue;
+      }
+      kiln_value *ops[8];
+      bool vec = false;
+      if (o->num_operands > 8) return kiln_op_emit_error(o, "too many operands to vectorize");
+      for (uint32_t i = 0; i < o->num_operands; i++) {
+        kiln_value *m = kiln_value_map_lookup(&map, kiln_op_operand(o, i));
+        ops[i] = m ? m : kiln_op_operand(o, i);
+        vec |= ops[i]->type->kind == KILN_TYPE_VECTOR;
+      }
+      if (!vec) {
+        kiln_op *cl = kiln_op_clone(o, &map);
+        kiln_builder_insert(b, cl);
+        continue;
+      }
+      for (uint32_t i = 0; i < o->num_operands; i++) ops[i] = as_vector(b, ops[i], vw);
+      const kiln_type *rt = vec_of(w->c, o->results[0].type, vw);
+      kiln_op *n = kiln_op_create(w->c, o->kind, o->loc, o->num_operands, ops, 1, &rt, o->attrs, 0);
+      kiln_builder_insert(b, n);
+      kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), kiln_op_result(n, 0));
+    }
+  }
+  for (uint32_t i = w->nin; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    indices(b, w->maps[i], ivs, ix);
+    cg_vstore(b, as_vector(b, out[i - w->nin], vw), v, w->maps[i]->num_results, ix);
+  }
+  return true;
+}
+
+static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs, int64_t vw) {
+  int l = w->order[p];
+  kiln_builder body;
+  if (p < w->loops - 1) {
+    kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), 0, NULL, &body);
+    ivs[l] = cg_for_iv(loop);
+    return emit_vector(w, &body, p + 1, ivs, vw);
+  }
+  int64_t n = w->sb[l], main = n / vw * vw;
+  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, vw), 0, NULL, &body);
+  ivs[l] = cg_for_iv(loop);
+  if (!emit_body_vector(w, &body, ivs, vw)) return false;
+  if (main == n) return true;
+  loop = cg_for(b, cg_index(b, main), w->bound[l], cg_index(b, 1), 0, NULL, &body);
+  ivs[l] = cg_for_iv(loop);
+  return emit_scalar(w, &body, w->loops, ivs, NULL, NULL);
+}
+
+static kiln_error *lower_op(kiln_op *op, int64_t vw) {
+  if (op->kind == KILN_OP_LINALG_MATMUL && cg_lower_matmul(op, vw)) {
+    kiln_op_erase(op);
+    return NULL;
+  }
+  if (op->kind == KILN_OP_LINALG_SOFTMAX) {
+    kiln_error *err = cg_lower_softmax(op);
+    if (!err) kiln_op_erase(op);
+    return err;
+  }
+  lw w;
+  kiln_error *err = analyze(&w, op);
+  if (err) return err;
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  if ((err = bound_values(&w, &b))) return err;
+  kiln_value *ivs[KILN_MAX_LOOPS] = {0};
+  unsigned errs = kiln_context_error_count(w.c);
+  bool ok = can_vectorize(&w, vw) ? emit_vector(&w, &b, 0, ivs, vw)
+                                   : emit_scalar(&w, &b, 0, ivs, NULL, NULL);
+  if (!ok || kiln_context_error_count(w.c) != errs)
+    return cg_op_error(op, "could not be lowered to loops (see the diagnostics above)");
+  kiln_op_erase(op);
+  return NULL;
+}
+
+typedef struct collect {
+  kiln_op **ops;
+  uint32_t n, cap;
+  kiln_context *c;
+} collect;
+
+static kiln_walk_result gather(kiln_op *op, void *user) {
+  collect *cl = user;
+  if (!kiln_op_has_flag(op, KILN_OPF_LINALG)) return KILN_WALK_ADVANCE;
+  if (cl->n == cl->cap) {
+    uint32_t cap = cl->cap ? cl->cap * 2 : 16;
+    kiln_op **ops = kiln_alloc(cl->c, cap * sizeof *ops);
+    if (cl->n) memcpy(ops, cl->ops, cl->n * sizeof *ops);
+    cl->ops = ops, cl->cap = cap;
+  }
+  cl->ops[cl->n++] = op;
+  return KILN_WALK_SKIP;
+}
+
+static kiln_error *lower_func(kiln_op *func, int64_t vw) {
+  collect cl = {.c = kiln_op_context(func)};
+  kiln_walk_pre(func, gather, &cl);
+  for (uint32_t i = 0; i < cl.n; i++) {
+    kiln_error *err = lower_op(cl.ops[i], vw);
+    if (err) return err;
+  }
+  if (cl.n) cg_dce(func);
+  return NULL;
+}
+
+static kiln_error *lower_kernel(cg_kernel *k, void *user) {
+  (void)user;
+  return lower_func(k->func, cg_launch_int(k->func, "vector_width", cg_vector_width(k->target)));
+}
+
+kiln_error *kiln_codegen_cpu_lower_to_loops(kiln_op *module, void *user) {
+  (void)user;
+  kiln_error *err = cg_for_each_kernel(module, lower_kernel, NULL);
+  if (err) return err;
+  /* Other functions with linalg on memrefs (codegen-level inputs). */
+  kiln_block *top = kiln_module_body(module);
+  for (kiln_op *f = top ? top->first : NULL; f; f = f->next)
+    if (f->kind == KILN_OP_FUNC_FUNC && (err = lower_func(f, 4))) return err;
+  return NULL;
+}

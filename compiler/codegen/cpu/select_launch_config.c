@@ -1,0 +1,142 @@
+/* select-launch-config: per llvm-cpu kernel, picks the root op and records
+ *   kiln.launch = {pipeline, tile_sizes (one per root loop, 0 = not tiled),
+ *                  vector_width, workgroup_size = [1,1,1],
+ *                  workgroup_count = [x,y,z]}
+ * on the kernel, and workgroup_count on its hal.executable.export and on
+ * every host hal.command_buffer.dispatch of that export.
+ *
+ * Tile sizes depend only on the shapes, never on the variant, so every
+ * variant of an executable agrees on the workgroup count the host
+ * dispatches (a disagreement is reported as an error). Reduction loops
+ * are not tiled (a workgroup owns whole reductions). A kernel whose ops
+ * cannot all be restricted to the root's tiles (a fused op that reads,
+ * in another position, what the kernel wrote; side-effecting non-linalg
+ * ops) runs as one workgroup: correct, just not parallel. */
+#include "cg_internal.h"
+
+#include <string.h>
+
+/* Element budget of one workgroup tile and the cap of its innermost dim. */
+static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
+                       int64_t *tiles) {
+  cg_root_kind k = cg_root_kind_of(root);
+  for (int l = 0; l < n; l++) tiles[l] = 0;
+  if (root->kind == KILN_OP_LINALG_MATMUL || root->kind == KILN_OP_LINALG_BATCH_MATMUL) {
+    /* M x N tile of 64 x 64: a multiple of every register tile used by
+     * lower-to-loops' microkernel (rows of 8/4, columns of 2 vectors). */
+    int m = n - 3, nn = n - 2;
+    for (int l = 0; l < m; l++) tiles[l] = 1;
+    tiles[m] = bounds[m] < 64 ? bounds[m] : 64;
+    tiles[nn] = bounds[nn] < 64 ? bounds[nn] : 64;
+    return;
+  }
+  int64_t budget, cap;
+  switch (k) {
+  case CG_ROOT_MATMUL: budget = 256, cap = 256; break;      /* matvec */
+  case CG_ROOT_CONV: budget = 512, cap = 64; break;
+  case CG_ROOT_POOLING: budget = 1024, cap = 256; break;
+  case CG_ROOT_REDUCTION: budget = 256, cap = 256; break;
+  default: budget = 8192, cap = 8192; break;
+  }
+  bool first = true;
+  for (int l = n - 1; l >= 0; l--) {
+    if (red[l]) continue;
+    int64_t b = bounds[l] > 0 ? bounds[l] : 1;
+    int64_t t = first ? (b < cap ? b : cap) : (b < budget ? b : budget);
+    if (t < 1) t = 1;
+    tiles[l] = t;
+    budget = budget / t > 1 ? budget / t : 1;
+    first = false;
+  }
+}
+
+static const kiln_attr *i64s(kiln_context *c, int n, const int64_t *v) {
+  return kiln_attr_dense_i64_array(c, (uint32_t)n, v);
+}
+
+static bool same_array(const kiln_attr *a, const int64_t *v, uint32_t n) {
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return false;
+  return memcmp(a->data, v, n * sizeof *v) == 0;
+}
+
+/* Is k's variant the first llvm-cpu variant of its executable? Later ones
+ * must agree with what the first recorded on the host dispatch sites. */
+static bool first_variant(const cg_kernel *k) {
+  for (kiln_op *v = k->executable->regions[0].first->first; v; v = v->next) {
+    if (v->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
+    const kiln_attr *t = kiln_op_get_attr(v, "target");
+    if (t && t->kind == KILN_ATTR_STRING && strncmp(t->str, "llvm-cpu", 8) == 0) return v == k->variant;
+  }
+  return true;
+}
+
+static kiln_error *record_dispatches(cg_kernel *k, const int64_t *wc) {
+  if (!k->export || !k->executable) return NULL;
+  kiln_op_set_attr(k->export, "workgroup_count", i64s(kiln_op_context(k->export), 3, wc));
+  bool first = first_variant(k);
+  const kiln_attr *ord = kiln_op_get_attr(k->export, "ordinal");
+  const char *exe = kiln_symbol_name(k->executable);
+  kiln_block *top = kiln_module_body(k->top);
+  for (kiln_op *f = top ? top->first : NULL; f; f = f->next) {
+    if (f->kind != KILN_OP_FUNC_FUNC) continue;
+    for (kiln_block *b = f->num_regions ? f->regions[0].first : NULL; b; b = b->next)
+      for (kiln_op *d = b->first; d; d = d->next) {
+        if (d->kind != KILN_OP_HAL_COMMAND_BUFFER_DISPATCH) continue;
+        const kiln_attr *e = kiln_op_get_attr(d, "executable");
+        const kiln_attr *o = kiln_op_get_attr(d, "ordinal");
+        if (!e || e->kind != KILN_ATTR_SYMBOL_REF || !exe || strcmp(e->str, exe) != 0) continue;
+        if (!o || !ord || o->kind != KILN_ATTR_INTEGER || ord->kind != KILN_ATTR_INTEGER ||
+            o->i != ord->i)
+          continue;
+        /* Another variant already set it: it must agree. */
+        const kiln_attr *old = kiln_op_get_attr(d, "workgroup_count");
+        if (old && !first && !same_array(old, wc, 3))
+          return cg_op_error(d, "variants of @%s disagree on the workgroup count", exe);
+        kiln_op_set_attr(d, "workgroup_count", i64s(kiln_op_context(d), 3, wc));
+      }
+  }
+  return NULL;
+}
+
+static kiln_error *configure(cg_kernel *k, void *user) {
+  (void)user;
+  kiln_context *c = kiln_op_context(k->func);
+  kiln_op *root = cg_find_root(k->func);
+  int64_t vw = cg_vector_width(k->target);
+  int64_t wc[3] = {1, 1, 1}, one[3] = {1, 1, 1};
+  int64_t tiles[KILN_MAX_LOOPS];
+  int n = 0;
+  const char *pipeline = "cpu-default";
+  if (root) {
+    const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+    bool red[KILN_MAX_LOOPS];
+    int64_t bounds[KILN_MAX_LOOPS];
+    n = cg_static_bounds(root, maps, red, bounds);
+    if (n < 0) return cg_op_error(root, "has no iteration space the CPU code generator understands");
+    for (int l = 0; l < n; l++)
+      if (bounds[l] < 0)
+        return cg_op_error(root, "loop %d has no static size (dynamic shapes are not supported yet)", l);
+    pipeline = cg_pipeline_name(cg_root_kind_of(root));
+    pick_tiles(root, red, bounds, n, tiles);
+    cg_dist d;
+    const char *why = NULL;
+    if (cg_distribution(root, tiles, n, &d) && cg_can_distribute(k->func, root, &d, &why)) {
+      memcpy(wc, d.wg_count, sizeof wc);
+    } else {
+      for (int l = 0; l < n; l++) tiles[l] = 0;
+    }
+  }
+  kiln_named_attr e[5] = {
+      {"pipeline", kiln_attr_string(c, pipeline, strlen(pipeline))},
+      {"tile_sizes", i64s(c, n, tiles)},
+      {"vector_width", kiln_attr_int(c, kiln_type_int(c, 64), vw)},
+      {"workgroup_count", i64s(c, 3, wc)},
+      {"workgroup_size", i64s(c, 3, one)}};
+  kiln_op_set_attr(k->func, "kiln.launch", kiln_attr_dict(c, 5, e));
+  return record_dispatches(k, wc);
+}
+
+kiln_error *kiln_codegen_cpu_select_launch_config(kiln_op *module, void *user) {
+  (void)user;
+  return cg_for_each_kernel(module, configure, NULL);
+}

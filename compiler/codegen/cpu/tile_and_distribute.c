@@ -1,0 +1,271 @@
+/* tile-and-distribute: each workgroup computes one tile of the root op's
+ * output, chosen by hal.interface.workgroup.id (x = innermost distributed
+ * dim, y = next, z = all outer ones, delinearized). Every structured op of
+ * the kernel (the root and the ops fused with it, which iterate the same
+ * output space) is restricted to that tile by memref.subview of each
+ * operand: an operand dim indexed by sum(c_l * d_l) + k gets offset
+ * sum(c_l * off_l) + k and size sum(c_l * (size_l - 1)) + 1, which covers
+ * windows of convolutions and pooling. linalg.index of a tiled loop is
+ * shifted by the tile offset. The edge tile's size is min(tile, bound -
+ * offset); specialize-full-tiles separates it later.
+ *
+ * Takes kernels with kiln.launch (select-launch-config). Guarantees: no
+ * loops yet; same results as before for every workgroup id within
+ * workgroup_count; a kernel with all-zero tile sizes is left unchanged. */
+#include "cg_internal.h"
+
+#include <string.h>
+
+static bool touches(const int64_t *coef, int loops, const bool *tiled) {
+  for (int l = 0; l < loops; l++)
+    if (coef[l] && tiled[l]) return true;
+  return false;
+}
+
+/* The output map of X in root-output dims: dim_of_loop[l] = output dim
+ * of loop l, or -1. False when X does not iterate the root's output
+ * space. */
+static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
+                        const kiln_op *root, int *dim_of_loop) {
+  uint32_t out = kiln_linalg_num_inputs(x);
+  if (out >= x->num_operands) return false;
+  for (int l = 0; l < loops; l++) dim_of_loop[l] = -1;
+  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
+  for (uint32_t i = out; i < x->num_operands; i++) {
+    const kiln_type *t = kiln_op_operand(x, i)->type;
+    if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || t->rank != d->rank) return false;
+    for (uint32_t k = 0; k < t->rank; k++)
+      if (t->shape[k] != rt->shape[k]) return false;
+  }
+  const kiln_affine_map *om = maps[out];
+  if (!kiln_affine_map_is_projected_permutation(om) || om->num_results != d->rank) return false;
+  for (uint32_t k = 0; k < om->num_results; k++) dim_of_loop[om->results[k]->value] = (int)k;
+  return true;
+}
+
+bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const char **why) {
+  kiln_block *body = cg_func_body(func);
+  if (!body || body->next) return *why = "kernel body has several blocks", false;
+  bool any = false;
+  for (uint32_t k = 0; k < d->rank; k++) any |= d->count[k] > 1;
+  if (!any) return true;
+  for (kiln_op *x = body->first; x; x = x->next) {
+    if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) {
+      if (x->num_regions) return *why = "a non-linalg op with regions", false;
+      if (!kiln_op_has_flag(x, KILN_OPF_PURE) && x->kind != KILN_OP_MEMREF_ALLOCA &&
+          x->kind != KILN_OP_FUNC_RETURN)
+        return *why = "a side-effecting op outside linalg", false;
+      continue;
+    }
+    const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+    bool red[KILN_MAX_LOOPS];
+    int64_t bounds[KILN_MAX_LOOPS];
+    int loops = cg_static_bounds(x, maps, red, bounds);
+    int dim_of_loop[KILN_MAX_LOOPS];
+    if (loops < 0) return *why = "an op without a static iteration space", false;
+    if (!output_dims(x, maps, loops, d, root, dim_of_loop))
+      return *why = "a fused op that does not iterate the root's output space", false;
+    bool tiled[KILN_MAX_LOOPS];
+    for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && d->count[dim_of_loop[l]] > 1;
+    uint32_t nin = kiln_linalg_num_inputs(x);
+    for (uint32_t i = 0; i < x->num_operands; i++) {
+      kiln_value *v = kiln_op_operand(x, i);
+      if (v->type->kind != KILN_TYPE_MEMREF) continue;
+      for (uint32_t r = 0; r < maps[i]->num_results; r++) {
+        int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+        bool lin = cg_linear_expr(maps[i]->results[r], loops, coef, &cst);
+        if (!lin) {
+          for (int l = 0; l < loops; l++) coef[l] = 0;
+          /* A non-linear index is fine only if it uses no tiled loop. */
+          for (int l = 0; l < loops; l++)
+            if (tiled[l]) return *why = "an indexing map that is not a sum of loops", false;
+        }
+      }
+      if (i >= nin) continue;
+      /* Read what an op of this kernel writes: only the same position. */
+      for (kiln_op *w = body->first; w; w = w->next) {
+        if (!kiln_op_has_flag(w, KILN_OPF_LINALG)) continue;
+        for (uint32_t j = kiln_linalg_num_inputs(w); j < w->num_operands; j++)
+          if (kiln_op_operand(w, j) == v && maps[i] != maps[nin])
+            return *why = "a fused op reads a value of the kernel at another position", false;
+      }
+    }
+  }
+  return true;
+}
+
+typedef struct tile_box {
+  kiln_value *off[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS]; /* per output dim */
+} tile_box;
+
+static void build_box(kiln_builder *b, const cg_dist *d, tile_box *box) {
+  kiln_context *c = b->ctx;
+  kiln_value *id[3] = {NULL, NULL, NULL};
+  const kiln_type *it = kiln_type_index(c);
+  for (int s = 0; s < 3; s++) {
+    if (d->wg_count[s] <= 1) continue;
+    kiln_named_attr na = {"dim", kiln_attr_int(c, kiln_type_int(c, 32), s)};
+    id[s] = kiln_op_result(kiln_build(b, KILN_OP_HAL_INTERFACE_WORKGROUP_ID, 0, NULL, 1, &it,
+                                      kiln_attr_dict(c, 1, &na)), 0);
+  }
+  kiln_value *idx[KILN_MAX_LOOPS] = {0};
+  kiln_value *zrest = id[2];
+  int last_z = -1;
+  for (uint32_t k = 0; k < d->rank; k++)
+    if (d->wg[k] == 2 && last_z < 0) last_z = (int)k; /* outermost z dim */
+  for (int k = (int)d->rank - 1; k >= 0; k--) {
+    if (d->wg[k] < 0) continue;
+    if (d->wg[k] < 2) {
+      idx[k] = id[d->wg[k]];
+    } else if (k == last_z) {
+      idx[k] = zrest;
+    } else {
+      kiln_value *cnt = cg_index(b, d->count[k]);
+      idx[k] = cg_bin(b, KILN_OP_ARITH_REMUI, zrest, cnt);
+      zrest = cg_bin(b, KILN_OP_ARITH_DIVUI, zrest, cnt);
+    }
+  }
+  for (uint32_t k = 0; k < d->rank; k++) {
+    if (d->wg[k] < 0) {
+      box->off[k] = cg_index(b, 0);
+      box->size[k] = cg_index(b, d->bound[k]);
+      continue;
+    }
+    box->off[k] = cg_muli(b, idx[k], d->tile[k]);
+    kiln_value *t = cg_index(b, d->tile[k]);
+    if (d->bound[k] % d->tile[k] == 0) {
+      box->size[k] = t;
+    } else {
+      kiln_value *rem = cg_bin(b, KILN_OP_ARITH_SUBI, cg_index(b, d->bound[k]), box->off[k]);
+      box->size[k] = cg_bin(b, KILN_OP_ARITH_MINSI, t, rem);
+    }
+  }
+}
+
+static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_op *root, const tile_box *box) {
+  kiln_context *c = kiln_op_context(x);
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int loops = cg_static_bounds(x, maps, red, bounds);
+  int dim_of_loop[KILN_MAX_LOOPS];
+  if (loops < 0 || !output_dims(x, maps, loops, d, root, dim_of_loop))
+    return cg_op_error(x, "cannot be restricted to the root op's tiles");
+  kiln_builder b = kiln_builder_before(x);
+  b.loc = x->loc;
+  kiln_value *off[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS];
+  bool tiled[KILN_MAX_LOOPS];
+  for (int l = 0; l < loops; l++) {
+    int k = dim_of_loop[l];
+    tiled[l] = k >= 0 && d->count[k] > 1;
+    off[l] = tiled[l] ? box->off[k] : NULL;
+    size[l] = tiled[l] ? box->size[k] : NULL;
+  }
+  bool maps_changed = false;
+  const kiln_affine_map *new_maps[CG_MAX_OPERANDS + 1];
+  for (uint32_t i = 0; i < x->num_operands; i++) {
+    new_maps[i] = maps[i];
+    kiln_value *v = kiln_op_operand(x, i);
+    const kiln_type *t = v->type;
+    if (t->kind != KILN_TYPE_MEMREF || t->rank != maps[i]->num_results) continue;
+    kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
+    const kiln_affine_expr *ex[KILN_MAX_LOOPS];
+    bool changed = false;
+    for (uint32_t r = 0; r < t->rank; r++) {
+      const kiln_affine_expr *e = maps[i]->results[r];
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      ex[r] = e;
+      if (!cg_linear_expr(e, loops, coef, &cst) || !touches(coef, loops, tiled)) {
+        offs[r] = cg_index(&b, 0);
+        sizes[r] = cg_dim(&b, v, r);
+        continue;
+      }
+      changed = true;
+      if (e->kind == KILN_AFFINE_DIM) { /* the common case: the tile itself */
+        offs[r] = off[e->value], sizes[r] = size[e->value];
+        continue;
+      }
+      kiln_value *o = cg_index(&b, cst), *s = cg_index(&b, 1);
+      const kiln_affine_expr *ne = kiln_affine_const(c, 0);
+      for (int l = 0; l < loops; l++) {
+        if (!coef[l]) continue;
+        kiln_value *ol = tiled[l] ? off[l] : cg_index(&b, 0);
+        kiln_value *sl = tiled[l] ? size[l] : cg_index(&b, bounds[l]);
+        o = cg_add(&b, o, cg_muli(&b, ol, coef[l]));
+        s = cg_add(&b, s, cg_muli(&b, cg_add(&b, sl, cg_index(&b, -1)), coef[l]));
+        ne = kiln_affine_binary(c, KILN_AFFINE_ADD, ne,
+                                kiln_affine_binary(c, KILN_AFFINE_MUL, kiln_affine_dim(c, (unsigned)l),
+                                                   kiln_affine_const(c, coef[l])));
+      }
+      offs[r] = o, sizes[r] = s;
+      if (cst) {
+        ex[r] = ne;
+        maps_changed = true;
+      }
+    }
+    if (!changed) continue;
+    kiln_op_set_operand(x, i, cg_subview(&b, v, offs, sizes));
+    new_maps[i] = kiln_affine_map_get(c, maps[i]->num_dims, 0, t->rank, ex);
+  }
+  if (maps_changed) {
+    if (x->kind != KILN_OP_LINALG_GENERIC)
+      return cg_op_error(x, "has an indexing map with a constant offset that only linalg.generic can carry");
+    const kiln_attr *am[CG_MAX_OPERANDS + 1];
+    for (uint32_t i = 0; i < x->num_operands; i++) am[i] = kiln_attr_affine_map(c, new_maps[i]);
+    kiln_op_set_attr(x, "indexing_maps", kiln_attr_array(c, x->num_operands, am));
+  }
+  /* linalg.index of a tiled loop counts from the tile's origin now. */
+  kiln_block *body = x->num_regions ? x->regions[0].first : NULL;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next) {
+    if (o->kind != KILN_OP_LINALG_INDEX) continue;
+    const kiln_attr *dim = kiln_op_get_attr(o, "dim");
+    if (!dim || dim->i < 0 || dim->i >= loops || !tiled[dim->i]) continue;
+    kiln_value *iv = kiln_op_result(o, 0);
+    kiln_builder ib = kiln_builder_after(o);
+    kiln_value *sum = cg_bin(&ib, KILN_OP_ARITH_ADDI, iv, off[dim->i]);
+    kiln_value_replace_all_uses(iv, sum);
+    kiln_op_set_operand(sum->def, 0, iv);
+    o = sum->def;
+  }
+  return NULL;
+}
+
+static kiln_error *distribute(cg_kernel *k, void *user) {
+  (void)user;
+  kiln_op *root = cg_find_root(k->func);
+  if (!cg_launch(k->func))
+    return cg_op_error(k->func, "has no kiln.launch attribute (run select-launch-config first)");
+  if (!root) return NULL;
+  int64_t tiles[KILN_MAX_LOOPS];
+  int n = cg_launch_array(k->func, "tile_sizes", tiles, KILN_MAX_LOOPS);
+  bool any = false;
+  for (int l = 0; l < n; l++) any |= tiles[l] != 0;
+  if (!any) return NULL;
+  cg_dist d;
+  const char *why = "";
+  if (!cg_distribution(root, tiles, n, &d))
+    return cg_op_error(root, "kiln.launch tile_sizes do not fit this root op");
+  if (!cg_can_distribute(k->func, root, &d, &why))
+    return cg_op_error(k->func, "cannot be distributed: %s", why);
+  int64_t wc[3];
+  if (cg_launch_array(k->func, "workgroup_count", wc, 3) != 3 || wc[0] != d.wg_count[0] ||
+      wc[1] != d.wg_count[1] || wc[2] != d.wg_count[2])
+    return cg_op_error(k->func, "kiln.launch workgroup_count does not match its tile_sizes");
+  kiln_block *body = cg_func_body(k->func);
+  kiln_builder b = kiln_builder_before(body->first);
+  b.loc = root->loc;
+  tile_box box;
+  build_box(&b, &d, &box);
+  for (kiln_op *x = body->first; x; x = x->next) {
+    if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
+    kiln_error *err = tile_op(x, &d, root, &box);
+    if (err) return err;
+  }
+  cg_dce(k->func);
+  return NULL;
+}
+
+kiln_error *kiln_codegen_cpu_tile_and_distribute(kiln_op *module, void *user) {
+  (void)user;
+  return cg_for_each_kernel(module, distribute, NULL);
+}
