@@ -1,0 +1,267 @@
+/* Unit tests of serialize (compiler/serialize) with the session
+ * (compiler/driver/session.h): a hal-level module through the vm passes
+ * into module bytes, read back with the format's verifier/reader; the
+ * same input twice gives the same bytes; payloads compress when it pays;
+ * missing payloads and colliding rodata are errors that name the entry. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/module_format.h"
+#include "mlir_input.h"
+#include "serialize.h"
+#include "vm_stage.h"
+
+static const char *const src =
+    "\"hal.executable\"() ({\n"
+    "  \"hal.executable.variant\"() ({\n"
+    "    \"hal.executable.export\"() {sym_name = \"k1\", ordinal = 1 : i32, binding_count = 2 : i32,\n"
+    "        readonly_mask = 1 : i32, push_constant_count = 0 : i32} : () -> ()\n"
+    "    \"hal.executable.export\"() {sym_name = \"k0\", ordinal = 0 : i32, binding_count = 3 : i32,\n"
+    "        readonly_mask = 3 : i32, push_constant_count = 2 : i32, workgroup_size = array<i64: 8, 4, 1>} : () -> ()\n"
+    "  }) {sym_name = \"x86\", target = \"llvm-cpu:x86_64+avx2+fma\"} : () -> ()\n"
+    "  \"hal.executable.variant\"() ({\n"
+    "    \"hal.executable.export\"() {sym_name = \"k1\", ordinal = 1 : i32, binding_count = 2 : i32,\n"
+    "        readonly_mask = 1 : i32, push_constant_count = 0 : i32} : () -> ()\n"
+    "    \"hal.executable.export\"() {sym_name = \"k0\", ordinal = 0 : i32, binding_count = 3 : i32,\n"
+    "        readonly_mask = 3 : i32, push_constant_count = 2 : i32} : () -> ()\n"
+    "  }) {sym_name = \"arm\", target = \"llvm-cpu:aarch64\"} : () -> ()\n"
+    "}) {sym_name = \"exe\"} : () -> ()\n"
+    "\"hal.rodata\"() {sym_name = \"w\", index = 0 : i32, value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> ()\n"
+    "\"hal.rodata\"() {sym_name = \"s\", index = 1 : i32, value = dense<7> : tensor<2x2xi32>} : () -> ()\n"
+    "func.func @main(%a: !hal.buffer_view) -> !hal.buffer_view {\n"
+    "  \"hal.buffer_view.assert\"(%a) {input = 0 : i32, element_type = i32, shape = array<i64: 2, 2>} : (!hal.buffer_view) -> ()\n"
+    "  %w = \"hal.buffer.rodata\"() {index = 1 : i32} : () -> !hal.buffer\n"
+    "  %v = \"hal.buffer_view.create\"(%w) {offset = 0 : i64, element_type = i32, shape = array<i64: 2, 2>} : (!hal.buffer) -> !hal.buffer_view\n"
+    "  return %v : !hal.buffer_view\n"
+    "}\n"
+    "func.func private @helper(%n: index) -> index {\n"
+    "  return %n : index\n"
+    "}\n";
+
+static char *dup(const char *t) {
+  char *d = malloc(strlen(t) + 1);
+  ck_assert_ptr_nonnull(d);
+  return strcpy(d, t);
+}
+
+static char diags[4096];
+static void capture(void *user, const char *text) {
+  (void)user;
+  strncat(diags, text, sizeof diags - strlen(diags) - 1);
+}
+
+/* Parses src, runs the vm passes, serializes with `s`. */
+static kiln_error *build(const char *text, kiln_session *s, uint8_t **data, size_t *size) {
+  kiln_context *ctx = kiln_context_create();
+  diags[0] = 0;
+  kiln_context_set_diag_handler(ctx, capture, NULL);
+  kiln_session_attach(s, ctx);
+  kiln_op *m = NULL;
+  kiln_error *e = kiln_mlir_load_buffer(ctx, "t.mlir", text, strlen(text), true, &m);
+  if (!e) e = kiln_pass_convert_to_vm(m, NULL);
+  if (!e) e = kiln_pass_allocate_registers(m, NULL);
+  if (!e) e = kiln_serialize_module(m, s, data, size);
+  kiln_session_attach(NULL, ctx);
+  kiln_context_destroy(ctx);
+  return e;
+}
+
+static kiln_session *session_with_payloads(size_t n) {
+  kiln_session *s = kiln_session_create();
+  uint8_t *blob = malloc(n);
+  for (size_t i = 0; i < n; i++) blob[i] = (uint8_t)(i % 7 == 0 ? i : 0); /* compressible */
+  ck_assert_ptr_null(kiln_session_set_payload(s, "exe", "x86", KILN_PAYLOAD_ELF, NULL, NULL, blob, n));
+  ck_assert_ptr_null(kiln_session_set_payload(s, "exe", "arm", KILN_PAYLOAD_ELF, NULL, NULL, blob, 16));
+  free(blob);
+  ck_assert_ptr_null(kiln_session_add_flag(s, "--target=llvm-cpu:x86_64+avx2+fma"));
+  return s;
+}
+
+START_TEST(module_reads_back) {
+  kiln_session *s = session_with_payloads(8192);
+  uint8_t *data = NULL;
+  size_t size = 0;
+  kiln_error *e = build(src, s, &data, &size);
+  ck_assert_msg(!e, "%s %s", e ? kiln_error_message(e) : "", diags);
+  kiln_module_view_t v;
+  kiln_format_error_t ferr;
+  ck_assert_msg(kiln_module_view_open(&v, data, size, &ferr), "%s", ferr.message);
+  ck_assert_uint_eq(kiln_fb_Module_functions_count(v.root), 2);
+  kiln_fb_Function_t f = kiln_fb_Module_functions_at(v.root, 0);
+  ck_assert_str_eq(kiln_fb_Function_name(f).data, "main");
+  ck_assert(kiln_fb_Function_exported(f));
+  ck_assert_str_eq(kiln_fb_Function_vm_signature(f).data, "r_r");
+  ck_assert_uint_eq(kiln_fb_Function_inputs_count(f), 1);
+  kiln_fb_TensorType_t in = kiln_fb_Function_inputs_at(f, 0);
+  ck_assert_int_eq(kiln_fb_TensorType_element_type(in), kiln_fb_ElementType_I32);
+  ck_assert_uint_eq(kiln_fb_TensorType_dims_count(in), 2);
+  ck_assert_int_eq(kiln_fb_TensorType_dims_at(in, 1), 2);
+  ck_assert_uint_gt(kiln_fb_Function_locations_count(f), 0);
+  kiln_fb_Function_t h = kiln_fb_Module_functions_at(v.root, 1);
+  ck_assert_str_eq(kiln_fb_Function_name(h).data, "helper");
+  ck_assert(!kiln_fb_Function_exported(h));
+  ck_assert_str_eq(kiln_fb_Function_vm_signature(h).data, "I_I");
+  ck_assert_int_eq(kiln_fb_TensorType_element_type(kiln_fb_Function_inputs_at(h, 0)),
+                   kiln_fb_ElementType_I64);
+  ck_assert_uint_eq(kiln_fb_TensorType_dims_count(kiln_fb_Function_inputs_at(h, 0)), 0);
+  /* Imports in first-use order, with the runtime's signatures. */
+  ck_assert_uint_eq(kiln_fb_Module_imports_count(v.root), 3);
+  ck_assert_str_eq(kiln_fb_Import_name(kiln_fb_Module_imports_at(v.root, 0)).data, "hal.buffer_view.assert");
+  ck_assert_str_eq(kiln_fb_Import_signature(kiln_fb_Module_imports_at(v.root, 0)).data, "riiCID_");
+  ck_assert_str_eq(kiln_fb_Import_name(kiln_fb_Module_imports_at(v.root, 2)).data, "hal.buffer_view.create");
+  /* Rodata: index order, splat stored whole. */
+  ck_assert_uint_eq(kiln_fb_Module_rodata_count(v.root), 2);
+  kiln_fb_Rodata_t r1 = kiln_fb_Module_rodata_at(v.root, 1);
+  ck_assert_str_eq(kiln_fb_Rodata_name(r1).data, "s");
+  uint64_t rsize = 0;
+  const uint8_t *rdata = kiln_module_segment_data(&v, kiln_fb_Rodata_segment(r1), &rsize);
+  ck_assert_uint_eq(rsize, 16);
+  int32_t vals[4];
+  memcpy(vals, rdata, 16);
+  for (int i = 0; i < 4; i++) ck_assert_int_eq(vals[i], 7);
+  /* Executable: exports by ordinal, both variants, features spelled for
+   * the runtime, the large payload compressed, the small one not. */
+  kiln_fb_Executable_t x = kiln_fb_Module_executables_at(v.root, 0);
+  ck_assert_str_eq(kiln_fb_Executable_name(x).data, "exe");
+  ck_assert_uint_eq(kiln_fb_Executable_exports_count(x), 2);
+  kiln_fb_ExecutableExport_t e0 = kiln_fb_Executable_exports_at(x, 0);
+  ck_assert_str_eq(kiln_fb_ExecutableExport_name(e0).data, "k0");
+  ck_assert_uint_eq(kiln_fb_ExecutableExport_push_constant_count(e0), 2);
+  ck_assert_uint_eq(kiln_fb_ExecutableExport_workgroup_size(e0).x, 8);
+  ck_assert_uint_eq(kiln_fb_ExecutableExport_workgroup_size(e0).y, 4);
+  kiln_fb_ExecutableExport_t e1 = kiln_fb_Executable_exports_at(x, 1);
+  ck_assert_uint_eq(kiln_fb_ExecutableExport_bindings_count(e1), 2);
+  ck_assert(kiln_fb_Binding_read_only(kiln_fb_ExecutableExport_bindings_at(e1, 0)));
+  ck_assert(!kiln_fb_Binding_read_only(kiln_fb_ExecutableExport_bindings_at(e1, 1)));
+  ck_assert_uint_eq(kiln_fb_Executable_variants_count(x), 2);
+  kiln_fb_ExecutableVariant_t x86 = kiln_fb_Executable_variants_at(x, 0);
+  ck_assert_str_eq(kiln_fb_ExecutableVariant_arch(x86).data, "x86_64");
+  ck_assert_str_eq(kiln_fb_ExecutableVariant_cpu_features(x86).data, "+avx2,+fma");
+  ck_assert_str_eq(kiln_fb_ExecutableVariant_target(x86).data, "llvm-cpu");
+  kiln_fb_Segment_t seg = kiln_fb_Module_segments_at(v.root, kiln_fb_ExecutableVariant_segment(x86));
+  ck_assert_int_eq(kiln_fb_Segment_compression(seg), kiln_fb_Compression_Zstd);
+  ck_assert_uint_eq(kiln_fb_Segment_uncompressed_size(seg), 8192);
+  kiln_fb_ExecutableVariant_t arm = kiln_fb_Executable_variants_at(x, 1);
+  ck_assert_str_eq(kiln_fb_ExecutableVariant_arch(arm).data, "aarch64");
+  seg = kiln_fb_Module_segments_at(v.root, kiln_fb_ExecutableVariant_segment(arm));
+  ck_assert_int_eq(kiln_fb_Segment_compression(seg), kiln_fb_Compression_None);
+
+  /* Deterministic. */
+  uint8_t *again = NULL;
+  size_t again_size = 0;
+  e = build(src, s, &again, &again_size);
+  ck_assert_ptr_null(e);
+  ck_assert_uint_eq(size, again_size);
+  ck_assert(memcmp(data, again, size) == 0);
+  free(again);
+  free(data);
+  kiln_session_destroy(s);
+}
+END_TEST
+
+START_TEST(missing_payload_names_the_variant) {
+  kiln_session *s = kiln_session_create();
+  ck_assert_ptr_null(kiln_session_set_payload(s, "exe", "x86", KILN_PAYLOAD_ELF, NULL, NULL, "abc", 3));
+  uint8_t *data = NULL;
+  size_t size = 0;
+  kiln_error *e = build(src, s, &data, &size);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_msg(strstr(kiln_error_message(e), "executable @exe variant @arm has no payload"), "%s",
+                kiln_error_message(e));
+  kiln_error_free(e);
+  /* A payload for every variant ("" matches any) makes it whole. */
+  ck_assert_ptr_null(kiln_session_set_payload(s, "exe", "", KILN_PAYLOAD_ELF, NULL, NULL, "xyz", 3));
+  e = build(src, s, &data, &size);
+  ck_assert_msg(!e, "%s", e ? kiln_error_message(e) : "");
+  free(data);
+  kiln_session_destroy(s);
+}
+END_TEST
+
+START_TEST(rodata_sources_do_not_collide) {
+  kiln_session *s = session_with_payloads(64);
+  uint32_t index;
+  ck_assert_ptr_null(kiln_session_add_rodata(s, "extra", "0123", 4, 4, true, &index));
+  ck_assert_uint_eq(index, 0);
+  uint8_t *data = NULL;
+  size_t size = 0;
+  kiln_error *e = build(src, s, &data, &size);
+  ck_assert_ptr_nonnull(e);
+  ck_assert(strstr(kiln_error_message(e), "indices would collide"));
+  kiln_error_free(e);
+  /* Bad alignment is refused up front. */
+  e = kiln_session_add_rodata(s, "bad", "x", 1, 3, true, &index);
+  ck_assert_ptr_nonnull(e);
+  kiln_error_free(e);
+  kiln_session_destroy(s);
+}
+END_TEST
+
+START_TEST(bad_target_and_export_gaps) {
+  kiln_session *s = session_with_payloads(64);
+  char *text = dup(src);
+  char *t = strstr(text, "llvm-cpu:aarch64");
+  memcpy(t, "vulkan:spirv1234", 16);
+  uint8_t *data = NULL;
+  size_t size = 0;
+  kiln_error *e = build(text, s, &data, &size);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_msg(strstr(kiln_error_message(e), "unknown target 'vulkan:spirv1234'"), "%s",
+                kiln_error_message(e));
+  kiln_error_free(e);
+  free(text);
+  /* Export ordinals 0 and 2: ordinal 1 is missing. */
+  text = dup(src);
+  t = strstr(text, "ordinal = 1");
+  t[10] = '2';
+  e = build(text, s, &data, &size);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_msg(strstr(kiln_error_message(e), "no export has ordinal 1"), "%s", kiln_error_message(e));
+  kiln_error_free(e);
+  free(text);
+  kiln_session_destroy(s);
+}
+END_TEST
+
+START_TEST(session_tables) {
+  kiln_session *s = kiln_session_create();
+  const char *const *targets;
+  ck_assert_uint_eq(kiln_session_targets(s, &targets), 1);
+  ck_assert_str_eq(targets[0], "llvm-cpu");
+  ck_assert_ptr_null(kiln_session_add_target(s, "llvm-cpu:aarch64"));
+  ck_assert_uint_eq(kiln_session_targets(s, &targets), 1);
+  ck_assert_str_eq(targets[0], "llvm-cpu:aarch64");
+  ck_assert_ptr_null(kiln_session_payload(s, "e", "v"));
+  ck_assert_ptr_null(kiln_session_set_payload(s, "e", "v", KILN_PAYLOAD_PTX, "nvptx64", NULL, "1", 1));
+  ck_assert_ptr_null(kiln_session_set_payload(s, "e", "v", KILN_PAYLOAD_ELF, NULL, NULL, "22", 2));
+  ck_assert_uint_eq(s->payload_count, 1);
+  ck_assert_uint_eq(kiln_session_payload(s, "e", "v")->size, 2);
+  ck_assert_int_eq(kiln_session_payload(s, "e", "v")->format, KILN_PAYLOAD_ELF);
+  ck_assert_ptr_null(kiln_session_payload(s, "e", "w"));
+  ck_assert_int_eq(kiln_stage_lookup("llvm-ir"), KILN_STAGE_LLVM_IR);
+  ck_assert_int_eq(kiln_stage_lookup("nope"), KILN_STAGE_COUNT);
+  kiln_context *ctx = kiln_context_create();
+  kiln_session_attach(s, ctx);
+  ck_assert_ptr_eq(kiln_session_of(ctx), s);
+  kiln_session_destroy(s);
+  ck_assert_ptr_null(kiln_session_of(ctx));
+  kiln_context_destroy(ctx);
+}
+END_TEST
+
+int main(void) {
+  Suite *su = suite_create("serialize");
+  TCase *t = tcase_create("core");
+  tcase_add_test(t, module_reads_back);
+  tcase_add_test(t, missing_payload_names_the_variant);
+  tcase_add_test(t, rodata_sources_do_not_collide);
+  tcase_add_test(t, bad_target_and_export_gaps);
+  tcase_add_test(t, session_tables);
+  suite_add_tcase(su, t);
+  SRunner *r = srunner_create(su);
+  srunner_run_all(r, CK_NORMAL);
+  const int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}
