@@ -541,6 +541,11 @@ kiln_block *kiln_module_body(kiln_op *module);
  * A top level without `module` is wrapped in one. */
 kiln_op *kiln_parse_source(kiln_context *ctx, const char *name,
                            const char *text, size_t len);
+/* Parses text[begin, end) with line/column numbers counted from the start
+ * of text (for mlir-opt style --split-input-file chunks). */
+kiln_op *kiln_parse_source_range(kiln_context *ctx, const char *name,
+                                 const char *text, size_t len, size_t begin,
+                                 size_t end);
 typedef enum {
   KILN_PRINT_GENERIC = 1u << 0,  /* every op in "generic" form */
   KILN_PRINT_LOCATIONS = 1u << 1,

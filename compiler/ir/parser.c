@@ -1856,12 +1856,21 @@ static bool parse_toplevel(kiln_parser *p, kiln_block *body) {
 
 kiln_op *kiln_parse_source(kiln_context *ctx, const char *name,
                            const char *text, size_t len) {
+  return kiln_parse_source_range(ctx, name, text, len, 0, len);
+}
+
+kiln_op *kiln_parse_source_range(kiln_context *ctx, const char *name,
+                                 const char *text, size_t len, size_t begin,
+                                 size_t end) {
   kiln_parser p;
   memset(&p, 0, sizeof p);
   p.ctx = ctx;
   p.file = kiln_intern_cstr(ctx, name ? name : "<input>");
-  p.buf = p.cur = text;
-  p.end = text + len;
+  if (end > len) end = len;
+  if (begin > end) begin = end;
+  p.buf = text;
+  p.cur = text + begin;
+  p.end = text + end;
   kiln_context_add_source(ctx, p.file, text, len);
   size_t nl = 1;
   for (size_t i = 0; i < len; i++) nl += text[i] == '\n';

@@ -16,19 +16,18 @@ kiln_error *kiln_mlir_load_buffer(kiln_context *ctx, const char *name,
   return NULL;
 }
 
-kiln_error *kiln_mlir_load_file(kiln_context *ctx, const char *path,
-                                bool verify, kiln_op **out) {
-  *out = NULL;
+kiln_error *kiln_mlir_read_file(kiln_context *ctx, const char *path,
+                                const char **text, size_t *len_out) {
   bool use_stdin = strcmp(path, "-") == 0;
   FILE *f = use_stdin ? stdin : fopen(path, "rb");
   if (!f) return kiln_error_new("cannot open '%s': %s", path, strerror(errno));
   size_t cap = 1 << 16, len = 0;
-  char *buf = kiln_alloc(ctx, cap);
+  char *buf = kiln_alloc(ctx, cap + 1);
   for (;;) {
     size_t n = fread(buf + len, 1, cap - len, f);
     len += n;
     if (len < cap) break;
-    char *bigger = kiln_alloc(ctx, cap * 2);
+    char *bigger = kiln_alloc(ctx, cap * 2 + 1);
     memcpy(bigger, buf, len);
     buf = bigger;
     cap *= 2;
@@ -36,5 +35,19 @@ kiln_error *kiln_mlir_load_file(kiln_context *ctx, const char *path,
   bool err = ferror(f);
   if (!use_stdin) fclose(f);
   if (err) return kiln_error_new("cannot read '%s'", path);
-  return kiln_mlir_load_buffer(ctx, use_stdin ? "<stdin>" : path, buf, len, verify, out);
+  buf[len] = 0;
+  *text = buf;
+  *len_out = len;
+  return NULL;
+}
+
+kiln_error *kiln_mlir_load_file(kiln_context *ctx, const char *path,
+                                bool verify, kiln_op **out) {
+  *out = NULL;
+  const char *text;
+  size_t len;
+  kiln_error *e = kiln_mlir_read_file(ctx, path, &text, &len);
+  if (e) return e;
+  return kiln_mlir_load_buffer(ctx, strcmp(path, "-") == 0 ? "<stdin>" : path, text, len,
+                               verify, out);
 }

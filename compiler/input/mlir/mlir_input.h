@@ -9,6 +9,9 @@
 
 kiln_error *kiln_mlir_load_file(kiln_context *ctx, const char *path,
                                 bool verify, kiln_op **out);
+/* Reads a whole file ("-": stdin) into ctx's arena (NUL-terminated). */
+kiln_error *kiln_mlir_read_file(kiln_context *ctx, const char *path,
+                                const char **text, size_t *len);
 kiln_error *kiln_mlir_load_buffer(kiln_context *ctx, const char *name,
                                   const char *text, size_t len, bool verify,
                                   kiln_op **out);
