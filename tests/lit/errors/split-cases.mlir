@@ -5,8 +5,8 @@
 // RUN: not kiln-opt --split-input-file %s 2>&1 | FileCheck %s
 // RUN: sed 's/{{invalid integer width}}/{{wrong text}}/' %s > %t.mlir
 // RUN: not kiln-opt --split-input-file --verify-diagnostics %t.mlir 2>&1 | FileCheck %s --check-prefix=MISMATCH
-// MISMATCH: unexpected diagnostic: {{.*}}.mlir:12:18: error: invalid integer width
-// MISMATCH: .mlir:11: error: expected error "wrong text" was not produced
+// MISMATCH: unexpected diagnostic: {{.*}}.mlir:[[@LINE+5]]:18: error: invalid integer width
+// MISMATCH: .mlir:[[@LINE+3]]: error: expected error "wrong text" was not produced
 // Without --verify-diagnostics every chunk's error is reported in place:
 // CHECK: split-cases.mlir:[[@LINE+2]]:18: error: invalid integer width
 // expected-error @+1 {{invalid integer width}}
