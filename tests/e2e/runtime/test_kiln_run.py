@@ -16,8 +16,9 @@ os.makedirs(workdir, exist_ok=True)
 failures = []
 
 
-def run(tool, *args):
-    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120)
+def run(tool, *args, env=None):
+    p = subprocess.run([tool, *args], capture_output=True, text=True, timeout=120,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -98,6 +99,18 @@ cases = [
 for args, want in cases:
     rc, out, err = run(kiln_run, f"--module={module4}", *args)
     check(f"error '{want}'", rc == 1 and want in err and out == "", f"rc={rc} err={err!r}")
+
+# No CUDA driver: a clear error, not a crash (forced by pointing the
+# runtime at a library that does not exist).
+env = dict(os.environ, KILN_CUDA_LIBRARY="/nonexistent/libcuda.so.1")
+rc, out, err = run(kiln_run, f"--module={module4}", "--input=4xf32=1,2,3,4",
+                   "--input=4xf32=1,2,3,4", "--device=cuda", env=env)
+check("cuda without a driver", rc == 1 and ("cuda device unavailable" in err
+      or "unknown device 'cuda'" in err), err)
+rc, out, err = run(kiln_run, "--help")
+check("--help", rc == 0 and "--module=M.kiln" in err and "--input" in err, err)
+rc, out, err = run(kiln_run, "--input=4xf32=1,2,3,4")
+check("--module required", rc == 2 and "--module is required" in err, err)
 
 # Dynamic module: mismatched sizes trap in the bytecode's own check.
 rc, out, err = run(kiln_run, f"--module={module_dyn}", "--input=3xf32=1,2,3",
