@@ -1,5 +1,5 @@
 /* kiln-translate: reads a module of func.func on scalars, vectors and
- * memrefs, optionally runs scf-to-cf, and prints the
+ * memrefs, optionally runs approximate-math and scf-to-cf, and prints the
  * LLVM IR the codegen translation builds (before any LLVM optimization).
  * A module holding a hal.executable.variant, or --kernel-module, is
  * translated as a kernel module (entry points + export table).
@@ -17,6 +17,7 @@ static void usage(FILE *o) {
   fputs("usage: kiln-translate [options] FILE|-\n"
         "  --to-llvm-ir        print the LLVM IR (the default action)\n"
         "  --scf-to-cf         lower scf.for/scf.if first\n"
+        "  --approximate-math  replace math functions by polynomials first\n"
         "  --kernel-module     translate the module as a kernel module\n"
         "  --no-c-wrappers     omit the _mlir_ciface_ wrappers\n"
         "  --print-ir          print the IR after the passes instead\n"
@@ -25,11 +26,12 @@ static void usage(FILE *o) {
 
 int main(int argc, char **argv) {
   const char *input = NULL, *output = NULL;
-  bool scf = false, kernel = false, wrappers = true, print_ir = false;
+  bool scf = false, approx = false, kernel = false, wrappers = true, print_ir = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--to-llvm-ir")) continue;
     else if (!strcmp(a, "--scf-to-cf")) scf = true;
+    else if (!strcmp(a, "--approximate-math")) approx = true;
     else if (!strcmp(a, "--kernel-module")) kernel = true;
     else if (!strcmp(a, "--no-c-wrappers")) wrappers = false;
     else if (!strcmp(a, "--print-ir")) print_ir = true;
@@ -58,8 +60,9 @@ int main(int argc, char **argv) {
     if (!kiln_context_error_count(ctx)) fprintf(stderr, "kiln-translate: %s\n", kiln_error_message(err));
     goto done;
   }
+  if (approx && (err = kiln_approximate_math(module))) goto fail;
   if (scf && (err = kiln_scf_to_cf(module))) goto fail;
-  if (scf && !kiln_verify(module)) {
+  if ((approx || scf) && !kiln_verify(module)) {
     fprintf(stderr, "kiln-translate: the passes left invalid IR\n");
     goto done;
   }

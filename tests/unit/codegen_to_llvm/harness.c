@@ -17,12 +17,18 @@ static void capture(void *user, const char *text) {
 
 const char *harness_translate(const char *text, bool kernel, LLVMContextRef c,
                               LLVMModuleRef *out) {
+  return harness_translate_opts(text, kernel, false, c, out);
+}
+
+const char *harness_translate_opts(const char *text, bool kernel, bool approx,
+                                   LLVMContextRef c, LLVMModuleRef *out) {
   msg[0] = 0;
   *out = NULL;
   kiln_context *ctx = kiln_context_create();
   kiln_context_set_diag_handler(ctx, capture, NULL);
   kiln_op *m = NULL;
   kiln_error *e = kiln_mlir_load_buffer(ctx, "test.mlir", text, strlen(text), true, &m);
+  if (!e && approx) e = kiln_approximate_math(m);
   if (!e) e = kiln_scf_to_cf(m);
   if (!e && !kiln_verify(m)) e = kiln_error_new("scf-to-cf left invalid IR");
   if (!e) {
@@ -41,9 +47,13 @@ const char *harness_translate(const char *text, bool kernel, LLVMContextRef c,
 }
 
 const char *harness_compile(const char *text, kiln_llvm_cpu_bytes_t *so) {
+  return harness_compile_opts(text, false, so);
+}
+
+const char *harness_compile_opts(const char *text, bool approx, kiln_llvm_cpu_bytes_t *so) {
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m;
-  const char *r = harness_translate(text, true, c, &m);
+  const char *r = harness_translate_opts(text, true, approx, c, &m);
   if (!r) {
     kiln_llvm_cpu_target_t target;
     kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse("llvm-cpu", &target);

@@ -12,5 +12,9 @@ const char *harness_translate(const char *text, bool kernel, LLVMContextRef c,
                               LLVMModuleRef *out);
 /* harness_translate + kiln_llvm_cpu_compile for the host. */
 const char *harness_compile(const char *text, kiln_llvm_cpu_bytes_t *so);
+/* Same, running approximate-math first when approx is set. */
+const char *harness_compile_opts(const char *text, bool approx, kiln_llvm_cpu_bytes_t *so);
+const char *harness_translate_opts(const char *text, bool kernel, bool approx,
+                                   LLVMContextRef c, LLVMModuleRef *out);
 
 #endif

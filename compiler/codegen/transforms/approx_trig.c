@@ -1,0 +1,93 @@
+/* sin, cos, tanh and erf as arith (approximate-math).
+ *   sin/cos: k = round(x * 2/pi), r = x - k*pi/2 with pi/2 split in three
+ *     (Cody-Waite; exact products for |k| < 2^12 in f32, 2^20 in f64, so
+ *     accurate for |x| up to about 6e3 / 1.6e6, degrading beyond), then
+ *     the Taylor polynomials of sin and cos on |r| <= pi/4 picked and
+ *     negated by the quadrant k mod 4. Infinities and NaN give NaN.
+ *   tanh: odd Taylor polynomial for |x| < 0.55 (f32) / 0.1 (f64), else
+ *     (1 - e) / (1 + e) with e = exp(-2|x|), sign copied from x.
+ *   erf: in f64 for both widths: the Maclaurin series (33 terms) for
+ *     |x| <= 1.75, else 1 - exp(-x^2) / (sqrt(pi) * CF) with the continued
+ *     fraction of erfc evaluated bottom-up from 64 terms. */
+#include "approx.h"
+
+#include <math.h>
+
+static const double PIO2_F32[3] = {1.57080078125, -4.453584551811218e-06, -8.705515695504166e-10};
+static const double PIO2_F64[3] = {1.5707963267341256, 6.077100506303966e-11,
+                                   2.0222662487959506e-21};
+
+static kiln_value *sin_cos(ap *a, kiln_value *x, int shift) {
+  kiln_value *fin = ap_cmpf(a, AP_OLT, ap_abs(a, x), ap_f(a, INFINITY)); /* false for NaN */
+  kiln_value *xs = ap_sel(a, fin, x, ap_f(a, 0.0));
+  double lim = a->f64 ? 4503599627370496.0 : 4194304.0;
+  kiln_value *q = ap_mul(a, xs, ap_f(a, 0.6366197723675814));
+  q = ap_clamp(a, q, -lim, lim);
+  kiln_value *k = ap_cast(a, KILN_OP_ARITH_FPTOSI, ap_add(a, q, ap_copysign(a, ap_f(a, 0.5), q)), a->it);
+  kiln_value *kf = ap_cast(a, KILN_OP_ARITH_SITOFP, k, a->ft);
+  const double *p = a->f64 ? PIO2_F64 : PIO2_F32;
+  kiln_value *r = xs;
+  for (int i = 0; i < 3; i++) r = ap_sub(a, r, ap_mul(a, kf, ap_f(a, p[i])));
+  r = ap_clamp(a, r, -0.8, 0.8); /* |r| <= pi/4 where the reduction holds */
+  kiln_value *z = ap_mul(a, r, r);
+  double cs[9], cc[9];
+  int n = a->f64 ? 9 : 5;
+  for (int i = 0; i < n; i++) { /* -1/3!, 1/5!, ... and 1/4!, -1/6!, ... */
+    double fs = 1, fc = 1;
+    for (int j = 2; j <= 2 * i + 3; j++) fs *= j;
+    for (int j = 2; j <= 2 * i + 4; j++) fc *= j;
+    cs[i] = (i % 2 ? 1.0 : -1.0) / fs;
+    cc[i] = (i % 2 ? -1.0 : 1.0) / fc;
+  }
+  kiln_value *sinr = ap_add(a, r, ap_mul(a, ap_mul(a, r, z), ap_poly(a, z, cs, n)));
+  kiln_value *cosr = ap_add(a, ap_sub(a, ap_f(a, 1.0), ap_mul(a, z, ap_f(a, 0.5))),
+                            ap_mul(a, ap_mul(a, z, z), ap_poly(a, z, cc, n)));
+  kiln_value *qq = shift ? ap_op2(a, KILN_OP_ARITH_ADDI, k, ap_i(a, shift)) : k;
+  kiln_value *odd = ap_cmpi(a, AP_NE, ap_op2(a, KILN_OP_ARITH_ANDI, qq, ap_i(a, 1)), ap_i(a, 0));
+  kiln_value *neg = ap_cmpi(a, AP_NE, ap_op2(a, KILN_OP_ARITH_ANDI, qq, ap_i(a, 2)), ap_i(a, 0));
+  kiln_value *v = ap_sel(a, odd, cosr, sinr);
+  v = ap_sel(a, neg, ap_op1(a, KILN_OP_ARITH_NEGF, v), v);
+  /* Beyond the reduction's range r is garbage; keep the result bounded. */
+  v = ap_clamp(a, v, -1.0, 1.0);
+  if (!shift) /* sin(+-0) = +-0 */
+    v = ap_sel(a, ap_cmpf(a, AP_OEQ, x, ap_f(a, 0.0)), x, v);
+  return ap_sel(a, fin, v, ap_f(a, NAN));
+}
+
+kiln_value *ap_sin(ap *a, kiln_value *x) { return sin_cos(a, x, 0); }
+kiln_value *ap_cos(ap *a, kiln_value *x) { return sin_cos(a, x, 1); }
+
+kiln_value *ap_tanh(ap *a, kiln_value *x) {
+  static const double c[7] = {-1.0 / 3, 2.0 / 15, -17.0 / 315, 62.0 / 2835, -1382.0 / 155925,
+                              21844.0 / 6081075, -929569.0 / 638512875};
+  kiln_value *ax = ap_abs(a, x);
+  kiln_value *z = ap_mul(a, x, x);
+  kiln_value *small = ap_add(a, x, ap_mul(a, ap_mul(a, x, z), ap_poly(a, z, c, 7)));
+  kiln_value *e = ap_exp(a, ap_mul(a, ax, ap_f(a, -2.0)));
+  kiln_value *one = ap_f(a, 1.0);
+  kiln_value *large = ap_div(a, ap_sub(a, one, e), ap_add(a, one, e));
+  kiln_value *r = ap_sel(a, ap_cmpf(a, AP_OLT, ax, ap_f(a, a->f64 ? 0.1 : 0.55)), small, large);
+  return ap_copysign(a, r, x); /* odd: also tanh(-0) = -0 */
+}
+
+kiln_value *ap_erf(ap *a, kiln_value *x) {
+  ap w;
+  ap_retype(&w, a, kiln_type_f64(a->ctx));
+  kiln_value *X = a->f64 ? x : ap_cast(&w, KILN_OP_ARITH_EXTF, x, w.ft);
+  kiln_value *ax = ap_abs(&w, X);
+  kiln_value *z = ap_mul(&w, ax, ax);
+  double c[33], fact = 1;
+  for (int n = 0; n < 33; n++) {
+    if (n) fact *= n;
+    c[n] = (n % 2 ? -1.0 : 1.0) / (fact * (2 * n + 1)) * 1.1283791670955126; /* 2/sqrt(pi) */
+  }
+  kiln_value *small = ap_mul(&w, ax, ap_poly(&w, z, c, 33));
+  kiln_value *t = ax;
+  for (int k = 64; k >= 1; k--) t = ap_add(&w, ax, ap_div(&w, ap_f(&w, k * 0.5), t));
+  kiln_value *erfc = ap_div(&w, ap_exp(&w, ap_op1(&w, KILN_OP_ARITH_NEGF, z)),
+                            ap_mul(&w, ap_f(&w, 1.7724538509055159), t));
+  kiln_value *large = ap_sub(&w, ap_f(&w, 1.0), erfc);
+  kiln_value *r = ap_sel(&w, ap_cmpf(&w, AP_OLE, ax, ap_f(&w, 1.75)), small, large);
+  r = ap_copysign(&w, r, X);
+  return a->f64 ? r : ap_cast(a, KILN_OP_ARITH_TRUNCF, r, a->ft);
+}

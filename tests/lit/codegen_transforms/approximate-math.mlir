@@ -1,0 +1,58 @@
+// approximate-math leaves no transcendental math op and no libm call:
+// only arith, the instruction-like math.absf/math.sqrt, and in LLVM IR
+// only intrinsics that are single instructions.
+// RUN: kiln-translate --approximate-math --print-ir %s | FileCheck %s --check-prefix=IR
+// RUN: kiln-translate --approximate-math --no-c-wrappers %s | FileCheck %s --check-prefix=LL
+// RUN: kiln-translate --approximate-math --print-ir %s | mlir-opt | FileCheck %s --check-prefix=OPT
+// REQUIRES: mlir-opt
+
+// IR-LABEL: func.func @all
+// IR-NOT: math.exp
+// IR-NOT: math.log
+// IR-NOT: math.tanh
+// IR-NOT: math.erf
+// IR-NOT: math.sin
+// IR-NOT: math.cos
+// IR-NOT: math.powf
+// IR-NOT: math.floor
+// IR-NOT: math.rsqrt
+// IR: math.sqrt
+// IR: return
+// OPT-LABEL: func.func @all
+
+// LL-LABEL: define
+// LL-NOT: call {{.*}}@{{exp|log|tanh|erf|sin|cos|pow|floor|ceil|round}}
+// LL-NOT: call {{.*}}@llvm.{{exp|log|pow|sin|cos|floor|ceil|round}}
+// LL: ret
+func.func @all(%x: f32, %y: f32, %v: vector<4xf64>) -> (f32, vector<4xf64>) {
+  %0 = math.exp %x : f32
+  %1 = math.exp2 %0 : f32
+  %2 = math.log %1 : f32
+  %3 = math.log2 %2 : f32
+  %4 = math.tanh %3 : f32
+  %5 = math.erf %4 : f32
+  %6 = math.sin %5 : f32
+  %7 = math.cos %6 : f32
+  %8 = math.powf %7, %y : f32
+  %9 = math.rsqrt %8 : f32
+  %10 = math.floor %9 : f32
+  %11 = math.ceil %10 : f32
+  %12 = math.round %11 : f32
+  %a = math.exp %v : vector<4xf64>
+  %b = math.log %a : vector<4xf64>
+  %c = math.tanh %b : vector<4xf64>
+  return %12, %c : f32, vector<4xf64>
+}
+
+// sigmoid as its arith/math pattern: only the exp is expanded.
+// IR-LABEL: func.func @sigmoid
+// IR-NOT: math.exp
+// IR: arith.divf
+func.func @sigmoid(%x: vector<8xf32>) -> vector<8xf32> {
+  %one = arith.constant dense<1.0> : vector<8xf32>
+  %n = arith.negf %x : vector<8xf32>
+  %e = math.exp %n : vector<8xf32>
+  %d = arith.addf %one, %e : vector<8xf32>
+  %r = arith.divf %one, %d : vector<8xf32>
+  return %r : vector<8xf32>
+}
