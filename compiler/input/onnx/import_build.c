@@ -1,0 +1,336 @@
+/* IR-building helpers shared by the operator families: empty/filled
+ * tensors, scalar constants and conversions, linalg.generic with numpy
+ * broadcasting maps, reshapes, slices, pads, transposes.
+ *
+ * Takes: static ranked tensors. Guarantees: every op built here satisfies
+ * kiln_verify and prints in the form mlir-opt-19 reads (operandSegmentSizes
+ * as its parser would set them). */
+#include <math.h>
+#include <string.h>
+
+#include "import_internal.h"
+
+static const kiln_attr *i32seg(oi_ctx *c, uint32_t n, const int64_t *v) {
+  return kiln_attr_dense_array(c->ctx, kiln_type_int(c->ctx, 32), n, v, NULL);
+}
+
+kiln_value *oi_empty(oi_ctx *c, const kiln_type *t) {
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EMPTY, 0, NULL, 1, &t, NULL), 0);
+}
+
+kiln_value *oi_scalar(kiln_builder *b, const kiln_type *et, double f, int64_t i) {
+  const kiln_attr *a = kiln_type_is_float(et) ? kiln_attr_float(b->ctx, et, f)
+                                              : kiln_attr_int(b->ctx, et, i);
+  return kiln_build_constant(b, a);
+}
+
+kiln_value *oi_filled(oi_ctx *c, const kiln_type *t, double f, int64_t i) {
+  kiln_value *s = oi_scalar(&c->b, t->elem, f, i);
+  kiln_value *ops[2] = {s, oi_empty(c, t)};
+  int64_t seg[2] = {1, 1};
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "operandSegmentSizes"), i32seg(c, 2, seg)};
+  kiln_op *op = kiln_build(&c->b, KILN_OP_LINALG_FILL, 2, ops, 1, &t,
+                           kiln_attr_dict(c->ctx, 1, &e));
+  return kiln_op_result(op, 0);
+}
+
+void oi_elem_lowest(const kiln_type *et, int32_t dtype, double *f, int64_t *i) {
+  *f = -INFINITY;
+  *i = 0;
+  if (kiln_type_is_float(et)) return;
+  uint32_t w = et->width;
+  if (oi_dtype_is_unsigned(dtype) || w == 1) *i = 0;
+  else *i = w >= 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
+}
+
+void oi_elem_highest(const kiln_type *et, int32_t dtype, double *f, int64_t *i) {
+  *f = INFINITY;
+  *i = 0;
+  if (kiln_type_is_float(et)) return;
+  uint32_t w = et->width;
+  if (w == 1) *i = 1;
+  else if (oi_dtype_is_unsigned(dtype)) *i = w >= 64 ? -1 : (int64_t)((UINT64_C(1) << w) - 1);
+  else *i = w >= 64 ? INT64_MAX : (INT64_C(1) << (w - 1)) - 1;
+}
+
+kiln_op *oi_generic(oi_ctx *c, uint32_t nin, kiln_value *const *ins, uint32_t nout,
+                    kiln_value *const *outs, const kiln_affine_map *const *maps,
+                    uint32_t loops, const bool *red, oi_body_fn body, void *user) {
+  kiln_context *ctx = c->ctx;
+  uint32_t n = nin + nout;
+  kiln_value **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
+  const kiln_attr **mattrs = kiln_alloc(ctx, (n + 1) * sizeof *mattrs);
+  const kiln_attr **its = kiln_alloc(ctx, (loops + 1) * sizeof *its);
+  const kiln_type **rtypes = kiln_alloc(ctx, (nout + 1) * sizeof *rtypes);
+  for (uint32_t i = 0; i < nin; i++) ops[i] = ins[i];
+  for (uint32_t i = 0; i < nout; i++) ops[nin + i] = outs[i], rtypes[i] = outs[i]->type;
+  for (uint32_t i = 0; i < n; i++) mattrs[i] = kiln_attr_affine_map(ctx, maps[i]);
+  for (uint32_t i = 0; i < loops; i++)
+    its[i] = kiln_attr_opaque(ctx, "linalg", red && red[i] ? "iterator_type<reduction>"
+                                                           : "iterator_type<parallel>");
+  int64_t seg[2] = {nin, nout};
+  kiln_named_attr e[3] = {
+      {kiln_intern_cstr(ctx, "indexing_maps"), kiln_attr_array(ctx, n, mattrs)},
+      {kiln_intern_cstr(ctx, "iterator_types"), kiln_attr_array(ctx, loops, its)},
+      {kiln_intern_cstr(ctx, "operandSegmentSizes"), i32seg(c, 2, seg)},
+  };
+  kiln_op *g = kiln_op_create(ctx, KILN_OP_LINALG_GENERIC, c->b.loc, n, ops, nout, rtypes,
+                              kiln_attr_dict(ctx, 3, e), 1);
+  kiln_builder_insert(&c->b, g);
+  kiln_block *blk = kiln_op_entry_block(ctx, g, 0);
+  for (uint32_t i = 0; i < n; i++)
+    kiln_block_add_arg(ctx, blk, kiln_type_elem_or_self(ops[i]->type), c->b.loc);
+  kiln_builder bb = kiln_builder_at_end(ctx, blk);
+  bb.loc = c->b.loc;
+  kiln_value **y = kiln_alloc(ctx, (nout + 1) * sizeof *y);
+  if (!body(c, &bb, blk->args, y, user)) return NULL;
+  kiln_op *yo = kiln_op_create(ctx, KILN_OP_LINALG_YIELD, c->b.loc, nout, y, 0, NULL, NULL, 0);
+  kiln_block_append_op(blk, yo);
+  return g;
+}
+
+const kiln_affine_map *oi_map_dims(oi_ctx *c, uint32_t loops, uint32_t n, const int64_t *dims) {
+  const kiln_affine_expr *r[OI_MAX_RANK * 2 + 1];
+  for (uint32_t i = 0; i < n; i++)
+    r[i] = dims[i] < 0 ? kiln_affine_const(c->ctx, 0) : kiln_affine_dim(c->ctx, (unsigned)dims[i]);
+  return kiln_affine_map_get(c->ctx, loops, 0, n, r);
+}
+
+bool oi_broadcast_shape(oi_ctx *c, uint32_t n, oi_val *const *vals, uint32_t *rank,
+                        int64_t *shape) {
+  uint32_t r = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (vals[i]->type->rank > r) r = vals[i]->type->rank;
+  for (uint32_t d = 0; d < r; d++) shape[d] = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const kiln_type *t = vals[i]->type;
+    for (uint32_t d = 0; d < t->rank; d++) {
+      int64_t s = t->shape[d], *o = &shape[r - t->rank + d];
+      if (s == *o || s == 1) continue;
+      if (*o == 1) *o = s;
+      else
+        return oi_invalid(c, "input %u: dimension %u (%lld) does not broadcast against %lld", i,
+                          d, (long long)s, (long long)*o);
+    }
+  }
+  *rank = r;
+  return true;
+}
+
+const kiln_affine_map *oi_broadcast_map(oi_ctx *c, const kiln_type *in, uint32_t rank,
+                                        const int64_t *shape) {
+  int64_t dims[OI_MAX_RANK];
+  uint32_t off = rank - in->rank;
+  for (uint32_t d = 0; d < in->rank; d++)
+    dims[d] = (in->shape[d] == 1 && shape[off + d] != 1) ? -1 : (int64_t)(off + d);
+  return oi_map_dims(c, rank, in->rank, dims);
+}
+
+kiln_value *oi_elementwise_ir(oi_ctx *c, uint32_t nin, kiln_value *const *in, uint32_t rank,
+                              const int64_t *shape, const kiln_type *et, oi_body_fn body,
+                              void *user) {
+  const kiln_type *ot = kiln_type_tensor(c->ctx, rank, shape, et, NULL);
+  kiln_value *out = oi_empty(c, ot);
+  const kiln_affine_map **maps = kiln_alloc(c->ctx, (nin + 2) * sizeof *maps);
+  for (uint32_t i = 0; i < nin; i++) maps[i] = oi_broadcast_map(c, in[i]->type, rank, shape);
+  maps[nin] = kiln_affine_map_identity(c->ctx, rank);
+  kiln_op *g = oi_generic(c, nin, in, 1, &out, maps, rank, NULL, body, user);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
+kiln_value *oi_elementwise(oi_ctx *c, uint32_t nin, oi_val *const *in, const kiln_type *et,
+                           oi_body_fn body, void *user) {
+  uint32_t rank;
+  int64_t shape[OI_MAX_RANK];
+  if (!oi_broadcast_shape(c, nin, in, &rank, shape)) return NULL;
+  kiln_value **ir = kiln_alloc(c->ctx, (nin + 1) * sizeof *ir);
+  for (uint32_t i = 0; i < nin; i++)
+    if (!(ir[i] = oi_ir(c, in[i]))) return NULL;
+  return oi_elementwise_ir(c, nin, ir, rank, shape, et, body, user);
+}
+
+kiln_value *oi_op1(kiln_builder *b, kiln_op_kind k, kiln_value *x) {
+  return kiln_op_result(kiln_build(b, k, 1, &x, 1, &x->type, NULL), 0);
+}
+
+kiln_value *oi_op2(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) {
+  kiln_value *ops[2] = {x, y};
+  return kiln_op_result(kiln_build(b, k, 2, ops, 1, &x->type, NULL), 0);
+}
+
+static kiln_value *cmp(kiln_builder *b, kiln_op_kind k, int pred, kiln_value *x, kiln_value *y) {
+  kiln_value *ops[2] = {x, y};
+  const kiln_type *i1 = kiln_type_int(b->ctx, 1);
+  kiln_named_attr e = {kiln_intern_cstr(b->ctx, "predicate"),
+                       kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 64), pred)};
+  return kiln_op_result(kiln_build(b, k, 2, ops, 1, &i1, kiln_attr_dict(b->ctx, 1, &e)), 0);
+}
+
+kiln_value *oi_cmpf(kiln_builder *b, int pred, kiln_value *x, kiln_value *y) {
+  return cmp(b, KILN_OP_ARITH_CMPF, pred, x, y);
+}
+
+kiln_value *oi_cmpi(kiln_builder *b, int pred, kiln_value *x, kiln_value *y) {
+  return cmp(b, KILN_OP_ARITH_CMPI, pred, x, y);
+}
+
+kiln_value *oi_select(kiln_builder *b, kiln_value *cnd, kiln_value *x, kiln_value *y) {
+  kiln_value *ops[3] = {cnd, x, y};
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, ops, 1, &x->type, NULL), 0);
+}
+
+static kiln_value *cast1(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
+  return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
+}
+
+kiln_value *oi_convert(kiln_builder *b, kiln_value *x, int32_t from, int32_t to,
+                       const kiln_type *tt) {
+  const kiln_type *ft = x->type;
+  if (ft == tt && oi_dtype_is_unsigned(from) == oi_dtype_is_unsigned(to)) return x;
+  bool ff = kiln_type_is_float(ft), tf = kiln_type_is_float(tt);
+  bool fu = oi_dtype_is_unsigned(from);
+  if (to == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
+    if (ff) return oi_cmpf(b, OI_F_UNE, x, oi_scalar(b, ft, 0, 0));
+    if (ft->width == 1) return x;
+    return oi_cmpi(b, OI_NE, x, oi_scalar(b, ft, 0, 0));
+  }
+  if (ff && tf) {
+    if (ft->width == tt->width) return x;
+    return cast1(b, ft->width < tt->width ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF, x, tt);
+  }
+  if (ff) return cast1(b, oi_dtype_is_unsigned(to) ? KILN_OP_ARITH_FPTOUI : KILN_OP_ARITH_FPTOSI,
+                       x, tt);
+  if (tf) return cast1(b, fu ? KILN_OP_ARITH_UITOFP : KILN_OP_ARITH_SITOFP, x, tt);
+  if (ft->width == tt->width) return x;
+  if (ft->width > tt->width) return cast1(b, KILN_OP_ARITH_TRUNCI, x, tt);
+  return cast1(b, fu ? KILN_OP_ARITH_EXTUI : KILN_OP_ARITH_EXTSI, x, tt);
+}
+
+typedef struct { int32_t from, to; const kiln_type *et; } cast_user;
+
+static bool cast_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  cast_user *cu = u;
+  y[0] = oi_convert(b, a[0], cu->from, cu->to, cu->et);
+  return true;
+}
+
+kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to) {
+  const kiln_type *et = oi_elem_type(c, to);
+  if (et == v->type->elem && oi_dtype_is_unsigned(from) == oi_dtype_is_unsigned(to) &&
+      to != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL)
+    return v;
+  cast_user cu = {from, to, et};
+  return oi_elementwise_ir(c, 1, &v, v->type->rank, v->type->shape, et, cast_body, &cu);
+}
+
+/* reassociation [[0..n-1]] (or [] when the small side has rank 0). */
+static const kiln_attr *reassoc_all(oi_ctx *c, uint32_t big_rank, bool small_is_scalar) {
+  if (small_is_scalar) return kiln_attr_array(c->ctx, 0, NULL);
+  const kiln_attr *idx[OI_MAX_RANK + 1];
+  for (uint32_t i = 0; i < big_rank; i++)
+    idx[i] = kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), i);
+  const kiln_attr *grp = kiln_attr_array(c->ctx, big_rank, idx);
+  return kiln_attr_array(c->ctx, 1, &grp);
+}
+
+kiln_value *oi_reshape(oi_ctx *c, kiln_value *v, uint32_t rank, const int64_t *shape) {
+  const kiln_type *t = v->type;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, rank, shape);
+  if (rt == t) return v;
+  int64_t n = oi_numel(t);
+  /* A zero-element tensor is a fresh empty one of the new shape. */
+  if (n == 0) return oi_empty(c, rt);
+  kiln_value *flat = v;
+  if (t->rank != 1) {
+    const kiln_type *ft = kiln_type_with_shape(c->ctx, t, 1, &n);
+    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"),
+                         t->rank == 0 ? kiln_attr_array(c->ctx, 0, NULL)
+                                      : reassoc_all(c, t->rank, false)};
+    if (t->rank == 0) {
+      /* scalar -> 1-element: expand_shape with [] */
+      kiln_named_attr ee[2] = {e, {kiln_intern_cstr(c->ctx, "static_output_shape"),
+                                   kiln_attr_dense_i64_array(c->ctx, 1, &n)}};
+      flat = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &v, 1, &ft,
+                                       kiln_attr_dict(c->ctx, 2, ee)), 0);
+    } else {
+      flat = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &ft,
+                                       kiln_attr_dict(c->ctx, 1, &e)), 0);
+    }
+  }
+  if (rank == 1) return flat;
+  if (rank == 0) {
+    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), kiln_attr_array(c->ctx, 0, NULL)};
+    return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &flat, 1, &rt,
+                                     kiln_attr_dict(c->ctx, 1, &e)), 0);
+  }
+  kiln_named_attr ee[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), reassoc_all(c, rank, false)},
+                           {kiln_intern_cstr(c->ctx, "static_output_shape"),
+                            kiln_attr_dense_i64_array(c->ctx, rank, shape)}};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &flat, 1, &rt,
+                                   kiln_attr_dict(c->ctx, 2, ee)), 0);
+}
+
+kiln_value *oi_slice(oi_ctx *c, kiln_value *v, const int64_t *off, const int64_t *size,
+                     const int64_t *stride) {
+  const kiln_type *t = v->type;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, size);
+  bool whole = rt == t;
+  for (uint32_t i = 0; whole && i < t->rank; i++) whole = off[i] == 0 && stride[i] == 1;
+  if (whole) return v;
+  int64_t seg[4] = {1, 0, 0, 0};
+  kiln_named_attr e[4] = {
+      {kiln_intern_cstr(c->ctx, "operandSegmentSizes"), i32seg(c, 4, seg)},
+      {kiln_intern_cstr(c->ctx, "static_offsets"), kiln_attr_dense_i64_array(c->ctx, t->rank, off)},
+      {kiln_intern_cstr(c->ctx, "static_sizes"), kiln_attr_dense_i64_array(c->ctx, t->rank, size)},
+      {kiln_intern_cstr(c->ctx, "static_strides"), kiln_attr_dense_i64_array(c->ctx, t->rank, stride)},
+  };
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT_SLICE, 1, &v, 1, &rt,
+                                   kiln_attr_dict(c->ctx, 4, e)), 0);
+}
+
+kiln_value *oi_pad(oi_ctx *c, kiln_value *v, const int64_t *lo, const int64_t *hi, double f,
+                   int64_t i) {
+  const kiln_type *t = v->type;
+  int64_t shape[OI_MAX_RANK];
+  bool none = true;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    shape[d] = t->shape[d] + lo[d] + hi[d];
+    none = none && lo[d] == 0 && hi[d] == 0;
+  }
+  if (none) return v;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
+  int64_t seg[3] = {1, 0, 0};
+  kiln_named_attr e[3] = {
+      {kiln_intern_cstr(c->ctx, "operandSegmentSizes"), i32seg(c, 3, seg)},
+      {kiln_intern_cstr(c->ctx, "static_high"), kiln_attr_dense_i64_array(c->ctx, t->rank, hi)},
+      {kiln_intern_cstr(c->ctx, "static_low"), kiln_attr_dense_i64_array(c->ctx, t->rank, lo)},
+  };
+  kiln_op *p = kiln_op_create(c->ctx, KILN_OP_TENSOR_PAD, c->b.loc, 1, &v, 1, &rt,
+                              kiln_attr_dict(c->ctx, 3, e), 1);
+  kiln_builder_insert(&c->b, p);
+  kiln_block *blk = kiln_op_entry_block(c->ctx, p, 0);
+  for (uint32_t d = 0; d < t->rank; d++)
+    kiln_block_add_arg(c->ctx, blk, kiln_type_index(c->ctx), c->b.loc);
+  kiln_builder bb = kiln_builder_at_end(c->ctx, blk);
+  bb.loc = c->b.loc;
+  kiln_value *s = oi_scalar(&bb, t->elem, f, i);
+  kiln_build(&bb, KILN_OP_TENSOR_YIELD, 1, &s, 0, NULL, NULL);
+  return kiln_op_result(p, 0);
+}
+
+kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm) {
+  const kiln_type *t = v->type;
+  bool id = true;
+  int64_t shape[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) {
+    shape[d] = t->shape[perm[d]];
+    id = id && perm[d] == (int64_t)d;
+  }
+  if (id) return v;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
+  kiln_value *ops[2] = {v, oi_empty(c, rt)};
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "permutation"),
+                       kiln_attr_dense_i64_array(c->ctx, t->rank, perm)};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_LINALG_TRANSPOSE, 2, ops, 1, &rt,
+                                   kiln_attr_dict(c->ctx, 1, &e)), 0);
+}

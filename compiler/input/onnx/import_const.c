@@ -1,0 +1,167 @@
+/* Constants and shape queries: Constant, ConstantOfShape, Shape, Size,
+ * Range.
+ *
+ * Takes: nodes of those ops. Guarantees: their results are known at import
+ * time (static shapes), so they produce no IR until an op consumes them as
+ * tensors; ConstantOfShape's shape and Range's bounds must be constants. */
+#include <math.h>
+#include <string.h>
+
+#include "import_internal.h"
+
+bool oi_import_constant(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 0, 0, 1, 1)) return false;
+  if (n->proto->n_attribute != 1)
+    return oi_invalid(c, "expects exactly one value attribute, has %zu", n->proto->n_attribute);
+  const Onnx__AttributeProto *a = n->proto->attribute[0];
+  const char *nm = a->name;
+  if (strcmp(nm, "value") == 0) {
+    const Onnx__TensorProto *t = a->t;
+    if (a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR || !t)
+      return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'value' must be a tensor");
+    if (!oi_elem_type(c, t->data_type))
+      return oi_unsupported(c, "constant of element type %s", oi_dtype_name(t->data_type));
+    if (t->n_dims > OI_MAX_RANK) return oi_unsupported(c, "rank %zu exceeds %d", t->n_dims, OI_MAX_RANK);
+    oi_val *v = oi_val_new(c, NULL, oi_tensor_type(c, (uint32_t)t->n_dims, t->dims, t->data_type),
+                           t->data_type);
+    v->tensor = t;
+    if (!oi_const(c, v)) return false;
+    n->out[0] = v;
+    return true;
+  }
+  int32_t f32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, i64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  if (strcmp(nm, "value_float") == 0 || strcmp(nm, "value_floats") == 0) {
+    bool one = nm[11] == 0;
+    double *d;
+    int64_t cnt;
+    if (one) {
+      double f;
+      if (!oi_attr_float(c, n, nm, 0, &f)) return false;
+      d = kiln_alloc(c->ctx, sizeof *d);
+      d[0] = f;
+      cnt = 1;
+    } else {
+      const float *fs;
+      size_t k;
+      if (!oi_attr_floats(c, n, nm, &fs, &k)) return false;
+      d = kiln_alloc(c->ctx, (k + 1) * sizeof *d);
+      for (size_t i = 0; i < k; i++) d[i] = fs[i];
+      cnt = (int64_t)k;
+    }
+    oi_set_out_const(c, n, 0, oi_dense_floats(c, oi_tensor_type(c, one ? 0 : 1, &cnt, f32), d), f32);
+    return true;
+  }
+  if (strcmp(nm, "value_int") == 0 || strcmp(nm, "value_ints") == 0) {
+    bool one = nm[9] == 0;
+    const int64_t *v;
+    int64_t one_v, cnt;
+    if (one) {
+      if (!oi_attr_int(c, n, nm, 0, &one_v)) return false;
+      v = &one_v;
+      cnt = 1;
+    } else {
+      size_t k;
+      if (!oi_attr_ints(c, n, nm, &v, &k)) return false;
+      cnt = (int64_t)k;
+    }
+    oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, one ? 0 : 1, &cnt, i64), v), i64);
+    return true;
+  }
+  return oi_unsupported(c, "constant attribute '%s' (value, value_float(s), value_int(s) only)", nm);
+}
+
+bool oi_import_constant_of_shape(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"value", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *s = oi_in(c, n, 0);
+  if (!s) return false;
+  if (s->type->rank != 1) return oi_invalid(c, "shape input must be 1-D");
+  int64_t *dims, rank;
+  if (!oi_const_ints(c, s, "input 0 (shape)", &dims, &rank)) return false;
+  if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
+  for (int64_t i = 0; i < rank; i++)
+    if (dims[i] < 0) return oi_invalid(c, "shape dimension %lld is %lld", (long long)i, (long long)dims[i]);
+  int32_t dt = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  double f = 0;
+  int64_t iv = 0;
+  const Onnx__AttributeProto *a = oi_attr(n, "value");
+  if (a) {
+    if (a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR || !a->t)
+      return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'value' must be a tensor");
+    uint64_t cnt;
+    if (!kiln_onnx_tensor_count(a->t, &cnt) || cnt != 1)
+      return oi_invalid(c, "attribute 'value' must hold one element");
+    dt = a->t->data_type;
+    if (!oi_elem_type(c, dt)) return oi_unsupported(c, "value of element type %s", oi_dtype_name(dt));
+    oi_val tmp = {.type = oi_tensor_type(c, (uint32_t)a->t->n_dims, a->t->dims, dt), .dtype = dt,
+                  .tensor = a->t};
+    const kiln_attr *d = oi_const(c, &tmp);
+    if (!d) return false;
+    f = kiln_dense_get_float(d, 0);
+    iv = kiln_dense_get_int(d, 0);
+  }
+  const kiln_type *t = oi_tensor_type(c, (uint32_t)rank, dims, dt);
+  const kiln_attr *r = oi_dtype_is_float(dt) ? kiln_attr_dense_splat_float(c->ctx, t, f)
+                                             : kiln_attr_dense_splat_int(c->ctx, t, iv);
+  oi_set_out_const(c, n, 0, r, dt);
+  return true;
+}
+
+bool oi_import_shape_of(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"start", "end", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  int64_t r = x->type->rank, start, end;
+  if (!oi_attr_int(c, n, "start", 0, &start) || !oi_attr_int(c, n, "end", r, &end)) return false;
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = start < 0 ? 0 : start > r ? r : start;
+  end = end < 0 ? 0 : end > r ? r : end;
+  int64_t cnt = end > start ? end - start : 0;
+  int32_t i64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, 1, &cnt, i64), x->type->shape + start), i64);
+  return true;
+}
+
+bool oi_import_size(oi_ctx *c, oi_node *n) {
+  static const char *const none[] = {NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, none)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  int64_t v = oi_numel(x->type);
+  int32_t i64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, 0, NULL, i64), &v), i64);
+  return true;
+}
+
+bool oi_import_range(oi_ctx *c, oi_node *n) {
+  static const char *const none[] = {NULL};
+  if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, none)) return false;
+  oi_val *v[3];
+  double s[3];
+  for (int i = 0; i < 3; i++) {
+    if (!(v[i] = oi_in(c, n, (size_t)i))) return false;
+    if (v[i]->type->rank != 0) return oi_invalid(c, "input %d must be a scalar", i);
+    double *d;
+    int64_t cnt;
+    if (!oi_const_floats(c, v[i], i == 0 ? "start" : i == 1 ? "limit" : "delta", &d, &cnt)) return false;
+    s[i] = d[0];
+  }
+  if (s[2] == 0) return oi_invalid(c, "delta is zero");
+  double k = ceil((s[1] - s[0]) / s[2]);
+  int64_t cnt = k > 0 ? (int64_t)k : 0;
+  if (cnt > OI_FOLD_MAX) return oi_unsupported(c, "range of %lld elements exceeds %d", (long long)cnt, OI_FOLD_MAX);
+  int32_t dt = v[0]->dtype;
+  const kiln_type *t = oi_tensor_type(c, 1, &cnt, dt);
+  if (oi_dtype_is_float(dt)) {
+    double *d = kiln_alloc(c->ctx, (size_t)(cnt + 1) * sizeof *d);
+    for (int64_t i = 0; i < cnt; i++) d[i] = s[0] + (double)i * s[2];
+    oi_set_out_const(c, n, 0, oi_dense_floats(c, t, d), dt);
+  } else {
+    int64_t *d = kiln_alloc(c->ctx, (size_t)(cnt + 1) * sizeof *d);
+    for (int64_t i = 0; i < cnt; i++) d[i] = (int64_t)s[0] + i * (int64_t)s[2];
+    oi_set_out_const(c, n, 0, oi_dense_ints(c, t, d), dt);
+  }
+  return true;
+}

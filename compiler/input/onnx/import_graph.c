@@ -1,0 +1,343 @@
+/* The importer's driver: graph -> func.func, node by node through the op
+ * table (onnx_ops.def), plus the value table and error messages.
+ *
+ * Takes: a validated model (names are SSA, nodes topologically ordered).
+ * Guarantees: every node is bound to a table row or refused with a message
+ * naming node, op type, opset and the reason; graph inputs must have
+ * static tensor types; outputs' declared element types and static shapes
+ * must agree with what the importer computed (a disagreement is an import
+ * bug or an invalid model, reported either way); the module verifies. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_internal.h"
+#include "onnx_internal.h"
+
+typedef struct oi_row {
+  const char *name;
+  int64_t min, max;
+  oi_import_fn fn;
+  int kind;
+} oi_row;
+
+static const oi_row oi_rows[] = {
+#define OI_OP(NAME, MIN, MAX, FN, KIND) {NAME, MIN, MAX, FN, KIND},
+#include "onnx_ops.def"
+#undef OI_OP
+};
+
+static const oi_row *find_row(const char *op_type) {
+  for (size_t i = 0; i < sizeof oi_rows / sizeof oi_rows[0]; i++)
+    if (strcmp(oi_rows[i].name, op_type) == 0) return &oi_rows[i];
+  return NULL;
+}
+
+bool kiln_onnx_import_supports(const char *op_type, int64_t opset) {
+  const oi_row *r = find_row(op_type);
+  return r && opset >= r->min && opset <= r->max;
+}
+
+bool oi_fail(oi_ctx *c, kiln_onnx_code code, const char *fmt, ...) {
+  char what[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  if (c->node) {
+    char q[OX_QUOTE_MAX];
+    const Onnx__NodeProto *np = c->node->proto;
+    return ox_fail(c->st, code, "node %zu %s (%s, opset %lld): %s",
+                   c->node->index, ox_quote(q, np->name ? np->name : ""),
+                   np->op_type, (long long)c->opset, what);
+  }
+  return ox_fail(c->st, code, "%s", what);
+}
+
+/* ---- value table: FNV-1a over names, open addressing ---- */
+static uint64_t name_hash(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+static oi_val **slot_of(oi_ctx *c, const char *name) {
+  size_t i = (size_t)name_hash(name) & (c->cap - 1);
+  while (c->slots[i] && strcmp(c->slots[i]->name, name) != 0)
+    i = (i + 1) & (c->cap - 1);
+  return &c->slots[i];
+}
+
+static oi_val *lookup(oi_ctx *c, const char *name) { return *slot_of(c, name); }
+
+static void define(oi_ctx *c, oi_val *v) {
+  if (2 * (c->count + 1) > c->cap) {
+    size_t ncap = c->cap ? c->cap * 2 : 64;
+    oi_val **old = c->slots;
+    size_t ocap = c->cap;
+    c->slots = kiln_alloc(c->ctx, ncap * sizeof *c->slots);
+    c->cap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i]) *slot_of(c, old[i]->name) = old[i];
+  }
+  oi_val **s = slot_of(c, v->name);
+  if (!*s) c->count++;
+  *s = v;
+}
+
+/* ---- graph inputs ---- */
+static bool value_type(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *what,
+                       const kiln_type **out, int32_t *dtype) {
+  char q[OX_QUOTE_MAX];
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+    return oi_unsupported(c, "%s %s: only tensor types are supported", what,
+                          ox_quote(q, vi->name));
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  if (!oi_elem_type(c, tt->elem_type))
+    return oi_unsupported(c, "%s %s: element type %s is not supported", what,
+                          ox_quote(q, vi->name), oi_dtype_name(tt->elem_type));
+  if (!tt->shape)
+    return oi_unsupported(c, "%s %s: unknown rank (static shapes only)", what,
+                          ox_quote(q, vi->name));
+  size_t rank = tt->shape->n_dim;
+  if (rank > OI_MAX_RANK)
+    return oi_unsupported(c, "%s %s: rank %zu exceeds %d", what, ox_quote(q, vi->name),
+                          rank, OI_MAX_RANK);
+  int64_t shape[OI_MAX_RANK];
+  for (size_t i = 0; i < rank; i++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+      char q2[OX_QUOTE_MAX];
+      return oi_unsupported(c, "%s %s: dimension %zu is dynamic (%s); static shapes only",
+                            what, ox_quote(q, vi->name), i,
+                            ox_quote(q2, d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
+                                             ? d->dim_param : "?"));
+    }
+    if (d->dim_value < 0)
+      return oi_fail(c, KILN_ONNX_ERR_DIMS, "%s %s: dimension %zu is %lld", what,
+                     ox_quote(q, vi->name), i, (long long)d->dim_value);
+    shape[i] = d->dim_value;
+  }
+  *out = oi_tensor_type(c, (uint32_t)rank, shape, tt->elem_type);
+  *dtype = tt->elem_type;
+  return true;
+}
+
+static bool is_initializer(const Onnx__GraphProto *g, const char *name) {
+  for (size_t i = 0; i < g->n_initializer; i++)
+    if (strcmp(g->initializer[i]->name, name) == 0) return true;
+  return false;
+}
+
+static bool define_initializer(oi_ctx *c, const Onnx__TensorProto *t) {
+  char q[OX_QUOTE_MAX];
+  if (!oi_elem_type(c, t->data_type))
+    return oi_unsupported(c, "initializer %s: element type %s is not supported",
+                          ox_quote(q, t->name), oi_dtype_name(t->data_type));
+  if (t->n_dims > OI_MAX_RANK)
+    return oi_unsupported(c, "initializer %s: rank %zu exceeds %d", ox_quote(q, t->name),
+                          t->n_dims, OI_MAX_RANK);
+  oi_val *v = oi_val_new(c, t->name,
+                         oi_tensor_type(c, (uint32_t)t->n_dims, t->dims, t->data_type),
+                         t->data_type);
+  v->tensor = t;
+  define(c, v);
+  return true;
+}
+
+/* Symbol name from the graph name: [A-Za-z0-9_.$], not starting with a
+ * digit; main_graph when empty. */
+static const char *func_name(oi_ctx *c, const char *g) {
+  if (!g || !*g) return "main_graph";
+  size_t n = strlen(g);
+  if (n > 200) n = 200;
+  char *s = kiln_alloc(c->ctx, n + 2);
+  size_t k = 0;
+  if (g[0] >= '0' && g[0] <= '9') s[k++] = '_';
+  for (size_t i = 0; i < n; i++) {
+    char ch = g[i];
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '$';
+    s[k++] = ok ? ch : '_';
+  }
+  return s;
+}
+
+static const kiln_attr *name_dict(oi_ctx *c, const char *name) {
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "kiln.name"),
+                       kiln_attr_string(c->ctx, name, strlen(name))};
+  return kiln_attr_dict(c->ctx, 1, &e);
+}
+
+static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
+  oi_node n = {.proto = np, .index = index, .op_type = np->op_type,
+               .nin = np->n_input, .nout = np->n_output};
+  c->node = &n;
+  if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0)
+    return oi_unsupported(c, "operator domain '%s' is not supported", np->domain);
+  const oi_row *row = find_row(np->op_type);
+  if (!row) return oi_unsupported(c, "operator not supported");
+  if (c->opset < row->min || c->opset > row->max)
+    return oi_unsupported(c, "operator supported only for opsets %lld..%lld",
+                          (long long)row->min, (long long)row->max);
+  n.kind = row->kind;
+  n.in = kiln_alloc(c->ctx, (n.nin + 1) * sizeof *n.in);
+  n.out = kiln_alloc(c->ctx, (n.nout + 1) * sizeof *n.out);
+  for (size_t i = 0; i < n.nin; i++) {
+    if (!np->input[i][0]) continue;
+    n.in[i] = lookup(c, np->input[i]);
+    if (!n.in[i]) {
+      char q[OX_QUOTE_MAX];
+      return oi_fail(c, KILN_ONNX_ERR_NAME, "input %zu %s is not defined", i,
+                     ox_quote(q, np->input[i]));
+    }
+  }
+  for (size_t i = 0; i < np->n_attribute; i++)
+    if (np->attribute[i]->ref_attr_name && *np->attribute[i]->ref_attr_name)
+      return oi_unsupported(c, "attribute '%s' refers to a function attribute",
+                            np->attribute[i]->name);
+  c->b.loc.line = (uint32_t)index + 1;
+  c->b.loc.col = 0;
+  if (!row->fn(c, &n)) return false;
+  for (size_t i = 0; i < n.nout; i++) {
+    if (!np->output[i][0]) continue;
+    if (!n.out[i])
+      return oi_unsupported(c, "output %zu ('%s') is not produced by this importer", i,
+                            np->output[i]);
+    n.out[i]->name = np->output[i];
+    define(c, n.out[i]);
+  }
+  c->node = NULL;
+  return true;
+}
+
+static void shape_str(char *buf, size_t n, const kiln_type *t) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (uint32_t i = 0; i < t->rank && k + 24 < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "x" : "", (long long)t->shape[i]);
+  if (t->rank == 0) snprintf(buf, n, "scalar");
+}
+
+/* A declared output type must agree with the imported one where it is
+ * known: element type, rank and static dims. */
+static bool check_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, const oi_val *v) {
+  char q[OX_QUOTE_MAX];
+  const Onnx__TypeProto *tp = vi->type;
+  if (!tp) return true;
+  if (tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+    return oi_unsupported(c, "graph output %s: only tensor types are supported",
+                          ox_quote(q, vi->name));
+  const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+  if (tt->elem_type && tt->elem_type != v->dtype)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE,
+                   "graph output %s: declared element type %s, computed %s",
+                   ox_quote(q, vi->name), oi_dtype_name(tt->elem_type), oi_dtype_name(v->dtype));
+  if (!tt->shape) return true;
+  bool bad = tt->shape->n_dim != v->type->rank;
+  for (size_t i = 0; !bad && i < tt->shape->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+        d->dim_value != v->type->shape[i])
+      bad = true;
+  }
+  if (bad) {
+    char s[128];
+    shape_str(s, sizeof s, v->type);
+    return oi_fail(c, KILN_ONNX_ERR_TYPE,
+                   "graph output %s: computed shape %s (rank %u) disagrees with the declared one",
+                   ox_quote(q, vi->name), s, v->type->rank);
+  }
+  return true;
+}
+
+bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
+                      kiln_op **module_out, kiln_onnx_status *status) {
+  if (status) {
+    status->code = KILN_ONNX_OK;
+    status->message[0] = 0;
+  }
+  if (module_out) *module_out = NULL;
+  kiln_onnx_status local;
+  oi_ctx c = {.ctx = ctx, .model = model, .st = status ? status : &local};
+  if (!ctx || !model || !module_out)
+    return ox_fail(c.st, KILN_ONNX_ERR_UNSUPPORTED, "import: missing context, model or output");
+  const Onnx__ModelProto *mp = kiln_onnx_model_proto(model);
+  const Onnx__GraphProto *g = mp->graph;
+  c.opset = kiln_onnx_model_opset(model, "");
+  if (c.opset < KILN_ONNX_OPSET_MIN || c.opset > KILN_ONNX_OPSET_MAX)
+    return oi_fail(&c, KILN_ONNX_ERR_OPSET, "default-domain opset %lld is outside %d..%d",
+                   (long long)c.opset, KILN_ONNX_OPSET_MIN, KILN_ONNX_OPSET_MAX);
+  if (mp->n_functions)
+    return oi_unsupported(&c, "model-local functions are not supported (%zu defined)",
+                          mp->n_functions);
+
+  kiln_loc loc = {kiln_intern_cstr(ctx, "onnx"), 0, 0};
+  kiln_op *module = kiln_module_create(ctx, loc);
+
+  /* Initializers first: a graph input with an initializer of the same
+   * name is a constant (its default is used; static import). */
+  for (size_t i = 0; i < g->n_initializer; i++)
+    if (!define_initializer(&c, g->initializer[i])) return false;
+
+  size_t nargs = 0;
+  const kiln_type **in_types = kiln_alloc(ctx, (g->n_input + 1) * sizeof *in_types);
+  const kiln_attr **arg_attrs = kiln_alloc(ctx, (g->n_input + 1) * sizeof *arg_attrs);
+  oi_val **args = kiln_alloc(ctx, (g->n_input + 1) * sizeof *args);
+  for (size_t i = 0; i < g->n_input; i++) {
+    const Onnx__ValueInfoProto *vi = g->input[i];
+    if (is_initializer(g, vi->name)) continue;
+    const kiln_type *t = NULL;
+    int32_t dt = 0;
+    if (!value_type(&c, vi, "graph input", &t, &dt)) return false;
+    args[nargs] = oi_val_new(&c, vi->name, t, dt);
+    in_types[nargs] = t;
+    arg_attrs[nargs] = name_dict(&c, vi->name);
+    nargs++;
+  }
+
+  kiln_op *fn = kiln_op_create(ctx, KILN_OP_FUNC_FUNC, loc, 0, NULL, 0, NULL, NULL, 1);
+  kiln_block *body = kiln_op_entry_block(ctx, fn, 0);
+  for (size_t i = 0; i < nargs; i++) {
+    args[i]->v = kiln_block_add_arg(ctx, body, in_types[i], loc);
+    define(&c, args[i]);
+  }
+  c.b = kiln_builder_at_end(ctx, body);
+  c.b.loc = loc;
+
+  for (size_t i = 0; i < g->n_node; i++)
+    if (!import_node(&c, g->node[i], i)) return false;
+  c.b.loc.line = 0;
+
+  const kiln_type **out_types = kiln_alloc(ctx, (g->n_output + 1) * sizeof *out_types);
+  const kiln_attr **res_attrs = kiln_alloc(ctx, (g->n_output + 1) * sizeof *res_attrs);
+  kiln_value **rets = kiln_alloc(ctx, (g->n_output + 1) * sizeof *rets);
+  for (size_t i = 0; i < g->n_output; i++) {
+    const Onnx__ValueInfoProto *vi = g->output[i];
+    oi_val *v = lookup(&c, vi->name);
+    if (!v) {
+      char q[OX_QUOTE_MAX];
+      return oi_fail(&c, KILN_ONNX_ERR_NAME, "graph output %s is not defined",
+                     ox_quote(q, vi->name));
+    }
+    if (!check_output(&c, vi, v)) return false;
+    rets[i] = oi_ir(&c, v);
+    out_types[i] = v->type;
+    res_attrs[i] = name_dict(&c, vi->name);
+  }
+  kiln_build(&c.b, KILN_OP_FUNC_RETURN, (uint32_t)g->n_output, rets, 0, NULL, NULL);
+
+  const kiln_type *fty = kiln_type_function(ctx, (uint32_t)nargs, in_types,
+                                            (uint32_t)g->n_output, out_types);
+  const char *name = func_name(&c, g->name);
+  kiln_op_set_attr(fn, "sym_name", kiln_attr_string(ctx, name, strlen(name)));
+  kiln_op_set_attr(fn, "function_type", kiln_attr_type(ctx, fty));
+  if (nargs) kiln_op_set_attr(fn, "arg_attrs", kiln_attr_array(ctx, (uint32_t)nargs, arg_attrs));
+  if (g->n_output)
+    kiln_op_set_attr(fn, "res_attrs", kiln_attr_array(ctx, (uint32_t)g->n_output, res_attrs));
+  kiln_block_append_op(kiln_module_body(module), fn);
+  *module_out = module;
+  return true;
+}

@@ -1,0 +1,260 @@
+/* Internals of the ONNX importer (prefix oi_): the per-import state, the
+ * ONNX value table, the operator table generated from onnx_ops.def, and
+ * the IR-building helpers every import_*.c family shares.
+ *
+ * An ONNX value is an oi_val: its static tensor type, its ONNX element
+ * type (IR integers are signless, so u8 and i8 both become i8 and the
+ * ONNX type decides signed or unsigned arithmetic), and either an IR
+ * value, a constant known at import time, or both. Constants (initializers,
+ * Constant nodes, folded shape computations) become IR only when an op
+ * needs them as a tensor, so shape subgraphs leave no trace in the IR. */
+#ifndef KILN_ONNX_IMPORT_INTERNAL_H
+#define KILN_ONNX_IMPORT_INTERNAL_H
+
+#include "ir.h"
+#include "kiln_onnx.h"
+#include "onnx_import.h"
+
+/* Largest rank the importer handles (linalg loops are bounded too). */
+#define OI_MAX_RANK 12
+/* Largest constant the importer folds element by element at import time. */
+#define OI_FOLD_MAX 65536
+
+typedef struct oi_val {
+  const char *name;
+  const kiln_type *type;  /* static ranked tensor */
+  int32_t dtype;          /* ONNX TensorProto.DataType */
+  kiln_value *v;          /* IR value; NULL until materialized */
+  const Onnx__TensorProto *tensor; /* initializer / Constant payload */
+  const kiln_attr *cst;   /* dense attr when known at import time */
+} oi_val;
+
+typedef struct oi_ctx oi_ctx;
+
+/* One node being imported: inputs resolved (NULL for omitted optionals),
+ * outputs to be set by the import function. */
+typedef struct oi_node {
+  const Onnx__NodeProto *proto;
+  size_t index;
+  int kind;               /* the op table's per-op argument */
+  const char *op_type;
+  size_t nin, nout;
+  oi_val **in;
+  oi_val **out;           /* filled by oi_set_* */
+} oi_node;
+
+typedef bool (*oi_import_fn)(oi_ctx *c, oi_node *n);
+
+struct oi_ctx {
+  kiln_context *ctx;
+  kiln_onnx_model *model;
+  kiln_onnx_status *st;
+  kiln_builder b;         /* insertion point in the function body */
+  int64_t opset;
+  oi_node *node;          /* node being imported (for messages) */
+  /* name -> value, open addressing */
+  oi_val **slots;
+  size_t cap, count;
+};
+
+/* Per-op arguments of the families (the op table's last column): which
+ * member of a family a row is. */
+enum {
+  OI_NONE = 0,
+  /* unary float / numeric */
+  OI_ABS, OI_NEG, OI_CEIL, OI_FLOOR, OI_ROUND, OI_SQRT, OI_EXP, OI_LOG,
+  OI_SIN, OI_COS, OI_TAN, OI_TANH, OI_ERF, OI_RECIPROCAL, OI_SIGN,
+  OI_SIGMOID, OI_RELU, OI_SOFTPLUS, OI_SOFTSIGN, OI_ELU, OI_SELU, OI_CELU,
+  OI_LEAKY_RELU, OI_HARD_SIGMOID, OI_HARD_SWISH, OI_GELU, OI_THRESHOLDED_RELU,
+  OI_NOT, OI_ISNAN, OI_ISINF,
+  /* binary */
+  OI_ADD, OI_SUB, OI_MUL, OI_DIV, OI_POW, OI_MOD, OI_PRELU, OI_BITSHIFT,
+  OI_AND, OI_OR, OI_XOR,
+  OI_EQUAL, OI_GREATER, OI_LESS, OI_GREATER_EQ, OI_LESS_EQ,
+  /* variadic */
+  OI_MAX, OI_MIN, OI_SUM, OI_MEAN,
+  /* reductions */
+  OI_RSUM, OI_RMEAN, OI_RMAX, OI_RMIN, OI_RPROD, OI_RL1, OI_RL2, OI_RSUMSQ,
+  OI_RLOGSUM, OI_RLOGSUMEXP, OI_ARGMAX, OI_ARGMIN,
+  OI_SOFTMAX, OI_LOGSOFTMAX, OI_HARDMAX,
+  /* pools */
+  OI_MAXPOOL, OI_AVGPOOL, OI_GLOBAL_MAX, OI_GLOBAL_AVG,
+};
+
+#define OI_OP(NAME, MIN, MAX, FN, KIND) bool FN(oi_ctx *c, oi_node *n);
+#include "onnx_ops.def"
+#undef OI_OP
+
+/* ---- errors (import_graph.c) ---- */
+/* "onnx: CODE: node 3 'name' (Conv, opset 13): WHAT"; returns false. */
+bool oi_fail(oi_ctx *c, kiln_onnx_code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define oi_unsupported(c, ...) oi_fail(c, KILN_ONNX_ERR_UNSUPPORTED, __VA_ARGS__)
+#define oi_invalid(c, ...) oi_fail(c, KILN_ONNX_ERR_NODE, __VA_ARGS__)
+
+/* ---- types (import_types.c) ---- */
+/* IR element type of an ONNX data type; NULL when the importer has none. */
+const kiln_type *oi_elem_type(oi_ctx *c, int32_t dtype);
+bool oi_dtype_is_float(int32_t dtype);
+bool oi_dtype_is_unsigned(int32_t dtype); /* u8..u64 and bool */
+bool oi_dtype_is_int(int32_t dtype);      /* integers, not bool */
+const char *oi_dtype_name(int32_t dtype);
+const kiln_type *oi_tensor_type(oi_ctx *c, uint32_t rank, const int64_t *shape,
+                                int32_t dtype);
+int64_t oi_numel(const kiln_type *t);
+/* Requires the input's element type to be one of a mask of classes. */
+enum { OI_T_FLOAT = 1, OI_T_SINT = 2, OI_T_UINT = 4, OI_T_BOOL = 8,
+       OI_T_INT = OI_T_SINT | OI_T_UINT, OI_T_NUM = OI_T_FLOAT | OI_T_INT,
+       OI_T_ANY = OI_T_NUM | OI_T_BOOL };
+bool oi_check_type(oi_ctx *c, const oi_val *v, unsigned mask, const char *what);
+
+/* ---- attributes (import_attrs.c) ---- */
+const Onnx__AttributeProto *oi_attr(const oi_node *n, const char *name);
+/* Each reads an attribute of the expected ONNX type, or the default when
+ * absent; a wrong type is an error naming the attribute. */
+bool oi_attr_int(oi_ctx *c, const oi_node *n, const char *name, int64_t def,
+                 int64_t *out);
+bool oi_attr_float(oi_ctx *c, const oi_node *n, const char *name, double def,
+                   double *out);
+/* *out = NULL, *count = 0 when absent. */
+bool oi_attr_ints(oi_ctx *c, const oi_node *n, const char *name,
+                  const int64_t **out, size_t *count);
+bool oi_attr_floats(oi_ctx *c, const oi_node *n, const char *name,
+                    const float **out, size_t *count);
+/* NULL (absent) or the NUL-terminated string. */
+bool oi_attr_string(oi_ctx *c, const oi_node *n, const char *name,
+                    const char *def, const char **out);
+/* Refuses attributes other than the listed ones (NULL-terminated). */
+bool oi_attrs_only(oi_ctx *c, const oi_node *n, const char *const *known);
+/* Normalizes a possibly negative axis against rank. */
+bool oi_axis(oi_ctx *c, int64_t axis, uint32_t rank, const char *what,
+             uint32_t *out);
+
+/* ---- values (import_values.c) ---- */
+oi_val *oi_val_new(oi_ctx *c, const char *name, const kiln_type *t,
+                   int32_t dtype);
+/* The IR value of v, creating arith.constant for known constants. */
+kiln_value *oi_ir(oi_ctx *c, oi_val *v);
+/* The dense attribute of v when known at import time (converts an
+ * initializer once); NULL otherwise. */
+const kiln_attr *oi_const(oi_ctx *c, oi_val *v);
+/* Integer elements of a known constant (at most OI_FOLD_MAX), into
+ * arena memory; false with an error naming WHAT when not constant. */
+bool oi_const_ints(oi_ctx *c, oi_val *v, const char *what, int64_t **out,
+                   int64_t *count);
+bool oi_const_floats(oi_ctx *c, oi_val *v, const char *what, double **out,
+                     int64_t *count);
+/* Sets output i. */
+void oi_set_out(oi_ctx *c, oi_node *n, size_t i, kiln_value *v, int32_t dtype);
+void oi_set_out_const(oi_ctx *c, oi_node *n, size_t i, const kiln_attr *a,
+                      int32_t dtype);
+/* Output i is the same value as input v (Identity, Dropout, no-op reshape). */
+void oi_set_out_alias(oi_ctx *c, oi_node *n, size_t i, oi_val *v);
+/* Dense constant from host integers / doubles of the given type. */
+const kiln_attr *oi_dense_ints(oi_ctx *c, const kiln_type *t, const int64_t *v);
+const kiln_attr *oi_dense_floats(oi_ctx *c, const kiln_type *t, const double *v);
+/* Arity checks. */
+bool oi_arity(oi_ctx *c, oi_node *n, size_t min_in, size_t max_in,
+              size_t min_out, size_t max_out);
+/* Input i, or an error when it is absent (""). */
+oi_val *oi_in(oi_ctx *c, oi_node *n, size_t i);
+static inline oi_val *oi_opt_in(oi_node *n, size_t i) {
+  return i < n->nin ? n->in[i] : NULL;
+}
+static inline bool oi_has_out(const oi_node *n, size_t i) {
+  return i < n->nout && n->proto->output[i][0] != '\0';
+}
+
+/* ---- IR building (import_build.c) ---- */
+kiln_value *oi_empty(oi_ctx *c, const kiln_type *t);
+/* Scalar constants (built at the builder's insertion point). */
+kiln_value *oi_scalar(kiln_builder *b, const kiln_type *et, double f, int64_t i);
+/* linalg.fill of a scalar constant into a fresh tensor. */
+kiln_value *oi_filled(oi_ctx *c, const kiln_type *t, double f, int64_t i);
+/* Largest / smallest finite-or-infinite value of an element type, as the
+ * double or integer oi_scalar takes. */
+void oi_elem_lowest(const kiln_type *et, int32_t dtype, double *f, int64_t *i);
+void oi_elem_highest(const kiln_type *et, int32_t dtype, double *f, int64_t *i);
+
+/* A linalg.generic: inputs with their maps, one output per `outs` (init
+ * tensors) with their maps, `loops` loops of which `red` marks reductions.
+ * The body callback receives the block (arguments: inputs then outputs)
+ * and a builder at its end; it returns the yielded values. */
+typedef bool (*oi_body_fn)(oi_ctx *c, kiln_builder *b, kiln_value *const *args,
+                           kiln_value **yield, void *user);
+kiln_op *oi_generic(oi_ctx *c, uint32_t nin, kiln_value *const *ins,
+                    uint32_t nout, kiln_value *const *outs,
+                    const kiln_affine_map *const *maps, uint32_t loops,
+                    const bool *red, oi_body_fn body, void *user);
+/* Map from `loops` dims picking dims[i] (or a constant 0 for -1). */
+const kiln_affine_map *oi_map_dims(oi_ctx *c, uint32_t loops, uint32_t n,
+                                   const int64_t *dims);
+/* Numpy broadcast of shapes; false (error) when incompatible. */
+bool oi_broadcast_shape(oi_ctx *c, uint32_t n, oi_val *const *vals,
+                        uint32_t *rank, int64_t *shape);
+/* The map of an input broadcast to an output of rank `rank`/`shape`. */
+const kiln_affine_map *oi_broadcast_map(oi_ctx *c, const kiln_type *in,
+                                        uint32_t rank, const int64_t *shape);
+/* Elementwise generic over broadcast inputs: out elem type et. */
+kiln_value *oi_elementwise(oi_ctx *c, uint32_t nin, oi_val *const *in,
+                           const kiln_type *et, oi_body_fn body, void *user);
+/* Same on IR values already shaped (maps via broadcasting too). */
+kiln_value *oi_elementwise_ir(oi_ctx *c, uint32_t nin, kiln_value *const *in,
+                              uint32_t rank, const int64_t *shape,
+                              const kiln_type *et, oi_body_fn body, void *user);
+/* Scalar element conversion between IR element types with ONNX
+ * signedness (Cast semantics: float->int truncates toward zero,
+ * bool: x != 0). */
+kiln_value *oi_convert(kiln_builder *b, kiln_value *x, int32_t from, int32_t to,
+                       const kiln_type *to_et);
+/* Scalar ops with a single result (arith/math). */
+kiln_value *oi_op1(kiln_builder *b, kiln_op_kind k, kiln_value *x);
+kiln_value *oi_op2(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y);
+kiln_value *oi_cmpf(kiln_builder *b, int pred, kiln_value *x, kiln_value *y);
+kiln_value *oi_cmpi(kiln_builder *b, int pred, kiln_value *x, kiln_value *y);
+kiln_value *oi_select(kiln_builder *b, kiln_value *c, kiln_value *x, kiln_value *y);
+/* cmpi / cmpf predicates (MLIR's numbering). */
+enum { OI_EQ = 0, OI_NE, OI_SLT, OI_SLE, OI_SGT, OI_SGE, OI_ULT, OI_ULE,
+       OI_UGT, OI_UGE };
+enum { OI_F_OEQ = 1, OI_F_OGT = 2, OI_F_OGE = 3, OI_F_OLT = 4, OI_F_OLE = 5,
+       OI_F_UNE = 13, OI_F_UNO = 14 };
+/* Reshapes by collapsing to rank 1 and expanding (or one of the two);
+ * same element count required. */
+kiln_value *oi_reshape(oi_ctx *c, kiln_value *v, uint32_t rank,
+                       const int64_t *shape);
+/* tensor.extract_slice with static offsets/sizes/strides. */
+kiln_value *oi_slice(oi_ctx *c, kiln_value *v, const int64_t *off,
+                     const int64_t *size, const int64_t *stride);
+/* tensor.pad with a constant. */
+kiln_value *oi_pad(oi_ctx *c, kiln_value *v, const int64_t *lo,
+                   const int64_t *hi, double f, int64_t i);
+/* linalg.transpose by perm. */
+kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm);
+/* Element type conversion of a whole tensor. */
+kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to);
+
+/* ---- reductions shared by several families (import_reduce.c) ---- */
+typedef enum { OI_RED_SUM, OI_RED_MAX, OI_RED_MIN, OI_RED_PROD } oi_red_op;
+/* Reduces the axes marked in `axes` (rank entries); keepdims keeps them as
+ * size 1. Accumulates in the element type. */
+kiln_value *oi_reduce(oi_ctx *c, kiln_value *v, int32_t dtype, const bool *axes,
+                      bool keepdims, oi_red_op op);
+
+/* ---- sliding windows (import_conv.c) ---- */
+typedef struct oi_window {
+  uint32_t spatial;                 /* number of spatial dims */
+  int64_t in[OI_MAX_RANK], k[OI_MAX_RANK], out[OI_MAX_RANK];
+  int64_t stride[OI_MAX_RANK], dil[OI_MAX_RANK];
+  int64_t lo[OI_MAX_RANK], hi[OI_MAX_RANK]; /* pads actually applied */
+  int64_t pad_lo[OI_MAX_RANK], pad_hi[OI_MAX_RANK]; /* declared pads */
+} oi_window;
+/* Reads kernel_shape (when k is not given), strides, dilations, pads,
+ * auto_pad and ceil_mode for a window over the trailing dims of x. */
+bool oi_window_attrs(oi_ctx *c, oi_node *n, const kiln_type *x, const int64_t *k,
+                     bool allow_ceil, oi_window *w);
+/* Affine map input position o*s + k*d for spatial dim i with loop
+ * positions of o and k. */
+const kiln_affine_expr *oi_window_expr(oi_ctx *c, const oi_window *w, uint32_t i,
+                                       uint32_t o_loop, uint32_t k_loop);
+
+#endif

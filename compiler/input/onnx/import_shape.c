@@ -1,0 +1,662 @@
+/* Data-movement family: Identity, Dropout (inference), Reshape, Flatten,
+ * Squeeze, Unsqueeze, Transpose, Concat, Slice, Split, Gather,
+ * GatherElements, Expand, Tile, Pad, Trilu.
+ *
+ * Takes: nodes of those ops; shape-like inputs (shape, axes, starts, pads,
+ * repeats, split sizes) must be constants. Guarantees: on small constant
+ * data (at most OI_FOLD_MAX elements) the result is computed at import
+ * time as a new constant (this folds Shape -> Gather/Slice/Concat/
+ * Unsqueeze -> Reshape chains); otherwise reshapes become collapse/expand
+ * shape, slices extract_slice (a generic for negative steps), concats
+ * tensor.concat, gathers a linalg.generic with tensor.extract. */
+#include <string.h>
+
+#include "import_internal.h"
+
+static const char *const no_attrs[] = {NULL};
+
+/* A new constant whose element i is src[index[i]] (any element type). */
+static const kiln_attr *host_take(oi_ctx *c, const kiln_attr *src, const kiln_type *t,
+                                  const int64_t *index) {
+  int64_t n = oi_numel(t);
+  size_t es = kiln_dense_elem_size(t->elem);
+  char *buf = kiln_alloc(c->ctx, (size_t)n * es + 1);
+  for (int64_t i = 0; i < n; i++)
+    memcpy(buf + (size_t)i * es, (const char *)src->data + (src->splat ? 0 : (size_t)index[i] * es), es);
+  return kiln_attr_dense(c->ctx, t, false, buf, (size_t)n * es);
+}
+
+static bool foldable(oi_ctx *c, oi_val *v) {
+  return oi_numel(v->type) <= OI_FOLD_MAX && oi_const(c, v) != NULL;
+}
+
+/* Unravels linear index i of shape into coord. */
+static void unravel(int64_t i, uint32_t rank, const int64_t *shape, int64_t *coord) {
+  for (int d = (int)rank - 1; d >= 0; d--) {
+    coord[d] = shape[d] ? i % shape[d] : 0;
+    if (shape[d]) i /= shape[d];
+  }
+}
+
+static int64_t ravel(uint32_t rank, const int64_t *shape, const int64_t *coord) {
+  int64_t l = 0;
+  for (uint32_t d = 0; d < rank; d++) l = l * shape[d] + coord[d];
+  return l;
+}
+
+/* Output = input with a new shape (same elements in order). */
+static bool set_reshaped(oi_ctx *c, oi_node *n, oi_val *x, uint32_t rank, const int64_t *shape) {
+  const kiln_type *t = oi_tensor_type(c, rank, shape, x->dtype);
+  if (foldable(c, x)) {
+    const kiln_attr *a = oi_const(c, x);
+    oi_set_out_const(c, n, 0, kiln_attr_dense(c->ctx, t, a->splat, a->data, a->nbytes), x->dtype);
+    return true;
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  oi_set_out(c, n, 0, oi_reshape(c, v, rank, shape), x->dtype);
+  return true;
+}
+
+bool oi_import_identity(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  oi_set_out_alias(c, n, 0, x);
+  return true;
+}
+
+bool oi_import_dropout(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"seed", NULL};
+  if (!oi_arity(c, n, 1, 3, 1, 2) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *tm = oi_opt_in(n, 2);
+  if (!x) return false;
+  if (tm) {
+    int64_t *v, cnt;
+    if (!oi_const_ints(c, tm, "input 2 (training_mode)", &v, &cnt)) return false;
+    if (cnt != 1) return oi_invalid(c, "training_mode must be a scalar");
+    if (v[0]) return oi_unsupported(c, "training_mode = true (inference only)");
+  }
+  oi_set_out_alias(c, n, 0, x);
+  if (oi_has_out(n, 1)) {
+    const kiln_type *mt = oi_tensor_type(c, x->type->rank, x->type->shape, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+    oi_set_out_const(c, n, 1, kiln_attr_dense_splat_int(c->ctx, mt, 1), ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+  }
+  return true;
+}
+
+bool oi_import_reshape(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"allowzero", NULL};
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *s = x ? oi_in(c, n, 1) : NULL;
+  if (!s) return false;
+  int64_t allowzero;
+  if (!oi_attr_int(c, n, "allowzero", 0, &allowzero)) return false;
+  if (s->type->rank != 1) return oi_invalid(c, "shape input must be 1-D");
+  int64_t *dims, rank;
+  if (!oi_const_ints(c, s, "input 1 (shape)", &dims, &rank)) return false;
+  if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
+  int64_t known_prod = 1, neg = -1;
+  for (int64_t i = 0; i < rank; i++) {
+    if (dims[i] == 0 && !allowzero) {
+      if (i >= (int64_t)x->type->rank)
+        return oi_invalid(c, "shape[%lld] = 0 copies a dimension the input (rank %u) lacks", (long long)i, x->type->rank);
+      dims[i] = x->type->shape[i];
+    }
+    if (dims[i] == -1) {
+      if (neg >= 0) return oi_invalid(c, "shape has more than one -1 (entries %lld and %lld)", (long long)neg, (long long)i);
+      neg = i;
+      continue;
+    }
+    if (dims[i] < 0) return oi_invalid(c, "shape[%lld] = %lld", (long long)i, (long long)dims[i]);
+    known_prod *= dims[i];
+  }
+  int64_t total = oi_numel(x->type);
+  if (neg >= 0) {
+    if (known_prod == 0 || total % known_prod)
+      return oi_invalid(c, "cannot infer the -1 dimension: %lld elements into blocks of %lld", (long long)total, (long long)known_prod);
+    dims[neg] = total / known_prod;
+  } else if (known_prod != total) {
+    return oi_invalid(c, "shape holds %lld elements, the input %lld", (long long)known_prod, (long long)total);
+  }
+  return set_reshaped(c, n, x, (uint32_t)rank, dims);
+}
+
+bool oi_import_flatten(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"axis", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  int64_t axis;
+  if (!oi_attr_int(c, n, "axis", 1, &axis)) return false;
+  int64_t r = x->type->rank;
+  if (axis < 0) axis += r;
+  if (axis < 0 || axis > r) return oi_invalid(c, "axis out of range for rank %lld", (long long)r);
+  int64_t s[2] = {1, 1};
+  for (int64_t i = 0; i < r; i++) s[i < axis ? 0 : 1] *= x->type->shape[i];
+  return set_reshaped(c, n, x, 2, s);
+}
+
+static bool read_axes(oi_ctx *c, oi_val *a, uint32_t rank, bool *mark, const char *what) {
+  int64_t *v, cnt;
+  if (!oi_const_ints(c, a, what, &v, &cnt)) return false;
+  for (int64_t i = 0; i < cnt; i++) {
+    uint32_t ax;
+    if (!oi_axis(c, v[i], rank, "axis", &ax)) return false;
+    if (mark[ax]) return oi_invalid(c, "axis %lld is repeated", (long long)v[i]);
+    mark[ax] = true;
+  }
+  return true;
+}
+
+bool oi_import_squeeze(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 1, 2, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
+  oi_val *x = oi_in(c, n, 0), *a = oi_opt_in(n, 1);
+  if (!x) return false;
+  bool mark[OI_MAX_RANK] = {0};
+  const kiln_type *t = x->type;
+  if (a) {
+    if (!read_axes(c, a, t->rank, mark, "input 1 (axes)")) return false;
+    for (uint32_t d = 0; d < t->rank; d++)
+      if (mark[d] && t->shape[d] != 1)
+        return oi_invalid(c, "cannot squeeze axis %u of size %lld", d, (long long)t->shape[d]);
+  } else {
+    for (uint32_t d = 0; d < t->rank; d++) mark[d] = t->shape[d] == 1;
+  }
+  int64_t s[OI_MAX_RANK];
+  uint32_t r = 0;
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (!mark[d]) s[r++] = t->shape[d];
+  return set_reshaped(c, n, x, r, s);
+}
+
+bool oi_import_unsqueeze(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
+  oi_val *x = oi_in(c, n, 0), *a = x ? oi_in(c, n, 1) : NULL;
+  if (!a) return false;
+  int64_t *v, cnt;
+  if (!oi_const_ints(c, a, "input 1 (axes)", &v, &cnt)) return false;
+  uint32_t r = x->type->rank + (uint32_t)cnt;
+  if (cnt < 0 || r > OI_MAX_RANK) return oi_unsupported(c, "rank %u exceeds %d", r, OI_MAX_RANK);
+  bool mark[OI_MAX_RANK] = {0};
+  for (int64_t i = 0; i < cnt; i++) {
+    uint32_t ax;
+    if (!oi_axis(c, v[i], r, "axis", &ax)) return false;
+    if (mark[ax]) return oi_invalid(c, "axis %lld is repeated", (long long)v[i]);
+    mark[ax] = true;
+  }
+  int64_t s[OI_MAX_RANK];
+  for (uint32_t d = 0, k = 0; d < r; d++) s[d] = mark[d] ? 1 : x->type->shape[k++];
+  return set_reshaped(c, n, x, r, s);
+}
+
+bool oi_import_transpose(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"perm", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  uint32_t r = x->type->rank;
+  const int64_t *pa;
+  size_t np;
+  if (!oi_attr_ints(c, n, "perm", &pa, &np)) return false;
+  int64_t perm[OI_MAX_RANK];
+  if (pa && np != r) return oi_invalid(c, "perm has %zu entries for rank %u", np, r);
+  bool seen[OI_MAX_RANK] = {0};
+  for (uint32_t d = 0; d < r; d++) {
+    perm[d] = pa ? pa[d] : (int64_t)(r - 1 - d);
+    if (perm[d] < 0 || perm[d] >= (int64_t)r || seen[perm[d]]) return oi_invalid(c, "perm is not a permutation");
+    seen[perm[d]] = true;
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  oi_set_out(c, n, 0, oi_transpose(c, v, perm), x->dtype);
+  return true;
+}
+
+bool oi_import_concat(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"axis", NULL};
+  if (!oi_arity(c, n, 1, 4096, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  int64_t axis;
+  if (!oi_attr(n, "axis")) return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'axis' is required");
+  if (!oi_attr_int(c, n, "axis", 0, &axis)) return false;
+  oi_val *x0 = oi_in(c, n, 0);
+  if (!x0) return false;
+  uint32_t r = x0->type->rank, ax;
+  if (!oi_axis(c, axis, r, "axis", &ax)) return false;
+  int64_t shape[OI_MAX_RANK];
+  memcpy(shape, x0->type->shape, r * sizeof *shape);
+  shape[ax] = 0;
+  bool all_const = true;
+  for (size_t i = 0; i < n->nin; i++) {
+    oi_val *x = oi_in(c, n, i);
+    if (!x) return false;
+    if (x->dtype != x0->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu has another element type", i);
+    if (x->type->rank != r) return oi_invalid(c, "input %zu has rank %u, input 0 rank %u", i, x->type->rank, r);
+    for (uint32_t d = 0; d < r; d++)
+      if (d != ax && x->type->shape[d] != x0->type->shape[d])
+        return oi_invalid(c, "input %zu: dimension %u is %lld, input 0 has %lld", i, d,
+                          (long long)x->type->shape[d], (long long)x0->type->shape[d]);
+    shape[ax] += x->type->shape[ax];
+    all_const = all_const && foldable(c, x);
+  }
+  const kiln_type *t = oi_tensor_type(c, r, shape, x0->dtype);
+  if (all_const && oi_numel(t) <= OI_FOLD_MAX) {
+    int64_t total = oi_numel(t);
+    size_t es = kiln_dense_elem_size(t->elem);
+    char *buf = kiln_alloc(c->ctx, (size_t)total * es + 1);
+    int64_t coord[OI_MAX_RANK];
+    for (int64_t i = 0; i < total; i++) {
+      unravel(i, r, shape, coord);
+      int64_t k = 0, pos = coord[ax];
+      while (pos >= n->in[k]->type->shape[ax]) pos -= n->in[k++]->type->shape[ax];
+      coord[ax] = pos;
+      const kiln_attr *a = oi_const(c, n->in[k]);
+      int64_t li = a->splat ? 0 : ravel(r, n->in[k]->type->shape, coord);
+      memcpy(buf + (size_t)i * es, (const char *)a->data + (size_t)li * es, es);
+    }
+    oi_set_out_const(c, n, 0, kiln_attr_dense(c->ctx, t, false, buf, (size_t)total * es), x0->dtype);
+    return true;
+  }
+  kiln_value **vs = kiln_alloc(c->ctx, (n->nin + 1) * sizeof *vs);
+  uint32_t k = 0;
+  for (size_t i = 0; i < n->nin; i++) {
+    if (n->in[i]->type->shape[ax] == 0) continue; /* empty pieces add nothing */
+    if (!(vs[k++] = oi_ir(c, n->in[i]))) return false;
+  }
+  if (k == 0) {
+    oi_set_out(c, n, 0, oi_empty(c, t), x0->dtype);
+    return true;
+  }
+  if (k == 1) {
+    oi_set_out(c, n, 0, vs[0], x0->dtype);
+    return true;
+  }
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), ax)};
+  kiln_op *op = kiln_build(&c->b, KILN_OP_TENSOR_CONCAT, k, vs, 1, &t, kiln_attr_dict(c->ctx, 1, &e));
+  oi_set_out(c, n, 0, kiln_op_result(op, 0), x0->dtype);
+  return true;
+}
+
+/* Static slice along each dim: out[i] = in[off + i*step]. */
+typedef struct { uint32_t rank; int64_t off[OI_MAX_RANK], step[OI_MAX_RANK]; } slice_user;
+
+static bool slice_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = a[0];
+  return true;
+}
+
+static kiln_value *strided(oi_ctx *c, kiln_value *v, const int64_t *off, const int64_t *size,
+                           const int64_t *step) {
+  const kiln_type *t = v->type;
+  bool pos = true;
+  for (uint32_t d = 0; d < t->rank; d++) pos = pos && step[d] > 0;
+  if (pos) return oi_slice(c, v, off, size, step);
+  /* negative steps: a copy whose input map is off + step*d */
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, size);
+  kiln_value *out = oi_empty(c, rt);
+  const kiln_affine_expr *r[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++)
+    r[d] = kiln_affine_binary(c->ctx, KILN_AFFINE_ADD,
+                              kiln_affine_binary(c->ctx, KILN_AFFINE_MUL, kiln_affine_dim(c->ctx, d),
+                                                 kiln_affine_const(c->ctx, step[d])),
+                              kiln_affine_const(c->ctx, off[d]));
+  const kiln_affine_map *maps[2] = {kiln_affine_map_get(c->ctx, t->rank, 0, t->rank, r),
+                                    kiln_affine_map_identity(c->ctx, t->rank)};
+  kiln_op *g = oi_generic(c, 1, &v, 1, &out, maps, t->rank, NULL, slice_body, NULL);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
+bool oi_import_slice(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 3, 5, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
+  oi_val *x = oi_in(c, n, 0), *sv = x ? oi_in(c, n, 1) : NULL, *ev = sv ? oi_in(c, n, 2) : NULL;
+  if (!ev) return false;
+  oi_val *av = oi_opt_in(n, 3), *stv = oi_opt_in(n, 4);
+  int64_t *st, *en, *ax = NULL, *sp = NULL, ns, ne, na = 0, nsp = 0;
+  if (!oi_const_ints(c, sv, "input 1 (starts)", &st, &ns) ||
+      !oi_const_ints(c, ev, "input 2 (ends)", &en, &ne) ||
+      (av && !oi_const_ints(c, av, "input 3 (axes)", &ax, &na)) ||
+      (stv && !oi_const_ints(c, stv, "input 4 (steps)", &sp, &nsp)))
+    return false;
+  if (ns != ne || (av && na != ns) || (stv && nsp != ns))
+    return oi_invalid(c, "starts, ends, axes and steps differ in length");
+  const kiln_type *t = x->type;
+  uint32_t r = t->rank;
+  int64_t off[OI_MAX_RANK], size[OI_MAX_RANK], step[OI_MAX_RANK];
+  bool seen[OI_MAX_RANK] = {0};
+  for (uint32_t d = 0; d < r; d++) off[d] = 0, size[d] = t->shape[d], step[d] = 1;
+  for (int64_t i = 0; i < ns; i++) {
+    uint32_t a;
+    if (!oi_axis(c, ax ? ax[i] : i, r, "axis", &a)) return false;
+    if (seen[a]) return oi_invalid(c, "axis %u is repeated", a);
+    seen[a] = true;
+    int64_t dim = t->shape[a], s = st[i], e = en[i], k = sp ? sp[i] : 1;
+    if (k == 0) return oi_invalid(c, "step is 0 on axis %u", a);
+    if (s < 0) s += dim;
+    if (e < 0) e += dim;
+    if (k > 0) {
+      s = s < 0 ? 0 : s > dim ? dim : s;
+      e = e < 0 ? 0 : e > dim ? dim : e;
+      size[a] = e > s ? (e - s + k - 1) / k : 0;
+    } else {
+      s = s < 0 ? -1 : s > dim - 1 ? dim - 1 : s;
+      e = e < -1 ? -1 : e > dim - 1 ? dim - 1 : e;
+      size[a] = s > e ? (s - e + (-k) - 1) / (-k) : 0;
+    }
+    off[a] = size[a] ? s : 0;
+    step[a] = k;
+  }
+  const kiln_type *rt = oi_tensor_type(c, r, size, x->dtype);
+  if (foldable(c, x)) {
+    int64_t total = oi_numel(rt), coord[OI_MAX_RANK];
+    int64_t *idx = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *idx);
+    for (int64_t i = 0; i < total; i++) {
+      unravel(i, r, size, coord);
+      for (uint32_t d = 0; d < r; d++) coord[d] = off[d] + coord[d] * step[d];
+      idx[i] = ravel(r, t->shape, coord);
+    }
+    oi_set_out_const(c, n, 0, host_take(c, oi_const(c, x), rt, idx), x->dtype);
+    return true;
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  kiln_value *res = oi_numel(rt) == 0 ? oi_empty(c, rt) : strided(c, v, off, size, step);
+  if (!res) return false;
+  oi_set_out(c, n, 0, res, x->dtype);
+  return true;
+}
+
+bool oi_import_split(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"axis", NULL};
+  if (!oi_arity(c, n, 1, 2, 1, 4096) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *sv = oi_opt_in(n, 1);
+  if (!x) return false;
+  int64_t axis;
+  uint32_t ax;
+  if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_axis(c, axis, x->type->rank, "axis", &ax)) return false;
+  int64_t dim = x->type->shape[ax], k = (int64_t)n->nout;
+  int64_t *sizes;
+  if (sv) {
+    int64_t cnt;
+    if (!oi_const_ints(c, sv, "input 1 (split)", &sizes, &cnt)) return false;
+    if (cnt != k) return oi_invalid(c, "split has %lld sizes for %lld outputs", (long long)cnt, (long long)k);
+    int64_t sum = 0;
+    for (int64_t i = 0; i < cnt; i++) {
+      if (sizes[i] < 0) return oi_invalid(c, "split size %lld is negative", (long long)sizes[i]);
+      sum += sizes[i];
+    }
+    if (sum != dim) return oi_invalid(c, "split sizes sum to %lld, the axis has %lld", (long long)sum, (long long)dim);
+  } else {
+    if (dim % k) return oi_invalid(c, "axis of %lld does not split into %lld equal parts", (long long)dim, (long long)k);
+    sizes = kiln_alloc(c->ctx, (size_t)k * sizeof *sizes);
+    for (int64_t i = 0; i < k; i++) sizes[i] = dim / k;
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  uint32_t r = x->type->rank;
+  int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], step[OI_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) size[d] = x->type->shape[d], step[d] = 1;
+  for (int64_t i = 0; i < k; i++) {
+    size[ax] = sizes[i];
+    const kiln_type *rt = kiln_type_with_shape(c->ctx, v->type, r, size);
+    oi_set_out(c, n, (size_t)i, sizes[i] ? oi_slice(c, v, off, size, step) : oi_empty(c, rt), x->dtype);
+    off[ax] += sizes[i];
+  }
+  return true;
+}
+
+/* Gather body: data[i0.., idx, ..] read with tensor.extract. */
+typedef struct {
+  kiln_value *data;
+  uint32_t axis, q, rank_out;
+  int64_t dim;
+  bool elements; /* GatherElements: index replaces coordinate `axis` */
+} gather_user;
+
+static bool gather_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  gather_user *g = u;
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  kiln_value *idx = a[0];
+  kiln_value *zero = oi_scalar(b, idx->type, 0, 0);
+  kiln_value *neg = oi_cmpi(b, OI_SLT, idx, zero);
+  idx = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, idx, oi_scalar(b, idx->type, 0, g->dim)), idx);
+  kiln_value *ii = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &idx, 1, &it, NULL), 0);
+  uint32_t dr = g->data->type->rank;
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = g->data;
+  for (uint32_t d = 0; d < dr; d++) {
+    int64_t loop;
+    if (d == g->axis) {
+      ops[1 + d] = ii;
+      continue;
+    }
+    loop = g->elements ? d : (d < g->axis ? d : d + g->q - 1);
+    kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
+    ops[1 + d] = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+  }
+  const kiln_type *et = g->data->type->elem;
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, dr + 1, ops, 1, &et, NULL), 0);
+  return true;
+}
+
+static bool gather(oi_ctx *c, oi_node *n, bool elements) {
+  static const char *const known[] = {"axis", NULL};
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *iv = x ? oi_in(c, n, 1) : NULL;
+  if (!iv) return false;
+  if (iv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && iv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "indices must be int32 or int64, not %s", oi_dtype_name(iv->dtype));
+  int64_t axis;
+  uint32_t ax, r = x->type->rank, q = iv->type->rank;
+  if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_axis(c, axis, r, "axis", &ax)) return false;
+  int64_t shape[OI_MAX_RANK];
+  uint32_t ro;
+  if (elements) {
+    if (q != r) return oi_invalid(c, "indices rank %u differs from data rank %u", q, r);
+    ro = r;
+    memcpy(shape, iv->type->shape, r * sizeof *shape);
+  } else {
+    ro = r - 1 + q;
+    if (ro > OI_MAX_RANK) return oi_unsupported(c, "result rank %u exceeds %d", ro, OI_MAX_RANK);
+    for (uint32_t d = 0, k = 0; d < r; d++) {
+      if (d == ax) {
+        for (uint32_t j = 0; j < q; j++) shape[k++] = iv->type->shape[j];
+      } else {
+        shape[k++] = x->type->shape[d];
+      }
+    }
+  }
+  int64_t dim = x->type->shape[ax];
+  const kiln_type *rt = oi_tensor_type(c, ro, shape, x->dtype);
+  /* constant indices are checked (and folded with constant data) */
+  if (foldable(c, iv)) {
+    int64_t *ids, cnt;
+    if (!oi_const_ints(c, iv, "indices", &ids, &cnt)) return false;
+    for (int64_t i = 0; i < cnt; i++) {
+      if (ids[i] < -dim || ids[i] >= dim)
+        return oi_invalid(c, "index %lld is out of range for axis of %lld", (long long)ids[i], (long long)dim);
+      if (ids[i] < 0) ids[i] += dim;
+    }
+    if (foldable(c, x) && oi_numel(rt) <= OI_FOLD_MAX) {
+      int64_t total = oi_numel(rt), co[OI_MAX_RANK], ci[OI_MAX_RANK];
+      int64_t *idx = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *idx);
+      for (int64_t i = 0; i < total; i++) {
+        unravel(i, ro, shape, co);
+        if (elements) {
+          memcpy(ci, co, r * sizeof *ci);
+          ci[ax] = ids[i];
+        } else {
+          for (uint32_t d = 0; d < r; d++)
+            ci[d] = d < ax ? co[d] : d > ax ? co[d + q - 1] : ids[ravel(q, iv->type->shape, co + ax)];
+        }
+        idx[i] = ravel(r, x->type->shape, ci);
+      }
+      oi_set_out_const(c, n, 0, host_take(c, oi_const(c, x), rt, idx), x->dtype);
+      return true;
+    }
+  }
+  if (oi_numel(rt) == 0) {
+    oi_set_out(c, n, 0, oi_empty(c, rt), x->dtype);
+    return true;
+  }
+  gather_user g = {.data = oi_ir(c, x), .axis = ax, .q = q, .rank_out = ro, .dim = dim, .elements = elements};
+  kiln_value *ii = oi_ir(c, iv);
+  if (!g.data || !ii) return false;
+  int64_t imap[OI_MAX_RANK];
+  for (uint32_t j = 0; j < q; j++) imap[j] = elements ? j : ax + j;
+  const kiln_affine_map *maps[2] = {oi_map_dims(c, ro, q, imap), kiln_affine_map_identity(c->ctx, ro)};
+  kiln_value *out = oi_empty(c, rt);
+  kiln_op *op = oi_generic(c, 1, &ii, 1, &out, maps, ro, NULL, gather_body, &g);
+  if (!op) return false;
+  oi_set_out(c, n, 0, kiln_op_result(op, 0), x->dtype);
+  return true;
+}
+
+bool oi_import_gather(oi_ctx *c, oi_node *n) { return gather(c, n, false); }
+bool oi_import_gather_elements(oi_ctx *c, oi_node *n) { return gather(c, n, true); }
+
+static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = a[0];
+  return true;
+}
+
+bool oi_import_expand(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
+  oi_val *x = oi_in(c, n, 0), *s = x ? oi_in(c, n, 1) : NULL;
+  if (!s) return false;
+  int64_t *dims, rank;
+  if (!oi_const_ints(c, s, "input 1 (shape)", &dims, &rank)) return false;
+  if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
+  oi_val shp = {.type = oi_tensor_type(c, (uint32_t)rank, dims, x->dtype), .dtype = x->dtype};
+  oi_val *vs[2] = {x, &shp};
+  uint32_t r;
+  int64_t out[OI_MAX_RANK];
+  if (!oi_broadcast_shape(c, 2, vs, &r, out)) return false;
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  kiln_value *res = oi_elementwise_ir(c, 1, &v, r, out, v->type->elem, copy_body, NULL);
+  if (!res) return false;
+  oi_set_out(c, n, 0, res, x->dtype);
+  return true;
+}
+
+bool oi_import_tile(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
+  oi_val *x = oi_in(c, n, 0), *rv = x ? oi_in(c, n, 1) : NULL;
+  if (!rv) return false;
+  int64_t *rep, cnt;
+  if (!oi_const_ints(c, rv, "input 1 (repeats)", &rep, &cnt)) return false;
+  uint32_t r = x->type->rank;
+  if (cnt != r) return oi_invalid(c, "repeats has %lld entries for rank %u", (long long)cnt, r);
+  if (2 * r > OI_MAX_RANK) return oi_unsupported(c, "rank %u too large for Tile", r);
+  /* broadcast to [r0, d0, r1, d1, ...], then collapse pairs */
+  int64_t big[OI_MAX_RANK], dims[OI_MAX_RANK], out[OI_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) {
+    if (rep[d] < 0) return oi_invalid(c, "repeat %lld is negative", (long long)rep[d]);
+    big[2 * d] = rep[d];
+    big[2 * d + 1] = x->type->shape[d];
+    dims[d] = 2 * d + 1;
+    out[d] = rep[d] * x->type->shape[d];
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  const kiln_type *bt = kiln_type_with_shape(c->ctx, v->type, 2 * r, big);
+  kiln_value *e = oi_empty(c, bt);
+  const kiln_affine_map *maps[2] = {oi_map_dims(c, 2 * r, r, dims), kiln_affine_map_identity(c->ctx, 2 * r)};
+  kiln_op *g = oi_generic(c, 1, &v, 1, &e, maps, 2 * r, NULL, copy_body, NULL);
+  if (!g) return false;
+  oi_set_out(c, n, 0, oi_reshape(c, kiln_op_result(g, 0), r, out), x->dtype);
+  return true;
+}
+
+bool oi_import_pad(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"mode", NULL};
+  if (!oi_arity(c, n, 2, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *pv = x ? oi_in(c, n, 1) : NULL, *cv = oi_opt_in(n, 2), *av = oi_opt_in(n, 3);
+  if (!pv) return false;
+  const char *mode;
+  if (!oi_attr_string(c, n, "mode", "constant", &mode)) return false;
+  if (strcmp(mode, "constant") != 0) return oi_unsupported(c, "mode '%s' (constant only)", mode);
+  uint32_t r = x->type->rank;
+  int64_t *pads, np;
+  if (!oi_const_ints(c, pv, "input 1 (pads)", &pads, &np)) return false;
+  int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
+  uint32_t axes[OI_MAX_RANK], na = r;
+  for (uint32_t d = 0; d < r; d++) axes[d] = d;
+  if (av) {
+    int64_t *a, cnt;
+    if (!oi_const_ints(c, av, "input 3 (axes)", &a, &cnt)) return false;
+    if (cnt > r) return oi_invalid(c, "too many axes");
+    na = (uint32_t)cnt;
+    for (uint32_t i = 0; i < na; i++)
+      if (!oi_axis(c, a[i], r, "axis", &axes[i])) return false;
+  }
+  if (np != 2 * (int64_t)na) return oi_invalid(c, "pads has %lld entries, expected %u", (long long)np, 2 * na);
+  for (uint32_t i = 0; i < na; i++) {
+    lo[axes[i]] = pads[i];
+    hi[axes[i]] = pads[na + i];
+    if (pads[i] < 0 || pads[na + i] < 0) return oi_unsupported(c, "negative pads (cropping)");
+  }
+  double f = 0;
+  int64_t iv = 0;
+  if (cv) {
+    if (cv->dtype != x->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "constant_value has another type than X");
+    double *d;
+    int64_t cnt;
+    if (!oi_const_floats(c, cv, "input 2 (constant_value)", &d, &cnt)) return false;
+    if (cnt != 1) return oi_invalid(c, "constant_value must hold one element");
+    f = d[0];
+    iv = (int64_t)d[0];
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  oi_set_out(c, n, 0, oi_pad(c, v, lo, hi, f, iv), x->dtype);
+  return true;
+}
+
+typedef struct { int64_t k; bool upper; } trilu_user;
+
+static bool trilu_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  trilu_user *t = u;
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  uint32_t r = 0;
+  (void)r;
+  const kiln_attr *da = kiln_op_get_attr(kiln_block_parent_op(b->block), "indexing_maps");
+  uint32_t loops = da->elems[0]->map->num_dims;
+  kiln_value *ij[2];
+  for (int k = 0; k < 2; k++) {
+    kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loops - 2 + (uint32_t)k)};
+    ij[k] = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+  }
+  /* keep when j - i >= k (upper) or j - i <= k (lower) */
+  kiln_value *diff = oi_op2(b, KILN_OP_ARITH_SUBI, ij[1], ij[0]);
+  kiln_value *kk = oi_scalar(b, it, 0, t->k);
+  kiln_value *keep = oi_cmpi(b, t->upper ? OI_SGE : OI_SLE, diff, kk);
+  y[0] = oi_select(b, keep, a[0], oi_scalar(b, a[0]->type, 0, 0));
+  return true;
+}
+
+bool oi_import_trilu(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"upper", NULL};
+  if (!oi_arity(c, n, 1, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *kv = oi_opt_in(n, 1);
+  if (!x) return false;
+  if (x->type->rank < 2) return oi_invalid(c, "input rank %u < 2", x->type->rank);
+  int64_t upper;
+  trilu_user t = {0, true};
+  if (!oi_attr_int(c, n, "upper", 1, &upper)) return false;
+  t.upper = upper != 0;
+  if (kv) {
+    int64_t *k, cnt;
+    if (!oi_const_ints(c, kv, "input 1 (k)", &k, &cnt)) return false;
+    if (cnt != 1) return oi_invalid(c, "k must be a scalar");
+    t.k = k[0];
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  kiln_value *res = oi_elementwise_ir(c, 1, &v, x->type->rank, x->type->shape, v->type->elem, trilu_body, &t);
+  if (!res) return false;
+  oi_set_out(c, n, 0, res, x->dtype);
+  return true;
+}

@@ -1,0 +1,43 @@
+/* Kiln ONNX importer: a loaded, validated ONNX model (kiln_onnx.h) to Kiln
+ * IR.
+ *
+ * Takes: a model from kiln_onnx_model_load / _load_file (default-domain
+ * opset 13..17). Guarantees: on success, *module_out is a builtin.module
+ * holding one public func.func named after the graph (or @main_graph when
+ * the graph has no usable name) whose arguments are the graph inputs that
+ * are not initializers, in order, and whose results are the graph outputs
+ * in order, each carrying its ONNX name as {kiln.name = "..."}; the body
+ * uses only func/arith/math/tensor/linalg ops on static shapes and passes
+ * kiln_verify. Initializers become arith.constant dense tensors (only
+ * those an op consumes as data); shape computations on constants (Shape,
+ * Gather/Slice/Concat/Unsqueeze on shapes, ConstantOfShape, Reshape's
+ * shape input, ...) are folded at import time. Otherwise the status names
+ * the node, its op type, the opset and what is missing or wrong, e.g.
+ *   onnx: unsupported: node 2 'conv1' (Conv, opset 13): auto_pad 'FOO'
+ * and nothing is added to the context but unreferenced arena memory.
+ *
+ * The model is not const: tensor byte views of narrow typed fields are
+ * converted once and cached in it (kiln_onnx_model_tensor_bytes). */
+#ifndef KILN_ONNX_IMPORT_H
+#define KILN_ONNX_IMPORT_H
+
+#include <stdbool.h>
+
+#include "ir.h"
+#include "kiln_onnx.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
+                      kiln_op **module_out, kiln_onnx_status *status);
+
+/* Whether the importer has a row for OP_TYPE (default domain) at OPSET;
+ * tools use it to sort unsupported models by op. */
+bool kiln_onnx_import_supports(const char *op_type, int64_t opset);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
