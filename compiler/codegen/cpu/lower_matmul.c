@@ -7,21 +7,29 @@
  *       b[c] = vector.load B[k, j0+c*VW]
  *       acc[r][c] = vector.fma(broadcast(A[i0+r, k]), b[c], acc[r][c])
  *     vector.store acc -> C
- * emit_register_tile is the microkernel: the packing of A and B panels
- * that a later issue adds only changes which memrefs and indices it
- * reads. MR, NR divide the tile (chosen so); the accumulators fit the
+ * emit_register_tile is the microkernel. When K has a divisor KC in
+ * 64..256, B is packed per (j0, K block) into a contiguous KC x NR*VW
+ * panel (one memref.alloca at the kernel's entry) that the microkernel
+ * streams for every row block of the tile: B's rows lie a power-of-two
+ * stride apart and would alias in the caches. Packing A, larger
+ * register tiles and cache-level blocking fit the same shape. MR, NR divide the tile (chosen so); the accumulators fit the
  * vector register file (16 of 32 zmm, 8 of 16 ymm/xmm). Anything else
  * (partial tiles, other types, strided rows) takes the generic path. */
 #include "cg_internal.h"
 
-static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *B, kiln_value *C,
-                               kiln_value *i0, kiln_value *j0, int64_t K, int mr, int nr,
-                               int64_t vw) {
+/* acc[r][q] += A[i0+r, ak+k] * Bm[bk+k, bc+q*VW] for k < K, with C's
+ * MR x NR vectors at (i0, j0) loaded before and stored after. */
+static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
+                               kiln_value *bk, kiln_value *bc, kiln_value *C, kiln_value *i0,
+                               kiln_value *j0, int64_t K, int mr, int nr, int64_t vw) {
   kiln_context *c = b->ctx;
   const kiln_type *vt = kiln_type_vector(c, 1, &vw, C->type->elem);
-  kiln_value *acc[16], *rows[8], *cols[4], *ix[2];
+  kiln_value *acc[16], *rows[8], *cols[4], *bcols[4], *ix[2];
   for (int r = 0; r < mr; r++) rows[r] = cg_add(b, i0, cg_index(b, r));
-  for (int q = 0; q < nr; q++) cols[q] = cg_add(b, j0, cg_index(b, q * vw));
+  for (int q = 0; q < nr; q++) {
+    cols[q] = cg_add(b, j0, cg_index(b, q * vw));
+    bcols[q] = cg_add(b, bc, cg_index(b, q * vw));
+  }
   for (int r = 0; r < mr; r++)
     for (int q = 0; q < nr; q++) {
       ix[0] = rows[r], ix[1] = cols[q];
@@ -31,13 +39,14 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *B, ki
   kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, K), cg_index(b, 1), (uint32_t)(mr * nr),
                          acc, &body);
   kiln_value *k = cg_for_iv(loop);
+  kiln_value *kb = cg_add(&body, bk, k), *ka = cg_add(&body, ak, k);
   kiln_value *bv[4], *next[16];
   for (int q = 0; q < nr; q++) {
-    ix[0] = k, ix[1] = cols[q];
-    bv[q] = cg_vload(&body, vt, B, 2, ix);
+    ix[0] = kb, ix[1] = bcols[q];
+    bv[q] = cg_vload(&body, vt, Bm, 2, ix);
   }
   for (int r = 0; r < mr; r++) {
-    ix[0] = rows[r], ix[1] = k;
+    ix[0] = rows[r], ix[1] = ka;
     kiln_value *a = cg_broadcast(&body, cg_load(&body, A, 2, ix), vt);
     for (int q = 0; q < nr; q++) {
       kiln_value *ops[3] = {a, bv[q], loop->regions[0].first->args[1 + r * nr + q]};
@@ -50,6 +59,24 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *B, ki
       ix[0] = rows[r], ix[1] = cols[q];
       cg_vstore(b, kiln_op_result(loop, (uint32_t)(r * nr + q)), C, 2, ix);
     }
+}
+
+/* Copies Bm[kb .. kb+KC, j0 .. j0+W] into the contiguous panel P (KC x W):
+ * the microkernel then streams P from L1 instead of B rows a power-of-two
+ * stride apart (which alias in the caches). */
+static void emit_pack_b(kiln_builder *b, kiln_value *Bm, kiln_value *kb, kiln_value *j0,
+                        kiln_value *P, int64_t KC, int64_t W, int64_t vw) {
+  const kiln_type *vt = kiln_type_vector(b->ctx, 1, &vw, Bm->type->elem);
+  kiln_builder body;
+  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, KC), cg_index(b, 1), 0, NULL, &body);
+  kiln_value *k = cg_for_iv(loop), *ix[2];
+  kiln_value *row = cg_add(&body, kb, k);
+  for (int64_t q = 0; q < W; q += vw) {
+    ix[0] = row, ix[1] = cg_add(&body, j0, cg_index(&body, q));
+    kiln_value *v = cg_vload(&body, vt, Bm, 2, ix);
+    ix[0] = k, ix[1] = cg_index(&body, q);
+    cg_vstore(&body, v, P, 2, ix);
+  }
 }
 
 static bool unit_inner_stride(const kiln_type *t) {
@@ -80,9 +107,41 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw) {
     }
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
-  kiln_builder bi, bj;
-  kiln_op *li = cg_for(&b, cg_index(&b, 0), cg_index(&b, M), cg_index(&b, mr), 0, NULL, &bi);
-  kiln_op *lj = cg_for(&bi, cg_index(&bi, 0), cg_index(&bi, N), cg_index(&bi, nr * vw), 0, NULL, &bj);
-  emit_register_tile(&bj, A, B, C, cg_for_iv(li), cg_for_iv(lj), K, mr, nr, vw);
+  kiln_value *zero = cg_index(&b, 0);
+  /* Pack B in K blocks of KC rows (a divisor of K, 64..256) when K is
+   * long enough for the panel reuse across the tile's rows to pay. */
+  int64_t kc = 0;
+  for (int64_t cand = 256; cand >= 64 && M > mr; cand--)
+    if (K % cand == 0) {
+      kc = cand;
+      break;
+    }
+  kiln_builder bi, bj, bk;
+  if (!kc) {
+    kiln_op *li = cg_for(&b, zero, cg_index(&b, M), cg_index(&b, mr), 0, NULL, &bi);
+    kiln_op *lj = cg_for(&bi, cg_index(&bi, 0), cg_index(&bi, N), cg_index(&bi, nr * vw), 0, NULL, &bj);
+    kiln_value *z = cg_index(&bj, 0);
+    emit_register_tile(&bj, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(li), cg_for_iv(lj), K, mr, nr, vw);
+    return true;
+  }
+  /* The panel lives for the whole kernel: allocated at its entry, not in
+   * a loop (an alloca in a loop would grow the stack per iteration). */
+  kiln_op *func = kiln_op_ancestor(op, KILN_OP_FUNC_FUNC);
+  kiln_builder fb = func ? kiln_builder_before(func->regions[0].first->first) : b;
+  fb.loc = op->loc;
+  int64_t pshape[2] = {kc, nr * vw};
+  const kiln_type *pt = kiln_type_memref(b.ctx, 2, pshape, tc->elem, NULL, NULL);
+  kiln_named_attr pa[2] = {
+      {"alignment", kiln_attr_int(b.ctx, kiln_type_int(b.ctx, 64), 64)},
+      {"operandSegmentSizes",
+       kiln_attr_dense_array(b.ctx, kiln_type_int(b.ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
+  kiln_value *P = kiln_op_result(
+      kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(b.ctx, 2, pa)), 0);
+  kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
+  kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), cg_index(&bj, K), cg_index(&bj, kc), 0, NULL, &bk);
+  emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
+  kiln_op *li = cg_for(&bk, cg_index(&bk, 0), cg_index(&bk, M), cg_index(&bk, mr), 0, NULL, &bi);
+  kiln_value *z = cg_index(&bi, 0);
+  emit_register_tile(&bi, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(li), cg_for_iv(lj), kc, mr, nr, vw);
   return true;
 }

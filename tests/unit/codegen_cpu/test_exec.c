@@ -146,6 +146,10 @@ START_TEST(matmul_partial_tiles) { check_matmul(100, 70, 9, true); }
 END_TEST
 START_TEST(matmul_multi_tile) { check_matmul(128, 192, 33, true); }
 END_TEST
+/* K = 320: B packed in blocks of 160 rows; N = 48 (one vector column
+ * block of 16 lanes, or 2 of 8...); M = 72 (a full and a partial tile). */
+START_TEST(matmul_packed_b) { check_matmul(72, 48, 320, true); }
+END_TEST
 
 /* ---- elementwise chain: o = max(a * b + bias[j], 0) in two fused ops ---- */
 START_TEST(elementwise_chain) {
@@ -510,6 +514,7 @@ int main(void) {
   tcase_add_test(tc, matmul_1x1x1);
   tcase_add_test(tc, matmul_partial_tiles);
   tcase_add_test(tc, matmul_multi_tile);
+  tcase_add_test(tc, matmul_packed_b);
   tcase_add_test(tc, elementwise_chain);
   tcase_add_test(tc, elementwise_4d_collapsed_z);
   tcase_add_test(tc, reduction_rows);
