@@ -5,15 +5,18 @@
  * Takes: host functions on tensors. Guarantees: no elementwise op with a
  * tensor result is left outside linalg bodies; operands that are splat
  * constants become scalar arith.constant ops inside the body (so no
- * constant tensor needs memory); other operands become inputs; the output
+ * constant tensor needs memory); other operands become inputs (each
+ * value once); the output
  * is a fresh tensor.empty of the result type. Ops on vectors or scalars
- * and ops nested in regions are left alone. */
+ * ops with dynamic shapes (not supported by later stages yet, which report
+ * them) and ops nested in regions are left alone. */
 #include "fl_internal.h"
 
 static bool convertible(const kiln_op *op) {
   if (!kiln_op_has_flag(op, KILN_OPF_ELEMENTWISE) || op->num_results != 1) return false;
   const kiln_type *r = op->results[0].type;
-  if (r->kind != KILN_TYPE_TENSOR || r->rank > KILN_MAX_LOOPS) return false;
+  /* static shapes only: dynamic dims would need tensor.dim on the host */
+  if (!fl_is_static_tensor(r) || r->rank > KILN_MAX_LOOPS) return false;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
     if (!t || t->kind != KILN_TYPE_TENSOR || t->rank != r->rank) return false;
@@ -31,11 +34,16 @@ static void convert(kiln_context *ctx, kiln_op *op) {
   kiln_value *ins[8];
   bool splat[8] = {0};
   uint32_t nin = 0, n = op->num_operands;
+  uint32_t slot[8];
   for (uint32_t i = 0; i < n; i++) {
     kiln_value *v = kiln_op_operand(op, i);
     const kiln_attr *c = kiln_value_constant(v);
     splat[i] = c && c->kind == KILN_ATTR_DENSE && c->splat;
-    if (!splat[i]) ins[nin++] = v;
+    if (splat[i]) continue;
+    uint32_t k = 0;
+    while (k < nin && ins[k] != v) k++; /* x*x reads x once */
+    if (k == nin) ins[nin++] = v;
+    slot[i] = k;
   }
   const kiln_affine_map *id = kiln_affine_map_identity(ctx, rt->rank);
   const kiln_affine_map *maps[9];
@@ -45,9 +53,9 @@ static void convert(kiln_context *ctx, kiln_op *op) {
   kiln_builder bb = kiln_builder_at_end(ctx, body);
   bb.loc = op->loc;
   kiln_value *sc[8];
-  for (uint32_t i = 0, k = 0; i < n; i++) {
+  for (uint32_t i = 0; i < n; i++) {
     if (!splat[i]) {
-      sc[i] = body->args[k++];
+      sc[i] = body->args[slot[i]];
       continue;
     }
     const kiln_attr *c = kiln_value_constant(kiln_op_operand(op, i));
@@ -67,6 +75,8 @@ static void convert(kiln_context *ctx, kiln_op *op) {
 
 kiln_error *kiln_flow_pass_convert_elementwise(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "convert-elementwise-to-linalg");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);

@@ -17,6 +17,8 @@ static kiln_value *view_root(kiln_value *v) {
 
 kiln_error *kiln_flow_pass_copy_aliased_results(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "copy-aliased-results");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);
@@ -27,7 +29,7 @@ kiln_error *kiln_flow_pass_copy_aliased_results(kiln_op *module, void *user) {
     kiln_value **roots = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *roots);
     for (uint32_t i = 0; i < ret->num_operands; i++) {
       kiln_value *v = kiln_op_operand(ret, i);
-      if (v->type->kind != KILN_TYPE_TENSOR) continue;
+      if (!fl_is_static_tensor(v->type)) continue; /* plan-memory reports it */
       kiln_value *r = view_root(v);
       bool alias = r->def == NULL || r->def->kind == KILN_OP_ARITH_CONSTANT;
       for (uint32_t j = 0; j < i && !alias; j++) alias = roots[j] == r;

@@ -48,6 +48,11 @@ const kiln_affine_map *fl_affine_compose(kiln_context *ctx,
 /* Iterator type attribute #linalg.iterator_type<parallel|reduction>. */
 const kiln_attr *fl_iterator_attr(kiln_context *ctx, bool reduction);
 
+/* The passes rewrite only verified IR: kiln-opt --no-verify must not let
+ * malformed ops (unset operands, missing attributes) reach them. Returns an
+ * error naming the pass when module does not verify. */
+kiln_error *fl_require_valid(kiln_op *module, const char *pass);
+
 /* Is op a static-shape ranked tensor? */
 bool fl_is_static_tensor(const kiln_type *t);
 

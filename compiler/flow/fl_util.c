@@ -156,3 +156,8 @@ const kiln_affine_map *fl_affine_compose(kiln_context *ctx,
     r[i] = fl_affine_substitute(ctx, outer->results[i], inner->results);
   return kiln_affine_map_get(ctx, inner->num_dims, inner->num_symbols, outer->num_results, r);
 }
+
+kiln_error *fl_require_valid(kiln_op *module, const char *pass) {
+  if (kiln_verify(module)) return NULL;
+  return kiln_error_new("%s: the input module does not verify", pass);
+}

@@ -33,7 +33,8 @@ static bool is_root(kiln_op *op) {
   case KILN_OP_TENSOR_EMPTY:
   case KILN_OP_FLOW_TENSOR_RESHAPE:
   case KILN_OP_FLOW_DISPATCH:
-  case KILN_OP_FLOW_DISPATCH_REGION: return false;
+  case KILN_OP_FLOW_DISPATCH_REGION:
+  case KILN_OP_FUNC_CALL: return false; /* calls stay on the host (plan-memory rejects them) */
   default: break;
   }
   if (init_only_fill(op)) return false;
@@ -134,6 +135,8 @@ static void form(kiln_context *ctx, kiln_op *root) {
 
 kiln_error *kiln_flow_pass_form_dispatch_regions(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "form-dispatch-regions");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);

@@ -2,14 +2,19 @@
  *
  * Takes: host functions on tensors. A producer P is folded into its
  * consumer C (a linalg.generic, parallel or not) when P is a
- * linalg.generic with all loops parallel, one result used exactly once
- * (by C), an identity output map, a body that neither reads its output
- * argument nor uses linalg.index, and C reads P's result through any
- * affine map. Guarantees: the fused generic reads P's inputs through
- * map_P_in ∘ map_C_x, recomputes P's body inline where C read the value,
- * and computes what C computed; repeated until no pair is left, so a
- * chain of elementwise ops becomes one generic. */
+ * linalg.generic with all loops parallel, one result read only as an
+ * input of generics (C among them; with several readers only when its
+ * body has at most FUSE_MAX_DUPLICATED_OPS ops), an identity output map, a body that neither reads
+ * its output argument nor uses linalg.index, and C reads P's result
+ * through any affine map. Guarantees: the fused generic reads P's inputs
+ * through map_P_in ∘ map_C_x, recomputes P's body inline where C read the
+ * value (once per input position of C that read it), and computes what C
+ * computed; repeated until no pair is left, so a chain of elementwise ops
+ * becomes one generic. P is erased once nothing reads it. */
 #include "fl_internal.h"
+
+/* Largest producer body (ops) recomputed in each of several consumers. */
+#define FUSE_MAX_DUPLICATED_OPS 16
 
 static bool uses_index(kiln_block *b) {
   for (kiln_op *o = b->first; o; o = o->next)
@@ -19,7 +24,25 @@ static bool uses_index(kiln_block *b) {
 
 static bool producer_ok(kiln_op *p) {
   if (p->kind != KILN_OP_LINALG_GENERIC || p->num_results != 1) return false;
-  if (!kiln_value_has_one_use(&p->results[0]) || !fl_all_parallel(p)) return false;
+  /* every reader is a generic reading it as an input; with several
+   * readers p is recomputed in each, so only small bodies qualify */
+  kiln_op *first = NULL;
+  bool several = false;
+  for (kiln_use *u = p->results[0].uses; u; u = u->next) {
+    kiln_op *o = u->owner;
+    if (o->kind != KILN_OP_LINALG_GENERIC || o->parent != p->parent ||
+        u->index >= kiln_linalg_num_inputs(o))
+      return false;
+    if (first && o != first) several = true;
+    first = o;
+  }
+  if (!first) return false;
+  if (several) {
+    uint32_t nops = 0;
+    for (kiln_op *o = p->regions[0].first ? p->regions[0].first->first : NULL; o; o = o->next) nops++;
+    if (nops > FUSE_MAX_DUPLICATED_OPS) return false;
+  }
+  if (!fl_all_parallel(p)) return false;
   uint32_t nin = kiln_linalg_num_inputs(p);
   if (p->num_operands != nin + 1) return false;
   const kiln_affine_map **maps = kiln_alloc(kiln_op_context(p), (p->num_operands + 1) * sizeof *maps);
@@ -39,32 +62,45 @@ static void fuse(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
   bool red[KILN_MAX_LOOPS];
   int loops = fl_iteration(c, NULL, cm, red);
   fl_iteration(p, NULL, pm, NULL);
-  uint32_t nin = cin - 1 + pin, n = nin + cout;
-  kiln_value **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
-  const kiln_affine_map **maps = kiln_alloc(ctx, (n + 1) * sizeof *maps);
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < cin; i++)
-    if (i != x) ops[k] = kiln_op_operand(c, i), maps[k++] = cm[i];
-  for (uint32_t i = 0; i < pin; i++)
-    ops[k] = kiln_op_operand(p, i), maps[k++] = fl_affine_compose(ctx, pm[i], cm[x]);
+  /* every input position reading p's result through the same map as x
+   * takes the one recomputed value */
+  kiln_value *pv = kiln_op_result(p, 0);
+  bool *same = kiln_alloc(ctx, (cin + 1) * sizeof *same);
+  for (uint32_t i = 0; i < cin; i++) same[i] = kiln_op_operand(c, i) == pv && cm[i] == cm[x];
+  /* inputs of the fused op, (value, map) pairs without repeats */
+  uint32_t cap = cin + pin + cout + 1, nin = 0;
+  kiln_value **ops = kiln_alloc(ctx, cap * sizeof *ops);
+  const kiln_affine_map **maps = kiln_alloc(ctx, cap * sizeof *maps);
+  uint32_t *cslot = kiln_alloc(ctx, (cin + 1) * sizeof *cslot);
+  uint32_t *pslot = kiln_alloc(ctx, (pin + 1) * sizeof *pslot);
+  for (uint32_t i = 0; i < cin + pin; i++) {
+    bool from_c = i < cin;
+    if (from_c && same[i]) continue;
+    kiln_value *v = from_c ? kiln_op_operand(c, i) : kiln_op_operand(p, i - cin);
+    const kiln_affine_map *m = from_c ? cm[i] : fl_affine_compose(ctx, pm[i - cin], cm[x]);
+    uint32_t k = 0;
+    while (k < nin && !(ops[k] == v && maps[k] == m)) k++;
+    if (k == nin) ops[nin] = v, maps[nin++] = m;
+    if (from_c) cslot[i] = k;
+    else pslot[i - cin] = k;
+  }
   for (uint32_t i = 0; i < cout; i++)
-    ops[k] = kiln_op_operand(c, cin + i), maps[k++] = cm[cin + i];
+    ops[nin + i] = kiln_op_operand(c, cin + i), maps[nin + i] = cm[cin + i];
   kiln_builder b = kiln_builder_before(c);
   b.loc = c->loc;
   kiln_op *g = fl_build_generic(&b, nin, ops, cout, ops + nin, maps, (uint32_t)loops, red);
-  /* keep C's other attributes (e.g. library_call is dropped on purpose) */
   kiln_block *nb = g->regions[0].first, *cb = c->regions[0].first, *pb = p->regions[0].first;
   kiln_value_map map = {0};
-  k = 0;
   for (uint32_t i = 0; i < cin; i++)
-    if (i != x) kiln_value_map_add(ctx, &map, cb->args[i], nb->args[k++]);
-  for (uint32_t i = 0; i < pin; i++) kiln_value_map_add(ctx, &map, pb->args[i], nb->args[k++]);
-  for (uint32_t i = 0; i < cout; i++) kiln_value_map_add(ctx, &map, cb->args[cin + i], nb->args[k++]);
+    if (!same[i]) kiln_value_map_add(ctx, &map, cb->args[i], nb->args[cslot[i]]);
+  for (uint32_t i = 0; i < pin; i++) kiln_value_map_add(ctx, &map, pb->args[i], nb->args[pslot[i]]);
+  for (uint32_t i = 0; i < cout; i++) kiln_value_map_add(ctx, &map, cb->args[cin + i], nb->args[nin + i]);
   for (kiln_op *o = pb->first; o; o = o->next) {
     if (o->kind == KILN_OP_LINALG_YIELD) {
       kiln_value *v = kiln_op_operand(o, 0);
       kiln_value *m = kiln_value_map_lookup(&map, v);
-      kiln_value_map_add(ctx, &map, cb->args[x], m ? m : v);
+      for (uint32_t i = 0; i < cin; i++)
+        if (same[i]) kiln_value_map_add(ctx, &map, cb->args[i], m ? m : v);
       break;
     }
     kiln_block_append_op(nb, kiln_op_clone(o, &map));
@@ -73,7 +109,7 @@ static void fuse(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
   for (uint32_t i = 0; i < c->num_results; i++)
     kiln_value_replace_all_uses(kiln_op_result(c, i), kiln_op_result(g, i));
   kiln_op_erase(c);
-  kiln_op_erase(p);
+  if (!kiln_value_has_uses(&p->results[0])) kiln_op_erase(p);
 }
 
 static bool fuse_one(kiln_context *ctx, kiln_block *body) {
@@ -95,6 +131,8 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
 
 kiln_error *kiln_flow_pass_fuse_elementwise(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "fuse-elementwise");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);

@@ -1,11 +1,12 @@
 /* generalize-named-ops: the named ops that are only data movement or
- * elementwise work (linalg.transpose, linalg.broadcast, linalg.map) and
+ * elementwise work (linalg.transpose, linalg.broadcast, linalg.map),
  * linalg.fill when its result is read as an input (not only written as an
- * init) become linalg.generic, so fuse-elementwise can merge them.
+ * init), and linalg.reduce when it reads a generic's result become
+ * linalg.generic, so fuse-elementwise can merge them.
  *
  * Takes: host functions on tensors. Guarantees: the generic has the named
  * op's implied indexing maps (kiln_linalg_iteration) and computes the same
- * values; matmul, conv, pooling, reduce and softmax are kept as they are
+ * values; matmul, conv, pooling, other reduces and softmax are kept as they are
  * (codegen picks specialized strategies for them). */
 #include "fl_internal.h"
 
@@ -19,8 +20,21 @@ static bool read_as_input(kiln_op *op) {
   return false;
 }
 
+/* Does op read a value computed by a linalg.generic (a fusion chance)? */
+static bool reads_generic(kiln_op *op) {
+  for (uint32_t i = 0; i < kiln_linalg_num_inputs(op); i++) {
+    kiln_op *d = kiln_op_operand(op, i)->def;
+    if (d && d->kind == KILN_OP_LINALG_GENERIC) return true;
+  }
+  return false;
+}
+
 static bool wanted(kiln_op *op) {
-  if (op->num_results != 1 || op->results[0].type->kind != KILN_TYPE_TENSOR) return false;
+  if (op->num_results < 1) return false;
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (op->results[i].type->kind != KILN_TYPE_TENSOR) return false;
+  if (op->kind == KILN_OP_LINALG_REDUCE) return reads_generic(op);
+  if (op->num_results != 1) return false;
   switch (op->kind) {
   case KILN_OP_LINALG_TRANSPOSE:
   case KILN_OP_LINALG_BROADCAST:
@@ -42,10 +56,12 @@ static void generalize(kiln_context *ctx, kiln_op *op) {
   b.loc = op->loc;
   kiln_op *g = fl_build_generic(&b, nin, ops, nout, ops + nin, maps, (uint32_t)loops, red);
   kiln_block *body = g->regions[0].first;
-  if (op->kind == KILN_OP_LINALG_MAP && op->num_regions && op->regions[0].first) {
-    /* map's body takes the inputs only: move its ops over, mapping args. */
+  if ((op->kind == KILN_OP_LINALG_MAP || op->kind == KILN_OP_LINALG_REDUCE) && op->num_regions &&
+      op->regions[0].first) {
+    /* map's body takes the inputs only, reduce's the inputs then the
+     * inits, like the generic's: move its ops over, mapping args. */
     kiln_block *old = op->regions[0].first;
-    for (uint32_t i = 0; i < old->num_args && i < nin; i++)
+    for (uint32_t i = 0; i < old->num_args && i < body->num_args; i++)
       kiln_value_replace_all_uses(old->args[i], body->args[i]);
     while (old->first) {
       kiln_op *o = old->first;
@@ -56,12 +72,15 @@ static void generalize(kiln_context *ctx, kiln_op *op) {
     /* transpose, broadcast, fill: yield the (only) input */
     fl_build_yield(ctx, body, 1, &body->args[0], op->loc);
   }
-  kiln_value_replace_all_uses(kiln_op_result(op, 0), kiln_op_result(g, 0));
+  for (uint32_t i = 0; i < op->num_results && i < g->num_results; i++)
+    kiln_value_replace_all_uses(kiln_op_result(op, i), kiln_op_result(g, i));
   kiln_op_erase(op);
 }
 
 kiln_error *kiln_flow_pass_generalize_named(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "generalize-named-ops");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);

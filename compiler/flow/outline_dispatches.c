@@ -11,7 +11,9 @@
  * kernel instead of being passed; dense tensor constants (weights) stay on
  * the host and are passed. The flow.dispatch carries entry_point =
  * @exe::@fn and the region's workload. A captured value that is neither a
- * static tensor nor clonable is an error naming the dispatch. */
+ * static tensor nor clonable, or a func.call inside the region, is an
+ * error naming the dispatch; so is any host op left besides flow.dispatch,
+ * flow.tensor.reshape, arith.constant and func.return. */
 #include "fl_internal.h"
 
 #include <stdio.h>
@@ -58,10 +60,12 @@ static void add_capture(captures *c, kiln_value *v) {
 typedef struct walk_state {
   kiln_op *region;
   captures *caps;
+  kiln_op *call; /* a func.call inside the region, if any */
 } walk_state;
 
 static kiln_walk_result collect(kiln_op *op, void *user) {
   walk_state *w = user;
+  if (op->kind == KILN_OP_FUNC_CALL && !w->call) w->call = op;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     kiln_value *v = kiln_op_operand(op, i);
     kiln_op *owner = kiln_value_owner_op(v);
@@ -93,8 +97,17 @@ static const char *unique_name(kiln_context *ctx, kiln_op *module, const char *f
 static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, kiln_op *region,
                            const char *name) {
   captures caps = {0};
-  walk_state w = {region, &caps};
+  walk_state w = {region, &caps, NULL};
   kiln_walk_pre(region, collect, &w);
+  if (w.call) {
+    /* the callee is a host symbol the kernel's executable cannot see */
+    const kiln_attr *callee = kiln_op_get_attr(w.call, "callee");
+    const char *cn = callee && callee->kind == KILN_ATTR_SYMBOL_REF ? callee->str : "?";
+    kiln_op_emit_error(w.call, "dispatch '%s' would call @%s from a kernel; inline it first", name, cn);
+    free(caps.v);
+    return kiln_error_new("outline-dispatches: dispatch '%s' calls @%s (calls inside kernels are not supported; inline first)",
+                          name, cn);
+  }
   kiln_value **args = kiln_alloc(ctx, (caps.n + 1) * sizeof *args);
   uint32_t nargs = 0;
   for (uint32_t i = 0; i < caps.n; i++) {
@@ -196,6 +209,8 @@ static void drop_dead(kiln_block *body) {
 
 kiln_error *kiln_flow_pass_outline_dispatches(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "outline-dispatches");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);
@@ -214,6 +229,17 @@ kiln_error *kiln_flow_pass_outline_dispatches(kiln_op *module, void *user) {
       op = next;
     }
     drop_dead(body);
+    /* what is left must be host form (PIPELINE.md); anything else (calls,
+     * scalar arithmetic, control flow) is reported here, where its
+     * location still means something */
+    for (kiln_op *op = body->first; op; op = op->next)
+      if (op->kind != KILN_OP_FLOW_DISPATCH && op->kind != KILN_OP_FLOW_TENSOR_RESHAPE &&
+          op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN) {
+        kiln_op_emit_error(op, "cannot stay in host function @%s after the flow stage", fname ? fname : "?");
+        return kiln_error_new("outline-dispatches: host function @%s keeps '%s' (host code may only "
+                              "dispatch kernels, reshape and hold constants; inline calls first)",
+                              fname ? fname : "?", op->name);
+      }
   }
   return NULL;
 }

@@ -16,6 +16,8 @@ static bool is_reshape(const kiln_op *op) {
 
 kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = fl_require_valid(module, "reshapes-to-views");
+  if (valid) return valid;
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);
   for (uint32_t f = 0; f < nf; f++) {

@@ -28,6 +28,8 @@ static const char *variant_name(kiln_context *ctx, const char *target) {
 
 kiln_error *kiln_hal_pass_assign_targets(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = hl_require_valid(module, "assign-targets");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   const char **targets;
   uint32_t nt;

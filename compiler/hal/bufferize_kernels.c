@@ -9,7 +9,8 @@
  * Buffers are chosen backwards from the stores, in place where safe:
  *  - a stored value is computed directly into its output binding;
  *  - an op's init that the op reads (matmul's fill, a reduction's
- *    accumulator) shares the result's buffer when nothing else uses it,
+ *    accumulator, the destination of a generic writing only part of its
+ *    output) shares the result's buffer when nothing else uses it,
  *    otherwise it is copied there first;
  *  - an all-parallel generic whose init is not read computes in place over
  *    one same-shaped, single-use input read through identity maps (an
@@ -70,7 +71,15 @@ static bool init_read(kiln_op *op, uint32_t j) {
   case KILN_OP_LINALG_GENERIC: {
     kiln_block *b = op->regions[0].first;
     uint32_t k = kiln_linalg_num_inputs(op) + j;
-    return b && k < b->num_args && kiln_value_has_uses(b->args[k]);
+    if (b && k < b->num_args && kiln_value_has_uses(b->args[k])) return true;
+    /* an output map that is not a permutation of loops (an insert at an
+     * offset, a strided write) leaves elements it does not write as the
+     * init had them */
+    const kiln_affine_map **maps = kiln_alloc(kiln_op_context(op), (op->num_operands + 1) * sizeof *maps);
+    if (kiln_linalg_iteration(op, maps, NULL) < 0 || k >= op->num_operands) return true;
+    const kiln_affine_map *m = maps[k];
+    return !kiln_affine_map_is_projected_permutation(m) ||
+           m->num_results != kiln_op_operand(op, k)->type->rank;
   }
   case KILN_OP_LINALG_FILL:
   case KILN_OP_LINALG_SOFTMAX:
@@ -258,6 +267,8 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
 
 kiln_error *kiln_hal_pass_bufferize_kernels(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = hl_require_valid(module, "bufferize-kernels");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t ne;
   kiln_op **exes = hl_module_ops(module, KILN_OP_HAL_EXECUTABLE, &ne);

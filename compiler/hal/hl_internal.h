@@ -12,6 +12,9 @@
  * name a malformed kiln.targets attribute. */
 kiln_error *hl_targets(kiln_op *module, const char ***out, uint32_t *n);
 
+/* Verifies module before a pass rewrites it (see fl_require_valid). */
+kiln_error *hl_require_valid(kiln_op *module, const char *pass);
+
 /* Top-level ops of the module of the given kind, in order (arena). */
 kiln_op **hl_module_ops(kiln_op *module, kiln_op_kind kind, uint32_t *n);
 /* The kernel func.func of a variant (inside its builtin.module). */

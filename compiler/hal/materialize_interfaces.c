@@ -31,6 +31,8 @@ static const kiln_attr *find_workload(kiln_op *module, const char *exe) {
 
 kiln_error *kiln_hal_pass_materialize_interfaces(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = hl_require_valid(module, "materialize-interfaces");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t ne;
   kiln_op **exes = hl_module_ops(module, KILN_OP_HAL_EXECUTABLE, &ne);

@@ -47,7 +47,7 @@ static uint32_t new_slot(pm *p, kiln_value *buffer, int64_t off, int64_t len) {
   if (p->nslots == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 16;
     slot *n = kiln_alloc(p->ctx, p->cap * sizeof *n);
-    memcpy(n, p->slots, p->nslots * sizeof *n);
+    if (p->nslots) memcpy(n, p->slots, p->nslots * sizeof *n);
     p->slots = n;
   }
   slot s = {buffer, off, len, -1};
@@ -280,6 +280,8 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
 
 kiln_error *kiln_hal_pass_plan_memory(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = hl_require_valid(module, "plan-memory");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = hl_module_ops(module, KILN_OP_FUNC_FUNC, &nf);

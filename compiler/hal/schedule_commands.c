@@ -89,6 +89,8 @@ static void schedule_block(kiln_context *ctx, kiln_block *b) {
 
 kiln_error *kiln_hal_pass_schedule_commands(kiln_op *module, void *user) {
   (void)user;
+  kiln_error *valid = hl_require_valid(module, "schedule-commands");
+  if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = hl_module_ops(module, KILN_OP_FUNC_FUNC, &nf);
