@@ -1,0 +1,228 @@
+/* Unit tests of the flow and hal stages over every MLIR file of the lit
+ * corpora (round-trip, transforms, ir, flow, hal): after canonicalize the
+ * flow pipeline and then the hal pipeline either fail with an error
+ * message (unsupported input: dynamic shapes, scalars passed to kernels,
+ * calls, ...) or succeed, and never leave invalid IR; on success the
+ * stage contracts of compiler/PIPELINE.md are checked on the result:
+ *  flow: host functions hold only flow.dispatch, flow.tensor.reshape,
+ *        arith.constant and func.return; each flow.executable holds one
+ *        kernel of its name; each readonly kernel argument is loaded once
+ *        and each writeonly one stored once; results alias nothing;
+ *  hal:  no tensor type anywhere in kernels or host functions; host
+ *        functions carry kiln.signature; no flow op is left.
+ * The tests fail if too few files get through, so they cannot pass
+ * vacuously. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow.h"
+#include "hal.h"
+#include "mlir_input.h"
+#include "transforms.h"
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  if (b) b[n] = 0, *len = (size_t)n;
+  return b;
+}
+
+static void quiet(void *user, const char *text) {
+  (void)user;
+  (void)text;
+}
+
+static kiln_error *run(kiln_context *ctx, kiln_op *m, const char *pipeline) {
+  kiln_pass_manager *pm = kiln_pm_create(ctx);
+  kiln_error *e = kiln_pm_add_pipeline(pm, pipeline);
+  if (!e) e = kiln_pm_run(pm, m);
+  kiln_pm_destroy(pm);
+  return e;
+}
+
+static bool is_tensor_like(const kiln_type *t) {
+  return t->kind == KILN_TYPE_TENSOR || t->kind == KILN_TYPE_UNRANKED_TENSOR;
+}
+
+static kiln_walk_result no_tensors(kiln_op *op, void *user) {
+  const char *file = user;
+  if (op->kind == KILN_OP_FUNC_FUNC && !op->regions[0].first) return KILN_WALK_SKIP;
+  for (uint32_t i = 0; i < op->num_results; i++)
+    ck_assert_msg(!is_tensor_like(op->results[i].type), "%s: '%s' still yields a tensor after hal", file,
+                  op->name);
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (kiln_block *b = op->regions[r].first; b; b = b->next)
+      for (uint32_t a = 0; a < b->num_args; a++)
+        ck_assert_msg(!is_tensor_like(b->args[a]->type), "%s: tensor block argument in '%s'", file, op->name);
+  ck_assert_msg(strncmp(op->name, "flow.", 5) != 0, "%s: '%s' left after hal", file, op->name);
+  return KILN_WALK_ADVANCE;
+}
+
+static void check_flow(const char *file, kiln_op *m) {
+  kiln_block *body = kiln_module_body(m);
+  for (kiln_op *o = body->first; o; o = o->next) {
+    if (o->kind == KILN_OP_FUNC_FUNC) {
+      kiln_block *b = o->regions[0].first;
+      for (kiln_op *x = b ? b->first : NULL; x; x = x->next)
+        ck_assert_msg(x->kind == KILN_OP_FLOW_DISPATCH || x->kind == KILN_OP_FLOW_TENSOR_RESHAPE ||
+                          x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN,
+                      "%s: host function @%s holds '%s' after flow", file, kiln_symbol_name(o), x->name);
+      kiln_op *ret = b ? kiln_block_terminator(b) : NULL;
+      for (uint32_t i = 0; ret && i < ret->num_operands; i++) {
+        kiln_value *v = kiln_op_operand(ret, i);
+        while (v->def && v->def->kind == KILN_OP_FLOW_TENSOR_RESHAPE) v = kiln_op_operand(v->def, 0);
+        if (v->type->kind != KILN_TYPE_TENSOR) continue;
+        ck_assert_msg(v->def && v->def->kind == KILN_OP_FLOW_DISPATCH,
+                      "%s: @%s result %u aliases an argument or constant", file, kiln_symbol_name(o), i);
+        for (uint32_t j = 0; j < i; j++) {
+          kiln_value *w = kiln_op_operand(ret, j);
+          while (w->def && w->def->kind == KILN_OP_FLOW_TENSOR_RESHAPE) w = kiln_op_operand(w->def, 0);
+          ck_assert_msg(w != v, "%s: @%s results %u and %u alias", file, kiln_symbol_name(o), j, i);
+        }
+      }
+    } else if (o->kind == KILN_OP_FLOW_EXECUTABLE) {
+      kiln_block *eb = o->regions[0].first;
+      ck_assert(eb && eb->first && eb->first == eb->last && eb->first->kind == KILN_OP_FUNC_FUNC);
+      kiln_op *k = eb->first;
+      ck_assert_str_eq(kiln_symbol_name(k), kiln_symbol_name(o));
+      kiln_block *kb = k->regions[0].first;
+      for (uint32_t a = 0; a < kb->num_args; a++) {
+        const kiln_type *t = kb->args[a]->type;
+        ck_assert(t->kind == KILN_TYPE_OPAQUE);
+        bool ro = strncmp(t->body, "dispatch.tensor<readonly:", 25) == 0;
+        uint32_t loads = 0, stores = 0;
+        for (kiln_use *u = kb->args[a]->uses; u; u = u->next) {
+          loads += u->owner->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD;
+          stores += u->owner->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE;
+        }
+        ck_assert_msg(ro ? (loads == 1 && stores == 0) : (loads == 0 && stores == 1),
+                      "%s: kernel @%s argument %u: %u loads, %u stores", file, kiln_symbol_name(k), a, loads,
+                      stores);
+      }
+    }
+  }
+}
+
+static void check_hal(const char *file, kiln_op *m) {
+  kiln_walk_pre(m, no_tensors, (void *)file);
+  kiln_block *body = kiln_module_body(m);
+  for (kiln_op *o = body->first; o; o = o->next)
+    if (o->kind == KILN_OP_FUNC_FUNC && o->regions[0].first) /* declarations stay */
+      ck_assert_msg(kiln_op_get_attr(o, "kiln.signature"), "%s: @%s has no kiln.signature", file,
+                    kiln_symbol_name(o));
+}
+
+static int g_files, g_parsed, g_flow_ok, g_hal_ok;
+
+static void one_file(const char *path) {
+  size_t len;
+  char *text = slurp(path, &len);
+  if (!text) return;
+  g_files++;
+  kiln_context *ctx = kiln_context_create();
+  kiln_context_set_diag_handler(ctx, quiet, NULL);
+  kiln_op *m = NULL;
+  kiln_error *e = kiln_mlir_load_buffer(ctx, path, text, len, true, &m);
+  if (!e) {
+    g_parsed++;
+    e = run(ctx, m, "canonicalize");
+    if (!e) {
+      e = run(ctx, m, "flow");
+      if (e) {
+        ck_assert_msg(!strstr(kiln_error_message(e), "invalid IR"), "%s: %s", path, kiln_error_message(e));
+      } else {
+        g_flow_ok++;
+        check_flow(path, m);
+        e = run(ctx, m, "hal");
+        if (e) {
+          ck_assert_msg(!strstr(kiln_error_message(e), "invalid IR"), "%s: %s", path, kiln_error_message(e));
+        } else {
+          g_hal_ok++;
+          check_hal(path, m);
+        }
+      }
+    }
+  }
+  kiln_error_free(e);
+  kiln_context_destroy(ctx);
+  free(text);
+}
+
+static void one_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_msg(d, "cannot open %s", dir);
+  char **names = NULL;
+  size_t n = 0;
+  for (struct dirent *e; (e = readdir(d));) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".mlir") != 0) continue;
+    names = realloc(names, (n + 1) * sizeof *names);
+    names[n] = malloc(l + 1);
+    memcpy(names[n++], e->d_name, l + 1);
+  }
+  closedir(d);
+  for (size_t i = 0; i < n; i++) {
+    size_t pl = strlen(dir) + strlen(names[i]) + 2;
+    char *path = malloc(pl);
+    snprintf(path, pl, "%s/%s", dir, names[i]);
+    one_file(path);
+    free(path);
+    free(names[i]);
+  }
+  free(names);
+}
+
+START_TEST(corpus_through_flow_and_hal) {
+  static const char *const dirs[] = {"roundtrip", "transforms", "ir", "flow", "hal"};
+  for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", KILN_LIT_DIR, dirs[i]);
+    one_dir(path);
+  }
+  fprintf(stderr, "flow/hal corpus: %d files, %d parsed, %d through flow, %d through hal\n", g_files, g_parsed,
+          g_flow_ok, g_hal_ok);
+  /* the flow and hal lit inputs alone give more than this */
+  ck_assert_int_ge(g_flow_ok, 10);
+  ck_assert_int_ge(g_hal_ok, 8);
+}
+END_TEST
+
+START_TEST(pipelines_registered_in_order) {
+  static const char *const flow[] = {"convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
+                                     "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
+                                     "outline-dispatches"};
+  static const char *const hal[] = {"assign-targets", "materialize-interfaces", "bufferize-kernels",
+                                    "plan-memory", "schedule-commands"};
+  for (size_t i = 0; i < sizeof flow / sizeof *flow; i++) ck_assert_msg(kiln_pass_lookup(flow[i]), "%s", flow[i]);
+  for (size_t i = 0; i < sizeof hal / sizeof *hal; i++) ck_assert_msg(kiln_pass_lookup(hal[i]), "%s", hal[i]);
+}
+END_TEST
+
+int main(void) {
+  kiln_transforms_register();
+  kiln_flow_register();
+  kiln_hal_register();
+  Suite *s = suite_create("flow");
+  TCase *tc = tcase_create("corpus");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, corpus_through_flow_and_hal);
+  tcase_add_test(tc, pipelines_registered_in_order);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
