@@ -243,6 +243,65 @@ START_TEST(vectors) {
 }
 END_TEST
 
+/* Views and copies: collapse_shape, memref.copy into an alloca,
+ * reinterpret_cast, a strided subview (column step 2), copy between
+ * strided views, expand_shape, and dim through a cast to dynamic sizes. */
+static const char views_kernel[] =
+    "func.func @views() {\n"
+    "  %c1 = arith.constant 1 : index\n"
+    "  %c2 = arith.constant 2 : index\n"
+    "  %c3 = arith.constant 3 : index\n"
+    "  %c10 = arith.constant 10 : index\n"
+    "  %c11 = arith.constant 11 : index\n"
+    "  %X = hal.interface.binding {binding = 0 : i32} : memref<6x8xf32>\n"
+    "  %O = hal.interface.binding {binding = 1 : i32} : memref<48xf32>\n"
+    "  %P = hal.interface.binding {binding = 2 : i32} : memref<4x12xf32>\n"
+    "  %c = memref.collapse_shape %X [[0, 1]] : memref<6x8xf32> into memref<48xf32>\n"
+    "  memref.copy %c, %O : memref<48xf32> to memref<48xf32>\n"
+    "  %t = memref.alloca() : memref<48xf32>\n"
+    "  memref.copy %c, %t : memref<48xf32> to memref<48xf32>\n"
+    "  %r = memref.reinterpret_cast %t to offset: [0], sizes: [4, 12], strides: [12, 1] : memref<48xf32> to memref<4x12xf32>\n"
+    "  %sv = memref.subview %r[1, 2] [2, 5] [1, 2] : memref<4x12xf32> to memref<2x5xf32, strided<[12, 2], offset: 14>>\n"
+    "  %dst = memref.subview %P[0, 0] [2, 5] [1, 1] : memref<4x12xf32> to memref<2x5xf32, strided<[12, 1]>>\n"
+    "  memref.copy %sv, %dst : memref<2x5xf32, strided<[12, 2], offset: 14>> to memref<2x5xf32, strided<[12, 1]>>\n"
+    "  %e = memref.expand_shape %O [[0, 1]] output_shape [6, 8] : memref<48xf32> into memref<6x8xf32>\n"
+    "  %v = memref.load %e[%c2, %c3] : memref<6x8xf32>\n"
+    "  memref.store %v, %P[%c3, %c11] : memref<4x12xf32>\n"
+    "  %dyn = memref.cast %P : memref<4x12xf32> to memref<?x?xf32>\n"
+    "  %d1 = memref.dim %dyn, %c1 : memref<?x?xf32>\n"
+    "  %di = arith.index_cast %d1 : index to i32\n"
+    "  %df = arith.sitofp %di : i32 to f32\n"
+    "  memref.store %df, %dyn[%c3, %c10] : memref<?x?xf32>\n"
+    "  return\n"
+    "}\n";
+
+START_TEST(views_and_copies) {
+  loaded_t l = load(views_kernel, "views");
+  ck_assert_uint_eq(l.export->readonly_binding_mask, 1);
+  float *X = falloc(48), *O = falloc(48), *P = falloc(48);
+  for (int i = 0; i < 48; i++) {
+    X[i] = (float)(i * 3 + 1);
+    O[i] = -1;
+    P[i] = 0;
+  }
+  void *ptrs[3] = {X, O, P};
+  uint64_t lens[3] = {192, 192, 192};
+  run(&l, ptrs, lens, 3, NULL, 0, 1, 1);
+  for (int i = 0; i < 48; i++) ck_assert(O[i] == X[i]);
+  float want[48] = {0};
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 5; j++) want[i * 12 + j] = X[(1 + i) * 12 + 2 + 2 * j];
+  want[3 * 12 + 11] = X[2 * 8 + 3];
+  want[3 * 12 + 10] = 12.0f;
+  for (int i = 0; i < 48; i++)
+    ck_assert_msg(P[i] == want[i], "P[%d] = %g, expected %g", i, (double)P[i], (double)want[i]);
+  free(X);
+  free(O);
+  free(P);
+  kiln_elf_unload(&l.image);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("codegen_to_llvm_exec");
   TCase *tc = tcase_create("exec");
@@ -250,6 +309,7 @@ int main(void) {
   tcase_add_test(tc, elementwise_add);
   tcase_add_test(tc, tiled_matmul);
   tcase_add_test(tc, vectors);
+  tcase_add_test(tc, views_and_copies);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
