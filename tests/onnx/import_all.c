@@ -1,0 +1,174 @@
+/* Imports every generated ONNX backend node test with the Kiln importer.
+ *
+ * Usage: onnx_import_all NODE_DIR EXPECTED_LIST [MLIR_OPT]
+ * For each NODE_DIR/test_NAME/model.onnx: load; import; kiln_verify; and,
+ * when MLIR_OPT is given, feed the printed IR to it (mlir-opt-19 must
+ * accept it). Each test is
+ *   passed   imported, verified (and accepted by mlir-opt),
+ *   skipped  refused by the loader (opset outside 13..17, ...) or by the
+ *            importer as unsupported (op, attribute, type, non-constant
+ *            shape input): counted by op type,
+ *   failed   any other import error (a valid ONNX test the importer calls
+ *            invalid), a verifier failure, or mlir-opt rejecting the IR.
+ * Prints the skip histogram, every failure, and `N passed, N failed, N
+ * skipped`. Exits 1 when anything failed or when a test named in
+ * EXPECTED_LIST (one name a line, '#' comments) did not pass: that list
+ * may only grow. A crash is a crash of this program, so it fails too. */
+#define _DEFAULT_SOURCE /* d_type, strdup, popen */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "kiln_onnx.h"
+#include "onnx_import.h"
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char **list_dir(const char *dir, size_t *n) {
+  DIR *d = opendir(dir);
+  *n = 0;
+  if (!d) return NULL;
+  size_t cap = 64;
+  char **v = malloc(cap * sizeof *v);
+  struct dirent *e;
+  while (v && (e = readdir(d))) {
+    if (strncmp(e->d_name, "test_", 5) != 0) continue;
+    if (*n == cap) v = realloc(v, (cap *= 2) * sizeof *v);
+    if (v) v[(*n)++] = strdup(e->d_name);
+  }
+  closedir(d);
+  if (!v) abort();
+  qsort(v, *n, sizeof *v, cmp_str);
+  return v;
+}
+
+typedef struct { char key[64]; int count; } bucket;
+static bucket skips[512];
+static size_t nskips;
+
+static void count_skip(const char *key) {
+  for (size_t i = 0; i < nskips; i++)
+    if (strcmp(skips[i].key, key) == 0) {
+      skips[i].count++;
+      return;
+    }
+  if (nskips == sizeof skips / sizeof skips[0]) return;
+  snprintf(skips[nskips].key, sizeof skips[nskips].key, "%s", key);
+  skips[nskips++].count = 1;
+}
+
+/* The op type from "... (OpType, opset N): ...", or a generic bucket. */
+static void skip_key(const char *msg, char *key, size_t n) {
+  const char *p = strstr(msg, ", opset ");
+  if (p) {
+    const char *s = p;
+    while (s > msg && s[-1] != '(') s--;
+    snprintf(key, n, "%.*s", (int)(p - s), s);
+    return;
+  }
+  if (strstr(msg, "onnx: opset:")) snprintf(key, n, "(opset outside 13..17)");
+  else if (strstr(msg, "graph input")) snprintf(key, n, "(graph input type)");
+  else snprintf(key, n, "(other)");
+}
+
+static int mlir_opt_accepts(const char *tool, const kiln_op *module) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s - -o /dev/null 2>&1 | head -3", tool);
+  FILE *p = popen(cmd, "w");
+  if (!p) return 0;
+  kiln_print_op(p, module, 0);
+  return pclose(p) == 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: onnx_import_all NODE_DIR EXPECTED_LIST [MLIR_OPT]\n");
+    return 2;
+  }
+  const char *mlir_opt = argc > 3 && argv[3][0] ? argv[3] : NULL;
+  size_t n;
+  char **tests = list_dir(argv[1], &n);
+  if (!tests || n == 0) {
+    printf("FAIL: no node tests under %s\n", argv[1]);
+    return 1;
+  }
+  char *passed = calloc(n, 1);
+  size_t npass = 0, nfail = 0, nskip = 0;
+  for (size_t i = 0; i < n; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s/model.onnx", argv[1], tests[i]);
+    kiln_onnx_status st;
+    kiln_onnx_model *m;
+    char key[64];
+    if (!kiln_onnx_model_load_file(path, &m, &st)) {
+      skip_key(st.message, key, sizeof key);
+      count_skip(key);
+      nskip++;
+      continue;
+    }
+    kiln_context *ctx = kiln_context_create();
+    kiln_op *module;
+    if (!kiln_onnx_import(ctx, m, &module, &st)) {
+      if (st.code == KILN_ONNX_ERR_UNSUPPORTED || st.code == KILN_ONNX_ERR_OPSET) {
+        skip_key(st.message, key, sizeof key);
+        count_skip(key);
+        nskip++;
+      } else {
+        printf("FAIL: %s: %s\n", tests[i], st.message);
+        nfail++;
+      }
+    } else if (!kiln_verify(module)) {
+      printf("FAIL: %s: the imported module does not verify\n", tests[i]);
+      nfail++;
+    } else if (mlir_opt && !mlir_opt_accepts(mlir_opt, module)) {
+      printf("FAIL: %s: %s rejects the printed IR\n", tests[i], mlir_opt);
+      nfail++;
+    } else {
+      passed[i] = 1;
+      npass++;
+    }
+    kiln_context_destroy(ctx);
+    kiln_onnx_model_free(m);
+  }
+  /* skipped, by op type, most frequent first */
+  for (size_t i = 0; i < nskips; i++)
+    for (size_t j = i + 1; j < nskips; j++)
+      if (skips[j].count > skips[i].count ||
+          (skips[j].count == skips[i].count && strcmp(skips[j].key, skips[i].key) < 0)) {
+        bucket t = skips[i];
+        skips[i] = skips[j];
+        skips[j] = t;
+      }
+  printf("skipped by op type:");
+  for (size_t i = 0; i < nskips; i++) printf(" %s=%d", skips[i].key, skips[i].count);
+  printf("\n");
+  int rc = nfail ? 1 : 0;
+  FILE *f = fopen(argv[2], "r");
+  if (!f) {
+    printf("FAIL: cannot read %s\n", argv[2]);
+    rc = 1;
+  } else {
+    char line[512];
+    size_t listed = 0;
+    while (fgets(line, sizeof line, f)) {
+      line[strcspn(line, "\r\n \t#")] = 0;
+      if (!line[0]) continue;
+      listed++;
+      char *k = line;
+      char **hit = bsearch(&k, tests, n, sizeof *tests, cmp_str);
+      if (!hit || !passed[hit - tests]) {
+        printf("FAIL: %s is in the expected list but did not pass\n", line);
+        rc = 1;
+      }
+    }
+    fclose(f);
+    printf("%zu expected imports listed\n", listed);
+  }
+  printf("%zu passed, %zu failed, %zu skipped\n", npass, nfail, nskip);
+  for (size_t i = 0; i < n; i++) free(tests[i]);
+  free(tests);
+  free(passed);
+  return rc;
+}
