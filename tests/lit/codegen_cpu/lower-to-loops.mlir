@@ -1,0 +1,110 @@
+// RUN: kiln-opt-cpu --lower-to-loops %s | FileCheck %s
+// lower-to-loops, vector width 8 (avx2):
+// - elementwise: the innermost loop steps by 8 with vector.load/store, a
+//   value independent of it (the row scale) is loaded once and broadcast,
+//   and a scalar loop finishes the 4 leftover columns;
+// - reduction: the output is loaded before the reduction loop, carried in
+//   iter_args and stored after it;
+// - matmul: a 4 x 2-vector register tile of accumulators over K, A
+//   broadcast, B rows loaded as vectors, vector.fma;
+// - transpose: the input is not contiguous along the innermost loop, so
+//   scalar loads and stores;
+// - softmax: max, exp-and-sum, scale loops per row.
+
+// CHECK-LABEL: func.func @ew()
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[C16:.*]] step %[[C8:.*]] {
+// CHECK-NEXT: %[[X:.*]] = vector.load %{{.*}}[%[[I]], %[[J]]] : memref<4x20xf32>, vector<8xf32>
+// CHECK-NEXT: %[[S:.*]] = memref.load %{{.*}}[%[[I]]] : memref<4xf32>
+// CHECK-NEXT: %[[SV:.*]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[X]], %[[SV]] : vector<8xf32>
+// CHECK-NEXT: vector.store %[[M]], %{{.*}}[%[[I]], %[[J]]] : memref<4x20xf32>, vector<8xf32>
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[K]]] : memref<4x20xf32>
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]]] : memref<4xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: memref.store
+
+// CHECK-LABEL: func.func @rowsum()
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: %[[INIT:.*]] = memref.load %[[OUT:.*]][%[[R]]] : memref<4xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[R]], %[[C]]] : memref<4x20xf32>
+// CHECK-NEXT: %[[N:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK-NEXT: scf.yield %[[N]] : f32
+// CHECK: memref.store %[[SUM]], %[[OUT]][%[[R]]] : memref<4xf32>
+
+// CHECK-LABEL: func.func @mm()
+// CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %[[C4:.*]] {
+// CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-COUNT-8: vector.load %{{.*}} : memref<16x16xf32>, vector<8xf32>
+// CHECK: %{{.*}}:8 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK-NEXT: %[[B0:.*]] = vector.load %{{.*}}[%[[K]], %[[J0]]] : memref<8x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[B1:.*]] = vector.load %{{.*}}[%[[K]], %{{.*}}] : memref<8x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[A0:.*]] = memref.load %{{.*}}[%[[I0]], %[[K]]] : memref<16x8xf32>
+// CHECK-NEXT: %[[AV:.*]] = vector.broadcast %[[A0]] : f32 to vector<8xf32>
+// CHECK-NEXT: vector.fma %[[AV]], %[[B0]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.fma %[[AV]], %[[B1]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-6: vector.fma
+// CHECK: scf.yield
+// CHECK-COUNT-8: vector.store
+
+// CHECK-LABEL: func.func @tr()
+// CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: %[[T:.*]] = memref.load %{{.*}}[%[[Q]], %[[P]]] : memref<8x4xf32>
+// CHECK-NEXT: memref.store %[[T]], %{{.*}}[%[[P]], %[[Q]]] : memref<4x8xf32>
+
+// CHECK-LABEL: func.func @sm()
+// CHECK: %[[MAX:.*]] = scf.for {{.*}} -> (f32) {
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} -> (f32) {
+// CHECK: %[[D:.*]] = arith.subf %{{.*}}, %[[MAX]] : f32
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT: memref.store %[[E]]
+// CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[SUM]] : f32
+// CHECK: scf.for
+// CHECK: arith.mulf %{{.*}}, %[[INV]] : f32
+// CHECK-NOT: linalg.
+module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
+  func.func @ew() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<4x20xf32>
+    %s = hal.interface.binding {binding = 1 : i32} : memref<4xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<4x20xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %s : memref<4x20xf32>, memref<4xf32>) outs(%o : memref<4x20xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %m = arith.mulf %x, %y : f32
+      linalg.yield %m : f32
+    }
+    return
+  }
+  func.func @rowsum() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<4x20xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<4xf32>
+    linalg.reduce ins(%a : memref<4x20xf32>) outs(%o : memref<4xf32>) dimensions = [1]
+      (%x: f32, %acc: f32) {
+        %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32
+      }
+    return
+  }
+  func.func @mm() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<16x8xf32>
+    %b = hal.interface.binding {binding = 1 : i32} : memref<8x16xf32>
+    %c = hal.interface.binding {binding = 2 : i32} : memref<16x16xf32>
+    linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x16xf32>) outs(%c : memref<16x16xf32>)
+    return
+  }
+  func.func @tr() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<8x4xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<4x8xf32>
+    linalg.transpose ins(%a : memref<8x4xf32>) outs(%o : memref<4x8xf32>) permutation = [1, 0]
+    return
+  }
+  func.func @sm() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<3x10xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<3x10xf32>
+    linalg.softmax dimension(1) ins(%a : memref<3x10xf32>) outs(%o : memref<3x10xf32>)
+    return
+  }
+}

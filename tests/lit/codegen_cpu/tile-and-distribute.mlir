@@ -1,0 +1,80 @@
+// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute %s | FileCheck %s
+// tile-and-distribute: workgroup ids pick the tile (x = innermost distributed
+// dim, y = next, z = outer ones); edge tiles get min(tile, bound - offset);
+// every op is restricted to the tile through memref.subview, windows of a
+// strided convolution included; linalg.index is shifted by the tile offset;
+// a kernel whose fused op reads the root's input at other positions keeps
+// one workgroup and is left unchanged.
+
+// CHECK-LABEL: func.func @conv()
+// CHECK-SAME: tile_sizes = array<i64: 1, 1, 8, 64, 0, 0, 0>, vector_width = 8 : i64, workgroup_count = array<i64: 2, 2, 20>
+// CHECK: %[[X:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
+// CHECK: %[[Y:.*]] = hal.interface.workgroup.id {dim = 1 : i32} : index
+// CHECK: %[[Z:.*]] = hal.interface.workgroup.id {dim = 2 : i32} : index
+// CHECK: %[[OW:.*]] = arith.muli %[[Y]], %{{.*}} : index
+// CHECK: %[[REMW:.*]] = arith.subi %{{.*}}, %[[OW]] : index
+// CHECK: %[[SW:.*]] = arith.minsi %{{.*}}, %[[REMW]] : index
+// CHECK: %[[OF:.*]] = arith.muli %[[X]], %{{.*}} : index
+// CHECK: %[[SF:.*]] = arith.minsi
+// CHECK: %[[OUT:.*]] = hal.interface.binding {binding = 2 : i32}
+// CHECK: %[[T:.*]] = memref.subview %[[OUT]][0, %[[Z]], %[[OW]], %[[OF]]] [1, 1, %[[SW]], %[[SF]]] [1, 1, 1, 1] : memref<1x20x11x70xf32> to memref<1x1x?x?xf32, strided<[15400, 770, 70, 1], offset: ?>>
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[T]] :
+// Input rows 2*oh .. 2*oh+2, columns 2*ow .. 2*(ow+size-1)+1.
+// CHECK: %[[H0:.*]] = arith.muli %[[Z]], %{{.*}} : index
+// CHECK: %[[W0:.*]] = arith.muli %[[OW]], %{{.*}} : index
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[0, %[[H0]], %[[W0]], 0] [1, 3, %{{.*}}, 5] [1, 1, 1, 1] : memref<1x41x23x5xf32> to memref<1x3x?x5xf32, strided<[4715, 115, 5, 1], offset: ?>>
+// CHECK: %[[FL:.*]] = memref.subview %{{.*}}[0, 0, 0, %[[OF]]] [3, 2, 5, %[[SF]]] [1, 1, 1, 1] : memref<3x2x5x70xf32> to memref<3x2x5x?xf32, strided<[700, 350, 70, 1], offset: ?>>
+// CHECK: %[[T2:.*]] = memref.subview %[[OUT]][0, %[[Z]], %[[OW]], %[[OF]]]
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[IN]], %[[FL]] : {{.*}}) outs(%[[T2]] :
+
+// CHECK-LABEL: func.func @index()
+// CHECK-SAME: tile_sizes = array<i64: 18, 450>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
+// CHECK: %[[ID:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[ID]], %{{.*}} : index
+// CHECK: memref.subview %{{.*}}[%[[OFF]], 0] [%{{.*}}, 450] [1, 1] : memref<70x450xf32> to memref<?x450xf32, strided<[450, 1], offset: ?>>
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[G:.*]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK-NEXT: arith.index_cast %[[G]] : index to i32
+
+// CHECK-LABEL: func.func @not_distributable()
+// CHECK-SAME: tile_sizes = array<i64: 0, 0>, {{.*}}workgroup_count = array<i64: 1, 1, 1>
+// CHECK-NOT: hal.interface.workgroup.id
+// CHECK-NOT: memref.subview
+// CHECK: return
+module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
+  func.func @conv() {
+    %zero = arith.constant 0.0 : f32
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x41x23x5xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x2x5x70xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x20x11x70xf32>
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x20x11x70xf32>)
+    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %f : memref<1x41x23x5xf32>, memref<3x2x5x70xf32>) outs(%o : memref<1x20x11x70xf32>)
+    return
+  }
+  func.func @index() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<70x450xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<70x450xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<70x450xf32>) outs(%o : memref<70x450xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %i = linalg.index 0 : index
+      %ii = arith.index_cast %i : index to i32
+      %fi = arith.sitofp %ii : i32 to f32
+      %r = arith.addf %x, %fi : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+  func.func @not_distributable() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<300x300xf32>
+    %t = hal.interface.binding {binding = 1 : i32} : memref<300x300xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<300x300xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<300x300xf32>) outs(%t : memref<300x300xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %m = arith.mulf %x, %x : f32
+      linalg.yield %m : f32
+    }
+    linalg.transpose ins(%t : memref<300x300xf32>) outs(%o : memref<300x300xf32>) permutation = [1, 0]
+    return
+  }
+}
