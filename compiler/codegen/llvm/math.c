@@ -1,6 +1,7 @@
-/* math ops that are single instructions on every Kiln target: sqrt, fabs,
- * floor, ceil, round (LLVM intrinsics that never become libm calls), and
- * rsqrt as 1 / sqrt. Transcendental ops (exp, log, tanh, erf, sin, cos,
+/* math ops as LLVM intrinsics: sqrt and fabs (single instructions on every
+ * Kiln target), floor, ceil and round (instructions with SSE4.1 or on
+ * aarch64; approximate-math expands them for baseline x86-64, where they
+ * would become libm calls that lld then refuses), and rsqrt as 1 / sqrt. Transcendental ops (exp, log, tanh, erf, sin, cos,
  * powf, ...) would become libm calls, which a no-libc executable cannot
  * have: they are an error here, and approximate-math (codegen/transforms)
  * replaces them by polynomials beforehand. */

@@ -260,8 +260,28 @@ static void reshape(tl *t, kiln_op *op) {
                       tl_desc_field(t, d, TL_DESC_ALIGNED), tl_desc_offset(t, d, src), sz, st));
 }
 
-/* copy: for k in [0, total): delinearize k row-major over the sizes, load
- * from the source and store to the target (both may be strided). */
+/* Row-major contiguous: every stride is the product of the inner sizes
+ * (statically known), whatever the offset. */
+static bool contiguous(const kiln_type *t) {
+  int64_t s[TL_MAX_RANK], o, run = 1;
+  if (t->rank > TL_MAX_RANK || !kiln_memref_strides(t, s, &o)) return false;
+  for (uint32_t i = t->rank; i-- > 0;) {
+    if (t->shape[i] == KILN_DYNAMIC || s[i] != run) return false;
+    run *= t->shape[i];
+  }
+  return true;
+}
+
+/* Address of linear element k of a contiguous memref. */
+static LLVMValueRef linear_ptr(tl *t, LLVMValueRef d, const kiln_type *mt, LLVMTypeRef et,
+                               LLVMValueRef k) {
+  LLVMValueRef i = LLVMBuildAdd(t->b, tl_desc_offset(t, d, mt), k, "");
+  return LLVMBuildGEP2(t->b, et, tl_desc_field(t, d, TL_DESC_ALIGNED), &i, 1, "");
+}
+
+/* copy: for k in [0, total): load from the source and store to the target
+ * at element k, addressed linearly when both are contiguous, else through
+ * the row-major delinearization of k (strided views). */
 static void copy(tl *t, kiln_op *op) {
   const kiln_type *a = kiln_op_operand(op, 0)->type, *b = kiln_op_operand(op, 1)->type;
   LLVMValueRef s = tl_operand(t, op, 0), d = tl_operand(t, op, 1);
@@ -280,15 +300,23 @@ static void copy(tl *t, kiln_op *op) {
   LLVMAddIncoming(k, &zero, &pre, 1);
   LLVMBuildCondBr(t->b, LLVMBuildICmp(t->b, LLVMIntSLT, k, total, ""), body, done);
   LLVMPositionBuilderAtEnd(t->b, body);
-  LLVMValueRef idx[TL_MAX_RANK], rem = k;
-  for (uint32_t i = a->rank; i-- > 0;) {
-    LLVMValueRef n = tl_desc_size(t, s, a, i);
-    idx[i] = i ? LLVMBuildURem(t->b, rem, n, "") : rem;
-    if (i) rem = LLVMBuildUDiv(t->b, rem, n, "");
+  LLVMValueRef from, to;
+  if (contiguous(a) && contiguous(b)) {
+    from = linear_ptr(t, s, a, et, k);
+    to = linear_ptr(t, d, b, et, k);
+  } else {
+    LLVMValueRef idx[TL_MAX_RANK], rem = k;
+    for (uint32_t i = a->rank; i-- > 0;) {
+      LLVMValueRef n = tl_desc_size(t, s, a, i);
+      idx[i] = i ? LLVMBuildURem(t->b, rem, n, "") : rem;
+      if (i) rem = LLVMBuildUDiv(t->b, rem, n, "");
+    }
+    from = tl_elem_ptr(t, op, s, a, idx);
+    to = tl_elem_ptr(t, op, d, b, idx);
   }
-  LLVMValueRef v = LLVMBuildLoad2(t->b, et, tl_elem_ptr(t, op, s, a, idx), "");
+  LLVMValueRef v = LLVMBuildLoad2(t->b, et, from, "");
   LLVMSetAlignment(v, elem_align(t, a->elem));
-  LLVMSetAlignment(LLVMBuildStore(t->b, v, tl_elem_ptr(t, op, d, b, idx)), elem_align(t, a->elem));
+  LLVMSetAlignment(LLVMBuildStore(t->b, v, to), elem_align(t, a->elem));
   LLVMValueRef k1 = LLVMBuildAdd(t->b, k, tl_i64(t, 1), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(t->b);
   LLVMAddIncoming(k, &k1, &latch, 1);

@@ -3,7 +3,7 @@
  * broadcast/splat build rows with insertelement + shufflevector;
  * extract/insert walk the arrays with extractvalue/insertvalue and the
  * last dim with extractelement/insertelement (dynamic positions only in
- * that last dim); fma is llvm.fma per row; reduction is
+ * that last dim); fma is llvm.fmuladd per row; reduction is
  * llvm.vector.reduce.* (ordered for floats unless fastmath allows
  * reassociation) combined with the accumulator. */
 #include "tl_internal.h"
@@ -179,8 +179,10 @@ static void insert(tl *t, kiln_op *op) {
   tl_set(t, &op->results[0], insert_at(t, v, pos->data, arrays, lane, x));
 }
 
+/* llvm.fmuladd, not llvm.fma: fused where the target has FMA, a multiply
+ * and an add where it has not (baseline x86-64), never an fmaf call. */
 static LLVMValueRef fma_part(tl *t, kiln_op *op, LLVMValueRef *x, LLVMTypeRef rt) {
-  return tl_call_intrinsic(t, "llvm.fma", rt, x, 3);
+  return tl_call_intrinsic(t, "llvm.fmuladd", rt, x, 3);
 }
 
 static bool allows_reassoc(const kiln_op *op) {

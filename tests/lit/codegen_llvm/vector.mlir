@@ -1,0 +1,67 @@
+// Vector ops: 1-D vectors are LLVM vectors, n-D vectors arrays of them;
+// loads/stores move rows at linearized addresses; broadcast is
+// insertelement + shufflevector; reductions use llvm.vector.reduce.*.
+// RUN: kiln-translate --no-c-wrappers %s | FileCheck %s
+
+// CHECK-LABEL: define <8 x float> @load_fma(
+// CHECK: %[[P:[0-9]+]] = getelementptr float, ptr %{{[0-9]+}}, i64 %{{[0-9]+}}
+// CHECK-NEXT: %[[V:[0-9]+]] = load <8 x float>, ptr %[[P]], align 4
+// CHECK: %[[I:[0-9]+]] = insertelement <8 x float> undef, float %{{[0-9]+}}, i32 0
+// CHECK-NEXT: %[[S:[0-9]+]] = shufflevector <8 x float> %[[I]], <8 x float> undef, <8 x i32> zeroinitializer
+// CHECK-NEXT: call <8 x float> @llvm.fmuladd.v8f32(<8 x float> %[[V]], <8 x float> %[[S]], <8 x float> %[[V]])
+func.func @load_fma(%m: memref<4x16xf32>, %i: index, %s: f32) -> vector<8xf32> {
+  %c8 = arith.constant 8 : index
+  %v = vector.load %m[%i, %c8] : memref<4x16xf32>, vector<8xf32>
+  %b = vector.broadcast %s : f32 to vector<8xf32>
+  %f = vector.fma %v, %b, %v : vector<8xf32>
+  return %f : vector<8xf32>
+}
+
+// A 2-D vector store writes one row per leading index.
+// CHECK-LABEL: define void @store2d(
+// CHECK: %[[R0:[0-9]+]] = extractvalue [2 x <4 x float>] %{{[0-9]+}}, 0
+// CHECK: store <4 x float> %[[R0]]
+// CHECK: %[[R1:[0-9]+]] = extractvalue [2 x <4 x float>] %{{[0-9]+}}, 1
+// CHECK: store <4 x float> %[[R1]]
+func.func @store2d(%m: memref<4x16xf32>, %v: vector<2x4xf32>, %i: index) {
+  vector.store %v, %m[%i, %i] : memref<4x16xf32>, vector<2x4xf32>
+  return
+}
+
+// Ordered float add reduction from the accumulator; reassoc with fastmath.
+// CHECK-LABEL: define { float, float, float, i32 } @reduce(
+// CHECK: call float @llvm.vector.reduce.fadd.v4f32(float %1, <4 x float> %0)
+// CHECK: call reassoc float @llvm.vector.reduce.fadd.v4f32(float -0.000000e+00, <4 x float> %0)
+// CHECK: call float @llvm.vector.reduce.fmaximum.v4f32(<4 x float> %0)
+// CHECK: call float @llvm.maximum.f32(
+// CHECK: call i32 @llvm.vector.reduce.smax.v4i32(<4 x i32> %2)
+func.func @reduce(%v: vector<4xf32>, %acc: f32, %w: vector<4xi32>) -> (f32, f32, f32, i32) {
+  %0 = vector.reduction <add>, %v, %acc : vector<4xf32> into f32
+  %1 = vector.reduction <add>, %v fastmath<reassoc> : vector<4xf32> into f32
+  %2 = vector.reduction <maximumf>, %v, %acc : vector<4xf32> into f32
+  %3 = vector.reduction <maxsi>, %w : vector<4xi32> into i32
+  return %0, %1, %2, %3 : f32, f32, f32, i32
+}
+
+// Extract/insert: arrays by extractvalue/insertvalue, the last dim by
+// extractelement/insertelement (dynamic positions allowed there).
+// CHECK-LABEL: define float @extract_insert(
+// CHECK: %[[ROW:[0-9]+]] = extractvalue [2 x <4 x float>] %0, 1
+// CHECK-NEXT: extractelement <4 x float> %[[ROW]], i64 %1
+// CHECK: insertelement <4 x float> %{{[0-9]+}}, float %{{[0-9]+}}, i64 2
+// CHECK: insertvalue [2 x <4 x float>] %0, <4 x float> %{{[0-9]+}}, 0
+func.func @extract_insert(%v: vector<2x4xf32>, %i: index) -> f32 {
+  %e = vector.extract %v[1, %i] : f32 from vector<2x4xf32>
+  %w = vector.insert %e, %v [0, 2] : f32 into vector<2x4xf32>
+  %r = vector.extract %w[0, 2] : f32 from vector<2x4xf32>
+  return %r : f32
+}
+
+// Elementwise arith on n-D vectors applies per row.
+// CHECK-LABEL: define [2 x <4 x float>] @nd_add(
+// CHECK: fadd <4 x float>
+// CHECK: fadd <4 x float>
+func.func @nd_add(%a: vector<2x4xf32>) -> vector<2x4xf32> {
+  %0 = arith.addf %a, %a : vector<2x4xf32>
+  return %0 : vector<2x4xf32>
+}
