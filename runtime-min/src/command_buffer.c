@@ -7,8 +7,11 @@
 
 #include "hal_internal.h"
 
+enum { CMD_DISPATCH, CMD_BARRIER, CMD_COPY, CMD_FILL };
+
 typedef struct krt_cmd {
-  uint32_t kind; /* 0 dispatch, 1 barrier */
+  uint32_t kind;
+  uint32_t pattern; /* fill */
   uint32_t executable, export_ordinal;
   uint32_t count[3];
   uint32_t pc_first, pc_count;
@@ -135,7 +138,7 @@ kiln_status_t krt_command_buffer_dispatch(
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
   memset(c, 0, sizeof *c);
-  c->kind = 0;
+  c->kind = CMD_DISPATCH;
   c->executable = executable;
   c->export_ordinal = export_ordinal;
   for (int i = 0; i < 3; ++i) c->count[i] = (uint32_t)count[i];
@@ -164,8 +167,94 @@ kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
                       "out of memory");
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
   memset(c, 0, sizeof *c);
-  c->kind = 1;
+  c->kind = CMD_BARRIER;
   return NULL;
+}
+
+/* Checks that args[i] is a buffer of this call's device with
+ * [args[i+1], +length) inside it, and writable when `write`. */
+static kiln_status_t transfer_range(krt_call_t *call, const char *what,
+                                    const krt_value_t *args, unsigned i,
+                                    int64_t length, bool write) {
+  const kiln_allocator_t *a = call->allocator;
+  const krt_ref_t *r = args[i].ref;
+  if (!r || r->type != KRT_REF_BUFFER)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "%s: expected buffer, got %s", what, krt_ref_type_name(r));
+  const kiln_buffer_t *b = (const kiln_buffer_t *)r;
+  const int64_t off = args[i + 1].i64;
+  if (b->device != call->device)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "%s: buffer belongs to device %s", what, b->device->name);
+  if (off < 0 || length < 0 || (uint64_t)off > b->length ||
+      (uint64_t)length > b->length - (uint64_t)off)
+    return krt_status(a, KILN_STATUS_OUT_OF_RANGE,
+                      "%s: range %lld+%lld outside the %llu-byte buffer", what,
+                      (long long)off, (long long)length,
+                      (unsigned long long)b->length);
+  if (write && b->owner)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "%s: writes to read-only module data", what);
+  return NULL;
+}
+
+/* Appends a transfer command holding `nbufs` retained buffers. */
+static kiln_status_t push_transfer(krt_call_t *call, krt_command_buffer_t *cb,
+                                   uint32_t kind, kiln_buffer_t *const *bufs,
+                                   const uint64_t *offsets, uint32_t nbufs,
+                                   uint64_t length, uint32_t pattern) {
+  const kiln_allocator_t *a = call->allocator;
+  if (!grow(a, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
+            cb->cmd_count + 1, sizeof *cb->cmds) ||
+      !grow(a, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
+            cb->bind_count + nbufs, sizeof *cb->binds))
+    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  c->pattern = pattern;
+  c->bind_first = (uint32_t)cb->bind_count;
+  c->bind_count = nbufs;
+  for (uint32_t i = 0; i < nbufs; ++i) {
+    kiln_buffer_retain(bufs[i]);
+    krt_binding_t *slot = &cb->binds[cb->bind_count++];
+    slot->buffer = bufs[i];
+    slot->offset = offsets[i];
+    slot->length = length;
+  }
+  return NULL;
+}
+
+kiln_status_t krt_command_buffer_copy(krt_call_t *call,
+                                      krt_command_buffer_t *cb,
+                                      const krt_value_t *args) {
+  /* args: cb, src, src_offset, dst, dst_offset, length */
+  const int64_t length = args[5].i64;
+  kiln_status_t s = transfer_range(call, "copy source", args, 1, length, false);
+  if (!s) s = transfer_range(call, "copy target", args, 3, length, true);
+  if (s) return s;
+  kiln_buffer_t *bufs[2] = {(kiln_buffer_t *)args[1].ref,
+                            (kiln_buffer_t *)args[3].ref};
+  const uint64_t offsets[2] = {(uint64_t)args[2].i64, (uint64_t)args[4].i64};
+  return push_transfer(call, cb, CMD_COPY, bufs, offsets, 2, (uint64_t)length,
+                       0);
+}
+
+kiln_status_t krt_command_buffer_fill(krt_call_t *call,
+                                      krt_command_buffer_t *cb,
+                                      const krt_value_t *args) {
+  /* args: cb, dst, offset, length, pattern */
+  const int64_t length = args[3].i64;
+  kiln_status_t s = transfer_range(call, "fill target", args, 1, length, true);
+  if (s) return s;
+  if ((args[2].i64 | length) & 3)
+    return krt_status(call->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                      "fill: offset %lld and length %lld must be multiples "
+                      "of 4", (long long)args[2].i64, (long long)length);
+  kiln_buffer_t *buf = (kiln_buffer_t *)args[1].ref;
+  const uint64_t offset = (uint64_t)args[2].i64;
+  return push_transfer(call, cb, CMD_FILL, &buf, &offset, 1, (uint64_t)length,
+                       (uint32_t)args[4].i32);
 }
 
 kiln_status_t krt_command_buffer_execute(krt_call_t *call,
@@ -173,7 +262,24 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
   kiln_device_t *device = call->device;
   for (size_t i = 0; i < cb->cmd_count; ++i) {
     const krt_cmd_t *c = &cb->cmds[i];
-    if (c->kind != 0) continue; /* devices run commands in order */
+    const krt_binding_t *b = cb->binds + c->bind_first;
+    kiln_status_t ts = NULL;
+    switch (c->kind) {
+      case CMD_BARRIER: continue; /* devices run commands in order */
+      case CMD_COPY:
+        ts = device->vt->copy(device, b[0].buffer, b[0].offset, b[1].buffer,
+                              b[1].offset, b[0].length);
+        break;
+      case CMD_FILL:
+        ts = device->vt->fill(device, b[0].buffer, b[0].offset, b[0].length,
+                              c->pattern);
+        break;
+      default: break;
+    }
+    if (c->kind != CMD_DISPATCH) {
+      if (ts) return krt_status_prefix(ts, "command %zu", i);
+      continue;
+    }
     krt_dispatch_t d;
     memcpy(d.workgroup_count, c->count, sizeof d.workgroup_count);
     d.push_constant_count = c->pc_count;

@@ -12,6 +12,12 @@ kiln_status_t krt_command_buffer_dispatch(
     krt_call_t *call, krt_command_buffer_t *cb, uint32_t executable,
     uint32_t export_ordinal, const int32_t count[3], uint32_t pc_count,
     const krt_value_t *pcs, uint32_t bind_count, const krt_value_t *binds);
+kiln_status_t krt_command_buffer_copy(krt_call_t *call,
+                                      krt_command_buffer_t *cb,
+                                      const krt_value_t *args);
+kiln_status_t krt_command_buffer_fill(krt_call_t *call,
+                                      krt_command_buffer_t *cb,
+                                      const krt_value_t *args);
 kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
                                          krt_command_buffer_t *cb);
 kiln_status_t krt_command_buffer_execute(krt_call_t *call,

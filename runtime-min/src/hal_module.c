@@ -196,6 +196,22 @@ static kiln_status_t hal_command_buffer_barrier(krt_call_t *call,
   return krt_command_buffer_barrier(call, cb);
 }
 
+static kiln_status_t hal_command_buffer_copy(krt_call_t *call,
+                                             const krt_value_t *args,
+                                             uint32_t n,
+                                             krt_value_t *results) {
+  WANT(krt_command_buffer_t, cb, 0, KRT_REF_COMMAND_BUFFER);
+  return krt_command_buffer_copy(call, cb, args);
+}
+
+static kiln_status_t hal_command_buffer_fill(krt_call_t *call,
+                                             const krt_value_t *args,
+                                             uint32_t n,
+                                             krt_value_t *results) {
+  WANT(krt_command_buffer_t, cb, 0, KRT_REF_COMMAND_BUFFER);
+  return krt_command_buffer_fill(call, cb, args);
+}
+
 static kiln_status_t hal_command_buffer_execute(krt_call_t *call,
                                                 const krt_value_t *args,
                                                 uint32_t n,

@@ -38,6 +38,8 @@ static const char *const imports[][2] = {
     {"hal.command_buffer.barrier", "r_"},
     {"hal.command_buffer.execute", "r_"},
     {"hal.device.wait", "_"},
+    {"hal.command_buffer.copy", "rrIrII_"},
+    {"hal.command_buffer.fill", "rrIIi_"},
 };
 
 /* All return one ref, like simple_mul, so one body can serve both. */

@@ -117,3 +117,68 @@ kiln_status_t rt_run_scalar(const uint8_t *module, size_t size, int64_t *out) {
   kiln_instance_release(inst);
   return s;
 }
+
+uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
+                            size_t *size) {
+  kiln_vm_asm_t a;
+  kiln_vm_asm_init(&a);
+  /* imports: 0 allocate, 1 create cb, 2 fill, 3 buffer, 4 byte_offset,
+   * 5 copy, 6 execute, 7 wait, 8 view create */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 0, (int64_t)32);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 0, LIST(0), LIST(1));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 1, NONE, LIST(2));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 2, (int64_t)0);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 4, fill_length);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I32, 6, 0x3f800000); /* 1.0f */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 2, LIST(2, 1, 2, 4, 6), NONE);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 3, LIST(0), LIST(3));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 4, LIST(0), LIST(8));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 14, (int64_t)16);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 16, copy_length);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 5, LIST(2, 3, 8, 1, 14, 16), NONE);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 6, LIST(2), NONE);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 7, NONE, NONE);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I32, 10, 12); /* f32 */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 12, (int64_t)8);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 8, LIST(1, 2, 10, 1, 12), LIST(4));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(4));
+  uint8_t *out = NULL;
+  if (kiln_vm_asm_finish(&a)) goto done;
+  kiln_module_builder_t *b = kiln_module_builder_create();
+  kiln_module_builder_set_name(b, "transfer");
+  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
+  static const char *const imports[][2] = {
+      {"hal.buffer.allocate", "I_r"},
+      {"hal.command_buffer.create", "_r"},
+      {"hal.command_buffer.fill", "rrIIi_"},
+      {"hal.buffer_view.buffer", "r_r"},
+      {"hal.buffer_view.byte_offset", "r_I"},
+      {"hal.command_buffer.copy", "rrIrII_"},
+      {"hal.command_buffer.execute", "r_"},
+      {"hal.device.wait", "_"},
+      {"hal.buffer_view.create", "rIiCID_r"}};
+  for (int i = 0; i < 9; ++i)
+    kiln_module_builder_add_import(b, imports[i][0], imports[i][1]);
+  const int64_t d4[1] = {4}, d8[1] = {8};
+  const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4};
+  const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8};
+  kiln_module_function_desc_t f;
+  memset(&f, 0, sizeof f);
+  f.name = "f";
+  f.exported = true;
+  f.input_count = 1;
+  f.inputs = &in;
+  f.output_count = 1;
+  f.outputs = &res;
+  f.bytecode = a.code;
+  f.bytecode_size = (uint32_t)a.size;
+  f.i32_register_count = 20;
+  f.ref_register_count = 5;
+  kiln_module_builder_add_function(b, &f);
+  kiln_format_error_t err;
+  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
+  kiln_module_builder_destroy(b);
+done:
+  kiln_vm_asm_free(&a);
+  return out;
+}

@@ -26,6 +26,13 @@ typedef void (*rt_body_fn)(kiln_vm_asm_t *a, void *user);
 uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
                           const char *helper_signature, size_t *size);
 
+/* A module whose exported f(tensor<4xf32>) -> tensor<8xf32> fills bytes
+ * [0, fill_length) of a new 32-byte buffer with 1.0f, copies copy_length
+ * bytes of the input there at byte 16, and returns the buffer as 8xf32
+ * (the transfer commands of the HAL). free(). */
+uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
+                            size_t *size);
+
 /* Loads bytes, calls f on local-sync (buffers up to 256 MiB, at most 10^6
  * backward branches + calls); on success stores the i64 in *out
  * and returns NULL, else the status. */

@@ -357,6 +357,55 @@ START_TEST(grid_spends_the_step_budget) {
 }
 END_TEST
 
+/* Runs the transfer module on `device`; c receives 8 floats. */
+static kiln_status_t transfer(const char *device, int64_t fill, int64_t copy,
+                              float *c) {
+  size_t size;
+  uint8_t *data = rt_transfer_module(fill, copy, &size);
+  ck_assert_ptr_nonnull(data);
+  kiln_instance_t *inst = NULL;
+  kiln_device_t *dev = NULL;
+  kiln_module_t *m = NULL;
+  kiln_buffer_view_t *in = NULL, *out = NULL;
+  kiln_function_t fn;
+  const float a[4] = {5, 6, 7, 8};
+  int64_t n = 4;
+  kiln_status_t s = kiln_instance_create(kiln_allocator_system(), &inst);
+  if (!s) s = kiln_device_create(inst, device, NULL, &dev);
+  if (!s) s = kiln_module_load_memory(inst, data, size, &m);
+  if (!s) s = kiln_module_lookup_function(m, "f", &fn);
+  if (!s) s = kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, a, 16, &in);
+  if (!s) s = kiln_function_call(fn, dev, &in, 1, &out, 1);
+  if (!s) s = kiln_buffer_view_read(out, c, 32);
+  kiln_buffer_view_release(in);
+  kiln_buffer_view_release(out);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  free(data);
+  return s;
+}
+
+START_TEST(copy_and_fill_commands) {
+  static const char *const devices[] = {"local-sync", "local-task"};
+  float c[8];
+  OK(transfer(devices[_i], 16, 16, c));
+  for (int i = 0; i < 4; ++i) ck_assert(c[i] == 1.0f && c[4 + i] == 5 + i);
+  OK(transfer(devices[_i], 8, 8, c));
+  ck_assert(c[0] == 1 && c[1] == 1 && c[2] == 0 && c[3] == 0);
+  ck_assert(c[4] == 5 && c[5] == 6 && c[6] == 0 && c[7] == 0);
+  expect_error(transfer(devices[_i], 6, 16, c), KILN_STATUS_INVALID_ARGUMENT,
+               "hal.command_buffer.fill: fill: offset 0 and length 6 must be "
+               "multiples of 4", (char *)NULL);
+  expect_error(transfer(devices[_i], 16, 20, c), KILN_STATUS_OUT_OF_RANGE,
+               "copy source: range 0+20 outside the 16-byte buffer",
+               (char *)NULL);
+  expect_error(transfer(devices[_i], 40, 16, c), KILN_STATUS_OUT_OF_RANGE,
+               "fill target: range 0+40 outside the 32-byte buffer",
+               (char *)NULL);
+}
+END_TEST
+
 /* ---- counting allocator: every allocation is freed ------------------------ */
 
 typedef struct counting {
@@ -457,6 +506,7 @@ Suite *runtime_api_suite(void) {
   tcase_add_test(tc, version_and_import_mismatches);
   tcase_add_loop_test(tc, weights_from_rodata_in_place, 0, 2);
   tcase_add_test(tc, grid_spends_the_step_budget);
+  tcase_add_loop_test(tc, copy_and_fill_commands, 0, 2);
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_test(tc, buffer_view_bounds);
   suite_add_tcase(s, tc);

@@ -46,6 +46,32 @@ static char *read_log(void) {
   return text;
 }
 
+static kiln_status_t transfer_on_cuda(float *c) {
+  size_t size;
+  uint8_t *data = rt_transfer_module(16, 16, &size);
+  kiln_instance_t *inst = NULL;
+  kiln_device_t *dev = NULL;
+  kiln_module_t *m = NULL;
+  kiln_buffer_view_t *in = NULL, *out = NULL;
+  kiln_function_t fn;
+  const float a[4] = {5, 6, 7, 8};
+  int64_t n = 4;
+  kiln_status_t s = kiln_instance_create(kiln_allocator_system(), &inst);
+  if (!s) s = kiln_device_create(inst, "cuda", NULL, &dev);
+  if (!s) s = kiln_module_load_memory(inst, data, size, &m);
+  if (!s) s = kiln_module_lookup_function(m, "f", &fn);
+  if (!s) s = kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, a, 16, &in);
+  if (!s) s = kiln_function_call(fn, dev, &in, 1, &out, 1);
+  if (!s) s = kiln_buffer_view_read(out, c, 32);
+  kiln_buffer_view_release(in);
+  kiln_buffer_view_release(out);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  free(data);
+  return s;
+}
+
 static kiln_status_t run(const kiln_handmade_options_t *o, float *c) {
   size_t size;
   uint8_t *data = rt_handmade(o, &size);
@@ -122,6 +148,14 @@ START_TEST(jit_log_in_the_error) {
 }
 END_TEST
 
+START_TEST(copy_and_fill_bounce_through_the_host) {
+  float c[8];
+  kiln_status_t s = transfer_on_cuda(c);
+  ck_assert_msg(!s, "%s", kiln_status_message(s));
+  for (int i = 0; i < 4; ++i) ck_assert(c[i] == 1.0f && c[4 + i] == 5 + i);
+}
+END_TEST
+
 START_TEST(no_gpu_no_driver) {
   kiln_instance_t *inst;
   kiln_device_t *dev;
@@ -148,6 +182,7 @@ int main(void) {
   tcase_add_test(tc, round_trip_through_the_driver);
   tcase_add_test(tc, variant_by_sm_version);
   tcase_add_test(tc, jit_log_in_the_error);
+  tcase_add_test(tc, copy_and_fill_bounce_through_the_host);
   tcase_add_test(tc, no_gpu_no_driver);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
