@@ -77,7 +77,8 @@ static kiln_error *analyze(lw *w, kiln_op *op) {
   w->nin = kiln_linalg_num_inputs(op);
   if (w->nops > CG_MAX_OPERANDS) return cg_op_error(op, "has too many operands");
   w->loops = cg_static_bounds(op, w->maps, w->red, w->sb);
-  if (w->loops < 0) return cg_op_error(op, "has no iteration space lower-to-loops understands");
+  if (w->loops < 0) return cg_op_error(op, "has no iteration space lower-to-loops understands (malformed maps, "
+                                         "ranks above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(op, i);
     if (kiln_type_is_shaped(v->type) && !is_memref(v))

@@ -112,7 +112,8 @@ static kiln_error *configure(cg_kernel *k, void *user) {
     bool red[KILN_MAX_LOOPS];
     int64_t bounds[KILN_MAX_LOOPS];
     n = cg_static_bounds(root, maps, red, bounds);
-    if (n < 0) return cg_op_error(root, "has no iteration space the CPU code generator understands");
+    if (n < 0) return cg_op_error(root, "has no iteration space the CPU code generator understands (ranks "
+                                    "above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
     for (int l = 0; l < n; l++)
       if (bounds[l] < 0)
         return cg_op_error(root, "loop %d has no static size (dynamic shapes are not supported yet)", l);

@@ -157,6 +157,13 @@ int cg_static_bounds(const kiln_op *op, const kiln_affine_map **maps, bool *red,
   for (int l = 0; l < n; l++) bounds[l] = -1;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
+    /* Index arrays are sized for KILN_MAX_LOOPS dims, and addressing
+     * needs a strided layout. */
+    if (maps[i]->num_results > KILN_MAX_LOOPS) return -1;
+    if (t->kind == KILN_TYPE_MEMREF) {
+      int64_t st[KILN_MAX_LOOPS], off;
+      if (t->rank > KILN_MAX_LOOPS || !cg_strides(t, st, &off)) return -1;
+    }
     if (!kiln_type_is_shaped(t) || t->rank != maps[i]->num_results) continue;
     for (uint32_t d = 0; d < t->rank; d++) {
       const kiln_affine_expr *e = maps[i]->results[d];
@@ -261,14 +268,14 @@ kiln_value *cg_muli(kiln_builder *b, kiln_value *x, int64_t c) {
 
 kiln_op *cg_for(kiln_builder *b, kiln_value *lb, kiln_value *ub, kiln_value *step,
                 uint32_t ninit, kiln_value *const *inits, kiln_builder *body) {
-  kiln_value *ops[3 + 16];
-  const kiln_type *types[16] = {0};
+  kiln_value **ops = kiln_alloc(b->ctx, (3 + ninit) * sizeof *ops);
+  const kiln_type **types = kiln_alloc(b->ctx, (ninit + 1) * sizeof *types);
   ops[0] = lb, ops[1] = ub, ops[2] = step;
   for (uint32_t i = 0; i < ninit; i++) ops[3 + i] = inits[i], types[i] = inits[i]->type;
   kiln_op *loop = kiln_build(b, KILN_OP_SCF_FOR, 3 + ninit, ops, ninit, types, NULL);
   kiln_block *blk = kiln_op_entry_block(b->ctx, loop, 0);
   kiln_block_add_arg(b->ctx, blk, lb->type, b->loc);
-  kiln_value *args[16];
+  kiln_value **args = kiln_alloc(b->ctx, (ninit + 1) * sizeof *args);
   for (uint32_t i = 0; i < ninit; i++) args[i] = kiln_block_add_arg(b->ctx, blk, inits[i]->type, b->loc);
   kiln_builder yb = kiln_builder_at_end(b->ctx, blk);
   yb.loc = b->loc;
@@ -425,6 +432,10 @@ bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
       }
       if (o->kind == KILN_OP_LINALG_INDEX) {
         const kiln_attr *d = kiln_op_get_attr(o, "dim");
+        const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+        int loops = op->num_operands <= CG_MAX_OPERANDS ? cg_iteration(op, maps, NULL) : -1;
+        if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops || !ivs[d->i])
+          return kiln_op_emit_error(o, "dim is not a loop of the enclosing op");
         kiln_value_map_add(b->ctx, &map, kiln_op_result(o, 0), ivs[d->i]);
         continue;
       }
