@@ -21,6 +21,13 @@ static bool norm_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+static bool invstd_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  norm_user *nu = u;
+  kiln_value *v = oi_op2(b, KILN_OP_ARITH_ADDF, a[0], oi_scalar(b, a[0]->type, nu->eps, 0));
+  y[0] = oi_op2(b, KILN_OP_ARITH_DIVF, oi_scalar(b, a[0]->type, 1, 0), oi_op1(b, KILN_OP_MATH_SQRT, v));
+  return true;
+}
+
 static bool sqdiff_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   kiln_value *d = oi_op2(b, KILN_OP_ARITH_SUBF, a[0], a[1]);
   y[0] = oi_op2(b, KILN_OP_ARITH_MULF, d, d);
@@ -123,7 +130,6 @@ bool oi_import_instancenorm(oi_ctx *c, oi_node *n) {
 bool oi_import_layernorm(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"axis", "epsilon", "stash_type", NULL};
   if (!oi_arity(c, n, 2, 3, 1, 3) || !oi_attrs_only(c, n, known)) return false;
-  if (oi_has_out(n, 1) || oi_has_out(n, 2)) return oi_unsupported(c, "the Mean and InvStdDev outputs");
   oi_val *x = oi_in(c, n, 0), *sc = x ? oi_in(c, n, 1) : NULL, *bi = oi_opt_in(n, 2);
   if (!sc || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
   norm_user nu;
@@ -137,6 +143,17 @@ bool oi_import_layernorm(oi_ctx *c, oi_node *n) {
   for (uint32_t d = ax; d < t->rank; d++) axes[d] = true;
   kiln_value *xv = oi_ir(c, x), *mean, *var;
   if (!xv || !moments(c, xv, x->dtype, axes, &mean, &var)) return false;
+  /* Mean and InvStdDev are of the stash type (f32 = 1) */
+  if ((oi_has_out(n, 1) || oi_has_out(n, 2)) &&
+      (stash != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT))
+    return oi_unsupported(c, "Mean/InvStdDev outputs other than f32 (X is %s, stash_type %lld)",
+                          oi_dtype_name(x->dtype), (long long)stash);
+  oi_set_out(c, n, 1, mean, x->dtype);
+  if (oi_has_out(n, 2)) {
+    kiln_value *inv = oi_elementwise_ir(c, 1, &var, t->rank, var->type->shape, t->elem, invstd_body, &nu);
+    if (!inv) return false;
+    oi_set_out(c, n, 2, inv, x->dtype);
+  }
   oi_val *ps[2] = {sc, bi};
   kiln_value *pv[2];
   for (int i = 0; i < 2; i++) {

@@ -1,0 +1,338 @@
+/* Unit tests of the ONNX importer (onnx_import.h): small valid models
+ * import into verified IR with the graph's names kept; malformed and
+ * unsupported models each fail with the error kind and a message naming
+ * the node, op type, opset and the problem — never a crash (the sanitizer
+ * build runs these too). Models are written in modeltext.h's form. */
+#include <check.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "kiln_onnx.h"
+#include "modeltext.h"
+#include "onnx_import.h"
+
+typedef struct result {
+  bool ok;
+  kiln_onnx_status st;
+  char *ir; /* printed module on success (malloc'ed) */
+} result;
+
+static result import_text(const char *text) {
+  result r = {0};
+  size_t len;
+  uint8_t *bytes = modeltext_build(text, &len);
+  kiln_onnx_model *m;
+  if (!kiln_onnx_model_load(bytes, len, &m, &r.st)) {
+    free(bytes);
+    ck_abort_msg("loader refused the test model: %s", r.st.message);
+  }
+  free(bytes);
+  kiln_context *ctx = kiln_context_create();
+  kiln_op *module;
+  r.ok = kiln_onnx_import(ctx, m, &module, &r.st);
+  if (r.ok) {
+    ck_assert_msg(kiln_verify(module), "imported module does not verify");
+    r.ir = kiln_print_op_to_string(module, 0);
+  } else {
+    ck_assert_ptr_null(module);
+  }
+  kiln_context_destroy(ctx);
+  kiln_onnx_model_free(m);
+  return r;
+}
+
+/* The import fails with CODE and a message containing every NULL-ended
+ * fragment. */
+static void expect_error(const char *text, kiln_onnx_code code, ...) {
+  result r = import_text(text);
+  ck_assert_msg(!r.ok, "imported, expected an error:\n%s", r.ir ? r.ir : "");
+  ck_assert_msg(r.st.code == code, "code %s, expected %s: %s", kiln_onnx_code_name(r.st.code),
+                kiln_onnx_code_name(code), r.st.message);
+  va_list ap;
+  va_start(ap, code);
+  for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+    ck_assert_msg(strstr(r.st.message, s), "message '%s' lacks '%s'", r.st.message, s);
+  va_end(ap);
+}
+
+static void expect_ir(const char *text, ...) {
+  result r = import_text(text);
+  ck_assert_msg(r.ok, "import failed: %s", r.st.message);
+  va_list ap;
+  va_start(ap, text);
+  for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *))
+    ck_assert_msg(strstr(r.ir, s), "IR lacks '%s':\n%s", s, r.ir);
+  va_end(ap);
+  free(r.ir);
+}
+
+#define UNSUP KILN_ONNX_ERR_UNSUPPORTED
+#define NODE KILN_ONNX_ERR_NODE
+
+/* ---- valid models ---- */
+START_TEST(mlp_imports) {
+  expect_ir("in x f32 2,3; init w f32 3,2 = 1,2,3,4,5,6; init b f32 2 = 0.5,-0.5;"
+            "node MatMul x,w -> h; node Add h,b -> y; node Relu y -> z; out z f32 2,2",
+            "func.func @g(%arg0: tensor<2x3xf32> {kiln.name = \"x\"}) -> (tensor<2x2xf32> {kiln.name = \"z\"})",
+            "linalg.matmul", "arith.constant dense<[[1.000000e+00, 2.000000e+00]", "arith.addf", NULL);
+}
+END_TEST
+
+START_TEST(shape_chain_folds) {
+  /* Shape -> Gather -> Unsqueeze -> Concat -> Reshape folds away */
+  expect_ir("in x f32 2,3,4; init i i64 - = 0; init a i64 1 = 0; init m i64 1 = -1;"
+            "node Shape x -> s; node Gather s,i -> d0; node Unsqueeze d0,a -> d0u;"
+            "node Concat d0u,m -> shp axis=i:0; node Reshape x,shp -> y; out y f32 2,12",
+            "tensor.collapse_shape", "tensor.expand_shape", "-> (tensor<2x12xf32>", NULL);
+}
+END_TEST
+
+START_TEST(names_and_order) {
+  expect_ir("in b f32 2; in a f32 2; node Sub a,b -> d; node Neg d -> e; out e; out d",
+            "{kiln.name = \"b\"}, %arg1: tensor<2xf32> {kiln.name = \"a\"}",
+            "(tensor<2xf32> {kiln.name = \"e\"}, tensor<2xf32> {kiln.name = \"d\"})", NULL);
+}
+END_TEST
+
+/* ---- unsupported or malformed ---- */
+START_TEST(unknown_op) {
+  expect_error("in x f32 2; node Frobnicate x -> y; out y", UNSUP,
+               "node 0 'n' (Frobnicate, opset 13): operator not supported", NULL);
+}
+END_TEST
+
+START_TEST(foreign_domain) {
+  expect_error("domain com.example 1; in x f32 2; nodedomain com.example; node Relu x -> y; out y", UNSUP,
+               "(Relu, opset 13)", "domain 'com.example'", NULL);
+}
+END_TEST
+
+START_TEST(op_outside_its_opsets) {
+  expect_error("in x f32 2,3; in s f32 3; in b f32 3; node LayerNormalization x,s,b -> y; out y", UNSUP,
+               "(LayerNormalization, opset 13)", "opsets 17..17", NULL);
+}
+END_TEST
+
+START_TEST(bad_attribute_type) {
+  expect_error("in x f32 2,3; node Transpose x -> y perm=floats:1,0; out y", KILN_ONNX_ERR_ATTRIBUTE,
+               "(Transpose, opset 13)", "attribute 'perm' must be a list of ints", NULL);
+}
+END_TEST
+
+START_TEST(unknown_attribute) {
+  expect_error("in x f32 2; node Relu x -> y slope=f:0.5; out y", UNSUP, "(Relu, opset 13)",
+               "attribute 'slope' is not supported", NULL);
+}
+END_TEST
+
+START_TEST(unsupported_type) {
+  expect_error("in x i32 2; node Sqrt x -> y; out y", UNSUP, "(Sqrt, opset 13)",
+               "element type i32 is not supported by this operator", NULL);
+}
+END_TEST
+
+START_TEST(string_input) {
+  expect_error("in x string 2; node Identity x -> y; out y", UNSUP, "graph input 'x'",
+               "element type string", NULL);
+}
+END_TEST
+
+START_TEST(dynamic_dim) {
+  expect_error("in x f32 N,3; node Relu x -> y; out y", UNSUP, "graph input 'x'", "dimension 0 is dynamic ('N')",
+               NULL);
+}
+END_TEST
+
+START_TEST(matmul_rank_mismatch) {
+  expect_error("in a f32 2,3; in b f32 4,5; node MatMul a,b -> c; out c", NODE, "(MatMul, opset 13)",
+               "inner dimensions differ (3 and 4)", NULL);
+}
+END_TEST
+
+START_TEST(matmul_scalar) {
+  expect_error("in a f32 -; in b f32 4,5; node MatMul a,b -> c; out c", NODE, "rank >= 1", NULL);
+}
+END_TEST
+
+START_TEST(matmul_batch_mismatch) {
+  expect_error("in a f32 2,2,3; in b f32 3,3,4; node MatMul a,b -> c; out c", NODE,
+               "batch dimensions 2 and 3 do not broadcast", NULL);
+}
+END_TEST
+
+START_TEST(reshape_two_minus_one) {
+  expect_error("in x f32 2,6; init s i64 2 = -1,-1; node Reshape x,s -> y; out y", NODE, "(Reshape, opset 13)",
+               "more than one -1", NULL);
+}
+END_TEST
+
+START_TEST(reshape_count) {
+  expect_error("in x f32 2,6; init s i64 2 = 5,2; node Reshape x,s -> y; out y", NODE,
+               "shape holds 10 elements, the input 12", NULL);
+}
+END_TEST
+
+START_TEST(reshape_dynamic_shape) {
+  expect_error("in x f32 2,6; in s i64 2; node Reshape x,s -> y; out y", UNSUP,
+               "input 1 (shape) must be a constant", NULL);
+}
+END_TEST
+
+START_TEST(broadcast_mismatch) {
+  expect_error("in a f32 2,3; in b f32 4; node Add a,b -> c; out c", NODE, "(Add, opset 13)",
+               "does not broadcast", NULL);
+}
+END_TEST
+
+START_TEST(type_mismatch) {
+  expect_error("in a f32 2; in b i64 2; node Mul a,b -> c; out c", KILN_ONNX_ERR_TYPE,
+               "input types differ (f32 and i64)", NULL);
+}
+END_TEST
+
+START_TEST(conv_group_mismatch) {
+  expect_error("in x f32 1,4,5,5; in w f32 6,3,3,3; node Conv x,w -> y group=i:2; out y", NODE,
+               "(Conv, opset 13)", "group 2 does not fit", NULL);
+}
+END_TEST
+
+START_TEST(conv_bad_auto_pad) {
+  expect_error("in x f32 1,1,5,5; in w f32 1,1,3,3; node Conv x,w -> y auto_pad=s:MIDDLE; out y", NODE,
+               "auto_pad 'MIDDLE'", NULL);
+}
+END_TEST
+
+START_TEST(gather_index_range) {
+  expect_error("in x f32 3,2; init i i64 1 = 3; node Gather x,i -> y; out y", NODE, "(Gather, opset 13)",
+               "index 3 is out of range", NULL);
+}
+END_TEST
+
+START_TEST(concat_rank_mismatch) {
+  expect_error("in a f32 2,3; in b f32 3; node Concat a,b -> c axis=i:0; out c", NODE,
+               "input 1 has rank 1, input 0 rank 2", NULL);
+}
+END_TEST
+
+START_TEST(concat_missing_axis) {
+  expect_error("in a f32 2,3; in b f32 2,3; node Concat a,b -> c; out c", KILN_ONNX_ERR_ATTRIBUTE,
+               "attribute 'axis' is required", NULL);
+}
+END_TEST
+
+START_TEST(squeeze_non_unit) {
+  expect_error("in x f32 2,3; init a i64 1 = 0; node Squeeze x,a -> y; out y", NODE,
+               "cannot squeeze axis 0 of size 2", NULL);
+}
+END_TEST
+
+START_TEST(transpose_not_permutation) {
+  expect_error("in x f32 2,3; node Transpose x -> y perm=ints:0,0; out y", NODE, "not a permutation", NULL);
+}
+END_TEST
+
+START_TEST(split_sum) {
+  expect_error("in x f32 6; init s i64 2 = 2,3; node Split x,s -> a,b; out a; out b", NODE,
+               "split sizes sum to 5, the axis has 6", NULL);
+}
+END_TEST
+
+START_TEST(gemm_arity) {
+  expect_error("in a f32 2,2; node Gemm a -> y; out y", NODE, "(Gemm, opset 13)", "expects 2 to 3 inputs, has 1",
+               NULL);
+}
+END_TEST
+
+START_TEST(cast_to_string) {
+  expect_error("in x f32 2; node Cast x -> y to=i:8; out y", UNSUP, "cast to element type string", NULL);
+}
+END_TEST
+
+START_TEST(softmax_axis) {
+  expect_error("in x f32 2,3; node Softmax x -> y axis=i:5; out y", NODE, "axis 5 is out of range for rank 2",
+               NULL);
+}
+END_TEST
+
+START_TEST(pad_reflect) {
+  expect_error("in x f32 4; init p i64 2 = 1,1; node Pad x,p -> y mode=s:reflect; out y", UNSUP,
+               "mode 'reflect'", NULL);
+}
+END_TEST
+
+START_TEST(declared_output_shape) {
+  expect_error("in x f32 2,3; node Relu x -> y; out y f32 3,2", KILN_ONNX_ERR_TYPE, "graph output 'y'",
+               "computed shape 2x3", NULL);
+}
+END_TEST
+
+START_TEST(unsqueeze_repeated) {
+  expect_error("in x f32 2; init a i64 2 = 0,0; node Unsqueeze x,a -> y; out y", NODE, "axis 0 is repeated", NULL);
+}
+END_TEST
+
+START_TEST(maxpool_indices) {
+  expect_error("in x f32 1,1,4,4; node MaxPool x -> y,i kernel_shape=ints:2,2; out y; out i", UNSUP,
+               "the Indices output of MaxPool", NULL);
+}
+END_TEST
+
+START_TEST(dropout_training) {
+  expect_error("in x f32 4; init r f32 - = 0.5; init t bool - = 1; node Dropout x,r,t -> y; out y", UNSUP,
+               "training_mode = true", NULL);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("onnx_import");
+  TCase *v = tcase_create("valid");
+  tcase_add_test(v, mlp_imports);
+  tcase_add_test(v, shape_chain_folds);
+  tcase_add_test(v, names_and_order);
+  suite_add_tcase(s, v);
+  TCase *e = tcase_create("errors");
+  tcase_add_test(e, unknown_op);
+  tcase_add_test(e, foreign_domain);
+  tcase_add_test(e, op_outside_its_opsets);
+  tcase_add_test(e, bad_attribute_type);
+  tcase_add_test(e, unknown_attribute);
+  tcase_add_test(e, unsupported_type);
+  tcase_add_test(e, string_input);
+  tcase_add_test(e, dynamic_dim);
+  tcase_add_test(e, matmul_rank_mismatch);
+  tcase_add_test(e, matmul_scalar);
+  tcase_add_test(e, matmul_batch_mismatch);
+  tcase_add_test(e, reshape_two_minus_one);
+  tcase_add_test(e, reshape_count);
+  tcase_add_test(e, reshape_dynamic_shape);
+  tcase_add_test(e, broadcast_mismatch);
+  tcase_add_test(e, type_mismatch);
+  tcase_add_test(e, conv_group_mismatch);
+  tcase_add_test(e, conv_bad_auto_pad);
+  tcase_add_test(e, gather_index_range);
+  tcase_add_test(e, concat_rank_mismatch);
+  tcase_add_test(e, concat_missing_axis);
+  tcase_add_test(e, squeeze_non_unit);
+  tcase_add_test(e, transpose_not_permutation);
+  tcase_add_test(e, split_sum);
+  tcase_add_test(e, gemm_arity);
+  tcase_add_test(e, cast_to_string);
+  tcase_add_test(e, softmax_axis);
+  tcase_add_test(e, pad_reflect);
+  tcase_add_test(e, declared_output_shape);
+  tcase_add_test(e, unsqueeze_repeated);
+  tcase_add_test(e, maxpool_indices);
+  tcase_add_test(e, dropout_training);
+  suite_add_tcase(s, e);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
