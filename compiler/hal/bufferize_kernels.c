@@ -16,9 +16,13 @@
  *    one same-shaped, single-use input read through identity maps (an
  *    elementwise consumer);
  *  - any other intermediate gets a memref.alloca at the kernel's start;
- *  - a value stored twice, or an input stored as is, is copied.
- * Ops it cannot bufferize (tensor.pad, tensor slices, ...) fail the pass
- * with an error naming the op and the kernel. */
+ *  - a value stored twice, or an input stored as is, is copied;
+ *  - static tensor.extract_slice / insert_slice / pad / concat / splat
+ *    become copies between memref.subview windows (strided layouts) and
+ *    linalg.fill (pad value, splat); an insert's destination is its init.
+ * Ops it cannot bufferize (tensor.extract/insert, dynamic slices, a pad
+ * value depending on the index, ...) fail the pass with an error naming
+ * the op and the kernel. */
 #include "hl_internal.h"
 
 #include <string.h>
@@ -61,8 +65,117 @@ static void add_copy(bz *z, kiln_op *before, kiln_value *src, kiln_value *dst) {
   z->dst[z->ncopies++] = dst;
 }
 
+/* tensor ops bufferized as views + copies (see move_op) */
+static bool is_move_op(const kiln_op *op) {
+  switch (op->kind) {
+  case KILN_OP_TENSOR_EXTRACT_SLICE:
+  case KILN_OP_TENSOR_INSERT_SLICE:
+  case KILN_OP_TENSOR_PAD:
+  case KILN_OP_TENSOR_CONCAT:
+  case KILN_OP_TENSOR_SPLAT: return true;
+  default: return false;
+  }
+}
+
+/* Is v computed in the kernel into a buffer this pass chose? */
 static bool is_linalg_value(bz *z, kiln_value *v) {
-  return v->def && v->def->parent == z->body && kiln_op_has_flag(v->def, KILN_OPF_LINALG);
+  return v->def && v->def->parent == z->body &&
+         (kiln_op_has_flag(v->def, KILN_OPF_LINALG) || is_move_op(v->def));
+}
+
+static const int64_t *static_list(const kiln_op *op, const char *name, uint32_t n) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return NULL;
+  const int64_t *v = a->data;
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] == KILN_DYNAMIC) return NULL;
+  return v;
+}
+
+/* The pad value of a tensor.pad if it does not depend on the index: a
+ * value defined outside the pad, or a constant inside it. */
+static kiln_value *pad_value(kiln_op *pad) {
+  kiln_block *b = pad->regions[0].first;
+  kiln_op *y = b ? kiln_block_terminator(b) : NULL;
+  if (!y || y->num_operands != 1) return NULL;
+  kiln_value *v = kiln_op_operand(y, 0);
+  kiln_op *owner = kiln_value_owner_op(v);
+  if (owner != pad && !kiln_op_is_inside(owner, pad)) return v;
+  if (v->def && v->def->kind == KILN_OP_ARITH_CONSTANT) return v;
+  return NULL;
+}
+
+/* Can move_op bufferize op (static offsets, sizes, strides, shapes)? */
+static bool move_supported(kiln_op *op) {
+  const kiln_type *rt = op->results[0].type;
+  if (!kiln_type_has_static_shape(rt)) return false;
+  switch (op->kind) {
+  case KILN_OP_TENSOR_EXTRACT_SLICE: {
+    const kiln_type *st = kiln_op_operand(op, 0)->type;
+    return op->num_operands == 1 && static_list(op, "static_offsets", st->rank) &&
+           static_list(op, "static_sizes", st->rank) && static_list(op, "static_strides", st->rank);
+  }
+  case KILN_OP_TENSOR_INSERT_SLICE:
+    return op->num_operands == 2 && kiln_type_has_static_shape(kiln_op_operand(op, 0)->type) &&
+           static_list(op, "static_offsets", rt->rank) && static_list(op, "static_sizes", rt->rank) &&
+           static_list(op, "static_strides", rt->rank);
+  case KILN_OP_TENSOR_PAD:
+    return op->num_operands == 1 && static_list(op, "static_low", rt->rank) && pad_value(op);
+  case KILN_OP_TENSOR_CONCAT: {
+    const kiln_attr *d = kiln_op_get_attr(op, "dim");
+    if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= (int64_t)rt->rank) return false;
+    for (uint32_t i = 0; i < op->num_operands; i++)
+      if (!kiln_type_has_static_shape(kiln_op_operand(op, i)->type)) return false;
+    return true;
+  }
+  case KILN_OP_TENSOR_SPLAT: return op->num_operands == 1;
+  default: return false;
+  }
+}
+
+/* memref.subview of `base` (identity layout, static shape) for the part
+ * of shape `part` at offsets/sizes/strides; unit dims not in `part` are
+ * dropped as tensor.extract_slice does. */
+static kiln_value *subview(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part,
+                           const int64_t *off, const int64_t *size, const int64_t *stride) {
+  const kiln_type *bt = base->type;
+  int64_t rs[KILN_MAX_LOOPS], lin = 0, kept_strides[KILN_MAX_LOOPS], kept_shape[KILN_MAX_LOOPS];
+  int64_t acc = 1;
+  for (uint32_t i = bt->rank; i-- > 0;) rs[i] = acc, acc *= bt->shape[i];
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < bt->rank; i++) {
+    lin += off[i] * rs[i];
+    uint32_t remaining_sizes = bt->rank - i, remaining_dims = part->rank - j;
+    if (j < part->rank && (remaining_sizes == remaining_dims || size[i] != 1 || part->shape[j] == 1)) {
+      kept_strides[j] = stride[i] * rs[i];
+      kept_shape[j++] = size[i];
+    }
+  }
+  const kiln_type *vt = kiln_type_memref(z->ctx, part->rank, kept_shape, part->elem,
+                                         kiln_attr_strided(z->ctx, lin, part->rank, kept_strides), NULL);
+  int64_t seg[4] = {1, 0, 0, 0};
+  kiln_named_attr a[4] = {
+      hl_named(z->ctx, "operandSegmentSizes", kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 4, seg, NULL)),
+      hl_named(z->ctx, "static_offsets", kiln_attr_dense_i64_array(z->ctx, bt->rank, off)),
+      hl_named(z->ctx, "static_sizes", kiln_attr_dense_i64_array(z->ctx, bt->rank, size)),
+      hl_named(z->ctx, "static_strides", kiln_attr_dense_i64_array(z->ctx, bt->rank, stride)),
+  };
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, 1, &base, 1, &vt, kiln_attr_dict(z->ctx, 4, a)), 0);
+}
+
+/* Subview of base for `part` placed at `off` with unit strides. */
+static kiln_value *window(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part, const int64_t *off) {
+  int64_t ones[KILN_MAX_LOOPS];
+  for (uint32_t i = 0; i < part->rank; i++) ones[i] = 1;
+  return subview(z, b, base, part, off, part->shape, ones);
+}
+
+static void fill(bz *z, kiln_builder *b, kiln_value *scalar, kiln_value *dst) {
+  int64_t seg[2] = {1, 1};
+  kiln_named_attr a = hl_named(z->ctx, "operandSegmentSizes",
+                               kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 2, seg, NULL));
+  kiln_value *ops[2] = {scalar, dst};
+  kiln_build(b, KILN_OP_LINALG_FILL, 2, ops, 0, NULL, kiln_attr_dict(z->ctx, 1, &a));
 }
 
 /* Does op read the init of its output j? */
@@ -156,6 +269,22 @@ static kiln_error *assign(bz *z, kiln_value **bindings) {
           if (x) kiln_value_map_add(z->ctx, &z->buf, x, b);
         }
       }
+    } else if (is_move_op(op)) {
+      if (!move_supported(op)) return unsupported(z, op);
+      kiln_value *r = kiln_op_result(op, 0);
+      kiln_value *b = lookup(z, r);
+      if (!b) {
+        b = alloca_for(z, r->type, op->loc);
+        kiln_value_map_add(z->ctx, &z->buf, r, b);
+      }
+      if (op->kind == KILN_OP_TENSOR_INSERT_SLICE) { /* the destination is the init */
+        kiln_value *d = kiln_op_operand(op, 1);
+        if (d->def && d->def->kind == KILN_OP_TENSOR_EMPTY) continue;
+        if (!lookup(z, d) && is_linalg_value(z, d) && kiln_value_has_one_use(d))
+          kiln_value_map_add(z->ctx, &z->buf, d, b);
+        else
+          add_copy(z, op, d, b);
+      }
     } else if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_TENSOR_EMPTY) {
       continue;
     } else if (has_tensor(op)) {
@@ -193,6 +322,51 @@ static void rewrite_linalg(bz *z, kiln_op *op) {
       kiln_region_append_block(&n->regions[r], b);
     }
   kiln_block_insert_before(op, n);
+}
+
+/* The memref form of a data-movement tensor op, before op. */
+static void move_op(bz *z, kiln_op *op) {
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *dst = lookup(z, kiln_op_result(op, 0));
+  const kiln_type *rt = op->results[0].type;
+  switch (op->kind) {
+  case KILN_OP_TENSOR_EXTRACT_SLICE: {
+    kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
+    uint32_t n = src->type->rank;
+    kiln_value *sv = subview(z, &b, src, rt, static_list(op, "static_offsets", n),
+                             static_list(op, "static_sizes", n), static_list(op, "static_strides", n));
+    hl_build_copy(&b, sv, dst);
+    break;
+  }
+  case KILN_OP_TENSOR_INSERT_SLICE: {
+    kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
+    kiln_value *sv = subview(z, &b, dst, kiln_op_operand(op, 0)->type, static_list(op, "static_offsets", rt->rank),
+                             static_list(op, "static_sizes", rt->rank), static_list(op, "static_strides", rt->rank));
+    hl_build_copy(&b, src, sv);
+    break;
+  }
+  case KILN_OP_TENSOR_PAD: {
+    kiln_value *v = pad_value(op);
+    if (v->def && kiln_op_is_inside(v->def, op))
+      v = kiln_build_constant(&b, kiln_op_get_attr(v->def, "value"));
+    fill(z, &b, v, dst);
+    kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
+    hl_build_copy(&b, src, window(z, &b, dst, kiln_op_operand(op, 0)->type, static_list(op, "static_low", rt->rank)));
+    break;
+  }
+  case KILN_OP_TENSOR_CONCAT: {
+    int64_t d = kiln_op_get_attr(op, "dim")->i, off[KILN_MAX_LOOPS] = {0};
+    for (uint32_t i = 0; i < op->num_operands; i++) {
+      kiln_value *x = kiln_op_operand(op, i);
+      hl_build_copy(&b, memref_of(z, x, op->loc), window(z, &b, dst, x->type, off));
+      off[d] += x->type->shape[d];
+    }
+    break;
+  }
+  case KILN_OP_TENSOR_SPLAT: fill(z, &b, kiln_op_operand(op, 0), dst); break;
+  default: break;
+  }
 }
 
 static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
@@ -248,11 +422,13 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
         hl_build_copy(&b, memref_of(&z, z.src[c], op->loc), z.dst[c]);
       }
     if (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)) rewrite_linalg(&z, op);
+    else if (is_move_op(op)) move_op(&z, op);
   }
   for (uint32_t i = nops; i-- > 0;) {
     kiln_op *op = orig[i];
     if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE ||
-        op->kind == KILN_OP_TENSOR_EMPTY || (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)))
+        op->kind == KILN_OP_TENSOR_EMPTY || is_move_op(op) ||
+        (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)))
       kiln_op_erase(op);
   }
   while (z.body->num_args) {
