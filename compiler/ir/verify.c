@@ -82,6 +82,9 @@ static bool verify_regions(vstate *vs, kiln_op *op, int depth) {
     for (kiln_block *b = reg->first; b; b = b->next) {
       if (b->parent != reg)
         return kiln_op_emit_error(op, "has a block whose parent link is broken");
+      for (uint32_t a = 0; a < b->num_args; a++)
+        if (!b->args[a] || !b->args[a]->type || b->args[a]->block != b)
+          return kiln_op_emit_error(op, "has a block argument #%u without a type or owner", a);
       for (kiln_op *o = b->first; o; o = o->next) {
         if (o->parent != b)
           return kiln_op_emit_error(o, "has a broken parent link");
@@ -145,6 +148,10 @@ static bool verify_op(vstate *vs, kiln_op *op, int depth) {
     if (!dominates(vs, v, op))
       return kiln_op_emit_error(op, "operand #%u does not dominate this use", i);
   }
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (!op->results[i].type) return kiln_op_emit_error(op, "result #%u has no type", i);
+  if (!op->attrs || op->attrs->kind != KILN_ATTR_DICT)
+    return kiln_op_emit_error(op, "has no attribute dictionary");
   if (op->kind != KILN_OP_UNREGISTERED) {
     if (!check_count(op, "operand", op->num_operands, info->min_operands, info->max_operands) ||
         !check_count(op, "result", op->num_results, info->min_results, info->max_results) ||

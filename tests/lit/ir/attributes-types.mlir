@@ -4,6 +4,7 @@
 // RUN: kiln-opt --allow-unregistered-dialect %s > %t.1 && kiln-opt --allow-unregistered-dialect %t.1 > %t.2 && diff %t.1 %t.2
 // REQUIRES: mlir-opt
 // RUN: mlir-opt --allow-unregistered-dialect %s | diff - %t.1
+// RUN: mlir-opt --allow-unregistered-dialect %t.1 | diff - %t.1
 
 // CHECK: #map = affine_map<(d0, d1) -> (d1, d0)>
 // CHECK: #map1 = affine_map<(d0)[s0] -> (d0 + s0, d0 * 2 - s0, d0 floordiv 4, d0 mod 3, (d0 + 1) ceildiv 2, -d0, 3)>

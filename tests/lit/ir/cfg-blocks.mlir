@@ -7,6 +7,7 @@
 // UNDEF: undefined-block.mlir.txt:3:17: error: reference to an undefined block
 // REQUIRES: mlir-opt
 // RUN: mlir-opt --allow-unregistered-dialect %s | diff - %t.1
+// RUN: mlir-opt --allow-unregistered-dialect %t.1 | diff - %t.1
 
 // CHECK: module {
 // CHECK:   func.func @f(%arg0: i1, %arg1: i32) -> i32 {

@@ -4,6 +4,7 @@
 // RUN: kiln-opt %s > %t.1 && kiln-opt %t.1 > %t.2 && diff %t.1 %t.2
 // REQUIRES: mlir-opt
 // RUN: mlir-opt %s | diff - %t.1
+// RUN: mlir-opt %t.1 | diff - %t.1
 
 // CHECK: #map = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK: module {

@@ -4,6 +4,7 @@
 // RUN: kiln-opt %s > %t.1 && kiln-opt %t.1 > %t.2 && diff %t.1 %t.2
 // REQUIRES: mlir-opt
 // RUN: mlir-opt %s | diff - %t.1
+// RUN: mlir-opt %t.1 | diff - %t.1
 
 // CHECK: module @outer attributes {foo.bar = 1 : i32} {
 // CHECK:   func.func @callee(%arg0: f32 {foo.arg}) -> (f32 {foo.res = 2 : i32}) attributes {llvm.emit_c_interface} {

@@ -4,6 +4,7 @@
 // RUN: kiln-opt %s > %t.1 && kiln-opt %t.1 > %t.2 && diff %t.1 %t.2
 // REQUIRES: mlir-opt
 // RUN: mlir-opt %s | diff - %t.1
+// RUN: mlir-opt %t.1 | diff - %t.1
 
 // CHECK: module {
 // CHECK:   func.func @rest(%arg0: f32, %arg1: f32, %arg2: i32, %arg3: i32, %arg4: index, %arg5: tensor<4xf32>) -> (f32, i32) {
