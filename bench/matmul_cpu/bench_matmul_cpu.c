@@ -67,7 +67,7 @@ static void run_kiln_mm(void *arg) {
   (void)arg;
   void *b[3] = {A, B, C};
   uint64_t len[3] = {(uint64_t)MN * MN * 4, (uint64_t)MN * MN * 4, (uint64_t)MN * MN * 4};
-  if (cpu_kernel_run(&mm, b, len, 3)) {
+  if (cpu_kernel_run(&mm, b, len, 3, false)) {
     fprintf(stderr, "bench: kernel returned an error\n");
     exit(1);
   }
@@ -87,7 +87,7 @@ static void run_kiln_ew(void *arg) {
   (void)arg;
   void *b[2] = {X, Y};
   uint64_t len[2] = {(uint64_t)EW_N * 4, (uint64_t)EW_N * 4};
-  if (cpu_kernel_run(&ew, b, len, 2)) {
+  if (cpu_kernel_run(&ew, b, len, 2, false)) {
     fprintf(stderr, "bench: kernel returned an error\n");
     exit(1);
   }
@@ -147,7 +147,7 @@ int main(void) {
       return 1;
     }
   double t_kiln, t_blas;
-  best_of_pair(7, run_kiln_mm, run_blas_mm, &t_kiln, &t_blas);
+  best_of_pair(9, run_kiln_mm, run_blas_mm, &t_kiln, &t_blas);
   double flops = 2.0 * MN * MN * MN;
   printf("matmul 1024x1024x1024 f32, 1 thread (%u workgroups)\n", mm.count[0] * mm.count[1] * mm.count[2]);
   printf("  kiln      %8.3f ms  %7.1f GFLOP/s\n", t_kiln * 1e3, flops / t_kiln * 1e-9);
@@ -166,7 +166,7 @@ int main(void) {
     }
   }
   double t_ew, t_cp;
-  best_of_pair(15, run_kiln_ew, run_memcpy, &t_ew, &t_cp);
+  best_of_pair(25, run_kiln_ew, run_memcpy, &t_ew, &t_cp);
   double bytes = 2.0 * EW_N * 4;
   printf("elementwise chain over 16M f32, 1 thread (%u workgroups)\n", ew.count[0] * ew.count[1] * ew.count[2]);
   printf("  kiln      %8.3f ms  %7.2f GB/s\n", t_ew * 1e3, bytes / t_ew * 1e-9);

@@ -121,7 +121,8 @@ const char *cpu_kernel_build(const char *text, const char *target, cpu_kernel *k
   return NULL;
 }
 
-int cpu_kernel_run(const cpu_kernel *k, void **bindings, const uint64_t *lengths, uint32_t n) {
+int cpu_kernel_run(const cpu_kernel *k, void **bindings, const uint64_t *lengths, uint32_t n,
+                   bool reverse) {
   kiln_dispatch_state_t ds = {
       .workgroup_size = {1, 1, 1},
       .workgroup_count = {k->count[0], k->count[1], k->count[2]},
@@ -130,13 +131,15 @@ int cpu_kernel_run(const cpu_kernel *k, void **bindings, const uint64_t *lengths
       .binding_ptrs = bindings,
       .binding_lengths = lengths,
   };
-  for (uint32_t z = k->count[2]; z-- > 0;)
-    for (uint32_t y = k->count[1]; y-- > 0;)
-      for (uint32_t x = k->count[0]; x-- > 0;) {
-        kiln_workgroup_state_t ws = {.workgroup_id = {x, y, z}};
-        int rc = k->export->entry(&ds, &ws);
-        if (rc) return rc;
-      }
+  uint64_t total = (uint64_t)k->count[0] * k->count[1] * k->count[2];
+  for (uint64_t i = 0; i < total; i++) {
+    uint64_t j = reverse ? total - 1 - i : i;
+    kiln_workgroup_state_t ws = {.workgroup_id = {(uint32_t)(j % k->count[0]),
+                                                  (uint32_t)(j / k->count[0] % k->count[1]),
+                                                  (uint32_t)(j / k->count[0] / k->count[1])}};
+    int rc = k->export->entry(&ds, &ws);
+    if (rc) return rc;
+  }
   return 0;
 }
 

@@ -24,8 +24,10 @@ typedef struct cpu_kernel {
  * NULL on success, else an error text (static buffer). When ir is not
  * NULL it receives the IR after the codegen/cpu passes (malloc'ed). */
 const char *cpu_kernel_build(const char *text, const char *target, cpu_kernel *k, char **ir);
-/* Runs all workgroups (reverse order, to catch order dependences). */
-int cpu_kernel_run(const cpu_kernel *k, void **bindings, const uint64_t *lengths, uint32_t n);
+/* Runs all workgroups on this thread: in reverse order when `reverse`
+ * (tests: catches order dependences), else in the runtime's order. */
+int cpu_kernel_run(const cpu_kernel *k, void **bindings, const uint64_t *lengths, uint32_t n,
+                   bool reverse);
 void cpu_kernel_release(cpu_kernel *k);
 /* Is approximate-math in this build (kernels with math ops need it)? */
 bool cpu_kernel_have_math(void);

@@ -92,7 +92,7 @@ static char *build_run(const char *text, const char *target, float **b, const si
   void *ptrs[8];
   uint64_t lens[8];
   for (uint32_t i = 0; i < nb; i++) ptrs[i] = b[i], lens[i] = n[i] * sizeof(float);
-  ck_assert_int_eq(cpu_kernel_run(&k, ptrs, lens, nb), 0);
+  ck_assert_int_eq(cpu_kernel_run(&k, ptrs, lens, nb, true), 0);
   if (count) memcpy(count, k.count, sizeof k.count);
   cpu_kernel_release(&k);
   return ir;
