@@ -86,14 +86,40 @@ bool tx_linalg_mixes_static(const kiln_op *op) {
   }
 }
 
+/* Do two tensor types agree on every dimension both know? */
+static bool compatible(const kiln_type *a, const kiln_type *b) {
+  if (a->kind != KILN_TYPE_TENSOR || b->kind != KILN_TYPE_TENSOR)
+    return a->kind == b->kind;
+  if (a->rank != b->rank) return false;
+  for (uint32_t d = 0; d < a->rank; d++)
+    if (a->shape[d] != KILN_DYNAMIC && b->shape[d] != KILN_DYNAMIC &&
+        a->shape[d] != b->shape[d])
+      return false;
+  return true;
+}
+
+/* May this use read the refined value (already in place) directly? Only
+ * where that keeps the user valid: a refined shape can contradict what a
+ * user knows (a run-time error the old type hid), and such a user keeps
+ * reading the old type. */
 static bool use_accepts_refined(const kiln_use *u, bool any_linalg_ins) {
   kiln_op *o = u->owner;
-  if (o->kind == KILN_OP_TENSOR_DIM || o->kind == KILN_OP_TENSOR_CAST)
-    return u->index == 0;
+  if (o->kind == KILN_OP_TENSOR_DIM) return u->index == 0;
+  if (o->kind == KILN_OP_TENSOR_CAST)
+    return u->index == 0 && o->num_results == 1 &&
+           compatible(u->value->type, o->results[0].type);
   /* A structured op's ins (not its outs, whose type is its result's). */
   if (kiln_op_has_flag(o, KILN_OPF_LINALG) && o->num_results > 0 &&
-      (any_linalg_ins || tx_linalg_mixes_static(o)))
-    return u->index < o->num_operands - o->num_results;
+      o->num_operands >= o->num_results &&
+      u->index < o->num_operands - o->num_results &&
+      (any_linalg_ins || tx_linalg_mixes_static(o))) {
+    kiln_value **ops = malloc(sizeof *ops * o->num_operands);
+    if (!ops) return false;
+    for (uint32_t j = 0; j < o->num_operands; j++) ops[j] = kiln_op_operand(o, j);
+    bool ok = tx_shapes_consistent(o, ops);
+    free(ops);
+    return ok;
+  }
   return false;
 }
 

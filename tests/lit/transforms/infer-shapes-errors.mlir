@@ -24,4 +24,14 @@ func.func @window_too_large(%in: tensor<1x4x4x1xf32>, %w: tensor<5x3x1x1xf32>, %
   return %r : tensor<?x?x?x?xf32>
 }
 
-// CHECK: infer-shapes: 3 shape contradictions
+// The first matmul's result becomes 4x16; the second one then learns that
+// its contraction sizes differ.
+func.func @downstream(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %w: tensor<8x2xf32>, %m: index) -> tensor<?x?xf32> {
+  %e = tensor.empty(%m, %m) : tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  // CHECK: infer-shapes-errors.mlir:[[@LINE+1]]:{{[0-9]+}}: error: 'linalg.matmul' op contraction dimension (lhs dim 1, rhs dim 0): 16 vs 8
+  %s = linalg.matmul ins(%r, %w : tensor<?x?xf32>, tensor<8x2xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %s : tensor<?x?xf32>
+}
+
+// CHECK: infer-shapes: 4 shape contradictions

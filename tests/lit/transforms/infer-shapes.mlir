@@ -163,3 +163,17 @@ func.func @elementwise_chain(%a: tensor<2x4xf32>, %b: tensor<?x4xf32>) -> tensor
   %c = arith.cmpf olt, %e, %s : tensor<?x4xf32>
   return %c : tensor<?x4xi1>
 }
+
+// A user whose own type contradicts the refined shape (a run-time error
+// the dynamic type hid) keeps reading the declared type.
+// CHECK-LABEL: func.func @contradicting_user(
+// CHECK: %[[M:.*]] = linalg.matmul {{.*}} -> tensor<4x16xf32>
+// CHECK: %[[BACK:.*]] = tensor.cast %[[M]] : tensor<4x16xf32> to tensor<?x?xf32>
+// CHECK: %[[C:.*]] = tensor.cast %[[BACK]] : tensor<?x?xf32> to tensor<5x16xf32>
+// CHECK: return %[[C]] : tensor<5x16xf32>
+func.func @contradicting_user(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %m: index) -> tensor<5x16xf32> {
+  %e = tensor.empty(%m, %m) : tensor<?x?xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c = tensor.cast %r : tensor<?x?xf32> to tensor<5x16xf32>
+  return %c : tensor<5x16xf32>
+}
