@@ -262,7 +262,8 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
   kiln_device_t *device = call->device;
   for (size_t i = 0; i < cb->cmd_count; ++i) {
     const krt_cmd_t *c = &cb->cmds[i];
-    const krt_binding_t *b = cb->binds + c->bind_first;
+    /* (NULL arrays when nothing was recorded: no pointer arithmetic.) */
+    const krt_binding_t *b = c->bind_count ? cb->binds + c->bind_first : NULL;
     kiln_status_t ts = NULL;
     switch (c->kind) {
       case CMD_BARRIER: continue; /* devices run commands in order */
@@ -283,9 +284,9 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
     krt_dispatch_t d;
     memcpy(d.workgroup_count, c->count, sizeof d.workgroup_count);
     d.push_constant_count = c->pc_count;
-    d.push_constants = cb->pcs + c->pc_first;
+    d.push_constants = c->pc_count ? cb->pcs + c->pc_first : NULL;
     d.binding_count = c->bind_count;
-    d.bindings = cb->binds + c->bind_first;
+    d.bindings = b;
     kiln_status_t s = device->vt->dispatch(
         device, call->cache->executables[c->executable], c->export_ordinal,
         &d);

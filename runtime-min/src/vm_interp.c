@@ -1,8 +1,8 @@
 /* The VM interpreter: takes a verified module (see kiln_vm_verify_function)
  * and runs one function on a caller-provided stack. Dispatch is generated
  * from kiln/vm_opcodes.def: computed goto under GCC/Clang, a switch
- * elsewhere; arithmetic handlers come straight from the table's
- * expressions. The loop performs no bytecode checks (verification did) and
+ * elsewhere (or with -DKILN_VM_SWITCH, which the tests also build);
+ * arithmetic handlers come straight from the table's expressions. The loop performs no bytecode checks (verification did) and
  * no allocation: frames and registers live on the call's stack, which is
  * sized once per call; only running out of it or a trap ends a call early. */
 #include <string.h>
@@ -118,7 +118,7 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
     krt_ref_retain(args[i]);
   }
 
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH)
   static const void *const labels[KILN_VM_OP_COUNT] = {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) &&op_##NAME,
 #include "kiln/vm_opcodes.def"
@@ -134,11 +134,12 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
 #else
 #define CASE(NAME) case KILN_VM_OP_##NAME:
 #define DISPATCH() continue
+/* No do-while here: `continue` must reach the dispatch loop. */
 #define NEXT(n)   \
-  do {            \
+  {               \
     pc += (n);    \
     continue;     \
-  } while (0)
+  }
   for (;;) switch (*pc) {
 #endif
 
@@ -344,7 +345,7 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
            ld_i64(S, kiln_vm_rd16(c ? pc + 5 : pc + 7)));
     NEXT(9);
   }
-#if !(defined(__GNUC__) || defined(__clang__))
+#if !((defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH))
   }
 #endif
 

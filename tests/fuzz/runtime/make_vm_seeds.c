@@ -76,5 +76,13 @@ int main(int argc, char **argv) {
   kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 1, LIST(0), LIST(2));
   kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(1));
   rc |= write_seed(argv[1], "views", 0, &a);
+  /* A command buffer with only a barrier (once an UBSan report: pointer
+   * arithmetic on the empty binding array). */
+  kiln_vm_asm_init(&a);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 9, NONE, LIST(5));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 11, LIST(5), NONE);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 12, LIST(5), NONE);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(0));
+  rc |= write_seed(argv[1], "barrier_only", 0, &a);
   return rc;
 }
