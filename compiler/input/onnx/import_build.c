@@ -223,51 +223,86 @@ kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to) {
   return oi_elementwise_ir(c, 1, &v, v->type->rank, v->type->shape, et, cast_body, &cu);
 }
 
-/* reassociation [[0..n-1]] (or [] when the small side has rank 0). */
-static const kiln_attr *reassoc_all(oi_ctx *c, uint32_t big_rank, bool small_is_scalar) {
-  if (small_is_scalar) return kiln_attr_array(c->ctx, 0, NULL);
-  const kiln_attr *idx[OI_MAX_RANK + 1];
-  for (uint32_t i = 0; i < big_rank; i++)
-    idx[i] = kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), i);
-  const kiln_attr *grp = kiln_attr_array(c->ctx, big_rank, idx);
-  return kiln_attr_array(c->ctx, 1, &grp);
+/* Reassociation attribute from group boundaries: group g holds dims
+ * [start[g], start[g+1]). */
+static const kiln_attr *reassoc(oi_ctx *c, uint32_t ngroups, const uint32_t *start) {
+  const kiln_attr *groups[OI_MAX_RANK + 1], *idx[OI_MAX_RANK + 1];
+  for (uint32_t g = 0; g < ngroups; g++) {
+    uint32_t k = 0;
+    for (uint32_t d = start[g]; d < start[g + 1]; d++)
+      idx[k++] = kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), d);
+    groups[g] = kiln_attr_array(c->ctx, k, idx);
+  }
+  return kiln_attr_array(c->ctx, ngroups, groups);
+}
+
+static kiln_value *collapse(oi_ctx *c, kiln_value *v, const kiln_type *rt, const kiln_attr *re) {
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), re};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &rt,
+                                   kiln_attr_dict(c->ctx, 1, &e)), 0);
+}
+
+static kiln_value *expand(oi_ctx *c, kiln_value *v, const kiln_type *rt, const kiln_attr *re) {
+  kiln_named_attr e[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), re},
+                          {kiln_intern_cstr(c->ctx, "static_output_shape"),
+                           kiln_attr_dense_i64_array(c->ctx, rt->rank, rt->shape)}};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &v, 1, &rt,
+                                   kiln_attr_dict(c->ctx, 2, e)), 0);
+}
+
+/* Groups src and dst dims into runs of equal products (unit dims join a
+ * neighbouring run); false when that fails. */
+static bool group_dims(const kiln_type *src, uint32_t dr, const int64_t *dst, uint32_t *ng,
+                       uint32_t *ss, uint32_t *ds) {
+  uint32_t sr = src->rank, i = 0, j = 0, g = 0;
+  if (sr == 0 || dr == 0) return false;
+  while (i < sr && j < dr) {
+    ss[g] = i, ds[g] = j;
+    int64_t pi = src->shape[i++], pj = dst[j++];
+    while (pi != pj) {
+      if (pi < pj) {
+        if (i >= sr) return false;
+        pi *= src->shape[i++];
+      } else {
+        if (j >= dr) return false;
+        pj *= dst[j++];
+      }
+    }
+    g++;
+  }
+  /* leftover unit dims join the last group */
+  for (; i < sr; i++)
+    if (src->shape[i] != 1) return false;
+  for (; j < dr; j++)
+    if (dst[j] != 1) return false;
+  ss[g] = sr, ds[g] = dr;
+  *ng = g;
+  return g > 0;
 }
 
 kiln_value *oi_reshape(oi_ctx *c, kiln_value *v, uint32_t rank, const int64_t *shape) {
   const kiln_type *t = v->type;
   const kiln_type *rt = kiln_type_with_shape(c->ctx, t, rank, shape);
   if (rt == t) return v;
-  int64_t n = oi_numel(t);
   /* A zero-element tensor is a fresh empty one of the new shape. */
-  if (n == 0) return oi_empty(c, rt);
-  kiln_value *flat = v;
-  if (t->rank != 1) {
-    const kiln_type *ft = kiln_type_with_shape(c->ctx, t, 1, &n);
-    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"),
-                         t->rank == 0 ? kiln_attr_array(c->ctx, 0, NULL)
-                                      : reassoc_all(c, t->rank, false)};
-    if (t->rank == 0) {
-      /* scalar -> 1-element: expand_shape with [] */
-      kiln_named_attr ee[2] = {e, {kiln_intern_cstr(c->ctx, "static_output_shape"),
-                                   kiln_attr_dense_i64_array(c->ctx, 1, &n)}};
-      flat = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &v, 1, &ft,
-                                       kiln_attr_dict(c->ctx, 2, ee)), 0);
-    } else {
-      flat = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &ft,
-                                       kiln_attr_dict(c->ctx, 1, &e)), 0);
-    }
+  if (oi_numel(t) == 0) return oi_empty(c, rt);
+  const kiln_attr *none = kiln_attr_array(c->ctx, 0, NULL);
+  if (t->rank == 0) return expand(c, v, rt, none);  /* all dims are 1 */
+  if (rank == 0) return collapse(c, v, rt, none);
+  uint32_t ng, ss[OI_MAX_RANK + 1], ds[OI_MAX_RANK + 1];
+  if (!group_dims(t, rank, shape, &ng, ss, ds)) { /* through rank 1 */
+    int64_t n = oi_numel(t);
+    kiln_value *flat = oi_reshape(c, v, 1, &n);
+    return oi_reshape(c, flat, rank, shape);
   }
-  if (rank == 1) return flat;
-  if (rank == 0) {
-    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), kiln_attr_array(c->ctx, 0, NULL)};
-    return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &flat, 1, &rt,
-                                     kiln_attr_dict(c->ctx, 1, &e)), 0);
+  int64_t mid[OI_MAX_RANK];
+  for (uint32_t g = 0; g < ng; g++) {
+    mid[g] = 1;
+    for (uint32_t d = ss[g]; d < ss[g + 1]; d++) mid[g] *= t->shape[d];
   }
-  kiln_named_attr ee[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), reassoc_all(c, rank, false)},
-                           {kiln_intern_cstr(c->ctx, "static_output_shape"),
-                            kiln_attr_dense_i64_array(c->ctx, rank, shape)}};
-  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &flat, 1, &rt,
-                                   kiln_attr_dict(c->ctx, 2, ee)), 0);
+  const kiln_type *mt = kiln_type_with_shape(c->ctx, t, ng, mid);
+  kiln_value *m = mt == t ? v : collapse(c, v, mt, reassoc(c, ng, ss));
+  return mt == rt ? m : expand(c, m, rt, reassoc(c, ng, ds));
 }
 
 kiln_value *oi_slice(oi_ctx *c, kiln_value *v, const int64_t *off, const int64_t *size,

@@ -94,6 +94,47 @@ kiln_value *oi_reduce(oi_ctx *c, kiln_value *v, int32_t dtype, const bool *axes,
   return r ? keep(c, r, v->type, axes, keepdims) : NULL;
 }
 
+/* Integer reductions of small constants (shape arithmetic such as the
+ * product of some dims) are computed here; true when done. */
+static bool fold_int_reduce(oi_ctx *c, oi_node *n, oi_val *x, const bool *axes, bool keepdims) {
+  int k = n->kind;
+  if (!oi_dtype_is_int(x->dtype) || oi_dtype_is_unsigned(x->dtype) || oi_numel(x->type) > 4096 ||
+      !oi_const(c, x) || (k != OI_RSUM && k != OI_RPROD && k != OI_RMAX && k != OI_RMIN))
+    return false;
+  const kiln_type *t = x->type;
+  const kiln_attr *a = oi_const(c, x);
+  int64_t os[OI_MAX_RANK], total = 1;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    os[d] = axes[d] ? 1 : t->shape[d];
+    total *= os[d];
+  }
+  int64_t *acc = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *acc);
+  bool *seen = kiln_alloc(c->ctx, (size_t)(total + 1));
+  for (int64_t i = 0; i < total; i++) acc[i] = k == OI_RPROD ? 1 : 0;
+  int64_t n_in = oi_numel(t);
+  for (int64_t i = 0; i < n_in; i++) {
+    int64_t rem = i, o = 0, stride = 1;
+    for (int d = (int)t->rank - 1; d >= 0; d--) {
+      int64_t co = rem % t->shape[d];
+      rem /= t->shape[d];
+      if (!axes[d]) o += co * stride;
+      stride *= os[d];
+    }
+    int64_t v = kiln_dense_get_int(a, i);
+    if (k == OI_RSUM) acc[o] = (int64_t)((uint64_t)acc[o] + (uint64_t)v);
+    else if (k == OI_RPROD) acc[o] = (int64_t)((uint64_t)acc[o] * (uint64_t)v);
+    else if (!seen[o] || (k == OI_RMAX ? v > acc[o] : v < acc[o])) acc[o] = v;
+    seen[o] = true;
+  }
+  int64_t rs[OI_MAX_RANK];
+  uint32_t r = 0;
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (keepdims || !axes[d]) rs[r++] = os[d];
+  if ((k == OI_RMAX || k == OI_RMIN) && n_in == 0) return false;
+  oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, r, rs, x->dtype), acc), x->dtype);
+  return true;
+}
+
 bool oi_import_reduce(oi_ctx *c, oi_node *n) {
   static const char *const k13[] = {"keepdims", "noop_with_empty_axes", NULL};
   static const char *const kattr[] = {"keepdims", "axes", NULL};
@@ -135,6 +176,7 @@ bool oi_import_reduce(oi_ctx *c, oi_node *n) {
   }
   for (uint32_t d = 0; d < t->rank; d++)
     if (axes[d]) count *= (double)t->shape[d];
+  if (fold_int_reduce(c, n, x, axes, keepdims != 0)) return true;
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;
   int kind = n->kind;

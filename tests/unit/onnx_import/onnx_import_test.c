@@ -85,7 +85,7 @@ START_TEST(shape_chain_folds) {
   expect_ir("in x f32 2,3,4; init i i64 - = 0; init a i64 1 = 0; init m i64 1 = -1;"
             "node Shape x -> s; node Gather s,i -> d0; node Unsqueeze d0,a -> d0u;"
             "node Concat d0u,m -> shp axis=i:0; node Reshape x,shp -> y; out y f32 2,12",
-            "tensor.collapse_shape", "tensor.expand_shape", "-> (tensor<2x12xf32>", NULL);
+            "tensor.collapse_shape %arg0 [[0], [1, 2]] : tensor<2x3x4xf32> into tensor<2x12xf32>", NULL);
 }
 END_TEST
 

@@ -1,0 +1,66 @@
+"""Writes small ONNX models for the importer's FileCheck tests.
+
+Usage: models.py NAME OUT.onnx  (NAME: one of MODELS below). Models are
+built with python3-onnx's helper at opset 13..17 so they exercise what the
+generated node tests (often opset 11/12 for conv and pooling) do not.
+"""
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+
+def conv_group():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 6, 3, 3])
+    w = numpy_helper.from_array(np.ones((6, 2, 3, 3), np.float32), "w")
+    b = numpy_helper.from_array(np.arange(6, dtype=np.float32), "b")
+    n = helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv", group=2,
+                         pads=[1, 1, 1, 1], strides=[2, 2])
+    return [n], [x], [y], [w, b]
+
+
+def pools():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])
+    m = helper.make_tensor_value_info("m", TensorProto.FLOAT, [1, 2, 2, 2])
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 2, 4, 4])
+    g = helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 2, 1, 1])
+    return [
+        helper.make_node("MaxPool", ["x"], ["m"], name="mp", kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("AveragePool", ["x"], ["a"], name="ap", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["x"], ["g"], name="gap"),
+    ], [x], [m, a, g], []
+
+
+def shape_fold():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [6, 4])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Slice", ["s", "st", "en"], ["s01"]),
+        helper.make_node("ReduceProd", ["s01"], ["p"], keepdims=1),
+        helper.make_node("Gather", ["s", "two"], ["last"]),
+        helper.make_node("Concat", ["p", "last"], ["shp"], axis=0),
+        helper.make_node("Reshape", ["x", "shp"], ["y"]),
+    ]
+    inits = [numpy_helper.from_array(np.array([0], np.int64), "st"),
+             numpy_helper.from_array(np.array([2], np.int64), "en"),
+             numpy_helper.from_array(np.array([2], np.int64), "two")]
+    return nodes, [x], [y], inits
+
+
+MODELS = {"conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
+
+
+def main():
+    name, out = sys.argv[1], sys.argv[2]
+    nodes, ins, outs, inits = MODELS[name]()
+    g = helper.make_graph(nodes, name, ins, outs, initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
+    m.ir_version = 7
+    with open(out, "wb") as f:
+        f.write(m.SerializeToString())
+
+
+if __name__ == "__main__":
+    main()
