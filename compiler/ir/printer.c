@@ -730,6 +730,7 @@ void kiln_pr_successor(kiln_printer *pr, const kiln_block *b) {
 void kiln_pr_mixed_list(kiln_printer *pr, const kiln_op *op,
                         const kiln_attr *stat, uint32_t *next_dyn) {
   ir_buf_putc(pr->out, '[');
+  if (stat && stat->kind != KILN_ATTR_DENSE_ARRAY) stat = NULL;
   uint32_t n = stat ? stat->count : 0;
   const int64_t *v = stat ? stat->data : NULL;
   for (uint32_t i = 0; i < n; i++) {
@@ -871,6 +872,23 @@ static void print_generic(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_result_types(pr, op);
 }
 
+/* Custom printers index operands, results and regions by the op table's
+ * arity; unverified IR (kiln-opt --no-verify) that breaks it prints in the
+ * generic form instead. */
+static bool fits_table(const kiln_op *op) {
+  const kiln_op_info *i = op->info;
+  if ((int64_t)op->num_operands < i->min_operands ||
+      (i->max_operands >= 0 && (int64_t)op->num_operands > i->max_operands) ||
+      (int64_t)op->num_results < i->min_results ||
+      (i->max_results >= 0 && (int64_t)op->num_results > i->max_results) ||
+      (int64_t)op->num_regions < i->min_regions ||
+      (i->max_regions >= 0 && (int64_t)op->num_regions > i->max_regions))
+    return false;
+  for (uint32_t k = 0; k < op->num_operands; k++)
+    if (!op->operands[k].value) return false;
+  return true;
+}
+
 static void print_op(kiln_printer *pr, const kiln_op *op) {
   if (op->num_results) {
     const char *n = ir_map_get(&pr->names, &op->results[0]);
@@ -884,7 +902,7 @@ static void print_op(kiln_printer *pr, const kiln_op *op) {
     }
     ir_buf_puts(pr->out, " = ");
   }
-  if ((pr->flags & KILN_PRINT_GENERIC) || !op->info->print) {
+  if ((pr->flags & KILN_PRINT_GENERIC) || !op->info->print || !fits_table(op)) {
     print_generic(pr, op);
     return;
   }

@@ -364,7 +364,7 @@ void tensor_print_reshape(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_operands(pr, op, 0, 1);
   kiln_pr_puts(pr, " ");
   const kiln_attr *re = kiln_op_get_attr(op, "reassociation");
-  if (re) {
+  if (re && re->kind == KILN_ATTR_ARRAY) {
     kiln_pr_puts(pr, "[");
     for (uint32_t i = 0; i < re->count; i++) {
       if (i) kiln_pr_puts(pr, ", ");
