@@ -1,0 +1,248 @@
+#!/usr/bin/python3
+"""e2e for compiler/codegen/cpu: hal-level programs whose kernels are
+memref linalg ops (as the hal stage leaves them) go through kiln-compile
+(codegen: launch config, tiling and distribution, full/partial tiles,
+loops and vectors, translation, llvm_cpu) and kiln-run on a CPU device;
+results are compared with numpy.
+
+usage: run_hal_kernels.py KILN_COMPILE KILN_RUN WORKDIR DEVICE [CASE...]
+
+Shapes include ones that are not multiples of the tile sizes, and kernels
+spread over several workgroups (local-task runs them on its workers). A
+case whose compile reports that a stage is not built is skipped; exit 77
+when every case was skipped.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+ID2 = "affine_map<(d0, d1) -> (d0, d1)>"
+
+
+def mt(shape):
+    return "memref<%sxf32>" % "x".join(str(d) for d in shape)
+
+
+def program(name, ins, outs, body, targets):
+    """A hal-level module: one executable (a variant per target) whose
+    kernel binds ins then outs, and a host function dispatching it."""
+    binds = []
+    for i, s in enumerate(ins + outs):
+        binds.append("        %%b%d = hal.interface.binding {binding = %d : i32} : %s" % (i, i, mt(s)))
+    n = len(ins) + len(outs)
+    variants = []
+    for t in targets:
+        variants.append(
+            '  "hal.executable.variant"() ({\n'
+            '    "hal.executable.export"() {sym_name = "%s", ordinal = 0 : i32, binding_count = %d : i32,\n'
+            '        readonly_mask = %d : i32, push_constant_count = 0 : i32} : () -> ()\n'
+            "    builtin.module {\n      func.func @%s() {\n%s\n%s\n        return\n      }\n    }\n"
+            '  }) {sym_name = "%s", target = "%s"} : () -> ()\n'
+            % (name, n, (1 << len(ins)) - 1, name, "\n".join(binds), body,
+               t.replace(":", "_").replace("+", "_").replace("-", "_"), t))
+    lines = ['"hal.executable"() ({\n%s}) {sym_name = "%s_dispatch", sym_visibility = "private"} : () -> ()'
+             % ("".join(variants), name)]
+    args = ", ".join("%%a%d: !hal.buffer_view" % i for i in range(len(ins)))
+    rets = ", ".join("!hal.buffer_view" for _ in outs)
+    lines.append("func.func @%s(%s) -> (%s) {" % (name, args, rets))
+    ops, lengths = [], []
+    for i, s in enumerate(ins):
+        lines.append('  "hal.buffer_view.assert"(%%a%d) {input = %d : i32, element_type = f32, shape = array<i64: %s>} : (!hal.buffer_view) -> ()'
+                     % (i, i, ", ".join(map(str, s))))
+        lines.append('  %%i%d = "hal.buffer_view.buffer"(%%a%d) : (!hal.buffer_view) -> !hal.buffer' % (i, i))
+        ops.append("%%i%d" % i)
+        lengths.append(4 * int(np.prod(s)))
+    for j, s in enumerate(outs):
+        size = 4 * int(np.prod(s))
+        lines.append('  %%o%d = "hal.buffer.allocate"() {size = %d : i64} : () -> !hal.buffer' % (j, size))
+        ops.append("%%o%d" % j)
+        lengths.append(size)
+    lines.append('  %cb = "hal.command_buffer.create"() : () -> !hal.command_buffer')
+    lines.append('  "hal.command_buffer.dispatch"(%%cb, %s) {executable = @%s_dispatch, ordinal = 0 : i32, '
+                 "offsets = array<i64: %s>, lengths = array<i64: %s>, constants = array<i32>} : (!hal.command_buffer, %s) -> ()"
+                 % (", ".join(ops), name, ", ".join("0" for _ in ops), ", ".join(map(str, lengths)),
+                    ", ".join("!hal.buffer" for _ in ops)))
+    lines.append('  "hal.command_buffer.execute"(%cb) : (!hal.command_buffer) -> ()')
+    lines.append('  "hal.device.wait"() : () -> ()')
+    vs = []
+    for j, s in enumerate(outs):
+        lines.append('  %%v%d = "hal.buffer_view.create"(%%o%d) {offset = 0 : i64, element_type = f32, shape = array<i64: %s>} : (!hal.buffer) -> !hal.buffer_view'
+                     % (j, j, ", ".join(map(str, s))))
+        vs.append("%%v%d" % j)
+    lines.append("  return %s : %s" % (", ".join(vs), rets))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def matmul(m, n, k):
+    body = ("        %%z = arith.constant 0.0 : f32\n"
+            "        linalg.fill ins(%%z : f32) outs(%%b2 : %s)\n"
+            "        linalg.matmul ins(%%b0, %%b1 : %s, %s) outs(%%b2 : %s)"
+            % (mt((m, n)), mt((m, k)), mt((k, n)), mt((m, n))))
+    return [(m, k), (k, n)], [(m, n)], body, lambda a, b: [a @ b]
+
+
+def elementwise(r, c):
+    body = ("        %%z = arith.constant 0.0 : f32\n"
+            "        linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%%b0, %%b1 : %s, %s) outs(%%b3 : %s) {\n"
+            "        ^bb0(%%x: f32, %%y: f32, %%o: f32):\n"
+            "          %%m = arith.mulf %%x, %%y : f32\n          linalg.yield %%m : f32\n        }\n"
+            "        linalg.generic {indexing_maps = [%s, affine_map<(d0, d1) -> (d1)>, %s], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%%b3, %%b2 : %s, memref<%dxf32>) outs(%%b3 : %s) {\n"
+            "        ^bb0(%%x: f32, %%y: f32, %%o: f32):\n"
+            "          %%s = arith.addf %%x, %%y : f32\n          %%r = arith.maximumf %%s, %%z : f32\n"
+            "          linalg.yield %%r : f32\n        }"
+            % (ID2, ID2, ID2, mt((r, c)), mt((r, c)), mt((r, c)), ID2, ID2, mt((r, c)), c, mt((r, c))))
+    return [(r, c), (r, c), (c,)], [(r, c)], body, lambda a, b, bias: [np.maximum(a * b + bias, 0)]
+
+
+def row_sums(r, c):
+    body = ("        %%z = arith.constant 0.0 : f32\n"
+            "        linalg.fill ins(%%z : f32) outs(%%b1 : memref<%dxf32>)\n"
+            "        linalg.reduce ins(%%b0 : %s) outs(%%b1 : memref<%dxf32>) dimensions = [1]\n"
+            "          (%%x: f32, %%acc: f32) {\n            %%s = arith.addf %%x, %%acc : f32\n"
+            "            linalg.yield %%s : f32\n          }" % (r, mt((r, c)), r))
+    return [(r, c)], [(r,)], body, lambda a: [a.sum(axis=1)]
+
+
+def conv(h, w, c, kh, kw, f, s):
+    oh, ow = (h - kh) // s + 1, (w - kw) // s + 1
+    body = ("        %%z = arith.constant 0.0 : f32\n"
+            "        linalg.fill ins(%%z : f32) outs(%%b2 : %s)\n"
+            "        linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : tensor<2xi64>} "
+            "ins(%%b0, %%b1 : %s, %s) outs(%%b2 : %s)"
+            % (mt((1, oh, ow, f)), s, mt((1, h, w, c)), mt((kh, kw, c, f)), mt((1, oh, ow, f))))
+
+    def ref(x, k):
+        o = np.zeros((1, oh, ow, f), np.float64)
+        for i in range(kh):
+            for j in range(kw):
+                patch = x[:, i:i + s * (oh - 1) + 1:s, j:j + s * (ow - 1) + 1:s, :]
+                o += np.einsum("nhwc,cf->nhwf", patch, k[i, j])
+        return [o]
+    return [(1, h, w, c), (kh, kw, c, f)], [(1, oh, ow, f)], body, ref
+
+
+def pool_max(h, w, c):
+    oh, ow = h // 2, w // 2
+    body = ("        %%ninf = arith.constant -3.0e+38 : f32\n"
+            "        %%win = memref.alloca() : memref<2x2xf32>\n"
+            "        linalg.fill ins(%%ninf : f32) outs(%%b1 : %s)\n"
+            "        linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} "
+            "ins(%%b0, %%win : %s, memref<2x2xf32>) outs(%%b1 : %s)"
+            % (mt((1, oh, ow, c)), mt((1, h, w, c)), mt((1, oh, ow, c))))
+    return ([(1, h, w, c)], [(1, oh, ow, c)], body,
+            lambda x: [x[:, :2 * oh, :2 * ow, :].reshape(1, oh, 2, ow, 2, c).max(axis=(2, 4))])
+
+
+def transpose(r, c):
+    body = "        linalg.transpose ins(%%b0 : %s) outs(%%b1 : %s) permutation = [1, 0]" % (mt((r, c)), mt((c, r)))
+    return [(r, c)], [(c, r)], body, lambda a: [a.T]
+
+
+def broadcast(r, c):
+    body = "        linalg.broadcast ins(%%b0 : memref<%dxf32>) outs(%%b1 : %s) dimensions = [0]" % (c, mt((r, c)))
+    return [(c,)], [(r, c)], body, lambda a: [np.broadcast_to(a, (r, c))]
+
+
+def index_generic(r, c):
+    body = ("        linalg.generic {indexing_maps = [%s, %s], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%%b0 : %s) outs(%%b1 : %s) {\n"
+            "        ^bb0(%%x: f32, %%o: f32):\n"
+            "          %%i = linalg.index 0 : index\n          %%j = linalg.index 1 : index\n"
+            "          %%k = arith.constant 1000 : index\n          %%t = arith.muli %%i, %%k : index\n"
+            "          %%u = arith.addi %%t, %%j : index\n          %%w = arith.index_cast %%u : index to i32\n"
+            "          %%f = arith.sitofp %%w : i32 to f32\n          %%r = arith.addf %%x, %%f : f32\n"
+            "          linalg.yield %%r : f32\n        }" % (ID2, ID2, mt((r, c)), mt((r, c))))
+    ii, jj = np.meshgrid(np.arange(r), np.arange(c), indexing="ij")
+    return [(r, c)], [(r, c)], body, lambda a: [a + (ii * 1000 + jj)]
+
+
+def softmax(r, c):
+    body = "        linalg.softmax dimension(1) ins(%%b0 : %s) outs(%%b1 : %s)" % (mt((r, c)), mt((r, c)))
+
+    def ref(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return [e / e.sum(axis=1, keepdims=True)]
+    return [(r, c)], [(r, c)], body, ref
+
+
+HOST = ["llvm-cpu"]
+CASES = {
+    "matmul_17x33x9": (matmul(17, 33, 9), HOST),
+    "matmul_64x64x64": (matmul(64, 64, 64), HOST),
+    "matmul_1x1x1": (matmul(1, 1, 1), HOST),
+    "matmul_100x70x9": (matmul(100, 70, 9), HOST),
+    "matmul_130x200x300": (matmul(130, 200, 300), HOST),
+    "elementwise_37x130": (elementwise(37, 130), HOST),
+    "elementwise_3x20000": (elementwise(3, 20000), HOST),
+    "row_sums_300x77": (row_sums(300, 77), HOST),
+    "conv_41x23x5_s2": (conv(41, 23, 5, 3, 2, 70, 2), HOST),
+    "conv_9x9x3_s1": (conv(9, 9, 3, 3, 3, 8, 1), HOST),
+    "pool_max_18x14x20": (pool_max(18, 14, 20), HOST),
+    "transpose_333x17": (transpose(333, 17), HOST),
+    "broadcast_30x40": (broadcast(30, 40), HOST),
+    "index_70x450": (index_generic(70, 450), HOST),
+    "softmax_20x33": (softmax(20, 33), HOST),
+    # Two variants (avx2 and aarch64) in one module; the x86-64 one runs.
+    "matmul_two_variants": (matmul(100, 70, 9), ["llvm-cpu:x86_64+avx2", "llvm-cpu:aarch64"]),
+}
+
+
+def run_case(name, spec, kc, kr, work, device):
+    (ins, outs, body, ref), targets = spec
+    os.makedirs(work, exist_ok=True)
+    src = os.path.join(work, name + ".mlir")
+    with open(src, "w") as f:
+        f.write(program(name, ins, outs, body, targets))
+    module = os.path.join(work, name + ".kiln")
+    c = subprocess.run([kc, src, "-o", module], capture_output=True, text=True)
+    if c.returncode != 0:
+        if "is not built yet" in c.stderr or "run approximate-math first" in c.stderr:
+            print("%s: skipped: %s" % (name, c.stderr.strip().splitlines()[-1]))
+            return None
+        print("%s: FAIL: kiln-compile: %s" % (name, c.stderr.strip()))
+        return False
+    rng = np.random.default_rng(len(name))
+    values = [rng.uniform(-2, 2, s).astype(np.float32) for s in ins]
+    cmd = [kr, "--module=" + module, "--function=" + name, "--device=" + device]
+    for i, v in enumerate(values):
+        p = os.path.join(work, "%s_in%d.npy" % (name, i))
+        np.save(p, v)
+        cmd.append("--input=@" + p)
+    results = [os.path.join(work, "%s_out%d.npy" % (name, j)) for j in range(len(outs))]
+    cmd += ["--output=@" + p for p in results]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print("%s: FAIL: kiln-run: %s" % (name, r.stderr.strip()))
+        return False
+    want = ref(*[v.astype(np.float64) for v in values])
+    for j, p in enumerate(results):
+        got = np.load(p)
+        if got.shape != tuple(outs[j]) or not np.allclose(got, want[j], rtol=1e-4, atol=1e-4):
+            err = np.abs(got.astype(np.float64) - want[j]).max() if got.shape == tuple(outs[j]) else "shape"
+            print("%s: FAIL: result %d differs (max error %s)" % (name, j, err))
+            return False
+    print("%s: ok" % name)
+    return True
+
+
+def main(argv):
+    if len(argv) < 5:
+        print(__doc__)
+        return 2
+    kc, kr, work, device = argv[1:5]
+    names = argv[5:] or list(CASES)
+    results = [run_case(n, CASES[n], kc, kr, work, device) for n in names]
+    if any(r is False for r in results):
+        return 1
+    if all(r is None for r in results):
+        return 77
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
