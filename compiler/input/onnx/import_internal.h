@@ -79,6 +79,8 @@ enum {
   OI_SOFTMAX, OI_LOGSOFTMAX, OI_HARDMAX,
   /* pools */
   OI_MAXPOOL, OI_AVGPOOL, OI_GLOBAL_MAX, OI_GLOBAL_AVG,
+  /* losses */
+  OI_NLL, OI_SCE,
 };
 
 #define OI_OP(NAME, MIN, MAX, FN, KIND) bool FN(oi_ctx *c, oi_node *n);
@@ -234,6 +236,8 @@ kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm);
 kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to);
 
 /* ---- reductions shared by several families (import_reduce.c) ---- */
+/* LogSoftmax of v along axis (float). */
+kiln_value *oi_log_softmax(oi_ctx *c, kiln_value *v, int32_t dtype, uint32_t axis);
 typedef enum { OI_RED_SUM, OI_RED_MAX, OI_RED_MIN, OI_RED_PROD } oi_red_op;
 /* Reduces the axes marked in `axes` (rank entries); keepdims keeps them as
  * size 1. Accumulates in the element type. */

@@ -283,6 +283,21 @@ static bool hard_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* s = x - max; s - log(sum(exp(s))) */
+kiln_value *oi_log_softmax(oi_ctx *c, kiln_value *v, int32_t dtype, uint32_t axis) {
+  const kiln_type *t = v->type;
+  bool axes[OI_MAX_RANK] = {0};
+  axes[axis] = true;
+  kiln_value *m = oi_reduce(c, v, dtype, axes, true, OI_RED_MAX);
+  kiln_value *ins[2] = {v, m};
+  kiln_value *s = m ? oi_elementwise_ir(c, 2, ins, t->rank, t->shape, t->elem, sub_body, NULL) : NULL;
+  kiln_value *e = s ? oi_elementwise_ir(c, 1, &s, t->rank, t->shape, t->elem, exp_body, NULL) : NULL;
+  kiln_value *sum = e ? oi_reduce(c, e, dtype, axes, true, OI_RED_SUM) : NULL;
+  if (!sum) return NULL;
+  kiln_value *ins2[2] = {s, sum};
+  return oi_elementwise_ir(c, 2, ins2, t->rank, t->shape, t->elem, sublog_body, NULL);
+}
+
 bool oi_import_softmax(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"axis", NULL};
   if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -327,15 +342,7 @@ bool oi_import_softmax(oi_ctx *c, oi_node *n) {
     oi_set_out(c, n, 0, res, x->dtype);
     return true;
   }
-  /* LogSoftmax: s = x - max; s - log(sum(exp(s))) */
-  kiln_value *m = oi_reduce(c, v, x->dtype, axes, true, OI_RED_MAX);
-  kiln_value *ins[2] = {v, m};
-  kiln_value *s = m ? oi_elementwise_ir(c, 2, ins, t->rank, t->shape, t->elem, sub_body, NULL) : NULL;
-  kiln_value *e = s ? oi_elementwise_ir(c, 1, &s, t->rank, t->shape, t->elem, exp_body, NULL) : NULL;
-  kiln_value *sum = e ? oi_reduce(c, e, x->dtype, axes, true, OI_RED_SUM) : NULL;
-  if (!sum) return false;
-  kiln_value *ins2[2] = {s, sum};
-  kiln_value *res = oi_elementwise_ir(c, 2, ins2, t->rank, t->shape, t->elem, sublog_body, NULL);
+  kiln_value *res = oi_log_softmax(c, v, x->dtype, ax);
   if (!res) return false;
   oi_set_out(c, n, 0, res, x->dtype);
   return true;
