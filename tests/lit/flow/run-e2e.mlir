@@ -1,0 +1,89 @@
+// REQUIRES: kiln-compile kiln-run
+// RUN: kiln-compile %s -o %t.kiln
+// RUN: kiln-run --module=%t.kiln --function=chain --input=2x3xf32=1,2,3,4,5,6 --input=3x2xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=CHAIN
+// RUN: kiln-run --module=%t.kiln --function=row_sum --input=2x4xf32=1,2,3,4,5,6,7,8 | FileCheck %s --check-prefix=ROWSUM
+// RUN: kiln-run --module=%t.kiln --function=shared --input=4xf32=0,1,2,3 | FileCheck %s --check-prefix=SHARED
+// RUN: kiln-run --module=%t.kiln --function=ret_arg --input=2x3xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=RETARG
+// RUN: kiln-run --module=%t.kiln --function=views --input=2x3xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=VIEWS
+// RUN: kiln-run --module=%t.kiln --function=int_select --input=4xi32=1,5,3,-7 --input=4xi32=2,4,3,-8 | FileCheck %s --check-prefix=SELECT
+// RUN: kiln-run --module=%t.kiln --function=matmuls --input=2x2xf32=1,2,3,4 | FileCheck %s --check-prefix=MATMULS
+// RUN: kiln-run --module=%t.kiln --function=matmuls --input=2x2xf32=1,0,0,1 | FileCheck %s --check-prefix=MATMULS-ID
+//
+// What the flow and hal stages do, checked by running it (with the rest of
+// the pipeline): fusion through a transpose and of x*x, a square folded
+// into a reduction, a producer recomputed in two consumers, results that
+// are arguments, views of arguments and constants (copies), reshape views
+// of an intermediate, i1 intermediates, and dispatch results reused from
+// the arena. Values are small integers so the output is exact.
+// CHAIN: result[0]: 3x2xf32=[4 36][25 81][64 144]
+// ROWSUM: result[0]: 2xf32=31 175
+// SHARED: result[0]: 4xf32=2 4 6 8
+// SHARED-NEXT: result[1]: 4xf32=3 6 9 12
+// RETARG: result[0]: 2x3xf32=[1 2 3][4 5 6]
+// RETARG-NEXT: result[1]: 6xf32=1 2 3 4 5 6
+// RETARG-NEXT: result[2]: 3xf32=7 8 9
+// VIEWS: result[0]: 3x2xf32=[-1 -2][-3 -4][-5 -6]
+// SELECT: result[0]: 4xi32=1 4 3 -8
+// MATMULS: result[0]: 2x2xf32=[99 190][335 534]
+// MATMULS-ID: result[0]: 2x2xf32=[0 0][0 0]
+func.func @chain(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %e = tensor.empty() : tensor<3x2xf32>
+  %t = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
+  %y = arith.addf %t, %b : tensor<3x2xf32>
+  %z = arith.mulf %y, %y : tensor<3x2xf32>
+  return %z : tensor<3x2xf32>
+}
+func.func @row_sum(%a: tensor<2x4xf32>) -> tensor<2xf32> {
+  %sq = arith.mulf %a, %a : tensor<2x4xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %s = linalg.reduce ins(%sq : tensor<2x4xf32>) outs(%z : tensor<2xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %0 = arith.addf %in, %init : f32
+      linalg.yield %0 : f32
+    }
+  %one = arith.constant dense<1.0> : tensor<2xf32>
+  %r = arith.addf %s, %one : tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+func.func @shared(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = arith.constant dense<1.0> : tensor<4xf32>
+  %three = arith.constant dense<3.0> : tensor<4xf32>
+  %x = arith.addf %a, %one : tensor<4xf32>
+  %y = arith.addf %x, %x : tensor<4xf32>
+  %z = arith.mulf %x, %three : tensor<4xf32>
+  return %y, %z : tensor<4xf32>, tensor<4xf32>
+}
+func.func @ret_arg(%a: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>, tensor<3xf32>) {
+  %r = tensor.collapse_shape %a [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %c = arith.constant dense<[7.0, 8.0, 9.0]> : tensor<3xf32>
+  return %a, %r, %c : tensor<2x3xf32>, tensor<6xf32>, tensor<3xf32>
+}
+func.func @views(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %r = tensor.collapse_shape %a [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %s = tensor.expand_shape %r [[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+  %n = arith.negf %s : tensor<2x3xf32>
+  %f = tensor.collapse_shape %n [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %g = tensor.expand_shape %f [[0, 1]] output_shape [3, 2] : tensor<6xf32> into tensor<3x2xf32>
+  return %g : tensor<3x2xf32>
+}
+func.func @int_select(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
+  %c = arith.cmpi slt, %a, %b : tensor<4xi32>
+  %s = arith.select %c, %a, %b : tensor<4xi1>, tensor<4xi32>
+  return %s : tensor<4xi32>
+}
+func.func @matmuls(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m1 = linalg.matmul ins(%x, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%z : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m2 = linalg.matmul ins(%m1, %w : tensor<2x2xf32>, tensor<2x2xf32>) outs(%z : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m3 = linalg.matmul ins(%m2, %x : tensor<2x2xf32>, tensor<2x2xf32>) outs(%z : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %b = arith.constant dense<-100.0> : tensor<2x2xf32>
+  %s = arith.addf %m3, %b : tensor<2x2xf32>
+  %zs = arith.constant dense<0.0> : tensor<2x2xf32>
+  %r = arith.maximumf %s, %zs : tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
