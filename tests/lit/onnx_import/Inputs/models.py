@@ -49,7 +49,16 @@ def shape_fold():
     return nodes, [x], [y], inits
 
 
-MODELS = {"conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
+def einsum_batch():
+    a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [2, 3, 4])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 4, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])
+    t = helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 3])
+    return [helper.make_node("Einsum", ["a", "b"], ["y"], equation="bij,bjk->bik"),
+            helper.make_node("Einsum", ["a"], ["t"], equation="bij->ji")], [a, b], [y, t], []
+
+
+MODELS = {"einsum_batch": einsum_batch, "conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
 
 
 def main():
