@@ -156,6 +156,50 @@ START_TEST(copy_and_fill_bounce_through_the_host) {
 }
 END_TEST
 
+START_TEST(rodata_is_uploaded_once_per_device) {
+  static const float w[4] = {100, 200, 300, 400};
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.ptx = good_ptx;
+  o.ptx_sm = 80;
+  o.rodata_b = w;
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  kiln_function_t fn;
+  ck_assert_ptr_null(kiln_instance_create(kiln_allocator_system(), &inst));
+  ck_assert_ptr_null(kiln_device_create(inst, "cuda", NULL, &dev));
+  ck_assert_ptr_null(kiln_module_load_memory(inst, data, size, &m));
+  ck_assert_ptr_null(kiln_module_lookup_function(m, "simple_mul", &fn));
+  for (int round = 0; round < 2; ++round) {
+    const float a[4] = {1, 2, 3, 4};
+    float c[4];
+    int64_t n = 4;
+    kiln_buffer_view_t *in = NULL, *out = NULL;
+    ck_assert_ptr_null(
+        kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, a, 16, &in));
+    kiln_status_t s = kiln_function_call(fn, dev, &in, 1, &out, 1);
+    ck_assert_msg(!s, "%s", kiln_status_message(s));
+    ck_assert_ptr_null(kiln_buffer_view_read(out, c, 16));
+    ck_assert(c[0] == 101 && c[1] == 202 && c[2] == 303 && c[3] == 404);
+    kiln_buffer_view_release(in);
+    kiln_buffer_view_release(out);
+  }
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  free(data);
+  /* One PTX load for two calls: the executable is cached per device. */
+  char *log = read_log();
+  const char *first = strstr(log, "cuModuleLoadDataEx");
+  ck_assert_ptr_nonnull(first);
+  ck_assert_ptr_null(strstr(first + 1, "cuModuleLoadDataEx"));
+  free(log);
+}
+END_TEST
+
 START_TEST(no_gpu_no_driver) {
   kiln_instance_t *inst;
   kiln_device_t *dev;
@@ -183,6 +227,7 @@ int main(void) {
   tcase_add_test(tc, variant_by_sm_version);
   tcase_add_test(tc, jit_log_in_the_error);
   tcase_add_test(tc, copy_and_fill_bounce_through_the_host);
+  tcase_add_test(tc, rodata_is_uploaded_once_per_device);
   tcase_add_test(tc, no_gpu_no_driver);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
