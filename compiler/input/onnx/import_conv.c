@@ -90,6 +90,63 @@ static bool add_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
   return true;
 }
 
+/* The convolution proper on an already padded X [N, C, ...]: W is either
+ * ONNX's [M, C/G, k...] (viewed as [G, M/G, C/G, k...]) or, when
+ * `grouped`, already in that view. Returns [N, M, out...]. */
+static kiln_value *conv_core(oi_ctx *c, kiln_value *xv, kiln_value *wi, int64_t N, int64_t G,
+                             int64_t Mg, int64_t Cg, const oi_window *wp, bool grouped) {
+  const oi_window w = *wp;
+  uint32_t s = w.spatial;
+  const kiln_type *xt = xv->type;
+  int64_t xs[OI_MAX_RANK + 1], ws[OI_MAX_RANK + 1], os[OI_MAX_RANK + 1];
+  xs[0] = N, xs[1] = G, xs[2] = Cg;
+  ws[0] = G, ws[1] = Mg, ws[2] = Cg;
+  os[0] = N, os[1] = G, os[2] = Mg;
+  for (uint32_t i = 0; i < s; i++) {
+    xs[3 + i] = xv->type->shape[2 + i];
+    ws[3 + i] = w.k[i];
+    os[3 + i] = w.out[i];
+  }
+  kiln_value *xg = oi_reshape(c, xv, s + 3, xs), *wg = grouped ? wi : oi_reshape(c, wi, s + 3, ws);
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, s + 3, os);
+  kiln_value *init = oi_filled(c, ot, 0, 0);
+  /* loops: n g m o(s) cg k(s) */
+  uint32_t loops = 4 + 2 * s, lo_o = 3, l_c = 3 + s, lo_k = 4 + s;
+  const kiln_affine_expr *ex[OI_MAX_RANK + 1], *ew[OI_MAX_RANK + 1], *eo[OI_MAX_RANK + 1];
+  kiln_context *ctx = c->ctx;
+  ex[0] = kiln_affine_dim(ctx, 0), ex[1] = kiln_affine_dim(ctx, 1), ex[2] = kiln_affine_dim(ctx, l_c);
+  ew[0] = kiln_affine_dim(ctx, 1), ew[1] = kiln_affine_dim(ctx, 2), ew[2] = kiln_affine_dim(ctx, l_c);
+  eo[0] = kiln_affine_dim(ctx, 0), eo[1] = kiln_affine_dim(ctx, 1), eo[2] = kiln_affine_dim(ctx, 2);
+  for (uint32_t i = 0; i < s; i++) {
+    ex[3 + i] = oi_window_expr(c, &w, i, lo_o + i, lo_k + i);
+    ew[3 + i] = kiln_affine_dim(ctx, lo_k + i);
+    eo[3 + i] = kiln_affine_dim(ctx, lo_o + i);
+  }
+  const kiln_affine_map *maps[3] = {kiln_affine_map_get(ctx, loops, 0, s + 3, ex),
+                                    kiln_affine_map_get(ctx, loops, 0, s + 3, ew),
+                                    kiln_affine_map_get(ctx, loops, 0, s + 3, eo)};
+  bool red[KILN_MAX_LOOPS] = {0};
+  for (uint32_t l = l_c; l < loops; l++) red[l] = true;
+  kiln_value *ins[2] = {xg, wg};
+  kiln_op *g = oi_generic(c, 2, ins, 1, &init, maps, loops, red, mac_body, NULL);
+  if (!g) return NULL;
+  int64_t fs[OI_MAX_RANK];
+  fs[0] = N, fs[1] = G * Mg;
+  for (uint32_t i = 0; i < s; i++) fs[2 + i] = w.out[i];
+  return oi_reshape(c, kiln_op_result(g, 0), s + 2, fs);
+}
+
+/* Adds bias B [M] along dim 1 of r. */
+static kiln_value *add_bias(oi_ctx *c, kiln_value *r, oi_val *bv) {
+  const kiln_type *t = r->type;
+  int64_t bs[OI_MAX_RANK];
+  for (uint32_t i = 0; i < t->rank; i++) bs[i] = i == 1 ? t->shape[1] : 1;
+  kiln_value *bi = oi_ir(c, bv);
+  if (!bi) return NULL;
+  kiln_value *ins[2] = {r, oi_reshape(c, bi, t->rank, bs)};
+  return oi_elementwise_ir(c, 2, ins, t->rank, t->shape, t->elem, add_body, NULL);
+}
+
 bool oi_import_conv(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", NULL};
   if (!oi_arity(c, n, 2, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -117,52 +174,132 @@ bool oi_import_conv(oi_ctx *c, oi_node *n) {
   int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
   for (uint32_t i = 0; i < s; i++) lo[2 + i] = w.lo[i], hi[2 + i] = w.hi[i];
   xv = oi_pad(c, xv, lo, hi, 0, 0);
-  int64_t G = group, Mg = M / G;
-  int64_t xs[OI_MAX_RANK + 1], ws[OI_MAX_RANK + 1], os[OI_MAX_RANK + 1];
-  xs[0] = N, xs[1] = G, xs[2] = Cg;
-  ws[0] = G, ws[1] = Mg, ws[2] = Cg;
-  os[0] = N, os[1] = G, os[2] = Mg;
+  kiln_value *r = conv_core(c, xv, wi, N, group, M / group, Cg, &w, false);
+  if (!r) return false;
+  if (bv && !(r = add_bias(c, r, bv))) return false;
+  oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
+
+static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = a[0];
+  return true;
+}
+
+/* ConvTranspose as a stride-1 convolution: X is spread out by the strides
+ * (insert_slice with strides into zeros), padded by d*(k-1) minus the
+ * declared pads (plus output_padding at the end), and convolved with the
+ * kernel flipped in space and regrouped [C, M/G, k] -> [G, M/G, C/G, k]. */
+bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape", "output_padding",
+                                      "output_shape", "pads", "strides", NULL};
+  if (!oi_arity(c, n, 2, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *wv = x ? oi_in(c, n, 1) : NULL, *bv = oi_opt_in(n, 2);
+  if (!wv || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  if (wv->dtype != x->dtype || (bv && bv->dtype != x->dtype))
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "X, W and B must share an element type");
+  const kiln_type *xt = x->type, *wt = wv->type;
+  if (wt->rank != xt->rank) return oi_invalid(c, "W has rank %u, X rank %u", wt->rank, xt->rank);
+  if (xt->rank < 3 || 2 * xt->rank + 2 > KILN_MAX_LOOPS)
+    return oi_unsupported(c, "transposed convolutions over %u spatial dims", xt->rank < 2 ? 0 : xt->rank - 2);
+  uint32_t s = xt->rank - 2;
+  int64_t group;
+  if (!oi_attr_int(c, n, "group", 1, &group)) return false;
+  int64_t N = xt->shape[0], C = xt->shape[1], Mg = wt->shape[1];
+  if (group < 1 || C % group || wt->shape[0] != C)
+    return oi_invalid(c, "group %lld does not fit C = %lld and W's first dimension %lld", (long long)group,
+                      (long long)C, (long long)wt->shape[0]);
+  int64_t G = group, Cg = C / G, M = Mg * G;
+  if (bv && (bv->type->rank != 1 || bv->type->shape[0] != M))
+    return oi_invalid(c, "B must be 1-D of size %lld", (long long)M);
+  const int64_t *ks, *st, *di, *pa, *op, *osh;
+  size_t nk, ns, nd, np, no, nos;
+  const char *ap;
+  if (!oi_attr_ints(c, n, "kernel_shape", &ks, &nk) || !oi_attr_ints(c, n, "strides", &st, &ns) ||
+      !oi_attr_ints(c, n, "dilations", &di, &nd) || !oi_attr_ints(c, n, "pads", &pa, &np) ||
+      !oi_attr_ints(c, n, "output_padding", &op, &no) || !oi_attr_ints(c, n, "output_shape", &osh, &nos) ||
+      !oi_attr_string(c, n, "auto_pad", "NOTSET", &ap))
+    return false;
+  if ((ks && nk != s) || (st && ns != s) || (di && nd != s) || (pa && np != 2 * s) || (op && no != s) ||
+      (osh && nos != s))
+    return oi_invalid(c, "kernel_shape/strides/dilations/pads/output_padding/output_shape do not match %u spatial dims", s);
+  bool same_u = strcmp(ap, "SAME_UPPER") == 0, same_l = strcmp(ap, "SAME_LOWER") == 0;
+  if (!same_u && !same_l && strcmp(ap, "VALID") != 0 && strcmp(ap, "NOTSET") != 0)
+    return oi_invalid(c, "auto_pad '%s' (NOTSET, SAME_UPPER, SAME_LOWER or VALID)", ap);
+  oi_window w;
+  memset(&w, 0, sizeof w);
+  w.spatial = s;
+  int64_t spread[OI_MAX_RANK], lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0}, sstride[OI_MAX_RANK];
   for (uint32_t i = 0; i < s; i++) {
-    xs[3 + i] = xv->type->shape[2 + i];
-    ws[3 + i] = w.k[i];
-    os[3 + i] = w.out[i];
+    int64_t in = xt->shape[2 + i], k = wt->shape[2 + i], sd = st ? st[i] : 1, d = di ? di[i] : 1;
+    int64_t opad = op ? op[i] : 0, plo = 0, phi = 0;
+    if (ks && ks[i] != k) return oi_invalid(c, "kernel_shape[%u] = %lld but the weights have %lld", i, (long long)ks[i], (long long)k);
+    if (sd < 1 || d < 1 || opad < 0) return oi_invalid(c, "strides, dilations must be >= 1 and output_padding >= 0");
+    int64_t full = sd * (in - 1) + opad + (k - 1) * d + 1;
+    if (osh || same_u || same_l) {
+      int64_t want = osh ? osh[i] : in * sd, total = full - want;
+      if (total < 0) /* a larger output_shape acts as output_padding at the end */
+        plo = 0, phi = total;
+      else if (same_u) plo = total / 2, phi = total - total / 2;
+      else plo = total - total / 2, phi = total / 2;
+    } else if (pa) {
+      plo = pa[i], phi = pa[s + i];
+    }
+    lo[2 + i] = d * (k - 1) - plo;
+    hi[2 + i] = d * (k - 1) - phi + opad;
+    if (lo[2 + i] < 0 || hi[2 + i] < 0)
+      return oi_unsupported(c, "pads larger than the dilated kernel extent (dim %u)", i);
+    spread[i] = (in - 1) * sd + 1;
+    sstride[i] = sd;
+    w.k[i] = k, w.stride[i] = 1, w.dil[i] = d;
+    w.out[i] = full - plo - phi;
+    if (w.out[i] < 1) return oi_invalid(c, "output dimension %u would be %lld", i, (long long)w.out[i]);
   }
-  kiln_value *xg = oi_reshape(c, xv, s + 3, xs), *wg = oi_reshape(c, wi, s + 3, ws);
-  const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, s + 3, os);
-  kiln_value *init = oi_filled(c, ot, 0, 0);
-  /* loops: n g m o(s) cg k(s) */
-  uint32_t loops = 4 + 2 * s, lo_o = 3, l_c = 3 + s, lo_k = 4 + s;
-  const kiln_affine_expr *ex[OI_MAX_RANK + 1], *ew[OI_MAX_RANK + 1], *eo[OI_MAX_RANK + 1];
+  kiln_value *xv = oi_ir(c, x), *wi = oi_ir(c, wv);
+  if (!xv || !wi) return false;
+  /* spread X by the strides */
+  bool strided = false;
+  for (uint32_t i = 0; i < s; i++) strided = strided || sstride[i] > 1;
+  if (strided) {
+    int64_t shape[OI_MAX_RANK], off[OI_MAX_RANK] = {0}, str[OI_MAX_RANK];
+    shape[0] = N, shape[1] = C, str[0] = str[1] = 1;
+    for (uint32_t i = 0; i < s; i++) shape[2 + i] = spread[i], str[2 + i] = sstride[i];
+    kiln_value *z = oi_filled(c, kiln_type_with_shape(c->ctx, xt, s + 2, shape), 0, 0);
+    int64_t seg[5] = {1, 1, 0, 0, 0};
+    kiln_named_attr e[4] = {
+        {kiln_intern_cstr(c->ctx, "operandSegmentSizes"),
+         kiln_attr_dense_array(c->ctx, kiln_type_int(c->ctx, 32), 5, seg, NULL)},
+        {kiln_intern_cstr(c->ctx, "static_offsets"), kiln_attr_dense_i64_array(c->ctx, s + 2, off)},
+        {kiln_intern_cstr(c->ctx, "static_sizes"), kiln_attr_dense_i64_array(c->ctx, s + 2, xt->shape)},
+        {kiln_intern_cstr(c->ctx, "static_strides"), kiln_attr_dense_i64_array(c->ctx, s + 2, str)},
+    };
+    kiln_value *ops[2] = {xv, z};
+    xv = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_INSERT_SLICE, 2, ops, 1, &z->type,
+                                   kiln_attr_dict(c->ctx, 4, e)), 0);
+  }
+  xv = oi_pad(c, xv, lo, hi, 0, 0);
+  /* W [C, Mg, k] viewed [G, Cg, Mg, k] -> [G, Mg, Cg, k] flipped */
+  int64_t wv_s[OI_MAX_RANK + 1], wg_s[OI_MAX_RANK + 1];
+  wv_s[0] = G, wv_s[1] = Cg, wv_s[2] = Mg;
+  wg_s[0] = G, wg_s[1] = Mg, wg_s[2] = Cg;
+  for (uint32_t i = 0; i < s; i++) wv_s[3 + i] = wg_s[3 + i] = w.k[i];
+  kiln_value *wview = oi_reshape(c, wi, s + 3, wv_s);
   kiln_context *ctx = c->ctx;
-  ex[0] = kiln_affine_dim(ctx, 0), ex[1] = kiln_affine_dim(ctx, 1), ex[2] = kiln_affine_dim(ctx, l_c);
-  ew[0] = kiln_affine_dim(ctx, 1), ew[1] = kiln_affine_dim(ctx, 2), ew[2] = kiln_affine_dim(ctx, l_c);
-  eo[0] = kiln_affine_dim(ctx, 0), eo[1] = kiln_affine_dim(ctx, 1), eo[2] = kiln_affine_dim(ctx, 2);
-  for (uint32_t i = 0; i < s; i++) {
-    ex[3 + i] = oi_window_expr(c, &w, i, lo_o + i, lo_k + i);
-    ew[3 + i] = kiln_affine_dim(ctx, lo_k + i);
-    eo[3 + i] = kiln_affine_dim(ctx, lo_o + i);
-  }
-  const kiln_affine_map *maps[3] = {kiln_affine_map_get(ctx, loops, 0, s + 3, ex),
-                                    kiln_affine_map_get(ctx, loops, 0, s + 3, ew),
-                                    kiln_affine_map_get(ctx, loops, 0, s + 3, eo)};
-  bool red[KILN_MAX_LOOPS] = {0};
-  for (uint32_t l = l_c; l < loops; l++) red[l] = true;
-  kiln_value *ins[2] = {xg, wg};
-  kiln_op *g = oi_generic(c, 2, ins, 1, &init, maps, loops, red, mac_body, NULL);
-  if (!g) return false;
-  int64_t fs[OI_MAX_RANK];
-  fs[0] = N, fs[1] = M;
-  for (uint32_t i = 0; i < s; i++) fs[2 + i] = w.out[i];
-  kiln_value *r = oi_reshape(c, kiln_op_result(g, 0), s + 2, fs);
-  if (bv) {
-    int64_t bs[OI_MAX_RANK];
-    for (uint32_t i = 0; i < s + 2; i++) bs[i] = i == 1 ? M : 1;
-    kiln_value *bi = oi_ir(c, bv);
-    if (!bi) return false;
-    kiln_value *ins2[2] = {r, oi_reshape(c, bi, s + 2, bs)};
-    r = oi_elementwise_ir(c, 2, ins2, s + 2, fs, r->type->elem, add_body, NULL);
-    if (!r) return false;
-  }
+  const kiln_affine_expr *ee[OI_MAX_RANK + 1];
+  ee[0] = kiln_affine_dim(ctx, 0), ee[1] = kiln_affine_dim(ctx, 2), ee[2] = kiln_affine_dim(ctx, 1);
+  for (uint32_t i = 0; i < s; i++)
+    ee[3 + i] = kiln_affine_binary(ctx, KILN_AFFINE_ADD,
+                                   kiln_affine_binary(ctx, KILN_AFFINE_MUL, kiln_affine_dim(ctx, 3 + i),
+                                                      kiln_affine_const(ctx, -1)),
+                                   kiln_affine_const(ctx, w.k[i] - 1));
+  kiln_value *wout = oi_empty(c, kiln_type_with_shape(ctx, wt, s + 3, wg_s));
+  const kiln_affine_map *maps[2] = {kiln_affine_map_get(ctx, s + 3, 0, s + 3, ee),
+                                    kiln_affine_map_identity(ctx, s + 3)};
+  kiln_op *fl = oi_generic(c, 1, &wview, 1, &wout, maps, s + 3, NULL, copy_body, NULL);
+  if (!fl) return false;
+  kiln_value *r = conv_core(c, xv, kiln_op_result(fl, 0), N, G, Mg, Cg, &w, true);
+  if (!r) return false;
+  if (bv && !(r = add_bias(c, r, bv))) return false;
   oi_set_out(c, n, 0, r, x->dtype);
   return true;
 }

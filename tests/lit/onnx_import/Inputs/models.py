@@ -58,7 +58,16 @@ def einsum_batch():
             helper.make_node("Einsum", ["a"], ["t"], equation="bij->ji")], [a, b], [y, t], []
 
 
-MODELS = {"einsum_batch": einsum_batch, "conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
+def conv_transpose():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])
+    w = numpy_helper.from_array(np.ones((2, 2, 3, 3), np.float32), "w")
+    n = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", group=2, strides=[2, 2],
+                         pads=[1, 1, 0, 0])
+    return [n], [x], [y], [w]
+
+
+MODELS = {"conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
 
 
 def main():
