@@ -7,8 +7,9 @@
  * !flow.dispatch.tensor<readonly:...>, then one writeonly argument per
  * region result; its body loads each input once, recomputes the region,
  * stores each result once and returns. Cheap producers (scalar
- * arith.constant, tensor.empty, linalg.fill of such) are cloned into the
- * kernel instead of being passed; dense tensor constants (weights) stay on
+ * arith.constant, tensor.empty, linalg.fill of such, side-effect-free
+ * scalar ops such as tensor.extract whose tensors are then passed) are
+ * cloned into the kernel instead of being passed; dense tensor constants (weights) stay on
  * the host and are passed. The flow.dispatch carries entry_point =
  * @exe::@fn and the region's workload. A captured value that is neither a
  * static tensor nor clonable, or a func.call inside the region, is an
@@ -20,6 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Values recomputed inside the kernel instead of being passed: scalar
+ * constants, tensor.empty, fills of clonable values, and side-effect-free
+ * scalar ops (tensor.extract, tensor.dim, scalar arith) whose operands are
+ * clonable or static tensors (those tensors become kernel arguments). */
 static bool clonable(kiln_value *v) {
   kiln_op *d = v->def;
   if (!d) return false;
@@ -27,7 +32,14 @@ static bool clonable(kiln_value *v) {
   if (d->kind == KILN_OP_TENSOR_EMPTY) return d->num_operands == 0;
   if (d->kind == KILN_OP_LINALG_FILL && d->num_operands == 2 && d->num_results == 1)
     return clonable(kiln_op_operand(d, 0)) && clonable(kiln_op_operand(d, 1));
-  return false;
+  if (!kiln_op_has_flag(d, KILN_OPF_PURE) || d->num_regions) return false;
+  for (uint32_t i = 0; i < d->num_results; i++)
+    if (kiln_type_is_shaped(d->results[i].type)) return false;
+  for (uint32_t i = 0; i < d->num_operands; i++) {
+    kiln_value *o = kiln_op_operand(d, i);
+    if (!clonable(o) && !fl_is_static_tensor(o->type)) return false;
+  }
+  return true;
 }
 
 static kiln_value *clone_producer(kiln_context *ctx, kiln_block *into, kiln_value *v,
@@ -36,7 +48,7 @@ static kiln_value *clone_producer(kiln_context *ctx, kiln_block *into, kiln_valu
   if (m) return m;
   kiln_op *d = v->def;
   for (uint32_t i = 0; i < d->num_operands; i++)
-    clone_producer(ctx, into, kiln_op_operand(d, i), map);
+    if (clonable(kiln_op_operand(d, i))) clone_producer(ctx, into, kiln_op_operand(d, i), map);
   kiln_op *c = kiln_op_clone(d, map);
   kiln_block_append_op(into, c);
   return kiln_value_map_lookup(map, v);
@@ -107,6 +119,12 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
     free(caps.v);
     return kiln_error_new("outline-dispatches: dispatch '%s' calls @%s (calls inside kernels are not supported; inline first)",
                           name, cn);
+  }
+  /* tensors that cloned producers read are passed as well */
+  for (uint32_t i = 0; i < caps.n; i++) {
+    kiln_op *d = caps.v[i]->def;
+    if (!d || !clonable(caps.v[i])) continue;
+    for (uint32_t k = 0; k < d->num_operands; k++) add_capture(&caps, kiln_op_operand(d, k));
   }
   kiln_value **args = kiln_alloc(ctx, (caps.n + 1) * sizeof *args);
   uint32_t nargs = 0;
@@ -200,8 +218,8 @@ static void drop_dead(kiln_block *body) {
     bool dead = op->num_results > 0;
     for (uint32_t i = 0; i < op->num_results; i++)
       if (kiln_value_has_uses(&op->results[i])) dead = false;
-    if (dead && (op->kind == KILN_OP_ARITH_CONSTANT || op->kind == KILN_OP_TENSOR_EMPTY ||
-                 op->kind == KILN_OP_LINALG_FILL || op->kind == KILN_OP_FLOW_TENSOR_RESHAPE))
+    if (dead && (op->kind == KILN_OP_LINALG_FILL ||
+                 (kiln_op_has_flag(op, KILN_OPF_PURE) && !op->num_regions)))
       kiln_op_erase(op);
     op = prev;
   }

@@ -19,10 +19,12 @@
  *  - a value stored twice, or an input stored as is, is copied;
  *  - static tensor.extract_slice / insert_slice / pad / concat / splat
  *    become copies between memref.subview windows (strided layouts) and
- *    linalg.fill (pad value, splat); an insert's destination is its init.
- * Ops it cannot bufferize (tensor.extract/insert, dynamic slices, a pad
- * value depending on the index, ...) fail the pass with an error naming
- * the op and the kernel. */
+ *    linalg.fill (pad value, splat); an insert's destination is its init;
+ *  - tensor.extract (also inside linalg bodies) becomes memref.load,
+ *    tensor.insert and tensor.from_elements memref.store.
+ * Ops it cannot bufferize (dynamic slices, a pad value depending on the
+ * index, scf on tensors, ...) fail the pass with an error naming the op
+ * and the kernel. */
 #include "hl_internal.h"
 
 #include <string.h>
@@ -72,7 +74,9 @@ static bool is_move_op(const kiln_op *op) {
   case KILN_OP_TENSOR_INSERT_SLICE:
   case KILN_OP_TENSOR_PAD:
   case KILN_OP_TENSOR_CONCAT:
-  case KILN_OP_TENSOR_SPLAT: return true;
+  case KILN_OP_TENSOR_SPLAT:
+  case KILN_OP_TENSOR_INSERT:
+  case KILN_OP_TENSOR_FROM_ELEMENTS: return true;
   default: return false;
   }
 }
@@ -129,6 +133,8 @@ static bool move_supported(kiln_op *op) {
     return true;
   }
   case KILN_OP_TENSOR_SPLAT: return op->num_operands == 1;
+  case KILN_OP_TENSOR_INSERT: return op->num_operands == 2 + rt->rank;
+  case KILN_OP_TENSOR_FROM_ELEMENTS: return (int64_t)op->num_operands == kiln_type_num_elements(rt);
   default: return false;
   }
 }
@@ -277,7 +283,8 @@ static kiln_error *assign(bz *z, kiln_value **bindings) {
         b = alloca_for(z, r->type, op->loc);
         kiln_value_map_add(z->ctx, &z->buf, r, b);
       }
-      if (op->kind == KILN_OP_TENSOR_INSERT_SLICE) { /* the destination is the init */
+      if (op->kind == KILN_OP_TENSOR_INSERT_SLICE || op->kind == KILN_OP_TENSOR_INSERT) {
+        /* the destination is the init */
         kiln_value *d = kiln_op_operand(op, 1);
         if (d->def && d->def->kind == KILN_OP_TENSOR_EMPTY) continue;
         if (!lookup(z, d) && is_linalg_value(z, d) && kiln_value_has_one_use(d))
@@ -285,7 +292,8 @@ static kiln_error *assign(bz *z, kiln_value **bindings) {
         else
           add_copy(z, op, d, b);
       }
-    } else if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_TENSOR_EMPTY) {
+    } else if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_TENSOR_EMPTY ||
+               op->kind == KILN_OP_TENSOR_EXTRACT) {
       continue;
     } else if (has_tensor(op)) {
       return unsupported(z, op);
@@ -365,8 +373,50 @@ static void move_op(bz *z, kiln_op *op) {
     break;
   }
   case KILN_OP_TENSOR_SPLAT: fill(z, &b, kiln_op_operand(op, 0), dst); break;
+  case KILN_OP_TENSOR_INSERT: { /* the destination is already in dst */
+    kiln_value *ops[2 + KILN_MAX_LOOPS];
+    ops[0] = kiln_op_operand(op, 0), ops[1] = dst;
+    for (uint32_t i = 0; i < rt->rank; i++) ops[2 + i] = kiln_op_operand(op, 2 + i);
+    kiln_build(&b, KILN_OP_MEMREF_STORE, 2 + rt->rank, ops, 0, NULL, NULL);
+    break;
+  }
+  case KILN_OP_TENSOR_FROM_ELEMENTS: { /* row-major elements */
+    for (uint32_t e = 0; e < op->num_operands; e++) {
+      kiln_value *ops[2 + KILN_MAX_LOOPS];
+      ops[0] = kiln_op_operand(op, e), ops[1] = dst;
+      int64_t rest = e;
+      for (uint32_t i = rt->rank; i-- > 0;) {
+        kiln_value *c = kiln_build_constant(&b, kiln_attr_int(z->ctx, kiln_type_index(z->ctx), rest % rt->shape[i]));
+        ops[2 + i] = c;
+        rest /= rt->shape[i];
+      }
+      kiln_build(&b, KILN_OP_MEMREF_STORE, 2 + rt->rank, ops, 0, NULL, NULL);
+    }
+    break;
+  }
   default: break;
   }
+}
+
+/* tensor.extract of a kernel tensor (top level or inside a linalg body)
+ * becomes memref.load from its buffer. */
+static kiln_walk_result load_extract(kiln_op *op, void *user) {
+  bz *z = user;
+  if (op->kind != KILN_OP_TENSOR_EXTRACT) return KILN_WALK_ADVANCE;
+  kiln_value *t = kiln_op_operand(op, 0);
+  kiln_value *m = lookup(z, t);
+  if (!m) return KILN_WALK_ADVANCE; /* not a kernel tensor: reported later */
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *ops[1 + KILN_MAX_LOOPS];
+  uint32_t n = op->num_operands > KILN_MAX_LOOPS ? KILN_MAX_LOOPS : op->num_operands;
+  ops[0] = m;
+  for (uint32_t i = 1; i < n; i++) ops[i] = kiln_op_operand(op, i);
+  const kiln_type *et = op->results[0].type;
+  kiln_op *ld = kiln_build(&b, KILN_OP_MEMREF_LOAD, n, ops, 1, &et, NULL);
+  kiln_value_replace_all_uses(kiln_op_result(op, 0), kiln_op_result(ld, 0));
+  kiln_op_erase(op);
+  return KILN_WALK_ADVANCE;
 }
 
 static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
@@ -424,8 +474,12 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
     if (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)) rewrite_linalg(&z, op);
     else if (is_move_op(op)) move_op(&z, op);
   }
+  /* reads of single elements, also inside the (moved) linalg bodies; the
+   * post-order walk tolerates erasing the visited op */
+  kiln_walk_post(kernel, load_extract, &z);
   for (uint32_t i = nops; i-- > 0;) {
     kiln_op *op = orig[i];
+    if (op->kind == KILN_OP_TENSOR_EXTRACT) continue; /* erased by load_extract */
     if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE ||
         op->kind == KILN_OP_TENSOR_EMPTY || is_move_op(op) ||
         (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)))

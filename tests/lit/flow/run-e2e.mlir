@@ -8,13 +8,18 @@
 // RUN: kiln-run --module=%t.kiln --function=int_select --input=4xi32=1,5,3,-7 --input=4xi32=2,4,3,-8 | FileCheck %s --check-prefix=SELECT
 // RUN: kiln-run --module=%t.kiln --function=matmuls --input=2x2xf32=1,2,3,4 | FileCheck %s --check-prefix=MATMULS
 // RUN: kiln-run --module=%t.kiln --function=matmuls --input=2x2xf32=1,0,0,1 | FileCheck %s --check-prefix=MATMULS-ID
+// RUN: kiln-run --module=%t.kiln --function=gather --input=5xf32=10,11,12,13,14 --input=3xi32=4,0,2 | FileCheck %s --check-prefix=GATHER
+// RUN: kiln-run --module=%t.kiln --function=scalar_ops --input=4xf32=1,2,3,4 | FileCheck %s --check-prefix=SCALARS
 //
 // What the flow and hal stages do, checked by running it (with the rest of
 // the pipeline): fusion through a transpose and of x*x, a square folded
 // into a reduction, a producer recomputed in two consumers, results that
 // are arguments, views of arguments and constants (copies), reshape views
-// of an intermediate, i1 intermediates, and dispatch results reused from
-// the arena. Values are small integers so the output is exact.
+// of an intermediate, i1 intermediates, dispatch results reused from the
+// arena, tensor.extract inside a generic body (a gather), and scalars
+// extracted on the host feeding tensor.insert / tensor.from_elements
+// (recomputed inside the kernels). Values are small integers so the
+// output is exact.
 // CHAIN: result[0]: 3x2xf32=[4 36][25 81][64 144]
 // ROWSUM: result[0]: 2xf32=31 175
 // SHARED: result[0]: 4xf32=2 4 6 8
@@ -26,6 +31,9 @@
 // SELECT: result[0]: 4xi32=1 4 3 -8
 // MATMULS: result[0]: 2x2xf32=[99 190][335 534]
 // MATMULS-ID: result[0]: 2x2xf32=[0 0][0 0]
+// GATHER: result[0]: 3xf32=14 10 12
+// SCALARS: result[0]: 4xf32=1 6 3 4
+// SCALARS-NEXT: result[1]: 2xf32=2 6
 func.func @chain(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %e = tensor.empty() : tensor<3x2xf32>
   %t = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
@@ -86,4 +94,24 @@ func.func @matmuls(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %zs = arith.constant dense<0.0> : tensor<2x2xf32>
   %r = arith.maximumf %s, %zs : tensor<2x2xf32>
   return %r : tensor<2x2xf32>
+}
+func.func @gather(%table: tensor<5xf32>, %idx: tensor<3xi32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%idx : tensor<3xi32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %ii = arith.index_cast %i : i32 to index
+    %v = tensor.extract %table[%ii] : tensor<5xf32>
+    linalg.yield %v : f32
+  } -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+func.func @scalar_ops(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %x = tensor.extract %a[%c1] : tensor<4xf32>
+  %y = tensor.extract %a[%c3] : tensor<4xf32>
+  %s = arith.addf %x, %y : f32
+  %i = tensor.insert %s into %a[%c1] : tensor<4xf32>
+  %f = tensor.from_elements %x, %s : tensor<2xf32>
+  return %i, %f : tensor<4xf32>, tensor<2xf32>
 }
