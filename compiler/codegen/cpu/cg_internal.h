@@ -130,7 +130,8 @@ kiln_error *cg_op_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Lowering of a full-tile linalg.matmul to a register-blocked
- * microkernel (lower_matmul.c): true when it applied. */
-bool cg_lower_matmul(kiln_op *op, int64_t vector_width);
+ * microkernel (lower_matmul.c): true when it applied; *tail is then a new
+ * linalg.matmul (leftover columns) the caller still lowers, or NULL. */
+bool cg_lower_matmul(kiln_op *op, int64_t vector_width, kiln_op **tail);
 
 #endif

@@ -84,7 +84,23 @@ static bool unit_inner_stride(const kiln_type *t) {
   return t->rank == 2 && cg_strides(t, st, &off) && st[1] == 1;
 }
 
-bool cg_lower_matmul(kiln_op *op, int64_t vw) {
+/* Row blocks of the tile: full blocks of mr rows, then one block of the
+ * leftover rows (fewer accumulators, same shape). */
+static void emit_rows(kiln_builder *b, int64_t M, int mr, kiln_value *A, kiln_value *ak,
+                      kiln_value *Bm, kiln_value *bk, kiln_value *bc, kiln_value *C,
+                      kiln_value *j0, int64_t K, int nr, int64_t vw) {
+  int64_t main = M / mr * mr;
+  if (main) {
+    kiln_builder bi;
+    kiln_op *li = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, mr), 0, NULL, &bi);
+    emit_register_tile(&bi, A, ak, Bm, bk, bc, C, cg_for_iv(li), j0, K, mr, nr, vw);
+  }
+  if (main < M)
+    emit_register_tile(b, A, ak, Bm, bk, bc, C, cg_index(b, main), j0, K, (int)(M - main), nr, vw);
+}
+
+bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
+  *tail = NULL;
   if (op->num_operands != 3 || vw < 4) return false;
   kiln_value *A = kiln_op_operand(op, 0), *B = kiln_op_operand(op, 1), *C = kiln_op_operand(op, 2);
   const kiln_type *ta = A->type, *tb = B->type, *tc = C->type;
@@ -96,32 +112,40 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw) {
   if (ta->elem->kind != KILN_TYPE_F32 || tb->elem != ta->elem || tc->elem != ta->elem) return false;
   if (!unit_inner_stride(tb) || !unit_inner_stride(tc)) return false;
   int64_t M = tc->shape[0], N = tc->shape[1], K = ta->shape[1];
-  if (N % vw || M < 1 || K < 1) return false;
-  int nr = N % (2 * vw) == 0 ? 2 : 1;
-  int max_acc = vw >= 16 ? 16 : 8;
-  int mr = 1;
-  for (int cand = 8; cand >= 1; cand--)
-    if (cand * nr <= max_acc && M % cand == 0) {
-      mr = cand;
-      break;
-    }
+  if (N < vw || M < 1 || K < 1) return false;
+  /* Columns: whole vectors here; the last N % VW columns go to a matmul
+   * on column subviews that the generic path lowers (*tail). */
+  int64_t nmain = N / vw * vw;
+  int nr = nmain % (2 * vw) == 0 ? 2 : 1;
+  int mr = (vw >= 16 ? 16 : 8) / nr;
+  if (mr > 8) mr = 8;
+  if (mr > M) mr = (int)M;
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   kiln_value *zero = cg_index(&b, 0);
+  if (nmain < N) {
+    kiln_value *offs[2] = {zero, cg_index(&b, nmain)}, *offs_b[2] = {zero, offs[1]};
+    kiln_value *sb[2] = {cg_index(&b, K), cg_index(&b, N - nmain)};
+    kiln_value *sc[2] = {cg_index(&b, M), sb[1]};
+    kiln_value *ops[3] = {A, cg_subview(&b, B, offs_b, sb), cg_subview(&b, C, offs, sc)};
+    *tail = kiln_op_create(b.ctx, KILN_OP_LINALG_MATMUL, op->loc, 3, ops, 0, NULL, op->attrs, 0);
+    kiln_builder_insert(&b, *tail);
+    b = kiln_builder_before(*tail);
+    b.loc = op->loc;
+  }
   /* Pack B in K blocks of KC rows (a divisor of K, 64..256) when K is
-   * long enough for the panel reuse across the tile's rows to pay. */
+   * long enough and the panel is reused by more than one row block. */
   int64_t kc = 0;
   for (int64_t cand = 256; cand >= 64 && M > mr; cand--)
     if (K % cand == 0) {
       kc = cand;
       break;
     }
-  kiln_builder bi, bj, bk;
+  kiln_builder bj, bk;
   if (!kc) {
-    kiln_op *li = cg_for(&b, zero, cg_index(&b, M), cg_index(&b, mr), 0, NULL, &bi);
-    kiln_op *lj = cg_for(&bi, cg_index(&bi, 0), cg_index(&bi, N), cg_index(&bi, nr * vw), 0, NULL, &bj);
+    kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
     kiln_value *z = cg_index(&bj, 0);
-    emit_register_tile(&bj, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(li), cg_for_iv(lj), K, mr, nr, vw);
+    emit_rows(&bj, M, mr, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(lj), K, nr, vw);
     return true;
   }
   /* The panel lives for the whole kernel: allocated at its entry, not in
@@ -137,11 +161,10 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw) {
        kiln_attr_dense_array(b.ctx, kiln_type_int(b.ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
   kiln_value *P = kiln_op_result(
       kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(b.ctx, 2, pa)), 0);
-  kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
+  kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
   kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), cg_index(&bj, K), cg_index(&bj, kc), 0, NULL, &bk);
   emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
-  kiln_op *li = cg_for(&bk, cg_index(&bk, 0), cg_index(&bk, M), cg_index(&bk, mr), 0, NULL, &bi);
-  kiln_value *z = cg_index(&bi, 0);
-  emit_register_tile(&bi, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(li), cg_for_iv(lj), kc, mr, nr, vw);
+  kiln_value *z = cg_index(&bk, 0);
+  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(lj), kc, nr, vw);
   return true;
 }

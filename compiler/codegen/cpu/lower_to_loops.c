@@ -364,9 +364,10 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs, int64_t
 }
 
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
-  if (op->kind == KILN_OP_LINALG_MATMUL && cg_lower_matmul(op, vw)) {
+  kiln_op *tail = NULL;
+  if (op->kind == KILN_OP_LINALG_MATMUL && cg_lower_matmul(op, vw, &tail)) {
     kiln_op_erase(op);
-    return NULL;
+    return tail ? lower_op(tail, vw) : NULL;
   }
   if (op->kind == KILN_OP_LINALG_SOFTMAX) {
     kiln_error *err = cg_lower_softmax(op);

@@ -5,8 +5,9 @@
 //   and a scalar loop finishes the 4 leftover columns;
 // - reduction: the output is loaded before the reduction loop, carried in
 //   iter_args and stored after it;
-// - matmul: a 4 x 2-vector register tile of accumulators over K, A
-//   broadcast, B rows loaded as vectors, vector.fma;
+// - matmul: column blocks of 2 vectors, row blocks of 4, a 4 x 2-vector
+//   register tile of accumulators over K, A broadcast, B rows loaded as
+//   vectors, vector.fma; 20 columns leave 4 for a scalar matmul tail;
 // - transpose: the input is not contiguous along the innermost loop, so
 //   scalar loads and stores;
 // - softmax: max, exp-and-sum, scale loops per row.
@@ -35,8 +36,8 @@
 // CHECK: memref.store %[[SUM]], %[[OUT]][%[[R]]] : memref<4xf32>
 
 // CHECK-LABEL: func.func @mm()
-// CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %[[C4:.*]] {
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %[[C4:.*]] {
 // CHECK-COUNT-8: vector.load %{{.*}} : memref<16x16xf32>, vector<8xf32>
 // CHECK: %{{.*}}:8 = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
 // CHECK-NEXT: %[[B0:.*]] = vector.load %{{.*}}[%[[K]], %[[J0]]] : memref<8x16xf32>, vector<8xf32>
@@ -48,6 +49,20 @@
 // CHECK-COUNT-6: vector.fma
 // CHECK: scf.yield
 // CHECK-COUNT-8: vector.store
+
+// CHECK-LABEL: func.func @mm_tail()
+// CHECK-DAG: %[[BT:.*]] = memref.subview %{{.*}}[0, 16] [8, 4] [1, 1] : memref<8x20xf32> to memref<8x4xf32, strided<[20, 1], offset: 16>>
+// CHECK-DAG: %[[CT:.*]] = memref.subview %{{.*}}[0, 16] [6, 4] [1, 1] : memref<6x20xf32> to memref<6x4xf32, strided<[20, 1], offset: 16>>
+// Rows 0..3 in the row loop (4 x 2 vectors), rows 4..5 as one 2-row block.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK-COUNT-8: vector.store
+// CHECK: %{{.*}}:4 = scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-COUNT-4: vector.store
+// The 4 leftover columns: scalar loops over the subviews.
+// CHECK: memref.load %[[CT]]
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: memref.store %{{.*}}, %[[CT]]
 
 // CHECK-LABEL: func.func @tr()
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -93,6 +108,13 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %b = hal.interface.binding {binding = 1 : i32} : memref<8x16xf32>
     %c = hal.interface.binding {binding = 2 : i32} : memref<16x16xf32>
     linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x16xf32>) outs(%c : memref<16x16xf32>)
+    return
+  }
+  func.func @mm_tail() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<6x8xf32>
+    %b = hal.interface.binding {binding = 1 : i32} : memref<8x20xf32>
+    %c = hal.interface.binding {binding = 2 : i32} : memref<6x20xf32>
+    linalg.matmul ins(%a, %b : memref<6x8xf32>, memref<8x20xf32>) outs(%c : memref<6x20xf32>)
     return
   }
   func.func @tr() {
