@@ -35,6 +35,7 @@
 #endif
 #ifdef KILN_HAVE_ONNX
 #include "kiln_onnx.h"
+#include "onnx_import.h"
 #endif
 
 /* ---- the stages ---------------------------------------------------------- */
@@ -132,23 +133,35 @@ static kiln_stage_t first_stage(kiln_op *module, const kiln_session *s) {
 
 /* ---- reading the input --------------------------------------------------- */
 
-static kiln_error *read_input(kiln_context *ctx, const char *path, kiln_op **out) {
+/* MLIR text, or an ONNX model recognized by its content. *onnx_model
+ * keeps an imported model alive as long as the IR may point into it. */
+static kiln_error *read_input(kiln_context *ctx, const char *path, kiln_op **out,
+                              void **onnx_model) {
   FILE *f = fopen(path, "rb");
   if (!f) return kiln_error_new("cannot open input '%s'", path);
-  unsigned char head[256];
+  unsigned char head[4096];
   const size_t n = fread(head, 1, sizeof head, f);
   fclose(f);
-  bool onnx = false;
+  *onnx_model = NULL;
 #ifdef KILN_HAVE_ONNX
-  onnx = kiln_onnx_looks_like_model(head, n);
+  if (kiln_onnx_looks_like_model(head, n)) {
+    kiln_onnx_model *model = NULL;
+    kiln_onnx_status st;
+    memset(&st, 0, sizeof st);
+    if (!kiln_onnx_model_load_file(path, &model, &st))
+      return kiln_error_new("%s: %s", path, st.message);
+    *onnx_model = model;
+    if (!kiln_onnx_import(ctx, model, out, &st))
+      return kiln_error_new("%s: %s", path, st.message);
+    return NULL;
+  }
 #else
   (void)n;
   const size_t len = strlen(path);
-  onnx = len > 5 && strcmp(path + len - 5, ".onnx") == 0;
-#endif
-  if (onnx)
+  if (len > 5 && strcmp(path + len - 5, ".onnx") == 0)
     return kiln_error_new("%s: ONNX input is not supported yet (no ONNX importer in this build)",
                           path);
+#endif
   return kiln_mlir_load_file(ctx, path, true, out);
 }
 
@@ -189,7 +202,8 @@ kiln_error *kiln_compile(kiln_session *s) {
   kiln_session_attach(s, ctx);
   kiln_pass_manager *pm = kiln_pm_create(ctx);
   kiln_op *module = NULL;
-  kiln_error *err = read_input(ctx, o->input_path, &module);
+  void *onnx_model = NULL;
+  kiln_error *err = read_input(ctx, o->input_path, &module, &onnx_model);
   kiln_stage_t start = KILN_STAGE_INPUT;
   if (!err) start = first_stage(module, s);
 
@@ -254,5 +268,8 @@ kiln_error *kiln_compile(kiln_session *s) {
   kiln_session_attach(NULL, ctx);
   s->ctx = NULL;
   kiln_context_destroy(ctx);
+#ifdef KILN_HAVE_ONNX
+  if (onnx_model) kiln_onnx_model_free(onnx_model);
+#endif
   return err;
 }

@@ -14,7 +14,7 @@
 #include "driver.h"
 
 static void usage(FILE *o) {
-  fputs("usage: kiln-compile IN.mlir -o OUT.kiln [options]\n"
+  fputs("usage: kiln-compile IN.mlir|IN.onnx -o OUT.kiln [options]\n"
         "  --target=T               llvm-cpu[:ARCH[+FEATURES]] or cuda:sm_NN;\n"
         "                           repeatable (one variant each); default: the host\n"
         "  --compile-to=STAGE       stop after STAGE and print the IR:\n"
