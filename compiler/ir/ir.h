@@ -444,6 +444,9 @@ bool kiln_op_is_inside(const kiln_op *op, const kiln_op *ancestor);
 typedef struct kiln_value_map {
   uint32_t count, cap;
   kiln_value **from, **to;
+  /* Hash index of `from` (position + 1). Setting count = 0 empties the map;
+   * stale index entries are ignored and purged on the next rebuild. */
+  uint32_t *index, index_cap, index_used;
 } kiln_value_map;
 kiln_value *kiln_value_map_lookup(const kiln_value_map *m, kiln_value *v);
 void kiln_value_map_add(kiln_context *ctx, kiln_value_map *m, kiln_value *from,

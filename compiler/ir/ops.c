@@ -277,10 +277,34 @@ void kiln_op_move_before(kiln_op *op, kiln_op *before) {
 }
 
 /* ---- clone ---- */
+static uint32_t vm_slot(const kiln_value *v, uint32_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)v;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return (uint32_t)h & (cap - 1);
+}
+
 kiln_value *kiln_value_map_lookup(const kiln_value_map *m, kiln_value *v) {
-  for (uint32_t i = m->count; i-- > 0;)
-    if (m->from[i] == v) return m->to[i];
-  return NULL;
+  if (!m->index_cap) return NULL;
+  for (uint32_t i = vm_slot(v, m->index_cap);; i = (i + 1) & (m->index_cap - 1)) {
+    uint32_t p = m->index[i];
+    if (!p) return NULL;
+    if (p <= m->count && m->from[p - 1] == v) return m->to[p - 1];
+  }
+}
+
+/* Later additions for the same key win (the index points at the newest). */
+static void vm_index_put(kiln_value_map *m, uint32_t pos) {
+  kiln_value *v = m->from[pos];
+  for (uint32_t i = vm_slot(v, m->index_cap);; i = (i + 1) & (m->index_cap - 1)) {
+    uint32_t p = m->index[i];
+    if (!p || (p <= m->count && m->from[p - 1] == v)) {
+      if (!p) m->index_used++;
+      m->index[i] = pos + 1;
+      return;
+    }
+  }
 }
 
 void kiln_value_map_add(kiln_context *ctx, kiln_value_map *m, kiln_value *from,
@@ -293,6 +317,15 @@ void kiln_value_map_add(kiln_context *ctx, kiln_value_map *m, kiln_value *from,
   m->from[m->count] = from;
   m->to[m->count] = to;
   m->count++;
+  if ((m->index_used + 1) * 2 > m->index_cap) { /* rebuild without stale entries */
+    if (!m->index_cap) m->index_cap = 64;
+    while (m->count * 2 > m->index_cap) m->index_cap *= 2;
+    m->index = kiln_alloc(ctx, m->index_cap * sizeof *m->index);
+    m->index_used = 0;
+    for (uint32_t i = 0; i < m->count; i++) vm_index_put(m, i);
+  } else {
+    vm_index_put(m, m->count - 1);
+  }
 }
 
 kiln_op *kiln_op_clone(kiln_op *op, kiln_value_map *map) {

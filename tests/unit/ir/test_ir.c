@@ -258,6 +258,28 @@ START_TEST(structured_iteration) {
 }
 END_TEST
 
+START_TEST(value_map) {
+  kiln_value_map m = {0};
+  kiln_block *b = kiln_block_create(ctx);
+  kiln_value *vs[3000];
+  kiln_loc l = {0};
+  for (int i = 0; i < 3000; i++) vs[i] = kiln_block_add_arg(ctx, b, kiln_type_f32(ctx), l);
+  for (int i = 0; i < 1500; i++) kiln_value_map_add(ctx, &m, vs[i], vs[2999 - i]);
+  kiln_value_map_add(ctx, &m, vs[7], vs[8]); /* the later mapping wins */
+  for (int i = 0; i < 1500; i++)
+    ck_assert_ptr_eq(kiln_value_map_lookup(&m, vs[i]), i == 7 ? vs[8] : vs[2999 - i]);
+  for (int i = 1500; i < 3000; i++) ck_assert_ptr_null(kiln_value_map_lookup(&m, vs[i]));
+  /* count = 0 empties it (users reset maps that way), over many rounds */
+  for (int round = 0; round < 300; round++) {
+    m.count = 0;
+    for (int i = 0; i < 20; i++) kiln_value_map_add(ctx, &m, vs[(round * 20 + i) % 3000], vs[i]);
+    for (int i = 0; i < 20; i++)
+      ck_assert_ptr_eq(kiln_value_map_lookup(&m, vs[(round * 20 + i) % 3000]), vs[i]);
+    if (round) ck_assert_ptr_null(kiln_value_map_lookup(&m, vs[((round - 1) * 20) % 3000]));
+  }
+}
+END_TEST
+
 static kiln_walk_result erase_returns(kiln_op *op, void *user) {
   (void)user;
   if (op->kind == KILN_OP_FUNC_RETURN) kiln_op_erase(op);
@@ -330,6 +352,7 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, parse_diagnostics);
   tcase_add_test(tc, structured_iteration);
   tcase_add_test(tc, pass_manager);
+  tcase_add_test(tc, value_map);
   suite_add_tcase(s, tc);
   return s;
 }
