@@ -67,7 +67,18 @@ def conv_transpose():
     return [n], [x], [y], [w]
 
 
-MODELS = {"conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
+def resize():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 2, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 6])
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 1, 4, 4])
+    sc = numpy_helper.from_array(np.array([1, 1, 2, 3], np.float32), "sc")
+    sz = numpy_helper.from_array(np.array([1, 1, 4, 4], np.int64), "sz")
+    return [helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="nearest"),
+            helper.make_node("Resize", ["x", "", "", "sz"], ["z"], mode="linear",
+                             coordinate_transformation_mode="align_corners")], [x], [y, z], [sc, sz]
+
+
+MODELS = {"resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
 
 
 def main():

@@ -1,0 +1,208 @@
+/* Resize (opset 13): modes nearest and linear with constant scales or
+ * sizes; coordinate transformations half_pixel, pytorch_half_pixel,
+ * align_corners and asymmetric; the four nearest rounding modes.
+ *
+ * Takes: X and constant scales/sizes (roi is ignored: it matters only for
+ * tf_crop_and_resize, which is refused, as are cubic and exclude_outside).
+ * Guarantees: the source coordinate of every output position is computed
+ * here, once per dimension, into small constant tables (nearest: index;
+ * linear: the two neighbours clamped to the edge and the weight); one
+ * linalg.generic over the output takes the tables as 1-D inputs and reads
+ * X with tensor.extract (2^k corners for k linearly resized dims). */
+#include <math.h>
+#include <string.h>
+
+#include "import_internal.h"
+
+#define OI_RESIZE_MAX_DIMS 4
+
+typedef struct {
+  kiln_value *x;
+  bool linear;
+  uint32_t rank, nres;
+  int32_t dim[OI_RESIZE_MAX_DIMS]; /* resized dims, in order */
+} resize_user;
+
+static kiln_value *index_of(kiln_builder *b, uint32_t loop) {
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
+  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+}
+
+static kiln_value *to_index(kiln_builder *b, kiln_value *v) {
+  const kiln_type *it = kiln_type_index(b->ctx);
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &it, NULL), 0);
+}
+
+/* Block args: per resized dim either [idx] (nearest) or [lo, hi, w]. */
+static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  resize_user *r = u;
+  const kiln_type *et = r->x->type->elem;
+  kiln_value *base[OI_MAX_RANK];
+  for (uint32_t d = 0; d < r->rank; d++) base[d] = NULL;
+  for (uint32_t d = 0; d < r->rank; d++) {
+    bool resized = false;
+    for (uint32_t k = 0; k < r->nres; k++) resized = resized || r->dim[k] == (int32_t)d;
+    if (!resized) base[d] = index_of(b, d);
+  }
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = r->x;
+  if (!r->linear) {
+    for (uint32_t k = 0; k < r->nres; k++) base[r->dim[k]] = to_index(b, a[k]);
+    for (uint32_t d = 0; d < r->rank; d++) ops[1 + d] = base[d];
+    y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r->rank + 1, ops, 1, &et, NULL), 0);
+    return true;
+  }
+  kiln_value *lo[OI_RESIZE_MAX_DIMS], *hi[OI_RESIZE_MAX_DIMS], *w[OI_RESIZE_MAX_DIMS], *w1[OI_RESIZE_MAX_DIMS];
+  kiln_value *one = oi_scalar(b, et, 1, 0);
+  for (uint32_t k = 0; k < r->nres; k++) {
+    lo[k] = to_index(b, a[3 * k]);
+    hi[k] = to_index(b, a[3 * k + 1]);
+    w[k] = a[3 * k + 2];
+    w1[k] = oi_op2(b, KILN_OP_ARITH_SUBF, one, w[k]);
+  }
+  kiln_value *acc = NULL;
+  for (uint32_t corner = 0; corner < (1u << r->nres); corner++) {
+    kiln_value *wt = NULL;
+    for (uint32_t k = 0; k < r->nres; k++) {
+      bool up = (corner >> k) & 1;
+      base[r->dim[k]] = up ? hi[k] : lo[k];
+      kiln_value *f = up ? w[k] : w1[k];
+      wt = wt ? oi_op2(b, KILN_OP_ARITH_MULF, wt, f) : f;
+    }
+    for (uint32_t d = 0; d < r->rank; d++) ops[1 + d] = base[d];
+    kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r->rank + 1, ops, 1, &et, NULL), 0);
+    kiln_value *t = oi_op2(b, KILN_OP_ARITH_MULF, v, wt);
+    acc = acc ? oi_op2(b, KILN_OP_ARITH_ADDF, acc, t) : t;
+  }
+  y[0] = acc;
+  return true;
+}
+
+enum { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM };
+enum { NM_FLOOR_TIE, NM_CEIL_TIE, NM_FLOOR, NM_CEIL };
+
+static double source_coord(int ct, double x, double scale, int64_t in, int64_t out) {
+  switch (ct) {
+  case CT_HALF: return (x + 0.5) / scale - 0.5;
+  case CT_PYTORCH: return out > 1 ? (x + 0.5) / scale - 0.5 : 0;
+  case CT_ALIGN: return out == 1 ? 0 : x * (double)(in - 1) / (double)(out - 1);
+  default: return x / scale;
+  }
+}
+
+static int64_t clampi(int64_t v, int64_t in) { return v < 0 ? 0 : v >= in ? in - 1 : v; }
+
+bool oi_import_resize(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                                      "exclude_outside", "extrapolation_value", NULL};
+  if (!oi_arity(c, n, 1, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *sv = oi_opt_in(n, 2), *zv = oi_opt_in(n, 3);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  const char *mode, *ctm, *nm;
+  int64_t excl;
+  if (!oi_attr_string(c, n, "mode", "nearest", &mode) ||
+      !oi_attr_string(c, n, "coordinate_transformation_mode", "half_pixel", &ctm) ||
+      !oi_attr_string(c, n, "nearest_mode", "round_prefer_floor", &nm) ||
+      !oi_attr_int(c, n, "exclude_outside", 0, &excl))
+    return false;
+  bool linear = strcmp(mode, "linear") == 0;
+  if (!linear && strcmp(mode, "nearest") != 0) return oi_unsupported(c, "mode '%s' (nearest and linear only)", mode);
+  if (excl) return oi_unsupported(c, "exclude_outside = 1");
+  int ct = strcmp(ctm, "half_pixel") == 0 ? CT_HALF : strcmp(ctm, "pytorch_half_pixel") == 0 ? CT_PYTORCH
+         : strcmp(ctm, "align_corners") == 0 ? CT_ALIGN : strcmp(ctm, "asymmetric") == 0 ? CT_ASYM : -1;
+  if (ct < 0) return oi_unsupported(c, "coordinate_transformation_mode '%s'", ctm);
+  int nmode = strcmp(nm, "round_prefer_floor") == 0 ? NM_FLOOR_TIE : strcmp(nm, "round_prefer_ceil") == 0 ? NM_CEIL_TIE
+            : strcmp(nm, "floor") == 0 ? NM_FLOOR : strcmp(nm, "ceil") == 0 ? NM_CEIL : -1;
+  if (nmode < 0) return oi_invalid(c, "nearest_mode '%s'", nm);
+  const kiln_type *xt = x->type;
+  uint32_t r = xt->rank;
+  if (sv && oi_numel(sv->type) == 0) sv = NULL; /* an empty scales tensor means "use sizes" */
+  if ((sv != NULL) == (zv != NULL)) return oi_invalid(c, "exactly one of scales and sizes must be given");
+  double scale[OI_MAX_RANK];
+  int64_t out[OI_MAX_RANK];
+  if (sv) {
+    double *s;
+    int64_t cnt;
+    if (!oi_const_floats(c, sv, "input 2 (scales)", &s, &cnt)) return false;
+    if (cnt != r) return oi_invalid(c, "scales has %lld entries for rank %u", (long long)cnt, r);
+    for (uint32_t d = 0; d < r; d++) {
+      if (!(s[d] > 0)) return oi_invalid(c, "scale %u is not positive", d);
+      scale[d] = s[d];
+      out[d] = (int64_t)floor((double)xt->shape[d] * s[d]);
+    }
+  } else {
+    int64_t *s, cnt;
+    if (!oi_const_ints(c, zv, "input 3 (sizes)", &s, &cnt)) return false;
+    if (cnt != r) return oi_invalid(c, "sizes has %lld entries for rank %u", (long long)cnt, r);
+    for (uint32_t d = 0; d < r; d++) {
+      if (s[d] < 0) return oi_invalid(c, "size %u is negative", d);
+      out[d] = s[d];
+      scale[d] = xt->shape[d] ? (double)s[d] / (double)xt->shape[d] : 1;
+    }
+  }
+  /* host tables per dimension; identity dims need none */
+  resize_user ru = {.linear = linear, .rank = r};
+  kiln_value *ins[3 * OI_RESIZE_MAX_DIMS];
+  const kiln_affine_map *maps[3 * OI_RESIZE_MAX_DIMS + 1];
+  uint32_t nin = 0;
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64);
+  for (uint32_t d = 0; d < r; d++) {
+    int64_t in = xt->shape[d], o = out[d];
+    if (in == 0 || o == 0) continue;
+    int64_t *lo = kiln_alloc(c->ctx, (size_t)o * sizeof *lo), *hi = kiln_alloc(c->ctx, (size_t)o * sizeof *hi);
+    double *w = kiln_alloc(c->ctx, (size_t)o * sizeof *w);
+    bool ident = o == in;
+    for (int64_t i = 0; i < o; i++) {
+      double s = source_coord(ct, (double)i, scale[d], in, o);
+      if (linear) {
+        double f = floor(s);
+        lo[i] = clampi((int64_t)f, in);
+        hi[i] = clampi((int64_t)f + 1, in);
+        w[i] = s - f;
+        if (lo[i] == hi[i]) w[i] = 0;
+        ident = ident && lo[i] == i && w[i] == 0;
+      } else {
+        double f = floor(s), frac = s - f, v;
+        if (nmode == NM_FLOOR) v = f;
+        else if (nmode == NM_CEIL) v = ceil(s);
+        else if (frac == 0.5) v = nmode == NM_FLOOR_TIE ? f : f + 1;
+        else v = round(s);
+        lo[i] = clampi((int64_t)v, in);
+        ident = ident && lo[i] == i;
+      }
+    }
+    if (ident) continue;
+    if (ru.nres == OI_RESIZE_MAX_DIMS) return oi_unsupported(c, "more than %d resized dimensions", OI_RESIZE_MAX_DIMS);
+    ru.dim[ru.nres++] = (int32_t)d;
+    const kiln_type *tt = kiln_type_tensor(c->ctx, 1, &o, i64, NULL);
+    int64_t dd = d;
+    const kiln_affine_map *m = oi_map_dims(c, r, 1, &dd);
+    ins[nin] = kiln_build_constant(&c->b, oi_dense_ints(c, tt, lo));
+    maps[nin++] = m;
+    if (linear) {
+      ins[nin] = kiln_build_constant(&c->b, oi_dense_ints(c, tt, hi));
+      maps[nin++] = m;
+      ins[nin] = kiln_build_constant(&c->b, oi_dense_floats(c, kiln_type_tensor(c->ctx, 1, &o, xt->elem, NULL), w));
+      maps[nin++] = m;
+    }
+  }
+  ru.x = oi_ir(c, x);
+  if (!ru.x) return false;
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, r, out);
+  if (oi_numel(ot) == 0) {
+    oi_set_out(c, n, 0, oi_empty(c, ot), x->dtype);
+    return true;
+  }
+  if (ru.nres == 0) { /* nothing moves */
+    oi_set_out_alias(c, n, 0, x);
+    return true;
+  }
+  kiln_value *init = oi_empty(c, ot);
+  maps[nin] = kiln_affine_map_identity(c->ctx, r);
+  kiln_op *g = oi_generic(c, nin, ins, 1, &init, maps, r, NULL, resize_body, &ru);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
