@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
-# README command 1: install what is missing, build, and run the main job on
-# a bundled sample. Until kiln-compile works end to end the sample module
-# is assembled by samples/handmade (host bytecode + a real ELF kernel);
-# the demo shows what is inside it, then runs it.
+# README command 1: install what is missing, build, then compile a bundled
+# model with kiln-compile and run it with kiln-run, next to the output
+# numpy computed for it (samples/gen_samples.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ./scripts/bootstrap.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+mkdir -p build
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >build/demo-configure.log 2>&1 \
+  || { cat build/demo-configure.log; exit 1; }
+echo "building Kiln (log: build/demo-build.log) ..."
 cmake --build build -j"$(nproc)" >build/demo-build.log 2>&1 \
   || { tail -40 build/demo-build.log; exit 1; }
 
-module=build/samples/handmade/simple_mul.kiln
-echo "\$ kiln-dump $module"
-build/tools/kiln-dump/kiln-dump "$module"
+bin=build/tools
+# Echo a command the way a user would type it (quoting arguments with spaces).
+run() {
+  local shown=() a
+  for a in "$@"; do
+    a=${a#"$bin"/*/}
+    [[ $a == *" "* ]] && a="'$a'"
+    shown+=("$a")
+  done
+  echo "\$ ${shown[*]}"
+  "$@"
+}
+
+# An MLP: matmul + bias + relu, matmul + bias, softmax; weights are constants.
+run $bin/kiln-compile/kiln-compile samples/mlp.mlir -o build/mlp.kiln
+mapfile -t inputs < samples/mlp.inputs
+args=()
+for i in "${inputs[@]}"; do args+=("--input=$i"); done
+run $bin/kiln-run/kiln-run --module=build/mlp.kiln --device=local-task "${args[@]}"
+echo "expected (numpy): $(cat samples/mlp.expected)"
 echo
-echo "\$ kiln-run --module=$module --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8"
-build/tools/kiln-run/kiln-run --module="$module" \
-  --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8
+echo "What the module holds (kiln-dump build/mlp.kiln shows it all):"
+$bin/kiln-dump/kiln-dump build/mlp.kiln | sed -n -e '/^functions/,/^$/{/^ *pc /!p}' -e '/^size breakdown/,/^$/p'
