@@ -7,7 +7,8 @@ usage: run_compiled.py KILN_COMPILE KILN_RUN WORKDIR SOURCE FUNCTION
 INPUTS holds one kiln-run --input value per line; EXPECTED one result per
 line as "SHAPExTYPE=v v v" (samples/gen_samples.py writes both from
 numpy). Results are written as .npy and compared with numpy (shape,
-dtype, values within rtol 1e-5 / atol 1e-6). When the compiler reports
+dtype, values within rtol 1e-5 / atol 1e-6 unless the caller
+asks otherwise). When the compiler reports
 that a stage it needs is not built yet, the test is skipped (exit 77)
 with that message; any other compile failure fails it.
 """
@@ -29,7 +30,7 @@ def parse_value(line):
     return vals.reshape(shape).astype(dtype)
 
 
-def main(argv):
+def main(argv, rtol=1e-5, atol=1e-6):
     if len(argv) < 9:
         print(__doc__)
         return 2
@@ -70,7 +71,7 @@ def main(argv):
             print("FAIL: result %d is %s %s, expected %s %s" % (i, got.dtype, got.shape, w.dtype, w.shape))
             ok = False
             continue
-        if not np.allclose(got, w, rtol=1e-5, atol=1e-6):
+        if not np.allclose(got, w, rtol=rtol, atol=atol):
             bad = np.argmax(np.abs(got.astype(np.float64) - w))
             print("FAIL: result %d differs, e.g. at flat index %d: got %r, expected %r (max abs error %g)"
                   % (i, bad, got.reshape(-1)[bad], w.reshape(-1)[bad],
