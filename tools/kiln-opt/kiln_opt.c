@@ -252,6 +252,10 @@ int main(int argc, char **argv) {
     if (a[0] == '-' && a[1] == '-' && a[2]) a++; /* accept -x and --x alike */
     if (a[0] == '-' && a[1] && strcmp(a, "-o") != 0) {
       const char *f = a + 1;
+      /* mlir-opt's spellings of the debugging flags work too */
+      if (strcmp(f, "mlir-print-ir-after-all") == 0 || strncmp(f, "mlir-print-ir-after=", 20) == 0 ||
+          strcmp(f, "mlir-timing") == 0)
+        f += 5;
       if (strncmp(f, "pass-pipeline=", 14) == 0) o.pieces[o.npieces++] = f + 14;
       else if (strcmp(f, "print-ir-after-all") == 0) o.print_all = true;
       else if (strncmp(f, "print-ir-after=", 15) == 0) o.print_after = f + 15;

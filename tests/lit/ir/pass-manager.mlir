@@ -26,6 +26,9 @@
 // FLAG: kiln-opt: unknown option '--no-such-flag'
 // RUN: kiln-opt %s --pass-pipeline= | FileCheck %s --check-prefix=EMPTY
 // EMPTY: %0 = arith.addf %arg0, %arg0 : f32
+// RUN: kiln-opt %s --cse --mlir-print-ir-after=cse --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=MLIRSPELL
+// MLIRSPELL: // -----// IR Dump After cse //----- //
+// MLIRSPELL: Total Execution Time:
 func.func @f(%a: f32) -> f32 {
   %0 = arith.addf %a, %a : f32
   %1 = arith.addf %a, %a : f32
