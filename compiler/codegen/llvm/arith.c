@@ -73,10 +73,11 @@ LLVMValueRef tl_map_parts(tl *t, kiln_op *op, LLVMValueRef *operands,
   LLVMValueRef r = LLVMGetUndef(rt);
   unsigned len = (unsigned)LLVMGetArrayLength2(rt);
   LLVMValueRef parts[4];
+  if (n > 4) return tl_fail(t, op, "too many operands for a per-row vector op");
   const kiln_type *inner = result_type->rank > 1
       ? kiln_type_vector(t->kctx, result_type->rank - 1, result_type->shape + 1, result_type->elem)
       : result_type;
-  for (unsigned i = 0; i < len && n <= 4; i++) {
+  for (unsigned i = 0; i < len; i++) {
     for (unsigned k = 0; k < n; k++) {
       LLVMTypeRef ot = LLVMTypeOf(operands[k]);
       parts[k] = LLVMGetTypeKind(ot) == LLVMArrayTypeKind
