@@ -10,6 +10,51 @@
 #include <stdlib.h>
 
 #ifndef KILN_TEST_HAVE_EXEC
+/* ---- vectorized compare/select and integer ops ---- */
+START_TEST(select_and_integers) {
+  enum { N = 1000 };
+  const char *text =
+      "#id = affine_map<(d0) -> (d0)>\n"
+      "func.func @sel() {\n"
+      "  %x = hal.interface.binding {binding = 0 : i32} : memref<1000xf32>\n"
+      "  %k = hal.interface.binding {binding = 1 : i32} : memref<1000xi32>\n"
+      "  %o = hal.interface.binding {binding = 2 : i32} : memref<1000xf32>\n"
+      "  %p = hal.interface.binding {binding = 3 : i32} : memref<1000xi32>\n"
+      "  linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = [\"parallel\"]}\n"
+      "      ins(%x, %k : memref<1000xf32>, memref<1000xi32>) outs(%o, %p : memref<1000xf32>, memref<1000xi32>) {\n"
+      "  ^bb0(%v: f32, %n: i32, %out: f32, %outp: i32):\n"
+      "    %zero = arith.constant 0.0 : f32\n"
+      "    %slope = arith.constant 0.125 : f32\n"
+      "    %three = arith.constant 3 : i32\n"
+      "    %pos = arith.cmpf ogt, %v, %zero : f32\n"
+      "    %neg = arith.mulf %v, %slope : f32\n"
+      "    %r = arith.select %pos, %v, %neg : f32\n"
+      "    %m = arith.muli %n, %three : i32\n"
+      "    %q = arith.subi %m, %n : i32\n"
+      "    linalg.yield %r, %q : f32, i32\n"
+      "  }\n"
+      "  return\n}\n";
+  size_t n[4] = {N, N, N, N};
+  float *x = falloc(N), *o = falloc(N), *want = falloc(N);
+  int32_t *k = (int32_t *)(void *)falloc(N), *p = (int32_t *)(void *)falloc(N);
+  fill(x, N, 17);
+  for (int i = 0; i < N; i++) {
+    k[i] = i * 7919 - 3000000;
+    want[i] = x[i] > 0 ? x[i] : x[i] * 0.125f;
+  }
+  for (int t = 0; t < NTARGETS; t++) {
+    float *bs[4] = {x, (float *)(void *)k, o, (float *)(void *)p};
+    char *ir = build_run(text, targets[t], bs, n, 4, NULL);
+    ck_assert_msg(strstr(ir, "arith.select") && strstr(ir, "xi1>"), "%s: select not vectorized:\n%s",
+                  targets[t], ir);
+    free(ir);
+    near(o, want, N, "leaky relu", targets[t]);
+    for (int i = 0; i < N; i++) ck_assert_int_eq(p[i], k[i] * 2);
+  }
+  free(x), free(o), free(want), free(k), free(p);
+}
+END_TEST
+
 /* ---- softmax along a middle dim (needs approximate-math for exp) ---- */
 START_TEST(softmax_middle_dim) {
   enum { A = 4, B = 30, C = 7 };
@@ -473,6 +518,51 @@ START_TEST(batch_matmul) {
 }
 END_TEST
 
+/* ---- vectorized compare/select and integer ops ---- */
+START_TEST(select_and_integers) {
+  enum { N = 1000 };
+  const char *text =
+      "#id = affine_map<(d0) -> (d0)>\n"
+      "func.func @sel() {\n"
+      "  %x = hal.interface.binding {binding = 0 : i32} : memref<1000xf32>\n"
+      "  %k = hal.interface.binding {binding = 1 : i32} : memref<1000xi32>\n"
+      "  %o = hal.interface.binding {binding = 2 : i32} : memref<1000xf32>\n"
+      "  %p = hal.interface.binding {binding = 3 : i32} : memref<1000xi32>\n"
+      "  linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = [\"parallel\"]}\n"
+      "      ins(%x, %k : memref<1000xf32>, memref<1000xi32>) outs(%o, %p : memref<1000xf32>, memref<1000xi32>) {\n"
+      "  ^bb0(%v: f32, %n: i32, %out: f32, %outp: i32):\n"
+      "    %zero = arith.constant 0.0 : f32\n"
+      "    %slope = arith.constant 0.125 : f32\n"
+      "    %three = arith.constant 3 : i32\n"
+      "    %pos = arith.cmpf ogt, %v, %zero : f32\n"
+      "    %neg = arith.mulf %v, %slope : f32\n"
+      "    %r = arith.select %pos, %v, %neg : f32\n"
+      "    %m = arith.muli %n, %three : i32\n"
+      "    %q = arith.subi %m, %n : i32\n"
+      "    linalg.yield %r, %q : f32, i32\n"
+      "  }\n"
+      "  return\n}\n";
+  size_t n[4] = {N, N, N, N};
+  float *x = falloc(N), *o = falloc(N), *want = falloc(N);
+  int32_t *k = (int32_t *)(void *)falloc(N), *p = (int32_t *)(void *)falloc(N);
+  fill(x, N, 17);
+  for (int i = 0; i < N; i++) {
+    k[i] = i * 7919 - 3000000;
+    want[i] = x[i] > 0 ? x[i] : x[i] * 0.125f;
+  }
+  for (int t = 0; t < NTARGETS; t++) {
+    float *bs[4] = {x, (float *)(void *)k, o, (float *)(void *)p};
+    char *ir = build_run(text, targets[t], bs, n, 4, NULL);
+    ck_assert_msg(strstr(ir, "arith.select") && strstr(ir, "xi1>"), "%s: select not vectorized:\n%s",
+                  targets[t], ir);
+    free(ir);
+    near(o, want, N, "leaky relu", targets[t]);
+    for (int i = 0; i < N; i++) ck_assert_int_eq(p[i], k[i] * 2);
+  }
+  free(x), free(o), free(want), free(k), free(p);
+}
+END_TEST
+
 /* ---- softmax along a middle dim (needs approximate-math for exp) ---- */
 START_TEST(softmax_middle_dim) {
   enum { A = 4, B = 30, C = 7 };
@@ -526,6 +616,7 @@ int main(void) {
   tcase_add_test(tc, generic_index);
   tcase_add_test(tc, batch_matmul);
   tcase_add_test(tc, softmax_middle_dim);
+  tcase_add_test(tc, select_and_integers);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
