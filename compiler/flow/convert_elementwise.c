@@ -9,7 +9,8 @@
  * value once); the output
  * is a fresh tensor.empty of the result type. Ops on vectors or scalars
  * ops with dynamic shapes (not supported by later stages yet, which report
- * them) and ops nested in regions are left alone. */
+ * them) and ops in linalg bodies are left alone; the bodies of scf ops are
+ * converted too. */
 #include "fl_internal.h"
 
 static bool convertible(const kiln_op *op) {
@@ -73,6 +74,20 @@ static void convert(kiln_context *ctx, kiln_op *op) {
   kiln_op_erase(op);
 }
 
+/* Converts in blk and in the bodies of scf ops in it (not in linalg
+ * bodies, where elementwise ops work on scalars). */
+static void convert_block(kiln_context *ctx, kiln_block *blk) {
+  for (kiln_op *op = blk ? blk->first : NULL; op;) {
+    kiln_op *next = op->next;
+    if (op->kind == KILN_OP_SCF_FOR || op->kind == KILN_OP_SCF_IF)
+      for (uint32_t r = 0; r < op->num_regions; r++)
+        for (kiln_block *b = op->regions[r].first; b; b = b->next) convert_block(ctx, b);
+    else if (op->num_operands <= 8 && convertible(op))
+      convert(ctx, op);
+    op = next;
+  }
+}
+
 kiln_error *kiln_flow_pass_convert_elementwise(kiln_op *module, void *user) {
   (void)user;
   kiln_error *valid = fl_require_valid(module, "convert-elementwise-to-linalg");
@@ -80,13 +95,6 @@ kiln_error *kiln_flow_pass_convert_elementwise(kiln_op *module, void *user) {
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op;) {
-      kiln_op *next = op->next;
-      if (op->num_operands <= 8 && convertible(op)) convert(ctx, op);
-      op = next;
-    }
-  }
+  for (uint32_t f = 0; f < nf; f++) convert_block(ctx, fl_func_body(funcs[f]));
   return NULL;
 }

@@ -34,6 +34,7 @@ typedef struct bz {
   kiln_op *kernel;
   kiln_block *body;
   kiln_op *prologue; /* allocas and bindings go before this op */
+  kiln_block *cur;   /* block assign() is in (the body or an scf region) */
   kiln_value_map buf; /* tensor value -> memref value */
   /* pending copies: before[i]: copy src[i] (tensor) into dst[i] (memref) */
   kiln_op **before;
@@ -81,10 +82,12 @@ static bool is_move_op(const kiln_op *op) {
   }
 }
 
-/* Is v computed in the kernel into a buffer this pass chose? */
+/* Is v computed, in the block being assigned, into a buffer this pass
+ * chose? */
 static bool is_linalg_value(bz *z, kiln_value *v) {
-  return v->def && v->def->parent == z->body &&
-         (kiln_op_has_flag(v->def, KILN_OPF_LINALG) || is_move_op(v->def));
+  return v->def && v->def->parent == z->cur &&
+         (kiln_op_has_flag(v->def, KILN_OPF_LINALG) || is_move_op(v->def) ||
+          v->def->kind == KILN_OP_SCF_FOR || v->def->kind == KILN_OP_SCF_IF);
 }
 
 static const int64_t *static_list(const kiln_op *op, const char *name, uint32_t n) {
@@ -93,6 +96,21 @@ static const int64_t *static_list(const kiln_op *op, const char *name, uint32_t 
   const int64_t *v = a->data;
   for (uint32_t i = 0; i < n; i++)
     if (v[i] == KILN_DYNAMIC) return NULL;
+  return v;
+}
+
+/* Offsets of a slice op: static entries, KILN_DYNAMIC where operand
+ * dyn[k] (from operand `first` on) stands; NULL unless sizes and strides
+ * are static and the dynamic operands are exactly the offsets. */
+static const int64_t *slice_offsets(const kiln_op *op, uint32_t rank, uint32_t first, uint32_t *ndyn) {
+  const kiln_attr *a = kiln_op_get_attr(op, "static_offsets");
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != rank) return NULL;
+  if (!static_list(op, "static_sizes", rank) || !static_list(op, "static_strides", rank)) return NULL;
+  const int64_t *v = a->data;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < rank; i++) n += v[i] == KILN_DYNAMIC;
+  if (op->num_operands != first + n) return NULL;
+  *ndyn = n;
   return v;
 }
 
@@ -115,14 +133,14 @@ static bool move_supported(kiln_op *op) {
   if (!kiln_type_has_static_shape(rt)) return false;
   switch (op->kind) {
   case KILN_OP_TENSOR_EXTRACT_SLICE: {
+    uint32_t nd;
     const kiln_type *st = kiln_op_operand(op, 0)->type;
-    return op->num_operands == 1 && static_list(op, "static_offsets", st->rank) &&
-           static_list(op, "static_sizes", st->rank) && static_list(op, "static_strides", st->rank);
+    return kiln_type_has_static_shape(st) && slice_offsets(op, st->rank, 1, &nd);
   }
-  case KILN_OP_TENSOR_INSERT_SLICE:
-    return op->num_operands == 2 && kiln_type_has_static_shape(kiln_op_operand(op, 0)->type) &&
-           static_list(op, "static_offsets", rt->rank) && static_list(op, "static_sizes", rt->rank) &&
-           static_list(op, "static_strides", rt->rank);
+  case KILN_OP_TENSOR_INSERT_SLICE: {
+    uint32_t nd;
+    return kiln_type_has_static_shape(kiln_op_operand(op, 0)->type) && slice_offsets(op, rt->rank, 2, &nd);
+  }
   case KILN_OP_TENSOR_PAD:
     return op->num_operands == 1 && static_list(op, "static_low", rt->rank) && pad_value(op);
   case KILN_OP_TENSOR_CONCAT: {
@@ -143,14 +161,16 @@ static bool move_supported(kiln_op *op) {
  * of shape `part` at offsets/sizes/strides; unit dims not in `part` are
  * dropped as tensor.extract_slice does. */
 static kiln_value *subview(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part,
-                           const int64_t *off, const int64_t *size, const int64_t *stride) {
+                           const int64_t *off, kiln_value *const *dyn, uint32_t ndyn,
+                           const int64_t *size, const int64_t *stride) {
   const kiln_type *bt = base->type;
   int64_t rs[KILN_MAX_LOOPS], lin = 0, kept_strides[KILN_MAX_LOOPS], kept_shape[KILN_MAX_LOOPS];
   int64_t acc = 1;
   for (uint32_t i = bt->rank; i-- > 0;) rs[i] = acc, acc *= bt->shape[i];
   uint32_t j = 0;
   for (uint32_t i = 0; i < bt->rank; i++) {
-    lin += off[i] * rs[i];
+    if (off[i] == KILN_DYNAMIC || lin == KILN_DYNAMIC) lin = KILN_DYNAMIC;
+    else lin += off[i] * rs[i];
     uint32_t remaining_sizes = bt->rank - i, remaining_dims = part->rank - j;
     if (j < part->rank && (remaining_sizes == remaining_dims || size[i] != 1 || part->shape[j] == 1)) {
       kept_strides[j] = stride[i] * rs[i];
@@ -159,21 +179,24 @@ static kiln_value *subview(bz *z, kiln_builder *b, kiln_value *base, const kiln_
   }
   const kiln_type *vt = kiln_type_memref(z->ctx, part->rank, kept_shape, part->elem,
                                          kiln_attr_strided(z->ctx, lin, part->rank, kept_strides), NULL);
-  int64_t seg[4] = {1, 0, 0, 0};
+  int64_t seg[4] = {1, ndyn, 0, 0};
+  kiln_value *ops[1 + KILN_MAX_LOOPS];
+  ops[0] = base;
+  for (uint32_t i = 0; i < ndyn && i < KILN_MAX_LOOPS; i++) ops[1 + i] = dyn[i];
   kiln_named_attr a[4] = {
       hl_named(z->ctx, "operandSegmentSizes", kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 4, seg, NULL)),
       hl_named(z->ctx, "static_offsets", kiln_attr_dense_i64_array(z->ctx, bt->rank, off)),
       hl_named(z->ctx, "static_sizes", kiln_attr_dense_i64_array(z->ctx, bt->rank, size)),
       hl_named(z->ctx, "static_strides", kiln_attr_dense_i64_array(z->ctx, bt->rank, stride)),
   };
-  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, 1, &base, 1, &vt, kiln_attr_dict(z->ctx, 4, a)), 0);
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, 1 + ndyn, ops, 1, &vt, kiln_attr_dict(z->ctx, 4, a)), 0);
 }
 
 /* Subview of base for `part` placed at `off` with unit strides. */
 static kiln_value *window(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part, const int64_t *off) {
   int64_t ones[KILN_MAX_LOOPS];
   for (uint32_t i = 0; i < part->rank; i++) ones[i] = 1;
-  return subview(z, b, base, part, off, part->shape, ones);
+  return subview(z, b, base, part, off, NULL, 0, part->shape, ones);
 }
 
 static void fill(bz *z, kiln_builder *b, kiln_value *scalar, kiln_value *dst) {
@@ -244,9 +267,130 @@ static bool has_tensor(const kiln_op *op) {
   return false;
 }
 
-/* Backward pass: choose a buffer for every tensor value. */
-static kiln_error *assign(bz *z, kiln_value **bindings) {
-  for (kiln_op *op = z->body->last; op; op = op->prev) {
+/* The buffer of result r (an alloca when nothing chose one yet). */
+static kiln_value *result_buffer(bz *z, kiln_value *r, kiln_loc loc) {
+  kiln_value *b = lookup(z, r);
+  if (!b) {
+    b = alloca_for(z, r->type, loc);
+    kiln_value_map_add(z->ctx, &z->buf, r, b);
+  }
+  return b;
+}
+
+/* init o of an op (read by it) must hold its value in b when op runs:
+ * share b when nothing else reads o, else copy o into b before op. */
+static void tie_init(bz *z, kiln_op *op, kiln_value *o, kiln_value *b) {
+  if (o->def && o->def->kind == KILN_OP_TENSOR_EMPTY) return;
+  kiln_value *ob = lookup(z, o);
+  if (ob == b) return;
+  if (!ob && is_linalg_value(z, o) && kiln_value_has_one_use(o)) kiln_value_map_add(z->ctx, &z->buf, o, b);
+  else add_copy(z, op, o, b);
+}
+
+/* The op of block blk that holds (at any depth) op, or NULL. */
+static kiln_op *in_block(kiln_op *op, kiln_block *blk) {
+  while (op && op->parent != blk) op = kiln_op_parent_op(op);
+  return op;
+}
+
+static bool before(kiln_op *a, kiln_op *b) {
+  for (kiln_op *o = a->next; o; o = o->next)
+    if (o == b) return true;
+  return false;
+}
+
+/* May the value y yielded for iter_arg `arg` of a loop body be computed
+ * straight into the loop's buffer? Only when its producer D writes it
+ * over `arg` itself (D's init / destination is arg) and nothing reads arg
+ * after D: then the old value is dead when D overwrites it. */
+static bool yield_in_place(bz *z, kiln_value *y, kiln_value *arg, kiln_block *body) {
+  kiln_op *d = y->def;
+  if (!d || d->parent != body || lookup(z, y) || !kiln_value_has_one_use(y)) return false;
+  kiln_value *init = NULL;
+  if (d->kind == KILN_OP_TENSOR_INSERT_SLICE || d->kind == KILN_OP_TENSOR_INSERT) {
+    init = kiln_op_operand(d, 1);
+  } else if (kiln_op_has_flag(d, KILN_OPF_LINALG)) {
+    uint32_t nin = kiln_linalg_num_inputs(d), k = 0;
+    for (uint32_t i = nin; i < d->num_operands; i++) {
+      if (kiln_op_operand(d, i)->type->kind != KILN_TYPE_TENSOR) continue;
+      if (k < d->num_results && &d->results[k] == y) init = kiln_op_operand(d, i);
+      k++;
+    }
+  }
+  if (init != arg) return false;
+  for (kiln_use *u = arg->uses; u; u = u->next) {
+    if (u->owner == d && (u->index == 1 || u->index >= kiln_linalg_num_inputs(d))) continue;
+    kiln_op *top = in_block(u->owner, body);
+    if (!top || top == d || !before(top, d)) return false;
+  }
+  return true;
+}
+
+static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings);
+
+/* scf.for: each tensor iter_arg lives in its result's buffer for the
+ * whole loop; the init is tied or copied in, the body's yield computed in
+ * place (yield_in_place) or copied back before the yield. */
+static kiln_error *assign_for(bz *z, kiln_op *op, kiln_value **bindings) {
+  kiln_block *body = op->regions[0].first;
+  kiln_op *y = body ? kiln_block_terminator(body) : NULL;
+  if (!y || y->kind != KILN_OP_SCF_YIELD || y->num_operands != op->num_results) return unsupported(z, op);
+  kiln_block *outer = z->cur;
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    kiln_value *r = kiln_op_result(op, i);
+    if (r->type->kind != KILN_TYPE_TENSOR) continue;
+    if (!kiln_type_has_static_shape(r->type)) return unsupported(z, op);
+    kiln_value *b = result_buffer(z, r, op->loc);
+    tie_init(z, op, kiln_op_operand(op, 3 + i), b);
+    kiln_value *arg = body->args[1 + i], *v = kiln_op_operand(y, i);
+    kiln_value_map_add(z->ctx, &z->buf, arg, b);
+    z->cur = body;
+    if (lookup(z, v) != b) {
+      if (yield_in_place(z, v, arg, body)) kiln_value_map_add(z->ctx, &z->buf, v, b);
+      else add_copy(z, y, v, b);
+    }
+    z->cur = outer;
+  }
+  kiln_error *e = assign_block(z, body, bindings);
+  z->cur = outer;
+  return e;
+}
+
+/* scf.if: each tensor result's buffer is written by both branches. */
+static kiln_error *assign_if(bz *z, kiln_op *op, kiln_value **bindings) {
+  kiln_block *outer = z->cur;
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    kiln_value *r = kiln_op_result(op, i);
+    if (r->type->kind != KILN_TYPE_TENSOR) continue;
+    if (!kiln_type_has_static_shape(r->type)) return unsupported(z, op);
+    kiln_value *b = result_buffer(z, r, op->loc);
+    for (uint32_t k = 0; k < 2; k++) {
+      kiln_block *blk = op->regions[k].first;
+      kiln_op *y = blk ? kiln_block_terminator(blk) : NULL;
+      if (!y || y->kind != KILN_OP_SCF_YIELD || y->num_operands != op->num_results) return unsupported(z, op);
+      kiln_value *v = kiln_op_operand(y, i);
+      z->cur = blk;
+      if (lookup(z, v) != b) {
+        if (!lookup(z, v) && is_linalg_value(z, v) && kiln_value_has_one_use(v))
+          kiln_value_map_add(z->ctx, &z->buf, v, b);
+        else
+          add_copy(z, y, v, b);
+      }
+    }
+    z->cur = outer;
+  }
+  for (uint32_t k = 0; k < 2; k++) {
+    kiln_error *e = op->regions[k].first ? assign_block(z, op->regions[k].first, bindings) : NULL;
+    z->cur = outer;
+    if (e) return e;
+  }
+  return NULL;
+}
+
+/* Backward pass over a block: choose a buffer for every tensor value. */
+static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
+  for (kiln_op *op = blk->last; op; op = op->prev) {
+    z->cur = blk;
     if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE) {
       kiln_value *v = kiln_op_operand(op, 0), *arg = kiln_op_operand(op, 1);
       kiln_value *b = bindings[arg->index];
@@ -258,18 +402,9 @@ static kiln_error *assign(bz *z, kiln_value **bindings) {
         kiln_value *o = kiln_op_operand(op, i);
         if (o->type->kind != KILN_TYPE_TENSOR) continue;
         if (k >= op->num_results) return unsupported(z, op);
-        kiln_value *r = kiln_op_result(op, k++);
-        kiln_value *b = lookup(z, r);
-        if (!b) {
-          b = alloca_for(z, r->type, op->loc);
-          kiln_value_map_add(z->ctx, &z->buf, r, b);
-        }
+        kiln_value *b = result_buffer(z, kiln_op_result(op, k++), op->loc);
         if (init_read(op, i - nin)) {
-          if (o->def && o->def->kind == KILN_OP_TENSOR_EMPTY) continue;
-          if (!lookup(z, o) && is_linalg_value(z, o) && kiln_value_has_one_use(o))
-            kiln_value_map_add(z->ctx, &z->buf, o, b);
-          else
-            add_copy(z, op, o, b);
+          tie_init(z, op, o, b);
         } else if (op->num_results == 1) {
           kiln_value *x = in_place_input(z, op);
           if (x) kiln_value_map_add(z->ctx, &z->buf, x, b);
@@ -277,23 +412,17 @@ static kiln_error *assign(bz *z, kiln_value **bindings) {
       }
     } else if (is_move_op(op)) {
       if (!move_supported(op)) return unsupported(z, op);
-      kiln_value *r = kiln_op_result(op, 0);
-      kiln_value *b = lookup(z, r);
-      if (!b) {
-        b = alloca_for(z, r->type, op->loc);
-        kiln_value_map_add(z->ctx, &z->buf, r, b);
-      }
-      if (op->kind == KILN_OP_TENSOR_INSERT_SLICE || op->kind == KILN_OP_TENSOR_INSERT) {
-        /* the destination is the init */
-        kiln_value *d = kiln_op_operand(op, 1);
-        if (d->def && d->def->kind == KILN_OP_TENSOR_EMPTY) continue;
-        if (!lookup(z, d) && is_linalg_value(z, d) && kiln_value_has_one_use(d))
-          kiln_value_map_add(z->ctx, &z->buf, d, b);
-        else
-          add_copy(z, op, d, b);
-      }
+      kiln_value *b = result_buffer(z, kiln_op_result(op, 0), op->loc);
+      if (op->kind == KILN_OP_TENSOR_INSERT_SLICE || op->kind == KILN_OP_TENSOR_INSERT)
+        tie_init(z, op, kiln_op_operand(op, 1), b); /* the destination is the init */
+    } else if (op->kind == KILN_OP_SCF_FOR) {
+      kiln_error *e = assign_for(z, op, bindings);
+      if (e) return e;
+    } else if (op->kind == KILN_OP_SCF_IF) {
+      kiln_error *e = assign_if(z, op, bindings);
+      if (e) return e;
     } else if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_TENSOR_EMPTY ||
-               op->kind == KILN_OP_TENSOR_EXTRACT) {
+               op->kind == KILN_OP_TENSOR_EXTRACT || op->kind == KILN_OP_SCF_YIELD) {
       continue;
     } else if (has_tensor(op)) {
       return unsupported(z, op);
@@ -341,15 +470,22 @@ static void move_op(bz *z, kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_TENSOR_EXTRACT_SLICE: {
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
-    uint32_t n = src->type->rank;
-    kiln_value *sv = subview(z, &b, src, rt, static_list(op, "static_offsets", n),
-                             static_list(op, "static_sizes", n), static_list(op, "static_strides", n));
+    uint32_t n = src->type->rank, nd;
+    const int64_t *off = slice_offsets(op, n, 1, &nd);
+    kiln_value *dyn[KILN_MAX_LOOPS];
+    for (uint32_t i = 0; i < nd; i++) dyn[i] = kiln_op_operand(op, 1 + i);
+    kiln_value *sv = subview(z, &b, src, rt, off, dyn, nd, static_list(op, "static_sizes", n),
+                             static_list(op, "static_strides", n));
     hl_build_copy(&b, sv, dst);
     break;
   }
   case KILN_OP_TENSOR_INSERT_SLICE: {
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
-    kiln_value *sv = subview(z, &b, dst, kiln_op_operand(op, 0)->type, static_list(op, "static_offsets", rt->rank),
+    uint32_t nd;
+    const int64_t *off = slice_offsets(op, rt->rank, 2, &nd);
+    kiln_value *dyn[KILN_MAX_LOOPS];
+    for (uint32_t i = 0; i < nd; i++) dyn[i] = kiln_op_operand(op, 2 + i);
+    kiln_value *sv = subview(z, &b, dst, kiln_op_operand(op, 0)->type, off, dyn, nd,
                              static_list(op, "static_sizes", rt->rank), static_list(op, "static_strides", rt->rank));
     hl_build_copy(&b, src, sv);
     break;
@@ -419,6 +555,79 @@ static kiln_walk_result load_extract(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
+typedef struct oplist {
+  kiln_op **v;
+  uint32_t n, cap;
+} oplist;
+
+/* Ops of blk in program order, with the bodies of scf ops (not of linalg
+ * ops, which move as a whole). */
+static void collect(kiln_context *ctx, kiln_block *blk, oplist *l) {
+  for (kiln_op *o = blk->first; o; o = o->next) {
+    if (l->n == l->cap) {
+      uint32_t cap = l->cap ? 2 * l->cap : 64;
+      kiln_op **v = kiln_alloc(ctx, cap * sizeof *v);
+      for (uint32_t i = 0; i < l->n; i++) v[i] = l->v[i];
+      l->v = v, l->cap = cap;
+    }
+    l->v[l->n++] = o;
+    if (o->kind == KILN_OP_SCF_FOR || o->kind == KILN_OP_SCF_IF)
+      for (uint32_t r = 0; r < o->num_regions; r++)
+        for (kiln_block *b = o->regions[r].first; b; b = b->next) collect(ctx, b, l);
+  }
+}
+
+static bool tensor_scf(const kiln_op *op) {
+  return (op->kind == KILN_OP_SCF_FOR || op->kind == KILN_OP_SCF_IF || op->kind == KILN_OP_SCF_YIELD) &&
+         has_tensor(op);
+}
+
+/* An scf.for/if without its tensor results (their values live in the
+ * buffers assign() chose); the regions move over, scalars stay. */
+static void rewrite_scf(bz *z, kiln_op *op) {
+  uint32_t first = op->kind == KILN_OP_SCF_FOR ? 3 : 1;
+  kiln_value **ops = kiln_alloc(z->ctx, (op->num_operands + 1) * sizeof *ops);
+  const kiln_type **rt = kiln_alloc(z->ctx, (op->num_results + 1) * sizeof *rt);
+  uint32_t no = 0, nr = 0;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (i < first || v->type->kind != KILN_TYPE_TENSOR) ops[no++] = v;
+  }
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (op->results[i].type->kind != KILN_TYPE_TENSOR) rt[nr++] = op->results[i].type;
+  kiln_op *n = kiln_op_create(z->ctx, op->kind, op->loc, no, ops, nr, rt, op->attrs, op->num_regions);
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    while (op->regions[r].first) {
+      kiln_block *b = op->regions[r].first;
+      kiln_region_remove_block(b);
+      kiln_region_append_block(&n->regions[r], b);
+    }
+  kiln_block_insert_before(op, n);
+  for (uint32_t i = 0, k = 0; i < op->num_results; i++)
+    if (op->results[i].type->kind != KILN_TYPE_TENSOR)
+      kiln_value_replace_all_uses(kiln_op_result(op, i), kiln_op_result(n, k++));
+}
+
+/* scf.yield without its tensor operands. */
+static void rewrite_yield(bz *z, kiln_op *op) {
+  kiln_value **ops = kiln_alloc(z->ctx, (op->num_operands + 1) * sizeof *ops);
+  uint32_t no = 0;
+  for (uint32_t i = 0; i < op->num_operands; i++)
+    if (kiln_op_operand(op, i)->type->kind != KILN_TYPE_TENSOR) ops[no++] = kiln_op_operand(op, i);
+  kiln_block_insert_before(op, kiln_op_create(z->ctx, KILN_OP_SCF_YIELD, op->loc, no, ops, 0, NULL, op->attrs, 0));
+}
+
+/* Tensor iter_args of the loop bodies that were moved (now unused). */
+static kiln_walk_result drop_loop_tensor_args(kiln_op *op, void *user) {
+  (void)user;
+  if (op->kind != KILN_OP_SCF_FOR) return KILN_WALK_ADVANCE;
+  kiln_block *blk = op->regions[0].first;
+  for (uint32_t i = blk ? blk->num_args : 0; i-- > 0;)
+    if (blk->args[i]->type->kind == KILN_TYPE_TENSOR && !kiln_value_has_uses(blk->args[i]))
+      kiln_block_erase_arg(blk, i);
+  return KILN_WALK_ADVANCE;
+}
+
 static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
   bz z = {0};
   z.ctx = ctx;
@@ -442,11 +651,15 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
     bindings[i] = kiln_op_result(b, 0);
   }
   /* the original ops, before anything is inserted among them */
-  uint32_t nops = 0;
-  for (kiln_op *o = z.prologue; o; o = o->next) nops++;
-  kiln_op **orig = kiln_alloc(ctx, (nops + 1) * sizeof *orig);
-  nops = 0;
-  for (kiln_op *o = z.prologue; o; o = o->next) orig[nops++] = o;
+  oplist ol = {0};
+  collect(ctx, z.body, &ol);
+  kiln_op **orig = ol.v;
+  uint32_t nops = ol.n;
+  for (uint32_t i = 0; i < nops; i++)
+    if ((orig[i]->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || orig[i]->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE) &&
+        orig[i]->parent != z.body)
+      return kiln_error_new("bufferize-kernels: kernel @%s loads or stores a binding inside a loop or branch",
+                            kiln_symbol_name(kernel));
   for (uint32_t i = 0; i < nops; i++)
     if (orig[i]->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD) {
       kiln_value *arg = kiln_op_operand(orig[i], 0);
@@ -460,7 +673,7 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
         return kiln_error_new("bufferize-kernels: kernel @%s stores to a value that is not a kernel argument",
                               kiln_symbol_name(kernel));
     }
-  kiln_error *err = assign(&z, bindings);
+  kiln_error *err = assign_block(&z, z.body, bindings);
   if (err) return err;
   /* forward rewrite */
   for (uint32_t i = 0; i < nops; i++) {
@@ -473,6 +686,8 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
       }
     if (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)) rewrite_linalg(&z, op);
     else if (is_move_op(op)) move_op(&z, op);
+    else if (op->kind == KILN_OP_SCF_YIELD && tensor_scf(op)) rewrite_yield(&z, op);
+    else if (tensor_scf(op)) rewrite_scf(&z, op);
   }
   /* reads of single elements, also inside the (moved) linalg bodies; the
    * post-order walk tolerates erasing the visited op */
@@ -481,10 +696,12 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
     kiln_op *op = orig[i];
     if (op->kind == KILN_OP_TENSOR_EXTRACT) continue; /* erased by load_extract */
     if (op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD || op->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE ||
-        op->kind == KILN_OP_TENSOR_EMPTY || is_move_op(op) ||
+        op->kind == KILN_OP_TENSOR_EMPTY || is_move_op(op) || tensor_scf(op) ||
         (kiln_op_has_flag(op, KILN_OPF_LINALG) && has_tensor(op)))
       kiln_op_erase(op);
   }
+  /* loop bodies (now under the new scf ops) lose their tensor iter_args */
+  kiln_walk_pre(kernel, drop_loop_tensor_args, NULL);
   while (z.body->num_args) {
     if (kiln_value_has_uses(z.body->args[0]))
       return kiln_error_new("bufferize-kernels: kernel @%s uses argument %u other than by load/store",

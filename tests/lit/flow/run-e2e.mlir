@@ -10,6 +10,10 @@
 // RUN: kiln-run --module=%t.kiln --function=matmuls --input=2x2xf32=1,0,0,1 | FileCheck %s --check-prefix=MATMULS-ID
 // RUN: kiln-run --module=%t.kiln --function=gather --input=5xf32=10,11,12,13,14 --input=3xi32=4,0,2 | FileCheck %s --check-prefix=GATHER
 // RUN: kiln-run --module=%t.kiln --function=scalar_ops --input=4xf32=1,2,3,4 | FileCheck %s --check-prefix=SCALARS
+// RUN: kiln-run --module=%t.kiln --function=loop_over_tensor --input=8x8xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51,52,53,54,55,56,57,58,59,60,61,62,63,64 | FileCheck %s --check-prefix=LOOP
+// RUN: kiln-run --module=%t.kiln --function=power --input=4xf32=1,2,3,4 | FileCheck %s --check-prefix=POWER
+// RUN: kiln-run --module=%t.kiln --function=choose --input=4xf32=1,2,3,4 --input=4xf32=5,6,7,8 | FileCheck %s --check-prefix=THEN
+// RUN: kiln-run --module=%t.kiln --function=choose --input=4xf32=9,2,3,4 --input=4xf32=5,6,7,8 | FileCheck %s --check-prefix=ELSE
 //
 // What the flow and hal stages do, checked by running it (with the rest of
 // the pipeline): fusion through a transpose and of x*x, a square folded
@@ -18,8 +22,9 @@
 // of an intermediate, i1 intermediates, dispatch results reused from the
 // arena, tensor.extract inside a generic body (a gather), and scalars
 // extracted on the host feeding tensor.insert / tensor.from_elements
-// (recomputed inside the kernels). Values are small integers so the
-// output is exact.
+// (recomputed inside the kernels), loops and branches on tensors inside
+// a kernel (dynamic slices). Values are small integers so the output is
+// exact.
 // CHAIN: result[0]: 3x2xf32=[4 36][25 81][64 144]
 // ROWSUM: result[0]: 2xf32=31 175
 // SHARED: result[0]: 4xf32=2 4 6 8
@@ -34,6 +39,10 @@
 // GATHER: result[0]: 3xf32=14 10 12
 // SCALARS: result[0]: 4xf32=1 6 3 4
 // SCALARS-NEXT: result[1]: 2xf32=2 6
+// LOOP: result[0]: 8x8xf32=[-1 -2 -3 -4 -5 -6 -7 -8][-9 -10 -11 -12 -13 -14 -15 -16][-17 -18 -19 -20 -21 -22 -23 -24][-25 -26 -27 -28 -29 -30 -31 -32][-33 -34 -35 -36 -37 -38 -39 -40][-41 -42 -43 -44 -45 -46 -47 -48][-49 -50 -51 -52 -53 -54 -55 -56][-57 -58 -59 -60 -61 -62 -63 -64]
+// POWER: result[0]: 4xf32=1 3 81 256
+// THEN: result[0]: 4xf32=6 8 10 12
+// ELSE: result[0]: 4xf32=4 -4 -4 -4
 func.func @chain(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %e = tensor.empty() : tensor<3x2xf32>
   %t = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%e : tensor<3x2xf32>) permutation = [1, 0]
@@ -114,4 +123,44 @@ func.func @scalar_ops(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
   %i = tensor.insert %s into %a[%c1] : tensor<4xf32>
   %f = tensor.from_elements %x, %s : tensor<2xf32>
   return %i, %f : tensor<4xf32>, tensor<2xf32>
+}
+func.func @loop_over_tensor(%t: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %r = scf.for %i = %c0 to %c8 step %c2 iter_args(%acc = %t) -> (tensor<8x8xf32>) {
+    %tile = tensor.extract_slice %acc[%i, 0] [2, 8] [1, 1] : tensor<8x8xf32> to tensor<2x8xf32>
+    %neg = arith.negf %tile : tensor<2x8xf32>
+    %ins = tensor.insert_slice %neg into %acc[%i, 0] [2, 8] [1, 1] : tensor<2x8xf32> into tensor<8x8xf32>
+    scf.yield %ins : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
+func.func @power(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = arith.constant 0.0 : f32
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x, %s = %z) -> (tensor<4xf32>, f32) {
+    %m = arith.mulf %acc, %x : tensor<4xf32>
+    %e = tensor.extract %m[%c0] : tensor<4xf32>
+    %s2 = arith.addf %s, %e : f32
+    %m2 = tensor.insert %s2 into %m[%c1] : tensor<4xf32>
+    scf.yield %m2, %s2 : tensor<4xf32>, f32
+  }
+  return %r#0 : tensor<4xf32>
+}
+func.func @choose(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %a = tensor.extract %x[%c0] : tensor<4xf32>
+  %b = tensor.extract %y[%c0] : tensor<4xf32>
+  %p = arith.cmpf olt, %a, %b : f32
+  %r = scf.if %p -> (tensor<4xf32>) {
+    %s = arith.addf %x, %y : tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  } else {
+    %d = arith.subf %x, %y : tensor<4xf32>
+    scf.yield %d : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
 }
