@@ -97,11 +97,13 @@ static void form(kiln_context *ctx, kiln_op *root) {
     while (n < 64 && (c = fusable_consumer(group[n - 1], shape))) group[n++] = c;
   }
   /* values used outside the group */
-  kiln_value *esc[64];
-  const kiln_type *types[64];
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < n; i++) total += group[i]->num_results;
+  kiln_value **esc = kiln_alloc(ctx, (total + 1) * sizeof *esc);
+  const kiln_type **types = kiln_alloc(ctx, (total + 1) * sizeof *types);
   uint32_t ne = 0;
   for (uint32_t i = 0; i < n; i++)
-    for (uint32_t r = 0; r < group[i]->num_results && ne < 64; r++) {
+    for (uint32_t r = 0; r < group[i]->num_results; r++) {
       kiln_value *v = kiln_op_result(group[i], r);
       for (kiln_use *u = v->uses; u; u = u->next)
         if (!in_group(group, n, u->owner)) {
