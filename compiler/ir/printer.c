@@ -786,8 +786,9 @@ static void print_block(kiln_printer *pr, const kiln_block *b, bool label,
     ir_buf_putc(pr->out, ':');
     /* mlir-opt's predecessor comment: every successor edge in the region
      * that targets b, ordered by block position. */
-    uint32_t npred = 0, pred[64], single = UINT32_MAX;
-    bool same = true;
+    /* One entry per edge: a block reached twice from ^bb0 has
+     * "2 preds: ^bb0, ^bb0", as in mlir-opt. */
+    uint32_t npred = 0, pred[64];
     uint32_t bi = 0;
     for (const kiln_block *x = r->first; x; x = x->next, bi++)
       for (const kiln_op *o = x->first; o; o = o->next)
@@ -795,13 +796,11 @@ static void print_block(kiln_printer *pr, const kiln_block *b, bool label,
           if (o->successors[s] == b) {
             if (npred < 64) pred[npred] = bi;
             npred++;
-            if (single == UINT32_MAX) single = bi;
-            else if (single != bi) same = false;
           }
     if (!npred) {
       if (b != r->first) ir_buf_puts(pr->out, "  // no predecessors");
-    } else if (same) {
-      ir_buf_printf(pr->out, "  // pred: ^bb%u", single);
+    } else if (npred == 1) {
+      ir_buf_printf(pr->out, "  // pred: ^bb%u", pred[0]);
     } else {
       ir_buf_printf(pr->out, "  // %u preds: ", npred);
       for (uint32_t i = 0; i < npred && i < 64; i++)
