@@ -17,14 +17,21 @@
 #define INLINE_MAX_DEPTH 32
 
 typedef struct inl {
-  kiln_op *module;
-  kiln_op *calls[256];
-  uint32_t n;
+  kiln_context *ctx;
+  kiln_op **calls;
+  uint32_t n, cap;
 } inl;
 
 static kiln_walk_result find_calls(kiln_op *op, void *user) {
   inl *s = user;
-  if (op->kind == KILN_OP_FUNC_CALL && s->n < 256) s->calls[s->n++] = op;
+  if (op->kind != KILN_OP_FUNC_CALL) return KILN_WALK_ADVANCE;
+  if (s->n == s->cap) {
+    uint32_t cap = s->cap ? 2 * s->cap : 32;
+    kiln_op **v = kiln_alloc(s->ctx, cap * sizeof *v);
+    for (uint32_t i = 0; i < s->n; i++) v[i] = s->calls[i];
+    s->calls = v, s->cap = cap;
+  }
+  s->calls[s->n++] = op;
   return KILN_WALK_ADVANCE;
 }
 
@@ -57,7 +64,7 @@ static bool inline_call(kiln_context *ctx, kiln_op *module, kiln_op *call) {
 }
 
 static bool has_callers(kiln_op *module, const char *name) {
-  inl s = {module, {0}, 0};
+  inl s = {kiln_op_context(module), NULL, 0, 0};
   kiln_walk_pre(module, find_calls, &s);
   for (uint32_t i = 0; i < s.n; i++) {
     const kiln_attr *c = kiln_op_get_attr(s.calls[i], "callee");
@@ -72,7 +79,7 @@ kiln_error *kiln_flow_pass_inline_calls(kiln_op *module, void *user) {
   if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   for (int depth = 0;; depth++) {
-    inl s = {module, {0}, 0};
+    inl s = {ctx, NULL, 0, 0};
     kiln_walk_pre(module, find_calls, &s);
     bool changed = false;
     kiln_op *stuck = NULL;
