@@ -22,6 +22,7 @@ bool oi_import_constant(oi_ctx *c, oi_node *n) {
     if (!oi_elem_type(c, t->data_type))
       return oi_unsupported(c, "constant of element type %s", oi_dtype_name(t->data_type));
     if (t->n_dims > OI_MAX_RANK) return oi_unsupported(c, "rank %zu exceeds %d", t->n_dims, OI_MAX_RANK);
+    if (!oi_dims_ok(c, (uint32_t)t->n_dims, t->dims, "value")) return false;
     oi_val *v = oi_val_new(c, NULL, oi_tensor_type(c, (uint32_t)t->n_dims, t->dims, t->data_type),
                            t->data_type);
     v->tensor = t;
@@ -81,6 +82,7 @@ bool oi_import_constant_of_shape(oi_ctx *c, oi_node *n) {
   if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
   for (int64_t i = 0; i < rank; i++)
     if (dims[i] < 0) return oi_invalid(c, "shape dimension %lld is %lld", (long long)i, (long long)dims[i]);
+  if (!oi_dims_ok(c, (uint32_t)rank, dims, "shape")) return false;
   int32_t dt = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
   double f = 0;
   int64_t iv = 0;
@@ -150,8 +152,8 @@ bool oi_import_range(oi_ctx *c, oi_node *n) {
   }
   if (s[2] == 0) return oi_invalid(c, "delta is zero");
   double k = ceil((s[1] - s[0]) / s[2]);
+  if (!(k <= OI_FOLD_MAX)) return oi_unsupported(c, "range of %g elements exceeds %d", k, OI_FOLD_MAX);
   int64_t cnt = k > 0 ? (int64_t)k : 0;
-  if (cnt > OI_FOLD_MAX) return oi_unsupported(c, "range of %lld elements exceeds %d", (long long)cnt, OI_FOLD_MAX);
   int32_t dt = v[0]->dtype;
   const kiln_type *t = oi_tensor_type(c, 1, &cnt, dt);
   if (oi_dtype_is_float(dt)) {

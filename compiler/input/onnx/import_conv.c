@@ -40,8 +40,9 @@ bool oi_window_attrs(oi_ctx *c, oi_node *n, const kiln_type *x, const int64_t *k
       return oi_invalid(c, "kernel_shape[%u] = %lld but the weights have %lld", i, (long long)ks[i], (long long)k[i]);
     w->stride[i] = st ? st[i] : 1;
     w->dil[i] = di ? di[i] : 1;
-    if (w->k[i] < 1 || w->stride[i] < 1 || w->dil[i] < 1)
-      return oi_invalid(c, "kernel, stride and dilation must be >= 1 (dim %u)", i);
+    if (!oi_size_ok(c, w->k[i], 1, "kernel size") || !oi_size_ok(c, w->stride[i], 1, "stride") ||
+        !oi_size_ok(c, w->dil[i], 1, "dilation"))
+      return false;
     int64_t ek = (w->k[i] - 1) * w->dil[i] + 1;
     if (same_u || same_l) {
       int64_t o = (w->in[i] + w->stride[i] - 1) / w->stride[i];
@@ -52,7 +53,7 @@ bool oi_window_attrs(oi_ctx *c, oi_node *n, const kiln_type *x, const int64_t *k
     } else if (!valid && pa) {
       w->pad_lo[i] = pa[i];
       w->pad_hi[i] = pa[s + i];
-      if (pa[i] < 0 || pa[s + i] < 0) return oi_invalid(c, "negative pads");
+      if (!oi_size_ok(c, pa[i], 0, "pad") || !oi_size_ok(c, pa[s + i], 0, "pad")) return false;
     }
     int64_t span = w->in[i] + w->pad_lo[i] + w->pad_hi[i] - ek;
     if (span < 0) return oi_invalid(c, "window (%lld) larger than padded input (dim %u)", (long long)ek, i);
@@ -174,6 +175,10 @@ bool oi_import_conv(oi_ctx *c, oi_node *n) {
   int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
   for (uint32_t i = 0; i < s; i++) lo[2 + i] = w.lo[i], hi[2 + i] = w.hi[i];
   xv = oi_pad(c, xv, lo, hi, 0, 0);
+  int64_t os[OI_MAX_RANK];
+  os[0] = N, os[1] = M;
+  for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
+  if (!oi_dims_ok(c, s + 2, os, "convolution output")) return false;
   kiln_value *r = conv_core(c, xv, wi, N, group, M / group, Cg, &w, false);
   if (!r) return false;
   if (bv && !(r = add_bias(c, r, bv))) return false;
@@ -234,7 +239,10 @@ bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
     int64_t in = xt->shape[2 + i], k = wt->shape[2 + i], sd = st ? st[i] : 1, d = di ? di[i] : 1;
     int64_t opad = op ? op[i] : 0, plo = 0, phi = 0;
     if (ks && ks[i] != k) return oi_invalid(c, "kernel_shape[%u] = %lld but the weights have %lld", i, (long long)ks[i], (long long)k);
-    if (sd < 1 || d < 1 || opad < 0) return oi_invalid(c, "strides, dilations must be >= 1 and output_padding >= 0");
+    if (!oi_size_ok(c, sd, 1, "stride") || !oi_size_ok(c, d, 1, "dilation") ||
+        !oi_size_ok(c, opad, 0, "output_padding") || (osh && !oi_size_ok(c, osh[i], 1, "output_shape")) ||
+        (pa && (!oi_size_ok(c, pa[i], 0, "pad") || !oi_size_ok(c, pa[s + i], 0, "pad"))))
+      return false;
     int64_t full = sd * (in - 1) + opad + (k - 1) * d + 1;
     if (osh || same_u || same_l) {
       int64_t want = osh ? osh[i] : in * sd, total = full - want;
@@ -254,7 +262,12 @@ bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
     w.k[i] = k, w.stride[i] = 1, w.dil[i] = d;
     w.out[i] = full - plo - phi;
     if (w.out[i] < 1) return oi_invalid(c, "output dimension %u would be %lld", i, (long long)w.out[i]);
+    if (!oi_size_ok(c, spread[i] + lo[2 + i] + hi[2 + i], 1, "padded input")) return false;
   }
+  int64_t ps[OI_MAX_RANK], os[OI_MAX_RANK];
+  ps[0] = os[0] = N, ps[1] = C, os[1] = M;
+  for (uint32_t i = 0; i < s; i++) ps[2 + i] = spread[i] + lo[2 + i] + hi[2 + i], os[2 + i] = w.out[i];
+  if (!oi_dims_ok(c, s + 2, ps, "padded input") || !oi_dims_ok(c, s + 2, os, "output")) return false;
   kiln_value *xv = oi_ir(c, x), *wi = oi_ir(c, wv);
   if (!xv || !wi) return false;
   /* spread X by the strides */

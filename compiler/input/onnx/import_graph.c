@@ -120,6 +120,9 @@ static bool value_type(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *wh
                      ox_quote(q, vi->name), i, (long long)d->dim_value);
     shape[i] = d->dim_value;
   }
+  char full[OX_QUOTE_MAX + 32];
+  snprintf(full, sizeof full, "%s %s", what, ox_quote(q, vi->name));
+  if (!oi_dims_ok(c, (uint32_t)rank, shape, full)) return false;
   *out = oi_tensor_type(c, (uint32_t)rank, shape, tt->elem_type);
   *dtype = tt->elem_type;
   return true;
@@ -139,6 +142,9 @@ static bool define_initializer(oi_ctx *c, const Onnx__TensorProto *t) {
   if (t->n_dims > OI_MAX_RANK)
     return oi_unsupported(c, "initializer %s: rank %zu exceeds %d", ox_quote(q, t->name),
                           t->n_dims, OI_MAX_RANK);
+  char full[OX_QUOTE_MAX + 32];
+  snprintf(full, sizeof full, "initializer %s", ox_quote(q, t->name));
+  if (!oi_dims_ok(c, (uint32_t)t->n_dims, t->dims, full)) return false;
   oi_val *v = oi_val_new(c, t->name,
                          oi_tensor_type(c, (uint32_t)t->n_dims, t->dims, t->data_type),
                          t->data_type);

@@ -17,6 +17,11 @@
 
 /* Largest rank the importer handles (linalg loops are bounded too). */
 #define OI_MAX_RANK 12
+/* Largest dimension and element count of any tensor the importer builds:
+ * static shapes of real models are far below; the bound keeps all shape
+ * arithmetic (products, strides times sizes) inside int64. */
+#define OI_DIM_MAX (INT64_C(1) << 31)
+#define OI_NUMEL_MAX (INT64_C(1) << 40)
 /* Largest constant the importer folds element by element at import time. */
 #define OI_FOLD_MAX 65536
 
@@ -104,6 +109,11 @@ const char *oi_dtype_name(int32_t dtype);
 const kiln_type *oi_tensor_type(oi_ctx *c, uint32_t rank, const int64_t *shape,
                                 int32_t dtype);
 int64_t oi_numel(const kiln_type *t);
+/* Every dim in [0, OI_DIM_MAX] and the element count at most
+ * OI_NUMEL_MAX; otherwise an error naming WHAT. */
+bool oi_dims_ok(oi_ctx *c, uint32_t rank, const int64_t *shape, const char *what);
+/* A size-like attribute or constant value in [lo, OI_DIM_MAX]. */
+bool oi_size_ok(oi_ctx *c, int64_t v, int64_t lo, const char *what);
 /* Requires the input's element type to be one of a mask of classes. */
 enum { OI_T_FLOAT = 1, OI_T_SINT = 2, OI_T_UINT = 4, OI_T_BOOL = 8,
        OI_T_INT = OI_T_SINT | OI_T_UINT, OI_T_NUM = OI_T_FLOAT | OI_T_INT,

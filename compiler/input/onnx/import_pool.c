@@ -81,6 +81,7 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
   int64_t os[OI_MAX_RANK];
   os[0] = xt->shape[0], os[1] = xt->shape[1];
   for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
+  if (!oi_dims_ok(c, s + 2, os, "pooled output")) return false;
   const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, s + 2, os);
   kiln_value *init = oi_filled(c, ot, lf, li);
   kiln_value *win = oi_empty(c, kiln_type_with_shape(c->ctx, xt, s, w.k));
@@ -108,6 +109,7 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
     /* per-position count of window elements that are counted */
     int64_t total = 1;
     for (uint32_t i = 0; i < s; i++) total *= w.out[i];
+    if (total > 64 * OI_FOLD_MAX) return oi_unsupported(c, "average pool over more than %d positions", 64 * OI_FOLD_MAX);
     double *cnt = kiln_alloc(ctx, (size_t)(total + 1) * sizeof *cnt);
     for (int64_t p = 0; p < total; p++) {
       int64_t rem = p;

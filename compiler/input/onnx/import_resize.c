@@ -129,6 +129,7 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
     if (cnt != r) return oi_invalid(c, "scales has %lld entries for rank %u", (long long)cnt, r);
     for (uint32_t d = 0; d < r; d++) {
       if (!(s[d] > 0)) return oi_invalid(c, "scale %u is not positive", d);
+      if (!((double)xt->shape[d] * s[d] <= (double)OI_DIM_MAX)) return oi_unsupported(c, "scale %u too large", d);
       scale[d] = s[d];
       out[d] = (int64_t)floor((double)xt->shape[d] * s[d]);
     }
@@ -142,6 +143,9 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
       scale[d] = xt->shape[d] ? (double)s[d] / (double)xt->shape[d] : 1;
     }
   }
+  if (!oi_dims_ok(c, r, out, "resized output")) return false;
+  for (uint32_t d = 0; d < r; d++)
+    if (out[d] > 64 * OI_FOLD_MAX) return oi_unsupported(c, "resized dimension %u of %lld", d, (long long)out[d]);
   /* host tables per dimension; identity dims need none */
   resize_user ru = {.linear = linear, .rank = r};
   kiln_value *ins[3 * OI_RESIZE_MAX_DIMS];

@@ -109,7 +109,8 @@ bool oi_import_reshape(oi_ctx *c, oi_node *n) {
       continue;
     }
     if (dims[i] < 0) return oi_invalid(c, "shape[%lld] = %lld", (long long)i, (long long)dims[i]);
-    known_prod *= dims[i];
+    if (__builtin_mul_overflow(known_prod, dims[i], &known_prod) || known_prod > OI_NUMEL_MAX)
+      return oi_invalid(c, "shape holds more elements than the input");
   }
   int64_t total = oi_numel(x->type);
   if (neg >= 0) {
@@ -331,6 +332,10 @@ bool oi_import_slice(oi_ctx *c, oi_node *n) {
     seen[a] = true;
     int64_t dim = t->shape[a], s = st[i], e = en[i], k = sp ? sp[i] : 1;
     if (k == 0) return oi_invalid(c, "step is 0 on axis %u", a);
+    /* steps beyond the dim select at most one element: clamp them so the
+     * size arithmetic below stays in range */
+    if (k > dim) k = dim + 1;
+    if (k < -dim) k = -(dim + 1);
     if (s < 0) s += dim;
     if (e < 0) e += dim;
     if (k > 0) {
@@ -381,7 +386,8 @@ bool oi_import_split(oi_ctx *c, oi_node *n) {
     if (cnt != k) return oi_invalid(c, "split has %lld sizes for %lld outputs", (long long)cnt, (long long)k);
     int64_t sum = 0;
     for (int64_t i = 0; i < cnt; i++) {
-      if (sizes[i] < 0) return oi_invalid(c, "split size %lld is negative", (long long)sizes[i]);
+      if (sizes[i] < 0 || sizes[i] > dim)
+        return oi_invalid(c, "split size %lld is outside 0..%lld", (long long)sizes[i], (long long)dim);
       sum += sizes[i];
     }
     if (sum != dim) return oi_invalid(c, "split sizes sum to %lld, the axis has %lld", (long long)sum, (long long)dim);
@@ -527,6 +533,7 @@ bool oi_import_expand(oi_ctx *c, oi_node *n) {
   int64_t *dims, rank;
   if (!oi_const_ints(c, s, "input 1 (shape)", &dims, &rank)) return false;
   if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
+  if (!oi_dims_ok(c, (uint32_t)rank, dims, "shape")) return false;
   oi_val shp = {.type = oi_tensor_type(c, (uint32_t)rank, dims, x->dtype), .dtype = x->dtype};
   oi_val *vs[2] = {x, &shp};
   uint32_t r;
@@ -552,12 +559,13 @@ bool oi_import_tile(oi_ctx *c, oi_node *n) {
   /* broadcast to [r0, d0, r1, d1, ...], then collapse pairs */
   int64_t big[OI_MAX_RANK], dims[OI_MAX_RANK], out[OI_MAX_RANK];
   for (uint32_t d = 0; d < r; d++) {
-    if (rep[d] < 0) return oi_invalid(c, "repeat %lld is negative", (long long)rep[d]);
+    if (!oi_size_ok(c, rep[d], 0, "repeat")) return false;
     big[2 * d] = rep[d];
     big[2 * d + 1] = x->type->shape[d];
     dims[d] = 2 * d + 1;
     out[d] = rep[d] * x->type->shape[d];
   }
+  if (!oi_dims_ok(c, 2 * r, big, "tiled result")) return false;
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;
   const kiln_type *bt = kiln_type_with_shape(c->ctx, v->type, 2 * r, big);
@@ -596,6 +604,7 @@ bool oi_import_pad(oi_ctx *c, oi_node *n) {
     lo[axes[i]] = pads[i];
     hi[axes[i]] = pads[na + i];
     if (pads[i] < 0 || pads[na + i] < 0) return oi_unsupported(c, "negative pads (cropping)");
+    if (!oi_size_ok(c, pads[i], 0, "pad") || !oi_size_ok(c, pads[na + i], 0, "pad")) return false;
   }
   double f = 0;
   int64_t iv = 0;

@@ -60,6 +60,26 @@ const kiln_type *oi_tensor_type(oi_ctx *c, uint32_t rank, const int64_t *shape,
 
 int64_t oi_numel(const kiln_type *t) { return kiln_type_num_elements(t); }
 
+bool oi_dims_ok(oi_ctx *c, uint32_t rank, const int64_t *shape, const char *what) {
+  int64_t n = 1;
+  for (uint32_t d = 0; d < rank; d++) {
+    if (shape[d] < 0 || shape[d] > OI_DIM_MAX)
+      return oi_unsupported(c, "%s: dimension %u is %lld (limit %lld)", what, d, (long long)shape[d],
+                            (long long)OI_DIM_MAX);
+    if (__builtin_mul_overflow(n, shape[d], &n) || n > OI_NUMEL_MAX) n = OI_NUMEL_MAX + 1;
+  }
+  if (n > OI_NUMEL_MAX)
+    return oi_unsupported(c, "%s: more than %lld elements", what, (long long)OI_NUMEL_MAX);
+  return true;
+}
+
+bool oi_size_ok(oi_ctx *c, int64_t v, int64_t lo, const char *what) {
+  if (v < lo || v > OI_DIM_MAX)
+    return oi_invalid(c, "%s is %lld (expected %lld..%lld)", what, (long long)v, (long long)lo,
+                      (long long)OI_DIM_MAX);
+  return true;
+}
+
 bool oi_check_type(oi_ctx *c, const oi_val *v, unsigned mask, const char *what) {
   unsigned cls = oi_dtype_is_float(v->dtype)                      ? OI_T_FLOAT
                  : v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? OI_T_BOOL

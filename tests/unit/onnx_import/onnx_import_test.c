@@ -285,6 +285,45 @@ START_TEST(dropout_training) {
 }
 END_TEST
 
+/* ---- hostile sizes: errors, never overflow or huge allocations ---- */
+START_TEST(huge_input_dims) {
+  expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
+               "dimension 0 is 4294967296", NULL);
+}
+END_TEST
+
+START_TEST(huge_expand) {
+  expect_error("in x f32 1; init s i64 3 = 2147483648,2147483648,2147483648; node Expand x,s -> y; out y", UNSUP,
+               "(Expand, opset 13)", "shape: ", NULL);
+}
+END_TEST
+
+START_TEST(huge_tile) {
+  expect_error("in x f32 2; init r i64 1 = 9223372036854775807; node Tile x,r -> y; out y", NODE,
+               "repeat is 9223372036854775807", NULL);
+}
+END_TEST
+
+START_TEST(huge_stride) {
+  expect_error("in x f32 1,1,4,4; node MaxPool x -> y kernel_shape=ints:2,2 strides=ints:9223372036854775807,1; out y",
+               NODE, "stride is 9223372036854775807", NULL);
+}
+END_TEST
+
+START_TEST(huge_slice_step) {
+  /* a step past the dim selects one element: fine, no overflow */
+  expect_ir("in x f32 5; init s i64 1 = 1; init e i64 1 = 5; init a i64 1 = 0; init k i64 1 = 9223372036854775807;"
+            "node Slice x,s,e,a,k -> y; out y f32 1",
+            "tensor.extract_slice %arg0[1] [1] [6]", NULL);
+}
+END_TEST
+
+START_TEST(huge_range) {
+  expect_error("init a f32 - = 0; init b f32 - = 1e30; init d f32 - = 1; node Range a,b,d -> y; out y", UNSUP,
+               "(Range, opset 13)", "exceeds", NULL);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("onnx_import");
   TCase *v = tcase_create("valid");
@@ -326,6 +365,14 @@ static Suite *suite(void) {
   tcase_add_test(e, maxpool_indices);
   tcase_add_test(e, dropout_training);
   suite_add_tcase(s, e);
+  TCase *h = tcase_create("hostile");
+  tcase_add_test(h, huge_input_dims);
+  tcase_add_test(h, huge_expand);
+  tcase_add_test(h, huge_tile);
+  tcase_add_test(h, huge_stride);
+  tcase_add_test(h, huge_slice_step);
+  tcase_add_test(h, huge_range);
+  suite_add_tcase(s, h);
   return s;
 }
 
