@@ -5,7 +5,10 @@
  * last dim with extractelement/insertelement (dynamic positions only in
  * that last dim); fma is llvm.fmuladd per row; reduction is
  * llvm.vector.reduce.* (ordered for floats unless fastmath allows
- * reassociation) combined with the accumulator. */
+ * reassociation) combined with the accumulator; 1-D minor-identity
+ * transfers are plain loads/stores when in bounds, else llvm.masked.load
+ * (padding in the masked-off lanes) / llvm.masked.store with lane k live
+ * iff index + k < size of the innermost memref dim. */
 #include "tl_internal.h"
 
 #include <string.h>
@@ -241,6 +244,52 @@ static void reduction(tl *t, kiln_op *op) {
   tl_set(t, &op->results[0], r);
 }
 
+static void transfer(tl *t, kiln_op *op) {
+  bool write = op->kind == KILN_OP_VECTOR_TRANSFER_WRITE;
+  uint32_t mi = write ? 1 : 0;
+  const kiln_type *mt = kiln_op_operand(op, mi)->type;
+  const kiln_type *vt = write ? kiln_op_operand(op, 0)->type : op->results[0].type;
+  if (vt->rank != 1 || mt->rank < 1 || mt->rank > TL_MAX_RANK ||
+      !kiln_vector_transfer_minor_identity(op)) {
+    tl_fail(t, op, "only 1-D transfers along the innermost memref dim are supported");
+    return;
+  }
+  LLVMValueRef d = tl_operand(t, op, mi), idx[TL_MAX_RANK];
+  if (!d) return;
+  for (uint32_t i = 0; i < mt->rank; i++)
+    if (!(idx[i] = tl_operand(t, op, mi + 1 + i))) return;
+  LLVMValueRef x = write ? tl_operand(t, op, 0) : NULL;
+  if (write && !x) return;
+  if (kiln_vector_transfer_in_bounds(op, 0)) {
+    LLVMValueRef r = rows(t, op, d, mt, idx, vt, 0, x);
+    if (r && !write) tl_set(t, &op->results[0], r);
+    return;
+  }
+  LLVMTypeRef vty = tl_type(t, vt);
+  unsigned n = LLVMGetVectorSize(vty);
+  LLVMTypeRef i64v = LLVMVectorType(t->i64, n);
+  LLVMValueRef *lanes = kiln_alloc(t->kctx, n * sizeof *lanes);
+  for (unsigned k = 0; k < n; k++) lanes[k] = tl_i64(t, k);
+  LLVMValueRef pos = LLVMBuildAdd(t->b, tl_splat(t, idx[mt->rank - 1], i64v), LLVMConstVector(lanes, n), "");
+  LLVMValueRef size = tl_splat(t, tl_desc_size(t, d, mt, mt->rank - 1), i64v);
+  LLVMValueRef mask = LLVMBuildICmp(t->b, LLVMIntSLT, pos, size, "");
+  LLVMValueRef p = tl_elem_ptr(t, op, d, mt, idx);
+  if (!p) return;
+  LLVMValueRef align = LLVMConstInt(t->i32, elem_align(t, vt->elem), 0);
+  LLVMTypeRef ov[2] = {vty, t->ptr}, ft;
+  if (write) {
+    LLVMValueRef f = tl_intrinsic(t, "llvm.masked.store", ov, 2, &ft);
+    LLVMValueRef args[4] = {x, p, align, mask};
+    LLVMBuildCall2(t->b, ft, f, args, 4, "");
+    return;
+  }
+  LLVMValueRef pad = tl_operand(t, op, op->num_operands - 1);
+  if (!pad) return;
+  LLVMValueRef f = tl_intrinsic(t, "llvm.masked.load", ov, 2, &ft);
+  LLVMValueRef args[4] = {p, align, mask, tl_splat(t, pad, vty)};
+  tl_set(t, &op->results[0], LLVMBuildCall2(t->b, ft, f, args, 4, ""));
+}
+
 void tl_vector(tl *t, kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_VECTOR_LOAD:
@@ -258,6 +307,8 @@ void tl_vector(tl *t, kiln_op *op) {
     return;
   }
   case KILN_OP_VECTOR_REDUCTION: reduction(t, op); return;
+  case KILN_OP_VECTOR_TRANSFER_READ:
+  case KILN_OP_VECTOR_TRANSFER_WRITE: transfer(t, op); return;
   default: tl_fail(t, op, "unhandled vector op");
   }
 }

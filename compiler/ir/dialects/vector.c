@@ -406,3 +406,132 @@ bool vector_verify_reduction(kiln_op *op) {
     return kiln_op_emit_error(op, "unsupported reduction kind '%s' for element type", kind_names[k]);
   return true;
 }
+
+/* ---- transfer_read "%m[%i], %pad {in_bounds = [..]} : M, V" and
+ * transfer_write "%v, %m[%i] {..} : V, M" ---- */
+static bool is_minor_identity(const kiln_attr *pm, uint32_t mrank, uint32_t vrank) {
+  if (!pm) return true;
+  if (pm->kind != KILN_ATTR_AFFINE_MAP) return false;
+  const kiln_affine_map *m = pm->map;
+  if (m->num_dims != mrank || m->num_symbols || m->num_results != vrank) return false;
+  for (uint32_t i = 0; i < vrank; i++) {
+    const kiln_affine_expr *e = m->results[i];
+    if (e->kind != KILN_AFFINE_DIM || e->value != (int64_t)(mrank - vrank + i)) return false;
+  }
+  return true;
+}
+
+static uint32_t transfer_source(const kiln_op *op) {
+  return op->kind == KILN_OP_VECTOR_TRANSFER_WRITE ? 1 : 0;
+}
+
+static const kiln_type *transfer_vector(const kiln_op *op) {
+  return op->kind == KILN_OP_VECTOR_TRANSFER_WRITE ? kiln_op_operand(op, 0)->type
+                                                   : op->results[0].type;
+}
+
+bool kiln_vector_transfer_minor_identity(const kiln_op *op) {
+  const kiln_type *m = kiln_op_operand(op, transfer_source(op))->type;
+  return is_minor_identity(kiln_op_get_attr(op, "permutation_map"), m->rank,
+                           transfer_vector(op)->rank);
+}
+
+bool kiln_vector_transfer_in_bounds(const kiln_op *op, uint32_t i) {
+  const kiln_attr *b = kiln_op_get_attr(op, "in_bounds");
+  return b && b->kind == KILN_ATTR_ARRAY && i < b->count && b->elems[i]->kind == KILN_ATTR_BOOL &&
+         b->elems[i]->i;
+}
+
+bool vector_parse_transfer(kiln_parser *p, kiln_op_state *st) {
+  bool write = st->info->kind == KILN_OP_VECTOR_TRANSFER_WRITE;
+  kiln_p_ssa_use v, m, pad;
+  kiln_p_ssa_uses ix = {0};
+  if (write && (!kiln_p_operand(p, &v) || !kiln_p_expect(p, KILN_TOK_COMMA))) return false;
+  if (!kiln_p_operand(p, &m) || !kiln_p_expect(p, KILN_TOK_LSQUARE) ||
+      !kiln_p_operand_list(p, &ix) || !kiln_p_expect(p, KILN_TOK_RSQUARE))
+    return false;
+  if (!write && (!kiln_p_expect(p, KILN_TOK_COMMA) || !kiln_p_operand(p, &pad))) return false;
+  const kiln_type *mt, *vt;
+  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
+  if (write ? !parse_typed(p, &vt, true) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+                  !parse_typed(p, &mt, false)
+            : !parse_typed(p, &mt, false) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+                  !parse_typed(p, &vt, true))
+    return false;
+  if (write && !kiln_p_resolve_add(p, st, &v, vt)) return false;
+  if (!kiln_p_resolve_add(p, st, &m, mt) || !resolve_indices(p, st, &ix)) return false;
+  if (!write && !kiln_p_resolve_add(p, st, &pad, mt->elem)) return false;
+  kiln_context *ctx = st->ctx;
+  if (!kiln_st_get_attr(st, "in_bounds")) {
+    const kiln_attr **f = kiln_alloc(ctx, (vt->rank + 1) * sizeof *f);
+    for (uint32_t i = 0; i < vt->rank; i++) f[i] = kiln_attr_bool(ctx, false);
+    kiln_st_set_attr(st, "in_bounds", kiln_attr_array(ctx, vt->rank, f));
+  }
+  if (!kiln_st_get_attr(st, "permutation_map") && vt->rank <= mt->rank) {
+    const kiln_affine_expr **r = kiln_alloc(ctx, (vt->rank + 1) * sizeof *r);
+    for (uint32_t i = 0; i < vt->rank; i++) r[i] = kiln_affine_dim(ctx, mt->rank - vt->rank + i);
+    kiln_st_set_attr(st, "permutation_map",
+                     kiln_attr_affine_map(ctx, kiln_affine_map_get(ctx, mt->rank, 0, vt->rank, r)));
+  }
+  int64_t seg[4] = {1, write ? 1 : (int64_t)ix.n, write ? (int64_t)ix.n : 1, 0};
+  kiln_st_set_attr(st, "operandSegmentSizes",
+                   kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 4, seg, NULL));
+  if (!write) kiln_st_add_type(st, vt);
+  return true;
+}
+
+void vector_print_transfer(kiln_printer *pr, const kiln_op *op) {
+  bool write = op->kind == KILN_OP_VECTOR_TRANSFER_WRITE;
+  uint32_t mi = transfer_source(op);
+  uint32_t nidx = op->num_operands - 2;
+  kiln_pr_puts(pr, " ");
+  if (write) {
+    kiln_pr_operands(pr, op, 0, 1);
+    kiln_pr_puts(pr, ", ");
+  }
+  kiln_pr_operands(pr, op, mi, 1);
+  kiln_pr_puts(pr, "[");
+  kiln_pr_operands(pr, op, mi + 1, nidx);
+  kiln_pr_puts(pr, "]");
+  if (!write) {
+    kiln_pr_puts(pr, ", ");
+    kiln_pr_operands(pr, op, op->num_operands - 1, 1);
+  }
+  /* in_bounds all false and a minor identity map are the defaults. */
+  bool any = false;
+  for (uint32_t i = 0; i < transfer_vector(op)->rank; i++) any |= kiln_vector_transfer_in_bounds(op, i);
+  const char *elide[4] = {"operandSegmentSizes", NULL, NULL, NULL};
+  int n = 1;
+  if (!any) elide[n++] = "in_bounds";
+  if (kiln_vector_transfer_minor_identity(op)) elide[n++] = "permutation_map";
+  kiln_pr_attr_dict(pr, op, elide, false);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_puts(pr, ", ");
+  kiln_pr_type(pr, write ? kiln_op_operand(op, 1)->type : op->results[0].type);
+}
+
+bool vector_verify_transfer(kiln_op *op) {
+  bool write = op->kind == KILN_OP_VECTOR_TRANSFER_WRITE;
+  uint32_t mi = transfer_source(op);
+  const kiln_type *mt = kiln_op_operand(op, mi)->type, *vt = transfer_vector(op);
+  if (mt->kind != KILN_TYPE_MEMREF) return kiln_op_emit_error(op, "source must be a ranked memref");
+  if (!is_vector(vt) || vt->elem != mt->elem)
+    return kiln_op_emit_error(op, "requires a vector of the memref's element type");
+  if (op->num_operands != mt->rank + 2)
+    return kiln_op_emit_error(op, "requires %u indices", mt->rank);
+  if (!write && kiln_op_operand(op, op->num_operands - 1)->type != mt->elem)
+    return kiln_op_emit_error(op, "padding must have the memref's element type");
+  const kiln_attr *b = kiln_op_get_attr(op, "in_bounds");
+  if (!b || b->kind != KILN_ATTR_ARRAY || b->count != vt->rank)
+    return kiln_op_emit_error(op, "expects 'in_bounds' with one boolean per vector dim");
+  for (uint32_t i = 0; i < b->count; i++)
+    if (b->elems[i]->kind != KILN_ATTR_BOOL)
+      return kiln_op_emit_error(op, "expects 'in_bounds' with one boolean per vector dim");
+  const kiln_attr *pm = kiln_op_get_attr(op, "permutation_map");
+  if (pm && (pm->kind != KILN_ATTR_AFFINE_MAP || pm->map->num_dims != mt->rank ||
+             pm->map->num_results != vt->rank))
+    return kiln_op_emit_error(op, "permutation_map must map the %u memref dims to the %u vector dims",
+                              mt->rank, vt->rank);
+  return all_index(op, mi + 1, mi + 1 + mt->rank);
+}

@@ -6,7 +6,7 @@
 
 #define VECTOR_HOOKS(X)                                                      \
   X(load) X(store) X(broadcast) X(splat) X(extract) X(insert) X(fma)         \
-  X(reduction)
+  X(reduction) X(transfer)
 #define VECTOR_DECLARE(N)                                                    \
   bool vector_verify_##N(kiln_op *op);                                       \
   bool vector_parse_##N(kiln_parser *p, kiln_op_state *st);                  \
@@ -28,6 +28,10 @@ typedef enum kiln_vector_kind {
 #undef VECTOR_KIND_ENUM
   KILN_VECTOR_KIND_COUNT
 } kiln_vector_kind;
+/* Whether a transfer's permutation_map is the minor identity (absent
+ * counts as such), and whether dim i of its vector is marked in bounds. */
+bool kiln_vector_transfer_minor_identity(const kiln_op *op);
+bool kiln_vector_transfer_in_bounds(const kiln_op *op, uint32_t i);
 /* The kind of a vector.reduction, or KILN_VECTOR_KIND_COUNT if malformed. */
 kiln_vector_kind kiln_vector_reduction_kind(const kiln_op *op);
 

@@ -31,11 +31,15 @@
 // CHECK-NEXT: %10 = vector.fma %arg2, %arg2, %arg2 : vector<4xf32>
 // CHECK-NEXT: %11 = vector.reduction <add>, %arg2 : vector<4xf32> into f32
 // CHECK-NEXT: %12 = vector.reduction <maximumf>, %arg2, %arg3 : vector<4xf32> into f32
+// CHECK-NEXT: %13 = vector.transfer_read %arg0[%arg1, %arg1], %arg3 : memref<16x16xf32>, vector<4xf32>
+// CHECK-NEXT: %14 = vector.transfer_read %arg0[%arg1, %arg1], %arg3 {in_bounds = [true]} : memref<16x16xf32>, vector<4xf32>
+// CHECK-NEXT: vector.transfer_write %13, %arg0[%arg1, %arg1] : vector<4xf32>, memref<16x16xf32>
+// CHECK-NEXT: vector.transfer_write %14, %arg0[%arg1, %arg1] {in_bounds = [true]} : vector<4xf32>, memref<16x16xf32>
 // CHECK-NEXT: cf.cond_br %arg4, ^bb1(%0 : f32), ^bb1(%arg3 : f32)
-// CHECK-NEXT: ^bb1(%13: f32):
+// CHECK-NEXT: ^bb1(%15: f32):
 // CHECK-NEXT: cf.br ^bb2
 // CHECK-NEXT: ^bb2:
-// CHECK-NEXT: return %13 : f32
+// CHECK-NEXT: return %15 : f32
 func.func @ops(%m: memref<16x16xf32>, %i: index, %v: vector<4xf32>, %s: f32, %c: i1, %d: memref<?xf32>, %x: memref<256xf32>) -> f32 {
   %0 = memref.load %m[%i, %i] : memref<16x16xf32>
   memref.store %0, %m[%i, %i] : memref<16x16xf32>
@@ -61,6 +65,10 @@ func.func @ops(%m: memref<16x16xf32>, %i: index, %v: vector<4xf32>, %s: f32, %c:
   %f = vector.fma %v, %v, %v : vector<4xf32>
   %r = vector.reduction <add>, %v : vector<4xf32> into f32
   %r2 = vector.reduction <maximumf>, %v, %s : vector<4xf32> into f32
+  %t1 = vector.transfer_read %m[%i, %i], %s : memref<16x16xf32>, vector<4xf32>
+  %t2 = vector.transfer_read %m[%i, %i], %s {in_bounds = [true]} : memref<16x16xf32>, vector<4xf32>
+  vector.transfer_write %t1, %m[%i, %i] : vector<4xf32>, memref<16x16xf32>
+  vector.transfer_write %t2, %m[%i, %i] {in_bounds = [true]} : vector<4xf32>, memref<16x16xf32>
   cf.cond_br %c, ^bb1(%0 : f32), ^bb1(%s : f32)
 ^bb1(%z: f32):
   cf.br ^bb2

@@ -65,3 +65,20 @@ func.func @nd_add(%a: vector<2x4xf32>) -> vector<2x4xf32> {
   %0 = arith.addf %a, %a : vector<2x4xf32>
   return %0 : vector<2x4xf32>
 }
+
+// Transfers: in bounds -> a plain load/store; otherwise masked with lane k
+// live iff index + k < the innermost size, padding in the dead lanes.
+// CHECK-LABEL: define void @transfers(
+// CHECK: %[[POS:[0-9]+]] = add <4 x i64> %{{[0-9]+}}, <i64 0, i64 1, i64 2, i64 3>
+// CHECK-NEXT: %[[M:[0-9]+]] = icmp slt <4 x i64> %[[POS]], <i64 10, i64 10, i64 10, i64 10>
+// CHECK: %[[V:[0-9]+]] = call <4 x float> @llvm.masked.load.v4f32.p0(ptr %{{[0-9]+}}, i32 4, <4 x i1> %[[M]], <4 x float> %{{[0-9]+}})
+// CHECK: load <4 x float>
+// CHECK: call void @llvm.masked.store.v4f32.p0(<4 x float> %[[V]], ptr %{{[0-9]+}}, i32 4, <4 x i1>
+// CHECK: store <4 x float>
+func.func @transfers(%m: memref<3x10xf32>, %i: index, %j: index, %p: f32) {
+  %a = vector.transfer_read %m[%i, %j], %p : memref<3x10xf32>, vector<4xf32>
+  %b = vector.transfer_read %m[%i, %j], %p {in_bounds = [true]} : memref<3x10xf32>, vector<4xf32>
+  vector.transfer_write %a, %m[%i, %j] : vector<4xf32>, memref<3x10xf32>
+  vector.transfer_write %b, %m[%i, %j] {in_bounds = [true]} : vector<4xf32>, memref<3x10xf32>
+  return
+}

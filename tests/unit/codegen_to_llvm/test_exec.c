@@ -302,6 +302,52 @@ START_TEST(views_and_copies) {
 }
 END_TEST
 
+/* Partial tiles through transfers: 37 elements in steps of 8; the last
+ * read pads with 0 and the last write leaves the elements past the end
+ * alone (the buffer is larger than the binding's memref). */
+static const char transfer_kernel[] =
+    "func.func @xfer() {\n"
+    "  %c0 = arith.constant 0 : index\n"
+    "  %c8 = arith.constant 8 : index\n"
+    "  %n = arith.constant 37 : index\n"
+    "  %pad = arith.constant 0.0 : f32\n"
+    "  %two = arith.constant dense<2.0> : vector<8xf32>\n"
+    "  %X = hal.interface.binding {binding = 0 : i32} : memref<37xf32>\n"
+    "  %Y = hal.interface.binding {binding = 1 : i32} : memref<37xf32>\n"
+    "  %S = hal.interface.binding {binding = 2 : i32} : memref<1xf32>\n"
+    "  %sum = scf.for %i = %c0 to %n step %c8 iter_args(%acc = %pad) -> (f32) {\n"
+    "    %v = vector.transfer_read %X[%i], %pad : memref<37xf32>, vector<8xf32>\n"
+    "    %w = arith.mulf %v, %two : vector<8xf32>\n"
+    "    vector.transfer_write %w, %Y[%i] : vector<8xf32>, memref<37xf32>\n"
+    "    %r = vector.reduction <add>, %v, %acc : vector<8xf32> into f32\n"
+    "    scf.yield %r : f32\n"
+    "  }\n"
+    "  memref.store %sum, %S[%c0] : memref<1xf32>\n"
+    "  return\n"
+    "}\n";
+
+START_TEST(partial_tile_transfers) {
+  loaded_t l = load(transfer_kernel, "xfer");
+  float *X = falloc(48), *Y = falloc(48), *S = falloc(16);
+  float want = 0;
+  for (int i = 0; i < 48; i++) {
+    X[i] = i < 37 ? (float)(i % 5) + 0.5f : 1000.0f; /* past the end: must not count */
+    Y[i] = -3.0f;
+    if (i < 37) want += X[i];
+  }
+  void *ptrs[3] = {X, Y, S};
+  uint64_t lens[3] = {37 * 4, 37 * 4, 4};
+  run(&l, ptrs, lens, 3, NULL, 0, 1, 1);
+  for (int i = 0; i < 37; i++) ck_assert_msg(Y[i] == 2 * X[i], "Y[%d] = %g", i, (double)Y[i]);
+  for (int i = 37; i < 48; i++) ck_assert_msg(Y[i] == -3.0f, "Y[%d] written past the end", i);
+  ck_assert_msg(S[0] == want, "sum %g, expected %g", (double)S[0], (double)want);
+  free(X);
+  free(Y);
+  free(S);
+  kiln_elf_unload(&l.image);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("codegen_to_llvm_exec");
   TCase *tc = tcase_create("exec");
@@ -310,6 +356,7 @@ int main(void) {
   tcase_add_test(tc, tiled_matmul);
   tcase_add_test(tc, vectors);
   tcase_add_test(tc, views_and_copies);
+  tcase_add_test(tc, partial_tile_transfers);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
