@@ -82,18 +82,13 @@ kiln_error *kiln_flow_pass_inline_calls(kiln_op *module, void *user) {
     inl s = {ctx, NULL, 0, 0};
     kiln_walk_pre(module, find_calls, &s);
     bool changed = false;
-    kiln_op *stuck = NULL;
-    for (uint32_t i = 0; i < s.n; i++) {
-      if (inline_call(ctx, module, s.calls[i])) changed = true;
-      else if (!stuck) stuck = s.calls[i];
-    }
+    for (uint32_t i = 0; i < s.n; i++) changed |= inline_call(ctx, module, s.calls[i]);
     if (!changed) break;
     if (depth == INLINE_MAX_DEPTH) {
       kiln_op *c = s.calls[0];
       kiln_op_emit_error(c, "calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
       return kiln_error_new("inline-calls: calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
     }
-    (void)stuck;
   }
   /* private functions nobody calls any more */
   uint32_t nf;
