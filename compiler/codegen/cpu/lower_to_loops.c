@@ -8,10 +8,12 @@
  * implied bodies), memref.store of the results. When no output index
  * depends on a reduction loop, outputs are loaded once before the
  * reduction loops, carried in registers (iter_args) and stored once after.
- * When the op has static bounds, no reduction loops, and every operand
- * is either contiguous along the innermost loop or independent of it, the
- * innermost loop steps by the vector width with vector.load/store and the
- * body on vectors (uniform values broadcast); a scalar loop finishes the
+ * When the op has static bounds and every operand is either contiguous
+ * along the innermost parallel loop or independent of it, that loop steps
+ * by the vector width with vector.load/store and the body on vectors
+ * (uniform values broadcast), reduction loops inside it carrying vector
+ * accumulators (convolutions over output channels, pooling over
+ * channels, matmul tails over columns); a scalar nest finishes the
  * remainder. Full-tile matmuls take the register-blocked path of
  * lower_matmul.c instead, linalg.softmax the three-pass rows of
  * lower_softmax.c.
@@ -36,6 +38,8 @@ typedef struct lw {
   uint32_t nin, nops;
   bool accumulate;
   bool need_out[CG_MAX_OPERANDS];
+  kiln_value *lb[KILN_MAX_LOOPS];   /* lower bounds, NULL = 0 */
+  int64_t vw;                       /* vector lanes when vectorizing */
 } lw;
 
 static kiln_value *affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs) {
@@ -201,8 +205,8 @@ static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_va
   }
   int l = w->order[p];
   kiln_builder body;
-  kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), acc ? nout : 0, acc,
-                         &body);
+  kiln_op *loop = cg_for(b, w->lb[l] ? w->lb[l] : cg_index(b, 0), w->bound[l], cg_index(b, 1),
+                         acc ? nout : 0, acc, &body);
   ivs[l] = cg_for_iv(loop);
   kiln_value *inner[CG_MAX_OPERANDS], *inner_y[CG_MAX_OPERANDS];
   for (uint32_t j = 0; acc && j < nout; j++) inner[j] = loop->regions[0].first->args[1 + j];
@@ -214,14 +218,22 @@ static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_va
   return true;
 }
 
-/* ---- vector innermost loop ---- */
+/* ---- vectors along the innermost parallel loop ----
+ * Loop order stays: parallel loops, then reductions. The last parallel
+ * loop (l_in) steps by the vector width when every operand is either
+ * contiguous along it (its last index is exactly l_in, unit stride) or
+ * independent of it; outputs must move with it. Reduction loops inside
+ * carry the output vectors in iter_args. The leftover iterations of l_in
+ * run the scalar nest. */
 static bool elem_ok(const kiln_type *t) {
   return kiln_type_is_float(t) || (kiln_type_is_integer(t) && t->width >= 8 && t->width <= 64);
 }
 
+static int vec_loop(const lw *w) { return w->first_red > 0 ? w->order[w->first_red - 1] : -1; }
+
 static bool can_vectorize(lw *w, int64_t vw) {
-  if (vw < 2 || w->nred || !w->loops) return false;
-  int lin = w->order[w->loops - 1];
+  int lin = vec_loop(w);
+  if (vw < 2 || lin < 0 || (w->nred && !w->accumulate)) return false;
   for (int l = 0; l < w->loops; l++)
     if (w->sb[l] < 0) return false;
   if (w->sb[lin] < vw) return false;
@@ -246,8 +258,13 @@ static bool can_vectorize(lw *w, int64_t vw) {
   }
   switch (w->op->kind) {
   case KILN_OP_LINALG_FILL: case KILN_OP_LINALG_TRANSPOSE: case KILN_OP_LINALG_BROADCAST:
-    return true;
-  case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_MAP: break;
+  case KILN_OP_LINALG_MATMUL: case KILN_OP_LINALG_BATCH_MATMUL: case KILN_OP_LINALG_MATVEC:
+  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF: case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
+  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC:
+  case KILN_OP_LINALG_POOLING_NHWC_MAX: case KILN_OP_LINALG_POOLING_NHWC_SUM:
+  case KILN_OP_LINALG_POOLING_NCHW_MAX: case KILN_OP_LINALG_POOLING_NCHW_SUM:
+    return true; /* implied bodies are elementwise arith */
+  case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_MAP: case KILN_OP_LINALG_REDUCE: break;
   default: return false;
   }
   kiln_block *body = w->op->regions[0].first;
@@ -255,10 +272,11 @@ static bool can_vectorize(lw *w, int64_t vw) {
     if (o->kind == KILN_OP_LINALG_YIELD) continue;
     if (o->kind == KILN_OP_LINALG_INDEX) {
       const kiln_attr *d = kiln_op_get_attr(o, "dim");
-      if (!d || d->i == lin) return false;
+      if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= w->loops || d->i == lin)
+        return false;
       continue;
     }
-    if (o->num_regions || o->num_results != 1) return false;
+    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
     if (o->kind == KILN_OP_ARITH_CONSTANT) {
       if (kiln_type_is_shaped(o->results[0].type)) return false;
       continue;
@@ -278,13 +296,84 @@ static kiln_value *as_vector(kiln_builder *b, kiln_value *v, int64_t vw) {
   return cg_broadcast(b, v, vec_of(b->ctx, v->type, vw));
 }
 
-static bool emit_body_vector(lw *w, kiln_builder *b, kiln_value **ivs, int64_t vw) {
-  int lin = w->order[w->loops - 1];
-  kiln_value *in[CG_MAX_OPERANDS], *out[CG_MAX_OPERANDS];
+/* The body on vectors: named ops get their implied body on broadcast
+ * operands; a generic's ops are rebuilt on vectors where an operand is a
+ * vector (the others broadcast) and cloned where all are uniform. */
+static bool body_vector(lw *w, kiln_builder *b, kiln_value **in, kiln_value **ivs,
+                        kiln_value **out) {
+  int64_t vw = w->vw;
+  if (w->op->kind != KILN_OP_LINALG_GENERIC && w->op->kind != KILN_OP_LINALG_MAP &&
+      w->op->kind != KILN_OP_LINALG_REDUCE) {
+    kiln_value *vin[CG_MAX_OPERANDS];
+    for (uint32_t i = 0; i < w->nops; i++) vin[i] = in[i] ? as_vector(b, in[i], vw) : NULL;
+    return cg_emit_body(b, w->op, vin, ivs, out);
+  }
+  kiln_block *body = w->op->regions[0].first;
+  uint32_t nargs = w->op->kind == KILN_OP_LINALG_MAP ? w->nin : w->nops;
+  kiln_value_map map = {0};
+  for (uint32_t i = 0; i < nargs && i < body->num_args; i++)
+    if (in[i]) kiln_value_map_add(w->c, &map, body->args[i], in[i]);
+  for (kiln_op *o = body->first; o; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_YIELD) {
+      for (uint32_t i = 0; i < o->num_operands; i++) {
+        kiln_value *m = kiln_value_map_lookup(&map, kiln_op_operand(o, i));
+        out[i] = m ? m : kiln_op_operand(o, i);
+      }
+      return true;
+    }
+    if (o->kind == KILN_OP_LINALG_INDEX) {
+      kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), ivs[kiln_op_get_attr(o, "dim")->i]);
+      continue;
+    }
+    kiln_value *ops[8];
+    bool vec = false;
+    for (uint32_t i = 0; i < o->num_operands; i++) {
+      kiln_value *m = kiln_value_map_lookup(&map, kiln_op_operand(o, i));
+      ops[i] = m ? m : kiln_op_operand(o, i);
+      vec |= ops[i]->type->kind == KILN_TYPE_VECTOR;
+    }
+    if (!vec) {
+      kiln_builder_insert(b, kiln_op_clone(o, &map));
+      continue;
+    }
+    for (uint32_t i = 0; i < o->num_operands; i++) ops[i] = as_vector(b, ops[i], vw);
+    const kiln_type *rt = vec_of(w->c, o->results[0].type, vw);
+    kiln_op *n = kiln_op_create(w->c, o->kind, o->loc, o->num_operands, ops, 1, &rt, o->attrs, 0);
+    kiln_builder_insert(b, n);
+    kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), kiln_op_result(n, 0));
+  }
+  return kiln_op_emit_error(w->op, "body does not end with linalg.yield");
+}
+
+static void vload_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
   kiln_value *ix[KILN_MAX_LOOPS];
+  for (uint32_t i = w->nin; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    indices(b, w->maps[i], ivs, ix);
+    vals[i - w->nin] = cg_vload(b, vec_of(w->c, v->type->elem, w->vw), v, w->maps[i]->num_results, ix);
+  }
+}
+
+static void vstore_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
+  kiln_value *ix[KILN_MAX_LOOPS];
+  for (uint32_t i = w->nin; i < w->nops; i++) {
+    indices(b, w->maps[i], ivs, ix);
+    cg_vstore(b, as_vector(b, vals[i - w->nin], w->vw), kiln_op_operand(w->op, i),
+              w->maps[i]->num_results, ix);
+  }
+}
+
+static bool emit_vector_body(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
+                             kiln_value **out) {
+  int lin = vec_loop(w);
+  kiln_value *in[CG_MAX_OPERANDS], *ix[KILN_MAX_LOOPS];
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
     in[i] = NULL;
+    if (i >= w->nin && acc) {
+      in[i] = acc[i - w->nin];
+      continue;
+    }
     if (i >= w->nin && !w->need_out[i]) continue;
     if (!is_memref(v)) {
       in[i] = v;
@@ -293,74 +382,59 @@ static bool emit_body_vector(lw *w, kiln_builder *b, kiln_value **ivs, int64_t v
     indices(b, w->maps[i], ivs, ix);
     uint32_t n = w->maps[i]->num_results;
     if (map_uses_loop(w->maps[i], lin, w->loops))
-      in[i] = cg_vload(b, vec_of(w->c, v->type->elem, vw), v, n, ix);
+      in[i] = cg_vload(b, vec_of(w->c, v->type->elem, w->vw), v, n, ix);
     else
       in[i] = cg_load(b, v, n, ix);
   }
-  if (w->op->kind != KILN_OP_LINALG_GENERIC && w->op->kind != KILN_OP_LINALG_MAP) {
-    out[0] = in[0];
-  } else {
-    kiln_block *body = w->op->regions[0].first;
-    uint32_t nargs = w->op->kind == KILN_OP_LINALG_MAP ? w->nin : w->nops;
-    kiln_value_map map = {0};
-    for (uint32_t i = 0; i < nargs && i < body->num_args; i++)
-      if (in[i]) kiln_value_map_add(w->c, &map, body->args[i], in[i]);
-    for (kiln_op *o = body->first; o; o = o->next) {
-      if (o->kind == KILN_OP_LINALG_YIELD) {
-        for (uint32_t i = 0; i < o->num_operands; i++) {
-          kiln_value *m = kiln_value_map_lookup(&map, kiln_op_operand(o, i));
-          out[i] = m ? m : kiln_op_operand(o, i);
-        }
-        break;
-      }
-      if (o->kind == KILN_OP_LINALG_INDEX) {
-        kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), ivs[kiln_op_get_attr(o, "dim")->i]);
-        continue;
-      }
-      kiln_value *ops[8];
-      bool vec = false;
-      if (o->num_operands > 8) return kiln_op_emit_error(o, "too many operands to vectorize");
-      for (uint32_t i = 0; i < o->num_operands; i++) {
-        kiln_value *m = kiln_value_map_lookup(&map, kiln_op_operand(o, i));
-        ops[i] = m ? m : kiln_op_operand(o, i);
-        vec |= ops[i]->type->kind == KILN_TYPE_VECTOR;
-      }
-      if (!vec) {
-        kiln_op *cl = kiln_op_clone(o, &map);
-        kiln_builder_insert(b, cl);
-        continue;
-      }
-      for (uint32_t i = 0; i < o->num_operands; i++) ops[i] = as_vector(b, ops[i], vw);
-      const kiln_type *rt = vec_of(w->c, o->results[0].type, vw);
-      kiln_op *n = kiln_op_create(w->c, o->kind, o->loc, o->num_operands, ops, 1, &rt, o->attrs, 0);
-      kiln_builder_insert(b, n);
-      kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), kiln_op_result(n, 0));
-    }
+  return body_vector(w, b, in, ivs, out);
+}
+
+/* Reduction loops (from level p) with vector accumulators. */
+static bool emit_vector_reductions(lw *w, kiln_builder *b, int p, kiln_value **ivs,
+                                   kiln_value **acc, kiln_value **yielded) {
+  uint32_t nout = w->nops - w->nin;
+  if (p == w->loops) {
+    kiln_value *out[CG_MAX_OPERANDS];
+    if (!emit_vector_body(w, b, ivs, acc, out)) return false;
+    for (uint32_t j = 0; j < nout; j++) yielded[j] = as_vector(b, out[j], w->vw);
+    return true;
   }
-  for (uint32_t i = w->nin; i < w->nops; i++) {
-    kiln_value *v = kiln_op_operand(w->op, i);
-    indices(b, w->maps[i], ivs, ix);
-    cg_vstore(b, as_vector(b, out[i - w->nin], vw), v, w->maps[i]->num_results, ix);
-  }
+  int l = w->order[p];
+  kiln_builder body;
+  kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), nout, acc, &body);
+  ivs[l] = cg_for_iv(loop);
+  kiln_value *inner[CG_MAX_OPERANDS], *inner_y[CG_MAX_OPERANDS];
+  for (uint32_t j = 0; j < nout; j++) inner[j] = loop->regions[0].first->args[1 + j];
+  if (!emit_vector_reductions(w, &body, p + 1, ivs, inner, inner_y)) return false;
+  cg_for_set_yield(loop, nout, inner_y);
+  for (uint32_t j = 0; j < nout; j++) yielded[j] = kiln_op_result(loop, j);
   return true;
 }
 
-static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs, int64_t vw) {
+static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   int l = w->order[p];
   kiln_builder body;
-  if (p < w->loops - 1) {
+  if (p < w->first_red - 1) {
     kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), 0, NULL, &body);
     ivs[l] = cg_for_iv(loop);
-    return emit_vector(w, &body, p + 1, ivs, vw);
+    return emit_vector(w, &body, p + 1, ivs);
   }
-  int64_t n = w->sb[l], main = n / vw * vw;
-  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, vw), 0, NULL, &body);
+  int64_t n = w->sb[l], main = n / w->vw * w->vw;
+  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, w->vw), 0, NULL, &body);
   ivs[l] = cg_for_iv(loop);
-  if (!emit_body_vector(w, &body, ivs, vw)) return false;
+  kiln_value *vals[CG_MAX_OPERANDS];
+  if (w->nred) {
+    kiln_value *init[CG_MAX_OPERANDS];
+    vload_outputs(w, &body, ivs, init);
+    if (!emit_vector_reductions(w, &body, p + 1, ivs, init, vals)) return false;
+  } else if (!emit_vector_body(w, &body, ivs, NULL, vals)) {
+    return false;
+  }
+  vstore_outputs(w, &body, ivs, vals);
   if (main == n) return true;
-  loop = cg_for(b, cg_index(b, main), w->bound[l], cg_index(b, 1), 0, NULL, &body);
-  ivs[l] = cg_for_iv(loop);
-  return emit_scalar(w, &body, w->loops, ivs, NULL, NULL);
+  /* Leftover iterations of l: the scalar nest from this level on. */
+  w->lb[l] = cg_index(b, main);
+  return emit_scalar(w, b, p, ivs, NULL, NULL);
 }
 
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
@@ -382,7 +456,8 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   if ((err = bound_values(&w, &b))) return err;
   kiln_value *ivs[KILN_MAX_LOOPS] = {0};
   unsigned errs = kiln_context_error_count(w.c);
-  bool ok = can_vectorize(&w, vw) ? emit_vector(&w, &b, 0, ivs, vw)
+  w.vw = vw;
+  bool ok = can_vectorize(&w, vw) ? emit_vector(&w, &b, 0, ivs)
                                    : emit_scalar(&w, &b, 0, ivs, NULL, NULL);
   if (!ok || kiln_context_error_count(w.c) != errs)
     return cg_op_error(op, "could not be lowered to loops (see the diagnostics above)");

@@ -378,6 +378,9 @@ kiln_value *cg_subview(kiln_builder *b, kiln_value *src, kiln_value *const *offs
 }
 
 /* ---- bodies ---- */
+/* Scalar type of a body value (scalar, or vector when vectorizing). */
+#define ELEM(v) kiln_type_elem_or_self((v)->type)
+
 static kiln_value *combine(kiln_builder *b, bool fl, kiln_op_kind f, kiln_op_kind i,
                            kiln_value *x, kiln_value *y) {
   return cg_bin(b, fl ? f : i, x, y);
@@ -393,24 +396,24 @@ bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
   case KILN_OP_LINALG_FILL:
   case KILN_OP_LINALG_TRANSPOSE:
   case KILN_OP_LINALG_BROADCAST:
-    if (in[0]->type != et) return kiln_op_emit_error(op, "input and output element types differ");
+    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
     out[0] = in[0];
     return true;
   case KILN_OP_LINALG_MATMUL: case KILN_OP_LINALG_BATCH_MATMUL: case KILN_OP_LINALG_MATVEC:
   case KILN_OP_LINALG_CONV_2D_NHWC_HWCF: case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
   case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC: {
-    if (in[0]->type != et || in[1]->type != et)
+    if (ELEM(in[0]) != et || ELEM(in[1]) != et)
       return kiln_op_emit_error(op, "mixed element types are not supported by lower-to-loops");
     kiln_value *m = combine(b, fl, KILN_OP_ARITH_MULF, KILN_OP_ARITH_MULI, in[0], in[1]);
     out[0] = combine(b, fl, KILN_OP_ARITH_ADDF, KILN_OP_ARITH_ADDI, in[2], m);
     return true;
   }
   case KILN_OP_LINALG_POOLING_NHWC_MAX: case KILN_OP_LINALG_POOLING_NCHW_MAX:
-    if (in[0]->type != et) return kiln_op_emit_error(op, "input and output element types differ");
+    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
     out[0] = combine(b, fl, KILN_OP_ARITH_MAXIMUMF, KILN_OP_ARITH_MAXSI, in[2], in[0]);
     return true;
   case KILN_OP_LINALG_POOLING_NHWC_SUM: case KILN_OP_LINALG_POOLING_NCHW_SUM:
-    if (in[0]->type != et) return kiln_op_emit_error(op, "input and output element types differ");
+    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
     out[0] = combine(b, fl, KILN_OP_ARITH_ADDF, KILN_OP_ARITH_ADDI, in[2], in[0]);
     return true;
   case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_REDUCE: case KILN_OP_LINALG_MAP: {
