@@ -64,6 +64,21 @@
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK: memref.store %{{.*}}, %[[CT]]
 
+// Convolution: vectors over the 8 output channels, the window and input
+// channel loops inside carrying the output vector.
+// CHECK-LABEL: func.func @conv()
+// CHECK: %[[INIT:.*]] = vector.load %[[OUT:.*]][%{{.*}}, %{{.*}}, %{{.*}}, %[[F:.*]]] : memref<1x2x2x8xf32>, vector<8xf32>
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<8xf32>) {
+// CHECK: scf.for {{.*}} -> (vector<8xf32>) {
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xf32>) {
+// CHECK: %[[X:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
+// CHECK: %[[W:.*]] = vector.load %{{.*}}[{{.*}}, %[[F]]] : memref<3x3x2x8xf32>, vector<8xf32>
+// CHECK: %[[XV:.*]] = vector.broadcast %[[X]] : f32 to vector<8xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[XV]], %[[W]] : vector<8xf32>
+// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : vector<8xf32>
+// CHECK: scf.yield %[[S]] : vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[OUT]][{{.*}}, %[[F]]] : memref<1x2x2x8xf32>, vector<8xf32>
+
 // CHECK-LABEL: func.func @tr()
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[Q:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -115,6 +130,13 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %b = hal.interface.binding {binding = 1 : i32} : memref<8x20xf32>
     %c = hal.interface.binding {binding = 2 : i32} : memref<6x20xf32>
     linalg.matmul ins(%a, %b : memref<6x8xf32>, memref<8x20xf32>) outs(%c : memref<6x20xf32>)
+    return
+  }
+  func.func @conv() {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x4x4x2xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x2x8xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x2x2x8xf32>
+    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x4x4x2xf32>, memref<3x3x2x8xf32>) outs(%o : memref<1x2x2x8xf32>)
     return
   }
   func.func @tr() {
