@@ -68,7 +68,7 @@ bool oi_attr_string(oi_ctx *c, const oi_node *n, const char *name, const char *d
   *out = def;
   if (!a) return true;
   if (!want(c, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING, "a string")) return false;
-  if (memchr(a->s.data, 0, a->s.len))
+  if (a->s.len && memchr(a->s.data, 0, a->s.len))
     return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute '%s' holds a NUL byte", name);
   char *s = kiln_alloc(c->ctx, a->s.len + 1);
   if (a->s.len) memcpy(s, a->s.data, a->s.len);

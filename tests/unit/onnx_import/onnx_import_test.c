@@ -324,6 +324,12 @@ START_TEST(huge_range) {
 }
 END_TEST
 
+START_TEST(empty_string_attribute) {
+  /* found by the fuzzer: an empty string attribute has no data pointer */
+  expect_error("in x f32 4; init p i64 2 = 1,1; node Pad x,p -> y mode=s:; out y", UNSUP, "mode ''", NULL);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("onnx_import");
   TCase *v = tcase_create("valid");
@@ -372,6 +378,7 @@ static Suite *suite(void) {
   tcase_add_test(h, huge_stride);
   tcase_add_test(h, huge_slice_step);
   tcase_add_test(h, huge_range);
+  tcase_add_test(h, empty_string_attribute);
   suite_add_tcase(s, h);
   return s;
 }
