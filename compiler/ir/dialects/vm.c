@@ -164,3 +164,120 @@ bool vm_verify_func(kiln_op *op) {
                                 i < t->num_inputs ? i : i - t->num_inputs);
   return true;
 }
+
+/* ---- custom syntax ----------------------------------------------------- */
+
+static const kiln_type *vm_type_of(kiln_context *ctx, vm_t t) {
+  switch (t) {
+  case VM_T_I32: return kiln_type_int(ctx, 32);
+  case VM_T_I64: return kiln_type_int(ctx, 64);
+  case VM_T_F32: return kiln_type_f32(ctx);
+  case VM_T_F64: return kiln_type_f64(ctx);
+  }
+  return NULL;
+}
+
+/* %c = vm.const.T VALUE {attrs}: the value's type is T. */
+bool vm_parse_const(kiln_parser *p, kiln_op_state *st) {
+  static const vm_t ts[] = {VM_T_I32, VM_T_I64, VM_T_F32, VM_T_F64};
+  const kiln_type *t = vm_type_of(st->ctx, ts[st->info->kind - KILN_OP_VM_CONST_I32]);
+  const kiln_attr *v;
+  if (!kiln_p_attr(p, t, &v)) return false;
+  if (v->type != t) return kiln_p_error(p, "expected a %s value", vm_t_names[ts[st->info->kind - KILN_OP_VM_CONST_I32]]);
+  kiln_st_set_attr(st, "value", v);
+  kiln_st_add_type(st, t);
+  return kiln_p_opt_attr_dict(p, st);
+}
+
+void vm_print_const(kiln_printer *pr, const kiln_op *op) {
+  static const char *const elide[] = {"value", NULL};
+  const kiln_attr *v = kiln_op_get_attr(op, "value");
+  const bool ok = v && (v->kind == KILN_ATTR_INTEGER || v->kind == KILN_ATTR_FLOAT) &&
+                  v->type == op->results[0].type;
+  kiln_pr_puts(pr, " ");
+  if (ok) kiln_pr_attr_bare(pr, v);
+  kiln_pr_attr_dict(pr, op, ok ? elide : NULL, false);
+}
+
+/* %r = vm.OP %a, %b {attrs}: operand and result types come from the
+ * opcode table row. */
+bool vm_parse_arith(kiln_parser *p, kiln_op_state *st) {
+  for (size_t i = 0; i < sizeof vm_arith / sizeof vm_arith[0]; i++) {
+    if (vm_arith[i].kind != st->info->kind) continue;
+    const uint32_t n = (uint32_t)st->info->min_operands;
+    for (uint32_t k = 0; k < n; k++) {
+      kiln_p_ssa_use o;
+      if (k && !kiln_p_expect(p, KILN_TOK_COMMA)) return false;
+      if (!kiln_p_operand(p, &o) ||
+          !kiln_p_resolve_add(p, st, &o, vm_type_of(st->ctx, vm_arith[i].in)))
+        return false;
+    }
+    kiln_st_add_type(st, vm_type_of(st->ctx, vm_arith[i].out));
+    return kiln_p_opt_attr_dict(p, st);
+  }
+  return kiln_p_error(p, "not an opcode of the VM table");
+}
+
+void vm_print_arith(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, op->num_operands);
+  kiln_pr_attr_dict(pr, op, NULL, false);
+}
+
+/* vm.clear.ref %r : T  /  vm.ret %a, %b : T, U  /  vm.ret */
+bool vm_parse_typed(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_uses ops = {0};
+  kiln_p_types types = {0};
+  const kiln_loc loc = kiln_p_loc(p);
+  if (kiln_p_is_operand(p) && !kiln_p_operand_list(p, &ops)) return false;
+  if (!kiln_p_opt_attr_dict(p, st)) return false;
+  if (ops.n && (!kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type_list(p, &types)))
+    return false;
+  return kiln_p_resolve_list(p, st, &ops, &types, loc);
+}
+
+void vm_print_typed(kiln_printer *pr, const kiln_op *op) {
+  if (op->num_operands) {
+    kiln_pr_puts(pr, " ");
+    kiln_pr_operands(pr, op, 0, op->num_operands);
+  }
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  if (op->num_operands) {
+    kiln_pr_puts(pr, " : ");
+    kiln_pr_operand_types(pr, op, 0, op->num_operands);
+  }
+}
+
+/* %r = vm.call.import @full.name(%a, ...) {signature, spans, ...}
+ *        : (types) -> results */
+bool vm_parse_call_import(kiln_parser *p, kiln_op_state *st) {
+  const char *callee;
+  if (!kiln_p_symbol_name(p, &callee)) return false;
+  kiln_st_set_attr(st, "callee", kiln_attr_string(st->ctx, callee, strlen(callee)));
+  kiln_p_ssa_uses ops = {0};
+  const kiln_loc loc = kiln_p_loc(p);
+  if (!kiln_p_paren_operand_list(p, &ops) || !kiln_p_opt_attr_dict(p, st)) return false;
+  const kiln_type *fn;
+  if (!kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_function_type(p, &fn)) return false;
+  kiln_p_types in = {(const kiln_type **)fn->types, fn->num_inputs, 0};
+  if (!kiln_p_resolve_list(p, st, &ops, &in, loc)) return false;
+  for (uint32_t i = 0; i < fn->num_results; i++)
+    kiln_st_add_type(st, fn->types[fn->num_inputs + i]);
+  return true;
+}
+
+void vm_print_call_import(kiln_printer *pr, const kiln_op *op) {
+  static const char *const elide[] = {"callee", NULL};
+  const kiln_attr *c = kiln_op_get_attr(op, "callee");
+  const bool ok = c && c->kind == KILN_ATTR_STRING && c->len && !memchr(c->str, 0, c->len);
+  kiln_pr_puts(pr, " ");
+  kiln_pr_attr(pr, kiln_attr_symbol_ref(kiln_pr_ctx(pr), ok ? c->str : "", 0, NULL));
+  kiln_pr_puts(pr, "(");
+  kiln_pr_operands(pr, op, 0, op->num_operands);
+  kiln_pr_puts(pr, ")");
+  kiln_pr_attr_dict(pr, op, ok ? elide : NULL, false);
+  kiln_pr_puts(pr, " : (");
+  kiln_pr_operand_types(pr, op, 0, op->num_operands);
+  kiln_pr_puts(pr, ") -> ");
+  kiln_pr_result_types(pr, op);
+}

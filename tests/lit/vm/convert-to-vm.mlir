@@ -39,63 +39,63 @@ func.func private @groups(%n: index, %k: i32) -> (index, i32) {
 }
 
 // After convert-to-vm: imports by full name and runtime signature, one
-// constant per distinct value, index arithmetic on i64, no registers yet.
+// constant per distinct value, no registers yet.
 // CONV-LABEL: IR Dump After convert-to-vm
 // CONV: vm.func @main(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.signature = (tensor<2x8xf32>) -> tensor<2x8xf32>}
-// CONV: %[[IN:.*]] = "vm.const.i32"() {value = 0 : i32}
-// CONV: %[[F32:.*]] = "vm.const.i32"() {value = 12 : i32}
-// CONV: %[[D0:.*]] = "vm.const.i64"() {value = 2 : i64}
-// CONV: %[[D1:.*]] = "vm.const.i64"() {value = 8 : i64}
-// CONV: "vm.call.import"(%arg0, %[[IN]], %[[F32]], %[[D0]], %[[D1]]) {callee = "hal.buffer_view.assert", signature = "riiCID_", spans = array<i32: 2>}
-// CONV: "vm.call.import"(%arg0) {callee = "hal.buffer_view.buffer", signature = "r_r"}
-// CONV: "vm.call.import"(%[[IN]]) {callee = "hal.buffer.rodata", signature = "i_r"}
-// CONV: %[[BYTES:.*]] = "vm.const.i64"() {value = 64 : i64}
-// CONV: "vm.call.import"(%[[BYTES]]) {callee = "hal.buffer.allocate", signature = "I_r"}
-// CONV: "vm.call.import"() {callee = "hal.command_buffer.create", signature = "_r"}
-// CONV: {callee = "hal.command_buffer.dispatch", signature = "riiiiiCiDCrIID_", spans = array<i32: 1, 3>}
-// CONV-SAME: (!hal.command_buffer, i32, i32, i32, i32, i32, i32, !hal.buffer, i64, i64, !hal.buffer, i64, i64, !hal.buffer, i64, i64) -> ()
-// CONV: {callee = "hal.command_buffer.barrier", signature = "r_"}
-// CONV: {callee = "hal.command_buffer.execute", signature = "r_"}
-// CONV: {callee = "hal.device.wait", signature = "_"}
-// CONV: {callee = "hal.buffer_view.create", signature = "rIiCID_r", spans = array<i32: 2>}
-// CONV: "vm.ret"
+// CONV: %[[IN:.*]] = vm.const.i32 0{{$}}
+// CONV: %[[F32:.*]] = vm.const.i32 12{{$}}
+// CONV: %[[D0:.*]] = vm.const.i64 2{{$}}
+// CONV: %[[D1:.*]] = vm.const.i64 8{{$}}
+// CONV: vm.call.import @hal.buffer_view.assert(%arg0, %[[IN]], %[[F32]], %[[D0]], %[[D1]]) {signature = "riiCID_", spans = array<i32: 2>} : (!hal.buffer_view, i32, i32, i64, i64) -> ()
+// CONV: vm.call.import @hal.buffer_view.buffer(%arg0) {signature = "r_r"}
+// CONV: vm.call.import @hal.buffer.rodata(%[[IN]]) {signature = "i_r"}
+// CONV: %[[BYTES:.*]] = vm.const.i64 64{{$}}
+// CONV: vm.call.import @hal.buffer.allocate(%[[BYTES]]) {signature = "I_r"}
+// CONV: vm.call.import @hal.command_buffer.create() {signature = "_r"}
+// CONV: vm.call.import @hal.command_buffer.dispatch({{.*}}) {signature = "riiiiiCiDCrIID_", spans = array<i32: 1, 3>}
+// CONV-SAME: : (!hal.command_buffer, i32, i32, i32, i32, i32, i32, !hal.buffer, i64, i64, !hal.buffer, i64, i64, !hal.buffer, i64, i64) -> ()
+// CONV: vm.call.import @hal.command_buffer.barrier(
+// CONV: vm.call.import @hal.command_buffer.execute(
+// CONV: vm.call.import @hal.device.wait() {signature = "_"}
+// CONV: vm.call.import @hal.buffer_view.create({{.*}}) {signature = "rIiCID_r", spans = array<i32: 2>}
+// CONV: vm.ret
 // CONV-NOT: vm.clear.ref
 
 // After allocate-registers: args in bank order, 64-bit values on slot
 // pairs, refs released right after their last use, none before.
 // REGS: vm.func @main(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {arg_regs = array<i32: 0>,
 // REGS-SAME: ref_count = 4 : i32, scalar_count = {{[0-9]+}} : i32
-// REGS: "vm.const.i32"() {regs = array<i32: 0>, value = 0 : i32}
-// REGS: "vm.const.i32"() {regs = array<i32: 1>, value = 12 : i32}
-// REGS: "vm.const.i64"() {regs = array<i32: 2>, value = 2 : i64}
-// REGS: "vm.const.i64"() {regs = array<i32: 4>, value = 8 : i64}
-// REGS: callee = "hal.buffer_view.assert"
-// REGS: "vm.call.import"(%arg0) {callee = "hal.buffer_view.buffer", regs = array<i32: 1>
-// REGS-NEXT: "vm.clear.ref"(%arg0)
-// REGS: callee = "hal.command_buffer.dispatch"
-// REGS-NEXT: "vm.clear.ref"
-// REGS-NEXT: "vm.clear.ref"
-// REGS-NEXT: callee = "hal.command_buffer.barrier"
-// REGS-NEXT: callee = "hal.command_buffer.execute"
-// REGS-NEXT: "vm.clear.ref"
-// REGS-NEXT: callee = "hal.device.wait"
-// REGS-NEXT: callee = "hal.buffer_view.create"
-// REGS-NEXT: "vm.clear.ref"
-// REGS-NEXT: "vm.ret"
+// REGS: vm.const.i32 0 {regs = array<i32: 0>}
+// REGS: vm.const.i32 12 {regs = array<i32: 1>}
+// REGS: vm.const.i64 2 {regs = array<i32: 2>}
+// REGS: vm.const.i64 8 {regs = array<i32: 4>}
+// REGS: vm.call.import @hal.buffer_view.assert
+// REGS: vm.call.import @hal.buffer_view.buffer(%arg0) {regs = array<i32: 1>
+// REGS-NEXT: vm.clear.ref %arg0 : !hal.buffer_view
+// REGS: vm.call.import @hal.command_buffer.dispatch
+// REGS-NEXT: vm.clear.ref
+// REGS-NEXT: vm.clear.ref
+// REGS-NEXT: vm.call.import @hal.command_buffer.barrier
+// REGS-NEXT: vm.call.import @hal.command_buffer.execute
+// REGS-NEXT: vm.clear.ref
+// REGS-NEXT: vm.call.import @hal.device.wait
+// REGS-NEXT: vm.call.import @hal.buffer_view.create
+// REGS-NEXT: vm.clear.ref
+// REGS-NEXT: vm.ret
 
 // Scalars: i32 in one slot, index as i64 in two; arguments fill the bank
 // in order (n: slots 0-1, k: slot 2).
 // CONV-LABEL: vm.func private @groups(%arg0: i64, %arg1: i32) -> (i64, i32) attributes {kiln.signature = (index, i32) -> (index, i32)}
-// CONV: %[[C64:.*]] = "vm.const.i64"() {value = 64 : i64}
-// CONV: %[[G:.*]] = "vm.ceildiv.i64"(%arg0, %[[C64]])
-// CONV: %[[K:.*]] = "vm.ext.s.i32.i64"(%arg1)
-// CONV: %[[S:.*]] = "vm.add.i64"(%[[G]], %[[K]])
-// CONV: %[[T:.*]] = "vm.trunc.i64.i32"(%[[S]])
-// CONV: "vm.ret"(%[[S]], %[[T]])
+// CONV: %[[C64:.*]] = vm.const.i64 64{{$}}
+// CONV: %[[G:.*]] = vm.ceildiv.i64 %arg0, %[[C64]]{{$}}
+// CONV: %[[K:.*]] = vm.ext.s.i32.i64 %arg1{{$}}
+// CONV: %[[S:.*]] = vm.add.i64 %[[G]], %[[K]]{{$}}
+// CONV: %[[T:.*]] = vm.trunc.i64.i32 %[[S]]{{$}}
+// CONV: vm.ret %[[S]], %[[T]] : i64, i32
 // REGS-LABEL: vm.func private @groups(%arg0: i64, %arg1: i32) -> (i64, i32) attributes {arg_regs = array<i32: 0, 2>
 // REGS-SAME: ref_count = 0 : i32, scalar_count = 7 : i32
-// REGS: "vm.const.i64"() {regs = array<i32: 3>, value = 64 : i64}
-// REGS: "vm.ceildiv.i64"(%arg0, %{{.*}}) {regs = array<i32: 5>}
-// REGS: "vm.ext.s.i32.i64"(%arg1) {regs = array<i32: 0>}
-// REGS: "vm.add.i64"(%{{.*}}, %{{.*}}) {regs = array<i32: 2>}
-// REGS: "vm.trunc.i64.i32"(%{{.*}}) {regs = array<i32: 0>}
+// REGS: vm.const.i64 64 {regs = array<i32: 3>}
+// REGS: vm.ceildiv.i64 %arg0, %{{.*}} {regs = array<i32: 5>}
+// REGS: vm.ext.s.i32.i64 %arg1 {regs = array<i32: 0>}
+// REGS: vm.add.i64 %{{.*}}, %{{.*}} {regs = array<i32: 2>}
+// REGS: vm.trunc.i64.i32 %{{.*}} {regs = array<i32: 0>}
