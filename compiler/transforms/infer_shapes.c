@@ -51,13 +51,84 @@ static bool shape_of(kiln_value *v, shape *s) {
   if (t->kind != KILN_TYPE_TENSOR || t->rank > IS_MAX_RANK) return false;
   s->rank = t->rank;
   for (uint32_t i = 0; i < t->rank; i++) s->d[i] = t->shape[i];
-  if (v->def && v->def->kind == KILN_OP_TENSOR_CAST) {
-    const kiln_type *src = kiln_op_operand(v->def, 0)->type;
-    if (src->kind == KILN_TYPE_TENSOR && src->rank == t->rank)
-      for (uint32_t i = 0; i < t->rank; i++)
-        if (s->d[i] == DYN) s->d[i] = src->shape[i];
+  /* Every cast of a chain knows something; a bounded walk keeps hostile
+   * IR from making this quadratic. */
+  kiln_value *c = v;
+  for (int hops = 0; hops < 16 && c->def && c->def->kind == KILN_OP_TENSOR_CAST &&
+                     c->def->num_operands == 1; hops++) {
+    c = kiln_op_operand(c->def, 0);
+    const kiln_type *src = c->type;
+    if (src->kind != KILN_TYPE_TENSOR || src->rank != t->rank) break;
+    for (uint32_t i = 0; i < t->rank; i++)
+      if (s->d[i] == DYN) s->d[i] = src->shape[i];
   }
   return true;
+}
+
+static uint32_t int_list(const kiln_op *op, const char *name, int64_t *out,
+                         uint32_t max);
+
+/* A value of v's type refined to shape s: v itself, a value of exactly that
+ * type down v's chain of casts, or a new tensor.cast before `user`. */
+static kiln_value *value_with_shape(kiln_context *ctx, kiln_value *v,
+                                    const shape *s, kiln_op *user) {
+  const kiln_type *to = kiln_type_with_shape(ctx, v->type, s->rank, s->d);
+  if (to == v->type) return v;
+  kiln_value *c = v;
+  for (int hops = 0; hops < 16 && c->def && c->def->kind == KILN_OP_TENSOR_CAST &&
+                     c->def->num_operands == 1; hops++) {
+    c = kiln_op_operand(c->def, 0);
+    if (c->type == to) return c;
+  }
+  kiln_builder b = kiln_builder_before(user);
+  b.loc = user->loc;
+  return kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_CAST, 1, &v, 1, &to, NULL), 0);
+}
+
+/* The shape input j of an exact-match op (transpose, broadcast, reduce,
+ * map, softmax) must have given the result shape `out`: what the result
+ * knows flows back to the input, so both agree on every static dim. */
+static void input_from_result(const kiln_op *op, uint32_t j, const shape *out,
+                              shape *in) {
+  int64_t v[IS_MAX_RANK];
+  uint32_t n;
+  switch (op->kind) {
+  case KILN_OP_LINALG_TRANSPOSE:
+    n = int_list(op, "permutation", v, IS_MAX_RANK);
+    if (n != out->rank || n != in->rank) return;
+    for (uint32_t d = 0; d < n; d++)
+      if (v[d] >= 0 && v[d] < (int64_t)n && in->d[v[d]] == DYN)
+        in->d[v[d]] = out->d[d];
+    return;
+  case KILN_OP_LINALG_BROADCAST:
+  case KILN_OP_LINALG_REDUCE: {
+    bool skip[IS_MAX_RANK] = {false};
+    bool bc = op->kind == KILN_OP_LINALG_BROADCAST;
+    uint32_t big = bc ? out->rank : in->rank, small = bc ? in->rank : out->rank;
+    n = int_list(op, "dimensions", v, IS_MAX_RANK);
+    if (big != small + n) return;
+    for (uint32_t k = 0; k < n; k++) {
+      if (v[k] < 0 || v[k] >= (int64_t)big) return;
+      skip[v[k]] = true;
+    }
+    for (uint32_t d = 0, k = 0; d < big; d++) {
+      if (skip[d]) continue;
+      int64_t *dst = bc ? &in->d[k] : &in->d[d];
+      int64_t src = bc ? out->d[d] : out->d[k];
+      if (*dst == DYN) *dst = src;
+      k++;
+    }
+    return;
+  }
+  case KILN_OP_LINALG_MAP:
+  case KILN_OP_LINALG_SOFTMAX:
+    if (in->rank != out->rank) return;
+    for (uint32_t d = 0; d < in->rank; d++)
+      if (in->d[d] == DYN) in->d[d] = out->d[d];
+    return;
+  default: return;
+  }
+  (void)j;
 }
 
 static const char *dim_str(int64_t d, char *buf) {
@@ -529,11 +600,12 @@ static unsigned infer_op(kiln_context *ctx, kiln_op *op) {
   /* Meet every inferred result shape with the declared one first, so that
    * a contradiction leaves the op untouched. */
   shape next[4];
-  bool refine[4] = {false};
+  bool refine[4] = {false}, next_ok[4] = {false};
   for (uint32_t i = 0; i < io.nouts; i++) {
     kiln_value *init = kiln_op_operand(op, io.nins + i);
     const kiln_type *rt = kiln_op_result(op, i)->type;
     if (rt->kind != KILN_TYPE_TENSOR || !shape_of(init, &next[i])) continue;
+    next_ok[i] = true;
     for (uint32_t d = 0; d < rt->rank; d++)
       if (rt->shape[d] != DYN) next[i].d[d] = rt->shape[d];
     if (io.known[i] && io.out[i].rank == rt->rank) {
@@ -553,16 +625,17 @@ static unsigned infer_op(kiln_context *ctx, kiln_op *op) {
   bool any = false;
   for (uint32_t i = 0; i < io.nouts; i++) any |= refine[i];
   if (!any) return 0;
-  /* Inputs read through a tensor.cast that hid their static shape read its
-   * source instead: ops such as linalg.transpose require ins and outs to
-   * agree on which dimensions are static. */
+  /* Inputs take every static size known for them (through casts, and for
+   * ops whose ins and outs must match exactly, from the refined result):
+   * linalg.transpose and friends require ins and outs to agree on which
+   * dimensions are static. */
   for (uint32_t j = 0; j < io.nins; j++) {
-    kiln_op *cast = kiln_op_operand(op, j)->def;
-    if (!cast || cast->kind != KILN_OP_TENSOR_CAST) continue;
-    kiln_value *src = kiln_op_operand(cast, 0);
-    if (src->type->kind == KILN_TYPE_TENSOR &&
-        src->type->rank == kiln_op_operand(op, j)->type->rank)
-      kiln_op_set_operand(op, j, src);
+    kiln_value *v = kiln_op_operand(op, j);
+    shape want;
+    if (!shape_of(v, &want)) continue;
+    if (!tx_linalg_mixes_static(op) && io.nouts > 0 && next_ok[0])
+      input_from_result(op, j, &next[0], &want);
+    kiln_op_set_operand(op, j, value_with_shape(ctx, v, &want, op));
   }
   for (uint32_t i = 0; i < io.nouts; i++) {
     if (!refine[i]) continue;
