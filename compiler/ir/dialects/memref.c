@@ -8,6 +8,13 @@
 
 #include <stdlib.h>
 
+/* A static list attribute, or NULL when absent or of another kind (the
+ * printer also runs on unverified IR). */
+static const kiln_attr *dense_or_null(const kiln_op *op, const char *name) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  return a && a->kind == KILN_ATTR_DENSE_ARRAY ? a : NULL;
+}
+
 static const kiln_type *idx(kiln_op_state *st) { return kiln_type_index(st->ctx); }
 
 static bool resolve_indices(kiln_parser *p, kiln_op_state *st,
@@ -337,11 +344,11 @@ bool memref_parse_subview(kiln_parser *p, kiln_op_state *st) {
 static void print_three_lists(kiln_printer *pr, const kiln_op *op, bool kw) {
   uint32_t next = 1;
   kiln_pr_puts(pr, kw ? "offset: " : "");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_offsets"), &next);
+  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_offsets"), &next);
   kiln_pr_puts(pr, kw ? ", sizes: " : " ");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_sizes"), &next);
+  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_sizes"), &next);
   kiln_pr_puts(pr, kw ? ", strides: " : " ");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_strides"), &next);
+  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_strides"), &next);
 }
 
 void memref_print_subview(kiln_printer *pr, const kiln_op *op) {
@@ -503,7 +510,7 @@ void memref_print_reshape(kiln_printer *pr, const kiln_op *op) {
   if (op->kind == KILN_OP_MEMREF_EXPAND_SHAPE) {
     uint32_t next = 1;
     kiln_pr_puts(pr, " output_shape ");
-    kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_output_shape"), &next);
+    kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_output_shape"), &next);
   }
   kiln_pr_attr_dict(pr, op, seg_elide, false);
   kiln_pr_puts(pr, " : ");

@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A static list attribute, or NULL when absent or of another kind (the
+ * printer also runs on unverified IR). */
+static const kiln_attr *dense_or_null(const kiln_op *op, const char *name) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  return a && a->kind == KILN_ATTR_DENSE_ARRAY ? a : NULL;
+}
+
 static const kiln_type *idx(kiln_op_state *st) { return kiln_type_index(st->ctx); }
 
 static bool resolve_indices(kiln_parser *p, kiln_op_state *st,
@@ -207,7 +214,7 @@ void vector_print_extract(kiln_printer *pr, const kiln_op *op) {
   uint32_t next = 1;
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_position"), &next);
+  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_position"), &next);
   kiln_pr_attr_dict(pr, op, pos_elide, false);
   kiln_pr_puts(pr, " : ");
   kiln_pr_type(pr, op->results[0].type);
@@ -272,7 +279,7 @@ void vector_print_insert(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 2);
   kiln_pr_puts(pr, " ");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_position"), &next);
+  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_position"), &next);
   kiln_pr_attr_dict(pr, op, pos_elide, false);
   kiln_pr_puts(pr, " : ");
   kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
