@@ -128,6 +128,23 @@ for cut in [0, 3, 8, 64, len(data) // 2, len(data) - 1]:
                        "--input=4xf32=1,2,3,4")
     check(f"truncated module at {cut}", rc == 1 and err.startswith("kiln-run: ")
           and path in err, f"rc={rc} err={err!r}")
+# Corrupt bytecode (found by its first instructions, const.i32 %i0, 0 and
+# const.i32 %i1, 1): a register past the function's count, an unknown
+# opcode. The verifier names the function, offset and problem.
+at = next(i for i in range(len(data) - 14)
+          if data[i + 1:i + 7] == bytes(6) and data[i + 7] == data[i]
+          and data[i + 8:i + 14] == bytes([1, 0, 1, 0, 0, 0]))
+for name, patch, want in [
+        ("register", (at + 1, 0x40), "function 'simple_mul': invalid bytecode at "
+         "0x0000 (const.i32): register %i64 out of range"),
+        ("opcode", (at, 0xee), "invalid bytecode at 0x0000 (?): unknown opcode 0xee")]:
+    bad = bytearray(data)
+    bad[patch[0]] = patch[1]
+    path = os.path.join(workdir, f"bad_{name}.kiln")
+    open(path, "wb").write(bad)
+    rc, out, err = run(kiln_run, f"--module={path}", "--input=4xf32=1,2,3,4",
+                       "--input=4xf32=1,2,3,4")
+    check(f"bad bytecode ({name})", rc == 1 and want in err, err)
 rc, out, err = run(kiln_run, "--module=/nonexistent.kiln", "--input=4xf32=1,2,3,4")
 check("missing module", rc == 1 and "cannot open '/nonexistent.kiln'" in err, err)
 
