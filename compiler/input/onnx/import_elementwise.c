@@ -225,8 +225,16 @@ static bool binary_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
       r = oi_select(b, fix, oi_op2(b, KILN_OP_ARITH_ADDI, rem, z), rem);
     }
     break;
-  case OI_POW: /* the exponent converts to the base type (float bases only) */
-    r = oi_op2(b, KILN_OP_MATH_POWF, x, oi_convert(b, z, (int32_t)e->n, e->dtype, x->type));
+  case OI_POW:
+    if (isf) { /* the exponent converts to the base type */
+      r = oi_op2(b, KILN_OP_MATH_POWF, x, oi_convert(b, z, (int32_t)e->n, e->dtype, x->type));
+    } else { /* integer bases: through f64 (exact below 2^53), truncated back */
+      const kiln_type *f64 = kiln_type_f64(b->ctx);
+      int32_t d64 = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
+      kiln_value *p = oi_op2(b, KILN_OP_MATH_POWF, oi_convert(b, x, e->dtype, d64, f64),
+                             oi_convert(b, z, (int32_t)e->n, d64, f64));
+      r = oi_convert(b, p, d64, e->dtype, x->type);
+    }
     break;
   case OI_PRELU: {
     kiln_value *zero = oi_scalar(b, x->type, 0, 0);
@@ -317,7 +325,7 @@ bool oi_import_binary(oi_ctx *c, oi_node *n) {
   case OI_AND: case OI_OR: case OI_XOR: mask = OI_T_BOOL; break;
   case OI_EQUAL: mask = OI_T_ANY; cmp = true; break;
   case OI_GREATER: case OI_LESS: case OI_GREATER_EQ: case OI_LESS_EQ: cmp = true; break;
-  case OI_POW: mask = OI_T_FLOAT; break;
+  case OI_POW: mask = OI_T_FLOAT | OI_T_SINT; break;
   case OI_PRELU: mask = OI_T_FLOAT | OI_T_SINT; break;
   default: break;
   }

@@ -1,0 +1,107 @@
+/* Layout and scan family: DepthToSpace, SpaceToDepth (reshape, transpose,
+ * reshape) and CumSum.
+ *
+ * Takes: rank-4 NCHW inputs for the depth/space ops; any rank for CumSum
+ * with a constant axis. Guarantees: depth/space ops are pure data movement
+ * (expand_shape, linalg.transpose, collapse_shape); CumSum is one generic
+ * over (dims..., j) whose reduction loop j adds x[j] where j is before
+ * (or, exclusive, strictly before; reverse: after) the output position,
+ * tested with linalg.index — quadratic in the axis length, like the
+ * definition. */
+#include <string.h>
+
+#include "import_internal.h"
+
+static bool depth_space(oi_ctx *c, oi_node *n, bool to_space) {
+  static const char *const d2s[] = {"blocksize", "mode", NULL};
+  static const char *const s2d[] = {"blocksize", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, to_space ? d2s : s2d)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  int64_t bs;
+  const char *mode = "DCR";
+  if (!oi_attr(n, "blocksize")) return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'blocksize' is required");
+  if (!oi_attr_int(c, n, "blocksize", 0, &bs) || !oi_size_ok(c, bs, 1, "blocksize")) return false;
+  if (to_space && !oi_attr_string(c, n, "mode", "DCR", &mode)) return false;
+  bool dcr = strcmp(mode, "DCR") == 0;
+  if (!dcr && strcmp(mode, "CRD") != 0) return oi_invalid(c, "mode '%s' (DCR or CRD)", mode);
+  const kiln_type *t = x->type;
+  if (t->rank != 4) return oi_invalid(c, "input must be 4-D (N, C, H, W), has rank %u", t->rank);
+  int64_t N = t->shape[0], C = t->shape[1], H = t->shape[2], W = t->shape[3];
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  int64_t s6[6], perm[6], out[4];
+  if (to_space) {
+    if (C % (bs * bs)) return oi_invalid(c, "C = %lld is not a multiple of blocksize^2", (long long)C);
+    int64_t Cb = C / (bs * bs);
+    if (dcr) {
+      int64_t a[6] = {N, bs, bs, Cb, H, W}, p[6] = {0, 3, 4, 1, 5, 2};
+      memcpy(s6, a, sizeof a), memcpy(perm, p, sizeof p);
+    } else {
+      int64_t a[6] = {N, Cb, bs, bs, H, W}, p[6] = {0, 1, 4, 2, 5, 3};
+      memcpy(s6, a, sizeof a), memcpy(perm, p, sizeof p);
+    }
+    out[0] = N, out[1] = Cb, out[2] = H * bs, out[3] = W * bs;
+  } else {
+    if (H % bs || W % bs) return oi_invalid(c, "H and W must be multiples of blocksize %lld", (long long)bs);
+    int64_t a[6] = {N, C, H / bs, bs, W / bs, bs}, p[6] = {0, 3, 5, 1, 2, 4};
+    memcpy(s6, a, sizeof a), memcpy(perm, p, sizeof p);
+    out[0] = N, out[1] = C * bs * bs, out[2] = H / bs, out[3] = W / bs;
+  }
+  kiln_value *r = oi_reshape(c, oi_transpose(c, oi_reshape(c, v, 6, s6), perm), 4, out);
+  oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
+
+bool oi_import_depth_to_space(oi_ctx *c, oi_node *n) { return depth_space(c, n, true); }
+bool oi_import_space_to_depth(oi_ctx *c, oi_node *n) { return depth_space(c, n, false); }
+
+typedef struct { uint32_t axis, loops; bool exclusive, reverse; } cum_user;
+
+static kiln_value *index_of(kiln_builder *b, uint32_t loop) {
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
+  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+}
+
+static bool cum_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  cum_user *cu = u;
+  kiln_value *i = index_of(b, cu->axis), *j = index_of(b, cu->loops - 1);
+  int pred = cu->reverse ? (cu->exclusive ? OI_SGT : OI_SGE) : (cu->exclusive ? OI_SLT : OI_SLE);
+  kiln_value *take = oi_cmpi(b, pred, j, i);
+  bool isf = kiln_type_is_float(a[0]->type);
+  kiln_value *v = oi_select(b, take, a[0], oi_scalar(b, a[0]->type, 0, 0));
+  y[0] = oi_op2(b, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, a[1], v);
+  return true;
+}
+
+bool oi_import_cumsum(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"exclusive", "reverse", NULL};
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *av = x ? oi_in(c, n, 1) : NULL;
+  if (!av || !oi_check_type(c, x, OI_T_FLOAT | OI_T_SINT, "input 0")) return false;
+  int64_t *ax, cnt, excl, rev;
+  if (!oi_const_ints(c, av, "input 1 (axis)", &ax, &cnt)) return false;
+  if (cnt != 1) return oi_invalid(c, "axis must be a scalar");
+  const kiln_type *t = x->type;
+  if (t->rank == 0 || t->rank + 1 > KILN_MAX_LOOPS) return oi_unsupported(c, "CumSum on rank %u", t->rank);
+  cum_user cu;
+  if (!oi_axis(c, ax[0], t->rank, "axis", &cu.axis) || !oi_attr_int(c, n, "exclusive", 0, &excl) ||
+      !oi_attr_int(c, n, "reverse", 0, &rev))
+    return false;
+  cu.exclusive = excl != 0, cu.reverse = rev != 0, cu.loops = t->rank + 1;
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  /* loops: output dims, then j over the axis; x read at (.., j, ..) */
+  int64_t xin[OI_MAX_RANK], xout[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) xin[d] = d == cu.axis ? t->rank : d, xout[d] = d;
+  const kiln_affine_map *maps[2] = {oi_map_dims(c, cu.loops, t->rank, xin), oi_map_dims(c, cu.loops, t->rank, xout)};
+  bool red[KILN_MAX_LOOPS] = {0};
+  red[t->rank] = true;
+  kiln_value *init = oi_filled(c, t, 0, 0);
+  kiln_op *g = oi_generic(c, 1, &v, 1, &init, maps, cu.loops, red, cum_body, &cu);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
