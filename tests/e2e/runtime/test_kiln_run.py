@@ -4,7 +4,8 @@ results on local-sync and local-task (inline values, bracket syntax, .npy
 in and out checked with numpy), the error messages users see for wrong
 inputs and broken modules, and kiln-bench's latency lines.
 
-usage: test_kiln_run.py KILN_RUN KILN_BENCH MODULE4 MODULE_DYN WORKDIR"""
+usage: test_kiln_run.py KILN_RUN KILN_BENCH MODULE4 MODULE_DYN WORKDIR [POOL]
+(POOL: the pool device's name, local-sync in builds without local-task)"""
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ import sys
 import numpy as np
 
 kiln_run, kiln_bench, module4, module_dyn, workdir = sys.argv[1:6]
+pool = sys.argv[6] if len(sys.argv) > 6 else "local-task"
 os.makedirs(workdir, exist_ok=True)
 failures = []
 
@@ -31,7 +33,7 @@ def check(name, cond, detail=""):
 
 
 # Results printed on each device, with the two inline syntaxes.
-for device in ["local-sync", "local-task"]:
+for device in ["local-sync", pool]:
     rc, out, err = run(kiln_run, f"--module={module4}", "--input=4xf32=1,2,3,4",
                        "--input=4xf32=5,6,7,8", f"--device={device}")
     check(f"inline {device}", rc == 0 and out == "result[0]: 4xf32=5 12 21 32\n",
@@ -44,7 +46,7 @@ for device in ["local-sync", "local-task"]:
 # .npy in, .npy out, checked by numpy, on both devices and several sizes
 # (1000 elements = 16 workgroups, split over 3 threads on local-task).
 rng = np.random.default_rng(1234)
-for device, extra in [("local-sync", []), ("local-task", ["--workers=3"])]:
+for device, extra in [("local-sync", []), (pool, ["--workers=3"])]:
     for n in [1, 4, 63, 64, 65, 1000]:
         a = rng.standard_normal(n).astype(np.float32)
         b = rng.standard_normal(n).astype(np.float32)
@@ -151,7 +153,7 @@ check("missing module", rc == 1 and "cannot open '/nonexistent.kiln'" in err, er
 # kiln-bench: min / median / p90 with units.
 rc, out, err = run(kiln_bench, f"--module={module4}", "--input=4xf32=1,2,3,4",
                    "--input=4xf32=5,6,7,8", "--warmup=2", "--repetitions=20",
-                   "--device=local-task")
+                   f"--device={pool}")
 lines = out.splitlines()
 for word in ["min", "median", "p90"]:
     check(f"kiln-bench {word}", rc == 0 and any(

@@ -10,6 +10,12 @@
 #include "kiln/runtime.h"
 #include "kiln/vm_bytecode.h"
 
+/* The pool device, or local-sync in builds without it
+ * (-DKILN_RUNTIME_LOCAL_TASK=OFF), so the tests run in every configuration. */
+#ifndef KILN_TEST_LOCAL_TASK
+#define KILN_TEST_LOCAL_TASK "local-task"
+#endif
+
 /* The kernel library bytes (read once, never freed). */
 const uint8_t *rt_kernel(size_t *size);
 

@@ -93,7 +93,7 @@ static kiln_status_t mul(fixture_t *f, const float *a, const float *b,
 }
 
 START_TEST(call_handmade_on_local_devices) {
-  static const char *const devices[] = {"local-sync", "local-task"};
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
   size_t size;
   uint8_t *data = rt_handmade(NULL, &size);
   ck_assert_ptr_nonnull(data);
@@ -176,6 +176,22 @@ START_TEST(zstd_compressed_kernel_runs) {
   size_t size;
   uint8_t *data = rt_handmade(&o, &size);
   ck_assert_ptr_nonnull(data);
+#ifdef KILN_TEST_NO_ZSTD
+  /* Built without zstd: the module loads, its kernel cannot. */
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, "local-sync", NULL, &dev));
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  expect_error(kiln_module_prepare(m, dev), KILN_STATUS_UNIMPLEMENTED,
+               "built without zstd", (char *)NULL);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  free(data);
+  return;
+#endif
   fixture_t f;
   open_fixture(&f, "local-sync", data, size);
   const float a[4] = {1, -2, 3, 4}, b[4] = {2, 2, 2, 0.5f};
@@ -195,7 +211,7 @@ START_TEST(kernel_failure_is_reported) {
   size_t size;
   uint8_t *data = rt_handmade(&o, &size);
   fixture_t f;
-  open_fixture(&f, _i ? "local-task" : "local-sync", data, size);
+  open_fixture(&f, _i ? KILN_TEST_LOCAL_TASK : "local-sync", data, size);
   float a[200], b[200], c[200];
   for (int i = 0; i < 200; ++i) a[i] = b[i] = 1;
   OK(mul(&f, a, b, c, 200));
@@ -309,7 +325,7 @@ START_TEST(weights_from_rodata_in_place) {
   kiln_module_t *m;
   kiln_function_t fn;
   OK(kiln_instance_create(kiln_allocator_system(), &inst));
-  OK(kiln_device_create(inst, _i ? "local-task" : "local-sync", NULL, &dev));
+  OK(kiln_device_create(inst, _i ? KILN_TEST_LOCAL_TASK : "local-sync", NULL, &dev));
   OK(kiln_module_load_file(inst, path, &m));
   unlink(path);
   OK(kiln_module_lookup_function(m, "simple_mul", &fn));
@@ -387,7 +403,7 @@ static kiln_status_t transfer(const char *device, int64_t fill, int64_t copy,
 }
 
 START_TEST(copy_and_fill_commands) {
-  static const char *const devices[] = {"local-sync", "local-task"};
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
   float c[8];
   OK(transfer(devices[_i], 16, 16, c));
   for (int i = 0; i < 4; ++i) ck_assert(c[i] == 1.0f && c[4 + i] == 5 + i);
@@ -434,7 +450,7 @@ START_TEST(caller_allocator_balances) {
   kiln_module_t *m;
   kiln_function_t fn;
   OK(kiln_instance_create(a, &inst));
-  OK(kiln_device_create(inst, "local-task", NULL, &dev));
+  OK(kiln_device_create(inst, KILN_TEST_LOCAL_TASK, NULL, &dev));
   OK(kiln_module_load_memory(inst, data, size, &m));
   OK(kiln_module_lookup_function(m, "simple_mul", &fn));
   int64_t n = 4;

@@ -64,7 +64,7 @@ static void *worker(void *opaque) {
 }
 
 START_TEST(concurrent_calls) {
-  static const char *const devices[] = {"local-sync", "local-task"};
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
   kiln_handmade_options_t o;
   kiln_handmade_default_options(&o);
   o.n = -1; /* dynamic size */
