@@ -509,10 +509,11 @@ bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_d
   int ndist = 0, dist[KILN_MAX_LOOPS];
   for (uint32_t k = 0; k < ot->rank; k++) {
     int l = (int)om->results[k]->value;
-    if (ot->shape[k] == KILN_DYNAMIC || red[l]) return false;
+    if (ot->shape[k] == KILN_DYNAMIC) return false;
     d->loop[k] = l;
     d->bound[k] = ot->shape[k];
-    int64_t t = tiles[l] <= 0 || tiles[l] > d->bound[k] ? d->bound[k] : tiles[l];
+    /* An output dim indexed by a reduction loop (softmax) stays whole. */
+    int64_t t = red[l] || tiles[l] <= 0 || tiles[l] > d->bound[k] ? d->bound[k] : tiles[l];
     if (t <= 0) t = 1;
     d->tile[k] = t;
     d->count[k] = (d->bound[k] + t - 1) / t;

@@ -37,6 +37,15 @@
 // CHECK-NEXT: %[[G:.*]] = arith.addi %[[I]], %[[OFF]] : index
 // CHECK-NEXT: arith.index_cast %[[G]] : index to i32
 
+// Softmax: rows are distributed, the softmax dimension stays whole.
+// CHECK-LABEL: func.func @softmax()
+// CHECK-SAME: tile_sizes = array<i64: 256, 0>, {{.*}}workgroup_count = array<i64: 2, 1, 1>
+// CHECK: %[[SID:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
+// CHECK: %[[SOFF:.*]] = arith.muli %[[SID]], %{{.*}} : index
+// CHECK: %[[SIN:.*]] = memref.subview %{{.*}}[%[[SOFF]], 0] [%{{.*}}, 10] [1, 1] : memref<300x10xf32> to memref<?x10xf32, strided<[10, 1], offset: ?>>
+// CHECK: %[[SOUT:.*]] = memref.subview %{{.*}}[%[[SOFF]], 0] [%{{.*}}, 10] [1, 1] : memref<300x10xf32> to memref<?x10xf32, strided<[10, 1], offset: ?>>
+// CHECK: linalg.softmax dimension(1) ins(%[[SIN]] : {{.*}}) outs(%[[SOUT]] :
+
 // CHECK-LABEL: func.func @not_distributable()
 // CHECK-SAME: tile_sizes = array<i64: 0, 0>, {{.*}}workgroup_count = array<i64: 1, 1, 1>
 // CHECK-NOT: hal.interface.workgroup.id
@@ -63,6 +72,12 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
       %r = arith.addf %x, %fi : f32
       linalg.yield %r : f32
     }
+    return
+  }
+  func.func @softmax() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<300x10xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<300x10xf32>
+    linalg.softmax dimension(1) ins(%a : memref<300x10xf32>) outs(%o : memref<300x10xf32>)
     return
   }
   func.func @not_distributable() {
