@@ -10,7 +10,7 @@
  * opcode table, vm.call.import (callee = full HAL import name, signature =
  * the string runtime-min checks, spans = tuple count per variadic span)
  * and vm.ret; index becomes i64; attributes are turned into constants
- * (one per distinct value per function); `kiln.signature` (the tensor
+ * (shared between nearby uses only, so live ranges stay short); `kiln.signature` (the tensor
  * signature, the module's reflection data) is kept or derived from the
  * input asserts and the views returned. Ops it cannot lower are errors at
  * their location naming the op. */
@@ -24,7 +24,13 @@ typedef struct cv_const {
   const kiln_type *type;
   int64_t value;
   kiln_value *val;
+  uint32_t born; /* host op index it was made at */
 } cv_const;
+
+/* A constant is shared only within this many host ops: sharing keeps code
+ * small, the window keeps every constant's live range (and so the scalar
+ * bank of a large model's host function) bounded. */
+#define CV_CONST_WINDOW 64u
 
 typedef struct cv {
   kiln_context *ctx;
@@ -34,6 +40,7 @@ typedef struct cv {
   const kiln_type *i32, *i64;
   cv_const *consts;
   uint32_t nconsts, capconsts;
+  uint32_t op_index; /* host ops lowered so far in this function */
   bool failed;
 } cv;
 
@@ -119,15 +126,21 @@ static const kiln_type *cv_type(cv *c, const kiln_type *t) {
   return vmx_type_letter(t) ? t : NULL;
 }
 
-/* One vm.const per distinct (type, value) in a function: host code is
- * small, and sharing keeps the scalar bank small too. */
+/* One vm.const per distinct (type, value) per window of host ops. */
 static kiln_value *cv_const_int(cv *c, const kiln_type *t, int64_t v) {
   for (uint32_t i = 0; i < c->nconsts; i++)
-    if (c->consts[i].type == t && c->consts[i].value == v) return c->consts[i].val;
+    if (c->consts[i].type == t && c->consts[i].value == v &&
+        c->op_index - c->consts[i].born < CV_CONST_WINDOW)
+      return c->consts[i].val;
   const kiln_named_attr na = {kiln_intern_cstr(c->ctx, "value"),
                               kiln_attr_int(c->ctx, t, v)};
   const kiln_op_kind k = t->width == 64 ? KILN_OP_VM_CONST_I64 : KILN_OP_VM_CONST_I32;
   kiln_op *op = kiln_build(&c->b, k, 0, NULL, 1, &t, kiln_attr_dict(c->ctx, 1, &na));
+  /* Entries that fell out of the window are dropped (oldest first). */
+  uint32_t keep = 0;
+  for (uint32_t i = 0; i < c->nconsts; i++)
+    if (c->op_index - c->consts[i].born < CV_CONST_WINDOW) c->consts[keep++] = c->consts[i];
+  c->nconsts = keep;
   if (c->nconsts == c->capconsts) {
     const uint32_t cap = c->capconsts ? c->capconsts * 2 : 32;
     cv_const *n = kiln_alloc(c->ctx, cap * sizeof *n);
@@ -135,7 +148,7 @@ static kiln_value *cv_const_int(cv *c, const kiln_type *t, int64_t v) {
     c->consts = n;
     c->capconsts = cap;
   }
-  c->consts[c->nconsts++] = (cv_const){t, v, kiln_op_result(op, 0)};
+  c->consts[c->nconsts++] = (cv_const){t, v, kiln_op_result(op, 0), c->op_index};
   return kiln_op_result(op, 0);
 }
 
@@ -579,13 +592,12 @@ static kiln_op *cv_function(cv *c, kiln_op *fn) {
     kiln_value_map_add(c->ctx, &c->map, body->args[i],
                        kiln_block_add_arg(c->ctx, vb, types[i], body->args[i]->loc));
   c->b = kiln_builder_at_end(c->ctx, vb);
-  for (kiln_op *op = body->first; op; op = op->next) {
+  c->op_index = 0;
+  for (kiln_op *op = body->first; op; op = op->next, c->op_index++) {
     c->b.loc = op->loc;
     if (!cv_op(c, op)) return NULL;
   }
   if (c->failed) return NULL;
-  /* Constants first: they were appended as met; the order of pure ops
-   * does not matter, but reading them up front is easier. */
   return vf;
 }
 
