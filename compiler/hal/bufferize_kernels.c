@@ -21,10 +21,16 @@
  *    become copies between memref.subview windows (strided layouts) and
  *    linalg.fill (pad value, splat); an insert's destination is its init;
  *  - tensor.extract (also inside linalg bodies) becomes memref.load,
- *    tensor.insert and tensor.from_elements memref.store.
- * Ops it cannot bufferize (dynamic slices, a pad value depending on the
- * index, scf on tensors, ...) fail the pass with an error naming the op
- * and the kernel. */
+ *    tensor.insert and tensor.from_elements memref.store;
+ *  - scf.for / scf.if keep only their scalar iter_args and results: a
+ *    tensor iter_arg lives in the loop result's buffer (the init copied
+ *    in, the yielded value computed in place when its producer overwrites
+ *    the iter_arg and nothing reads it afterwards, else copied back), both
+ *    branches of an if write the result's buffer; slices at loop indices
+ *    become subviews with dynamic offsets.
+ * Ops it cannot bufferize (dynamic sizes, a pad value depending on the
+ * index, loads of bindings inside loops, ...) fail the pass with an error
+ * naming the op and the kernel. */
 #include "hl_internal.h"
 
 #include <string.h>
