@@ -50,6 +50,9 @@ static kiln_error *te_variant(kiln_session *s, kiln_op *exe, kiln_op *var) {
   if (!target || target->kind != KILN_ATTR_STRING)
     return kiln_error_new("executable @%s variant @%s has no target", ename, vname);
   if (kiln_session_payload(s, ename, vname)) return NULL; /* substituted */
+#ifdef KILN_HAVE_CODEGEN_GPU
+  if (strncmp(target->str, "cuda:", 5) == 0) return kiln_driver_translate_cuda(s, kiln_op_parent_op(exe), exe, var);
+#endif
   if (strncmp(target->str, "llvm-cpu", 8) != 0)
     return kiln_error_new("executable @%s variant @%s: code generation for target '%s' is not built yet",
                           ename, vname, target->str);

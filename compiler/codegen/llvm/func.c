@@ -165,7 +165,9 @@ bool tl_translate_funcs(tl *t, kiln_op *module) {
     t->kinfo.max_binding = t->kinfo.max_constant = -1;
     tl_cf_create_blocks(t, &f->regions[0]);
     LLVMPositionBuilderAtEnd(t->b, t->entry);
-    if (t->in_kernel) {
+    if (t->in_kernel && t->opts->gpu_kernels) {
+      t->dispatch = t->workgroup = NULL;
+    } else if (t->in_kernel) {
       t->dispatch = LLVMGetParam(fn, 0);
       t->workgroup = LLVMGetParam(fn, 1);
     } else {
@@ -186,6 +188,10 @@ void tl_func_return(tl *t, kiln_op *op) {
   if (t->in_kernel) {
     if (op->num_operands) {
       tl_fail(t, op, "a kernel returns no values");
+      return;
+    }
+    if (t->opts->gpu_kernels) {
+      LLVMBuildRetVoid(t->b);
       return;
     }
     LLVMBuildRet(t->b, LLVMConstInt(t->i32, 0, 0));

@@ -27,6 +27,7 @@ bool tl_is_kernel(const kiln_op *f) {
 }
 
 bool tl_kernel_begin(tl *t, kiln_op *f, LLVMValueRef *fn) {
+  if (t->opts->gpu_kernels) return tl_ptx_kernel_begin(t, f, fn);
   const char *name = kiln_symbol_name(f);
   if (LLVMGetNamedFunction(t->m, name)) {
     tl_fail(t, f, "function name '%s' is already taken", name);
@@ -67,6 +68,10 @@ static kiln_walk_result note_writes(kiln_op *op, void *user) {
 void tl_kernel_op(tl *t, kiln_op *op) {
   if (!t->in_kernel) {
     tl_fail(t, op, "is only valid in a kernel (a public function without arguments in a kernel module)");
+    return;
+  }
+  if (t->opts->gpu_kernels) {
+    tl_ptx_kernel_op(t, op);
     return;
   }
   int64_t sel = kiln_hal_interface_selector(op);

@@ -139,6 +139,12 @@ kiln_error *tl_kernel_emit_table(tl *t, kiln_op *module,
 void tl_kernel_export_of(tl *t, kiln_op *func, LLVMValueRef fn,
                          kiln_llvm_cpu_export_t *out);
 
+/* kernel_ptx.c: the NVPTX kernel ABI (options.gpu_kernels). tl_gpu_op
+ * handles thread.id/barrier (errors on CPU kernels). */
+bool tl_ptx_kernel_begin(tl *t, kiln_op *func, LLVMValueRef *fn);
+void tl_ptx_kernel_op(tl *t, kiln_op *op);
+void tl_gpu_op(tl *t, kiln_op *op);
+
 /* translate.c: one op. */
 void tl_op(tl *t, kiln_op *op);
 

@@ -40,6 +40,7 @@ typedef struct kiln_to_llvm_export {
 typedef struct kiln_to_llvm_options {
   bool kernel_module;       /* translate as a variant's inner module */
   bool emit_c_wrappers;     /* _mlir_ciface_ wrappers (non-kernel only) */
+  bool gpu_kernels;         /* kernels for NVPTX (kernel_ptx.c), no export table */
   uint32_t binding_alignment; /* assumed alignment of bindings; 0 = 64 */
   /* Optional export metadata overriding what is derived from the IR. */
   const kiln_to_llvm_export *exports;

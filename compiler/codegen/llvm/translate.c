@@ -147,7 +147,7 @@ kiln_error *kiln_to_llvm_translate(kiln_op *module,
   bool ok = tl_declare_funcs(&t, module) && tl_translate_funcs(&t, module);
   if (ok && !t.err && !t.opts->kernel_module && t.opts->emit_c_wrappers)
     tl_emit_c_wrappers(&t, module);
-  if (ok && !t.err && t.opts->kernel_module) {
+  if (ok && !t.err && t.opts->kernel_module && !t.opts->gpu_kernels) {
     uint32_t n = 0;
     kiln_block *body = kiln_module_body(module);
     for (kiln_op *f = body->first; f; f = f->next)

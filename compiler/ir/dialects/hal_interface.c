@@ -4,7 +4,7 @@
  *   binding {binding = N}      ranked memref (or any type: views are made
  *                              by the lowering), N in [0, 32)
  *   constant {index = N}       i32
- *   workgroup.id/count/size {dim = D}   index, D in [0, 3) */
+ *   workgroup.id/count/size, thread.id {dim = D}   index, D in [0, 3) */
 #include "dialects.h"
 
 #include <stdlib.h>

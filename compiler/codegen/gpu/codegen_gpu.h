@@ -1,0 +1,44 @@
+/* GPU code generation (cuda:sm_XX variants) between the HAL's bufferized
+ * kernels and the NVPTX back end (compiler/codegen/cuda), plus the
+ * SIMT-on-CPU check of its numerics.
+ *
+ * Takes: a module holding hal.executable ops whose cuda variants' inner
+ * modules hold kernels of linalg ops on memrefs (PIPELINE.md, hal).
+ * Guarantees, in this order (kiln_codegen_gpu_lower_variant):
+ *   select-gpu-launch-config  kiln.launch on each kernel: the llvm-cpu
+ *       tile sizes and workgroup count (so every variant of an executable
+ *       agrees on the grid), pipeline "gpu-*", block_size [T, 1, 1]
+ *       with T per SM (workgroup_size stays [1, 1, 1], see there); workgroup_count on the export and dispatch sites
+ *   tile-and-distribute       workgroup tiles (= thread blocks), reusing
+ *       compiler/codegen/cpu's pass
+ *   distribute-to-threads     every top-level linalg op split along one
+ *       parallel loop into contiguous chunks per thread
+ *       (hal.interface.thread.id, partial chunks guarded by their sizes),
+ *       or run by thread 0 alone; a hal.interface.barrier between them
+ *   lower-to-loops, remove-single-iteration-loops (codegen/cpu)
+ *   simt-to-loops (SIMT variant only): thread ids become loops, split at
+ *       every barrier (loop fission), so the kernel runs on a CPU
+ * Public prefix kiln_codegen_gpu_; internal prefix gpu_. */
+#ifndef KILN_CODEGEN_GPU_H
+#define KILN_CODEGEN_GPU_H
+
+#include "ir.h"
+
+/* Threads per block for an SM version (sm_80: 64, sm_90: 128). */
+int64_t kiln_codegen_gpu_block_size(uint32_t sm_version);
+
+/* Lowers the cuda variant VAR of executable EXE (top: the whole module,
+ * for the host dispatch sites) to loops with thread ids and barriers,
+ * ready for approximate-math, scf-to-cf and the PTX translation. */
+kiln_error *kiln_codegen_gpu_lower_variant(kiln_op *top, kiln_op *exe, kiln_op *var);
+
+/* A copy of the (lowered) cuda variant VAR, inserted after it, whose
+ * kernels run the threads of a block as loops (simt-to-loops): target
+ * "llvm-cpu", name "simt_cpu_" + VAR's name. *out is the new variant. */
+kiln_error *kiln_codegen_gpu_add_simt_variant(kiln_op *var, kiln_op **out);
+
+/* The passes, on one inner module (kernels of one variant). */
+kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner);
+kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner);
+
+#endif

@@ -1,0 +1,182 @@
+/* distribute-to-threads: the threads of a block share each workgroup
+ * tile.
+ *
+ * Takes: a cuda variant's inner module after tile-and-distribute (linalg
+ * ops on memrefs at the top level of each kernel) with kiln.launch's
+ * workgroup_size. Guarantees: each top-level op with side effects is
+ * either
+ *   - a linalg op split along one parallel loop L whose every operand
+ *     either indexes a dim with exactly d_L or not at all (and every
+ *     output does): thread t of n (hal.interface.thread.id /
+ *     workgroup.size, read at run time, so any block size is correct)
+ *     runs the chunk [t*c, t*c + size) of that dim, c = ceil(B / n),
+ *     size clamped to [0, c] (the guard for partial chunks and tiles);
+ *     among eligible loops the one with the largest static extent;
+ *   - or anything else (no eligible loop, linalg.index in the body,
+ *     non-linalg side effects), run by thread 0 alone (scf.if);
+ * and consecutive such ops are separated by hal.interface.barrier.
+ * Kernels with memref.alloca scratch (bufferized intermediates) run
+ * every op on thread 0: an alloca is private to a GPU thread, so other
+ * threads could not read what one wrote. */
+#include "gpu_internal.h"
+
+#include <string.h>
+
+static bool has_index_op(kiln_op *op) {
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (kiln_block *b = op->regions[r].first; b; b = b->next)
+      for (kiln_op *o = b->first; o; o = o->next)
+        if (o->kind == KILN_OP_LINALG_INDEX || has_index_op(o)) return true;
+  return false;
+}
+
+/* Does expression e use loop l: 0 no, 1 exactly d_l, -1 otherwise. */
+static int uses_loop(const kiln_affine_expr *e, int n, int l) {
+  if (e->kind == KILN_AFFINE_DIM) return (int)e->value == l ? 1 : 0;
+  int64_t coef[KILN_MAX_LOOPS], cst;
+  if (!cg_linear_expr(e, n, coef, &cst)) return -1;
+  return coef[l] == 0 ? 0 : -1;
+}
+
+static bool is_output(const kiln_op *op, uint32_t i) {
+  const kiln_attr *seg = kiln_op_get_attr(op, "operandSegmentSizes");
+  if (op->kind == KILN_OP_LINALG_SOFTMAX) return i == op->num_operands - 1;
+  if (seg && seg->kind == KILN_ATTR_DENSE_ARRAY && seg->count == 2)
+    return i >= (uint32_t)((const int32_t *)seg->data)[0];
+  return i == op->num_operands - 1;
+}
+
+/* The loop to split op along, or -1. */
+static int pick_loop(kiln_op *op) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  if (op->num_operands > CG_MAX_OPERANDS) return -1;
+  int n = cg_static_bounds(op, maps, red, bounds);
+  if (n <= 0 || has_index_op(op)) return -1;
+  int best = -1;
+  for (int l = 0; l < n; l++) {
+    if (red[l]) continue;
+    bool ok = true, in_outputs = true;
+    for (uint32_t i = 0; ok && i < op->num_operands; i++) {
+      const kiln_type *t = kiln_op_operand(op, i)->type;
+      if (t->kind != KILN_TYPE_MEMREF) continue;
+      if (t->rank != maps[i]->num_results) { ok = false; break; }
+      bool has = false;
+      for (uint32_t d = 0; d < maps[i]->num_results; d++) {
+        int u = uses_loop(maps[i]->results[d], n, l);
+        if (u < 0) ok = false;
+        if (u == 1) {
+          if (has) ok = false; /* d_l twice (a diagonal) */
+          has = true;
+        }
+      }
+      if (is_output(op, i) && !has) in_outputs = false;
+    }
+    if (!ok || !in_outputs) continue;
+    if (best < 0 || bounds[l] > bounds[best]) best = l;
+  }
+  return best;
+}
+
+static kiln_value *bin(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) {
+  return cg_bin(b, k, x, y);
+}
+
+/* Restricts op to this thread's chunk of loop l. */
+static void split(kiln_op *op, int l) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  cg_static_bounds(op, maps, red, bounds);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *tid = gpu_interface(&b, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *nthr = gpu_interface(&b, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+  kiln_value *extent = NULL;
+  for (uint32_t i = 0; !extent && i < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (v->type->kind != KILN_TYPE_MEMREF) continue;
+    for (uint32_t d = 0; d < maps[i]->num_results; d++)
+      if (uses_loop(maps[i]->results[d], (int)KILN_MAX_LOOPS, l) == 1 &&
+          maps[i]->results[d]->kind == KILN_AFFINE_DIM) {
+        extent = v->type->shape[d] != KILN_DYNAMIC ? cg_index(&b, v->type->shape[d]) : cg_dim(&b, v, d);
+        break;
+      }
+  }
+  kiln_value *chunk = bin(&b, KILN_OP_ARITH_CEILDIVSI, extent, nthr);
+  kiln_value *start = bin(&b, KILN_OP_ARITH_MULI, tid, chunk);
+  kiln_value *left = bin(&b, KILN_OP_ARITH_SUBI, extent, start);
+  kiln_value *size = bin(&b, KILN_OP_ARITH_MINSI, left, chunk);
+  size = bin(&b, KILN_OP_ARITH_MAXSI, size, cg_index(&b, 0));
+  /* Keep the offset inside the memref when this thread has nothing. */
+  start = bin(&b, KILN_OP_ARITH_MINSI, start, extent);
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (v->type->kind != KILN_TYPE_MEMREF) continue;
+    int at = -1;
+    for (uint32_t d = 0; d < maps[i]->num_results; d++)
+      if (maps[i]->results[d]->kind == KILN_AFFINE_DIM && (int)maps[i]->results[d]->value == l) at = (int)d;
+    if (at < 0) continue;
+    kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
+    for (uint32_t d = 0; d < v->type->rank; d++) {
+      offs[d] = (int)d == at ? start : cg_index(&b, 0);
+      sizes[d] = (int)d == at ? size
+                 : v->type->shape[d] != KILN_DYNAMIC ? cg_index(&b, v->type->shape[d])
+                                                     : cg_dim(&b, v, d);
+    }
+    kiln_op_set_operand(op, i, cg_subview(&b, v, offs, sizes));
+  }
+}
+
+/* Wraps op in scf.if (thread.id == 0). */
+static void on_thread_zero(kiln_op *op) {
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *tid = gpu_interface(&b, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *cond = cg_cmpi(&b, CG_EQ, tid, cg_index(&b, 0));
+  kiln_op *iff = kiln_build(&b, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
+  kiln_block *then = kiln_op_entry_block(b.ctx, iff, 0);
+  kiln_builder yb = kiln_builder_at_end(b.ctx, then);
+  yb.loc = op->loc;
+  kiln_op *y = kiln_build(&yb, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
+  kiln_op_remove(op);
+  kiln_block_insert_before(y, op);
+}
+
+static bool side_effects(const kiln_op *op) {
+  if (kiln_op_has_flag(op, KILN_OPF_PURE) || kiln_op_has_flag(op, KILN_OPF_TERMINATOR)) return false;
+  switch (op->kind) {
+  case KILN_OP_MEMREF_ALLOCA: case KILN_OP_HAL_INTERFACE_BARRIER:
+  case KILN_OP_MEMREF_SUBVIEW: case KILN_OP_MEMREF_DIM:
+    return false;
+  default: return true;
+  }
+}
+
+static void distribute(kiln_op *func) {
+  kiln_block *body = func->regions[0].first;
+  bool scratch = false;
+  for (kiln_op *o = body->first; o; o = o->next)
+    if (o->kind == KILN_OP_MEMREF_ALLOCA) scratch = true;
+  kiln_op *prev = NULL;
+  for (kiln_op *o = body->first, *next; o; o = next) {
+    next = o->next;
+    if (!side_effects(o)) continue;
+    if (prev) {
+      kiln_builder b = kiln_builder_before(o);
+      b.loc = o->loc;
+      kiln_build(&b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+    }
+    int l = scratch ? -1 : pick_loop(o);
+    if (l >= 0) split(o, l);
+    else on_thread_zero(o);
+    prev = o;
+  }
+}
+
+kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner) {
+  for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next)
+    if (gpu_is_kernel(f)) distribute(f);
+  return NULL;
+}

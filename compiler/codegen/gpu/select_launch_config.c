@@ -1,0 +1,113 @@
+/* select-gpu-launch-config: per kernel of a cuda variant, the launch
+ * configuration.
+ *
+ * Takes: a cuda variant's inner module (bufferized linalg kernels).
+ * Guarantees: kiln.launch = {block_size = [T, 1, 1], pipeline =
+ * "gpu-<root>", tile_sizes, vector_width, workgroup_count,
+ * workgroup_size = [1, 1, 1]}: tiles and
+ * workgroup count are chosen by the llvm-cpu rule (compiler/codegen/cpu
+ * select-launch-config, run on the inner module), since the host
+ * dispatches one grid for every variant; T (threads per block) depends on
+ * the SM. workgroup_size stays the CPU variants' [1, 1, 1]: the module
+ * format keeps one workgroup size per export for all variants (the CPU
+ * loader checks it), so the block size lives in block_size and in the
+ * PTX's .maxntid, and kernels read the launched block size at run time
+ * (correct for any block size). workgroup_count is also set on the variant's export and on the
+ * host's dispatch sites of it; a disagreement with what another variant
+ * recorded is an error. */
+#include "gpu_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int64_t kiln_codegen_gpu_block_size(uint32_t sm_version) {
+  /* Hopper has twice the registers per SM per scheduler slot of work we
+   * give it here; 4 warps there, 2 warps on Ampere and older. */
+  return sm_version >= 90 ? 128 : 64;
+}
+
+bool gpu_is_kernel(const kiln_op *f) {
+  if (f->kind != KILN_OP_FUNC_FUNC || !f->num_regions || !f->regions[0].first) return false;
+  const kiln_attr *ft = kiln_op_get_attr(f, "function_type");
+  return ft && ft->kind == KILN_ATTR_TYPE && ft->type->num_inputs == 0 && ft->type->num_results == 0;
+}
+
+int64_t gpu_block_threads(kiln_op *func) {
+  int64_t ws[3];
+  if (cg_launch_array(func, "block_size", ws, 3) >= 1 && ws[0] > 0) return ws[0];
+  return 1;
+}
+
+kiln_value *gpu_interface(kiln_builder *b, kiln_op_kind kind, int64_t dim) {
+  const kiln_type *t = kiln_type_index(b->ctx);
+  kiln_named_attr na = {"dim", kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 32), dim)};
+  return kiln_op_result(kiln_build(b, kind, 0, NULL, 1, &t, kiln_attr_dict(b->ctx, 1, &na)), 0);
+}
+
+static kiln_error *record_grid(kiln_op *top, kiln_op *exe, kiln_op *exp, const kiln_attr *wc) {
+  if (!exp) return NULL;
+  const kiln_attr *old = kiln_op_get_attr(exp, "workgroup_count");
+  if (old && (old->kind != KILN_ATTR_DENSE_ARRAY || old->count != 3 ||
+              memcmp(old->data, wc->data, 3 * sizeof(int64_t)) != 0))
+    return kiln_error_new("executable @%s: the cuda variant's workgroup count differs from another variant's",
+                          kiln_symbol_name(exe));
+  kiln_op_set_attr(exp, "workgroup_count", wc);
+  const kiln_attr *ord = kiln_op_get_attr(exp, "ordinal");
+  const char *name = kiln_symbol_name(exe);
+  for (kiln_op *f = kiln_module_body(top)->first; f; f = f->next) {
+    if (f->kind != KILN_OP_FUNC_FUNC || !f->num_regions) continue;
+    for (kiln_block *b = f->regions[0].first; b; b = b->next)
+      for (kiln_op *d = b->first; d; d = d->next) {
+        if (d->kind != KILN_OP_HAL_COMMAND_BUFFER_DISPATCH) continue;
+        const kiln_attr *e = kiln_op_get_attr(d, "executable");
+        const kiln_attr *o = kiln_op_get_attr(d, "ordinal");
+        if (!e || e->kind != KILN_ATTR_SYMBOL_REF || !name || strcmp(e->str, name) != 0) continue;
+        if (ord && o && o->kind == KILN_ATTR_INTEGER && ord->kind == KILN_ATTR_INTEGER && o->i != ord->i)
+          continue;
+        kiln_op_set_attr(d, "workgroup_count", wc);
+      }
+  }
+  return NULL;
+}
+
+kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
+                                     uint32_t sm);
+kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
+                                     uint32_t sm) {
+  kiln_context *c = kiln_op_context(inner);
+  /* The CPU rule with 4-lane vectors (128-bit global loads where tiles
+   * are full and aligned). */
+  kiln_op_set_attr(inner, "kiln.target", kiln_attr_string(c, "llvm-cpu:aarch64", 16));
+  kiln_error *err = kiln_codegen_cpu_select_launch_config(inner, NULL);
+  if (err) return err;
+  kiln_op *exp = NULL;
+  for (kiln_op *o = var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)
+    if (o->kind == KILN_OP_HAL_EXECUTABLE_EXPORT) exp = o;
+  const int64_t threads = kiln_codegen_gpu_block_size(sm);
+  for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next) {
+    const kiln_attr *l = gpu_is_kernel(f) ? cg_launch(f) : NULL;
+    if (!l) continue;
+    kiln_named_attr e[8];
+    int64_t bs[3] = {threads, 1, 1};
+    e[0].name = "block_size";
+    e[0].value = kiln_attr_dense_i64_array(c, 3, bs);
+    uint32_t n = 1;
+    for (uint32_t i = 0; i < l->count && n < 8; i++) {
+      e[n] = l->entries[i];
+      if (strcmp(e[n].name, "block_size") == 0) continue;
+      if (strcmp(e[n].name, "pipeline") == 0 && e[n].value->kind == KILN_ATTR_STRING) {
+        char buf[64];
+        const char *p = e[n].value->str;
+        snprintf(buf, sizeof buf, "gpu-%s", strncmp(p, "cpu-", 4) == 0 ? p + 4 : p);
+        e[n].value = kiln_attr_string(c, buf, strlen(buf));
+      } else if (strcmp(e[n].name, "workgroup_count") == 0 && exp &&
+                 strcmp(kiln_symbol_name(f), kiln_symbol_name(exp)) == 0) {
+        err = record_grid(top, exe, exp, e[n].value);
+        if (err) return err;
+      }
+      n++;
+    }
+    kiln_op_set_attr(f, "kiln.launch", kiln_attr_dict(c, n, e));
+  }
+  return NULL;
+}
