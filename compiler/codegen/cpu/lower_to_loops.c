@@ -24,6 +24,7 @@
  * error naming it. */
 #include "cg_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct lw {
@@ -40,6 +41,11 @@ typedef struct lw {
   bool need_out[CG_MAX_OPERANDS];
   kiln_value *lb[KILN_MAX_LOOPS];   /* lower bounds, NULL = 0 */
   int64_t vw;                       /* vector lanes when vectorizing */
+  /* Vector reduction along the innermost (reduction) loop: the combining
+   * op of each output (0 = off). */
+  kiln_op_kind combiner[CG_MAX_OPERANDS];
+  bool red_vec;
+  int vloop;                        /* the loop on vector lanes */
 } lw;
 
 static kiln_value *affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs) {
@@ -148,6 +154,8 @@ static kiln_error *bound_values(lw *w, kiln_builder *b) {
 /* ---- scalar nest ---- */
 static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_value **acc,
                         kiln_value **yielded);
+static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
+                            kiln_value **yielded);
 
 static void load_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
   kiln_value *ix[KILN_MAX_LOOPS];
@@ -204,6 +212,7 @@ static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_va
     return true;
   }
   int l = w->order[p];
+  if (w->red_vec && acc && p == w->loops - 1 && !w->lb[l]) return emit_red_vector(w, b, ivs, acc, yielded);
   kiln_builder body;
   kiln_op *loop = cg_for(b, w->lb[l] ? w->lb[l] : cg_index(b, 0), w->bound[l], cg_index(b, 1),
                          acc ? nout : 0, acc, &body);
@@ -365,7 +374,7 @@ static void vstore_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value 
 
 static bool emit_vector_body(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
                              kiln_value **out) {
-  int lin = vec_loop(w);
+  int lin = w->vloop;
   kiln_value *in[CG_MAX_OPERANDS], *ix[KILN_MAX_LOOPS];
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
@@ -437,6 +446,158 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   return emit_scalar(w, b, p, ivs, NULL, NULL);
 }
 
+/* ---- vector reductions along the innermost loop ----
+ * When the innermost loop is a reduction that every input reads
+ * contiguously (or not at all) and each output is combined as
+ * out = op(out, value) with op an associative arith op, the loop runs
+ * on VW-lane partial results started at op's identity, folded into the
+ * scalar accumulator with vector.reduction (reassociation allowed), and
+ * the leftover iterations run scalar. */
+typedef struct combiner_info {
+  kiln_op_kind op;
+  const char *kind; /* #vector.kind<...> */
+  double fident;
+  int64_t iident;
+} combiner_info;
+
+static const combiner_info combiners[] = {
+    {KILN_OP_ARITH_ADDF, "add", 0.0, 0},     {KILN_OP_ARITH_MULF, "mul", 1.0, 0},
+    {KILN_OP_ARITH_MAXIMUMF, "maximumf", -INFINITY, 0},
+    {KILN_OP_ARITH_MINIMUMF, "minimumf", INFINITY, 0},
+    {KILN_OP_ARITH_ADDI, "add", 0, 0},       {KILN_OP_ARITH_MULI, "mul", 0, 1},
+    {KILN_OP_ARITH_MAXSI, "maxsi", 0, INT64_MIN}, {KILN_OP_ARITH_MINSI, "minsi", 0, INT64_MAX},
+};
+
+static const combiner_info *find_combiner(kiln_op_kind k) {
+  for (size_t i = 0; i < sizeof combiners / sizeof *combiners; i++)
+    if (combiners[i].op == k) return &combiners[i];
+  return NULL;
+}
+
+static bool can_vectorize_reduction(lw *w, int64_t vw) {
+  if (vw < 2 || !w->nred || !w->accumulate) return false;
+  int lr = w->order[w->loops - 1];
+  for (int l = 0; l < w->loops; l++)
+    if (w->sb[l] < 0) return false;
+  if (w->sb[lr] < vw) return false;
+  for (uint32_t i = 0; i < w->nops; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    if (!elem_ok(kiln_type_elem_or_self(v->type))) return false;
+    if (!is_memref(v) || i >= w->nin) continue;
+    const kiln_affine_map *m = w->maps[i];
+    bool uses = false;
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      if (!cg_linear_expr(m->results[r], w->loops, coef, &cst)) return false;
+      if (!coef[lr]) continue;
+      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM) return false;
+      uses = true;
+    }
+    int64_t st[KILN_MAX_LOOPS], off;
+    if (uses && (!cg_strides(v->type, st, &off) || st[v->type->rank - 1] != 1)) return false;
+  }
+  /* The combiner of each output. */
+  switch (w->op->kind) {
+  case KILN_OP_LINALG_MATMUL: case KILN_OP_LINALG_BATCH_MATMUL: case KILN_OP_LINALG_MATVEC:
+  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF: case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
+  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC:
+  case KILN_OP_LINALG_POOLING_NHWC_SUM: case KILN_OP_LINALG_POOLING_NCHW_SUM: {
+    bool fl = kiln_type_is_float(kiln_type_elem_or_self(kiln_op_operand(w->op, w->nin)->type));
+    w->combiner[w->nin] = fl ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI;
+    return true;
+  }
+  case KILN_OP_LINALG_POOLING_NHWC_MAX: case KILN_OP_LINALG_POOLING_NCHW_MAX: {
+    bool fl = kiln_type_is_float(kiln_type_elem_or_self(kiln_op_operand(w->op, w->nin)->type));
+    w->combiner[w->nin] = fl ? KILN_OP_ARITH_MAXIMUMF : KILN_OP_ARITH_MAXSI;
+    return true;
+  }
+  case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_REDUCE: break;
+  default: return false;
+  }
+  kiln_block *body = w->op->regions[0].first;
+  kiln_op *yield = body ? kiln_block_terminator(body) : NULL;
+  if (!yield || yield->kind != KILN_OP_LINALG_YIELD || body->num_args != w->nops ||
+      yield->num_operands != w->nops - w->nin)
+    return false;
+  for (kiln_op *o = body->first; o != yield; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_INDEX) {
+      const kiln_attr *d = kiln_op_get_attr(o, "dim");
+      if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= w->loops || d->i == lr)
+        return false;
+      continue;
+    }
+    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
+    if (o->kind == KILN_OP_ARITH_CONSTANT) {
+      if (kiln_type_is_shaped(o->results[0].type)) return false;
+      continue;
+    }
+    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) || o->results[0].type->kind == KILN_TYPE_INDEX)
+      return false;
+  }
+  for (uint32_t j = 0; j < yield->num_operands; j++) {
+    kiln_value *acc = body->args[w->nin + j], *y = kiln_op_operand(yield, j);
+    kiln_op *c = y->def;
+    const combiner_info *ci = c && c->parent == body ? find_combiner(c->kind) : NULL;
+    /* out = op(acc, value): acc used only there, value not from acc. */
+    if (!ci || !kiln_value_has_one_use(acc)) return false;
+    kiln_value *a = kiln_op_operand(c, 0), *v = kiln_op_operand(c, 1);
+    if (v == acc) v = a, a = acc;
+    if (a != acc || v == acc) return false;
+    if (!kiln_value_has_one_use(y)) return false;
+    w->combiner[w->nin + j] = c->kind;
+  }
+  return true;
+}
+
+static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
+                            kiln_value **yielded) {
+  uint32_t nout = w->nops - w->nin;
+  int l = w->order[w->loops - 1];
+  int64_t n = w->sb[l], main = n / w->vw * w->vw;
+  kiln_value *init[CG_MAX_OPERANDS];
+  for (uint32_t j = 0; j < nout; j++) {
+    const kiln_type *et = acc[j]->type;
+    const combiner_info *ci = find_combiner(w->combiner[w->nin + j]);
+    int64_t iid = ci->iident;
+    if (!kiln_type_is_float(et) && et->width < 64 && (iid == INT64_MIN || iid == INT64_MAX))
+      iid = iid == INT64_MIN ? -((int64_t)1 << (et->width - 1)) : ((int64_t)1 << (et->width - 1)) - 1;
+    kiln_value *id = kiln_type_is_float(et) ? cg_const_like(b, et, ci->fident, 0)
+                                           : kiln_build_constant(b, kiln_attr_int(b->ctx, et, iid));
+    init[j] = cg_broadcast(b, id, vec_of(w->c, et, w->vw));
+  }
+  kiln_builder body;
+  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, w->vw), nout, init, &body);
+  ivs[l] = cg_for_iv(loop);
+  kiln_value *vacc[CG_MAX_OPERANDS], *out[CG_MAX_OPERANDS];
+  for (uint32_t j = 0; j < nout; j++) vacc[j] = loop->regions[0].first->args[1 + j];
+  if (!emit_vector_body(w, &body, ivs, vacc, out)) return false;
+  for (uint32_t j = 0; j < nout; j++) out[j] = as_vector(&body, out[j], w->vw);
+  cg_for_set_yield(loop, nout, out);
+  /* Fold the lanes into the running scalar accumulator. */
+  kiln_value *folded[CG_MAX_OPERANDS];
+  for (uint32_t j = 0; j < nout; j++) {
+    const combiner_info *ci = find_combiner(w->combiner[w->nin + j]);
+    kiln_context *c = b->ctx;
+    const kiln_type *et = acc[j]->type;
+    kiln_value *ops[2] = {kiln_op_result(loop, j), acc[j]};
+    char kind[32];
+    snprintf(kind, sizeof kind, "kind<%s>", ci->kind);
+    kiln_named_attr na[2] = {{"fastmath", kiln_attr_opaque(c, "arith", "fastmath<reassoc>")},
+                             {"kind", kiln_attr_opaque(c, "vector", kind)}};
+    bool fl = kiln_type_is_float(et);
+    folded[j] = kiln_op_result(
+        kiln_build(b, KILN_OP_VECTOR_REDUCTION, 2, ops, 1, &et, kiln_attr_dict(c, fl ? 2 : 1, fl ? na : na + 1)), 0);
+  }
+  if (main == n) {
+    memcpy(yielded, folded, nout * sizeof *folded);
+    return true;
+  }
+  w->lb[l] = cg_index(b, main);
+  bool ok = emit_scalar(w, b, w->loops - 1, ivs, folded, yielded);
+  w->lb[l] = NULL;
+  return ok;
+}
+
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   kiln_op *tail = NULL;
   if (op->kind == KILN_OP_LINALG_MATMUL && cg_lower_matmul(op, vw, &tail)) {
@@ -457,8 +618,15 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   kiln_value *ivs[KILN_MAX_LOOPS] = {0};
   unsigned errs = kiln_context_error_count(w.c);
   w.vw = vw;
-  bool ok = can_vectorize(&w, vw) ? emit_vector(&w, &b, 0, ivs)
-                                   : emit_scalar(&w, &b, 0, ivs, NULL, NULL);
+  bool ok;
+  if (can_vectorize(&w, vw)) {
+    w.vloop = vec_loop(&w);
+    ok = emit_vector(&w, &b, 0, ivs);
+  } else {
+    w.red_vec = can_vectorize_reduction(&w, vw);
+    w.vloop = w.order[w.loops > 0 ? w.loops - 1 : 0];
+    ok = emit_scalar(&w, &b, 0, ivs, NULL, NULL);
+  }
   if (!ok || kiln_context_error_count(w.c) != errs)
     return cg_op_error(op, "could not be lowered to loops (see the diagnostics above)");
   kiln_op_erase(op);

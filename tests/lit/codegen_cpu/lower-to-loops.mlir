@@ -4,7 +4,8 @@
 //   value independent of it (the row scale) is loaded once and broadcast,
 //   and a scalar loop finishes the 4 leftover columns;
 // - reduction: the output is loaded before the reduction loop, carried in
-//   iter_args and stored after it;
+//   iter_args and stored after it; the contiguous innermost reduction runs
+//   on 8 partial sums folded by vector.reduction, then a scalar tail;
 // - matmul: column blocks of 2 vectors, row blocks of 4, a 4 x 2-vector
 //   register tile of accumulators over K, A broadcast, B rows loaded as
 //   vectors, vector.fma; 20 columns leave 4 for a scalar matmul tail;
@@ -29,10 +30,17 @@
 // CHECK-LABEL: func.func @rowsum()
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: %[[INIT:.*]] = memref.load %[[OUT:.*]][%[[R]]] : memref<4xf32>
-// CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
-// CHECK-NEXT: %[[V:.*]] = memref.load %{{.*}}[%[[R]], %[[C]]] : memref<4x20xf32>
-// CHECK-NEXT: %[[N:.*]] = arith.addf %[[V]], %[[ACC]] : f32
-// CHECK-NEXT: scf.yield %[[N]] : f32
+// CHECK: %[[ZERO:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: %[[PART:.*]] = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[VACC:.*]] = %[[ZERO]]) -> (vector<8xf32>) {
+// CHECK-NEXT: %[[V:.*]] = vector.load %{{.*}}[%[[R]], %[[C]]] : memref<4x20xf32>, vector<8xf32>
+// CHECK-NEXT: %[[N:.*]] = arith.addf %[[V]], %[[VACC]] : vector<8xf32>
+// CHECK-NEXT: scf.yield %[[N]] : vector<8xf32>
+// CHECK: %[[FOLD:.*]] = vector.reduction <add>, %[[PART]], %[[INIT]] fastmath<reassoc> : vector<8xf32> into f32
+// The 4 leftover columns continue from the folded sum.
+// CHECK: %[[SUM:.*]] = scf.for %[[C2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[FOLD]]) -> (f32) {
+// CHECK-NEXT: %[[X:.*]] = memref.load %{{.*}}[%[[R]], %[[C2]]] : memref<4x20xf32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[X]], %[[ACC]] : f32
+// CHECK-NEXT: scf.yield %[[S]] : f32
 // CHECK: memref.store %[[SUM]], %[[OUT]][%[[R]]] : memref<4xf32>
 
 // CHECK-LABEL: func.func @mm()

@@ -327,6 +327,37 @@ START_TEST(reduction_rows) {
 }
 END_TEST
 
+/* ---- matvec: a vector reduction along the rows ---- */
+START_TEST(matvec_rows) {
+  enum { M = 45, N = 77 };
+  const char *text =
+      "func.func @mv() {\n"
+      "  %zero = arith.constant 0.0 : f32\n"
+      "  %a = hal.interface.binding {binding = 0 : i32} : memref<45x77xf32>\n"
+      "  %x = hal.interface.binding {binding = 1 : i32} : memref<77xf32>\n"
+      "  %o = hal.interface.binding {binding = 2 : i32} : memref<45xf32>\n"
+      "  linalg.fill ins(%zero : f32) outs(%o : memref<45xf32>)\n"
+      "  linalg.matvec ins(%a, %x : memref<45x77xf32>, memref<77xf32>) outs(%o : memref<45xf32>)\n"
+      "  return\n}\n";
+  size_t n[3] = {M * N, N, M};
+  float *a = falloc(n[0]), *x = falloc(n[1]), *o = falloc(n[2]), *want = falloc(n[2]);
+  fill(a, n[0], 18), fill(x, n[1], 19);
+  for (int i = 0; i < M; i++) {
+    float s = 0;
+    for (int j = 0; j < N; j++) s += a[i * N + j] * x[j];
+    want[i] = s;
+  }
+  for (int t = 0; t < NTARGETS; t++) {
+    float *bs[3] = {a, x, o};
+    char *ir = build_run(text, targets[t], bs, n, 3, NULL);
+    ck_assert_msg(strstr(ir, "vector.reduction <add>"), "%s: no vector reduction:\n%s", targets[t], ir);
+    free(ir);
+    near(o, want, n[2], "matvec", targets[t]);
+  }
+  free(a), free(x), free(o), free(want);
+}
+END_TEST
+
 /* ---- conv_2d_nhwc_hwcf ---- */
 static void check_conv(int H, int W, int Cin, int KH, int KW, int F, int stride) {
   int OH = (H - KH) / stride + 1, OW = (W - KW) / stride + 1;
@@ -608,6 +639,7 @@ int main(void) {
   tcase_add_test(tc, elementwise_chain);
   tcase_add_test(tc, elementwise_4d_collapsed_z);
   tcase_add_test(tc, reduction_rows);
+  tcase_add_test(tc, matvec_rows);
   tcase_add_test(tc, conv_stride1);
   tcase_add_test(tc, conv_stride2_tiled);
   tcase_add_test(tc, pooling_max);
