@@ -196,6 +196,9 @@ kiln_value *oi_convert(kiln_builder *b, kiln_value *x, int32_t from, int32_t to,
   }
   if (ff && tf) {
     if (ft->width == tt->width) return x;
+    /* f64 -> f16 goes through f32: a direct truncf needs a libgcc helper */
+    if (ft->width == 64 && tt->width == 16)
+      x = cast1(b, KILN_OP_ARITH_TRUNCF, x, kiln_type_f32(b->ctx));
     return cast1(b, ft->width < tt->width ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF, x, tt);
   }
   if (ff) return cast1(b, oi_dtype_is_unsigned(to) ? KILN_OP_ARITH_FPTOUI : KILN_OP_ARITH_FPTOSI,

@@ -213,7 +213,12 @@ static bool binary_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
     r = oi_op2(b, isf ? KILN_OP_ARITH_DIVF : isu ? KILN_OP_ARITH_DIVUI : KILN_OP_ARITH_DIVSI, x, z);
     break;
   case OI_MOD:
-    if (isf) r = oi_op2(b, KILN_OP_ARITH_REMF, x, z);
+    if (isf) { /* x - trunc(x/y)*y: arith.remf would need libm's fmod */
+      kiln_value *q = oi_op2(b, KILN_OP_ARITH_DIVF, x, z), *zero = oi_scalar(b, x->type, 0, 0);
+      kiln_value *t = oi_select(b, oi_cmpf(b, OI_F_OGE, q, zero), oi_op1(b, KILN_OP_MATH_FLOOR, q),
+                                oi_op1(b, KILN_OP_MATH_CEIL, q));
+      r = oi_op2(b, KILN_OP_ARITH_SUBF, x, oi_op2(b, KILN_OP_ARITH_MULF, t, z));
+    }
     else if (isu) r = oi_op2(b, KILN_OP_ARITH_REMUI, x, z);
     else if (e->fmod) r = oi_op2(b, KILN_OP_ARITH_REMSI, x, z);
     else { /* sign of the divisor: r = rem; if r != 0 and sign(r) != sign(z): r += z */

@@ -3,9 +3,10 @@
  *
  * Takes: scores [N, C, d...] (float), labels [N, d...] (int32/int64),
  * optional weights [C]. Guarantees: one linalg.generic over the label
- * shape reads -scores[n, label, d...] * w[label] with tensor.extract and
- * also yields the weight (0 for ignored labels); sum and mean reduce both
- * (mean = sum(loss) / sum(weight), as ONNX defines it). Cross entropy
+ * shape reads -scores[n, label, d...] * w[label] with tensor.extract (a
+ * second one yields the weights, 0 for ignored labels, for the mean); sum
+ * and mean reduce them (mean = sum(loss) / sum(weight), as ONNX defines
+ * it). Cross entropy
  * first takes LogSoftmax along C and may return it as its second output. */
 #include <string.h>
 
@@ -16,6 +17,7 @@ typedef struct {
   bool has_ii;
   int64_t ii;
   uint32_t rank; /* label rank */
+  bool weight_only; /* yield the applied weight instead of the loss */
 } nll_user;
 
 static kiln_value *index_of(kiln_builder *b, uint32_t loop) {
@@ -46,8 +48,7 @@ static bool nll_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
     w = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 2, wi, 1, &et, NULL), 0);
   }
   if (ignored) w = oi_select(b, ignored, oi_scalar(b, et, 0, 0), w);
-  y[0] = oi_op1(b, KILN_OP_ARITH_NEGF, oi_op2(b, KILN_OP_ARITH_MULF, v, w));
-  y[1] = w;
+  y[0] = nu->weight_only ? w : oi_op1(b, KILN_OP_ARITH_NEGF, oi_op2(b, KILN_OP_ARITH_MULF, v, w));
   return true;
 }
 
@@ -93,10 +94,11 @@ bool oi_import_loss(oi_ctx *c, oi_node *n) {
   nu.rank = tt->rank;
   if (w && !(nu.weight = oi_ir(c, w))) return false;
   const kiln_type *lt = kiln_type_with_elem(c->ctx, tt, xt->elem);
-  kiln_value *outs[2] = {oi_empty(c, lt), oi_empty(c, lt)};
+  /* one single-result generic for the loss, one for the weights (mean) */
+  kiln_value *out = oi_empty(c, lt);
   const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, tt->rank);
-  const kiln_affine_map *maps[3] = {id, id, id};
-  kiln_op *g = oi_generic(c, 1, &tv, 2, outs, maps, tt->rank, NULL, nll_body, &nu);
+  const kiln_affine_map *maps[2] = {id, id};
+  kiln_op *g = oi_generic(c, 1, &tv, 1, &out, maps, tt->rank, NULL, nll_body, &nu);
   if (!g) return false;
   kiln_value *loss = kiln_op_result(g, 0);
   if (!none) {
@@ -105,7 +107,10 @@ bool oi_import_loss(oi_ctx *c, oi_node *n) {
     loss = oi_reduce(c, loss, x->dtype, axes, false, OI_RED_SUM);
     if (!loss) return false;
     if (mean) {
-      kiln_value *ws = oi_reduce(c, kiln_op_result(g, 1), x->dtype, axes, false, OI_RED_SUM);
+      nu.weight_only = true;
+      kiln_value *wout = oi_empty(c, lt);
+      kiln_op *gw = oi_generic(c, 1, &tv, 1, &wout, maps, tt->rank, NULL, nll_body, &nu);
+      kiln_value *ws = gw ? oi_reduce(c, kiln_op_result(gw, 0), x->dtype, axes, false, OI_RED_SUM) : NULL;
       kiln_value *ins[2] = {loss, ws};
       loss = ws ? oi_elementwise_ir(c, 2, ins, 0, NULL, xt->elem, div_body, NULL) : NULL;
       if (!loss) return false;

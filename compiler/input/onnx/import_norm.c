@@ -175,3 +175,107 @@ bool oi_import_layernorm(oi_ctx *c, oi_node *n) {
   oi_set_out(c, n, 0, r, x->dtype);
   return true;
 }
+
+static bool mvn_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  kiln_value *d = oi_op2(b, KILN_OP_ARITH_SUBF, a[0], a[1]);
+  kiln_value *sd = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op1(b, KILN_OP_MATH_SQRT, a[2]), oi_scalar(b, a[0]->type, 1e-9, 0));
+  y[0] = oi_op2(b, KILN_OP_ARITH_DIVF, d, sd);
+  return true;
+}
+
+/* MeanVarianceNormalization: (x - mean) / (sqrt(var) + 1e-9) over `axes`
+ * (default 0, 2, 3), as ONNX's function body defines it. */
+bool oi_import_mvn(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"axes", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  const kiln_type *t = x->type;
+  const int64_t *av;
+  size_t na;
+  static const int64_t def[3] = {0, 2, 3};
+  if (!oi_attr_ints(c, n, "axes", &av, &na)) return false;
+  if (!av) av = def, na = 3;
+  bool axes[OI_MAX_RANK] = {0};
+  for (size_t i = 0; i < na; i++) {
+    uint32_t a;
+    if (!oi_axis(c, av[i], t->rank, "axis", &a)) return false;
+    axes[a] = true;
+  }
+  kiln_value *xv = oi_ir(c, x), *mean, *var;
+  if (!xv || !moments(c, xv, x->dtype, axes, &mean, &var)) return false;
+  kiln_value *ins[3] = {xv, mean, var};
+  kiln_value *r = oi_elementwise_ir(c, 3, ins, t->rank, t->shape, t->elem, mvn_body, NULL);
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
+
+typedef struct { double alpha, beta, bias; int64_t size; } lrn_user;
+
+static bool sq_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[0]);
+  return true;
+}
+
+static bool winsum_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, a[2], a[0]);
+  return true;
+}
+
+static bool lrn_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  lrn_user *l = u;
+  const kiln_type *et = a[0]->type;
+  kiln_value *s = oi_op2(b, KILN_OP_ARITH_MULF, a[1], oi_scalar(b, et, l->alpha / (double)l->size, 0));
+  s = oi_op2(b, KILN_OP_ARITH_ADDF, s, oi_scalar(b, et, l->bias, 0));
+  y[0] = oi_op2(b, KILN_OP_ARITH_DIVF, a[0], oi_op2(b, KILN_OP_MATH_POWF, s, oi_scalar(b, et, l->beta, 0)));
+  return true;
+}
+
+/* LRN across channels: the squares are zero-padded along C and summed
+ * over a window of `size` (a pooling-style generic), then
+ * y = x / (bias + alpha/size * sum)^beta. */
+bool oi_import_lrn(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"alpha", "beta", "bias", "size", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  lrn_user l;
+  if (!oi_attr(n, "size")) return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'size' is required");
+  if (!oi_attr_float(c, n, "alpha", 1e-4, &l.alpha) || !oi_attr_float(c, n, "beta", 0.75, &l.beta) ||
+      !oi_attr_float(c, n, "bias", 1.0, &l.bias) || !oi_attr_int(c, n, "size", 1, &l.size) ||
+      !oi_size_ok(c, l.size, 1, "size"))
+    return false;
+  const kiln_type *t = x->type;
+  if (t->rank < 2 || t->rank + 1 > KILN_MAX_LOOPS) return oi_invalid(c, "input rank %u < 2", t->rank);
+  kiln_value *xv = oi_ir(c, x);
+  if (!xv) return false;
+  kiln_value *sq = oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, t->elem, sq_body, NULL);
+  if (!sq) return false;
+  int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
+  lo[1] = (l.size - 1) / 2, hi[1] = (l.size - 1) - lo[1];
+  sq = oi_pad(c, sq, lo, hi, 0, 0);
+  /* loops: x dims, then k over the window; squares read at c + k */
+  uint32_t loops = t->rank + 1;
+  kiln_context *ctx = c->ctx;
+  const kiln_affine_expr *ei[OI_MAX_RANK], *eo[OI_MAX_RANK], *ek[1] = {kiln_affine_dim(ctx, t->rank)};
+  for (uint32_t d = 0; d < t->rank; d++) {
+    eo[d] = kiln_affine_dim(ctx, d);
+    ei[d] = d == 1 ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, eo[d], ek[0]) : eo[d];
+  }
+  kiln_value *win = oi_empty(c, kiln_type_tensor(ctx, 1, &l.size, t->elem, NULL));
+  kiln_value *ins[2] = {sq, win};
+  const kiln_affine_map *maps[3] = {kiln_affine_map_get(ctx, loops, 0, t->rank, ei),
+                                    kiln_affine_map_get(ctx, loops, 0, 1, ek),
+                                    kiln_affine_map_get(ctx, loops, 0, t->rank, eo)};
+  bool red[KILN_MAX_LOOPS] = {0};
+  red[t->rank] = true;
+  kiln_value *init = oi_filled(c, t, 0, 0);
+  kiln_op *g = oi_generic(c, 2, ins, 1, &init, maps, loops, red, winsum_body, NULL);
+  if (!g) return false;
+  kiln_value *ins2[2] = {xv, kiln_op_result(g, 0)};
+  kiln_value *r = oi_elementwise_ir(c, 2, ins2, t->rank, t->shape, t->elem, lrn_body, &l);
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
