@@ -191,6 +191,42 @@ static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* Constant weights [C, Mg, k...] flipped and regrouped to [G, Mg, Cg, k...]
+ * on the host, straight from the payload (one copy into the IR); NULL when
+ * W is not a constant. */
+static const kiln_attr *flip_const(oi_ctx *c, oi_val *wv, const kiln_type *gt, int64_t G, int64_t Mg,
+                                   int64_t Cg, uint32_t s) {
+  const void *data;
+  size_t nbytes;
+  bool splat = false;
+  if (wv->tensor && !wv->cst) {
+    kiln_onnx_bytes bytes;
+    if (!kiln_onnx_model_tensor_bytes(c->model, wv->tensor, &bytes, c->st)) return NULL;
+    data = bytes.data, nbytes = bytes.size;
+  } else if (wv->cst) {
+    data = wv->cst->data, nbytes = wv->cst->nbytes, splat = wv->cst->splat;
+  } else {
+    return NULL;
+  }
+  size_t es = kiln_dense_elem_size(gt->elem);
+  int64_t n = oi_numel(gt);
+  if (splat) return kiln_attr_dense(c->ctx, gt, true, data, nbytes);
+  if ((size_t)n * es != nbytes) return NULL;
+  char *out = kiln_alloc(c->ctx, (size_t)n * es + 1);
+  int64_t K = 1;
+  for (uint32_t i = 0; i < s; i++) K *= gt->shape[3 + i];
+  for (int64_t g = 0; g < G; g++)
+    for (int64_t m = 0; m < Mg; m++)
+      for (int64_t cc = 0; cc < Cg; cc++)
+        for (int64_t kk = 0; kk < K; kk++) {
+          /* kk's spatial coordinates reversed = K-1-kk in row-major order */
+          int64_t src = ((g * Cg + cc) * Mg + m) * K + (K - 1 - kk);
+          int64_t dst = ((g * Mg + m) * Cg + cc) * K + kk;
+          memcpy(out + (size_t)dst * es, (const char *)data + (size_t)src * es, es);
+        }
+  return kiln_attr_dense(c->ctx, gt, false, out, (size_t)n * es);
+}
+
 /* ConvTranspose as a stride-1 convolution: X is spread out by the strides
  * (insert_slice with strides into zeros), padded by d*(k-1) minus the
  * declared pads (plus output_padding at the end), and convolved with the
@@ -268,7 +304,11 @@ bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
   ps[0] = os[0] = N, ps[1] = C, os[1] = M;
   for (uint32_t i = 0; i < s; i++) ps[2 + i] = spread[i] + lo[2 + i] + hi[2 + i], os[2 + i] = w.out[i];
   if (!oi_dims_ok(c, s + 2, ps, "padded input") || !oi_dims_ok(c, s + 2, os, "output")) return false;
-  kiln_value *xv = oi_ir(c, x), *wi = oi_ir(c, wv);
+  int64_t wg_s[OI_MAX_RANK + 1];
+  wg_s[0] = G, wg_s[1] = Mg, wg_s[2] = Cg;
+  for (uint32_t i = 0; i < s; i++) wg_s[3 + i] = w.k[i];
+  const kiln_attr *flipped = flip_const(c, wv, kiln_type_with_shape(c->ctx, wt, s + 3, wg_s), G, Mg, Cg, s);
+  kiln_value *xv = oi_ir(c, x), *wi = flipped ? kiln_build_constant(&c->b, flipped) : oi_ir(c, wv);
   if (!xv || !wi) return false;
   /* spread X by the strides */
   bool strided = false;
@@ -291,11 +331,16 @@ bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
                                    kiln_attr_dict(c->ctx, 4, e)), 0);
   }
   xv = oi_pad(c, xv, lo, hi, 0, 0);
+  if (flipped) {
+    kiln_value *r = conv_core(c, xv, wi, N, G, Mg, Cg, &w, true);
+    if (!r || (bv && !(r = add_bias(c, r, bv)))) return false;
+    oi_set_out(c, n, 0, r, x->dtype);
+    return true;
+  }
   /* W [C, Mg, k] viewed [G, Cg, Mg, k] -> [G, Mg, Cg, k] flipped */
-  int64_t wv_s[OI_MAX_RANK + 1], wg_s[OI_MAX_RANK + 1];
+  int64_t wv_s[OI_MAX_RANK + 1];
   wv_s[0] = G, wv_s[1] = Cg, wv_s[2] = Mg;
-  wg_s[0] = G, wg_s[1] = Mg, wg_s[2] = Cg;
-  for (uint32_t i = 0; i < s; i++) wv_s[3 + i] = wg_s[3 + i] = w.k[i];
+  for (uint32_t i = 0; i < s; i++) wv_s[3 + i] = w.k[i];
   kiln_value *wview = oi_reshape(c, wi, s + 3, wv_s);
   kiln_context *ctx = c->ctx;
   const kiln_affine_expr *ee[OI_MAX_RANK + 1];

@@ -60,11 +60,14 @@ def einsum_batch():
 
 def conv_transpose():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3, 3])
+    w = helper.make_tensor_value_info("w", TensorProto.FLOAT, [2, 2, 3, 3])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 6, 6])
-    w = numpy_helper.from_array(np.ones((2, 2, 3, 3), np.float32), "w")
-    n = helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", group=2, strides=[2, 2],
-                         pads=[1, 1, 0, 0])
-    return [n], [x], [y], [w]
+    z = helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 1, 4, 4])
+    k = numpy_helper.from_array(np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2), "k")
+    x1 = helper.make_tensor_value_info("x1", TensorProto.FLOAT, [1, 1, 3, 3])
+    return [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="up", group=2, strides=[2, 2],
+                             pads=[1, 1, 0, 0]),
+            helper.make_node("ConvTranspose", ["x1", "k"], ["z"], name="const")], [x, w, x1], [y, z], [k]
 
 
 def resize():
