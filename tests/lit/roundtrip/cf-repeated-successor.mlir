@@ -1,5 +1,3 @@
-// PENDING (kiln-opt does not pass this yet; not registered while its name
-// ends in .pending -- rename it to tests/lit/roundtrip/*.mlir once it does).
 // A block that is both successors of one cf.cond_br has two predecessor
 // edges from the same block; mlir-opt's comment counts and lists both
 // ("2 preds: ^bb0, ^bb0").
