@@ -519,6 +519,82 @@ static bool gather(oi_ctx *c, oi_node *n, bool elements) {
 }
 
 bool oi_import_gather(oi_ctx *c, oi_node *n) { return gather(c, n, false); }
+
+/* GatherND body: out[o] = data[o[:b], idx[o[:q-1]][0..k), o[q-1:]] */
+typedef struct {
+  kiln_value *data, *idx;
+  uint32_t b, q, k;
+} gnd_user;
+
+static kiln_value *loop_index(kiln_builder *b, uint32_t loop) {
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
+  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+}
+
+static bool gnd_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  gnd_user *g = u;
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  const kiln_type *dt = g->data->type, *xt = g->idx->type;
+  kiln_value *lo[OI_MAX_RANK * 2];
+  uint32_t nl = g->q - 1 + dt->rank - g->b - g->k;
+  for (uint32_t l = 0; l < nl; l++) lo[l] = loop_index(b, l);
+  kiln_value *iops[OI_MAX_RANK + 1], *dops[OI_MAX_RANK + 1];
+  iops[0] = g->idx;
+  for (uint32_t d = 0; d + 1 < g->q; d++) iops[1 + d] = lo[d];
+  dops[0] = g->data;
+  for (uint32_t d = 0; d < g->b; d++) dops[1 + d] = lo[d];
+  for (uint32_t j = 0; j < g->k; j++) {
+    iops[g->q] = oi_scalar(b, it, 0, j);
+    kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, g->q + 1, iops, 1, &xt->elem, NULL), 0);
+    kiln_value *dim = oi_scalar(b, v->type, 0, dt->shape[g->b + j]);
+    kiln_value *neg = oi_cmpi(b, OI_SLT, v, oi_scalar(b, v->type, 0, 0));
+    v = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, v, dim), v);
+    dops[1 + g->b + j] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &it, NULL), 0);
+  }
+  for (uint32_t d = g->b + g->k; d < dt->rank; d++) dops[1 + d] = lo[g->q - 1 + d - g->b - g->k];
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, dt->rank + 1, dops, 1, &dt->elem, NULL), 0);
+  return true;
+}
+
+bool oi_import_gather_nd(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"batch_dims", NULL};
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *iv = x ? oi_in(c, n, 1) : NULL;
+  if (!iv) return false;
+  if (iv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "indices must be int64, not %s", oi_dtype_name(iv->dtype));
+  int64_t bd;
+  if (!oi_attr_int(c, n, "batch_dims", 0, &bd)) return false;
+  const kiln_type *dt = x->type, *xt = iv->type;
+  uint32_t r = dt->rank, q = xt->rank;
+  if (q < 1 || r < 1) return oi_invalid(c, "data and indices need rank >= 1");
+  if (bd < 0 || bd >= (int64_t)q || bd >= (int64_t)r) return oi_invalid(c, "batch_dims %lld out of range", (long long)bd);
+  int64_t k = xt->shape[q - 1];
+  if (k < 1 || k > (int64_t)r - bd) return oi_invalid(c, "indices' last dimension %lld exceeds data rank - batch_dims", (long long)k);
+  for (uint32_t d = 0; d < bd; d++)
+    if (dt->shape[d] != xt->shape[d]) return oi_invalid(c, "batch dimension %u differs", d);
+  int64_t shape[OI_MAX_RANK * 2];
+  uint32_t ro = 0;
+  for (uint32_t d = 0; d + 1 < q; d++) shape[ro++] = xt->shape[d];
+  for (uint32_t d = (uint32_t)(bd + k); d < r; d++) shape[ro++] = dt->shape[d];
+  if (ro > OI_MAX_RANK) return oi_unsupported(c, "result rank %u exceeds %d", ro, OI_MAX_RANK);
+  const kiln_type *rt = oi_tensor_type(c, ro, shape, x->dtype);
+  gnd_user g = {oi_ir(c, x), oi_ir(c, iv), (uint32_t)bd, q, (uint32_t)k};
+  if (!g.data || !g.idx) return false;
+  if (oi_numel(rt) == 0) {
+    oi_set_out(c, n, 0, oi_empty(c, rt), x->dtype);
+    return true;
+  }
+  kiln_value *out = oi_empty(c, rt);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, ro);
+  kiln_op *op = oi_generic(c, 0, NULL, 1, &out, &m, ro, NULL, gnd_body, &g);
+  if (!op) return false;
+  oi_set_out(c, n, 0, kiln_op_result(op, 0), x->dtype);
+  return true;
+}
 bool oi_import_gather_elements(oi_ctx *c, oi_node *n) { return gather(c, n, true); }
 
 static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
