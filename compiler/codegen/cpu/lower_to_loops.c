@@ -14,7 +14,9 @@
  * (uniform values broadcast), reduction loops inside it carrying vector
  * accumulators (convolutions over output channels, pooling over
  * channels, matmul tails over columns); a scalar nest finishes the
- * remainder. Full-tile matmuls take the register-blocked path of
+ * remainder. Otherwise, a contiguous innermost reduction with an
+ * associative combiner runs on vector partial results folded by
+ * vector.reduction (row sums, matvec). Full-tile matmuls take the register-blocked path of
  * lower_matmul.c instead, linalg.softmax the three-pass rows of
  * lower_softmax.c.
  *
