@@ -389,7 +389,29 @@ bool memref_verify_subview(kiln_op *op) {
   int64_t s[KILN_MAX_LOOPS], o;
   if (a->rank > KILN_MAX_LOOPS || !kiln_memref_strides(a, s, &o) || !kiln_memref_strides(b, s, &o))
     return kiln_op_emit_error(op, "only strided layouts up to rank %d are supported", KILN_MAX_LOOPS);
-  if (b->rank != a->rank) {
+  if (b->rank == a->rank) {
+    /* The result layout must be the view's: strides scaled by the steps,
+     * offset moved by the offsets (where both sides are static). */
+    int64_t sa[KILN_MAX_LOOPS], sb[KILN_MAX_LOOPS], oa, ob;
+    kiln_memref_strides(a, sa, &oa);
+    kiln_memref_strides(b, sb, &ob);
+    const int64_t *so = kiln_op_get_attr(op, "static_offsets")->data;
+    const int64_t *ss = kiln_op_get_attr(op, "static_sizes")->data;
+    const int64_t *st = kiln_op_get_attr(op, "static_strides")->data;
+    int64_t off = oa;
+    for (uint32_t i = 0; i < a->rank; i++) {
+      if (ss[i] != KILN_DYNAMIC && b->shape[i] != KILN_DYNAMIC && ss[i] != b->shape[i])
+        return kiln_op_emit_error(op, "size %u of the result type does not match the view", i);
+      if (sa[i] != KILN_DYNAMIC && st[i] != KILN_DYNAMIC && sb[i] != KILN_DYNAMIC &&
+          sa[i] * st[i] != sb[i])
+        return kiln_op_emit_error(op, "stride %u of the result type should be %lld", i,
+                                  (long long)(sa[i] * st[i]));
+      if (off == KILN_DYNAMIC || so[i] == KILN_DYNAMIC || sa[i] == KILN_DYNAMIC) off = KILN_DYNAMIC;
+      else off += so[i] * sa[i];
+    }
+    if (off != KILN_DYNAMIC && ob != KILN_DYNAMIC && off != ob)
+      return kiln_op_emit_error(op, "offset of the result type should be %lld", (long long)off);
+  } else {
     /* Rank reduction drops unit sizes only. */
     const int64_t *sz = kiln_op_get_attr(op, "static_sizes")->data;
     uint32_t units = 0;

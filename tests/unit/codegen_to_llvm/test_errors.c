@@ -61,6 +61,14 @@ START_TEST(verifiers_reject_malformed_ops) {
          "^bb1(%x: i32):\n  return\n}\n",
          false, "target block has 1");
   expect("func.func @f() {\n  cf.br ^bb9\n}\n", false, "undefined block");
+  expect("func.func @f(%m: memref<16x16xf32>) {\n"
+         "  %s = memref.subview %m[1, 4] [4, 4] [1, 2] : memref<16x16xf32> to "
+         "memref<4x4xf32, strided<[16, 1], offset: 20>>\n  return\n}\n",
+         false, "stride 1 of the result type should be 2");
+  expect("func.func @f(%m: memref<16x16xf32>) {\n"
+         "  %s = memref.subview %m[1, 4] [4, 4] [1, 1] : memref<16x16xf32> to "
+         "memref<4x4xf32, strided<[16, 1], offset: 4>>\n  return\n}\n",
+         false, "offset of the result type should be 20");
 }
 END_TEST
 
