@@ -37,6 +37,10 @@ kiln_error *kiln_codegen_gpu_lower_variant(kiln_op *top, kiln_op *exe, kiln_op *
  * "llvm-cpu", name "simt_cpu_" + VAR's name. *out is the new variant. */
 kiln_error *kiln_codegen_gpu_add_simt_variant(kiln_op *var, kiln_op **out);
 
+/* Registers distribute-to-threads and simt-to-loops as named passes
+ * (on codegen-level modules: kernels directly in the module). */
+void kiln_codegen_gpu_register(void);
+
 /* The passes, on one inner module (kernels of one variant). */
 kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner);
 kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner);
