@@ -6,9 +6,10 @@
  *     negated by the quadrant k mod 4. Infinities and NaN give NaN.
  *   tanh: odd Taylor polynomial for |x| < 0.55 (f32) / 0.1 (f64), else
  *     (1 - e) / (1 + e) with e = exp(-2|x|), sign copied from x.
- *   erf: in f64 for both widths: the Maclaurin series (33 terms) for
- *     |x| <= 1.75, else 1 - exp(-x^2) / (sqrt(pi) * CF) with the continued
- *     fraction of erfc evaluated bottom-up from 64 terms. */
+ *   erf: in f64 for both widths: the Maclaurin series for |x| <= 0.75,
+ *     the Taylor series about 1.25 up to 1.75, else 1 - exp(-x^2) /
+ *     (sqrt(pi) * CF) with the continued fraction of erfc evaluated
+ *     bottom-up from 64 terms. */
 #include "approx.h"
 
 #include <math.h>
@@ -70,24 +71,49 @@ kiln_value *ap_tanh(ap *a, kiln_value *x) {
   return ap_copysign(a, r, x); /* odd: also tanh(-0) = -0 */
 }
 
+/* Taylor coefficients of erf about x0: c0 = erf(x0) (the compiler's libm,
+ * not the generated code's), c_n = erf^(n)(x0) / n! with erf^(n)(x) =
+ * 2/sqrt(pi) (-1)^(n-1) H_{n-1}(x) e^(-x^2) (physicists' Hermite). */
+static void erf_taylor(double x0, double *c, int n) {
+  double h[64];
+  h[0] = 1;
+  h[1] = 2 * x0;
+  for (int k = 1; k + 1 < n; k++) h[k + 1] = 2 * x0 * h[k] - 2 * k * h[k - 1];
+  double g = exp(-x0 * x0) * 1.1283791670955126, f = 1;
+  c[0] = erf(x0);
+  for (int i = 1; i < n; i++) {
+    f *= i;
+    c[i] = (i % 2 ? 1.0 : -1.0) * h[i - 1] * g / f;
+  }
+}
+
 kiln_value *ap_erf(ap *a, kiln_value *x) {
   ap w;
   ap_retype(&w, a, kiln_type_f64(a->ctx));
   kiln_value *X = a->f64 ? x : ap_cast(&w, KILN_OP_ARITH_EXTF, x, w.ft);
   kiln_value *ax = ap_abs(&w, X);
   kiln_value *z = ap_mul(&w, ax, ax);
+  /* |x| <= 0.75: Maclaurin series in x^2 (terms alternate but stay below
+   * the result, so no digits cancel). */
   double c[33], fact = 1;
-  for (int n = 0; n < 33; n++) {
+  for (int n = 0; n < 22; n++) {
     if (n) fact *= n;
     c[n] = (n % 2 ? -1.0 : 1.0) / (fact * (2 * n + 1)) * 1.1283791670955126; /* 2/sqrt(pi) */
   }
-  kiln_value *small = ap_mul(&w, ax, ap_poly(&w, z, c, 33));
-  kiln_value *t = ax;
-  for (int k = 64; k >= 1; k--) t = ap_add(&w, ax, ap_div(&w, ap_f(&w, k * 0.5), t));
+  kiln_value *small = ap_mul(&w, ax, ap_poly(&w, z, c, 22));
+  /* 0.75 < |x| <= 1.75: Taylor series about 1.25 (all terms small against
+   * erf(1.25) = 0.92). */
+  double t[30];
+  erf_taylor(1.25, t, 30);
+  kiln_value *mid = ap_poly(&w, ap_sub(&w, ax, ap_f(&w, 1.25)), t, 30);
+  /* |x| > 1.75: 1 - erfc with erfc's continued fraction. */
+  kiln_value *cf = ax;
+  for (int k = 64; k >= 1; k--) cf = ap_add(&w, ax, ap_div(&w, ap_f(&w, k * 0.5), cf));
   kiln_value *erfc = ap_div(&w, ap_exp(&w, ap_op1(&w, KILN_OP_ARITH_NEGF, z)),
-                            ap_mul(&w, ap_f(&w, 1.7724538509055159), t));
+                            ap_mul(&w, ap_f(&w, 1.7724538509055159), cf));
   kiln_value *large = ap_sub(&w, ap_f(&w, 1.0), erfc);
-  kiln_value *r = ap_sel(&w, ap_cmpf(&w, AP_OLE, ax, ap_f(&w, 1.75)), small, large);
+  kiln_value *r = ap_sel(&w, ap_cmpf(&w, AP_OLE, ax, ap_f(&w, 1.75)), mid, large);
+  r = ap_sel(&w, ap_cmpf(&w, AP_OLE, ax, ap_f(&w, 0.75)), small, r);
   r = ap_copysign(&w, r, X);
   return a->f64 ? r : ap_cast(a, KILN_OP_ARITH_TRUNCF, r, a->ft);
 }
