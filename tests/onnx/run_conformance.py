@@ -1,0 +1,341 @@
+#!/usr/bin/python3
+"""The numerical ONNX conformance run: every generated backend node test
+compiled by Kiln, run by kiln-run, and compared with ONNX's own outputs.
+
+usage: run_conformance.py --compile=KILN_COMPILE --run=KILN_RUN
+           --nodes=NODE_DIR --work=WORK_DIR --expected=EXPECTED_PASSES
+           [--import=KILN_ONNX_IMPORT] [--device=local-task] [--jobs=2]
+           [--timeout=SECONDS] [--add-passes] [--via-import] [NAME...]
+
+Takes the folders NODE_DIR/test_*/ that generate.py writes (model.onnx and
+test_data_set_0/{input,output}_N.pb). For each one:
+  compile  `kiln-compile model.onnx` when kiln-compile takes ONNX input
+           (probed once, on the first model), else `kiln-onnx-import
+           model.onnx -o model.mlir` then `kiln-compile model.mlir`
+           (always with --via-import);
+  run      input_N.pb -> .npy (onnx.numpy_helper.to_array), kiln-run on
+           DEVICE with one --output=@out_N.npy per graph output;
+  compare  ONNX's tolerances: rtol 1e-3, atol 1e-7 for floating point
+           (NaN equals NaN), exact for integers and bools; shapes and
+           element types must match.
+Each case ends as
+  passed   every output matches;
+  skipped  the importer refused the model as unsupported ("onnx:
+           unsupported:" / "onnx: opset:"), counted by the op type its
+           message names;
+  failed   compile error, run error, mismatch (max abs / rel error),
+           timeout; the table groups these by reason.
+The last line is `N passed, N failed, N skipped`. Exit status: 1 when a
+case listed in EXPECTED_PASSES (one name a line, '#' comments; the list
+may only grow) did not pass or does not exist, 77 when the tools or
+python3-onnx are missing, else 0. Passing cases that are not listed are
+printed; --add-passes adds them to the list. NAMEs restrict the run.
+"""
+import argparse
+import collections
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+except ImportError as e:  # reported by main() as a skip
+    onnx = None
+    IMPORT_ERROR = str(e)
+
+RTOL, ATOL = 1e-3, 1e-7
+
+
+def load_tensor(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def error_line(text, tool):
+    """The most telling line of a tool's stderr: the first that says
+    "error", else the last non-empty one; prefixed by TOOL unless the line
+    names it already; at most 300 characters."""
+    lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
+    line = next((l for l in lines if "error" in l), lines[-1] if lines else "(no message)")
+    if not line.startswith(tool):
+        line = tool + ": " + line
+    return line if len(line) <= 300 else line[:297] + "..."
+
+
+# ---- classification of importer refusals ---------------------------------
+
+# The ONNX layer's messages: "onnx: KIND: where: what" (onnx_errors.def),
+# never matched inside a path such as "model.onnx: ...".
+ONNX_MSG_RE = re.compile(r"(^|[\s(])onnx: [a-z-]+: ", re.M)
+# "onnx: unsupported: node 3 'n' (Resize, opset 13): mode 'cubic' ..."
+NODE_RE = re.compile(r"\(([A-Za-z0-9_.]+), opset (\d+)\)")
+
+
+def refusal(msg):
+    """(op key, detail) when MSG is the importer refusing unsupported input,
+    else None. The key is the op type the message names; refusals not tied
+    to a node (graph inputs, opsets) get a bracketed key."""
+    if "onnx: unsupported:" not in msg and "onnx: opset:" not in msg:
+        return None
+    line = next((l for l in msg.splitlines()
+                 if "onnx: unsupported:" in l or "onnx: opset:" in l), msg)
+    m = NODE_RE.search(line)
+    if m:
+        return m.group(1), line.split("): ", 1)[-1].strip()
+    if "onnx: opset:" in line:
+        return "[opset outside 13..17]", line
+    if "graph input" in line or "graph output" in line:
+        return "[graph input/output type]", line
+    if "initializer" in line:
+        return "[initializer]", line
+    return "[other]", line
+
+
+# ---- comparison ------------------------------------------------------------
+
+def compare(got, want):
+    """None when GOT matches WANT under ONNX's tolerances, else why not."""
+    if got.dtype != want.dtype:
+        return "mismatch", "element type %s, expected %s" % (got.dtype, want.dtype)
+    if got.shape != want.shape:
+        return "mismatch", "shape %s, expected %s" % (got.shape, want.shape)
+    if want.dtype.kind in "fc":
+        g = got.astype(np.complex128 if want.dtype.kind == "c" else np.float64)
+        w = want.astype(g.dtype)
+        if np.allclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True):
+            return None
+        both_nan = np.isnan(g) & np.isnan(w)
+        diff = np.where(both_nan, 0.0, np.abs(g - w))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rel = np.where(np.abs(w) > 0, diff / np.abs(w), np.where(diff > 0, np.inf, 0.0))
+        bad = int(np.count_nonzero(~np.isclose(g, w, rtol=RTOL, atol=ATOL, equal_nan=True)))
+        return "mismatch", "max abs error %.3g, max rel error %.3g (%d of %d elements)" % (
+            float(diff.max()), float(rel.max()), bad, want.size)
+    if np.array_equal(got, want):
+        return None
+    bad = int(np.count_nonzero(got != want))
+    return "mismatch", "%d of %d elements differ (exact comparison)" % (bad, want.size)
+
+
+# ---- one case --------------------------------------------------------------
+
+class Tools:
+    def __init__(self, args):
+        self.compile = args.compile
+        self.run = args.run
+        self.import_ = args.import_
+        self.device = args.device
+        self.timeout = args.timeout
+        self.direct = None  # does kiln-compile take .onnx? set by probe()
+
+    def sh(self, argv):
+        return subprocess.run(argv, capture_output=True, text=True,
+                              timeout=self.timeout)
+
+    def probe(self, model, work):
+        """kiln-compile takes ONNX when it imports MODEL or refuses it with
+        the importer's own message; anything else (an MLIR parse error on
+        protobuf bytes, "not supported yet") means it does not."""
+        out = os.path.join(work, "probe.mlir")
+        r = self.sh([self.compile, model, "--compile-to=input", "-o", out])
+        self.direct = r.returncode == 0 or bool(ONNX_MSG_RE.search(r.stderr))
+        if not self.direct and not (self.import_ and os.path.exists(self.import_)):
+            raise SystemExit("run_conformance: kiln-compile does not take ONNX input (%s) "
+                             "and kiln-onnx-import is not available" % error_line(r.stderr, "kiln-compile"))
+
+    def compile_model(self, model, work):
+        """(status, detail): ("ok", module path) or a classified failure."""
+        kiln = os.path.join(work, "model.kiln")
+        if self.direct:
+            r = self.sh([self.compile, model, "-o", kiln])
+            if r.returncode != 0:
+                ref = refusal(r.stderr)
+                if ref:
+                    return "skip", ref
+                return "compile error", error_line(r.stderr, "kiln-compile")
+            return "ok", kiln
+        mlir = os.path.join(work, "model.mlir")
+        r = self.sh([self.import_, model, "-o", mlir])
+        if r.returncode != 0:
+            ref = refusal(r.stderr)
+            if ref:
+                return "skip", ref
+            return "compile error", "(exit %d) %s" % (
+                r.returncode, error_line(r.stderr, "kiln-onnx-import"))
+        r = self.sh([self.compile, mlir, "-o", kiln])
+        if r.returncode != 0:
+            return "compile error", error_line(r.stderr, "kiln-compile")
+        return "ok", kiln
+
+
+def run_case(tools, root, work_root, name):
+    """(name, status, detail) with status pass / skip / a failure reason."""
+    case = os.path.join(root, name)
+    work = os.path.join(work_root, name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    data = os.path.join(case, "test_data_set_0")
+    try:
+        status, detail = tools.compile_model(os.path.join(case, "model.onnx"), work)
+        if status != "ok":
+            return name, status, detail
+        model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+        argv = [tools.run, "--module=" + detail, "--device=" + tools.device]
+        n_in = sum(1 for f in os.listdir(data) if re.fullmatch(r"input_\d+\.pb", f))
+        for k in range(n_in):
+            p = os.path.join(work, "in%d.npy" % k)
+            np.save(p, load_tensor(os.path.join(data, "input_%d.pb" % k)))
+            argv.append("--input=@" + p)
+        outs = []
+        for k in range(len(model.graph.output)):
+            outs.append(os.path.join(work, "out%d.npy" % k))
+            argv.append("--output=@" + outs[-1])
+        r = tools.sh(argv)
+        if r.returncode != 0:
+            return name, "run error", error_line(r.stderr, "kiln-run")
+        for k, p in enumerate(outs):
+            if not os.path.exists(p):
+                return name, "run error", "kiln-run wrote no %s" % os.path.basename(p)
+            why = compare(np.load(p), load_tensor(os.path.join(data, "output_%d.pb" % k)))
+            if why:
+                return name, why[0], "output %d: %s" % (k, why[1])
+    except subprocess.TimeoutExpired as e:
+        return name, "timeout", "%s took over %gs" % (os.path.basename(e.cmd[0]), e.timeout)
+    except Exception as e:  # a harness problem is a failure, never a crash of the run
+        return name, "harness error", "%s: %s" % (type(e).__name__, e)
+    shutil.rmtree(work, ignore_errors=True)  # keep only what failed, to look at
+    return name, "pass", None
+
+
+# ---- the expected-passes list ----------------------------------------------
+
+def read_expected(path):
+    names = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                names.append(line)
+    return names
+
+
+def add_passes(path, new):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    header = [l for l in lines if l.startswith("#")]
+    names = sorted(set(read_expected(path)) | set(new))
+    with open(path, "w") as f:
+        f.write("\n".join(header + names) + "\n")
+
+
+# ---- main ------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--compile", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--import", dest="import_", default=None)
+    ap.add_argument("--nodes", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--expected", required=True)
+    ap.add_argument("--device", default="local-task")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--add-passes", action="store_true")
+    ap.add_argument("--via-import", action="store_true",
+                    help="always go through kiln-onnx-import and MLIR text")
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args()
+
+    if onnx is None:
+        print("skipped: python3-onnx or numpy is missing (%s); run scripts/bootstrap.sh"
+              % IMPORT_ERROR)
+        return 77
+    for tool in (args.compile, args.run):
+        if not os.path.exists(tool):
+            print("skipped: %s is not built" % tool)
+            return 77
+    if not os.path.isdir(args.nodes):
+        print("run_conformance: no node tests in %s (the onnx_nodes_generate fixture "
+              "writes them)" % args.nodes)
+        return 1
+    every = sorted(n for n in os.listdir(args.nodes)
+                   if os.path.isfile(os.path.join(args.nodes, n, "model.onnx")))
+    names = [n for n in every if not args.names or n in args.names]
+    os.makedirs(args.work, exist_ok=True)
+
+    tools = Tools(args)
+    if args.via_import:
+        tools.direct = False
+    elif names:
+        tools.probe(os.path.join(args.nodes, names[0], "model.onnx"), args.work)
+    print("compiling %s; running on %s; %d cases, %d at a time, %gs per tool call"
+          % ("ONNX directly with kiln-compile" if tools.direct
+             else "through kiln-onnx-import then kiln-compile",
+             args.device, len(names), args.jobs, args.timeout), flush=True)
+
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futs = [pool.submit(run_case, tools, args.nodes, args.work, n) for n in names]
+        for fut in concurrent.futures.as_completed(futs):
+            results.append(fut.result())
+    results.sort()
+
+    passed = [n for n, s, _ in results if s == "pass"]
+    skipped = [(n, d) for n, s, d in results if s == "skip"]
+    failed = [(n, s, d) for n, s, d in results if s not in ("pass", "skip")]
+
+    if failed:
+        by_reason = collections.defaultdict(list)
+        for n, s, d in failed:
+            by_reason[s].append((n, d))
+        print("\nfailures by reason:")
+        for reason, cases in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print("  %-14s %4d" % (reason, len(cases)))
+        for reason, cases in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print("\n%s (%d):" % (reason, len(cases)))
+            for n, d in cases:
+                print("  %s: %s" % (n, d))
+    if skipped:
+        by_op = collections.defaultdict(list)
+        for n, (op, _) in skipped:
+            by_op[op].append(n)
+        print("\nskipped (unsupported by the importer), by op type:")
+        for op, cases in sorted(by_op.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print("  %-28s %4d" % (op, len(cases)))
+
+    rc = 0
+    listed = read_expected(args.expected)
+    ok = set(passed)
+    ran = set(names)
+    for n in listed:
+        if n not in every:
+            print("FAIL: %s is listed in %s but there is no such node test" % (n, args.expected))
+            rc = 1
+        elif n in ran and n not in ok:
+            print("FAIL: %s is listed as an expected pass but did not pass" % n)
+            rc = 1
+    new = sorted(ok - set(listed))
+    if new:
+        if args.add_passes:
+            add_passes(args.expected, new)
+            print("\nadded %d passing cases to %s" % (len(new), args.expected))
+        else:
+            print("\n%d cases pass but are not listed; add these to expected_passes.txt:" % len(new))
+            for n in new:
+                print("  " + n)
+    print("\n%d expected passes listed" % len(listed))
+    print("%d passed, %d failed, %d skipped" % (len(passed), len(failed), len(skipped)))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
