@@ -124,6 +124,7 @@ def check_ptx(kd, module, work):
     sms = sorted({re.search(r"cuda_(sm_\d+)", p).group(1) for p in ptx})
     if sms != ["sm_80", "sm_90"]:
         raise AssertionError("expected PTX for sm_80 and sm_90, got %s" % sms)
+    check_ptx_text(ptx)
     if not os.path.exists(PTXAS):
         print("ptxas check skipped: %s is missing (%d PTX files not assembled)" % (PTXAS, len(ptx)))
         return
@@ -131,6 +132,21 @@ def check_ptx(kd, module, work):
         sm = re.search(r"cuda_(sm_\d+)", p).group(1)
         sh([PTXAS, "--gpu-name", sm, p, "-o", os.devnull])
     print("ptxas: %d PTX files assemble" % len(ptx))
+
+
+def check_ptx_text(ptx):
+    """Every kernel: its SM's block size as .maxntid, reads %tid.x (work is
+    split per thread or guarded to thread 0)."""
+    for p in ptx:
+        sm = re.search(r"cuda_(sm_\d+)", p).group(1)
+        with open(p) as f:
+            text = f.read()
+        want = {"sm_80": 64, "sm_90": 128}[sm]
+        if ".entry" not in text or ".maxntid %d, 1, 1" % want not in text:
+            raise AssertionError("%s: no .entry with .maxntid %d, 1, 1" % (os.path.basename(p), want))
+        if "%tid.x" not in text:
+            raise AssertionError("%s: the kernel never reads %%tid.x" % os.path.basename(p))
+    print("PTX: %d kernels with their SM's .maxntid, reading %%tid.x" % len(ptx))
 
 
 def main(argv):
