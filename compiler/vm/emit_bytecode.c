@@ -61,7 +61,7 @@ static int em_opcode(kiln_op_kind k) {
 
 typedef struct em {
   kiln_op *fn;
-  kiln_vm_function_code_t *out;
+  kiln_vm_function_code_t *out; /* its scalar_count/ref_count bound registers */
   uint32_t loc_cap;
   bool failed;
 } em;
@@ -69,12 +69,26 @@ typedef struct em {
 static int em_reg(em *e, const kiln_op *at, kiln_value *v) {
   const kiln_attr *a = v->def ? kiln_op_get_attr(v->def, "regs")
                               : kiln_op_get_attr(e->fn, "arg_regs");
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || v->index >= a->count) {
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || !kiln_type_is_integer(a->type) ||
+      v->index >= a->count) {
     kiln_op_emit_error(at, "operand has no register (run allocate-registers first)");
     e->failed = true;
     return 0;
   }
-  return (int)((const int64_t *)a->data)[v->index];
+  /* Registers come from the IR (possibly hand-written): keep them inside
+   * the function's banks so the emitted code verifies. */
+  const int64_t r = ((const int64_t *)a->data)[v->index];
+  const bool ref = vmx_is_ref(v->type);
+  const int64_t limit = (int64_t)(ref ? e->out->ref_count : e->out->scalar_count) -
+                        (ref ? 0 : (int64_t)vmx_slots(v->type) - 1);
+  if (r < 0 || r >= limit) {
+    kiln_op_emit_error(at, "register %lld is outside the function's %s bank (%u)",
+                       (long long)r, ref ? "ref" : "scalar",
+                       ref ? e->out->ref_count : e->out->scalar_count);
+    e->failed = true;
+    return 0;
+  }
+  return (int)r;
 }
 
 static int em_result(em *e, kiln_op *op, uint32_t i) {
@@ -148,6 +162,10 @@ kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
   if (!sc || !rc || sc->kind != KILN_ATTR_INTEGER || rc->kind != KILN_ATTR_INTEGER)
     return kiln_error_new("@%s has no register counts (run allocate-registers first)",
                           kiln_symbol_name(fn));
+  if (sc->i < 0 || sc->i > KILN_VM_MAX_REGISTERS || rc->i < 0 || rc->i > KILN_VM_MAX_REGISTERS)
+    return kiln_error_new("@%s: register counts %lld/%lld exceed the VM's %u per bank",
+                          kiln_symbol_name(fn), (long long)sc->i, (long long)rc->i,
+                          KILN_VM_MAX_REGISTERS);
   kiln_error *err = kiln_vm_signature_of(kiln_op_get_attr(fn, "function_type")->type,
                                          out->signature, sizeof out->signature);
   if (err) return err;
