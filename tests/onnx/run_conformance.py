@@ -76,6 +76,8 @@ def error_line(text, tool):
 ONNX_MSG_RE = re.compile(r"(^|[\s(])onnx: [a-z-]+: ", re.M)
 # "onnx: unsupported: node 3 'n' (Resize, opset 13): mode 'cubic' ..."
 NODE_RE = re.compile(r"\(([A-Za-z0-9_.]+), opset (\d+)\)")
+# "onnx: opset: ai.onnx opset 11 is outside ...; node 0 (op 'Conv') is ..."
+OPSET_RE = re.compile(r"opset (\d+) is outside.*\(op '([^']+)'\)")
 
 
 def refusal(msg):
@@ -89,12 +91,15 @@ def refusal(msg):
     m = NODE_RE.search(line)
     if m:
         return m.group(1), line.split("): ", 1)[-1].strip()
+    m = OPSET_RE.search(line)
+    if m:  # the loader names the first node bound to the opset
+        return m.group(2), "opset %s outside 13..17" % m.group(1)
     if "onnx: opset:" in line:
-        return "[opset outside 13..17]", line
+        return "[opset]", line
     if "graph input" in line or "graph output" in line:
-        return "[graph input/output type]", line
+        return "[graph input/output type]", line.split("onnx: unsupported: ", 1)[-1]
     if "initializer" in line:
-        return "[initializer]", line
+        return "[initializer]", line.split("onnx: unsupported: ", 1)[-1]
     return "[other]", line
 
 
@@ -185,6 +190,13 @@ def run_case(tools, root, work_root, name):
     data = os.path.join(case, "test_data_set_0")
     try:
         status, detail = tools.compile_model(os.path.join(case, "model.onnx"), work)
+        if status == "skip" and detail[0] == "[opset]":
+            # No node named (a model importing no default-domain opset):
+            # key by its first node's op type.
+            nodes = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False).graph.node
+            if nodes:
+                op = (nodes[0].domain + "." if nodes[0].domain else "") + nodes[0].op_type
+                detail = (op, detail[1].split("onnx: opset: ", 1)[-1])
         if status != "ok":
             return name, status, detail
         model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
@@ -306,11 +318,13 @@ def main():
                 print("  %s: %s" % (n, d))
     if skipped:
         by_op = collections.defaultdict(list)
-        for n, (op, _) in skipped:
-            by_op[op].append(n)
-        print("\nskipped (unsupported by the importer), by op type:")
-        for op, cases in sorted(by_op.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            print("  %-28s %4d" % (op, len(cases)))
+        for n, (op, why) in skipped:
+            by_op[op].append(why)
+        print("\nskipped (refused by the importer as unsupported), by op type:")
+        for op, whys in sorted(by_op.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            common = collections.Counter(w[:70] for w in whys).most_common(2)
+            print("  %-34s %4d  %s" % (op, len(whys), "; ".join(
+                "%s (%d)" % (w, k) if len(common) > 1 else w for w, k in common)))
 
     rc = 0
     listed = read_expected(args.expected)

@@ -148,9 +148,9 @@ def run(args):
         msg = c.stderr.strip()
         if "onnx: unsupported:" in msg or "onnx: opset:" in msg:
             line = next(l for l in msg.splitlines() if "onnx: " in l)
-            print("skipped: the importer rejects the model: " + line)
+            print("skipped: the importer rejects the model (after %.2f s): %s" % (compile_s, line))
             return 77
-        print("FAIL: compile error:\n" + msg)
+        print("FAIL: compile error after %.2f s:\n%s" % (compile_s, msg))
         return 1
     print("%s: compile time %.2f s (module %d bytes)" % (args.model, compile_s, os.path.getsize(kiln)))
 
