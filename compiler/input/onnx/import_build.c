@@ -356,6 +356,48 @@ kiln_value *oi_pad(oi_ctx *c, kiln_value *v, const int64_t *lo, const int64_t *h
   return kiln_op_result(p, 0);
 }
 
+kiln_value *oi_transpose_val(oi_ctx *c, oi_val *v, const int64_t *perm) {
+  const kiln_type *t = v->type;
+  bool id = true;
+  for (uint32_t d = 0; d < t->rank; d++) id = id && perm[d] == (int64_t)d;
+  const void *data = NULL;
+  size_t nbytes = 0;
+  bool splat = false;
+  if (!id && !v->v) {
+    if (v->cst) {
+      data = v->cst->data, nbytes = v->cst->nbytes, splat = v->cst->splat;
+    } else if (v->tensor) {
+      kiln_onnx_bytes bytes;
+      if (!kiln_onnx_model_tensor_bytes(c->model, v->tensor, &bytes, c->st)) return NULL;
+      data = bytes.data, nbytes = bytes.size;
+    }
+  }
+  size_t es = kiln_dense_elem_size(t->elem);
+  int64_t n = oi_numel(t);
+  if (!data || (!splat && nbytes != (size_t)n * es)) {
+    kiln_value *x = oi_ir(c, v);
+    return x ? oi_transpose(c, x, perm) : NULL;
+  }
+  int64_t shape[OI_MAX_RANK], sstride[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) shape[d] = t->shape[perm[d]];
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
+  if (splat) return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, rt, true, data, nbytes));
+  int64_t st = 1;
+  for (int d = (int)t->rank - 1; d >= 0; d--) sstride[d] = st, st *= t->shape[d];
+  char *out = kiln_alloc(c->ctx, (size_t)n * es + 1);
+  int64_t coord[OI_MAX_RANK] = {0};
+  for (int64_t i = 0; i < n; i++) { /* coord: output coordinate of element i */
+    int64_t src = 0;
+    for (uint32_t d = 0; d < t->rank; d++) src += coord[d] * sstride[perm[d]];
+    memcpy(out + (size_t)i * es, (const char *)data + (size_t)src * es, es);
+    for (int d = (int)t->rank - 1; d >= 0; d--) {
+      if (++coord[d] < shape[d]) break;
+      coord[d] = 0;
+    }
+  }
+  return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, rt, false, out, (size_t)n * es));
+}
+
 kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm) {
   const kiln_type *t = v->type;
   bool id = true;

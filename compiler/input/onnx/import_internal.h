@@ -242,6 +242,10 @@ kiln_value *oi_pad(oi_ctx *c, kiln_value *v, const int64_t *lo,
                    const int64_t *hi, double f, int64_t i);
 /* linalg.transpose by perm. */
 kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm);
+/* Transpose of a value: a constant is permuted at import time straight
+ * from its payload (one copy into the IR; weights need no runtime
+ * transpose), anything else becomes linalg.transpose. NULL on error. */
+kiln_value *oi_transpose_val(oi_ctx *c, oi_val *v, const int64_t *perm);
 /* Element type conversion of a whole tensor. */
 kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to);
 

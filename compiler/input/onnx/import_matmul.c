@@ -143,11 +143,10 @@ bool oi_import_gemm(oi_ctx *c, oi_node *n) {
   if (!oi_attr_float(c, n, "alpha", 1, &g.alpha) || !oi_attr_float(c, n, "beta", 1, &g.beta) ||
       !oi_attr_int(c, n, "transA", 0, &ta) || !oi_attr_int(c, n, "transB", 0, &tb))
     return false;
-  kiln_value *va = oi_ir(c, a), *vb = oi_ir(c, b);
-  if (!va || !vb) return false;
   static const int64_t swap[2] = {1, 0};
-  if (ta) va = oi_transpose(c, va, swap);
-  if (tb) vb = oi_transpose(c, vb, swap);
+  kiln_value *va = ta ? oi_transpose_val(c, a, swap) : oi_ir(c, a);
+  kiln_value *vb = tb ? oi_transpose_val(c, b, swap) : oi_ir(c, b);
+  if (!va || !vb) return false;
   kiln_value *r = batched(c, va, vb, "Gemm");
   if (!r) return false;
   if (g.alpha != 1 || cv) {

@@ -208,9 +208,9 @@ bool oi_import_transpose(oi_ctx *c, oi_node *n) {
     if (perm[d] < 0 || perm[d] >= (int64_t)r || seen[perm[d]]) return oi_invalid(c, "perm is not a permutation");
     seen[perm[d]] = true;
   }
-  kiln_value *v = oi_ir(c, x);
+  kiln_value *v = oi_transpose_val(c, x, perm);
   if (!v) return false;
-  oi_set_out(c, n, 0, oi_transpose(c, v, perm), x->dtype);
+  oi_set_out(c, n, 0, v, x->dtype);
   return true;
 }
 
