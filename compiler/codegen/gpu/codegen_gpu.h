@@ -14,7 +14,9 @@
  *   distribute-to-threads     every top-level linalg op split along one
  *       parallel loop into contiguous chunks per thread
  *       (hal.interface.thread.id, partial chunks guarded by their sizes),
- *       or run by thread 0 alone; a hal.interface.barrier between them
+ *       small-output reductions shared by the whole block (partials in
+ *       workgroup memory, folded after a barrier), or run by thread 0
+ *       alone; a hal.interface.barrier between them
  *   lower-to-loops, remove-single-iteration-loops (codegen/cpu)
  *   simt-to-loops (SIMT variant only): thread ids become loops, split at
  *       every barrier (loop fission), so the kernel runs on a CPU

@@ -12,6 +12,15 @@
  *     runs the chunk [t*c, t*c + size) of that dim, c = ceil(B / n),
  *     size clamped to [0, c] (the guard for partial chunks and tiles);
  *     among eligible loops the one with the largest static extent;
+ *   - a reduction into a small rank-1 output (at most 64 static
+ *     elements) with no parallel loop worth splitting (none, or one at
+ *     most block/8 long) and a reduction loop of at least 2 x block
+ *     iterations that every operand indexes with exactly d_R or not at
+ *     all, whose body folds with addf/mulf/max/min: split along R with a
+ *     partial per thread in workgroup memory (memref.alloca in memory
+ *     space 3, at the kernel entry) started at the identity, a barrier,
+ *     then thread 0 folds the partials of the launched threads into the
+ *     output in thread order (a block-wide reduction);
  *   - or anything else (no eligible loop, linalg.index in the body,
  *     non-linalg side effects), run by thread 0 alone (scf.if);
  * and consecutive such ops are separated by hal.interface.barrier.
@@ -79,6 +88,15 @@ static int pick_loop(kiln_op *op) {
   return best;
 }
 
+/* Static extent of loop l of op (1 when unknown). */
+static int64_t parallel_extent(kiln_op *op, int l) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int n = cg_static_bounds(op, maps, red, bounds);
+  return l < n && bounds[l] > 0 ? bounds[l] : 1;
+}
+
 static kiln_value *bin(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) {
   return cg_bin(b, k, x, y);
 }
@@ -129,6 +147,150 @@ static void split(kiln_op *op, int l) {
   }
 }
 
+/* The combiner of a reduction body: yield(op(x, out)) with op one of
+ * these float ops, and its identity. */
+static bool combiner(kiln_op *op, kiln_op_kind *kind, double *identity) {
+  kiln_block *b = op->num_regions ? op->regions[0].first : NULL;
+  kiln_op *y = b ? kiln_block_terminator(b) : NULL;
+  if (!y || y->num_operands != 1 || !b->num_args) return false;
+  kiln_value *out = b->args[b->num_args - 1];
+  kiln_op *c = kiln_op_operand(y, 0)->def;
+  if (!c || c->num_operands != 2 || !kiln_type_is_float(out->type)) return false;
+  if ((kiln_op_operand(c, 0) == out) == (kiln_op_operand(c, 1) == out)) return false;
+  switch (c->kind) {
+  case KILN_OP_ARITH_ADDF: *identity = 0.0; break;
+  case KILN_OP_ARITH_MULF: *identity = 1.0; break;
+  case KILN_OP_ARITH_MAXIMUMF: case KILN_OP_ARITH_MAXNUMF: *identity = -__builtin_inf(); break;
+  case KILN_OP_ARITH_MINIMUMF: case KILN_OP_ARITH_MINNUMF: *identity = __builtin_inf(); break;
+  default: return false;
+  }
+  *kind = c->kind;
+  return true;
+}
+
+/* A reduction loop every operand indexes with exactly d_r or not at all
+ * (the widest), or -1. */
+static int pick_reduction(kiln_op *op, const kiln_affine_map **maps, const bool *red,
+                          const int64_t *bounds, int n) {
+  int best = -1;
+  for (int l = 0; l < n; l++) {
+    if (!red[l]) continue;
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < op->num_operands; i++) {
+      const kiln_type *t = kiln_op_operand(op, i)->type;
+      if (t->kind != KILN_TYPE_MEMREF) continue;
+      int uses = 0;
+      for (uint32_t d = 0; d < maps[i]->num_results; d++) {
+        int u = uses_loop(maps[i]->results[d], n, l);
+        if (u < 0) ok = false;
+        if (u == 1 && maps[i]->results[d]->kind != KILN_AFFINE_DIM) ok = false;
+        uses += u == 1;
+      }
+      if (uses > 1) ok = false;
+    }
+    if (ok && (best < 0 || bounds[l] > bounds[best])) best = l;
+  }
+  return best;
+}
+
+/* Block-wide reduction of a small rank-1 output (P elements, static):
+ * thread t reduces its chunk of reduction loop r into partials[t*P ..)
+ * (workgroup memory: memref.alloca in memory space 3, shared memory on
+ * the GPU), starting from the combiner's identity; after a barrier thread
+ * 0 folds the launched threads' partials into the output in thread
+ * order. True when it applied. */
+static bool split_reduction(kiln_op *func, kiln_op *op, int64_t threads) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  kiln_op_kind ck;
+  double identity;
+  if (op->num_operands > CG_MAX_OPERANDS || has_index_op(op) || !combiner(op, &ck, &identity))
+    return false;
+  int n = cg_static_bounds(op, maps, red, bounds);
+  if (n <= 0) return false;
+  kiln_value *out = kiln_op_operand(op, op->num_operands - 1);
+  if (!is_output(op, op->num_operands - 1) || (op->num_operands >= 2 && is_output(op, op->num_operands - 2)))
+    return false;
+  const kiln_type *ot = out->type;
+  if (ot->kind != KILN_TYPE_MEMREF || ot->rank != 1 || ot->shape[0] == KILN_DYNAMIC || ot->shape[0] > 64)
+    return false;
+  int r = pick_reduction(op, maps, red, bounds, n);
+  if (r < 0 || bounds[r] < 2 * threads) return false;
+  const int64_t P = ot->shape[0];
+  kiln_context *c = kiln_op_context(op);
+  /* partials at the kernel's entry: workgroup memory. */
+  kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
+  eb.loc = op->loc;
+  int64_t pshape[1] = {threads * P};
+  const kiln_type *pt = kiln_type_memref(c, 1, pshape, ot->elem, NULL,
+                                         kiln_attr_int(c, kiln_type_int(c, 64), 3));
+  int64_t seg[2] = {0, 0};
+  kiln_named_attr na = {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 2, seg, NULL)};
+  kiln_value *partials = kiln_op_result(
+      kiln_build(&eb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(c, 1, &na)), 0);
+
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *tid = gpu_interface(&b, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *nthr = gpu_interface(&b, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+  kiln_value *extent = cg_index(&b, bounds[r]);
+  kiln_value *chunk = bin(&b, KILN_OP_ARITH_CEILDIVSI, extent, nthr);
+  kiln_value *start = bin(&b, KILN_OP_ARITH_MULI, tid, chunk);
+  kiln_value *size = bin(&b, KILN_OP_ARITH_MINSI, bin(&b, KILN_OP_ARITH_SUBI, extent, start), chunk);
+  size = bin(&b, KILN_OP_ARITH_MAXSI, size, cg_index(&b, 0));
+  start = bin(&b, KILN_OP_ARITH_MINSI, start, extent);
+  kiln_value *base = cg_muli(&b, tid, P);
+  kiln_value *vo = base, *vs = cg_index(&b, P);
+  kiln_value *view = cg_subview(&b, partials, &vo, &vs);
+  /* The partial starts at the identity. */
+  kiln_builder lb;
+  kiln_op *init = cg_for(&b, cg_index(&b, 0), cg_index(&b, P), cg_index(&b, 1), 0, NULL, &lb);
+  kiln_value *iv = cg_for_iv(init);
+  cg_store(&lb, cg_const_like(&lb, ot->elem, identity, 0), view, 1, &iv);
+  for (uint32_t i = 0; i + 1 < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (v->type->kind != KILN_TYPE_MEMREF) continue;
+    int at = -1;
+    for (uint32_t d = 0; d < maps[i]->num_results; d++)
+      if (maps[i]->results[d]->kind == KILN_AFFINE_DIM && (int)maps[i]->results[d]->value == r) at = (int)d;
+    if (at < 0) continue;
+    kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
+    for (uint32_t d = 0; d < v->type->rank; d++) {
+      offs[d] = (int)d == at ? start : cg_index(&b, 0);
+      sizes[d] = (int)d == at ? size
+                 : v->type->shape[d] != KILN_DYNAMIC ? cg_index(&b, v->type->shape[d])
+                                                     : cg_dim(&b, v, d);
+    }
+    kiln_op_set_operand(op, i, cg_subview(&b, v, offs, sizes));
+  }
+  kiln_op_set_operand(op, op->num_operands - 1, view);
+  /* After the op: barrier, then thread 0 folds. */
+  kiln_builder a = kiln_builder_after(op);
+  a.loc = op->loc;
+  kiln_build(&a, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  kiln_value *t0 = gpu_interface(&a, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *cond = cg_cmpi(&a, CG_EQ, t0, cg_index(&a, 0));
+  kiln_op *iff = kiln_build(&a, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
+  kiln_builder ib = kiln_builder_at_end(c, kiln_op_entry_block(c, iff, 0));
+  ib.loc = op->loc;
+  kiln_op *y = kiln_build(&ib, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
+  ib = kiln_builder_before(y);
+  ib.loc = op->loc;
+  kiln_builder qb, tb;
+  kiln_op *ql = cg_for(&ib, cg_index(&ib, 0), cg_index(&ib, P), cg_index(&ib, 1), 0, NULL, &qb);
+  kiln_value *q = cg_for_iv(ql);
+  kiln_value *acc = cg_load(&qb, out, 1, &q);
+  kiln_op *tl = cg_for(&qb, cg_index(&qb, 0), nthr, cg_index(&qb, 1), 1, &acc, &tb);
+  kiln_value *ti = cg_for_iv(tl), *carried = tl->regions[0].first->args[1];
+  kiln_value *at = cg_add(&tb, cg_muli(&tb, ti, P), q);
+  kiln_value *part = cg_load(&tb, partials, 1, &at);
+  kiln_value *next = cg_bin(&tb, ck, carried, part);
+  cg_for_set_yield(tl, 1, &next);
+  cg_store(&qb, kiln_op_result(tl, 0), out, 1, &q);
+  return true;
+}
+
 /* Wraps op in scf.if (thread.id == 0). */
 static void on_thread_zero(kiln_op *op) {
   kiln_builder b = kiln_builder_before(op);
@@ -159,6 +321,7 @@ static void distribute(kiln_op *func) {
   bool scratch = false;
   for (kiln_op *o = body->first; o; o = o->next)
     if (o->kind == KILN_OP_MEMREF_ALLOCA) scratch = true;
+  const int64_t threads = gpu_block_threads(func);
   kiln_op *prev = NULL;
   for (kiln_op *o = body->first, *next; o; o = next) {
     next = o->next;
@@ -169,7 +332,9 @@ static void distribute(kiln_op *func) {
       kiln_build(&b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
     }
     int l = scratch ? -1 : pick_loop(o);
-    if (l >= 0) split(o, l);
+    if (!scratch && (l < 0 || parallel_extent(o, l) * 8 <= threads) && split_reduction(func, o, threads))
+      ;
+    else if (l >= 0) split(o, l);
     else on_thread_zero(o);
     prev = o;
   }

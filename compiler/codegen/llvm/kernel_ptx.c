@@ -8,7 +8,8 @@
  * address-space inference recovers the global space at O3), push
  * constant N the parameter after the bindings; workgroup.id/count/size
  * and thread.id read %ctaid/%nctaid/%ntid/%tid; barrier is
- * __syncthreads(). The binding count is the export's when given, else
+ * __syncthreads(); memref.alloca in memory space 3 (workgroup memory,
+ * static shape) is a shared-memory array of the kernel. The binding count is the export's when given, else
  * the highest binding the kernel uses + 1 (likewise for constants); no
  * export table is emitted (the module's metadata is PTX's). On CPU
  * kernels thread.id and barrier are errors naming simt-to-loops, which
@@ -132,4 +133,30 @@ void tl_gpu_op(tl *t, kiln_op *op) {
     return;
   }
   tl_fail(t, op, "is a GPU-only op; a CPU kernel needs simt-to-loops first");
+}
+
+void tl_ptx_shared_alloca(tl *t, kiln_op *op) {
+  const kiln_type *mt = op->results[0].type;
+  LLVMTypeRef et = tl_type(t, mt->elem);
+  uint64_t count = 1;
+  for (uint32_t i = 0; et && i < mt->rank; i++) {
+    if (mt->shape[i] == KILN_DYNAMIC || mt->shape[i] <= 0) et = NULL;
+    else count *= (uint64_t)mt->shape[i];
+  }
+  if (!et || mt->rank > TL_MAX_RANK) {
+    tl_fail(t, op, "workgroup memory needs a static shape of supported elements");
+    return;
+  }
+  kiln_ptx_abi_t abi;
+  kiln_ptx_abi_init(&abi, t->c);
+  LLVMValueRef g;
+  kiln_ptx_status_t s = kiln_ptx_add_shared_array(&abi, t->m, "kiln_workgroup", et, count, 16, &g);
+  if (s) {
+    tl_fail(t, op, "%s", kiln_llvm_cpu_status_message(s));
+    kiln_llvm_cpu_status_free(s);
+    return;
+  }
+  LLVMValueRef p = LLVMBuildAddrSpaceCast(t->b, g, t->ptr, "");
+  LLVMValueRef d = tl_desc_over(t, op, mt, p, NULL);
+  if (d) tl_set(t, &op->results[0], d);
 }

@@ -50,6 +50,10 @@ static void alloca_op(tl *t, kiln_op *op) {
     tl_fail(t, op, "heap allocation is not available in no-libc code; use memref.alloca");
     return;
   }
+  if (t->opts->gpu_kernels && mt->memspace) {
+    tl_ptx_shared_alloca(t, op);
+    return;
+  }
   LLVMTypeRef et = tl_type(t, mt->elem);
   if (!et || mt->rank > TL_MAX_RANK) {
     tl_fail(t, op, "unsupported memref type");

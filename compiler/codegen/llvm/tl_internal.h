@@ -144,6 +144,8 @@ void tl_kernel_export_of(tl *t, kiln_op *func, LLVMValueRef fn,
 bool tl_ptx_kernel_begin(tl *t, kiln_op *func, LLVMValueRef *fn);
 void tl_ptx_kernel_op(tl *t, kiln_op *op);
 void tl_gpu_op(tl *t, kiln_op *op);
+/* memref.alloca in memory space 3: a static shared-memory array. */
+void tl_ptx_shared_alloca(tl *t, kiln_op *op);
 
 /* translate.c: one op. */
 void tl_op(tl *t, kiln_op *op);

@@ -5,8 +5,9 @@ usage: run_gpu.py --list
        run_gpu.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR PROGRAM
 
 PROGRAM is one of every e2e program: samples/NAME.mlir (sample.NAME), the
-per-op programs of tests/e2e/compile/op_cases.py (op.CASE) and the
-hal-level kernels of tests/e2e/codegen_cpu/run_hal_kernels.py (hal.CASE).
+per-op programs of tests/e2e/compile/op_cases.py (op.CASE), the
+hal-level kernels of tests/e2e/codegen_cpu/run_hal_kernels.py (hal.CASE),
+and block-wide reductions of our own (gpu.CASE).
 For each:
   1. compile with --target=cuda:sm_80 --target=cuda:sm_90
      --target=llvm-cpu (hal-level programs: those three variants); every
@@ -46,11 +47,34 @@ THREE = ["cuda:sm_80", "cuda:sm_90", "llvm-cpu"]
 SAMPLES = ["simple_mul", "mlp", "cnn"]
 
 
+def col_reduce(r, c, combiner, init, ref):
+    """Reductions over the rows of an r x c matrix into c outputs: few
+    outputs, a long reduction, so the whole block shares each reduction
+    (partials per thread in workgroup memory, folded after a barrier)."""
+    mt = run_hal_kernels.mt
+    body = ("        %%z = arith.constant %s : f32\n"
+            "        linalg.fill ins(%%z : f32) outs(%%b1 : %s)\n"
+            "        linalg.reduce ins(%%b0 : %s) outs(%%b1 : %s) dimensions = [0]\n"
+            "          (%%x: f32, %%acc: f32) {\n"
+            "            %%s = arith.%s %%x, %%acc : f32\n"
+            "            linalg.yield %%s : f32\n"
+            "          }" % (init, mt((c,)), mt((r, c)), mt((c,)), combiner))
+    return [(r, c)], [(c,)], body, ref
+
+
+GPU_CASES = {
+    "col_sums_1000x3": col_reduce(1000, 3, "addf", "0.0", lambda a: [a.sum(axis=0)]),
+    "col_max_777x5": col_reduce(777, 5, "maximumf", "-3.0e38", lambda a: [a.max(axis=0)]),
+    "col_sums_4099x1": col_reduce(4099, 1, "addf", "0.0", lambda a: [a.sum(axis=0)]),
+}
+
+
 def programs():
     names = ["sample." + s for s in SAMPLES]
     names += ["op." + c for c in op_cases.CASES]
     names += ["hal." + c for c, (_, targets) in run_hal_kernels.CASES.items()
               if all(t.split(":")[0] == "llvm-cpu" for t in targets) and len(targets) == 1]
+    names += ["gpu." + c for c in GPU_CASES]
     return names
 
 
@@ -73,7 +97,10 @@ def make(name, work):
         r = np.random.RandomState(sum(map(ord, case)))
         text, ins, outs = gen(r)
         return (lambda targets: (text, ["--target=" + t for t in targets])), "f", ins, outs
-    (shapes_in, shapes_out, body, ref), _ = run_hal_kernels.CASES[case]
+    if kind == "gpu":
+        shapes_in, shapes_out, body, ref = GPU_CASES[case]
+    else:
+        (shapes_in, shapes_out, body, ref), _ = run_hal_kernels.CASES[case]
     rng = np.random.default_rng(len(case))
     ins = [rng.uniform(-2, 2, s).astype(np.float32) for s in shapes_in]
     want = ref(*[v.astype(np.float64) for v in ins])
