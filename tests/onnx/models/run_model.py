@@ -4,7 +4,9 @@
 usage: run_model.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--import=KILN_ONNX_IMPORT] [--device=local-task] [--tol=1e-3]
            [--expected=EXPECTED_PASSES]
-MODEL is mlp, cnn or resnet18.
+MODEL is mlp, cnn or resnet18 (the issue's three), or tiny_mlp (a
+two-layer MLP small enough for today's code generator, which keeps the
+whole export-compile-run-compare path exercised while the big ones wait).
 
 Builds MODEL with random weights from a fixed seed (nothing is downloaded:
 torchvision's resnet18 is built with weights=None), exports it with
@@ -45,6 +47,10 @@ def build(name, torch):
         m = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(),
                           nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
         x = torch.randn(4, 1, 28, 28)
+    elif name == "tiny_mlp":
+        m = nn.Sequential(nn.Flatten(), nn.Linear(48, 32), nn.ReLU(),
+                          nn.Linear(32, 10), nn.Tanh())
+        x = torch.randn(4, 3, 4, 4)
     elif name == "cnn":
         m = nn.Sequential(
             nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
@@ -57,7 +63,7 @@ def build(name, torch):
         m = torchvision.models.resnet18(weights=None)
         x = torch.randn(1, 3, 224, 224)
     else:
-        raise SystemExit("run_model.py: unknown model '%s' (mlp, cnn, resnet18)" % name)
+        raise SystemExit("run_model.py: unknown model '%s' (mlp, tiny_mlp, cnn, resnet18)" % name)
     m.eval()
     # BatchNorm with its initial statistics (mean 0, var 1) would be an
     # identity; random running statistics make it a real computation.
