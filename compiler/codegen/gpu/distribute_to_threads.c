@@ -24,9 +24,10 @@
  *   - or anything else (no eligible loop, linalg.index in the body,
  *     non-linalg side effects), run by thread 0 alone (scf.if);
  * and consecutive such ops are separated by hal.interface.barrier.
- * Kernels with memref.alloca scratch (bufferized intermediates) run
- * every op on thread 0: an alloca is private to a GPU thread, so other
- * threads could not read what one wrote. */
+ * Kernels with memref.alloca scratch that is written (bufferized
+ * intermediates; pooling windows are never written) run every op on
+ * thread 0: an alloca is private to a GPU thread, so other threads could
+ * not read what one wrote. */
 #include "gpu_internal.h"
 
 #include <string.h>
@@ -306,6 +307,30 @@ static void on_thread_zero(kiln_op *op) {
   kiln_block_insert_before(y, op);
 }
 
+/* Is memref v (or a view of it) written by some op? A pooling window is
+ * an alloca that is never written: it carries only a shape. */
+static bool written(kiln_value *v, int depth) {
+  if (depth > 16) return true;
+  for (kiln_use *u = v->uses; u; u = u->next) {
+    kiln_op *o = u->owner;
+    const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+    bool red[KILN_MAX_LOOPS];
+    switch (o->kind) {
+    case KILN_OP_MEMREF_SUBVIEW: case KILN_OP_MEMREF_CAST: case KILN_OP_MEMREF_REINTERPRET_CAST:
+    case KILN_OP_MEMREF_COLLAPSE_SHAPE: case KILN_OP_MEMREF_EXPAND_SHAPE:
+      if (written(kiln_op_result(o, 0), depth + 1)) return true;
+      break;
+    case KILN_OP_MEMREF_LOAD: case KILN_OP_VECTOR_LOAD: case KILN_OP_MEMREF_DIM:
+      break;
+    default:
+      if (o->num_operands <= CG_MAX_OPERANDS && cg_iteration(o, maps, red) >= 0 && !is_output(o, u->index))
+        break;
+      return true;
+    }
+  }
+  return false;
+}
+
 static bool side_effects(const kiln_op *op) {
   if (kiln_op_has_flag(op, KILN_OPF_PURE) || kiln_op_has_flag(op, KILN_OPF_TERMINATOR)) return false;
   switch (op->kind) {
@@ -320,7 +345,7 @@ static void distribute(kiln_op *func) {
   kiln_block *body = func->regions[0].first;
   bool scratch = false;
   for (kiln_op *o = body->first; o; o = o->next)
-    if (o->kind == KILN_OP_MEMREF_ALLOCA) scratch = true;
+    if (o->kind == KILN_OP_MEMREF_ALLOCA && written(kiln_op_result(o, 0), 0)) scratch = true;
   const int64_t threads = gpu_block_threads(func);
   kiln_op *prev = NULL;
   for (kiln_op *o = body->first, *next; o; o = next) {
