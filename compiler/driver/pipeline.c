@@ -40,9 +40,12 @@
 
 /* ---- the stages ---------------------------------------------------------- */
 
-static const char *const input_passes[] = {"canonicalize", "infer-shapes", NULL};
+/* canonicalize again after infer-shapes: it drops the casts and unused
+ * tensor.empty ops that refined types leave behind. */
+static const char *const input_passes[] = {"canonicalize", "infer-shapes",
+                                           "canonicalize", NULL};
 static const char *const flow_passes[] = {
-    "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
+    "inline-calls", "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
     "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
     "outline-dispatches", NULL};
 static const char *const hal_passes[] = {
@@ -208,15 +211,18 @@ kiln_error *kiln_compile(kiln_session *s) {
   if (!err) start = first_stage(module, s);
 
   /* Every stage from where the input is up to --compile-to, in order:
-   *   input    canonicalize, infer-shapes
-   *   flow     convert-elementwise-to-linalg, generalize-named-ops,
-   *            fuse-elementwise, form-dispatch-regions, outline-dispatches
+   *   input    canonicalize, infer-shapes, canonicalize
+   *   flow     inline-calls, convert-elementwise-to-linalg,
+   *            generalize-named-ops, fuse-elementwise, reshapes-to-views,
+   *            copy-aliased-results, form-dispatch-regions,
+   *            outline-dispatches
    *   hal      assign-targets, materialize-interfaces, bufferize-kernels,
    *            plan-memory, schedule-commands
    *   codegen  select-launch-config, tile-and-distribute,
-   *            specialize-full-tiles, lower-to-loops, approximate-math,
-   *            scf-to-cf, translate-to-llvm, llvm-cpu-compile (payloads
-   *            into the session)
+   *            specialize-full-tiles, lower-to-loops,
+   *            remove-single-iteration-loops, approximate-math, scf-to-cf,
+   *            translate-executables (LLVM IR -> .so / .ptx payloads into
+   *            the session)
    *   vm       convert-to-vm, allocate-registers
    *   serialize  bytecode + rodata + executables -> .kiln */
   kiln_stage_t stop = o->compile_to;

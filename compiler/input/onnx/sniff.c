@@ -4,7 +4,10 @@
  * and never past LEN. A buffer passes when each of those fields is a
  * ModelProto field with its schema's wire type and an in-bounds payload,
  * ir_version (field 1) is present with a value in 1..100, and a graph
- * (field 7) or an opset_import (field 8) is seen. Text formats fail at
+ * (field 7) or an opset_import (field 8) is seen. LEN may be a prefix of
+ * the file (the driver reads 4 KiB): a graph or opset_import whose payload
+ * runs past it still counts, since a real graph is usually the largest
+ * field and comes early. Text formats fail at
  * once: their first byte decodes to a field ModelProto does not have or a
  * wire type it never uses. A pass is a strong hint, not a validation. */
 #include "onnx_internal.h"
@@ -31,7 +34,7 @@ bool kiln_onnx_looks_like_model(const void *bytes, size_t len) {
     if (!n) return false;
     pos += n;
     if (delimited) {
-      if (v > len - pos) return false;
+      if (v > len - pos) return ir && (fd->id == 7 || fd->id == 8);
       pos += (size_t)v;
     }
     if (fd->id == 1) {

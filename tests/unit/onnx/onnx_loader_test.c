@@ -410,6 +410,10 @@ START_TEST(sniffing) {
   ck_assert(!kiln_onnx_looks_like_model(comment, strlen(comment)));
   ck_assert(!kiln_onnx_looks_like_model("", 0));
   ck_assert(!kiln_onnx_looks_like_model(m->buf, 3)); /* graph cut off */
+  /* The driver sniffs a 4 KiB prefix: a graph running past it still counts. */
+  /* ir_version (2 bytes) + producer_name (11) + graph tag and length (2) */
+  ck_assert_uint_gt(m->len, 40);
+  ck_assert(kiln_onnx_looks_like_model(m->buf, 17));
   pbw *t = tensor_f32_raw("w", 2, 8);
   ck_assert(!kiln_onnx_looks_like_model(t->buf, t->len));
   pbw *zero_ir = model(0, 17, add_graph_with(NULL, NULL));
