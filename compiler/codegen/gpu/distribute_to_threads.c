@@ -43,7 +43,7 @@ static bool has_index_op(kiln_op *op) {
 /* Does expression e use loop l: 0 no, 1 exactly d_l, -1 otherwise. */
 static int uses_loop(const kiln_affine_expr *e, int n, int l) {
   if (e->kind == KILN_AFFINE_DIM) return (int)e->value == l ? 1 : 0;
-  int64_t coef[KILN_MAX_LOOPS], cst;
+  int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
   if (!cg_linear_expr(e, n, coef, &cst)) return -1;
   return coef[l] == 0 ? 0 : -1;
 }
