@@ -5,6 +5,14 @@
 set(KILN_WARNINGS -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
     -Wmissing-prototypes -Wvla -Wformat=2 -Wno-unused-parameter)
 
+# Under KILN_FUZZ every Kiln library carries libFuzzer's coverage
+# instrumentation, so a fuzz target explores the code it calls, not just
+# its own file.
+if(KILN_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+  add_link_options(-fsanitize=fuzzer-no-link)
+endif()
+
 if(KILN_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
                       -fno-omit-frame-pointer)
@@ -40,10 +48,11 @@ function(kiln_add_fuzzer name)
   target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
   target_link_options(${name} PRIVATE -fsanitize=fuzzer)
   target_link_libraries(${name} PRIVATE ${ARG_LIBS})
-  set(corpus_args)
-  if(ARG_CORPUS)
-    set(corpus_args ${ARG_CORPUS})
-  endif()
+  # libFuzzer writes new inputs into its first corpus folder: make that a
+  # fresh build-tree folder so seeds in the source tree are only read.
+  set(work_corpus ${CMAKE_CURRENT_BINARY_DIR}/${name}.corpus)
+  file(MAKE_DIRECTORY ${work_corpus})
+  set(corpus_args ${work_corpus} ${ARG_CORPUS})
   add_test(NAME ${name}
            COMMAND ${name} -max_total_time=${KILN_FUZZ_SECONDS} -timeout=10
                    -rss_limit_mb=2048 -print_final_stats=1 ${corpus_args})
