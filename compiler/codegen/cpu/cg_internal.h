@@ -47,6 +47,8 @@ typedef struct cg_dist {
 /* False when the root's outputs are not static projected permutations or
  * tiles does not have one entry per root loop. */
 bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d);
+/* True when d splits some output dim into more than one tile. */
+bool cg_dist_splits(const cg_dist *d);
 /* Can every op of the kernel be restricted to the root's tiles (fused ops
  * iterate the root's output space; values written in the kernel are read
  * only inside the same tile)? When not, *why says what prevents it. */

@@ -121,7 +121,10 @@ static kiln_error *configure(cg_kernel *k, void *user) {
     pick_tiles(root, red, bounds, n, tiles);
     cg_dist d;
     const char *why = NULL;
-    if (cg_distribution(root, tiles, n, &d) && cg_can_distribute(k->func, root, &d, &why)) {
+    /* Tile only when it yields several workgroups that tile-and-distribute
+     * can restrict every op to; otherwise one workgroup runs it whole. */
+    if (cg_distribution(root, tiles, n, &d) && cg_dist_splits(&d) &&
+        cg_can_distribute(k->func, root, &d, &why)) {
       memcpy(wc, d.wg_count, sizeof wc);
     } else {
       for (int l = 0; l < n; l++) tiles[l] = 0;

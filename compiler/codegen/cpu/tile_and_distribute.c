@@ -24,13 +24,13 @@ static bool touches(const int64_t *coef, int loops, const bool *tiled) {
 
 /* The output map of X in root-output dims: dim_of_loop[l] = output dim
  * of loop l, or -1. False when X does not iterate the root's output
- * space. */
+ * space. rt is the root's output type before tiling: distribute() asks
+ * after it has already replaced the root's output by a subview. */
 static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
-                        const kiln_op *root, int *dim_of_loop) {
+                        const kiln_type *rt, int *dim_of_loop) {
   uint32_t out = kiln_linalg_num_inputs(x);
   if (out >= x->num_operands) return false;
   for (int l = 0; l < loops; l++) dim_of_loop[l] = -1;
-  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
   for (uint32_t i = out; i < x->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(x, i)->type;
     if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || t->rank != d->rank) return false;
@@ -43,12 +43,20 @@ static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, con
   return true;
 }
 
+bool cg_dist_splits(const cg_dist *d) {
+  for (uint32_t k = 0; k < d->rank; k++)
+    if (d->count[k] > 1) return true;
+  return false;
+}
+
 bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const char **why) {
   kiln_block *body = cg_func_body(func);
   if (!body || body->next) return *why = "kernel body has several blocks", false;
-  bool any = false;
-  for (uint32_t k = 0; k < d->rank; k++) any |= d->count[k] > 1;
-  if (!any) return true;
+  /* One tile covers everything: select-launch-config records zero tile
+   * sizes and one workgroup, and distribute() leaves the kernel whole, so
+   * ops that write other shapes (pad, insert_slice, concat) need no check. */
+  if (!cg_dist_splits(d)) return true;
+  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
   for (kiln_op *x = body->first; x; x = x->next) {
     if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) {
       if (x->num_regions) return *why = "a non-linalg op with regions", false;
@@ -63,7 +71,7 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
     int loops = cg_static_bounds(x, maps, red, bounds);
     int dim_of_loop[KILN_MAX_LOOPS];
     if (loops < 0) return *why = "an op without a static iteration space", false;
-    if (!output_dims(x, maps, loops, d, root, dim_of_loop))
+    if (!output_dims(x, maps, loops, d, rt, dim_of_loop))
       return *why = "a fused op that does not iterate the root's output space", false;
     bool tiled[KILN_MAX_LOOPS];
     for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && d->count[dim_of_loop[l]] > 1;
@@ -142,14 +150,14 @@ static void build_box(kiln_builder *b, const cg_dist *d, tile_box *box) {
   }
 }
 
-static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_op *root, const tile_box *box) {
+static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, const tile_box *box) {
   kiln_context *c = kiln_op_context(x);
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
   int64_t bounds[KILN_MAX_LOOPS];
   int loops = cg_static_bounds(x, maps, red, bounds);
   int dim_of_loop[KILN_MAX_LOOPS];
-  if (loops < 0 || !output_dims(x, maps, loops, d, root, dim_of_loop))
+  if (loops < 0 || !output_dims(x, maps, loops, d, rt, dim_of_loop))
     return cg_op_error(x, "cannot be restricted to the root op's tiles");
   kiln_builder b = kiln_builder_before(x);
   b.loc = x->loc;
@@ -247,6 +255,8 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
     return cg_op_error(root, "kiln.launch tile_sizes do not fit this root op");
   if (!cg_can_distribute(k->func, root, &d, &why))
     return cg_op_error(k->func, "cannot be distributed: %s", why);
+  /* A single tile is the whole iteration space: nothing to restrict. */
+  if (!cg_dist_splits(&d)) return NULL;
   int64_t wc[3];
   if (cg_launch_array(k->func, "workgroup_count", wc, 3) != 3 || wc[0] != d.wg_count[0] ||
       wc[1] != d.wg_count[1] || wc[2] != d.wg_count[2])
@@ -256,9 +266,10 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
   b.loc = root->loc;
   tile_box box;
   build_box(&b, &d, &box);
+  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
   for (kiln_op *x = body->first; x; x = x->next) {
     if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
-    kiln_error *err = tile_op(x, &d, root, &box);
+    kiln_error *err = tile_op(x, &d, rt, &box);
     if (err) return err;
   }
   cg_dce(k->func);
