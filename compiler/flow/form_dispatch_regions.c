@@ -144,16 +144,18 @@ kiln_error *kiln_flow_pass_form_dispatch_regions(kiln_op *module, void *user) {
   kiln_op **funcs = fl_host_funcs(module, &nf);
   for (uint32_t f = 0; f < nf; f++) {
     kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op;) {
-      kiln_op *next = op->next;
-      if (is_root(op)) {
-        form(ctx, op);
-        /* the region sits where the group's last op was; resume after it */
-        kiln_op *r = op->parent ? kiln_op_parent_op(op) : NULL;
-        next = r ? r->next : next;
-      }
-      op = next;
-    }
+    if (!body) continue;
+    /* Visit the ops in their original order from a snapshot: a region
+     * sits where its group's last op was, so ops between a root and its
+     * last consumer (the other reduction a rank-0 division reads) come
+     * before it and would be skipped by resuming after the region. */
+    uint32_t n = 0;
+    for (kiln_op *op = body->first; op; op = op->next) n++;
+    kiln_op **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
+    n = 0;
+    for (kiln_op *op = body->first; op; op = op->next) ops[n++] = op;
+    for (uint32_t i = 0; i < n; i++)
+      if (ops[i]->parent == body && is_root(ops[i])) form(ctx, ops[i]);
   }
   return NULL;
 }

@@ -10,7 +10,9 @@
  * through map_P_in ∘ map_C_x, recomputes P's body inline where C read the
  * value (once per input position of C that read it), and computes what C
  * computed; repeated until no pair is left, so a chain of elementwise ops
- * becomes one generic. P is erased once nothing reads it. */
+ * becomes one generic. A pair is skipped when the fused maps would leave
+ * a loop of C without a plain-dim result to size it (P reads through a
+ * flip such as `-d0 + 2`): P stays a dispatch of its own. P is erased once nothing reads it. */
 #include "fl_internal.h"
 
 /* Largest producer body (ops) recomputed in each of several consumers. */
@@ -112,6 +114,38 @@ static void fuse(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
   if (!kiln_value_has_uses(&p->results[0])) kiln_op_erase(p);
 }
 
+static bool plain_dim_in(const kiln_affine_map *m, int l) {
+  for (uint32_t r = 0; r < m->num_results; r++)
+    if (m->results[r]->kind == KILN_AFFINE_DIM && (int)m->results[r]->value == l) return true;
+  return false;
+}
+
+/* Every loop of c sized by a plain-dim result of some operand map keeps
+ * one after p's maps are composed in: a producer reading through, say,
+ * `-d0 + 2` (a flip) would otherwise leave c's loop with no size. */
+static bool keeps_loop_sizes(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
+  const kiln_affine_map **cm = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *cm);
+  const kiln_affine_map **pm = kiln_alloc(ctx, (p->num_operands + 1) * sizeof *pm);
+  int loops = fl_iteration(c, NULL, cm, NULL);
+  if (loops < 0 || fl_iteration(p, NULL, pm, NULL) < 0) return false;
+  kiln_value *pv = kiln_op_result(p, 0);
+  uint32_t cin = kiln_linalg_num_inputs(c), pin = kiln_linalg_num_inputs(p);
+  const kiln_affine_map **pc = kiln_alloc(ctx, (pin + 1) * sizeof *pc);
+  for (uint32_t j = 0; j < pin; j++) pc[j] = fl_affine_compose(ctx, pm[j], cm[x]);
+  for (int l = 0; l < loops; l++) {
+    bool before = false, after = false;
+    for (uint32_t i = 0; i < c->num_operands; i++) {
+      if (!plain_dim_in(cm[i], l)) continue;
+      before = true;
+      /* inputs reading p through cm[x] are replaced by p's inputs */
+      if (!(i < cin && kiln_op_operand(c, i) == pv && cm[i] == cm[x])) after = true;
+    }
+    for (uint32_t j = 0; j < pin && !after; j++) after = plain_dim_in(pc[j], l);
+    if (before && !after) return false;
+  }
+  return true;
+}
+
 static bool fuse_one(kiln_context *ctx, kiln_block *body) {
   for (kiln_op *c = body->first; c; c = c->next) {
     if (c->kind != KILN_OP_LINALG_GENERIC || !c->regions[0].first)
@@ -120,7 +154,7 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
     if (fl_iteration(c, NULL, NULL, NULL) < 0) continue;
     for (uint32_t x = 0; x < cin; x++) {
       kiln_op *p = kiln_op_operand(c, x)->def;
-      if (p && p->parent == body && producer_ok(p)) {
+      if (p && p->parent == body && producer_ok(p) && keeps_loop_sizes(ctx, c, x, p)) {
         fuse(ctx, c, x, p);
         return true;
       }
