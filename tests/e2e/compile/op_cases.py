@@ -311,6 +311,55 @@ def line(a):
     return "x".join(str(s) for s in a.shape) + "x" + kind + "=" + vals
 
 
+@case("pad_concat_insert")
+def _(r):
+    # Kernels whose ops write other shapes than the root (fill + window
+    # copy, copies at offsets): they run as one workgroup, which
+    # tile-and-distribute must leave whole (it used to tile them anyway).
+    a, b, c = rnd(r, 8, 150), rnd(r, 8, 100), rnd(r, 2, 3)
+    src = f"""func.func @f(%a: {T((8, 150))}, %b: {T((8, 100))}, %c: {T((2, 3))}) -> ({T((14, 160))}, {T((8, 250))}, {T((8, 150))}, {T((4, 7))}) {{
+  %v = arith.constant 5.000000e-01 : f32
+  %p = tensor.pad %a low[2, 3] high[4, 7] {{
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : f32
+  }} : {T((8, 150))} to {T((14, 160))}
+  %cc = tensor.concat dim(1) %a, %b : ({T((8, 150))}, {T((8, 100))}) -> {T((8, 250))}
+  %s = tensor.insert_slice %b into %a[0, 30] [8, 100] [1, 1] : {T((8, 100))} into {T((8, 150))}
+  %q = tensor.pad %c low[1, 2] high[1, 2] {{
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : f32
+  }} : {T((2, 3))} to {T((4, 7))}
+  return %p, %cc, %s, %q : {T((14, 160))}, {T((8, 250))}, {T((8, 150))}, {T((4, 7))}
+}}"""
+    ins = a.copy()
+    ins[:, 30:130] = b
+    return src, [a, b, c], [np.pad(d(a), ((2, 4), (3, 7)), constant_values=0.5),
+                            np.concatenate([d(a), d(b)], 1), d(ins),
+                            np.pad(d(c), ((1, 1), (2, 2)), constant_values=0.5)]
+
+
+@case("matmul_bias_relu_tiled")
+def _(r):
+    # Several workgroups; the bias add and relu come after the matmul root
+    # and are restricted to its tile (the torch MLP's Linear + ReLU).
+    x, w, bias = rnd(r, 4, 40), rnd(r, 40, 256), rnd(r, 256)
+    src = f"""func.func @f(%x: {T((4, 1, 5, 8))}, %w: {T((40, 256))}, %bias: {T((256,))}) -> {T((4, 256))} {{
+  %f = tensor.collapse_shape %x [[0], [1, 2, 3]] : {T((4, 1, 5, 8))} into {T((4, 40))}
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {T((4, 256))}
+  %z = linalg.fill ins(%zero : f32) outs(%e : {T((4, 256))}) -> {T((4, 256))}
+  %m = linalg.matmul ins(%f, %w : {T((4, 40))}, {T((40, 256))}) outs(%z : {T((4, 256))}) -> {T((4, 256))}
+  %o = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%m, %bias : {T((4, 256))}, {T((256,))}) outs(%e : {T((4, 256))}) {{
+  ^bb0(%in: f32, %bb: f32, %out: f32):
+    %s = arith.addf %in, %bb : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }} -> {T((4, 256))}
+  return %o : {T((4, 256))}
+}}"""
+    return src, [x.reshape(4, 1, 5, 8), w, bias], [np.maximum(d(x) @ d(w) + d(bias), 0)]
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print(";".join(CASES))
