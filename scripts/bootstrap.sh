@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs whatever Kiln needs from Debian's archive and nothing else.
 # Idempotent and quiet when everything is already present; both README
-# commands and CI call it. KILN_BOOTSTRAP_EXTRA adds package groups:
-#   onnx  - python3 packages for the ONNX suite and model tests
+# commands and CI call it. PyTorch (about 600 MB with its dependencies) is
+# in the default list because the ONNX model tests export their models
+# with it. KILN_BOOTSTRAP_EXTRA adds package groups:
+#   bench - OpenBLAS, the anchor of bench/matmul_cpu
 set -euo pipefail
 
 packages=(
@@ -10,11 +12,11 @@ packages=(
   llvm-19-dev llvm-19-tools lld-19 clang-19 libclang-rt-19-dev mlir-19-tools
   libzstd-dev check flatbuffers-compiler
   libprotobuf-c-dev protobuf-c-compiler
-  python3-numpy python3-onnx valgrind
+  python3-numpy python3-onnx python3-torch python3-torchvision valgrind
 )
 for group in ${KILN_BOOTSTRAP_EXTRA:-}; do
   case "$group" in
-    onnx) packages+=(python3-onnx python3-torch python3-torchvision) ;;
+    onnx) ;;  # kept for old command lines: now in the default list
     bench) packages+=(libopenblas-dev) ;;
     *) echo "bootstrap: unknown package group '$group'" >&2; exit 2 ;;
   esac

@@ -111,7 +111,7 @@ def run(args):
             import torchvision  # noqa: F401
     except ImportError as e:
         print("skipped: %s (install python3-torch python3-torchvision: "
-              "KILN_BOOTSTRAP_EXTRA=onnx scripts/bootstrap.sh)" % e)
+              "scripts/bootstrap.sh)" % e)
         return 77
     for tool in (args.compile, args.run):
         if not os.path.exists(tool):
