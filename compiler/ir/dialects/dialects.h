@@ -112,6 +112,9 @@ void tensor_print_reshape(kiln_printer *pr, const kiln_op *op);
 void tensor_print_splat(kiln_printer *pr, const kiln_op *op);
 void tensor_print_yield(kiln_printer *pr, const kiln_op *op);
 
+/* Parses `[[0, 1], [2]]` into the "reassociation" attribute (tensor.c). */
+bool ir_parse_reassociation(kiln_parser *p, kiln_op_state *st);
+
 /* Name the printer gives entry-block argument i of region `region` of op
  * ("in", "out", "init" for linalg ops), or NULL for the default %argN. */
 const char *ir_block_arg_name(const kiln_op *op, uint32_t region, uint32_t i);

@@ -473,32 +473,11 @@ bool memref_verify_reinterpret_cast(kiln_op *op) {
 }
 
 /* ---- collapse_shape / expand_shape ---- */
-static bool parse_reassociation(kiln_parser *p, kiln_op_state *st) {
-  kiln_context *ctx = st->ctx;
-  if (!kiln_p_expect(p, KILN_TOK_LSQUARE)) return false;
-  const kiln_attr **groups = NULL;
-  uint32_t ng = 0, cap = 0;
-  if (!kiln_p_accept(p, KILN_TOK_RSQUARE)) {
-    do {
-      int64_t *v;
-      uint32_t n;
-      if (!kiln_p_int_array(p, &v, &n)) return false;
-      const kiln_attr **e = kiln_alloc(ctx, (n + 1) * sizeof *e);
-      for (uint32_t i = 0; i < n; i++) e[i] = kiln_attr_int(ctx, kiln_type_int(ctx, 64), v[i]);
-      groups = ir_grow(ctx, groups, sizeof *groups, &cap, ng + 1);
-      groups[ng++] = kiln_attr_array(ctx, n, e);
-    } while (kiln_p_accept(p, KILN_TOK_COMMA));
-    if (!kiln_p_expect(p, KILN_TOK_RSQUARE)) return false;
-  }
-  kiln_st_set_attr(st, "reassociation", kiln_attr_array(ctx, ng, groups));
-  return true;
-}
-
 bool memref_parse_reshape(kiln_parser *p, kiln_op_state *st) {
   bool expand = st->info->kind == KILN_OP_MEMREF_EXPAND_SHAPE;
   kiln_p_ssa_use src;
   kiln_p_ssa_uses dyn = {0};
-  if (!kiln_p_operand(p, &src) || !parse_reassociation(p, st)) return false;
+  if (!kiln_p_operand(p, &src) || !ir_parse_reassociation(p, st)) return false;
   if (expand) {
     int64_t *v;
     uint32_t n;

@@ -317,7 +317,9 @@ bool tensor_verify_insert_slice(kiln_op *op) {
 }
 
 /* ---- expand_shape / collapse_shape ---- */
-static bool parse_reassociation(kiln_parser *p, kiln_op_state *st) {
+/* `[[0, 1], [2]]` into the "reassociation" attribute; memref's reshapes
+ * share it. */
+bool ir_parse_reassociation(kiln_parser *p, kiln_op_state *st) {
   kiln_context *ctx = st->ctx;
   if (!kiln_p_expect(p, KILN_TOK_LSQUARE)) return false;
   const kiln_attr **groups = NULL;
@@ -342,7 +344,7 @@ bool tensor_parse_reshape(kiln_parser *p, kiln_op_state *st) {
   bool expand = st->info->kind == KILN_OP_TENSOR_EXPAND_SHAPE;
   kiln_p_ssa_use src;
   kiln_p_ssa_uses dyn = {0};
-  if (!kiln_p_operand(p, &src) || !parse_reassociation(p, st)) return false;
+  if (!kiln_p_operand(p, &src) || !ir_parse_reassociation(p, st)) return false;
   if (expand) {
     if (!kiln_p_expect_keyword(p, "output_shape")) return false;
     int64_t *v;
