@@ -222,26 +222,6 @@ bool memref_verify_alloc(kiln_op *op) {
 }
 
 /* ---- dim: "%m, %i : memref<...>" ---- */
-bool memref_parse_dim(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use m, i;
-  const kiln_type *t;
-  if (!kiln_p_operand(p, &m) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
-      !kiln_p_operand(p, &i) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &t))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &m, t) || !kiln_p_resolve_add(p, st, &i, idx(st))) return false;
-  kiln_st_add_type(st, idx(st));
-  return true;
-}
-
-void memref_print_dim(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 2);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-}
-
 bool memref_verify_dim(kiln_op *op) {
   const kiln_type *t = kiln_op_operand(op, 0)->type;
   if (t->kind != KILN_TYPE_MEMREF && t->kind != KILN_TYPE_UNRANKED_MEMREF)
