@@ -25,6 +25,7 @@ Prints '1 passed, 0 failed' or '0 passed, 1 failed'; exit 77 when a stage
 is not built.
 """
 import glob
+import importlib
 import os
 import re
 import shutil
@@ -41,6 +42,23 @@ sys.path.insert(0, os.path.join(ROOT, "e2e", "codegen_cpu"))
 import op_cases  # noqa: E402
 import run_compiled  # noqa: E402
 import run_hal_kernels  # noqa: E402
+
+# More GPU programs live in cases/*.py, one file per concern so engineers
+# extend them independently. Each defines OP_CASES (the op_cases.py form:
+# name -> (gen(r) -> (text, inputs, outputs), rtol, atol); listed as
+# gpuop.NAME) and/or HAL_CASES (the GPU_CASES form below; listed as gpu.NAME).
+sys.path.insert(0, os.path.join(HERE, "cases"))
+EXTRA_MODULES = [importlib.import_module(os.path.basename(p)[:-3])
+                 for p in sorted(glob.glob(os.path.join(HERE, "cases", "*.py")))]
+EXTRA_OP_CASES = {}
+EXTRA_HAL_CASES = {}
+for _m in EXTRA_MODULES:
+    for _k, _v in getattr(_m, "OP_CASES", {}).items():
+        assert _k not in EXTRA_OP_CASES, "duplicate gpu op case " + _k
+        EXTRA_OP_CASES[_k] = _v
+    for _k, _v in getattr(_m, "HAL_CASES", {}).items():
+        assert _k not in EXTRA_HAL_CASES, "duplicate gpu case " + _k
+        EXTRA_HAL_CASES[_k] = _v
 
 PTXAS = "/usr/local/cuda/bin/ptxas"
 THREE = ["cuda:sm_80", "cuda:sm_90", "llvm-cpu"]
@@ -67,6 +85,9 @@ GPU_CASES = {
     "col_max_777x5": col_reduce(777, 5, "maximumf", "-3.0e38", lambda a: [a.max(axis=0)]),
     "col_sums_4099x1": col_reduce(4099, 1, "addf", "0.0", lambda a: [a.sum(axis=0)]),
 }
+for _k in EXTRA_HAL_CASES:
+    assert _k not in GPU_CASES, "duplicate gpu case " + _k
+GPU_CASES.update(EXTRA_HAL_CASES)
 
 
 def programs():
@@ -75,6 +96,7 @@ def programs():
     names += ["hal." + c for c, (_, targets) in run_hal_kernels.CASES.items()
               if all(t.split(":")[0] == "llvm-cpu" for t in targets) and len(targets) == 1]
     names += ["gpu." + c for c in GPU_CASES]
+    names += ["gpuop." + c for c in EXTRA_OP_CASES]
     return names
 
 
@@ -92,8 +114,8 @@ def make(name, work):
             want = [run_compiled.parse_value(l) for l in f if l.strip()]
         fn = re.search(r"func\.func @(\w+)", text).group(1)
         return (lambda targets: (text, ["--target=" + t for t in targets])), fn, ins, want
-    if kind == "op":
-        gen, _, _ = op_cases.CASES[case]
+    if kind in ("op", "gpuop"):
+        gen, _, _ = (op_cases.CASES if kind == "op" else EXTRA_OP_CASES)[case]
         r = np.random.RandomState(sum(map(ord, case)))
         text, ins, outs = gen(r)
         return (lambda targets: (text, ["--target=" + t for t in targets])), "f", ins, outs
