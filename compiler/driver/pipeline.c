@@ -45,7 +45,7 @@
 static const char *const input_passes[] = {"canonicalize", "infer-shapes",
                                            "canonicalize", NULL};
 static const char *const flow_passes[] = {
-    "inline-calls", "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
+    "inline-calls", "tensorize-scalars", "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
     "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
     "outline-dispatches", NULL};
 static const char *const hal_passes[] = {

@@ -56,4 +56,26 @@ kiln_error *fl_require_valid(kiln_op *module, const char *pass);
 /* Is op a static-shape ranked tensor? */
 bool fl_is_static_tensor(const kiln_type *t);
 
+/* Scalars (iN, index, f16, bf16, f32, f64) cross host boundaries
+ * (function signatures, dispatch results) as rank-0 tensors. index has no
+ * memory layout of its own there: it travels as i64. */
+bool fl_is_scalar(const kiln_type *t);
+/* The rank-0 tensor type carrying scalar type t (tensor<i64> for index). */
+const kiln_type *fl_scalar_tensor_type(kiln_context *ctx, const kiln_type *t);
+/* tensor.from_elements of scalar v at b (index cast to i64 first). */
+kiln_value *fl_build_scalar_to_tensor(kiln_builder *b, kiln_value *v);
+/* tensor.extract of rank-0 tensor t at b, cast back to `scalar` when that
+ * is index. */
+kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
+                                      const kiln_type *scalar);
+
+/* Values outline-dispatches recomputes inside each kernel that uses them
+ * instead of passing them: scalar constants, tensor.empty, fills of
+ * clonable values, and side-effect-free scalar ops without regions
+ * (tensor.extract, scalar arith/math) whose operands are clonable or
+ * static tensors (those tensors become kernel arguments). At most
+ * FL_CLONE_BUDGET producers are looked at (expressions are DAGs). */
+#define FL_CLONE_BUDGET 256
+bool fl_clonable(kiln_value *v);
+
 #endif

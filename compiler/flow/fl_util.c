@@ -26,6 +26,68 @@ bool fl_is_static_tensor(const kiln_type *t) {
   return t->kind == KILN_TYPE_TENSOR && kiln_type_has_static_shape(t);
 }
 
+bool fl_is_scalar(const kiln_type *t) {
+  switch (t->kind) {
+  case KILN_TYPE_INTEGER:
+  case KILN_TYPE_INDEX:
+  case KILN_TYPE_F16:
+  case KILN_TYPE_BF16:
+  case KILN_TYPE_F32:
+  case KILN_TYPE_F64: return true;
+  default: return false;
+  }
+}
+
+const kiln_type *fl_scalar_tensor_type(kiln_context *ctx, const kiln_type *t) {
+  if (t->kind == KILN_TYPE_INDEX) t = kiln_type_int(ctx, 64);
+  return kiln_type_tensor(ctx, 0, NULL, t, NULL);
+}
+
+kiln_value *fl_build_scalar_to_tensor(kiln_builder *b, kiln_value *v) {
+  if (v->type->kind == KILN_TYPE_INDEX) {
+    const kiln_type *i64 = kiln_type_int(b->ctx, 64);
+    v = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &i64, NULL), 0);
+  }
+  const kiln_type *t = fl_scalar_tensor_type(b->ctx, v->type);
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_FROM_ELEMENTS, 1, &v, 1, &t, NULL), 0);
+}
+
+kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
+                                      const kiln_type *scalar) {
+  const kiln_type *elem = t->type->elem;
+  kiln_value *v =
+      kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1, &t, 1, &elem, NULL), 0);
+  if (scalar->kind == KILN_TYPE_INDEX)
+    v = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &scalar, NULL), 0);
+  return v;
+}
+
+/* Operands are shared (a DAG), so the walk is bounded by a visit budget:
+ * a scalar expression too large to recompute is not clonable, and
+ * form-dispatch-regions then gives it a dispatch of its own. */
+static bool clonable_in(kiln_value *v, int *budget) {
+  kiln_op *d = v->def;
+  if (!d || --*budget < 0) return false;
+  if (d->kind == KILN_OP_ARITH_CONSTANT) return !kiln_type_is_shaped(v->type);
+  if (d->kind == KILN_OP_TENSOR_EMPTY) return d->num_operands == 0;
+  if (d->kind == KILN_OP_LINALG_FILL && d->num_operands == 2 && d->num_results == 1)
+    return clonable_in(kiln_op_operand(d, 0), budget) &&
+           clonable_in(kiln_op_operand(d, 1), budget);
+  if (!kiln_op_has_flag(d, KILN_OPF_PURE) || d->num_regions) return false;
+  for (uint32_t i = 0; i < d->num_results; i++)
+    if (kiln_type_is_shaped(d->results[i].type)) return false;
+  for (uint32_t i = 0; i < d->num_operands; i++) {
+    kiln_value *o = kiln_op_operand(d, i);
+    if (!fl_is_static_tensor(o->type) && !clonable_in(o, budget)) return false;
+  }
+  return true;
+}
+
+bool fl_clonable(kiln_value *v) {
+  int budget = FL_CLONE_BUDGET;
+  return clonable_in(v, &budget);
+}
+
 const kiln_attr *fl_iterator_attr(kiln_context *ctx, bool reduction) {
   return kiln_attr_opaque(ctx, "linalg",
                           reduction ? "iterator_type<reduction>" : "iterator_type<parallel>");

@@ -11,7 +11,13 @@
  * reads it through an identity map and iterates exactly the root result's
  * shape; the region returns the values used outside it and carries
  * `workload` = the static sizes of the root's parallel loops. Inits
- * (tensor.empty, fills) stay outside: outline-dispatches clones them. */
+ * (tensor.empty, fills) stay outside: outline-dispatches clones them.
+ * Host scalar ops that outline-dispatches cannot recompute in a kernel
+ * (fl_clonable: scf.if / scf.for yielding scalars, oversized expressions)
+ * are roots too (workload 1). A scalar a region yields leaves it as a
+ * rank-0 tensor (tensor.from_elements inside, index as i64) and is read
+ * back on the host with tensor.extract, which kernels then clone: no
+ * scalar ever crosses a dispatch boundary. */
 #include "fl_internal.h"
 
 #include <string.h>
@@ -40,6 +46,12 @@ static bool is_root(kiln_op *op) {
   if (init_only_fill(op)) return false;
   for (uint32_t i = 0; i < op->num_results; i++)
     if (op->results[i].type->kind == KILN_TYPE_TENSOR) return true;
+  /* Scalar ops: kernels recompute what they can clone; the rest (scf.if,
+   * scf.for yielding scalars, expressions over the clone budget) run once
+   * in a dispatch of their own. Visited in program order, so the scalars
+   * they read are already clonable extracts of earlier dispatches. */
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (!fl_clonable(&op->results[i])) return true;
   return false;
 }
 
@@ -107,7 +119,8 @@ static void form(kiln_context *ctx, kiln_op *root) {
       kiln_value *v = kiln_op_result(group[i], r);
       for (kiln_use *u = v->uses; u; u = u->next)
         if (!in_group(group, n, u->owner)) {
-          types[ne] = v->type;
+          /* a scalar leaves as a rank-0 tensor (see below) */
+          types[ne] = fl_is_scalar(v->type) ? fl_scalar_tensor_type(ctx, v->type) : v->type;
           esc[ne++] = v;
           break;
         }
@@ -123,14 +136,25 @@ static void form(kiln_context *ctx, kiln_op *root) {
     kiln_op_remove(group[i]);
     kiln_block_append_op(body, group[i]);
   }
-  kiln_op *ret = kiln_op_create(ctx, KILN_OP_FLOW_RETURN, root->loc, ne, esc, 0, NULL, NULL, 0);
+  /* A scalar leaving the region travels as a rank-0 tensor (a kernel
+   * writes only bindings); the host reads it back with tensor.extract,
+   * which kernels using it clone. */
+  kiln_value **ret_vals = kiln_alloc(ctx, (ne + 1) * sizeof *ret_vals);
+  kiln_builder in = kiln_builder_at_end(ctx, body);
+  in.loc = root->loc;
+  for (uint32_t e = 0; e < ne; e++)
+    ret_vals[e] = fl_is_scalar(esc[e]->type) ? fl_build_scalar_to_tensor(&in, esc[e]) : esc[e];
+  kiln_op *ret = kiln_op_create(ctx, KILN_OP_FLOW_RETURN, root->loc, ne, ret_vals, 0, NULL, NULL, 0);
   kiln_block_append_op(body, ret);
+  kiln_builder out = kiln_builder_after(region);
+  out.loc = root->loc;
   for (uint32_t e = 0; e < ne; e++) {
-    kiln_value *v = esc[e];
+    kiln_value *v = esc[e], *r = kiln_op_result(region, e);
+    if (ret_vals[e] != v) r = fl_build_tensor_to_scalar(&out, r, v->type);
     for (kiln_use *u = v->uses, *next; u; u = next) {
       next = u->next;
       if (u->owner != ret && !kiln_op_is_inside(u->owner, region))
-        kiln_op_set_operand(u->owner, u->index, kiln_op_result(region, e));
+        kiln_op_set_operand(u->owner, u->index, r);
     }
   }
 }

@@ -6,11 +6,12 @@
  * func.func @F_dispatch_N whose arguments are the captured tensors as
  * !flow.dispatch.tensor<readonly:...>, then one writeonly argument per
  * region result; its body loads each input once, recomputes the region,
- * stores each result once and returns. Cheap producers (scalar
- * arith.constant, tensor.empty, linalg.fill of such, side-effect-free
- * scalar ops such as tensor.extract whose tensors are then passed) are
- * cloned into the kernel instead of being passed; dense tensor constants (weights) stay on
- * the host and are passed. The flow.dispatch carries entry_point =
+ * stores each result once and returns. Cheap producers (fl_clonable:
+ * scalar arith.constant, tensor.empty, linalg.fill of such, side-effect-
+ * free scalar ops such as tensor.extract whose tensors are then passed,
+ * e.g. the rank-0 tensors tensorize-scalars made of scalar arguments) are
+ * cloned into the kernel instead of being passed; dense tensor constants
+ * (weights) stay on the host and are passed. The flow.dispatch carries entry_point =
  * @exe::@fn and the region's workload. A captured value that is neither a
  * static tensor nor clonable, or a func.call inside the region, is an
  * error naming the dispatch; so is any host op left besides flow.dispatch,
@@ -21,34 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Values recomputed inside the kernel instead of being passed: scalar
- * constants, tensor.empty, fills of clonable values, and side-effect-free
- * scalar ops (tensor.extract, tensor.dim, scalar arith) whose operands are
- * clonable or static tensors (those tensors become kernel arguments). */
-static bool clonable(kiln_value *v) {
-  kiln_op *d = v->def;
-  if (!d) return false;
-  if (d->kind == KILN_OP_ARITH_CONSTANT) return !kiln_type_is_shaped(v->type);
-  if (d->kind == KILN_OP_TENSOR_EMPTY) return d->num_operands == 0;
-  if (d->kind == KILN_OP_LINALG_FILL && d->num_operands == 2 && d->num_results == 1)
-    return clonable(kiln_op_operand(d, 0)) && clonable(kiln_op_operand(d, 1));
-  if (!kiln_op_has_flag(d, KILN_OPF_PURE) || d->num_regions) return false;
-  for (uint32_t i = 0; i < d->num_results; i++)
-    if (kiln_type_is_shaped(d->results[i].type)) return false;
-  for (uint32_t i = 0; i < d->num_operands; i++) {
-    kiln_value *o = kiln_op_operand(d, i);
-    if (!clonable(o) && !fl_is_static_tensor(o->type)) return false;
-  }
-  return true;
-}
-
 static kiln_value *clone_producer(kiln_context *ctx, kiln_block *into, kiln_value *v,
                                   kiln_value_map *map) {
   kiln_value *m = kiln_value_map_lookup(map, v);
   if (m) return m;
   kiln_op *d = v->def;
   for (uint32_t i = 0; i < d->num_operands; i++)
-    if (clonable(kiln_op_operand(d, i))) clone_producer(ctx, into, kiln_op_operand(d, i), map);
+    if (fl_clonable(kiln_op_operand(d, i))) clone_producer(ctx, into, kiln_op_operand(d, i), map);
   kiln_op *c = kiln_op_clone(d, map);
   kiln_block_append_op(into, c);
   return kiln_value_map_lookup(map, v);
@@ -123,14 +103,14 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
   /* tensors that cloned producers read are passed as well */
   for (uint32_t i = 0; i < caps.n; i++) {
     kiln_op *d = caps.v[i]->def;
-    if (!d || !clonable(caps.v[i])) continue;
+    if (!d || !fl_clonable(caps.v[i])) continue;
     for (uint32_t k = 0; k < d->num_operands; k++) add_capture(&caps, kiln_op_operand(d, k));
   }
   kiln_value **args = kiln_alloc(ctx, (caps.n + 1) * sizeof *args);
   uint32_t nargs = 0;
   for (uint32_t i = 0; i < caps.n; i++) {
     kiln_value *v = caps.v[i];
-    if (clonable(v)) continue;
+    if (fl_clonable(v)) continue;
     if (!fl_is_static_tensor(v->type)) {
       char *ts = kiln_type_to_string(v->type);
       kiln_emit_error(ctx, region->loc, "dispatch '%s' captures a value of type %s; only static tensors can be passed to a kernel",
@@ -174,7 +154,7 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
     kiln_value_map_add(ctx, &map, args[i], kiln_op_result(ld, 0));
   }
   for (uint32_t i = 0; i < caps.n; i++)
-    if (clonable(caps.v[i])) clone_producer(ctx, kb, caps.v[i], &map);
+    if (fl_clonable(caps.v[i])) clone_producer(ctx, kb, caps.v[i], &map);
   for (kiln_op *o = rbody->first; o && o != rret; o = o->next)
     kiln_block_append_op(kb, kiln_op_clone(o, &map));
   for (uint32_t i = 0; i < nres; i++) {

@@ -31,11 +31,17 @@ def d(a):
 
 
 CASES = {}
+# Scalar programs (below) run on the CPU devices here. They are kept out of
+# CASES, which tests/e2e/gpu/run_gpu.py also runs through the cuda
+# targets, until the GPU's distribute-to-threads handles kernels whose
+# top-level scalar loads feed later ops (it wraps each in its own
+# result-less thread-0 scf.if today: "Instruction does not dominate").
+SCALAR_CASES = {}
 
 
-def case(name, rtol=1e-5, atol=1e-6):
+def case(name, rtol=1e-5, atol=1e-6, table=CASES):
     def deco(fn):
-        CASES[name] = (fn, rtol, atol)
+        table[name] = (fn, rtol, atol)
         return fn
     return deco
 
@@ -304,11 +310,16 @@ def _(r):
     return src, [x], [d(x), d(c)]
 
 
+KINDS = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
+         np.dtype(np.bool_): "i1"}
+
+
 def line(a):
+    """kiln-run's --input form: "3x4xf32=..." ("f32=3.5" for a scalar)."""
     a = np.asarray(a)
-    kind = "i32" if a.dtype == np.int32 else "f32"
-    vals = " ".join(("%d" % v) if kind == "i32" else ("%.9g" % np.float32(v)) for v in a.reshape(-1))
-    return "x".join(str(s) for s in a.shape) + "x" + kind + "=" + vals
+    kind = KINDS[a.dtype]
+    vals = " ".join(("%.9g" % np.float32(v)) if kind == "f32" else ("%d" % v) for v in a.reshape(-1))
+    return "".join("%dx" % s for s in a.shape) + kind + "=" + vals
 
 
 @case("pad_concat_insert")
@@ -360,16 +371,213 @@ def _(r):
     return src, [x.reshape(4, 1, 5, 8), w, bias], [np.maximum(d(x) @ d(w) + d(bias), 0)]
 
 
+# ---- scalars: arguments and results, and host-level scalar code -------------
+# Scalars cross the module boundary as rank-0 tensors (tensorize-scalars);
+# scalar code on the host runs inside kernels (form-dispatch-regions,
+# outline-dispatches). Inputs are numpy 0-d arrays, kiln-run's "f32=3.5".
+
+
+def S(v, dt=np.float32):
+    return np.asarray(v, dtype=dt)
+
+
+@case("scalar_arg_in_generic", table=SCALAR_CASES)
+def _(r):
+    # a scalar argument read inside a linalg.generic body
+    a, s = rnd(r, 37), S(r.uniform(0.5, 2))
+    src = f"""func.func @f(%a: {T((37,))}, %s: f32) -> {T((37,))} {{
+  %e = tensor.empty() : {T((37,))}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%a : {T((37,))}) outs(%e : {T((37,))}) {{
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %s : f32
+    linalg.yield %m : f32
+  }} -> {T((37,))}
+  return %r : {T((37,))}
+}}"""
+    return src, [a, s], [d(a) * d(s)]
+
+
+@case("scalar_extract_result", table=SCALAR_CASES)
+def _(r):
+    # a scalar result read out of a tensor argument
+    a = rnd(r, 4, 5)
+    src = f"""func.func @f(%a: {T((4, 5))}) -> f32 {{
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %x = tensor.extract %a[%c3, %c1] : {T((4, 5))}
+  return %x : f32
+}}"""
+    return src, [a], [d(a)[3, 1]]
+
+
+@case("scalar_i1_selects_branch", table=SCALAR_CASES)
+def _(r):
+    # an i1 argument driving a host-level scf.if on tensors (false branch)
+    a, b = rnd(r, 9), rnd(r, 9)
+    src = f"""func.func @f(%a: {T((9,))}, %b: {T((9,))}, %p: i1) -> {T((9,))} {{
+  %r = scf.if %p -> ({T((9,))}) {{
+    %x = arith.addf %a, %b : {T((9,))}
+    scf.yield %x : {T((9,))}
+  }} else {{
+    %y = arith.mulf %a, %b : {T((9,))}
+    scf.yield %y : {T((9,))}
+  }}
+  return %r : {T((9,))}
+}}"""
+    return src, [a, b, S(False, np.bool_)], [d(a) * d(b)]
+
+
+@case("scalar_from_elements", table=SCALAR_CASES)
+def _(r):
+    s, t = S(r.uniform(-3, 3)), S(r.uniform(-3, 3))
+    src = f"""func.func @f(%s: f32, %t: f32) -> {T((3,))} {{
+  %u = arith.subf %s, %t : f32
+  %r = tensor.from_elements %s, %t, %u : {T((3,))}
+  return %r : {T((3,))}
+}}"""
+    return src, [s, t], [np.array([s, t, np.float32(s - t)], dtype=np.float32)]
+
+
+@case("scalar_add", table=SCALAR_CASES)
+def _(r):
+    # scalars in, scalar out, nothing but host scalar arithmetic
+    s, t = S(r.uniform(-3, 3)), S(r.uniform(-3, 3))
+    src = """func.func @f(%s: f32, %t: f32) -> (f32, f32) {
+  %a = arith.addf %s, %t : f32
+  %m = arith.mulf %a, %s : f32
+  %e = math.exp %t : f32
+  return %m, %e : f32, f32
+}"""
+    return src, [s, t], [np.float32(np.float32(s + t) * s), np.exp(d(t))]
+
+
+@case("scalar_i32", table=SCALAR_CASES)
+def _(r):
+    # i32 scalars: into tensor.splat, a generic body, and a scalar result
+    a, n = r.randint(-100, 100, 11).astype(np.int32), S(r.randint(2, 9), np.int32)
+    t = T((11,), "i32")
+    src = f"""func.func @f(%a: {t}, %n: i32) -> ({t}, i32) {{
+  %sp = tensor.splat %n : {t}
+  %m = arith.muli %a, %sp : {t}
+  %e = tensor.empty() : {t}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%m : {t}) outs(%e : {t}) {{
+  ^bb0(%x: i32, %o: i32):
+    %y = arith.subi %x, %n : i32
+    linalg.yield %y : i32
+  }} -> {t}
+  %one = arith.constant 1 : i32
+  %nn = arith.muli %n, %n : i32
+  %q = arith.addi %nn, %one : i32
+  return %r, %q : {t}, i32
+}}"""
+    return src, [a, n], [(a * n - n).astype(np.int32), S(n * n + 1, np.int32)]
+
+
+@case("scalar_i1_result", table=SCALAR_CASES)
+def _(r):
+    # a reduction whose rank-0 result is extracted and compared: i1 out,
+    # and the same scalar reused by a later kernel (a crossing scalar)
+    a = rnd(r, 33)
+    t = S(d(a).sum() - 0.5)  # the result is true: a kernel that writes nothing fails
+    src = f"""func.func @f(%a: {T((33,))}, %t: f32) -> (i1, {T((33,))}) {{
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %s = linalg.reduce ins(%a : {T((33,))}) outs(%z : tensor<f32>) dimensions = [0]
+    (%x: f32, %acc: f32) {{
+      %y = arith.addf %x, %acc : f32
+      linalg.yield %y : f32
+    }}
+  %v = tensor.extract %s[] : tensor<f32>
+  %p = arith.cmpf ogt, %v, %t : f32
+  %e = tensor.empty() : {T((33,))}
+  %c = linalg.fill ins(%v : f32) outs(%e : {T((33,))}) -> {T((33,))}
+  %o = arith.subf %a, %c : {T((33,))}
+  return %p, %o : i1, {T((33,))}
+}}"""
+    return src, [a, t], [S(d(a).sum() > d(t), np.bool_), d(a) - d(a).sum()]
+
+
+@case("scalar_index_i64", table=SCALAR_CASES)
+def _(r):
+    # index arguments and results travel as i64; i64 scalars too
+    a, i, k = rnd(r, 6, 7), S(4, np.int64), S(-5, np.int64)
+    src = f"""func.func @f(%a: {T((6, 7))}, %i: index, %k: i64) -> (f32, index, i64) {{
+  %c2 = arith.constant 2 : index
+  %x = tensor.extract %a[%i, %c2] : {T((6, 7))}
+  %j = arith.addi %i, %c2 : index
+  %kk = arith.muli %k, %k : i64
+  return %x, %j, %kk : f32, index, i64
+}}"""
+    return src, [a, i, k], [d(a)[4, 2], S(6, np.int64), S(25, np.int64)]
+
+
+@case("scalar_fill_insert", table=SCALAR_CASES)
+def _(r):
+    # scalars into linalg.fill and tensor.insert (at a scalar index)
+    a, s, i = rnd(r, 5, 6), S(r.uniform(-2, 2)), S(3, np.int64)
+    src = f"""func.func @f(%a: {T((5, 6))}, %s: f32, %i: index) -> ({T((4, 3))}, {T((5, 6))}) {{
+  %e = tensor.empty() : {T((4, 3))}
+  %f = linalg.fill ins(%s : f32) outs(%e : {T((4, 3))}) -> {T((4, 3))}
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  %v = arith.mulf %s, %two : f32
+  %ins = tensor.insert %v into %a[%i, %c1] : {T((5, 6))}
+  return %f, %ins : {T((4, 3))}, {T((5, 6))}
+}}"""
+    want = d(a).copy()
+    want[3, 1] = np.float32(s * 2)
+    return src, [a, s, i], [np.full((4, 3), d(s)), want]
+
+
+@case("scalar_host_loop_and_if", table=SCALAR_CASES)
+def _(r):
+    # host-level scf.for over scalars (sum of a's first 5 entries) and an
+    # scf.if yielding a scalar; both become dispatches whose rank-0 results
+    # the next kernels read
+    a, t = rnd(r, 8), S(0.1)
+    src = f"""func.func @f(%a: {T((8,))}, %t: f32) -> (f32, {T((8,))}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c5 = arith.constant 5 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %i = %c0 to %c5 step %c1 iter_args(%acc = %zero) -> (f32) {{
+    %x = tensor.extract %a[%i] : {T((8,))}
+    %y = arith.addf %acc, %x : f32
+    scf.yield %y : f32
+  }}
+  %gt = arith.cmpf ogt, %sum, %t : f32
+  %m = scf.if %gt -> (f32) {{
+    scf.yield %sum : f32
+  }} else {{
+    %n = arith.negf %sum : f32
+    scf.yield %n : f32
+  }}
+  %e = tensor.empty() : {T((8,))}
+  %o = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%a : {T((8,))}) outs(%e : {T((8,))}) {{
+  ^bb0(%x: f32, %u: f32):
+    %y = arith.addf %x, %m : f32
+    linalg.yield %y : f32
+  }} -> {T((8,))}
+  return %m, %o : f32, {T((8,))}
+}}"""
+    sm = d(a)[:5].sum()
+    m = sm if sm > 0.1 else -sm
+    return src, [a, t], [m, d(a) + m]
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
-        print(";".join(CASES))
+        print(";".join(list(CASES) + list(SCALAR_CASES)))
         return 0
     name, compile_, run, work, device = argv[1:6]
-    fn, rtol, atol = CASES[name]
+    fn, rtol, atol = CASES[name] if name in CASES else SCALAR_CASES[name]
     os.makedirs(work, exist_ok=True)
     r = np.random.RandomState(sum(map(ord, name)))
     src, ins, outs = fn(r)
-    outs = [np.asarray(o).astype(np.int32 if np.asarray(o).dtype == np.int32 else np.float32)
+    # results keep integer and boolean types; float results computed in
+    # float64 are compared as f32
+    outs = [np.asarray(o) if np.asarray(o).dtype in KINDS else np.asarray(o).astype(np.float32)
             for o in outs]
     paths = {k: os.path.join(work, name + k) for k in (".mlir", ".inputs", ".expected")}
     with open(paths[".mlir"], "w") as f:

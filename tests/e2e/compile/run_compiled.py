@@ -18,15 +18,20 @@ import sys
 
 import numpy as np
 
-DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64}
+DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64,
+          "i1": np.bool_}
 
 
 def parse_value(line):
+    """"SHAPExTYPE=v v v"; a scalar (rank 0) is "TYPE=v"."""
     spec, _, values = line.strip().partition("=")
     parts = spec.split("x")
     dtype = DTYPES[parts[-1]]
     shape = tuple(int(d) for d in parts[:-1])
-    vals = np.array([float(v) for v in values.split()], dtype=np.float64)
+    if dtype in (np.float32, np.float64):
+        vals = np.array([float(v) for v in values.split()], dtype=np.float64)
+    else:  # integers as integers: i64 values do not all fit a double
+        vals = np.array([int(v) for v in values.split()], dtype=np.int64)
     return vals.reshape(shape).astype(dtype)
 
 
@@ -71,7 +76,10 @@ def main(argv, rtol=1e-5, atol=1e-6):
             print("FAIL: result %d is %s %s, expected %s %s" % (i, got.dtype, got.shape, w.dtype, w.shape))
             ok = False
             continue
-        if not np.allclose(got, w, rtol=rtol, atol=atol):
+        # integers and booleans must match exactly
+        exact = w.dtype.kind in "biu"
+        same = np.array_equal(got, w) if exact else np.allclose(got, w, rtol=rtol, atol=atol)
+        if not same:
             bad = np.argmax(np.abs(got.astype(np.float64) - w))
             print("FAIL: result %d differs, e.g. at flat index %d: got %r, expected %r (max abs error %g)"
                   % (i, bad, got.reshape(-1)[bad], w.reshape(-1)[bad],
@@ -79,7 +87,8 @@ def main(argv, rtol=1e-5, atol=1e-6):
             ok = False
         else:
             print("result %d: %s matches (max abs error %g)"
-                  % (i, "x".join(map(str, w.shape)), np.max(np.abs(got.astype(np.float64) - w))))
+                  % (i, "x".join(map(str, w.shape)) or "scalar",
+                     np.max(np.abs(got.astype(np.float64) - w), initial=0.0)))
     print("1 passed, 0 failed" if ok else "0 passed, 1 failed")
     return 0 if ok else 1
 

@@ -4,7 +4,7 @@
  * message (unsupported input: dynamic shapes, scalars passed to kernels,
  * calls, ...) or succeed, and never leave invalid IR; on success the
  * stage contracts of compiler/PIPELINE.md are checked on the result:
- *  flow: host functions hold only flow.dispatch, flow.tensor.reshape,
+ *  flow: host signatures are tensors only; host functions hold only flow.dispatch, flow.tensor.reshape,
  *        arith.constant and func.return; each flow.executable holds one
  *        kernel of its name; each readonly kernel argument is loaded once
  *        and each writeonly one stored once; results alias nothing;
@@ -79,6 +79,13 @@ static void check_flow(const char *file, kiln_op *m) {
         ck_assert_msg(x->kind == KILN_OP_FLOW_DISPATCH || x->kind == KILN_OP_FLOW_TENSOR_RESHAPE ||
                           x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN,
                       "%s: host function @%s holds '%s' after flow", file, kiln_symbol_name(o), x->name);
+      /* tensorize-scalars: no scalar in signatures (they are rank-0 tensors) */
+      const kiln_attr *ft = kiln_op_get_attr(o, "function_type");
+      for (uint32_t i = 0; b && ft && i < ft->type->num_inputs + ft->type->num_results; i++) {
+        const kiln_type *t = ft->type->types[i];
+        ck_assert_msg(!kiln_type_is_int_or_index(t) && !kiln_type_is_float(t),
+                      "%s: @%s signature type %u is a scalar after flow", file, kiln_symbol_name(o), i);
+      }
       kiln_op *ret = b ? kiln_block_terminator(b) : NULL;
       for (uint32_t i = 0; ret && i < ret->num_operands; i++) {
         kiln_value *v = kiln_op_operand(ret, i);
@@ -200,8 +207,9 @@ START_TEST(corpus_through_flow_and_hal) {
 END_TEST
 
 START_TEST(pipelines_registered_in_order) {
-  static const char *const flow[] = {"convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
-                                     "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
+  static const char *const flow[] = {"inline-calls", "tensorize-scalars",
+                                     "convert-elementwise-to-linalg", "generalize-named-ops",
+                                     "fuse-elementwise", "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
                                      "outline-dispatches"};
   static const char *const hal[] = {"assign-targets", "materialize-interfaces", "bufferize-kernels",
                                     "plan-memory", "schedule-commands"};
