@@ -2,11 +2,28 @@
  * dense element storage and the f16/bf16 conversions it needs.
  * Guarantees: equal attributes are the same pointer; integer values are
  * normalized to their type's width; a dense attribute whose elements are
- * all equal is stored as a splat (as MLIR does). */
+ * all equal is stored as a splat (as MLIR does). Dense data is copied into
+ * the context on first interning, except for borrowed dense attributes
+ * (kiln_attr_dense_borrowed), which keep the caller's pointer: large
+ * weights reach the module writer without a copy in the IR. */
 #include "ir_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+
+/* Data hash, eight bytes per step: dense weights run to hundreds of MiB
+ * and are hashed once when interned. */
+static uint64_t hash_data(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  return ir_hash_bytes(h, s + i, n - i);
+}
 
 static uint64_t attr_hash(const kiln_attr *a) {
   uint64_t h = ir_hash_u64(IR_HASH_SEED, (uint64_t)a->kind);
@@ -22,7 +39,7 @@ static uint64_t attr_hash(const kiln_attr *a) {
     h = ir_hash_bytes(h, a->entries, a->count * sizeof(kiln_named_attr));
   h = ir_hash_u64(h, (uint64_t)(uintptr_t)a->map);
   h = ir_hash_u64(h, a->splat);
-  if (a->data) h = ir_hash_bytes(h, a->data, a->nbytes);
+  if (a->data) h = hash_data(h, a->data, a->nbytes);
   return h;
 }
 
@@ -46,8 +63,10 @@ static bool attr_eq(const void *x, const void *y) {
   return !a->data || memcmp(a->data, b->data, a->nbytes) == 0;
 }
 
-/* Interns key; arrays/data it points to are copied on first insertion. */
-static const kiln_attr *intern(kiln_context *ctx, kiln_attr *key) {
+/* Interns key; arrays/data it points to are copied on first insertion,
+ * except data when borrow_data (the caller guarantees its lifetime). */
+static const kiln_attr *intern_ex(kiln_context *ctx, kiln_attr *key,
+                                  bool borrow_data) {
   key->hash = attr_hash(key);
   const kiln_attr *f = ir_set_find(&ctx->attrs, key->hash, attr_eq, key);
   if (f) return f;
@@ -64,13 +83,17 @@ static const kiln_attr *intern(kiln_context *ctx, kiln_attr *key) {
     memcpy(e, key->entries, key->count * sizeof *e);
     a->entries = e;
   }
-  if (key->data) {
+  if (key->data && !borrow_data) {
     void *d = kiln_alloc(ctx, key->nbytes ? key->nbytes : 1);
     memcpy(d, key->data, key->nbytes);
     a->data = d;
   }
   ir_set_insert(&ctx->attrs, a->hash, a);
   return a;
+}
+
+static const kiln_attr *intern(kiln_context *ctx, kiln_attr *key) {
+  return intern_ex(ctx, key, false);
 }
 
 const kiln_attr *kiln_attr_unit(kiln_context *ctx) {
@@ -163,8 +186,10 @@ size_t kiln_dense_elem_size(const kiln_type *e) {
   }
 }
 
-const kiln_attr *kiln_attr_dense(kiln_context *ctx, const kiln_type *type,
-                                 bool splat, const void *data, size_t nbytes) {
+/* Shared by the copying and the borrowing constructor. */
+static const kiln_attr *dense(kiln_context *ctx, const kiln_type *type,
+                              bool splat, const void *data, size_t nbytes,
+                              bool borrow) {
   size_t es = kiln_dense_elem_size(type->elem);
   /* All-equal elements collapse to a splat, as in MLIR. */
   if (!splat && es && nbytes >= es) {
@@ -175,12 +200,24 @@ const kiln_attr *kiln_attr_dense(kiln_context *ctx, const kiln_type *type,
     if (same) {
       splat = true;
       nbytes = es;
+      borrow = false; /* one element: a copy costs nothing */
     }
   }
   kiln_attr k = {.kind = KILN_ATTR_DENSE, .type = type, .splat = splat,
                  .data = data, .nbytes = nbytes};
-  if (!data) k.data = "", k.nbytes = 0;
-  return intern(ctx, &k);
+  if (!data) k.data = "", k.nbytes = 0, borrow = false;
+  return intern_ex(ctx, &k, borrow);
+}
+
+const kiln_attr *kiln_attr_dense(kiln_context *ctx, const kiln_type *type,
+                                 bool splat, const void *data, size_t nbytes) {
+  return dense(ctx, type, splat, data, nbytes, false);
+}
+
+const kiln_attr *kiln_attr_dense_borrowed(kiln_context *ctx,
+                                          const kiln_type *type,
+                                          const void *data, size_t nbytes) {
+  return dense(ctx, type, false, data, nbytes, true);
 }
 
 /* Stores v (as the element type's bits) at p. */

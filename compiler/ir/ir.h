@@ -263,6 +263,15 @@ const kiln_attr *kiln_attr_dict(kiln_context *ctx, uint32_t n,
  * f16/bf16 2 bytes, f32 4, f64 8, index 8; little-endian. */
 const kiln_attr *kiln_attr_dense(kiln_context *ctx, const kiln_type *type,
                                  bool splat, const void *data, size_t nbytes);
+/* The same without copying `data` (num_elements values, not a splat):
+ * the attribute points at it, so it must stay valid and unchanged until
+ * the context is destroyed and nothing reads the IR any more (for weights
+ * from a model file: until the module is written). Interning is by
+ * content as for kiln_attr_dense: an equal attribute that exists already
+ * is returned instead; all-equal data still becomes a (copied) splat. */
+const kiln_attr *kiln_attr_dense_borrowed(kiln_context *ctx,
+                                          const kiln_type *type,
+                                          const void *data, size_t nbytes);
 const kiln_attr *kiln_attr_dense_splat_int(kiln_context *ctx,
                                            const kiln_type *type, int64_t v);
 const kiln_attr *kiln_attr_dense_splat_float(kiln_context *ctx,
