@@ -2,7 +2,11 @@
  * the arena; file mapping for the *_load_file entry points.
  *
  * Takes bytes (any), a root descriptor and an optional folder for external
- * data. Guarantees: protobuf-c only runs on bytes the wire scan accepted,
+ * data. Bytes in memory are not kept (protobuf-c copies what it keeps); a
+ * file mapping is kept by the document, and large raw_data payloads point
+ * into it instead of being copied (borrow.c), so a model's weights are not
+ * copied at all while decoding. Guarantees: protobuf-c only runs on bytes
+ * the wire scan accepted,
  * with an allocator whose budget is twice the scan's estimate plus 1 MiB
  * (so decoding memory grows linearly with the input and a hostile length
  * cannot make it balloon); on failure nothing is left allocated. After
@@ -18,10 +22,10 @@
 
 #include "onnx_internal.h"
 
-bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
-                   const char *base_dir,
-                   const ProtobufCMessageDescriptor *desc,
-                   kiln_onnx_status *st) {
+static bool ox_decode(ox_doc *doc, const void *bytes, size_t len,
+                      const char *base_dir,
+                      const ProtobufCMessageDescriptor *desc, bool borrow,
+                      kiln_onnx_status *st) {
   memset(doc, 0, sizeof *doc);
   ox_arena_init(&doc->arena, 0);
   if (!bytes && len)
@@ -41,8 +45,16 @@ bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
   }
   ProtobufCAllocator al = ox_arena_allocator(&doc->arena);
   static const uint8_t empty[1];
-  doc->root = protobuf_c_message_unpack(desc, &al, len,
-                                        len ? bytes : (const void *)empty);
+  if (borrow && len) {
+    if (!ox_unpack_borrowing(desc, &al, bytes, len, scan.messages,
+                             &doc->root, &doc->borrowed, st)) {
+      ox_doc_release(doc);
+      return false;
+    }
+  } else {
+    doc->root = protobuf_c_message_unpack(desc, &al, len,
+                                          len ? bytes : (const void *)empty);
+  }
   if (!doc->root) {
     bool over = doc->arena.exceeded;
     ox_doc_release(doc);
@@ -58,8 +70,33 @@ bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
   return true;
 }
 
+bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
+                   const char *base_dir,
+                   const ProtobufCMessageDescriptor *desc,
+                   kiln_onnx_status *st) {
+  return ox_decode(doc, bytes, len, base_dir, desc, false, st);
+}
+
+bool ox_doc_decode_mapped(ox_doc *doc, const uint8_t *map, size_t len,
+                          const char *base_dir,
+                          const ProtobufCMessageDescriptor *desc,
+                          kiln_onnx_status *st) {
+  if (!ox_decode(doc, map, len, base_dir, desc, true, st)) return false;
+  if (doc->borrowed) {
+    doc->file_map = map;
+    doc->file_len = len;
+  } else {
+    ox_unmap_file(map, len); /* nothing borrowed: protobuf-c copied it all */
+  }
+  return true;
+}
+
 void ox_doc_release(ox_doc *doc) {
   ox_external_unmap_all(doc);
+  ox_unmap_file(doc->file_map, doc->file_len);
+  doc->file_map = NULL;
+  doc->file_len = 0;
+  doc->borrowed = 0;
   ox_arena_release(&doc->arena);
   free(doc->base_dir);
   doc->base_dir = NULL;

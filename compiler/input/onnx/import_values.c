@@ -2,10 +2,12 @@
  * as arith.constant, host views of constants for folding, node outputs.
  *
  * Takes: values of the table in import_graph.c. Guarantees: a constant's
- * payload becomes a dense attribute once (kiln_attr_dense copies the
- * loader's bytes into the context: the single copy on the way into the
- * module) and an arith.constant once, only when some op consumes it as a
- * tensor; folding reads at most OI_FOLD_MAX elements. */
+ * payload becomes a dense attribute once and an arith.constant once, only
+ * when some op consumes it as a tensor; the attribute borrows the loader's
+ * bytes (kiln_attr_dense_borrowed: raw_data in the mapped model file, a
+ * typed field, a converted copy or an external-data mapping, all valid
+ * until the model is freed), so the model must outlive the context and
+ * the module writer; folding reads at most OI_FOLD_MAX elements. */
 #include <string.h>
 
 #include "import_internal.h"
@@ -24,7 +26,7 @@ const kiln_attr *oi_const(oi_ctx *c, oi_val *v) {
   if (!kiln_onnx_model_tensor_bytes(c->model, v->tensor, &bytes, c->st)) return NULL;
   size_t want = (size_t)oi_numel(v->type) * kiln_dense_elem_size(v->type->elem);
   if (bytes.size != want) return NULL; /* the loader guarantees sizes */
-  v->cst = kiln_attr_dense(c->ctx, v->type, false, bytes.data, bytes.size);
+  v->cst = kiln_attr_dense_borrowed(c->ctx, v->type, bytes.data, bytes.size);
   return v->cst;
 }
 

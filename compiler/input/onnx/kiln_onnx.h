@@ -11,10 +11,13 @@
  * - decoding memory is bounded: an arena whose budget is computed from the
  *   scan (about the size of the decoded structs plus the payload bytes);
  *   everything is freed at once by the matching _free call;
- * - tensor payloads are copied at most once: raw_data stays where protobuf-c
- *   decoded it, typed fields of the element's width are used in place,
- *   narrower types are converted once and cached, and external data is
- *   mmapped from files next to the model.
+ * - tensor payloads are copied at most once: a model loaded from a file
+ *   keeps the file mapped and raw_data of 1 KiB or more points into the
+ *   mapping (no copy at all; protobuf-c decodes a skeleton without those
+ *   payloads); smaller raw_data, and all raw_data of models decoded from
+ *   memory, stays where protobuf-c copied it; typed fields of the
+ *   element's width are used in place, narrower types are converted once
+ *   and cached, and external data is mmapped from files next to the model.
  * The decoded protobuf-c structs (onnx-ml.pb-c.h, generated at build time
  * from the onnx-ml.proto that python3-onnx installs) are exposed read-only. */
 #ifndef KILN_ONNX_H
@@ -75,8 +78,10 @@ typedef struct kiln_onnx_model kiln_onnx_model;
  * keeps); external data cannot be resolved since there is no folder. */
 bool kiln_onnx_model_load(const void *bytes, size_t len,
                           kiln_onnx_model **out, kiln_onnx_status *status);
-/* Same from a file (mmapped for decoding, then unmapped); external data
- * is looked up relative to the file's folder. */
+/* Same from a file, mmapped: large raw_data payloads are used from the
+ * mapping, which the model keeps until kiln_onnx_model_free (the file must
+ * not be truncated meanwhile); external data is looked up relative to the
+ * file's folder. */
 bool kiln_onnx_model_load_file(const char *path, kiln_onnx_model **out,
                                kiln_onnx_status *status);
 /* The two halves of load: decode only (base_dir may be NULL), then

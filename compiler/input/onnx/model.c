@@ -48,11 +48,18 @@ bool kiln_onnx_model_decode_file(const char *path, kiln_onnx_model **out,
   size_t len;
   if (!ox_map_file(path, &map, &len, st)) return false;
   char *dir = ox_dirname(path);
-  bool ok = dir ? kiln_onnx_model_decode(map, len, dir, out, st)
-                : ox_fail(st, KILN_ONNX_ERR_MEMORY, "out of memory");
+  kiln_onnx_model *m = dir ? calloc(1, sizeof *m) : NULL;
+  bool ok = m ? ox_doc_decode_mapped(&m->doc, map, len, dir,
+                                     &onnx__model_proto__descriptor, st)
+              : ox_fail(st, KILN_ONNX_ERR_MEMORY, "out of memory");
   free(dir);
-  ox_unmap_file(map, len); /* protobuf-c copied everything it keeps */
-  return ok;
+  if (!ok) {
+    free(m);
+    ox_unmap_file(map, len);
+    return false;
+  }
+  *out = m; /* the model now owns the mapping its raw_data points into */
+  return true;
 }
 
 bool kiln_onnx_model_load_file(const char *path, kiln_onnx_model **out,

@@ -52,6 +52,22 @@ bool ox_wire_scan(const uint8_t *bytes, size_t len,
  * truncated or longer than MAXLEN bytes. */
 size_t ox_varint(const uint8_t *p, size_t avail, size_t maxlen, uint64_t *v);
 
+/* ---- borrow.c: raw_data left in the mapped file ---- */
+/* raw_data fields this large (bytes) are borrowed from the input. */
+#define OX_BORROW_MIN 1024
+/* The unknown field standing for a borrowed payload in the skeleton
+ * (the largest field number protobuf allows). */
+#define OX_BORROW_FIELD 536870911u
+/* protobuf-c unpack of BYTES (scanned; MESSAGES as the scan counted) with
+ * large TensorProto raw_data pointing into BYTES, which must outlive the
+ * decoded structs. True with *root NULL: protobuf-c refused the input.
+ * False: out of memory or a broken invariant (status set); *root, if set,
+ * belongs to AL's arena. *borrowed: payload bytes left in place. */
+bool ox_unpack_borrowing(const ProtobufCMessageDescriptor *desc,
+                         ProtobufCAllocator *al, const uint8_t *bytes,
+                         size_t len, size_t messages, ProtobufCMessage **root,
+                         size_t *borrowed, kiln_onnx_status *st);
+
 /* ---- doc.c: one decoded file (a model or a value) ---- */
 typedef struct ox_bytes_cache ox_bytes_cache;
 typedef struct ox_mapping ox_mapping;
@@ -61,11 +77,21 @@ typedef struct ox_doc {
   char *base_dir;          /* folder for external data; NULL if from memory */
   ox_bytes_cache *cache;   /* tensor -> bytes, for converted / mapped data */
   ox_mapping *mappings;    /* external-data mmaps, unmapped on free */
+  const uint8_t *file_map; /* the decoded file, when raw_data borrows it */
+  size_t file_len;
+  size_t borrowed;         /* raw_data bytes left in file_map */
 } ox_doc;
 bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
                    const char *base_dir,
                    const ProtobufCMessageDescriptor *desc,
                    kiln_onnx_status *st);
+/* The same for a file mapping (ox_map_file): large raw_data payloads stay
+ * in the mapping, which the document then owns (unmapped by
+ * ox_doc_release); on failure the caller still owns it. */
+bool ox_doc_decode_mapped(ox_doc *doc, const uint8_t *map, size_t len,
+                          const char *base_dir,
+                          const ProtobufCMessageDescriptor *desc,
+                          kiln_onnx_status *st);
 void ox_doc_release(ox_doc *doc);
 /* Maps a whole file read-only; *len 0 gives a NULL map. */
 bool ox_map_file(const char *path, const uint8_t **map, size_t *len,
