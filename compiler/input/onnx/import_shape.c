@@ -8,7 +8,8 @@
  * time as a new constant (this folds Shape -> Gather/Slice/Concat/
  * Unsqueeze -> Reshape chains); otherwise reshapes become collapse/expand
  * shape, slices extract_slice (a generic for negative steps), concats
- * tensor.concat, gathers a linalg.generic with tensor.extract. */
+ * tensor.concat, gathers, and Pad in reflect/edge mode, a linalg.generic
+ * with tensor.extract; Trilu's k may also be a run-time input. */
 #include <string.h>
 
 #include "import_internal.h"
@@ -653,6 +654,47 @@ bool oi_import_tile(oi_ctx *c, oi_node *n) {
   return true;
 }
 
+/* Pad in reflect / edge mode: a gather over the output,
+ * out[o] = x[src(o)], where per padded dim i = o - lo and
+ *   edge:    src = clamp(i, 0, n-1)
+ *   reflect: src = p - j when j > n-1 else j, with j = i mod p, p = 2(n-1)
+ *            (numpy's reflection, also for pads wider than the dim; a
+ *            dim of one element repeats it). */
+typedef struct {
+  kiln_value *x;
+  bool reflect;
+  const int64_t *lo, *hi;
+} pad_user;
+
+static bool pad_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  (void)a;
+  pad_user *p = u;
+  const kiln_type *xt = p->x->type, *it = kiln_type_index(b->ctx);
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = p->x;
+  for (uint32_t d = 0; d < xt->rank; d++) {
+    kiln_value *i = loop_index(b, d);
+    int64_t sz = xt->shape[d];
+    ops[1 + d] = i;
+    if (!p->lo[d] && !p->hi[d]) continue;
+    if (p->lo[d]) i = oi_op2(b, KILN_OP_ARITH_SUBI, i, oi_scalar(b, it, 0, p->lo[d]));
+    kiln_value *zero = oi_scalar(b, it, 0, 0), *last = oi_scalar(b, it, 0, sz - 1);
+    if (p->reflect && sz > 1) {
+      kiln_value *per = oi_scalar(b, it, 0, 2 * (sz - 1));
+      kiln_value *j = oi_op2(b, KILN_OP_ARITH_REMSI, i, per);
+      j = oi_select(b, oi_cmpi(b, OI_SLT, j, zero), oi_op2(b, KILN_OP_ARITH_ADDI, j, per), j);
+      i = oi_select(b, oi_cmpi(b, OI_SGT, j, last), oi_op2(b, KILN_OP_ARITH_SUBI, per, j), j);
+    } else {
+      i = oi_select(b, oi_cmpi(b, OI_SLT, i, zero), zero, i);
+      i = oi_select(b, oi_cmpi(b, OI_SGT, i, last), last, i);
+    }
+    ops[1 + d] = i;
+  }
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, xt->rank + 1, ops, 1, &xt->elem, NULL), 0);
+  return true;
+}
+
 bool oi_import_pad(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"mode", NULL};
   if (!oi_arity(c, n, 2, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -660,7 +702,9 @@ bool oi_import_pad(oi_ctx *c, oi_node *n) {
   if (!pv) return false;
   const char *mode;
   if (!oi_attr_string(c, n, "mode", "constant", &mode)) return false;
-  if (strcmp(mode, "constant") != 0) return oi_unsupported(c, "mode '%s' (constant only)", mode);
+  bool reflect = strcmp(mode, "reflect") == 0, edge = strcmp(mode, "edge") == 0;
+  if (!reflect && !edge && strcmp(mode, "constant") != 0)
+    return oi_unsupported(c, "mode '%s' (constant, reflect and edge are supported)", mode);
   uint32_t r = x->type->rank;
   int64_t *pads, np;
   if (!oi_const_ints(c, pv, "input 1 (pads)", &pads, &np)) return false;
@@ -695,11 +739,34 @@ bool oi_import_pad(oi_ctx *c, oi_node *n) {
   }
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;
+  if (reflect || edge) {
+    if (cv) return oi_invalid(c, "constant_value is given with mode '%s'", mode);
+    int64_t shape[OI_MAX_RANK];
+    for (uint32_t d = 0; d < r; d++) {
+      if (x->type->shape[d] == 0 && (lo[d] || hi[d]))
+        return oi_invalid(c, "mode '%s' pads dimension %u, which is empty", mode, d);
+      shape[d] = x->type->shape[d] + lo[d] + hi[d];
+    }
+    if (!oi_dims_ok(c, r, shape, "result")) return false;
+    const kiln_type *rt = oi_tensor_type(c, r, shape, x->dtype);
+    kiln_value *out = oi_empty(c, rt);
+    if (oi_numel(rt) > 0) {
+      pad_user p = {v, reflect, lo, hi};
+      const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, r);
+      kiln_op *op = oi_generic(c, 0, NULL, 1, &out, &m, r, NULL, pad_body, &p);
+      if (!op) return false;
+      out = kiln_op_result(op, 0);
+    }
+    oi_set_out(c, n, 0, out, x->dtype);
+    return true;
+  }
   oi_set_out(c, n, 0, oi_pad(c, v, lo, hi, f, iv), x->dtype);
   return true;
 }
 
-typedef struct { int64_t k; bool upper; } trilu_user;
+/* k is an import-time constant, or (kv) a one-element int64 tensor read
+ * in the body at run time. */
+typedef struct { int64_t k; bool upper; kiln_value *kv; } trilu_user;
 
 static bool trilu_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   trilu_user *t = u;
@@ -716,7 +783,15 @@ static bool trilu_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   }
   /* keep when j - i >= k (upper) or j - i <= k (lower) */
   kiln_value *diff = oi_op2(b, KILN_OP_ARITH_SUBI, ij[1], ij[0]);
-  kiln_value *kk = oi_scalar(b, it, 0, t->k);
+  kiln_value *kk;
+  if (t->kv) {
+    kiln_value *ops[2] = {t->kv, oi_scalar(b, it, 0, 0)};
+    const kiln_type *i64 = kiln_type_int(ctx, 64);
+    kiln_value *k = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + t->kv->type->rank, ops, 1, &i64, NULL), 0);
+    kk = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &k, 1, &it, NULL), 0);
+  } else {
+    kk = oi_scalar(b, it, 0, t->k);
+  }
   kiln_value *keep = oi_cmpi(b, t->upper ? OI_SGE : OI_SLE, diff, kk);
   y[0] = oi_select(b, keep, a[0], oi_scalar(b, a[0]->type, 0, 0));
   return true;
@@ -729,14 +804,21 @@ bool oi_import_trilu(oi_ctx *c, oi_node *n) {
   if (!x) return false;
   if (x->type->rank < 2) return oi_invalid(c, "input rank %u < 2", x->type->rank);
   int64_t upper;
-  trilu_user t = {0, true};
+  trilu_user t = {0, true, NULL};
   if (!oi_attr_int(c, n, "upper", 1, &upper)) return false;
   t.upper = upper != 0;
-  if (kv) {
+  if (kv && kv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "k must be int64, not %s", oi_dtype_name(kv->dtype));
+  if (kv && (oi_numel(kv->type) != 1 || kv->type->rank > 1))
+    return oi_invalid(c, "k must hold one element");
+  if (kv && (kv->cst || kv->tensor)) {
     int64_t *k, cnt;
     if (!oi_const_ints(c, kv, "input 1 (k)", &k, &cnt)) return false;
-    if (cnt != 1) return oi_invalid(c, "k must be a scalar");
     t.k = k[0];
+  } else if (kv) {
+    /* a run-time k: any int64 is valid (diagonals past the matrix keep
+     * all or nothing), so no clamping is needed */
+    if (!(t.kv = oi_ir(c, kv))) return false;
   }
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;

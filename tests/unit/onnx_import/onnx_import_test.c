@@ -97,6 +97,32 @@ START_TEST(names_and_order) {
 END_TEST
 
 /* ---- unsupported or malformed ---- */
+/* Pad reflect/edge: a gather over the output (index arithmetic, then
+ * tensor.extract of x). */
+START_TEST(pad_reflect_edge) {
+  expect_ir("in x f32 4; init p i64 2 = 2,3; node Pad x,p -> y mode=s:reflect; out y", "tensor<9xf32>",
+            "arith.remsi", "tensor.extract %arg0", NULL);
+  expect_ir("in x f32 4; init p i64 2 = 2,3; node Pad x,p -> y mode=s:edge; out y", "tensor<9xf32>",
+            "arith.select", "tensor.extract %arg0", NULL);
+}
+END_TEST
+
+/* Einsum with an ellipsis: one loop per broadcast ellipsis dim, a size-1
+ * dim reads index 0 (a constant in the operand's map). */
+START_TEST(einsum_ellipsis) {
+  expect_ir("in a f32 1,3,4; in b f32 2,4,5; node Einsum a,b -> y equation=s:...ij,...jk->...ik; out y",
+            "affine_map<(d0, d1, d2, d3) -> (0, d1, d3)>", "-> tensor<2x3x5xf32>", NULL);
+  expect_ir("in a f32 2,3; node Einsum a -> y equation=s:i...; out y", "-> tensor<3x2xf32>", NULL);
+}
+END_TEST
+
+/* Trilu's k given at run time is read in the body. */
+START_TEST(trilu_runtime_k) {
+  expect_ir("opset 14; in x f32 3,3; in k i64 -; node Trilu x,k -> y upper=i:0; out y", "tensor.extract %arg1[]",
+            "arith.index_cast", "arith.cmpi sle", NULL);
+}
+END_TEST
+
 START_TEST(unknown_op) {
   expect_error("in x f32 2; node Frobnicate x -> y; out y", UNSUP,
                "node 0 'n' (Frobnicate, opset 13): operator not supported", NULL);
@@ -256,9 +282,39 @@ START_TEST(softmax_axis) {
 }
 END_TEST
 
-START_TEST(pad_reflect) {
-  expect_error("in x f32 4; init p i64 2 = 1,1; node Pad x,p -> y mode=s:reflect; out y", UNSUP,
-               "mode 'reflect'", NULL);
+START_TEST(pad_wrap) {
+  expect_error("in x f32 4; init p i64 2 = 1,1; node Pad x,p -> y mode=s:wrap; out y", UNSUP,
+               "(Pad, opset 13)", "mode 'wrap'", NULL);
+}
+END_TEST
+
+START_TEST(pad_edge_of_empty) {
+  expect_error("in x f32 2,0; init p i64 4 = 0,1,0,1; node Pad x,p -> y mode=s:edge; out y", NODE,
+               "(Pad, opset 13)", "mode 'edge' pads dimension 1, which is empty", NULL);
+}
+END_TEST
+
+START_TEST(einsum_ellipsis_summed_away) {
+  expect_error("in a f32 2,3,4; node Einsum a -> y equation=s:...ij->ij; out y", UNSUP, "(Einsum, opset 13)",
+               "ellipsis dims summed away", NULL);
+}
+END_TEST
+
+START_TEST(einsum_two_ellipses) {
+  expect_error("in a f32 2,3,4; node Einsum a -> y equation=s:...i...->i; out y", NODE, "(Einsum, opset 13)",
+               "one '...' per term", NULL);
+}
+END_TEST
+
+START_TEST(einsum_ellipsis_mismatch) {
+  expect_error("in a f32 2,3,4; in b f32 3,4,5; node Einsum a,b -> y equation=s:...ij,...jk->...ik; out y", NODE,
+               "(Einsum, opset 13)", "ellipsis dims do not broadcast (2 and 3)", NULL);
+}
+END_TEST
+
+START_TEST(trilu_k_type) {
+  expect_error("opset 14; in x f32 3,3; in k i32 -; node Trilu x,k -> y; out y", KILN_ONNX_ERR_TYPE,
+               "(Trilu, opset 14)", "k must be int64, not i32", NULL);
 }
 END_TEST
 
@@ -336,6 +392,9 @@ static Suite *suite(void) {
   tcase_add_test(v, mlp_imports);
   tcase_add_test(v, shape_chain_folds);
   tcase_add_test(v, names_and_order);
+  tcase_add_test(v, pad_reflect_edge);
+  tcase_add_test(v, einsum_ellipsis);
+  tcase_add_test(v, trilu_runtime_k);
   suite_add_tcase(s, v);
   TCase *e = tcase_create("errors");
   tcase_add_test(e, unknown_op);
@@ -365,7 +424,12 @@ static Suite *suite(void) {
   tcase_add_test(e, gemm_arity);
   tcase_add_test(e, cast_to_string);
   tcase_add_test(e, softmax_axis);
-  tcase_add_test(e, pad_reflect);
+  tcase_add_test(e, pad_wrap);
+  tcase_add_test(e, pad_edge_of_empty);
+  tcase_add_test(e, einsum_ellipsis_summed_away);
+  tcase_add_test(e, einsum_two_ellipses);
+  tcase_add_test(e, einsum_ellipsis_mismatch);
+  tcase_add_test(e, trilu_k_type);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
