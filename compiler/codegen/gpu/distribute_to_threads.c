@@ -32,6 +32,9 @@
 
 #include <string.h>
 
+/* Lanes of a warp: the width of every shuffle this pass emits. */
+#define GPU_WARP 32
+
 static bool has_index_op(kiln_op *op) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (kiln_block *b = op->regions[r].first; b; b = b->next)
@@ -194,6 +197,119 @@ static int pick_reduction(kiln_op *op, const kiln_affine_map **maps, const bool 
   return best;
 }
 
+/* After a block reduction's per-thread partials: a barrier, then thread
+ * 0 folds the launched threads' partials into the output in thread order
+ * (element types without a warp shuffle, block sizes that are not a
+ * multiple of the warp). */
+static void serial_fold(kiln_op *op, kiln_value *partials, kiln_value *out, int64_t P, kiln_op_kind ck) {
+  kiln_context *c = kiln_op_context(op);
+  kiln_builder a = kiln_builder_after(op);
+  a.loc = op->loc;
+  kiln_build(&a, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  kiln_value *nthr = gpu_interface(&a, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+  kiln_value *t0 = gpu_interface(&a, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *cond = cg_cmpi(&a, CG_EQ, t0, cg_index(&a, 0));
+  kiln_op *iff = kiln_build(&a, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
+  kiln_builder ib = kiln_builder_at_end(c, kiln_op_entry_block(c, iff, 0));
+  ib.loc = op->loc;
+  kiln_op *y = kiln_build(&ib, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
+  ib = kiln_builder_before(y);
+  ib.loc = op->loc;
+  kiln_builder qb, tb;
+  kiln_op *ql = cg_for(&ib, cg_index(&ib, 0), cg_index(&ib, P), cg_index(&ib, 1), 0, NULL, &qb);
+  kiln_value *q = cg_for_iv(ql);
+  kiln_value *acc = cg_load(&qb, out, 1, &q);
+  kiln_op *tl = cg_for(&qb, cg_index(&qb, 0), nthr, cg_index(&qb, 1), 1, &acc, &tb);
+  kiln_value *ti = cg_for_iv(tl), *carried = tl->regions[0].first->args[1];
+  kiln_value *at = cg_add(&tb, cg_muli(&tb, ti, P), q);
+  kiln_value *part = cg_load(&tb, partials, 1, &at);
+  kiln_value *next = cg_bin(&tb, ck, carried, part);
+  cg_for_set_yield(tl, 1, &next);
+  cg_store(&qb, kiln_op_result(tl, 0), out, 1, &q);
+}
+
+/* v reduced over its warp with combiner ck: butterfly shuffles (xor 16,
+ * 8, 4, 2, 1), so every lane holds the warp's result. */
+static kiln_value *warp_reduce(kiln_builder *b, kiln_value *v, kiln_op_kind ck) {
+  kiln_context *c = b->ctx;
+  const kiln_type *i32 = kiln_type_int(c, 32);
+  for (int64_t off = GPU_WARP / 2; off >= 1; off /= 2) {
+    kiln_named_attr na[2] = {{"offset", kiln_attr_int(c, i32, off)}, {"width", kiln_attr_int(c, i32, GPU_WARP)}};
+    kiln_value *other = kiln_op_result(
+        kiln_build(b, KILN_OP_HAL_INTERFACE_SHUFFLE, 1, &v, 1, &v->type, kiln_attr_dict(c, 2, na)), 0);
+    v = cg_bin(b, ck, v, other);
+  }
+  return v;
+}
+
+/* scf.if (cond) { ... } with a builder inside, before its yield. */
+static kiln_builder build_if(kiln_builder *b, kiln_value *cond) {
+  kiln_op *iff = kiln_build(b, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
+  kiln_builder ib = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, iff, 0));
+  ib.loc = b->loc;
+  kiln_op *y = kiln_build(&ib, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
+  ib = kiln_builder_before(y);
+  ib.loc = b->loc;
+  return ib;
+}
+
+/* After a block reduction's per-thread partials, for each output q (a
+ * loop with thread-uniform bounds): each thread's partial q reduced
+ * within its warp by shuffles, lane 0 of each warp writes the warp's
+ * result to workgroup memory, barrier, every warp reduces those (lanes
+ * past the launched warps read the identity) the same way, thread 0
+ * combines it into the output, barrier (the warp results are reused).
+ * Every thread runs the shuffles and barriers (uniform control flow);
+ * correct for any launched block size that is a multiple of the warp, up
+ * to the recorded block size. Records kiln.warp_size on the kernel. */
+static void warp_fold(kiln_op *func, kiln_op *op, kiln_value *partials, kiln_value *out, int64_t P,
+                      kiln_op_kind ck, double identity) {
+  kiln_context *c = kiln_op_context(op);
+  const int64_t threads = gpu_block_threads(func);
+  const kiln_type *f32 = kiln_type_f32(c);
+  kiln_op_set_attr(func, "kiln.warp_size", kiln_attr_int(c, kiln_type_int(c, 64), GPU_WARP));
+  /* One slot per warp, in workgroup memory at the kernel entry. */
+  kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
+  eb.loc = op->loc;
+  int64_t wshape[1] = {threads / GPU_WARP};
+  const kiln_type *wt = kiln_type_memref(c, 1, wshape, f32, NULL, kiln_attr_int(c, kiln_type_int(c, 64), 3));
+  int64_t seg[2] = {0, 0};
+  kiln_named_attr na = {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 2, seg, NULL)};
+  kiln_value *wp =
+      kiln_op_result(kiln_build(&eb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &wt, kiln_attr_dict(c, 1, &na)), 0);
+
+  kiln_builder a = kiln_builder_after(op);
+  a.loc = op->loc;
+  kiln_value *tid = gpu_interface(&a, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *nthr = gpu_interface(&a, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+  kiln_value *w32 = cg_index(&a, GPU_WARP);
+  kiln_value *lane = bin(&a, KILN_OP_ARITH_REMUI, tid, w32);
+  kiln_value *warp = bin(&a, KILN_OP_ARITH_DIVUI, tid, w32);
+  kiln_value *nwarps = bin(&a, KILN_OP_ARITH_CEILDIVUI, nthr, w32);
+  kiln_value *last = bin(&a, KILN_OP_ARITH_SUBI, nwarps, cg_index(&a, 1));
+  kiln_value *lane0 = cg_cmpi(&a, CG_EQ, lane, cg_index(&a, 0));
+  kiln_value *thread0 = cg_cmpi(&a, CG_EQ, tid, cg_index(&a, 0));
+  kiln_value *live = cg_cmpi(&a, CG_SLT, lane, nwarps);
+  kiln_value *src = bin(&a, KILN_OP_ARITH_MINSI, lane, last);
+  kiln_value *mine = cg_muli(&a, tid, P);
+  kiln_builder qb;
+  kiln_op *ql = cg_for(&a, cg_index(&a, 0), cg_index(&a, P), cg_index(&a, 1), 0, NULL, &qb);
+  kiln_value *q = cg_for_iv(ql);
+  kiln_value *at = cg_add(&qb, mine, q);
+  kiln_value *v = warp_reduce(&qb, cg_load(&qb, partials, 1, &at), ck);
+  kiln_builder wb = build_if(&qb, lane0);
+  cg_store(&wb, v, wp, 1, &warp);
+  kiln_build(&qb, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  kiln_value *x = cg_load(&qb, wp, 1, &src);
+  kiln_value *sel[3] = {live, x, cg_const_like(&qb, f32, identity, 0)};
+  kiln_value *y = kiln_op_result(kiln_build(&qb, KILN_OP_ARITH_SELECT, 3, sel, 1, &f32, NULL), 0);
+  y = warp_reduce(&qb, y, ck);
+  kiln_builder tb = build_if(&qb, thread0);
+  kiln_value *o = cg_load(&tb, out, 1, &q);
+  cg_store(&tb, cg_bin(&tb, ck, o, y), out, 1, &q);
+  kiln_build(&qb, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+}
+
 /* Block-wide reduction of a small rank-1 output (P elements, static):
  * thread t reduces its chunk of reduction loop r into partials[t*P ..)
  * (workgroup memory: memref.alloca in memory space 3, shared memory on
@@ -266,29 +382,10 @@ static bool split_reduction(kiln_op *func, kiln_op *op, int64_t threads) {
     kiln_op_set_operand(op, i, cg_subview(&b, v, offs, sizes));
   }
   kiln_op_set_operand(op, op->num_operands - 1, view);
-  /* After the op: barrier, then thread 0 folds. */
-  kiln_builder a = kiln_builder_after(op);
-  a.loc = op->loc;
-  kiln_build(&a, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
-  kiln_value *t0 = gpu_interface(&a, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
-  kiln_value *cond = cg_cmpi(&a, CG_EQ, t0, cg_index(&a, 0));
-  kiln_op *iff = kiln_build(&a, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
-  kiln_builder ib = kiln_builder_at_end(c, kiln_op_entry_block(c, iff, 0));
-  ib.loc = op->loc;
-  kiln_op *y = kiln_build(&ib, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
-  ib = kiln_builder_before(y);
-  ib.loc = op->loc;
-  kiln_builder qb, tb;
-  kiln_op *ql = cg_for(&ib, cg_index(&ib, 0), cg_index(&ib, P), cg_index(&ib, 1), 0, NULL, &qb);
-  kiln_value *q = cg_for_iv(ql);
-  kiln_value *acc = cg_load(&qb, out, 1, &q);
-  kiln_op *tl = cg_for(&qb, cg_index(&qb, 0), nthr, cg_index(&qb, 1), 1, &acc, &tb);
-  kiln_value *ti = cg_for_iv(tl), *carried = tl->regions[0].first->args[1];
-  kiln_value *at = cg_add(&tb, cg_muli(&tb, ti, P), q);
-  kiln_value *part = cg_load(&tb, partials, 1, &at);
-  kiln_value *next = cg_bin(&tb, ck, carried, part);
-  cg_for_set_yield(tl, 1, &next);
-  cg_store(&qb, kiln_op_result(tl, 0), out, 1, &q);
+  if (ot->elem->kind == KILN_TYPE_F32 && threads % GPU_WARP == 0)
+    warp_fold(func, op, partials, out, P, ck, identity);
+  else
+    serial_fold(op, partials, out, P, ck);
   return true;
 }
 

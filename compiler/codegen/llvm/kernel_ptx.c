@@ -1,18 +1,19 @@
 /* GPU kernels (options.gpu_kernels): the NVPTX flavour of kernel.c.
  *
  * Takes: a kernel module whose kernels use hal.interface.* ops, including
- * the GPU-only thread.id and barrier. Guarantees: every kernel is a
+ * the GPU-only thread.id, barrier and shuffle. Guarantees: every kernel is a
  * `void NAME(ptr addrspace(1) %binding0, ..., i32 %constant0, ...)` with
  * the ptx_kernel calling convention (compiler/codegen/cuda/abi.c builds
  * it), binding N the N-th parameter (cast to a generic pointer: NVPTX's
  * address-space inference recovers the global space at O3), push
  * constant N the parameter after the bindings; workgroup.id/count/size
  * and thread.id read %ctaid/%nctaid/%ntid/%tid; barrier is
- * __syncthreads(); memref.alloca in memory space 3 (workgroup memory,
+ * __syncthreads(); shuffle is shfl.sync.bfly.b32 over the full warp
+ * (llvm.nvvm.shfl.sync.bfly.f32/i32); memref.alloca in memory space 3 (workgroup memory,
  * static shape) is a shared-memory array of the kernel. The binding count is the export's when given, else
  * the highest binding the kernel uses + 1 (likewise for constants); no
  * export table is emitted (the module's metadata is PTX's). On CPU
- * kernels thread.id and barrier are errors naming simt-to-loops, which
+ * kernels thread.id, barrier and shuffle are errors naming simt-to-loops, which
  * turns them into loops first. */
 #include "tl_internal.h"
 
@@ -112,6 +113,22 @@ void tl_ptx_kernel_op(tl *t, kiln_op *op) {
   case KILN_OP_HAL_INTERFACE_BARRIER:
     kiln_ptx_barrier(&abi, t->b);
     return;
+  case KILN_OP_HAL_INTERFACE_SHUFFLE: {
+    /* Butterfly over the full warp: shfl.sync.bfly.b32 (the verifier
+     * fixed width 32 and an f32 / i32 operand). */
+    const kiln_attr *off = kiln_op_get_attr(op, "offset");
+    LLVMValueRef x = tl_operand(t, op, 0);
+    if (!x) return;
+    LLVMTypeRef xt = LLVMTypeOf(x);
+    if (!off || off->kind != KILN_ATTR_INTEGER || off->i < 1 || off->i > 31 ||
+        (xt != LLVMFloatTypeInContext(t->c) && xt != LLVMInt32TypeInContext(t->c))) {
+      tl_fail(t, op, "malformed shuffle (f32 or i32, offset in [1, 32))");
+      return;
+    }
+    v = kiln_ptx_shuffle(&abi, t->b, KILN_PTX_SHUFFLE_XOR, x,
+                         LLVMConstInt(LLVMInt32TypeInContext(t->c), (unsigned long long)off->i, 0));
+    break;
+  }
   default: {
     if (sel < 0 || sel > 2) {
       tl_fail(t, op, "dim must be 0, 1 or 2");

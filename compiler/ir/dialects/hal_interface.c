@@ -4,7 +4,8 @@
  *   binding {binding = N}      ranked memref (or any type: views are made
  *                              by the lowering), N in [0, 32)
  *   constant {index = N}       i32
- *   workgroup.id/count/size, thread.id {dim = D}   index, D in [0, 3) */
+ *   workgroup.id/count/size, thread.id {dim = D}   index, D in [0, 3)
+ * and hal.interface.shuffle (generic syntax) its offset and width. */
 #include "dialects.h"
 
 #include <stdlib.h>
@@ -62,4 +63,18 @@ bool hal_interface_verify(kiln_op *op) {
     if (t->kind != KILN_TYPE_INDEX) return kiln_op_emit_error(op, "result must be index");
     return true;
   }
+}
+
+bool hal_interface_shuffle_verify(kiln_op *op) {
+  const kiln_attr *w = kiln_op_get_attr(op, "width");
+  const kiln_attr *o = kiln_op_get_attr(op, "offset");
+  if (!w || w->kind != KILN_ATTR_INTEGER || w->i != 32)
+    return kiln_op_emit_error(op, "requires 'width = 32' (the warp size)");
+  if (!o || o->kind != KILN_ATTR_INTEGER || o->i < 1 || o->i >= w->i)
+    return kiln_op_emit_error(op, "requires an integer 'offset' in [1, %lld)", (long long)w->i);
+  const kiln_type *t = kiln_op_operand(op, 0)->type;
+  bool ok = t->kind == KILN_TYPE_F32 || (t->kind == KILN_TYPE_INTEGER && t->width == 32);
+  if (!ok) return kiln_op_emit_error(op, "operand must be f32 or i32");
+  if (op->results[0].type != t) return kiln_op_emit_error(op, "result type must be the operand's");
+  return true;
 }

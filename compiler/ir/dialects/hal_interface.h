@@ -7,6 +7,9 @@
 bool hal_interface_verify(kiln_op *op);
 bool hal_interface_parse(kiln_parser *p, kiln_op_state *st);
 void hal_interface_print(kiln_printer *pr, const kiln_op *op);
+/* hal.interface.shuffle: f32/i32 operand and result of one type, width
+ * 32, offset in [1, width). */
+bool hal_interface_shuffle_verify(kiln_op *op);
 
 /* The op's selector: binding index, push-constant index or dimension;
  * -1 when absent (the verifier rejects that). */

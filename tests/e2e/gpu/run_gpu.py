@@ -7,7 +7,7 @@ usage: run_gpu.py --list
 PROGRAM is one of every e2e program: samples/NAME.mlir (sample.NAME), the
 per-op programs of tests/e2e/compile/op_cases.py (op.CASE), the
 hal-level kernels of tests/e2e/codegen_cpu/run_hal_kernels.py (hal.CASE),
-and block-wide reductions of our own (gpu.CASE).
+and block-wide reductions of our own (gpu.CASE, also cases/*.py).
 For each:
   1. compile with --target=cuda:sm_80 --target=cuda:sm_90
      --target=llvm-cpu (hal-level programs: those three variants); every
@@ -52,7 +52,10 @@ EXTRA_MODULES = [importlib.import_module(os.path.basename(p)[:-3])
                  for p in sorted(glob.glob(os.path.join(HERE, "cases", "*.py")))]
 EXTRA_OP_CASES = {}
 EXTRA_HAL_CASES = {}
+# Optional PTX_MUST_CONTAIN: case name -> strings every PTX of it holds.
+PTX_MUST_CONTAIN = {}
 for _m in EXTRA_MODULES:
+    PTX_MUST_CONTAIN.update(getattr(_m, "PTX_MUST_CONTAIN", {}))
     for _k, _v in getattr(_m, "OP_CASES", {}).items():
         assert _k not in EXTRA_OP_CASES, "duplicate gpu op case " + _k
         EXTRA_OP_CASES[_k] = _v
@@ -165,7 +168,7 @@ def compile_and_run(kc, kr, work, tag, source, fn, ins, nres, env=None):
     return module, [np.load(o) for o in outs]
 
 
-def check_ptx(kd, module, work):
+def check_ptx(kd, module, work, must=()):
     out = os.path.join(work, "extract")
     shutil.rmtree(out, ignore_errors=True)
     sh([kd, module, "--extract=" + out])
@@ -173,7 +176,7 @@ def check_ptx(kd, module, work):
     sms = sorted({re.search(r"cuda_(sm_\d+)", p).group(1) for p in ptx})
     if sms != ["sm_80", "sm_90"]:
         raise AssertionError("expected PTX for sm_80 and sm_90, got %s" % sms)
-    check_ptx_text(ptx)
+    check_ptx_text(ptx, must)
     if not os.path.exists(PTXAS):
         print("ptxas check skipped: %s is missing (%d PTX files not assembled)" % (PTXAS, len(ptx)))
         return
@@ -183,9 +186,10 @@ def check_ptx(kd, module, work):
     print("ptxas: %d PTX files assemble" % len(ptx))
 
 
-def check_ptx_text(ptx):
+def check_ptx_text(ptx, must=()):
     """Every kernel: its SM's block size as .maxntid, reads %tid.x (work is
-    split per thread or guarded to thread 0)."""
+    split per thread or guarded to thread 0), and holds the case's
+    PTX_MUST_CONTAIN strings (warp shuffles, barriers)."""
     for p in ptx:
         sm = re.search(r"cuda_(sm_\d+)", p).group(1)
         with open(p) as f:
@@ -195,6 +199,9 @@ def check_ptx_text(ptx):
             raise AssertionError("%s: no .entry with .maxntid %d, 1, 1" % (os.path.basename(p), want))
         if "%tid.x" not in text:
             raise AssertionError("%s: the kernel never reads %%tid.x" % os.path.basename(p))
+        for m in must:
+            if m not in text:
+                raise AssertionError("%s: no %s in the PTX" % (os.path.basename(p), m))
     print("PTX: %d kernels with their SM's .maxntid, reading %%tid.x" % len(ptx))
 
 
@@ -208,7 +215,8 @@ def main(argv):
     nres = len(want)
     try:
         module, cpu = compile_and_run(kc, kr, work, "three", source(THREE), fn, ins, nres)
-        check_ptx(kd, module, work)
+        check_ptx(kd, module, work, PTX_MUST_CONTAIN.get(name.partition(".")[2], ())
+                  if name.startswith("gpu.") else ())
         env = dict(os.environ, KILN_GPU_SIMT_CPU="1")
         for sm in ("sm_80", "sm_90"):
             _, simt = compile_and_run(kc, kr, work, "simt_" + sm, source(["cuda:" + sm]), fn, ins,
