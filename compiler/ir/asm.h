@@ -192,4 +192,67 @@ void kiln_pr_successor(kiln_printer *pr, const kiln_block *b);
  * a func.func body, otherwise the full name). */
 const char *kiln_pr_op_name(kiln_printer *pr, const kiln_op *op);
 
+/* ---- shared combinators (asm.c) ---- */
+/* A type parser: kiln_p_type or one that also checks the kind. */
+typedef bool (*kiln_p_type_fn)(kiln_parser *p, const kiln_type **out);
+bool kiln_p_ranked_tensor_type(kiln_parser *p, const kiln_type **out);
+bool kiln_p_memref_type(kiln_parser *p, const kiln_type **out); /* ranked */
+bool kiln_p_vector_type(kiln_parser *p, const kiln_type **out);
+/* Resolves every operand with type t (index for _indices). */
+bool kiln_p_resolve_all(kiln_parser *p, kiln_op_state *st,
+                        const kiln_p_ssa_uses *ops, const kiln_type *t);
+bool kiln_p_resolve_indices(kiln_parser *p, kiln_op_state *st,
+                            const kiln_p_ssa_uses *ops);
+/* "[%i, %j]" (possibly empty). */
+bool kiln_p_square_operand_list(kiln_parser *p, kiln_p_ssa_uses *out);
+/* Optional "{attrs}" then ":" — what precedes an op's trailing types. */
+bool kiln_p_attrs_colon(kiln_parser *p, kiln_op_state *st);
+/* operandSegmentSizes = sizes (n counts), as MLIR keeps it. */
+void kiln_st_set_segments(kiln_op_state *st, uint32_t n, const int64_t *sizes);
+/* A mixed list "[0, %i, 4]" stored as dense i64 attribute `attr` with
+ * KILN_DYNAMIC holes; the values are appended to dyn. */
+bool kiln_p_static_list(kiln_parser *p, kiln_op_state *st, const char *attr,
+                        kiln_p_ssa_uses *dyn);
+/* Offsets, sizes and strides "[..] [..] [..]" (keywords: "offset: [..],
+ * sizes: [..], strides: [..]") into static_offsets/sizes/strides;
+ * counts[k] = how many values list k appended to dyn. */
+bool kiln_p_slice(kiln_parser *p, kiln_op_state *st, bool keywords,
+                  kiln_p_ssa_uses *dyn, int64_t counts[3]);
+/* "[[0, 1], [2]]" into the "reassociation" attribute. */
+bool kiln_p_reassociation(kiln_parser *p, kiln_op_state *st);
+/* Whole-op forms after the name, shared by several dialects:
+ *   cast:    "%a {attrs} : T to U"
+ *   element read: "%base[%i, %j] {attrs} : T", result T's element type
+ *   slice:   "%src[offs] [sizes] [strides] {attrs} : T to U" (segments
+ *            [1, offsets, sizes, strides])
+ *   reshape: "%src [[0, 1], [2]] [output_shape [..]] {attrs} : T into U"
+ * `type` parses T and U (and may check their kind). */
+bool kiln_p_cast_op(kiln_parser *p, kiln_op_state *st);
+bool kiln_p_element_read_op(kiln_parser *p, kiln_op_state *st, kiln_p_type_fn type);
+bool kiln_p_slice_op(kiln_parser *p, kiln_op_state *st, kiln_p_type_fn type);
+bool kiln_p_reshape_op(kiln_parser *p, kiln_op_state *st, bool expand,
+                       kiln_p_type_fn type);
+
+/* "[%i, %j]": operands [from, from+count). */
+void kiln_pr_square_operands(kiln_printer *pr, const kiln_op *op, uint32_t from,
+                             uint32_t count);
+/* " {attrs} : A" then, when sep is not NULL, sep and B (" to ", ", "). */
+void kiln_pr_attrs_types(kiln_printer *pr, const kiln_op *op,
+                         const char *const *elide, const kiln_type *a,
+                         const char *sep, const kiln_type *b);
+/* The mixed list of static attribute `attr` (see kiln_pr_mixed_list). */
+void kiln_pr_static_list(kiln_printer *pr, const kiln_op *op, const char *attr,
+                         uint32_t *next_dyn);
+/* The triple kiln_p_slice reads; dynamic values from operand first_dyn. */
+void kiln_pr_slice(kiln_printer *pr, const kiln_op *op, uint32_t first_dyn,
+                   bool keywords);
+void kiln_pr_reassociation(kiln_printer *pr, const kiln_op *op);
+/* Printers of the whole-op forms above (elide: attributes the syntax
+ * already shows). */
+void kiln_pr_cast_op(kiln_printer *pr, const kiln_op *op);
+void kiln_pr_element_read_op(kiln_printer *pr, const kiln_op *op);
+void kiln_pr_slice_op(kiln_printer *pr, const kiln_op *op, const char *const *elide);
+void kiln_pr_reshape_op(kiln_printer *pr, const kiln_op *op, bool expand,
+                        const char *const *elide);
+
 #endif

@@ -88,20 +88,16 @@ static const char *const flag_attrs[] = {"fastmath", "overflowFlags", NULL};
 /* %r = op %a, %b [flags] {attrs} : T  (n operands, all of type T) */
 static bool parse_same_typed(kiln_parser *p, kiln_op_state *st, uint32_t n) {
   kiln_p_ssa_uses ops = {0};
-  kiln_loc loc = kiln_p_loc(p);
   for (uint32_t i = 0; i < n; i++) {
     if (i && !kiln_p_expect(p, KILN_TOK_COMMA)) return false;
     kiln_p_ssa_use o;
     if (!kiln_p_operand(p, &o)) return false;
     kiln_p_operands_push(p, &ops, o);
   }
-  if (!parse_flags(p, st) || !kiln_p_opt_attr_dict(p, st)) return false;
-  if (!kiln_p_expect(p, KILN_TOK_COLON)) return false;
   const kiln_type *t;
-  if (!kiln_p_type(p, &t)) return false;
-  (void)loc;
-  for (uint32_t i = 0; i < n; i++)
-    if (!kiln_p_resolve_add(p, st, &ops.v[i], t)) return false;
+  if (!parse_flags(p, st) || !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &t) ||
+      !kiln_p_resolve_all(p, st, &ops, t))
+    return false;
   kiln_st_add_type(st, t);
   return true;
 }
@@ -110,9 +106,7 @@ static void print_same_typed(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, op->num_operands);
   print_flags(pr, op);
-  kiln_pr_attr_dict(pr, op, flag_attrs, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, flag_attrs, op->results[0].type, NULL, NULL);
 }
 
 bool arith_parse_binary(kiln_parser *p, kiln_op_state *st) {
@@ -222,11 +216,9 @@ bool arith_parse_cmp(kiln_parser *p, kiln_op_state *st) {
   if (!kiln_p_operand(p, &a) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
       !kiln_p_operand(p, &b))
     return false;
-  if (!parse_flags(p, st) || !kiln_p_opt_attr_dict(p, st)) return false;
-  if (!kiln_p_expect(p, KILN_TOK_COLON)) return false;
   const kiln_type *t;
-  if (!kiln_p_type(p, &t)) return false;
-  if (!kiln_p_resolve_add(p, st, &a, t) || !kiln_p_resolve_add(p, st, &b, t))
+  if (!parse_flags(p, st) || !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &t) ||
+      !kiln_p_resolve_add(p, st, &a, t) || !kiln_p_resolve_add(p, st, &b, t))
     return false;
   kiln_st_add_type(st, like(st->ctx, t, kiln_type_int(st->ctx, 1)));
   return true;
@@ -241,9 +233,7 @@ void arith_print_cmp(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_operands(pr, op, 0, 2);
   print_flags(pr, op);
   static const char *const elide[] = {"predicate", "fastmath", NULL};
-  kiln_pr_attr_dict(pr, op, elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_attrs_types(pr, op, elide, kiln_op_operand(op, 0)->type, NULL, NULL);
 }
 
 bool arith_verify_cmp(kiln_op *op) {
@@ -267,7 +257,7 @@ bool arith_parse_select(kiln_parser *p, kiln_op_state *st) {
       !kiln_p_operand(p, &a) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
       !kiln_p_operand(p, &b))
     return false;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
+  if (!kiln_p_attrs_colon(p, st)) return false;
   const kiln_type *t1, *t2 = NULL;
   if (!kiln_p_type(p, &t1)) return false;
   if (kiln_p_accept(p, KILN_TOK_COMMA) && !kiln_p_type(p, &t2)) return false;
@@ -310,29 +300,7 @@ bool arith_verify_select(kiln_op *op) {
   return true;
 }
 
-/* ---- casts ---- */
-bool arith_parse_cast(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use a;
-  if (!kiln_p_operand(p, &a)) return false;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
-  const kiln_type *from, *to;
-  if (!kiln_p_type(p, &from) || !kiln_p_expect_keyword(p, "to") || !kiln_p_type(p, &to))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &a, from)) return false;
-  kiln_st_add_type(st, to);
-  return true;
-}
-
-void arith_print_cast(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
-}
-
+/* ---- casts: "%a : T to U" (kiln_p_cast_op) ---- */
 static bool signless_int(const kiln_type *t) {
   return t->kind == KILN_TYPE_INTEGER && t->sign == KILN_SIGNLESS;
 }

@@ -41,7 +41,6 @@ bool tensor_verify_reshape(kiln_op *op);
 bool tensor_verify_splat(kiln_op *op);
 
 bool arith_parse_binary(kiln_parser *p, kiln_op_state *st);
-bool arith_parse_cast(kiln_parser *p, kiln_op_state *st);
 bool arith_parse_cmp(kiln_parser *p, kiln_op_state *st);
 bool arith_parse_constant(kiln_parser *p, kiln_op_state *st);
 bool arith_parse_select(kiln_parser *p, kiln_op_state *st);
@@ -62,7 +61,6 @@ bool linalg_parse_yield(kiln_parser *p, kiln_op_state *st);
 bool scf_parse_for(kiln_parser *p, kiln_op_state *st);
 bool scf_parse_if(kiln_parser *p, kiln_op_state *st);
 bool scf_parse_yield(kiln_parser *p, kiln_op_state *st);
-bool tensor_parse_cast(kiln_parser *p, kiln_op_state *st);
 bool tensor_parse_concat(kiln_parser *p, kiln_op_state *st);
 bool tensor_parse_dim(kiln_parser *p, kiln_op_state *st);
 bool tensor_parse_empty(kiln_parser *p, kiln_op_state *st);
@@ -77,7 +75,6 @@ bool tensor_parse_splat(kiln_parser *p, kiln_op_state *st);
 bool tensor_parse_yield(kiln_parser *p, kiln_op_state *st);
 
 void arith_print_binary(kiln_printer *pr, const kiln_op *op);
-void arith_print_cast(kiln_printer *pr, const kiln_op *op);
 void arith_print_cmp(kiln_printer *pr, const kiln_op *op);
 void arith_print_constant(kiln_printer *pr, const kiln_op *op);
 void arith_print_select(kiln_printer *pr, const kiln_op *op);
@@ -98,11 +95,9 @@ void linalg_print_yield(kiln_printer *pr, const kiln_op *op);
 void scf_print_for(kiln_printer *pr, const kiln_op *op);
 void scf_print_if(kiln_printer *pr, const kiln_op *op);
 void scf_print_yield(kiln_printer *pr, const kiln_op *op);
-void tensor_print_cast(kiln_printer *pr, const kiln_op *op);
 void tensor_print_concat(kiln_printer *pr, const kiln_op *op);
 void tensor_print_dim(kiln_printer *pr, const kiln_op *op);
 void tensor_print_empty(kiln_printer *pr, const kiln_op *op);
-void tensor_print_extract(kiln_printer *pr, const kiln_op *op);
 void tensor_print_extract_slice(kiln_printer *pr, const kiln_op *op);
 void tensor_print_from_elements(kiln_printer *pr, const kiln_op *op);
 void tensor_print_insert(kiln_printer *pr, const kiln_op *op);
@@ -112,8 +107,14 @@ void tensor_print_reshape(kiln_printer *pr, const kiln_op *op);
 void tensor_print_splat(kiln_printer *pr, const kiln_op *op);
 void tensor_print_yield(kiln_printer *pr, const kiln_op *op);
 
-/* Parses `[[0, 1], [2]]` into the "reassociation" attribute (tensor.c). */
-bool ir_parse_reassociation(kiln_parser *p, kiln_op_state *st);
+/* Verifier helpers (verify_util.c). ir_type_error emits "WHAT, but got
+ * 'T'" and returns false; ir_count_dynamic counts the KILN_DYNAMIC entries
+ * of a dense array (0 for anything else); ir_operands_are_index checks
+ * operands [from, to) ("operand #i must be of index type"). */
+bool ir_type_error(const kiln_op *op, const char *what, const kiln_type *t);
+uint32_t ir_count_dynamic(const kiln_attr *a);
+uint32_t ir_count_dynamic_dims(const kiln_type *t);
+bool ir_operands_are_index(kiln_op *op, uint32_t from, uint32_t to);
 
 /* Name the printer gives entry-block argument i of region `region` of op
  * ("in", "out", "init" for linalg ops), or NULL for the default %argN. */

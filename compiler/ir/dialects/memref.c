@@ -6,57 +6,7 @@
  * query the lowering to LLVM relies on. */
 #include "dialects.h"
 
-#include <stdlib.h>
-
-/* A static list attribute, or NULL when absent or of another kind (the
- * printer also runs on unverified IR). */
-static const kiln_attr *dense_or_null(const kiln_op *op, const char *name) {
-  const kiln_attr *a = kiln_op_get_attr(op, name);
-  return a && a->kind == KILN_ATTR_DENSE_ARRAY ? a : NULL;
-}
-
-static const kiln_type *idx(kiln_op_state *st) { return kiln_type_index(st->ctx); }
-
-static bool resolve_indices(kiln_parser *p, kiln_op_state *st,
-                            const kiln_p_ssa_uses *ops) {
-  for (uint32_t i = 0; i < ops->n; i++)
-    if (!kiln_p_resolve_add(p, st, &ops->v[i], idx(st))) return false;
-  return true;
-}
-
-static void set_segments(kiln_op_state *st, uint32_t n, const int64_t *v) {
-  kiln_st_set_attr(st, "operandSegmentSizes",
-                   kiln_attr_dense_array(st->ctx, kiln_type_int(st->ctx, 32), n, v, NULL));
-}
-
-static bool type_error(const kiln_op *op, const char *what, const kiln_type *t) {
-  char *s = kiln_type_to_string(t);
-  kiln_op_emit_error(op, "%s, but got '%s'", what, s);
-  free(s);
-  return false;
-}
-
 static bool is_memref(const kiln_type *t) { return t->kind == KILN_TYPE_MEMREF; }
-
-static bool all_index(kiln_op *op, uint32_t from, uint32_t to) {
-  for (uint32_t i = from; i < to; i++)
-    if (kiln_op_operand(op, i)->type->kind != KILN_TYPE_INDEX)
-      return kiln_op_emit_error(op, "operand #%u must be of index type", i);
-  return true;
-}
-
-static uint32_t count_dyn_dims(const kiln_type *t) {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < t->rank; i++) n += t->shape[i] == KILN_DYNAMIC;
-  return n;
-}
-
-static uint32_t count_dynamic(const kiln_attr *a) {
-  uint32_t n = 0;
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY) return 0;
-  for (uint32_t i = 0; i < a->count; i++) n += ((const int64_t *)a->data)[i] == KILN_DYNAMIC;
-  return n;
-}
 
 static const char *const seg_elide[] = {"operandSegmentSizes", "static_offsets",
                                         "static_sizes", "static_strides",
@@ -84,48 +34,17 @@ bool kiln_memref_strides(const kiln_type *t, int64_t *strides, int64_t *offset) 
 }
 
 /* ---- load / store: "%m[%i, %j] : memref<...>" ---- */
-static bool parse_indices(kiln_parser *p, kiln_p_ssa_uses *ix) {
-  return kiln_p_expect(p, KILN_TOK_LSQUARE) && kiln_p_operand_list(p, ix) &&
-         kiln_p_expect(p, KILN_TOK_RSQUARE);
-}
-
-static bool parse_memref_type(kiln_parser *p, const kiln_type **t) {
-  kiln_loc l = kiln_p_loc(p);
-  if (!kiln_p_type(p, t)) return false;
-  if (!is_memref(*t)) return kiln_p_error_at(p, l, "expected a ranked memref type");
-  return true;
-}
-
 bool memref_parse_load(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use m;
-  kiln_p_ssa_uses ix = {0};
-  const kiln_type *t;
-  if (!kiln_p_operand(p, &m) || !parse_indices(p, &ix) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !parse_memref_type(p, &t))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &m, t) || !resolve_indices(p, st, &ix)) return false;
-  kiln_st_add_type(st, t->elem);
-  return true;
-}
-
-void memref_print_load(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_puts(pr, "[");
-  kiln_pr_operands(pr, op, 1, op->num_operands - 1);
-  kiln_pr_puts(pr, "]");
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  return kiln_p_element_read_op(p, st, kiln_p_memref_type);
 }
 
 static bool check_access(kiln_op *op, uint32_t mi) {
   const kiln_type *t = kiln_op_operand(op, mi)->type;
-  if (!is_memref(t)) return type_error(op, "expected a ranked memref operand", t);
+  if (!is_memref(t)) return ir_type_error(op, "expected a ranked memref operand", t);
   if (op->num_operands - mi - 1 != t->rank)
     return kiln_op_emit_error(op, "incorrect number of indices: %u for a rank-%u memref",
                               op->num_operands - mi - 1, t->rank);
-  return all_index(op, mi + 1, op->num_operands);
+  return ir_operands_are_index(op, mi + 1, op->num_operands);
 }
 
 bool memref_verify_load(kiln_op *op) {
@@ -139,25 +58,18 @@ bool memref_parse_store(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use v, m;
   kiln_p_ssa_uses ix = {0};
   const kiln_type *t;
-  if (!kiln_p_operand(p, &v) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
-      !kiln_p_operand(p, &m) || !parse_indices(p, &ix) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !parse_memref_type(p, &t))
-    return false;
-  return kiln_p_resolve_add(p, st, &v, t->elem) && kiln_p_resolve_add(p, st, &m, t) &&
-         resolve_indices(p, st, &ix);
+  return kiln_p_operand(p, &v) && kiln_p_expect(p, KILN_TOK_COMMA) &&
+         kiln_p_operand(p, &m) && kiln_p_square_operand_list(p, &ix) &&
+         kiln_p_attrs_colon(p, st) && kiln_p_memref_type(p, &t) &&
+         kiln_p_resolve_add(p, st, &v, t->elem) && kiln_p_resolve_add(p, st, &m, t) &&
+         kiln_p_resolve_indices(p, st, &ix);
 }
 
 void memref_print_store(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_puts(pr, ", ");
-  kiln_pr_operands(pr, op, 1, 1);
-  kiln_pr_puts(pr, "[");
-  kiln_pr_operands(pr, op, 2, op->num_operands - 2);
-  kiln_pr_puts(pr, "]");
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 1)->type);
+  kiln_pr_operands(pr, op, 0, 2);
+  kiln_pr_square_operands(pr, op, 2, op->num_operands - 2);
+  kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 1)->type, NULL, NULL);
 }
 
 bool memref_verify_store(kiln_op *op) {
@@ -170,17 +82,14 @@ bool memref_verify_store(kiln_op *op) {
 /* ---- alloca / alloc: "(%d...)[%sym...] {attrs} : memref<...>" ---- */
 bool memref_parse_alloc(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses dyn = {0}, sym = {0};
-  if (!kiln_p_paren_operand_list(p, &dyn)) return false;
-  if (kiln_p_accept(p, KILN_TOK_LSQUARE) &&
-      (!kiln_p_operand_list(p, &sym) || !kiln_p_expect(p, KILN_TOK_RSQUARE)))
-    return false;
   const kiln_type *t;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-      !parse_memref_type(p, &t) || !resolve_indices(p, st, &dyn) ||
-      !resolve_indices(p, st, &sym))
+  if (!kiln_p_paren_operand_list(p, &dyn) ||
+      (kiln_p_is(p, KILN_TOK_LSQUARE) && !kiln_p_square_operand_list(p, &sym)) ||
+      !kiln_p_attrs_colon(p, st) || !kiln_p_memref_type(p, &t) ||
+      !kiln_p_resolve_indices(p, st, &dyn) || !kiln_p_resolve_indices(p, st, &sym))
     return false;
   int64_t seg[2] = {dyn.n, sym.n};
-  set_segments(st, 2, seg);
+  kiln_st_set_segments(st, 2, seg);
   kiln_st_add_type(st, t);
   return true;
 }
@@ -197,67 +106,40 @@ void memref_print_alloc(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, "(");
   kiln_pr_operands(pr, op, 0, (uint32_t)nd);
   kiln_pr_puts(pr, ")");
-  if ((uint32_t)nd < op->num_operands) {
-    kiln_pr_puts(pr, "[");
-    kiln_pr_operands(pr, op, (uint32_t)nd, op->num_operands - (uint32_t)nd);
-    kiln_pr_puts(pr, "]");
-  }
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  if ((uint32_t)nd < op->num_operands)
+    kiln_pr_square_operands(pr, op, (uint32_t)nd, op->num_operands - (uint32_t)nd);
+  kiln_pr_attrs_types(pr, op, seg_elide, op->results[0].type, NULL, NULL);
 }
 
 bool memref_verify_alloc(kiln_op *op) {
   const kiln_type *t = op->results[0].type;
-  if (!is_memref(t)) return type_error(op, "result must be a ranked memref", t);
+  if (!is_memref(t)) return ir_type_error(op, "result must be a ranked memref", t);
   int64_t nd = segment(op, 0), ns = segment(op, 1);
   if (nd < 0 || ns < 0 || nd + ns != op->num_operands)
     return kiln_op_emit_error(op, "operandSegmentSizes must hold 2 counts summing to the operand count");
-  if ((uint32_t)nd != count_dyn_dims(t))
+  if ((uint32_t)nd != ir_count_dynamic_dims(t))
     return kiln_op_emit_error(op, "dimension operand count does not equal memref dynamic dimension count");
   const kiln_attr *a = kiln_op_get_attr(op, "alignment");
   if (a && (a->kind != KILN_ATTR_INTEGER || a->i <= 0 || (a->i & (a->i - 1))))
     return kiln_op_emit_error(op, "'alignment' must be a positive power of two");
-  return all_index(op, 0, op->num_operands);
+  return ir_operands_are_index(op, 0, op->num_operands);
 }
 
 /* ---- dim: "%m, %i : memref<...>" ---- */
 bool memref_verify_dim(kiln_op *op) {
   const kiln_type *t = kiln_op_operand(op, 0)->type;
   if (t->kind != KILN_TYPE_MEMREF && t->kind != KILN_TYPE_UNRANKED_MEMREF)
-    return type_error(op, "operand #0 must be a memref", t);
+    return ir_type_error(op, "operand #0 must be a memref", t);
   if (op->results[0].type->kind != KILN_TYPE_INDEX)
     return kiln_op_emit_error(op, "result must be of index type");
   const kiln_attr *c = kiln_value_constant(kiln_op_operand(op, 1));
   if (c && c->kind == KILN_ATTR_INTEGER && t->kind == KILN_TYPE_MEMREF &&
       (c->i < 0 || c->i >= (int64_t)t->rank))
     return kiln_op_emit_error(op, "index is out of range");
-  return all_index(op, 1, 2);
+  return ir_operands_are_index(op, 1, 2);
 }
 
-/* ---- cast: "%m : T to U" ---- */
-bool memref_parse_cast(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use m;
-  const kiln_type *a, *b;
-  if (!kiln_p_operand(p, &m) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &a) ||
-      !kiln_p_expect_keyword(p, "to") || !kiln_p_type(p, &b) ||
-      !kiln_p_resolve_add(p, st, &m, a))
-    return false;
-  kiln_st_add_type(st, b);
-  return true;
-}
-
-void memref_print_cast(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
-}
-
+/* ---- cast: "%m : T to U" (kiln_p_cast_op) ---- */
 /* Two static values disagree (a '?' on either side is compatible). */
 static bool clash(int64_t a, int64_t b) {
   return a != KILN_DYNAMIC && b != KILN_DYNAMIC && a != b;
@@ -285,61 +167,12 @@ bool memref_verify_cast(kiln_op *op) {
 }
 
 /* ---- subview: "%m[offs] [sizes] [strides] : T to U" ---- */
-static bool parse_three_lists(kiln_parser *p, kiln_op_state *st,
-                              kiln_p_ssa_uses *dyn, int64_t counts[3],
-                              const char *sep) {
-  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
-  static const char *const kws[] = {"offset", "sizes", "strides"};
-  for (int k = 0; k < 3; k++) {
-    if (sep) {
-      if (k && !kiln_p_expect(p, KILN_TOK_COMMA)) return false;
-      if (!kiln_p_expect_keyword(p, kws[k]) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
-    }
-    uint32_t before = dyn->n, n;
-    int64_t *v;
-    if (!kiln_p_mixed_list(p, dyn, &v, &n)) return false;
-    kiln_st_set_attr(st, names[k], kiln_attr_dense_i64_array(st->ctx, n, v));
-    counts[k] = dyn->n - before;
-  }
-  return true;
-}
-
 bool memref_parse_subview(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use m;
-  kiln_p_ssa_uses dyn = {0};
-  int64_t c[4];
-  const kiln_type *a, *b;
-  if (!kiln_p_operand(p, &m) || !parse_three_lists(p, st, &dyn, c + 1, NULL) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-      !parse_memref_type(p, &a) || !kiln_p_expect_keyword(p, "to") ||
-      !parse_memref_type(p, &b) || !kiln_p_resolve_add(p, st, &m, a) ||
-      !resolve_indices(p, st, &dyn))
-    return false;
-  c[0] = 1;
-  set_segments(st, 4, c);
-  kiln_st_add_type(st, b);
-  return true;
-}
-
-static void print_three_lists(kiln_printer *pr, const kiln_op *op, bool kw) {
-  uint32_t next = 1;
-  kiln_pr_puts(pr, kw ? "offset: " : "");
-  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_offsets"), &next);
-  kiln_pr_puts(pr, kw ? ", sizes: " : " ");
-  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_sizes"), &next);
-  kiln_pr_puts(pr, kw ? ", strides: " : " ");
-  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_strides"), &next);
+  return kiln_p_slice_op(p, st, kiln_p_memref_type);
 }
 
 void memref_print_subview(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  print_three_lists(pr, op, false);
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_slice_op(pr, op, seg_elide);
 }
 
 /* The three static lists exist, have `n[k]` entries and their holes match
@@ -351,12 +184,12 @@ static bool check_lists(kiln_op *op, const uint32_t n[3]) {
     const kiln_attr *a = kiln_op_get_attr(op, names[k]);
     if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n[k])
       return kiln_op_emit_error(op, "expected '%s' to hold %u entries", names[k], n[k]);
-    holes += count_dynamic(a);
+    holes += ir_count_dynamic(a);
   }
   if (holes != op->num_operands - 1)
     return kiln_op_emit_error(op, "expected %u dynamic operands for the '?' entries, got %u",
                               holes, op->num_operands - 1);
-  return all_index(op, 1, op->num_operands);
+  return ir_operands_are_index(op, 1, op->num_operands);
 }
 
 bool memref_verify_subview(kiln_op *op) {
@@ -406,16 +239,14 @@ bool memref_verify_subview(kiln_op *op) {
 bool memref_parse_reinterpret_cast(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use m;
   kiln_p_ssa_uses dyn = {0};
-  int64_t c[4];
+  int64_t seg[4] = {1};
   const kiln_type *a, *b;
   if (!kiln_p_operand(p, &m) || !kiln_p_expect_keyword(p, "to") ||
-      !parse_three_lists(p, st, &dyn, c + 1, "kw") || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &a) ||
-      !kiln_p_expect_keyword(p, "to") || !parse_memref_type(p, &b) ||
-      !kiln_p_resolve_add(p, st, &m, a) || !resolve_indices(p, st, &dyn))
+      !kiln_p_slice(p, st, true, &dyn, seg + 1) || !kiln_p_attrs_colon(p, st) ||
+      !kiln_p_type(p, &a) || !kiln_p_expect_keyword(p, "to") || !kiln_p_memref_type(p, &b) ||
+      !kiln_p_resolve_add(p, st, &m, a) || !kiln_p_resolve_indices(p, st, &dyn))
     return false;
-  c[0] = 1;
-  set_segments(st, 4, c);
+  kiln_st_set_segments(st, 4, seg);
   kiln_st_add_type(st, b);
   return true;
 }
@@ -424,12 +255,9 @@ void memref_print_reinterpret_cast(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 1);
   kiln_pr_puts(pr, " to ");
-  print_three_lists(pr, op, true);
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_slice(pr, op, 1, true);
+  kiln_pr_attrs_types(pr, op, seg_elide, kiln_op_operand(op, 0)->type, " to ",
+                      op->results[0].type);
 }
 
 bool memref_verify_reinterpret_cast(kiln_op *op) {
@@ -452,52 +280,14 @@ bool memref_verify_reinterpret_cast(kiln_op *op) {
   return true;
 }
 
-/* ---- collapse_shape / expand_shape ---- */
+/* ---- collapse_shape / expand_shape (tensor's syntax on memrefs) ---- */
 bool memref_parse_reshape(kiln_parser *p, kiln_op_state *st) {
-  bool expand = st->info->kind == KILN_OP_MEMREF_EXPAND_SHAPE;
-  kiln_p_ssa_use src;
-  kiln_p_ssa_uses dyn = {0};
-  if (!kiln_p_operand(p, &src) || !ir_parse_reassociation(p, st)) return false;
-  if (expand) {
-    int64_t *v;
-    uint32_t n;
-    if (!kiln_p_expect_keyword(p, "output_shape") || !kiln_p_mixed_list(p, &dyn, &v, &n))
-      return false;
-    kiln_st_set_attr(st, "static_output_shape", kiln_attr_dense_i64_array(st->ctx, n, v));
-  }
-  const kiln_type *s, *r;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-      !parse_memref_type(p, &s) || !kiln_p_expect_keyword(p, "into") ||
-      !parse_memref_type(p, &r) || !kiln_p_resolve_add(p, st, &src, s) ||
-      !resolve_indices(p, st, &dyn))
-    return false;
-  kiln_st_add_type(st, r);
-  return true;
+  return kiln_p_reshape_op(p, st, st->info->kind == KILN_OP_MEMREF_EXPAND_SHAPE,
+                           kiln_p_memref_type);
 }
 
 void memref_print_reshape(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_puts(pr, " [");
-  const kiln_attr *re = kiln_op_get_attr(op, "reassociation");
-  for (uint32_t i = 0; re && re->kind == KILN_ATTR_ARRAY && i < re->count; i++) {
-    const kiln_attr *g = re->elems[i];
-    kiln_pr_puts(pr, i ? ", [" : "[");
-    for (uint32_t j = 0; g->kind == KILN_ATTR_ARRAY && j < g->count; j++)
-      kiln_pr_printf(pr, "%s%lld", j ? ", " : "", (long long)g->elems[j]->i);
-    kiln_pr_puts(pr, "]");
-  }
-  kiln_pr_puts(pr, "]");
-  if (op->kind == KILN_OP_MEMREF_EXPAND_SHAPE) {
-    uint32_t next = 1;
-    kiln_pr_puts(pr, " output_shape ");
-    kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_output_shape"), &next);
-  }
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " into ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_reshape_op(pr, op, op->kind == KILN_OP_MEMREF_EXPAND_SHAPE, seg_elide);
 }
 
 /* Reassociation groups are contiguous, cover the larger rank in order, and
@@ -540,10 +330,10 @@ bool memref_verify_reshape(kiln_op *op) {
     const kiln_attr *os = kiln_op_get_attr(op, "static_output_shape");
     if (!os || os->kind != KILN_ATTR_DENSE_ARRAY || os->count != res->rank)
       return kiln_op_emit_error(op, "expected 'static_output_shape' with %u entries", res->rank);
-    if (count_dynamic(os) != op->num_operands - 1)
+    if (ir_count_dynamic(os) != op->num_operands - 1)
       return kiln_op_emit_error(op, "output_shape has %u '?' entries but %u values",
-                                count_dynamic(os), op->num_operands - 1);
-    return all_index(op, 1, op->num_operands);
+                                ir_count_dynamic(os), op->num_operands - 1);
+    return ir_operands_are_index(op, 1, op->num_operands);
   }
   return true;
 }
@@ -553,8 +343,7 @@ bool memref_parse_copy(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use a, b;
   const kiln_type *ta, *tb;
   return kiln_p_operand(p, &a) && kiln_p_expect(p, KILN_TOK_COMMA) &&
-         kiln_p_operand(p, &b) && kiln_p_opt_attr_dict(p, st) &&
-         kiln_p_expect(p, KILN_TOK_COLON) && kiln_p_type(p, &ta) &&
+         kiln_p_operand(p, &b) && kiln_p_attrs_colon(p, st) && kiln_p_type(p, &ta) &&
          kiln_p_expect_keyword(p, "to") && kiln_p_type(p, &tb) &&
          kiln_p_resolve_add(p, st, &a, ta) && kiln_p_resolve_add(p, st, &b, tb);
 }
@@ -562,11 +351,8 @@ bool memref_parse_copy(kiln_parser *p, kiln_op_state *st) {
 void memref_print_copy(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 2);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, kiln_op_operand(op, 1)->type);
+  kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 0)->type, " to ",
+                      kiln_op_operand(op, 1)->type);
 }
 
 bool memref_verify_copy(kiln_op *op) {

@@ -8,40 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const kiln_type *idx(kiln_op_state *st) { return kiln_type_index(st->ctx); }
-
-static bool resolve_indices(kiln_parser *p, kiln_op_state *st,
-                            const kiln_p_ssa_uses *ops) {
-  for (uint32_t i = 0; i < ops->n; i++)
-    if (!kiln_p_resolve_add(p, st, &ops->v[i], idx(st))) return false;
-  return true;
-}
-
-static void set_segments(kiln_op_state *st, uint32_t n, const int64_t *v) {
-  kiln_st_set_attr(st, "operandSegmentSizes",
-                   kiln_attr_dense_array(st->ctx, kiln_type_int(st->ctx, 32), n, v, NULL));
-}
-
-static uint32_t count_dynamic(const kiln_attr *a) {
-  uint32_t n = 0;
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY) return 0;
-  for (uint32_t i = 0; i < a->count; i++) n += ((const int64_t *)a->data)[i] == KILN_DYNAMIC;
-  return n;
-}
-
-static uint32_t count_dyn_dims(const kiln_type *t) {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < t->rank; i++) n += t->shape[i] == KILN_DYNAMIC;
-  return n;
-}
-
 static bool is_ranked_tensor(const kiln_type *t) { return t->kind == KILN_TYPE_TENSOR; }
 
-static bool type_error(const kiln_op *op, const char *what, const kiln_type *t) {
-  char *s = kiln_type_to_string(t);
-  kiln_op_emit_error(op, "%s, but got '%s'", what, s);
-  free(s);
-  return false;
+/* Any shaped type (tensor.extract/insert; the verifier wants a tensor). */
+static bool parse_shaped_type(kiln_parser *p, const kiln_type **t) {
+  kiln_loc loc = kiln_p_loc(p);
+  if (!kiln_p_type(p, t)) return false;
+  if (!kiln_type_is_shaped(*t)) return kiln_p_error_at(p, loc, "expected a tensor type");
+  return true;
 }
 
 static const char *const seg_elide[] = {"operandSegmentSizes", "static_offsets",
@@ -53,11 +27,10 @@ static const char *const seg_elide[] = {"operandSegmentSizes", "static_offsets",
 /* ---- empty ---- */
 bool tensor_parse_empty(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses dyn = {0};
-  if (!kiln_p_paren_operand_list(p, &dyn) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
   const kiln_type *t;
-  if (!kiln_p_type(p, &t) || !resolve_indices(p, st, &dyn)) return false;
+  if (!kiln_p_paren_operand_list(p, &dyn) || !kiln_p_attrs_colon(p, st) ||
+      !kiln_p_type(p, &t) || !kiln_p_resolve_indices(p, st, &dyn))
+    return false;
   kiln_st_add_type(st, t);
   return true;
 }
@@ -66,17 +39,15 @@ void tensor_print_empty(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, "(");
   kiln_pr_operands(pr, op, 0, op->num_operands);
   kiln_pr_puts(pr, ")");
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, NULL, op->results[0].type, NULL, NULL);
 }
 
 bool tensor_verify_empty(kiln_op *op) {
   const kiln_type *t = op->results[0].type;
-  if (!is_ranked_tensor(t)) return type_error(op, "result must be a ranked tensor", t);
-  if (count_dyn_dims(t) != op->num_operands)
+  if (!is_ranked_tensor(t)) return ir_type_error(op, "result must be a ranked tensor", t);
+  if (ir_count_dynamic_dims(t) != op->num_operands)
     return kiln_op_emit_error(op, "incorrect number of dynamic sizes, has %u, expected %u",
-                              op->num_operands, count_dyn_dims(t));
+                              op->num_operands, ir_count_dynamic_dims(t));
   for (uint32_t i = 0; i < op->num_operands; i++)
     if (kiln_op_operand(op, i)->type->kind != KILN_TYPE_INDEX)
       return kiln_op_emit_error(op, "dynamic sizes must be of index type");
@@ -84,36 +55,8 @@ bool tensor_verify_empty(kiln_op *op) {
 }
 
 /* ---- extract / insert ---- */
-static bool parse_index_list(kiln_parser *p, kiln_p_ssa_uses *ix) {
-  if (!kiln_p_expect(p, KILN_TOK_LSQUARE)) return false;
-  if (!kiln_p_operand_list(p, ix)) return false;
-  return kiln_p_expect(p, KILN_TOK_RSQUARE);
-}
-
 bool tensor_parse_extract(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use t;
-  kiln_p_ssa_uses ix = {0};
-  if (!kiln_p_operand(p, &t) || !parse_index_list(p, &ix) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
-  kiln_loc tl = kiln_p_loc(p);
-  const kiln_type *tt;
-  if (!kiln_p_type(p, &tt)) return false;
-  if (!kiln_type_is_shaped(tt)) return kiln_p_error_at(p, tl, "expected a tensor type");
-  if (!kiln_p_resolve_add(p, st, &t, tt) || !resolve_indices(p, st, &ix)) return false;
-  kiln_st_add_type(st, tt->elem);
-  return true;
-}
-
-void tensor_print_extract(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_puts(pr, "[");
-  kiln_pr_operands(pr, op, 1, op->num_operands - 1);
-  kiln_pr_puts(pr, "]");
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  return kiln_p_element_read_op(p, st, parse_shaped_type);
 }
 
 static bool check_indices(kiln_op *op, const kiln_type *t, uint32_t first) {
@@ -129,7 +72,7 @@ static bool check_indices(kiln_op *op, const kiln_type *t, uint32_t first) {
 bool tensor_verify_extract(kiln_op *op) {
   const kiln_type *t = kiln_op_operand(op, 0)->type;
   if (t->kind != KILN_TYPE_TENSOR && t->kind != KILN_TYPE_UNRANKED_TENSOR)
-    return type_error(op, "operand #0 must be a tensor", t);
+    return ir_type_error(op, "operand #0 must be a tensor", t);
   if (op->results[0].type != t->elem)
     return kiln_op_emit_error(op, "result type must match the element type of the tensor");
   return check_indices(op, t, 1);
@@ -138,16 +81,12 @@ bool tensor_verify_extract(kiln_op *op) {
 bool tensor_parse_insert(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use v, t;
   kiln_p_ssa_uses ix = {0};
-  if (!kiln_p_operand(p, &v) || !kiln_p_expect_keyword(p, "into") ||
-      !kiln_p_operand(p, &t) || !parse_index_list(p, &ix) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
-  kiln_loc tl = kiln_p_loc(p);
   const kiln_type *tt;
-  if (!kiln_p_type(p, &tt)) return false;
-  if (!kiln_type_is_shaped(tt)) return kiln_p_error_at(p, tl, "expected a tensor type");
-  if (!kiln_p_resolve_add(p, st, &v, tt->elem) || !kiln_p_resolve_add(p, st, &t, tt) ||
-      !resolve_indices(p, st, &ix))
+  if (!kiln_p_operand(p, &v) || !kiln_p_expect_keyword(p, "into") ||
+      !kiln_p_operand(p, &t) || !kiln_p_square_operand_list(p, &ix) ||
+      !kiln_p_attrs_colon(p, st) || !parse_shaped_type(p, &tt) ||
+      !kiln_p_resolve_add(p, st, &v, tt->elem) || !kiln_p_resolve_add(p, st, &t, tt) ||
+      !kiln_p_resolve_indices(p, st, &ix))
     return false;
   kiln_st_add_type(st, tt);
   return true;
@@ -158,18 +97,14 @@ void tensor_print_insert(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_operands(pr, op, 0, 1);
   kiln_pr_puts(pr, " into ");
   kiln_pr_operands(pr, op, 1, 1);
-  kiln_pr_puts(pr, "[");
-  kiln_pr_operands(pr, op, 2, op->num_operands - 2);
-  kiln_pr_puts(pr, "]");
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 1)->type);
+  kiln_pr_square_operands(pr, op, 2, op->num_operands - 2);
+  kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 1)->type, NULL, NULL);
 }
 
 bool tensor_verify_insert(kiln_op *op) {
   const kiln_type *t = kiln_op_operand(op, 1)->type;
   if (t->kind != KILN_TYPE_TENSOR && t->kind != KILN_TYPE_UNRANKED_TENSOR)
-    return type_error(op, "operand #1 must be a tensor", t);
+    return ir_type_error(op, "operand #1 must be a tensor", t);
   if (kiln_op_operand(op, 0)->type != t->elem)
     return kiln_op_emit_error(op, "scalar type must match the element type of the destination");
   if (op->results[0].type != t)
@@ -178,63 +113,20 @@ bool tensor_verify_insert(kiln_op *op) {
 }
 
 /* ---- slices ---- */
-static bool parse_offsets_sizes_strides(kiln_parser *p, kiln_op_state *st,
-                                        kiln_p_ssa_uses *dyn, uint32_t counts[3]) {
-  static const char *const names[] = {"static_offsets", "static_sizes", "static_strides"};
-  for (int k = 0; k < 3; k++) {
-    uint32_t before = dyn->n, n;
-    int64_t *v;
-    if (!kiln_p_mixed_list(p, dyn, &v, &n)) return false;
-    kiln_st_set_attr(st, names[k], kiln_attr_dense_i64_array(st->ctx, n, v));
-    counts[k] = dyn->n - before;
-  }
-  return true;
-}
-
-static void print_offsets_sizes_strides(kiln_printer *pr, const kiln_op *op,
-                                        uint32_t first_dyn) {
-  uint32_t next = first_dyn;
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_offsets"), &next);
-  kiln_pr_puts(pr, " ");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_sizes"), &next);
-  kiln_pr_puts(pr, " ");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_strides"), &next);
-}
-
 bool tensor_parse_extract_slice(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use src;
-  kiln_p_ssa_uses dyn = {0};
-  uint32_t c[3];
-  if (!kiln_p_operand(p, &src) || !parse_offsets_sizes_strides(p, st, &dyn, c) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
-  const kiln_type *s, *r;
-  if (!kiln_p_type(p, &s) || !kiln_p_expect_keyword(p, "to") || !kiln_p_type(p, &r))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &src, s) || !resolve_indices(p, st, &dyn)) return false;
-  int64_t seg[4] = {1, c[0], c[1], c[2]};
-  set_segments(st, 4, seg);
-  kiln_st_add_type(st, r);
-  return true;
+  return kiln_p_slice_op(p, st, kiln_p_type);
 }
 
 void tensor_print_extract_slice(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  print_offsets_sizes_strides(pr, op, 1);
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_slice_op(pr, op, seg_elide);
 }
 
 /* Shared checks: list lengths = source rank; slice shape vs `sliced`
  * (possibly rank-reduced by dropping unit dims). */
 static bool verify_slice(kiln_op *op, const kiln_type *full, const kiln_type *sliced,
                          uint32_t first_dyn) {
-  if (!is_ranked_tensor(full)) return type_error(op, "expected a ranked tensor", full);
-  if (!is_ranked_tensor(sliced)) return type_error(op, "expected a ranked tensor", sliced);
+  if (!is_ranked_tensor(full)) return ir_type_error(op, "expected a ranked tensor", full);
+  if (!is_ranked_tensor(sliced)) return ir_type_error(op, "expected a ranked tensor", sliced);
   const kiln_attr *o = kiln_op_get_attr(op, "static_offsets");
   const kiln_attr *s = kiln_op_get_attr(op, "static_sizes");
   const kiln_attr *t = kiln_op_get_attr(op, "static_strides");
@@ -244,7 +136,7 @@ static bool verify_slice(kiln_op *op, const kiln_type *full, const kiln_type *sl
   if (o->count != full->rank || s->count != full->rank || t->count != full->rank)
     return kiln_op_emit_error(op, "expected %u offset/size/stride values (the source rank)",
                               full->rank);
-  uint32_t ndyn = count_dynamic(o) + count_dynamic(s) + count_dynamic(t);
+  uint32_t ndyn = ir_count_dynamic(o) + ir_count_dynamic(s) + ir_count_dynamic(t);
   if (op->num_operands - first_dyn != ndyn)
     return kiln_op_emit_error(op, "expected %u dynamic offset/size/stride operands", ndyn);
   for (uint32_t i = first_dyn; i < op->num_operands; i++)
@@ -280,19 +172,16 @@ bool tensor_verify_extract_slice(kiln_op *op) {
 bool tensor_parse_insert_slice(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use src, dst;
   kiln_p_ssa_uses dyn = {0};
-  uint32_t c[3];
-  if (!kiln_p_operand(p, &src) || !kiln_p_expect_keyword(p, "into") ||
-      !kiln_p_operand(p, &dst) || !parse_offsets_sizes_strides(p, st, &dyn, c) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
+  int64_t seg[5] = {1, 1};
   const kiln_type *s, *d;
-  if (!kiln_p_type(p, &s) || !kiln_p_expect_keyword(p, "into") || !kiln_p_type(p, &d))
+  if (!kiln_p_operand(p, &src) || !kiln_p_expect_keyword(p, "into") ||
+      !kiln_p_operand(p, &dst) || !kiln_p_slice(p, st, false, &dyn, seg + 2) ||
+      !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &s) ||
+      !kiln_p_expect_keyword(p, "into") || !kiln_p_type(p, &d) ||
+      !kiln_p_resolve_add(p, st, &src, s) || !kiln_p_resolve_add(p, st, &dst, d) ||
+      !kiln_p_resolve_indices(p, st, &dyn))
     return false;
-  if (!kiln_p_resolve_add(p, st, &src, s) || !kiln_p_resolve_add(p, st, &dst, d) ||
-      !resolve_indices(p, st, &dyn))
-    return false;
-  int64_t seg[5] = {1, 1, c[0], c[1], c[2]};
-  set_segments(st, 5, seg);
+  kiln_st_set_segments(st, 5, seg);
   kiln_st_add_type(st, d);
   return true;
 }
@@ -302,12 +191,9 @@ void tensor_print_insert_slice(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_operands(pr, op, 0, 1);
   kiln_pr_puts(pr, " into ");
   kiln_pr_operands(pr, op, 1, 1);
-  print_offsets_sizes_strides(pr, op, 2);
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " into ");
-  kiln_pr_type(pr, kiln_op_operand(op, 1)->type);
+  kiln_pr_slice(pr, op, 2, false);
+  kiln_pr_attrs_types(pr, op, seg_elide, kiln_op_operand(op, 0)->type, " into ",
+                      kiln_op_operand(op, 1)->type);
 }
 
 bool tensor_verify_insert_slice(kiln_op *op) {
@@ -317,77 +203,12 @@ bool tensor_verify_insert_slice(kiln_op *op) {
 }
 
 /* ---- expand_shape / collapse_shape ---- */
-/* `[[0, 1], [2]]` into the "reassociation" attribute; memref's reshapes
- * share it. */
-bool ir_parse_reassociation(kiln_parser *p, kiln_op_state *st) {
-  kiln_context *ctx = st->ctx;
-  if (!kiln_p_expect(p, KILN_TOK_LSQUARE)) return false;
-  const kiln_attr **groups = NULL;
-  uint32_t ng = 0, cap = 0;
-  if (!kiln_p_accept(p, KILN_TOK_RSQUARE)) {
-    do {
-      int64_t *v;
-      uint32_t n;
-      if (!kiln_p_int_array(p, &v, &n)) return false;
-      const kiln_attr **e = kiln_alloc(ctx, (n + 1) * sizeof *e);
-      for (uint32_t i = 0; i < n; i++) e[i] = kiln_attr_int(ctx, kiln_type_int(ctx, 64), v[i]);
-      groups = ir_grow(ctx, groups, sizeof *groups, &cap, ng + 1);
-      groups[ng++] = kiln_attr_array(ctx, n, e);
-    } while (kiln_p_accept(p, KILN_TOK_COMMA));
-    if (!kiln_p_expect(p, KILN_TOK_RSQUARE)) return false;
-  }
-  kiln_st_set_attr(st, "reassociation", kiln_attr_array(ctx, ng, groups));
-  return true;
-}
-
 bool tensor_parse_reshape(kiln_parser *p, kiln_op_state *st) {
-  bool expand = st->info->kind == KILN_OP_TENSOR_EXPAND_SHAPE;
-  kiln_p_ssa_use src;
-  kiln_p_ssa_uses dyn = {0};
-  if (!kiln_p_operand(p, &src) || !ir_parse_reassociation(p, st)) return false;
-  if (expand) {
-    if (!kiln_p_expect_keyword(p, "output_shape")) return false;
-    int64_t *v;
-    uint32_t n;
-    if (!kiln_p_mixed_list(p, &dyn, &v, &n)) return false;
-    kiln_st_set_attr(st, "static_output_shape", kiln_attr_dense_i64_array(st->ctx, n, v));
-  }
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
-  const kiln_type *s, *r;
-  if (!kiln_p_type(p, &s) || !kiln_p_expect_keyword(p, "into") || !kiln_p_type(p, &r))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &src, s) || !resolve_indices(p, st, &dyn)) return false;
-  kiln_st_add_type(st, r);
-  return true;
+  return kiln_p_reshape_op(p, st, st->info->kind == KILN_OP_TENSOR_EXPAND_SHAPE, kiln_p_type);
 }
 
 void tensor_print_reshape(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_puts(pr, " ");
-  const kiln_attr *re = kiln_op_get_attr(op, "reassociation");
-  if (re && re->kind == KILN_ATTR_ARRAY) {
-    kiln_pr_puts(pr, "[");
-    for (uint32_t i = 0; i < re->count; i++) {
-      if (i) kiln_pr_puts(pr, ", ");
-      kiln_pr_puts(pr, "[");
-      const kiln_attr *g = re->elems[i];
-      for (uint32_t j = 0; g->kind == KILN_ATTR_ARRAY && j < g->count; j++)
-        kiln_pr_printf(pr, "%s%lld", j ? ", " : "", (long long)g->elems[j]->i);
-      kiln_pr_puts(pr, "]");
-    }
-    kiln_pr_puts(pr, "]");
-  }
-  if (op->kind == KILN_OP_TENSOR_EXPAND_SHAPE) {
-    kiln_pr_puts(pr, " output_shape ");
-    uint32_t next = 1;
-    kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_output_shape"), &next);
-  }
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " into ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_reshape_op(pr, op, op->kind == KILN_OP_TENSOR_EXPAND_SHAPE, seg_elide);
 }
 
 bool tensor_verify_reshape(kiln_op *op) {
@@ -443,7 +264,7 @@ check_output_shape:
     if (!os || os->kind != KILN_ATTR_DENSE_ARRAY || os->count != res->rank)
       return kiln_op_emit_error(op, "expected number of static shape dims to be equal to the output rank (%u)",
                                 res->rank);
-    if (count_dynamic(os) != op->num_operands - 1)
+    if (ir_count_dynamic(os) != op->num_operands - 1)
       return kiln_op_emit_error(op, "mismatch in dynamic dims in output_shape and static_output_shape");
     const int64_t *v = os->data;
     for (uint32_t i = 0; i < res->rank; i++)
@@ -463,11 +284,10 @@ bool tensor_parse_concat(kiln_parser *p, kiln_op_state *st) {
   kiln_st_set_attr(st, "dim", kiln_attr_int(st->ctx, kiln_type_int(st->ctx, 64), dim));
   kiln_p_ssa_uses ops = {0};
   kiln_loc loc = kiln_p_loc(p);
-  if (!kiln_p_operand_list(p, &ops) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
   const kiln_type *fn;
-  if (!kiln_p_function_type(p, &fn)) return false;
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_attrs_colon(p, st) ||
+      !kiln_p_function_type(p, &fn))
+    return false;
   if (fn->num_results != 1) return kiln_p_error_at(p, loc, "expected one result type");
   kiln_p_types in = {(const kiln_type **)fn->types, fn->num_inputs, 0};
   if (!kiln_p_resolve_list(p, st, &ops, &in, loc)) return false;
@@ -489,7 +309,7 @@ void tensor_print_concat(kiln_printer *pr, const kiln_op *op) {
 bool tensor_verify_concat(kiln_op *op) {
   const kiln_attr *da = kiln_op_get_attr(op, "dim");
   const kiln_type *r = op->results[0].type;
-  if (!is_ranked_tensor(r)) return type_error(op, "result must be a ranked tensor", r);
+  if (!is_ranked_tensor(r)) return ir_type_error(op, "result must be a ranked tensor", r);
   if (!da || da->kind != KILN_ATTR_INTEGER || da->i < 0 || da->i >= (int64_t)r->rank)
     return kiln_op_emit_error(op, "concatenation dim must be less than the tensor rank");
   uint32_t dim = (uint32_t)da->i;
@@ -522,23 +342,16 @@ bool tensor_parse_pad(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses low = {0}, high = {0};
   if (!kiln_p_operand(p, &src)) return false;
   if (kiln_p_accept_keyword(p, "nofold")) kiln_st_set_attr(st, "nofold", kiln_attr_unit(st->ctx));
-  int64_t *lv, *hv;
-  uint32_t ln, hn;
-  if (!kiln_p_expect_keyword(p, "low") || !kiln_p_mixed_list(p, &low, &lv, &ln) ||
-      !kiln_p_expect_keyword(p, "high") || !kiln_p_mixed_list(p, &high, &hv, &hn))
-    return false;
-  kiln_st_set_attr(st, "static_low", kiln_attr_dense_i64_array(st->ctx, ln, lv));
-  kiln_st_set_attr(st, "static_high", kiln_attr_dense_i64_array(st->ctx, hn, hv));
-  if (!kiln_p_region(p, st, NULL, 0)) return false;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
   const kiln_type *s, *r;
-  if (!kiln_p_type(p, &s) || !kiln_p_expect_keyword(p, "to") || !kiln_p_type(p, &r))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &src, s) || !resolve_indices(p, st, &low) ||
-      !resolve_indices(p, st, &high))
+  if (!kiln_p_expect_keyword(p, "low") || !kiln_p_static_list(p, st, "static_low", &low) ||
+      !kiln_p_expect_keyword(p, "high") || !kiln_p_static_list(p, st, "static_high", &high) ||
+      !kiln_p_region(p, st, NULL, 0) || !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &s) ||
+      !kiln_p_expect_keyword(p, "to") || !kiln_p_type(p, &r) ||
+      !kiln_p_resolve_add(p, st, &src, s) || !kiln_p_resolve_indices(p, st, &low) ||
+      !kiln_p_resolve_indices(p, st, &high))
     return false;
   int64_t seg[3] = {1, low.n, high.n};
-  set_segments(st, 3, seg);
+  kiln_st_set_segments(st, 3, seg);
   kiln_st_add_type(st, r);
   return true;
 }
@@ -549,16 +362,13 @@ void tensor_print_pad(kiln_printer *pr, const kiln_op *op) {
   if (kiln_op_get_attr(op, "nofold")) kiln_pr_puts(pr, " nofold");
   uint32_t next = 1;
   kiln_pr_puts(pr, " low");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_low"), &next);
+  kiln_pr_static_list(pr, op, "static_low", &next);
   kiln_pr_puts(pr, " high");
-  kiln_pr_mixed_list(pr, op, kiln_op_get_attr(op, "static_high"), &next);
+  kiln_pr_static_list(pr, op, "static_high", &next);
   kiln_pr_puts(pr, " ");
   kiln_pr_region(pr, &op->regions[0], true, true);
-  kiln_pr_attr_dict(pr, op, seg_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, seg_elide, kiln_op_operand(op, 0)->type, " to ",
+                      op->results[0].type);
 }
 
 bool tensor_verify_pad(kiln_op *op) {
@@ -572,7 +382,7 @@ bool tensor_verify_pad(kiln_op *op) {
     return kiln_op_emit_error(op, "expected %u low and high padding values", s->rank);
   if (r->rank != s->rank || r->elem != s->elem)
     return kiln_op_emit_error(op, "result must have the rank and element type of the source");
-  if (count_dynamic(lo) + count_dynamic(hi) != op->num_operands - 1)
+  if (ir_count_dynamic(lo) + ir_count_dynamic(hi) != op->num_operands - 1)
     return kiln_op_emit_error(op, "expected one index operand per dynamic padding value");
   const int64_t *l = lo->data, *h = hi->data;
   for (uint32_t i = 0; i < s->rank; i++) {
@@ -600,10 +410,8 @@ bool tensor_verify_pad(kiln_op *op) {
 bool tensor_parse_yield(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use v;
   const kiln_type *t;
-  if (!kiln_p_operand(p, &v) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &t))
-    return false;
-  return kiln_p_resolve_add(p, st, &v, t);
+  return kiln_p_operand(p, &v) && kiln_p_attrs_colon(p, st) && kiln_p_type(p, &t) &&
+         kiln_p_resolve_add(p, st, &v, t);
 }
 
 void tensor_print_yield(kiln_printer *pr, const kiln_op *op) {
@@ -617,29 +425,25 @@ void tensor_print_yield(kiln_printer *pr, const kiln_op *op) {
 /* ---- dim, cast, from_elements, splat ---- */
 bool tensor_parse_dim(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use t, i;
-  const kiln_type *tt;
+  const kiln_type *tt, *index = kiln_type_index(st->ctx);
   if (!kiln_p_operand(p, &t) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
-      !kiln_p_operand(p, &i) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &tt))
+      !kiln_p_operand(p, &i) || !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &tt) ||
+      !kiln_p_resolve_add(p, st, &t, tt) || !kiln_p_resolve_add(p, st, &i, index))
     return false;
-  if (!kiln_p_resolve_add(p, st, &t, tt) || !kiln_p_resolve_add(p, st, &i, idx(st)))
-    return false;
-  kiln_st_add_type(st, idx(st));
+  kiln_st_add_type(st, index);
   return true;
 }
 
 void tensor_print_dim(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 2);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 0)->type, NULL, NULL);
 }
 
 bool tensor_verify_dim(kiln_op *op) {
   const kiln_type *t = kiln_op_operand(op, 0)->type;
   if (t->kind != KILN_TYPE_TENSOR && t->kind != KILN_TYPE_UNRANKED_TENSOR)
-    return type_error(op, "operand #0 must be a tensor", t);
+    return ir_type_error(op, "operand #0 must be a tensor", t);
   if (kiln_op_operand(op, 1)->type->kind != KILN_TYPE_INDEX)
     return kiln_op_emit_error(op, "operand #1 must be index");
   if (op->results[0].type->kind != KILN_TYPE_INDEX)
@@ -649,28 +453,6 @@ bool tensor_verify_dim(kiln_op *op) {
       (c->i < 0 || c->i >= (int64_t)t->rank))
     return kiln_op_emit_error(op, "index is out of range");
   return true;
-}
-
-bool tensor_parse_cast(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_use a;
-  const kiln_type *f, *t;
-  if (!kiln_p_operand(p, &a) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &f) ||
-      !kiln_p_expect_keyword(p, "to") || !kiln_p_type(p, &t))
-    return false;
-  if (!kiln_p_resolve_add(p, st, &a, f)) return false;
-  kiln_st_add_type(st, t);
-  return true;
-}
-
-void tensor_print_cast(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
 }
 
 bool tensor_verify_cast(kiln_op *op) {
@@ -697,17 +479,10 @@ bad : {
 
 bool tensor_parse_from_elements(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses ops = {0};
-  kiln_loc loc = kiln_p_loc(p);
-  if (!kiln_p_operand_list(p, &ops) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON))
-    return false;
-  kiln_loc tl = kiln_p_loc(p);
   const kiln_type *t;
-  if (!kiln_p_type(p, &t)) return false;
-  if (!is_ranked_tensor(t)) return kiln_p_error_at(p, tl, "expected a ranked tensor type");
-  (void)loc;
-  for (uint32_t i = 0; i < ops.n; i++)
-    if (!kiln_p_resolve_add(p, st, &ops.v[i], t->elem)) return false;
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_attrs_colon(p, st) ||
+      !kiln_p_ranked_tensor_type(p, &t) || !kiln_p_resolve_all(p, st, &ops, t->elem))
+    return false;
   kiln_st_add_type(st, t);
   return true;
 }
@@ -715,15 +490,13 @@ bool tensor_parse_from_elements(kiln_parser *p, kiln_op_state *st) {
 void tensor_print_from_elements(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, op->num_operands);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, NULL, op->results[0].type, NULL, NULL);
 }
 
 bool tensor_verify_from_elements(kiln_op *op) {
   const kiln_type *t = op->results[0].type;
   if (!is_ranked_tensor(t) || !kiln_type_has_static_shape(t))
-    return type_error(op, "result must be a statically shaped tensor", t);
+    return ir_type_error(op, "result must be a statically shaped tensor", t);
   if (kiln_type_num_elements(t) != (int64_t)op->num_operands)
     return kiln_op_emit_error(op, "number of elements (%u) does not match the result type's %lld",
                               op->num_operands, (long long)kiln_type_num_elements(t));
@@ -736,14 +509,12 @@ bool tensor_verify_from_elements(kiln_op *op) {
 bool tensor_parse_splat(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use v;
   kiln_p_ssa_uses dyn = {0};
-  if (!kiln_p_operand(p, &v)) return false;
-  if (kiln_p_is(p, KILN_TOK_LSQUARE) && !parse_index_list(p, &dyn)) return false;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
-  kiln_loc tl = kiln_p_loc(p);
   const kiln_type *t;
-  if (!kiln_p_type(p, &t)) return false;
-  if (!is_ranked_tensor(t)) return kiln_p_error_at(p, tl, "expected a ranked tensor type");
-  if (!kiln_p_resolve_add(p, st, &v, t->elem) || !resolve_indices(p, st, &dyn)) return false;
+  if (!kiln_p_operand(p, &v) ||
+      (kiln_p_is(p, KILN_TOK_LSQUARE) && !kiln_p_square_operand_list(p, &dyn)) ||
+      !kiln_p_attrs_colon(p, st) || !kiln_p_ranked_tensor_type(p, &t) ||
+      !kiln_p_resolve_add(p, st, &v, t->elem) || !kiln_p_resolve_indices(p, st, &dyn))
+    return false;
   kiln_st_add_type(st, t);
   return true;
 }
@@ -751,23 +522,17 @@ bool tensor_parse_splat(kiln_parser *p, kiln_op_state *st) {
 void tensor_print_splat(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 1);
-  if (op->num_operands > 1) {
-    kiln_pr_puts(pr, "[");
-    kiln_pr_operands(pr, op, 1, op->num_operands - 1);
-    kiln_pr_puts(pr, "]");
-  }
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  if (op->num_operands > 1) kiln_pr_square_operands(pr, op, 1, op->num_operands - 1);
+  kiln_pr_attrs_types(pr, op, NULL, op->results[0].type, NULL, NULL);
 }
 
 bool tensor_verify_splat(kiln_op *op) {
   const kiln_type *t = op->results[0].type;
-  if (!is_ranked_tensor(t)) return type_error(op, "result must be a ranked tensor", t);
+  if (!is_ranked_tensor(t)) return ir_type_error(op, "result must be a ranked tensor", t);
   if (kiln_op_operand(op, 0)->type != t->elem)
     return kiln_op_emit_error(op, "operand must have the element type of the result");
-  if (count_dyn_dims(t) != op->num_operands - 1)
+  if (ir_count_dynamic_dims(t) != op->num_operands - 1)
     return kiln_op_emit_error(op, "incorrect number of dynamic sizes, has %u, expected %u",
-                              op->num_operands - 1, count_dyn_dims(t));
+                              op->num_operands - 1, ir_count_dynamic_dims(t));
   return true;
 }

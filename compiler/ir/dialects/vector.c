@@ -7,49 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A static list attribute, or NULL when absent or of another kind (the
- * printer also runs on unverified IR). */
-static const kiln_attr *dense_or_null(const kiln_op *op, const char *name) {
-  const kiln_attr *a = kiln_op_get_attr(op, name);
-  return a && a->kind == KILN_ATTR_DENSE_ARRAY ? a : NULL;
-}
-
-static const kiln_type *idx(kiln_op_state *st) { return kiln_type_index(st->ctx); }
-
-static bool resolve_indices(kiln_parser *p, kiln_op_state *st,
-                            const kiln_p_ssa_uses *ops) {
-  for (uint32_t i = 0; i < ops->n; i++)
-    if (!kiln_p_resolve_add(p, st, &ops->v[i], idx(st))) return false;
-  return true;
-}
-
 static bool is_vector(const kiln_type *t) { return t->kind == KILN_TYPE_VECTOR; }
-
-static bool all_index(kiln_op *op, uint32_t from, uint32_t to) {
-  for (uint32_t i = from; i < to; i++)
-    if (kiln_op_operand(op, i)->type->kind != KILN_TYPE_INDEX)
-      return kiln_op_emit_error(op, "operand #%u must be of index type", i);
-  return true;
-}
-
-static bool parse_typed(kiln_parser *p, const kiln_type **t, bool vec) {
-  kiln_loc l = kiln_p_loc(p);
-  if (!kiln_p_type(p, t)) return false;
-  if (vec && !is_vector(*t)) return kiln_p_error_at(p, l, "expected a vector type");
-  if (!vec && (*t)->kind != KILN_TYPE_MEMREF)
-    return kiln_p_error_at(p, l, "expected a ranked memref type");
-  return true;
-}
 
 /* ---- load / store: "%m[%i] : memref<...>, vector<...>" ---- */
 static bool parse_access(kiln_parser *p, kiln_op_state *st, kiln_p_ssa_use *m,
                          kiln_p_ssa_uses *ix, const kiln_type **mt,
                          const kiln_type **vt) {
-  return kiln_p_operand(p, m) && kiln_p_expect(p, KILN_TOK_LSQUARE) &&
-         kiln_p_operand_list(p, ix) && kiln_p_expect(p, KILN_TOK_RSQUARE) &&
-         kiln_p_opt_attr_dict(p, st) && kiln_p_expect(p, KILN_TOK_COLON) &&
-         parse_typed(p, mt, false) && kiln_p_expect(p, KILN_TOK_COMMA) &&
-         parse_typed(p, vt, true);
+  return kiln_p_operand(p, m) && kiln_p_square_operand_list(p, ix) &&
+         kiln_p_attrs_colon(p, st) && kiln_p_memref_type(p, mt) &&
+         kiln_p_expect(p, KILN_TOK_COMMA) && kiln_p_vector_type(p, vt);
 }
 
 bool vector_parse_load(kiln_parser *p, kiln_op_state *st) {
@@ -57,7 +23,7 @@ bool vector_parse_load(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses ix = {0};
   const kiln_type *mt, *vt;
   if (!parse_access(p, st, &m, &ix, &mt, &vt) || !kiln_p_resolve_add(p, st, &m, mt) ||
-      !resolve_indices(p, st, &ix))
+      !kiln_p_resolve_indices(p, st, &ix))
     return false;
   kiln_st_add_type(st, vt);
   return true;
@@ -66,14 +32,8 @@ bool vector_parse_load(kiln_parser *p, kiln_op_state *st) {
 static void print_access(kiln_printer *pr, const kiln_op *op, uint32_t mi,
                          const kiln_type *vt) {
   kiln_pr_operands(pr, op, mi, 1);
-  kiln_pr_puts(pr, "[");
-  kiln_pr_operands(pr, op, mi + 1, op->num_operands - mi - 1);
-  kiln_pr_puts(pr, "]");
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, mi)->type);
-  kiln_pr_puts(pr, ", ");
-  kiln_pr_type(pr, vt);
+  kiln_pr_square_operands(pr, op, mi + 1, op->num_operands - mi - 1);
+  kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, mi)->type, ", ", vt);
 }
 
 void vector_print_load(kiln_printer *pr, const kiln_op *op) {
@@ -93,7 +53,7 @@ static bool check_access(kiln_op *op, uint32_t mi, const kiln_type *vt) {
     return kiln_op_emit_error(op, "base and value element types should match");
   if (vt->rank > mt->rank && mt->rank)
     return kiln_op_emit_error(op, "vector rank exceeds memref rank");
-  return all_index(op, mi + 1, op->num_operands);
+  return ir_operands_are_index(op, mi + 1, op->num_operands);
 }
 
 bool vector_verify_load(kiln_op *op) { return check_access(op, 0, op->results[0].type); }
@@ -104,7 +64,7 @@ bool vector_parse_store(kiln_parser *p, kiln_op_state *st) {
   const kiln_type *mt, *vt;
   return kiln_p_operand(p, &v) && kiln_p_expect(p, KILN_TOK_COMMA) &&
          parse_access(p, st, &m, &ix, &mt, &vt) && kiln_p_resolve_add(p, st, &v, vt) &&
-         kiln_p_resolve_add(p, st, &m, mt) && resolve_indices(p, st, &ix);
+         kiln_p_resolve_add(p, st, &m, mt) && kiln_p_resolve_indices(p, st, &ix);
 }
 
 void vector_print_store(kiln_printer *pr, const kiln_op *op) {
@@ -122,24 +82,16 @@ bool vector_verify_store(kiln_op *op) {
 bool vector_parse_broadcast(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use s;
   const kiln_type *a, *b;
-  if (!kiln_p_operand(p, &s) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type(p, &a) ||
-      !kiln_p_expect_keyword(p, "to") || !parse_typed(p, &b, true) ||
+  if (!kiln_p_operand(p, &s) || !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &a) ||
+      !kiln_p_expect_keyword(p, "to") || !kiln_p_vector_type(p, &b) ||
       !kiln_p_resolve_add(p, st, &s, a))
     return false;
   kiln_st_add_type(st, b);
   return true;
 }
 
-void vector_print_broadcast(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " to ");
-  kiln_pr_type(pr, op->results[0].type);
-}
+/* Printed like a cast: "%s : T to vector<...>". */
+void vector_print_broadcast(kiln_printer *pr, const kiln_op *op) { kiln_pr_cast_op(pr, op); }
 
 /* Source dims align with the trailing result dims; each is 1 or equal. */
 bool vector_verify_broadcast(kiln_op *op) {
@@ -162,8 +114,7 @@ bool vector_verify_broadcast(kiln_op *op) {
 bool vector_parse_splat(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use s;
   const kiln_type *t;
-  if (!kiln_p_operand(p, &s) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !parse_typed(p, &t, true) ||
+  if (!kiln_p_operand(p, &s) || !kiln_p_attrs_colon(p, st) || !kiln_p_vector_type(p, &t) ||
       !kiln_p_resolve_add(p, st, &s, t->elem))
     return false;
   kiln_st_add_type(st, t);
@@ -173,9 +124,7 @@ bool vector_parse_splat(kiln_parser *p, kiln_op_state *st) {
 void vector_print_splat(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, NULL, op->results[0].type, NULL, NULL);
 }
 
 bool vector_verify_splat(kiln_op *op) {
@@ -186,25 +135,16 @@ bool vector_verify_splat(kiln_op *op) {
 }
 
 /* ---- extract "%v[0, %i] : T from V" / insert "%s, %v [0] : T into V" ---- */
-static bool parse_position(kiln_parser *p, kiln_op_state *st, kiln_p_ssa_uses *dyn) {
-  int64_t *v;
-  uint32_t n;
-  if (!kiln_p_mixed_list(p, dyn, &v, &n)) return false;
-  kiln_st_set_attr(st, "static_position", kiln_attr_dense_i64_array(st->ctx, n, v));
-  return true;
-}
-
 static const char *const pos_elide[] = {"static_position", NULL};
 
 bool vector_parse_extract(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use v;
   kiln_p_ssa_uses dyn = {0};
   const kiln_type *r, *vt;
-  if (!kiln_p_operand(p, &v) || !parse_position(p, st, &dyn) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-      !kiln_p_type(p, &r) || !kiln_p_expect_keyword(p, "from") ||
-      !parse_typed(p, &vt, true) || !kiln_p_resolve_add(p, st, &v, vt) ||
-      !resolve_indices(p, st, &dyn))
+  if (!kiln_p_operand(p, &v) || !kiln_p_static_list(p, st, "static_position", &dyn) ||
+      !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &r) ||
+      !kiln_p_expect_keyword(p, "from") || !kiln_p_vector_type(p, &vt) ||
+      !kiln_p_resolve_add(p, st, &v, vt) || !kiln_p_resolve_indices(p, st, &dyn))
     return false;
   kiln_st_add_type(st, r);
   return true;
@@ -214,12 +154,9 @@ void vector_print_extract(kiln_printer *pr, const kiln_op *op) {
   uint32_t next = 1;
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 1);
-  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_position"), &next);
-  kiln_pr_attr_dict(pr, op, pos_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
-  kiln_pr_puts(pr, " from ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
+  kiln_pr_static_list(pr, op, "static_position", &next);
+  kiln_pr_attrs_types(pr, op, pos_elide, op->results[0].type, " from ",
+                      kiln_op_operand(op, 0)->type);
 }
 
 /* Position `pos` (n entries, holes = operands from `first`) into vector vt
@@ -252,7 +189,7 @@ static bool check_position(kiln_op *op, const kiln_type *vt, const kiln_type *pa
     free(s);
     return false;
   }
-  return all_index(op, first, op->num_operands);
+  return ir_operands_are_index(op, first, op->num_operands);
 }
 
 bool vector_verify_extract(kiln_op *op) {
@@ -264,11 +201,11 @@ bool vector_parse_insert(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses dyn = {0};
   const kiln_type *st_, *vt;
   if (!kiln_p_operand(p, &s) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
-      !kiln_p_operand(p, &v) || !parse_position(p, st, &dyn) ||
-      !kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-      !kiln_p_type(p, &st_) || !kiln_p_expect_keyword(p, "into") ||
-      !parse_typed(p, &vt, true) || !kiln_p_resolve_add(p, st, &s, st_) ||
-      !kiln_p_resolve_add(p, st, &v, vt) || !resolve_indices(p, st, &dyn))
+      !kiln_p_operand(p, &v) || !kiln_p_static_list(p, st, "static_position", &dyn) ||
+      !kiln_p_attrs_colon(p, st) || !kiln_p_type(p, &st_) ||
+      !kiln_p_expect_keyword(p, "into") || !kiln_p_vector_type(p, &vt) ||
+      !kiln_p_resolve_add(p, st, &s, st_) || !kiln_p_resolve_add(p, st, &v, vt) ||
+      !kiln_p_resolve_indices(p, st, &dyn))
     return false;
   kiln_st_add_type(st, vt);
   return true;
@@ -279,12 +216,9 @@ void vector_print_insert(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 2);
   kiln_pr_puts(pr, " ");
-  kiln_pr_mixed_list(pr, op, dense_or_null(op, "static_position"), &next);
-  kiln_pr_attr_dict(pr, op, pos_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " into ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_static_list(pr, op, "static_position", &next);
+  kiln_pr_attrs_types(pr, op, pos_elide, kiln_op_operand(op, 0)->type, " into ",
+                      op->results[0].type);
 }
 
 bool vector_verify_insert(kiln_op *op) {
@@ -298,12 +232,11 @@ bool vector_verify_insert(kiln_op *op) {
 bool vector_parse_fma(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses ops = {0};
   const kiln_type *t;
-  if (!kiln_p_operand_list(p, &ops) || !kiln_p_opt_attr_dict(p, st) ||
-      !kiln_p_expect(p, KILN_TOK_COLON) || !parse_typed(p, &t, true))
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_attrs_colon(p, st) ||
+      !kiln_p_vector_type(p, &t))
     return false;
   if (ops.n != 3) return kiln_p_error(p, "expected 3 operands");
-  for (uint32_t i = 0; i < 3; i++)
-    if (!kiln_p_resolve_add(p, st, &ops.v[i], t)) return false;
+  if (!kiln_p_resolve_all(p, st, &ops, t)) return false;
   kiln_st_add_type(st, t);
   return true;
 }
@@ -311,9 +244,7 @@ bool vector_parse_fma(kiln_parser *p, kiln_op_state *st) {
 void vector_print_fma(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_puts(pr, " ");
   kiln_pr_operands(pr, op, 0, 3);
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, NULL, op->results[0].type, NULL, NULL);
 }
 
 bool vector_verify_fma(kiln_op *op) {
@@ -377,8 +308,8 @@ bool vector_parse_reduction(kiln_parser *p, kiln_op_state *st) {
   }
   if (kiln_p_is_keyword(p, "fastmath") && !kiln_p_opt_fastmath(p, st)) return false;
   const kiln_type *vt, *r;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON) ||
-      !parse_typed(p, &vt, true) || !kiln_p_expect_keyword(p, "into") ||
+  if (!kiln_p_attrs_colon(p, st) || !kiln_p_vector_type(p, &vt) ||
+      !kiln_p_expect_keyword(p, "into") ||
       !kiln_p_type(p, &r) || !kiln_p_resolve_add(p, st, &v, vt) ||
       (has_acc && !kiln_p_resolve_add(p, st, &acc, r)))
     return false;
@@ -393,11 +324,8 @@ void vector_print_reduction(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_printf(pr, " <%s>, ", k < KILN_VECTOR_KIND_COUNT ? kind_names[k] : "?");
   kiln_pr_operands(pr, op, 0, op->num_operands);
   kiln_pr_fastmath(pr, op);
-  kiln_pr_attr_dict(pr, op, red_elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, " into ");
-  kiln_pr_type(pr, op->results[0].type);
+  kiln_pr_attrs_types(pr, op, red_elide, kiln_op_operand(op, 0)->type, " into ",
+                      op->results[0].type);
 }
 
 bool vector_verify_reduction(kiln_op *op) {
@@ -454,19 +382,17 @@ bool vector_parse_transfer(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use v, m, pad;
   kiln_p_ssa_uses ix = {0};
   if (write && (!kiln_p_operand(p, &v) || !kiln_p_expect(p, KILN_TOK_COMMA))) return false;
-  if (!kiln_p_operand(p, &m) || !kiln_p_expect(p, KILN_TOK_LSQUARE) ||
-      !kiln_p_operand_list(p, &ix) || !kiln_p_expect(p, KILN_TOK_RSQUARE))
-    return false;
+  if (!kiln_p_operand(p, &m) || !kiln_p_square_operand_list(p, &ix)) return false;
   if (!write && (!kiln_p_expect(p, KILN_TOK_COMMA) || !kiln_p_operand(p, &pad))) return false;
   const kiln_type *mt, *vt;
-  if (!kiln_p_opt_attr_dict(p, st) || !kiln_p_expect(p, KILN_TOK_COLON)) return false;
-  if (write ? !parse_typed(p, &vt, true) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
-                  !parse_typed(p, &mt, false)
-            : !parse_typed(p, &mt, false) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
-                  !parse_typed(p, &vt, true))
+  if (!kiln_p_attrs_colon(p, st)) return false;
+  if (write ? !kiln_p_vector_type(p, &vt) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+                  !kiln_p_memref_type(p, &mt)
+            : !kiln_p_memref_type(p, &mt) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+                  !kiln_p_vector_type(p, &vt))
     return false;
   if (write && !kiln_p_resolve_add(p, st, &v, vt)) return false;
-  if (!kiln_p_resolve_add(p, st, &m, mt) || !resolve_indices(p, st, &ix)) return false;
+  if (!kiln_p_resolve_add(p, st, &m, mt) || !kiln_p_resolve_indices(p, st, &ix)) return false;
   if (!write && !kiln_p_resolve_add(p, st, &pad, mt->elem)) return false;
   kiln_context *ctx = st->ctx;
   if (!kiln_st_get_attr(st, "in_bounds")) {
@@ -481,8 +407,7 @@ bool vector_parse_transfer(kiln_parser *p, kiln_op_state *st) {
                      kiln_attr_affine_map(ctx, kiln_affine_map_get(ctx, mt->rank, 0, vt->rank, r)));
   }
   int64_t seg[4] = {1, write ? 1 : (int64_t)ix.n, write ? (int64_t)ix.n : 1, 0};
-  kiln_st_set_attr(st, "operandSegmentSizes",
-                   kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 4, seg, NULL));
+  kiln_st_set_segments(st, 4, seg);
   if (!write) kiln_st_add_type(st, vt);
   return true;
 }
@@ -497,9 +422,7 @@ void vector_print_transfer(kiln_printer *pr, const kiln_op *op) {
     kiln_pr_puts(pr, ", ");
   }
   kiln_pr_operands(pr, op, mi, 1);
-  kiln_pr_puts(pr, "[");
-  kiln_pr_operands(pr, op, mi + 1, nidx);
-  kiln_pr_puts(pr, "]");
+  kiln_pr_square_operands(pr, op, mi + 1, nidx);
   if (!write) {
     kiln_pr_puts(pr, ", ");
     kiln_pr_operands(pr, op, op->num_operands - 1, 1);
@@ -511,11 +434,8 @@ void vector_print_transfer(kiln_printer *pr, const kiln_op *op) {
   int n = 1;
   if (!any) elide[n++] = "in_bounds";
   if (kiln_vector_transfer_minor_identity(op)) elide[n++] = "permutation_map";
-  kiln_pr_attr_dict(pr, op, elide, false);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_type(pr, kiln_op_operand(op, 0)->type);
-  kiln_pr_puts(pr, ", ");
-  kiln_pr_type(pr, write ? kiln_op_operand(op, 1)->type : op->results[0].type);
+  kiln_pr_attrs_types(pr, op, elide, kiln_op_operand(op, 0)->type, ", ",
+                      write ? kiln_op_operand(op, 1)->type : op->results[0].type);
 }
 
 bool vector_verify_transfer(kiln_op *op) {
@@ -540,5 +460,5 @@ bool vector_verify_transfer(kiln_op *op) {
              pm->map->num_results != vt->rank))
     return kiln_op_emit_error(op, "permutation_map must map the %u memref dims to the %u vector dims",
                               mt->rank, vt->rank);
-  return all_index(op, mi + 1, mi + 1 + mt->rank);
+  return ir_operands_are_index(op, mi + 1, mi + 1 + mt->rank);
 }
