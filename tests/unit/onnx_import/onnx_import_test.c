@@ -123,6 +123,15 @@ START_TEST(trilu_runtime_k) {
 }
 END_TEST
 
+/* CumSum's axis given at run time: one generic whose reduction loop runs
+ * over the largest dim, the body selecting the axis. */
+START_TEST(cumsum_runtime_axis) {
+  expect_ir("opset 14; in x f32 2,3; in a i32 -; node CumSum x,a -> y; out y", "tensor.extract %arg1[]",
+            "arith.constant dense<0> : tensor<3xi8>", "iterator_types = [\"parallel\", \"parallel\", \"reduction\"]",
+            NULL);
+}
+END_TEST
+
 START_TEST(unknown_op) {
   expect_error("in x f32 2; node Frobnicate x -> y; out y", UNSUP,
                "node 0 'n' (Frobnicate, opset 13): operator not supported", NULL);
@@ -341,6 +350,12 @@ START_TEST(dropout_training) {
 }
 END_TEST
 
+START_TEST(cumsum_axis_type) {
+  expect_error("opset 14; in x f32 2,3; in a f32 -; node CumSum x,a -> y; out y", KILN_ONNX_ERR_TYPE,
+               "(CumSum, opset 14)", "axis must be int32 or int64, not f32", NULL);
+}
+END_TEST
+
 /* ---- hostile sizes: errors, never overflow or huge allocations ---- */
 START_TEST(huge_input_dims) {
   expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
@@ -395,6 +410,7 @@ static Suite *suite(void) {
   tcase_add_test(v, pad_reflect_edge);
   tcase_add_test(v, einsum_ellipsis);
   tcase_add_test(v, trilu_runtime_k);
+  tcase_add_test(v, cumsum_runtime_axis);
   suite_add_tcase(s, v);
   TCase *e = tcase_create("errors");
   tcase_add_test(e, unknown_op);
@@ -430,6 +446,7 @@ static Suite *suite(void) {
   tcase_add_test(e, einsum_two_ellipses);
   tcase_add_test(e, einsum_ellipsis_mismatch);
   tcase_add_test(e, trilu_k_type);
+  tcase_add_test(e, cumsum_axis_type);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
