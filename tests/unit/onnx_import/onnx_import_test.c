@@ -356,6 +356,30 @@ START_TEST(cumsum_axis_type) {
 }
 END_TEST
 
+START_TEST(scatter_reduction_max) {
+  expect_error("opset 16; in d f32 4; in i i64 2; in u f32 2; node ScatterElements d,i,u -> y reduction=s:max; out y",
+               UNSUP, "(ScatterElements, opset 16)", "reduction 'max'", NULL);
+}
+END_TEST
+
+START_TEST(scatter_reduction_before_16) {
+  expect_error("opset 13; in d f32 4; in i i64 2; in u f32 2; node ScatterND d,i,u -> y reduction=s:add; out y",
+               UNSUP, "(ScatterND, opset 13)", "reduction", NULL);
+}
+END_TEST
+
+START_TEST(scatternd_updates_shape) {
+  expect_error("in d f32 4,5; in i i64 2,1; in u f32 2,4; node ScatterND d,i,u -> y; out y", NODE,
+               "(ScatterND, opset 13)", "indices.shape[:-1] + data.shape[k:]", NULL);
+}
+END_TEST
+
+START_TEST(scatter_indices_type) {
+  expect_error("in d f32 4; in i f32 2; in u f32 2; node ScatterElements d,i,u -> y; out y", KILN_ONNX_ERR_TYPE,
+               "(ScatterElements, opset 13)", "indices must be int32 or int64, not f32", NULL);
+}
+END_TEST
+
 /* ---- hostile sizes: errors, never overflow or huge allocations ---- */
 START_TEST(huge_input_dims) {
   expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
@@ -447,6 +471,10 @@ static Suite *suite(void) {
   tcase_add_test(e, einsum_ellipsis_mismatch);
   tcase_add_test(e, trilu_k_type);
   tcase_add_test(e, cumsum_axis_type);
+  tcase_add_test(e, scatter_reduction_max);
+  tcase_add_test(e, scatter_reduction_before_16);
+  tcase_add_test(e, scatternd_updates_shape);
+  tcase_add_test(e, scatter_indices_type);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
