@@ -8,9 +8,14 @@
  * pass 2 writes the real offsets; the two sizes must agree. The result is
  * checked with the reader's own verifier before it is handed out, so the
  * builder never emits a module the runtime would refuse. */
+#define _POSIX_C_SOURCE 200809L /* open, write, fstat */
 #include "kiln/module_builder.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +89,8 @@ typedef struct kmb_variant {
   char *name, *target, *arch, *cpu_features;
   uint32_t sm_version, segment;
   uint8_t format;
+  uint32_t export_count; /* 0 or the executable's export count */
+  kiln_module_variant_export_desc_t *exports;
 } kmb_variant;
 
 typedef struct kmb_executable {
@@ -218,6 +225,7 @@ void kiln_module_builder_destroy(kiln_module_builder_t *b) {
       free(var->target);
       free(var->arch);
       free(var->cpu_features);
+      free(var->exports);
     }
     free(e->name);
     free(e->exports);
@@ -433,6 +441,43 @@ uint32_t kiln_module_builder_add_rodata_borrowed(kiln_module_builder_t *b,
   return kmb_add_rodata(b, name, data, size, alignment, true);
 }
 
+/* The launch metadata the reader's verifier will accept, with messages
+ * naming the entry. */
+static bool kmb_variant_exports_ok(kiln_module_builder_t *b,
+                                   const kiln_module_executable_desc_t *d,
+                                   const kiln_module_variant_desc_t *v) {
+  if (!v->export_count) return true;
+  if (v->export_count != d->export_count || !v->exports) {
+    kmb_error(b, "executable %s variant %s: %" PRIu32 " export launch entries "
+              "for %" PRIu32 " exports", d->name, v->name, v->export_count,
+              d->export_count);
+    return false;
+  }
+  for (uint32_t x = 0; x < v->export_count; x++) {
+    const uint32_t *bs = v->exports[x].block_size;
+    const uint64_t shared = (uint64_t)v->exports[x].static_shared_memory_bytes +
+                            v->exports[x].dynamic_shared_memory_bytes;
+    if (!bs[0] || !bs[1] || !bs[2] || bs[0] > KILN_MODULE_MAX_BLOCK_X ||
+        bs[1] > KILN_MODULE_MAX_BLOCK_Y || bs[2] > KILN_MODULE_MAX_BLOCK_Z ||
+        (uint64_t)bs[0] * bs[1] * bs[2] > KILN_MODULE_MAX_BLOCK_THREADS) {
+      kmb_error(b, "executable %s variant %s export %s: block size %" PRIu32
+                "x%" PRIu32 "x%" PRIu32 " is not a CUDA block (1 to %u "
+                "threads; x, y <= %u, z <= %u)", d->name, v->name,
+                d->exports[x].name, bs[0], bs[1], bs[2],
+                KILN_MODULE_MAX_BLOCK_THREADS, KILN_MODULE_MAX_BLOCK_X,
+                KILN_MODULE_MAX_BLOCK_Z);
+      return false;
+    }
+    if (shared > KILN_MODULE_MAX_SHARED_MEMORY_BYTES) {
+      kmb_error(b, "executable %s variant %s export %s: %" PRIu64 " bytes of "
+                "shared memory exceed the %u-byte limit", d->name, v->name,
+                d->exports[x].name, shared, KILN_MODULE_MAX_SHARED_MEMORY_BYTES);
+      return false;
+    }
+  }
+  return true;
+}
+
 uint32_t kiln_module_builder_add_executable(
     kiln_module_builder_t *b, const kiln_module_executable_desc_t *d) {
   uint32_t index = b->executables_count;
@@ -485,6 +530,7 @@ uint32_t kiln_module_builder_add_executable(
                 d->name, v->name, (int)v->format);
       return index;
     }
+    if (!kmb_variant_exports_ok(b, d, v)) return index;
     uint32_t segment = kmb_add_segment(b, kiln_fb_SegmentKind_Executable,
                                        v->payload, v->payload_size, false);
     if (b->error[0]) return index;
@@ -496,6 +542,10 @@ uint32_t kiln_module_builder_add_executable(
     o->sm_version = v->sm_version;
     o->format = (uint8_t)v->format;
     o->segment = segment;
+    if (v->export_count) {
+      o->exports = kmb_dup(b, v->exports, v->export_count * sizeof *v->exports);
+      if (o->exports) o->export_count = v->export_count;
+    }
   }
   return index;
 }
@@ -597,6 +647,21 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
     exports_v = kiln_fbb_vector_refs(f, items, e->export_count);
     for (uint32_t v = 0; v < e->variant_count; v++) {
       const kmb_variant *var = &e->variants[v];
+      for (uint32_t x = 0; x < var->export_count; x++) {
+        const kiln_module_variant_export_desc_t *ve = &var->exports[x];
+        const kiln_fb_Dim3_t bs = {ve->block_size[0], ve->block_size[1],
+                                   ve->block_size[2]};
+        kiln_fbb_table_start(f);
+        kmb_VariantExport_block_size(f, &bs);
+        kmb_VariantExport_static_shared_memory_bytes(
+            f, ve->static_shared_memory_bytes);
+        kmb_VariantExport_dynamic_shared_memory_bytes(
+            f, ve->dynamic_shared_memory_bytes);
+        scratch[x] = kiln_fbb_table_end(f);
+      }
+      kiln_fbb_ref_t launch =
+          var->export_count ? kiln_fbb_vector_refs(f, scratch, var->export_count)
+                            : 0;
       kiln_fbb_ref_t name = kmb_string(f, var->name);
       kiln_fbb_ref_t target = kmb_string(f, var->target);
       kiln_fbb_ref_t arch = kmb_string(f, var->arch);
@@ -609,6 +674,7 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
       kmb_ExecutableVariant_sm_version(f, var->sm_version);
       kmb_ExecutableVariant_segment(f, var->segment);
       kmb_ExecutableVariant_format(f, (kiln_fb_PayloadFormat_t)var->format);
+      kmb_ExecutableVariant_exports(f, launch);
       items[v] = kiln_fbb_table_end(f);
     }
     variants_v = kiln_fbb_vector_refs(f, items, e->variant_count);
@@ -814,10 +880,11 @@ static bool kmb_emit(kiln_module_builder_t *b, kmb_sink_fn sink, void *ctx,
     pos += s->stored_size;
   }
   kiln_fbb_free(&f);
-  if (!ok) {
-    if (!b->error[0]) kmb_error(b, "write failed");
-    snprintf(err->message, sizeof err->message, "%s", b->error);
-  }
+  /* A failed write is the output's fault, not the content's: it is not
+   * recorded in the builder, so the same builder can be written again. */
+  if (!ok)
+    snprintf(err->message, sizeof err->message, "%s",
+             b->error[0] ? b->error : "write failed");
   return ok;
 }
 
@@ -862,23 +929,57 @@ bool kiln_module_builder_finish(kiln_module_builder_t *b, uint8_t **data,
   return true;
 }
 
-static bool kmb_file_write(void *ctx, const void *data, size_t size) {
-  return fwrite(data, 1, size, ctx) == size;
+typedef struct kmb_fd_sink {
+  int fd;
+  int error; /* errno of the failed write, 0 for "wrote nothing" */
+} kmb_fd_sink;
+
+/* write(2) straight from the caller's bytes (borrowed weights included):
+ * no staging buffer, partial writes and EINTR retried, at most 1 GiB per
+ * call (Linux's limit is just under 2 GiB). */
+static bool kmb_fd_write(void *ctx, const void *data, size_t size) {
+  kmb_fd_sink *s = ctx;
+  const uint8_t *p = data;
+  while (size) {
+    ssize_t n = write(s->fd, p, size < (1u << 30) ? size : (1u << 30));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      s->error = n < 0 ? errno : 0;
+      return false;
+    }
+    p += n;
+    size -= (size_t)n;
+  }
+  return true;
+}
+
+bool kiln_module_builder_write_fd(kiln_module_builder_t *b, int fd,
+                                  kiln_format_error_t *err) {
+  kmb_fd_sink sink = {fd, 0};
+  uint64_t total;
+  if (kmb_emit(b, kmb_fd_write, &sink, &total, err)) return true;
+  if (sink.error)
+    snprintf(err->message, sizeof err->message, "write failed: %s",
+             strerror(sink.error));
+  return false;
 }
 
 bool kiln_module_builder_write_file(kiln_module_builder_t *b, const char *path,
                                     kiln_format_error_t *err) {
-  FILE *fp = fopen(path, "wb");
-  if (!fp) {
-    snprintf(err->message, sizeof err->message, "cannot create %s", path);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    snprintf(err->message, sizeof err->message, "cannot create %s: %s", path,
+             strerror(errno));
     return false;
   }
-  uint64_t total;
-  bool ok = kmb_emit(b, kmb_file_write, fp, &total, err);
-  if (fclose(fp) != 0 && ok) {
-    snprintf(err->message, sizeof err->message, "cannot write %s", path);
+  bool ok = kiln_module_builder_write_fd(b, fd, err);
+  struct stat st;
+  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (close(fd) != 0 && ok) {
+    snprintf(err->message, sizeof err->message, "cannot write %s: %s", path,
+             strerror(errno));
     ok = false;
   }
-  if (!ok) remove(path);
+  if (!ok && regular) unlink(path); /* never a device or pipe */
   return ok;
 }

@@ -193,6 +193,53 @@ static bool kmv_check_imports_rodata(const kiln_module_view_t *m,
   return true;
 }
 
+/* A variant's launch metadata: absent, or one entry per executable export
+ * with a block CUDA can launch and shared memory it can give. */
+static bool kmv_check_variant_exports(kiln_fb_Executable_t e,
+                                      kiln_fb_ExecutableVariant_t var,
+                                      uint32_t i, uint32_t v,
+                                      kiln_format_error_t *err) {
+  uint32_t n = kiln_fb_ExecutableVariant_exports_count(var);
+  uint32_t ne = kiln_fb_Executable_exports_count(e);
+  const char *vname = kiln_fb_ExecutableVariant_name(var).data;
+  if (n == 0) return true;
+  if (n != ne)
+    return kmv_fail(err, "executables[%" PRIu32 "].variants[%" PRIu32
+                    "] (%s).exports: %" PRIu32 " entries for %" PRIu32
+                    " executable exports", i, v, vname, n, ne);
+  for (uint32_t x = 0; x < n; x++) {
+    kiln_fb_VariantExport_t ve = kiln_fb_ExecutableVariant_exports_at(var, x);
+    kiln_fb_Dim3_t bs = kiln_fb_VariantExport_block_size(ve);
+    const char *xname =
+        kiln_fb_ExecutableExport_name(kiln_fb_Executable_exports_at(e, x)).data;
+    if (bs.x == 0 || bs.y == 0 || bs.z == 0)
+      return kmv_fail(err, "executables[%" PRIu32 "].variants[%" PRIu32
+                      "] (%s).exports[%" PRIu32 "] (%s): block size %" PRIu32
+                      "x%" PRIu32 "x%" PRIu32 " has a zero dimension%s", i, v,
+                      vname, x, xname, bs.x, bs.y, bs.z,
+                      kiln_fb_VariantExport_block_size_present(ve)
+                          ? "" : " (field missing)");
+    if (bs.x > KILN_MODULE_MAX_BLOCK_X || bs.y > KILN_MODULE_MAX_BLOCK_Y ||
+        bs.z > KILN_MODULE_MAX_BLOCK_Z ||
+        (uint64_t)bs.x * bs.y * bs.z > KILN_MODULE_MAX_BLOCK_THREADS)
+      return kmv_fail(err, "executables[%" PRIu32 "].variants[%" PRIu32
+                      "] (%s).exports[%" PRIu32 "] (%s): block size %" PRIu32
+                      "x%" PRIu32 "x%" PRIu32 " exceeds CUDA's limits (%u "
+                      "threads; x, y <= %u, z <= %u)", i, v, vname, x, xname,
+                      bs.x, bs.y, bs.z, KILN_MODULE_MAX_BLOCK_THREADS,
+                      KILN_MODULE_MAX_BLOCK_X, KILN_MODULE_MAX_BLOCK_Z);
+    uint64_t st = kiln_fb_VariantExport_static_shared_memory_bytes(ve);
+    uint64_t dyn = kiln_fb_VariantExport_dynamic_shared_memory_bytes(ve);
+    if (st + dyn > KILN_MODULE_MAX_SHARED_MEMORY_BYTES)
+      return kmv_fail(err, "executables[%" PRIu32 "].variants[%" PRIu32
+                      "] (%s).exports[%" PRIu32 "] (%s): shared memory %"
+                      PRIu64 " bytes (static %" PRIu64 " + dynamic %" PRIu64
+                      ") exceeds the %u-byte limit", i, v, vname, x, xname,
+                      st + dyn, st, dyn, KILN_MODULE_MAX_SHARED_MEMORY_BYTES);
+  }
+  return true;
+}
+
 static bool kmv_check_executables(const kiln_module_view_t *m,
                                   kiln_format_error_t *err) {
   uint32_t n = kiln_fb_Module_executables_count(m->root);
@@ -227,7 +274,8 @@ static bool kmv_check_executables(const kiln_module_view_t *m,
       char what[48];
       snprintf(what, sizeof what, "executables[%" PRIu32 "].variants", i);
       if (!kmv_check_segment_ref(m, seg, kiln_fb_SegmentKind_Executable, what,
-                                 v, err))
+                                 v, err) ||
+          !kmv_check_variant_exports(e, var, i, v, err))
         return false;
     }
   }
@@ -248,11 +296,12 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                     buf[4], buf[5], buf[6], buf[7]);
   uint32_t version;
   if (kmv_peek_version(buf, file_size, &version) &&
-      version != KILN_MODULE_FORMAT_VERSION)
+      (version < KILN_MODULE_FORMAT_VERSION_MIN ||
+       version > KILN_MODULE_FORMAT_VERSION))
     return kmv_fail(err, "module format version %" PRIu32 "%s is not "
-                    "supported: this reader reads version %u", version,
+                    "supported: this reader reads versions %u to %u", version,
                     version ? "" : " (field missing)",
-                    KILN_MODULE_FORMAT_VERSION);
+                    KILN_MODULE_FORMAT_VERSION_MIN, KILN_MODULE_FORMAT_VERSION);
   uint64_t extent;
   if (!kiln_fb_verify(&kiln_module_schema, buf, file_size, &extent, err))
     return false;

@@ -114,7 +114,18 @@ static void kdj_executables(FILE *out, kiln_fb_Module_t r) {
               kiln_fb_ExecutableVariant_format(var) == kiln_fb_PayloadFormat_PTX
                   ? "PTX" : "ELF", si);
       kdj_segment_facts(out, kiln_fb_Module_segments_at(r, si));
-      fputc('}', out);
+      /* Launch metadata per export, [] when the variant has none. */
+      fputs(",\"exports\":[", out);
+      for (uint32_t x = 0; x < kiln_fb_ExecutableVariant_exports_count(var); x++) {
+        kiln_fb_VariantExport_t ve = kiln_fb_ExecutableVariant_exports_at(var, x);
+        kiln_fb_Dim3_t bs = kiln_fb_VariantExport_block_size(ve);
+        fprintf(out, "%s{\"block_size\":[%" PRIu32 ",%" PRIu32 ",%" PRIu32
+                "],\"static_shared_memory_bytes\":%" PRIu32
+                ",\"dynamic_shared_memory_bytes\":%" PRIu32 "}", x ? "," : "",
+                bs.x, bs.y, bs.z, kiln_fb_VariantExport_static_shared_memory_bytes(ve),
+                kiln_fb_VariantExport_dynamic_shared_memory_bytes(ve));
+      }
+      fputs("]}", out);
     }
     fputs("]}", out);
   }

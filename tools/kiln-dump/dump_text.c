@@ -73,6 +73,28 @@ static void kdt_functions(FILE *out, const kiln_module_view_t *m) {
   }
 }
 
+/* How each export of a variant launches: its block and shared memory, or,
+ * for a PTX variant without that metadata, the fallback the runtime uses. */
+static void kdt_variant_exports(FILE *out, kiln_fb_Executable_t e,
+                                kiln_fb_ExecutableVariant_t var) {
+  uint32_t n = kiln_fb_ExecutableVariant_exports_count(var);
+  if (!n) {
+    if (kiln_fb_ExecutableVariant_format(var) == kiln_fb_PayloadFormat_PTX)
+      fputs("            no launch metadata: blocks are the exports' "
+            "workgroup sizes, no dynamic shared memory\n", out);
+    return;
+  }
+  for (uint32_t x = 0; x < n; x++) {
+    kiln_fb_VariantExport_t ve = kiln_fb_ExecutableVariant_exports_at(var, x);
+    kiln_fb_Dim3_t bs = kiln_fb_VariantExport_block_size(ve);
+    fprintf(out, "            %s: block %" PRIu32 "x%" PRIu32 "x%" PRIu32
+            ", shared memory %" PRIu32 " static + %" PRIu32 " dynamic bytes\n",
+            kiln_fb_ExecutableExport_name(kiln_fb_Executable_exports_at(e, x)).data,
+            bs.x, bs.y, bs.z, kiln_fb_VariantExport_static_shared_memory_bytes(ve),
+            kiln_fb_VariantExport_dynamic_shared_memory_bytes(ve));
+  }
+}
+
 static void kdt_executables(FILE *out, const kiln_module_view_t *m) {
   kiln_fb_Module_t r = m->root;
   uint32_t n = kiln_fb_Module_executables_count(r);
@@ -115,6 +137,7 @@ static void kdt_executables(FILE *out, const kiln_module_view_t *m) {
               kiln_fb_Segment_uncompressed_size(s),
               kdt_compression(kiln_fb_Segment_compression(s)),
               kiln_fb_Segment_size(s), kiln_fb_Segment_content_hash(s), si);
+      kdt_variant_exports(out, e, var);
     }
   }
 }

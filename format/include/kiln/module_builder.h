@@ -5,7 +5,8 @@
  * executable variant, in the order they were added; 64-byte aligned, 4096
  * for >= 64 KiB), compressing executable payloads with zstd when that
  * saves at least an eighth. Every add_* copies what it is given (except
- * add_rodata_borrowed). Output is deterministic: the same calls with the
+ * add_rodata_borrowed, whose bytes go from the caller's memory straight
+ * to the output). Output is deterministic: the same calls with the
  * same content give the same bytes. Invalid
  * arguments (missing names, bad alignment, out-of-range indices) are
  * recorded and reported by finish, which names the offending entry. */
@@ -46,6 +47,14 @@ typedef struct kiln_module_export_desc {
   uint32_t push_constant_count;
 } kiln_module_export_desc_t;
 
+/* How one export runs in one variant (CUDA: its kernel's thread block and
+ * shared memory; VariantExport in kiln_module.fbs). */
+typedef struct kiln_module_variant_export_desc {
+  uint32_t block_size[3]; /* each >= 1, within CUDA's block limits */
+  uint32_t static_shared_memory_bytes;
+  uint32_t dynamic_shared_memory_bytes; /* passed at launch; usually 0 */
+} kiln_module_variant_export_desc_t;
+
 typedef struct kiln_module_variant_desc {
   const char *name;         /* unique in the executable, e.g. "x86_64" */
   const char *target;       /* "llvm-cpu" or "cuda" */
@@ -55,6 +64,10 @@ typedef struct kiln_module_variant_desc {
   kiln_fb_PayloadFormat_t format;
   const void *payload;
   uint64_t payload_size;
+  /* Launch metadata: 0 (none; the export's workgroup size is the block),
+   * or the executable's export_count entries in export order. */
+  uint32_t export_count;
+  const kiln_module_variant_export_desc_t *exports;
 } kiln_module_variant_desc_t;
 
 typedef struct kiln_module_executable_desc {
@@ -110,7 +123,13 @@ uint32_t kiln_module_builder_add_executable(
 /* The whole module file in one malloc'ed buffer (free() it). */
 bool kiln_module_builder_finish(kiln_module_builder_t *b, uint8_t **data,
                                 size_t *size, kiln_format_error_t *err);
-/* The same bytes, streamed to a file. */
+/* The same bytes, streamed: the FlatBuffer, then zero padding and each
+ * segment written straight from where it lives (a borrowed rodata entry
+ * from the caller's memory), so weights are never copied on the way out.
+ * write_fd writes at fd's position and leaves fd open; write_file creates
+ * or truncates path and removes it again (if a regular file) on failure. */
+bool kiln_module_builder_write_fd(kiln_module_builder_t *b, int fd,
+                                  kiln_format_error_t *err);
 bool kiln_module_builder_write_file(kiln_module_builder_t *b, const char *path,
                                     kiln_format_error_t *err);
 

@@ -19,7 +19,10 @@
 
 #include "kiln/fb_reader.h"
 
-#define KILN_MODULE_FORMAT_VERSION 1u
+/* The version this builder writes, and the oldest one readers accept
+ * (version 2 added ExecutableVariant.exports; kiln_module.fbs lists them). */
+#define KILN_MODULE_FORMAT_VERSION 2u
+#define KILN_MODULE_FORMAT_VERSION_MIN 1u
 #define KILN_MODULE_FILE_IDENTIFIER "KILN"
 /* Every segment starts at a multiple of this file offset... */
 #define KILN_MODULE_SEGMENT_ALIGNMENT 64u
@@ -27,6 +30,14 @@
  * LARGE_SEGMENT_ALIGNMENT, so that an mmap can hand out whole pages. */
 #define KILN_MODULE_LARGE_SEGMENT_SIZE 65536u
 #define KILN_MODULE_LARGE_SEGMENT_ALIGNMENT 4096u
+/* Launch limits a VariantExport must respect (CUDA's, for every SM Kiln
+ * targets): threads per block in all and per dimension, and shared memory
+ * per block, static plus dynamic (228 KiB, the largest any SM offers). */
+#define KILN_MODULE_MAX_BLOCK_THREADS 1024u
+#define KILN_MODULE_MAX_BLOCK_X 1024u
+#define KILN_MODULE_MAX_BLOCK_Y 1024u
+#define KILN_MODULE_MAX_BLOCK_Z 64u
+#define KILN_MODULE_MAX_SHARED_MEMORY_BYTES (228u * 1024u)
 
 /* ---- Generated types and accessors. ---- */
 

@@ -9,7 +9,9 @@
    back behind it, the file verifies and reads identically with our reader
    (same raw JSON, same typed view, same extracted payloads).
 3. A module authored as JSON and encoded by flatc reads as written, and one
-   claiming another format version is refused with a message naming both.
+   claiming another format version is refused with a message naming both;
+   launch metadata (per-variant exports) written by flatc reads back, and
+   each kind of bad launch metadata is refused with its named error.
 Exits non-zero with a description of the first mismatch."""
 import argparse, json, os, shutil, subprocess, sys, tempfile
 
@@ -70,6 +72,14 @@ def tensor(t):
     return f'tensor<{dims}{ELEMENT[t["element_type"]]}>'
 
 
+def launch(x):
+    """A VariantExport as flatc decodes it, in kiln-dump --json's shape."""
+    b = x.get('block_size', {})
+    return {'block_size': [b.get('x', 0), b.get('y', 0), b.get('z', 0)],
+            'static_shared_memory_bytes': x.get('static_shared_memory_bytes', 0),
+            'dynamic_shared_memory_bytes': x.get('dynamic_shared_memory_bytes', 0)}
+
+
 def compare_view(fl, view, tag):
     """The typed view (kiln-dump --json) against flatc's decoding."""
     check(view['name'] == fl.get('name', ''), f'{tag}: module name')
@@ -107,6 +117,8 @@ def compare_view(fl, view, tag):
             check((vv['name'], vv['target'], vv['format'], vv['segment'], vv['sm_version']) ==
                   (fv['name'], fv['target'], fv.get('format', 'ELF'), fv.get('segment', 0),
                    fv.get('sm_version', 0)), f'{tag}: variant {fv["name"]}')
+            check(vv['exports'] == [launch(x) for x in fv.get('exports', [])],
+                  f'{tag}: launch metadata of variant {fv["name"]}')
 
 
 def reassemble(fb, original, first_offset, name):
@@ -176,6 +188,11 @@ fl['name'] = 'authored'
 fl['functions'][0]['name'] = 'entry'
 fl['functions'][0]['inputs'][0] = {'element_type': 'F16', 'dims': [2, -1, 7]}
 fl['imports'].append({'name': 'hal.extra', 'signature': 'i_i'})
+# Launch metadata written by flatc: the sm_80 variant's first export.
+sm80 = [v for v in fl['executables'][0]['variants'] if v['name'] == 'sm_80'][0]
+check(len(sm80.get('exports', [])) == 2, 'sample: sm_80 has launch metadata for both exports')
+sm80['exports'][0] = {'block_size': {'x': 32, 'y': 8, 'z': 2}, 'static_shared_memory_bytes': 12288,
+                      'dynamic_shared_memory_bytes': 50000}
 authored, written = author(fl, original, first, 'authored')
 view = dump(authored, '--json')
 check(view['name'] == 'authored', 'authored: name')
@@ -183,20 +200,43 @@ check(view['functions'][0]['name'] == 'entry', 'authored: function name')
 check(view['functions'][0]['inputs'][0] == 'tensor<2x?x7xf16>', 'authored: input type')
 check(view['imports'][-1] == {'name': 'hal.extra', 'signature': 'i_i'}, 'authored: import')
 check(dump(authored, '--raw-json') == written, 'authored: raw read differs from the JSON source')
+vsm80 = [v for v in view['executables'][0]['variants'] if v['name'] == 'sm_80'][0]
+check(vsm80['exports'][0] == {'block_size': [32, 8, 2], 'static_shared_memory_bytes': 12288,
+                              'dynamic_shared_memory_bytes': 50000}, 'authored: launch metadata')
+# Launch metadata the verifier refuses, each with its named error.
+for edit, want in (
+        (lambda v: v['exports'].pop(), 'variants[2] (sm_80).exports: 1 entries for 2 executable exports'),
+        (lambda v: v['exports'][1].update(block_size={'x': 512, 'y': 4, 'z': 1}),
+         '(add_dispatch_1): block size 512x4x1 exceeds CUDA\'s limits'),
+        (lambda v: v['exports'][1].pop('block_size'),
+         '(add_dispatch_1): block size 0x0x0 has a zero dimension (field missing)'),
+        (lambda v: v['exports'][0].update(static_shared_memory_bytes=200000),
+         '(matmul_dispatch_0): shared memory 250000 bytes (static 200000 + dynamic 50000) exceeds')):
+    bad = json.loads(json.dumps(fl))
+    edit([v for v in bad['executables'][0]['variants'] if v['name'] == 'sm_80'][0])
+    path, _ = author(bad, original, first, 'badlaunch')
+    p = run(args.dump, path, ok=False)
+    check(p.returncode == 1 and want in p.stderr, f'bad launch metadata: wanted {want!r}, got {p.stderr!r}')
 
 # Another format version is refused, naming both versions.
 fl['format_version'] = 7
 future, _ = author(fl, original, first, 'future')
 p = run(args.dump, future, ok=False)
-check(p.returncode == 1 and 'format version 7' in p.stderr and 'reads version 1' in p.stderr,
+check(p.returncode == 1 and 'format version 7' in p.stderr and 'reads versions 1 to 2' in p.stderr,
       f'future version: rc={p.returncode} stderr={p.stderr!r}')
 del fl['format_version']
 missing, _ = author(fl, original, first, 'noversion')
 p = run(args.dump, missing, ok=False)
 check(p.returncode == 1 and 'format version 0 (field missing) is not supported' in p.stderr,
       f'missing version: rc={p.returncode} stderr={p.stderr!r}')
-# A dangling segment index is refused, naming the field.
+# A version-1 module (before launch metadata) still reads.
 fl['format_version'] = 1
+for v in fl['executables'][0]['variants']:
+    v.pop('exports', None)
+old_module, _ = author(fl, original, first, 'version1')
+check(dump(old_module, '--json')['format_version'] == 1, 'version 1: read')
+# A dangling segment index is refused, naming the field.
+fl['format_version'] = 2
 fl['rodata'][0]['segment'] = 99
 bad, _ = author(fl, original, first, 'badseg')
 p = run(args.dump, bad, ok=False)

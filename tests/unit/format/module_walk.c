@@ -29,7 +29,8 @@ bool kiln_test_module_walk(const kiln_module_view_t *m, uint64_t *checksum,
   uint32_t nseg = kiln_fb_Module_segments_count(r);
   uint32_t nfiles = kiln_fb_Module_source_files_count(r);
   uint64_t code = kiln_fb_Module_bytecode_count(r);
-  if (kiln_fb_Module_format_version(r) != KILN_MODULE_FORMAT_VERSION)
+  if (kiln_fb_Module_format_version(r) < KILN_MODULE_FORMAT_VERSION_MIN ||
+      kiln_fb_Module_format_version(r) > KILN_MODULE_FORMAT_VERSION)
     FAIL("format version %u accepted", kiln_fb_Module_format_version(r));
   h = str(h, kiln_fb_Module_name(r));
   kiln_fb_Producer_t p = kiln_fb_Module_producer(r);
@@ -130,6 +131,20 @@ bool kiln_test_module_walk(const kiln_module_view_t *m, uint64_t *checksum,
         FAIL("variant %u.%u: segment index accepted", i, v);
       if (kiln_fb_ExecutableVariant_format(var) > kiln_fb_PayloadFormat_PTX)
         FAIL("variant %u.%u: format accepted", i, v);
+      uint32_t nl = kiln_fb_ExecutableVariant_exports_count(var);
+      if (nl && nl != kiln_fb_Executable_exports_count(e))
+        FAIL("variant %u.%u: %u launch entries accepted", i, v, nl);
+      for (uint32_t x = 0; x < nl; x++) {
+        kiln_fb_VariantExport_t ve = kiln_fb_ExecutableVariant_exports_at(var, x);
+        kiln_fb_Dim3_t bs = kiln_fb_VariantExport_block_size(ve);
+        uint64_t threads = (uint64_t)bs.x * bs.y * bs.z;
+        uint64_t shared = (uint64_t)kiln_fb_VariantExport_static_shared_memory_bytes(ve) +
+                          kiln_fb_VariantExport_dynamic_shared_memory_bytes(ve);
+        if (!threads || threads > 1024 || bs.z > 64 || shared > 228u * 1024u)
+          FAIL("variant %u.%u export %u: block %ux%ux%u, %" PRIu64
+               " shared bytes accepted", i, v, x, bs.x, bs.y, bs.z, shared);
+        h = mix(mix(h, threads), shared);
+      }
     }
   }
   *checksum = h;

@@ -160,8 +160,13 @@ START_TEST(test_named_errors) {
   expect_error(b, 5, "not a Kiln module: 5 bytes is too short");
 
   RESET();
-  put32(b, field_pos(&m, r.p, 0), 2);
-  expect_error(b, sample_size, "module format version 2 is not supported: this reader reads version 1");
+  put32(b, field_pos(&m, r.p, 0), 3);
+  expect_error(b, sample_size, "module format version 3 is not supported: this reader reads versions 1 to 2");
+  put32(b, field_pos(&m, r.p, 0), 0);
+  expect_error(b, sample_size, "module format version 0 (field missing) is not supported");
+  /* Version 1 (before launch metadata) is still read. */
+  put32(b, field_pos(&m, r.p, 0), 1);
+  ck_assert_int_eq(try_open(b, sample_size), 1);
 
   RESET();
   put32(b, 0, 0xfffffff0u);
@@ -238,6 +243,48 @@ START_TEST(test_named_errors) {
   kiln_fb_ExecutableExport_t ex = kiln_fb_Executable_exports_at(kiln_fb_Module_executables_at(r, 0), 0);
   put32(b, field_pos(&m, ex.p, 1) + 4, 0);
   expect_error(b, sample_size, "executables[0].exports[0] (matmul_dispatch_0): workgroup size 8x0x1");
+
+  /* Launch metadata of the sm_80 variant (sample: 16x16x1 with 2 KiB
+   * static, 128x1x1 with 64 KiB dynamic shared memory). */
+  kiln_fb_ExecutableVariant_t sm80 =
+      kiln_fb_Executable_variants_at(kiln_fb_Module_executables_at(r, 0), 2);
+  ck_assert_uint_eq(kiln_fb_ExecutableVariant_exports_count(sm80), 2);
+  kiln_fb_VariantExport_t l0 = kiln_fb_ExecutableVariant_exports_at(sm80, 0);
+  kiln_fb_VariantExport_t l1 = kiln_fb_ExecutableVariant_exports_at(sm80, 1);
+  RESET();
+  put32(b, (size_t)(kiln_fb_ref(sm80.p, 7) - m.file), 1);
+  expect_error(b, sample_size, "executables[0].variants[2] (sm_80).exports: 1 entries for 2 executable exports");
+  RESET();
+  put32(b, field_pos(&m, l0.p, 0) + 4, 0);
+  expect_error(b, sample_size,
+               "executables[0].variants[2] (sm_80).exports[0] (matmul_dispatch_0): block size 16x0x1 has a zero dimension");
+  RESET();
+  put32(b, field_pos(&m, l1.p, 0), 2048);
+  expect_error(b, sample_size,
+               "executables[0].variants[2] (sm_80).exports[1] (add_dispatch_1): block size 2048x1x1 exceeds CUDA's limits");
+  put32(b, field_pos(&m, l1.p, 0), 1024);
+  ck_assert_int_eq(try_open(b, sample_size), 1);
+  put32(b, field_pos(&m, l1.p, 0) + 8, 2);
+  expect_error(b, sample_size, "(add_dispatch_1): block size 1024x1x2 exceeds CUDA's limits");
+  RESET();
+  put32(b, field_pos(&m, l0.p, 0) + 8, 65);
+  expect_error(b, sample_size, "(matmul_dispatch_0): block size 16x16x65 exceeds");
+  RESET();
+  put32(b, field_pos(&m, l0.p, 1), 233473);
+  expect_error(b, sample_size,
+               "(matmul_dispatch_0): shared memory 233473 bytes (static 233473 + dynamic 0) exceeds the 233472-byte limit");
+  put32(b, field_pos(&m, l0.p, 1), 233472);
+  ck_assert_int_eq(try_open(b, sample_size), 1);
+  RESET();
+  put32(b, field_pos(&m, l1.p, 2), 0xffffffffu);
+  expect_error(b, sample_size, "(add_dispatch_1): shared memory 4294967295 bytes (static 0 + dynamic 4294967295)");
+  /* A VariantExport whose block_size is absent (vtable slot 0 cleared;
+   * the two entries may share that vtable). */
+  RESET();
+  memcpy(&so, l0.p, 4);
+  size_t vt_block = (size_t)(l0.p - so - m.file) + 4;
+  b[vt_block] = b[vt_block + 1] = 0;
+  expect_error(b, sample_size, "(matmul_dispatch_0): block size 0x0x0 has a zero dimension (field missing)");
 
   /* Payload damage is found when the payload is read, not at open. */
   RESET();

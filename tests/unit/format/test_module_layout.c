@@ -1,7 +1,8 @@
 /* Layout guarantees: (must-show 4) a module whose segments lie beyond 4 GB
  * is representable and verifies, using a sparse file so no gigabytes are
  * written; (must-show 5) the same content builds to the same bytes, from
- * separate builders, repeated finishes and the file writer alike. */
+ * separate builders, repeated finishes, the file writer and the descriptor
+ * writer alike (which also report write errors by cause). */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <fcntl.h>
@@ -116,11 +117,36 @@ START_TEST(test_deterministic_bytes) {
     ck_assert_int_ge(fd, 0);
     close(fd);
     ck_assert_msg(kiln_module_builder_write_file(bld, path, &err), "%s", err.message);
-    kiln_module_builder_destroy(bld);
     FILE *fp = fopen(path, "rb");
     uint8_t *e = malloc(na + 1);
     size_t ne = fread(e, 1, na + 1, fp);
     fclose(fp);
+    /* Streamed to a descriptor: written at its position, left open. */
+    fd = open(path, O_RDWR | O_TRUNC);
+    ck_assert_int_eq(write(fd, "HDR", 3), 3);
+    ck_assert_msg(kiln_module_builder_write_fd(bld, fd, &err), "%s", err.message);
+    ck_assert_int_eq(write(fd, "!", 1), 1);
+    ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+    uint8_t *g = malloc(na + 8);
+    ck_assert_int_eq(read(fd, g, na + 8), (ssize_t)na + 4);
+    close(fd);
+    ck_assert(memcmp(g, "HDR", 3) == 0 && g[na + 3] == '!');
+    ck_assert_int_eq(memcmp(g + 3, a, na), 0);
+    free(g);
+    /* Write errors name the cause; a failed write_file leaves no file. */
+    ck_assert(!kiln_module_builder_write_fd(bld, fd, &err));
+    ck_assert_msg(strstr(err.message, "write failed: Bad file descriptor"), "%s", err.message);
+    ck_assert(!kiln_module_builder_write_file(bld, "/nonexistent-dir/m.kiln", &err));
+    ck_assert_msg(strstr(err.message, "cannot create /nonexistent-dir/m.kiln: No such file"),
+                  "%s", err.message);
+    fd = open("/dev/full", O_WRONLY);
+    if (fd >= 0) {
+      ck_assert(!kiln_module_builder_write_fd(bld, fd, &err));
+      ck_assert_msg(strstr(err.message, "write failed: No space left on device"), "%s",
+                    err.message);
+      close(fd);
+    }
+    kiln_module_builder_destroy(bld);
     unlink(path);
     ck_assert_uint_eq(nc, na);
     ck_assert_uint_eq(nd, na);

@@ -63,11 +63,13 @@ static void build(built *m, kiln_module_compression_t mode) {
   bool ro[] = {true, false};
   kiln_module_export_desc_t ex[] = {{"e0", {4, 2, 1}, 2, ro, 3},
                                     {"e1", {1, 1, 1}, 0, NULL, 0}};
+  static const kiln_module_variant_export_desc_t launch[] = {
+      {{32, 4, 2}, 4096, 100000}, {{1024, 1, 1}, 0, 0}};
   kiln_module_variant_desc_t var[] = {
       {"x86_64", "llvm-cpu", "x86_64", "+avx2", 0, kiln_fb_PayloadFormat_ELF,
-       m->elf, 20000},
+       m->elf, 20000, 0, NULL},
       {"sm_80", "cuda", "nvptx64", NULL, 80, kiln_fb_PayloadFormat_PTX, m->ptx,
-       100}};
+       100, 2, launch}};
   kiln_module_executable_desc_t exe = {"exe", 2, ex, 2, var};
   ck_assert_uint_eq(kiln_module_builder_add_executable(b, &exe), 0);
 
@@ -180,6 +182,20 @@ START_TEST(test_fields_round_trip) {
   ck_assert_int_eq(kiln_fb_ExecutableVariant_format(v0), kiln_fb_PayloadFormat_ELF);
   ck_assert_uint_eq(kiln_fb_ExecutableVariant_sm_version(v1), 80);
   ck_assert_int_eq(kiln_fb_ExecutableVariant_format(v1), kiln_fb_PayloadFormat_PTX);
+  /* Launch metadata: none on the CPU variant (not even an empty vector),
+   * one entry per export on the PTX one. */
+  ck_assert(!kiln_fb_ExecutableVariant_exports_present(v0));
+  ck_assert_uint_eq(kiln_fb_ExecutableVariant_exports_count(v1), 2);
+  kiln_fb_VariantExport_t lx0 = kiln_fb_ExecutableVariant_exports_at(v1, 0);
+  kiln_fb_VariantExport_t lx1 = kiln_fb_ExecutableVariant_exports_at(v1, 1);
+  kiln_fb_Dim3_t bs = kiln_fb_VariantExport_block_size(lx0);
+  ck_assert(bs.x == 32 && bs.y == 4 && bs.z == 2);
+  ck_assert_uint_eq(kiln_fb_VariantExport_static_shared_memory_bytes(lx0), 4096);
+  ck_assert_uint_eq(kiln_fb_VariantExport_dynamic_shared_memory_bytes(lx0), 100000);
+  bs = kiln_fb_VariantExport_block_size(lx1);
+  ck_assert(bs.x == 1024 && bs.y == 1 && bs.z == 1);
+  ck_assert_uint_eq(kiln_fb_VariantExport_static_shared_memory_bytes(lx1), 0);
+  ck_assert_uint_eq(kiln_fb_VariantExport_dynamic_shared_memory_bytes(lx1), 0);
 
   /* The compressible ELF is stored with zstd, the 100-byte PTX is not. */
   kiln_fb_Segment_t s0 = kiln_fb_Module_segments_at(r, kiln_fb_ExecutableVariant_segment(v0));
@@ -254,6 +270,36 @@ START_TEST(test_builder_rejects_bad_input) {
   ck_assert(!kiln_module_builder_finish(b, &data, &size, &err));
   ck_assert_ptr_nonnull(strstr(err.message, "function g: location 0 has pc 5"));
   kiln_module_builder_destroy(b);
+
+  /* Launch metadata: one entry per export, CUDA-sized blocks, shared
+   * memory within 228 KiB. */
+  static const kiln_module_export_desc_t ex[] = {{"k0", {1, 1, 1}, 0, NULL, 0},
+                                                 {"k1", {1, 1, 1}, 0, NULL, 0}};
+  static const struct {
+    uint32_t count;
+    kiln_module_variant_export_desc_t launch[2];
+    const char *want;
+  } bad[] = {
+      {1, {{{64, 1, 1}, 0, 0}}, "variant sm_80: 1 export launch entries for 2 exports"},
+      {2, {{{64, 1, 1}, 0, 0}, {{64, 0, 1}, 0, 0}}, "export k1: block size 64x0x1 is not a CUDA block"},
+      {2, {{{64, 1, 1}, 0, 0}, {{2048, 1, 1}, 0, 0}}, "export k1: block size 2048x1x1"},
+      {2, {{{64, 32, 1}, 0, 0}, {{1, 1, 1}, 0, 0}}, "export k0: block size 64x32x1"},
+      {2, {{{1, 1, 65}, 0, 0}, {{1, 1, 1}, 0, 0}}, "export k0: block size 1x1x65"},
+      {2, {{{64, 1, 1}, 200000, 33473}, {{1, 1, 1}, 0, 0}},
+       "export k0: 233473 bytes of shared memory exceed the 233472-byte limit"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    b = kiln_module_builder_create();
+    const kiln_module_variant_desc_t v = {"sm_80", "cuda", "nvptx64", NULL, 80,
+                                          kiln_fb_PayloadFormat_PTX, "x", 1,
+                                          bad[i].count, bad[i].launch};
+    const kiln_module_executable_desc_t e = {"exe", 2, ex, 1, &v};
+    kiln_module_builder_add_executable(b, &e);
+    ck_assert(!kiln_module_builder_finish(b, &data, &size, &err));
+    ck_assert_msg(strstr(err.message, bad[i].want), "%zu: \"%s\" lacks \"%s\"", i,
+                  err.message, bad[i].want);
+    kiln_module_builder_destroy(b);
+  }
 
   b = kiln_module_builder_create();
   kiln_module_function_desc_t nameless = {.name = ""};
