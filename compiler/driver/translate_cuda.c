@@ -8,9 +8,12 @@
  * kernel ABI and compiled by compiler/codegen/cuda for the SM; the PTX
  * text is stored in the session under (executable, variant); each
  * kernel's block size (kiln.launch block_size) becomes its PTX .maxntid.
- * The module format has no per-variant block size or shared-memory size
- * yet: the runtime launches the export's workgroup size, which kernels
- * handle since they read the launched block size. With
+ * Each of the variant's hal.executable.export ops records how its kernel
+ * is launched, for serialize to write as the variant's launch metadata:
+ * kiln.block_size (the kernel's kiln.launch block_size, 1x1x1 when it has
+ * none) and kiln.static_shared_memory_bytes (the kernel's workgroup
+ * memory, memory-space-3 memref.allocas, each 16-byte aligned as the PTX
+ * declares them), counted here while the IR still shows them. With
  * KILN_GPU_SIMT_CPU=1 in the environment (tests), a copy of the lowered
  * variant whose thread ids are loops (simt-to-loops) is inserted after it
  * as an llvm-cpu variant, which translate-executables then compiles like
@@ -31,6 +34,64 @@
 static kiln_op *tc_inner(kiln_op *var) {
   for (kiln_op *o = var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)
     if (o->kind == KILN_OP_BUILTIN_MODULE) return o;
+  return NULL;
+}
+
+typedef struct tc_shared {
+  uint64_t bytes;
+  const char *bad; /* a workgroup alloca the sum cannot size */
+} tc_shared;
+
+static kiln_walk_result tc_count_shared(kiln_op *op, void *user) {
+  tc_shared *acc = user;
+  if (op->kind != KILN_OP_MEMREF_ALLOCA || !op->num_results) return KILN_WALK_ADVANCE;
+  const kiln_type *t = op->results[0].type;
+  const kiln_attr *ms = t->kind == KILN_TYPE_MEMREF ? t->memspace : NULL;
+  if (!ms || ms->kind != KILN_ATTR_INTEGER || ms->i != 3) return KILN_WALK_ADVANCE;
+  uint64_t n = kiln_dense_elem_size(t->elem);
+  for (uint32_t i = 0; n && i < t->rank; i++)
+    n = t->shape[i] > 0 && (uint64_t)t->shape[i] <= (1ull << 32) / n ? n * (uint64_t)t->shape[i] : 0;
+  if (!n) {
+    acc->bad = "workgroup memory (memory space 3) needs a static shape of sized elements";
+    return KILN_WALK_INTERRUPT;
+  }
+  acc->bytes = (acc->bytes + 15) / 16 * 16 + n;
+  if (acc->bytes > UINT32_MAX) {
+    acc->bad = "workgroup memory exceeds 4 GiB";
+    return KILN_WALK_INTERRUPT;
+  }
+  return KILN_WALK_ADVANCE;
+}
+
+/* kiln.block_size and kiln.static_shared_memory_bytes on every export of
+ * the variant, from the kernel of the same name. */
+static kiln_error *tc_record_launch(kiln_op *var, kiln_op *inner, const char *ename,
+                                    const char *vname) {
+  kiln_context *c = kiln_op_context(var);
+  for (kiln_op *o = var->regions[0].first->first; o; o = o->next) {
+    if (o->kind != KILN_OP_HAL_EXECUTABLE_EXPORT) continue;
+    const char *xname = kiln_symbol_name(o);
+    kiln_op *k = xname ? kiln_symbol_lookup(inner, xname) : NULL;
+    if (!k)
+      return kiln_error_new("executable @%s variant @%s: export @%s has no kernel", ename, vname,
+                            xname ? xname : "?");
+    int64_t block[3] = {1, 1, 1};
+    const kiln_attr *l = kiln_op_get_attr(k, "kiln.launch");
+    const kiln_attr *bs = l && l->kind == KILN_ATTR_DICT ? kiln_dict_get(l, "block_size") : NULL;
+    if (bs) {
+      if (bs->kind != KILN_ATTR_DENSE_ARRAY || bs->count != 3 || !kiln_type_is_int_or_index(bs->type))
+        return kiln_error_new("executable @%s variant @%s: kernel @%s: kiln.launch block_size is not "
+                              "an array of 3 integers", ename, vname, xname);
+      memcpy(block, bs->data, sizeof block);
+    }
+    tc_shared acc = {0, NULL};
+    kiln_walk_pre(k, tc_count_shared, &acc);
+    if (acc.bad)
+      return kiln_error_new("executable @%s variant @%s: kernel @%s: %s", ename, vname, xname, acc.bad);
+    kiln_op_set_attr(o, "kiln.block_size", kiln_attr_dense_i64_array(c, 3, block));
+    kiln_op_set_attr(o, "kiln.static_shared_memory_bytes",
+                     kiln_attr_int(c, kiln_type_int(c, 64), (int64_t)acc.bytes));
+  }
   return NULL;
 }
 
@@ -63,6 +124,7 @@ kiln_error *kiln_driver_translate_cuda(kiln_session *s, kiln_op *top, kiln_op *e
     return e;
   }
   if (!inner) return kiln_error_new("executable @%s variant @%s has no inner builtin.module", ename, vname);
+  if ((err = tc_record_launch(var, inner, ename, vname))) return err;
   kiln_to_llvm_export exports[64];
   uint32_t nexp = 0;
   for (kiln_op *o = var->regions[0].first->first; o && nexp < 64; o = o->next) {

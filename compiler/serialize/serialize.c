@@ -1,5 +1,6 @@
 /* The module writer (serialize.h): walks the module once per kind of
- * entry, in module order, and hands everything to the format builder. */
+ * entry, in module order, and hands everything to the format builder,
+ * which then either assembles the file in memory or streams it out. */
 #include "serialize.h"
 
 #include <stdio.h>
@@ -155,6 +156,79 @@ static bool sz_named(const kiln_op *op, const char *name) {
   return strcmp(op->name, name) == 0;
 }
 
+/* A 3-int array attribute (dense or plain array) into out; false when the
+ * attribute is something else. */
+static bool sz_dim3(const kiln_attr *a, int64_t out[3]) {
+  if (a->kind == KILN_ATTR_DENSE_ARRAY && a->count == 3 && kiln_type_is_int_or_index(a->type)) {
+    memcpy(out, a->data, 3 * sizeof *out);
+    return true;
+  }
+  if (a->kind != KILN_ATTR_ARRAY || a->count != 3) return false;
+  for (uint32_t i = 0; i < 3; i++) {
+    if (a->elems[i]->kind != KILN_ATTR_INTEGER) return false;
+    out[i] = a->elems[i]->i;
+  }
+  return true;
+}
+
+/* Launch metadata of a cuda variant, by export ordinal: the block from
+ * the export's kiln.block_size (translate-executables records it), else
+ * the kernel's kiln.launch block_size, else the export's workgroup size;
+ * shared memory from kiln.static_shared_memory_bytes and
+ * kiln.dynamic_shared_memory_bytes (0 when absent). */
+static kiln_error *sz_variant_launch(kiln_op *variant, const char *ename,
+                                     const kiln_module_export_desc_t *exports, uint32_t nexp,
+                                     kiln_module_variant_export_desc_t *out) {
+  const char *vname = kiln_symbol_name(variant);
+  bool seen[256] = {false};
+  kiln_block *vb = variant->num_regions ? variant->regions[0].first : NULL;
+  for (kiln_op *o = vb ? vb->first : NULL; o; o = o->next) {
+    if (!sz_named(o, "hal.executable.export")) continue;
+    const char *xname = kiln_symbol_name(o);
+    const int64_t ord = sz_int(o, "ordinal", -1);
+    if (ord < 0 || ord >= nexp || seen[ord] || !xname || strcmp(xname, exports[ord].name) != 0)
+      return kiln_error_new("executable @%s variant @%s: export @%s does not match the first "
+                            "variant's export of ordinal %lld", ename, vname, xname ? xname : "?",
+                            (long long)ord);
+    seen[ord] = true;
+    kiln_module_variant_export_desc_t *l = &out[ord];
+    int64_t block[3] = {exports[ord].workgroup_size[0], exports[ord].workgroup_size[1],
+                        exports[ord].workgroup_size[2]};
+    const kiln_attr *bs = kiln_op_get_attr(o, "kiln.block_size");
+    if (!bs) {
+      kiln_op *inner = NULL;
+      for (kiln_op *m = vb->first; m && !inner; m = m->next)
+        if (m->kind == KILN_OP_BUILTIN_MODULE && m->regions[0].first) inner = m;
+      kiln_op *k = inner ? kiln_symbol_lookup(inner, xname) : NULL;
+      const kiln_attr *launch = k ? kiln_op_get_attr(k, "kiln.launch") : NULL;
+      if (launch && launch->kind == KILN_ATTR_DICT) bs = kiln_dict_get(launch, "block_size");
+    }
+    if (bs && !sz_dim3(bs, block))
+      return kiln_error_new("executable @%s variant @%s export @%s: block size is not 3 integers",
+                            ename, vname, xname);
+    for (int i = 0; i < 3; i++) {
+      if (block[i] < 1 || block[i] > 1024)
+        return kiln_error_new("executable @%s variant @%s export @%s: block size %lldx%lldx%lld "
+                              "is not a CUDA block", ename, vname, xname, (long long)block[0],
+                              (long long)block[1], (long long)block[2]);
+      l->block_size[i] = (uint32_t)block[i];
+    }
+    const int64_t st = sz_int(o, "kiln.static_shared_memory_bytes", 0);
+    const int64_t dyn = sz_int(o, "kiln.dynamic_shared_memory_bytes", 0);
+    if (st < 0 || st > UINT32_MAX || dyn < 0 || dyn > UINT32_MAX)
+      return kiln_error_new("executable @%s variant @%s export @%s: shared memory sizes %lld + "
+                            "%lld bytes are out of range", ename, vname, xname, (long long)st,
+                            (long long)dyn);
+    l->static_shared_memory_bytes = (uint32_t)st;
+    l->dynamic_shared_memory_bytes = (uint32_t)dyn;
+  }
+  for (uint32_t i = 0; i < nexp; i++)
+    if (!seen[i])
+      return kiln_error_new("executable @%s variant @%s lacks export @%s (ordinal %u)", ename,
+                            vname, exports[i].name, i);
+  return NULL;
+}
+
 /* Parses "llvm-cpu[:ARCH[+F1+F2]]" / "cuda:sm_NN" into the variant. */
 static kiln_error *sz_target(const char *target, const kiln_session_payload_t *p,
                              kiln_module_variant_desc_t *v, char *target_buf,
@@ -253,6 +327,7 @@ static kiln_error *sz_executable(sz *z, kiln_op *exe) {
   kiln_module_variant_desc_t vars[64];
   char bufs[64][3][128];
   memset(vars, 0, sizeof vars);
+  kiln_module_variant_export_desc_t *launch = NULL;
   for (uint32_t i = 0; i < nvar; i++) {
     const char *vname = kiln_symbol_name(variants[i]);
     const kiln_attr *target = sz_attr(variants[i], "target", KILN_ATTR_STRING);
@@ -264,15 +339,28 @@ static kiln_error *sz_executable(sz *z, kiln_op *exe) {
                             name, vname);
     kiln_error *err = sz_target(target->str, p, &vars[i], bufs[i][0], bufs[i][1], bufs[i][2],
                                 sizeof bufs[i][0]);
-    if (err) return err;
+    if (err) {
+      free(launch);
+      return err;
+    }
     vars[i].name = vname;
     vars[i].format = p->format == KILN_PAYLOAD_PTX ? kiln_fb_PayloadFormat_PTX
                                                    : kiln_fb_PayloadFormat_ELF;
     vars[i].payload = p->data;
     vars[i].payload_size = p->size;
+    if (strcmp(vars[i].target, "cuda") != 0 || !nexp) continue;
+    if (!launch && !(launch = calloc((size_t)nvar * nexp, sizeof *launch)))
+      return kiln_error_new("out of memory");
+    if ((err = sz_variant_launch(variants[i], name, exports, nexp, launch + (size_t)i * nexp))) {
+      free(launch);
+      return err;
+    }
+    vars[i].export_count = nexp;
+    vars[i].exports = launch + (size_t)i * nexp;
   }
   const kiln_module_executable_desc_t d = {name, nexp, exports, nvar, vars};
   kiln_module_builder_add_executable(z->b, &d);
+  free(launch);
   return NULL;
 }
 
@@ -317,28 +405,28 @@ static kiln_error *sz_ir_rodata(sz *z, kiln_block *body, uint32_t *total) {
   return NULL;
 }
 
-kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
-                                  uint8_t **data, size_t *size) {
-  sz z;
-  memset(&z, 0, sizeof z);
-  z.s = session;
-  z.module = module;
-  z.b = kiln_module_builder_create();
-  if (!z.b) return kiln_error_new("out of memory");
+/* Everything but the writing: z->b holds the whole module, with every
+ * weight borrowed (session rodata and hal.rodata values are not copied). */
+static kiln_error *sz_collect(sz *z, kiln_op *module, kiln_session *session) {
+  memset(z, 0, sizeof *z);
+  z->s = session;
+  z->module = module;
+  z->b = kiln_module_builder_create();
+  if (!z->b) return kiln_error_new("out of memory");
   kiln_vm_imports_t imports;
   memset(&imports, 0, sizeof imports);
   kiln_error *err = NULL;
   const kiln_attr *mname = kiln_op_get_attr(module, "sym_name");
-  kiln_module_builder_set_name(z.b, mname && mname->kind == KILN_ATTR_STRING ? mname->str : "module");
-  kiln_module_builder_set_producer(z.b, SZ_COMPILER_VERSION, session->flag_count,
+  kiln_module_builder_set_name(z->b, mname && mname->kind == KILN_ATTR_STRING ? mname->str : "module");
+  kiln_module_builder_set_producer(z->b, SZ_COMPILER_VERSION, session->flag_count,
                                    (const char *const *)session->flags);
-  kiln_module_builder_set_bytecode_version(z.b, KILN_VM_BYTECODE_VERSION);
-  kiln_module_builder_set_compression(z.b, KILN_MODULE_COMPRESS_AUTO);
+  kiln_module_builder_set_bytecode_version(z->b, KILN_VM_BYTECODE_VERSION);
+  kiln_module_builder_set_compression(z->b, KILN_MODULE_COMPRESS_AUTO);
   kiln_block *body = kiln_module_body(module);
   uint32_t nfuncs = 0;
   for (kiln_op *op = body->first; op && !err; op = op->next) {
     if (op->kind == KILN_OP_VM_FUNC) {
-      err = sz_function(&z, op, &imports);
+      err = sz_function(z, op, &imports);
       nfuncs++;
     } else if (op->kind == KILN_OP_FUNC_FUNC && op->regions[0].first) {
       err = kiln_error_new("function @%s was not converted to the VM (run the vm stage)",
@@ -347,40 +435,60 @@ kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
   }
   if (!err && !nfuncs) err = kiln_error_new("the module has no function to serialize");
   for (uint32_t i = 0; !err && i < imports.count; i++)
-    kiln_module_builder_add_import(z.b, imports.names[i], imports.signatures[i]);
+    kiln_module_builder_add_import(z->b, imports.names[i], imports.signatures[i]);
   uint32_t ir_rodata = 0;
-  if (!err) err = sz_ir_rodata(&z, body, &ir_rodata);
+  if (!err) err = sz_ir_rodata(z, body, &ir_rodata);
   if (!err && ir_rodata && session->rodata_count)
     err = kiln_error_new("rodata comes both from hal.rodata ops (%u) and from the session (%u); "
                          "their indices would collide", ir_rodata, session->rodata_count);
   for (uint32_t i = 0; !err && i < session->rodata_count; i++) {
     const kiln_session_rodata_t *r = &session->rodata[i];
-    kiln_module_builder_add_rodata_borrowed(z.b, r->name, r->data, r->size, r->alignment);
+    kiln_module_builder_add_rodata_borrowed(z->b, r->name, r->data, r->size, r->alignment);
   }
   for (kiln_op *op = body->first; op && !err; op = op->next)
-    if (sz_named(op, "hal.executable")) err = sz_executable(&z, op);
+    if (sz_named(op, "hal.executable")) err = sz_executable(z, op);
+  kiln_vm_imports_free(&imports);
+  return err;
+}
+
+static void sz_free(sz *z) {
+  kiln_module_builder_destroy(z->b);
+  free(z->files);
+}
+
+kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
+                                  uint8_t **data, size_t *size) {
+  sz z;
+  kiln_error *err = sz_collect(&z, module, session);
   kiln_format_error_t ferr;
   if (!err && !kiln_module_builder_finish(z.b, data, size, &ferr))
     err = kiln_error_new("writing the module: %s", ferr.message);
-  kiln_vm_imports_free(&imports);
-  kiln_module_builder_destroy(z.b);
-  free(z.files);
+  sz_free(&z);
+  return err;
+}
+
+kiln_error *kiln_serialize_module_to_fd(kiln_op *module, kiln_session *session, int fd) {
+  sz z;
+  kiln_error *err = sz_collect(&z, module, session);
+  kiln_format_error_t ferr;
+  if (!err && !kiln_module_builder_write_fd(z.b, fd, &ferr))
+    err = kiln_error_new("writing the module: %s", ferr.message);
+  sz_free(&z);
+  return err;
+}
+
+kiln_error *kiln_serialize_module_to_file(kiln_op *module, kiln_session *session,
+                                          const char *path) {
+  sz z;
+  kiln_error *err = sz_collect(&z, module, session);
+  kiln_format_error_t ferr;
+  if (!err && !kiln_module_builder_write_file(z.b, path, &ferr))
+    err = kiln_error_new("writing the module to '%s': %s", path, ferr.message);
+  sz_free(&z);
   return err;
 }
 
 kiln_error *kiln_serialize_to_file(kiln_op *module, kiln_session *session,
                                    const char *path) {
-  uint8_t *data = NULL;
-  size_t size = 0;
-  kiln_error *err = kiln_serialize_module(module, session, &data, &size);
-  if (err) return err;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    free(data);
-    return kiln_error_new("cannot open '%s' for writing", path);
-  }
-  const bool ok = fwrite(data, 1, size, f) == size;
-  free(data);
-  if (fclose(f) != 0 || !ok) return kiln_error_new("writing '%s' failed", path);
-  return NULL;
+  return kiln_serialize_module_to_file(module, session, path);
 }

@@ -11,8 +11,12 @@
  * index order, every hal.executable in module order (the ordinals
  * convert-to-vm used) with its exports by ordinal (workgroup size,
  * bindings and read-only flags, push-constant count) and one variant per
- * target with its payload, zstd-compressed when that pays. The same IR and
- * session give the same bytes. Anything missing (a payload, an export
+ * target with its payload, zstd-compressed when that pays; cuda variants
+ * carry per-export launch metadata (block from the export's
+ * kiln.block_size or the kernel's kiln.launch block_size, static and
+ * dynamic shared memory bytes from kiln.static_shared_memory_bytes /
+ * kiln.dynamic_shared_memory_bytes). The same IR and session give the
+ * same bytes, in memory or streamed. Anything missing (a payload, an export
  * attribute) is an error naming the executable, variant or function. */
 #ifndef KILN_SERIALIZE_H
 #define KILN_SERIALIZE_H
@@ -27,10 +31,19 @@
 extern "C" {
 #endif
 
-/* The module bytes in one malloc'ed buffer (free() it). */
+/* The module bytes in one malloc'ed buffer (free() it). Every weight is
+ * copied into that buffer: use the streaming forms for real models. */
 kiln_error *kiln_serialize_module(kiln_op *module, kiln_session *session,
                                   uint8_t **data, size_t *size);
-/* The same, written to path. */
+/* The same bytes streamed to a file (created or truncated; removed again
+ * on failure) or to an open descriptor (written at its position, left
+ * open): the FlatBuffer, then each segment straight from where it lives,
+ * so initializers (session rodata, hal.rodata values) are never copied
+ * on their way into the module. */
+kiln_error *kiln_serialize_module_to_file(kiln_op *module, kiln_session *session,
+                                          const char *path);
+kiln_error *kiln_serialize_module_to_fd(kiln_op *module, kiln_session *session, int fd);
+/* Older name of kiln_serialize_module_to_file (same streaming writer). */
 kiln_error *kiln_serialize_to_file(kiln_op *module, kiln_session *session,
                                    const char *path);
 
