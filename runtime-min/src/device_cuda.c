@@ -1,7 +1,9 @@
 /* The cuda device: buffers are device memory, executables are PTX loaded
  * once per module with the JIT's error log in any failure, dispatches are
  * cuLaunchKernel with the binding pointers then the push constants
- * (grid = workgroup count, block = the export's workgroup size), all
+ * (grid = workgroup count; block and dynamic shared memory from the
+ * variant's launch metadata, or the export's workgroup size and none for
+ * modules without it), all
  * through the driver wrapper in src/cuda (dlopen; no CUDA at build time).
  * The wrapper serves one thread at a time, so every use takes the device
  * lock. The variant chosen is the PTX with the highest SM version not
@@ -18,10 +20,17 @@ typedef struct cuda_device {
   uint32_t sm; /* e.g. 86 */
 } cuda_device_t;
 
+/* How one export launches in the loaded variant. */
+typedef struct cuda_launch {
+  kiln_cuda_function_t function;
+  uint32_t block[3];
+  uint32_t dynamic_shared_bytes;
+} cuda_launch_t;
+
 typedef struct cuda_executable {
   kiln_cuda_module_t module;
   const krt_executable_t *exe;
-  kiln_cuda_function_t functions[];
+  cuda_launch_t exports[];
 } cuda_executable_t;
 
 #define A (device->allocator)
@@ -102,6 +111,32 @@ static kiln_status_t cuda_buffer_read(kiln_device_t *device,
   return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
 }
 
+/* Block and dynamic shared memory per export: the variant's launch
+ * metadata (verified at module open: one entry per export, CUDA-sized),
+ * else, for modules without it, the export's workgroup size and none. */
+static void cuda_launch_config(const kiln_module_t *module, uint32_t index,
+                               uint32_t variant, cuda_executable_t *ce) {
+  const krt_executable_t *exe = ce->exe;
+  kiln_fb_ExecutableVariant_t v = kiln_fb_Executable_variants_at(
+      kiln_fb_Module_executables_at(module->view.root, index), variant);
+  const bool meta =
+      kiln_fb_ExecutableVariant_exports_count(v) == exe->export_count;
+  for (uint32_t i = 0; i < exe->export_count; ++i) {
+    cuda_launch_t *l = &ce->exports[i];
+    l->function = NULL;
+    memcpy(l->block, exe->exports[i].workgroup_size, sizeof l->block);
+    l->dynamic_shared_bytes = 0;
+    if (!meta) continue;
+    kiln_fb_VariantExport_t ve = kiln_fb_ExecutableVariant_exports_at(v, i);
+    kiln_fb_Dim3_t b = kiln_fb_VariantExport_block_size(ve);
+    l->block[0] = b.x;
+    l->block[1] = b.y;
+    l->block[2] = b.z;
+    l->dynamic_shared_bytes =
+        kiln_fb_VariantExport_dynamic_shared_memory_bytes(ve);
+  }
+}
+
 static kiln_status_t cuda_executable_load(kiln_device_t *device,
                                           kiln_module_t *module,
                                           uint32_t index, void **out) {
@@ -133,7 +168,7 @@ static kiln_status_t cuda_executable_load(kiln_device_t *device,
   /* The JIT takes NUL-terminated text. */
   char *ptx = size < SIZE_MAX ? krt_alloc(A, (size_t)size + 1) : NULL;
   cuda_executable_t *ce =
-      krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_cuda_function_t));
+      krt_alloc(A, sizeof *ce + exe->export_count * sizeof(cuda_launch_t));
   if (!ptx || !ce) {
     krt_free(A, owned);
     krt_free(A, ptx);
@@ -143,12 +178,13 @@ static kiln_status_t cuda_executable_load(kiln_device_t *device,
   memcpy(ptx, bytes, (size_t)size);
   krt_free(A, owned);
   ce->exe = exe;
+  cuda_launch_config(module, index, (uint32_t)best, ce);
   char msg[1024];
   pthread_mutex_lock(&d->lock);
   int rc = kiln_cuda_module_load(d->cu, ptx, &ce->module, msg, sizeof msg);
   for (uint32_t i = 0; rc == KILN_CUDA_OK && i < exe->export_count; ++i)
     rc = kiln_cuda_function(d->cu, ce->module, exe->exports[i].name,
-                            &ce->functions[i], msg, sizeof msg);
+                            &ce->exports[i].function, msg, sizeof msg);
   if (rc != KILN_CUDA_OK && ce->module)
     kiln_cuda_module_unload(d->cu, ce->module);
   pthread_mutex_unlock(&d->lock);
@@ -180,6 +216,7 @@ static kiln_status_t cuda_dispatch(kiln_device_t *device, void *handle,
   cuda_device_t *d = (cuda_device_t *)device;
   cuda_executable_t *ce = handle;
   const krt_export_t *ex = &ce->exe->exports[export_ordinal];
+  const cuda_launch_t *cl = &ce->exports[export_ordinal];
   uint64_t ptrs[KRT_MAX_BINDINGS];
   for (uint32_t i = 0; i < dispatch->binding_count; ++i)
     ptrs[i] = dispatch->bindings[i].buffer->device_ptr +
@@ -187,9 +224,10 @@ static kiln_status_t cuda_dispatch(kiln_device_t *device, void *handle,
   kiln_cuda_launch_t launch;
   memset(&launch, 0, sizeof launch);
   memcpy(launch.grid, dispatch->workgroup_count, sizeof launch.grid);
-  memcpy(launch.block, ex->workgroup_size, sizeof launch.block);
+  memcpy(launch.block, cl->block, sizeof launch.block);
   for (int i = 0; i < 3; ++i)
     if (!launch.block[i]) launch.block[i] = 1;
+  launch.shared_bytes = cl->dynamic_shared_bytes;
   launch.binding_count = dispatch->binding_count;
   launch.bindings = ptrs;
   launch.push_constant_count = dispatch->push_constant_count;
@@ -197,8 +235,8 @@ static kiln_status_t cuda_dispatch(kiln_device_t *device, void *handle,
   if (!launch.grid[0] || !launch.grid[1] || !launch.grid[2]) return NULL;
   char msg[512];
   pthread_mutex_lock(&d->lock);
-  const int rc = kiln_cuda_launch(d->cu, ce->functions[export_ordinal],
-                                  &launch, msg, sizeof msg);
+  const int rc = kiln_cuda_launch(d->cu, cl->function, &launch, msg,
+                                  sizeof msg);
   pthread_mutex_unlock(&d->lock);
   return rc == KILN_CUDA_OK
              ? NULL

@@ -45,6 +45,9 @@ int kiln_cuda_api_open(kiln_cuda_api_t *api, char *msg, size_t msg_cap) {
                           "CUDA driver library %.200s lacks %s", path, sym); \
   }                                                                          \
   memcpy(&api->member, &p, sizeof p);
+#define KILN_CUDA_OPTIONAL_FN(member, sym, params) \
+  p = dlsym(api->library, sym);                    \
+  memcpy(&api->member, &p, sizeof p);
 #include "cuda_symbols.def"
 #undef KILN_CUDA_FN
   return KILN_CUDA_OK;

@@ -32,12 +32,14 @@ typedef struct cu_stream_opaque *cu_stream;
 typedef struct kiln_cuda_api {
   void *library; /* dlopen handle */
 #define KILN_CUDA_FN(member, sym, fallback, params) cu_result(*member) params;
+#define KILN_CUDA_OPTIONAL_FN(member, sym, params) cu_result(*member) params;
 #include "cuda_symbols.def"
 #undef KILN_CUDA_FN
 } kiln_cuda_api_t;
 
 /* Opens the driver library (KILN_CUDA_LIBRARY or "libcuda.so.1") and
- * resolves every entry point; on failure closes it again. */
+ * resolves every entry point (optional ones may stay NULL); on failure
+ * closes it again. */
 int kiln_cuda_api_open(kiln_cuda_api_t *api, char *msg, size_t msg_cap);
 void kiln_cuda_api_close(kiln_cuda_api_t *api);
 

@@ -4,6 +4,7 @@
  * synchronizes with, so copy -> launch -> copy needs no extra events.
  * Every call first makes the context current, because the runtime may use
  * a device from more than one thread over its life. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,7 +220,10 @@ int kiln_cuda_launch(kiln_cuda_device_t *d, kiln_cuda_function_t function,
   int rc = make_current(d, msg, msg_cap);
   if (rc) return rc;
   cu_function fn = (cu_function)function;
-  if (l->shared_bytes > CU_DEFAULT_DYNAMIC_SHARED_LIMIT)
+  /* Past the default 48 KiB a kernel must opt in; a driver without the
+   * call cannot give more, and its launch error says so below. */
+  const bool opt_in = l->shared_bytes > CU_DEFAULT_DYNAMIC_SHARED_LIMIT;
+  if (opt_in && d->api.FuncSetAttribute)
     CHECK("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
           d->api.FuncSetAttribute(fn, CU_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                   (int)l->shared_bytes));
@@ -230,10 +234,18 @@ int kiln_cuda_launch(kiln_cuda_device_t *d, kiln_cuda_function_t function,
     params[n++] = (void *)&l->bindings[i];
   for (uint32_t i = 0; i < l->push_constant_count; i++)
     params[n++] = (void *)&l->push_constants[i];
-  CHECK("cuLaunchKernel",
-        d->api.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2], l->block[0],
-                            l->block[1], l->block[2], l->shared_bytes, d->stream,
-                            n ? params : NULL, NULL));
+  cu_result r = d->api.LaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2],
+                                    l->block[0], l->block[1], l->block[2],
+                                    l->shared_bytes, d->stream,
+                                    n ? params : NULL, NULL);
+  if (r != CU_SUCCESS) {
+    char why[96];
+    snprintf(why, sizeof why, "%u bytes of dynamic shared memory need "
+             "cuFuncSetAttribute, which this driver lacks", l->shared_bytes);
+    return kiln_cuda_fail_result(&d->api, r, "cuLaunchKernel",
+                                 opt_in && !d->api.FuncSetAttribute ? why : NULL,
+                                 msg, msg_cap);
+  }
   return KILN_CUDA_OK;
 }
 

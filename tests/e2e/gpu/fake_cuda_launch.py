@@ -1,23 +1,37 @@
 #!/usr/bin/python3
-"""A real compiled module's PTX through runtime-min's cuda device, against
+"""Real compiled modules' PTX through runtime-min's cuda device, against
 the fake driver library of tests/unit/cuda (libfakecuda.so, which logs
 every driver call; no GPU involved).
 
 usage: fake_cuda_launch.py KILN_COMPILE KILN_RUN KILN_DUMP LIBFAKECUDA WORKDIR
 
-For a matmul spread over several thread blocks (130x200x300: a 4x3 grid
-of 64x64 tiles) and the mlp sample (three dispatches, binding offsets into
-the transient arena), compiled for cuda:sm_80 only, kiln-run --device=cuda
-must load each executable's PTX, and each cuLaunchKernel the fake records
-must name the export's kernel, launch the grid the compiler recorded as
-the dispatch's workgroup_count, the block the module's export gives
-(workgroup size), no dynamic shared memory, and one device pointer per
-binding then the push constants. Prints '1 passed, 0 failed' or
-'0 passed, 1 failed'.
+Programs: a matmul spread over several thread blocks (130x200x300: a 4x3
+grid), the mlp sample (three dispatches, binding offsets into the
+transient arena) and a column sum over 1000 rows (a whole-block reduction
+through workgroup memory, so its static shared memory is not 0). Each is compiled
+for cuda:sm_80, cuda:sm_90 and llvm-cpu in one module. Checked:
+
+- the module's launch metadata (kiln-dump --json) against sources that do
+  not go through it: each cuda variant's block is its kernel's kiln.launch
+  block_size in the compiler's IR, its static shared memory is the sum of
+  the .shared arrays its PTX (kiln-dump --extract) declares, and it asks
+  for no dynamic shared memory;
+- kiln-run --device=cuda on a fake sm_86 GPU loads each executable's
+  sm_80 PTX once and on a fake sm_90 GPU the sm_90 PTX, and every
+  cuLaunchKernel names the export's kernel with the grid the compiler
+  recorded as the dispatch's workgroup_count, that variant's block and
+  dynamic shared memory, and one device pointer per binding then the push
+  constants; the two GPUs get different blocks where kiln.launch differs;
+- a copy of the mlp module whose first sm_80 export asks for 64 KiB of
+  dynamic shared memory (edited with flatc, skipped without it): the
+  runtime opts the kernel in with cuFuncSetAttribute and launches with
+  shared=65536.
+Prints '1 passed, 0 failed' or '0 passed, 1 failed'.
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -28,6 +42,9 @@ SRC = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(SRC, "tests", "e2e", "codegen_cpu"))
 import run_hal_kernels  # noqa: E402
 
+TARGETS = ["cuda:sm_80", "cuda:sm_90", "llvm-cpu"]
+SM_VARIANT = {"86": "cuda:sm_80", "90": "cuda:sm_90"}  # fake GPU -> variant it must pick
+
 
 def run(cmd, env=None):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -37,75 +54,239 @@ def run(cmd, env=None):
     return r.stdout
 
 
-def check(kc, kr, kd, fake, work, name, src, function, inputs):
-    module = os.path.join(work, name + ".kiln")
-    run([kc, src, "--target=cuda:sm_80", "-o", module])
-    ir = run([kc, src, "--target=cuda:sm_80", "--compile-to=codegen", "-o", "-"])
+def ir_facts(ir):
+    """From --compile-to=codegen IR: the dispatches (executable, grid,
+    binding count) in order, and {(target, kernel): kiln.launch block}."""
     dispatches = []
     for m in re.finditer(r'hal\.command_buffer\.dispatch"\(([^)]*)\) \{([^}]*)\}', ir):
         wc = re.search(r"workgroup_count = array<i64: (\d+), (\d+), (\d+)>", m.group(2))
         exe = re.search(r"executable = @(\w+)", m.group(2)).group(1)
         nbind = len(m.group(1).split(",")) - 1
         dispatches.append((exe, tuple(int(x) for x in wc.groups()), nbind))
-    if not dispatches:
-        raise AssertionError("%s: no dispatch with a workgroup_count in the IR" % name)
-    dump = json.loads(run([kd, "--json", module]))
-    exports = {}
+    blocks, pending = {}, {}
+    # A variant's attributes print after its region: kernels seen since the
+    # previous variant end belong to the next variant end.
+    for m in re.finditer(r'func\.func @(\w+)\(\) attributes \{kiln\.launch = \{block_size = '
+                         r'array<i64: (\d+), (\d+), (\d+)>|\}\) \{sym_name = "\w+", target = "([^"]+)"\}',
+                         ir):
+        if m.group(1):
+            pending[m.group(1)] = tuple(int(x) for x in m.group(2, 3, 4))
+        else:
+            for k, b in pending.items():
+                blocks[(m.group(5), k)] = b
+            pending = {}
+    return dispatches, blocks
+
+
+def ptx_shared_bytes(ptx):
+    """Bytes of the .shared arrays a PTX declares, each at its alignment."""
+    total = 0
+    for align, count in re.findall(r"\.shared \.align (\d+) \.b8 \w+(?:\$\w+)?\[(\d+)\]", ptx):
+        a = int(align)
+        total = (total + a - 1) // a * a + int(count)
+    return total
+
+
+def check_metadata(name, module, dump, blocks, work):
+    """Launch metadata per cuda variant; returns {(target, exe): [(block, dyn)]}."""
+    out = os.path.join(work, name + ".extract")
+    shutil.rmtree(out, ignore_errors=True)
+    run([KD, "--extract=" + out, module])
+    launch = {}
+    shared_seen = 0
     for e in dump["executables"]:
-        for x in e["exports"]:
-            exports[e["name"]] = x
-    log = os.path.join(work, name + ".log")
+        for v in e["variants"]:
+            target = v["target"] + (":sm_%d" % v["sm_version"] if v["target"] == "cuda" else "")
+            if v["target"] != "cuda":
+                if v["exports"]:
+                    raise AssertionError("%s: CPU variant %s has launch metadata" % (name, v["name"]))
+                continue
+            ptx_path = os.path.join(out, "%s_%s.ptx" % (e["name"], v["name"]))
+            with open(ptx_path) as f:
+                ptx = f.read()
+            if len(v["exports"]) != len(e["exports"]):
+                raise AssertionError("%s: %s/%s has %d launch entries for %d exports"
+                                     % (name, e["name"], v["name"], len(v["exports"]), len(e["exports"])))
+            entries = []
+            for x, l in zip(e["exports"], v["exports"]):
+                want_block = list(blocks[(target, x["name"])])
+                if l["block_size"] != want_block:
+                    raise AssertionError("%s: %s %s block %s, kiln.launch says %s"
+                                         % (name, v["name"], x["name"], l["block_size"], want_block))
+                # One kernel per executable: the PTX's arrays are its own.
+                if l["static_shared_memory_bytes"] != ptx_shared_bytes(ptx):
+                    raise AssertionError("%s: %s %s static shared %d, the PTX declares %d"
+                                         % (name, v["name"], x["name"], l["static_shared_memory_bytes"],
+                                            ptx_shared_bytes(ptx)))
+                if l["dynamic_shared_memory_bytes"] != 0:
+                    raise AssertionError("%s: %s %s asks for dynamic shared memory"
+                                         % (name, v["name"], x["name"]))
+                shared_seen += l["static_shared_memory_bytes"]
+                print("%s: %s %s block=%s static shared=%d (PTX .shared: %d) dynamic=0"
+                      % (name, v["name"], x["name"], l["block_size"], l["static_shared_memory_bytes"],
+                         ptx_shared_bytes(ptx)))
+                entries.append((tuple(l["block_size"]), l["dynamic_shared_memory_bytes"]))
+            launch[(target, e["name"])] = entries
+    return launch, shared_seen
+
+
+def fake_run(name, module, function, inputs, sm, work):
+    log = os.path.join(work, "%s.sm%s.log" % (name, sm))
     if os.path.exists(log):
         os.remove(log)
-    env = dict(os.environ, KILN_CUDA_LIBRARY=fake, KILN_FAKE_CUDA_LOG=log, KILN_FAKE_CUDA_SM="86")
-    run([kr, "--module=" + module, "--function=" + function, "--device=cuda"] +
+    env = dict(os.environ, KILN_CUDA_LIBRARY=FAKE, KILN_FAKE_CUDA_LOG=log, KILN_FAKE_CUDA_SM=sm)
+    run([KR, "--module=" + module, "--function=" + function, "--device=cuda"] +
         ["--input=" + i for i in inputs], env)
     with open(log) as f:
-        lines = f.read().splitlines()
+        return f.read().splitlines()
+
+
+def check_launches(name, lines, dispatches, dump, launch, target):
+    exports = {e["name"]: e["exports"] for e in dump["executables"]}
     loads = [l for l in lines if l.startswith("cuModuleLoadDataEx")]
     launches = [l for l in lines if l.startswith("cuLaunchKernel")]
     if len(loads) != len({d[0] for d in dispatches}):
         raise AssertionError("%s: %d PTX loads for %d executables" % (name, len(loads), len(dispatches)))
     if len(launches) != len(dispatches):
         raise AssertionError("%s: %d launches for %d dispatches" % (name, len(launches), len(dispatches)))
+    blocks = []
     for (exe, grid, nbind), l in zip(dispatches, launches):
         m = re.match(r"cuLaunchKernel fn=(\w+) grid=(\d+),(\d+),(\d+) block=(\d+),(\d+),(\d+) "
                      r"shared=(\d+) stream=\S+ params=(\S*) extra=null", l)
         if not m:
             raise AssertionError("%s: unexpected launch record %r" % (name, l))
-        ex = exports[exe]
-        want_block = tuple(ex["workgroup_size"])
+        ex = exports[exe][0]  # one export per executable in these programs
+        block, dyn = launch[(target, exe)][0]
         got = (m.group(1), tuple(int(x) for x in m.group(2, 3, 4)),
                tuple(int(x) for x in m.group(5, 6, 7)), int(m.group(8)))
-        want = (ex["name"], grid, want_block, 0)
+        want = (ex["name"], grid, block, dyn)
         if got != want:
-            raise AssertionError("%s: launch %s, expected %s" % (name, got, want))
+            raise AssertionError("%s on %s: launch %s, expected %s" % (name, target, got, want))
         params = m.group(9).split(",") if m.group(9) else []
         nconst = ex.get("push_constant_count", 0)
         if len(params) != nbind + nconst or not all(re.match(r"dev\d+\+\d+$", p) for p in params[:nbind]):
             raise AssertionError("%s: params %s, expected %d device pointers then %d constants"
                                  % (name, params, nbind, nconst))
-        print("%s: %s grid=%s block=%s shared=0 params=%s" % (name, ex["name"], grid, want_block,
-                                                               ",".join(params)))
+        blocks.append(block)
+        print("%s on %s: %s grid=%s block=%s shared=%d params=%s"
+              % (name, target, ex["name"], grid, block, dyn, ",".join(params)))
+    return blocks
+
+
+def check(work, name, src, function, inputs):
+    module = os.path.join(work, name + ".kiln")
+    flags = ["--target=" + t for t in TARGETS]
+    run([KC, src] + flags + ["-o", module])
+    dispatches, blocks = ir_facts(run([KC, src] + flags + ["--compile-to=codegen", "-o", "-"]))
+    if not dispatches:
+        raise AssertionError("%s: no dispatch with a workgroup_count in the IR" % name)
+    dump = json.loads(run([KD, "--json", module]))
+    launch, shared = check_metadata(name, module, dump, blocks, work)
+    per_sm = {}
+    for sm, target in SM_VARIANT.items():
+        lines = fake_run(name, module, function, inputs, sm, work)
+        per_sm[sm] = check_launches(name, lines, dispatches, dump, launch, target)
+    # Variant selection shows in the launches wherever kiln.launch differs.
+    for b80, b90, (exe, _, _) in zip(per_sm["86"], per_sm["90"], dispatches):
+        k = dump["executables"][[e["name"] for e in dump["executables"]].index(exe)]["exports"][0]["name"]
+        if (blocks[("cuda:sm_80", k)] != blocks[("cuda:sm_90", k)]) != (b80 != b90):
+            raise AssertionError("%s: sm_86 GPU launched %s, sm_90 GPU %s" % (name, b80, b90))
+    return module, shared
+
+
+def dynamic_shared_edit(work, module, function, inputs):
+    """The mlp module with 64 KiB of dynamic shared memory asked for by the
+    first executable's sm_80 export (flatc -> JSON -> flatc)."""
+    flatc = shutil.which("flatc")
+    if not flatc:
+        print("dynamic shared memory edit: skipped (no flatc)")
+        return
+    schema = os.path.join(SRC, "format", "kiln_module.fbs")
+    jdir = os.path.join(work, "json")
+    shutil.rmtree(jdir, ignore_errors=True)
+    run([flatc, "--json", "--strict-json", "--raw-binary", "-o", jdir, schema, "--", module])
+    with open(os.path.join(jdir, os.path.splitext(os.path.basename(module))[0] + ".json")) as f:
+        fl = json.load(f)
+    exe = fl["executables"][0]
+    sm80 = [v for v in exe["variants"] if v.get("sm_version") == 80][0]
+    sm80["exports"][0]["dynamic_shared_memory_bytes"] = 65536
+    src = os.path.join(work, "dyn.json")
+    with open(src, "w") as f:
+        json.dump(fl, f)
+    bdir = os.path.join(work, "bin")
+    shutil.rmtree(bdir, ignore_errors=True)
+    run([flatc, "-b", "-o", bdir, schema, src])
+    with open(os.path.join(bdir, os.listdir(bdir)[0]), "rb") as f:
+        fb = f.read()
+    with open(module, "rb") as f:
+        original = f.read()
+    first = min(s["offset"] for s in fl["segments"])
+    if len(fb) > first:
+        raise AssertionError("edited FlatBuffer (%d bytes) overlaps the first segment at %d" % (len(fb), first))
+    edited = os.path.join(work, "mlp_dyn.kiln")
+    with open(edited, "wb") as f:
+        f.write(fb + bytes(first - len(fb)) + original[first:])
+    lines = fake_run("mlp_dyn", edited, function, inputs, "86", work)
+    kernel = exe["exports"][0]["name"]
+    attr = "cuFuncSetAttribute fn=%s attr=8 value=65536" % kernel
+    if attr not in lines:
+        raise AssertionError("mlp_dyn: no '%s' in the driver log" % attr)
+    launch = [l for l in lines if l.startswith("cuLaunchKernel fn=%s " % kernel)]
+    if not launch or " shared=65536 " not in launch[0]:
+        raise AssertionError("mlp_dyn: launch %r lacks shared=65536" % launch)
+    others = [l for l in lines if l.startswith("cuLaunchKernel") and l not in launch]
+    if any(" shared=0 " not in l for l in others) or any("cuFuncSetAttribute" in l and kernel not in l
+                                                        for l in lines):
+        raise AssertionError("mlp_dyn: other kernels changed: %s" % others)
+    print("mlp_dyn: %s | %s" % (attr, launch[0]))
+
+
+def save_inputs(work, name, shapes):
+    paths = []
+    for i, shape in enumerate(shapes):
+        p = os.path.join(work, "%s_in%d.npy" % (name, i))
+        np.save(p, np.full(shape, 0.5, dtype=np.float32))
+        paths.append("@" + p)
+    return paths
+
+
+def hal_program(work, name, case):
+    shapes_in, shapes_out, body, _ = case
+    path = os.path.join(work, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(run_hal_kernels.program(name, shapes_in, shapes_out, body, TARGETS))
+    return path, save_inputs(work, name, shapes_in)
+
+
+def column_sum(rows, cols):
+    """A column sum: a long reduction into few outputs, which the GPU
+    pipeline shares across the whole block through workgroup memory."""
+    mt = run_hal_kernels.mt
+    body = ("        %%z = arith.constant 0.0 : f32\n"
+            "        linalg.fill ins(%%z : f32) outs(%%b1 : %s)\n"
+            "        linalg.reduce ins(%%b0 : %s) outs(%%b1 : %s) dimensions = [0]\n"
+            "          (%%x: f32, %%acc: f32) {\n"
+            "            %%s = arith.addf %%x, %%acc : f32\n"
+            "            linalg.yield %%s : f32\n"
+            "          }" % (mt((cols,)), mt((rows, cols)), mt((cols,))))
+    return [(rows, cols)], [(cols,)], body, None
 
 
 def main(argv):
-    kc, kr, kd, fake, work = argv[1:6]
+    global KC, KR, KD, FAKE
+    KC, KR, KD, FAKE, work = argv[1:6]
     os.makedirs(work, exist_ok=True)
-    (shapes_in, shapes_out, body, _), _ = run_hal_kernels.CASES["matmul_130x200x300"]
-    mm = os.path.join(work, "mm.mlir")
-    with open(mm, "w") as f:
-        f.write(run_hal_kernels.program("mm", shapes_in, shapes_out, body, ["cuda:sm_80"]))
-    mm_in = []
-    for i, shape in enumerate(shapes_in):
-        p = os.path.join(work, "mm_in%d.npy" % i)
-        np.save(p, np.full(shape, 0.5, dtype=np.float32))
-        mm_in.append("@" + p)
+    mm, mm_in = hal_program(work, "mm", run_hal_kernels.CASES["matmul_130x200x300"][0])
+    red, red_in = hal_program(work, "red", column_sum(1000, 3))
     with open(os.path.join(SRC, "samples", "mlp.inputs")) as f:
         mlp_in = [l.strip() for l in f if l.strip()]
     try:
-        check(kc, kr, kd, fake, work, "mm", mm, "mm", mm_in)
-        check(kc, kr, kd, fake, work, "mlp", os.path.join(SRC, "samples", "mlp.mlir"), "mlp", mlp_in)
+        check(work, "mm", mm, "mm", mm_in)
+        _, red_shared = check(work, "red", red, "red", red_in)
+        if red_shared == 0:
+            raise AssertionError("red: the block reduction declares no workgroup memory")
+        mlp, _ = check(work, "mlp", os.path.join(SRC, "samples", "mlp.mlir"), "mlp", mlp_in)
+        dynamic_shared_edit(work, mlp, "mlp", mlp_in)
     except (AssertionError, KeyError) as e:
         print("FAIL: %s" % e)
         print("0 passed, 1 failed")

@@ -4,7 +4,11 @@
  * kernel signatures from the PTX it is given, and appends one line per
  * call with its parameters to the file named by KILN_FAKE_CUDA_LOG.
  * KILN_FAKE_CUDA_DEVICES (default 1) and KILN_FAKE_CUDA_SM (default 86)
- * shape the fake machine. PTX containing "bogus." fails to "JIT" with an
+ * shape the fake machine. Like a driver, it refuses launches of more than
+ * 1024 threads per block or with more dynamic shared memory than the
+ * kernel opted into (48 KiB by default, more through cuFuncSetAttribute;
+ * built with FAKE_CUDA_NO_FUNC_SET_ATTRIBUTE it lacks that entry point, as
+ * pre-CUDA-9 drivers do). PTX containing "bogus." fails to "JIT" with an
  * error log; an entry named add_f32 (a, b, out, n) is executed on the host
  * so data can make the round trip. Nothing here touches a GPU. */
 #include <stdarg.h>
@@ -34,6 +38,7 @@ typedef struct fake_function {
   char name[128];
   int nparams;
   int size[MAX_PARAMS];
+  unsigned max_dynamic_shared; /* 48 KiB until cuFuncSetAttribute raises it */
 } fake_function_t;
 
 typedef struct fake_module {
@@ -64,7 +69,9 @@ EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned
                                    int *options, void **values);
 EXPORT CUresult cuModuleUnload(CUmodule module);
 EXPORT CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name);
+#ifndef FAKE_CUDA_NO_FUNC_SET_ATTRIBUTE
 EXPORT CUresult cuFuncSetAttribute(CUfunction fn, int attribute, int value);
+#endif
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes);
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr);
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
@@ -177,6 +184,7 @@ static void parse_entries(fake_module_t *m) {
   for (const char *p = strstr(m->ptx, ".entry"); p && m->nfns < 16;
        p = strstr(p + 1, ".entry")) {
     fake_function_t *f = &m->fns[m->nfns++];
+    f->max_dynamic_shared = 48 * 1024;
     p += 6;
     while (*p == ' ') p++;
     size_t n = strcspn(p, " (\n");
@@ -244,11 +252,17 @@ CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name) 
   return NOT_FOUND;
 }
 
+#ifndef FAKE_CUDA_NO_FUNC_SET_ATTRIBUTE
 CUresult cuFuncSetAttribute(CUfunction fn, int attribute, int value) {
-  record("cuFuncSetAttribute fn=%s attr=%d value=%d",
-         ((fake_function_t *)(void *)fn)->name, attribute, value);
+  fake_function_t *f = (fake_function_t *)(void *)fn;
+  record("cuFuncSetAttribute fn=%s attr=%d value=%d", f->name, attribute, value);
+  if (attribute == 8) { /* MAX_DYNAMIC_SHARED_SIZE_BYTES, up to 227 KiB */
+    if (value < 0 || value > 227 * 1024) return INVALID_VALUE;
+    f->max_dynamic_shared = (unsigned)value;
+  }
   return OK;
 }
+#endif
 
 CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
   for (int i = 0; i < MAX_ALLOCS; i++) {
@@ -361,6 +375,10 @@ CUresult cuLaunchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
          "params=%s extra=%s", f->name, gx, gy, gz, bx, by, bz, shared,
          (void *)stream == &fake.stream ? "created" : "other", desc, extra ? "set" : "null");
   if (f->nparams && !params) return INVALID_VALUE;
+  /* As a real driver: more than 1024 threads, or more dynamic shared
+   * memory than the kernel opted into, is refused. */
+  if ((unsigned long long)bx * by * bz > 1024 || shared > f->max_dynamic_shared)
+    return INVALID_VALUE;
   if (strcmp(f->name, "add_f32") == 0 && f->nparams == 4)
     return run_add_f32(params, gx * gy * gz * bx * by * bz);
   return OK;

@@ -230,6 +230,43 @@ START_TEST(no_gpu) {
 }
 END_TEST
 
+/* A driver without cuFuncSetAttribute (pre-CUDA 9) still opens: launches
+ * within the default 48 KiB of dynamic shared memory work; a larger one
+ * is not opted into, the driver refuses it, and the message says why. */
+START_TEST(driver_without_func_set_attribute) {
+  use_fake(1);
+  setenv("KILN_CUDA_LIBRARY", FAKE_CUDA_OLD_PATH, 1);
+  kiln_cuda_device_t *dev;
+  char msg[1024];
+  ck_assert_msg(kiln_cuda_open(0, &dev, msg, sizeof msg) == KILN_CUDA_OK, "%s", msg);
+  kiln_cuda_module_t mod;
+  kiln_cuda_function_t scale;
+  ck_assert_msg(kiln_cuda_module_load(dev, ptx_text, &mod, msg, sizeof msg) == 0, "%s", msg);
+  ck_assert_int_eq(kiln_cuda_function(dev, mod, "scale", &scale, msg, sizeof msg), 0);
+  uint64_t x;
+  ck_assert_int_eq(kiln_cuda_alloc(dev, 64, &x, msg, sizeof msg), 0);
+  uint32_t k[2] = {1, 2};
+  kiln_cuda_launch_t l = {{1, 1, 1}, {128, 1, 1}, 48 * 1024, 1, &x, 2, k};
+  ck_assert_msg(kiln_cuda_launch(dev, scale, &l, msg, sizeof msg) == 0, "%s", msg);
+  ck_assert_logged("cuLaunchKernel fn=scale grid=1,1,1 block=128,1,1 shared=49152 "
+                   "stream=created params=dev0+0,u32:1,u32:2 extra=null");
+  l.shared_bytes = 48 * 1024 + 4;
+  ck_assert_int_eq(kiln_cuda_launch(dev, scale, &l, msg, sizeof msg), KILN_CUDA_ERR_DRIVER);
+  ck_assert_str_eq(msg, "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (1: invalid "
+                        "argument): 49156 bytes of dynamic shared memory need "
+                        "cuFuncSetAttribute, which this driver lacks");
+  ck_assert_ptr_null(strstr(read_log(), "cuFuncSetAttribute"));
+  /* The fake, like a driver, refuses more than 1024 threads per block. */
+  kiln_cuda_launch_t big = {{1, 1, 1}, {32, 33, 1}, 0, 1, &x, 2, k};
+  ck_assert_int_eq(kiln_cuda_launch(dev, scale, &big, msg, sizeof msg), KILN_CUDA_ERR_DRIVER);
+  ck_assert_str_eq(msg, "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (1: invalid argument)");
+  kiln_cuda_free(dev, x);
+  kiln_cuda_module_unload(dev, mod);
+  kiln_cuda_close(dev);
+  remove(log_path);
+}
+END_TEST
+
 START_TEST(no_driver_library) {
   kiln_cuda_device_t *dev;
   char msg[1024];
@@ -264,6 +301,7 @@ static Suite *cuda_suite(void) {
   tcase_add_test(tc, open_load_copy_launch_sync);
   tcase_add_test(tc, jit_error_log_reaches_message);
   tcase_add_test(tc, no_gpu);
+  tcase_add_test(tc, driver_without_func_set_attribute);
   tcase_add_test(tc, no_driver_library);
   suite_add_tcase(s, tc);
   return s;
