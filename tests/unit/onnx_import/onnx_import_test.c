@@ -380,6 +380,24 @@ START_TEST(scatter_indices_type) {
 }
 END_TEST
 
+START_TEST(gridsample_volumetric) {
+  expect_error("opset 16; in x f32 1,1,2,2,2; in g f32 1,2,2,2,3; node GridSample x,g -> y; out y", UNSUP,
+               "(GridSample, opset 16)", "X of rank 5", NULL);
+}
+END_TEST
+
+START_TEST(gridsample_mode) {
+  expect_error("opset 16; in x f32 1,1,2,2; in g f32 1,2,2,2; node GridSample x,g -> y mode=s:cubic; out y", NODE,
+               "(GridSample, opset 16)", "mode 'cubic'", NULL);
+}
+END_TEST
+
+START_TEST(gridsample_before_16) {
+  expect_error("opset 15; in x f32 1,1,2,2; in g f32 1,2,2,2; node GridSample x,g -> y; out y", UNSUP,
+               "(GridSample, opset 15)", "supported only for opsets 16..17", NULL);
+}
+END_TEST
+
 /* ---- hostile sizes: errors, never overflow or huge allocations ---- */
 START_TEST(huge_input_dims) {
   expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
@@ -475,6 +493,9 @@ static Suite *suite(void) {
   tcase_add_test(e, scatter_reduction_before_16);
   tcase_add_test(e, scatternd_updates_shape);
   tcase_add_test(e, scatter_indices_type);
+  tcase_add_test(e, gridsample_volumetric);
+  tcase_add_test(e, gridsample_mode);
+  tcase_add_test(e, gridsample_before_16);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
