@@ -137,7 +137,10 @@ static kiln_stage_t first_stage(kiln_op *module, const kiln_session *s) {
 /* ---- reading the input --------------------------------------------------- */
 
 /* MLIR text, or an ONNX model recognized by its content. *onnx_model
- * keeps an imported model alive as long as the IR may point into it. */
+ * keeps an imported model alive as long as the IR may point into it: its
+ * initializers are borrowed dense attributes over the mapped model file,
+ * so it is freed only after the module is written and the context is
+ * destroyed. */
 static kiln_error *read_input(kiln_context *ctx, const char *path, kiln_op **out,
                               void **onnx_model) {
   FILE *f = fopen(path, "rb");
@@ -266,7 +269,9 @@ kiln_error *kiln_compile(kiln_session *s) {
       err = print_module(module, o->output_path);
     } else {
 #ifdef KILN_HAVE_SERIALIZE
-      err = kiln_serialize_to_file(module, s, o->output_path);
+      /* Streamed: weights go from where they live (the mapped ONNX file,
+       * external data, the IR) to the output, never into one big buffer. */
+      err = kiln_serialize_module_to_file(module, s, o->output_path);
 #endif
     }
   }
