@@ -104,6 +104,23 @@ bool kiln_p_reassociation(kiln_parser *p, kiln_op_state *st) {
   return true;
 }
 
+bool kiln_p_successor_and_args(kiln_parser *p, kiln_op_state *st, uint32_t *num_args) {
+  kiln_block *b;
+  if (!kiln_p_successor(p, &b)) return false;
+  kiln_st_add_successor(st, b);
+  *num_args = 0;
+  if (!kiln_p_accept(p, KILN_TOK_LPAREN)) return true;
+  kiln_p_ssa_uses ops = {0};
+  kiln_p_types types = {0};
+  kiln_loc loc = kiln_p_loc(p);
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_expect(p, KILN_TOK_COLON) ||
+      !kiln_p_type_list(p, &types) || !kiln_p_expect(p, KILN_TOK_RPAREN) ||
+      !kiln_p_resolve_list(p, st, &ops, &types, loc))
+    return false;
+  *num_args = ops.n;
+  return true;
+}
+
 /* ---- whole-op forms ---- */
 bool kiln_p_cast_op(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_use a;
@@ -208,6 +225,17 @@ void kiln_pr_reassociation(kiln_printer *pr, const kiln_op *op) {
     kiln_pr_puts(pr, "]");
   }
   kiln_pr_puts(pr, "]");
+}
+
+void kiln_pr_successor_and_args(kiln_printer *pr, const kiln_op *op, uint32_t succ,
+                                uint32_t first, uint32_t count) {
+  kiln_pr_successor(pr, op->successors[succ]);
+  if (!count) return;
+  kiln_pr_puts(pr, "(");
+  kiln_pr_operands(pr, op, first, count);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_operand_types(pr, op, first, count);
+  kiln_pr_puts(pr, ")");
 }
 
 void kiln_pr_cast_op(kiln_printer *pr, const kiln_op *op) {

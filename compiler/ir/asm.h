@@ -137,9 +137,14 @@ bool kiln_p_mixed_list(kiln_parser *p, kiln_p_ssa_uses *dyn, int64_t **stat,
  * declare its own entry block "^bb0(%a: t):". */
 bool kiln_p_region(kiln_parser *p, kiln_op_state *st, const kiln_p_arg *args,
                    uint32_t nargs);
-/* A successor "^bb3" of the region being parsed (may be defined later). */
+/* A successor "^bb3" of the region being parsed (may be defined later):
+ * labels are scoped to the innermost region, as in MLIR. */
 bool kiln_p_successor(kiln_parser *p, kiln_block **out);
 void kiln_st_add_successor(kiln_op_state *st, kiln_block *b);
+/* A branch destination "^bb3" or "^bb3(%a, %b : t, u)" (asm.c): the block
+ * becomes st's next successor, its resolved arguments st's next operands;
+ * *num_args says how many. */
+bool kiln_p_successor_and_args(kiln_parser *p, kiln_op_state *st, uint32_t *num_args);
 /* Adds an empty region to st. */
 kiln_region *kiln_st_add_region(kiln_op_state *st);
 /* Appends a `kind` terminator (no operands) to blocks lacking one. */
@@ -188,6 +193,10 @@ void kiln_pr_fastmath(kiln_printer *pr, const kiln_op *op);
 void kiln_pr_block_arg(kiln_printer *pr, const kiln_value *v);
 /* "^bbN": a block's label (N = its position in its region). */
 void kiln_pr_successor(kiln_printer *pr, const kiln_block *b);
+/* What kiln_p_successor_and_args reads: successor #succ of op with the
+ * op's operands [first, first+count) as its arguments (asm.c). */
+void kiln_pr_successor_and_args(kiln_printer *pr, const kiln_op *op, uint32_t succ,
+                                uint32_t first, uint32_t count);
 /* Name of an op for printing in the current dialect context ("return" in
  * a func.func body, otherwise the full name). */
 const char *kiln_pr_op_name(kiln_printer *pr, const kiln_op *op);
