@@ -253,61 +253,151 @@ static kiln_builder build_if(kiln_builder *b, kiln_value *cond) {
   return ib;
 }
 
-/* After a block reduction's per-thread partials, for each output q (a
- * loop with thread-uniform bounds): each thread's partial q reduced
- * within its warp by shuffles, lane 0 of each warp writes the warp's
- * result to workgroup memory, barrier, every warp reduces those (lanes
- * past the launched warps read the identity) the same way, thread 0
- * combines it into the output, barrier (the warp results are reused).
- * Every thread runs the shuffles and barriers (uniform control flow);
- * correct for any launched block size that is a multiple of the warp, up
- * to the recorded block size. Records kiln.warp_size on the kernel. */
-static void warp_fold(kiln_op *func, kiln_op *op, kiln_value *partials, kiln_value *out, int64_t P,
-                      kiln_op_kind ck, double identity) {
-  kiln_context *c = kiln_op_context(op);
+/* Block-level state of the warp reductions: workgroup memory with one
+ * slot per warp (at the kernel entry), the thread's lane and warp, the
+ * launched warps. */
+typedef struct {
+  kiln_value *wp, *tid, *lane, *warp, *live, *src, *lane0, *thread0;
+} block_red;
+
+static void block_red_init(kiln_op *func, kiln_builder *a, block_red *br) {
+  kiln_context *c = a->ctx;
   const int64_t threads = gpu_block_threads(func);
-  const kiln_type *f32 = kiln_type_f32(c);
   kiln_op_set_attr(func, "kiln.warp_size", kiln_attr_int(c, kiln_type_int(c, 64), GPU_WARP));
-  /* One slot per warp, in workgroup memory at the kernel entry. */
   kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
-  eb.loc = op->loc;
+  eb.loc = a->loc;
   int64_t wshape[1] = {threads / GPU_WARP};
-  const kiln_type *wt = kiln_type_memref(c, 1, wshape, f32, NULL, kiln_attr_int(c, kiln_type_int(c, 64), 3));
+  const kiln_type *wt =
+      kiln_type_memref(c, 1, wshape, kiln_type_f32(c), NULL, kiln_attr_int(c, kiln_type_int(c, 64), 3));
   int64_t seg[2] = {0, 0};
   kiln_named_attr na = {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 2, seg, NULL)};
-  kiln_value *wp =
-      kiln_op_result(kiln_build(&eb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &wt, kiln_attr_dict(c, 1, &na)), 0);
+  br->wp = kiln_op_result(kiln_build(&eb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &wt, kiln_attr_dict(c, 1, &na)), 0);
+  br->tid = gpu_interface(a, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *nthr = gpu_interface(a, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+  kiln_value *w32 = cg_index(a, GPU_WARP);
+  br->lane = bin(a, KILN_OP_ARITH_REMUI, br->tid, w32);
+  br->warp = bin(a, KILN_OP_ARITH_DIVUI, br->tid, w32);
+  kiln_value *nwarps = bin(a, KILN_OP_ARITH_CEILDIVUI, nthr, w32);
+  kiln_value *last = bin(a, KILN_OP_ARITH_SUBI, nwarps, cg_index(a, 1));
+  br->lane0 = cg_cmpi(a, CG_EQ, br->lane, cg_index(a, 0));
+  br->thread0 = cg_cmpi(a, CG_EQ, br->tid, cg_index(a, 0));
+  br->live = cg_cmpi(a, CG_SLT, br->lane, nwarps);
+  br->src = bin(a, KILN_OP_ARITH_MINSI, br->lane, last);
+}
 
+/* The block-wide reduction of every thread's v (f32) with combiner ck,
+ * held by every thread afterwards: v reduced within its warp, lane 0 of
+ * each warp writes the warp's slot, barrier, every warp reduces the slots
+ * (lanes past the launched warps take the identity) the same way,
+ * barrier (the slots are reused). All threads run it (uniform control
+ * flow); correct for any launched block size that is a multiple of the
+ * warp, up to the recorded block size. */
+static kiln_value *block_reduce(kiln_builder *b, const block_red *br, kiln_value *v, kiln_op_kind ck,
+                                double identity) {
+  const kiln_type *f32 = kiln_type_f32(b->ctx);
+  v = warp_reduce(b, v, ck);
+  kiln_builder wb = build_if(b, br->lane0);
+  cg_store(&wb, v, br->wp, 1, &br->warp);
+  kiln_build(b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  kiln_value *x = cg_load(b, br->wp, 1, &br->src);
+  kiln_value *sel[3] = {br->live, x, cg_const_like(b, f32, identity, 0)};
+  kiln_value *y = kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, sel, 1, &f32, NULL), 0);
+  y = warp_reduce(b, y, ck);
+  kiln_build(b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  return y;
+}
+
+/* After a block reduction's per-thread partials, for each output q (a
+ * loop with thread-uniform bounds, so its barriers are met by every
+ * thread): the block-wide reduction of partial q, which thread 0
+ * combines into the output. Records kiln.warp_size on the kernel. */
+static void warp_fold(kiln_op *func, kiln_op *op, kiln_value *partials, kiln_value *out, int64_t P,
+                      kiln_op_kind ck, double identity) {
   kiln_builder a = kiln_builder_after(op);
   a.loc = op->loc;
-  kiln_value *tid = gpu_interface(&a, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
-  kiln_value *nthr = gpu_interface(&a, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
-  kiln_value *w32 = cg_index(&a, GPU_WARP);
-  kiln_value *lane = bin(&a, KILN_OP_ARITH_REMUI, tid, w32);
-  kiln_value *warp = bin(&a, KILN_OP_ARITH_DIVUI, tid, w32);
-  kiln_value *nwarps = bin(&a, KILN_OP_ARITH_CEILDIVUI, nthr, w32);
-  kiln_value *last = bin(&a, KILN_OP_ARITH_SUBI, nwarps, cg_index(&a, 1));
-  kiln_value *lane0 = cg_cmpi(&a, CG_EQ, lane, cg_index(&a, 0));
-  kiln_value *thread0 = cg_cmpi(&a, CG_EQ, tid, cg_index(&a, 0));
-  kiln_value *live = cg_cmpi(&a, CG_SLT, lane, nwarps);
-  kiln_value *src = bin(&a, KILN_OP_ARITH_MINSI, lane, last);
-  kiln_value *mine = cg_muli(&a, tid, P);
+  block_red br;
+  block_red_init(func, &a, &br);
+  kiln_value *mine = cg_muli(&a, br.tid, P);
   kiln_builder qb;
   kiln_op *ql = cg_for(&a, cg_index(&a, 0), cg_index(&a, P), cg_index(&a, 1), 0, NULL, &qb);
   kiln_value *q = cg_for_iv(ql);
   kiln_value *at = cg_add(&qb, mine, q);
-  kiln_value *v = warp_reduce(&qb, cg_load(&qb, partials, 1, &at), ck);
-  kiln_builder wb = build_if(&qb, lane0);
-  cg_store(&wb, v, wp, 1, &warp);
-  kiln_build(&qb, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
-  kiln_value *x = cg_load(&qb, wp, 1, &src);
-  kiln_value *sel[3] = {live, x, cg_const_like(&qb, f32, identity, 0)};
-  kiln_value *y = kiln_op_result(kiln_build(&qb, KILN_OP_ARITH_SELECT, 3, sel, 1, &f32, NULL), 0);
-  y = warp_reduce(&qb, y, ck);
-  kiln_builder tb = build_if(&qb, thread0);
+  kiln_value *y = block_reduce(&qb, &br, cg_load(&qb, partials, 1, &at), ck, identity);
+  kiln_builder tb = build_if(&qb, br.thread0);
   kiln_value *o = cg_load(&tb, out, 1, &q);
   cg_store(&tb, cg_bin(&tb, ck, o, y), out, 1, &q);
-  kiln_build(&qb, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+}
+
+/* A linalg.softmax (f32, static shape) whose rows are few (at most
+ * block/8) and long (at least 2 x block): each row is shared by the whole
+ * block. Thread t takes the chunk [t*c, min(t*c + c, N)) of the row (c =
+ * ceil(N / threads)); per row (uniform loops over the other dims): the
+ * chunk's max, block-wide max; exp(x - max) stored and summed, block-wide
+ * sum; the chunk scaled by 1 / sum. Replaces op; true when it applied. */
+static bool block_softmax(kiln_op *func, kiln_op *op, int64_t threads) {
+  if (op->kind != KILN_OP_LINALG_SOFTMAX || op->num_operands != 2 || threads % GPU_WARP) return false;
+  kiln_value *in = kiln_op_operand(op, 0), *out = kiln_op_operand(op, 1);
+  const kiln_type *it = in->type, *ot = out->type;
+  const kiln_attr *da = kiln_op_get_attr(op, "dimension");
+  if (it->kind != KILN_TYPE_MEMREF || ot->kind != KILN_TYPE_MEMREF || it->rank != ot->rank ||
+      it->rank > KILN_MAX_LOOPS || it->elem->kind != KILN_TYPE_F32 || !da || da->kind != KILN_ATTR_INTEGER ||
+      da->i < 0 || da->i >= (int64_t)it->rank)
+    return false;
+  const uint32_t dim = (uint32_t)da->i;
+  int64_t rows = 1;
+  for (uint32_t d = 0; d < it->rank; d++) {
+    if (it->shape[d] == KILN_DYNAMIC || it->shape[d] != ot->shape[d]) return false;
+    if (d != dim) rows *= it->shape[d];
+  }
+  const int64_t N = it->shape[dim];
+  if (rows * 8 > threads || N < 2 * threads) return false;
+  kiln_context *c = kiln_op_context(op);
+  const kiln_type *f32 = kiln_type_f32(c);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  block_red br;
+  block_red_init(func, &b, &br);
+  kiln_value *nthr = gpu_interface(&b, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+  kiln_value *n = cg_index(&b, N);
+  kiln_value *chunk = bin(&b, KILN_OP_ARITH_CEILDIVSI, n, nthr);
+  kiln_value *start = bin(&b, KILN_OP_ARITH_MINSI, cg_mul(&b, br.tid, chunk), n);
+  kiln_value *end = bin(&b, KILN_OP_ARITH_MINSI, cg_add(&b, start, chunk), n);
+  kiln_value *ivs[KILN_MAX_LOOPS];
+  kiln_builder cur = b;
+  for (uint32_t d = 0; d < it->rank; d++) {
+    if (d == dim) continue;
+    kiln_builder body;
+    kiln_op *l = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, it->shape[d]), cg_index(&cur, 1), 0, NULL, &body);
+    ivs[d] = cg_for_iv(l);
+    cur = body;
+  }
+  kiln_value *one = cg_index(&cur, 1);
+  /* max */
+  kiln_value *init = cg_const_like(&cur, f32, -__builtin_inf(), 0);
+  kiln_builder lb;
+  kiln_op *l1 = cg_for(&cur, start, end, one, 1, &init, &lb);
+  ivs[dim] = cg_for_iv(l1);
+  kiln_value *m = bin(&lb, KILN_OP_ARITH_MAXIMUMF, l1->regions[0].first->args[1], cg_load(&lb, in, it->rank, ivs));
+  cg_for_set_yield(l1, 1, &m);
+  kiln_value *max = block_reduce(&cur, &br, kiln_op_result(l1, 0), KILN_OP_ARITH_MAXIMUMF, -__builtin_inf());
+  /* exp and sum */
+  kiln_value *zero = cg_const_like(&cur, f32, 0.0, 0);
+  kiln_op *l2 = cg_for(&cur, start, end, one, 1, &zero, &lb);
+  ivs[dim] = cg_for_iv(l2);
+  kiln_value *x = bin(&lb, KILN_OP_ARITH_SUBF, cg_load(&lb, in, it->rank, ivs), max);
+  kiln_value *e = kiln_op_result(kiln_build(&lb, KILN_OP_MATH_EXP, 1, &x, 1, &f32, NULL), 0);
+  cg_store(&lb, e, out, ot->rank, ivs);
+  kiln_value *sum = bin(&lb, KILN_OP_ARITH_ADDF, l2->regions[0].first->args[1], e);
+  cg_for_set_yield(l2, 1, &sum);
+  sum = block_reduce(&cur, &br, kiln_op_result(l2, 0), KILN_OP_ARITH_ADDF, 0.0);
+  kiln_value *inv = bin(&cur, KILN_OP_ARITH_DIVF, cg_const_like(&cur, f32, 1.0, 0), sum);
+  /* scale */
+  kiln_op *l3 = cg_for(&cur, start, end, one, 0, NULL, &lb);
+  ivs[dim] = cg_for_iv(l3);
+  kiln_value *y = cg_load(&lb, out, ot->rank, ivs);
+  cg_store(&lb, bin(&lb, KILN_OP_ARITH_MULF, y, inv), out, ot->rank, ivs);
+  kiln_op_erase(op);
+  return true;
 }
 
 /* Block-wide reduction of a small rank-1 output (P elements, static):
@@ -444,7 +534,7 @@ static void distribute(kiln_op *func) {
   for (kiln_op *o = body->first; o; o = o->next)
     if (o->kind == KILN_OP_MEMREF_ALLOCA && written(kiln_op_result(o, 0), 0)) scratch = true;
   const int64_t threads = gpu_block_threads(func);
-  kiln_op *prev = NULL;
+  bool prev = false;
   for (kiln_op *o = body->first, *next; o; o = next) {
     next = o->next;
     if (!side_effects(o)) continue;
@@ -456,9 +546,11 @@ static void distribute(kiln_op *func) {
     int l = scratch ? -1 : pick_loop(o);
     if (!scratch && (l < 0 || parallel_extent(o, l) * 8 <= threads) && split_reduction(func, o, threads))
       ;
+    else if (!scratch && block_softmax(func, o, threads))
+      ; /* o is replaced by loops */
     else if (l >= 0) split(o, l);
     else on_thread_zero(o);
-    prev = o;
+    prev = true;
   }
 }
 

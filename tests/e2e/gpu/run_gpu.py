@@ -216,7 +216,7 @@ def main(argv):
     try:
         module, cpu = compile_and_run(kc, kr, work, "three", source(THREE), fn, ins, nres)
         check_ptx(kd, module, work, PTX_MUST_CONTAIN.get(name.partition(".")[2], ())
-                  if name.startswith("gpu.") else ())
+                  if name.split(".")[0] in ("gpu", "gpuop") else ())
         env = dict(os.environ, KILN_GPU_SIMT_CPU="1")
         for sm in ("sm_80", "sm_90"):
             _, simt = compile_and_run(kc, kr, work, "simt_" + sm, source(["cuda:" + sm]), fn, ins,

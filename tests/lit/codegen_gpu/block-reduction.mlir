@@ -6,8 +6,8 @@
 // uniform bounds): the partial is reduced within the warp by butterfly
 // shuffles (xor 16, 8, 4, 2, 1), lane 0 of each warp writes workgroup
 // memory (one slot per warp), barrier, every warp reduces those slots the
-// same way (lanes past the launched warps take the identity), thread 0
-// adds the result into the output, barrier. The kernel records the warp
+// same way (lanes past the launched warps take the identity), barrier
+// (the slots are reused), thread 0 adds the result into the output. The kernel records the warp
 // size it assumes (kiln.warp_size = 32).
 
 module {
@@ -56,11 +56,11 @@ module {
 // CHECK-NEXT: "hal.interface.shuffle"(%[[SEL]]) {offset = 16 : i32, width = 32 : i32}
 // CHECK: "hal.interface.shuffle"(%{{.*}}) {offset = 1 : i32, width = 32 : i32}
 // CHECK-NEXT: %[[R2:.*]] = arith.addf
+// CHECK-NEXT: "hal.interface.barrier"() : () -> ()
 // CHECK-NEXT: scf.if %{{.*}} {
 // CHECK-NEXT: %[[O:.*]] = memref.load %{{.*}}[%[[Q]]] : memref<3xf32>
 // CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[O]], %[[R2]] : f32
 // CHECK-NEXT: memref.store %[[SUM]], %{{.*}}[%[[Q]]] : memref<3xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: "hal.interface.barrier"() : () -> ()
 // CHECK-NEXT: }
 // CHECK-NEXT: return

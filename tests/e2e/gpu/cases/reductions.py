@@ -58,3 +58,26 @@ HAL_CASES = {
 # whole-block reductions use warp shuffles and barriers.
 PTX_MUST_CONTAIN = {name: ["shfl.sync.bfly.b32", "bar.sync"] for name in HAL_CASES
                     if not any(s in name for s in ("33", "1x5", "1x1"))}
+
+
+def softmax_case(rows, n):
+    """linalg.softmax over rows of length n: few long rows are shared by
+    the whole block (block-wide max and sum by warp shuffles)."""
+    def gen(r):
+        x = r.uniform(-4, 4, (rows, n)).astype(np.float32)
+        t = "tensor<%dx%dxf32>" % (rows, n)
+        src = ("func.func @f(%%x: %s) -> %s {\n"
+               "  %%e = tensor.empty() : %s\n"
+               "  %%s = linalg.softmax dimension(1) ins(%%x : %s) outs(%%e : %s) -> %s\n"
+               "  return %%s : %s\n}" % (t, t, t, t, t, t, t))
+        z = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+        return src, [x], [z / z.sum(axis=1, keepdims=True)]
+    return gen
+
+
+OP_CASES = {
+    "softmax_rows_2x1000": (softmax_case(2, 1000), 1e-4, 1e-6),
+    "softmax_rows_3x4099": (softmax_case(3, 4099), 1e-4, 1e-6),
+    "softmax_rows_1x257": (softmax_case(1, 257), 1e-4, 1e-6),
+}
+PTX_MUST_CONTAIN.update({name: ["shfl.sync.bfly.b32", "bar.sync"] for name in OP_CASES})
