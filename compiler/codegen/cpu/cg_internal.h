@@ -131,6 +131,61 @@ void cg_dce(kiln_op *root);
 kiln_error *cg_op_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The register-blocked microkernel (microkernel.c): MR x NR vectors of
+ * accumulators loaded with load_c, updated over a nest of nk reduction
+ * loops [klo, khi) by fma(broadcast(load_a(r)), load_b(q)), stored with
+ * store_c. k_begin (optional) runs first in the innermost body, so the
+ * callbacks can share index arithmetic through user. */
+#define CG_UK_MAX_NR 4
+#define CG_UK_MAX_ACC 16
+typedef struct cg_ukernel {
+  int mr, nr, nk;
+  const kiln_type *vt; /* vector<VW x elem> */
+  kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
+  void (*k_begin)(kiln_builder *b, void *user, kiln_value *const *k);
+  kiln_value *(*load_a)(kiln_builder *b, void *user, int r, kiln_value *const *k); /* scalar */
+  kiln_value *(*load_b)(kiln_builder *b, void *user, int q, kiln_value *const *k); /* vector */
+  kiln_value *(*load_c)(kiln_builder *b, void *user, int r, int q);              /* vector */
+  void (*store_c)(kiln_builder *b, void *user, int r, int q, kiln_value *v);
+  void *user;
+} cg_ukernel;
+void cg_emit_ukernel(kiln_builder *b, const cg_ukernel *uk);
+
+/* The value of affine expression e at loop ivs (index arithmetic that
+ * folds constants). */
+kiln_value *cg_affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs);
+
+/* A structured op read as an implicit GEMM (igemm.c): out += X * W with
+ * X and W f32 memrefs, every index a non-negative linear sum of loops and
+ * the output a projected permutation without reduction loops. `col` is a
+ * parallel loop of W and the output that X does not use (output
+ * channels: vector lanes), `row` a parallel loop of X and the output that
+ * W does not use (output pixels: register rows); the reduction loops
+ * (input channels, window) run inside the microkernel; every other
+ * parallel loop is an outer loop. Convolutions of every layout (named or
+ * generic, as the ONNX importer emits them) and matmuls fit. */
+typedef struct cg_igemm {
+  int loops;
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  uint32_t x, w, out;   /* operand numbers */
+  int row, col;
+  int w_col_dim;        /* W's dim indexed by exactly d_col */
+  int out_col_dim, out_row_dim;
+  bool w_contig;        /* W's last index is d_col with unit stride */
+  bool out_contig;      /* the output's too */
+} cg_igemm;
+bool cg_igemm_match(const kiln_op *op, cg_igemm *g);
+
+/* Lowering of a convolution-like op (cg_igemm_match) to the
+ * microkernel over (pixels x output channels x reduction), weights packed
+ * into a panel unless already contiguous along the output channels
+ * (lower_conv.c). True when it applied; *tail is then a clone on the
+ * leftover output channels (fewer than a vector) for the caller to
+ * lower, or NULL. */
+bool cg_lower_conv(kiln_op *op, int64_t vector_width, kiln_op **tail);
+
 /* Lowering of a full-tile linalg.matmul to a register-blocked
  * microkernel (lower_matmul.c): true when it applied; *tail is then a new
  * linalg.matmul (leftover columns) the caller still lowers, or NULL. */

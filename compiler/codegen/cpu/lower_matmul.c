@@ -7,7 +7,7 @@
  *       b[c] = vector.load B[k, j0+c*VW]
  *       acc[r][c] = vector.fma(broadcast(A[i0+r, k]), b[c], acc[r][c])
  *     vector.store acc -> C
- * emit_register_tile is the microkernel. When K has a divisor KC in
+ * emit_register_tile drives the shared microkernel (microkernel.c). When K has a divisor KC in
  * 64..256, B is packed per (j0, K block) into a contiguous KC x NR*VW
  * panel (one memref.alloca at the kernel's entry) that the microkernel
  * streams for every row block of the tile: B's rows lie a power-of-two
@@ -18,47 +18,61 @@
 #include "cg_internal.h"
 
 /* acc[r][q] += A[i0+r, ak+k] * Bm[bk+k, bc+q*VW] for k < K, with C's
- * MR x NR vectors at (i0, j0) loaded before and stored after. */
+ * MR x NR vectors at (i0, j0) loaded before and stored after: the shared
+ * microkernel (microkernel.c) over plain 2-D memrefs. */
+typedef struct mm_tile {
+  kiln_value *A, *ak, *Bm, *bk, *C;
+  kiln_value *rows[8], *cols[CG_UK_MAX_NR], *bcols[CG_UK_MAX_NR];
+  kiln_value *ka, *kb; /* this iteration's A column and B row */
+  const kiln_type *vt;
+} mm_tile;
+
+static void mm_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
+  mm_tile *t = u;
+  t->kb = cg_add(b, t->bk, k[0]), t->ka = cg_add(b, t->ak, k[0]);
+}
+
+static kiln_value *mm_load_a(kiln_builder *b, void *u, int r, kiln_value *const *k) {
+  mm_tile *t = u;
+  (void)k;
+  kiln_value *ix[2] = {t->rows[r], t->ka};
+  return cg_load(b, t->A, 2, ix);
+}
+
+static kiln_value *mm_load_b(kiln_builder *b, void *u, int q, kiln_value *const *k) {
+  mm_tile *t = u;
+  (void)k;
+  kiln_value *ix[2] = {t->kb, t->bcols[q]};
+  return cg_vload(b, t->vt, t->Bm, 2, ix);
+}
+
+static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
+  mm_tile *t = u;
+  kiln_value *ix[2] = {t->rows[r], t->cols[q]};
+  return cg_vload(b, t->vt, t->C, 2, ix);
+}
+
+static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
+  mm_tile *t = u;
+  kiln_value *ix[2] = {t->rows[r], t->cols[q]};
+  cg_vstore(b, v, t->C, 2, ix);
+}
+
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
                                kiln_value *bk, kiln_value *bc, kiln_value *C, kiln_value *i0,
                                kiln_value *j0, int64_t K, int mr, int nr, int64_t vw) {
-  kiln_context *c = b->ctx;
-  const kiln_type *vt = kiln_type_vector(c, 1, &vw, C->type->elem);
-  kiln_value *acc[16], *rows[8], *cols[4], *bcols[4], *ix[2];
-  for (int r = 0; r < mr; r++) rows[r] = cg_add(b, i0, cg_index(b, r));
+  mm_tile t = {.A = A, .ak = ak, .Bm = Bm, .bk = bk, .C = C};
+  t.vt = kiln_type_vector(b->ctx, 1, &vw, C->type->elem);
+  for (int r = 0; r < mr; r++) t.rows[r] = cg_add(b, i0, cg_index(b, r));
   for (int q = 0; q < nr; q++) {
-    cols[q] = cg_add(b, j0, cg_index(b, q * vw));
-    bcols[q] = cg_add(b, bc, cg_index(b, q * vw));
+    t.cols[q] = cg_add(b, j0, cg_index(b, q * vw));
+    t.bcols[q] = cg_add(b, bc, cg_index(b, q * vw));
   }
-  for (int r = 0; r < mr; r++)
-    for (int q = 0; q < nr; q++) {
-      ix[0] = rows[r], ix[1] = cols[q];
-      acc[r * nr + q] = cg_vload(b, vt, C, 2, ix);
-    }
-  kiln_builder body;
-  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, K), cg_index(b, 1), (uint32_t)(mr * nr),
-                         acc, &body);
-  kiln_value *k = cg_for_iv(loop);
-  kiln_value *kb = cg_add(&body, bk, k), *ka = cg_add(&body, ak, k);
-  kiln_value *bv[4], *next[16];
-  for (int q = 0; q < nr; q++) {
-    ix[0] = kb, ix[1] = bcols[q];
-    bv[q] = cg_vload(&body, vt, Bm, 2, ix);
-  }
-  for (int r = 0; r < mr; r++) {
-    ix[0] = rows[r], ix[1] = ka;
-    kiln_value *a = cg_broadcast(&body, cg_load(&body, A, 2, ix), vt);
-    for (int q = 0; q < nr; q++) {
-      kiln_value *ops[3] = {a, bv[q], loop->regions[0].first->args[1 + r * nr + q]};
-      next[r * nr + q] = kiln_op_result(kiln_build(&body, KILN_OP_VECTOR_FMA, 3, ops, 1, &vt, NULL), 0);
-    }
-  }
-  cg_for_set_yield(loop, (uint32_t)(mr * nr), next);
-  for (int r = 0; r < mr; r++)
-    for (int q = 0; q < nr; q++) {
-      ix[0] = rows[r], ix[1] = cols[q];
-      cg_vstore(b, kiln_op_result(loop, (uint32_t)(r * nr + q)), C, 2, ix);
-    }
+  cg_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .k_begin = mm_k_begin,
+                   .load_a = mm_load_a, .load_b = mm_load_b, .load_c = mm_load_c,
+                   .store_c = mm_store_c, .user = &t};
+  uk.klo[0] = cg_index(b, 0), uk.khi[0] = cg_index(b, K);
+  cg_emit_ukernel(b, &uk);
 }
 
 /* Copies Bm[kb .. kb+KC, j0 .. j0+W] into the contiguous panel P (KC x W):

@@ -17,8 +17,9 @@
  * remainder. Otherwise, a contiguous innermost reduction with an
  * associative combiner runs on vector partial results folded by
  * vector.reduction (row sums, matvec). Full-tile matmuls take the register-blocked path of
- * lower_matmul.c instead, linalg.softmax the three-pass rows of
- * lower_softmax.c.
+ * lower_matmul.c instead, convolutions (anything that reads as an
+ * implicit GEMM) that of lower_conv.c, linalg.softmax the three-pass rows
+ * of lower_softmax.c.
  *
  * Takes kernels (kiln.launch gives the vector width; default 4) or any
  * func with linalg ops on memrefs. Guarantees: no structured op left; an
@@ -50,24 +51,8 @@ typedef struct lw {
   int vloop;                        /* the loop on vector lanes */
 } lw;
 
-static kiln_value *affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs) {
-  switch (e->kind) {
-  case KILN_AFFINE_DIM: return ivs[e->value];
-  case KILN_AFFINE_CONST: return cg_index(b, e->value);
-  case KILN_AFFINE_ADD: return cg_add(b, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
-  case KILN_AFFINE_MUL: return cg_mul(b, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
-  case KILN_AFFINE_MOD:
-    return cg_bin(b, KILN_OP_ARITH_REMSI, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
-  case KILN_AFFINE_FLOORDIV:
-    return cg_bin(b, KILN_OP_ARITH_FLOORDIVSI, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
-  case KILN_AFFINE_CEILDIV:
-    return cg_bin(b, KILN_OP_ARITH_CEILDIVSI, affine_value(b, e->lhs, ivs), affine_value(b, e->rhs, ivs));
-  default: return NULL;
-  }
-}
-
 static void indices(kiln_builder *b, const kiln_affine_map *m, kiln_value *const *ivs, kiln_value **out) {
-  for (uint32_t r = 0; r < m->num_results; r++) out[r] = affine_value(b, m->results[r], ivs);
+  for (uint32_t r = 0; r < m->num_results; r++) out[r] = cg_affine_value(b, m->results[r], ivs);
 }
 
 static bool is_memref(const kiln_value *v) { return v->type->kind == KILN_TYPE_MEMREF; }
@@ -603,6 +588,10 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   kiln_op *tail = NULL;
   if (op->kind == KILN_OP_LINALG_MATMUL && cg_lower_matmul(op, vw, &tail)) {
+    kiln_op_erase(op);
+    return tail ? lower_op(tail, vw) : NULL;
+  }
+  if (cg_lower_conv(op, vw, &tail)) {
     kiln_op_erase(op);
     return tail ? lower_op(tail, vw) : NULL;
   }

@@ -16,6 +16,51 @@
 
 #include <string.h>
 
+/* Convolutions (and other implicit GEMMs): a workgroup owns whole
+ * output rows (the microkernel's row loop is not tiled) of a block of
+ * output channels. Channels are split first, in halves while they stay a
+ * multiple of 32 lanes (every vector width's NR*VW), since every pixel
+ * tile packs its own copy of the weights; then the other parallel loops
+ * (batch and groups one at a time, output rows by a divisor, so no tile
+ * is partial) until there are about CG_CONV_WORKGROUPS workgroups or
+ * each would do less than CG_CONV_MIN_MACS multiply-adds. */
+#define CG_CONV_WORKGROUPS 8
+#define CG_CONV_MIN_MACS (256 * 1024)
+static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
+  int64_t macs = 1;
+  for (int l = 0; l < g->loops; l++) macs *= g->bounds[l];
+  int64_t want = macs / CG_CONV_MIN_MACS;
+  if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
+  if (want < 1) want = 1;
+  int64_t count = 1;
+  for (int l = 0; l < g->loops; l++) tiles[l] = g->red[l] ? 0 : g->bounds[l];
+  int64_t tc = g->bounds[g->col];
+  while (count * (g->bounds[g->col] / tc) < want && tc % 64 == 0) tc /= 2;
+  tiles[g->col] = tc;
+  count *= g->bounds[g->col] / tc;
+  /* Then the small outer loops (batch, groups) whole, and the largest
+   * one (output rows) last, by the smallest divisor reaching the target. */
+  int big = -1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col) continue;
+    if (big < 0 || g->bounds[l] > g->bounds[big]) big = l;
+  }
+  for (int l = 0; l < g->loops && count < want; l++) {
+    if (g->red[l] || l == g->row || l == g->col || l == big || g->bounds[l] == 1) continue;
+    tiles[l] = 1;
+    count *= g->bounds[l];
+  }
+  if (big >= 0 && count < want) {
+    int64_t n = g->bounds[big], parts = n;
+    for (int64_t p = 2; p <= n; p++)
+      if (n % p == 0 && count * p >= want) {
+        parts = p;
+        break;
+      }
+    tiles[big] = n / parts;
+  }
+}
+
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
 static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
                        int64_t *tiles) {
@@ -28,6 +73,11 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
     for (int l = 0; l < m; l++) tiles[l] = 1;
     tiles[m] = bounds[m] < 64 ? bounds[m] : 64;
     tiles[nn] = bounds[nn] < 64 ? bounds[nn] : 64;
+    return;
+  }
+  cg_igemm g;
+  if (cg_igemm_match(root, &g)) {
+    conv_tiles(&g, tiles);
     return;
   }
   int64_t budget, cap;

@@ -213,6 +213,22 @@ bool cg_strides(const kiln_type *t, int64_t *strides, int64_t *offset) {
 }
 
 /* ---- builders ---- */
+kiln_value *cg_affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs) {
+  switch (e->kind) {
+  case KILN_AFFINE_DIM: return ivs[e->value];
+  case KILN_AFFINE_CONST: return cg_index(b, e->value);
+  case KILN_AFFINE_ADD: return cg_add(b, cg_affine_value(b, e->lhs, ivs), cg_affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_MUL: return cg_mul(b, cg_affine_value(b, e->lhs, ivs), cg_affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_MOD:
+    return cg_bin(b, KILN_OP_ARITH_REMSI, cg_affine_value(b, e->lhs, ivs), cg_affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_FLOORDIV:
+    return cg_bin(b, KILN_OP_ARITH_FLOORDIVSI, cg_affine_value(b, e->lhs, ivs), cg_affine_value(b, e->rhs, ivs));
+  case KILN_AFFINE_CEILDIV:
+    return cg_bin(b, KILN_OP_ARITH_CEILDIVSI, cg_affine_value(b, e->lhs, ivs), cg_affine_value(b, e->rhs, ivs));
+  default: return NULL;
+  }
+}
+
 kiln_value *cg_index(kiln_builder *b, int64_t v) {
   return kiln_build_constant(b, kiln_attr_int(b->ctx, kiln_type_index(b->ctx), v));
 }

@@ -72,20 +72,49 @@
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK: memref.store %{{.*}}, %[[CT]]
 
-// Convolution: vectors over the 8 output channels, the window and input
-// channel loops inside carrying the output vector.
+// Convolution (NHWC): the microkernel of lower_conv.c over 2 output
+// pixels x 1 vector of 8 output channels; the filter (HWCF) is read in
+// place, contiguous along F; the window and input-channel loops carry the
+// two accumulators; the input is broadcast per pixel.
 // CHECK-LABEL: func.func @conv()
-// CHECK: %[[INIT:.*]] = vector.load %[[OUT:.*]][%{{.*}}, %{{.*}}, %{{.*}}, %[[F:.*]]] : memref<1x2x2x8xf32>, vector<8xf32>
-// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (vector<8xf32>) {
-// CHECK: scf.for {{.*}} -> (vector<8xf32>) {
-// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xf32>) {
-// CHECK: %[[X:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
-// CHECK: %[[W:.*]] = vector.load %{{.*}}[{{.*}}, %[[F]]] : memref<3x3x2x8xf32>, vector<8xf32>
-// CHECK: %[[XV:.*]] = vector.broadcast %[[X]] : f32 to vector<8xf32>
-// CHECK: %[[P:.*]] = arith.mulf %[[XV]], %[[W]] : vector<8xf32>
-// CHECK: %[[S:.*]] = arith.addf %[[ACC]], %[[P]] : vector<8xf32>
-// CHECK: scf.yield %[[S]] : vector<8xf32>
-// CHECK: vector.store %{{.*}}, %[[OUT]][{{.*}}, %[[F]]] : memref<1x2x2x8xf32>, vector<8xf32>
+// CHECK: %[[ACC0:.*]] = vector.load %[[OUT:.*]][%{{.*}}, %{{.*}}, %{{.*}}, %[[F:.*]]] : memref<1x2x2x8xf32>, vector<8xf32>
+// CHECK: %[[ACC1:.*]] = vector.load %[[OUT]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC0]], %{{.*}} = %[[ACC1]]) -> (vector<8xf32>, vector<8xf32>) {
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>) {
+// CHECK: scf.for {{.*}} iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}) -> (vector<8xf32>, vector<8xf32>) {
+// CHECK-NEXT: %[[W:.*]] = vector.load %{{.*}}[{{.*}}, %[[F]]] : memref<3x3x2x8xf32>, vector<8xf32>
+// CHECK: %[[X0:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
+// CHECK-NEXT: %[[XV0:.*]] = vector.broadcast %[[X0]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[S0:.*]] = vector.fma %[[XV0]], %[[W]], %[[A0]] : vector<8xf32>
+// CHECK: %[[X1:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
+// CHECK-NEXT: %[[XV1:.*]] = vector.broadcast %[[X1]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[S1:.*]] = vector.fma %[[XV1]], %[[W]], %[[A1]] : vector<8xf32>
+// CHECK-NEXT: scf.yield %[[S0]], %[[S1]] : vector<8xf32>, vector<8xf32>
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[OUT]][{{.*}}, %[[F]]] : memref<1x2x2x8xf32>, vector<8xf32>
+
+// Convolution as the ONNX importer emits it (NCHW generic, W [G,M,C,kh,kw]):
+// W is packed into a 27 x 16 panel (k = (c, kh, kw) flat, 2 vectors of
+// output channels) at the kernel's entry; the NCHW output is gathered into
+// and scattered from the 4 x 2 accumulators lane by lane.
+// CHECK-LABEL: func.func @conv_onnx()
+// CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<27x16xf32>
+// CHECK: %[[WB:.*]] = hal.interface.binding {binding = 1 : i32} : memref<1x16x3x3x3xf32>
+// CHECK: %[[OB:.*]] = hal.interface.binding {binding = 2 : i32} : memref<1x1x16x4x8xf32>
+// CHECK: %[[WV:.*]] = memref.load %[[WB]]
+// CHECK-NEXT: memref.store %[[WV]], %[[P]][%{{.*}}, %{{.*}}] : memref<27x16xf32>
+// CHECK: %[[G0:.*]] = memref.load %[[OB]]
+// CHECK-NEXT: vector.broadcast %[[G0]] : f32 to vector<8xf32>
+// CHECK-COUNT-7: vector.insert %{{.*}} [{{[1-7]}}] : f32 into vector<8xf32>
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK: %[[B0:.*]] = vector.load %[[P]][%[[K:.*]], %{{.*}}] : memref<27x16xf32>, vector<8xf32>
+// CHECK: %[[B1:.*]] = vector.load %[[P]][%[[K]], %{{.*}}] : memref<27x16xf32>, vector<8xf32>
+// CHECK: memref.load %{{.*}} : memref<1x1x3x6x10xf32>
+// CHECK-NEXT: vector.broadcast
+// CHECK-NEXT: vector.fma %{{.*}}, %[[B0]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.fma %{{.*}}, %[[B1]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-6: vector.fma
+// CHECK: vector.extract %{{.*}}[0] : f32 from vector<8xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[OB]]
 
 // CHECK-LABEL: func.func @tr()
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -145,6 +174,18 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x2x8xf32>
     %o = hal.interface.binding {binding = 2 : i32} : memref<1x2x2x8xf32>
     linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x4x4x2xf32>, memref<3x3x2x8xf32>) outs(%o : memref<1x2x2x8xf32>)
+    return
+  }
+  func.func @conv_onnx() {
+    %x = hal.interface.binding {binding = 0 : i32} : memref<1x1x3x6x10xf32>
+    %w = hal.interface.binding {binding = 1 : i32} : memref<1x16x3x3x3xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x1x16x4x8xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : memref<1x1x3x6x10xf32>, memref<1x16x3x3x3xf32>) outs(%o : memref<1x1x16x4x8xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    }
     return
   }
   func.func @tr() {

@@ -6,25 +6,23 @@
 // a kernel whose fused op reads the root's input at other positions keeps
 // one workgroup and is left unchanged.
 
+// Convolutions (cg_igemm): whole output rows of a block of output
+// channels; channels split first (64 -> 2 x 32), then output rows by a
+// divisor (40 -> 2 x 20), so every tile is full (static sizes, no min).
 // CHECK-LABEL: func.func @conv()
-// CHECK-SAME: tile_sizes = array<i64: 1, 1, 8, 64, 0, 0, 0>, vector_width = 8 : i64, workgroup_count = array<i64: 2, 2, 20>
+// CHECK-SAME: tile_sizes = array<i64: 1, 20, 11, 32, 0, 0, 0>, vector_width = 8 : i64, workgroup_count = array<i64: 2, 2, 1>
 // CHECK: %[[X:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
 // CHECK: %[[Y:.*]] = hal.interface.workgroup.id {dim = 1 : i32} : index
-// CHECK: %[[Z:.*]] = hal.interface.workgroup.id {dim = 2 : i32} : index
-// CHECK: %[[OW:.*]] = arith.muli %[[Y]], %{{.*}} : index
-// CHECK: %[[REMW:.*]] = arith.subi %{{.*}}, %[[OW]] : index
-// CHECK: %[[SW:.*]] = arith.minsi %{{.*}}, %[[REMW]] : index
+// CHECK: %[[OH:.*]] = arith.muli %[[Y]], %{{.*}} : index
 // CHECK: %[[OF:.*]] = arith.muli %[[X]], %{{.*}} : index
-// CHECK: %[[SF:.*]] = arith.minsi
 // CHECK: %[[OUT:.*]] = hal.interface.binding {binding = 2 : i32}
-// CHECK: %[[T:.*]] = memref.subview %[[OUT]][0, %[[Z]], %[[OW]], %[[OF]]] [1, 1, %[[SW]], %[[SF]]] [1, 1, 1, 1] : memref<1x20x11x70xf32> to memref<1x1x?x?xf32, strided<[15400, 770, 70, 1], offset: ?>>
+// CHECK: %[[T:.*]] = memref.subview %[[OUT]][0, %[[OH]], 0, %[[OF]]] [1, 20, 11, 32] [1, 1, 1, 1] : memref<1x40x11x64xf32> to memref<1x20x11x32xf32, strided<[28160, 704, 64, 1], offset: ?>>
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[T]] :
-// Input rows 2*oh .. 2*oh+2, columns 2*ow .. 2*(ow+size-1)+1.
-// CHECK: %[[H0:.*]] = arith.muli %[[Z]], %{{.*}} : index
-// CHECK: %[[W0:.*]] = arith.muli %[[OW]], %{{.*}} : index
-// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[0, %[[H0]], %[[W0]], 0] [1, 3, %{{.*}}, 5] [1, 1, 1, 1] : memref<1x41x23x5xf32> to memref<1x3x?x5xf32, strided<[4715, 115, 5, 1], offset: ?>>
-// CHECK: %[[FL:.*]] = memref.subview %{{.*}}[0, 0, 0, %[[OF]]] [3, 2, 5, %[[SF]]] [1, 1, 1, 1] : memref<3x2x5x70xf32> to memref<3x2x5x?xf32, strided<[700, 350, 70, 1], offset: ?>>
-// CHECK: %[[T2:.*]] = memref.subview %[[OUT]][0, %[[Z]], %[[OW]], %[[OF]]]
+// Input rows 2*oh .. 2*(oh+19)+2: a window of 41 rows (stride 2, 3 taps).
+// CHECK: %[[H0:.*]] = arith.muli %[[OH]], %{{.*}} : index
+// CHECK: %[[IN:.*]] = memref.subview %{{.*}}[0, %[[H0]], 0, 0] [1, 41, 23, 5] [1, 1, 1, 1] : memref<1x81x23x5xf32> to memref<1x41x23x5xf32, strided<[9315, 115, 5, 1], offset: ?>>
+// CHECK: %[[FL:.*]] = memref.subview %{{.*}}[0, 0, 0, %[[OF]]] [3, 2, 5, 32] [1, 1, 1, 1] : memref<3x2x5x64xf32> to memref<3x2x5x32xf32, strided<[640, 320, 64, 1], offset: ?>>
+// CHECK: %[[T2:.*]] = memref.subview %[[OUT]][0, %[[OH]], 0, %[[OF]]]
 // CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[IN]], %[[FL]] : {{.*}}) outs(%[[T2]] :
 
 // CHECK-LABEL: func.func @index()
@@ -54,11 +52,11 @@
 module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
   func.func @conv() {
     %zero = arith.constant 0.0 : f32
-    %in = hal.interface.binding {binding = 0 : i32} : memref<1x41x23x5xf32>
-    %f = hal.interface.binding {binding = 1 : i32} : memref<3x2x5x70xf32>
-    %o = hal.interface.binding {binding = 2 : i32} : memref<1x20x11x70xf32>
-    linalg.fill ins(%zero : f32) outs(%o : memref<1x20x11x70xf32>)
-    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %f : memref<1x41x23x5xf32>, memref<3x2x5x70xf32>) outs(%o : memref<1x20x11x70xf32>)
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x81x23x5xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x2x5x64xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x40x11x64xf32>
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x40x11x64xf32>)
+    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%in, %f : memref<1x81x23x5xf32>, memref<3x2x5x64xf32>) outs(%o : memref<1x40x11x64xf32>)
     return
   }
   func.func @index() {
