@@ -193,6 +193,17 @@ bool oi_import_unary(oi_ctx *c, oi_node *n) {
   default: break;
   }
   if (!oi_attrs_only(c, n, known) || !oi_check_type(c, x, mask, "input 0")) return false;
+  /* Neg / Abs of a small signed-integer constant (shape arithmetic, e.g.
+   * LayerNormalization's expansion) fold on the host */
+  if ((n->kind == OI_NEG || n->kind == OI_ABS) && oi_dtype_is_int(x->dtype) && !oi_dtype_is_unsigned(x->dtype) &&
+      oi_const(c, x) && oi_numel(x->type) <= 64) {
+    int64_t *v, cnt;
+    if (!oi_const_ints(c, x, "input 0", &v, &cnt)) return false;
+    for (int64_t i = 0; i < cnt; i++)
+      if (n->kind == OI_NEG || v[i] < 0) v[i] = (int64_t)(0 - (uint64_t)v[i]);
+    oi_set_out_const(c, n, 0, oi_dense_ints(c, x->type, v), x->dtype);
+    return true;
+  }
   kiln_value *r = oi_elementwise(c, 1, &x, oi_elem_type(c, out), unary_body, &e);
   if (!r) return false;
   oi_set_out(c, n, 0, r, out);

@@ -1,14 +1,18 @@
-/* Resize (opset 13): modes nearest and linear with constant scales or
- * sizes; coordinate transformations half_pixel, pytorch_half_pixel,
- * align_corners and asymmetric; the four nearest rounding modes.
+/* Resize (opset 13): modes nearest, linear and cubic with constant scales
+ * or sizes; coordinate transformations half_pixel, pytorch_half_pixel,
+ * align_corners and asymmetric; the four nearest rounding modes;
+ * cubic_coeff_a and exclude_outside.
  *
  * Takes: X and constant scales/sizes (roi is ignored: it matters only for
- * tf_crop_and_resize, which is refused, as are cubic and exclude_outside).
- * Guarantees: the source coordinate of every output position is computed
- * here, once per dimension, into small constant tables (nearest: index;
- * linear: the two neighbours clamped to the edge and the weight); one
- * linalg.generic over the output takes the tables as 1-D inputs and reads
- * X with tensor.extract (2^k corners for k linearly resized dims). */
+ * tf_crop_and_resize, which is refused). Guarantees: the source
+ * coordinate of every output position is computed here, once per
+ * dimension, into small constant tables (nearest: index; linear: the two
+ * neighbours clamped to the edge and the weight; cubic: the four taps
+ * floor-1..floor+2 clamped to the edge and their weights, which
+ * exclude_outside zeroes outside X and renormalizes — for linear that
+ * changes nothing, the clamped taps being the edge); one linalg.generic
+ * over the output takes the tables as 1-D inputs and reads X with
+ * tensor.extract (2^k or 4^k taps for k resized dims). */
 #include <math.h>
 #include <string.h>
 
@@ -18,7 +22,7 @@
 
 typedef struct {
   kiln_value *x;
-  bool linear;
+  bool linear, cubic;
   uint32_t rank, nres;
   int32_t dim[OI_RESIZE_MAX_DIMS]; /* resized dims, in order */
 } resize_user;
@@ -48,10 +52,30 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   }
   kiln_value *ops[OI_MAX_RANK + 1];
   ops[0] = r->x;
-  if (!r->linear) {
+  if (!r->linear && !r->cubic) {
     for (uint32_t k = 0; k < r->nres; k++) base[r->dim[k]] = to_index(b, a[k]);
     for (uint32_t d = 0; d < r->rank; d++) ops[1 + d] = base[d];
     y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r->rank + 1, ops, 1, &et, NULL), 0);
+    return true;
+  }
+  if (r->cubic) { /* per dim: 4 index tables, then 4 weight tables */
+    kiln_value *ix[OI_RESIZE_MAX_DIMS][4];
+    for (uint32_t k = 0; k < r->nres; k++)
+      for (uint32_t t = 0; t < 4; t++) ix[k][t] = to_index(b, a[8 * k + t]);
+    kiln_value *acc = NULL;
+    for (uint32_t corner = 0; corner < (1u << (2 * r->nres)); corner++) {
+      kiln_value *wt = NULL;
+      for (uint32_t k = 0; k < r->nres; k++) {
+        uint32_t t = (corner >> (2 * k)) & 3;
+        base[r->dim[k]] = ix[k][t];
+        wt = wt ? oi_op2(b, KILN_OP_ARITH_MULF, wt, a[8 * k + 4 + t]) : a[8 * k + 4 + t];
+      }
+      for (uint32_t d = 0; d < r->rank; d++) ops[1 + d] = base[d];
+      kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r->rank + 1, ops, 1, &et, NULL), 0);
+      kiln_value *tv = oi_op2(b, KILN_OP_ARITH_MULF, v, wt);
+      acc = acc ? oi_op2(b, KILN_OP_ARITH_ADDF, acc, tv) : tv;
+    }
+    y[0] = acc;
     return true;
   }
   kiln_value *lo[OI_RESIZE_MAX_DIMS], *hi[OI_RESIZE_MAX_DIMS], *w[OI_RESIZE_MAX_DIMS], *w1[OI_RESIZE_MAX_DIMS];
@@ -83,11 +107,14 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
 enum { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM };
 enum { NM_FLOOR_TIE, NM_CEIL_TIE, NM_FLOOR, NM_CEIL };
 
-static double source_coord(int ct, double x, double scale, int64_t in, int64_t out) {
+/* The source coordinate of output position x. `len` is the resized
+ * length before flooring (in * scale), which ONNX's reference uses for
+ * align_corners and pytorch_half_pixel. */
+static double source_coord(int ct, double x, double scale, int64_t in, double len) {
   switch (ct) {
   case CT_HALF: return (x + 0.5) / scale - 0.5;
-  case CT_PYTORCH: return out > 1 ? (x + 0.5) / scale - 0.5 : 0;
-  case CT_ALIGN: return out == 1 ? 0 : x * (double)(in - 1) / (double)(out - 1);
+  case CT_PYTORCH: return len > 1 ? (x + 0.5) / scale - 0.5 : 0;
+  case CT_ALIGN: return len == 1 ? 0 : x * (double)(in - 1) / (len - 1);
   default: return x / scale;
   }
 }
@@ -107,9 +134,11 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
       !oi_attr_string(c, n, "nearest_mode", "round_prefer_floor", &nm) ||
       !oi_attr_int(c, n, "exclude_outside", 0, &excl))
     return false;
-  bool linear = strcmp(mode, "linear") == 0;
-  if (!linear && strcmp(mode, "nearest") != 0) return oi_unsupported(c, "mode '%s' (nearest and linear only)", mode);
-  if (excl) return oi_unsupported(c, "exclude_outside = 1");
+  bool linear = strcmp(mode, "linear") == 0, cubic = strcmp(mode, "cubic") == 0;
+  if (!linear && !cubic && strcmp(mode, "nearest") != 0)
+    return oi_invalid(c, "mode '%s' (nearest, linear or cubic)", mode);
+  double A;
+  if (!oi_attr_float(c, n, "cubic_coeff_a", -0.75, &A)) return false;
   int ct = strcmp(ctm, "half_pixel") == 0 ? CT_HALF : strcmp(ctm, "pytorch_half_pixel") == 0 ? CT_PYTORCH
          : strcmp(ctm, "align_corners") == 0 ? CT_ALIGN : strcmp(ctm, "asymmetric") == 0 ? CT_ASYM : -1;
   if (ct < 0) return oi_unsupported(c, "coordinate_transformation_mode '%s'", ctm);
@@ -147,9 +176,9 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
   for (uint32_t d = 0; d < r; d++)
     if (out[d] > 64 * OI_FOLD_MAX) return oi_unsupported(c, "resized dimension %u of %lld", d, (long long)out[d]);
   /* host tables per dimension; identity dims need none */
-  resize_user ru = {.linear = linear, .rank = r};
-  kiln_value *ins[3 * OI_RESIZE_MAX_DIMS];
-  const kiln_affine_map *maps[3 * OI_RESIZE_MAX_DIMS + 1];
+  resize_user ru = {.linear = linear, .cubic = cubic, .rank = r};
+  kiln_value *ins[8 * OI_RESIZE_MAX_DIMS];
+  const kiln_affine_map *maps[8 * OI_RESIZE_MAX_DIMS + 1];
   uint32_t nin = 0;
   const kiln_type *i64 = kiln_type_int(c->ctx, 64);
   for (uint32_t d = 0; d < r; d++) {
@@ -157,10 +186,31 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
     if (in == 0 || o == 0) continue;
     int64_t *lo = kiln_alloc(c->ctx, (size_t)o * sizeof *lo), *hi = kiln_alloc(c->ctx, (size_t)o * sizeof *hi);
     double *w = kiln_alloc(c->ctx, (size_t)o * sizeof *w);
+    int64_t *cix[4];
+    double *cw[4];
+    for (int t = 0; cubic && t < 4; t++) {
+      cix[t] = kiln_alloc(c->ctx, (size_t)o * sizeof *cix[t]);
+      cw[t] = kiln_alloc(c->ctx, (size_t)o * sizeof *cw[t]);
+    }
     bool ident = o == in;
     for (int64_t i = 0; i < o; i++) {
-      double s = source_coord(ct, (double)i, scale[d], in, o);
-      if (linear) {
+      double s = source_coord(ct, (double)i, scale[d], in, sv ? (double)in * scale[d] : (double)o);
+      if (cubic) {
+        double f = floor(s), t = s - f, sum = 0;
+        double dist[4] = {t + 1, t, 1 - t, 2 - t};
+        for (int k = 0; k < 4; k++) {
+          double v = dist[k];
+          cw[k][i] = k == 1 || k == 2 ? ((A + 2) * v - (A + 3)) * v * v + 1
+                                      : ((A * v - 5 * A) * v + 8 * A) * v - 4 * A;
+          int64_t at = (int64_t)f - 1 + k;
+          if (excl && (at < 0 || at >= in)) cw[k][i] = 0;
+          sum += cw[k][i];
+          cix[k][i] = clampi(at, in);
+        }
+        if (excl && sum != 0)
+          for (int k = 0; k < 4; k++) cw[k][i] /= sum;
+        ident = ident && t == 0 && cix[1][i] == i;
+      } else if (linear) {
         double f = floor(s);
         lo[i] = clampi((int64_t)f, in);
         hi[i] = clampi((int64_t)f + 1, in);
@@ -179,10 +229,23 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
     }
     if (ident) continue;
     if (ru.nres == OI_RESIZE_MAX_DIMS) return oi_unsupported(c, "more than %d resized dimensions", OI_RESIZE_MAX_DIMS);
+    if (cubic && ru.nres == 3) return oi_unsupported(c, "cubic resize of more than 3 dimensions");
     ru.dim[ru.nres++] = (int32_t)d;
     const kiln_type *tt = kiln_type_tensor(c->ctx, 1, &o, i64, NULL);
     int64_t dd = d;
     const kiln_affine_map *m = oi_map_dims(c, r, 1, &dd);
+    if (cubic) {
+      for (int t = 0; t < 4; t++) {
+        ins[nin] = kiln_build_constant(&c->b, oi_dense_ints(c, tt, cix[t]));
+        maps[nin++] = m;
+      }
+      const kiln_type *wt = kiln_type_tensor(c->ctx, 1, &o, xt->elem, NULL);
+      for (int t = 0; t < 4; t++) {
+        ins[nin] = kiln_build_constant(&c->b, oi_dense_floats(c, wt, cw[t]));
+        maps[nin++] = m;
+      }
+      continue;
+    }
     ins[nin] = kiln_build_constant(&c->b, oi_dense_ints(c, tt, lo));
     maps[nin++] = m;
     if (linear) {

@@ -398,6 +398,19 @@ START_TEST(gridsample_before_16) {
 }
 END_TEST
 
+START_TEST(resize_mode) {
+  expect_error("in x f32 1,1,2,2; init s f32 4 = 1,1,2,2; node Resize x,_,s -> y mode=s:area; out y", NODE,
+               "(Resize, opset 13)", "mode 'area' (nearest, linear or cubic)", NULL);
+}
+END_TEST
+
+START_TEST(resize_crop) {
+  expect_error("in x f32 1,1,2,2; init s f32 4 = 1,1,2,2; node Resize x,_,s -> y "
+               "coordinate_transformation_mode=s:tf_crop_and_resize; out y",
+               UNSUP, "(Resize, opset 13)", "coordinate_transformation_mode 'tf_crop_and_resize'", NULL);
+}
+END_TEST
+
 /* ---- hostile sizes: errors, never overflow or huge allocations ---- */
 START_TEST(huge_input_dims) {
   expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
@@ -496,6 +509,8 @@ static Suite *suite(void) {
   tcase_add_test(e, gridsample_volumetric);
   tcase_add_test(e, gridsample_mode);
   tcase_add_test(e, gridsample_before_16);
+  tcase_add_test(e, resize_mode);
+  tcase_add_test(e, resize_crop);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
