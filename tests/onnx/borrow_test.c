@@ -6,7 +6,8 @@
  * that file (/proc/self/maps) with the right bytes, that small raw_data is
  * a heap copy, that the last of two raw_data fields wins as protobuf says
  * (big then small, small then big), that a marker field forged in the
- * input is dropped and gives no raw_data, and that every tensor decodes
+ * input is dropped and gives no raw_data, that a tensor protobuf-c merges
+ * from two occurrences keeps its raw_data, and that every tensor decodes
  * to the same bytes as a decode from memory (no borrowing). Then the
  * loaded-and-validated path (load_file + tensor bytes) on a valid model.
  * Prints one line per check; exit status 1 on the first failure. */
@@ -184,6 +185,21 @@ int main(int argc, char **argv) {
     field_msg(&node, 5, &attr);
     field_msg(&g, 1, &node);
   }
+  { /* a singular tensor field given twice: protobuf merges the two */
+    const uint8_t *r[] = {big_k};
+    size_t l[] = {BIG};
+    buf t1 = tensor("k2", BIG / 4, 1, r, l), t2 = {0};
+    field_str(&t2, 8, "k2");
+    buf attr = {0}, node = {0};
+    field_str(&attr, 1, "value");
+    field_msg(&attr, 5, &t1);
+    field_msg(&attr, 5, &t2);
+    field_varint(&attr, 20, 4);
+    field_str(&node, 2, "kout2");
+    field_str(&node, 4, "Constant");
+    field_msg(&node, 5, &attr);
+    field_msg(&g, 1, &node);
+  }
   field_str(&g, 2, "g");
   buf m = {0}, ops = {0};
   field_varint(&m, 1, 8);
@@ -222,7 +238,7 @@ int main(int argc, char **argv) {
         "e: a forged marker field is dropped and gives no raw_data");
   const Onnx__GraphProto *fg = kiln_onnx_model_proto(fm)->graph;
   const Onnx__TensorProto *k =
-      fg->n_node == 1 && fg->node[0]->n_attribute == 1
+      fg->n_node == 2 && fg->node[0]->n_attribute == 1
           ? fg->node[0]->attribute[0]->t : NULL;
   CHECK(k && k->raw_data.len == BIG &&
             memcmp(k->raw_data.data, big_k, BIG) == 0 &&
@@ -240,6 +256,14 @@ int main(int argc, char **argv) {
            !in_file_mapping(y->raw_data.data, path);
   }
   CHECK(same, "decoding from memory gives the same tensors (all copied)");
+  const Onnx__TensorProto *k2 = fg->node[1]->attribute[0]->t,
+                          *k2m = mg->n_node == 2 ? mg->node[1]->attribute[0]->t : NULL;
+  CHECK(k2 && k2m && k2->has_raw_data && k2m->has_raw_data &&
+            k2->raw_data.len == BIG && k2m->raw_data.len == BIG &&
+            memcmp(k2->raw_data.data, big_k, BIG) == 0 &&
+            memcmp(k2m->raw_data.data, big_k, BIG) == 0,
+        "k2: a tensor attribute given twice is merged with its raw_data, "
+        "as from memory");
   kiln_onnx_model_free(fm);
   kiln_onnx_model_free(mm);
   free(m.p);

@@ -11,8 +11,12 @@
  * TensorProto with a marker gets raw_data pointing into the original
  * bytes and the marker is removed from its unknown fields, so the decoded
  * structs look exactly as if protobuf-c had copied the payload (the last
- * raw_data field wins, as protobuf's rules say). Marker fields already in
- * the input are dropped, so a file cannot forge one. The skeleton is as
+ * raw_data field wins, as protobuf's rules say). A tensor that protobuf-c
+ * merges from several occurrences (a singular field given twice, here or
+ * in a singular ancestor) keeps its raw_data in the skeleton: protobuf-c
+ * drops the unknown fields of the earlier occurrences when it merges.
+ * Marker fields already in the input are dropped, so a file cannot forge
+ * one. The skeleton is as
  * large as the file minus the borrowed payloads and is freed once decoded.
  * Payload bytes are never read here, so their pages stay untouched until
  * someone uses the weights. */
@@ -37,6 +41,8 @@ typedef struct ox_bframe {
   size_t len_at;    /* output position of its 5-byte length; root: SIZE_MAX */
   size_t out_start; /* output position where its body starts */
   long marker;      /* table index of its last marker; -1: none */
+  bool merged;      /* protobuf-c may merge it with another occurrence */
+  uint64_t dups;    /* singular message fields (by index) given twice */
 } ox_bframe;
 
 static bool ox_buf_reserve(ox_buf *b, size_t more) {
@@ -80,6 +86,42 @@ static void ox_varint5(uint8_t *p, uint32_t v) {
   }
 }
 
+/* Which singular message fields of the message at BYTES[POS..END) occur
+ * more than once (bit = field index; indices >= 63 share bit 63). */
+static uint64_t ox_dup_singular(const uint8_t *bytes, size_t pos, size_t end,
+                                const ProtobufCMessageDescriptor *desc) {
+  uint64_t seen = 0, dups = 0;
+  while (pos < end) {
+    uint64_t tag, v;
+    size_t n = ox_varint(bytes + pos, end - pos, 5, &tag);
+    if (!n) return ~(uint64_t)0; /* not scanned: assume the worst */
+    pos += n;
+    unsigned wire = (unsigned)(tag & 7);
+    if (wire == 0 || wire == 2) {
+      if (!(n = ox_varint(bytes + pos, end - pos, 10, &v))) return ~(uint64_t)0;
+      pos += n;
+      if (wire == 2) {
+        if (v > end - pos) return ~(uint64_t)0;
+        pos += (size_t)v;
+      }
+    } else {
+      size_t size = wire == 1 ? 8 : 4;
+      if (end - pos < size) return ~(uint64_t)0;
+      pos += size;
+    }
+    const ProtobufCFieldDescriptor *fd =
+        protobuf_c_message_descriptor_get_field(desc, (uint32_t)(tag >> 3));
+    if (!fd || fd->type != PROTOBUF_C_TYPE_MESSAGE ||
+        fd->label == PROTOBUF_C_LABEL_REPEATED || wire != 2)
+      continue;
+    size_t idx = (size_t)(fd - desc->fields);
+    uint64_t bit = (uint64_t)1 << (idx < 63 ? idx : 63);
+    if (seen & bit) dups |= bit;
+    seen |= bit;
+  }
+  return dups;
+}
+
 static uint32_t ox_raw_data_field(void) {
   const ProtobufCFieldDescriptor *fd =
       protobuf_c_message_descriptor_get_field_by_name(
@@ -98,7 +140,8 @@ static bool ox_skeleton(const uint8_t *bytes, size_t len,
   const uint32_t raw_num = ox_raw_data_field();
   ox_bframe stack[KILN_ONNX_MAX_DEPTH];
   unsigned depth = 1;
-  stack[0] = (ox_bframe){desc, len, SIZE_MAX, 0, -1};
+  stack[0] = (ox_bframe){desc, len, SIZE_MAX, 0, -1, false,
+                         ox_dup_singular(bytes, 0, len, desc)};
   size_t cap = 0, pos = 0;
   *tab = NULL;
   *ntab = 0;
@@ -145,14 +188,19 @@ static bool ox_skeleton(const uint8_t *bytes, size_t len,
       if (!ox_buf_put(out, bytes + start, tag_end - start) ||
           !ox_buf_put(out, len5, sizeof len5))
         goto oom;
-      stack[depth++] = (ox_bframe){fd->descriptor, pos + size, out->len - 5,
-                                   out->len, -1};
+      size_t idx = (size_t)(fd - f->desc->fields);
+      bool merged = fd->label != PROTOBUF_C_LABEL_REPEATED &&
+                    (f->merged ||
+                     (f->dups >> (idx < 63 ? idx : 63) & 1));
+      stack[depth++] = (ox_bframe){
+          fd->descriptor, pos + size, out->len - 5, out->len, -1, merged,
+          ox_dup_singular(bytes, pos, pos + size, fd->descriptor)};
       continue;
     }
     if (wire == 2) pos += size;
     if (f->desc == tensor && num == OX_BORROW_FIELD) continue; /* forged */
     if (f->desc == tensor && num == raw_num && wire == 2) {
-      if (size >= OX_BORROW_MIN) {
+      if (size >= OX_BORROW_MIN && !f->merged) {
         if (*ntab == cap) {
           size_t ncap = cap ? cap * 2 : 16;
           ox_borrowed *t = realloc(*tab, ncap * sizeof *t);
