@@ -11,7 +11,11 @@
  *       with T per SM (workgroup_size stays [1, 1, 1], see there); workgroup_count on the export and dispatch sites
  *   tile-and-distribute       workgroup tiles (= thread blocks), reusing
  *       compiler/codegen/cpu's pass
- *   distribute-to-threads     every top-level linalg op split along one
+ *   gpu-tile-matmul-shared    f32 matmul / batch_matmul roots: block
+ *       tiles walked per K step through workgroup memory (cooperative,
+ *       vector<4xf32> global loads where whole and aligned), barriers,
+ *       per-thread register tiles; marked kiln.gpu_distributed
+ *   distribute-to-threads     every other top-level linalg op split along one
  *       parallel loop into contiguous chunks per thread
  *       (hal.interface.thread.id, partial chunks guarded by their sizes),
  *       small-output reductions shared by the whole block (partials in
@@ -46,5 +50,6 @@ void kiln_codegen_gpu_register(void);
 /* The passes, on one inner module (kernels of one variant). */
 kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner);
 kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner);
+kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner);
 
 #endif

@@ -13,6 +13,26 @@ int64_t gpu_block_threads(kiln_op *func);
 /* Kernels of an inner module: public func.func without arguments. */
 bool gpu_is_kernel(const kiln_op *f);
 
+/* Unit attribute on top-level kernel ops (and their workgroup-memory
+ * allocas) that a pass already spread over the block's threads, with
+ * their own barriers: distribute-to-threads must leave them alone. */
+#define GPU_DISTRIBUTED "kiln.gpu_distributed"
+
+/* Matmul launch parameters for an SM (select_launch_config.c): threads
+ * per block, block tile BM x BN, K step, thread tile TM x TN. */
+typedef struct gpu_matmul_config {
+  int64_t threads, bm, bn, bk, tm, tn;
+} gpu_matmul_config;
+gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version);
+
+/* Does the kernel hold a memref.alloca outside workgroup memory (a
+ * bufferized intermediate: private to each GPU thread)? */
+bool gpu_has_private_scratch(kiln_op *func);
+
+/* select-gpu-launch-config on the inner module of variant VAR (sm_NN). */
+kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
+                                     uint32_t sm);
+
 kiln_value *gpu_interface(kiln_builder *b, kiln_op_kind kind, int64_t dim);
 
 #endif

@@ -14,16 +14,47 @@
  * PTX's .maxntid, and kernels read the launched block size at run time
  * (correct for any block size). workgroup_count is also set on the variant's export and on the
  * host's dispatch sites of it; a disagreement with what another variant
- * recorded is an error. */
+ * recorded is an error.
+ * Kernels whose root is an f32 matmul or batch_matmul (and that hold no
+ * private memref.alloca scratch) also get the
+ * shared-memory tiling of gpu-tile-matmul-shared, per SM:
+ * block_tile = [BM, BN] (the block's output tile; the workgroup tile is
+ * walked in such tiles), k_step = BK (the K slice staged in workgroup
+ * memory per step), thread_tile = [TM, TN] (outputs per thread, held in
+ * registers during a step); each clamped to the matmul's sizes, the
+ * thread tile shrunk while the block tile has fewer thread tiles than
+ * the block has threads; pipeline "gpu-matmul-shared". */
 #include "gpu_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
+/* Per SM, newest first: the first row whose min_sm <= the SM applies.
+ * The block tile is the CPU workgroup tile (64 x 64), so one block covers
+ * its workgroup in one pass; each thread owns TM x TN of it. Hopper: 4
+ * warps, 4 x 8 outputs per thread (8 float4 accumulators) and a 32-deep K
+ * step (2 x 8 KiB of shared memory: its larger shared memory and L1 keep
+ * more blocks resident); Ampere and older: 2 warps, 8 x 8 outputs per
+ * thread (more reuse per shared load, 64 accumulator registers) and a
+ * 16-deep K step (2 x 4 KiB). */
+static const struct {
+  uint32_t min_sm;
+  gpu_matmul_config cf;
+} matmul_configs[] = {
+    {90, {128, 64, 64, 32, 4, 8}},
+    {0, {64, 64, 64, 16, 8, 8}},
+};
+
+gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version) {
+  for (unsigned i = 0; i < sizeof matmul_configs / sizeof matmul_configs[0]; i++)
+    if (sm_version >= matmul_configs[i].min_sm) return matmul_configs[i].cf;
+  return matmul_configs[sizeof matmul_configs / sizeof matmul_configs[0] - 1].cf;
+}
+
 int64_t kiln_codegen_gpu_block_size(uint32_t sm_version) {
   /* Hopper has twice the registers per SM per scheduler slot of work we
    * give it here; 4 warps there, 2 warps on Ampere and older. */
-  return sm_version >= 90 ? 128 : 64;
+  return gpu_matmul_config_for(sm_version).threads;
 }
 
 bool gpu_is_kernel(const kiln_op *f) {
@@ -70,8 +101,53 @@ static kiln_error *record_grid(kiln_op *top, kiln_op *exe, kiln_op *exp, const k
   return NULL;
 }
 
-kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
-                                     uint32_t sm);
+bool gpu_has_private_scratch(kiln_op *func) {
+  for (kiln_op *o = func->regions[0].first->first; o; o = o->next) {
+    if (o->kind != KILN_OP_MEMREF_ALLOCA) continue;
+    const kiln_attr *ms = kiln_op_result(o, 0)->type->memspace;
+    if (!ms || ms->kind != KILN_ATTR_INTEGER || ms->i != 3) return true;
+  }
+  return false;
+}
+
+static int64_t clamp(int64_t want, int64_t size) { return size > 0 && size < want ? size : want; }
+
+/* block_tile, k_step, thread_tile entries (3) for an f32 matmul root, or 0. */
+static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_named_attr *e) {
+  kiln_op *root = cg_find_root(f);
+  if (!root || (root->kind != KILN_OP_LINALG_MATMUL && root->kind != KILN_OP_LINALG_BATCH_MATMUL) ||
+      root->num_operands != 3 || gpu_has_private_scratch(f))
+    return 0;
+  for (uint32_t i = 0; i < 3; i++) {
+    const kiln_type *t = kiln_op_operand(root, i)->type;
+    if (t->kind != KILN_TYPE_MEMREF || t->elem->kind != KILN_TYPE_F32) return 0;
+  }
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int n = cg_static_bounds(root, maps, red, bounds);
+  if (n < 3 || bounds[n - 1] < 1) return 0;
+  gpu_matmul_config cf = gpu_matmul_config_for(sm);
+  int64_t bt[2] = {clamp(cf.bm, bounds[n - 3]), clamp(cf.bn, bounds[n - 2])};
+  int64_t tt[2] = {clamp(cf.tm, bt[0]), clamp(cf.tn, bt[1])};
+  /* Small block tiles: smaller thread tiles until every thread has one
+   * (rows first while columns keep 4-wide vectors). */
+  while (((bt[0] + tt[0] - 1) / tt[0]) * ((bt[1] + tt[1] - 1) / tt[1]) < cf.threads) {
+    if (tt[0] > 1 && (tt[0] >= tt[1] || tt[1] <= 4)) tt[0] = (tt[0] + 1) / 2;
+    else if (tt[1] > 1) tt[1] = (tt[1] + 1) / 2;
+    else break;
+  }
+  e[0].name = "block_tile";
+  e[0].value = kiln_attr_dense_i64_array(c, 2, bt);
+  e[1].name = "k_step";
+  e[1].value = kiln_attr_int(c, kiln_type_int(c, 64), clamp(cf.bk, bounds[n - 1]));
+  e[2].name = "thread_tile";
+  e[2].value = kiln_attr_dense_i64_array(c, 2, tt);
+  return 3;
+}
+
+/* VAR (and TOP, EXE) may be NULL for a codegen-level module: then no
+ * export or dispatch site records the grid. */
 kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
                                      uint32_t sm) {
   kiln_context *c = kiln_op_context(inner);
@@ -81,24 +157,28 @@ kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, k
   kiln_error *err = kiln_codegen_cpu_select_launch_config(inner, NULL);
   if (err) return err;
   kiln_op *exp = NULL;
-  for (kiln_op *o = var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)
+  for (kiln_op *o = var && var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)
     if (o->kind == KILN_OP_HAL_EXECUTABLE_EXPORT) exp = o;
   const int64_t threads = kiln_codegen_gpu_block_size(sm);
   for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next) {
     const kiln_attr *l = gpu_is_kernel(f) ? cg_launch(f) : NULL;
     if (!l) continue;
-    kiln_named_attr e[8];
+    kiln_named_attr e[16];
     int64_t bs[3] = {threads, 1, 1};
     e[0].name = "block_size";
     e[0].value = kiln_attr_dense_i64_array(c, 3, bs);
-    uint32_t n = 1;
-    for (uint32_t i = 0; i < l->count && n < 8; i++) {
+    uint32_t n = 1 + matmul_entries(c, f, sm, e + 1);
+    const bool shared = n > 1;
+    for (uint32_t i = 0; i < l->count && n < 16; i++) {
       e[n] = l->entries[i];
-      if (strcmp(e[n].name, "block_size") == 0) continue;
+      if (strcmp(e[n].name, "block_size") == 0 || strcmp(e[n].name, "block_tile") == 0 ||
+          strcmp(e[n].name, "k_step") == 0 || strcmp(e[n].name, "thread_tile") == 0)
+        continue;
       if (strcmp(e[n].name, "pipeline") == 0 && e[n].value->kind == KILN_ATTR_STRING) {
         char buf[64];
         const char *p = e[n].value->str;
-        snprintf(buf, sizeof buf, "gpu-%s", strncmp(p, "cpu-", 4) == 0 ? p + 4 : p);
+        snprintf(buf, sizeof buf, "gpu-%s%s", strncmp(p, "cpu-", 4) == 0 ? p + 4 : p,
+                 shared ? "-shared" : "");
         e[n].value = kiln_attr_string(c, buf, strlen(buf));
       } else if (strcmp(e[n].name, "workgroup_count") == 0 && exp &&
                  strcmp(kiln_symbol_name(f), kiln_symbol_name(exp)) == 0) {

@@ -8,7 +8,9 @@
  * reassociation) combined with the accumulator; 1-D minor-identity
  * transfers are plain loads/stores when in bounds, else llvm.masked.load
  * (padding in the masked-off lanes) / llvm.masked.store with lane k live
- * iff index + k < size of the innermost memref dim. */
+ * iff index + k < size of the innermost memref dim. A 1-D load/store's
+ * `alignment` attribute (bytes, a power of two) raises the access's
+ * alignment above the element's. */
 #include "tl_internal.h"
 
 #include <string.h>
@@ -29,7 +31,13 @@ static LLVMValueRef rows(tl *t, kiln_op *op, LLVMValueRef d, const kiln_type *mt
     LLVMValueRef p = tl_elem_ptr(t, op, d, mt, idx);
     if (!p) return NULL;
     LLVMValueRef v = x ? LLVMBuildStore(t->b, x, p) : LLVMBuildLoad2(t->b, LLVMVectorType(tl_type(t, vt->elem), (unsigned)vt->shape[dim]), p, "");
-    LLVMSetAlignment(v, elem_align(t, vt->elem));
+    /* A 1-D access may promise more (alignment attribute, bytes): NVPTX
+     * emits ld/st .v4 only for 16-byte aligned vectors. */
+    const kiln_attr *al = vt->rank == 1 ? kiln_op_get_attr(op, "alignment") : NULL;
+    unsigned align = elem_align(t, vt->elem);
+    if (al && al->kind == KILN_ATTR_INTEGER && al->i > align && al->i <= 4096 && !(al->i & (al->i - 1)))
+      align = (unsigned)al->i;
+    LLVMSetAlignment(v, align);
     return v;
   }
   /* The vector's dim `dim` walks memref dim mt->rank - vt->rank + dim. */

@@ -1,0 +1,429 @@
+/* gpu-tile-matmul-shared: matmul and batch_matmul of a GPU kernel through
+ * shared-memory tiles and per-thread register tiles.
+ *
+ * Takes: a cuda variant's inner module after tile-and-distribute, whose
+ * kernels carry kiln.launch {block_tile = [BM, BN], k_step = BK,
+ * thread_tile = [TM, TN]} (select-gpu-launch-config sets them on kernels
+ * whose root is an f32 matmul). Kernels without those entries, with
+ * private memref.alloca scratch (bufferized intermediates live per GPU
+ * thread), or without a top-level f32 matmul / batch_matmul are left
+ * alone.
+ * Guarantees: every top-level f32 linalg.matmul / batch_matmul of such a
+ * kernel (C += A * B on its workgroup tile) becomes uniform loops over
+ * batch, BM x BN block tiles of the workgroup tile and BK-wide K steps;
+ * per K step
+ *   1. the block loads A's BM x BK and B's BK x BN tiles into workgroup
+ *      memory (two memref.alloca in memory space 3 at the kernel entry:
+ *      As[BK][BM'] holds A transposed so a thread reads its TM rows of a
+ *      k as one row; Bs[BK][BN']; BM', BN' rounded up to 4): thread t of
+ *      n takes groups t, t+n, ... of 4 consecutive elements along the
+ *      contiguous dim, as one vector<4xf32> load where the group lies in
+ *      the tile, scalar loads guarded by the tile's sizes elsewhere;
+ *   2. hal.interface.barrier;
+ *   3. thread t of n takes thread tiles t, t+n, ... (TM x TN outputs at
+ *      rows TM*ty, columns TN*tx of the block tile): a full thread tile
+ *      reads its outputs (vector<4xf32> rows when TN % 4 == 0), runs the
+ *      K step's BK products on TM x TN/4 vector accumulators held in
+ *      registers (iter_args of the k loop, shared operands read as
+ *      vectors), and stores them back; a partial one (edges of M and N)
+ *      runs guarded scalar loops over its valid outputs only;
+ *   4. hal.interface.barrier (the tiles are overwritten next step).
+ * The loops over groups and thread tiles stride by the launched block
+ * size, so any block size computes the right result (the configured one
+ * gives each thread one thread tile). Hence the output itself is the
+ * accumulator between K steps (read and written once per step by the
+ * thread owning that tile): a thread may own several tiles, so their
+ * accumulators cannot stay in registers across steps; this also leaves
+ * no per-thread value live across a barrier for the SIMT-on-CPU fission.
+ * Thread ids and the block size are read afresh in each barrier-free
+ * segment.
+ * Global vector accesses carry alignment = 16 when the memref is a
+ * binding (or a subview of one) whose row strides and column offsets are
+ * provably multiples of 4 elements and the block and K steps keep them so
+ * (NVPTX then emits ld.global.v4.f32 / st.global.v4.f32); otherwise the
+ * element alignment (NVPTX splits them).
+ * The outermost new loop carries kiln.gpu_distributed (as do the two
+ * allocas): distribute-to-threads must leave it alone (pipeline.c hides
+ * such ops from it). */
+#include "gpu_internal.h"
+
+#include <string.h>
+
+typedef struct {
+  int64_t bm, bn, bk, tm, tn; /* block tile, K step, thread tile */
+} mm_config;
+
+static bool read_config(kiln_op *func, mm_config *cf) {
+  int64_t bt[2], tt[2];
+  if (cg_launch_array(func, "block_tile", bt, 2) != 2 || cg_launch_array(func, "thread_tile", tt, 2) != 2)
+    return false;
+  cf->bm = bt[0], cf->bn = bt[1], cf->tm = tt[0], cf->tn = tt[1];
+  cf->bk = cg_launch_int(func, "k_step", 0);
+  return cf->bm > 0 && cf->bn > 0 && cf->bk > 0 && cf->tm > 0 && cf->tn > 0 && cf->tm <= cf->bm &&
+         cf->tn <= cf->bn && cf->bm <= 1024 && cf->bn <= 1024 && cf->bk <= 1024;
+}
+
+static int64_t round4(int64_t v) { return (v + 3) / 4 * 4; }
+
+/* ---- alignment: is index v a multiple of 4 (structurally)? ---- */
+static bool mult4(kiln_value *v, int depth) {
+  int64_t c;
+  if (cg_const_int(v, &c)) return c % 4 == 0;
+  kiln_op *d = v->def;
+  if (!d || depth > 8) return false;
+  if (d->kind == KILN_OP_ARITH_MULI)
+    return mult4(kiln_op_operand(d, 0), depth + 1) || mult4(kiln_op_operand(d, 1), depth + 1);
+  if (d->kind == KILN_OP_ARITH_ADDI || d->kind == KILN_OP_ARITH_SUBI)
+    return mult4(kiln_op_operand(d, 0), depth + 1) && mult4(kiln_op_operand(d, 1), depth + 1);
+  return false;
+}
+
+/* Is every element address of memref m at a column index that is a
+ * multiple of 4 16-byte aligned? True for a binding (64-byte aligned)
+ * with an identity layout whose row strides are multiples of 4, and
+ * subviews of such memrefs whose innermost offset is a multiple of 4. */
+static bool aligned4(kiln_value *m, int depth) {
+  const kiln_type *t = m->type;
+  int64_t st[KILN_MAX_LOOPS], off;
+  if (t->kind != KILN_TYPE_MEMREF || !t->rank || t->rank > KILN_MAX_LOOPS || !cg_strides(t, st, &off) ||
+      st[t->rank - 1] != 1 || depth > 8)
+    return false;
+  for (uint32_t d = 0; d + 1 < t->rank; d++)
+    if (st[d] == KILN_DYNAMIC || st[d] % 4 != 0) return false;
+  kiln_op *def = m->def;
+  if (!def) return false;
+  if (def->kind == KILN_OP_HAL_INTERFACE_BINDING) return off == 0;
+  if (def->kind != KILN_OP_MEMREF_SUBVIEW || !aligned4(kiln_op_operand(def, 0), depth + 1)) return false;
+  const kiln_attr *so = kiln_op_get_attr(def, "static_offsets");
+  const kiln_type *src = kiln_op_operand(def, 0)->type;
+  if (!so || so->kind != KILN_ATTR_DENSE_ARRAY || so->count != src->rank) return false;
+  const int64_t *o = so->data;
+  uint32_t dyn = 0;
+  for (uint32_t d = 0; d + 1 < so->count; d++) dyn += o[d] == KILN_DYNAMIC;
+  int64_t last = o[so->count - 1];
+  if (last != KILN_DYNAMIC) return last % 4 == 0;
+  return 1 + dyn < def->num_operands && mult4(kiln_op_operand(def, 1 + dyn), 0);
+}
+
+/* ---- small builders ---- */
+static kiln_value *thread_id(kiln_builder *b) { return gpu_interface(b, KILN_OP_HAL_INTERFACE_THREAD_ID, 0); }
+static kiln_value *block_threads(kiln_builder *b) {
+  return gpu_interface(b, KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE, 0);
+}
+static kiln_value *idx(kiln_builder *b, int64_t v) { return cg_index(b, v); }
+static kiln_value *add(kiln_builder *b, kiln_value *x, kiln_value *y) { return cg_add(b, x, y); }
+static kiln_value *addc(kiln_builder *b, kiln_value *x, int64_t c) { return c ? cg_add(b, x, idx(b, c)) : x; }
+static kiln_value *sub(kiln_builder *b, kiln_value *x, kiln_value *y) {
+  return cg_bin(b, KILN_OP_ARITH_SUBI, x, y);
+}
+static kiln_value *minv(kiln_builder *b, kiln_value *x, kiln_value *y) {
+  return cg_bin(b, KILN_OP_ARITH_MINSI, x, y);
+}
+static kiln_value *lt(kiln_builder *b, kiln_value *x, kiln_value *y) { return cg_cmpi(b, CG_SLT, x, y); }
+static kiln_value *le(kiln_builder *b, kiln_value *x, kiln_value *y) { return cg_cmpi(b, CG_SLE, x, y); }
+static kiln_value *and_(kiln_builder *b, kiln_value *x, kiln_value *y) {
+  return cg_bin(b, KILN_OP_ARITH_ANDI, x, y);
+}
+
+static void set_align(kiln_builder *b, kiln_op *op, bool aligned) {
+  if (aligned) kiln_op_set_attr(op, "alignment", kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 64), 16));
+}
+
+static kiln_value *vload(kiln_builder *b, const kiln_type *vt, kiln_value *m, uint32_t n,
+                         kiln_value *const *ix, bool aligned) {
+  kiln_value *r = cg_vload(b, vt, m, n, ix);
+  set_align(b, r->def, aligned);
+  return r;
+}
+
+static void vstore(kiln_builder *b, kiln_value *v, kiln_value *m, uint32_t n, kiln_value *const *ix,
+                   bool aligned) {
+  cg_vstore(b, v, m, n, ix);
+  kiln_op *st = b->before ? b->before->prev : NULL;
+  if (st && st->kind == KILN_OP_VECTOR_STORE) set_align(b, st, aligned);
+}
+
+static kiln_value *extract(kiln_builder *b, kiln_value *v, int64_t lane) {
+  const kiln_type *et = v->type->elem;
+  kiln_named_attr na = {"static_position", kiln_attr_dense_i64_array(b->ctx, 1, &lane)};
+  return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_EXTRACT, 1, &v, 1, &et, kiln_attr_dict(b->ctx, 1, &na)), 0);
+}
+
+/* scf.if cond with an empty then (and else when want_else) branch;
+ * builders before their yields. */
+static kiln_op *build_if(kiln_builder *b, kiln_value *cond, bool want_else, kiln_builder *then_b,
+                         kiln_builder *else_b) {
+  kiln_op *iff = kiln_build(b, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
+  for (uint32_t r = 0; r < (want_else ? 2u : 1u); r++) {
+    kiln_builder yb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, iff, r));
+    yb.loc = b->loc;
+    kiln_op *y = kiln_build(&yb, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
+    kiln_builder *out = r ? else_b : then_b;
+    *out = kiln_builder_before(y);
+    out->loc = b->loc;
+  }
+  return iff;
+}
+
+static kiln_op *loop(kiln_builder *b, kiln_value *lb, kiln_value *ub, kiln_value *step, kiln_builder *body) {
+  kiln_op *l = cg_for(b, lb, ub, step, 0, NULL, body);
+  body->loc = b->loc;
+  return l;
+}
+
+/* Operand access with the optional leading batch index. */
+typedef struct {
+  kiln_value *A, *B, *C;     /* the matmul's operands */
+  kiln_value *As, *Bs;       /* workgroup-memory tiles */
+  kiln_value *bi;            /* batch index or NULL */
+  bool alA, alB, alC;        /* 16-byte aligned vector accesses */
+  const kiln_type *f32, *v4;
+} mm_emit;
+
+static uint32_t at(const mm_emit *e, kiln_value **ix, kiln_value *r, kiln_value *c) {
+  uint32_t n = 0;
+  if (e->bi) ix[n++] = e->bi;
+  ix[n++] = r, ix[n++] = c;
+  return n;
+}
+
+/* Step 1: A[bm0 + r][k0 + kq ..] -> As[kq ..][r], B[k0 + kr][bn0 + nq ..]
+ * -> Bs[kr][nq ..], groups of 4 along the contiguous dim. */
+static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
+                       kiln_value *bn0, kiln_value *k0, kiln_value *mb, kiln_value *nb, kiln_value *kb) {
+  kiln_value *tid = thread_id(b), *nthr = block_threads(b), *ix[3], *sx[2];
+  for (int which = 0; which < 2; which++) {
+    /* A: rows BM, groups along k; B: rows BK, groups along n. */
+    const int64_t rows = which ? cf->bk : cf->bm, groups = (which ? cf->bn : cf->bk) + 3;
+    const int64_t q = groups / 4;
+    kiln_builder lb;
+    kiln_op *l = loop(b, tid, idx(b, rows * q), nthr, &lb);
+    kiln_value *g = cg_for_iv(l);
+    kiln_value *r = cg_bin(&lb, KILN_OP_ARITH_DIVSI, g, idx(&lb, q));
+    kiln_value *c = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_REMSI, g, idx(&lb, q)), 4);
+    kiln_value *rlim = which ? kb : mb, *clim = which ? nb : kb;
+    kiln_value *rin = lt(&lb, r, rlim);
+    kiln_value *full = and_(&lb, rin, le(&lb, addc(&lb, c, 4), clim));
+    kiln_builder vb, sb;
+    build_if(&lb, full, true, &vb, &sb);
+    /* global position of the group */
+    kiln_value *gr = add(&vb, which ? k0 : bm0, r), *gc = add(&vb, which ? bn0 : k0, c);
+    uint32_t n = at(e, ix, gr, gc);
+    kiln_value *v = vload(&vb, e->v4, which ? e->B : e->A, n, ix, which ? e->alB : e->alA);
+    if (which) {
+      sx[0] = r, sx[1] = c;
+      vstore(&vb, v, e->Bs, 2, sx, true);
+    } else {
+      for (int64_t k = 0; k < 4; k++) {
+        sx[0] = addc(&vb, c, k), sx[1] = r;
+        cg_store(&vb, extract(&vb, v, k), e->As, 2, sx);
+      }
+    }
+    /* partial group: the elements inside the tile, one by one */
+    kiln_builder ib, eb;
+    build_if(&sb, rin, false, &ib, NULL);
+    kiln_value *cnt = minv(&ib, idx(&ib, 4), sub(&ib, clim, c));
+    kiln_op *el = loop(&ib, idx(&ib, 0), cnt, idx(&ib, 1), &eb);
+    kiln_value *cc = add(&eb, c, cg_for_iv(el));
+    gr = add(&eb, which ? k0 : bm0, r), gc = add(&eb, which ? bn0 : k0, cc);
+    n = at(e, ix, gr, gc);
+    kiln_value *x = cg_load(&eb, which ? e->B : e->A, n, ix);
+    if (which) sx[0] = r, sx[1] = cc;
+    else sx[0] = cc, sx[1] = r;
+    cg_store(&eb, x, which ? e->Bs : e->As, 2, sx);
+  }
+}
+
+/* Step 3, full thread tile at block-tile position (r0, c0). */
+static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
+                           kiln_value *bn0, kiln_value *kb, kiln_value *r0, kiln_value *c0) {
+  const bool vec = cf->tn % 4 == 0, avec = cf->tm % 4 == 0;
+  const int64_t nv = vec ? cf->tn / 4 : cf->tn, tm = cf->tm;
+  const int64_t nacc = tm * nv;
+  kiln_value *acc[256], *ix[3], *sx[2];
+  kiln_value *row0 = add(b, bm0, r0), *col0 = add(b, bn0, c0);
+  for (int64_t i = 0; i < tm; i++)
+    for (int64_t q = 0; q < nv; q++) {
+      uint32_t n = at(e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
+      acc[i * nv + q] = vec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
+    }
+  kiln_builder kb_;
+  kiln_op *kl = cg_for(b, idx(b, 0), kb, idx(b, 1), (uint32_t)nacc, acc, &kb_);
+  kb_.loc = b->loc;
+  kiln_value *kk = cg_for_iv(kl), *a[64], *bv[64], *next[256];
+  for (int64_t i = 0; i < tm; i += avec ? 4 : 1) {
+    sx[0] = kk, sx[1] = addc(&kb_, r0, i);
+    if (avec) {
+      kiln_value *v = vload(&kb_, e->v4, e->As, 2, sx, true);
+      for (int64_t k = 0; k < 4; k++) a[i + k] = extract(&kb_, v, k);
+    } else {
+      a[i] = cg_load(&kb_, e->As, 2, sx);
+    }
+  }
+  for (int64_t q = 0; q < nv; q++) {
+    sx[0] = kk, sx[1] = addc(&kb_, c0, vec ? 4 * q : q);
+    bv[q] = vec ? vload(&kb_, e->v4, e->Bs, 2, sx, true) : cg_load(&kb_, e->Bs, 2, sx);
+  }
+  kiln_block *body = kl->regions[0].first;
+  for (int64_t i = 0; i < tm; i++) {
+    kiln_value *ai = vec ? cg_broadcast(&kb_, a[i], e->v4) : a[i];
+    for (int64_t q = 0; q < nv; q++) {
+      kiln_value *cur = body->args[1 + i * nv + q];
+      if (vec) {
+        kiln_value *ops[3] = {ai, bv[q], cur};
+        next[i * nv + q] = kiln_op_result(kiln_build(&kb_, KILN_OP_VECTOR_FMA, 3, ops, 1, &e->v4, NULL), 0);
+      } else {
+        kiln_value *p = cg_bin(&kb_, KILN_OP_ARITH_MULF, ai, bv[q]);
+        next[i * nv + q] = cg_bin(&kb_, KILN_OP_ARITH_ADDF, cur, p);
+      }
+    }
+  }
+  cg_for_set_yield(kl, (uint32_t)nacc, next);
+  for (int64_t i = 0; i < tm; i++)
+    for (int64_t q = 0; q < nv; q++) {
+      uint32_t n = at(e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
+      kiln_value *v = kiln_op_result(kl, (uint32_t)(i * nv + q));
+      if (vec) vstore(b, v, e->C, n, ix, e->alC);
+      else cg_store(b, v, e->C, n, ix);
+    }
+}
+
+/* Step 3, partial thread tile: scalar loops over its valid outputs. */
+static void emit_partial_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
+                              kiln_value *bn0, kiln_value *mb, kiln_value *nb, kiln_value *kb,
+                              kiln_value *r0, kiln_value *c0) {
+  kiln_value *ix[3], *sx[2];
+  kiln_builder ib, jb, kb_;
+  kiln_op *il = loop(b, idx(b, 0), minv(b, idx(b, cf->tm), sub(b, mb, r0)), idx(b, 1), &ib);
+  kiln_op *jl = loop(&ib, idx(&ib, 0), minv(&ib, idx(&ib, cf->tn), sub(&ib, nb, c0)), idx(&ib, 1), &jb);
+  kiln_value *r = add(&jb, r0, cg_for_iv(il)), *c = add(&jb, c0, cg_for_iv(jl));
+  uint32_t n = at(e, ix, add(&jb, bm0, r), add(&jb, bn0, c));
+  kiln_value *init = cg_load(&jb, e->C, n, ix);
+  kiln_op *kl = cg_for(&jb, idx(&jb, 0), kb, idx(&jb, 1), 1, &init, &kb_);
+  kb_.loc = b->loc;
+  kiln_value *kk = cg_for_iv(kl);
+  sx[0] = kk, sx[1] = r;
+  kiln_value *x = cg_load(&kb_, e->As, 2, sx);
+  sx[0] = kk, sx[1] = c;
+  kiln_value *y = cg_load(&kb_, e->Bs, 2, sx);
+  kiln_value *s = cg_bin(&kb_, KILN_OP_ARITH_ADDF, kl->regions[0].first->args[1],
+                         cg_bin(&kb_, KILN_OP_ARITH_MULF, x, y));
+  cg_for_set_yield(kl, 1, &s);
+  cg_store(&jb, kiln_op_result(kl, 0), e->C, n, ix);
+}
+
+static void emit_compute(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
+                         kiln_value *bn0, kiln_value *mb, kiln_value *nb, kiln_value *kb) {
+  const int64_t tx = (cf->bn + cf->tn - 1) / cf->tn, ty = (cf->bm + cf->tm - 1) / cf->tm;
+  kiln_value *tid = thread_id(b), *nthr = block_threads(b);
+  kiln_builder lb;
+  kiln_op *l = loop(b, tid, idx(b, tx * ty), nthr, &lb);
+  kiln_value *t = cg_for_iv(l);
+  kiln_value *r0 = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_DIVSI, t, idx(&lb, tx)), cf->tm);
+  kiln_value *c0 = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_REMSI, t, idx(&lb, tx)), cf->tn);
+  kiln_value *full = and_(&lb, le(&lb, addc(&lb, r0, cf->tm), mb), le(&lb, addc(&lb, c0, cf->tn), nb));
+  kiln_builder fb, pb;
+  build_if(&lb, full, true, &fb, &pb);
+  emit_full_tile(&fb, e, cf, bm0, bn0, kb, r0, c0);
+  emit_partial_tile(&pb, e, cf, bm0, bn0, mb, nb, kb, r0, c0);
+}
+
+static bool is_f32_memref(const kiln_value *v, uint32_t rank) {
+  return v->type->kind == KILN_TYPE_MEMREF && v->type->rank == rank && v->type->elem->kind == KILN_TYPE_F32;
+}
+
+/* The operands of a supported matmul (A, B, C), or false. */
+static bool candidate(kiln_op *op, kiln_value **abc) {
+  uint32_t rank;
+  if (op->kind == KILN_OP_LINALG_MATMUL) rank = 2;
+  else if (op->kind == KILN_OP_LINALG_BATCH_MATMUL) rank = 3;
+  else return false;
+  if (op->num_operands != 3 || op->num_results || kiln_op_get_attr(op, "cast")) return false;
+  for (uint32_t i = 0; i < 3; i++) {
+    abc[i] = kiln_op_operand(op, i);
+    if (!is_f32_memref(abc[i], rank)) return false;
+    int64_t st[KILN_MAX_LOOPS], off;
+    if (!cg_strides(abc[i]->type, st, &off)) return false;
+  }
+  /* K must be static (the K loop's bounds are uniform constants). */
+  return abc[0]->type->shape[rank - 1] != KILN_DYNAMIC;
+}
+
+static kiln_value *alloca3(kiln_builder *b, int64_t rows, int64_t cols, const kiln_type *f32) {
+  kiln_context *c = b->ctx;
+  int64_t shape[2] = {rows, cols}, seg[2] = {0, 0};
+  const kiln_type *t = kiln_type_memref(c, 2, shape, f32, NULL, kiln_attr_int(c, kiln_type_int(c, 64), 3));
+  kiln_named_attr na[3] = {
+      {"alignment", kiln_attr_int(c, kiln_type_int(c, 64), 16)},
+      {GPU_DISTRIBUTED, kiln_attr_unit(c)},
+      {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 2, seg, NULL)}};
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &t, kiln_attr_dict(c, 3, na)), 0);
+}
+
+static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_config *cf,
+                        kiln_value **tiles) {
+  kiln_context *c = kiln_op_context(op);
+  mm_emit e;
+  memset(&e, 0, sizeof e);
+  e.f32 = kiln_type_f32(c);
+  int64_t four = 4;
+  e.v4 = kiln_type_vector(c, 1, &four, e.f32);
+  if (!tiles[0]) {
+    kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
+    eb.loc = op->loc;
+    tiles[0] = alloca3(&eb, cf->bk, round4(cf->bm), e.f32);
+    tiles[1] = alloca3(&eb, cf->bk, round4(cf->bn), e.f32);
+  }
+  e.A = abc[0], e.B = abc[1], e.C = abc[2], e.As = tiles[0], e.Bs = tiles[1];
+  e.alA = cf->bk % 4 == 0 && aligned4(e.A, 0);
+  e.alB = cf->bn % 4 == 0 && aligned4(e.B, 0);
+  e.alC = cf->bn % 4 == 0 && cf->tn % 4 == 0 && aligned4(e.C, 0);
+  const bool batch = op->kind == KILN_OP_LINALG_BATCH_MATMUL;
+  const uint32_t mr = batch ? 1 : 0;
+  const int64_t K = e.A->type->shape[mr + 1];
+
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *M = cg_dim(&b, e.C, mr), *N = cg_dim(&b, e.C, mr + 1);
+  kiln_builder in = b;
+  kiln_op *outer = NULL;
+  if (batch) {
+    outer = loop(&in, idx(&in, 0), cg_dim(&in, e.C, 0), idx(&in, 1), &in);
+    e.bi = cg_for_iv(outer);
+  }
+  kiln_op *ml = loop(&in, idx(&in, 0), M, idx(&in, cf->bm), &in);
+  if (!outer) outer = ml;
+  kiln_value *bm0 = cg_for_iv(ml);
+  kiln_op *nl = loop(&in, idx(&in, 0), N, idx(&in, cf->bn), &in);
+  kiln_value *bn0 = cg_for_iv(nl);
+  kiln_value *mb = minv(&in, idx(&in, cf->bm), sub(&in, M, bm0));
+  kiln_value *nb = minv(&in, idx(&in, cf->bn), sub(&in, N, bn0));
+  kiln_op *kl = loop(&in, idx(&in, 0), idx(&in, K), idx(&in, cf->bk), &in);
+  kiln_value *k0 = cg_for_iv(kl);
+  kiln_value *kb = minv(&in, idx(&in, cf->bk), sub(&in, idx(&in, K), k0));
+  emit_loads(&in, &e, cf, bm0, bn0, k0, mb, nb, kb);
+  kiln_build(&in, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  emit_compute(&in, &e, cf, bm0, bn0, mb, nb, kb);
+  kiln_build(&in, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  kiln_op_set_attr(outer, GPU_DISTRIBUTED, kiln_attr_unit(c));
+  kiln_op_erase(op);
+}
+
+kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner) {
+  for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next) {
+    mm_config cf;
+    if (!gpu_is_kernel(f) || !read_config(f, &cf) || gpu_has_private_scratch(f)) continue;
+    /* Accumulators: TM x TN/4 vectors (TM x TN scalars when TN % 4 != 0). */
+    const int64_t nv = cf.tn % 4 == 0 ? cf.tn / 4 : cf.tn;
+    if (cf.tm > 64 || nv > 64 || cf.tm * nv > 256)
+      return cg_op_error(f, "gpu-tile-matmul-shared: thread tile %lldx%lld needs more than 256 accumulators",
+                         (long long)cf.tm, (long long)cf.tn);
+    kiln_value *tiles[2] = {NULL, NULL};
+    for (kiln_op *o = f->regions[0].first->first, *next; o; o = next) {
+      next = o->next;
+      kiln_value *abc[3];
+      if (candidate(o, abc)) tile_matmul(f, o, abc, &cf, tiles);
+    }
+  }
+  return NULL;
+}
