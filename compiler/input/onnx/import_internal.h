@@ -86,6 +86,8 @@ enum {
   OI_MAXPOOL, OI_AVGPOOL, OI_GLOBAL_MAX, OI_GLOBAL_AVG,
   /* losses */
   OI_NLL, OI_SCE,
+  /* recurrent */
+  OI_RNN, OI_GRU, OI_LSTM,
 };
 
 #define OI_OP(NAME, MIN, MAX, FN, KIND) bool FN(oi_ctx *c, oi_node *n);

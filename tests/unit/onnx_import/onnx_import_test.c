@@ -411,6 +411,33 @@ START_TEST(resize_crop) {
 }
 END_TEST
 
+START_TEST(rnn_bidirectional) {
+  expect_error("opset 14; in x f32 2,1,3; in w f32 2,4,3; in r f32 2,4,4; node RNN x,w,r -> y,h hidden_size=i:4 "
+               "direction=s:bidirectional; out h",
+               UNSUP, "(RNN, opset 14)", "direction 'bidirectional'", NULL);
+}
+END_TEST
+
+START_TEST(lstm_activations) {
+  expect_error("opset 14; in x f32 2,1,3; in w f32 1,16,3; in r f32 1,16,4; node LSTM x,w,r -> y,h hidden_size=i:4 "
+               "activations=s:Relu; out h",
+               UNSUP, "(LSTM, opset 14)", "activations other than the defaults", NULL);
+}
+END_TEST
+
+START_TEST(gru_weight_shape) {
+  expect_error("opset 14; in x f32 2,1,3; in w f32 1,9,3; in r f32 1,12,4; node GRU x,w,r -> y,h hidden_size=i:4; out h",
+               NODE, "(GRU, opset 14)", "W must be [1, 12, 3] and R [1, 12, 4]", NULL);
+}
+END_TEST
+
+START_TEST(rnn_layout_before_14) {
+  expect_error("opset 13; in x f32 2,1,3; in w f32 1,4,3; in r f32 1,4,4; node RNN x,w,r -> y,h hidden_size=i:4 "
+               "layout=i:1; out h",
+               UNSUP, "(RNN, opset 13)", "attribute 'layout' (added in opset 14)", NULL);
+}
+END_TEST
+
 /* ---- hostile sizes: errors, never overflow or huge allocations ---- */
 START_TEST(huge_input_dims) {
   expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
@@ -511,6 +538,10 @@ static Suite *suite(void) {
   tcase_add_test(e, gridsample_before_16);
   tcase_add_test(e, resize_mode);
   tcase_add_test(e, resize_crop);
+  tcase_add_test(e, rnn_bidirectional);
+  tcase_add_test(e, lstm_activations);
+  tcase_add_test(e, gru_weight_shape);
+  tcase_add_test(e, rnn_layout_before_14);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);

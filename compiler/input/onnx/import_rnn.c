@@ -1,0 +1,389 @@
+/* Recurrent family: RNN, GRU and LSTM (opsets 13..17; `layout` from 14),
+ * unrolled over the static sequence length.
+ *
+ * Takes: X, W, R and the optional B, sequence_lens, initial_h,
+ * (LSTM) initial_c and P of static shapes, one direction (forward or
+ * reverse), the default activations (Tanh; Sigmoid/Tanh; Sigmoid/Tanh/
+ * Tanh), optional clip; LSTM with input_forget = 0. Guarantees: each time
+ * step is a few ops on [batch, hidden] tensors: X_t W^T and H R^T as
+ * generics with a reduction loop, the gate columns as static slices, and
+ * one elementwise generic per cell update (GRU with linear_before_reset =
+ * 0 needs two: r first, then (r * H) R_h^T). With sequence_lens (a
+ * run-time [batch] input too), steps at or past a batch entry's length
+ * keep its state and write zeros to Y, as ONNX defines. Y concatenates
+ * the steps; Y_h (and Y_c) is the final state. Cost grows linearly with
+ * the sequence length, which suits the static, short sequences of
+ * exported models. */
+#include <string.h>
+
+#include "import_internal.h"
+
+#define RN_MAX_ARGS 32
+
+typedef struct {
+  kiln_value *v[RN_MAX_ARGS];
+  const kiln_affine_map *m[RN_MAX_ARGS];
+  uint32_t n;
+} rn_args;
+
+typedef struct rn {
+  oi_ctx *c;
+  int kind;
+  const kiln_type *et;
+  int64_t S, B, I, H;
+  bool layout1, bias, lbr, peep;
+  double clip; /* 0: none */
+  kiln_value *seq; /* [B] int32, or NULL */
+  int64_t t;       /* the step being built */
+  /* argument positions in the cell body */
+  int32_t xw, hr, wb, rb, hprev, cprev, p, sq, z, r;
+  uint32_t gates;
+} rn;
+
+static uint32_t rn_arg(rn_args *a, kiln_value *v, const kiln_affine_map *m) {
+  a->v[a->n] = v;
+  a->m[a->n] = m;
+  return a->n++;
+}
+
+/* A [R, N] -> columns [off, off+len) as [R, len]; a [N] vector likewise. */
+static kiln_value *cols(oi_ctx *c, kiln_value *v, int64_t off, int64_t len) {
+  const kiln_type *t = v->type;
+  int64_t o[2] = {0, off}, s[2] = {t->shape[0], len}, st[2] = {1, 1};
+  if (t->rank == 1) return oi_slice(c, v, &off, &len, st);
+  return oi_slice(c, v, o, s, st);
+}
+
+static bool mac_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  (void)u;
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, a[2], oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[1]));
+  return true;
+}
+
+/* a [M, K] times w [N, K] transposed: [M, N]. */
+static kiln_value *gemm_bt(oi_ctx *c, kiln_value *a, kiln_value *w) {
+  int64_t shape[2] = {a->type->shape[0], w->type->shape[0]};
+  kiln_value *init = oi_filled(c, kiln_type_with_shape(c->ctx, a->type, 2, shape), 0, 0);
+  int64_t ma[2] = {0, 2}, mw[2] = {1, 2}, mo[2] = {0, 1};
+  const kiln_affine_map *maps[3] = {oi_map_dims(c, 3, 2, ma), oi_map_dims(c, 3, 2, mw), oi_map_dims(c, 3, 2, mo)};
+  bool red[3] = {false, false, true};
+  kiln_value *ins[2] = {a, w};
+  kiln_op *g = oi_generic(c, 2, ins, 1, &init, maps, 3, red, mac_body, NULL);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
+static kiln_value *fc(kiln_builder *b, const kiln_type *et, double v) { return oi_scalar(b, et, v, 0); }
+
+static kiln_value *sigmoid(kiln_builder *b, kiln_value *x) {
+  const kiln_type *et = x->type;
+  kiln_value *e = oi_op1(b, KILN_OP_MATH_EXP, oi_op1(b, KILN_OP_ARITH_NEGF, x));
+  return oi_op2(b, KILN_OP_ARITH_DIVF, fc(b, et, 1), oi_op2(b, KILN_OP_ARITH_ADDF, fc(b, et, 1), e));
+}
+
+static kiln_value *clipped(kiln_builder *b, const rn *r, kiln_value *x) {
+  if (r->clip <= 0) return x;
+  const kiln_type *et = x->type;
+  x = oi_select(b, oi_cmpf(b, OI_F_OLT, x, fc(b, et, -r->clip)), fc(b, et, -r->clip), x);
+  return oi_select(b, oi_cmpf(b, OI_F_OGT, x, fc(b, et, r->clip)), fc(b, et, r->clip), x);
+}
+
+/* The pre-activation of gate g: X_t W_g^T + H R_g^T + Wb_g + Rb_g. */
+static kiln_value *pre(kiln_builder *b, const rn *r, kiln_value *const *a, uint32_t g, bool with_hr) {
+  kiln_value *v = a[r->xw + (int32_t)g];
+  if (with_hr) v = oi_op2(b, KILN_OP_ARITH_ADDF, v, a[r->hr + (int32_t)g]);
+  if (r->bias) {
+    v = oi_op2(b, KILN_OP_ARITH_ADDF, v, a[r->wb + (int32_t)g]);
+    v = oi_op2(b, KILN_OP_ARITH_ADDF, v, a[r->rb + (int32_t)g]);
+  }
+  return v;
+}
+
+/* Yields: the new states (kept where the step is past sequence_lens),
+ * then Y_t (zero there). */
+static void finish(kiln_builder *b, const rn *r, kiln_value *const *a, kiln_value *h, kiln_value *cst,
+                   kiln_value **y) {
+  uint32_t k = 0;
+  if (r->seq) {
+    const kiln_type *st = a[r->sq]->type;
+    kiln_value *live = oi_cmpi(b, OI_SLT, oi_scalar(b, st, 0, r->t), a[r->sq]);
+    y[k++] = oi_select(b, live, h, a[r->hprev]);
+    if (cst) y[k++] = oi_select(b, live, cst, a[r->cprev]);
+    y[k++] = oi_select(b, live, h, fc(b, h->type, 0));
+    return;
+  }
+  y[k++] = h;
+  if (cst) y[k++] = cst;
+}
+
+static bool rnn_cell(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  rn *r = u;
+  finish(b, r, a, oi_op1(b, KILN_OP_MATH_TANH, clipped(b, r, pre(b, r, a, 0, true))), NULL, y);
+  return true;
+}
+
+/* LSTM gates in ONNX order i, o, f, c; peepholes P in order i, o, f. */
+static bool lstm_cell(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  rn *r = u;
+  kiln_value *cp = a[r->cprev];
+  kiln_value *gi = pre(b, r, a, 0, true), *go = pre(b, r, a, 1, true), *gf = pre(b, r, a, 2, true);
+  kiln_value *gc = pre(b, r, a, 3, true);
+  if (r->peep) {
+    gi = oi_op2(b, KILN_OP_ARITH_ADDF, gi, oi_op2(b, KILN_OP_ARITH_MULF, a[r->p + 0], cp));
+    gf = oi_op2(b, KILN_OP_ARITH_ADDF, gf, oi_op2(b, KILN_OP_ARITH_MULF, a[r->p + 2], cp));
+  }
+  kiln_value *i = sigmoid(b, clipped(b, r, gi)), *f = sigmoid(b, clipped(b, r, gf));
+  kiln_value *ct = oi_op1(b, KILN_OP_MATH_TANH, clipped(b, r, gc));
+  kiln_value *cn = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, f, cp), oi_op2(b, KILN_OP_ARITH_MULF, i, ct));
+  if (r->peep) go = oi_op2(b, KILN_OP_ARITH_ADDF, go, oi_op2(b, KILN_OP_ARITH_MULF, a[r->p + 1], cn));
+  kiln_value *o = sigmoid(b, clipped(b, r, go));
+  finish(b, r, a, oi_op2(b, KILN_OP_ARITH_MULF, o, oi_op1(b, KILN_OP_MATH_TANH, cn)), cn, y);
+  return true;
+}
+
+/* GRU, gates z, r, h. Phase 1 yields z and r * H (linear_before_reset 0)
+ * or z and r (1). */
+static bool gru_zr(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  rn *r = u;
+  kiln_value *z = sigmoid(b, clipped(b, r, pre(b, r, a, 0, true)));
+  kiln_value *rr = sigmoid(b, clipped(b, r, pre(b, r, a, 1, true)));
+  y[0] = z;
+  y[1] = r->lbr ? rr : oi_op2(b, KILN_OP_ARITH_MULF, rr, a[r->hprev]);
+  return true;
+}
+
+/* Phase 2: h~ = tanh(X W_h^T + Wb_h + ((r*H) R_h^T + Rb_h)) or, with
+ * linear_before_reset, tanh(X W_h^T + Wb_h + r * (H R_h^T + Rb_h));
+ * H' = (1 - z) h~ + z H. Argument hr holds the R_h product. */
+static bool gru_h(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  rn *r = u;
+  kiln_value *rh = a[r->hr];
+  if (r->bias) rh = oi_op2(b, KILN_OP_ARITH_ADDF, rh, a[r->rb]);
+  if (r->lbr) rh = oi_op2(b, KILN_OP_ARITH_MULF, a[r->r], rh);
+  kiln_value *x = a[r->xw];
+  if (r->bias) x = oi_op2(b, KILN_OP_ARITH_ADDF, x, a[r->wb]);
+  kiln_value *h = oi_op1(b, KILN_OP_MATH_TANH, clipped(b, r, oi_op2(b, KILN_OP_ARITH_ADDF, x, rh)));
+  kiln_value *z = a[r->z], *one = fc(b, z->type, 1);
+  kiln_value *hn = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF, one, z), h),
+                          oi_op2(b, KILN_OP_ARITH_MULF, z, a[r->hprev]));
+  finish(b, r, a, hn, NULL, y);
+  return true;
+}
+
+/* Runs one elementwise generic over [B, H]: args, `nout` outputs. */
+static kiln_op *cell(rn *r, rn_args *a, uint32_t nout, oi_body_fn body) {
+  oi_ctx *c = r->c;
+  int64_t bh[2] = {r->B, r->H};
+  const kiln_type *t = kiln_type_tensor(c->ctx, 2, bh, r->et, NULL);
+  kiln_value *outs[3];
+  const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
+  for (uint32_t k = 0; k < nout; k++) {
+    outs[k] = oi_empty(c, t);
+    a->m[a->n + k] = id;
+  }
+  return oi_generic(c, a->n, a->v, nout, outs, a->m, 2, NULL, body, r);
+}
+
+/* X[t] (or X[:, t] batch-major) as [B, I]. */
+static kiln_value *x_at(rn *r, kiln_value *x, int64_t t) {
+  int64_t off[3] = {0, 0, 0}, size[3] = {r->S, r->B, r->I}, st[3] = {1, 1, 1}, bi[2] = {r->B, r->I};
+  if (r->layout1) size[0] = r->B, size[1] = 1, off[1] = t;
+  else size[0] = 1, off[0] = t;
+  return oi_reshape(r->c, oi_slice(r->c, x, off, size, st), 2, bi);
+}
+
+/* Rows [off, off+len) of a [N, K] matrix. */
+static kiln_value *rows(oi_ctx *c, kiln_value *v, int64_t off, int64_t len) {
+  int64_t o[2] = {off, 0}, sz[2] = {len, v->type->shape[1]}, st[2] = {1, 1};
+  return oi_slice(c, v, o, sz, st);
+}
+
+bool oi_import_rnn(oi_ctx *c, oi_node *n) {
+  static const char *const k_rnn[] = {"activation_alpha", "activation_beta", "activations", "clip", "direction",
+                                      "hidden_size", "layout", NULL};
+  static const char *const k_gru[] = {"activation_alpha", "activation_beta", "activations", "clip", "direction",
+                                      "hidden_size", "layout", "linear_before_reset", NULL};
+  static const char *const k_lstm[] = {"activation_alpha", "activation_beta", "activations", "clip", "direction",
+                                       "hidden_size", "layout", "input_forget", NULL};
+  rn r = {.c = c, .kind = n->kind};
+  bool lstm = n->kind == OI_LSTM, gru = n->kind == OI_GRU;
+  r.gates = lstm ? 4 : gru ? 3 : 1;
+  if (!oi_arity(c, n, 3, lstm ? 8 : 6, 0, lstm ? 3 : 2) ||
+      !oi_attrs_only(c, n, lstm ? k_lstm : gru ? k_gru : k_rnn))
+    return false;
+  oi_val *xv = oi_in(c, n, 0), *wv = xv ? oi_in(c, n, 1) : NULL, *rv = wv ? oi_in(c, n, 2) : NULL;
+  oi_val *bv = oi_opt_in(n, 3), *sv = oi_opt_in(n, 4), *h0 = oi_opt_in(n, 5);
+  oi_val *c0 = lstm ? oi_opt_in(n, 6) : NULL, *pv = lstm ? oi_opt_in(n, 7) : NULL;
+  if (!rv || !oi_check_type(c, xv, OI_T_FLOAT, "input 0 (X)")) return false;
+  oi_val *all[8] = {wv, rv, bv, h0, c0, pv};
+  for (int k = 0; k < 6; k++)
+    if (all[k] && all[k]->dtype != xv->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "inputs differ in element type");
+  const char *dir;
+  int64_t hs, layout, lbr = 0, fgt = 0;
+  double clip = 0;
+  if (!oi_attr_string(c, n, "direction", "forward", &dir) || !oi_attr_int(c, n, "hidden_size", 0, &hs) ||
+      !oi_attr_int(c, n, "layout", 0, &layout) || (gru && !oi_attr_int(c, n, "linear_before_reset", 0, &lbr)) ||
+      (lstm && !oi_attr_int(c, n, "input_forget", 0, &fgt)) || !oi_attr_float(c, n, "clip", 0, &clip))
+    return false;
+  bool reverse = strcmp(dir, "reverse") == 0;
+  if (!reverse && strcmp(dir, "forward") != 0)
+    return oi_unsupported(c, "direction '%s' (forward and reverse only)", dir);
+  if (fgt) return oi_unsupported(c, "input_forget = 1");
+  if (oi_attr(n, "activations") || oi_attr(n, "activation_alpha") || oi_attr(n, "activation_beta")) {
+    /* only the defaults, spelled out */
+    static const char *const defs[3][4] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+    const Onnx__AttributeProto *at = oi_attr(n, "activations");
+    const char *const *d = defs[lstm ? 2 : gru ? 1 : 0];
+    size_t want = lstm ? 3 : gru ? 2 : 1;
+    bool ok = at && !oi_attr(n, "activation_alpha") && !oi_attr(n, "activation_beta") && at->n_strings == want;
+    for (size_t k = 0; ok && k < want; k++)
+      ok = at->strings[k].len == strlen(d[k]) && memcmp(at->strings[k].data, d[k], at->strings[k].len) == 0;
+    if (!ok) return oi_unsupported(c, "activations other than the defaults");
+  }
+  if (c->opset < 14 && oi_attr(n, "layout")) return oi_unsupported(c, "attribute 'layout' (added in opset 14)");
+  if (layout != 0 && layout != 1) return oi_invalid(c, "layout %lld", (long long)layout);
+  r.layout1 = layout == 1;
+  r.lbr = lbr != 0;
+  r.clip = clip;
+  r.et = oi_elem_type(c, xv->dtype);
+  const kiln_type *xt = xv->type, *wt = wv->type, *rt = rv->type;
+  if (xt->rank != 3 || wt->rank != 3 || rt->rank != 3) return oi_invalid(c, "X, W and R must have rank 3");
+  r.S = xt->shape[r.layout1 ? 1 : 0];
+  r.B = xt->shape[r.layout1 ? 0 : 1];
+  r.I = xt->shape[2];
+  r.H = hs;
+  int64_t G = r.gates;
+  if (wt->shape[0] != 1) return oi_unsupported(c, "%lld directions (one only)", (long long)wt->shape[0]);
+  if (hs < 1 || !oi_size_ok(c, hs, 1, "hidden_size") || wt->shape[1] != G * hs || wt->shape[2] != r.I ||
+      rt->shape[0] != 1 || rt->shape[1] != G * hs || rt->shape[2] != hs)
+    return oi_invalid(c, "W must be [1, %lld, %lld] and R [1, %lld, %lld]", (long long)(G * hs), (long long)r.I,
+                      (long long)(G * hs), (long long)hs);
+  if (bv && (bv->type->rank != 2 || bv->type->shape[0] != 1 || bv->type->shape[1] != 2 * G * hs))
+    return oi_invalid(c, "B must be [1, %lld]", (long long)(2 * G * hs));
+  int64_t st_b[3] = {1, r.B, hs}, st_l[3] = {r.B, 1, hs};
+  const int64_t *sshape = r.layout1 ? st_l : st_b;
+  oi_val *states[2] = {h0, c0};
+  for (int k = 0; k < 2; k++)
+    if (states[k] && (states[k]->type->rank != 3 || memcmp(states[k]->type->shape, sshape, sizeof st_b)))
+      return oi_invalid(c, "initial_%c must be [%lld, %lld, %lld]", k ? 'c' : 'h', (long long)sshape[0],
+                        (long long)sshape[1], (long long)sshape[2]);
+  if (pv && (pv->type->rank != 2 || pv->type->shape[0] != 1 || pv->type->shape[1] != 3 * hs))
+    return oi_invalid(c, "P must be [1, %lld]", (long long)(3 * hs));
+  if (sv && (sv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32 || sv->type->rank != 1 || sv->type->shape[0] != r.B))
+    return oi_invalid(c, "sequence_lens must be int32 [%lld]", (long long)r.B);
+  if (r.S < 1 || r.B < 1) return oi_unsupported(c, "an empty sequence or batch");
+  if (r.S > 4096) return oi_unsupported(c, "sequence length %lld (unrolled; at most 4096)", (long long)r.S);
+  if (!oi_dims_ok(c, 2, (int64_t[]){r.B, G * hs}, "gate tensor")) return false;
+
+  kiln_value *x = oi_ir(c, xv), *w = oi_ir(c, wv), *rr = oi_ir(c, rv);
+  if (!x || !w || !rr) return false;
+  int64_t wk[2] = {G * hs, r.I}, rk[2] = {G * hs, hs}, bb[1] = {2 * G * hs}, bh[2] = {r.B, hs};
+  w = oi_reshape(c, w, 2, wk);
+  rr = oi_reshape(c, rr, 2, rk);
+  kiln_value *bias = NULL, *p = NULL, *h = NULL, *cs = NULL;
+  if (bv && !(bias = oi_ir(c, bv))) return false;
+  if (bias) bias = oi_reshape(c, bias, 1, bb);
+  r.bias = bias != NULL;
+  if (pv) {
+    int64_t pk[1] = {3 * hs};
+    if (!(p = oi_ir(c, pv))) return false;
+    p = oi_reshape(c, p, 1, pk);
+    r.peep = true;
+  }
+  if (sv && !(r.seq = oi_ir(c, sv))) return false;
+  const kiln_type *bht = kiln_type_tensor(c->ctx, 2, bh, r.et, NULL);
+  h = h0 ? oi_ir(c, h0) : oi_filled(c, bht, 0, 0);
+  if (!h) return false;
+  h = oi_reshape(c, h, 2, bh);
+  if (lstm) {
+    cs = c0 ? oi_ir(c, c0) : oi_filled(c, bht, 0, 0);
+    if (!cs) return false;
+    cs = oi_reshape(c, cs, 2, bh);
+  }
+  const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
+  int64_t d1 = 1, d0 = 0;
+  const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
+  /* the per-gate weight blocks, once */
+  kiln_value *wg[4], *rg[4], *wbg[4] = {0}, *rbg[4] = {0}, *pg[3] = {0};
+  for (int64_t g = 0; g < G; g++) {
+    wg[g] = rows(c, w, g * hs, hs);
+    rg[g] = rows(c, rr, g * hs, hs);
+    if (bias) wbg[g] = cols(c, bias, g * hs, hs), rbg[g] = cols(c, bias, (G + g) * hs, hs);
+  }
+  for (int k = 0; p && k < 3; k++) pg[k] = cols(c, p, k * hs, hs);
+  kiln_value **ys = kiln_alloc(c->ctx, (size_t)r.S * sizeof *ys);
+  for (int64_t s = 0; s < r.S; s++) {
+    int64_t t = reverse ? r.S - 1 - s : s;
+    r.t = t;
+    kiln_value *xs = x_at(&r, x, t);
+    kiln_value *xw[4], *hr[4];
+    for (int64_t g = 0; g < G; g++) {
+      xw[g] = gemm_bt(c, xs, wg[g]);
+      bool need_hr = !(gru && g == 2 && !r.lbr);
+      hr[g] = need_hr ? gemm_bt(c, h, rg[g]) : NULL;
+      if (!xw[g] || (need_hr && !hr[g])) return false;
+    }
+    rn_args a = {.n = 0};
+    kiln_op *op;
+    uint32_t ng = gru ? 2 : (uint32_t)G;
+    r.xw = (int32_t)a.n;
+    for (uint32_t g = 0; g < ng; g++) rn_arg(&a, xw[g], id);
+    r.hr = (int32_t)a.n;
+    for (uint32_t g = 0; g < ng; g++) rn_arg(&a, hr[g], id);
+    r.wb = (int32_t)a.n;
+    for (uint32_t g = 0; bias && g < ng; g++) rn_arg(&a, wbg[g], col);
+    r.rb = (int32_t)a.n;
+    for (uint32_t g = 0; bias && g < ng; g++) rn_arg(&a, rbg[g], col);
+    r.hprev = (int32_t)rn_arg(&a, h, id);
+    if (lstm) {
+      r.cprev = (int32_t)rn_arg(&a, cs, id);
+      r.p = (int32_t)a.n;
+      for (int k = 0; p && k < 3; k++) rn_arg(&a, pg[k], col);
+    }
+    if (gru) {
+      kiln_op *zr = cell(&r, &a, 2, gru_zr);
+      if (!zr) return false;
+      kiln_value *z = kiln_op_result(zr, 0), *rh = kiln_op_result(zr, 1);
+      kiln_value *prod = r.lbr ? hr[2] : gemm_bt(c, rh, rg[2]);
+      if (!prod) return false;
+      rn_args a2 = {.n = 0};
+      r.xw = (int32_t)rn_arg(&a2, xw[2], id);
+      r.hr = (int32_t)rn_arg(&a2, prod, id);
+      if (bias) r.wb = (int32_t)rn_arg(&a2, wbg[2], col), r.rb = (int32_t)rn_arg(&a2, rbg[2], col);
+      r.z = (int32_t)rn_arg(&a2, z, id);
+      r.r = (int32_t)rn_arg(&a2, rh, id);
+      r.hprev = (int32_t)rn_arg(&a2, h, id);
+      if (r.seq) r.sq = (int32_t)rn_arg(&a2, r.seq, row);
+      op = cell(&r, &a2, r.seq ? 2 : 1, gru_h);
+    } else {
+      if (r.seq) r.sq = (int32_t)rn_arg(&a, r.seq, row);
+      op = cell(&r, &a, (lstm ? 2 : 1) + (r.seq ? 1 : 0), lstm ? lstm_cell : rnn_cell);
+    }
+    if (!op) return false;
+    h = kiln_op_result(op, 0);
+    if (lstm) cs = kiln_op_result(op, 1);
+    ys[t] = r.seq ? kiln_op_result(op, lstm ? 2 : 1) : h;
+  }
+  /* Y: [S, 1, B, H] or batch-major [B, S, 1, H] */
+  if (oi_has_out(n, 0)) {
+    int64_t one[4] = {1, 1, r.B, hs}, onel[4] = {r.B, 1, 1, hs};
+    kiln_value **parts = kiln_alloc(c->ctx, (size_t)r.S * sizeof *parts);
+    for (int64_t t = 0; t < r.S; t++) parts[t] = oi_reshape(c, ys[t], 4, r.layout1 ? onel : one);
+    int64_t ys4[4] = {r.S, 1, r.B, hs}, ysl[4] = {r.B, r.S, 1, hs};
+    const kiln_type *yt = kiln_type_tensor(c->ctx, 4, r.layout1 ? ysl : ys4, r.et, NULL);
+    kiln_value *yv = parts[0];
+    if (r.S > 1) {
+      kiln_named_attr e = {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), r.layout1 ? 1 : 0)};
+      yv = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CONCAT, (uint32_t)r.S, parts, 1, &yt, kiln_attr_dict(c->ctx, 1, &e)), 0);
+    }
+    oi_set_out(c, n, 0, yv, xv->dtype);
+  }
+  kiln_value *fin[2] = {h, cs};
+  for (int k = 0; k < (lstm ? 2 : 1); k++)
+    if (oi_has_out(n, 1 + (size_t)k)) oi_set_out(c, n, 1 + (size_t)k, oi_reshape(c, fin[k], 3, sshape), xv->dtype);
+  return true;
+}
