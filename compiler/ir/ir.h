@@ -477,6 +477,12 @@ bool kiln_value_has_one_use(const kiln_value *v);
 uint32_t kiln_value_use_count(const kiln_value *v);
 /* Every use of `from` now uses `to`. */
 void kiln_value_replace_all_uses(kiln_value *from, kiln_value *to);
+/* The one way to change a value's type once it exists (result or block
+ * argument: shape refinement, retyping an argument). A pointer store:
+ * types are interned and uses point at the value, not its type, so no use
+ * needs updating. Checks nothing: the caller keeps users valid, and the
+ * verifier says when it did not. */
+void kiln_value_set_type(kiln_value *v, const kiln_type *t);
 /* Owner op of the value's definition: the defining op, or the op owning
  * the block of a block argument. */
 kiln_op *kiln_value_owner_op(const kiln_value *v);

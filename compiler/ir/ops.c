@@ -155,6 +155,7 @@ void kiln_value_replace_all_uses(kiln_value *from, kiln_value *to) {
     use_link(u, to);
   }
 }
+void kiln_value_set_type(kiln_value *v, const kiln_type *t) { v->type = t; }
 kiln_op *kiln_value_owner_op(const kiln_value *v) {
   if (v->def) return v->def;
   return v->block ? kiln_block_parent_op(v->block) : NULL;

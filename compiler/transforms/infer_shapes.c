@@ -471,7 +471,7 @@ static kiln_value *refine_init(kiln_context *ctx, kiln_value *v,
     kiln_value *init = refine_init(ctx, kiln_op_operand(def, 1), to, def);
     if (init->type == to) {
       kiln_op_set_operand(def, 1, init);
-      tx_set_result_type(def, 0, to);
+      kiln_value_set_type(&def->results[0], to);
       return kiln_op_result(def, 0);
     }
   }
@@ -579,7 +579,7 @@ static unsigned infer_elementwise(kiln_context *ctx, kiln_op *op) {
     }
     kiln_op_set_operand(op, j, nv);
   }
-  tx_set_result_type(op, 0, kiln_type_with_shape(ctx, rt, s.rank, s.d));
+  kiln_value_set_type(&op->results[0], kiln_type_with_shape(ctx, rt, s.rank, s.d));
   tx_retarget_uses(op, 0, rt, true);
   return 0;
 }
@@ -643,7 +643,7 @@ static unsigned infer_op(kiln_context *ctx, kiln_op *op) {
     const kiln_type *to = kiln_type_with_shape(ctx, old, old->rank, next[i].d);
     kiln_value *init = refine_init(ctx, kiln_op_operand(op, io.nins + i), to, op);
     kiln_op_set_operand(op, io.nins + i, init);
-    tx_set_result_type(op, i, to);
+    kiln_value_set_type(&op->results[i], to);
     tx_retarget_uses(op, i, old, true);
   }
   return 0;

@@ -353,7 +353,7 @@ static bool absorb_casts(simp_state *st, kiln_op *op) {
     kiln_op_set_operand(op, j, src);
     if (j >= nins) { /* an init: the result follows its type */
       const kiln_type *old = kiln_op_result(op, j - nins)->type;
-      tx_set_result_type(op, j - nins, src->type);
+      kiln_value_set_type(&op->results[j - nins], src->type);
       tx_retarget_uses(op, j - nins, old, false);
     }
     done = true;

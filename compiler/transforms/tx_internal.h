@@ -28,9 +28,6 @@ bool tx_op_well_formed(const kiln_op *op);
  * free. */
 bool tx_op_is_effect_free(const kiln_op *op);
 
-/* Result i of op gets type t (a more static form of its type). A value's
- * type is on no use list, so it is set in place. */
-void tx_set_result_type(kiln_op *op, uint32_t i, const kiln_type *t);
 /* Structured ops whose ins and outs may differ in which dimensions are
  * static (those verified through indexing maps), unlike linalg.transpose,
  * broadcast, reduce, map and softmax, whose operands must match exactly. */

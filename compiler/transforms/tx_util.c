@@ -64,10 +64,6 @@ bool tx_op_is_effect_free(const kiln_op *op) {
 
 /* ---- Refining result types ---- */
 
-void tx_set_result_type(kiln_op *op, uint32_t i, const kiln_type *t) {
-  op->results[i].type = t;
-}
-
 bool tx_linalg_mixes_static(const kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_LINALG_GENERIC:
