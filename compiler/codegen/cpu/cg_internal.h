@@ -135,7 +135,8 @@ kiln_error *cg_op_error(const kiln_op *op, const char *fmt, ...)
  * accumulators loaded with load_c, updated over a nest of nk reduction
  * loops [klo, khi) by fma(broadcast(load_a(r)), load_b(q)), stored with
  * store_c. k_begin (optional) runs first in the innermost body, so the
- * callbacks can share index arithmetic through user. */
+ * callbacks can share index arithmetic through user; c_begin / c_end
+ * (optional) run before the first load_c and after the last store_c. */
 #define CG_UK_MAX_NR 4
 #define CG_UK_MAX_ACC 16
 typedef struct cg_ukernel {
@@ -143,6 +144,8 @@ typedef struct cg_ukernel {
   const kiln_type *vt; /* vector<VW x elem> */
   kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
   void (*k_begin)(kiln_builder *b, void *user, kiln_value *const *k);
+  void (*c_begin)(kiln_builder *b, void *user);
+  void (*c_end)(kiln_builder *b, void *user);
   kiln_value *(*load_a)(kiln_builder *b, void *user, int r, kiln_value *const *k); /* scalar */
   kiln_value *(*load_b)(kiln_builder *b, void *user, int q, kiln_value *const *k); /* vector */
   kiln_value *(*load_c)(kiln_builder *b, void *user, int r, int q);              /* vector */

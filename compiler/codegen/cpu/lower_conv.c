@@ -17,8 +17,8 @@
  * already contiguous along the output channels (HWCF), which it is not in
  * ONNX's [M, C, kh, kw]: there each packed panel is reused by every pixel
  * of the workgroup's tile. An output not contiguous along the channels
- * (NCHW) is gathered into and scattered from the accumulators lane by
- * lane, once per reduction block. Columns past the last whole vector go
+ * (NCHW) is staged through a small buffer (stage()), once per reduction
+ * block. Columns past the last whole vector go
  * to a clone of the op on column subviews (*tail, the generic path).
  *
  * Not for GPU variants (their threads share the workgroup's tile, and a
@@ -35,6 +35,8 @@ typedef struct cv {
   cg_igemm g;
   kiln_op *op;
   kiln_value *X, *W, *O, *P;
+  kiln_value *T;                    /* NCHW outputs: the tile's staging rows */
+  int mr, nr;                       /* of the tile being emitted */
   int64_t vw;
   const kiln_type *vt, *et;
   int nk, kl[KILN_MAX_LOOPS];       /* reduction loops, outermost first */
@@ -85,57 +87,68 @@ static kiln_value *cv_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
   return cg_vload(b, c->vt, c->W, c->g.maps[c->g.w]->num_results, ix);
 }
 
-static kiln_value *lane_op(kiln_builder *b, kiln_op_kind kind, uint32_t n, kiln_value **ops,
-                           const kiln_type *rt, int64_t lane) {
-  kiln_named_attr na = {"static_position", kiln_attr_dense_i64_array(b->ctx, 1, &lane)};
-  return kiln_op_result(kiln_build(b, kind, n, ops, 1, &rt, kiln_attr_dict(b->ctx, 1, &na)), 0);
+/* An output not contiguous along the channels (NCHW: channels a plane
+ * apart) is staged through T [8][NR*VW] at the kernel's entry: scalar
+ * loops copy the tile in before the reduction and out after it, and the
+ * accumulators load and store whole rows of T. Loops rather than
+ * lane-by-lane inserts keep the generated code small (LLVM's scheduler
+ * is quadratic in block size). */
+static void stage(cv *c, kiln_builder *b, bool in) {
+  kiln_builder br, bl;
+  kiln_op *lr = cg_for(b, cg_index(b, 0), cg_index(b, c->mr), cg_index(b, 1), 0, NULL, &br);
+  kiln_op *ll = cg_for(&br, cg_index(&br, 0), cg_index(&br, c->nr * c->vw), cg_index(&br, 1), 0, NULL, &bl);
+  kiln_value *r = cg_for_iv(lr), *l = cg_for_iv(ll), *ix[KILN_MAX_LOOPS];
+  c->ivs[c->g.row] = cg_add(&bl, c->rowv[0], r);
+  c->ivs[c->g.col] = cg_add(&bl, c->colv[0], l);
+  at(c, &bl, c->g.out, ix);
+  uint32_t n = c->g.maps[c->g.out]->num_results;
+  kiln_value *tix[2] = {r, l};
+  if (in) cg_store(&bl, cg_load(&bl, c->O, n, ix), c->T, 2, tix);
+  else cg_store(&bl, cg_load(&bl, c->T, 2, tix), c->O, n, ix);
+}
+
+static void cv_c_begin(kiln_builder *b, void *u) {
+  cv *c = u;
+  if (c->T) stage(c, b, true);
+}
+
+static void cv_c_end(kiln_builder *b, void *u) {
+  cv *c = u;
+  if (c->T) stage(c, b, false);
 }
 
 static kiln_value *cv_load_c(kiln_builder *b, void *u, int r, int q) {
   cv *c = u;
   kiln_value *ix[KILN_MAX_LOOPS];
-  uint32_t n = c->g.maps[c->g.out]->num_results;
+  if (c->T) {
+    ix[0] = cg_index(b, r), ix[1] = cg_index(b, q * c->vw);
+    return cg_vload(b, c->vt, c->T, 2, ix);
+  }
   c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
   at(c, b, c->g.out, ix);
-  if (c->g.out_contig) return cg_vload(b, c->vt, c->O, n, ix);
-  /* Channels lie a plane apart (NCHW): gather lane by lane. */
-  kiln_value *col = ix[c->g.out_col_dim], *v = NULL;
-  for (int64_t l = 0; l < c->vw; l++) {
-    ix[c->g.out_col_dim] = cg_add(b, col, cg_index(b, l));
-    kiln_value *s = cg_load(b, c->O, n, ix);
-    if (!v) {
-      v = cg_broadcast(b, s, c->vt);
-      continue;
-    }
-    kiln_value *ops[2] = {s, v};
-    v = lane_op(b, KILN_OP_VECTOR_INSERT, 2, ops, c->vt, l);
-  }
-  return v;
+  return cg_vload(b, c->vt, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
 static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   cv *c = u;
   kiln_value *ix[KILN_MAX_LOOPS];
-  uint32_t n = c->g.maps[c->g.out]->num_results;
-  c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
-  at(c, b, c->g.out, ix);
-  if (c->g.out_contig) {
-    cg_vstore(b, v, c->O, n, ix);
+  if (c->T) {
+    ix[0] = cg_index(b, r), ix[1] = cg_index(b, q * c->vw);
+    cg_vstore(b, v, c->T, 2, ix);
     return;
   }
-  kiln_value *col = ix[c->g.out_col_dim];
-  for (int64_t l = 0; l < c->vw; l++) {
-    ix[c->g.out_col_dim] = cg_add(b, col, cg_index(b, l));
-    cg_store(b, lane_op(b, KILN_OP_VECTOR_EXTRACT, 1, &v, c->et, l), c->O, n, ix);
-  }
+  c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
+  at(c, b, c->g.out, ix);
+  cg_vstore(b, v, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
 /* One register tile: rows i0 .. i0+mr of the row loop. */
 static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_value *kb, int64_t cb) {
   for (int r = 0; r < mr; r++) c->rowv[r] = cg_add(b, i0, cg_index(b, r));
+  c->mr = mr, c->nr = nr;
   cg_ukernel uk = {.mr = mr, .nr = nr, .nk = c->nk, .vt = c->vt, .k_begin = cv_k_begin,
-                   .load_a = cv_load_a, .load_b = cv_load_b, .load_c = cv_load_c,
-                   .store_c = cv_store_c, .user = c};
+                   .c_begin = cv_c_begin, .c_end = cv_c_end, .load_a = cv_load_a,
+                   .load_b = cv_load_b, .load_c = cv_load_c, .store_c = cv_store_c, .user = c};
   for (int p = 0; p < c->nk; p++) {
     int l = c->kl[p];
     uk.klo[p] = p == 0 && kb ? kb : cg_index(b, 0);
@@ -198,6 +211,22 @@ static kiln_builder loops(cv *c, kiln_builder *b, const nest *ns) {
     cur = body;
   }
   return cur;
+}
+
+/* A rows x cols scratch buffer at the kernel's entry (an alloca in a
+ * loop would grow the stack per iteration). */
+static kiln_value *entry_alloca(kiln_op *op, int64_t rows, int64_t cols, const kiln_type *et) {
+  kiln_context *ctx = kiln_op_context(op);
+  kiln_op *func = kiln_op_ancestor(op, KILN_OP_FUNC_FUNC);
+  kiln_builder fb = func ? kiln_builder_before(func->regions[0].first->first) : kiln_builder_before(op);
+  fb.loc = op->loc;
+  int64_t shape[2] = {rows, cols};
+  const kiln_type *t = kiln_type_memref(ctx, 2, shape, et, NULL, NULL);
+  kiln_named_attr pa[2] = {
+      {"alignment", kiln_attr_int(ctx, kiln_type_int(ctx, 64), 64)},
+      {"operandSegmentSizes",
+       kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
+  return kiln_op_result(kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &t, kiln_attr_dict(ctx, 2, pa)), 0);
 }
 
 static bool in_gpu_variant(kiln_op *op) {
@@ -271,19 +300,8 @@ bool cg_lower_conv(kiln_op *op, int64_t vw, kiln_op **tail) {
     b = kiln_builder_before(*tail);
     b.loc = op->loc;
   }
-  if (!g->w_contig) {
-    kiln_op *func = kiln_op_ancestor(op, KILN_OP_FUNC_FUNC);
-    kiln_builder fb = func ? kiln_builder_before(func->regions[0].first->first) : b;
-    fb.loc = op->loc;
-    int64_t pshape[2] = {cb * inner, width};
-    const kiln_type *pt = kiln_type_memref(ctx, 2, pshape, c.et, NULL, NULL);
-    kiln_named_attr pa[2] = {
-        {"alignment", kiln_attr_int(ctx, kiln_type_int(ctx, 64), 64)},
-        {"operandSegmentSizes",
-         kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
-    c.P = kiln_op_result(
-        kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(ctx, 2, pa)), 0);
-  }
+  if (!g->w_contig) c.P = entry_alloca(op, cb * inner, width, c.et);
+  if (!g->out_contig) c.T = entry_alloca(op, 8, width, c.et);
   /* Outer loops W uses (groups) outside the panel; the others inside. */
   nest wout = {0}, rest = {0};
   for (int l = 0; l < g->loops; l++) {

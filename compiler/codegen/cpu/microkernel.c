@@ -42,9 +42,11 @@ static void emit_k(kiln_builder *b, const cg_ukernel *uk, int p, kiln_value **k,
 
 void cg_emit_ukernel(kiln_builder *b, const cg_ukernel *uk) {
   kiln_value *acc[CG_UK_MAX_ACC], *fin[CG_UK_MAX_ACC], *k[KILN_MAX_LOOPS];
+  if (uk->c_begin) uk->c_begin(b, uk->user);
   for (int r = 0; r < uk->mr; r++)
     for (int q = 0; q < uk->nr; q++) acc[r * uk->nr + q] = uk->load_c(b, uk->user, r, q);
   emit_k(b, uk, 0, k, acc, fin);
   for (int r = 0; r < uk->mr; r++)
     for (int q = 0; q < uk->nr; q++) uk->store_c(b, uk->user, r, q, fin[r * uk->nr + q]);
+  if (uk->c_end) uk->c_end(b, uk->user);
 }

@@ -94,17 +94,18 @@
 
 // Convolution as the ONNX importer emits it (NCHW generic, W [G,M,C,kh,kw]):
 // W is packed into a 27 x 16 panel (k = (c, kh, kw) flat, 2 vectors of
-// output channels) at the kernel's entry; the NCHW output is gathered into
-// and scattered from the 4 x 2 accumulators lane by lane.
+// output channels) at the kernel's entry; the NCHW output tile is staged
+// through an 8 x 16 buffer by scalar loops around the 4 x 2 accumulators.
 // CHECK-LABEL: func.func @conv_onnx()
+// CHECK: %[[T:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x16xf32>
 // CHECK: %[[P:.*]] = memref.alloca() {alignment = 64 : i64} : memref<27x16xf32>
 // CHECK: %[[WB:.*]] = hal.interface.binding {binding = 1 : i32} : memref<1x16x3x3x3xf32>
 // CHECK: %[[OB:.*]] = hal.interface.binding {binding = 2 : i32} : memref<1x1x16x4x8xf32>
 // CHECK: %[[WV:.*]] = memref.load %[[WB]]
 // CHECK-NEXT: memref.store %[[WV]], %[[P]][%{{.*}}, %{{.*}}] : memref<27x16xf32>
-// CHECK: %[[G0:.*]] = memref.load %[[OB]]
-// CHECK-NEXT: vector.broadcast %[[G0]] : f32 to vector<8xf32>
-// CHECK-COUNT-7: vector.insert %{{.*}} [{{[1-7]}}] : f32 into vector<8xf32>
+// CHECK: %[[G:.*]] = memref.load %[[OB]]
+// CHECK-NEXT: memref.store %[[G]], %[[T]]
+// CHECK-COUNT-8: vector.load %[[T]]
 // CHECK: %{{.*}}:8 = scf.for
 // CHECK: %[[B0:.*]] = vector.load %[[P]][%[[K:.*]], %{{.*}}] : memref<27x16xf32>, vector<8xf32>
 // CHECK: %[[B1:.*]] = vector.load %[[P]][%[[K]], %{{.*}}] : memref<27x16xf32>, vector<8xf32>
@@ -113,8 +114,9 @@
 // CHECK-NEXT: vector.fma %{{.*}}, %[[B0]], %{{.*}} : vector<8xf32>
 // CHECK-NEXT: vector.fma %{{.*}}, %[[B1]], %{{.*}} : vector<8xf32>
 // CHECK-COUNT-6: vector.fma
-// CHECK: vector.extract %{{.*}}[0] : f32 from vector<8xf32>
-// CHECK-NEXT: memref.store %{{.*}}, %[[OB]]
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[T]]
+// CHECK: %[[S:.*]] = memref.load %[[T]]
+// CHECK-NEXT: memref.store %[[S]], %[[OB]]
 
 // CHECK-LABEL: func.func @tr()
 // CHECK: scf.for %[[P:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
