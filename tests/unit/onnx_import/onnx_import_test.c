@@ -438,6 +438,19 @@ START_TEST(rnn_layout_before_14) {
 }
 END_TEST
 
+START_TEST(roialign_adaptive) {
+  expect_error("opset 16; in x f32 1,1,4,4; in r f32 2,4; in b i64 2; node RoiAlign x,r,b -> y; out y", UNSUP,
+               "(RoiAlign, opset 16)", "sampling_ratio 0", NULL);
+}
+END_TEST
+
+START_TEST(roialign_max) {
+  expect_error("opset 16; in x f32 1,1,4,4; in r f32 2,4; in b i64 2; node RoiAlign x,r,b -> y mode=s:max "
+               "sampling_ratio=i:2; out y",
+               UNSUP, "(RoiAlign, opset 16)", "mode 'max' (avg only)", NULL);
+}
+END_TEST
+
 /* ---- hostile sizes: errors, never overflow or huge allocations ---- */
 START_TEST(huge_input_dims) {
   expect_error("in x f32 4294967296,4294967296; node Relu x -> y; out y", UNSUP, "graph input 'x'",
@@ -542,6 +555,8 @@ static Suite *suite(void) {
   tcase_add_test(e, lstm_activations);
   tcase_add_test(e, gru_weight_shape);
   tcase_add_test(e, rnn_layout_before_14);
+  tcase_add_test(e, roialign_adaptive);
+  tcase_add_test(e, roialign_max);
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
