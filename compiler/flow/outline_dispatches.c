@@ -113,10 +113,10 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
     if (fl_clonable(v)) continue;
     if (!fl_is_static_tensor(v->type)) {
       char *ts = kiln_type_to_string(v->type);
-      kiln_emit_error(ctx, region->loc, "dispatch '%s' captures a value of type %s; only static tensors can be passed to a kernel",
-                      name, ts);
-      kiln_error *e = kiln_error_new("outline-dispatches: dispatch '%s' captures a value of type %s (only static tensors can be passed)",
-                                     name, ts);
+      kiln_emit_error(ctx, region->loc, "dispatch '%s' captures a value of type %s; only static tensors "
+                      "(and scalars, as rank-0 tensors) can be passed to a kernel", name, ts);
+      kiln_error *e = kiln_error_new("outline-dispatches: dispatch '%s' captures a value of type %s "
+                                     "(only static tensors and scalars can be passed)", name, ts);
       free(ts);
       free(caps.v);
       return e;

@@ -1,0 +1,18 @@
+// RUN: not kiln-opt-flow %s --pass-pipeline=flow 2>&1 | FileCheck %s
+// What still cannot reach a kernel: a value that is neither a static tensor
+// nor a scalar (here a vector argument read inside a generic body) is
+// refused at the dispatch's location, naming the dispatch and the type.
+// CHECK: capture-errors.mlir:[[@LINE+5]]:8: error: dispatch 'v_dispatch_0' captures a value of type vector<4xf32>; only static tensors (and scalars, as rank-0 tensors) can be passed to a kernel
+// CHECK: pass 'outline-dispatches' failed
+#map = affine_map<(d0) -> (d0)>
+func.func @v(%a: tensor<4xf32>, %v: vector<4xf32>, %s: f32) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %w = vector.extract %v[0] : f32 from vector<4xf32>
+    %m = arith.mulf %x, %w : f32
+    %n = arith.mulf %m, %s : f32
+    linalg.yield %n : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
