@@ -133,6 +133,27 @@ bool kiln_p_cast_op(kiln_parser *p, kiln_op_state *st) {
   return true;
 }
 
+bool kiln_p_return_op(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_uses ops = {0};
+  kiln_p_types types = {0};
+  if (!kiln_p_opt_attr_dict(p, st)) return false;
+  kiln_loc loc = kiln_p_loc(p);
+  if (!kiln_p_operand_list(p, &ops) ||
+      (ops.n && (!kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type_list(p, &types))))
+    return false;
+  return kiln_p_resolve_list(p, st, &ops, &types, loc);
+}
+
+bool kiln_p_typed_operands_op(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_uses ops = {0};
+  kiln_p_types types = {0};
+  kiln_loc loc = kiln_p_loc(p);
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_opt_attr_dict(p, st) ||
+      (ops.n && (!kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type_list(p, &types))))
+    return false;
+  return kiln_p_resolve_list(p, st, &ops, &types, loc);
+}
+
 bool kiln_p_element_read_op(kiln_parser *p, kiln_op_state *st, kiln_p_type_fn type) {
   kiln_p_ssa_use base;
   kiln_p_ssa_uses ix = {0};
@@ -243,6 +264,26 @@ void kiln_pr_cast_op(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_operands(pr, op, 0, 1);
   kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 0)->type, " to ",
                       op->results[0].type);
+}
+
+void kiln_pr_return_op(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  if (!op->num_operands) return;
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, op->num_operands);
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_operand_types(pr, op, 0, op->num_operands);
+}
+
+void kiln_pr_typed_operands_op(kiln_printer *pr, const kiln_op *op) {
+  if (op->num_operands) {
+    kiln_pr_puts(pr, " ");
+    kiln_pr_operands(pr, op, 0, op->num_operands);
+  }
+  kiln_pr_attr_dict(pr, op, NULL, false);
+  if (!op->num_operands) return;
+  kiln_pr_puts(pr, " : ");
+  kiln_pr_operand_types(pr, op, 0, op->num_operands);
 }
 
 void kiln_pr_element_read_op(kiln_printer *pr, const kiln_op *op) {

@@ -230,12 +230,18 @@ bool kiln_p_slice(kiln_parser *p, kiln_op_state *st, bool keywords,
 /* "[[0, 1], [2]]" into the "reassociation" attribute. */
 bool kiln_p_reassociation(kiln_parser *p, kiln_op_state *st);
 /* Whole-op forms after the name, shared by several dialects:
+ *   return:  "{attrs} %a, %b : t, u" or "{attrs}" (func.return, scf.yield;
+ *            attributes first, as MLIR's attr-dict)
+ *   typed operands: "%a, %b {attrs} : t, u" or "{attrs}" (linalg.yield,
+ *            vm.ret, vm.clear.ref)
  *   cast:    "%a {attrs} : T to U"
  *   element read: "%base[%i, %j] {attrs} : T", result T's element type
  *   slice:   "%src[offs] [sizes] [strides] {attrs} : T to U" (segments
  *            [1, offsets, sizes, strides])
  *   reshape: "%src [[0, 1], [2]] [output_shape [..]] {attrs} : T into U"
  * `type` parses T and U (and may check their kind). */
+bool kiln_p_return_op(kiln_parser *p, kiln_op_state *st);
+bool kiln_p_typed_operands_op(kiln_parser *p, kiln_op_state *st);
 bool kiln_p_cast_op(kiln_parser *p, kiln_op_state *st);
 bool kiln_p_element_read_op(kiln_parser *p, kiln_op_state *st, kiln_p_type_fn type);
 bool kiln_p_slice_op(kiln_parser *p, kiln_op_state *st, kiln_p_type_fn type);
@@ -258,6 +264,8 @@ void kiln_pr_slice(kiln_printer *pr, const kiln_op *op, uint32_t first_dyn,
 void kiln_pr_reassociation(kiln_printer *pr, const kiln_op *op);
 /* Printers of the whole-op forms above (elide: attributes the syntax
  * already shows). */
+void kiln_pr_return_op(kiln_printer *pr, const kiln_op *op);
+void kiln_pr_typed_operands_op(kiln_printer *pr, const kiln_op *op);
 void kiln_pr_cast_op(kiln_printer *pr, const kiln_op *op);
 void kiln_pr_element_read_op(kiln_printer *pr, const kiln_op *op);
 void kiln_pr_slice_op(kiln_printer *pr, const kiln_op *op, const char *const *elide);

@@ -190,26 +190,6 @@ bool scf_verify_if(kiln_op *op) {
   return check_yields(op, &op->regions[0]) && check_yields(op, &op->regions[1]);
 }
 
-bool scf_parse_yield(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_uses ops = {0};
-  kiln_p_types types = {0};
-  kiln_loc loc = kiln_p_loc(p);
-  if (!kiln_p_operand_list(p, &ops)) return false;
-  if (!kiln_p_opt_attr_dict(p, st)) return false;
-  if (ops.n && (!kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type_list(p, &types)))
-    return false;
-  return kiln_p_resolve_list(p, st, &ops, &types, loc);
-}
-
-void scf_print_yield(kiln_printer *pr, const kiln_op *op) {
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  if (!op->num_operands) return;
-  kiln_pr_puts(pr, " ");
-  kiln_pr_operands(pr, op, 0, op->num_operands);
-  kiln_pr_puts(pr, " : ");
-  kiln_pr_operand_types(pr, op, 0, op->num_operands);
-}
-
 bool scf_verify_yield(kiln_op *op) {
   kiln_op *parent = kiln_op_parent_op(op);
   if (!parent || (parent->kind != KILN_OP_SCF_FOR && parent->kind != KILN_OP_SCF_IF))

@@ -224,30 +224,6 @@ void vm_print_arith(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_attr_dict(pr, op, NULL, false);
 }
 
-/* vm.clear.ref %r : T  /  vm.ret %a, %b : T, U  /  vm.ret */
-bool vm_parse_typed(kiln_parser *p, kiln_op_state *st) {
-  kiln_p_ssa_uses ops = {0};
-  kiln_p_types types = {0};
-  const kiln_loc loc = kiln_p_loc(p);
-  if (kiln_p_is_operand(p) && !kiln_p_operand_list(p, &ops)) return false;
-  if (!kiln_p_opt_attr_dict(p, st)) return false;
-  if (ops.n && (!kiln_p_expect(p, KILN_TOK_COLON) || !kiln_p_type_list(p, &types)))
-    return false;
-  return kiln_p_resolve_list(p, st, &ops, &types, loc);
-}
-
-void vm_print_typed(kiln_printer *pr, const kiln_op *op) {
-  if (op->num_operands) {
-    kiln_pr_puts(pr, " ");
-    kiln_pr_operands(pr, op, 0, op->num_operands);
-  }
-  kiln_pr_attr_dict(pr, op, NULL, false);
-  if (op->num_operands) {
-    kiln_pr_puts(pr, " : ");
-    kiln_pr_operand_types(pr, op, 0, op->num_operands);
-  }
-}
-
 /* %r = vm.call.import @full.name(%a, ...) {signature, spans, ...}
  *        : (types) -> results */
 bool vm_parse_call_import(kiln_parser *p, kiln_op_state *st) {

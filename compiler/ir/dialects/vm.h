@@ -13,10 +13,8 @@ bool vm_verify_arith(kiln_op *op);
 bool vm_parse_const(kiln_parser *p, kiln_op_state *st);
 bool vm_parse_arith(kiln_parser *p, kiln_op_state *st);
 bool vm_parse_call_import(kiln_parser *p, kiln_op_state *st);
-bool vm_parse_typed(kiln_parser *p, kiln_op_state *st);
 void vm_print_const(kiln_printer *pr, const kiln_op *op);
 void vm_print_arith(kiln_printer *pr, const kiln_op *op);
 void vm_print_call_import(kiln_printer *pr, const kiln_op *op);
-void vm_print_typed(kiln_printer *pr, const kiln_op *op);
 
 #endif
