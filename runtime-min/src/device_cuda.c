@@ -113,9 +113,15 @@ static kiln_status_t cuda_buffer_read(kiln_device_t *device,
 
 /* Block and dynamic shared memory per export: the variant's launch
  * metadata (verified at module open: one entry per export, CUDA-sized),
- * else, for modules without it, the export's workgroup size and none. */
-static void cuda_launch_config(const kiln_module_t *module, uint32_t index,
-                               uint32_t variant, cuda_executable_t *ce) {
+ * else, for modules without it, the export's workgroup size and none. An
+ * export needing more shared memory than this GPU gives a block is
+ * refused by name. */
+static kiln_status_t cuda_launch_config(cuda_device_t *d,
+                                        const kiln_module_t *module,
+                                        uint32_t index, uint32_t variant,
+                                        cuda_executable_t *ce) {
+  kiln_device_t *device = &d->base;
+  const uint32_t limit = kiln_cuda_max_shared_memory(d->cu);
   const krt_executable_t *exe = ce->exe;
   kiln_fb_ExecutableVariant_t v = kiln_fb_Executable_variants_at(
       kiln_fb_Module_executables_at(module->view.root, index), variant);
@@ -134,7 +140,21 @@ static void cuda_launch_config(const kiln_module_t *module, uint32_t index,
     l->block[2] = b.z;
     l->dynamic_shared_bytes =
         kiln_fb_VariantExport_dynamic_shared_memory_bytes(ve);
+    /* Refused here with the numbers rather than by the launch. */
+    const uint64_t shared =
+        (uint64_t)kiln_fb_VariantExport_static_shared_memory_bytes(ve) +
+        l->dynamic_shared_bytes;
+    if (limit && shared > limit)
+      return krt_status(A, KILN_STATUS_INCOMPATIBLE,
+                        "executable '%s' variant '%s' export '%s': %llu "
+                        "bytes of shared memory per block (%u static + %u "
+                        "dynamic), the GPU allows %u", exe->name,
+                        exe->variants[variant].name, exe->exports[i].name,
+                        (unsigned long long)shared,
+                        kiln_fb_VariantExport_static_shared_memory_bytes(ve),
+                        l->dynamic_shared_bytes, limit);
   }
+  return NULL;
 }
 
 static kiln_status_t cuda_executable_load(kiln_device_t *device,
@@ -178,7 +198,12 @@ static kiln_status_t cuda_executable_load(kiln_device_t *device,
   memcpy(ptx, bytes, (size_t)size);
   krt_free(A, owned);
   ce->exe = exe;
-  cuda_launch_config(module, index, (uint32_t)best, ce);
+  s = cuda_launch_config(d, module, index, (uint32_t)best, ce);
+  if (s) {
+    krt_free(A, ptx);
+    krt_free(A, ce);
+    return s;
+  }
   char msg[1024];
   pthread_mutex_lock(&d->lock);
   int rc = kiln_cuda_module_load(d->cu, ptx, &ce->module, msg, sizeof msg);

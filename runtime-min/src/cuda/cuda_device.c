@@ -20,6 +20,7 @@ struct kiln_cuda_device {
   cu_context context;
   cu_stream stream;
   int ordinal, cc_major, cc_minor;
+  int shared_optin; /* shared memory a block may opt into; 0 if unknown */
   char name[256];
 };
 
@@ -64,6 +65,12 @@ static int open_device(kiln_cuda_device_t *d, int ordinal, char *msg,
   CHECK("cuDeviceGetAttribute",
         d->api.DeviceGetAttribute(&d->cc_minor, CU_ATTR_COMPUTE_CAPABILITY_MINOR,
                                   d->device));
+  /* Unknown to drivers before CUDA 9: then no limit is checked here and
+   * the launch reports what it refuses. */
+  if (d->api.DeviceGetAttribute(&d->shared_optin,
+                                CU_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                d->device) != CU_SUCCESS)
+    d->shared_optin = 0;
   CHECK("cuDevicePrimaryCtxRetain",
         d->api.DevicePrimaryCtxRetain(&d->context, d->device));
   int rc = make_current(d, msg, msg_cap);
@@ -113,6 +120,10 @@ void kiln_cuda_compute_capability(const kiln_cuda_device_t *d, int *major,
 }
 
 const char *kiln_cuda_device_name(const kiln_cuda_device_t *d) { return d->name; }
+
+uint32_t kiln_cuda_max_shared_memory(const kiln_cuda_device_t *d) {
+  return d->shared_optin > 0 ? (uint32_t)d->shared_optin : 0;
+}
 
 int kiln_cuda_module_load(kiln_cuda_device_t *d, const char *ptx,
                           kiln_cuda_module_t *out, char *msg, size_t msg_cap) {

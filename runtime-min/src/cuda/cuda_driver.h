@@ -38,6 +38,9 @@ void kiln_cuda_close(kiln_cuda_device_t *device); /* NULL-safe */
 void kiln_cuda_compute_capability(const kiln_cuda_device_t *device, int *major,
                                   int *minor);
 const char *kiln_cuda_device_name(const kiln_cuda_device_t *device);
+/* Shared memory (static + dynamic) one block may use after opting in, in
+ * bytes; 0 when the driver does not say. */
+uint32_t kiln_cuda_max_shared_memory(const kiln_cuda_device_t *device);
 
 /* PTX is NUL-terminated text. */
 int kiln_cuda_module_load(kiln_cuda_device_t *device, const char *ptx,

@@ -25,7 +25,8 @@ for cuda:sm_80, cuda:sm_90 and llvm-cpu in one module. Checked:
 - a copy of the mlp module whose first sm_80 export asks for 64 KiB of
   dynamic shared memory (edited with flatc, skipped without it): the
   runtime opts the kernel in with cuFuncSetAttribute and launches with
-  shared=65536.
+  shared=65536; asking for 200000 bytes, more than the fake sm_86 GPU
+  gives a block (99 KiB), is refused at load with the numbers.
 Prints '1 passed, 0 failed' or '0 passed, 1 failed'.
 """
 import json
@@ -194,13 +195,10 @@ def check(work, name, src, function, inputs):
     return module, shared
 
 
-def dynamic_shared_edit(work, module, function, inputs):
-    """The mlp module with 64 KiB of dynamic shared memory asked for by the
-    first executable's sm_80 export (flatc -> JSON -> flatc)."""
-    flatc = shutil.which("flatc")
-    if not flatc:
-        print("dynamic shared memory edit: skipped (no flatc)")
-        return
+def with_dynamic_shared(work, module, dyn, flatc):
+    """A copy of module whose first executable's sm_80 export asks for dyn
+    bytes of dynamic shared memory (flatc -> JSON -> flatc); returns its
+    path and that executable's decoded JSON."""
     schema = os.path.join(SRC, "format", "kiln_module.fbs")
     jdir = os.path.join(work, "json")
     shutil.rmtree(jdir, ignore_errors=True)
@@ -209,7 +207,7 @@ def dynamic_shared_edit(work, module, function, inputs):
         fl = json.load(f)
     exe = fl["executables"][0]
     sm80 = [v for v in exe["variants"] if v.get("sm_version") == 80][0]
-    sm80["exports"][0]["dynamic_shared_memory_bytes"] = 65536
+    sm80["exports"][0]["dynamic_shared_memory_bytes"] = dyn
     src = os.path.join(work, "dyn.json")
     with open(src, "w") as f:
         json.dump(fl, f)
@@ -223,9 +221,21 @@ def dynamic_shared_edit(work, module, function, inputs):
     first = min(s["offset"] for s in fl["segments"])
     if len(fb) > first:
         raise AssertionError("edited FlatBuffer (%d bytes) overlaps the first segment at %d" % (len(fb), first))
-    edited = os.path.join(work, "mlp_dyn.kiln")
+    edited = os.path.join(work, "mlp_dyn%d.kiln" % dyn)
     with open(edited, "wb") as f:
         f.write(fb + bytes(first - len(fb)) + original[first:])
+    return edited, exe
+
+
+def dynamic_shared_edit(work, module, function, inputs):
+    """64 KiB of dynamic shared memory: the runtime opts the kernel in and
+    launches with it. 200000 bytes: more than the fake sm_86 GPU's 99 KiB,
+    refused at load with the numbers."""
+    flatc = shutil.which("flatc")
+    if not flatc:
+        print("dynamic shared memory edit: skipped (no flatc)")
+        return
+    edited, exe = with_dynamic_shared(work, module, 65536, flatc)
     lines = fake_run("mlp_dyn", edited, function, inputs, "86", work)
     kernel = exe["exports"][0]["name"]
     attr = "cuFuncSetAttribute fn=%s attr=8 value=65536" % kernel
@@ -239,6 +249,17 @@ def dynamic_shared_edit(work, module, function, inputs):
                                                         for l in lines):
         raise AssertionError("mlp_dyn: other kernels changed: %s" % others)
     print("mlp_dyn: %s | %s" % (attr, launch[0]))
+    big, _ = with_dynamic_shared(work, module, 200000, flatc)
+    env = dict(os.environ, KILN_CUDA_LIBRARY=FAKE, KILN_FAKE_CUDA_SM="86")
+    r = subprocess.run([KR, "--module=" + big, "--function=" + function, "--device=cuda"] +
+                       ["--input=" + i for i in inputs], capture_output=True, text=True, env=env)
+    want = re.compile(r"executable '%s' variant '\w+' export '%s': (\d+) bytes of shared memory per block "
+                      r"\((\d+) static \+ 200000 dynamic\), the GPU allows 101376"
+                      % (exe["name"], kernel))
+    m = want.search(r.stderr)
+    if r.returncode == 0 or not m or int(m.group(1)) != int(m.group(2)) + 200000:
+        raise AssertionError("mlp_dyn200000: rc=%d stderr=%r" % (r.returncode, r.stderr[-500:]))
+    print("mlp_dyn200000: refused: %s" % m.group(0))
 
 
 def save_inputs(work, name, shapes):

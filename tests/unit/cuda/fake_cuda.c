@@ -160,6 +160,9 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int dev) {
   int sm = env_int("KILN_FAKE_CUDA_SM", 86);
   if (attribute == 75) *value = sm / 10;
   else if (attribute == 76) *value = sm % 10;
+#ifndef FAKE_CUDA_NO_FUNC_SET_ATTRIBUTE /* old drivers know neither */
+  else if (attribute == 97) *value = env_int("KILN_FAKE_CUDA_SHARED_OPTIN", 101376); /* sm_86 */
+#endif
   else return INVALID_VALUE;
   return OK;
 }

@@ -106,6 +106,8 @@ START_TEST(open_load_copy_launch_sync) {
   ck_assert_int_eq(major, 8);
   ck_assert_int_eq(minor, 6);
   ck_assert_str_eq(kiln_cuda_device_name(dev), "Kiln Fake GPU 0");
+  ck_assert_uint_eq(kiln_cuda_max_shared_memory(dev), 101376);
+  ck_assert_logged("cuDeviceGetAttribute attr=97 dev=0");
   ck_assert_logged("cuInit flags=0");
   ck_assert_logged("cuDeviceGet ordinal=0");
   ck_assert_logged("cuDeviceGetAttribute attr=75 dev=0");
@@ -239,6 +241,7 @@ START_TEST(driver_without_func_set_attribute) {
   kiln_cuda_device_t *dev;
   char msg[1024];
   ck_assert_msg(kiln_cuda_open(0, &dev, msg, sizeof msg) == KILN_CUDA_OK, "%s", msg);
+  ck_assert_uint_eq(kiln_cuda_max_shared_memory(dev), 0); /* not known */
   kiln_cuda_module_t mod;
   kiln_cuda_function_t scale;
   ck_assert_msg(kiln_cuda_module_load(dev, ptx_text, &mod, msg, sizeof msg) == 0, "%s", msg);
