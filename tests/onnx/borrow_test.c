@@ -10,7 +10,9 @@
  * from two occurrences keeps its raw_data, and that every tensor decodes
  * to the same bytes as a decode from memory (no borrowing). Then the
  * loaded-and-validated path (load_file + tensor bytes) on a valid model.
- * Prints one line per check; exit status 1 on the first failure. */
+ * Prints one line per check; exit status 1 on any failure.
+ * usage: onnx_borrow_test TMPDIR [SEED_DIR]; with SEED_DIR, both models
+ * are also written there as seeds for kiln_fuzz_onnx_borrow. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +209,11 @@ int main(int argc, char **argv) {
   field_varint(&ops, 2, 13);
   field_msg(&m, 8, &ops);
   write_file(path, &m);
+  char seed[4096];
+  if (argc > 2) {
+    snprintf(seed, sizeof seed, "%s/borrow_cases.onnx", argv[2]);
+    write_file(seed, &m);
+  }
 
   kiln_onnx_status st;
   kiln_onnx_model *fm = NULL, *mm = NULL;
@@ -288,6 +295,10 @@ int main(int argc, char **argv) {
   field_varint(&ops2, 2, 13);
   field_msg(&m2, 8, &ops2);
   write_file(path, &m2);
+  if (argc > 2) {
+    snprintf(seed, sizeof seed, "%s/borrow_valid.onnx", argv[2]);
+    write_file(seed, &m2);
+  }
   kiln_onnx_model *lm = NULL;
   if (!kiln_onnx_model_load_file(path, &lm, &st)) {
     printf("FAIL: load_file: %s\n", st.message);

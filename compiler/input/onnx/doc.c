@@ -22,10 +22,10 @@
 
 #include "onnx_internal.h"
 
-static bool ox_decode(ox_doc *doc, const void *bytes, size_t len,
-                      const char *base_dir,
-                      const ProtobufCMessageDescriptor *desc, bool borrow,
-                      kiln_onnx_status *st) {
+bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
+                   const char *base_dir,
+                   const ProtobufCMessageDescriptor *desc, bool borrow,
+                   kiln_onnx_status *st) {
   memset(doc, 0, sizeof *doc);
   ox_arena_init(&doc->arena, 0);
   if (!bytes && len)
@@ -70,18 +70,11 @@ static bool ox_decode(ox_doc *doc, const void *bytes, size_t len,
   return true;
 }
 
-bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
-                   const char *base_dir,
-                   const ProtobufCMessageDescriptor *desc,
-                   kiln_onnx_status *st) {
-  return ox_decode(doc, bytes, len, base_dir, desc, false, st);
-}
-
 bool ox_doc_decode_mapped(ox_doc *doc, const uint8_t *map, size_t len,
                           const char *base_dir,
                           const ProtobufCMessageDescriptor *desc,
                           kiln_onnx_status *st) {
-  if (!ox_decode(doc, map, len, base_dir, desc, true, st)) return false;
+  if (!ox_doc_decode(doc, map, len, base_dir, desc, true, st)) return false;
   if (doc->borrowed) {
     doc->file_map = map;
     doc->file_len = len;

@@ -78,6 +78,13 @@ typedef struct kiln_onnx_model kiln_onnx_model;
  * keeps); external data cannot be resolved since there is no folder. */
 bool kiln_onnx_model_load(const void *bytes, size_t len,
                           kiln_onnx_model **out, kiln_onnx_status *status);
+/* The same, except that raw_data payloads of 1 KiB or more point into
+ * BYTES instead of being copied: BYTES must stay valid and unchanged until
+ * kiln_onnx_model_free (for callers that hold the model in memory already,
+ * e.g. mapped themselves). */
+bool kiln_onnx_model_load_borrowed(const void *bytes, size_t len,
+                                   kiln_onnx_model **out,
+                                   kiln_onnx_status *status);
 /* Same from a file, mmapped: large raw_data payloads are used from the
  * mapping, which the model keeps until kiln_onnx_model_free (the file must
  * not be truncated meanwhile); external data is looked up relative to the

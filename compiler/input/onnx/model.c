@@ -10,20 +10,36 @@ struct kiln_onnx_model {
   ox_doc doc;
 };
 
-bool kiln_onnx_model_decode(const void *bytes, size_t len,
-                            const char *base_dir, kiln_onnx_model **out,
-                            kiln_onnx_status *st) {
+static bool ox_model_decode(const void *bytes, size_t len,
+                            const char *base_dir, bool borrow,
+                            kiln_onnx_model **out, kiln_onnx_status *st) {
   ox_ok(st);
   *out = NULL;
   kiln_onnx_model *m = calloc(1, sizeof *m);
   if (!m) return ox_fail(st, KILN_ONNX_ERR_MEMORY, "out of memory");
   if (!ox_doc_decode(&m->doc, bytes, len, base_dir,
-                     &onnx__model_proto__descriptor, st)) {
+                     &onnx__model_proto__descriptor, borrow, st)) {
     free(m);
     return false;
   }
   *out = m;
   return true;
+}
+
+bool kiln_onnx_model_decode(const void *bytes, size_t len,
+                            const char *base_dir, kiln_onnx_model **out,
+                            kiln_onnx_status *st) {
+  return ox_model_decode(bytes, len, base_dir, false, out, st);
+}
+
+bool kiln_onnx_model_load_borrowed(const void *bytes, size_t len,
+                                   kiln_onnx_model **out,
+                                   kiln_onnx_status *st) {
+  if (!ox_model_decode(bytes, len, NULL, true, out, st)) return false;
+  if (kiln_onnx_model_validate(*out, st)) return true;
+  kiln_onnx_model_free(*out);
+  *out = NULL;
+  return false;
 }
 
 bool kiln_onnx_model_validate(kiln_onnx_model *m, kiln_onnx_status *st) {

@@ -81,9 +81,11 @@ typedef struct ox_doc {
   size_t file_len;
   size_t borrowed;         /* raw_data bytes left in file_map */
 } ox_doc;
+/* BORROW: BYTES outlive the document and large raw_data points into
+ * them (borrow.c); otherwise protobuf-c copies everything it keeps. */
 bool ox_doc_decode(ox_doc *doc, const void *bytes, size_t len,
                    const char *base_dir,
-                   const ProtobufCMessageDescriptor *desc,
+                   const ProtobufCMessageDescriptor *desc, bool borrow,
                    kiln_onnx_status *st);
 /* The same for a file mapping (ox_map_file): large raw_data payloads stay
  * in the mapping, which the document then owns (unmapped by

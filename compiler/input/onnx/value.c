@@ -139,7 +139,8 @@ static bool ox_value_open(const void *bytes, size_t len, const char *dir,
   kiln_onnx_value *v = calloc(1, sizeof *v);
   if (!v) return ox_fail(st, KILN_ONNX_ERR_MEMORY, "out of memory");
   v->kind = kind;
-  if (!ox_doc_decode(&v->doc, bytes, len, dir, ox_value_desc(kind), st)) {
+  if (!ox_doc_decode(&v->doc, bytes, len, dir, ox_value_desc(kind), false,
+                     st)) {
     free(v);
     return false;
   }
