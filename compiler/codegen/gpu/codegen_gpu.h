@@ -11,7 +11,8 @@
  *       with T per SM (workgroup_size stays [1, 1, 1], see there); workgroup_count on the export and dispatch sites
  *   tile-and-distribute       workgroup tiles (= thread blocks), reusing
  *       compiler/codegen/cpu's pass
- *   gpu-tile-matmul-shared    f32 matmul / batch_matmul roots: block
+ *   gpu-tile-matmul-shared    f32 matmul / batch_matmul / conv_2d_nhwc_hwcf
+ *       (implicit GEMM) roots: block
  *       tiles walked per K step through workgroup memory (cooperative,
  *       vector<4xf32> global loads where whole and aligned), barriers,
  *       per-thread register tiles; marked kiln.gpu_distributed

@@ -15,15 +15,17 @@
  * (correct for any block size). workgroup_count is also set on the variant's export and on the
  * host's dispatch sites of it; a disagreement with what another variant
  * recorded is an error.
- * Kernels whose root is an f32 matmul or batch_matmul (and that hold no
- * private memref.alloca scratch) also get the
+ * Kernels whose root is an f32 matmul, batch_matmul or conv_2d_nhwc_hwcf
+ * (an implicit GEMM: output pixels x channels x filter taps; and that hold
+ * no private memref.alloca scratch) also get the
  * shared-memory tiling of gpu-tile-matmul-shared, per SM:
  * block_tile = [BM, BN] (the block's output tile; the workgroup tile is
  * walked in such tiles), k_step = BK (the K slice staged in workgroup
  * memory per step), thread_tile = [TM, TN] (outputs per thread, held in
  * registers during a step); each clamped to the matmul's sizes, the
  * thread tile shrunk while the block tile has fewer thread tiles than
- * the block has threads; pipeline "gpu-matmul-shared". */
+ * the block has threads; pipeline "gpu-matmul-shared" (or
+ * "gpu-conv-shared"). */
 #include "gpu_internal.h"
 
 #include <stdio.h>
@@ -115,7 +117,8 @@ static int64_t clamp(int64_t want, int64_t size) { return size > 0 && size < wan
 /* block_tile, k_step, thread_tile entries (3) for an f32 matmul root, or 0. */
 static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_named_attr *e) {
   kiln_op *root = cg_find_root(f);
-  if (!root || (root->kind != KILN_OP_LINALG_MATMUL && root->kind != KILN_OP_LINALG_BATCH_MATMUL) ||
+  const bool conv = root && root->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF;
+  if (!root || (root->kind != KILN_OP_LINALG_MATMUL && root->kind != KILN_OP_LINALG_BATCH_MATMUL && !conv) ||
       root->num_operands != 3 || gpu_has_private_scratch(f))
     return 0;
   for (uint32_t i = 0; i < 3; i++) {
@@ -127,8 +130,20 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   int64_t bounds[KILN_MAX_LOOPS];
   int n = cg_static_bounds(root, maps, red, bounds);
   if (n < 3 || bounds[n - 1] < 1) return 0;
+  /* GEMM sizes M, N, K of the root (a convolution's implicit GEMM over
+   * its workgroup tile: M output pixels n x oh x ow, N channels f, K =
+   * kh x kw x c). */
+  int64_t gm = bounds[n - 3], gn = bounds[n - 2], gk = bounds[n - 1];
+  if (conv) {
+    int64_t tiles[KILN_MAX_LOOPS];
+    if (n != 7 || cg_launch_array(f, "tile_sizes", tiles, KILN_MAX_LOOPS) != 7) return 0;
+    for (int l = 0; l < 4; l++)
+      if (tiles[l] > 0) bounds[l] = tiles[l];
+    gm = bounds[0] * bounds[1] * bounds[2], gn = bounds[3], gk = bounds[4] * bounds[5] * bounds[6];
+    if (gk < 1) return 0;
+  }
   gpu_matmul_config cf = gpu_matmul_config_for(sm);
-  int64_t bt[2] = {clamp(cf.bm, bounds[n - 3]), clamp(cf.bn, bounds[n - 2])};
+  int64_t bt[2] = {clamp(cf.bm, gm), clamp(cf.bn, gn)};
   int64_t tt[2] = {clamp(cf.tm, bt[0]), clamp(cf.tn, bt[1])};
   /* Small block tiles: smaller thread tiles until every thread has one
    * (rows first while columns keep 4-wide vectors). */
@@ -140,7 +155,7 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   e[0].name = "block_tile";
   e[0].value = kiln_attr_dense_i64_array(c, 2, bt);
   e[1].name = "k_step";
-  e[1].value = kiln_attr_int(c, kiln_type_int(c, 64), clamp(cf.bk, bounds[n - 1]));
+  e[1].value = kiln_attr_int(c, kiln_type_int(c, 64), clamp(cf.bk, gk));
   e[2].name = "thread_tile";
   e[2].value = kiln_attr_dense_i64_array(c, 2, tt);
   return 3;

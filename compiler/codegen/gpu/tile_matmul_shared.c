@@ -1,17 +1,22 @@
-/* gpu-tile-matmul-shared: matmul and batch_matmul of a GPU kernel through
- * shared-memory tiles and per-thread register tiles.
+/* gpu-tile-matmul-shared: matmul, batch_matmul and conv_2d_nhwc_hwcf of
+ * a GPU kernel through shared-memory tiles and per-thread register tiles.
  *
  * Takes: a cuda variant's inner module after tile-and-distribute, whose
  * kernels carry kiln.launch {block_tile = [BM, BN], k_step = BK,
  * thread_tile = [TM, TN]} (select-gpu-launch-config sets them on kernels
- * whose root is an f32 matmul). Kernels without those entries, with
- * private memref.alloca scratch (bufferized intermediates live per GPU
- * thread), or without a top-level f32 matmul / batch_matmul are left
- * alone.
+ * whose root is one of those ops in f32). Kernels without those entries,
+ * with private memref.alloca scratch (bufferized intermediates live per
+ * GPU thread), or without such a top-level op are left alone.
  * Guarantees: every top-level f32 linalg.matmul / batch_matmul of such a
- * kernel (C += A * B on its workgroup tile) becomes uniform loops over
- * batch, BM x BN block tiles of the workgroup tile and BK-wide K steps;
- * per K step
+ * kernel (C += A * B on its workgroup tile), and every conv_2d_nhwc_hwcf
+ * with a static filter as an implicit GEMM (m = output pixel (n, oh, ow)
+ * of the workgroup's output tile, n = output channel, k = filter tap (kh,
+ * kw, c); A[m][k] = input[n][oh*sh + kh*dh][ow*sw + kw*dw][c], B = the
+ * filter as a (KH*KW*C) x F matrix, C = the output tile as pixels x
+ * channels; 4 consecutive k are contiguous in A only when C % 4 == 0, else
+ * A is loaded element by element), becomes uniform loops over batch,
+ * BM x BN block tiles of the workgroup tile and BK-wide K steps; per K
+ * step
  *   1. the block loads A's BM x BK and B's BK x BN tiles into workgroup
  *      memory (two memref.alloca in memory space 3 at the kernel entry:
  *      As[BK][BM'] holds A transposed so a thread reads its TM rows of a
@@ -171,27 +176,90 @@ static kiln_op *loop(kiln_builder *b, kiln_value *lb, kiln_value *ub, kiln_value
   return l;
 }
 
-/* Operand access with the optional leading batch index. */
+/* The GEMM being tiled: C[m][n] += A[m][k] * B[k][n], with the operands'
+ * element positions given by a_at / b_at / c_at (matmul: the optional
+ * batch index then (row, column); convolution: implicit GEMM, below). */
 typedef struct {
-  kiln_value *A, *B, *C;     /* the matmul's operands */
+  kiln_value *A, *B, *C;     /* the op's operands */
   kiln_value *As, *Bs;       /* workgroup-memory tiles */
   kiln_value *bi;            /* batch index or NULL */
+  bool conv;                 /* conv_2d_nhwc_hwcf as implicit GEMM */
+  bool vecA;                 /* 4 consecutive k are contiguous in A */
   bool alA, alB, alC;        /* 16-byte aligned vector accesses */
+  /* conv: m = (n, oh, ow) over the output tile's OH' x OW', k = (kh, kw,
+   * c) over KW x C; input position (n, oh*sh + kh*dh, ow*sw + kw*dw, c) */
+  kiln_value *ohw, *ow;      /* OH' * OW' and OW' */
+  int64_t sh, sw, dh, dw, kwc, cin;
   const kiln_type *f32, *v4;
 } mm_emit;
 
-static uint32_t at(const mm_emit *e, kiln_value **ix, kiln_value *r, kiln_value *c) {
+static kiln_value *divv(kiln_builder *b, kiln_value *x, kiln_value *y) {
+  return cg_bin(b, KILN_OP_ARITH_DIVSI, x, y);
+}
+static kiln_value *remv(kiln_builder *b, kiln_value *x, kiln_value *y) {
+  return cg_bin(b, KILN_OP_ARITH_REMSI, x, y);
+}
+
+/* conv: output pixel m -> (n, oh, ow). */
+static void pixel(kiln_builder *b, const mm_emit *e, kiln_value *m, kiln_value **p) {
+  p[0] = divv(b, m, e->ohw);
+  kiln_value *r = remv(b, m, e->ohw);
+  p[1] = divv(b, r, e->ow), p[2] = remv(b, r, e->ow);
+}
+
+/* conv: reduction index k -> (kh, kw, c). */
+static void tap(kiln_builder *b, const mm_emit *e, kiln_value *k, kiln_value **t) {
+  t[0] = divv(b, k, idx(b, e->kwc));
+  kiln_value *r = remv(b, k, idx(b, e->kwc));
+  t[1] = divv(b, r, idx(b, e->cin)), t[2] = remv(b, r, idx(b, e->cin));
+}
+
+static uint32_t a_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_value *m, kiln_value *k) {
   uint32_t n = 0;
-  if (e->bi) ix[n++] = e->bi;
-  ix[n++] = r, ix[n++] = c;
-  return n;
+  if (!e->conv) {
+    if (e->bi) ix[n++] = e->bi;
+    ix[n++] = m, ix[n++] = k;
+    return n;
+  }
+  kiln_value *p[3], *t[3];
+  pixel(b, e, m, p);
+  tap(b, e, k, t);
+  ix[0] = p[0];
+  ix[1] = add(b, cg_muli(b, p[1], e->sh), cg_muli(b, t[0], e->dh));
+  ix[2] = add(b, cg_muli(b, p[2], e->sw), cg_muli(b, t[1], e->dw));
+  ix[3] = t[2];
+  return 4;
+}
+
+static uint32_t b_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_value *k, kiln_value *nn) {
+  uint32_t n = 0;
+  if (!e->conv) {
+    if (e->bi) ix[n++] = e->bi;
+    ix[n++] = k, ix[n++] = nn;
+    return n;
+  }
+  tap(b, e, k, ix);
+  ix[3] = nn;
+  return 4;
+}
+
+static uint32_t c_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_value *m, kiln_value *nn) {
+  uint32_t n = 0;
+  if (!e->conv) {
+    if (e->bi) ix[n++] = e->bi;
+    ix[n++] = m, ix[n++] = nn;
+    return n;
+  }
+  pixel(b, e, m, ix);
+  ix[3] = nn;
+  return 4;
 }
 
 /* Step 1: A[bm0 + r][k0 + kq ..] -> As[kq ..][r], B[k0 + kr][bn0 + nq ..]
  * -> Bs[kr][nq ..], groups of 4 along the contiguous dim. */
 static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
                        kiln_value *bn0, kiln_value *k0, kiln_value *mb, kiln_value *nb, kiln_value *kb) {
-  kiln_value *tid = thread_id(b), *nthr = block_threads(b), *ix[3], *sx[2];
+  kiln_value *tid = thread_id(b), *nthr = block_threads(b), *ix[4], *sx[2];
   for (int which = 0; which < 2; which++) {
     /* A: rows BM, groups along k; B: rows BK, groups along n. */
     const int64_t rows = which ? cf->bk : cf->bm, groups = (which ? cf->bn : cf->bk) + 3;
@@ -203,30 +271,33 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
     kiln_value *c = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_REMSI, g, idx(&lb, q)), 4);
     kiln_value *rlim = which ? kb : mb, *clim = which ? nb : kb;
     kiln_value *rin = lt(&lb, r, rlim);
-    kiln_value *full = and_(&lb, rin, le(&lb, addc(&lb, c, 4), clim));
-    kiln_builder vb, sb;
-    build_if(&lb, full, true, &vb, &sb);
-    /* global position of the group */
-    kiln_value *gr = add(&vb, which ? k0 : bm0, r), *gc = add(&vb, which ? bn0 : k0, c);
-    uint32_t n = at(e, ix, gr, gc);
-    kiln_value *v = vload(&vb, e->v4, which ? e->B : e->A, n, ix, which ? e->alB : e->alA);
-    if (which) {
-      sx[0] = r, sx[1] = c;
-      vstore(&vb, v, e->Bs, 2, sx, true);
-    } else {
-      for (int64_t k = 0; k < 4; k++) {
-        sx[0] = addc(&vb, c, k), sx[1] = r;
-        cg_store(&vb, extract(&vb, v, k), e->As, 2, sx);
+    kiln_builder vb, sb = lb;
+    if (which || e->vecA) {
+      kiln_value *full = and_(&lb, rin, le(&lb, addc(&lb, c, 4), clim));
+      build_if(&lb, full, true, &vb, &sb);
+      /* global position of the group */
+      kiln_value *gr = add(&vb, which ? k0 : bm0, r), *gc = add(&vb, which ? bn0 : k0, c);
+      uint32_t n = which ? b_at(&vb, e, ix, gr, gc) : a_at(&vb, e, ix, gr, gc);
+      kiln_value *v = vload(&vb, e->v4, which ? e->B : e->A, n, ix, which ? e->alB : e->alA);
+      if (which) {
+        sx[0] = r, sx[1] = c;
+        vstore(&vb, v, e->Bs, 2, sx, true);
+      } else {
+        for (int64_t k = 0; k < 4; k++) {
+          sx[0] = addc(&vb, c, k), sx[1] = r;
+          cg_store(&vb, extract(&vb, v, k), e->As, 2, sx);
+        }
       }
     }
-    /* partial group: the elements inside the tile, one by one */
+    /* partial group (or A's groups when 4 k are not contiguous): the
+     * elements inside the tile, one by one */
     kiln_builder ib, eb;
     build_if(&sb, rin, false, &ib, NULL);
     kiln_value *cnt = minv(&ib, idx(&ib, 4), sub(&ib, clim, c));
     kiln_op *el = loop(&ib, idx(&ib, 0), cnt, idx(&ib, 1), &eb);
     kiln_value *cc = add(&eb, c, cg_for_iv(el));
-    gr = add(&eb, which ? k0 : bm0, r), gc = add(&eb, which ? bn0 : k0, cc);
-    n = at(e, ix, gr, gc);
+    kiln_value *gr = add(&eb, which ? k0 : bm0, r), *gc = add(&eb, which ? bn0 : k0, cc);
+    uint32_t n = which ? b_at(&eb, e, ix, gr, gc) : a_at(&eb, e, ix, gr, gc);
     kiln_value *x = cg_load(&eb, which ? e->B : e->A, n, ix);
     if (which) sx[0] = r, sx[1] = cc;
     else sx[0] = cc, sx[1] = r;
@@ -240,11 +311,11 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
   const bool vec = cf->tn % 4 == 0, avec = cf->tm % 4 == 0;
   const int64_t nv = vec ? cf->tn / 4 : cf->tn, tm = cf->tm;
   const int64_t nacc = tm * nv;
-  kiln_value *acc[256], *ix[3], *sx[2];
+  kiln_value *acc[256], *ix[4], *sx[2];
   kiln_value *row0 = add(b, bm0, r0), *col0 = add(b, bn0, c0);
   for (int64_t i = 0; i < tm; i++)
     for (int64_t q = 0; q < nv; q++) {
-      uint32_t n = at(e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
+      uint32_t n = c_at(b, e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
       acc[i * nv + q] = vec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
     }
   kiln_builder kb_;
@@ -281,7 +352,7 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
   cg_for_set_yield(kl, (uint32_t)nacc, next);
   for (int64_t i = 0; i < tm; i++)
     for (int64_t q = 0; q < nv; q++) {
-      uint32_t n = at(e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
+      uint32_t n = c_at(b, e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
       kiln_value *v = kiln_op_result(kl, (uint32_t)(i * nv + q));
       if (vec) vstore(b, v, e->C, n, ix, e->alC);
       else cg_store(b, v, e->C, n, ix);
@@ -292,12 +363,12 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
 static void emit_partial_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
                               kiln_value *bn0, kiln_value *mb, kiln_value *nb, kiln_value *kb,
                               kiln_value *r0, kiln_value *c0) {
-  kiln_value *ix[3], *sx[2];
+  kiln_value *ix[4], *sx[2];
   kiln_builder ib, jb, kb_;
   kiln_op *il = loop(b, idx(b, 0), minv(b, idx(b, cf->tm), sub(b, mb, r0)), idx(b, 1), &ib);
   kiln_op *jl = loop(&ib, idx(&ib, 0), minv(&ib, idx(&ib, cf->tn), sub(&ib, nb, c0)), idx(&ib, 1), &jb);
   kiln_value *r = add(&jb, r0, cg_for_iv(il)), *c = add(&jb, c0, cg_for_iv(jl));
-  uint32_t n = at(e, ix, add(&jb, bm0, r), add(&jb, bn0, c));
+  uint32_t n = c_at(&jb, e, ix, add(&jb, bm0, r), add(&jb, bn0, c));
   kiln_value *init = cg_load(&jb, e->C, n, ix);
   kiln_op *kl = cg_for(&jb, idx(&jb, 0), kb, idx(&jb, 1), 1, &init, &kb_);
   kb_.loc = b->loc;
@@ -332,11 +403,26 @@ static bool is_f32_memref(const kiln_value *v, uint32_t rank) {
   return v->type->kind == KILN_TYPE_MEMREF && v->type->rank == rank && v->type->elem->kind == KILN_TYPE_F32;
 }
 
-/* The operands of a supported matmul (A, B, C), or false. */
+/* conv_2d_nhwc_hwcf's strides and dilations from its input map
+ * (d1 * sh + d4 * dh, d2 * sw + d5 * dw); false when not of that form. */
+static bool conv_window(const kiln_op *op, int64_t *sh, int64_t *sw, int64_t *dh, int64_t *dw) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  if (cg_iteration(op, maps, red) != 7 || maps[0]->num_results != 4) return false;
+  int64_t ch[KILN_MAX_LOOPS] = {0}, cw[KILN_MAX_LOOPS] = {0}, c0 = 0, c1 = 0;
+  if (!cg_linear_expr(maps[0]->results[1], 7, ch, &c0) || !cg_linear_expr(maps[0]->results[2], 7, cw, &c1))
+    return false;
+  *sh = ch[1], *dh = ch[4], *sw = cw[2], *dw = cw[5];
+  return c0 == 0 && c1 == 0 && *sh > 0 && *sw > 0 && *dh > 0 && *dw > 0;
+}
+
+/* The operands of a supported op (A, B, C), or false: f32 matmul,
+ * batch_matmul, or conv_2d_nhwc_hwcf with a static filter. */
 static bool candidate(kiln_op *op, kiln_value **abc) {
   uint32_t rank;
   if (op->kind == KILN_OP_LINALG_MATMUL) rank = 2;
   else if (op->kind == KILN_OP_LINALG_BATCH_MATMUL) rank = 3;
+  else if (op->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF) rank = 4;
   else return false;
   if (op->num_operands != 3 || op->num_results || kiln_op_get_attr(op, "cast")) return false;
   for (uint32_t i = 0; i < 3; i++) {
@@ -344,6 +430,12 @@ static bool candidate(kiln_op *op, kiln_value **abc) {
     if (!is_f32_memref(abc[i], rank)) return false;
     int64_t st[KILN_MAX_LOOPS], off;
     if (!cg_strides(abc[i]->type, st, &off)) return false;
+  }
+  if (rank == 4) {
+    int64_t sh, sw, dh, dw;
+    for (uint32_t d = 0; d < 3; d++)
+      if (abc[1]->type->shape[d] == KILN_DYNAMIC) return false;
+    return conv_window(op, &sh, &sw, &dh, &dw);
   }
   /* K must be static (the K loop's bounds are uniform constants). */
   return abc[0]->type->shape[rank - 1] != KILN_DYNAMIC;
@@ -375,16 +467,29 @@ static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_c
     tiles[1] = alloca3(&eb, cf->bk, round4(cf->bn), e.f32);
   }
   e.A = abc[0], e.B = abc[1], e.C = abc[2], e.As = tiles[0], e.Bs = tiles[1];
-  e.alA = cf->bk % 4 == 0 && aligned4(e.A, 0);
-  e.alB = cf->bn % 4 == 0 && aligned4(e.B, 0);
-  e.alC = cf->bn % 4 == 0 && cf->tn % 4 == 0 && aligned4(e.C, 0);
+  e.conv = op->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF;
   const bool batch = op->kind == KILN_OP_LINALG_BATCH_MATMUL;
   const uint32_t mr = batch ? 1 : 0;
-  const int64_t K = e.A->type->shape[mr + 1];
-
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
-  kiln_value *M = cg_dim(&b, e.C, mr), *N = cg_dim(&b, e.C, mr + 1);
+  kiln_value *M, *N;
+  int64_t K;
+  if (e.conv) {
+    /* implicit GEMM: M = N' * OH' * OW' output pixels, N = F', K = KH * KW * C */
+    const int64_t *fs = e.B->type->shape;
+    conv_window(op, &e.sh, &e.sw, &e.dh, &e.dw);
+    e.cin = fs[2], e.kwc = fs[1] * fs[2], K = fs[0] * fs[1] * fs[2];
+    e.ow = cg_dim(&b, e.C, 2);
+    e.ohw = cg_mul(&b, cg_dim(&b, e.C, 1), e.ow);
+    M = cg_mul(&b, cg_dim(&b, e.C, 0), e.ohw), N = cg_dim(&b, e.C, 3);
+  } else {
+    K = e.A->type->shape[mr + 1];
+    M = cg_dim(&b, e.C, mr), N = cg_dim(&b, e.C, mr + 1);
+  }
+  e.vecA = !e.conv || e.cin % 4 == 0;
+  e.alA = e.vecA && cf->bk % 4 == 0 && aligned4(e.A, 0);
+  e.alB = cf->bn % 4 == 0 && aligned4(e.B, 0);
+  e.alC = cf->bn % 4 == 0 && cf->tn % 4 == 0 && aligned4(e.C, 0);
   kiln_builder in = b;
   kiln_op *outer = NULL;
   if (batch) {
