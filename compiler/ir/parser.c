@@ -327,6 +327,30 @@ static bool raw_angle_body(kiln_parser *p, const char **body, size_t *len) {
   return true;
 }
 
+/* The current token is "!dialect.body" or "#dialect.body" (a dot after
+ * the dialect name), possibly followed by a balanced "<...>": the dialect
+ * (interned) and the body text after the dot, '<...>' included, in *body
+ * (the caller frees it). */
+static bool parse_dialect_body(kiln_parser *p, const char **dialect, ir_buf *body) {
+  const char *s = p->tok.start + 1;
+  size_t n = p->tok.len - 1;
+  const char *dot = memchr(s, '.', n);
+  *dialect = kiln_intern(p->ctx, s, (size_t)(dot - s));
+  ir_buf_put(body, dot + 1, (size_t)(s + n - dot - 1));
+  bool angle = p->cur < p->end && *p->cur == '<';
+  next(p);
+  if (angle) {
+    const char *raw = NULL;
+    size_t rl = 0;
+    if (!raw_angle_body(p, &raw, &rl)) {
+      ir_buf_free(body);
+      return false;
+    }
+    ir_buf_put(body, raw, rl);
+  }
+  return true;
+}
+
 static bool parse_int_type_word(const char *s, size_t n, uint32_t *width,
                                 kiln_signedness *sign) {
   size_t off;
@@ -468,20 +492,9 @@ static bool parse_type_inner(kiln_parser *p, const kiln_type **out) {
       *out = t;
       return true;
     }
-    const char *dialect = kiln_intern(ctx, s, (size_t)(dot - s));
+    const char *dialect;
     ir_buf body = {0};
-    ir_buf_put(&body, dot + 1, (size_t)(s + n - dot - 1));
-    bool angle = p->cur < p->end && *p->cur == '<';
-    next(p);
-    if (angle) {
-      const char *raw;
-      size_t rl;
-      if (!raw_angle_body(p, &raw, &rl)) {
-        ir_buf_free(&body);
-        return false;
-      }
-      ir_buf_put(&body, raw, rl);
-    }
+    if (!parse_dialect_body(p, &dialect, &body)) return false;
     *out = kiln_type_opaque(ctx, dialect, body.data);
     ir_buf_free(&body);
     return true;
@@ -1083,20 +1096,9 @@ static bool parse_attr_inner(kiln_parser *p, const kiln_type *hint,
       *out = a;
       return true;
     }
-    const char *dialect = kiln_intern(ctx, s, (size_t)(dot - s));
+    const char *dialect;
     ir_buf body = {0};
-    ir_buf_put(&body, dot + 1, (size_t)(s + n - dot - 1));
-    bool angle = p->cur < p->end && *p->cur == '<';
-    next(p);
-    if (angle) {
-      const char *raw;
-      size_t rl;
-      if (!raw_angle_body(p, &raw, &rl)) {
-        ir_buf_free(&body);
-        return false;
-      }
-      ir_buf_put(&body, raw, rl);
-    }
+    if (!parse_dialect_body(p, &dialect, &body)) return false;
     *out = kiln_attr_opaque(ctx, dialect, body.data);
     ir_buf_free(&body);
     return true;
