@@ -176,6 +176,19 @@ static kiln_op *loop(kiln_builder *b, kiln_value *lb, kiln_value *ub, kiln_value
   return l;
 }
 
+/* Builders whose operands are built in a fixed order (C leaves the order
+ * of evaluating call arguments unspecified; the IR must not depend on the
+ * compiler that built Kiln). */
+static kiln_op *loopc(kiln_builder *b, int64_t lb, kiln_value *ub, int64_t step, kiln_builder *body) {
+  kiln_value *l = idx(b, lb), *s = idx(b, step);
+  return loop(b, l, ub, s, body);
+}
+
+static kiln_value *minc(kiln_builder *b, int64_t c, kiln_value *x) {
+  kiln_value *k = idx(b, c);
+  return minv(b, k, x);
+}
+
 /* The GEMM being tiled: C[m][n] += A[m][k] * B[k][n], with the operands'
  * element positions given by a_at / b_at / c_at (matmul: the optional
  * batch index then (row, column); convolution: implicit GEMM, below). */
@@ -225,8 +238,10 @@ static uint32_t a_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_va
   pixel(b, e, m, p);
   tap(b, e, k, t);
   ix[0] = p[0];
-  ix[1] = add(b, cg_muli(b, p[1], e->sh), cg_muli(b, t[0], e->dh));
-  ix[2] = add(b, cg_muli(b, p[2], e->sw), cg_muli(b, t[1], e->dw));
+  kiln_value *h = cg_muli(b, p[1], e->sh), *kh = cg_muli(b, t[0], e->dh);
+  ix[1] = add(b, h, kh);
+  kiln_value *w = cg_muli(b, p[2], e->sw), *kw = cg_muli(b, t[1], e->dw);
+  ix[2] = add(b, w, kw);
   ix[3] = t[2];
   return 4;
 }
@@ -293,8 +308,8 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
      * elements inside the tile, one by one */
     kiln_builder ib, eb;
     build_if(&sb, rin, false, &ib, NULL);
-    kiln_value *cnt = minv(&ib, idx(&ib, 4), sub(&ib, clim, c));
-    kiln_op *el = loop(&ib, idx(&ib, 0), cnt, idx(&ib, 1), &eb);
+    kiln_value *cnt = minc(&ib, 4, sub(&ib, clim, c));
+    kiln_op *el = loopc(&ib, 0, cnt, 1, &eb);
     kiln_value *cc = add(&eb, c, cg_for_iv(el));
     kiln_value *gr = add(&eb, which ? k0 : bm0, r), *gc = add(&eb, which ? bn0 : k0, cc);
     uint32_t n = which ? b_at(&eb, e, ix, gr, gc) : a_at(&eb, e, ix, gr, gc);
@@ -315,11 +330,13 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
   kiln_value *row0 = add(b, bm0, r0), *col0 = add(b, bn0, c0);
   for (int64_t i = 0; i < tm; i++)
     for (int64_t q = 0; q < nv; q++) {
-      uint32_t n = c_at(b, e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
+      kiln_value *m = addc(b, row0, i), *nn = addc(b, col0, vec ? 4 * q : q);
+      uint32_t n = c_at(b, e, ix, m, nn);
       acc[i * nv + q] = vec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
     }
   kiln_builder kb_;
-  kiln_op *kl = cg_for(b, idx(b, 0), kb, idx(b, 1), (uint32_t)nacc, acc, &kb_);
+  kiln_value *zero = idx(b, 0), *one = idx(b, 1);
+  kiln_op *kl = cg_for(b, zero, kb, one, (uint32_t)nacc, acc, &kb_);
   kb_.loc = b->loc;
   kiln_value *kk = cg_for_iv(kl), *a[64], *bv[64], *next[256];
   for (int64_t i = 0; i < tm; i += avec ? 4 : 1) {
@@ -352,7 +369,8 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
   cg_for_set_yield(kl, (uint32_t)nacc, next);
   for (int64_t i = 0; i < tm; i++)
     for (int64_t q = 0; q < nv; q++) {
-      uint32_t n = c_at(b, e, ix, addc(b, row0, i), addc(b, col0, vec ? 4 * q : q));
+      kiln_value *m = addc(b, row0, i), *nn = addc(b, col0, vec ? 4 * q : q);
+      uint32_t n = c_at(b, e, ix, m, nn);
       kiln_value *v = kiln_op_result(kl, (uint32_t)(i * nv + q));
       if (vec) vstore(b, v, e->C, n, ix, e->alC);
       else cg_store(b, v, e->C, n, ix);
@@ -365,12 +383,14 @@ static void emit_partial_tile(kiln_builder *b, const mm_emit *e, const mm_config
                               kiln_value *r0, kiln_value *c0) {
   kiln_value *ix[4], *sx[2];
   kiln_builder ib, jb, kb_;
-  kiln_op *il = loop(b, idx(b, 0), minv(b, idx(b, cf->tm), sub(b, mb, r0)), idx(b, 1), &ib);
-  kiln_op *jl = loop(&ib, idx(&ib, 0), minv(&ib, idx(&ib, cf->tn), sub(&ib, nb, c0)), idx(&ib, 1), &jb);
+  kiln_op *il = loopc(b, 0, minc(b, cf->tm, sub(b, mb, r0)), 1, &ib);
+  kiln_op *jl = loopc(&ib, 0, minc(&ib, cf->tn, sub(&ib, nb, c0)), 1, &jb);
   kiln_value *r = add(&jb, r0, cg_for_iv(il)), *c = add(&jb, c0, cg_for_iv(jl));
-  uint32_t n = c_at(&jb, e, ix, add(&jb, bm0, r), add(&jb, bn0, c));
+  kiln_value *gm = add(&jb, bm0, r), *gn = add(&jb, bn0, c);
+  uint32_t n = c_at(&jb, e, ix, gm, gn);
   kiln_value *init = cg_load(&jb, e->C, n, ix);
-  kiln_op *kl = cg_for(&jb, idx(&jb, 0), kb, idx(&jb, 1), 1, &init, &kb_);
+  kiln_value *zero = idx(&jb, 0), *one = idx(&jb, 1);
+  kiln_op *kl = cg_for(&jb, zero, kb, one, 1, &init, &kb_);
   kb_.loc = b->loc;
   kiln_value *kk = cg_for_iv(kl);
   sx[0] = kk, sx[1] = r;
@@ -392,7 +412,8 @@ static void emit_compute(kiln_builder *b, const mm_emit *e, const mm_config *cf,
   kiln_value *t = cg_for_iv(l);
   kiln_value *r0 = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_DIVSI, t, idx(&lb, tx)), cf->tm);
   kiln_value *c0 = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_REMSI, t, idx(&lb, tx)), cf->tn);
-  kiln_value *full = and_(&lb, le(&lb, addc(&lb, r0, cf->tm), mb), le(&lb, addc(&lb, c0, cf->tn), nb));
+  kiln_value *rows_in = le(&lb, addc(&lb, r0, cf->tm), mb);
+  kiln_value *full = and_(&lb, rows_in, le(&lb, addc(&lb, c0, cf->tn), nb));
   kiln_builder fb, pb;
   build_if(&lb, full, true, &fb, &pb);
   emit_full_tile(&fb, e, cf, bm0, bn0, kb, r0, c0);
@@ -493,19 +514,19 @@ static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_c
   kiln_builder in = b;
   kiln_op *outer = NULL;
   if (batch) {
-    outer = loop(&in, idx(&in, 0), cg_dim(&in, e.C, 0), idx(&in, 1), &in);
+    outer = loopc(&in, 0, cg_dim(&in, e.C, 0), 1, &in);
     e.bi = cg_for_iv(outer);
   }
-  kiln_op *ml = loop(&in, idx(&in, 0), M, idx(&in, cf->bm), &in);
+  kiln_op *ml = loopc(&in, 0, M, cf->bm, &in);
   if (!outer) outer = ml;
   kiln_value *bm0 = cg_for_iv(ml);
-  kiln_op *nl = loop(&in, idx(&in, 0), N, idx(&in, cf->bn), &in);
+  kiln_op *nl = loopc(&in, 0, N, cf->bn, &in);
   kiln_value *bn0 = cg_for_iv(nl);
-  kiln_value *mb = minv(&in, idx(&in, cf->bm), sub(&in, M, bm0));
-  kiln_value *nb = minv(&in, idx(&in, cf->bn), sub(&in, N, bn0));
-  kiln_op *kl = loop(&in, idx(&in, 0), idx(&in, K), idx(&in, cf->bk), &in);
+  kiln_value *mb = minc(&in, cf->bm, sub(&in, M, bm0));
+  kiln_value *nb = minc(&in, cf->bn, sub(&in, N, bn0));
+  kiln_op *kl = loopc(&in, 0, idx(&in, K), cf->bk, &in);
   kiln_value *k0 = cg_for_iv(kl);
-  kiln_value *kb = minv(&in, idx(&in, cf->bk), sub(&in, idx(&in, K), k0));
+  kiln_value *kb = minc(&in, cf->bk, sub(&in, idx(&in, K), k0));
   emit_loads(&in, &e, cf, bm0, bn0, k0, mb, nb, kb);
   kiln_build(&in, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
   emit_compute(&in, &e, cf, bm0, bn0, mb, nb, kb);
