@@ -85,6 +85,10 @@ static bool pick(cg_igemm *g, uint32_t x, uint32_t w, bool uses[3][KILN_MAX_LOOP
 bool cg_igemm_match(const kiln_op *op, cg_igemm *g) {
   memset(g, 0, sizeof *g);
   if (op->num_operands != 3 || kiln_linalg_num_inputs(op) != 2 || !is_mac_body(op)) return false;
+  /* An input that is the output itself would be read after the tile
+   * overwrote it (the generic path keeps element order). */
+  if (kiln_op_operand(op, 0) == kiln_op_operand(op, 2) || kiln_op_operand(op, 1) == kiln_op_operand(op, 2))
+    return false;
   for (uint32_t i = 0; i < 3; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
     if (t->kind != KILN_TYPE_MEMREF || !kiln_type_has_static_shape(t) || t->elem->kind != KILN_TYPE_F32)
