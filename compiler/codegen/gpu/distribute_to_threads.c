@@ -528,11 +528,57 @@ static bool side_effects(const kiln_op *op) {
   }
 }
 
+/* Does op only read memory (loads, scf and pure ops inside)? Such an op
+ * with results (a scalar loaded from a binding, an scf.for summing a
+ * tensor's entries) runs on every thread: each needs its results. */
+static bool read_only(const kiln_op *op) {
+  switch (op->kind) {
+  case KILN_OP_MEMREF_LOAD: case KILN_OP_VECTOR_LOAD: case KILN_OP_VECTOR_TRANSFER_READ:
+  case KILN_OP_SCF_FOR: case KILN_OP_SCF_IF:
+    break;
+  default:
+    if (side_effects(op)) return false;
+  }
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (kiln_block *b = op->regions[r].first; b; b = b->next)
+      for (kiln_op *o = b->first; o; o = o->next)
+        if (!read_only(o)) return false;
+  return true;
+}
+
+/* The whole body but its allocas on thread 0, in one scf.if: for kernels
+ * where an op both writes memory and yields values later ops use. */
+static void body_on_thread_zero(kiln_block *body) {
+  kiln_op *first = NULL, *term = kiln_block_terminator(body);
+  for (kiln_op *o = body->first; o && o != term && !first; o = o->next)
+    if (o->kind != KILN_OP_MEMREF_ALLOCA) first = o;
+  if (!first) return;
+  kiln_builder b = kiln_builder_before(first);
+  b.loc = first->loc;
+  kiln_value *tid = gpu_interface(&b, KILN_OP_HAL_INTERFACE_THREAD_ID, 0);
+  kiln_value *cond = cg_cmpi(&b, CG_EQ, tid, cg_index(&b, 0));
+  kiln_op *iff = kiln_build(&b, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
+  kiln_builder yb = kiln_builder_at_end(b.ctx, kiln_op_entry_block(b.ctx, iff, 0));
+  yb.loc = first->loc;
+  kiln_op *y = kiln_build(&yb, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
+  for (kiln_op *o = iff->next, *next; o && o != term; o = next) {
+    next = o->next;
+    if (o->kind == KILN_OP_MEMREF_ALLOCA) continue;
+    kiln_op_remove(o);
+    kiln_block_insert_before(y, o);
+  }
+}
+
 static void distribute(kiln_op *func) {
   kiln_block *body = func->regions[0].first;
   bool scratch = false;
-  for (kiln_op *o = body->first; o; o = o->next)
+  for (kiln_op *o = body->first; o; o = o->next) {
     if (o->kind == KILN_OP_MEMREF_ALLOCA && written(kiln_op_result(o, 0), 0)) scratch = true;
+    if (o->num_results && side_effects(o) && o->kind != KILN_OP_MEMREF_ALLOCA && !read_only(o)) {
+      body_on_thread_zero(body);
+      return;
+    }
+  }
   const int64_t threads = gpu_block_threads(func);
   bool prev = false;
   for (kiln_op *o = body->first, *next; o; o = next) {
@@ -542,6 +588,10 @@ static void distribute(kiln_op *func) {
       kiln_builder b = kiln_builder_before(o);
       b.loc = o->loc;
       kiln_build(&b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+    }
+    if (o->num_results && read_only(o)) { /* every thread reads */
+      prev = true;
+      continue;
     }
     int l = scratch ? -1 : pick_loop(o);
     if (!scratch && (l < 0 || parallel_extent(o, l) * 8 <= threads) && split_reduction(func, o, threads))

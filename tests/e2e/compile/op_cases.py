@@ -31,17 +31,11 @@ def d(a):
 
 
 CASES = {}
-# Scalar programs (below) run on the CPU devices here. They are kept out of
-# CASES, which tests/e2e/gpu/run_gpu.py also runs through the cuda
-# targets, until the GPU's distribute-to-threads handles kernels whose
-# top-level scalar loads feed later ops (it wraps each in its own
-# result-less thread-0 scf.if today: "Instruction does not dominate").
-SCALAR_CASES = {}
 
 
-def case(name, rtol=1e-5, atol=1e-6, table=CASES):
+def case(name, rtol=1e-5, atol=1e-6):
     def deco(fn):
-        table[name] = (fn, rtol, atol)
+        CASES[name] = (fn, rtol, atol)
         return fn
     return deco
 
@@ -381,7 +375,7 @@ def S(v, dt=np.float32):
     return np.asarray(v, dtype=dt)
 
 
-@case("scalar_arg_in_generic", table=SCALAR_CASES)
+@case("scalar_arg_in_generic")
 def _(r):
     # a scalar argument read inside a linalg.generic body
     a, s = rnd(r, 37), S(r.uniform(0.5, 2))
@@ -397,7 +391,7 @@ def _(r):
     return src, [a, s], [d(a) * d(s)]
 
 
-@case("scalar_extract_result", table=SCALAR_CASES)
+@case("scalar_extract_result")
 def _(r):
     # a scalar result read out of a tensor argument
     a = rnd(r, 4, 5)
@@ -410,7 +404,7 @@ def _(r):
     return src, [a], [d(a)[3, 1]]
 
 
-@case("scalar_i1_selects_branch", table=SCALAR_CASES)
+@case("scalar_i1_selects_branch")
 def _(r):
     # an i1 argument driving a host-level scf.if on tensors (false branch)
     a, b = rnd(r, 9), rnd(r, 9)
@@ -427,7 +421,7 @@ def _(r):
     return src, [a, b, S(False, np.bool_)], [d(a) * d(b)]
 
 
-@case("scalar_from_elements", table=SCALAR_CASES)
+@case("scalar_from_elements")
 def _(r):
     s, t = S(r.uniform(-3, 3)), S(r.uniform(-3, 3))
     src = f"""func.func @f(%s: f32, %t: f32) -> {T((3,))} {{
@@ -438,7 +432,7 @@ def _(r):
     return src, [s, t], [np.array([s, t, np.float32(s - t)], dtype=np.float32)]
 
 
-@case("scalar_add", table=SCALAR_CASES)
+@case("scalar_add")
 def _(r):
     # scalars in, scalar out, nothing but host scalar arithmetic
     s, t = S(r.uniform(-3, 3)), S(r.uniform(-3, 3))
@@ -451,7 +445,7 @@ def _(r):
     return src, [s, t], [np.float32(np.float32(s + t) * s), np.exp(d(t))]
 
 
-@case("scalar_i32", table=SCALAR_CASES)
+@case("scalar_i32")
 def _(r):
     # i32 scalars: into tensor.splat, a generic body, and a scalar result
     a, n = r.randint(-100, 100, 11).astype(np.int32), S(r.randint(2, 9), np.int32)
@@ -473,7 +467,7 @@ def _(r):
     return src, [a, n], [(a * n - n).astype(np.int32), S(n * n + 1, np.int32)]
 
 
-@case("scalar_i1_result", table=SCALAR_CASES)
+@case("scalar_i1_result")
 def _(r):
     # a reduction whose rank-0 result is extracted and compared: i1 out,
     # and the same scalar reused by a later kernel (a crossing scalar)
@@ -498,7 +492,7 @@ def _(r):
     return src, [a, t], [S(d(a).sum() > d(t), np.bool_), d(a) - d(a).sum()]
 
 
-@case("scalar_index_i64", table=SCALAR_CASES)
+@case("scalar_index_i64")
 def _(r):
     # index arguments and results travel as i64; i64 scalars too
     a, i, k = rnd(r, 6, 7), S(4, np.int64), S(-5, np.int64)
@@ -512,7 +506,7 @@ def _(r):
     return src, [a, i, k], [d(a)[4, 2], S(6, np.int64), S(25, np.int64)]
 
 
-@case("scalar_fill_insert", table=SCALAR_CASES)
+@case("scalar_fill_insert")
 def _(r):
     # scalars into linalg.fill and tensor.insert (at a scalar index)
     a, s, i = rnd(r, 5, 6), S(r.uniform(-2, 2)), S(3, np.int64)
@@ -530,7 +524,7 @@ def _(r):
     return src, [a, s, i], [np.full((4, 3), d(s)), want]
 
 
-@case("scalar_host_loop_and_if", table=SCALAR_CASES)
+@case("scalar_host_loop_and_if")
 def _(r):
     # host-level scf.for over scalars (sum of a's first 5 entries) and an
     # scf.if yielding a scalar; both become dispatches whose rank-0 results
@@ -568,10 +562,10 @@ def _(r):
 
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
-        print(";".join(list(CASES) + list(SCALAR_CASES)))
+        print(";".join(CASES))
         return 0
     name, compile_, run, work, device = argv[1:6]
-    fn, rtol, atol = CASES[name] if name in CASES else SCALAR_CASES[name]
+    fn, rtol, atol = CASES[name]
     os.makedirs(work, exist_ok=True)
     r = np.random.RandomState(sum(map(ord, name)))
     src, ins, outs = fn(r)
