@@ -215,7 +215,7 @@ kiln_error *kiln_compile(kiln_session *s) {
 
   /* Every stage from where the input is up to --compile-to, in order:
    *   input    canonicalize, infer-shapes, canonicalize
-   *   flow     inline-calls, convert-elementwise-to-linalg,
+   *   flow     inline-calls, tensorize-scalars, convert-elementwise-to-linalg,
    *            generalize-named-ops, fuse-elementwise, reshapes-to-views,
    *            copy-aliased-results, form-dispatch-regions,
    *            outline-dispatches

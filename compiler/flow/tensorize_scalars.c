@@ -62,7 +62,7 @@ static void tensorize_arg(kiln_context *ctx, kiln_block *entry, kiln_op *before,
   kiln_value *arg = entry->args[i];
   const kiln_type *scalar = arg->type;
   kiln_use *uses = arg->uses;
-  arg->type = fl_scalar_tensor_type(ctx, scalar);
+  kiln_value_set_type(arg, fl_scalar_tensor_type(ctx, scalar));
   /* detach the old uses first: the new extract is a use of arg as well */
   uint32_t n = 0;
   for (kiln_use *u = uses; u; u = u->next) n++;
