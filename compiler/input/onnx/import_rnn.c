@@ -2,8 +2,9 @@
  * unrolled over the static sequence length.
  *
  * Takes: X, W, R and the optional B, sequence_lens, initial_h,
- * (LSTM) initial_c and P of static shapes, one direction (forward or
- * reverse), the default activations (Tanh; Sigmoid/Tanh; Sigmoid/Tanh/
+ * (LSTM) initial_c and P of static shapes, direction forward, reverse or
+ * bidirectional (two independent passes side by side), the default
+ * activations (Tanh; Sigmoid/Tanh; Sigmoid/Tanh/
  * Tanh), optional clip; LSTM with input_forget = 0. Guarantees: each time
  * step is a few ops on [batch, hidden] tensors: X_t W^T and H R^T as
  * generics with a reduction loop, the gate columns as static slices, and
@@ -202,6 +203,28 @@ static kiln_value *rows(oi_ctx *c, kiln_value *v, int64_t off, int64_t len) {
   return oi_slice(c, v, o, sz, st);
 }
 
+/* Entry d of v along `axis` (a direction), reshaped to rank/shape. */
+static kiln_value *dir_slice(oi_ctx *c, kiln_value *v, uint32_t axis, int64_t d, uint32_t rank, const int64_t *shape) {
+  const kiln_type *t = v->type;
+  int64_t off[3] = {0, 0, 0}, size[3], st[3] = {1, 1, 1};
+  for (uint32_t k = 0; k < t->rank; k++) size[k] = t->shape[k];
+  off[axis] = d;
+  size[axis] = 1;
+  return oi_reshape(c, oi_slice(c, v, off, size, st), rank, shape);
+}
+
+/* tensor.concat of n values along axis (the value itself when n is 1). */
+static kiln_value *concat(oi_ctx *c, kiln_value *const *v, uint32_t n, uint32_t axis) {
+  if (n == 1) return v[0];
+  const kiln_type *t = v[0]->type;
+  int64_t shape[OI_MAX_RANK];
+  memcpy(shape, t->shape, t->rank * sizeof *shape);
+  shape[axis] *= n;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), axis)};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CONCAT, n, v, 1, &rt, kiln_attr_dict(c->ctx, 1, &e)), 0);
+}
+
 bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   static const char *const k_rnn[] = {"activation_alpha", "activation_beta", "activations", "clip", "direction",
                                       "hidden_size", "layout", NULL};
@@ -229,9 +252,9 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
       !oi_attr_int(c, n, "layout", 0, &layout) || (gru && !oi_attr_int(c, n, "linear_before_reset", 0, &lbr)) ||
       (lstm && !oi_attr_int(c, n, "input_forget", 0, &fgt)) || !oi_attr_float(c, n, "clip", 0, &clip))
     return false;
-  bool reverse = strcmp(dir, "reverse") == 0;
-  if (!reverse && strcmp(dir, "forward") != 0)
-    return oi_unsupported(c, "direction '%s' (forward and reverse only)", dir);
+  bool reverse = strcmp(dir, "reverse") == 0, bidi = strcmp(dir, "bidirectional") == 0;
+  if (!reverse && !bidi && strcmp(dir, "forward") != 0) return oi_invalid(c, "direction '%s'", dir);
+  int64_t D = bidi ? 2 : 1;
   if (fgt) return oi_unsupported(c, "input_forget = 1");
   if (oi_attr(n, "activations") || oi_attr(n, "activation_alpha") || oi_attr(n, "activation_beta")) {
     /* only the defaults, spelled out */
@@ -257,133 +280,121 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   r.I = xt->shape[2];
   r.H = hs;
   int64_t G = r.gates;
-  if (wt->shape[0] != 1) return oi_unsupported(c, "%lld directions (one only)", (long long)wt->shape[0]);
-  if (hs < 1 || !oi_size_ok(c, hs, 1, "hidden_size") || wt->shape[1] != G * hs || wt->shape[2] != r.I ||
-      rt->shape[0] != 1 || rt->shape[1] != G * hs || rt->shape[2] != hs)
-    return oi_invalid(c, "W must be [1, %lld, %lld] and R [1, %lld, %lld]", (long long)(G * hs), (long long)r.I,
-                      (long long)(G * hs), (long long)hs);
-  if (bv && (bv->type->rank != 2 || bv->type->shape[0] != 1 || bv->type->shape[1] != 2 * G * hs))
-    return oi_invalid(c, "B must be [1, %lld]", (long long)(2 * G * hs));
-  int64_t st_b[3] = {1, r.B, hs}, st_l[3] = {r.B, 1, hs};
+  if (hs < 1 || !oi_size_ok(c, hs, 1, "hidden_size") || wt->shape[0] != D || wt->shape[1] != G * hs ||
+      wt->shape[2] != r.I || rt->shape[0] != D || rt->shape[1] != G * hs || rt->shape[2] != hs)
+    return oi_invalid(c, "W must be [%lld, %lld, %lld] and R [%lld, %lld, %lld]", (long long)D, (long long)(G * hs),
+                      (long long)r.I, (long long)D, (long long)(G * hs), (long long)hs);
+  if (bv && (bv->type->rank != 2 || bv->type->shape[0] != D || bv->type->shape[1] != 2 * G * hs))
+    return oi_invalid(c, "B must be [%lld, %lld]", (long long)D, (long long)(2 * G * hs));
+  int64_t st_b[3] = {D, r.B, hs}, st_l[3] = {r.B, D, hs};
   const int64_t *sshape = r.layout1 ? st_l : st_b;
   oi_val *states[2] = {h0, c0};
   for (int k = 0; k < 2; k++)
     if (states[k] && (states[k]->type->rank != 3 || memcmp(states[k]->type->shape, sshape, sizeof st_b)))
       return oi_invalid(c, "initial_%c must be [%lld, %lld, %lld]", k ? 'c' : 'h', (long long)sshape[0],
                         (long long)sshape[1], (long long)sshape[2]);
-  if (pv && (pv->type->rank != 2 || pv->type->shape[0] != 1 || pv->type->shape[1] != 3 * hs))
-    return oi_invalid(c, "P must be [1, %lld]", (long long)(3 * hs));
+  if (pv && (pv->type->rank != 2 || pv->type->shape[0] != D || pv->type->shape[1] != 3 * hs))
+    return oi_invalid(c, "P must be [%lld, %lld]", (long long)D, (long long)(3 * hs));
   if (sv && (sv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32 || sv->type->rank != 1 || sv->type->shape[0] != r.B))
     return oi_invalid(c, "sequence_lens must be int32 [%lld]", (long long)r.B);
   if (r.S < 1 || r.B < 1) return oi_unsupported(c, "an empty sequence or batch");
   if (r.S > 4096) return oi_unsupported(c, "sequence length %lld (unrolled; at most 4096)", (long long)r.S);
   if (!oi_dims_ok(c, 2, (int64_t[]){r.B, G * hs}, "gate tensor")) return false;
 
-  kiln_value *x = oi_ir(c, xv), *w = oi_ir(c, wv), *rr = oi_ir(c, rv);
-  if (!x || !w || !rr) return false;
-  int64_t wk[2] = {G * hs, r.I}, rk[2] = {G * hs, hs}, bb[1] = {2 * G * hs}, bh[2] = {r.B, hs};
-  w = oi_reshape(c, w, 2, wk);
-  rr = oi_reshape(c, rr, 2, rk);
-  kiln_value *bias = NULL, *p = NULL, *h = NULL, *cs = NULL;
-  if (bv && !(bias = oi_ir(c, bv))) return false;
-  if (bias) bias = oi_reshape(c, bias, 1, bb);
-  r.bias = bias != NULL;
-  if (pv) {
-    int64_t pk[1] = {3 * hs};
-    if (!(p = oi_ir(c, pv))) return false;
-    p = oi_reshape(c, p, 1, pk);
-    r.peep = true;
-  }
-  if (sv && !(r.seq = oi_ir(c, sv))) return false;
+  kiln_value *x = oi_ir(c, xv), *w0 = oi_ir(c, wv), *r0 = oi_ir(c, rv), *b0 = NULL, *p0 = NULL, *hh0 = NULL, *cc0 = NULL;
+  if (!x || !w0 || !r0 || (bv && !(b0 = oi_ir(c, bv))) || (pv && !(p0 = oi_ir(c, pv))) ||
+      (h0 && !(hh0 = oi_ir(c, h0))) || (c0 && !(cc0 = oi_ir(c, c0))) || (sv && !(r.seq = oi_ir(c, sv))))
+    return false;
+  int64_t wk[2] = {G * hs, r.I}, rk[2] = {G * hs, hs}, bb[1] = {2 * G * hs}, bh[2] = {r.B, hs}, pk[1] = {3 * hs};
+  r.bias = bv != NULL;
+  r.peep = pv != NULL;
   const kiln_type *bht = kiln_type_tensor(c->ctx, 2, bh, r.et, NULL);
-  h = h0 ? oi_ir(c, h0) : oi_filled(c, bht, 0, 0);
-  if (!h) return false;
-  h = oi_reshape(c, h, 2, bh);
-  if (lstm) {
-    cs = c0 ? oi_ir(c, c0) : oi_filled(c, bht, 0, 0);
-    if (!cs) return false;
-    cs = oi_reshape(c, cs, 2, bh);
-  }
-  const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
-  int64_t d1 = 1, d0 = 0;
-  const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
-  /* the per-gate weight blocks, once */
-  kiln_value *wg[4], *rg[4], *wbg[4] = {0}, *rbg[4] = {0}, *pg[3] = {0};
-  for (int64_t g = 0; g < G; g++) {
-    wg[g] = rows(c, w, g * hs, hs);
-    rg[g] = rows(c, rr, g * hs, hs);
-    if (bias) wbg[g] = cols(c, bias, g * hs, hs), rbg[g] = cols(c, bias, (G + g) * hs, hs);
-  }
-  for (int k = 0; p && k < 3; k++) pg[k] = cols(c, p, k * hs, hs);
-  kiln_value **ys = kiln_alloc(c->ctx, (size_t)r.S * sizeof *ys);
-  for (int64_t s = 0; s < r.S; s++) {
-    int64_t t = reverse ? r.S - 1 - s : s;
-    r.t = t;
-    kiln_value *xs = x_at(&r, x, t);
-    kiln_value *xw[4], *hr[4];
+  kiln_value *ydir[2] = {0}, *hdir[2] = {0}, *cdir[2] = {0};
+  for (int64_t d = 0; d < D; d++) {
+    bool rev = reverse || d == 1;
+    kiln_value *w = dir_slice(c, w0, 0, d, 2, wk), *rr = dir_slice(c, r0, 0, d, 2, rk);
+    kiln_value *bias = b0 ? dir_slice(c, b0, 0, d, 1, bb) : NULL, *p = p0 ? dir_slice(c, p0, 0, d, 1, pk) : NULL;
+    kiln_value *h = hh0 ? dir_slice(c, hh0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
+    kiln_value *cs = NULL;
+    if (lstm) cs = cc0 ? dir_slice(c, cc0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
+    const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
+    int64_t d1 = 1, d0 = 0;
+    const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
+    /* the per-gate weight blocks, once */
+    kiln_value *wg[4], *rg[4], *wbg[4] = {0}, *rbg[4] = {0}, *pg[3] = {0};
     for (int64_t g = 0; g < G; g++) {
-      xw[g] = gemm_bt(c, xs, wg[g]);
-      bool need_hr = !(gru && g == 2 && !r.lbr);
-      hr[g] = need_hr ? gemm_bt(c, h, rg[g]) : NULL;
-      if (!xw[g] || (need_hr && !hr[g])) return false;
+      wg[g] = rows(c, w, g * hs, hs);
+      rg[g] = rows(c, rr, g * hs, hs);
+      if (bias) wbg[g] = cols(c, bias, g * hs, hs), rbg[g] = cols(c, bias, (G + g) * hs, hs);
     }
-    rn_args a = {.n = 0};
-    kiln_op *op;
-    uint32_t ng = gru ? 2 : (uint32_t)G;
-    r.xw = (int32_t)a.n;
-    for (uint32_t g = 0; g < ng; g++) rn_arg(&a, xw[g], id);
-    r.hr = (int32_t)a.n;
-    for (uint32_t g = 0; g < ng; g++) rn_arg(&a, hr[g], id);
-    r.wb = (int32_t)a.n;
-    for (uint32_t g = 0; bias && g < ng; g++) rn_arg(&a, wbg[g], col);
-    r.rb = (int32_t)a.n;
-    for (uint32_t g = 0; bias && g < ng; g++) rn_arg(&a, rbg[g], col);
-    r.hprev = (int32_t)rn_arg(&a, h, id);
-    if (lstm) {
-      r.cprev = (int32_t)rn_arg(&a, cs, id);
-      r.p = (int32_t)a.n;
-      for (int k = 0; p && k < 3; k++) rn_arg(&a, pg[k], col);
+    for (int k = 0; p && k < 3; k++) pg[k] = cols(c, p, k * hs, hs);
+    kiln_value **ys = kiln_alloc(c->ctx, (size_t)r.S * sizeof *ys);
+    for (int64_t s = 0; s < r.S; s++) {
+      int64_t t = rev ? r.S - 1 - s : s;
+      r.t = t;
+      kiln_value *xs = x_at(&r, x, t);
+      kiln_value *xw[4], *hr[4];
+      for (int64_t g = 0; g < G; g++) {
+        xw[g] = gemm_bt(c, xs, wg[g]);
+        bool need_hr = !(gru && g == 2 && !r.lbr);
+        hr[g] = need_hr ? gemm_bt(c, h, rg[g]) : NULL;
+        if (!xw[g] || (need_hr && !hr[g])) return false;
+      }
+      rn_args a = {.n = 0};
+      kiln_op *op;
+      uint32_t ng = gru ? 2 : (uint32_t)G;
+      r.xw = (int32_t)a.n;
+      for (uint32_t g = 0; g < ng; g++) rn_arg(&a, xw[g], id);
+      r.hr = (int32_t)a.n;
+      for (uint32_t g = 0; g < ng; g++) rn_arg(&a, hr[g], id);
+      r.wb = (int32_t)a.n;
+      for (uint32_t g = 0; bias && g < ng; g++) rn_arg(&a, wbg[g], col);
+      r.rb = (int32_t)a.n;
+      for (uint32_t g = 0; bias && g < ng; g++) rn_arg(&a, rbg[g], col);
+      r.hprev = (int32_t)rn_arg(&a, h, id);
+      if (lstm) {
+        r.cprev = (int32_t)rn_arg(&a, cs, id);
+        r.p = (int32_t)a.n;
+        for (int k = 0; p && k < 3; k++) rn_arg(&a, pg[k], col);
+      }
+      if (gru) {
+        kiln_op *zr = cell(&r, &a, 2, gru_zr);
+        if (!zr) return false;
+        kiln_value *z = kiln_op_result(zr, 0), *rh = kiln_op_result(zr, 1);
+        kiln_value *prod = r.lbr ? hr[2] : gemm_bt(c, rh, rg[2]);
+        if (!prod) return false;
+        rn_args a2 = {.n = 0};
+        r.xw = (int32_t)rn_arg(&a2, xw[2], id);
+        r.hr = (int32_t)rn_arg(&a2, prod, id);
+        if (bias) r.wb = (int32_t)rn_arg(&a2, wbg[2], col), r.rb = (int32_t)rn_arg(&a2, rbg[2], col);
+        r.z = (int32_t)rn_arg(&a2, z, id);
+        r.r = (int32_t)rn_arg(&a2, rh, id);
+        r.hprev = (int32_t)rn_arg(&a2, h, id);
+        if (r.seq) r.sq = (int32_t)rn_arg(&a2, r.seq, row);
+        op = cell(&r, &a2, r.seq ? 2 : 1, gru_h);
+      } else {
+        if (r.seq) r.sq = (int32_t)rn_arg(&a, r.seq, row);
+        op = cell(&r, &a, (lstm ? 2 : 1) + (r.seq ? 1 : 0), lstm ? lstm_cell : rnn_cell);
+      }
+      if (!op) return false;
+      h = kiln_op_result(op, 0);
+      if (lstm) cs = kiln_op_result(op, 1);
+      ys[t] = r.seq ? kiln_op_result(op, lstm ? 2 : 1) : h;
     }
-    if (gru) {
-      kiln_op *zr = cell(&r, &a, 2, gru_zr);
-      if (!zr) return false;
-      kiln_value *z = kiln_op_result(zr, 0), *rh = kiln_op_result(zr, 1);
-      kiln_value *prod = r.lbr ? hr[2] : gemm_bt(c, rh, rg[2]);
-      if (!prod) return false;
-      rn_args a2 = {.n = 0};
-      r.xw = (int32_t)rn_arg(&a2, xw[2], id);
-      r.hr = (int32_t)rn_arg(&a2, prod, id);
-      if (bias) r.wb = (int32_t)rn_arg(&a2, wbg[2], col), r.rb = (int32_t)rn_arg(&a2, rbg[2], col);
-      r.z = (int32_t)rn_arg(&a2, z, id);
-      r.r = (int32_t)rn_arg(&a2, rh, id);
-      r.hprev = (int32_t)rn_arg(&a2, h, id);
-      if (r.seq) r.sq = (int32_t)rn_arg(&a2, r.seq, row);
-      op = cell(&r, &a2, r.seq ? 2 : 1, gru_h);
-    } else {
-      if (r.seq) r.sq = (int32_t)rn_arg(&a, r.seq, row);
-      op = cell(&r, &a, (lstm ? 2 : 1) + (r.seq ? 1 : 0), lstm ? lstm_cell : rnn_cell);
-    }
-    if (!op) return false;
-    h = kiln_op_result(op, 0);
-    if (lstm) cs = kiln_op_result(op, 1);
-    ys[t] = r.seq ? kiln_op_result(op, lstm ? 2 : 1) : h;
-  }
-  /* Y: [S, 1, B, H] or batch-major [B, S, 1, H] */
-  if (oi_has_out(n, 0)) {
+    /* this direction's Y: [S, 1, B, H] or batch-major [B, S, 1, H] */
     int64_t one[4] = {1, 1, r.B, hs}, onel[4] = {r.B, 1, 1, hs};
-    kiln_value **parts = kiln_alloc(c->ctx, (size_t)r.S * sizeof *parts);
-    for (int64_t t = 0; t < r.S; t++) parts[t] = oi_reshape(c, ys[t], 4, r.layout1 ? onel : one);
-    int64_t ys4[4] = {r.S, 1, r.B, hs}, ysl[4] = {r.B, r.S, 1, hs};
-    const kiln_type *yt = kiln_type_tensor(c->ctx, 4, r.layout1 ? ysl : ys4, r.et, NULL);
-    kiln_value *yv = parts[0];
-    if (r.S > 1) {
-      kiln_named_attr e = {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), r.layout1 ? 1 : 0)};
-      yv = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CONCAT, (uint32_t)r.S, parts, 1, &yt, kiln_attr_dict(c->ctx, 1, &e)), 0);
-    }
-    oi_set_out(c, n, 0, yv, xv->dtype);
+    for (int64_t t = 0; t < r.S; t++) ys[t] = oi_reshape(c, ys[t], 4, r.layout1 ? onel : one);
+    ydir[d] = concat(c, ys, (uint32_t)r.S, r.layout1 ? 1 : 0);
+    int64_t one3[3] = {1, r.B, hs}, one3l[3] = {r.B, 1, hs};
+    hdir[d] = oi_reshape(c, h, 3, r.layout1 ? one3l : one3);
+    if (lstm) cdir[d] = oi_reshape(c, cs, 3, r.layout1 ? one3l : one3);
   }
-  kiln_value *fin[2] = {h, cs};
+  /* directions side by side: Y [S, D, B, H] ([B, S, D, H]), Y_h and
+   * Y_c [D, B, H] ([B, D, H]) */
+  if (oi_has_out(n, 0)) oi_set_out(c, n, 0, concat(c, ydir, (uint32_t)D, r.layout1 ? 2 : 1), xv->dtype);
+  kiln_value **fin[2] = {hdir, cdir};
   for (int k = 0; k < (lstm ? 2 : 1); k++)
-    if (oi_has_out(n, 1 + (size_t)k)) oi_set_out(c, n, 1 + (size_t)k, oi_reshape(c, fin[k], 3, sshape), xv->dtype);
+    if (oi_has_out(n, 1 + (size_t)k))
+      oi_set_out(c, n, 1 + (size_t)k, concat(c, fin[k], (uint32_t)D, r.layout1 ? 1 : 0), xv->dtype);
   return true;
 }

@@ -132,6 +132,17 @@ START_TEST(cumsum_runtime_axis) {
 }
 END_TEST
 
+/* A bidirectional LSTM: two passes, Y and Y_h with the directions side
+ * by side. */
+START_TEST(lstm_bidirectional) {
+  expect_ir("opset 14; in x f32 2,1,3; in w f32 2,16,3; in r f32 2,16,4; node LSTM x,w,r -> y,h,c hidden_size=i:4 "
+            "direction=s:bidirectional; out y; out h; out c",
+            "-> (tensor<2x2x1x4xf32> {kiln.name = \"y\"}, tensor<2x1x4xf32> {kiln.name = \"h\"}, "
+            "tensor<2x1x4xf32> {kiln.name = \"c\"})",
+            "tensor.concat dim(1)", NULL);
+}
+END_TEST
+
 START_TEST(unknown_op) {
   expect_error("in x f32 2; node Frobnicate x -> y; out y", UNSUP,
                "node 0 'n' (Frobnicate, opset 13): operator not supported", NULL);
@@ -411,10 +422,17 @@ START_TEST(resize_crop) {
 }
 END_TEST
 
-START_TEST(rnn_bidirectional) {
+START_TEST(rnn_direction) {
   expect_error("opset 14; in x f32 2,1,3; in w f32 2,4,3; in r f32 2,4,4; node RNN x,w,r -> y,h hidden_size=i:4 "
+               "direction=s:both; out h",
+               NODE, "(RNN, opset 14)", "direction 'both'", NULL);
+}
+END_TEST
+
+START_TEST(rnn_bidirectional_weights) {
+  expect_error("opset 14; in x f32 2,1,3; in w f32 1,4,3; in r f32 1,4,4; node RNN x,w,r -> y,h hidden_size=i:4 "
                "direction=s:bidirectional; out h",
-               UNSUP, "(RNN, opset 14)", "direction 'bidirectional'", NULL);
+               NODE, "(RNN, opset 14)", "W must be [2, 4, 3] and R [2, 4, 4]", NULL);
 }
 END_TEST
 
@@ -506,6 +524,7 @@ static Suite *suite(void) {
   tcase_add_test(v, einsum_ellipsis);
   tcase_add_test(v, trilu_runtime_k);
   tcase_add_test(v, cumsum_runtime_axis);
+  tcase_add_test(v, lstm_bidirectional);
   suite_add_tcase(s, v);
   TCase *e = tcase_create("errors");
   tcase_add_test(e, unknown_op);
@@ -551,7 +570,8 @@ static Suite *suite(void) {
   tcase_add_test(e, gridsample_before_16);
   tcase_add_test(e, resize_mode);
   tcase_add_test(e, resize_crop);
-  tcase_add_test(e, rnn_bidirectional);
+  tcase_add_test(e, rnn_direction);
+  tcase_add_test(e, rnn_bidirectional_weights);
   tcase_add_test(e, lstm_activations);
   tcase_add_test(e, gru_weight_shape);
   tcase_add_test(e, rnn_layout_before_14);
