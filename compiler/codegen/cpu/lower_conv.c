@@ -18,8 +18,8 @@
  * ONNX's [M, C, kh, kw]: there each packed panel is reused by every pixel
  * of the workgroup's tile. An output not contiguous along the channels
  * (NCHW) is staged through a small buffer (stage()), once per reduction
- * block. Columns past the last whole vector go
- * to a clone of the op on column subviews (*tail, the generic path).
+ * block. Columns past the last whole vector go to a clone of the op on
+ * column subviews (*tail, the generic path).
  *
  * Not for GPU variants (their threads share the workgroup's tile, and a
  * panel would be per-thread local memory): the generic path serves them. */
@@ -197,11 +197,13 @@ static void pack(cv *c, kiln_builder *b, kiln_value *j0, kiln_value *kb, int64_t
   cg_store(&cur, s, c->P, 2, pix);
 }
 
-/* Scalar loops over the given parallel loops (outermost first), then fn. */
+/* Some loops of the op, outermost first. */
 typedef struct nest {
   int n, l[KILN_MAX_LOOPS];
 } nest;
 
+/* An scf.for over each loop of ns, nested; returns a builder inside the
+ * innermost. */
 static kiln_builder loops(cv *c, kiln_builder *b, const nest *ns) {
   kiln_builder cur = *b, body;
   for (int i = 0; i < ns->n; i++) {
