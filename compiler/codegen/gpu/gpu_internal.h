@@ -25,6 +25,15 @@ typedef struct gpu_matmul_config {
 } gpu_matmul_config;
 gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version);
 
+/* The convolutions gpu-tile-matmul-shared takes as implicit GEMMs
+ * (tile_matmul_shared.c): conv_2d_nhwc_hwcf, conv_2d_nchw_fchw, and the
+ * ONNX importer's Conv, a multiply-accumulate linalg.generic over (n, g,
+ * m, oh, ow | c, kh, kw) with X[n][g][c][oh*sh + kh*dh][ow*sw + kw*dw],
+ * W[g][m][c][kh][kw], out[n][g][m][oh][ow] (groups and depthwise
+ * included). NONE, or the layout with the strides and dilations. */
+typedef enum { GPU_CONV_NONE, GPU_CONV_NHWC, GPU_CONV_NCHW, GPU_CONV_GROUPED } gpu_conv_layout;
+gpu_conv_layout gpu_match_conv(const kiln_op *op, int64_t *sh, int64_t *sw, int64_t *dh, int64_t *dw);
+
 /* Does the kernel hold a memref.alloca outside workgroup memory (a
  * bufferized intermediate: private to each GPU thread)? */
 bool gpu_has_private_scratch(kiln_op *func);

@@ -15,9 +15,12 @@
  * (correct for any block size). workgroup_count is also set on the variant's export and on the
  * host's dispatch sites of it; a disagreement with what another variant
  * recorded is an error.
- * Kernels whose root is an f32 matmul, batch_matmul or conv_2d_nhwc_hwcf
- * (an implicit GEMM: output pixels x channels x filter taps; and that hold
- * no private memref.alloca scratch) also get the
+ * Kernels whose root is an f32 matmul, batch_matmul, conv_2d_nhwc_hwcf
+ * (an implicit GEMM: output pixels x channels x filter taps) or
+ * conv_2d_nchw_fchw or the ONNX importer's generic (grouped) NCHW
+ * convolution (per batch and group: output channels x output pixels x
+ * filter taps; gpu_match_conv), and that hold no private memref.alloca
+ * scratch, also get the
  * shared-memory tiling of gpu-tile-matmul-shared, per SM:
  * block_tile = [BM, BN] (the block's output tile; the workgroup tile is
  * walked in such tiles), k_step = BK (the K slice staged in workgroup
@@ -117,7 +120,9 @@ static int64_t clamp(int64_t want, int64_t size) { return size > 0 && size < wan
 /* block_tile, k_step, thread_tile entries (3) for an f32 matmul root, or 0. */
 static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_named_attr *e) {
   kiln_op *root = cg_find_root(f);
-  const bool conv = root && root->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF;
+  int64_t sh, sw, dh, dw;
+  const gpu_conv_layout lay = root ? gpu_match_conv(root, &sh, &sw, &dh, &dw) : GPU_CONV_NONE;
+  const bool conv = lay != GPU_CONV_NONE;
   if (!root || (root->kind != KILN_OP_LINALG_MATMUL && root->kind != KILN_OP_LINALG_BATCH_MATMUL && !conv) ||
       root->num_operands != 3 || gpu_has_private_scratch(f))
     return 0;
@@ -132,14 +137,20 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   if (n < 3 || bounds[n - 1] < 1) return 0;
   /* GEMM sizes M, N, K of the root (a convolution's implicit GEMM over
    * its workgroup tile: M output pixels n x oh x ow, N channels f, K =
-   * kh x kw x c). */
+   * kh x kw x c; conv_2d_nchw_fchw's per batch, and the ONNX importer's
+   * per batch and group: M channels f, N output pixels oh x ow,
+   * contiguous in the NCHW output and, at stride 1, in the input, K = c x
+   * kh x kw, contiguous in the filter). */
   int64_t gm = bounds[n - 3], gn = bounds[n - 2], gk = bounds[n - 1];
   if (conv) {
     int64_t tiles[KILN_MAX_LOOPS];
-    if (n != 7 || cg_launch_array(f, "tile_sizes", tiles, KILN_MAX_LOOPS) != 7) return 0;
-    for (int l = 0; l < 4; l++)
+    const int g = lay == GPU_CONV_GROUPED; /* the group loop after n */
+    if (n != 7 + g || cg_launch_array(f, "tile_sizes", tiles, KILN_MAX_LOOPS) != n) return 0;
+    for (int l = 0; l < 4 + g; l++)
       if (tiles[l] > 0) bounds[l] = tiles[l];
-    gm = bounds[0] * bounds[1] * bounds[2], gn = bounds[3], gk = bounds[4] * bounds[5] * bounds[6];
+    gk = bounds[4 + g] * bounds[5 + g] * bounds[6 + g];
+    if (lay == GPU_CONV_NHWC) gm = bounds[0] * bounds[1] * bounds[2], gn = bounds[3];
+    else gm = bounds[1 + g], gn = bounds[2 + g] * bounds[3 + g];
     if (gk < 1) return 0;
   }
   gpu_matmul_config cf = gpu_matmul_config_for(sm);
@@ -159,6 +170,12 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   e[2].name = "thread_tile";
   e[2].value = kiln_attr_dense_i64_array(c, 2, tt);
   return 3;
+}
+
+static bool conv_root(kiln_op *f) {
+  kiln_op *root = cg_find_root(f);
+  int64_t sh, sw, dh, dw;
+  return root && gpu_match_conv(root, &sh, &sw, &dh, &dw) != GPU_CONV_NONE;
 }
 
 /* VAR (and TOP, EXE) may be NULL for a codegen-level module: then no
@@ -191,7 +208,8 @@ kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, k
         continue;
       if (strcmp(e[n].name, "pipeline") == 0 && e[n].value->kind == KILN_ATTR_STRING) {
         char buf[64];
-        const char *p = e[n].value->str;
+        /* (a generic convolution is a reduction root to the CPU rule) */
+        const char *p = shared && conv_root(f) ? "conv" : e[n].value->str;
         snprintf(buf, sizeof buf, "gpu-%s%s", strncmp(p, "cpu-", 4) == 0 ? p + 4 : p,
                  shared ? "-shared" : "");
         e[n].value = kiln_attr_string(c, buf, strlen(buf));

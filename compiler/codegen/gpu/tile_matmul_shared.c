@@ -1,5 +1,6 @@
-/* gpu-tile-matmul-shared: matmul, batch_matmul and conv_2d_nhwc_hwcf of
- * a GPU kernel through shared-memory tiles and per-thread register tiles.
+/* gpu-tile-matmul-shared: matmul, batch_matmul, conv_2d_nhwc_hwcf and
+ * conv_2d_nchw_fchw of a GPU kernel through shared-memory tiles and
+ * per-thread register tiles.
  *
  * Takes: a cuda variant's inner module after tile-and-distribute, whose
  * kernels carry kiln.launch {block_tile = [BM, BN], k_step = BK,
@@ -14,7 +15,15 @@
  * kw, c); A[m][k] = input[n][oh*sh + kh*dh][ow*sw + kw*dw][c], B = the
  * filter as a (KH*KW*C) x F matrix, C = the output tile as pixels x
  * channels; 4 consecutive k are contiguous in A only when C % 4 == 0, else
- * A is loaded element by element), becomes uniform loops over batch,
+ * A is loaded element by element), and every conv_2d_nchw_fchw with a
+ * static filter (C, KH, KW) as an implicit GEMM per batch image chosen so
+ * that global loads stay coalesced in NCHW (m = output channel f, n =
+ * output pixel (oh, ow) of the tile, contiguous in the output, k = filter
+ * tap (c, kh, kw), contiguous in the filter; A = the filter as F x
+ * (C*KH*KW), B[k][n] = input[b][c][oh*sh + kh*dh][ow*sw + kw*dw], C =
+ * output[b][f][oh][ow]; groups of 4 only where they stay in one memory
+ * row: A when KW % 4 == 0, C when the tile's OW % 4 == 0, B for a 1x1
+ * filter at stride 1 with such C), becomes uniform loops over batch,
  * BM x BN block tiles of the workgroup tile and BK-wide K steps; per K
  * step
  *   1. the block loads A's BM x BK and B's BK x BN tiles into workgroup
@@ -23,11 +32,14 @@
  *      k as one row; Bs[BK][BN']; BM', BN' rounded up to 4): thread t of
  *      n takes groups t, t+n, ... of 4 consecutive elements along the
  *      contiguous dim, as one vector<4xf32> load where the group lies in
- *      the tile, scalar loads guarded by the tile's sizes elsewhere;
+ *      the tile, scalar loads guarded by the tile's sizes elsewhere; an
+ *      operand without such groups goes element by element, thread t of
+ *      n taking elements t, t+n, ... along the contiguous dim (coalesced);
  *   2. hal.interface.barrier;
  *   3. thread t of n takes thread tiles t, t+n, ... (TM x TN outputs at
  *      rows TM*ty, columns TN*tx of the block tile): a full thread tile
- *      reads its outputs (vector<4xf32> rows when TN % 4 == 0), runs the
+ *      reads its outputs (vector<4xf32> rows when TN % 4 == 0; lane by
+ *      lane into them when 4 consecutive n are not contiguous), runs the
  *      K step's BK products on TM x TN/4 vector accumulators held in
  *      registers (iter_args of the k loop, shared operands read as
  *      vectors), and stores them back; a partial one (edges of M and N)
@@ -154,6 +166,13 @@ static kiln_value *extract(kiln_builder *b, kiln_value *v, int64_t lane) {
   return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_EXTRACT, 1, &v, 1, &et, kiln_attr_dict(b->ctx, 1, &na)), 0);
 }
 
+static kiln_value *insert(kiln_builder *b, kiln_value *x, kiln_value *v, int64_t lane) {
+  kiln_value *ops[2] = {x, v};
+  kiln_named_attr na = {"static_position", kiln_attr_dense_i64_array(b->ctx, 1, &lane)};
+  return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_INSERT, 2, ops, 1, &v->type, kiln_attr_dict(b->ctx, 1, &na)),
+                        0);
+}
+
 /* scf.if cond with an empty then (and else when want_else) branch;
  * builders before their yields. */
 static kiln_op *build_if(kiln_builder *b, kiln_value *cond, bool want_else, kiln_builder *then_b,
@@ -196,11 +215,16 @@ typedef struct {
   kiln_value *A, *B, *C;     /* the op's operands */
   kiln_value *As, *Bs;       /* workgroup-memory tiles */
   kiln_value *bi;            /* batch index or NULL */
+  kiln_value *gi;            /* grouped convolution: group index, else NULL */
   bool conv;                 /* conv_2d_nhwc_hwcf as implicit GEMM */
-  bool vecA;                 /* 4 consecutive k are contiguous in A */
+  bool nchw;                 /* conv_2d_nchw_fchw (or grouped) as implicit GEMM */
+  bool vecA, vecB, vecC;     /* 4 consecutive k (A), n (B, C) are contiguous */
   bool alA, alB, alC;        /* 16-byte aligned vector accesses */
   /* conv: m = (n, oh, ow) over the output tile's OH' x OW', k = (kh, kw,
-   * c) over KW x C; input position (n, oh*sh + kh*dh, ow*sw + kw*dw, c) */
+   * c) over KW x C; input position (n, oh*sh + kh*dh, ow*sw + kw*dw, c).
+   * nchw: m = f, n = (oh, ow) over OH' x OW', k = (c, kh, kw) over KH x
+   * KW; input position (batch, c, oh*sh + kh*dh, ow*sw + kw*dw). tap()
+   * splits k by kwc (KW*C; nchw KH*KW) then cin (C; nchw KW). */
   kiln_value *ohw, *ow;      /* OH' * OW' and OW' */
   int64_t sh, sw, dh, dw, kwc, cin;
   const kiln_type *f32, *v4;
@@ -220,7 +244,7 @@ static void pixel(kiln_builder *b, const mm_emit *e, kiln_value *m, kiln_value *
   p[1] = divv(b, r, e->ow), p[2] = remv(b, r, e->ow);
 }
 
-/* conv: reduction index k -> (kh, kw, c). */
+/* conv: reduction index k -> (kh, kw, c); nchw: (c, kh, kw). */
 static void tap(kiln_builder *b, const mm_emit *e, kiln_value *k, kiln_value **t) {
   t[0] = divv(b, k, idx(b, e->kwc));
   kiln_value *r = remv(b, k, idx(b, e->kwc));
@@ -229,6 +253,13 @@ static void tap(kiln_builder *b, const mm_emit *e, kiln_value *k, kiln_value **t
 
 static uint32_t a_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_value *m, kiln_value *k) {
   uint32_t n = 0;
+  if (e->nchw) { /* the filter [g][f][c][kh][kw] (g: grouped only) */
+    uint32_t o = 0;
+    if (e->gi) ix[o++] = e->gi;
+    ix[o] = m;
+    tap(b, e, k, ix + o + 1);
+    return 4 + o;
+  }
   if (!e->conv) {
     if (e->bi) ix[n++] = e->bi;
     ix[n++] = m, ix[n++] = k;
@@ -248,6 +279,20 @@ static uint32_t a_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_va
 
 static uint32_t b_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_value *k, kiln_value *nn) {
   uint32_t n = 0;
+  if (e->nchw) { /* the input at (batch, c, oh*sh + kh*dh, ow*sw + kw*dw) */
+    kiln_value *t[3];
+    tap(b, e, k, t);
+    kiln_value *oh = divv(b, nn, e->ow), *ow = remv(b, nn, e->ow);
+    uint32_t o = 0;
+    ix[o++] = e->bi;
+    if (e->gi) ix[o++] = e->gi;
+    ix[o] = t[0];
+    kiln_value *h = cg_muli(b, oh, e->sh), *kh = cg_muli(b, t[1], e->dh);
+    ix[o + 1] = add(b, h, kh);
+    kiln_value *w = cg_muli(b, ow, e->sw), *kw = cg_muli(b, t[2], e->dw);
+    ix[o + 2] = add(b, w, kw);
+    return o + 3;
+  }
   if (!e->conv) {
     if (e->bi) ix[n++] = e->bi;
     ix[n++] = k, ix[n++] = nn;
@@ -260,6 +305,14 @@ static uint32_t b_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_va
 
 static uint32_t c_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_value *m, kiln_value *nn) {
   uint32_t n = 0;
+  if (e->nchw) { /* the output [batch][g][f][oh][ow] (g: grouped only) */
+    uint32_t o = 0;
+    ix[o++] = e->bi;
+    if (e->gi) ix[o++] = e->gi;
+    ix[o++] = m;
+    ix[o] = divv(b, nn, e->ow), ix[o + 1] = remv(b, nn, e->ow);
+    return o + 2;
+  }
   if (!e->conv) {
     if (e->bi) ix[n++] = e->bi;
     ix[n++] = m, ix[n++] = nn;
@@ -271,25 +324,53 @@ static uint32_t c_at(kiln_builder *b, const mm_emit *e, kiln_value **ix, kiln_va
 }
 
 /* Step 1: A[bm0 + r][k0 + kq ..] -> As[kq ..][r], B[k0 + kr][bn0 + nq ..]
- * -> Bs[kr][nq ..], groups of 4 along the contiguous dim. */
+ * -> Bs[kr][nq ..]. A side whose 4 consecutive elements along the
+ * contiguous dim are contiguous in memory (vecA / vecB) moves in groups
+ * of 4; the other one element by element, consecutive threads taking
+ * consecutive elements along that dim (coalesced where it is contiguous
+ * in memory, e.g. the filter's k and, at stride 1, the NCHW input's
+ * pixels). */
+static void emit_elements(kiln_builder *b, const mm_emit *e, int which, int64_t rows, int64_t cols,
+                          kiln_value *tid, kiln_value *nthr, kiln_value *r0, kiln_value *c0,
+                          kiln_value *rlim, kiln_value *clim) {
+  kiln_value *ix[5], *sx[2];
+  kiln_builder lb, ib;
+  kiln_op *l = loop(b, tid, idx(b, rows * cols), nthr, &lb);
+  kiln_value *g = cg_for_iv(l);
+  kiln_value *r = cg_bin(&lb, KILN_OP_ARITH_DIVSI, g, idx(&lb, cols));
+  kiln_value *c = cg_bin(&lb, KILN_OP_ARITH_REMSI, g, idx(&lb, cols));
+  kiln_value *rin = lt(&lb, r, rlim), *cin = lt(&lb, c, clim);
+  build_if(&lb, and_(&lb, rin, cin), false, &ib, NULL);
+  kiln_value *gr = add(&ib, r0, r), *gc = add(&ib, c0, c);
+  uint32_t n = which ? b_at(&ib, e, ix, gr, gc) : a_at(&ib, e, ix, gr, gc);
+  kiln_value *x = cg_load(&ib, which ? e->B : e->A, n, ix);
+  if (which) sx[0] = r, sx[1] = c;
+  else sx[0] = c, sx[1] = r;
+  cg_store(&ib, x, which ? e->Bs : e->As, 2, sx);
+}
+
 static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
                        kiln_value *bn0, kiln_value *k0, kiln_value *mb, kiln_value *nb, kiln_value *kb) {
-  kiln_value *tid = thread_id(b), *nthr = block_threads(b), *ix[4], *sx[2];
+  kiln_value *tid = thread_id(b), *nthr = block_threads(b), *ix[5], *sx[2];
   for (int which = 0; which < 2; which++) {
     /* A: rows BM, groups along k; B: rows BK, groups along n. */
-    const int64_t rows = which ? cf->bk : cf->bm, groups = (which ? cf->bn : cf->bk) + 3;
-    const int64_t q = groups / 4;
+    const int64_t rows = which ? cf->bk : cf->bm, cols = which ? cf->bn : cf->bk;
+    kiln_value *rlim = which ? kb : mb, *clim = which ? nb : kb;
+    if (!(which ? e->vecB : e->vecA)) {
+      emit_elements(b, e, which, rows, cols, tid, nthr, which ? k0 : bm0, which ? bn0 : k0, rlim, clim);
+      continue;
+    }
+    const int64_t q = (cols + 3) / 4;
     kiln_builder lb;
     kiln_op *l = loop(b, tid, idx(b, rows * q), nthr, &lb);
     kiln_value *g = cg_for_iv(l);
     kiln_value *r = cg_bin(&lb, KILN_OP_ARITH_DIVSI, g, idx(&lb, q));
     kiln_value *c = cg_muli(&lb, cg_bin(&lb, KILN_OP_ARITH_REMSI, g, idx(&lb, q)), 4);
-    kiln_value *rlim = which ? kb : mb, *clim = which ? nb : kb;
     kiln_value *rin = lt(&lb, r, rlim);
-    kiln_builder vb, sb = lb;
-    if (which || e->vecA) {
-      kiln_value *full = and_(&lb, rin, le(&lb, addc(&lb, c, 4), clim));
-      build_if(&lb, full, true, &vb, &sb);
+    kiln_builder vb, sb;
+    kiln_value *full = and_(&lb, rin, le(&lb, addc(&lb, c, 4), clim));
+    build_if(&lb, full, true, &vb, &sb);
+    {
       /* global position of the group */
       kiln_value *gr = add(&vb, which ? k0 : bm0, r), *gc = add(&vb, which ? bn0 : k0, c);
       uint32_t n = which ? b_at(&vb, e, ix, gr, gc) : a_at(&vb, e, ix, gr, gc);
@@ -304,8 +385,7 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
         }
       }
     }
-    /* partial group (or A's groups when 4 k are not contiguous): the
-     * elements inside the tile, one by one */
+    /* partial group: the elements inside the tile, one by one */
     kiln_builder ib, eb;
     build_if(&sb, rin, false, &ib, NULL);
     kiln_value *cnt = minc(&ib, 4, sub(&ib, clim, c));
@@ -323,16 +403,27 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
 /* Step 3, full thread tile at block-tile position (r0, c0). */
 static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
                            kiln_value *bn0, kiln_value *kb, kiln_value *r0, kiln_value *c0) {
-  const bool vec = cf->tn % 4 == 0, avec = cf->tm % 4 == 0;
+  /* vector accumulators when TN % 4 == 0; read and written as vectors
+   * when 4 consecutive n are contiguous in C (vecC), lane by lane else */
+  const bool vec = cf->tn % 4 == 0, cvec = vec && e->vecC, avec = cf->tm % 4 == 0;
   const int64_t nv = vec ? cf->tn / 4 : cf->tn, tm = cf->tm;
   const int64_t nacc = tm * nv;
-  kiln_value *acc[256], *ix[4], *sx[2];
+  kiln_value *acc[256], *ix[5], *sx[2];
   kiln_value *row0 = add(b, bm0, r0), *col0 = add(b, bn0, c0);
   for (int64_t i = 0; i < tm; i++)
     for (int64_t q = 0; q < nv; q++) {
       kiln_value *m = addc(b, row0, i), *nn = addc(b, col0, vec ? 4 * q : q);
       uint32_t n = c_at(b, e, ix, m, nn);
-      acc[i * nv + q] = vec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
+      if (cvec || !vec) {
+        acc[i * nv + q] = cvec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
+        continue;
+      }
+      kiln_value *v = cg_broadcast(b, cg_load(b, e->C, n, ix), e->v4);
+      for (int64_t l = 1; l < 4; l++) {
+        n = c_at(b, e, ix, m, addc(b, nn, l));
+        v = insert(b, cg_load(b, e->C, n, ix), v, l);
+      }
+      acc[i * nv + q] = v;
     }
   kiln_builder kb_;
   kiln_value *zero = idx(b, 0), *one = idx(b, 1);
@@ -370,10 +461,13 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
   for (int64_t i = 0; i < tm; i++)
     for (int64_t q = 0; q < nv; q++) {
       kiln_value *m = addc(b, row0, i), *nn = addc(b, col0, vec ? 4 * q : q);
-      uint32_t n = c_at(b, e, ix, m, nn);
       kiln_value *v = kiln_op_result(kl, (uint32_t)(i * nv + q));
-      if (vec) vstore(b, v, e->C, n, ix, e->alC);
-      else cg_store(b, v, e->C, n, ix);
+      for (int64_t l = 0; l < (cvec || !vec ? 1 : 4); l++) {
+        uint32_t n = c_at(b, e, ix, m, addc(b, nn, l));
+        if (cvec) vstore(b, v, e->C, n, ix, e->alC);
+        else if (!vec) cg_store(b, v, e->C, n, ix);
+        else cg_store(b, extract(b, v, l), e->C, n, ix);
+      }
     }
 }
 
@@ -381,7 +475,7 @@ static void emit_full_tile(kiln_builder *b, const mm_emit *e, const mm_config *c
 static void emit_partial_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0,
                               kiln_value *bn0, kiln_value *mb, kiln_value *nb, kiln_value *kb,
                               kiln_value *r0, kiln_value *c0) {
-  kiln_value *ix[4], *sx[2];
+  kiln_value *ix[5], *sx[2];
   kiln_builder ib, jb, kb_;
   kiln_op *il = loopc(b, 0, minc(b, cf->tm, sub(b, mb, r0)), 1, &ib);
   kiln_op *jl = loopc(&ib, 0, minc(&ib, cf->tn, sub(&ib, nb, c0)), 1, &jb);
@@ -424,26 +518,74 @@ static bool is_f32_memref(const kiln_value *v, uint32_t rank) {
   return v->type->kind == KILN_TYPE_MEMREF && v->type->rank == rank && v->type->elem->kind == KILN_TYPE_F32;
 }
 
-/* conv_2d_nhwc_hwcf's strides and dilations from its input map
- * (d1 * sh + d4 * dh, d2 * sw + d5 * dw); false when not of that form. */
-static bool conv_window(const kiln_op *op, int64_t *sh, int64_t *sw, int64_t *dh, int64_t *dw) {
+/* Is e exactly d_l (coefficient 1, nothing else)? */
+static bool is_dim(const kiln_affine_expr *e, int loops, int l) {
+  int64_t co[KILN_MAX_LOOPS] = {0}, cst = 0;
+  if (!cg_linear_expr(e, loops, co, &cst) || cst) return false;
+  for (int i = 0; i < loops; i++)
+    if (co[i] != (i == l)) return false;
+  return true;
+}
+
+/* Is e exactly d_o * s + d_k * d with s, d > 0 (and nothing else)? */
+static bool window_expr(const kiln_affine_expr *e, int loops, int o, int k, int64_t *s, int64_t *d) {
+  int64_t co[KILN_MAX_LOOPS] = {0}, cst = 0;
+  if (!cg_linear_expr(e, loops, co, &cst) || cst) return false;
+  for (int i = 0; i < loops; i++)
+    if (i != o && i != k && co[i]) return false;
+  *s = co[o], *d = co[k];
+  return *s > 0 && *d > 0;
+}
+
+gpu_conv_layout gpu_match_conv(const kiln_op *op, int64_t *sh, int64_t *sw, int64_t *dh, int64_t *dw) {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
-  if (cg_iteration(op, maps, red) != 7 || maps[0]->num_results != 4) return false;
-  int64_t ch[KILN_MAX_LOOPS] = {0}, cw[KILN_MAX_LOOPS] = {0}, c0 = 0, c1 = 0;
-  if (!cg_linear_expr(maps[0]->results[1], 7, ch, &c0) || !cg_linear_expr(maps[0]->results[2], 7, cw, &c1))
-    return false;
-  *sh = ch[1], *dh = ch[4], *sw = cw[2], *dw = cw[5];
-  return c0 == 0 && c1 == 0 && *sh > 0 && *sw > 0 && *dh > 0 && *dw > 0;
+  if (op->num_operands != 3) return GPU_CONV_NONE;
+  int n = cg_iteration(op, maps, red);
+  if (op->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF || op->kind == KILN_OP_LINALG_CONV_2D_NCHW_FCHW) {
+    /* n h w c / n c h w: the window at results 1, 2 / 2, 3 over loops
+     * (1, 4), (2, 5) / (2, 5), (3, 6) */
+    const int o = op->kind == KILN_OP_LINALG_CONV_2D_NCHW_FCHW;
+    if (n != 7 || maps[0]->num_results != 4 ||
+        !window_expr(maps[0]->results[1 + o], 7, 1 + o, 4 + o, sh, dh) ||
+        !window_expr(maps[0]->results[2 + o], 7, 2 + o, 5 + o, sw, dw))
+      return GPU_CONV_NONE;
+    return o ? GPU_CONV_NCHW : GPU_CONV_NHWC;
+  }
+  /* The ONNX importer's Conv: a multiply-accumulate linalg.generic over
+   * (n, g, m, oh, ow | c, kh, kw) with X[n][g][c][oh*sh + kh*dh][ow*sw +
+   * kw*dw], W[g][m][c][kh][kw], out[n][g][m][oh][ow]. */
+  cg_igemm g;
+  if (op->kind != KILN_OP_LINALG_GENERIC || n != 8 || !cg_igemm_match(op, &g) || g.x != 0 || g.w != 1 ||
+      g.out != 2)
+    return GPU_CONV_NONE;
+  for (int l = 0; l < 8; l++)
+    if (red[l] != (l >= 5)) return GPU_CONV_NONE;
+  static const int wloops[5] = {1, 2, 5, 6, 7};
+  for (uint32_t i = 0; i < 3; i++)
+    if (maps[i]->num_results != 5) return GPU_CONV_NONE;
+  for (int r = 0; r < 5; r++)
+    if (!is_dim(maps[1]->results[r], 8, wloops[r]) || !is_dim(maps[2]->results[r], 8, r))
+      return GPU_CONV_NONE;
+  if (!is_dim(maps[0]->results[0], 8, 0) || !is_dim(maps[0]->results[1], 8, 1) ||
+      !is_dim(maps[0]->results[2], 8, 5) || !window_expr(maps[0]->results[3], 8, 3, 6, sh, dh) ||
+      !window_expr(maps[0]->results[4], 8, 4, 7, sw, dw))
+    return GPU_CONV_NONE;
+  return GPU_CONV_GROUPED;
 }
 
 /* The operands of a supported op (A, B, C), or false: f32 matmul,
- * batch_matmul, or conv_2d_nhwc_hwcf with a static filter. */
+ * batch_matmul, or a convolution (gpu_match_conv) with a static filter
+ * (nhwc: KH, KW, C; nchw: C, KH, KW; grouped: C/G, KH, KW; the output
+ * channel count may be dynamic). */
 static bool candidate(kiln_op *op, kiln_value **abc) {
   uint32_t rank;
+  int64_t sh, sw, dh, dw;
+  const gpu_conv_layout lay = gpu_match_conv(op, &sh, &sw, &dh, &dw);
   if (op->kind == KILN_OP_LINALG_MATMUL) rank = 2;
   else if (op->kind == KILN_OP_LINALG_BATCH_MATMUL) rank = 3;
-  else if (op->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF) rank = 4;
+  else if (lay == GPU_CONV_NHWC || lay == GPU_CONV_NCHW) rank = 4;
+  else if (lay == GPU_CONV_GROUPED) rank = 5;
   else return false;
   if (op->num_operands != 3 || op->num_results || kiln_op_get_attr(op, "cast")) return false;
   for (uint32_t i = 0; i < 3; i++) {
@@ -452,11 +594,11 @@ static bool candidate(kiln_op *op, kiln_value **abc) {
     int64_t st[KILN_MAX_LOOPS], off;
     if (!cg_strides(abc[i]->type, st, &off)) return false;
   }
-  if (rank == 4) {
-    int64_t sh, sw, dh, dw;
-    for (uint32_t d = 0; d < 3; d++)
+  if (lay != GPU_CONV_NONE) {
+    const uint32_t first = lay == GPU_CONV_NHWC ? 0 : lay == GPU_CONV_NCHW ? 1 : 2;
+    for (uint32_t d = first; d < first + 3; d++)
       if (abc[1]->type->shape[d] == KILN_DYNAMIC) return false;
-    return conv_window(op, &sh, &sw, &dh, &dw);
+    return true;
   }
   /* K must be static (the K loop's bounds are uniform constants). */
   return abc[0]->type->shape[rank - 1] != KILN_DYNAMIC;
@@ -473,14 +615,24 @@ static kiln_value *alloca3(kiln_builder *b, int64_t rows, int64_t cols, const ki
   return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &t, kiln_attr_dict(c, 3, na)), 0);
 }
 
-static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_config *cf,
-                        kiln_value **tiles) {
+static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_config *cf,
+                               kiln_value **tiles) {
   kiln_context *c = kiln_op_context(op);
   mm_emit e;
   memset(&e, 0, sizeof e);
   e.f32 = kiln_type_f32(c);
   int64_t four = 4;
   e.v4 = kiln_type_vector(c, 1, &four, e.f32);
+  int64_t sh, sw, dh, dw;
+  const gpu_conv_layout lay = gpu_match_conv(op, &sh, &sw, &dh, &dw);
+  const bool grouped = lay == GPU_CONV_GROUPED;
+  e.nchw = lay == GPU_CONV_NCHW || grouped;
+  e.sh = sh, e.sw = sw, e.dh = dh, e.dw = dw;
+  /* nchw: 4 consecutive output pixels are one row's (and 4-aligned) only
+   * when the output tile's width is a multiple of 4 and the block and
+   * thread tiles keep group starts at multiples of 4. */
+  const int64_t tw = abc[2]->type->shape[grouped ? 4 : 3];
+  e.vecC = !e.nchw || (tw != KILN_DYNAMIC && tw % 4 == 0 && cf->bn % 4 == 0);
   if (!tiles[0]) {
     kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
     eb.loc = op->loc;
@@ -488,17 +640,26 @@ static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_c
     tiles[1] = alloca3(&eb, cf->bk, round4(cf->bn), e.f32);
   }
   e.A = abc[0], e.B = abc[1], e.C = abc[2], e.As = tiles[0], e.Bs = tiles[1];
-  e.conv = op->kind == KILN_OP_LINALG_CONV_2D_NHWC_HWCF;
+  e.conv = lay == GPU_CONV_NHWC;
   const bool batch = op->kind == KILN_OP_LINALG_BATCH_MATMUL;
   const uint32_t mr = batch ? 1 : 0;
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   kiln_value *M, *N;
   int64_t K;
-  if (e.conv) {
+  if (e.nchw) {
+    /* implicit GEMM per batch: M = F', N = OH' * OW' output pixels
+     * (contiguous in the output), K = C * KH * KW (contiguous in the
+     * filter) */
+    e.A = abc[1], e.B = abc[0]; /* A = the filter, B = the input */
+    const uint32_t g = grouped; /* the group dim before f in W and out */
+    const int64_t *fs = e.A->type->shape + g;
+    e.cin = fs[3], e.kwc = fs[2] * fs[3], K = fs[1] * fs[2] * fs[3];
+    e.ow = cg_dim(&b, e.C, 3 + g);
+    M = cg_dim(&b, e.C, 1 + g), N = cg_mul(&b, cg_dim(&b, e.C, 2 + g), e.ow);
+  } else if (e.conv) {
     /* implicit GEMM: M = N' * OH' * OW' output pixels, N = F', K = KH * KW * C */
     const int64_t *fs = e.B->type->shape;
-    conv_window(op, &e.sh, &e.sw, &e.dh, &e.dw);
     e.cin = fs[2], e.kwc = fs[1] * fs[2], K = fs[0] * fs[1] * fs[2];
     e.ow = cg_dim(&b, e.C, 2);
     e.ohw = cg_mul(&b, cg_dim(&b, e.C, 1), e.ow);
@@ -507,16 +668,21 @@ static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_c
     K = e.A->type->shape[mr + 1];
     M = cg_dim(&b, e.C, mr), N = cg_dim(&b, e.C, mr + 1);
   }
-  e.vecA = !e.conv || e.cin % 4 == 0;
+  /* 4 consecutive k stay in one filter row (nhwc: channels; nchw: kw) */
+  e.vecA = !(e.conv || e.nchw) || (e.cin % 4 == 0 && (cf->bk % 4 == 0 || cf->bk >= K));
+  /* nchw B: 4 consecutive pixels are 4 consecutive input elements only
+   * for a 1x1 filter at stride 1 with whole 4-aligned groups in a row */
+  e.vecB = !e.nchw || (e.kwc == 1 && e.sh == 1 && e.sw == 1 && e.vecC);
   e.alA = e.vecA && cf->bk % 4 == 0 && aligned4(e.A, 0);
-  e.alB = cf->bn % 4 == 0 && aligned4(e.B, 0);
-  e.alC = cf->bn % 4 == 0 && cf->tn % 4 == 0 && aligned4(e.C, 0);
+  e.alB = e.vecB && cf->bn % 4 == 0 && aligned4(e.B, 0);
+  e.alC = e.vecC && cf->bn % 4 == 0 && cf->tn % 4 == 0 && aligned4(e.C, 0);
   kiln_builder in = b;
   kiln_op *outer = NULL;
-  if (batch) {
+  if (batch || e.nchw) {
     outer = loopc(&in, 0, cg_dim(&in, e.C, 0), 1, &in);
     e.bi = cg_for_iv(outer);
   }
+  if (grouped) e.gi = cg_for_iv(loopc(&in, 0, cg_dim(&in, e.C, 1), 1, &in));
   kiln_op *ml = loopc(&in, 0, M, cf->bm, &in);
   if (!outer) outer = ml;
   kiln_value *bm0 = cg_for_iv(ml);
@@ -533,6 +699,7 @@ static void tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_c
   kiln_build(&in, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
   kiln_op_set_attr(outer, GPU_DISTRIBUTED, kiln_attr_unit(c));
   kiln_op_erase(op);
+  return NULL;
 }
 
 kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner) {
@@ -548,7 +715,8 @@ kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner) {
     for (kiln_op *o = f->regions[0].first->first, *next; o; o = next) {
       next = o->next;
       kiln_value *abc[3];
-      if (candidate(o, abc)) tile_matmul(f, o, abc, &cf, tiles);
+      kiln_error *err = candidate(o, abc) ? tile_matmul(f, o, abc, &cf, tiles) : NULL;
+      if (err) return err;
     }
   }
   return NULL;
