@@ -11,7 +11,7 @@
 
 static bool is_reshape(const kiln_op *op) {
   return op->kind == KILN_OP_TENSOR_EXPAND_SHAPE || op->kind == KILN_OP_TENSOR_COLLAPSE_SHAPE ||
-         op->kind == KILN_OP_FLOW_TENSOR_RESHAPE;
+         op->kind == KILN_OP_FLOW_TENSOR_RESHAPE || op->kind == KILN_OP_TENSOR_BITCAST;
 }
 
 kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {

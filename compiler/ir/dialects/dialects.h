@@ -28,6 +28,7 @@ bool scf_verify_for(kiln_op *op);
 bool scf_verify_if(kiln_op *op);
 bool scf_verify_yield(kiln_op *op);
 bool tensor_verify_cast(kiln_op *op);
+bool tensor_verify_bitcast(kiln_op *op);
 bool tensor_verify_concat(kiln_op *op);
 bool tensor_verify_dim(kiln_op *op);
 bool tensor_verify_empty(kiln_op *op);

@@ -108,8 +108,10 @@ bool flow_verify_store(kiln_op *op) {
 
 bool flow_verify_reshape(kiln_op *op) {
   const kiln_type *s = kiln_op_operand(op, 0)->type, *r = op->results[0].type;
-  if (s->kind != KILN_TYPE_TENSOR || r->kind != KILN_TYPE_TENSOR || s->elem != r->elem)
-    return kiln_op_emit_error(op, "expects ranked tensors of one element type");
+  if (s->kind != KILN_TYPE_TENSOR || r->kind != KILN_TYPE_TENSOR ||
+      (s->elem != r->elem && kiln_type_bitwidth(s->elem) != kiln_type_bitwidth(r->elem)))
+    /* A view may reinterpret elements of one bit width (tensor.bitcast). */
+    return kiln_op_emit_error(op, "expects ranked tensors of one element type or one bit width");
   int64_t a = kiln_type_num_elements(s), b = kiln_type_num_elements(r);
   if (a < 0 || b < 0 || a != b)
     return kiln_op_emit_error(op, "expects static shapes with equal element counts");

@@ -477,6 +477,24 @@ bad : {
 }
 }
 
+/* tensor.bitcast: same shape, element types of one bit width (int or
+ * float, any signedness): the same bytes read as another type. */
+bool tensor_verify_bitcast(kiln_op *op) {
+  const kiln_type *a = kiln_op_operand(op, 0)->type, *b = op->results[0].type;
+  bool ok = a->kind == KILN_TYPE_TENSOR && b->kind == KILN_TYPE_TENSOR && a->rank == b->rank;
+  for (uint32_t i = 0; ok && i < a->rank; i++)
+    ok = a->shape[i] == KILN_DYNAMIC || b->shape[i] == KILN_DYNAMIC || a->shape[i] == b->shape[i];
+  const kiln_type *x = a->elem, *y = b->elem;
+  ok = ok && x && y && (x->kind == KILN_TYPE_INTEGER || kiln_type_is_float(x)) &&
+       (y->kind == KILN_TYPE_INTEGER || kiln_type_is_float(y)) && kiln_type_bitwidth(x) == kiln_type_bitwidth(y);
+  if (ok) return true;
+  char *s = kiln_type_to_string(a), *t = kiln_type_to_string(b);
+  kiln_op_emit_error(op, "operand type '%s' and result type '%s' are cast incompatible", s, t);
+  free(s);
+  free(t);
+  return false;
+}
+
 bool tensor_parse_from_elements(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses ops = {0};
   const kiln_type *t;
