@@ -128,6 +128,25 @@ static bool value_type(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *wh
   return true;
 }
 
+/* ONNX's uint8..uint64 at the function boundary: the signature keeps the
+ * sign (tensor<3xui8>, so the runtime checks u8 inputs and writes u8
+ * results), the body computes on signless integers with the sign in each
+ * value's ONNX dtype; tensor.bitcast converts between the two, which
+ * later stages treat as a view of the same bytes. NULL when T needs no
+ * conversion. */
+static const kiln_type *boundary_type(oi_ctx *c, const kiln_type *t, int32_t dtype) {
+  if (!oi_dtype_is_unsigned(dtype) || dtype == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) return NULL;
+  const kiln_type *e = kiln_type_int_sign(c->ctx, t->elem->width, KILN_UNSIGNED);
+  return kiln_type_tensor(c->ctx, t->rank, t->shape, e, NULL);
+}
+
+static kiln_value *bitcast(oi_ctx *c, kiln_value *v, const kiln_type *to) {
+  /* a round trip (an unsigned input returned as is) is the input itself */
+  if (v->def && v->def->kind == KILN_OP_TENSOR_BITCAST && kiln_op_operand(v->def, 0)->type == to)
+    return kiln_op_operand(v->def, 0);
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_BITCAST, 1, &v, 1, &to, NULL), 0);
+}
+
 static bool is_initializer(const Onnx__GraphProto *g, const char *name) {
   for (size_t i = 0; i < g->n_initializer; i++)
     if (strcmp(g->initializer[i]->name, name) == 0) return true;
@@ -299,19 +318,21 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
     int32_t dt = 0;
     if (!value_type(&c, vi, "graph input", &t, &dt)) return false;
     args[nargs] = oi_val_new(&c, vi->name, t, dt);
-    in_types[nargs] = t;
+    const kiln_type *bt = boundary_type(&c, t, dt);
+    in_types[nargs] = bt ? bt : t;
     arg_attrs[nargs] = name_dict(&c, vi->name);
     nargs++;
   }
 
   kiln_op *fn = kiln_op_create(ctx, KILN_OP_FUNC_FUNC, loc, 0, NULL, 0, NULL, NULL, 1);
   kiln_block *body = kiln_op_entry_block(ctx, fn, 0);
-  for (size_t i = 0; i < nargs; i++) {
-    args[i]->v = kiln_block_add_arg(ctx, body, in_types[i], loc);
-    define(&c, args[i]);
-  }
   c.b = kiln_builder_at_end(ctx, body);
   c.b.loc = loc;
+  for (size_t i = 0; i < nargs; i++) {
+    args[i]->v = kiln_block_add_arg(ctx, body, in_types[i], loc);
+    if (in_types[i] != args[i]->type) args[i]->v = bitcast(&c, args[i]->v, args[i]->type);
+    define(&c, args[i]);
+  }
 
   for (size_t i = 0; i < g->n_node; i++)
     if (!import_node(&c, g->node[i], i)) return false;
@@ -330,7 +351,10 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
     }
     if (!check_output(&c, vi, v)) return false;
     rets[i] = oi_ir(&c, v);
-    out_types[i] = v->type;
+    if (!rets[i]) return false;
+    const kiln_type *bt = boundary_type(&c, v->type, v->dtype);
+    if (bt) rets[i] = bitcast(&c, rets[i], bt);
+    out_types[i] = rets[i]->type;
     res_attrs[i] = name_dict(&c, vi->name);
   }
   kiln_build(&c.b, KILN_OP_FUNC_RETURN, (uint32_t)g->n_output, rets, 0, NULL, NULL);

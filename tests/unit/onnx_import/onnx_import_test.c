@@ -143,6 +143,19 @@ START_TEST(lstm_bidirectional) {
 }
 END_TEST
 
+/* ONNX unsigned integers: the signature keeps ui8 (the runtime checks u8
+ * data), the body computes on i8 behind a tensor.bitcast view, with
+ * unsigned semantics from the ONNX type (ugt, divui); an input returned
+ * as is stays the argument. */
+START_TEST(unsigned_boundary) {
+  expect_ir("in x u8 3; in z u8 3; node Div x,z -> y; out y",
+            "(%arg0: tensor<3xui8> {kiln.name = \"x\"}, %arg1: tensor<3xui8>",
+            "-> (tensor<3xui8> {kiln.name = \"y\"})", "tensor.bitcast %arg0 : tensor<3xui8> to tensor<3xi8>",
+            "arith.divui", ": tensor<3xi8> to tensor<3xui8>", NULL);
+  expect_ir("in x u8 3; node Identity x -> y; out y", "return %arg0 : tensor<3xui8>", NULL);
+}
+END_TEST
+
 START_TEST(unknown_op) {
   expect_error("in x f32 2; node Frobnicate x -> y; out y", UNSUP,
                "node 0 'n' (Frobnicate, opset 13): operator not supported", NULL);
@@ -520,6 +533,7 @@ static Suite *suite(void) {
   tcase_add_test(v, mlp_imports);
   tcase_add_test(v, shape_chain_folds);
   tcase_add_test(v, names_and_order);
+  tcase_add_test(v, unsigned_boundary);
   tcase_add_test(v, pad_reflect_edge);
   tcase_add_test(v, einsum_ellipsis);
   tcase_add_test(v, trilu_runtime_k);
