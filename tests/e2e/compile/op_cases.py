@@ -305,7 +305,7 @@ def _(r):
 
 
 KINDS = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
-         np.dtype(np.bool_): "i1"}
+         np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8"}
 
 
 def line(a):
@@ -558,6 +558,22 @@ def _(r):
     sm = d(a)[:5].sum()
     m = sm if sm > 0.1 else -sm
     return src, [a, t], [m, d(a) + m]
+
+
+@case("bitcast_views")
+def _(r):
+    # tensor.bitcast is a view: f32 bits read as i32 after a kernel, and a
+    # ui8 argument read as i8 (ONNX's unsigned inputs cross the boundary so)
+    a = rnd(r, 3, 5)
+    u = r.randint(0, 256, 7).astype(np.uint8)
+    src = f"""func.func @f(%a: {T((3, 5))}, %u: {T((7,), "ui8")}) -> ({T((3, 5), "i32")}, {T((7,), "i8")}) {{
+  %b = arith.addf %a, %a : {T((3, 5))}
+  %i = tensor.bitcast %b : {T((3, 5))} to {T((3, 5), "i32")}
+  %s = tensor.bitcast %u : {T((7,), "ui8")} to {T((7,), "i8")}
+  %t = arith.addi %s, %s : {T((7,), "i8")}
+  return %i, %t : {T((3, 5), "i32")}, {T((7,), "i8")}
+}}"""
+    return src, [a, u], [(a + a).view(np.int32), (u.view(np.int8) * np.int8(2)).astype(np.int8)]
 
 
 def main(argv):

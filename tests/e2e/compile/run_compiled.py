@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "i64": np.int64,
-          "i1": np.bool_}
+          "i1": np.bool_, "i8": np.int8, "u8": np.uint8}
 
 
 def parse_value(line):
