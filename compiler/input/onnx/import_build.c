@@ -395,7 +395,8 @@ kiln_value *oi_transpose_val(oi_ctx *c, oi_val *v, const int64_t *perm) {
       coord[d] = 0;
     }
   }
-  return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, rt, false, out, (size_t)n * es));
+  /* out lives in the context's arena: borrow it rather than copy it again */
+  return kiln_build_constant(&c->b, kiln_attr_dense_borrowed(c->ctx, rt, out, (size_t)n * es));
 }
 
 kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm) {

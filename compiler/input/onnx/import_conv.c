@@ -224,7 +224,7 @@ static const kiln_attr *flip_const(oi_ctx *c, oi_val *wv, const kiln_type *gt, i
           int64_t dst = ((g * Mg + m) * Cg + cc) * K + kk;
           memcpy(out + (size_t)dst * es, (const char *)data + (size_t)src * es, es);
         }
-  return kiln_attr_dense(c->ctx, gt, false, out, (size_t)n * es);
+  return kiln_attr_dense_borrowed(c->ctx, gt, out, (size_t)n * es); /* arena-owned */
 }
 
 /* ConvTranspose as a stride-1 convolution: X is spread out by the strides

@@ -50,7 +50,11 @@ static bool set_reshaped(oi_ctx *c, oi_node *n, oi_val *x, uint32_t rank, const 
   const kiln_type *t = oi_tensor_type(c, rank, shape, x->dtype);
   if (foldable(c, x)) {
     const kiln_attr *a = oi_const(c, x);
-    oi_set_out_const(c, n, 0, kiln_attr_dense(c->ctx, t, a->splat, a->data, a->nbytes), x->dtype);
+    /* same bytes, new shape: a non-splat borrows the source's data (it lives as long) */
+    oi_set_out_const(c, n, 0,
+                     a->splat ? kiln_attr_dense(c->ctx, t, true, a->data, a->nbytes)
+                              : kiln_attr_dense_borrowed(c->ctx, t, a->data, a->nbytes),
+                     x->dtype);
     return true;
   }
   kiln_value *v = oi_ir(c, x);
