@@ -1,0 +1,145 @@
+/* Reshape sinking (fl_sink_reshapes, run by form-dispatch-regions before
+ * it groups ops): moves a collapsing flow.tensor.reshape below the
+ * elementwise generic that consumes it, so that the generic iterates the
+ * producer's own shape and form-dispatch-regions can fuse it into the
+ * producer's dispatch. The ONNX importer's grouped convolution writes
+ * [N,G,M,H,W] and collapses it to [N,G*M,H,W]; its bias, ReLU and
+ * residual add would otherwise be a dispatch (a full memory pass) each.
+ *
+ * Takes: a host function body after reshapes-to-views. A reshape R qualifies
+ * when its static source is the single-use result of a structured op with
+ * a reduction loop (a root: conv, matmul, pooling), R only merges
+ * contiguous groups of source dims, and R's one reader C is an
+ * all-parallel linalg.generic of one result with identity output map, an
+ * unused output argument and no linalg.index, reading R only as inputs
+ * through the identity map. Guarantees: C is replaced by a generic over
+ * the source shape that reads the source directly, reads its other
+ * inputs through their maps composed with the collapse (a merged dim is
+ * the row-major linear sum of its group's non-unit dims), writes a fresh
+ * tensor.empty and computes the same values; a reshape of its result to
+ * C's type takes C's place (a view, no data movement). */
+#include "fl_internal.h"
+
+/* groups[j] = first source dim of result dim j (groups[rank] = src rank)
+ * when the reshape only merges contiguous source dims; false otherwise.
+ * Trailing unit source dims join the last group. */
+static bool collapse_groups(const kiln_type *src, const kiln_type *dst, uint32_t *groups) {
+  if (dst->rank == 0 || dst->rank > src->rank || src->rank > KILN_MAX_LOOPS) return false;
+  uint32_t i = 0;
+  for (uint32_t j = 0; j < dst->rank; j++) {
+    groups[j] = i;
+    if (i >= src->rank) return false;
+    int64_t prod = src->shape[i++];
+    while (prod < dst->shape[j] && i < src->rank) prod *= src->shape[i++];
+    if (prod != dst->shape[j]) return false;
+  }
+  for (; i < src->rank; i++)
+    if (src->shape[i] != 1) return false;
+  groups[dst->rank] = src->rank;
+  return true;
+}
+
+/* A map over the source dims giving each result dim's index. */
+static const kiln_affine_map *collapse_map(kiln_context *ctx, const kiln_type *src,
+                                           const kiln_type *dst, const uint32_t *groups) {
+  const kiln_affine_expr **res = kiln_alloc(ctx, (dst->rank + 1) * sizeof *res);
+  for (uint32_t j = 0; j < dst->rank; j++) {
+    const kiln_affine_expr *e = NULL;
+    int64_t stride = 1;
+    for (uint32_t k = groups[j + 1]; k-- > groups[j];) {
+      if (src->shape[k] == 1) continue; /* always index 0 */
+      const kiln_affine_expr *t = kiln_affine_dim(ctx, k);
+      if (stride != 1)
+        t = kiln_affine_binary(ctx, KILN_AFFINE_MUL, t, kiln_affine_const(ctx, stride));
+      e = e ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, t, e) : t;
+      stride *= src->shape[k];
+    }
+    /* an all-unit group: its last dim, a plain dim that sizes the loop */
+    res[j] = e ? e : kiln_affine_dim(ctx, groups[j + 1] - 1);
+  }
+  return kiln_affine_map_get(ctx, src->rank, 0, dst->rank, res);
+}
+
+static bool reduces(const kiln_op *op) {
+  bool red[KILN_MAX_LOOPS];
+  int loops = fl_iteration(op, NULL, NULL, red);
+  for (int l = 0; l < loops; l++)
+    if (red[l]) return true;
+  return false;
+}
+
+/* C when reshape r may sink below its reader C, else NULL. */
+static kiln_op *sinkable(kiln_op *r, uint32_t *groups) {
+  if (r->num_operands != 1 || r->num_results != 1) return NULL;
+  kiln_value *src = kiln_op_operand(r, 0);
+  kiln_op *p = src->def;
+  const kiln_type *st = src->type, *dt = r->results[0].type;
+  if (!p || p->parent != r->parent || !kiln_op_has_flag(p, KILN_OPF_LINALG) ||
+      !kiln_value_has_one_use(src) || !reduces(p))
+    return NULL;
+  if (!fl_is_static_tensor(st) || !fl_is_static_tensor(dt) || !collapse_groups(st, dt, groups))
+    return NULL;
+  kiln_use *u = r->results[0].uses;
+  if (!u) return NULL;
+  kiln_op *c = u->owner;
+  if (c->kind != KILN_OP_LINALG_GENERIC || c->parent != r->parent || c->num_results != 1 ||
+      !fl_all_parallel(c))
+    return NULL;
+  uint32_t cin = kiln_linalg_num_inputs(c);
+  if (c->num_operands != cin + 1) return NULL;
+  kiln_context *ctx = kiln_op_context(c);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
+  if (fl_iteration(c, NULL, maps, NULL) != (int)dt->rank) return NULL;
+  for (kiln_use *v = r->results[0].uses; v; v = v->next)
+    if (v->owner != c || v->index >= cin || !kiln_affine_map_is_identity(maps[v->index]))
+      return NULL;
+  if (!kiln_affine_map_is_identity(maps[cin])) return NULL;
+  kiln_block *b = c->regions[0].first;
+  if (!b || b->num_args != c->num_operands || kiln_value_has_uses(b->args[cin])) return NULL;
+  for (kiln_op *o = b->first; o; o = o->next)
+    if (o->kind == KILN_OP_LINALG_INDEX) return NULL;
+  return c;
+}
+
+static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const uint32_t *groups) {
+  kiln_value *src = kiln_op_operand(r, 0), *rv = kiln_op_result(r, 0);
+  const kiln_type *st = src->type, *ct = c->results[0].type;
+  uint32_t cin = kiln_linalg_num_inputs(c);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (cin + 2) * sizeof *maps);
+  fl_iteration(c, NULL, maps, NULL);
+  const kiln_affine_map *cm = collapse_map(ctx, st, rv->type, groups);
+  const kiln_affine_map *id = kiln_affine_map_identity(ctx, st->rank);
+  kiln_value **ins = kiln_alloc(ctx, (cin + 1) * sizeof *ins);
+  for (uint32_t i = 0; i < cin; i++) {
+    kiln_value *v = kiln_op_operand(c, i);
+    ins[i] = v == rv ? src : v;
+    maps[i] = v == rv ? id : fl_affine_compose(ctx, maps[i], cm);
+  }
+  maps[cin] = id;
+  kiln_builder b = kiln_builder_before(c);
+  b.loc = c->loc;
+  kiln_value *out = fl_build_empty(&b, kiln_type_tensor(ctx, st->rank, st->shape, ct->elem, NULL));
+  kiln_op *g = fl_build_generic(&b, cin, ins, 1, &out, maps, st->rank, NULL);
+  kiln_block *nb = g->regions[0].first, *cb = c->regions[0].first;
+  kiln_value_map vm = {0};
+  for (uint32_t i = 0; i <= cin; i++) kiln_value_map_add(ctx, &vm, cb->args[i], nb->args[i]);
+  for (kiln_op *o = cb->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &vm));
+  kiln_value *gv = kiln_op_result(g, 0);
+  kiln_op *view = kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &gv, 1, &ct, NULL);
+  kiln_value_replace_all_uses(kiln_op_result(c, 0), kiln_op_result(view, 0));
+  kiln_op_erase(c);
+  kiln_op_erase(r);
+}
+
+void fl_sink_reshapes(kiln_context *ctx, kiln_block *body) {
+  for (kiln_op *op = body ? body->first : NULL; op;) {
+    kiln_op *next = op->next;
+    uint32_t groups[KILN_MAX_LOOPS + 1];
+    kiln_op *c;
+    if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, groups))) {
+      next = c->next; /* the new generic and its view sit before c */
+      sink(ctx, op, c, groups);
+    }
+    op = next;
+  }
+}
