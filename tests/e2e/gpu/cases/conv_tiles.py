@@ -16,8 +16,6 @@ vector)."""
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 
@@ -165,17 +163,7 @@ def ptx_checked_conv(gen, vector, fma=True):
     accesses exactly when vector is True."""
     def fn(r):
         text, ins, outs = gen(r)
-        kc, kd, work = sys.argv[1], sys.argv[3], sys.argv[4]
-        os.makedirs(work, exist_ok=True)
-        src, mod = os.path.join(work, "ptxcheck.mlir"), os.path.join(work, "ptxcheck.kiln")
-        out = os.path.join(work, "ptxcheck")
-        with open(src, "w") as f:
-            f.write(text + "\n")
-        for cmd in ([kc, src, "-o", mod, "--target=cuda:sm_80", "--target=cuda:sm_90"],
-                    [kd, mod, "--extract=" + out]):
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode:
-                raise AssertionError("%s failed: %s" % (os.path.basename(cmd[0]), p.stderr[-2000:]))
+        out = matmul_tiles.extract_ptx(text)
         for sm in ("sm_80", "sm_90"):
             texts = []
             for n in sorted(os.listdir(out)):

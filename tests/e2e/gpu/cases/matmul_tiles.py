@@ -62,23 +62,30 @@ def matmul_bias_relu_case(m, k, n):
     return fn
 
 
+def extract_ptx(text):
+    """Compile text for sm_80 and sm_90 (run_gpu.py's argv gives the tools
+    and the work folder) and extract its PTX; returns the folder."""
+    kc, kd, work = sys.argv[1], sys.argv[3], sys.argv[4]
+    os.makedirs(work, exist_ok=True)
+    src, mod = os.path.join(work, "ptxcheck.mlir"), os.path.join(work, "ptxcheck.kiln")
+    out = os.path.join(work, "ptxcheck")
+    with open(src, "w") as f:
+        f.write(text + "\n")
+    for cmd in ([kc, src, "-o", mod, "--target=cuda:sm_80", "--target=cuda:sm_90"],
+                [kd, mod, "--extract=" + out]):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            raise AssertionError("%s failed: %s" % (os.path.basename(cmd[0]), p.stderr[-2000:]))
+    return out
+
+
 def ptx_checked(gen, vector):
     """gen, plus a check of the program's PTX for sm_80 and sm_90: shared
     memory tiles with barriers, fused multiply-adds, and global v4 loads
     and stores exactly when vector is True."""
     def fn(r):
         text, ins, outs = gen(r)
-        kc, kd, work = sys.argv[1], sys.argv[3], sys.argv[4]
-        os.makedirs(work, exist_ok=True)
-        src, mod = os.path.join(work, "ptxcheck.mlir"), os.path.join(work, "ptxcheck.kiln")
-        out = os.path.join(work, "ptxcheck")
-        with open(src, "w") as f:
-            f.write(text + "\n")
-        for cmd in ([kc, src, "-o", mod, "--target=cuda:sm_80", "--target=cuda:sm_90"],
-                    [kd, mod, "--extract=" + out]):
-            p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode:
-                raise AssertionError("%s failed: %s" % (os.path.basename(cmd[0]), p.stderr[-2000:]))
+        out = extract_ptx(text)
         for sm in ("sm_80", "sm_90"):
             ptx = [os.path.join(out, n) for n in os.listdir(out) if n.endswith("cuda_%s.ptx" % sm)]
             if len(ptx) != 1:
