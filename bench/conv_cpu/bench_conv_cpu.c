@@ -24,22 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "exec_harness.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static float *falloc(size_t n) {
-  float *p = aligned_alloc(64, (n * sizeof(float) + 63) & ~(size_t)63);
-  if (!p) {
-    fprintf(stderr, "bench: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
 
 typedef struct conv_case {
   const char *label;
@@ -153,8 +140,8 @@ static int bench_case(const conv_case *c) {
   }
   size_t nx = (size_t)c->C * c->H * c->W, nw = (size_t)c->M * c->C * c->K * c->K;
   size_t no = (size_t)c->M * OH * OW, KK = (size_t)c->C * c->K * c->K, P = (size_t)OH * OW;
-  X = falloc(nx), Wt = falloc(nw), O = falloc(no), Col = falloc(P * KK), Wm = falloc(KK * c->M);
-  G = falloc(P * c->M);
+  X = bench_falloc(nx), Wt = bench_falloc(nw), O = bench_falloc(no), Col = bench_falloc(P * KK), Wm = bench_falloc(KK * c->M);
+  G = bench_falloc(P * c->M);
   for (size_t i = 0; i < nx; i++) X[i] = (float)((i * 7) % 13) * 0.125f - 0.75f;
   for (size_t i = 0; i < nw; i++) Wt[i] = (float)((i * 5) % 11) * 0.0625f - 0.3f;
   /* The anchor's operands: im2col rows (pixel, (ch, ky, kx)) and weights
@@ -185,11 +172,11 @@ static int bench_case(const conv_case *c) {
       }
   double ta = 1e30, tb = 1e30;
   for (int r = 0; r < 7; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     run_kiln();
-    double t1 = now();
+    double t1 = bench_now();
     run_blas();
-    double t2 = now();
+    double t2 = bench_now();
     if (t1 - t0 < ta) ta = t1 - t0;
     if (t2 - t1 < tb) tb = t2 - t1;
   }

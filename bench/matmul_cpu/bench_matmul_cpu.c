@@ -16,22 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "exec_harness.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static float *falloc(size_t n) {
-  float *p = aligned_alloc(64, (n * sizeof(float) + 63) & ~(size_t)63);
-  if (!p) {
-    fprintf(stderr, "bench: out of memory\n");
-    exit(1);
-  }
-  return p;
-}
 
 static cpu_kernel build(const char *text) {
   cpu_kernel k;
@@ -49,11 +36,11 @@ static void best_of_pair(int reps, void (*fa)(void *), void (*fb)(void *), doubl
                          double *tb) {
   *ta = *tb = 1e30;
   for (int r = 0; r < reps; r++) {
-    double t0 = now();
+    double t0 = bench_now();
     fa(NULL);
-    double t1 = now();
+    double t1 = bench_now();
     fb(NULL);
-    double t2 = now();
+    double t2 = bench_now();
     if (t1 - t0 < *ta) *ta = t1 - t0;
     if (t2 - t1 < *tb) *tb = t2 - t1;
   }
@@ -133,8 +120,8 @@ int main(void) {
   mm = build(mm_text);
   ew = build(ew_text);
 
-  A = falloc((size_t)MN * MN), B = falloc((size_t)MN * MN), C = falloc((size_t)MN * MN);
-  Cref = falloc((size_t)MN * MN);
+  A = bench_falloc((size_t)MN * MN), B = bench_falloc((size_t)MN * MN), C = bench_falloc((size_t)MN * MN);
+  Cref = bench_falloc((size_t)MN * MN);
   for (size_t i = 0; i < (size_t)MN * MN; i++) {
     A[i] = (float)((i * 7) % 13) * 0.125f - 0.75f;
     B[i] = (float)((i * 5) % 11) * 0.125f - 0.6f;
@@ -154,7 +141,7 @@ int main(void) {
   printf("  openblas  %8.3f ms  %7.1f GFLOP/s\n", t_blas * 1e3, flops / t_blas * 1e-9);
   printf("  ratio kiln/openblas: %.2fx (floor 0.50x)\n", t_blas / t_kiln);
 
-  X = falloc(EW_N), Y = falloc(EW_N), Yref = falloc(EW_N);
+  X = bench_falloc(EW_N), Y = bench_falloc(EW_N), Yref = bench_falloc(EW_N);
   for (size_t i = 0; i < EW_N; i++) X[i] = (float)(i % 1000) * 0.01f - 3.0f;
   run_kiln_ew(NULL), run_memcpy(NULL);
   for (size_t i = 0; i < EW_N; i++) {
