@@ -46,7 +46,7 @@ static const char *const input_passes[] = {"canonicalize", "infer-shapes",
                                            "canonicalize", NULL};
 static const char *const flow_passes[] = {
     "inline-calls", "tensorize-scalars", "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
-    "reshapes-to-views", "copy-aliased-results", "form-dispatch-regions",
+    "reshapes-to-views", "sink-reshapes", "copy-aliased-results", "form-dispatch-regions",
     "outline-dispatches", NULL};
 static const char *const hal_passes[] = {
     "assign-targets", "materialize-interfaces", "bufferize-kernels",
@@ -217,7 +217,7 @@ kiln_error *kiln_compile(kiln_session *s) {
    *   input    canonicalize, infer-shapes, canonicalize
    *   flow     inline-calls, tensorize-scalars, convert-elementwise-to-linalg,
    *            generalize-named-ops, fuse-elementwise, reshapes-to-views,
-   *            copy-aliased-results, form-dispatch-regions,
+   *            sink-reshapes, copy-aliased-results, form-dispatch-regions,
    *            outline-dispatches
    *   hal      assign-targets, materialize-interfaces, bufferize-kernels,
    *            plan-memory, schedule-commands

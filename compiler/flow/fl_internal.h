@@ -78,10 +78,4 @@ kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
 #define FL_CLONE_BUDGET 256
 bool fl_clonable(kiln_value *v);
 
-/* Moves each flow.tensor.reshape that collapses a root's result (conv,
- * matmul: a structured op with a reduction loop) below the elementwise
- * generic reading it, which then iterates the root's shape and can join
- * its dispatch (sink_reshapes.c). */
-void fl_sink_reshapes(kiln_context *ctx, kiln_block *body);
-
 #endif

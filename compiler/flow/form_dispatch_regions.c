@@ -1,11 +1,7 @@
 /* form-dispatch-regions: groups host ops into flow.dispatch.region ops,
  * one per future kernel.
  *
- * Takes: host functions after fusion. First a collapsing reshape of a
- * root's result moves below its elementwise reader (fl_sink_reshapes), so
- * that the ONNX importer's grouped convolution, written [N,G,M,H,W] and
- * collapsed to [N,G*M,H,W], keeps its bias, ReLU and residual add in its
- * dispatch. Every op producing a tensor other
+ * Takes: host functions after fusion and sink-reshapes. Every op producing a tensor other
  * than arith.constant, tensor.empty, flow.tensor.reshape and linalg.fill
  * used only as an init is a root, in program order (matmul, conv,
  * pooling, reductions, softmax, or else an elementwise generic; any other
@@ -173,7 +169,6 @@ kiln_error *kiln_flow_pass_form_dispatch_regions(kiln_op *module, void *user) {
   for (uint32_t f = 0; f < nf; f++) {
     kiln_block *body = fl_func_body(funcs[f]);
     if (!body) continue;
-    fl_sink_reshapes(ctx, body);
     /* Visit the ops in their original order from a snapshot: a region
      * sits where its group's last op was, so ops between a root and its
      * last consumer (the other reduction a rank-0 division reads) come

@@ -1,5 +1,4 @@
-/* Reshape sinking (fl_sink_reshapes, run by form-dispatch-regions before
- * it groups ops): moves a collapsing flow.tensor.reshape below the
+/* sink-reshapes: moves a collapsing flow.tensor.reshape below the
  * elementwise generic that consumes it, so that the generic iterates the
  * producer's own shape and form-dispatch-regions can fuse it into the
  * producer's dispatch. The ONNX importer's grouped convolution writes
@@ -131,15 +130,25 @@ static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const uint32_t *grou
   kiln_op_erase(r);
 }
 
-void fl_sink_reshapes(kiln_context *ctx, kiln_block *body) {
-  for (kiln_op *op = body ? body->first : NULL; op;) {
-    kiln_op *next = op->next;
-    uint32_t groups[KILN_MAX_LOOPS + 1];
-    kiln_op *c;
-    if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, groups))) {
-      next = c->next; /* the new generic and its view sit before c */
-      sink(ctx, op, c, groups);
+kiln_error *kiln_flow_pass_sink_reshapes(kiln_op *module, void *user) {
+  (void)user;
+  kiln_error *valid = fl_require_valid(module, "sink-reshapes");
+  if (valid) return valid;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t nf;
+  kiln_op **funcs = fl_host_funcs(module, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    kiln_block *body = fl_func_body(funcs[f]);
+    for (kiln_op *op = body ? body->first : NULL; op;) {
+      kiln_op *next = op->next;
+      uint32_t groups[KILN_MAX_LOOPS + 1];
+      kiln_op *c;
+      if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, groups))) {
+        next = c->next; /* the new generic and its view sit before c */
+        sink(ctx, op, c, groups);
+      }
+      op = next;
     }
-    op = next;
   }
+  return NULL;
 }
