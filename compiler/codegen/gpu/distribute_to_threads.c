@@ -105,6 +105,30 @@ static kiln_value *bin(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_valu
   return cg_bin(b, k, x, y);
 }
 
+/* The first n memref operands of op that index loop `loop` with exactly
+ * d_loop become subviews [start, start + size) along that dim (the chunk
+ * of the loop one thread runs); other dims stay whole. */
+static void slice_along_loop(kiln_builder *b, kiln_op *op, const kiln_affine_map *const *maps,
+                             uint32_t n, int loop, kiln_value *start, kiln_value *size) {
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (v->type->kind != KILN_TYPE_MEMREF) continue;
+    int at = -1;
+    for (uint32_t d = 0; d < maps[i]->num_results; d++)
+      if (maps[i]->results[d]->kind == KILN_AFFINE_DIM && (int)maps[i]->results[d]->value == loop)
+        at = (int)d;
+    if (at < 0) continue;
+    kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
+    for (uint32_t d = 0; d < v->type->rank; d++) {
+      offs[d] = (int)d == at ? start : cg_index(b, 0);
+      sizes[d] = (int)d == at ? size
+                 : v->type->shape[d] != KILN_DYNAMIC ? cg_index(b, v->type->shape[d])
+                                                     : cg_dim(b, v, d);
+    }
+    kiln_op_set_operand(op, i, cg_subview(b, v, offs, sizes));
+  }
+}
+
 /* Restricts op to this thread's chunk of loop l. */
 static void split(kiln_op *op, int l) {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
@@ -133,22 +157,7 @@ static void split(kiln_op *op, int l) {
   size = bin(&b, KILN_OP_ARITH_MAXSI, size, cg_index(&b, 0));
   /* Keep the offset inside the memref when this thread has nothing. */
   start = bin(&b, KILN_OP_ARITH_MINSI, start, extent);
-  for (uint32_t i = 0; i < op->num_operands; i++) {
-    kiln_value *v = kiln_op_operand(op, i);
-    if (v->type->kind != KILN_TYPE_MEMREF) continue;
-    int at = -1;
-    for (uint32_t d = 0; d < maps[i]->num_results; d++)
-      if (maps[i]->results[d]->kind == KILN_AFFINE_DIM && (int)maps[i]->results[d]->value == l) at = (int)d;
-    if (at < 0) continue;
-    kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
-    for (uint32_t d = 0; d < v->type->rank; d++) {
-      offs[d] = (int)d == at ? start : cg_index(&b, 0);
-      sizes[d] = (int)d == at ? size
-                 : v->type->shape[d] != KILN_DYNAMIC ? cg_index(&b, v->type->shape[d])
-                                                     : cg_dim(&b, v, d);
-    }
-    kiln_op_set_operand(op, i, cg_subview(&b, v, offs, sizes));
-  }
+  slice_along_loop(&b, op, maps, op->num_operands, l, start, size);
 }
 
 /* The combiner of a reduction body: yield(op(x, out)) with op one of
@@ -455,22 +464,7 @@ static bool split_reduction(kiln_op *func, kiln_op *op, int64_t threads) {
   kiln_op *init = cg_for(&b, cg_index(&b, 0), cg_index(&b, P), cg_index(&b, 1), 0, NULL, &lb);
   kiln_value *iv = cg_for_iv(init);
   cg_store(&lb, cg_const_like(&lb, ot->elem, identity, 0), view, 1, &iv);
-  for (uint32_t i = 0; i + 1 < op->num_operands; i++) {
-    kiln_value *v = kiln_op_operand(op, i);
-    if (v->type->kind != KILN_TYPE_MEMREF) continue;
-    int at = -1;
-    for (uint32_t d = 0; d < maps[i]->num_results; d++)
-      if (maps[i]->results[d]->kind == KILN_AFFINE_DIM && (int)maps[i]->results[d]->value == r) at = (int)d;
-    if (at < 0) continue;
-    kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
-    for (uint32_t d = 0; d < v->type->rank; d++) {
-      offs[d] = (int)d == at ? start : cg_index(&b, 0);
-      sizes[d] = (int)d == at ? size
-                 : v->type->shape[d] != KILN_DYNAMIC ? cg_index(&b, v->type->shape[d])
-                                                     : cg_dim(&b, v, d);
-    }
-    kiln_op_set_operand(op, i, cg_subview(&b, v, offs, sizes));
-  }
+  slice_along_loop(&b, op, maps, op->num_operands - 1, r, start, size);
   kiln_op_set_operand(op, op->num_operands - 1, view);
   if (ot->elem->kind == KILN_TYPE_F32 && threads % GPU_WARP == 0)
     warp_fold(func, op, partials, out, P, ck, identity);
