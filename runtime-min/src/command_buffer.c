@@ -4,6 +4,7 @@
  * the module's export metadata so a device sees only well-formed work.
  * Execution replays the list on the call's device in order. */
 #include <string.h>
+#include <time.h>
 
 #include "hal_internal.h"
 
@@ -16,6 +17,9 @@ typedef struct krt_cmd {
   uint32_t count[3];
   uint32_t pc_first, pc_count;
   uint32_t bind_first, bind_count;
+#ifdef KILN_WITH_PROFILE
+  const uint8_t *site; /* the recording call's bytecode (observers) */
+#endif
 } krt_cmd_t;
 
 struct krt_command_buffer {
@@ -139,6 +143,9 @@ kiln_status_t krt_command_buffer_dispatch(
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
   memset(c, 0, sizeof *c);
   c->kind = CMD_DISPATCH;
+#ifdef KILN_WITH_PROFILE
+  c->site = call->site;
+#endif
   c->executable = executable;
   c->export_ordinal = export_ordinal;
   for (int i = 0; i < 3; ++i) c->count[i] = (uint32_t)count[i];
@@ -257,6 +264,36 @@ kiln_status_t krt_command_buffer_fill(krt_call_t *call,
                        (uint32_t)args[4].i32);
 }
 
+#ifdef KILN_WITH_PROFILE
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A dispatch under the device's observer (kept out of the plain path):
+ * run to completion, timed, then reported with where it came from. */
+static kiln_status_t observed_dispatch(krt_call_t *call, const krt_cmd_t *c,
+                                       size_t index, const krt_dispatch_t *d) {
+  kiln_device_t *device = call->device;
+  kiln_dispatch_event_t e;
+  e.start_ns = now_ns();
+  kiln_status_t s = device->vt->dispatch(
+      device, call->cache->executables[c->executable], c->export_ordinal, d);
+  if (!s) s = device->vt->wait(device);
+  e.end_ns = now_ns();
+  if (s) return s;
+  const krt_executable_t *exe = &call->module->executables[c->executable];
+  e.executable = exe->name;
+  e.export_name = exe->exports[c->export_ordinal].name;
+  krt_vm_site(call->module, c->site, &e);
+  e.command_index = (uint32_t)index;
+  memcpy(e.workgroup_count, c->count, sizeof e.workgroup_count);
+  device->observer(device->observer_user, &e);
+  return NULL;
+}
+#endif
+
 kiln_status_t krt_command_buffer_execute(krt_call_t *call,
                                          krt_command_buffer_t *cb) {
   kiln_device_t *device = call->device;
@@ -287,9 +324,14 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
     d.push_constants = c->pc_count ? cb->pcs + c->pc_first : NULL;
     d.binding_count = c->bind_count;
     d.bindings = b;
-    kiln_status_t s = device->vt->dispatch(
-        device, call->cache->executables[c->executable], c->export_ordinal,
-        &d);
+    kiln_status_t s;
+#ifdef KILN_WITH_PROFILE
+    if (device->observer)
+      s = observed_dispatch(call, c, i, &d);
+    else
+#endif
+      s = device->vt->dispatch(device, call->cache->executables[c->executable],
+                               c->export_ordinal, &d);
     if (s) {
       const krt_executable_t *exe = &call->module->executables[c->executable];
       return krt_status_prefix(s, "dispatch %zu ('%s' export '%s')", i,

@@ -83,6 +83,11 @@ kiln_status_t kiln_device_create(kiln_instance_t *instance, const char *name,
   kiln_device_options_t defaults;
   memset(&defaults, 0, sizeof defaults);
   if (!options) options = &defaults;
+#ifndef KILN_WITH_PROFILE
+  if (options->dispatch_observer) /* refused rather than ignored */
+    return krt_status(&instance->allocator, KILN_STATUS_UNIMPLEMENTED,
+                      "dispatch observers: KILN_RUNTIME_PROFILE=OFF");
+#endif
   kiln_status_t s = NULL;
   if (name && strcmp(name, "local-sync") == 0)
     s = krt_local_device_create(instance, false, 1, out_device);
@@ -99,9 +104,14 @@ kiln_status_t kiln_device_create(kiln_instance_t *instance, const char *name,
     s = krt_status(&instance->allocator, KILN_STATUS_NOT_FOUND,
                     "unknown device '%s' (this build has: %s)",
                     name ? name : "(null)", kiln_device_available());
+
   if (!s) {
     (*out_device)->max_buffer_bytes = options->max_buffer_bytes;
     (*out_device)->max_steps = options->max_steps;
+#ifdef KILN_WITH_PROFILE
+    (*out_device)->observer = options->dispatch_observer;
+    (*out_device)->observer_user = options->dispatch_observer_user;
+#endif
   }
   return s;
 }

@@ -242,6 +242,10 @@ struct kiln_device {
   bool host_memory; /* buffers have host addresses usable by kernels */
   uint64_t max_buffer_bytes; /* 0 = unlimited */
   uint64_t max_steps;        /* 0 = unlimited */
+#ifdef KILN_WITH_PROFILE
+  kiln_dispatch_observer_fn observer; /* NULL = off */
+  void *observer_user;
+#endif
 };
 
 /* Device constructors, each in its own file. */
@@ -267,12 +271,20 @@ struct krt_call {
   uint8_t *stack;
   size_t stack_size;
   uint64_t steps_left; /* backward branches + calls before the call fails */
+#ifdef KILN_WITH_PROFILE
+  const uint8_t *site; /* bytecode of the import call in progress */
+#endif
 };
 
 /* Runs function `ordinal` (signature all refs) with args[input_count],
  * storing owned refs into results[output_count]. */
 kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
                             krt_ref_t *const *args, krt_ref_t **results);
+
+/* The function and source location of bytecode at `site` (cold: messages
+ * and dispatch observers). */
+void krt_vm_site(const kiln_module_t *module, const uint8_t *site,
+                 kiln_dispatch_event_t *out);
 
 /* Bytes of VM stack a call needs for the module at minimum. */
 size_t krt_vm_stack_size(const kiln_module_t *module);

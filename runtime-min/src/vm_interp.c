@@ -53,10 +53,10 @@ size_t krt_vm_stack_size(const kiln_module_t *module) {
   return align16(KRT_VM_MAX_DEPTH * sizeof(frame_t)) + data;
 }
 
-/* Where in the source the instruction at pc came from, for messages. */
-static void source_location(const kiln_module_t *m, uint32_t fn, uint32_t pc,
-                            char *buf, size_t size) {
-  buf[0] = 0;
+/* Where in the source function fn's bytecode at pc came from: the file,
+ * or NULL when the module does not say. */
+static const char *source_at(const kiln_module_t *m, uint32_t fn, uint32_t pc,
+                             uint32_t *line, uint32_t *column) {
   kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->view.root, fn);
   const uint32_t n = kiln_fb_Function_locations_count(f);
   int64_t best = -1;
@@ -64,14 +64,32 @@ static void source_location(const kiln_module_t *m, uint32_t fn, uint32_t pc,
     kiln_fb_SourceLocation_t loc = kiln_fb_Function_locations_at(f, i);
     if (loc.pc <= pc) best = i;
   }
-  if (best < 0) return;
+  if (best < 0) return NULL;
   kiln_fb_SourceLocation_t loc =
       kiln_fb_Function_locations_at(f, (uint32_t)best);
-  if (loc.file >= kiln_fb_Module_source_files_count(m->view.root)) return;
-  snprintf(buf, size, " (%s:%u:%u)",
-           kiln_fb_Module_source_files_at(m->view.root, loc.file).data,
-           loc.line, loc.column);
+  if (loc.file >= kiln_fb_Module_source_files_count(m->view.root)) return NULL;
+  *line = loc.line;
+  *column = loc.column;
+  return kiln_fb_Module_source_files_at(m->view.root, loc.file).data;
 }
+
+#ifdef KILN_WITH_PROFILE
+void krt_vm_site(const kiln_module_t *m, const uint8_t *site,
+                 kiln_dispatch_event_t *out) {
+  out->function = out->source_file = NULL;
+  out->bytecode_offset = out->line = out->column = 0;
+  for (uint32_t fn = 0; fn < m->function_count; ++fn) {
+    const kiln_vm_function_info_t *v = &m->vm_functions[fn];
+    if (site >= v->code && site < v->code + v->code_size) {
+      out->function = m->functions[fn].name;
+      out->bytecode_offset = (uint32_t)(site - v->code);
+      out->source_file =
+          source_at(m, fn, out->bytecode_offset, &out->line, &out->column);
+      return;
+    }
+  }
+}
+#endif
 
 kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
                             krt_ref_t *const *args, krt_ref_t **results) {
@@ -282,6 +300,9 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
         default: argv[n++].i32 = ld_i32(S, reg); break;
       }
     }
+#ifdef KILN_WITH_PROFILE
+    call->site = pc;
+#endif
     status = native->fn(call, argv, n, resv);
     if (status) {
       status = krt_status_prefix(status, "%s", native->name);
@@ -363,9 +384,11 @@ arith_trap:
                       "out-of-range conversion)",
                       kiln_vm_opcode_infos[*pc].mnemonic);
 fail_at : {
-  char where[256];
+  char where[256] = "";
+  uint32_t line, column;
   const uint32_t off = (uint32_t)(pc - f->code);
-  source_location(module, f->fn, off, where, sizeof where);
+  const char *file = source_at(module, f->fn, off, &line, &column);
+  if (file) snprintf(where, sizeof where, " (%s:%u:%u)", file, line, column);
   status = krt_status_prefix(status, "in function '%s' at bytecode 0x%04x%s",
                              module->functions[f->fn].name, off, where);
 }

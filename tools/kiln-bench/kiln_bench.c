@@ -2,12 +2,15 @@
  * untimed, then --repetitions times timed (CLOCK_MONOTONIC around each
  * call, results released in between), and prints min / median / p90 /
  * mean / max latency. The inputs stay on the device for every call, so
- * the figures are the call itself: VM, dispatches and result allocation. */
+ * the figures are the call itself: VM, dispatches and result allocation.
+ * --profile-dispatches then breaks the timed calls down by dispatch
+ * (dispatch_profile.h); the runtime times dispatches only when asked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "dispatch_profile.h"
 #include "run_session.h"
 
 static double now_ms(void) {
@@ -43,25 +46,42 @@ int main(int argc, char **argv) {
   bool done;
   int rc = kiln_run_parse_flags(argc, argv, true, &o, &done);
   if (rc || done) return rc;
+  kiln_bench_profile_t *profile = NULL;
+  if (o.profile_dispatches) {
+    profile = kiln_bench_profile_create(o.repetitions);
+    if (!profile) {
+      fprintf(stderr, "kiln-bench: out of memory\n");
+      return 1;
+    }
+    o.dispatch_observer = kiln_bench_profile_observe;
+    o.dispatch_observer_user = profile;
+  }
   kiln_run_session_t s;
   if (kiln_run_open(&o, &s)) {
     kiln_run_close(&s);
+    kiln_bench_profile_destroy(profile);
     return 1;
   }
   const uint32_t n_out = kiln_function_output_count(s.function);
   if (n_out > KILN_RUN_MAX_ARGS) {
     fprintf(stderr, "kiln-bench: too many results (%u)\n", n_out);
     kiln_run_close(&s);
+    kiln_bench_profile_destroy(profile);
     return 1;
   }
   double *samples = malloc((size_t)o.repetitions * sizeof *samples);
-  if (!samples) {
+  double *calls = malloc((size_t)o.repetitions * sizeof *calls);
+  if (!samples || !calls) {
+    free(samples);
+    free(calls);
     fprintf(stderr, "kiln-bench: out of memory\n");
     kiln_run_close(&s);
+    kiln_bench_profile_destroy(profile);
     return 1;
   }
   kiln_buffer_view_t *outputs[KILN_RUN_MAX_ARGS];
   for (long i = 0; i < o.warmup + o.repetitions; ++i) {
+    if (profile) kiln_bench_profile_begin(profile, i - o.warmup);
     const double t0 = now_ms();
     kiln_status_t st = kiln_function_call(s.function, s.device, s.inputs,
                                           s.input_count, outputs, n_out);
@@ -71,7 +91,7 @@ int main(int argc, char **argv) {
       break;
     }
     for (uint32_t k = 0; k < n_out; ++k) kiln_buffer_view_release(outputs[k]);
-    if (i >= o.warmup) samples[i - o.warmup] = t1 - t0;
+    if (i >= o.warmup) samples[i - o.warmup] = calls[i - o.warmup] = t1 - t0;
   }
   if (rc == 0) {
     const long n = o.repetitions;
@@ -87,6 +107,10 @@ int main(int argc, char **argv) {
     print_ms("mean", sum / (double)n);
     print_ms("max", samples[n - 1]);
   }
+  if (rc == 0 && profile && !kiln_bench_profile_print(profile, calls, stdout))
+    rc = 1;
+  kiln_bench_profile_destroy(profile);
+  free(calls);
   free(samples);
   kiln_run_close(&s);
   return rc;

@@ -13,7 +13,7 @@ static void usage(const kiln_run_options_t *o, bool bench) {
           "       [--workers=N] [--input=2x2xf32=1,2,3,4 | --input=@x.npy]...\n"
           "       %s\n",
           o->tool,
-          bench ? "[--warmup=N] [--repetitions=N]"
+          bench ? "[--warmup=N] [--repetitions=N] [--profile-dispatches]"
                 : "[--output=@y.npy | --output=-]...");
 }
 
@@ -42,6 +42,8 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
       usage(o, bench);
       *done = true;
       return 0;
+    } else if (bench && FLAG("--profile-dispatches") && !v) {
+      o->profile_dispatches = true;
     } else if (!v) {
       fprintf(stderr, "%s: '%s' needs a value (--flag=value)\n", o->tool, a);
       return 2;
@@ -154,6 +156,8 @@ int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
   kiln_device_options_t dopts;
   memset(&dopts, 0, sizeof dopts);
   dopts.worker_count = o->workers;
+  dopts.dispatch_observer = o->dispatch_observer;
+  dopts.dispatch_observer_user = o->dispatch_observer_user;
   st = kiln_device_create(s->instance, o->device, &dopts, &s->device);
   if (st) return kiln_run_report(o, st);
   for (int i = 0; i < o->input_count; ++i) {

@@ -21,6 +21,10 @@ typedef struct kiln_run_options {
   const char *outputs[KILN_RUN_MAX_ARGS];
   int output_count;
   long warmup, repetitions; /* kiln-bench */
+  bool profile_dispatches;  /* kiln-bench */
+  /* Passed to the device (kiln_device_options_t) when set. */
+  kiln_dispatch_observer_fn dispatch_observer;
+  void *dispatch_observer_user;
 } kiln_run_options_t;
 
 typedef struct kiln_run_session {
@@ -33,7 +37,7 @@ typedef struct kiln_run_session {
 } kiln_run_session_t;
 
 /* Returns 0 to go on, or the exit code (0 after --help is signalled by
- * *done). bench enables --warmup/--repetitions. */
+ * *done). bench enables --warmup/--repetitions/--profile-dispatches. */
 int kiln_run_parse_flags(int argc, char **argv, bool bench,
                          kiln_run_options_t *o, bool *done);
 

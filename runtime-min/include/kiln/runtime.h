@@ -114,6 +114,24 @@ void kiln_instance_release(kiln_instance_t *instance);
 
 typedef struct kiln_device kiln_device_t;
 
+/* One finished dispatch, as a dispatch observer sees it. Strings point
+ * into the module and live as long as it does. */
+typedef struct kiln_dispatch_event {
+  const char *executable;  /* executable and entry point names */
+  const char *export_name;
+  const char *function;    /* VM function whose bytecode recorded it */
+  uint32_t bytecode_offset; /* of that recording call inside `function` */
+  const char *source_file; /* its source location, or NULL if none */
+  uint32_t line, column;
+  uint32_t command_index;  /* position in its command buffer */
+  uint32_t workgroup_count[3];
+  uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC around the dispatch */
+} kiln_dispatch_event_t;
+
+/* Called on the calling thread after each dispatch has completed. */
+typedef void (*kiln_dispatch_observer_fn)(void *user,
+                                          const kiln_dispatch_event_t *event);
+
 typedef struct kiln_device_options {
   /* local-task: threads running workgroups (the caller counts as one);
    * 0 = number of online cores. */
@@ -127,6 +145,12 @@ typedef struct kiln_device_options {
    * may spend before it fails with RESOURCE_EXHAUSTED; 0 = unlimited.
    * Bounds hostile loops and grids. */
   uint64_t max_steps;
+  /* Profiling (kiln-bench --profile-dispatches): when set, the device
+   * times every dispatch and reports it; an asynchronous device (cuda)
+   * then waits for each dispatch before the next. NULL costs nothing.
+   * Builds without KILN_RUNTIME_PROFILE refuse it (UNIMPLEMENTED). */
+  kiln_dispatch_observer_fn dispatch_observer;
+  void *dispatch_observer_user;
 } kiln_device_options_t;
 
 /* name: "local-sync", "local-task" or "cuda". options may be NULL. An

@@ -159,6 +159,25 @@ for word in ["min", "median", "p90"]:
     check(f"kiln-bench {word}", rc == 0 and any(
         l.split()[0] == word and l.split()[-1] in ("us", "ms") for l in lines if l.split()),
         f"rc={rc} out={out!r} err={err!r}")
+# --profile-dispatches: the summary unchanged, then one row per dispatch
+# site (the module's one kernel, run once per call) and the totals.
+rc, out, err = run(kiln_bench, f"--module={module4}", "--input=4xf32=1,2,3,4",
+                   "--input=4xf32=5,6,7,8", "--repetitions=5",
+                   "--profile-dispatches", f"--device={pool}")
+lines = out.splitlines()
+prof = [i for i, l in enumerate(lines) if l.startswith("dispatch profile:")]
+check("kiln-bench --profile-dispatches", rc == 0 and len(prof) == 1 and
+      any(l.split()[0] == "median" for l in lines[:prof[0]]) and
+      "5 repetitions" in lines[prof[0]] and
+      "simple_mul_dispatch_0/simple_mul  simple_mul@0x" in out and
+      "per executable:" in out, f"rc={rc} out={out!r} err={err!r}")
+rows = [l for l in lines[prof[0] + 2:] if "all dispatches" in l] if prof else []
+check("kiln-bench --profile-dispatches counts one dispatch per call",
+      len(rows) == 1 and rows[0].split()[3] == "1", f"out={out!r}")
+rc, out, err = run(kiln_bench, f"--module={module4}", "--input=4xf32=1,2,3,4",
+                   "--input=4xf32=5,6,7,8")
+check("kiln-bench without --profile-dispatches prints no profile",
+      rc == 0 and "dispatch profile" not in out, out)
 rc, out, err = run(kiln_bench, f"--module={module4}", "--input=4xf32=1,2,3,4",
                    "--input=4xf32=5,6,7,8", "--repetitions=0")
 check("kiln-bench rejects 0 repetitions", rc == 2 and "--repetitions" in err, err)

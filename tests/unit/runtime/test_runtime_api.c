@@ -145,6 +145,65 @@ START_TEST(call_handmade_on_local_devices) {
 }
 END_TEST
 
+/* A dispatch observer that keeps the last event and counts them. */
+typedef struct observed {
+  int events;
+  kiln_dispatch_event_t last;
+} observed_t;
+
+static void observe(void *user, const kiln_dispatch_event_t *e) {
+  observed_t *o = user;
+  ++o->events;
+  o->last = *e;
+}
+
+START_TEST(dispatch_observer_sees_each_dispatch) {
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
+  size_t size;
+  uint8_t *data = rt_handmade(NULL, &size);
+  ck_assert_ptr_nonnull(data);
+  observed_t seen;
+  memset(&seen, 0, sizeof seen);
+  kiln_device_options_t opts;
+  memset(&opts, 0, sizeof opts);
+  opts.dispatch_observer = observe;
+  opts.dispatch_observer_user = &seen;
+  fixture_t f;
+  memset(&f, 0, sizeof f);
+  OK(kiln_instance_create(kiln_allocator_system(), &f.inst));
+#ifdef KILN_TEST_NO_PROFILE
+  /* Builds without observers refuse one rather than ignore it. */
+  expect_error(kiln_device_create(f.inst, devices[_i], &opts, &f.dev),
+               KILN_STATUS_UNIMPLEMENTED, "KILN_RUNTIME_PROFILE=OFF",
+               (char *)NULL);
+  kiln_instance_release(f.inst);
+  free(data);
+  return;
+#endif
+  OK(kiln_device_create(f.inst, devices[_i], &opts, &f.dev));
+  OK(kiln_module_load_memory(f.inst, data, size, &f.mod));
+  OK(kiln_module_lookup_function(f.mod, "simple_mul", &f.fn));
+  const float a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+  float c[4] = {0};
+  OK(mul(&f, a, b, c, 4));
+  OK(mul(&f, a, b, c, 4));
+  ck_assert(c[0] == 5 && c[3] == 32);
+  /* One dispatch per call, named after the module's executable and export
+   * and the function whose bytecode recorded it. */
+  ck_assert_int_eq(seen.events, 2);
+  ck_assert_str_eq(seen.last.executable, "simple_mul_dispatch_0");
+  ck_assert_str_eq(seen.last.export_name, "simple_mul");
+  ck_assert_ptr_nonnull(seen.last.function);
+  ck_assert_ptr_null(seen.last.source_file); /* the module has none */
+  ck_assert_uint_eq(seen.last.command_index, 0);
+  ck_assert_uint_eq(seen.last.workgroup_count[0] * seen.last.workgroup_count[1] *
+                        seen.last.workgroup_count[2], 1);
+  ck_assert(seen.last.start_ns > 0 && seen.last.end_ns >= seen.last.start_ns);
+  close_fixture(&f);
+  free(data);
+}
+END_TEST
+
 START_TEST(load_from_file_and_prepare) {
   kiln_instance_t *inst;
   kiln_device_t *dev;
@@ -515,6 +574,7 @@ Suite *runtime_api_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, status_and_types);
   tcase_add_loop_test(tc, call_handmade_on_local_devices, 0, 2);
+  tcase_add_loop_test(tc, dispatch_observer_sees_each_dispatch, 0, 2);
   tcase_add_test(tc, load_from_file_and_prepare);
   tcase_add_test(tc, zstd_compressed_kernel_runs);
   tcase_add_loop_test(tc, kernel_failure_is_reported, 0, 2);
