@@ -3,9 +3,13 @@
  * wrong. Order: format verification (kiln_module_view_open: structure,
  * version, ranges), bytecode version, semantic checks of functions,
  * imports (resolved against the HAL natives by name and signature),
- * rodata and executables (ELF payloads verified, content hashes checked),
- * then every function's bytecode. Nothing runs before all of it passed.
- * Executables are loaded per device on first use and cached here. */
+ * rodata and executables (ELF payloads verified), then every function's
+ * bytecode. Nothing runs before all of it passed. Loading checks structure
+ * only and reads no weight page: a file maps in microseconds whatever its
+ * size. Weights' content hashes are checked on request
+ * (kiln_module_check_hashes); a kernel's when a device loads it (per
+ * device on first use or kiln_module_prepare; cached here), since only
+ * the variant a device picks is ever run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -42,6 +46,11 @@ kiln_status_t krt_segment_bytes(kiln_module_t *m, uint32_t segment,
   if (!data) return corrupt(m, "segment %u does not exist", segment);
   kiln_fb_Segment_t seg = kiln_fb_Module_segments_at(m->view.root, segment);
   if (kiln_fb_Segment_compression(seg) == kiln_fb_Compression_None) {
+    /* Kernels run, so their bytes are checked before use (weights are
+     * not: a wrong weight cannot make the runtime misbehave). */
+    kiln_format_error_t err;
+    if (!kiln_module_segment_check_hash(&m->view, segment, &err))
+      return corrupt(m, "%s", err.message);
     *out = data;
     *out_size = size;
     return NULL;
@@ -213,10 +222,6 @@ static kiln_status_t load_rodata(kiln_module_t *m) {
                         "rodata '%s': compressed weights are not supported "
                         "(weights are used in place)",
                         kiln_fb_Rodata_name(r).data);
-    kiln_format_error_t err;
-    if (!kiln_module_segment_check_hash(&m->view, seg, &err))
-      return corrupt(m, "rodata '%s': %s", kiln_fb_Rodata_name(r).data,
-                     err.message);
     m->rodata_data[i] = kiln_module_segment_data(&m->view, seg,
                                                  &m->rodata_size[i]);
     const uint32_t align = kiln_fb_Rodata_alignment(r);
@@ -281,10 +286,6 @@ static kiln_status_t load_executables(kiln_module_t *m) {
       kiln_fb_Segment_t s = kiln_fb_Module_segments_at(root, var->segment);
       if (kiln_fb_Segment_compression(s) != kiln_fb_Compression_None)
         continue; /* verified after decompression, when a device loads it */
-      kiln_format_error_t err;
-      if (!kiln_module_segment_check_hash(&m->view, var->segment, &err))
-        return corrupt(m, "executable '%s' variant '%s': %s", exe->name,
-                       var->name, err.message);
       if (var->format == kiln_fb_PayloadFormat_ELF) {
         uint64_t size;
         const uint8_t *data =
@@ -512,6 +513,19 @@ kiln_status_t krt_module_device_cache(kiln_module_t *m, kiln_device_t *device,
   *out = c;
   return krt_status_prefix(s, "module '%s' on device %s", m->name,
                            device->name);
+}
+
+kiln_status_t kiln_module_check_hashes(kiln_module_t *m) {
+  for (uint32_t i = 0; i < kiln_fb_Module_segments_count(m->view.root); ++i) {
+    const uint8_t *bytes;
+    uint64_t size;
+    void *owned;
+    /* krt_segment_bytes checks the hash (after decompressing). */
+    kiln_status_t s = krt_segment_bytes(m, i, &bytes, &size, &owned);
+    krt_free(A, owned);
+    if (s) return s;
+  }
+  return NULL;
 }
 
 kiln_status_t kiln_module_prepare(kiln_module_t *module,

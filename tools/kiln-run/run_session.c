@@ -10,7 +10,8 @@ static void usage(const kiln_run_options_t *o, bool bench) {
   fprintf(stderr,
           "usage: %s --module=M.kiln [--function=F] [--device=local-sync|"
           "local-task|cuda]\n"
-          "       [--workers=N] [--input=2x2xf32=1,2,3,4 | --input=@x.npy]...\n"
+          "       [--workers=N] [--check-hashes]\n"
+          "       [--input=2x2xf32=1,2,3,4 | --input=@x.npy]...\n"
           "       %s\n",
           o->tool,
           bench ? "[--warmup=N] [--repetitions=N] [--profile-dispatches]"
@@ -44,6 +45,8 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
       return 0;
     } else if (bench && FLAG("--profile-dispatches") && !v) {
       o->profile_dispatches = true;
+    } else if (FLAG("--check-hashes") && !v) {
+      o->check_hashes = true;
     } else if (!v) {
       fprintf(stderr, "%s: '%s' needs a value (--flag=value)\n", o->tool, a);
       return 2;
@@ -142,6 +145,7 @@ int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
   kiln_status_t st = kiln_instance_create(kiln_allocator_system(), &s->instance);
   if (st) return kiln_run_report(o, st);
   st = kiln_module_load_file(s->instance, o->module_path, &s->module);
+  if (!st && o->check_hashes) st = kiln_module_check_hashes(s->module);
   if (st) return kiln_run_report(o, st);
   if (pick_function(o, s)) return 1;
   const uint32_t want = kiln_function_input_count(s->function);

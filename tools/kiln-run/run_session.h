@@ -21,6 +21,7 @@ typedef struct kiln_run_options {
   const char *outputs[KILN_RUN_MAX_ARGS];
   int output_count;
   long warmup, repetitions; /* kiln-bench */
+  bool check_hashes;        /* kiln_module_check_hashes after loading */
   bool profile_dispatches;  /* kiln-bench */
   /* Passed to the device (kiln_device_options_t) when set. */
   kiln_dispatch_observer_fn dispatch_observer;

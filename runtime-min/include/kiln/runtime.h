@@ -217,8 +217,11 @@ kiln_status_t kiln_buffer_view_read(const kiln_buffer_view_t *view, void *dst,
 
 typedef struct kiln_module kiln_module_t;
 
-/* Maps the file read-only and verifies it completely (format, semantics,
- * bytecode, imports). Weights and kernels are used from the mapping. */
+/* Maps the file read-only and verifies its structure completely (format,
+ * offsets and lengths, semantics, bytecode, imports, ELF headers). Weights
+ * and kernels are used from the mapping; loading reads no weight page, so
+ * it costs microseconds whatever the model's size. Content hashes are not
+ * checked here: see kiln_module_check_hashes. */
 kiln_status_t kiln_module_load_file(kiln_instance_t *instance,
                                     const char *path,
                                     kiln_module_t **out_module);
@@ -227,6 +230,11 @@ kiln_status_t kiln_module_load_file(kiln_instance_t *instance,
 kiln_status_t kiln_module_load_memory(kiln_instance_t *instance,
                                       const void *data, size_t size,
                                       kiln_module_t **out_module);
+/* Reads every segment (weights and kernels, decompressed) and checks its
+ * content hash: DATA_LOSS naming the first segment that differs. A
+ * corrupted weight changes results but never safety, so this is for
+ * callers who want to know (kiln-run --check-hashes, kiln-dump). */
+kiln_status_t kiln_module_check_hashes(kiln_module_t *module);
 void kiln_module_retain(kiln_module_t *module);
 void kiln_module_release(kiln_module_t *module);
 const char *kiln_module_name(const kiln_module_t *module);

@@ -393,6 +393,26 @@ START_TEST(weights_from_rodata_in_place) {
   float c[4];
   OK(scale(dev, fn, a, c));
   ck_assert(c[0] == 0.5f && c[1] == 4 && c[2] == 9 && c[3] == -4);
+  OK(kiln_module_check_hashes(m));
+  kiln_module_release(m);
+  /* A corrupted weight byte: loading checks structure only and accepts it
+   * (the call computes with the wrong weight); kiln_module_check_hashes
+   * finds it. */
+  kiln_module_view_t view;
+  kiln_format_error_t err;
+  ck_assert(kiln_module_view_open(&view, data, size, &err));
+  kiln_fb_Rodata_t r0 = kiln_fb_Module_rodata_at(view.root, 0);
+  uint64_t wsize;
+  const uint8_t *wbytes = kiln_module_segment_data(
+      &view, kiln_fb_Rodata_segment(r0), &wsize);
+  ck_assert(wsize == sizeof w && memcmp(wbytes, w, sizeof w) == 0);
+  data[(size_t)(wbytes - data) + 3] ^= 0x7f; /* 0.5f -> 2.0f */
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  OK(kiln_module_lookup_function(m, "simple_mul", &fn));
+  OK(scale(dev, fn, a, c));
+  ck_assert(c[0] == 2.0f && c[1] == 4);
+  expect_error(kiln_module_check_hashes(m), KILN_STATUS_DATA_LOSS,
+               "content hash", (char *)NULL);
   kiln_module_release(m);
   free(data);
   /* A kernel may not write module data. */
