@@ -4,8 +4,14 @@
 # commands and CI call it. PyTorch (about 600 MB with its dependencies) is
 # in the default list because the ONNX model tests export their models
 # with it. KILN_BOOTSTRAP_EXTRA adds package groups:
-#   bench - OpenBLAS, the anchor of bench/matmul_cpu
+#   bench - OpenBLAS, the anchor of bench/matmul_cpu; Node.js and ONNX
+#           Runtime (npm onnxruntime-node, into .deps/npm of this checkout),
+#           an anchor of bench/models
 set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+ort_version=1.30.0
+want_ort=0
 
 packages=(
   build-essential cmake pkg-config git
@@ -17,7 +23,13 @@ packages=(
 for group in ${KILN_BOOTSTRAP_EXTRA:-}; do
   case "$group" in
     onnx) ;;  # kept for old command lines: now in the default list
-    bench) packages+=(libopenblas-dev) ;;
+    bench)
+      packages+=(libopenblas-dev)
+      # Debian's nodejs, or one already installed from elsewhere (which
+      # may bring its own npm and conflict with Debian's npm package).
+      command -v node >/dev/null || packages+=(nodejs)
+      command -v npm >/dev/null || packages+=(npm)
+      want_ort=1 ;;
     *) echo "bootstrap: unknown package group '$group'" >&2; exit 2 ;;
   esac
 done
@@ -26,7 +38,24 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+
+# ONNX Runtime's CPU library ships inside the npm package; its install
+# script only fetches GPU binaries from elsewhere, so it is skipped.
+install_ort() {
+  [ "$want_ort" = 1 ] || return 0
+  local dir="$root/.deps/npm"
+  grep -qs "\"version\": \"$ort_version\"" \
+    "$dir/node_modules/onnxruntime-node/package.json" && return 0
+  echo "bootstrap: npm install onnxruntime-node@$ort_version into $dir" >&2
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --silent \
+    "onnxruntime-node@$ort_version" >/dev/null
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  install_ort
+  exit 0
+fi
 
 echo "bootstrap: installing ${missing[*]}" >&2
 sudo=""
@@ -34,3 +63,4 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq >/dev/null
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_ort

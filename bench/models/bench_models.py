@@ -1,0 +1,237 @@
+#!/usr/bin/python3
+"""Benchmark (not a test): whole models through Kiln against ONNX Runtime
+and PyTorch, on 1 and 2 threads, in one run.
+
+Each model of models.py (random weights, fixed seed, nothing downloaded)
+is exported at opset 17 and compiled by kiln-compile. Then, for ROUNDS
+rounds, and in each round for every thread count and model in turn:
+kiln-bench on local-task (--workers=N), ONNX Runtime 1.30 through
+onnxruntime-node (ort_bench.js, intra-op threads N) and PyTorch
+(torch.set_num_threads(N)) each make WARMUP untimed calls then REPS timed
+ones and report their median, so the three alternate and share the
+machine's load. A row shows the best round median of each and the
+ratios Kiln/ORT and Kiln/PyTorch (below 1: Kiln is faster), with the load
+average before and after.
+
+usage: bench_models.py --compile=KILN_COMPILE --bench=KILN_BENCH --work=DIR
+           [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all]
+           [--threads=1,2] [--rounds=3] [--warmup=5] [--reps=20]
+           [--no-torch] [--no-ort] [--profile]
+The environment's KILN_BENCH_MODELS_ARGS is appended to the command line
+(how `cmake --build B --target bench_models_run` takes extra flags).
+--run checks each model's first result against PyTorch's once (max abs
+error printed). --profile prints kiln-bench --profile-dispatches for every
+model and thread count once, after the table.
+Without torch/torchvision it prints 'skipped: ...' and exits 0; without
+node or onnxruntime-node (KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh)
+the ORT column says so and the rest runs.
+
+PyTorch runs with OMP_WAIT_POLICY=PASSIVE unless the environment sets it:
+spinning OpenMP workers made PyTorch take seconds per call on this shared
+2-core machine; Kiln's local-task workers wait passively too. ONNX Runtime
+keeps its defaults (what its users get).
+"""
+import argparse
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import models  # noqa: E402
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def parse_ms(text, label):
+    m = re.search(r"^%s\s+([0-9.]+) (ms|us)" % label, text, re.M)
+    return None if not m else float(m.group(1)) * (1.0 if m.group(2) == "ms" else 1e-3)
+
+
+class Model:
+    def __init__(self, name, torch, torchvision, args):
+        self.name = name
+        self.m, self.xs, self.onnx = models.export(name, torch, torchvision, args.work)
+        self.kiln = os.path.join(args.work, name + ".kiln")
+        self.npy = [os.path.join(args.work, "%s.x%d.npy" % (name, i)) for i in range(len(self.xs))]
+        self.ort_inputs = ["x%d:%s:%s" % (i, "x".join(str(d) for d in x.shape),
+                                          os.path.join(args.work, "%s.x%d.bin" % (name, i)))
+                           for i, x in enumerate(self.xs)]
+        t0 = time.monotonic()
+        c = subprocess.run([args.compile, self.onnx, "-o", self.kiln],
+                           capture_output=True, text=True)
+        self.error = (None if c.returncode == 0 else
+                      ["kiln-compile failed:"] + c.stderr.strip().splitlines()[-1:])
+        self.compile_s = time.monotonic() - t0
+        self.max_err = None
+        if not self.error and args.run:
+            self.max_err = self.check(args, torch)
+
+    def check(self, args, torch):
+        """Max abs difference of Kiln's first result from PyTorch's: a
+        benchmark of a wrong answer would mean nothing."""
+        import numpy as np
+        y_path = os.path.join(args.work, self.name + ".y0.npy")
+        r = subprocess.run([args.run, "--module=" + self.kiln, "--device=local-task",
+                            "--output=@" + y_path] + ["--input=@" + p for p in self.npy],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            self.error = ["kiln-run failed: " + r.stderr.strip()]
+            return None
+        with torch.no_grad():
+            y = self.m(*self.xs)
+        y = (y[0] if isinstance(y, (tuple, list)) else y).numpy()
+        return float(np.max(np.abs(np.load(y_path) - y)))
+
+    def kiln_cmd(self, args, threads, extra=()):
+        return ([args.bench, "--module=" + self.kiln, "--device=local-task",
+                 "--workers=%d" % threads, "--warmup=%d" % args.warmup,
+                 "--repetitions=%d" % args.reps] + ["--input=@" + p for p in self.npy]
+                + list(extra))
+
+    def time_kiln(self, args, threads):
+        r = subprocess.run(self.kiln_cmd(args, threads), capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit("bench/models: kiln-bench failed on %s:\n%s" % (self.name, r.stderr))
+        ms = parse_ms(r.stdout, "median")
+        if ms is None:
+            raise SystemExit("bench/models: no median in kiln-bench output:\n" + r.stdout)
+        return ms
+
+    def time_ort(self, args, threads):
+        r = subprocess.run([args.node, os.path.join(HERE, "ort_bench.js"), args.ort, self.onnx,
+                            str(threads), str(args.warmup), str(args.reps)] + self.ort_inputs,
+                           capture_output=True, text=True)
+        m = re.search(r"^median_ms ([0-9.eE+-]+)", r.stdout, re.M)
+        if r.returncode != 0 or not m:
+            raise SystemExit("bench/models: ort_bench.js failed on %s:\n%s%s"
+                             % (self.name, r.stdout, r.stderr))
+        return float(m.group(1))
+
+    def time_torch(self, args, threads, torch):
+        torch.set_num_threads(threads)
+        samples = []
+        with torch.no_grad():
+            for i in range(args.warmup + args.reps):
+                t = time.perf_counter()
+                self.m(*self.xs)
+                if i >= args.warmup:
+                    samples.append((time.perf_counter() - t) * 1e3)
+        return statistics.median(samples)
+
+
+def fmt_ms(ms):
+    return "-" if ms is None else ("%.3f" % ms if ms < 1 else "%.2f" % ms)
+
+
+def ratio(a, b):
+    return "-" if a is None or b is None else "%.2fx" % (a / b)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--compile", required=True)
+    ap.add_argument("--bench", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--run", default=None)
+    ap.add_argument("--ort", default=os.path.join(HERE, "..", "..", ".deps", "npm",
+                                                  "node_modules"))
+    ap.add_argument("--models", default="")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--no-ort", action="store_true")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args(sys.argv[1:] + shlex.split(os.environ.get("KILN_BENCH_MODELS_ARGS", "")))
+    try:
+        import torch
+        import torchvision
+    except ImportError as e:
+        print("skipped: %s (python3-torch, python3-torchvision: scripts/bootstrap.sh)" % e)
+        return 0
+    threads = [int(t) for t in args.threads.split(",")]
+    args.ort = os.path.abspath(args.ort)
+    args.node = shutil.which("node") or shutil.which("nodejs")
+    ort_missing = None
+    if args.no_ort:
+        ort_missing = "--no-ort"
+    elif not args.node:
+        ort_missing = "node not found"
+    elif not os.path.isdir(os.path.join(args.ort, "onnxruntime-node")):
+        ort_missing = "no onnxruntime-node in %s" % os.path.abspath(args.ort)
+    if ort_missing:
+        print("ONNX Runtime column skipped: %s (KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh)"
+              % ort_missing)
+    os.makedirs(args.work, exist_ok=True)
+
+    load0 = loadavg()
+    rows = []
+    for name in models.names(args.models):
+        mdl = Model(name, torch, torchvision, args)
+        if mdl.error:
+            print("%s: %s" % (name, " ".join(mdl.error)))
+            continue
+        print("%s: compiled in %.1f s%s" % (
+            name, mdl.compile_s,
+            "" if mdl.max_err is None else ", max abs error vs PyTorch %.2g" % mdl.max_err))
+        rows.append(mdl)
+    best = {}  # (model, threads, engine) -> best round median
+    for rnd in range(args.rounds):
+        for n in threads:
+            for mdl in rows:
+                got = [("kiln", mdl.time_kiln(args, n))]
+                if not ort_missing:
+                    got.append(("ort", mdl.time_ort(args, n)))
+                if not args.no_torch:
+                    got.append(("torch", mdl.time_torch(args, n, torch)))
+                for eng, ms in got:
+                    key = (mdl.name, n, eng)
+                    best[key] = min(best.get(key, ms), ms)
+        print("round %d/%d done, load average %s" % (rnd + 1, args.rounds, loadavg()), flush=True)
+    load1 = loadavg()
+
+    print()
+    print("bench/models: best of %d round medians (%d warmup + %d timed calls each), ms;"
+          % (args.rounds, args.warmup, args.reps))
+    print("ratio = Kiln / anchor (below 1: Kiln is faster). onnxruntime-node 1.30, torch %s."
+          % torch.__version__)
+    print("load average before: %s, after: %s" % (load0, load1))
+    print()
+    print("| model | threads | Kiln | ORT | PyTorch | Kiln/ORT | Kiln/PyTorch |")
+    print("|---|---|---|---|---|---|---|")
+    for n in threads:
+        for mdl in rows:
+            k = best.get((mdl.name, n, "kiln"))
+            o = best.get((mdl.name, n, "ort"))
+            t = best.get((mdl.name, n, "torch"))
+            print("| %s | %d | %s | %s | %s | %s | %s |" % (
+                mdl.name, n, fmt_ms(k), fmt_ms(o), fmt_ms(t), ratio(k, o), ratio(k, t)))
+
+    if args.profile:
+        for n in threads:
+            for mdl in rows:
+                r = subprocess.run(mdl.kiln_cmd(args, n, ["--profile-dispatches"]),
+                                   capture_output=True, text=True)
+                print("\n## %s, %d worker(s): kiln-bench --profile-dispatches" % (mdl.name, n))
+                print(r.stdout if r.returncode == 0 else
+                      "(kiln-bench --profile-dispatches failed: %s)" % r.stderr.strip())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

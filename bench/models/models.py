@@ -1,0 +1,100 @@
+"""The models of bench/models: one table row per model, built with random
+weights from a fixed seed (nothing is downloaded: torchvision models are
+built with weights=None) and exported by torch.onnx.export at opset 17.
+
+A row is NAME: (default?, builder, input shapes). builder(torch,
+torchvision) returns the nn.Module; the inputs are f32 tensors drawn from
+a seeded generator. Rows marked default run when no --models is given;
+the others are other members of the same families, for trying a change
+on graphs it was not written against (`--models=all`).
+"""
+import os
+import warnings
+
+SEED = 0
+
+
+def _mlp(t):
+    nn = t.nn
+    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(),
+                         nn.Linear(256, 10))
+
+
+MODELS = {
+    "resnet18": (True, lambda t, tv: tv.models.resnet18(weights=None), [(1, 3, 224, 224)]),
+    "mobilenet_v2": (True, lambda t, tv: tv.models.mobilenet_v2(weights=None), [(1, 3, 224, 224)]),
+    "encoder": (True, lambda t, tv: t.nn.TransformerEncoderLayer(
+        d_model=256, nhead=4, dim_feedforward=1024, batch_first=True), [(1, 128, 256)]),
+    "mlp": (True, lambda t, tv: _mlp(t), [(8, 784)]),
+    # Not in the default run: more members of the same families.
+    "resnet34": (False, lambda t, tv: tv.models.resnet34(weights=None), [(1, 3, 224, 224)]),
+    "resnet50": (False, lambda t, tv: tv.models.resnet50(weights=None), [(1, 3, 224, 224)]),
+    "mobilenet_v3_small": (False, lambda t, tv: tv.models.mobilenet_v3_small(weights=None),
+                           [(1, 3, 224, 224)]),
+    "mobilenet_v3_large": (False, lambda t, tv: tv.models.mobilenet_v3_large(weights=None),
+                           [(1, 3, 224, 224)]),
+    "shufflenet_v2_x1_0": (False, lambda t, tv: tv.models.shufflenet_v2_x1_0(weights=None),
+                           [(1, 3, 224, 224)]),
+    "mnasnet1_0": (False, lambda t, tv: tv.models.mnasnet1_0(weights=None), [(1, 3, 224, 224)]),
+    "squeezenet1_1": (False, lambda t, tv: tv.models.squeezenet1_1(weights=None),
+                      [(1, 3, 224, 224)]),
+    "efficientnet_b0": (False, lambda t, tv: tv.models.efficientnet_b0(weights=None),
+                        [(1, 3, 224, 224)]),
+    "regnet_x_400mf": (False, lambda t, tv: tv.models.regnet_x_400mf(weights=None),
+                       [(1, 3, 224, 224)]),
+}
+
+
+def names(spec):
+    """The model names a --models value selects: '' is the default rows,
+    'all' every row, else a comma-separated list of names."""
+    if not spec:
+        return [n for n, row in MODELS.items() if row[0]]
+    if spec == "all":
+        return list(MODELS)
+    out = [n.strip() for n in spec.split(",") if n.strip()]
+    for n in out:
+        if n not in MODELS:
+            raise SystemExit("bench/models: unknown model '%s' (known: %s)"
+                             % (n, ", ".join(MODELS)))
+    return out
+
+
+def build(name, torch, torchvision):
+    """(module in eval mode, list of input tensors) for NAME, seeded."""
+    _, builder, shapes = MODELS[name]
+    torch.manual_seed(SEED)
+    m = builder(torch, torchvision)
+    m.eval()
+    # BatchNorm with its initial statistics (mean 0, var 1) is nearly an
+    # identity; random running statistics make it a real computation.
+    g = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad():
+        for mod in m.modules():
+            if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm):
+                mod.running_mean.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
+                mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+    xs = [torch.randn(*s, generator=g) for s in shapes]
+    return m, xs
+
+
+def export(name, torch, torchvision, work):
+    """Exports NAME to WORK/NAME.onnx (opset 17, inputs x0, x1, ...,
+    outputs y0, ...) and writes each input as WORK/NAME.xI.npy and raw
+    little-endian f32 WORK/NAME.xI.bin. Returns (module, inputs, onnx path)."""
+    import numpy as np
+    m, xs = build(name, torch, torchvision)
+    path = os.path.join(work, name + ".onnx")
+    with torch.no_grad():
+        y = m(*xs)
+    n_out = len(y) if isinstance(y, (tuple, list)) else 1
+    with warnings.catch_warnings():  # the exporter's notes on tracing
+        warnings.simplefilter("ignore")
+        torch.onnx.export(m, tuple(xs), path, opset_version=17,
+                          input_names=["x%d" % i for i in range(len(xs))],
+                          output_names=["y%d" % i for i in range(n_out)])
+    for i, x in enumerate(xs):
+        a = x.numpy().astype(np.float32)
+        np.save(os.path.join(work, "%s.x%d.npy" % (name, i)), a)
+        a.tofile(os.path.join(work, "%s.x%d.bin" % (name, i)))
+    return m, xs, path

@@ -1,0 +1,52 @@
+// Times one ONNX model on ONNX Runtime's CPU execution provider (npm
+// onnxruntime-node, which bench_models.py finds in the folder the
+// bootstrap's `bench` group installs it into) the way kiln-bench times a
+// module: WARMUP untimed calls, then REPS timed calls, each around one
+// session.run (inputs stay put, outputs are allocated per call). Prints
+// `median_ms X` and `min_ms X`.
+//
+// usage: node ort_bench.js NODE_MODULES MODEL.onnx THREADS WARMUP REPS
+//            NAME:D0xD1x...:FILE.bin ...   (one per input, raw f32)
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+async function main() {
+  const argv = process.argv.slice(2);
+  if (argv.length < 6) {
+    console.error('usage: node ort_bench.js NODE_MODULES MODEL THREADS WARMUP REPS NAME:DIMS:FILE...');
+    process.exit(2);
+  }
+  const [modules, model, threads, warmup, reps] = argv;
+  const ort = require(path.join(modules, 'onnxruntime-node'));
+  const feeds = {};
+  for (const spec of argv.slice(5)) {
+    const [name, dims, file] = spec.split(':');
+    const bytes = fs.readFileSync(file);
+    const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+    feeds[name] = new ort.Tensor('float32', data, dims.split('x').map(Number));
+  }
+  const session = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: Number(threads),
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+  });
+  const samples = [];
+  for (let i = 0; i < Number(warmup) + Number(reps); ++i) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    const t1 = process.hrtime.bigint();
+    if (i >= Number(warmup)) samples.push(Number(t1 - t0) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  const n = samples.length;
+  const median = n % 2 ? samples[(n - 1) / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+  console.log('median_ms ' + median);
+  console.log('min_ms ' + samples[0]);
+}
+
+main().catch((e) => {
+  console.error('ort_bench: ' + (e && e.message ? e.message : e));
+  process.exit(1);
+});
