@@ -1,6 +1,7 @@
 /* The allocator contract: a libc-backed default and zeroing helpers the
  * rest of the runtime uses, so every allocation goes through the
- * caller-supplied allocator. */
+ * caller-supplied allocator; and the devices' pools of per-call memory
+ * over it (see krt_pool_alloc). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,4 +39,49 @@ void *krt_alloc(const kiln_allocator_t *a, size_t size) {
 
 void krt_free(const kiln_allocator_t *a, void *ptr) {
   if (ptr) a->free(a->self, ptr);
+}
+
+/* A pool block: this header, then 2^(cls + 6) bytes for the caller. */
+typedef struct pool_block {
+  struct pool_block *next;
+  uint32_t cls;
+  uint8_t pad[64 - sizeof(void *) - sizeof(uint32_t)];
+} pool_block_t;
+
+void *krt_pool_alloc(kiln_device_t *d, size_t size, bool zero) {
+  uint32_t cls = 0;
+  while (cls < KRT_POOL_CLASSES && ((size_t)64 << cls) < size) ++cls;
+  if (cls == KRT_POOL_CLASSES) return NULL;
+  pthread_mutex_lock(&d->pool_lock);
+  pool_block_t *b = d->pool[cls];
+  if (b) d->pool[cls] = b->next;
+  pthread_mutex_unlock(&d->pool_lock);
+  if (!b) {
+    b = d->allocator->alloc(d->allocator->self,
+                            sizeof *b + ((size_t)64 << cls), 64);
+    if (!b) return NULL;
+    b->cls = cls;
+  }
+  if (zero) memset(b + 1, 0, size);
+  return b + 1;
+}
+
+void krt_pool_free(kiln_device_t *d, void *ptr) {
+  if (!ptr) return;
+  pool_block_t *b = (pool_block_t *)ptr - 1;
+  pthread_mutex_lock(&d->pool_lock);
+  b->next = d->pool[b->cls];
+  d->pool[b->cls] = b;
+  pthread_mutex_unlock(&d->pool_lock);
+}
+
+void krt_pool_trim(kiln_device_t *d) {
+  pthread_mutex_lock(&d->pool_lock);
+  for (uint32_t c = 0; c < KRT_POOL_CLASSES; ++c)
+    for (pool_block_t *b = d->pool[c], *next; b; b = next) {
+      next = b->next;
+      d->allocator->free(d->allocator->self, b);
+    }
+  memset(d->pool, 0, sizeof d->pool);
+  pthread_mutex_unlock(&d->pool_lock);
 }

@@ -190,7 +190,7 @@ kiln_status_t kiln_function_call(kiln_function_t function,
   if (s) return s;
   call.stack_size = krt_vm_stack_size(m);
   /* Not zeroed: the interpreter zeroes each frame as it pushes it. */
-  call.stack = a->alloc(a->self, call.stack_size, 64);
+  call.stack = krt_pool_alloc(device, call.stack_size, false);
   if (!call.stack)
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory for a %zu-byte VM stack",
@@ -198,7 +198,7 @@ kiln_status_t kiln_function_call(kiln_function_t function,
   krt_ref_t *results[64] = {0};
   s = krt_vm_invoke(&call, function.ordinal, (krt_ref_t *const *)inputs,
                     results);
-  krt_free(a, call.stack);
+  krt_pool_free(device, call.stack);
   for (uint32_t i = 0; !s && i < output_count; ++i) {
     if (!results[i] || results[i]->type != KRT_REF_BUFFER_VIEW)
       s = krt_status(a, KILN_STATUS_INTERNAL,

@@ -24,7 +24,7 @@ typedef struct krt_cmd {
 
 struct krt_command_buffer {
   krt_ref_t ref;
-  const kiln_allocator_t *allocator;
+  kiln_device_t *device; /* memory from its pool; lives within one call */
   krt_cmd_t *cmds;
   size_t cmd_count, cmd_cap;
   uint32_t *pcs;
@@ -34,15 +34,15 @@ struct krt_command_buffer {
 };
 
 /* Grows *p (elements of elem bytes) to hold need; false when out of memory. */
-static bool grow(const kiln_allocator_t *a, void **p, size_t *cap, size_t used,
+static bool grow(kiln_device_t *d, void **p, size_t *cap, size_t used,
                  size_t need, size_t elem) {
   if (need <= *cap) return true;
   size_t n = *cap ? *cap * 2 : 16;
   while (n < need) n *= 2;
-  void *q = krt_alloc(a, n * elem);
+  void *q = krt_pool_alloc(d, n * elem, false);
   if (!q) return false;
   if (*p) memcpy(q, *p, used * elem);
-  krt_free(a, *p);
+  krt_pool_free(d, *p);
   *p = q;
   *cap = n;
   return true;
@@ -50,25 +50,25 @@ static bool grow(const kiln_allocator_t *a, void **p, size_t *cap, size_t used,
 
 kiln_status_t krt_command_buffer_create(krt_call_t *call,
                                         krt_command_buffer_t **out) {
-  krt_command_buffer_t *cb = krt_alloc(call->allocator, sizeof *cb);
+  krt_command_buffer_t *cb = krt_pool_alloc(call->device, sizeof *cb, true);
   if (!cb)
     return krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory");
   atomic_init(&cb->ref.count, 1);
   cb->ref.type = KRT_REF_COMMAND_BUFFER;
-  cb->allocator = call->allocator;
+  cb->device = call->device;
   *out = cb;
   return NULL;
 }
 
 void krt_command_buffer_destroy(krt_command_buffer_t *cb) {
-  const kiln_allocator_t *a = cb->allocator;
+  kiln_device_t *d = cb->device;
   for (size_t i = 0; i < cb->bind_count; ++i)
     kiln_buffer_release(cb->binds[i].buffer);
-  krt_free(a, cb->cmds);
-  krt_free(a, cb->pcs);
-  krt_free(a, cb->binds);
-  krt_free(a, cb);
+  krt_pool_free(d, cb->cmds);
+  krt_pool_free(d, cb->pcs);
+  krt_pool_free(d, cb->binds);
+  krt_pool_free(d, cb);
 }
 
 kiln_status_t krt_command_buffer_dispatch(
@@ -133,11 +133,11 @@ kiln_status_t krt_command_buffer_dispatch(
                         "'%s' binding %u writes to read-only module data",
                         ex->name, i);
   }
-  if (!grow(a, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
+  if (!grow(call->device, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
             cb->cmd_count + 1, sizeof *cb->cmds) ||
-      !grow(a, (void **)&cb->pcs, &cb->pc_cap, cb->pc_count,
+      !grow(call->device, (void **)&cb->pcs, &cb->pc_cap, cb->pc_count,
             cb->pc_count + pc_count, sizeof *cb->pcs) ||
-      !grow(a, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
+      !grow(call->device, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
             cb->bind_count + bind_count, sizeof *cb->binds))
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
@@ -168,7 +168,7 @@ kiln_status_t krt_command_buffer_dispatch(
 
 kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
                                          krt_command_buffer_t *cb) {
-  if (!grow(call->allocator, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
+  if (!grow(call->device, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
             cb->cmd_count + 1, sizeof *cb->cmds))
     return krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory");
@@ -211,9 +211,9 @@ static kiln_status_t push_transfer(krt_call_t *call, krt_command_buffer_t *cb,
                                    const uint64_t *offsets, uint32_t nbufs,
                                    uint64_t length, uint32_t pattern) {
   const kiln_allocator_t *a = call->allocator;
-  if (!grow(a, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
+  if (!grow(call->device, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
             cb->cmd_count + 1, sizeof *cb->cmds) ||
-      !grow(a, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
+      !grow(call->device, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
             cb->bind_count + nbufs, sizeof *cb->binds))
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];

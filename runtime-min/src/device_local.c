@@ -48,7 +48,7 @@ static kiln_status_t local_buffer_alloc(kiln_device_t *device,
     return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "buffer of %llu bytes is too large",
                       (unsigned long long)buffer->length);
-  buffer->host = krt_alloc_aligned(A, (size_t)buffer->length, 64);
+  buffer->host = krt_pool_alloc(device, (size_t)buffer->length, true);
   if (!buffer->host)
     return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory allocating a %llu-byte buffer",
@@ -57,7 +57,7 @@ static kiln_status_t local_buffer_alloc(kiln_device_t *device,
 }
 
 static void local_buffer_free(kiln_device_t *device, kiln_buffer_t *buffer) {
-  krt_free(A, buffer->host);
+  krt_pool_free(device, buffer->host);
 }
 
 static kiln_status_t local_buffer_write(kiln_device_t *device,

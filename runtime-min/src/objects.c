@@ -106,6 +106,7 @@ kiln_status_t kiln_device_create(kiln_instance_t *instance, const char *name,
                     name ? name : "(null)", kiln_device_available());
 
   if (!s) {
+    pthread_mutex_init(&(*out_device)->pool_lock, NULL);
     (*out_device)->max_buffer_bytes = options->max_buffer_bytes;
     (*out_device)->max_steps = options->max_steps;
 #ifdef KILN_WITH_PROFILE
@@ -123,6 +124,8 @@ void kiln_device_retain(kiln_device_t *device) {
 void kiln_device_release(kiln_device_t *device) {
   if (!device || atomic_fetch_sub(&device->refs, 1) != 1) return;
   kiln_instance_t *inst = device->instance;
+  krt_pool_trim(device);
+  pthread_mutex_destroy(&device->pool_lock);
   device->vt->destroy(device);
   kiln_instance_release(inst);
 }
@@ -138,7 +141,7 @@ const char *kiln_device_target(const kiln_device_t *device) {
 /* ---- buffers ------------------------------------------------------------- */
 
 static kiln_buffer_t *buffer_new(kiln_device_t *device, uint64_t length) {
-  kiln_buffer_t *b = krt_alloc(device->allocator, sizeof *b);
+  kiln_buffer_t *b = krt_pool_alloc(device, sizeof *b, true);
   if (!b) return NULL;
   atomic_init(&b->ref.count, 1);
   b->ref.type = KRT_REF_BUFFER;
@@ -162,8 +165,8 @@ kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
                       "out of memory allocating a buffer object");
   kiln_status_t s = device->vt->buffer_alloc(device, b);
   if (s) {
+    krt_pool_free(device, b);
     kiln_device_release(device);
-    krt_free(device->allocator, b);
     return s;
   }
   b->owned = true;
@@ -190,7 +193,7 @@ void krt_buffer_destroy(kiln_buffer_t *b) {
   kiln_device_t *device = b->device;
   if (b->owned) device->vt->buffer_free(device, b);
   if (b->owner) kiln_module_release(b->owner);
-  krt_free(device->allocator, b);
+  krt_pool_free(device, b);
   kiln_device_release(device);
 }
 
@@ -252,7 +255,7 @@ kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
                       "shape has a negative dimension or overflows");
   kiln_status_t s = check_range(buffer, byte_offset, bytes);
   if (s) return krt_status_prefix(s, "buffer view");
-  kiln_buffer_view_t *v = krt_alloc(a, sizeof *v);
+  kiln_buffer_view_t *v = krt_pool_alloc(buffer->device, sizeof *v, true);
   if (!v)
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory creating a buffer view");
@@ -298,7 +301,7 @@ kiln_status_t kiln_buffer_view_from_host(kiln_device_t *device,
 
 void krt_buffer_view_destroy(kiln_buffer_view_t *view) {
   kiln_buffer_t *buffer = view->buffer;
-  krt_free(buffer->device->allocator, view);
+  krt_pool_free(buffer->device, view);
   kiln_buffer_release(buffer);
 }
 

@@ -36,6 +36,17 @@ void *krt_alloc_aligned(const kiln_allocator_t *a, size_t size,
                         size_t alignment);
 void krt_free(const kiln_allocator_t *a, void *ptr);
 
+/* The device's pool of per-call memory: buffers (objects and host bytes),
+ * views, command buffers and VM stacks. Freed blocks stay with the device
+ * (by power-of-two size class) and are handed out again, so a steady
+ * state of calls takes nothing from the allocator and touches no new
+ * page; the device returns them to the allocator when it is destroyed.
+ * Blocks are 64-byte aligned; zeroed when asked. Thread-safe. */
+#define KRT_POOL_CLASSES 42 /* 64 bytes .. 2^47 */
+void *krt_pool_alloc(kiln_device_t *device, size_t size, bool zero);
+void krt_pool_free(kiln_device_t *device, void *ptr); /* NULL-safe */
+void krt_pool_trim(kiln_device_t *device);
+
 /* Dense byte size of a shape; false on overflow or negative dims. */
 bool krt_shape_bytes(kiln_element_type_t type, uint32_t rank,
                      const int64_t *dims, uint64_t *out_bytes);
@@ -242,6 +253,8 @@ struct kiln_device {
   bool host_memory; /* buffers have host addresses usable by kernels */
   uint64_t max_buffer_bytes; /* 0 = unlimited */
   uint64_t max_steps;        /* 0 = unlimited */
+  pthread_mutex_t pool_lock;
+  void *pool[KRT_POOL_CLASSES]; /* free blocks per class (krt_pool_*) */
 #ifdef KILN_WITH_PROFILE
   kiln_dispatch_observer_fn observer; /* NULL = off */
   void *observer_user;

@@ -171,7 +171,8 @@ const char *kiln_device_available(void);
 typedef struct kiln_buffer kiln_buffer_t;
 typedef struct kiln_buffer_view kiln_buffer_view_t;
 
-/* A device buffer of byte_length bytes (zeroed on local devices). */
+/* A device buffer of byte_length bytes (zeroed on local devices; host
+ * memory from the device's pool, see kiln_function_call). */
 kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
                                    kiln_buffer_t **out_buffer);
 void kiln_buffer_retain(kiln_buffer_t *buffer);
@@ -277,7 +278,12 @@ kiln_status_t kiln_module_prepare(kiln_module_t *module, kiln_device_t *device);
 /* Calls function on device. inputs are checked against the declared input
  * types first (count, element type, static dims); a scalar input is a
  * rank-0 view. On success outputs[0..output_count) receive new views the
- * caller releases. Thread-safe: concurrent calls share nothing mutable. */
+ * caller releases. Thread-safe: concurrent calls share nothing mutable.
+ * Memory: everything a call uses (its VM stack, command buffer, transient
+ * and output buffers, views) comes from the device's pool, which keeps
+ * freed blocks for reuse until the device is released; outputs return to
+ * it when the caller releases them. So in steady state (outputs released
+ * before the next call) a call allocates nothing and touches no new page. */
 kiln_status_t kiln_function_call(kiln_function_t function,
                                  kiln_device_t *device,
                                  kiln_buffer_view_t *const *inputs,

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "kiln/module_format.h"
@@ -557,6 +558,59 @@ START_TEST(caller_allocator_balances) {
 }
 END_TEST
 
+/* In steady state a call takes nothing from the allocator and touches no
+ * new page: buffers, views, command buffers and the VM stack come back
+ * from the device's pool (outputs once the caller releases them). */
+START_TEST(steady_state_calls_allocate_nothing) {
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
+  counting_t c = {0, 0};
+  kiln_allocator_t a = {&c, count_alloc, count_free};
+  kiln_handmade_options_t o;
+  kiln_handmade_default_options(&o);
+  o.n = 1000; /* 16 workgroups: local-task's workers take part */
+  size_t size;
+  uint8_t *data = rt_handmade(&o, &size);
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_module_t *m;
+  kiln_function_t fn;
+  OK(kiln_instance_create(a, &inst));
+  OK(kiln_device_create(inst, devices[_i], NULL, &dev));
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  OK(kiln_module_lookup_function(m, "simple_mul", &fn));
+  int64_t n = 1000;
+  static float x[1000], y[1000];
+  for (int i = 0; i < 1000; ++i) x[i] = (float)i;
+  kiln_buffer_view_t *in[2], *out;
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, x, 4000, &in[0]));
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, x, 4000, &in[1]));
+  for (int i = 0; i < 2; ++i) { /* the first calls fill the pool */
+    OK(kiln_function_call(fn, dev, in, 2, &out, 1));
+    OK(kiln_buffer_view_read(out, y, sizeof y));
+    kiln_buffer_view_release(out);
+  }
+  const long allocs = c.allocs;
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  for (int i = 0; i < 100; ++i) {
+    OK(kiln_function_call(fn, dev, in, 2, &out, 1));
+    OK(kiln_buffer_view_read(out, y, sizeof y));
+    kiln_buffer_view_release(out);
+  }
+  getrusage(RUSAGE_SELF, &after);
+  ck_assert(y[999] == 999.0f * 999.0f);
+  ck_assert_int_eq(c.allocs - allocs, 0);
+  ck_assert_int_eq(after.ru_minflt - before.ru_minflt, 0);
+  kiln_buffer_view_release(in[0]);
+  kiln_buffer_view_release(in[1]);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  ck_assert_int_eq(c.allocs, c.frees);
+  free(data);
+}
+END_TEST
+
 START_TEST(buffer_view_bounds) {
   kiln_instance_t *inst;
   kiln_device_t *dev;
@@ -604,6 +658,7 @@ Suite *runtime_api_suite(void) {
   tcase_add_test(tc, grid_spends_the_step_budget);
   tcase_add_loop_test(tc, copy_and_fill_commands, 0, 2);
   tcase_add_test(tc, caller_allocator_balances);
+  tcase_add_loop_test(tc, steady_state_calls_allocate_nothing, 0, 2);
   tcase_add_test(tc, buffer_view_bounds);
   suite_add_tcase(s, tc);
   return s;
