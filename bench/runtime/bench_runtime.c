@@ -1,0 +1,133 @@
+/* bench_runtime: the fixed costs of running a module, measured through the
+ * public API the way an embedder meets them, in a fresh process:
+ * kiln_module_load_file (time, and resident memory it added), device
+ * creation, kiln_module_prepare, the first call, then steady-state calls
+ * (median, minimum, minor page faults per call). Inputs are zeros of the
+ * declared types; outputs are released after each call.
+ *
+ * usage: bench_runtime MODULE.kiln DEVICE [CALLS] [WORKERS]
+ * prints: one line of "key=value" figures (times in microseconds). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kiln/runtime.h"
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static long rss_kb(void) {
+  long pages = 0, resident = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+  }
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static long minflt(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void check(kiln_status_t s, const char *what) {
+  if (!s) return;
+  fprintf(stderr, "bench_runtime: %s: %s\n", what, kiln_status_message(s));
+  exit(1);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: bench_runtime MODULE.kiln DEVICE [CALLS] [WORKERS]\n");
+    return 2;
+  }
+  const long calls = argc > 3 ? atol(argv[3]) : 20;
+  kiln_device_options_t opts;
+  memset(&opts, 0, sizeof opts);
+  opts.worker_count = argc > 4 ? (uint32_t)atol(argv[4]) : 0;
+  if (calls < 1) return 2;
+  kiln_instance_t *inst;
+  check(kiln_instance_create(kiln_allocator_system(), &inst), "instance");
+
+  const long rss0 = rss_kb();
+  double t0 = now_us();
+  kiln_module_t *mod;
+  check(kiln_module_load_file(inst, argv[1], &mod), "load");
+  const double load_us = now_us() - t0;
+  const long load_rss = rss_kb() - rss0;
+
+  t0 = now_us();
+  kiln_device_t *dev;
+  check(kiln_device_create(inst, argv[2], &opts, &dev), "device");
+  const double device_us = now_us() - t0;
+  t0 = now_us();
+  check(kiln_module_prepare(mod, dev), "prepare");
+  const double prepare_us = now_us() - t0;
+
+  kiln_function_t fn;
+  uint32_t exported = 0;
+  for (uint32_t i = 0; i < kiln_module_function_count(mod); ++i) {
+    kiln_function_t f;
+    check(kiln_module_function_at(mod, i, &f), "function");
+    if (kiln_function_is_exported(f) && exported++ == 0) fn = f;
+  }
+  if (exported != 1) {
+    fprintf(stderr, "bench_runtime: the module must export one function\n");
+    return 1;
+  }
+  const uint32_t nin = kiln_function_input_count(fn);
+  const uint32_t nout = kiln_function_output_count(fn);
+  kiln_buffer_view_t *in[64], *out[64];
+  if (nin > 64 || nout > 64) return 1;
+  for (uint32_t i = 0; i < nin; ++i) {
+    const kiln_tensor_type_t t = kiln_function_input_type(fn, i);
+    uint64_t n = kiln_element_type_size(t.element_type);
+    for (uint32_t d = 0; d < t.rank; ++d) n *= (uint64_t)t.dims[d];
+    void *zeros = calloc(1, n ? n : 1);
+    check(kiln_buffer_view_from_host(dev, t.element_type, t.rank, t.dims,
+                                     zeros, n, &in[i]), "input");
+    free(zeros);
+  }
+
+  t0 = now_us();
+  check(kiln_function_call(fn, dev, in, nin, out, nout), "first call");
+  const double first_us = now_us() - t0;
+  for (uint32_t k = 0; k < nout; ++k) kiln_buffer_view_release(out[k]);
+
+  double *us = malloc((size_t)calls * sizeof *us);
+  const long flt0 = minflt();
+  for (long c = 0; c < calls; ++c) {
+    t0 = now_us();
+    check(kiln_function_call(fn, dev, in, nin, out, nout), "call");
+    us[c] = now_us() - t0;
+    for (uint32_t k = 0; k < nout; ++k) kiln_buffer_view_release(out[k]);
+  }
+  const long faults = minflt() - flt0;
+  qsort(us, (size_t)calls, sizeof *us, cmp_double);
+  const double median = us[calls / 2];
+  printf("load_us=%.1f load_rss_kb=%ld device_us=%.1f prepare_us=%.1f "
+         "first_us=%.1f steady_median_us=%.3f steady_min_us=%.3f "
+         "minflt_per_call=%.2f\n",
+         load_us, load_rss, device_us, prepare_us, first_us, median, us[0],
+         (double)faults / (double)calls);
+  free(us);
+  for (uint32_t i = 0; i < nin; ++i) kiln_buffer_view_release(in[i]);
+  kiln_module_release(mod);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  return 0;
+}
