@@ -3,9 +3,10 @@
  * (src/task). Buffers are host memory from the instance allocator, so
  * kernels get plain pointers. Executables are ELF shared objects: the
  * device picks the best variant for this CPU (architecture, then the most
- * features it can use), maps it with the ELF loader (src/elf), and
- * cross-checks the library's export table against the module before any
- * kernel runs. */
+ * features it can use; KILN_CPU_FEATURES narrows them), maps it with the
+ * ELF loader (src/elf), and cross-checks the library's export table
+ * against the module before any kernel runs. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -372,6 +373,16 @@ kiln_status_t krt_local_device_create(kiln_instance_t *instance,
   d->base.name = use_pool ? "local-task" : "local-sync";
   d->concurrency = 1;
   kiln_cpu_host(&d->host);
+  /* KILN_CPU_FEATURES narrows what variants may use, so a machine with
+   * AVX-512 can run (and test) the variants an older CPU would pick. */
+  const char *mask = getenv("KILN_CPU_FEATURES");
+  if (mask && *mask) {
+    char msg[256];
+    if (kiln_cpu_mask(&d->host, mask, msg, sizeof msg) != KILN_CPU_OK) {
+      krt_free(a, d);
+      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT, "KILN_CPU_FEATURES: %s", msg);
+    }
+  }
   kiln_cpu_describe(&d->host, d->base.target, sizeof d->base.target);
 #ifdef KILN_WITH_LOCAL_TASK
   if (use_pool) {

@@ -53,7 +53,7 @@ typedef enum kiln_llvm_cpu_arch {
 
 typedef struct kiln_llvm_cpu_target {
   kiln_llvm_cpu_arch_t arch;
-  bool is_host;            /* "llvm-cpu" or "llvm-cpu:host" */
+  bool is_host;            /* "llvm-cpu" or "llvm-cpu:host" (KILN_CPU_FEATURES narrows it) */
   const char *arch_name;   /* "x86_64", "aarch64" */
   const char *triple;      /* LLVM triple, e.g. x86_64-unknown-linux-gnu */
   const char *emulation;   /* ld.lld -m value */

@@ -3,7 +3,8 @@
  * llvm_cpu_arches.def and FEATUREs from llvm_cpu_features.def; guarantees
  * a triple, CPU and feature string LLVM accepts, or an error that lists
  * the valid architectures or features. The host target takes LLVM's view
- * of this machine (CPU name and every feature it detects). */
+ * of this machine (CPU name and every feature it detects), narrowed to a
+ * baseline CPU with the listed features when KILN_CPU_FEATURES is set. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
@@ -121,6 +122,50 @@ static kiln_llvm_cpu_status_t lcpu_host_requirements(kiln_llvm_cpu_target_t *t) 
   return NULL;
 }
 
+static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
+                                                  const char *spec,
+                                                  kiln_llvm_cpu_target_t *t);
+
+/* The host target under KILN_CPU_FEATURES=ARCH[+FEATURE...] (the mask the
+ * runtime's variant choice honours too): the architecture's baseline plus
+ * those named features this host has, so the host target builds what a
+ * lesser CPU would run. ARCH must be the host's. */
+static kiln_llvm_cpu_status_t lcpu_parse_masked_host(const char *mask,
+                                                     kiln_llvm_cpu_target_t *t) {
+  const size_t arch_len = strcspn(mask, "+");
+  if (strlen(t->arch_name) != arch_len || memcmp(t->arch_name, mask, arch_len) != 0)
+    return lcpu_errorf("KILN_CPU_FEATURES='%s': this host is %s", mask, t->arch_name);
+  const kiln_llvm_cpu_arch_t arch = t->arch;
+  char *host_features = t->features;
+  char *spec = malloc(strlen(mask) + 1);
+  if (!spec) return lcpu_errorf("llvm-cpu: out of memory");
+  size_t used = (size_t)snprintf(spec, strlen(mask) + 1, "%.*s", (int)arch_len, mask);
+  for (const char *p = mask + arch_len; *p == '+';) {
+    const char *name = p + 1;
+    const size_t len = strcspn(name, "+");
+    p = name + len;
+    if (!lcpu_known_feature(arch, name, len)) {
+      char valid[1024];
+      lcpu_list_features(arch, valid, sizeof valid);
+      free(spec);
+      return lcpu_errorf("KILN_CPU_FEATURES='%s': unknown %s feature '%.*s'; "
+                         "valid features: %s",
+                         mask, t->arch_name, (int)len, name, valid);
+    }
+    if (lcpu_enables(host_features, name, len))
+      used += (size_t)snprintf(spec + used, strlen(mask) + 1 - used, "+%.*s", (int)len, name);
+  }
+  free(t->cpu);
+  free(t->requirements);
+  t->cpu = t->requirements = NULL;
+  t->features = NULL;
+  free(host_features);
+  kiln_llvm_cpu_status_t s = lcpu_parse_explicit(mask, spec, t);
+  free(spec);
+  t->is_host = true;
+  return s;
+}
+
 static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   char *triple = LLVMGetDefaultTargetTriple();
   size_t len = strcspn(triple, "-");
@@ -149,6 +194,8 @@ static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
   if (!t->cpu || !t->features) return lcpu_errorf("llvm-cpu: out of memory");
+  const char *mask = getenv("KILN_CPU_FEATURES");
+  if (mask && *mask) return lcpu_parse_masked_host(mask, t);
   return lcpu_host_requirements(t);
 }
 

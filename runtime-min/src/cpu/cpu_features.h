@@ -39,6 +39,14 @@ typedef struct kiln_cpu_info {
 /* The host this code runs on. */
 void kiln_cpu_host(kiln_cpu_info_t *out);
 
+/* Narrows HOST to the features MASK names, as the KILN_CPU_FEATURES
+ * environment variable asks: "x86_64" alone leaves the architecture's
+ * baseline, "x86_64+avx2+fma" at most those features. A mask never adds
+ * a feature the host lacks. KILN_CPU_OK, or an error and a message for a
+ * malformed mask or one naming another architecture. */
+int kiln_cpu_mask(kiln_cpu_info_t *host, const char *mask, char *msg,
+                  size_t msg_cap);
+
 /* "x86_64", "aarch64" or "unknown". */
 const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch);
 /* LLVM's name of a feature ("avx2", "dotprod"), NULL if out of range. */

@@ -1,6 +1,7 @@
 /* Requirement strings against a CPU description: parses
  * "ARCH[+FEATURE]...", decides whether a given host (usually
- * kiln_cpu_host's) can run a variant, and writes the host's own
+ * kiln_cpu_host's) can run a variant, narrows a host to a mask (so a
+ * machine can run what a lesser one would), and writes the host's own
  * description into refusals so the user sees what to compile for. Names
  * are LLVM's (cpu_features.def), plus the listed aliases. */
 #include <stdarg.h>
@@ -101,6 +102,19 @@ int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
                   kiln_cpu_arch_name(out->arch), (int)(len > 40 ? 40 : len), p);
     p += len;
   }
+  return KILN_CPU_OK;
+}
+
+int kiln_cpu_mask(kiln_cpu_info_t *host, const char *mask, char *msg,
+                  size_t msg_cap) {
+  kiln_cpu_info_t keep;
+  int rc = kiln_cpu_parse(mask, &keep, msg, msg_cap);
+  if (rc) return rc;
+  if (keep.arch != host->arch)
+    return fail(msg, msg_cap, KILN_CPU_ERR_UNSUPPORTED,
+                "CPU mask '%.100s' names %s; this host is %s", mask,
+                kiln_cpu_arch_name(keep.arch), kiln_cpu_arch_name(host->arch));
+  host->features &= keep.features;
   return KILN_CPU_OK;
 }
 

@@ -44,14 +44,16 @@ for device in ["local-sync", pool]:
           f"rc={rc} out={out!r} err={err!r}")
 
 # .npy in, .npy out, checked by numpy, on both devices and several sizes
-# (1000 elements = 16 workgroups, split over 3 threads on local-task).
+# (1000 elements = 16 workgroups, split over 1, 3 or 8 threads on
+# local-task, whatever the number of cores of the machine).
 rng = np.random.default_rng(1234)
-for device, extra in [("local-sync", []), (pool, ["--workers=3"])]:
+for device, extra in [("local-sync", [])] + [(pool, [f"--workers={w}"]) for w in (1, 3, 8)]:
+    label = " ".join([device] + extra)
     for n in [1, 4, 63, 64, 65, 1000]:
         a = rng.standard_normal(n).astype(np.float32)
         b = rng.standard_normal(n).astype(np.float32)
         pa, pb = os.path.join(workdir, "a.npy"), os.path.join(workdir, "b.npy")
-        pc = os.path.join(workdir, f"c_{device}_{n}.npy")
+        pc = os.path.join(workdir, f"c_{label.replace(' ', '_')}_{n}.npy")
         np.save(pa, a)
         np.save(pb, b)
         if os.path.exists(pc):
@@ -65,7 +67,7 @@ for device, extra in [("local-sync", []), (pool, ["--workers=3"])]:
             c = np.load(pc)
             ok = c.dtype == np.float32 and c.shape == (n,) and np.array_equal(c, a * b)
             detail = f"got {c[:8]} want {(a * b)[:8]}"
-        check(f"npy {device} n={n}", ok, detail)
+        check(f"npy {label} n={n}", ok, detail)
 
 # A .npy input next to an inline one; the 4-element module.
 np.save(os.path.join(workdir, "x.npy"), np.array([1, 2, 3, 4], dtype=np.float32))

@@ -1,6 +1,7 @@
 /* Target strings: valid forms give the expected triple, CPU, features and
  * a working TargetMachine; invalid ones give errors that list the valid
- * choices; every feature in llvm_cpu_features.def is one LLVM knows. */
+ * choices; KILN_CPU_FEATURES narrows the host form; every feature in
+ * llvm_cpu_features.def is one LLVM knows. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -186,6 +187,49 @@ static void check_features_known(const char *triple, int arch) {
   free(out);
 }
 
+/* KILN_CPU_FEATURES narrows the host target to the architecture's
+ * baseline CPU plus the named features this machine has (never more), so
+ * a machine with AVX-512 builds what an older one would run. */
+START_TEST(host_under_cpu_mask) {
+  kiln_llvm_cpu_target_t full = parse_ok("llvm-cpu");
+  char mask[64];
+  snprintf(mask, sizeof mask, "%s", full.arch_name);
+  setenv("KILN_CPU_FEATURES", mask, 1);
+  kiln_llvm_cpu_target_t base = parse_ok("llvm-cpu");
+  ck_assert(base.is_host);
+  ck_assert_str_eq(base.requirements, full.arch_name);
+  ck_assert_str_ne(base.cpu, "native");
+  kiln_llvm_cpu_target_t named = parse_ok(full.arch == KILN_LLVM_CPU_ARCH_X86_64 ? "llvm-cpu:x86_64"
+                                                                                 : "llvm-cpu:aarch64");
+  ck_assert_str_eq(base.cpu, named.cpu);
+  ck_assert_str_eq(base.features, named.features);
+  check_machine(&base);
+#if defined(__x86_64__)
+  /* Of two features, the mask keeps those the host has. */
+  setenv("KILN_CPU_FEATURES", "x86_64+avx2+avx512f", 1);
+  kiln_llvm_cpu_target_t two = parse_ok("llvm-cpu");
+  char expect[64];
+  snprintf(expect, sizeof expect, "x86_64%s%s", strstr(full.requirements, "+avx2") ? "+avx2" : "",
+           strstr(full.requirements, "+avx512f") ? "+avx512f" : "");
+  ck_assert_str_eq(two.requirements, expect);
+  ck_assert_ptr_null(strstr(two.features, "+fma"));
+  kiln_llvm_cpu_target_release(&two);
+  setenv("KILN_CPU_FEATURES", "aarch64", 1);
+  parse_fails("llvm-cpu", (const char *const[]){"KILN_CPU_FEATURES='aarch64'", "this host is x86_64", NULL});
+  setenv("KILN_CPU_FEATURES", "x86_64+avx3", 1);
+  parse_fails("llvm-cpu", (const char *const[]){"unknown x86_64 feature 'avx3'", "avx512f", NULL});
+  /* Explicit targets ignore the mask. */
+  kiln_llvm_cpu_target_t e = parse_ok("llvm-cpu:x86_64+avx512f");
+  ck_assert_str_eq(e.requirements, "x86_64+avx512f");
+  kiln_llvm_cpu_target_release(&e);
+#endif
+  unsetenv("KILN_CPU_FEATURES");
+  kiln_llvm_cpu_target_release(&named);
+  kiln_llvm_cpu_target_release(&base);
+  kiln_llvm_cpu_target_release(&full);
+}
+END_TEST
+
 START_TEST(features_known_to_llvm) {
   check_features_known("x86_64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_X86_64);
   check_features_known("aarch64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_AARCH64);
@@ -193,12 +237,14 @@ START_TEST(features_known_to_llvm) {
 END_TEST
 
 int main(void) {
+  unsetenv("KILN_CPU_FEATURES"); /* the host forms read this machine as it is */
   Suite *s = suite_create("codegen_llvm_target");
   TCase *tc = tcase_create("target");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, host_forms);
   tcase_add_test(tc, explicit_forms);
   tcase_add_test(tc, bad_strings);
+  tcase_add_test(tc, host_under_cpu_mask);
   tcase_add_test(tc, features_known_to_llvm);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

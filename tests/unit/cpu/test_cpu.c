@@ -145,6 +145,30 @@ START_TEST(can_run_against_made_up_hosts) {
 }
 END_TEST
 
+/* KILN_CPU_FEATURES's mask keeps at most the named features and never
+ * adds one; a mask for another architecture or a bad name is an error. */
+START_TEST(mask_narrows_made_up_hosts) {
+  char msg[512];
+  kiln_cpu_info_t h = {KILN_CPU_ARCH_X86_64, BIT(SSE2) | BIT(AVX) | BIT(FMA) | BIT(AVX2)};
+  ck_assert_int_eq(kiln_cpu_mask(&h, "x86_64+avx2+avx512f", msg, sizeof msg), 0);
+  ck_assert_uint_eq(h.features, BIT(AVX2));
+  ck_assert_int_eq(kiln_cpu_can_run(&h, "x86_64+avx2+fma", msg, sizeof msg),
+                   KILN_CPU_ERR_UNSUPPORTED);
+  ck_assert_int_eq(kiln_cpu_mask(&h, "x86-64", msg, sizeof msg), 0);
+  ck_assert_uint_eq(h.features, 0);
+  ck_assert_int_eq(kiln_cpu_can_run(&h, "x86_64", msg, sizeof msg), 0);
+  ck_assert_int_eq(kiln_cpu_can_run(&h, "x86_64+avx2", msg, sizeof msg),
+                   KILN_CPU_ERR_UNSUPPORTED);
+  ck_assert_int_eq(kiln_cpu_mask(&h, "aarch64", msg, sizeof msg), KILN_CPU_ERR_UNSUPPORTED);
+  ck_assert_str_eq(msg, "CPU mask 'aarch64' names aarch64; this host is x86_64");
+  ck_assert_int_eq(kiln_cpu_mask(&h, "x86_64+avx3", msg, sizeof msg), KILN_CPU_ERR_INVALID);
+  ck_assert_str_eq(msg, "CPU target 'x86_64+avx3': unknown x86_64 feature 'avx3'");
+  kiln_cpu_info_t arm = {KILN_CPU_ARCH_AARCH64, BIT(FP) | BIT(ASIMD) | BIT(DOTPROD)};
+  ck_assert_int_eq(kiln_cpu_mask(&arm, "arm64+neon", msg, sizeof msg), 0);
+  ck_assert_uint_eq(arm.features, BIT(ASIMD));
+}
+END_TEST
+
 START_TEST(describe_truncates) {
   kiln_cpu_info_t h = {KILN_CPU_ARCH_X86_64, BIT(SSE2) | BIT(AVX2)};
   char buf[64];
@@ -166,6 +190,7 @@ static Suite *cpu_suite(void) {
   tcase_add_test(tc, parse_specs);
   tcase_add_loop_test(tc, parse_errors, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
   tcase_add_test(tc, can_run_against_made_up_hosts);
+  tcase_add_test(tc, mask_narrows_made_up_hosts);
   tcase_add_test(tc, describe_truncates);
   suite_add_tcase(s, tc);
   return s;
