@@ -574,6 +574,7 @@ static bool affine_expr(kiln_parser *p, affine_scope *sc,
 static bool affine_operand(kiln_parser *p, affine_scope *sc,
                            const kiln_affine_expr **out) {
   kiln_context *ctx = p->ctx;
+  *out = NULL; /* defined on the error paths too */
   if (p->tok.kind == KILN_TOK_LPAREN) {
     next(p);
     if (!enter(p)) return false;
@@ -1344,6 +1345,7 @@ static ir_binding *visible(kiln_parser *p, const char *name) {
 
 bool kiln_p_resolve(kiln_parser *p, const kiln_p_ssa_use *o,
                     const kiln_type *t, kiln_value **out) {
+  *out = NULL; /* defined on the error paths too */
   ir_binding *b = visible(p, o->name);
   if (!b) { /* forward reference: placeholder until defined */
     b = kiln_alloc(p->ctx, sizeof *b);
