@@ -5,9 +5,10 @@
  * when MLIR_OPT is given, feed the printed IR to it (mlir-opt-19 must
  * accept it). Each test is
  *   passed   imported, verified (and accepted by mlir-opt),
- *   skipped  refused by the loader (opset outside 13..17, ...) or by the
- *            importer as unsupported (op, attribute, type, non-constant
- *            shape input): counted by op type,
+ *   skipped  refused by the loader (opset outside the supported range)
+ *            or by the importer as unsupported (op, attribute, type) or
+ *            dynamic (a run-time value decides a shape): counted by
+ *            reason and op type,
  *   failed   any other import error (a valid ONNX test the importer calls
  *            invalid), a verifier failure, or mlir-opt rejecting the IR.
  * Prints the skip histogram, every failure, and `N passed, N failed, N
@@ -59,18 +60,21 @@ static void count_skip(const char *key) {
   skips[nskips++].count = 1;
 }
 
-/* The op type from "... (OpType, opset N): ...", or a generic bucket. */
+/* "reason:OpType" from "onnx: REASON: ... (OpType, DOMAIN opset N): ...",
+ * or the reason with a generic bucket. */
 static void skip_key(const char *msg, char *key, size_t n) {
-  const char *p = strstr(msg, ", opset ");
-  if (p) {
-    const char *s = p;
-    while (s > msg && s[-1] != '(') s--;
-    snprintf(key, n, "%.*s", (int)(p - s), s);
+  const char *reason = strstr(msg, "onnx: dynamic:") ? "dynamic" : strstr(msg, "onnx: opset:") ? "opset"
+                                                                                              : "unsupported";
+  const char *p = strstr(msg, " opset ");
+  const char *s = p;
+  while (s && s > msg && s[-1] != '(') s--;
+  if (p && s > msg && memchr(s, ',', (size_t)(p - s))) {
+    snprintf(key, n, "%s:%.*s", reason, (int)((const char *)memchr(s, ',', (size_t)(p - s)) - s), s);
     return;
   }
-  if (strstr(msg, "onnx: opset:")) snprintf(key, n, "(opset outside 13..17)");
-  else if (strstr(msg, "graph input")) snprintf(key, n, "(graph input type)");
-  else snprintf(key, n, "(other)");
+  if (strstr(msg, "onnx: opset:")) snprintf(key, n, "opset:(outside the supported range)");
+  else if (strstr(msg, "graph input")) snprintf(key, n, "%s:(graph input type)", reason);
+  else snprintf(key, n, "%s:(other)", reason);
 }
 
 static int mlir_opt_accepts(const char *tool, const kiln_op *module) {
@@ -111,7 +115,8 @@ int main(int argc, char **argv) {
     kiln_context *ctx = kiln_context_create();
     kiln_op *module;
     if (!kiln_onnx_import(ctx, m, &module, &st)) {
-      if (st.code == KILN_ONNX_ERR_UNSUPPORTED || st.code == KILN_ONNX_ERR_OPSET) {
+      if (st.code == KILN_ONNX_ERR_UNSUPPORTED || st.code == KILN_ONNX_ERR_OPSET ||
+          st.code == KILN_ONNX_ERR_DYNAMIC) {
         skip_key(st.message, key, sizeof key);
         count_skip(key);
         nskip++;
@@ -141,7 +146,7 @@ int main(int argc, char **argv) {
         skips[i] = skips[j];
         skips[j] = t;
       }
-  printf("skipped by op type:");
+  printf("skipped by reason:op type:");
   for (size_t i = 0; i < nskips; i++) printf(" %s=%d", skips[i].key, skips[i].count);
   printf("\n");
   int rc = nfail ? 1 : 0;

@@ -20,9 +20,10 @@ test_data_set_0/{input,output}_N.pb). For each one:
            element types must match.
 Each case ends as
   passed   every output matches;
-  skipped  the importer refused the model as unsupported ("onnx:
-           unsupported:" / "onnx: opset:"), counted by the op type its
-           message names;
+  skipped  the importer refused the model ("onnx: dynamic:", "onnx:
+           unsupported:", "onnx: opset:"), reported by that reason and
+           counted by the op type its message names (--list-skips names
+           every case);
   failed   compile error, run error, mismatch (max abs / rel error),
            timeout; the table groups these by reason.
 The last line is `N passed, N failed, N skipped`. Exit status: 1 when a
@@ -50,6 +51,13 @@ except ImportError as e:  # reported by main() as a skip
 
 RTOL, ATOL = 1e-3, 1e-7
 
+# What each skip reason (the importer's error kind) means.
+SKIP_REASONS = {
+    "dynamic": "a run-time value decides a shape (dynamic shapes)",
+    "unsupported": "an operator, attribute or type the importer lacks",
+    "opset": "an opset outside the supported range",
+}
+
 
 def load_tensor(path):
     t = onnx.TensorProto()
@@ -74,33 +82,39 @@ def error_line(text, tool):
 # The ONNX layer's messages: "onnx: KIND: where: what" (onnx_errors.def),
 # never matched inside a path such as "model.onnx: ...".
 ONNX_MSG_RE = re.compile(r"(^|[\s(])onnx: [a-z-]+: ", re.M)
-# "onnx: unsupported: node 3 'n' (Resize, opset 13): mode 'cubic' ..."
-NODE_RE = re.compile(r"\(([A-Za-z0-9_.]+), opset (\d+)\)")
+# The kinds that are refusals of valid input (a skip, with the kind as its
+# reason): "dynamic" (a shape decided by run-time data), "unsupported"
+# (an operator, attribute or type the importer lacks), "opset".
+REFUSAL_RE = re.compile(r"onnx: (dynamic|unsupported|opset): ")
+# "onnx: unsupported: node 3 'n' (Resize, ai.onnx opset 13): mode ..."
+NODE_RE = re.compile(r"\(([A-Za-z0-9_.]+), (?:[A-Za-z0-9_.]+ )?opset (\d+)\)")
 # "onnx: opset: ai.onnx opset 11 is outside ...; node 0 (op 'Conv') is ..."
 OPSET_RE = re.compile(r"opset (\d+) is outside.*\(op '([^']+)'\)")
 
 
 def refusal(msg):
-    """(op key, detail) when MSG is the importer refusing unsupported input,
-    else None. The key is the op type the message names; refusals not tied
-    to a node (graph inputs, opsets) get a bracketed key."""
-    if "onnx: unsupported:" not in msg and "onnx: opset:" not in msg:
+    """(reason, op key, detail) when MSG is the importer refusing valid
+    input, else None. The reason is the message's kind; the key is the op
+    type the message names; refusals not tied to a node (graph inputs,
+    opsets) get a bracketed key."""
+    line = next((l for l in msg.splitlines() if REFUSAL_RE.search(l)), None)
+    if line is None:
         return None
-    line = next((l for l in msg.splitlines()
-                 if "onnx: unsupported:" in l or "onnx: opset:" in l), msg)
+    reason = REFUSAL_RE.search(line).group(1)
     m = NODE_RE.search(line)
     if m:
-        return m.group(1), line.split("): ", 1)[-1].strip()
+        return reason, m.group(1), line.split("): ", 1)[-1].strip()
     m = OPSET_RE.search(line)
     if m:  # the loader names the first node bound to the opset
-        return m.group(2), "opset %s outside 13..17" % m.group(1)
-    if "onnx: opset:" in line:
-        return "[opset]", line
+        return reason, m.group(2), "opset %s outside the supported range" % m.group(1)
+    rest = line.split("onnx: %s: " % reason, 1)[-1]
+    if reason == "opset":
+        return reason, "[opset]", rest
     if "graph input" in line or "graph output" in line:
-        return "[graph input/output type]", line.split("onnx: unsupported: ", 1)[-1]
+        return reason, "[graph input/output type]", rest
     if "initializer" in line:
-        return "[initializer]", line.split("onnx: unsupported: ", 1)[-1]
-    return "[other]", line
+        return reason, "[initializer]", rest
+    return reason, "[other]", rest
 
 
 # ---- comparison ------------------------------------------------------------
@@ -190,13 +204,13 @@ def run_case(tools, root, work_root, name):
     data = os.path.join(case, "test_data_set_0")
     try:
         status, detail = tools.compile_model(os.path.join(case, "model.onnx"), work)
-        if status == "skip" and detail[0] == "[opset]":
+        if status == "skip" and detail[1] == "[opset]":
             # No node named (a model importing no default-domain opset):
             # key by its first node's op type.
             nodes = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False).graph.node
             if nodes:
                 op = (nodes[0].domain + "." if nodes[0].domain else "") + nodes[0].op_type
-                detail = (op, detail[1].split("onnx: opset: ", 1)[-1])
+                detail = (detail[0], op, detail[2])
         if status != "ok":
             return name, status, detail
         model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
@@ -262,6 +276,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--add-passes", action="store_true")
+    ap.add_argument("--list-skips", action="store_true",
+                    help="name every skipped case under its reason")
     ap.add_argument("--via-import", action="store_true",
                     help="always go through kiln-onnx-import and MLIR text")
     ap.add_argument("names", nargs="*")
@@ -317,14 +333,24 @@ def main():
             for n, d in cases:
                 print("  %s: %s" % (n, d))
     if skipped:
-        by_op = collections.defaultdict(list)
-        for n, (op, why) in skipped:
-            by_op[op].append(why)
-        print("\nskipped (refused by the importer as unsupported), by op type:")
-        for op, whys in sorted(by_op.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            common = collections.Counter(w[:70] for w in whys).most_common(2)
-            print("  %-34s %4d  %s" % (op, len(whys), "; ".join(
-                "%s (%d)" % (w, k) if len(common) > 1 else w for w, k in common)))
+        by_reason = collections.defaultdict(list)
+        for n, (reason, op, why) in skipped:
+            by_reason[reason].append((n, op, why))
+        print("\nskipped (refused by the importer), by reason:")
+        for reason, cases in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            print("  %-12s %4d  %s" % (reason, len(cases), SKIP_REASONS.get(reason, "")))
+        for reason, cases in sorted(by_reason.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            by_op = collections.defaultdict(list)
+            for n, op, why in cases:
+                by_op[op].append((n, why))
+            print("\nskipped (%s), by op type:" % reason)
+            for op, items in sorted(by_op.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+                common = collections.Counter(w[:70] for _, w in items).most_common(2)
+                print("  %-34s %4d  %s" % (op, len(items), "; ".join(
+                    "%s (%d)" % (w, k) if len(common) > 1 else w for w, k in common)))
+            if args.list_skips:
+                for n, op, why in cases:
+                    print("    %s: %s: %s" % (n, op, why))
 
     rc = 0
     listed = read_expected(args.expected)

@@ -16,27 +16,48 @@
 #include "onnx_internal.h"
 
 typedef struct oi_row {
+  const char *domain; /* "" for ai.onnx */
   const char *name;
-  int64_t min, max;
+  int64_t min, max;   /* opsets of the domain */
   oi_import_fn fn;
   int kind;
+  int form;           /* onnx_forms.def: how this version converts */
 } oi_row;
 
 static const oi_row oi_rows[] = {
-#define OI_OP(NAME, MIN, MAX, FN, KIND) {NAME, MIN, MAX, FN, KIND},
+#define OI_OP(NAME, MIN, MAX, FN, KIND, FORM) {"", NAME, MIN, MAX, FN, KIND, OI_FORM_##FORM},
+#define OI_OP_IN(D, NAME, MIN, MAX, FN, KIND, FORM) {D, NAME, MIN, MAX, FN, KIND, OI_FORM_##FORM},
 #include "onnx_ops.def"
 #undef OI_OP
+#undef OI_OP_IN
 };
 
-static const oi_row *find_row(const char *op_type) {
-  for (size_t i = 0; i < sizeof oi_rows / sizeof oi_rows[0]; i++)
-    if (strcmp(oi_rows[i].name, op_type) == 0) return &oi_rows[i];
+static bool is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
+
+static const char *domain_name(const char *d) { return is_default_domain(d) ? "ai.onnx" : d; }
+
+static bool same_domain(const char *row, const char *node) {
+  return is_default_domain(node) ? !*row : strcmp(row, node) == 0;
+}
+
+/* The row of OP_TYPE in DOMAIN at OPSET; NULL when there is none, with
+ * [*lo, *hi] the span of the op's rows at other opsets (empty: lo > hi). */
+static const oi_row *find_row(const char *domain, const char *op_type, int64_t opset, int64_t *lo,
+                              int64_t *hi) {
+  *lo = INT64_MAX, *hi = INT64_MIN;
+  for (size_t i = 0; i < sizeof oi_rows / sizeof oi_rows[0]; i++) {
+    const oi_row *r = &oi_rows[i];
+    if (strcmp(r->name, op_type) != 0 || !same_domain(r->domain, domain)) continue;
+    if (opset >= r->min && opset <= r->max) return r;
+    if (r->min < *lo) *lo = r->min;
+    if (r->max > *hi) *hi = r->max;
+  }
   return NULL;
 }
 
 bool kiln_onnx_import_supports(const char *op_type, int64_t opset) {
-  const oi_row *r = find_row(op_type);
-  return r && opset >= r->min && opset <= r->max;
+  int64_t lo, hi;
+  return find_row("", op_type, opset, &lo, &hi) != NULL;
 }
 
 bool oi_fail(oi_ctx *c, kiln_onnx_code code, const char *fmt, ...) {
@@ -48,9 +69,9 @@ bool oi_fail(oi_ctx *c, kiln_onnx_code code, const char *fmt, ...) {
   if (c->node) {
     char q[OX_QUOTE_MAX];
     const Onnx__NodeProto *np = c->node->proto;
-    return ox_fail(c->st, code, "node %zu %s (%s, opset %lld): %s",
+    return ox_fail(c->st, code, "node %zu %s (%s, %s opset %lld): %s",
                    c->node->index, ox_quote(q, np->name ? np->name : ""),
-                   np->op_type, (long long)c->opset, what);
+                   np->op_type, domain_name(np->domain), (long long)c->opset, what);
   }
   return ox_fail(c->st, code, "%s", what);
 }
@@ -110,7 +131,7 @@ static bool value_type(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *wh
     const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
     if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
       char q2[OX_QUOTE_MAX];
-      return oi_unsupported(c, "%s %s: dimension %zu is dynamic (%s); static shapes only",
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s %s: dimension %zu is dynamic (%s); static shapes only",
                             what, ox_quote(q, vi->name), i,
                             ox_quote(q2, d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
                                              ? d->dim_param : "?"));
@@ -200,13 +221,13 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
   oi_node n = {.proto = np, .index = index, .op_type = np->op_type,
                .nin = np->n_input, .nout = np->n_output};
   c->node = &n;
-  if (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0)
-    return oi_unsupported(c, "operator domain '%s' is not supported", np->domain);
-  const oi_row *row = find_row(np->op_type);
+  c->opset = kiln_onnx_model_opset(c->model, is_default_domain(np->domain) ? "" : np->domain);
+  int64_t lo, hi;
+  const oi_row *row = find_row(np->domain, np->op_type, c->opset, &lo, &hi);
+  if (!row && lo <= hi)
+    return oi_unsupported(c, "operator supported only for %s opsets %lld..%lld", domain_name(np->domain),
+                          (long long)lo, (long long)hi);
   if (!row) return oi_unsupported(c, "operator not supported");
-  if (c->opset < row->min || c->opset > row->max)
-    return oi_unsupported(c, "operator supported only for opsets %lld..%lld",
-                          (long long)row->min, (long long)row->max);
   n.kind = row->kind;
   n.in = kiln_alloc(c->ctx, (n.nin + 1) * sizeof *n.in);
   n.out = kiln_alloc(c->ctx, (n.nout + 1) * sizeof *n.out);
@@ -225,7 +246,9 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
                             np->attribute[i]->name);
   c->b.loc.line = (uint32_t)index + 1;
   c->b.loc.col = 0;
-  if (!row->fn(c, &n)) return false;
+  oi_upgrade up;
+  if (!oi_upgrade_node(c, &n, row->form, &up) || !row->fn(c, &n) || !oi_upgrade_outputs(c, &n, &up))
+    return false;
   for (size_t i = 0; i < n.nout; i++) {
     if (!np->output[i][0]) continue;
     if (!n.out[i])
@@ -291,10 +314,8 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
     return ox_fail(c.st, KILN_ONNX_ERR_UNSUPPORTED, "import: missing context, model or output");
   const Onnx__ModelProto *mp = kiln_onnx_model_proto(model);
   const Onnx__GraphProto *g = mp->graph;
+  /* the loader checked the default domain's opset where a node uses it */
   c.opset = kiln_onnx_model_opset(model, "");
-  if (c.opset < KILN_ONNX_OPSET_MIN || c.opset > KILN_ONNX_OPSET_MAX)
-    return oi_fail(&c, KILN_ONNX_ERR_OPSET, "default-domain opset %lld is outside %d..%d",
-                   (long long)c.opset, KILN_ONNX_OPSET_MIN, KILN_ONNX_OPSET_MAX);
   if (mp->n_functions)
     return oi_unsupported(&c, "model-local functions are not supported (%zu defined)",
                           mp->n_functions);

@@ -90,9 +90,61 @@ enum {
   OI_RNN, OI_GRU, OI_LSTM,
 };
 
-#define OI_OP(NAME, MIN, MAX, FN, KIND) bool FN(oi_ctx *c, oi_node *n);
+#define OI_OP(NAME, MIN, MAX, FN, KIND, FORM) bool FN(oi_ctx *c, oi_node *n);
+#define OI_OP_IN(DOMAIN, NAME, MIN, MAX, FN, KIND, FORM) bool FN(oi_ctx *c, oi_node *n);
 #include "onnx_ops.def"
 #undef OI_OP
+#undef OI_OP_IN
+
+/* ---- version conversion (import_upgrade.c, onnx_forms.def) ---- */
+typedef enum {
+  OI_STEP_END, OI_STEP_TO_INPUT, OI_STEP_NEW_ATTR, OI_STEP_GONE_ATTR, OI_STEP_INSERT_INPUT,
+  OI_STEP_EMPTY_ABSENT, OI_STEP_COERCE_2D, OI_STEP_OUT_LIKE_X, OI_STEP_TRAINING_OUTPUTS,
+  OI_STEP_UPSAMPLE_NEAREST,
+} oi_step_kind;
+/* What an attribute that became an input turns into. */
+enum { OI_AS_INTS = 1, OI_AS_INT_1D, OI_AS_FLOATS, OI_AS_F32, OI_AS_X_SCALAR };
+typedef struct oi_step {
+  oi_step_kind kind;
+  const char *attr;
+  int pos;          /* input / output position */
+  int as;           /* OI_AS_* */
+  const char *str;  /* NEW_ATTR_S value */
+  int64_t i;        /* GONE_ATTR value, COERCE_2D default axis */
+  double f;         /* TO_INPUT_DEF value */
+  bool has_default;
+} oi_step;
+#define OI_END {OI_STEP_END, NULL, 0, 0, NULL, 0, 0, false}
+#define OI_TO_INPUT(a, p, as) {OI_STEP_TO_INPUT, a, p, as, NULL, 0, 0, false}
+#define OI_TO_INPUT_DEF(a, p, as, v) {OI_STEP_TO_INPUT, a, p, as, NULL, 0, v, true}
+#define OI_NEW_ATTR(a) {OI_STEP_NEW_ATTR, a, 0, 0, NULL, 0, 0, false}
+#define OI_NEW_ATTR_S(a, s) {OI_STEP_NEW_ATTR, a, 0, 0, s, 0, 0, false}
+#define OI_GONE_ATTR(a, v) {OI_STEP_GONE_ATTR, a, 0, 0, NULL, v, 0, false}
+#define OI_INSERT_INPUT(p) {OI_STEP_INSERT_INPUT, NULL, p, 0, NULL, 0, 0, false}
+#define OI_EMPTY_ABSENT(p) {OI_STEP_EMPTY_ABSENT, NULL, p, 0, NULL, 0, 0, false}
+#define OI_COERCE_2D(axis) {OI_STEP_COERCE_2D, NULL, 0, 0, NULL, axis, 0, false}
+#define OI_OUT_LIKE_X(p) {OI_STEP_OUT_LIKE_X, NULL, p, 0, NULL, 0, 0, false}
+#define OI_TRAINING_OUTPUTS {OI_STEP_TRAINING_OUTPUTS, NULL, 0, 0, NULL, 0, 0, false}
+#define OI_UPSAMPLE_NEAREST {OI_STEP_UPSAMPLE_NEAREST, NULL, 0, 0, NULL, 0, 0, false}
+enum {
+#define OI_FORM(ID, ...) OI_FORM_##ID,
+#include "onnx_forms.def"
+#undef OI_FORM
+};
+/* What a conversion left for after the import function. */
+typedef struct oi_upgrade {
+  Onnx__NodeProto *copy;           /* the rewritten node; NULL: unchanged */
+  const kiln_type *reshape_out0;   /* output 0 back to this shape */
+  int out_like_x;                  /* output that takes input 0's type */
+  size_t nout_old;                 /* outputs hidden from the function */
+} oi_upgrade;
+/* Rewrites node N of form FORM into the newest form (a copy). */
+bool oi_upgrade_node(oi_ctx *c, oi_node *n, int form, oi_upgrade *u);
+/* Maps the outputs of the newest form back to the old form's. */
+bool oi_upgrade_outputs(oi_ctx *c, oi_node *n, oi_upgrade *u);
+/* Sets (replaces) an attribute on the node's rewritten copy. */
+void oi_set_attr_string(oi_ctx *c, oi_node *n, oi_upgrade *u, const char *name, const char *v);
+void oi_set_attr_int(oi_ctx *c, oi_node *n, oi_upgrade *u, const char *name, int64_t v);
 
 /* ---- errors (import_graph.c) ---- */
 /* "onnx: CODE: node 3 'name' (Conv, opset 13): WHAT"; returns false. */
@@ -153,7 +205,8 @@ kiln_value *oi_ir(oi_ctx *c, oi_val *v);
  * initializer once); NULL otherwise. */
 const kiln_attr *oi_const(oi_ctx *c, oi_val *v);
 /* Integer elements of a known constant (at most OI_FOLD_MAX), into
- * arena memory; false with an error naming WHAT when not constant. */
+ * arena memory; false with an error naming WHAT when not constant (kind
+ * "dynamic": callers use it for values that decide shapes). */
 bool oi_const_ints(oi_ctx *c, oi_val *v, const char *what, int64_t **out,
                    int64_t *count);
 bool oi_const_floats(oi_ctx *c, oi_val *v, const char *what, double **out,

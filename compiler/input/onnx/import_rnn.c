@@ -1,4 +1,4 @@
-/* Recurrent family: RNN, GRU and LSTM (opsets 13..17; `layout` from 14),
+/* Recurrent family: RNN, GRU and LSTM (the -14 form; `layout` from 14),
  * unrolled over the static sequence length.
  *
  * Takes: X, W, R and the optional B, sequence_lens, initial_h,
@@ -267,7 +267,6 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
       ok = at->strings[k].len == strlen(d[k]) && memcmp(at->strings[k].data, d[k], at->strings[k].len) == 0;
     if (!ok) return oi_unsupported(c, "activations other than the defaults");
   }
-  if (c->opset < 14 && oi_attr(n, "layout")) return oi_unsupported(c, "attribute 'layout' (added in opset 14)");
   if (layout != 0 && layout != 1) return oi_invalid(c, "layout %lld", (long long)layout);
   r.layout1 = layout == 1;
   r.lbr = lbr != 0;

@@ -1,4 +1,4 @@
-/* RoiAlign (opsets 13..17; RoiAlign-16 adds half_pixel): average pooling of bilinear samples of X over each
+/* RoiAlign (the -16 form; RoiAlign-10 converts as output_half_pixel): average pooling of bilinear samples of X over each
  * region of interest, coordinate_transformation_mode half_pixel or
  * output_half_pixel, a fixed sampling_ratio.
  *
@@ -114,11 +114,7 @@ static bool ra_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
 bool oi_import_roialign(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"coordinate_transformation_mode", "mode", "output_height", "output_width",
                                       "sampling_ratio", "spatial_scale", NULL};
-  static const char *const known10[] = {"mode", "output_height", "output_width", "sampling_ratio", "spatial_scale",
-                                        NULL};
-  /* RoiAlign-10 (opsets 13..15) has no coordinate_transformation_mode and
-   * behaves as output_half_pixel */
-  if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, c->opset >= 16 ? known : known10)) return false;
+  if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
   oi_val *x = oi_in(c, n, 0), *rv = x ? oi_in(c, n, 1) : NULL, *bv = rv ? oi_in(c, n, 2) : NULL;
   if (!bv || !oi_check_type(c, x, OI_T_FLOAT, "input 0 (X)")) return false;
   if (rv->dtype != x->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "rois must have X's element type");
@@ -127,8 +123,7 @@ bool oi_import_roialign(oi_ctx *c, oi_node *n) {
   const char *ctm, *mode;
   int64_t oh, ow, sr;
   double scale;
-  if (!oi_attr_string(c, n, "coordinate_transformation_mode", c->opset >= 16 ? "half_pixel" : "output_half_pixel",
-                      &ctm) ||
+  if (!oi_attr_string(c, n, "coordinate_transformation_mode", "half_pixel", &ctm) ||
       !oi_attr_string(c, n, "mode", "avg", &mode) || !oi_attr_int(c, n, "output_height", 1, &oh) ||
       !oi_attr_int(c, n, "output_width", 1, &ow) || !oi_attr_int(c, n, "sampling_ratio", 0, &sr) ||
       !oi_attr_float(c, n, "spatial_scale", 1.0, &scale))

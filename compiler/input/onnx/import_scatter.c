@@ -1,5 +1,5 @@
-/* Scatter family: ScatterElements and ScatterND (reduction none, add, mul
- * from opset 16).
+/* Scatter family: ScatterElements (and Scatter-9) and ScatterND (reduction
+ * none, add, mul: the -16 form).
  *
  * Takes: data, int32/int64 indices and updates of static shapes; indices
  * may be run-time values. Guarantees: one linalg.generic whose init is
@@ -95,9 +95,8 @@ static bool sc_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
 }
 
 static bool scatter(oi_ctx *c, oi_node *n, bool nd) {
-  static const char *const el13[] = {"axis", NULL}, *const el16[] = {"axis", "reduction", NULL};
-  static const char *const nd13[] = {NULL}, *const nd16[] = {"reduction", NULL};
-  const char *const *known = nd ? (c->opset >= 16 ? nd16 : nd13) : (c->opset >= 16 ? el16 : el13);
+  static const char *const el16[] = {"axis", "reduction", NULL}, *const nd16[] = {"reduction", NULL};
+  const char *const *known = nd ? nd16 : el16;
   if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
   oi_val *x = oi_in(c, n, 0), *iv = x ? oi_in(c, n, 1) : NULL, *uv = iv ? oi_in(c, n, 2) : NULL;
   if (!uv || !oi_check_type(c, x, OI_T_ANY, "data")) return false;

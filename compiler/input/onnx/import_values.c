@@ -40,9 +40,11 @@ kiln_value *oi_ir(oi_ctx *c, oi_val *v) {
 
 static bool const_view(oi_ctx *c, oi_val *v, const char *what, const kiln_attr **a) {
   *a = oi_const(c, v);
-  if (!*a)
-    return oi_unsupported(c, "%s must be a constant (an initializer or computed from constants)",
-                          what);
+  if (!*a) /* a run-time value where the importer needs the value itself:
+             * shapes, axes, sizes that decide the result's shape */
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
+                   "%s is computed at run time and decides the output's shape (dynamic shapes; "
+                   "an initializer or a value computed from constants is needed)", what);
   if (oi_numel(v->type) > OI_FOLD_MAX)
     return oi_unsupported(c, "%s has %lld elements; import-time folding stops at %d", what,
                           (long long)oi_numel(v->type), OI_FOLD_MAX);

@@ -34,8 +34,10 @@
 extern "C" {
 #endif
 
-/* The default-domain opsets the importer supports. */
-#define KILN_ONNX_OPSET_MIN 13
+/* The default-domain opsets the loader accepts; which operators the
+ * importer takes at which opset is its operator table's business
+ * (onnx_ops.def: older versions convert to the newest form). */
+#define KILN_ONNX_OPSET_MIN 1
 #define KILN_ONNX_OPSET_MAX 17
 /* Deepest message nesting accepted (model -> graph -> node -> attribute ->
  * graph ... is three levels per control-flow level). */

@@ -2,7 +2,9 @@
  * IR.
  *
  * Takes: a model from kiln_onnx_model_load / _load_file (default-domain
- * opset 13..17). Guarantees: on success, *module_out is a builtin.module
+ * opset 1..17; each node binds to the row of onnx_ops.def for its domain
+ * and that domain's opset, and older versions convert to the newest form,
+ * import_upgrade.c). Guarantees: on success, *module_out is a builtin.module
  * holding one public func.func named after the graph (or @main_graph when
  * the graph has no usable name) whose arguments are the graph inputs that
  * are not initializers, in order, and whose results are the graph outputs
@@ -12,8 +14,10 @@
  * those an op consumes as data); shape computations on constants (Shape,
  * Gather/Slice/Concat/Unsqueeze on shapes, ConstantOfShape, Reshape's
  * shape input, ...) are folded at import time. Otherwise the status names
- * the node, its op type, the opset and what is missing or wrong, e.g.
- *   onnx: unsupported: node 2 'conv1' (Conv, opset 13): auto_pad 'FOO'
+ * the node, its op type, its domain and that domain's opset and what is
+ * missing or wrong, e.g.
+ *   onnx: unsupported: node 2 'conv1' (Conv, ai.onnx opset 13): auto_pad 'FOO'
+ * with kind "dynamic" when a run-time value would decide a shape,
  * and nothing is added to the context but unreferenced arena memory.
  *
  * The model is not const: tensor byte views of narrow typed fields are

@@ -4,7 +4,8 @@
  * Takes a decoded model. Guarantees on success:
  * - ir_version is present and in 3..10; the model has a graph;
  * - opset_import names each domain once with a version; the default domain
- *   (""/"ai.onnx") is imported at a version in 13..17 (otherwise the error
+ *   (""/"ai.onnx") is imported at a version in KILN_ONNX_OPSET_MIN..MAX
+ *   (1..17; otherwise the error
  *   names the first node that would bind to it); every node's domain is
  *   imported;
  * - every graph (and every subgraph in a GRAPH/GRAPHS attribute) is in SSA

@@ -152,7 +152,7 @@ def run(args):
     compile_s = time.monotonic() - t0
     if c.returncode != 0:
         msg = c.stderr.strip()
-        if "onnx: unsupported:" in msg or "onnx: opset:" in msg:
+        if "onnx: unsupported:" in msg or "onnx: opset:" in msg or "onnx: dynamic:" in msg:
             line = next(l for l in msg.splitlines() if "onnx: " in l)
             print("skipped: the importer rejects the model (after %.2f s): %s" % (compile_s, line))
             return 77

@@ -1,8 +1,9 @@
 """Writes small ONNX models for the importer's FileCheck tests.
 
 Usage: models.py NAME OUT.onnx  (NAME: one of MODELS below). Models are
-built with python3-onnx's helper at opset 13..17 so they exercise what the
-generated node tests (often opset 11/12 for conv and pooling) do not.
+built with python3-onnx's helper at opset 13 unless a model names its
+opsets, so they exercise what the generated node tests do not (older
+forms, other domains, refusals).
 """
 import sys
 
@@ -81,14 +82,57 @@ def resize():
                              coordinate_transformation_mode="align_corners")], [x], [y, z], [sc, sz]
 
 
-MODELS = {"resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "pools": pools, "shape_fold": shape_fold}
+def old_opset9():
+    """Opset 9 forms the importer converts: attributes that became inputs
+    (Squeeze/Unsqueeze axes, Slice starts/ends/axes, Pad pads and value,
+    Clip min/max), Softmax's 2-D view, Upsample's asymmetric nearest."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 1, 3, 4])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in
+            [("sq", [2, 3, 4]), ("us", [2, 1, 1, 3, 4]), ("sl", [2, 1, 2, 3]), ("pd", [2, 1, 5, 4]),
+             ("sm", [2, 1, 3, 4]), ("cl", [2, 1, 3, 4]), ("up", [2, 1, 6, 8])]]
+    sc = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "sc")
+    return [
+        helper.make_node("Squeeze", ["x"], ["sq"], axes=[1]),
+        helper.make_node("Unsqueeze", ["x"], ["us"], axes=[2]),
+        helper.make_node("Slice", ["x"], ["sl"], starts=[1, 1], ends=[3, 100], axes=[2, 3]),
+        helper.make_node("Pad", ["x"], ["pd"], pads=[0, 0, 1, 0, 0, 0, 1, 0], value=2.5),
+        helper.make_node("Softmax", ["x"], ["sm"], axis=2),
+        helper.make_node("Clip", ["x"], ["cl"], min=-1.0),
+        helper.make_node("Upsample", ["x", "sc"], ["up"], mode="nearest"),
+    ], [x], outs, [sc], [("", 9)]
+
+
+def unknown_contrib():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    return [helper.make_node("Frobnicate", ["x"], ["y"], name="frob", domain="com.microsoft")], [x], [y], [], \
+        [("", 13), ("com.microsoft", 1)]
+
+
+def add_opset6():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    return [helper.make_node("Add", ["x", "x"], ["y"], name="add")], [x], [y], [], [("", 6)]
+
+
+def opset18():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    return [helper.make_node("Relu", ["x"], ["y"], name="relu")], [x], [y], [], [("", 18)]
+
+
+MODELS = {"resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+          "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
+          "add_opset6": add_opset6, "opset18": opset18}
 
 
 def main():
     name, out = sys.argv[1], sys.argv[2]
-    nodes, ins, outs, inits = MODELS[name]()
+    nodes, ins, outs, inits, *opsets = MODELS[name]()
+    opsets = opsets[0] if opsets else [("", 13)]
     g = helper.make_graph(nodes, name, ins, outs, initializer=inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="kiln-tests")
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets],
+                          producer_name="kiln-tests")
     m.ir_version = 7
     with open(out, "wb") as f:
         f.write(m.SerializeToString())
