@@ -3,10 +3,9 @@
  * Takes: a session whose options name the input and output. Guarantees:
  * the input is read (MLIR text; ONNX is recognized by content), every
  * stage that the input still needs runs in order up to
- * options.compile_to, then either the IR is printed (to output_path, or
- * stdout) or the module is written; a stage whose library is not linked
- * into this build fails with "stage X is not built yet" instead of being
- * skipped. Errors carry a message; located diagnostics go to stderr. */
+ * options.compile_to (the passes of pipeline.def, in order), then either
+ * the IR is printed (to output_path, or stdout) or the module is written.
+ * Errors carry a message; located diagnostics go to stderr. */
 #ifndef KILN_DRIVER_H
 #define KILN_DRIVER_H
 
@@ -16,12 +15,13 @@
 extern "C" {
 #endif
 
-/* Registers the passes of every stage linked into this build. */
+/* Registers the passes of every stage, and each stage of pipeline.def as
+ * a pipeline named after it ("flow", "codegen", ...). */
 void kiln_driver_register_passes(void);
 
-/* NULL when every pass of stage s is available; otherwise the first
- * missing pass name (s == KILN_STAGE_SERIALIZE: never missing). */
-const char *kiln_driver_stage_missing(kiln_stage_t s);
+/* Prints pipeline.def: per stage "STAGE     [TARGET: ]pass, pass, ...",
+ * a new line for each target's nested pipeline, wrapped at 78 columns. */
+void kiln_driver_print_pipeline(FILE *out);
 
 /* Allows ops outside the op table in the input (hand-written hal-level
  * IR before the hal dialect had rows); off by default. */

@@ -1,100 +1,109 @@
 /* The pipeline, top to bottom (DESIGN.md §2, PIPELINE.md).
  *
- * Takes: a session (driver.h). Guarantees: the stages below run in this
- * order, each as named passes in one pass manager (so --print-ir-after-all,
- * --print-ir-after=PASS and --timing see every pass), stopping after
+ * Takes: a session (driver.h). Guarantees: the passes of pipeline.def run
+ * in its order in one pass manager (so --print-ir-after-all,
+ * --print-ir-after=PASS and --timing see every pass, the per-target
+ * codegen passes included), from the stage the input is at up to
  * --compile-to. Input that is already at a later stage (hal-level or
- * vm-level IR) starts there. A stage whose library was not built fails
- * the run naming the stage and its first missing pass. */
+ * vm-level IR) starts there. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver_internal.h"
-#include "mlir_input.h"
-
-#ifdef KILN_HAVE_TRANSFORMS
-#include "transforms.h"
-#endif
-#ifdef KILN_HAVE_FLOW
-#include "flow.h"
-#endif
-#ifdef KILN_HAVE_HAL
-#include "hal.h"
-#endif
-#ifdef KILN_HAVE_CODEGEN_CPU
 #include "codegen_cpu.h"
-#endif
-#ifdef KILN_HAVE_CODEGEN_TRANSFORMS
+#include "codegen_gpu.h"
 #include "codegen_transforms.h"
-#endif
-#ifdef KILN_HAVE_VM_STAGE
-#include "vm_stage.h"
-#endif
-#ifdef KILN_HAVE_SERIALIZE
+#include "cuda_passes.h"
+#include "driver.h"
+#include "flow.h"
+#include "hal.h"
+#include "llvm_cpu_passes.h"
+#include "mlir_input.h"
 #include "serialize.h"
-#endif
+#include "transforms.h"
+#include "vm_stage.h"
 #ifdef KILN_HAVE_ONNX
 #include "kiln_onnx.h"
 #include "onnx_import.h"
 #endif
 
-/* ---- the stages ---------------------------------------------------------- */
+/* ---- the table ----------------------------------------------------------- */
 
-/* canonicalize again after infer-shapes: it drops the casts and unused
- * tensor.empty ops that refined types leave behind. */
-static const char *const input_passes[] = {"canonicalize", "infer-shapes",
-                                           "canonicalize", NULL};
-static const char *const flow_passes[] = {
-    "inline-calls", "tensorize-scalars", "convert-elementwise-to-linalg", "generalize-named-ops", "fuse-elementwise",
-    "reshapes-to-views", "sink-reshapes", "copy-aliased-results", "form-dispatch-regions",
-    "outline-dispatches", NULL};
-static const char *const hal_passes[] = {
-    "assign-targets", "materialize-interfaces", "bufferize-kernels",
-    "plan-memory", "schedule-commands", NULL};
-static const char *const codegen_passes[] = {
-    "select-launch-config", "tile-and-distribute", "specialize-full-tiles",
-    "lower-to-loops", "remove-single-iteration-loops", "approximate-math",
-    "scf-to-cf", "translate-executables", NULL};
-static const char *const vm_passes[] = {"convert-to-vm", "allocate-registers", NULL};
-static const char *const no_passes[] = {NULL};
+typedef struct pipeline_row {
+  kiln_stage_t stage;
+  const char *target; /* "" or a target kind: a kernel pass on its variants */
+  const char *pass;
+} pipeline_row;
 
-static const char *const *const stage_passes[KILN_STAGE_COUNT] = {
-    [KILN_STAGE_INPUT] = input_passes,   [KILN_STAGE_FLOW] = flow_passes,
-    [KILN_STAGE_HAL] = hal_passes,       [KILN_STAGE_CODEGEN] = codegen_passes,
-    [KILN_STAGE_LLVM_IR] = no_passes,    [KILN_STAGE_VM] = vm_passes,
-    [KILN_STAGE_SERIALIZE] = no_passes,
+static const pipeline_row rows[] = {
+#define KILN_PIPELINE_PASS(STAGE, TARGET, NAME) {KILN_STAGE_##STAGE, TARGET, NAME},
+#include "pipeline.def"
+#undef KILN_PIPELINE_PASS
 };
+#define ROW_COUNT (sizeof rows / sizeof rows[0])
 
-void kiln_driver_register_passes(void) {
-#ifdef KILN_HAVE_TRANSFORMS
-  kiln_transforms_register();
-#endif
-#ifdef KILN_HAVE_FLOW
-  kiln_flow_register();
-#endif
-#ifdef KILN_HAVE_HAL
-  kiln_hal_register();
-#endif
-#ifdef KILN_HAVE_CODEGEN_CPU
-  kiln_codegen_cpu_register();
-#endif
-#ifdef KILN_HAVE_CODEGEN_TRANSFORMS
-  kiln_codegen_transforms_register();
-#endif
-  kiln_driver_register_translate_executables();
-#ifdef KILN_HAVE_VM_STAGE
-  kiln_vm_register_passes();
-#endif
+/* A stage's rows as pipeline text: "a,b" or "llvm-cpu(a,b),cuda(c)".
+ * NULL when out of memory; an empty string for a stage without passes. */
+static char *stage_text(kiln_stage_t st) {
+  size_t cap = 1;
+  for (size_t i = 0; i < ROW_COUNT; i++) cap += strlen(rows[i].pass) + strlen(rows[i].target) + 3;
+  char *text = malloc(cap);
+  if (!text) return NULL;
+  size_t n = 0;
+  const char *open = NULL; /* the target whose parenthesis is open */
+  for (size_t i = 0; i < ROW_COUNT; i++) {
+    if (rows[i].stage != st) continue;
+    if (open && strcmp(open, rows[i].target) != 0) text[n++] = ')', open = NULL;
+    if (n) text[n++] = ',';
+    if (!open && *rows[i].target) n += (size_t)sprintf(text + n, "%s(", rows[i].target), open = rows[i].target;
+    n += (size_t)sprintf(text + n, "%s", rows[i].pass);
+  }
+  if (open) text[n++] = ')';
+  text[n] = 0;
+  return text;
 }
 
-const char *kiln_driver_stage_missing(kiln_stage_t s) {
-  if (s == KILN_STAGE_LLVM_IR) return kiln_driver_stage_missing(KILN_STAGE_CODEGEN);
-#ifndef KILN_HAVE_SERIALIZE
-  if (s == KILN_STAGE_SERIALIZE) return "serialize";
-#endif
-  for (const char *const *p = stage_passes[s]; *p; p++)
-    if (!kiln_pass_lookup(*p)) return *p;
-  return NULL;
+void kiln_driver_register_passes(void) {
+  kiln_transforms_register();
+  kiln_flow_register();
+  kiln_hal_register();
+  kiln_codegen_cpu_register();
+  kiln_codegen_gpu_register();
+  kiln_codegen_transforms_register();
+  kiln_llvm_cpu_register_passes();
+  kiln_cuda_register_passes();
+  kiln_vm_register_passes();
+  /* kiln-opt's --pass-pipeline=flow etc.: the stages as pipelines. The
+   * texts live as long as the process (the registry keeps pointers). */
+  static char *texts[KILN_STAGE_COUNT];
+  for (int st = 0; st < KILN_STAGE_COUNT; st++) {
+    if (!texts[st]) texts[st] = stage_text((kiln_stage_t)st);
+    if (texts[st] && *texts[st])
+      kiln_pipeline_register(kiln_stage_name((kiln_stage_t)st), "a whole stage of kiln-compile, in order",
+                             texts[st]);
+  }
+}
+
+void kiln_driver_print_pipeline(FILE *out) {
+  for (int st = 0; st < KILN_STAGE_COUNT; st++) {
+    const char *target = NULL;
+    int col = 0, indent = 0;
+    for (size_t i = 0; i < ROW_COUNT; i++) {
+      if (rows[i].stage != (kiln_stage_t)st) continue;
+      if (!target || strcmp(target, rows[i].target) != 0) {
+        if (target) fputc('\n', out);
+        col = fprintf(out, "%-10s", target ? "" : kiln_stage_name((kiln_stage_t)st));
+        if (*rows[i].target) col += fprintf(out, "%s: ", rows[i].target);
+        indent = col;
+        target = rows[i].target;
+      } else if (col + 2 + (int)strlen(rows[i].pass) > 78) {
+        col = fprintf(out, ",\n%*s", indent, "") - 2;
+      } else {
+        col += fprintf(out, ", ");
+      }
+      col += fprintf(out, "%s", rows[i].pass);
+    }
+    if (target) fputc('\n', out);
+  }
 }
 
 static bool allow_unregistered_flag;
@@ -185,12 +194,10 @@ static kiln_error *print_module(kiln_op *module, const char *path) {
 /* ---- the pipeline -------------------------------------------------------- */
 
 static kiln_error *add_stage(kiln_pass_manager *pm, kiln_stage_t st) {
-  const char *missing = kiln_driver_stage_missing(st);
-  if (missing)
-    return kiln_error_new("stage %s is not built yet (pass '%s' is not in this build)",
-                          kiln_stage_name(st), missing);
-  for (const char *const *p = stage_passes[st]; *p; p++) {
-    kiln_error *e = kiln_pm_add_pass(pm, *p);
+  for (size_t i = 0; i < ROW_COUNT; i++) {
+    if (rows[i].stage != st) continue;
+    kiln_error *e = *rows[i].target ? kiln_pm_add_target_pass(pm, rows[i].target, rows[i].pass)
+                                    : kiln_pm_add_pass(pm, rows[i].pass);
     if (e) return e;
   }
   return NULL;
@@ -213,27 +220,13 @@ kiln_error *kiln_compile(kiln_session *s) {
   kiln_stage_t start = KILN_STAGE_INPUT;
   if (!err) start = first_stage(module, s);
 
-  /* Every stage from where the input is up to --compile-to, in order:
-   *   input    canonicalize, infer-shapes, canonicalize
-   *   flow     inline-calls, tensorize-scalars, convert-elementwise-to-linalg,
-   *            generalize-named-ops, fuse-elementwise, reshapes-to-views,
-   *            sink-reshapes, copy-aliased-results, form-dispatch-regions,
-   *            outline-dispatches
-   *   hal      assign-targets, materialize-interfaces, bufferize-kernels,
-   *            plan-memory, schedule-commands
-   *   codegen  select-launch-config, tile-and-distribute,
-   *            specialize-full-tiles, lower-to-loops,
-   *            remove-single-iteration-loops, approximate-math, scf-to-cf,
-   *            translate-executables (LLVM IR -> .so / .ptx payloads into
-   *            the session)
-   *   vm       convert-to-vm, allocate-registers
-   *   serialize  bytecode + rodata + executables -> .kiln */
+  /* Every stage from where the input is up to --compile-to, in order. */
   kiln_stage_t stop = o->compile_to;
   if (stop == KILN_STAGE_LLVM_IR) {
     stop = KILN_STAGE_CODEGEN;
     if (!err && start > KILN_STAGE_CODEGEN)
       err = kiln_error_new("--compile-to=llvm-ir: the input has no executable left to translate");
-    /* translate-executables appends each variant's module */
+    /* the translate passes append each variant's module */
     if (!err && o->output_path && strcmp(o->output_path, "-") != 0) {
       FILE *f = fopen(o->output_path, "w");
       if (!f) err = kiln_error_new("cannot open '%s' for writing", o->output_path);
@@ -241,23 +234,16 @@ kiln_error *kiln_compile(kiln_session *s) {
     }
   }
   for (int st = KILN_STAGE_INPUT; !err && st <= (int)stop && st < KILN_STAGE_SERIALIZE; st++) {
-    /* llvm-ir is codegen stopped at its last pass, which then prints
-     * LLVM modules instead of compiling them. */
-    if (st == KILN_STAGE_LLVM_IR) continue;
+    /* llvm-ir is codegen whose translate passes print LLVM modules
+     * instead of compiling them; it has no passes of its own. */
     if (st >= (int)start) err = add_stage(pm, (kiln_stage_t)st);
   }
-  if (!err && stop == KILN_STAGE_SERIALIZE) {
-    const char *missing = kiln_driver_stage_missing(KILN_STAGE_SERIALIZE);
-    if (missing) err = kiln_error_new("stage serialize is not built yet");
-  }
-#ifdef KILN_HAVE_HAL
   if (!err) {
     const char *const *targets;
     const uint32_t nt = kiln_session_targets(s, &targets);
     if (s->target_count) err = kiln_hal_set_targets(nt, targets);
     else err = kiln_hal_set_targets(0, NULL);
   }
-#endif
   if (!err) {
     if (o->print_ir_after_all) kiln_pm_print_after_all(pm, o->dump);
     if (o->print_ir_after) kiln_pm_print_after(pm, o->print_ir_after, o->dump);
@@ -268,11 +254,9 @@ kiln_error *kiln_compile(kiln_session *s) {
     if (stop != KILN_STAGE_SERIALIZE) {
       err = print_module(module, o->output_path);
     } else {
-#ifdef KILN_HAVE_SERIALIZE
       /* Streamed: weights go from where they live (the mapped ONNX file,
        * external data, the IR) to the output, never into one big buffer. */
       err = kiln_serialize_module_to_file(module, s, o->output_path);
-#endif
     }
   }
   kiln_pm_destroy(pm);

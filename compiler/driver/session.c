@@ -218,3 +218,21 @@ kiln_session *kiln_session_of(const kiln_context *ctx) {
     if (ks_links[i].ctx == ctx && ctx) return ks_links[i].s;
   return NULL;
 }
+
+kiln_error *kiln_session_variant_of(kiln_op *inner, const char *pass, kiln_session_variant *out) {
+  memset(out, 0, sizeof *out);
+  out->session = kiln_session_of(kiln_op_context(inner));
+  if (!out->session) return kiln_error_new("%s needs a compile session", pass);
+  out->variant = kiln_op_parent_op(inner);
+  out->executable = out->variant ? kiln_op_parent_op(out->variant) : NULL;
+  if (!out->variant || out->variant->kind != KILN_OP_HAL_EXECUTABLE_VARIANT || !out->executable)
+    return kiln_error_new("%s runs on the inner module of a hal.executable.variant", pass);
+  out->executable_name = kiln_symbol_name(out->executable);
+  out->variant_name = kiln_symbol_name(out->variant);
+  const kiln_attr *t = kiln_op_get_attr(out->variant, "target");
+  if (!t || t->kind != KILN_ATTR_STRING || !out->executable_name || !out->variant_name)
+    return kiln_error_new("%s: the variant has no target or no name", pass);
+  out->target = t->str;
+  out->has_payload = kiln_session_payload(out->session, out->executable_name, out->variant_name) != NULL;
+  return NULL;
+}

@@ -123,6 +123,19 @@ const kiln_session_payload_t *kiln_session_payload(const kiln_session *s,
 void kiln_session_attach(kiln_session *s, kiln_context *ctx);
 kiln_session *kiln_session_of(const kiln_context *ctx);
 
+/* What a target's last pass (it stores the variant's payload) knows of
+ * the variant whose inner module it runs on. */
+typedef struct kiln_session_variant {
+  kiln_session *session;
+  kiln_op *executable, *variant;  /* the hal.executable and its variant */
+  const char *executable_name, *variant_name, *target;
+  bool has_payload;               /* substituted: nothing to generate */
+} kiln_session_variant;
+/* Fills *out for INNER, the inner module of a hal.executable.variant with
+ * a target string, in a context with a session; otherwise an error naming
+ * PASS and what is missing. */
+kiln_error *kiln_session_variant_of(kiln_op *inner, const char *pass, kiln_session_variant *out);
+
 #ifdef __cplusplus
 }
 #endif

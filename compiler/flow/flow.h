@@ -17,8 +17,8 @@
 extern "C" {
 #endif
 
-/* Registers every pass of passes.def and the pipeline "flow" (all of
- * them, in order). Idempotent. */
+/* Registers every pass of passes.def (compiler/driver/pipeline.def runs
+ * them in order as the "flow" stage). Idempotent. */
 void kiln_flow_register(void);
 
 /* The passes, callable directly (user is ignored). */

@@ -21,7 +21,8 @@
 extern "C" {
 #endif
 
-/* Registers every pass of passes.def and the pipeline "hal". Idempotent. */
+/* Registers every pass of passes.def (compiler/driver/pipeline.def runs
+ * them in order as the "hal" stage). Idempotent. */
 void kiln_hal_register(void);
 
 #define KILN_HAL_PASS(ID, NAME, DESCRIPTION) \

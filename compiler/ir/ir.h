@@ -585,36 +585,57 @@ bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ---- Pass manager ---- */
-/* A pass runs on the top-level module. It reports failure with an error
- * (NULL = success); diagnostics may also be emitted on the context. */
+/* A pass runs on a module. It reports failure with an error (NULL =
+ * success); diagnostics may also be emitted on the context.
+ *
+ * Its anchor says which module: KILN_PASS_MODULE passes get the top-level
+ * module; KILN_PASS_KERNELS passes get each kernel module, that is the
+ * inner builtin.module of every hal.executable.variant (of the target kind
+ * the pipeline names: "cuda(a,b)" runs a and b on the variants whose
+ * target is "cuda" or "cuda:..."), or, when the top-level module holds no
+ * hal.executable, the top-level module itself (a codegen-level module of
+ * kernels; with a target kind named, only when its kiln.target attribute
+ * is of that kind). A kernel pass finds its variant, when there is one,
+ * as kiln_op_parent_op(module). */
 typedef kiln_error *(*kiln_pass_fn)(kiln_op *module, void *user);
+typedef enum kiln_pass_anchor { KILN_PASS_MODULE = 0, KILN_PASS_KERNELS } kiln_pass_anchor;
 typedef struct kiln_pass_info {
   const char *name;        /* command-line name, e.g. "canonicalize" */
   const char *description;
   kiln_pass_fn run;
   void *user;
+  kiln_pass_anchor anchor;
 } kiln_pass_info;
 /* Global registries (tools register at startup). Re-registering a name
- * replaces it. Pipelines are comma-separated pass/pipeline names. */
+ * replaces it. Pipelines are pass lists in kiln_pm_add_pipeline's syntax. */
 void kiln_pass_register(const kiln_pass_info *info);
 void kiln_pipeline_register(const char *name, const char *description,
                             const char *pipeline);
 const kiln_pass_info *kiln_pass_lookup(const char *name);
-/* Visits every registered pass (for --help). */
+/* Visits every registered pass, then every pipeline (run == NULL). */
 void kiln_pass_foreach(void (*fn)(const kiln_pass_info *, void *), void *user);
 
 typedef struct kiln_pass_manager kiln_pass_manager;
 kiln_pass_manager *kiln_pm_create(kiln_context *ctx);
 void kiln_pm_destroy(kiln_pass_manager *pm);
-/* Parses "a,b,c" or MLIR-style "builtin.module(func.func(a),b)" (nesting is
- * flattened: every pass runs on the module). Unknown names are errors. */
+/* Parses "a,b,c" or MLIR-style "builtin.module(func.func(a),b)". The
+ * anchors builtin.module, func.func, hal.executable and
+ * hal.executable.variant are transparent; any other anchor names a target
+ * kind for the kernel passes inside it ("llvm-cpu(a,b)"). Unknown names,
+ * module passes inside a target and nested targets are errors. */
 kiln_error *kiln_pm_add_pipeline(kiln_pass_manager *pm, const char *text);
 kiln_error *kiln_pm_add_pass(kiln_pass_manager *pm, const char *name);
+/* Adds kernel pass NAME restricted to the variants of target kind TARGET
+ * (a module pass is an error). */
+kiln_error *kiln_pm_add_target_pass(kiln_pass_manager *pm, const char *target,
+                                    const char *name);
 void kiln_pm_print_after_all(kiln_pass_manager *pm, FILE *out);
 void kiln_pm_print_after(kiln_pass_manager *pm, const char *pass, FILE *out);
 void kiln_pm_enable_timing(kiln_pass_manager *pm, FILE *out);
-/* Runs every pass in order; verifies after each (a pass that leaves invalid
- * IR fails the run naming the pass). */
+/* Runs every pass in order, each kernel pass over all its kernel modules
+ * before the next pass; verifies the whole module after each (a pass that
+ * leaves invalid IR fails the run naming the pass). A kernel pass that
+ * found no kernel module is neither printed nor timed. */
 kiln_error *kiln_pm_run(kiln_pass_manager *pm, kiln_op *module);
 void kiln_pm_set_verify_each(kiln_pass_manager *pm, bool on);
 

@@ -4,11 +4,11 @@
 #include "transforms.h"
 
 void kiln_transforms_register(void) {
-#define KILN_TRANSFORM_PASS(ID, NAME, DESCRIPTION)                    \
-  {                                                                   \
-    static const kiln_pass_info info = {NAME, DESCRIPTION,            \
-                                        kiln_pass_##ID, NULL};        \
-    kiln_pass_register(&info);                                        \
+#define KILN_TRANSFORM_PASS(ID, NAME, DESCRIPTION)                               \
+  {                                                                              \
+    static const kiln_pass_info info = {NAME, DESCRIPTION, kiln_pass_##ID, NULL, \
+                                        KILN_PASS_MODULE};                       \
+    kiln_pass_register(&info);                                                   \
   }
 #include "passes.def"
 #undef KILN_TRANSFORM_PASS

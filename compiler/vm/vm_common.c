@@ -74,11 +74,11 @@ kiln_fb_ElementType_t kiln_vm_element_type(const kiln_type *t) {
 }
 
 void kiln_vm_register_passes(void) {
-#define KILN_VM_PASS(ID, NAME, DESCRIPTION)                                  \
-  {                                                                          \
-    static const kiln_pass_info info = {NAME, DESCRIPTION, kiln_pass_##ID,   \
-                                        NULL};                               \
-    kiln_pass_register(&info);                                               \
+#define KILN_VM_PASS(ID, NAME, DESCRIPTION)                                      \
+  {                                                                              \
+    static const kiln_pass_info info = {NAME, DESCRIPTION, kiln_pass_##ID, NULL, \
+                                        KILN_PASS_MODULE};                       \
+    kiln_pass_register(&info);                                                   \
   }
 #include "passes.def"
 #undef KILN_VM_PASS

@@ -3,6 +3,7 @@
  *   kiln-compile IN.mlir -o OUT.kiln [--target=llvm-cpu[:ARCH[+FEATURES]]]...
  *       [--compile-to=input|flow|hal|codegen|llvm-ir|vm]
  *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing]
+ *   kiln-compile --print-pipeline
  *
  * Options fill a compile session; compiler/driver/pipeline.c does the
  * rest. Exit status: 0 success, 1 compile error (message on stderr), 2 bad
@@ -22,6 +23,7 @@ static void usage(FILE *o) {
         "  --print-ir-after-all     print the IR after every pass (stderr)\n"
         "  --print-ir-after=PASS    print the IR after the named pass(es) (stderr)\n"
         "  --timing                 time every pass (stderr)\n"
+        "  --print-pipeline         print the passes of every stage, in order, and exit\n"
         "  --substitute-executable=EXE[:VARIANT]=FILE\n"
         "                           use FILE (ELF .so or .ptx) as the payload of\n"
         "                           hal.executable EXE instead of generating code\n"
@@ -106,6 +108,11 @@ int main(int argc, char **argv) {
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
+      kiln_session_destroy(s);
+      return 0;
+    }
+    if (strcmp(a, "--print-pipeline") == 0) {
+      kiln_driver_print_pipeline(stdout);
       kiln_session_destroy(s);
       return 0;
     }

@@ -1,18 +1,16 @@
-/* kiln-opt: reads MLIR text, verifies it, runs a pass pipeline and prints
- * the result the way mlir-opt-19 does. Exit status 0 on success, 1 when the
+/* kiln-opt: reads MLIR text, verifies it, runs a pass pipeline (any pass
+ * of any stage, or a stage's pipeline: compiler/driver registers them all)
+ * and prints the result the way mlir-opt-19 does. Exit status 0 on success, 1 when the
  * input is malformed or a pass fails (with located diagnostics on stderr),
  * 2 on bad command-line usage. Like mlir-opt, --split-input-file handles
  * each "// -----" chunk on its own, and --verify-diagnostics checks the
  * diagnostics against "expected-error" comments instead of printing them. */
-#include "mlir_input.h"
-
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef KILN_HAVE_TRANSFORMS
-#include "transforms.h"
-#endif
+#include "driver.h"
+#include "mlir_input.h"
 
 typedef struct options {
   const char *input, *output;
@@ -24,13 +22,19 @@ typedef struct options {
 } options;
 
 static void list_pass(const kiln_pass_info *p, void *user) {
-  fprintf((FILE *)user, "  --%-28s %s\n", p->name, p->description ? p->description : "");
+  if (p->run) fprintf((FILE *)user, "  --%-28s %s\n", p->name, p->description ? p->description : "");
+}
+
+static void list_pipeline(const kiln_pass_info *p, void *user) {
+  if (!p->run) fprintf((FILE *)user, "  %-30s %s\n", p->name, p->description ? p->description : "");
 }
 
 static void usage(FILE *o) {
   fputs("usage: kiln-opt [options] FILE|-\n"
-        "  --pass-pipeline=P        run passes, e.g. 'canonicalize,cse' or\n"
-        "                           'builtin.module(func.func(canonicalize))'\n"
+        "  --pass-pipeline=P        run passes, e.g. 'canonicalize,cse',\n"
+        "                           'builtin.module(func.func(canonicalize))', a\n"
+        "                           stage ('flow'), or codegen passes on one\n"
+        "                           target's variants ('cuda(distribute-to-threads)')\n"
         "  --PASS                   run one registered pass (repeatable, in order)\n"
         "  --print-ir-after-all     dump the IR after every pass (stderr)\n"
         "  --print-ir-after=PASS    dump the IR after the named pass(es) (stderr)\n"
@@ -44,6 +48,8 @@ static void usage(FILE *o) {
         "  -o FILE                  write the output to FILE\n"
         "passes:\n", o);
   kiln_pass_foreach(list_pass, o);
+  fputs("pipelines (--pass-pipeline=NAME):\n", o);
+  kiln_pass_foreach(list_pipeline, o);
 }
 
 /* ---- --verify-diagnostics ---- */
@@ -239,9 +245,7 @@ static size_t next_split(const char *text, size_t len, size_t from, size_t *afte
 }
 
 int main(int argc, char **argv) {
-#ifdef KILN_HAVE_TRANSFORMS
-  kiln_transforms_register();
-#endif
+  kiln_driver_register_passes();
   options o;
   memset(&o, 0, sizeof o);
   o.verify = true;

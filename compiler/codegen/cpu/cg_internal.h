@@ -11,12 +11,14 @@
 typedef struct cg_kernel {
   kiln_op *func;
   kiln_op *executable, *variant, *export;
-  const char *target; /* "llvm-cpu:..." */
+  const char *target; /* the variant's target, else the module's kiln.target */
   kiln_op *top;       /* the top-level module (host dispatch sites) */
 } cg_kernel;
 
 typedef kiln_error *(*cg_kernel_fn)(cg_kernel *k, void *user);
-/* Calls fn on every llvm-cpu kernel in module; stops at the first error. */
+/* Calls fn on every kernel of a kernel module (a variant's inner module,
+ * or a codegen-level module: ir.h, KILN_PASS_KERNELS); stops at the first
+ * error. */
 kiln_error *cg_for_each_kernel(kiln_op *module, cg_kernel_fn fn, void *user);
 kiln_block *cg_func_body(kiln_op *func);
 

@@ -1,12 +1,12 @@
 /* llvm-cpu code generation between the HAL's bufferized kernels and the
  * translation to LLVM IR (compiler/PIPELINE.md, codegen section).
  *
- * Takes: a module holding hal.executable ops whose variants target
- * llvm-cpu, each variant's inner module holding kernels (func.func without
- * arguments) of linalg ops on memrefs from hal.interface.binding; or, as a
- * codegen-level input, a builtin.module of such kernels directly (target
- * from the module's `kiln.target` string attribute, else the host).
- * Guarantees, pass by pass, in this order:
+ * Takes: a kernel module (ir.h, KILN_PASS_KERNELS): an llvm-cpu variant's
+ * inner module holding kernels (func.func without arguments) of linalg ops
+ * on memrefs from hal.interface.binding (the variant names the target);
+ * or, as a codegen-level input, a builtin.module of such kernels directly
+ * (target from the module's `kiln.target` string attribute, else the
+ * host). compiler/driver/pipeline.def runs them in this order:
  *   select-launch-config   kiln.launch on every kernel, workgroup_count on
  *                          exports and on host dispatch sites
  *   tile-and-distribute    every linalg op restricted to the workgroup's
@@ -20,13 +20,17 @@
 
 #include "ir.h"
 
-/* Registers the passes above under their command-line names, and the
- * pipeline "llvm-cpu-codegen" running them in order. */
+/* Registers the passes above under their command-line names. */
 void kiln_codegen_cpu_register(void);
 
 #define KILN_CODEGEN_CPU_PASS(ID, NAME, DESCRIPTION) \
   kiln_error *kiln_codegen_cpu_##ID(kiln_op *module, void *user);
 #include "passes.def"
 #undef KILN_CODEGEN_CPU_PASS
+
+/* select-launch-config's rule on the kernels of MODULE with VECTOR_WIDTH
+ * lanes, recording nothing outside the kernels: the GPU path tiles its
+ * kernels by it, so every variant of an executable agrees on the grid. */
+kiln_error *kiln_codegen_cpu_launch_rule(kiln_op *module, int64_t vector_width);
 
 #endif

@@ -231,10 +231,13 @@ static kiln_value *entry_alloca(kiln_op *op, int64_t rows, int64_t cols, const k
   return kiln_op_result(kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &t, kiln_attr_dict(ctx, 2, pa)), 0);
 }
 
-static bool in_gpu_variant(kiln_op *op) {
-  kiln_op *v = kiln_op_ancestor(op, KILN_OP_HAL_EXECUTABLE_VARIANT);
-  const kiln_attr *t = v ? kiln_op_get_attr(v, "target") : NULL;
-  return t && t->kind == KILN_ATTR_STRING && strncmp(t->str, "llvm-cpu", 8) != 0;
+/* A kernel launched as a block of threads (kiln.launch block_size: the
+ * GPU path) cannot use the packed panels: an alloca there would be private
+ * to each thread. */
+static bool runs_as_thread_block(kiln_op *op) {
+  kiln_op *f = kiln_op_ancestor(op, KILN_OP_FUNC_FUNC);
+  int64_t bs[3];
+  return f && cg_launch_array(f, "block_size", bs, 3) > 0;
 }
 
 static bool uses_loop(const cg_igemm *g, uint32_t i, int l) {
@@ -250,7 +253,7 @@ bool cg_lower_conv(kiln_op *op, int64_t vw, kiln_op **tail) {
   *tail = NULL;
   cv c;
   memset(&c, 0, sizeof c);
-  if (vw < 4 || !cg_igemm_match(op, &c.g) || in_gpu_variant(op)) return false;
+  if (vw < 4 || !cg_igemm_match(op, &c.g) || runs_as_thread_block(op)) return false;
   cg_igemm *g = &c.g;
   int64_t NC = g->bounds[g->col], M = g->bounds[g->row];
   if (NC < vw) return false;

@@ -1,4 +1,6 @@
-/* select-launch-config: per llvm-cpu kernel, picks the root op and records
+/* select-launch-config: per kernel of a kernel module (an llvm-cpu
+ * variant's inner module, or a codegen-level module), picks the root op
+ * and records
  *   kiln.launch = {pipeline, tile_sizes (one per root loop, 0 = not tiled),
  *                  vector_width, workgroup_size = [1,1,1],
  *                  workgroup_count = [x,y,z]}
@@ -109,14 +111,11 @@ static bool same_array(const kiln_attr *a, const int64_t *v, uint32_t n) {
   return memcmp(a->data, v, n * sizeof *v) == 0;
 }
 
-/* Is k's variant the first llvm-cpu variant of its executable? Later ones
- * must agree with what the first recorded on the host dispatch sites. */
+/* Is k's variant the first variant of its executable? Later ones must
+ * agree with what the first recorded on the host dispatch sites. */
 static bool first_variant(const cg_kernel *k) {
-  for (kiln_op *v = k->executable->regions[0].first->first; v; v = v->next) {
-    if (v->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
-    const kiln_attr *t = kiln_op_get_attr(v, "target");
-    if (t && t->kind == KILN_ATTR_STRING && strncmp(t->str, "llvm-cpu", 8) == 0) return v == k->variant;
-  }
+  for (kiln_op *v = k->executable->regions[0].first->first; v; v = v->next)
+    if (v->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) return v == k->variant;
   return true;
 }
 
@@ -148,11 +147,17 @@ static kiln_error *record_dispatches(cg_kernel *k, const int64_t *wc) {
   return NULL;
 }
 
+/* What configure does besides the kernel's kiln.launch. */
+typedef struct launch_rule {
+  int64_t vector_width; /* 0: the target's */
+  bool record;          /* workgroup_count on the export and dispatch sites */
+} launch_rule;
+
 static kiln_error *configure(cg_kernel *k, void *user) {
-  (void)user;
+  const launch_rule *rule = user;
   kiln_context *c = kiln_op_context(k->func);
   kiln_op *root = cg_find_root(k->func);
-  int64_t vw = cg_vector_width(k->target);
+  int64_t vw = rule->vector_width ? rule->vector_width : cg_vector_width(k->target);
   int64_t wc[3] = {1, 1, 1}, one[3] = {1, 1, 1};
   int64_t tiles[KILN_MAX_LOOPS];
   int n = 0;
@@ -187,10 +192,16 @@ static kiln_error *configure(cg_kernel *k, void *user) {
       {"workgroup_count", i64s(c, 3, wc)},
       {"workgroup_size", i64s(c, 3, one)}};
   kiln_op_set_attr(k->func, "kiln.launch", kiln_attr_dict(c, 5, e));
-  return record_dispatches(k, wc);
+  return rule->record ? record_dispatches(k, wc) : NULL;
 }
 
 kiln_error *kiln_codegen_cpu_select_launch_config(kiln_op *module, void *user) {
   (void)user;
-  return cg_for_each_kernel(module, configure, NULL);
+  launch_rule rule = {0, true};
+  return cg_for_each_kernel(module, configure, &rule);
+}
+
+kiln_error *kiln_codegen_cpu_launch_rule(kiln_op *module, int64_t vector_width) {
+  launch_rule rule = {vector_width, false};
+  return cg_for_each_kernel(module, configure, &rule);
 }

@@ -52,27 +52,17 @@ static kiln_error *each_in_module(kiln_op *mod, cg_kernel *k, cg_kernel_fn fn, v
 }
 
 kiln_error *cg_for_each_kernel(kiln_op *module, cg_kernel_fn fn, void *user) {
-  kiln_block *top = kiln_module_body(module);
-  if (!top) return NULL;
-  bool any_executable = false;
-  for (kiln_op *x = top->first; x; x = x->next) {
-    if (x->kind != KILN_OP_HAL_EXECUTABLE) continue;
-    any_executable = true;
-    kiln_block *xb = x->regions[0].first;
-    for (kiln_op *v = xb ? xb->first : NULL; v; v = v->next) {
-      if (v->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
-      const kiln_attr *t = kiln_op_get_attr(v, "target");
-      if (!t || t->kind != KILN_ATTR_STRING || strncmp(t->str, "llvm-cpu", 8) != 0) continue;
-      kiln_block *vb = v->regions[0].first;
-      for (kiln_op *m = vb ? vb->first : NULL; m; m = m->next) {
-        if (m->kind != KILN_OP_BUILTIN_MODULE) continue;
-        cg_kernel k = {.executable = x, .variant = v, .target = t->str, .top = module};
-        kiln_error *err = each_in_module(m, &k, fn, user);
-        if (err) return err;
-      }
-    }
+  kiln_op *var = kiln_op_parent_op(module);
+  if (var && var->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) {
+    /* A variant's inner module: the variant names the target, its exports
+     * and the host dispatch sites of the executable record the grid. */
+    const kiln_attr *t = kiln_op_get_attr(var, "target");
+    kiln_op *exe = kiln_op_parent_op(var);
+    cg_kernel k = {.executable = exe, .variant = var,
+                   .target = t && t->kind == KILN_ATTR_STRING ? t->str : "llvm-cpu",
+                   .top = exe ? kiln_op_parent_op(exe) : NULL};
+    return each_in_module(module, &k, fn, user);
   }
-  if (any_executable) return NULL;
   /* A codegen-level module: its kernels directly. */
   const kiln_attr *t = kiln_op_get_attr(module, "kiln.target");
   cg_kernel k = {.target = t && t->kind == KILN_ATTR_STRING ? t->str : "llvm-cpu",

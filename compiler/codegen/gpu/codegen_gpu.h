@@ -2,9 +2,9 @@
  * kernels and the NVPTX back end (compiler/codegen/cuda), plus the
  * SIMT-on-CPU check of its numerics.
  *
- * Takes: a module holding hal.executable ops whose cuda variants' inner
- * modules hold kernels of linalg ops on memrefs (PIPELINE.md, hal).
- * Guarantees, in this order (kiln_codegen_gpu_lower_variant):
+ * Takes: a kernel module (ir.h, KILN_PASS_KERNELS): a cuda variant's inner
+ * module holding kernels of linalg ops on memrefs (PIPELINE.md, hal).
+ * Guarantees, in the order compiler/driver/pipeline.def runs them:
  *   select-gpu-launch-config  kiln.launch on each kernel: the llvm-cpu
  *       tile sizes and workgroup count (so every variant of an executable
  *       agrees on the grid), pipeline "gpu-*", block_size [T, 1, 1]
@@ -34,23 +34,18 @@
 /* Threads per block for an SM version (sm_80: 64, sm_90: 128). */
 int64_t kiln_codegen_gpu_block_size(uint32_t sm_version);
 
-/* Lowers the cuda variant VAR of executable EXE (top: the whole module,
- * for the host dispatch sites) to loops with thread ids and barriers,
- * ready for approximate-math, scf-to-cf and the PTX translation. */
-kiln_error *kiln_codegen_gpu_lower_variant(kiln_op *top, kiln_op *exe, kiln_op *var);
-
 /* A copy of the (lowered) cuda variant VAR, inserted after it, whose
  * kernels run the threads of a block as loops (simt-to-loops): target
  * "llvm-cpu", name "simt_cpu_" + VAR's name. *out is the new variant. */
 kiln_error *kiln_codegen_gpu_add_simt_variant(kiln_op *var, kiln_op **out);
 
-/* Registers distribute-to-threads and simt-to-loops as named passes
- * (on codegen-level modules: kernels directly in the module). */
+/* Registers the passes of passes.def under their command-line names. */
 void kiln_codegen_gpu_register(void);
 
-/* The passes, on one inner module (kernels of one variant). */
-kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner);
-kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner);
-kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner);
+/* The passes, on one kernel module (the kernels of one variant). */
+#define KILN_CODEGEN_GPU_PASS(ID, NAME, DESCRIPTION) \
+  kiln_error *kiln_codegen_gpu_##ID(kiln_op *module, void *user);
+#include "passes.def"
+#undef KILN_CODEGEN_GPU_PASS
 
 #endif

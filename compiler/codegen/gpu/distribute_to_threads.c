@@ -27,7 +27,9 @@
  * Kernels with memref.alloca scratch that is written (bufferized
  * intermediates; pooling windows are never written) run every op on
  * thread 0: an alloca is private to a GPU thread, so other threads could
- * not read what one wrote. */
+ * not read what one wrote. Ops an earlier pass already spread over the
+ * threads (kiln.gpu_distributed: gpu-tile-matmul-shared) keep their
+ * place, fenced by barriers. */
 #include "gpu_internal.h"
 
 #include <string.h>
@@ -598,8 +600,67 @@ static void distribute(kiln_op *func) {
   }
 }
 
-kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner) {
-  for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next)
-    if (gpu_is_kernel(f)) distribute(f);
-  return NULL;
+/* Ops a pass already distributed (GPU_DISTRIBUTED) are hidden from
+ * distribute-to-threads, which would otherwise run them on thread 0 (and
+ * count their workgroup-memory allocas as private scratch): each is
+ * detached and a barrier stands in its place; afterwards it goes back
+ * after that barrier, with another barrier after it. */
+typedef struct {
+  kiln_op *op, *at; /* at: the placeholder barrier, or NULL for an alloca */
+  kiln_block *body;
+} hidden_op;
+
+/* Hides at most max ops; false when there are more. */
+static bool hide_distributed(kiln_op *inner, hidden_op *h, uint32_t max, uint32_t *count) {
+  uint32_t n = 0;
+  for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next) {
+    if (!gpu_is_kernel(f)) continue;
+    kiln_block *body = f->regions[0].first;
+    for (kiln_op *o = body->first, *next; o; o = next) {
+      next = o->next;
+      if (!kiln_op_get_attr(o, GPU_DISTRIBUTED)) continue;
+      if (n == max) {
+        *count = n;
+        return false;
+      }
+      kiln_op *at = NULL;
+      if (o->kind != KILN_OP_MEMREF_ALLOCA) {
+        kiln_builder b = kiln_builder_before(o);
+        b.loc = o->loc;
+        at = kiln_build(&b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+      }
+      kiln_op_remove(o);
+      h[n++] = (hidden_op){o, at, body};
+    }
+  }
+  *count = n;
+  return true;
+}
+
+static void restore_distributed(hidden_op *h, uint32_t n) {
+  for (uint32_t i = n; i-- > 0;) {
+    if (!h[i].at) {
+      kiln_block_insert_before(h[i].body->first, h[i].op);
+      continue;
+    }
+    kiln_block_insert_after(h[i].at, h[i].op);
+    kiln_builder b = kiln_builder_after(h[i].op);
+    b.loc = h[i].op->loc;
+    kiln_build(&b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  }
+}
+
+kiln_error *kiln_codegen_gpu_distribute_to_threads(kiln_op *inner, void *user) {
+  (void)user;
+  hidden_op h[256];
+  uint32_t n;
+  kiln_error *err = NULL;
+  if (hide_distributed(inner, h, 256, &n)) {
+    for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next)
+      if (gpu_is_kernel(f)) distribute(f);
+  } else {
+    err = kiln_error_new("distribute-to-threads: more than 256 already distributed ops in one variant");
+  }
+  restore_distributed(h, n);
+  return err;
 }

@@ -38,10 +38,6 @@ gpu_conv_layout gpu_match_conv(const kiln_op *op, int64_t *sh, int64_t *sw, int6
  * bufferized intermediate: private to each GPU thread)? */
 bool gpu_has_private_scratch(kiln_op *func);
 
-/* select-gpu-launch-config on the inner module of variant VAR (sm_NN). */
-kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
-                                     uint32_t sm);
-
 kiln_value *gpu_interface(kiln_builder *b, kiln_op_kind kind, int64_t dim);
 
 #endif

@@ -1,12 +1,14 @@
 /* select-gpu-launch-config: per kernel of a cuda variant, the launch
  * configuration.
  *
- * Takes: a cuda variant's inner module (bufferized linalg kernels).
+ * Takes: a cuda variant's inner module (bufferized linalg kernels), or a
+ * codegen-level module whose kiln.target names the SM ("cuda:sm_90"; no
+ * export or host dispatch records the grid then).
  * Guarantees: kiln.launch = {block_size = [T, 1, 1], pipeline =
- * "gpu-<root>", tile_sizes, vector_width, workgroup_count,
- * workgroup_size = [1, 1, 1]}: tiles and
- * workgroup count are chosen by the llvm-cpu rule (compiler/codegen/cpu
- * select-launch-config, run on the inner module), since the host
+ * "gpu-<root>", tile_sizes, vector_width = 4, workgroup_count,
+ * workgroup_size = [1, 1, 1]}: tiles and workgroup count are chosen by
+ * the llvm-cpu rule with 4-lane vectors (kiln_codegen_cpu_launch_rule;
+ * 128-bit global loads where tiles are full and aligned), since the host
  * dispatches one grid for every variant; T (threads per block) depends on
  * the SM. workgroup_size stays the CPU variants' [1, 1, 1]: the module
  * format keeps one workgroup size per export for all variants (the CPU
@@ -178,15 +180,19 @@ static bool conv_root(kiln_op *f) {
   return root && gpu_match_conv(root, &sh, &sw, &dh, &dw) != GPU_CONV_NONE;
 }
 
-/* VAR (and TOP, EXE) may be NULL for a codegen-level module: then no
- * export or dispatch site records the grid. */
-kiln_error *gpu_select_launch_config(kiln_op *top, kiln_op *exe, kiln_op *var, kiln_op *inner,
-                                     uint32_t sm) {
+kiln_error *kiln_codegen_gpu_select_launch_config(kiln_op *inner, void *user) {
+  (void)user;
   kiln_context *c = kiln_op_context(inner);
-  /* The CPU rule with 4-lane vectors (128-bit global loads where tiles
-   * are full and aligned). */
-  kiln_op_set_attr(inner, "kiln.target", kiln_attr_string(c, "llvm-cpu:aarch64", 16));
-  kiln_error *err = kiln_codegen_cpu_select_launch_config(inner, NULL);
+  kiln_op *var = kiln_op_parent_op(inner), *exe = NULL, *top = NULL;
+  if (var && var->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) var = NULL;
+  if (var) exe = kiln_op_parent_op(var);
+  if (exe) top = kiln_op_parent_op(exe);
+  const kiln_attr *t = kiln_op_get_attr(var ? var : inner, var ? "target" : "kiln.target");
+  unsigned sm = 0;
+  if (!t || t->kind != KILN_ATTR_STRING || sscanf(t->str, "cuda:sm_%u", &sm) != 1)
+    return var ? kiln_error_new("select-gpu-launch-config: the variant's target is not cuda:sm_NN")
+               : kiln_error_new("select-gpu-launch-config: the module needs kiln.target = \"cuda:sm_NN\"");
+  kiln_error *err = kiln_codegen_cpu_launch_rule(inner, 4);
   if (err) return err;
   kiln_op *exp = NULL;
   for (kiln_op *o = var && var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)

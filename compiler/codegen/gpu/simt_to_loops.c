@@ -32,6 +32,7 @@
  * dependent control flow, are errors naming the op. */
 #include "gpu_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -671,7 +672,8 @@ static kiln_walk_result leftover(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
-kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner) {
+kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner, void *user) {
+  (void)user;
   for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next) {
     if (!gpu_is_kernel(f)) continue;
     kiln_error *err = simt_kernel(f);
@@ -680,5 +682,22 @@ kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner) {
     kiln_walk_pre(f, leftover, &bad);
     if (bad) return cg_op_error(bad, "simt-to-loops: left over after fission");
   }
+  return NULL;
+}
+
+kiln_error *kiln_codegen_gpu_add_simt_variant(kiln_op *var, kiln_op **out) {
+  kiln_context *c = kiln_op_context(var);
+  kiln_value_map map;
+  memset(&map, 0, sizeof map);
+  kiln_op *copy = kiln_op_clone(var, &map);
+  kiln_block_insert_after(var, copy);
+  char name[256];
+  snprintf(name, sizeof name, "simt_cpu_%s", kiln_symbol_name(var));
+  kiln_op_set_attr(copy, "sym_name", kiln_attr_string(c, name, strlen(name)));
+  kiln_op_set_attr(copy, "target", kiln_attr_string(c, "llvm-cpu", 8));
+  *out = copy;
+  kiln_block *vb = copy->regions[0].first;
+  for (kiln_op *inner = vb ? vb->first : NULL; inner; inner = inner->next)
+    if (inner->kind == KILN_OP_BUILTIN_MODULE) return kiln_codegen_gpu_simt_to_loops(inner, NULL);
   return NULL;
 }

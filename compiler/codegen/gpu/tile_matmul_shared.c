@@ -702,7 +702,8 @@ static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, con
   return NULL;
 }
 
-kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner) {
+kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner, void *user) {
+  (void)user;
   for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next) {
     mm_config cf;
     if (!gpu_is_kernel(f) || !read_config(f, &cf) || gpu_has_private_scratch(f)) continue;

@@ -56,6 +56,17 @@ kiln_error *kiln_to_llvm_translate(kiln_op *module,
                                    LLVMContextRef context, const char *name,
                                    LLVMModuleRef *out);
 
+/* The export metadata of VARIANT's hal.executable.export ops, in order
+ * (binding and push-constant counts and the read-only mask from their
+ * attributes, -1 where absent): *out is malloc'ed (the caller frees it). */
+kiln_error *kiln_to_llvm_variant_exports(kiln_op *variant, kiln_to_llvm_export **out,
+                                         uint32_t *count);
+/* What --compile-to=llvm-ir prints for a variant: "; executable @E variant
+ * @V (TARGET)" and the module's text, appended to path (NULL or "-":
+ * stdout). */
+kiln_error *kiln_to_llvm_print_variant(LLVMModuleRef mod, const char *executable,
+                                       const char *variant, const char *target, const char *path);
+
 /* The inner builtin.module of the first hal.executable.variant nested in
  * root (by op name), or NULL. */
 kiln_op *kiln_to_llvm_find_variant_module(kiln_op *root);

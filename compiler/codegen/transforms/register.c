@@ -1,4 +1,6 @@
-/* Registers the codegen-level passes with the pass manager. */
+/* Registers the codegen-level passes with the pass manager, as kernel
+ * passes (ir.h: KILN_PASS_KERNELS): each runs on a variant's inner module
+ * or on a codegen-level module. */
 #include "codegen_transforms.h"
 
 static kiln_error *run_scf_to_cf(kiln_op *module, void *user) {
@@ -14,10 +16,10 @@ static kiln_error *run_approximate_math(kiln_op *module, void *user) {
 void kiln_codegen_transforms_register(void) {
   static const kiln_pass_info approx = {"approximate-math",
                                         "replace math functions by polynomials (no libm)",
-                                        run_approximate_math, 0};
+                                        run_approximate_math, NULL, KILN_PASS_KERNELS};
   kiln_pass_register(&approx);
   static const kiln_pass_info scf = {"scf-to-cf",
                                      "lower scf.for/scf.if to blocks and cf branches",
-                                     run_scf_to_cf, 0};
+                                     run_scf_to_cf, NULL, KILN_PASS_KERNELS};
   kiln_pass_register(&scf);
 }

@@ -18,23 +18,11 @@
 typedef struct ops_list {
   kiln_op **v;
   size_t n, cap;
-  kiln_op *root;
 } ops_list;
-
-/* A cuda variant's kernels are lowered by the GPU pipeline at translate
- * time, which distributes their top-level scf ops to threads and then runs
- * scf-to-cf on the variant's module itself: a module-wide run leaves them. */
-static bool in_foreign_cuda_variant(const ops_list *l, kiln_op *op) {
-  kiln_op *v = kiln_op_ancestor(op, KILN_OP_HAL_EXECUTABLE_VARIANT);
-  if (!v || v == l->root || kiln_op_is_inside(l->root, v)) return false;
-  const kiln_attr *t = kiln_op_get_attr(v, "target");
-  return t && t->kind == KILN_ATTR_STRING && strncmp(t->str, "cuda:", 5) == 0;
-}
 
 static kiln_walk_result collect(kiln_op *op, void *user) {
   ops_list *l = user;
   if (op->kind != KILN_OP_SCF_FOR && op->kind != KILN_OP_SCF_IF) return KILN_WALK_ADVANCE;
-  if (in_foreign_cuda_variant(l, op)) return KILN_WALK_ADVANCE;
   if (l->n == l->cap) {
     size_t cap = l->cap ? l->cap * 2 : 32;
     kiln_op **v = realloc(l->v, cap * sizeof *v);
@@ -229,7 +217,6 @@ static kiln_error *lower_if(kiln_context *ctx, kiln_op *op) {
 
 kiln_error *kiln_scf_to_cf(kiln_op *module) {
   ops_list l = {0};
-  l.root = module;
   if (!kiln_walk_post(module, collect, &l)) {
     free(l.v);
     return kiln_error_new("scf-to-cf: out of memory");

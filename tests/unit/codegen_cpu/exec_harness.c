@@ -56,7 +56,10 @@ const char *cpu_kernel_build(const char *text, const char *target, cpu_kernel *k
   }
   kiln_op_set_attr(m, "kiln.target", kiln_attr_string(ctx, target, strlen(target)));
   kiln_pass_manager *pm = kiln_pm_create(ctx);
-  e = kiln_pm_add_pipeline(pm, "llvm-cpu-codegen");
+  /* the llvm-cpu rows of compiler/driver/pipeline.def up to the ones
+   * below, which run after the workgroup count is read */
+  e = kiln_pm_add_pipeline(pm, "select-launch-config,tile-and-distribute,specialize-full-tiles,"
+                               "lower-to-loops,remove-single-iteration-loops");
   if (!e) e = kiln_pm_run(pm, m);
   kiln_pm_destroy(pm);
   if (!e && ir) *ir = kiln_print_op_to_string(m, 0);

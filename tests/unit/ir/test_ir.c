@@ -301,8 +301,8 @@ static kiln_error *test_count_pass(kiln_op *module, void *user) {
 
 START_TEST(pass_manager) {
   static int counted;
-  kiln_pass_info count = {"test-count", "counts ops", test_count_pass, &counted};
-  kiln_pass_info brk = {"test-break", "erases returns", test_break_pass, NULL};
+  kiln_pass_info count = {"test-count", "counts ops", test_count_pass, &counted, KILN_PASS_MODULE};
+  kiln_pass_info brk = {"test-break", "erases returns", test_break_pass, NULL, KILN_PASS_MODULE};
   kiln_pass_register(&count);
   kiln_pass_register(&brk);
   kiln_pipeline_register("test-pipe", "count twice", "test-count,test-count");
