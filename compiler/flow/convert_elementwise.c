@@ -7,17 +7,16 @@
  * constants become scalar arith.constant ops inside the body (so no
  * constant tensor needs memory); other operands become inputs (each
  * value once); the output
- * is a fresh tensor.empty of the result type. Ops on vectors or scalars
- * ops with dynamic shapes (not supported by later stages yet, which report
- * them) and ops in linalg bodies are left alone; the bodies of scf ops are
- * converted too. */
+ * is a fresh tensor.empty of the result type, its dynamic sizes the host
+ * values of the first operand's dims (fl_build_dim). Ops on vectors or
+ * scalars and ops in linalg bodies are left alone; the bodies of scf ops
+ * are converted too. */
 #include "fl_internal.h"
 
 static bool convertible(const kiln_op *op) {
   if (!kiln_op_has_flag(op, KILN_OPF_ELEMENTWISE) || op->num_results != 1) return false;
   const kiln_type *r = op->results[0].type;
-  /* static shapes only: dynamic dims would need tensor.dim on the host */
-  if (!fl_is_static_tensor(r) || r->rank > KILN_MAX_LOOPS) return false;
+  if (r->kind != KILN_TYPE_TENSOR || r->rank > KILN_MAX_LOOPS) return false;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
     if (!t || t->kind != KILN_TYPE_TENSOR || t->rank != r->rank) return false;
@@ -31,7 +30,11 @@ static void convert(kiln_context *ctx, kiln_op *op) {
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   const kiln_type *rt = op->results[0].type;
-  kiln_value *out = fl_build_empty(&b, rt);
+  kiln_value *dims[KILN_MAX_LOOPS];
+  uint32_t nd = 0;
+  for (uint32_t d = 0; d < rt->rank; d++)
+    if (rt->shape[d] == KILN_DYNAMIC) dims[nd++] = fl_build_dim(&b, kiln_op_operand(op, 0), d);
+  kiln_value *out = kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_EMPTY, nd, dims, 1, &rt, NULL), 0);
   kiln_value *ins[8];
   bool splat[8] = {0};
   uint32_t nin = 0, n = op->num_operands;

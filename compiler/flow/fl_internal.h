@@ -70,12 +70,37 @@ kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
                                       const kiln_type *scalar);
 
 /* Values outline-dispatches recomputes inside each kernel that uses them
- * instead of passing them: scalar constants, tensor.empty, fills of
- * clonable values, and side-effect-free scalar ops without regions
- * (tensor.extract, scalar arith/math) whose operands are clonable or
- * static tensors (those tensors become kernel arguments). At most
- * FL_CLONE_BUDGET producers are looked at (expressions are DAGs). */
+ * instead of passing them: scalar constants, tensor.empty (its sizes
+ * cloned or passed), fills of clonable values, and side-effect-free
+ * scalar ops without regions (tensor.extract, scalar arith/math) whose
+ * operands are clonable or tensors (those tensors become kernel
+ * arguments); never tensor.dim. At most FL_CLONE_BUDGET producers are
+ * looked at (expressions are DAGs). */
 #define FL_CLONE_BUDGET 256
 bool fl_clonable(kiln_value *v);
+/* Index values the host computes itself, from function argument dims and
+ * constants with integer arith: they stay on the host and reach kernels
+ * as push constants. */
+bool fl_host_index(kiln_value *v);
+
+/* ---- dimensions (fl_dims.c) ----
+ * The host value of dim d of tensor v, built at b: a constant for a
+ * static dim, else the value the host computes from function argument
+ * dims (fl_arg_dim) and the size operands of the ops that made v; NULL
+ * when v's producer has no rule. */
+kiln_value *fl_dim_value(kiln_builder *b, kiln_value *v, uint32_t d);
+/* fl_dim_value, or else a tensor.dim of v at b (resolve-dims resolves it
+ * later or reports v's producer). */
+kiln_value *fl_build_dim(kiln_builder *b, kiln_value *v, uint32_t d);
+/* tensor.dim of function argument arg, one per (arg, d) at the entry of
+ * its function; NULL when arg is not a function argument. */
+kiln_value *fl_arg_dim(kiln_context *ctx, kiln_value *arg, uint32_t d);
+/* Is v an argument of a top-level function's entry block? */
+bool fl_is_func_arg(const kiln_value *v);
+/* Is v an index arith.constant? Its value in *out. */
+bool fl_const_index(const kiln_value *v, int64_t *out);
+/* Do two index values certainly hold the same number (same value, equal
+ * constants, or products of the same factors)? */
+bool fl_same_dim(kiln_value *a, kiln_value *b);
 
 #endif

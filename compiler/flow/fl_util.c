@@ -69,7 +69,15 @@ static bool clonable_in(kiln_value *v, int *budget) {
   kiln_op *d = v->def;
   if (!d || --*budget < 0) return false;
   if (d->kind == KILN_OP_ARITH_CONSTANT) return !kiln_type_is_shaped(v->type);
-  if (d->kind == KILN_OP_TENSOR_EMPTY) return d->num_operands == 0;
+  /* sizes of an empty tensor are cloned or passed as push constants */
+  if (d->kind == KILN_OP_TENSOR_EMPTY) {
+    for (uint32_t i = 0; i < d->num_operands; i++)
+      if (!clonable_in(kiln_op_operand(d, i), budget) && !fl_host_index(kiln_op_operand(d, i)))
+        return false;
+    return true;
+  }
+  /* a dim travels as a push constant, not as the tensor it measures */
+  if (d->kind == KILN_OP_TENSOR_DIM) return false;
   if (d->kind == KILN_OP_LINALG_FILL && d->num_operands == 2 && d->num_results == 1)
     return clonable_in(kiln_op_operand(d, 0), budget) &&
            clonable_in(kiln_op_operand(d, 1), budget);
@@ -78,9 +86,30 @@ static bool clonable_in(kiln_value *v, int *budget) {
     if (kiln_type_is_shaped(d->results[i].type)) return false;
   for (uint32_t i = 0; i < d->num_operands; i++) {
     kiln_value *o = kiln_op_operand(d, i);
-    if (!fl_is_static_tensor(o->type) && !clonable_in(o, budget)) return false;
+    if (o->type->kind != KILN_TYPE_TENSOR && !clonable_in(o, budget)) return false;
   }
   return true;
+}
+
+bool fl_host_index(kiln_value *v) {
+  if (v->type->kind != KILN_TYPE_INDEX) return false;
+  kiln_op *d = v->def;
+  if (!d) return false;
+  switch (d->kind) {
+  case KILN_OP_ARITH_CONSTANT: return true;
+  case KILN_OP_TENSOR_DIM: return fl_is_func_arg(kiln_op_operand(d, 0));
+  case KILN_OP_ARITH_ADDI:
+  case KILN_OP_ARITH_SUBI:
+  case KILN_OP_ARITH_MULI:
+  case KILN_OP_ARITH_DIVSI:
+  case KILN_OP_ARITH_DIVUI:
+  case KILN_OP_ARITH_CEILDIVSI:
+  case KILN_OP_ARITH_REMSI:
+  case KILN_OP_ARITH_MINSI:
+  case KILN_OP_ARITH_MAXSI:
+    return fl_host_index(kiln_op_operand(d, 0)) && fl_host_index(kiln_op_operand(d, 1));
+  default: return false;
+  }
 }
 
 bool fl_clonable(kiln_value *v) {

@@ -10,7 +10,9 @@
  * single use, and the consumer is an all-parallel linalg.generic that
  * reads it through an identity map and iterates exactly the root result's
  * shape; the region returns the values used outside it and carries
- * `workload` = the static sizes of the root's parallel loops. Inits
+ * `workload` = the sizes of the root's parallel loops (KILN_DYNAMIC
+ * entries filled by the region's index operands, host values of operand
+ * dims bound to those loops). Inits
  * (tensor.empty, fills) stay outside: outline-dispatches clones them.
  * Host scalar ops that outline-dispatches cannot recompute in a kernel
  * (fl_clonable: scf.if / scf.for yielding scalars, oversized expressions)
@@ -51,7 +53,7 @@ static bool is_root(kiln_op *op) {
    * in a dispatch of their own. Visited in program order, so the scalars
    * they read are already clonable extracts of earlier dispatches. */
   for (uint32_t i = 0; i < op->num_results; i++)
-    if (!fl_clonable(&op->results[i])) return true;
+    if (!fl_clonable(&op->results[i]) && !fl_host_index(&op->results[i])) return true;
   return false;
 }
 
@@ -72,22 +74,53 @@ static kiln_op *fusable_consumer(kiln_op *op, const kiln_type *shape) {
   for (uint32_t i = cin; i < c->num_operands; i++)
     if (!kiln_affine_map_is_identity(maps[i])) return NULL;
   for (int i = 0; i < loops; i++)
-    if (bounds[i] != shape->shape[i]) return NULL;
+    if (bounds[i] != (shape->shape[i] == KILN_DYNAMIC ? -1 : shape->shape[i])) return NULL;
   return c;
 }
 
-static const kiln_attr *workload_of(kiln_context *ctx, kiln_op *root) {
+/* The root's parallel loop sizes; a dynamic one is KILN_DYNAMIC and its
+ * host value (an operand dim bound to the loop, outputs first) goes to
+ * dyn, built before the root. */
+static const kiln_attr *workload_of(kiln_context *ctx, kiln_op *root, kiln_value **dyn, uint32_t *ndyn) {
   int64_t bounds[KILN_MAX_LOOPS], w[KILN_MAX_LOOPS];
   bool red[KILN_MAX_LOOPS];
   uint32_t n = 0;
-  int loops = kiln_op_has_flag(root, KILN_OPF_LINALG) ? fl_iteration(root, bounds, NULL, red) : -1;
+  *ndyn = 0;
+  kiln_builder b = kiln_builder_before(root);
+  b.loc = root->loc;
+  const kiln_affine_map **maps = kiln_alloc(ctx, (root->num_operands + 1) * sizeof *maps);
+  int loops = kiln_op_has_flag(root, KILN_OPF_LINALG) ? fl_iteration(root, bounds, maps, red) : -1;
   if (loops >= 0) {
-    for (int i = 0; i < loops; i++)
-      if (!red[i]) w[n++] = bounds[i] < 0 ? 1 : bounds[i];
+    for (int l = 0; l < loops; l++) {
+      if (red[l]) continue;
+      kiln_value *v = NULL;
+      for (uint32_t k = 0; bounds[l] < 0 && !v && k < root->num_operands; k++) {
+        uint32_t i = (k + kiln_linalg_num_inputs(root)) % root->num_operands; /* outputs first */
+        kiln_value *x = kiln_op_operand(root, i);
+        if (x->type->kind != KILN_TYPE_TENSOR) continue;
+        for (uint32_t d = 0; d < maps[i]->num_results && d < x->type->rank; d++)
+          if (maps[i]->results[d]->kind == KILN_AFFINE_DIM && maps[i]->results[d]->value == (int64_t)l) {
+            v = fl_build_dim(&b, x, d);
+            break;
+          }
+      }
+      if (v) dyn[(*ndyn)++] = v, w[n++] = KILN_DYNAMIC;
+      else w[n++] = bounds[l] < 0 ? 1 : bounds[l];
+    }
   } else {
     const kiln_type *t = root->results[0].type;
-    for (uint32_t i = 0; kiln_type_is_ranked(t) && i < t->rank && i < KILN_MAX_LOOPS; i++)
-      w[n++] = t->shape[i] == KILN_DYNAMIC ? 1 : t->shape[i];
+    for (uint32_t i = 0; kiln_type_is_ranked(t) && i < t->rank && i < KILN_MAX_LOOPS; i++) {
+      if (t->kind != KILN_TYPE_TENSOR) { /* not a dispatch: outline-dispatches reports it */
+        w[n++] = t->shape[i] == KILN_DYNAMIC ? 1 : t->shape[i];
+        continue;
+      }
+      if (t->shape[i] != KILN_DYNAMIC) {
+        w[n++] = t->shape[i];
+        continue;
+      }
+      dyn[(*ndyn)++] = fl_build_dim(&b, kiln_op_result(root, 0), i);
+      w[n++] = KILN_DYNAMIC;
+    }
   }
   if (n == 0) w[n++] = 1;
   return kiln_attr_dense_i64_array(ctx, n, w);
@@ -126,9 +159,11 @@ static void form(kiln_context *ctx, kiln_op *root) {
         }
     }
   kiln_op *last = group[n - 1];
+  kiln_value *wdyn[KILN_MAX_LOOPS];
+  uint32_t nwdyn;
   const kiln_attr *attrs = kiln_dict_set(ctx, kiln_attr_dict(ctx, 0, NULL), "workload",
-                                         workload_of(ctx, root));
-  kiln_op *region = kiln_op_create(ctx, KILN_OP_FLOW_DISPATCH_REGION, root->loc, 0, NULL, ne,
+                                         workload_of(ctx, root, wdyn, &nwdyn));
+  kiln_op *region = kiln_op_create(ctx, KILN_OP_FLOW_DISPATCH_REGION, root->loc, nwdyn, wdyn, ne,
                                    types, attrs, 1);
   kiln_block_insert_before(last, region);
   kiln_block *body = kiln_op_entry_block(ctx, region, 0);

@@ -1,12 +1,12 @@
-/* reshapes-to-views: tensor.expand_shape, tensor.collapse_shape and
- * flow.tensor.reshape chains with static shapes in host functions become
+/* reshapes-to-views: tensor.expand_shape, tensor.collapse_shape,
+ * tensor.bitcast and flow.tensor.reshape chains in host functions become
  * flow.tensor.reshape, a view of the same bytes (row-major reshapes of a
  * dense tensor never move data).
  *
- * Takes: host functions on tensors. Guarantees: every such reshape with
- * static source and result shapes is replaced; a reshape of a reshape
- * folds into one; dynamic ones are left for later stages (which reject
- * them). */
+ * Takes: host functions on tensors. Guarantees: every such reshape is
+ * replaced; the view takes the result's dynamic dims as operands (their
+ * host values: expand_shape's output_shape, products of collapsed source
+ * dims); a reshape of a reshape folds into one. */
 #include "fl_internal.h"
 
 static bool is_reshape(const kiln_op *op) {
@@ -27,15 +27,22 @@ kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {
       if (is_reshape(op) && op->num_operands >= 1 && op->num_results == 1) {
         kiln_value *src = kiln_op_operand(op, 0);
         const kiln_type *rt = op->results[0].type;
-        if (fl_is_static_tensor(src->type) && fl_is_static_tensor(rt)) {
+        if (src->type->kind == KILN_TYPE_TENSOR && rt->kind == KILN_TYPE_TENSOR &&
+            rt->rank <= KILN_MAX_LOOPS) {
+          kiln_builder b = kiln_builder_before(op);
+          b.loc = op->loc;
+          /* the result's dynamic dims, from the op before it goes */
+          kiln_value *ops[1 + KILN_MAX_LOOPS];
+          uint32_t n = 1;
+          for (uint32_t d = 0; d < rt->rank; d++)
+            if (rt->shape[d] == KILN_DYNAMIC) ops[n++] = fl_build_dim(&b, kiln_op_result(op, 0), d);
           /* look through a reshape feeding this one */
           while (src->def && src->def->kind == KILN_OP_FLOW_TENSOR_RESHAPE)
             src = kiln_op_operand(src->def, 0);
-          kiln_builder b = kiln_builder_before(op);
-          b.loc = op->loc;
           kiln_value *v = src;
-          if (src->type != rt)
-            v = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &src, 1, &rt, NULL), 0);
+          ops[0] = src;
+          if (src->type != rt || n > 1)
+            v = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, n, ops, 1, &rt, NULL), 0);
           kiln_value_replace_all_uses(kiln_op_result(op, 0), v);
           kiln_op_erase(op);
         }

@@ -641,17 +641,28 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
   z.body = kernel->regions[0].first;
   if (!z.body || !z.body->first) return NULL;
   z.prologue = z.body->first;
-  uint32_t nargs = z.body->num_args;
+  uint32_t nargs = z.body->num_args, nbind = 0;
+  while (nbind < nargs && z.body->args[nbind]->type->kind != KILN_TYPE_INDEX) nbind++;
+  /* push constant k (index argument nbind + k): its i32 widened to index */
+  for (uint32_t k = 0; nbind + k < nargs; k++) {
+    kiln_builder b = kiln_builder_before(z.prologue);
+    b.loc = kernel->loc;
+    const kiln_type *i32 = kiln_type_int(ctx, 32), *it = kiln_type_index(ctx);
+    kiln_named_attr a = hl_named(ctx, "index", hl_i32(ctx, k));
+    kiln_value *c = kiln_op_result(kiln_build(&b, KILN_OP_HAL_INTERFACE_CONSTANT, 0, NULL, 1, &i32,
+                                              kiln_attr_dict(ctx, 1, &a)), 0);
+    kiln_value *x = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_INDEX_CASTUI, 1, &c, 1, &it, NULL), 0);
+    kiln_value_replace_all_uses(z.body->args[nbind + k], x);
+  }
   kiln_value **bindings = kiln_alloc(ctx, (nargs + 1) * sizeof *bindings);
-  for (uint32_t i = 0; i < nargs; i++) {
-    const kiln_type *tt = hl_arg_tensor_type(z.body->args[i]);
+  for (uint32_t i = 0; i < nbind; i++) {
+    kiln_value *dims[KILN_MAX_LOOPS];
+    uint32_t nd = 0;
+    const kiln_type *tt = hl_arg_tensor_type(z.body->args[i], dims, &nd);
     if (!tt) continue;
-    if (!kiln_type_has_static_shape(tt))
-      return kiln_error_new("bufferize-kernels: kernel @%s binding %u has a dynamic shape",
-                            kiln_symbol_name(kernel), i);
     const kiln_type *mt = hl_memref_for(ctx, tt);
     kiln_named_attr a = hl_named(ctx, "binding", hl_i32(ctx, i));
-    kiln_op *b = kiln_op_create(ctx, KILN_OP_HAL_INTERFACE_BINDING, kernel->loc, 0, NULL, 1, &mt,
+    kiln_op *b = kiln_op_create(ctx, KILN_OP_HAL_INTERFACE_BINDING, kernel->loc, nd, dims, 1, &mt,
                                 kiln_attr_dict(ctx, 1, &a), 0);
     kiln_block_insert_before(z.prologue, b);
     bindings[i] = kiln_op_result(b, 0);

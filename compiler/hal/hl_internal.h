@@ -23,8 +23,10 @@ kiln_op *hl_variant_kernel(kiln_op *variant);
 /* Byte size of a static tensor/memref (elements * storage size), or -1. */
 int64_t hl_byte_size(const kiln_type *t);
 /* The tensor type a !flow.dispatch.tensor<ACCESS:T> kernel argument
- * carries, read off its load/store users; NULL when unused. */
-const kiln_type *hl_arg_tensor_type(kiln_value *arg);
+ * carries, read off its load/store users; NULL when unused. dims
+ * (optional, KILN_MAX_LOOPS entries) receives that load/store's index
+ * operands for the dynamic dims, *ndims their count. */
+const kiln_type *hl_arg_tensor_type(kiln_value *arg, kiln_value **dims, uint32_t *ndims);
 /* memref<shape x elem> with identity layout for a ranked tensor type. */
 const kiln_type *hl_memref_for(kiln_context *ctx, const kiln_type *tensor);
 /* Identity linalg.generic copying memref src into memref dst, at b. */

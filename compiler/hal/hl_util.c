@@ -36,11 +36,18 @@ int64_t hl_byte_size(const kiln_type *t) {
   return n * (int64_t)es;
 }
 
-const kiln_type *hl_arg_tensor_type(kiln_value *arg) {
+const kiln_type *hl_arg_tensor_type(kiln_value *arg, kiln_value **dims, uint32_t *ndims) {
   for (kiln_use *u = arg->uses; u; u = u->next) {
-    if (u->owner->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD) return u->owner->results[0].type;
-    if (u->owner->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE && u->index == 1)
-      return kiln_op_operand(u->owner, 0)->type;
+    kiln_op *o = u->owner;
+    uint32_t first;
+    const kiln_type *t;
+    if (o->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD) first = 1, t = o->results[0].type;
+    else if (o->kind == KILN_OP_FLOW_DISPATCH_TENSOR_STORE && u->index == 1) first = 2, t = kiln_op_operand(o, 0)->type;
+    else continue;
+    if (ndims) *ndims = 0;
+    for (uint32_t i = first; dims && i < o->num_operands && i - first < KILN_MAX_LOOPS; i++)
+      dims[(*ndims)++] = kiln_op_operand(o, i);
+    return t;
   }
   return NULL;
 }

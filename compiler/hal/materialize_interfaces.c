@@ -4,12 +4,14 @@
  * !flow.dispatch.tensor arguments (flow's contract: readonly inputs, then
  * writeonly results). Guarantees: each variant starts with
  * hal.executable.export @<kernel> {ordinal = 0 (one kernel per
- * executable, so the same in every variant), binding_count = argument
- * count, readonly_mask = bit i set for each readonly argument i,
- * push_constant_count = 0 (static shapes need none), workload = the one
- * its flow.dispatch sites carry}. Binding i is kernel argument i; at most
- * 32 bindings. bufferize-kernels then replaces the arguments by
- * hal.interface.binding ops. */
+ * executable, so the same in every variant), binding_count = the count of
+ * !flow.dispatch.tensor arguments, readonly_mask = bit i set for each
+ * readonly argument i, push_constant_count = the count of index
+ * arguments after them (dynamic dims), workload = the one its
+ * flow.dispatch sites carry}. Binding i is kernel argument i, push
+ * constant j the index argument after the bindings; at most 32 bindings.
+ * bufferize-kernels then replaces the arguments by hal.interface.binding
+ * and hal.interface.constant ops. */
 #include "hl_internal.h"
 
 #include <string.h>
@@ -49,11 +51,18 @@ kiln_error *kiln_hal_pass_materialize_interfaces(kiln_op *module, void *user) {
       kiln_op *kernel = hl_variant_kernel(var);
       if (!kernel) return kiln_error_new("materialize-interfaces: variant of @%s has no kernel", ename);
       const kiln_type *fty = kiln_op_get_attr(kernel, "function_type")->type;
-      if (fty->num_inputs > 32)
+      uint32_t nbind = 0;
+      while (nbind < fty->num_inputs && fty->types[nbind]->kind != KILN_TYPE_INDEX) nbind++;
+      const uint32_t npush = fty->num_inputs - nbind;
+      if (nbind > 32)
         return kiln_error_new("materialize-interfaces: kernel @%s has %u bindings; at most 32 are supported",
-                              kiln_symbol_name(kernel), fty->num_inputs);
+                              kiln_symbol_name(kernel), nbind);
+      for (uint32_t i = nbind; i < fty->num_inputs; i++)
+        if (fty->types[i]->kind != KILN_TYPE_INDEX)
+          return kiln_error_new("materialize-interfaces: kernel @%s argument #%u follows the push constants "
+                                "but is not an index", kiln_symbol_name(kernel), i);
       int64_t mask = 0;
-      for (uint32_t i = 0; i < fty->num_inputs; i++) {
+      for (uint32_t i = 0; i < nbind; i++) {
         const kiln_type *t = fty->types[i];
         if (t->kind != KILN_TYPE_OPAQUE || strcmp(t->dialect, "flow") != 0 ||
             strncmp(t->body, "dispatch.tensor<", 16) != 0)
@@ -65,9 +74,9 @@ kiln_error *kiln_hal_pass_materialize_interfaces(kiln_op *module, void *user) {
       kiln_named_attr a[6] = {
           hl_named(ctx, "sym_name", kiln_attr_string(ctx, kname, strlen(kname))),
           hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
-          hl_named(ctx, "binding_count", hl_i32(ctx, fty->num_inputs)),
+          hl_named(ctx, "binding_count", hl_i32(ctx, nbind)),
           hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
-          hl_named(ctx, "push_constant_count", hl_i32(ctx, 0)),
+          hl_named(ctx, "push_constant_count", hl_i32(ctx, npush)),
           hl_named(ctx, "workload", workload),
       };
       kiln_op *exp = kiln_op_create(ctx, KILN_OP_HAL_EXECUTABLE_EXPORT, kernel->loc, 0, NULL, 0,

@@ -1,56 +1,114 @@
 /* plan-memory: host functions from tensors to buffers.
  *
  * Takes: host functions in flow's form (flow.dispatch, flow.tensor.reshape,
- * arith.constant, func.return on static tensors; results not aliasing
- * inputs, constants or each other). Guarantees: the function takes and
- * returns !hal.buffer_view (kiln.signature keeps the tensor signature);
- *  - each input is checked with hal.buffer_view.assert {input, element_type,
- *    shape} and used through hal.buffer_view.buffer;
+ * arith.constant, host index arithmetic on tensor.dim of arguments,
+ * flow.check.dim_eq, func.return; results not aliasing inputs, constants
+ * or each other). Guarantees: the function takes and returns
+ * !hal.buffer_view (kiln.signature keeps the tensor signature);
+ *  - each input is checked with hal.buffer_view.assert {input,
+ *    element_type, shape ('?' entries accept any size)} and used through
+ *    hal.buffer_view.buffer; then come the host's dimension arithmetic
+ *    (tensor.dim of an argument becomes hal.buffer_view.dim) and the
+ *    checks (hal.check.dim_eq), in program order, before any command;
  *  - each dense constant becomes a module-level hal.rodata @__rodata_N
  *    {index, value} (identical constants share one) read through
  *    hal.buffer.rodata {index};
- *  - each returned dispatch result gets its own hal.buffer.allocate;
- *  - every other dispatch result is a slice of one transient arena
- *    (hal.buffer.allocate {size, transient}), offsets packed by liveness
- *    with kiln_hal_pack_arena: a value lives from its dispatch to the last
+ *  - each returned dispatch result gets its own hal.buffer.allocate (its
+ *    size an index operand when it has dynamic dims);
+ *  - every other dispatch result is a slice of a transient arena
+ *    (hal.buffer.allocate {transient}), offsets packed by liveness with
+ *    kiln_hal_pack_arena: a value lives from its dispatch to the last
  *    dispatch reading it (directly or through a reshape view), and values
- *    alive at once never share bytes; slices are 64-byte aligned;
+ *    alive at once never share bytes; slices are 64-byte aligned. Sizes
+ *    are c * M for a constant c and a product M of run-time dims (a
+ *    monomial, M = 1 for static shapes); the values of one monomial share
+ *    one arena, packed over their c and scaled by M at run time (scaling
+ *    keeps disjoint intervals disjoint and offsets 64-byte aligned), so
+ *    a dynamic batch still packs as tightly as a static one;
  *  - reshapes are views: same buffer, offset and length;
  *  - dispatches are recorded in order into one hal.command_buffer
  *    (create, dispatch..., execute, hal.device.wait) with {executable,
- *    ordinal, offsets, lengths, readonly_mask, constants, workload}; the
- *    bindings are the kernel's (inputs, then results);
+ *    ordinal, offsets, lengths, readonly_mask, constants (the kernel's
+ *    push constants: the flow.dispatch's index operands), workload}; the
+ *    bindings are the kernel's (inputs, then results); run-time entries
+ *    are '?' holes filled by the dispatch's index operands;
  *  - results are returned as hal.buffer_view.create {offset, element_type,
- *    shape}.
+ *    shape} (dynamic dims as operands).
  * No barriers are inserted here: schedule-commands places them. */
 #include "hl_internal.h"
+#include "dialects/hal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A byte count c * f[0] * ... * f[nf-1] over host index values (sorted). */
+#define PM_MAX_FACTORS 8
+typedef struct sym {
+  int64_t coef;
+  uint32_t nf;
+  kiln_value *f[PM_MAX_FACTORS];
+} sym;
+
 typedef struct slot {
-  kiln_value *buffer; /* !hal.buffer, NULL until materialized */
-  int64_t offset, length;
-  int arena;          /* index into the interval list, or -1 */
+  kiln_value *buffer;      /* !hal.buffer, NULL until materialized */
+  sym len;                 /* bytes */
+  kiln_value *off_v, *len_v; /* run-time offset / length, or NULL */
+  int64_t off;             /* static offset (when off_v is NULL) */
+  int arena;               /* index into the interval list, or -1 */
 } slot;
 
 typedef struct pm {
   kiln_context *ctx;
   kiln_op *module, *func;
-  kiln_value_map map;  /* tensor value -> slot number, see set_slot */
+  kiln_builder b;       /* the host code being built */
+  kiln_value_map map;   /* tensor value -> slot number, see set_slot */
+  kiln_value **views;   /* view argument per input */
+  kiln_value **arg_dims; /* hal.buffer_view.dim per input and dim */
   slot *slots;
   uint32_t nslots, cap;
+  bool failed;
 } pm;
 
-static uint32_t new_slot(pm *p, kiln_value *buffer, int64_t off, int64_t len) {
+static int cmp_ptr(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t) * (kiln_value *const *)a, y = (uintptr_t) * (kiln_value *const *)b;
+  return x < y ? -1 : x > y;
+}
+
+static bool const_index(const kiln_value *v, int64_t *out) {
+  const kiln_attr *c = kiln_value_constant(v);
+  if (!c || c->kind != KILN_ATTR_INTEGER) return false;
+  *out = c->i;
+  return true;
+}
+
+/* s *= v (constants fold, products split into factors). */
+static bool sym_mul(sym *s, kiln_value *v) {
+  int64_t c;
+  if (const_index(v, &c)) {
+    s->coef *= c;
+    return true;
+  }
+  if (v->def && v->def->kind == KILN_OP_ARITH_MULI)
+    return sym_mul(s, kiln_op_operand(v->def, 0)) && sym_mul(s, kiln_op_operand(v->def, 1));
+  if (s->nf == PM_MAX_FACTORS) return false;
+  s->f[s->nf++] = v;
+  qsort(s->f, s->nf, sizeof *s->f, cmp_ptr);
+  return true;
+}
+
+static bool same_monomial(const sym *a, const sym *b) {
+  return a->nf == b->nf && memcmp(a->f, b->f, a->nf * sizeof *a->f) == 0;
+}
+
+static uint32_t new_slot(pm *p, kiln_value *buffer, sym len) {
   if (p->nslots == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 16;
     slot *n = kiln_alloc(p->ctx, p->cap * sizeof *n);
     if (p->nslots) memcpy(n, p->slots, p->nslots * sizeof *n);
     p->slots = n;
   }
-  slot s = {buffer, off, len, -1};
+  slot s = {buffer, len, NULL, NULL, 0, -1};
   p->slots[p->nslots] = s;
   return p->nslots++;
 }
@@ -79,7 +137,78 @@ static kiln_error *fail(pm *p, const kiln_op *op, const char *what) {
   return kiln_error_new("plan-memory: function @%s: %s", kiln_symbol_name(p->func), what);
 }
 
-static kiln_value *rodata(pm *p, kiln_builder *b, const kiln_attr *value) {
+static kiln_value *index_const(pm *p, int64_t v) {
+  return kiln_build_constant(&p->b, kiln_attr_int(p->ctx, kiln_type_index(p->ctx), v));
+}
+
+static kiln_value *mul(pm *p, kiln_value *x, kiln_value *y) {
+  kiln_value *ops[2] = {x, y};
+  const kiln_type *it = kiln_type_index(p->ctx);
+  return kiln_op_result(kiln_build(&p->b, KILN_OP_ARITH_MULI, 2, ops, 1, &it, NULL), 0);
+}
+
+/* The run-time value of a symbolic count (NULL when it is a constant). */
+static kiln_value *materialize(pm *p, const sym *s) {
+  if (!s->nf) return NULL;
+  kiln_value *v = s->f[0];
+  for (uint32_t i = 1; i < s->nf; i++) v = mul(p, v, s->f[i]);
+  return s->coef == 1 ? v : mul(p, v, index_const(p, s->coef));
+}
+
+/* hal.buffer_view.dim d of input i, one per (input, dim). */
+static kiln_value *arg_dim(pm *p, uint32_t i, uint32_t d) {
+  if (d >= KILN_MAX_LOOPS) return NULL;
+  kiln_value **cell = &p->arg_dims[i * KILN_MAX_LOOPS + d];
+  if (!*cell) {
+    const kiln_type *it = kiln_type_index(p->ctx);
+    kiln_named_attr a = hl_named(p->ctx, "index", hl_i32(p->ctx, d));
+    *cell = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &p->views[i], 1, &it,
+                                      kiln_attr_dict(p->ctx, 1, &a)), 0);
+  }
+  return *cell;
+}
+
+/* The index value of dynamic dim d of host tensor v (NULL on failure). */
+static kiln_value *dim_value(pm *p, kiln_value *v, uint32_t d) {
+  kiln_op *op = v->def;
+  if (!op) return v->block == p->func->regions[0].first && p->views ? arg_dim(p, v->index, d) : NULL;
+  uint32_t k = 0, first = 1;
+  if (op->kind == KILN_OP_FLOW_DISPATCH) {
+    uint32_t r = 0;
+    while (r < op->num_results && &op->results[r] != v) k += kiln_type_num_dynamic_dims(op->results[r++].type);
+    const kiln_attr *rd = kiln_op_get_attr(op, "result_dims");
+    for (uint32_t i = 0; i < d; i++) k += v->type->shape[i] == KILN_DYNAMIC;
+    if (!rd || rd->kind != KILN_ATTR_DENSE_ARRAY || k >= rd->count) return NULL;
+    first = 0;
+    while (first < op->num_operands && kiln_op_operand(op, first)->type->kind == KILN_TYPE_TENSOR) first++;
+    k = (uint32_t)((const int64_t *)rd->data)[k];
+  } else if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE) {
+    for (uint32_t i = 0; i < d; i++) k += v->type->shape[i] == KILN_DYNAMIC;
+  } else {
+    return NULL;
+  }
+  return first + k < op->num_operands ? kiln_op_operand(op, first + k) : NULL;
+}
+
+/* Byte count of host tensor v. */
+static bool byte_sym(pm *p, kiln_value *v, sym *s) {
+  const kiln_type *t = v->type;
+  size_t es = kiln_dense_elem_size(t->elem);
+  s->coef = (int64_t)es, s->nf = 0;
+  if (!es) return false;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    if (t->shape[d] != KILN_DYNAMIC) {
+      if (t->shape[d] && s->coef > INT64_MAX / t->shape[d]) return false;
+      s->coef *= t->shape[d];
+      continue;
+    }
+    kiln_value *x = dim_value(p, v, d);
+    if (!x || !sym_mul(s, x)) return false;
+  }
+  return true;
+}
+
+static kiln_value *rodata(pm *p, const kiln_attr *value) {
   uint32_t nr;
   kiln_op **ro = hl_module_ops(p->module, KILN_OP_HAL_RODATA, &nr);
   int64_t index = -1;
@@ -101,15 +230,54 @@ static kiln_value *rodata(pm *p, kiln_builder *b, const kiln_attr *value) {
   }
   kiln_named_attr a = hl_named(p->ctx, "index", hl_i32(p->ctx, index));
   const kiln_type *bt = hl_type(p->ctx, "buffer");
-  return kiln_op_result(kiln_build(b, KILN_OP_HAL_BUFFER_RODATA, 0, NULL, 1, &bt, kiln_attr_dict(p->ctx, 1, &a)), 0);
+  return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_RODATA, 0, NULL, 1, &bt, kiln_attr_dict(p->ctx, 1, &a)), 0);
 }
 
-static kiln_value *allocate(pm *p, kiln_builder *b, int64_t size, bool transient) {
-  kiln_named_attr a[2] = {hl_named(p->ctx, "size", hl_i64(p->ctx, size)),
-                          hl_named(p->ctx, "transient", kiln_attr_unit(p->ctx))};
+/* A buffer of s bytes (s->coef when static, else the run-time count). */
+static kiln_value *allocate(pm *p, const sym *s, kiln_value *size, bool transient) {
+  kiln_named_attr a[2];
+  uint32_t na = 0;
+  if (!size) a[na++] = hl_named(p->ctx, "size", hl_i64(p->ctx, s->coef));
+  if (transient) a[na++] = hl_named(p->ctx, "transient", kiln_attr_unit(p->ctx));
   const kiln_type *bt = hl_type(p->ctx, "buffer");
-  return kiln_op_result(
-      kiln_build(b, KILN_OP_HAL_BUFFER_ALLOCATE, 0, NULL, 1, &bt, kiln_attr_dict(p->ctx, transient ? 2 : 1, a)), 0);
+  return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_ALLOCATE, size ? 1 : 0, &size, 1, &bt,
+                                   kiln_attr_dict(p->ctx, na, a)),
+                        0);
+}
+
+/* Host index ops the planned function keeps (they only read argument
+ * dims and constants). */
+static bool host_index_op(const kiln_op *o) {
+  switch (o->kind) {
+  case KILN_OP_ARITH_ADDI:
+  case KILN_OP_ARITH_SUBI:
+  case KILN_OP_ARITH_MULI:
+  case KILN_OP_ARITH_DIVSI:
+  case KILN_OP_ARITH_DIVUI:
+  case KILN_OP_ARITH_CEILDIVSI:
+  case KILN_OP_ARITH_REMSI:
+  case KILN_OP_ARITH_MINSI:
+  case KILN_OP_ARITH_MAXSI: return o->num_results == 1 && o->results[0].type->kind == KILN_TYPE_INDEX;
+  case KILN_OP_ARITH_CONSTANT: return o->num_results == 1 && !kiln_type_is_shaped(o->results[0].type);
+  default: return false;
+  }
+}
+
+/* Integer list with '?' holes whose values go to dyn. */
+typedef struct mixed {
+  int64_t v[512];
+  kiln_value *dyn[512];
+  uint32_t n, ndyn;
+} mixed;
+
+static void mixed_add(mixed *m, int64_t c, kiln_value *v) {
+  if (m->n == 512) return;
+  if (v && m->ndyn < 512) {
+    m->v[m->n++] = KILN_DYNAMIC;
+    m->dyn[m->ndyn++] = v;
+  } else {
+    m->v[m->n++] = c;
+  }
 }
 
 static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
@@ -124,42 +292,85 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   uint32_t nops = 0;
   for (kiln_op *o = body->first; o; o = o->next) {
     nops++;
+    if (host_index_op(o)) continue;
     switch (o->kind) {
     case KILN_OP_FLOW_DISPATCH:
     case KILN_OP_FLOW_TENSOR_RESHAPE:
     case KILN_OP_ARITH_CONSTANT:
+    case KILN_OP_FLOW_CHECK_DIM_EQ:
     case KILN_OP_FUNC_RETURN: break;
-    default: return fail(&p, o, "host functions may hold only flow.dispatch, flow.tensor.reshape, "
-                                "arith.constant and func.return (run the flow stage first)");
+    case KILN_OP_TENSOR_DIM: {
+      kiln_value *src = kiln_op_operand(o, 0);
+      int64_t d;
+      if (src->def || src->block != body || !const_index(kiln_op_operand(o, 1), &d))
+        return fail(&p, o, "host code may only take constant dims of function arguments");
+      break;
     }
-    for (uint32_t r = 0; r < o->num_results; r++)
-      if (kiln_type_is_shaped(o->results[r].type) && hl_byte_size(o->results[r].type) < 0)
-        return fail(&p, o, "needs static shapes");
+    default:
+      return fail(&p, o, "host functions may hold only flow.dispatch, flow.tensor.reshape, arith.constant, "
+                         "dimension arithmetic, flow.check.dim_eq and func.return (run the flow stage first)");
+    }
   }
   for (uint32_t i = 0; i < fty->num_inputs; i++)
-    if (fty->types[i]->kind != KILN_TYPE_TENSOR || hl_byte_size(fty->types[i]) < 0)
-      return fail(&p, func, "arguments must be statically shaped tensors");
+    if (fty->types[i]->kind != KILN_TYPE_TENSOR || !kiln_dense_elem_size(fty->types[i]->elem))
+      return fail(&p, func, "arguments must be ranked tensors");
   for (uint32_t i = 0; i < fty->num_results; i++)
-    if (fty->types[i]->kind != KILN_TYPE_TENSOR || hl_byte_size(fty->types[i]) < 0)
-      return fail(&p, func, "results must be statically shaped tensors");
+    if (fty->types[i]->kind != KILN_TYPE_TENSOR || !kiln_dense_elem_size(fty->types[i]->elem))
+      return fail(&p, func, "results must be ranked tensors");
   kiln_op **orig = kiln_alloc(ctx, (nops + 1) * sizeof *orig);
   nops = 0;
   for (kiln_op *o = body->first; o; o = o->next) orig[nops++] = o;
+  bool *keep = kiln_alloc(ctx, (nops + 1) * sizeof *keep);
 
-  kiln_builder b = kiln_builder_before(body->first);
-  b.loc = func->loc;
+  p.b = kiln_builder_before(body->first);
+  p.b.loc = func->loc;
   const kiln_type *bvt = hl_type(ctx, "buffer_view"), *bt = hl_type(ctx, "buffer");
   /* inputs */
   uint32_t nin = body->num_args;
+  p.views = kiln_alloc(ctx, (nin + 1) * sizeof *p.views);
+  p.arg_dims = kiln_alloc(ctx, (nin + 1) * KILN_MAX_LOOPS * sizeof *p.arg_dims);
+  memset(p.arg_dims, 0, (nin + 1) * KILN_MAX_LOOPS * sizeof *p.arg_dims);
+  kiln_value **in_bufs = kiln_alloc(ctx, (nin + 1) * sizeof *in_bufs);
   for (uint32_t i = 0; i < nin; i++) {
     kiln_value *arg = body->args[i];
     kiln_value *view = kiln_block_add_arg(ctx, body, bvt, arg->loc);
+    p.views[i] = view;
     kiln_named_attr a[3] = {hl_named(ctx, "input", hl_i32(ctx, i)),
                             hl_named(ctx, "element_type", kiln_attr_type(ctx, arg->type->elem)),
                             hl_named(ctx, "shape", shape_attr(ctx, arg->type))};
-    kiln_build(&b, KILN_OP_HAL_BUFFER_VIEW_ASSERT, 1, &view, 0, NULL, kiln_attr_dict(ctx, 3, a));
-    kiln_value *buf = kiln_op_result(kiln_build(&b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
-    set_slot(&p, arg, new_slot(&p, buf, 0, hl_byte_size(arg->type)));
+    kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_ASSERT, 1, &view, 0, NULL, kiln_attr_dict(ctx, 3, a));
+    in_bufs[i] = kiln_op_result(kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
+  }
+  /* dimension arithmetic and checks, in program order, before anything
+   * reads them; a moved op at the insertion point just stays */
+  for (uint32_t i = 0; i < nops; i++) {
+    kiln_op *o = orig[i];
+    if (o->kind == KILN_OP_TENSOR_DIM) {
+      kiln_value *src = kiln_op_operand(o, 0);
+      int64_t d = -1;
+      const_index(kiln_op_operand(o, 1), &d);
+      kiln_value *v = d >= 0 ? arg_dim(&p, src->index, (uint32_t)d) : NULL;
+      if (!v) return fail(&p, o, "dimension index out of range");
+      kiln_value_replace_all_uses(kiln_op_result(o, 0), v);
+    } else if (o->kind == KILN_OP_FLOW_CHECK_DIM_EQ) {
+      kiln_value *ops[2] = {kiln_op_operand(o, 0), kiln_op_operand(o, 1)};
+      kiln_build(&p.b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = o->loc;
+    } else if (host_index_op(o)) {
+      keep[i] = true;
+      if (o == p.b.before) {
+        p.b.before = o->next;
+      } else {
+        kiln_op_remove(o);
+        kiln_builder_insert(&p.b, o);
+      }
+    }
+  }
+  for (uint32_t i = 0; i < nin; i++) {
+    sym s;
+    if (!byte_sym(&p, body->args[i], &s)) return fail(&p, func, "an input's size cannot be computed");
+    uint32_t k = new_slot(&p, in_bufs[i], s);
+    p.slots[k].len_v = materialize(&p, &s);
+    set_slot(&p, body->args[i], k);
   }
   /* results: the dispatch results behind returned values */
   for (uint32_t i = 0; i < ret->num_operands; i++) {
@@ -167,7 +378,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     if (!r->def || r->def->kind != KILN_OP_FLOW_DISPATCH)
       return fail(&p, ret, "a result is not computed by a dispatch (run copy-aliased-results)");
     if (get_slot(&p, r) >= 0) return fail(&p, ret, "two results share one buffer (run copy-aliased-results)");
-    set_slot(&p, r, new_slot(&p, NULL, 0, hl_byte_size(r->type)));
+    sym s;
+    if (!byte_sym(&p, r, &s)) return fail(&p, r->def, "a result's size cannot be computed");
+    set_slot(&p, r, new_slot(&p, NULL, s));
   }
   /* intermediates: lifetimes over dispatch positions */
   uint32_t nvals = 0;
@@ -178,95 +391,146 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   int64_t pos = 0;
   for (uint32_t i = 0; i < nops; i++) {
     kiln_op *o = orig[i];
-    if (o->kind == KILN_OP_FLOW_DISPATCH) {
-      for (uint32_t a = 0; a < o->num_operands; a++) {
-        int s = get_slot(&p, view_root(kiln_op_operand(o, a)));
-        if (s >= 0 && p.slots[s].arena >= 0 && iv[p.slots[s].arena].last < pos)
-          iv[p.slots[s].arena].last = pos;
-      }
-      for (uint32_t r = 0; r < o->num_results; r++) {
-        kiln_value *v = kiln_op_result(o, r);
-        if (get_slot(&p, v) >= 0) continue; /* a function result */
-        uint32_t s = new_slot(&p, NULL, 0, hl_byte_size(v->type));
-        set_slot(&p, v, s);
-        iv[niv].first = iv[niv].last = pos;
-        iv[niv].size = (uint64_t)hl_byte_size(v->type);
-        iv_slot[niv] = s;
-        p.slots[s].arena = (int)niv++;
-      }
-      pos++;
+    if (o->kind != KILN_OP_FLOW_DISPATCH) continue;
+    for (uint32_t a = 0; a < o->num_operands; a++) {
+      int s = get_slot(&p, view_root(kiln_op_operand(o, a)));
+      if (s >= 0 && p.slots[s].arena >= 0 && iv[p.slots[s].arena].last < pos) iv[p.slots[s].arena].last = pos;
     }
+    for (uint32_t r = 0; r < o->num_results; r++) {
+      kiln_value *v = kiln_op_result(o, r);
+      if (get_slot(&p, v) >= 0) continue; /* a function result */
+      sym s;
+      if (!byte_sym(&p, v, &s)) return fail(&p, o, "a dispatch result's size cannot be computed");
+      uint32_t k = new_slot(&p, NULL, s);
+      set_slot(&p, v, k);
+      iv[niv].first = iv[niv].last = pos;
+      iv[niv].size = (uint64_t)s.coef;
+      iv_slot[niv] = k;
+      p.slots[k].arena = (int)niv++;
+    }
+    pos++;
   }
-  uint64_t arena_size = kiln_hal_pack_arena(iv, niv, HL_ALIGNMENT);
-  if (arena_size == UINT64_MAX) return fail(&p, func, "out of memory");
-  /* allocations */
+  /* allocations: results, then one arena per monomial */
   for (uint32_t i = 0; i < ret->num_operands; i++) {
-    int s = get_slot(&p, view_root(kiln_op_operand(ret, i)));
-    p.slots[s].buffer = allocate(&p, &b, p.slots[s].length, false);
+    slot *s = &p.slots[get_slot(&p, view_root(kiln_op_operand(ret, i)))];
+    s->len_v = materialize(&p, &s->len);
+    s->buffer = allocate(&p, &s->len, s->len_v, false);
   }
-  if (niv) {
-    kiln_value *arena = allocate(&p, &b, (int64_t)arena_size, true);
-    for (uint32_t i = 0; i < niv; i++) {
-      p.slots[iv_slot[i]].buffer = arena;
-      p.slots[iv_slot[i]].offset = (int64_t)iv[i].offset;
+  bool *done = kiln_alloc(ctx, (niv + 1) * sizeof *done);
+  kiln_hal_interval *grp = kiln_alloc(ctx, (niv + 1) * sizeof *grp);
+  uint32_t *grp_iv = kiln_alloc(ctx, (niv + 1) * sizeof *grp_iv);
+  for (uint32_t i = 0; i < niv; i++) {
+    if (done[i]) continue;
+    const sym *key = &p.slots[iv_slot[i]].len;
+    uint32_t ng = 0;
+    for (uint32_t j = i; j < niv; j++)
+      if (!done[j] && same_monomial(&p.slots[iv_slot[j]].len, key)) {
+        done[j] = true;
+        grp[ng] = iv[j];
+        grp_iv[ng++] = j;
+      }
+    uint64_t arena_size = kiln_hal_pack_arena(grp, ng, HL_ALIGNMENT);
+    if (arena_size == UINT64_MAX || arena_size > INT64_MAX) return fail(&p, func, "out of memory");
+    sym unit = *key;
+    unit.coef = 1;
+    kiln_value *m = materialize(&p, &unit);
+    sym total = unit;
+    total.coef = (int64_t)arena_size;
+    kiln_value *arena = allocate(&p, &total, m ? mul(&p, m, index_const(&p, (int64_t)arena_size)) : NULL, true);
+    for (uint32_t g = 0; g < ng; g++) {
+      slot *s = &p.slots[iv_slot[grp_iv[g]]];
+      s->buffer = arena;
+      s->off = (int64_t)grp[g].offset;
+      if (m) {
+        s->off_v = grp[g].offset ? mul(&p, m, index_const(&p, s->off)) : NULL;
+        s->len_v = mul(&p, m, index_const(&p, s->len.coef));
+      }
     }
   }
   const kiln_type *cbt = hl_type(ctx, "command_buffer");
-  kiln_value *cb = kiln_op_result(kiln_build(&b, KILN_OP_HAL_COMMAND_BUFFER_CREATE, 0, NULL, 1, &cbt, NULL), 0);
+  kiln_value *cb = kiln_op_result(kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_CREATE, 0, NULL, 1, &cbt, NULL), 0);
   /* commands, in program order */
+  mixed *lists = kiln_alloc(ctx, 4 * sizeof *lists);
   for (uint32_t i = 0; i < nops; i++) {
     kiln_op *o = orig[i];
     if (o->kind == KILN_OP_ARITH_CONSTANT) {
       const kiln_attr *v = kiln_op_get_attr(o, "value");
-      if (v && v->kind == KILN_ATTR_DENSE && kiln_value_has_uses(&o->results[0]))
-        set_slot(&p, kiln_op_result(o, 0), new_slot(&p, rodata(&p, &b, v), 0, hl_byte_size(v->type)));
+      if (v && v->kind == KILN_ATTR_DENSE && kiln_value_has_uses(&o->results[0])) {
+        sym s = {hl_byte_size(v->type), 0, {0}};
+        set_slot(&p, kiln_op_result(o, 0), new_slot(&p, rodata(&p, v), s));
+      }
       continue;
     }
     if (o->kind != KILN_OP_FLOW_DISPATCH) continue;
-    uint32_t n = o->num_operands + o->num_results;
-    kiln_value **ops = kiln_alloc(ctx, (n + 2) * sizeof *ops);
-    int64_t *off = kiln_alloc(ctx, (n + 1) * sizeof *off), *len = kiln_alloc(ctx, (n + 1) * sizeof *len);
-    ops[0] = cb;
+    uint32_t nt = 0;
+    while (nt < o->num_operands && kiln_op_operand(o, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
+    uint32_t n = nt + o->num_results;
+    memset(lists, 0, 4 * sizeof *lists);
+    kiln_value *bufs[512];
+    if (n >= 512) return fail(&p, o, "too many bindings");
     for (uint32_t k = 0; k < n; k++) {
-      kiln_value *v = k < o->num_operands ? kiln_op_operand(o, k) : kiln_op_result(o, k - o->num_operands);
+      kiln_value *v = k < nt ? kiln_op_operand(o, k) : kiln_op_result(o, k - nt);
       int s = get_slot(&p, view_root(v));
       if (s < 0 || !p.slots[s].buffer) return fail(&p, o, "a dispatch operand has no buffer (is it a tensor computed on the host?)");
-      ops[k + 1] = p.slots[s].buffer;
-      off[k] = p.slots[s].offset;
-      len[k] = p.slots[s].length;
+      bufs[k] = p.slots[s].buffer;
+      mixed_add(&lists[0], p.slots[s].off, p.slots[s].off_v);
+      mixed_add(&lists[1], p.slots[s].len.coef, p.slots[s].len_v);
     }
+    for (uint32_t k = nt; k < o->num_operands; k++) mixed_add(&lists[2], 0, kiln_op_operand(o, k));
     const kiln_attr *ep = kiln_op_get_attr(o, "entry_point");
     const kiln_attr *wl = kiln_op_get_attr(o, "workload");
-    int64_t mask = o->num_operands >= 32 ? 0xffffffffll : (((int64_t)1 << o->num_operands) - 1);
+    const kiln_attr *wd = kiln_op_get_attr(o, "workload_dims");
+    for (uint32_t k = 0, h = 0; wl && k < wl->count; k++) {
+      int64_t w = ((const int64_t *)wl->data)[k];
+      kiln_value *x = NULL;
+      if (w == KILN_DYNAMIC && wd && h < wd->count) x = kiln_op_operand(o, nt + (uint32_t)((const int64_t *)wd->data)[h++]);
+      mixed_add(&lists[3], w, x);
+    }
+    uint32_t nops_d = n + 1;
+    kiln_value **ops = kiln_alloc(ctx, (n + 2 + lists[0].ndyn + lists[1].ndyn + lists[2].ndyn + lists[3].ndyn) *
+                                           sizeof *ops);
+    ops[0] = cb;
+    memcpy(ops + 1, bufs, n * sizeof *bufs);
+    for (uint32_t l = 0; l < 4; l++)
+      for (uint32_t k = 0; k < lists[l].ndyn; k++) ops[nops_d++] = lists[l].dyn[k];
+    int64_t mask = nt >= 32 ? 0xffffffffll : (((int64_t)1 << nt) - 1);
     kiln_named_attr a[7] = {
         hl_named(ctx, "executable", kiln_attr_symbol_ref(ctx, ep->str, 0, NULL)),
         hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
-        hl_named(ctx, "offsets", kiln_attr_dense_i64_array(ctx, n, off)),
-        hl_named(ctx, "lengths", kiln_attr_dense_i64_array(ctx, n, len)),
+        hl_named(ctx, "offsets", kiln_attr_dense_i64_array(ctx, n, lists[0].v)),
+        hl_named(ctx, "lengths", kiln_attr_dense_i64_array(ctx, n, lists[1].v)),
         hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
-        hl_named(ctx, "constants", kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 0, NULL, NULL)),
-        hl_named(ctx, "workload", wl),
+        hl_named(ctx, "constants",
+                 lists[2].n ? kiln_attr_dense_i64_array(ctx, lists[2].n, lists[2].v)
+                            : kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 0, NULL, NULL)),
+        hl_named(ctx, "workload", wl ? kiln_attr_dense_i64_array(ctx, lists[3].n, lists[3].v) : NULL),
     };
-    kiln_op *d = kiln_build(&b, KILN_OP_HAL_COMMAND_BUFFER_DISPATCH, n + 1, ops, 0, NULL,
+    kiln_op *d = kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_DISPATCH, nops_d, ops, 0, NULL,
                             kiln_attr_dict(ctx, wl ? 7 : 6, a));
     d->loc = o->loc;
   }
-  kiln_build(&b, KILN_OP_HAL_COMMAND_BUFFER_EXECUTE, 1, &cb, 0, NULL, NULL);
-  kiln_build(&b, KILN_OP_HAL_DEVICE_WAIT, 0, NULL, 0, NULL, NULL);
+  kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_EXECUTE, 1, &cb, 0, NULL, NULL);
+  kiln_build(&p.b, KILN_OP_HAL_DEVICE_WAIT, 0, NULL, 0, NULL, NULL);
   kiln_value **views = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *views);
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *v = kiln_op_operand(ret, i);
     int s = get_slot(&p, view_root(v));
-    kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, p.slots[s].offset)),
+    kiln_value *ops[1 + KILN_MAX_LOOPS];
+    uint32_t no = 0;
+    ops[no++] = p.slots[s].buffer;
+    for (uint32_t d = 0; d < v->type->rank && no <= KILN_MAX_LOOPS; d++)
+      if (v->type->shape[d] == KILN_DYNAMIC && !(ops[no++] = dim_value(&p, v, d)))
+        return fail(&p, ret, "a result's dims cannot be computed");
+    kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, p.slots[s].off)),
                             hl_named(ctx, "element_type", kiln_attr_type(ctx, v->type->elem)),
                             hl_named(ctx, "shape", shape_attr(ctx, v->type))};
-    views[i] = kiln_op_result(kiln_build(&b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1, &p.slots[s].buffer, 1, &bvt,
-                                         kiln_attr_dict(ctx, 3, a)),
-                              0);
+    views[i] = kiln_op_result(
+        kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_CREATE, no, ops, 1, &bvt, kiln_attr_dict(ctx, 3, a)), 0);
   }
-  kiln_build(&b, KILN_OP_FUNC_RETURN, ret->num_operands, views, 0, NULL, NULL);
+  kiln_build(&p.b, KILN_OP_FUNC_RETURN, ret->num_operands, views, 0, NULL, NULL);
   /* drop the tensor program */
-  for (uint32_t i = nops; i-- > 0;) kiln_op_erase(orig[i]);
+  for (uint32_t i = nops; i-- > 0;)
+    if (!keep[i]) kiln_op_erase(orig[i]);
   for (uint32_t i = 0; i < nin; i++) kiln_block_erase_arg(body, 0);
   const kiln_type **ins = kiln_alloc(ctx, (nin + 1) * sizeof *ins);
   const kiln_type **outs = kiln_alloc(ctx, (fty->num_results + 1) * sizeof *outs);

@@ -158,6 +158,11 @@ bool kiln_type_is_int_or_index(const kiln_type *t);
 bool kiln_type_is_shaped(const kiln_type *t);      /* tensor/vector/memref */
 bool kiln_type_is_ranked(const kiln_type *t);
 bool kiln_type_has_static_shape(const kiln_type *t);
+/* Number of '?' dims of a ranked type (0 for others). */
+uint32_t kiln_type_num_dynamic_dims(const kiln_type *t);
+/* Number of KILN_DYNAMIC entries of an integer dense array attribute
+ * (static_sizes, workload, ...; 0 for others). */
+uint32_t kiln_attr_num_dynamic(const kiln_attr *a);
 /* Element type of a shaped type, or t itself for scalars. */
 const kiln_type *kiln_type_elem_or_self(const kiln_type *t);
 /* Product of the dims, or -1 when some dim is dynamic / unranked. */

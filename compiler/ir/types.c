@@ -198,6 +198,11 @@ bool kiln_type_has_static_shape(const kiln_type *t) {
     if (t->shape[i] == KILN_DYNAMIC) return false;
   return true;
 }
+uint32_t kiln_type_num_dynamic_dims(const kiln_type *t) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; kiln_type_is_ranked(t) && i < t->rank; i++) n += t->shape[i] == KILN_DYNAMIC;
+  return n;
+}
 const kiln_type *kiln_type_elem_or_self(const kiln_type *t) {
   return kiln_type_is_shaped(t) ? t->elem : t;
 }

@@ -19,6 +19,7 @@
 
 #include "kiln/vm_bytecode.h"
 #include "vm_internal.h"
+#include "dialects/hal.h"
 
 typedef struct cv_const {
   const kiln_type *type;
@@ -214,14 +215,20 @@ static void cv_map_result(cv *c, kiln_op *op, kiln_op *call) {
     kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), kiln_op_result(call, 0));
 }
 
-static bool cv_expect(cv *c, const kiln_op *op, uint32_t operands, uint32_t results) {
+/* op has `operands` operands of which the first `refs` are !hal values,
+ * and `results` results. */
+static bool cv_expect_refs(cv *c, const kiln_op *op, uint32_t refs, uint32_t operands, uint32_t results) {
   if (op->num_operands != operands || op->num_results != results)
     return cv_fail(c, op, "'%s' expects %u operand(s) and %u result(s)", op->name,
                    operands, results);
-  for (uint32_t i = 0; i < operands; i++)
+  for (uint32_t i = 0; i < refs; i++)
     if (!vmx_is_ref(kiln_op_operand(op, i)->type))
       return cv_fail(c, op, "'%s': operand #%u must be a !hal value", op->name, i);
   return true;
+}
+
+static bool cv_expect(cv *c, const kiln_op *op, uint32_t operands, uint32_t results) {
+  return cv_expect_refs(c, op, operands, operands, results);
 }
 
 /* Index of the hal.executable named `name` among the module's executables,
@@ -260,16 +267,22 @@ static bool cv_view_create(cv *c, kiln_op *op) {
   int64_t offset = 0, et = 0;
   const int64_t *dims;
   uint32_t rank;
-  if (!cv_expect(c, op, 1, 1) || !cv_int_attr(c, op, "offset", &offset, false) ||
+  if (!cv_expect_refs(c, op, 1, op->num_operands, 1) || !cv_int_attr(c, op, "offset", &offset, false) ||
       !cv_elem_attr(c, op, &et) || !cv_ints_attr(c, op, "shape", &dims, &rank, true))
     return false;
   cv_args a = {.n = 0};
   cv_push(&a, cv_operand(c, op, 0));
   cv_push(&a, cv_i64(c, offset));
   cv_push(&a, cv_i32(c, op, et));
-  for (uint32_t i = 0; i < rank; i++) {
-    if (dims[i] < 0) return cv_fail(c, op, "'%s': dynamic result shapes are not supported yet", op->name);
-    cv_push(&a, cv_i64(c, dims[i]));
+  for (uint32_t i = 0, k = 1; i < rank; i++) {
+    if (dims[i] == KILN_DYNAMIC) {
+      if (k >= op->num_operands) return cv_fail(c, op, "'%s': no operand for dynamic dim %u", op->name, i);
+      cv_push(&a, cv_operand(c, op, k++));
+    } else if (dims[i] < 0) {
+      return cv_fail(c, op, "'%s': negative dim %lld", op->name, (long long)dims[i]);
+    } else {
+      cv_push(&a, cv_i64(c, dims[i]));
+    }
   }
   a.spans[a.nspans++] = rank;
   kiln_op *call = cv_call(c, op, "hal.buffer_view.create", &a, op->results[0].type);
@@ -316,6 +329,64 @@ static bool cv_simple(cv *c, kiln_op *op, const char *callee, uint32_t nops,
   return call != NULL;
 }
 
+/* The VM value (type t: i32 truncates) of a '?' entry of a dispatch's
+ * integer list; NULL for a static entry. */
+static kiln_value *cv_list_value(cv *c, kiln_op *op, const char *list, uint32_t k, const kiln_type *t) {
+  int64_t st;
+  kiln_value *v = kiln_hal_dispatch_value(op, list, k, &st);
+  if (!v) return NULL;
+  kiln_value *m = kiln_value_map_lookup(&c->map, v);
+  if (!m) {
+    cv_fail(c, op, "'%s': the value of '%s' entry %u was not lowered to the VM", op->name, list, k);
+    return NULL;
+  }
+  if (t == c->i32 && m->type != c->i32)
+    m = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_TRUNC_I64_I32, 1, &m, 1, &t, NULL), 0);
+  return m;
+}
+
+static bool cv_view_dim(cv *c, kiln_op *op) {
+  int64_t index = 0;
+  if (!cv_expect_refs(c, op, 1, 1, 1) || !cv_int_attr(c, op, "index", &index, true)) return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_operand(c, op, 0));
+  cv_push(&a, cv_i32(c, op, index));
+  kiln_op *call = cv_call(c, op, "hal.buffer_view.dim", &a, c->i64);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
+/* Where an index value came from, for hal.check.dim_eq's message: input
+ * and dimension of a hal.buffer_view.dim of an argument; -2 for a
+ * constant; -1 for anything computed. */
+static void cv_origin(kiln_value *v, int64_t *input, int64_t *dim) {
+  *input = -1, *dim = 0;
+  const kiln_attr *cst = kiln_value_constant(v);
+  if (cst && cst->kind == KILN_ATTR_INTEGER) {
+    *input = -2;
+    return;
+  }
+  kiln_op *d = v->def;
+  if (!d || d->kind != KILN_OP_HAL_BUFFER_VIEW_DIM) return;
+  kiln_value *view = kiln_op_operand(d, 0);
+  const kiln_attr *i = kiln_op_get_attr(d, "index");
+  if (view->def || !i || i->kind != KILN_ATTR_INTEGER) return;
+  *input = view->index, *dim = i->i;
+}
+
+static bool cv_check(cv *c, kiln_op *op) {
+  if (!cv_expect_refs(c, op, 0, 2, 0)) return false;
+  cv_args a = {.n = 0};
+  for (uint32_t i = 0; i < 2; i++) {
+    int64_t input, dim;
+    cv_origin(kiln_op_operand(op, i), &input, &dim);
+    cv_push(&a, cv_operand(c, op, i));
+    cv_push(&a, cv_i32(c, op, input));
+    cv_push(&a, cv_i32(c, op, dim));
+  }
+  return cv_call(c, op, "hal.check.dim_eq", &a, NULL) != NULL;
+}
+
 static bool cv_dispatch(cv *c, kiln_op *op) {
   const kiln_attr *exe = kiln_op_get_attr(op, "executable");
   if (!exe || exe->kind != KILN_ATTR_SYMBOL_REF)
@@ -339,29 +410,42 @@ static bool cv_dispatch(cv *c, kiln_op *op) {
     return cv_fail(c, op, "'%s': 'workgroup_count' needs 1 to 3 entries, has %u", op->name, nwg);
   if (op->num_operands < 1 || op->num_results != 0)
     return cv_fail(c, op, "'%s' expects a command buffer then the bound buffers", op->name);
-  const uint32_t nbind = op->num_operands - 1;
+  const uint32_t nbind = kiln_hal_dispatch_bindings(op);
   if (noff != nbind || nlen != nbind)
     return cv_fail(c, op, "'%s' binds %u buffers but has %u offsets and %u lengths",
                    op->name, nbind, noff, nlen);
-  if (!cv_expect(c, op, op->num_operands, 0)) return false;
+  if (!cv_expect_refs(c, op, 1 + nbind, op->num_operands, 0)) return false;
   cv_args a = {.n = 0};
   cv_push(&a, cv_operand(c, op, 0));
   cv_push(&a, cv_i32(c, op, exe_index));
   cv_push(&a, cv_i32(c, op, ordinal));
   for (uint32_t i = 0; i < 3; i++) {
+    kiln_value *v = i < nwg ? cv_list_value(c, op, "workgroup_count", i, c->i32) : NULL;
+    if (v) {
+      cv_push(&a, v);
+      continue;
+    }
+    if (c->failed) return false;
     const int64_t n = i < nwg ? wg[i] : 1;
-    if (n < 1) return cv_fail(c, op, "'%s': workgroup count %lld in dimension %u", op->name, (long long)n, i);
+    if (n < 0) return cv_fail(c, op, "'%s': workgroup count %lld in dimension %u", op->name, (long long)n, i);
     cv_push(&a, cv_i32(c, op, n));
   }
-  for (uint32_t i = 0; i < nconst; i++)
-    cv_push(&a, cv_const_int(c, c->i32, (int32_t)(uint32_t)consts[i]));
+  for (uint32_t i = 0; i < nconst; i++) {
+    kiln_value *v = cv_list_value(c, op, "constants", i, c->i32);
+    if (c->failed) return false;
+    cv_push(&a, v ? v : cv_const_int(c, c->i32, (int32_t)(uint32_t)consts[i]));
+  }
   a.spans[a.nspans++] = nconst;
   for (uint32_t i = 0; i < nbind; i++) {
-    if (offsets[i] < 0 || lengths[i] < 0)
-      return cv_fail(c, op, "'%s': binding %u has a negative offset or length", op->name, i);
     cv_push(&a, cv_operand(c, op, 1 + i));
-    cv_push(&a, cv_i64(c, offsets[i]));
-    cv_push(&a, cv_i64(c, lengths[i]));
+    for (uint32_t l = 0; l < 2; l++) {
+      const char *list = l ? "lengths" : "offsets";
+      kiln_value *v = cv_list_value(c, op, list, i, c->i64);
+      if (c->failed) return false;
+      const int64_t x = l ? lengths[i] : offsets[i];
+      if (!v && x < 0) return cv_fail(c, op, "'%s': binding %u has a negative offset or length", op->name, i);
+      cv_push(&a, v ? v : cv_i64(c, x));
+    }
   }
   a.spans[a.nspans++] = nbind;
   return cv_call(c, op, "hal.command_buffer.dispatch", &a, NULL) != NULL;
@@ -469,6 +553,8 @@ static bool cv_op(cv *c, kiln_op *op) {
   if (strcmp(n, "hal.buffer_view.assert") == 0) return cv_assert(c, op);
   if (strcmp(n, "hal.buffer_view.create") == 0) return cv_view_create(c, op);
   if (strcmp(n, "hal.buffer_view.buffer") == 0) return cv_simple(c, op, n, 1, 1);
+  if (op->kind == KILN_OP_HAL_BUFFER_VIEW_DIM) return cv_view_dim(c, op);
+  if (op->kind == KILN_OP_HAL_CHECK_DIM_EQ) return cv_check(c, op);
   if (strcmp(n, "hal.buffer.allocate") == 0) return cv_allocate(c, op);
   if (strcmp(n, "hal.buffer.rodata") == 0) return cv_rodata(c, op);
   if (strcmp(n, "hal.command_buffer.create") == 0) return cv_simple(c, op, n, 0, 1);

@@ -3,6 +3,7 @@
  * verified signature, so counts are right; what each native still checks
  * is what bytecode cannot prove: ref types, null refs, ordinals and byte
  * ranges. Every failure is a status naming the argument. */
+#include <stdio.h>
 #include <string.h>
 
 #include "hal_internal.h"
@@ -161,6 +162,26 @@ static kiln_status_t hal_buffer_view_assert(krt_call_t *call,
   kiln_tensor_type_format(&got_t, gs, sizeof gs);
   return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
                     "input %d: expected %s, got %s", args[1].i32, ws, gs);
+}
+
+/* "input 1 dimension 0" / "a dimension computed from the inputs" */
+static void where(char *buf, size_t n, int32_t input, int32_t dim) {
+  if (input >= 0) snprintf(buf, n, "input %d dimension %d", input, dim);
+  else snprintf(buf, n, "a dimension computed from the inputs");
+}
+
+static kiln_status_t hal_check_dim_eq(krt_call_t *call, const krt_value_t *args,
+                                      uint32_t n, krt_value_t *results) {
+  if (args[0].i64 == args[3].i64) return NULL;
+  char a[64], b[96];
+  where(a, sizeof a, args[1].i32, args[2].i32);
+  if (args[4].i32 == -2) snprintf(b, sizeof b, "%lld", (long long)args[3].i64);
+  else where(b, sizeof b, args[4].i32, args[5].i32);
+  if (args[4].i32 == -2)
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT, "%s is %lld, must equal %s", a,
+                      (long long)args[0].i64, b);
+  return krt_status(A, KILN_STATUS_INVALID_ARGUMENT, "%s is %lld, must equal %s (%lld)", a,
+                    (long long)args[0].i64, b, (long long)args[3].i64);
 }
 
 static kiln_status_t hal_command_buffer_create(krt_call_t *call,

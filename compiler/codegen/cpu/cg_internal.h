@@ -38,7 +38,10 @@ const char *cg_pipeline_name(cg_root_kind k);
 
 /* How a root op's output dims map to workgroups: dims with more than one
  * tile are distributed, the innermost on x, the next on y, all outer ones
- * collapsed on z (delinearized outermost-slowest). */
+ * collapsed on z (delinearized outermost-slowest). A dynamic dim has
+ * bound KILN_DYNAMIC; tiled, it is distributed with count KILN_DYNAMIC
+ * (ceildiv(dim, tile) at run time, which makes its wg_count slot
+ * KILN_DYNAMIC too); untiled, it stays whole (tile KILN_DYNAMIC). */
 typedef struct cg_dist {
   uint32_t rank;                    /* root output rank */
   int loop[KILN_MAX_LOOPS];         /* root loop of each output dim */
@@ -46,9 +49,15 @@ typedef struct cg_dist {
   int wg[KILN_MAX_LOOPS];           /* 0 x, 1 y, 2 z, -1 one tile */
   int64_t wg_count[3];
 } cg_dist;
-/* False when the root's outputs are not static projected permutations or
- * tiles does not have one entry per root loop. */
+/* False when the root's outputs are not projected permutations or tiles
+ * does not have one entry per root loop. */
 bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d);
+/* Records kiln.launch's workgroup_count of kernel func on its export and
+ * on the host's dispatch sites of it (top: the whole module), with host
+ * ops computing its run-time entries; first: func's variant is the
+ * first to record (later ones must agree). */
+kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, kiln_op *func,
+                           bool first);
 /* True when d splits some output dim into more than one tile. */
 bool cg_dist_splits(const cg_dist *d);
 /* Can every op of the kernel be restricted to the root's tiles (fused ops

@@ -5,7 +5,10 @@
  *                  vector_width, workgroup_size = [1,1,1],
  *                  workgroup_count = [x,y,z]}
  * on the kernel, and workgroup_count on its hal.executable.export and on
- * every host hal.command_buffer.dispatch of that export.
+ * every host hal.command_buffer.dispatch of that export. A dynamic
+ * distributed dim (its tile count known at run time) makes its entry '?'
+ * and the host computes it before each dispatch: ceildiv of the push
+ * constant holding that dim by the tile, times the slot's other counts.
  *
  * Tile sizes depend only on the shapes, never on the variant, so every
  * variant of an executable agrees on the workgroup count the host
@@ -17,6 +20,9 @@
 #include "cg_internal.h"
 
 #include <string.h>
+
+#include "dialects/hal.h"
+#include "dialects/hal_interface.h"
 
 /* Convolutions (and other implicit GEMMs): a workgroup owns whole
  * output rows (the microkernel's row loop is not tiled) of a block of
@@ -73,8 +79,8 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
      * lower-to-loops' microkernel (rows of 8/4, columns of 2 vectors). */
     int m = n - 3, nn = n - 2;
     for (int l = 0; l < m; l++) tiles[l] = 1;
-    tiles[m] = bounds[m] < 64 ? bounds[m] : 64;
-    tiles[nn] = bounds[nn] < 64 ? bounds[nn] : 64;
+    tiles[m] = bounds[m] >= 0 && bounds[m] < 64 ? bounds[m] : 64;
+    tiles[nn] = bounds[nn] >= 0 && bounds[nn] < 64 ? bounds[nn] : 64;
     return;
   }
   cg_igemm g;
@@ -93,7 +99,8 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
   bool first = true;
   for (int l = n - 1; l >= 0; l--) {
     if (red[l]) continue;
-    int64_t b = bounds[l] > 0 ? bounds[l] : 1;
+    /* a dynamic size tiles as a large one: full tiles, partial at the end */
+    int64_t b = bounds[l] > 0 ? bounds[l] : bounds[l] < 0 ? INT64_MAX : 1;
     int64_t t = first ? (b < cap ? b : cap) : (b < budget ? b : budget);
     if (t < 1) t = 1;
     tiles[l] = t;
@@ -119,14 +126,78 @@ static bool first_variant(const cg_kernel *k) {
   return true;
 }
 
-static kiln_error *record_dispatches(cg_kernel *k, const int64_t *wc) {
-  if (!k->export || !k->executable) return NULL;
-  kiln_op_set_attr(k->export, "workgroup_count", i64s(kiln_op_context(k->export), 3, wc));
-  bool first = first_variant(k);
-  const kiln_attr *ord = kiln_op_get_attr(k->export, "ordinal");
-  const char *exe = kiln_symbol_name(k->executable);
-  kiln_block *top = kiln_module_body(k->top);
-  for (kiln_op *f = top ? top->first : NULL; f; f = f->next) {
+/* The push constant a kernel's value is (index_castui of
+ * hal.interface.constant {index}), or -1. */
+static int64_t push_constant_of(kiln_value *v) {
+  if (v && v->def && v->def->kind == KILN_OP_ARITH_INDEX_CASTUI) v = kiln_op_operand(v->def, 0);
+  if (!v || !v->def || v->def->kind != KILN_OP_HAL_INTERFACE_CONSTANT) return -1;
+  return kiln_hal_interface_selector(v->def);
+}
+
+/* Push constant holding dim k of the root's output (a binding with a
+ * dynamic dim), or -1. */
+static int64_t output_dim_constant(kiln_op *root, uint32_t k) {
+  kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
+  kiln_op *b = out->def;
+  if (!b || b->kind != KILN_OP_HAL_INTERFACE_BINDING || k >= out->type->rank) return -1;
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < k; i++) j += out->type->shape[i] == KILN_DYNAMIC;
+  return j < b->num_operands ? push_constant_of(kiln_op_operand(b, j)) : -1;
+}
+
+/* Host ops before dispatch site d computing the dynamic entries of the
+ * workgroup count: per slot, the product of its dims' tile counts,
+ * ceildiv(push constant, tile) for dynamic ones. False when a push
+ * constant has no value on the host. */
+static bool host_counts(kiln_op *d, const cg_dist *dist, kiln_op *root, kiln_value **out) {
+  kiln_builder b = kiln_builder_before(d);
+  b.loc = d->loc;
+  for (int s = 0; s < 3; s++) {
+    out[s] = NULL;
+    if (dist->wg_count[s] != KILN_DYNAMIC) continue;
+    kiln_value *prod = NULL;
+    for (uint32_t k = 0; k < dist->rank; k++) {
+      if (dist->wg[k] != s) continue;
+      kiln_value *c;
+      if (dist->count[k] != KILN_DYNAMIC) {
+        c = cg_index(&b, dist->count[k]);
+      } else {
+        int64_t pc = output_dim_constant(root, k), st = 0;
+        kiln_value *dim = pc >= 0 ? kiln_hal_dispatch_value(d, "constants", (uint32_t)pc, &st) : NULL;
+        if (pc < 0) return false;
+        if (!dim) dim = cg_index(&b, st);
+        c = cg_bin(&b, KILN_OP_ARITH_CEILDIVSI, dim, cg_index(&b, dist->tile[k]));
+      }
+      prod = prod ? cg_bin(&b, KILN_OP_ARITH_MULI, prod, c) : c;
+    }
+    out[s] = prod;
+  }
+  return true;
+}
+
+kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, kiln_op *func,
+                           bool first) {
+  if (!export || !executable) return NULL;
+  int64_t wc[3] = {1, 1, 1};
+  if (cg_launch_array(func, "workgroup_count", wc, 3) != 3)
+    return cg_op_error(func, "has no kiln.launch workgroup_count");
+  const kiln_attr *old_exp = kiln_op_get_attr(export, "workgroup_count");
+  if (old_exp && !first && !same_array(old_exp, wc, 3))
+    return cg_op_error(export, "variants of @%s disagree on the workgroup count", kiln_symbol_name(executable));
+  kiln_op_set_attr(export, "workgroup_count", i64s(kiln_op_context(export), 3, wc));
+  bool dynamic = wc[0] == KILN_DYNAMIC || wc[1] == KILN_DYNAMIC || wc[2] == KILN_DYNAMIC;
+  cg_dist dist;
+  kiln_op *root = dynamic ? cg_find_root(func) : NULL;
+  if (dynamic) {
+    int64_t tiles[KILN_MAX_LOOPS];
+    int n = cg_launch_array(func, "tile_sizes", tiles, KILN_MAX_LOOPS);
+    if (!root || !cg_distribution(root, tiles, n, &dist))
+      return cg_op_error(func, "kiln.launch tile_sizes do not fit the root op");
+  }
+  const kiln_attr *ord = kiln_op_get_attr(export, "ordinal");
+  const char *exe = kiln_symbol_name(executable);
+  kiln_block *tb = kiln_module_body(top);
+  for (kiln_op *f = tb ? tb->first : NULL; f; f = f->next) {
     if (f->kind != KILN_OP_FUNC_FUNC) continue;
     for (kiln_block *b = f->num_regions ? f->regions[0].first : NULL; b; b = b->next)
       for (kiln_op *d = b->first; d; d = d->next) {
@@ -137,11 +208,24 @@ static kiln_error *record_dispatches(cg_kernel *k, const int64_t *wc) {
         if (!o || !ord || o->kind != KILN_ATTR_INTEGER || ord->kind != KILN_ATTR_INTEGER ||
             o->i != ord->i)
           continue;
-        /* Another variant already set it: it must agree. */
+        /* Another variant already set it: it must agree (and its
+         * run-time entries are the same computation). */
         const kiln_attr *old = kiln_op_get_attr(d, "workgroup_count");
-        if (old && !first && !same_array(old, wc, 3))
-          return cg_op_error(d, "variants of @%s disagree on the workgroup count", exe);
+        if (old) {
+          if (!first && !same_array(old, wc, 3))
+            return cg_op_error(d, "variants of @%s disagree on the workgroup count", exe);
+          if (!first || dynamic) continue;
+        }
+        kiln_value *counts[3];
+        if (dynamic && !host_counts(d, &dist, root, counts))
+          return cg_op_error(d, "the workgroup count of @%s depends on a size the host does not know", exe);
         kiln_op_set_attr(d, "workgroup_count", i64s(kiln_op_context(d), 3, wc));
+        kiln_value *ops[512];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < d->num_operands && n < 509; i++) ops[n++] = kiln_op_operand(d, i);
+        for (int s = 0; s < 3; s++)
+          if (wc[s] == KILN_DYNAMIC) ops[n++] = counts[s];
+        kiln_op_set_operands(d, n, ops);
       }
   }
   return NULL;
@@ -152,6 +236,14 @@ typedef struct launch_rule {
   int64_t vector_width; /* 0: the target's */
   bool record;          /* workgroup_count on the export and dispatch sites */
 } launch_rule;
+
+/* Can the host compute every run-time tile count of d (each dynamic
+ * distributed dim of the output a push constant)? */
+static bool host_computable(kiln_op *root, const cg_dist *d) {
+  for (uint32_t k = 0; k < d->rank; k++)
+    if (d->count[k] == KILN_DYNAMIC && output_dim_constant(root, k) < 0) return false;
+  return true;
+}
 
 static kiln_error *configure(cg_kernel *k, void *user) {
   const launch_rule *rule = user;
@@ -169,9 +261,6 @@ static kiln_error *configure(cg_kernel *k, void *user) {
     n = cg_static_bounds(root, maps, red, bounds);
     if (n < 0) return cg_op_error(root, "has no iteration space the CPU code generator understands (ranks "
                                     "above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
-    for (int l = 0; l < n; l++)
-      if (bounds[l] < 0)
-        return cg_op_error(root, "loop %d has no static size (dynamic shapes are not supported yet)", l);
     pipeline = cg_pipeline_name(cg_root_kind_of(root));
     pick_tiles(root, red, bounds, n, tiles);
     cg_dist d;
@@ -179,7 +268,7 @@ static kiln_error *configure(cg_kernel *k, void *user) {
     /* Tile only when it yields several workgroups that tile-and-distribute
      * can restrict every op to; otherwise one workgroup runs it whole. */
     if (cg_distribution(root, tiles, n, &d) && cg_dist_splits(&d) &&
-        cg_can_distribute(k->func, root, &d, &why)) {
+        cg_can_distribute(k->func, root, &d, &why) && host_computable(root, &d)) {
       memcpy(wc, d.wg_count, sizeof wc);
     } else {
       for (int l = 0; l < n; l++) tiles[l] = 0;
@@ -192,7 +281,9 @@ static kiln_error *configure(cg_kernel *k, void *user) {
       {"workgroup_count", i64s(c, 3, wc)},
       {"workgroup_size", i64s(c, 3, one)}};
   kiln_op_set_attr(k->func, "kiln.launch", kiln_attr_dict(c, 5, e));
-  return rule->record ? record_dispatches(k, wc) : NULL;
+  return rule->record
+             ? cg_record_grid(k->top, k->executable, k->export, k->func, !k->executable || first_variant(k))
+             : NULL;
 }
 
 kiln_error *kiln_codegen_cpu_select_launch_config(kiln_op *module, void *user) {

@@ -43,9 +43,12 @@ static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, con
   return true;
 }
 
+/* Is output dim k split into several tiles (or possibly, at run time)? */
+static bool split(const cg_dist *d, uint32_t k) { return d->count[k] > 1 || d->count[k] == KILN_DYNAMIC; }
+
 bool cg_dist_splits(const cg_dist *d) {
   for (uint32_t k = 0; k < d->rank; k++)
-    if (d->count[k] > 1) return true;
+    if (split(d, k)) return true;
   return false;
 }
 
@@ -74,7 +77,7 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
     if (!output_dims(x, maps, loops, d, rt, dim_of_loop))
       return *why = "a fused op that does not iterate the root's output space", false;
     bool tiled[KILN_MAX_LOOPS];
-    for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && d->count[dim_of_loop[l]] > 1;
+    for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && split(d, (uint32_t)dim_of_loop[l]);
     uint32_t nin = kiln_linalg_num_inputs(x);
     for (uint32_t i = 0; i < x->num_operands; i++) {
       kiln_value *v = kiln_op_operand(x, i);
@@ -106,16 +109,19 @@ typedef struct tile_box {
   kiln_value *off[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS]; /* per output dim */
 } tile_box;
 
-static void build_box(kiln_builder *b, const cg_dist *d, tile_box *box) {
+/* out: the root's output before tiling (its dims size dynamic tiles). */
+static void build_box(kiln_builder *b, const cg_dist *d, kiln_value *out, tile_box *box) {
   kiln_context *c = b->ctx;
   kiln_value *id[3] = {NULL, NULL, NULL};
   const kiln_type *it = kiln_type_index(c);
   for (int s = 0; s < 3; s++) {
-    if (d->wg_count[s] <= 1) continue;
+    if (d->wg_count[s] == 1) continue;
     kiln_named_attr na = {"dim", kiln_attr_int(c, kiln_type_int(c, 32), s)};
     id[s] = kiln_op_result(kiln_build(b, KILN_OP_HAL_INTERFACE_WORKGROUP_ID, 0, NULL, 1, &it,
                                       kiln_attr_dict(c, 1, &na)), 0);
   }
+  kiln_value *bound[KILN_MAX_LOOPS];
+  for (uint32_t k = 0; k < d->rank; k++) bound[k] = cg_dim(b, out, k);
   kiln_value *idx[KILN_MAX_LOOPS] = {0};
   kiln_value *zrest = id[2];
   int last_z = -1;
@@ -128,7 +134,9 @@ static void build_box(kiln_builder *b, const cg_dist *d, tile_box *box) {
     } else if (k == last_z) {
       idx[k] = zrest;
     } else {
-      kiln_value *cnt = cg_index(b, d->count[k]);
+      kiln_value *cnt = d->count[k] == KILN_DYNAMIC
+                            ? cg_bin(b, KILN_OP_ARITH_CEILDIVSI, bound[k], cg_index(b, d->tile[k]))
+                            : cg_index(b, d->count[k]);
       idx[k] = cg_bin(b, KILN_OP_ARITH_REMUI, zrest, cnt);
       zrest = cg_bin(b, KILN_OP_ARITH_DIVUI, zrest, cnt);
     }
@@ -136,18 +144,32 @@ static void build_box(kiln_builder *b, const cg_dist *d, tile_box *box) {
   for (uint32_t k = 0; k < d->rank; k++) {
     if (d->wg[k] < 0) {
       box->off[k] = cg_index(b, 0);
-      box->size[k] = cg_index(b, d->bound[k]);
+      box->size[k] = bound[k];
       continue;
     }
     box->off[k] = cg_muli(b, idx[k], d->tile[k]);
     kiln_value *t = cg_index(b, d->tile[k]);
-    if (d->bound[k] % d->tile[k] == 0) {
+    if (d->bound[k] != KILN_DYNAMIC && d->bound[k] % d->tile[k] == 0) {
       box->size[k] = t;
     } else {
-      kiln_value *rem = cg_bin(b, KILN_OP_ARITH_SUBI, cg_index(b, d->bound[k]), box->off[k]);
+      kiln_value *rem = cg_bin(b, KILN_OP_ARITH_SUBI, bound[k], box->off[k]);
       box->size[k] = cg_bin(b, KILN_OP_ARITH_MINSI, t, rem);
     }
   }
+}
+
+/* The size of loop l of x: an operand dim it indexes alone. */
+static kiln_value *loop_bound(kiln_builder *b, kiln_op *x, const kiln_affine_map **maps, int l,
+                              const int64_t *bounds) {
+  if (bounds[l] >= 0) return cg_index(b, bounds[l]);
+  for (uint32_t i = 0; i < x->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(x, i);
+    if (v->type->kind != KILN_TYPE_MEMREF) continue;
+    for (uint32_t r = 0; r < maps[i]->num_results && r < v->type->rank; r++)
+      if (maps[i]->results[r]->kind == KILN_AFFINE_DIM && maps[i]->results[r]->value == l)
+        return cg_dim(b, v, r);
+  }
+  return NULL;
 }
 
 static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, const tile_box *box) {
@@ -165,7 +187,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
   bool tiled[KILN_MAX_LOOPS];
   for (int l = 0; l < loops; l++) {
     int k = dim_of_loop[l];
-    tiled[l] = k >= 0 && d->count[k] > 1;
+    tiled[l] = k >= 0 && split(d, (uint32_t)k);
     off[l] = tiled[l] ? box->off[k] : NULL;
     size[l] = tiled[l] ? box->size[k] : NULL;
   }
@@ -198,7 +220,8 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
       for (int l = 0; l < loops; l++) {
         if (!coef[l]) continue;
         kiln_value *ol = tiled[l] ? off[l] : cg_index(&b, 0);
-        kiln_value *sl = tiled[l] ? size[l] : cg_index(&b, bounds[l]);
+        kiln_value *sl = tiled[l] ? size[l] : loop_bound(&b, x, maps, l, bounds);
+        if (!sl) return cg_op_error(x, "loop %d has no size to tile a window by", l);
         o = cg_add(&b, o, cg_muli(&b, ol, coef[l]));
         s = cg_add(&b, s, cg_muli(&b, cg_add(&b, sl, cg_index(&b, -1)), coef[l]));
         ne = kiln_affine_binary(c, KILN_AFFINE_ADD, ne,
@@ -262,11 +285,16 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
       wc[1] != d.wg_count[1] || wc[2] != d.wg_count[2])
     return cg_op_error(k->func, "kiln.launch workgroup_count does not match its tile_sizes");
   kiln_block *body = cg_func_body(k->func);
-  kiln_builder b = kiln_builder_before(body->first);
+  kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
+  /* the tile box reads dynamic dims of the root's output: after it */
+  bool dynamic = false;
+  for (uint32_t i = 0; i < d.rank; i++) dynamic |= d.bound[i] == KILN_DYNAMIC;
+  kiln_builder b = dynamic && out->def && out->def->parent == body ? kiln_builder_after(out->def)
+                                                                    : kiln_builder_before(body->first);
   b.loc = root->loc;
   tile_box box;
-  build_box(&b, &d, &box);
-  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
+  build_box(&b, &d, out, &box);
+  const kiln_type *rt = out->type;
   for (kiln_op *x = body->first; x; x = x->next) {
     if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
     kiln_error *err = tile_op(x, &d, rt, &box);

@@ -515,22 +515,30 @@ bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_d
   int ndist = 0, dist[KILN_MAX_LOOPS];
   for (uint32_t k = 0; k < ot->rank; k++) {
     int l = (int)om->results[k]->value;
-    if (ot->shape[k] == KILN_DYNAMIC) return false;
     d->loop[k] = l;
     d->bound[k] = ot->shape[k];
+    d->wg[k] = -1;
     /* An output dim indexed by a reduction loop (softmax) stays whole. */
-    int64_t t = red[l] || tiles[l] <= 0 || tiles[l] > d->bound[k] ? d->bound[k] : tiles[l];
+    bool whole = red[l] || tiles[l] <= 0;
+    if (d->bound[k] == KILN_DYNAMIC) {
+      /* the tile count is known at run time only (ceildiv(dim, tile)) */
+      d->tile[k] = whole ? KILN_DYNAMIC : tiles[l];
+      d->count[k] = whole ? 1 : KILN_DYNAMIC;
+      if (!whole) dist[ndist++] = (int)k;
+      continue;
+    }
+    int64_t t = whole || tiles[l] > d->bound[k] ? d->bound[k] : tiles[l];
     if (t <= 0) t = 1;
     d->tile[k] = t;
     d->count[k] = (d->bound[k] + t - 1) / t;
-    d->wg[k] = -1;
     if (d->count[k] > 1) dist[ndist++] = (int)k;
   }
   d->wg_count[0] = d->wg_count[1] = d->wg_count[2] = 1;
   for (int i = ndist - 1, slot = 0; i >= 0; i--) {
     int k = dist[i];
     d->wg[k] = slot;
-    d->wg_count[slot] *= d->count[k];
+    if (d->count[k] == KILN_DYNAMIC || d->wg_count[slot] == KILN_DYNAMIC) d->wg_count[slot] = KILN_DYNAMIC;
+    else d->wg_count[slot] *= d->count[k];
     if (slot < 2) slot++;
   }
   return true;

@@ -82,32 +82,6 @@ kiln_value *gpu_interface(kiln_builder *b, kiln_op_kind kind, int64_t dim) {
   return kiln_op_result(kiln_build(b, kind, 0, NULL, 1, &t, kiln_attr_dict(b->ctx, 1, &na)), 0);
 }
 
-static kiln_error *record_grid(kiln_op *top, kiln_op *exe, kiln_op *exp, const kiln_attr *wc) {
-  if (!exp) return NULL;
-  const kiln_attr *old = kiln_op_get_attr(exp, "workgroup_count");
-  if (old && (old->kind != KILN_ATTR_DENSE_ARRAY || old->count != 3 ||
-              memcmp(old->data, wc->data, 3 * sizeof(int64_t)) != 0))
-    return kiln_error_new("executable @%s: the cuda variant's workgroup count differs from another variant's",
-                          kiln_symbol_name(exe));
-  kiln_op_set_attr(exp, "workgroup_count", wc);
-  const kiln_attr *ord = kiln_op_get_attr(exp, "ordinal");
-  const char *name = kiln_symbol_name(exe);
-  for (kiln_op *f = kiln_module_body(top)->first; f; f = f->next) {
-    if (f->kind != KILN_OP_FUNC_FUNC || !f->num_regions) continue;
-    for (kiln_block *b = f->regions[0].first; b; b = b->next)
-      for (kiln_op *d = b->first; d; d = d->next) {
-        if (d->kind != KILN_OP_HAL_COMMAND_BUFFER_DISPATCH) continue;
-        const kiln_attr *e = kiln_op_get_attr(d, "executable");
-        const kiln_attr *o = kiln_op_get_attr(d, "ordinal");
-        if (!e || e->kind != KILN_ATTR_SYMBOL_REF || !name || strcmp(e->str, name) != 0) continue;
-        if (ord && o && o->kind == KILN_ATTR_INTEGER && ord->kind == KILN_ATTR_INTEGER && o->i != ord->i)
-          continue;
-        kiln_op_set_attr(d, "workgroup_count", wc);
-      }
-  }
-  return NULL;
-}
-
 bool gpu_has_private_scratch(kiln_op *func) {
   for (kiln_op *o = func->regions[0].first->first; o; o = o->next) {
     if (o->kind != KILN_OP_MEMREF_ALLOCA) continue;
@@ -137,6 +111,8 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   int64_t bounds[KILN_MAX_LOOPS];
   int n = cg_static_bounds(root, maps, red, bounds);
   if (n < 3 || bounds[n - 1] < 1) return 0;
+  for (int l = 0; l < n; l++)
+    if (bounds[l] < 0) return 0; /* dynamic sizes take the plain path */
   /* GEMM sizes M, N, K of the root (a convolution's implicit GEMM over
    * its workgroup tile: M output pixels n x oh x ow, N channels f, K =
    * kh x kw x c; conv_2d_nchw_fchw's per batch, and the ONNX importer's
@@ -221,7 +197,7 @@ kiln_error *kiln_codegen_gpu_select_launch_config(kiln_op *inner, void *user) {
         e[n].value = kiln_attr_string(c, buf, strlen(buf));
       } else if (strcmp(e[n].name, "workgroup_count") == 0 && exp &&
                  strcmp(kiln_symbol_name(f), kiln_symbol_name(exp)) == 0) {
-        err = record_grid(top, exe, exp, e[n].value);
+        err = cg_record_grid(top, exe, exp, f, false);
         if (err) return err;
       }
       n++;

@@ -65,6 +65,13 @@ static kiln_walk_result note_writes(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
+bool tl_binding_dims(tl *t, kiln_op *op, LLVMValueRef *dims) {
+  if (op->num_operands > TL_MAX_RANK) return tl_fail(t, op, "rank too large"), false;
+  for (uint32_t i = 0; i < op->num_operands; i++)
+    if (!(dims[i] = tl_get(t, op, kiln_op_operand(op, i)))) return false;
+  return true;
+}
+
 void tl_kernel_op(tl *t, kiln_op *op) {
   if (!t->in_kernel) {
     tl_fail(t, op, "is only valid in a kernel (a public function without arguments in a kernel module)");
@@ -83,14 +90,11 @@ void tl_kernel_op(tl *t, kiln_op *op) {
       tl_fail(t, op, "malformed binding");
       return;
     }
-    for (uint32_t i = 0; i < mt->rank; i++)
-      if (mt->shape[i] == KILN_DYNAMIC) {
-        tl_fail(t, op, "bindings with dynamic dimensions are not supported yet");
-        return;
-      }
+    LLVMValueRef dims[TL_MAX_RANK];
+    if (!tl_binding_dims(t, op, dims)) return;
     uint32_t align = t->opts->binding_alignment ? t->opts->binding_alignment : 64;
     LLVMValueRef p = kiln_llvm_cpu_abi_load_binding(&t->abi, t->b, t->dispatch, (uint32_t)sel, align);
-    v = tl_desc_over(t, op, mt, p, NULL);
+    v = tl_desc_over(t, op, mt, p, dims);
     if (!v) return;
     if (sel > t->kinfo.max_binding) t->kinfo.max_binding = (int32_t)sel;
     break;

@@ -92,8 +92,10 @@ void tl_ptx_kernel_op(tl *t, kiln_op *op) {
       tl_fail(t, op, "malformed binding");
       return;
     }
+    LLVMValueRef dims[TL_MAX_RANK];
+    if (!tl_binding_dims(t, op, dims)) return;
     LLVMValueRef p = LLVMBuildAddrSpaceCast(t->b, LLVMGetParam(t->fn, (unsigned)sel), t->ptr, "");
-    v = tl_desc_over(t, op, mt, p, NULL);
+    v = tl_desc_over(t, op, mt, p, dims);
     if (!v) return;
     break;
   }

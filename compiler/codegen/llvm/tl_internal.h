@@ -92,6 +92,10 @@ LLVMValueRef tl_linear_index(tl *t, LLVMValueRef d, const kiln_type *mt,
 enum { TL_DESC_ALLOCATED, TL_DESC_ALIGNED, TL_DESC_OFFSET, TL_DESC_SIZES,
        TL_DESC_STRIDES };
 
+/* kernel.c: the LLVM values of a hal.interface.binding's dynamic dims
+ * (its index operands) into dims (TL_MAX_RANK entries). */
+bool tl_binding_dims(tl *t, kiln_op *op, LLVMValueRef *dims);
+
 /* func.c */
 bool tl_declare_funcs(tl *t, kiln_op *module);
 bool tl_translate_funcs(tl *t, kiln_op *module);

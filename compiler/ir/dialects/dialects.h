@@ -107,8 +107,8 @@ void tensor_print_yield(kiln_printer *pr, const kiln_op *op);
  * of a dense array (0 for anything else); ir_operands_are_index checks
  * operands [from, to) ("operand #i must be of index type"). */
 bool ir_type_error(const kiln_op *op, const char *what, const kiln_type *t);
-uint32_t ir_count_dynamic(const kiln_attr *a);
-uint32_t ir_count_dynamic_dims(const kiln_type *t);
+#define ir_count_dynamic kiln_attr_num_dynamic
+#define ir_count_dynamic_dims kiln_type_num_dynamic_dims
 bool ir_operands_are_index(kiln_op *op, uint32_t from, uint32_t to);
 
 /* Name the printer gives entry-block argument i of region `region` of op

@@ -50,7 +50,38 @@ bool flow_verify_executable(kiln_op *op) {
   return true;
 }
 
+/* Are operands [first, num_operands) all index values? */
+static bool index_operands(kiln_op *op, uint32_t first) {
+  for (uint32_t i = first; i < op->num_operands; i++)
+    if (kiln_op_operand(op, i)->type->kind != KILN_TYPE_INDEX) return false;
+  return true;
+}
+
+/* An i64 array attribute (or absent: NULL, count 0). */
+static bool opt_i64s(kiln_op *op, const char *name, const int64_t **v, uint32_t *n) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  *v = NULL, *n = 0;
+  if (!a) return true;
+  if (a->kind != KILN_ATTR_DENSE_ARRAY || !a->type || a->type->kind != KILN_TYPE_INTEGER ||
+      a->type->width != 64)
+    return kiln_op_emit_error(op, "expects '%s' to be an array<i64: ...>", name);
+  *v = a->data, *n = a->count;
+  return true;
+}
+
+static uint32_t holes(const int64_t *v, uint32_t n) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) k += v[i] == KILN_DYNAMIC;
+  return k;
+}
+
 bool flow_verify_dispatch_region(kiln_op *op) {
+  const int64_t *w;
+  uint32_t nw;
+  if (!opt_i64s(op, "workload", &w, &nw)) return false;
+  if (!index_operands(op, 0) || holes(w, nw) != op->num_operands)
+    return kiln_op_emit_error(op, "expects one index operand per dynamic workload entry (%u), has %u",
+                              holes(w, nw), op->num_operands);
   kiln_block *b = op->regions[0].first;
   if (!b || b != op->regions[0].last)
     return kiln_op_emit_error(op, "expects a single-block region");
@@ -77,12 +108,40 @@ bool flow_verify_dispatch(kiln_op *op) {
   const kiln_attr *ep = kiln_op_get_attr(op, "entry_point");
   if (!ep || ep->kind != KILN_ATTR_SYMBOL_REF || ep->count != 1)
     return kiln_op_emit_error(op, "requires an 'entry_point' attribute @executable::@function");
-  const kiln_attr *w = kiln_op_get_attr(op, "workload");
-  if (w && (w->kind != KILN_ATTR_DENSE_ARRAY || !w->type || w->type->kind != KILN_TYPE_INTEGER))
-    return kiln_op_emit_error(op, "expects 'workload' to be an array<i64: ...>");
-  for (uint32_t i = 0; i < op->num_results; i++)
+  const int64_t *w, *wd, *rd;
+  uint32_t nw, nwd, nrd;
+  if (!opt_i64s(op, "workload", &w, &nw) || !opt_i64s(op, "workload_dims", &wd, &nwd) ||
+      !opt_i64s(op, "result_dims", &rd, &nrd))
+    return false;
+  uint32_t ntensors = 0;
+  while (ntensors < op->num_operands && kiln_op_operand(op, ntensors)->type->kind == KILN_TYPE_TENSOR)
+    ntensors++;
+  if (!index_operands(op, ntensors))
+    return kiln_op_emit_error(op, "expects tensor operands, then index operands");
+  const uint32_t nidx = op->num_operands - ntensors;
+  if (holes(w, nw) != nwd)
+    return kiln_op_emit_error(op, "expects one 'workload_dims' entry per dynamic workload entry (%u), has %u",
+                              holes(w, nw), nwd);
+  uint32_t ndyn = 0;
+  for (uint32_t i = 0; i < op->num_results; i++) {
     if (op->results[i].type->kind != KILN_TYPE_TENSOR)
       return kiln_op_emit_error(op, "result #%u must be a ranked tensor", i);
+    ndyn += ir_count_dynamic_dims(op->results[i].type);
+  }
+  if (ndyn != nrd)
+    return kiln_op_emit_error(op, "expects one 'result_dims' entry per dynamic result dimension (%u), has %u",
+                              ndyn, nrd);
+  for (uint32_t i = 0; i < nwd + nrd; i++) {
+    int64_t k = i < nwd ? wd[i] : rd[i - nwd];
+    if (k < 0 || k >= (int64_t)nidx)
+      return kiln_op_emit_error(op, "index operand %lld is out of range (%u index operands)", (long long)k,
+                                nidx);
+  }
+  return true;
+}
+
+bool flow_verify_check(kiln_op *op) {
+  if (!index_operands(op, 0)) return kiln_op_emit_error(op, "expects index operands");
   return true;
 }
 
@@ -93,6 +152,8 @@ bool flow_verify_load(kiln_op *op) {
     return kiln_op_emit_error(op, "expects a readable !flow.dispatch.tensor operand");
   if (res->kind != KILN_TYPE_TENSOR || !wraps(src, res))
     return kiln_op_emit_error(op, "result type must be the tensor type the operand wraps");
+  if (!index_operands(op, 1) || op->num_operands - 1 != ir_count_dynamic_dims(res))
+    return kiln_op_emit_error(op, "expects one index operand per dynamic dimension");
   return true;
 }
 
@@ -103,6 +164,8 @@ bool flow_verify_store(kiln_op *op) {
     return kiln_op_emit_error(op, "expects a writable !flow.dispatch.tensor target");
   if (val->kind != KILN_TYPE_TENSOR || !wraps(dst, val))
     return kiln_op_emit_error(op, "stored value type must be the tensor type the target wraps");
+  if (!index_operands(op, 2) || op->num_operands - 2 != ir_count_dynamic_dims(val))
+    return kiln_op_emit_error(op, "expects one index operand per dynamic dimension");
   return true;
 }
 
@@ -112,8 +175,10 @@ bool flow_verify_reshape(kiln_op *op) {
       (s->elem != r->elem && kiln_type_bitwidth(s->elem) != kiln_type_bitwidth(r->elem)))
     /* A view may reinterpret elements of one bit width (tensor.bitcast). */
     return kiln_op_emit_error(op, "expects ranked tensors of one element type or one bit width");
+  if (!index_operands(op, 1) || op->num_operands - 1 != ir_count_dynamic_dims(r))
+    return kiln_op_emit_error(op, "expects one index operand per dynamic result dimension");
   int64_t a = kiln_type_num_elements(s), b = kiln_type_num_elements(r);
-  if (a < 0 || b < 0 || a != b)
-    return kiln_op_emit_error(op, "expects static shapes with equal element counts");
+  if (a >= 0 && b >= 0 && a != b)
+    return kiln_op_emit_error(op, "expects equal element counts");
   return true;
 }

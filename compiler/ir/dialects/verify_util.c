@@ -13,18 +13,15 @@ bool ir_type_error(const kiln_op *op, const char *what, const kiln_type *t) {
   return false;
 }
 
-uint32_t ir_count_dynamic(const kiln_attr *a) {
+uint32_t kiln_attr_num_dynamic(const kiln_attr *a) {
   uint32_t n = 0;
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY) return 0;
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || !a->type || a->type->kind != KILN_TYPE_INTEGER ||
+      a->type->width != 64)
+    return 0;
   for (uint32_t i = 0; i < a->count; i++) n += ((const int64_t *)a->data)[i] == KILN_DYNAMIC;
   return n;
 }
 
-uint32_t ir_count_dynamic_dims(const kiln_type *t) {
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < t->rank; i++) n += t->shape[i] == KILN_DYNAMIC;
-  return n;
-}
 
 bool ir_operands_are_index(kiln_op *op, uint32_t from, uint32_t to) {
   for (uint32_t i = from; i < to; i++)

@@ -40,6 +40,7 @@ static const char *const imports[][2] = {
     {"hal.device.wait", "_"},
     {"hal.command_buffer.copy", "rrIrII_"},
     {"hal.command_buffer.fill", "rrIIi_"},
+    {"hal.check.dim_eq", "IiiIii_"},
 };
 
 /* All return one ref, like simple_mul, so one body can serve both. */

@@ -1,8 +1,9 @@
 // RUN: not kiln-opt-flow %s --pass-pipeline=flow 2>&1 | FileCheck %s
-// What still cannot reach a kernel: a value that is neither a static tensor
-// nor a scalar (here a vector argument read inside a generic body) is
-// refused at the dispatch's location, naming the dispatch and the type.
-// CHECK: capture-errors.mlir:[[@LINE+5]]:8: error: dispatch 'v_dispatch_0' captures a value of type vector<4xf32>; only static tensors (and scalars, as rank-0 tensors) can be passed to a kernel
+// What still cannot reach a kernel: a value that is neither a tensor, a
+// scalar nor a host index value (here a vector argument read inside a
+// generic body) is refused at the dispatch's location, naming the dispatch
+// and the type.
+// CHECK: capture-errors.mlir:[[@LINE+5]]:8: error: dispatch 'v_dispatch_0' captures a value of type vector<4xf32>; only tensors, scalars (as rank-0 tensors) and host index values can be passed to a kernel
 // CHECK: pass 'outline-dispatches' failed
 #map = affine_map<(d0) -> (d0)>
 func.func @v(%a: tensor<4xf32>, %v: vector<4xf32>, %s: f32) -> tensor<4xf32> {

@@ -5,9 +5,11 @@
  * calls, ...) or succeed, and never leave invalid IR; on success the
  * stage contracts of compiler/PIPELINE.md are checked on the result:
  *  flow: host signatures are tensors only; host functions hold only flow.dispatch, flow.tensor.reshape,
- *        arith.constant and func.return; each flow.executable holds one
+ *        arith.constant, dimension arithmetic (tensor.dim of arguments,
+ *        index arith), flow.check.dim_eq and func.return; each flow.executable holds one
  *        kernel of its name; each readonly kernel argument is loaded once
- *        and each writeonly one stored once; results alias nothing;
+ *        and each writeonly one stored once, index arguments (push
+ *        constants) last; results alias nothing;
  *  hal:  no tensor type anywhere in kernels or host functions; host
  *        functions carry kiln.signature; no flow op is left.
  * The tests fail if too few files get through, so they cannot pass
@@ -71,6 +73,14 @@ static kiln_walk_result no_tensors(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
+/* Host dimension arithmetic: index results of tensor.dim of an argument
+ * or of integer arith on such values. */
+static bool host_index(const kiln_op *x) {
+  if (x->num_results != 1 || x->results[0].type->kind != KILN_TYPE_INDEX) return false;
+  if (x->kind == KILN_OP_TENSOR_DIM) return !kiln_op_operand(x, 0)->def;
+  return strncmp(x->name, "arith.", 6) == 0;
+}
+
 static void check_flow(const char *file, kiln_op *m) {
   kiln_block *body = kiln_module_body(m);
   for (kiln_op *o = body->first; o; o = o->next) {
@@ -78,7 +88,8 @@ static void check_flow(const char *file, kiln_op *m) {
       kiln_block *b = o->regions[0].first;
       for (kiln_op *x = b ? b->first : NULL; x; x = x->next)
         ck_assert_msg(x->kind == KILN_OP_FLOW_DISPATCH || x->kind == KILN_OP_FLOW_TENSOR_RESHAPE ||
-                          x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN,
+                          x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN ||
+                          x->kind == KILN_OP_FLOW_CHECK_DIM_EQ || host_index(x),
                       "%s: host function @%s holds '%s' after flow", file, kiln_symbol_name(o), x->name);
       /* tensorize-scalars: no scalar in signatures (they are rank-0 tensors) */
       const kiln_attr *ft = kiln_op_get_attr(o, "function_type");
@@ -108,6 +119,10 @@ static void check_flow(const char *file, kiln_op *m) {
       kiln_block *kb = k->regions[0].first;
       for (uint32_t a = 0; a < kb->num_args; a++) {
         const kiln_type *t = kb->args[a]->type;
+        if (t->kind == KILN_TYPE_INDEX) { /* push constants: after every tensor */
+          for (uint32_t b2 = a; b2 < kb->num_args; b2++) ck_assert(kb->args[b2]->type->kind == KILN_TYPE_INDEX);
+          break;
+        }
         ck_assert(t->kind == KILN_TYPE_OPAQUE);
         bool ro = strncmp(t->body, "dispatch.tensor<readonly:", 25) == 0;
         uint32_t loads = 0, stores = 0;

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""e2e for dynamic shapes: one module per program, run at several shapes.
+
+usage: dynamic_cases.py --list
+       dynamic_cases.py CASE KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
+
+Each case is an MLIR program with '?' dims and a list of shapes to run it
+at (including 1, primes and sizes that are not multiples of any tile),
+computed independently with numpy. The program is compiled once; DEVICE
+local-sync or local-task runs it at every shape and compares; DEVICE gpu
+compiles it with --target=cuda:sm_80 --target=cuda:sm_90
+--target=llvm-cpu, checks every PTX payload with ptxas (skipped with the
+reason when ptxas is missing) and runs the SIMT-on-CPU variant of each SM
+(KILN_GPU_SIMT_CPU=1) at every shape against numpy. A case may also list
+bad inputs: the call must fail with the given message (the function, the
+input, the dimension, the relation and the value). Prints 'N passed, N
+failed'; exit 77 when a stage is not built.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
+PTXAS = "/usr/local/cuda/bin/ptxas"
+
+
+def rnd(r, *shape, lo=-1.0, hi=1.0):
+    return r.uniform(lo, hi, shape).astype(np.float32)
+
+
+def d(a):
+    return np.asarray(a, dtype=np.float64)
+
+
+CASES = {}
+
+
+def case(name, rtol=1e-5, atol=1e-5):
+    """fn() -> (mlir text, [gen(r, shape) -> (inputs, outputs)] per shape,
+    [(inputs, message)] bad calls)."""
+    def deco(fn):
+        CASES[name] = (fn, rtol, atol)
+        return fn
+    return deco
+
+
+@case("elementwise")
+def _():
+    t = "tensor<?x?xf32>"
+    src = f"""func.func @f(%a: {t}, %b: {t}) -> {t} {{
+  %m = arith.mulf %a, %b : {t}
+  %s = arith.addf %m, %a : {t}
+  %e = math.exp %b : {t}
+  %r = arith.subf %s, %e : {t}
+  return %r : {t}
+}}"""
+
+    def gen(shape):
+        def g(r):
+            a, b = rnd(r, *shape), rnd(r, *shape)
+            return [a, b], [d(a) * d(b) + d(a) - np.exp(d(b))]
+        return g
+    shapes = [(1, 1), (7, 13), (1, 4099), (97, 31), (300, 64)]
+    bad = [([np.zeros((3, 4), np.float32), np.zeros((5, 4), np.float32)],
+            "input 1 dimension 0 is 5, must equal input 0 dimension 0 (3)"),
+           ([np.zeros((3, 4), np.float32), np.zeros((3, 2), np.float32)],
+            "input 1 dimension 1 is 2, must equal input 0 dimension 1 (4)")]
+    return src, [gen(s) for s in shapes], bad
+
+
+@case("elementwise_static_mix")
+def _():
+    # a dynamic batch against a static inner dim and a broadcast row
+    src = """#row = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%a: tensor<?x5xf32>, %b: tensor<5xf32>) -> tensor<?x5xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x5xf32>
+  %e = tensor.empty(%n) : tensor<?x5xf32>
+  %r = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<?x5xf32>, tensor<5xf32>) outs(%e : tensor<?x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %z = arith.constant 0.0 : f32
+    %p = arith.maximumf %m, %z : f32
+    linalg.yield %p : f32
+  } -> tensor<?x5xf32>
+  return %r : tensor<?x5xf32>
+}"""
+
+    def gen(n):
+        def g(r):
+            a, b = rnd(r, n, 5), rnd(r, 5)
+            return [a, b], [np.maximum(d(a) * d(b), 0)]
+        return g
+    bad = [([np.zeros((3, 4), np.float32), np.zeros((5,), np.float32)],
+            "input 0: expected tensor<?x5xf32>, got tensor<3x4xf32>")]
+    return src, [gen(n) for n in (1, 2, 17, 1031, 8193)], bad
+
+
+# ---- driver --------------------------------------------------------------
+
+class Skip(Exception):
+    pass
+
+
+def sh(cmd, env=None, ok=True):
+    print("$ " + " ".join(a if len(a) < 120 else a[:117] + "..." for a in cmd))
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    sys.stdout.write(r.stdout[-4000:] + r.stderr[-4000:])
+    if r.returncode != 0 and "is not built yet" in r.stderr:
+        raise Skip(r.stderr.strip().splitlines()[-1])
+    if ok and r.returncode != 0:
+        raise AssertionError("%s exited with %d" % (os.path.basename(cmd[0]), r.returncode))
+    return r
+
+
+def run(kr, module, device, ins, nres, work, tag):
+    cmd = [kr, "--module=" + module, "--function=f", "--device=" + device]
+    for i, v in enumerate(ins):
+        p = os.path.join(work, "%s_in%d.npy" % (tag, i))
+        np.save(p, v)
+        cmd.append("--input=@" + p)
+    outs = [os.path.join(work, "%s_out%d.npy" % (tag, j)) for j in range(nres)]
+    for o in outs:
+        if os.path.exists(o):
+            os.remove(o)
+    sh(cmd + ["--output=@" + o for o in outs])
+    return [np.load(o) for o in outs]
+
+
+def compare(got, want, rtol, atol, what):
+    for j, (g, w) in enumerate(zip(got, want)):
+        w = np.asarray(w)
+        if g.shape != w.shape:
+            raise AssertionError("%s result %d: shape %s, expected %s" % (what, j, g.shape, w.shape))
+        err = np.max(np.abs(g.astype(np.float64) - w)) if g.size else 0.0
+        if not np.allclose(g, w, rtol=rtol, atol=atol):
+            raise AssertionError("%s result %d: max abs error %g" % (what, j, err))
+        print("%s result %d %s: max abs error %g" % (what, j, g.shape, err))
+
+
+def check_ptx(kd, module, work):
+    import glob
+    import shutil
+    out = os.path.join(work, "extract")
+    shutil.rmtree(out, ignore_errors=True)
+    sh([kd, module, "--extract=" + out])
+    ptx = sorted(glob.glob(os.path.join(out, "*.ptx")))
+    if len(ptx) < 2:
+        raise AssertionError("expected PTX for sm_80 and sm_90, got %d files" % len(ptx))
+    if not os.path.exists(PTXAS):
+        print("ptxas check skipped: %s is missing (%d PTX files not assembled)" % (PTXAS, len(ptx)))
+        return
+    for p in ptx:
+        sm = "sm_90" if "sm_90" in p else "sm_80"
+        sh([PTXAS, "--gpu-name", sm, p, "-o", os.devnull])
+    print("ptxas: %d PTX files assemble" % len(ptx))
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "--list":
+        print(";".join(CASES))
+        return 0
+    name, kc, kr, kd, work, device = argv[1:7]
+    fn, rtol, atol = CASES[name]
+    os.makedirs(work, exist_ok=True)
+    src_text, gens, bad = fn()
+    src = os.path.join(work, name + ".mlir")
+    with open(src, "w") as f:
+        f.write(src_text + "\n")
+    r = np.random.RandomState(sum(map(ord, name)))
+    sets = [g(r) for g in gens]
+    passed = 0
+    try:
+        if device == "gpu":
+            module = os.path.join(work, name + "_three.kiln")
+            sh([kc, src, "-o", module, "--target=cuda:sm_80", "--target=cuda:sm_90", "--target=llvm-cpu"])
+            check_ptx(kd, module, work)
+            for k, (ins, want) in enumerate(sets):
+                compare(run(kr, module, "local-sync", ins, len(want), work, "cpu%d" % k), want, rtol, atol,
+                        "cpu shape %d" % k)
+            env = dict(os.environ, KILN_GPU_SIMT_CPU="1")
+            for sm in ("sm_80", "sm_90"):
+                simt = os.path.join(work, "%s_simt_%s.kiln" % (name, sm))
+                sh([kc, src, "-o", simt, "--target=cuda:" + sm], env)
+                for k, (ins, want) in enumerate(sets):
+                    got = run(kr, simt, "local-sync", ins, len(want), work, "simt%d" % k)
+                    compare(got, want, max(rtol, 1e-4), max(atol, 1e-4), "SIMT-on-CPU %s shape %d" % (sm, k))
+                    passed += 1
+        else:
+            module = os.path.join(work, name + ".kiln")
+            sh([kc, src, "-o", module])
+            for k, (ins, want) in enumerate(sets):
+                compare(run(kr, module, device, ins, len(want), work, "s%d" % k), want, rtol, atol,
+                        "shape %d" % k)
+                passed += 1
+            for k, (ins, message) in enumerate(bad):
+                cmd = [kr, "--module=" + module, "--function=f", "--device=" + device]
+                for i, v in enumerate(ins):
+                    p = os.path.join(work, "bad%d_in%d.npy" % (k, i))
+                    np.save(p, v)
+                    cmd.append("--input=@" + p)
+                res = sh(cmd, ok=False)
+                if res.returncode == 0 or message not in res.stderr:
+                    raise AssertionError("bad call %d: expected a failure saying '%s'" % (k, message))
+                print("bad call %d refused: %s" % (k, message))
+                passed += 1
+    except Skip as e:
+        print("skipped: %s" % e)
+        return 77
+    except AssertionError as e:
+        print("FAIL: %s" % e)
+        print("%d passed, 1 failed" % passed)
+        return 1
+    print("%d passed, 0 failed" % passed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,45 @@
+// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
+// Dynamic dims through flow: host dims are tensor.dim of arguments (one per
+// argument and dimension); loops that two operand dims bound get a
+// flow.check.dim_eq (the first operand is the reference); each kernel
+// takes the dims it needs as trailing index arguments (push constants),
+// its loads and stores name them; the dispatch carries the workload's and
+// the results' dims; a dynamic collapse_shape is a view whose size the
+// host computes.
+
+// CHECK-LABEL: func.func @ew_dispatch_0(
+// CHECK-SAME: %[[A:.*]]: !flow.dispatch.tensor<readonly:tensor<?x4xf32>>, %[[B:.*]]: !flow.dispatch.tensor<readonly:tensor<?x4xf32>>, %[[R:.*]]: !flow.dispatch.tensor<writeonly:tensor<?x4xf32>>, %[[D0:.*]]: index, %[[D1:.*]]: index)
+// CHECK: "flow.dispatch.tensor.load"(%[[A]], %[[D0]])
+// CHECK: "flow.dispatch.tensor.load"(%[[B]], %[[D1]])
+// CHECK: tensor.empty(%[[D0]]) : tensor<?x4xf32>
+// CHECK: "flow.dispatch.tensor.store"(%{{.*}}, %[[R]], %[[D0]])
+// CHECK-LABEL: func.func @ew(
+// CHECK: %[[N1:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x4xf32>
+// CHECK: %[[N0:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x4xf32>
+// CHECK: "flow.check.dim_eq"(%[[N1]], %[[N0]]) : (index, index) -> ()
+// CHECK: "flow.dispatch"(%arg0, %arg1, %[[N0]], %[[N1]]) {entry_point = @ew_dispatch_0::@ew_dispatch_0, result_dims = array<i64: 0>, workload = array<i64: -9223372036854775808, 4>, workload_dims = array<i64: 0>}
+func.func @ew(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %m = arith.mulf %a, %b : tensor<?x4xf32>
+  %s = math.exp %m : tensor<?x4xf32>
+  return %s : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: func.func @mm(
+// CHECK: %[[K1:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x8xf32>
+// CHECK: %[[K0:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x?xf32>
+// CHECK: %[[M:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x?xf32>
+// CHECK: "flow.check.dim_eq"(%[[K1]], %[[K0]])
+// CHECK: %[[C:.*]] = "flow.dispatch"(%arg0, %arg1, %[[M]], %[[K0]], %[[K1]]) {{{.*}}result_dims = array<i64: 0>{{.*}}} : (tensor<?x?xf32>, tensor<?x8xf32>, index, index, index) -> tensor<?x8xf32>
+// CHECK: %[[MN:.*]] = arith.muli %[[M]], %{{.*}} : index
+// CHECK: "flow.tensor.reshape"(%[[C]], %[[MN]]) : (tensor<?x8xf32>, index) -> tensor<?xf32>
+func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x8xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x8xf32>) outs(%z : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %col = tensor.collapse_shape %c [[0, 1]] : tensor<?x8xf32> into tensor<?xf32>
+  %r = math.tanh %col : tensor<?xf32>
+  return %r : tensor<?xf32>
+}
