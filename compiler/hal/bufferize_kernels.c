@@ -32,6 +32,7 @@
  * index, loads of bindings inside loops, ...) fail the pass with an error
  * naming the op and the kernel. */
 #include "hl_internal.h"
+#include "dialects/memref.h"
 
 #include <string.h>
 
@@ -96,28 +97,53 @@ static bool is_linalg_value(bz *z, kiln_value *v) {
           v->def->kind == KILN_OP_SCF_FOR || v->def->kind == KILN_OP_SCF_IF);
 }
 
-static const int64_t *static_list(const kiln_op *op, const char *name, uint32_t n) {
+/* An integer list with '?' entries: st[i] static or KILN_DYNAMIC, then
+ * v[i] its value (NULL for static entries). */
+typedef struct mixed {
+  int64_t st[KILN_MAX_LOOPS];
+  kiln_value *v[KILN_MAX_LOOPS];
+} mixed;
+
+/* Reads static list `name` of op (n entries) whose '?' entries are filled
+ * by operands from *next on (advanced past them). False when malformed. */
+static bool read_mixed(const kiln_op *op, const char *name, uint32_t n, uint32_t *next, mixed *m) {
   const kiln_attr *a = kiln_op_get_attr(op, name);
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return NULL;
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n || n > KILN_MAX_LOOPS) return false;
   const int64_t *v = a->data;
-  for (uint32_t i = 0; i < n; i++)
-    if (v[i] == KILN_DYNAMIC) return NULL;
-  return v;
+  for (uint32_t i = 0; i < n; i++) {
+    m->st[i] = v[i];
+    m->v[i] = NULL;
+    if (v[i] != KILN_DYNAMIC) continue;
+    if (*next >= op->num_operands) return false;
+    m->v[i] = kiln_op_operand(op, (*next)++);
+  }
+  return true;
 }
 
-/* Offsets of a slice op: static entries, KILN_DYNAMIC where operand
- * dyn[k] (from operand `first` on) stands; NULL unless sizes and strides
- * are static and the dynamic operands are exactly the offsets. */
-static const int64_t *slice_offsets(const kiln_op *op, uint32_t rank, uint32_t first, uint32_t *ndyn) {
-  const kiln_attr *a = kiln_op_get_attr(op, "static_offsets");
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != rank) return NULL;
-  if (!static_list(op, "static_sizes", rank) || !static_list(op, "static_strides", rank)) return NULL;
-  const int64_t *v = a->data;
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < rank; i++) n += v[i] == KILN_DYNAMIC;
-  if (op->num_operands != first + n) return NULL;
-  *ndyn = n;
-  return v;
+/* offsets, sizes, strides of a slice op whose dynamic operands start at
+ * `first`; false when malformed. */
+static bool read_slice(const kiln_op *op, uint32_t rank, uint32_t first, mixed *off, mixed *size,
+                       mixed *stride) {
+  uint32_t next = first;
+  return read_mixed(op, "static_offsets", rank, &next, off) && read_mixed(op, "static_sizes", rank, &next, size) &&
+         read_mixed(op, "static_strides", rank, &next, stride) && next == op->num_operands;
+}
+
+static kiln_value *index_const(bz *z, kiln_builder *b, int64_t v) {
+  return kiln_build_constant(b, kiln_attr_int(z->ctx, kiln_type_index(z->ctx), v));
+}
+
+/* Entry i of m as a value. */
+static kiln_value *mixed_value(bz *z, kiln_builder *b, const mixed *m, uint32_t i) {
+  return m->v[i] ? m->v[i] : index_const(z, b, m->st[i]);
+}
+
+/* Dim d of memref m (a constant when static). */
+static kiln_value *mdim(bz *z, kiln_builder *b, kiln_value *m, uint32_t d) {
+  if (m->type->shape[d] != KILN_DYNAMIC) return index_const(z, b, m->type->shape[d]);
+  kiln_value *ops[2] = {m, index_const(z, b, d)};
+  const kiln_type *it = kiln_type_index(z->ctx);
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_DIM, 2, ops, 1, &it, NULL), 0);
 }
 
 /* The pad value of a tensor.pad if it does not depend on the index: a
@@ -133,76 +159,79 @@ static kiln_value *pad_value(kiln_op *pad) {
   return NULL;
 }
 
-/* Can move_op bufferize op (static offsets, sizes, strides, shapes)? */
+/* Can move_op bufferize op? */
 static bool move_supported(kiln_op *op) {
   const kiln_type *rt = op->results[0].type;
-  if (!kiln_type_has_static_shape(rt)) return false;
+  mixed o, sz, st;
   switch (op->kind) {
-  case KILN_OP_TENSOR_EXTRACT_SLICE: {
-    uint32_t nd;
-    const kiln_type *st = kiln_op_operand(op, 0)->type;
-    return kiln_type_has_static_shape(st) && slice_offsets(op, st->rank, 1, &nd);
+  case KILN_OP_TENSOR_EXTRACT_SLICE:
+    return read_slice(op, kiln_op_operand(op, 0)->type->rank, 1, &o, &sz, &st);
+  case KILN_OP_TENSOR_INSERT_SLICE: return read_slice(op, rt->rank, 2, &o, &sz, &st);
+  case KILN_OP_TENSOR_PAD: {
+    uint32_t next = 1;
+    return read_mixed(op, "static_low", rt->rank, &next, &o) && read_mixed(op, "static_high", rt->rank, &next, &sz) &&
+           next == op->num_operands && pad_value(op);
   }
-  case KILN_OP_TENSOR_INSERT_SLICE: {
-    uint32_t nd;
-    return kiln_type_has_static_shape(kiln_op_operand(op, 0)->type) && slice_offsets(op, rt->rank, 2, &nd);
-  }
-  case KILN_OP_TENSOR_PAD:
-    return op->num_operands == 1 && static_list(op, "static_low", rt->rank) && pad_value(op);
   case KILN_OP_TENSOR_CONCAT: {
     const kiln_attr *d = kiln_op_get_attr(op, "dim");
-    if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= (int64_t)rt->rank) return false;
-    for (uint32_t i = 0; i < op->num_operands; i++)
-      if (!kiln_type_has_static_shape(kiln_op_operand(op, i)->type)) return false;
-    return true;
+    return d && d->kind == KILN_ATTR_INTEGER && d->i >= 0 && d->i < (int64_t)rt->rank;
   }
-  case KILN_OP_TENSOR_SPLAT: return op->num_operands == 1;
+  case KILN_OP_TENSOR_SPLAT: return op->num_operands == 1 + kiln_type_num_dynamic_dims(rt);
   case KILN_OP_TENSOR_INSERT: return op->num_operands == 2 + rt->rank;
   case KILN_OP_TENSOR_FROM_ELEMENTS: return (int64_t)op->num_operands == kiln_type_num_elements(rt);
   default: return false;
   }
 }
 
-/* memref.subview of `base` (identity layout, static shape) for the part
- * of shape `part` at offsets/sizes/strides; unit dims not in `part` are
- * dropped as tensor.extract_slice does. */
-static kiln_value *subview(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part,
-                           const int64_t *off, kiln_value *const *dyn, uint32_t ndyn,
-                           const int64_t *size, const int64_t *stride) {
+/* memref.subview of `base` (strided layout) for the part of tensor type
+ * `part` at offsets/sizes/strides; unit dims not in `part` are dropped as
+ * tensor.extract_slice does. */
+static kiln_value *subview(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part, const mixed *off,
+                           const mixed *size, const mixed *stride) {
   const kiln_type *bt = base->type;
-  int64_t rs[KILN_MAX_LOOPS], lin = 0, kept_strides[KILN_MAX_LOOPS], kept_shape[KILN_MAX_LOOPS];
-  int64_t acc = 1;
-  for (uint32_t i = bt->rank; i-- > 0;) rs[i] = acc, acc *= bt->shape[i];
+  int64_t bs[KILN_MAX_LOOPS], boff, kept_strides[KILN_MAX_LOOPS], kept_shape[KILN_MAX_LOOPS];
+  kiln_memref_strides(bt, bs, &boff);
+  int64_t lin = boff;
   uint32_t j = 0;
   for (uint32_t i = 0; i < bt->rank; i++) {
-    if (off[i] == KILN_DYNAMIC || lin == KILN_DYNAMIC) lin = KILN_DYNAMIC;
-    else lin += off[i] * rs[i];
+    if (off->st[i] == KILN_DYNAMIC || bs[i] == KILN_DYNAMIC || lin == KILN_DYNAMIC) lin = KILN_DYNAMIC;
+    else lin += off->st[i] * bs[i];
     uint32_t remaining_sizes = bt->rank - i, remaining_dims = part->rank - j;
-    if (j < part->rank && (remaining_sizes == remaining_dims || size[i] != 1 || part->shape[j] == 1)) {
-      kept_strides[j] = stride[i] * rs[i];
-      kept_shape[j++] = size[i];
+    if (j < part->rank && (remaining_sizes == remaining_dims || size->st[i] != 1 || part->shape[j] == 1)) {
+      kept_strides[j] = stride->st[i] == KILN_DYNAMIC || bs[i] == KILN_DYNAMIC ? KILN_DYNAMIC : stride->st[i] * bs[i];
+      kept_shape[j++] = size->st[i];
     }
   }
   const kiln_type *vt = kiln_type_memref(z->ctx, part->rank, kept_shape, part->elem,
                                          kiln_attr_strided(z->ctx, lin, part->rank, kept_strides), NULL);
-  int64_t seg[4] = {1, ndyn, 0, 0};
-  kiln_value *ops[1 + KILN_MAX_LOOPS];
-  ops[0] = base;
-  for (uint32_t i = 0; i < ndyn && i < KILN_MAX_LOOPS; i++) ops[1 + i] = dyn[i];
+  kiln_value *ops[1 + 3 * KILN_MAX_LOOPS];
+  int64_t seg[4] = {1, 0, 0, 0};
+  uint32_t n = 0;
+  ops[n++] = base;
+  const mixed *lists[3] = {off, size, stride};
+  for (uint32_t l = 0; l < 3; l++)
+    for (uint32_t i = 0; i < bt->rank; i++)
+      if (lists[l]->v[i]) ops[n++] = lists[l]->v[i], seg[1 + l]++;
   kiln_named_attr a[4] = {
       hl_named(z->ctx, "operandSegmentSizes", kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 4, seg, NULL)),
-      hl_named(z->ctx, "static_offsets", kiln_attr_dense_i64_array(z->ctx, bt->rank, off)),
-      hl_named(z->ctx, "static_sizes", kiln_attr_dense_i64_array(z->ctx, bt->rank, size)),
-      hl_named(z->ctx, "static_strides", kiln_attr_dense_i64_array(z->ctx, bt->rank, stride)),
+      hl_named(z->ctx, "static_offsets", kiln_attr_dense_i64_array(z->ctx, bt->rank, off->st)),
+      hl_named(z->ctx, "static_sizes", kiln_attr_dense_i64_array(z->ctx, bt->rank, size->st)),
+      hl_named(z->ctx, "static_strides", kiln_attr_dense_i64_array(z->ctx, bt->rank, stride->st)),
   };
-  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, 1 + ndyn, ops, 1, &vt, kiln_attr_dict(z->ctx, 4, a)), 0);
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, n, ops, 1, &vt, kiln_attr_dict(z->ctx, 4, a)), 0);
 }
 
-/* Subview of base for `part` placed at `off` with unit strides. */
-static kiln_value *window(bz *z, kiln_builder *b, kiln_value *base, const kiln_type *part, const int64_t *off) {
-  int64_t ones[KILN_MAX_LOOPS];
-  for (uint32_t i = 0; i < part->rank; i++) ones[i] = 1;
-  return subview(z, b, base, part, off, NULL, 0, part->shape, ones);
+/* Subview of base holding memref src's shape at `off` with unit strides. */
+static kiln_value *window(bz *z, kiln_builder *b, kiln_value *base, kiln_value *src, const mixed *off) {
+  mixed size, ones;
+  const kiln_type *st = src->type;
+  for (uint32_t i = 0; i < st->rank; i++) {
+    ones.st[i] = 1, ones.v[i] = NULL;
+    size.st[i] = st->shape[i];
+    size.v[i] = st->shape[i] == KILN_DYNAMIC ? mdim(z, b, src, i) : NULL;
+  }
+  const kiln_type *part = kiln_type_tensor(z->ctx, st->rank, st->shape, st->elem, NULL);
+  return subview(z, b, base, part, off, &size, &ones);
 }
 
 static void fill(bz *z, kiln_builder *b, kiln_value *scalar, kiln_value *dst) {
@@ -476,24 +505,16 @@ static void move_op(bz *z, kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_TENSOR_EXTRACT_SLICE: {
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
-    uint32_t n = src->type->rank, nd;
-    const int64_t *off = slice_offsets(op, n, 1, &nd);
-    kiln_value *dyn[KILN_MAX_LOOPS];
-    for (uint32_t i = 0; i < nd; i++) dyn[i] = kiln_op_operand(op, 1 + i);
-    kiln_value *sv = subview(z, &b, src, rt, off, dyn, nd, static_list(op, "static_sizes", n),
-                             static_list(op, "static_strides", n));
-    hl_build_copy(&b, sv, dst);
+    mixed off, size, stride;
+    read_slice(op, src->type->rank, 1, &off, &size, &stride);
+    hl_build_copy(&b, subview(z, &b, src, rt, &off, &size, &stride), dst);
     break;
   }
   case KILN_OP_TENSOR_INSERT_SLICE: {
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
-    uint32_t nd;
-    const int64_t *off = slice_offsets(op, rt->rank, 2, &nd);
-    kiln_value *dyn[KILN_MAX_LOOPS];
-    for (uint32_t i = 0; i < nd; i++) dyn[i] = kiln_op_operand(op, 2 + i);
-    kiln_value *sv = subview(z, &b, dst, kiln_op_operand(op, 0)->type, off, dyn, nd,
-                             static_list(op, "static_sizes", rt->rank), static_list(op, "static_strides", rt->rank));
-    hl_build_copy(&b, src, sv);
+    mixed off, size, stride;
+    read_slice(op, rt->rank, 2, &off, &size, &stride);
+    hl_build_copy(&b, src, subview(z, &b, dst, kiln_op_operand(op, 0)->type, &off, &size, &stride));
     break;
   }
   case KILN_OP_TENSOR_PAD: {
@@ -502,15 +523,28 @@ static void move_op(bz *z, kiln_op *op) {
       v = kiln_build_constant(&b, kiln_op_get_attr(v->def, "value"));
     fill(z, &b, v, dst);
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
-    hl_build_copy(&b, src, window(z, &b, dst, kiln_op_operand(op, 0)->type, static_list(op, "static_low", rt->rank)));
+    mixed lo;
+    uint32_t next = 1;
+    read_mixed(op, "static_low", rt->rank, &next, &lo);
+    hl_build_copy(&b, src, window(z, &b, dst, src, &lo));
     break;
   }
   case KILN_OP_TENSOR_CONCAT: {
-    int64_t d = kiln_op_get_attr(op, "dim")->i, off[KILN_MAX_LOOPS] = {0};
+    int64_t d = kiln_op_get_attr(op, "dim")->i;
+    mixed off;
+    for (uint32_t i = 0; i < rt->rank; i++) off.st[i] = 0, off.v[i] = NULL;
     for (uint32_t i = 0; i < op->num_operands; i++) {
-      kiln_value *x = kiln_op_operand(op, i);
-      hl_build_copy(&b, memref_of(z, x, op->loc), window(z, &b, dst, x->type, off));
-      off[d] += x->type->shape[d];
+      kiln_value *x = memref_of(z, kiln_op_operand(op, i), op->loc);
+      hl_build_copy(&b, x, window(z, &b, dst, x, &off));
+      /* the next piece starts where this one ends */
+      if (off.st[d] != KILN_DYNAMIC && x->type->shape[d] != KILN_DYNAMIC) {
+        off.st[d] += x->type->shape[d];
+        continue;
+      }
+      kiln_value *ops[2] = {mixed_value(z, &b, &off, (uint32_t)d), mdim(z, &b, x, (uint32_t)d)};
+      const kiln_type *it = kiln_type_index(z->ctx);
+      off.v[d] = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_ADDI, 2, ops, 1, &it, NULL), 0);
+      off.st[d] = KILN_DYNAMIC;
     }
     break;
   }

@@ -101,6 +101,187 @@ func.func @f(%a: tensor<?x5xf32>, %b: tensor<5xf32>) -> tensor<?x5xf32> {
     return src, [gen(n) for n in (1, 2, 17, 1031, 8193)], bad
 
 
+@case("matmul", rtol=1e-4, atol=1e-4)
+def _():
+    t = "tensor<?x?xf32>"
+    src = f"""func.func @f(%a: {t}, %b: {t}) -> {t} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : {t}
+  %n = tensor.dim %b, %c1 : {t}
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%m, %n) : {t}
+  %z = linalg.fill ins(%zero : f32) outs(%e : {t}) -> {t}
+  %c = linalg.matmul ins(%a, %b : {t}, {t}) outs(%z : {t}) -> {t}
+  return %c : {t}
+}}"""
+
+    def gen(m, k, n):
+        def g(r):
+            a, b = rnd(r, m, k), rnd(r, k, n)
+            return [a, b], [d(a) @ d(b)]
+        return g
+    shapes = [(1, 1, 1), (1, 37, 5), (17, 33, 9), (64, 64, 64), (70, 45, 131), (130, 200, 67)]
+    bad = [([np.zeros((3, 4), np.float32), np.zeros((5, 2), np.float32)],
+            "input 1 dimension 0 is 5, must equal input 0 dimension 1 (4)")]
+    return src, [gen(*s) for s in shapes], bad
+
+
+@case("batch_matmul_bias", rtol=1e-4, atol=1e-4)
+def _():
+    src = """#bias = affine_map<(d0, d1, d2) -> (d2)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @f(%a: tensor<?x?x16xf32>, %b: tensor<?x16x24xf32>, %bias: tensor<24xf32>) -> tensor<?x?x24xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bt = tensor.dim %a, %c0 : tensor<?x?x16xf32>
+  %m = tensor.dim %a, %c1 : tensor<?x?x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%bt, %m) : tensor<?x?x24xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?x24xf32>) -> tensor<?x?x24xf32>
+  %c = linalg.batch_matmul ins(%a, %b : tensor<?x?x16xf32>, tensor<?x16x24xf32>) outs(%z : tensor<?x?x24xf32>) -> tensor<?x?x24xf32>
+  %r = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c, %bias : tensor<?x?x24xf32>, tensor<24xf32>) outs(%e : tensor<?x?x24xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    %zz = arith.constant 0.0 : f32
+    %p = arith.maximumf %s, %zz : f32
+    linalg.yield %p : f32
+  } -> tensor<?x?x24xf32>
+  return %r : tensor<?x?x24xf32>
+}"""
+
+    def gen(bt, m):
+        def g(r):
+            a, b, bias = rnd(r, bt, m, 16), rnd(r, bt, 16, 24), rnd(r, 24)
+            return [a, b, bias], [np.maximum(d(a) @ d(b) + d(bias), 0)]
+        return g
+    bad = [([np.zeros((2, 3, 16), np.float32), np.zeros((3, 16, 24), np.float32), np.zeros(24, np.float32)],
+            "input 1 dimension 0 is 3, must equal input 0 dimension 0 (2)")]
+    return src, [gen(*s) for s in [(1, 1), (2, 7), (3, 64), (5, 131)]], bad
+
+
+@case("reductions", rtol=1e-4, atol=1e-4)
+def _():
+    src = """#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @f(%a: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %er = tensor.empty(%m) : tensor<?xf32>
+  %zr = linalg.fill ins(%zero : f32) outs(%er : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<?x?xf32>) outs(%zr : tensor<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  %ec = tensor.empty(%n) : tensor<?xf32>
+  %zc = linalg.fill ins(%ninf : f32) outs(%ec : tensor<?xf32>) -> tensor<?xf32>
+  %mx = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%a : tensor<?x?xf32>) outs(%zc : tensor<?xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.maximumf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %sum, %mx : tensor<?xf32>, tensor<?xf32>
+}"""
+
+    def gen(m, n):
+        def g(r):
+            a = rnd(r, m, n)
+            return [a], [d(a).sum(axis=1), d(a).max(axis=0)]
+        return g
+    return src, [gen(*s) for s in [(1, 1), (1, 1000), (7, 3), (97, 257), (513, 31)]], []
+
+
+@case("softmax", rtol=1e-4, atol=1e-5)
+def _():
+    t = "tensor<?x?xf32>"
+    src = f"""func.func @f(%a: {t}) -> {t} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %a, %c0 : {t}
+  %n = tensor.dim %a, %c1 : {t}
+  %e = tensor.empty(%m, %n) : {t}
+  %s = linalg.softmax dimension(1) ins(%a : {t}) outs(%e : {t}) -> {t}
+  return %s : {t}
+}}"""
+
+    def gen(m, n):
+        def g(r):
+            a = rnd(r, m, n, lo=-4, hi=4)
+            x = np.exp(d(a) - d(a).max(axis=1, keepdims=True))
+            return [a], [x / x.sum(axis=1, keepdims=True)]
+        return g
+    return src, [gen(*s) for s in [(1, 1), (1, 7), (5, 128), (31, 1000), (300, 17)]], []
+
+
+@case("reshape_slice_chain")
+def _():
+    # a dynamic batch sliced, flattened, expanded back and padded
+    src = """func.func @f(%a: tensor<?x6x4xf32>) -> (tensor<?x3x4xf32>, tensor<?x12xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x6x4xf32>
+  %s = tensor.extract_slice %a[0, 2, 0] [%n, 3, 4] [1, 1, 1] : tensor<?x6x4xf32> to tensor<?x3x4xf32>
+  %e = math.exp %s : tensor<?x3x4xf32>
+  %f = tensor.collapse_shape %e [[0], [1, 2]] : tensor<?x3x4xf32> into tensor<?x12xf32>
+  %g = arith.addf %f, %f : tensor<?x12xf32>
+  return %e, %g : tensor<?x3x4xf32>, tensor<?x12xf32>
+}"""
+
+    def gen(n):
+        def g(r):
+            a = rnd(r, n, 6, 4)
+            e = np.exp(d(a)[:, 2:5, :])
+            return [a], [e, (2 * e).reshape(n, 12)]
+        return g
+    return src, [gen(n) for n in (1, 2, 11, 1000)], []
+
+
+@case("conv_nchw", rtol=1e-4, atol=1e-4)
+def _():
+    src = """func.func @f(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<?x8x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3x?x?xf32>
+  %h = tensor.dim %x, %c2 : tensor<?x3x?x?xf32>
+  %wd = tensor.dim %x, %c3 : tensor<?x3x?x?xf32>
+  %c1 = arith.constant 1 : index
+  %c2i = arith.constant 2 : index
+  %oh0 = arith.subi %h, %c2i : index
+  %ow0 = arith.subi %wd, %c2i : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%n, %oh0, %ow0) : tensor<?x8x?x?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x3x?x?xf32>, tensor<8x3x3x3xf32>) outs(%z : tensor<?x8x?x?xf32>) -> tensor<?x8x?x?xf32>
+  return %c : tensor<?x8x?x?xf32>
+}"""
+
+    def conv(x, w):
+        n, c, h, wd = x.shape
+        f = w.shape[0]
+        out = np.zeros((n, f, h - 2, wd - 2))
+        for i in range(3):
+            for j in range(3):
+                out += np.einsum("nchw,fc->nfhw", x[:, :, i:i + h - 2, j:j + wd - 2], w[:, :, i, j])
+        return out
+
+    def gen(n, h, wd):
+        def g(r):
+            x, w = rnd(r, n, 3, h, wd), rnd(r, 8, 3, 3, 3)
+            return [x, w], [conv(d(x), d(w))]
+        return g
+    return src, [gen(*s) for s in [(1, 3, 3), (1, 9, 7), (2, 17, 13), (3, 32, 33)]], []
+
+
 # ---- driver --------------------------------------------------------------
 
 class Skip(Exception):
