@@ -78,7 +78,7 @@ static kiln_status_t local_buffer_read(kiln_device_t *device,
   return NULL;
 }
 
-/* The requirement string kiln_cpu_can_run takes ("x86_64+avx2+fma") from
+/* The requirement string kiln_cpu_parse takes ("x86_64+avx2+fma") from
  * a variant's arch and LLVM feature list ("+avx2,+fma"; '-' entries only
  * disable and require nothing). False when it does not fit. */
 static bool variant_spec(const krt_variant_t *v, char *buf, size_t size) {
@@ -105,12 +105,14 @@ static int pick_variant(const local_device_t *d, const krt_executable_t *exe) {
   int best = -1, best_score = -1;
   for (uint32_t i = 0; i < exe->variant_count; ++i) {
     const krt_variant_t *v = &exe->variants[i];
-    char spec[256], msg[256];
+    char spec[256];
     kiln_cpu_info_t req;
     if (v->format != kiln_fb_PayloadFormat_ELF || !variant_spec(v, spec, sizeof spec))
       continue;
-    if (kiln_cpu_can_run(&d->host, spec, msg, sizeof msg) != KILN_CPU_OK ||
-        kiln_cpu_parse(spec, &req, msg, sizeof msg) != KILN_CPU_OK)
+    /* One parse, no messages: this runs for every executable at prepare
+     * (kiln_cpu_can_run would parse again and describe the host). */
+    if (kiln_cpu_parse(spec, &req, NULL, 0) != KILN_CPU_OK ||
+        req.arch != d->host.arch || (req.features & ~d->host.features))
       continue;
     const int score = __builtin_popcountll(req.features);
     if (score > best_score) {

@@ -67,8 +67,9 @@ const char *kiln_cpu_feature_name(kiln_cpu_feature_t f) {
   return (unsigned)f < KILN_CPU_FEATURE_COUNT ? pool_at(names, f) : NULL;
 }
 
+/* s[0..n) is exactly `word` (nonempty). */
 static int word_is(const char *s, size_t n, const char *word) {
-  return word[0] && strlen(word) == n && memcmp(s, word, n) == 0;
+  return word[0] && strncmp(word, s, n) == 0 && word[n] == 0;
 }
 
 int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
@@ -89,12 +90,16 @@ int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
     p++;
     size_t len = strcspn(p, "+");
     int found = 0;
+    /* Walks both pools in step (pool_at per entry would be quadratic). */
+    const char *name = names, *alias = aliases;
     for (unsigned f = 0; f < KILN_CPU_FEATURE_COUNT && !found; f++) {
-      if (arch_of(f) == out->arch && (word_is(p, len, pool_at(names, f)) ||
-                                      word_is(p, len, pool_at(aliases, f)))) {
+      if (arch_of(f) == out->arch &&
+          (word_is(p, len, name) || word_is(p, len, alias))) {
         out->features |= 1ull << f;
         found = 1;
       }
+      name += strlen(name) + 1;
+      alias += strlen(alias) + 1;
     }
     if (!found)
       return fail(msg, msg_cap, KILN_CPU_ERR_INVALID,
