@@ -363,7 +363,7 @@ bool kiln_module_segment_check_hash(const kiln_module_view_t *view,
   if (kiln_fb_Segment_compression(s) != kiln_fb_Compression_None)
     return kmv_fail(err, "segments[%" PRIu32 "]: compressed; its hash can "
                     "only be checked after decompression", index);
-  uint64_t h = kiln_module_hash(data, size);
+  uint64_t h = kiln_module_segment_hash(view, data, size);
   if (h != kiln_fb_Segment_content_hash(s))
     return kmv_fail(err, "segments[%" PRIu32 "]: content hash %016" PRIx64
                     " does not match the recorded %016" PRIx64, index, h,

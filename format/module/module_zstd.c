@@ -72,7 +72,7 @@ bool kiln_module_segment_read(const kiln_module_view_t *view, uint32_t index,
       return false;
     }
   }
-  uint64_t h = kiln_module_hash(dst, dst_size);
+  uint64_t h = kiln_module_segment_hash(view, dst, dst_size);
   if (h != kiln_fb_Segment_content_hash(s)) {
     snprintf(err->message, sizeof err->message, "segments[%" PRIu32 "]: "
              "content hash %016" PRIx64 " does not match the recorded %016"

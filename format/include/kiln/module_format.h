@@ -20,8 +20,9 @@
 #include "kiln/fb_reader.h"
 
 /* The version this builder writes, and the oldest one readers accept
- * (version 2 added ExecutableVariant.exports; kiln_module.fbs lists them). */
-#define KILN_MODULE_FORMAT_VERSION 2u
+ * (version 2 added ExecutableVariant.exports, version 3 changed the
+ * segments' content hash; kiln_module.fbs lists them). */
+#define KILN_MODULE_FORMAT_VERSION 3u
 #define KILN_MODULE_FORMAT_VERSION_MIN 1u
 #define KILN_MODULE_FILE_IDENTIFIER "KILN"
 /* Every segment starts at a multiple of this file offset... */
@@ -200,8 +201,15 @@ const uint8_t *kiln_module_function_bytecode(const kiln_module_view_t *view,
 int64_t kiln_module_find_function(const kiln_module_view_t *view,
                                   const char *name, size_t len);
 
-/* FNV-1a 64 of data[0..size): the segments' content hash. */
+/* The segments' content hash this builder records: kiln-hash-64 of
+ * data[0..size) (module_hash.c specifies it). */
 uint64_t kiln_module_hash(const void *data, uint64_t size);
+/* FNV-1a 64: the content hash of format versions 1 and 2. */
+uint64_t kiln_module_hash_fnv1a(const void *data, uint64_t size);
+/* The content hash of data[0..size) as the view's format version records
+ * it. */
+uint64_t kiln_module_segment_hash(const kiln_module_view_t *view,
+                                  const void *data, uint64_t size);
 
 /* Checks an uncompressed segment's bytes against its content hash (this
  * reads the whole segment, so view_open leaves it to the caller). */

@@ -222,7 +222,7 @@ for edit, want in (
 fl['format_version'] = 7
 future, _ = author(fl, original, first, 'future')
 p = run(args.dump, future, ok=False)
-check(p.returncode == 1 and 'format version 7' in p.stderr and 'reads versions 1 to 2' in p.stderr,
+check(p.returncode == 1 and 'format version 7' in p.stderr and 'reads versions 1 to 3' in p.stderr,
       f'future version: rc={p.returncode} stderr={p.stderr!r}')
 del fl['format_version']
 missing, _ = author(fl, original, first, 'noversion')
@@ -236,7 +236,7 @@ for v in fl['executables'][0]['variants']:
 old_module, _ = author(fl, original, first, 'version1')
 check(dump(old_module, '--json')['format_version'] == 1, 'version 1: read')
 # A dangling segment index is refused, naming the field.
-fl['format_version'] = 2
+fl['format_version'] = 3
 fl['rodata'][0]['segment'] = 99
 bad, _ = author(fl, original, first, 'badseg')
 p = run(args.dump, bad, ok=False)

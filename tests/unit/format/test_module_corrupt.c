@@ -160,8 +160,8 @@ START_TEST(test_named_errors) {
   expect_error(b, 5, "not a Kiln module: 5 bytes is too short");
 
   RESET();
-  put32(b, field_pos(&m, r.p, 0), 3);
-  expect_error(b, sample_size, "module format version 3 is not supported: this reader reads versions 1 to 2");
+  put32(b, field_pos(&m, r.p, 0), 4);
+  expect_error(b, sample_size, "module format version 4 is not supported: this reader reads versions 1 to 3");
   put32(b, field_pos(&m, r.p, 0), 0);
   expect_error(b, sample_size, "module format version 0 (field missing) is not supported");
   /* Version 1 (before launch metadata) is still read. */
@@ -309,6 +309,50 @@ START_TEST(test_named_errors) {
 }
 END_TEST
 
+/* kiln-hash-64 against answers from an independent implementation of the
+ * specification in module_hash.c (Python, big integers), covering the
+ * empty input, partial blocks, whole blocks and a tail; and the
+ * content hash follows the format version: versions 1-2 recorded FNV-1a. */
+START_TEST(test_content_hash_versions) {
+  static const struct { size_t n; uint64_t h; } known[] = {
+      {0, 0x19f9f3f34fd9549eull}, {1, 0xf00fb32f44933951ull},
+      {8, 0x897429e978bef663ull}, {33, 0xe46ad8a2bf146843ull}};
+  uint8_t bytes[1027];
+  for (size_t i = 0; i < 1024; ++i) bytes[i] = (uint8_t)i;
+  memcpy(bytes + 1024, "xyz", 3);
+  const uint8_t a[1] = {'a'}, a8[8] = {'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'};
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k) {
+    const uint8_t *d = known[k].n == 1 ? a : known[k].n == 8 ? a8 : bytes;
+    ck_assert_uint_eq(kiln_module_hash(d, known[k].n), known[k].h);
+  }
+  ck_assert_uint_eq(kiln_module_hash(bytes, 1027), 0xac99dd9be77dc4f6ull);
+  ck_assert_uint_eq(kiln_module_hash_fnv1a("a", 1), 0xaf63dc4c8601ec8cull);
+
+  make_sample(false);
+  uint8_t *b = malloc(sample_size);
+  memcpy(b, sample, sample_size);
+  kiln_module_view_t m;
+  kiln_format_error_t err;
+  ck_assert(kiln_module_view_open(&m, b, sample_size, &err));
+  ck_assert_uint_eq(kiln_fb_Module_format_version(m.root), 3);
+  kiln_fb_Segment_t s0 = kiln_fb_Module_segments_at(m.root, 0);
+  uint64_t size;
+  const uint8_t *data = kiln_module_segment_data(&m, 0, &size);
+  ck_assert(kiln_module_segment_check_hash(&m, 0, &err));
+  /* As version 2 the recorded kiln-hash-64 no longer matches... */
+  put32(b, field_pos(&m, m.root.p, 0), 2);
+  ck_assert(!kiln_module_segment_check_hash(&m, 0, &err));
+  /* ...and FNV-1a does. */
+  const uint64_t fnv = kiln_module_hash_fnv1a(data, size);
+  memcpy(b + field_pos(&m, s0.p, 5), &fnv, 8);
+  ck_assert_msg(kiln_module_segment_check_hash(&m, 0, &err), "%s", err.message);
+  put32(b, field_pos(&m, m.root.p, 0), 3);
+  ck_assert(!kiln_module_segment_check_hash(&m, 0, &err));
+  free(b);
+  free(sample);
+}
+END_TEST
+
 /* Shared subobjects: 2000 functions all pointing at one table whose
  * inputs vector lists one TensorType 2000 times would cost 4 million
  * visits from a few kilobytes; the verifier's object budget refuses it. */
@@ -351,6 +395,7 @@ int main(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_named_errors);
   tcase_add_test(tc, test_shared_subobjects_refused);
+  tcase_add_test(tc, test_content_hash_versions);
   tcase_add_test(tc, test_every_truncation);
   tcase_add_test(tc, test_random_bytes);
   tcase_add_test(tc, test_random_words);
