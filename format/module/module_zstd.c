@@ -33,9 +33,25 @@ bool kiln_module_zstd_compress(const void *src, size_t size, int level,
   return true;
 }
 
+kiln_module_zstd_ctx_t *kiln_module_zstd_ctx_create(void) {
+  return (kiln_module_zstd_ctx_t *)ZSTD_createDCtx();
+}
+
+void kiln_module_zstd_ctx_free(kiln_module_zstd_ctx_t *ctx) {
+  ZSTD_freeDCtx((ZSTD_DCtx *)ctx);
+}
+
 bool kiln_module_segment_read(const kiln_module_view_t *view, uint32_t index,
                               void *dst, uint64_t dst_size,
                               kiln_format_error_t *err) {
+  return kiln_module_segment_read_with(view, index, dst, dst_size, NULL, err);
+}
+
+bool kiln_module_segment_read_with(const kiln_module_view_t *view,
+                                   uint32_t index, void *dst,
+                                   uint64_t dst_size,
+                                   kiln_module_zstd_ctx_t *ctx,
+                                   kiln_format_error_t *err) {
   uint64_t size;
   const uint8_t *src = kiln_module_segment_data(view, index, &size);
   if (!src) {
@@ -64,7 +80,9 @@ bool kiln_module_segment_read(const kiln_module_view_t *view, uint32_t index,
                want);
       return false;
     }
-    size_t n = ZSTD_decompress(dst, dst_size, src, size);
+    size_t n = ctx ? ZSTD_decompressDCtx((ZSTD_DCtx *)ctx, dst, dst_size, src,
+                                         size)
+                   : ZSTD_decompress(dst, dst_size, src, size);
     if (ZSTD_isError(n) || n != want) {
       snprintf(err->message, sizeof err->message, "segments[%" PRIu32 "]: "
                "zstd decompression failed: %s", index,

@@ -68,7 +68,11 @@ kiln_status_t krt_segment_bytes(kiln_module_t *m, uint32_t segment,
                       "out of memory decompressing segment %u (%llu bytes)",
                       segment, (unsigned long long)full);
   kiln_format_error_t err;
-  if (!kiln_module_segment_read(&m->view, segment, buf, full, &err)) {
+  /* One context for all the segments read in a row (NULL on failure:
+   * each read then makes its own). */
+  if (!m->zstd) m->zstd = kiln_module_zstd_ctx_create();
+  if (!kiln_module_segment_read_with(&m->view, segment, buf, full, m->zstd,
+                                     &err)) {
     krt_free(A, buf);
     return corrupt(m, "%s", err.message);
   }
@@ -495,6 +499,16 @@ static kiln_status_t cache_create(kiln_module_t *m, kiln_device_t *device,
   return NULL;
 }
 
+/* Frees the decompression context once a batch of reads is done. */
+static void segment_reads_done(kiln_module_t *m) {
+#ifdef KILN_WITH_ZSTD
+  kiln_module_zstd_ctx_free(m->zstd);
+  m->zstd = NULL;
+#else
+  (void)m;
+#endif
+}
+
 kiln_status_t krt_module_device_cache(kiln_module_t *m, kiln_device_t *device,
                                       krt_device_cache_t **out) {
   pthread_mutex_lock(&m->cache_lock);
@@ -503,6 +517,7 @@ kiln_status_t krt_module_device_cache(kiln_module_t *m, kiln_device_t *device,
   kiln_status_t s = NULL;
   if (!c) {
     s = cache_create(m, device, &c);
+    segment_reads_done(m);
     if (!s) {
       kiln_device_retain(device);
       c->next = m->caches;
@@ -516,16 +531,20 @@ kiln_status_t krt_module_device_cache(kiln_module_t *m, kiln_device_t *device,
 }
 
 kiln_status_t kiln_module_check_hashes(kiln_module_t *m) {
-  for (uint32_t i = 0; i < kiln_fb_Module_segments_count(m->view.root); ++i) {
+  kiln_status_t s = NULL;
+  pthread_mutex_lock(&m->cache_lock);
+  for (uint32_t i = 0;
+       !s && i < kiln_fb_Module_segments_count(m->view.root); ++i) {
     const uint8_t *bytes;
     uint64_t size;
     void *owned;
     /* krt_segment_bytes checks the hash (after decompressing). */
-    kiln_status_t s = krt_segment_bytes(m, i, &bytes, &size, &owned);
+    s = krt_segment_bytes(m, i, &bytes, &size, &owned);
     krt_free(A, owned);
-    if (s) return s;
   }
-  return NULL;
+  segment_reads_done(m);
+  pthread_mutex_unlock(&m->cache_lock);
+  return s;
 }
 
 kiln_status_t kiln_module_prepare(kiln_module_t *module,

@@ -189,6 +189,8 @@ struct kiln_module {
   uint32_t max_frame_bytes; /* largest register file of any function */
   pthread_mutex_t cache_lock;
   krt_device_cache_t *caches;
+  void *zstd; /* decompression context while segments are read (zstd
+                 builds), under cache_lock */
 };
 
 /* The cache entry of device, loading every executable on first use. */
@@ -197,7 +199,7 @@ kiln_status_t krt_module_device_cache(kiln_module_t *module,
                                       krt_device_cache_t **out);
 
 /* Stored bytes of a segment, decompressed into allocator memory when
- * compressed (*owned set; free with krt_free). */
+ * compressed (*owned set; free with krt_free). Hold module->cache_lock. */
 kiln_status_t krt_segment_bytes(kiln_module_t *module, uint32_t segment,
                                 const uint8_t **out, uint64_t *out_size,
                                 void **owned);

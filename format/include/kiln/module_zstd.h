@@ -22,4 +22,18 @@ bool kiln_module_segment_read(const kiln_module_view_t *view, uint32_t index,
                               void *dst, uint64_t dst_size,
                               kiln_format_error_t *err);
 
+/* A decompression context for reading many segments: setting one up costs
+ * about as much as decompressing a small kernel, so a reader of many
+ * segments makes one (NULL when out of memory) and passes it to
+ * kiln_module_segment_read_with; one thread at a time. */
+typedef struct kiln_module_zstd_ctx kiln_module_zstd_ctx_t;
+kiln_module_zstd_ctx_t *kiln_module_zstd_ctx_create(void);
+void kiln_module_zstd_ctx_free(kiln_module_zstd_ctx_t *ctx); /* NULL-safe */
+/* kiln_module_segment_read with ctx (NULL: a context for this call). */
+bool kiln_module_segment_read_with(const kiln_module_view_t *view,
+                                   uint32_t index, void *dst,
+                                   uint64_t dst_size,
+                                   kiln_module_zstd_ctx_t *ctx,
+                                   kiln_format_error_t *err);
+
 #endif /* KILN_MODULE_ZSTD_H */
