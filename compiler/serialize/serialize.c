@@ -421,7 +421,8 @@ static kiln_error *sz_collect(sz *z, kiln_op *module, kiln_session *session) {
   kiln_module_builder_set_producer(z->b, SZ_COMPILER_VERSION, session->flag_count,
                                    (const char *const *)session->flags);
   kiln_module_builder_set_bytecode_version(z->b, KILN_VM_BYTECODE_VERSION);
-  kiln_module_builder_set_compression(z->b, KILN_MODULE_COMPRESS_AUTO);
+  /* CPU kernels stay mappable: preparing them then decompresses nothing. */
+  kiln_module_builder_set_compression(z->b, KILN_MODULE_COMPRESS_PTX);
   kiln_block *body = kiln_module_body(module);
   uint32_t nfuncs = 0;
   for (kiln_op *op = body->first; op && !err; op = op->next) {

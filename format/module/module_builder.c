@@ -102,6 +102,7 @@ typedef struct kmb_executable {
 
 typedef struct kmb_segment {
   uint8_t kind;
+  uint8_t format;      /* executables: kiln_fb_PayloadFormat_t */
   bool borrowed;       /* data belongs to the caller */
   const uint8_t *data; /* the original bytes */
   uint64_t size, hash;
@@ -534,6 +535,7 @@ uint32_t kiln_module_builder_add_executable(
     uint32_t segment = kmb_add_segment(b, kiln_fb_SegmentKind_Executable,
                                        v->payload, v->payload_size, false);
     if (b->error[0]) return index;
+    b->segments[segment].format = (uint8_t)v->format;
     kmb_variant *o = &e->variants[e->variant_count++];
     o->name = kmb_strdup(b, v->name);
     o->target = kmb_strdup(b, v->target);
@@ -775,9 +777,13 @@ static bool kmb_pack_segments(kiln_module_builder_t *b) {
     s->packed = NULL;
     s->compression = kiln_fb_Compression_None;
     s->stored_size = s->size;
+    const bool automatic = b->compression == KILN_MODULE_COMPRESS_AUTO ||
+                           b->compression == KILN_MODULE_COMPRESS_PTX;
     if (s->kind != kiln_fb_SegmentKind_Executable ||
         b->compression == KILN_MODULE_COMPRESS_NEVER ||
-        (b->compression == KILN_MODULE_COMPRESS_AUTO && s->size < 512))
+        (b->compression == KILN_MODULE_COMPRESS_PTX &&
+         s->format != kiln_fb_PayloadFormat_PTX) ||
+        (automatic && s->size < 512))
       continue;
     uint8_t *packed;
     size_t packed_size;
@@ -789,8 +795,7 @@ static bool kmb_pack_segments(kiln_module_builder_t *b) {
       kmb_error(b, "segment %" PRIu32 ": %s", i, err.message);
       return false;
     }
-    if (b->compression == KILN_MODULE_COMPRESS_AUTO &&
-        packed_size > s->size - s->size / 8) {
+    if (automatic && packed_size > s->size - s->size / 8) {
       free(packed); /* saves less than an eighth: keep it mappable */
       continue;
     }

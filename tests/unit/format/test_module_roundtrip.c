@@ -27,7 +27,8 @@ typedef struct built {
   uint8_t big[70000];
 } built;
 
-static void build(built *m, kiln_module_compression_t mode) {
+static void build_with(built *m, kiln_module_compression_t mode,
+                       size_t ptx_size) {
   kiln_module_builder_t *b = kiln_module_builder_create();
   ck_assert_ptr_nonnull(b);
   const char *flags[] = {"-O3", "--target=llvm-cpu"};
@@ -59,7 +60,7 @@ static void build(built *m, kiln_module_compression_t mode) {
   ck_assert_uint_eq(kiln_module_builder_add_rodata(b, "empty", NULL, 0, 4), 2);
 
   m->elf = make_payload(20000, 3);
-  m->ptx = make_payload(100, 4);
+  m->ptx = make_payload(ptx_size, 4);
   bool ro[] = {true, false};
   kiln_module_export_desc_t ex[] = {{"e0", {4, 2, 1}, 2, ro, 3},
                                     {"e1", {1, 1, 1}, 0, NULL, 0}};
@@ -69,7 +70,7 @@ static void build(built *m, kiln_module_compression_t mode) {
       {"x86_64", "llvm-cpu", "x86_64", "+avx2", 0, kiln_fb_PayloadFormat_ELF,
        m->elf, 20000, 0, NULL},
       {"sm_80", "cuda", "nvptx64", NULL, 80, kiln_fb_PayloadFormat_PTX, m->ptx,
-       100, 2, launch}};
+       ptx_size, 2, launch}};
   kiln_module_executable_desc_t exe = {"exe", 2, ex, 2, var};
   ck_assert_uint_eq(kiln_module_builder_add_executable(b, &exe), 0);
 
@@ -79,6 +80,10 @@ static void build(built *m, kiln_module_compression_t mode) {
   kiln_module_builder_destroy(b);
   ok = kiln_module_view_open(&m->view, m->data, m->size, &err);
   ck_assert_msg(ok, "open: %s", err.message);
+}
+
+static void build(built *m, kiln_module_compression_t mode) {
+  build_with(m, mode, 100);
 }
 
 static void unbuild(built *m) {
@@ -247,6 +252,26 @@ START_TEST(test_compression_modes) {
   ck_assert_uint_lt(always.size, never.size);
   unbuild(&never);
   unbuild(&always);
+  /* kiln-compile's mode: the compressible 20000-byte ELF stays mappable,
+   * a compressible 20000-byte PTX is compressed. */
+  static built ptx;
+  build_with(&ptx, KILN_MODULE_COMPRESS_PTX, 20000);
+  kiln_fb_Executable_t x = kiln_fb_Module_executables_at(ptx.view.root, 0);
+  kiln_fb_Segment_t elf = kiln_fb_Module_segments_at(
+      ptx.view.root,
+      kiln_fb_ExecutableVariant_segment(kiln_fb_Executable_variants_at(x, 0)));
+  kiln_fb_Segment_t text = kiln_fb_Module_segments_at(
+      ptx.view.root,
+      kiln_fb_ExecutableVariant_segment(kiln_fb_Executable_variants_at(x, 1)));
+  ck_assert_int_eq(kiln_fb_Segment_compression(elf), kiln_fb_Compression_None);
+  ck_assert_int_eq(kiln_fb_Segment_compression(text), kiln_fb_Compression_Zstd);
+  ck_assert_uint_lt(kiln_fb_Segment_size(text), 20000);
+  uint8_t *back = malloc(20000);
+  kiln_format_error_t err;
+  ck_assert_msg(kiln_module_segment_read(&ptx.view, kiln_fb_ExecutableVariant_segment(kiln_fb_Executable_variants_at(x, 1)), back, 20000, &err), "%s", err.message);
+  ck_assert_int_eq(memcmp(back, ptx.ptx, 20000), 0);
+  free(back);
+  unbuild(&ptx);
 }
 END_TEST
 
