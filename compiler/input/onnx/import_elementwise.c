@@ -144,6 +144,31 @@ static bool unary_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   }
   case OI_NOT: r = oi_op2(b, KILN_OP_ARITH_XORI, x, one); break;
   case OI_ISNAN: r = oi_cmpf(b, OI_F_UNO, x, x); break;
+  case OI_ISINF: {
+    kiln_value *pos = oi_cmpf(b, OI_F_OEQ, x, fconst(b, x, INFINITY));
+    kiln_value *neg = oi_cmpf(b, OI_F_OEQ, x, fconst(b, x, -INFINITY));
+    kiln_value *f = oi_scalar(b, pos->type, 0, 0);
+    r = oi_op2(b, KILN_OP_ARITH_ORI, e->alpha != 0 ? pos : f, e->beta != 0 ? neg : f);
+    break;
+  }
+  case OI_ASIN: r = oi_asin(b, x); break;
+  case OI_ACOS: r = oi_acos(b, x); break;
+  case OI_ATAN: r = oi_atan(b, x); break;
+  case OI_SINH: r = oi_sinh(b, x); break;
+  case OI_COSH: r = oi_cosh(b, x); break;
+  case OI_ASINH: r = oi_asinh(b, x); break;
+  case OI_ACOSH: r = oi_acosh(b, x); break;
+  case OI_ATANH: r = oi_atanh(b, x); break;
+  case OI_SHRINK: { /* x < -lambd: x + bias; x > lambd: x - bias; else 0 */
+    kiln_value *l = oi_scalar(b, x->type, e->alpha, (int64_t)e->alpha);
+    kiln_value *nl = oi_scalar(b, x->type, -e->alpha, -(int64_t)e->alpha);
+    kiln_value *bi = oi_scalar(b, x->type, e->beta, (int64_t)e->beta);
+    kiln_value *lo = isf ? oi_cmpf(b, OI_F_OLT, x, nl) : oi_cmpi(b, isu ? OI_ULT : OI_SLT, x, nl);
+    kiln_value *hi = isf ? oi_cmpf(b, OI_F_OGT, x, l) : oi_cmpi(b, isu ? OI_UGT : OI_SGT, x, l);
+    kiln_op_kind ad = isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, sb = isf ? KILN_OP_ARITH_SUBF : KILN_OP_ARITH_SUBI;
+    r = oi_select(b, lo, oi_op2(b, ad, x, bi), oi_select(b, hi, oi_op2(b, sb, x, bi), zero));
+    break;
+  }
   default: return oi_unsupported(c, "no unary body");
   }
   y[0] = r;
@@ -168,6 +193,23 @@ bool oi_import_unary(oi_ctx *c, oi_node *n) {
   case OI_RELU: mask = OI_T_FLOAT | OI_T_SINT; break;
   case OI_NOT: mask = OI_T_BOOL; break;
   case OI_ISNAN: out = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL; break;
+  case OI_ISINF: {
+    static const char *const inf[] = {"detect_negative", "detect_positive", NULL};
+    int64_t dn, dp;
+    known = inf;
+    out = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+    if (!oi_attr_int(c, n, "detect_positive", 1, &dp) || !oi_attr_int(c, n, "detect_negative", 1, &dn)) return false;
+    e.alpha = dp != 0;
+    e.beta = dn != 0;
+    break;
+  }
+  case OI_SHRINK: {
+    static const char *const lb[] = {"bias", "lambd", NULL};
+    known = lb;
+    mask = OI_T_NUM;
+    if (!oi_attr_float(c, n, "lambd", 0.5, &e.alpha) || !oi_attr_float(c, n, "bias", 0.0, &e.beta)) return false;
+    break;
+  }
   case OI_ELU: known = alpha; if (!oi_attr_float(c, n, "alpha", 1.0, &e.alpha)) return false; break;
   case OI_CELU: known = alpha; if (!oi_attr_float(c, n, "alpha", 1.0, &e.alpha)) return false; break;
   case OI_LEAKY_RELU: known = alpha; if (!oi_attr_float(c, n, "alpha", 0.01, &e.alpha)) return false; break;
@@ -258,6 +300,12 @@ static bool binary_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
             : oi_select(b, oi_cmpi(b, OI_SLT, x, zero), oi_op2(b, KILN_OP_ARITH_MULI, x, z), x);
     break;
   }
+  case OI_BITSHIFT: { /* unsigned; a shift by the width or more gives 0 */
+    kiln_value *sh = oi_op2(b, e->fmod ? KILN_OP_ARITH_SHLI : KILN_OP_ARITH_SHRUI, x, z);
+    kiln_value *w = oi_scalar(b, x->type, 0, (int64_t)x->type->width);
+    r = oi_select(b, oi_cmpi(b, OI_UGE, z, w), oi_scalar(b, x->type, 0, 0), sh);
+    break;
+  }
   case OI_AND: r = oi_op2(b, KILN_OP_ARITH_ANDI, x, z); break;
   case OI_OR: r = oi_op2(b, KILN_OP_ARITH_ORI, x, z); break;
   case OI_XOR: r = oi_op2(b, KILN_OP_ARITH_XORI, x, z); break;
@@ -331,14 +379,23 @@ bool oi_import_binary(oi_ctx *c, oi_node *n) {
   oi_val *a = oi_in(c, n, 0), *b = a ? oi_in(c, n, 1) : NULL;
   if (!b) return false;
   ew e = {.kind = n->kind, .dtype = a->dtype, .n = (uint32_t)b->dtype};
-  if (!oi_attrs_only(c, n, n->kind == OI_MOD ? fmod_ : none)) return false;
+  static const char *const dir_[] = {"direction", NULL};
+  if (!oi_attrs_only(c, n, n->kind == OI_MOD ? fmod_ : n->kind == OI_BITSHIFT ? dir_ : none)) return false;
   if (n->kind == OI_MOD && !oi_attr_int(c, n, "fmod", 0, &e.fmod)) return false;
+  if (n->kind == OI_BITSHIFT) { /* e.fmod: left */
+    const char *dir;
+    if (!oi_attr_string(c, n, "direction", "", &dir)) return false;
+    if (strcmp(dir, "LEFT") != 0 && strcmp(dir, "RIGHT") != 0)
+      return oi_invalid(c, "direction '%s' (LEFT or RIGHT)", dir);
+    e.fmod = strcmp(dir, "LEFT") == 0;
+  }
   if (n->kind == OI_MOD && oi_dtype_is_float(a->dtype) && !e.fmod)
     return oi_invalid(c, "fmod must be 1 for floating-point inputs");
   unsigned mask = OI_T_NUM;
   bool cmp = false;
   switch (n->kind) {
   case OI_AND: case OI_OR: case OI_XOR: mask = OI_T_BOOL; break;
+  case OI_BITSHIFT: mask = OI_T_UINT; break;
   case OI_EQUAL: mask = OI_T_ANY; cmp = true; break;
   case OI_GREATER: case OI_LESS: case OI_GREATER_EQ: case OI_LESS_EQ: cmp = true; break;
   case OI_POW: mask = OI_T_FLOAT | OI_T_SINT; break;

@@ -71,7 +71,8 @@ enum {
   OI_SIN, OI_COS, OI_TAN, OI_TANH, OI_ERF, OI_RECIPROCAL, OI_SIGN,
   OI_SIGMOID, OI_RELU, OI_SOFTPLUS, OI_SOFTSIGN, OI_ELU, OI_SELU, OI_CELU,
   OI_LEAKY_RELU, OI_HARD_SIGMOID, OI_HARD_SWISH, OI_GELU, OI_THRESHOLDED_RELU,
-  OI_NOT, OI_ISNAN, OI_ISINF,
+  OI_NOT, OI_ISNAN, OI_ISINF, OI_ASIN, OI_ACOS, OI_ATAN, OI_SINH, OI_COSH, OI_ASINH,
+  OI_ACOSH, OI_ATANH, OI_SHRINK,
   /* binary */
   OI_ADD, OI_SUB, OI_MUL, OI_DIV, OI_POW, OI_MOD, OI_PRELU, OI_BITSHIFT,
   OI_AND, OI_OR, OI_XOR,
@@ -303,6 +304,17 @@ kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm);
 kiln_value *oi_transpose_val(oi_ctx *c, oi_val *v, const int64_t *perm);
 /* Element type conversion of a whole tensor. */
 kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to);
+
+/* ---- elementary functions without an IR op (import_math.c) ---- */
+kiln_value *oi_log1p(kiln_builder *b, kiln_value *x);
+kiln_value *oi_atan(kiln_builder *b, kiln_value *x);
+kiln_value *oi_asin(kiln_builder *b, kiln_value *x);
+kiln_value *oi_acos(kiln_builder *b, kiln_value *x);
+kiln_value *oi_sinh(kiln_builder *b, kiln_value *x);
+kiln_value *oi_cosh(kiln_builder *b, kiln_value *x);
+kiln_value *oi_asinh(kiln_builder *b, kiln_value *x);
+kiln_value *oi_acosh(kiln_builder *b, kiln_value *x);
+kiln_value *oi_atanh(kiln_builder *b, kiln_value *x);
 
 /* ---- reductions shared by several families (import_reduce.c) ---- */
 /* LogSoftmax of v along axis (float). */
