@@ -15,6 +15,9 @@ static const kiln_attr *i32seg(oi_ctx *c, uint32_t n, const int64_t *v) {
 }
 
 kiln_value *oi_empty(oi_ctx *c, const kiln_type *t) {
+  /* a tensor of no elements is a (data-less) constant: no op has to fill
+   * it, so none stays behind in the host function */
+  if (oi_numel(t) == 0) return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, t, false, "", 0));
   return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EMPTY, 0, NULL, 1, &t, NULL), 0);
 }
 
@@ -147,6 +150,19 @@ kiln_value *oi_elementwise(oi_ctx *c, uint32_t nin, oi_val *const *in, const kil
   for (uint32_t i = 0; i < nin; i++)
     if (!(ir[i] = oi_ir(c, in[i]))) return NULL;
   return oi_elementwise_ir(c, nin, ir, rank, shape, et, body, user);
+}
+
+kiln_value *oi_loop_index(kiln_builder *b, uint32_t loop) {
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
+  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+}
+
+kiln_value *oi_loop_index_i64(kiln_builder *b, uint32_t loop) {
+  kiln_value *ix = oi_loop_index(b, loop);
+  const kiln_type *i64 = kiln_type_int(b->ctx, 64);
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &ix, 1, &i64, NULL), 0);
 }
 
 kiln_value *oi_op1(kiln_builder *b, kiln_op_kind k, kiln_value *x) {

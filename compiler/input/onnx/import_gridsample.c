@@ -30,13 +30,6 @@ static kiln_value *sub(kiln_builder *b, kiln_value *x, kiln_value *y) { return o
 static kiln_value *mul(kiln_builder *b, kiln_value *x, kiln_value *y) { return oi_op2(b, KILN_OP_ARITH_MULF, x, y); }
 static kiln_value *flr(kiln_builder *b, kiln_value *x) { return oi_op1(b, KILN_OP_MATH_FLOOR, x); }
 
-static kiln_value *loop_index(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static kiln_value *clampf(kiln_builder *b, kiln_value *x, double lo, double hi) {
   const kiln_type *et = x->type;
   x = oi_select(b, oi_cmpf(b, OI_F_OLT, x, fc(b, et, lo)), fc(b, et, lo), x);
@@ -124,7 +117,7 @@ static bool gs_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
   gs_user *g = u;
   const kiln_type *xt = g->x->type, *et = xt->elem, *it = kiln_type_index(b->ctx);
   int64_t H = xt->shape[2], W = xt->shape[3];
-  kiln_value *n = loop_index(b, 0), *ch = loop_index(b, 1), *h = loop_index(b, 2), *w = loop_index(b, 3);
+  kiln_value *n = oi_loop_index(b, 0), *ch = oi_loop_index(b, 1), *h = oi_loop_index(b, 2), *w = oi_loop_index(b, 3);
   kiln_value *coord[2]; /* x (along W), y (along H) */
   int64_t size[2] = {W, H};
   for (int k = 0; k < 2; k++) {

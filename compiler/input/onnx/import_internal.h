@@ -275,6 +275,9 @@ kiln_value *oi_elementwise_ir(oi_ctx *c, uint32_t nin, kiln_value *const *in,
  * bool: x != 0). */
 kiln_value *oi_convert(kiln_builder *b, kiln_value *x, int32_t from, int32_t to,
                        const kiln_type *to_et);
+/* linalg.index of loop LOOP inside a generic's body (index, or i64). */
+kiln_value *oi_loop_index(kiln_builder *b, uint32_t loop);
+kiln_value *oi_loop_index_i64(kiln_builder *b, uint32_t loop);
 /* Scalar ops with a single result (arith/math). */
 kiln_value *oi_op1(kiln_builder *b, kiln_op_kind k, kiln_value *x);
 kiln_value *oi_op2(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y);

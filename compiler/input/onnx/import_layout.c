@@ -61,16 +61,9 @@ bool oi_import_space_to_depth(oi_ctx *c, oi_node *n) { return depth_space(c, n, 
 
 typedef struct { uint32_t axis, loops; bool exclusive, reverse; } cum_user;
 
-static kiln_value *index_of(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static bool cum_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   cum_user *cu = u;
-  kiln_value *i = index_of(b, cu->axis), *j = index_of(b, cu->loops - 1);
+  kiln_value *i = oi_loop_index(b, cu->axis), *j = oi_loop_index(b, cu->loops - 1);
   int pred = cu->reverse ? (cu->exclusive ? OI_SGT : OI_SGE) : (cu->exclusive ? OI_SLT : OI_SLE);
   kiln_value *take = oi_cmpi(b, pred, j, i);
   bool isf = kiln_type_is_float(a[0]->type);
@@ -93,11 +86,11 @@ static bool cum_dyn_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_
   kiln_value *ax = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + cd->axis->type->rank, ops, 1, &at, NULL), 0);
   kiln_value *neg = oi_cmpi(b, OI_SLT, ax, oi_scalar(b, at, 0, 0));
   ax = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, ax, oi_scalar(b, at, 0, r)), ax);
-  kiln_value *j = index_of(b, r), *zero = oi_scalar(b, it, 0, 0);
+  kiln_value *j = oi_loop_index(b, r), *zero = oi_scalar(b, it, 0, 0);
   kiln_value *is[OI_MAX_RANK], *o[OI_MAX_RANK], *oa = zero, *size = zero;
   for (uint32_t d = 0; d < r; d++) {
     is[d] = oi_cmpi(b, OI_EQ, ax, oi_scalar(b, at, 0, d));
-    o[d] = index_of(b, d);
+    o[d] = oi_loop_index(b, d);
     oa = oi_select(b, is[d], o[d], oa);
     size = oi_select(b, is[d], oi_scalar(b, it, 0, xt->shape[d]), size);
   }

@@ -20,13 +20,6 @@ typedef struct {
   bool weight_only; /* yield the applied weight instead of the loss */
 } nll_user;
 
-static kiln_value *index_of(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static bool nll_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   nll_user *nu = u;
   kiln_context *ctx = b->ctx;
@@ -38,9 +31,9 @@ static bool nll_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
   kiln_value *ti = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &tt, 1, &it, NULL), 0);
   kiln_value *idx[OI_MAX_RANK + 2];
   idx[0] = nu->scores;
-  idx[1] = index_of(b, 0);
+  idx[1] = oi_loop_index(b, 0);
   idx[2] = ti;
-  for (uint32_t d = 1; d < nu->rank; d++) idx[2 + d] = index_of(b, d);
+  for (uint32_t d = 1; d < nu->rank; d++) idx[2 + d] = oi_loop_index(b, d);
   kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, nu->rank + 2, idx, 1, &et, NULL), 0);
   kiln_value *w = oi_scalar(b, et, 1, 0);
   if (nu->weight) {

@@ -196,12 +196,9 @@ typedef struct { bool max, last, isu, isf; uint32_t axis; } arg_user;
 
 static bool arg_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   arg_user *g = u;
-  kiln_context *ctx = b->ctx;
   kiln_value *x = a[0], *best = a[1], *bi = a[2];
-  const kiln_type *it = kiln_type_index(ctx), *i64 = kiln_type_int(ctx, 64);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, i64, g->axis)};
-  kiln_value *ix = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-  kiln_value *xi = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &ix, 1, &i64, NULL), 0);
+  const kiln_type *i64 = kiln_type_int(b->ctx, 64);
+  kiln_value *xi = oi_loop_index_i64(b, g->axis);
   kiln_value *better;
   if (g->isf)
     better = oi_cmpf(b, g->max ? (g->last ? OI_F_OGE : OI_F_OGT) : (g->last ? OI_F_OLE : OI_F_OLT), x, best);
@@ -273,11 +270,7 @@ typedef struct { uint32_t axis; } hard_user;
 
 static bool hard_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   hard_user *h = u;
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx), *i64 = kiln_type_int(ctx, 64);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, i64, h->axis)};
-  kiln_value *ix = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-  kiln_value *xi = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &ix, 1, &i64, NULL), 0);
+  kiln_value *xi = oi_loop_index_i64(b, h->axis);
   const kiln_type *et = a[1]->type;
   y[0] = oi_select(b, oi_cmpi(b, OI_EQ, xi, a[0]), oi_scalar(b, et, 1, 1), oi_scalar(b, et, 0, 0));
   return true;

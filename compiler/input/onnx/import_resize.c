@@ -27,13 +27,6 @@ typedef struct {
   int32_t dim[OI_RESIZE_MAX_DIMS]; /* resized dims, in order */
 } resize_user;
 
-static kiln_value *index_of(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static kiln_value *to_index(kiln_builder *b, kiln_value *v) {
   const kiln_type *it = kiln_type_index(b->ctx);
   return kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &it, NULL), 0);
@@ -48,7 +41,7 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   for (uint32_t d = 0; d < r->rank; d++) {
     bool resized = false;
     for (uint32_t k = 0; k < r->nres; k++) resized = resized || r->dim[k] == (int32_t)d;
-    if (!resized) base[d] = index_of(b, d);
+    if (!resized) base[d] = oi_loop_index(b, d);
   }
   kiln_value *ops[OI_MAX_RANK + 1];
   ops[0] = r->x;

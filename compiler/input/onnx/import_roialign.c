@@ -23,13 +23,6 @@ typedef struct {
   int64_t oh, ow, gh, gw;
 } ra_user;
 
-static kiln_value *loop_index(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static kiln_value *fc(kiln_builder *b, const kiln_type *et, double v) { return oi_scalar(b, et, v, 0); }
 static kiln_value *addf(kiln_builder *b, kiln_value *x, kiln_value *y) { return oi_op2(b, KILN_OP_ARITH_ADDF, x, y); }
 static kiln_value *subf(kiln_builder *b, kiln_value *x, kiln_value *y) { return oi_op2(b, KILN_OP_ARITH_SUBF, x, y); }
@@ -61,8 +54,8 @@ static bool ra_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
   (void)c;
   ra_user *r = u;
   const kiln_type *xt = r->x->type, *et = xt->elem, *it = kiln_type_index(b->ctx);
-  kiln_value *ri = loop_index(b, 0), *ch = loop_index(b, 1), *ph = loop_index(b, 2), *pw = loop_index(b, 3);
-  kiln_value *iy = loop_index(b, 4), *ix = loop_index(b, 5);
+  kiln_value *ri = oi_loop_index(b, 0), *ch = oi_loop_index(b, 1), *ph = oi_loop_index(b, 2), *pw = oi_loop_index(b, 3);
+  kiln_value *iy = oi_loop_index(b, 4), *ix = oi_loop_index(b, 5);
   kiln_value *box[4];
   for (int k = 0; k < 4; k++) {
     kiln_value *ops[3] = {r->rois, ri, oi_scalar(b, it, 0, k)};

@@ -26,13 +26,6 @@ typedef struct {
   uint32_t nin;  /* block args before the accumulator */
 } sc_user;
 
-static kiln_value *loop_index(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static kiln_value *extract(kiln_builder *b, kiln_value *t, kiln_value *const *pos) {
   kiln_value *ops[2 * OI_MAX_RANK + 1];
   ops[0] = t;
@@ -59,7 +52,7 @@ static bool sc_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
   const kiln_type *dt = s->data, *it = kiln_type_index(b->ctx);
   uint32_t r = dt->rank;
   kiln_value *acc = a[s->nin], *o[OI_MAX_RANK] = {0}, *match = NULL, *zero = oi_scalar(b, it, 0, 0);
-  for (uint32_t d = 0; d < r; d++) o[d] = loop_index(b, d);
+  for (uint32_t d = 0; d < r; d++) o[d] = oi_loop_index(b, d);
   kiln_value *ipos[OI_MAX_RANK] = {0}, *upos[2 * OI_MAX_RANK] = {0};
   if (!s->nd) {
     /* position j along the axis, the output position elsewhere (where
@@ -70,7 +63,7 @@ static bool sc_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
       if (d != s->axis && xt->shape[d] < dt->shape[d])
         inb = and1(b, inb, oi_cmpi(b, OI_SLT, o[d], oi_scalar(b, it, 0, xt->shape[d])));
     for (uint32_t d = 0; d < r; d++)
-      ipos[d] = d == s->axis ? loop_index(b, r) : inb ? oi_select(b, inb, o[d], zero) : o[d];
+      ipos[d] = d == s->axis ? oi_loop_index(b, r) : inb ? oi_select(b, inb, o[d], zero) : o[d];
     kiln_value *ix = norm_index(b, extract(b, s->idx, ipos), dt->shape[s->axis]);
     match = and1(b, inb, oi_cmpi(b, OI_EQ, ix, o[s->axis]));
     memcpy(upos, ipos, r * sizeof *upos);
@@ -78,7 +71,7 @@ static bool sc_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
     /* update position u (the reduction loops); indices[u, t] == o[t] for
      * every t < k; the update's trailing dims are o[k..] */
     uint32_t q = s->idx->type->rank;
-    for (uint32_t d = 0; d + 1 < q; d++) ipos[d] = upos[d] = loop_index(b, r + d);
+    for (uint32_t d = 0; d + 1 < q; d++) ipos[d] = upos[d] = oi_loop_index(b, r + d);
     for (uint32_t t = 0; t < s->k; t++) {
       ipos[q - 1] = oi_scalar(b, it, 0, t);
       kiln_value *ix = norm_index(b, extract(b, s->idx, ipos), dt->shape[t]);

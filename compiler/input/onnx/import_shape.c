@@ -442,8 +442,7 @@ static bool gather_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
       continue;
     }
     loop = g->elements ? d : (d < g->axis ? d : d + g->q - 1);
-    kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-    ops[1 + d] = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
+    ops[1 + d] = oi_loop_index(b, (uint32_t)loop);
   }
   const kiln_type *et = g->data->type->elem;
   y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, dr + 1, ops, 1, &et, NULL), 0);
@@ -531,13 +530,6 @@ typedef struct {
   uint32_t b, q, k;
 } gnd_user;
 
-static kiln_value *loop_index(kiln_builder *b, uint32_t loop) {
-  kiln_context *ctx = b->ctx;
-  const kiln_type *it = kiln_type_index(ctx);
-  kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loop)};
-  return kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-}
-
 static bool gnd_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   gnd_user *g = u;
   kiln_context *ctx = b->ctx;
@@ -545,7 +537,7 @@ static bool gnd_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
   const kiln_type *dt = g->data->type, *xt = g->idx->type;
   kiln_value *lo[OI_MAX_RANK * 2];
   uint32_t nl = g->q - 1 + dt->rank - g->b - g->k;
-  for (uint32_t l = 0; l < nl; l++) lo[l] = loop_index(b, l);
+  for (uint32_t l = 0; l < nl; l++) lo[l] = oi_loop_index(b, l);
   kiln_value *iops[OI_MAX_RANK + 1], *dops[OI_MAX_RANK + 1];
   iops[0] = g->idx;
   for (uint32_t d = 0; d + 1 < g->q; d++) iops[1 + d] = lo[d];
@@ -678,7 +670,7 @@ static bool pad_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
   kiln_value *ops[OI_MAX_RANK + 1];
   ops[0] = p->x;
   for (uint32_t d = 0; d < xt->rank; d++) {
-    kiln_value *i = loop_index(b, d);
+    kiln_value *i = oi_loop_index(b, d);
     int64_t sz = xt->shape[d];
     ops[1 + d] = i;
     if (!p->lo[d] && !p->hi[d]) continue;
@@ -776,15 +768,10 @@ static bool trilu_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   trilu_user *t = u;
   kiln_context *ctx = b->ctx;
   const kiln_type *it = kiln_type_index(ctx);
-  uint32_t r = 0;
-  (void)r;
   const kiln_attr *da = kiln_op_get_attr(kiln_block_parent_op(b->block), "indexing_maps");
   uint32_t loops = da->elems[0]->map->num_dims;
   kiln_value *ij[2];
-  for (int k = 0; k < 2; k++) {
-    kiln_named_attr e = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), loops - 2 + (uint32_t)k)};
-    ij[k] = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &e)), 0);
-  }
+  for (uint32_t k = 0; k < 2; k++) ij[k] = oi_loop_index(b, loops - 2 + k);
   /* keep when j - i >= k (upper) or j - i <= k (lower) */
   kiln_value *diff = oi_op2(b, KILN_OP_ARITH_SUBI, ij[1], ij[0]);
   kiln_value *kk;
