@@ -138,7 +138,7 @@ static kiln_value *conv_core(oi_ctx *c, kiln_value *xv, kiln_value *wi, int64_t 
 }
 
 /* Adds bias B [M] along dim 1 of r. */
-static kiln_value *add_bias(oi_ctx *c, kiln_value *r, oi_val *bv) {
+kiln_value *oi_add_bias(oi_ctx *c, kiln_value *r, oi_val *bv) {
   const kiln_type *t = r->type;
   int64_t bs[OI_MAX_RANK];
   for (uint32_t i = 0; i < t->rank; i++) bs[i] = i == 1 ? t->shape[1] : 1;
@@ -148,6 +148,37 @@ static kiln_value *add_bias(oi_ctx *c, kiln_value *r, oi_val *bv) {
   return oi_elementwise_ir(c, 2, ins, t->rank, t->shape, t->elem, add_body, NULL);
 }
 
+kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *xv, kiln_value *wi) {
+  const kiln_type *xt = xv->type, *wt = wi->type;
+  if (wt->rank != xt->rank) {
+    oi_invalid(c, "W has rank %u, X rank %u", wt->rank, xt->rank);
+    return NULL;
+  }
+  if (xt->rank < 3 || 2 * xt->rank + 2 > KILN_MAX_LOOPS) {
+    oi_unsupported(c, "convolutions over %u spatial dims", xt->rank < 2 ? 0 : xt->rank - 2);
+    return NULL;
+  }
+  int64_t group;
+  if (!oi_attr_int(c, n, "group", 1, &group)) return NULL;
+  int64_t N = xt->shape[0], C = xt->shape[1], M = wt->shape[0], Cg = wt->shape[1];
+  if (group < 1 || C % group || M % group || C / group != Cg) {
+    oi_invalid(c, "group %lld does not fit C = %lld, M = %lld, W's C/group = %lld", (long long)group, (long long)C,
+               (long long)M, (long long)Cg);
+    return NULL;
+  }
+  oi_window w;
+  if (!oi_window_attrs(c, n, xt, wt->shape + 2, false, &w)) return NULL;
+  uint32_t s = w.spatial;
+  int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
+  for (uint32_t i = 0; i < s; i++) lo[2 + i] = w.lo[i], hi[2 + i] = w.hi[i];
+  xv = oi_pad(c, xv, lo, hi, 0, 0);
+  int64_t os[OI_MAX_RANK];
+  os[0] = N, os[1] = M;
+  for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
+  if (!oi_dims_ok(c, s + 2, os, "convolution output")) return NULL;
+  return conv_core(c, xv, wi, N, group, M / group, Cg, &w, false);
+}
+
 bool oi_import_conv(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", NULL};
   if (!oi_arity(c, n, 2, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -155,33 +186,14 @@ bool oi_import_conv(oi_ctx *c, oi_node *n) {
   if (!wv || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
   if (wv->dtype != x->dtype || (bv && bv->dtype != x->dtype))
     return oi_fail(c, KILN_ONNX_ERR_TYPE, "X, W and B must share an element type");
-  const kiln_type *xt = x->type, *wt = wv->type;
-  if (wt->rank != xt->rank) return oi_invalid(c, "W has rank %u, X rank %u", wt->rank, xt->rank);
-  if (xt->rank < 3 || 2 * xt->rank + 2 > KILN_MAX_LOOPS)
-    return oi_unsupported(c, "convolutions over %u spatial dims", xt->rank < 2 ? 0 : xt->rank - 2);
-  int64_t group;
-  if (!oi_attr_int(c, n, "group", 1, &group)) return false;
-  int64_t N = xt->shape[0], C = xt->shape[1], M = wt->shape[0], Cg = wt->shape[1];
-  if (group < 1 || C % group || M % group || C / group != Cg)
-    return oi_invalid(c, "group %lld does not fit C = %lld, M = %lld, W's C/group = %lld", (long long)group,
-                      (long long)C, (long long)M, (long long)Cg);
+  int64_t M = wv->type->rank ? wv->type->shape[0] : 0;
   if (bv && (bv->type->rank != 1 || bv->type->shape[0] != M))
     return oi_invalid(c, "B must be 1-D of size %lld", (long long)M);
-  oi_window w;
-  if (!oi_window_attrs(c, n, xt, wt->shape + 2, false, &w)) return false;
-  uint32_t s = w.spatial;
   kiln_value *xv = oi_ir(c, x), *wi = oi_ir(c, wv);
   if (!xv || !wi) return false;
-  int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
-  for (uint32_t i = 0; i < s; i++) lo[2 + i] = w.lo[i], hi[2 + i] = w.hi[i];
-  xv = oi_pad(c, xv, lo, hi, 0, 0);
-  int64_t os[OI_MAX_RANK];
-  os[0] = N, os[1] = M;
-  for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
-  if (!oi_dims_ok(c, s + 2, os, "convolution output")) return false;
-  kiln_value *r = conv_core(c, xv, wi, N, group, M / group, Cg, &w, false);
+  kiln_value *r = oi_conv_ir(c, n, xv, wi);
   if (!r) return false;
-  if (bv && !(r = add_bias(c, r, bv))) return false;
+  if (bv && !(r = oi_add_bias(c, r, bv))) return false;
   oi_set_out(c, n, 0, r, x->dtype);
   return true;
 }
@@ -333,7 +345,7 @@ bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
   xv = oi_pad(c, xv, lo, hi, 0, 0);
   if (flipped) {
     kiln_value *r = conv_core(c, xv, wi, N, G, Mg, Cg, &w, true);
-    if (!r || (bv && !(r = add_bias(c, r, bv)))) return false;
+    if (!r || (bv && !(r = oi_add_bias(c, r, bv)))) return false;
     oi_set_out(c, n, 0, r, x->dtype);
     return true;
   }
@@ -357,7 +369,7 @@ bool oi_import_conv_transpose(oi_ctx *c, oi_node *n) {
   if (!fl) return false;
   kiln_value *r = conv_core(c, xv, kiln_op_result(fl, 0), N, G, Mg, Cg, &w, true);
   if (!r) return false;
-  if (bv && !(r = add_bias(c, r, bv))) return false;
+  if (bv && !(r = oi_add_bias(c, r, bv))) return false;
   oi_set_out(c, n, 0, r, x->dtype);
   return true;
 }

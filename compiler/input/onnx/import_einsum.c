@@ -2,12 +2,14 @@
  * "ij->ji", "i,i->", "...ij,...jk->...ik", implicit outputs) as one
  * linalg.generic.
  *
- * Takes: inputs of one numeric type; at most one ellipsis per term; no
- * letter repeated inside one operand (diagonals). Guarantees: each
+ * Takes: inputs of one numeric type; at most one ellipsis per term.
+ * Guarantees: each
  * distinct letter is a loop (output letters parallel, the others
  * reductions), and so is each dimension an ellipsis stands for (numpy
  * broadcasting across operands: right-aligned, size 1 stretches); each
- * operand's map lists its loops; the body multiplies the operands and adds
+ * operand's map lists its loops (a letter repeated inside one operand,
+ * "ii", reads its diagonal: the same loop twice); the body multiplies the
+ * operands and adds
  * into a zero-filled init, which covers matmul-like, transpose, batch and
  * reduction patterns; sizes of a letter must agree across operands. An
  * implicit output is the ellipsis dims then the letters seen once, in
@@ -120,7 +122,6 @@ bool oi_import_einsum(oi_ctx *c, oi_node *n) {
     if (!oi_check_type(c, v, OI_T_NUM, "operand")) return false;
     for (uint32_t k = 0; terms[i][k]; k++) {
       char ch = terms[i][k];
-      if (strchr(terms[i] + k + 1, ch)) return oi_unsupported(c, "term '%s' repeats '%c' (diagonal)", terms[i], ch);
       count[(int)ch]++;
       char *at = strchr(loops, ch);
       int64_t s = v->type->shape[k];

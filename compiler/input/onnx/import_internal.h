@@ -89,6 +89,8 @@ enum {
   OI_NLL, OI_SCE,
   /* recurrent */
   OI_RNN, OI_GRU, OI_LSTM,
+  /* integer products: the QLinear form (requantized) */
+  OI_QLINEAR,
 };
 
 #define OI_OP(NAME, MIN, MAX, FN, KIND, FORM) bool FN(oi_ctx *c, oi_node *n);
@@ -327,6 +329,15 @@ typedef enum { OI_RED_SUM, OI_RED_MAX, OI_RED_MIN, OI_RED_PROD } oi_red_op;
  * size 1. Accumulates in the element type. */
 kiln_value *oi_reduce(oi_ctx *c, kiln_value *v, int32_t dtype, const bool *axes,
                       bool keepdims, oi_red_op op);
+
+/* ---- products shared by several families ---- */
+/* MatMul of two IR values (numpy: 1-D promotion, batch broadcasting). */
+kiln_value *oi_matmul_ir(oi_ctx *c, kiln_value *a, kiln_value *b);
+/* Conv of IR values X [N, C, ...] and W [M, C/group, k...] with node N's
+ * window attributes (zero padding), no bias. */
+kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *x, kiln_value *w);
+/* r + B [M] along dim 1. */
+kiln_value *oi_add_bias(oi_ctx *c, kiln_value *r, oi_val *b);
 
 /* ---- sliding windows (import_conv.c) ---- */
 typedef struct oi_window {

@@ -1,5 +1,5 @@
 /* Layout and scan family: DepthToSpace, SpaceToDepth (reshape, transpose,
- * reshape) and CumSum.
+ * reshape), CumSum and ReverseSequence (a gather over the output).
  *
  * Takes: rank-4 NCHW inputs for the depth/space ops; any rank for CumSum,
  * its axis a constant or a run-time scalar. Guarantees: depth/space ops
@@ -160,5 +160,53 @@ bool oi_import_cumsum(oi_ctx *c, oi_node *n) {
   kiln_op *g = oi_generic(c, 1, &v, 1, &init, maps, cu.loops, red, cum_body, &cu);
   if (!g) return false;
   oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
+
+/* ReverseSequence: y[.., t, .., b, ..] = x[.., L-1-t, .., b, ..] for t <
+ * L = sequence_lens[b], else x itself; the lengths are read per batch
+ * element at run time. */
+typedef struct { kiln_value *x; uint32_t time, batch; } revseq_user;
+
+static bool revseq_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  revseq_user *r = u;
+  const kiln_type *xt = r->x->type, *it = kiln_type_index(b->ctx);
+  kiln_value *len = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &a[0], 1, &it, NULL), 0);
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = r->x;
+  for (uint32_t d = 0; d < xt->rank; d++) ops[1 + d] = oi_loop_index(b, d);
+  kiln_value *t = ops[1 + r->time];
+  kiln_value *rev = oi_op2(b, KILN_OP_ARITH_SUBI, oi_op2(b, KILN_OP_ARITH_SUBI, len, oi_scalar(b, it, 0, 1)), t);
+  ops[1 + r->time] = oi_select(b, oi_cmpi(b, OI_SLT, t, len), rev, t);
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, xt->rank + 1, ops, 1, &xt->elem, NULL), 0);
+  return true;
+}
+
+bool oi_import_reverse_sequence(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"batch_axis", "time_axis", NULL};
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *lv = x ? oi_in(c, n, 1) : NULL;
+  if (!lv) return false;
+  if (lv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "sequence_lens must be int64, not %s", oi_dtype_name(lv->dtype));
+  int64_t ba, ta;
+  if (!oi_attr_int(c, n, "batch_axis", 1, &ba) || !oi_attr_int(c, n, "time_axis", 0, &ta)) return false;
+  const kiln_type *t = x->type;
+  if (t->rank < 2 || !((ba == 0 && ta == 1) || (ba == 1 && ta == 0)))
+    return oi_invalid(c, "batch_axis %lld and time_axis %lld on rank %u (0 and 1, or 1 and 0)", (long long)ba,
+                      (long long)ta, t->rank);
+  if (lv->type->rank != 1 || lv->type->shape[0] != t->shape[ba])
+    return oi_invalid(c, "sequence_lens must be 1-D of the batch size %lld", (long long)t->shape[ba]);
+  revseq_user r = {oi_ir(c, x), (uint32_t)ta, (uint32_t)ba};
+  kiln_value *lens = oi_ir(c, lv), *out = oi_empty(c, t);
+  if (!r.x || !lens) return false;
+  if (oi_numel(t) > 0) {
+    int64_t bd = ba;
+    const kiln_affine_map *maps[2] = {oi_map_dims(c, t->rank, 1, &bd), kiln_affine_map_identity(c->ctx, t->rank)};
+    kiln_op *g = oi_generic(c, 1, &lens, 1, &out, maps, t->rank, NULL, revseq_body, &r);
+    if (!g) return false;
+    out = kiln_op_result(g, 0);
+  }
+  oi_set_out(c, n, 0, out, x->dtype);
   return true;
 }

@@ -1,5 +1,5 @@
 /* Matrix family: MatMul (numpy semantics: 1-D promotion, batch
- * broadcasting) and Gemm (alpha, beta, transA, transB, optional C).
+ * broadcasting), Gemm (alpha, beta, transA, transB, optional C) and Det.
  *
  * Takes: float or integer operands of static shape. Guarantees: a 2-D
  * product is linalg.matmul and equal-batch 3-D products linalg.batch_matmul
@@ -73,31 +73,28 @@ static kiln_value *batched(oi_ctx *c, kiln_value *a, kiln_value *b, const char *
   return g ? kiln_op_result(g, 0) : NULL;
 }
 
-bool oi_import_matmul(oi_ctx *c, oi_node *n) {
-  static const char *const none[] = {NULL};
-  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, none)) return false;
-  oi_val *a = oi_in(c, n, 0), *b = a ? oi_in(c, n, 1) : NULL;
-  if (!b || !oi_check_type(c, a, OI_T_NUM, "input 0")) return false;
-  if (a->dtype != b->dtype)
-    return oi_fail(c, KILN_ONNX_ERR_TYPE, "input types differ (%s and %s)", oi_dtype_name(a->dtype),
-                   oi_dtype_name(b->dtype));
-  uint32_t ra = a->type->rank, rb = b->type->rank;
-  if (ra == 0 || rb == 0) return oi_invalid(c, "MatMul needs inputs of rank >= 1 (ranks %u and %u)", ra, rb);
-  if (ra + 1 > OI_MAX_RANK || rb + 1 > OI_MAX_RANK) return oi_unsupported(c, "rank too large");
-  kiln_value *va = oi_ir(c, a), *vb = oi_ir(c, b);
-  if (!va || !vb) return false;
+kiln_value *oi_matmul_ir(oi_ctx *c, kiln_value *va, kiln_value *vb) {
+  uint32_t ra = va->type->rank, rb = vb->type->rank;
+  if (ra == 0 || rb == 0) {
+    oi_invalid(c, "MatMul needs inputs of rank >= 1 (ranks %u and %u)", ra, rb);
+    return NULL;
+  }
+  if (ra + 1 > OI_MAX_RANK || rb + 1 > OI_MAX_RANK) {
+    oi_unsupported(c, "rank too large");
+    return NULL;
+  }
   /* 1-D operands get a unit dim that is dropped again afterwards */
   int64_t s[OI_MAX_RANK];
   if (ra == 1) {
-    s[0] = 1, s[1] = a->type->shape[0];
+    s[0] = 1, s[1] = va->type->shape[0];
     va = oi_reshape(c, va, 2, s);
   }
   if (rb == 1) {
-    s[0] = b->type->shape[0], s[1] = 1;
+    s[0] = vb->type->shape[0], s[1] = 1;
     vb = oi_reshape(c, vb, 2, s);
   }
   kiln_value *r = batched(c, va, vb, "MatMul");
-  if (!r) return false;
+  if (!r) return NULL;
   if (ra == 1 || rb == 1) {
     const kiln_type *t = r->type;
     uint32_t k = 0;
@@ -108,6 +105,21 @@ bool oi_import_matmul(oi_ctx *c, oi_node *n) {
     }
     r = oi_reshape(c, r, k, s);
   }
+  return r;
+}
+
+bool oi_import_matmul(oi_ctx *c, oi_node *n) {
+  static const char *const none[] = {NULL};
+  if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, none)) return false;
+  oi_val *a = oi_in(c, n, 0), *b = a ? oi_in(c, n, 1) : NULL;
+  if (!b || !oi_check_type(c, a, OI_T_NUM, "input 0")) return false;
+  if (a->dtype != b->dtype)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "input types differ (%s and %s)", oi_dtype_name(a->dtype),
+                   oi_dtype_name(b->dtype));
+  kiln_value *va = oi_ir(c, a), *vb = oi_ir(c, b);
+  if (!va || !vb) return false;
+  kiln_value *r = oi_matmul_ir(c, va, vb);
+  if (!r) return false;
   oi_set_out(c, n, 0, r, a->dtype);
   return true;
 }
@@ -167,5 +179,78 @@ bool oi_import_gemm(oi_ctx *c, oi_node *n) {
     if (!r) return false;
   }
   oi_set_out(c, n, 0, r, a->dtype);
+  return true;
+}
+
+/* Det: one generic over the batch whose body reads the n x n matrix with
+ * tensor.extract and runs Gaussian elimination with partial pivoting,
+ * unrolled and branch-free (row swaps are selects; each flips the sign),
+ * so n is bounded. A zero pivot column gives 0. */
+#define OI_DET_MAX 16
+
+typedef struct { kiln_value *x; uint32_t batch; int64_t n; } det_user;
+
+static bool det_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  det_user *d = u;
+  const kiln_type *et = d->x->type->elem, *it = kiln_type_index(b->ctx);
+  int64_t n = d->n;
+  kiln_value **m = kiln_alloc(c->ctx, (size_t)(n * n) * sizeof *m);
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = d->x;
+  for (uint32_t k = 0; k < d->batch; k++) ops[1 + k] = oi_loop_index(b, k);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < n; j++) {
+      ops[1 + d->batch] = oi_scalar(b, it, 0, i);
+      ops[2 + d->batch] = oi_scalar(b, it, 0, j);
+      m[i * n + j] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, d->batch + 3, ops, 1, &et, NULL), 0);
+    }
+  kiln_value *zero = oi_scalar(b, et, 0, 0), *det = oi_scalar(b, et, 1, 0);
+  for (int64_t k = 0; k < n; k++) {
+    for (int64_t i = k + 1; i < n; i++) { /* bring the largest |m[i][k]| to row k */
+      kiln_value *sw = oi_cmpf(b, OI_F_OGT, oi_op1(b, KILN_OP_MATH_ABSF, m[i * n + k]),
+                               oi_op1(b, KILN_OP_MATH_ABSF, m[k * n + k]));
+      for (int64_t j = k; j < n; j++) {
+        kiln_value *t = m[k * n + j];
+        m[k * n + j] = oi_select(b, sw, m[i * n + j], t);
+        m[i * n + j] = oi_select(b, sw, t, m[i * n + j]);
+      }
+      det = oi_select(b, sw, oi_op1(b, KILN_OP_ARITH_NEGF, det), det);
+    }
+    kiln_value *p = m[k * n + k];
+    det = oi_op2(b, KILN_OP_ARITH_MULF, det, p);
+    kiln_value *nz = oi_cmpf(b, OI_F_UNE, p, zero);
+    for (int64_t i = k + 1; i < n; i++) {
+      kiln_value *f = oi_select(b, nz, oi_op2(b, KILN_OP_ARITH_DIVF, m[i * n + k], p), zero);
+      for (int64_t j = k + 1; j < n; j++)
+        m[i * n + j] = oi_op2(b, KILN_OP_ARITH_SUBF, m[i * n + j], oi_op2(b, KILN_OP_ARITH_MULF, f, m[k * n + j]));
+    }
+  }
+  y[0] = det;
+  return true;
+}
+
+bool oi_import_det(oi_ctx *c, oi_node *n) {
+  static const char *const none[] = {NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, none)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  const kiln_type *t = x->type;
+  if (t->rank < 2 || t->shape[t->rank - 1] != t->shape[t->rank - 2])
+    return oi_invalid(c, "input must be [..., M, M]");
+  int64_t sz = t->shape[t->rank - 1];
+  if (sz > OI_DET_MAX) return oi_unsupported(c, "%lldx%lld matrices (up to %dx%d)", (long long)sz, (long long)sz,
+                                             OI_DET_MAX, OI_DET_MAX);
+  uint32_t br = t->rank - 2;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, br, t->shape);
+  det_user d = {oi_ir(c, x), br, sz};
+  if (!d.x) return false;
+  kiln_value *out = oi_empty(c, rt);
+  if (oi_numel(rt) > 0) {
+    const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, br);
+    kiln_op *g = oi_generic(c, 0, NULL, 1, &out, &m, br, NULL, det_body, &d);
+    if (!g) return false;
+    out = kiln_op_result(g, 0);
+  }
+  oi_set_out(c, n, 0, out, x->dtype);
   return true;
 }

@@ -1,5 +1,6 @@
-/* Pooling: MaxPool, AveragePool (count_include_pad, ceil_mode), and the
- * global pools.
+/* Pooling: MaxPool (with its Indices output, either storage order),
+ * AveragePool (count_include_pad, ceil_mode), the global pools, and
+ * MaxUnpool.
  *
  * Takes: X [N, C, spatial...]. Guarantees: X is padded (lowest value for
  * max, zero for average), then one linalg.generic over (n, c, o..., k...)
@@ -9,12 +10,46 @@
  * Global pools are reductions over the spatial dims (keepdims). */
 #include "import_internal.h"
 
-typedef struct { bool max, isf; } pool_user;
+typedef struct {
+  bool max, isf, isu;
+  const oi_window *w;    /* Indices: the window, NULL without */
+  const int64_t *shape;  /* X's shape */
+  bool col_major;        /* storage_order = 1 */
+} pool_user;
+
+/* MaxPool's Indices: the position of the window element in X (unpadded),
+ * flattened row-major, or with the spatial dims reversed (column-major). */
+static kiln_value *flat_index(kiln_builder *b, const pool_user *p) {
+  const kiln_type *i64 = kiln_type_int(b->ctx, 64);
+  uint32_t s = p->w->spatial;
+  kiln_value *pos[OI_MAX_RANK];
+  pos[0] = oi_loop_index_i64(b, 0);
+  pos[1] = oi_loop_index_i64(b, 1);
+  for (uint32_t i = 0; i < s; i++) {
+    kiln_value *o = oi_op2(b, KILN_OP_ARITH_MULI, oi_loop_index_i64(b, 2 + i), oi_scalar(b, i64, 0, p->w->stride[i]));
+    kiln_value *k = oi_op2(b, KILN_OP_ARITH_MULI, oi_loop_index_i64(b, 2 + s + i), oi_scalar(b, i64, 0, p->w->dil[i]));
+    pos[2 + i] = oi_op2(b, KILN_OP_ARITH_SUBI, oi_op2(b, KILN_OP_ARITH_ADDI, o, k), oi_scalar(b, i64, 0, p->w->lo[i]));
+  }
+  kiln_value *lin = pos[0];
+  for (uint32_t d = 1; d < s + 2; d++) {
+    uint32_t e = p->col_major && d >= 2 ? s + 2 - 1 - (d - 2) : d;
+    lin = oi_op2(b, KILN_OP_ARITH_ADDI, oi_op2(b, KILN_OP_ARITH_MULI, lin, oi_scalar(b, i64, 0, p->shape[e])), pos[e]);
+  }
+  return lin;
+}
 
 static bool pool_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   pool_user *p = u;
   kiln_value *x = a[0], *acc = a[2];
-  if (p->max) y[0] = p->isf ? oi_op2(b, KILN_OP_ARITH_MAXIMUMF, acc, x) : oi_op2(b, KILN_OP_ARITH_MAXSI, acc, x);
+  if (p->w) { /* max with its position: the first maximum wins */
+    kiln_value *gt = p->isf ? oi_cmpf(b, OI_F_OGT, x, acc) : oi_cmpi(b, p->isu ? OI_UGT : OI_SGT, x, acc);
+    y[0] = oi_select(b, gt, x, acc);
+    y[1] = oi_select(b, gt, flat_index(b, p), a[3]);
+    return true;
+  }
+  if (p->max)
+    y[0] = p->isf ? oi_op2(b, KILN_OP_ARITH_MAXIMUMF, acc, x)
+                  : oi_op2(b, p->isu ? KILN_OP_ARITH_MAXUI : KILN_OP_ARITH_MAXSI, acc, x);
   else y[0] = oi_op2(b, p->isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, acc, x);
   return true;
 }
@@ -35,9 +70,8 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
   if (!oi_arity(c, n, 1, 1, 1, max && !global ? 2 : 1) ||
       !oi_attrs_only(c, n, global ? gk : max ? mk2 : ak))
     return false;
-  if (oi_has_out(n, 1)) return oi_unsupported(c, "the Indices output of MaxPool");
   oi_val *x = oi_in(c, n, 0);
-  if (!x || !oi_check_type(c, x, max ? (OI_T_FLOAT | OI_T_SINT) : OI_T_FLOAT, "input 0")) return false;
+  if (!x || !oi_check_type(c, x, max ? OI_T_NUM : OI_T_FLOAT, "input 0")) return false;
   const kiln_type *xt = x->type;
   if (xt->rank < 3) return oi_invalid(c, "input rank %u < 3 (N, C, spatial...)", xt->rank);
   kiln_value *xv = oi_ir(c, x);
@@ -60,7 +94,7 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
   if (2 * s + 2 > KILN_MAX_LOOPS) return oi_unsupported(c, "pooling over %u spatial dims", s);
   int64_t storage = 0, cip = 0;
   if (max && !oi_attr_int(c, n, "storage_order", 0, &storage)) return false;
-  if (storage) return oi_unsupported(c, "storage_order = 1");
+  if (storage != 0 && storage != 1) return oi_invalid(c, "storage_order %lld", (long long)storage);
   if (!max && !oi_attr_int(c, n, "count_include_pad", 0, &cip)) return false;
   if (!max && oi_attr(n, "dilations")) {
     const int64_t *d;
@@ -101,10 +135,16 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
   bool red[KILN_MAX_LOOPS] = {0};
   for (uint32_t l = 2 + s; l < loops; l++) red[l] = true;
   kiln_value *ins[2] = {xv, win};
-  pool_user pu = {max, kiln_type_is_float(xt->elem)};
-  kiln_op *g = oi_generic(c, 2, ins, 1, &init, maps, loops, red, pool_body, &pu);
+  bool indices = oi_has_out(n, 1);
+  pool_user pu = {max, kiln_type_is_float(xt->elem), oi_dtype_is_unsigned(x->dtype), indices ? &w : NULL,
+                  xt->shape, storage == 1};
+  const kiln_type *it = oi_tensor_type(c, s + 2, os, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+  kiln_value *outs[2] = {init, indices ? oi_filled(c, it, 0, 0) : NULL};
+  const kiln_affine_map *maps4[4] = {maps[0], maps[1], maps[2], maps[2]};
+  kiln_op *g = oi_generic(c, 2, ins, indices ? 2 : 1, outs, maps4, loops, red, pool_body, &pu);
   if (!g) return false;
   kiln_value *r = kiln_op_result(g, 0);
+  if (indices) oi_set_out(c, n, 1, kiln_op_result(g, 1), ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
   if (!max) {
     /* per-position count of window elements that are counted */
     int64_t total = 1;
@@ -133,5 +173,90 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
     if (!r) return false;
   }
   oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
+
+/* MaxUnpool: zeros with X's values at the flat positions I gives (MaxPool's
+ * Indices). One generic over (n, c, output position, input position) whose
+ * reduction over the input positions of the same (n, c) plane picks the
+ * value whose index is the output position: quadratic in the plane size,
+ * and an index pointing into another (n, c) plane (which MaxPool never
+ * produces) is dropped. */
+typedef struct { uint32_t s; const int64_t *dshape; } unpool_user;
+
+/* Indices count positions in the default output shape (DSHAPE); a larger
+ * output_shape only adds room at the end of each dim. */
+static bool unpool_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  unpool_user *p = u;
+  const kiln_type *i64 = kiln_type_int(b->ctx, 64);
+  kiln_value *lin = oi_loop_index_i64(b, 0), *inside = NULL;
+  for (uint32_t d = 1; d < p->s + 2; d++) {
+    kiln_value *i = oi_loop_index_i64(b, d);
+    if (d >= 2) {
+      kiln_value *in = oi_cmpi(b, OI_SLT, i, oi_scalar(b, i64, 0, p->dshape[d]));
+      inside = inside ? oi_op2(b, KILN_OP_ARITH_ANDI, inside, in) : in;
+    }
+    lin = oi_op2(b, KILN_OP_ARITH_ADDI, oi_op2(b, KILN_OP_ARITH_MULI, lin, oi_scalar(b, i64, 0, p->dshape[d])), i);
+  }
+  kiln_value *hit = oi_op2(b, KILN_OP_ARITH_ANDI, oi_cmpi(b, OI_EQ, a[1], lin), inside);
+  y[0] = oi_select(b, hit, a[0], a[2]);
+  return true;
+}
+
+bool oi_import_max_unpool(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"kernel_shape", "pads", "strides", NULL};
+  if (!oi_arity(c, n, 2, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *iv = x ? oi_in(c, n, 1) : NULL, *sv = oi_opt_in(n, 2);
+  if (!iv || !oi_check_type(c, x, OI_T_NUM, "input 0 (X)")) return false;
+  if (iv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "I must be int64, not %s", oi_dtype_name(iv->dtype));
+  const kiln_type *xt = x->type;
+  if (xt->rank < 3) return oi_invalid(c, "input rank %u < 3 (N, C, spatial...)", xt->rank);
+  if (iv->type->rank != xt->rank) return oi_invalid(c, "I has another rank than X");
+  for (uint32_t d = 0; d < xt->rank; d++)
+    if (iv->type->shape[d] != xt->shape[d]) return oi_invalid(c, "I has another shape than X");
+  uint32_t s = xt->rank - 2;
+  if (2 * s + 2 > KILN_MAX_LOOPS) return oi_unsupported(c, "unpooling over %u spatial dims", s);
+  const int64_t *ks, *st, *pa;
+  size_t nk, ns, np;
+  if (!oi_attr_ints(c, n, "kernel_shape", &ks, &nk) || !oi_attr_ints(c, n, "strides", &st, &ns) ||
+      !oi_attr_ints(c, n, "pads", &pa, &np))
+    return false;
+  if (nk != s || (st && ns != s) || (pa && np != 2 * s))
+    return oi_invalid(c, "kernel_shape, strides and pads must cover the %u spatial dims", s);
+  int64_t os[OI_MAX_RANK], ds[OI_MAX_RANK];
+  os[0] = xt->shape[0], os[1] = xt->shape[1];
+  for (uint32_t i = 0; i < s; i++)
+    os[2 + i] = (xt->shape[2 + i] - 1) * (st ? st[i] : 1) + ks[i] - (pa ? pa[i] + pa[s + i] : 0);
+  for (uint32_t d = 0; d < xt->rank; d++) ds[d] = os[d];
+  if (sv) { /* the output shape given: the same positions, more room */
+    int64_t *v, cnt;
+    if (!oi_const_ints(c, sv, "input 2 (output_shape)", &v, &cnt)) return false;
+    if (cnt != xt->rank || v[0] != os[0] || v[1] != os[1])
+      return oi_invalid(c, "output_shape must be [N, C, spatial...] of X's N and C");
+    for (uint32_t d = 2; d < xt->rank; d++)
+      if ((os[d] = v[d]) < ds[d]) return oi_invalid(c, "output_shape is smaller than the unpooled shape");
+  }
+  if (!oi_dims_ok(c, xt->rank, os, "output")) return false;
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, xt->rank, os);
+  kiln_value *xv = oi_ir(c, x), *ix = oi_ir(c, iv), *out = oi_filled(c, ot, 0, 0);
+  if (!xv || !ix) return false;
+  if (oi_numel(ot) == 0 || oi_numel(xt) == 0) {
+    oi_set_out(c, n, 0, out, x->dtype);
+    return true;
+  }
+  uint32_t loops = 2 + 2 * s;
+  int64_t qd[OI_MAX_RANK], pd[OI_MAX_RANK];
+  qd[0] = pd[0] = 0, qd[1] = pd[1] = 1;
+  for (uint32_t i = 0; i < s; i++) pd[2 + i] = 2 + i, qd[2 + i] = 2 + s + i;
+  const kiln_affine_map *mq = oi_map_dims(c, loops, xt->rank, qd), *mp = oi_map_dims(c, loops, xt->rank, pd);
+  const kiln_affine_map *maps[3] = {mq, mq, mp};
+  bool red[KILN_MAX_LOOPS] = {0};
+  for (uint32_t l = 2 + s; l < loops; l++) red[l] = true;
+  kiln_value *ins[2] = {xv, ix};
+  unpool_user p = {s, ds};
+  kiln_op *g = oi_generic(c, 2, ins, 1, &out, maps, loops, red, unpool_body, &p);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
   return true;
 }

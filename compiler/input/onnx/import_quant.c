@@ -1,5 +1,7 @@
 /* Quantization family: QuantizeLinear and DequantizeLinear (opset 13:
- * per-tensor or per-axis scale and zero point).
+ * per-tensor or per-axis scale and zero point), DynamicQuantizeLinear, and
+ * the integer products MatMulInteger, ConvInteger, QLinearMatMul and
+ * QLinearConv.
  *
  * Takes: x, scale (scalar or 1-D along `axis`), optional zero point
  * (u8/i8; u8 when absent). Guarantees: one elementwise generic;
@@ -87,3 +89,225 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
 
 bool oi_import_quantize(oi_ctx *c, oi_node *n) { return quant(c, n, true); }
 bool oi_import_dequantize(oi_ctx *c, oi_node *n) { return quant(c, n, false); }
+
+/* ---- integer products: MatMulInteger, ConvInteger, QLinearMatMul,
+ * QLinearConv. Operands widen to i32 minus their zero points (scalar, or
+ * per row of A / per output channel of W along `axis`), the product
+ * accumulates in i32; the QLinear forms requantize with the real
+ * multiplier x_scale * w_scale / y_scale (f32, as ONNX Runtime computes
+ * it), rounding half to even and saturating to the output type. */
+typedef struct { int32_t from, zfrom; bool has_zp; } widen_user;
+
+static bool widen_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  widen_user *w = u;
+  const kiln_type *i32 = kiln_type_int(b->ctx, 32);
+  int32_t I32 = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+  kiln_value *x = oi_convert(b, a[0], w->from, I32, i32);
+  if (w->has_zp) x = oi_op2(b, KILN_OP_ARITH_SUBI, x, oi_convert(b, a[1], w->zfrom, I32, i32));
+  y[0] = x;
+  return true;
+}
+
+/* x - zp as i32; zp scalar/one-element, or 1-D along dim `axis` of x. */
+static kiln_value *widen(oi_ctx *c, oi_val *x, oi_val *zp, uint32_t axis, const char *what) {
+  if (x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 && x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT8) {
+    oi_unsupported(c, "%s of type %s (u8 or i8)", what, oi_dtype_name(x->dtype));
+    return NULL;
+  }
+  if (zp && zp->dtype != x->dtype) {
+    oi_fail(c, KILN_ONNX_ERR_TYPE, "%s's zero point differs from it in type", what);
+    return NULL;
+  }
+  const kiln_type *t = x->type;
+  kiln_value *ins[2] = {oi_ir(c, x), zp ? oi_ir(c, zp) : NULL};
+  if (!ins[0] || (zp && !ins[1])) return NULL;
+  if (zp) {
+    int64_t nz = oi_numel(zp->type), sh[OI_MAX_RANK];
+    if (nz == 1) {
+      ins[1] = oi_reshape(c, ins[1], 0, NULL);
+    } else if (zp->type->rank == 1 && axis < t->rank && nz == t->shape[axis]) {
+      for (uint32_t d = 0; d < t->rank; d++) sh[d] = d == axis ? nz : 1;
+      ins[1] = oi_reshape(c, ins[1], t->rank, sh);
+    } else {
+      oi_invalid(c, "%s's zero point has %lld elements", what, (long long)nz);
+      return NULL;
+    }
+  }
+  widen_user w = {x->dtype, zp ? zp->dtype : 0, zp != NULL};
+  return oi_elementwise_ir(c, zp ? 2 : 1, ins, t->rank, t->shape, kiln_type_int(c->ctx, 32), widen_body, &w);
+}
+
+/* a0 = acc (i32), a1 = x_scale * w_scale (f32, scalar or per channel),
+ * a2 = y_scale, a3 = y zero point */
+typedef struct { int32_t out; } requant_user;
+
+static kiln_value *round_even(kiln_builder *b, kiln_value *s) {
+  const kiln_type *f = s->type;
+  kiln_value *half = oi_scalar(b, f, 0.5, 0), *one = oi_scalar(b, f, 1, 0), *two = oi_scalar(b, f, 2, 0);
+  kiln_value *fl = oi_op1(b, KILN_OP_MATH_FLOOR, s);
+  kiln_value *diff = oi_op2(b, KILN_OP_ARITH_SUBF, s, fl), *up = oi_op2(b, KILN_OP_ARITH_ADDF, fl, one);
+  kiln_value *even = oi_cmpf(b, OI_F_OEQ, oi_op2(b, KILN_OP_ARITH_MULF, oi_op1(b, KILN_OP_MATH_FLOOR,
+                             oi_op2(b, KILN_OP_ARITH_MULF, fl, half)), two), fl);
+  return oi_select(b, oi_cmpf(b, OI_F_OGT, diff, half), up,
+                   oi_select(b, oi_cmpf(b, OI_F_OEQ, diff, half), oi_select(b, even, fl, up), fl));
+}
+
+static bool requant_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  requant_user *q = u;
+  const kiln_type *f32 = kiln_type_f32(b->ctx);
+  int32_t F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, I32 = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+  bool isu = q->out == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+  kiln_value *m = oi_op2(b, KILN_OP_ARITH_DIVF, a[1], a[2]);
+  kiln_value *r = round_even(b, oi_op2(b, KILN_OP_ARITH_MULF, oi_convert(b, a[0], I32, F, f32), m));
+  r = oi_op2(b, KILN_OP_ARITH_ADDF, r, oi_convert(b, a[3], q->out, F, f32));
+  r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, isu ? 0 : -128, 0));
+  r = oi_op2(b, KILN_OP_ARITH_MINIMUMF, r, oi_scalar(b, f32, isu ? 255 : 127, 0));
+  y[0] = oi_convert(b, r, F, q->out, kiln_type_int(b->ctx, 8));
+  return true;
+}
+
+static bool mul_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[1]);
+  return true;
+}
+
+/* acc [.., M, ..] requantized; xs scalar, ws scalar or [M] along `axis`. */
+static kiln_value *requant(oi_ctx *c, kiln_value *acc, oi_val *xs, oi_val *ws, uint32_t axis, oi_val *ys, oi_val *yz) {
+  int32_t F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  if (xs->dtype != F || ws->dtype != F || ys->dtype != F) {
+    oi_unsupported(c, "scales of a type other than f32");
+    return NULL;
+  }
+  if (oi_numel(xs->type) != 1 || oi_numel(ys->type) != 1 || oi_numel(yz->type) != 1) {
+    oi_invalid(c, "x_scale, y_scale and y_zero_point must hold one element");
+    return NULL;
+  }
+  const kiln_type *t = acc->type;
+  kiln_value *sx = oi_ir(c, xs), *sw = oi_ir(c, ws), *sy = oi_ir(c, ys), *zy = oi_ir(c, yz);
+  if (!sx || !sw || !sy || !zy) return NULL;
+  sx = oi_reshape(c, sx, 0, NULL), sy = oi_reshape(c, sy, 0, NULL), zy = oi_reshape(c, zy, 0, NULL);
+  int64_t nw = oi_numel(ws->type), sh[OI_MAX_RANK];
+  if (nw == 1) {
+    sw = oi_reshape(c, sw, 0, NULL);
+  } else if (ws->type->rank == 1 && nw == t->shape[axis]) {
+    for (uint32_t d = 0; d < t->rank; d++) sh[d] = d == axis ? nw : 1;
+    sw = oi_reshape(c, sw, t->rank, sh);
+  } else {
+    oi_invalid(c, "w_scale has %lld elements", (long long)nw);
+    return NULL;
+  }
+  kiln_value *pair[2] = {sx, sw};
+  const kiln_type *st = sw->type;
+  kiln_value *scale = oi_elementwise_ir(c, 2, pair, st->rank, st->shape, kiln_type_f32(c->ctx), mul_body, NULL);
+  if (!scale) return NULL;
+  requant_user q = {yz->dtype};
+  if (yz->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 && yz->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT8) {
+    oi_unsupported(c, "y_zero_point of type %s", oi_dtype_name(yz->dtype));
+    return NULL;
+  }
+  kiln_value *ins[4] = {acc, scale, sy, zy};
+  return oi_elementwise_ir(c, 4, ins, t->rank, t->shape, kiln_type_int(c->ctx, 8), requant_body, &q);
+}
+
+bool oi_import_matmul_integer(oi_ctx *c, oi_node *n) {
+  static const char *const none[] = {NULL};
+  bool ql = n->kind == OI_QLINEAR;
+  if (!oi_arity(c, n, ql ? 8 : 2, ql ? 8 : 4, 1, 1) || !oi_attrs_only(c, n, none)) return false;
+  oi_val *a = oi_in(c, n, 0), *b = oi_in(c, n, ql ? 3 : 1);
+  oi_val *az = oi_opt_in(n, ql ? 2 : 2), *bz = oi_opt_in(n, ql ? 5 : 3);
+  if (!a || !b) return false;
+  uint32_t ra = a->type->rank, rb = b->type->rank;
+  /* a's zero point runs along its rows (dim -2), b's along its columns */
+  kiln_value *va = widen(c, a, az, ra >= 2 ? ra - 2 : 0, "A");
+  kiln_value *vb = va ? widen(c, b, bz, rb - 1, "B") : NULL;
+  kiln_value *r = vb ? oi_matmul_ir(c, va, vb) : NULL;
+  if (!r) return false;
+  if (ql) {
+    oi_val *as = oi_in(c, n, 1), *bs = oi_in(c, n, 4), *ys = oi_in(c, n, 6), *yz = oi_in(c, n, 7);
+    if (!as || !bs || !ys || !yz) return false;
+    r = requant(c, r, as, bs, r->type->rank - 1, ys, yz);
+    if (!r) return false;
+    oi_set_out(c, n, 0, r, yz->dtype);
+    return true;
+  }
+  oi_set_out(c, n, 0, r, ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
+  return true;
+}
+
+bool oi_import_conv_integer(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", NULL};
+  bool ql = n->kind == OI_QLINEAR;
+  if (!oi_arity(c, n, ql ? 8 : 2, ql ? 9 : 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *w = oi_in(c, n, ql ? 3 : 1);
+  oi_val *xz = oi_opt_in(n, 2), *wz = oi_opt_in(n, ql ? 5 : 3);
+  if (!x || !w) return false;
+  /* zero points removed first, so the padding (zeros) is x's zero point */
+  kiln_value *vx = widen(c, x, xz, 1, "x"), *vw = vx ? widen(c, w, wz, 0, "w") : NULL;
+  kiln_value *r = vw ? oi_conv_ir(c, n, vx, vw) : NULL;
+  if (!r) return false;
+  if (ql) {
+    oi_val *xs = oi_in(c, n, 1), *ws = oi_in(c, n, 4), *ys = oi_in(c, n, 6), *yz = oi_in(c, n, 7);
+    oi_val *bias = oi_opt_in(n, 8);
+    if (!xs || !ws || !ys || !yz) return false;
+    if (bias) {
+      if (bias->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
+        return oi_fail(c, KILN_ONNX_ERR_TYPE, "B must be int32, not %s", oi_dtype_name(bias->dtype));
+      if (bias->type->rank != 1 || bias->type->shape[0] != r->type->shape[1])
+        return oi_invalid(c, "B must be 1-D of size %lld", (long long)r->type->shape[1]);
+      if (!(r = oi_add_bias(c, r, bias))) return false;
+    }
+    r = requant(c, r, xs, ws, 1, ys, yz);
+    if (!r) return false;
+    oi_set_out(c, n, 0, r, yz->dtype);
+    return true;
+  }
+  oi_set_out(c, n, 0, r, ONNX__TENSOR_PROTO__DATA_TYPE__INT32);
+  return true;
+}
+
+/* ---- DynamicQuantizeLinear: u8 with a scale and zero point from the
+ * data's range widened to include 0. ---- */
+static bool dq_params_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const kiln_type *f = a[0]->type;
+  kiln_value *zero = oi_scalar(b, f, 0, 0);
+  kiln_value *mx = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, a[0], zero), *mn = oi_op2(b, KILN_OP_ARITH_MINIMUMF, a[1], zero);
+  kiln_value *s = oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, mx, mn), oi_scalar(b, f, 255, 0));
+  kiln_value *z = round_even(b, oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, zero, mn), s));
+  z = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, z, zero), oi_scalar(b, f, 255, 0));
+  y[0] = s;
+  y[1] = oi_convert(b, z, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
+                    kiln_type_int(b->ctx, 8));
+  return true;
+}
+
+bool oi_import_dynamic_quantize(oi_ctx *c, oi_node *n) {
+  static const char *const none[] = {NULL};
+  if (!oi_arity(c, n, 1, 1, 3, 3) || !oi_attrs_only(c, n, none)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  if (x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
+    return oi_unsupported(c, "input of type %s (f32)", oi_dtype_name(x->dtype));
+  const kiln_type *t = x->type;
+  kiln_value *xv = oi_ir(c, x);
+  if (!xv) return false;
+  bool all[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) all[d] = true;
+  kiln_value *mx = oi_reduce(c, xv, x->dtype, all, false, OI_RED_MAX);
+  kiln_value *mn = mx ? oi_reduce(c, xv, x->dtype, all, false, OI_RED_MIN) : NULL;
+  if (!mn) return false;
+  const kiln_type *st = kiln_type_with_shape(c->ctx, t, 0, NULL);
+  const kiln_type *zt = oi_tensor_type(c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8);
+  kiln_value *ins[2] = {mx, mn}, *outs[2] = {oi_empty(c, st), oi_empty(c, zt)};
+  const kiln_affine_map *maps[4];
+  for (int i = 0; i < 4; i++) maps[i] = kiln_affine_map_identity(c->ctx, 0);
+  kiln_op *g = oi_generic(c, 2, ins, 2, outs, maps, 0, NULL, dq_params_body, NULL);
+  if (!g) return false;
+  q_user q = {true, true, true, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8};
+  kiln_value *qi[3] = {xv, kiln_op_result(g, 0), kiln_op_result(g, 1)};
+  kiln_value *r = oi_elementwise_ir(c, 3, qi, t->rank, t->shape, kiln_type_int(c->ctx, 8), q_body, &q);
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8);
+  oi_set_out(c, n, 1, kiln_op_result(g, 0), ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  oi_set_out(c, n, 2, kiln_op_result(g, 1), ONNX__TENSOR_PROTO__DATA_TYPE__UINT8);
+  return true;
+}

@@ -367,8 +367,50 @@ START_TEST(unsqueeze_repeated) {
 END_TEST
 
 START_TEST(maxpool_indices) {
-  expect_error("in x f32 1,1,4,4; node MaxPool x -> y,i kernel_shape=ints:2,2; out y; out i", UNSUP,
-               "the Indices output of MaxPool", NULL);
+  expect_error("in x f32 1,1,4,4; node MaxPool x -> y,i kernel_shape=ints:2,2 storage_order=i:2; out y; out i", NODE,
+               "storage_order 2", NULL);
+}
+END_TEST
+
+START_TEST(topk_dynamic_k) {
+  expect_error("in x f32 3,4; in k i64 1; node TopK x,k -> v,i; out v; out i", KILN_ONNX_ERR_DYNAMIC,
+               "(TopK, ai.onnx opset 13)", "input 1 (K) is computed at run time", NULL);
+}
+END_TEST
+
+START_TEST(topk_k_too_large) {
+  expect_error("in x f32 3,4; init k i64 1 = 5; node TopK x,k -> v,i; out v; out i", NODE,
+               "K = 5 for an axis of 4 elements", NULL);
+}
+END_TEST
+
+START_TEST(unique_is_dynamic) {
+  expect_error("in x f32 4; node Unique x -> y; out y", KILN_ONNX_ERR_DYNAMIC, "(Unique, ai.onnx opset 13)",
+               "the output's length depends on the input values", NULL);
+}
+END_TEST
+
+START_TEST(det_too_large) {
+  expect_error("in x f32 17,17; node Det x -> y; out y", UNSUP, "17x17 matrices (up to 16x16)", NULL);
+}
+END_TEST
+
+START_TEST(attribute_from_a_later_version) {
+  expect_error("opset 11; in x f32 2,3; node ReduceSum x -> y noop_with_empty_axes=i:1; out y", NODE,
+               "(ReduceSum, ai.onnx opset 11)",
+               "attribute 'noop_with_empty_axes' does not exist in this version of ReduceSum", NULL);
+}
+END_TEST
+
+START_TEST(old_attribute_and_new_input) {
+  expect_error("opset 11; in x f32 1,3; init a i64 1 = 0; node Squeeze x,a -> y axes=ints:0; out y", NODE,
+               "input 1 is given, but in this version 'axes' is an attribute", NULL);
+}
+END_TEST
+
+START_TEST(upsample_up_and_down) {
+  expect_error("opset 9; in x f32 1,1,4,4; init s f32 4 = 1,1,2,0.5; node Upsample x,s -> y; out y", UNSUP,
+               "(Upsample, ai.onnx opset 9)", "scales above and below 1", NULL);
 }
 END_TEST
 
@@ -600,6 +642,13 @@ static Suite *suite(void) {
   tcase_add_test(e, declared_output_shape);
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
+  tcase_add_test(e, topk_dynamic_k);
+  tcase_add_test(e, topk_k_too_large);
+  tcase_add_test(e, unique_is_dynamic);
+  tcase_add_test(e, det_too_large);
+  tcase_add_test(e, attribute_from_a_later_version);
+  tcase_add_test(e, old_attribute_and_new_input);
+  tcase_add_test(e, upsample_up_and_down);
   tcase_add_test(e, dropout_training);
   suite_add_tcase(s, e);
   TCase *h = tcase_create("hostile");
