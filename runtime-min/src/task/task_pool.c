@@ -1,20 +1,50 @@
 /* The workgroup pool (see task_pool.h). One dispatch at a time per pool:
- * the submitter publishes it under `lock`, bumps `generation` and wakes the
- * workers; everybody, the submitter included, then claims flattened
- * workgroup indices from the atomic `next` until the grid is exhausted or a
- * workgroup failed. The submitter waits until every worker has reported
- * back for this generation, so no worker can still touch the dispatch (or
- * the caller's ctx) once kiln_task_pool_dispatch returns, and no worker can
- * miss a generation. */
+ * the submitter publishes it, then hands out tickets, at most one per
+ * worker that can have a workgroup besides the submitter's own; a worker
+ * that takes a ticket joins the dispatch, and everybody, the submitter
+ * included, claims flattened workgroup indices from the atomic `next`
+ * until the grid is exhausted or a workgroup failed. When the submitter
+ * runs out of workgroups it withdraws the tickets nobody took and waits
+ * only for the workers that joined, so no worker can still touch the
+ * dispatch (or the caller's ctx) once kiln_task_pool_dispatch returns,
+ * and a small dispatch that the submitter finishes before any worker is
+ * awake never waits for a wake-up.
+ *
+ * Wake-up: a worker that finished a dispatch spins (pause, then yield)
+ * for up to KILN_TASK_SPIN_NS watching for tickets before it sleeps on a
+ * condition variable, so back-to-back dispatches (a model's kernels) reach
+ * awake workers with no system call; the submitter signals only when
+ * workers sleep, and only as many as it has tickets. Waiting for joined
+ * workers spins the same way before it sleeps. */
 #include "task_pool.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How long an idle worker (or a waiting submitter) spins before it
+ * sleeps: longer than a model's gap between two dispatches (a few
+ * microseconds of VM work), short enough that an idle pool costs nothing
+ * measurable. */
+#define KILN_TASK_SPIN_NS 50000
+
+/* Stack a worker faults in once at start: kernels keep packed panels and
+ * staging buffers on the stack (the convolution path's weight panel is up
+ * to 256 KiB), and a worker first running such a kernel on some later
+ * call would otherwise fault there, whichever worker draws it first. */
+#define KILN_TASK_STACK_PREFAULT (512u << 10)
+
+/* The tickets word: tickets left to take (high half) and workers that took
+ * one and have not left (low half), changed together so that withdrawing
+ * the tickets and counting the joined workers cannot race. */
+#define TICKET ((uint64_t)1 << 32)
+#define JOINED_MASK (TICKET - 1)
 
 typedef struct worker {
   struct kiln_task_pool *pool;
@@ -24,13 +54,15 @@ typedef struct worker {
 
 struct kiln_task_pool {
   pthread_mutex_t submit; /* serializes dispatches from several threads */
-  pthread_mutex_t lock;   /* guards everything below but the atomics */
-  pthread_cond_t wake;    /* workers: a new generation or shutdown */
-  pthread_cond_t done;    /* submitter: `active` reached zero */
-  uint64_t generation;
-  int shutdown;
-  uint32_t active; /* workers not yet finished with this generation */
-  /* The dispatch in flight. */
+  pthread_mutex_t lock;   /* sleeping and waking */
+  pthread_cond_t wake;    /* workers: tickets or shutdown */
+  pthread_cond_t done;    /* submitter: the last joined worker left */
+  atomic_uint_fast64_t tickets;
+  atomic_uint sleepers;        /* workers in (or entering) wait on `wake` */
+  atomic_int submitter_sleeps; /* the submitter waits (or will) on `done` */
+  atomic_int shutdown;
+  uint32_t ready; /* workers past their stack prefault, under lock */
+  /* The dispatch in flight, published before its tickets. */
   kiln_task_workgroup_fn fn;
   void *ctx;
   uint32_t count_x, count_y;
@@ -53,6 +85,45 @@ static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
   return code;
 }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spins until ready(p) or KILN_TASK_SPIN_NS passed; returns ready(p). The
+ * first microseconds only pause; then each round also yields, so a spinner
+ * on a busy machine gives its core to whoever has work. */
+static int spin_until(struct kiln_task_pool *p,
+                      int (*ready)(struct kiln_task_pool *)) {
+  const uint64_t start = now_ns();
+  for (uint32_t i = 1;; ++i) {
+    if (ready(p)) return 1;
+    cpu_relax();
+    if (i % 64 == 0) {
+      const uint64_t spent = now_ns() - start;
+      if (spent > KILN_TASK_SPIN_NS) return ready(p);
+      if (spent > KILN_TASK_SPIN_NS / 10) sched_yield();
+    }
+  }
+}
+
+static int tickets_or_shutdown(struct kiln_task_pool *p) {
+  return (atomic_load(&p->tickets) >> 32) != 0 || atomic_load(&p->shutdown);
+}
+
+static int nobody_joined(struct kiln_task_pool *p) {
+  return (atomic_load(&p->tickets) & JOINED_MASK) == 0;
+}
+
 /* Claims and runs workgroups until none are left or one failed. */
 static void run_workgroups(struct kiln_task_pool *p, uint32_t worker_id) {
   uint64_t per_slice = (uint64_t)p->count_x * p->count_y;
@@ -71,28 +142,55 @@ static void run_workgroups(struct kiln_task_pool *p, uint32_t worker_id) {
   }
 }
 
+/* Takes a ticket if one is left (joining the dispatch in flight). */
+static int take_ticket(struct kiln_task_pool *p) {
+  uint64_t t = atomic_load(&p->tickets);
+  while (t >> 32)
+    if (atomic_compare_exchange_weak(&p->tickets, &t, t - TICKET + 1))
+      return 1;
+  return 0;
+}
+
+__attribute__((noinline)) static void prefault_stack(void) {
+  volatile uint8_t *s = __builtin_alloca(KILN_TASK_STACK_PREFAULT);
+  for (size_t i = 0; i < KILN_TASK_STACK_PREFAULT; i += 4096) s[i] = 0;
+}
+
 static void *worker_main(void *arg) {
   worker_t *w = arg;
   struct kiln_task_pool *p = w->pool;
-  uint64_t seen = 0;
+  prefault_stack();
   pthread_mutex_lock(&p->lock);
-  for (;;) {
-    while (!p->shutdown && p->generation == seen)
-      pthread_cond_wait(&p->wake, &p->lock);
-    if (p->shutdown) break;
-    seen = p->generation;
-    pthread_mutex_unlock(&p->lock);
-    run_workgroups(p, w->id);
-    pthread_mutex_lock(&p->lock);
-    if (--p->active == 0) pthread_cond_signal(&p->done);
-  }
+  p->ready++;
+  pthread_cond_signal(&p->done);
   pthread_mutex_unlock(&p->lock);
+  while (!atomic_load(&p->shutdown)) {
+    if (take_ticket(p)) {
+      run_workgroups(p, w->id);
+      /* Leave; the last one out wakes a sleeping submitter. */
+      if ((atomic_fetch_sub(&p->tickets, 1) & JOINED_MASK) == 1 &&
+          atomic_load(&p->submitter_sleeps)) {
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->lock);
+      }
+      continue;
+    }
+    if (spin_until(p, tickets_or_shutdown)) continue;
+    pthread_mutex_lock(&p->lock);
+    atomic_fetch_add(&p->sleepers, 1);
+    /* Rechecked after announcing the sleep: a submitter that hands out
+     * tickets after this sees sleepers and signals under the lock. */
+    while (!tickets_or_shutdown(p)) pthread_cond_wait(&p->wake, &p->lock);
+    atomic_fetch_sub(&p->sleepers, 1);
+    pthread_mutex_unlock(&p->lock);
+  }
   return NULL;
 }
 
 static void stop_workers(struct kiln_task_pool *p, uint32_t started) {
   pthread_mutex_lock(&p->lock);
-  p->shutdown = 1;
+  atomic_store(&p->shutdown, 1);
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
   for (uint32_t i = 0; i < started; i++) pthread_join(p->workers[i].thread, NULL);
@@ -119,6 +217,10 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
                 "task pool: out of memory for %u workers", workers);
   }
   p->workers = ws;
+  atomic_init(&p->tickets, 0);
+  atomic_init(&p->sleepers, 0);
+  atomic_init(&p->submitter_sleeps, 0);
+  atomic_init(&p->shutdown, 0);
   atomic_init(&p->next, 0);
   atomic_init(&p->status, 0);
   int rc = pthread_mutex_init(&p->submit, NULL);
@@ -132,11 +234,24 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
                 "task pool: cannot create synchronization objects: %s",
                 strerror(rc));
   }
+  /* Stacks of at least 2 MiB whatever RLIMIT_STACK says: kernels' stack
+   * buffers need room, and prefault_stack touches a quarter of it. */
+  pthread_attr_t attr;
+  size_t stack = 0;
+  rc = pthread_attr_init(&attr);
+  if (!rc && !pthread_attr_getstacksize(&attr, &stack) && stack < (2u << 20))
+    rc = pthread_attr_setstacksize(&attr, 2u << 20);
+  if (rc) {
+    kiln_task_pool_destroy(p);
+    return fail(msg, msg_cap, KILN_TASK_ERR_SYSTEM,
+                "task pool: cannot set worker stacks: %s", strerror(rc));
+  }
   for (uint32_t i = 0; i < workers; i++) {
     ws[i].pool = p;
     ws[i].id = i + 1; /* 0 is the submitting thread */
-    rc = pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]);
+    rc = pthread_create(&ws[i].thread, &attr, worker_main, &ws[i]);
     if (rc) {
+      pthread_attr_destroy(&attr);
       stop_workers(p, i);
       p->worker_count = 0;
       kiln_task_pool_destroy(p);
@@ -145,6 +260,11 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
                   strerror(rc));
     }
   }
+  pthread_attr_destroy(&attr);
+  /* Ready when every worker is: no page fault of theirs lands in a call. */
+  pthread_mutex_lock(&p->lock);
+  while (p->ready < workers) pthread_cond_wait(&p->done, &p->lock);
+  pthread_mutex_unlock(&p->lock);
   p->worker_count = workers;
   *out = p;
   return KILN_TASK_OK;
@@ -180,20 +300,33 @@ int kiln_task_pool_dispatch(kiln_task_pool_t *p, const uint32_t count[3],
   p->total = total;
   atomic_store_explicit(&p->next, 0, memory_order_relaxed);
   atomic_store_explicit(&p->status, 0, memory_order_relaxed);
-  /* One workgroup, or no workers: waking anybody would only cost. */
-  int wake = total > 1 && p->worker_count > 0;
-  if (wake) {
-    pthread_mutex_lock(&p->lock);
-    p->active = p->worker_count;
-    p->generation++;
-    pthread_cond_broadcast(&p->wake);
-    pthread_mutex_unlock(&p->lock);
+  /* One ticket per workgroup beyond the submitter's first, at most one per
+   * worker: a single workgroup wakes nobody. */
+  const uint64_t n = total - 1 < p->worker_count ? total - 1 : p->worker_count;
+  if (n) {
+    /* Publishes the dispatch above to whoever takes a ticket. */
+    atomic_store(&p->tickets, n << 32);
+    const uint32_t sleeping = atomic_load(&p->sleepers);
+    if (sleeping) {
+      pthread_mutex_lock(&p->lock);
+      for (uint64_t i = 0; i < n && i < sleeping; ++i)
+        pthread_cond_signal(&p->wake);
+      pthread_mutex_unlock(&p->lock);
+    }
   }
   run_workgroups(p, 0);
-  if (wake) {
-    pthread_mutex_lock(&p->lock);
-    while (p->active) pthread_cond_wait(&p->done, &p->lock);
-    pthread_mutex_unlock(&p->lock);
+  if (n) {
+    /* Withdraws the tickets nobody took; waits for those who did. */
+    uint64_t t = atomic_load(&p->tickets);
+    while (!atomic_compare_exchange_weak(&p->tickets, &t, t & JOINED_MASK)) {
+    }
+    if (!spin_until(p, nobody_joined)) {
+      pthread_mutex_lock(&p->lock);
+      atomic_store(&p->submitter_sleeps, 1);
+      while (!nobody_joined(p)) pthread_cond_wait(&p->done, &p->lock);
+      atomic_store(&p->submitter_sleeps, 0);
+      pthread_mutex_unlock(&p->lock);
+    }
   }
   int status = atomic_load(&p->status);
   pthread_mutex_unlock(&p->submit);

@@ -7,7 +7,12 @@
  * nothing (workers claim workgroups from one atomic counter). Several
  * threads may dispatch to one pool at once: dispatches are serialized in
  * arrival order of the submit lock. A workgroup function must not dispatch
- * to its own pool (it would wait on itself). */
+ * to its own pool (it would wait on itself). Workers have at least 2 MiB
+ * of stack, its first 512 KiB touched before kiln_task_pool_create returns
+ * (kernels' stack buffers fault no page in a dispatch). A dispatch wakes
+ * at most one worker per workgroup beyond the caller's first and never
+ * waits for a worker that had not joined by the time the caller ran out
+ * of workgroups; idle workers spin briefly before they sleep. */
 #ifndef KILN_TASK_POOL_H
 #define KILN_TASK_POOL_H
 

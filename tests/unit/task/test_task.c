@@ -2,12 +2,18 @@
  * exactly once with valid worker ids, a failing workgroup's status comes
  * back and the pool stays usable, several threads may dispatch at once,
  * and workers really run in parallel with the caller (checked by a
- * rendezvous, not by timing). */
+ * rendezvous, not by timing); dispatches of every size, to spinning and
+ * to sleeping workers, run each workgroup once; workers' stacks hold
+ * large kernel buffers whatever the default thread stack, and faulted in
+ * once, fault no page in later dispatches. */
+#define _GNU_SOURCE
 #include <check.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "task_pool.h"
@@ -199,6 +205,77 @@ START_TEST(workers_run_in_parallel) {
 }
 END_TEST
 
+/* Sizes 1..17 back to back (workers spinning) and after pauses longer than
+ * their spin (workers asleep), so tickets are taken, withdrawn untaken and
+ * signalled in every order. */
+START_TEST(spinning_and_sleeping_workers) {
+  kiln_task_pool_t *pool;
+  ck_assert_int_eq(kiln_task_pool_create(3, &pool, NULL, 0), 0);
+  for (uint32_t i = 0; i < 600; i++) {
+    if (i % 10 == 0) usleep(200);
+    run_grid(pool, 1 + i % 17, 1, 1);
+  }
+  kiln_task_pool_destroy(pool);
+}
+END_TEST
+
+/* A workgroup with a kernel-sized stack buffer (a packed panel). */
+enum { STACK_BUFFER = 384 << 10, HUGE_STACK_BUFFER = 1 << 20 };
+
+static int use_stack(void *c, uint32_t x, uint32_t y, uint32_t z, uint32_t w) {
+  volatile uint8_t *buf = __builtin_alloca(STACK_BUFFER);
+  memset((void *)buf, (int)x, STACK_BUFFER);
+  atomic_fetch_or((atomic_int *)c, 1 << w);
+  return buf[STACK_BUFFER - 1] == (uint8_t)x ? 0 : 1;
+}
+
+START_TEST(stack_buffers_fault_nothing_later) {
+  kiln_task_pool_t *pool;
+  ck_assert_int_eq(kiln_task_pool_create(3, &pool, NULL, 0), 0);
+  atomic_int who = 0;
+  uint32_t one[3] = {1, 1, 1}, many[3] = {64, 1, 1};
+  /* The caller's own stack is the test's: fault it in once. */
+  ck_assert_int_eq(kiln_task_pool_dispatch(pool, one, use_stack, &who), 0);
+  struct rusage before, after;
+  getrusage(RUSAGE_SELF, &before);
+  for (int i = 0; i < 50; i++)
+    ck_assert_int_eq(kiln_task_pool_dispatch(pool, many, use_stack, &who), 0);
+  getrusage(RUSAGE_SELF, &after);
+  ck_assert_int_eq(after.ru_minflt - before.ru_minflt, 0);
+  kiln_task_pool_destroy(pool);
+}
+END_TEST
+
+static int workers_use_huge_stack(void *c, uint32_t x, uint32_t y, uint32_t z,
+                                  uint32_t w) {
+  rendezvous_t *r = c;
+  if (w == 0) { /* the caller waits until a worker took its share */
+    while (atomic_load(&r->arrived) == 0) sched_yield();
+    return 0;
+  }
+  volatile uint8_t *buf = __builtin_alloca(HUGE_STACK_BUFFER);
+  memset((void *)buf, 1, HUGE_STACK_BUFFER);
+  atomic_fetch_add(&r->arrived, 1);
+  return buf[0] == 1 ? 0 : 1;
+}
+
+/* Workers get 2 MiB stacks even when the default thread stack is small. */
+START_TEST(worker_stacks_are_large) {
+  pthread_attr_t small;
+  ck_assert_int_eq(pthread_attr_init(&small), 0);
+  ck_assert_int_eq(pthread_attr_setstacksize(&small, 64 << 10), 0);
+  ck_assert_int_eq(pthread_setattr_default_np(&small), 0);
+  kiln_task_pool_t *pool;
+  ck_assert_int_eq(kiln_task_pool_create(1, &pool, NULL, 0), 0);
+  rendezvous_t r = {0, 0};
+  uint32_t count[3] = {2, 1, 1};
+  ck_assert_int_eq(kiln_task_pool_dispatch(pool, count, workers_use_huge_stack, &r), 0);
+  ck_assert_int_eq(atomic_load(&r.arrived), 1);
+  kiln_task_pool_destroy(pool);
+  pthread_attr_destroy(&small);
+}
+END_TEST
+
 START_TEST(create_destroy_cycles) {
   for (int i = 0; i < 100; i++) {
     kiln_task_pool_t *pool;
@@ -221,6 +298,9 @@ static Suite *task_suite(void) {
   tcase_add_test(tc, concurrent_submitters);
   tcase_add_test(tc, workers_run_in_parallel);
   tcase_add_test(tc, create_destroy_cycles);
+  tcase_add_test(tc, spinning_and_sleeping_workers);
+  tcase_add_test(tc, stack_buffers_fault_nothing_later);
+  tcase_add_test(tc, worker_stacks_are_large);
   suite_add_tcase(s, tc);
   return s;
 }
