@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "kiln/module_builder.h"
+#include "kiln/version.h"
 #include "kiln/vm_bytecode.h"
 #include "vm_stage.h"
 
-#define SZ_COMPILER_VERSION "kiln-compile 0.1"
+#define SZ_COMPILER_VERSION "kiln-compile " KILN_VERSION
 
 typedef struct sz {
   kiln_module_builder_t *b;

@@ -12,6 +12,7 @@
 
 #include "dispatch_profile.h"
 #include "run_session.h"
+#include "tool_version.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -40,6 +41,7 @@ static void print_ms(const char *label, double ms) {
 }
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-bench", NULL)) return 0;
   kiln_run_options_t o;
   memset(&o, 0, sizeof o);
   o.tool = "kiln-bench";

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Core.h>
+
 #include "driver.h"
+#include "tool_version.h"
 
 static void usage(FILE *o) {
   fputs("usage: kiln-compile IN.mlir|IN.onnx -o OUT.kiln [options]\n"
@@ -29,7 +32,8 @@ static void usage(FILE *o) {
         "                           hal.executable EXE instead of generating code\n"
         "                           (hal-level input only)\n"
         "  --allow-unregistered-dialect  accept ops outside the op table\n"
-        "  -o FILE                  output (module, or IR with --compile-to; '-' = stdout)\n",
+        "  -o FILE                  output (module, or IR with --compile-to; '-' = stdout)\n"
+        "  --version                print the version and source revision\n",
         o);
 }
 
@@ -87,6 +91,11 @@ static kiln_error *substitute(kiln_session *s, const char *spec) {
 }
 
 int main(int argc, char **argv) {
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  char llvm[48];
+  snprintf(llvm, sizeof llvm, "LLVM %u.%u.%u", major, minor, patch);
+  if (kiln_tool_version(argc, argv, "kiln-compile", llvm)) return 0;
   kiln_session *s = kiln_session_create();
   if (!s) {
     fputs("kiln-compile: out of memory\n", stderr);

@@ -17,6 +17,7 @@
 
 #include "dump.h"
 #include "kiln/module_zstd.h"
+#include "tool_version.h"
 
 /* Keeps a variant's name usable as a file name. */
 static void kd_sanitize(char *s) {
@@ -96,6 +97,7 @@ static int kd_check_hashes(const kiln_module_view_t *m) {
 }
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-dump", NULL)) return 0;
   enum { TEXT, JSON, RAW_JSON } mode = TEXT;
   const char *path = NULL, *extract = NULL;
   bool check = false;

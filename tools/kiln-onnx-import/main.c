@@ -12,6 +12,7 @@
 #include "ir.h"
 #include "kiln_onnx.h"
 #include "onnx_import.h"
+#include "tool_version.h"
 
 static int usage(void) {
   fprintf(stderr, "usage: kiln-onnx-import MODEL.onnx [-o OUT.mlir] [--generic]\n");
@@ -19,6 +20,7 @@ static int usage(void) {
 }
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-onnx-import", NULL)) return 0;
   const char *in = NULL, *out = NULL;
   unsigned flags = 0;
   for (int i = 1; i < argc; i++) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kiln_onnx.h"
+#include "tool_version.h"
 
 static void print_type(const Onnx__TypeProto *t);
 
@@ -348,6 +349,7 @@ static int sniff(const char *path) {
 }
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-onnx-info", NULL)) return 0;
   bool validate = true, list_inits = false;
   const char *mode = "model", *kind = "tensor";
   int i = 1;

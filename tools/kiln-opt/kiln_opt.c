@@ -11,6 +11,7 @@
 
 #include "driver.h"
 #include "mlir_input.h"
+#include "tool_version.h"
 
 typedef struct options {
   const char *input, *output;
@@ -245,6 +246,7 @@ static size_t next_split(const char *text, size_t len, size_t from, size_t *afte
 }
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-opt", NULL)) return 0;
   kiln_driver_register_passes();
   options o;
   memset(&o, 0, sizeof o);

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "run_session.h"
+#include "tool_version.h"
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-run", NULL)) return 0;
   kiln_run_options_t o;
   memset(&o, 0, sizeof o);
   o.tool = "kiln-run";

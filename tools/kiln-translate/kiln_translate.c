@@ -12,6 +12,7 @@
 #include "codegen_transforms.h"
 #include "mlir_input.h"
 #include "to_llvm.h"
+#include "tool_version.h"
 
 static void usage(FILE *o) {
   fputs("usage: kiln-translate [options] FILE|-\n"
@@ -25,6 +26,7 @@ static void usage(FILE *o) {
 }
 
 int main(int argc, char **argv) {
+  if (kiln_tool_version(argc, argv, "kiln-translate", NULL)) return 0;
   const char *input = NULL, *output = NULL;
   bool scf = false, approx = false, kernel = false, wrappers = true, print_ir = false;
   for (int i = 1; i < argc; i++) {
