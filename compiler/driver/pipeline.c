@@ -209,6 +209,10 @@ kiln_error *kiln_compile(kiln_session *s) {
   if (!o->input_path) return kiln_error_new("no input file");
   if (o->compile_to == KILN_STAGE_SERIALIZE && !o->output_path)
     return kiln_error_new("no output file (-o OUT.kiln)");
+  if (o->compile_to == KILN_STAGE_SERIALIZE) {
+    kiln_error *e = kiln_session_record_input(s, o->input_path);
+    if (e) return e;
+  }
   kiln_context *ctx = kiln_context_create();
   if (!ctx) return kiln_error_new("out of memory");
   kiln_context_allow_unregistered(ctx, allow_unregistered_flag);

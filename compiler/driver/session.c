@@ -1,9 +1,14 @@
 /* The compile session (session.h): option storage, rodata and payload
- * tables in insertion order, and the context -> session association. */
+ * tables in insertion order, the input's provenance, and the context ->
+ * session association. */
 #include "session.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sha256.h"
 
 static const char *const ks_stage_names[] = {
 #define KILN_STAGE_NAME(ID, NAME) NAME,
@@ -72,6 +77,7 @@ void kiln_session_destroy(kiln_session *s) {
     free(p->data);
   }
   free(s->payloads);
+  free(s->input_name);
   free(s);
 }
 
@@ -101,6 +107,27 @@ uint32_t kiln_session_targets(const kiln_session *s, const char *const **out) {
 
 kiln_error *kiln_session_add_flag(kiln_session *s, const char *flag) {
   return ks_push_string(&s->flags, &s->flag_count, flag);
+}
+
+void kiln_session_note_llvm(kiln_session *s, const char *executable, const char *variant,
+                            unsigned major, unsigned minor, unsigned patch) {
+  for (uint32_t i = 0; i < s->payload_count; i++) {
+    kiln_session_payload_t *p = &s->payloads[i];
+    if (strcmp(p->executable, executable) == 0 && strcmp(p->variant, variant) == 0)
+      snprintf(p->llvm_version, sizeof p->llvm_version, "%u.%u.%u", major % 1000u, minor % 1000u,
+               patch % 1000u);
+  }
+}
+
+kiln_error *kiln_session_record_input(kiln_session *s, const char *path) {
+  if (!kiln_sha256_file(path, s->input_sha256)) {
+    s->input_sha256[0] = 0;
+    return kiln_error_new("cannot read '%s': %s", path, strerror(errno));
+  }
+  const char *slash = strrchr(path, '/');
+  free(s->input_name);
+  s->input_name = ks_strdup(slash ? slash + 1 : path);
+  return s->input_name ? NULL : kiln_error_new("out of memory");
 }
 
 kiln_error *kiln_session_add_rodata(kiln_session *s, const char *name,

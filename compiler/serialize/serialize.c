@@ -10,6 +10,7 @@
 #include "kiln/module_builder.h"
 #include "kiln/version.h"
 #include "kiln/vm_bytecode.h"
+#include "kiln_revision.h"
 #include "vm_stage.h"
 
 #define SZ_COMPILER_VERSION "kiln-compile " KILN_VERSION
@@ -349,6 +350,7 @@ static kiln_error *sz_executable(sz *z, kiln_op *exe) {
                                                    : kiln_fb_PayloadFormat_ELF;
     vars[i].payload = p->data;
     vars[i].payload_size = p->size;
+    vars[i].llvm_version = p->llvm_version[0] ? p->llvm_version : NULL;
     if (strcmp(vars[i].target, "cuda") != 0 || !nexp) continue;
     if (!launch && !(launch = calloc((size_t)nvar * nexp, sizeof *launch)))
       return kiln_error_new("out of memory");
@@ -421,6 +423,8 @@ static kiln_error *sz_collect(sz *z, kiln_op *module, kiln_session *session) {
   kiln_module_builder_set_name(z->b, mname && mname->kind == KILN_ATTR_STRING ? mname->str : "module");
   kiln_module_builder_set_producer(z->b, SZ_COMPILER_VERSION, session->flag_count,
                                    (const char *const *)session->flags);
+  kiln_module_builder_set_provenance(z->b, kiln_source_revision(), session->input_name,
+                                     session->input_sha256);
   kiln_module_builder_set_bytecode_version(z->b, KILN_VM_BYTECODE_VERSION);
   /* CPU kernels stay mappable: preparing them then decompresses nothing. */
   kiln_module_builder_set_compression(z->b, KILN_MODULE_COMPRESS_PTX);

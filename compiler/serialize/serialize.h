@@ -16,7 +16,10 @@
  * carry per-export launch metadata (block from the export's
  * kiln.block_size or the kernel's kiln.launch block_size, static and
  * dynamic shared memory bytes from kiln.static_shared_memory_bytes /
- * kiln.dynamic_shared_memory_bytes). The same IR and session give the
+ * kiln.dynamic_shared_memory_bytes) and every variant the LLVM version
+ * that generated it; the producer record holds the compiler's version
+ * and source revision, the session's flags and the input's base name and
+ * SHA-256. The same IR and session give the
  * same bytes, in memory or streamed. Anything missing (a payload, an export
  * attribute) is an error naming the executable, variant or function. */
 #ifndef KILN_SERIALIZE_H

@@ -86,7 +86,7 @@ typedef struct kmb_export {
 } kmb_export;
 
 typedef struct kmb_variant {
-  char *name, *target, *arch, *cpu_features;
+  char *name, *target, *arch, *cpu_features, *llvm_version;
   uint32_t sm_version, segment;
   uint8_t format;
   uint32_t export_count; /* 0 or the executable's export count */
@@ -120,6 +120,7 @@ typedef struct kmb_segment {
 
 struct kiln_module_builder {
   char *name, *compiler_version;
+  char *source_revision, *input_name, *input_sha256;
   char **flags;
   uint32_t flag_count, bytecode_version;
   kiln_module_compression_t compression;
@@ -194,6 +195,9 @@ void kiln_module_builder_destroy(kiln_module_builder_t *b) {
   if (!b) return;
   free(b->name);
   free(b->compiler_version);
+  free(b->source_revision);
+  free(b->input_name);
+  free(b->input_sha256);
   for (uint32_t i = 0; i < b->flag_count; i++) free(b->flags[i]);
   free(b->flags);
   for (uint32_t i = 0; i < b->files_count; i++) free(b->files[i]);
@@ -226,6 +230,7 @@ void kiln_module_builder_destroy(kiln_module_builder_t *b) {
       free(var->target);
       free(var->arch);
       free(var->cpu_features);
+      free(var->llvm_version);
       free(var->exports);
     }
     free(e->name);
@@ -263,6 +268,18 @@ void kiln_module_builder_set_producer(kiln_module_builder_t *b,
   }
   for (uint32_t i = 0; i < flag_count; i++)
     b->flags[b->flag_count++] = kmb_strdup(b, flags[i] ? flags[i] : "");
+}
+
+void kiln_module_builder_set_provenance(kiln_module_builder_t *b,
+                                        const char *source_revision,
+                                        const char *input_name,
+                                        const char *input_sha256) {
+  char **fields[] = {&b->source_revision, &b->input_name, &b->input_sha256};
+  const char *values[] = {source_revision, input_name, input_sha256};
+  for (int i = 0; i < 3; i++) {
+    free(*fields[i]);
+    *fields[i] = values[i] && values[i][0] ? kmb_strdup(b, values[i]) : NULL;
+  }
 }
 
 void kiln_module_builder_set_bytecode_version(kiln_module_builder_t *b,
@@ -541,6 +558,7 @@ uint32_t kiln_module_builder_add_executable(
     o->target = kmb_strdup(b, v->target);
     o->arch = kmb_strdup(b, v->arch);
     o->cpu_features = kmb_strdup(b, v->cpu_features);
+    o->llvm_version = kmb_strdup(b, v->llvm_version);
     o->sm_version = v->sm_version;
     o->format = (uint8_t)v->format;
     o->segment = segment;
@@ -668,6 +686,7 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
       kiln_fbb_ref_t target = kmb_string(f, var->target);
       kiln_fbb_ref_t arch = kmb_string(f, var->arch);
       kiln_fbb_ref_t features = kmb_string(f, var->cpu_features);
+      kiln_fbb_ref_t llvm = kmb_string(f, var->llvm_version);
       kiln_fbb_table_start(f);
       kmb_ExecutableVariant_name(f, name);
       kmb_ExecutableVariant_target(f, target);
@@ -677,6 +696,7 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
       kmb_ExecutableVariant_segment(f, var->segment);
       kmb_ExecutableVariant_format(f, (kiln_fb_PayloadFormat_t)var->format);
       kmb_ExecutableVariant_exports(f, launch);
+      kmb_ExecutableVariant_llvm_version(f, llvm);
       items[v] = kiln_fbb_table_end(f);
     }
     variants_v = kiln_fbb_vector_refs(f, items, e->variant_count);
@@ -739,13 +759,20 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
   kiln_fbb_ref_t functions = kiln_fbb_vector_refs(f, outer, n);
 
   kiln_fbb_ref_t producer = 0;
-  if (b->compiler_version || b->flag_count) {
+  if (b->compiler_version || b->flag_count || b->source_revision || b->input_name ||
+      b->input_sha256) {
     for (n = 0; n < b->flag_count; n++) outer[n] = kmb_string(f, b->flags[n]);
     kiln_fbb_ref_t flags = kiln_fbb_vector_refs(f, outer, n);
     kiln_fbb_ref_t version = kmb_string(f, b->compiler_version);
+    kiln_fbb_ref_t revision = kmb_string(f, b->source_revision);
+    kiln_fbb_ref_t input = kmb_string(f, b->input_name);
+    kiln_fbb_ref_t sha = kmb_string(f, b->input_sha256);
     kiln_fbb_table_start(f);
     kmb_Producer_compiler_version(f, version);
     kmb_Producer_flags(f, flags);
+    kmb_Producer_source_revision(f, revision);
+    kmb_Producer_input_name(f, input);
+    kmb_Producer_input_sha256(f, sha);
     producer = kiln_fbb_table_end(f);
   }
   kiln_fbb_ref_t name = kmb_string(f, b->name);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "kiln/module_format.h"
+#include "kiln/version.h"
 
 __attribute__((format(printf, 2, 3))) static bool kmv_fail(
     kiln_format_error_t *err, const char *fmt, ...) {
@@ -44,6 +45,24 @@ static bool kmv_peek_version(const uint8_t *buf, uint64_t size,
     return false;
   *version = kiln_fb_read_u32(buf + root + off);
   return true;
+}
+
+/* The compiler named in a module this reader does not speak, when its
+ * FlatBuffer still verifies against this schema (fields are only ever
+ * appended, so it usually does): "kiln-compile 0.2.0", or "". */
+static void kmv_peek_producer(const uint8_t *buf, uint64_t size, char *out,
+                              size_t cap) {
+  kiln_format_error_t ignored;
+  uint64_t extent;
+  out[0] = 0;
+  if (!kiln_fb_verify(&kiln_module_schema, buf, size, &extent, &ignored))
+    return;
+  kiln_fb_Module_t root = {kiln_fb_deref(buf)};
+  kiln_fb_string_t v =
+      kiln_fb_Producer_compiler_version(kiln_fb_Module_producer(root));
+  for (uint32_t i = 0; i < v.size; i++)
+    if (v.data[i] < 0x20 || v.data[i] > 0x7e) return; /* not for a message */
+  snprintf(out, cap, "%.*s", (int)(v.size < 64 ? v.size : 64), v.data);
 }
 
 static bool kmv_name_ok(kiln_fb_string_t s) {
@@ -300,11 +319,23 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                     buf[4], buf[5], buf[6], buf[7]);
   uint32_t version;
   if (kmv_peek_version(buf, file_size, &version) &&
-      (version < KILN_MODULE_FORMAT_VERSION_MIN ||
-       version > KILN_MODULE_FORMAT_VERSION))
+      version > KILN_MODULE_FORMAT_VERSION) {
+    char producer[80];
+    kmv_peek_producer(buf, file_size, producer, sizeof producer);
+    return kmv_fail(err, "module format version %" PRIu32 " is newer than "
+                    "this reader (Kiln " KILN_VERSION ", format versions %u to "
+                    "%u); the module was made by %s: run it with a Kiln "
+                    "runtime at least as new as that compiler, or recompile "
+                    "the model with kiln-compile " KILN_VERSION, version,
+                    KILN_MODULE_FORMAT_VERSION_MIN, KILN_MODULE_FORMAT_VERSION,
+                    producer[0] ? producer : "a newer kiln-compile");
+  }
+  if (kmv_peek_version(buf, file_size, &version) &&
+      version < KILN_MODULE_FORMAT_VERSION_MIN)
     return kmv_fail(err, "module format version %" PRIu32 "%s is not "
-                    "supported: this reader reads versions %u to %u", version,
-                    version ? "" : " (field missing)",
+                    "supported: this reader (Kiln " KILN_VERSION ") reads "
+                    "versions %u to %u; recompile the model with kiln-compile "
+                    KILN_VERSION, version, version ? "" : " (field missing)",
                     KILN_MODULE_FORMAT_VERSION_MIN, KILN_MODULE_FORMAT_VERSION);
   uint64_t extent;
   if (!kiln_fb_verify(&kiln_module_schema, buf, file_size, &extent, err))

@@ -63,6 +63,20 @@ static char *read_file(const char *path, size_t *size) {
   return buf;
 }
 
+/* Whether option A goes into the module's provenance: the options that
+ * shape the output do; paths would make the bytes depend on where the
+ * module was built, and options that only print, time or schedule the
+ * work (--print-ir-*, --timing, --jobs) do not change them. */
+static bool shapes_output(const char *a) {
+  static const char *const skip[] = {"--substitute-executable=", "--print-ir-", "--timing",
+                                     "--jobs", "--compile-to=", "--version", "--help",
+                                     "--print-pipeline"};
+  if (strncmp(a, "--", 2) != 0) return false;
+  for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+    if (strncmp(a, skip[i], strlen(skip[i])) == 0) return false;
+  return true;
+}
+
 /* EXE[:VARIANT]=FILE */
 static kiln_error *substitute(kiln_session *s, const char *spec) {
   const char *eq = strchr(spec, '=');
@@ -125,10 +139,7 @@ int main(int argc, char **argv) {
       kiln_session_destroy(s);
       return 0;
     }
-    /* Every option is recorded for the module's producer entry, except
-     * paths, which would make the output depend on where it was built. */
-    if (strncmp(a, "--", 2) == 0 && strncmp(a, "--substitute-executable=", 24) != 0)
-      err = kiln_session_add_flag(s, a);
+    if (shapes_output(a)) err = kiln_session_add_flag(s, a);
     if (err) break;
     if (strncmp(a, "--target=", 9) == 0) {
       err = kiln_session_add_target(s, a + 9);

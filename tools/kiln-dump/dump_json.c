@@ -109,6 +109,9 @@ static void kdj_executables(FILE *out, kiln_fb_Module_t r) {
       fputc(',', out);
       kdj_key(out, "cpu_features");
       KDJ_STR(out, kiln_fb_ExecutableVariant_cpu_features(var));
+      fputc(',', out);
+      kdj_key(out, "llvm_version");
+      KDJ_STR(out, kiln_fb_ExecutableVariant_llvm_version(var));
       fprintf(out, ",\"sm_version\":%" PRIu32 ",\"format\":\"%s\",\"segment\":%"
               PRIu32 ",", kiln_fb_ExecutableVariant_sm_version(var),
               kiln_fb_ExecutableVariant_format(var) == kiln_fb_PayloadFormat_PTX
@@ -145,9 +148,15 @@ int kdump_json(FILE *out, const kiln_module_view_t *m, const char *path) {
           kiln_fb_Module_bytecode_version(r));
   kdj_key(out, "name");
   KDJ_STR(out, kiln_fb_Module_name(r));
-  fputs(",\"producer\":{", out);
+  fputs(",\"provenance\":{", out);
   kdj_key(out, "compiler_version");
   KDJ_STR(out, kiln_fb_Producer_compiler_version(p));
+  fputs(",\"source_revision\":", out);
+  KDJ_STR(out, kiln_fb_Producer_source_revision(p));
+  fputs(",\"input_name\":", out);
+  KDJ_STR(out, kiln_fb_Producer_input_name(p));
+  fputs(",\"input_sha256\":", out);
+  KDJ_STR(out, kiln_fb_Producer_input_sha256(p));
   fputs(",\"flags\":[", out);
   for (uint32_t i = 0; i < kiln_fb_Producer_flags_count(p); i++) {
     if (i) fputc(',', out);

@@ -132,6 +132,8 @@ static void kdt_executables(FILE *out, const kiln_module_view_t *m) {
                   ? "PTX" : "ELF");
       if (kiln_fb_ExecutableVariant_cpu_features(var).size)
         fprintf(out, ", features %s", kiln_fb_ExecutableVariant_cpu_features(var).data);
+      if (kiln_fb_ExecutableVariant_llvm_version(var).size)
+        fprintf(out, ", LLVM %s", kiln_fb_ExecutableVariant_llvm_version(var).data);
       fprintf(out, ", %" PRIu64 " bytes, stored %s %" PRIu64 ", hash %016" PRIx64
               ", segment %" PRIu32 "\n",
               kiln_fb_Segment_uncompressed_size(s),
@@ -152,6 +154,14 @@ int kdump_text(FILE *out, const kiln_module_view_t *m, const char *path) {
   kiln_fb_Producer_t p = kiln_fb_Module_producer(r);
   fprintf(out, "  producer: %s\n", kiln_fb_Producer_compiler_version(p).size
           ? kiln_fb_Producer_compiler_version(p).data : "(unknown)");
+  static const struct {
+    const char *label;
+    kiln_fb_string_t (*get)(kiln_fb_Producer_t);
+  } facts[] = {{"source-revision", kiln_fb_Producer_source_revision},
+               {"input", kiln_fb_Producer_input_name},
+               {"input-sha256", kiln_fb_Producer_input_sha256}};
+  for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
+    if (facts[i].get(p).size) fprintf(out, "    %s: %s\n", facts[i].label, facts[i].get(p).data);
   for (uint32_t i = 0; i < kiln_fb_Producer_flags_count(p); i++)
     fprintf(out, "    flag: %s\n", kiln_fb_Producer_flags_at(p, i).data);
   for (uint32_t i = 0; i < kiln_fb_Module_source_files_count(r); i++)

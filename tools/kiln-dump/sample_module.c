@@ -31,6 +31,9 @@ void kiln_sample_module_fill(kiln_module_builder_t *b,
                                       "--target=cuda:sm_80"};
   kiln_module_builder_set_name(b, "sample");
   kiln_module_builder_set_producer(b, "kiln-mkmodule 0.1.0", 3, flags);
+  kiln_module_builder_set_provenance(
+      b, "0123456789ab", "sample.mlir",
+      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
   kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
   kiln_module_builder_set_compression(b, o->compression);
   uint32_t file = kiln_module_builder_add_source_file(b, "sample.mlir");
@@ -97,11 +100,11 @@ void kiln_sample_module_fill(kiln_module_builder_t *b,
   uint8_t *arm = ksm_filler(5000, 2, "\177ELF\2\1\1");
   const kiln_module_variant_desc_t variants[] = {
       {"x86_64", "llvm-cpu", "x86_64", "+avx2,+fma", 0,
-       kiln_fb_PayloadFormat_ELF, x86, 6000, 0, NULL},
+       kiln_fb_PayloadFormat_ELF, x86, 6000, 0, NULL, "19.1.7"},
       {"aarch64", "llvm-cpu", "aarch64", "+neon", 0, kiln_fb_PayloadFormat_ELF,
-       arm, 5000, 0, NULL},
+       arm, 5000, 0, NULL, "19.1.7"},
       {"sm_80", "cuda", "nvptx64", NULL, 80, kiln_fb_PayloadFormat_PTX, ptx,
-       sizeof ptx - 1, 2, launch},
+       sizeof ptx - 1, 2, launch, NULL},
   };
   const kiln_module_executable_desc_t exe = {"dispatches", 2, exports, 3,
                                              variants};

@@ -138,6 +138,9 @@ kiln_error *kiln_cuda_translate_variant(kiln_op *inner, void *user) {
     } else {
       err = kiln_session_set_payload(s, ename, vname, KILN_PAYLOAD_PTX, "nvptx64", NULL,
                                      res.ptx.data, res.ptx.size);
+      unsigned major, minor, patch;
+      LLVMGetVersion(&major, &minor, &patch);
+      if (!err) kiln_session_note_llvm(s, ename, vname, major, minor, patch);
       kiln_ptx_result_release(&res);
     }
   }

@@ -7,8 +7,8 @@
  * variant is translated to LLVM IR (seed conventions, kernel ABI with the
  * export metadata of its hal.executable.export ops) and compiled by the
  * llvm_cpu back end (verify, O3, object, lld) into a shared object stored
- * in the session under (executable, variant) with the variant's arch and
- * the CPU features it requires. With --compile-to=llvm-ir it prints the
+ * in the session under (executable, variant) with the variant's arch,
+ * the CPU features it requires and the LLVM version that made it. With --compile-to=llvm-ir it prints the
  * variant's LLVM module before optimization instead of compiling. A
  * target the llvm_cpu back end does not parse is an error. The IR is left
  * unchanged. */
@@ -73,6 +73,9 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
         err = features ? kiln_session_set_payload(s, ename, vname, KILN_PAYLOAD_ELF, t.arch_name,
                                                   features, so.data, so.size)
                        : kiln_error_new("out of memory");
+        unsigned major, minor, patch;
+        LLVMGetVersion(&major, &minor, &patch);
+        if (!err) kiln_session_note_llvm(s, ename, vname, major, minor, patch);
         free(features);
       }
       kiln_llvm_cpu_bytes_free(&so);

@@ -68,6 +68,7 @@ typedef struct kiln_module_variant_desc {
    * or the executable's export_count entries in export order. */
   uint32_t export_count;
   const kiln_module_variant_export_desc_t *exports;
+  const char *llvm_version; /* "19.1.7" when LLVM made the payload, or NULL */
 } kiln_module_variant_desc_t;
 
 typedef struct kiln_module_executable_desc {
@@ -98,6 +99,13 @@ void kiln_module_builder_set_producer(kiln_module_builder_t *b,
                                       const char *compiler_version,
                                       uint32_t flag_count,
                                       const char *const *flags);
+/* The rest of the provenance (Producer in the schema): the compiler's
+ * source revision, the input's base name and its SHA-256 as 64 hex
+ * digits. NULL or "" leaves a field out. */
+void kiln_module_builder_set_provenance(kiln_module_builder_t *b,
+                                        const char *source_revision,
+                                        const char *input_name,
+                                        const char *input_sha256);
 void kiln_module_builder_set_bytecode_version(kiln_module_builder_t *b,
                                               uint32_t version);
 void kiln_module_builder_set_compression(kiln_module_builder_t *b,

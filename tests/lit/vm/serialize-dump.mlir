@@ -32,6 +32,9 @@ func.func @mul(%a: !hal.buffer_view, %b: !hal.buffer_view) -> !hal.buffer_view {
 }
 
 // CHECK: producer: kiln-compile 0.1
+// CHECK-NEXT: source-revision:
+// CHECK-NEXT: input: serialize-dump.mlir
+// CHECK-NEXT: input-sha256: {{[0-9a-f]{64}$}}
 // CHECK-NEXT: flag: --target=llvm-cpu:x86_64+avx2
 // CHECK: functions (1):
 // CHECK-NEXT: [0] mul (exported): (tensor<3x5xf32>, tensor<3x5xf32>) -> (tensor<3x5xf32>)

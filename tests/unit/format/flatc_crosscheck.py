@@ -84,7 +84,7 @@ def compare_view(fl, view, tag):
     """The typed view (kiln-dump --json) against flatc's decoding."""
     check(view['name'] == fl.get('name', ''), f'{tag}: module name')
     check(view['format_version'] == fl.get('format_version', 0), f'{tag}: format_version')
-    check(view['producer']['flags'] == fl.get('producer', {}).get('flags', []), f'{tag}: flags')
+    check(view['provenance']['flags'] == fl.get('producer', {}).get('flags', []), f'{tag}: flags')
     fns = fl.get('functions', [])
     check(len(view['functions']) == len(fns), f'{tag}: function count')
     for vf, ff in zip(view['functions'], fns):
@@ -222,7 +222,8 @@ for edit, want in (
 fl['format_version'] = 7
 future, _ = author(fl, original, first, 'future')
 p = run(args.dump, future, ok=False)
-check(p.returncode == 1 and 'format version 7' in p.stderr and 'reads versions 1 to 3' in p.stderr,
+check(p.returncode == 1 and 'format version 7 is newer' in p.stderr and
+      'format versions 1 to 3' in p.stderr and 'recompile the model' in p.stderr,
       f'future version: rc={p.returncode} stderr={p.stderr!r}')
 del fl['format_version']
 missing, _ = author(fl, original, first, 'noversion')

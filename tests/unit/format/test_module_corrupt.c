@@ -10,6 +10,7 @@
 
 #include "kiln/fb_builder.h"
 #include "kiln/module_zstd.h"
+#include "kiln/version.h"
 #include "module_walk.h"
 #include "sample_module.h"
 
@@ -161,9 +162,14 @@ START_TEST(test_named_errors) {
 
   RESET();
   put32(b, field_pos(&m, r.p, 0), 4);
-  expect_error(b, sample_size, "module format version 4 is not supported: this reader reads versions 1 to 3");
+  /* A newer module: both versions, who made it and what to do. */
+  expect_error(b, sample_size, "module format version 4 is newer than this reader (Kiln " KILN_VERSION
+               ", format versions 1 to 3); the module was made by kiln-mkmodule 0.1.0: run it with a "
+               "Kiln runtime at least as new as that compiler, or recompile the model with "
+               "kiln-compile " KILN_VERSION);
   put32(b, field_pos(&m, r.p, 0), 0);
-  expect_error(b, sample_size, "module format version 0 (field missing) is not supported");
+  expect_error(b, sample_size, "module format version 0 (field missing) is not supported: this reader "
+               "(Kiln " KILN_VERSION ") reads versions 1 to 3; recompile the model with kiln-compile");
   /* Version 1 (before launch metadata) is still read. */
   put32(b, field_pos(&m, r.p, 0), 1);
   ck_assert_int_eq(try_open(b, sample_size), 1);

@@ -34,6 +34,8 @@ static void build_with(built *m, kiln_module_compression_t mode,
   const char *flags[] = {"-O3", "--target=llvm-cpu"};
   kiln_module_builder_set_name(b, "rt");
   kiln_module_builder_set_producer(b, "kiln 9.9", 2, flags);
+  kiln_module_builder_set_provenance(b, "abcdef012345-dirty", "a.onnx",
+                                     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   kiln_module_builder_set_bytecode_version(b, 7);
   kiln_module_builder_set_compression(b, mode);
   ck_assert_uint_eq(kiln_module_builder_add_source_file(b, "a.mlir"), 0);
@@ -68,9 +70,9 @@ static void build_with(built *m, kiln_module_compression_t mode,
       {{32, 4, 2}, 4096, 100000}, {{1024, 1, 1}, 0, 0}};
   kiln_module_variant_desc_t var[] = {
       {"x86_64", "llvm-cpu", "x86_64", "+avx2", 0, kiln_fb_PayloadFormat_ELF,
-       m->elf, 20000, 0, NULL},
+       m->elf, 20000, 0, NULL, "19.1.7"},
       {"sm_80", "cuda", "nvptx64", NULL, 80, kiln_fb_PayloadFormat_PTX, m->ptx,
-       ptx_size, 2, launch}};
+       ptx_size, 2, launch, NULL}};
   kiln_module_executable_desc_t exe = {"exe", 2, ex, 2, var};
   ck_assert_uint_eq(kiln_module_builder_add_executable(b, &exe), 0);
 
@@ -103,6 +105,9 @@ START_TEST(test_fields_round_trip) {
   ck_assert(str_eq(kiln_fb_Producer_compiler_version(p), "kiln 9.9"));
   ck_assert_uint_eq(kiln_fb_Producer_flags_count(p), 2);
   ck_assert(str_eq(kiln_fb_Producer_flags_at(p, 1), "--target=llvm-cpu"));
+  ck_assert(str_eq(kiln_fb_Producer_source_revision(p), "abcdef012345-dirty"));
+  ck_assert(str_eq(kiln_fb_Producer_input_name(p), "a.onnx"));
+  ck_assert(str_eq(kiln_fb_Producer_input_sha256(p), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
   ck_assert_uint_eq(kiln_fb_Module_source_files_count(r), 2);
   ck_assert(str_eq(kiln_fb_Module_source_files_at(r, 1), "b.mlir"));
 
@@ -184,6 +189,8 @@ START_TEST(test_fields_round_trip) {
   kiln_fb_ExecutableVariant_t v1 = kiln_fb_Executable_variants_at(e, 1);
   ck_assert(str_eq(kiln_fb_ExecutableVariant_target(v0), "llvm-cpu"));
   ck_assert(str_eq(kiln_fb_ExecutableVariant_cpu_features(v0), "+avx2"));
+  ck_assert(str_eq(kiln_fb_ExecutableVariant_llvm_version(v0), "19.1.7"));
+  ck_assert(!kiln_fb_ExecutableVariant_llvm_version_present(v1));
   ck_assert_int_eq(kiln_fb_ExecutableVariant_format(v0), kiln_fb_PayloadFormat_ELF);
   ck_assert_uint_eq(kiln_fb_ExecutableVariant_sm_version(v1), 80);
   ck_assert_int_eq(kiln_fb_ExecutableVariant_format(v1), kiln_fb_PayloadFormat_PTX);
@@ -317,7 +324,7 @@ START_TEST(test_builder_rejects_bad_input) {
     b = kiln_module_builder_create();
     const kiln_module_variant_desc_t v = {"sm_80", "cuda", "nvptx64", NULL, 80,
                                           kiln_fb_PayloadFormat_PTX, "x", 1,
-                                          bad[i].count, bad[i].launch};
+                                          bad[i].count, bad[i].launch, NULL};
     const kiln_module_executable_desc_t e = {"exe", 2, ex, 1, &v};
     kiln_module_builder_add_executable(b, &e);
     ck_assert(!kiln_module_builder_finish(b, &data, &size, &err));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kiln/module_format.h"
+#include "kiln/version.h"
 #include "rt_testkit.h"
 
 #define OK(expr)                                                        \
@@ -346,8 +347,11 @@ START_TEST(version_and_import_mismatches) {
   ck_assert_ptr_nonnull(field);
   const uint32_t bad = 99;
   memcpy(data + (field - data), &bad, 4);
-  expect_error(kiln_module_load_memory(inst, data, size, &m),
-               KILN_STATUS_INCOMPATIBLE, "format version 99", (char *)NULL);
+  expect_error(kiln_module_load_memory(inst, data, size, &m), KILN_STATUS_INCOMPATIBLE,
+               "module format version 99 is newer than this reader (Kiln " KILN_VERSION
+               ", format versions 1 to 3)",
+               "run it with a Kiln runtime at least as new as that compiler",
+               "or recompile the model with kiln-compile " KILN_VERSION, (char *)NULL);
   free(data);
   kiln_instance_release(inst);
 }

@@ -4,7 +4,8 @@
  * same input twice gives the same bytes, in memory, streamed to a file
  * and to a descriptor; streaming does not copy weights (peak resident
  * memory, run alone as test_serialize_memory); cuda variants carry launch metadata; payloads compress when it pays;
- * missing payloads and colliding rodata are errors that name the entry. */
+ * missing payloads and colliding rodata are errors that name the entry;
+ * SHA-256 known answers and the session's input provenance. */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS */
 #include <check.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "kiln/module_format.h"
 #include "mlir_input.h"
 #include "serialize.h"
+#include "sha256.h"
 #include "vm_stage.h"
 
 static const char *const src =
@@ -469,6 +471,55 @@ START_TEST(streaming_does_not_copy_weights) {
 }
 END_TEST
 
+/* SHA-256 against FIPS 180-2's examples, fed whole and in uneven pieces;
+ * the session records a file's base name and hash. */
+START_TEST(sha256_known_answers) {
+  static const struct {
+    const char *text;
+    size_t repeat;
+    const char *hex;
+  } cases[] = {
+      {"", 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    const size_t n = strlen(cases[c].text) * cases[c].repeat;
+    char *msg = malloc(n + 1);
+    for (size_t i = 0; i < cases[c].repeat; i++)
+      memcpy(msg + i * strlen(cases[c].text), cases[c].text, strlen(cases[c].text));
+    for (size_t piece = 1; piece <= 131; piece += 65) { /* 1, 66, 131 bytes at a time */
+      kiln_sha256 s;
+      kiln_sha256_init(&s);
+      for (size_t at = 0; at < n; at += piece)
+        kiln_sha256_update(&s, msg + at, n - at < piece ? n - at : piece);
+      uint8_t d[32];
+      char hex[65];
+      kiln_sha256_final(&s, d);
+      kiln_sha256_hex(d, hex);
+      ck_assert_str_eq(hex, cases[c].hex);
+    }
+    free(msg);
+  }
+  const char *path = TEST_TMP_DIR "/abc.input";
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs("abc", f);
+  fclose(f);
+  kiln_session *s = kiln_session_create();
+  ck_assert_ptr_null(kiln_session_record_input(s, path));
+  ck_assert_str_eq(s->input_name, "abc.input");
+  ck_assert_str_eq(s->input_sha256, cases[1].hex);
+  kiln_error *e = kiln_session_record_input(s, TEST_TMP_DIR "/no-such-input");
+  ck_assert_ptr_nonnull(e);
+  ck_assert_msg(strstr(kiln_error_message(e), "no-such-input"), "%s", kiln_error_message(e));
+  kiln_error_free(e);
+  kiln_session_destroy(s);
+}
+END_TEST
+
 START_TEST(session_tables) {
   kiln_session *s = kiln_session_create();
   const char *const *targets;
@@ -518,6 +569,7 @@ int main(int argc, char **argv) {
     tcase_add_test(t, bad_target_and_export_gaps);
     tcase_add_test(t, cuda_launch_metadata);
     tcase_add_test(t, session_tables);
+    tcase_add_test(t, sha256_known_answers);
   }
   suite_add_tcase(su, t);
   SRunner *r = srunner_create(su);
