@@ -562,6 +562,17 @@ START_TEST(caller_allocator_balances) {
 }
 END_TEST
 
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_TEST_ASAN 1
+#endif
+#endif
+#ifndef KILN_TEST_ASAN
+#define KILN_TEST_ASAN 0
+#endif
+
 /* In steady state a call takes nothing from the allocator and touches no
  * new page: buffers, views, command buffers and the VM stack come back
  * from the device's pool (outputs once the caller releases them). */
@@ -604,7 +615,16 @@ START_TEST(steady_state_calls_allocate_nothing) {
   getrusage(RUSAGE_SELF, &after);
   ck_assert(y[999] == 999.0f * 999.0f);
   ck_assert_int_eq(c.allocs - allocs, 0);
-  ck_assert_int_eq(after.ru_minflt - before.ru_minflt, 0);
+  /* Page faults are the kernel's count, not Kiln's: NUMA balancing's
+   * hinting faults land on any page, and under AddressSanitizer its
+   * allocator and shadow memory fault pages of their own. So: fewer than
+   * one per call (a call that touched new memory faulted several: 317 for
+   * ResNet-18 before the pool), and not under ASan. */
+#if KILN_TEST_ASAN
+  if (_i == 0) printf("note: page faults per call not checked under AddressSanitizer\n");
+#else
+  ck_assert_int_lt(after.ru_minflt - before.ru_minflt, 100);
+#endif
   kiln_buffer_view_release(in[0]);
   kiln_buffer_view_release(in[1]);
   kiln_module_release(m);
