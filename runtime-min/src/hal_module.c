@@ -146,22 +146,22 @@ static kiln_status_t hal_buffer_view_assert(krt_call_t *call,
   want_t.rank = rank >= 0 && rank <= KILN_MAX_RANK ? (uint32_t)rank : 0;
   for (uint32_t i = 0; i < want_t.rank; ++i) want_t.dims[i] = args[4 + i].i64;
   const krt_ref_t *r = args[0].ref;
-  char ws[160], gs[160];
-  kiln_tensor_type_format(&want_t, ws, sizeof ws);
-  if (!r || r->type != KRT_REF_BUFFER_VIEW)
-    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
-                      "input %d: expected %s, got %s", args[1].i32, ws,
-                      krt_ref_type_name(r));
+  const bool view = r && r->type == KRT_REF_BUFFER_VIEW;
   const kiln_buffer_view_t *v = (const kiln_buffer_view_t *)r;
-  kiln_buffer_view_type(v, &got_t);
-  bool ok = rank >= 0 && (uint32_t)rank == v->rank &&
+  bool ok = view && rank >= 0 && (uint32_t)rank == v->rank &&
             want_t.element_type == v->element_type;
   for (uint32_t i = 0; ok && i < v->rank; ++i)
     ok = want_t.dims[i] < 0 || want_t.dims[i] == v->dims[i];
-  if (ok) return NULL;
-  kiln_tensor_type_format(&got_t, gs, sizeof gs);
+  if (ok) return NULL; /* every call: nothing formatted */
+  char ws[160], gs[160];
+  kiln_tensor_type_format(&want_t, ws, sizeof ws);
+  if (view) {
+    kiln_buffer_view_type(v, &got_t);
+    kiln_tensor_type_format(&got_t, gs, sizeof gs);
+  }
   return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
-                    "input %d: expected %s, got %s", args[1].i32, ws, gs);
+                    "input %d: expected %s, got %s", args[1].i32, ws,
+                    view ? gs : krt_ref_type_name(r));
 }
 
 /* "input 1 dimension 0" / "a dimension computed from the inputs" */
