@@ -89,7 +89,9 @@ static void fuse(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
   for (uint32_t i = 0; i < cout; i++)
     ops[nin + i] = kiln_op_operand(c, cin + i), maps[nin + i] = cm[cin + i];
   kiln_builder b = kiln_builder_before(c);
+  /* c's place, naming the nodes of both, p's first (dataflow order) */
   b.loc = c->loc;
+  b.loc.nodes = kiln_loc_fuse(ctx, p->loc, c->loc).nodes;
   kiln_op *g = fl_build_generic(&b, nin, ops, cout, ops + nin, maps, (uint32_t)loops, red);
   kiln_block *nb = g->regions[0].first, *cb = c->regions[0].first, *pb = p->regions[0].first;
   kiln_value_map map = {0};

@@ -130,6 +130,20 @@ static bool push_dims(kiln_op *at, kiln_value *v, pushes *p, int64_t *pos) {
   return true;
 }
 
+
+/* The dispatch site's location: the region's, naming every source node
+ * computed in it (kiln_loc.nodes), so tools can say which ONNX nodes or
+ * MLIR ops a dispatch runs. Placeholders (tensor.empty, constants) and
+ * the terminator name nothing of their own. */
+static kiln_loc dispatch_loc(kiln_context *ctx, kiln_op *region) {
+  kiln_loc loc = region->loc;
+  loc.nodes = NULL;
+  for (kiln_op *o = region->regions[0].first->first; o; o = o->next)
+    if (o->kind != KILN_OP_FLOW_RETURN && o->kind != KILN_OP_TENSOR_EMPTY &&
+        o->kind != KILN_OP_ARITH_CONSTANT)
+      loc.nodes = kiln_loc_nodes_add(ctx, loc.nodes, o);
+  return loc;
+}
 static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, kiln_op *region,
                            const char *name) {
   captures caps = {0};
@@ -278,8 +292,8 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
   if (wl) da[nda++] = (kiln_named_attr){kiln_intern_cstr(ctx, "workload"), wl};
   if (nwl) da[nda++] = (kiln_named_attr){kiln_intern_cstr(ctx, "workload_dims"), kiln_attr_dense_i64_array(ctx, nwl, wl_dims)};
   if (nrd) da[nda++] = (kiln_named_attr){kiln_intern_cstr(ctx, "result_dims"), kiln_attr_dense_i64_array(ctx, nrd, res_dims)};
-  kiln_op *call = kiln_op_create(ctx, KILN_OP_FLOW_DISPATCH, region->loc, nargs + p->n, ops, nres, rt,
-                                 kiln_attr_dict(ctx, nda, da), 0);
+  kiln_op *call = kiln_op_create(ctx, KILN_OP_FLOW_DISPATCH, dispatch_loc(ctx, region), nargs + p->n,
+                                 ops, nres, rt, kiln_attr_dict(ctx, nda, da), 0);
   kiln_block_insert_before(region, call);
   for (uint32_t i = 0; i < nres; i++)
     kiln_value_replace_all_uses(kiln_op_result(region, i), kiln_op_result(call, i));

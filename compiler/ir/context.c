@@ -1,6 +1,7 @@
 /* Context: the arena every IR object lives in, string interning, the
  * interning hash set and pointer map, byte buffers, error values and the
- * diagnostic engine ("file:line:col: error: msg", source line, caret).
+ * diagnostic engine ("file:line:col: error: msg", source line, caret),
+ * and the source-node lists of locations (kiln_loc.nodes).
  * Guarantees: allocation failure aborts with a message (the compiler has no
  * sensible way to continue); everything is released by one destroy call. */
 #include "ir_internal.h"
@@ -320,6 +321,43 @@ const char *kiln_intern(kiln_context *ctx, const char *s, size_t len) {
 
 const char *kiln_intern_cstr(kiln_context *ctx, const char *s) {
   return kiln_intern(ctx, s, strlen(s));
+}
+
+/* NODES with the lines of MORE not yet in it appended; interned. */
+static const char *ir_nodes_union(kiln_context *ctx, const char *nodes, const char *more) {
+  if (!more || nodes == more) return nodes;
+  if (!nodes) return more;
+  ir_buf b = {0};
+  ir_buf_printf(&b, "%s", nodes);
+  for (const char *p = more; *p;) {
+    const size_t n = strcspn(p, "\n");
+    bool seen = false;
+    for (const char *q = nodes; *q && !seen;) {
+      const size_t m = strcspn(q, "\n");
+      seen = m == n && memcmp(p, q, n) == 0;
+      q += m + (q[m] == '\n');
+    }
+    if (!seen) ir_buf_printf(&b, "\n%.*s", (int)n, p);
+    p += n + (p[n] == '\n');
+  }
+  const char *r = b.data ? kiln_intern(ctx, b.data, b.len) : nodes;
+  free(b.data);
+  return r;
+}
+
+kiln_loc kiln_loc_fuse(kiln_context *ctx, kiln_loc a, kiln_loc b) {
+  a.nodes = ir_nodes_union(ctx, a.nodes, b.nodes);
+  return a;
+}
+
+const char *kiln_loc_nodes_add(kiln_context *ctx, const char *nodes, const kiln_op *op) {
+  if (op->loc.nodes) return ir_nodes_union(ctx, nodes, op->loc.nodes);
+  if (!op->loc.file) return nodes;
+  char line[512];
+  const int n = snprintf(line, sizeof line, "%s:%u:%u (%s)", op->loc.file, op->loc.line,
+                         op->loc.col, op->name ? op->name : "?");
+  const size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+  return ir_nodes_union(ctx, nodes, kiln_intern(ctx, line, len));
 }
 
 void kiln_context_allow_unregistered(kiln_context *ctx, bool allow) {

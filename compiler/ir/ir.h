@@ -43,6 +43,13 @@ void kiln_error_free(kiln_error *e);
 typedef struct kiln_loc {
   const char *file; /* interned; NULL = unknown */
   uint32_t line, col;
+  /* What the op computes in the input's terms where file:line:col does
+   * not say it, one "NAME (KIND)" line each, interned, NULL if none: the
+   * ONNX node it comes from ("/layer1/layer1.0/conv1/Conv (Conv)", an
+   * unnamed one "Conv#12 (Conv)"); after fusion, every op fused into it;
+   * a dispatch lists everything in its kernel. Passes that create an op
+   * from others give it their loc (kiln_loc_fuse when several merge). */
+  const char *nodes;
 } kiln_loc;
 
 kiln_context *kiln_context_create(void);
@@ -51,6 +58,13 @@ void kiln_context_destroy(kiln_context *ctx);
 void *kiln_alloc(kiln_context *ctx, size_t size);
 const char *kiln_intern(kiln_context *ctx, const char *s, size_t len);
 const char *kiln_intern_cstr(kiln_context *ctx, const char *s);
+/* A's place with the source nodes of A and B (each line once, A's first):
+ * the location of an op that merges the ops at A and B. */
+kiln_loc kiln_loc_fuse(kiln_context *ctx, kiln_loc a, kiln_loc b);
+/* NODES (lines as in kiln_loc.nodes, or NULL) with OP's source nodes
+ * added: its loc.nodes, else "file:line:col (op.name)" when its file is
+ * known; interned. */
+const char *kiln_loc_nodes_add(kiln_context *ctx, const char *nodes, const kiln_op *op);
 /* Accept ops whose name is not in the op table (like mlir-opt's
  * --allow-unregistered-dialect). Off by default: unknown ops are errors. */
 void kiln_context_allow_unregistered(kiln_context *ctx, bool allow);

@@ -15,7 +15,7 @@ kiln_loc ir_loc_of(kiln_parser *p, const char *ptr) {
     else hi = mid;
   }
   kiln_loc l = {p->file, (uint32_t)lo + 1,
-                (uint32_t)(off - p->line_starts[lo]) + 1};
+                (uint32_t)(off - p->line_starts[lo]) + 1, NULL};
   return l;
 }
 

@@ -1885,7 +1885,7 @@ kiln_op *kiln_parse_source_range(kiln_context *ctx, const char *name,
   for (size_t i = 0; i < len; i++)
     if (text[i] == '\n') p.line_starts[p.num_lines++] = (uint32_t)(i + 1);
   if (len >= UINT32_MAX) {
-    kiln_emit_error(ctx, (kiln_loc){p.file, 1, 1}, "input file is too large");
+    kiln_emit_error(ctx, (kiln_loc){p.file, 1, 1, NULL}, "input file is too large");
     free(p.line_starts);
     return NULL;
   }

@@ -64,12 +64,76 @@ static kiln_error *sz_tensor_types(const kiln_type *const *types, uint32_t n,
   return NULL;
 }
 
+/* A function's source nodes for the builder: one entry per instruction
+ * whose location names nodes (kiln_loc.nodes lines "NAME (KIND)"). */
+typedef struct sz_sites {
+  kiln_module_source_nodes_desc_t *descs;
+  uint32_t count;
+  char **strings; /* every name and kind, owned */
+  uint32_t nstrings;
+} sz_sites;
+
+static void sz_sites_free(sz_sites *s) {
+  for (uint32_t i = 0; i < s->count; i++) {
+    free((void *)s->descs[i].names);
+    free((void *)s->descs[i].kinds);
+  }
+  for (uint32_t i = 0; i < s->nstrings; i++) free(s->strings[i]);
+  free(s->descs);
+  free(s->strings);
+}
+
+static char *sz_strndup(sz_sites *s, const char *p, size_t n) {
+  char *d = malloc(n + 1);
+  if (!d) return NULL;
+  memcpy(d, p, n);
+  d[n] = 0;
+  s->strings[s->nstrings++] = d;
+  return d;
+}
+
+static kiln_error *sz_source_nodes(const kiln_vm_function_code_t *code, sz_sites *s) {
+  uint32_t lines = 0;
+  for (uint32_t i = 0; i < code->location_count; i++)
+    for (const char *p = code->locations[i].nodes; p && *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+      lines++;
+  s->descs = calloc(code->location_count + 1, sizeof *s->descs);
+  s->strings = calloc(2 * (size_t)lines + 1, sizeof *s->strings);
+  if (!s->descs || !s->strings) return kiln_error_new("out of memory");
+  for (uint32_t i = 0; i < code->location_count; i++) {
+    const kiln_vm_location_t *l = &code->locations[i];
+    if (!l->nodes || (s->count && s->descs[s->count - 1].pc >= l->pc)) continue;
+    uint32_t n = 0;
+    for (const char *p = l->nodes; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0)) n++;
+    kiln_module_source_nodes_desc_t *d = &s->descs[s->count++];
+    const char **names = calloc(n + 1, sizeof *names), **kinds = calloc(n + 1, sizeof *kinds);
+    d->pc = l->pc;
+    d->names = names;
+    d->kinds = kinds;
+    if (!names || !kinds) return kiln_error_new("out of memory");
+    for (const char *p = l->nodes; *p && d->count < n;) {
+      const size_t len = strcspn(p, "\n");
+      /* "NAME (KIND)": the kind is in the last parentheses */
+      size_t open = len;
+      while (open > 0 && !(p[open - 1] == '(' && open >= 2 && p[open - 2] == ' ')) open--;
+      const bool has_kind = open > 0 && len > open && p[len - 1] == ')';
+      names[d->count] = sz_strndup(s, p, has_kind ? open - 2 : len);
+      kinds[d->count] = sz_strndup(s, p + open, has_kind ? len - open - 1 : 0);
+      if (!names[d->count] || !kinds[d->count]) return kiln_error_new("out of memory");
+      d->count++;
+      p += len + (p[len] != 0);
+    }
+  }
+  return NULL;
+}
+
 static kiln_error *sz_function(sz *z, kiln_op *fn, kiln_vm_imports_t *imports) {
   const char *name = kiln_symbol_name(fn);
   const kiln_attr *sig = kiln_op_get_attr(fn, "kiln.signature");
   if (!sig || sig->kind != KILN_ATTR_TYPE || sig->type->kind != KILN_TYPE_FUNCTION)
     return kiln_error_new("function @%s has no kiln.signature (run convert-to-vm)", name);
   kiln_vm_function_code_t code;
+  sz_sites sites = {NULL, 0, NULL, 0};
   kiln_error *err = kiln_vm_emit_function(fn, imports, &code);
   if (err) return err;
   const kiln_type *st = sig->type;
@@ -91,6 +155,8 @@ static kiln_error *sz_function(sz *z, kiln_op *fn, kiln_vm_imports_t *imports) {
     locs[i].line = code.locations[i].line;
     locs[i].column = code.locations[i].col;
   }
+  if ((err = sz_source_nodes(&code, &sites)))
+    goto done;
   const kiln_attr *vis = kiln_op_get_attr(fn, "sym_visibility");
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);
@@ -107,8 +173,11 @@ static kiln_error *sz_function(sz *z, kiln_op *fn, kiln_vm_imports_t *imports) {
   f.location_count = code.location_count;
   f.locations = locs;
   f.vm_signature = code.signature;
+  f.source_nodes_count = sites.count;
+  f.source_nodes = sites.descs;
   kiln_module_builder_add_function(z->b, &f);
 done:
+  sz_sites_free(&sites);
   free(tt);
   free(dims);
   free(locs);

@@ -47,6 +47,7 @@ typedef struct kiln_vm_location {
   uint32_t pc;
   const char *file; /* interned, never NULL */
   uint32_t line, col;
+  const char *nodes; /* a dispatch's kiln_loc.nodes (interned), else NULL */
 } kiln_vm_location_t;
 
 typedef struct kiln_vm_function_code {

@@ -59,6 +59,11 @@ typedef struct kmb_tensor {
   int64_t *dims;
 } kmb_tensor;
 
+typedef struct kmb_sites {
+  uint32_t pc, count;
+  char **names, **kinds;
+} kmb_sites;
+
 typedef struct kmb_function {
   char *name, *vm_signature;
   bool exported;
@@ -67,6 +72,8 @@ typedef struct kmb_function {
   uint32_t code_offset, code_size, i32_regs, ref_regs;
   uint32_t location_count;
   kiln_fb_SourceLocation_t *locations;
+  uint32_t site_count;
+  kmb_sites *sites;
 } kmb_function;
 
 typedef struct kmb_import {
@@ -209,6 +216,15 @@ void kiln_module_builder_destroy(kiln_module_builder_t *b) {
     kmb_free_tensors(f->inputs, f->input_count);
     kmb_free_tensors(f->outputs, f->output_count);
     free(f->locations);
+    for (uint32_t s = 0; s < f->site_count; s++) {
+      for (uint32_t k = 0; k < f->sites[s].count; k++) {
+        free(f->sites[s].names[k]);
+        free(f->sites[s].kinds[k]);
+      }
+      free(f->sites[s].names);
+      free(f->sites[s].kinds);
+    }
+    free(f->sites);
   }
   free(b->functions);
   for (uint32_t i = 0; i < b->imports_count; i++) {
@@ -347,6 +363,32 @@ static bool kmb_copy_tensors(kiln_module_builder_t *b, const char *fname,
   return true;
 }
 
+/* Copies d's source nodes into f (strings owned by the builder). */
+static void kmb_copy_sites(kiln_module_builder_t *b, const kiln_module_function_desc_t *d,
+                           kmb_function *f) {
+  if (!d->source_nodes_count) return;
+  f->sites = calloc(d->source_nodes_count, sizeof *f->sites);
+  if (!f->sites) {
+    kmb_error(b, "out of memory");
+    return;
+  }
+  for (uint32_t s = 0; s < d->source_nodes_count; s++) {
+    const kiln_module_source_nodes_desc_t *in = &d->source_nodes[s];
+    kmb_sites *o = &f->sites[f->site_count++];
+    o->pc = in->pc;
+    o->names = calloc(in->count ? in->count : 1, sizeof *o->names);
+    o->kinds = calloc(in->count ? in->count : 1, sizeof *o->kinds);
+    if (!o->names || !o->kinds) {
+      kmb_error(b, "out of memory");
+      return;
+    }
+    for (uint32_t k = 0; k < in->count; k++, o->count++) {
+      o->names[k] = kmb_strdup(b, in->names[k] ? in->names[k] : "");
+      o->kinds[k] = kmb_strdup(b, in->kinds[k] ? in->kinds[k] : "");
+    }
+  }
+}
+
 uint32_t kiln_module_builder_add_function(kiln_module_builder_t *b,
                                           const kiln_module_function_desc_t *d) {
   uint32_t index = b->functions_count;
@@ -373,6 +415,14 @@ uint32_t kiln_module_builder_add_function(kiln_module_builder_t *b,
   memset(b->code + b->code_size, 0, start - b->code_size);
   if (d->bytecode_size) memcpy(b->code + start, d->bytecode, d->bytecode_size);
   b->code_size = end;
+  for (uint32_t s = 0; s < d->source_nodes_count; s++)
+    if (d->source_nodes[s].pc >= d->bytecode_size ||
+        (s && d->source_nodes[s].pc <= d->source_nodes[s - 1].pc)) {
+      kmb_error(b, "function %s: source nodes %" PRIu32 " have pc %" PRIu32
+                " outside its %" PRIu32 "-byte bytecode or out of order",
+                d->name, s, d->source_nodes[s].pc, d->bytecode_size);
+      return index;
+    }
   for (uint32_t l = 0; l < d->location_count; l++)
     if (d->locations[l].pc >= d->bytecode_size ||
         (l && d->locations[l].pc < d->locations[l - 1].pc)) {
@@ -400,6 +450,7 @@ uint32_t kiln_module_builder_add_function(kiln_module_builder_t *b,
   f->locations = kmb_dup(b, d->locations,
                          (size_t)d->location_count * sizeof *d->locations);
   if (f->locations) f->location_count = d->location_count;
+  kmb_copy_sites(b, d, f);
   return index;
 }
 
@@ -603,6 +654,8 @@ static uint32_t kmb_max_refs(const kiln_module_builder_t *b) {
   for (uint32_t i = 0; i < b->functions_count; i++) {
     KMB_MAX_(b->functions[i].input_count);
     KMB_MAX_(b->functions[i].output_count);
+    for (uint32_t s = 0; s < b->functions[i].site_count; s++)
+      KMB_MAX_(b->functions[i].sites[s].count);
   }
   for (uint32_t i = 0; i < b->executables_count; i++) {
     const kmb_executable *e = &b->executables[i];
@@ -613,6 +666,34 @@ static uint32_t kmb_max_refs(const kiln_module_builder_t *b) {
   }
 #undef KMB_MAX_
   return m;
+}
+
+/* Function.source_nodes: one SourceNodes table per site, scratch holding
+ * the SourceNode refs of one site at a time (kmb_max_refs counts them). */
+static kiln_fbb_ref_t kmb_sites_vector(kiln_fbb_t *f, const kmb_function *fn,
+                                       kiln_fbb_ref_t *scratch) {
+  if (!fn->site_count) return 0;
+  kiln_fbb_ref_t *tables = calloc(fn->site_count, sizeof *tables);
+  if (!tables) return 0;
+  for (uint32_t s = 0; s < fn->site_count; s++) {
+    const kmb_sites *site = &fn->sites[s];
+    for (uint32_t k = 0; k < site->count; k++) {
+      kiln_fbb_ref_t name = kmb_string(f, site->names[k]);
+      kiln_fbb_ref_t kind = kmb_string(f, site->kinds[k]);
+      kiln_fbb_table_start(f);
+      kmb_SourceNode_name(f, name);
+      kmb_SourceNode_kind(f, kind);
+      scratch[k] = kiln_fbb_table_end(f);
+    }
+    kiln_fbb_ref_t nodes = kiln_fbb_vector_refs(f, scratch, site->count);
+    kiln_fbb_table_start(f);
+    kmb_SourceNodes_pc(f, site->pc);
+    kmb_SourceNodes_nodes(f, nodes);
+    tables[s] = kiln_fbb_table_end(f);
+  }
+  kiln_fbb_ref_t v = kiln_fbb_vector_refs(f, tables, fn->site_count);
+  free(tables);
+  return v;
 }
 
 /* Builds the FlatBuffer into f; segment offsets come from b->segments. */
@@ -741,10 +822,12 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
             : 0;
     kiln_fbb_ref_t outputs = kmb_tensors(f, fn->outputs, fn->output_count, scratch);
     kiln_fbb_ref_t inputs = kmb_tensors(f, fn->inputs, fn->input_count, scratch);
+    kiln_fbb_ref_t sites = kmb_sites_vector(f, fn, scratch);
     kiln_fbb_ref_t name = kmb_string(f, fn->name);
     kiln_fbb_ref_t sig = kmb_string(f, fn->vm_signature);
     kiln_fbb_table_start(f);
     kmb_Function_name(f, name);
+    kmb_Function_source_nodes(f, sites);
     kmb_Function_vm_signature(f, sig);
     kmb_Function_inputs(f, inputs);
     kmb_Function_outputs(f, outputs);

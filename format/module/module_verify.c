@@ -177,6 +177,15 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
                         "-byte bytecode or out of order", i, l, loc.pc, size);
       prev_pc = loc.pc;
     }
+    uint32_t nsites = kiln_fb_Function_source_nodes_count(f);
+    for (uint32_t s = 0; s < nsites; s++) {
+      uint32_t pc = kiln_fb_SourceNodes_pc(kiln_fb_Function_source_nodes_at(f, s));
+      if (pc >= size || (s && pc <= prev_pc))
+        return kmv_fail(err, "functions[%" PRIu32 "].source_nodes[%" PRIu32
+                        "].pc: %" PRIu32 " is outside the %" PRIu64
+                        "-byte bytecode or out of order", i, s, pc, size);
+      prev_pc = pc;
+    }
   }
   return true;
 }

@@ -29,6 +29,10 @@ void kdump_tensor_type(kiln_fb_TensorType_t t, char *out, size_t cap);
 /* Writes s[0..n) as a JSON string literal. */
 void kdump_json_string(FILE *out, const char *s, size_t n);
 
+/* Whether the instruction at pc of function fn calls the dispatch import
+ * (hal.command_buffer.dispatch): a dispatch site. */
+bool kdump_is_dispatch(const kiln_module_view_t *m, uint32_t fn, uint32_t pc);
+
 /* The three printers; each returns 0 on success. */
 int kdump_text(FILE *out, const kiln_module_view_t *m, const char *path);
 int kdump_json(FILE *out, const kiln_module_view_t *m, const char *path);

@@ -26,7 +26,8 @@ static void kdj_types(FILE *out, kiln_fb_Function_t f, bool outputs) {
   fputc(']', out);
 }
 
-static void kdj_functions(FILE *out, kiln_fb_Module_t r) {
+static void kdj_functions(FILE *out, const kiln_module_view_t *m) {
+  kiln_fb_Module_t r = m->root;
   kdj_key(out, "functions");
   fputc('[', out);
   for (uint32_t i = 0; i < kiln_fb_Module_functions_count(r); i++) {
@@ -55,6 +56,22 @@ static void kdj_functions(FILE *out, kiln_fb_Module_t r) {
       KDJ_STR(out, kiln_fb_Module_source_files_at(r, loc.file));
       fprintf(out, ",\"line\":%" PRIu32 ",\"column\":%" PRIu32 "}", loc.line,
               loc.column);
+    }
+    fputs("],\"source_nodes\":[", out);
+    for (uint32_t s = 0; s < kiln_fb_Function_source_nodes_count(f); s++) {
+      kiln_fb_SourceNodes_t sn = kiln_fb_Function_source_nodes_at(f, s);
+      const uint32_t pc = kiln_fb_SourceNodes_pc(sn);
+      fprintf(out, "%s{\"pc\":%" PRIu32 ",\"dispatch\":%s,\"nodes\":[", s ? "," : "", pc,
+              kdump_is_dispatch(m, i, pc) ? "true" : "false");
+      for (uint32_t k = 0; k < kiln_fb_SourceNodes_nodes_count(sn); k++) {
+        kiln_fb_SourceNode_t node = kiln_fb_SourceNodes_nodes_at(sn, k);
+        fputs(k ? ",{\"name\":" : "{\"name\":", out);
+        KDJ_STR(out, kiln_fb_SourceNode_name(node));
+        fputs(",\"kind\":", out);
+        KDJ_STR(out, kiln_fb_SourceNode_kind(node));
+        fputc('}', out);
+      }
+      fputs("]}", out);
     }
     fputs("]}", out);
   }
@@ -163,7 +180,7 @@ int kdump_json(FILE *out, const kiln_module_view_t *m, const char *path) {
     KDJ_STR(out, kiln_fb_Producer_flags_at(p, i));
   }
   fputs("]},\n", out);
-  kdj_functions(out, r);
+  kdj_functions(out, m);
   kdj_key(out, "imports");
   fputc('[', out);
   for (uint32_t i = 0; i < kiln_fb_Module_imports_count(r); i++) {

@@ -70,6 +70,20 @@ static void kdt_functions(FILE *out, const kiln_module_view_t *m) {
               loc.pc, kiln_fb_Module_source_files_at(r, loc.file).data,
               loc.line, loc.column);
     }
+    /* What each dispatch (or other instruction) computes in the input's
+     * terms: the ONNX nodes or MLIR ops fused into it. */
+    for (uint32_t s = 0; s < kiln_fb_Function_source_nodes_count(f); s++) {
+      kiln_fb_SourceNodes_t sn = kiln_fb_Function_source_nodes_at(f, s);
+      const uint32_t pc = kiln_fb_SourceNodes_pc(sn);
+      fprintf(out, "      %s %04" PRIx32 " -> nodes: ",
+              kdump_is_dispatch(m, i, pc) ? "dispatch at pc" : "pc", pc);
+      for (uint32_t k = 0; k < kiln_fb_SourceNodes_nodes_count(sn); k++) {
+        kiln_fb_SourceNode_t node = kiln_fb_SourceNodes_nodes_at(sn, k);
+        fprintf(out, "%s%s (%s)", k ? ", " : "", kiln_fb_SourceNode_name(node).data,
+                kiln_fb_SourceNode_kind(node).data);
+      }
+      fputc('\n', out);
+    }
   }
 }
 

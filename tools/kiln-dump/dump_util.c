@@ -1,8 +1,11 @@
 /* Helpers shared by kiln-dump's printers: type spelling, target naming,
- * JSON string escaping and the size breakdown by category. */
+ * JSON string escaping, the size breakdown by category and telling
+ * dispatch sites apart. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "dump.h"
+#include "kiln/vm_bytecode.h"
 
 void kdump_variant_target(kiln_fb_ExecutableVariant_t v, char *out, size_t cap) {
   kiln_fb_string_t target = kiln_fb_ExecutableVariant_target(v);
@@ -91,4 +94,15 @@ unsigned kdump_size_breakdown(const kiln_module_view_t *m, kdump_size_row *rows)
   kdump_row(rows, &n, "padding and unreferenced")->bytes =
       m->file_size > used ? m->file_size - used : 0;
   return n;
+}
+
+bool kdump_is_dispatch(const kiln_module_view_t *m, uint32_t fn, uint32_t pc) {
+  uint32_t size;
+  const uint8_t *code = kiln_module_function_bytecode(m, fn, &size);
+  if (!code || pc >= size || size - pc < 3 || code[pc] != KILN_VM_OP_CALL_IMPORT) return false;
+  const uint32_t ord = (uint32_t)code[pc + 1] | (uint32_t)code[pc + 2] << 8;
+  if (ord >= kiln_fb_Module_imports_count(m->root)) return false;
+  kiln_fb_string_t name = kiln_fb_Import_name(kiln_fb_Module_imports_at(m->root, ord));
+  return name.size == strlen("hal.command_buffer.dispatch") &&
+         memcmp(name.data, "hal.command_buffer.dispatch", name.size) == 0;
 }

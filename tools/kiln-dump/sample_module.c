@@ -52,6 +52,9 @@ void kiln_sample_module_fill(kiln_module_builder_t *b,
       {kiln_fb_ElementType_BF16, 2, r_dims}};
   const uint8_t main_code[] = {KILN_VM_OP_NOP, KILN_VM_OP_RET, 1, 0, 0};
   const kiln_fb_SourceLocation_t main_locs[] = {{0, file, 3, 5}, {1, file, 7, 3}};
+  static const char *const node_names[] = {"/layer1/conv1/Conv", "Relu#3"};
+  static const char *const node_kinds[] = {"Conv", "Relu"};
+  const kiln_module_source_nodes_desc_t main_nodes[] = {{1, 2, node_names, node_kinds}};
   kiln_module_function_desc_t main_fn = {
       .name = "main", .exported = true,
       .input_count = 2, .inputs = main_in,
@@ -59,7 +62,7 @@ void kiln_sample_module_fill(kiln_module_builder_t *b,
       .bytecode = main_code, .bytecode_size = sizeof main_code,
       .i32_register_count = 4, .ref_register_count = 3,
       .location_count = 2, .locations = main_locs,
-      .vm_signature = "rr_r"};
+      .vm_signature = "rr_r", .source_nodes_count = 1, .source_nodes = main_nodes};
   kiln_module_builder_add_function(b, &main_fn);
 
   /* helper() -> (): an internal function; ret */

@@ -217,6 +217,19 @@ static const kiln_attr *name_dict(oi_ctx *c, const char *name) {
   return kiln_attr_dict(c->ctx, 1, &e);
 }
 
+/* The node as the ops imported from it name it (kiln_loc.nodes):
+ * "NAME (OP_TYPE)", an unnamed node "OP_TYPE#INDEX (OP_TYPE)". */
+static const char *node_label(kiln_context *ctx, const Onnx__NodeProto *np, size_t index) {
+  const char *op = np->op_type ? np->op_type : "?";
+  char buf[512];
+  int n = np->name && np->name[0] ? snprintf(buf, sizeof buf, "%s (%s)", np->name, op)
+                                   : snprintf(buf, sizeof buf, "%s#%zu (%s)", op, index, op);
+  for (char *p = buf; *p; p++)
+    if (*p == '\n') *p = ' '; /* one node, one line */
+  const size_t len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+  return kiln_intern(ctx, buf, len);
+}
+
 static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
   oi_node n = {.proto = np, .index = index, .op_type = np->op_type,
                .nin = np->n_input, .nout = np->n_output};
@@ -246,6 +259,7 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
                             np->attribute[i]->name);
   c->b.loc.line = (uint32_t)index + 1;
   c->b.loc.col = 0;
+  c->b.loc.nodes = node_label(c->ctx, np, index);
   oi_upgrade up;
   if (!oi_upgrade_node(c, &n, row->form, &up) || !row->fn(c, &n) || !oi_upgrade_outputs(c, &n, &up))
     return false;
@@ -320,7 +334,7 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
     return oi_unsupported(&c, "model-local functions are not supported (%zu defined)",
                           mp->n_functions);
 
-  kiln_loc loc = {kiln_intern_cstr(ctx, "onnx"), 0, 0};
+  kiln_loc loc = {kiln_intern_cstr(ctx, "onnx"), 0, 0, NULL};
   kiln_op *module = kiln_module_create(ctx, loc);
 
   /* Initializers first: a graph input with an initializer of the same
@@ -358,6 +372,7 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
   for (size_t i = 0; i < g->n_node; i++)
     if (!import_node(&c, g->node[i], i)) return false;
   c.b.loc.line = 0;
+  c.b.loc.nodes = NULL;
 
   const kiln_type **out_types = kiln_alloc(ctx, (g->n_output + 1) * sizeof *out_types);
   const kiln_attr **res_attrs = kiln_alloc(ctx, (g->n_output + 1) * sizeof *res_attrs);

@@ -23,6 +23,15 @@ typedef struct kiln_module_tensor_type {
   const int64_t *dims; /* rank sizes, -1 for a dynamic dim */
 } kiln_module_tensor_type_t;
 
+/* The source nodes of the instruction at pc (SourceNodes in the schema):
+ * count (name, kind) pairs. */
+typedef struct kiln_module_source_nodes_desc {
+  uint32_t pc;
+  uint32_t count;
+  const char *const *names;
+  const char *const *kinds;
+} kiln_module_source_nodes_desc_t;
+
 typedef struct kiln_module_function_desc {
   const char *name;
   bool exported;
@@ -37,6 +46,8 @@ typedef struct kiln_module_function_desc {
   uint32_t location_count;
   const kiln_fb_SourceLocation_t *locations; /* pc relative to this function */
   const char *vm_signature; /* e.g. "rr_r" (kiln/vm_bytecode.h); may be NULL */
+  uint32_t source_nodes_count; /* sorted by pc, each pc inside the bytecode */
+  const kiln_module_source_nodes_desc_t *source_nodes;
 } kiln_module_function_desc_t;
 
 typedef struct kiln_module_export_desc {

@@ -2,7 +2,7 @@
 // revision, the options that shape the output (not -o, --timing,
 // --print-ir-*), the input's base name and SHA-256 (what sha256sum
 // prints), and the LLVM version of each generated variant; kiln-dump
-// prints them as text and JSON.
+// prints them as text and JSON, with each dispatch's source nodes.
 // REQUIRES: kiln-compile
 // RUN: kiln-compile %s -o %t.kiln --target=llvm-cpu:x86_64 --timing \
 // RUN:   --print-ir-after=canonicalize 2>/dev/null
@@ -17,6 +17,8 @@
 // CHECK-NEXT:   input-sha256: [[SHA]]
 // CHECK-NEXT:   flag: --target=llvm-cpu:x86_64
 // CHECK-NOT:    flag:
+// The dispatch names the MLIR op it runs by place and name.
+// CHECK:        dispatch at pc {{[0-9a-f]+}} -> nodes: {{.*}}provenance.mlir:28:8 (linalg.generic){{$}}
 // CHECK:        llvm-cpu:x86_64, ELF, LLVM {{[0-9]+\.[0-9]+\.[0-9]+}}, {{[0-9]+}} bytes
 
 // JSON: "provenance":{"compiler_version":"kiln-compile {{[^"]+}}","source_revision":"{{[^"]+}}","input_name":"provenance.mlir","input_sha256":"[[SHA]]","flags":["--target=llvm-cpu:x86_64"]}

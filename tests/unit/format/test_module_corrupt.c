@@ -241,6 +241,12 @@ START_TEST(test_named_errors) {
   put32(b, field_pos(&m, kiln_fb_Module_functions_at(r, 0).p, 5), 10000);
   expect_error(b, sample_size, "functions[0] (main): bytecode range 0+10000 exceeds the 10-byte bytecode");
 
+  /* A dispatch site's source nodes at a pc outside the function. */
+  RESET();
+  kiln_fb_SourceNodes_t sn = kiln_fb_Function_source_nodes_at(kiln_fb_Module_functions_at(r, 0), 0);
+  put32(b, field_pos(&m, sn.p, 0), 5);
+  expect_error(b, sample_size, "functions[0].source_nodes[0].pc: 5 is outside the 5-byte bytecode");
+
   RESET();
   put32(b, field_pos(&m, kiln_fb_Module_rodata_at(r, 1).p, 2), 3);
   expect_error(b, sample_size, "rodata[1].segment: segment 3 holds executable data");

@@ -49,8 +49,10 @@ static void build_with(built *m, kiln_module_compression_t mode,
   kiln_module_tensor_type_t out[] = {{kiln_fb_ElementType_BF16, 1, d1}};
   uint8_t code0[] = {1, 2, 3}, code1[] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 42};
   kiln_fb_SourceLocation_t locs[] = {{0, 1, 10, 2}, {2, 0, 11, 4}};
+  static const char *const names[] = {"/a/Conv", "Relu#4"}, *const kinds[] = {"Conv", "Relu"};
+  const kiln_module_source_nodes_desc_t sites[] = {{0, 1, names, kinds}, {2, 2, names, kinds}};
   kiln_module_function_desc_t f0 = {"f0", true, 2, in, 1, out, code0, 3, 5, 6,
-                                    2, locs, "ri_r"};
+                                    2, locs, "ri_r", 2, sites};
   kiln_module_function_desc_t f1 = {.name = "f1", .bytecode = code1,
                                     .bytecode_size = sizeof code1};
   ck_assert_uint_eq(kiln_module_builder_add_function(b, &f0), 0);
@@ -141,6 +143,12 @@ START_TEST(test_fields_round_trip) {
   ck_assert_uint_eq(l1.file, 0);
   ck_assert_uint_eq(l1.line, 11);
   ck_assert_uint_eq(l1.column, 4);
+  ck_assert_uint_eq(kiln_fb_Function_source_nodes_count(f0), 2);
+  kiln_fb_SourceNodes_t sn1 = kiln_fb_Function_source_nodes_at(f0, 1);
+  ck_assert_uint_eq(kiln_fb_SourceNodes_pc(sn1), 2);
+  ck_assert_uint_eq(kiln_fb_SourceNodes_nodes_count(sn1), 2);
+  ck_assert(str_eq(kiln_fb_SourceNode_name(kiln_fb_SourceNodes_nodes_at(sn1, 1)), "Relu#4"));
+  ck_assert(str_eq(kiln_fb_SourceNode_kind(kiln_fb_SourceNodes_nodes_at(sn1, 1)), "Relu"));
 
   uint32_t n;
   const uint8_t *c = kiln_module_function_bytecode(&m.view, 0, &n);

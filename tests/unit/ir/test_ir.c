@@ -128,7 +128,7 @@ END_TEST
  * %y = addf %x, %x; return %y } */
 static kiln_op *build_func(kiln_op **mul, kiln_op **add, kiln_op **ret) {
   const kiln_type *f32 = kiln_type_f32(ctx);
-  kiln_loc loc = {kiln_intern_cstr(ctx, "test"), 1, 1};
+  kiln_loc loc = {kiln_intern_cstr(ctx, "test"), 1, 1, NULL};
   kiln_op *module = kiln_module_create(ctx, loc);
   const kiln_type *fn = kiln_type_function(ctx, 1, &f32, 1, &f32);
   kiln_named_attr fa[2] = {{"sym_name", kiln_attr_string(ctx, "f", 1)},
@@ -299,6 +299,27 @@ static kiln_error *test_count_pass(kiln_op *module, void *user) {
   return n > 100 ? kiln_error_new("too many ops") : NULL;
 }
 
+/* Source nodes of locations: fusing keeps A's place and each node once,
+ * A's first; an op without nodes contributes "file:line:col (op)". */
+START_TEST(location_nodes) {
+  kiln_loc a = {kiln_intern_cstr(ctx, "onnx"), 3, 0, kiln_intern_cstr(ctx, "/a/Conv (Conv)")};
+  kiln_loc b = {kiln_intern_cstr(ctx, "onnx"), 5, 0,
+                kiln_intern_cstr(ctx, "Relu#4 (Relu)\n/a/Conv (Conv)")};
+  kiln_loc f = kiln_loc_fuse(ctx, a, b);
+  ck_assert_uint_eq(f.line, 3);
+  ck_assert_str_eq(f.nodes, "/a/Conv (Conv)\nRelu#4 (Relu)");
+  ck_assert_ptr_eq(kiln_loc_fuse(ctx, f, b).nodes, f.nodes); /* nothing new: same string */
+  ck_assert_ptr_eq(kiln_loc_fuse(ctx, (kiln_loc){0}, a).nodes, a.nodes);
+  kiln_loc m = {kiln_intern_cstr(ctx, "m.mlir"), 7, 9, NULL};
+  kiln_op *op = kiln_op_create(ctx, KILN_OP_FUNC_RETURN, m, 0, NULL, 0, NULL, NULL, 0);
+  const char *n = kiln_loc_nodes_add(ctx, NULL, op);
+  ck_assert_str_eq(n, "m.mlir:7:9 (func.return)");
+  ck_assert_str_eq(kiln_loc_nodes_add(ctx, a.nodes, op), "/a/Conv (Conv)\nm.mlir:7:9 (func.return)");
+  op->loc = b;
+  ck_assert_str_eq(kiln_loc_nodes_add(ctx, n, op), "m.mlir:7:9 (func.return)\nRelu#4 (Relu)\n/a/Conv (Conv)");
+}
+END_TEST
+
 START_TEST(pass_manager) {
   static int counted;
   kiln_pass_info count = {"test-count", "counts ops", test_count_pass, &counted, KILN_PASS_MODULE};
@@ -352,6 +373,7 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, parse_diagnostics);
   tcase_add_test(tc, structured_iteration);
   tcase_add_test(tc, pass_manager);
+  tcase_add_test(tc, location_nodes);
   tcase_add_test(tc, value_map);
   suite_add_tcase(s, tc);
   return s;

@@ -121,9 +121,22 @@ def opset18():
     return [helper.make_node("Relu", ["x"], ["y"], name="relu")], [x], [y], [], [("", 18)]
 
 
+def dense_relu():
+    """MatMul + Add + Relu, the Add unnamed: one dispatch names all three."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 16])
+    w = numpy_helper.from_array(np.full((8, 16), 0.5, np.float32), "w")
+    b = numpy_helper.from_array(np.arange(16, dtype=np.float32), "b")
+    return [
+        helper.make_node("MatMul", ["x", "w"], ["xw"], name="/fc/MatMul"),
+        helper.make_node("Add", ["xw", "b"], ["z"]),
+        helper.make_node("Relu", ["z"], ["y"], name="/act/Relu"),
+    ], [x], [y], [w, b]
+
+
 MODELS = {"resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
-          "add_opset6": add_opset6, "opset18": opset18}
+          "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu}
 
 
 def main():
