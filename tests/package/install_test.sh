@@ -3,9 +3,9 @@
 # Installs BUILD into a fresh prefix (WORK/prefix) and uses it as an
 # application outside Kiln's tree would:
 #  1. find_package(Kiln): tests/package/consumer builds compile_model
-#     (Kiln::compiler), run_static (Kiln::runtime) and run_shared
-#     (Kiln::runtime_shared); compile_model compiles samples/simple_mul.mlir
-#     in-process and both runners run the module;
+#     (Kiln::compiler), and samples/handmade/embed.c as run_static
+#     (Kiln::runtime) and run_shared (Kiln::runtime_shared); compile_model
+#     compiles samples/simple_mul.mlir in-process and both runners run it;
 #  2. pkg-config: the same runner linked with kiln-runtime.pc's shared line
 #     and with its --static line against libkiln_runtime.a alone, and
 #     compile_model with kiln-compiler.pc;
@@ -31,17 +31,29 @@ for f in bin/kiln-compile bin/kiln-run bin/kiln-dump include/kiln/runtime.h \
   [ -e "$prefix/$f" ] || fail "the install lacks $f"
 done
 echo "ok   installed into $prefix"
+# The shared libraries export their public headers' functions and nothing else.
+for pair in kiln_runtime:runtime.h kiln_compiler:compiler.h; do
+  so=$prefix/lib/lib${pair%%:*}.so header=$prefix/include/kiln/${pair#*:}
+  syms=$(nm -D --defined-only "$so" | awk '$2 == "T" || $2 == "D" || $2 == "B" {print $3}') \
+    || fail "nm $so"
+  [ -n "$syms" ] || fail "$so exports nothing"
+  for sym in $syms; do
+    grep -q "[ *]$sym(" "$header" || fail "$so exports $sym, which $header does not declare"
+  done
+  echo "ok   $(basename "$so") exports $(echo "$syms" | wc -l) functions, all declared in ${pair#*:}"
+done
 
 # needs BINARY yes|no: whether BINARY loads libkiln_runtime.so.
 needs() {
   if [[ $(readelf -d "$1") == *"NEEDED"*"[libkiln_runtime.so"* ]]; then got=yes; else got=no; fi
   [ "$got" = "$2" ] || fail "$1: needs libkiln_runtime.so: $got, expected $2"
 }
-# runs BINARY MODULE: prints 5 12 21 32 and the version.
+# runs BINARY MODULE: samples/handmade/embed.c, whose last line is the
+# result.
 runs() {
   out=$("$1" "$2" 2>&1) || fail "$1 $2: $out"
-  [ "$out" = "Kiln $version: 5 12 21 32" ] || fail "$1 $2 printed: $out"
-  echo "ok   $(basename "$1"): $out"
+  [ "${out##*$'\n'}" = "5 12 21 32" ] || fail "$1 $2 printed: $out"
+  echo "ok   $(basename "$1"): ${out//$'\n'/ | }"
 }
 
 # 1. find_package
@@ -51,7 +63,8 @@ runs() {
   || { cat "$work/cmake.log"; fail "the find_package consumer does not build"; }
 "$work/cmake/compile_model" "$src/samples/simple_mul.mlir" "$work/m.kiln" >"$work/compile.log" 2>&1 \
   || { cat "$work/compile.log"; fail "compile_model (Kiln::compiler)"; }
-grep -q "compiled with Kiln $version (revision " "$work/compile.log" || fail "compile_model: $(cat "$work/compile.log")"
+grep -q "compiled with Kiln $version (revision .*), header $version\$" "$work/compile.log" \
+  || fail "compile_model: $(cat "$work/compile.log")"
 [[ $("$prefix/bin/kiln-dump" "$work/m.kiln") == *"input: simple_mul.mlir"* ]] \
   || fail "the in-process compile records no provenance"
 runs "$work/cmake/run_static" "$work/m.kiln"
@@ -68,13 +81,13 @@ for l in -lzstd -lpthread; do
   [[ " $static_libs " == *" $l "* ]] || fail "pkg-config --static --libs kiln-runtime lacks $l: $static_libs"
 done
 # shellcheck disable=SC2046,SC2086
-"$cc" $extra -o "$work/pc_shared" "$src/tests/package/consumer/run_module.c" \
+"$cc" $extra -o "$work/pc_shared" "$src/samples/handmade/embed.c" \
   $(pkg-config --cflags --libs kiln-runtime) -Wl,-rpath,"$lib" || fail "pkg-config shared link"
 runs "$work/pc_shared" "$work/m.kiln"
 needs "$work/pc_shared" yes
 # The --static line with the archive named, so the .so beside it is not taken.
 # shellcheck disable=SC2086
-"$cc" $extra -o "$work/pc_static" "$src/tests/package/consumer/run_module.c" \
+"$cc" $extra -o "$work/pc_static" "$src/samples/handmade/embed.c" \
   $(pkg-config --cflags kiln-runtime) ${static_libs/-lkiln_runtime/-l:libkiln_runtime.a} \
   || fail "pkg-config --static link"
 runs "$work/pc_static" "$work/m.kiln"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "kiln/compiler.h"
+#include "kiln/version.h"
 
 int main(int argc, char **argv) {
   if (argc < 3) return 2;
@@ -15,6 +16,6 @@ int main(int argc, char **argv) {
     kiln_compiler_message_free(err);
     return 1;
   }
-  printf("compiled with Kiln %s\n", kiln_compiler_version());
+  printf("compiled with Kiln %s, header %s\n", kiln_compiler_version(), KILN_VERSION);
   return 0;
 }
