@@ -12,11 +12,26 @@
  * computed; repeated until no pair is left, so a chain of elementwise ops
  * becomes one generic. A pair is skipped when the fused maps would leave
  * a loop of C without a plain-dim result to size it (P reads through a
- * flip such as `-d0 + 2`): P stays a dispatch of its own. P is erased once nothing reads it. */
+ * flip such as `-d0 + 2`): P stays a dispatch of its own. P is erased once nothing reads it.
+ *
+ * Recomputation: where C's map for P's result leaves out some of C's
+ * loops, the fused body would recompute P's value once per iteration of
+ * those loops (a matmul reading P as its left operand recomputes it for
+ * every output column). Such a pair fuses only when P moves data and
+ * computes nothing (a transpose or broadcast: C then reads P's input in
+ * place), or when C is all-parallel and P's body is at most
+ * FUSE_MAX_REPEATED_OPS cheap arith ops (a per-row scale read by a
+ * broadcast). Otherwise P stays a dispatch of its own that runs once per
+ * element: an activation (GELU's erf) folded into the next layer's matmul
+ * ran K x N times per element and left the matmul's fast path. */
 #include "fl_internal.h"
+
+#include <string.h>
 
 /* Largest producer body (ops) recomputed in each of several consumers. */
 #define FUSE_MAX_DUPLICATED_OPS 16
+/* Largest producer body recomputed along loops its consumer's map skips. */
+#define FUSE_MAX_REPEATED_OPS 4
 
 static bool uses_index(kiln_block *b) {
   for (kiln_op *o = b->first; o; o = o->next)
@@ -148,6 +163,48 @@ static bool keeps_loop_sizes(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op 
   return true;
 }
 
+static void mark_dims(const kiln_affine_expr *e, bool *used, int loops) {
+  if (!e) return;
+  if (e->kind == KILN_AFFINE_DIM) {
+    if ((int)e->value < loops) used[e->value] = true;
+    return;
+  }
+  mark_dims(e->lhs, used, loops);
+  mark_dims(e->rhs, used, loops);
+}
+
+/* Ops of p's body before its yield; *cheap: all of them arith ops
+ * without division (no math functions, no divides). */
+static uint32_t body_ops(kiln_op *p, bool *cheap) {
+  uint32_t n = 0;
+  *cheap = true;
+  for (kiln_op *o = p->regions[0].first->first; o; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_YIELD) continue;
+    if (o->kind == KILN_OP_ARITH_CONSTANT) continue;
+    n++;
+    const char *name = o->name;
+    if (strncmp(name, "arith.", 6) != 0 || strstr(name, "div") || strstr(name, "rem")) *cheap = false;
+  }
+  return n;
+}
+
+/* Does fusing p into c (read as input x) recompute p's body no more than
+ * the rules above allow? */
+static bool recompute_ok(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) {
+  const kiln_affine_map **cm = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *cm);
+  bool red[KILN_MAX_LOOPS], used[KILN_MAX_LOOPS] = {0};
+  int loops = fl_iteration(c, NULL, cm, red);
+  if (loops < 0) return false;
+  for (uint32_t r = 0; r < cm[x]->num_results; r++) mark_dims(cm[x]->results[r], used, loops);
+  bool all = true, parallel = true;
+  for (int l = 0; l < loops; l++) all &= used[l], parallel &= !red[l];
+  if (all) return true;
+  bool cheap;
+  uint32_t n = body_ops(p, &cheap);
+  if (n == 0) return true;
+  return parallel && cheap && n <= FUSE_MAX_REPEATED_OPS;
+}
+
 static bool fuse_one(kiln_context *ctx, kiln_block *body) {
   for (kiln_op *c = body->first; c; c = c->next) {
     if (c->kind != KILN_OP_LINALG_GENERIC || !c->regions[0].first)
@@ -156,7 +213,8 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
     if (fl_iteration(c, NULL, NULL, NULL) < 0) continue;
     for (uint32_t x = 0; x < cin; x++) {
       kiln_op *p = kiln_op_operand(c, x)->def;
-      if (p && p->parent == body && producer_ok(p) && keeps_loop_sizes(ctx, c, x, p)) {
+      if (p && p->parent == body && producer_ok(p) && keeps_loop_sizes(ctx, c, x, p) &&
+          recompute_ok(ctx, c, x, p)) {
         fuse(ctx, c, x, p);
         return true;
       }
