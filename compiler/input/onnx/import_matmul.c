@@ -3,7 +3,8 @@
  *
  * Takes: float or integer operands of static shape. Guarantees: a 2-D
  * product is linalg.matmul and equal-batch 3-D products linalg.batch_matmul
- * on a zero-filled init; other batch shapes are one linalg.generic with
+ * on a zero-filled init; a batched left operand times a 2-D right one is
+ * one linalg.matmul over the batch's rows (reshapes around it); other batch shapes are one linalg.generic with
  * broadcasting maps and reduction loop k; Gemm's scaling and bias are one
  * elementwise generic after the product. */
 #include "import_internal.h"
@@ -46,6 +47,19 @@ static kiln_value *batched(oi_ctx *c, kiln_value *a, kiln_value *b, const char *
   for (uint32_t d = 0; d < br; d++) os[d] = bs[d];
   os[br] = M, os[br + 1] = N;
   const kiln_type *ot = kiln_type_with_shape(c->ctx, ta, br + 2, os);
+  if (br > 0 && bb == 0) {
+    /* [..., M, K] x [K, N] (a Linear layer on a batch of sequences): one
+     * [prod(...) * M, K] x [K, N] matmul, whose rows the batch dims just
+     * extend; the reshapes are views. */
+    int64_t rows = M, s2[2];
+    for (uint32_t d = 0; d < br; d++) rows *= bs[d];
+    s2[0] = rows, s2[1] = K;
+    kiln_value *a2 = oi_reshape(c, a, 2, s2);
+    s2[1] = N;
+    kiln_value *init2 = oi_filled(c, kiln_type_with_shape(c->ctx, ta, 2, s2), 0, 0);
+    kiln_value *r = named(c, KILN_OP_LINALG_MATMUL, a2, b, init2);
+    return r ? oi_reshape(c, r, br + 2, os) : NULL;
+  }
   kiln_value *init = oi_filled(c, ot, 0, 0);
   if (br == 0) return named(c, KILN_OP_LINALG_MATMUL, a, b, init);
   if (br == 1 && ba == 1 && bb == 1 && ta->shape[0] == tb->shape[0])

@@ -134,7 +134,14 @@ def dense_relu():
     ], [x], [y], [w, b]
 
 
-MODELS = {"resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+def matmul_batched_2d():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])
+    w = numpy_helper.from_array(np.arange(20, dtype=np.float32).reshape(4, 5), "w")
+    return [helper.make_node("MatMul", ["x", "w"], ["y"])], [x], [y], [w]
+
+
+MODELS = {"matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu}
 
