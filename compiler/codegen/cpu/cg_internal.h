@@ -72,8 +72,9 @@ bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t
  * softmax dimension a reduction. */
 int cg_iteration(const kiln_op *op, const kiln_affine_map **maps, bool *red);
 /* Lowers linalg.softmax on memrefs to three loops per row (max, exp and
- * sum, scale); lower_softmax.c. NULL or the error. */
-kiln_error *cg_lower_softmax(kiln_op *op);
+ * sum, scale), on vectors of width vw along a contiguous last dim;
+ * lower_softmax.c. NULL or the error. */
+kiln_error *cg_lower_softmax(kiln_op *op, int64_t vw);
 
 /* Per-loop static bounds of a structured op (from operand shapes through
  * the maps); -1 where unknown. Returns the loop count or -1. */

@@ -596,7 +596,7 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
     return tail ? lower_op(tail, vw) : NULL;
   }
   if (op->kind == KILN_OP_LINALG_SOFTMAX) {
-    kiln_error *err = cg_lower_softmax(op);
+    kiln_error *err = cg_lower_softmax(op, vw);
     if (!err) kiln_op_erase(op);
     return err;
   }

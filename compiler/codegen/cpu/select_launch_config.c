@@ -69,6 +69,8 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
   }
 }
 
+#define CG_ROW_WORK 8192
+
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
 static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
                        int64_t *tiles) {
@@ -93,7 +95,19 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
   case CG_ROOT_MATMUL: budget = 256, cap = 256; break;      /* matvec */
   case CG_ROOT_CONV: budget = 512, cap = 64; break;
   case CG_ROOT_POOLING: budget = 1024, cap = 256; break;
-  case CG_ROOT_REDUCTION: budget = 256, cap = 256; break;
+  case CG_ROOT_REDUCTION: {
+    /* Whole rows (reductions are not tiled): about CG_ROW_WORK elements
+     * read per workgroup, so a softmax or a LayerNorm's row sums over a
+     * few hundred rows still spread over several workgroups. */
+    int64_t r = 1;
+    for (int l = 0; l < n; l++)
+      if (red[l]) r *= bounds[l] > 0 ? bounds[l] : 1;
+    budget = CG_ROW_WORK / r;
+    if (budget > 256) budget = 256;
+    if (budget < 1) budget = 1;
+    cap = budget;
+    break;
+  }
   default: budget = 8192, cap = 8192; break;
   }
   bool first = true;
