@@ -1,12 +1,17 @@
 /* specialize-full-tiles: a kernel whose tile sizes do not divide the
  * bounds computes its edge tile with size min(tile, bound - offset).
- * This pass splits the work after those sizes into
+ * With static bounds that size is one of two constants, the full tile
+ * or the edge (bound % tile), so this pass splits the work after those
+ * sizes, one size at a time (up to SPEC_MAX_STATIC_EDGES of them), into
+ *   scf.if (size is its full tile) { copy with size = tile }
+ *   else { copy with size = edge }
+ * and any further sizes into one
  *   scf.if (every size is its full tile) { static-shape copy }
  *   else { the original, dynamic-shape ops }
- * In the full-tile copy the sizes are constants, index arithmetic on them
- * is folded, and subviews get static shapes, so lower-to-loops can give
- * it static trip counts and vectors; the partial tile keeps the guarded
- * scalar path.
+ * In every static copy the sizes are constants, index arithmetic on them
+ * is folded, and subviews get static shapes, so lower-to-loops gives it
+ * static trip counts, vectors and the matmul microkernel (a sequence of
+ * 129 rows: 2 tiles of 64 and one of 1, all on the fast path).
  *
  * Takes kernels after tile-and-distribute (the sizes are the arith.minsi
  * of the entry block with a constant operand). Guarantees the same
@@ -64,33 +69,36 @@ static void fold_block(kiln_block *blk) {
   }
 }
 
-static kiln_error *specialize(cg_kernel *k, void *user) {
-  (void)user;
-  kiln_context *c = kiln_op_context(k->func);
-  kiln_block *body = cg_func_body(k->func);
-  if (!body) return NULL;
-  kiln_op *mins[KILN_MAX_LOOPS * 2];
-  int64_t full[KILN_MAX_LOOPS * 2];
-  uint32_t n = 0;
-  kiln_op *last = NULL;
-  for (kiln_op *o = body->first; o; o = o->next) {
-    int64_t t;
-    if (o->kind != KILN_OP_ARITH_MINSI || n == KILN_MAX_LOOPS * 2) continue;
-    if (!cg_const_int(kiln_op_operand(o, 0), &t)) continue;
-    mins[n] = o, full[n] = t, n++;
-    last = o;
+/* The tile sizes a kernel's ops depend on: min(tile, bound - offset). */
+typedef struct spec_size {
+  kiln_op *min;
+  int64_t full, edge; /* edge: bound % tile, or -1 when not specialized */
+} spec_size;
+
+/* At most this many sizes get static edge copies (2^n copies of the
+ * kernel's body); the others share one guard and stay dynamic on edges. */
+#define SPEC_MAX_STATIC_EDGES 3
+
+/* Moves the ops strictly between `after` (NULL: the block's start) and
+ * `end` into an scf.if. With sz->edge known: if (rem >= full) {copy with
+ * size = full} else {copy with size = edge}, each branch then split on
+ * the remaining sizes. Otherwise (all remaining sizes at once): if (every
+ * rem >= full) {copy with full sizes} else {the ops, dynamic}. */
+static void split(kiln_context *c, kiln_block *blk, kiln_op *after, kiln_op *end,
+                  const spec_size *sz, uint32_t n) {
+  kiln_op *first = after ? after->next : blk->first;
+  if (!n || first == end) {
+    fold_block(blk);
+    return;
   }
-  if (!n) return NULL;
-  kiln_op *term = kiln_block_terminator(body);
-  if (!term || last->next == term) return NULL;
-  /* cond = and over (bound - offset >= tile) */
-  kiln_builder b = kiln_builder_after(last);
-  b.loc = last->loc;
-  kiln_value *cond = NULL;
-  kiln_value *consts[KILN_MAX_LOOPS * 2];
-  for (uint32_t i = 0; i < n; i++) {
-    consts[i] = cg_index(&b, full[i]);
-    kiln_value *ge = cg_cmpi(&b, CG_SGE, kiln_op_operand(mins[i], 1), consts[i]);
+  bool one = sz->edge > 0;
+  uint32_t ng = one ? 1 : n;
+  kiln_builder b = kiln_builder_before(first);
+  b.loc = first->loc;
+  kiln_value *cond = NULL, *full[KILN_MAX_LOOPS * 2];
+  for (uint32_t i = 0; i < ng; i++) {
+    full[i] = cg_index(&b, sz[i].full);
+    kiln_value *ge = cg_cmpi(&b, CG_SGE, kiln_op_operand(sz[i].min, 1), full[i]);
     cond = cond ? cg_bin(&b, KILN_OP_ARITH_ANDI, cond, ge) : ge;
   }
   kiln_op *iff = kiln_build(&b, KILN_OP_SCF_IF, 1, &cond, 0, NULL, NULL);
@@ -99,19 +107,65 @@ static kiln_error *specialize(cg_kernel *k, void *user) {
   ty.loc = ey.loc = iff->loc;
   kiln_op *then_yield = kiln_build(&ty, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
   kiln_op *else_yield = kiln_build(&ey, KILN_OP_SCF_YIELD, 0, NULL, 0, NULL, NULL);
-  /* Move the ops after the if (up to the terminator) into the else
-   * branch; clone them into the then branch with full sizes. */
-  kiln_value_map map = {0};
-  for (uint32_t i = 0; i < n; i++)
-    kiln_value_map_add(c, &map, kiln_op_result(mins[i], 0), consts[i]);
-  for (kiln_op *o = iff->next, *next; o && o != term; o = next) {
-    next = o->next;
-    kiln_op *copy = kiln_op_clone(o, &map);
-    kiln_block_insert_before(then_yield, copy);
-    kiln_op_remove(o);
-    kiln_block_insert_before(else_yield, o);
+  kiln_value_map tmap = {0}, emap = {0};
+  for (uint32_t i = 0; i < ng; i++) kiln_value_map_add(c, &tmap, kiln_op_result(sz[i].min, 0), full[i]);
+  kiln_value *edge = NULL;
+  if (one) {
+    kiln_builder eb = kiln_builder_before(else_yield);
+    eb.loc = iff->loc;
+    edge = cg_index(&eb, sz->edge);
+    kiln_value_map_add(c, &emap, kiln_op_result(sz->min, 0), edge);
   }
-  fold_block(thenb);
+  for (kiln_op *o = iff->next; o && o != end; o = o->next) {
+    kiln_block_insert_before(then_yield, kiln_op_clone(o, &tmap));
+    if (edge) kiln_block_insert_before(else_yield, kiln_op_clone(o, &emap));
+  }
+  /* The originals, last first (no op goes while a later one reads it):
+   * erased once copied, or moved in order into the dynamic else branch. */
+  for (kiln_op *o = end ? end->prev : blk->last, *prev; o != iff; o = prev) {
+    prev = o->prev;
+    if (edge) {
+      kiln_op_erase(o);
+    } else {
+      kiln_op_remove(o);
+      kiln_block_insert_before(elseb->first, o);
+    }
+  }
+  split(c, thenb, NULL, then_yield, sz + ng, n - ng);
+  if (edge) split(c, elseb, edge->def, else_yield, sz + 1, n - 1);
+}
+
+static kiln_error *specialize(cg_kernel *k, void *user) {
+  (void)user;
+  kiln_context *c = kiln_op_context(k->func);
+  kiln_block *body = cg_func_body(k->func);
+  if (!body) return NULL;
+  spec_size sz[KILN_MAX_LOOPS * 2];
+  uint32_t n = 0;
+  kiln_op *last = NULL;
+  for (kiln_op *o = body->first; o; o = o->next) {
+    int64_t t, bound;
+    if (o->kind != KILN_OP_ARITH_MINSI || n == KILN_MAX_LOOPS * 2) continue;
+    if (!cg_const_int(kiln_op_operand(o, 0), &t) || t <= 0) continue;
+    kiln_op *rem = kiln_op_operand(o, 1)->def;
+    sz[n].min = o, sz[n].full = t, sz[n].edge = -1;
+    if (rem && rem->kind == KILN_OP_ARITH_SUBI && cg_const_int(kiln_op_operand(rem, 0), &bound) &&
+        bound > 0 && n < SPEC_MAX_STATIC_EDGES)
+      sz[n].edge = bound % t;
+    n++;
+    last = o;
+  }
+  if (!n) return NULL;
+  /* The statically specialized sizes first, the shared guard last. */
+  spec_size ord[KILN_MAX_LOOPS * 2];
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (sz[i].edge > 0) ord[m++] = sz[i];
+  for (uint32_t i = 0; i < n; i++)
+    if (sz[i].edge <= 0) ord[m++] = sz[i];
+  kiln_op *term = kiln_block_terminator(body);
+  if (!term || last->next == term) return NULL;
+  split(c, body, last, term, ord, n);
   cg_dce(k->func);
   return NULL;
 }

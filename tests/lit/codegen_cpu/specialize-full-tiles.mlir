@@ -1,26 +1,39 @@
 // RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute --specialize-full-tiles %s | FileCheck %s
 // RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute --specialize-full-tiles --lower-to-loops %s | FileCheck %s --check-prefix=LOOPS
 // specialize-full-tiles: 20000 elements in tiles of 8192 leave an edge tile
-// of 3616. The full tile (bound - offset >= 8192) gets static shapes, the
-// edge tile keeps the min() sizes; lower-to-loops then vectorizes the
-// first and runs a scalar loop of memref.dim trips in the second. Tiles
-// that divide the bounds get no scf.if.
+// of 3616. The full tile (bound - offset >= 8192) and the edge tile both
+// get static shapes; lower-to-loops then vectorizes both. Tiles that
+// divide the bounds get no scf.if. A matmul of 129x80 in 64x64 tiles has
+// an edge in both dims: four static copies (64/1 rows x 64/16 columns),
+// each on the register-blocked microkernel.
 
 // CHECK-LABEL: func.func @edge()
 // CHECK: %[[OFF:.*]] = arith.muli
 // CHECK: %[[REM:.*]] = arith.subi %{{.*}}, %[[OFF]] : index
-// CHECK: %[[SIZE:.*]] = arith.minsi %{{.*}}, %[[REM]] : index
+// CHECK-NOT: arith.minsi
 // CHECK: %[[FULL:.*]] = arith.cmpi sge, %[[REM]], %{{.*}} : index
 // CHECK: scf.if %[[FULL]] {
 // CHECK: memref.subview %{{.*}}[%[[OFF]]] [8192] [1] : memref<20000xf32> to memref<8192xf32, strided<[1], offset: ?>>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<8192xf32, strided<[1], offset: ?>>) outs(%{{.*}} : memref<8192xf32, strided<[1], offset: ?>>)
 // CHECK: } else {
-// CHECK: memref.subview %{{.*}}[%[[OFF]]] [%[[SIZE]]] [1] : memref<20000xf32> to memref<?xf32, strided<[1], offset: ?>>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<?xf32, strided<[1], offset: ?>>) outs(%{{.*}} : memref<?xf32, strided<[1], offset: ?>>)
+// CHECK: memref.subview %{{.*}}[%[[OFF]]] [3616] [1] : memref<20000xf32> to memref<3616xf32, strided<[1], offset: ?>>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<3616xf32, strided<[1], offset: ?>>) outs(%{{.*}} : memref<3616xf32, strided<[1], offset: ?>>)
 // CHECK: }
 // CHECK-LABEL: func.func @exact()
 // CHECK-NOT: scf.if
 // CHECK: linalg.transpose ins(%{{.*}} : memref<8192xf32, strided<[1], offset: ?>>)
+// CHECK-LABEL: func.func @matmul_edges()
+// CHECK: scf.if
+// CHECK: scf.if
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<64x32xf32, {{.*}}>, memref<32x64xf32, {{.*}}>) outs(%{{.*}} : memref<64x64xf32,
+// CHECK: } else {
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<64x32xf32, {{.*}}>, memref<32x16xf32, {{.*}}>) outs(%{{.*}} : memref<64x16xf32,
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<1x32xf32, {{.*}}>, memref<32x64xf32, {{.*}}>) outs(%{{.*}} : memref<1x64xf32,
+// CHECK: } else {
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<1x32xf32, {{.*}}>, memref<32x16xf32, {{.*}}>) outs(%{{.*}} : memref<1x16xf32,
+// CHECK-NOT: memref<?x
 
 // LOOPS-LABEL: func.func @edge()
 // LOOPS: scf.if
@@ -29,12 +42,14 @@
 // LOOPS-NEXT: %[[N:.*]] = arith.negf %[[V]] : vector<8xf32>
 // LOOPS-NEXT: vector.store %[[N]], %{{.*}}[%[[I]]] : memref<8192xf32, strided<[1], offset: ?>>, vector<8xf32>
 // LOOPS: } else {
-// LOOPS: %[[D:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?xf32, strided<[1], offset: ?>>
-// LOOPS: scf.for %[[J:.*]] = %{{.*}} to %[[D]] step %{{.*}} {
-// LOOPS-NEXT: %[[S:.*]] = memref.load %{{.*}}[%[[J]]] : memref<?xf32, strided<[1], offset: ?>>
-// LOOPS-NEXT: %[[M:.*]] = arith.negf %[[S]] : f32
-// LOOPS-NEXT: memref.store %[[M]], %{{.*}}[%[[J]]]
+// LOOPS: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// LOOPS-NEXT: %[[S:.*]] = vector.load %{{.*}}[%[[J]]] : memref<3616xf32, strided<[1], offset: ?>>, vector<8xf32>
+// LOOPS-NEXT: %[[M:.*]] = arith.negf %[[S]] : vector<8xf32>
+// LOOPS-NEXT: vector.store %[[M]], %{{.*}}[%[[J]]]
 // LOOPS-NOT: linalg.
+// LOOPS-LABEL: func.func @matmul_edges()
+// LOOPS-COUNT-4: vector.fma
+// LOOPS-NOT: memref.dim
 module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
   func.func @edge() {
     %a = hal.interface.binding {binding = 0 : i32} : memref<20000xf32>
@@ -50,6 +65,15 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %a = hal.interface.binding {binding = 0 : i32} : memref<16384xf32>
     %o = hal.interface.binding {binding = 1 : i32} : memref<16384xf32>
     linalg.transpose ins(%a : memref<16384xf32>) outs(%o : memref<16384xf32>) permutation = [0]
+    return
+  }
+  func.func @matmul_edges() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<129x32xf32>
+    %b = hal.interface.binding {binding = 1 : i32} : memref<32x80xf32>
+    %c = hal.interface.binding {binding = 2 : i32} : memref<129x80xf32>
+    %z = arith.constant 0.0 : f32
+    linalg.fill ins(%z : f32) outs(%c : memref<129x80xf32>)
+    linalg.matmul ins(%a, %b : memref<129x32xf32>, memref<32x80xf32>) outs(%c : memref<129x80xf32>)
     return
   }
 }
