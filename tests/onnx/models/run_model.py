@@ -6,9 +6,9 @@ usage: run_model.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--tol=1e-3] [--expected=EXPECTED_PASSES]
 MODEL is mlp, cnn, resnet18, mobilenet_v2 or encoder (a two-layer
 nn.TransformerEncoder, d_model 64, 4 heads, feed-forward 128, sequence 16,
-batch 2), or tiny_mlp (a two-layer MLP small enough for any code
-generator, which keeps the whole export-compile-run-compare path
-exercised).
+batch 2), one of the odd-shape transformer encoders of ENCODERS, or
+tiny_mlp (a two-layer MLP small enough for any code generator, which
+keeps the whole export-compile-run-compare path exercised).
 
 Builds MODEL with random weights from a fixed seed (nothing is downloaded:
 torchvision's models are built with weights=None; BatchNorm running
@@ -44,6 +44,21 @@ SEED = 0
 ONNX_MSG_RE = re.compile(r"(^|[\s(])onnx: [a-z-]+: ", re.M)
 
 
+# PyTorch TransformerEncoder(Layer)s, batch_first, eval mode:
+# name: (batch, sequence, d_model, heads, dim_feedforward, activation,
+# layers). Odd shapes on purpose: sequences of 1, 7 and 129 (edge tiles,
+# a single row), 1 to 8 heads, head and hidden sizes that are not
+# multiples of any vector width, erf and tanh GELU.
+ENCODERS = {
+    "encoder_s1_h8": (1, 1, 64, 8, 96, "relu", 1),
+    "encoder_s7_h3_gelu": (1, 7, 36, 3, 50, "gelu", 1),
+    "encoder_s129_h5_gelu_tanh": (1, 129, 40, 5, 72, "gelu_tanh", 1),
+    "encoder_s33_h1": (1, 33, 20, 1, 31, "relu", 1),
+    "encoder_b2_s17_h6_gelu_4layers": (2, 17, 48, 6, 100, "gelu", 4),
+    "encoder_s128_d256_h4": (1, 128, 256, 4, 1024, "relu", 1),
+}
+
+
 def build(name, torch):
     """(module in eval mode, example input) for MODEL NAME."""
     nn = torch.nn
@@ -71,9 +86,16 @@ def build(name, torch):
         layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0)
         m = nn.TransformerEncoder(layer, num_layers=2)
         x = torch.randn(16, 2, 64)
+    elif name in ENCODERS:
+        batch, seq, d, heads, ff, act, layers = ENCODERS[name]
+        if act == "gelu_tanh":
+            act = lambda v: torch.nn.functional.gelu(v, approximate="tanh")  # noqa: E731
+        layer = nn.TransformerEncoderLayer(d, heads, ff, batch_first=True, activation=act)
+        m = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False) if layers > 1 else layer
+        x = torch.randn(batch, seq, d)
     else:
         raise SystemExit("run_model.py: unknown model '%s' (mlp, tiny_mlp, cnn, resnet18, "
-                         "mobilenet_v2, encoder)" % name)
+                         "mobilenet_v2, encoder, %s)" % (name, ", ".join(ENCODERS)))
     m.eval()
     # BatchNorm with its initial statistics (mean 0, var 1) would be an
     # identity; random running statistics make it a real computation.
