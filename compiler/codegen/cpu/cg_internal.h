@@ -201,9 +201,10 @@ bool cg_igemm_match(const kiln_op *op, cg_igemm *g);
  * lower, or NULL. */
 bool cg_lower_conv(kiln_op *op, int64_t vector_width, kiln_op **tail);
 
-/* Lowering of a full-tile linalg.matmul to a register-blocked
- * microkernel (lower_matmul.c): true when it applied; *tail is then a new
- * linalg.matmul (leftover columns) the caller still lowers, or NULL. */
+/* Lowering of a full-tile linalg.matmul (or linalg.batch_matmul of one
+ * batch) to a register-blocked microkernel (lower_matmul.c): true when it
+ * applied; *tail is then a new linalg.matmul (leftover columns) the caller
+ * still lowers, or NULL. */
 bool cg_lower_matmul(kiln_op *op, int64_t vector_width, kiln_op **tail);
 
 #endif

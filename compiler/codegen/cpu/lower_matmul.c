@@ -13,7 +13,8 @@
  * streams for every row block of the tile: B's rows lie a power-of-two
  * stride apart and would alias in the caches. Packing A, larger
  * register tiles and cache-level blocking fit the same shape. MR, NR divide the tile (chosen so); the accumulators fit the
- * vector register file (16 of 32 zmm, 8 of 16 ymm/xmm). Anything else
+ * vector register file (16 of 32 zmm, 8 of 16 ymm/xmm). A batch_matmul
+ * tile of one batch is the matmul of its 2-D views. Anything else
  * (partial tiles, other types, strided rows) takes the generic path. */
 #include "cg_internal.h"
 
@@ -113,9 +114,54 @@ static void emit_rows(kiln_builder *b, int64_t M, int mr, kiln_value *A, kiln_va
     emit_register_tile(b, A, ak, Bm, bk, bc, C, cg_index(b, main), j0, K, (int)(M - main), nr, vw);
 }
 
+/* The [R, C] view of a [1, R, C] memref (rank-reducing subview). */
+static kiln_value *drop_unit_batch(kiln_builder *b, kiln_value *v) {
+  const kiln_type *t = v->type;
+  int64_t st[KILN_MAX_LOOPS], off;
+  cg_strides(t, st, &off);
+  kiln_context *c = b->ctx;
+  int64_t z[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+  const kiln_type *rt = kiln_type_memref(c, 2, t->shape + 1, t->elem,
+                                         kiln_attr_strided(c, off, 2, st + 1), t->memspace);
+  int64_t seg[4] = {1, 0, 0, 0};
+  kiln_named_attr na[4] = {
+      {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 4, seg, NULL)},
+      {"static_offsets", kiln_attr_dense_i64_array(c, 3, z)},
+      {"static_sizes", kiln_attr_dense_i64_array(c, 3, t->shape)},
+      {"static_strides", kiln_attr_dense_i64_array(c, 3, one)}};
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, 1, &v, 1, &rt, kiln_attr_dict(c, 4, na)), 0);
+}
+
+/* A batch_matmul whose batch is 1 (a workgroup's tile of attention's
+ * heads x seq x seq products) is the matmul of its [M,K], [K,N], [M,N]
+ * views: the same microkernel. */
+static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
+  for (uint32_t i = 0; i < 3; i++) {
+    const kiln_type *t = kiln_op_operand(op, i)->type;
+    int64_t st[KILN_MAX_LOOPS], off;
+    if (t->kind != KILN_TYPE_MEMREF || t->rank != 3 || t->shape[0] != 1 || !cg_strides(t, st, &off))
+      return false;
+  }
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *ops[3];
+  for (uint32_t i = 0; i < 3; i++) ops[i] = drop_unit_batch(&b, kiln_op_operand(op, i));
+  kiln_op *mm = kiln_op_create(b.ctx, KILN_OP_LINALG_MATMUL, op->loc, 3, ops, 0, NULL, op->attrs, 0);
+  kiln_builder_insert(&b, mm);
+  if (cg_lower_matmul(mm, vw, tail)) {
+    kiln_op_erase(mm);
+    return true;
+  }
+  kiln_op_erase(mm);
+  for (uint32_t i = 3; i-- > 0;) kiln_op_erase(ops[i]->def);
+  return false;
+}
+
 bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   *tail = NULL;
   if (op->num_operands != 3 || vw < 4) return false;
+  if (op->kind == KILN_OP_LINALG_BATCH_MATMUL) return lower_unit_batch(op, vw, tail);
+  if (op->kind != KILN_OP_LINALG_MATMUL) return false;
   kiln_value *A = kiln_op_operand(op, 0), *B = kiln_op_operand(op, 1), *C = kiln_op_operand(op, 2);
   const kiln_type *ta = A->type, *tb = B->type, *tc = C->type;
   if (ta->kind != KILN_TYPE_MEMREF || tb->kind != KILN_TYPE_MEMREF || tc->kind != KILN_TYPE_MEMREF)

@@ -587,7 +587,8 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
 
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   kiln_op *tail = NULL;
-  if (op->kind == KILN_OP_LINALG_MATMUL && cg_lower_matmul(op, vw, &tail)) {
+  if ((op->kind == KILN_OP_LINALG_MATMUL || op->kind == KILN_OP_LINALG_BATCH_MATMUL) &&
+      cg_lower_matmul(op, vw, &tail)) {
     kiln_op_erase(op);
     return tail ? lower_op(tail, vw) : NULL;
   }

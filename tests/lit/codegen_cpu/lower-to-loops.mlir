@@ -11,7 +11,10 @@
 //   vectors, vector.fma; 20 columns leave 4 for a scalar matmul tail;
 // - transpose: the input is not contiguous along the innermost loop, so
 //   scalar loads and stores;
-// - softmax: max, exp-and-sum, scale loops per row.
+// - softmax: max, exp-and-sum, scale loops per row, on vectors with a
+//   scalar tail (a row shorter than a vector: scalar only);
+// - batch_matmul of one batch: the matmul of its 2-D views (rank-reducing
+//   subviews), on the register-blocked microkernel.
 
 // CHECK-LABEL: func.func @ew()
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -125,15 +128,36 @@
 // CHECK-NEXT: memref.store %[[T]], %{{.*}}[%[[P]], %[[Q]]] : memref<4x8xf32>
 
 // CHECK-LABEL: func.func @sm()
-// CHECK: %[[MAX:.*]] = scf.for {{.*}} -> (f32) {
-// CHECK: arith.maximumf
-// CHECK: %[[SUM:.*]] = scf.for {{.*}} -> (f32) {
+// CHECK: %[[VMAX:.*]] = scf.for {{.*}} -> (vector<8xf32>) {
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[M0:.*]] = vector.reduction <maximumf>, %[[VMAX]]
+// CHECK: %[[MAX:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[M0]]) -> (f32) {
+// CHECK: %[[VMAXB:.*]] = vector.broadcast %[[MAX]] : f32 to vector<8xf32>
+// CHECK: %[[VSUM:.*]] = scf.for {{.*}} -> (vector<8xf32>) {
+// CHECK: %[[VD:.*]] = arith.subf %{{.*}}, %[[VMAXB]] : vector<8xf32>
+// CHECK-NEXT: %[[VE:.*]] = math.exp %[[VD]] : vector<8xf32>
+// CHECK-NEXT: vector.store %[[VE]]
+// CHECK: %[[S0:.*]] = vector.reduction <add>, %[[VSUM]]
+// CHECK: %[[SUM:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[S0]]) -> (f32) {
 // CHECK: %[[D:.*]] = arith.subf %{{.*}}, %[[MAX]] : f32
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
 // CHECK-NEXT: memref.store %[[E]]
 // CHECK: %[[INV:.*]] = arith.divf %{{.*}}, %[[SUM]] : f32
+// CHECK: %[[VINV:.*]] = vector.broadcast %[[INV]]
+// CHECK: scf.for
+// CHECK: arith.mulf %{{.*}}, %[[VINV]] : vector<8xf32>
 // CHECK: scf.for
 // CHECK: arith.mulf %{{.*}}, %[[INV]] : f32
+
+// CHECK-LABEL: func.func @sm_short()
+// CHECK: scf.for {{.*}} -> (f32) {
+// CHECK-NOT: vector
+// CHECK: return
+
+// CHECK-LABEL: func.func @bmm()
+// CHECK-COUNT-3: memref.subview %{{.*}}[0, 0, 0] [1, {{[0-9]+}}, {{[0-9]+}}] [1, 1, 1] : memref<1x
+// CHECK: vector.fma
+// CHECK-NOT: linalg.
 // CHECK-NOT: linalg.
 module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
   func.func @ew() {
@@ -200,6 +224,19 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %a = hal.interface.binding {binding = 0 : i32} : memref<3x10xf32>
     %o = hal.interface.binding {binding = 1 : i32} : memref<3x10xf32>
     linalg.softmax dimension(1) ins(%a : memref<3x10xf32>) outs(%o : memref<3x10xf32>)
+    return
+  }
+  func.func @sm_short() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<3x5xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<3x5xf32>
+    linalg.softmax dimension(1) ins(%a : memref<3x5xf32>) outs(%o : memref<3x5xf32>)
+    return
+  }
+  func.func @bmm() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x8x12xf32>
+    %b = hal.interface.binding {binding = 1 : i32} : memref<1x12x16xf32>
+    %c = hal.interface.binding {binding = 2 : i32} : memref<1x8x16xf32>
+    linalg.batch_matmul ins(%a, %b : memref<1x8x12xf32>, memref<1x12x16xf32>) outs(%c : memref<1x8x16xf32>)
     return
   }
 }
