@@ -8,7 +8,9 @@
  * Takes: a host function body after reshapes-to-views. A reshape R qualifies
  * when its static source is the single-use result of a structured op with
  * a reduction loop (a root: conv, matmul, pooling), R only merges
- * contiguous groups of source dims, and R's one reader C is an
+ * contiguous groups of source dims or only inserts or drops unit dims (the
+ * ONNX importer's [S, N] matmul of a Linear over a [S, 1, D] sequence,
+ * viewed back as [S, 1, N] for its bias add), and R's one reader C is an
  * all-parallel linalg.generic of one result with identity output map, an
  * unused output argument and no linalg.index, reading R only as inputs
  * through the identity map. Guarantees: C is replaced by a generic over
@@ -59,6 +61,39 @@ static const kiln_affine_map *collapse_map(kiln_context *ctx, const kiln_type *s
   return kiln_affine_map_get(ctx, src->rank, 0, dst->rank, res);
 }
 
+/* The map over src's dims giving dst's indices when the reshape only
+ * inserts or drops unit dims (the non-unit dims of both, in order, are
+ * the same): a unit dim of dst is index 0. NULL otherwise. */
+static const kiln_affine_map *unit_dims_map(kiln_context *ctx, const kiln_type *src,
+                                            const kiln_type *dst) {
+  if (dst->rank > KILN_MAX_LOOPS || src->rank > KILN_MAX_LOOPS) return NULL;
+  const kiln_affine_expr **res = kiln_alloc(ctx, (dst->rank + 1) * sizeof *res);
+  uint32_t i = 0;
+  for (uint32_t j = 0; j < dst->rank; j++) {
+    if (dst->shape[j] == 1) {
+      res[j] = kiln_affine_const(ctx, 0);
+      continue;
+    }
+    while (i < src->rank && src->shape[i] == 1) i++;
+    if (i >= src->rank || src->shape[i] != dst->shape[j]) return NULL;
+    res[j] = kiln_affine_dim(ctx, i++);
+  }
+  while (i < src->rank && src->shape[i] == 1) i++;
+  if (i != src->rank) return NULL;
+  return kiln_affine_map_get(ctx, src->rank, 0, dst->rank, res);
+}
+
+/* The map over the reshape's source dims giving its result's indices:
+ * collapses of contiguous dims, and reshapes that only insert or drop
+ * unit dims (a Linear's [S, N] result viewed as [S, 1, N] for its bias
+ * add). NULL when neither. */
+static const kiln_affine_map *reshape_map(kiln_context *ctx, const kiln_type *src,
+                                          const kiln_type *dst) {
+  uint32_t groups[KILN_MAX_LOOPS + 1];
+  if (collapse_groups(src, dst, groups)) return collapse_map(ctx, src, dst, groups);
+  return unit_dims_map(ctx, src, dst);
+}
+
 static bool reduces(const kiln_op *op) {
   bool red[KILN_MAX_LOOPS];
   int loops = fl_iteration(op, NULL, NULL, red);
@@ -67,8 +102,9 @@ static bool reduces(const kiln_op *op) {
   return false;
 }
 
-/* C when reshape r may sink below its reader C, else NULL. */
-static kiln_op *sinkable(kiln_op *r, uint32_t *groups) {
+/* C when reshape r may sink below its reader C, else NULL; *rmap is the
+ * reshape's map (reshape_map). */
+static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
   if (r->num_operands != 1 || r->num_results != 1) return NULL;
   kiln_value *src = kiln_op_operand(r, 0);
   kiln_op *p = src->def;
@@ -76,7 +112,8 @@ static kiln_op *sinkable(kiln_op *r, uint32_t *groups) {
   if (!p || p->parent != r->parent || !kiln_op_has_flag(p, KILN_OPF_LINALG) ||
       !kiln_value_has_one_use(src) || !reduces(p))
     return NULL;
-  if (!fl_is_static_tensor(st) || !fl_is_static_tensor(dt) || !collapse_groups(st, dt, groups))
+  if (!fl_is_static_tensor(st) || !fl_is_static_tensor(dt) ||
+      !(*rmap = reshape_map(kiln_op_context(r), st, dt)))
     return NULL;
   kiln_use *u = r->results[0].uses;
   if (!u) return NULL;
@@ -100,13 +137,12 @@ static kiln_op *sinkable(kiln_op *r, uint32_t *groups) {
   return c;
 }
 
-static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const uint32_t *groups) {
+static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affine_map *cm) {
   kiln_value *src = kiln_op_operand(r, 0), *rv = kiln_op_result(r, 0);
   const kiln_type *st = src->type, *ct = c->results[0].type;
   uint32_t cin = kiln_linalg_num_inputs(c);
   const kiln_affine_map **maps = kiln_alloc(ctx, (cin + 2) * sizeof *maps);
   fl_iteration(c, NULL, maps, NULL);
-  const kiln_affine_map *cm = collapse_map(ctx, st, rv->type, groups);
   const kiln_affine_map *id = kiln_affine_map_identity(ctx, st->rank);
   kiln_value **ins = kiln_alloc(ctx, (cin + 1) * sizeof *ins);
   for (uint32_t i = 0; i < cin; i++) {
@@ -141,11 +177,11 @@ kiln_error *kiln_flow_pass_sink_reshapes(kiln_op *module, void *user) {
     kiln_block *body = fl_func_body(funcs[f]);
     for (kiln_op *op = body ? body->first : NULL; op;) {
       kiln_op *next = op->next;
-      uint32_t groups[KILN_MAX_LOOPS + 1];
+      const kiln_affine_map *rmap;
       kiln_op *c;
-      if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, groups))) {
+      if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, &rmap))) {
         next = c->next; /* the new generic and its view sit before c */
-        sink(ctx, op, c, groups);
+        sink(ctx, op, c, rmap);
       }
       op = next;
     }

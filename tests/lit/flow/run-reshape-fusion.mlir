@@ -2,6 +2,7 @@
 // RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
 // RUN: kiln-compile %s -o %t.kiln
 // RUN: kiln-run --module=%t.kiln --function=grouped --input=2x3xf32=1,2,3,4,5,6 --input=4xf32=-2,1,-10,0 | FileCheck %s --check-prefix=GROUPED
+// RUN: kiln-run --module=%t.kiln --function=linear_bias --input=3x1x2xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=LINEAR
 // RUN: kiln-run --module=%t.kiln --function=conv_bias_relu_add --input=1x2x4x4xf32=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,-1,-2,-3,-4,-5,-6,-7,-8,-9,-10,-11,-12,-13,-14,-15,-16 --input=1x3x2x2xf32=1,1,1,1,2,2,2,2,3,3,3,3 | FileCheck %s --check-prefix=CONV
 //
 // A root (a structured op with a reduction loop) whose result is
@@ -28,6 +29,20 @@
 // CHECK-NEXT: %[[V:.*]] = "flow.tensor.reshape"(%[[D]]) : (tensor<2x2xf32>) -> tensor<4xf32>
 // CHECK-NEXT: return %[[V]]
 // GROUPED: result[0]: 4xf32=0 3 0 15
+//
+// linear_bias: a Linear over a [S, 1, D] sequence is a [S, D] x [D, N]
+// matmul viewed back as [S, 1, N] (a reshape inserting a unit dim) for
+// its bias add: the add sinks below the view, iterates [S, N] and joins
+// the matmul's dispatch. x = [[1,2],[3,4],[5,6]], W = [[1,0,1],[0,1,1]],
+// bias [10,20,30]: [[11,22,33],[13,24,37],[15,26,41]].
+// CHECK-LABEL: func.func @linear_bias_dispatch_0(
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<3xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<3x3xf32>)
+// CHECK-LABEL: func.func @linear_bias(
+// CHECK: %[[D:.*]] = "flow.dispatch"(
+// CHECK-NEXT: %[[V:.*]] = "flow.tensor.reshape"(%[[D]]) : (tensor<3x3xf32>) -> tensor<3x1x3xf32>
+// CHECK-NEXT: return %[[V]]
+// LINEAR: result[0]: 3x1x3xf32={{\[\[}}11 22 33]]{{\[\[}}13 24 37]]{{\[\[}}15 26 41]]
 //
 // conv_bias_relu_add: a unit group dim ([1,1,3,2,2] -> [1,3,2,2]) is
 // dropped from the reader's maps: the bias is read at (d0, d2, 0, 0) and
@@ -81,6 +96,23 @@ func.func @grouped(%x: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
     linalg.yield %m : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+func.func @linear_bias(%x: tensor<3x1x2xf32>) -> tensor<3x1x3xf32> {
+  %w = arith.constant dense<[[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]]> : tensor<2x3xf32>
+  %bias = arith.constant dense<[10.0, 20.0, 30.0]> : tensor<3xf32>
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<3x1x2xf32> into tensor<3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %m = linalg.matmul ins(%x2, %w : tensor<3x2xf32>, tensor<2x3xf32>) outs(%z : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %m3 = tensor.expand_shape %m [[0, 1], [2]] output_shape [3, 1, 3] : tensor<3x3xf32> into tensor<3x1x3xf32>
+  %e3 = tensor.empty() : tensor<3x1x3xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%bias, %m3 : tensor<3xf32>, tensor<3x1x3xf32>) outs(%e3 : tensor<3x1x3xf32>) {
+  ^bb0(%b: f32, %a: f32, %out: f32):
+    %s = arith.addf %b, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<3x1x3xf32>
+  return %r : tensor<3x1x3xf32>
 }
 func.func @conv_bias_relu_add(%x: tensor<1x2x4x4xf32>, %res: tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
   %w = arith.constant dense<[[[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]], [[[2.0, 2.0, 2.0], [2.0, 2.0, 2.0], [2.0, 2.0, 2.0]], [[2.0, 2.0, 2.0], [2.0, 2.0, 2.0], [2.0, 2.0, 2.0]]], [[[3.0, 3.0, 3.0], [3.0, 3.0, 3.0], [3.0, 3.0, 3.0]], [[3.0, 3.0, 3.0], [3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]]]> : tensor<3x2x3x3xf32>
