@@ -178,6 +178,7 @@ kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
   return NULL;
 }
 
+#ifdef KILN_WITH_TRANSFERS
 /* Checks that args[i] is a buffer of this call's device with
  * [args[i+1], +length) inside it, and writable when `write`. */
 static kiln_status_t transfer_range(krt_call_t *call, const char *what,
@@ -264,6 +265,8 @@ kiln_status_t krt_command_buffer_fill(krt_call_t *call,
                        (uint32_t)args[4].i32);
 }
 
+#endif /* KILN_WITH_TRANSFERS */
+
 #ifdef KILN_WITH_PROFILE
 static uint64_t now_ns(void) {
   struct timespec ts;
@@ -304,6 +307,7 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
     kiln_status_t ts = NULL;
     switch (c->kind) {
       case CMD_BARRIER: continue; /* devices run commands in order */
+#ifdef KILN_WITH_TRANSFERS
       case CMD_COPY:
         ts = device->vt->copy(device, b[0].buffer, b[0].offset, b[1].buffer,
                               b[1].offset, b[0].length);
@@ -312,6 +316,7 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
         ts = device->vt->fill(device, b[0].buffer, b[0].offset, b[0].length,
                               c->pattern);
         break;
+#endif
       default: break;
     }
     if (c->kind != CMD_DISPATCH) {

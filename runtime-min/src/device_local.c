@@ -338,6 +338,7 @@ static kiln_status_t local_wait(kiln_device_t *device) {
   return NULL; /* dispatches complete before execute returns */
 }
 
+#ifdef KILN_WITH_TRANSFERS
 static kiln_status_t local_copy(kiln_device_t *device, kiln_buffer_t *src,
                                 uint64_t src_offset, kiln_buffer_t *dst,
                                 uint64_t dst_offset, uint64_t length) {
@@ -352,12 +353,17 @@ static kiln_status_t local_fill(kiln_device_t *device, kiln_buffer_t *dst,
     memcpy(dst->host + offset + i, &pattern, 4);
   return NULL;
 }
+#endif
 
 static const krt_device_vtable_t local_vtable = {
     local_destroy,         local_buffer_alloc,    local_buffer_free,
     local_buffer_write,    local_buffer_read,     local_executable_load,
     local_executable_unload, local_dispatch,      local_wait,
+#ifdef KILN_WITH_TRANSFERS
     local_copy,            local_fill,
+#else
+    NULL,                  NULL,
+#endif
 };
 
 kiln_status_t krt_local_device_create(kiln_instance_t *instance,

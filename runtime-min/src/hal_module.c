@@ -217,6 +217,7 @@ static kiln_status_t hal_command_buffer_barrier(krt_call_t *call,
   return krt_command_buffer_barrier(call, cb);
 }
 
+#ifdef KILN_WITH_TRANSFERS
 static kiln_status_t hal_command_buffer_copy(krt_call_t *call,
                                              const krt_value_t *args,
                                              uint32_t n,
@@ -232,6 +233,7 @@ static kiln_status_t hal_command_buffer_fill(krt_call_t *call,
   WANT(krt_command_buffer_t, cb, 0, KRT_REF_COMMAND_BUFFER);
   return krt_command_buffer_fill(call, cb, args);
 }
+#endif
 
 static kiln_status_t hal_command_buffer_execute(krt_call_t *call,
                                                 const krt_value_t *args,
@@ -249,6 +251,9 @@ static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
 const krt_native_t krt_hal_natives[] = {
 #define KRT_HAL_IMPORT(C_NAME, NAME, SIGNATURE, SEMANTICS) \
   {NAME, SIGNATURE, hal_##C_NAME},
+#ifndef KILN_WITH_TRANSFERS
+#define KRT_HAL_TRANSFER(C_NAME, NAME, SIGNATURE, SEMANTICS)
+#endif
 #include "hal_imports.def"
     {NULL, NULL, NULL},
 };

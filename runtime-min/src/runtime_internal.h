@@ -237,7 +237,8 @@ typedef struct krt_device_vtable {
                             uint32_t export_ordinal,
                             const krt_dispatch_t *dispatch);
   kiln_status_t (*wait)(kiln_device_t *device);
-  /* Ranges validated by the recorder; they may overlap for copy. */
+  /* Ranges validated by the recorder; they may overlap for copy. NULL in
+   * a runtime without transfers (KILN_RUNTIME_TRANSFERS=OFF). */
   kiln_status_t (*copy)(kiln_device_t *device, kiln_buffer_t *src,
                         uint64_t src_offset, kiln_buffer_t *dst,
                         uint64_t dst_offset, uint64_t length);

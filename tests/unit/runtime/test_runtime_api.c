@@ -489,6 +489,13 @@ static kiln_status_t transfer(const char *device, int64_t fill, int64_t copy,
 START_TEST(copy_and_fill_commands) {
   static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
   float c[8];
+#ifdef KILN_TEST_NO_TRANSFERS
+  /* Built without transfers: a module importing them does not load. */
+  expect_error(transfer(devices[_i], 16, 16, c), KILN_STATUS_INCOMPATIBLE,
+               "import 'hal.command_buffer.fill' is not provided by this "
+               "runtime", (char *)NULL);
+  return;
+#endif
   OK(transfer(devices[_i], 16, 16, c));
   for (int i = 0; i < 4; ++i) ck_assert(c[i] == 1.0f && c[4 + i] == 5 + i);
   OK(transfer(devices[_i], 8, 8, c));

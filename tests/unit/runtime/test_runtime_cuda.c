@@ -151,6 +151,14 @@ END_TEST
 START_TEST(copy_and_fill_bounce_through_the_host) {
   float c[8];
   kiln_status_t s = transfer_on_cuda(c);
+#ifdef KILN_TEST_NO_TRANSFERS
+  /* Built without transfers: a module importing them does not load. */
+  ck_assert_msg(s && strstr(kiln_status_message(s), "is not provided by this "
+                                                    "runtime"), "%s",
+                s ? kiln_status_message(s) : "loaded");
+  kiln_status_free(s);
+  return;
+#endif
   ck_assert_msg(!s, "%s", kiln_status_message(s));
   for (int i = 0; i < 4; ++i) ck_assert(c[i] == 1.0f && c[4 + i] == 5 + i);
 }
