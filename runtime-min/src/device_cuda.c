@@ -183,7 +183,8 @@ static kiln_status_t cuda_executable_load(kiln_device_t *device,
   const uint8_t *bytes;
   uint64_t size;
   void *owned;
-  kiln_status_t s = krt_segment_bytes(module, v->segment, &bytes, &size, &owned);
+  kiln_status_t s =
+      krt_segment_bytes(module, v->segment, true, &bytes, &size, &owned);
   if (s) return krt_status_prefix(s, "executable '%s'", exe->name);
   /* The JIT takes NUL-terminated text. */
   char *ptx = size < SIZE_MAX ? krt_alloc(A, (size_t)size + 1) : NULL;
@@ -339,10 +340,28 @@ static kiln_status_t cuda_fill(kiln_device_t *device, kiln_buffer_t *dst,
   return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
 }
 
+static kiln_status_t cuda_executables_load(kiln_device_t *device,
+                                           kiln_module_t *module,
+                                           void **handles, void **loaded) {
+  *loaded = NULL;
+  kiln_status_t s = NULL;
+  for (uint32_t i = 0; i < module->executable_count && !s; ++i)
+    s = cuda_executable_load(device, module, i, &handles[i]);
+  return s;
+}
+
+static void cuda_executables_unload(kiln_device_t *device,
+                                    kiln_module_t *module, void **handles,
+                                    void *loaded) {
+  (void)loaded;
+  for (uint32_t i = 0; i < module->executable_count; ++i)
+    if (handles[i]) cuda_executable_unload(device, handles[i]);
+}
+
 static const krt_device_vtable_t cuda_vtable = {
     cuda_destroy,         cuda_buffer_alloc, cuda_buffer_free,
-    cuda_buffer_write,    cuda_buffer_read,  cuda_executable_load,
-    cuda_executable_unload, cuda_dispatch,   cuda_wait,
+    cuda_buffer_write,    cuda_buffer_read,  cuda_executables_load,
+    cuda_executables_unload, cuda_dispatch,  cuda_wait,
     cuda_copy,            cuda_fill,
 };
 

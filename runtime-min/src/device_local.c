@@ -3,8 +3,9 @@
  * (src/task). Buffers are host memory from the instance allocator, so
  * kernels get plain pointers. Executables are ELF shared objects: the
  * device picks the best variant for this CPU (architecture, then the most
- * features it can use; KILN_CPU_FEATURES narrows them), maps it with the
- * ELF loader (src/elf), and cross-checks the library's export table
+ * features it can use; KILN_CPU_FEATURES narrows them), maps all of a
+ * module's kernels into one group of the ELF loader (src/elf: one mapping,
+ * two mprotects per kernel), and cross-checks each library's export table
  * against the module before any kernel runs. */
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,8 @@ typedef struct local_device {
 } local_device_t;
 
 typedef struct cpu_executable {
-  kiln_elf_image_t image;
+  kiln_elf_image_t image; /* in the module's group */
   const krt_executable_t *exe;
-  const kiln_allocator_t *allocator;
   kiln_entry_fn entries[];
 } cpu_executable_t;
 
@@ -189,10 +189,12 @@ static kiln_status_t check_table(kiln_device_t *device, cpu_executable_t *ce,
   return NULL;
 }
 
-static kiln_status_t local_executable_load(kiln_device_t *device,
-                                           kiln_module_t *module,
-                                           uint32_t index, void **out) {
-  *out = NULL;
+/* Executable `index` of module into the group: picks its variant, reads
+ * its (possibly decompressed) bytes and adds them, which measures while
+ * the group is unreserved and maps (into *out, checked) once it is. */
+static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
+                                uint32_t index, kiln_elf_group_t *group,
+                                void **out) {
   const krt_executable_t *exe = &module->executables[index];
   const int vi = pick_variant((const local_device_t *)device, exe);
   if (vi < 0) {
@@ -207,47 +209,72 @@ static kiln_status_t local_executable_load(kiln_device_t *device,
   const uint8_t *bytes;
   uint64_t size;
   void *owned;
-  kiln_status_t s = krt_segment_bytes(module, v->segment, &bytes, &size, &owned);
+  /* Measuring parses bounds-checked headers only; the hash is checked
+   * before mapping. (Compressed kernels, which kiln-compile no longer
+   * writes, decompress in both passes.) */
+  kiln_status_t s = krt_segment_bytes(module, v->segment, group->map != NULL,
+                                      &bytes, &size, &owned);
   if (s) return krt_status_prefix(s, "executable '%s'", exe->name);
-  cpu_executable_t *ce =
-      krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_entry_fn));
-  if (!ce) {
-    krt_free(A, owned);
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  cpu_executable_t *ce = NULL;
+  if (group->map) {
+    ce = krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_entry_fn));
+    if (!ce) {
+      krt_free(A, owned);
+      return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    }
+    *out = ce;
+    ce->exe = exe;
   }
-  ce->exe = exe;
-  ce->allocator = A;
+  kiln_elf_image_t scratch;
   char msg[256];
-  const int rc = kiln_elf_load(bytes, (size_t)size, &ce->image, msg, sizeof msg);
+  const int rc = kiln_elf_group_add(group, bytes, (size_t)size,
+                                    ce ? &ce->image : &scratch, msg,
+                                    sizeof msg);
   krt_free(A, owned);
-  if (rc != KILN_ELF_OK) {
-    krt_free(A, ce);
+  if (rc != KILN_ELF_OK)
     return krt_status(A,
                       rc == KILN_ELF_ERR_SYSTEM ? KILN_STATUS_UNAVAILABLE
                                                 : KILN_STATUS_DATA_LOSS,
                       "executable '%s' variant '%s': %s", exe->name, v->name,
                       msg);
-  }
+  if (!ce) return NULL;
   kiln_executable_query_fn query = (kiln_executable_query_fn)(uintptr_t)
       kiln_elf_lookup(&ce->image, KILN_EXECUTABLE_QUERY_SYMBOL);
-  if (!query)
-    s = krt_status(A, KILN_STATUS_DATA_LOSS, "variant '%s' does not export %s",
-                   v->name, KILN_EXECUTABLE_QUERY_SYMBOL);
-  else
-    s = check_table(device, ce, query(KILN_EXECUTABLE_ABI_VERSION), v->name);
-  if (s) {
-    kiln_elf_unload(&ce->image);
-    krt_free(A, ce);
-    return krt_status_prefix(s, "executable '%s'", exe->name);
-  }
-  *out = ce;
-  return NULL;
+  s = query ? check_table(device, ce, query(KILN_EXECUTABLE_ABI_VERSION),
+                          v->name)
+            : krt_status(A, KILN_STATUS_DATA_LOSS,
+                         "variant '%s' does not export %s", v->name,
+                         KILN_EXECUTABLE_QUERY_SYMBOL);
+  return krt_status_prefix(s, "executable '%s'", exe->name);
 }
 
-static void local_executable_unload(kiln_device_t *device, void *handle) {
-  cpu_executable_t *ce = handle;
-  kiln_elf_unload(&ce->image);
-  krt_free(A, ce);
+/* All of a module's kernels in one ELF group: a pass measuring them, one
+ * reservation, a pass mapping them. */
+static kiln_status_t local_executables_load(kiln_device_t *device,
+                                            kiln_module_t *module,
+                                            void **handles, void **loaded) {
+  kiln_elf_group_t *group = krt_alloc(A, sizeof *group);
+  *loaded = group;
+  if (!group)
+    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  kiln_status_t s = NULL;
+  for (int pass = 0; pass < 2 && !s; ++pass) {
+    char msg[256];
+    if (pass && kiln_elf_group_reserve(group, msg, sizeof msg))
+      return krt_status(A, KILN_STATUS_UNAVAILABLE, "%s", msg);
+    for (uint32_t i = 0; i < module->executable_count && !s; ++i)
+      s = group_pass(device, module, i, group, &handles[i]);
+  }
+  return s;
+}
+
+static void local_executables_unload(kiln_device_t *device,
+                                     kiln_module_t *module, void **handles,
+                                     void *loaded) {
+  for (uint32_t i = 0; i < module->executable_count; ++i)
+    krt_free(A, handles[i]);
+  kiln_elf_group_release(loaded);
+  krt_free(A, loaded);
 }
 
 typedef struct run_ctx {
@@ -357,8 +384,8 @@ static kiln_status_t local_fill(kiln_device_t *device, kiln_buffer_t *dst,
 
 static const krt_device_vtable_t local_vtable = {
     local_destroy,         local_buffer_alloc,    local_buffer_free,
-    local_buffer_write,    local_buffer_read,     local_executable_load,
-    local_executable_unload, local_dispatch,      local_wait,
+    local_buffer_write,    local_buffer_read,     local_executables_load,
+    local_executables_unload, local_dispatch,     local_wait,
 #ifdef KILN_WITH_TRANSFERS
     local_copy,            local_fill,
 #else

@@ -38,8 +38,8 @@ static kiln_status_t corrupt(kiln_module_t *m, const char *fmt, ...) {
 }
 
 kiln_status_t krt_segment_bytes(kiln_module_t *m, uint32_t segment,
-                                const uint8_t **out, uint64_t *out_size,
-                                void **owned) {
+                                bool check, const uint8_t **out,
+                                uint64_t *out_size, void **owned) {
   *owned = NULL;
   uint64_t size = 0;
   const uint8_t *data = kiln_module_segment_data(&m->view, segment, &size);
@@ -49,7 +49,7 @@ kiln_status_t krt_segment_bytes(kiln_module_t *m, uint32_t segment,
     /* Kernels run, so their bytes are checked before use (weights are
      * not: a wrong weight cannot make the runtime misbehave). */
     kiln_format_error_t err;
-    if (!kiln_module_segment_check_hash(&m->view, segment, &err))
+    if (check && !kiln_module_segment_check_hash(&m->view, segment, &err))
       return corrupt(m, "%s", err.message);
     *out = data;
     *out_size = size;
@@ -413,6 +413,17 @@ kiln_status_t kiln_module_load_file(kiln_instance_t *instance,
                            "%s", path);
 }
 
+static void cache_free(kiln_module_t *m, krt_device_cache_t *c) {
+  if (c->executables)
+    c->device->vt->executables_unload(c->device, m, c->executables,
+                                      c->loaded);
+  for (uint32_t i = 0; c->rodata && i < m->rodata_count; ++i)
+    kiln_buffer_release(c->rodata[i]);
+  krt_free(A, c->executables);
+  krt_free(A, c->rodata);
+  krt_free(A, c);
+}
+
 void kiln_module_retain(kiln_module_t *module) {
   if (module) atomic_fetch_add(&module->refs, 1);
 }
@@ -421,15 +432,9 @@ void kiln_module_release(kiln_module_t *m) {
   if (!m || atomic_fetch_sub(&m->refs, 1) != 1) return;
   for (krt_device_cache_t *c = m->caches, *next; c; c = next) {
     next = c->next;
-    for (uint32_t i = 0; i < m->executable_count; ++i)
-      if (c->executables[i])
-        c->device->vt->executable_unload(c->device, c->executables[i]);
-    for (uint32_t i = 0; c->rodata && i < m->rodata_count; ++i)
-      kiln_buffer_release(c->rodata[i]);
-    krt_free(A, c->executables);
-    krt_free(A, c->rodata);
-    kiln_device_release(c->device);
-    krt_free(A, c);
+    kiln_device_t *device = c->device;
+    cache_free(m, c);
+    kiln_device_release(device);
   }
   for (uint32_t i = 0; m->functions && i < m->function_count; ++i)
     krt_free(A, m->functions[i].types);
@@ -457,17 +462,6 @@ const char *kiln_module_name(const kiln_module_t *module) {
 
 /* ---- per-device cache ----------------------------------------------------- */
 
-static void cache_free(kiln_module_t *m, krt_device_cache_t *c) {
-  for (uint32_t i = 0; i < m->executable_count; ++i)
-    if (c->executables[i])
-      c->device->vt->executable_unload(c->device, c->executables[i]);
-  for (uint32_t i = 0; c->rodata && i < m->rodata_count; ++i)
-    kiln_buffer_release(c->rodata[i]);
-  krt_free(A, c->executables);
-  krt_free(A, c->rodata);
-  krt_free(A, c);
-}
-
 static kiln_status_t cache_create(kiln_module_t *m, kiln_device_t *device,
                                   krt_device_cache_t **out) {
   krt_device_cache_t *c = krt_alloc(A, sizeof *c);
@@ -481,9 +475,8 @@ static kiln_status_t cache_create(kiln_module_t *m, kiln_device_t *device,
     cache_free(m, c);
     return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
   }
-  kiln_status_t s = NULL;
-  for (uint32_t i = 0; i < m->executable_count && !s; ++i)
-    s = device->vt->executable_load(device, m, i, &c->executables[i]);
+  kiln_status_t s =
+      device->vt->executables_load(device, m, c->executables, &c->loaded);
   /* Devices without host memory get one device copy of each rodata. */
   for (uint32_t i = 0; !s && c->rodata && i < m->rodata_count; ++i) {
     s = kiln_buffer_allocate(device, m->rodata_size[i], &c->rodata[i]);
@@ -539,7 +532,7 @@ kiln_status_t kiln_module_check_hashes(kiln_module_t *m) {
     uint64_t size;
     void *owned;
     /* krt_segment_bytes checks the hash (after decompressing). */
-    s = krt_segment_bytes(m, i, &bytes, &size, &owned);
+    s = krt_segment_bytes(m, i, true, &bytes, &size, &owned);
     krt_free(A, owned);
   }
   segment_reads_done(m);

@@ -167,6 +167,7 @@ typedef struct krt_device_cache {
   struct krt_device_cache *next;
   kiln_device_t *device;  /* retained */
   void **executables;     /* per module executable, device handle */
+  void *loaded;           /* the device's state for all of them */
   kiln_buffer_t **rodata; /* per rodata, device copy (non-host devices) */
 } krt_device_cache_t;
 
@@ -199,10 +200,12 @@ kiln_status_t krt_module_device_cache(kiln_module_t *module,
                                       krt_device_cache_t **out);
 
 /* Stored bytes of a segment, decompressed into allocator memory when
- * compressed (*owned set; free with krt_free). Hold module->cache_lock. */
+ * compressed (*owned set; free with krt_free), their content hash checked
+ * (an uncompressed segment's only when `check`: a reader that only parses
+ * bounds-checked headers need not). Hold module->cache_lock. */
 kiln_status_t krt_segment_bytes(kiln_module_t *module, uint32_t segment,
-                                const uint8_t **out, uint64_t *out_size,
-                                void **owned);
+                                bool check, const uint8_t **out,
+                                uint64_t *out_size, void **owned);
 
 /* ---- devices ------------------------------------------------------------ */
 
@@ -228,11 +231,16 @@ typedef struct krt_device_vtable {
                                 uint64_t length);
   kiln_status_t (*buffer_read)(kiln_device_t *device, kiln_buffer_t *buffer,
                                uint64_t offset, void *dst, uint64_t length);
-  /* Picks a variant of executable `index` and loads it. */
-  kiln_status_t (*executable_load)(kiln_device_t *device,
-                                   kiln_module_t *module, uint32_t index,
-                                   void **out_handle);
-  void (*executable_unload)(kiln_device_t *device, void *handle);
+  /* Picks a variant of each executable of module and loads it into
+   * handles[i] (all at once: a device may map them together), with
+   * *loaded any state they share. On failure too, what was loaded is left
+   * in handles and *loaded for executables_unload, which takes every
+   * handle (NULL ones skipped) and loaded. */
+  kiln_status_t (*executables_load)(kiln_device_t *device,
+                                    kiln_module_t *module, void **handles,
+                                    void **loaded);
+  void (*executables_unload)(kiln_device_t *device, kiln_module_t *module,
+                             void **handles, void *loaded);
   kiln_status_t (*dispatch)(kiln_device_t *device, void *executable,
                             uint32_t export_ordinal,
                             const krt_dispatch_t *dispatch);

@@ -1,8 +1,12 @@
-/* Mapping of a verified ELF shared object into this process: reserves the
- * whole span with one anonymous mapping (so bss is zero for free and the
- * image is contiguous), copies each PT_LOAD, applies the RELA relocations,
- * then sets final per-segment protections (W^X; gaps inaccessible) and
- * RELRO. Only the host machine is loaded; others can only be verified.
+/* Mapping of verified ELF shared objects into this process: a group
+ * reserves one anonymous mapping for several images (so bss is zero for
+ * free and each image is contiguous); each image gets its own page-aligned
+ * slot, its PT_LOADs copied in, its RELA relocations applied, then its
+ * final protections: read-only first, then only what differs (text
+ * executable, writable data past RELRO, gaps inaccessible), so an lld
+ * kernel costs two mprotects. W^X throughout: no page is ever writable
+ * and executable. kiln_elf_load is a group of one. Only the host machine
+ * is loaded; others can only be verified.
  *
  * Every address written here comes from a kiln_elf_layout_t that
  * kiln_elf_parse accepted, so all targets lie inside the reservation. */
@@ -92,71 +96,125 @@ static int prot_of(uint32_t flags) {
          ((flags & ELF_PF_X) ? PROT_EXEC : 0);
 }
 
-static int protect(const kiln_elf_layout_t *l, uintptr_t bias, uint8_t *start,
-                   size_t span, char *msg, size_t msg_cap) {
-  uint64_t page = l->page;
-  if (mprotect(start, span, PROT_NONE))
-    goto fail;
-  for (uint32_t i = 0; i < l->load_count; i++) {
+/* mprotect of image addresses [lo, hi) (page-aligned vaddrs); empty is
+ * a no-op. */
+static int set_prot(uintptr_t bias, uint64_t lo, uint64_t hi, int prot) {
+  return hi > lo && mprotect((void *)(bias + lo), hi - lo, prot);
+}
+
+/* Final protections of a copied, relocated image: all read-only, then the
+ * segments that are not (text; writable data outside RELRO; the RELRO part
+ * of a writable segment stays read-only) and the gaps between segments
+ * (inaccessible). Segments never share a page (kiln_elf_parse). */
+static int protect(const kiln_elf_layout_t *l, uintptr_t bias, char *msg,
+                   size_t msg_cap) {
+  const uint64_t page = l->page;
+  int err = set_prot(bias, l->span_lo, l->span_hi, PROT_READ);
+  uint64_t prev = l->span_lo;
+  /* An empty RELRO range splits nothing. */
+  const int relro = l->relro_hi > l->relro_lo;
+  for (uint32_t i = 0; i < l->load_count && !err; i++) {
     const kiln_elf_segment_t *s = &l->load[i];
     uint64_t lo = s->vaddr & ~(page - 1);
     uint64_t hi = (s->vaddr + s->memsz + page - 1) & ~(page - 1);
-    if (mprotect((void *)(bias + lo), hi - lo, prot_of(s->flags))) goto fail;
+    const int prot = prot_of(s->flags);
+    err = set_prot(bias, prev, lo, PROT_NONE);
+    prev = hi;
+    if (err || prot == PROT_READ) continue;
+    if (!(prot & PROT_WRITE) || !relro) {
+      err = set_prot(bias, lo, hi, prot);
+    } else {
+      /* RELRO lies inside one writable segment: the parts before and
+       * after it stay writable. */
+      err = set_prot(bias, lo, hi < l->relro_lo ? hi : l->relro_lo, prot) ||
+            set_prot(bias, lo > l->relro_hi ? lo : l->relro_hi, hi, prot);
+    }
 #if defined(__aarch64__)
-    if (s->flags & ELF_PF_X)
+    if (prot & PROT_EXEC)
       __builtin___clear_cache((char *)(bias + lo), (char *)(bias + hi));
 #endif
   }
-  if (l->relro_hi > l->relro_lo &&
-      mprotect((void *)(bias + l->relro_lo), l->relro_hi - l->relro_lo, PROT_READ))
-    goto fail;
-  return KILN_ELF_OK;
-fail:
+  if (!err) return KILN_ELF_OK;
   return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
                        "mprotect of the ELF image failed: %s", strerror(errno));
 }
 
-/* Verifies DATA, refuses a machine other than the host's unless
- * ANY_MACHINE, and maps the image. */
-static int load(const uint8_t *d, size_t size, int any_machine,
-                kiln_elf_image_t *image, char *msg, size_t msg_cap) {
-  memset(image, 0, sizeof *image);
+/* Verifies DATA and refuses a machine other than the host's unless
+ * ANY_MACHINE. */
+static int parse_for_load(const uint8_t *d, size_t size, int any_machine,
+                          kiln_elf_layout_t *l, char *msg, size_t msg_cap) {
   if (!d) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
-  kiln_elf_layout_t l;
-  int rc = kiln_elf_parse(d, size, host_page(), &l, msg, msg_cap);
+  int rc = kiln_elf_parse(d, size, host_page(), l, msg, msg_cap);
   if (rc) return rc;
-  if (l.machine != HOST_MACHINE && !any_machine)
+  if (l->machine != HOST_MACHINE && !any_machine)
     return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_UNSUPPORTED,
                          "ELF machine %s (%u) cannot run on this %s host",
-                         kiln_elf_machine_name(l.machine), l.machine,
+                         kiln_elf_machine_name(l->machine), l->machine,
                          kiln_elf_machine_name(HOST_MACHINE));
+  return KILN_ELF_OK;
+}
 
-  /* Over-reserve so the image can start on its strictest alignment, then
-   * give the slack back. */
-  size_t span = (size_t)(l.span_hi - l.span_lo);
-  size_t reserve = span + (size_t)(l.align - l.page);
-  uint8_t *map = mmap(NULL, reserve, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+/* Bytes a group needs for an image of layout l wherever it lands: its
+ * span, plus slack to start on its strictest alignment. */
+static uint64_t slot_bytes(const kiln_elf_layout_t *l) {
+  return (l->span_hi - l->span_lo) + (l->align - l->page);
+}
+
+int kiln_elf_group_reserve(kiln_elf_group_t *group, char *msg,
+                           size_t msg_cap) {
+  group->used = 0;
+  if (!group->size) return KILN_ELF_OK;
+  /* Writable, never executable, until each image's protect; faulted in
+   * at once (cheaper than page by page as images are copied in) unless
+   * alignment leaves pages no image uses. */
+  void *map = mmap(NULL, group->size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS |
+                       (group->slack ? 0 : MAP_POPULATE),
+                   -1, 0);
   if (map == MAP_FAILED)
     return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
-                         "mmap of %zu bytes for the ELF image failed: %s",
-                         reserve, strerror(errno));
-  uintptr_t start = ((uintptr_t)map + (uintptr_t)(l.align - 1)) &
-                    ~(uintptr_t)(l.align - 1);
-  size_t head = start - (uintptr_t)map, tail = reserve - head - span;
-  if (head) munmap(map, head);
-  if (tail) munmap((uint8_t *)start + span, tail);
-  uintptr_t bias = start - (uintptr_t)l.span_lo;
+                         "mmap of %zu bytes for ELF images failed: %s",
+                         group->size, strerror(errno));
+  group->map = map;
+  return KILN_ELF_OK;
+}
 
+void kiln_elf_group_release(kiln_elf_group_t *group) {
+  if (group && group->map) munmap(group->map, group->size);
+  if (group) memset(group, 0, sizeof *group);
+}
+
+static int group_add(kiln_elf_group_t *g, const uint8_t *d, size_t size,
+                     int any_machine, kiln_elf_image_t *image, char *msg,
+                     size_t msg_cap) {
+  memset(image, 0, sizeof *image);
+  kiln_elf_layout_t l;
+  int rc = parse_for_load(d, size, any_machine, &l, msg, msg_cap);
+  if (rc) return rc;
+  if (!g->map) {
+    /* Measuring. Spans are at most ELF_MAX_IMAGE_SIZE: only the sum can
+     * overflow. */
+    if (__builtin_add_overflow(g->size, (size_t)slot_bytes(&l), &g->size))
+      return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
+                           "ELF images exceed the address space");
+    g->slack |= l.align > l.page;
+    return KILN_ELF_OK;
+  }
+  const uintptr_t base = (uintptr_t)g->map;
+  const uintptr_t start =
+      (base + g->used + (uintptr_t)(l.align - 1)) & ~(uintptr_t)(l.align - 1);
+  const size_t span = (size_t)(l.span_hi - l.span_lo);
+  if (start - base > g->size || span > g->size - (start - base))
+    return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
+                         "ELF group full (add every image before reserving)");
+  g->used = start - base + span;
+  const uintptr_t bias = start - (uintptr_t)l.span_lo;
   for (uint32_t i = 0; i < l.load_count; i++)
     memcpy((void *)(bias + l.load[i].vaddr), d + l.load[i].offset,
            (size_t)l.load[i].filesz);
   relocate(d, &l, bias);
-  rc = protect(&l, bias, (uint8_t *)start, span, msg, msg_cap);
-  if (rc) {
-    munmap((void *)start, span);
-    return rc;
-  }
+  rc = protect(&l, bias, msg, msg_cap);
+  if (rc) return rc;
   image->map = (uint8_t *)start;
   image->map_size = span;
   image->bias = bias;
@@ -167,6 +225,26 @@ static int load(const uint8_t *d, size_t size, int any_machine,
   image->nsyms = l.nsyms;
   image->machine = l.machine;
   if (msg && msg_cap) msg[0] = 0;
+  return KILN_ELF_OK;
+}
+
+int kiln_elf_group_add(kiln_elf_group_t *group, const void *data, size_t size,
+                       kiln_elf_image_t *image, char *msg, size_t msg_cap) {
+  return group_add(group, data, size, 0, image, msg, msg_cap);
+}
+
+/* A group of one, owned by the image. */
+static int load(const uint8_t *d, size_t size, int any_machine,
+                kiln_elf_image_t *image, char *msg, size_t msg_cap) {
+  kiln_elf_group_t g = {0};
+  int rc = group_add(&g, d, size, any_machine, image, msg, msg_cap);
+  if (!rc) rc = kiln_elf_group_reserve(&g, msg, msg_cap);
+  if (!rc) rc = group_add(&g, d, size, any_machine, image, msg, msg_cap);
+  if (rc) {
+    kiln_elf_group_release(&g);
+    return rc;
+  }
+  image->owned = g;
   return KILN_ELF_OK;
 }
 
@@ -193,7 +271,7 @@ void *kiln_elf_lookup(const kiln_elf_image_t *image, const char *name) {
 }
 
 void kiln_elf_unload(kiln_elf_image_t *image) {
-  if (!image || !image->map) return;
-  munmap(image->map, image->map_size);
+  if (!image) return;
+  kiln_elf_group_release(&image->owned);
   memset(image, 0, sizeof *image);
 }

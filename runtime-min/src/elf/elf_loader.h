@@ -43,10 +43,18 @@ typedef struct kiln_elf_info {
   uint32_t has_query;      /* exports kiln_executable_query as a function */
 } kiln_elf_info_t;
 
+/* One mapping holding several images (see kiln_elf_group_add); zeroed
+ * to start. */
+typedef struct kiln_elf_group {
+  uint8_t *map;      /* NULL while measuring */
+  size_t size, used; /* bytes measured (then reserved), bytes used */
+  int slack;         /* an image aligned beyond a page (gaps between) */
+} kiln_elf_group_t;
+
 /* A loaded image; treat as opaque. Zero-initialized means "not loaded". */
 typedef struct kiln_elf_image {
-  uint8_t *map;      /* start of the reservation */
-  size_t map_size;   /* bytes reserved */
+  uint8_t *map;      /* start of the image */
+  size_t map_size;   /* bytes it spans */
   uintptr_t bias;    /* runtime address = bias + ELF virtual address */
   const uint8_t *symtab; /* mapped views of the verified, read-only */
   const char *strtab;    /* dynamic symbol, string and hash tables */
@@ -54,6 +62,7 @@ typedef struct kiln_elf_image {
   uint64_t strsz;
   uint32_t nsyms;
   uint32_t machine;
+  kiln_elf_group_t owned; /* kiln_elf_load's own mapping (empty in a group) */
 } kiln_elf_image_t;
 
 /* Checks an object for any supported machine without mapping it. info may
@@ -67,10 +76,24 @@ int kiln_elf_verify(const void *data, size_t size, kiln_elf_info_t *info,
 int kiln_elf_load(const void *data, size_t size, kiln_elf_image_t *image,
                   char *msg, size_t msg_cap);
 
+/* Many images, one mapping: a loader of N kernels adds each to a zeroed
+ * group (verifying it and counting the bytes it needs), reserves the
+ * group, adds each again (verifying it again and mapping it: *image), and
+ * releases the group when done with all of them: one mmap and one munmap
+ * in all, and two mprotects per lld-linked kernel instead of five. Images
+ * in a group have kiln_elf_load's guarantees; kiln_elf_unload of one does
+ * nothing. An image that was not added before the reservation may find
+ * no room (KILN_ELF_ERR_SYSTEM). */
+int kiln_elf_group_add(kiln_elf_group_t *group, const void *data, size_t size,
+                       kiln_elf_image_t *image, char *msg, size_t msg_cap);
+int kiln_elf_group_reserve(kiln_elf_group_t *group, char *msg,
+                           size_t msg_cap);
+void kiln_elf_group_release(kiln_elf_group_t *group); /* NULL-safe */
+
 /* Address of the exported (global or weak, defined) symbol NAME, or NULL. */
 void *kiln_elf_lookup(const kiln_elf_image_t *image, const char *name);
 
-/* Unmaps an image; a zeroed image is ignored. */
+/* Unmaps an image of kiln_elf_load; a zeroed image is ignored. */
 void kiln_elf_unload(kiln_elf_image_t *image);
 
 /* "x86_64", "aarch64" or "unknown". */

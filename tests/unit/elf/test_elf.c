@@ -180,6 +180,68 @@ START_TEST(load_twice_independent) {
 }
 END_TEST
 
+/* Three images in one group: each runs with its own data, keeps W^X and
+ * RELRO, and lies inside the group; a fourth, not measured, finds no room;
+ * measuring a foreign object fails like kiln_elf_load. */
+START_TEST(group_of_images) {
+  size_t n;
+  char name[64];
+  snprintf(name, sizeof name, "%s.so", HOST_FILE);
+  uint8_t *b = read_file(name, &n);
+  char msg[256];
+  kiln_elf_group_t g = {0};
+  kiln_elf_image_t img[3];
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(kiln_elf_group_add(&g, b, n, &img[i], msg, sizeof msg), 0);
+    ck_assert_ptr_null(img[i].map); /* measured, not mapped */
+  }
+  ck_assert_uint_gt(g.size, 0);
+  ck_assert_int_eq(kiln_elf_group_reserve(&g, msg, sizeof msg), 0);
+  int *counter[3];
+  for (int i = 0; i < 3; i++) {
+    ck_assert_msg(kiln_elf_group_add(&g, b, n, &img[i], msg, sizeof msg) == 0,
+                  "%s", msg);
+    ck_assert(img[i].map >= g.map && img[i].map + img[i].map_size <= g.map + g.size);
+    counter[i] = kiln_elf_lookup(&img[i], "kiln_test_counter");
+    ck_assert_ptr_nonnull(counter[i]);
+  }
+  *counter[1] = 5;
+  ck_assert_int_eq(*counter[0] + *counter[2], 0);
+  char perms[5];
+  int wx;
+  for (int i = 0; i < 3; i++) {
+    const void *query = kiln_elf_lookup(&img[i], KILN_EXECUTABLE_QUERY_SYMBOL);
+    ck_assert(maps_perms(query, perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "r-xp");
+    ck_assert_int_eq(wx, 0);
+    const kiln_executable_table_t *t =
+        ((kiln_executable_query_fn)(uintptr_t)query)(KILN_EXECUTABLE_ABI_VERSION);
+    ck_assert_ptr_nonnull(t);
+    ck_assert(maps_perms(t, perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "r--p");
+    ck_assert(maps_perms(counter[i], perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "rw-p");
+  }
+  kiln_elf_image_t extra;
+  ck_assert_int_eq(kiln_elf_group_add(&g, b, n, &extra, msg, sizeof msg),
+                   KILN_ELF_ERR_SYSTEM);
+  ck_assert_msg(strstr(msg, "ELF group full"), "%s", msg);
+  kiln_elf_unload(&img[0]); /* not its own mapping: nothing happens */
+  ck_assert_int_eq(*counter[1], 5);
+  kiln_elf_group_release(&g);
+  ck_assert_ptr_null(g.map);
+  kiln_elf_group_release(&g); /* idempotent */
+  free(b);
+  snprintf(name, sizeof name, "%s.so", FOREIGN_FILE);
+  b = read_file(name, &n);
+  ck_assert_int_eq(kiln_elf_group_add(&g, b, n, &extra, msg, sizeof msg),
+                   KILN_ELF_ERR_UNSUPPORTED);
+  ck_assert_str_eq(msg, FOREIGN_MSG);
+  ck_assert_uint_eq(g.size, 0);
+  free(b);
+}
+END_TEST
+
 static void verify_library(const char *file, uint32_t machine) {
   size_t n;
   uint8_t *b = read_file(file, &n);
@@ -624,6 +686,7 @@ static Suite *elf_suite(void) {
   TCase *tc = tcase_create("load");
   tcase_add_test(tc, load_and_run);
   tcase_add_test(tc, load_twice_independent);
+  tcase_add_test(tc, group_of_images);
   tcase_add_test(tc, verify_both_machines);
   tcase_add_test(tc, foreign_machine_refused);
   tcase_add_test(tc, undefined_symbol_refused);
