@@ -74,7 +74,13 @@ static bool check_linalg(rd *r, kiln_op *op) {
           continue; /* two static dims: the verifier compared them */
         kiln_builder b = kiln_builder_before(op);
         b.loc = op->loc;
-        if (!check(r, &b, op, fl_build_dim(&b, v, d), fl_build_dim(&b, ref_v[l], ref_d[l]))) return false;
+        /* One statement per dim: C leaves argument order unspecified, and
+         * gcc and clang emitted the two tensor.dim ops in other orders.
+         * An argument's dim goes to the top of the entry block, so the one
+         * built last prints first. */
+        kiln_value *ref = fl_build_dim(&b, ref_v[l], ref_d[l]);
+        kiln_value *x = fl_build_dim(&b, v, d);
+        if (!check(r, &b, op, x, ref)) return false;
       }
     }
   return true;
@@ -120,7 +126,9 @@ static bool check_concat(rd *r, kiln_op *op) {
       kiln_value *v = kiln_op_operand(op, i);
       if ((int64_t)d == cd->i || (v->type->shape[d] != KILN_DYNAMIC && first->type->shape[d] != KILN_DYNAMIC))
         continue;
-      if (!check(r, &b, op, fl_build_dim(&b, v, d), fl_build_dim(&b, first, d))) return false;
+      kiln_value *ref = fl_build_dim(&b, first, d); /* in order: see check_linalg */
+      kiln_value *x = fl_build_dim(&b, v, d);
+      if (!check(r, &b, op, x, ref)) return false;
     }
   return true;
 }
