@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -219,6 +220,17 @@ START_TEST(spinning_and_sleeping_workers) {
 }
 END_TEST
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifndef TEST_ASAN
+#define TEST_ASAN 0
+#endif
+
 /* A workgroup with a kernel-sized stack buffer (a packed panel). */
 enum { STACK_BUFFER = 384 << 10, HUGE_STACK_BUFFER = 1 << 20 };
 
@@ -241,7 +253,16 @@ START_TEST(stack_buffers_fault_nothing_later) {
   for (int i = 0; i < 50; i++)
     ck_assert_int_eq(kiln_task_pool_dispatch(pool, many, use_stack, &who), 0);
   getrusage(RUSAGE_SELF, &after);
-  ck_assert_int_eq(after.ru_minflt - before.ru_minflt, 0);
+  /* The kernel's count: NUMA balancing's hinting faults may land on any
+   * page, and AddressSanitizer's shadow of each new stack depth faults
+   * too. So fewer than one per dispatch (workers meeting the buffer
+   * fresh fault 96 pages each: 288 on the pool before the prefault), and
+   * not under ASan. */
+#if TEST_ASAN
+  printf("note: page faults not checked under AddressSanitizer\n");
+#else
+  ck_assert_int_lt(after.ru_minflt - before.ru_minflt, 50);
+#endif
   kiln_task_pool_destroy(pool);
 }
 END_TEST
