@@ -1,6 +1,7 @@
 # Installing Kiln: `cmake --install BUILD --prefix P` puts into P
 #   bin/                 the tools
-#   include/kiln/        runtime.h, compiler.h, version.h
+#   include/kiln/        runtime.h (+ module_schema.def, where its element
+#                        types come from), compiler.h, version.h
 #   lib/libkiln_runtime.a   every runtime component in one archive
 #   lib/libkiln_runtime.so  the same as a shared library (public API only)
 #   lib/libkiln_compiler.so the compiler behind kiln/compiler.h
@@ -173,6 +174,7 @@ install(TARGETS kiln_runtime_package kiln_runtime_shared kiln_compiler_shared
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/runtime-min/include/kiln/runtime.h
+              ${PROJECT_SOURCE_DIR}/format/include/kiln/module_schema.def
               ${PROJECT_SOURCE_DIR}/compiler/include/kiln/compiler.h
               ${KILN_GENERATED_DIR}/include/kiln/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)

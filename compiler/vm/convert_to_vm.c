@@ -174,14 +174,10 @@ static void cv_push(cv_args *a, kiln_value *v) {
   if (a->n < sizeof a->v / sizeof a->v[0]) a->v[a->n++] = v;
 }
 
-/* vm.call.import of HAL function `callee` (result type `res` or NULL). */
-static kiln_op *cv_call(cv *c, const kiln_op *src, const char *callee,
+/* vm.call.import of HAL import `imp` (result type `res` or NULL). */
+static kiln_op *cv_call(cv *c, const kiln_op *src, const vmx_import *imp,
                         cv_args *a, const kiln_type *res) {
-  const char *sig = vmx_hal_import_signature(callee);
-  if (!sig) {
-    cv_fail(c, src, "no HAL import named '%s'", callee);
-    return NULL;
-  }
+  const char *callee = imp->name, *sig = imp->signature;
   if (a->n >= sizeof a->v / sizeof a->v[0] || a->n > KILN_VM_MAX_LIST - a->nspans) {
     cv_fail(c, src, "'%s': too many operands for one VM call", src->name);
     return NULL;
@@ -236,7 +232,7 @@ static bool cv_expect(cv *c, const kiln_op *op, uint32_t operands, uint32_t resu
 static int64_t cv_executable_index(cv *c, const char *name) {
   int64_t i = 0;
   for (kiln_op *o = kiln_module_body(c->module)->first; o; o = o->next) {
-    if (strcmp(o->name, "hal.executable") != 0) continue;
+    if (o->kind != KILN_OP_HAL_EXECUTABLE) continue;
     const char *s = kiln_symbol_name(o);
     if (s && strcmp(s, name) == 0) return i;
     i++;
@@ -246,7 +242,7 @@ static int64_t cv_executable_index(cv *c, const char *name) {
 
 /* ---- hal ops ------------------------------------------------------------- */
 
-static bool cv_assert(cv *c, kiln_op *op) {
+static bool cv_assert(cv *c, kiln_op *op, const vmx_import *imp) {
   int64_t input = 0, et = 0;
   const int64_t *dims;
   uint32_t rank;
@@ -260,10 +256,10 @@ static bool cv_assert(cv *c, kiln_op *op) {
   for (uint32_t i = 0; i < rank; i++)
     cv_push(&a, cv_i64(c, dims[i] == KILN_DYNAMIC ? -1 : dims[i]));
   a.spans[a.nspans++] = rank;
-  return cv_call(c, op, "hal.buffer_view.assert", &a, NULL) != NULL;
+  return cv_call(c, op, imp, &a, NULL) != NULL;
 }
 
-static bool cv_view_create(cv *c, kiln_op *op) {
+static bool cv_view_create(cv *c, kiln_op *op, const vmx_import *imp) {
   int64_t offset = 0, et = 0;
   const int64_t *dims;
   uint32_t rank;
@@ -285,12 +281,12 @@ static bool cv_view_create(cv *c, kiln_op *op) {
     }
   }
   a.spans[a.nspans++] = rank;
-  kiln_op *call = cv_call(c, op, "hal.buffer_view.create", &a, op->results[0].type);
+  kiln_op *call = cv_call(c, op, imp, &a, op->results[0].type);
   cv_map_result(c, op, call);
   return call != NULL;
 }
 
-static bool cv_allocate(cv *c, kiln_op *op) {
+static bool cv_allocate(cv *c, kiln_op *op, const vmx_import *imp) {
   int64_t size = 0;
   cv_args a = {.n = 0};
   if (op->num_operands == 1 && op->num_results == 1) {
@@ -302,29 +298,36 @@ static bool cv_allocate(cv *c, kiln_op *op) {
     if (size < 0) return cv_fail(c, op, "'%s': negative size %lld", op->name, (long long)size);
     cv_push(&a, cv_i64(c, size));
   }
-  kiln_op *call = cv_call(c, op, "hal.buffer.allocate", &a, op->results[0].type);
+  kiln_op *call = cv_call(c, op, imp, &a, op->results[0].type);
   cv_map_result(c, op, call);
   return call != NULL;
 }
 
-static bool cv_rodata(cv *c, kiln_op *op) {
+static bool cv_rodata(cv *c, kiln_op *op, const vmx_import *imp) {
   int64_t index = 0;
   if (!cv_expect(c, op, 0, 1) || !cv_int_attr(c, op, "index", &index, true))
     return false;
   cv_args a = {.n = 0};
   cv_push(&a, cv_i32(c, op, index));
-  kiln_op *call = cv_call(c, op, "hal.buffer.rodata", &a, op->results[0].type);
+  kiln_op *call = cv_call(c, op, imp, &a, op->results[0].type);
   cv_map_result(c, op, call);
   return call != NULL;
 }
 
-/* Ops that are one import call on their ref operands. */
-static bool cv_simple(cv *c, kiln_op *op, const char *callee, uint32_t nops,
-                      uint32_t nres) {
+/* Ops that are one import call on their ref operands, returning the
+ * import's results: counts from the signature ("r_r": one ref in, one out). */
+static bool cv_plain(cv *c, kiln_op *op, const vmx_import *imp) {
+  const char *sig = imp->signature, *sep = strchr(sig, '_');
+  for (const char *t = sig; *t; t++)
+    if (*t != 'r' && *t != '_')
+      return cv_fail(c, op, "'%s': import %s (\"%s\") takes more than refs; it needs a lowering of its own",
+                     op->name, imp->name, sig);
+  const uint32_t nops = (uint32_t)(sep - sig), nres = (uint32_t)strlen(sep + 1);
   if (!cv_expect(c, op, nops, nres)) return false;
+  if (nres > 1) return cv_fail(c, op, "'%s': more than one result", op->name);
   cv_args a = {.n = 0};
   for (uint32_t i = 0; i < nops; i++) cv_push(&a, cv_operand(c, op, i));
-  kiln_op *call = cv_call(c, op, callee, &a, nres ? op->results[0].type : NULL);
+  kiln_op *call = cv_call(c, op, imp, &a, nres ? op->results[0].type : NULL);
   cv_map_result(c, op, call);
   return call != NULL;
 }
@@ -345,13 +348,13 @@ static kiln_value *cv_list_value(cv *c, kiln_op *op, const char *list, uint32_t 
   return m;
 }
 
-static bool cv_view_dim(cv *c, kiln_op *op) {
+static bool cv_view_dim(cv *c, kiln_op *op, const vmx_import *imp) {
   int64_t index = 0;
   if (!cv_expect_refs(c, op, 1, 1, 1) || !cv_int_attr(c, op, "index", &index, true)) return false;
   cv_args a = {.n = 0};
   cv_push(&a, cv_operand(c, op, 0));
   cv_push(&a, cv_i32(c, op, index));
-  kiln_op *call = cv_call(c, op, "hal.buffer_view.dim", &a, c->i64);
+  kiln_op *call = cv_call(c, op, imp, &a, c->i64);
   cv_map_result(c, op, call);
   return call != NULL;
 }
@@ -374,7 +377,7 @@ static void cv_origin(kiln_value *v, int64_t *input, int64_t *dim) {
   *input = view->index, *dim = i->i;
 }
 
-static bool cv_check(cv *c, kiln_op *op) {
+static bool cv_check(cv *c, kiln_op *op, const vmx_import *imp) {
   if (!cv_expect_refs(c, op, 0, 2, 0)) return false;
   cv_args a = {.n = 0};
   for (uint32_t i = 0; i < 2; i++) {
@@ -384,10 +387,10 @@ static bool cv_check(cv *c, kiln_op *op) {
     cv_push(&a, cv_i32(c, op, input));
     cv_push(&a, cv_i32(c, op, dim));
   }
-  return cv_call(c, op, "hal.check.dim_eq", &a, NULL) != NULL;
+  return cv_call(c, op, imp, &a, NULL) != NULL;
 }
 
-static bool cv_dispatch(cv *c, kiln_op *op) {
+static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
   const kiln_attr *exe = kiln_op_get_attr(op, "executable");
   if (!exe || exe->kind != KILN_ATTR_SYMBOL_REF)
     return cv_fail(c, op, "'%s' needs a symbol attribute 'executable'", op->name);
@@ -448,61 +451,26 @@ static bool cv_dispatch(cv *c, kiln_op *op) {
     }
   }
   a.spans[a.nspans++] = nbind;
-  return cv_call(c, op, "hal.command_buffer.dispatch", &a, NULL) != NULL;
+  return cv_call(c, op, imp, &a, NULL) != NULL;
 }
 
 /* ---- scalar arith ------------------------------------------------------ */
 
-static const struct {
-  const char *name;
-  kiln_op_kind i32, i64, f32, f64; /* KILN_OP_COUNT: none */
-} cv_arith[] = {
-#define N KILN_OP_COUNT
-    {"arith.addi", KILN_OP_VM_ADD_I32, KILN_OP_VM_ADD_I64, N, N},
-    {"arith.subi", KILN_OP_VM_SUB_I32, KILN_OP_VM_SUB_I64, N, N},
-    {"arith.muli", KILN_OP_VM_MUL_I32, KILN_OP_VM_MUL_I64, N, N},
-    {"arith.divsi", KILN_OP_VM_DIVS_I32, KILN_OP_VM_DIVS_I64, N, N},
-    {"arith.divui", KILN_OP_VM_DIVU_I32, KILN_OP_VM_DIVU_I64, N, N},
-    {"arith.remsi", KILN_OP_VM_REMS_I32, KILN_OP_VM_REMS_I64, N, N},
-    {"arith.remui", KILN_OP_VM_REMU_I32, KILN_OP_VM_REMU_I64, N, N},
-    {"arith.andi", KILN_OP_VM_AND_I32, KILN_OP_VM_AND_I64, N, N},
-    {"arith.ori", KILN_OP_VM_OR_I32, KILN_OP_VM_OR_I64, N, N},
-    {"arith.xori", KILN_OP_VM_XOR_I32, KILN_OP_VM_XOR_I64, N, N},
-    {"arith.shli", KILN_OP_VM_SHL_I32, KILN_OP_VM_SHL_I64, N, N},
-    {"arith.shrsi", KILN_OP_VM_SHRS_I32, KILN_OP_VM_SHRS_I64, N, N},
-    {"arith.shrui", KILN_OP_VM_SHRU_I32, KILN_OP_VM_SHRU_I64, N, N},
-    {"arith.minsi", KILN_OP_VM_MINS_I32, KILN_OP_VM_MINS_I64, N, N},
-    {"arith.maxsi", KILN_OP_VM_MAXS_I32, KILN_OP_VM_MAXS_I64, N, N},
-    {"arith.ceildivsi", KILN_OP_VM_CEILDIV_I32, KILN_OP_VM_CEILDIV_I64, N, N},
-    {"arith.addf", N, N, KILN_OP_VM_ADD_F32, KILN_OP_VM_ADD_F64},
-    {"arith.subf", N, N, KILN_OP_VM_SUB_F32, KILN_OP_VM_SUB_F64},
-    {"arith.mulf", N, N, KILN_OP_VM_MUL_F32, KILN_OP_VM_MUL_F64},
-    {"arith.divf", N, N, KILN_OP_VM_DIV_F32, KILN_OP_VM_DIV_F64},
-    {"arith.negf", N, N, KILN_OP_VM_NEG_F32, KILN_OP_VM_NEG_F64},
-#undef N
-};
-
+/* The opcode table's ARITH column (vmx_arith_opcode) names the opcode per
+ * result type. *handled is false for ops that no opcode computes. */
 static bool cv_arith_op(cv *c, kiln_op *op, bool *handled) {
-  *handled = false;
-  for (size_t i = 0; i < sizeof cv_arith / sizeof cv_arith[0]; i++) {
-    if (strcmp(op->name, cv_arith[i].name) != 0) continue;
-    *handled = true;
-    const kiln_type *t = op->num_results == 1 ? cv_type(c, op->results[0].type) : NULL;
-    const char l = t ? vmx_type_letter(t) : 0;
-    const kiln_op_kind k = l == 'i' ? cv_arith[i].i32 : l == 'I' ? cv_arith[i].i64
-                         : l == 'f' ? cv_arith[i].f32 : l == 'F' ? cv_arith[i].f64
-                         : KILN_OP_COUNT;
-    if (k == KILN_OP_COUNT)
-      return cv_fail(c, op, "'%s' on this type has no VM opcode (host code computes on i32, i64/index, f32, f64 scalars)",
-                     op->name);
-    kiln_value *ops[2];
-    for (uint32_t j = 0; j < op->num_operands && j < 2; j++)
-      if (!(ops[j] = cv_operand(c, op, j))) return false;
-    c->b.loc = op->loc;
-    kiln_op *n = kiln_build(&c->b, k, op->num_operands, ops, 1, &t, NULL);
-    cv_map_result(c, op, n);
-    return true;
-  }
+  const kiln_type *t = op->num_results == 1 ? cv_type(c, op->results[0].type) : NULL;
+  const kiln_op_kind k = vmx_arith_opcode(op->kind, t ? vmx_type_letter(t) : 0, handled);
+  if (!*handled) return true;
+  if (k == KILN_OP_COUNT)
+    return cv_fail(c, op, "'%s' on this type has no VM opcode (host code computes on i32, i64/index, f32, f64 scalars)",
+                   op->name);
+  kiln_value *ops[2];
+  for (uint32_t j = 0; j < op->num_operands && j < 2; j++)
+    if (!(ops[j] = cv_operand(c, op, j))) return false;
+  c->b.loc = op->loc;
+  kiln_op *n = kiln_build(&c->b, k, op->num_operands, ops, 1, &t, NULL);
+  cv_map_result(c, op, n);
   return true;
 }
 
@@ -537,7 +505,7 @@ static bool cv_cast(cv *c, kiln_op *op) {
   }
   kiln_op_kind k;
   if (from == c->i32 && to == c->i64)
-    k = strcmp(op->name, "arith.extui") == 0 || strcmp(op->name, "arith.index_castui") == 0
+    k = op->kind == KILN_OP_ARITH_EXTUI || op->kind == KILN_OP_ARITH_INDEX_CASTUI
             ? KILN_OP_VM_EXTU_I32_I64 : KILN_OP_VM_EXTS_I32_I64;
   else if (from == c->i64 && to == c->i32)
     k = KILN_OP_VM_TRUNC_I64_I32;
@@ -549,26 +517,25 @@ static bool cv_cast(cv *c, kiln_op *op) {
 }
 
 static bool cv_op(cv *c, kiln_op *op) {
-  const char *n = op->name;
-  if (strcmp(n, "hal.buffer_view.assert") == 0) return cv_assert(c, op);
-  if (strcmp(n, "hal.buffer_view.create") == 0) return cv_view_create(c, op);
-  if (strcmp(n, "hal.buffer_view.buffer") == 0) return cv_simple(c, op, n, 1, 1);
-  if (op->kind == KILN_OP_HAL_BUFFER_VIEW_DIM) return cv_view_dim(c, op);
-  if (op->kind == KILN_OP_HAL_CHECK_DIM_EQ) return cv_check(c, op);
-  if (strcmp(n, "hal.buffer.allocate") == 0) return cv_allocate(c, op);
-  if (strcmp(n, "hal.buffer.rodata") == 0) return cv_rodata(c, op);
-  if (strcmp(n, "hal.command_buffer.create") == 0) return cv_simple(c, op, n, 0, 1);
-  if (strcmp(n, "hal.command_buffer.dispatch") == 0) return cv_dispatch(c, op);
-  if (strcmp(n, "hal.command_buffer.barrier") == 0 ||
-      strcmp(n, "hal.command_buffer.execute") == 0)
-    return cv_simple(c, op, n, 1, 0);
-  if (strcmp(n, "hal.device.wait") == 0) return cv_simple(c, op, n, 0, 0);
-  if (op->kind == KILN_OP_ARITH_CONSTANT) return cv_constant(c, op);
-  if (strcmp(n, "arith.index_cast") == 0 || strcmp(n, "arith.index_castui") == 0 ||
-      strcmp(n, "arith.extsi") == 0 || strcmp(n, "arith.extui") == 0 ||
-      strcmp(n, "arith.trunci") == 0)
+  const vmx_import *imp = vmx_hal_import_of(op->kind);
+  if (imp) {
+    switch (op->kind) {
+    case KILN_OP_HAL_BUFFER_VIEW_ASSERT: return cv_assert(c, op, imp);
+    case KILN_OP_HAL_BUFFER_VIEW_CREATE: return cv_view_create(c, op, imp);
+    case KILN_OP_HAL_BUFFER_VIEW_DIM: return cv_view_dim(c, op, imp);
+    case KILN_OP_HAL_CHECK_DIM_EQ: return cv_check(c, op, imp);
+    case KILN_OP_HAL_BUFFER_ALLOCATE: return cv_allocate(c, op, imp);
+    case KILN_OP_HAL_BUFFER_RODATA: return cv_rodata(c, op, imp);
+    case KILN_OP_HAL_COMMAND_BUFFER_DISPATCH: return cv_dispatch(c, op, imp);
+    default: return cv_plain(c, op, imp);
+    }
+  }
+  switch (op->kind) {
+  case KILN_OP_ARITH_CONSTANT: return cv_constant(c, op);
+  case KILN_OP_ARITH_INDEX_CAST: case KILN_OP_ARITH_INDEX_CASTUI: case KILN_OP_ARITH_EXTSI:
+  case KILN_OP_ARITH_EXTUI: case KILN_OP_ARITH_TRUNCI:
     return cv_cast(c, op);
-  if (op->kind == KILN_OP_FUNC_RETURN) {
+  case KILN_OP_FUNC_RETURN: {
     kiln_value *vals[256];
     if (op->num_operands > 256) return cv_fail(c, op, "too many results");
     for (uint32_t i = 0; i < op->num_operands; i++)
@@ -577,11 +544,13 @@ static bool cv_op(cv *c, kiln_op *op) {
     kiln_build(&c->b, KILN_OP_VM_RET, op->num_operands, vals, 0, NULL, NULL);
     return true;
   }
+  default: break;
+  }
   bool handled;
   if (!cv_arith_op(c, op, &handled)) return false;
   if (handled) return true;
   return cv_fail(c, op, "'%s' has no VM lowering (host functions hold hal.* host ops, scalar arith and func.return)",
-                 n);
+                 op->name);
 }
 
 /* kiln.signature from the asserts (inputs) and the created views that are
@@ -599,7 +568,7 @@ static const kiln_type *cv_derive_signature(cv *c, kiln_op *fn) {
     const int64_t *dims;
     uint32_t rank;
     if (!et || et->kind != KILN_ATTR_TYPE) continue;
-    if (strcmp(op->name, "hal.buffer_view.assert") == 0 && op->num_operands == 1) {
+    if (op->kind == KILN_OP_HAL_BUFFER_VIEW_ASSERT && op->num_operands == 1) {
       kiln_value *v = kiln_op_operand(op, 0);
       int64_t input = -1;
       if (!cv_int_attr(c, op, "input", &input, true) ||
@@ -610,7 +579,7 @@ static const kiln_type *cv_derive_signature(cv *c, kiln_op *fn) {
         return cv_fail(c, op, "'%s' says input %lld but checks argument %u", op->name,
                        (long long)input, v->index), NULL;
       ins[v->index] = kiln_type_tensor(c->ctx, rank, dims, et->type, NULL);
-    } else if (strcmp(op->name, "hal.buffer_view.create") == 0 && op->num_results == 1) {
+    } else if (op->kind == KILN_OP_HAL_BUFFER_VIEW_CREATE && op->num_results == 1) {
       if (!cv_ints_attr(c, op, "shape", &dims, &rank, true)) return NULL;
       kiln_op *ret = body->last;
       for (uint32_t i = 0; ret && i < ret->num_operands && i < nres; i++)

@@ -48,9 +48,9 @@ static int em_import(kiln_vm_imports_t *im, const char *name, const char *sig) {
 static int em_opcode(kiln_op_kind k) {
   switch (k) {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
-#define KILN_VM_BINARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
   case KILN_OP_VM_##NAME: return KILN_VM_OP_##NAME;
-#define KILN_VM_UNARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
   case KILN_OP_VM_##NAME: return KILN_VM_OP_##NAME;
 #include "kiln/vm_opcodes.def"
 #undef KILN_VM_BINARY

@@ -1,23 +1,53 @@
-/* Small facts of the vm stage: the HAL import table (shared with
- * runtime-min, so a signature cannot drift), VM type letters, signatures,
+/* Small facts of the vm stage: the HAL import and VM opcode tables of
+ * format/ (shared with runtime-min, so a signature or an opcode cannot
+ * drift) as the compiler lowers to them, VM type letters, signatures,
  * element type codes, and the pass registration. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "vm_internal.h"
 
-static const struct {
-  const char *name, *signature;
-} vmx_hal_imports[] = {
-#define KRT_HAL_IMPORT(C_NAME, NAME, SIGNATURE, SEMANTICS) {NAME, SIGNATURE},
-#include "../../runtime-min/src/hal_imports.def"
+/* Rows of the format tables whose op column is NONE. */
+#define KILN_OP_NONE KILN_OP_COUNT
+#define KILN_OP_ARITH_NONE KILN_OP_COUNT
+
+static const vmx_import vmx_hal_imports[] = {
+#define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) {KILN_OP_##HAL_OP, NAME, SIGNATURE},
+#include "kiln/hal_imports.def"
 };
 
-const char *vmx_hal_import_signature(const char *name) {
-  for (size_t i = 0; i < sizeof vmx_hal_imports / sizeof vmx_hal_imports[0]; i++)
-    if (strcmp(vmx_hal_imports[i].name, name) == 0)
-      return vmx_hal_imports[i].signature;
+const vmx_import *vmx_hal_import_of(kiln_op_kind op) {
+  for (size_t i = 0; op != KILN_OP_COUNT && i < sizeof vmx_hal_imports / sizeof vmx_hal_imports[0]; i++)
+    if (vmx_hal_imports[i].op == op) return &vmx_hal_imports[i];
   return NULL;
+}
+
+static const struct {
+  kiln_op_kind arith, vm;
+  char type; /* the opcode's result (and operand) type letter */
+} vmx_arith[] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  {KILN_OP_ARITH_##ARITH, KILN_OP_VM_##NAME, VMX_TL_##OUT},
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  {KILN_OP_ARITH_##ARITH, KILN_OP_VM_##NAME, VMX_TL_##OUT},
+#define VMX_TL_i32 'i'
+#define VMX_TL_i64 'I'
+#define VMX_TL_f32 'f'
+#define VMX_TL_f64 'F'
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+};
+
+kiln_op_kind vmx_arith_opcode(kiln_op_kind arith, char type, bool *known) {
+  *known = false;
+  for (size_t i = 0; arith != KILN_OP_COUNT && i < sizeof vmx_arith / sizeof vmx_arith[0]; i++) {
+    if (vmx_arith[i].arith != arith) continue;
+    *known = true;
+    if (vmx_arith[i].type == type) return vmx_arith[i].vm;
+  }
+  return KILN_OP_COUNT;
 }
 
 char vmx_type_letter(const kiln_type *t) {

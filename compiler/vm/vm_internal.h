@@ -4,9 +4,21 @@
 
 #include "vm_stage.h"
 
-/* Signature string of HAL import `name` as runtime-min declares it
- * (runtime-min/src/hal_imports.def), or NULL when there is no such import. */
-const char *vmx_hal_import_signature(const char *name);
+/* A HAL import (format/include/kiln/hal_imports.def) as the compiler
+ * lowers to it. */
+typedef struct vmx_import {
+  kiln_op_kind op;       /* the hal op lowered to it; KILN_OP_COUNT: none */
+  const char *name;      /* "hal.buffer.allocate" */
+  const char *signature; /* what runtime-min checks, "I_r" */
+} vmx_import;
+/* The import hal op kind `op` lowers to, or NULL. */
+const vmx_import *vmx_hal_import_of(kiln_op_kind op);
+
+/* The VM opcode op (vm dialect) computing arith op `arith` on operands of
+ * VM type letter `type` ('i' 'I' 'f' 'F'): the ARITH column of
+ * format/include/kiln/vm_opcodes.def. KILN_OP_COUNT when there is none;
+ * *known is false when no opcode lists `arith` at all. */
+kiln_op_kind vmx_arith_opcode(kiln_op_kind arith, char type, bool *known);
 
 /* Register-bank facts of a VM value type. */
 static inline bool vmx_is_ref(const kiln_type *t) {

@@ -15,15 +15,10 @@ size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
   if (offset >= size || code[offset] >= KILN_VM_OP_COUNT) return 0;
   size_t at = offset + 1;
   for (const char *f = kiln_vm_opcode_infos[code[offset]].format; *f; ++f) {
-    size_t n;
-    switch (*f) {
-      case 'k': case 'g': case 'b': n = 4; break;
-      case 'K': case 'G': n = 8; break;
-      case 'a':
-        if (at >= size) return 0;
-        n = 1 + 2 * (size_t)code[at];
-        break;
-      default: n = 2; break; /* registers and ordinals */
+    size_t n = kiln_vm_operand_size(*f);
+    if (*f == 'a') {
+      if (at >= size) return 0;
+      n = 1 + 2 * (size_t)code[at];
     }
     if (n > size - at) return 0;
     at += n;

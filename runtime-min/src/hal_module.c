@@ -1,4 +1,4 @@
-/* The HAL native module: the functions of hal_imports.def that bytecode
+/* The HAL native module: the functions of kiln/hal_imports.def that bytecode
  * reaches through call.import. Arguments arrive as VM values shaped by the
  * verified signature, so counts are right; what each native still checks
  * is what bytecode cannot prove: ref types, null refs, ordinals and byte
@@ -249,11 +249,11 @@ static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
 }
 
 const krt_native_t krt_hal_natives[] = {
-#define KRT_HAL_IMPORT(C_NAME, NAME, SIGNATURE, SEMANTICS) \
+#define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) \
   {NAME, SIGNATURE, hal_##C_NAME},
 #ifndef KILN_WITH_TRANSFERS
-#define KRT_HAL_TRANSFER(C_NAME, NAME, SIGNATURE, SEMANTICS)
+#define KILN_HAL_TRANSFER(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
 #endif
-#include "hal_imports.def"
+#include "kiln/hal_imports.def"
     {NULL, NULL, NULL},
 };

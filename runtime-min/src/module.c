@@ -121,7 +121,7 @@ static kiln_status_t load_functions(kiln_module_t *m) {
       if (et == 0 || et >= KILN_ELEMENT_COUNT)
         return corrupt(m, "function '%s' %s %u: missing or invalid element "
                        "type %u", fn->name, in ? "input" : "output", k, et);
-      tt->element_type = (kiln_element_type_t)et;
+      tt->element_type = (kiln_element_type_t)et; /* runtime.h: the same enum */
       const uint32_t rank = kiln_fb_TensorType_dims_count(t);
       if (rank > KILN_MAX_RANK)
         return corrupt(m, "function '%s' %s %u: rank %u exceeds %d",

@@ -40,6 +40,25 @@ KRT_ACCESS(i64)
 KRT_ACCESS(f32)
 KRT_ACCESS(f64)
 
+/* Each opcode's operand format, where the compiler sees its letters: the
+ * operand offsets below are sums over them that fold to constants. */
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)      \
+  static const char krt_fmt_##NAME[] = FORMAT;             \
+  _Static_assert(sizeof krt_fmt_##NAME <= KRT_MAX_OPERANDS + 1, \
+                 #NAME ": more operands than KRT_OPERAND_OFFSET sums");
+#define KRT_MAX_OPERANDS 6
+#include "kiln/vm_opcodes.def"
+/* Bytes of operand I of format F when it precedes operand N. */
+#define KRT_OPERAND_BYTES(F, I, N)                                      \
+  ((I) < (N) && (I) < sizeof(F) - 1                                     \
+       ? kiln_vm_operand_size(F[(I) < sizeof(F) - 1 ? (I) : 0]) : 0u)
+/* Offset of operand N from the opcode byte: a sum unrolled so that it
+ * folds (a loop over the letters would stay a loop). */
+#define KRT_OPERAND_OFFSET(F, N)                                              \
+  (1u + KRT_OPERAND_BYTES(F, 0, N) + KRT_OPERAND_BYTES(F, 1, N) +             \
+   KRT_OPERAND_BYTES(F, 2, N) + KRT_OPERAND_BYTES(F, 3, N) +                  \
+   KRT_OPERAND_BYTES(F, 4, N) + KRT_OPERAND_BYTES(F, 5, N))
+
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
 static size_t frame_bytes(const kiln_vm_function_info_t *fn) {
@@ -136,6 +155,16 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
     krt_ref_retain(args[i]);
   }
 
+  /* Operands by position in the opcode's format (vm_opcodes.def): AT is
+   * operand N's address in the instruction at pc, REG a register (u16),
+   * IMM32 / IMM64 an immediate, SIZE the instruction's length (fixed
+   * operands only). The offsets fold to constants. */
+#define AT(NAME, N) (pc + KRT_OPERAND_OFFSET(krt_fmt_##NAME, N))
+#define REG(NAME, N) kiln_vm_rd16(AT(NAME, N))
+#define IMM32(NAME, N) kiln_vm_rd32(AT(NAME, N))
+#define IMM64(NAME, N) kiln_vm_rd64(AT(NAME, N))
+#define SIZE(NAME) KRT_OPERAND_OFFSET(krt_fmt_##NAME, sizeof krt_fmt_##NAME - 1)
+
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH)
   static const void *const labels[KILN_VM_OP_COUNT] = {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) &&op_##NAME,
@@ -163,49 +192,49 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
 
   /* ---- generated arithmetic ---- */
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
-#define KILN_VM_BINARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
-  CASE(NAME) {                                                          \
-    const KRT_CT_##IN a = ld_##IN(S, kiln_vm_rd16(pc + 3));             \
-    const KRT_CT_##IN b = ld_##IN(S, kiln_vm_rd16(pc + 5));             \
-    if (TRAP_IF) goto arith_trap;                                       \
-    st_##OUT(S, kiln_vm_rd16(pc + 1), (KRT_CT_##OUT)(EXPR));            \
-    NEXT(7);                                                            \
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  CASE(NAME) {                                                                   \
+    const KRT_CT_##IN a = ld_##IN(S, REG(NAME, 1));                              \
+    const KRT_CT_##IN b = ld_##IN(S, REG(NAME, 2));                              \
+    if (TRAP_IF) goto arith_trap;                                                \
+    st_##OUT(S, REG(NAME, 0), (KRT_CT_##OUT)(EXPR));                             \
+    NEXT(SIZE(NAME));                                                            \
   }
-#define KILN_VM_UNARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
-  CASE(NAME) {                                                         \
-    const KRT_CT_##IN a = ld_##IN(S, kiln_vm_rd16(pc + 3));            \
-    if (TRAP_IF) goto arith_trap;                                      \
-    st_##OUT(S, kiln_vm_rd16(pc + 1), (KRT_CT_##OUT)(EXPR));           \
-    NEXT(5);                                                           \
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  CASE(NAME) {                                                                  \
+    const KRT_CT_##IN a = ld_##IN(S, REG(NAME, 1));                             \
+    if (TRAP_IF) goto arith_trap;                                               \
+    st_##OUT(S, REG(NAME, 0), (KRT_CT_##OUT)(EXPR));                            \
+    NEXT(SIZE(NAME));                                                           \
   }
 #include "kiln/vm_opcodes.def"
 #undef KILN_VM_BINARY
 #undef KILN_VM_UNARY
 
   /* ---- control ---- */
-  CASE(NOP) { NEXT(1); }
+  CASE(NOP) { NEXT(SIZE(NOP)); }
   /* Backward branches and calls spend the call's step budget, the only
    * ways a program can run long. */
   CASE(BR) {
-    const uint8_t *target = f->code + kiln_vm_rd32(pc + 1);
+    const uint8_t *target = f->code + IMM32(BR, 0);
     if (target <= pc && --call->steps_left == 0) goto out_of_steps;
     pc = target;
     DISPATCH();
   }
   CASE(BR_IF) {
-    if (ld_i32(S, kiln_vm_rd16(pc + 1)) != 0) {
-      const uint8_t *target = f->code + kiln_vm_rd32(pc + 3);
+    if (ld_i32(S, REG(BR_IF, 0)) != 0) {
+      const uint8_t *target = f->code + IMM32(BR_IF, 1);
       if (target <= pc && --call->steps_left == 0) goto out_of_steps;
       pc = target;
     } else {
-      pc += 7;
+      pc += SIZE(BR_IF);
     }
     DISPATCH();
   }
   CASE(CALL) {
     if (--call->steps_left == 0) goto out_of_steps;
-    const uint32_t callee = kiln_vm_rd16(pc + 1);
-    const uint8_t *alist = pc + 3;
+    const uint32_t callee = REG(CALL, 0);
+    const uint8_t *alist = AT(CALL, 1);
     const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
     f->pc = rlist + 1 + 2 * (size_t)rlist[0];
     const uint32_t *caller_slots = S;
@@ -230,7 +259,7 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
     DISPATCH();
   }
   CASE(RET) {
-    const uint8_t *list = pc + 1;
+    const uint8_t *list = AT(RET, 0);
     const char *t = strchr(module->functions[f->fn].signature, '_') + 1;
     if (depth == 1) {
       for (unsigned k = 0; t[k]; ++k) {
@@ -263,8 +292,8 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
     DISPATCH();
   }
   CASE(CALL_IMPORT) {
-    const krt_native_t *native = module->imports[kiln_vm_rd16(pc + 1)];
-    const uint8_t *alist = pc + 3;
+    const krt_native_t *native = module->imports[REG(CALL_IMPORT, 0)];
+    const uint8_t *alist = AT(CALL_IMPORT, 1);
     const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
     krt_value_t argv[KILN_VM_MAX_LIST], resv[64];
     unsigned n = 0, k = 0;
@@ -328,43 +357,41 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
   CASE(TRAP) {
     status = krt_status(call->allocator, KILN_STATUS_ABORTED,
                         "trap with code %d",
-                        (int32_t)kiln_vm_rd32(pc + 1));
+                        (int32_t)IMM32(TRAP, 0));
     goto fail_at;
   }
 
   /* ---- moves and constants ---- */
-  CASE(CONST_I32) { st_i32(S, kiln_vm_rd16(pc + 1), (int32_t)kiln_vm_rd32(pc + 3)); NEXT(7); }
-  CASE(CONST_I64) { st_i64(S, kiln_vm_rd16(pc + 1), (int64_t)kiln_vm_rd64(pc + 3)); NEXT(11); }
-  CASE(CONST_F32) { memcpy(S + kiln_vm_rd16(pc + 1), pc + 3, 4); NEXT(7); }
-  CASE(CONST_F64) { memcpy(S + kiln_vm_rd16(pc + 1), pc + 3, 8); NEXT(11); }
-  CASE(MOV_I32) { S[kiln_vm_rd16(pc + 1)] = S[kiln_vm_rd16(pc + 3)]; NEXT(5); }
+  CASE(CONST_I32) { st_i32(S, REG(CONST_I32, 0), (int32_t)IMM32(CONST_I32, 1)); NEXT(SIZE(CONST_I32)); }
+  CASE(CONST_I64) { st_i64(S, REG(CONST_I64, 0), (int64_t)IMM64(CONST_I64, 1)); NEXT(SIZE(CONST_I64)); }
+  CASE(CONST_F32) { memcpy(S + REG(CONST_F32, 0), AT(CONST_F32, 1), 4); NEXT(SIZE(CONST_F32)); }
+  CASE(CONST_F64) { memcpy(S + REG(CONST_F64, 0), AT(CONST_F64, 1), 8); NEXT(SIZE(CONST_F64)); }
+  CASE(MOV_I32) { S[REG(MOV_I32, 0)] = S[REG(MOV_I32, 1)]; NEXT(SIZE(MOV_I32)); }
   CASE(MOV_I64) {
-    st_i64(S, kiln_vm_rd16(pc + 1), ld_i64(S, kiln_vm_rd16(pc + 3)));
-    NEXT(5);
+    st_i64(S, REG(MOV_I64, 0), ld_i64(S, REG(MOV_I64, 1)));
+    NEXT(SIZE(MOV_I64));
   }
   CASE(MOV_REF) {
-    krt_ref_t *src = R[kiln_vm_rd16(pc + 3)];
+    krt_ref_t *src = R[REG(MOV_REF, 1)];
     krt_ref_retain(src);
-    krt_ref_release(R[kiln_vm_rd16(pc + 1)]);
-    R[kiln_vm_rd16(pc + 1)] = src;
-    NEXT(5);
+    krt_ref_release(R[REG(MOV_REF, 0)]);
+    R[REG(MOV_REF, 0)] = src;
+    NEXT(SIZE(MOV_REF));
   }
   CASE(CLEAR_REF) {
-    krt_ref_release(R[kiln_vm_rd16(pc + 1)]);
-    R[kiln_vm_rd16(pc + 1)] = NULL;
-    NEXT(3);
+    krt_ref_release(R[REG(CLEAR_REF, 0)]);
+    R[REG(CLEAR_REF, 0)] = NULL;
+    NEXT(SIZE(CLEAR_REF));
   }
   CASE(SELECT_I32) {
-    const int32_t c = ld_i32(S, kiln_vm_rd16(pc + 3));
-    st_i32(S, kiln_vm_rd16(pc + 1),
-           ld_i32(S, kiln_vm_rd16(c ? pc + 5 : pc + 7)));
-    NEXT(9);
+    const int32_t c = ld_i32(S, REG(SELECT_I32, 1));
+    st_i32(S, REG(SELECT_I32, 0), ld_i32(S, c ? REG(SELECT_I32, 2) : REG(SELECT_I32, 3)));
+    NEXT(SIZE(SELECT_I32));
   }
   CASE(SELECT_I64) {
-    const int32_t c = ld_i32(S, kiln_vm_rd16(pc + 3));
-    st_i64(S, kiln_vm_rd16(pc + 1),
-           ld_i64(S, kiln_vm_rd16(c ? pc + 5 : pc + 7)));
-    NEXT(9);
+    const int32_t c = ld_i32(S, REG(SELECT_I64, 1));
+    st_i64(S, REG(SELECT_I64, 0), ld_i64(S, c ? REG(SELECT_I64, 2) : REG(SELECT_I64, 3)));
+    NEXT(SIZE(SELECT_I64));
   }
 #if !((defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH))
   }
@@ -402,4 +429,9 @@ fail:
 #undef CASE
 #undef DISPATCH
 #undef NEXT
+#undef AT
+#undef REG
+#undef IMM32
+#undef IMM64
+#undef SIZE
 }

@@ -14,15 +14,15 @@ static const struct {
   vm_t out, in;
 } vm_arith[] = {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
-#define KILN_VM_BINARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
   {KILN_OP_VM_##NAME, VM_T_##OUT, VM_T_##IN},
-#define KILN_VM_UNARY(NAME, MNEMONIC, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
   {KILN_OP_VM_##NAME, VM_T_##OUT, VM_T_##IN},
 #define VM_T_i32 VM_T_I32
 #define VM_T_i64 VM_T_I64
 #define VM_T_f32 VM_T_F32
 #define VM_T_f64 VM_T_F64
-#include "../../../format/include/kiln/vm_opcodes.def"
+#include "kiln/vm_opcodes.def"
 #undef KILN_VM_BINARY
 #undef KILN_VM_UNARY
 };

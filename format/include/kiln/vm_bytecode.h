@@ -65,6 +65,17 @@ static inline uint64_t kiln_vm_rd64(const uint8_t *p) {
   return (uint64_t)kiln_vm_rd32(p) | ((uint64_t)kiln_vm_rd32(p + 4) << 32);
 }
 
+/* Bytes of one fixed-size operand of format letter c (vm_opcodes.def);
+ * 0 for the variable-length register list 'a'. The interpreter sums them
+ * into operand offsets; kiln_vm_instruction_size into sizes. */
+static inline uint32_t kiln_vm_operand_size(char c) {
+  switch (c) {
+    case 'k': case 'g': case 'b': return 4;
+    case 'K': case 'G': return 8;
+    case 'a': return 0;
+    default: return 2; /* i I f F r c m */
+  }
+}
 /* Size in bytes of the instruction at code[offset], or 0 when the opcode
  * is unknown or an operand would run past size. Safe on any input. */
 size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
@@ -75,6 +86,13 @@ size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
 /* 1 when sig is a well-formed signature string (spans only among the
  * arguments, properly closed, non-empty, at most 64 chars), else 0. */
 int kiln_vm_signature_valid(const char *sig);
+
+/* ---- the HAL native module (kiln/hal_imports.def) ------------------------ */
+
+/* The signature of HAL import `name` ("hal.buffer.allocate" -> "I_r"), or
+ * NULL when there is no such import: what the compiler emits and tests
+ * build modules with (the runtime has its own table of implementations). */
+const char *kiln_hal_import_signature(const char *name);
 
 /* ---- verifier ---------------------------------------------------------- */
 

@@ -60,23 +60,22 @@ kiln_allocator_t kiln_allocator_system(void);
 
 /* ---- element types ------------------------------------------------------ */
 
-/* Numbering matches the module format's element types. */
+/* The module format's element types (ElementType of
+ * kiln/module_schema.def), by name and number: KILN_ELEMENT_I1 ...
+ * KILN_ELEMENT_F64, and KILN_ELEMENT_NONE for its Unknown (0). */
 typedef enum kiln_element_type {
-  KILN_ELEMENT_NONE = 0,
-  KILN_ELEMENT_I1,
-  KILN_ELEMENT_I8,
-  KILN_ELEMENT_I16,
-  KILN_ELEMENT_I32,
-  KILN_ELEMENT_I64,
-  KILN_ELEMENT_U8,
-  KILN_ELEMENT_U16,
-  KILN_ELEMENT_U32,
-  KILN_ELEMENT_U64,
-  KILN_ELEMENT_F16,
-  KILN_ELEMENT_BF16,
-  KILN_ELEMENT_F32,
-  KILN_ELEMENT_F64,
-  KILN_ELEMENT_COUNT
+#define KFB_ENUM_VALUE(e, name, value) KILN_ELEMENT_OF_##e(name, value)
+#define KILN_ELEMENT_OF_ElementType(name, value) KILN_ELEMENT_##name = value,
+#define KILN_ELEMENT_OF_PayloadFormat(name, value)
+#define KILN_ELEMENT_OF_Compression(name, value)
+#define KILN_ELEMENT_OF_SegmentKind(name, value)
+#include "kiln/module_schema.def"
+#undef KILN_ELEMENT_OF_ElementType
+#undef KILN_ELEMENT_OF_PayloadFormat
+#undef KILN_ELEMENT_OF_Compression
+#undef KILN_ELEMENT_OF_SegmentKind
+  KILN_ELEMENT_COUNT, /* the schema lists them in increasing order */
+  KILN_ELEMENT_NONE = KILN_ELEMENT_Unknown
 } kiln_element_type_t;
 
 /* Bytes per element (i1 is stored as one byte); 0 for NONE. */

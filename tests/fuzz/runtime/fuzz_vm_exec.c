@@ -23,24 +23,10 @@ static kiln_device_t *dev;
 static uint8_t *kernel;
 static size_t kernel_size;
 
+/* Every HAL import, in the table's order. */
 static const char *const imports[][2] = {
-    {"hal.buffer.allocate", "I_r"},
-    {"hal.buffer.rodata", "i_r"},
-    {"hal.buffer_view.create", "rIiCID_r"},
-    {"hal.buffer_view.buffer", "r_r"},
-    {"hal.buffer_view.byte_offset", "r_I"},
-    {"hal.buffer_view.dim", "ri_I"},
-    {"hal.buffer_view.rank", "r_i"},
-    {"hal.buffer_view.element_type", "r_i"},
-    {"hal.buffer_view.assert", "riiCID_"},
-    {"hal.command_buffer.create", "_r"},
-    {"hal.command_buffer.dispatch", "riiiiiCiDCrIID_"},
-    {"hal.command_buffer.barrier", "r_"},
-    {"hal.command_buffer.execute", "r_"},
-    {"hal.device.wait", "_"},
-    {"hal.command_buffer.copy", "rrIrII_"},
-    {"hal.command_buffer.fill", "rrIIi_"},
-    {"hal.check.dim_eq", "IiiIii_"},
+#define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) {NAME, SIGNATURE},
+#include "kiln/hal_imports.def"
 };
 
 /* All return one ref, like simple_mul, so one body can serve both. */

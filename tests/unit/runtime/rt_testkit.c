@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kiln/module_builder.h"
+#include "kiln/vm_bytecode.h"
 
 const uint8_t *rt_kernel(size_t *size) {
   static uint8_t *data;
@@ -147,18 +148,12 @@ uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
   kiln_module_builder_t *b = kiln_module_builder_create();
   kiln_module_builder_set_name(b, "transfer");
   kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
-  static const char *const imports[][2] = {
-      {"hal.buffer.allocate", "I_r"},
-      {"hal.command_buffer.create", "_r"},
-      {"hal.command_buffer.fill", "rrIIi_"},
-      {"hal.buffer_view.buffer", "r_r"},
-      {"hal.buffer_view.byte_offset", "r_I"},
-      {"hal.command_buffer.copy", "rrIrII_"},
-      {"hal.command_buffer.execute", "r_"},
-      {"hal.device.wait", "_"},
-      {"hal.buffer_view.create", "rIiCID_r"}};
+  static const char *const imports[] = {
+      "hal.buffer.allocate",    "hal.command_buffer.create",   "hal.command_buffer.fill",
+      "hal.buffer_view.buffer", "hal.buffer_view.byte_offset", "hal.command_buffer.copy",
+      "hal.command_buffer.execute", "hal.device.wait", "hal.buffer_view.create"};
   for (int i = 0; i < 9; ++i)
-    kiln_module_builder_add_import(b, imports[i][0], imports[i][1]);
+    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
   const int64_t d4[1] = {4}, d8[1] = {8};
   const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4};
   const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8};
