@@ -2,7 +2,7 @@
 """Do two kiln-compile binaries write the same modules, byte for byte?
 
 usage: compare_modules.py --old=KILN_COMPILE --new=KILN_COMPILE --work=DIR
-           [--only=REGEX] [--no-onnx] [--jobs=N]
+           [--only=REGEX] [--no-onnx] [--jobs=N] [--dump=KILN_DUMP]
 
 For restructurings that must not change output: build kiln-compile at the
 parent commit and at yours, then run this. It compiles every e2e program
@@ -13,8 +13,11 @@ tests/e2e/gpu/run_gpu.py) and the ONNX model tests' models
 for several target sets (the host; x86_64+avx2 with aarch64; sm_80, sm_90
 and the host as the GPU tests compile; sm_80 with KILN_GPU_SIMT_CPU=1) and
 compares the module bytes. A program that fails to compile must fail with
-both. Prints one line per difference and a summary; exit 1 when any module
-differs, 0 otherwise.
+both. The module's provenance names the source revision each compiler was
+built from: that string is blanked in both before comparing (build both
+with the same -DKILN_SOURCE_REVISION=... when the two differ in length,
+e.g. one of them "-dirty"). Prints one line per difference and a summary;
+exit 1 when any module differs, 0 otherwise.
 
 The parent's binary, for example:
     git worktree add --detach /tmp/kiln-parent HEAD~1
@@ -42,13 +45,12 @@ TARGET_SETS = [
 ]
 
 
-def programs(work, new):
+def programs(work, new, dump):
     """[(name, path of its MLIR text, extra flags, environment)] for every
     e2e program."""
     import run_gpu  # noqa: E402 (imports numpy and the e2e case tables)
     # Some GPU case generators check their PTX themselves, with the tools
     # run_gpu.py's command line names: give them the new compiler.
-    dump = os.path.join(os.path.dirname(os.path.dirname(new)), "kiln-dump", "kiln-dump")
     sys.argv[1:] = [new, "kiln-run", dump, os.path.join(work, "gen")]
     out = []
     for name in run_gpu.programs():
@@ -86,19 +88,24 @@ def onnx_models(work):
     return out
 
 
-def compile_one(kc, item, out_path):
+def compile_one(kc, item, out_path, dump):
     name, path, flags, env = item
     r = subprocess.run([kc, path, "-o", out_path] + flags, capture_output=True, text=True,
                        env=dict(os.environ, **env))
     if r.returncode != 0:
-        return None, r.stderr.strip().splitlines()[-1:] or ["(no message)"]
+        return None, r.stderr.strip().splitlines()[-1:] or ["(no message, status %d)" % r.returncode]
     with open(out_path, "rb") as f:
-        return f.read(), None
+        data = f.read()
+    d = subprocess.run([dump, out_path], capture_output=True, text=True)
+    m = re.search(r"^\s*source-revision: (\S+)$", d.stdout, re.M)
+    if m:  # provenance, not output: blank it
+        data = data.replace(m.group(1).encode(), b"0" * len(m.group(1)))
+    return data, None
 
 
 def compare(args, item, i):
-    old, old_err = compile_one(args.old, item, os.path.join(args.work, "%d.old.kiln" % i))
-    new, new_err = compile_one(args.new, item, os.path.join(args.work, "%d.new.kiln" % i))
+    old, old_err = compile_one(args.old, item, os.path.join(args.work, "%d.old.kiln" % i), args.dump)
+    new, new_err = compile_one(args.new, item, os.path.join(args.work, "%d.new.kiln" % i), args.dump)
     if old is None and new is None:
         return "both fail", None
     if old is None or new is None:
@@ -120,9 +127,14 @@ def main():
     ap.add_argument("--only", default=None, help="regex over program names")
     ap.add_argument("--no-onnx", action="store_true")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--dump", default=None,
+                    help="kiln-dump for the GPU case generators and the provenance "
+                         "(default: beside --new in a build)")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    items = programs(args.work, args.new)
+    args.dump = args.dump or os.path.join(os.path.dirname(os.path.dirname(args.new)),
+                                          "kiln-dump", "kiln-dump")
+    items = programs(args.work, args.new, args.dump)
     if not args.no_onnx:
         items += onnx_models(args.work)
     if args.only:

@@ -4,7 +4,9 @@
  * input is malformed or a pass fails (with located diagnostics on stderr),
  * 2 on bad command-line usage. Like mlir-opt, --split-input-file handles
  * each "// -----" chunk on its own, and --verify-diagnostics checks the
- * diagnostics against "expected-error" comments instead of printing them. */
+ * diagnostics against "expected-error" comments instead of printing them.
+ * Passes that store executables in the compile session get one; after
+ * the module, a "// payload ..." comment line names each it holds. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +188,11 @@ static int process(const options *o, const char *name, const char *text, size_t 
                    size_t begin, size_t end, FILE *out) {
   kiln_context *ctx = kiln_context_create();
   kiln_context_allow_unregistered(ctx, o->unregistered);
+  /* A compile session, for the passes that store executables in one
+   * (translate-llvm-cpu, translate-cuda); what they store is listed after
+   * the module. */
+  kiln_session *session = kiln_session_create();
+  if (session) kiln_session_attach(session, ctx);
   diag_check dc = {NULL, 0, 0, false, name};
   if (o->verify_diags) {
     collect_expectations(&dc, text, begin, end);
@@ -221,12 +228,20 @@ static int process(const options *o, const char *name, const char *text, size_t 
     goto done;
   }
   kiln_print_op(out, module, o->flags);
+  for (uint32_t i = 0; session && i < session->payload_count; i++) {
+    const kiln_session_payload_t *p = &session->payloads[i];
+    fprintf(out, "// payload @%s variant @%s: %s%s%s, %llu bytes\n", p->executable, p->variant,
+            p->format == KILN_PAYLOAD_PTX ? "PTX" : "ELF", p->arch ? " " : "", p->arch ? p->arch : "",
+            (unsigned long long)p->size);
+  }
 done:
   if (o->verify_diags) status = report_unmatched(&dc) ? 0 : 1;
   free(dc.exp);
   kiln_error_free(err);
   kiln_pm_destroy(pm);
+  if (session) kiln_session_attach(NULL, ctx);
   kiln_context_destroy(ctx);
+  kiln_session_destroy(session);
   return status;
 }
 

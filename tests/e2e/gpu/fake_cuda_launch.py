@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Real compiled modules' PTX through runtime-min's cuda device, against
-the fake driver library of tests/unit/cuda (libfakecuda.so, which logs
+the fake driver library of tests/unit/runtime_cuda (libfakecuda.so, which logs
 every driver call; no GPU involved).
 
 usage: fake_cuda_launch.py KILN_COMPILE KILN_RUN KILN_DUMP LIBFAKECUDA WORKDIR

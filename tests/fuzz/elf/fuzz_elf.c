@@ -2,7 +2,7 @@
  * kiln_elf_verify and, when it verifies as a host-machine object, through
  * kiln_elf_load, symbol lookups and kiln_elf_unload (its code is never
  * called). Must never crash, hang or read outside the input. Seeds are the
- * kernel libraries that tests/unit/elf links. */
+ * kernel libraries that tests/unit/runtime_elf links. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>

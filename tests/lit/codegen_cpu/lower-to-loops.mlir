@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --lower-to-loops %s | FileCheck %s
+// RUN: kiln-opt --lower-to-loops %s | FileCheck %s
 // lower-to-loops, vector width 8 (avx2):
 // - elementwise: the innermost loop steps by 8 with vector.load/store, a
 //   value independent of it (the row scale) is loaded once and broadcast,

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --remove-single-iteration-loops %s | FileCheck %s
+// RUN: kiln-opt --remove-single-iteration-loops %s | FileCheck %s
 // remove-single-iteration-loops: a loop with constant bounds that runs once
 // becomes its body (iv = lower bound, iter_args = inits, results = yields);
 // one that never runs becomes its inits; loops that run more than once or

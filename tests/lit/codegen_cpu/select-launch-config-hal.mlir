@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --select-launch-config %s | FileCheck %s
+// RUN: kiln-opt --select-launch-config %s | FileCheck %s
 // select-launch-config on a hal-level module: kiln.launch on each variant's
 // kernel (vector width from the variant's features: 16 for avx512f, 4 for
 // aarch64), the same tile sizes and workgroup count for both variants, and

@@ -1,5 +1,5 @@
-// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute --specialize-full-tiles %s | FileCheck %s
-// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute --specialize-full-tiles --lower-to-loops %s | FileCheck %s --check-prefix=LOOPS
+// RUN: kiln-opt --select-launch-config --tile-and-distribute %s | kiln-opt --specialize-full-tiles | FileCheck %s
+// RUN: kiln-opt --select-launch-config --tile-and-distribute --specialize-full-tiles --lower-to-loops %s | FileCheck %s --check-prefix=LOOPS
 // specialize-full-tiles: 20000 elements in tiles of 8192 leave an edge tile
 // of 3616. The full tile (bound - offset >= 8192) and the edge tile both
 // get static shapes; lower-to-loops then vectorizes both. Tiles that

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute %s | FileCheck %s
+// RUN: kiln-opt --select-launch-config --tile-and-distribute %s | FileCheck %s
 // A dynamic dim tiles as a large one: rows are split into tiles of 2048
 // (the elementwise budget over 4 columns), their count known at run time
 // only (workgroup_count '?'), the tile box reads the output binding's

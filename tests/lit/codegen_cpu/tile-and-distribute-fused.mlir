@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute %s | FileCheck %s
+// RUN: kiln-opt --select-launch-config --tile-and-distribute %s | FileCheck %s
 // tile-and-distribute restricts ops that come after the root (a bias add
 // fused after a matmul) to the root's tile: the check compares them with
 // the root's output type from before tiling, not with its subview. A

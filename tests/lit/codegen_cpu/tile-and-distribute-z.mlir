@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute %s | FileCheck %s
+// RUN: kiln-opt --select-launch-config --tile-and-distribute %s | FileCheck %s
 // Four distributed dims: x = the innermost (2 tiles of 8192 over 9000),
 // y = the next (5), z = the two outer ones collapsed (3 * 2 = 6) and
 // delinearized with the innermost of them varying fastest.

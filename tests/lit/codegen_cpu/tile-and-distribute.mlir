@@ -1,4 +1,4 @@
-// RUN: kiln-opt-cpu --select-launch-config --tile-and-distribute %s | FileCheck %s
+// RUN: kiln-opt --select-launch-config --tile-and-distribute %s | FileCheck %s
 // tile-and-distribute: workgroup ids pick the tile (x = innermost distributed
 // dim, y = next, z = outer ones); edge tiles get min(tile, bound - offset);
 // every op is restricted to the tile through memref.subview, windows of a

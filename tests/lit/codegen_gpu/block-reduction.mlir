@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --distribute-to-threads %s | FileCheck %s
+// RUN: kiln-opt --distribute-to-threads %s | FileCheck %s
 // Block-wide reduction: 3 outputs over 1000 rows leave no parallel loop
 // worth splitting, so every thread reduces its chunk of the rows into its
 // own 3 partials in workgroup memory (memory space 3), starting from the

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --distribute-to-threads %s | FileCheck %s
+// RUN: kiln-opt --distribute-to-threads %s | FileCheck %s
 // distribute-to-threads: each top-level op of a GPU kernel is split along
 // its widest parallel loop that every operand indexes with exactly that
 // dim (all outputs must): thread t of n (read at run time) gets the chunk

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
+// RUN: kiln-opt --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
 // conv_2d_nhwc_hwcf through the shared-memory GEMM as an implicit GEMM:
 // m = output pixel (n, oh, ow) over the output tile (here 1 x 15 x 31 =
 // 465 pixels), n = output channel (20), k = filter tap (kh, kw, c) over

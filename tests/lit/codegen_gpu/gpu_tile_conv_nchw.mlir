@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
+// RUN: kiln-opt --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
 // conv_2d_nchw_fchw through the shared-memory GEMM as an implicit GEMM per
 // batch image: m = output channel f, n = output pixel (oh, ow) (contiguous
 // in the NCHW output), k = filter tap (c, kh, kw) (contiguous in the

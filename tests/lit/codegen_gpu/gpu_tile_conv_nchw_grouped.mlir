@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
+// RUN: kiln-opt --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
 // The ONNX importer's Conv, a multiply-accumulate linalg.generic over (n,
 // g, m, oh, ow | c, kh, kw) with X[n][g][c][oh*2 + kh][ow*2 + kw],
 // W[g][m][c][kh][kw], out[n][g][m][oh][ow], goes through the shared-memory

@@ -1,5 +1,5 @@
-// RUN: not kiln-opt-gpu --gpu-tile-matmul-shared %s 2>&1 | FileCheck %s
-// RUN: sed -e 's/module attributes {kiln.target = "llvm-cpu"}/module attributes {kiln.target = "rocm"}/' %s | not kiln-opt-gpu --select-gpu-launch-config - 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not kiln-opt --gpu-tile-matmul-shared %s 2>&1 | FileCheck %s
+// RUN: sed -e 's/module attributes {kiln.target = "llvm-cpu"}/module attributes {kiln.target = "rocm"}/' %s | not kiln-opt --select-gpu-launch-config - 2>&1 | FileCheck %s --check-prefix=TARGET
 // A hand-written kiln.launch whose thread tile needs more accumulators
 // than a thread can hold is refused with the kernel's location; the
 // launch-config pass needs a cuda:sm_NN target.

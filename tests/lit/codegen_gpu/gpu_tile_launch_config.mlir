@@ -1,5 +1,5 @@
-// RUN: kiln-opt-gpu --select-gpu-launch-config %s | FileCheck %s --check-prefix=SM80
-// RUN: sed s/cuda:sm_80/cuda:sm_90/ %s | kiln-opt-gpu --select-gpu-launch-config - | FileCheck %s --check-prefix=SM90
+// RUN: kiln-opt --select-gpu-launch-config %s | FileCheck %s --check-prefix=SM80
+// RUN: sed s/cuda:sm_80/cuda:sm_90/ %s | kiln-opt --select-gpu-launch-config - | FileCheck %s --check-prefix=SM90
 // select-gpu-launch-config: f32 matmul roots get the shared-memory tiling
 // per SM: 64x64 block tiles on both, 2 warps with 8x8 thread tiles and
 // 16-deep K steps on sm_80, 4 warps with 4x8 thread tiles and 32-deep K

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
+// RUN: kiln-opt --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
 // gpu-tile-matmul-shared on an sm_80 kernel (64 threads, 64x64 block
 // tiles, 16-deep K steps, 8x8 thread tiles) whose rows are 16-byte aligned
 // (68 and 260 floats) but whose sizes are not multiples of the tiles

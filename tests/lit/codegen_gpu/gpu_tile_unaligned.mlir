@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
+// RUN: kiln-opt --select-gpu-launch-config --tile-and-distribute --gpu-tile-matmul-shared %s | FileCheck %s
 // gpu-tile-matmul-shared on sm_90 (128 threads, 4x8 thread tiles, 32-deep
 // K steps) where global rows are not 16-byte aligned (33 and 65 floats):
 // the vector<4xf32> global loads and stores keep the element alignment

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --simt-to-loops %s | FileCheck %s
+// RUN: kiln-opt --simt-to-loops %s | FileCheck %s
 // A per-thread value (the loaded element) used after a barrier goes
 // through a per-thread slot array (one element per thread): stored in the
 // segment that defines it, loaded in the one that uses it. The thread id

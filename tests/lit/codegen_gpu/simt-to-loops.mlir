@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --simt-to-loops %s | FileCheck %s
+// RUN: kiln-opt --simt-to-loops %s | FileCheck %s
 // simt-to-loops: the body is cut at each barrier; each part's
 // thread-dependent ops and side effects run in one loop over the block's
 // 32 threads (block_size), the thread id is the loop's index, the block

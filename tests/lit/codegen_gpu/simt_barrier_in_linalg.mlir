@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-gpu --simt-to-loops %s 2>&1 | FileCheck %s
+// RUN: not kiln-opt --simt-to-loops %s 2>&1 | FileCheck %s
 // Barriers only nest in scf.for and scf.if: anything else is named.
 module {
   func.func @k() attributes {kiln.launch = {block_size = array<i64: 32, 1, 1>}} {

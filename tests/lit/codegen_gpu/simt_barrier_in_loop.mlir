@@ -1,4 +1,4 @@
-// RUN: kiln-opt-gpu --simt-to-loops %s | FileCheck %s
+// RUN: kiln-opt --simt-to-loops %s | FileCheck %s
 // Barriers inside an scf.for with thread-uniform bounds (the shape of a
 // shared-memory tiled K loop: load a tile, barrier, use it, barrier) and
 // inside a uniform scf.if: the K loop stays outside the thread loops and

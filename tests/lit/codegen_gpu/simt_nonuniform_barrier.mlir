@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-gpu --simt-to-loops %s 2>&1 | FileCheck %s
+// RUN: not kiln-opt --simt-to-loops %s 2>&1 | FileCheck %s
 // A barrier under a condition that depends on the thread (CUDA: undefined
 // behaviour, threads would wait for each other forever) is refused with
 // the op's location, as is one inside a loop whose bound is per thread.

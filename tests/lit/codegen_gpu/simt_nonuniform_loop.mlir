@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-gpu --simt-to-loops %s 2>&1 | FileCheck %s
+// RUN: not kiln-opt --simt-to-loops %s 2>&1 | FileCheck %s
 // A barrier inside a loop whose trip count differs per thread (loaded
 // from memory) is refused: threads would not meet at it.
 module {

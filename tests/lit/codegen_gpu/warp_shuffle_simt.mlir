@@ -1,5 +1,5 @@
-// RUN: kiln-opt-gpu --simt-to-loops %s | FileCheck %s
-// RUN: sed 's/i64: 64, 1, 1/i64: 48, 1, 1/' %s | not kiln-opt-gpu --simt-to-loops - 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: kiln-opt --simt-to-loops %s | FileCheck %s
+// RUN: sed 's/i64: 64, 1, 1/i64: 48, 1, 1/' %s | not kiln-opt --simt-to-loops - 2>&1 | FileCheck %s --check-prefix=BAD
 // A warp shuffle on the CPU: every thread writes its value to its slot,
 // the threads meet (loop fission), then each reads its partner's slot
 // (thread id xor offset; partners stay in the warp since the block is a

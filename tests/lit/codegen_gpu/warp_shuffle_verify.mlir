@@ -1,7 +1,7 @@
-// RUN: kiln-opt-gpu %s | FileCheck %s
-// RUN: sed 's/width = 32/width = 16/' %s | not kiln-opt-gpu - 2>&1 | FileCheck %s --check-prefix=WIDTH
-// RUN: sed 's/offset = 8/offset = 32/' %s | not kiln-opt-gpu - 2>&1 | FileCheck %s --check-prefix=OFFSET
-// RUN: sed 's/f32/f64/g' %s | not kiln-opt-gpu - 2>&1 | FileCheck %s --check-prefix=TYPE
+// RUN: kiln-opt %s | FileCheck %s
+// RUN: sed 's/width = 32/width = 16/' %s | not kiln-opt - 2>&1 | FileCheck %s --check-prefix=WIDTH
+// RUN: sed 's/offset = 8/offset = 32/' %s | not kiln-opt - 2>&1 | FileCheck %s --check-prefix=OFFSET
+// RUN: sed 's/f32/f64/g' %s | not kiln-opt - 2>&1 | FileCheck %s --check-prefix=TYPE
 // hal.interface.shuffle: the full 32-lane warp, an xor offset in [1, 32),
 // an f32 or i32 value; anything else is a verifier error at the op.
 module {

@@ -1,5 +1,5 @@
-// RUN: kiln-opt-gpu --distribute-to-threads %s | FileCheck %s
-// RUN: kiln-opt-gpu --distribute-to-threads --simt-to-loops %s | FileCheck %s --check-prefix=SIMT
+// RUN: kiln-opt --distribute-to-threads %s | FileCheck %s
+// RUN: kiln-opt --distribute-to-threads --simt-to-loops %s | FileCheck %s --check-prefix=SIMT
 // A softmax over 2 rows of 1000 (few, long rows) is shared by the whole
 // block: per row (a loop with uniform bounds), each thread takes its chunk
 // [t*c, min(t*c + c, 1000)), c = ceil(1000 / threads); the chunk's max

@@ -2,6 +2,7 @@
 // only arith, the instruction-like math.absf/math.sqrt, and in LLVM IR
 // only intrinsics that are single instructions.
 // RUN: kiln-translate --approximate-math --print-ir %s | FileCheck %s --check-prefix=IR
+// RUN: kiln-opt --approximate-math %s | FileCheck %s --check-prefix=IR
 // RUN: kiln-translate --approximate-math --no-c-wrappers %s | FileCheck %s --check-prefix=LL
 // RUN: kiln-translate --approximate-math --print-ir %s | mlir-opt | FileCheck %s --check-prefix=OPT
 // REQUIRES: mlir-opt

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
 // Results that are arguments, views of arguments, constants or repeated
 // values get copy dispatches; reshapes stay on the host as views.
 // CHECK-LABEL: func.func @ret_arg(%arg0: tensor<2x3xf32>)

@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-flow %s --pass-pipeline=flow 2>&1 | FileCheck %s
+// RUN: not kiln-opt %s --pass-pipeline=flow 2>&1 | FileCheck %s
 // What still cannot reach a kernel: a value that is neither a tensor, a
 // scalar nor a host index value (here a vector argument read inside a
 // generic body) is refused at the dispatch's location, naming the dispatch

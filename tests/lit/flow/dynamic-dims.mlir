@@ -1,4 +1,6 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow --print-ir-after=copy-aliased-results -o /dev/null 2>&1 \
+// RUN:   | kiln-opt --resolve-dims | FileCheck %s --check-prefix=RESOLVE
 // Dynamic dims through flow: host dims are tensor.dim of arguments (one per
 // argument and dimension); loops that two operand dims bound get a
 // flow.check.dim_eq (the first operand is the reference); each kernel
@@ -18,6 +20,13 @@
 // CHECK: %[[N0:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x4xf32>
 // CHECK: "flow.check.dim_eq"(%[[N1]], %[[N0]]) : (index, index) -> ()
 // CHECK: "flow.dispatch"(%arg0, %arg1, %[[N0]], %[[N1]]) {entry_point = @ew_dispatch_0::@ew_dispatch_0, result_dims = array<i64: 0>, workload = array<i64: -9223372036854775808, 4>, workload_dims = array<i64: 0>}
+// resolve-dims alone: the dims of both operands, checked equal before the
+// elementwise op that two of them bound.
+// RESOLVE-LABEL: func.func @ew(
+// RESOLVE: %[[RB:.*]] = tensor.dim %arg1
+// RESOLVE: %[[RA:.*]] = tensor.dim %arg0
+// RESOLVE: "flow.check.dim_eq"(%[[RB]], %[[RA]]) : (index, index) -> ()
+// RESOLVE-NEXT: linalg.generic
 func.func @ew(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %m = arith.mulf %a, %b : tensor<?x4xf32>
   %s = math.exp %m : tensor<?x4xf32>

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --fuse-elementwise | FileCheck %s
+// RUN: kiln-opt %s --fuse-elementwise | FileCheck %s
 // fuse-elementwise does not fold a producer into a consumer that would
 // recompute it along loops the consumer's map skips, unless the producer
 // only moves data or is a cheap op read by an all-parallel consumer.

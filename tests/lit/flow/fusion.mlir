@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
 // Elementwise fusion: chains collapse into one generic (a transpose is
 // read through a permuted map, x*x reads x once); a square feeding a
 // reduce is folded into the generalized reduction; a producer with two

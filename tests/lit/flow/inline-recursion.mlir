@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-flow %s --inline-calls 2>&1 | FileCheck %s
+// RUN: not kiln-opt %s --inline-calls 2>&1 | FileCheck %s
 // Recursion cannot be inlined: an error names the call, never a hang.
 // CHECK: error: 'func.call' op calls nest deeper than 32 levels (recursion?)
 // CHECK: pass 'inline-calls' failed

@@ -1,5 +1,5 @@
-// RUN: kiln-opt-flow %s --inline-calls | FileCheck %s
-// RUN: not kiln-opt-flow %s --pass-pipeline=flow --split-input-file 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: kiln-opt %s --inline-calls | FileCheck %s
+// RUN: not kiln-opt %s --pass-pipeline=flow --split-input-file 2>&1 | FileCheck %s --check-prefix=ERR
 // inline-calls: calls to functions of the module are replaced by their
 // bodies (also inside linalg bodies), transitively; private callees left
 // without callers disappear, public ones stay.

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
 // MLP: matmul is the root; its fill init is cloned in, bias (broadcast,
 // generalized) + relu are fused into one consumer generic in the same
 // dispatch; softmax is a root of its own. Weights stay on the host.

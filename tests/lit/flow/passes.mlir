@@ -1,9 +1,9 @@
-// RUN: kiln-opt-flow %s --convert-elementwise-to-linalg | FileCheck %s --check-prefix=CONV
-// RUN: kiln-opt-flow %s --convert-elementwise-to-linalg --generalize-named-ops | FileCheck %s --check-prefix=GEN
-// RUN: kiln-opt-flow %s --convert-elementwise-to-linalg --generalize-named-ops --fuse-elementwise | FileCheck %s --check-prefix=FUSE
-// RUN: kiln-opt-flow %s --convert-elementwise-to-linalg --generalize-named-ops --fuse-elementwise --reshapes-to-views | FileCheck %s --check-prefix=VIEW
-// RUN: kiln-opt-flow %s --convert-elementwise-to-linalg --generalize-named-ops --fuse-elementwise --reshapes-to-views --copy-aliased-results | FileCheck %s --check-prefix=COPY
-// RUN: kiln-opt-flow %s --pass-pipeline=convert-elementwise-to-linalg,generalize-named-ops,fuse-elementwise,reshapes-to-views,copy-aliased-results,form-dispatch-regions | FileCheck %s --check-prefix=FORM
+// RUN: kiln-opt %s --convert-elementwise-to-linalg | FileCheck %s --check-prefix=CONV
+// RUN: kiln-opt %s --convert-elementwise-to-linalg | kiln-opt --generalize-named-ops | FileCheck %s --check-prefix=GEN
+// RUN: kiln-opt %s --convert-elementwise-to-linalg --generalize-named-ops | kiln-opt --fuse-elementwise | FileCheck %s --check-prefix=FUSE
+// RUN: kiln-opt %s --convert-elementwise-to-linalg --generalize-named-ops --fuse-elementwise | kiln-opt --reshapes-to-views | FileCheck %s --check-prefix=VIEW
+// RUN: kiln-opt %s --convert-elementwise-to-linalg --generalize-named-ops --fuse-elementwise --reshapes-to-views | kiln-opt --copy-aliased-results | FileCheck %s --check-prefix=COPY
+// RUN: kiln-opt %s --pass-pipeline=convert-elementwise-to-linalg,generalize-named-ops,fuse-elementwise,reshapes-to-views,copy-aliased-results | kiln-opt --form-dispatch-regions | FileCheck %s --check-prefix=FORM
 // The flow passes one at a time on one function.
 //
 // convert-elementwise-to-linalg: mulf by a splat constant becomes a

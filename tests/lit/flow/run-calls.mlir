@@ -1,5 +1,5 @@
 // REQUIRES: kiln-compile kiln-run
-// RUN: kiln-opt-flow %s --inline-calls -o %t.mlir
+// RUN: kiln-opt %s --inline-calls -o %t.mlir
 // RUN: kiln-compile %t.mlir -o %t.kiln
 // RUN: kiln-run --module=%t.kiln --function=calls --input=3xf32=1,2,3 | FileCheck %s
 // A program with calls, inlined by inline-calls (kiln-compile's flow

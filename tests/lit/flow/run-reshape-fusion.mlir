@@ -1,5 +1,7 @@
 // REQUIRES: kiln-compile kiln-run
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow --print-ir-after=reshapes-to-views -o /dev/null 2>&1 \
+// RUN:   | kiln-opt --sink-reshapes | FileCheck %s --check-prefix=SINK
 // RUN: kiln-compile %s -o %t.kiln
 // RUN: kiln-run --module=%t.kiln --function=grouped --input=2x3xf32=1,2,3,4,5,6 --input=4xf32=-2,1,-10,0 | FileCheck %s --check-prefix=GROUPED
 // RUN: kiln-run --module=%t.kiln --function=linear_bias --input=3x1x2xf32=1,2,3,4,5,6 | FileCheck %s --check-prefix=LINEAR
@@ -29,6 +31,13 @@
 // CHECK-NEXT: %[[V:.*]] = "flow.tensor.reshape"(%[[D]]) : (tensor<2x2xf32>) -> tensor<4xf32>
 // CHECK-NEXT: return %[[V]]
 // GROUPED: result[0]: 4xf32=0 3 0 15
+// sink-reshapes alone: the reader (given the collapsed tensor<4xf32> by
+// reshapes-to-views) iterates the root's 2x2 shape and the reshape follows it.
+// SINK-LABEL: func.func @grouped(
+// SINK: %[[ROOT:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]}
+// SINK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[ROOT]], %arg1 : tensor<2x2xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x2xf32>)
+// SINK: %[[V:.*]] = "flow.tensor.reshape"(%[[R]]) : (tensor<2x2xf32>) -> tensor<4xf32>
+// SINK-NEXT: return %[[V]]
 //
 // linear_bias: a Linear over a [S, 1, D] sequence is a [S, D] x [D, N]
 // matmul viewed back as [S, 1, N] (a reshape inserting a unit dim) for

@@ -1,5 +1,8 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | kiln-opt-flow - | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | kiln-opt - | FileCheck %s
+// outline-dispatches alone, on what the passes before it leave:
+// RUN: kiln-opt %s --pass-pipeline=flow --print-ir-after=form-dispatch-regions -o /dev/null 2>&1 \
+// RUN:   | kiln-opt --outline-dispatches | FileCheck %s
 // simple_mul: one elementwise dispatch, both operands passed, one result.
 // CHECK: "flow.executable"() ({
 // CHECK: func.func @simple_mul_dispatch_0(%arg0: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg1: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg2: !flow.dispatch.tensor<writeonly:tensor<4xf32>>)

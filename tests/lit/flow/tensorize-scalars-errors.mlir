@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-flow %s --tensorize-scalars 2>&1 | FileCheck %s
+// RUN: not kiln-opt %s --tensorize-scalars 2>&1 | FileCheck %s
 // A scalar the module signature cannot describe (integers other than i1,
 // i8, i16, i32, i64) is refused naming the function, the position and the
 // type, at the function's location.

@@ -1,6 +1,6 @@
-// RUN: kiln-opt-flow %s --tensorize-scalars | FileCheck %s --check-prefix=SIG
-// RUN: kiln-opt-flow %s --pass-pipeline=tensorize-scalars,convert-elementwise-to-linalg,form-dispatch-regions | FileCheck %s --check-prefix=FORM
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s --check-prefix=FLOW
+// RUN: kiln-opt %s --tensorize-scalars | FileCheck %s --check-prefix=SIG
+// RUN: kiln-opt %s --pass-pipeline=tensorize-scalars,convert-elementwise-to-linalg,form-dispatch-regions | FileCheck %s --check-prefix=FORM
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s --check-prefix=FLOW
 //
 // tensorize-scalars: scalar arguments become rank-0 tensors read once at
 // the entry (in argument order; index as tensor<i64> plus index_cast),

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --assign-targets --materialize-interfaces --bufferize-kernels | FileCheck %s
+// RUN: kiln-opt %s --assign-targets --materialize-interfaces | kiln-opt --bufferize-kernels | FileCheck %s
 // bufferize-kernels on a hand-written kernel: %2 is read twice, so it
 // cannot share the output and lives in a memref.alloca; %3 is computed
 // straight into binding 2 (the last store) and copied into binding 1; the

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow,hal | FileCheck %s
 // A small CNN: conv (root) + relu fused in place into the output binding;
 // max pooling as its own dispatch (its window operand is scratch: a
 // memref.alloca); the conv weights are rodata.

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow,hal | FileCheck %s
 // A function returning its argument (and a view of it): two copy
 // dispatches into the results' own allocations, independent of each other
 // (no barrier). A transpose fused with exp, then a reshape view of the

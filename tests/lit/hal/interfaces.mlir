@@ -1,5 +1,5 @@
-// RUN: kiln-opt-flow %s --assign-targets | FileCheck %s --check-prefix=ASSIGN
-// RUN: kiln-opt-flow %s --assign-targets --materialize-interfaces | FileCheck %s --check-prefix=IFACE
+// RUN: kiln-opt %s --assign-targets | FileCheck %s --check-prefix=ASSIGN
+// RUN: kiln-opt %s --assign-targets | kiln-opt --materialize-interfaces | FileCheck %s --check-prefix=IFACE
 // assign-targets alone: one variant per target (a repeated one once),
 // each with its own copy of the kernel, still in flow form.
 // ASSIGN: "hal.executable"() ({

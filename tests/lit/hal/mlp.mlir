@@ -1,5 +1,5 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow,hal | FileCheck %s
-// RUN: kiln-opt-flow %s --pass-pipeline=flow,hal | kiln-opt-flow - --pass-pipeline=hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow,hal | kiln-opt - --pass-pipeline=hal | FileCheck %s
 // The MLP through flow and hal, for two targets: one variant per target,
 // each with the export and its own bufferized kernel; matmul, bias and
 // relu computed in place in the output binding; the intermediate between

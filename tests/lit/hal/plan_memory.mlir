@@ -1,5 +1,5 @@
-// RUN: kiln-opt-flow %s --plan-memory --schedule-commands | FileCheck %s
-// RUN: kiln-opt-flow %s --plan-memory --schedule-commands | kiln-opt-flow - --schedule-commands | FileCheck %s
+// RUN: kiln-opt %s --plan-memory | kiln-opt --schedule-commands | FileCheck %s
+// RUN: kiln-opt %s --plan-memory --schedule-commands | kiln-opt - --schedule-commands | FileCheck %s
 // plan-memory + schedule-commands on hand-written flow host code.
 //
 // chain: intermediates %0 (d0..d1) and %2 (d2..d3) have disjoint lifetimes

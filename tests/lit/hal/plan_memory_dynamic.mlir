@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow,hal | FileCheck %s
 // plan-memory with a dynamic batch: the input's dims are read with
 // hal.buffer_view.dim after the asserts ('?' accepts any size); the result
 // is allocated at its run-time size; the three intermediates (16 floats

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=canonicalize,flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=canonicalize,flow,hal | FileCheck %s
 // Single elements: tensor.extract inside a generic body becomes
 // memref.load from the table's binding (passed as a kernel argument);
 // scalars extracted on the host are recomputed inside each kernel that

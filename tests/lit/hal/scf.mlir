@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=canonicalize,flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=canonicalize,flow,hal | FileCheck %s
 // scf inside kernels: a loop's tensor iter_arg lives in the loop result's
 // buffer (here the output binding): the init is copied in once, slices
 // with the induction variable as offset become dynamic subviews, and the

@@ -1,4 +1,4 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow,hal | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow,hal | FileCheck %s
 // Data-movement tensor ops in kernels: slices become memref.subview
 // windows (strided layouts) copied by identity generics; an extract_slice
 // feeding exp shares its dispatch, exp runs in place in the output; an

@@ -1,4 +1,4 @@
-// RUN: not kiln-opt-flow %s --pass-pipeline=flow,hal 2>&1 | FileCheck %s
+// RUN: not kiln-opt %s --pass-pipeline=flow,hal 2>&1 | FileCheck %s
 // An unknown target fails assign-targets with the list of valid ones.
 // CHECK: pass 'assign-targets' failed: assign-targets: unknown target 'vulkan'; valid targets: llvm-cpu[:ARCH[+FEATURE...]] with ARCH one of host, x86_64, aarch64; cuda:SM with SM one of sm_75, sm_80
 module attributes {kiln.targets = ["llvm-cpu:x86_64", "vulkan"]} {

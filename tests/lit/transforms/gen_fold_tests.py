@@ -205,7 +205,7 @@ def kept_checks(case):
             f'// CHECK-NEXT: return %[[R]] : {rt}']
 
 def write(path, header, cases, extra=(), keep=(), wrong=()):
-    out = [header, '// RUN: kiln-opt --pass-pipeline=fold-constants,dce %s | FileCheck %s', '']
+    out = [header, '// RUN: kiln-opt --pass-pipeline=fold-constants %s | kiln-opt --pass-pipeline=dce | FileCheck %s', '']
     for case in cases:
         v = oracle(case)
         if v is None:

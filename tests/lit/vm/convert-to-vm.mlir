@@ -1,6 +1,9 @@
 // RUN: kiln-compile %s --substitute-executable=exe0=%s --compile-to=vm -o - \
 // RUN:   --print-ir-after=convert-to-vm 2>%t.before | FileCheck %s --check-prefix=REGS
 // RUN: FileCheck %s --check-prefix=CONV < %t.before
+// Each pass alone:
+// RUN: kiln-opt %s --convert-to-vm --print-ir-after=convert-to-vm 2>&1 >/dev/null | FileCheck %s --check-prefix=CONV
+// RUN: kiln-opt %s --convert-to-vm | kiln-opt --allocate-registers | FileCheck %s --check-prefix=REGS
 
 // The host function of an elementwise op with a weight from rodata, and a
 // private helper doing shape arithmetic on index (i64 slot pairs).

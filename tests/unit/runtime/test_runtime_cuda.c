@@ -1,4 +1,4 @@
-/* The cuda device against libfakecuda (tests/unit/cuda), which keeps
+/* The cuda device against libfakecuda (tests/unit/runtime_cuda), which keeps
  * "device" memory on the host, logs every driver call, and executes an
  * entry named add_f32: data makes the whole round trip (upload, launch
  * with bindings then push constants, download), the PTX variant is picked
