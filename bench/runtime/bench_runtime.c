@@ -3,7 +3,11 @@
  * kiln_module_load_file (time, and resident memory it added), device
  * creation, kiln_module_prepare, the first call, then steady-state calls
  * (median, minimum, minor page faults per call). Inputs are zeros of the
- * declared types; outputs are released after each call.
+ * declared types; outputs are released after each call. Besides wall
+ * time, the process's CPU time of load + prepare, of the first call and
+ * of the median steady call: on a shared machine it is what the runtime
+ * spent, whoever else ran (local-task's adds its workers', spinning
+ * included).
  *
  * usage: bench_runtime MODULE.kiln DEVICE [CALLS] [WORKERS]
  * prints: one line of "key=value" figures (times in microseconds). */
@@ -20,6 +24,12 @@
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double cpu_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
@@ -64,19 +74,24 @@ int main(int argc, char **argv) {
   check(kiln_instance_create(kiln_allocator_system(), &inst), "instance");
 
   const long rss0 = rss_kb();
+  double c1 = cpu_us();
   double t0 = now_us();
   kiln_module_t *mod;
   check(kiln_module_load_file(inst, argv[1], &mod), "load");
   const double load_us = now_us() - t0;
+  double setup_cpu_us = cpu_us() - c1;
   const long load_rss = rss_kb() - rss0;
 
   t0 = now_us();
   kiln_device_t *dev;
   check(kiln_device_create(inst, argv[2], &opts, &dev), "device");
   const double device_us = now_us() - t0;
+  /* Device creation (starting workers) is not part of a module's cost. */
+  c1 = cpu_us();
   t0 = now_us();
   check(kiln_module_prepare(mod, dev), "prepare");
   const double prepare_us = now_us() - t0;
+  setup_cpu_us += cpu_us() - c1;
 
   kiln_function_t fn;
   uint32_t exported = 0;
@@ -103,27 +118,34 @@ int main(int argc, char **argv) {
     free(zeros);
   }
 
+  c1 = cpu_us();
   t0 = now_us();
   check(kiln_function_call(fn, dev, in, nin, out, nout), "first call");
   const double first_us = now_us() - t0;
+  const double first_cpu_us = cpu_us() - c1;
   for (uint32_t k = 0; k < nout; ++k) kiln_buffer_view_release(out[k]);
 
-  double *us = malloc((size_t)calls * sizeof *us);
+  double *us = malloc(2 * (size_t)calls * sizeof *us), *cpu = us + calls;
   const long flt0 = minflt();
   for (long c = 0; c < calls; ++c) {
+    c1 = cpu_us();
     t0 = now_us();
     check(kiln_function_call(fn, dev, in, nin, out, nout), "call");
     us[c] = now_us() - t0;
+    cpu[c] = cpu_us() - c1;
     for (uint32_t k = 0; k < nout; ++k) kiln_buffer_view_release(out[k]);
   }
   const long faults = minflt() - flt0;
   qsort(us, (size_t)calls, sizeof *us, cmp_double);
+  qsort(cpu, (size_t)calls, sizeof *cpu, cmp_double);
   const double median = us[calls / 2];
   printf("load_us=%.1f load_rss_kb=%ld device_us=%.1f prepare_us=%.1f "
          "first_us=%.1f steady_median_us=%.3f steady_min_us=%.3f "
-         "minflt_per_call=%.2f\n",
+         "minflt_per_call=%.2f setup_cpu_us=%.1f first_cpu_us=%.1f "
+         "steady_cpu_us=%.3f steady_cpu_min_us=%.3f\n",
          load_us, load_rss, device_us, prepare_us, first_us, median, us[0],
-         (double)faults / (double)calls);
+         (double)faults / (double)calls, setup_cpu_us, first_cpu_us,
+         cpu[calls / 2], cpu[0]);
   free(us);
   for (uint32_t i = 0; i < nin; ++i) kiln_buffer_view_release(in[i]);
   kiln_module_release(mod);

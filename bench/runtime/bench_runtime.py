@@ -4,12 +4,16 @@
 samples/simple_mul.mlir, then runs bench_runtime (one fresh process per
 measurement, page cache warm after the first) on local-sync and local-task
 (2 workers), in alternating rounds when --before names the bench_runtime
-of an older build, and prints the median of each figure per build; then
-kiln-bench's defaults (1 warmup, 10 repetitions) on the matmul: median/min.
+of an older build (its modules from --before-compile, that build's
+kiln-compile, when the module format changed in between), and prints the
+median of each figure per build, wall time and process CPU time; then
+kiln-bench's defaults (1 warmup, 10 repetitions) on the matmul:
+median/min (also for the older build given --before-bench).
 
 usage: bench_runtime.py --compile=KILN_COMPILE --bench=KILN_BENCH
-           --runtime=BENCH_RUNTIME [--before=OLD_BENCH_RUNTIME] --work=DIR
-           [--rounds=3]"""
+           --runtime=BENCH_RUNTIME [--before=OLD_BENCH_RUNTIME
+           [--before-compile=OLD_KILN_COMPILE] [--before-bench=OLD_KILN_BENCH]]
+           --work=DIR [--rounds=3]"""
 import argparse
 import os
 import re
@@ -36,14 +40,10 @@ def run(cmd):
     return r.stdout
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--compile", "--bench", "--runtime", "--work"):
-        ap.add_argument(a, required=True)
-    ap.add_argument("--before", default=None)
-    ap.add_argument("--rounds", type=int, default=3)
-    args = ap.parse_args()
-    os.makedirs(args.work, exist_ok=True)
+def compile_modules(compile, work, label):
+    """The benchmark's modules as `compile` writes them, in work/label."""
+    out_dir = os.path.join(work, label)
+    os.makedirs(out_dir, exist_ok=True)
     modules = []
     try:
         import torch
@@ -51,52 +51,96 @@ def main():
         sys.path.insert(0, os.path.join(HERE, "..", "models"))
         import models
         for name in ("resnet18", "mobilenet_v2"):
-            _, _, onnx = models.export(name, torch, torchvision, args.work)
-            out = os.path.join(args.work, name + ".kiln")
-            run([args.compile, onnx, "-o", out])
+            _, _, onnx = models.export(name, torch, torchvision, work)
+            out = os.path.join(out_dir, name + ".kiln")
+            run([compile, onnx, "-o", out])
             modules.append((name, out, 10))
     except ImportError as e:
         print("bench_runtime: models skipped: %s (python3-torch, python3-torchvision)" % e)
-    mm_src = os.path.join(args.work, "matmul.mlir")
+    mm_src = os.path.join(work, "matmul.mlir")
     with open(mm_src, "w") as f:
         f.write(MATMUL)
-    mm = os.path.join(args.work, "matmul.kiln")
-    run([args.compile, mm_src, "-o", mm])
-    tiny = os.path.join(args.work, "tiny.kiln")
-    run([args.compile, os.path.join(ROOT, "samples", "simple_mul.mlir"), "-o", tiny])
-    modules += [("matmul1024", mm, 10), ("tiny", tiny, 20000)]
-    builds = [("after", args.runtime)] + ([("before", args.before)] if args.before else [])
+    mm = os.path.join(out_dir, "matmul.kiln")
+    run([compile, mm_src, "-o", mm])
+    tiny = os.path.join(out_dir, "tiny.kiln")
+    run([compile, os.path.join(ROOT, "samples", "simple_mul.mlir"), "-o", tiny])
+    return modules + [("matmul1024", mm, 10), ("tiny", tiny, 20000)]
+
+
+def bench_defaults(bench, module, x, dev):
+    out = run([bench, "--module=" + module, "--device=" + dev, "--workers=2",
+               "--input=@" + x, "--input=@" + x])
+    def ms(label):
+        m = re.search(r"^%s\s+([0-9.]+) (ms|us)" % label, out, re.M)
+        return float(m.group(1)) * (1 if m.group(2) == "ms" else 1e-3)
+    return ms("min"), ms("median")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("--compile", "--bench", "--runtime", "--work"):
+        ap.add_argument(a, required=True)
+    ap.add_argument("--before", default=None)
+    ap.add_argument("--before-compile", default=None)
+    ap.add_argument("--before-bench", default=None)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    # Each build runs the modules its own compiler writes (formats differ).
+    builds = [("after", args.runtime, compile_modules(args.compile, args.work, "after"), args.bench)]
+    if args.before:
+        builds.append(("before", args.before,
+                       compile_modules(args.before_compile or args.compile, args.work, "before"),
+                       args.before_bench))
     figures = {}
     for _ in range(args.rounds):
-        for name, path, calls in modules:
+        for k in range(len(builds[0][2])):
             for dev in ("local-sync", "local-task"):
-                for label, exe in builds:
+                for label, exe, modules, _ in builds:
+                    name, path, calls = modules[k]
                     out = run([exe, path, dev, str(calls), "2"])
                     kv = dict(p.split("=") for p in out.split())
                     figures.setdefault((name, dev, label), []).append(
-                        {k: float(v) for k, v in kv.items()})
+                        {k2: float(v) for k2, v in kv.items()})
     print("load average: %s" % open("/proc/loadavg").read().split()[:3])
-    print("%-12s %-10s %-6s %10s %8s %10s %10s %10s %8s %s" % (
+    print("%-12s %-10s %-6s %10s %8s %10s %10s %10s %8s %6s %9s %9s %9s %6s" % (
         "module", "device", "build", "load us", "RSS KB", "prepare us",
-        "first us", "steady us", "flt/call", "(load+prep+first)/(1ms+1.2 steady)"))
-    for (name, dev, label), runs in figures.items():
+        "first us", "steady us", "flt/call", "ratio", "setup cpu", "first cpu",
+        "steady cpu", "ratio"))
+    for (name, dev, label), runs in sorted(figures.items(), key=lambda f: (
+            [m[0] for m in builds[0][2]].index(f[0][0]), f[0][1], f[0][2] != "before")):
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         fixed = med["load_us"] + med["prepare_us"] + med["first_us"]
-        print("%-12s %-10s %-6s %10.1f %8d %10.1f %10.1f %10.3f %8.2f %.2f" % (
+        line = "%-12s %-10s %-6s %10.1f %8d %10.1f %10.1f %10.3f %8.2f %6.2f" % (
             name, dev, label, med["load_us"], med["load_rss_kb"], med["prepare_us"],
             med["first_us"], med["steady_median_us"], med["minflt_per_call"],
-            fixed / (1000 + 1.2 * med["steady_median_us"])))
+            fixed / (1000 + 1.2 * med["steady_median_us"]))
+        if "setup_cpu_us" in med:
+            line += " %9.1f %9.1f %9.3f %6.2f" % (
+                med["setup_cpu_us"], med["first_cpu_us"], med["steady_cpu_us"],
+                (med["setup_cpu_us"] + med["first_cpu_us"]) /
+                (1000 + 1.2 * med["steady_cpu_us"]))
+        print(line)
+    print("ratio: (load + prepare + first call) / (1 ms + 1.2 x steady call); "
+          "wall time, then process CPU time")
+    # kiln-bench's pattern (a first call, then 10 timed) by CPU time too.
+    for (name, dev, label), runs in sorted(figures.items()):
+        if name == "matmul1024" and "steady_cpu_min_us" in runs[0]:
+            print("matmul 1024^3, %s, %s: 10 calls after the first, median/min: wall %.2f, CPU %.2f"
+                  " (median over rounds)" % (dev, label,
+                  statistics.median(r["steady_median_us"] / r["steady_min_us"] for r in runs),
+                  statistics.median(r["steady_cpu_us"] / r["steady_cpu_min_us"] for r in runs)))
     import numpy as np
     x = os.path.join(args.work, "matmul_x.npy")
     np.save(x, np.random.default_rng(0).standard_normal((1024, 1024), dtype=np.float32))
     for dev in ("local-sync", "local-task"):
-        out = run([args.bench, "--module=" + mm, "--device=" + dev, "--workers=2",
-                   "--input=@" + x, "--input=@" + x])
-        def ms(label):
-            m = re.search(r"^%s\s+([0-9.]+) (ms|us)" % label, out, re.M)
-            return float(m.group(1)) * (1 if m.group(2) == "ms" else 1e-3)
-        print("kiln-bench defaults, matmul 1024^3, %s: min %.2f ms, median %.2f ms, median/min %.2f"
-              % (dev, ms("min"), ms("median"), ms("median") / ms("min")))
+        for label, _, modules, bench in builds:
+            if not bench:
+                continue
+            mm = [m for m in modules if m[0] == "matmul1024"][0][1]
+            lo, med = bench_defaults(bench, mm, x, dev)
+            print("kiln-bench defaults, matmul 1024^3, %s, %s: min %.2f ms, median %.2f ms, "
+                  "median/min %.2f" % (dev, label, lo, med, med / lo))
 
 
 if __name__ == "__main__":
