@@ -133,7 +133,10 @@ typedef void (*kiln_dispatch_observer_fn)(void *user,
 
 typedef struct kiln_device_options {
   /* local-task: threads running workgroups (the caller counts as one);
-   * 0 = number of online cores. */
+   * 0 = number of online cores. The workers start (each with 512 KiB of
+   * stack faulted in) before kiln_device_create returns; idle ones spin
+   * 50 us before they sleep, and a dispatch never waits for a worker that
+   * had not joined by the time the caller ran out of workgroups. */
   uint32_t worker_count;
   /* cuda: device ordinal. */
   uint32_t cuda_ordinal;
@@ -269,7 +272,8 @@ kiln_tensor_type_t kiln_function_output_type(kiln_function_t function,
 size_t kiln_function_signature_format(kiln_function_t function, char *buf,
                                       size_t size);
 
-/* Loads the module's executables on device (variant selection, caching).
+/* Loads the module's executables on device (variant selection, each
+ * kernel's content hash, mapping: CPU kernels all in one mapping; cached).
  * Optional: kiln_function_call does it on first use. Fails naming what the
  * device offers and what the module holds when no variant fits. */
 kiln_status_t kiln_module_prepare(kiln_module_t *module, kiln_device_t *device);
@@ -282,7 +286,9 @@ kiln_status_t kiln_module_prepare(kiln_module_t *module, kiln_device_t *device);
  * and output buffers, views) comes from the device's pool, which keeps
  * freed blocks for reuse until the device is released; outputs return to
  * it when the caller releases them. So in steady state (outputs released
- * before the next call) a call allocates nothing and touches no new page. */
+ * before the next call) a call allocates nothing and touches no new page.
+ * Blocks of 2 MiB and more ask for transparent huge pages, so the first
+ * call's fresh buffers fault 2 MiB at a time. */
 kiln_status_t kiln_function_call(kiln_function_t function,
                                  kiln_device_t *device,
                                  kiln_buffer_view_t *const *inputs,
