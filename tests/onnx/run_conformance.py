@@ -17,7 +17,10 @@ test_data_set_0/{input,output}_N.pb). For each one:
            DEVICE with one --output=@out_N.npy per graph output;
   compare  ONNX's tolerances: rtol 1e-3, atol 1e-7 for floating point
            (NaN equals NaN), exact for integers and bools; shapes and
-           element types must match.
+           element types must match. Outputs drawn by a random operator
+           (Bernoulli, Random*, Multinomial, Dropout in training mode)
+           are checked for their shapes, support and statistics instead
+           (compare_random), since no two generators draw alike.
 Each case ends as
   passed   every output matches;
   skipped  the importer refused the model ("onnx: dynamic:", "onnx:
@@ -144,6 +147,67 @@ def compare(got, want):
     return "mismatch", "%d of %d elements differ (exact comparison)" % (bad, want.size)
 
 
+# ---- random operators: shapes and statistics, not values --------------------
+
+RANDOM_OPS = ("Bernoulli", "Multinomial", "RandomNormal", "RandomNormalLike", "RandomUniform",
+              "RandomUniformLike")
+
+
+def random_op(model, inputs):
+    """The random node whose draws a case's outputs carry (Dropout counts
+    when its training_mode is true or a run-time input), else None."""
+    feeds = dict(zip([vi.name for vi in model.graph.input], inputs))
+    consts = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    for n in model.graph.node:
+        if n.op_type in RANDOM_OPS:
+            return n
+        if n.op_type == "Dropout" and len(n.input) > 2 and n.input[2]:
+            v = feeds.get(n.input[2], consts.get(n.input[2]))
+            if v is None or bool(np.asarray(v).ravel()[0]):
+                return n
+    return None
+
+
+def within_binomial(k, n, p):
+    """K successes of N draws at probability P: within 4.5 standard
+    deviations (a false alarm about once in 150000 runs)."""
+    sd = (n * p * (1 - p)) ** 0.5
+    return abs(k - n * p) <= 4.5 * sd + 1e-9
+
+
+def compare_random(node, inputs, outs, wants):
+    """None when the outputs of a case drawn by random NODE are
+    consistent with it, else (reason, detail)."""
+    for k, (g, w) in enumerate(zip(outs, wants)):
+        if g.dtype != w.dtype or g.shape != w.shape:
+            return "mismatch", "output %d: %s %s, expected %s %s" % (k, g.dtype, g.shape, w.dtype, w.shape)
+    y = outs[0]
+    if node.op_type == "Dropout":
+        x = inputs[0]
+        r = float(np.asarray(inputs[1]).ravel()[0]) if len(inputs) > 1 else 0.5
+        kept = x / (1 - r) if r < 1 else np.zeros_like(x)
+        mask = outs[1] if len(outs) > 1 else ~np.isclose(y, 0) | (x == 0)
+        want = np.where(mask, kept, 0).astype(y.dtype)
+        if not np.allclose(y, want, rtol=1e-5, atol=1e-7):
+            return "mismatch", "output 0 is not x / (1 - ratio) where kept and 0 where dropped"
+        if not within_binomial(int(np.count_nonzero(~mask)), mask.size, r):
+            return "mismatch", "%d of %d dropped at ratio %g" % (int(np.count_nonzero(~mask)), mask.size, r)
+        return None
+    if node.op_type == "Bernoulli" or node.op_type == "RandomUniformLike":
+        if not np.all((y == 0) | (y == 1)):
+            return "mismatch", "output 0 holds values other than 0 and 1"
+        if node.op_type == "Bernoulli":
+            p = np.asarray(inputs[0], np.float64)
+            if np.any(y[p == 0] != 0) or np.any(y[p == 1] != 1):
+                return "mismatch", "output 0 differs where p is 0 or 1"
+            if y.size >= 50 and not within_binomial(int(np.count_nonzero(y)), y.size, float(p.mean())):
+                return "mismatch", "%d ones of %d at mean p %g" % (int(np.count_nonzero(y)), y.size, p.mean())
+        return None
+    if not np.all(np.isfinite(y)):
+        return "mismatch", "output 0 is not finite"
+    return None
+
+
 # ---- one case --------------------------------------------------------------
 
 class Tools:
@@ -216,9 +280,11 @@ def run_case(tools, root, work_root, name):
         model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
         argv = [tools.run, "--module=" + detail, "--device=" + tools.device]
         n_in = sum(1 for f in os.listdir(data) if re.fullmatch(r"input_\d+\.pb", f))
+        inputs = []
         for k in range(n_in):
             p = os.path.join(work, "in%d.npy" % k)
-            np.save(p, load_tensor(os.path.join(data, "input_%d.pb" % k)))
+            inputs.append(load_tensor(os.path.join(data, "input_%d.pb" % k)))
+            np.save(p, inputs[-1])
             argv.append("--input=@" + p)
         outs = []
         for k in range(len(model.graph.output)):
@@ -227,10 +293,18 @@ def run_case(tools, root, work_root, name):
         r = tools.sh(argv)
         if r.returncode != 0:
             return name, "run error", error_line(r.stderr, "kiln-run")
-        for k, p in enumerate(outs):
+        for p in outs:
             if not os.path.exists(p):
                 return name, "run error", "kiln-run wrote no %s" % os.path.basename(p)
-            why = compare(np.load(p), load_tensor(os.path.join(data, "output_%d.pb" % k)))
+        got = [np.load(p) for p in outs]
+        want = [load_tensor(os.path.join(data, "output_%d.pb" % k)) for k in range(len(outs))]
+        rnd = random_op(model, inputs)
+        if rnd is not None:  # drawn at random: shapes and statistics
+            why = compare_random(rnd, inputs, got, want)
+            if why:
+                return name, why[0], "%s (random %s)" % (why[1], rnd.op_type)
+        for k in range(len(outs)) if rnd is None else ():
+            why = compare(got[k], want[k])
             if why:
                 return name, why[0], "output %d: %s" % (k, why[1])
     except subprocess.TimeoutExpired as e:

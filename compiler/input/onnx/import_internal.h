@@ -91,6 +91,8 @@ enum {
   OI_RNN, OI_GRU, OI_LSTM,
   /* integer products: the QLinear form (requantized) */
   OI_QLINEAR,
+  /* random generators */
+  OI_RANDOM_UNIFORM, OI_RANDOM_NORMAL, OI_RANDOM_UNIFORM_LIKE, OI_RANDOM_NORMAL_LIKE, OI_BERNOULLI,
 };
 
 #define OI_OP(NAME, MIN, MAX, FN, KIND, FORM) bool FN(oi_ctx *c, oi_node *n);
@@ -309,6 +311,11 @@ kiln_value *oi_transpose(oi_ctx *c, kiln_value *v, const int64_t *perm);
 kiln_value *oi_transpose_val(oi_ctx *c, oi_val *v, const int64_t *perm);
 /* Element type conversion of a whole tensor. */
 kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to);
+
+/* ---- random generators (import_random.c) ---- */
+/* Dropout in training mode (TRAIN a run-time or constant bool; RATIO
+ * optional, 0.5 when absent). */
+bool oi_dropout_training(oi_ctx *c, oi_node *n, oi_val *x, oi_val *ratio, oi_val *train);
 
 /* ---- elementary functions without an IR op (import_math.c) ---- */
 kiln_value *oi_log1p(kiln_builder *b, kiln_value *x);

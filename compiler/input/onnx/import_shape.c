@@ -1,4 +1,5 @@
-/* Data-movement family: Identity, Dropout (inference), Reshape, Flatten,
+/* Data-movement family: Identity, Dropout (inference; training mode is a
+ * random generator, import_random.c), Reshape, Flatten,
  * Squeeze, Unsqueeze, Transpose, Concat, Slice, Split, Gather,
  * GatherElements, Expand, Tile, Pad, Trilu.
  *
@@ -76,11 +77,12 @@ bool oi_import_dropout(oi_ctx *c, oi_node *n) {
   if (!oi_arity(c, n, 1, 3, 1, 2) || !oi_attrs_only(c, n, known)) return false;
   oi_val *x = oi_in(c, n, 0), *tm = oi_opt_in(n, 2);
   if (!x) return false;
-  if (tm) {
+  if (tm) { /* training mode (or a run-time choice): random, import_random.c */
+    if (tm->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL || oi_numel(tm->type) != 1)
+      return oi_invalid(c, "training_mode must be one bool");
     int64_t *v, cnt;
-    if (!oi_const_ints(c, tm, "input 2 (training_mode)", &v, &cnt)) return false;
-    if (cnt != 1) return oi_invalid(c, "training_mode must be a scalar");
-    if (v[0]) return oi_unsupported(c, "training_mode = true (inference only)");
+    if (!oi_const(c, tm) || (oi_const_ints(c, tm, "input 2 (training_mode)", &v, &cnt) && v[0]))
+      return oi_dropout_training(c, n, x, oi_opt_in(n, 1), tm);
   }
   oi_set_out_alias(c, n, 0, x);
   if (oi_has_out(n, 1)) {
