@@ -261,7 +261,8 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
   c->b.loc.col = 0;
   c->b.loc.nodes = node_label(c->ctx, np, index);
   oi_upgrade up;
-  if (!oi_upgrade_node(c, &n, row->form, &up) || !row->fn(c, &n) || !oi_upgrade_outputs(c, &n, &up))
+  if (!oi_upgrade_node(c, &n, row->form, &up) || (!up.done && !row->fn(c, &n)) ||
+      !oi_upgrade_outputs(c, &n, &up))
     return false;
   for (size_t i = 0; i < n.nout; i++) {
     if (!np->output[i][0]) continue;

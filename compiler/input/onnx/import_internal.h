@@ -93,6 +93,8 @@ enum {
   OI_QLINEAR,
   /* random generators */
   OI_RANDOM_UNIFORM, OI_RANDOM_NORMAL, OI_RANDOM_UNIFORM_LIKE, OI_RANDOM_NORMAL_LIKE, OI_BERNOULLI,
+  /* optimizers (ai.onnx.preview.training) */
+  OI_ADAGRAD, OI_ADAM, OI_MOMENTUM,
 };
 
 #define OI_OP(NAME, MIN, MAX, FN, KIND, FORM) bool FN(oi_ctx *c, oi_node *n);
@@ -103,9 +105,9 @@ enum {
 
 /* ---- version conversion (import_upgrade.c, onnx_forms.def) ---- */
 typedef enum {
-  OI_STEP_END, OI_STEP_TO_INPUT, OI_STEP_NEW_ATTR, OI_STEP_GONE_ATTR, OI_STEP_INSERT_INPUT,
+  OI_STEP_END, OI_STEP_TO_INPUT, OI_STEP_NEW_ATTR, OI_STEP_INSERT_INPUT,
   OI_STEP_EMPTY_ABSENT, OI_STEP_COERCE_2D, OI_STEP_OUT_LIKE_X, OI_STEP_TRAINING_OUTPUTS,
-  OI_STEP_UPSAMPLE_NEAREST,
+  OI_STEP_UPSAMPLE_NEAREST, OI_STEP_BN_SPATIAL,
 } oi_step_kind;
 /* What an attribute that became an input turns into. */
 enum { OI_AS_INTS = 1, OI_AS_INT_1D, OI_AS_FLOATS, OI_AS_F32, OI_AS_X_SCALAR };
@@ -115,7 +117,7 @@ typedef struct oi_step {
   int pos;          /* input / output position */
   int as;           /* OI_AS_* */
   const char *str;  /* NEW_ATTR_S value */
-  int64_t i;        /* GONE_ATTR value, COERCE_2D default axis */
+  int64_t i;        /* COERCE_2D default axis */
   double f;         /* TO_INPUT_DEF value */
   bool has_default;
 } oi_step;
@@ -124,13 +126,13 @@ typedef struct oi_step {
 #define OI_TO_INPUT_DEF(a, p, as, v) {OI_STEP_TO_INPUT, a, p, as, NULL, 0, v, true}
 #define OI_NEW_ATTR(a) {OI_STEP_NEW_ATTR, a, 0, 0, NULL, 0, 0, false}
 #define OI_NEW_ATTR_S(a, s) {OI_STEP_NEW_ATTR, a, 0, 0, s, 0, 0, false}
-#define OI_GONE_ATTR(a, v) {OI_STEP_GONE_ATTR, a, 0, 0, NULL, v, 0, false}
 #define OI_INSERT_INPUT(p) {OI_STEP_INSERT_INPUT, NULL, p, 0, NULL, 0, 0, false}
 #define OI_EMPTY_ABSENT(p) {OI_STEP_EMPTY_ABSENT, NULL, p, 0, NULL, 0, 0, false}
 #define OI_COERCE_2D(axis) {OI_STEP_COERCE_2D, NULL, 0, 0, NULL, axis, 0, false}
 #define OI_OUT_LIKE_X(p) {OI_STEP_OUT_LIKE_X, NULL, p, 0, NULL, 0, 0, false}
 #define OI_TRAINING_OUTPUTS {OI_STEP_TRAINING_OUTPUTS, NULL, 0, 0, NULL, 0, 0, false}
 #define OI_UPSAMPLE_NEAREST {OI_STEP_UPSAMPLE_NEAREST, NULL, 0, 0, NULL, 0, 0, false}
+#define OI_BN_SPATIAL {OI_STEP_BN_SPATIAL, "spatial", 0, 0, NULL, 0, 0, false}
 enum {
 #define OI_FORM(ID, ...) OI_FORM_##ID,
 #include "onnx_forms.def"
@@ -142,6 +144,7 @@ typedef struct oi_upgrade {
   const kiln_type *reshape_out0;   /* output 0 back to this shape */
   int out_like_x;                  /* output that takes input 0's type */
   size_t nout_old;                 /* outputs hidden from the function */
+  bool done;                       /* the conversion imported the node itself */
 } oi_upgrade;
 /* Rewrites node N of form FORM into the newest form (a copy). */
 bool oi_upgrade_node(oi_ctx *c, oi_node *n, int form, oi_upgrade *u);
@@ -313,6 +316,8 @@ kiln_value *oi_transpose_val(oi_ctx *c, oi_val *v, const int64_t *perm);
 kiln_value *oi_cast_tensor(oi_ctx *c, kiln_value *v, int32_t from, int32_t to);
 
 /* ---- random generators (import_random.c) ---- */
+/* BatchNormalization-7 with spatial = 0 (import_norm.c). */
+bool oi_batchnorm_per_activation(oi_ctx *c, oi_node *n);
 /* Dropout in training mode (TRAIN a run-time or constant bool; RATIO
  * optional, 0.5 when absent). */
 bool oi_dropout_training(oi_ctx *c, oi_node *n, oi_val *x, oi_val *ratio, oi_val *train);

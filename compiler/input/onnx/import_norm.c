@@ -1,5 +1,6 @@
-/* Normalizations: BatchNormalization (inference), InstanceNormalization,
- * LayerNormalization.
+/* Normalizations: BatchNormalization (inference and training mode; the
+ * per-activation form of BatchNormalization-7's spatial = 0),
+ * InstanceNormalization, LayerNormalization.
  *
  * Takes: float inputs. Guarantees: statistics are reductions (oi_reduce)
  * and the normalization one broadcasting elementwise generic per step:
@@ -75,6 +76,42 @@ static bool check_1d(oi_ctx *c, oi_val *v, int64_t size, const char *what) {
   return true;
 }
 
+static bool blend_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  double *m = u; /* running * momentum + batch * (1 - momentum) */
+  const kiln_type *t = a[0]->type;
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, a[0], oi_scalar(b, t, *m, 0)),
+                oi_op2(b, KILN_OP_ARITH_MULF, a[1], oi_scalar(b, t, 1 - *m, 0)));
+  return true;
+}
+
+/* Training mode: the batch's mean and (population) variance over every
+ * axis but 1 normalize X; outputs 1 and 2 are the running statistics
+ * blended with them by momentum. */
+static bool batchnorm_training(oi_ctx *c, oi_node *n, oi_val *const *v, norm_user *nu) {
+  const kiln_type *t = v[0]->type;
+  int64_t C = t->shape[1];
+  double mom;
+  if (!oi_attr_float(c, n, "momentum", 0.9, &mom)) return false;
+  bool axes[OI_MAX_RANK] = {0};
+  for (uint32_t d = 0; d < t->rank; d++) axes[d] = d != 1;
+  kiln_value *xv = oi_ir(c, v[0]), *mean, *var;
+  if (!xv || !moments(c, xv, v[0]->dtype, axes, &mean, &var)) return false;
+  kiln_value *ins[5] = {xv, mean, var, along(c, v[1], t, 1), along(c, v[2], t, 1)};
+  if (!ins[3] || !ins[4]) return false;
+  kiln_value *r = oi_elementwise_ir(c, 5, ins, t->rank, t->shape, t->elem, norm_body, nu);
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, v[0]->dtype);
+  for (size_t k = 1; k < 3; k++) {
+    if (!oi_has_out(n, k)) continue;
+    kiln_value *run = oi_ir(c, v[2 + k]);
+    kiln_value *pair[2] = {run, oi_reshape(c, k == 1 ? mean : var, 1, &C)};
+    kiln_value *o = run ? oi_elementwise_ir(c, 2, pair, 1, &C, t->elem, blend_body, &mom) : NULL;
+    if (!o) return false;
+    oi_set_out(c, n, k, o, v[0]->dtype);
+  }
+  return true;
+}
+
 bool oi_import_batchnorm(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"epsilon", "momentum", "training_mode", NULL};
   if (!oi_arity(c, n, 5, 5, 1, 3) || !oi_attrs_only(c, n, known)) return false;
@@ -88,15 +125,43 @@ bool oi_import_batchnorm(oi_ctx *c, oi_node *n) {
   int64_t training;
   if (!oi_attr_float(c, n, "epsilon", 1e-5, &nu.eps) || !oi_attr_int(c, n, "training_mode", 0, &training))
     return false;
-  if (training || oi_has_out(n, 1) || oi_has_out(n, 2)) return oi_unsupported(c, "training mode (inference only)");
   const kiln_type *t = v[0]->type;
   if (t->rank < 2) return oi_invalid(c, "X must have rank >= 2");
   int64_t C = t->shape[1];
   static const char *const names[] = {"X", "scale", "B", "mean", "var"};
   for (size_t i = 1; i < 5; i++)
     if (!check_1d(c, v[i], C, names[i])) return false;
+  if (training) return batchnorm_training(c, n, v, &nu);
+  if (oi_has_out(n, 1) || oi_has_out(n, 2)) return oi_invalid(c, "outputs 1 and 2 are for training mode");
   kiln_value *ins[5] = {oi_ir(c, v[0]), along(c, v[3], t, 1), along(c, v[4], t, 1), along(c, v[1], t, 1),
                         along(c, v[2], t, 1)};
+  for (int i = 0; i < 5; i++)
+    if (!ins[i]) return false;
+  kiln_value *r = oi_elementwise_ir(c, 5, ins, t->rank, t->shape, t->elem, norm_body, &nu);
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, v[0]->dtype);
+  return true;
+}
+
+bool oi_batchnorm_per_activation(oi_ctx *c, oi_node *n) {
+  if (!oi_arity(c, n, 5, 5, 1, 5)) return false;
+  for (size_t k = 1; k < n->nout; k++)
+    if (oi_has_out(n, k)) return oi_unsupported(c, "training mode with spatial = 0");
+  oi_val *v[5];
+  for (size_t i = 0; i < 5; i++)
+    if (!(v[i] = oi_in(c, n, i))) return false;
+  if (!oi_check_type(c, v[0], OI_T_FLOAT, "input 0")) return false;
+  norm_user nu;
+  if (!oi_attr_float(c, n, "epsilon", 1e-5, &nu.eps)) return false;
+  /* scale, B, mean, var are [C, D1, ...]: one value per activation,
+   * broadcast over the batch */
+  const kiln_type *t = v[0]->type;
+  for (size_t i = 1; i < 5; i++) {
+    bool ok = v[i]->dtype == v[0]->dtype && v[i]->type->rank + 1 == t->rank;
+    for (uint32_t d = 0; ok && d + 1 < t->rank; d++) ok = v[i]->type->shape[d] == t->shape[d + 1];
+    if (!ok) return oi_invalid(c, "with spatial = 0, input %zu must be X's shape without N", i);
+  }
+  kiln_value *ins[5] = {oi_ir(c, v[0]), oi_ir(c, v[3]), oi_ir(c, v[4]), oi_ir(c, v[1]), oi_ir(c, v[2])};
   for (int i = 0; i < 5; i++)
     if (!ins[i]) return false;
   kiln_value *r = oi_elementwise_ir(c, 5, ins, t->rank, t->shape, t->elem, norm_body, &nu);

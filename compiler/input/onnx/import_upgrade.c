@@ -8,9 +8,11 @@
  * the NodeProto (the model is not touched) whose attribute list and
  * inputs are rewritten (attributes that became inputs are constant
  * inputs, attributes added later carry the old behaviour or are refused
- * when present, removed attributes are accepted only with the meaning
- * that was kept); oi_upgrade_outputs then maps the outputs back where the
- * old form's outputs differ (Softmax's 2-D view, Dropout-7's mask type).
+ * when present, a removed attribute is dropped when it has the meaning
+ * that was kept, and for a meaning no newer version has, BatchNorm-7's
+ * spatial = 0, the conversion imports the node itself and sets u->done);
+ * oi_upgrade_outputs then maps the outputs back where the old form's
+ * outputs differ (Softmax's 2-D view, Dropout-7's mask type).
  * Every refusal names the attribute and the opset. */
 #include <string.h>
 
@@ -245,15 +247,6 @@ bool oi_upgrade_node(oi_ctx *c, oi_node *n, int form, oi_upgrade *u) {
       if (a) return oi_invalid(c, "attribute '%s' does not exist in this version of %s", s->attr, n->op_type);
       if (s->str) oi_set_attr_string(c, n, u, s->attr, s->str);
       break;
-    case OI_STEP_GONE_ATTR:
-      if (a && (a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT || a->i != s->i))
-        return oi_unsupported(c, "attribute '%s' other than %lld (removed in later versions)", s->attr,
-                              (long long)s->i);
-      if (a) {
-        own_node(c, n, u);
-        drop_attr(u->copy, s->attr);
-      }
-      break;
     case OI_STEP_INSERT_INPUT:
       if ((size_t)s->pos <= n->nin) insert_input(c, n, u, (size_t)s->pos, NULL, "");
       break;
@@ -276,6 +269,19 @@ bool oi_upgrade_node(oi_ctx *c, oi_node *n, int form, oi_upgrade *u) {
     case OI_STEP_UPSAMPLE_NEAREST:
       if (!upsample_nearest(c, n, u)) return false;
       break;
+    case OI_STEP_BN_SPATIAL: {
+      int64_t sp;
+      if (!oi_attr_int(c, n, "spatial", 1, &sp)) return false;
+      if (sp == 0) { /* per activation: no newer form has it */
+        u->done = true;
+        return oi_batchnorm_per_activation(c, n);
+      }
+      if (a) {
+        own_node(c, n, u);
+        drop_attr(u->copy, "spatial");
+      }
+      break;
+    }
     default: break;
     }
   }
