@@ -104,7 +104,7 @@ bool oi_import_constant_of_shape(oi_ctx *c, oi_node *n) {
   }
   const kiln_type *t = oi_tensor_type(c, (uint32_t)rank, dims, dt);
   const kiln_attr *r = oi_dtype_is_float(dt) ? kiln_attr_dense_splat_float(c->ctx, t, f)
-                                             : kiln_attr_dense_splat_int(c->ctx, t, iv);
+                                             : oi_splat_int(c, t, iv);
   oi_set_out_const(c, n, 0, r, dt);
   return true;
 }

@@ -228,6 +228,8 @@ void oi_set_out_alias(oi_ctx *c, oi_node *n, size_t i, oi_val *v);
 /* Dense constant from host integers / doubles of the given type. */
 const kiln_attr *oi_dense_ints(oi_ctx *c, const kiln_type *t, const int64_t *v);
 const kiln_attr *oi_dense_floats(oi_ctx *c, const kiln_type *t, const double *v);
+/* Splat of one integer (bools as the byte 0 or 1). */
+const kiln_attr *oi_splat_int(oi_ctx *c, const kiln_type *t, int64_t v);
 /* Arity checks. */
 bool oi_arity(oi_ctx *c, oi_node *n, size_t min_in, size_t max_in,
               size_t min_out, size_t max_out);

@@ -87,7 +87,7 @@ bool oi_import_dropout(oi_ctx *c, oi_node *n) {
   oi_set_out_alias(c, n, 0, x);
   if (oi_has_out(n, 1)) {
     const kiln_type *mt = oi_tensor_type(c, x->type->rank, x->type->shape, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
-    oi_set_out_const(c, n, 1, kiln_attr_dense_splat_int(c->ctx, mt, 1), ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+    oi_set_out_const(c, n, 1, oi_splat_int(c, mt, 1), ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
   }
   return true;
 }

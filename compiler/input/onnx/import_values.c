@@ -112,6 +112,16 @@ const kiln_attr *oi_dense_ints(oi_ctx *c, const kiln_type *t, const int64_t *v) 
   return kiln_attr_dense(c->ctx, t, false, buf, (size_t)n * es);
 }
 
+const kiln_attr *oi_splat_int(oi_ctx *c, const kiln_type *t, int64_t v) {
+  /* bools as the byte 0 or 1 that buffers hold (the IR's i1 splat would
+   * store true as all ones, which kernels reading the byte misread) */
+  if (t->elem->kind == KILN_TYPE_INTEGER && t->elem->width == 1) {
+    char byte = v != 0;
+    return kiln_attr_dense(c->ctx, t, true, &byte, 1);
+  }
+  return kiln_attr_dense_splat_int(c->ctx, t, v);
+}
+
 const kiln_attr *oi_dense_floats(oi_ctx *c, const kiln_type *t, const double *v) {
   int64_t n = oi_numel(t);
   size_t es = kiln_dense_elem_size(t->elem);

@@ -1,0 +1,250 @@
+#!/usr/bin/python3
+"""Older operator versions (opsets 1..12) through the importer's version
+conversion, each compared with numpy.
+
+usage: old_forms.py --compile=KILN_COMPILE --run=KILN_RUN --work=DIR [NAME...]
+
+ONNX's node tests cover few of the older forms that real models carry
+(attributes that later became inputs, changed defaults, Softmax's 2-D
+view, Upsample). Each case here is a one-node model at an older opset,
+built with python3-onnx's helper, with inputs from a fixed seed and the
+expected outputs computed by numpy following that version's definition
+(not the newest one). Each is compiled by kiln-compile, run by kiln-run
+on local-task and compared (rtol 1e-5, atol 1e-6; integers exactly).
+Prints one line per case and `N passed, N failed`; exit 1 when any
+failed, 77 when python3-onnx/numpy or the tools are missing.
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError as e:
+    print("skipped: python3-onnx or numpy is missing (%s)" % e)
+    sys.exit(77)
+
+RNG = np.random.default_rng(0)
+F = np.float32
+
+
+def r(*shape):
+    return RNG.standard_normal(shape).astype(F)
+
+
+def dtype_of(a):
+    return {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.float64): TensorProto.DOUBLE,
+            np.dtype(np.int64): TensorProto.INT64, np.dtype(np.int32): TensorProto.INT32,
+            np.dtype(np.bool_): TensorProto.BOOL, np.dtype(np.uint8): TensorProto.UINT8}[a.dtype]
+
+
+def softmax2d(x, axis, op):
+    """Softmax-1's definition: x as 2-D [prod(:axis), prod(axis:)]."""
+    axis = axis % x.ndim
+    m = x.reshape(int(np.prod(x.shape[:axis])), -1)
+    if op == "Hardmax":
+        y = np.zeros_like(m)
+        y[np.arange(m.shape[0]), m.argmax(1)] = 1
+    else:
+        e = np.exp(m - m.max(1, keepdims=True))
+        y = e / e.sum(1, keepdims=True)
+        if op == "LogSoftmax":
+            y = np.log(y)
+    return y.reshape(x.shape)
+
+
+def upsample_linear(x, scales):
+    """Upsample-9 / Resize-10 linear: asymmetric coordinates o / scale."""
+    y = x
+    for ax, s in enumerate(scales):
+        n = y.shape[ax]
+        o = np.arange(int(np.floor(n * s)))
+        src = o / s
+        i0 = np.minimum(np.floor(src).astype(int), n - 1)
+        i1 = np.minimum(i0 + 1, n - 1)
+        w = (src - i0).reshape([-1 if k == ax else 1 for k in range(y.ndim)])
+        y = np.take(y, i0, ax) * (1 - w) + np.take(y, i1, ax) * w
+    return y.astype(F)
+
+
+def nearest(x, scales, rnd):
+    y = x
+    for ax, s in enumerate(scales):
+        n = y.shape[ax]
+        src = rnd(np.arange(int(np.floor(n * s))) / s).astype(int)
+        y = np.take(y, np.minimum(src, n - 1), ax)
+    return y
+
+
+def case(name, opset, op, inputs, attrs, outputs, inits=(), domain=""):
+    """inputs / inits: [(name, array)]; outputs: [(name, expected array)]."""
+    return dict(name=name, opset=opset, op=op, inputs=list(inputs), attrs=attrs, outputs=list(outputs),
+                inits=list(inits), domain=domain)
+
+
+def cases():
+    x4 = r(2, 3, 4, 5)
+    x23 = r(2, 3)
+    xs = r(1, 3, 1, 2)
+    x45 = r(4, 5)
+    bn = dict(x=r(2, 3, 4), s=r(3, 4), b=r(3, 4), m=r(3, 4), v=np.abs(r(3, 4)) + 0.5)
+    t = r(3, 4)
+    xi = RNG.integers(0, 9, (3, 4)).astype(np.int64)
+    yield case("squeeze1_axes", 1, "Squeeze", [("x", xs)], dict(axes=[0, 2]), [("y", xs.reshape(3, 2))])
+    yield case("squeeze11_all", 11, "Squeeze", [("x", xs)], {}, [("y", xs.reshape(3, 2))])
+    yield case("unsqueeze11_neg", 11, "Unsqueeze", [("x", x23)], dict(axes=[0, -1]), [("y", x23.reshape(1, 2, 3, 1))])
+    yield case("slice1_axes", 9, "Slice", [("x", x45)], dict(starts=[1, 0], ends=[3, -1], axes=[0, 1]),
+               [("y", x45[1:3, 0:-1])])
+    yield case("slice1_no_axes", 1, "Slice", [("x", x45)], dict(starts=[2, 1], ends=[100, 3]), [("y", x45[2:, 1:3])])
+    x6 = r(6)
+    yield case("split2_sizes", 2, "Split", [("x", x6)], dict(split=[2, 4]), [("a", x6[:2]), ("b", x6[2:])])
+    yield case("split11_equal", 11, "Split", [("x", x4)], dict(axis=1), [("a", x4[:, :1]), ("b", x4[:, 1:2]),
+                                                                      ("c", x4[:, 2:])])
+    yield case("pad2_constant", 2, "Pad", [("x", x23)], dict(pads=[1, 0, 0, 2], value=1.5),
+               [("y", np.pad(x23, ((1, 0), (0, 2)), constant_values=1.5))])
+    yield case("pad2_reflect", 2, "Pad", [("x", x45)], dict(pads=[0, 2, 1, 1], mode="reflect"),
+               [("y", np.pad(x45, ((0, 1), (2, 1)), mode="reflect"))])
+    yield case("pad2_edge", 2, "Pad", [("x", x45)], dict(pads=[2, 0, 0, 3], mode="edge"),
+               [("y", np.pad(x45, ((2, 0), (0, 3)), mode="edge"))])
+    yield case("clip6_both", 6, "Clip", [("x", x4)], dict(min=-0.5, max=0.7), [("y", np.clip(x4, -0.5, 0.7))])
+    big = np.array([-np.inf, -1, 0, 2, np.inf], F)
+    yield case("clip6_max_only", 6, "Clip", [("x", big)], dict(max=1.0),
+               [("y", np.clip(big, -3.4028234663852886e38, 1.0).astype(F))])
+    yield case("reducesum11_axes", 11, "ReduceSum", [("x", x4)], dict(axes=[1, -1], keepdims=0),
+               [("y", x4.sum((1, 3)))])
+    yield case("reducesum1_all", 1, "ReduceSum", [("x", x23)], {}, [("y", x23.sum(keepdims=True))])
+    for op in ("Softmax", "LogSoftmax", "Hardmax"):
+        yield case(op.lower() + "11_axis1", 11, op, [("x", x4)], {}, [("y", softmax2d(x4, 1, op))])
+        yield case(op.lower() + "1_axis0", 1, op, [("x", x23)], dict(axis=0), [("y", softmax2d(x23, 0, op))])
+        yield case(op.lower() + "11_last", 11, op, [("x", x23)], dict(axis=-1), [("y", softmax2d(x23, 1, op))])
+    srt = np.argsort(-t, axis=1, kind="stable")[:, :2]
+    yield case("topk1_attr", 1, "TopK", [("x", t)], dict(k=2), [("v", np.take_along_axis(t, srt, 1)), ("i", srt)])
+    yield case("topk10_input", 10, "TopK", [("x", t)], dict(axis=0), [("v", -np.sort(-t, 0)[:1]),
+                                                                       ("i", np.argsort(-t, 0, kind="stable")[:1])],
+               inits=[("k", np.array([1], np.int64))])
+    yield case("dropout7_mask", 7, "Dropout", [("x", x23)], dict(ratio=0.3), [("y", x23), ("m", np.ones_like(x23))])
+    yield case("dropout10_mask", 10, "Dropout", [("x", x23)], dict(ratio=0.3), [("y", x23),
+                                                                              ("m", np.ones(x23.shape, bool))])
+    u = r(1, 1, 2, 3)
+    yield case("upsample7_nearest", 7, "Upsample", [("x", u)], dict(scales=[1.0, 1.0, 2.0, 3.0]),
+               [("y", nearest(u, [1, 1, 2, 3], np.floor))])
+    yield case("upsample9_linear", 9, "Upsample", [("x", u)], dict(mode="linear"),
+               [("y", upsample_linear(u, [1, 1, 2, 2]))], inits=[("s", np.array([1, 1, 2, 2], F))])
+    d = r(1, 1, 5, 5)
+    yield case("resize10_nearest_down", 10, "Resize", [("x", d)], {},
+               [("y", nearest(d, [1, 1, 0.6, 0.6], np.ceil))], inits=[("s", np.array([1, 1, 0.6, 0.6], F))])
+    yield case("resize10_linear_up", 10, "Resize", [("x", u)], dict(mode="linear"),
+               [("y", upsample_linear(u, [1, 1, 2, 1.5]))], inits=[("s", np.array([1, 1, 2, 1.5], F))])
+    yield case("resize11_sizes", 11, "Resize", [("x", u)], dict(mode="nearest", coordinate_transformation_mode="asymmetric"),
+               [("y", nearest(u, [1, 1, 2, 2], lambda v: np.ceil(v - 0.5)))],  # round_prefer_floor
+               inits=[("roi", np.zeros(0, F)), ("scales", np.zeros(0, F)), ("sizes", np.array([1, 1, 4, 6], np.int64))])
+    norm = (bn["x"] - bn["m"]) / np.sqrt(bn["v"] + 1e-5) * bn["s"] + bn["b"]
+    yield case("batchnorm7_spatial0", 7, "BatchNormalization", [("x", bn["x"])], dict(spatial=0),
+               [("y", norm.astype(F))], inits=[(k, bn[k]) for k in ("s", "b", "m", "v")])
+    bx, c3 = r(2, 3, 4), [r(3) for _ in range(4)]
+    c3[3] = np.abs(c3[3]) + 0.5
+    mean, var = bx.mean((0, 2)), bx.var((0, 2))
+    yb = (bx - mean[:, None]) / np.sqrt(var[:, None] + 1e-5) * c3[0][:, None] + c3[1][:, None]
+    yield case("batchnorm9_training", 9, "BatchNormalization", [("x", bx)], dict(momentum=0.8),
+               [("y", yb.astype(F)), ("rm", (c3[2] * 0.8 + mean * 0.2).astype(F)),
+                ("rv", (c3[3] * 0.8 + var * 0.2).astype(F))],
+               inits=list(zip(("s", "b", "m", "v"), c3)))
+    yield case("argmax11", 11, "ArgMax", [("x", x4)], dict(axis=-2, keepdims=0), [("y", x4.argmax(-2))])
+    g = r(2, 3, 4)
+    gi = np.array([[1, 2], [0, 1]], np.int64)
+    yield case("gathernd11", 11, "GatherND", [("x", g)], {}, [("y", g[gi[:, 0], gi[:, 1]])], inits=[("i", gi)])
+    sd, si, su = np.zeros((3, 3), F), np.array([[1, 0, 2], [0, 2, 1]], np.int64), r(2, 3)
+    want = sd.copy()
+    for a in range(2):
+        for b in range(3):
+            want[si[a, b], b] = su[a, b]
+    yield case("scatter9", 9, "Scatter", [("x", sd)], {}, [("y", want)], inits=[("i", si), ("u", su)])
+    ds = r(1, 8, 2, 3)
+    dcr = ds.reshape(1, 2, 2, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6)
+    yield case("depthtospace1", 1, "DepthToSpace", [("x", ds)], dict(blocksize=2), [("y", dcr)])
+    yield case("reshape5", 5, "Reshape", [("x", x4)], {}, [("y", x4.reshape(6, -1))],
+               inits=[("s", np.array([6, -1], np.int64))])
+    yield case("gemm7_c", 7, "Gemm", [("a", t)], dict(alpha=0.5, transB=1), [("y", 0.5 * t @ t.T + x23[:1, :1])],
+               inits=[("b", t), ("c", x23[:1, :1].copy())])
+    q = r(2, 4)
+    yield case("quantize10", 10, "QuantizeLinear", [("x", q)], {},
+               [("y", np.clip(np.round(q / 0.05) + 10, 0, 255).astype(np.uint8))],
+               inits=[("s", np.array(0.05, F)), ("z", np.array(10, np.uint8))])
+    yield case("maxpool1", 1, "MaxPool", [("x", x4)], dict(kernel_shape=[2, 2], strides=[2, 2]),
+               [("y", x4[:, :, :4, :4].reshape(2, 3, 2, 2, 2, 2).max((3, 5)))])
+    yield case("averagepool7_count_pad", 7, "AveragePool", [("x", x4)],
+               dict(kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1),
+               [("y", np.pad(x4, ((0, 0), (0, 0), (1, 1), (1, 1)))[:, :, :6, :6].reshape(2, 3, 3, 2, 3, 2)
+                 .mean((3, 5)).astype(F))])
+    yield case("concat4", 4, "Concat", [("a", x23), ("b", x23)], dict(axis=1), [("y", np.concatenate([x23, x23], 1))])
+    yield case("cast6_int", 6, "Cast", [("x", xi)], dict(to=TensorProto.FLOAT), [("y", xi.astype(F))])
+
+
+def build(c):
+    ins = [helper.make_tensor_value_info(n, dtype_of(a), a.shape) for n, a in c["inputs"]]
+    outs = [helper.make_tensor_value_info(n, dtype_of(a), a.shape) for n, a in c["outputs"]]
+    inits = [numpy_helper.from_array(a, n) for n, a in c["inits"]]
+    names = [n for n, _ in c["inputs"]] + [n for n, _ in c["inits"]]
+    node = helper.make_node(c["op"], names, [n for n, _ in c["outputs"]], domain=c["domain"], **c["attrs"])
+    g = helper.make_graph([node], c["name"], ins, outs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(c["domain"], c["opset"])])
+    m.ir_version = 6
+    return m
+
+
+def run(args, c):
+    work = os.path.join(args.work, c["name"])
+    os.makedirs(work, exist_ok=True)
+    model, kiln = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
+    onnx.save(build(c), model)
+    p = subprocess.run([args.compile, model, "-o", kiln], capture_output=True, text=True)
+    if p.returncode:
+        return "compile error: " + (p.stderr.strip().splitlines() or ["?"])[-1]
+    argv = [args.run, "--module=" + kiln, "--device=local-task"]
+    for n, a in c["inputs"]:
+        np.save(os.path.join(work, n + ".npy"), a)
+        argv.append("--input=@" + os.path.join(work, n + ".npy"))
+    outs = [os.path.join(work, "out_%s.npy" % n) for n, _ in c["outputs"]]
+    p = subprocess.run(argv + ["--output=@" + o for o in outs], capture_output=True, text=True)
+    if p.returncode:
+        return "run error: " + (p.stderr.strip().splitlines() or ["?"])[-1]
+    for (n, want), o in zip(c["outputs"], outs):
+        got = np.load(o)
+        if got.shape != want.shape or got.dtype != want.dtype:
+            return "output %s: %s %s, expected %s %s" % (n, got.dtype, got.shape, want.dtype, want.shape)
+        if want.dtype.kind == "f":
+            if not np.allclose(got, want, rtol=1e-5, atol=1e-6, equal_nan=True):
+                return "output %s: max abs error %.3g" % (n, float(np.nanmax(np.abs(got - want))))
+        elif not np.array_equal(got, want):
+            return "output %s: %d elements differ" % (n, int(np.count_nonzero(got != want)))
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--compile", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("names", nargs="*")
+    args = ap.parse_args()
+    for tool in (args.compile, args.run):
+        if not os.path.exists(tool):
+            print("skipped: %s is not built" % tool)
+            return 77
+    passed = failed = 0
+    for c in cases():
+        if args.names and c["name"] not in args.names:
+            continue
+        why = run(args, c)
+        print("%-28s %s-%d: %s" % (c["name"], c["op"], c["opset"], why or "passed"))
+        passed += why is None
+        failed += why is not None
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
