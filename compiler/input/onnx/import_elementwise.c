@@ -320,9 +320,44 @@ static bool binary_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   return true;
 }
 
+/* Element i of SHAPE (rank RANK) as the linear index into operand T
+ * (numpy broadcasting: size-1 dims read index 0). */
+static int64_t bcast_index(int64_t i, uint32_t rank, const int64_t *shape, const kiln_type *t) {
+  int64_t coord[OI_MAX_RANK], lin = 0;
+  for (int d = (int)rank - 1; d >= 0; d--) coord[d] = i % shape[d], i /= shape[d];
+  for (uint32_t d = 0; d < t->rank; d++) lin = lin * t->shape[d] + (t->shape[d] == 1 ? 0 : coord[rank - t->rank + d]);
+  return lin;
+}
+
+/* Float arithmetic on small constants (window sizes, scales computed in a
+ * graph): each result rounded to the element type once, which is what
+ * the type's own arithmetic gives for + - * /. */
+static bool fold_binary_float(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool *done) {
+  *done = false;
+  if (n->kind != OI_ADD && n->kind != OI_SUB && n->kind != OI_MUL && n->kind != OI_DIV) return true;
+  if (!oi_const(c, a) || !oi_const(c, b) || oi_numel(a->type) > 64 || oi_numel(b->type) > 64) return true;
+  oi_val *vs[2] = {a, b};
+  uint32_t rank;
+  int64_t shape[OI_MAX_RANK];
+  if (!oi_broadcast_shape(c, 2, vs, &rank, shape)) return false;
+  double *x, *y;
+  int64_t nx, ny, total = 1;
+  if (!oi_const_floats(c, a, "input 0", &x, &nx) || !oi_const_floats(c, b, "input 1", &y, &ny)) return false;
+  for (uint32_t d = 0; d < rank; d++) total *= shape[d];
+  double *r = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *r);
+  for (int64_t i = 0; i < total; i++) {
+    double p = x[bcast_index(i, rank, shape, a->type)], q = y[bcast_index(i, rank, shape, b->type)];
+    r[i] = n->kind == OI_ADD ? p + q : n->kind == OI_SUB ? p - q : n->kind == OI_MUL ? p * q : p / q;
+  }
+  oi_set_out_const(c, n, 0, oi_dense_floats(c, oi_tensor_type(c, rank, shape, a->dtype), r), a->dtype);
+  *done = true;
+  return true;
+}
+
 /* Integer shape arithmetic on small constants, folded on the host. */
 static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool *done) {
   *done = false;
+  if (oi_dtype_is_float(a->dtype) && a->dtype == b->dtype) return fold_binary_float(c, n, a, b, done);
   if (!oi_dtype_is_int(a->dtype) || oi_dtype_is_unsigned(a->dtype)) return true;
   if (!oi_const(c, a) || !oi_const(c, b) || oi_numel(a->type) > 64 || oi_numel(b->type) > 64)
     return true;
@@ -340,18 +375,7 @@ static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool *done)
   for (uint32_t d = 0; d < rank; d++) total *= shape[d];
   int64_t *r = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *r);
   for (int64_t i = 0; i < total; i++) {
-    /* unravel i and pick the broadcast element of each operand */
-    int64_t idx[2] = {0, 0}, rem = i;
-    int64_t coord[OI_MAX_RANK];
-    for (int d = (int)rank - 1; d >= 0; d--) coord[d] = rem % shape[d], rem /= shape[d];
-    for (int k = 0; k < 2; k++) {
-      const kiln_type *t = vs[k]->type;
-      int64_t lin = 0;
-      for (uint32_t d = 0; d < t->rank; d++)
-        lin = lin * t->shape[d] + (t->shape[d] == 1 ? 0 : coord[rank - t->rank + d]);
-      idx[k] = lin;
-    }
-    int64_t p = x[idx[0]], q = y[idx[1]];
+    int64_t p = x[bcast_index(i, rank, shape, a->type)], q = y[bcast_index(i, rank, shape, b->type)];
     switch (n->kind) {
     case OI_ADD: r[i] = (int64_t)((uint64_t)p + (uint64_t)q); break;
     case OI_SUB: r[i] = (int64_t)((uint64_t)p - (uint64_t)q); break;
@@ -551,13 +575,20 @@ bool oi_import_cast(oi_ctx *c, oi_node *n) {
     return oi_unsupported(c, "cast to element type %s", oi_dtype_name((int32_t)to));
   if (!oi_check_type(c, x, OI_T_ANY, "input 0")) return false;
   int32_t dt = (int32_t)to;
-  /* constants (shape values) convert on the host */
+  /* constants (shape values, sizes) convert on the host */
   if (oi_const(c, x) && oi_numel(x->type) <= 64 && !oi_dtype_is_float(x->dtype) && !oi_dtype_is_float(dt)) {
     int64_t *v, cnt;
     if (!oi_const_ints(c, x, "input", &v, &cnt)) return false;
     if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL)
       for (int64_t i = 0; i < cnt; i++) v[i] = v[i] != 0;
     oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, x->type->rank, x->type->shape, dt), v), dt);
+    return true;
+  }
+  if (oi_const(c, x) && oi_numel(x->type) <= 64 && oi_dtype_is_float(dt) && x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
+    double *v; /* to a float type: one rounding from the exact value */
+    int64_t cnt;
+    if (!oi_const_floats(c, x, "input", &v, &cnt)) return false;
+    oi_set_out_const(c, n, 0, oi_dense_floats(c, oi_tensor_type(c, x->type->rank, x->type->shape, dt), v), dt);
     return true;
   }
   kiln_value *xv = oi_ir(c, x);

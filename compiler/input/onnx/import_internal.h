@@ -93,6 +93,8 @@ enum {
   OI_QLINEAR,
   /* random generators */
   OI_RANDOM_UNIFORM, OI_RANDOM_NORMAL, OI_RANDOM_UNIFORM_LIKE, OI_RANDOM_NORMAL_LIKE, OI_BERNOULLI,
+  /* window functions */
+  OI_HANN, OI_HAMMING, OI_BLACKMAN,
   /* optimizers (ai.onnx.preview.training) */
   OI_ADAGRAD, OI_ADAM, OI_MOMENTUM,
 };

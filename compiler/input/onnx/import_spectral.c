@@ -1,0 +1,295 @@
+/* Signal processing: DFT, STFT, the window functions (HannWindow,
+ * HammingWindow, BlackmanWindow) and MelWeightMatrix.
+ *
+ * Takes: nodes of those ops; the sizes that decide output shapes (a
+ * window's size, DFT's dft_length, STFT's frame_step and frame_length,
+ * MelWeightMatrix's inputs) must be constants ("dynamic" otherwise).
+ * Guarantees: windows and mel matrices are constants computed here in
+ * double precision; DFT and STFT are direct transforms (O(N^2) per signal,
+ * no FFT): one generic whose reduction over the signal's samples
+ * multiplies by cos/sin tables computed here (forward e^{-i 2 pi k n / N},
+ * inverse e^{+i ...} / N), with a real part and an imaginary part output
+ * joined as the trailing dim of 2; STFT reads frame f's sample n at
+ * f * frame_step + n (an affine map) times the window. */
+#include <math.h>
+
+#include "import_internal.h"
+
+#define PI 3.14159265358979323846
+
+static bool const_scalar(oi_ctx *c, oi_node *n, size_t i, const char *what, double *v) {
+  oi_val *x = oi_in(c, n, i);
+  if (!x) return false;
+  if (oi_numel(x->type) != 1) return oi_invalid(c, "%s must hold one element", what);
+  double *d;
+  int64_t cnt;
+  if (!oi_const_floats(c, x, what, &d, &cnt)) return false;
+  *v = d[0];
+  return true;
+}
+
+static bool out_dtype(oi_ctx *c, oi_node *n, int32_t *dt) {
+  int64_t v;
+  if (!oi_attr_int(c, n, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &v)) return false;
+  if (v < INT32_MIN || v > INT32_MAX || !oi_elem_type(c, (int32_t)v))
+    return oi_unsupported(c, "output_datatype %s", oi_dtype_name((int32_t)v));
+  *dt = (int32_t)v;
+  return true;
+}
+
+/* A constant of DT from doubles (integer types truncate, as a Cast). */
+static const kiln_attr *constant(oi_ctx *c, uint32_t rank, const int64_t *shape, int32_t dt, const double *v) {
+  const kiln_type *t = oi_tensor_type(c, rank, shape, dt);
+  if (oi_dtype_is_float(dt)) return oi_dense_floats(c, t, v);
+  int64_t n = oi_numel(t), *iv = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *iv);
+  for (int64_t i = 0; i < n; i++) iv[i] = (int64_t)v[i];
+  return oi_dense_ints(c, t, iv);
+}
+
+bool oi_import_window(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"output_datatype", "periodic", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  int64_t periodic;
+  int32_t dt;
+  double sz;
+  if (!oi_attr_int(c, n, "periodic", 1, &periodic) || !out_dtype(c, n, &dt) ||
+      !const_scalar(c, n, 0, "input 0 (size)", &sz))
+    return false;
+  int64_t size = (int64_t)sz;
+  if (!oi_size_ok(c, size, 0, "size") || size > 64 * OI_FOLD_MAX)
+    return oi_unsupported(c, "a window of %lld samples", (long long)size);
+  double N = periodic ? (double)size : (double)size - 1, *w = kiln_alloc(c->ctx, (size_t)(size + 1) * sizeof *w);
+  for (int64_t i = 0; i < size; i++) {
+    double t = N > 0 ? 2 * PI * (double)i / N : 0;
+    switch (n->kind) {
+    case OI_HANN: w[i] = 0.5 - 0.5 * cos(t); break;
+    case OI_HAMMING: w[i] = 25.0 / 46.0 - (21.0 / 46.0) * cos(t); break;
+    default: w[i] = 0.42 - 0.5 * cos(t) + 0.08 * cos(2 * t); break;
+    }
+  }
+  oi_set_out_const(c, n, 0, constant(c, 1, &size, dt, w), dt);
+  return true;
+}
+
+bool oi_import_mel_weight_matrix(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"output_datatype", NULL};
+  if (!oi_arity(c, n, 5, 5, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  double bins_d, dft_d, rate_d, lo, hi;
+  int32_t dt;
+  if (!out_dtype(c, n, &dt) || !const_scalar(c, n, 0, "input 0 (num_mel_bins)", &bins_d) ||
+      !const_scalar(c, n, 1, "input 1 (dft_length)", &dft_d) || !const_scalar(c, n, 2, "input 2 (sample_rate)", &rate_d) ||
+      !const_scalar(c, n, 3, "input 3 (lower_edge_hertz)", &lo) ||
+      !const_scalar(c, n, 4, "input 4 (upper_edge_hertz)", &hi))
+    return false;
+  int64_t bins = (int64_t)bins_d, dft = (int64_t)dft_d, rate = (int64_t)rate_d;
+  if (!oi_size_ok(c, bins, 1, "num_mel_bins") || !oi_size_ok(c, dft, 1, "dft_length") ||
+      !oi_size_ok(c, rate, 1, "sample_rate"))
+    return false;
+  int64_t spec = dft / 2 + 1, shape[2] = {spec, bins};
+  if (spec * bins > 64 * OI_FOLD_MAX) return oi_unsupported(c, "a %lldx%lld mel matrix", (long long)spec, (long long)bins);
+  /* triangles between mel-spaced points, each point a spectrogram bin */
+  int64_t *pt = kiln_alloc(c->ctx, (size_t)(bins + 3) * sizeof *pt);
+  double lm = 2595 * log10(1 + lo / 700), hm = 2595 * log10(1 + hi / 700), step = (hm - lm) / (double)(bins + 2);
+  for (int64_t i = 0; i < bins + 2; i++) {
+    double hz = 700 * (pow(10, ((double)i * step + lm) / 2595) - 1);
+    pt[i] = (int64_t)floor((double)(dft + 1) * hz / (double)rate);
+    if (pt[i] < 0 || pt[i] >= spec) return oi_invalid(c, "mel point %lld falls outside the %lld bins", (long long)i, (long long)spec);
+  }
+  double *w = kiln_alloc(c->ctx, (size_t)(spec * bins + 1) * sizeof *w);
+  for (int64_t i = 0; i < bins; i++) {
+    int64_t l = pt[i], m = pt[i + 1], r = pt[i + 2];
+    if (m == l) w[m * bins + i] = 1;
+    for (int64_t j = l; m > l && j <= m; j++) w[j * bins + i] = (double)(j - l) / (double)(m - l);
+    for (int64_t j = m; r > m && j < r; j++) w[j * bins + i] = (double)(r - j) / (double)(r - m);
+  }
+  oi_set_out_const(c, n, 0, constant(c, 2, shape, dt, w), dt);
+  return true;
+}
+
+/* ---- transforms ---- */
+typedef struct { bool complex_in, windowed; } dft_user;
+
+/* a: xr, [xi], cos, sin, [window]; outputs re, im (accumulated) */
+static bool dft_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  dft_user *d = u;
+  uint32_t k = 0;
+  kiln_value *xr = a[k++], *xi = d->complex_in ? a[k++] : NULL;
+  kiln_value *cs = a[k++], *sn = a[k++];
+  if (d->windowed) {
+    kiln_value *w = a[k++];
+    xr = oi_op2(b, KILN_OP_ARITH_MULF, xr, w);
+    if (xi) xi = oi_op2(b, KILN_OP_ARITH_MULF, xi, w);
+  }
+  kiln_value *re = a[k], *im = a[k + 1];
+  /* (xr + i xi)(cos - i sin): sin already carries the direction's sign */
+  re = oi_op2(b, KILN_OP_ARITH_ADDF, re, oi_op2(b, KILN_OP_ARITH_MULF, xr, cs));
+  im = oi_op2(b, KILN_OP_ARITH_SUBF, im, oi_op2(b, KILN_OP_ARITH_MULF, xr, sn));
+  if (xi) {
+    re = oi_op2(b, KILN_OP_ARITH_ADDF, re, oi_op2(b, KILN_OP_ARITH_MULF, xi, sn));
+    im = oi_op2(b, KILN_OP_ARITH_ADDF, im, oi_op2(b, KILN_OP_ARITH_MULF, xi, cs));
+  }
+  y[0] = re;
+  y[1] = im;
+  return true;
+}
+
+/* cos/sin tables [K, M]: angle 2 pi k m / N, sin negated for the inverse,
+ * both divided by N for the inverse. */
+static void tables(oi_ctx *c, int64_t K, int64_t M, int64_t N, bool inverse, const kiln_type *et, kiln_value **cs,
+                   kiln_value **sn) {
+  int64_t shape[2] = {K, M};
+  double *cv = kiln_alloc(c->ctx, (size_t)(K * M + 1) * sizeof *cv), *sv = kiln_alloc(c->ctx, (size_t)(K * M + 1) * sizeof *sv);
+  double scale = inverse ? 1.0 / (double)N : 1.0;
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t m = 0; m < M; m++) {
+      double t = 2 * PI * (double)((k * m) % N) / (double)N;
+      cv[k * M + m] = cos(t) * scale;
+      sv[k * M + m] = (inverse ? -sin(t) : sin(t)) * scale;
+    }
+  const kiln_type *tt = kiln_type_tensor(c->ctx, 2, shape, et, NULL);
+  *cs = kiln_build_constant(&c->b, oi_dense_floats(c, tt, cv));
+  *sn = kiln_build_constant(&c->b, oi_dense_floats(c, tt, sv));
+}
+
+/* [.., 1 or 2] -> real and imaginary parts [..] (imag NULL when real) */
+static void split_complex(oi_ctx *c, kiln_value *x, kiln_value **re, kiln_value **im) {
+  const kiln_type *t = x->type;
+  uint32_t r = t->rank;
+  int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], one[OI_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) size[d] = t->shape[d], one[d] = 1;
+  size[r - 1] = 1;
+  *re = oi_reshape(c, oi_slice(c, x, off, size, one), r - 1, t->shape);
+  *im = NULL;
+  if (t->shape[r - 1] == 2) {
+    off[r - 1] = 1;
+    *im = oi_reshape(c, oi_slice(c, x, off, size, one), r - 1, t->shape);
+  }
+}
+
+/* re, im [..] -> [.., 2] */
+static kiln_value *join_complex(oi_ctx *c, kiln_value *re, kiln_value *im) {
+  const kiln_type *t = re->type;
+  int64_t s[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) s[d] = t->shape[d];
+  s[t->rank] = 1;
+  kiln_value *vs[2] = {oi_reshape(c, re, t->rank + 1, s), oi_reshape(c, im, t->rank + 1, s)};
+  s[t->rank] = 2;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank + 1, s);
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), t->rank)};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CONCAT, 2, vs, 1, &rt, kiln_attr_dict(c->ctx, 1, &e)), 0);
+}
+
+bool oi_import_dft(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"axis", "inverse", "onesided", NULL};
+  if (!oi_arity(c, n, 1, 2, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *lv = oi_opt_in(n, 1);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  const kiln_type *t = x->type;
+  uint32_t r = t->rank;
+  if (r < 3 || (t->shape[r - 1] != 1 && t->shape[r - 1] != 2))
+    return oi_invalid(c, "input must be [batch, ..., 1 or 2]");
+  int64_t axis, inverse, onesided;
+  if (!oi_attr_int(c, n, "axis", 1, &axis) || !oi_attr_int(c, n, "inverse", 0, &inverse) ||
+      !oi_attr_int(c, n, "onesided", 0, &onesided))
+    return false;
+  uint32_t ax; /* among the signal dims: not the batch, not the complex pair */
+  if (!oi_axis(c, axis, r, "axis", &ax)) return false;
+  if (ax == 0 || ax == r - 1) return oi_invalid(c, "axis %lld is the batch or the complex dimension", (long long)axis);
+  if (onesided && inverse) return oi_invalid(c, "onesided with inverse");
+  if (onesided && t->shape[r - 1] == 2) return oi_invalid(c, "onesided needs a real input");
+  int64_t have = t->shape[ax], N = have;
+  if (lv) {
+    double d;
+    if (!const_scalar(c, n, 1, "input 1 (dft_length)", &d)) return false;
+    N = (int64_t)d;
+    if (!oi_size_ok(c, N, 1, "dft_length")) return false;
+  }
+  int64_t M = have < N ? have : N, K = onesided ? N / 2 + 1 : N; /* samples read, bins written */
+  if (K * M > 64 * OI_FOLD_MAX) return oi_unsupported(c, "a %lld-point transform", (long long)N);
+  kiln_value *xv = oi_ir(c, x), *xr, *xi, *cs, *sn;
+  if (!xv) return false;
+  split_complex(c, xv, &xr, &xi);
+  tables(c, K, M, N, inverse != 0, t->elem, &cs, &sn);
+  /* loops: the output's signal dims (k at ax), then m */
+  uint32_t sr = r - 1, loops = sr + 1;
+  int64_t os[OI_MAX_RANK], xd[OI_MAX_RANK], od[OI_MAX_RANK], td[2] = {ax, sr};
+  for (uint32_t d = 0; d < sr; d++) os[d] = d == ax ? K : t->shape[d], xd[d] = d == ax ? sr : d, od[d] = d;
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, t, sr, os);
+  /* fewer samples than the axis holds: read the first M */
+  if (M < have) {
+    int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], one[OI_MAX_RANK];
+    for (uint32_t d = 0; d < sr; d++) size[d] = d == ax ? M : t->shape[d], one[d] = 1;
+    xr = oi_slice(c, xr, off, size, one);
+    if (xi) xi = oi_slice(c, xi, off, size, one);
+  }
+  kiln_value *ins[4], *outs[2] = {oi_filled(c, ot, 0, 0), oi_filled(c, ot, 0, 0)};
+  const kiln_affine_map *mx = oi_map_dims(c, loops, sr, xd), *mt = oi_map_dims(c, loops, 2, td),
+                        *mo = oi_map_dims(c, loops, sr, od);
+  const kiln_affine_map *maps[6];
+  uint32_t k = 0;
+  ins[k] = xr, maps[k++] = mx;
+  if (xi) ins[k] = xi, maps[k++] = mx;
+  ins[k] = cs, maps[k++] = mt;
+  ins[k] = sn, maps[k++] = mt;
+  maps[k] = mo, maps[k + 1] = mo;
+  bool red[KILN_MAX_LOOPS] = {0};
+  red[sr] = true;
+  dft_user du = {xi != NULL, false};
+  kiln_op *g = oi_generic(c, k, ins, 2, outs, maps, loops, red, dft_body, &du);
+  if (!g) return false;
+  oi_set_out(c, n, 0, join_complex(c, kiln_op_result(g, 0), kiln_op_result(g, 1)), x->dtype);
+  return true;
+}
+
+bool oi_import_stft(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"onesided", NULL};
+  if (!oi_arity(c, n, 2, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0), *wv = oi_opt_in(n, 2), *lv = oi_opt_in(n, 3);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0 (signal)")) return false;
+  const kiln_type *t = x->type;
+  if (t->rank != 3 || (t->shape[2] != 1 && t->shape[2] != 2)) return oi_invalid(c, "signal must be [batch, length, 1 or 2]");
+  int64_t onesided;
+  double step_d, len_d = 0;
+  if (!oi_attr_int(c, n, "onesided", 1, &onesided) || !const_scalar(c, n, 1, "input 1 (frame_step)", &step_d) ||
+      (lv && !const_scalar(c, n, 3, "input 3 (frame_length)", &len_d)))
+    return false;
+  if (wv && (wv->type->rank != 1 || wv->dtype != x->dtype)) return oi_invalid(c, "window must be 1-D of the signal's type");
+  int64_t step = (int64_t)step_d, L = lv ? (int64_t)len_d : wv ? wv->type->shape[0] : 0, S = t->shape[1];
+  if (!wv && !lv) return oi_invalid(c, "needs a window or a frame_length");
+  if (wv && lv && wv->type->shape[0] != L) return oi_invalid(c, "window and frame_length differ");
+  if (!oi_size_ok(c, step, 1, "frame_step") || !oi_size_ok(c, L, 1, "frame_length")) return false;
+  if (L > S) return oi_invalid(c, "frame_length %lld exceeds the signal's %lld samples", (long long)L, (long long)S);
+  if (onesided && t->shape[2] == 2) return oi_invalid(c, "onesided needs a real signal");
+  int64_t F = (S - L) / step + 1, K = onesided ? L / 2 + 1 : L;
+  if (K * L > 64 * OI_FOLD_MAX) return oi_unsupported(c, "frames of %lld samples", (long long)L);
+  kiln_value *xv = oi_ir(c, x), *xr, *xi, *cs, *sn, *win = wv ? oi_ir(c, wv) : NULL;
+  if (!xv || (wv && !win)) return false;
+  split_complex(c, xv, &xr, &xi);
+  tables(c, K, L, L, false, t->elem, &cs, &sn);
+  /* loops (b, f, k, m): x at (b, f * step + m), tables (k, m), window (m) */
+  kiln_context *ctx = c->ctx;
+  const kiln_affine_expr *ex[2] = {kiln_affine_dim(ctx, 0),
+                                   kiln_affine_binary(ctx, KILN_AFFINE_ADD,
+                                                      kiln_affine_binary(ctx, KILN_AFFINE_MUL, kiln_affine_dim(ctx, 1),
+                                                                         kiln_affine_const(ctx, step)),
+                                                      kiln_affine_dim(ctx, 3))};
+  int64_t td[2] = {2, 3}, wd[1] = {3}, od[3] = {0, 1, 2}, os[3] = {t->shape[0], F, K};
+  const kiln_affine_map *mx = kiln_affine_map_get(ctx, 4, 0, 2, ex), *mt = oi_map_dims(c, 4, 2, td),
+                        *mw = oi_map_dims(c, 4, 1, wd), *mo = oi_map_dims(c, 4, 3, od);
+  const kiln_type *ot = kiln_type_with_shape(ctx, t, 3, os);
+  kiln_value *ins[5], *outs[2] = {oi_filled(c, ot, 0, 0), oi_filled(c, ot, 0, 0)};
+  const kiln_affine_map *maps[7];
+  uint32_t k = 0;
+  ins[k] = xr, maps[k++] = mx;
+  if (xi) ins[k] = xi, maps[k++] = mx;
+  ins[k] = cs, maps[k++] = mt;
+  ins[k] = sn, maps[k++] = mt;
+  if (win) ins[k] = win, maps[k++] = mw;
+  maps[k] = mo, maps[k + 1] = mo;
+  bool red[4] = {false, false, false, true};
+  dft_user du = {xi != NULL, win != NULL};
+  kiln_op *g = oi_generic(c, k, ins, 2, outs, maps, 4, red, dft_body, &du);
+  if (!g) return false;
+  oi_set_out(c, n, 0, join_complex(c, kiln_op_result(g, 0), kiln_op_result(g, 1)), x->dtype);
+  return true;
+}
