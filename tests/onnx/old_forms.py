@@ -70,6 +70,28 @@ def upsample_linear(x, scales):
     return y.astype(F)
 
 
+def crop_resize_linear(x, roi, sizes, extrap):
+    """Resize-11 tf_crop_and_resize, linear: positions outside X give the
+    extrapolation value."""
+    y = x.astype(np.float64)
+    r = x.ndim
+    bad = np.zeros(sizes, bool)
+    for ax in range(r):
+        n, o = y.shape[ax], sizes[ax]
+        if o == n and roi[ax] == 0 and roi[r + ax] == 1:
+            continue
+        i = np.arange(o)
+        src = (roi[ax] * (n - 1) + i * (roi[r + ax] - roi[ax]) * (n - 1) / (o - 1) if o > 1
+               else np.full(o, 0.5 * (roi[ax] + roi[r + ax]) * (n - 1)))
+        out = (src < 0) | (src > n - 1)
+        bad |= out.reshape([-1 if k == ax else 1 for k in range(r)])
+        i0 = np.clip(np.floor(src).astype(int), 0, n - 1)
+        i1 = np.clip(i0 + 1, 0, n - 1)
+        w = np.where(i0 == i1, 0, src - np.floor(src)).reshape([-1 if k == ax else 1 for k in range(r)])
+        y = np.take(y, i0, ax) * (1 - w) + np.take(y, i1, ax) * w
+    return np.where(bad, extrap, y).astype(F)
+
+
 def nearest(x, scales, rnd):
     y = x
     for ax, s in enumerate(scales):
@@ -141,6 +163,11 @@ def cases():
     yield case("resize11_sizes", 11, "Resize", [("x", u)], dict(mode="nearest", coordinate_transformation_mode="asymmetric"),
                [("y", nearest(u, [1, 1, 2, 2], lambda v: np.ceil(v - 0.5)))],  # round_prefer_floor
                inits=[("roi", np.zeros(0, F)), ("scales", np.zeros(0, F)), ("sizes", np.array([1, 1, 4, 6], np.int64))])
+    roi = np.array([0, 0, -0.2, 0.3, 1, 1, 0.9, 1.4], F)
+    yield case("resize11_tf_crop", 11, "Resize", [("x", d)],
+               dict(mode="linear", coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-7.0),
+               [("y", crop_resize_linear(d, roi, (1, 1, 4, 6), -7.0))],
+               inits=[("roi", roi), ("scales", np.zeros(0, F)), ("sizes", np.array([1, 1, 4, 6], np.int64))])
     norm = (bn["x"] - bn["m"]) / np.sqrt(bn["v"] + 1e-5) * bn["s"] + bn["b"]
     yield case("batchnorm7_spatial0", 7, "BatchNormalization", [("x", bn["x"])], dict(spatial=0),
                [("y", norm.astype(F))], inits=[(k, bn[k]) for k in ("s", "b", "m", "v")])

@@ -1,10 +1,12 @@
-/* Resize (opset 13): modes nearest, linear and cubic with constant scales
- * or sizes; coordinate transformations half_pixel, pytorch_half_pixel,
- * align_corners and asymmetric; the four nearest rounding modes;
- * cubic_coeff_a and exclude_outside.
+/* Resize (the -13 form; Resize-10/11 and Upsample convert by the table):
+ * modes nearest, linear and cubic with constant scales or sizes;
+ * coordinate transformations half_pixel, pytorch_half_pixel,
+ * align_corners, asymmetric and tf_crop_and_resize (with a constant roi;
+ * positions outside X get extrapolation_value); the four nearest
+ * rounding modes; cubic_coeff_a and exclude_outside.
  *
- * Takes: X and constant scales/sizes (roi is ignored: it matters only for
- * tf_crop_and_resize, which is refused). Guarantees: the source
+ * Takes: X and constant scales/sizes (and roi for tf_crop_and_resize).
+ * Guarantees: the source
  * coordinate of every output position is computed here, once per
  * dimension, into small constant tables (nearest: index; linear: the two
  * neighbours clamped to the edge and the weight; cubic: the four taps
@@ -22,10 +24,23 @@
 
 typedef struct {
   kiln_value *x;
-  bool linear, cubic;
-  uint32_t rank, nres;
+  bool linear, cubic, crop;
+  uint32_t rank, nres, ntab;       /* ntab: tables before the crop masks */
   int32_t dim[OI_RESIZE_MAX_DIMS]; /* resized dims, in order */
+  double extrap;
 } resize_user;
+
+/* tf_crop_and_resize: every resized dim's position inside X, or the
+ * extrapolation value */
+static kiln_value *crop_select(kiln_builder *b, const resize_user *r, kiln_value *const *a, kiln_value *v) {
+  if (!r->crop) return v;
+  kiln_value *in = NULL;
+  for (uint32_t k = 0; k < r->nres; k++) {
+    kiln_value *ok = oi_cmpi(b, OI_NE, a[r->ntab + k], oi_scalar(b, a[r->ntab + k]->type, 0, 0));
+    in = in ? oi_op2(b, KILN_OP_ARITH_ANDI, in, ok) : ok;
+  }
+  return in ? oi_select(b, in, v, oi_scalar(b, v->type, r->extrap, 0)) : v;
+}
 
 static kiln_value *to_index(kiln_builder *b, kiln_value *v) {
   const kiln_type *it = kiln_type_index(b->ctx);
@@ -48,7 +63,7 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   if (!r->linear && !r->cubic) {
     for (uint32_t k = 0; k < r->nres; k++) base[r->dim[k]] = to_index(b, a[k]);
     for (uint32_t d = 0; d < r->rank; d++) ops[1 + d] = base[d];
-    y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r->rank + 1, ops, 1, &et, NULL), 0);
+    y[0] = crop_select(b, r, a, kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r->rank + 1, ops, 1, &et, NULL), 0));
     return true;
   }
   if (r->cubic) { /* per dim: 4 index tables, then 4 weight tables */
@@ -68,7 +83,7 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
       kiln_value *tv = oi_op2(b, KILN_OP_ARITH_MULF, v, wt);
       acc = acc ? oi_op2(b, KILN_OP_ARITH_ADDF, acc, tv) : tv;
     }
-    y[0] = acc;
+    y[0] = crop_select(b, r, a, acc);
     return true;
   }
   kiln_value *lo[OI_RESIZE_MAX_DIMS], *hi[OI_RESIZE_MAX_DIMS], *w[OI_RESIZE_MAX_DIMS], *w1[OI_RESIZE_MAX_DIMS];
@@ -93,18 +108,21 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
     kiln_value *t = oi_op2(b, KILN_OP_ARITH_MULF, v, wt);
     acc = acc ? oi_op2(b, KILN_OP_ARITH_ADDF, acc, t) : t;
   }
-  y[0] = acc;
+  y[0] = crop_select(b, r, a, acc);
   return true;
 }
 
-enum { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM };
+enum { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_CROP };
 enum { NM_FLOOR_TIE, NM_CEIL_TIE, NM_FLOOR, NM_CEIL };
 
 /* The source coordinate of output position x. `len` is the resized
  * length before flooring (in * scale), which ONNX's reference uses for
  * align_corners and pytorch_half_pixel. */
-static double source_coord(int ct, double x, double scale, int64_t in, double len) {
+static double source_coord(int ct, double x, double scale, int64_t in, double len, double start, double end) {
   switch (ct) {
+  case CT_CROP: /* roi [start, end] of the input, as fractions */
+    return len > 1 ? start * (double)(in - 1) + x * (end - start) * (double)(in - 1) / (len - 1)
+                   : 0.5 * (start + end) * (double)(in - 1);
   case CT_HALF: return (x + 0.5) / scale - 0.5;
   case CT_PYTORCH: return len > 1 ? (x + 0.5) / scale - 0.5 : 0;
   case CT_ALIGN: return len == 1 ? 0 : x * (double)(in - 1) / (len - 1);
@@ -118,7 +136,7 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
                                       "exclude_outside", "extrapolation_value", NULL};
   if (!oi_arity(c, n, 1, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
-  oi_val *x = oi_in(c, n, 0), *sv = oi_opt_in(n, 2), *zv = oi_opt_in(n, 3);
+  oi_val *x = oi_in(c, n, 0), *rv = oi_opt_in(n, 1), *sv = oi_opt_in(n, 2), *zv = oi_opt_in(n, 3);
   if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
   const char *mode, *ctm, *nm;
   int64_t excl;
@@ -133,7 +151,8 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
   double A;
   if (!oi_attr_float(c, n, "cubic_coeff_a", -0.75, &A)) return false;
   int ct = strcmp(ctm, "half_pixel") == 0 ? CT_HALF : strcmp(ctm, "pytorch_half_pixel") == 0 ? CT_PYTORCH
-         : strcmp(ctm, "align_corners") == 0 ? CT_ALIGN : strcmp(ctm, "asymmetric") == 0 ? CT_ASYM : -1;
+         : strcmp(ctm, "align_corners") == 0 ? CT_ALIGN : strcmp(ctm, "asymmetric") == 0 ? CT_ASYM
+         : strcmp(ctm, "tf_crop_and_resize") == 0 ? CT_CROP : -1;
   if (ct < 0) return oi_unsupported(c, "coordinate_transformation_mode '%s'", ctm);
   int nmode = strcmp(nm, "round_prefer_floor") == 0 ? NM_FLOOR_TIE : strcmp(nm, "round_prefer_ceil") == 0 ? NM_CEIL_TIE
             : strcmp(nm, "floor") == 0 ? NM_FLOOR : strcmp(nm, "ceil") == 0 ? NM_CEIL : -1;
@@ -166,12 +185,21 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
     }
   }
   if (!oi_dims_ok(c, r, out, "resized output")) return false;
+  double *roi = NULL, extrap;
+  if (!oi_attr_float(c, n, "extrapolation_value", 0, &extrap)) return false;
+  if (ct == CT_CROP) {
+    int64_t cnt;
+    if (!rv) return oi_invalid(c, "tf_crop_and_resize needs roi");
+    if (!oi_const_floats(c, rv, "input 1 (roi)", &roi, &cnt)) return false;
+    if (cnt != 2 * (int64_t)r) return oi_invalid(c, "roi has %lld entries for rank %u", (long long)cnt, r);
+  }
   for (uint32_t d = 0; d < r; d++)
     if (out[d] > 64 * OI_FOLD_MAX) return oi_unsupported(c, "resized dimension %u of %lld", d, (long long)out[d]);
   /* host tables per dimension; identity dims need none */
-  resize_user ru = {.linear = linear, .cubic = cubic, .rank = r};
-  kiln_value *ins[8 * OI_RESIZE_MAX_DIMS];
-  const kiln_affine_map *maps[8 * OI_RESIZE_MAX_DIMS + 1];
+  resize_user ru = {.linear = linear, .cubic = cubic, .rank = r, .crop = ct == CT_CROP, .extrap = extrap};
+  int64_t *inside[OI_RESIZE_MAX_DIMS];
+  kiln_value *ins[9 * OI_RESIZE_MAX_DIMS];
+  const kiln_affine_map *maps[9 * OI_RESIZE_MAX_DIMS + 1];
   uint32_t nin = 0;
   const kiln_type *i64 = kiln_type_int(c->ctx, 64);
   for (uint32_t d = 0; d < r; d++) {
@@ -186,8 +214,12 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
       cw[t] = kiln_alloc(c->ctx, (size_t)o * sizeof *cw[t]);
     }
     bool ident = o == in;
+    int64_t *okv = kiln_alloc(c->ctx, (size_t)o * sizeof *okv);
     for (int64_t i = 0; i < o; i++) {
-      double s = source_coord(ct, (double)i, scale[d], in, sv ? (double)in * scale[d] : (double)o);
+      double s = source_coord(ct, (double)i, scale[d], in, sv ? (double)in * scale[d] : (double)o,
+                              roi ? roi[d] : 0, roi ? roi[r + d] : 1);
+      okv[i] = !(ct == CT_CROP && (s < 0 || s > (double)(in - 1)));
+      ident = ident && okv[i];
       if (cubic) {
         double f = floor(s), t = s - f, sum = 0;
         double dist[4] = {t + 1, t, 1 - t, 2 - t};
@@ -223,6 +255,7 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
     if (ident) continue;
     if (ru.nres == OI_RESIZE_MAX_DIMS) return oi_unsupported(c, "more than %d resized dimensions", OI_RESIZE_MAX_DIMS);
     if (cubic && ru.nres == 3) return oi_unsupported(c, "cubic resize of more than 3 dimensions");
+    inside[ru.nres] = okv;
     ru.dim[ru.nres++] = (int32_t)d;
     const kiln_type *tt = kiln_type_tensor(c->ctx, 1, &o, i64, NULL);
     int64_t dd = d;
@@ -247,6 +280,12 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
       ins[nin] = kiln_build_constant(&c->b, oi_dense_floats(c, kiln_type_tensor(c->ctx, 1, &o, xt->elem, NULL), w));
       maps[nin++] = m;
     }
+  }
+  ru.ntab = nin;
+  for (uint32_t k = 0; ru.crop && k < ru.nres; k++) { /* inside-X masks, after every table */
+    int64_t o = out[ru.dim[k]], dd = ru.dim[k];
+    ins[nin] = kiln_build_constant(&c->b, oi_dense_ints(c, kiln_type_tensor(c->ctx, 1, &o, i64, NULL), inside[k]));
+    maps[nin++] = oi_map_dims(c, r, 1, &dd);
   }
   ru.x = oi_ir(c, x);
   if (!ru.x) return false;
