@@ -1,18 +1,20 @@
 #!/usr/bin/python3
-"""Older operator versions (opsets 1..12) through the importer's version
-conversion, each compared with numpy.
+"""Operator forms ONNX's node tests do not cover, each compared with numpy:
+older versions (opsets 1..12) through the importer's version conversion,
+and modes of newer versions the node tests leave out.
 
-usage: old_forms.py --compile=KILN_COMPILE --run=KILN_RUN --work=DIR [NAME...]
+usage: forms.py --compile=KILN_COMPILE --run=KILN_RUN --work=DIR [NAME...]
 
-ONNX's node tests cover few of the older forms that real models carry
+The node tests cover few of the older forms that real models carry
 (attributes that later became inputs, changed defaults, Softmax's 2-D
-view, Upsample). Each case here is a one-node model at an older opset,
-built with python3-onnx's helper, with inputs from a fixed seed and the
-expected outputs computed by numpy following that version's definition
-(not the newest one). Each is compiled by kiln-compile, run by kiln-run
-on local-task and compared (rtol 1e-5, atol 1e-6; integers exactly).
-Prints one line per case and `N passed, N failed`; exit 1 when any
-failed, 77 when python3-onnx/numpy or the tools are missing.
+view, Upsample) and few modes (RoiAlign max and adaptive sampling,
+Resize tf_crop_and_resize extrapolation). Each case here is a one-node
+model, built with python3-onnx's helper, with inputs from a fixed seed
+and the expected outputs computed by numpy following that version's
+definition (not the newest one). Each is compiled by kiln-compile, run
+by kiln-run on local-task and compared (rtol 1e-5, atol 1e-6; integers
+exactly). Prints one line per case and `N passed, N failed`; exit 1 when
+any failed, 77 when python3-onnx/numpy or the tools are missing.
 """
 import argparse
 import os
@@ -92,6 +94,54 @@ def crop_resize_linear(x, roi, sizes, extrap):
     return np.where(bad, extrap, y).astype(F)
 
 
+def roi_align(x, rois, bidx, oh, ow, sr, scale, half_pixel, mode):
+    """RoiAlign as ONNX's reference computes it (max: the largest weighted
+    corner of any sample)."""
+    n_, c_, h, w = x.shape
+    y = np.zeros((len(rois), c_, oh, ow), np.float64)
+    off = 0.5 if half_pixel else 0.0
+    for r, (x1, y1, x2, y2) in enumerate(rois.astype(np.float64)):
+        sw, sh, ew, eh = x1 * scale - off, y1 * scale - off, x2 * scale - off, y2 * scale - off
+        rw, rh = ew - sw, eh - sh
+        if not half_pixel:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = sr if sr > 0 else int(np.ceil(rh / oh))
+        gw = sr if sr > 0 else int(np.ceil(rw / ow))
+        img = x[bidx[r]].astype(np.float64)
+        for ph in range(oh):
+            for pw in range(ow):
+                vals = []
+                for iy in range(gh):
+                    yy = sh + ph * bh + (iy + 0.5) * bh / gh
+                    for ix in range(gw):
+                        xx = sw + pw * bw + (ix + 0.5) * bw / gw
+                        if yy < -1 or yy > h or xx < -1 or xx > w:
+                            vals.append(np.zeros((4, c_)))
+                            continue
+                        yy0, xx0 = max(yy, 0.0), max(xx, 0.0)
+                        yl, xl = int(yy0), int(xx0)
+                        if yl >= h - 1:
+                            yl = yh = h - 1
+                            yy0 = float(yl)
+                        else:
+                            yh = yl + 1
+                        if xl >= w - 1:
+                            xl = xh = w - 1
+                            xx0 = float(xl)
+                        else:
+                            xh = xl + 1
+                        ly, lx = yy0 - yl, xx0 - xl
+                        hy, hx = 1 - ly, 1 - lx
+                        vals.append(np.stack([hy * hx * img[:, yl, xl], hy * lx * img[:, yl, xh],
+                                              ly * hx * img[:, yh, xl], ly * lx * img[:, yh, xh]]))
+                if not vals:
+                    continue
+                v = np.stack(vals)
+                y[r, :, ph, pw] = v.sum(1).sum(0) / max(gh * gw, 1) if mode == "avg" else v.max(1).max(0)
+    return y.astype(x.dtype)
+
+
 def nearest(x, scales, rnd):
     y = x
     for ax, s in enumerate(scales):
@@ -168,6 +218,18 @@ def cases():
                dict(mode="linear", coordinate_transformation_mode="tf_crop_and_resize", extrapolation_value=-7.0),
                [("y", crop_resize_linear(d, roi, (1, 1, 4, 6), -7.0))],
                inits=[("roi", roi), ("scales", np.zeros(0, F)), ("sizes", np.array([1, 1, 4, 6], np.int64))])
+    rx = r(2, 3, 6, 7)
+    rois = np.array([[0.5, 1.0, 5.5, 4.2], [1.0, 0.0, 3.0, 6.0], [-1.0, 2.0, 9.0, 8.0], [2.0, 2.0, 2.0, 2.0]], F)
+    rb = np.array([0, 1, 1, 0], np.int64)
+    for mode in ("avg", "max"):
+        for sr, half in ((2, True), (0, True), (0, False)):
+            yield case("roialign16_%s_sr%d%s" % (mode, sr, "" if half else "_outhalf"), 16, "RoiAlign", [("x", rx)],
+                       dict(mode=mode, output_height=3, output_width=2, sampling_ratio=sr, spatial_scale=0.9,
+                            coordinate_transformation_mode="half_pixel" if half else "output_half_pixel"),
+                       [("y", roi_align(rx, rois, rb, 3, 2, sr, 0.9, half, mode))], inits=[("rois", rois), ("b", rb)])
+    yield case("roialign10_max_runtime_rois", 10, "RoiAlign", [("x", rx), ("rois", rois), ("b", rb)],
+               dict(mode="max", output_height=2, output_width=2, sampling_ratio=3),
+               [("y", roi_align(rx, rois, rb, 2, 2, 3, 1.0, False, "max"))])
     norm = (bn["x"] - bn["m"]) / np.sqrt(bn["v"] + 1e-5) * bn["s"] + bn["b"]
     yield case("batchnorm7_spatial0", 7, "BatchNormalization", [("x", bn["x"])], dict(spatial=0),
                [("y", norm.astype(F))], inits=[(k, bn[k]) for k in ("s", "b", "m", "v")])
