@@ -142,6 +142,65 @@ def roi_align(x, rois, bidx, oh, ow, sr, scale, half_pixel, mode):
     return y.astype(x.dtype)
 
 
+ACTS = {
+    "Tanh": lambda x, a, b: np.tanh(x), "Sigmoid": lambda x, a, b: 1 / (1 + np.exp(-x)),
+    "Relu": lambda x, a, b: np.maximum(x, 0), "Affine": lambda x, a, b: a * x + b,
+    "LeakyRelu": lambda x, a, b: np.where(x < 0, a * x, x), "ThresholdedRelu": lambda x, a, b: np.where(x > a, x, 0),
+    "ScaledTanh": lambda x, a, b: a * np.tanh(b * x), "HardSigmoid": lambda x, a, b: np.clip(a * x + b, 0, 1),
+    "Elu": lambda x, a, b: np.where(x >= 0, x, a * (np.exp(x) - 1)), "Softsign": lambda x, a, b: x / (1 + np.abs(x)),
+    "Softplus": lambda x, a, b: np.log(np.exp(x) + 1),
+}
+NPARAMS = {"Affine": (2, 1, 0), "LeakyRelu": (1, 0.01, 0), "ThresholdedRelu": (1, 1, 0), "ScaledTanh": (2, 1, 1),
+           "HardSigmoid": (2, 0.2, 0.5), "Elu": (1, 1, 0)}
+
+
+def recurrent(kind, x, w, r, bias, acts, alphas, betas, input_forget=0):
+    """RNN / GRU (linear_before_reset 0) / LSTM in numpy, [S, B, I] input,
+    per direction: W [D, G*H, I], R [D, G*H, H], B [D, 2*G*H]; ACTS the
+    functions per direction, alpha/beta consumed in order."""
+    S, B, _ = x.shape
+    D, GH, _ = w.shape
+    nslot = {"RNN": 1, "GRU": 2, "LSTM": 3}[kind]
+    G = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind]
+    H = GH // G
+    fns, ia, ib = [], 0, 0
+    for name in acts:
+        n, a, b = NPARAMS.get(name, (0, 0, 0))
+        if n >= 1 and ia < len(alphas):
+            a, ia = alphas[ia], ia + 1
+        if n >= 2 and ib < len(betas):
+            b, ib = betas[ib], ib + 1
+        fns.append(lambda v, f=ACTS[name], a=a, b=b: f(v, a, b))
+    ys, hs, cs = [], [], []
+    for d in range(D):
+        f = fns[d * nslot:(d + 1) * nslot]
+        wb, rb = bias[d][:GH], bias[d][GH:]
+        h, cst = np.zeros((B, H)), np.zeros((B, H))
+        out = [None] * S
+        for t in (range(S) if d == 0 else range(S - 1, -1, -1)):
+            gx = x[t] @ w[d].T + wb
+            gh = h @ r[d].T + rb
+            if kind == "RNN":
+                h = f[0](gx + gh)
+            elif kind == "GRU":
+                z = f[0](gx[:, :H] + gh[:, :H])
+                rr = f[0](gx[:, H:2 * H] + gh[:, H:2 * H])
+                hh = f[1](gx[:, 2 * H:] + (rr * h) @ r[d][2 * H:].T + rb[2 * H:])
+                h = (1 - z) * hh + z * h
+            else:
+                i = f[0](gx[:, :H] + gh[:, :H])
+                o = f[0](gx[:, H:2 * H] + gh[:, H:2 * H])
+                fg = 1 - i if input_forget else f[0](gx[:, 2 * H:3 * H] + gh[:, 2 * H:3 * H])
+                cst = fg * cst + i * f[1](gx[:, 3 * H:] + gh[:, 3 * H:])
+                h = o * f[2](cst)
+            out[t] = h
+        ys.append(np.stack(out))
+        hs.append(h)
+        cs.append(cst)
+    y = np.stack(ys, 1).astype(F)
+    return y, np.stack(hs).astype(F), np.stack(cs).astype(F)
+
+
 def nearest(x, scales, rnd):
     y = x
     for ax, s in enumerate(scales):
@@ -230,6 +289,28 @@ def cases():
     yield case("roialign10_max_runtime_rois", 10, "RoiAlign", [("x", rx), ("rois", rois), ("b", rb)],
                dict(mode="max", output_height=2, output_width=2, sampling_ratio=3),
                [("y", roi_align(rx, rois, rb, 2, 2, 3, 1.0, False, "max"))])
+    for kind, acts, al, be, opset in (
+            ("RNN", ["Affine", "LeakyRelu"], [0.5, 0.2], [0.1], 7),
+            ("GRU", ["HardSigmoid", "Softsign", "Sigmoid", "ScaledTanh"], [0.3, 0.7], [0.4, 1.5], 14),
+            ("LSTM", ["Sigmoid", "Elu", "Softplus", "HardSigmoid", "Relu", "ThresholdedRelu"], [0.9, 0.25, 0.1],
+             [0.45], 7),
+            ("LSTM", ["Sigmoid", "Tanh", "Tanh"], [], [], 14)):
+        G, H, I, S, B = {"RNN": 1, "GRU": 3, "LSTM": 4}[kind], 3, 2, 4, 2
+        xs_, ws_, rs_, bs_ = r(S, B, I), r(2, G * H, I) * 0.5, r(2, G * H, H) * 0.5, r(2, 2 * G * H) * 0.3
+        forget = int(kind == "LSTM" and not al)
+        y, yh, yc = recurrent(kind, xs_, ws_, rs_, bs_, acts if len(acts) > 3 or kind != "LSTM" else acts * 2, al, be,
+                              forget)
+        attrs = dict(hidden_size=H, direction="bidirectional", activations=acts if len(acts) > 3 or kind != "LSTM"
+                     else acts * 2)
+        if al:
+            attrs["activation_alpha"] = al
+        if be:
+            attrs["activation_beta"] = be
+        if forget:
+            attrs["input_forget"] = 1
+        outs = [("y", y), ("yh", yh)] + ([("yc", yc)] if kind == "LSTM" else [])
+        yield case("%s%d_%s" % (kind.lower(), opset, "input_forget" if forget else "activations"), opset, kind,
+                   [("x", xs_)], attrs, outs, inits=[("w", ws_), ("r", rs_), ("b", bs_)])
     norm = (bn["x"] - bn["m"]) / np.sqrt(bn["v"] + 1e-5) * bn["s"] + bn["b"]
     yield case("batchnorm7_spatial0", 7, "BatchNormalization", [("x", bn["x"])], dict(spatial=0),
                [("y", norm.astype(F))], inits=[(k, bn[k]) for k in ("s", "b", "m", "v")])

@@ -3,9 +3,11 @@
  *
  * Takes: X, W, R and the optional B, sequence_lens, initial_h,
  * (LSTM) initial_c and P of static shapes, direction forward, reverse or
- * bidirectional (two independent passes side by side), the default
- * activations (Tanh; Sigmoid/Tanh; Sigmoid/Tanh/
- * Tanh), optional clip; LSTM with input_forget = 0. Guarantees: each time
+ * bidirectional (two independent passes side by side), any of ONNX's
+ * activations per direction (Tanh, Sigmoid, Relu, Affine, LeakyRelu,
+ * ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus,
+ * with activation_alpha/beta; defaults Tanh; Sigmoid/Tanh; Sigmoid/Tanh/
+ * Tanh), optional clip; LSTM's input_forget couples f = 1 - i. Guarantees: each time
  * step is a few ops on [batch, hidden] tensors: X_t W^T and H R^T as
  * generics with a reduction loop, the gate columns as static slices, and
  * one elementwise generic per cell update (GRU with linear_before_reset =
@@ -27,12 +29,19 @@ typedef struct {
   uint32_t n;
 } rn_args;
 
+/* An activation of the activations attribute, with its alpha and beta. */
+enum { ACT_TANH, ACT_SIGMOID, ACT_RELU, ACT_AFFINE, ACT_LEAKY_RELU, ACT_THRESHOLDED_RELU, ACT_SCALED_TANH,
+       ACT_HARD_SIGMOID, ACT_ELU, ACT_SOFTSIGN, ACT_SOFTPLUS };
+typedef struct { int kind; double alpha, beta; } rn_act;
+
 typedef struct rn {
   oi_ctx *c;
+  rn_act act[2][3]; /* per direction: f, g, h */
+  int64_t dir;      /* the direction being built */
   int kind;
   const kiln_type *et;
   int64_t S, B, I, H;
-  bool layout1, bias, lbr, peep;
+  bool layout1, bias, lbr, peep, couple; /* couple: input_forget, f = 1 - i */
   double clip; /* 0: none */
   kiln_value *seq; /* [B] int32, or NULL */
   int64_t t;       /* the step being built */
@@ -82,6 +91,79 @@ static kiln_value *sigmoid(kiln_builder *b, kiln_value *x) {
   return oi_op2(b, KILN_OP_ARITH_DIVF, fc(b, et, 1), oi_op2(b, KILN_OP_ARITH_ADDF, fc(b, et, 1), e));
 }
 
+static kiln_value *activate(kiln_builder *b, const rn *r, uint32_t slot, kiln_value *x) {
+  const rn_act *a = &r->act[r->dir][slot];
+  const kiln_type *et = x->type;
+  kiln_value *zero = fc(b, et, 0), *one = fc(b, et, 1);
+  switch (a->kind) {
+  case ACT_TANH: return oi_op1(b, KILN_OP_MATH_TANH, x);
+  case ACT_SIGMOID: return sigmoid(b, x);
+  case ACT_RELU: return oi_select(b, oi_cmpf(b, OI_F_OGT, x, zero), x, zero);
+  case ACT_AFFINE: return oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, x, fc(b, et, a->alpha)), fc(b, et, a->beta));
+  case ACT_LEAKY_RELU:
+    return oi_select(b, oi_cmpf(b, OI_F_OLT, x, zero), oi_op2(b, KILN_OP_ARITH_MULF, x, fc(b, et, a->alpha)), x);
+  case ACT_THRESHOLDED_RELU: return oi_select(b, oi_cmpf(b, OI_F_OGT, x, fc(b, et, a->alpha)), x, zero);
+  case ACT_SCALED_TANH:
+    return oi_op2(b, KILN_OP_ARITH_MULF, fc(b, et, a->alpha),
+                  oi_op1(b, KILN_OP_MATH_TANH, oi_op2(b, KILN_OP_ARITH_MULF, x, fc(b, et, a->beta))));
+  case ACT_HARD_SIGMOID: {
+    kiln_value *t = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, x, fc(b, et, a->alpha)), fc(b, et, a->beta));
+    t = oi_select(b, oi_cmpf(b, OI_F_OLT, t, zero), zero, t);
+    return oi_select(b, oi_cmpf(b, OI_F_OGT, t, one), one, t);
+  }
+  case ACT_ELU: {
+    kiln_value *neg = oi_op2(b, KILN_OP_ARITH_MULF, fc(b, et, a->alpha),
+                             oi_op2(b, KILN_OP_ARITH_SUBF, oi_op1(b, KILN_OP_MATH_EXP, x), one));
+    return oi_select(b, oi_cmpf(b, OI_F_OGE, x, zero), x, neg);
+  }
+  case ACT_SOFTSIGN:
+    return oi_op2(b, KILN_OP_ARITH_DIVF, x, oi_op2(b, KILN_OP_ARITH_ADDF, one, oi_op1(b, KILN_OP_MATH_ABSF, x)));
+  default: return oi_op1(b, KILN_OP_MATH_LOG, oi_op2(b, KILN_OP_ARITH_ADDF, oi_op1(b, KILN_OP_MATH_EXP, x), one));
+  }
+}
+
+/* The activations attribute: NSLOT per direction (forward, then reverse),
+ * names matched without case; alpha and beta are consumed in order by the
+ * activations that take them, the operators' defaults otherwise (as ONNX
+ * Runtime reads them). */
+static bool parse_acts(oi_ctx *c, oi_node *n, rn *r, int64_t D, uint32_t nslot, const int *defaults) {
+  static const struct { const char *name; int kind, nparams; double a, b; } table[] = {
+    {"tanh", ACT_TANH, 0, 0, 0}, {"sigmoid", ACT_SIGMOID, 0, 0, 0}, {"relu", ACT_RELU, 0, 0, 0},
+    {"affine", ACT_AFFINE, 2, 1, 0}, {"leakyrelu", ACT_LEAKY_RELU, 1, 0.01, 0},
+    {"thresholdedrelu", ACT_THRESHOLDED_RELU, 1, 1, 0}, {"scaledtanh", ACT_SCALED_TANH, 2, 1, 1},
+    {"hardsigmoid", ACT_HARD_SIGMOID, 2, 0.2, 0.5}, {"elu", ACT_ELU, 1, 1, 0}, {"softsign", ACT_SOFTSIGN, 0, 0, 0},
+    {"softplus", ACT_SOFTPLUS, 0, 0, 0},
+  };
+  const Onnx__AttributeProto *at = oi_attr(n, "activations");
+  const float *al, *be;
+  size_t nal, nbe, ia = 0, ib = 0;
+  if (!oi_attr_floats(c, n, "activation_alpha", &al, &nal) || !oi_attr_floats(c, n, "activation_beta", &be, &nbe))
+    return false;
+  if (at && at->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS)
+    return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'activations' must be a list of strings");
+  if (at && at->n_strings != nslot * (size_t)D && !(D == 2 && at->n_strings == nslot))
+    return oi_invalid(c, "activations lists %zu functions, expected %u per direction", at->n_strings, nslot);
+  for (int64_t d = 0; d < D; d++)
+    for (uint32_t k = 0; k < nslot; k++) {
+      rn_act *a = &r->act[d][k];
+      a->kind = defaults[k];
+      if (!at) continue;
+      const ProtobufCBinaryData *sd = &at->strings[(at->n_strings == nslot ? 0 : d * nslot) + k];
+      char name[32];
+      size_t len = sd->len < sizeof name - 1 ? sd->len : sizeof name - 1;
+      for (size_t i = 0; i < len; i++) name[i] = (char)(sd->data[i] >= 'A' && sd->data[i] <= 'Z' ? sd->data[i] + 32 : sd->data[i]);
+      name[len] = 0;
+      size_t t = 0;
+      while (t < sizeof table / sizeof table[0] && strcmp(table[t].name, name) != 0) t++;
+      if (t == sizeof table / sizeof table[0]) return oi_unsupported(c, "activation '%s'", name);
+      a->kind = table[t].kind;
+      a->alpha = table[t].a, a->beta = table[t].b;
+      if (table[t].nparams >= 1 && ia < nal) a->alpha = al[ia++];
+      if (table[t].nparams >= 2 && ib < nbe) a->beta = be[ib++];
+    }
+  return true;
+}
+
 static kiln_value *clipped(kiln_builder *b, const rn *r, kiln_value *x) {
   if (r->clip <= 0) return x;
   const kiln_type *et = x->type;
@@ -120,7 +202,7 @@ static void finish(kiln_builder *b, const rn *r, kiln_value *const *a, kiln_valu
 static bool rnn_cell(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   (void)c;
   rn *r = u;
-  finish(b, r, a, oi_op1(b, KILN_OP_MATH_TANH, clipped(b, r, pre(b, r, a, 0, true))), NULL, y);
+  finish(b, r, a, activate(b, r, 0, clipped(b, r, pre(b, r, a, 0, true))), NULL, y);
   return true;
 }
 
@@ -135,12 +217,13 @@ static bool lstm_cell(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
     gi = oi_op2(b, KILN_OP_ARITH_ADDF, gi, oi_op2(b, KILN_OP_ARITH_MULF, a[r->p + 0], cp));
     gf = oi_op2(b, KILN_OP_ARITH_ADDF, gf, oi_op2(b, KILN_OP_ARITH_MULF, a[r->p + 2], cp));
   }
-  kiln_value *i = sigmoid(b, clipped(b, r, gi)), *f = sigmoid(b, clipped(b, r, gf));
-  kiln_value *ct = oi_op1(b, KILN_OP_MATH_TANH, clipped(b, r, gc));
+  kiln_value *i = activate(b, r, 0, clipped(b, r, gi)), *f = activate(b, r, 0, clipped(b, r, gf));
+  if (r->couple) f = oi_op2(b, KILN_OP_ARITH_SUBF, fc(b, i->type, 1), i);
+  kiln_value *ct = activate(b, r, 1, clipped(b, r, gc));
   kiln_value *cn = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, f, cp), oi_op2(b, KILN_OP_ARITH_MULF, i, ct));
   if (r->peep) go = oi_op2(b, KILN_OP_ARITH_ADDF, go, oi_op2(b, KILN_OP_ARITH_MULF, a[r->p + 1], cn));
-  kiln_value *o = sigmoid(b, clipped(b, r, go));
-  finish(b, r, a, oi_op2(b, KILN_OP_ARITH_MULF, o, oi_op1(b, KILN_OP_MATH_TANH, cn)), cn, y);
+  kiln_value *o = activate(b, r, 0, clipped(b, r, go));
+  finish(b, r, a, oi_op2(b, KILN_OP_ARITH_MULF, o, activate(b, r, 2, cn)), cn, y);
   return true;
 }
 
@@ -149,8 +232,8 @@ static bool lstm_cell(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
 static bool gru_zr(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   (void)c;
   rn *r = u;
-  kiln_value *z = sigmoid(b, clipped(b, r, pre(b, r, a, 0, true)));
-  kiln_value *rr = sigmoid(b, clipped(b, r, pre(b, r, a, 1, true)));
+  kiln_value *z = activate(b, r, 0, clipped(b, r, pre(b, r, a, 0, true)));
+  kiln_value *rr = activate(b, r, 0, clipped(b, r, pre(b, r, a, 1, true)));
   y[0] = z;
   y[1] = r->lbr ? rr : oi_op2(b, KILN_OP_ARITH_MULF, rr, a[r->hprev]);
   return true;
@@ -167,7 +250,7 @@ static bool gru_h(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value *
   if (r->lbr) rh = oi_op2(b, KILN_OP_ARITH_MULF, a[r->r], rh);
   kiln_value *x = a[r->xw];
   if (r->bias) x = oi_op2(b, KILN_OP_ARITH_ADDF, x, a[r->wb]);
-  kiln_value *h = oi_op1(b, KILN_OP_MATH_TANH, clipped(b, r, oi_op2(b, KILN_OP_ARITH_ADDF, x, rh)));
+  kiln_value *h = activate(b, r, 1, clipped(b, r, oi_op2(b, KILN_OP_ARITH_ADDF, x, rh)));
   kiln_value *z = a[r->z], *one = fc(b, z->type, 1);
   kiln_value *hn = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF, one, z), h),
                           oi_op2(b, KILN_OP_ARITH_MULF, z, a[r->hprev]));
@@ -255,21 +338,12 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   bool reverse = strcmp(dir, "reverse") == 0, bidi = strcmp(dir, "bidirectional") == 0;
   if (!reverse && !bidi && strcmp(dir, "forward") != 0) return oi_invalid(c, "direction '%s'", dir);
   int64_t D = bidi ? 2 : 1;
-  if (fgt) return oi_unsupported(c, "input_forget = 1");
-  if (oi_attr(n, "activations") || oi_attr(n, "activation_alpha") || oi_attr(n, "activation_beta")) {
-    /* only the defaults, spelled out */
-    static const char *const defs[3][4] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
-    const Onnx__AttributeProto *at = oi_attr(n, "activations");
-    const char *const *d = defs[lstm ? 2 : gru ? 1 : 0];
-    size_t want = lstm ? 3 : gru ? 2 : 1;
-    bool ok = at && !oi_attr(n, "activation_alpha") && !oi_attr(n, "activation_beta") && at->n_strings == want;
-    for (size_t k = 0; ok && k < want; k++)
-      ok = at->strings[k].len == strlen(d[k]) && memcmp(at->strings[k].data, d[k], at->strings[k].len) == 0;
-    if (!ok) return oi_unsupported(c, "activations other than the defaults");
-  }
+  static const int defaults[3][3] = {{ACT_TANH}, {ACT_SIGMOID, ACT_TANH}, {ACT_SIGMOID, ACT_TANH, ACT_TANH}};
+  if (!parse_acts(c, n, &r, D, lstm ? 3 : gru ? 2 : 1, defaults[lstm ? 2 : gru ? 1 : 0])) return false;
   if (layout != 0 && layout != 1) return oi_invalid(c, "layout %lld", (long long)layout);
   r.layout1 = layout == 1;
   r.lbr = lbr != 0;
+  r.couple = fgt != 0;
   r.clip = clip;
   r.et = oi_elem_type(c, xv->dtype);
   const kiln_type *xt = xv->type, *wt = wv->type, *rt = rv->type;
@@ -311,6 +385,7 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   kiln_value *ydir[2] = {0}, *hdir[2] = {0}, *cdir[2] = {0};
   for (int64_t d = 0; d < D; d++) {
     bool rev = reverse || d == 1;
+    r.dir = d;
     kiln_value *w = dir_slice(c, w0, 0, d, 2, wk), *rr = dir_slice(c, r0, 0, d, 2, rk);
     kiln_value *bias = b0 ? dir_slice(c, b0, 0, d, 1, bb) : NULL, *p = p0 ? dir_slice(c, p0, 0, d, 1, pk) : NULL;
     kiln_value *h = hh0 ? dir_slice(c, hh0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
