@@ -210,10 +210,105 @@ def nearest(x, scales, rnd):
     return y
 
 
-def case(name, opset, op, inputs, attrs, outputs, inits=(), domain=""):
-    """inputs / inits: [(name, array)]; outputs: [(name, expected array)]."""
+def case(name, opset, op, inputs, attrs, outputs, inits=(), domain="", nodes=None):
+    """inputs / inits: [(name, array)]; outputs: [(name, expected array)];
+    NODES (a list of NodeProto) replaces the one node OP makes."""
     return dict(name=name, opset=opset, op=op, inputs=list(inputs), attrs=attrs, outputs=list(outputs),
-                inits=list(inits), domain=domain)
+                inits=list(inits), domain=domain, nodes=nodes)
+
+
+def graph_cases():
+    """Sequences and control flow: several nodes, tensor outputs."""
+    mk = helper.make_node
+    x = r(6, 4)
+    pos = np.array(-2, np.int64)
+    yield case("sequence_split_at_concat", 13, "SequenceAt", [("x", x), ("p", pos)], {},
+               [("y", x[2:4]), ("z", np.concatenate([x[4:], x[:2]], 0)), ("n", np.array(2, np.int64))],
+               nodes=[mk("SplitToSequence", ["x", "two"], ["s"], axis=0),
+                      mk("SequenceAt", ["s", "p"], ["y"]),
+                      mk("SequenceErase", ["s", "p"], ["s2"]),
+                      mk("SequenceInsert", ["s2", "head"], ["s3"]),
+                      mk("SequenceErase", ["s3", "zero"], ["s4"]),
+                      mk("ConcatFromSequence", ["s4"], ["z"], axis=0),
+                      mk("SequenceLength", ["s2"], ["n"])],
+               inits=[("two", np.array(2, np.int64)), ("head", x[:2].copy()), ("zero", np.array(0, np.int64))])
+    a, b = r(3), r(3)
+    yield case("sequence_construct_stack", 13, "ConcatFromSequence", [("a", a), ("b", b), ("p", np.array(1, np.int64))],
+               {}, [("y", np.stack([a, b, a], 1)), ("e", b)],
+               nodes=[mk("SequenceConstruct", ["a", "b"], ["s"]), mk("SequenceInsert", ["s", "a", "p"], ["s1"]),
+                      mk("SequenceErase", ["s1", "p"], ["s2"]), mk("SequenceInsert", ["s2", "a"], ["s3"]),
+                      mk("ConcatFromSequence", ["s3"], ["y"], axis=1, new_axis=1),
+                      mk("SequenceAt", ["s3", "p"], ["e0"]), mk("Identity", ["e0"], ["e"])])
+    # If with a run-time condition: both branches, an output selected
+    c = np.array(False)
+    then_g = helper.make_graph([mk("Add", ["a", "b"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [3])])
+    else_g = helper.make_graph([mk("Mul", ["a", "b"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [3])])
+    for cv in (True, False):
+        yield case("if_runtime_%s" % str(cv).lower(), 11, "If", [("c", np.array(cv)), ("a", a), ("b", b)], {},
+                   [("y", a + b if cv else a * b)], nodes=[mk("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)])
+    del c
+    # Loop: a constant trip count with a run-time condition that turns false
+    body = helper.make_graph(
+        [mk("Add", ["v", "step"], ["v2"]), mk("Less", ["v2", "limit"], ["c2"]), mk("Identity", ["c2"], ["cout"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cin", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("v", TensorProto.FLOAT, [])],
+        [helper.make_tensor_value_info("cout", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v2", TensorProto.FLOAT, [])])
+    for lim in (3.5, 100.0):
+        v, stepv, k = 0.0, 1.5, 0
+        while k < 6:  # trip 6; stops once v >= limit
+            v += stepv
+            k += 1
+            if not v < lim:
+                break
+        yield case("loop_masked_limit%g" % lim, 13, "Loop", [("limit", np.array(lim, F))], {},
+                   [("y", np.array(v, F))], inits=[("m", np.array(6, np.int64)), ("c", np.array(True)),
+                                                   ("v0", np.array(0, F)), ("step", np.array(1.5, F))],
+                   nodes=[mk("Loop", ["m", "c", "v0"], ["y"], body=body)])
+    # Loop with scan outputs and the iteration number
+    body2 = helper.make_graph(
+        [mk("Cast", ["i"], ["fi"], to=TensorProto.FLOAT), mk("Mul", ["acc", "fi"], ["prod"]),
+         mk("Add", ["acc", "prod"], ["acc2"]), mk("Identity", ["cin"], ["cout"]), mk("Identity", ["prod"], ["sc"])],
+        "body2", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                  helper.make_tensor_value_info("cin", TensorProto.BOOL, []),
+                  helper.make_tensor_value_info("acc", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("cout", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc2", TensorProto.FLOAT, [3]),
+         helper.make_tensor_value_info("sc", TensorProto.FLOAT, [3])])
+    acc, scans = a.astype(np.float64), []
+    for i in range(4):
+        prod = acc * i
+        scans.append(prod)
+        acc = acc + prod
+    yield case("loop_scan_outputs", 11, "Loop", [("a", a)], {}, [("y", acc.astype(F)), ("s", np.stack(scans).astype(F))],
+               inits=[("m", np.array(4, np.int64))], nodes=[mk("Loop", ["m", "", "a"], ["y", "s"], body=body2)])
+    # Scan: a running sum over the reversed axis 1, outputs stacked on axis 1
+    sx = r(2, 5)
+    sbody = helper.make_graph([mk("Add", ["st", "xi"], ["st2"]), mk("Identity", ["st2"], ["out"])], "sbody",
+                              [helper.make_tensor_value_info("st", TensorProto.FLOAT, [2]),
+                               helper.make_tensor_value_info("xi", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("st2", TensorProto.FLOAT, [2]),
+                               helper.make_tensor_value_info("out", TensorProto.FLOAT, [2])])
+    cum = np.cumsum(sx[:, ::-1], 1)
+    yield case("scan9_reverse_axes", 9, "Scan", [("s0", np.zeros(2, F)), ("x", sx)],
+               dict(num_scan_inputs=1, scan_input_axes=[1], scan_input_directions=[1], scan_output_axes=[1],
+                    scan_output_directions=[1], body=sbody),
+               [("y", cum[:, -1].astype(F)), ("z", cum[:, ::-1].astype(F))], nodes=None)
+    bx = r(2, 3, 2)
+    yield case("scan8_batch2", 8, "Scan", [("s0", np.zeros((2, 2), F)), ("x", bx)], dict(num_scan_inputs=1),
+               [("y", bx.sum(1)), ("z", np.cumsum(bx, 1).astype(F))],
+               nodes=[mk("Scan", ["", "s0", "x"], ["y", "z"], num_scan_inputs=1, body=sbody)])
+    mbody = helper.make_graph([mk("Mul", ["e", "k"], ["o"])], "mbody",
+                              [helper.make_tensor_value_info("e", TensorProto.FLOAT, [3]),
+                               helper.make_tensor_value_info("k", TensorProto.FLOAT, [3])],
+                              [helper.make_tensor_value_info("o", TensorProto.FLOAT, [3])])
+    yield case("sequencemap_construct", 17, "SequenceMap", [("a", a), ("b", b)], {},
+               [("y", np.stack([a * b, b * b]))],
+               nodes=[mk("SequenceConstruct", ["a", "b"], ["s"]), mk("SequenceMap", ["s", "b"], ["s2"], body=mbody),
+                      mk("ConcatFromSequence", ["s2"], ["y"], axis=0, new_axis=1)])
 
 
 def cases():
@@ -358,8 +453,9 @@ def build(c):
     outs = [helper.make_tensor_value_info(n, dtype_of(a), a.shape) for n, a in c["outputs"]]
     inits = [numpy_helper.from_array(a, n) for n, a in c["inits"]]
     names = [n for n, _ in c["inputs"]] + [n for n, _ in c["inits"]]
-    node = helper.make_node(c["op"], names, [n for n, _ in c["outputs"]], domain=c["domain"], **c["attrs"])
-    g = helper.make_graph([node], c["name"], ins, outs, inits)
+    nodes = c["nodes"] or [helper.make_node(c["op"], names, [n for n, _ in c["outputs"]], domain=c["domain"],
+                                            **c["attrs"])]
+    g = helper.make_graph(nodes, c["name"], ins, outs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid(c["domain"], c["opset"])])
     m.ir_version = 6
     return m
@@ -405,7 +501,8 @@ def main():
             print("skipped: %s is not built" % tool)
             return 77
     passed = failed = 0
-    for c in cases():
+    import itertools
+    for c in itertools.chain(cases(), graph_cases()):
         if args.names and c["name"] not in args.names:
             continue
         why = run(args, c)

@@ -69,6 +69,50 @@ def load_tensor(path):
     return numpy_helper.to_array(t)
 
 
+def load_value(path, type_proto):
+    """A test-data file as the graph value it holds: an array, a list of
+    arrays (sequence), or (present, value) for an optional."""
+    kind = type_proto.WhichOneof("value") if type_proto is not None else "tensor_type"
+    with open(path, "rb") as f:
+        data = f.read()
+    if kind == "sequence_type":
+        s = onnx.SequenceProto()
+        s.ParseFromString(data)
+        return numpy_helper.to_list(s)
+    if kind == "optional_type":
+        o = onnx.OptionalProto()
+        o.ParseFromString(data)
+        if o.HasField("tensor_value"):
+            return True, numpy_helper.to_array(o.tensor_value)
+        if o.HasField("sequence_value"):
+            return True, numpy_helper.to_list(o.sequence_value)
+        return False, None
+    t = onnx.TensorProto()
+    t.ParseFromString(data)
+    return numpy_helper.to_array(t)
+
+
+def structured(model):
+    """Whether a graph input or output is a sequence or an optional."""
+    return any(vi.type.WhichOneof("value") in ("sequence_type", "optional_type")
+               for vi in list(model.graph.input) + list(model.graph.output))
+
+
+# The importer's function signature: each result's kiln.name.
+RESULT_RE = re.compile(r'\{kiln\.name = "((?:[^"\\]|\\.)*)"\}')
+
+
+def result_names(tools, model_path):
+    """The names of the module function's results, from the importer's IR
+    (a sequence output is NAME[k] per element, an optional NAME.has_value
+    then its value)."""
+    r = tools.sh([tools.import_, model_path])
+    if r.returncode != 0:
+        return None
+    head = next((l for l in r.stdout.splitlines() if "func.func" in l), "")
+    return RESULT_RE.findall(head.split("->", 1)[1]) if "->" in head else None
+
+
 def error_line(text, tool):
     """The most telling line of a tool's stderr: the first that says
     "error", else the last non-empty one; prefixed by TOOL unless the line
@@ -208,6 +252,39 @@ def compare_random(node, inputs, outs, wants):
     return None
 
 
+def compare_structured(model, data, got):
+    """("pass", None) or (reason, detail): each graph output against its
+    test data, sequences element by element, optionals by presence then
+    value (RESULTS by name: NAME, NAME[k], NAME.has_value)."""
+    for k, vi in enumerate(model.graph.output):
+        want = load_value(os.path.join(data, "output_%d.pb" % k), vi.type)
+        kind = vi.type.WhichOneof("value")
+        if kind == "optional_type":
+            flag = got.get(vi.name + ".has_value")
+            if flag is None or bool(flag) != want[0]:
+                return "mismatch", "output %d: present %s, expected %s" % (k, flag, want[0])
+            if not want[0]:
+                continue
+            kind, want = ("sequence_type" if isinstance(want[1], list) else "tensor_type"), want[1]
+        if kind == "sequence_type":
+            have = []
+            while "%s[%d]" % (vi.name, len(have)) in got:
+                have.append(got["%s[%d]" % (vi.name, len(have))])
+            if len(have) != len(want):
+                return "mismatch", "output %d: a sequence of %d tensors, expected %d" % (k, len(have), len(want))
+            for j, (g, w) in enumerate(zip(have, want)):
+                why = compare(g, w)
+                if why:
+                    return why[0], "output %d[%d]: %s" % (k, j, why[1])
+            continue
+        if vi.name not in got:
+            return "run error", "output %d (%s) was not returned" % (k, vi.name)
+        why = compare(got[vi.name], want)
+        if why:
+            return why[0], "output %d: %s" % (k, why[1])
+    return "pass", None
+
+
 # ---- one case --------------------------------------------------------------
 
 class Tools:
@@ -281,13 +358,34 @@ def run_case(tools, root, work_root, name):
         argv = [tools.run, "--module=" + detail, "--device=" + tools.device]
         n_in = sum(1 for f in os.listdir(data) if re.fullmatch(r"input_\d+\.pb", f))
         inputs = []
+        graph_inputs = [vi for vi in model.graph.input
+                        if vi.name not in {t.name for t in model.graph.initializer}]
         for k in range(n_in):
-            p = os.path.join(work, "in%d.npy" % k)
-            inputs.append(load_tensor(os.path.join(data, "input_%d.pb" % k)))
-            np.save(p, inputs[-1])
-            argv.append("--input=@" + p)
+            vi = graph_inputs[k] if k < len(graph_inputs) else None
+            v = load_value(os.path.join(data, "input_%d.pb" % k), vi.type if vi else None)
+            if isinstance(v, tuple):  # an optional tensor: the tensor (zeros when absent), its flag
+                tt = vi.type.optional_type.elem_type.tensor_type
+                shape = [d.dim_value for d in tt.shape.dim]
+                zero = np.zeros(shape, onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tt.elem_type])
+                pair = [v[1] if v[0] else zero, np.array(v[0])]
+            else:
+                pair = [v]
+            inputs.append(pair[0])
+            for j, a in enumerate(pair):
+                p = os.path.join(work, "in%d_%d.npy" % (k, j))
+                np.save(p, a)
+                argv.append("--input=@" + p)
+        names = None
+        if structured(model):  # sequences and optionals: one result per tensor, by name
+            if not (tools.import_ and os.path.exists(tools.import_)):
+                return name, "harness error", "sequence/optional outputs need --import (result names)"
+            names = result_names(tools, os.path.join(case, "model.onnx"))
+            if names is None:
+                return name, "harness error", "kiln-onnx-import gave no function signature"
+        else:
+            names = [vi.name for vi in model.graph.output]
         outs = []
-        for k in range(len(model.graph.output)):
+        for k in range(len(names)):
             outs.append(os.path.join(work, "out%d.npy" % k))
             argv.append("--output=@" + outs[-1])
         r = tools.sh(argv)
@@ -297,13 +395,18 @@ def run_case(tools, root, work_root, name):
             if not os.path.exists(p):
                 return name, "run error", "kiln-run wrote no %s" % os.path.basename(p)
         got = [np.load(p) for p in outs]
-        want = [load_tensor(os.path.join(data, "output_%d.pb" % k)) for k in range(len(outs))]
-        rnd = random_op(model, inputs)
-        if rnd is not None:  # drawn at random: shapes and statistics
+        want = [] if structured(model) else \
+            [load_tensor(os.path.join(data, "output_%d.pb" % k)) for k in range(len(outs))]
+        rnd = None if structured(model) else random_op(model, inputs)
+        if structured(model):
+            why = compare_structured(model, data, dict(zip(names, got)))
+            if why[0] != "pass":
+                return (name,) + why
+        elif rnd is not None:  # drawn at random: shapes and statistics
             why = compare_random(rnd, inputs, got, want)
             if why:
                 return name, why[0], "%s (random %s)" % (why[1], rnd.op_type)
-        for k in range(len(outs)) if rnd is None else ():
+        for k in range(len(want)) if rnd is None else ():
             why = compare(got[k], want[k])
             if why:
                 return name, why[0], "output %d: %s" % (k, why[1])

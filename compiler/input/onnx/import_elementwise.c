@@ -235,6 +235,30 @@ bool oi_import_unary(oi_ctx *c, oi_node *n) {
   default: break;
   }
   if (!oi_attrs_only(c, n, known) || !oi_check_type(c, x, mask, "input 0")) return false;
+  /* Exact float ops on small constants (sizes computed in a graph, as
+   * Range's expansion does: Ceil, Relu, ...) fold on the host: the
+   * result in double is the type's result exactly. */
+  if (oi_dtype_is_float(x->dtype) && oi_const(c, x) && oi_numel(x->type) <= 64 &&
+      (n->kind == OI_CEIL || n->kind == OI_FLOOR || n->kind == OI_ROUND || n->kind == OI_ABS || n->kind == OI_NEG ||
+       n->kind == OI_RELU || n->kind == OI_SIGN)) {
+    double *v;
+    int64_t cnt;
+    if (!oi_const_floats(c, x, "input 0", &v, &cnt)) return false;
+    for (int64_t i = 0; i < cnt; i++) {
+      double a = v[i];
+      switch (n->kind) {
+      case OI_CEIL: v[i] = ceil(a); break;
+      case OI_FLOOR: v[i] = floor(a); break;
+      case OI_ROUND: v[i] = a - floor(a) == 0.5 ? 2 * floor(a / 2 + 0.5) : round(a); break; /* half to even */
+      case OI_ABS: v[i] = fabs(a); break;
+      case OI_NEG: v[i] = -a; break;
+      case OI_RELU: v[i] = a > 0 ? a : 0; break;
+      default: v[i] = a > 0 ? 1 : a < 0 ? -1 : a; break;
+      }
+    }
+    oi_set_out_const(c, n, 0, oi_dense_floats(c, x->type, v), x->dtype);
+    return true;
+  }
   /* Neg / Abs of a small signed-integer constant (shape arithmetic, e.g.
    * LayerNormalization's expansion) fold on the host */
   if ((n->kind == OI_NEG || n->kind == OI_ABS) && oi_dtype_is_int(x->dtype) && !oi_dtype_is_unsigned(x->dtype) &&
@@ -582,6 +606,31 @@ bool oi_import_cast(oi_ctx *c, oi_node *n) {
     if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL)
       for (int64_t i = 0; i < cnt; i++) v[i] = v[i] != 0;
     oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, x->type->rank, x->type->shape, dt), v), dt);
+    return true;
+  }
+  if (oi_const(c, x) && oi_numel(x->type) <= 64 && oi_dtype_is_float(x->dtype) && oi_dtype_is_int(dt)) {
+    double *v; /* float to integer: toward zero, when every value fits */
+    int64_t cnt;
+    if (!oi_const_floats(c, x, "input", &v, &cnt)) return false;
+    int64_t *iv = kiln_alloc(c->ctx, (size_t)(cnt + 1) * sizeof *iv);
+    bool fits = true;
+    for (int64_t i = 0; i < cnt && fits; i++) {
+      fits = v[i] > -9.2e18 && v[i] < 9.2e18; /* NaN and overflow stay for run time */
+      iv[i] = fits ? (int64_t)v[i] : 0;
+    }
+    if (fits) {
+      oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, x->type->rank, x->type->shape, dt), iv), dt);
+      return true;
+    }
+  }
+  if (oi_const(c, x) && oi_numel(x->type) <= 64 && oi_dtype_is_float(x->dtype) &&
+      dt == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
+    double *v;
+    int64_t cnt;
+    if (!oi_const_floats(c, x, "input", &v, &cnt)) return false;
+    int64_t *iv = kiln_alloc(c->ctx, (size_t)(cnt + 1) * sizeof *iv);
+    for (int64_t i = 0; i < cnt; i++) iv[i] = v[i] != 0;
+    oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, x->type->rank, x->type->shape, dt), iv), dt);
     return true;
   }
   if (oi_const(c, x) && oi_numel(x->type) <= 64 && oi_dtype_is_float(dt) && x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {

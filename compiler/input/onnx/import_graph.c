@@ -90,9 +90,41 @@ static oi_val **slot_of(oi_ctx *c, const char *name) {
   return &c->slots[i];
 }
 
-static oi_val *lookup(oi_ctx *c, const char *name) { return *slot_of(c, name); }
+/* A tombstone (a name a finished subgraph defined) reads as undefined. */
+static bool tombstone(const oi_val *v) { return v->kind == OI_VAL_TENSOR && !v->type; }
+
+static oi_val *lookup(oi_ctx *c, const char *name) {
+  oi_val *v = c->cap ? *slot_of(c, name) : NULL;
+  return v && !tombstone(v) ? v : NULL;
+}
+
+/* Ends a scope begun at undo position MARK: names defined since get
+ * their previous meaning back (a removed name leaves a tombstone the
+ * lookup skips: a NULL binding under its name). */
+static void scope_end(oi_ctx *c, size_t mark) {
+  while (c->nundo > mark) {
+    struct oi_undo *u = &c->undo[--c->nundo];
+    oi_val **s = slot_of(c, u->name);
+    if (u->prev) *s = u->prev;
+    else { /* keep the slot occupied so probing still finds later names */
+      oi_val *t = kiln_alloc(c->ctx, sizeof *t); /* zeroed: a tensor without a type */
+      t->name = u->name;
+      *s = t;
+    }
+  }
+}
 
 static void define(oi_ctx *c, oi_val *v) {
+  if (c->depth) { /* inside a subgraph: remember what the name meant */
+    if (c->nundo == c->capundo) {
+      size_t ncap = c->capundo ? 2 * c->capundo : 64;
+      struct oi_undo *u = kiln_alloc(c->ctx, ncap * sizeof *u);
+      if (c->nundo) memcpy(u, c->undo, c->nundo * sizeof *u);
+      c->undo = u, c->capundo = ncap;
+    }
+    c->undo[c->nundo].name = v->name;
+    c->undo[c->nundo++].prev = lookup(c, v->name);
+  }
   if (2 * (c->count + 1) > c->cap) {
     size_t ncap = c->cap ? c->cap * 2 : 64;
     oi_val **old = c->slots;
@@ -108,12 +140,16 @@ static void define(oi_ctx *c, oi_val *v) {
 }
 
 /* ---- graph inputs ---- */
-static bool value_type(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *what,
-                       const kiln_type **out, int32_t *dtype) {
+static bool value_type_of(oi_ctx *c, const Onnx__ValueInfoProto *vi, const Onnx__TypeProto *tp, const char *what,
+                          const kiln_type **out, int32_t *dtype) {
   char q[OX_QUOTE_MAX];
-  const Onnx__TypeProto *tp = vi->type;
+  if (tp && (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+             (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type->elem_type &&
+              tp->optional_type->elem_type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)))
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s %s: a sequence, whose length is known only at run time (dynamic "
+                   "shapes)", what, ox_quote(q, vi->name));
   if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
-    return oi_unsupported(c, "%s %s: only tensor types are supported", what,
+    return oi_unsupported(c, "%s %s: only tensor, sequence and optional types are supported", what,
                           ox_quote(q, vi->name));
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
   if (!oi_elem_type(c, tt->elem_type))
@@ -147,6 +183,25 @@ static bool value_type(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *wh
   *out = oi_tensor_type(c, (uint32_t)rank, shape, tt->elem_type);
   *dtype = tt->elem_type;
   return true;
+}
+
+/* An optional<tensor> at the function boundary: the tensor (zeros when
+ * absent) and a tensor<i1> flag, in that order. */
+static bool is_optional_tensor(const Onnx__TypeProto *tp) {
+  return tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type->elem_type &&
+         tp->optional_type->elem_type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+}
+
+/* NAME followed by "[k]" (K >= 0) or by TAIL (K < 0). */
+static const char *suffixed(oi_ctx *c, const char *name, const char *tail, long long k) {
+  char buf[64];
+  if (k >= 0) snprintf(buf, sizeof buf, "[%lld]", k);
+  else snprintf(buf, sizeof buf, "%s", tail);
+  size_t n = strlen(name), m = strlen(buf);
+  char *s = kiln_alloc(c->ctx, n + m + 1);
+  memcpy(s, name, n);
+  memcpy(s + n, buf, m + 1);
+  return s;
 }
 
 /* ONNX's uint8..uint64 at the function boundary: the signature keeps the
@@ -230,9 +285,21 @@ static const char *node_label(kiln_context *ctx, const Onnx__NodeProto *np, size
   return kiln_intern(ctx, buf, len);
 }
 
+/* The import functions that take sequences and optionals; every other
+ * one is given tensors only. */
+static bool takes_structured(oi_import_fn fn) {
+  return fn == oi_import_sequence || fn == oi_import_optional || fn == oi_import_identity || fn == oi_import_if ||
+         fn == oi_import_loop || fn == oi_import_sequence_map;
+}
+
+static const char *kind_name(oi_val_kind k) {
+  return k == OI_VAL_SEQ ? "a sequence" : k == OI_VAL_OPT ? "an optional" : "a tensor";
+}
+
 static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
   oi_node n = {.proto = np, .index = index, .op_type = np->op_type,
                .nin = np->n_input, .nout = np->n_output};
+  oi_node *outer = c->node; /* a subgraph's node: its If/Loop/Scan stays outside */
   c->node = &n;
   c->opset = kiln_onnx_model_opset(c->model, is_default_domain(np->domain) ? "" : np->domain);
   int64_t lo, hi;
@@ -252,6 +319,9 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
       return oi_fail(c, KILN_ONNX_ERR_NAME, "input %zu %s is not defined", i,
                      ox_quote(q, np->input[i]));
     }
+    if (n.in[i]->kind != OI_VAL_TENSOR && !takes_structured(row->fn))
+      return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu is %s; %s takes tensors", i, kind_name(n.in[i]->kind),
+                     np->op_type);
   }
   for (size_t i = 0; i < np->n_attribute; i++)
     if (np->attribute[i]->ref_attr_name && *np->attribute[i]->ref_attr_name)
@@ -272,8 +342,41 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
     n.out[i]->name = np->output[i];
     define(c, n.out[i]);
   }
-  c->node = NULL;
+  c->node = outer;
   return true;
+}
+
+bool oi_import_subgraph(oi_ctx *c, const Onnx__GraphProto *g, oi_val *const *actuals, size_t nact,
+                        oi_val **outs) {
+  oi_node *outer = c->node;
+  kiln_loc loc = c->b.loc;
+  int64_t opset = c->opset;
+  size_t mark = c->nundo;
+  bool ok = true;
+  c->depth++;
+  for (size_t i = 0; ok && i < g->n_initializer; i++) ok = define_initializer(c, g->initializer[i]);
+  for (size_t i = 0; ok && i < g->n_input && i < nact; i++) {
+    if (!actuals[i]) continue;
+    oi_val *v = oi_val_copy(c, actuals[i]);
+    v->name = g->input[i]->name;
+    define(c, v);
+  }
+  for (size_t k = 0; ok && k < g->n_node; k++) ok = import_node(c, g->node[k], k);
+  for (size_t i = 0; ok && i < g->n_output; i++) {
+    outs[i] = lookup(c, g->output[i]->name);
+    if (!outs[i]) {
+      char q[OX_QUOTE_MAX];
+      c->node = outer;
+      ok = oi_fail(c, KILN_ONNX_ERR_NAME, "subgraph %s: output %s is not defined", g->name ? g->name : "",
+                   ox_quote(q, g->output[i]->name));
+    }
+  }
+  if (ok) c->node = outer; /* on an error it names the subgraph's node */
+  scope_end(c, mark);
+  c->depth--;
+  c->b.loc = loc;
+  c->opset = opset;
+  return ok;
 }
 
 static void shape_str(char *buf, size_t n, const kiln_type *t) {
@@ -316,6 +419,53 @@ static bool check_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, const oi_val
   return true;
 }
 
+/* A graph output as the tensors the function returns for it (see the
+ * results above); checked against the declared type where known. */
+static bool flatten_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, oi_val *v, oi_val **flat, const char **names,
+                           size_t *n) {
+  char q[OX_QUOTE_MAX];
+  const Onnx__TypeProto *tp = vi->type;
+  if (v->kind == OI_VAL_TENSOR) {
+    if (!check_output(c, vi, v)) return false;
+    flat[0] = v, names[0] = vi->name, *n = 1;
+    return true;
+  }
+  if (v->kind == OI_VAL_SEQ) {
+    if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+      return oi_fail(c, KILN_ONNX_ERR_TYPE, "graph output %s: a sequence, declared otherwise", ox_quote(q, vi->name));
+    if (v->len + 1 > OI_MAX_FLAT) return oi_unsupported(c, "graph output %s: a sequence of %u tensors", ox_quote(q, vi->name), v->len);
+    for (uint32_t k = 0; k < v->len; k++) flat[k] = v->elems[k], names[k] = suffixed(c, vi->name, NULL, k);
+    *n = v->len;
+    return true;
+  }
+  if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
+    return oi_fail(c, KILN_ONNX_ERR_TYPE, "graph output %s: an optional, declared otherwise", ox_quote(q, vi->name));
+  const kiln_type *bt = oi_tensor_type(c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+  oi_val *flag = oi_val_new(c, NULL, bt, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+  if (v->has) flag->v = v->has;
+  else flag->cst = oi_splat_int(c, bt, v->some != NULL);
+  flat[0] = flag, names[0] = suffixed(c, vi->name, ".has_value", -1);
+  *n = 1;
+  oi_val *some = v->some;
+  if (!some) { /* none: the declared tensor type gives the zeros to return */
+    const Onnx__TypeProto *et = tp && tp->optional_type ? tp->optional_type->elem_type : NULL;
+    if (v->seq_elem || (et && et->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)) return true; /* no elements */
+    const kiln_type *t;
+    int32_t dt;
+    if (!et || !value_type_of(c, vi, et, "graph output", &t, &dt)) return false;
+    some = oi_val_new(c, NULL, t, dt);
+    some->cst = oi_dense_zero(c, t);
+  }
+  if (some->kind == OI_VAL_SEQ) {
+    if (some->len + 2 > OI_MAX_FLAT) return oi_unsupported(c, "graph output %s: a sequence of %u tensors", ox_quote(q, vi->name), some->len);
+    for (uint32_t k = 0; k < some->len; k++) flat[1 + k] = some->elems[k], names[1 + k] = suffixed(c, vi->name, NULL, k);
+    *n = 1 + some->len;
+    return true;
+  }
+  flat[1] = some, names[1] = vi->name, *n = 2;
+  return true;
+}
+
 bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
                       kiln_op **module_out, kiln_onnx_status *status) {
   if (status) {
@@ -343,21 +493,37 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
   for (size_t i = 0; i < g->n_initializer; i++)
     if (!define_initializer(&c, g->initializer[i])) return false;
 
-  size_t nargs = 0;
-  const kiln_type **in_types = kiln_alloc(ctx, (g->n_input + 1) * sizeof *in_types);
-  const kiln_attr **arg_attrs = kiln_alloc(ctx, (g->n_input + 1) * sizeof *arg_attrs);
-  oi_val **args = kiln_alloc(ctx, (g->n_input + 1) * sizeof *args);
+  /* arguments: one per tensor input, two per optional tensor input (the
+   * tensor, then its presence as tensor<i1>) */
+  size_t nargs = 0, cap = 2 * g->n_input + 1;
+  const kiln_type **in_types = kiln_alloc(ctx, cap * sizeof *in_types);
+  const kiln_attr **arg_attrs = kiln_alloc(ctx, cap * sizeof *arg_attrs);
+  oi_val **args = kiln_alloc(ctx, cap * sizeof *args);
+  oi_val **opts = kiln_alloc(ctx, cap * sizeof *opts); /* the optional an arg pair makes */
   for (size_t i = 0; i < g->n_input; i++) {
     const Onnx__ValueInfoProto *vi = g->input[i];
     if (is_initializer(g, vi->name)) continue;
     const kiln_type *t = NULL;
     int32_t dt = 0;
-    if (!value_type(&c, vi, "graph input", &t, &dt)) return false;
+    bool opt = is_optional_tensor(vi->type);
+    if (!value_type_of(&c, vi, opt ? vi->type->optional_type->elem_type : vi->type, "graph input", &t, &dt))
+      return false;
     args[nargs] = oi_val_new(&c, vi->name, t, dt);
     const kiln_type *bt = boundary_type(&c, t, dt);
     in_types[nargs] = bt ? bt : t;
     arg_attrs[nargs] = name_dict(&c, vi->name);
     nargs++;
+    if (opt) {
+      const kiln_type *ft = oi_tensor_type(&c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+      args[nargs] = oi_val_new(&c, suffixed(&c, vi->name, ".has_value", -1), ft, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+      in_types[nargs] = ft;
+      arg_attrs[nargs] = name_dict(&c, args[nargs]->name);
+      oi_val *o = oi_val_new(&c, vi->name, NULL, dt);
+      o->kind = OI_VAL_OPT;
+      o->some = args[nargs - 1];
+      opts[nargs] = o;
+      nargs++;
+    }
   }
 
   kiln_op *fn = kiln_op_create(ctx, KILN_OP_FUNC_FUNC, loc, 0, NULL, 0, NULL, NULL, 1);
@@ -367,7 +533,12 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
   for (size_t i = 0; i < nargs; i++) {
     args[i]->v = kiln_block_add_arg(ctx, body, in_types[i], loc);
     if (in_types[i] != args[i]->type) args[i]->v = bitcast(&c, args[i]->v, args[i]->type);
-    define(&c, args[i]);
+    if (opts[i]) {
+      opts[i]->has = args[i]->v;
+      define(&c, opts[i]);
+    } else if (!(i + 1 < nargs && opts[i + 1])) {
+      define(&c, args[i]);
+    }
   }
 
   for (size_t i = 0; i < g->n_node; i++)
@@ -375,9 +546,17 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
   c.b.loc.line = 0;
   c.b.loc.nodes = NULL;
 
-  const kiln_type **out_types = kiln_alloc(ctx, (g->n_output + 1) * sizeof *out_types);
-  const kiln_attr **res_attrs = kiln_alloc(ctx, (g->n_output + 1) * sizeof *res_attrs);
-  kiln_value **rets = kiln_alloc(ctx, (g->n_output + 1) * sizeof *rets);
+  /* results: a tensor output is one; a sequence one per element, named
+   * NAME[k]; an optional its presence (NAME.has_value, tensor<i1>) then
+   * its value (zeros when absent) */
+  size_t nres = 0, rcap = 0;
+  for (size_t i = 0; i < g->n_output; i++) {
+    oi_val *v = lookup(&c, g->output[i]->name);
+    rcap += v ? 2 + (v->kind == OI_VAL_SEQ ? v->len : v->kind == OI_VAL_OPT && v->some ? v->some->len : 0) : 1;
+  }
+  const kiln_type **out_types = kiln_alloc(ctx, (rcap + 1) * sizeof *out_types);
+  const kiln_attr **res_attrs = kiln_alloc(ctx, (rcap + 1) * sizeof *res_attrs);
+  kiln_value **rets = kiln_alloc(ctx, (rcap + 1) * sizeof *rets);
   for (size_t i = 0; i < g->n_output; i++) {
     const Onnx__ValueInfoProto *vi = g->output[i];
     oi_val *v = lookup(&c, vi->name);
@@ -386,24 +565,27 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
       return oi_fail(&c, KILN_ONNX_ERR_NAME, "graph output %s is not defined",
                      ox_quote(q, vi->name));
     }
-    if (!check_output(&c, vi, v)) return false;
-    rets[i] = oi_ir(&c, v);
-    if (!rets[i]) return false;
-    const kiln_type *bt = boundary_type(&c, v->type, v->dtype);
-    if (bt) rets[i] = bitcast(&c, rets[i], bt);
-    out_types[i] = rets[i]->type;
-    res_attrs[i] = name_dict(&c, vi->name);
+    oi_val *flat[OI_MAX_FLAT];
+    const char *names[OI_MAX_FLAT];
+    size_t nflat = 0;
+    if (!flatten_output(&c, vi, v, flat, names, &nflat)) return false;
+    for (size_t k = 0; k < nflat; k++) {
+      rets[nres] = oi_ir(&c, flat[k]);
+      if (!rets[nres]) return false;
+      const kiln_type *bt = boundary_type(&c, flat[k]->type, flat[k]->dtype);
+      if (bt) rets[nres] = bitcast(&c, rets[nres], bt);
+      out_types[nres] = rets[nres]->type;
+      res_attrs[nres++] = name_dict(&c, names[k]);
+    }
   }
-  kiln_build(&c.b, KILN_OP_FUNC_RETURN, (uint32_t)g->n_output, rets, 0, NULL, NULL);
+  kiln_build(&c.b, KILN_OP_FUNC_RETURN, (uint32_t)nres, rets, 0, NULL, NULL);
 
-  const kiln_type *fty = kiln_type_function(ctx, (uint32_t)nargs, in_types,
-                                            (uint32_t)g->n_output, out_types);
+  const kiln_type *fty = kiln_type_function(ctx, (uint32_t)nargs, in_types, (uint32_t)nres, out_types);
   const char *name = func_name(&c, g->name);
   kiln_op_set_attr(fn, "sym_name", kiln_attr_string(ctx, name, strlen(name)));
   kiln_op_set_attr(fn, "function_type", kiln_attr_type(ctx, fty));
   if (nargs) kiln_op_set_attr(fn, "arg_attrs", kiln_attr_array(ctx, (uint32_t)nargs, arg_attrs));
-  if (g->n_output)
-    kiln_op_set_attr(fn, "res_attrs", kiln_attr_array(ctx, (uint32_t)g->n_output, res_attrs));
+  if (nres) kiln_op_set_attr(fn, "res_attrs", kiln_attr_array(ctx, (uint32_t)nres, res_attrs));
   kiln_block_append_op(kiln_module_body(module), fn);
   *module_out = module;
   return true;

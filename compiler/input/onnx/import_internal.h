@@ -22,16 +22,29 @@
  * arithmetic (products, strides times sizes) inside int64. */
 #define OI_DIM_MAX (INT64_C(1) << 31)
 #define OI_NUMEL_MAX (INT64_C(1) << 40)
+/* Most tensors one graph output (a sequence) returns. */
+#define OI_MAX_FLAT 1024
 /* Largest constant the importer folds element by element at import time. */
 #define OI_FOLD_MAX 65536
 
+/* What an ONNX value is: a tensor, or a sequence / optional whose
+ * structure the importer knows statically (a sequence's length, an
+ * optional's presence, or that presence as a run-time flag). */
+typedef enum { OI_VAL_TENSOR, OI_VAL_SEQ, OI_VAL_OPT } oi_val_kind;
+
 typedef struct oi_val {
   const char *name;
-  const kiln_type *type;  /* static ranked tensor */
-  int32_t dtype;          /* ONNX TensorProto.DataType */
+  const kiln_type *type;  /* static ranked tensor (tensors only) */
+  int32_t dtype;          /* ONNX TensorProto.DataType (of the elements) */
   kiln_value *v;          /* IR value; NULL until materialized */
   const Onnx__TensorProto *tensor; /* initializer / Constant payload */
   const kiln_attr *cst;   /* dense attr when known at import time */
+  oi_val_kind kind;
+  uint32_t len;           /* sequence: length */
+  struct oi_val **elems;  /* sequence: its tensors */
+  struct oi_val *some;    /* optional: the value, NULL when none */
+  kiln_value *has;        /* optional: run-time presence (tensor<i1>), or NULL */
+  bool seq_elem;          /* optional: of a sequence (when none, to know its type) */
 } oi_val;
 
 typedef struct oi_ctx oi_ctx;
@@ -60,6 +73,10 @@ struct oi_ctx {
   /* name -> value, open addressing */
   oi_val **slots;
   size_t cap, count;
+  /* subgraph scopes: the bindings a subgraph replaced, restored at its end */
+  struct oi_undo { const char *name; oi_val *prev; } *undo;
+  size_t nundo, capundo;
+  uint32_t depth;         /* subgraph nesting */
 };
 
 /* Per-op arguments of the families (the op table's last column): which
@@ -95,6 +112,11 @@ enum {
   OI_RANDOM_UNIFORM, OI_RANDOM_NORMAL, OI_RANDOM_UNIFORM_LIKE, OI_RANDOM_NORMAL_LIKE, OI_BERNOULLI,
   /* window functions */
   OI_HANN, OI_HAMMING, OI_BLACKMAN,
+  /* sequences and optionals */
+  OI_SEQ_EMPTY, OI_SEQ_CONSTRUCT, OI_SEQ_AT, OI_SEQ_INSERT, OI_SEQ_ERASE, OI_SEQ_LENGTH, OI_SPLIT_TO_SEQ,
+  OI_CONCAT_FROM_SEQ, OI_OPT_MAKE, OI_OPT_HAS, OI_OPT_GET,
+  /* Scan-8: batched */
+  OI_SCAN8,
   /* optimizers (ai.onnx.preview.training) */
   OI_ADAGRAD, OI_ADAM, OI_MOMENTUM,
 };
@@ -163,6 +185,15 @@ bool oi_fail(oi_ctx *c, kiln_onnx_code code, const char *fmt, ...)
 #define oi_unsupported(c, ...) oi_fail(c, KILN_ONNX_ERR_UNSUPPORTED, __VA_ARGS__)
 #define oi_invalid(c, ...) oi_fail(c, KILN_ONNX_ERR_NODE, __VA_ARGS__)
 
+/* ---- subgraphs (import_graph.c) ---- */
+/* Imports subgraph G inline at the current insertion point: its formal
+ * inputs bound to ACTUALS (NACT of them; omitted ones NULL), its
+ * initializers and nodes defined in a scope that ends with it (outer
+ * names stay visible), its outputs returned in OUTS (g->n_output). The
+ * node being imported stays the one errors name. */
+bool oi_import_subgraph(oi_ctx *c, const Onnx__GraphProto *g, oi_val *const *actuals, size_t nact,
+                        oi_val **outs);
+
 /* ---- types (import_types.c) ---- */
 /* IR element type of an ONNX data type; NULL when the importer has none. */
 const kiln_type *oi_elem_type(oi_ctx *c, int32_t dtype);
@@ -230,6 +261,10 @@ void oi_set_out_alias(oi_ctx *c, oi_node *n, size_t i, oi_val *v);
 /* Dense constant from host integers / doubles of the given type. */
 const kiln_attr *oi_dense_ints(oi_ctx *c, const kiln_type *t, const int64_t *v);
 const kiln_attr *oi_dense_floats(oi_ctx *c, const kiln_type *t, const double *v);
+/* A copy of V under no name (an op's output aliasing an existing value). */
+oi_val *oi_val_copy(oi_ctx *c, const oi_val *v);
+/* Zeros of T. */
+const kiln_attr *oi_dense_zero(oi_ctx *c, const kiln_type *t);
 /* Splat of one integer (bools as the byte 0 or 1). */
 const kiln_attr *oi_splat_int(oi_ctx *c, const kiln_type *t, int64_t v);
 /* Arity checks. */

@@ -20,6 +20,17 @@ oi_val *oi_val_new(oi_ctx *c, const char *name, const kiln_type *t, int32_t dtyp
   return v;
 }
 
+oi_val *oi_val_copy(oi_ctx *c, const oi_val *v) {
+  oi_val *o = kiln_alloc(c->ctx, sizeof *o);
+  *o = *v;
+  o->name = NULL;
+  return o;
+}
+
+const kiln_attr *oi_dense_zero(oi_ctx *c, const kiln_type *t) {
+  return kiln_type_is_float(t->elem) ? kiln_attr_dense_splat_float(c->ctx, t, 0) : oi_splat_int(c, t, 0);
+}
+
 const kiln_attr *oi_const(oi_ctx *c, oi_val *v) {
   if (v->cst || !v->tensor) return v->cst;
   kiln_onnx_bytes bytes;
@@ -97,11 +108,7 @@ void oi_set_out_const(oi_ctx *c, oi_node *n, size_t i, const kiln_attr *a, int32
 
 void oi_set_out_alias(oi_ctx *c, oi_node *n, size_t i, oi_val *v) {
   if (i >= n->nout) return;
-  oi_val *o = oi_val_new(c, NULL, v->type, v->dtype);
-  o->v = v->v;
-  o->tensor = v->tensor;
-  o->cst = v->cst;
-  n->out[i] = o;
+  n->out[i] = oi_val_copy(c, v); /* sequences and optionals keep their structure */
 }
 
 const kiln_attr *oi_dense_ints(oi_ctx *c, const kiln_type *t, const int64_t *v) {

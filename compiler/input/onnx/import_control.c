@@ -1,0 +1,437 @@
+/* Control flow with graph attributes: If, Loop, Scan (and Scan-8's
+ * batched form), SequenceMap.
+ *
+ * Takes: nodes whose subgraphs (then/else branches, loop and scan bodies)
+ * import like the main graph, inline, outer names visible
+ * (oi_import_subgraph). Guarantees: no control flow reaches the IR:
+ *  - If with a constant condition imports the taken branch only; with a
+ *    run-time one both branches run and each output selects between them
+ *    (branches are pure), which needs equal output types (tensors of one
+ *    shape, sequences of one length, optionals of one content type; an
+ *    optional present in one branch gets a run-time presence flag);
+ *    otherwise the output's shape would depend on the condition:
+ *    "dynamic";
+ *  - Loop unrolls when its trip count is a constant (or absent with a
+ *    condition that becomes a constant false): a run-time condition keeps
+ *    the carried values with selects once it turns false, which works
+ *    only without scan outputs (their length would depend on data:
+ *    "dynamic"), as does a run-time trip count;
+ *  - Scan unrolls over its scan axis (a static length), slicing the scan
+ *    inputs per step (either direction) and stacking the scan outputs;
+ *    Scan-8 runs that per batch entry (sequence_lens must be absent or
+ *    the full length);
+ *  - SequenceMap imports its body once per element.
+ * Unrolling stops at OI_MAX_UNROLL steps (refused beyond). */
+#include <string.h>
+
+#include "import_internal.h"
+
+#define OI_MAX_UNROLL 4096
+
+static const Onnx__GraphProto *graph_attr(oi_ctx *c, oi_node *n, const char *name) {
+  const Onnx__AttributeProto *a = oi_attr(n, name);
+  if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH || !a->g) {
+    oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute '%s' must be a graph", name);
+    return NULL;
+  }
+  return a->g;
+}
+
+/* cond (tensor<i1> scalar) ? a : b */
+static bool sel_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = oi_select(b, a[0], a[1], a[2]);
+  return true;
+}
+
+static bool and_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = oi_op2(b, KILN_OP_ARITH_ANDI, a[0], a[1]);
+  return true;
+}
+
+/* A bool value as a tensor<i1> scalar IR value. */
+static kiln_value *flag_of(oi_ctx *c, oi_val *v) {
+  kiln_value *x = oi_ir(c, v);
+  return x ? oi_reshape(c, x, 0, NULL) : NULL;
+}
+
+static kiln_value *select_ir(oi_ctx *c, kiln_value *cond, kiln_value *a, kiln_value *b) {
+  kiln_value *ins[3] = {cond, a, b};
+  const kiln_type *t = a->type;
+  return oi_elementwise_ir(c, 3, ins, t->rank, t->shape, t->elem, sel_body, NULL);
+}
+
+static oi_val *merge(oi_ctx *c, kiln_value *cond, oi_val *a, oi_val *b, const char *what);
+
+/* An optional's presence as a run-time flag. */
+static kiln_value *presence(oi_ctx *c, oi_val *o) {
+  if (o->has) return o->has;
+  const kiln_type *bt = oi_tensor_type(c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+  return kiln_build_constant(&c->b, oi_splat_int(c, bt, o->some != NULL));
+}
+
+/* cond ? a : b for values of one structure; NULL (error set) otherwise. */
+static oi_val *merge(oi_ctx *c, kiln_value *cond, oi_val *a, oi_val *b, const char *what) {
+  if (a == b) return a;
+  if (a->kind != b->kind || (a->kind == OI_VAL_TENSOR && (a->type != b->type || a->dtype != b->dtype)) ||
+      (a->kind == OI_VAL_SEQ && (a->len != b->len || a->dtype != b->dtype))) {
+    oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s differs in type or shape between the two ways the run-time condition "
+                                      "can go, so its shape depends on data (dynamic)", what);
+    return NULL;
+  }
+  oi_val *r = oi_val_copy(c, a);
+  if (a->kind == OI_VAL_TENSOR) {
+    kiln_value *x = oi_ir(c, a), *y = oi_ir(c, b);
+    if (!x || !y) return NULL;
+    r->tensor = NULL, r->cst = NULL;
+    if (!(r->v = select_ir(c, cond, x, y))) return NULL;
+    return r;
+  }
+  if (a->kind == OI_VAL_SEQ) {
+    r->elems = kiln_alloc(c->ctx, (a->len + 1) * sizeof *r->elems);
+    for (uint32_t k = 0; k < a->len; k++)
+      if (!(r->elems[k] = merge(c, cond, a->elems[k], b->elems[k], what))) return NULL;
+    return r;
+  }
+  /* optionals: the presence selects, and so does the content where both
+   * may hold one (one side's content is what an absent side gives) */
+  if (!a->some && !b->some) return r;
+  oi_val *sa = a->some ? a->some : b->some, *sb = b->some ? b->some : a->some;
+  if (!(r->some = merge(c, cond, sa, sb, what))) return NULL;
+  kiln_value *ha = presence(c, a), *hb = presence(c, b);
+  if (!(r->has = select_ir(c, cond, ha, hb))) return NULL;
+  return r;
+}
+
+bool oi_import_if(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"else_branch", "then_branch", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 4096) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *cv = oi_in(c, n, 0);
+  if (!cv || cv->kind != OI_VAL_TENSOR || cv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL || oi_numel(cv->type) != 1)
+    return oi_invalid(c, "cond must be one bool");
+  const Onnx__GraphProto *gt = graph_attr(c, n, "then_branch"), *ge = gt ? graph_attr(c, n, "else_branch") : NULL;
+  if (!ge) return false;
+  if (gt->n_input || ge->n_input) return oi_invalid(c, "If's branches take no inputs");
+  if (gt->n_output != n->nout || ge->n_output != n->nout)
+    return oi_invalid(c, "the branches give %zu and %zu outputs for %zu", gt->n_output, ge->n_output, n->nout);
+  oi_val **ot = kiln_alloc(c->ctx, (n->nout + 1) * sizeof *ot), **oe = kiln_alloc(c->ctx, (n->nout + 1) * sizeof *oe);
+  if (oi_const(c, cv)) { /* one branch */
+    bool taken = kiln_dense_get_int(oi_const(c, cv), 0) != 0;
+    if (!oi_import_subgraph(c, taken ? gt : ge, NULL, 0, ot)) return false;
+    for (size_t i = 0; i < n->nout; i++) oi_set_out_alias(c, n, i, ot[i]);
+    return true;
+  }
+  if (!oi_import_subgraph(c, gt, NULL, 0, ot) || !oi_import_subgraph(c, ge, NULL, 0, oe)) return false;
+  kiln_value *cond = flag_of(c, cv);
+  if (!cond) return false;
+  for (size_t i = 0; i < n->nout; i++) {
+    char what[48];
+    snprintf(what, sizeof what, "output %zu", i);
+    oi_val *m = merge(c, cond, ot[i], oe[i], what);
+    if (!m) return false;
+    oi_set_out_alias(c, n, i, m);
+  }
+  return true;
+}
+
+/* ---- Loop ---- */
+/* Stacks scan outputs (each [s...]) along a new axis 0, or along AXIS
+ * (Scan), in order (reversed when REV). */
+static oi_val *stack(oi_ctx *c, oi_val **vals, size_t k, int64_t axis, bool rev, const char *what) {
+  if (k == 0) {
+    oi_unsupported(c, "%s: no steps ran, so its element shape is unknown", what);
+    return NULL;
+  }
+  const kiln_type *t = vals[0]->type;
+  if (t->rank + 1 > OI_MAX_RANK) {
+    oi_unsupported(c, "%s: rank %u too large", what, t->rank + 1);
+    return NULL;
+  }
+  uint32_t ax;
+  if (!oi_axis(c, axis, t->rank + 1, "scan_output_axes entry", &ax)) return NULL;
+  kiln_value **vs = kiln_alloc(c->ctx, (k + 1) * sizeof *vs);
+  int64_t es[OI_MAX_RANK], rs[OI_MAX_RANK];
+  for (uint32_t d = 0, j = 0; d <= t->rank; d++) es[d] = d == ax ? 1 : t->shape[j++];
+  for (size_t i = 0; i < k; i++) {
+    oi_val *v = vals[rev ? k - 1 - i : i];
+    if (v->kind != OI_VAL_TENSOR || v->type != t) {
+      oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s changes shape from step to step (dynamic)", what);
+      return NULL;
+    }
+    kiln_value *x = oi_ir(c, v);
+    if (!x) return NULL;
+    vs[i] = oi_reshape(c, x, t->rank + 1, es);
+  }
+  memcpy(rs, es, (t->rank + 1) * sizeof *rs);
+  rs[ax] = (int64_t)k;
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, vs[0]->type, t->rank + 1, rs);
+  kiln_value *r = vs[0];
+  if (k > 1) {
+    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), ax)};
+    r = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CONCAT, (uint32_t)k, vs, 1, &rt, kiln_attr_dict(c->ctx, 1, &e)), 0);
+  }
+  oi_val *o = oi_val_new(c, NULL, rt, vals[0]->dtype);
+  o->v = r;
+  return o;
+}
+
+static oi_val *scalar_const(oi_ctx *c, int32_t dtype, int64_t v) {
+  const kiln_type *t = oi_tensor_type(c, 0, NULL, dtype);
+  oi_val *o = oi_val_new(c, NULL, t, dtype);
+  o->cst = dtype == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ? oi_splat_int(c, t, v) : oi_dense_ints(c, t, &v);
+  return o;
+}
+
+bool oi_import_loop(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"body", NULL};
+  if (!oi_arity(c, n, 2, 4096, 1, 4096) || !oi_attrs_only(c, n, known)) return false;
+  const Onnx__GraphProto *g = graph_attr(c, n, "body");
+  if (!g) return false;
+  size_t N = n->nin - 2, K;
+  if (g->n_input != N + 2 || g->n_output < N + 1)
+    return oi_invalid(c, "the body takes %zu inputs and gives %zu outputs for %zu loop-carried values", g->n_input,
+                      g->n_output, N);
+  K = g->n_output - 1 - N;
+  if (n->nout != N + K) return oi_invalid(c, "expects %zu outputs, has %zu", N + K, n->nout);
+  oi_val *mv = oi_opt_in(n, 0), *cv = oi_opt_in(n, 1);
+  int64_t trip = -1; /* -1: until the condition turns false */
+  if (mv) {
+    int64_t *m, cnt;
+    if (!oi_const(c, mv))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the trip count M is computed at run time: how often the body runs "
+                                               "would be decided by data (dynamic)");
+    if (!oi_const_ints(c, mv, "input 0 (M)", &m, &cnt) || cnt != 1) return oi_invalid(c, "M must be one integer");
+    trip = m[0] < 0 ? 0 : m[0];
+  }
+  if (trip > OI_MAX_UNROLL) return oi_unsupported(c, "%lld iterations (unrolled up to %d)", (long long)trip, OI_MAX_UNROLL);
+  /* the condition: static (stat = 0/1) or a run-time flag */
+  int stat = 1;
+  kiln_value *live = NULL;
+  if (cv) {
+    if (cv->kind != OI_VAL_TENSOR || cv->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL || oi_numel(cv->type) != 1)
+      return oi_invalid(c, "cond must be one bool");
+    if (oi_const(c, cv)) stat = kiln_dense_get_int(oi_const(c, cv), 0) != 0;
+    else if (!(live = flag_of(c, cv))) return false;
+  }
+  if (trip < 0 && live)
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "no trip count and a run-time condition: how often the body runs "
+                                             "would be decided by data (dynamic)");
+  oi_val **v = kiln_alloc(c->ctx, (N + 1) * sizeof *v), **outs = kiln_alloc(c->ctx, (g->n_output + 1) * sizeof *outs);
+  oi_val **acts = kiln_alloc(c->ctx, (N + 3) * sizeof *acts);
+  for (size_t i = 0; i < N; i++)
+    if (!(v[i] = oi_in(c, n, 2 + i))) return false;
+  oi_val ***scans = kiln_alloc(c->ctx, (K + 1) * sizeof *scans);
+  for (size_t k = 0; k < K; k++) scans[k] = kiln_alloc(c->ctx, (OI_MAX_UNROLL + 1) * sizeof **scans);
+  int64_t steps = 0;
+  for (int64_t i = 0; trip < 0 || i < trip; i++) {
+    if (!live && !stat) break;
+    if (live && K) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time condition decides how many scan outputs "
+                                                            "the loop makes (dynamic)");
+    if (i >= OI_MAX_UNROLL) return oi_unsupported(c, "more than %d iterations (unrolled)", OI_MAX_UNROLL);
+    acts[0] = scalar_const(c, ONNX__TENSOR_PROTO__DATA_TYPE__INT64, i);
+    if (live) {
+      acts[1] = oi_val_new(c, NULL, oi_tensor_type(c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL),
+                           ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
+      acts[1]->v = live;
+    } else {
+      acts[1] = scalar_const(c, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, stat);
+    }
+    for (size_t j = 0; j < N; j++) acts[2 + j] = v[j];
+    if (!oi_import_subgraph(c, g, acts, N + 2, outs)) return false;
+    oi_val *nc = outs[0];
+    if (nc->kind != OI_VAL_TENSOR || nc->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__BOOL || oi_numel(nc->type) != 1)
+      return oi_invalid(c, "the body's condition must be one bool");
+    if (live) { /* steps after the condition turned false keep the values */
+      for (size_t j = 0; j < N; j++) {
+        char what[48];
+        snprintf(what, sizeof what, "loop-carried value %zu", j);
+        if (!(v[j] = merge(c, live, outs[1 + j], v[j], what))) return false;
+      }
+      kiln_value *ncv = flag_of(c, nc), *pair[2] = {live, ncv};
+      if (!ncv || !(live = oi_elementwise_ir(c, 2, pair, 0, NULL, live->type->elem, and_body, NULL))) return false;
+      continue;
+    }
+    for (size_t j = 0; j < N; j++) v[j] = outs[1 + j];
+    for (size_t k = 0; k < K; k++) scans[k][steps] = outs[1 + N + k];
+    steps++;
+    if (oi_const(c, nc)) stat = kiln_dense_get_int(oi_const(c, nc), 0) != 0;
+    else if (K == 0 && trip >= 0) { /* from here on, a run-time condition masks the rest */
+      if (!(live = flag_of(c, nc))) return false;
+    } else {
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the body's condition is computed at run time: how often it runs "
+                                               "would be decided by data (dynamic)");
+    }
+  }
+  for (size_t j = 0; j < N; j++) oi_set_out_alias(c, n, j, v[j]);
+  for (size_t k = 0; k < K; k++) {
+    char what[48];
+    snprintf(what, sizeof what, "scan output %zu", k);
+    oi_val *s = stack(c, scans[k], (size_t)steps, 0, false, what);
+    if (!s) return false;
+    oi_set_out(c, n, N + k, oi_ir(c, s), s->dtype);
+  }
+  return true;
+}
+
+/* ---- Scan ---- */
+/* Step T of scan input X along AXIS (the axis dropped). */
+static oi_val *scan_slice(oi_ctx *c, oi_val *x, uint32_t axis, int64_t t) {
+  const kiln_type *xt = x->type;
+  int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], one[OI_MAX_RANK], rs[OI_MAX_RANK];
+  for (uint32_t d = 0, k = 0; d < xt->rank; d++) {
+    size[d] = d == axis ? 1 : xt->shape[d], one[d] = 1;
+    if (d != axis) rs[k++] = xt->shape[d];
+  }
+  off[axis] = t;
+  kiln_value *xv = oi_ir(c, x);
+  if (!xv) return NULL;
+  kiln_value *s = oi_reshape(c, oi_slice(c, xv, off, size, one), xt->rank - 1, rs);
+  oi_val *o = oi_val_new(c, NULL, s->type, x->dtype);
+  o->v = s;
+  return o;
+}
+
+static bool int_list(oi_ctx *c, oi_node *n, const char *name, size_t count, int64_t *out) {
+  const int64_t *v;
+  size_t k;
+  if (!oi_attr_ints(c, n, name, &v, &k)) return false;
+  if (v && k != count) return oi_invalid(c, "attribute '%s' has %zu entries, expected %zu", name, k, count);
+  for (size_t i = 0; i < count; i++) out[i] = v ? v[i] : 0;
+  return true;
+}
+
+/* One Scan-9 run: states S (N), scan inputs X (M) -> final states and
+ * stacked scan outputs, into OUT (N + K). */
+static bool scan_run(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, oi_val **s, size_t N, oi_val **x, size_t M,
+                     const int64_t *in_ax, const int64_t *in_dir, const int64_t *out_ax, const int64_t *out_dir,
+                     oi_val **out) {
+  size_t K = g->n_output - N;
+  uint32_t ax[OI_MAX_FLAT];
+  int64_t len = -1;
+  for (size_t j = 0; j < M; j++) {
+    if (x[j]->kind != OI_VAL_TENSOR || x[j]->type->rank == 0) return oi_invalid(c, "scan input %zu must be a tensor of rank >= 1", j);
+    if (!oi_axis(c, in_ax[j], x[j]->type->rank, "scan_input_axes entry", &ax[j])) return false;
+    int64_t l = x[j]->type->shape[ax[j]];
+    if (len >= 0 && l != len) return oi_invalid(c, "scan inputs differ in length (%lld and %lld)", (long long)len, (long long)l);
+    len = l;
+  }
+  if (len > OI_MAX_UNROLL) return oi_unsupported(c, "%lld steps (unrolled up to %d)", (long long)len, OI_MAX_UNROLL);
+  oi_val **acts = kiln_alloc(c->ctx, (N + M + 1) * sizeof *acts), **outs = kiln_alloc(c->ctx, (g->n_output + 1) * sizeof *outs);
+  oi_val ***scans = kiln_alloc(c->ctx, (K + 1) * sizeof *scans);
+  for (size_t k = 0; k < K; k++) scans[k] = kiln_alloc(c->ctx, (size_t)(len + 1) * sizeof **scans);
+  for (size_t i = 0; i < N; i++) acts[i] = s[i];
+  for (int64_t t = 0; t < len; t++) {
+    for (size_t j = 0; j < M; j++)
+      if (!(acts[N + j] = scan_slice(c, x[j], ax[j], in_dir[j] ? len - 1 - t : t))) return false;
+    if (!oi_import_subgraph(c, g, acts, N + M, outs)) return false;
+    for (size_t i = 0; i < N; i++) acts[i] = outs[i];
+    for (size_t k = 0; k < K; k++) scans[k][t] = outs[N + k];
+  }
+  for (size_t i = 0; i < N; i++) out[i] = acts[i];
+  for (size_t k = 0; k < K; k++) {
+    char what[48];
+    snprintf(what, sizeof what, "scan output %zu", k);
+    if (!(out[N + k] = stack(c, scans[k], (size_t)len, out_ax[k], out_dir[k] != 0, what))) return false;
+  }
+  return true;
+}
+
+bool oi_import_scan(oi_ctx *c, oi_node *n) {
+  static const char *const known9[] = {"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions",
+                                       "scan_output_axes", "scan_output_directions", NULL};
+  static const char *const known8[] = {"body", "directions", "num_scan_inputs", NULL};
+  bool v8 = n->kind == OI_SCAN8;
+  if (!oi_arity(c, n, 1, OI_MAX_FLAT, 1, OI_MAX_FLAT) || !oi_attrs_only(c, n, v8 ? known8 : known9)) return false;
+  const Onnx__GraphProto *g = graph_attr(c, n, "body");
+  int64_t M;
+  if (!g || !oi_attr_int(c, n, "num_scan_inputs", 0, &M)) return false;
+  size_t first = v8 ? 1 : 0, total = n->nin - first;
+  if (M < 1 || (size_t)M > total) return oi_invalid(c, "num_scan_inputs %lld", (long long)M);
+  size_t N = total - (size_t)M;
+  if (g->n_input != total || g->n_output < N) return oi_invalid(c, "the body's inputs or outputs do not match");
+  size_t K = g->n_output - N;
+  if (n->nout != N + K) return oi_invalid(c, "expects %zu outputs, has %zu", N + K, n->nout);
+  int64_t in_ax[OI_MAX_FLAT], in_dir[OI_MAX_FLAT], out_ax[OI_MAX_FLAT], out_dir[OI_MAX_FLAT];
+  if (v8) {
+    for (size_t j = 0; j < (size_t)M; j++) in_ax[j] = 0;
+    for (size_t k = 0; k < K; k++) out_ax[k] = 0, out_dir[k] = 0;
+    if (!int_list(c, n, "directions", (size_t)M, in_dir)) return false;
+  } else if (!int_list(c, n, "scan_input_axes", (size_t)M, in_ax) ||
+             !int_list(c, n, "scan_input_directions", (size_t)M, in_dir) ||
+             !int_list(c, n, "scan_output_axes", K, out_ax) || !int_list(c, n, "scan_output_directions", K, out_dir)) {
+    return false;
+  }
+  oi_val **in = kiln_alloc(c->ctx, (total + 1) * sizeof *in), **out = kiln_alloc(c->ctx, (N + K + 1) * sizeof *out);
+  for (size_t i = 0; i < total; i++)
+    if (!(in[i] = oi_in(c, n, first + i))) return false;
+  if (!v8) {
+    if (!scan_run(c, n, g, in, N, in + N, (size_t)M, in_ax, in_dir, out_ax, out_dir, out)) return false;
+    for (size_t i = 0; i < N + K; i++) oi_set_out_alias(c, n, i, out[i]);
+    return true;
+  }
+  /* Scan-8: every input has a batch dim first; each batch entry scans
+   * along its dim 1 (0 once the batch is sliced off) */
+  int64_t B = in[0]->type->rank ? in[0]->type->shape[0] : 0;
+  oi_val *lens = oi_opt_in(n, 0);
+  for (size_t i = 0; i < total; i++)
+    if (in[i]->type->rank < 1 || in[i]->type->shape[0] != B) return oi_invalid(c, "inputs differ in batch size");
+  if (lens) { /* only the full length: shorter sequences would stop early per entry */
+    int64_t *l, cnt, full = in[N]->type->rank > 1 ? in[N]->type->shape[1] : 0;
+    if (!oi_const(c, lens))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "sequence_lens is computed at run time: each entry's step count "
+                                               "would be decided by data (dynamic)");
+    if (!oi_const_ints(c, lens, "input 0 (sequence_lens)", &l, &cnt)) return false;
+    for (int64_t b = 0; b < cnt; b++)
+      if (l[b] != full) return oi_unsupported(c, "sequence_lens shorter than the scan inputs (entry %lld)", (long long)b);
+  }
+  oi_val ***per = kiln_alloc(c->ctx, (N + K + 1) * sizeof *per);
+  for (size_t i = 0; i < N + K; i++) per[i] = kiln_alloc(c->ctx, (size_t)(B + 1) * sizeof **per);
+  oi_val **one = kiln_alloc(c->ctx, (total + 1) * sizeof *one);
+  for (int64_t b = 0; b < B; b++) {
+    for (size_t i = 0; i < total; i++)
+      if (!(one[i] = scan_slice(c, in[i], 0, b))) return false;
+    if (!scan_run(c, n, g, one, N, one + N, (size_t)M, in_ax, in_dir, out_ax, out_dir, out)) return false;
+    for (size_t i = 0; i < N + K; i++) per[i][b] = out[i];
+  }
+  for (size_t i = 0; i < N + K; i++) {
+    oi_val *s = stack(c, per[i], (size_t)B, 0, false, "Scan output");
+    if (!s) return false;
+    oi_set_out(c, n, i, oi_ir(c, s), s->dtype);
+  }
+  return true;
+}
+
+/* ---- SequenceMap ---- */
+bool oi_import_sequence_map(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"body", NULL};
+  if (!oi_arity(c, n, 1, OI_MAX_FLAT, 1, OI_MAX_FLAT) || !oi_attrs_only(c, n, known)) return false;
+  const Onnx__GraphProto *g = graph_attr(c, n, "body");
+  if (!g) return false;
+  if (g->n_input != n->nin || g->n_output != n->nout) return oi_invalid(c, "the body's inputs or outputs do not match");
+  oi_val *s0 = oi_in(c, n, 0);
+  if (!s0 || s0->kind != OI_VAL_SEQ) return oi_fail(c, KILN_ONNX_ERR_TYPE, "input 0 must be a sequence");
+  uint32_t L = s0->len;
+  oi_val **acts = kiln_alloc(c->ctx, (n->nin + 1) * sizeof *acts), **outs = kiln_alloc(c->ctx, (n->nout + 1) * sizeof *outs);
+  oi_val **res = kiln_alloc(c->ctx, (n->nout + 1) * sizeof *res);
+  for (size_t o = 0; o < n->nout; o++) {
+    res[o] = oi_val_new(c, NULL, NULL, 0);
+    res[o]->kind = OI_VAL_SEQ;
+    res[o]->len = L;
+    res[o]->elems = kiln_alloc(c->ctx, (L + 1) * sizeof *res[o]->elems);
+  }
+  for (uint32_t k = 0; k < L; k++) {
+    for (size_t i = 0; i < n->nin; i++) {
+      oi_val *a = oi_in(c, n, i);
+      if (!a) return false;
+      if (a->kind == OI_VAL_SEQ && a->len != L) return oi_invalid(c, "input %zu has %u elements, input 0 %u", i, a->len, L);
+      acts[i] = a->kind == OI_VAL_SEQ ? a->elems[k] : a;
+    }
+    if (!oi_import_subgraph(c, g, acts, n->nin, outs)) return false;
+    for (size_t o = 0; o < n->nout; o++) {
+      if (outs[o]->kind != OI_VAL_TENSOR) return oi_unsupported(c, "a body output other than a tensor");
+      res[o]->elems[k] = outs[o];
+      res[o]->dtype = outs[o]->dtype;
+    }
+  }
+  for (size_t o = 0; o < n->nout; o++) oi_set_out_alias(c, n, o, res[o]);
+  return true;
+}
