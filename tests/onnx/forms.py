@@ -217,6 +217,30 @@ def case(name, opset, op, inputs, attrs, outputs, inits=(), domain="", nodes=Non
                 inits=list(inits), domain=domain, nodes=nodes)
 
 
+def tfidf_ref(x, mode, minn, maxn, skip, counts, indexes, pool, weights):
+    """TfIdfVectorizer's counts on integer tokens: each pool n-gram's
+    occurrences with 0..skip tokens between items (unigrams once)."""
+    grams, k = [], 0
+    for g in range(len(counts)):
+        end = counts[g + 1] if g + 1 < len(counts) else len(pool)
+        for p in range(counts[g], end, g + 1):
+            grams.append(tuple(pool[p:p + g + 1]))
+    out = np.zeros((x.shape[0], max(indexes) + 1), F)
+    for r_, row in enumerate(x):
+        for j, gram in enumerate(grams):
+            n = len(gram)
+            if not minn <= n <= maxn:
+                continue
+            cnt = 0
+            for s_ in range(skip + 1 if n > 1 else 1):
+                for i in range(len(row)):
+                    pos = [i + q * (s_ + 1) for q in range(n)]
+                    cnt += pos[-1] < len(row) and tuple(row[pos]) == gram
+            w = weights[j] if weights else 1.0
+            out[r_, indexes[j]] = cnt if mode == "TF" else cnt * w if mode == "TFIDF" else (w if cnt else 0)
+    return out
+
+
 def graph_cases():
     """Sequences and control flow: several nodes, tensor outputs."""
     mk = helper.make_node
@@ -406,6 +430,14 @@ def cases():
         outs = [("y", y), ("yh", yh)] + ([("yc", yc)] if kind == "LSTM" else [])
         yield case("%s%d_%s" % (kind.lower(), opset, "input_forget" if forget else "activations"), opset, kind,
                    [("x", xs_)], attrs, outs, inits=[("w", ws_), ("r", rs_), ("b", bs_)])
+    tx = RNG.integers(0, 5, (3, 9)).astype(np.int64)
+    tattr = dict(min_gram_length=1, max_gram_length=3, max_skip_count=2, ngram_counts=[0, 3, 7],
+                 ngram_indexes=[5, 0, 2, 1, 3, 7, 6], pool_int64s=[1, 2, 4, 1, 2, 3, 3, 0, 1, 1, 2, 3, 4],
+                 weights=[0.5, 2.0, 1.5, 1.0, 0.25, 3.0, 0.75])
+    for mode in ("TFIDF", "IDF"):
+        yield case("tfidf9_%s_skip2" % mode.lower(), 9, "TfIdfVectorizer", [("x", tx)], dict(tattr, mode=mode),
+                   [("y", tfidf_ref(tx, mode, 1, 3, 2, [0, 3, 7], tattr["ngram_indexes"], tattr["pool_int64s"],
+                                    tattr["weights"]))])
     norm = (bn["x"] - bn["m"]) / np.sqrt(bn["v"] + 1e-5) * bn["s"] + bn["b"]
     yield case("batchnorm7_spatial0", 7, "BatchNormalization", [("x", bn["x"])], dict(spatial=0),
                [("y", norm.astype(F))], inits=[(k, bn[k]) for k in ("s", "b", "m", "v")])
