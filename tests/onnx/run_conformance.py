@@ -98,6 +98,34 @@ def structured(model):
                for vi in list(model.graph.input) + list(model.graph.output))
 
 
+# ---- bf16: numpy has no bfloat16, so bf16 values travel as kiln-run text --
+
+BF16 = 16  # TensorProto.BFLOAT16; numpy_helper gives its bit patterns as uint16
+
+
+def bf16_text(bits):
+    """kiln-run's --input text for bf16 bit patterns: SHAPExbf16=v,..."""
+    vals = (bits.astype(np.uint32) << 16).view(np.float32).ravel()
+    dims = "x".join(str(d) for d in bits.shape)
+    return "%sbf16=%s" % (dims + "x" if dims else "", ",".join(repr(float(v)) for v in vals))
+
+
+def bf16_from_text(line, shape):
+    """bf16 bit patterns from kiln-run's printed result (values with six
+    digits: the nearest bf16 of each is the value printed)."""
+    body = line.split("=", 1)[1]
+    vals = np.array([float(t) for t in re.findall(r"[-+]?(?:nan|inf|[0-9.]+(?:e[-+]?[0-9]+)?)", body)], np.float32)
+    u = vals.view(np.uint32)
+    rne = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    rne = np.where(np.isnan(vals), np.uint16(0x7FC0), rne)
+    return rne.reshape(shape)
+
+
+def elem_type(vi):
+    t = vi.type
+    return t.tensor_type.elem_type if t.WhichOneof("value") == "tensor_type" else None
+
+
 # The importer's function signature: each result's kiln.name.
 RESULT_RE = re.compile(r'\{kiln\.name = "((?:[^"\\]|\\.)*)"\}')
 
@@ -372,6 +400,9 @@ def run_case(tools, root, work_root, name):
                 pair = [v]
             inputs.append(pair[0])
             for j, a in enumerate(pair):
+                if vi is not None and elem_type(vi) == BF16:
+                    argv.append("--input=" + bf16_text(a))
+                    continue
                 p = os.path.join(work, "in%d_%d.npy" % (k, j))
                 np.save(p, a)
                 argv.append("--input=@" + p)
@@ -385,16 +416,25 @@ def run_case(tools, root, work_root, name):
         else:
             names = [vi.name for vi in model.graph.output]
         outs = []
+        bf16_out = {k for k, vi in enumerate(model.graph.output) if elem_type(vi) == BF16 and names[k] == vi.name}
         for k in range(len(names)):
             outs.append(os.path.join(work, "out%d.npy" % k))
-            argv.append("--output=@" + outs[-1])
+            argv.append("--output=" + ("-" if k in bf16_out else "@" + outs[-1]))
         r = tools.sh(argv)
         if r.returncode != 0:
             return name, "run error", error_line(r.stderr, "kiln-run")
-        for p in outs:
+        printed = {int(m.group(1)): m.group(0) for m in re.finditer(r"^result\[(\d+)\]: .*$", r.stdout, re.M)}
+        got = []
+        for k, p in enumerate(outs):
+            if k in bf16_out:
+                if k not in printed:
+                    return name, "run error", "kiln-run printed no result %d" % k
+                shape = [d.dim_value for d in model.graph.output[k].type.tensor_type.shape.dim]
+                got.append(bf16_from_text(printed[k], shape))
+                continue
             if not os.path.exists(p):
                 return name, "run error", "kiln-run wrote no %s" % os.path.basename(p)
-        got = [np.load(p) for p in outs]
+            got.append(np.load(p))
         want = [] if structured(model) else \
             [load_tensor(os.path.join(data, "output_%d.pb" % k)) for k in range(len(outs))]
         rnd = None if structured(model) else random_op(model, inputs)

@@ -210,15 +210,33 @@ kiln_value *oi_convert(kiln_builder *b, kiln_value *x, int32_t from, int32_t to,
     if (ft->width == 1) return x;
     return oi_cmpi(b, OI_NE, x, oi_scalar(b, ft, 0, 0));
   }
+  if (ff && to == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16 && from != to) {
+    /* to bf16 by truncation, as ONNX's reference for Cast up to opset 17
+     * does (Cast-19 later asks for rounding); NaN stays a quiet NaN */
+    const kiln_type *f32 = kiln_type_f32(b->ctx), *i32 = kiln_type_int(b->ctx, 32), *i16 = kiln_type_int(b->ctx, 16);
+    kiln_value *f = ft->width == 32 ? x : cast1(b, ft->width < 32 ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF, x, f32);
+    kiln_value *bits = oi_op2(b, KILN_OP_ARITH_SHRUI, cast1(b, KILN_OP_ARITH_BITCAST, f, i32), oi_scalar(b, i32, 0, 16));
+    kiln_value *h = cast1(b, KILN_OP_ARITH_TRUNCI, bits, i16);
+    h = oi_select(b, oi_cmpf(b, OI_F_UNO, f, f), oi_scalar(b, i16, 0, 0x7FC0), h);
+    return cast1(b, KILN_OP_ARITH_BITCAST, h, tt);
+  }
   if (ff && tf) {
-    if (ft->width == tt->width) return x;
+    if (ft == tt) return x;
+    if (ft->width == 16 && tt->width == 16) /* bf16 -> f16: through f32 */
+      x = cast1(b, KILN_OP_ARITH_EXTF, x, kiln_type_f32(b->ctx)), ft = x->type;
     /* f64 -> f16 goes through f32: a direct truncf needs a libgcc helper */
     if (ft->width == 64 && tt->width == 16)
       x = cast1(b, KILN_OP_ARITH_TRUNCF, x, kiln_type_f32(b->ctx));
     return cast1(b, ft->width < tt->width ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF, x, tt);
   }
+  const kiln_type *f32 = kiln_type_f32(b->ctx);
+  int32_t F32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  if (ff && from == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16) /* bf16 -> integer: through f32 */
+    return oi_convert(b, cast1(b, KILN_OP_ARITH_EXTF, x, f32), F32, to, tt);
   if (ff) return cast1(b, oi_dtype_is_unsigned(to) ? KILN_OP_ARITH_FPTOUI : KILN_OP_ARITH_FPTOSI,
                        x, tt);
+  if (tf && to == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16) /* integer -> bf16: through f32 */
+    return oi_convert(b, cast1(b, fu ? KILN_OP_ARITH_UITOFP : KILN_OP_ARITH_SITOFP, x, f32), F32, to, tt);
   if (tf) return cast1(b, fu ? KILN_OP_ARITH_UITOFP : KILN_OP_ARITH_SITOFP, x, tt);
   if (ft->width == tt->width) return x;
   if (ft->width > tt->width) return cast1(b, KILN_OP_ARITH_TRUNCI, x, tt);

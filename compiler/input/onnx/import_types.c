@@ -12,6 +12,7 @@ const kiln_type *oi_elem_type(oi_ctx *c, int32_t dtype) {
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return kiln_type_f32(c->ctx);
   case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return kiln_type_f64(c->ctx);
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: return kiln_type_f16(c->ctx);
+  case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: return kiln_type_bf16(c->ctx);
   case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: return kiln_type_int(c->ctx, 1);
   case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
   case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: return kiln_type_int(c->ctx, 8);
@@ -28,7 +29,8 @@ const kiln_type *oi_elem_type(oi_ctx *c, int32_t dtype) {
 bool oi_dtype_is_float(int32_t d) {
   return d == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ||
          d == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ||
-         d == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
+         d == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
+         d == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
 }
 
 bool oi_dtype_is_unsigned(int32_t d) {
