@@ -241,6 +241,60 @@ def tfidf_ref(x, mode, minn, maxn, skip, counts, indexes, pool, weights):
     return out
 
 
+def contrib_cases():
+    """ONNX Runtime's contrib operators (com.microsoft) as ORT defines them."""
+    ms = "com.microsoft"
+    erf = np.vectorize(__import__("math").erf)
+    x = r(2, 3, 8)
+    bias = r(8)
+    gelu = lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2)))
+    fast = lambda v: 0.5 * v * (1 + np.tanh(0.7978845608028654 * (v + 0.044715 * v ** 3)))
+    yield case("ms_gelu", 1, "Gelu", [("x", x)], {}, [("y", gelu(x).astype(F))], domain=ms)
+    yield case("ms_fastgelu_bias", 1, "FastGelu", [("x", x)], {}, [("y", fast(x + bias).astype(F))],
+               inits=[("b", bias)], domain=ms)
+    yield case("ms_biasgelu", 1, "BiasGelu", [("x", x)], {}, [("y", gelu(x + bias).astype(F))], inits=[("b", bias)],
+               domain=ms)
+    yield case("ms_quickgelu", 1, "QuickGelu", [("x", x)], dict(alpha=1.5),
+               [("y", (x / (1 + np.exp(-1.5 * x))).astype(F))], domain=ms)
+    a, b = r(2, 4, 3), r(2, 5, 4)
+    yield case("ms_fusedmatmul_trans", 1, "FusedMatMul", [("a", a), ("b", b)], dict(alpha=0.5, transA=1, transB=1),
+               [("y", (0.5 * np.swapaxes(a, 1, 2) @ np.swapaxes(b, 1, 2)).astype(F))], domain=ms)
+    cx, cw, cb, cz = r(1, 2, 5, 5), r(3, 2, 3, 3), r(3), r(1, 3, 3, 3)
+    conv = np.zeros((1, 3, 3, 3), np.float64)
+    for o in range(3):
+        for i in range(3):
+            for j in range(3):
+                conv[0, o, i, j] = (cx[0, :, i:i + 3, j:j + 3] * cw[o]).sum() + cb[o]
+    yield case("ms_fusedconv_leaky_z", 1, "FusedConv", [("x", cx)],
+               dict(activation="LeakyRelu", activation_params=[0.2], kernel_shape=[3, 3]),
+               [("y", np.where(conv + cz < 0, 0.2 * (conv + cz), conv + cz).astype(F))],
+               inits=[("w", cw), ("b", cb), ("z", cz)], domain=ms)
+    ga, gb, gc = r(3, 4), r(5, 4), r(5)
+    gem = 2.0 * ga @ gb.T + 0.5 * gc
+    yield case("ms_fusedgemm_sigmoid", 1, "FusedGemm", [("a", ga)],
+               dict(activation="Sigmoid", alpha=2.0, beta=0.5, transB=1), [("y", (1 / (1 + np.exp(-gem))).astype(F))],
+               inits=[("b", gb), ("c", gc)], domain=ms)
+    sk, g_, be = r(2, 3, 8), r(8) + 1, r(8)
+    s_ = x + sk + bias
+    mu, var = s_.mean(-1, keepdims=True), s_.var(-1, keepdims=True)
+    yield case("ms_skiplayernorm", 1, "SkipLayerNormalization", [("x", x), ("skip", sk)], dict(epsilon=1e-5),
+               [("y", ((s_ - mu) / np.sqrt(var + 1e-5) * g_ + be).astype(F)), ("mean", mu.astype(F)),
+                ("inv", (1 / np.sqrt(var + 1e-5)).astype(F)), ("sum", s_.astype(F))],
+               inits=[("gamma", g_), ("beta", be), ("bias", bias)], domain=ms)
+    ms_ = (s_ ** 2).mean(-1, keepdims=True)
+    yield case("ms_skipsimplifiedlayernorm", 1, "SkipSimplifiedLayerNormalization", [("x", x), ("skip", sk)],
+               dict(epsilon=1e-6), [("y", (s_ / np.sqrt(ms_ + 1e-6) * g_).astype(F))],
+               inits=[("gamma", g_), ("bias", bias)], domain=ms, nodes=[
+                   helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma", "bias"], ["y"],
+                                    domain=ms, epsilon=1e-6)])
+    xs = (x ** 2).mean(-1, keepdims=True)
+    yield case("simplifiedlayernorm13", 13, "SimplifiedLayerNormalization", [("x", x)], dict(epsilon=1e-6),
+               [("y", (x / np.sqrt(xs + 1e-6) * g_).astype(F))], inits=[("g", g_)])
+    mu2, var2 = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
+    yield case("layernorm13_ort", 13, "LayerNormalization", [("x", x)], dict(axis=1, epsilon=1e-5),
+               [("y", ((x - mu2) / np.sqrt(var2 + 1e-5) * g_ + be).astype(F))], inits=[("g", g_), ("b", be)])
+
+
 def graph_cases():
     """Sequences and control flow: several nodes, tensor outputs."""
     mk = helper.make_node
@@ -488,7 +542,8 @@ def build(c):
     nodes = c["nodes"] or [helper.make_node(c["op"], names, [n for n, _ in c["outputs"]], domain=c["domain"],
                                             **c["attrs"])]
     g = helper.make_graph(nodes, c["name"], ins, outs, inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid(c["domain"], c["opset"])])
+    ops = [helper.make_opsetid(c["domain"], c["opset"])] + ([helper.make_opsetid("", 13)] if c["domain"] else [])
+    m = helper.make_model(g, opset_imports=ops)
     m.ir_version = 6
     return m
 
@@ -534,7 +589,7 @@ def main():
             return 77
     passed = failed = 0
     import itertools
-    for c in itertools.chain(cases(), graph_cases()):
+    for c in itertools.chain(cases(), graph_cases(), contrib_cases()):
         if args.names and c["name"] not in args.names:
             continue
         why = run(args, c)

@@ -117,6 +117,8 @@ enum {
   OI_CONCAT_FROM_SEQ, OI_OPT_MAKE, OI_OPT_HAS, OI_OPT_GET,
   /* Scan-8: batched */
   OI_SCAN8,
+  /* ONNX Runtime's normalizations and Gelus */
+  OI_RMS_LN, OI_SKIP_LN, OI_SKIP_RMS_LN, OI_MS_GELU, OI_MS_FAST_GELU, OI_MS_BIAS_GELU, OI_MS_QUICK_GELU,
   /* optimizers (ai.onnx.preview.training) */
   OI_ADAGRAD, OI_ADAM, OI_MOMENTUM,
 };

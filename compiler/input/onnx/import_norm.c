@@ -344,3 +344,115 @@ bool oi_import_lrn(oi_ctx *c, oi_node *n) {
   oi_set_out(c, n, 0, r, x->dtype);
   return true;
 }
+
+/* ---- ONNX Runtime's normalizations: SimplifiedLayerNormalization (RMS,
+ * the ONNX domain as ORT registers it), SkipLayerNormalization and
+ * SkipSimplifiedLayerNormalization (com.microsoft): X (+ skip + bias)
+ * normalized over the trailing axes. ---- */
+static bool rms_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  norm_user *nu = u; /* a0 = x, a1 = mean of squares, a2 = scale */
+  kiln_value *v = oi_op2(b, KILN_OP_ARITH_ADDF, a[1], oi_scalar(b, a[0]->type, nu->eps, 0));
+  y[0] = oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_DIVF, a[0], oi_op1(b, KILN_OP_MATH_SQRT, v)), a[2]);
+  return true;
+}
+
+static bool square_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  y[0] = oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[0]);
+  return true;
+}
+
+static bool sum_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  uint32_t *n = u;
+  kiln_value *s = a[0];
+  for (uint32_t i = 1; i < *n; i++) s = oi_op2(b, KILN_OP_ARITH_ADDF, s, a[i]);
+  y[0] = s;
+  return true;
+}
+
+/* A parameter broadcast to the normalized value T, or a splat of DEF. */
+static kiln_value *param(oi_ctx *c, oi_val *p, const kiln_type *t, double def, const char *what) {
+  if (!p) return kiln_build_constant(&c->b, kiln_attr_dense_splat_float(c->ctx, kiln_type_tensor(c->ctx, 0, NULL, t->elem, NULL), def));
+  oi_val tmp = {.type = t};
+  oi_val *vs[2] = {&tmp, p};
+  uint32_t rr;
+  int64_t sh[OI_MAX_RANK];
+  if (!oi_broadcast_shape(c, 2, vs, &rr, sh) || rr != t->rank) {
+    oi_invalid(c, "%s does not broadcast to the input", what);
+    return NULL;
+  }
+  if (!oi_dtype_is_float(p->dtype)) {
+    oi_fail(c, KILN_ONNX_ERR_TYPE, "%s must be floating point", what);
+    return NULL;
+  }
+  return oi_ir(c, p);
+}
+
+bool oi_import_layernorm_ort(oi_ctx *c, oi_node *n) {
+  static const char *const simp[] = {"axis", "epsilon", "stash_type", NULL};
+  static const char *const skip[] = {"epsilon", NULL};
+  bool skipped = n->kind == OI_SKIP_LN || n->kind == OI_SKIP_RMS_LN;
+  bool rms = n->kind == OI_RMS_LN || n->kind == OI_SKIP_RMS_LN;
+  /* Simplified: X, scale -> Y[, inv_std]; Skip: input, skip, gamma[, beta (not RMS)][, bias]
+   * -> output[, mean, inv_std, input_skip_bias_sum] */
+  if (!oi_arity(c, n, skipped ? 3 : 2, skipped ? 5 : 2, 1, skipped ? 4 : 2) ||
+      !oi_attrs_only(c, n, skipped ? skip : simp))
+    return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x || !oi_check_type(c, x, OI_T_FLOAT, "input 0")) return false;
+  norm_user nu;
+  int64_t axis = -1;
+  uint32_t ax;
+  const kiln_type *t = x->type;
+  if (!oi_attr_float(c, n, "epsilon", skipped ? 1e-12 : 1e-5, &nu.eps) || (!skipped && !oi_attr_int(c, n, "axis", -1, &axis)) ||
+      !oi_axis(c, axis, t->rank, "axis", &ax))
+    return false;
+  kiln_value *xv = oi_ir(c, x);
+  if (!xv) return false;
+  oi_val *gamma = oi_in(c, n, skipped ? 2 : 1), *beta = NULL, *bias = NULL;
+  if (!gamma) return false;
+  if (skipped) { /* X + skip (+ bias), the sum also an output */
+    oi_val *sk = oi_in(c, n, 1);
+    if (!sk) return false;
+    beta = rms ? NULL : oi_opt_in(n, 3);
+    bias = oi_opt_in(n, rms ? 3 : 4);
+    kiln_value *ins[3] = {xv, param(c, sk, t, 0, "skip"), bias ? param(c, bias, t, 0, "bias") : NULL};
+    uint32_t k = bias ? 3 : 2;
+    if (!ins[1] || (bias && !ins[2])) return false;
+    if (!(xv = oi_elementwise_ir(c, k, ins, t->rank, t->shape, t->elem, sum_body, &k))) return false;
+    oi_set_out(c, n, 3, xv, x->dtype);
+  }
+  bool axes[OI_MAX_RANK] = {0};
+  for (uint32_t d = ax; d < t->rank; d++) axes[d] = true;
+  kiln_value *g = param(c, gamma, t, 1, "scale"), *r;
+  if (!g) return false;
+  if (rms) {
+    double cnt = 1;
+    for (uint32_t d = ax; d < t->rank; d++) cnt *= (double)t->shape[d];
+    double inv = cnt > 0 ? 1.0 / cnt : 0;
+    kiln_value *sq = oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, t->elem, square_body, NULL);
+    kiln_value *ss = sq ? oi_reduce(c, sq, x->dtype, axes, true, OI_RED_SUM) : NULL;
+    kiln_value *ms = ss ? oi_elementwise_ir(c, 1, &ss, t->rank, ss->type->shape, t->elem, scale_body, &inv) : NULL;
+    if (!ms) return false;
+    kiln_value *ins[3] = {xv, ms, g};
+    r = oi_elementwise_ir(c, 3, ins, t->rank, t->shape, t->elem, rms_body, &nu);
+    if (oi_has_out(n, skipped ? 2 : 1)) {
+      kiln_value *iv = oi_elementwise_ir(c, 1, &ms, t->rank, ms->type->shape, t->elem, invstd_body, &nu);
+      if (!iv) return false;
+      oi_set_out(c, n, skipped ? 2 : 1, iv, x->dtype);
+    }
+  } else {
+    kiln_value *mean, *var, *bv = param(c, beta, t, 0, "beta");
+    if (!bv || !moments(c, xv, x->dtype, axes, &mean, &var)) return false;
+    kiln_value *ins[5] = {xv, mean, var, g, bv};
+    r = oi_elementwise_ir(c, 5, ins, t->rank, t->shape, t->elem, norm_body, &nu);
+    oi_set_out(c, n, 1, mean, x->dtype);
+    if (oi_has_out(n, 2)) {
+      kiln_value *iv = oi_elementwise_ir(c, 1, &var, t->rank, var->type->shape, t->elem, invstd_body, &nu);
+      if (!iv) return false;
+      oi_set_out(c, n, 2, iv, x->dtype);
+    }
+  }
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
