@@ -78,6 +78,7 @@ void kiln_session_destroy(kiln_session *s) {
   }
   free(s->payloads);
   free(s->input_name);
+  if (s->pending_free) s->pending_free(s->pending);
   free(s);
 }
 

@@ -53,6 +53,9 @@ typedef struct kiln_session_options {
   const char *print_ir_after; /* comma-separated pass names, or NULL */
   bool timing;
   FILE *dump;                 /* where IR dumps and timings go (stderr) */
+  /* Threads compiling executables (0: one per online core). Neither this
+   * nor timing changes the output. */
+  unsigned jobs;
 } kiln_session_options_t;
 
 typedef struct kiln_session_rodata {
@@ -93,6 +96,12 @@ typedef struct kiln_session {
    * not recorded). */
   char *input_name;
   char input_sha256[65];
+  /* Work a target's pass leaves for a later pass of the same target
+   * (translate-llvm-cpu queues LLVM modules that compile-llvm-cpu then
+   * compiles on --jobs threads): opaque here, released by pending_free
+   * with the session if still there. */
+  void *pending;
+  void (*pending_free)(void *pending);
 } kiln_session;
 
 kiln_session *kiln_session_create(void);

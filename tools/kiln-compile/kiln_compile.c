@@ -2,7 +2,7 @@
  *
  *   kiln-compile IN.mlir -o OUT.kiln [--target=llvm-cpu[:ARCH[+FEATURES]]]...
  *       [--compile-to=input|flow|hal|codegen|llvm-ir|vm]
- *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing]
+ *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing] [--jobs=N]
  *   kiln-compile --print-pipeline
  *
  * Options fill a compile session; compiler/driver/pipeline.c does the
@@ -25,7 +25,9 @@ static void usage(FILE *o) {
         "                           input, flow, hal, codegen, llvm-ir, vm\n"
         "  --print-ir-after-all     print the IR after every pass (stderr)\n"
         "  --print-ir-after=PASS    print the IR after the named pass(es) (stderr)\n"
-        "  --timing                 time every pass (stderr)\n"
+        "  --timing                 time every pass, and each executable's LLVM steps (stderr)\n"
+        "  --jobs=N                 compile executables on N threads (default: one per\n"
+        "                           online core); the output is the same for every N\n"
         "  --print-pipeline         print the passes of every stage, in order, and exit\n"
         "  --substitute-executable=EXE[:VARIANT]=FILE\n"
         "                           use FILE (ELF .so or .ptx) as the payload of\n"
@@ -156,6 +158,15 @@ int main(int argc, char **argv) {
       o->print_ir_after = a + 17;
     } else if (strcmp(a, "--timing") == 0) {
       o->timing = true;
+    } else if (strncmp(a, "--jobs=", 7) == 0) {
+      char *end = NULL;
+      const unsigned long n = strtoul(a + 7, &end, 10);
+      if (!a[7] || *end || a[7] == '-' || n < 1 || n > 1024) {
+        fprintf(stderr, "kiln-compile: --jobs wants a thread count from 1 to 1024, got '%s'\n",
+                a + 7);
+        status = 2;
+      }
+      o->jobs = (unsigned)n;
     } else if (strncmp(a, "--substitute-executable=", 24) == 0) {
       err = substitute(s, a + 24);
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {

@@ -1,23 +1,75 @@
 /* The llvm-cpu back end in one function, step by step: a module holding
  * the kernels and the export table goes in, the bytes of a linked shared
  * object come out. Later stages that need an intermediate form (IR after
- * O3, assembly) call the same steps themselves. */
+ * O3, assembly) call the same steps themselves. With a timing record the
+ * wall time of each step and the module's size before and after O3 are
+ * measured too (what --timing reports per executable). */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+#include <time.h>
+
 #include "lcpu_internal.h"
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(
+static double lcpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t lcpu_count_instructions(LLVMModuleRef module) {
+  uint64_t n = 0;
+  for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
+       fn = LLVMGetNextFunction(fn))
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+         bb = LLVMGetNextBasicBlock(bb))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+           i = LLVMGetNextInstruction(i))
+        n++;
+  return n;
+}
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_compile_timed(
     LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
-    kiln_llvm_cpu_bytes_t *out) {
+    kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
   out->data = NULL;
   out->size = 0;
+  kiln_llvm_cpu_timing_t t;
+  memset(&t, 0, sizeof t);
+  double t0 = timing ? lcpu_now() : 0, t1 = 0;
   LLVMTargetMachineRef tm = NULL;
   kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_machine_create(target, &tm);
   if (!s) s = kiln_llvm_cpu_verify(module);
   if (!s) s = kiln_llvm_cpu_prepare(module, tm);
+  if (timing) {
+    t.instructions_in = lcpu_count_instructions(module);
+    t1 = lcpu_now();
+    t.prepare_s = t1 - t0;
+  }
   if (!s) s = kiln_llvm_cpu_optimize(module, tm);
+  if (timing) {
+    t.instructions_out = lcpu_count_instructions(module);
+    t0 = lcpu_now();
+    t.optimize_s = t0 - t1;
+  }
   kiln_llvm_cpu_bytes_t object = {0};
   if (!s) s = kiln_llvm_cpu_emit(module, tm, KILN_LLVM_CPU_EMIT_OBJECT, &object);
+  if (timing) {
+    t1 = lcpu_now();
+    t.codegen_s = t1 - t0;
+    t.object_bytes = object.size;
+  }
   if (!s) s = kiln_llvm_cpu_link(target, NULL, object.data, object.size, out);
+  if (timing) {
+    t.link_s = lcpu_now() - t1;
+    *timing = t;
+  }
   kiln_llvm_cpu_bytes_free(&object);
   if (tm) LLVMDisposeTargetMachine(tm);
   return s;
+}
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(
+    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+    kiln_llvm_cpu_bytes_t *out) {
+  return kiln_llvm_cpu_compile_timed(module, target, out, NULL);
 }

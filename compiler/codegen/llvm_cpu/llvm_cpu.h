@@ -129,6 +129,46 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(LLVMModuleRef module,
                                              const kiln_llvm_cpu_target_t *target,
                                              kiln_llvm_cpu_bytes_t *out);
 
+/* Where kiln_llvm_cpu_compile_timed's time went (wall seconds per step)
+ * and how big the module was: LLVM instructions before and after O3 (an
+ * over-unrolled kernel shows here), object bytes. */
+typedef struct kiln_llvm_cpu_timing {
+  double prepare_s;  /* target machine, verify, prepare */
+  double optimize_s; /* the O3 pipeline */
+  double codegen_s;  /* instruction selection through object emission */
+  double link_s;     /* ld.lld */
+  uint64_t instructions_in, instructions_out;
+  size_t object_bytes;
+} kiln_llvm_cpu_timing_t;
+
+/* kiln_llvm_cpu_compile that also fills *timing (when not NULL). */
+kiln_llvm_cpu_status_t kiln_llvm_cpu_compile_timed(
+    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+    kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing);
+
+/* One module to compile among many (kiln_llvm_cpu_compile_all). */
+typedef struct kiln_llvm_cpu_job {
+  LLVMModuleRef module; /* in a context of its own; stays the caller's */
+  const kiln_llvm_cpu_target_t *target;
+  kiln_llvm_cpu_bytes_t so;       /* out: the shared object */
+  kiln_llvm_cpu_status_t status;  /* out: NULL on success */
+  kiln_llvm_cpu_timing_t timing;  /* out, when timed */
+  /* Dispose the module and its context once compiled (module becomes
+   * NULL), so that only the modules in flight take memory. */
+  bool release;
+} kiln_llvm_cpu_job_t;
+
+/* The online cores (at least 1): the default thread count. */
+unsigned kiln_llvm_cpu_default_threads(void);
+
+/* kiln_llvm_cpu_compile_timed on every job, on up to `threads` threads (0:
+ * kiln_llvm_cpu_default_threads()). Jobs must not share an LLVMContext.
+ * Each job's results are what a serial compile gives, whatever the thread
+ * count; the caller frees each so and status (and module, unless
+ * released). */
+void kiln_llvm_cpu_compile_all(kiln_llvm_cpu_job_t *jobs, size_t n,
+                               unsigned threads, bool timed);
+
 /*---------------------------------------------------------------- ABI */
 
 /* Field indices of the LLVM struct types mirroring executable_abi.h,

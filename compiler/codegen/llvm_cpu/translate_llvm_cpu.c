@@ -1,21 +1,31 @@
-/* translate-llvm-cpu: the llvm-cpu target's last pass, per variant.
+/* translate-llvm-cpu and compile-llvm-cpu: the llvm-cpu target's last two
+ * passes.
  *
- * Takes: the inner module of an llvm-cpu hal.executable.variant at the
- * LLVM-translatable level (compiler/codegen/llvm/to_llvm.h: no linalg, no
- * scf, no math ops without instructions) and the compile session.
- * Guarantees: unless the session already holds a payload for it, the
- * variant is translated to LLVM IR (seed conventions, kernel ABI with the
- * export metadata of its hal.executable.export ops) and compiled by the
- * llvm_cpu back end (verify, O3, object, lld) into a shared object stored
- * in the session under (executable, variant) with the variant's arch,
- * the CPU features it requires and the LLVM version that made it. With --compile-to=llvm-ir it prints the
- * variant's LLVM module before optimization instead of compiling. A
- * target the llvm_cpu back end does not parse is an error. The IR is left
- * unchanged. */
+ * translate-llvm-cpu takes the inner module of an llvm-cpu
+ * hal.executable.variant at the LLVM-translatable level
+ * (compiler/codegen/llvm/to_llvm.h: no linalg, no scf, no math ops
+ * without instructions) and the compile session. Unless the session
+ * already holds a payload for the variant, it translates it to LLVM IR
+ * (seed conventions, kernel ABI with the export metadata of its
+ * hal.executable.export ops), in an LLVMContext of its own, and queues
+ * the module in the session; with --compile-to=llvm-ir it prints the
+ * module before optimization instead. A target the llvm_cpu back end does
+ * not parse is an error. The IR is left unchanged.
+ *
+ * compile-llvm-cpu (a module pass, right after it) compiles every queued
+ * module with the llvm_cpu back end (verify, O3, object, lld) on --jobs
+ * threads (kiln_llvm_cpu_compile_all) and stores the shared objects in
+ * the session in queue order, that is module order, with each variant's
+ * arch, the CPU features it requires and the LLVM version that made it;
+ * the first failure in that order is the error. So the module does not
+ * depend on the thread count. --timing adds a table of where each
+ * variant's time went, slowest first. */
+#define _POSIX_C_SOURCE 200809L
 #include "llvm_cpu_passes.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "llvm_cpu.h"
 #include "session.h"
@@ -39,63 +49,245 @@ static char *te_features(const char *req) {
   return out;
 }
 
+static double te_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- the queue, kept in the session between the two passes --------------- */
+
+/* One llvm-cpu variant on its way through the back end. */
+typedef struct te_unit {
+  char *executable, *variant;
+  uint32_t exports;
+  LLVMContextRef context;
+  kiln_llvm_cpu_target_t target;
+  double build_s; /* Kiln IR -> LLVM IR */
+} te_unit;
+
+typedef struct te_queue {
+  te_unit *u;
+  kiln_llvm_cpu_job_t *jobs; /* parallel to u */
+  size_t n, cap;
+} te_queue;
+
+static void te_queue_free(void *p) {
+  te_queue *q = p;
+  if (!q) return;
+  for (size_t i = 0; i < q->n; i++) {
+    kiln_llvm_cpu_job_t *j = &q->jobs[i];
+    kiln_llvm_cpu_bytes_free(&j->so);
+    kiln_llvm_cpu_status_free(j->status);
+    kiln_llvm_cpu_target_release(&q->u[i].target);
+    free(q->u[i].executable);
+    free(q->u[i].variant);
+    if (j->release && !j->module) continue; /* the back end disposed both */
+    if (j->module) LLVMDisposeModule(j->module);
+    LLVMContextDispose(q->u[i].context);
+  }
+  free(q->u);
+  free(q->jobs);
+  free(q);
+}
+
+/* The session's queue, created on first use. */
+static te_queue *te_queue_of(kiln_session *s) {
+  if (s->pending && s->pending_free != te_queue_free) return NULL; /* someone else's */
+  if (!s->pending) {
+    s->pending = calloc(1, sizeof(te_queue));
+    if (s->pending) s->pending_free = te_queue_free;
+  }
+  return s->pending;
+}
+
+/* A new zeroed unit at the end of the queue, or NULL. */
+static size_t te_push(te_queue *q) {
+  if (q->n == q->cap) {
+    const size_t cap = q->cap ? q->cap * 2 : 64;
+    te_unit *u = realloc(q->u, cap * sizeof *u);
+    if (u) q->u = u;
+    kiln_llvm_cpu_job_t *j = realloc(q->jobs, cap * sizeof *j);
+    if (j) q->jobs = j;
+    if (!u || !j) return SIZE_MAX;
+    q->cap = cap;
+  }
+  memset(&q->u[q->n], 0, sizeof q->u[q->n]);
+  memset(&q->jobs[q->n], 0, sizeof q->jobs[q->n]);
+  return q->n++;
+}
+
+/* ---- translate-llvm-cpu ---------------------------------------------------- */
+
 kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   (void)user;
   kiln_session_variant sv;
   kiln_error *err = kiln_session_variant_of(inner, "translate-llvm-cpu", &sv);
   if (err || sv.has_payload) return err; /* a substituted payload stays */
   kiln_session *s = sv.session;
-  kiln_op *var = sv.variant;
   const char *ename = sv.executable_name, *vname = sv.variant_name, *target = sv.target;
   kiln_to_llvm_export *exports;
   uint32_t nexp;
-  err = kiln_to_llvm_variant_exports(var, &exports, &nexp);
+  err = kiln_to_llvm_variant_exports(sv.variant, &exports, &nexp);
   if (err) return err;
   kiln_to_llvm_options opts;
   memset(&opts, 0, sizeof opts);
   opts.kernel_module = true;
   opts.exports = exports;
   opts.export_count = nexp;
-  LLVMContextRef lctx = LLVMContextCreate();
-  LLVMModuleRef mod = NULL;
-  err = kiln_to_llvm_translate(inner, &opts, lctx, ename, &mod);
-  free(exports);
-  if (!err && s->options.compile_to == KILN_STAGE_LLVM_IR) {
-    err = kiln_to_llvm_print_variant(mod, ename, vname, target, s->options.output_path);
-  } else if (!err) {
-    kiln_llvm_cpu_target_t t;
-    kiln_llvm_cpu_status_t st = kiln_llvm_cpu_target_parse(target, &t);
-    kiln_llvm_cpu_bytes_t so = {0};
-    if (!st) {
-      st = kiln_llvm_cpu_compile(mod, &t, &so);
-      if (!st) {
-        char *features = te_features(t.requirements ? t.requirements : "");
-        err = features ? kiln_session_set_payload(s, ename, vname, KILN_PAYLOAD_ELF, t.arch_name,
-                                                  features, so.data, so.size)
-                       : kiln_error_new("out of memory");
-        unsigned major, minor, patch;
-        LLVMGetVersion(&major, &minor, &patch);
-        if (!err) kiln_session_note_llvm(s, ename, vname, major, minor, patch);
-        free(features);
-      }
-      kiln_llvm_cpu_bytes_free(&so);
-      kiln_llvm_cpu_target_release(&t);
-    }
-    if (st) {
-      err = kiln_error_new("%s", kiln_llvm_cpu_status_message(st));
-      kiln_llvm_cpu_status_free(st);
-    }
+  if (s->options.compile_to == KILN_STAGE_LLVM_IR) {
+    LLVMContextRef lctx = LLVMContextCreate();
+    LLVMModuleRef mod = NULL;
+    err = kiln_to_llvm_translate(inner, &opts, lctx, ename, &mod);
+    if (!err) err = kiln_to_llvm_print_variant(mod, ename, vname, target, s->options.output_path);
+    if (mod) LLVMDisposeModule(mod);
+    LLVMContextDispose(lctx);
+    free(exports);
+    return err;
   }
-  if (mod) LLVMDisposeModule(mod);
-  LLVMContextDispose(lctx);
+  te_queue *q = te_queue_of(s);
+  const size_t k = q ? te_push(q) : SIZE_MAX;
+  if (k == SIZE_MAX) {
+    free(exports);
+    return kiln_error_new("out of memory");
+  }
+  te_unit *u = &q->u[k];
+  kiln_llvm_cpu_job_t *j = &q->jobs[k];
+  u->exports = nexp;
+  u->executable = strdup(ename);
+  u->variant = strdup(vname);
+  const double t0 = te_now();
+  u->context = LLVMContextCreate();
+  if (!u->executable || !u->variant) err = kiln_error_new("out of memory");
+  if (!err) err = kiln_to_llvm_translate(inner, &opts, u->context, ename, &j->module);
+  u->build_s = te_now() - t0;
+  free(exports);
+  if (err) return err;
+  kiln_llvm_cpu_status_t st = kiln_llvm_cpu_target_parse(target, &u->target);
+  if (st) {
+    err = kiln_error_new("%s", kiln_llvm_cpu_status_message(st));
+    kiln_llvm_cpu_status_free(st);
+    return err;
+  }
+  j->target = &u->target;
+  j->release = true;
+  return NULL;
+}
+
+/* ---- --timing ------------------------------------------------------------ */
+
+static double te_total(const te_unit *u, const kiln_llvm_cpu_job_t *j) {
+  return u->build_s + j->timing.prepare_s + j->timing.optimize_s + j->timing.codegen_s +
+         j->timing.link_s;
+}
+
+typedef struct te_rank {
+  double total;
+  size_t index;
+} te_rank;
+
+static int te_slower(const void *a, const void *b) {
+  const te_rank *x = a, *y = b;
+  if (x->total != y->total) return x->total < y->total ? 1 : -1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void te_row(FILE *o, double build, const kiln_llvm_cpu_timing_t *t, const char *name) {
+  fprintf(o, "  %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9llu %9llu %8zu  %s\n",
+          build + t->prepare_s + t->optimize_s + t->codegen_s + t->link_s, build, t->prepare_s,
+          t->optimize_s, t->codegen_s, t->link_s, (unsigned long long)t->instructions_in,
+          (unsigned long long)t->instructions_out, t->object_bytes, name);
+}
+
+/* Per variant, slowest first (the ten slowest, then the sum over all):
+ * seconds in each step, LLVM instructions into and out of O3, object
+ * bytes. Steps of different variants overlap when --jobs > 1, so the sum
+ * exceeds the pass's wall time. */
+static void te_report(FILE *o, const te_queue *q, unsigned jobs, double wall) {
+  te_rank *order = malloc(q->n * sizeof *order);
+  if (!order) return;
+  kiln_llvm_cpu_timing_t sum;
+  memset(&sum, 0, sizeof sum);
+  double build = 0;
+  for (size_t i = 0; i < q->n; i++) {
+    const kiln_llvm_cpu_timing_t *t = &q->jobs[i].timing;
+    order[i] = (te_rank){te_total(&q->u[i], &q->jobs[i]), i};
+    build += q->u[i].build_s;
+    sum.prepare_s += t->prepare_s;
+    sum.optimize_s += t->optimize_s;
+    sum.codegen_s += t->codegen_s;
+    sum.link_s += t->link_s;
+    sum.instructions_in += t->instructions_in;
+    sum.instructions_out += t->instructions_out;
+    sum.object_bytes += t->object_bytes;
+  }
+  qsort(order, q->n, sizeof *order, te_slower);
+  fputs("===-------------------------------------------------------------------------===\n", o);
+  fprintf(o, "      ... compile-llvm-cpu: %zu llvm-cpu variants, %u threads, %.4f s wall ...\n",
+          q->n, jobs < q->n ? jobs : (unsigned)q->n, wall);
+  fputs("===-------------------------------------------------------------------------===\n", o);
+  fputs("  (seconds)                                                 (LLVM instructions)\n"
+        "     total ir-build  prepare       O3  codegen      lld   into-O3  out-of-O3   object  "
+        "executable\n", o);
+  for (size_t k = 0; k < q->n && k < 10; k++) {
+    char name[300];
+    const te_unit *u = &q->u[order[k].index];
+    snprintf(name, sizeof name, "@%s::@%s (%u export%s)", u->executable, u->variant,
+             u->exports, u->exports == 1 ? "" : "s");
+    te_row(o, u->build_s, &q->jobs[order[k].index].timing, name);
+  }
+  te_row(o, build, &sum, "(all variants)");
+  free(order);
+}
+
+/* ---- compile-llvm-cpu ----------------------------------------------------- */
+
+static kiln_error *te_compile_all(kiln_op *module, void *user) {
+  (void)user;
+  kiln_session *s = kiln_session_of(kiln_op_context(module));
+  te_queue *q = s ? te_queue_of(s) : NULL;
+  if (!q || !q->n) return NULL;
+  const double t0 = te_now();
+  const unsigned jobs = s->options.jobs ? s->options.jobs : kiln_llvm_cpu_default_threads();
+  kiln_llvm_cpu_compile_all(q->jobs, q->n, jobs, s->options.timing);
+  unsigned major, minor, patch;
+  LLVMGetVersion(&major, &minor, &patch);
+  kiln_error *err = NULL;
+  for (size_t i = 0; i < q->n && !err; i++) {
+    const kiln_llvm_cpu_job_t *j = &q->jobs[i];
+    const te_unit *u = &q->u[i];
+    if (j->status) {
+      err = kiln_error_new("executable @%s variant @%s: %s", u->executable, u->variant,
+                           kiln_llvm_cpu_status_message(j->status));
+      break;
+    }
+    char *features = te_features(u->target.requirements ? u->target.requirements : "");
+    err = features ? kiln_session_set_payload(s, u->executable, u->variant, KILN_PAYLOAD_ELF,
+                                              u->target.arch_name, features, j->so.data,
+                                              j->so.size)
+                   : kiln_error_new("out of memory");
+    free(features);
+    if (!err) kiln_session_note_llvm(s, u->executable, u->variant, major, minor, patch);
+  }
+  if (!err && s->options.timing) te_report(s->options.dump ? s->options.dump : stderr, q, jobs,
+                                           te_now() - t0);
+  te_queue_free(q);
+  s->pending = NULL;
+  s->pending_free = NULL;
   return err;
 }
 
 void kiln_llvm_cpu_register_passes(void) {
-  static const kiln_pass_info info = {
+  static const kiln_pass_info translate = {
       "translate-llvm-cpu",
-      "llvm-cpu variant -> LLVM IR -> O3 -> object -> lld shared object, stored in the compile "
-      "session (or printed with --compile-to=llvm-ir)",
+      "llvm-cpu variant -> LLVM IR, queued for compile-llvm-cpu (or printed with "
+      "--compile-to=llvm-ir)",
       kiln_llvm_cpu_translate_variant, NULL, KILN_PASS_KERNELS};
-  kiln_pass_register(&info);
+  kiln_pass_register(&translate);
+  static const kiln_pass_info compile = {
+      "compile-llvm-cpu",
+      "every queued LLVM module -> O3 -> object -> lld shared object on --jobs threads, stored in "
+      "the compile session in module order",
+      te_compile_all, NULL, KILN_PASS_MODULE};
+  kiln_pass_register(&compile);
 }

@@ -24,7 +24,9 @@ run VM --compile-to=vm -o -
 run ALL --compile-to=vm --print-ir-after-all -o /dev/null
 run AFTER --print-ir-after=plan-memory,allocate-registers -o "$work/after.kiln"
 run TIMING --timing -o "$work/timing.kiln"
-# Deterministic: the same input and flags give the same bytes.
+# Deterministic: the same input and flags give the same bytes, and
+# --timing is not recorded in the module.
 "$compile" "$sample" -o "$work/again.kiln" || exit 1
 cmp "$work/full.kiln" "$work/again.kiln" || { echo "FAIL: two compiles differ"; exit 1; }
+cmp "$work/full.kiln" "$work/timing.kiln" || { echo "FAIL: --timing changed the module"; exit 1; }
 echo "1 passed, 0 failed"
