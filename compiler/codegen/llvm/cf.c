@@ -8,6 +8,8 @@
 
 #include "dialects/cf.h"
 
+#include <llvm-c/DebugInfo.h>
+
 void tl_cf_create_blocks(tl *t, kiln_region *r) {
   uint32_t i = 0;
   for (kiln_block *b = r->first; b; b = b->next, i++) {
@@ -69,9 +71,24 @@ static LLVMBasicBlockRef block_of(tl *t, kiln_op *op, kiln_block *b) {
   return bb;
 }
 
+/* !llvm.loop !{self, !{"llvm.loop.unroll.disable"}} on a latch branch. */
+static void keep_rolled(tl *t, LLVMValueRef br) {
+  static const char hint[] = "llvm.loop.unroll.disable";
+  LLVMMetadataRef str = LLVMMDStringInContext2(t->c, hint, sizeof hint - 1);
+  LLVMMetadataRef ops[2] = {LLVMTemporaryMDNode(t->c, NULL, 0),
+                            LLVMMDNodeInContext2(t->c, &str, 1)};
+  LLVMMetadataRef id = LLVMMDNodeInContext2(t->c, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(ops[0], id); /* the loop id refers to itself */
+  static const char kind[] = "llvm.loop";
+  LLVMSetMetadata(br, LLVMGetMDKindIDInContext(t->c, kind, sizeof kind - 1),
+                  LLVMMetadataAsValue(t->c, id));
+}
+
 void tl_cf_br(tl *t, kiln_op *op) {
   LLVMBasicBlockRef bb = block_of(t, op, op->successors[0]);
-  if (bb && add_incoming(t, op, op->successors[0], 0, op->num_operands)) LLVMBuildBr(t->b, bb);
+  if (!bb || !add_incoming(t, op, op->successors[0], 0, op->num_operands)) return;
+  LLVMValueRef br = LLVMBuildBr(t->b, bb);
+  if (kiln_op_get_attr(op, "kiln.no_unroll")) keep_rolled(t, br);
 }
 
 void tl_cf_cond_br(tl *t, kiln_op *op) {

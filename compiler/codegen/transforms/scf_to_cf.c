@@ -9,7 +9,17 @@
  *   scf.if %c -> then/else blocks each branching to ^cont(results).
  * Takes: verified IR. Guarantees: no scf op remains; the new blocks sit
  * right after the block that held the op, in dominance order, so a
- * translation that walks blocks in order sees definitions first. */
+ * translation that walks blocks in order sees definitions first.
+ *
+ * The loop structure ends here, so the one fact LLVM needs about it is
+ * recorded here too: the latch branch of a loop that holds another loop
+ * and would pass CT_UNROLL_BUDGET ops if flattened, counting inner loops
+ * flat where they fit the budget themselves, carries `kiln.no_unroll`,
+ * which the LLVM translation turns into llvm.loop.unroll.disable. LLVM
+ * otherwise flattens whole static nests now and then, one level after the
+ * other (a 4x32x64 transpose became 24,700 instructions and seconds of
+ * instruction selection); innermost loops, and small nests, stay LLVM's
+ * to unroll. */
 #include "codegen_transforms.h"
 
 #include <stdlib.h>
@@ -32,6 +42,54 @@ static kiln_walk_result collect(kiln_op *op, void *user) {
   }
   l->v[l->n++] = op;
   return KILN_WALK_ADVANCE;
+}
+
+/* LLVM flattens a static loop whose trip count times body stays near its
+ * full-unroll threshold (300 instructions, up to 4x with the savings it
+ * expects); this budget, in Kiln ops, is of that order. */
+#define CT_UNROLL_BUDGET 1024
+#define CT_SIZE_CAP ((int64_t)1 << 40)
+
+static int64_t ct_sat_mul(int64_t a, int64_t b) {
+  return a && b > CT_SIZE_CAP / a ? CT_SIZE_CAP : a * b;
+}
+
+/* Static trip count of an scf.for, or -1. */
+static int64_t ct_trip_count(kiln_op *loop) {
+  const kiln_attr *lb = kiln_value_constant(kiln_op_operand(loop, 0));
+  const kiln_attr *ub = kiln_value_constant(kiln_op_operand(loop, 1));
+  const kiln_attr *st = kiln_value_constant(kiln_op_operand(loop, 2));
+  if (!lb || !ub || !st || lb->kind != KILN_ATTR_INTEGER || ub->kind != KILN_ATTR_INTEGER ||
+      st->kind != KILN_ATTR_INTEGER || st->i <= 0)
+    return -1;
+  return ub->i > lb->i ? (ub->i - lb->i + st->i - 1) / st->i : 0;
+}
+
+/* Ops in r as LLVM may leave them: a loop within the budget counts as
+ * flattened (trips x body), a bigger one as a loop (its body once), and
+ * a bigger one that holds a loop is marked kiln.no_unroll, since LLVM
+ * may yet flatten it once its inner loops are (a dynamic trip count is
+ * always bigger). *has_loop: r holds a loop. */
+static int64_t ct_mark_nests(kiln_context *ctx, kiln_region *r, bool *has_loop) {
+  int64_t n = 0;
+  for (kiln_block *b = r->first; b; b = b->next)
+    for (kiln_op *op = b->first; op; op = op->next) {
+      int64_t body = 0;
+      bool inner_loop = false;
+      for (uint32_t i = 0; i < op->num_regions; i++)
+        body += ct_mark_nests(ctx, &op->regions[i], &inner_loop);
+      int64_t size = 1 + body;
+      if (op->kind == KILN_OP_SCF_FOR) {
+        const int64_t trips = ct_trip_count(op);
+        const int64_t flat = ct_sat_mul(size, trips < 0 ? CT_SIZE_CAP : trips);
+        if (flat <= CT_UNROLL_BUDGET) size = flat;
+        else if (inner_loop) kiln_op_set_attr(op, "kiln.no_unroll", kiln_attr_unit(ctx));
+        *has_loop = true;
+      }
+      *has_loop |= inner_loop;
+      n = n + size > CT_SIZE_CAP ? CT_SIZE_CAP : n + size;
+    }
+  return n;
 }
 
 /* Inserts block x right after block a in a's region. */
@@ -149,7 +207,10 @@ static kiln_error *lower_for(kiln_context *ctx, kiln_op *op) {
       kiln_value **args = kiln_alloc(ctx, (n + 1) * sizeof *args);
       args[0] = kiln_op_result(add, 0);
       for (uint32_t i = 0; i < n; i++) args[i + 1] = kiln_op_operand(t, i);
-      kiln_block_insert_before(t, branch(ctx, loc, cond, n + 1, args));
+      kiln_op *latch = branch(ctx, loc, cond, n + 1, args);
+      if (kiln_op_get_attr(op, "kiln.no_unroll"))
+        kiln_op_set_attr(latch, "kiln.no_unroll", kiln_attr_unit(ctx));
+      kiln_block_insert_before(t, latch);
       kiln_op_erase(t);
     }
     if (x == last) break;
@@ -222,6 +283,11 @@ kiln_error *kiln_scf_to_cf(kiln_op *module) {
     return kiln_error_new("scf-to-cf: out of memory");
   }
   kiln_context *ctx = kiln_op_context(module);
+  /* Decided before anything is lowered: inner loops are CFG by the time
+   * their outer loop is. */
+  bool any_loop = false;
+  for (uint32_t i = 0; i < module->num_regions; i++)
+    ct_mark_nests(ctx, &module->regions[i], &any_loop);
   kiln_error *e = NULL;
   for (size_t i = 0; i < l.n && !e; i++)
     e = l.v[i]->kind == KILN_OP_SCF_FOR ? lower_for(ctx, l.v[i]) : lower_if(ctx, l.v[i]);
