@@ -23,6 +23,14 @@ kiln_llvm_cpu_status_t lcpu_error_llvm(const char *what, char *msg);
  * helpers (memops.c); prepare() runs it before setting attributes. */
 kiln_llvm_cpu_status_t lcpu_lower_mem_intrinsics(LLVMModuleRef module);
 
+/* LLVM instructions in the module's function bodies. */
+uint64_t lcpu_count_instructions(LLVMModuleRef module);
+
+/* default<O3>, with LLVM's loop unrolling or without it (kiln_llvm_cpu_
+ * optimize is the former). */
+kiln_llvm_cpu_status_t lcpu_optimize(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                                     bool unroll);
+
 /* Registers the backends of every llvm_cpu_arches.def entry with LLVM,
  * once per process, thread-safely. */
 void lcpu_initialize_llvm(void);

@@ -1,19 +1,20 @@
 /* Runs LLVM's default<O3> pipeline on a prepared module with the target
  * machine's cost model, loop and SLP vectorization, interleaving and
- * unrolling on. A pipeline error (none is expected for the fixed pipeline
- * string) becomes a status. */
+ * unrolling on (lcpu_optimize can leave unrolling out: loops are then
+ * unrolled only where metadata forces it). A pipeline error (none is
+ * expected for the fixed pipeline string) becomes a status. */
 #include <llvm-c/Error.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "lcpu_internal.h"
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
-                                              LLVMTargetMachineRef tm) {
+kiln_llvm_cpu_status_t lcpu_optimize(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                                     bool unroll) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
   LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
   LLVMPassBuilderOptionsSetLoopInterleaving(opts, 1);
-  LLVMPassBuilderOptionsSetLoopUnrolling(opts, 1);
+  LLVMPassBuilderOptionsSetLoopUnrolling(opts, unroll);
   LLVMErrorRef err = LLVMRunPasses(module, "default<O3>", tm, opts);
   LLVMDisposePassBuilderOptions(opts);
   if (!err) return NULL;
@@ -22,4 +23,9 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
       lcpu_errorf("llvm-cpu: the O3 pipeline failed: %s", msg);
   LLVMDisposeErrorMessage(msg);
   return s;
+}
+
+kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
+                                              LLVMTargetMachineRef tm) {
+  return lcpu_optimize(module, tm, true);
 }

@@ -22,14 +22,6 @@ typedef struct lcpu_pool {
   atomic_size_t next;
 } lcpu_pool_t;
 
-static size_t lcpu_module_size(LLVMModuleRef m) {
-  size_t n = 0;
-  for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-      for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) n++;
-  return n;
-}
-
 static void lcpu_run_job(kiln_llvm_cpu_job_t *j, bool timed) {
   j->status = kiln_llvm_cpu_compile_timed(j->module, j->target, &j->so, timed ? &j->timing : NULL);
   if (j->release) {
@@ -61,10 +53,10 @@ void kiln_llvm_cpu_compile_all(kiln_llvm_cpu_job_t *jobs, size_t n,
   if (!threads) threads = kiln_llvm_cpu_default_threads();
   if (threads > n) threads = (unsigned)n;
   lcpu_pool_t p = {jobs, NULL, n, timed, 0};
-  size_t *sizes = malloc(n * sizeof *sizes);
+  uint64_t *sizes = malloc(n * sizeof *sizes);
   p.order = malloc(n * sizeof *p.order);
   for (size_t i = 0; sizes && p.order && i < n; i++) {
-    sizes[i] = lcpu_module_size(jobs[i].module);
+    sizes[i] = lcpu_count_instructions(jobs[i].module);
     /* insertion sort by size, largest first, ties in job order */
     size_t k = i;
     while (k > 0 && sizes[p.order[k - 1]] < sizes[i]) {

@@ -193,10 +193,11 @@ static int te_slower(const void *a, const void *b) {
 }
 
 static void te_row(FILE *o, double build, const kiln_llvm_cpu_timing_t *t, const char *name) {
-  fprintf(o, "  %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9llu %9llu %8zu  %s\n",
+  fprintf(o, "  %8.4f %8.4f %8.4f %8.4f %8.4f %8.4f %9llu %9llu %8zu  %s%s\n",
           build + t->prepare_s + t->optimize_s + t->codegen_s + t->link_s, build, t->prepare_s,
           t->optimize_s, t->codegen_s, t->link_s, (unsigned long long)t->instructions_in,
-          (unsigned long long)t->instructions_out, t->object_bytes, name);
+          (unsigned long long)t->instructions_out, t->object_bytes, name,
+          t->unrolling_dropped ? " (O3 flattened a loop nest: redone without unrolling)" : "");
 }
 
 /* Per variant, slowest first (the ten slowest, then the sum over all):
@@ -220,6 +221,7 @@ static void te_report(FILE *o, const te_queue *q, unsigned jobs, double wall) {
     sum.instructions_in += t->instructions_in;
     sum.instructions_out += t->instructions_out;
     sum.object_bytes += t->object_bytes;
+    sum.unrolling_dropped |= t->unrolling_dropped;
   }
   qsort(order, q->n, sizeof *order, te_slower);
   fputs("===-------------------------------------------------------------------------===\n", o);

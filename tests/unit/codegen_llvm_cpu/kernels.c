@@ -6,26 +6,49 @@
 #include <string.h>
 
 /* for (i = lo; i < hi; i++) body(i): emits the loop at the builder's
- * position and leaves the builder in the exit block. */
+ * position and leaves the builder in the exit block. Rotated (a guard,
+ * then the body with the test at its end), or top-tested as Kiln's
+ * scf-to-cf emits it (a header testing i < hi, the body, which may hold
+ * loops, and a latch back to the header). */
 typedef void (*kernels_body_fn)(LLVMBuilderRef b, LLVMValueRef i, void *arg);
+
+static void kernels_loop_form(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
+                              LLVMValueRef lo, LLVMValueRef hi, kernels_body_fn body,
+                              void *arg, bool top_tested) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = top_tested ? LLVMAppendBasicBlockInContext(ctx, fn, "head") : NULL;
+  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, fn, "loop");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(ctx, fn, "exit");
+  LLVMValueRef i;
+  if (top_tested) {
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    i = LLVMBuildPhi(b, i64, "i");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, i, hi, ""), loop, exit);
+    LLVMPositionBuilderAtEnd(b, loop);
+  } else {
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, lo, hi, ""), loop, exit);
+    LLVMPositionBuilderAtEnd(b, loop);
+    i = LLVMBuildPhi(b, i64, "i");
+  }
+  body(b, i, arg);
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i64, 1, 0), "i.next");
+  if (top_tested)
+    LLVMBuildBr(b, head);
+  else
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, hi, ""), loop, exit);
+  LLVMValueRef in_vals[2] = {lo, next};
+  LLVMBasicBlockRef in_blocks[2] = {pre, latch};
+  LLVMAddIncoming(i, in_vals, in_blocks, 2);
+  LLVMPositionBuilderAtEnd(b, exit);
+}
 
 static void kernels_loop(LLVMContextRef ctx, LLVMBuilderRef b, LLVMValueRef fn,
                          LLVMValueRef lo, LLVMValueRef hi,
                          kernels_body_fn body, void *arg) {
-  LLVMTypeRef i64 = LLVMInt64TypeInContext(ctx);
-  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-  LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(ctx, fn, "loop");
-  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(ctx, fn, "exit");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, lo, hi, ""), loop, exit);
-  LLVMPositionBuilderAtEnd(b, loop);
-  LLVMValueRef i = LLVMBuildPhi(b, i64, "i");
-  body(b, i, arg);
-  LLVMValueRef next = LLVMBuildAdd(b, i, LLVMConstInt(i64, 1, 0), "i.next");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULT, next, hi, ""), loop, exit);
-  LLVMValueRef in_vals[2] = {lo, next};
-  LLVMBasicBlockRef in_blocks[2] = {pre, loop};
-  LLVMAddIncoming(i, in_vals, in_blocks, 2);
-  LLVMPositionBuilderAtEnd(b, exit);
+  kernels_loop_form(ctx, b, fn, lo, hi, body, arg, false);
 }
 
 typedef struct kernels_mul_args {
@@ -201,4 +224,60 @@ kiln_llvm_cpu_status_t kernels_compile(LLVMModuleRef module,
   kiln_llvm_cpu_target_release(&t);
   LLVMDisposeModule(module);
   return s;
+}
+
+/* transpose: b[i][j][k] = a[k][i][j] for a 64x4x32 -> 4x32x64 f32
+ * tensor, three static loops (i outermost, k innermost). */
+typedef struct kernels_transpose_args {
+  LLVMContextRef ctx;
+  LLVMValueRef fn, a, out, i, j;
+  LLVMTypeRef f32, i64;
+} kernels_transpose_args_t;
+
+static LLVMValueRef kernels_index(kernels_transpose_args_t *t, LLVMBuilderRef b,
+                                  LLVMValueRef x, uint64_t sx, LLVMValueRef y, uint64_t sy,
+                                  LLVMValueRef z) {
+  LLVMValueRef v = LLVMBuildMul(b, x, LLVMConstInt(t->i64, sx, 0), "");
+  v = LLVMBuildAdd(b, v, LLVMBuildMul(b, y, LLVMConstInt(t->i64, sy, 0), ""), "");
+  return LLVMBuildAdd(b, v, z, "");
+}
+
+static void kernels_transpose_k(LLVMBuilderRef b, LLVMValueRef k, void *arg) {
+  kernels_transpose_args_t *t = arg;
+  LLVMValueRef from = kernels_index(t, b, k, 128, t->i, 32, t->j);
+  LLVMValueRef to = kernels_index(t, b, t->i, 2048, t->j, 64, k);
+  LLVMValueRef v =
+      LLVMBuildLoad2(b, t->f32, LLVMBuildInBoundsGEP2(b, t->f32, t->a, &from, 1, ""), "");
+  LLVMBuildStore(b, v, LLVMBuildInBoundsGEP2(b, t->f32, t->out, &to, 1, ""));
+}
+
+static void kernels_transpose_j(LLVMBuilderRef b, LLVMValueRef j, void *arg) {
+  kernels_transpose_args_t *t = arg;
+  t->j = j;
+  kernels_loop_form(t->ctx, b, t->fn, LLVMConstInt(t->i64, 0, 0),
+                    LLVMConstInt(t->i64, 64, 0), kernels_transpose_k, t, true);
+}
+
+static void kernels_transpose_i(LLVMBuilderRef b, LLVMValueRef i, void *arg) {
+  kernels_transpose_args_t *t = arg;
+  t->i = i;
+  kernels_loop_form(t->ctx, b, t->fn, LLVMConstInt(t->i64, 0, 0),
+                    LLVMConstInt(t->i64, 32, 0), kernels_transpose_j, t, true);
+}
+
+LLVMModuleRef kernels_transpose_module(LLVMContextRef ctx) {
+  kiln_llvm_cpu_abi_t abi;
+  kiln_llvm_cpu_abi_init(&abi, ctx);
+  LLVMModuleRef m = LLVMModuleCreateWithNameInContext("transpose", ctx);
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(ctx);
+  LLVMValueRef fn = kernels_entry(&abi, m, b, "transpose_entry");
+  LLVMValueRef dispatch = LLVMGetParam(fn, 0);
+  kernels_transpose_args_t t = {ctx, fn, NULL, NULL, NULL, NULL,
+                                LLVMFloatTypeInContext(ctx), abi.i64};
+  t.a = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 0, 64);
+  t.out = kiln_llvm_cpu_abi_load_binding(&abi, b, dispatch, 1, 64);
+  kernels_loop_form(ctx, b, fn, LLVMConstInt(abi.i64, 0, 0), LLVMConstInt(abi.i64, 4, 0),
+                    kernels_transpose_i, &t, true);
+  kiln_llvm_cpu_export_t e = {"transpose", fn, {1, 1, 1}, 2, 0, 0x1};
+  return kernels_finish(&abi, m, b, &e);
 }

@@ -12,7 +12,9 @@
  *   memops: explicit intrinsics, L = push constant 0, A = binding 0
  *         (L bytes), B = binding 1 (L + 32 bytes):
  *           memcpy(B, A, L); memset(A, 0x7f, L) (i32 length);
- *           memmove(B + 16, B, L); memmove(B, B + 16, L). */
+ *           memmove(B + 16, B, L); memmove(B, B + 16, L).
+ *   transpose: binding 1 (4x32x64 f32) = binding 0 (64x4x32) transposed,
+ *         three static loops: a nest LLVM's unroller flattens whole. */
 #ifndef KILN_TEST_CODEGEN_LLVM_KERNELS_H
 #define KILN_TEST_CODEGEN_LLVM_KERNELS_H
 
@@ -30,6 +32,7 @@ LLVMModuleRef kernels_mul_module(LLVMContextRef ctx);
 LLVMModuleRef kernels_fill_module(LLVMContextRef ctx);
 LLVMModuleRef kernels_copy_module(LLVMContextRef ctx);
 LLVMModuleRef kernels_memops_module(LLVMContextRef ctx);
+LLVMModuleRef kernels_transpose_module(LLVMContextRef ctx);
 
 /* Compiles a module for TARGET_TEXT with kiln_llvm_cpu_compile; on failure
  * returns the status (the module is disposed either way). */
