@@ -16,12 +16,15 @@ average before and after.
 usage: bench_models.py --compile=KILN_COMPILE --bench=KILN_BENCH --work=DIR
            [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all]
            [--threads=1,2] [--rounds=3] [--warmup=5] [--reps=20]
-           [--no-torch] [--no-ort] [--profile]
+           [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE]
 The environment's KILN_BENCH_MODELS_ARGS is appended to the command line
 (how `cmake --build B --target bench_models_run` takes extra flags).
 --run checks each model's first result against PyTorch's once (max abs
 error printed). --profile prints kiln-bench --profile-dispatches for every
-model and thread count once, after the table.
+model and thread count once, after the table. --before compiles each
+model with an older kiln-compile too and times its module in the same
+rounds (same kiln-bench), adding a "Kiln before" column and the ratio
+after/before: how a change moved Kiln, measured under the same load.
 Without torch/torchvision it prints 'skipped: ...' and exits 0; without
 node or onnxruntime-node (KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh)
 the ORT column says so and the rest runs.
@@ -66,6 +69,7 @@ class Model:
         self.name = name
         self.m, self.xs, self.onnx = models.export(name, torch, torchvision, args.work)
         self.kiln = os.path.join(args.work, name + ".kiln")
+        self.kiln_before = os.path.join(args.work, name + ".before.kiln")
         self.npy = [os.path.join(args.work, "%s.x%d.npy" % (name, i)) for i in range(len(self.xs))]
         self.ort_inputs = ["x%d:%s:%s" % (i, "x".join(str(d) for d in x.shape),
                                           os.path.join(args.work, "%s.x%d.bin" % (name, i)))
@@ -76,6 +80,11 @@ class Model:
         self.error = (None if c.returncode == 0 else
                       ["kiln-compile failed:"] + c.stderr.strip().splitlines()[-1:])
         self.compile_s = time.monotonic() - t0
+        if not self.error and args.before:
+            c = subprocess.run([args.before, self.onnx, "-o", self.kiln_before],
+                               capture_output=True, text=True)
+            if c.returncode != 0:
+                self.error = ["--before kiln-compile failed:"] + c.stderr.strip().splitlines()[-1:]
         self.max_err = None
         if not self.error and args.run:
             self.max_err = self.check(args, torch)
@@ -96,14 +105,15 @@ class Model:
         y = (y[0] if isinstance(y, (tuple, list)) else y).numpy()
         return float(np.max(np.abs(np.load(y_path) - y)))
 
-    def kiln_cmd(self, args, threads, extra=()):
-        return ([args.bench, "--module=" + self.kiln, "--device=local-task",
+    def kiln_cmd(self, args, threads, extra=(), module=None):
+        return ([args.bench, "--module=" + (module or self.kiln), "--device=local-task",
                  "--workers=%d" % threads, "--warmup=%d" % args.warmup,
                  "--repetitions=%d" % args.reps] + ["--input=@" + p for p in self.npy]
                 + list(extra))
 
-    def time_kiln(self, args, threads):
-        r = subprocess.run(self.kiln_cmd(args, threads), capture_output=True, text=True)
+    def time_kiln(self, args, threads, module=None):
+        r = subprocess.run(self.kiln_cmd(args, threads, module=module), capture_output=True,
+                           text=True)
         if r.returncode != 0:
             raise SystemExit("bench/models: kiln-bench failed on %s:\n%s" % (self.name, r.stderr))
         ms = parse_ms(r.stdout, "median")
@@ -157,6 +167,7 @@ def main():
     ap.add_argument("--no-torch", action="store_true")
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--before", default=None)
     args = ap.parse_args(sys.argv[1:] + shlex.split(os.environ.get("KILN_BENCH_MODELS_ARGS", "")))
     try:
         import torch
@@ -195,6 +206,8 @@ def main():
         for n in threads:
             for mdl in rows:
                 got = [("kiln", mdl.time_kiln(args, n))]
+                if args.before:  # the older build's module, in turns with the new one
+                    got.insert(rnd % 2, ("before", mdl.time_kiln(args, n, mdl.kiln_before)))
                 if not ort_missing:
                     got.append(("ort", mdl.time_ort(args, n)))
                 if not args.no_torch:
@@ -212,15 +225,18 @@ def main():
           % torch.__version__)
     print("load average before: %s, after: %s" % (load0, load1))
     print()
-    print("| model | threads | Kiln | ORT | PyTorch | Kiln/ORT | Kiln/PyTorch |")
-    print("|---|---|---|---|---|---|---|")
+    before = ("| Kiln before | Kiln/before ", "|---|---") if args.before else ("", "")
+    print("| model | threads | Kiln %s| ORT | PyTorch | Kiln/ORT | Kiln/PyTorch |" % before[0])
+    print("|---|---|---%s|---|---|---|---|" % before[1])
     for n in threads:
         for mdl in rows:
             k = best.get((mdl.name, n, "kiln"))
+            b = best.get((mdl.name, n, "before"))
             o = best.get((mdl.name, n, "ort"))
             t = best.get((mdl.name, n, "torch"))
-            print("| %s | %d | %s | %s | %s | %s | %s |" % (
-                mdl.name, n, fmt_ms(k), fmt_ms(o), fmt_ms(t), ratio(k, o), ratio(k, t)))
+            was = "| %s | %s " % (fmt_ms(b), ratio(k, b)) if args.before else ""
+            print("| %s | %d | %s %s| %s | %s | %s | %s |" % (
+                mdl.name, n, fmt_ms(k), was, fmt_ms(o), fmt_ms(t), ratio(k, o), ratio(k, t)))
 
     if args.profile:
         for n in threads:

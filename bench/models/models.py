@@ -20,6 +20,24 @@ def _mlp(t):
                          nn.Linear(256, 10))
 
 
+def _encoder(t, layers, activation="relu", d=256, heads=4, ff=1024):
+    """TransformerEncoderLayer, or LAYERS of them in a TransformerEncoder,
+    each with weights of its own (the encoder deep-copies one layer, so
+    every layer's parameters are drawn again, in order, from the seed)."""
+    nn = t.nn
+    one = nn.TransformerEncoderLayer(d_model=d, nhead=heads, dim_feedforward=ff,
+                                     activation=activation, batch_first=True)
+    if layers == 1:
+        return one
+    m = nn.TransformerEncoder(one, num_layers=layers, enable_nested_tensor=False)
+    for mod in m.modules():
+        if isinstance(mod, nn.MultiheadAttention):
+            mod._reset_parameters()
+        elif mod is not m and hasattr(mod, "reset_parameters"):
+            mod.reset_parameters()
+    return m
+
+
 MODELS = {
     "resnet18": (True, lambda t, tv: tv.models.resnet18(weights=None), [(1, 3, 224, 224)]),
     "mobilenet_v2": (True, lambda t, tv: tv.models.mobilenet_v2(weights=None), [(1, 3, 224, 224)]),
@@ -42,6 +60,15 @@ MODELS = {
                         [(1, 3, 224, 224)]),
     "regnet_x_400mf": (False, lambda t, tv: tv.models.regnet_x_400mf(weights=None),
                        [(1, 3, 224, 224)]),
+    # Encoders by depth, activation and width (bench/compile's rows).
+    "encoder_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu"), [(1, 128, 256)]),
+    "encoder2": (False, lambda t, tv: _encoder(t, 2), [(1, 128, 256)]),
+    "encoder2_gelu": (False, lambda t, tv: _encoder(t, 2, "gelu"), [(1, 128, 256)]),
+    "encoder12": (False, lambda t, tv: _encoder(t, 12), [(1, 128, 256)]),
+    "encoder12_gelu": (False, lambda t, tv: _encoder(t, 12, "gelu"), [(1, 128, 256)]),
+    "encoder_d128": (False, lambda t, tv: _encoder(t, 1, d=128, ff=512), [(1, 64, 128)]),
+    "encoder2_d128_gelu": (False, lambda t, tv: _encoder(t, 2, "gelu", d=128, ff=512),
+                           [(1, 64, 128)]),
 }
 
 
