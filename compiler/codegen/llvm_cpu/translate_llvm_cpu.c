@@ -280,6 +280,12 @@ static kiln_error *te_compile_all(kiln_op *module, void *user) {
 }
 
 void kiln_llvm_cpu_register_passes(void) {
+  static const kiln_pass_info link = {
+      "link-executables",
+      "small llvm-cpu executables merge in groups into the first of each (one shared object "
+      "per group); dispatches name it and the export's new ordinal",
+      kiln_llvm_cpu_link_executables, NULL, KILN_PASS_MODULE};
+  kiln_pass_register(&link);
   static const kiln_pass_info translate = {
       "translate-llvm-cpu",
       "llvm-cpu variant -> LLVM IR, queued for compile-llvm-cpu (or printed with "
