@@ -12,10 +12,10 @@
  * module before optimization instead. A target the llvm_cpu back end does
  * not parse is an error. The IR is left unchanged.
  *
- * compile-llvm-cpu (a module pass, right after it) compiles every queued
- * module with the llvm_cpu back end (verify, O3, object, lld) on --jobs
- * threads (kiln_llvm_cpu_compile_all) and stores the shared objects in
- * the session in queue order, that is module order, with each variant's
+ * compile-llvm-cpu (a module pass, the codegen stage's last) compiles
+ * every queued module with the llvm_cpu back end (verify, O3, object,
+ * lld) on --jobs threads (kiln_llvm_cpu_compile_all) and stores the
+ * shared objects in the session in queue order, with each variant's
  * arch, the CPU features it requires and the LLVM version that made it;
  * the first failure in that order is the error. So the module does not
  * depend on the thread count. --timing adds a table of where each

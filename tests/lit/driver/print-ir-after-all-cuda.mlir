@@ -1,6 +1,7 @@
 // Every pass of a cuda compile shows in --print-ir-after-all and --timing,
-// the GPU passes named with their target; llvm-cpu passes that found no
-// llvm-cpu variant are neither printed nor timed.
+// the GPU passes named with their target; llvm-cpu kernel passes that
+// found no llvm-cpu variant are neither printed nor timed (the module
+// passes link-executables and compile-llvm-cpu run, with nothing to do).
 // RUN: kiln-compile %s --target=cuda:sm_80 -o %t.kiln --print-ir-after-all 2>&1 >/dev/null | FileCheck %s
 // RUN: kiln-compile %s --target=cuda:sm_80 -o %t.kiln --timing 2>&1 >/dev/null | FileCheck %s --check-prefix=TIME
 // RUN: kiln-compile %s --target=cuda:sm_80 --target=llvm-cpu -o %t.kiln --print-ir-after=scf-to-cf 2>&1 >/dev/null | FileCheck %s --check-prefix=BOTH
@@ -24,7 +25,8 @@
 
 // TIME: ----Wall Time----  ----Name----
 // TIME-NOT: (llvm-cpu)
-// TIME: select-gpu-launch-config (cuda)
+// TIME: link-executables
+// TIME-NEXT: select-gpu-launch-config (cuda)
 // TIME-NEXT: tile-and-distribute (cuda)
 // TIME-NEXT: gpu-tile-matmul-shared (cuda)
 // TIME-NEXT: distribute-to-threads (cuda)
@@ -34,6 +36,7 @@
 // TIME-NEXT: approximate-math (cuda)
 // TIME-NEXT: scf-to-cf (cuda)
 // TIME-NEXT: translate-cuda (cuda)
+// TIME-NEXT: compile-llvm-cpu
 // TIME-NEXT: convert-to-vm
 
 // BOTH: IR Dump After scf-to-cf (llvm-cpu) //
