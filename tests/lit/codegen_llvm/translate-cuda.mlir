@@ -3,13 +3,13 @@
 // static workgroup memory) and puts the PTX into the compile session
 // (kiln-opt lists it after the module). add-simt-cpu-variant does nothing
 // unless KILN_GPU_SIMT_CPU=1; then it adds a host copy of the variant,
-// compiled as llvm-cpu.
+// queued as llvm-cpu for compile-llvm-cpu.
 // RUN: kiln-opt %s --pass-pipeline=codegen --print-ir-after=scf-to-cf -o /dev/null 2>&1 \
 // RUN:   | kiln-opt --translate-cuda | FileCheck %s
 // RUN: kiln-opt %s --pass-pipeline=codegen --print-ir-after=remove-single-iteration-loops -o /dev/null 2>&1 \
 // RUN:   | kiln-opt --add-simt-cpu-variant | FileCheck %s --check-prefix=OFF
 // RUN: kiln-opt %s --pass-pipeline=codegen --print-ir-after=remove-single-iteration-loops -o /dev/null 2>&1 \
-// RUN:   | KILN_GPU_SIMT_CPU=1 kiln-opt --add-simt-cpu-variant | FileCheck %s --check-prefix=SIMT
+// RUN:   | KILN_GPU_SIMT_CPU=1 kiln-opt --add-simt-cpu-variant --compile-llvm-cpu | FileCheck %s --check-prefix=SIMT
 
 // CHECK: "hal.executable.export"() {{{.*}}kiln.block_size = array<i64: 64, 1, 1>, kiln.static_shared_memory_bytes = 0 : i64{{.*}}sym_name = "k"
 // CHECK: hal.interface.thread.id

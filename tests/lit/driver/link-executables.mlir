@@ -1,4 +1,7 @@
 // RUN: kiln-compile %s --compile-to=codegen -o - | FileCheck %s
+// link-executables alone, on the IR before it, gives the same:
+// RUN: kiln-compile %s --compile-to=codegen --print-ir-after=scf-to-cf -o /dev/null 2>&1 \
+// RUN:   | kiln-opt --link-executables | FileCheck %s
 // RUN: kiln-compile %s -o %t.kiln
 // RUN: kiln-dump %t.kiln | FileCheck %s --check-prefix=DUMP
 // RUN: kiln-run --module=%t.kiln --function=pair --input=4xf32=1,2,3,4 --input=4xf32=10,20,30,40 | FileCheck %s --check-prefix=OUT

@@ -1,6 +1,8 @@
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s
-// RUN: kiln-opt-flow %s --pass-pipeline=flow | FileCheck %s --check-prefix=AFTER
-// RUN: kiln-opt-flow %s --pass-pipeline=inline-calls,tensorize-scalars,convert-elementwise-to-linalg,generalize-named-ops,fuse-elementwise,reshapes-to-views,sink-reshapes,copy-aliased-results,resolve-dims,form-dispatch-regions,outline-dispatches | FileCheck %s --check-prefix=BEFORE
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
+// RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s --check-prefix=AFTER
+// RUN: kiln-opt %s --pass-pipeline=inline-calls,tensorize-scalars,convert-elementwise-to-linalg,generalize-named-ops,fuse-elementwise,reshapes-to-views,sink-reshapes,copy-aliased-results,resolve-dims,form-dispatch-regions,outline-dispatches -o %t.mlir
+// RUN: FileCheck %s --check-prefix=BEFORE < %t.mlir
+// RUN: kiln-opt %t.mlir --deduplicate-executables | FileCheck %s
 // deduplicate-executables: executables equal up to their names become the
 // first of them; every dispatch keeps its own operands and workload.
 //
