@@ -45,6 +45,16 @@ const char *kiln_stage_name(kiln_stage_t s);
 /* KILN_STAGE_COUNT when the name is unknown. */
 kiln_stage_t kiln_stage_lookup(const char *name);
 
+/* How serialize stores executable payloads (--compression=). AUTO:
+ * PTX zstd-compressed when that pays, CPU ELF uncompressed (mappable);
+ * NONE: nothing compressed, for a runtime built without zstd; ALWAYS:
+ * every payload compressed (tests of the decompressing path). */
+typedef enum kiln_compression {
+  KILN_COMPRESSION_AUTO = 0,
+  KILN_COMPRESSION_NONE,
+  KILN_COMPRESSION_ALWAYS,
+} kiln_compression_t;
+
 typedef struct kiln_session_options {
   const char *input_path;
   const char *output_path;
@@ -56,6 +66,7 @@ typedef struct kiln_session_options {
   /* Threads compiling executables (0: one per online core). Neither this
    * nor timing changes the output. */
   unsigned jobs;
+  kiln_compression_t compression; /* executable payloads (zero: auto) */
 } kiln_session_options_t;
 
 typedef struct kiln_session_rodata {

@@ -495,8 +495,12 @@ static kiln_error *sz_collect(sz *z, kiln_op *module, kiln_session *session) {
   kiln_module_builder_set_provenance(z->b, kiln_source_revision(), session->input_name,
                                      session->input_sha256);
   kiln_module_builder_set_bytecode_version(z->b, KILN_VM_BYTECODE_VERSION);
-  /* CPU kernels stay mappable: preparing them then decompresses nothing. */
-  kiln_module_builder_set_compression(z->b, KILN_MODULE_COMPRESS_PTX);
+  /* By default CPU kernels stay mappable (preparing them then
+   * decompresses nothing) and only PTX is compressed. */
+  const kiln_compression_t c = session->options.compression;
+  kiln_module_builder_set_compression(z->b, c == KILN_COMPRESSION_NONE     ? KILN_MODULE_COMPRESS_NEVER
+                                            : c == KILN_COMPRESSION_ALWAYS ? KILN_MODULE_COMPRESS_ALWAYS
+                                                                           : KILN_MODULE_COMPRESS_PTX);
   kiln_block *body = kiln_module_body(module);
   uint32_t nfuncs = 0;
   for (kiln_op *op = body->first; op && !err; op = op->next) {

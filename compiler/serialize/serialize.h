@@ -11,8 +11,10 @@
  * index order, every hal.executable in module order (the ordinals
  * convert-to-vm used) with its exports by ordinal (workgroup size,
  * bindings and read-only flags, push-constant count) and one variant per
- * target with its payload (PTX zstd-compressed when that pays, CPU ELF
- * uncompressed so the runtime maps it without decompressing); cuda variants
+ * target with its payload (by default PTX zstd-compressed when that
+ * pays, CPU ELF uncompressed so the runtime maps it without
+ * decompressing; the session's compression option stores none or all of
+ * them compressed instead); cuda variants
  * carry per-export launch metadata (block from the export's
  * kiln.block_size or the kernel's kiln.launch block_size, static and
  * dynamic shared memory bytes from kiln.static_shared_memory_bytes /

@@ -3,6 +3,7 @@
  *   kiln-compile IN.mlir -o OUT.kiln [--target=llvm-cpu[:ARCH[+FEATURES]]]...
  *       [--compile-to=input|flow|hal|codegen|llvm-ir|vm]
  *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing] [--jobs=N]
+ *       [--compression=none|auto|always]
  *   kiln-compile --print-pipeline
  *
  * Options fill a compile session; compiler/driver/pipeline.c does the
@@ -29,6 +30,10 @@ static void usage(FILE *o) {
         "  --jobs=N                 compile executables on N threads (default: one per\n"
         "                           online core); the output is the same for every N\n"
         "  --print-pipeline         print the passes of every stage, in order, and exit\n"
+        "  --compression=MODE       executable payloads: auto (default: PTX\n"
+        "                           zstd-compressed when that pays, CPU code\n"
+        "                           uncompressed), none (for a runtime built\n"
+        "                           without zstd), always\n"
         "  --substitute-executable=EXE[:VARIANT]=FILE\n"
         "                           use FILE (ELF .so or .ptx) as the payload of\n"
         "                           hal.executable EXE instead of generating code\n"
@@ -167,6 +172,15 @@ int main(int argc, char **argv) {
         status = 2;
       }
       o->jobs = (unsigned)n;
+    } else if (strncmp(a, "--compression=", 14) == 0) {
+      const char *m = a + 14;
+      if (strcmp(m, "auto") == 0) o->compression = KILN_COMPRESSION_AUTO;
+      else if (strcmp(m, "none") == 0) o->compression = KILN_COMPRESSION_NONE;
+      else if (strcmp(m, "always") == 0) o->compression = KILN_COMPRESSION_ALWAYS;
+      else {
+        fprintf(stderr, "kiln-compile: unknown compression '%s' (valid: none, auto, always)\n", m);
+        status = 2;
+      }
     } else if (strncmp(a, "--substitute-executable=", 24) == 0) {
       err = substitute(s, a + 24);
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
