@@ -1,7 +1,26 @@
 # External components Kiln builds on, all from Debian's archive
 # (scripts/bootstrap.sh installs them).
-find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
+
+# A runtime-only build (often for another architecture) needs libzstd for
+# that target and nothing else. The static archive is preferred, so the
+# device's programs carry it; the header is architecture-independent.
+if(KILN_RUNTIME_ONLY)
+  if(KILN_RUNTIME_ZSTD)
+    find_path(KILN_ZSTD_INCLUDE_DIR zstd.h)
+    find_library(KILN_ZSTD_LIBRARY NAMES libzstd.a zstd)
+    if(NOT KILN_ZSTD_INCLUDE_DIR OR NOT KILN_ZSTD_LIBRARY)
+      message(FATAL_ERROR "KILN_RUNTIME_ZSTD needs libzstd for ${CMAKE_SYSTEM_PROCESSOR} "
+                          "(Debian: libzstd-dev:ARCH); or configure with -DKILN_RUNTIME_ZSTD=OFF")
+    endif()
+    add_library(PkgConfig::ZSTD UNKNOWN IMPORTED)
+    set_target_properties(PkgConfig::ZSTD PROPERTIES IMPORTED_LOCATION ${KILN_ZSTD_LIBRARY}
+                          INTERFACE_INCLUDE_DIRECTORIES ${KILN_ZSTD_INCLUDE_DIR})
+  endif()
+  return()
+endif()
+
+find_package(PkgConfig REQUIRED)
 
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(CHECK REQUIRED IMPORTED_TARGET check)

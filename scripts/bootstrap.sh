@@ -20,6 +20,15 @@ packages=(
   libprotobuf-c-dev protobuf-c-compiler
   python3-numpy python3-onnx python3-torch python3-torchvision valgrind
 )
+# Deploying to devices (scripts/cross-build.sh, ctest -L aarch64 / -L
+# riscv64): Debian's cross compilers, QEMU user mode to run their programs,
+# and the arm64 libzstd through multiarch (Debian 12 has no riscv64 port).
+foreign=()
+if [ "$(dpkg --print-architecture)" = amd64 ]; then
+  packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu
+             libc6-dev-riscv64-cross qemu-user-static libzstd-dev:arm64)
+  foreign=(arm64)
+fi
 for group in ${KILN_BOOTSTRAP_EXTRA:-}; do
   case "$group" in
     onnx) ;;  # kept for old command lines: now in the default list
@@ -36,7 +45,7 @@ done
 
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+  dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
 done
 
 # ONNX Runtime's CPU library ships inside the npm package; its install
@@ -61,6 +70,9 @@ echo "bootstrap: installing ${missing[*]}" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
+for a in "${foreign[@]}"; do
+  dpkg --print-foreign-architectures | grep -qx "$a" || $sudo dpkg --add-architecture "$a"
+done
 $sudo apt-get update -qq >/dev/null
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 install_ort

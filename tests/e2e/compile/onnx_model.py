@@ -3,7 +3,7 @@
 python3-onnx) through kiln-compile's ONNX front end, run with kiln-run and
 compared with numpy (through run_compiled.py).
 
-usage: onnx_model.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+usage: onnx_model.py KILN_COMPILE KILN_RUN WORKDIR DEVICE [COMPILE_FLAG...]
 Skips (77) when python3-onnx is missing or a stage is not built.
 """
 import os
@@ -55,7 +55,7 @@ def main(argv):
         f.write(fmt(y.astype(np.float32)) + "\n")
     return run_compiled.main(["run_compiled.py", compile_, run, os.path.join(work, "run"), path,
                               "onnx_mlp", os.path.join(work, "inputs"),
-                              os.path.join(work, "expected"), device])
+                              os.path.join(work, "expected"), device] + argv[5:])
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 not multiples of any tile size, computed independently with numpy.
 
 usage: op_cases.py --list
-       op_cases.py CASE KILN_COMPILE KILN_RUN WORKDIR DEVICE
+       op_cases.py CASE KILN_COMPILE KILN_RUN WORKDIR DEVICE [COMPILE_FLAG...]
 
 Each case writes CASE.mlir, its inputs and expected outputs into WORKDIR,
 then compiles and runs it through run_compiled.py (skip 77 while a stage
@@ -597,7 +597,8 @@ def main(argv):
     with open(paths[".expected"], "w") as f:
         f.write("".join(line(a) + "\n" for a in outs))
     return run_compiled.main(["run_compiled.py", compile_, run, os.path.join(work, "run"),
-                              paths[".mlir"], "f", paths[".inputs"], paths[".expected"], device],
+                              paths[".mlir"], "f", paths[".inputs"], paths[".expected"], device]
+                             + argv[6:],
                              rtol=rtol, atol=atol)
 
 

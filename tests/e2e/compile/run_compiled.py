@@ -6,11 +6,13 @@ usage: run_compiled.py KILN_COMPILE KILN_RUN WORKDIR SOURCE FUNCTION
 
 INPUTS holds one kiln-run --input value per line; EXPECTED one result per
 line as "SHAPExTYPE=v v v" (samples/gen_samples.py writes both from
-numpy). Results are written as .npy and compared with numpy (shape,
+numpy). KILN_RUN_EMULATOR (environment), when set, is a command line put
+before kiln-run (qemu-aarch64-static for a cross-built kiln-run). Results are written as .npy and compared with numpy (shape,
 dtype, values within rtol 1e-5 / atol 1e-6 unless the caller
 asks otherwise). A compile failure fails it.
 """
 import os
+import shlex
 import subprocess
 import sys
 
@@ -31,6 +33,11 @@ def parse_value(line):
     else:  # integers as integers: i64 values do not all fit a double
         vals = np.array([int(v) for v in values.split()], dtype=np.int64)
     return vals.reshape(shape).astype(dtype)
+
+
+def emulator():
+    """The KILN_RUN_EMULATOR prefix as a list ([] when unset)."""
+    return shlex.split(os.environ.get("KILN_RUN_EMULATOR", ""))
 
 
 def main(argv, rtol=1e-5, atol=1e-6):
@@ -56,7 +63,7 @@ def main(argv, rtol=1e-5, atol=1e-6):
     for o in outs:
         if os.path.exists(o):
             os.remove(o)
-    cmd = [run, "--module=" + module, "--function=" + function, "--device=" + device]
+    cmd = emulator() + [run, "--module=" + module, "--function=" + function, "--device=" + device]
     cmd += ["--input=" + v for v in in_values] + ["--output=@" + o for o in outs]
     print("$ " + " ".join(a if len(a) < 120 else a[:117] + "..." for a in cmd))
     r = subprocess.run(cmd, capture_output=True, text=True)

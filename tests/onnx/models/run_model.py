@@ -3,7 +3,8 @@
 
 usage: run_model.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--opset=17] [--import=KILN_ONNX_IMPORT] [--device=local-task]
-           [--tol=1e-3] [--expected=EXPECTED_PASSES]
+           [--tol=1e-3] [--expected=EXPECTED_PASSES] [--compile-flag=FLAG]...
+           [--emulator=COMMAND]
 MODEL is mlp, cnn, resnet18, mobilenet_v2 or encoder (a two-layer
 nn.TransformerEncoder, d_model 64, 4 heads, feed-forward 128, sequence 16,
 batch 2), one of the odd-shape transformer encoders of ENCODERS, or
@@ -26,7 +27,9 @@ status: 0 when the max abs error is at most TOL; 1 on any other result
 reason printed) when torch or torchvision is not installed, when the
 importer refuses the model (the op is printed), or when a model not yet
 listed fails (the failure is printed). Without --expected every model
-counts as listed.
+counts as listed. --compile-flag adds a kiln-compile option (a
+--target=llvm-cpu:aarch64, say); --emulator is a command line put before
+kiln-run (qemu-aarch64-static for a cross-built one).
 """
 import argparse
 import os
@@ -35,6 +38,7 @@ import sys
 import time
 
 import re
+import shlex
 
 import numpy as np
 
@@ -129,6 +133,8 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--expected", default=None)
     ap.add_argument("--opset", type=int, default=17)
+    ap.add_argument("--compile-flag", action="append", default=[])
+    ap.add_argument("--emulator", default="")
     args = ap.parse_args()
     key = args.model if args.opset == 17 else "%s@opset%d" % (args.model, args.opset)
     rc = run(args)
@@ -176,7 +182,8 @@ def run(args):
              tuple(x.shape), tuple(want.shape)))
 
     t0 = time.monotonic()
-    c = subprocess.run([args.compile, onnx_path, "-o", kiln], capture_output=True, text=True)
+    c = subprocess.run([args.compile, onnx_path, "-o", kiln] + args.compile_flag,
+                       capture_output=True, text=True)
     if c.returncode != 0 and not ONNX_MSG_RE.search(c.stderr) and args.import_:
         # kiln-compile did not treat the file as ONNX (it does not take ONNX
         # yet, or its content sniffing missed the model): through MLIR text.
@@ -185,7 +192,8 @@ def run(args):
         mlir = os.path.join(work, "model.mlir")
         c = subprocess.run([args.import_, onnx_path, "-o", mlir], capture_output=True, text=True)
         if c.returncode == 0:
-            c = subprocess.run([args.compile, mlir, "-o", kiln], capture_output=True, text=True)
+            c = subprocess.run([args.compile, mlir, "-o", kiln] + args.compile_flag,
+                               capture_output=True, text=True)
     compile_s = time.monotonic() - t0
     if c.returncode != 0:
         msg = c.stderr.strip()
@@ -198,7 +206,7 @@ def run(args):
     print("%s: compile time %.2f s (module %d bytes)" % (args.model, compile_s, os.path.getsize(kiln)))
 
     t0 = time.monotonic()
-    r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device,
+    r = subprocess.run(shlex.split(args.emulator) + [args.run, "--module=" + kiln, "--device=" + args.device,
                         "--input=@" + x_path, "--output=@" + y_path],
                        capture_output=True, text=True)
     run_s = time.monotonic() - t0
