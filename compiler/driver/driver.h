@@ -23,10 +23,6 @@ void kiln_driver_register_passes(void);
  * a new line for each target's nested pipeline, wrapped at 78 columns. */
 void kiln_driver_print_pipeline(FILE *out);
 
-/* Allows ops outside the op table in the input (hand-written hal-level
- * IR before the hal dialect had rows); off by default. */
-void kiln_driver_allow_unregistered(kiln_session *s, bool allow);
-
 kiln_error *kiln_compile(kiln_session *s);
 
 #ifdef __cplusplus

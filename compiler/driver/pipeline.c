@@ -106,12 +106,6 @@ void kiln_driver_print_pipeline(FILE *out) {
   }
 }
 
-static bool allow_unregistered_flag;
-void kiln_driver_allow_unregistered(kiln_session *s, bool allow) {
-  (void)s;
-  allow_unregistered_flag = allow;
-}
-
 /* ---- where the input starts ---------------------------------------------- */
 
 /* The first stage the module still needs: vm-level IR goes straight to
@@ -215,7 +209,7 @@ kiln_error *kiln_compile(kiln_session *s) {
   }
   kiln_context *ctx = kiln_context_create();
   if (!ctx) return kiln_error_new("out of memory");
-  kiln_context_allow_unregistered(ctx, allow_unregistered_flag);
+  kiln_context_allow_unregistered(ctx, o->allow_unregistered);
   kiln_session_attach(s, ctx);
   kiln_pass_manager *pm = kiln_pm_create(ctx);
   kiln_op *module = NULL;
@@ -242,12 +236,9 @@ kiln_error *kiln_compile(kiln_session *s) {
      * instead of compiling them; it has no passes of its own. */
     if (st >= (int)start) err = add_stage(pm, (kiln_stage_t)st);
   }
-  if (!err) {
-    const char *const *targets;
-    const uint32_t nt = kiln_session_targets(s, &targets);
-    if (s->target_count) err = kiln_hal_set_targets(nt, targets);
-    else err = kiln_hal_set_targets(0, NULL);
-  }
+  /* assign-targets takes the session's --target values; a bad one is
+   * reported before anything runs. */
+  for (uint32_t i = 0; !err && i < s->target_count; i++) err = kiln_hal_check_target(s->targets[i]);
   if (!err) {
     if (o->print_ir_after_all) kiln_pm_print_after_all(pm, o->dump);
     if (o->print_ir_after) kiln_pm_print_after(pm, o->print_ir_after, o->dump);

@@ -216,35 +216,18 @@ const kiln_session_payload_t *kiln_session_payload(const kiln_session *s,
   return any;
 }
 
-/* A handful of live sessions at most (one per compile); a fixed table
- * keeps the association free of allocation. */
-static struct {
-  const kiln_context *ctx;
-  kiln_session *s;
-} ks_links[16];
-
+/* The context holds the association (kiln_context_set_user), so any
+ * number of sessions may live in one process. */
 void kiln_session_attach(kiln_session *s, kiln_context *ctx) {
-  for (size_t i = 0; i < sizeof ks_links / sizeof ks_links[0]; i++)
-    if (ks_links[i].ctx == ctx) {
-      ks_links[i].s = s;
-      if (!s) ks_links[i].ctx = NULL;
-      else s->ctx = ctx;
-      return;
-    }
-  if (!s) return;
-  for (size_t i = 0; i < sizeof ks_links / sizeof ks_links[0]; i++)
-    if (!ks_links[i].ctx) {
-      ks_links[i].ctx = ctx;
-      ks_links[i].s = s;
-      s->ctx = ctx;
-      return;
-    }
+  if (!ctx) return;
+  kiln_session *old = kiln_context_user(ctx);
+  if (old) old->ctx = NULL;
+  kiln_context_set_user(ctx, s);
+  if (s) s->ctx = ctx;
 }
 
 kiln_session *kiln_session_of(const kiln_context *ctx) {
-  for (size_t i = 0; i < sizeof ks_links / sizeof ks_links[0]; i++)
-    if (ks_links[i].ctx == ctx && ctx) return ks_links[i].s;
-  return NULL;
+  return ctx ? kiln_context_user(ctx) : NULL;
 }
 
 kiln_error *kiln_session_variant_of(kiln_op *inner, const char *pass, kiln_session_variant *out) {

@@ -67,6 +67,7 @@ typedef struct kiln_session_options {
    * nor timing changes the output. */
   unsigned jobs;
   kiln_compression_t compression; /* executable payloads (zero: auto) */
+  bool allow_unregistered;    /* accept ops outside the op table in the input */
 } kiln_session_options_t;
 
 typedef struct kiln_session_rodata {
@@ -152,7 +153,9 @@ const kiln_session_payload_t *kiln_session_payload(const kiln_session *s,
                                                    const char *executable,
                                                    const char *variant);
 
-/* Associates s with ctx (one session per context) / finds it again. */
+/* Associates s with ctx (one session per context; s = NULL detaches the
+ * context's session) / finds it again. Detach before destroying ctx; a
+ * session destroyed first detaches itself. */
 void kiln_session_attach(kiln_session *s, kiln_context *ctx);
 kiln_session *kiln_session_of(const kiln_context *ctx);
 

@@ -1,9 +1,9 @@
 /* assign-targets: flow.executable -> hal.executable with one variant per
  * target.
  *
- * Takes: a module after the flow stage; the target list from
- * kiln_hal_set_targets, else the module attribute kiln.targets = [...],
- * else "llvm-cpu" (the host). Guarantees: every target string is valid
+ * Takes: a module after the flow stage; the target list from the compile
+ * session's --target values, else the module attribute kiln.targets =
+ * [...], else "llvm-cpu" (the host). Guarantees: every target string is valid
  * (an unknown one fails the pass with a message listing the valid ones,
  * before anything changes); each flow.executable @X becomes
  * hal.executable @X holding, per target in the given order, a

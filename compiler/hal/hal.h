@@ -30,13 +30,10 @@ void kiln_hal_register(void);
 #include "passes.def"
 #undef KILN_HAL_PASS
 
-/* The targets assign-targets uses, e.g. {"llvm-cpu:x86_64",
- * "llvm-cpu:aarch64", "cuda:sm_80"} (copied). They take precedence over
- * the module attribute `kiln.targets = ["..."]`; with neither, the target
- * is "llvm-cpu" (the host). Passing n = 0 clears them. Every string is
- * checked here too: an unknown one is an error listing the valid ones,
- * and nothing is changed. */
-kiln_error *kiln_hal_set_targets(size_t n, const char *const *targets);
+/* assign-targets takes its targets from the compile session of the
+ * module's context (kiln_session_targets' explicit --target values,
+ * compiler/driver/session.h), else the module attribute
+ * `kiln.targets = ["..."]`, else "llvm-cpu" (the host). */
 /* Checks one target string (the same test assign-targets applies). */
 kiln_error *kiln_hal_check_target(const char *target);
 

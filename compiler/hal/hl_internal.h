@@ -7,9 +7,9 @@
 /* Alignment of every arena slice and allocation (bytes). */
 #define HL_ALIGNMENT 64
 
-/* The targets for this module: kiln_hal_set_targets's, else the module's
- * kiln.targets, else {"llvm-cpu"}. Strings are interned in ctx. Errors
- * name a malformed kiln.targets attribute. */
+/* The targets for this module: its session's --target values, else the
+ * module's kiln.targets, else {"llvm-cpu"}. Strings are interned in ctx.
+ * Errors name a malformed kiln.targets attribute. */
 kiln_error *hl_targets(kiln_op *module, const char ***out, uint32_t *n);
 
 /* Verifies module before a pass rewrites it (see fl_require_valid). */

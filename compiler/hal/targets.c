@@ -1,7 +1,9 @@
 /* Target strings of the hal stage: which ones are valid (exactly what the
  * back ends' parsers accept: compiler/codegen/llvm_cpu for llvm-cpu[...],
  * compiler/codegen/cuda for cuda:sm_XX) and where assign-targets takes
- * them from (the C API, else the module's kiln.targets, else the host). */
+ * them from (the compile session, else the module's kiln.targets, else
+ * the host). No process-wide state: two sessions in one process may
+ * compile for different targets. */
 #include "hl_internal.h"
 
 #include <stdlib.h>
@@ -9,9 +11,7 @@
 
 #include "cuda_ptx.h"
 #include "llvm_cpu.h"
-
-static char **g_targets;
-static size_t g_num_targets;
+#include "session.h"
 
 static bool has_prefix(const char *s, const char *p) {
   size_t n = strlen(p);
@@ -51,35 +51,18 @@ kiln_error *kiln_hal_check_target(const char *t) {
                         t, arches, kiln_ptx_valid_sms());
 }
 
-kiln_error *kiln_hal_set_targets(size_t n, const char *const *targets) {
-  for (size_t i = 0; i < n; i++) {
-    kiln_error *e = kiln_hal_check_target(targets[i]);
-    if (e) return e;
-  }
-  for (size_t i = 0; i < g_num_targets; i++) free(g_targets[i]);
-  free(g_targets);
-  g_targets = NULL;
-  g_num_targets = 0;
-  if (!n) return NULL;
-  g_targets = calloc(n, sizeof *g_targets);
-  if (!g_targets) return kiln_error_new("out of memory");
-  for (size_t i = 0; i < n; i++) {
-    size_t len = strlen(targets[i]);
-    g_targets[i] = malloc(len + 1);
-    if (!g_targets[i]) return kiln_error_new("out of memory");
-    memcpy(g_targets[i], targets[i], len + 1);
-    g_num_targets++;
-  }
-  return NULL;
-}
-
 kiln_error *hl_targets(kiln_op *module, const char ***out, uint32_t *n) {
   kiln_context *ctx = kiln_op_context(module);
-  if (g_num_targets) {
-    const char **v = kiln_alloc(ctx, g_num_targets * sizeof *v);
-    for (size_t i = 0; i < g_num_targets; i++) v[i] = kiln_intern_cstr(ctx, g_targets[i]);
+  const kiln_session *session = kiln_session_of(ctx);
+  if (session && session->target_count) {
+    const char **v = kiln_alloc(ctx, session->target_count * sizeof *v);
+    for (uint32_t i = 0; i < session->target_count; i++) {
+      kiln_error *e = kiln_hal_check_target(session->targets[i]);
+      if (e) return e;
+      v[i] = kiln_intern_cstr(ctx, session->targets[i]);
+    }
     *out = v;
-    *n = (uint32_t)g_num_targets;
+    *n = session->target_count;
     return NULL;
   }
   const kiln_attr *a = kiln_op_get_attr(module, "kiln.targets");

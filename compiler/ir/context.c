@@ -360,6 +360,9 @@ const char *kiln_loc_nodes_add(kiln_context *ctx, const char *nodes, const kiln_
   return ir_nodes_union(ctx, nodes, kiln_intern(ctx, line, len));
 }
 
+void kiln_context_set_user(kiln_context *ctx, void *user) { ctx->user = user; }
+void *kiln_context_user(const kiln_context *ctx) { return ctx->user; }
+
 void kiln_context_allow_unregistered(kiln_context *ctx, bool allow) {
   ctx->allow_unregistered = allow;
 }

@@ -69,6 +69,10 @@ const char *kiln_loc_nodes_add(kiln_context *ctx, const char *nodes, const kiln_
  * --allow-unregistered-dialect). Off by default: unknown ops are errors. */
 void kiln_context_allow_unregistered(kiln_context *ctx, bool allow);
 bool kiln_context_allows_unregistered(const kiln_context *ctx);
+/* One pointer the context's owner associates with it (the compile
+ * session: kiln_session_of); NULL until set. */
+void kiln_context_set_user(kiln_context *ctx, void *user);
+void *kiln_context_user(const kiln_context *ctx);
 
 /* Diagnostics are rendered as "file:line:col: error: message", then the
  * source line and a caret when the file's text was registered. By default

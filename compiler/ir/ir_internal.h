@@ -62,6 +62,7 @@ struct kiln_context {
   char *cur, *end;
   ir_set strings, types, attrs, exprs, maps;
   bool allow_unregistered;
+  void *user; /* kiln_context_set_user */
   kiln_diag_handler diag;
   void *diag_user;
   unsigned errors;

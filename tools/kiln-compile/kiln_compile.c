@@ -184,7 +184,7 @@ int main(int argc, char **argv) {
     } else if (strncmp(a, "--substitute-executable=", 24) == 0) {
       err = substitute(s, a + 24);
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
-      kiln_driver_allow_unregistered(s, true);
+      o->allow_unregistered = true;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "kiln-compile: unknown option '%s'\n", a);
       usage(stderr);

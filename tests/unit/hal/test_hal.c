@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hal.h"
+#include "session.h"
 #include "mlir_input.h"
 
 static bool bytes_overlap(const kiln_hal_interval *a, const kiln_hal_interval *b) {
@@ -73,9 +74,15 @@ START_TEST(random_packings_are_valid) {
 }
 END_TEST
 
-/* Runs passes over host text; returns the printed module (malloc'ed). */
-static char *run(const char *text, const char *pipeline) {
+/* Runs passes over host text in a context whose compile session has the
+ * given --target values (ntargets = 0: none); returns the printed module
+ * (malloc'ed). */
+static char *run_with_targets(const char *text, const char *pipeline, uint32_t ntargets,
+                              const char *const *targets) {
   kiln_context *ctx = kiln_context_create();
+  kiln_session *session = kiln_session_create();
+  kiln_session_attach(session, ctx);
+  for (uint32_t i = 0; i < ntargets; i++) ck_assert(!kiln_session_add_target(session, targets[i]));
   kiln_op *m = NULL;
   kiln_error *e = kiln_mlir_load_buffer(ctx, "test.mlir", text, strlen(text), true, &m);
   ck_assert_msg(!e, "parse: %s", e ? kiln_error_message(e) : "");
@@ -90,8 +97,14 @@ static char *run(const char *text, const char *pipeline) {
     kiln_error_free(e);
   }
   kiln_pm_destroy(pm);
+  kiln_session_attach(NULL, ctx);
   kiln_context_destroy(ctx);
+  kiln_session_destroy(session);
   return out;
+}
+
+static char *run(const char *text, const char *pipeline) {
+  return run_with_targets(text, pipeline, 0, NULL);
 }
 
 /* The sequence of dispatch executables and barriers in s, e.g. "e0 | e1 e2". */
@@ -184,29 +197,33 @@ START_TEST(disjoint_ranges_of_one_buffer_are_independent) {
 END_TEST
 
 START_TEST(target_api) {
-  const char *bad[] = {"llvm-cpu:x86_64", "opencl"};
-  kiln_error *e = kiln_hal_set_targets(2, bad);
+  kiln_error *e = kiln_hal_check_target("opencl");
   ck_assert(e);
   ck_assert_msg(strstr(kiln_error_message(e), "unknown target 'opencl'") &&
                     strstr(kiln_error_message(e), "aarch64") && strstr(kiln_error_message(e), "sm_80"),
                 "%s", kiln_error_message(e));
   kiln_error_free(e);
-  const char *good[] = {"llvm-cpu:aarch64", "cuda:sm_80"};
-  ck_assert(!kiln_hal_set_targets(2, good));
+  ck_assert(!kiln_hal_check_target("llvm-cpu:aarch64"));
   const char *text =
       "module attributes {kiln.targets = [\"llvm-cpu:x86_64\"]} {\n"
       "  \"flow.executable\"() ({\n"
       "    func.func @k(%arg0: !flow.dispatch.tensor<writeonly:tensor<4xf32>>) {\n"
       "      return\n    }\n"
       "  }) {sym_name = \"k\"} : () -> ()\n}\n";
-  char *s = run(text, "assign-targets");
+  /* The session's targets take precedence over the module's; sessions do
+   * not see each other's (no process-wide state). */
+  const char *good[] = {"llvm-cpu:aarch64", "cuda:sm_80"};
+  char *s = run_with_targets(text, "assign-targets", 2, good);
   ck_assert_msg(strstr(s, "target = \"llvm-cpu:aarch64\"") && strstr(s, "target = \"cuda:sm_80\"") &&
                     !strstr(s, "target = \"llvm-cpu:x86_64\""),
                 "%s", s);
   free(s);
-  ck_assert(!kiln_hal_set_targets(0, NULL));
   s = run(text, "assign-targets");
-  ck_assert_msg(strstr(s, "target = \"llvm-cpu:x86_64\""), "%s", s);
+  ck_assert_msg(strstr(s, "target = \"llvm-cpu:x86_64\"") && !strstr(s, "aarch64"), "%s", s);
+  free(s);
+  const char *bad[] = {"llvm-cpu:x86_64", "opencl"};
+  s = run_with_targets(text, "assign-targets", 2, bad);
+  ck_assert_msg(strstr(s, "ERROR") && strstr(s, "unknown target 'opencl'"), "%s", s);
   free(s);
 }
 END_TEST
