@@ -168,49 +168,60 @@ static size_t ptr_hash(const void *p) {
   return (size_t)h;
 }
 
-void *ir_map_get(const ir_map *m, const void *key) {
-  if (!m->cap) return NULL;
-  size_t mask = m->cap - 1;
-  for (size_t i = ptr_hash(key) & mask;; i = (i + 1) & mask) {
-    if (!m->keys[i]) return NULL;
-    if (m->keys[i] == key) return m->vals[i];
-  }
+static size_t ptr_slot(const kiln_ptr_map *m, const void *key) {
+  const size_t mask = m->cap - 1;
+  size_t i = ptr_hash(key) & mask;
+  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+  return i;
 }
 
-void ir_map_put(ir_map *m, const void *key, void *val) {
+void *kiln_ptr_map_get(const kiln_ptr_map *m, const void *key) {
+  if (!m->cap) return NULL;
+  const size_t i = ptr_slot(m, key);
+  return m->keys[i] ? m->vals[i] : NULL;
+}
+
+bool kiln_ptr_map_has(const kiln_ptr_map *m, const void *key) {
+  return m->cap && m->keys[ptr_slot(m, key)] != NULL;
+}
+
+bool kiln_ptr_map_put(kiln_ptr_map *m, const void *key, void *val) {
   if ((m->count + 1) * 2 > m->cap) {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
-    const void **nk = calloc(ncap, sizeof *nk);
-    void **nv = calloc(ncap, sizeof *nv);
-    if (!nk || !nv) {
-      fputs("kiln: out of memory\n", stderr);
-      abort();
+    kiln_ptr_map n = {NULL, NULL, m->cap ? m->cap * 2 : 64, 0};
+    n.keys = calloc(n.cap, sizeof *n.keys);
+    n.vals = calloc(n.cap, sizeof *n.vals);
+    if (!n.keys || !n.vals) {
+      kiln_ptr_map_free(&n);
+      return false;
     }
     for (size_t i = 0; i < m->cap; i++) {
       if (!m->keys[i]) continue;
-      size_t j = ptr_hash(m->keys[i]) & (ncap - 1);
-      while (nk[j]) j = (j + 1) & (ncap - 1);
-      nk[j] = m->keys[i];
-      nv[j] = m->vals[i];
+      const size_t j = ptr_slot(&n, m->keys[i]);
+      n.keys[j] = m->keys[i];
+      n.vals[j] = m->vals[i];
+      n.count++;
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nk;
-    m->vals = nv;
-    m->cap = ncap;
+    kiln_ptr_map_free(m);
+    *m = n;
   }
-  size_t mask = m->cap - 1;
-  size_t i = ptr_hash(key) & mask;
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & mask;
+  const size_t i = ptr_slot(m, key);
   if (!m->keys[i]) m->count++;
   m->keys[i] = key;
   m->vals[i] = val;
+  return true;
 }
 
-void ir_map_free(ir_map *m) {
+void kiln_ptr_map_free(kiln_ptr_map *m) {
   free(m->keys);
   free(m->vals);
   memset(m, 0, sizeof *m);
+}
+
+void ir_map_put(kiln_ptr_map *m, const void *key, void *val) {
+  if (!kiln_ptr_map_put(m, key, val)) {
+    fputs("kiln: out of memory\n", stderr);
+    abort();
+  }
 }
 
 /* ---- context and arena ---- */

@@ -607,6 +607,23 @@ bool kiln_verify(kiln_op *op);
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ---- Pointer map ---- */
+/* Pointer -> pointer map (open addressing, malloc'ed; keys non-NULL;
+ * zero-initialize to start). The one map of the compiler's passes: ops,
+ * values and blocks to whatever a pass keeps for them. */
+typedef struct kiln_ptr_map {
+  const void **keys;
+  void **vals;
+  size_t cap, count;
+} kiln_ptr_map;
+/* The value stored for key, or NULL when absent. */
+void *kiln_ptr_map_get(const kiln_ptr_map *m, const void *key);
+/* Whether key has a value (which may be NULL). */
+bool kiln_ptr_map_has(const kiln_ptr_map *m, const void *key);
+/* Stores val for key, replacing; false when out of memory (m unchanged). */
+bool kiln_ptr_map_put(kiln_ptr_map *m, const void *key, void *val);
+void kiln_ptr_map_free(kiln_ptr_map *m);
+
 /* ---- Pass manager ---- */
 /* A pass runs on a module. It reports failure with an error (NULL =
  * success); diagnostics may also be emitted on the context.

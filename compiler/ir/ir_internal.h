@@ -33,15 +33,9 @@ void *ir_set_find(ir_set *s, uint64_t hash, bool (*eq)(const void *, const void 
 void ir_set_insert(ir_set *s, uint64_t hash, void *entry);
 void ir_set_free(ir_set *s);
 
-/* Pointer -> pointer map (printer names, clone maps). */
-typedef struct ir_map {
-  const void **keys;
-  void **vals;
-  size_t cap, count;
-} ir_map;
-void *ir_map_get(const ir_map *m, const void *key);
-void ir_map_put(ir_map *m, const void *key, void *val);
-void ir_map_free(ir_map *m);
+/* kiln_ptr_map_put for the IR's own maps (printer names, clone maps,
+ * parser scopes): out of memory aborts, as the arena does. */
+void ir_map_put(kiln_ptr_map *m, const void *key, void *val);
 
 uint64_t ir_hash_bytes(uint64_t h, const void *p, size_t n);
 static inline uint64_t ir_hash_u64(uint64_t h, uint64_t v) {

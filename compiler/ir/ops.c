@@ -345,7 +345,7 @@ kiln_op *kiln_op_clone(kiln_op *op, kiln_value_map *map) {
   for (uint32_t i = 0; i < op->num_results; i++)
     kiln_value_map_add(ctx, map, &op->results[i], &c->results[i]);
   /* Blocks first (successors may point forward), then their ops. */
-  ir_map bmap = {0};
+  kiln_ptr_map bmap = {0};
   for (uint32_t r = 0; r < op->num_regions; r++) {
     for (kiln_block *b = op->regions[r].first; b; b = b->next) {
       kiln_block *nb = kiln_block_create(ctx);
@@ -365,7 +365,7 @@ kiln_op *kiln_op_clone(kiln_op *op, kiln_value_map *map) {
       for (kiln_op *o = b->first; o; o = o->next) {
         kiln_op *co = kiln_op_clone(o, map);
         for (uint32_t i = 0; i < co->num_successors; i++) {
-          kiln_block *m = ir_map_get(&bmap, co->successors[i]);
+          kiln_block *m = kiln_ptr_map_get(&bmap, co->successors[i]);
           if (m) co->successors[i] = m;
         }
         kiln_block_append_op(nb, co);
@@ -374,12 +374,12 @@ kiln_op *kiln_op_clone(kiln_op *op, kiln_value_map *map) {
   if (op->num_successors) {
     kiln_block **s = kiln_alloc(ctx, op->num_successors * sizeof(void *));
     for (uint32_t i = 0; i < op->num_successors; i++) {
-      kiln_block *m = ir_map_get(&bmap, op->successors[i]);
+      kiln_block *m = kiln_ptr_map_get(&bmap, op->successors[i]);
       s[i] = m ? m : op->successors[i];
     }
     kiln_op_set_successors(c, op->num_successors, s);
   }
-  ir_map_free(&bmap);
+  kiln_ptr_map_free(&bmap);
   return c;
 }
 

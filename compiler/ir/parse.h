@@ -40,13 +40,13 @@ struct kiln_parser {
   bool failed;
   int depth;                  /* nesting guard */
   uint32_t iso;               /* current isolation level */
-  ir_map names;               /* interned name -> ir_binding* (innermost) */
+  kiln_ptr_map names;               /* interned name -> ir_binding* (innermost) */
   ir_binding **defined;       /* bindings in definition order (for popping) */
   size_t num_defined, cap_defined;
   ir_binding **forwards;      /* forward placeholders */
   size_t num_forwards, cap_forwards;
-  ir_map attr_aliases;        /* interned "#name" -> attr */
-  ir_map type_aliases;        /* interned "!name" -> type */
+  kiln_ptr_map attr_aliases;        /* interned "#name" -> attr */
+  kiln_ptr_map type_aliases;        /* interned "!name" -> type */
   const char *dialect_stack[256];
   int dialect_depth;
   ir_block_ref *blocks;       /* block labels of the regions being parsed */

@@ -486,7 +486,7 @@ static bool parse_type_inner(kiln_parser *p, const kiln_type **out) {
     const char *dot = memchr(s, '.', n);
     if (!dot) { /* type alias */
       const char *key = kiln_intern(ctx, p->tok.start, p->tok.len);
-      const kiln_type *t = ir_map_get(&p->type_aliases, key);
+      const kiln_type *t = kiln_ptr_map_get(&p->type_aliases, key);
       if (!t) return kiln_p_error(p, "undefined symbol alias id '%s'", key + 1);
       next(p);
       *out = t;
@@ -1091,7 +1091,7 @@ static bool parse_attr_inner(kiln_parser *p, const kiln_type *hint,
     const char *dot = memchr(s, '.', n);
     if (!dot) {
       const char *key = kiln_intern(ctx, p->tok.start, p->tok.len);
-      const kiln_attr *a = ir_map_get(&p->attr_aliases, key);
+      const kiln_attr *a = kiln_ptr_map_get(&p->attr_aliases, key);
       if (!a) return kiln_p_error(p, "undefined symbol alias id '%s'", key + 1);
       next(p);
       *out = a;
@@ -1339,7 +1339,7 @@ static void record_defined(kiln_parser *p, ir_binding *b) {
 }
 
 static ir_binding *visible(kiln_parser *p, const char *name) {
-  ir_binding *b = ir_map_get(&p->names, name);
+  ir_binding *b = kiln_ptr_map_get(&p->names, name);
   return b && b->iso == p->iso ? b : NULL;
 }
 
@@ -1357,7 +1357,7 @@ bool kiln_p_resolve(kiln_parser *p, const kiln_p_ssa_use *o,
     if (b->count > 4096)
       return kiln_p_error_at(p, o->loc, "result number of forward reference is too large");
     b->vals = kiln_alloc(p->ctx, b->count * sizeof *b->vals);
-    b->shadowed = ir_map_get(&p->names, o->name);
+    b->shadowed = kiln_ptr_map_get(&p->names, o->name);
     ir_map_put(&p->names, o->name, b);
     record_defined(p, b);
     if (p->num_forwards == p->cap_forwards) {
@@ -1417,7 +1417,7 @@ bool kiln_p_resolve_list(kiln_parser *p, kiln_op_state *st,
 /* Binds `name` to n values (results of an op or one block argument). */
 static bool define(kiln_parser *p, const char *name, kiln_loc loc,
                    kiln_value **vals, uint32_t n) {
-  ir_binding *old = ir_map_get(&p->names, name);
+  ir_binding *old = kiln_ptr_map_get(&p->names, name);
   if (old && old->iso == p->iso) {
     if (!old->forward)
       return kiln_p_error_at(p, loc, "redefinition of SSA value '%%%s'", name);
@@ -1827,8 +1827,8 @@ static bool parse_toplevel(kiln_parser *p, kiln_block *body) {
       const char *key = kiln_intern(p->ctx, p->tok.start, p->tok.len);
       if (memchr(key, '.', p->tok.len))
         return kiln_p_error(p, "expected alias name without '.'");
-      bool dup = is_attr ? ir_map_get(&p->attr_aliases, key) != NULL
-                         : ir_map_get(&p->type_aliases, key) != NULL;
+      bool dup = is_attr ? kiln_ptr_map_get(&p->attr_aliases, key) != NULL
+                         : kiln_ptr_map_get(&p->type_aliases, key) != NULL;
       if (dup) return kiln_p_error(p, "redefinition of %s alias id '%s'",
                                    is_attr ? "attribute" : "type", key + 1);
       next(p);
@@ -1896,9 +1896,9 @@ kiln_op *kiln_parse_source_range(kiln_context *ctx, const char *name,
   kiln_block *body = kiln_module_body(holder);
   bool ok = parse_toplevel(&p, body) && check_forwards(&p, 0);
   free(p.line_starts);
-  ir_map_free(&p.names);
-  ir_map_free(&p.attr_aliases);
-  ir_map_free(&p.type_aliases);
+  kiln_ptr_map_free(&p.names);
+  kiln_ptr_map_free(&p.attr_aliases);
+  kiln_ptr_map_free(&p.type_aliases);
   if (!ok) return NULL;
   /* A single top-level module is the module; otherwise wrap everything. */
   kiln_op *first = body->first;

@@ -17,8 +17,8 @@ struct kiln_printer {
   ir_buf *out;
   int indent;
   unsigned flags;
-  ir_map names;      /* kiln_value* -> const char* ("%0", "%x#1") */
-  ir_map aliases;    /* const kiln_attr* (affine map) -> "#mapN" */
+  kiln_ptr_map names;      /* kiln_value* -> const char* ("%0", "%x#1") */
+  kiln_ptr_map aliases;    /* const kiln_attr* (affine map) -> "#mapN" */
   uint32_t num_aliases;
   const kiln_attr **alias_order;
   uint32_t alias_cap;
@@ -378,7 +378,7 @@ static void print_attr_may(kiln_printer *pr, const kiln_attr *a) {
 }
 
 static void note_alias(kiln_printer *pr, const kiln_attr *a) {
-  if (ir_map_get(&pr->aliases, a)) return;
+  if (kiln_ptr_map_get(&pr->aliases, a)) return;
   char name[32];
   if (pr->num_aliases) snprintf(name, sizeof name, "#map%u", pr->num_aliases);
   else snprintf(name, sizeof name, "#map");
@@ -478,7 +478,7 @@ static void print_attr(kiln_printer *pr, const kiln_attr *a, bool with_type) {
   }
   case KILN_ATTR_AFFINE_MAP: {
     if (pr->collecting) note_alias(pr, a);
-    const char *alias = ir_map_get(&pr->aliases, a);
+    const char *alias = kiln_ptr_map_get(&pr->aliases, a);
     if (alias && !pr->collecting && !(pr->flags & 0x100)) {
       ir_buf_puts(b, alias);
       return;
@@ -563,13 +563,13 @@ void kiln_pr_attr_bare(kiln_printer *pr, const kiln_attr *a) {
 /* ---- SSA names ---- */
 typedef struct name_state {
   uint32_t next_value, next_arg, next_conflict;
-  ir_map *used; /* interned name -> (void*)1, chained via parent */
+  kiln_ptr_map *used; /* interned name -> (void*)1, chained via parent */
   struct name_state *parent;
 } name_state;
 
 static bool name_used(name_state *s, const char *name) {
   for (; s; s = s->parent)
-    if (s->used && ir_map_get(s->used, name)) return true;
+    if (s->used && kiln_ptr_map_get(s->used, name)) return true;
   return false;
 }
 
@@ -674,15 +674,15 @@ static void number_block_list(kiln_printer *pr, const kiln_region *r,
 
 static void number_region(kiln_printer *pr, const kiln_region *r,
                           name_state *parent) {
-  ir_map used = {0};
+  kiln_ptr_map used = {0};
   name_state s = {parent->next_value, parent->next_arg, parent->next_conflict,
                   &used, parent};
   number_block_list(pr, r, &s);
-  ir_map_free(&used);
+  kiln_ptr_map_free(&used);
 }
 
 void kiln_pr_value(kiln_printer *pr, const kiln_value *v) {
-  const char *n = ir_map_get(&pr->names, v);
+  const char *n = kiln_ptr_map_get(&pr->names, v);
   ir_buf_puts(pr->out, n ? n : "%<<UNKNOWN SSA VALUE>>");
 }
 
@@ -890,7 +890,7 @@ static bool fits_table(const kiln_op *op) {
 
 static void print_op(kiln_printer *pr, const kiln_op *op) {
   if (op->num_results) {
-    const char *n = ir_map_get(&pr->names, &op->results[0]);
+    const char *n = kiln_ptr_map_get(&pr->names, &op->results[0]);
     if (!n) n = "%<<UNKNOWN SSA VALUE>>";
     if (op->num_results == 1) {
       ir_buf_puts(pr->out, n);
@@ -960,7 +960,7 @@ static void number_generic(kiln_printer *pr, const kiln_op *top, name_state *s) 
 
 static void print_top(kiln_printer *pr, const kiln_op *op) {
   name_state root = {0, 0, 0, NULL, NULL};
-  ir_map used = {0};
+  kiln_ptr_map used = {0};
   root.used = &used;
   /* The top op's own results, then its regions. */
   if (op->num_results) {
@@ -970,7 +970,7 @@ static void print_top(kiln_printer *pr, const kiln_op *op) {
     number_generic(pr, op, &root);
   else
     for (uint32_t i = 0; i < op->num_regions; i++) number_region(pr, &op->regions[i], &root);
-  ir_map_free(&used);
+  kiln_ptr_map_free(&used);
   /* Dry run to number aliases in print order, then the real output. */
   ir_buf scratch = {0};
   pr->out = &scratch;
@@ -995,15 +995,15 @@ char *kiln_print_op_to_string(const kiln_op *op, unsigned flags) {
   pr.out = &out;
   for (uint32_t i = 0; i < pr.num_aliases; i++) {
     ir_buf_printf(&out, "%s = affine_map<",
-                  (const char *)ir_map_get(&pr.aliases, pr.alias_order[i]));
+                  (const char *)kiln_ptr_map_get(&pr.aliases, pr.alias_order[i]));
     ir_print_affine_map(&out, pr.alias_order[i]->map);
     ir_buf_puts(&out, ">\n");
   }
   print_op(&pr, op);
   /* mlir-opt ends its output with an empty line */
   ir_buf_puts(&out, op->kind == KILN_OP_BUILTIN_MODULE ? "\n\n" : "\n");
-  ir_map_free(&pr.names);
-  ir_map_free(&pr.aliases);
+  kiln_ptr_map_free(&pr.names);
+  kiln_ptr_map_free(&pr.aliases);
   return ir_buf_take(&out);
 }
 

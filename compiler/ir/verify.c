@@ -19,16 +19,16 @@ bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...) {
 }
 
 typedef struct {
-  ir_map order; /* op -> position in its block (1-based) */
+  kiln_ptr_map order; /* op -> position in its block (1-based) */
 } vstate;
 
 static uint32_t order_of(vstate *vs, const kiln_op *op) {
-  void *v = ir_map_get(&vs->order, op);
+  void *v = kiln_ptr_map_get(&vs->order, op);
   if (!v) { /* number the whole block once */
     uintptr_t i = 1;
     for (const kiln_op *o = op->parent->first; o; o = o->next)
       ir_map_put(&vs->order, o, (void *)i++);
-    v = ir_map_get(&vs->order, op);
+    v = kiln_ptr_map_get(&vs->order, op);
   }
   return (uint32_t)(uintptr_t)v;
 }
@@ -188,14 +188,14 @@ static bool verify_op(vstate *vs, kiln_op *op, int depth) {
     }
   }
   if (info->flags & KILN_OPF_SYMBOL_TABLE) {
-    ir_map seen = {0};
+    kiln_ptr_map seen = {0};
     bool ok = true;
     for (kiln_op *o = op->regions[0].first ? op->regions[0].first->first : NULL; o && ok;
          o = o->next) {
       const char *n = kiln_symbol_name(o);
       if (!n) continue;
       const char *key = kiln_intern_cstr(kiln_op_context(op), n);
-      kiln_op *prev = ir_map_get(&seen, key);
+      kiln_op *prev = kiln_ptr_map_get(&seen, key);
       if (prev) {
         kiln_emit_error(kiln_op_context(op), o->loc, "redefinition of symbol named '%s'", n);
         kiln_emit_note(kiln_op_context(op), prev->loc, "see existing symbol definition here");
@@ -203,7 +203,7 @@ static bool verify_op(vstate *vs, kiln_op *op, int depth) {
       }
       ir_map_put(&seen, key, o);
     }
-    ir_map_free(&seen);
+    kiln_ptr_map_free(&seen);
     if (!ok) return false;
   }
   if (info->verify && op->kind != KILN_OP_UNREGISTERED && !info->verify(op))
@@ -215,6 +215,6 @@ bool kiln_verify(kiln_op *op) {
   vstate vs;
   memset(&vs, 0, sizeof vs);
   bool ok = verify_op(&vs, op, 0);
-  ir_map_free(&vs.order);
+  kiln_ptr_map_free(&vs.order);
   return ok;
 }

@@ -18,24 +18,9 @@
 #include "kiln/vm_bytecode.h"
 #include "vm_internal.h"
 
-/* Pointer -> u32 map (open addressing) for op positions and value ends. */
-typedef struct ra_map {
-  const void **keys;
-  uint32_t *vals;
-  uint32_t cap;
-} ra_map;
-
-static void ra_map_init(kiln_context *ctx, ra_map *m, uint32_t n) {
-  m->cap = 16;
-  while (m->cap < n * 2 + 16) m->cap *= 2;
-  m->keys = kiln_alloc(ctx, m->cap * sizeof *m->keys);
-  m->vals = kiln_alloc(ctx, m->cap * sizeof *m->vals);
-}
-static uint32_t *ra_map_slot(ra_map *m, const void *k) {
-  uint32_t h = (uint32_t)(((uintptr_t)k >> 4) * 2654435761u) & (m->cap - 1);
-  while (m->keys[h] && m->keys[h] != k) h = (h + 1) & (m->cap - 1);
-  m->keys[h] = k;
-  return &m->vals[h];
+/* Op positions in their block, 1 for the first op (0: not numbered). */
+static uint32_t ra_pos(const kiln_ptr_map *pos, const kiln_op *op) {
+  return (uint32_t)(uintptr_t)kiln_ptr_map_get(pos, op);
 }
 
 /* A bank: one byte per register, 1 = in use. */
@@ -65,20 +50,23 @@ static uint32_t ra_count_ops(kiln_block *b) {
   return n;
 }
 
-static void ra_number(ra_map *pos, kiln_block *b) {
-  uint32_t i = 1;
-  for (kiln_op *o = b->first; o; o = o->next) *ra_map_slot(pos, o) = i++;
+/* False when out of memory. */
+static bool ra_number(kiln_ptr_map *pos, kiln_block *b) {
+  uintptr_t i = 1;
+  for (kiln_op *o = b->first; o; o = o->next)
+    if (!kiln_ptr_map_put(pos, o, (void *)i++)) return false;
+  return true;
 }
 
 /* Position of the last op using v (0 when unused); fails on a use outside
  * the block (host code is straight-line). */
-static bool ra_last_use(ra_map *pos, kiln_block *b, kiln_value *v, kiln_op **last,
+static bool ra_last_use(const kiln_ptr_map *pos, kiln_block *b, kiln_value *v, kiln_op **last,
                         uint32_t *at) {
   *last = NULL;
   *at = 0;
   for (kiln_use *u = v->uses; u; u = u->next) {
     if (u->owner->parent != b) return false;
-    const uint32_t p = *ra_map_slot(pos, u->owner);
+    const uint32_t p = ra_pos(pos, u->owner);
     if (p > *at) {
       *at = p;
       *last = u->owner;
@@ -88,9 +76,11 @@ static bool ra_last_use(ra_map *pos, kiln_block *b, kiln_value *v, kiln_op **las
 }
 
 static bool ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
-  ra_map pos;
-  ra_map_init(ctx, &pos, ra_count_ops(b) + b->num_args);
-  ra_number(&pos, b);
+  kiln_ptr_map pos = {0};
+  if (!ra_number(&pos, b)) {
+    kiln_ptr_map_free(&pos);
+    return kiln_op_emit_error(fn, "out of memory in register allocation");
+  }
   /* Snapshot the ops: insertions below must not disturb the scan. */
   const uint32_t nops = ra_count_ops(b);
   kiln_op **ops = kiln_alloc(ctx, (nops + 1) * sizeof *ops);
@@ -105,8 +95,10 @@ static bool ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
       if (!vmx_is_ref(val->type)) continue;
       kiln_op *last;
       uint32_t at;
-      if (!ra_last_use(&pos, b, val, &last, &at))
+      if (!ra_last_use(&pos, b, val, &last, &at)) {
+        kiln_ptr_map_free(&pos);
         return kiln_op_emit_error(fn, "a value is used outside the function's only block");
+      }
       if (last && (last->kind == KILN_OP_VM_RET || last->kind == KILN_OP_VM_CLEAR_REF))
         continue;
       kiln_op *clear = kiln_op_create(ctx, KILN_OP_VM_CLEAR_REF, last ? last->loc : fn->loc,
@@ -117,6 +109,7 @@ static bool ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
       else kiln_block_append_op(b, clear);
     }
   }
+  kiln_ptr_map_free(&pos);
   return true;
 }
 
@@ -130,12 +123,10 @@ static bool ra_function(kiln_context *ctx, kiln_op *fn) {
   if (b->next)
     return kiln_op_emit_error(fn, "has more than one block: register allocation handles straight-line code only");
   if (!ra_release_refs(ctx, fn, b)) return false;
-  ra_map pos;
-  ra_map_init(ctx, &pos, ra_count_ops(b) + b->num_args);
-  ra_number(&pos, b);
+  kiln_ptr_map pos = {0};
   ra_bank *scalars = calloc(1, sizeof *scalars), *refs = calloc(1, sizeof *refs);
   int64_t *regs = calloc(KILN_VM_MAX_LIST + 1 + b->num_args, sizeof *regs);
-  bool ok = scalars && refs && regs;
+  bool ok = scalars && refs && regs && ra_number(&pos, b);
   if (!ok) kiln_op_emit_error(fn, "out of memory in register allocation");
   /* Arguments: each bank in order (the calling convention). */
   for (uint32_t i = 0; ok && i < b->num_args; i++) {
@@ -151,7 +142,7 @@ static bool ra_function(kiln_context *ctx, kiln_op *fn) {
       ra_give(scalars, (uint32_t)regs[i], vmx_slots(b->args[i]->type));
   /* Register of each live value, found through its defining op's regs. */
   for (kiln_op *op = b->first; ok && op; op = op->next) {
-    const uint32_t here = *ra_map_slot(&pos, op);
+    const uint32_t here = ra_pos(&pos, op);
     if (op->num_results > KILN_VM_MAX_LIST) {
       ok = kiln_op_emit_error(op, "too many results for one VM instruction");
       break;
@@ -193,6 +184,7 @@ static bool ra_function(kiln_context *ctx, kiln_op *fn) {
   free(scalars);
   free(refs);
   free(regs);
+  kiln_ptr_map_free(&pos);
   return ok;
 }
 

@@ -38,68 +38,23 @@
 
 #include "dialects/hal_interface.h"
 
-/* ---- a small op -> int map (open addressing) ---- */
+/* ---- op -> int (>= 0) on the IR's pointer map; -1 when absent ---- */
 typedef struct {
-  const kiln_op **keys;
-  int *vals;
-  uint32_t cap, used;
+  kiln_ptr_map m;
   bool oom;
 } pmap;
 
-static bool pmap_init(pmap *m, uint32_t n) {
-  uint32_t cap = 64;
-  while (cap < 2 * n + 2) cap *= 2;
-  m->keys = calloc(cap, sizeof *m->keys);
-  m->vals = calloc(cap, sizeof *m->vals);
-  m->cap = cap;
-  m->used = 0;
-  m->oom = false;
-  return m->keys && m->vals;
-}
-
 static void pmap_free(pmap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
+  kiln_ptr_map_free(&m->m);
+  m->oom = false;
 }
 
-static uint32_t pmap_pos(const pmap *m, const kiln_op *k) {
-  uintptr_t h = (uintptr_t)k;
-  h ^= h >> 17;
-  h *= 0x9e3779b97f4a7c15ull;
-  uint32_t i = (uint32_t)(h >> 32) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-/* -1 when absent. */
 static int pmap_get(const pmap *m, const kiln_op *k) {
-  uint32_t i = pmap_pos(m, k);
-  return m->keys[i] ? m->vals[i] : -1;
+  return kiln_ptr_map_has(&m->m, k) ? (int)(intptr_t)kiln_ptr_map_get(&m->m, k) : -1;
 }
 
 static void pmap_set(pmap *m, const kiln_op *k, int v) {
-  if (2 * (m->used + 1) > m->cap) { /* grow: rehash into twice the room */
-    pmap n;
-    if (!pmap_init(&n, m->cap)) {
-      m->oom = true;
-      pmap_free(&n);
-      return;
-    }
-    for (uint32_t j = 0; j < m->cap; j++)
-      if (m->keys[j]) {
-        uint32_t p = pmap_pos(&n, m->keys[j]);
-        n.keys[p] = m->keys[j];
-        n.vals[p] = m->vals[j];
-        n.used++;
-      }
-    pmap_free(m);
-    *m = n;
-  }
-  uint32_t i = pmap_pos(m, k);
-  if (!m->keys[i]) m->used++;
-  m->keys[i] = k;
-  m->vals[i] = v;
+  if (!kiln_ptr_map_put(&m->m, k, (void *)(intptr_t)v)) m->oom = true;
 }
 
 /* ---- state ---- */
@@ -397,10 +352,6 @@ static bool analyze(simt *s) {
   pmap_free(&s->seg);
   pmap_free(&s->vary);
   pmap_free(&s->bc);
-  uint32_t n = 0;
-  kiln_walk_pre(s->func, count_op, &n);
-  if (!pmap_init(&s->seg, n) || !pmap_init(&s->vary, n) || !pmap_init(&s->bc, n))
-    return fail(s, s->func, "out of memory");
   s->nseg = 0;
   analyze_block(s, s->func->regions[0].first);
   return !s->err;
@@ -647,10 +598,7 @@ static kiln_error *simt_kernel(kiln_op *func) {
   kiln_walk_pre(func, count_op, &n);
   if (lower_shuffles(&s, n)) demote_block(&s, body);
   if (!s.err && analyze(&s) && transfer(&s) && analyze(&s)) {
-    n = 0;
-    kiln_walk_pre(func, count_op, &n);
-    if (!pmap_init(&s.loops, n)) fail(&s, func, "out of memory");
-    else fission_block(&s, body);
+    fission_block(&s, body);
     if (!s.err) resolve_ids(&s);
   }
   if (!s.err && (s.seg.oom || s.vary.oom || s.bc.oom || s.loops.oom)) fail(&s, func, "out of memory");

@@ -58,7 +58,7 @@ static bool add_incoming(tl *t, kiln_op *op, kiln_block *dest, uint32_t first,
   LLVMBasicBlockRef from = LLVMGetInsertBlock(t->b);
   for (uint32_t i = 0; i < count; i++) {
     LLVMValueRef v = tl_operand(t, op, first + i);
-    LLVMValueRef phi = tl_map_get(&t->values, dest->args[i]);
+    LLVMValueRef phi = kiln_ptr_map_get(&t->values, dest->args[i]);
     if (!v || !phi) return false;
     LLVMAddIncoming(phi, &v, &from, 1);
   }
@@ -66,7 +66,7 @@ static bool add_incoming(tl *t, kiln_op *op, kiln_block *dest, uint32_t first,
 }
 
 static LLVMBasicBlockRef block_of(tl *t, kiln_op *op, kiln_block *b) {
-  LLVMBasicBlockRef bb = b ? tl_map_get(&t->blocks, b) : NULL;
+  LLVMBasicBlockRef bb = b ? kiln_ptr_map_get(&t->blocks, b) : NULL;
   if (!bb) tl_fail(t, op, "successor is not a block of this function");
   return bb;
 }

@@ -145,7 +145,7 @@ static void map_params(tl *t, kiln_op *f, LLVMValueRef fn) {
 
 bool tl_translate_body(tl *t, kiln_region *body) {
   for (kiln_block *b = body->first; b && !t->err; b = b->next) {
-    LLVMPositionBuilderAtEnd(t->b, tl_map_get(&t->blocks, b));
+    LLVMPositionBuilderAtEnd(t->b, kiln_ptr_map_get(&t->blocks, b));
     for (kiln_op *op = b->first; op && !t->err; op = op->next) tl_op(t, op);
     if (!t->err && !LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(t->b)))
       tl_fail(t, b->last, "block does not end with a terminator");
@@ -156,11 +156,11 @@ bool tl_translate_body(tl *t, kiln_region *body) {
 bool tl_translate_funcs(tl *t, kiln_op *module) {
   for (kiln_op *f = kiln_module_body(module)->first; f && !t->err; f = f->next) {
     if (f->kind != KILN_OP_FUNC_FUNC || !f->regions[0].first) continue;
-    LLVMValueRef fn = tl_map_get(&t->funcs, f);
+    LLVMValueRef fn = kiln_ptr_map_get(&t->funcs, f);
     t->fn = fn;
     t->in_kernel = t->opts->kernel_module && tl_is_kernel(f);
-    tl_map_free(&t->values);
-    tl_map_free(&t->blocks);
+    kiln_ptr_map_free(&t->values);
+    kiln_ptr_map_free(&t->blocks);
     memset(&t->kinfo, 0, sizeof t->kinfo);
     t->kinfo.max_binding = t->kinfo.max_constant = -1;
     tl_cf_create_blocks(t, &f->regions[0]);
@@ -240,7 +240,7 @@ void tl_func_call(tl *t, kiln_op *op) {
   kiln_op *module = kiln_op_ancestor(op, KILN_OP_BUILTIN_MODULE);
   kiln_op *callee = c && c->kind == KILN_ATTR_SYMBOL_REF && module
                         ? kiln_symbol_lookup(module, c->str) : NULL;
-  LLVMValueRef fn = callee ? tl_map_get(&t->funcs, callee) : NULL;
+  LLVMValueRef fn = callee ? kiln_ptr_map_get(&t->funcs, callee) : NULL;
   if (!fn) {
     tl_fail(t, op, "callee '%s' is not a function of this module", c && c->str ? c->str : "?");
     return;
@@ -326,6 +326,6 @@ static void emit_wrapper(tl *t, kiln_op *f, LLVMValueRef fn) {
 bool tl_emit_c_wrappers(tl *t, kiln_op *module) {
   for (kiln_op *f = kiln_module_body(module)->first; f; f = f->next)
     if (f->kind == KILN_OP_FUNC_FUNC && f->regions[0].first && is_public(f))
-      emit_wrapper(t, f, tl_map_get(&t->funcs, f));
+      emit_wrapper(t, f, kiln_ptr_map_get(&t->funcs, f));
   return !t->err;
 }

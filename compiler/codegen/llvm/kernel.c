@@ -135,7 +135,7 @@ void tl_kernel_export_of(tl *t, kiln_op *f, LLVMValueRef fn, kiln_llvm_cpu_expor
   memset(out, 0, sizeof *out);
   out->name = kiln_symbol_name(f);
   out->entry = fn;
-  const tl_kernel_info *ki = tl_map_get(&t->kinfos, f);
+  const tl_kernel_info *ki = kiln_ptr_map_get(&t->kinfos, f);
   tl_kernel_info none = {-1, -1, 0};
   if (!ki) ki = &none;
   uint32_t written = 0;

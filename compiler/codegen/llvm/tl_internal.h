@@ -7,18 +7,15 @@
 #include "to_llvm.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #define TL_MAX_RANK 16
 
-/* kiln_value* or kiln_block* -> LLVM object (open addressing). */
-typedef struct tl_map {
-  const void **keys;
-  void **vals;
-  size_t cap, count;
-} tl_map;
-void *tl_map_get(const tl_map *m, const void *key);
-void tl_map_put(tl_map *m, const void *key, void *val);
-void tl_map_free(tl_map *m);
+/* kiln_ptr_map_put for the translation's maps; out of memory aborts
+ * (nothing sane to do halfway through building an LLVM module). */
+static inline void tl_map_put(kiln_ptr_map *m, const void *key, void *val) {
+  if (!kiln_ptr_map_put(m, key, val)) abort();
+}
 
 /* Per-kernel facts gathered while translating its body. */
 typedef struct tl_kernel_info {
@@ -34,17 +31,17 @@ typedef struct tl {
   LLVMBuilderRef b;
   LLVMTypeRef i1, i8, i32, i64, ptr, vd;
   kiln_error *err;
-  tl_map funcs;             /* func.func op -> LLVM function */
+  kiln_ptr_map funcs;             /* func.func op -> LLVM function */
   /* The function being translated. */
   LLVMValueRef fn;
   LLVMBasicBlockRef entry;  /* allocas go here */
-  tl_map values;            /* kiln_value -> LLVMValueRef */
-  tl_map blocks;            /* kiln_block -> LLVMBasicBlockRef */
+  kiln_ptr_map values;            /* kiln_value -> LLVMValueRef */
+  kiln_ptr_map blocks;            /* kiln_block -> LLVMBasicBlockRef */
   bool in_kernel;
   LLVMValueRef dispatch, workgroup;
   kiln_llvm_cpu_abi_t abi;
   tl_kernel_info kinfo;
-  tl_map kinfos;             /* kernel func.func -> tl_kernel_info */
+  kiln_ptr_map kinfos;             /* kernel func.func -> tl_kernel_info */
   uint32_t unique;          /* for helper names */
 } tl;
 

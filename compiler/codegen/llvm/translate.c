@@ -1,4 +1,4 @@
-/* The driver of the translation to LLVM IR: state, value map, errors, the
+/* The driver of the translation to LLVM IR: state, errors, the
  * op dispatch (tl_ops.def), and the module walk: declare every function,
  * translate bodies, then C wrappers or the kernel export table. */
 #include "tl_internal.h"
@@ -7,46 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- pointer map ---- */
-static size_t slot_of(const void *k, size_t cap) {
-  uint64_t h = (uint64_t)(uintptr_t)k * 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 17) & (cap - 1);
-}
-
-void *tl_map_get(const tl_map *m, const void *key) {
-  if (!m->cap) return NULL;
-  for (size_t i = slot_of(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-    if (m->keys[i] == key) return m->vals[i];
-    if (!m->keys[i]) return NULL;
-  }
-}
-
-void tl_map_put(tl_map *m, const void *key, void *val) {
-  if ((m->count + 1) * 2 > m->cap) {
-    tl_map old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
-    m->keys = calloc(m->cap, sizeof *m->keys);
-    m->vals = calloc(m->cap, sizeof *m->vals);
-    if (!m->keys || !m->vals) abort(); /* out of memory: nothing sane to do */
-    m->count = 0;
-    for (size_t i = 0; i < old.cap; i++)
-      if (old.keys[i]) tl_map_put(m, old.keys[i], old.vals[i]);
-    free(old.keys);
-    free(old.vals);
-  }
-  size_t i = slot_of(key, m->cap);
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->count++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-}
-
-void tl_map_free(tl_map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
 
 /* ---- errors and values ---- */
 LLVMValueRef tl_fail(tl *t, const kiln_op *op, const char *fmt, ...) {
@@ -67,7 +27,7 @@ LLVMValueRef tl_fail(tl *t, const kiln_op *op, const char *fmt, ...) {
 }
 
 LLVMValueRef tl_get(tl *t, const kiln_op *op, kiln_value *v) {
-  LLVMValueRef x = tl_map_get(&t->values, v);
+  LLVMValueRef x = kiln_ptr_map_get(&t->values, v);
   if (!x) return tl_fail(t, op, "operand was not translated (used before its definition, or defined by an untranslatable op)");
   return x;
 }
@@ -155,16 +115,16 @@ kiln_error *kiln_to_llvm_translate(kiln_op *module,
     kiln_llvm_cpu_export_t *ex = calloc(n ? n : 1, sizeof *ex);
     uint32_t i = 0;
     for (kiln_op *f = body->first; ex && f; f = f->next)
-      if (tl_is_kernel(f)) tl_kernel_export_of(&t, f, tl_map_get(&t.funcs, f), &ex[i++]);
+      if (tl_is_kernel(f)) tl_kernel_export_of(&t, f, kiln_ptr_map_get(&t.funcs, f), &ex[i++]);
     if (!t.err) t.err = tl_kernel_emit_table(&t, module, ex, n);
     free(ex);
   }
   if (!t.err && !ok) t.err = kiln_error_new("translate-to-llvm failed");
   LLVMDisposeBuilder(t.b);
-  tl_map_free(&t.funcs);
-  tl_map_free(&t.values);
-  tl_map_free(&t.blocks);
-  tl_map_free(&t.kinfos);
+  kiln_ptr_map_free(&t.funcs);
+  kiln_ptr_map_free(&t.values);
+  kiln_ptr_map_free(&t.blocks);
+  kiln_ptr_map_free(&t.kinfos);
   if (t.err) {
     LLVMDisposeModule(t.m);
     return t.err;
