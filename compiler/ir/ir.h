@@ -607,6 +607,19 @@ bool kiln_verify(kiln_op *op);
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* ---- Reduction combiners ---- */
+/* An arith op that folds a reduction as out = op(out, x) (the combiner
+ * column of dialects/arith.def): the #vector.kind its vector.reduction
+ * uses and the identity partial results start from. */
+typedef struct kiln_combiner {
+  kiln_op_kind op;
+  const char *vector_kind; /* "add", "maxnumf", ... */
+  double float_identity;   /* for float operands */
+  int64_t int_identity;    /* for integer operands */
+} kiln_combiner;
+/* The combiner row of op, or NULL when op does not fold reductions. */
+const kiln_combiner *kiln_combiner_of(kiln_op_kind op);
+
 /* ---- Pointer map ---- */
 /* Pointer -> pointer map (open addressing, malloc'ed; keys non-NULL;
  * zero-initialize to start). The one map of the compiler's passes: ops,

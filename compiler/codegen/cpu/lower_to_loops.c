@@ -439,28 +439,9 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
  * out = op(out, value) with op an associative arith op, the loop runs
  * on VW-lane partial results started at op's identity, folded into the
  * scalar accumulator with vector.reduction (reassociation allowed), and
- * the leftover iterations run scalar. */
-typedef struct combiner_info {
-  kiln_op_kind op;
-  const char *kind; /* #vector.kind<...> */
-  double fident;
-  int64_t iident;
-} combiner_info;
-
-static const combiner_info combiners[] = {
-    {KILN_OP_ARITH_ADDF, "add", 0.0, 0},     {KILN_OP_ARITH_MULF, "mul", 1.0, 0},
-    {KILN_OP_ARITH_MAXIMUMF, "maximumf", -INFINITY, 0},
-    {KILN_OP_ARITH_MINIMUMF, "minimumf", INFINITY, 0},
-    {KILN_OP_ARITH_ADDI, "add", 0, 0},       {KILN_OP_ARITH_MULI, "mul", 0, 1},
-    {KILN_OP_ARITH_MAXSI, "maxsi", 0, INT64_MIN}, {KILN_OP_ARITH_MINSI, "minsi", 0, INT64_MAX},
-};
-
-static const combiner_info *find_combiner(kiln_op_kind k) {
-  for (size_t i = 0; i < sizeof combiners / sizeof *combiners; i++)
-    if (combiners[i].op == k) return &combiners[i];
-  return NULL;
-}
-
+ * the leftover iterations run scalar. The combining ops, their identities
+ * and vector kinds are the combiner column of dialects/arith.def
+ * (kiln_combiner_of). */
 static bool can_vectorize_reduction(lw *w, int64_t vw) {
   if (vw < 2 || !w->nred || !w->accumulate) return false;
   int lr = w->order[w->loops - 1];
@@ -524,7 +505,7 @@ static bool can_vectorize_reduction(lw *w, int64_t vw) {
   for (uint32_t j = 0; j < yield->num_operands; j++) {
     kiln_value *acc = body->args[w->nin + j], *y = kiln_op_operand(yield, j);
     kiln_op *c = y->def;
-    const combiner_info *ci = c && c->parent == body ? find_combiner(c->kind) : NULL;
+    const kiln_combiner *ci = c && c->parent == body ? kiln_combiner_of(c->kind) : NULL;
     /* out = op(acc, value): acc used only there, value not from acc. */
     if (!ci || !kiln_value_has_one_use(acc)) return false;
     kiln_value *a = kiln_op_operand(c, 0), *v = kiln_op_operand(c, 1);
@@ -544,11 +525,11 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
   kiln_value *init[CG_MAX_OPERANDS];
   for (uint32_t j = 0; j < nout; j++) {
     const kiln_type *et = acc[j]->type;
-    const combiner_info *ci = find_combiner(w->combiner[w->nin + j]);
-    int64_t iid = ci->iident;
+    const kiln_combiner *ci = kiln_combiner_of(w->combiner[w->nin + j]);
+    int64_t iid = ci->int_identity;
     if (!kiln_type_is_float(et) && et->width < 64 && (iid == INT64_MIN || iid == INT64_MAX))
       iid = iid == INT64_MIN ? -((int64_t)1 << (et->width - 1)) : ((int64_t)1 << (et->width - 1)) - 1;
-    kiln_value *id = kiln_type_is_float(et) ? cg_const_like(b, et, ci->fident, 0)
+    kiln_value *id = kiln_type_is_float(et) ? cg_const_like(b, et, ci->float_identity, 0)
                                            : kiln_build_constant(b, kiln_attr_int(b->ctx, et, iid));
     init[j] = cg_broadcast(b, id, vec_of(w->c, et, w->vw));
   }
@@ -563,12 +544,12 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
   /* Fold the lanes into the running scalar accumulator. */
   kiln_value *folded[CG_MAX_OPERANDS];
   for (uint32_t j = 0; j < nout; j++) {
-    const combiner_info *ci = find_combiner(w->combiner[w->nin + j]);
+    const kiln_combiner *ci = kiln_combiner_of(w->combiner[w->nin + j]);
     kiln_context *c = b->ctx;
     const kiln_type *et = acc[j]->type;
     kiln_value *ops[2] = {kiln_op_result(loop, j), acc[j]};
     char kind[32];
-    snprintf(kind, sizeof kind, "kind<%s>", ci->kind);
+    snprintf(kind, sizeof kind, "kind<%s>", ci->vector_kind);
     kiln_named_attr na[2] = {{"fastmath", kiln_attr_opaque(c, "arith", "fastmath<reassoc>")},
                              {"kind", kiln_attr_opaque(c, "vector", kind)}};
     bool fl = kiln_type_is_float(et);

@@ -162,8 +162,8 @@ static void split(kiln_op *op, int l) {
   slice_along_loop(&b, op, maps, op->num_operands, l, start, size);
 }
 
-/* The combiner of a reduction body: yield(op(x, out)) with op one of
- * these float ops, and its identity. */
+/* The combiner of a reduction body on floats: yield(op(x, out)) with op
+ * a combiner of dialects/arith.def (kiln_combiner_of), and its identity. */
 static bool combiner(kiln_op *op, kiln_op_kind *kind, double *identity) {
   kiln_block *b = op->num_regions ? op->regions[0].first : NULL;
   kiln_op *y = b ? kiln_block_terminator(b) : NULL;
@@ -172,13 +172,9 @@ static bool combiner(kiln_op *op, kiln_op_kind *kind, double *identity) {
   kiln_op *c = kiln_op_operand(y, 0)->def;
   if (!c || c->num_operands != 2 || !kiln_type_is_float(out->type)) return false;
   if ((kiln_op_operand(c, 0) == out) == (kiln_op_operand(c, 1) == out)) return false;
-  switch (c->kind) {
-  case KILN_OP_ARITH_ADDF: *identity = 0.0; break;
-  case KILN_OP_ARITH_MULF: *identity = 1.0; break;
-  case KILN_OP_ARITH_MAXIMUMF: case KILN_OP_ARITH_MAXNUMF: *identity = -__builtin_inf(); break;
-  case KILN_OP_ARITH_MINIMUMF: case KILN_OP_ARITH_MINNUMF: *identity = __builtin_inf(); break;
-  default: return false;
-  }
+  const kiln_combiner *cb = kiln_combiner_of(c->kind);
+  if (!cb) return false;
+  *identity = cb->float_identity;
   *kind = c->kind;
   return true;
 }

@@ -4,6 +4,7 @@
  * whole tensors/vectors of the element kind. */
 #include "dialects.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,4 +343,18 @@ bool arith_verify_cast(kiln_op *op) {
     return false;
   }
   return true;
+}
+
+static const kiln_combiner arith_combiners[] = {
+#define KILN_OP(...)
+#define KILN_ARITH_COMBINER(ID, KIND, F, I) {KILN_OP_##ID, KIND, F, I},
+#include "arith.def"
+#undef KILN_ARITH_COMBINER
+#undef KILN_OP
+};
+
+const kiln_combiner *kiln_combiner_of(kiln_op_kind op) {
+  for (size_t i = 0; i < sizeof arith_combiners / sizeof arith_combiners[0]; i++)
+    if (arith_combiners[i].op == op) return &arith_combiners[i];
+  return NULL;
 }

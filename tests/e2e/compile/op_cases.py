@@ -255,6 +255,25 @@ def _(r):
     return src, [x], [d(x).sum(axis=1)]
 
 
+@case("reduce_maxnumf_rows")
+def _(r):
+    # maxnumf folds on vector partials started at -inf (the combiner column
+    # of compiler/ir/dialects/arith.def); rows of 37 leave a scalar tail.
+    x = rnd(r, 5, 37, lo=-3.0, hi=-1.0)
+    src = f"""func.func @f(%x: {T((5, 37))}) -> {T((5,))} {{
+  %low = arith.constant -1.0e30 : f32
+  %e = tensor.empty() : {T((5,))}
+  %z = linalg.fill ins(%low : f32) outs(%e : {T((5,))}) -> {T((5,))}
+  %r = linalg.reduce ins(%x : {T((5, 37))}) outs(%z : {T((5,))}) dimensions = [1]
+    (%in: f32, %acc: f32) {{
+      %s = arith.maxnumf %in, %acc : f32
+      linalg.yield %s : f32
+    }}
+  return %r : {T((5,))}
+}}"""
+    return src, [x], [d(x).max(axis=1)]
+
+
 @case("transpose_broadcast")
 def _(r):
     x, v = rnd(r, 5, 7), rnd(r, 5)

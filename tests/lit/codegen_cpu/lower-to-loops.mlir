@@ -46,6 +46,15 @@
 // CHECK-NEXT: scf.yield %[[S]] : f32
 // CHECK: memref.store %[[SUM]], %[[OUT]][%[[R]]] : memref<4xf32>
 
+// Every combiner of dialects/arith.def runs on vector partial results,
+// maxnumf included (started at its identity, -inf).
+// CHECK-LABEL: func.func @rowmax_num()
+// CHECK: %[[NEG:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: vector.broadcast %[[NEG]] : f32 to vector<8xf32>
+// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: vector.reduction <maxnumf>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : f32
+
 // CHECK-LABEL: func.func @mm()
 // CHECK: scf.for %[[J0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK: scf.for %[[I0:.*]] = %{{.*}} to %{{.*}} step %[[C4:.*]] {
@@ -177,6 +186,16 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     linalg.reduce ins(%a : memref<4x20xf32>) outs(%o : memref<4xf32>) dimensions = [1]
       (%x: f32, %acc: f32) {
         %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32
+      }
+    return
+  }
+  func.func @rowmax_num() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<4x20xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<4xf32>
+    linalg.reduce ins(%a : memref<4x20xf32>) outs(%o : memref<4xf32>) dimensions = [1]
+      (%x: f32, %acc: f32) {
+        %s = arith.maxnumf %x, %acc : f32
         linalg.yield %s : f32
       }
     return
