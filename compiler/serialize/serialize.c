@@ -378,7 +378,12 @@ static kiln_error *sz_executable(sz *z, kiln_op *exe) {
     const int64_t nb = sz_int(o, "binding_count", -1);
     const int64_t mask = sz_int(o, "readonly_mask", 0);
     const int64_t npc = sz_int(o, "push_constant_count", 0);
-    if (!ename || ord < 0 || ord >= 256 || exports[ord].name)
+    /* The export table is sized here, not by the format: refuse what does
+     * not fit rather than drop exports. */
+    if (ename && ord >= 256)
+      return kiln_error_new("executable @%s export @%s: ordinal %lld, but an executable holds "
+                            "at most 256 exports", name, ename, (long long)ord);
+    if (!ename || ord < 0 || exports[ord].name)
       return kiln_error_new("executable @%s: export needs a sym_name and a unique ordinal below 256", name);
     if (nb < 0 || nb > 64 || npc < 0 || npc > 1024)
       return kiln_error_new("executable @%s export @%s: binding_count (0..64) and push_constant_count are required",
