@@ -243,7 +243,7 @@ static bool sz_dim3(const kiln_attr *a, int64_t out[3]) {
 }
 
 /* Launch metadata of a cuda variant, by export ordinal: the block from
- * the export's kiln.block_size (translate-executables records it), else
+ * the export's kiln.block_size (translate-cuda records it), else
  * the kernel's kiln.launch block_size, else the export's workgroup size;
  * shared memory from kiln.static_shared_memory_bytes and
  * kiln.dynamic_shared_memory_bytes (0 when absent). */

@@ -1,6 +1,7 @@
-/* A sample module with every kind of entry, for tests, kiln-mkmodule and
- * the README until the compiler writes real modules. Content is fixed
- * (pseudo-random bytes from a fixed seed), so its bytes are reproducible. */
+/* A sample module with every kind of entry, for the format tests and
+ * kiln-mkmodule (a compiled module rarely holds them all at once). Content
+ * is fixed (pseudo-random bytes from a fixed seed), so its bytes are
+ * reproducible. */
 #ifndef KILN_SAMPLE_MODULE_H
 #define KILN_SAMPLE_MODULE_H
 

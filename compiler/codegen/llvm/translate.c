@@ -89,7 +89,7 @@ kiln_error *kiln_to_llvm_translate(kiln_op *module,
   *out = NULL;
   static const kiln_to_llvm_options defaults = {0};
   if (!module || module->kind != KILN_OP_BUILTIN_MODULE)
-    return kiln_error_new("translate-to-llvm: expected a builtin.module");
+    return kiln_error_new("LLVM translation: expected a builtin.module");
   tl t;
   memset(&t, 0, sizeof t);
   t.kctx = kiln_op_context(module);
@@ -119,7 +119,7 @@ kiln_error *kiln_to_llvm_translate(kiln_op *module,
     if (!t.err) t.err = tl_kernel_emit_table(&t, module, ex, n);
     free(ex);
   }
-  if (!t.err && !ok) t.err = kiln_error_new("translate-to-llvm failed");
+  if (!t.err && !ok) t.err = kiln_error_new("LLVM translation failed");
   LLVMDisposeBuilder(t.b);
   kiln_ptr_map_free(&t.funcs);
   kiln_ptr_map_free(&t.values);

@@ -4,7 +4,7 @@ python3-onnx) through kiln-compile's ONNX front end, run with kiln-run and
 compared with numpy (through run_compiled.py).
 
 usage: onnx_model.py KILN_COMPILE KILN_RUN WORKDIR DEVICE [COMPILE_FLAG...]
-Skips (77) when python3-onnx is missing or a stage is not built.
+Skips (77) when python3-onnx is missing.
 """
 import os
 import sys

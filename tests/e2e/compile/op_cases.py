@@ -6,8 +6,7 @@ usage: op_cases.py --list
        op_cases.py CASE KILN_COMPILE KILN_RUN WORKDIR DEVICE [COMPILE_FLAG...]
 
 Each case writes CASE.mlir, its inputs and expected outputs into WORKDIR,
-then compiles and runs it through run_compiled.py (skip 77 while a stage
-is not built). Inputs come from a fixed seed per case.
+then compiles and runs it through run_compiled.py. Inputs come from a fixed seed per case.
 """
 import os
 import sys

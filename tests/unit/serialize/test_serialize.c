@@ -291,7 +291,7 @@ START_TEST(bad_target_and_export_gaps) {
 END_TEST
 
 /* A cuda variant next to the CPU one: k0's launch comes from the
- * export's attributes (what translate-executables records), k1's block
+ * export's attributes (what translate-cuda records), k1's block
  * from its kernel's kiln.launch. */
 static const char *const cuda_src =
     "\"hal.executable\"() ({\n"
