@@ -305,7 +305,7 @@ static bool scan_run(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, oi_val **
                      const int64_t *in_ax, const int64_t *in_dir, const int64_t *out_ax, const int64_t *out_dir,
                      oi_val **out) {
   size_t K = g->n_output - N;
-  uint32_t ax[OI_MAX_FLAT];
+  uint32_t *ax = kiln_alloc(c->ctx, (M + 1) * sizeof *ax);
   int64_t len = -1;
   for (size_t j = 0; j < M; j++) {
     if (x[j]->kind != OI_VAL_TENSOR || x[j]->type->rank == 0) return oi_invalid(c, "scan input %zu must be a tensor of rank >= 1", j);
@@ -350,7 +350,8 @@ bool oi_import_scan(oi_ctx *c, oi_node *n) {
   if (g->n_input != total || g->n_output < N) return oi_invalid(c, "the body's inputs or outputs do not match");
   size_t K = g->n_output - N;
   if (n->nout != N + K) return oi_invalid(c, "expects %zu outputs, has %zu", N + K, n->nout);
-  int64_t in_ax[OI_MAX_FLAT], in_dir[OI_MAX_FLAT], out_ax[OI_MAX_FLAT], out_dir[OI_MAX_FLAT];
+  int64_t *in_ax = kiln_alloc(c->ctx, (size_t)(M + 1) * sizeof *in_ax), *in_dir = kiln_alloc(c->ctx, (size_t)(M + 1) * sizeof *in_dir);
+  int64_t *out_ax = kiln_alloc(c->ctx, (K + 1) * sizeof *out_ax), *out_dir = kiln_alloc(c->ctx, (K + 1) * sizeof *out_dir);
   if (v8) {
     for (size_t j = 0; j < (size_t)M; j++) in_ax[j] = 0;
     for (size_t k = 0; k < K; k++) out_ax[k] = 0, out_dir[k] = 0;

@@ -301,6 +301,9 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
                .nin = np->n_input, .nout = np->n_output};
   oi_node *outer = c->node; /* a subgraph's node: its If/Loop/Scan stays outside */
   c->node = &n;
+  if (++c->imported > OI_MAX_IMPORTED_NODES)
+    return oi_unsupported(c, "more than %u node imports (unrolled loops and both If branches count)",
+                          OI_MAX_IMPORTED_NODES);
   c->opset = kiln_onnx_model_opset(c->model, is_default_domain(np->domain) ? "" : np->domain);
   int64_t lo, hi;
   const oi_row *row = find_row(np->domain, np->op_type, c->opset, &lo, &hi);

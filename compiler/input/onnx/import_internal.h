@@ -22,6 +22,9 @@
  * arithmetic (products, strides times sizes) inside int64. */
 #define OI_DIM_MAX (INT64_C(1) << 31)
 #define OI_NUMEL_MAX (INT64_C(1) << 40)
+/* Most node imports of one model, unrolled loops and both branches of
+ * every If counted: a bound on the IR a hostile nesting can ask for. */
+#define OI_MAX_IMPORTED_NODES (1u << 20)
 /* Most tensors one graph output (a sequence) returns. */
 #define OI_MAX_FLAT 1024
 /* Largest constant the importer folds element by element at import time. */
@@ -77,6 +80,7 @@ struct oi_ctx {
   struct oi_undo { const char *name; oi_val *prev; } *undo;
   size_t nundo, capundo;
   uint32_t depth;         /* subgraph nesting */
+  size_t imported;        /* nodes imported, unrolled subgraph copies included */
 };
 
 /* Per-op arguments of the families (the op table's last column): which

@@ -356,11 +356,6 @@ static bool rms_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
   return true;
 }
 
-static bool square_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
-  y[0] = oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[0]);
-  return true;
-}
-
 static bool sum_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   uint32_t *n = u;
   kiln_value *s = a[0];
@@ -429,7 +424,7 @@ bool oi_import_layernorm_ort(oi_ctx *c, oi_node *n) {
     double cnt = 1;
     for (uint32_t d = ax; d < t->rank; d++) cnt *= (double)t->shape[d];
     double inv = cnt > 0 ? 1.0 / cnt : 0;
-    kiln_value *sq = oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, t->elem, square_body, NULL);
+    kiln_value *sq = oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, t->elem, sq_body, NULL);
     kiln_value *ss = sq ? oi_reduce(c, sq, x->dtype, axes, true, OI_RED_SUM) : NULL;
     kiln_value *ms = ss ? oi_elementwise_ir(c, 1, &ss, t->rank, ss->type->shape, t->elem, scale_body, &inv) : NULL;
     if (!ms) return false;
