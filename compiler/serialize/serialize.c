@@ -331,6 +331,8 @@ static kiln_error *sz_target(const char *target, const kiln_session_payload_t *p
   if (!alen || strcmp(arch_buf, "host") == 0) {
 #if defined(__aarch64__)
     strcpy(arch_buf, "aarch64");
+#elif defined(__riscv) && __riscv_xlen == 64
+    strcpy(arch_buf, "riscv64");
 #else
     strcpy(arch_buf, "x86_64");
 #endif

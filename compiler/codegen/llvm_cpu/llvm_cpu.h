@@ -44,7 +44,7 @@ void kiln_llvm_cpu_bytes_free(kiln_llvm_cpu_bytes_t *bytes);
 
 typedef enum kiln_llvm_cpu_arch {
 #define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE_FEATURES, EMULATION,      \
-                  ELF_MACHINE)                                                \
+                  ELF_MACHINE, ABI)                                           \
   KILN_LLVM_CPU_ARCH_##ID,
 #include "llvm_cpu_arches.def"
 #undef LCPU_ARCH
@@ -54,10 +54,11 @@ typedef enum kiln_llvm_cpu_arch {
 typedef struct kiln_llvm_cpu_target {
   kiln_llvm_cpu_arch_t arch;
   bool is_host;            /* "llvm-cpu" or "llvm-cpu:host" (KILN_CPU_FEATURES narrows it) */
-  const char *arch_name;   /* "x86_64", "aarch64" */
+  const char *arch_name;   /* "x86_64", "aarch64", "riscv64" */
   const char *triple;      /* LLVM triple, e.g. x86_64-unknown-linux-gnu */
   const char *emulation;   /* ld.lld -m value */
   uint16_t elf_machine;    /* e_machine of the linked object */
+  const char *abi;         /* LLVM ABI name ("lp64d"), "" for the triple's */
   char *cpu;               /* owned; LLVM CPU name */
   char *features;          /* owned; LLVM feature string "+a,+b,-c" */
   /* owned; what a host must offer to run the code, in the runtime's

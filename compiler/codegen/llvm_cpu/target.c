@@ -20,11 +20,12 @@
 typedef struct lcpu_arch_info {
   const char *name, *triple, *cpu, *base_features, *emulation;
   uint16_t elf_machine;
+  const char *abi;
 } lcpu_arch_info_t;
 
 static const lcpu_arch_info_t lcpu_arches[] = {
-#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE)      \
-  {NAME, TRIPLE, CPU, BASE, EMULATION, MACHINE},
+#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE, ABI) \
+  {NAME, TRIPLE, CPU, BASE, EMULATION, MACHINE, ABI},
 #include "llvm_cpu_arches.def"
 #undef LCPU_ARCH
 };
@@ -45,7 +46,7 @@ static const lcpu_feature_info_t lcpu_features[] = {
 static pthread_once_t lcpu_init_once = PTHREAD_ONCE_INIT;
 
 static void lcpu_initialize_backends(void) {
-#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE)      \
+#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE, ABI) \
   LLVMInitialize##LLVM##TargetInfo();                                         \
   LLVMInitialize##LLVM##Target();                                             \
   LLVMInitialize##LLVM##TargetMC();                                           \
@@ -58,7 +59,7 @@ void lcpu_initialize_llvm(void) {
   pthread_once(&lcpu_init_once, lcpu_initialize_backends);
 }
 
-/* "host, x86_64, aarch64" into buf (truncated if it must be). */
+/* "host, x86_64, aarch64, riscv64" into buf (truncated if it must be). */
 static void lcpu_list_arches(char *buf, size_t cap) {
   size_t used = (size_t)snprintf(buf, cap, "host");
   for (size_t i = 0; i < LCPU_COUNT(lcpu_arches) && used < cap; i++)
@@ -91,6 +92,7 @@ static void lcpu_set_arch(kiln_llvm_cpu_target_t *t, kiln_llvm_cpu_arch_t a) {
   t->triple = lcpu_arches[a].triple;
   t->emulation = lcpu_arches[a].emulation;
   t->elf_machine = lcpu_arches[a].elf_machine;
+  t->abi = lcpu_arches[a].abi;
 }
 
 /* Whether the LLVM feature string FEATURES turns NAME (LEN bytes) on. */
@@ -299,6 +301,7 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_target_machine_create(
   LLVMTargetMachineOptionsSetFeatures(opts, target->features);
   LLVMTargetMachineOptionsSetCodeGenOptLevel(opts, LLVMCodeGenLevelAggressive);
   LLVMTargetMachineOptionsSetRelocMode(opts, LLVMRelocPIC);
+  if (target->abi && target->abi[0]) LLVMTargetMachineOptionsSetABI(opts, target->abi);
   *out = LLVMCreateTargetMachineWithOptions(llvm_target, target->triple, opts);
   LLVMDisposeTargetMachineOptions(opts);
   if (!*out)

@@ -1,7 +1,7 @@
 /* The CPU executable ABI: the contract between a kernel library that
  * kiln-compile links (an ELF shared object with no libc) and the runtime
- * that loads it. Only fixed-width types, so one header serves x86-64 and
- * aarch64 (both LP64). The module's FlatBuffer carries the same export
+ * that loads it. Only fixed-width types, so one header serves x86-64,
+ * aarch64 and riscv64 (all LP64). The module's FlatBuffer carries the same export
  * metadata, and the loader cross-checks the two.
  *
  * A library exports exactly one symbol, KILN_EXECUTABLE_QUERY_SYMBOL, of

@@ -1,5 +1,5 @@
 /* Host feature detection: fills a kiln_cpu_info_t from cpuid on x86-64
- * and from the Linux auxiliary vector on aarch64, driven by the table in
+ * and from the Linux auxiliary vector on aarch64 and riscv64, driven by the table in
  * cpu_features.def. A feature that needs OS-saved register state (AVX,
  * AVX-512) counts only when OSXSAVE is set and XGETBV(0) shows that state
  * enabled, since the instructions fault otherwise. Other hosts report
@@ -36,18 +36,22 @@ static const x86_bit_t x86_bits[] = {
 #define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) \
   {(uint8_t)(((leaf) == 1 ? 0 : (sub) == 0 ? 1 : 2) * 4 + (reg)), bit, mask},
 #define KILN_CPU_ARM(id, name, alias, word, bit)
+#define KILN_CPU_RISCV(id, name, letter)
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
 };
 
 #define X86_COUNT (sizeof x86_bits / sizeof x86_bits[0])
 #define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) \
   _Static_assert(KILN_CPU_##id < X86_COUNT, "x86 features must come first");
 #define KILN_CPU_ARM(id, name, alias, word, bit)
+#define KILN_CPU_RISCV(id, name, letter)
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
 
 void kiln_cpu_host(kiln_cpu_info_t *out) {
   uint32_t r[12];
@@ -76,9 +80,29 @@ void kiln_cpu_host(kiln_cpu_info_t *out) {
 #define KILN_CPU_ARM(id, name, alias, word, bit)              \
   if ((((word) == 1 ? hwcap : hwcap2) >> (bit)) & 1ul)        \
     out->features |= 1ull << KILN_CPU_##id;
+#define KILN_CPU_RISCV(id, name, letter)
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
+}
+
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(__linux__)
+#include <sys/auxv.h>
+
+void kiln_cpu_host(kiln_cpu_info_t *out) {
+  unsigned long hwcap = getauxval(AT_HWCAP);
+  out->arch = KILN_CPU_ARCH_RISCV64;
+  out->features = 0;
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask)
+#define KILN_CPU_ARM(id, name, alias, word, bit)
+#define KILN_CPU_RISCV(id, name, letter)                      \
+  if ((hwcap >> ((letter) - 'a')) & 1ul)                      \
+    out->features |= 1ull << KILN_CPU_##id;
+#include "cpu_features.def"
+#undef KILN_CPU_X86
+#undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
 }
 
 #else

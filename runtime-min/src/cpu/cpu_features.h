@@ -1,6 +1,7 @@
 /* Host CPU identification for picking executable variants: the host's
  * architecture and features (x86-64: cpuid, with XGETBV confirming the OS
- * saves AVX/AVX-512 state; aarch64: Linux getauxval(AT_HWCAP/AT_HWCAP2)),
+ * saves AVX/AVX-512 state; aarch64: Linux getauxval(AT_HWCAP/AT_HWCAP2);
+ * riscv64: the ISA letters in Linux's AT_HWCAP),
  * and a check of a variant's requirement string such as "x86_64+avx2+fma"
  * or "aarch64+dotprod" against it, which on refusal describes what the
  * host offers. Feature names and where they come from: cpu_features.def. */
@@ -20,14 +21,17 @@ typedef enum kiln_cpu_arch {
   KILN_CPU_ARCH_UNKNOWN = 0,
   KILN_CPU_ARCH_X86_64,
   KILN_CPU_ARCH_AARCH64,
+  KILN_CPU_ARCH_RISCV64,
 } kiln_cpu_arch_t;
 
 typedef enum kiln_cpu_feature {
 #define KILN_CPU_X86(id, name, leaf, sub, reg, bit, xcr0) KILN_CPU_##id,
 #define KILN_CPU_ARM(id, name, alias, word, bit) KILN_CPU_##id,
+#define KILN_CPU_RISCV(id, name, letter) KILN_CPU_##id,
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
   KILN_CPU_FEATURE_COUNT
 } kiln_cpu_feature_t;
 
@@ -47,13 +51,13 @@ void kiln_cpu_host(kiln_cpu_info_t *out);
 int kiln_cpu_mask(kiln_cpu_info_t *host, const char *mask, char *msg,
                   size_t msg_cap);
 
-/* "x86_64", "aarch64" or "unknown". */
+/* "x86_64", "aarch64", "riscv64" or "unknown". */
 const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch);
 /* LLVM's name of a feature ("avx2", "dotprod"), NULL if out of range. */
 const char *kiln_cpu_feature_name(kiln_cpu_feature_t feature);
 
-/* Parses "ARCH[+FEATURE]..." (ARCH: x86_64 / x86-64 / aarch64 / arm64)
- * into the architecture and feature set it requires. */
+/* Parses "ARCH[+FEATURE]..." (ARCH: x86_64 / x86-64 / aarch64 / arm64 /
+ * riscv64) into the architecture and feature set it requires. */
 int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
                    size_t msg_cap);
 

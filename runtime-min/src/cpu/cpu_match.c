@@ -11,28 +11,36 @@
 #include "cpu_features.h"
 
 /* Feature names and aliases as two packed string pools (entry i is the
- * i-th NUL-terminated string), and which features are aarch64's. */
+ * i-th NUL-terminated string), and each feature's architecture. */
 static const char names[] =
 #define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) name "\0"
 #define KILN_CPU_ARM(id, name, alias, word, bit) name "\0"
+#define KILN_CPU_RISCV(id, name, letter) name "\0"
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
     ;
 static const char aliases[] =
 #define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) "\0"
 #define KILN_CPU_ARM(id, name, alias, word, bit) alias "\0"
+#define KILN_CPU_RISCV(id, name, letter) "\0"
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
+#undef KILN_CPU_RISCV
     ;
-static const uint64_t arm_features = 0
-#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask)
-#define KILN_CPU_ARM(id, name, alias, word, bit) | (1ull << KILN_CPU_##id)
+static const uint8_t feature_arch[] = {
+#define KILN_CPU_X86(id, name, leaf, sub, reg, bit, mask) KILN_CPU_ARCH_X86_64,
+#define KILN_CPU_ARM(id, name, alias, word, bit) KILN_CPU_ARCH_AARCH64,
+#define KILN_CPU_RISCV(id, name, letter) KILN_CPU_ARCH_RISCV64,
 #include "cpu_features.def"
 #undef KILN_CPU_X86
 #undef KILN_CPU_ARM
-    ;
+#undef KILN_CPU_RISCV
+};
+_Static_assert(sizeof feature_arch == KILN_CPU_FEATURE_COUNT, "one arch per feature");
+_Static_assert(KILN_CPU_FEATURE_COUNT <= 64, "features are bits of a uint64_t");
 
 static const char *pool_at(const char *pool, unsigned i) {
   while (i--) pool += strlen(pool) + 1;
@@ -40,7 +48,7 @@ static const char *pool_at(const char *pool, unsigned i) {
 }
 
 static kiln_cpu_arch_t arch_of(unsigned f) {
-  return (arm_features >> f) & 1u ? KILN_CPU_ARCH_AARCH64 : KILN_CPU_ARCH_X86_64;
+  return (kiln_cpu_arch_t)feature_arch[f];
 }
 
 static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
@@ -59,6 +67,7 @@ const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch) {
   switch (arch) {
     case KILN_CPU_ARCH_X86_64: return "x86_64";
     case KILN_CPU_ARCH_AARCH64: return "aarch64";
+    case KILN_CPU_ARCH_RISCV64: return "riscv64";
     default: return "unknown";
   }
 }
@@ -82,10 +91,12 @@ int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
     out->arch = KILN_CPU_ARCH_X86_64;
   else if (word_is(spec, n, "aarch64") || word_is(spec, n, "arm64"))
     out->arch = KILN_CPU_ARCH_AARCH64;
+  else if (word_is(spec, n, "riscv64"))
+    out->arch = KILN_CPU_ARCH_RISCV64;
   else
     return fail(msg, msg_cap, KILN_CPU_ERR_INVALID,
                 "CPU target '%.100s': unknown architecture '%.*s' (known: "
-                "x86_64, aarch64)", spec, (int)(n > 40 ? 40 : n), spec);
+                "x86_64, aarch64, riscv64)", spec, (int)(n > 40 ? 40 : n), spec);
   for (const char *p = spec + n; *p == '+';) {
     p++;
     size_t len = strcspn(p, "+");

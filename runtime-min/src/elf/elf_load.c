@@ -22,6 +22,8 @@
 #define HOST_MACHINE KILN_ELF_MACHINE_X86_64
 #elif defined(__aarch64__)
 #define HOST_MACHINE KILN_ELF_MACHINE_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define HOST_MACHINE KILN_ELF_MACHINE_RISCV
 #else
 #define HOST_MACHINE 0u
 #endif
@@ -31,6 +33,7 @@ const char *kiln_elf_machine_name(uint32_t machine) {
   switch (machine) {
     case KILN_ELF_MACHINE_X86_64: return "x86_64";
     case KILN_ELF_MACHINE_AARCH64: return "aarch64";
+    case KILN_ELF_MACHINE_RISCV: return "riscv64";
     default: return "unknown";
   }
 }
@@ -129,7 +132,7 @@ static int protect(const kiln_elf_layout_t *l, uintptr_t bias, char *msg,
       err = set_prot(bias, lo, hi < l->relro_lo ? hi : l->relro_lo, prot) ||
             set_prot(bias, lo > l->relro_hi ? lo : l->relro_hi, hi, prot);
     }
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__riscv)
     if (prot & PROT_EXEC)
       __builtin___clear_cache((char *)(bias + lo), (char *)(bias + hi));
 #endif

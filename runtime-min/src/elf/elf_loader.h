@@ -1,5 +1,5 @@
 /* ELF loader for Kiln CPU executables: takes the bytes of an ELF64
- * little-endian shared object (x86-64 or aarch64) as lld links it with
+ * little-endian shared object (x86-64, aarch64 or riscv64) as lld links it with
  * -shared -nostdlib --no-undefined -z now -z relro --hash-style=sysv, and
  * either verifies it (any supported machine) or maps it into this process
  * (host machine only).
@@ -30,6 +30,7 @@ enum {
 
 #define KILN_ELF_MACHINE_X86_64 62u
 #define KILN_ELF_MACHINE_AARCH64 183u
+#define KILN_ELF_MACHINE_RISCV 243u
 
 /* What verification learned about an object. */
 typedef struct kiln_elf_info {
@@ -96,7 +97,7 @@ void *kiln_elf_lookup(const kiln_elf_image_t *image, const char *name);
 /* Unmaps an image of kiln_elf_load; a zeroed image is ignored. */
 void kiln_elf_unload(kiln_elf_image_t *image);
 
-/* "x86_64", "aarch64" or "unknown". */
+/* "x86_64", "aarch64", "riscv64" or "unknown". */
 const char *kiln_elf_machine_name(uint32_t machine);
 
 #endif /* KILN_ELF_LOADER_H */

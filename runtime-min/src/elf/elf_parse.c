@@ -99,8 +99,9 @@ static int parse_header(const uint8_t *d, size_t size, uint32_t *machine,
   uint16_t type = kiln_elf_rd16(d + 16);
   if (type != 3) return FAIL("ELF type %u is not ET_DYN (3, shared object)", type);
   *machine = kiln_elf_rd16(d + 18);
-  if (*machine != KILN_ELF_MACHINE_X86_64 && *machine != KILN_ELF_MACHINE_AARCH64)
-    return UNSUPPORTED("ELF machine %u is not x86_64 (62) or aarch64 (183)",
+  if (*machine != KILN_ELF_MACHINE_X86_64 && *machine != KILN_ELF_MACHINE_AARCH64 &&
+      *machine != KILN_ELF_MACHINE_RISCV)
+    return UNSUPPORTED("ELF machine %u is not x86_64 (62), aarch64 (183) or riscv64 (243)",
                        *machine);
   if (kiln_elf_rd32(d + 20) != 1)
     return FAIL("ELF version %u is not 1", kiln_elf_rd32(d + 20));

@@ -21,7 +21,7 @@ int main(void) {
 #include "llvm_cpu.h"
 
 static const char *const arch_names[] = {
-#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE) NAME,
+#define LCPU_ARCH(ID, NAME, LLVM, TRIPLE, CPU, BASE, EMULATION, MACHINE, ABI) NAME,
 #include "llvm_cpu_arches.def"
 #undef LCPU_ARCH
 };

@@ -139,13 +139,31 @@ START_TEST(explicit_forms) {
   ck_assert_str_eq(t.requirements, "aarch64+dotprod+sve2");
   check_machine(&t);
   kiln_llvm_cpu_target_release(&t);
+
+  t = parse_ok("llvm-cpu:riscv64");
+  ck_assert_str_eq(t.triple, "riscv64-unknown-linux-gnu");
+  ck_assert_str_eq(t.cpu, "generic-rv64");
+  ck_assert_str_eq(t.features, "+64bit,+m,+a,+f,+d,+c");
+  ck_assert_str_eq(t.abi, "lp64d");
+  ck_assert_str_eq(t.requirements, "riscv64");
+  ck_assert_int_eq(t.elf_machine, 243);
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
+
+  t = parse_ok("llvm-cpu:riscv64+v");
+  ck_assert_str_eq(t.features, "+64bit,+m,+a,+f,+d,+c,+v");
+  ck_assert_str_eq(t.requirements, "riscv64+v");
+  check_machine(&t);
+  kiln_llvm_cpu_target_release(&t);
 }
 END_TEST
 
 START_TEST(bad_strings) {
-  parse_fails("llvm-cpu:riscv64",
-              (const char *[]){"unknown architecture 'riscv64'", "host",
-                               "x86_64", "aarch64", NULL});
+  parse_fails("llvm-cpu:mips64",
+              (const char *[]){"unknown architecture 'mips64'", "host",
+                               "x86_64", "aarch64", "riscv64", NULL});
+  parse_fails("llvm-cpu:riscv64+neon",
+              (const char *[]){"unknown riscv64 feature 'neon'", "v", NULL});
   parse_fails("llvm-cpu:x86_64+avx9",
               (const char *[]){"unknown x86_64 feature 'avx9'", "avx512f",
                                "avx2", NULL});
@@ -165,7 +183,7 @@ END_TEST
 
 /* Every feature we accept must be one LLVM's backend recognizes, or LLVM
  * would only warn and silently ignore it. */
-static void check_features_known(const char *triple, int arch) {
+static void check_features_known(const char *triple, int arch, int at_least) {
   const char *argv[] = {KILN_TEST_LLC, "-mtriple", triple, "-mattr=help", NULL};
   char *out = NULL;
   tools_run(argv, &out);
@@ -183,7 +201,7 @@ static void check_features_known(const char *triple, int arch) {
   }
 #include "llvm_cpu_features.def"
 #undef LCPU_FEATURE
-  ck_assert_int_gt(checked, 5);
+  ck_assert_int_ge(checked, at_least);
   free(out);
 }
 
@@ -231,8 +249,9 @@ START_TEST(host_under_cpu_mask) {
 END_TEST
 
 START_TEST(features_known_to_llvm) {
-  check_features_known("x86_64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_X86_64);
-  check_features_known("aarch64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_AARCH64);
+  check_features_known("x86_64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_X86_64, 6);
+  check_features_known("aarch64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_AARCH64, 6);
+  check_features_known("riscv64-unknown-linux-gnu", KILN_LLVM_CPU_ARCH_RISCV64, 1);
 }
 END_TEST
 

@@ -66,6 +66,14 @@ START_TEST(host_matches_proc_cpuinfo) {
   ck_assert(host.features & BIT(ASIMD));
 }
 END_TEST
+#elif defined(__riscv)
+START_TEST(host_matches_proc_cpuinfo) {
+  kiln_cpu_info_t host;
+  kiln_cpu_host(&host);
+  ck_assert_int_eq(host.arch, KILN_CPU_ARCH_RISCV64);
+  ck_assert(host.features & BIT(RV_D));
+}
+END_TEST
 #endif
 
 START_TEST(parse_specs) {
@@ -89,12 +97,19 @@ START_TEST(parse_specs) {
   ck_assert_uint_eq(t.features, BIT(ASIMD) | BIT(FP16) | BIT(SVE) | BIT(I8MM));
   ck_assert_int_eq(kiln_cpu_parse("aarch64+neon+fullfp16", &t, msg, sizeof msg), 0);
   ck_assert_uint_eq(t.features, BIT(ASIMD) | BIT(FP16));
+  ck_assert_int_eq(kiln_cpu_parse("riscv64+v", &t, msg, sizeof msg), 0);
+  ck_assert_int_eq(t.arch, KILN_CPU_ARCH_RISCV64);
+  ck_assert_uint_eq(t.features, BIT(RV_V));
+  ck_assert_int_eq(kiln_cpu_parse("riscv64+m+a+f+d+c", &t, msg, sizeof msg), 0);
+  ck_assert_uint_eq(t.features, BIT(RV_M) | BIT(RV_A) | BIT(RV_F) | BIT(RV_D) | BIT(RV_C));
 }
 END_TEST
 
 static const struct { const char *spec, *expect; } bad_specs[] = {
     {"", "unknown architecture ''"},
-    {"riscv64+v", "unknown architecture 'riscv64'"},
+    {"mips64+msa", "unknown architecture 'mips64'"},
+    {"riscv64+avx2", "unknown riscv64 feature 'avx2'"},
+    {"aarch64+v", "unknown aarch64 feature 'v'"},
     {"x86_64+avx9", "unknown x86_64 feature 'avx9'"},
     {"x86_64++avx", "unknown x86_64 feature ''"},
     {"x86_64+", "unknown x86_64 feature ''"},
@@ -138,6 +153,19 @@ START_TEST(can_run_against_made_up_hosts) {
                    KILN_CPU_ERR_UNSUPPORTED);
   ck_assert_str_eq(msg, "CPU target 'aarch64+sve' needs sve, which this host lacks; "
                         "this host is aarch64+fp-armv8+neon+dotprod");
+  kiln_cpu_info_t rv = {KILN_CPU_ARCH_RISCV64,
+                        BIT(RV_M) | BIT(RV_A) | BIT(RV_F) | BIT(RV_D) | BIT(RV_C)};
+  ck_assert_int_eq(kiln_cpu_can_run(&rv, "riscv64", msg, sizeof msg), 0);
+  ck_assert_int_eq(kiln_cpu_can_run(&rv, "riscv64+v", msg, sizeof msg),
+                   KILN_CPU_ERR_UNSUPPORTED);
+  ck_assert_str_eq(msg, "CPU target 'riscv64+v' needs v, which this host lacks; "
+                        "this host is riscv64+m+a+f+d+c");
+  rv.features |= BIT(RV_V);
+  ck_assert_int_eq(kiln_cpu_can_run(&rv, "riscv64+v", msg, sizeof msg), 0);
+  ck_assert_int_eq(kiln_cpu_can_run(&rv, "aarch64", msg, sizeof msg),
+                   KILN_CPU_ERR_UNSUPPORTED);
+  ck_assert_str_eq(msg, "CPU target 'aarch64' needs an aarch64 host; this host is "
+                        "riscv64+m+a+f+d+c+v");
   kiln_cpu_info_t unknown = {KILN_CPU_ARCH_UNKNOWN, 0};
   ck_assert_int_eq(kiln_cpu_can_run(&unknown, "x86_64", msg, sizeof msg),
                    KILN_CPU_ERR_UNSUPPORTED);

@@ -1,6 +1,7 @@
 /* Unit tests of runtime-min/src/elf: loads the x86-64 kernel library built
  * by this folder's CMakeLists.txt and calls its entry points, verifies the
- * aarch64 build without running it, and feeds the loader truncated and
+ * aarch64 and riscv64 builds without running them (mapping them and checking
+ * every relocation the loader wrote), and feeds the loader truncated and
  * field-by-field corrupted copies, each of which must be rejected with a
  * message naming the problem. The good files are trusted here, so the
  * mutators locate fields with <elf.h>. */
@@ -259,11 +260,13 @@ static void verify_library(const char *file, uint32_t machine) {
   free(b);
 }
 
-START_TEST(verify_both_machines) {
+START_TEST(verify_every_machine) {
   verify_library("kernel_x86_64.so", KILN_ELF_MACHINE_X86_64);
   verify_library("kernel_x86_64_icf.so", KILN_ELF_MACHINE_X86_64);
   verify_library("kernel_aarch64.so", KILN_ELF_MACHINE_AARCH64);
   verify_library("kernel_aarch64_icf.so", KILN_ELF_MACHINE_AARCH64);
+  verify_library("kernel_riscv64.so", KILN_ELF_MACHINE_RISCV);
+  verify_library("kernel_riscv64_icf.so", KILN_ELF_MACHINE_RISCV);
 }
 END_TEST
 
@@ -603,7 +606,7 @@ END_TEST
  * must match the word the loader wrote into IMG. */
 static void check_relocations_applied(elf_view_t *v, const kiln_elf_image_t *img) {
   Elf64_Sym *syms = (Elf64_Sym *)(v->b + file_off(v, dyn_of(v, DT_SYMTAB)->d_un.d_ptr));
-  int aarch64 = v->eh->e_machine == EM_AARCH64;
+  const int machine = v->eh->e_machine;
   int64_t tags[2][2] = {{DT_RELA, DT_RELASZ}, {DT_JMPREL, DT_PLTRELSZ}};
   int checked = 0;
   for (int t = 0; t < 2; t++) {
@@ -613,15 +616,26 @@ static void check_relocations_applied(elf_view_t *v, const kiln_elf_image_t *img
       uint32_t type = (uint32_t)ELF64_R_TYPE(r[i].r_info);
       Elf64_Sym *s = &syms[ELF64_R_SYM(r[i].r_info)];
       uint64_t S = img->bias + s->st_value, A = (uint64_t)r[i].r_addend, want;
-      if (type == (aarch64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE))
+      /* want: B + A (relative), S (x86-64 GOT/PLT, RISC-V PLT) or S + A. */
+      if (machine == EM_X86_64 && type == R_X86_64_RELATIVE)
         want = img->bias + A;
-      else if (!aarch64 && (type == R_X86_64_GLOB_DAT || type == R_X86_64_JUMP_SLOT))
+      else if (machine == EM_X86_64 && (type == R_X86_64_GLOB_DAT || type == R_X86_64_JUMP_SLOT))
         want = S;
-      else if (type == (aarch64 ? R_AARCH64_ABS64 : R_X86_64_64) ||
-               (aarch64 && (type == R_AARCH64_GLOB_DAT || type == R_AARCH64_JUMP_SLOT)))
+      else if (machine == EM_X86_64 && type == R_X86_64_64)
+        want = S + A;
+      else if (machine == EM_AARCH64 && type == R_AARCH64_RELATIVE)
+        want = img->bias + A;
+      else if (machine == EM_AARCH64 && (type == R_AARCH64_ABS64 || type == R_AARCH64_GLOB_DAT ||
+                                         type == R_AARCH64_JUMP_SLOT))
+        want = S + A;
+      else if (machine == EM_RISCV && type == R_RISCV_RELATIVE)
+        want = img->bias + A;
+      else if (machine == EM_RISCV && type == R_RISCV_JUMP_SLOT)
+        want = S;
+      else if (machine == EM_RISCV && type == R_RISCV_64)
         want = S + A;
       else
-        ck_abort_msg("unexpected relocation type %u", type);
+        ck_abort_msg("unexpected relocation type %u of machine %d", type, machine);
       uint64_t got;
       memcpy(&got, (const void *)(img->bias + r[i].r_offset), sizeof got);
       ck_assert_msg(got == want, "relocation %zu (type %u) at 0x%llx: 0x%llx, want 0x%llx",
@@ -673,11 +687,13 @@ static void map_and_inspect(const char *file) {
   free(b);
 }
 
-START_TEST(relocations_of_both_machines) {
+START_TEST(relocations_of_every_machine) {
   map_and_inspect("kernel_x86_64.so");
   map_and_inspect("kernel_x86_64_icf.so");
   map_and_inspect("kernel_aarch64.so");
   map_and_inspect("kernel_aarch64_icf.so");
+  map_and_inspect("kernel_riscv64.so");
+  map_and_inspect("kernel_riscv64_icf.so");
 }
 END_TEST
 
@@ -687,12 +703,12 @@ static Suite *elf_suite(void) {
   tcase_add_test(tc, load_and_run);
   tcase_add_test(tc, load_twice_independent);
   tcase_add_test(tc, group_of_images);
-  tcase_add_test(tc, verify_both_machines);
+  tcase_add_test(tc, verify_every_machine);
   tcase_add_test(tc, foreign_machine_refused);
   tcase_add_test(tc, undefined_symbol_refused);
   tcase_add_test(tc, null_and_tiny_inputs);
   tcase_add_test(tc, hash_cycle_terminates);
-  tcase_add_test(tc, relocations_of_both_machines);
+  tcase_add_test(tc, relocations_of_every_machine);
   suite_add_tcase(s, tc);
   TCase *bad = tcase_create("malformed");
   tcase_set_timeout(bad, 120);
