@@ -23,7 +23,9 @@
  * FUSE_MAX_REPEATED_OPS cheap arith ops (a per-row scale read by a
  * broadcast). Otherwise P stays a dispatch of its own that runs once per
  * element: an activation (GELU's erf) folded into the next layer's matmul
- * ran K x N times per element and left the matmul's fast path. */
+ * ran K x N times per element and left the matmul's fast path. A
+ * producer with several readers is folded only when every reader can
+ * take it. */
 #include "fl_internal.h"
 
 #include <string.h>
@@ -205,6 +207,17 @@ static bool recompute_ok(kiln_context *ctx, kiln_op *c, uint32_t x, kiln_op *p) 
   return parallel && cheap && n <= FUSE_MAX_REPEATED_OPS;
 }
 
+/* With several readers, p is folded into one of them only when it can be
+ * folded into every one (then it goes away); a producer that stays for
+ * some reader (a matmul) is not recomputed in the others, so it stays one
+ * dispatch (or joins its own producer's, see sink-reshapes). */
+static bool all_readers_take(kiln_context *ctx, kiln_op *p) {
+  for (kiln_use *u = p->results[0].uses; u; u = u->next)
+    if (!keeps_loop_sizes(ctx, u->owner, u->index, p) || !recompute_ok(ctx, u->owner, u->index, p))
+      return false;
+  return true;
+}
+
 static bool fuse_one(kiln_context *ctx, kiln_block *body) {
   for (kiln_op *c = body->first; c; c = c->next) {
     if (c->kind != KILN_OP_LINALG_GENERIC || !c->regions[0].first)
@@ -214,7 +227,7 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
     for (uint32_t x = 0; x < cin; x++) {
       kiln_op *p = kiln_op_operand(c, x)->def;
       if (p && p->parent == body && producer_ok(p) && keeps_loop_sizes(ctx, c, x, p) &&
-          recompute_ok(ctx, c, x, p)) {
+          recompute_ok(ctx, c, x, p) && all_readers_take(ctx, p)) {
         fuse(ctx, c, x, p);
         return true;
       }

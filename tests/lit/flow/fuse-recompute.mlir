@@ -95,3 +95,36 @@ func.func @row_scalars(%x: tensor<4x8xf32>, %s: tensor<4xf32>, %v: tensor<4xf32>
   } -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// A producer read by an elementwise generic and by a matmul-like one
+// stays whole (the matmul cannot take it) and is not duplicated into the
+// elementwise reader either.
+// CHECK-LABEL: func.func @shared_with_matmul
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0 :
+// CHECK: math.tanh
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[P]] :
+// CHECK-NOT: math.tanh
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[P]], %arg1
+func.func @shared_with_matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.tanh %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%g : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%g, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %p = arith.mulf %in, %in_0 : f32
+    %s = arith.addf %out, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  return %n, %m : tensor<4x8xf32>, tensor<4x16xf32>
+}
