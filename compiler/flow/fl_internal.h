@@ -35,6 +35,10 @@ kiln_value *fl_build_copy(kiln_builder *b, kiln_value *v);
 int fl_iteration(const kiln_op *op, int64_t *bounds, const kiln_affine_map **maps,
                  bool *reduction);
 bool fl_all_parallel(const kiln_op *op);
+/* A linalg.generic that only moves data: all parallel, one input, one
+ * result, a body yielding its input (a transpose, broadcast or copy; the
+ * maps say which). */
+bool fl_is_copy(const kiln_op *op);
 
 /* e with every dim i replaced by subs[i]. */
 const kiln_affine_expr *fl_affine_substitute(kiln_context *ctx,

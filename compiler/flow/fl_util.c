@@ -226,6 +226,16 @@ bool fl_all_parallel(const kiln_op *op) {
   return true;
 }
 
+bool fl_is_copy(const kiln_op *op) {
+  if (op->kind != KILN_OP_LINALG_GENERIC || op->num_operands != 2 || op->num_results != 1 ||
+      kiln_linalg_num_inputs(op) != 1 || !fl_all_parallel(op))
+    return false;
+  kiln_block *b = op->regions[0].first;
+  kiln_op *y = b ? b->first : NULL;
+  return y && y->kind == KILN_OP_LINALG_YIELD && y->num_operands == 1 && b->num_args == 2 &&
+         kiln_op_operand(y, 0) == b->args[0];
+}
+
 const kiln_affine_expr *fl_affine_substitute(kiln_context *ctx,
                                              const kiln_affine_expr *e,
                                              const kiln_affine_expr *const *subs) {

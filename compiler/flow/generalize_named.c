@@ -1,13 +1,15 @@
 /* generalize-named-ops: the named ops that are only data movement or
  * elementwise work (linalg.transpose, linalg.broadcast, linalg.map),
  * linalg.fill when its result is read as an input (not only written as an
- * init), and linalg.reduce when it reads a generic's result become
- * linalg.generic, so fuse-elementwise can merge them.
+ * init), linalg.reduce when it reads a generic's result, and float
+ * matmul/batch_matmul reading a transposed operand become linalg.generic,
+ * so fold-views and fuse-elementwise can merge them.
  *
  * Takes: host functions on tensors. Guarantees: the generic has the named
  * op's implied indexing maps (kiln_linalg_iteration) and computes the same
- * values; matmul, conv, pooling, other reduces and softmax are kept as they are
- * (codegen picks specialized strategies for them). */
+ * values; other matmuls, conv, pooling, other reduces and softmax are kept
+ * as they are (codegen picks specialized strategies for them; a generic
+ * matmul takes the implicit-GEMM path, which packs a transposed operand). */
 #include "fl_internal.h"
 
 /* Is a result of op read as an input by some structured op? */
@@ -29,6 +31,37 @@ static bool reads_generic(kiln_op *op) {
   return false;
 }
 
+/* Is v a transpose (a linalg.transpose, or a generic that only yields its
+ * input read through a permutation other than the identity)? */
+static bool transposed(kiln_value *v) {
+  kiln_op *d = v->def;
+  if (!d) return false;
+  if (d->kind == KILN_OP_LINALG_TRANSPOSE) return true;
+  if (!fl_is_copy(d)) return false;
+  const kiln_affine_map *maps[3];
+  if (fl_iteration(d, NULL, maps, NULL) < 0 || kiln_affine_map_is_identity(maps[0]) ||
+      !kiln_affine_map_is_identity(maps[1]))
+    return false;
+  for (uint32_t r = 0; r < maps[0]->num_results; r++)
+    if (maps[0]->results[r]->kind != KILN_AFFINE_DIM) return false;
+  return maps[0]->num_results == maps[1]->num_results;
+}
+
+/* A float matmul/batch_matmul reading a transposed operand (attention's
+ * Q.K^T): as a generic, fold-views and fuse-elementwise make it read the
+ * untransposed tensor in place (codegen packs it), instead of a transpose
+ * dispatch writing it out first. */
+static bool matmul_of_transpose(kiln_op *op) {
+  if ((op->kind != KILN_OP_LINALG_MATMUL && op->kind != KILN_OP_LINALG_BATCH_MATMUL) ||
+      op->num_operands != 3 || op->num_results != 1)
+    return false;
+  const kiln_type *et = kiln_type_elem_or_self(op->results[0].type);
+  if (!kiln_type_is_float(et)) return false;
+  for (uint32_t i = 0; i < 2; i++)
+    if (kiln_type_elem_or_self(kiln_op_operand(op, i)->type) != et) return false;
+  return transposed(kiln_op_operand(op, 0)) || transposed(kiln_op_operand(op, 1));
+}
+
 static bool wanted(kiln_op *op) {
   if (op->num_results < 1) return false;
   for (uint32_t i = 0; i < op->num_results; i++)
@@ -40,6 +73,8 @@ static bool wanted(kiln_op *op) {
   case KILN_OP_LINALG_BROADCAST:
   case KILN_OP_LINALG_MAP: return true;
   case KILN_OP_LINALG_FILL: return read_as_input(op);
+  case KILN_OP_LINALG_MATMUL:
+  case KILN_OP_LINALG_BATCH_MATMUL: return matmul_of_transpose(op);
   default: return false;
   }
 }
@@ -68,6 +103,16 @@ static void generalize(kiln_context *ctx, kiln_op *op) {
       kiln_op_remove(o);
       kiln_block_append_op(body, o);
     }
+  } else if (op->kind == KILN_OP_LINALG_MATMUL || op->kind == KILN_OP_LINALG_BATCH_MATMUL) {
+    /* acc + a * b (float; matmul_of_transpose) */
+    kiln_builder bb = kiln_builder_at_end(ctx, body);
+    bb.loc = op->loc;
+    const kiln_type *et = body->args[2]->type;
+    kiln_value *ab[2] = {body->args[0], body->args[1]};
+    kiln_value *p = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_MULF, 2, ab, 1, &et, NULL), 0);
+    kiln_value *sp[2] = {body->args[2], p};
+    kiln_value *sum = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_ADDF, 2, sp, 1, &et, NULL), 0);
+    fl_build_yield(ctx, body, 1, &sum, op->loc);
   } else {
     /* transpose, broadcast, fill: yield the (only) input */
     fl_build_yield(ctx, body, 1, &body->args[0], op->loc);

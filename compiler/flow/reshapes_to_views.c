@@ -1,7 +1,8 @@
 /* reshapes-to-views: tensor.expand_shape, tensor.collapse_shape,
- * tensor.bitcast and flow.tensor.reshape chains in host functions become
- * flow.tensor.reshape, a view of the same bytes (row-major reshapes of a
- * dense tensor never move data).
+ * tensor.bitcast, flow.tensor.reshape chains and transposes that only move
+ * unit dims (a copy generic: PyTorch's batch-first [1, S, D] to [S, 1, D])
+ * in host functions become flow.tensor.reshape, a view of the same bytes
+ * (row-major reshapes of a dense tensor never move data).
  *
  * Takes: host functions on tensors. Guarantees: every such reshape is
  * replaced; the view takes the result's dynamic dims as operands (their
@@ -9,9 +10,33 @@
  * dims); a reshape of a reshape folds into one. */
 #include "fl_internal.h"
 
+/* A copy generic that permutes dims of which only unit ones move (a
+ * transpose of [1, S, D] to [S, 1, D]): the same bytes in the same order. */
+static bool unit_transpose(const kiln_op *op) {
+  if (!fl_is_copy(op)) return false;
+  const kiln_type *st = kiln_op_operand(op, 0)->type, *rt = op->results[0].type;
+  const kiln_affine_map *maps[3];
+  if (!fl_is_static_tensor(st) || !fl_is_static_tensor(rt) || st->rank != rt->rank ||
+      fl_iteration(op, NULL, maps, NULL) != (int)rt->rank || !kiln_affine_map_is_identity(maps[1]) ||
+      maps[0]->num_results != st->rank)
+    return false;
+  /* input dim r reads loop (= result dim) p[r]: the non-unit dims must
+   * keep their order */
+  int last = -1;
+  for (uint32_t r = 0; r < st->rank; r++) {
+    const kiln_affine_expr *e = maps[0]->results[r];
+    if (e->kind != KILN_AFFINE_DIM) return false;
+    if (st->shape[r] == 1) continue;
+    if ((int)e->value <= last) return false;
+    last = (int)e->value;
+  }
+  return true;
+}
+
 static bool is_reshape(const kiln_op *op) {
   return op->kind == KILN_OP_TENSOR_EXPAND_SHAPE || op->kind == KILN_OP_TENSOR_COLLAPSE_SHAPE ||
-         op->kind == KILN_OP_FLOW_TENSOR_RESHAPE || op->kind == KILN_OP_TENSOR_BITCAST;
+         op->kind == KILN_OP_FLOW_TENSOR_RESHAPE || op->kind == KILN_OP_TENSOR_BITCAST ||
+         unit_transpose(op);
 }
 
 kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {

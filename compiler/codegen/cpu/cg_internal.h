@@ -186,7 +186,8 @@ typedef struct cg_igemm {
   int64_t bounds[KILN_MAX_LOOPS];
   uint32_t x, w, out;   /* operand numbers */
   int row, col;
-  int w_col_dim;        /* W's dim indexed by exactly d_col */
+  int w_col_dim;        /* W's dim moving by one with d_col */
+  bool w_col_plain;     /* ... indexed by exactly d_col */
   int out_col_dim, out_row_dim;
   bool w_contig;        /* W's last index is d_col with unit stride */
   bool out_contig;      /* the output's too */

@@ -6,7 +6,9 @@
  * (nhwc_hwcf, nchw_fchw) and linalg.generic multiply-accumulates such as
  * the ONNX importer's grouped NCHW convolution; guarantees, when it
  * returns true, that every index is a non-negative linear sum of loops,
- * that W and out index the column loop with exactly d_col in one dim, and
+ * that out indexes the column loop with exactly d_col in one dim and W in
+ * one dim that moves by one with it (exactly d_col, or a sum such as
+ * b * 64 + d_col + 512 where W is a view of a fused projection), and
  * that no output index uses a reduction loop. Depthwise convolutions have
  * no such column loop (the channel is in X too) and do not match. */
 #include "cg_internal.h"
@@ -48,16 +50,19 @@ static bool usage(cg_igemm *g, bool uses[3][KILN_MAX_LOOPS]) {
   return true;
 }
 
-/* The dim of operand i indexed by exactly d_l and no other dim using l,
- * or -1. */
-static int sole_dim(const cg_igemm *g, uint32_t i, int l) {
+/* The dim of operand i whose index moves by one with d_l (exactly d_l,
+ * or with `plain` false a sum such as b * 64 + d_l + 512: a view of a
+ * fused projection), no other dim using l; or -1. */
+static int sole_dim(const cg_igemm *g, uint32_t i, int l, bool *plain) {
   int dim = -1;
   for (uint32_t r = 0; r < g->maps[i]->num_results; r++) {
     const kiln_affine_expr *e = g->maps[i]->results[r];
     int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
     cg_linear_expr(e, g->loops, coef, &cst);
     if (!coef[l]) continue;
-    if (dim >= 0 || e->kind != KILN_AFFINE_DIM) return -1;
+    if (dim >= 0 || coef[l] != 1) return -1;
+    if (plain) *plain = e->kind == KILN_AFFINE_DIM;
+    else if (e->kind != KILN_AFFINE_DIM) return -1;
     dim = (int)r;
   }
   return dim;
@@ -74,11 +79,13 @@ static bool pick(cg_igemm *g, uint32_t x, uint32_t w, bool uses[3][KILN_MAX_LOOP
   /* Innermost output dims first: they are the contiguous ones. */
   for (int d = (int)om->num_results - 1; d >= 0; d--) {
     int l = (int)om->results[d]->value;
-    if (g->col < 0 && uses[w][l] && !uses[x][l] && sole_dim(g, w, l) >= 0) g->col = l, g->out_col_dim = d;
+    bool plain;
+    if (g->col < 0 && uses[w][l] && !uses[x][l] && sole_dim(g, w, l, &plain) >= 0)
+      g->col = l, g->out_col_dim = d;
     if (g->row < 0 && uses[x][l] && !uses[w][l]) g->row = l, g->out_row_dim = d;
   }
   if (g->col < 0 || g->row < 0) return false;
-  g->w_col_dim = sole_dim(g, w, g->col);
+  g->w_col_dim = sole_dim(g, w, g->col, &g->w_col_plain);
   return true;
 }
 

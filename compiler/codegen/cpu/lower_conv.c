@@ -262,6 +262,9 @@ bool cg_lower_conv(kiln_op *op, int64_t vw, kiln_op **tail) {
   c.et = c.O->type->elem;
   c.vt = kiln_type_vector(kiln_op_context(op), 1, &vw, c.et);
   int64_t ncols = NC / vw * vw;
+  /* Leftover columns go to a clone on column subviews, which needs W's
+   * column index to be the plain loop. */
+  if (ncols < NC && !g->w_col_plain) return false;
   int nr = ncols % (2 * vw) == 0 ? 2 : 1;
   int mr = (vw >= 16 ? 16 : 8) / nr;
   if (mr > 8) mr = 8;

@@ -9,7 +9,8 @@
  * depends on a reduction loop, outputs are loaded once before the
  * reduction loops, carried in registers (iter_args) and stored once after.
  * When the op has static bounds and every operand is either contiguous
- * along the innermost parallel loop or independent of it, that loop steps
+ * along the innermost parallel loop (its last index moves by one with it,
+ * other indices do not move) or independent of it, that loop steps
  * by the vector width with vector.load/store and the body on vectors
  * (uniform values broadcast), reduction loops inside it carrying vector
  * accumulators (convolutions over output channels, pooling over
@@ -217,7 +218,7 @@ static bool emit_scalar(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_va
 /* ---- vectors along the innermost parallel loop ----
  * Loop order stays: parallel loops, then reductions. The last parallel
  * loop (l_in) steps by the vector width when every operand is either
- * contiguous along it (its last index is exactly l_in, unit stride) or
+ * contiguous along it (its last index moves by one with l_in, unit stride) or
  * independent of it; outputs must move with it. Reduction loops inside
  * carry the output vectors in iter_args. The leftover iterations of l_in
  * run the scalar nest. */
@@ -243,7 +244,9 @@ static bool can_vectorize(lw *w, int64_t vw) {
       int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
       if (!cg_linear_expr(m->results[r], w->loops, coef, &cst)) return false;
       if (!coef[lin]) continue;
-      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM) return false;
+      /* only the last index moves with the lane loop, one element a step
+       * (a plain dim, or a view's offset sum such as h * 64 + d + 512) */
+      if (r != m->num_results - 1 || coef[lin] != 1) return false;
       uses = true;
     }
     if (i >= w->nin && !uses) return false;
@@ -458,7 +461,7 @@ static bool can_vectorize_reduction(lw *w, int64_t vw) {
       int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
       if (!cg_linear_expr(m->results[r], w->loops, coef, &cst)) return false;
       if (!coef[lr]) continue;
-      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM) return false;
+      if (r != m->num_results - 1 || coef[lr] != 1) return false;
       uses = true;
     }
     int64_t st[KILN_MAX_LOOPS], off;
