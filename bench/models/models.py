@@ -21,10 +21,14 @@ def _mlp(t):
 
 
 def _encoder(t, layers, activation="relu", d=256, heads=4, ff=1024):
-    """TransformerEncoderLayer, or LAYERS of them in a TransformerEncoder,
-    each with weights of its own (the encoder deep-copies one layer, so
-    every layer's parameters are drawn again, in order, from the seed)."""
+    """TransformerEncoderLayer (batch_first), or LAYERS of them in a
+    TransformerEncoder, each with weights of its own (the encoder
+    deep-copies one layer, so every layer's parameters are drawn again, in
+    order, from the seed); activation "gelu_tanh" is tanh-approximated
+    GELU."""
     nn = t.nn
+    if activation == "gelu_tanh":
+        activation = lambda v: nn.functional.gelu(v, approximate="tanh")  # noqa: E731
     one = nn.TransformerEncoderLayer(d_model=d, nhead=heads, dim_feedforward=ff,
                                      activation=activation, batch_first=True)
     if layers == 1:
@@ -43,6 +47,8 @@ MODELS = {
     "mobilenet_v2": (True, lambda t, tv: tv.models.mobilenet_v2(weights=None), [(1, 3, 224, 224)]),
     "encoder": (True, lambda t, tv: t.nn.TransformerEncoderLayer(
         d_model=256, nhead=4, dim_feedforward=1024, batch_first=True), [(1, 128, 256)]),
+    "encoder_gelu": (True, lambda t, tv: _encoder(t, 1, "gelu"), [(1, 128, 256)]),
+    "encoder_4layers": (True, lambda t, tv: _encoder(t, 4), [(1, 128, 256)]),
     "mlp": (True, lambda t, tv: _mlp(t), [(8, 784)]),
     # Not in the default run: more members of the same families.
     "resnet34": (False, lambda t, tv: tv.models.resnet34(weights=None), [(1, 3, 224, 224)]),
@@ -60,8 +66,8 @@ MODELS = {
                         [(1, 3, 224, 224)]),
     "regnet_x_400mf": (False, lambda t, tv: tv.models.regnet_x_400mf(weights=None),
                        [(1, 3, 224, 224)]),
-    # Encoders by depth, activation and width (bench/compile's rows).
-    "encoder_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu"), [(1, 128, 256)]),
+    # Encoders by depth, activation and width (bench/compile's rows), then
+    # other sizes, sequence lengths, batch and the tanh GELU.
     "encoder2": (False, lambda t, tv: _encoder(t, 2), [(1, 128, 256)]),
     "encoder2_gelu": (False, lambda t, tv: _encoder(t, 2, "gelu"), [(1, 128, 256)]),
     "encoder12": (False, lambda t, tv: _encoder(t, 12), [(1, 128, 256)]),
@@ -69,6 +75,18 @@ MODELS = {
     "encoder_d128": (False, lambda t, tv: _encoder(t, 1, d=128, ff=512), [(1, 64, 128)]),
     "encoder2_d128_gelu": (False, lambda t, tv: _encoder(t, 2, "gelu", d=128, ff=512),
                            [(1, 64, 128)]),
+    "encoder_d512_s64_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu", 512, 8, 2048),
+                              [(1, 64, 512)]),
+    "encoder_d768_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu", 768, 12, 3072),
+                          [(1, 128, 768)]),
+    "encoder_d128_s256": (False, lambda t, tv: _encoder(t, 1, d=128, heads=2, ff=512),
+                          [(1, 256, 128)]),
+    "encoder_d384_s7_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu", 384, 6, 1536),
+                             [(1, 7, 384)]),
+    "encoder_d96_s129_gelu_tanh": (False, lambda t, tv: _encoder(t, 1, "gelu_tanh", 96, 3, 384),
+                                   [(1, 129, 96)]),
+    "encoder_b4_s32_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu", 256, 8, 1024),
+                            [(4, 32, 256)]),
 }
 
 
