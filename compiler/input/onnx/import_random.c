@@ -121,6 +121,7 @@ static bool rand_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
 }
 
 static bool dtype_attr(oi_ctx *c, oi_node *n, int64_t def, int32_t *out) {
+  *out = 0; /* set on every path: gcc -O3 warns at the callers otherwise */
   int64_t dt;
   if (!oi_attr_int(c, n, "dtype", def, &dt)) return false;
   if (dt < INT32_MIN || dt > INT32_MAX || !oi_elem_type(c, (int32_t)dt))

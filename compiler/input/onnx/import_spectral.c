@@ -17,7 +17,10 @@
 
 #define PI 3.14159265358979323846
 
+/* The out-parameters below are set on every path: gcc -O3 cannot see that
+ * oi_invalid/oi_unsupported return false, and warns at the callers. */
 static bool const_scalar(oi_ctx *c, oi_node *n, size_t i, const char *what, double *v) {
+  *v = 0;
   oi_val *x = oi_in(c, n, i);
   if (!x) return false;
   if (oi_numel(x->type) != 1) return oi_invalid(c, "%s must hold one element", what);
@@ -29,6 +32,7 @@ static bool const_scalar(oi_ctx *c, oi_node *n, size_t i, const char *what, doub
 }
 
 static bool out_dtype(oi_ctx *c, oi_node *n, int32_t *dt) {
+  *dt = 0;
   int64_t v;
   if (!oi_attr_int(c, n, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &v)) return false;
   if (v < INT32_MIN || v > INT32_MAX || !oi_elem_type(c, (int32_t)v))
