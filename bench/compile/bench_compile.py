@@ -9,10 +9,13 @@ then compiled ROUNDS times; with
 --before=OLD_KILN_COMPILE an older build compiles it in the same rounds,
 the two taking turns, so both see the same machine load. Per compile:
 wall seconds, CPU seconds (user + system, lld's processes included) and
-peak RSS (of kiln-compile and its waited-for children, from wait4). A row
-shows the medians, the module's dispatch sites and executables (before
-deduplicate-executables there was one executable per dispatch site), and
-the wall-time ratio new/before. Then the slowest model's `--timing`
+peak RSS (of kiln-compile and its waited-for children, from wait4), and
+the share of the pass report's total (`--timing`, which leaves the
+module as it is) spent turning kernels into machine code: the passes
+translate-executables (the older pipeline's), translate-llvm-cpu and
+compile-llvm-cpu. A row shows the medians, the module's dispatch sites and
+executables (before deduplicate-executables there was one executable per
+dispatch site), and the wall-time ratio new/before. Then the slowest model's `--timing`
 breakdown per executable and LLVM step. The load average is printed
 before and after: on a shared machine, compare ratios of one run.
 
@@ -27,6 +30,7 @@ exits 0.
 import argparse
 import json
 import os
+import re
 import shlex
 import statistics
 import subprocess
@@ -41,6 +45,22 @@ from bench_models import loadavg  # noqa: E402
 
 DEFAULT = ["resnet18", "mobilenet_v2", "encoder", "encoder_gelu", "encoder2", "encoder2_gelu",
            "encoder12", "encoder12_gelu", "encoder_d128", "encoder2_d128_gelu"]
+
+
+LLVM_PASSES = ("translate-executables", "translate-llvm-cpu", "compile-llvm-cpu")
+
+
+def llvm_share(report):
+    """Percent of the --timing pass report's total spent in LLVM_PASSES
+    (a nested pass is named 'NAME (TARGET)'); None without a report."""
+    total, part = None, 0.0
+    for m in re.finditer(r"^\s*([0-9.]+) \(\s*[0-9.]+%\)\s+(.+?)\s*$", report, re.M):
+        name = m.group(2)
+        if name == "Total":
+            total = float(m.group(1))
+        elif name.split(" (")[0] in LLVM_PASSES:
+            part += float(m.group(1))
+    return 100.0 * part / total if total else None
 
 
 def compile_once(cmd):
@@ -112,37 +132,42 @@ def main():
             order = builds if rnd % 2 == 0 else builds[::-1]
             for build, cmd in order:
                 out = os.path.join(args.work, "%s.%s.kiln" % (name, build))
-                wall, cpu, rss, _ = compile_once(cmd + [onnx[name], "-o", out])
-                runs.setdefault((name, build), []).append((wall, cpu, rss))
+                wall, cpu, rss, err = compile_once(cmd + [onnx[name], "-o", out, "--timing"])
+                runs.setdefault((name, build), []).append((wall, cpu, rss, llvm_share(err)))
         print("round %d/%d done, load average %s" % (rnd + 1, args.rounds, loadavg()), flush=True)
     load1 = loadavg()
 
     def med(name, build, i):
-        got = runs.get((name, build))
-        return statistics.median(r[i] for r in got) if got else None
+        got = [r[i] for r in runs.get((name, build), []) if r[i] is not None]
+        return statistics.median(got) if got else None
+
+    def pct(v):
+        return "-" if v is None else "%.0f%%" % v
 
     print()
     print("bench/compile: median of %d compiles per model (kiln-compile%s), %s"
           % (args.rounds, " " + " ".join(jobs) if jobs else "", time.strftime("%Y-%m-%d")))
     print("load average before: %s, after: %s" % (load0, load1))
     print()
-    head = "| model | dispatch sites | executables | wall s | CPU s | peak RSS MiB |"
-    rule = "|---|---|---|---|---|---|"
+    head = "| model | dispatch sites | executables | wall s | CPU s | peak RSS MiB | LLVM share |"
+    rule = "|---|---|---|---|---|---|---|"
     if args.before:
-        head += " before: executables | wall s | CPU s | peak RSS MiB | wall new/before |"
-        rule += "---|---|---|---|---|"
+        head += (" before: executables | wall s | CPU s | peak RSS MiB | LLVM share |"
+                 " wall new/before |")
+        rule += "---|---|---|---|---|---|"
     print(head)
     print(rule)
     slowest = None
     for name in names:
         sites, exes = module_counts(args.dump, os.path.join(args.work, name + ".new.kiln"))
-        row = "| %s | %d | %d | %.2f | %.2f | %.0f |" % (
-            name, sites, exes, med(name, "new", 0), med(name, "new", 1), med(name, "new", 2))
+        row = "| %s | %d | %d | %.2f | %.2f | %.0f | %s |" % (
+            name, sites, exes, med(name, "new", 0), med(name, "new", 1), med(name, "new", 2),
+            pct(med(name, "new", 3)))
         if args.before:
             _, bexes = module_counts(args.dump, os.path.join(args.work, name + ".before.kiln"))
-            row += " %d | %.2f | %.2f | %.0f | %.2fx |" % (
+            row += " %d | %.2f | %.2f | %.0f | %s | %.2fx |" % (
                 bexes, med(name, "before", 0), med(name, "before", 1), med(name, "before", 2),
-                med(name, "new", 0) / med(name, "before", 0))
+                pct(med(name, "before", 3)), med(name, "new", 0) / med(name, "before", 0))
         print(row)
         if slowest is None or med(name, "new", 0) > med(slowest, "new", 0):
             slowest = name

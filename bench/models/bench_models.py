@@ -16,7 +16,7 @@ average before and after.
 usage: bench_models.py --compile=KILN_COMPILE --bench=KILN_BENCH --work=DIR
            [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all]
            [--threads=1,2] [--rounds=3] [--warmup=5] [--reps=20]
-           [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE]
+           [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE] [--cpu]
 The environment's KILN_BENCH_MODELS_ARGS is appended to the command line
 (how `cmake --build B --target bench_models_run` takes extra flags).
 --run checks each model's first result against PyTorch's once (max abs
@@ -25,6 +25,11 @@ model and thread count once, after the table. --before compiles each
 model with an older kiln-compile too and times its module in the same
 rounds (same kiln-bench), adding a "Kiln before" column and the ratio
 after/before: how a change moved Kiln, measured under the same load.
+--cpu adds Kiln's CPU time per call (user + system of all its threads,
+from wait4: the CPU time of a kiln-bench run with REPS timed calls less
+that of one with a single call, over REPS - 1), which waiting for a core
+on a loaded machine does not inflate as it does wall time; with --before
+the older build's too, and their ratio.
 Without torch/torchvision it prints 'skipped: ...' and exits 0; without
 node or onnxruntime-node (KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh)
 the ORT column says so and the rest runs.
@@ -121,6 +126,20 @@ class Model:
             raise SystemExit("bench/models: no median in kiln-bench output:\n" + r.stdout)
         return ms
 
+    def cpu_kiln(self, args, threads, module=None):
+        """CPU ms per call: REPS calls less one call, over REPS - 1."""
+        def cpu(reps):
+            cmd = self.kiln_cmd(args, threads, module=module)
+            cmd = [c for c in cmd if not c.startswith("--repetitions=")]
+            p = subprocess.Popen(cmd + ["--repetitions=%d" % reps], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+            err = p.stderr.read()
+            _, status, ru = os.wait4(p.pid, 0)
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise SystemExit("bench/models: kiln-bench failed on %s:\n%s" % (self.name, err))
+            return ru.ru_utime + ru.ru_stime
+        return (cpu(args.reps) - cpu(1)) / (args.reps - 1) * 1e3
+
     def time_ort(self, args, threads):
         r = subprocess.run([args.node, os.path.join(HERE, "ort_bench.js"), args.ort, self.onnx,
                             str(threads), str(args.warmup), str(args.reps)] + self.ort_inputs,
@@ -168,6 +187,7 @@ def main():
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--before", default=None)
+    ap.add_argument("--cpu", action="store_true")
     args = ap.parse_args(sys.argv[1:] + shlex.split(os.environ.get("KILN_BENCH_MODELS_ARGS", "")))
     try:
         import torch
@@ -202,12 +222,18 @@ def main():
             "" if mdl.max_err is None else ", max abs error vs PyTorch %.2g" % mdl.max_err))
         rows.append(mdl)
     best = {}  # (model, threads, engine) -> best round median
+    samples = {}  # (model, threads, engine) -> every round's figure
     for rnd in range(args.rounds):
         for n in threads:
             for mdl in rows:
                 got = [("kiln", mdl.time_kiln(args, n))]
                 if args.before:  # the older build's module, in turns with the new one
                     got.insert(rnd % 2, ("before", mdl.time_kiln(args, n, mdl.kiln_before)))
+                if args.cpu:
+                    cpus = [("kiln_cpu", None)] + ([("before_cpu", mdl.kiln_before)]
+                                                   if args.before else [])
+                    for eng, module in (cpus if rnd % 2 == 0 else cpus[::-1]):
+                        got.append((eng, mdl.cpu_kiln(args, n, module)))
                 if not ort_missing:
                     got.append(("ort", mdl.time_ort(args, n)))
                 if not args.no_torch:
@@ -215,6 +241,7 @@ def main():
                 for eng, ms in got:
                     key = (mdl.name, n, eng)
                     best[key] = min(best.get(key, ms), ms)
+                    samples.setdefault(key, []).append(ms)
         print("round %d/%d done, load average %s" % (rnd + 1, args.rounds, loadavg()), flush=True)
     load1 = loadavg()
 
@@ -237,6 +264,23 @@ def main():
             was = "| %s | %s " % (fmt_ms(b), ratio(k, b)) if args.before else ""
             print("| %s | %d | %s %s| %s | %s | %s | %s |" % (
                 mdl.name, n, fmt_ms(k), was, fmt_ms(o), fmt_ms(t), ratio(k, o), ratio(k, t)))
+
+    if args.cpu:
+        print()
+        print("Kiln's CPU ms per call (user + system, all threads), median of %d rounds:"
+              % args.rounds)
+        print()
+        print("| model | threads | Kiln CPU |%s" % (" before CPU | after/before |"
+                                                  if args.before else ""))
+        print("|---|---|---|%s" % ("---|---|" if args.before else ""))
+        for n in threads:
+            for mdl in rows:
+                k = statistics.median(samples[(mdl.name, n, "kiln_cpu")])
+                row = "| %s | %d | %s |" % (mdl.name, n, fmt_ms(k))
+                if args.before:
+                    b = statistics.median(samples[(mdl.name, n, "before_cpu")])
+                    row += " %s | %s |" % (fmt_ms(b), ratio(k, b))
+                print(row)
 
     if args.profile:
         for n in threads:
