@@ -156,7 +156,7 @@ int kiln_cpu_can_run(const kiln_cpu_info_t *host, const char *spec, char *msg,
   kiln_cpu_describe(host, offers, sizeof offers);
   if (need.arch != host->arch)
     return fail(msg, msg_cap, KILN_CPU_ERR_UNSUPPORTED,
-                "CPU target '%.100s' needs an %s host; this host is %s", spec,
+                "CPU target '%.100s' is for %s; this host is %s", spec,
                 kiln_cpu_arch_name(need.arch), offers);
   uint64_t missing = need.features & ~host->features;
   if (missing) {

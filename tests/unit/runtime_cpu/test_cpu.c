@@ -55,7 +55,7 @@ START_TEST(host_matches_proc_cpuinfo) {
   ck_assert_int_eq(kiln_cpu_can_run(&host, "x86_64", msg, sizeof msg), 0);
   ck_assert_int_eq(kiln_cpu_can_run(&host, "aarch64", msg, sizeof msg),
                    KILN_CPU_ERR_UNSUPPORTED);
-  ck_assert_msg(strstr(msg, "needs an aarch64 host; this host is x86_64+sse2"), "%s", msg);
+  ck_assert_msg(strstr(msg, "is for aarch64; this host is x86_64+sse2"), "%s", msg);
 }
 END_TEST
 #elif defined(__aarch64__)
@@ -144,7 +144,7 @@ START_TEST(can_run_against_made_up_hosts) {
                         "x86_64+sse2+avx+fma+avx2");
   ck_assert_int_eq(kiln_cpu_can_run(&avx2_host, "aarch64+dotprod", msg, sizeof msg),
                    KILN_CPU_ERR_UNSUPPORTED);
-  ck_assert_str_eq(msg, "CPU target 'aarch64+dotprod' needs an aarch64 host; this "
+  ck_assert_str_eq(msg, "CPU target 'aarch64+dotprod' is for aarch64; this "
                         "host is x86_64+sse2+avx+fma+avx2");
 
   kiln_cpu_info_t arm = {KILN_CPU_ARCH_AARCH64, BIT(FP) | BIT(ASIMD) | BIT(DOTPROD)};
@@ -164,12 +164,12 @@ START_TEST(can_run_against_made_up_hosts) {
   ck_assert_int_eq(kiln_cpu_can_run(&rv, "riscv64+v", msg, sizeof msg), 0);
   ck_assert_int_eq(kiln_cpu_can_run(&rv, "aarch64", msg, sizeof msg),
                    KILN_CPU_ERR_UNSUPPORTED);
-  ck_assert_str_eq(msg, "CPU target 'aarch64' needs an aarch64 host; this host is "
+  ck_assert_str_eq(msg, "CPU target 'aarch64' is for aarch64; this host is "
                         "riscv64+m+a+f+d+c+v");
   kiln_cpu_info_t unknown = {KILN_CPU_ARCH_UNKNOWN, 0};
   ck_assert_int_eq(kiln_cpu_can_run(&unknown, "x86_64", msg, sizeof msg),
                    KILN_CPU_ERR_UNSUPPORTED);
-  ck_assert_str_eq(msg, "CPU target 'x86_64' needs an x86_64 host; this host is unknown");
+  ck_assert_str_eq(msg, "CPU target 'x86_64' is for x86_64; this host is unknown");
 }
 END_TEST
 
