@@ -22,10 +22,10 @@ kiln_error *kiln_hal_check_target(const char *t) {
   if (!t) return kiln_error_new("no target given");
   if (has_prefix(t, "llvm-cpu")) {
     kiln_llvm_cpu_target_t tgt;
-    kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(t, &tgt);
+    kiln_error *s = kiln_llvm_cpu_target_parse(t, &tgt);
     if (s) {
-      kiln_error *e = kiln_error_new("%s", kiln_llvm_cpu_status_message(s));
-      kiln_llvm_cpu_status_free(s);
+      kiln_error *e = kiln_error_new("%s", kiln_error_message(s));
+      kiln_error_free(s);
       return e;
     }
     kiln_llvm_cpu_target_release(&tgt);
@@ -33,10 +33,10 @@ kiln_error *kiln_hal_check_target(const char *t) {
   }
   if (has_prefix(t, "cuda")) {
     kiln_ptx_target_t tgt;
-    kiln_ptx_status_t s = kiln_ptx_target_parse(t, &tgt);
+    kiln_error *s = kiln_ptx_target_parse(t, &tgt);
     if (s) {
-      kiln_error *e = kiln_error_new("%s", kiln_llvm_cpu_status_message(s));
-      kiln_llvm_cpu_status_free(s);
+      kiln_error *e = kiln_error_new("%s", kiln_error_message(s));
+      kiln_error_free(s);
       return e;
     }
     return NULL;

@@ -14,10 +14,6 @@ struct ir_arena_chunk {
   _Alignas(16) char data[];
 };
 
-struct kiln_error {
-  char *msg;
-};
-
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p) {
@@ -34,29 +30,6 @@ static void *xrealloc(void *p, size_t n) {
     abort();
   }
   return q;
-}
-
-/* ---- errors ---- */
-kiln_error *kiln_error_new(const char *fmt, ...) {
-  kiln_error *e = xmalloc(sizeof *e);
-  ir_buf b = {0};
-  va_list ap;
-  va_start(ap, fmt);
-  va_list ap2;
-  va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  b.data = xmalloc((size_t)n + 1);
-  vsnprintf(b.data, (size_t)n + 1, fmt, ap2);
-  va_end(ap2);
-  e->msg = b.data;
-  return e;
-}
-const char *kiln_error_message(const kiln_error *e) { return e ? e->msg : "ok"; }
-void kiln_error_free(kiln_error *e) {
-  if (!e) return;
-  free(e->msg);
-  free(e);
 }
 
 /* ---- buffers ---- */

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kiln_error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -32,12 +34,7 @@ typedef struct kiln_block kiln_block;
 typedef struct kiln_region kiln_region;
 typedef struct kiln_op_info kiln_op_info;
 
-/* ---- Errors: a status value carrying a message; NULL means success. ---- */
-typedef struct kiln_error kiln_error;
-kiln_error *kiln_error_new(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-const char *kiln_error_message(const kiln_error *e);
-void kiln_error_free(kiln_error *e);
+/* ---- Errors: kiln_error (kiln_error.h), NULL meaning success. ---- */
 
 /* ---- Context, arena, diagnostics ---- */
 typedef struct kiln_loc {

@@ -109,45 +109,45 @@ static void cptx_add_enum(LLVMContextRef ctx, LLVMValueRef fn, unsigned index,
   LLVMAddAttributeAtIndex(fn, index, LLVMCreateEnumAttribute(ctx, kind, value));
 }
 
-kiln_ptx_status_t kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
-                                          LLVMModuleRef module,
-                                          const kiln_ptx_kernel_desc_t *d,
-                                          LLVMValueRef *out) {
+kiln_error *kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
+                                    LLVMModuleRef module,
+                                    const kiln_ptx_kernel_desc_t *d,
+                                    LLVMValueRef *out) {
   *out = NULL;
-  if (!d->name || !*d->name) return cptx_errorf("cuda kernel: empty name");
+  if (!d->name || !*d->name) return kiln_error_new("cuda kernel: empty name");
   if (LLVMGetNamedFunction(module, d->name) || LLVMGetNamedGlobal(module, d->name))
-    return cptx_errorf("cuda kernel '%s': the module already has a symbol of "
-                       "that name",
-                       d->name);
+    return kiln_error_new("cuda kernel '%s': the module already has a symbol of "
+                          "that name",
+                          d->name);
   if (d->binding_count > 32)
-    return cptx_errorf("cuda kernel '%s': %u bindings, at most 32 fit the "
-                       "read-only mask",
-                       d->name, d->binding_count);
+    return kiln_error_new("cuda kernel '%s': %u bindings, at most 32 fit the "
+                          "read-only mask",
+                          d->name, d->binding_count);
   if (d->binding_count < 32 && (d->readonly_binding_mask >> d->binding_count))
-    return cptx_errorf("cuda kernel '%s': read-only mask 0x%x names bindings "
-                       "beyond its %u bindings",
-                       d->name, d->readonly_binding_mask, d->binding_count);
+    return kiln_error_new("cuda kernel '%s': read-only mask 0x%x names bindings "
+                          "beyond its %u bindings",
+                          d->name, d->readonly_binding_mask, d->binding_count);
   if (d->binding_count < 32 && (d->aliased_binding_mask >> d->binding_count))
-    return cptx_errorf("cuda kernel '%s': aliased mask 0x%x names bindings "
-                       "beyond its %u bindings",
-                       d->name, d->aliased_binding_mask, d->binding_count);
+    return kiln_error_new("cuda kernel '%s': aliased mask 0x%x names bindings "
+                          "beyond its %u bindings",
+                          d->name, d->aliased_binding_mask, d->binding_count);
   if (d->binding_align & (d->binding_align - 1))
-    return cptx_errorf("cuda kernel '%s': binding alignment %u is not a power "
-                       "of two",
-                       d->name, d->binding_align);
+    return kiln_error_new("cuda kernel '%s': binding alignment %u is not a power "
+                          "of two",
+                          d->name, d->binding_align);
   /* PTX before ISA 8.1 (all of cuda_sms.def) passes at most 4 KiB of
    * kernel parameters: 8 bytes per binding, 4 per push constant. */
   uint64_t param_bytes = 8ull * d->binding_count + 4ull * d->push_constant_count;
   if (param_bytes > 4096)
-    return cptx_errorf("cuda kernel '%s': %u bindings and %u push constants "
-                       "take %llu bytes of kernel parameters, at most 4096 "
-                       "fit",
-                       d->name, d->binding_count, d->push_constant_count,
-                       (unsigned long long)param_bytes);
+    return kiln_error_new("cuda kernel '%s': %u bindings and %u push constants "
+                          "take %llu bytes of kernel parameters, at most 4096 "
+                          "fit",
+                          d->name, d->binding_count, d->push_constant_count,
+                          (unsigned long long)param_bytes);
   uint32_t n = d->binding_count + d->push_constant_count;
   LLVMTypeRef one;
   LLVMTypeRef *params = n ? malloc(sizeof *params * n) : &one;
-  if (!params) return cptx_errorf("cuda: out of memory");
+  if (!params) return kiln_error_new("cuda: out of memory");
   for (uint32_t i = 0; i < n; i++)
     params[i] = i < d->binding_count ? abi->global_ptr : abi->i32;
   LLVMValueRef fn = LLVMAddFunction(
@@ -223,39 +223,39 @@ bool kiln_ptx_abi_get_block_size(LLVMModuleRef module, LLVMValueRef kernel,
   return true;
 }
 
-kiln_ptx_status_t kiln_ptx_abi_set_block_size(const kiln_ptx_abi_t *abi,
-                                              LLVMModuleRef module,
-                                              LLVMValueRef kernel,
-                                              kiln_ptx_block_bound_t bound,
-                                              const uint32_t size[3]) {
+kiln_error *kiln_ptx_abi_set_block_size(const kiln_ptx_abi_t *abi,
+                                        LLVMModuleRef module,
+                                        LLVMValueRef kernel,
+                                        kiln_ptx_block_bound_t bound,
+                                        const uint32_t size[3]) {
   size_t len;
   const char *name = kernel ? LLVMGetValueName2(kernel, &len) : "";
   if (!kernel || !LLVMIsAFunction(kernel) ||
       LLVMGetGlobalParent(kernel) != module || !kiln_ptx_is_kernel(module, kernel))
-    return cptx_errorf("cuda: launch bounds for '%s', which is not a kernel "
-                       "of this module",
-                       name);
+    return kiln_error_new("cuda: launch bounds for '%s', which is not a kernel "
+                          "of this module",
+                          name);
   if (bound != KILN_PTX_BLOCK_MAX && bound != KILN_PTX_BLOCK_REQUIRED)
-    return cptx_errorf("cuda kernel '%s': unknown launch bound kind %d", name,
-                       (int)bound);
+    return kiln_error_new("cuda kernel '%s': unknown launch bound kind %d", name,
+                          (int)bound);
   static const uint32_t limit[3] = {1024, 1024, 64};
   uint64_t threads = 1;
   for (int d = 0; d < 3; d++) {
     if (size[d] == 0 || size[d] > limit[d])
-      return cptx_errorf("cuda kernel '%s': block size %c = %u is outside "
-                         "1..%u",
-                         name, "xyz"[d], size[d], limit[d]);
+      return kiln_error_new("cuda kernel '%s': block size %c = %u is outside "
+                            "1..%u",
+                            name, "xyz"[d], size[d], limit[d]);
     threads *= size[d];
   }
   if (threads > 1024)
-    return cptx_errorf("cuda kernel '%s': block %ux%ux%u has %llu threads, at "
-                       "most 1024 are allowed",
-                       name, size[0], size[1], size[2],
-                       (unsigned long long)threads);
+    return kiln_error_new("cuda kernel '%s': block %ux%ux%u has %llu threads, at "
+                          "most 1024 are allowed",
+                          name, size[0], size[1], size[2],
+                          (unsigned long long)threads);
   kiln_ptx_block_bound_t have;
   uint32_t old[3];
   if (kiln_ptx_abi_get_block_size(module, kernel, &have, old))
-    return cptx_errorf("cuda kernel '%s': launch bounds already set (%s "
+    return kiln_error_new("cuda kernel '%s': launch bounds already set (%s "
                        "%ux%ux%u); PTX allows one .maxntid or .reqntid",
                        name, have == KILN_PTX_BLOCK_REQUIRED ? "reqntid" : "maxntid",
                        old[0], old[1], old[2]);

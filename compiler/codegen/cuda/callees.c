@@ -27,26 +27,26 @@ static const char *cptx_libm_family(const char *name, size_t len) {
   return NULL;
 }
 
-kiln_ptx_status_t cptx_check_callees(LLVMModuleRef module) {
+kiln_error *cptx_check_callees(LLVMModuleRef module) {
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
        fn = LLVMGetNextFunction(fn)) {
     if (!LLVMIsDeclaration(fn) || !LLVMGetFirstUse(fn)) continue;
     size_t len;
     const char *name = LLVMGetValueName2(fn, &len);
     if (LLVMGetIntrinsicID(fn) == 0)
-      return cptx_errorf("cuda: function '%s' is called but not defined in "
-                         "the module; Kiln's PTX links no library (no libm, "
-                         "no libdevice), so every callee must be generated "
+      return kiln_error_new("cuda: function '%s' is called but not defined in "
+                            "the module; Kiln's PTX links no library (no libm, "
+                            "no libdevice), so every callee must be generated "
                          "code (math functions come from the code "
                          "generator's polynomial approximations)",
                          name);
     const char *family = cptx_libm_family(name, len);
     if (family)
-      return cptx_errorf("cuda: intrinsic '%s' has no NVPTX instruction and "
-                         "would need a libm call, which Kiln's PTX cannot "
-                         "link; the code generator must expand '%s' into its "
-                         "polynomial approximation first",
-                         name, family);
+      return kiln_error_new("cuda: intrinsic '%s' has no NVPTX instruction and "
+                            "would need a libm call, which Kiln's PTX cannot "
+                            "link; the code generator must expand '%s' into its "
+                            "polynomial approximation first",
+                            name, family);
   }
   return NULL;
 }

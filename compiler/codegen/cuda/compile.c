@@ -6,12 +6,12 @@
 
 #include "cptx_internal.h"
 
-kiln_ptx_status_t kiln_ptx_compile(LLVMModuleRef module,
-                                   const kiln_ptx_target_t *target,
-                                   kiln_ptx_result_t *out) {
+kiln_error *kiln_ptx_compile(LLVMModuleRef module,
+                             const kiln_ptx_target_t *target,
+                             kiln_ptx_result_t *out) {
   memset(out, 0, sizeof *out);
   LLVMTargetMachineRef tm = NULL;
-  kiln_ptx_status_t s = kiln_ptx_target_machine_create(target, &tm);
+  kiln_error *s = kiln_ptx_target_machine_create(target, &tm);
   if (!s) s = kiln_ptx_verify(module);
   if (!s) s = kiln_ptx_prepare(module, tm);
   if (!s) s = kiln_ptx_optimize(module, tm);

@@ -1,14 +1,9 @@
-/* Helpers shared by the files of the cuda back end (prefix cptx_). Error
- * statuses are built with the llvm-cpu back end's helpers (lcpu_errorf,
- * lcpu_error_llvm), so both back ends carry one status type. */
+/* Helpers shared by the files of the cuda back end (prefix cptx_). Errors
+ * are the compiler's kiln_error, like the llvm-cpu back end's. */
 #ifndef KILN_CODEGEN_CUDA_INTERNAL_H
 #define KILN_CODEGEN_CUDA_INTERNAL_H
 
 #include "cuda_ptx.h"
-#include "lcpu_internal.h"
-
-#define cptx_errorf lcpu_errorf
-#define cptx_error_llvm lcpu_error_llvm
 
 #define CPTX_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -21,12 +16,12 @@ void cptx_initialize_llvm(void);
 /* Rejects calls of functions the module does not define, other than
  * intrinsics NVPTX selects (cuda_libm_intrinsics.def lists the ones it
  * cannot), naming the first offender. */
-kiln_ptx_status_t cptx_check_callees(LLVMModuleRef module);
+kiln_error *cptx_check_callees(LLVMModuleRef module);
 
 /* Rejects instructions NVPTX cannot lower (instructions.c): soft-float
  * types, float <-> wider-than-64-bit integer conversions, dynamically
  * sized allocas; names the function. */
-kiln_ptx_status_t cptx_check_instructions(LLVMModuleRef module);
+kiln_error *cptx_check_instructions(LLVMModuleRef module);
 
 /* Gives FN the ptx_kernel calling convention and, unless present, the
  * !nvvm.annotations "kernel" entry. */

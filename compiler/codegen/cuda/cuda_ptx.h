@@ -17,9 +17,9 @@
  * Public prefix kiln_ptx_ (the runtime's CUDA device already owns
  * kiln_cuda_); internal prefix of this folder: cptx_.
  *
- * Errors and bytes use the llvm-cpu back end's types (llvm_cpu.h): a
- * status is NULL on success, otherwise an owned message freed with
- * kiln_llvm_cpu_status_free. What prepare accepts reaches LLVM's NVPTX
+ * Errors are the compiler's kiln_error (NULL on success, otherwise an
+ * owned message freed with kiln_error_free); bytes use the llvm-cpu back
+ * end's type (llvm_cpu.h). What prepare accepts reaches LLVM's NVPTX
  * code generator without the aborts and exits it has for IR it cannot
  * lower (libm calls, soft float), as far as those are known (see
  * cuda_libm_intrinsics.def, callees.c, instructions.c). Not covered yet:
@@ -38,9 +38,8 @@
 
 #include "llvm_cpu.h"
 
-/*---------------------------------------------------------------- status */
+/*------------------------------------------------------- errors, bytes */
 
-typedef kiln_llvm_cpu_status_t kiln_ptx_status_t;
 typedef kiln_llvm_cpu_bytes_t kiln_ptx_bytes_t;
 
 /*---------------------------------------------------------------- target */
@@ -56,16 +55,16 @@ typedef struct kiln_ptx_target {
 
 /* Parses "cuda:sm_XX". Unknown SM versions are errors listing the valid
  * ones. The strings point into static tables: nothing to release. */
-kiln_ptx_status_t kiln_ptx_target_parse(const char *text,
-                                        kiln_ptx_target_t *out);
+kiln_error *kiln_ptx_target_parse(const char *text,
+                                  kiln_ptx_target_t *out);
 
 /* "sm_75, sm_80, ..." (static). */
 const char *kiln_ptx_valid_sms(void);
 
 /* An NVPTX TargetMachine for the target at optimization level O3. The
  * caller disposes it with LLVMDisposeTargetMachine. */
-kiln_ptx_status_t kiln_ptx_target_machine_create(const kiln_ptx_target_t *target,
-                                                 LLVMTargetMachineRef *out);
+kiln_error *kiln_ptx_target_machine_create(const kiln_ptx_target_t *target,
+                                           LLVMTargetMachineRef *out);
 
 /*---------------------------------------------------------------- ABI */
 
@@ -110,10 +109,10 @@ typedef struct kiln_ptx_kernel_desc {
  * non-coherent load path (ld.global.nc). Checks: non-empty name not yet
  * in the module, binding_count <= 32, mask bits only below binding_count,
  * binding_align a power of two. */
-kiln_ptx_status_t kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
-                                          LLVMModuleRef module,
-                                          const kiln_ptx_kernel_desc_t *desc,
-                                          LLVMValueRef *out);
+kiln_error *kiln_ptx_abi_add_kernel(const kiln_ptx_abi_t *abi,
+                                    LLVMModuleRef module,
+                                    const kiln_ptx_kernel_desc_t *desc,
+                                    LLVMValueRef *out);
 
 /* Launch bounds, as !nvvm.annotations: MAX becomes PTX .maxntid (launch
  * with at most that many threads per dimension), REQUIRED becomes
@@ -125,11 +124,11 @@ typedef enum kiln_ptx_block_bound {
   KILN_PTX_BLOCK_REQUIRED,
 } kiln_ptx_block_bound_t;
 
-kiln_ptx_status_t kiln_ptx_abi_set_block_size(const kiln_ptx_abi_t *abi,
-                                              LLVMModuleRef module,
-                                              LLVMValueRef kernel,
-                                              kiln_ptx_block_bound_t bound,
-                                              const uint32_t size[3]);
+kiln_error *kiln_ptx_abi_set_block_size(const kiln_ptx_abi_t *abi,
+                                        LLVMModuleRef module,
+                                        LLVMValueRef kernel,
+                                        kiln_ptx_block_bound_t bound,
+                                        const uint32_t size[3]);
 
 /* The launch bound set on KERNEL, if any: returns false when none. */
 bool kiln_ptx_abi_get_block_size(LLVMModuleRef module, LLVMValueRef kernel,
@@ -183,11 +182,11 @@ LLVMValueRef kiln_ptx_warp_reduce(const kiln_ptx_abi_t *abi, LLVMBuilderRef b,
  * uninitialized (PTX shared memory has no initializers), aligned to ALIGN
  * (0: the element's ABI alignment). Name clashes are renamed by LLVM.
  * Errors: count 0, or more than the 48 KiB a block may declare. */
-kiln_ptx_status_t kiln_ptx_add_shared_array(const kiln_ptx_abi_t *abi,
-                                            LLVMModuleRef module,
-                                            const char *name, LLVMTypeRef elem,
-                                            uint64_t count, uint32_t align,
-                                            LLVMValueRef *out);
+kiln_error *kiln_ptx_add_shared_array(const kiln_ptx_abi_t *abi,
+                                      LLVMModuleRef module,
+                                      const char *name, LLVMTypeRef elem,
+                                      uint64_t count, uint32_t align,
+                                      LLVMValueRef *out);
 
 /* The module's dynamic shared memory: an external addrspace(3) [0 x i8]
  * array named KILN_PTX_DYNAMIC_SHARED_SYMBOL, aligned to 16, sized at
@@ -196,14 +195,14 @@ kiln_ptx_status_t kiln_ptx_add_shared_array(const kiln_ptx_abi_t *abi,
  * name is an error. */
 #define KILN_PTX_DYNAMIC_SHARED_SYMBOL "kiln_dynamic_shared"
 
-kiln_ptx_status_t kiln_ptx_dynamic_shared(const kiln_ptx_abi_t *abi,
-                                          LLVMModuleRef module,
-                                          LLVMValueRef *out);
+kiln_error *kiln_ptx_dynamic_shared(const kiln_ptx_abi_t *abi,
+                                    LLVMModuleRef module,
+                                    LLVMValueRef *out);
 
 /*---------------------------------------------------------------- passes */
 
 /* LLVM's verifier; a broken module is an error carrying its report. */
-kiln_ptx_status_t kiln_ptx_verify(LLVMModuleRef module);
+kiln_error *kiln_ptx_verify(LLVMModuleRef module);
 
 /* Makes a verified module fit for PTX: the target machine's triple and
  * data layout; every kernel a definition with external linkage, a void
@@ -217,12 +216,12 @@ kiln_ptx_status_t kiln_ptx_verify(LLVMModuleRef module);
  * or callee: PTX from Kiln links no library (no libdevice, no libm), so
  * expf & co. must come from the code generator's polynomial
  * approximations (DESIGN.md §2, codegen stage). */
-kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
-                                   LLVMTargetMachineRef tm);
+kiln_error *kiln_ptx_prepare(LLVMModuleRef module,
+                             LLVMTargetMachineRef tm);
 
 /* Runs default<O3>; the module must have been prepared for tm. */
-kiln_ptx_status_t kiln_ptx_optimize(LLVMModuleRef module,
-                                    LLVMTargetMachineRef tm);
+kiln_error *kiln_ptx_optimize(LLVMModuleRef module,
+                              LLVMTargetMachineRef tm);
 
 /* What the runtime needs to know about one kernel. */
 typedef struct kiln_ptx_kernel_info {
@@ -249,9 +248,9 @@ void kiln_ptx_result_release(kiln_ptx_result_t *result);
  * alignment, over the functions a kernel calls directly or transitively.
  * A kernel above the 48 KiB of static shared memory PTX allows is an
  * error. */
-kiln_ptx_status_t kiln_ptx_kernel_infos(LLVMModuleRef module,
-                                        LLVMTargetMachineRef tm,
-                                        kiln_ptx_result_t *out);
+kiln_error *kiln_ptx_kernel_infos(LLVMModuleRef module,
+                                  LLVMTargetMachineRef tm,
+                                  kiln_ptx_result_t *out);
 
 typedef enum kiln_ptx_emit_kind {
   KILN_PTX_EMIT_PTX,
@@ -263,15 +262,15 @@ typedef enum kiln_ptx_emit_kind {
  * formed intrinsics), and turns errors LLVM reports through the context's
  * diagnostic handler (which would otherwise exit the process) into a
  * status. */
-kiln_ptx_status_t kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
-                                kiln_ptx_emit_kind_t kind,
-                                kiln_ptx_bytes_t *out);
+kiln_error *kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                          kiln_ptx_emit_kind_t kind,
+                          kiln_ptx_bytes_t *out);
 
 /* verify, prepare, optimize, kernel infos, emit PTX. The module stays the
  * caller's; it is prepared and optimized in place. On failure *out is
  * empty. */
-kiln_ptx_status_t kiln_ptx_compile(LLVMModuleRef module,
-                                   const kiln_ptx_target_t *target,
-                                   kiln_ptx_result_t *out);
+kiln_error *kiln_ptx_compile(LLVMModuleRef module,
+                             const kiln_ptx_target_t *target,
+                             kiln_ptx_result_t *out);
 
 #endif /* KILN_CODEGEN_CUDA_PTX_H */

@@ -11,10 +11,10 @@
 
 #include "cptx_internal.h"
 
-static kiln_ptx_status_t cptx_copy_out(const char *data, size_t size,
-                                       kiln_ptx_bytes_t *out) {
+static kiln_error *cptx_copy_out(const char *data, size_t size,
+                                 kiln_ptx_bytes_t *out) {
   out->data = malloc(size + 1);
-  if (!out->data) return cptx_errorf("cuda: out of memory (%zu bytes)", size);
+  if (!out->data) return kiln_error_new("cuda: out of memory (%zu bytes)", size);
   if (size) memcpy(out->data, data, size);
   out->data[size] = 0;
   out->size = size;
@@ -36,18 +36,18 @@ static void cptx_on_diagnostic(LLVMDiagnosticInfoRef info, void *arg) {
     d->first_error[--n] = '\0';
 }
 
-kiln_ptx_status_t kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
-                                kiln_ptx_emit_kind_t kind,
-                                kiln_ptx_bytes_t *out) {
+kiln_error *kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                          kiln_ptx_emit_kind_t kind,
+                          kiln_ptx_bytes_t *out) {
   out->data = NULL;
   out->size = 0;
   if (kind == KILN_PTX_EMIT_LLVM_IR) {
     char *text = LLVMPrintModuleToString(module);
-    kiln_ptx_status_t s = cptx_copy_out(text, strlen(text), out);
+    kiln_error *s = cptx_copy_out(text, strlen(text), out);
     LLVMDisposeMessage(text);
     return s;
   }
-  kiln_ptx_status_t s = cptx_check_callees(module);
+  kiln_error *s = cptx_check_callees(module);
   if (s) return s;
 
   LLVMContextRef ctx = LLVMGetModuleContext(module);
@@ -65,10 +65,10 @@ kiln_ptx_status_t kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
   LLVMContextSetDiagnosticHandler(ctx, old_handler, old_arg);
 
   if (failed) {
-    s = cptx_error_llvm("cuda: PTX code generation failed", err);
+    s = kiln_llvm_cpu_error_llvm("cuda: PTX code generation failed", err);
   } else if (diag.first_error) {
     if (err) LLVMDisposeMessage(err);
-    s = cptx_errorf("cuda: PTX code generation failed: %s", diag.first_error);
+    s = kiln_error_new("cuda: PTX code generation failed: %s", diag.first_error);
   } else {
     if (err) LLVMDisposeMessage(err);
     s = cptx_copy_out(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), out);

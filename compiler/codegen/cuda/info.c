@@ -69,14 +69,14 @@ static bool cptx_used_by_reached(const cptx_graph_t *g, LLVMValueRef v,
   return false;
 }
 
-static kiln_ptx_status_t cptx_kernel_info(LLVMModuleRef module,
-                                          LLVMTargetDataRef dl,
-                                          cptx_graph_t *g, LLVMValueRef fn,
-                                          kiln_ptx_kernel_info_t *info) {
+static kiln_error *cptx_kernel_info(LLVMModuleRef module,
+                                    LLVMTargetDataRef dl,
+                                    cptx_graph_t *g, LLVMValueRef fn,
+                                    kiln_ptx_kernel_info_t *info) {
   size_t len;
   const char *name = LLVMGetValueName2(fn, &len);
   info->name = malloc(len + 1);
-  if (!info->name) return cptx_errorf("cuda: out of memory");
+  if (!info->name) return kiln_error_new("cuda: out of memory");
   memcpy(info->name, name, len);
   info->name[len] = '\0';
 
@@ -111,18 +111,18 @@ static kiln_ptx_status_t cptx_kernel_info(LLVMModuleRef module,
     if (bytes > CPTX_MAX_STATIC_SHARED) break;
   }
   if (bytes > CPTX_MAX_STATIC_SHARED)
-    return cptx_errorf("cuda kernel '%s' reaches more than %u bytes of "
-                       "static shared memory (%llu so far); use the dynamic "
-                       "shared array beyond that",
-                       info->name, CPTX_MAX_STATIC_SHARED,
-                       (unsigned long long)bytes);
+    return kiln_error_new("cuda kernel '%s' reaches more than %u bytes of "
+                          "static shared memory (%llu so far); use the dynamic "
+                          "shared array beyond that",
+                          info->name, CPTX_MAX_STATIC_SHARED,
+                          (unsigned long long)bytes);
   info->static_shared_bytes = (uint32_t)bytes;
   return NULL;
 }
 
-kiln_ptx_status_t kiln_ptx_kernel_infos(LLVMModuleRef module,
-                                        LLVMTargetMachineRef tm,
-                                        kiln_ptx_result_t *out) {
+kiln_error *kiln_ptx_kernel_infos(LLVMModuleRef module,
+                                  LLVMTargetMachineRef tm,
+                                  kiln_ptx_result_t *out) {
   out->kernels = NULL;
   out->kernel_count = 0;
   cptx_graph_t g = {0};
@@ -134,9 +134,9 @@ kiln_ptx_status_t kiln_ptx_kernel_infos(LLVMModuleRef module,
   g.stack = malloc(cap * sizeof *g.stack);
   g.reached = malloc(cap * sizeof *g.reached);
   out->kernels = calloc(cap, sizeof *out->kernels);
-  kiln_ptx_status_t s = NULL;
+  kiln_error *s = NULL;
   if (!g.fns || !g.stack || !g.reached || !out->kernels)
-    s = cptx_errorf("cuda: out of memory");
+    s = kiln_error_new("cuda: out of memory");
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
   size_t i = 0;
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn && !s;

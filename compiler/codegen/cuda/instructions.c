@@ -25,21 +25,21 @@ static unsigned cptx_int_bits(LLVMTypeRef t) {
   return LLVMGetTypeKind(t) == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(t) : 0;
 }
 
-static kiln_ptx_status_t cptx_check_one(const char *fn, LLVMValueRef in) {
+static kiln_error *cptx_check_one(const char *fn, LLVMValueRef in) {
   LLVMOpcode op = LLVMGetInstructionOpcode(in);
   if (op == LLVMAlloca && !LLVMIsConstant(LLVMGetOperand(in, 0)))
-    return cptx_errorf("cuda: function '%s' has an alloca whose size is known "
-                       "only at run time; LLVM 19 emits PTX for it that ptxas "
-                       "rejects (alignment 0), so use a fixed size or the "
-                       "dynamic shared array",
-                       fn);
+    return kiln_error_new("cuda: function '%s' has an alloca whose size is known "
+                          "only at run time; LLVM 19 emits PTX for it that ptxas "
+                          "rejects (alignment 0), so use a fixed size or the "
+                          "dynamic shared array",
+                          fn);
   LLVMTypeRef types[3] = {LLVMTypeOf(in), NULL, NULL};
   int n = LLVMGetNumOperands(in);
   for (int i = 0; i < n && i < 2; i++) types[i + 1] = LLVMTypeOf(LLVMGetOperand(in, i));
   for (int i = 0; i < 3; i++)
     if (cptx_soft_float(types[i])) {
       char *shown = LLVMPrintTypeToString(types[i]);
-      kiln_ptx_status_t s = cptx_errorf(
+      kiln_error *s = kiln_error_new(
           "cuda: function '%s' uses type %s, which NVPTX cannot lower (it "
           "needs a soft-float library PTX cannot link)",
           fn, shown);
@@ -50,15 +50,15 @@ static kiln_ptx_status_t cptx_check_one(const char *fn, LLVMValueRef in) {
   if (op == LLVMFPToSI || op == LLVMFPToUI) bits = cptx_int_bits(types[0]);
   if (op == LLVMSIToFP || op == LLVMUIToFP) bits = cptx_int_bits(types[1]);
   if (bits > 64)
-    return cptx_errorf("cuda: function '%s' converts between floating point "
-                       "and i%u; NVPTX lowers such conversions only up to 64 "
-                       "bits (wider ones need a library routine PTX cannot "
-                       "link)",
+    return kiln_error_new("cuda: function '%s' converts between floating point "
+                          "and i%u; NVPTX lowers such conversions only up to 64 "
+                          "bits (wider ones need a library routine PTX cannot "
+                          "link)",
                        fn, bits);
   return NULL;
 }
 
-kiln_ptx_status_t cptx_check_instructions(LLVMModuleRef module) {
+kiln_error *cptx_check_instructions(LLVMModuleRef module) {
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
        fn = LLVMGetNextFunction(fn)) {
     size_t len;
@@ -67,7 +67,7 @@ kiln_ptx_status_t cptx_check_instructions(LLVMModuleRef module) {
          bb = LLVMGetNextBasicBlock(bb))
       for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in;
            in = LLVMGetNextInstruction(in)) {
-        kiln_ptx_status_t s = cptx_check_one(name, in);
+        kiln_error *s = cptx_check_one(name, in);
         if (s) return s;
       }
   }

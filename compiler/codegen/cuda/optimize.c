@@ -8,8 +8,8 @@
 
 #include "cptx_internal.h"
 
-kiln_ptx_status_t kiln_ptx_optimize(LLVMModuleRef module,
-                                    LLVMTargetMachineRef tm) {
+kiln_error *kiln_ptx_optimize(LLVMModuleRef module,
+                              LLVMTargetMachineRef tm) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
   LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
@@ -18,7 +18,7 @@ kiln_ptx_status_t kiln_ptx_optimize(LLVMModuleRef module,
   LLVMDisposePassBuilderOptions(opts);
   if (!err) return NULL;
   char *msg = LLVMGetErrorMessage(err);
-  kiln_ptx_status_t s = cptx_errorf("cuda: the O3 pipeline failed: %s", msg);
+  kiln_error *s = kiln_error_new("cuda: the O3 pipeline failed: %s", msg);
   LLVMDisposeErrorMessage(msg);
   return s;
 }

@@ -19,21 +19,21 @@ static bool cptx_is_local(LLVMValueRef global) {
 }
 
 /* Kiln's kernel parameters: N bindings, then only i32 push constants. */
-static kiln_ptx_status_t cptx_check_kernel(LLVMModuleRef module,
-                                           LLVMValueRef fn) {
+static kiln_error *cptx_check_kernel(LLVMModuleRef module,
+                                     LLVMValueRef fn) {
   size_t len;
   const char *name = LLVMGetValueName2(fn, &len);
   if (LLVMIsDeclaration(fn))
-    return cptx_errorf("cuda kernel '%s' is declared but has no body", name);
+    return kiln_error_new("cuda kernel '%s' is declared but has no body", name);
   if (cptx_is_local(fn))
-    return cptx_errorf("cuda kernel '%s' has internal linkage; a PTX .entry "
-                       "must be visible to the driver",
-                       name);
+    return kiln_error_new("cuda kernel '%s' has internal linkage; a PTX .entry "
+                          "must be visible to the driver",
+                          name);
   LLVMTypeRef type = LLVMGlobalGetValueType(fn);
   if (LLVMGetTypeKind(LLVMGetReturnType(type)) != LLVMVoidTypeKind)
-    return cptx_errorf("cuda kernel '%s' must return void", name);
+    return kiln_error_new("cuda kernel '%s' must return void", name);
   if (LLVMIsFunctionVarArg(type))
-    return cptx_errorf("cuda kernel '%s' must not be variadic", name);
+    return kiln_error_new("cuda kernel '%s' must not be variadic", name);
   unsigned n = LLVMCountParams(fn);
   bool in_constants = false;
   for (unsigned i = 0; i < n; i++) {
@@ -48,7 +48,7 @@ static kiln_ptx_status_t cptx_check_kernel(LLVMModuleRef module,
       continue;
     }
     char *shown = LLVMPrintTypeToString(t);
-    kiln_ptx_status_t s = cptx_errorf(
+    kiln_error *s = kiln_error_new(
         "cuda kernel '%s': parameter %u has type %s; a Kiln kernel takes its "
         "bindings (ptr addrspace(1)) first, then i32 push constants",
         name, i, shown);
@@ -62,8 +62,8 @@ static kiln_ptx_status_t cptx_check_kernel(LLVMModuleRef module,
   return NULL;
 }
 
-kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
-                                   LLVMTargetMachineRef tm) {
+kiln_error *kiln_ptx_prepare(LLVMModuleRef module,
+                             LLVMTargetMachineRef tm) {
   char *triple = LLVMGetTargetMachineTriple(tm);
   LLVMSetTarget(module, triple);
   LLVMDisposeMessage(triple);
@@ -75,7 +75,7 @@ kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
   for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn;
        fn = LLVMGetNextFunction(fn)) {
     if (kiln_ptx_is_kernel(module, fn)) {
-      kiln_ptx_status_t s = cptx_check_kernel(module, fn);
+      kiln_error *s = cptx_check_kernel(module, fn);
       if (s) return s;
       kernels++;
     } else if (!LLVMIsDeclaration(fn)) {
@@ -83,7 +83,7 @@ kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
     }
   }
   if (kernels == 0)
-    return cptx_errorf("cuda: the module defines no kernel (add one with "
+    return kiln_error_new("cuda: the module defines no kernel (add one with "
                        "kiln_ptx_abi_add_kernel)");
   for (LLVMValueRef g = LLVMGetFirstGlobal(module); g; g = LLVMGetNextGlobal(g)) {
     size_t len;
@@ -95,11 +95,11 @@ kiln_ptx_status_t kiln_ptx_prepare(LLVMModuleRef module,
     if (strcmp(name, KILN_PTX_DYNAMIC_SHARED_SYMBOL) == 0 &&
         LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == KILN_PTX_ADDRSPACE_SHARED)
       continue;
-    return cptx_errorf("cuda: global '%s' is declared but not defined in the "
-                       "module; Kiln's PTX links no library (the only external "
-                       "global is the dynamic shared array '%s')",
+    return kiln_error_new("cuda: global '%s' is declared but not defined in the "
+                          "module; Kiln's PTX links no library (the only external "
+                          "global is the dynamic shared array '%s')",
                        name, KILN_PTX_DYNAMIC_SHARED_SYMBOL);
   }
-  kiln_ptx_status_t s = cptx_check_instructions(module);
+  kiln_error *s = cptx_check_instructions(module);
   return s ? s : cptx_check_callees(module);
 }

@@ -8,31 +8,31 @@
 
 #include "cptx_internal.h"
 
-kiln_ptx_status_t kiln_ptx_add_shared_array(const kiln_ptx_abi_t *abi,
-                                            LLVMModuleRef module,
-                                            const char *name, LLVMTypeRef elem,
-                                            uint64_t count, uint32_t align,
-                                            LLVMValueRef *out) {
+kiln_error *kiln_ptx_add_shared_array(const kiln_ptx_abi_t *abi,
+                                      LLVMModuleRef module,
+                                      const char *name, LLVMTypeRef elem,
+                                      uint64_t count, uint32_t align,
+                                      LLVMValueRef *out) {
   *out = NULL;
   const char *shown = name && *name ? name : "(unnamed)";
   if (count == 0)
-    return cptx_errorf("cuda shared array '%s': zero elements", shown);
+    return kiln_error_new("cuda shared array '%s': zero elements", shown);
   if (!elem || !LLVMTypeIsSized(elem))
-    return cptx_errorf("cuda shared array '%s': element type has no size", shown);
+    return kiln_error_new("cuda shared array '%s': element type has no size", shown);
   if (align & (align - 1))
-    return cptx_errorf("cuda shared array '%s': alignment %u is not a power "
-                       "of two",
-                       shown, align);
+    return kiln_error_new("cuda shared array '%s': alignment %u is not a power "
+                          "of two",
+                          shown, align);
   /* The size check uses LLVM's store size for the NVPTX data layout,
    * which for the scalar and vector types a kernel uses is the host's. */
   LLVMTargetDataRef dl = LLVMGetModuleDataLayout(module);
   unsigned long long elem_bytes = LLVMABISizeOfType(dl, elem);
   if (elem_bytes == 0 || count > CPTX_MAX_STATIC_SHARED / elem_bytes)
-    return cptx_errorf("cuda shared array '%s': %llu elements of %llu bytes "
-                       "exceed the %u bytes of static shared memory a block "
-                       "may declare",
-                       shown, (unsigned long long)count, elem_bytes,
-                       CPTX_MAX_STATIC_SHARED);
+    return kiln_error_new("cuda shared array '%s': %llu elements of %llu bytes "
+                          "exceed the %u bytes of static shared memory a block "
+                          "may declare",
+                          shown, (unsigned long long)count, elem_bytes,
+                          CPTX_MAX_STATIC_SHARED);
   LLVMTypeRef type = LLVMArrayType2(elem, count);
   LLVMValueRef g = LLVMAddGlobalInAddressSpace(module, type, name ? name : "",
                                                KILN_PTX_ADDRSPACE_SHARED);
@@ -44,9 +44,9 @@ kiln_ptx_status_t kiln_ptx_add_shared_array(const kiln_ptx_abi_t *abi,
   return NULL;
 }
 
-kiln_ptx_status_t kiln_ptx_dynamic_shared(const kiln_ptx_abi_t *abi,
-                                          LLVMModuleRef module,
-                                          LLVMValueRef *out) {
+kiln_error *kiln_ptx_dynamic_shared(const kiln_ptx_abi_t *abi,
+                                    LLVMModuleRef module,
+                                    LLVMValueRef *out) {
   *out = NULL;
   LLVMTypeRef type = LLVMArrayType2(LLVMInt8TypeInContext(abi->context), 0);
   LLVMValueRef g = LLVMGetNamedGlobal(module, KILN_PTX_DYNAMIC_SHARED_SYMBOL);
@@ -54,15 +54,15 @@ kiln_ptx_status_t kiln_ptx_dynamic_shared(const kiln_ptx_abi_t *abi,
     if (!LLVMIsDeclaration(g) ||
         LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != KILN_PTX_ADDRSPACE_SHARED ||
         LLVMGlobalGetValueType(g) != type)
-      return cptx_errorf("cuda: the module already has a global '%s' that is "
-                         "not the dynamic shared array",
-                         KILN_PTX_DYNAMIC_SHARED_SYMBOL);
+      return kiln_error_new("cuda: the module already has a global '%s' that is "
+                            "not the dynamic shared array",
+                            KILN_PTX_DYNAMIC_SHARED_SYMBOL);
     *out = g;
     return NULL;
   }
   if (LLVMGetNamedFunction(module, KILN_PTX_DYNAMIC_SHARED_SYMBOL))
-    return cptx_errorf("cuda: the module already has a function '%s'",
-                       KILN_PTX_DYNAMIC_SHARED_SYMBOL);
+    return kiln_error_new("cuda: the module already has a function '%s'",
+                          KILN_PTX_DYNAMIC_SHARED_SYMBOL);
   g = LLVMAddGlobalInAddressSpace(module, type, KILN_PTX_DYNAMIC_SHARED_SYMBOL,
                                   KILN_PTX_ADDRSPACE_SHARED);
   LLVMSetLinkage(g, LLVMExternalLinkage);

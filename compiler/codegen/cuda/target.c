@@ -71,17 +71,17 @@ static bool cptx_is_retired_sm(const char *spec) {
          v >= 10 && v < cptx_sms[0].version;
 }
 
-kiln_ptx_status_t kiln_ptx_target_parse(const char *text,
-                                        kiln_ptx_target_t *out) {
+kiln_error *kiln_ptx_target_parse(const char *text,
+                                  kiln_ptx_target_t *out) {
   memset(out, 0, sizeof *out);
-  if (!text) return cptx_errorf("cuda: no target string given");
+  if (!text) return kiln_error_new("cuda: no target string given");
   size_t plen = strlen(CPTX_PREFIX);
   if (strcmp(text, "cuda") == 0 || strcmp(text, CPTX_PREFIX) == 0)
-    return cptx_errorf("target '%s': name an SM version, e.g. cuda:sm_80; "
-                       "valid SM versions: %s",
-                       text, kiln_ptx_valid_sms());
+    return kiln_error_new("target '%s': name an SM version, e.g. cuda:sm_80; "
+                          "valid SM versions: %s",
+                          text, kiln_ptx_valid_sms());
   if (strncmp(text, CPTX_PREFIX, plen) != 0)
-    return cptx_errorf("target '%s' is not a cuda target (expected "
+    return kiln_error_new("target '%s' is not a cuda target (expected "
                        "cuda:sm_XX)",
                        text);
   const char *spec = text + plen;
@@ -96,23 +96,23 @@ kiln_ptx_status_t kiln_ptx_target_parse(const char *text,
     return NULL;
   }
   if (cptx_is_retired_sm(spec))
-    return cptx_errorf("target '%s': %s is older than %s, the oldest SM "
-                       "version CUDA 13 compiles PTX for; valid SM versions: "
-                       "%s",
-                       text, spec, cptx_sms[0].name, kiln_ptx_valid_sms());
-  return cptx_errorf("target '%s': unknown SM version '%s'; valid SM "
-                     "versions: %s",
-                     text, spec, kiln_ptx_valid_sms());
+    return kiln_error_new("target '%s': %s is older than %s, the oldest SM "
+                          "version CUDA 13 compiles PTX for; valid SM versions: "
+                          "%s",
+                          text, spec, cptx_sms[0].name, kiln_ptx_valid_sms());
+  return kiln_error_new("target '%s': unknown SM version '%s'; valid SM "
+                        "versions: %s",
+                        text, spec, kiln_ptx_valid_sms());
 }
 
-kiln_ptx_status_t kiln_ptx_target_machine_create(const kiln_ptx_target_t *target,
-                                                 LLVMTargetMachineRef *out) {
+kiln_error *kiln_ptx_target_machine_create(const kiln_ptx_target_t *target,
+                                           LLVMTargetMachineRef *out) {
   *out = NULL;
   cptx_initialize_llvm();
   LLVMTargetRef llvm_target = NULL;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(target->triple, &llvm_target, &err))
-    return cptx_error_llvm("cuda: no LLVM NVPTX back end", err);
+    return kiln_llvm_cpu_error_llvm("cuda: no LLVM NVPTX back end", err);
   if (err) LLVMDisposeMessage(err);
   LLVMTargetMachineOptionsRef opts = LLVMCreateTargetMachineOptions();
   LLVMTargetMachineOptionsSetCPU(opts, target->sm);
@@ -121,8 +121,8 @@ kiln_ptx_status_t kiln_ptx_target_machine_create(const kiln_ptx_target_t *target
   *out = LLVMCreateTargetMachineWithOptions(llvm_target, target->triple, opts);
   LLVMDisposeTargetMachineOptions(opts);
   if (!*out)
-    return cptx_errorf("cuda: LLVM could not create a target machine for %s "
-                       "(%s)",
-                       target->triple, target->sm);
+    return kiln_error_new("cuda: LLVM could not create a target machine for %s "
+                          "(%s)",
+                          target->triple, target->sm);
   return NULL;
 }

@@ -88,10 +88,10 @@ kiln_error *kiln_cuda_translate_variant(kiln_op *inner, void *user) {
   kiln_op *var = sv.variant;
   const char *ename = sv.executable_name, *vname = sv.variant_name, *target = sv.target;
   kiln_ptx_target_t pt;
-  kiln_ptx_status_t st = kiln_ptx_target_parse(target, &pt);
+  kiln_error *st = kiln_ptx_target_parse(target, &pt);
   if (st) {
-    kiln_error *e = kiln_error_new("%s", kiln_llvm_cpu_status_message(st));
-    kiln_llvm_cpu_status_free(st);
+    kiln_error *e = kiln_error_new("%s", kiln_error_message(st));
+    kiln_error_free(st);
     return e;
   }
   err = tc_record_launch(var, inner);
@@ -122,8 +122,8 @@ kiln_error *kiln_cuda_translate_variant(kiln_op *inner, void *user) {
     uint32_t size[3] = {(uint32_t)w[0], (uint32_t)w[1], (uint32_t)w[2]};
     st = kiln_ptx_abi_set_block_size(&abi, mod, fn, KILN_PTX_BLOCK_MAX, size);
     if (st) {
-      err = kiln_error_new("%s", kiln_llvm_cpu_status_message(st));
-      kiln_llvm_cpu_status_free(st);
+      err = kiln_error_new("%s", kiln_error_message(st));
+      kiln_error_free(st);
     }
   }
   if (!err && s->options.compile_to == KILN_STAGE_LLVM_IR) {
@@ -133,8 +133,8 @@ kiln_error *kiln_cuda_translate_variant(kiln_op *inner, void *user) {
     memset(&res, 0, sizeof res);
     st = kiln_ptx_compile(mod, &pt, &res);
     if (st) {
-      err = kiln_error_new("%s", kiln_llvm_cpu_status_message(st));
-      kiln_llvm_cpu_status_free(st);
+      err = kiln_error_new("%s", kiln_error_message(st));
+      kiln_error_free(st);
     } else {
       err = kiln_session_set_payload(s, ename, vname, KILN_PAYLOAD_PTX, "nvptx64", NULL,
                                      res.ptx.data, res.ptx.size);

@@ -5,10 +5,10 @@
 
 #include "cptx_internal.h"
 
-kiln_ptx_status_t kiln_ptx_verify(LLVMModuleRef module) {
+kiln_error *kiln_ptx_verify(LLVMModuleRef module) {
   char *report = NULL;
   if (LLVMVerifyModule(module, LLVMReturnStatusAction, &report))
-    return cptx_error_llvm("cuda: the LLVM module failed verification", report);
+    return kiln_llvm_cpu_error_llvm("cuda: the LLVM module failed verification", report);
   if (report) LLVMDisposeMessage(report);
   return NULL;
 }

@@ -168,9 +168,9 @@ void tl_kernel_export_of(tl *t, kiln_op *f, LLVMValueRef fn, kiln_llvm_cpu_expor
 kiln_error *tl_kernel_emit_table(tl *t, kiln_op *module, kiln_llvm_cpu_export_t *exports,
                                  uint32_t count) {
   (void)module;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_abi_emit_table(&t->abi, t->m, exports, count);
+  kiln_error *s = kiln_llvm_cpu_abi_emit_table(&t->abi, t->m, exports, count);
   if (!s) return NULL;
-  kiln_error *e = kiln_error_new("export table: %s", kiln_llvm_cpu_status_message(s));
-  kiln_llvm_cpu_status_free(s);
+  kiln_error *e = kiln_error_new("export table: %s", kiln_error_message(s));
+  kiln_error_free(s);
   return e;
 }

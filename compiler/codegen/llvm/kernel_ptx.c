@@ -66,10 +66,10 @@ bool tl_ptx_kernel_begin(tl *t, kiln_op *f, LLVMValueRef *fn) {
    * is noalias until the HAL says which do not. */
   d.aliased_binding_mask = nb >= 32 ? 0xffffffffu : (1u << nb) - 1;
   d.binding_align = t->opts->binding_alignment ? t->opts->binding_alignment : 64;
-  kiln_ptx_status_t s = kiln_ptx_abi_add_kernel(&abi, t->m, &d, fn);
+  kiln_error *s = kiln_ptx_abi_add_kernel(&abi, t->m, &d, fn);
   if (s) {
-    tl_fail(t, f, "%s", kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    tl_fail(t, f, "%s", kiln_error_message(s));
+    kiln_error_free(s);
     return false;
   }
   return true;
@@ -169,10 +169,10 @@ void tl_ptx_shared_alloca(tl *t, kiln_op *op) {
   kiln_ptx_abi_t abi;
   kiln_ptx_abi_init(&abi, t->c);
   LLVMValueRef g;
-  kiln_ptx_status_t s = kiln_ptx_add_shared_array(&abi, t->m, "kiln_workgroup", et, count, 16, &g);
+  kiln_error *s = kiln_ptx_add_shared_array(&abi, t->m, "kiln_workgroup", et, count, 16, &g);
   if (s) {
-    tl_fail(t, op, "%s", kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    tl_fail(t, op, "%s", kiln_error_message(s));
+    kiln_error_free(s);
     return;
   }
   LLVMValueRef p = LLVMBuildAddrSpaceCast(t->b, g, t->ptr, "");

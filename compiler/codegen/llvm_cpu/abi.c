@@ -99,45 +99,45 @@ LLVMValueRef kiln_llvm_cpu_abi_add_entry(const kiln_llvm_cpu_abi_t *abi,
 
 /*------------------------------------------------------------ export table */
 
-static kiln_llvm_cpu_status_t lcpu_check_export(
+static kiln_error *lcpu_check_export(
     const kiln_llvm_cpu_abi_t *abi, LLVMModuleRef module,
     const kiln_llvm_cpu_export_t *exports, uint32_t i) {
   const kiln_llvm_cpu_export_t *e = &exports[i];
   if (!e->name || !*e->name)
-    return lcpu_errorf("llvm-cpu export %u: empty name", i);
+    return kiln_error_new("llvm-cpu export %u: empty name", i);
   for (uint32_t j = 0; j < i; j++)
     if (strcmp(exports[j].name, e->name) == 0)
-      return lcpu_errorf("llvm-cpu export %u: name '%s' already used by "
-                         "export %u",
-                         i, e->name, j);
+      return kiln_error_new("llvm-cpu export %u: name '%s' already used by "
+                            "export %u",
+                            i, e->name, j);
   if (!e->entry || !LLVMIsAFunction(e->entry))
-    return lcpu_errorf("llvm-cpu export %u ('%s'): entry is not a function", i,
-                       e->name);
+    return kiln_error_new("llvm-cpu export %u ('%s'): entry is not a function", i,
+                          e->name);
   if (LLVMGetGlobalParent(e->entry) != module)
-    return lcpu_errorf("llvm-cpu export %u ('%s'): entry function belongs to "
-                       "another module",
-                       i, e->name);
+    return kiln_error_new("llvm-cpu export %u ('%s'): entry function belongs to "
+                          "another module",
+                          i, e->name);
   if (LLVMGlobalGetValueType(e->entry) != abi->entry_fn) {
     char *have = LLVMPrintTypeToString(LLVMGlobalGetValueType(e->entry));
-    kiln_llvm_cpu_status_t s =
-        lcpu_errorf("llvm-cpu export %u ('%s'): entry has type %s, expected "
-                    "i32 (ptr, ptr)",
-                    i, e->name, have);
+    kiln_error *s =
+        kiln_error_new("llvm-cpu export %u ('%s'): entry has type %s, expected "
+                       "i32 (ptr, ptr)",
+                       i, e->name, have);
     LLVMDisposeMessage(have);
     return s;
   }
   for (int d = 0; d < 3; d++)
     if (e->workgroup_size[d] == 0)
-      return lcpu_errorf("llvm-cpu export %u ('%s'): workgroup size %c is 0",
-                         i, e->name, "xyz"[d]);
+      return kiln_error_new("llvm-cpu export %u ('%s'): workgroup size %c is 0",
+                            i, e->name, "xyz"[d]);
   if (e->binding_count > 32)
-    return lcpu_errorf("llvm-cpu export %u ('%s'): %u bindings, at most 32 "
-                       "fit the read-only mask",
-                       i, e->name, e->binding_count);
+    return kiln_error_new("llvm-cpu export %u ('%s'): %u bindings, at most 32 "
+                          "fit the read-only mask",
+                          i, e->name, e->binding_count);
   if (e->binding_count < 32 && (e->readonly_binding_mask >> e->binding_count))
-    return lcpu_errorf("llvm-cpu export %u ('%s'): read-only mask 0x%x names "
-                       "bindings beyond its %u bindings",
-                       i, e->name, e->readonly_binding_mask, e->binding_count);
+    return kiln_error_new("llvm-cpu export %u ('%s'): read-only mask 0x%x names "
+                          "bindings beyond its %u bindings",
+                          i, e->name, e->readonly_binding_mask, e->binding_count);
   return NULL;
 }
 
@@ -179,24 +179,24 @@ static LLVMValueRef lcpu_export_info(const kiln_llvm_cpu_abi_t *abi,
                               KILN_LLVM_CPU_export_info_field_count);
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_abi_emit_table(
+kiln_error *kiln_llvm_cpu_abi_emit_table(
     const kiln_llvm_cpu_abi_t *abi, LLVMModuleRef module,
     const kiln_llvm_cpu_export_t *exports, uint32_t export_count) {
   if (LLVMGetNamedFunction(module, KILN_EXECUTABLE_QUERY_SYMBOL) ||
       LLVMGetNamedGlobal(module, KILN_EXECUTABLE_QUERY_SYMBOL))
-    return lcpu_errorf("llvm-cpu: the module already has a symbol named %s",
-                       KILN_EXECUTABLE_QUERY_SYMBOL);
+    return kiln_error_new("llvm-cpu: the module already has a symbol named %s",
+                          KILN_EXECUTABLE_QUERY_SYMBOL);
   if (export_count > 0 && !exports)
-    return lcpu_errorf("llvm-cpu: %u exports but no export list", export_count);
+    return kiln_error_new("llvm-cpu: %u exports but no export list", export_count);
   for (uint32_t i = 0; i < export_count; i++) {
-    kiln_llvm_cpu_status_t s = lcpu_check_export(abi, module, exports, i);
+    kiln_error *s = lcpu_check_export(abi, module, exports, i);
     if (s) return s;
   }
 
   LLVMValueRef exports_ptr = LLVMConstPointerNull(abi->ptr);
   if (export_count > 0) {
     LLVMValueRef *items = malloc(sizeof *items * export_count);
-    if (!items) return lcpu_errorf("llvm-cpu: out of memory");
+    if (!items) return kiln_error_new("llvm-cpu: out of memory");
     for (uint32_t i = 0; i < export_count; i++) {
       items[i] = lcpu_export_info(abi, module, &exports[i]);
       if (LLVMIsDeclaration(exports[i].entry) == 0)

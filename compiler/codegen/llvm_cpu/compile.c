@@ -41,7 +41,7 @@ uint64_t lcpu_count_instructions(LLVMModuleRef module) {
   return n;
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_compile_timed(
+kiln_error *kiln_llvm_cpu_compile_timed(
     LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
     kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
   out->data = NULL;
@@ -51,7 +51,7 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_compile_timed(
   double t0 = timing ? lcpu_now() : 0, t1 = 0;
   LLVMTargetMachineRef tm = NULL;
   LLVMModuleRef spare = NULL, code = module;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_machine_create(target, &tm);
+  kiln_error *s = kiln_llvm_cpu_target_machine_create(target, &tm);
   if (!s) s = kiln_llvm_cpu_verify(module);
   if (!s) s = kiln_llvm_cpu_prepare(module, tm);
   if (!s) {
@@ -93,7 +93,7 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_compile_timed(
   return s;
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(
+kiln_error *kiln_llvm_cpu_compile(
     LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
     kiln_llvm_cpu_bytes_t *out) {
   return kiln_llvm_cpu_compile_timed(module, target, out, NULL);

@@ -7,25 +7,25 @@
 
 #include "lcpu_internal.h"
 
-static kiln_llvm_cpu_status_t lcpu_copy_out(const char *data, size_t size,
-                                            kiln_llvm_cpu_bytes_t *out) {
+static kiln_error *lcpu_copy_out(const char *data, size_t size,
+                                 kiln_llvm_cpu_bytes_t *out) {
   out->data = malloc(size + 1);
-  if (!out->data) return lcpu_errorf("llvm-cpu: out of memory (%zu bytes)", size);
+  if (!out->data) return kiln_error_new("llvm-cpu: out of memory (%zu bytes)", size);
   if (size) memcpy(out->data, data, size);
   out->data[size] = 0;
   out->size = size;
   return NULL;
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_emit(LLVMModuleRef module,
-                                          LLVMTargetMachineRef tm,
-                                          kiln_llvm_cpu_emit_kind_t kind,
-                                          kiln_llvm_cpu_bytes_t *out) {
+kiln_error *kiln_llvm_cpu_emit(LLVMModuleRef module,
+                               LLVMTargetMachineRef tm,
+                               kiln_llvm_cpu_emit_kind_t kind,
+                               kiln_llvm_cpu_bytes_t *out) {
   out->data = NULL;
   out->size = 0;
   if (kind == KILN_LLVM_CPU_EMIT_LLVM_IR) {
     char *text = LLVMPrintModuleToString(module);
-    kiln_llvm_cpu_status_t s = lcpu_copy_out(text, strlen(text), out);
+    kiln_error *s = lcpu_copy_out(text, strlen(text), out);
     LLVMDisposeMessage(text);
     return s;
   }
@@ -37,9 +37,9 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_emit(LLVMModuleRef module,
   LLVMBool failed =
       LLVMTargetMachineEmitToMemoryBuffer(tm, clone, type, &err, &buf);
   LLVMDisposeModule(clone);
-  if (failed) return lcpu_error_llvm("llvm-cpu: code generation failed", err);
+  if (failed) return kiln_llvm_cpu_error_llvm("llvm-cpu: code generation failed", err);
   if (err) LLVMDisposeMessage(err);
-  kiln_llvm_cpu_status_t s =
+  kiln_error *s =
       lcpu_copy_out(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), out);
   LLVMDisposeMemoryBuffer(buf);
   return s;

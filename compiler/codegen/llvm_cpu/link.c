@@ -36,12 +36,12 @@ typedef struct lcpu_linkdir {
   char object[600], script[600], output[600], log[600];
 } lcpu_linkdir_t;
 
-static kiln_llvm_cpu_status_t lcpu_write_file(const char *path,
-                                              const void *data, size_t size) {
+static kiln_error *lcpu_write_file(const char *path,
+                                   const void *data, size_t size) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
-    return lcpu_errorf("llvm-cpu link: cannot create %s: %s", path,
-                       strerror(errno));
+    return kiln_error_new("llvm-cpu link: cannot create %s: %s", path,
+                          strerror(errno));
   const uint8_t *p = data;
   while (size > 0) {
     ssize_t n = write(fd, p, size);
@@ -49,40 +49,40 @@ static kiln_llvm_cpu_status_t lcpu_write_file(const char *path,
     if (n <= 0) {
       int e = n < 0 ? errno : EIO;
       close(fd);
-      return lcpu_errorf("llvm-cpu link: cannot write %s: %s", path,
-                         strerror(e));
+      return kiln_error_new("llvm-cpu link: cannot write %s: %s", path,
+                            strerror(e));
     }
     p += n;
     size -= (size_t)n;
   }
   if (close(fd) != 0)
-    return lcpu_errorf("llvm-cpu link: cannot write %s: %s", path,
-                       strerror(errno));
+    return kiln_error_new("llvm-cpu link: cannot write %s: %s", path,
+                          strerror(errno));
   return NULL;
 }
 
 /* Reads at most `limit` bytes of PATH into a NUL-terminated buffer;
  * *truncated says whether the file was longer. */
-static kiln_llvm_cpu_status_t lcpu_read_file(const char *path, off_t limit,
-                                             kiln_llvm_cpu_bytes_t *out,
-                                             bool *truncated) {
+static kiln_error *lcpu_read_file(const char *path, off_t limit,
+                                  kiln_llvm_cpu_bytes_t *out,
+                                  bool *truncated) {
   out->data = NULL;
   out->size = 0;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return lcpu_errorf("llvm-cpu link: cannot open %s: %s", path,
-                       strerror(errno));
+    return kiln_error_new("llvm-cpu link: cannot open %s: %s", path,
+                          strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || st.st_size < 0) {
     close(fd);
-    return lcpu_errorf("llvm-cpu link: cannot stat %s", path);
+    return kiln_error_new("llvm-cpu link: cannot stat %s", path);
   }
   *truncated = st.st_size > limit;
   size_t want = (size_t)(*truncated ? limit : st.st_size);
   out->data = malloc(want + 1);
   if (!out->data) {
     close(fd);
-    return lcpu_errorf("llvm-cpu link: out of memory reading %s", path);
+    return kiln_error_new("llvm-cpu link: out of memory reading %s", path);
   }
   while (out->size < want) {
     ssize_t n = read(fd, out->data + out->size, want - out->size);
@@ -95,14 +95,14 @@ static kiln_llvm_cpu_status_t lcpu_read_file(const char *path, off_t limit,
   return NULL;
 }
 
-static kiln_llvm_cpu_status_t lcpu_make_dir(lcpu_linkdir_t *d) {
+static kiln_error *lcpu_make_dir(lcpu_linkdir_t *d) {
   const char *tmp = getenv("TMPDIR");
   if (!tmp || !*tmp || strlen(tmp) > 400) tmp = "/tmp";
   snprintf(d->dir, sizeof d->dir, "%s/kiln-link-XXXXXX", tmp);
   if (!mkdtemp(d->dir))
-    return lcpu_errorf("llvm-cpu link: cannot create a temporary folder in "
-                       "%s: %s",
-                       tmp, strerror(errno));
+    return kiln_error_new("llvm-cpu link: cannot create a temporary folder in "
+                          "%s: %s",
+                          tmp, strerror(errno));
   snprintf(d->object, sizeof d->object, "%s/kernels.o", d->dir);
   snprintf(d->script, sizeof d->script, "%s/exports.map", d->dir);
   snprintf(d->output, sizeof d->output, "%s/kernels.so", d->dir);
@@ -120,11 +120,11 @@ static void lcpu_remove_dir(lcpu_linkdir_t *d) {
 
 /* Runs lld with stdin from /dev/null and stdout+stderr into the log;
  * *exit_code is its exit status (or 128+signal). */
-static kiln_llvm_cpu_status_t lcpu_spawn(const char *const argv[],
-                                         const char *log, int *exit_code) {
+static kiln_error *lcpu_spawn(const char *const argv[],
+                              const char *log, int *exit_code) {
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa) != 0)
-    return lcpu_errorf("llvm-cpu link: out of memory");
+    return kiln_error_new("llvm-cpu link: out of memory");
   int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   if (!rc)
     rc = posix_spawn_file_actions_addopen(&fa, 1, log,
@@ -138,27 +138,27 @@ static kiln_llvm_cpu_status_t lcpu_spawn(const char *const argv[],
                      environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0)
-    return lcpu_errorf("llvm-cpu link: cannot run %s: %s", argv[0],
-                       strerror(rc));
+    return kiln_error_new("llvm-cpu link: cannot run %s: %s", argv[0],
+                          strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR)
-      return lcpu_errorf("llvm-cpu link: waiting for %s: %s", argv[0],
-                         strerror(errno));
+      return kiln_error_new("llvm-cpu link: waiting for %s: %s", argv[0],
+                            strerror(errno));
   }
   *exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
                                  : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return NULL;
 }
 
-static kiln_llvm_cpu_status_t lcpu_link_in(const lcpu_linkdir_t *d,
-                                           const kiln_llvm_cpu_target_t *t,
-                                           const char *lld, const void *object,
-                                           size_t size,
-                                           kiln_llvm_cpu_bytes_t *out) {
+static kiln_error *lcpu_link_in(const lcpu_linkdir_t *d,
+                                const kiln_llvm_cpu_target_t *t,
+                                const char *lld, const void *object,
+                                size_t size,
+                                kiln_llvm_cpu_bytes_t *out) {
   static const char script[] =
       "{\n  global: " KILN_EXECUTABLE_QUERY_SYMBOL ";\n  local: *;\n};\n";
-  kiln_llvm_cpu_status_t s = lcpu_write_file(d->object, object, size);
+  kiln_error *s = lcpu_write_file(d->object, object, size);
   if (!s) s = lcpu_write_file(d->script, script, sizeof script - 1);
   if (s) return s;
   const char *const argv[] = {
@@ -172,18 +172,18 @@ static kiln_llvm_cpu_status_t lcpu_link_in(const lcpu_linkdir_t *d,
   if (code != 0) {
     kiln_llvm_cpu_bytes_t log = {0};
     bool truncated = false;
-    kiln_llvm_cpu_status_t rs =
+    kiln_error *rs =
         lcpu_read_file(d->log, LCPU_MAX_LOG_BYTES, &log, &truncated);
-    const char *text = rs ? kiln_llvm_cpu_status_message(rs) : (char *)log.data;
+    const char *text = rs ? kiln_error_message(rs) : (char *)log.data;
     /* The usual cause deserves a hint: LLVM lowered an operation (frem,
      * a math intrinsic, a large memset) to a libc call. */
     const char *hint = strstr(text, "undefined symbol")
                            ? " (a Kiln executable links no libc: generated "
                              "code must not need library functions)"
                            : "";
-    s = lcpu_errorf("llvm-cpu link: %s failed (exit %d): %s%s%s", lld, code,
-                    text, truncated ? "..." : "", hint);
-    kiln_llvm_cpu_status_free(rs);
+    s = kiln_error_new("llvm-cpu link: %s failed (exit %d): %s%s%s", lld, code,
+                       text, truncated ? "..." : "", hint);
+    kiln_error_free(rs);
     kiln_llvm_cpu_bytes_free(&log);
     return s;
   }
@@ -191,20 +191,20 @@ static kiln_llvm_cpu_status_t lcpu_link_in(const lcpu_linkdir_t *d,
   s = lcpu_read_file(d->output, LCPU_MAX_SO_BYTES, out, &truncated);
   if (!s && truncated) {
     kiln_llvm_cpu_bytes_free(out);
-    s = lcpu_errorf("llvm-cpu link: the linked object exceeds %lld bytes",
-                    (long long)LCPU_MAX_SO_BYTES);
+    s = kiln_error_new("llvm-cpu link: the linked object exceeds %lld bytes",
+                       (long long)LCPU_MAX_SO_BYTES);
   }
   return s;
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
-                                          const char *lld_path,
-                                          const void *object, size_t size,
-                                          kiln_llvm_cpu_bytes_t *out) {
+kiln_error *kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
+                               const char *lld_path,
+                               const void *object, size_t size,
+                               kiln_llvm_cpu_bytes_t *out) {
   out->data = NULL;
   out->size = 0;
   lcpu_linkdir_t dir;
-  kiln_llvm_cpu_status_t s = lcpu_make_dir(&dir);
+  kiln_error *s = lcpu_make_dir(&dir);
   if (s) return s;
   s = lcpu_link_in(&dir, target, lld_path ? lld_path : KILN_LLD_PATH, object,
                    size, out);

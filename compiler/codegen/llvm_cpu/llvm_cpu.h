@@ -12,9 +12,9 @@
  *   emit      object file (or assembly) to memory
  *   link      ld.lld into a position-independent shared object
  *
- * Errors travel as kiln_llvm_cpu_status_t: NULL on success, otherwise an
- * owned message that the caller frees. Internal prefix of this folder:
- * lcpu_. */
+ * Errors are the compiler's kiln_error (kiln_error.h): NULL on success,
+ * otherwise an owned message that the caller frees. Internal prefix of
+ * this folder: lcpu_. */
 #ifndef KILN_CODEGEN_LLVM_CPU_H
 #define KILN_CODEGEN_LLVM_CPU_H
 
@@ -27,10 +27,11 @@
 
 /*---------------------------------------------------------------- status */
 
-typedef struct kiln_llvm_cpu_error *kiln_llvm_cpu_status_t;
+#include "kiln_error.h"
 
-const char *kiln_llvm_cpu_status_message(kiln_llvm_cpu_status_t status);
-void kiln_llvm_cpu_status_free(kiln_llvm_cpu_status_t status);
+/* An error from an LLVM-owned message (freed here with LLVMDisposeMessage),
+ * prefixed by `what`; msg may be NULL. The PTX back end's too. */
+kiln_error *kiln_llvm_cpu_error_llvm(const char *what, char *msg);
 
 /* Owned bytes (an object file, assembly text, a shared object). */
 typedef struct kiln_llvm_cpu_bytes {
@@ -72,19 +73,19 @@ typedef struct kiln_llvm_cpu_target {
 /* Parses a target string. Unknown architectures and features are errors
  * that list the valid ones; a repeated feature counts once. On success *out owns memory released by
  * kiln_llvm_cpu_target_release. */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_target_parse(const char *text,
-                                                  kiln_llvm_cpu_target_t *out);
+kiln_error *kiln_llvm_cpu_target_parse(const char *text,
+                                       kiln_llvm_cpu_target_t *out);
 void kiln_llvm_cpu_target_release(kiln_llvm_cpu_target_t *target);
 
 /* A TargetMachine for the target: PIC, optimization level O3. The caller
  * disposes it with LLVMDisposeTargetMachine. */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_target_machine_create(
-    const kiln_llvm_cpu_target_t *target, LLVMTargetMachineRef *out);
+kiln_error *kiln_llvm_cpu_target_machine_create(
+                                                const kiln_llvm_cpu_target_t *target, LLVMTargetMachineRef *out);
 
 /*---------------------------------------------------------------- passes */
 
 /* LLVM's verifier; a broken module is an error carrying its report. */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_verify(LLVMModuleRef module);
+kiln_error *kiln_llvm_cpu_verify(LLVMModuleRef module);
 
 /* Makes a module fit for a no-libc shared object: sets the triple and data
  * layout of tm; marks every defined function nounwind, without unwind
@@ -94,13 +95,13 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_verify(LLVMModuleRef module);
  * gives every non-local symbol other than kiln_executable_query hidden
  * visibility; rejects calls to functions the module does not define (only
  * LLVM intrinsics may be declared). */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
-                                             LLVMTargetMachineRef tm);
+kiln_error *kiln_llvm_cpu_prepare(LLVMModuleRef module,
+                                  LLVMTargetMachineRef tm);
 
 /* Runs default<O3> with loop and SLP vectorization, interleaving and
  * unrolling on. The module must have been prepared for tm. */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
-                                              LLVMTargetMachineRef tm);
+kiln_error *kiln_llvm_cpu_optimize(LLVMModuleRef module,
+                                   LLVMTargetMachineRef tm);
 
 typedef enum kiln_llvm_cpu_emit_kind {
   KILN_LLVM_CPU_EMIT_OBJECT,
@@ -110,28 +111,28 @@ typedef enum kiln_llvm_cpu_emit_kind {
 
 /* Emits the module; it is left unchanged (code generation runs on a
  * clone). Assembly and IR text are NUL-terminated (size excludes it). */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_emit(LLVMModuleRef module,
-                                          LLVMTargetMachineRef tm,
-                                          kiln_llvm_cpu_emit_kind_t kind,
-                                          kiln_llvm_cpu_bytes_t *out);
+kiln_error *kiln_llvm_cpu_emit(LLVMModuleRef module,
+                               LLVMTargetMachineRef tm,
+                               kiln_llvm_cpu_emit_kind_t kind,
+                               kiln_llvm_cpu_bytes_t *out);
 
 /* Links one relocatable object into a shared object with ld.lld, run as a
  * subprocess over files in a private temporary folder that is always
  * removed. lld's complaints (e.g. an undefined memset) become the error
  * message. lld_path NULL means the ld.lld found at configure time. */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
-                                          const char *lld_path,
-                                          const void *object, size_t size,
-                                          kiln_llvm_cpu_bytes_t *out);
+kiln_error *kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
+                               const char *lld_path,
+                               const void *object, size_t size,
+                               kiln_llvm_cpu_bytes_t *out);
 
 /* verify, prepare, optimize, emit an object, link: the .so bytes. The
  * module stays the caller's; it is prepared and optimized in place. When
  * O3 flattens loop nests (its output over 8,192 instructions and 16 times
  * its input), a copy taken before O3 is optimized without loop unrolling
  * and compiled instead (the caller's module is left as O3 made it). */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_compile(LLVMModuleRef module,
-                                             const kiln_llvm_cpu_target_t *target,
-                                             kiln_llvm_cpu_bytes_t *out);
+kiln_error *kiln_llvm_cpu_compile(LLVMModuleRef module,
+                                  const kiln_llvm_cpu_target_t *target,
+                                  kiln_llvm_cpu_bytes_t *out);
 
 /* Where kiln_llvm_cpu_compile_timed's time went (wall seconds per step)
  * and how big the module was: LLVM instructions before and after O3 (an
@@ -147,16 +148,16 @@ typedef struct kiln_llvm_cpu_timing {
 } kiln_llvm_cpu_timing_t;
 
 /* kiln_llvm_cpu_compile that also fills *timing (when not NULL). */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_compile_timed(
-    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
-    kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing);
+kiln_error *kiln_llvm_cpu_compile_timed(
+                                        LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+                                        kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing);
 
 /* One module to compile among many (kiln_llvm_cpu_compile_all). */
 typedef struct kiln_llvm_cpu_job {
   LLVMModuleRef module; /* in a context of its own; stays the caller's */
   const kiln_llvm_cpu_target_t *target;
   kiln_llvm_cpu_bytes_t so;       /* out: the shared object */
-  kiln_llvm_cpu_status_t status;  /* out: NULL on success */
+  kiln_error *status;  /* out: NULL on success */
   kiln_llvm_cpu_timing_t timing;  /* out, when timed */
   /* Dispose the module and its context once compiled (module becomes
    * NULL), so that only the modules in flight take memory. */
@@ -235,9 +236,9 @@ typedef struct kiln_llvm_cpu_export {
  * internal. Checks: unique non-empty names, entry functions of the right
  * type in this module, nonzero workgroup sizes, binding_count <= 32,
  * mask bits only below binding_count, no query symbol already present. */
-kiln_llvm_cpu_status_t kiln_llvm_cpu_abi_emit_table(
-    const kiln_llvm_cpu_abi_t *abi, LLVMModuleRef module,
-    const kiln_llvm_cpu_export_t *exports, uint32_t export_count);
+kiln_error *kiln_llvm_cpu_abi_emit_table(
+                                         const kiln_llvm_cpu_abi_t *abi, LLVMModuleRef module,
+                                         const kiln_llvm_cpu_export_t *exports, uint32_t export_count);
 
 /* Loads from the states inside an entry point. dispatch / workgroup are
  * the entry's two parameters. Loads are marked invariant; a binding

@@ -111,9 +111,9 @@ static LLVMValueRef lcpu_helper(const lcpu_memctx_t *c, lcpu_memop_t op,
   return fn;
 }
 
-static kiln_llvm_cpu_status_t lcpu_lower_call(const lcpu_memctx_t *c,
-                                              LLVMValueRef call,
-                                              lcpu_memop_t op) {
+static kiln_error *lcpu_lower_call(const lcpu_memctx_t *c,
+                                   LLVMValueRef call,
+                                   lcpu_memop_t op) {
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
   size_t len;
   const char *fname = LLVMGetValueName2(fn, &len);
@@ -121,9 +121,9 @@ static kiln_llvm_cpu_status_t lcpu_lower_call(const lcpu_memctx_t *c,
                n = LLVMGetOperand(call, 2), vol = LLVMGetOperand(call, 3);
   if (LLVMGetPointerAddressSpace(LLVMTypeOf(d)) != 0 ||
       (op != LCPU_MEMSET && LLVMGetPointerAddressSpace(LLVMTypeOf(sv)) != 0))
-    return lcpu_errorf("llvm-cpu: function '%s' uses %s on a pointer outside "
-                       "address space 0",
-                       fname, lcpu_memop_intrinsic[op]);
+    return kiln_error_new("llvm-cpu: function '%s' uses %s on a pointer outside "
+                          "address space 0",
+                          fname, lcpu_memop_intrinsic[op]);
   bool is_volatile = !LLVMIsAConstantInt(vol) || LLVMConstIntGetZExtValue(vol);
   LLVMBuilderRef b = LLVMCreateBuilderInContext(c->ctx);
   LLVMPositionBuilderBefore(b, call);
@@ -131,9 +131,9 @@ static kiln_llvm_cpu_status_t lcpu_lower_call(const lcpu_memctx_t *c,
   LLVMValueRef helper = lcpu_helper(c, op, is_volatile);
   if (!helper) {
     LLVMDisposeBuilder(b);
-    return lcpu_errorf("llvm-cpu: the module already has a different '%s'; "
-                       "the kiln. prefix is reserved for the back end",
-                       lcpu_memop_helper[op][is_volatile]);
+    return kiln_error_new("llvm-cpu: the module already has a different '%s'; "
+                          "the kiln. prefix is reserved for the back end",
+                          lcpu_memop_helper[op][is_volatile]);
   }
   LLVMValueRef args[3] = {d, sv, n};
   LLVMBuildCall2(b, LLVMGlobalGetValueType(helper), helper, args, 3, "");
@@ -142,7 +142,7 @@ static kiln_llvm_cpu_status_t lcpu_lower_call(const lcpu_memctx_t *c,
   return NULL;
 }
 
-kiln_llvm_cpu_status_t lcpu_lower_mem_intrinsics(LLVMModuleRef module) {
+kiln_error *lcpu_lower_mem_intrinsics(LLVMModuleRef module) {
   lcpu_memctx_t c;
   c.module = module;
   c.ctx = LLVMGetModuleContext(module);
@@ -165,8 +165,8 @@ kiln_llvm_cpu_status_t lcpu_lower_mem_intrinsics(LLVMModuleRef module) {
     for (LLVMUseRef use; (use = LLVMGetFirstUse(fn));) {
       LLVMValueRef user = LLVMGetUser(use);
       if (!LLVMIsACallInst(user) || LLVMGetCalledValue(user) != fn)
-        return lcpu_errorf("llvm-cpu: %s is used other than by a call", name);
-      kiln_llvm_cpu_status_t s = lcpu_lower_call(&c, user, (lcpu_memop_t)op);
+        return kiln_error_new("llvm-cpu: %s is used other than by a call", name);
+      kiln_error *s = lcpu_lower_call(&c, user, (lcpu_memop_t)op);
       if (s) return s;
     }
     LLVMDeleteFunction(fn);

@@ -8,8 +8,8 @@
 
 #include "lcpu_internal.h"
 
-kiln_llvm_cpu_status_t lcpu_optimize(LLVMModuleRef module, LLVMTargetMachineRef tm,
-                                     bool unroll) {
+kiln_error *lcpu_optimize(LLVMModuleRef module, LLVMTargetMachineRef tm,
+                          bool unroll) {
   LLVMPassBuilderOptionsRef opts = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(opts, 1);
   LLVMPassBuilderOptionsSetSLPVectorization(opts, 1);
@@ -19,13 +19,13 @@ kiln_llvm_cpu_status_t lcpu_optimize(LLVMModuleRef module, LLVMTargetMachineRef 
   LLVMDisposePassBuilderOptions(opts);
   if (!err) return NULL;
   char *msg = LLVMGetErrorMessage(err);
-  kiln_llvm_cpu_status_t s =
-      lcpu_errorf("llvm-cpu: the O3 pipeline failed: %s", msg);
+  kiln_error *s =
+      kiln_error_new("llvm-cpu: the O3 pipeline failed: %s", msg);
   LLVMDisposeErrorMessage(msg);
   return s;
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_optimize(LLVMModuleRef module,
-                                              LLVMTargetMachineRef tm) {
+kiln_error *kiln_llvm_cpu_optimize(LLVMModuleRef module,
+                                   LLVMTargetMachineRef tm) {
   return lcpu_optimize(module, tm, true);
 }

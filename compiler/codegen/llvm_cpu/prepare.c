@@ -34,8 +34,8 @@ static void lcpu_set_function_attributes(LLVMContextRef ctx, LLVMValueRef fn) {
                           LLVMCreateStringAttribute(ctx, "no-builtins", 11, "", 0));
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
-                                             LLVMTargetMachineRef tm) {
+kiln_error *kiln_llvm_cpu_prepare(LLVMModuleRef module,
+                                  LLVMTargetMachineRef tm) {
   LLVMContextRef ctx = LLVMGetModuleContext(module);
   char *triple = LLVMGetTargetMachineTriple(tm);
   LLVMSetTarget(module, triple);
@@ -44,7 +44,7 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
   LLVMSetModuleDataLayout(module, layout);
   LLVMDisposeTargetData(layout);
 
-  kiln_llvm_cpu_status_t s = lcpu_lower_mem_intrinsics(module);
+  kiln_error *s = lcpu_lower_mem_intrinsics(module);
   if (s) return s;
 
   bool have_query = false;
@@ -54,16 +54,16 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
     const char *name = LLVMGetValueName2(fn, &len);
     if (LLVMIsDeclaration(fn)) {
       if (LLVMGetIntrinsicID(fn) != 0 || !LLVMGetFirstUse(fn)) continue;
-      return lcpu_errorf("llvm-cpu: function '%s' is called but not defined "
-                         "in the module; a Kiln CPU executable links no "
-                         "library, so every callee must be generated code",
-                         name);
+      return kiln_error_new("llvm-cpu: function '%s' is called but not defined "
+                            "in the module; a Kiln CPU executable links no "
+                            "library, so every callee must be generated code",
+                            name);
     }
     lcpu_set_function_attributes(ctx, fn);
     if (strcmp(name, KILN_EXECUTABLE_QUERY_SYMBOL) == 0) {
       if (lcpu_is_local(fn))
-        return lcpu_errorf("llvm-cpu: %s must have external linkage",
-                           KILN_EXECUTABLE_QUERY_SYMBOL);
+        return kiln_error_new("llvm-cpu: %s must have external linkage",
+                              KILN_EXECUTABLE_QUERY_SYMBOL);
       LLVMSetVisibility(fn, LLVMDefaultVisibility);
       have_query = true;
     } else {
@@ -71,17 +71,17 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_prepare(LLVMModuleRef module,
     }
   }
   if (!have_query)
-    return lcpu_errorf("llvm-cpu: the module defines no %s; emit the export "
-                       "table (kiln_llvm_cpu_abi_emit_table) first",
-                       KILN_EXECUTABLE_QUERY_SYMBOL);
+    return kiln_error_new("llvm-cpu: the module defines no %s; emit the export "
+                          "table (kiln_llvm_cpu_abi_emit_table) first",
+                          KILN_EXECUTABLE_QUERY_SYMBOL);
   for (LLVMValueRef g = LLVMGetFirstGlobal(module); g;
        g = LLVMGetNextGlobal(g)) {
     if (LLVMIsDeclaration(g)) {
       size_t len;
-      return lcpu_errorf("llvm-cpu: global '%s' is declared but not defined "
-                         "in the module; a Kiln CPU executable links no "
-                         "library",
-                         LLVMGetValueName2(g, &len));
+      return kiln_error_new("llvm-cpu: global '%s' is declared but not defined "
+                            "in the module; a Kiln CPU executable links no "
+                            "library",
+                            LLVMGetValueName2(g, &len));
     }
     lcpu_hide(g);
   }

@@ -108,12 +108,12 @@ static bool lcpu_enables(const char *features, const char *name, size_t len) {
 }
 
 /* "ARCH+f+g" from the listed features the host's feature string enables. */
-static kiln_llvm_cpu_status_t lcpu_host_requirements(kiln_llvm_cpu_target_t *t) {
+static kiln_error *lcpu_host_requirements(kiln_llvm_cpu_target_t *t) {
   size_t cap = strlen(t->arch_name) + 1;
   for (size_t i = 0; i < LCPU_COUNT(lcpu_features); i++)
     cap += strlen(lcpu_features[i].name) + 1;
   t->requirements = malloc(cap);
-  if (!t->requirements) return lcpu_errorf("llvm-cpu: out of memory");
+  if (!t->requirements) return kiln_error_new("llvm-cpu: out of memory");
   size_t used = (size_t)snprintf(t->requirements, cap, "%s", t->arch_name);
   for (size_t i = 0; i < LCPU_COUNT(lcpu_features); i++) {
     const char *name = lcpu_features[i].name;
@@ -124,23 +124,23 @@ static kiln_llvm_cpu_status_t lcpu_host_requirements(kiln_llvm_cpu_target_t *t) 
   return NULL;
 }
 
-static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
-                                                  const char *spec,
-                                                  kiln_llvm_cpu_target_t *t);
+static kiln_error *lcpu_parse_explicit(const char *text,
+                                       const char *spec,
+                                       kiln_llvm_cpu_target_t *t);
 
 /* The host target under KILN_CPU_FEATURES=ARCH[+FEATURE...] (the mask the
  * runtime's variant choice honours too): the architecture's baseline plus
  * those named features this host has, so the host target builds what a
  * lesser CPU would run. ARCH must be the host's. */
-static kiln_llvm_cpu_status_t lcpu_parse_masked_host(const char *mask,
-                                                     kiln_llvm_cpu_target_t *t) {
+static kiln_error *lcpu_parse_masked_host(const char *mask,
+                                          kiln_llvm_cpu_target_t *t) {
   const size_t arch_len = strcspn(mask, "+");
   if (strlen(t->arch_name) != arch_len || memcmp(t->arch_name, mask, arch_len) != 0)
-    return lcpu_errorf("KILN_CPU_FEATURES='%s': this host is %s", mask, t->arch_name);
+    return kiln_error_new("KILN_CPU_FEATURES='%s': this host is %s", mask, t->arch_name);
   const kiln_llvm_cpu_arch_t arch = t->arch;
   char *host_features = t->features;
   char *spec = malloc(strlen(mask) + 1);
-  if (!spec) return lcpu_errorf("llvm-cpu: out of memory");
+  if (!spec) return kiln_error_new("llvm-cpu: out of memory");
   size_t used = (size_t)snprintf(spec, strlen(mask) + 1, "%.*s", (int)arch_len, mask);
   for (const char *p = mask + arch_len; *p == '+';) {
     const char *name = p + 1;
@@ -150,9 +150,9 @@ static kiln_llvm_cpu_status_t lcpu_parse_masked_host(const char *mask,
       char valid[1024];
       lcpu_list_features(arch, valid, sizeof valid);
       free(spec);
-      return lcpu_errorf("KILN_CPU_FEATURES='%s': unknown %s feature '%.*s'; "
-                         "valid features: %s",
-                         mask, t->arch_name, (int)len, name, valid);
+      return kiln_error_new("KILN_CPU_FEATURES='%s': unknown %s feature '%.*s'; "
+                            "valid features: %s",
+                            mask, t->arch_name, (int)len, name, valid);
     }
     if (lcpu_enables(host_features, name, len))
       used += (size_t)snprintf(spec + used, strlen(mask) + 1 - used, "+%.*s", (int)len, name);
@@ -162,13 +162,13 @@ static kiln_llvm_cpu_status_t lcpu_parse_masked_host(const char *mask,
   t->cpu = t->requirements = NULL;
   t->features = NULL;
   free(host_features);
-  kiln_llvm_cpu_status_t s = lcpu_parse_explicit(mask, spec, t);
+  kiln_error *s = lcpu_parse_explicit(mask, spec, t);
   free(spec);
   t->is_host = true;
   return s;
 }
 
-static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
+static kiln_error *lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   char *triple = LLVMGetDefaultTargetTriple();
   size_t len = strcspn(triple, "-");
   int found = -1;
@@ -179,7 +179,7 @@ static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   if (found < 0) {
     char valid[256];
     lcpu_list_arches(valid, sizeof valid);
-    kiln_llvm_cpu_status_t s = lcpu_errorf(
+    kiln_error *s = kiln_error_new(
         "llvm-cpu: this host's architecture (triple '%s') is not supported; "
         "valid architectures: %s",
         triple, valid);
@@ -195,15 +195,15 @@ static kiln_llvm_cpu_status_t lcpu_parse_host(kiln_llvm_cpu_target_t *t) {
   t->features = strdup(features ? features : "");
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
-  if (!t->cpu || !t->features) return lcpu_errorf("llvm-cpu: out of memory");
+  if (!t->cpu || !t->features) return kiln_error_new("llvm-cpu: out of memory");
   const char *mask = getenv("KILN_CPU_FEATURES");
   if (mask && *mask) return lcpu_parse_masked_host(mask, t);
   return lcpu_host_requirements(t);
 }
 
-static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
-                                                  const char *spec,
-                                                  kiln_llvm_cpu_target_t *t) {
+static kiln_error *lcpu_parse_explicit(const char *text,
+                                       const char *spec,
+                                       kiln_llvm_cpu_target_t *t) {
   size_t arch_len = strcspn(spec, "+");
   int found = -1;
   for (size_t i = 0; i < LCPU_COUNT(lcpu_arches); i++)
@@ -214,13 +214,13 @@ static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
     char valid[256];
     lcpu_list_arches(valid, sizeof valid);
     if (arch_len == 4 && memcmp(spec, "host", 4) == 0)
-      return lcpu_errorf("target '%s': the host target takes its features "
-                         "from this machine; name an architecture (%s) to "
-                         "add features",
-                         text, valid + strlen("host, "));
-    return lcpu_errorf("target '%s': unknown architecture '%.*s'; valid "
-                       "architectures: %s",
-                       text, (int)arch_len, spec, valid);
+      return kiln_error_new("target '%s': the host target takes its features "
+                            "from this machine; name an architecture (%s) to "
+                            "add features",
+                            text, valid + strlen("host, "));
+    return kiln_error_new("target '%s': unknown architecture '%.*s'; valid "
+                          "architectures: %s",
+                          text, (int)arch_len, spec, valid);
   }
   kiln_llvm_cpu_arch_t arch = (kiln_llvm_cpu_arch_t)found;
   lcpu_set_arch(t, arch);
@@ -233,7 +233,7 @@ static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
   t->requirements = malloc(strlen(spec) + 1);
   t->cpu = strdup(lcpu_arches[arch].cpu);
   if (!t->features || !t->cpu || !t->requirements)
-    return lcpu_errorf("llvm-cpu: out of memory");
+    return kiln_error_new("llvm-cpu: out of memory");
   size_t used = (size_t)snprintf(t->features, cap, "%s", base);
   size_t req = (size_t)snprintf(t->requirements, strlen(spec) + 1, "%s",
                                 lcpu_arches[arch].name);
@@ -241,13 +241,13 @@ static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
     const char *name = p + 1;
     size_t len = strcspn(name, "+");
     if (len == 0)
-      return lcpu_errorf("target '%s': empty feature name after '+'", text);
+      return kiln_error_new("target '%s': empty feature name after '+'", text);
     if (!lcpu_known_feature(arch, name, len)) {
       char valid[1024];
       lcpu_list_features(arch, valid, sizeof valid);
-      return lcpu_errorf("target '%s': unknown %s feature '%.*s'; valid "
-                         "features: %s",
-                         text, lcpu_arches[arch].name, (int)len, name, valid);
+      return kiln_error_new("target '%s': unknown %s feature '%.*s'; valid "
+                            "features: %s",
+                            text, lcpu_arches[arch].name, (int)len, name, valid);
     }
     p = name + len;
     if (lcpu_enables(t->features, name, len)) continue; /* repeated */
@@ -259,15 +259,15 @@ static kiln_llvm_cpu_status_t lcpu_parse_explicit(const char *text,
   return NULL;
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_target_parse(const char *text,
-                                                  kiln_llvm_cpu_target_t *out) {
+kiln_error *kiln_llvm_cpu_target_parse(const char *text,
+                                       kiln_llvm_cpu_target_t *out) {
   memset(out, 0, sizeof *out);
-  if (!text) return lcpu_errorf("llvm-cpu: no target string given");
+  if (!text) return kiln_error_new("llvm-cpu: no target string given");
   size_t plen = strlen(LCPU_PREFIX);
-  kiln_llvm_cpu_status_t s;
+  kiln_error *s;
   if (strncmp(text, LCPU_PREFIX, plen) != 0 ||
       (text[plen] != '\0' && text[plen] != ':')) {
-    s = lcpu_errorf("target '%s' is not an llvm-cpu target (expected "
+    s = kiln_error_new("target '%s' is not an llvm-cpu target (expected "
                     "llvm-cpu[:ARCH[+FEATURE...]])",
                     text);
   } else if (text[plen] == '\0' || strcmp(text + plen, ":host") == 0) {
@@ -287,14 +287,14 @@ void kiln_llvm_cpu_target_release(kiln_llvm_cpu_target_t *target) {
   memset(target, 0, sizeof *target);
 }
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_target_machine_create(
+kiln_error *kiln_llvm_cpu_target_machine_create(
     const kiln_llvm_cpu_target_t *target, LLVMTargetMachineRef *out) {
   *out = NULL;
   lcpu_initialize_llvm();
   LLVMTargetRef llvm_target = NULL;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(target->triple, &llvm_target, &err))
-    return lcpu_error_llvm("llvm-cpu: no LLVM backend for the target", err);
+    return kiln_llvm_cpu_error_llvm("llvm-cpu: no LLVM backend for the target", err);
   if (err) LLVMDisposeMessage(err);
   LLVMTargetMachineOptionsRef opts = LLVMCreateTargetMachineOptions();
   LLVMTargetMachineOptionsSetCPU(opts, target->cpu);
@@ -305,8 +305,8 @@ kiln_llvm_cpu_status_t kiln_llvm_cpu_target_machine_create(
   *out = LLVMCreateTargetMachineWithOptions(llvm_target, target->triple, opts);
   LLVMDisposeTargetMachineOptions(opts);
   if (!*out)
-    return lcpu_errorf("llvm-cpu: LLVM could not create a target machine for "
-                       "%s (cpu %s)",
-                       target->triple, target->cpu);
+    return kiln_error_new("llvm-cpu: LLVM could not create a target machine for "
+                          "%s (cpu %s)",
+                          target->triple, target->cpu);
   return NULL;
 }

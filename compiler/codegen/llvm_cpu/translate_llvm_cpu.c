@@ -78,7 +78,7 @@ static void te_queue_free(void *p) {
   for (size_t i = 0; i < q->n; i++) {
     kiln_llvm_cpu_job_t *j = &q->jobs[i];
     kiln_llvm_cpu_bytes_free(&j->so);
-    kiln_llvm_cpu_status_free(j->status);
+    kiln_error_free(j->status);
     kiln_llvm_cpu_target_release(&q->u[i].target);
     free(q->u[i].executable);
     free(q->u[i].variant);
@@ -163,10 +163,10 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   u->build_s = te_now() - t0;
   free(exports);
   if (err) return err;
-  kiln_llvm_cpu_status_t st = kiln_llvm_cpu_target_parse(target, &u->target);
+  kiln_error *st = kiln_llvm_cpu_target_parse(target, &u->target);
   if (st) {
-    err = kiln_error_new("%s", kiln_llvm_cpu_status_message(st));
-    kiln_llvm_cpu_status_free(st);
+    err = kiln_error_new("%s", kiln_error_message(st));
+    kiln_error_free(st);
     return err;
   }
   j->target = &u->target;
@@ -260,7 +260,7 @@ static kiln_error *te_compile_all(kiln_op *module, void *user) {
     const te_unit *u = &q->u[i];
     if (j->status) {
       err = kiln_error_new("executable @%s variant @%s: %s", u->executable, u->variant,
-                           kiln_llvm_cpu_status_message(j->status));
+                           kiln_error_message(j->status));
       break;
     }
     char *features = te_features(u->target.requirements ? u->target.requirements : "");

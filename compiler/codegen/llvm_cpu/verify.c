@@ -5,11 +5,11 @@
 
 #include "lcpu_internal.h"
 
-kiln_llvm_cpu_status_t kiln_llvm_cpu_verify(LLVMModuleRef module) {
+kiln_error *kiln_llvm_cpu_verify(LLVMModuleRef module) {
   char *report = NULL;
   if (LLVMVerifyModule(module, LLVMReturnStatusAction, &report))
-    return lcpu_error_llvm("llvm-cpu: the LLVM module failed verification",
-                           report);
+    return kiln_llvm_cpu_error_llvm("llvm-cpu: the LLVM module failed verification",
+                                    report);
   if (report) LLVMDisposeMessage(report);
   return NULL;
 }

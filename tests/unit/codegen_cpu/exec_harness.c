@@ -94,7 +94,7 @@ const char *cpu_kernel_build(const char *text, const char *target, cpu_kernel *k
   }
   kiln_llvm_cpu_bytes_t so = {0};
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse("llvm-cpu", &t);
+  kiln_error *s = kiln_llvm_cpu_target_parse("llvm-cpu", &t);
   if (!s) {
     s = kiln_llvm_cpu_compile(mod, &t, &so);
     kiln_llvm_cpu_target_release(&t);
@@ -102,8 +102,8 @@ const char *cpu_kernel_build(const char *text, const char *target, cpu_kernel *k
   LLVMDisposeModule(mod);
   LLVMContextDispose(c);
   if (s) {
-    snprintf(msg, sizeof msg, "%s", kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    snprintf(msg, sizeof msg, "%s", kiln_error_message(s));
+    kiln_error_free(s);
     return msg;
   }
   char lmsg[256];

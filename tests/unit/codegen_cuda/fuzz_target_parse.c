@@ -18,10 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(text, data, size);
   text[size] = '\0';
   kiln_ptx_target_t t;
-  kiln_ptx_status_t s = kiln_ptx_target_parse(text, &t);
+  kiln_error *s = kiln_ptx_target_parse(text, &t);
   if (s) {
-    if (!kiln_llvm_cpu_status_message(s)[0]) abort();
-    kiln_llvm_cpu_status_free(s);
+    if (!kiln_error_message(s)[0]) abort();
+    kiln_error_free(s);
   } else {
     char want[32];
     snprintf(want, sizeof want, "+ptx%u", t.ptx_version);

@@ -121,11 +121,11 @@ static LLVMValueRef mm_at(const kb_t *k, void *arg) {
 
 static LLVMValueRef shared_tile(const kb_t *k, const char *name) {
   LLVMValueRef g = NULL;
-  kiln_ptx_status_t s = kiln_ptx_add_shared_array(
+  kiln_error *s = kiln_ptx_add_shared_array(
       k->abi, k->m, name, k->abi->f32, KERNELS_TILE * KERNELS_TILE, 16, &g);
   if (s) {
-    fprintf(stderr, "%s\n", kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    fprintf(stderr, "%s\n", kiln_error_message(s));
+    kiln_error_free(s);
   }
   return g;
 }
@@ -223,11 +223,11 @@ static bool build_reduce(const kb_t *k) {
   LLVMValueRef in = LLVMGetParam(k->fn, 0), out = LLVMGetParam(k->fn, 1),
                n = LLVMGetParam(k->fn, 2);
   LLVMValueRef partial = NULL;
-  kiln_ptx_status_t s =
+  kiln_error *s =
       kiln_ptx_add_shared_array(k->abi, k->m, "warp_sums", f32, 32, 0, &partial);
   if (s) {
-    fprintf(stderr, "%s\n", kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    fprintf(stderr, "%s\n", kiln_error_message(s));
+    kiln_error_free(s);
     return false;
   }
   LLVMValueRef tid = sreg(k, KILN_PTX_SREG_THREAD_ID, 0);
@@ -265,10 +265,10 @@ static bool build_reverse(const kb_t *k) {
   LLVMValueRef in = LLVMGetParam(k->fn, 0), out = LLVMGetParam(k->fn, 1),
                n = LLVMGetParam(k->fn, 2);
   LLVMValueRef dyn = NULL;
-  kiln_ptx_status_t s = kiln_ptx_dynamic_shared(k->abi, k->m, &dyn);
+  kiln_error *s = kiln_ptx_dynamic_shared(k->abi, k->m, &dyn);
   if (s) {
-    fprintf(stderr, "%s\n", kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    fprintf(stderr, "%s\n", kiln_error_message(s));
+    kiln_error_free(s);
     return false;
   }
   LLVMValueRef tid = sreg(k, KILN_PTX_SREG_THREAD_ID, 0);
@@ -307,13 +307,13 @@ LLVMValueRef kernels_add(const kiln_ptx_abi_t *abi, LLVMModuleRef m,
       {KILN_PTX_BLOCK_MAX, {1024, 1, 1}},
   };
   kb_t k = {abi, m, NULL, NULL};
-  kiln_ptx_status_t s = kiln_ptx_abi_add_kernel(abi, m, &descs[id], &k.fn);
+  kiln_error *s = kiln_ptx_abi_add_kernel(abi, m, &descs[id], &k.fn);
   if (!s)
     s = kiln_ptx_abi_set_block_size(abi, m, k.fn, bounds[id].bound, bounds[id].size);
   if (s) {
     fprintf(stderr, "kernel %s: %s\n", kernels_names[id],
-            kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+            kiln_error_message(s));
+    kiln_error_free(s);
     return NULL;
   }
   k.b = LLVMCreateBuilderInContext(abi->context);

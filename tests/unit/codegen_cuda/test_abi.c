@@ -10,16 +10,16 @@
 
 #include "kernels.h"
 
-static void ok(kiln_ptx_status_t s) {
-  ck_assert_msg(s == NULL, "%s", kiln_llvm_cpu_status_message(s));
+static void ok(kiln_error *s) {
+  ck_assert_msg(s == NULL, "%s", kiln_error_message(s));
 }
 
-static void fails_with(kiln_ptx_status_t s, const char *needle) {
+static void fails_with(kiln_error *s, const char *needle) {
   ck_assert_msg(s != NULL, "expected an error containing '%s'", needle);
-  ck_assert_msg(strstr(kiln_llvm_cpu_status_message(s), needle),
-                "message '%s' lacks '%s'", kiln_llvm_cpu_status_message(s),
+  ck_assert_msg(strstr(kiln_error_message(s), needle),
+                "message '%s' lacks '%s'", kiln_error_message(s),
                 needle);
-  kiln_llvm_cpu_status_free(s);
+  kiln_error_free(s);
 }
 
 typedef struct fixture {

@@ -17,16 +17,16 @@
 #include "kernels.h"
 #include "tools.h"
 
-static void ok(kiln_ptx_status_t s) {
-  ck_assert_msg(s == NULL, "%s", kiln_llvm_cpu_status_message(s));
+static void ok(kiln_error *s) {
+  ck_assert_msg(s == NULL, "%s", kiln_error_message(s));
 }
 
-static void fails_with(kiln_ptx_status_t s, const char *needle) {
+static void fails_with(kiln_error *s, const char *needle) {
   ck_assert_msg(s != NULL, "expected an error containing '%s'", needle);
-  ck_assert_msg(strstr(kiln_llvm_cpu_status_message(s), needle),
-                "message '%s' lacks '%s'", kiln_llvm_cpu_status_message(s),
+  ck_assert_msg(strstr(kiln_error_message(s), needle),
+                "message '%s' lacks '%s'", kiln_error_message(s),
                 needle);
-  kiln_llvm_cpu_status_free(s);
+  kiln_error_free(s);
 }
 
 static kiln_ptx_target_t target(const char *text) {
@@ -331,10 +331,10 @@ static LLVMModuleRef one_kernel(LLVMContextRef ctx, body_fn build) {
   return m;
 }
 
-static kiln_ptx_status_t compile_for(LLVMModuleRef m, const char *target_text) {
+static kiln_error *compile_for(LLVMModuleRef m, const char *target_text) {
   kiln_ptx_target_t t = target(target_text);
   kiln_ptx_result_t r = {{(uint8_t *)&r, 1}, NULL, 7};
-  kiln_ptx_status_t s = kiln_ptx_compile(m, &t, &r);
+  kiln_error *s = kiln_ptx_compile(m, &t, &r);
   if (s) {
     ck_assert_ptr_null(r.ptx.data);
     ck_assert_ptr_null(r.kernels);
@@ -467,10 +467,10 @@ START_TEST(math_intrinsics_need_polynomials) {
     free(out);
     char want[160];
     snprintf(want, sizeof want, "cuda: intrinsic 'llvm.%s.", current_family);
-    kiln_ptx_status_t s = compile_for(m, "cuda:sm_80");
+    kiln_error *s = compile_for(m, "cuda:sm_80");
     ck_assert_ptr_nonnull(s);
-    ck_assert_msg(strstr(kiln_llvm_cpu_status_message(s), "polynomial approximation"),
-                  "%s", kiln_llvm_cpu_status_message(s));
+    ck_assert_msg(strstr(kiln_error_message(s), "polynomial approximation"),
+                  "%s", kiln_error_message(s));
     fails_with(s, want);
     LLVMDisposeModule(m);
   }
@@ -654,9 +654,9 @@ START_TEST(codegen_diagnostics_become_errors) {
   ok(kiln_ptx_verify(m));
 
   kiln_ptx_bytes_t ptx = {(uint8_t *)&ptx, 3};
-  kiln_ptx_status_t s = kiln_ptx_emit(m, tm, KILN_PTX_EMIT_PTX, &ptx);
+  kiln_error *s = kiln_ptx_emit(m, tm, KILN_PTX_EMIT_PTX, &ptx);
   ck_assert_ptr_nonnull(s);
-  const char *msg = kiln_llvm_cpu_status_message(s);
+  const char *msg = kiln_error_message(s);
   ck_assert_msg(strncmp(msg, "cuda: PTX code generation failed: ", 34) == 0, "%s", msg);
   ck_assert_msg(msg[strlen(msg) - 1] != '\n', "trailing newline: '%s'", msg);
   fails_with(s, "Support for dynamic alloca introduced in PTX ISA version 7.3");

@@ -15,8 +15,8 @@
 #include "kernels.h"
 #include "tools.h"
 
-static void ok(kiln_ptx_status_t s) {
-  ck_assert_msg(s == NULL, "%s", kiln_llvm_cpu_status_message(s));
+static void ok(kiln_error *s) {
+  ck_assert_msg(s == NULL, "%s", kiln_error_message(s));
 }
 
 /* Runs ptxas -v for GPU on TEXT; returns the exit code, *log its output. */
@@ -181,11 +181,11 @@ START_TEST(ptxas_rejects_what_it_should) {
     kiln_ptx_target_t t;
     ok(kiln_ptx_target_parse(cases[i].target, &t));
     kiln_ptx_result_t refused;
-    kiln_ptx_status_t s = kiln_ptx_compile(m, &t, &refused);
+    kiln_error *s = kiln_ptx_compile(m, &t, &refused);
     ck_assert_ptr_nonnull(s);
-    ck_assert_msg(strstr(kiln_llvm_cpu_status_message(s), cases[i].we_say), "%s",
-                  kiln_llvm_cpu_status_message(s));
-    kiln_llvm_cpu_status_free(s);
+    ck_assert_msg(strstr(kiln_error_message(s), cases[i].we_say), "%s",
+                  kiln_error_message(s));
+    kiln_error_free(s);
     LLVMDisposeModule(m);
     LLVMContextDispose(ctx);
   }

@@ -56,14 +56,14 @@ const char *harness_compile_opts(const char *text, bool approx, kiln_llvm_cpu_by
   const char *r = harness_translate_opts(text, true, approx, c, &m);
   if (!r) {
     kiln_llvm_cpu_target_t target;
-    kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse("llvm-cpu", &target);
+    kiln_error *s = kiln_llvm_cpu_target_parse("llvm-cpu", &target);
     if (!s) {
       s = kiln_llvm_cpu_compile(m, &target, so);
       kiln_llvm_cpu_target_release(&target);
     }
     if (s) {
-      snprintf(msg, sizeof msg, "%s", kiln_llvm_cpu_status_message(s));
-      kiln_llvm_cpu_status_free(s);
+      snprintf(msg, sizeof msg, "%s", kiln_error_message(s));
+      kiln_error_free(s);
       r = msg;
     }
     LLVMDisposeModule(m);

@@ -17,10 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(text, data, size);
   text[size] = '\0';
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(text, &t);
+  kiln_error *s = kiln_llvm_cpu_target_parse(text, &t);
   if (s) {
-    if (!kiln_llvm_cpu_status_message(s)[0]) abort();
-    kiln_llvm_cpu_status_free(s);
+    if (!kiln_error_message(s)[0]) abort();
+    kiln_error_free(s);
   } else {
     size_t n = strlen(t.arch_name);
     if (strncmp(t.requirements, t.arch_name, n) != 0) abort();

@@ -80,9 +80,9 @@ static LLVMModuleRef kernels_finish(const kiln_llvm_cpu_abi_t *abi,
                                     const kiln_llvm_cpu_export_t *e) {
   LLVMBuildRet(b, LLVMConstInt(abi->i32, 0, 0));
   LLVMDisposeBuilder(b);
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_abi_emit_table(abi, m, e, 1);
+  kiln_error *s = kiln_llvm_cpu_abi_emit_table(abi, m, e, 1);
   if (s) { /* a bug in the test itself: make it visible */
-    kiln_llvm_cpu_status_free(s);
+    kiln_error_free(s);
     LLVMDisposeModule(m);
     return NULL;
   }
@@ -215,11 +215,11 @@ LLVMModuleRef kernels_memops_module(LLVMContextRef ctx) {
   return kernels_finish(&abi, m, b, &e);
 }
 
-kiln_llvm_cpu_status_t kernels_compile(LLVMModuleRef module,
-                                       const char *target_text,
-                                       kiln_llvm_cpu_bytes_t *so) {
+kiln_error *kernels_compile(LLVMModuleRef module,
+                            const char *target_text,
+                            kiln_llvm_cpu_bytes_t *so) {
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(target_text, &t);
+  kiln_error *s = kiln_llvm_cpu_target_parse(target_text, &t);
   if (!s) s = kiln_llvm_cpu_compile(module, &t, so);
   kiln_llvm_cpu_target_release(&t);
   LLVMDisposeModule(module);

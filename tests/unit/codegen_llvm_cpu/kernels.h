@@ -36,8 +36,8 @@ LLVMModuleRef kernels_transpose_module(LLVMContextRef ctx);
 
 /* Compiles a module for TARGET_TEXT with kiln_llvm_cpu_compile; on failure
  * returns the status (the module is disposed either way). */
-kiln_llvm_cpu_status_t kernels_compile(LLVMModuleRef module,
-                                       const char *target_text,
-                                       kiln_llvm_cpu_bytes_t *so);
+kiln_error *kernels_compile(LLVMModuleRef module,
+                            const char *target_text,
+                            kiln_llvm_cpu_bytes_t *so);
 
 #endif

@@ -18,11 +18,11 @@
 
 static LLVMTargetMachineRef machine_for(const char *text) {
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(text, &t);
-  ck_assert_msg(!s, "%s", kiln_llvm_cpu_status_message(s));
+  kiln_error *s = kiln_llvm_cpu_target_parse(text, &t);
+  ck_assert_msg(!s, "%s", kiln_error_message(s));
   LLVMTargetMachineRef tm = NULL;
   s = kiln_llvm_cpu_target_machine_create(&t, &tm);
-  ck_assert_msg(!s, "%s", kiln_llvm_cpu_status_message(s));
+  ck_assert_msg(!s, "%s", kiln_error_message(s));
   kiln_llvm_cpu_target_release(&t);
   return tm;
 }
@@ -108,8 +108,8 @@ START_TEST(table_and_loads_run_in_jit) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef m = kernels_mul_module(ctx);
   ck_assert_ptr_nonnull(m);
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_verify(m);
-  ck_assert_msg(!s, "%s", kiln_llvm_cpu_status_message(s));
+  kiln_error *s = kiln_llvm_cpu_verify(m);
+  ck_assert_msg(!s, "%s", kiln_error_message(s));
   LLVMExecutionEngineRef ee = jit(m);
   kiln_executable_query_fn query =
       (kiln_executable_query_fn)(uintptr_t)LLVMGetFunctionAddress(
@@ -200,12 +200,12 @@ static void table_fails(void (*edit)(kiln_llvm_cpu_export_t *, LLVMValueRef,
   kiln_llvm_cpu_export_t e[2] = {{"a", good, {4, 1, 1}, 2, 0, 0x1},
                                  {"b", good, {4, 1, 1}, 2, 0, 0x3}};
   edit(e, good, bad);
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_abi_emit_table(&abi, m, e, count);
+  kiln_error *s = kiln_llvm_cpu_abi_emit_table(&abi, m, e, count);
   ck_assert_msg(s != NULL, "expected failure with '%s'", needle);
-  ck_assert_msg(strstr(kiln_llvm_cpu_status_message(s), needle),
-                "message '%s' lacks '%s'", kiln_llvm_cpu_status_message(s),
+  ck_assert_msg(strstr(kiln_error_message(s), needle),
+                "message '%s' lacks '%s'", kiln_error_message(s),
                 needle);
-  kiln_llvm_cpu_status_free(s);
+  kiln_error_free(s);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
 }
@@ -251,14 +251,14 @@ START_TEST(foreign_entry_and_second_table) {
   LLVMModuleRef m2 = LLVMModuleCreateWithNameInContext("m2", ctx);
   LLVMValueRef f2 = kiln_llvm_cpu_abi_add_entry(&abi, m2, "k");
   kiln_llvm_cpu_export_t e = {"k", f2, {1, 1, 1}, 0, 0, 0};
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_abi_emit_table(&abi, m1, &e, 1);
-  ck_assert_ptr_nonnull(strstr(kiln_llvm_cpu_status_message(s), "another module"));
-  kiln_llvm_cpu_status_free(s);
+  kiln_error *s = kiln_llvm_cpu_abi_emit_table(&abi, m1, &e, 1);
+  ck_assert_ptr_nonnull(strstr(kiln_error_message(s), "another module"));
+  kiln_error_free(s);
   s = kiln_llvm_cpu_abi_emit_table(&abi, m1, NULL, 0); /* empty table is fine */
-  ck_assert_msg(!s, "%s", kiln_llvm_cpu_status_message(s));
+  ck_assert_msg(!s, "%s", kiln_error_message(s));
   s = kiln_llvm_cpu_abi_emit_table(&abi, m1, NULL, 0);
-  ck_assert_ptr_nonnull(strstr(kiln_llvm_cpu_status_message(s), "already has"));
-  kiln_llvm_cpu_status_free(s);
+  ck_assert_ptr_nonnull(strstr(kiln_error_message(s), "already has"));
+  kiln_error_free(s);
   LLVMDisposeModule(m1);
   LLVMDisposeModule(m2);
   LLVMContextDispose(ctx);

@@ -46,8 +46,8 @@ END_TEST
 
 START_TEST(host_target_runs_on_host) {
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse("llvm-cpu", &t);
-  ck_assert_msg(!s, "%s", kiln_llvm_cpu_status_message(s));
+  kiln_error *s = kiln_llvm_cpu_target_parse("llvm-cpu", &t);
+  ck_assert_msg(!s, "%s", kiln_error_message(s));
   kiln_cpu_info_t host;
   kiln_cpu_host(&host);
   char msg[512];

@@ -27,8 +27,8 @@ static kiln_llvm_cpu_bytes_t compile(LLVMModuleRef (*build)(LLVMContextRef),
                                      const char *target) {
   LLVMContextRef ctx = LLVMContextCreate();
   kiln_llvm_cpu_bytes_t so = {0};
-  kiln_llvm_cpu_status_t s = kernels_compile(build(ctx), target, &so);
-  ck_assert_msg(!s, "%s: %s", target, kiln_llvm_cpu_status_message(s));
+  kiln_error *s = kernels_compile(build(ctx), target, &so);
+  ck_assert_msg(!s, "%s: %s", target, kiln_error_message(s));
   LLVMContextDispose(ctx);
   return so;
 }
@@ -60,7 +60,7 @@ static loaded_t load(const kiln_llvm_cpu_bytes_t *so, const char *name) {
 
 static const char *host_target_with(const char *feature) {
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse("llvm-cpu", &t);
+  kiln_error *s = kiln_llvm_cpu_target_parse("llvm-cpu", &t);
   ck_assert(!s);
   char needle[64];
   snprintf(needle, sizeof needle, "+%s,", feature);

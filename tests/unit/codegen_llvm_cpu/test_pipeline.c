@@ -22,16 +22,16 @@
 #include "llvm_cpu.h"
 #include "tools.h"
 
-static void ok(kiln_llvm_cpu_status_t s) {
-  ck_assert_msg(s == NULL, "%s", kiln_llvm_cpu_status_message(s));
+static void ok(kiln_error *s) {
+  ck_assert_msg(s == NULL, "%s", kiln_error_message(s));
 }
 
-static void fails_with(kiln_llvm_cpu_status_t s, const char *needle) {
+static void fails_with(kiln_error *s, const char *needle) {
   ck_assert_msg(s != NULL, "expected an error containing '%s'", needle);
-  ck_assert_msg(strstr(kiln_llvm_cpu_status_message(s), needle),
-                "message '%s' lacks '%s'", kiln_llvm_cpu_status_message(s),
+  ck_assert_msg(strstr(kiln_error_message(s), needle),
+                "message '%s' lacks '%s'", kiln_error_message(s),
                 needle);
-  kiln_llvm_cpu_status_free(s);
+  kiln_error_free(s);
 }
 
 static kiln_llvm_cpu_bytes_t compile(LLVMModuleRef (*build)(LLVMContextRef),
@@ -446,9 +446,9 @@ START_TEST(libcall_from_lowering_is_reported) {
   kiln_llvm_cpu_export_t e = {"k", fn, {1, 1, 1}, 1, 0, 0};
   ok(kiln_llvm_cpu_abi_emit_table(&abi, m, &e, 1));
   kiln_llvm_cpu_bytes_t so = {0};
-  kiln_llvm_cpu_status_t s = kernels_compile(m, "llvm-cpu:x86_64", &so);
+  kiln_error *s = kernels_compile(m, "llvm-cpu:x86_64", &so);
   ck_assert_ptr_nonnull(s);
-  ck_assert_ptr_nonnull(strstr(kiln_llvm_cpu_status_message(s), "links no libc"));
+  ck_assert_ptr_nonnull(strstr(kiln_error_message(s), "links no libc"));
   fails_with(s, "undefined symbol: fmodf");
   ck_assert_ptr_null(so.data);
   LLVMContextDispose(ctx);

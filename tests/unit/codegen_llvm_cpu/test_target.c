@@ -13,8 +13,8 @@
 
 static kiln_llvm_cpu_target_t parse_ok(const char *text) {
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(text, &t);
-  ck_assert_msg(s == NULL, "%s: %s", text, kiln_llvm_cpu_status_message(s));
+  kiln_error *s = kiln_llvm_cpu_target_parse(text, &t);
+  ck_assert_msg(s == NULL, "%s: %s", text, kiln_error_message(s));
   return t;
 }
 
@@ -22,21 +22,21 @@ static kiln_llvm_cpu_target_t parse_ok(const char *text) {
  * in the message. */
 static void parse_fails(const char *text, const char *const needles[]) {
   kiln_llvm_cpu_target_t t;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_parse(text, &t);
+  kiln_error *s = kiln_llvm_cpu_target_parse(text, &t);
   ck_assert_msg(s != NULL, "'%s' parsed but should not", text);
-  const char *msg = kiln_llvm_cpu_status_message(s);
+  const char *msg = kiln_error_message(s);
   for (int i = 0; needles[i]; i++)
     ck_assert_msg(strstr(msg, needles[i]), "'%s': message '%s' lacks '%s'",
                   text, msg, needles[i]);
   ck_assert_ptr_null(t.cpu);
   ck_assert_ptr_null(t.features);
-  kiln_llvm_cpu_status_free(s);
+  kiln_error_free(s);
 }
 
 static void check_machine(const kiln_llvm_cpu_target_t *t) {
   LLVMTargetMachineRef tm = NULL;
-  kiln_llvm_cpu_status_t s = kiln_llvm_cpu_target_machine_create(t, &tm);
-  ck_assert_msg(s == NULL, "%s", kiln_llvm_cpu_status_message(s));
+  kiln_error *s = kiln_llvm_cpu_target_machine_create(t, &tm);
+  ck_assert_msg(s == NULL, "%s", kiln_error_message(s));
   ck_assert_ptr_nonnull(tm);
   char *triple = LLVMGetTargetMachineTriple(tm);
   ck_assert_str_eq(triple, t->triple);
