@@ -603,6 +603,12 @@ bool kiln_verify(kiln_op *op);
 /* Emits "error: 'name' op message" at op's location; returns false. */
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The error a pass returns about op: "file:line:col: 'name' op message"
+ * (the location left out when unknown), the one form every stage uses. */
+kiln_error *kiln_op_error(const kiln_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+kiln_error *kiln_op_verror(const kiln_op *op, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* ---- Reduction combiners ---- */
 /* An arith op that folds a reduction as out = op(out, x) (the combiner

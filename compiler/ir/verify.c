@@ -8,6 +8,23 @@
 
 #include <stdlib.h>
 
+kiln_error *kiln_op_verror(const kiln_op *op, const char *fmt, va_list ap) {
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (op->loc.file)
+    return kiln_error_new("%s:%u:%u: '%s' op %s", op->loc.file, op->loc.line, op->loc.col,
+                          op->name, msg);
+  return kiln_error_new("'%s' op %s", op->name, msg);
+}
+
+kiln_error *kiln_op_error(const kiln_op *op, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kiln_error *e = kiln_op_verror(op, fmt, ap);
+  va_end(ap);
+  return e;
+}
+
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...) {
   char msg[1024];
   va_list ap;

@@ -140,9 +140,6 @@ bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
 /* Erases side-effect-free ops without uses under root (to a fixpoint). */
 void cg_dce(kiln_op *root);
 
-kiln_error *cg_op_error(const kiln_op *op, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 /* The register-blocked microkernel (microkernel.c): MR x NR vectors of
  * accumulators loaded with load_c, updated over a nest of nk reduction
  * loops [klo, khi) by fma(broadcast(load_a(r)), load_b(q)), stored with

@@ -110,9 +110,9 @@ static void vector_row(kiln_builder *cur, kiln_value *in, kiln_value *out, kiln_
 kiln_error *cg_lower_softmax(kiln_op *op, int64_t vw) {
   kiln_value *in = kiln_op_operand(op, 0), *out = kiln_op_operand(op, 1);
   if (in->type->kind != KILN_TYPE_MEMREF || out->type->kind != KILN_TYPE_MEMREF)
-    return cg_op_error(op, "operands must be memrefs (bufferize first)");
+    return kiln_op_error(op, "operands must be memrefs (bufferize first)");
   const kiln_type *et = in->type->elem;
-  if (!kiln_type_is_float(et)) return cg_op_error(op, "needs a float element type");
+  if (!kiln_type_is_float(et)) return kiln_op_error(op, "needs a float element type");
   uint32_t rank = in->type->rank;
   int64_t dim = kiln_op_get_attr(op, "dimension")->i;
   kiln_builder b = kiln_builder_before(op);

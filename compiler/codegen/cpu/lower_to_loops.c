@@ -73,16 +73,16 @@ static kiln_error *analyze(lw *w, kiln_op *op) {
   w->c = kiln_op_context(op);
   w->nops = op->num_operands;
   w->nin = kiln_linalg_num_inputs(op);
-  if (w->nops > CG_MAX_OPERANDS) return cg_op_error(op, "has too many operands");
+  if (w->nops > CG_MAX_OPERANDS) return kiln_op_error(op, "has too many operands");
   w->loops = cg_static_bounds(op, w->maps, w->red, w->sb);
-  if (w->loops < 0) return cg_op_error(op, "has no iteration space lower-to-loops understands (malformed maps, "
+  if (w->loops < 0) return kiln_op_error(op, "has no iteration space lower-to-loops understands (malformed maps, "
                                          "ranks above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(op, i);
     if (kiln_type_is_shaped(v->type) && !is_memref(v))
-      return cg_op_error(op, "operand #%u is not a memref (bufferize first)", i);
+      return kiln_op_error(op, "operand #%u is not a memref (bufferize first)", i);
     if (!is_memref(v) && (i >= w->nin || w->maps[i]->num_results))
-      return cg_op_error(op, "operand #%u: a scalar where the map needs a memref", i);
+      return kiln_op_error(op, "operand #%u: a scalar where the map needs a memref", i);
   }
   int p = 0;
   for (int l = 0; l < w->loops; l++)
@@ -134,7 +134,7 @@ static kiln_error *bound_values(lw *w, kiln_builder *b) {
         }
       }
     }
-    if (!w->bound[l]) return cg_op_error(w->op, "loop %d has no operand dimension giving its size", l);
+    if (!w->bound[l]) return kiln_op_error(w->op, "loop %d has no operand dimension giving its size", l);
   }
   return NULL;
 }
@@ -604,7 +604,7 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
     ok = emit_scalar(&w, &b, 0, ivs, NULL, NULL);
   }
   if (!ok || kiln_context_error_count(w.c) != errs)
-    return cg_op_error(op, "could not be lowered to loops (see the diagnostics above)");
+    return kiln_op_error(op, "could not be lowered to loops (see the diagnostics above)");
   kiln_op_erase(op);
   return NULL;
 }

@@ -194,10 +194,10 @@ kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, k
   if (!export || !executable) return NULL;
   int64_t wc[3] = {1, 1, 1};
   if (cg_launch_array(func, "workgroup_count", wc, 3) != 3)
-    return cg_op_error(func, "has no kiln.launch workgroup_count");
+    return kiln_op_error(func, "has no kiln.launch workgroup_count");
   const kiln_attr *old_exp = kiln_op_get_attr(export, "workgroup_count");
   if (old_exp && !first && !same_array(old_exp, wc, 3))
-    return cg_op_error(export, "variants of @%s disagree on the workgroup count", kiln_symbol_name(executable));
+    return kiln_op_error(export, "variants of @%s disagree on the workgroup count", kiln_symbol_name(executable));
   kiln_op_set_attr(export, "workgroup_count", i64s(kiln_op_context(export), 3, wc));
   bool dynamic = wc[0] == KILN_DYNAMIC || wc[1] == KILN_DYNAMIC || wc[2] == KILN_DYNAMIC;
   cg_dist dist;
@@ -206,7 +206,7 @@ kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, k
     int64_t tiles[KILN_MAX_LOOPS];
     int n = cg_launch_array(func, "tile_sizes", tiles, KILN_MAX_LOOPS);
     if (!root || !cg_distribution(root, tiles, n, &dist))
-      return cg_op_error(func, "kiln.launch tile_sizes do not fit the root op");
+      return kiln_op_error(func, "kiln.launch tile_sizes do not fit the root op");
   }
   const kiln_attr *ord = kiln_op_get_attr(export, "ordinal");
   const char *exe = kiln_symbol_name(executable);
@@ -227,12 +227,12 @@ kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, k
         const kiln_attr *old = kiln_op_get_attr(d, "workgroup_count");
         if (old) {
           if (!first && !same_array(old, wc, 3))
-            return cg_op_error(d, "variants of @%s disagree on the workgroup count", exe);
+            return kiln_op_error(d, "variants of @%s disagree on the workgroup count", exe);
           if (!first || dynamic) continue;
         }
         kiln_value *counts[3];
         if (dynamic && !host_counts(d, &dist, root, counts))
-          return cg_op_error(d, "the workgroup count of @%s depends on a size the host does not know", exe);
+          return kiln_op_error(d, "the workgroup count of @%s depends on a size the host does not know", exe);
         kiln_op_set_attr(d, "workgroup_count", i64s(kiln_op_context(d), 3, wc));
         kiln_value *ops[512];
         uint32_t n = 0;
@@ -273,7 +273,7 @@ static kiln_error *configure(cg_kernel *k, void *user) {
     bool red[KILN_MAX_LOOPS];
     int64_t bounds[KILN_MAX_LOOPS];
     n = cg_static_bounds(root, maps, red, bounds);
-    if (n < 0) return cg_op_error(root, "has no iteration space the CPU code generator understands (ranks "
+    if (n < 0) return kiln_op_error(root, "has no iteration space the CPU code generator understands (ranks "
                                     "above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
     pipeline = cg_pipeline_name(cg_root_kind_of(root));
     pick_tiles(root, red, bounds, n, tiles);

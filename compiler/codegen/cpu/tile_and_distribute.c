@@ -180,7 +180,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
   int loops = cg_static_bounds(x, maps, red, bounds);
   int dim_of_loop[KILN_MAX_LOOPS];
   if (loops < 0 || !output_dims(x, maps, loops, d, rt, dim_of_loop))
-    return cg_op_error(x, "cannot be restricted to the root op's tiles");
+    return kiln_op_error(x, "cannot be restricted to the root op's tiles");
   kiln_builder b = kiln_builder_before(x);
   b.loc = x->loc;
   kiln_value *off[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS];
@@ -221,7 +221,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
         if (!coef[l]) continue;
         kiln_value *ol = tiled[l] ? off[l] : cg_index(&b, 0);
         kiln_value *sl = tiled[l] ? size[l] : loop_bound(&b, x, maps, l, bounds);
-        if (!sl) return cg_op_error(x, "loop %d has no size to tile a window by", l);
+        if (!sl) return kiln_op_error(x, "loop %d has no size to tile a window by", l);
         o = cg_add(&b, o, cg_muli(&b, ol, coef[l]));
         s = cg_add(&b, s, cg_muli(&b, cg_add(&b, sl, cg_index(&b, -1)), coef[l]));
         ne = kiln_affine_binary(c, KILN_AFFINE_ADD, ne,
@@ -240,7 +240,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
   }
   if (maps_changed) {
     if (x->kind != KILN_OP_LINALG_GENERIC)
-      return cg_op_error(x, "has an indexing map with a constant offset that only linalg.generic can carry");
+      return kiln_op_error(x, "has an indexing map with a constant offset that only linalg.generic can carry");
     const kiln_attr *am[CG_MAX_OPERANDS + 1];
     for (uint32_t i = 0; i < x->num_operands; i++) am[i] = kiln_attr_affine_map(c, new_maps[i]);
     kiln_op_set_attr(x, "indexing_maps", kiln_attr_array(c, x->num_operands, am));
@@ -265,7 +265,7 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
   (void)user;
   kiln_op *root = cg_find_root(k->func);
   if (!cg_launch(k->func))
-    return cg_op_error(k->func, "has no kiln.launch attribute (run select-launch-config first)");
+    return kiln_op_error(k->func, "has no kiln.launch attribute (run select-launch-config first)");
   if (!root) return NULL;
   int64_t tiles[KILN_MAX_LOOPS];
   int n = cg_launch_array(k->func, "tile_sizes", tiles, KILN_MAX_LOOPS);
@@ -275,15 +275,15 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
   cg_dist d;
   const char *why = "";
   if (!cg_distribution(root, tiles, n, &d))
-    return cg_op_error(root, "kiln.launch tile_sizes do not fit this root op");
+    return kiln_op_error(root, "kiln.launch tile_sizes do not fit this root op");
   if (!cg_can_distribute(k->func, root, &d, &why))
-    return cg_op_error(k->func, "cannot be distributed: %s", why);
+    return kiln_op_error(k->func, "cannot be distributed: %s", why);
   /* A single tile is the whole iteration space: nothing to restrict. */
   if (!cg_dist_splits(&d)) return NULL;
   int64_t wc[3];
   if (cg_launch_array(k->func, "workgroup_count", wc, 3) != 3 || wc[0] != d.wg_count[0] ||
       wc[1] != d.wg_count[1] || wc[2] != d.wg_count[2])
-    return cg_op_error(k->func, "kiln.launch workgroup_count does not match its tile_sizes");
+    return kiln_op_error(k->func, "kiln.launch workgroup_count does not match its tile_sizes");
   kiln_block *body = cg_func_body(k->func);
   kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
   /* the tile box reads dynamic dims of the root's output: after it */

@@ -8,18 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-kiln_error *cg_op_error(const kiln_op *op, const char *fmt, ...) {
-  char msg[512];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (op->loc.file)
-    return kiln_error_new("%s:%u:%u: '%s' op %s", op->loc.file, op->loc.line, op->loc.col,
-                          op->name, msg);
-  return kiln_error_new("'%s' op %s", op->name, msg);
-}
-
 kiln_block *cg_func_body(kiln_op *func) {
   return func->num_regions ? func->regions[0].first : NULL;
 }

@@ -140,7 +140,7 @@ static kiln_value *load_own(kiln_builder *b, kiln_value *slot) {
 }
 
 static bool fail(simt *s, const kiln_op *op, const char *what) {
-  if (!s->err) s->err = cg_op_error(op, "simt-to-loops: %s", what);
+  if (!s->err) s->err = kiln_op_error(op, "simt-to-loops: %s", what);
   return false;
 }
 
@@ -166,7 +166,7 @@ static bool lower_shuffles(simt *s, uint32_t nops) {
     }
     if (s->threads % w->i != 0) {
       if (!s->err)
-        s->err = cg_op_error(sh, "simt-to-loops: a warp shuffle needs a block size that is a multiple of "
+        s->err = kiln_op_error(sh, "simt-to-loops: a warp shuffle needs a block size that is a multiple of "
                                  "the warp width %lld, got %lld", (long long)w->i, (long long)s->threads);
       break;
     }
@@ -588,7 +588,7 @@ static bool resolve_ids(simt *s) {
 static kiln_error *simt_kernel(kiln_op *func) {
   kiln_block *body = func->regions[0].first;
   if (!body) return NULL;
-  if (body->next) return cg_op_error(func, "simt-to-loops: kernels with several blocks are not supported");
+  if (body->next) return kiln_op_error(func, "simt-to-loops: kernels with several blocks are not supported");
   simt s;
   memset(&s, 0, sizeof s);
   s.func = func;
@@ -628,7 +628,7 @@ kiln_error *kiln_codegen_gpu_simt_to_loops(kiln_op *inner, void *user) {
     if (err) return err;
     kiln_op *bad = NULL;
     kiln_walk_pre(f, leftover, &bad);
-    if (bad) return cg_op_error(bad, "simt-to-loops: left over after fission");
+    if (bad) return kiln_op_error(bad, "simt-to-loops: left over after fission");
   }
   return NULL;
 }

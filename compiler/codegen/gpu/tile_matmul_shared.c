@@ -710,8 +710,8 @@ kiln_error *kiln_codegen_gpu_tile_matmul_shared(kiln_op *inner, void *user) {
     /* Accumulators: TM x TN/4 vectors (TM x TN scalars when TN % 4 != 0). */
     const int64_t nv = cf.tn % 4 == 0 ? cf.tn / 4 : cf.tn;
     if (cf.tm > 64 || nv > 64 || cf.tm * nv > 256)
-      return cg_op_error(f, "gpu-tile-matmul-shared: thread tile %lldx%lld needs more than 256 accumulators",
-                         (long long)cf.tm, (long long)cf.tn);
+      return kiln_op_error(f, "gpu-tile-matmul-shared: thread tile %lldx%lld needs more than 256 accumulators",
+                           (long long)cf.tm, (long long)cf.tn);
     kiln_value *tiles[2] = {NULL, NULL};
     for (kiln_op *o = f->regions[0].first->first, *next; o; o = next) {
       next = o->next;

@@ -11,18 +11,16 @@
 /* ---- errors and values ---- */
 LLVMValueRef tl_fail(tl *t, const kiln_op *op, const char *fmt, ...) {
   if (t->err) return NULL;
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (op && op->loc.file)
-    t->err = kiln_error_new("%s:%u:%u: '%s' op: %s", op->loc.file, op->loc.line,
-                            op->loc.col, op->name, msg);
-  else if (op)
-    t->err = kiln_error_new("'%s' op: %s", op->name, msg);
-  else
+  if (op) {
+    t->err = kiln_op_verror(op, fmt, ap);
+  } else {
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
     t->err = kiln_error_new("%s", msg);
+  }
+  va_end(ap);
   return NULL;
 }
 

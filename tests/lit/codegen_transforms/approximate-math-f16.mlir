@@ -5,7 +5,7 @@
 
 // CHECK-LABEL: func.func @half
 // CHECK: math.exp %{{.*}} : f16
-// ERR: approximate-math-f16.mlir:10:8: 'math.exp' op: would become a libm call
+// ERR: approximate-math-f16.mlir:10:8: 'math.exp' op would become a libm call
 func.func @half(%x: f16) -> f16 {
   %0 = math.exp %x : f16
   return %0 : f16

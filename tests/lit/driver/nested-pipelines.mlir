@@ -24,7 +24,7 @@
 
 // MODPASS: kiln-opt: pass 'cse' runs on the whole module, not inside target 'cuda'
 // NESTED: kiln-opt: target 'llvm-cpu' nested inside target 'cuda' in pass pipeline
-// WHERE: kiln-opt: pass 'translate-cuda' failed: executable @e variant @cuda_sm_80: {{.*}}'linalg.generic' op: cannot be translated to LLVM IR
+// WHERE: kiln-opt: pass 'translate-cuda' failed: executable @e variant @cuda_sm_80: {{.*}}'linalg.generic' op cannot be translated to LLVM IR
 "hal.executable"() ({
   "hal.executable.variant"() ({
     "hal.executable.export"() {binding_count = 2 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 1 : i32, sym_name = "k", workload = array<i64: 100>} : () -> ()

@@ -23,13 +23,13 @@ static void expect(const char *text, bool kernel, const char *needle) {
 
 START_TEST(libm_functions_need_approximation) {
   expect("func.func @f(%x: f32) -> f32 {\n  %0 = math.exp %x : f32\n  return %0 : f32\n}\n",
-         false, "test.mlir:2:8: 'math.exp' op: would become a libm call");
+         false, "test.mlir:2:8: 'math.exp' op would become a libm call");
 }
 END_TEST
 
 START_TEST(heap_allocation_refused) {
   expect("func.func @f() {\n  %0 = memref.alloc() : memref<4xf32>\n  return\n}\n", false,
-         "'memref.alloc' op: heap allocation is not available");
+         "'memref.alloc' op heap allocation is not available");
 }
 END_TEST
 

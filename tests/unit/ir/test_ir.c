@@ -258,6 +258,27 @@ START_TEST(structured_iteration) {
 }
 END_TEST
 
+/* kiln_op_error: the one form of a pass's error about an op, located when
+ * the op's place is known. */
+START_TEST(op_errors_name_op_and_place) {
+  const char *src =
+      "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+      "  %0 = arith.addf %a, %a : tensor<4xf32>\n"
+      "  return %0 : tensor<4xf32>\n}\n";
+  kiln_op *m = kiln_parse_source(ctx, "add.mlir", src, strlen(src));
+  ck_assert_ptr_nonnull(m);
+  kiln_op *add = kiln_op_region(kiln_module_body(m)->first, 0)->first->first;
+  kiln_error *e = kiln_op_error(add, "has %d problems", 2);
+  ck_assert_str_eq(kiln_error_message(e), "add.mlir:2:8: 'arith.addf' op has 2 problems");
+  kiln_error_free(e);
+  add->loc.file = NULL;
+  e = kiln_op_error(add, "is unplaced");
+  ck_assert_str_eq(kiln_error_message(e), "'arith.addf' op is unplaced");
+  kiln_error_free(e);
+  ck_assert_str_eq(kiln_error_message(NULL), "ok");
+}
+END_TEST
+
 START_TEST(value_map) {
   kiln_value_map m = {0};
   kiln_block *b = kiln_block_create(ctx);
@@ -375,6 +396,7 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, pass_manager);
   tcase_add_test(tc, location_nodes);
   tcase_add_test(tc, value_map);
+  tcase_add_test(tc, op_errors_name_op_and_place);
   suite_add_tcase(s, tc);
   return s;
 }
