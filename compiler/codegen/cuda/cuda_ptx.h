@@ -18,8 +18,7 @@
  * kiln_cuda_); internal prefix of this folder: cptx_.
  *
  * Errors are the compiler's kiln_error (NULL on success, otherwise an
- * owned message freed with kiln_error_free); bytes use the llvm-cpu back
- * end's type (llvm_cpu.h). What prepare accepts reaches LLVM's NVPTX
+ * owned message freed with kiln_error_free). What prepare accepts reaches LLVM's NVPTX
  * code generator without the aborts and exits it has for IR it cannot
  * lower (libm calls, soft float), as far as those are known (see
  * cuda_libm_intrinsics.def, callees.c, instructions.c). Not covered yet:
@@ -36,11 +35,17 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
-#include "llvm_cpu.h"
+#include "kiln_error.h"
 
 /*------------------------------------------------------- errors, bytes */
 
-typedef kiln_llvm_cpu_bytes_t kiln_ptx_bytes_t;
+/* Owned bytes (PTX or LLVM IR text). */
+typedef struct kiln_ptx_bytes {
+  uint8_t *data;
+  size_t size;
+} kiln_ptx_bytes_t;
+
+void kiln_ptx_bytes_free(kiln_ptx_bytes_t *bytes);
 
 /*---------------------------------------------------------------- target */
 

@@ -165,7 +165,7 @@ void kiln_ptx_result_release(kiln_ptx_result_t *result) {
   for (uint32_t i = 0; i < result->kernel_count; i++)
     free(result->kernels[i].name);
   free(result->kernels);
-  kiln_llvm_cpu_bytes_free(&result->ptx);
+  kiln_ptx_bytes_free(&result->ptx);
   result->kernels = NULL;
   result->kernel_count = 0;
 }

@@ -303,8 +303,8 @@ START_TEST(output_is_deterministic_and_module_kept) {
   ck_assert_ptr_nonnull(strstr((char *)ptx.data, ".entry matmul_tiled("));
   LLVMDisposeMessage(before);
   LLVMDisposeMessage(after);
-  kiln_llvm_cpu_bytes_free(&ptx);
-  kiln_llvm_cpu_bytes_free(&ir);
+  kiln_ptx_bytes_free(&ptx);
+  kiln_ptx_bytes_free(&ir);
   LLVMDisposeTargetMachine(tm);
   LLVMDisposeModule(m);
   LLVMContextDispose(ctx);
