@@ -108,12 +108,11 @@ static void em_location(em *e, const kiln_op *op, uint32_t pc) {
     o->locations = n;
     e->loc_cap = cap;
   }
-  /* Source nodes go with dispatch sites, the calls that run kernels. */
-  const kiln_attr *callee = op->kind == KILN_OP_VM_CALL_IMPORT ? kiln_op_get_attr(op, "callee") : NULL;
-  const bool dispatch = callee && callee->str && strcmp(callee->str, "hal.command_buffer.dispatch") == 0;
+  /* Source nodes go with every instruction whose op names them: a
+   * dispatch site every node fused into its kernel, a host instruction
+   * (allocation, copy, shape check) the node it was lowered from. */
   o->locations[o->location_count++] =
-      (kiln_vm_location_t){pc, op->loc.file, op->loc.line, op->loc.col,
-                           dispatch ? op->loc.nodes : NULL};
+      (kiln_vm_location_t){pc, op->loc.file, op->loc.line, op->loc.col, op->loc.nodes};
 }
 
 static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
