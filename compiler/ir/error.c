@@ -32,6 +32,12 @@ kiln_error *kiln_error_new(const char *fmt, ...) {
   return e;
 }
 
+kiln_error *kiln_error_take(const char *what, char *msg, void (*dispose)(char *msg)) {
+  kiln_error *e = kiln_error_new("%s: %s", what, msg && *msg ? msg : "(no message)");
+  if (msg && dispose) dispose(msg);
+  return e;
+}
+
 const char *kiln_error_message(const kiln_error *e) { return e ? e->msg : "ok"; }
 
 void kiln_error_free(kiln_error *e) {

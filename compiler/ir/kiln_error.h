@@ -13,5 +13,9 @@ typedef struct kiln_error kiln_error;
 kiln_error *kiln_error_new(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *kiln_error_message(const kiln_error *e);
 void kiln_error_free(kiln_error *e);
+/* "what: msg" from a message another library owns (LLVM's), released
+ * here with dispose (when msg is not NULL); "(no message)" when it is
+ * NULL or empty. */
+kiln_error *kiln_error_take(const char *what, char *msg, void (*dispose)(char *msg));
 
 #endif

@@ -5,10 +5,6 @@
 
 #include "cuda_ptx.h"
 
-/* An error from an LLVM-owned message (freed here), prefixed by `what`;
- * msg may be NULL. */
-kiln_error *cptx_error_llvm(const char *what, char *msg);
-
 #define CPTX_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Largest static shared memory one block may declare (PTX, every SM). */

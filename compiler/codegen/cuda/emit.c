@@ -65,7 +65,7 @@ kiln_error *kiln_ptx_emit(LLVMModuleRef module, LLVMTargetMachineRef tm,
   LLVMContextSetDiagnosticHandler(ctx, old_handler, old_arg);
 
   if (failed) {
-    s = cptx_error_llvm("cuda: PTX code generation failed", err);
+    s = kiln_error_take("cuda: PTX code generation failed", err, LLVMDisposeMessage);
   } else if (diag.first_error) {
     if (err) LLVMDisposeMessage(err);
     s = kiln_error_new("cuda: PTX code generation failed: %s", diag.first_error);

@@ -112,7 +112,7 @@ kiln_error *kiln_ptx_target_machine_create(const kiln_ptx_target_t *target,
   LLVMTargetRef llvm_target = NULL;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(target->triple, &llvm_target, &err))
-    return cptx_error_llvm("cuda: no LLVM NVPTX back end", err);
+    return kiln_error_take("cuda: no LLVM NVPTX back end", err, LLVMDisposeMessage);
   if (err) LLVMDisposeMessage(err);
   LLVMTargetMachineOptionsRef opts = LLVMCreateTargetMachineOptions();
   LLVMTargetMachineOptionsSetCPU(opts, target->sm);

@@ -1,18 +1,11 @@
 /* Runs LLVM's module verifier in reporting mode: a broken module (from a
  * bug in an earlier lowering) becomes an error carrying LLVM's report
- * instead of an abort inside LLVM. Also the back end's small error and
- * bytes helpers. */
+ * instead of an abort inside LLVM. Also frees the back end's bytes. */
 #include <stdlib.h>
 
 #include <llvm-c/Analysis.h>
 
 #include "cptx_internal.h"
-
-kiln_error *cptx_error_llvm(const char *what, char *msg) {
-  kiln_error *e = kiln_error_new("%s: %s", what, msg && *msg ? msg : "(no message from LLVM)");
-  if (msg) LLVMDisposeMessage(msg);
-  return e;
-}
 
 void kiln_ptx_bytes_free(kiln_ptx_bytes_t *bytes) {
   if (!bytes) return;
@@ -24,7 +17,7 @@ void kiln_ptx_bytes_free(kiln_ptx_bytes_t *bytes) {
 kiln_error *kiln_ptx_verify(LLVMModuleRef module) {
   char *report = NULL;
   if (LLVMVerifyModule(module, LLVMReturnStatusAction, &report))
-    return cptx_error_llvm("cuda: the LLVM module failed verification", report);
+    return kiln_error_take("cuda: the LLVM module failed verification", report, LLVMDisposeMessage);
   if (report) LLVMDisposeMessage(report);
   return NULL;
 }

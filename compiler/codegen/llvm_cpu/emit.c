@@ -37,7 +37,7 @@ kiln_error *kiln_llvm_cpu_emit(LLVMModuleRef module,
   LLVMBool failed =
       LLVMTargetMachineEmitToMemoryBuffer(tm, clone, type, &err, &buf);
   LLVMDisposeModule(clone);
-  if (failed) return kiln_llvm_cpu_error_llvm("llvm-cpu: code generation failed", err);
+  if (failed) return kiln_error_take("llvm-cpu: code generation failed", err, LLVMDisposeMessage);
   if (err) LLVMDisposeMessage(err);
   kiln_error *s =
       lcpu_copy_out(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), out);

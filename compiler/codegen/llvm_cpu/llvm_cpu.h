@@ -29,10 +29,6 @@
 
 #include "kiln_error.h"
 
-/* An error from an LLVM-owned message (freed here with LLVMDisposeMessage),
- * prefixed by `what`; msg may be NULL. The PTX back end's too. */
-kiln_error *kiln_llvm_cpu_error_llvm(const char *what, char *msg);
-
 /* Owned bytes (an object file, assembly text, a shared object). */
 typedef struct kiln_llvm_cpu_bytes {
   uint8_t *data;

@@ -294,7 +294,7 @@ kiln_error *kiln_llvm_cpu_target_machine_create(
   LLVMTargetRef llvm_target = NULL;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(target->triple, &llvm_target, &err))
-    return kiln_llvm_cpu_error_llvm("llvm-cpu: no LLVM backend for the target", err);
+    return kiln_error_take("llvm-cpu: no LLVM backend for the target", err, LLVMDisposeMessage);
   if (err) LLVMDisposeMessage(err);
   LLVMTargetMachineOptionsRef opts = LLVMCreateTargetMachineOptions();
   LLVMTargetMachineOptionsSetCPU(opts, target->cpu);

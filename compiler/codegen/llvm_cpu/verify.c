@@ -8,8 +8,8 @@
 kiln_error *kiln_llvm_cpu_verify(LLVMModuleRef module) {
   char *report = NULL;
   if (LLVMVerifyModule(module, LLVMReturnStatusAction, &report))
-    return kiln_llvm_cpu_error_llvm("llvm-cpu: the LLVM module failed verification",
-                                    report);
+    return kiln_error_take("llvm-cpu: the LLVM module failed verification", report,
+                           LLVMDisposeMessage);
   if (report) LLVMDisposeMessage(report);
   return NULL;
 }
