@@ -208,22 +208,36 @@ def with_dynamic_shared(work, module, dyn, flatc):
     exe = fl["executables"][0]
     sm80 = [v for v in exe["variants"] if v.get("sm_version") == 80][0]
     sm80["exports"][0]["dynamic_shared_memory_bytes"] = dyn
-    src = os.path.join(work, "dyn.json")
-    with open(src, "w") as f:
-        json.dump(fl, f)
-    bdir = os.path.join(work, "bin")
-    shutil.rmtree(bdir, ignore_errors=True)
-    run([flatc, "-b", "-o", bdir, schema, src])
-    with open(os.path.join(bdir, os.listdir(bdir)[0]), "rb") as f:
-        fb = f.read()
     with open(module, "rb") as f:
         original = f.read()
     first = min(s["offset"] for s in fl["segments"])
-    if len(fb) > first:
-        raise AssertionError("edited FlatBuffer (%d bytes) overlaps the first segment at %d" % (len(fb), first))
+    # flatc encodes less compactly than Kiln's builder (no shared strings),
+    # so its FlatBuffer may outgrow the room before the first segment: then
+    # every segment moves by whole 64 KiB pages, which keeps their alignment.
+    shift = 0
+    while True:
+        src = os.path.join(work, "dyn.json")
+        with open(src, "w") as f:
+            json.dump(fl, f)
+        bdir = os.path.join(work, "bin")
+        shutil.rmtree(bdir, ignore_errors=True)
+        run([flatc, "-b", "-o", bdir, schema, src])
+        with open(os.path.join(bdir, os.listdir(bdir)[0]), "rb") as f:
+            fb = f.read()
+        if len(fb) <= first + shift:
+            break
+        if shift:
+            raise AssertionError("edited FlatBuffer (%d bytes) overlaps the first segment at %d"
+                                 % (len(fb), first + shift))
+        shift = (len(fb) - first + 65535) // 65536 * 65536
+        for seg in fl["segments"]:
+            seg["offset"] += shift
+    if shift:
+        print("mlp_dyn%d: segments moved by %d bytes (flatc's FlatBuffer is %d bytes, the builder's "
+              "first segment was at %d)" % (dyn, shift, len(fb), first))
     edited = os.path.join(work, "mlp_dyn%d.kiln" % dyn)
     with open(edited, "wb") as f:
-        f.write(fb + bytes(first - len(fb)) + original[first:])
+        f.write(fb + bytes(first + shift - len(fb)) + original[first:])
     return edited, exe
 
 
