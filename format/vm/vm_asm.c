@@ -66,7 +66,7 @@ void kiln_vm_asm_emit(kiln_vm_asm_t *a, kiln_vm_opcode_t op, ...) {
   put_le(a, (uint64_t)op, 1);
   va_list ap;
   va_start(ap, op);
-  for (const char *f = kiln_vm_opcode_infos[op].format; *f; ++f) {
+  for (const char *f = kiln_vm_opcode_format(op); *f; ++f) {
     switch (*f) {
       case 'k': put_le(a, (uint32_t)va_arg(ap, int32_t), 4); break;
       case 'K': put_le(a, (uint64_t)va_arg(ap, int64_t), 8); break;

@@ -134,7 +134,7 @@ static void typed_lists(text_t *ops, int nops, const uint8_t *insn,
   const uint8_t *lists[2];
   int nl = 0;
   const uint8_t *at = insn + 1;
-  for (const char *f = kiln_vm_opcode_infos[op].format; *f; ++f) {
+  for (const char *f = kiln_vm_opcode_format(op); *f; ++f) {
     if (*f == 'a') {
       lists[nl++] = at;
       at += 1 + 2 * (size_t)at[0];
@@ -170,11 +170,11 @@ int kiln_vm_disassemble_ex(FILE *out, const uint8_t *code, size_t size,
               code[off]);
       return lines + 1;
     }
-    const kiln_vm_opcode_info_t *info = &kiln_vm_opcode_infos[code[off]];
+    const char *mnemonic = kiln_vm_opcode_mnemonic(code[off]);
     text_t ops[8];
     int nops = 0;
     const uint8_t *at = code + off + 1;
-    for (const char *f = info->format; *f && nops < 8; ++f, ++nops) {
+    for (const char *f = kiln_vm_opcode_format(code[off]); *f && nops < 8; ++f, ++nops) {
       ops[nops].len = 0;
       ops[nops].buf[0] = 0;
       operand(&ops[nops], *f, &at, names);
@@ -191,7 +191,7 @@ int kiln_vm_disassemble_ex(FILE *out, const uint8_t *code, size_t size,
         put(&comment, "%c", *s);
       }
     }
-    fprintf(out, "  %04zx  %-14s  %-24s  %s\n", off, info->mnemonic,
+    fprintf(out, "  %04zx  %-14s  %-24s  %s\n", off, mnemonic,
             joined.buf, comment.buf);
     ++lines;
     off += n;

@@ -3,18 +3,45 @@
  * are what the verifier, the disassembler and the assembler share. */
 #include "kiln/vm_bytecode.h"
 
+#include <stddef.h>
 #include <string.h>
 
-const kiln_vm_opcode_info_t kiln_vm_opcode_infos[KILN_VM_OP_COUNT] = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) {MNEMONIC, FORMAT},
+/* Every opcode's mnemonic and format, back to back, as one object: a
+ * member per string gives each string's offset at compile time, and an
+ * opcode's format starts right after its mnemonic's NUL. */
+typedef struct opcode_text {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
+  char NAME##_m[sizeof MNEMONIC];                    \
+  char NAME##_f[sizeof FORMAT];
+#include "kiln/vm_opcodes.def"
+} opcode_text_t;
+_Static_assert(sizeof(opcode_text_t) <= UINT16_MAX, "offsets are 16-bit");
+
+static const opcode_text_t opcode_text = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) MNEMONIC, FORMAT,
 #include "kiln/vm_opcodes.def"
 };
+
+static const uint16_t opcode_at[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
+  (uint16_t)offsetof(opcode_text_t, NAME##_m),
+#include "kiln/vm_opcodes.def"
+};
+
+const char *kiln_vm_opcode_mnemonic(unsigned op) {
+  return (const char *)&opcode_text + opcode_at[op];
+}
+
+const char *kiln_vm_opcode_format(unsigned op) {
+  const char *m = kiln_vm_opcode_mnemonic(op);
+  return m + strlen(m) + 1;
+}
 
 size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
                                 size_t offset) {
   if (offset >= size || code[offset] >= KILN_VM_OP_COUNT) return 0;
   size_t at = offset + 1;
-  for (const char *f = kiln_vm_opcode_infos[code[offset]].format; *f; ++f) {
+  for (const char *f = kiln_vm_opcode_format(code[offset]); *f; ++f) {
     size_t n = kiln_vm_operand_size(*f);
     if (*f == 'a') {
       if (at >= size) return 0;

@@ -25,7 +25,7 @@ static int fail(verifier_t *v, const char *fmt, ...) {
   va_end(ap);
   const uint8_t op = v->offset < v->fn->code_size ? v->fn->code[v->offset] : 0;
   const char *name =
-      op < KILN_VM_OP_COUNT ? kiln_vm_opcode_infos[op].mnemonic : "?";
+      op < KILN_VM_OP_COUNT ? kiln_vm_opcode_mnemonic(op) : "?";
   v->diag->offset = v->offset;
   snprintf(v->diag->message, sizeof v->diag->message, "at 0x%04x (%s): %s",
            v->offset, name, detail);
@@ -101,7 +101,7 @@ static int check_instruction(verifier_t *v, const uint8_t *p) {
   int nlists = 0;
   uint32_t callee = 0;
   const uint8_t *at = p + 1;
-  for (const char *f = kiln_vm_opcode_infos[op].format; *f; ++f) {
+  for (const char *f = kiln_vm_opcode_format(op); *f; ++f) {
     switch (*f) {
       case 'i': case 'I': case 'f': case 'F': case 'r':
         if (check_reg(v, *f, kiln_vm_rd16(at))) return 1;
@@ -204,7 +204,7 @@ int kiln_vm_verify_function(const kiln_vm_module_info_t *module,
     v.offset = (uint32_t)off;
     const size_t n = kiln_vm_instruction_size(fn->code, fn->code_size, off);
     const uint8_t *at = p + 1;
-    for (const char *f = kiln_vm_opcode_infos[p[0]].format; *f; ++f) {
+    for (const char *f = kiln_vm_opcode_format(p[0]); *f; ++f) {
       if (*f == 'b') {
         const uint32_t t = kiln_vm_rd32(at);
         if (t >= fn->code_size || !(scratch[t / 8] & (1u << (t % 8))))

@@ -166,12 +166,14 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
 #define SIZE(NAME) KRT_OPERAND_OFFSET(krt_fmt_##NAME, sizeof krt_fmt_##NAME - 1)
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH)
-  static const void *const labels[KILN_VM_OP_COUNT] = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) &&op_##NAME,
+  /* Each handler's distance from the first (GNU C's label difference):
+   * half the size of a table of addresses, and no relocations. */
+  static const int32_t labels[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) (int32_t)(&&op_##NAME - &&op_NOP),
 #include "kiln/vm_opcodes.def"
   };
 #define CASE(NAME) op_##NAME:
-#define DISPATCH() goto *labels[*pc]
+#define DISPATCH() goto *(&&op_NOP + labels[*pc])
 #define NEXT(n)   \
   do {            \
     pc += (n);    \
@@ -409,7 +411,7 @@ arith_trap:
   status = krt_status(call->allocator, KILN_STATUS_ABORTED,
                       "arithmetic trap in %s (division by zero, overflow or "
                       "out-of-range conversion)",
-                      kiln_vm_opcode_infos[*pc].mnemonic);
+                      kiln_vm_opcode_mnemonic(*pc));
 fail_at : {
   char where[256] = "";
   uint32_t line, column;

@@ -43,14 +43,14 @@ typedef enum kiln_vm_opcode {
   KILN_VM_OP_COUNT
 } kiln_vm_opcode_t;
 
-typedef struct kiln_vm_opcode_info {
-  const char *mnemonic;  /* "add.i32" */
-  const char *format;    /* operand kinds, see vm_opcodes.def */
-} kiln_vm_opcode_info_t;
-
-extern const kiln_vm_opcode_info_t kiln_vm_opcode_infos[KILN_VM_OP_COUNT];
-/* One line per opcode, $N = operand N. Kept apart from the infos (in the
- * disassembler's object) so that the runtime does not carry the text. */
+/* An opcode's mnemonic ("add.i32") and operand kinds (see vm_opcodes.def);
+ * OP must be below KILN_VM_OP_COUNT. Both come from one packed string pool
+ * with a 16-bit offset per opcode: a table of two pointers per opcode cost
+ * the smallest runtime 1.4 KB of relocated data. */
+const char *kiln_vm_opcode_mnemonic(unsigned op);
+const char *kiln_vm_opcode_format(unsigned op);
+/* One line per opcode, $N = operand N. Kept apart from the mnemonics (in
+ * the disassembler's object) so that the runtime does not carry the text. */
 extern const char *const kiln_vm_opcode_semantics[KILN_VM_OP_COUNT];
 
 /* ---- decoding (no bounds checks: for verified code) ------------------- */
