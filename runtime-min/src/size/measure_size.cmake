@@ -1,5 +1,6 @@
 # Script behind the runtime-size target (see CMakeLists.txt here).
-# In: SRC BIN GENERATOR CC CXX LLD NM STRIP SIZE BUDGET.
+# In: SRC BIN GENERATOR CC CXX LLD NM STRIP SIZE BUDGET, and ENFORCE (the
+# runtime.size_budget test sets it: then over budget is an error).
 # Out: one line "runtime-min ...: N bytes ... budget BUDGET" on stdout.
 #
 # What is measured: the runtime as an embedder links it. The smallest
@@ -81,3 +82,7 @@ else()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E echo
   "runtime-min smallest configuration (local-sync + VM + loader + ELF loader; no local-task, CUDA, zstd, dispatch observers, copy/fill transfers; ${nlibs} libraries, MinSizeRel, gc-sections from the kiln_ API, libc not counted): ${bytes} bytes stripped (code ${code}, read-only data ${rodata}, writable data ${data}) budget ${BUDGET}: ${verdict}")
+if(ENFORCE AND margin LESS 0)
+  message(FATAL_ERROR "runtime-min is ${over} bytes over its ${BUDGET}-byte "
+          "budget (see the line above for where the bytes are)")
+endif()
