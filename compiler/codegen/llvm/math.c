@@ -14,6 +14,9 @@ static LLVMValueRef part(tl *t, kiln_op *op, LLVMValueRef *x, LLVMTypeRef rt) {
   case KILN_OP_MATH_FLOOR: return tl_call_intrinsic(t, "llvm.floor", rt, x, 1);
   case KILN_OP_MATH_CEIL: return tl_call_intrinsic(t, "llvm.ceil", rt, x, 1);
   case KILN_OP_MATH_ROUND: return tl_call_intrinsic(t, "llvm.round", rt, x, 1);
+  /* llvm.fmuladd, not llvm.fma: a multiply and an add where the target
+   * has no FMA (baseline x86-64), never an fmaf call. */
+  case KILN_OP_MATH_FMA: return tl_call_intrinsic(t, "llvm.fmuladd", rt, x, 3);
   case KILN_OP_MATH_RSQRT: {
     LLVMValueRef s = tl_call_intrinsic(t, "llvm.sqrt", rt, x, 1);
     LLVMTypeRef et = LLVMGetTypeKind(rt) == LLVMVectorTypeKind ? LLVMGetElementType(rt) : rt;
@@ -27,8 +30,8 @@ static LLVMValueRef part(tl *t, kiln_op *op, LLVMValueRef *x, LLVMTypeRef rt) {
 }
 
 void tl_math(tl *t, kiln_op *op) {
-  LLVMValueRef x[2];
-  for (uint32_t i = 0; i < op->num_operands && i < 2; i++)
+  LLVMValueRef x[3];
+  for (uint32_t i = 0; i < op->num_operands && i < 3; i++)
     if (!(x[i] = tl_operand(t, op, i))) return;
   LLVMValueRef r = tl_map_parts(t, op, x, op->num_operands, op->results[0].type, part);
   if (r) tl_set(t, &op->results[0], r);

@@ -33,7 +33,8 @@ enum { AP_EQ = 0, AP_NE = 1, AP_SLT = 2, AP_SLE = 3, AP_SGT = 4, AP_SGE = 5 };
 kiln_value *ap_cmpf(ap *a, int pred, kiln_value *x, kiln_value *y);
 kiln_value *ap_cmpi(ap *a, int pred, kiln_value *x, kiln_value *y);
 kiln_value *ap_sel(ap *a, kiln_value *c, kiln_value *x, kiln_value *y);
-/* c[0] + x * (c[1] + x * (... c[n-1])) */
+/* c[0] + x * (c[1] + x * (... c[n-1])), Horner steps as math.fma (one
+ * instruction each where the target has FMA, also one rounding) */
 kiln_value *ap_poly(ap *a, kiln_value *x, const double *c, int n);
 kiln_value *ap_add(ap *a, kiln_value *x, kiln_value *y);
 kiln_value *ap_sub(ap *a, kiln_value *x, kiln_value *y);

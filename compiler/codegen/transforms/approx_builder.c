@@ -86,7 +86,11 @@ kiln_value *ap_abs(ap *a, kiln_value *x) { return ap_op1(a, KILN_OP_MATH_ABSF, x
 
 kiln_value *ap_poly(ap *a, kiln_value *x, const double *c, int n) {
   kiln_value *r = ap_f(a, c[n - 1]);
-  for (int i = n - 2; i >= 0; i--) r = ap_add(a, ap_mul(a, r, x), ap_f(a, c[i]));
+  for (int i = n - 2; i >= 0; i--) {
+    kiln_value *ops[3] = {r, x, ap_f(a, c[i])};
+    const kiln_type *t = x->type;
+    r = kiln_op_result(kiln_build(&a->b, KILN_OP_MATH_FMA, 3, ops, 1, &t, NULL), 0);
+  }
   return r;
 }
 

@@ -122,6 +122,12 @@ bool arith_parse_unary(kiln_parser *p, kiln_op_state *st) {
 void arith_print_unary(kiln_printer *pr, const kiln_op *op) {
   print_same_typed(pr, op);
 }
+bool arith_parse_ternary(kiln_parser *p, kiln_op_state *st) {
+  return parse_same_typed(p, st, 3);
+}
+void arith_print_ternary(kiln_printer *pr, const kiln_op *op) {
+  print_same_typed(pr, op);
+}
 
 static bool elem_kind_ok(const kiln_type *t, bool want_float) {
   if (kiln_type_is_shaped(t) && t->kind != KILN_TYPE_TENSOR &&

@@ -25,6 +25,8 @@
 // LL-NOT: call {{.*}}@{{exp|log|tanh|erf|sin|cos|pow|floor|ceil|round}}
 // LL-NOT: call {{.*}}@llvm.{{exp|log|pow|sin|cos|floor|ceil|round}}
 // LL: ret
+// Horner steps are math.fma, llvm.fmuladd in LLVM IR.
+// LL: declare {{.*}} @llvm.fmuladd.f32(
 func.func @all(%x: f32, %y: f32, %v: vector<4xf64>) -> (f32, vector<4xf64>) {
   %0 = math.exp %x : f32
   %1 = math.exp2 %0 : f32
@@ -56,4 +58,16 @@ func.func @sigmoid(%x: vector<8xf32>) -> vector<8xf32> {
   %d = arith.addf %one, %e : vector<8xf32>
   %r = arith.divf %one, %d : vector<8xf32>
   return %r : vector<8xf32>
+}
+
+// The polynomials' Horner steps: one math.fma each (one instruction where
+// the target has FMA, a multiply and an add where it has not).
+// IR-LABEL: func.func @horner
+// IR-NOT: math.exp
+// IR: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// IR-NOT: math.exp
+// IR: return
+func.func @horner(%v: vector<4xf32>) -> vector<4xf32> {
+  %0 = math.exp %v : vector<4xf32>
+  return %0 : vector<4xf32>
 }

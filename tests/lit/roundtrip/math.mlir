@@ -50,6 +50,17 @@ func.func @powf(%x: f32, %y: f32, %d: f64) -> (f32, f64) {
   return %0, %1 : f32, f64
 }
 
+// CHECK-LABEL: func.func @fma(%arg0: f32, %arg1: vector<8xf64>) -> (f32, vector<8xf64>) {
+// CHECK-NEXT: %0 = math.fma %arg0, %arg0, %arg0 : f32
+// CHECK-NEXT: %1 = math.fma %arg1, %arg1, %arg1 fastmath<contract> : vector<8xf64>
+// CHECK-NEXT: return %0, %1 : f32, vector<8xf64>
+// CHECK-NEXT: }
+func.func @fma(%x: f32, %v: vector<8xf64>) -> (f32, vector<8xf64>) {
+  %0 = math.fma %x, %x, %x : f32
+  %1 = math.fma %v, %v, %v fastmath<contract> : vector<8xf64>
+  return %0, %1 : f32, vector<8xf64>
+}
+
 // CHECK-LABEL: func.func @other_widths(%arg0: f16, %arg1: bf16, %arg2: f64) -> (f16, bf16, f64) {
 // CHECK-NEXT: %0 = math.exp %arg0 : f16
 // CHECK-NEXT: %1 = math.tanh %arg1 : bf16
