@@ -19,6 +19,7 @@
 #include "llvm_cpu_passes.h"
 #include "mlir_input.h"
 #include "serialize.h"
+#include "static_shapes.h"
 #include "transforms.h"
 #include "vm_stage.h"
 #ifdef KILN_HAVE_ONNX
@@ -144,7 +145,7 @@ static kiln_stage_t first_stage(kiln_op *module, const kiln_session *s) {
  * initializers are borrowed dense attributes over the mapped model file,
  * so it is freed only after the module is written and the context is
  * destroyed. */
-static kiln_error *read_input(kiln_context *ctx, const char *path, kiln_op **out,
+static kiln_error *read_input(kiln_context *ctx, const kiln_session *s, const char *path, kiln_op **out,
                               void **onnx_model) {
   FILE *f = fopen(path, "rb");
   if (!f) return kiln_error_new("cannot open input '%s'", path);
@@ -160,8 +161,11 @@ static kiln_error *read_input(kiln_context *ctx, const char *path, kiln_op **out
     if (!kiln_onnx_model_load_file(path, &model, &st))
       return kiln_error_new("%s: %s", path, st.message);
     *onnx_model = model;
-    if (!kiln_onnx_import(ctx, model, out, &st))
-      return kiln_error_new("%s: %s", path, st.message);
+    kiln_onnx_import_options opts;
+    bool has = kiln_driver_onnx_options(s, &opts);
+    bool ok = kiln_onnx_import_with(ctx, model, has ? &opts : NULL, out, &st);
+    if (has) kiln_driver_onnx_options_free(&opts);
+    if (!ok) return kiln_error_new("%s: %s", path, st.message);
     return NULL;
   }
 #else
@@ -171,7 +175,8 @@ static kiln_error *read_input(kiln_context *ctx, const char *path, kiln_op **out
     return kiln_error_new("%s: ONNX input is not supported yet (no ONNX importer in this build)",
                           path);
 #endif
-  return kiln_mlir_load_file(ctx, path, true, out);
+  kiln_error *e = kiln_mlir_load_file(ctx, path, true, out);
+  return e ? e : kiln_driver_static_shapes(s, *out);
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -214,7 +219,7 @@ kiln_error *kiln_compile(kiln_session *s) {
   kiln_pass_manager *pm = kiln_pm_create(ctx);
   kiln_op *module = NULL;
   void *onnx_model = NULL;
-  kiln_error *err = read_input(ctx, o->input_path, &module, &onnx_model);
+  kiln_error *err = read_input(ctx, s, o->input_path, &module, &onnx_model);
   kiln_stage_t start = KILN_STAGE_INPUT;
   if (!err) start = first_stage(module, s);
 

@@ -79,6 +79,8 @@ void kiln_session_destroy(kiln_session *s) {
   free(s->payloads);
   free(s->input_name);
   if (s->pending_free) s->pending_free(s->pending);
+  for (uint32_t i = 0; i < s->shape_count; i++) free(s->shapes[i].name);
+  free(s->shapes);
   free(s);
 }
 
@@ -129,6 +131,48 @@ kiln_error *kiln_session_record_input(kiln_session *s, const char *path) {
   free(s->input_name);
   s->input_name = ks_strdup(slash ? slash + 1 : path);
   return s->input_name ? NULL : kiln_error_new("out of memory");
+}
+
+static kiln_error *add_shape(kiln_session *s, const char *spec, bool is_dim) {
+  const char *opt = is_dim ? "--dim" : "--static-shape";
+  const char *eq = strrchr(spec, '=');
+  if (!eq || eq == spec)
+    return kiln_error_new("%s=%s: expected %s", opt, spec, is_dim ? "NAME=N" : "NAME=D0xD1x...");
+  kiln_session_shape sh;
+  memset(&sh, 0, sizeof sh);
+  sh.is_dim = is_dim;
+  const char *p = eq + 1;
+  while (*p) {
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 0 || v > (1ll << 31) || sh.rank == 16)
+      return kiln_error_new("%s=%s: '%s' is not a %s (0..2^31%s)", opt, spec, p, is_dim ? "size" : "list of sizes",
+                            is_dim ? "" : ", at most 16, joined by 'x'");
+    sh.dims[sh.rank++] = v;
+    p = end;
+    if (*p == 'x' && !is_dim && p[1]) p++;
+    else if (*p) return kiln_error_new("%s=%s: unexpected '%s'", opt, spec, p);
+  }
+  if (is_dim && sh.rank != 1) return kiln_error_new("--dim=%s: expected NAME=N", spec);
+  size_t nl = (size_t)(eq - spec);
+  for (uint32_t i = 0; i < s->shape_count; i++)
+    if (s->shapes[i].is_dim == is_dim && strlen(s->shapes[i].name) == nl && !strncmp(s->shapes[i].name, spec, nl))
+      return kiln_error_new("%s: '%.*s' is bound twice", opt, (int)nl, spec);
+  kiln_session_shape *n = realloc(s->shapes, (s->shape_count + 1) * sizeof *n);
+  if (!n) return kiln_error_new("out of memory");
+  s->shapes = n;
+  sh.name = malloc(nl + 1);
+  if (!sh.name) return kiln_error_new("out of memory");
+  memcpy(sh.name, spec, nl);
+  sh.name[nl] = 0;
+  s->shapes[s->shape_count++] = sh;
+  return NULL;
+}
+
+kiln_error *kiln_session_add_dim(kiln_session *s, const char *spec) { return add_shape(s, spec, true); }
+
+kiln_error *kiln_session_add_static_shape(kiln_session *s, const char *spec) {
+  return add_shape(s, spec, false);
 }
 
 kiln_error *kiln_session_add_rodata(kiln_session *s, const char *name,

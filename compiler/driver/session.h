@@ -92,6 +92,16 @@ typedef struct kiln_session_payload {
   char llvm_version[16]; /* "19.1.7" when LLVM generated it, else "" */
 } kiln_session_payload_t;
 
+/* A shape fixed at compile time: --dim=NAME=N (an ONNX dim_param; rank
+ * 0, dims[0] = N) or --static-shape=NAME=D0xD1x... (an ONNX input name,
+ * or FUNC:INDEX for MLIR input). */
+typedef struct kiln_session_shape {
+  char *name;
+  bool is_dim;
+  uint32_t rank;
+  int64_t dims[16];
+} kiln_session_shape;
+
 typedef struct kiln_session {
   kiln_session_options_t options;
   char **targets;    /* --target values in order; default {"llvm-cpu"} */
@@ -114,6 +124,8 @@ typedef struct kiln_session {
    * with the session if still there. */
   void *pending;
   void (*pending_free)(void *pending);
+  kiln_session_shape *shapes; /* --dim and --static-shape, in order */
+  uint32_t shape_count;
 } kiln_session;
 
 kiln_session *kiln_session_create(void);
@@ -131,6 +143,11 @@ void kiln_session_note_llvm(kiln_session *s, const char *executable, const char 
 /* Records the input file's base name and SHA-256 (what `sha256sum PATH`
  * prints) for the module's provenance. */
 kiln_error *kiln_session_record_input(kiln_session *s, const char *path);
+/* "NAME=N" (--dim) and "NAME=D0xD1x..." (--static-shape; "NAME=" is a
+ * rank-0 shape): parsed and checked (dims in 0..2^31, at most 16, the
+ * name not bound twice). */
+kiln_error *kiln_session_add_dim(kiln_session *s, const char *spec);
+kiln_error *kiln_session_add_static_shape(kiln_session *s, const char *spec);
 
 /* Adds a rodata blob; returns its index (what hal.buffer.rodata names)
  * through *index. copy: the session keeps its own copy; otherwise data

@@ -1,8 +1,10 @@
 /* reshapes-to-views: tensor.expand_shape, tensor.collapse_shape,
- * tensor.bitcast, flow.tensor.reshape chains and transposes that only move
- * unit dims (a copy generic: PyTorch's batch-first [1, S, D] to [S, 1, D])
- * in host functions become flow.tensor.reshape, a view of the same bytes
- * (row-major reshapes of a dense tensor never move data).
+ * tensor.bitcast, tensor.cast (static <-> dynamic dims; resolve-dims
+ * checks the sizes a cast asserts), flow.tensor.reshape chains and
+ * transposes that only move unit dims (a copy generic: PyTorch's
+ * batch-first [1, S, D] to [S, 1, D]) in host functions become
+ * flow.tensor.reshape, a view of the same bytes (row-major reshapes of a
+ * dense tensor never move data).
  *
  * Takes: host functions on tensors. Guarantees: every such reshape is
  * replaced; the view takes the result's dynamic dims as operands (their
@@ -36,7 +38,7 @@ static bool unit_transpose(const kiln_op *op) {
 static bool is_reshape(const kiln_op *op) {
   return op->kind == KILN_OP_TENSOR_EXPAND_SHAPE || op->kind == KILN_OP_TENSOR_COLLAPSE_SHAPE ||
          op->kind == KILN_OP_FLOW_TENSOR_RESHAPE || op->kind == KILN_OP_TENSOR_BITCAST ||
-         unit_transpose(op);
+         op->kind == KILN_OP_TENSOR_CAST || unit_transpose(op);
 }
 
 kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {

@@ -12,7 +12,8 @@
  *    certainly equal, a flow.check.dim_eq(other, first) before the op
  *    fails the call at run time unless they are; likewise the source dim
  *    of a dynamic expand_shape group and the product of its output dims,
- *    and the non-concatenated dims of a tensor.concat. The first operand
+ *    the non-concatenated dims of a tensor.concat, and what a view
+ *    asserts (a cast's static dims, a reshape's element count). The first operand
  *    in operand order is the reference, so messages read "input 1
  *    dimension 0 is 5, must equal input 0 dimension 0 (3)". Each distinct
  *    relation is checked once per function. Checks between constants that
@@ -133,6 +134,41 @@ static bool check_concat(rd *r, kiln_op *op) {
   return true;
 }
 
+/* A view asserts its sizes: each dim of a same-rank view whose source
+ * dim is dynamic (a tensor.cast to a more static type), else the element
+ * count. */
+static bool check_view(rd *r, kiln_op *op) {
+  kiln_value *src = kiln_op_operand(op, 0), *res = kiln_op_result(op, 0);
+  const kiln_type *st = src->type, *rt = res->type;
+  if (!kiln_type_num_dynamic_dims(st) && !kiln_type_num_dynamic_dims(rt)) return true;
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  if (st->rank == rt->rank && st->elem == rt->elem) {
+    for (uint32_t d = 0; d < rt->rank; d++)
+      if (st->shape[d] == KILN_DYNAMIC && rt->shape[d] != KILN_DYNAMIC &&
+          !check(r, &b, op, fl_build_dim(&b, src, d), fl_build_dim(&b, res, d)))
+        return false;
+    return true;
+  }
+  if (kiln_dense_elem_size(st->elem) != kiln_dense_elem_size(rt->elem)) return true;
+  const kiln_type *it = kiln_type_index(r->ctx);
+  kiln_value *n[2];
+  for (int k = 0; k < 2; k++) {
+    kiln_value *v = k ? res : src;
+    n[k] = NULL;
+    for (uint32_t d = 0; d < v->type->rank; d++) {
+      kiln_value *x = fl_build_dim(&b, v, d);
+      if (!n[k]) {
+        n[k] = x;
+        continue;
+      }
+      kiln_value *ops[2] = {n[k], x};
+      n[k] = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_MULI, 2, ops, 1, &it, NULL), 0);
+    }
+  }
+  return !n[0] || !n[1] || check(r, &b, op, n[0], n[1]);
+}
+
 /* A host tensor.dim of a computed tensor: the value it equals. */
 static bool resolve(rd *r, kiln_op *op) {
   kiln_value *src = kiln_op_operand(op, 0);
@@ -185,6 +221,7 @@ kiln_error *kiln_flow_pass_resolve_dims(kiln_op *module, void *user) {
       else if (kiln_op_has_flag(op, KILN_OPF_LINALG)) ok = check_linalg(&r, op);
       else if (op->kind == KILN_OP_TENSOR_EXPAND_SHAPE) ok = check_expand(&r, op);
       else if (op->kind == KILN_OP_TENSOR_CONCAT) ok = check_concat(&r, op);
+      else if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE) ok = check_view(&r, op);
       op = next;
     }
     if (!ok)

@@ -136,6 +136,13 @@ static kiln_status_t type_error(const kiln_allocator_t *a, const char *what,
   kiln_tensor_type_format(want, ws, sizeof ws);
   kiln_buffer_view_type(view, &got);
   kiln_tensor_type_format(&got, gs, sizeof gs);
+  /* name the first dimension that differs when only sizes do */
+  if (want->element_type == view->element_type && want->rank == view->rank)
+    for (uint32_t d = 0; d < want->rank; ++d)
+      if (want->dims[d] >= 0 && want->dims[d] != view->dims[d])
+        return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                          "%s %u: expected %s, got %s (dimension %u is %lld, must be %lld)", what, i, ws,
+                          gs, d, (long long)view->dims[d], (long long)want->dims[d]);
   return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                     "%s %u: expected %s, got %s", what, i, ws, gs);
 }

@@ -4,6 +4,7 @@
  *       [--compile-to=input|flow|hal|codegen|llvm-ir|vm]
  *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing] [--jobs=N]
  *       [--compression=none|auto|always]
+ *       [--dim=NAME=N]... [--static-shape=INPUT=D0xD1x...]...
  *   kiln-compile --print-pipeline
  *
  * Options fill a compile session; compiler/driver/pipeline.c does the
@@ -38,6 +39,10 @@ static void usage(FILE *o) {
         "                           use FILE (ELF .so or .ptx) as the payload of\n"
         "                           hal.executable EXE instead of generating code\n"
         "                           (hal-level input only)\n"
+        "  --dim=NAME=N             compile the ONNX dim_param NAME as size N (repeatable)\n"
+        "  --static-shape=IN=D0xD1x...\n"
+        "                           compile input IN static: its ONNX input name, or\n"
+        "                           FUNC:INDEX for MLIR input (repeatable)\n"
         "  --allow-unregistered-dialect  accept ops outside the op table\n"
         "  -o FILE                  output (module, or IR with --compile-to; '-' = stdout)\n"
         "  --version                print the version and source revision\n",
@@ -183,6 +188,10 @@ int main(int argc, char **argv) {
       }
     } else if (strncmp(a, "--substitute-executable=", 24) == 0) {
       err = substitute(s, a + 24);
+    } else if (strncmp(a, "--dim=", 6) == 0) {
+      err = kiln_session_add_dim(s, a + 6);
+    } else if (strncmp(a, "--static-shape=", 15) == 0) {
+      err = kiln_session_add_static_shape(s, a + 15);
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
       o->allow_unregistered = true;
     } else if (a[0] == '-' && a[1]) {

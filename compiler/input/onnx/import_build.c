@@ -14,13 +14,6 @@ static const kiln_attr *i32seg(oi_ctx *c, uint32_t n, const int64_t *v) {
   return kiln_attr_dense_array(c->ctx, kiln_type_int(c->ctx, 32), n, v, NULL);
 }
 
-kiln_value *oi_empty(oi_ctx *c, const kiln_type *t) {
-  /* a tensor of no elements is a (data-less) constant: no op has to fill
-   * it, so none stays behind in the host function */
-  if (oi_numel(t) == 0) return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, t, false, "", 0));
-  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EMPTY, 0, NULL, 1, &t, NULL), 0);
-}
-
 kiln_value *oi_scalar(kiln_builder *b, const kiln_type *et, double f, int64_t i) {
   const kiln_attr *a = kiln_type_is_float(et) ? kiln_attr_float(b->ctx, et, f)
                                               : kiln_attr_int(b->ctx, et, i);
@@ -111,6 +104,10 @@ bool oi_broadcast_shape(oi_ctx *c, uint32_t n, oi_val *const *vals, uint32_t *ra
       int64_t s = t->shape[d], *o = &shape[r - t->rank + d];
       if (s == *o || s == 1) continue;
       if (*o == 1) *o = s;
+      /* a '?' against a size: that size, checked at run time (a dynamic
+       * dim never broadcasts) */
+      else if (s == KILN_DYNAMIC) continue;
+      else if (*o == KILN_DYNAMIC) *o = s;
       else
         return oi_invalid(c, "input %u: dimension %u (%lld) does not broadcast against %lld", i,
                           d, (long long)s, (long long)*o);
@@ -283,7 +280,21 @@ static kiln_value *expand(oi_ctx *c, kiln_value *v, const kiln_type *rt, const k
   kiln_named_attr e[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), re},
                           {kiln_intern_cstr(c->ctx, "static_output_shape"),
                            kiln_attr_dense_i64_array(c->ctx, rt->rank, rt->shape)}};
-  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &v, 1, &rt,
+  /* a '?' output dim is the only one of its group that is not 1: the
+   * group's source dim (group_dims pairs '?' with '?') */
+  kiln_value *ops[1 + OI_MAX_RANK];
+  uint32_t n = 0;
+  ops[n++] = v;
+  for (uint32_t g = 0; g < re->count; g++) {
+    const kiln_attr *grp = re->elems[g];
+    for (uint32_t j = 0; j < grp->count; j++)
+      if (rt->shape[grp->elems[j]->i] == KILN_DYNAMIC) {
+        kiln_value *dops[2] = {v, kiln_build_constant(&c->b, kiln_attr_int(c->ctx, kiln_type_index(c->ctx), g))};
+        const kiln_type *it = kiln_type_index(c->ctx);
+        ops[n++] = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_DIM, 2, dops, 1, &it, NULL), 0);
+      }
+  }
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, n, ops, 1, &rt,
                                    kiln_attr_dict(c->ctx, 2, e)), 0);
 }
 
@@ -296,7 +307,17 @@ static bool group_dims(const kiln_type *src, uint32_t dr, const int64_t *dst, ui
   while (i < sr && j < dr) {
     ss[g] = i, ds[g] = j;
     int64_t pi = src->shape[i++], pj = dst[j++];
+    /* a dynamic dim maps to a dynamic dim alone (with unit dims) */
+    if ((pi == KILN_DYNAMIC) != (pj == KILN_DYNAMIC)) return false;
+    if (pi == KILN_DYNAMIC) {
+      while (i < sr && src->shape[i] == 1 && !(j < dr && dst[j] == 1)) i++;
+      while (j < dr && dst[j] == 1 && !(i < sr && src->shape[i] == 1)) j++;
+      g++;
+      continue;
+    }
     while (pi != pj) {
+      if (i < sr && src->shape[i] == KILN_DYNAMIC) return false;
+      if (j < dr && dst[j] == KILN_DYNAMIC) return false;
       if (pi < pj) {
         if (i >= sr) return false;
         pi *= src->shape[i++];
@@ -321,6 +342,15 @@ kiln_value *oi_reshape(oi_ctx *c, kiln_value *v, uint32_t rank, const int64_t *s
   const kiln_type *t = v->type;
   const kiln_type *rt = kiln_type_with_shape(c->ctx, t, rank, shape);
   if (rt == t) return v;
+  if (oi_has_dyn(t) || oi_has_dyn(rt)) {
+    /* dynamic dims must pair up (unit dims in between); no route through
+     * rank 1, whose size the import cannot name */
+    uint32_t ng, ss[OI_MAX_RANK + 1], ds[OI_MAX_RANK + 1];
+    if (!group_dims(t, rank, shape, &ng, ss, ds)) {
+      oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a reshape of a tensor with dynamic dims that does not keep them");
+      return NULL;
+    }
+  }
   /* A zero-element tensor is a fresh empty one of the new shape. */
   if (oi_numel(t) == 0) return oi_empty(c, rt);
   const kiln_attr *none = kiln_attr_array(c->ctx, 0, NULL);
@@ -349,14 +379,24 @@ kiln_value *oi_slice(oi_ctx *c, kiln_value *v, const int64_t *off, const int64_t
   bool whole = rt == t;
   for (uint32_t i = 0; whole && i < t->rank; i++) whole = off[i] == 0 && stride[i] == 1;
   if (whole) return v;
-  int64_t seg[4] = {1, 0, 0, 0};
+  /* a '?' size is a whole dynamic dim (offset 0, stride 1) */
+  kiln_value *ops[1 + OI_MAX_RANK];
+  uint32_t no = 0;
+  ops[no++] = v;
+  for (uint32_t i = 0; i < t->rank; i++)
+    if (size[i] == KILN_DYNAMIC) {
+      const kiln_type *it = kiln_type_index(c->ctx);
+      kiln_value *dops[2] = {v, kiln_build_constant(&c->b, kiln_attr_int(c->ctx, it, i))};
+      ops[no++] = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_DIM, 2, dops, 1, &it, NULL), 0);
+    }
+  int64_t seg[4] = {1, 0, no - 1, 0};
   kiln_named_attr e[4] = {
       {kiln_intern_cstr(c->ctx, "operandSegmentSizes"), i32seg(c, 4, seg)},
       {kiln_intern_cstr(c->ctx, "static_offsets"), kiln_attr_dense_i64_array(c->ctx, t->rank, off)},
       {kiln_intern_cstr(c->ctx, "static_sizes"), kiln_attr_dense_i64_array(c->ctx, t->rank, size)},
       {kiln_intern_cstr(c->ctx, "static_strides"), kiln_attr_dense_i64_array(c->ctx, t->rank, stride)},
   };
-  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT_SLICE, 1, &v, 1, &rt,
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT_SLICE, no, ops, 1, &rt,
                                    kiln_attr_dict(c->ctx, 4, e)), 0);
 }
 

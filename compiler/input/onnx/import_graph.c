@@ -3,10 +3,12 @@
  *
  * Takes: a validated model (names are SSA, nodes topologically ordered).
  * Guarantees: every node is bound to a table row or refused with a message
- * naming node, op type, opset and the reason; graph inputs must have
- * static tensor types; outputs' declared element types and static shapes
- * must agree with what the importer computed (a disagreement is an import
- * bug or an invalid model, reported either way); the module verifies. */
+ * naming node, op type, opset and the reason; graph inputs are ranked
+ * tensors, a dim without dim_value dynamic ('?') unless --dim/--static-shape
+ * bind it; outputs' declared element types and static shapes must agree
+ * with what the importer computed where both are known (a disagreement is
+ * an import bug or an invalid model, reported either way); the module
+ * verifies. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,6 +142,20 @@ static void define(oi_ctx *c, oi_val *v) {
 }
 
 /* ---- graph inputs ---- */
+/* The binding of dim_param NAME (--dim), or -1. */
+static int64_t bound_dim(const oi_ctx *c, const char *name) {
+  for (uint32_t i = 0; c->opts && name && i < c->opts->ndims; i++)
+    if (strcmp(c->opts->dim_names[i], name) == 0) return c->opts->dim_values[i];
+  return -1;
+}
+
+/* The --static-shape binding of graph input NAME, or -1. */
+static int shape_binding(const oi_ctx *c, const char *name) {
+  for (uint32_t i = 0; c->opts && i < c->opts->nshapes; i++)
+    if (strcmp(c->opts->shape_inputs[i], name) == 0) return (int)i;
+  return -1;
+}
+
 static bool value_type_of(oi_ctx *c, const Onnx__ValueInfoProto *vi, const Onnx__TypeProto *tp, const char *what,
                           const kiln_type **out, int32_t *dtype) {
   char q[OX_QUOTE_MAX];
@@ -163,18 +179,26 @@ static bool value_type_of(oi_ctx *c, const Onnx__ValueInfoProto *vi, const Onnx_
     return oi_unsupported(c, "%s %s: rank %zu exceeds %d", what, ox_quote(q, vi->name),
                           rank, OI_MAX_RANK);
   int64_t shape[OI_MAX_RANK];
+  int sb = shape_binding(c, vi->name);
+  if (sb >= 0 && c->opts->shape_ranks[sb] != rank)
+    return oi_invalid(c, "--static-shape for %s %s has %u dims, the input has rank %zu", what,
+                      ox_quote(q, vi->name), c->opts->shape_ranks[sb], rank);
   for (size_t i = 0; i < rank; i++) {
     const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    bool param = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
     if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-      char q2[OX_QUOTE_MAX];
-      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s %s: dimension %zu is dynamic (%s); static shapes only",
-                            what, ox_quote(q, vi->name), i,
-                            ox_quote(q2, d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
-                                             ? d->dim_param : "?"));
+      /* a dim_param or an unknown dim: dynamic unless bound */
+      int64_t b = sb >= 0 ? c->opts->shapes[sb][i] : param ? bound_dim(c, d->dim_param) : -1;
+      shape[i] = b >= 0 ? b : KILN_DYNAMIC;
+      continue;
     }
     if (d->dim_value < 0)
       return oi_fail(c, KILN_ONNX_ERR_DIMS, "%s %s: dimension %zu is %lld", what,
                      ox_quote(q, vi->name), i, (long long)d->dim_value);
+    if (sb >= 0 && c->opts->shapes[sb][i] != d->dim_value)
+      return oi_invalid(c, "--static-shape for %s %s: dimension %zu is %lld in the model, not %lld", what,
+                        ox_quote(q, vi->name), i, (long long)d->dim_value,
+                        (long long)c->opts->shapes[sb][i]);
     shape[i] = d->dim_value;
   }
   char full[OX_QUOTE_MAX + 32];
@@ -334,14 +358,17 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
   c->b.loc.col = 0;
   c->b.loc.nodes = node_label(c->ctx, np, index);
   oi_upgrade up;
-  if (!oi_upgrade_node(c, &n, row->form, &up) || (!up.done && !row->fn(c, &n)) ||
-      !oi_upgrade_outputs(c, &n, &up))
+  bool handled = false;
+  if (!oi_upgrade_node(c, &n, row->form, &up) ||
+      (!up.done && (!oi_sym_node(c, &n, &handled) || (!handled && !row->fn(c, &n)))) ||
+      !oi_upgrade_outputs(c, &n, &up) || !oi_resolve_dims(c))
     return false;
   for (size_t i = 0; i < n.nout; i++) {
     if (!np->output[i][0]) continue;
     if (!n.out[i])
-      return oi_unsupported(c, "output %zu ('%s') is not produced by this importer", i,
-                            np->output[i]);
+      return c->st->code != KILN_ONNX_OK
+                 ? false /* a builder failed and said why */
+                 : oi_unsupported(c, "output %zu ('%s') is not produced by this importer", i, np->output[i]);
     n.out[i]->name = np->output[i];
     define(c, n.out[i]);
   }
@@ -386,7 +413,9 @@ static void shape_str(char *buf, size_t n, const kiln_type *t) {
   size_t k = 0;
   buf[0] = 0;
   for (uint32_t i = 0; i < t->rank && k + 24 < n; i++)
-    k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "x" : "", (long long)t->shape[i]);
+    k += t->shape[i] == KILN_DYNAMIC ? (size_t)snprintf(buf + k, n - k, "%s?", i ? "x" : "")
+                                     : (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "x" : "",
+                                                        (long long)t->shape[i]);
   if (t->rank == 0) snprintf(buf, n, "scalar");
 }
 
@@ -409,7 +438,7 @@ static bool check_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, const oi_val
   for (size_t i = 0; !bad && i < tt->shape->n_dim; i++) {
     const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
     if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-        d->dim_value != v->type->shape[i])
+        v->type->shape[i] != KILN_DYNAMIC && d->dim_value != v->type->shape[i])
       bad = true;
   }
   if (bad) {
@@ -471,13 +500,56 @@ static bool flatten_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, oi_val *v,
 
 bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
                       kiln_op **module_out, kiln_onnx_status *status) {
+  return kiln_onnx_import_with(ctx, model, NULL, module_out, status);
+}
+
+/* A graph input's dynamic dims at the function's entry: tensor.dim each;
+ * a dim_param seen before gets a check against its first dim, which every
+ * later use shares. Records {kiln.dims} names on the argument. */
+static bool input_dims(oi_ctx *c, const Onnx__TypeProto *tp, oi_val *a, const kiln_attr **attrs) {
+  const Onnx__TensorShapeProto *sp = tp->tensor_type->shape;
+  const kiln_attr *names[OI_MAX_RANK];
+  bool any = false;
+  for (uint32_t d = 0; d < a->type->rank; d++) {
+    const Onnx__TensorShapeProto__Dimension *dp = sp->dim[d];
+    const char *nm = dp->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dp->dim_param : "";
+    names[d] = kiln_attr_string(c->ctx, nm, strlen(nm));
+    if (!oi_dyn(a->type, d)) continue;
+    any |= *nm != 0;
+    kiln_value *x = oi_dim(c, a, d);
+    if (!*nm) continue;
+    uint32_t k = 0;
+    while (k < c->nsyms && strcmp(c->sym_names[k], nm) != 0) k++;
+    if (k < c->nsyms) {
+      kiln_value *ops[2] = {x, c->sym_dims[k]};
+      kiln_build(&c->b, KILN_OP_FLOW_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL);
+      continue;
+    }
+    if (c->nsyms == c->cap_syms) {
+      uint32_t cap = c->cap_syms ? 2 * c->cap_syms : 8;
+      const char **nn = kiln_alloc(c->ctx, cap * sizeof *nn);
+      kiln_value **nd = kiln_alloc(c->ctx, cap * sizeof *nd);
+      for (uint32_t i = 0; i < c->nsyms; i++) nn[i] = c->sym_names[i], nd[i] = c->sym_dims[i];
+      c->sym_names = nn, c->sym_dims = nd, c->cap_syms = cap;
+    }
+    c->sym_names[c->nsyms] = nm;
+    c->sym_dims[c->nsyms++] = x;
+  }
+  if (any) *attrs = kiln_dict_set(c->ctx, *attrs, "kiln.dims",
+                                  kiln_attr_array(c->ctx, a->type->rank, names));
+  return true;
+}
+
+bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
+                           const kiln_onnx_import_options *options, kiln_op **module_out,
+                           kiln_onnx_status *status) {
   if (status) {
     status->code = KILN_ONNX_OK;
     status->message[0] = 0;
   }
   if (module_out) *module_out = NULL;
   kiln_onnx_status local;
-  oi_ctx c = {.ctx = ctx, .model = model, .st = status ? status : &local};
+  oi_ctx c = {.ctx = ctx, .model = model, .st = status ? status : &local, .opts = options};
   if (!ctx || !model || !module_out)
     return ox_fail(c.st, KILN_ONNX_ERR_UNSUPPORTED, "import: missing context, model or output");
   const Onnx__ModelProto *mp = kiln_onnx_model_proto(model);
@@ -543,9 +615,37 @@ bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
       define(&c, args[i]);
     }
   }
+  for (size_t i = 0, k = 0; i < g->n_input; i++) {
+    const Onnx__TypeProto *tp = g->input[i]->type;
+    if (is_initializer(g, g->input[i]->name)) continue;
+    bool opt = is_optional_tensor(tp);
+    if (!input_dims(&c, opt ? tp->optional_type->elem_type : tp, args[k], &arg_attrs[k])) return false;
+    k += opt ? 2 : 1; /* an optional's presence flag follows it */
+  }
+  /* every --dim / --static-shape names something */
+  for (uint32_t i = 0; options && i < options->ndims; i++) {
+    bool found = false;
+    for (size_t k = 0; k < g->n_input && !found; k++) {
+      const Onnx__TypeProto *tp = g->input[k]->type;
+      const Onnx__TensorShapeProto *sp = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
+                                             ? tp->tensor_type->shape : NULL;
+      for (size_t d = 0; sp && d < sp->n_dim && !found; d++)
+        found = sp->dim[d]->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                strcmp(sp->dim[d]->dim_param, options->dim_names[i]) == 0;
+    }
+    if (!found) return oi_invalid(&c, "--dim=%s: no graph input has a dimension named '%s'",
+                                  options->dim_names[i], options->dim_names[i]);
+  }
+  for (uint32_t i = 0; options && i < options->nshapes; i++) {
+    bool found = false;
+    for (size_t k = 0; k < g->n_input && !found; k++)
+      found = strcmp(g->input[k]->name, options->shape_inputs[i]) == 0 && !is_initializer(g, g->input[k]->name);
+    if (!found) return oi_invalid(&c, "--static-shape: the graph has no input named '%s'", options->shape_inputs[i]);
+  }
 
   for (size_t i = 0; i < g->n_node; i++)
     if (!import_node(&c, g->node[i], i)) return false;
+  if (c.npending) return oi_fail(&c, KILN_ONNX_ERR_DYNAMIC, "a dynamic size was left unresolved");
   c.b.loc.line = 0;
   c.b.loc.nodes = NULL;
 

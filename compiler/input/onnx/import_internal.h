@@ -37,7 +37,7 @@ typedef enum { OI_VAL_TENSOR, OI_VAL_SEQ, OI_VAL_OPT } oi_val_kind;
 
 typedef struct oi_val {
   const char *name;
-  const kiln_type *type;  /* static ranked tensor (tensors only) */
+  const kiln_type *type;  /* ranked tensor ('?' for a dynamic dim; tensors only) */
   int32_t dtype;          /* ONNX TensorProto.DataType (of the elements) */
   kiln_value *v;          /* IR value; NULL until materialized */
   const Onnx__TensorProto *tensor; /* initializer / Constant payload */
@@ -48,6 +48,10 @@ typedef struct oi_val {
   struct oi_val *some;    /* optional: the value, NULL when none */
   kiln_value *has;        /* optional: run-time presence (tensor<i1>), or NULL */
   bool seq_elem;          /* optional: of a sequence (when none, to know its type) */
+  /* A shape computation with run-time elements (import_dynamic.c): the
+   * elements (rank 0 or 1, static count) as host index values, constants
+   * where known; NULL for other values. */
+  kiln_value **sym;
 } oi_val;
 
 typedef struct oi_ctx oi_ctx;
@@ -70,6 +74,15 @@ struct oi_ctx {
   kiln_context *ctx;
   kiln_onnx_model *model;
   kiln_onnx_status *st;
+  const kiln_onnx_import_options *opts; /* NULL: none */
+  /* tensor.empty sizes not known yet (oi_empty of a '?' type), resolved
+   * after the node (oi_resolve_dims) */
+  kiln_op **pending;
+  uint32_t npending, cap_pending;
+  /* graph inputs' dim_param symbols: the first dim of each */
+  const char **sym_names;
+  kiln_value **sym_dims;
+  uint32_t nsyms, cap_syms;
   kiln_builder b;         /* insertion point in the function body */
   int64_t opset;
   oi_node *node;          /* node being imported (for messages) */
@@ -286,7 +299,13 @@ static inline bool oi_has_out(const oi_node *n, size_t i) {
 }
 
 /* ---- IR building (import_build.c) ---- */
+/* tensor.empty of t; a '?' dim's size is derived after the node from the
+ * op the tensor is an init of (oi_resolve_dims): use oi_empty_dims where
+ * no input of that op has the dim. */
 kiln_value *oi_empty(oi_ctx *c, const kiln_type *t);
+/* tensor.empty of t with the dynamic sizes given (index values, one per
+ * '?' dim). */
+kiln_value *oi_empty_dims(oi_ctx *c, const kiln_type *t, kiln_value *const *dims);
 /* Scalar constants (built at the builder's insertion point). */
 kiln_value *oi_scalar(kiln_builder *b, const kiln_type *et, double f, int64_t i);
 /* linalg.fill of a scalar constant into a fresh tensor. */
@@ -377,6 +396,37 @@ kiln_value *oi_cosh(kiln_builder *b, kiln_value *x);
 kiln_value *oi_asinh(kiln_builder *b, kiln_value *x);
 kiln_value *oi_acosh(kiln_builder *b, kiln_value *x);
 kiln_value *oi_atanh(kiln_builder *b, kiln_value *x);
+
+/* ---- dynamic dims (import_dynamic.c) ---- */
+/* Is dim d of t dynamic ('?')? Is any (false for NULL, the type of a
+ * sequence or optional value)? */
+static inline bool oi_dyn(const kiln_type *t, uint32_t d) { return t->shape[d] == KILN_DYNAMIC; }
+bool oi_has_dyn(const kiln_type *t);
+/* An index constant at the builder. */
+kiln_value *oi_index(oi_ctx *c, int64_t v);
+/* Dim d of v as an index value: a constant, or tensor.dim of its IR value. */
+kiln_value *oi_dim(oi_ctx *c, oi_val *v, uint32_t d);
+/* Resolves the sizes oi_empty left for later: each from the op the empty
+ * tensor (or its linalg.fill) is an init of, through the indexing maps
+ * (an input dim on the same loop); an error naming the node when none is
+ * found. Called after every node. */
+bool oi_resolve_dims(oi_ctx *c);
+/* A shape-like value (Shape results and what is computed from them):
+ * per element a static integer or KILN_DYNAMIC with its host index value
+ * in dyn[i]; constants give static elements. False with kind "dynamic"
+ * (naming WHAT) when v depends on tensor data. */
+bool oi_shape_ints(oi_ctx *c, oi_val *v, const char *what, int64_t **stat, kiln_value ***dyn,
+                   int64_t *count);
+/* A new symbolic value (rank 0 when scalar, else 1-D of n elements). */
+oi_val *oi_sym_new(oi_ctx *c, bool scalar, int64_t n, kiln_value **elems, int32_t dtype);
+/* The IR tensor of a symbolic value (tensor.from_elements). */
+kiln_value *oi_sym_ir(oi_ctx *c, oi_val *v);
+/* Shape-op families on symbolic values; each returns true when it handled
+ * the node (false with the status set on error: *handled tells which). */
+bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled);
+/* Reshape of x to a shape with run-time entries (ONNX 0 and -1 rules). */
+bool oi_reshape_dynamic(oi_ctx *c, oi_node *n, oi_val *x, int64_t rank, const int64_t *stat,
+                        kiln_value *const *dyn, bool allowzero);
 
 /* ---- reductions shared by several families (import_reduce.c) ---- */
 /* LogSoftmax of v along axis (float). */

@@ -339,6 +339,11 @@ bool oi_import_slice(oi_ctx *c, oi_node *n) {
     seen[a] = true;
     int64_t dim = t->shape[a], s = st[i], e = en[i], k = sp ? sp[i] : 1;
     if (k == 0) return oi_invalid(c, "step is 0 on axis %u", a);
+    if (dim == KILN_DYNAMIC) {
+      /* a dynamic axis only taken whole */
+      if (k == 1 && s == 0 && e >= OI_DIM_MAX) continue;
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "slicing dynamic axis %u (sizes decided at run time) is not supported", a);
+    }
     /* steps beyond the dim select at most one element: clamp them so the
      * size arithmetic below stays in range */
     if (k > dim) k = dim + 1;

@@ -65,6 +65,7 @@ int64_t oi_numel(const kiln_type *t) { return kiln_type_num_elements(t); }
 bool oi_dims_ok(oi_ctx *c, uint32_t rank, const int64_t *shape, const char *what) {
   int64_t n = 1;
   for (uint32_t d = 0; d < rank; d++) {
+    if (shape[d] == KILN_DYNAMIC) continue; /* sized at run time */
     if (shape[d] < 0 || shape[d] > OI_DIM_MAX)
       return oi_unsupported(c, "%s: dimension %u is %lld (limit %lld)", what, d, (long long)shape[d],
                             (long long)OI_DIM_MAX);

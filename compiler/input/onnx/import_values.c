@@ -43,6 +43,7 @@ const kiln_attr *oi_const(oi_ctx *c, oi_val *v) {
 
 kiln_value *oi_ir(oi_ctx *c, oi_val *v) {
   if (v->v) return v->v;
+  if (v->sym) return v->v = oi_sym_ir(c, v);
   const kiln_attr *a = oi_const(c, v);
   if (!a) return NULL;
   v->v = kiln_build_constant(&c->b, a);
@@ -92,7 +93,7 @@ bool oi_const_floats(oi_ctx *c, oi_val *v, const char *what, double **out, int64
 }
 
 void oi_set_out(oi_ctx *c, oi_node *n, size_t i, kiln_value *v, int32_t dtype) {
-  if (i >= n->nout) return;
+  if (i >= n->nout || !v) return; /* no value: the builder reported why */
   oi_val *o = oi_val_new(c, NULL, v->type, dtype);
   o->v = v;
   o->cst = kiln_value_constant(v);

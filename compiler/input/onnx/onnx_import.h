@@ -9,8 +9,13 @@
  * the graph has no usable name) whose arguments are the graph inputs that
  * are not initializers, in order, and whose results are the graph outputs
  * in order, each carrying its ONNX name as {kiln.name = "..."}; the body
- * uses only func/arith/math/tensor/linalg ops on static shapes and passes
- * kiln_verify. Initializers become arith.constant dense tensors (only
+ * uses only func/arith/math/tensor/linalg ops and passes kiln_verify. A
+ * graph input dim without dim_value (a dim_param or unknown) is '?'; its
+ * size reaches the body as tensor.dim, computations on shapes (Shape,
+ * Gather, Concat, Unsqueeze, Slice, Cast, integer arithmetic) become index
+ * arithmetic and Reshape/Expand/ConstantOfShape targets dynamic sizes; two
+ * inputs with one dim_param get a flow.check.dim_eq at the entry. Each
+ * argument with a dim_param records {kiln.dims = ["batch", "", ...]}. Initializers become arith.constant dense tensors (only
  * those an op consumes as data); shape computations on constants (Shape,
  * Gather/Slice/Concat/Unsqueeze on shapes, ConstantOfShape, Reshape's
  * shape input, ...) are folded at import time. Otherwise the status names
@@ -36,6 +41,24 @@ extern "C" {
 
 bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
                       kiln_op **module_out, kiln_onnx_status *status);
+
+/* Shapes fixed at import (kiln-compile --dim, --static-shape): every graph
+ * input dim whose dim_param is dim_names[i] becomes dim_values[i]; the
+ * graph input named shape_inputs[i] takes the static shape shapes[i]
+ * (shape_ranks[i] dims; its rank and static dims must agree). A binding
+ * that matches nothing is an error. Other dims stay dynamic ('?'). */
+typedef struct kiln_onnx_import_options {
+  uint32_t ndims;
+  const char *const *dim_names;
+  const int64_t *dim_values;
+  uint32_t nshapes;
+  const char *const *shape_inputs;
+  const uint32_t *shape_ranks;
+  const int64_t *const *shapes;
+} kiln_onnx_import_options;
+bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
+                           const kiln_onnx_import_options *opts, kiln_op **module_out,
+                           kiln_onnx_status *status);
 
 /* Whether the importer has a row for OP_TYPE (default domain) at OPSET;
  * tools use it to sort unsupported models by op. */

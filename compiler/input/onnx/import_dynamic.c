@@ -1,0 +1,549 @@
+/* Dynamic dims in the importer: sizes of '?' dims and shape computations
+ * on them.
+ *
+ * A dynamic dim of an ONNX value is '?' in its type; its size is
+ * tensor.dim of the IR value (resolve-dims later turns every such dim
+ * into the graph input dim it comes from). Two mechanisms keep the import
+ * functions written for static shapes:
+ *  - oi_empty of a type with '?' dims leaves the sizes pending; after the
+ *    node, oi_resolve_dims reads each from the op the empty tensor (or
+ *    its linalg.fill) initializes: the output dim's loop is also a dim of
+ *    some input (through the indexing maps), whose tensor.dim is the size;
+ *  - shape computations (Shape, then Gather, Unsqueeze, Squeeze, Concat,
+ *    Slice, Cast, Identity, Add/Sub/Mul/Div on integers) on run-time dims
+ *    are symbolic values: per element a host index value (oi_val.sym), so
+ *    a Reshape (ONNX's 0 and -1 rules included), Flatten, Squeeze or
+ *    Unsqueeze with a run-time shape becomes collapse_shape + expand_shape
+ *    whose output_shape takes the values (a view after flow).
+ * A symbolic value an op reads as data becomes tensor.from_elements.
+ * Takes: nodes whose inputs may have '?' dims or symbolic values.
+ * Guarantees: shapes the import cannot size are errors of kind "dynamic"
+ * naming the node; nothing here changes static imports. */
+#include <string.h>
+
+#include "import_internal.h"
+
+bool oi_has_dyn(const kiln_type *t) {
+  /* sequence and optional values carry no tensor type */
+  for (uint32_t d = 0; t && kiln_type_is_ranked(t) && d < t->rank; d++)
+    if (t->shape[d] == KILN_DYNAMIC) return true;
+  return false;
+}
+
+kiln_value *oi_index(oi_ctx *c, int64_t v) {
+  return kiln_build_constant(&c->b, kiln_attr_int(c->ctx, kiln_type_index(c->ctx), v));
+}
+
+static bool const_index(const kiln_value *v, int64_t *out) {
+  const kiln_attr *a = v ? kiln_value_constant(v) : NULL;
+  if (!a || a->kind != KILN_ATTR_INTEGER || a->type->kind != KILN_TYPE_INDEX) return false;
+  *out = a->i;
+  return true;
+}
+
+kiln_value *oi_dim(oi_ctx *c, oi_val *v, uint32_t d) {
+  if (!oi_dyn(v->type, d)) return oi_index(c, v->type->shape[d]);
+  kiln_value *x = oi_ir(c, v);
+  if (!x) return NULL;
+  kiln_value *ops[2] = {x, oi_index(c, d)};
+  const kiln_type *it = kiln_type_index(c->ctx);
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_DIM, 2, ops, 1, &it, NULL), 0);
+}
+
+static kiln_value *ir_dim(kiln_builder *b, kiln_value *x, uint32_t d) {
+  const kiln_type *it = kiln_type_index(b->ctx);
+  if (x->type->shape[d] != KILN_DYNAMIC)
+    return kiln_build_constant(b, kiln_attr_int(b->ctx, it, x->type->shape[d]));
+  kiln_value *ops[2] = {x, kiln_build_constant(b, kiln_attr_int(b->ctx, it, d))};
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_DIM, 2, ops, 1, &it, NULL), 0);
+}
+
+/* ---- pending sizes of empty tensors -------------------------------------- */
+
+kiln_value *oi_empty(oi_ctx *c, const kiln_type *t) {
+  /* a tensor of no elements is a (data-less) constant: no op has to fill
+   * it, so none stays behind in the host function */
+  if (oi_numel(t) == 0) return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, t, false, "", 0));
+  uint32_t nd = kiln_type_num_dynamic_dims(t);
+  kiln_value *dims[OI_MAX_RANK];
+  for (uint32_t i = 0; i < nd && i < OI_MAX_RANK; i++) {
+    /* a placeholder until oi_resolve_dims knows the size */
+    kiln_value *p = oi_index(c, 0);
+    if (c->npending == c->cap_pending) {
+      uint32_t cap = c->cap_pending ? 2 * c->cap_pending : 16;
+      kiln_op **n = kiln_alloc(c->ctx, cap * sizeof *n);
+      for (uint32_t k = 0; k < c->npending; k++) n[k] = c->pending[k];
+      c->pending = n, c->cap_pending = cap;
+    }
+    c->pending[c->npending++] = p->def;
+    dims[i] = p;
+  }
+  return oi_empty_dims(c, t, dims);
+}
+
+kiln_value *oi_empty_dims(oi_ctx *c, const kiln_type *t, kiln_value *const *dims) {
+  uint32_t nd = kiln_type_num_dynamic_dims(t);
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EMPTY, nd, dims, 1, &t, NULL), 0);
+}
+
+/* The earliest of the ops of block blk in set (n entries). */
+static kiln_op *earliest(kiln_block *blk, kiln_op *const *set, uint32_t n) {
+  for (kiln_op *o = blk->first; o; o = o->next)
+    for (uint32_t i = 0; i < n; i++)
+      if (set[i] == o) return o;
+  return NULL;
+}
+
+/* The size of dim k of init value `init` of op u (its operand `pos`):
+ * an input dim on the same loop, built at b; NULL when there is none. */
+static kiln_value *from_linalg(kiln_builder *b, kiln_op *u, uint32_t pos, uint32_t k) {
+  kiln_context *ctx = kiln_op_context(u);
+  /* linalg.softmax: the input's shape (identity maps) */
+  if (u->kind == KILN_OP_LINALG_SOFTMAX) return ir_dim(b, kiln_op_operand(u, 0), k);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (u->num_operands + 1) * sizeof *maps);
+  if (kiln_linalg_iteration(u, maps, NULL) < 0 || k >= maps[pos]->num_results) return NULL;
+  const kiln_affine_expr *e = maps[pos]->results[k];
+  if (e->kind != KILN_AFFINE_DIM) return NULL;
+  uint32_t nin = kiln_linalg_num_inputs(u);
+  for (uint32_t i = 0; i < nin; i++) {
+    kiln_value *x = kiln_op_operand(u, i);
+    if (x->type->kind != KILN_TYPE_TENSOR) continue;
+    for (uint32_t j = 0; j < maps[i]->num_results && j < x->type->rank; j++)
+      if (maps[i]->results[j]->kind == KILN_AFFINE_DIM && maps[i]->results[j]->value == e->value)
+        return ir_dim(b, x, j);
+  }
+  return NULL;
+}
+
+static bool resolve_one(oi_ctx *c, kiln_op *p) {
+  kiln_value *pv = kiln_op_result(p, 0);
+  kiln_use *pu = pv->uses;
+  if (!pu || pu->next || pu->owner->kind != KILN_OP_TENSOR_EMPTY) return false;
+  kiln_op *e = pu->owner;
+  const kiln_type *t = e->results[0].type;
+  uint32_t k = 0, seen = 0; /* the dim whose size operand p is */
+  for (; k < t->rank; k++)
+    if (t->shape[k] == KILN_DYNAMIC && seen++ == pu->index) break;
+  /* e, or the fill of it, initializes the op sizing it */
+  kiln_op *fill = NULL;
+  kiln_value *init = kiln_op_result(e, 0);
+  for (kiln_use *u = init->uses; u; u = u->next)
+    if (u->owner->kind == KILN_OP_LINALG_FILL && u->index == 1) fill = u->owner;
+  kiln_op *users[64];
+  uint32_t nu = 0;
+  for (uint32_t w = 0; w < 2; w++) {
+    kiln_value *v = w ? (fill ? kiln_op_result(fill, 0) : NULL) : init;
+    for (kiln_use *u = v ? v->uses : NULL; u && nu < 64; u = u->next)
+      if (u->owner != fill) users[nu++] = u->owner;
+  }
+  kiln_op *anchor = earliest(e->parent, users, nu);
+  if (!anchor) return false;
+  kiln_builder b = kiln_builder_before(anchor);
+  b.loc = e->loc;
+  kiln_value *size = NULL;
+  for (uint32_t i = 0; i < nu && !size; i++) {
+    kiln_op *u = users[i];
+    for (uint32_t o = 0; o < u->num_operands && !size; o++) {
+      kiln_value *x = kiln_op_operand(u, o);
+      if (x != init && (!fill || x != kiln_op_result(fill, 0))) continue;
+      if (kiln_op_has_flag(u, KILN_OPF_LINALG) && o >= kiln_linalg_num_inputs(u))
+        size = from_linalg(&b, u, o, k);
+      else if (u->kind == KILN_OP_TENSOR_INSERT_SLICE && o == 1) {
+        /* a padded copy: a dynamic dim is inserted whole at offset 0 */
+        kiln_value *src = kiln_op_operand(u, 0);
+        const kiln_attr *so = kiln_op_get_attr(u, "static_offsets");
+        if (src->type->rank == t->rank && so && so->kind == KILN_ATTR_DENSE_ARRAY &&
+            ((const int64_t *)so->data)[k] == 0 && src->type->shape[k] == KILN_DYNAMIC)
+          size = ir_dim(&b, src, k);
+      }
+    }
+  }
+  if (!size) return false;
+  /* the empty (and its fill) move after the size, right before their
+   * first user */
+  kiln_op_set_operand(e, pu->index, size);
+  kiln_op_remove(e);
+  kiln_block_insert_before(anchor, e);
+  if (fill) {
+    kiln_op_remove(fill);
+    kiln_block_insert_before(anchor, fill);
+  }
+  kiln_op_erase(p);
+  return true;
+}
+
+bool oi_resolve_dims(oi_ctx *c) {
+  for (uint32_t i = 0; i < c->npending; i++)
+    if (!resolve_one(c, c->pending[i]))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
+                     "a dynamic dimension of a result has no input dimension to size it "
+                     "(dynamic shapes of this operator are not supported)");
+  c->npending = 0;
+  return true;
+}
+
+/* ---- symbolic shape values ------------------------------------------------ */
+
+oi_val *oi_sym_new(oi_ctx *c, bool scalar, int64_t n, kiln_value **elems, int32_t dtype) {
+  int64_t shape[1] = {n};
+  oi_val *v = oi_val_new(c, NULL, oi_tensor_type(c, scalar ? 0 : 1, shape, dtype), dtype);
+  /* all elements known: a plain constant, which folds as before */
+  int64_t *k = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *k);
+  bool all = true;
+  for (int64_t i = 0; i < n && all; i++) all = const_index(elems[i], &k[i]);
+  if (all) v->cst = oi_dense_ints(c, v->type, k);
+  else v->sym = elems;
+  return v;
+}
+
+kiln_value *oi_sym_ir(oi_ctx *c, oi_val *v) {
+  int64_t n = oi_numel(v->type);
+  const kiln_type *et = v->type->elem;
+  kiln_value **xs = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *xs);
+  for (int64_t i = 0; i < n; i++) {
+    kiln_value *x = v->sym[i];
+    xs[i] = kiln_op_result(kiln_build(&c->b, KILN_OP_ARITH_INDEX_CAST, 1, &x, 1, &et, NULL), 0);
+  }
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_FROM_ELEMENTS, (uint32_t)n, xs, 1, &v->type, NULL), 0);
+}
+
+bool oi_shape_ints(oi_ctx *c, oi_val *v, const char *what, int64_t **stat, kiln_value ***dyn,
+                   int64_t *count) {
+  if (!v->sym) {
+    if (!oi_const_ints(c, v, what, stat, count)) return false;
+    *dyn = kiln_alloc(c->ctx, (size_t)(*count + 1) * sizeof **dyn);
+    memset(*dyn, 0, (size_t)(*count + 1) * sizeof **dyn);
+    return true;
+  }
+  int64_t n = oi_numel(v->type);
+  int64_t *s = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *s);
+  kiln_value **d = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *d);
+  for (int64_t i = 0; i < n; i++) {
+    d[i] = NULL;
+    if (!const_index(v->sym[i], &s[i])) s[i] = KILN_DYNAMIC, d[i] = v->sym[i];
+  }
+  *stat = s, *dyn = d, *count = n;
+  return true;
+}
+
+/* Elements of an integer value usable symbolically: a symbolic value, or
+ * a small integer constant (as index constants). NULL otherwise. */
+static kiln_value **elems_of(oi_ctx *c, oi_val *v, int64_t *n) {
+  if (v->sym) {
+    *n = oi_numel(v->type);
+    return v->sym;
+  }
+  if (!oi_dtype_is_int(v->dtype) || v->type->rank > 1 || oi_numel(v->type) < 0 ||
+      oi_numel(v->type) > OI_MAX_RANK * 4 || !oi_const(c, v))
+    return NULL;
+  const kiln_attr *a = oi_const(c, v);
+  *n = oi_numel(v->type);
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(*n + 1) * sizeof *e);
+  for (int64_t i = 0; i < *n; i++) e[i] = oi_index(c, kiln_dense_get_int(a, i));
+  return e;
+}
+
+static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y) {
+  int64_t a, b;
+  if (const_index(x, &a) && const_index(y, &b)) {
+    switch (k) {
+    case KILN_OP_ARITH_ADDI: return oi_index(c, a + b);
+    case KILN_OP_ARITH_SUBI: return oi_index(c, a - b);
+    case KILN_OP_ARITH_MULI: return oi_index(c, a * b);
+    case KILN_OP_ARITH_DIVSI: if (b) return oi_index(c, a / b); break;
+    default: break;
+    }
+  }
+  kiln_value *ops[2] = {x, y};
+  const kiln_type *it = kiln_type_index(c->ctx);
+  return kiln_op_result(kiln_build(&c->b, k, 2, ops, 1, &it, NULL), 0);
+}
+
+/* Does node n have a symbolic input (or is it Shape of a dynamic tensor)? */
+static bool symbolic_node(const oi_node *n) {
+  for (size_t i = 0; i < n->nin; i++)
+    if (n->in[i] && n->in[i]->sym) return true;
+  return false;
+}
+
+static bool sym_shape(oi_ctx *c, oi_node *n) {
+  oi_val *x = oi_in(c, n, 0);
+  int64_t start = 0, end = x ? x->type->rank : 0;
+  if (!x || !oi_attr_int(c, n, "start", 0, &start) || !oi_attr_int(c, n, "end", end, &end)) return false;
+  int64_t r = x->type->rank;
+  if (start < 0) start += r;
+  if (end < 0) end += r;
+  start = start < 0 ? 0 : start > r ? r : start;
+  end = end < start ? start : end > r ? r : end;
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(end - start + 1) * sizeof *e);
+  for (int64_t d = start; d < end; d++)
+    if (!(e[d - start] = oi_dim(c, x, (uint32_t)d))) return false;
+  n->out[0] = oi_sym_new(c, false, end - start, e, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
+  return true;
+}
+
+/* The sym_* forms return 1 when they produced the output, 0 when they do
+ * not apply (the op imports as usual, reading symbolic inputs as data),
+ * -1 on an error. */
+static bool small_const(oi_ctx *c, oi_val *v) {
+  return v && !v->sym && oi_dtype_is_int(v->dtype) && oi_numel(v->type) >= 0 &&
+         oi_numel(v->type) <= OI_MAX_RANK * 4 && oi_const(c, v);
+}
+
+static int sym_gather(oi_ctx *c, oi_node *n) {
+  oi_val *d = oi_opt_in(n, 0), *ix = oi_opt_in(n, 1);
+  int64_t nd, ni, *iv, axis;
+  kiln_value **de = d && small_const(c, ix) && d->type->rank == 1 && ix->type->rank <= 1 ? elems_of(c, d, &nd) : NULL;
+  if (!de || !oi_attr_int(c, n, "axis", 0, &axis) || (axis != 0 && axis != -1)) return 0;
+  if (!oi_const_ints(c, ix, "input 1 (indices)", &iv, &ni)) return -1;
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(ni + 1) * sizeof *e);
+  for (int64_t i = 0; i < ni; i++) {
+    int64_t k = iv[i] < 0 ? iv[i] + nd : iv[i];
+    if (k < 0 || k >= nd)
+      return oi_invalid(c, "index %lld out of range for %lld elements", (long long)iv[i], (long long)nd), -1;
+    e[i] = de[k];
+  }
+  n->out[0] = oi_sym_new(c, ix->type->rank == 0, ni, e, d->dtype);
+  return 1;
+}
+
+static int sym_concat(oi_ctx *c, oi_node *n) {
+  int64_t total = 0;
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(n->nin * (OI_MAX_RANK * 4) + 1) * sizeof *e);
+  for (size_t i = 0; i < n->nin; i++) {
+    int64_t k;
+    kiln_value **x = n->in[i] && n->in[i]->type->rank == 1 && (n->in[i]->sym || small_const(c, n->in[i]))
+                         ? elems_of(c, n->in[i], &k) : NULL;
+    if (!x) return 0;
+    for (int64_t j = 0; j < k; j++) e[total++] = x[j];
+  }
+  n->out[0] = oi_sym_new(c, false, total, e, n->in[0]->dtype);
+  return 1;
+}
+
+static int sym_unsqueeze(oi_ctx *c, oi_node *n, bool squeeze) {
+  oi_val *x = oi_opt_in(n, 0);
+  int64_t k;
+  kiln_value **e = x && x->sym ? elems_of(c, x, &k) : NULL;
+  /* only 0-D <-> 1-D of one element on axis 0 */
+  if (!e || (squeeze ? (x->type->rank != 1 || k != 1) : x->type->rank != 0)) return 0;
+  n->out[0] = oi_sym_new(c, squeeze, 1, e, x->dtype);
+  return 1;
+}
+
+static int sym_slice(oi_ctx *c, oi_node *n) {
+  oi_val *x = oi_opt_in(n, 0);
+  int64_t k, *st, *en, *ax = NULL, *sp = NULL, ns, ne, na = 0, nsp = 0;
+  kiln_value **e = x && x->sym && x->type->rank == 1 ? elems_of(c, x, &k) : NULL;
+  for (size_t i = 1; i < n->nin; i++)
+    if (n->in[i] && !small_const(c, n->in[i])) return 0;
+  if (!e || n->nin < 3 || !n->in[1] || !n->in[2]) return 0;
+  if (!oi_const_ints(c, n->in[1], "input 1 (starts)", &st, &ns) ||
+      !oi_const_ints(c, n->in[2], "input 2 (ends)", &en, &ne))
+    return -1;
+  if (ns != 1 || ne != 1) return 0;
+  if (oi_opt_in(n, 3) && (!oi_const_ints(c, n->in[3], "input 3 (axes)", &ax, &na) || na != 1 || (ax[0] != 0 && ax[0] != -1)))
+    return 0;
+  if (oi_opt_in(n, 4) && (!oi_const_ints(c, n->in[4], "input 4 (steps)", &sp, &nsp) || nsp != 1 || sp[0] != 1))
+    return 0;
+  int64_t s = st[0] < 0 ? st[0] + k : st[0], t = en[0] < 0 ? en[0] + k : en[0];
+  s = s < 0 ? 0 : s > k ? k : s;
+  t = t < s ? s : t > k ? k : t;
+  n->out[0] = oi_sym_new(c, false, t - s, e + s, x->dtype);
+  return 1;
+}
+
+static int sym_binary(oi_ctx *c, oi_node *n, kiln_op_kind k) {
+  oi_val *a = oi_opt_in(n, 0), *b = oi_opt_in(n, 1);
+  int64_t na, nb;
+  if (!a || !b || !(a->sym || small_const(c, a)) || !(b->sym || small_const(c, b)) ||
+      a->type->rank > 1 || b->type->rank > 1 || !oi_dtype_is_int(a->dtype) || a->dtype != b->dtype)
+    return 0;
+  kiln_value **ea = elems_of(c, a, &na), **eb = elems_of(c, b, &nb);
+  if (!ea || !eb || (na != nb && na != 1 && nb != 1)) return 0;
+  int64_t m = na > nb ? na : nb;
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(m + 1) * sizeof *e);
+  for (int64_t i = 0; i < m; i++) e[i] = ibin(c, k, ea[na == 1 ? 0 : i], eb[nb == 1 ? 0 : i]);
+  bool scalar = a->type->rank == 0 && b->type->rank == 0;
+  n->out[0] = oi_sym_new(c, scalar, m, e, a->dtype);
+  return 1;
+}
+
+bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
+  *handled = false;
+  const char *op = n->op_type;
+  const bool dyn_in = n->nin && n->in[0] && oi_has_dyn(n->in[0]->type);
+  if (strcmp(op, "Shape") == 0 && dyn_in) {
+    *handled = true;
+    return sym_shape(c, n);
+  }
+  /* tensors with dynamic dims reshaped by shape values */
+  if (strcmp(op, "Reshape") == 0 && n->nin == 2 && n->in[0] && n->in[1] && (dyn_in || n->in[1]->sym)) {
+    int64_t *st, cnt, allowzero;
+    kiln_value **dy;
+    *handled = true;
+    return oi_attr_int(c, n, "allowzero", 0, &allowzero) &&
+           oi_shape_ints(c, n->in[1], "input 1 (shape)", &st, &dy, &cnt) &&
+           oi_reshape_dynamic(c, n, n->in[0], cnt, st, dy, allowzero != 0);
+  }
+  if (dyn_in && (strcmp(op, "Flatten") == 0 || strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0)) {
+    *handled = true;
+    oi_val *x = n->in[0];
+    uint32_t r = x->type->rank;
+    int64_t st[OI_MAX_RANK];
+    kiln_value *dy[OI_MAX_RANK];
+    int64_t out_rank = 0;
+    if (strcmp(op, "Flatten") == 0) {
+      int64_t axis;
+      if (!oi_attr_int(c, n, "axis", 1, &axis)) return false;
+      if (axis < 0) axis += r;
+      if (axis < 0 || axis > (int64_t)r) return oi_invalid(c, "axis out of range for rank %u", r);
+      kiln_value *p[2] = {oi_index(c, 1), oi_index(c, 1)};
+      for (uint32_t d = 0; d < r; d++) p[d < axis ? 0 : 1] = ibin(c, KILN_OP_ARITH_MULI, p[d < axis ? 0 : 1], oi_dim(c, x, d));
+      for (int i = 0; i < 2; i++) {
+        dy[i] = p[i], st[i] = KILN_DYNAMIC;
+        if (const_index(p[i], &st[i])) dy[i] = NULL;
+      }
+      out_rank = 2;
+    } else {
+      int64_t *ax = NULL, na = 0;
+      oi_val *a = oi_opt_in(n, 1);
+      if (a && !oi_const_ints(c, a, "input 1 (axes)", &ax, &na)) return false;
+      bool sq = strcmp(op, "Squeeze") == 0, mark[OI_MAX_RANK] = {0};
+      uint32_t rr = sq ? r : r + (uint32_t)na;
+      if (rr > OI_MAX_RANK) return oi_unsupported(c, "rank %u exceeds %d", rr, OI_MAX_RANK);
+      for (int64_t i = 0; i < na; i++) {
+        uint32_t axn;
+        if (!oi_axis(c, ax[i], rr, "axis", &axn)) return false;
+        mark[axn] = true;
+      }
+      if (sq && !a)
+        for (uint32_t d = 0; d < r; d++) mark[d] = x->type->shape[d] == 1;
+      for (uint32_t d = 0, k = 0; d < rr; d++) {
+        if (sq) {
+          if (mark[d]) {
+            if (x->type->shape[d] != 1) return oi_invalid(c, "cannot squeeze axis %u (size %s)", d,
+                                                          oi_dyn(x->type, d) ? "?" : "not 1");
+            continue;
+          }
+          st[out_rank] = x->type->shape[d];
+          dy[out_rank++] = oi_dyn(x->type, d) ? oi_dim(c, x, d) : NULL;
+        } else {
+          st[out_rank] = mark[d] ? 1 : x->type->shape[k];
+          dy[out_rank++] = !mark[d] && oi_dyn(x->type, k) ? oi_dim(c, x, k) : NULL;
+          if (!mark[d]) k++;
+        }
+      }
+    }
+    return oi_reshape_dynamic(c, n, x, out_rank, st, dy, true);
+  }
+  if (!symbolic_node(n)) return true;
+  /* shape arithmetic on symbolic values; anything else reads them as data */
+  int r = 0;
+  if (strcmp(op, "Gather") == 0) r = sym_gather(c, n);
+  else if (strcmp(op, "Concat") == 0) r = sym_concat(c, n);
+  else if (strcmp(op, "Unsqueeze") == 0) r = sym_unsqueeze(c, n, false);
+  else if (strcmp(op, "Squeeze") == 0) r = sym_unsqueeze(c, n, true);
+  else if (strcmp(op, "Slice") == 0) r = sym_slice(c, n);
+  else if (strcmp(op, "Add") == 0) r = sym_binary(c, n, KILN_OP_ARITH_ADDI);
+  else if (strcmp(op, "Sub") == 0) r = sym_binary(c, n, KILN_OP_ARITH_SUBI);
+  else if (strcmp(op, "Mul") == 0) r = sym_binary(c, n, KILN_OP_ARITH_MULI);
+  else if (strcmp(op, "Div") == 0) r = sym_binary(c, n, KILN_OP_ARITH_DIVSI);
+  else if ((strcmp(op, "Cast") == 0 || strcmp(op, "Identity") == 0) && n->in[0] && n->in[0]->sym) {
+    int64_t to = n->in[0]->dtype;
+    if (strcmp(op, "Cast") == 0 && !oi_attr_int(c, n, "to", 0, &to)) return false;
+    if (oi_dtype_is_int((int32_t)to)) { /* a float or bool copy reads it as data */
+      oi_val *x = n->in[0];
+      n->out[0] = oi_sym_new(c, x->type->rank == 0, oi_numel(x->type), x->sym, (int32_t)to);
+      r = 1;
+    }
+  }
+  if (r < 0) return false;
+  *handled = r > 0;
+  return true;
+}
+
+/* ---- dynamic reshape -------------------------------------------------------- */
+
+static const kiln_attr *all_in_one(oi_ctx *c, uint32_t rank) {
+  const kiln_attr *idx[OI_MAX_RANK];
+  for (uint32_t d = 0; d < rank; d++) idx[d] = kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), d);
+  const kiln_attr *g = kiln_attr_array(c->ctx, rank, idx);
+  return kiln_attr_array(c->ctx, rank ? 1 : 0, &g);
+}
+
+bool oi_reshape_dynamic(oi_ctx *c, oi_node *n, oi_val *x, int64_t rank, const int64_t *stat,
+                        kiln_value *const *dyn, bool allowzero) {
+  if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
+  uint32_t r = x->type->rank;
+  int64_t shape[OI_MAX_RANK];
+  kiln_value *dims[OI_MAX_RANK];
+  int64_t neg = -1;
+  /* the element count and the product of the known target dims */
+  kiln_value *total = oi_index(c, 1), *known = oi_index(c, 1);
+  for (uint32_t d = 0; d < r; d++) total = ibin(c, KILN_OP_ARITH_MULI, total, oi_dim(c, x, d));
+  for (int64_t i = 0; i < rank; i++) {
+    shape[i] = stat[i];
+    dims[i] = dyn[i];
+    if (stat[i] == 0 && !allowzero) {
+      if (i >= (int64_t)r)
+        return oi_invalid(c, "shape[%lld] = 0 copies a dimension the input (rank %u) lacks", (long long)i, r);
+      shape[i] = x->type->shape[i];
+      dims[i] = oi_dyn(x->type, (uint32_t)i) ? oi_dim(c, x, (uint32_t)i) : NULL;
+    }
+    if (stat[i] == -1) {
+      if (neg >= 0) return oi_invalid(c, "shape has more than one -1");
+      neg = i;
+      continue;
+    }
+    if (shape[i] < 0 && shape[i] != KILN_DYNAMIC) return oi_invalid(c, "shape[%lld] = %lld", (long long)i, (long long)shape[i]);
+    known = ibin(c, KILN_OP_ARITH_MULI, known, dims[i] ? dims[i] : oi_index(c, shape[i]));
+  }
+  if (neg >= 0) {
+    kiln_value *q = ibin(c, KILN_OP_ARITH_DIVSI, total, known);
+    int64_t v;
+    if (const_index(q, &v)) shape[neg] = v, dims[neg] = NULL;
+    else shape[neg] = KILN_DYNAMIC, dims[neg] = q;
+  }
+  /* a run-time -1 (an unknown entry) is not supported: it would change the rank's meaning */
+  for (int64_t i = 0; i < rank; i++)
+    if (shape[i] == KILN_DYNAMIC && !dims[i]) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "shape[%lld] is unknown", (long long)i);
+  const kiln_type *rt = oi_tensor_type(c, (uint32_t)rank, shape, x->dtype);
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  if (!oi_has_dyn(x->type) && !oi_has_dyn(rt)) {
+    oi_set_out(c, n, 0, oi_reshape(c, v, (uint32_t)rank, shape), x->dtype);
+    return true;
+  }
+  /* through one dimension: collapse everything, expand to the target */
+  int64_t flat = oi_has_dyn(x->type) ? KILN_DYNAMIC : oi_numel(x->type);
+  const kiln_type *ft = oi_tensor_type(c, 1, &flat, x->dtype);
+  if (r != 1 || x->type != ft) {
+    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), all_in_one(c, r)};
+    if (r == 0) {
+      const kiln_attr *none = kiln_attr_array(c->ctx, 0, NULL);
+      kiln_named_attr ee[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), none},
+                               {kiln_intern_cstr(c->ctx, "static_output_shape"), kiln_attr_dense_i64_array(c->ctx, 1, &flat)}};
+      v = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, 1, &v, 1, &ft, kiln_attr_dict(c->ctx, 2, ee)), 0);
+    } else {
+      v = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &ft, kiln_attr_dict(c->ctx, 1, &e)), 0);
+    }
+  }
+  if (rank == 0) {
+    const kiln_attr *none = kiln_attr_array(c->ctx, 0, NULL);
+    kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), none};
+    v = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &rt, kiln_attr_dict(c->ctx, 1, &e)), 0);
+  } else if (rt != v->type) {
+    kiln_value *ops[1 + OI_MAX_RANK];
+    uint32_t no = 0;
+    ops[no++] = v;
+    for (int64_t i = 0; i < rank; i++)
+      if (shape[i] == KILN_DYNAMIC) ops[no++] = dims[i];
+    kiln_named_attr e[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), all_in_one(c, (uint32_t)rank)},
+                            {kiln_intern_cstr(c->ctx, "static_output_shape"),
+                             kiln_attr_dense_i64_array(c->ctx, (uint32_t)rank, shape)}};
+    v = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, no, ops, 1, &rt, kiln_attr_dict(c->ctx, 2, e)), 0);
+  }
+  oi_set_out(c, n, 0, v, x->dtype);
+  return true;
+}

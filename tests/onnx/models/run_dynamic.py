@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""One PyTorch model with dynamic axes through Kiln: one module, many shapes.
+
+usage: run_dynamic.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
+           [--device=local-task] [--tol=1e-3]
+MODEL is resnet18 (torchvision's, random weights and batch-norm statistics
+as run_model.py builds them; dynamic batch, run at 1, 3 and 8) or encoder
+(a 2-layer torch.nn.TransformerEncoder, d_model 64, 4 heads, feed-forward
+128, batch_first; dynamic batch and sequence length, run at (1, 7),
+(2, 64) and (3, 128)).
+
+Exports the model with torch.onnx.export(..., dynamic_axes=...) at opset
+17 (the graph inputs carry dim_params), compiles it ONCE with
+kiln-compile, runs that module with kiln-run at every shape and compares
+with PyTorch in eval mode (max abs error at most TOL). Then a call with a
+bad shape must fail naming the dimension. Exit status: 0 when all pass, 1
+on any failure, 77 (skip, reason printed) without torch/torchvision or
+the tools.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_model  # noqa: E402
+
+MODELS = {
+    # name: (dynamic axes of x and y, shapes to run, a bad input shape and
+    #        what its refusal must say)
+    "resnet18": ({0: "batch"}, [(1, 3, 224, 224), (3, 3, 224, 224), (8, 3, 224, 224)],
+                 (1, 3, 225, 224), "input 0: expected tensor<?x3x224x224xf32>, got tensor<1x3x225x224xf32> "
+                                   "(dimension 2 is 225, must be 224)"),
+    "encoder": ({0: "batch", 1: "seq"}, [(1, 7, 64), (2, 64, 64), (3, 128, 64)],
+                (2, 7, 65), "input 0: expected tensor<?x?x64xf32>, got tensor<2x7x65xf32> "
+                            "(dimension 2 is 65, must be 64)"),
+}
+
+
+def build(name, torch):
+    if name == "resnet18":
+        return run_model.build("resnet18", torch)[0]
+    torch.manual_seed(run_model.SEED)
+    layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, batch_first=True)
+    return torch.nn.TransformerEncoder(layer, num_layers=2).eval()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model", choices=sorted(MODELS))
+    ap.add_argument("--compile", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--device", default="local-task")
+    ap.add_argument("--tol", type=float, default=1e-3)
+    args = ap.parse_args()
+    try:
+        import torch
+        if args.model == "resnet18":
+            import torchvision  # noqa: F401
+    except ImportError as e:
+        print("skipped: %s (install python3-torch python3-torchvision: scripts/bootstrap.sh)" % e)
+        return 77
+    for tool in (args.compile, args.run):
+        if not os.path.exists(tool):
+            print("skipped: %s is not built" % tool)
+            return 77
+    axes, shapes, bad_shape, bad_msg = MODELS[args.model]
+    work = os.path.join(args.work, "dynamic_" + args.model)
+    os.makedirs(work, exist_ok=True)
+    onnx_path, kiln = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
+    m = build(args.model, torch)
+    g = torch.Generator().manual_seed(run_model.SEED + 2)
+    example = torch.randn(*shapes[0], generator=g)
+    torch.onnx.export(m, example, onnx_path, opset_version=17, input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": axes, "y": axes})
+    t0 = time.monotonic()
+    c = subprocess.run([args.compile, onnx_path, "-o", kiln], capture_output=True, text=True)
+    if c.returncode != 0:
+        print("FAIL: compile error:\n" + c.stderr.strip())
+        return 1
+    print("%s: one module with dynamic axes %s, compiled in %.2f s" % (args.model, axes, time.monotonic() - t0))
+    x_path, y_path = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
+    for shape in shapes:
+        x = torch.randn(*shape, generator=g)
+        with torch.no_grad():
+            want = m(x).numpy()
+        np.save(x_path, x.numpy())
+        if os.path.exists(y_path):
+            os.remove(y_path)
+        r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device,
+                            "--input=@" + x_path, "--output=@" + y_path], capture_output=True, text=True)
+        if r.returncode != 0:
+            print("FAIL: run at %s:\n%s" % (shape, r.stderr.strip()))
+            return 1
+        got = np.load(y_path)
+        if got.shape != want.shape:
+            print("FAIL: at %s the output is %s, PyTorch gives %s" % (shape, got.shape, want.shape))
+            return 1
+        err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
+        if not np.isfinite(err) or err > args.tol:
+            print("FAIL: at %s the max abs error %.3g exceeds %g" % (shape, err, args.tol))
+            return 1
+        print("%s: input %s -> output %s, max abs error %.3g" % (args.model, shape, got.shape, err))
+    np.save(x_path, np.zeros(bad_shape, np.float32))
+    r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device, "--input=@" + x_path],
+                       capture_output=True, text=True)
+    if r.returncode == 0 or bad_msg not in r.stderr:
+        print("FAIL: input %s should be refused with '%s', got:\n%s" % (bad_shape, bad_msg, r.stderr.strip()))
+        return 1
+    print("%s: input %s refused: %s" % (args.model, bad_shape, r.stderr.strip()))
+    print("passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
