@@ -29,7 +29,7 @@ kiln_error *kiln_flow_pass_copy_aliased_results(kiln_op *module, void *user) {
     kiln_value **roots = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *roots);
     for (uint32_t i = 0; i < ret->num_operands; i++) {
       kiln_value *v = kiln_op_operand(ret, i);
-      if (!fl_is_static_tensor(v->type)) continue; /* plan-memory reports it */
+      if (v->type->kind != KILN_TYPE_TENSOR) continue; /* plan-memory reports it */
       kiln_value *r = view_root(v);
       bool alias = r->def == NULL || r->def->kind == KILN_OP_ARITH_CONSTANT;
       for (uint32_t j = 0; j < i && !alias; j++) alias = roots[j] == r;

@@ -12,11 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool fl_const_index(const kiln_value *v, int64_t *out);
+
 static kiln_value *index_const(kiln_builder *b, int64_t v) {
   return kiln_build_constant(b, kiln_attr_int(b->ctx, kiln_type_index(b->ctx), v));
 }
 
+/* x + y or x * y, folding constants and identities so that equal dims
+ * stay one value. */
 static kiln_value *bin(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) {
+  int64_t a, c;
+  bool ca = fl_const_index(x, &a), cc = fl_const_index(y, &c);
+  if (ca && cc) return index_const(b, k == KILN_OP_ARITH_ADDI ? a + c : a * c);
+  if (ca) {
+    kiln_value *t = x;
+    x = y, y = t, c = a, cc = true;
+  }
+  if (cc && k == KILN_OP_ARITH_ADDI && c == 0) return x;
+  if (cc && k == KILN_OP_ARITH_MULI && c == 1) return x;
   kiln_value *ops[2] = {x, y};
   const kiln_type *it = kiln_type_index(b->ctx);
   return kiln_op_result(kiln_build(b, k, 2, ops, 1, &it, NULL), 0);

@@ -168,7 +168,11 @@ kiln_value *fl_build_empty(kiln_builder *b, const kiln_type *type) {
 }
 
 kiln_value *fl_build_copy(kiln_builder *b, kiln_value *v) {
-  kiln_value *out = fl_build_empty(b, v->type);
+  kiln_value *dims[KILN_MAX_LOOPS];
+  uint32_t nd = 0;
+  for (uint32_t d = 0; d < v->type->rank && nd < KILN_MAX_LOOPS; d++)
+    if (v->type->shape[d] == KILN_DYNAMIC) dims[nd++] = fl_build_dim(b, v, d);
+  kiln_value *out = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EMPTY, nd, dims, 1, &v->type, NULL), 0);
   const kiln_affine_map *id = kiln_affine_map_identity(b->ctx, v->type->rank);
   const kiln_affine_map *maps[2] = {id, id};
   kiln_op *g = fl_build_generic(b, 1, &v, 1, &out, maps, v->type->rank, NULL);

@@ -1,8 +1,11 @@
 /* resolve-dims: dynamic dimensions of host tensors become host values,
  * and the dimension relations ops rely on become run-time checks.
  *
- * Takes: host functions on tensors after fusion (before
- * form-dispatch-regions). Guarantees:
+ * Takes: host functions on tensors; it runs early (after
+ * convert-elementwise-to-linalg, so no tensor.dim of an intermediate
+ * keeps fusion from seeing single-use values) and again before
+ * form-dispatch-regions (for what fusion and views built since).
+ * Guarantees:
  *  - every host tensor.dim is of a function argument: a tensor.dim of a
  *    computed tensor is replaced by the value fl_dim_value derives (the
  *    argument dims and size operands it was made from); one it cannot
@@ -26,8 +29,7 @@
 typedef struct rd {
   kiln_context *ctx;
   const char *fname;
-  kiln_op *checks[256]; /* emitted flow.check.dim_eq, for deduplication */
-  uint32_t nchecks;
+  kiln_block *body;
 } rd;
 
 static bool check(rd *r, kiln_builder *b, kiln_op *at, kiln_value *x, kiln_value *ref) {
@@ -37,14 +39,15 @@ static bool check(rd *r, kiln_builder *b, kiln_op *at, kiln_value *x, kiln_value
     kiln_op_emit_error(at, "dimension %lld must equal %lld", (long long)cx, (long long)cr);
     return false;
   }
-  for (uint32_t i = 0; i < r->nchecks; i++) {
-    kiln_value *a = kiln_op_operand(r->checks[i], 0), *c = kiln_op_operand(r->checks[i], 1);
+  /* each relation once per function (the pass runs twice) */
+  for (kiln_op *o = r->body->first; o; o = o->next) {
+    if (o->kind != KILN_OP_FLOW_CHECK_DIM_EQ) continue;
+    kiln_value *a = kiln_op_operand(o, 0), *c = kiln_op_operand(o, 1);
     if ((fl_same_dim(a, x) && fl_same_dim(c, ref)) || (fl_same_dim(a, ref) && fl_same_dim(c, x)))
       return true;
   }
   kiln_value *ops[2] = {x, ref};
-  kiln_op *c = kiln_build(b, KILN_OP_FLOW_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL);
-  if (r->nchecks < sizeof r->checks / sizeof r->checks[0]) r->checks[r->nchecks++] = c;
+  kiln_build(b, KILN_OP_FLOW_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL);
   return true;
 }
 
@@ -212,7 +215,7 @@ kiln_error *kiln_flow_pass_resolve_dims(kiln_op *module, void *user) {
   for (uint32_t f = 0; f < nf; f++) {
     kiln_block *body = fl_func_body(funcs[f]);
     if (!body) continue;
-    rd r = {.ctx = ctx, .fname = kiln_symbol_name(funcs[f])};
+    rd r = {.ctx = ctx, .fname = kiln_symbol_name(funcs[f]), .body = body};
     if (!r.fname) r.fname = "?";
     bool ok = true;
     for (kiln_op *op = body->first; op && ok;) {

@@ -6,9 +6,10 @@
  * residual add would otherwise be a dispatch (a full memory pass) each.
  *
  * Takes: a host function body after reshapes-to-views. A reshape R qualifies
- * when its static source is the single-use result of a structured op with
- * a reduction loop (a root: conv, matmul, pooling), R only merges
- * contiguous groups of source dims or only inserts or drops unit dims (the
+ * when its source is the single-use result of a structured op with a
+ * reduction loop (a root: conv, matmul, pooling), R only merges
+ * contiguous groups of source dims (a dynamic dim stays alone, with unit
+ * dims) or only inserts or drops unit dims (the
  * ONNX importer's [S, N] matmul of a Linear over a [S, 1, D] sequence,
  * viewed back as [S, 1, N] for its bias add), and R's one reader C is an
  * all-parallel linalg.generic of one result with identity output map, an
@@ -30,8 +31,17 @@ static bool collapse_groups(const kiln_type *src, const kiln_type *dst, uint32_t
   for (uint32_t j = 0; j < dst->rank; j++) {
     groups[j] = i;
     if (i >= src->rank) return false;
+    if (dst->shape[j] == KILN_DYNAMIC) { /* one dynamic dim, after unit dims */
+      while (i < src->rank && src->shape[i] == 1) i++;
+      if (i >= src->rank || src->shape[i++] != KILN_DYNAMIC) return false;
+      continue;
+    }
     int64_t prod = src->shape[i++];
-    while (prod < dst->shape[j] && i < src->rank) prod *= src->shape[i++];
+    if (prod == KILN_DYNAMIC) return false;
+    while (prod < dst->shape[j] && i < src->rank) {
+      if (src->shape[i] == KILN_DYNAMIC) return false;
+      prod *= src->shape[i++];
+    }
     if (prod != dst->shape[j]) return false;
   }
   for (; i < src->rank; i++)
@@ -105,14 +115,14 @@ static bool reduces(const kiln_op *op) {
 /* C when reshape r may sink below its reader C, else NULL; *rmap is the
  * reshape's map (reshape_map). */
 static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
-  if (r->num_operands != 1 || r->num_results != 1) return NULL;
+  if (r->num_operands < 1 || r->num_results != 1) return NULL; /* + dynamic dims */
   kiln_value *src = kiln_op_operand(r, 0);
   kiln_op *p = src->def;
   const kiln_type *st = src->type, *dt = r->results[0].type;
   if (!p || p->parent != r->parent || !kiln_op_has_flag(p, KILN_OPF_LINALG) ||
       !kiln_value_has_one_use(src) || !reduces(p))
     return NULL;
-  if (!fl_is_static_tensor(st) || !fl_is_static_tensor(dt) ||
+  if (st->kind != KILN_TYPE_TENSOR || dt->kind != KILN_TYPE_TENSOR ||
       !(*rmap = reshape_map(kiln_op_context(r), st, dt)))
     return NULL;
   kiln_use *u = r->results[0].uses;
@@ -153,14 +163,23 @@ static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affine_ma
   maps[cin] = id;
   kiln_builder b = kiln_builder_before(c);
   b.loc = c->loc;
-  kiln_value *out = fl_build_empty(&b, kiln_type_tensor(ctx, st->rank, st->shape, ct->elem, NULL));
+  /* dynamic sizes: the new init's from the source, the view's from c */
+  kiln_value *dims[KILN_MAX_LOOPS + 1], *vdims[KILN_MAX_LOOPS + 1];
+  uint32_t nd = 0, nvd = 1;
+  for (uint32_t d = 0; d < st->rank; d++)
+    if (st->shape[d] == KILN_DYNAMIC) dims[nd++] = fl_build_dim(&b, src, d);
+  for (uint32_t d = 0; d < ct->rank; d++)
+    if (ct->shape[d] == KILN_DYNAMIC) vdims[nvd++] = fl_build_dim(&b, kiln_op_result(c, 0), d);
+  const kiln_type *ot = kiln_type_tensor(ctx, st->rank, st->shape, ct->elem, NULL);
+  kiln_value *out = kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_EMPTY, nd, dims, 1, &ot, NULL), 0);
   kiln_op *g = fl_build_generic(&b, cin, ins, 1, &out, maps, st->rank, NULL);
   kiln_block *nb = g->regions[0].first, *cb = c->regions[0].first;
   kiln_value_map vm = {0};
   for (uint32_t i = 0; i <= cin; i++) kiln_value_map_add(ctx, &vm, cb->args[i], nb->args[i]);
   for (kiln_op *o = cb->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &vm));
   kiln_value *gv = kiln_op_result(g, 0);
-  kiln_op *view = kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &gv, 1, &ct, NULL);
+  vdims[0] = gv;
+  kiln_op *view = kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, nvd, vdims, 1, &ct, NULL);
   kiln_value_replace_all_uses(kiln_op_result(c, 0), kiln_op_result(view, 0));
   kiln_op_erase(c);
   kiln_op_erase(r);

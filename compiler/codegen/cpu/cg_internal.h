@@ -190,6 +190,10 @@ typedef struct cg_igemm {
   bool out_contig;      /* the output's too */
 } cg_igemm;
 bool cg_igemm_match(const kiln_op *op, cg_igemm *g);
+/* The same, with outer loops (not rows, columns or reductions) of
+ * run-time size allowed: their bounds are -1. For the launch
+ * configuration, whose full tiles are then static. */
+bool cg_igemm_match_outer_dynamic(const kiln_op *op, cg_igemm *g);
 
 /* Lowering of a convolution-like op (cg_igemm_match) to the
  * microkernel over (pixels x output channels x reduction), weights packed

@@ -89,7 +89,19 @@ static bool pick(cg_igemm *g, uint32_t x, uint32_t w, bool uses[3][KILN_MAX_LOOP
   return true;
 }
 
-bool cg_igemm_match(const kiln_op *op, cg_igemm *g) {
+static bool match(const kiln_op *op, cg_igemm *g, bool dynamic_outer);
+
+bool cg_igemm_match(const kiln_op *op, cg_igemm *g) { return match(op, g, false); }
+
+bool cg_igemm_match_outer_dynamic(const kiln_op *op, cg_igemm *g) {
+  if (!match(op, g, true)) return false;
+  /* the microkernel's rows, columns and reductions stay static */
+  for (int l = 0; l < g->loops; l++)
+    if (g->bounds[l] < 1 && (g->red[l] || l == g->row || l == g->col)) return false;
+  return true;
+}
+
+static bool match(const kiln_op *op, cg_igemm *g, bool dynamic_outer) {
   memset(g, 0, sizeof *g);
   if (op->num_operands != 3 || kiln_linalg_num_inputs(op) != 2 || !is_mac_body(op)) return false;
   /* An input that is the output itself would be read after the tile
@@ -98,13 +110,14 @@ bool cg_igemm_match(const kiln_op *op, cg_igemm *g) {
     return false;
   for (uint32_t i = 0; i < 3; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
-    if (t->kind != KILN_TYPE_MEMREF || !kiln_type_has_static_shape(t) || t->elem->kind != KILN_TYPE_F32)
+    if (t->kind != KILN_TYPE_MEMREF || (!dynamic_outer && !kiln_type_has_static_shape(t)) ||
+        t->elem->kind != KILN_TYPE_F32)
       return false;
   }
   g->loops = cg_static_bounds(op, g->maps, g->red, g->bounds);
   if (g->loops < 1) return false;
   for (int l = 0; l < g->loops; l++)
-    if (g->bounds[l] < 1) return false;
+    if (g->bounds[l] < 1 && !(dynamic_outer && g->bounds[l] == -1)) return false;
   const kiln_affine_map *om = g->maps[2];
   if (!kiln_affine_map_is_projected_permutation(om)) return false;
   for (uint32_t r = 0; r < om->num_results; r++)

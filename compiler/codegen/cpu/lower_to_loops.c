@@ -231,9 +231,9 @@ static int vec_loop(const lw *w) { return w->first_red > 0 ? w->order[w->first_r
 static bool can_vectorize(lw *w, int64_t vw) {
   int lin = vec_loop(w);
   if (vw < 2 || lin < 0 || (w->nred && !w->accumulate)) return false;
-  for (int l = 0; l < w->loops; l++)
-    if (w->sb[l] < 0) return false;
-  if (w->sb[lin] < vw) return false;
+  /* other loops may have run-time sizes; so may the vector loop (its
+   * remainder then runs scalar whatever it is) */
+  if (w->sb[lin] >= 0 && w->sb[lin] < vw) return false;
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
     if (!elem_ok(kiln_type_elem_or_self(v->type))) return false;
@@ -410,6 +410,14 @@ static bool emit_vector_reductions(lw *w, kiln_builder *b, int p, kiln_value **i
   return true;
 }
 
+/* The iterations of loop l that whole vectors cover: a constant, or
+ * n - n % VW at run time. */
+static kiln_value *vector_part(lw *w, kiln_builder *b, int l) {
+  if (w->sb[l] >= 0) return cg_index(b, w->sb[l] / w->vw * w->vw);
+  kiln_value *rem = cg_bin(b, KILN_OP_ARITH_REMUI, w->bound[l], cg_index(b, w->vw));
+  return cg_bin(b, KILN_OP_ARITH_SUBI, w->bound[l], rem);
+}
+
 static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   int l = w->order[p];
   kiln_builder body;
@@ -419,7 +427,8 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
     return emit_vector(w, &body, p + 1, ivs);
   }
   int64_t n = w->sb[l], main = n / w->vw * w->vw;
-  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, w->vw), 0, NULL, &body);
+  kiln_value *main_v = vector_part(w, b, l);
+  kiln_op *loop = cg_for(b, cg_index(b, 0), main_v, cg_index(b, w->vw), 0, NULL, &body);
   ivs[l] = cg_for_iv(loop);
   kiln_value *vals[CG_MAX_OPERANDS];
   if (w->nred) {
@@ -430,9 +439,9 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
     return false;
   }
   vstore_outputs(w, &body, ivs, vals);
-  if (main == n) return true;
+  if (n >= 0 && main == n) return true;
   /* Leftover iterations of l: the scalar nest from this level on. */
-  w->lb[l] = cg_index(b, main);
+  w->lb[l] = main_v;
   return emit_scalar(w, b, p, ivs, NULL, NULL);
 }
 
@@ -448,9 +457,7 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
 static bool can_vectorize_reduction(lw *w, int64_t vw) {
   if (vw < 2 || !w->nred || !w->accumulate) return false;
   int lr = w->order[w->loops - 1];
-  for (int l = 0; l < w->loops; l++)
-    if (w->sb[l] < 0) return false;
-  if (w->sb[lr] < vw) return false;
+  if (w->sb[lr] >= 0 && w->sb[lr] < vw) return false;
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
     if (!elem_ok(kiln_type_elem_or_self(v->type))) return false;
@@ -525,6 +532,7 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
   uint32_t nout = w->nops - w->nin;
   int l = w->order[w->loops - 1];
   int64_t n = w->sb[l], main = n / w->vw * w->vw;
+  kiln_value *main_v = vector_part(w, b, l);
   kiln_value *init[CG_MAX_OPERANDS];
   for (uint32_t j = 0; j < nout; j++) {
     const kiln_type *et = acc[j]->type;
@@ -537,7 +545,7 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
     init[j] = cg_broadcast(b, id, vec_of(w->c, et, w->vw));
   }
   kiln_builder body;
-  kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, w->vw), nout, init, &body);
+  kiln_op *loop = cg_for(b, cg_index(b, 0), main_v, cg_index(b, w->vw), nout, init, &body);
   ivs[l] = cg_for_iv(loop);
   kiln_value *vacc[CG_MAX_OPERANDS], *out[CG_MAX_OPERANDS];
   for (uint32_t j = 0; j < nout; j++) vacc[j] = loop->regions[0].first->args[1 + j];
@@ -559,11 +567,11 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
     folded[j] = kiln_op_result(
         kiln_build(b, KILN_OP_VECTOR_REDUCTION, 2, ops, 1, &et, kiln_attr_dict(c, fl ? 2 : 1, fl ? na : na + 1)), 0);
   }
-  if (main == n) {
+  if (n >= 0 && main == n) {
     memcpy(yielded, folded, nout * sizeof *folded);
     return true;
   }
-  w->lb[l] = cg_index(b, main);
+  w->lb[l] = main_v;
   bool ok = emit_scalar(w, b, w->loops - 1, ivs, folded, yielded);
   w->lb[l] = NULL;
   return ok;

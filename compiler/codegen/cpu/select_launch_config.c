@@ -35,13 +35,15 @@
 #define CG_CONV_WORKGROUPS 8
 #define CG_CONV_MIN_MACS (256 * 1024)
 static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
+  /* A dynamic outer loop (a batch) is tiled by 1 and counted as 1: the
+   * tiles are those of the static shape with that loop 1. */
   int64_t macs = 1;
-  for (int l = 0; l < g->loops; l++) macs *= g->bounds[l];
+  for (int l = 0; l < g->loops; l++) macs *= g->bounds[l] < 0 ? 1 : g->bounds[l];
   int64_t want = macs / CG_CONV_MIN_MACS;
   if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
   if (want < 1) want = 1;
   int64_t count = 1;
-  for (int l = 0; l < g->loops; l++) tiles[l] = g->red[l] ? 0 : g->bounds[l];
+  for (int l = 0; l < g->loops; l++) tiles[l] = g->red[l] ? 0 : g->bounds[l] < 0 ? 1 : g->bounds[l];
   int64_t tc = g->bounds[g->col];
   while (count * (g->bounds[g->col] / tc) < want && tc % 64 == 0) tc /= 2;
   tiles[g->col] = tc;
@@ -50,11 +52,11 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
    * one (output rows) last, by the smallest divisor reaching the target. */
   int big = -1;
   for (int l = 0; l < g->loops; l++) {
-    if (g->red[l] || l == g->row || l == g->col) continue;
+    if (g->red[l] || l == g->row || l == g->col || g->bounds[l] < 0) continue;
     if (big < 0 || g->bounds[l] > g->bounds[big]) big = l;
   }
   for (int l = 0; l < g->loops && count < want; l++) {
-    if (g->red[l] || l == g->row || l == g->col || l == big || g->bounds[l] == 1) continue;
+    if (g->red[l] || l == g->row || l == g->col || l == big || g->bounds[l] <= 1) continue;
     tiles[l] = 1;
     count *= g->bounds[l];
   }
@@ -86,7 +88,7 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
     return;
   }
   cg_igemm g;
-  if (cg_igemm_match(root, &g)) {
+  if (cg_igemm_match_outer_dynamic(root, &g)) {
     conv_tiles(&g, tiles);
     return;
   }

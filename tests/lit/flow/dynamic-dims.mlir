@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
-// RUN: kiln-opt %s --pass-pipeline=flow --print-ir-after=copy-aliased-results -o /dev/null 2>&1 \
+// RUN: kiln-opt %s --pass-pipeline=flow --print-ir-after=convert-elementwise-to-linalg -o /dev/null 2>&1 \
 // RUN:   | kiln-opt --resolve-dims | FileCheck %s --check-prefix=RESOLVE
 // Dynamic dims through flow: host dims are tensor.dim of arguments (one per
 // argument and dimension); loops that two operand dims bound get a
@@ -20,8 +20,9 @@
 // CHECK: %[[N0:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x4xf32>
 // CHECK: "flow.check.dim_eq"(%[[N1]], %[[N0]]) : (index, index) -> ()
 // CHECK: "flow.dispatch"(%arg0, %arg1, %[[N0]], %[[N1]]) {entry_point = @ew_dispatch_0::@ew_dispatch_0, result_dims = array<i64: 0>, workload = array<i64: -9223372036854775808, 4>, workload_dims = array<i64: 0>}
-// resolve-dims alone: the dims of both operands, checked equal before the
-// elementwise op that two of them bound.
+// resolve-dims alone, on the IR it first gets in the flow stage (after
+// convert-elementwise-to-linalg, before fusion): the dims of both operands,
+// checked equal before the elementwise op that two of them bound.
 // RESOLVE-LABEL: func.func @ew(
 // RESOLVE: %[[RB:.*]] = tensor.dim %arg1
 // RESOLVE: %[[RA:.*]] = tensor.dim %arg0
@@ -51,4 +52,39 @@ func.func @mm(%a: tensor<?x?xf32>, %b: tensor<?x8xf32>) -> tensor<?xf32> {
   %col = tensor.collapse_shape %c [[0, 1]] : tensor<?x8xf32> into tensor<?xf32>
   %r = math.tanh %col : tensor<?xf32>
   return %r : tensor<?xf32>
+}
+
+// A tensor.dim of a computed tensor (here of the matmul's collapsed result,
+// sizing its reader's tensor.empty) is resolved to the argument dim before
+// fusion, so it is no second use: the collapse sinks below the tanh and the
+// tanh joins the matmul's dispatch (one dispatch, two without the early
+// resolve-dims).
+// CHECK-LABEL: func.func @sink(
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x8xf32>
+// CHECK: "flow.dispatch"(%{{.*}}, %arg1, %[[N]])
+// CHECK-NOT: "flow.dispatch"(
+// CHECK: return
+func.func @sink(%a: tensor<?x8xf32>, %w: tensor<8x4xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %a, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x1x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x1x4xf32>) -> tensor<?x1x4xf32>
+  %a3 = tensor.expand_shape %a [[0, 1], [2]] output_shape [%n, 1, 8] : tensor<?x8xf32> into tensor<?x1x8xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a3, %w : tensor<?x1x8xf32>, tensor<8x4xf32>) outs(%z : tensor<?x1x4xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x1x4xf32>
+  %c = tensor.collapse_shape %mm [[0, 1], [2]] : tensor<?x1x4xf32> into tensor<?x4xf32>
+  %d = tensor.dim %c, %c0 : tensor<?x4xf32>
+  %o = tensor.empty(%d) : tensor<?x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<?x4xf32>) outs(%o : tensor<?x4xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %t = math.tanh %x : f32
+    linalg.yield %t : f32
+  } -> tensor<?x4xf32>
+  %f = tensor.collapse_shape %r [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  return %f : tensor<?xf32>
 }

@@ -1,0 +1,59 @@
+// RUN: kiln-opt --lower-to-loops %s | FileCheck %s
+// lower-to-loops with run-time sizes (vector width 8, avx2): the vector
+// loop covers n - n % 8 columns, a scalar loop from there to n finishes the
+// row; the rows' own count (dynamic) does not matter.
+// - elementwise over ?x?: vector.load/store up to the whole-vector part;
+// - row sums over ?x?: 8 partial sums up to the whole-vector part, folded by
+//   vector.reduction, then the scalar tail continues from the folded sum.
+
+// CHECK-LABEL: func.func @ew()
+// CHECK: memref.dim
+// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x?xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[REM:.*]] = arith.remui %[[N]], %[[C8:.*]] : index
+// CHECK: %[[MAIN:.*]] = arith.subi %[[N]], %[[REM]] : index
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[MAIN]] step %{{.*}} {
+// CHECK-NEXT: vector.load %{{.*}}[%[[I]], %[[J]]] : memref<?x?xf32>, vector<8xf32>
+// CHECK: vector.store
+// CHECK: scf.for %[[K:.*]] = %[[MAIN]] to %[[N]] step %{{.*}} {
+// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[K]]] : memref<?x?xf32>
+
+// CHECK-LABEL: func.func @rowsum()
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: %[[MAIN:.*]] = arith.subi %[[N:.*]], %{{.*}} : index
+// CHECK: %[[PART:.*]] = scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>) {
+// CHECK: %[[FOLD:.*]] = vector.reduction <add>, %[[PART]], %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[FOLD]]) -> (f32) {
+
+module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
+  func.func @ew() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %p0 = hal.interface.constant {index = 0 : i32} : i32
+    %p1 = hal.interface.constant {index = 1 : i32} : i32
+    %m = arith.index_castui %p0 : i32 to index
+    %n = arith.index_castui %p1 : i32 to index
+    %a = hal.interface.binding(%m, %n) {binding = 0 : i32} : memref<?x?xf32>
+    %o = hal.interface.binding(%m, %n) {binding = 1 : i32} : memref<?x?xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<?x?xf32>) outs(%o : memref<?x?xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %r = arith.mulf %x, %x : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+  func.func @rowsum() {
+    %p0 = hal.interface.constant {index = 0 : i32} : i32
+    %p1 = hal.interface.constant {index = 1 : i32} : i32
+    %m = arith.index_castui %p0 : i32 to index
+    %n = arith.index_castui %p1 : i32 to index
+    %a = hal.interface.binding(%m, %n) {binding = 0 : i32} : memref<?x?xf32>
+    %o = hal.interface.binding(%m) {binding = 1 : i32} : memref<?xf32>
+    linalg.reduce ins(%a : memref<?x?xf32>) outs(%o : memref<?xf32>) dimensions = [1]
+      (%x: f32, %acc: f32) {
+        %s = arith.addf %x, %acc : f32
+        linalg.yield %s : f32
+      }
+    return
+  }
+}
