@@ -11,7 +11,9 @@
  * contiguous groups of source dims (a dynamic dim stays alone, with unit
  * dims) or only inserts or drops unit dims (the
  * ONNX importer's [S, N] matmul of a Linear over a [S, 1, D] sequence,
- * viewed back as [S, 1, N] for its bias add), and R's one reader C is an
+ * viewed back as [S, 1, N] for its bias add) or splits dims of run-time
+ * size ([L*B, N] rows viewed as [L, B, N]: then C's other inputs must not
+ * be read along the split dims, like a bias), and R's one reader C is an
  * all-parallel linalg.generic of one result with identity output map, an
  * unused output argument and no linalg.index, reading R only as inputs
  * through the identity map. Guarantees: C is replaced by a generic over
@@ -93,15 +95,62 @@ static const kiln_affine_map *unit_dims_map(kiln_context *ctx, const kiln_type *
   return kiln_affine_map_get(ctx, src->rank, 0, dst->rank, res);
 }
 
+static bool uses_dims(const kiln_affine_expr *e, uint64_t mask) {
+  if (!e) return false;
+  if (e->kind == KILN_AFFINE_DIM) return e->value < 64 && (mask >> e->value & 1);
+  return uses_dims(e->lhs, mask) || uses_dims(e->rhs, mask);
+}
+
+/* An expansion of run-time size: each source dim j becomes the dst dims
+ * [first, next) where a dynamic source dim takes the dynamic and unit dst
+ * dims from there on (a Linear's [L*B, N] rows, L and B known at run
+ * time only, viewed back as [L, B, N] for its bias add) and a static one
+ * the dst dims it equals alone (with unit dims). The map gives each dst
+ * dim its index when the dim is the one non-unit dim of its group; the
+ * others (several non-unit dims from one: r / B, r % B, not affine) are
+ * 0 and marked in *split. NULL when the reshape is not such a split. */
+static const kiln_affine_map *split_map(kiln_context *ctx, const kiln_type *src,
+                                        const kiln_type *dst, uint64_t *split) {
+  if (src->rank == 0 || dst->rank <= src->rank || dst->rank > KILN_MAX_LOOPS || dst->rank > 64)
+    return NULL;
+  const kiln_affine_expr **res = kiln_alloc(ctx, (dst->rank + 1) * sizeof *res);
+  uint32_t k = 0;
+  *split = 0;
+  for (uint32_t j = 0; j < src->rank; j++) {
+    uint32_t first = k, nonunit = 0;
+    if (src->shape[j] == KILN_DYNAMIC) {
+      while (k < dst->rank && (dst->shape[k] == KILN_DYNAMIC || dst->shape[k] == 1)) nonunit += dst->shape[k++] != 1;
+      if (nonunit == 0) return NULL;
+    } else {
+      while (k < dst->rank && dst->shape[k] == 1 && src->shape[j] != 1) k++;
+      if (k >= dst->rank || dst->shape[k] != src->shape[j]) return NULL;
+      nonunit = src->shape[j] != 1;
+      k++;
+      if (j + 1 == src->rank) /* trailing unit dims join the last group */
+        while (k < dst->rank && dst->shape[k] == 1) k++;
+    }
+    for (uint32_t d = first; d < k; d++) {
+      bool unit = dst->shape[d] == 1;
+      res[d] = unit ? kiln_affine_const(ctx, 0) : kiln_affine_dim(ctx, j);
+      if (!unit && nonunit > 1) res[d] = kiln_affine_const(ctx, 0), *split |= UINT64_C(1) << d;
+    }
+  }
+  if (k != dst->rank || !*split) return NULL;
+  return kiln_affine_map_get(ctx, src->rank, 0, dst->rank, res);
+}
+
 /* The map over the reshape's source dims giving its result's indices:
- * collapses of contiguous dims, and reshapes that only insert or drop
- * unit dims (a Linear's [S, N] result viewed as [S, 1, N] for its bias
- * add). NULL when neither. */
+ * collapses of contiguous dims, reshapes that only insert or drop unit
+ * dims (a Linear's [S, N] result viewed as [S, 1, N] for its bias add),
+ * and run-time splits (split_map; *split marks the dst dims whose index
+ * it cannot give). NULL when none. */
 static const kiln_affine_map *reshape_map(kiln_context *ctx, const kiln_type *src,
-                                          const kiln_type *dst) {
+                                          const kiln_type *dst, uint64_t *split) {
   uint32_t groups[KILN_MAX_LOOPS + 1];
+  *split = 0;
   if (collapse_groups(src, dst, groups)) return collapse_map(ctx, src, dst, groups);
-  return unit_dims_map(ctx, src, dst);
+  const kiln_affine_map *m = unit_dims_map(ctx, src, dst);
+  return m ? m : split_map(ctx, src, dst, split);
 }
 
 static bool reduces(const kiln_op *op) {
@@ -122,8 +171,9 @@ static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
   if (!p || p->parent != r->parent || !kiln_op_has_flag(p, KILN_OPF_LINALG) ||
       !kiln_value_has_one_use(src) || !reduces(p))
     return NULL;
+  uint64_t split;
   if (st->kind != KILN_TYPE_TENSOR || dt->kind != KILN_TYPE_TENSOR ||
-      !(*rmap = reshape_map(kiln_op_context(r), st, dt)))
+      !(*rmap = reshape_map(kiln_op_context(r), st, dt, &split)))
     return NULL;
   kiln_use *u = r->results[0].uses;
   if (!u) return NULL;
@@ -140,6 +190,11 @@ static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
     if (v->owner != c || v->index >= cin || !kiln_affine_map_is_identity(maps[v->index]))
       return NULL;
   if (!kiln_affine_map_is_identity(maps[cin])) return NULL;
+  /* C's other inputs must not be read along dims the map cannot give */
+  for (uint32_t i = 0; split && i < cin; i++)
+    if (kiln_op_operand(c, i) != kiln_op_result(r, 0))
+      for (uint32_t k = 0; k < maps[i]->num_results; k++)
+        if (uses_dims(maps[i]->results[k], split)) return NULL;
   kiln_block *b = c->regions[0].first;
   if (!b || b->num_args != c->num_operands || kiln_value_has_uses(b->args[cin])) return NULL;
   for (kiln_op *o = b->first; o; o = o->next)

@@ -465,6 +465,53 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
 
 /* ---- dynamic reshape -------------------------------------------------------- */
 
+/* Reassociation grouping dims [0, n) of a rank-r shape, the rest alone. */
+static const kiln_attr *leading_groups(oi_ctx *c, uint32_t n, uint32_t r) {
+  const kiln_attr *groups[OI_MAX_RANK], *idx[OI_MAX_RANK];
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64);
+  for (uint32_t d = 0; d < n; d++) idx[d] = kiln_attr_int(c->ctx, i64, d);
+  groups[0] = kiln_attr_array(c->ctx, n, idx);
+  for (uint32_t d = n; d < r; d++) {
+    const kiln_attr *one = kiln_attr_int(c->ctx, i64, d);
+    groups[d - n + 1] = kiln_attr_array(c->ctx, 1, &one);
+  }
+  return kiln_attr_array(c->ctx, r - n + 1, groups);
+}
+
+kiln_value *oi_merge_leading(oi_ctx *c, kiln_value *v, uint32_t n) {
+  const kiln_type *t = v->type;
+  if (n <= 1) return v;
+  int64_t shape[OI_MAX_RANK], lead = 1;
+  for (uint32_t d = 0; d < n; d++)
+    lead = lead == KILN_DYNAMIC || t->shape[d] == KILN_DYNAMIC ? KILN_DYNAMIC : lead * t->shape[d];
+  shape[0] = lead;
+  for (uint32_t d = n; d < t->rank; d++) shape[d - n + 1] = t->shape[d];
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank - n + 1, shape);
+  kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), leading_groups(c, n, t->rank)};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &rt, kiln_attr_dict(c->ctx, 1, &e)), 0);
+}
+
+kiln_value *oi_split_leading(oi_ctx *c, kiln_value *v, kiln_value *like, uint32_t n) {
+  const kiln_type *t = v->type;
+  if (n <= 1) return v;
+  int64_t shape[OI_MAX_RANK];
+  kiln_value *ops[1 + OI_MAX_RANK];
+  uint32_t no = 0, r = t->rank + n - 1;
+  ops[no++] = v;
+  for (uint32_t d = 0; d < n; d++) {
+    shape[d] = like->type->shape[d];
+    if (shape[d] == KILN_DYNAMIC) ops[no++] = ir_dim(&c->b, like, d);
+  }
+  for (uint32_t d = 1; d < t->rank; d++) {
+    shape[d + n - 1] = t->shape[d];
+    if (t->shape[d] == KILN_DYNAMIC) ops[no++] = ir_dim(&c->b, v, d);
+  }
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, r, shape);
+  kiln_named_attr e[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), leading_groups(c, n, r)},
+                          {kiln_intern_cstr(c->ctx, "static_output_shape"), kiln_attr_dense_i64_array(c->ctx, r, shape)}};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXPAND_SHAPE, no, ops, 1, &rt, kiln_attr_dict(c->ctx, 2, e)), 0);
+}
+
 static const kiln_attr *all_in_one(oi_ctx *c, uint32_t rank) {
   const kiln_attr *idx[OI_MAX_RANK];
   for (uint32_t d = 0; d < rank; d++) idx[d] = kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), d);

@@ -424,6 +424,11 @@ kiln_value *oi_sym_ir(oi_ctx *c, oi_val *v);
 /* Shape-op families on symbolic values; each returns true when it handled
  * the node (false with the status set on error: *handled tells which). */
 bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled);
+/* v's dims [0, n) merged into one (tensor.collapse_shape; '?' when any
+ * is), and the inverse: dim 0 of v split back into like's dims [0, n)
+ * (tensor.expand_shape sized by like's dims). */
+kiln_value *oi_merge_leading(oi_ctx *c, kiln_value *v, uint32_t n);
+kiln_value *oi_split_leading(oi_ctx *c, kiln_value *v, kiln_value *like, uint32_t n);
 /* Reshape of x to a shape with run-time entries (ONNX 0 and -1 rules). */
 bool oi_reshape_dynamic(oi_ctx *c, oi_node *n, oi_val *x, int64_t rank, const int64_t *stat,
                         kiln_value *const *dyn, bool allowzero);

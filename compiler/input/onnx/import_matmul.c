@@ -51,6 +51,13 @@ static kiln_value *batched(oi_ctx *c, kiln_value *a, kiln_value *b, const char *
     /* [..., M, K] x [K, N] (a Linear layer on a batch of sequences): one
      * [prod(...) * M, K] x [K, N] matmul, whose rows the batch dims just
      * extend; the reshapes are views. */
+    if (oi_has_dyn(ta)) { /* rows of run-time count: the same through index dims */
+      kiln_value *a2 = oi_merge_leading(c, a, br + 1);
+      int64_t s2[2] = {a2->type->shape[0], N};
+      kiln_value *init2 = oi_filled(c, kiln_type_with_shape(c->ctx, ta, 2, s2), 0, 0);
+      kiln_value *r = named(c, KILN_OP_LINALG_MATMUL, a2, b, init2);
+      return r ? oi_split_leading(c, r, a, br + 1) : NULL;
+    }
     int64_t rows = M, s2[2];
     for (uint32_t d = 0; d < br; d++) rows *= bs[d];
     s2[0] = rows, s2[1] = K;

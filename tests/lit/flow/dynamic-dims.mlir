@@ -88,3 +88,61 @@ func.func @sink(%a: tensor<?x8xf32>, %w: tensor<8x4xf32>) -> tensor<?xf32> {
   %f = tensor.collapse_shape %r [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
   return %f : tensor<?xf32>
 }
+
+// A run-time split of a matmul's rows ([L*B, 4] viewed as [L, B, 4], the
+// ONNX importer's Linear over a sequence batch) sinks below a bias add
+// that reads nothing along L and B: one dispatch, the view after it. A
+// residual add reads along L and B (their index is r / B, r % B, not
+// affine): it stays a dispatch of its own.
+// CHECK-LABEL: func.func @split_dispatch_0(
+// CHECK: linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<?x4xf32>)
+// CHECK-LABEL: func.func @split(
+// CHECK: %[[L:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x?x8xf32>
+// CHECK: %[[B:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x?x8xf32>
+// CHECK: %[[R:.*]] = "flow.dispatch"(
+// CHECK-NEXT: %[[V:.*]] = "flow.tensor.reshape"(%[[R]], %[[L]], %[[B]]) : (tensor<?x4xf32>, index, index) -> tensor<?x?x4xf32>
+// CHECK-NEXT: return %[[V]]
+// CHECK-LABEL: func.func @split_residual(
+// CHECK: "flow.dispatch"(
+// CHECK: "flow.dispatch"(
+func.func @split(%a: tensor<?x?x8xf32>, %w: tensor<8x4xf32>, %bias: tensor<4xf32>) -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %l = tensor.dim %a, %c0 : tensor<?x?x8xf32>
+  %b = tensor.dim %a, %c1 : tensor<?x?x8xf32>
+  %a2 = tensor.collapse_shape %a [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  %rows = tensor.dim %a2, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%rows) : tensor<?x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %mm = linalg.matmul ins(%a2, %w : tensor<?x8xf32>, tensor<8x4xf32>) outs(%z : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %x = tensor.expand_shape %mm [[0, 1], [2]] output_shape [%l, %b, 4] : tensor<?x4xf32> into tensor<?x?x4xf32>
+  %o = tensor.empty(%l, %b) : tensor<?x?x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %bias : tensor<?x?x4xf32>, tensor<4xf32>) outs(%o : tensor<?x?x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x4xf32>
+  return %r : tensor<?x?x4xf32>
+}
+func.func @split_residual(%a: tensor<?x?x8xf32>, %w: tensor<8x4xf32>, %res: tensor<?x?x4xf32>) -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %l = tensor.dim %a, %c0 : tensor<?x?x8xf32>
+  %b = tensor.dim %a, %c1 : tensor<?x?x8xf32>
+  %a2 = tensor.collapse_shape %a [[0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+  %rows = tensor.dim %a2, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%rows) : tensor<?x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %mm = linalg.matmul ins(%a2, %w : tensor<?x8xf32>, tensor<8x4xf32>) outs(%z : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %x = tensor.expand_shape %mm [[0, 1], [2]] output_shape [%l, %b, 4] : tensor<?x4xf32> into tensor<?x?x4xf32>
+  %o = tensor.empty(%l, %b) : tensor<?x?x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %res : tensor<?x?x4xf32>, tensor<?x?x4xf32>) outs(%o : tensor<?x?x4xf32>) {
+  ^bb0(%p: f32, %q: f32, %out: f32):
+    %s = arith.addf %p, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?x4xf32>
+  return %r : tensor<?x?x4xf32>
+}
