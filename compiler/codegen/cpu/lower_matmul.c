@@ -1,21 +1,24 @@
-/* The matmul path of lower-to-loops: a static-shape linalg.matmul on f32
- * memrefs whose B and C rows are contiguous becomes a register-blocked
- * loop nest:
+/* The matmul path of lower-to-loops: a linalg.matmul on f32 memrefs of
+ * static M and N (K may be known at run time only: attention's
+ * probabilities x V over a dynamic sequence) whose B and C rows are
+ * contiguous becomes a register-blocked loop nest:
  *   for i0 in 0..M step MR, j0 in 0..N step NR*VW:
  *     acc[r][c] = vector.load C[i0+r, j0+c*VW]          (MR x NR vectors)
  *     for k in 0..K (acc carried in iter_args, i.e. registers):
  *       b[c] = vector.load B[k, j0+c*VW]
  *       acc[r][c] = vector.fma(broadcast(A[i0+r, k]), b[c], acc[r][c])
  *     vector.store acc -> C
- * emit_register_tile drives the shared microkernel (microkernel.c). When K has a divisor KC in
- * 64..256, B is packed per (j0, K block) into a contiguous KC x NR*VW
- * panel (one memref.alloca at the kernel's entry) that the microkernel
- * streams for every row block of the tile: B's rows lie a power-of-two
- * stride apart and would alias in the caches. Packing A, larger
- * register tiles and cache-level blocking fit the same shape. MR, NR divide the tile (chosen so); the accumulators fit the
- * vector register file (16 of 32 zmm, 8 of 16 ymm/xmm). A batch_matmul
- * tile of one batch is the matmul of its 2-D views. Anything else
- * (partial tiles, other types, strided rows) takes the generic path. */
+ * emit_register_tile drives the shared microkernel (microkernel.c). When
+ * K has a divisor KC in 64..256, B is packed per (j0, K block) into a
+ * contiguous KC x NR*VW panel (one memref.alloca at the kernel's entry)
+ * that the microkernel streams for every row block of the tile: B's rows
+ * lie a power-of-two stride apart and would alias in the caches; a
+ * run-time K is not packed (no divisor to block by). Packing A, larger
+ * register tiles and cache-level blocking fit the same shape. MR, NR
+ * divide the tile (chosen so); the accumulators fit the vector register
+ * file (16 of 32 zmm, 8 of 16 ymm/xmm). A batch_matmul tile of one batch
+ * is the matmul of its 2-D views. Anything else (partial tiles, other
+ * types, strided rows) takes the generic path. */
 #include "cg_internal.h"
 
 /* acc[r][q] += A[i0+r, ak+k] * Bm[bk+k, bc+q*VW] for k < K, with C's
@@ -61,7 +64,7 @@ static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
 
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
                                kiln_value *bk, kiln_value *bc, kiln_value *C, kiln_value *i0,
-                               kiln_value *j0, int64_t K, int mr, int nr, int64_t vw) {
+                               kiln_value *j0, kiln_value *K, int mr, int nr, int64_t vw) {
   mm_tile t = {.A = A, .ak = ak, .Bm = Bm, .bk = bk, .C = C};
   t.vt = kiln_type_vector(b->ctx, 1, &vw, C->type->elem);
   for (int r = 0; r < mr; r++) t.rows[r] = cg_add(b, i0, cg_index(b, r));
@@ -72,7 +75,7 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
   cg_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .k_begin = mm_k_begin,
                    .load_a = mm_load_a, .load_b = mm_load_b, .load_c = mm_load_c,
                    .store_c = mm_store_c, .user = &t};
-  uk.klo[0] = cg_index(b, 0), uk.khi[0] = cg_index(b, K);
+  uk.klo[0] = cg_index(b, 0), uk.khi[0] = K;
   cg_emit_ukernel(b, &uk);
 }
 
@@ -103,7 +106,7 @@ static bool unit_inner_stride(const kiln_type *t) {
  * leftover rows (fewer accumulators, same shape). */
 static void emit_rows(kiln_builder *b, int64_t M, int mr, kiln_value *A, kiln_value *ak,
                       kiln_value *Bm, kiln_value *bk, kiln_value *bc, kiln_value *C,
-                      kiln_value *j0, int64_t K, int nr, int64_t vw) {
+                      kiln_value *j0, kiln_value *K, int nr, int64_t vw) {
   int64_t main = M / mr * mr;
   if (main) {
     kiln_builder bi;
@@ -123,13 +126,18 @@ static kiln_value *drop_unit_batch(kiln_builder *b, kiln_value *v) {
   int64_t z[3] = {0, 0, 0}, one[3] = {1, 1, 1};
   const kiln_type *rt = kiln_type_memref(c, 2, t->shape + 1, t->elem,
                                          kiln_attr_strided(c, off, 2, st + 1), t->memspace);
-  int64_t seg[4] = {1, 0, 0, 0};
+  /* run-time sizes (a dynamic K) are operands, as the source's dims */
+  kiln_value *ops[3] = {v};
+  uint32_t n = 1;
+  for (uint32_t d = 1; d < 3; d++)
+    if (t->shape[d] == KILN_DYNAMIC) ops[n++] = cg_dim(b, v, d);
+  int64_t seg[4] = {1, 0, n - 1, 0};
   kiln_named_attr na[4] = {
       {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 4, seg, NULL)},
       {"static_offsets", kiln_attr_dense_i64_array(c, 3, z)},
       {"static_sizes", kiln_attr_dense_i64_array(c, 3, t->shape)},
       {"static_strides", kiln_attr_dense_i64_array(c, 3, one)}};
-  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, 1, &v, 1, &rt, kiln_attr_dict(c, 4, na)), 0);
+  return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, n, ops, 1, &rt, kiln_attr_dict(c, 4, na)), 0);
 }
 
 /* A batch_matmul whose batch is 1 (a workgroup's tile of attention's
@@ -153,7 +161,19 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
     return true;
   }
   kiln_op_erase(mm);
-  for (uint32_t i = 3; i-- > 0;) kiln_op_erase(ops[i]->def);
+  /* each subview, then the memref.dim ops (and their index constants)
+   * that only it used */
+  for (uint32_t i = 3; i-- > 0;) {
+    kiln_op *sv = ops[i]->def, *dims[2] = {NULL, NULL};
+    for (uint32_t k = 1; k < sv->num_operands && k < 3; k++) dims[k - 1] = kiln_op_operand(sv, k)->def;
+    kiln_op_erase(sv);
+    for (uint32_t k = 2; k-- > 0;) {
+      if (!dims[k] || kiln_value_has_uses(kiln_op_result(dims[k], 0))) continue;
+      kiln_op *idx = kiln_op_operand(dims[k], 1)->def;
+      kiln_op_erase(dims[k]);
+      if (idx && !kiln_value_has_uses(kiln_op_result(idx, 0))) kiln_op_erase(idx);
+    }
+  }
   return false;
 }
 
@@ -166,13 +186,14 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   const kiln_type *ta = A->type, *tb = B->type, *tc = C->type;
   if (ta->kind != KILN_TYPE_MEMREF || tb->kind != KILN_TYPE_MEMREF || tc->kind != KILN_TYPE_MEMREF)
     return false;
-  if (!kiln_type_has_static_shape(ta) || !kiln_type_has_static_shape(tb) ||
-      !kiln_type_has_static_shape(tc) || ta->rank != 2 || tb->rank != 2 || tc->rank != 2)
+  if (ta->rank != 2 || tb->rank != 2 || tc->rank != 2 || !kiln_type_has_static_shape(tc) ||
+      ta->shape[0] == KILN_DYNAMIC || tb->shape[1] == KILN_DYNAMIC)
     return false;
   if (ta->elem->kind != KILN_TYPE_F32 || tb->elem != ta->elem || tc->elem != ta->elem) return false;
   if (!unit_inner_stride(tb) || !unit_inner_stride(tc)) return false;
   int64_t M = tc->shape[0], N = tc->shape[1], K = ta->shape[1];
-  if (N < vw || M < 1 || K < 1) return false;
+  const bool dyn_k = K == KILN_DYNAMIC;
+  if (dyn_k != (tb->shape[0] == KILN_DYNAMIC) || N < vw || M < 1 || (!dyn_k && K < 1)) return false;
   /* Columns: whole vectors here; the last N % VW columns go to a matmul
    * on column subviews that the generic path lowers (*tail). */
   int64_t nmain = N / vw * vw;
@@ -182,10 +203,10 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   if (mr > M) mr = (int)M;
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
-  kiln_value *zero = cg_index(&b, 0);
+  kiln_value *zero = cg_index(&b, 0), *kv = cg_dim(&b, A, 1);
   if (nmain < N) {
     kiln_value *offs[2] = {zero, cg_index(&b, nmain)}, *offs_b[2] = {zero, offs[1]};
-    kiln_value *sb[2] = {cg_index(&b, K), cg_index(&b, N - nmain)};
+    kiln_value *sb[2] = {kv, cg_index(&b, N - nmain)};
     kiln_value *sc[2] = {cg_index(&b, M), sb[1]};
     kiln_value *ops[3] = {A, cg_subview(&b, B, offs_b, sb), cg_subview(&b, C, offs, sc)};
     *tail = kiln_op_create(b.ctx, KILN_OP_LINALG_MATMUL, op->loc, 3, ops, 0, NULL, op->attrs, 0);
@@ -196,7 +217,7 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   /* Pack B in K blocks of KC rows (a divisor of K, 64..256) when K is
    * long enough and the panel is reused by more than one row block. */
   int64_t kc = 0;
-  for (int64_t cand = 256; cand >= 64 && M > mr; cand--)
+  for (int64_t cand = 256; cand >= 64 && M > mr && !dyn_k; cand--)
     if (K % cand == 0) {
       kc = cand;
       break;
@@ -205,7 +226,7 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   if (!kc) {
     kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
     kiln_value *z = cg_index(&bj, 0);
-    emit_rows(&bj, M, mr, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(lj), K, nr, vw);
+    emit_rows(&bj, M, mr, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw);
     return true;
   }
   /* The panel lives for the whole kernel: allocated at its entry, not in
@@ -222,9 +243,9 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   kiln_value *P = kiln_op_result(
       kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(b.ctx, 2, pa)), 0);
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
-  kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), cg_index(&bj, K), cg_index(&bj, kc), 0, NULL, &bk);
+  kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), kv, cg_index(&bj, kc), 0, NULL, &bk);
   emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
   kiln_value *z = cg_index(&bk, 0);
-  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(lj), kc, nr, vw);
+  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(lj), cg_index(&bk, kc), nr, vw);
   return true;
 }

@@ -4,7 +4,11 @@
 // row; the rows' own count (dynamic) does not matter.
 // - elementwise over ?x?: vector.load/store up to the whole-vector part;
 // - row sums over ?x?: 8 partial sums up to the whole-vector part, folded by
-//   vector.reduction, then the scalar tail continues from the folded sum.
+//   vector.reduction, then the scalar tail continues from the folded sum;
+// - a full 64x64 tile of a batch_matmul whose reduction length K is a
+//   run-time value (attention's probabilities x V): the matmul microkernel
+//   on the tile's 2-D views, its K loop bounded by the view's run-time dim
+//   and carrying the register tile (4 rows x 2 vectors of 8 here).
 
 // CHECK-LABEL: func.func @ew()
 // CHECK: memref.dim
@@ -24,6 +28,14 @@
 // CHECK: %[[PART:.*]] = scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>) {
 // CHECK: %[[FOLD:.*]] = vector.reduction <add>, %[[PART]], %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
 // CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[FOLD]]) -> (f32) {
+
+// CHECK-LABEL: func.func @pv()
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: %[[K:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<64x?xf32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[K]] step %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>,
+// CHECK: vector.fma
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: return
 
 module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
   func.func @ew() {
@@ -54,6 +66,15 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
         %s = arith.addf %x, %acc : f32
         linalg.yield %s : f32
       }
+    return
+  }
+  func.func @pv() {
+    %p0 = hal.interface.constant {index = 0 : i32} : i32
+    %k = arith.index_castui %p0 : i32 to index
+    %a = hal.interface.binding(%k) {binding = 0 : i32} : memref<1x64x?xf32>
+    %b = hal.interface.binding(%k) {binding = 1 : i32} : memref<1x?x64xf32>
+    %c = hal.interface.binding() {binding = 2 : i32} : memref<1x64x64xf32>
+    linalg.batch_matmul ins(%a, %b : memref<1x64x?xf32>, memref<1x?x64xf32>) outs(%c : memref<1x64x64xf32>)
     return
   }
 }
