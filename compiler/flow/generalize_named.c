@@ -2,8 +2,9 @@
  * elementwise work (linalg.transpose, linalg.broadcast, linalg.map),
  * linalg.fill when its result is read as an input (not only written as an
  * init), linalg.reduce when it reads a generic's result, and float
- * matmul/batch_matmul reading a transposed operand become linalg.generic,
- * so fold-views and fuse-elementwise can merge them.
+ * matmul/batch_matmul of static shapes reading a transposed operand
+ * become linalg.generic, so fold-views and fuse-elementwise can merge
+ * them.
  *
  * Takes: host functions on tensors. Guarantees: the generic has the named
  * op's implied indexing maps (kiln_linalg_iteration) and computes the same
@@ -59,6 +60,10 @@ static bool matmul_of_transpose(kiln_op *op) {
   if (!kiln_type_is_float(et)) return false;
   for (uint32_t i = 0; i < 2; i++)
     if (kiln_type_elem_or_self(kiln_op_operand(op, i)->type) != et) return false;
+  /* the implicit-GEMM path wants static shapes: with run-time dims (a
+   * dynamic sequence) the named op keeps the matmul microkernel */
+  for (uint32_t i = 0; i < 3; i++)
+    if (!fl_is_static_tensor(kiln_op_operand(op, i)->type)) return false;
   return transposed(kiln_op_operand(op, 0)) || transposed(kiln_op_operand(op, 1));
 }
 
