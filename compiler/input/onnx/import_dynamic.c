@@ -333,7 +333,7 @@ static int sym_unsqueeze(oi_ctx *c, oi_node *n, bool squeeze) {
 
 static int sym_slice(oi_ctx *c, oi_node *n) {
   oi_val *x = oi_opt_in(n, 0);
-  int64_t k, *st, *en, *ax = NULL, *sp = NULL, ns, ne, na = 0, nsp = 0;
+  int64_t k = 0, *st, *en, *ax = NULL, *sp = NULL, ns, ne, na = 0, nsp = 0;
   kiln_value **e = x && x->sym && x->type->rank == 1 ? elems_of(c, x, &k) : NULL;
   for (size_t i = 1; i < n->nin; i++)
     if (n->in[i] && !small_const(c, n->in[i])) return 0;
