@@ -220,6 +220,49 @@ const kiln_attr *kiln_attr_dense_borrowed(kiln_context *ctx,
   return dense(ctx, type, false, data, nbytes, true);
 }
 
+const kiln_attr *kiln_attr_dense_reshape(kiln_context *ctx, const kiln_attr *a,
+                                         const kiln_type *type) {
+  if (!a || a->kind != KILN_ATTR_DENSE || !kiln_type_has_static_shape(type) ||
+      kiln_type_num_elements(type) != kiln_type_num_elements(a->type))
+    return NULL;
+  /* The data lives as long as the context (interned copy or borrowed). */
+  return a->splat ? kiln_attr_dense(ctx, type, true, a->data, a->nbytes)
+                  : kiln_attr_dense_borrowed(ctx, type, a->data, a->nbytes);
+}
+
+const kiln_attr *kiln_attr_dense_transpose(kiln_context *ctx, const kiln_attr *a,
+                                           const int64_t *perm) {
+  if (!a || a->kind != KILN_ATTR_DENSE || !kiln_type_has_static_shape(a->type)) return NULL;
+  const kiln_type *t = a->type;
+  uint32_t rank = t->rank;
+  int64_t shape[KILN_MAX_LOOPS], stride[KILN_MAX_LOOPS], idx[KILN_MAX_LOOPS] = {0};
+  bool seen[KILN_MAX_LOOPS] = {0};
+  if (rank > KILN_MAX_LOOPS) return NULL;
+  for (uint32_t d = 0; d < rank; d++) {
+    if (perm[d] < 0 || perm[d] >= (int64_t)rank || seen[perm[d]]) return NULL;
+    seen[perm[d]] = true;
+    shape[d] = t->shape[perm[d]];
+  }
+  const kiln_type *rt = kiln_type_with_shape(ctx, t, rank, shape);
+  if (a->splat) return kiln_attr_dense(ctx, rt, true, a->data, a->nbytes);
+  size_t es = kiln_dense_elem_size(t->elem);
+  int64_t n = kiln_type_num_elements(t), s = 1;
+  if (!es || a->nbytes != (size_t)n * es) return NULL;
+  for (int d = (int)rank - 1; d >= 0; d--) stride[d] = s, s *= t->shape[d];
+  char *out = kiln_alloc(ctx, (size_t)n * es + 1);
+  const char *in = a->data;
+  for (int64_t i = 0; i < n; i++) { /* idx: result coordinate of element i */
+    int64_t src = 0;
+    for (uint32_t d = 0; d < rank; d++) src += idx[d] * stride[perm[d]];
+    memcpy(out + (size_t)i * es, in + (size_t)src * es, es);
+    for (int d = (int)rank - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return kiln_attr_dense_borrowed(ctx, rt, out, (size_t)n * es);
+}
+
 /* Stores v (as the element type's bits) at p. */
 static void store_elem(const kiln_type *e, void *p, int64_t iv, double fv) {
   size_t es = kiln_dense_elem_size(e);

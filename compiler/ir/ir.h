@@ -316,6 +316,16 @@ const kiln_attr *kiln_dict_get(const kiln_attr *dict, const char *name);
 /* Returns a new dict with name set (value NULL removes it). */
 const kiln_attr *kiln_dict_set(kiln_context *ctx, const kiln_attr *dict,
                                const char *name, const kiln_attr *value);
+/* a's elements (ranked static shape, not a splat or a splat) as a tensor
+ * permuted like linalg.transpose: result dim i is a's dim perm[i]. Splats
+ * stay splats; other data is permuted once into the context's arena and
+ * borrowed from there. NULL when perm is not a permutation of a's dims. */
+const kiln_attr *kiln_attr_dense_transpose(kiln_context *ctx, const kiln_attr *a,
+                                           const int64_t *perm);
+/* a's elements with another static shape of the same element count (the
+ * row-major data is unchanged and shared, never copied). */
+const kiln_attr *kiln_attr_dense_reshape(kiln_context *ctx, const kiln_attr *a,
+                                         const kiln_type *type);
 /* Dense element access (index i is row-major; splats repeat). */
 size_t kiln_dense_elem_size(const kiln_type *elem);
 int64_t kiln_dense_count(const kiln_attr *a);

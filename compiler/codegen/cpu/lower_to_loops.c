@@ -14,8 +14,8 @@
  * by the vector width with vector.load/store and the body on vectors
  * (uniform values broadcast), reduction loops inside it carrying vector
  * accumulators (convolutions over output channels, pooling over
- * channels, matmul tails over columns); a scalar nest finishes the
- * remainder. Otherwise, a contiguous innermost reduction with an
+ * channels, matmul tails over columns); the remainder takes one vector of
+ * each halved width down to 4 lanes, then a scalar nest. Otherwise, a contiguous innermost reduction with an
  * associative combiner runs on vector partial results folded by
  * vector.reduction (row sums, matvec). Full-tile matmuls take the register-blocked path of
  * lower_matmul.c instead, convolutions (anything that reads as an
@@ -232,8 +232,9 @@ static bool can_vectorize(lw *w, int64_t vw) {
   int lin = vec_loop(w);
   if (vw < 2 || lin < 0 || (w->nred && !w->accumulate)) return false;
   /* other loops may have run-time sizes; so may the vector loop (its
-   * remainder then runs scalar whatever it is) */
-  if (w->sb[lin] >= 0 && w->sb[lin] < vw) return false;
+   * remainder then runs scalar whatever it is). A static vector loop
+   * shorter than a vector takes narrower vectors, down to 4 lanes. */
+  if (w->sb[lin] >= 0 && w->sb[lin] < (vw < 4 ? vw : 4)) return false;
   for (uint32_t i = 0; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
     if (!elem_ok(kiln_type_elem_or_self(v->type))) return false;
@@ -418,6 +419,30 @@ static kiln_value *vector_part(lw *w, kiln_builder *b, int l) {
   return cg_bin(b, KILN_OP_ARITH_SUBI, w->bound[l], rem);
 }
 
+/* One vector loop over [lo, hi) of the vector loop at level p, `width`
+ * lanes a step: loads, the body (and reductions inside it), stores. */
+static bool emit_vector_step(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_value *lo,
+                             kiln_value *hi, int64_t width) {
+  int l = w->order[p];
+  int64_t full = w->vw;
+  kiln_builder body;
+  w->vw = width;
+  kiln_op *loop = cg_for(b, lo, hi, cg_index(b, width), 0, NULL, &body);
+  ivs[l] = cg_for_iv(loop);
+  kiln_value *vals[CG_MAX_OPERANDS];
+  bool ok;
+  if (w->nred) {
+    kiln_value *init[CG_MAX_OPERANDS];
+    vload_outputs(w, &body, ivs, init);
+    ok = emit_vector_reductions(w, &body, p + 1, ivs, init, vals);
+  } else {
+    ok = emit_vector_body(w, &body, ivs, NULL, vals);
+  }
+  if (ok) vstore_outputs(w, &body, ivs, vals);
+  w->vw = full;
+  return ok;
+}
+
 static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   int l = w->order[p];
   kiln_builder body;
@@ -426,22 +451,26 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
     ivs[l] = cg_for_iv(loop);
     return emit_vector(w, &body, p + 1, ivs);
   }
-  int64_t n = w->sb[l], main = n / w->vw * w->vw;
-  kiln_value *main_v = vector_part(w, b, l);
-  kiln_op *loop = cg_for(b, cg_index(b, 0), main_v, cg_index(b, w->vw), 0, NULL, &body);
-  ivs[l] = cg_for_iv(loop);
-  kiln_value *vals[CG_MAX_OPERANDS];
-  if (w->nred) {
-    kiln_value *init[CG_MAX_OPERANDS];
-    vload_outputs(w, &body, ivs, init);
-    if (!emit_vector_reductions(w, &body, p + 1, ivs, init, vals)) return false;
-  } else if (!emit_vector_body(w, &body, ivs, NULL, vals)) {
-    return false;
+  int64_t n = w->sb[l];
+  if (n < 0) {
+    /* Run-time size: whole vectors over n - n % VW, then scalars. */
+    kiln_value *main_v = vector_part(w, b, l);
+    if (!emit_vector_step(w, b, p, ivs, cg_index(b, 0), main_v, w->vw)) return false;
+    w->lb[l] = main_v;
+    return emit_scalar(w, b, p, ivs, NULL, NULL);
   }
-  vstore_outputs(w, &body, ivs, vals);
-  if (n >= 0 && main == n) return true;
+  /* Static size: whole vectors, then at most one narrower vector per
+   * halving down to 4 lanes (24 = 16 + 8 on 16 lanes), then scalars. */
+  int64_t done = 0;
+  for (int64_t width = w->vw; width >= 4 && done < n; width /= 2) {
+    int64_t end = done + (n - done) / width * width;
+    if (end == done) continue;
+    if (!emit_vector_step(w, b, p, ivs, cg_index(b, done), cg_index(b, end), width)) return false;
+    done = end;
+  }
+  if (done == n) return true;
   /* Leftover iterations of l: the scalar nest from this level on. */
-  w->lb[l] = main_v;
+  w->lb[l] = cg_index(b, done);
   return emit_scalar(w, b, p, ivs, NULL, NULL);
 }
 
@@ -584,10 +613,14 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
     kiln_op_erase(op);
     return tail ? lower_op(tail, vw) : NULL;
   }
-  if (cg_lower_conv(op, vw, &tail)) {
-    kiln_op_erase(op);
-    return tail ? lower_op(tail, vw) : NULL;
-  }
+  /* Leftover output channels of a convolution (fewer than a vector)
+   * take narrower vectors while at least 4 lanes remain: 24 channels on
+   * 16 lanes run as 16 + 8, not 16 + 8 scalars. */
+  for (int64_t w = vw; w >= 4 && w >= vw / 4; w /= 2)
+    if (cg_lower_conv(op, w, &tail)) {
+      kiln_op_erase(op);
+      return tail ? lower_op(tail, vw) : NULL;
+    }
   if (op->kind == KILN_OP_LINALG_SOFTMAX) {
     kiln_error *err = cg_lower_softmax(op, vw);
     if (!err) kiln_op_erase(op);

@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s --pass-pipeline=flow | FileCheck %s
 // Elementwise fusion: chains collapse into one generic (a transpose is
-// read through a permuted map: fold-views folds it into the add, whose
-// operands keep their order; x*x reads x once); a square feeding a
+// read through a permuted map: propagate-transposes or fold-views folds
+// it into the add, whose operands keep their order; x*x reads x once); a square feeding a
 // reduce is folded into the generalized reduction; a producer with two
 // consumers is recomputed in each; cmpi+select share their inputs.
 // CHECK-LABEL: func.func @chain_dispatch_0(

@@ -9,7 +9,12 @@ MODEL is mlp, cnn, resnet18, mobilenet_v2 or encoder (a two-layer
 nn.TransformerEncoder, d_model 64, 4 heads, feed-forward 128, sequence 16,
 batch 2), one of the odd-shape transformer encoders of ENCODERS, or
 tiny_mlp (a two-layer MLP small enough for any code generator, which
-keeps the whole export-compile-run-compare path exercised).
+keeps the whole export-compile-run-compare path exercised), or one of the
+cnn_* graphs (_cnn_cases): small convolutional graphs with odd shapes
+(channel counts that are not multiples of any vector width, strides,
+dilations, asymmetric kernels and padding, groups, depthwise with and
+without a channel multiplier, pools, concatenation, residual adds,
+squeeze-excitation, batch > 1) for the channels-last convolution path.
 
 Builds MODEL with random weights from a fixed seed (nothing is downloaded:
 torchvision's models are built with weights=None; BatchNorm running
@@ -63,11 +68,94 @@ ENCODERS = {
 }
 
 
+def _cnn_cases(torch):
+    """name -> (module, input shape): graphs exercising the conv paths."""
+    nn = torch.nn
+
+    class Residual(nn.Module):
+        def __init__(self, body, act=None):
+            super().__init__()
+            self.body, self.act = body, act
+
+        def forward(self, x):
+            y = x + self.body(x)
+            return self.act(y) if self.act else y
+
+    class Concat(nn.Module):
+        def __init__(self, *branches):
+            super().__init__()
+            self.branches = nn.ModuleList(branches)
+
+        def forward(self, x):
+            return torch.cat([b(x) for b in self.branches], 1)
+
+    class SqueezeExcite(nn.Module):
+        def __init__(self, c, r):
+            super().__init__()
+            self.pool = nn.AdaptiveAvgPool2d(1)
+            self.fc1, self.fc2 = nn.Conv2d(c, r, 1), nn.Conv2d(r, c, 1)
+
+        def forward(self, x):
+            s = torch.relu(self.fc1(self.pool(x)))
+            return x * nn.functional.hardsigmoid(self.fc2(s))
+
+    def inverted_residual(c, e, stride):
+        body = nn.Sequential(
+            nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
+            nn.Conv2d(e, e, 3, stride, 1, groups=e, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
+            nn.Conv2d(e, c, 1, bias=False), nn.BatchNorm2d(c))
+        return Residual(body) if stride == 1 else body
+
+    return {
+        # strided 3x3 with bias and ReLU, 5 -> 13 channels, batch 2
+        "cnn_conv_stride": (nn.Sequential(nn.Conv2d(5, 13, 3, 2, 1), nn.ReLU()), (2, 5, 17, 19)),
+        # dilation 2, 3 -> 24 channels, ReLU6 (Clip)
+        "cnn_conv_dilated": (nn.Sequential(nn.Conv2d(3, 24, 3, 1, 2, dilation=2), nn.ReLU6()),
+                             (1, 3, 15, 14)),
+        # an asymmetric kernel, stride and padding; 7 -> 9 channels
+        "cnn_conv_asym": (nn.Sequential(nn.Conv2d(7, 9, (3, 5), (2, 1), (1, 2)), nn.Tanh()),
+                          (3, 7, 11, 10)),
+        # 1x1 convolutions with a residual add, 20 -> 40 -> 20, batch 3
+        "cnn_conv_1x1": (Residual(nn.Sequential(nn.Conv2d(20, 40, 1), nn.ReLU(), nn.Conv2d(40, 20, 1)),
+                                  nn.ReLU()), (3, 20, 7, 9)),
+        # depthwise 3x3 stride 2 with BatchNorm and ReLU6, 17 channels
+        "cnn_depthwise": (nn.Sequential(nn.Conv2d(17, 17, 3, 2, 1, groups=17), nn.BatchNorm2d(17),
+                                        nn.ReLU6()), (2, 17, 13, 11)),
+        # depthwise 5x5 with a channel multiplier of 2, dilation 2
+        "cnn_depthwise_mult": (nn.Sequential(nn.Conv2d(6, 12, 5, 1, 4, dilation=2, groups=6),
+                                             nn.ReLU()), (2, 6, 9, 12)),
+        # grouped 3x3, 4 groups of 3 -> 5 channels, then a 1x1 across them
+        "cnn_grouped": (nn.Sequential(nn.Conv2d(12, 20, 3, 1, 1, groups=4), nn.ReLU(),
+                                      nn.Conv2d(20, 11, 1)), (2, 12, 10, 9)),
+        # pools after convolutions: max 3x3/2 pad 1, average (padding
+        # excluded), global average; 19 channels
+        "cnn_pools": (nn.Sequential(nn.Conv2d(3, 19, 3, 1, 1), nn.ReLU(), nn.MaxPool2d(3, 2, 1),
+                                    nn.Conv2d(19, 19, 3, 1, 1), nn.AvgPool2d(3, 2, 1, count_include_pad=False),
+                                    nn.Conv2d(19, 7, 1), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                    nn.Linear(7, 5)), (2, 3, 21, 18)),
+        # two branches concatenated on channels (a fire module), 9 + 14
+        "cnn_concat": (nn.Sequential(nn.Conv2d(4, 6, 1), nn.ReLU(),
+                                     Concat(nn.Conv2d(6, 9, 1), nn.Conv2d(6, 14, 3, 1, 1)), nn.ReLU(),
+                                     nn.Conv2d(23, 5, 3)), (2, 4, 8, 11)),
+        # MobileNetV2 inverted residuals (odd widths) and a squeeze-excite
+        "cnn_mobile_block": (nn.Sequential(nn.Conv2d(3, 10, 3, 2, 1), nn.ReLU6(),
+                                           inverted_residual(10, 60, 1), inverted_residual(10, 36, 2),
+                                           SqueezeExcite(10, 3), nn.AdaptiveAvgPool2d(1),
+                                           nn.Flatten(), nn.Linear(10, 4)), (2, 3, 23, 20)),
+    }
+
+
 def build(name, torch):
     """(module in eval mode, example input) for MODEL NAME."""
     nn = torch.nn
     torch.manual_seed(SEED)
-    if name == "mlp":
+    if name.startswith("cnn_"):
+        cases = _cnn_cases(torch)
+        if name not in cases:
+            raise SystemExit("run_model.py: unknown model '%s' (%s)" % (name, ", ".join(cases)))
+        m, shape = cases[name]
+        x = torch.randn(*shape)
+    elif name == "mlp":
         m = nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(),
                           nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
         x = torch.randn(4, 1, 28, 28)

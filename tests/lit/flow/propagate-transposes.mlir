@@ -1,0 +1,137 @@
+// RUN: kiln-opt %s --propagate-transposes | FileCheck %s
+// propagate-transposes: a transpose moves below the generics, pads,
+// concats and reshapes reading it until it meets its inverse.
+// CHECK-DAG: #[[ID:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[LAST:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-DAG: #[[PIN:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d3)>
+// CHECK-DAG: #[[POUT:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[NHWC:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+//
+// A channels-last value through bias + ReLU and a pad back to channels
+// last: no transpose is left; the generic iterates NHWC (identity maps),
+// the [1, 3, 1, 1] bias becomes [3] read at the last loop, the pad moves
+// to the spatial dims of NHWC.
+// CHECK-LABEL: func.func @chain(
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[B:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[LAST]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %[[B]] : tensor<1x4x5x3xf32>, tensor<3xf32>)
+// CHECK: tensor.pad %[[G]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+//
+// A max pool (its window input only gives loop bounds) and a residual
+// add of two transposed values: both run channels-last, one transpose
+// back at the end.
+// CHECK-LABEL: func.func @pool_residual(
+// CHECK: %[[M:.*]] = linalg.generic {indexing_maps = [#[[PIN]], #{{map[0-9]*}}, #[[POUT]]], {{.*}} ins(%arg0, %{{.*}} : tensor<1x5x5x2xf32>, tensor<3x3xf32>)
+// CHECK: %[[S:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]]], {{.*}} ins(%[[M]], %arg1 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[S]] : tensor<1x2x2x2xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NEXT: return %[[T]]
+//
+// A reduction to [N, C] reads the channels-last source directly.
+// CHECK-LABEL: func.func @global_pool(
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[NHWC]], #{{map[0-9]*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%arg0 : tensor<2x3x4x5xf32>)
+//
+// Inverse transposes cancel.
+// CHECK-LABEL: func.func @compose(
+// CHECK-NEXT: return %arg0
+//
+// A concat on channels becomes a concat on the last dim; a reshape of a
+// transpose that moves only unit dims reads the source.
+// CHECK-LABEL: func.func @concat_flatten(
+// CHECK-NEXT: %[[C:.*]] = tensor.concat dim(3) %arg0, %arg1 : (tensor<1x1x1x2xf32>, tensor<1x1x1x3xf32>) -> tensor<1x1x1x5xf32>
+// CHECK-NEXT: %[[F:.*]] = "flow.tensor.reshape"(%[[C]]) : (tensor<1x1x1x5xf32>) -> tensor<1x5xf32>
+// CHECK-NEXT: return %[[F]]
+//
+// Another full-size input that is not transposed the same way: the
+// generic only reads the source through a permuted map.
+// CHECK-LABEL: func.func @mixed(
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[NHWC]], #[[ID]], #[[ID]]], {{.*}} ins(%arg0, %arg1 : tensor<1x4x5x3xf32>, tensor<1x3x4x5xf32>) outs(%{{.*}} : tensor<1x3x4x5xf32>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
+#pool_in = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+#pool_w = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+#pool_out = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+#gap_in = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#gap_out = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @chain(%y: tensor<1x4x5x3xf32>) -> tensor<1x6x7x3xf32> {
+  %e = tensor.empty() : tensor<1x3x4x5xf32>
+  %t = linalg.transpose ins(%y : tensor<1x4x5x3xf32>) outs(%e : tensor<1x3x4x5xf32>) permutation = [0, 3, 1, 2]
+  %bias = arith.constant dense<[[[[1.0]], [[2.0]], [[3.0]]]]> : tensor<1x3x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %a = linalg.generic {indexing_maps = [#id, #b, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t, %bias : tensor<1x3x4x5xf32>, tensor<1x3x1x1xf32>) outs(%e : tensor<1x3x4x5xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<1x3x4x5xf32>
+  %p = tensor.pad %a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x4x5xf32> to tensor<1x3x6x7xf32>
+  %e2 = tensor.empty() : tensor<1x6x7x3xf32>
+  %r = linalg.transpose ins(%p : tensor<1x3x6x7xf32>) outs(%e2 : tensor<1x6x7x3xf32>) permutation = [0, 2, 3, 1]
+  return %r : tensor<1x6x7x3xf32>
+}
+func.func @pool_residual(%y: tensor<1x5x5x2xf32>, %z: tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %e = tensor.empty() : tensor<1x2x5x5xf32>
+  %t = linalg.transpose ins(%y : tensor<1x5x5x2xf32>) outs(%e : tensor<1x2x5x5xf32>) permutation = [0, 3, 1, 2]
+  %ninf = arith.constant 0xFF800000 : f32
+  %eo = tensor.empty() : tensor<1x2x2x2xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%eo : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %win = tensor.empty() : tensor<3x3xf32>
+  %m = linalg.generic {indexing_maps = [#pool_in, #pool_w, #pool_out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%t, %win : tensor<1x2x5x5xf32>, tensor<3x3xf32>) outs(%init : tensor<1x2x2x2xf32>) {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %mx = arith.maximumf %acc, %x : f32
+    linalg.yield %mx : f32
+  } -> tensor<1x2x2x2xf32>
+  %ez = tensor.empty() : tensor<1x2x2x2xf32>
+  %tz = linalg.transpose ins(%z : tensor<1x2x2x2xf32>) outs(%ez : tensor<1x2x2x2xf32>) permutation = [0, 3, 1, 2]
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%m, %tz : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) outs(%eo : tensor<1x2x2x2xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %v = arith.addf %a, %c : f32
+    linalg.yield %v : f32
+  } -> tensor<1x2x2x2xf32>
+  return %s : tensor<1x2x2x2xf32>
+}
+func.func @global_pool(%y: tensor<2x3x4x5xf32>) -> tensor<2x5xf32> {
+  %e = tensor.empty() : tensor<2x5x3x4xf32>
+  %t = linalg.transpose ins(%y : tensor<2x3x4x5xf32>) outs(%e : tensor<2x5x3x4xf32>) permutation = [0, 3, 1, 2]
+  %zero = arith.constant 0.0 : f32
+  %eo = tensor.empty() : tensor<2x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %g = linalg.generic {indexing_maps = [#gap_in, #gap_out], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%t : tensor<2x5x3x4xf32>) outs(%init : tensor<2x5xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %v = arith.addf %acc, %x : f32
+    linalg.yield %v : f32
+  } -> tensor<2x5xf32>
+  return %g : tensor<2x5xf32>
+}
+func.func @compose(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %e = tensor.empty() : tensor<2x5x3x4xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3x4x5xf32>) outs(%e : tensor<2x5x3x4xf32>) permutation = [0, 3, 1, 2]
+  %e2 = tensor.empty() : tensor<2x3x4x5xf32>
+  %r = linalg.transpose ins(%t : tensor<2x5x3x4xf32>) outs(%e2 : tensor<2x3x4x5xf32>) permutation = [0, 2, 3, 1]
+  return %r : tensor<2x3x4x5xf32>
+}
+func.func @concat_flatten(%a: tensor<1x1x1x2xf32>, %b: tensor<1x1x1x3xf32>) -> tensor<1x5xf32> {
+  %ea = tensor.empty() : tensor<1x2x1x1xf32>
+  %ta = linalg.transpose ins(%a : tensor<1x1x1x2xf32>) outs(%ea : tensor<1x2x1x1xf32>) permutation = [0, 3, 1, 2]
+  %eb = tensor.empty() : tensor<1x3x1x1xf32>
+  %tb = linalg.transpose ins(%b : tensor<1x1x1x3xf32>) outs(%eb : tensor<1x3x1x1xf32>) permutation = [0, 3, 1, 2]
+  %c = tensor.concat dim(1) %ta, %tb : (tensor<1x2x1x1xf32>, tensor<1x3x1x1xf32>) -> tensor<1x5x1x1xf32>
+  %f = tensor.collapse_shape %c [[0], [1, 2, 3]] : tensor<1x5x1x1xf32> into tensor<1x5xf32>
+  return %f : tensor<1x5xf32>
+}
+func.func @mixed(%a: tensor<1x4x5x3xf32>, %b: tensor<1x3x4x5xf32>) -> tensor<1x3x4x5xf32> {
+  %e = tensor.empty() : tensor<1x3x4x5xf32>
+  %t = linalg.transpose ins(%a : tensor<1x4x5x3xf32>) outs(%e : tensor<1x3x4x5xf32>) permutation = [0, 3, 1, 2]
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t, %b : tensor<1x3x4x5xf32>, tensor<1x3x4x5xf32>) outs(%e : tensor<1x3x4x5xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %v = arith.subf %x, %c : f32
+    linalg.yield %v : f32
+  } -> tensor<1x3x4x5xf32>
+  return %s : tensor<1x3x4x5xf32>
+}
