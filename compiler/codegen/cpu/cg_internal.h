@@ -137,6 +137,14 @@ kiln_value *cg_subview(kiln_builder *b, kiln_value *src, kiln_value *const *offs
 bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
                   kiln_value *const *ivs, kiln_value **out);
 
+/* The same on vectors of vw lanes (lower_to_loops.c): in[i] is a vector
+ * where the operand varies along the vector, else a scalar (broadcast
+ * where an op mixes both); named ops get their implied body on broadcast
+ * operands. The ops a generic's body is made of must be elementwise (or
+ * linalg.index of a dim that is not along the vector). */
+bool cg_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                         kiln_value *const *ivs, int64_t vw, kiln_value **out);
+
 /* Erases side-effect-free ops without uses under root (to a fixpoint). */
 void cg_dce(kiln_op *root);
 
@@ -197,11 +205,12 @@ bool cg_igemm_match_outer_dynamic(const kiln_op *op, cg_igemm *g);
 
 /* Lowering of a convolution-like op (cg_igemm_match) to the
  * microkernel over (pixels x output channels x reduction), weights packed
- * into a panel unless already contiguous along the output channels
- * (lower_conv.c). True when it applied; *tail is then a clone on the
- * leftover output channels (fewer than a vector) for the caller to
- * lower, or NULL. */
-bool cg_lower_conv(kiln_op *op, int64_t vector_width, kiln_op **tail);
+ * into a panel unless already contiguous along the output channels; the
+ * fill just before it and the elementwise generic just after it join the
+ * microkernel when the output is contiguous along the channels
+ * (lower_conv.c). True when it applied: the caller erases op; a fused
+ * fill or generic is erased already. */
+bool cg_lower_conv(kiln_op *op, int64_t vector_width);
 
 /* Lowering of a full-tile linalg.matmul (or linalg.batch_matmul of one
  * batch) to a register-blocked microkernel (lower_matmul.c): true when it

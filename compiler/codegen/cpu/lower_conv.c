@@ -1,25 +1,34 @@
 /* The convolution path of lower-to-loops: an op that reads as an implicit
  * GEMM (cg_igemm_match: named NHWC/NCHW convolutions, the ONNX importer's
- * grouped NCHW generic, matmul-like generics) becomes
- *   for outer loops that W uses (groups):
- *     for j0 in 0..NC step NR*VW (output channels, vector lanes):
- *       for kb over the first reduction loop in blocks of CB:  [packing]
- *         P[k, 0..NR*VW) = W[k, j0 ..]     (weights packed, k = flat
+ * grouped generics, matmul-like generics) becomes
+ *   for each column segment (output channels: whole pairs of vectors,
+ *   then single vectors of VW, VW/2, .. 4 lanes, then 1-lane vectors):
+ *     for outer loops that W uses (groups):
+ *       for j0 over the segment step NR*VW (vector lanes):
+ *         for kb over the first reduction loop in blocks of CB:  [packing]
+ *           P[k, 0..NR*VW) = W[k, j0 ..]   (weights packed, k = flat
  *                                             reduction index in the block)
- *         for the other outer loops (batch, output rows):
- *           for i0 in 0..M step MR (output pixels of one row):
- *             the shared microkernel (microkernel.c): acc[r][q] +=
- *               broadcast(X[window of pixel i0+r at k]) * P[k, q*VW]
+ *           for the other outer loops (batch, output rows):
+ *             for i0 in 0..M step MR (output pixels of one row):
+ *               the shared microkernel (microkernel.c): acc[r][q] +=
+ *                 broadcast(X[window of pixel i0+r at k]) * P[k, q*VW]
  * No im2col buffer: X is read in place through its indexing map at the
  * pixel and reduction indices, so strides, dilations and padding views
  * cost nothing. W is packed (an alloca at the kernel's entry of at most
  * CV_PANEL_BYTES, the first reduction loop blocked to fit) unless it is
- * already contiguous along the output channels (HWCF), which it is not in
- * ONNX's [M, C, kh, kw]: there each packed panel is reused by every pixel
- * of the workgroup's tile. An output not contiguous along the channels
- * (NCHW) is staged through a small buffer (stage()), once per reduction
- * block. Columns past the last whole vector go to a clone of the op on
- * column subviews (*tail, the generic path).
+ * already contiguous along the output channels (HWCF, what
+ * convert-convs-to-nhwc stores), which it is not in ONNX's [M, C, kh, kw]:
+ * there each packed panel is reused by every pixel of the workgroup's
+ * tile. An output not contiguous along the channels (NCHW) is staged
+ * through a small buffer (stage()), once per reduction block.
+ *
+ * When the output is contiguous along the channels and W needs no
+ * packing (one pass over the reduction), the linalg.fill of the output
+ * just before the op and an elementwise linalg.generic just after it
+ * that reads the op's output in place (bias, activation, residual add:
+ * what form-dispatch-regions fuses behind a convolution) join the
+ * microkernel: the accumulators start at the fill value and the generic's
+ * body runs on them before the store, so the output is written once.
  *
  * Not for GPU variants (their threads share the workgroup's tile, and a
  * panel would be per-thread local memory): the generic path serves them. */
@@ -45,6 +54,9 @@ typedef struct cv {
   kiln_value *ivs[KILN_MAX_LOOPS];  /* current value of every loop */
   kiln_value *rowv[8], *colv[CG_UK_MAX_NR];
   kiln_value *flat;                 /* panel row of this k iteration */
+  kiln_value *init;                 /* the fused fill's value, or NULL */
+  kiln_op *epi;                     /* the fused elementwise generic, or NULL */
+  uint32_t epi_in;                  /* its input reading the op's output */
 } cv;
 
 static void at(cv *c, kiln_builder *b, uint32_t operand, kiln_value **ix) {
@@ -120,6 +132,7 @@ static void cv_c_end(kiln_builder *b, void *u) {
 static kiln_value *cv_load_c(kiln_builder *b, void *u, int r, int q) {
   cv *c = u;
   kiln_value *ix[KILN_MAX_LOOPS];
+  if (c->init) return cg_broadcast(b, c->init, c->vt);
   if (c->T) {
     ix[0] = cg_index(b, r), ix[1] = cg_index(b, q * c->vw);
     return cg_vload(b, c->vt, c->T, 2, ix);
@@ -127,6 +140,44 @@ static kiln_value *cv_load_c(kiln_builder *b, void *u, int r, int q) {
   c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
   at(c, b, c->g.out, ix);
   return cg_vload(b, c->vt, c->O, c->g.maps[c->g.out]->num_results, ix);
+}
+
+/* The fused generic's body on accumulator vector v of the output element
+ * at out indices ix: the generic iterates the output's dims (identity
+ * output map), so its loop ivs are ix; its other inputs are loaded there
+ * (vectors along the channels, scalars where they do not vary). */
+static kiln_value *epilogue(cv *c, kiln_builder *b, kiln_value *const *ix, kiln_value *v) {
+  kiln_op *e = c->epi;
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int loops = cg_static_bounds(e, maps, red, bounds);
+  uint32_t nin = kiln_linalg_num_inputs(e);
+  kiln_value *in[CG_MAX_OPERANDS], *eix[KILN_MAX_LOOPS], *out[1];
+  for (uint32_t i = 0; i < e->num_operands; i++) {
+    kiln_value *x = kiln_op_operand(e, i);
+    in[i] = NULL;
+    if (i >= nin) continue;
+    if (i == c->epi_in) {
+      in[i] = v;
+    } else if (x->type->kind != KILN_TYPE_MEMREF) {
+      in[i] = x;
+    } else {
+      for (uint32_t r = 0; r < maps[i]->num_results; r++)
+        eix[r] = cg_affine_value(b, maps[i]->results[r], ix);
+      uint32_t n = maps[i]->num_results;
+      bool along = false;
+      for (uint32_t r = 0; r < n; r++) {
+        int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+        cg_linear_expr(maps[i]->results[r], loops, coef, &cst);
+        along |= coef[loops - 1] != 0;
+      }
+      const kiln_type *vt = kiln_type_vector(b->ctx, 1, &c->vw, x->type->elem);
+      in[i] = along ? cg_vload(b, vt, x, n, eix) : cg_load(b, x, n, eix);
+    }
+  }
+  if (!cg_emit_body_vector(b, e, in, ix, c->vw, out)) return v;
+  return out[0]->type->kind == KILN_TYPE_VECTOR ? out[0] : cg_broadcast(b, out[0], c->vt);
 }
 
 static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
@@ -139,6 +190,7 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   }
   c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
   at(c, b, c->g.out, ix);
+  if (c->epi) v = epilogue(c, b, ix, v);
   cg_vstore(b, v, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
@@ -249,27 +301,180 @@ static bool uses_loop(const cg_igemm *g, uint32_t i, int l) {
   return false;
 }
 
-bool cg_lower_conv(kiln_op *op, int64_t vw, kiln_op **tail) {
-  *tail = NULL;
+/* Do a and b view the same memory the same way (the same value, or
+ * equal subviews of the same source)? */
+static bool same_view(kiln_value *a, kiln_value *b) {
+  if (a == b) return true;
+  kiln_op *x = a->def, *y = b->def;
+  if (!x || !y || x->kind != KILN_OP_MEMREF_SUBVIEW || y->kind != KILN_OP_MEMREF_SUBVIEW ||
+      x->num_operands != y->num_operands || x->attrs != y->attrs || a->type != b->type)
+    return false;
+  if (!same_view(kiln_op_operand(x, 0), kiln_op_operand(y, 0))) return false;
+  for (uint32_t i = 1; i < x->num_operands; i++)
+    if (kiln_op_operand(x, i) != kiln_op_operand(y, i)) return false;
+  return true;
+}
+
+/* The memref a view is a window of. */
+static kiln_value *base_of(kiln_value *v) {
+  while (v->def && v->def->kind == KILN_OP_MEMREF_SUBVIEW) v = kiln_op_operand(v->def, 0);
+  return v;
+}
+
+/* The structured op next to op in its block (after: the next one;
+ * before: the previous one), skipping side-effect-free non-linalg ops
+ * (views, constants, index arithmetic). */
+static kiln_op *neighbour(kiln_op *op, bool after) {
+  for (kiln_op *o = after ? op->next : op->prev; o; o = after ? o->next : o->prev) {
+    if (kiln_op_has_flag(o, KILN_OPF_LINALG)) return o;
+    if (!kiln_op_has_flag(o, KILN_OPF_PURE) || o->num_regions) return NULL;
+  }
+  return NULL;
+}
+
+/* The fill of op's output just before it, or NULL. */
+static kiln_op *fused_fill(kiln_op *op, kiln_value *out) {
+  kiln_op *f = neighbour(op, false);
+  if (!f || f->kind != KILN_OP_LINALG_FILL || f->num_operands != 2) return NULL;
+  kiln_value *v = kiln_op_operand(f, 0);
+  if (kiln_type_is_shaped(v->type) || v->type != out->type->elem) return NULL;
+  return same_view(kiln_op_operand(f, 1), out) ? f : NULL;
+}
+
+/* An all-parallel generic just after op that reads op's output through
+ * the identity map and writes it in place, whose other inputs vary along
+ * the output channels (its last loop) contiguously or not at all, whose
+ * body is elementwise; NULL otherwise. */
+static kiln_op *fused_epilogue(kiln_op *op, kiln_value *out, uint32_t *which) {
+  kiln_op *e = neighbour(op, true);
+  if (!e || e->kind != KILN_OP_LINALG_GENERIC || e->num_results) return NULL;
+  uint32_t nin = kiln_linalg_num_inputs(e);
+  if (e->num_operands != nin + 1 || !same_view(kiln_op_operand(e, nin), out)) return NULL;
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int loops = cg_static_bounds(e, maps, red, bounds);
+  if (loops < 1 || loops != (int)out->type->rank || !kiln_affine_map_is_identity(maps[nin])) return NULL;
+  for (int l = 0; l < loops; l++)
+    if (red[l]) return NULL;
+  kiln_block *body = e->regions[0].first;
+  if (!body || body->num_args != e->num_operands || kiln_value_has_uses(body->args[nin])) return NULL;
+  int found = -1;
+  for (uint32_t i = 0; i < nin; i++) {
+    kiln_value *x = kiln_op_operand(e, i);
+    if (x->type->kind != KILN_TYPE_MEMREF) {
+      if (kiln_type_is_shaped(x->type)) return NULL;
+      continue;
+    }
+    if (same_view(x, out)) {
+      if (found >= 0 || !kiln_affine_map_is_identity(maps[i])) return NULL;
+      found = (int)i;
+      continue;
+    }
+    /* Another view of the output's memory would be read after the
+     * microkernel wrote part of it. */
+    if (base_of(x) == base_of(out)) return NULL;
+    const kiln_affine_map *m = maps[i];
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return NULL;
+      if (!coef[loops - 1]) continue;
+      /* along the channels: only as the last index, unit stride */
+      int64_t st[KILN_MAX_LOOPS], off;
+      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM ||
+          !cg_strides(x->type, st, &off) || st[x->type->rank - 1] != 1)
+        return NULL;
+    }
+  }
+  if (found < 0) return NULL;
+  for (kiln_op *o = body->first; o; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_YIELD) continue;
+    if (o->kind == KILN_OP_LINALG_INDEX) {
+      const kiln_attr *d = kiln_op_get_attr(o, "dim");
+      if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops - 1) return NULL;
+      continue;
+    }
+    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return NULL;
+    if (o->kind == KILN_OP_ARITH_CONSTANT) {
+      if (kiln_type_is_shaped(o->results[0].type)) return NULL;
+      continue;
+    }
+    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) || o->results[0].type->kind == KILN_TYPE_INDEX)
+      return NULL;
+  }
+  kiln_op *y = kiln_block_terminator(body);
+  if (!y || y->num_operands != 1 || y->operands[0].value->type != out->type->elem) return NULL;
+  *which = (uint32_t)found;
+  return e;
+}
+
+/* Moves the ops defining v that sit between op and e (the views and
+ * constants the fused generic reads, all side-effect free) before op,
+ * where the microkernel's stores will read them. */
+static void hoist(kiln_value *v, kiln_op *op, kiln_op *e) {
+  kiln_op *d = v->def;
+  if (!d || d->parent != op->parent) return;
+  bool after = false;
+  for (kiln_op *o = op->next; o && o != e; o = o->next)
+    if (o == d) after = true;
+  if (!after) return;
+  for (uint32_t i = 0; i < d->num_operands; i++) hoist(kiln_op_operand(d, i), op, e);
+  kiln_op_move_before(d, op);
+}
+
+/* Output channels [j_lo, j_hi) with vectors of vw lanes, nr per column
+ * block: the loop nest of the header. */
+static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int64_t vw, int nr,
+                         int64_t cb, int64_t K0) {
+  cg_igemm *g = &c->g;
+  int64_t M = g->bounds[g->row], width = nr * vw;
+  c->vw = vw;
+  c->vt = kiln_type_vector(b->ctx, 1, &vw, c->et);
+  int mr = (c->vw >= 16 ? 16 : 8) / nr;
+  if (mr > 8) mr = 8;
+  if (mr > M) mr = (int)M;
+  /* Outer loops W uses (groups) outside the panel; the others inside. */
+  nest wout = {0}, rest = {0};
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col) continue;
+    if (uses_loop(g, g->w, l)) wout.l[wout.n++] = l;
+    else rest.l[rest.n++] = l;
+  }
+  kiln_builder cur = loops(c, b, &wout), body;
+  kiln_op *lj = cg_for(&cur, cg_index(&cur, j_lo), cg_index(&cur, j_hi), cg_index(&cur, width), 0, NULL, &body);
+  kiln_value *j0 = cg_for_iv(lj);
+  cur = body;
+  kiln_value *kb = NULL;
+  if (c->P) {
+    kiln_op *lk = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, K0), cg_index(&cur, cb), 0, NULL, &body);
+    kb = cg_for_iv(lk);
+    c->klo[0] = kb;
+    cur = body;
+    pack(c, &cur, j0, kb, cb, width);
+  }
+  cur = loops(c, &cur, &rest);
+  for (int q = 0; q < nr; q++) c->colv[q] = cg_add(&cur, j0, cg_index(&cur, q * vw));
+  int64_t main = M / mr * mr;
+  if (main) {
+    kiln_op *li = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, main), cg_index(&cur, mr), 0, NULL, &body);
+    tile(c, &body, cg_for_iv(li), mr, nr, kb, cb ? cb : K0);
+  }
+  if (main < M) tile(c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
+}
+
+bool cg_lower_conv(kiln_op *op, int64_t vw) {
   cv c;
   memset(&c, 0, sizeof c);
   if (vw < 4 || !cg_igemm_match(op, &c.g) || runs_as_thread_block(op)) return false;
   cg_igemm *g = &c.g;
-  int64_t NC = g->bounds[g->col], M = g->bounds[g->row];
-  if (NC < vw) return false;
-  c.op = op, c.vw = vw;
+  int64_t NC = g->bounds[g->col];
+  /* At least one whole vector of 4 lanes: narrower columns (depthwise's
+   * one channel per group) are better served by the generic path. */
+  if (NC < 4) return false;
+  c.op = op;
   c.X = kiln_op_operand(op, g->x), c.W = kiln_op_operand(op, g->w), c.O = kiln_op_operand(op, g->out);
   c.et = c.O->type->elem;
-  c.vt = kiln_type_vector(kiln_op_context(op), 1, &vw, c.et);
-  int64_t ncols = NC / vw * vw;
-  /* Leftover columns go to a clone on column subviews, which needs W's
-   * column index to be the plain loop. */
-  if (ncols < NC && !g->w_col_plain) return false;
-  int nr = ncols % (2 * vw) == 0 ? 2 : 1;
-  int mr = (vw >= 16 ? 16 : 8) / nr;
-  if (mr > 8) mr = 8;
-  if (mr > M) mr = (int)M;
-  int64_t width = nr * vw;
+  int64_t width = (NC >= 2 * vw ? 2 : 1) * vw;
   /* Reduction loops in op order; panel strides row-major over them. */
   for (int l = 0; l < g->loops; l++)
     if (g->red[l]) c.kl[c.nk++] = l;
@@ -283,59 +488,36 @@ bool cg_lower_conv(kiln_op *op, int64_t vw, kiln_op **tail) {
       if (K0 % d == 0 && d * inner * width * 4 <= CV_PANEL_BYTES) cb = d;
     if (!cb) return false;
   }
-  kiln_builder b = kiln_builder_before(op);
-  b.loc = op->loc;
-  kiln_context *ctx = b.ctx;
-  if (ncols < NC) {
-    /* Leftover channels: the same op on column subviews. */
-    kiln_value_map map;
-    memset(&map, 0, sizeof map);
-    kiln_value *sub[2];
-    uint32_t which[2] = {g->w, g->out};
-    int dims[2] = {g->w_col_dim, g->out_col_dim};
-    for (int i = 0; i < 2; i++) {
-      kiln_value *v = kiln_op_operand(op, which[i]), *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
-      for (uint32_t d = 0; d < v->type->rank; d++) {
-        bool cd = (int)d == dims[i];
-        offs[d] = cg_index(&b, cd ? ncols : 0);
-        sizes[d] = cg_index(&b, cd ? NC - ncols : v->type->shape[d]);
-      }
-      sub[i] = cg_subview(&b, v, offs, sizes);
-      kiln_value_map_add(ctx, &map, v, sub[i]);
-    }
-    *tail = kiln_op_clone(op, &map);
-    kiln_builder_insert(&b, *tail);
-    b = kiln_builder_before(*tail);
-    b.loc = op->loc;
-  }
   if (!g->w_contig) c.P = entry_alloca(op, cb * inner, width, c.et);
   if (!g->out_contig) c.T = entry_alloca(op, 8, width, c.et);
-  /* Outer loops W uses (groups) outside the panel; the others inside. */
-  nest wout = {0}, rest = {0};
-  for (int l = 0; l < g->loops; l++) {
-    if (g->red[l] || l == g->row || l == g->col) continue;
-    if (uses_loop(g, g->w, l)) wout.l[wout.n++] = l;
-    else rest.l[rest.n++] = l;
+  /* One pass over the reduction straight into the output: the fill
+   * before and the elementwise consumer after join the microkernel. */
+  kiln_op *fill = NULL;
+  if (!c.P && !c.T) {
+    fill = fused_fill(op, c.O);
+    if (fill) c.init = kiln_op_operand(fill, 0);
+    c.epi = fused_epilogue(op, c.O, &c.epi_in);
+    for (uint32_t i = 0; c.epi && i < c.epi->num_operands; i++) hoist(kiln_op_operand(c.epi, i), op, c.epi);
   }
-  kiln_builder cur = loops(&c, &b, &wout), body;
-  kiln_op *lj = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, ncols), cg_index(&cur, width), 0, NULL, &body);
-  kiln_value *j0 = cg_for_iv(lj);
-  cur = body;
-  kiln_value *kb = NULL;
-  if (c.P) {
-    kiln_op *lk = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, K0), cg_index(&cur, cb), 0, NULL, &body);
-    kb = cg_for_iv(lk);
-    c.klo[0] = kb;
-    cur = body;
-    pack(&c, &cur, j0, kb, cb, width);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  /* Column segments: pairs of vectors, then one vector of each halved
+   * width down to 4 lanes, then 1-lane vectors (24 channels on 16 lanes:
+   * 16 + 8; 27: 16 + 8 + 3 x 1). */
+  int64_t j = 0;
+  if (NC >= 2 * vw) {
+    int64_t n2 = NC / (2 * vw) * (2 * vw);
+    emit_columns(&c, &b, 0, n2, vw, 2, cb, K0);
+    j = n2;
   }
-  cur = loops(&c, &cur, &rest);
-  for (int q = 0; q < nr; q++) c.colv[q] = cg_add(&cur, j0, cg_index(&cur, q * vw));
-  int64_t main = M / mr * mr;
-  if (main) {
-    kiln_op *li = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, main), cg_index(&cur, mr), 0, NULL, &body);
-    tile(&c, &body, cg_for_iv(li), mr, nr, kb, cb ? cb : K0);
+  for (int64_t w = vw; w >= 4 && j < NC; w /= 2) {
+    int64_t n = (NC - j) / w * w;
+    if (!n) continue;
+    emit_columns(&c, &b, j, j + n, w, 1, cb, K0);
+    j += n;
   }
-  if (main < M) tile(&c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
+  if (j < NC) emit_columns(&c, &b, j, NC, 1, 1, cb, K0);
+  if (fill) kiln_op_erase(fill);
+  if (c.epi) kiln_op_erase(c.epi);
   return true;
 }

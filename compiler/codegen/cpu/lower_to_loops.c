@@ -296,23 +296,21 @@ static kiln_value *as_vector(kiln_builder *b, kiln_value *v, int64_t vw) {
   return cg_broadcast(b, v, vec_of(b->ctx, v->type, vw));
 }
 
-/* The body on vectors: named ops get their implied body on broadcast
- * operands; a generic's ops are rebuilt on vectors where an operand is a
- * vector (the others broadcast) and cloned where all are uniform. */
-static bool body_vector(lw *w, kiln_builder *b, kiln_value **in, kiln_value **ivs,
-                        kiln_value **out) {
-  int64_t vw = w->vw;
-  if (w->op->kind != KILN_OP_LINALG_GENERIC && w->op->kind != KILN_OP_LINALG_MAP &&
-      w->op->kind != KILN_OP_LINALG_REDUCE) {
+bool cg_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                         kiln_value *const *ivs, int64_t vw, kiln_value **out) {
+  uint32_t nin = kiln_linalg_num_inputs(op), nops = op->num_operands;
+  kiln_context *c = b->ctx;
+  if (op->kind != KILN_OP_LINALG_GENERIC && op->kind != KILN_OP_LINALG_MAP &&
+      op->kind != KILN_OP_LINALG_REDUCE) {
     kiln_value *vin[CG_MAX_OPERANDS];
-    for (uint32_t i = 0; i < w->nops; i++) vin[i] = in[i] ? as_vector(b, in[i], vw) : NULL;
-    return cg_emit_body(b, w->op, vin, ivs, out);
+    for (uint32_t i = 0; i < nops; i++) vin[i] = in[i] ? as_vector(b, in[i], vw) : NULL;
+    return cg_emit_body(b, op, vin, ivs, out);
   }
-  kiln_block *body = w->op->regions[0].first;
-  uint32_t nargs = w->op->kind == KILN_OP_LINALG_MAP ? w->nin : w->nops;
+  kiln_block *body = op->regions[0].first;
+  uint32_t nargs = op->kind == KILN_OP_LINALG_MAP ? nin : nops;
   kiln_value_map map = {0};
   for (uint32_t i = 0; i < nargs && i < body->num_args; i++)
-    if (in[i]) kiln_value_map_add(w->c, &map, body->args[i], in[i]);
+    if (in[i]) kiln_value_map_add(c, &map, body->args[i], in[i]);
   for (kiln_op *o = body->first; o; o = o->next) {
     if (o->kind == KILN_OP_LINALG_YIELD) {
       for (uint32_t i = 0; i < o->num_operands; i++) {
@@ -322,7 +320,7 @@ static bool body_vector(lw *w, kiln_builder *b, kiln_value **in, kiln_value **iv
       return true;
     }
     if (o->kind == KILN_OP_LINALG_INDEX) {
-      kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), ivs[kiln_op_get_attr(o, "dim")->i]);
+      kiln_value_map_add(c, &map, kiln_op_result(o, 0), ivs[kiln_op_get_attr(o, "dim")->i]);
       continue;
     }
     kiln_value *ops[8];
@@ -337,12 +335,17 @@ static bool body_vector(lw *w, kiln_builder *b, kiln_value **in, kiln_value **iv
       continue;
     }
     for (uint32_t i = 0; i < o->num_operands; i++) ops[i] = as_vector(b, ops[i], vw);
-    const kiln_type *rt = vec_of(w->c, o->results[0].type, vw);
-    kiln_op *n = kiln_op_create(w->c, o->kind, o->loc, o->num_operands, ops, 1, &rt, o->attrs, 0);
+    const kiln_type *rt = vec_of(c, o->results[0].type, vw);
+    kiln_op *n = kiln_op_create(c, o->kind, o->loc, o->num_operands, ops, 1, &rt, o->attrs, 0);
     kiln_builder_insert(b, n);
-    kiln_value_map_add(w->c, &map, kiln_op_result(o, 0), kiln_op_result(n, 0));
+    kiln_value_map_add(c, &map, kiln_op_result(o, 0), kiln_op_result(n, 0));
   }
-  return kiln_op_emit_error(w->op, "body does not end with linalg.yield");
+  return kiln_op_emit_error(op, "body does not end with linalg.yield");
+}
+
+static bool body_vector(lw *w, kiln_builder *b, kiln_value **in, kiln_value **ivs,
+                        kiln_value **out) {
+  return cg_emit_body_vector(b, w->op, in, ivs, w->vw, out);
 }
 
 static void vload_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
@@ -613,14 +616,10 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
     kiln_op_erase(op);
     return tail ? lower_op(tail, vw) : NULL;
   }
-  /* Leftover output channels of a convolution (fewer than a vector)
-   * take narrower vectors while at least 4 lanes remain: 24 channels on
-   * 16 lanes run as 16 + 8, not 16 + 8 scalars. */
-  for (int64_t w = vw; w >= 4 && w >= vw / 4; w /= 2)
-    if (cg_lower_conv(op, w, &tail)) {
-      kiln_op_erase(op);
-      return tail ? lower_op(tail, vw) : NULL;
-    }
+  if (cg_lower_conv(op, vw)) {
+    kiln_op_erase(op);
+    return NULL;
+  }
   if (op->kind == KILN_OP_LINALG_SOFTMAX) {
     kiln_error *err = cg_lower_softmax(op, vw);
     if (!err) kiln_op_erase(op);
@@ -672,7 +671,14 @@ static kiln_walk_result gather(kiln_op *op, void *user) {
 static kiln_error *lower_func(kiln_op *func, int64_t vw) {
   collect cl = {.c = kiln_op_context(func)};
   kiln_walk_pre(func, gather, &cl);
+  /* Convolutions first: they may take the fill before them and the
+   * elementwise op after them into their microkernel (lower_conv.c),
+   * erasing those. Each op's loops go where the op was, so the order of
+   * lowering does not change the order of the code. */
+  for (uint32_t i = 0; i < cl.n; i++)
+    if (cl.ops[i]->kind != KILN_OP_LINALG_MATMUL && cg_lower_conv(cl.ops[i], vw)) kiln_op_erase(cl.ops[i]);
   for (uint32_t i = 0; i < cl.n; i++) {
+    if (!cl.ops[i]->parent) continue; /* erased above */
     kiln_error *err = lower_op(cl.ops[i], vw);
     if (err) return err;
   }

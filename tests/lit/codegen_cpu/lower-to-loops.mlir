@@ -2,13 +2,13 @@
 // lower-to-loops, vector width 8 (avx2):
 // - elementwise: the innermost loop steps by 8 with vector.load/store, a
 //   value independent of it (the row scale) is loaded once and broadcast,
-//   and a scalar loop finishes the 4 leftover columns;
+//   and one 4-lane vector finishes the 4 leftover columns;
 // - reduction: the output is loaded before the reduction loop, carried in
 //   iter_args and stored after it; the contiguous innermost reduction runs
 //   on 8 partial sums folded by vector.reduction, then a scalar tail;
 // - matmul: column blocks of 2 vectors, row blocks of 4, a 4 x 2-vector
 //   register tile of accumulators over K, A broadcast, B rows loaded as
-//   vectors, vector.fma; 20 columns leave 4 for a scalar matmul tail;
+//   vectors, vector.fma; 20 columns leave 4 for a matmul tail on 4 lanes;
 // - transpose: the input is not contiguous along the innermost loop, so
 //   scalar loads and stores;
 // - softmax: max, exp-and-sum, scale loops per row, on vectors with a
@@ -25,10 +25,11 @@
 // CHECK-NEXT: %[[M:.*]] = arith.mulf %[[X]], %[[SV]] : vector<8xf32>
 // CHECK-NEXT: vector.store %[[M]], %{{.*}}[%[[I]], %[[J]]] : memref<4x20xf32>, vector<8xf32>
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[K]]] : memref<4x20xf32>
+// CHECK-NEXT: vector.load %{{.*}}[%[[I]], %[[K]]] : memref<4x20xf32>, vector<4xf32>
 // CHECK-NEXT: memref.load %{{.*}}[%[[I]]] : memref<4xf32>
-// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK-NEXT: memref.store
+// CHECK-NEXT: vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NEXT: vector.store %{{.*}} : memref<4x20xf32>, vector<4xf32>
 
 // CHECK-LABEL: func.func @rowsum()
 // CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
@@ -79,10 +80,11 @@
 // CHECK-COUNT-8: vector.store
 // CHECK: %{{.*}}:4 = scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-COUNT-4: vector.store
-// The 4 leftover columns: scalar loops over the subviews.
-// CHECK: memref.load %[[CT]]
-// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
-// CHECK: memref.store %{{.*}}, %[[CT]]
+// The 4 leftover columns: 4-lane vectors over the subviews, the
+// reduction carrying them.
+// CHECK: vector.load %[[CT]]{{.*}} vector<4xf32>
+// CHECK: vector.load %[[BT]]{{.*}} vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[CT]]{{.*}} vector<4xf32>
 
 // Convolution (NHWC): the microkernel of lower_conv.c over 2 output
 // pixels x 1 vector of 8 output channels; the filter (HWCF) is read in
@@ -103,6 +105,31 @@
 // CHECK-NEXT: %[[S1:.*]] = vector.fma %[[XV1]], %[[W]], %[[A1]] : vector<8xf32>
 // CHECK-NEXT: scf.yield %[[S0]], %[[S1]] : vector<8xf32>, vector<8xf32>
 // CHECK-COUNT-2: vector.store %{{.*}}, %[[OUT]][{{.*}}, %[[F]]] : memref<1x2x2x8xf32>, vector<8xf32>
+
+// A convolution (NHWC) with the fill before it and bias + ReLU after it,
+// 13 output channels on 8 lanes: column segments of 8, 4 and 1 lanes;
+// 3 output pixels per row, one register tile of 3 accumulators.
+// The accumulators start at the fill value (no fill loop, no load of the
+// output), the bias is loaded along the channels and ReLU applied before
+// the one store of each vector; no linalg op is left for them.
+// CHECK-LABEL: func.func @conv_fused()
+// CHECK-NOT: linalg.fill
+// CHECK: %[[Z8:.*]] = vector.broadcast %[[ZERO:.*]] : f32 to vector<8xf32>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z8]], {{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.fma
+// CHECK: %[[B8:.*]] = vector.load %[[BIAS:.*]][%{{.*}}] : memref<13xf32>, vector<8xf32>
+// CHECK-NEXT: %[[S8:.*]] = arith.addf %{{.*}}, %[[B8]] : vector<8xf32>
+// CHECK: %[[R8:.*]] = arith.maximumf %[[S8]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.store %[[R8]], %[[OUT:.*]][{{.*}}] : memref<1x2x3x13xf32>, vector<8xf32>
+// CHECK: vector.broadcast %[[ZERO]] : f32 to vector<4xf32>
+// CHECK: vector.load %[[BIAS]][%{{.*}}] : memref<13xf32>, vector<4xf32>
+// CHECK: vector.store %{{.*}}, %[[OUT]][{{.*}}] : memref<1x2x3x13xf32>, vector<4xf32>
+// CHECK: vector.broadcast %[[ZERO]] : f32 to vector<1xf32>
+// CHECK: vector.fma %{{.*}} : vector<1xf32>
+// CHECK: vector.load %[[BIAS]][%{{.*}}] : memref<13xf32>, vector<1xf32>
+// CHECK: vector.store %{{.*}}, %[[OUT]][{{.*}}] : memref<1x2x3x13xf32>, vector<1xf32>
+// CHECK-NOT: linalg.
+// CHECK: return
 
 // Convolution as the ONNX importer emits it (NCHW generic, W [G,M,C,kh,kw]):
 // W is packed into a 27 x 16 panel (k = (c, kh, kw) flat, 2 vectors of
@@ -219,6 +246,22 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x2x8xf32>
     %o = hal.interface.binding {binding = 2 : i32} : memref<1x2x2x8xf32>
     linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x4x4x2xf32>, memref<3x3x2x8xf32>) outs(%o : memref<1x2x2x8xf32>)
+    return
+  }
+  func.func @conv_fused() {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x4x5x3xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x3x13xf32>
+    %bias = hal.interface.binding {binding = 2 : i32} : memref<13xf32>
+    %o = hal.interface.binding {binding = 3 : i32} : memref<1x2x3x13xf32>
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x2x3x13xf32>)
+    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x4x5x3xf32>, memref<3x3x3x13xf32>) outs(%o : memref<1x2x3x13xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%o, %bias : memref<1x2x3x13xf32>, memref<13xf32>) outs(%o : memref<1x2x3x13xf32>) {
+    ^bb0(%x: f32, %b: f32, %out: f32):
+      %s = arith.addf %x, %b : f32
+      %r = arith.maximumf %s, %zero : f32
+      linalg.yield %r : f32
+    }
     return
   }
   func.func @conv_onnx() {
