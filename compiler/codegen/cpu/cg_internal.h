@@ -203,6 +203,27 @@ bool cg_igemm_match(const kiln_op *op, cg_igemm *g);
  * configuration, whose full tiles are then static. */
 bool cg_igemm_match_outer_dynamic(const kiln_op *op, cg_igemm *g);
 
+/* Fusion into a vectorized reduction's loops (fuse_epilogue.c): the
+ * fill of `out` just before op, and the elementwise generic just after
+ * op reading `out` in place, applied to each accumulator vector before
+ * its store. */
+typedef struct cg_epilogue {
+  kiln_op *op;                                  /* the generic, NULL: none */
+  uint32_t in;                                  /* its input reading `out` */
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool along[CG_MAX_OPERANDS];                  /* input varies along the vector */
+} cg_epilogue;
+kiln_op *cg_fused_fill(kiln_op *op, kiln_value *out);
+/* Fills *ep (moving the ops defining the generic's operands before op);
+ * false (ep->op NULL) when there is no such generic. */
+bool cg_fused_epilogue(kiln_op *op, kiln_value *out, cg_epilogue *ep);
+/* The generic's body on accumulator v (vector type vt) of the output
+ * element at indices ix. */
+kiln_value *cg_apply_epilogue(kiln_builder *b, const cg_epilogue *ep, kiln_value *const *ix,
+                              kiln_value *v, const kiln_type *vt);
+/* The memref a chain of subviews views. */
+kiln_value *cg_base_memref(kiln_value *v);
+
 /* Lowering of a convolution-like op (cg_igemm_match) to the
  * microkernel over (pixels x output channels x reduction), weights packed
  * into a panel unless already contiguous along the output channels; the

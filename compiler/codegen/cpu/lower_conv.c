@@ -28,7 +28,8 @@
  * that reads the op's output in place (bias, activation, residual add:
  * what form-dispatch-regions fuses behind a convolution) join the
  * microkernel: the accumulators start at the fill value and the generic's
- * body runs on them before the store, so the output is written once.
+ * body runs on them before the store, so the output is written once
+ * (fuse_epilogue.c).
  *
  * Not for GPU variants (their threads share the workgroup's tile, and a
  * panel would be per-thread local memory): the generic path serves them. */
@@ -55,8 +56,7 @@ typedef struct cv {
   kiln_value *rowv[8], *colv[CG_UK_MAX_NR];
   kiln_value *flat;                 /* panel row of this k iteration */
   kiln_value *init;                 /* the fused fill's value, or NULL */
-  kiln_op *epi;                     /* the fused elementwise generic, or NULL */
-  uint32_t epi_in;                  /* its input reading the op's output */
+  cg_epilogue epi;                  /* the fused elementwise generic (op NULL: none) */
 } cv;
 
 static void at(cv *c, kiln_builder *b, uint32_t operand, kiln_value **ix) {
@@ -142,44 +142,6 @@ static kiln_value *cv_load_c(kiln_builder *b, void *u, int r, int q) {
   return cg_vload(b, c->vt, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
-/* The fused generic's body on accumulator vector v of the output element
- * at out indices ix: the generic iterates the output's dims (identity
- * output map), so its loop ivs are ix; its other inputs are loaded there
- * (vectors along the channels, scalars where they do not vary). */
-static kiln_value *epilogue(cv *c, kiln_builder *b, kiln_value *const *ix, kiln_value *v) {
-  kiln_op *e = c->epi;
-  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
-  bool red[KILN_MAX_LOOPS];
-  int64_t bounds[KILN_MAX_LOOPS];
-  int loops = cg_static_bounds(e, maps, red, bounds);
-  uint32_t nin = kiln_linalg_num_inputs(e);
-  kiln_value *in[CG_MAX_OPERANDS], *eix[KILN_MAX_LOOPS], *out[1];
-  for (uint32_t i = 0; i < e->num_operands; i++) {
-    kiln_value *x = kiln_op_operand(e, i);
-    in[i] = NULL;
-    if (i >= nin) continue;
-    if (i == c->epi_in) {
-      in[i] = v;
-    } else if (x->type->kind != KILN_TYPE_MEMREF) {
-      in[i] = x;
-    } else {
-      for (uint32_t r = 0; r < maps[i]->num_results; r++)
-        eix[r] = cg_affine_value(b, maps[i]->results[r], ix);
-      uint32_t n = maps[i]->num_results;
-      bool along = false;
-      for (uint32_t r = 0; r < n; r++) {
-        int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
-        cg_linear_expr(maps[i]->results[r], loops, coef, &cst);
-        along |= coef[loops - 1] != 0;
-      }
-      const kiln_type *vt = kiln_type_vector(b->ctx, 1, &c->vw, x->type->elem);
-      in[i] = along ? cg_vload(b, vt, x, n, eix) : cg_load(b, x, n, eix);
-    }
-  }
-  if (!cg_emit_body_vector(b, e, in, ix, c->vw, out)) return v;
-  return out[0]->type->kind == KILN_TYPE_VECTOR ? out[0] : cg_broadcast(b, out[0], c->vt);
-}
-
 static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   cv *c = u;
   kiln_value *ix[KILN_MAX_LOOPS];
@@ -190,7 +152,7 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   }
   c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
   at(c, b, c->g.out, ix);
-  if (c->epi) v = epilogue(c, b, ix, v);
+  if (c->epi.op) v = cg_apply_epilogue(b, &c->epi, ix, v, c->vt);
   cg_vstore(b, v, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
@@ -249,6 +211,35 @@ static void pack(cv *c, kiln_builder *b, kiln_value *j0, kiln_value *kb, int64_t
   cg_store(&cur, s, c->P, 2, pix);
 }
 
+/* The same when W is contiguous along the output channels (HWCF): for
+ * each reduction index of the block, a row of nr vectors is copied
+ * (vector loads and stores; the rows of W are an output-channel row
+ * apart, the panel's are adjacent). */
+static void pack_rows(cv *c, kiln_builder *b, kiln_value *j0, kiln_value *kb, int64_t cb, int nr) {
+  kiln_builder cur = *b, body;
+  for (int p = 0; p < c->nk; p++) {
+    kiln_value *lo = p == 0 ? kb : cg_index(&cur, 0);
+    kiln_value *hi = p == 0 ? cg_add(&cur, kb, cg_index(&cur, cb)) : cg_index(&cur, c->g.bounds[c->kl[p]]);
+    kiln_op *loop = cg_for(&cur, lo, hi, cg_index(&cur, 1), 0, NULL, &body);
+    c->ivs[c->kl[p]] = cg_for_iv(loop);
+    cur = body;
+  }
+  kiln_value *flat = cg_index(&cur, 0);
+  for (int p = 0; p < c->nk; p++) {
+    kiln_value *d = c->ivs[c->kl[p]];
+    if (p == 0) d = cg_bin(&cur, KILN_OP_ARITH_SUBI, d, kb);
+    flat = cg_add(&cur, flat, cg_muli(&cur, d, c->kstride[p]));
+  }
+  for (int q = 0; q < nr; q++) {
+    kiln_value *ix[KILN_MAX_LOOPS];
+    c->ivs[c->g.col] = cg_add(&cur, j0, cg_index(&cur, q * c->vw));
+    at(c, &cur, c->g.w, ix);
+    kiln_value *v = cg_vload(&cur, c->vt, c->W, c->g.maps[c->g.w]->num_results, ix);
+    kiln_value *pix[2] = {flat, cg_index(&cur, q * c->vw)};
+    cg_vstore(&cur, v, c->P, 2, pix);
+  }
+}
+
 /* Some loops of the op, outermost first. */
 typedef struct nest {
   int n, l[KILN_MAX_LOOPS];
@@ -301,127 +292,6 @@ static bool uses_loop(const cg_igemm *g, uint32_t i, int l) {
   return false;
 }
 
-/* Do a and b view the same memory the same way (the same value, or
- * equal subviews of the same source)? */
-static bool same_view(kiln_value *a, kiln_value *b) {
-  if (a == b) return true;
-  kiln_op *x = a->def, *y = b->def;
-  if (!x || !y || x->kind != KILN_OP_MEMREF_SUBVIEW || y->kind != KILN_OP_MEMREF_SUBVIEW ||
-      x->num_operands != y->num_operands || x->attrs != y->attrs || a->type != b->type)
-    return false;
-  if (!same_view(kiln_op_operand(x, 0), kiln_op_operand(y, 0))) return false;
-  for (uint32_t i = 1; i < x->num_operands; i++)
-    if (kiln_op_operand(x, i) != kiln_op_operand(y, i)) return false;
-  return true;
-}
-
-/* The memref a view is a window of. */
-static kiln_value *base_of(kiln_value *v) {
-  while (v->def && v->def->kind == KILN_OP_MEMREF_SUBVIEW) v = kiln_op_operand(v->def, 0);
-  return v;
-}
-
-/* The structured op next to op in its block (after: the next one;
- * before: the previous one), skipping side-effect-free non-linalg ops
- * (views, constants, index arithmetic). */
-static kiln_op *neighbour(kiln_op *op, bool after) {
-  for (kiln_op *o = after ? op->next : op->prev; o; o = after ? o->next : o->prev) {
-    if (kiln_op_has_flag(o, KILN_OPF_LINALG)) return o;
-    if (!kiln_op_has_flag(o, KILN_OPF_PURE) || o->num_regions) return NULL;
-  }
-  return NULL;
-}
-
-/* The fill of op's output just before it, or NULL. */
-static kiln_op *fused_fill(kiln_op *op, kiln_value *out) {
-  kiln_op *f = neighbour(op, false);
-  if (!f || f->kind != KILN_OP_LINALG_FILL || f->num_operands != 2) return NULL;
-  kiln_value *v = kiln_op_operand(f, 0);
-  if (kiln_type_is_shaped(v->type) || v->type != out->type->elem) return NULL;
-  return same_view(kiln_op_operand(f, 1), out) ? f : NULL;
-}
-
-/* An all-parallel generic just after op that reads op's output through
- * the identity map and writes it in place, whose other inputs vary along
- * the output channels (its last loop) contiguously or not at all, whose
- * body is elementwise; NULL otherwise. */
-static kiln_op *fused_epilogue(kiln_op *op, kiln_value *out, uint32_t *which) {
-  kiln_op *e = neighbour(op, true);
-  if (!e || e->kind != KILN_OP_LINALG_GENERIC || e->num_results) return NULL;
-  uint32_t nin = kiln_linalg_num_inputs(e);
-  if (e->num_operands != nin + 1 || !same_view(kiln_op_operand(e, nin), out)) return NULL;
-  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
-  bool red[KILN_MAX_LOOPS];
-  int64_t bounds[KILN_MAX_LOOPS];
-  int loops = cg_static_bounds(e, maps, red, bounds);
-  if (loops < 1 || loops != (int)out->type->rank || !kiln_affine_map_is_identity(maps[nin])) return NULL;
-  for (int l = 0; l < loops; l++)
-    if (red[l]) return NULL;
-  kiln_block *body = e->regions[0].first;
-  if (!body || body->num_args != e->num_operands || kiln_value_has_uses(body->args[nin])) return NULL;
-  int found = -1;
-  for (uint32_t i = 0; i < nin; i++) {
-    kiln_value *x = kiln_op_operand(e, i);
-    if (x->type->kind != KILN_TYPE_MEMREF) {
-      if (kiln_type_is_shaped(x->type)) return NULL;
-      continue;
-    }
-    if (same_view(x, out)) {
-      if (found >= 0 || !kiln_affine_map_is_identity(maps[i])) return NULL;
-      found = (int)i;
-      continue;
-    }
-    /* Another view of the output's memory would be read after the
-     * microkernel wrote part of it. */
-    if (base_of(x) == base_of(out)) return NULL;
-    const kiln_affine_map *m = maps[i];
-    for (uint32_t r = 0; r < m->num_results; r++) {
-      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
-      if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return NULL;
-      if (!coef[loops - 1]) continue;
-      /* along the channels: only as the last index, unit stride */
-      int64_t st[KILN_MAX_LOOPS], off;
-      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM ||
-          !cg_strides(x->type, st, &off) || st[x->type->rank - 1] != 1)
-        return NULL;
-    }
-  }
-  if (found < 0) return NULL;
-  for (kiln_op *o = body->first; o; o = o->next) {
-    if (o->kind == KILN_OP_LINALG_YIELD) continue;
-    if (o->kind == KILN_OP_LINALG_INDEX) {
-      const kiln_attr *d = kiln_op_get_attr(o, "dim");
-      if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops - 1) return NULL;
-      continue;
-    }
-    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return NULL;
-    if (o->kind == KILN_OP_ARITH_CONSTANT) {
-      if (kiln_type_is_shaped(o->results[0].type)) return NULL;
-      continue;
-    }
-    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) || o->results[0].type->kind == KILN_TYPE_INDEX)
-      return NULL;
-  }
-  kiln_op *y = kiln_block_terminator(body);
-  if (!y || y->num_operands != 1 || y->operands[0].value->type != out->type->elem) return NULL;
-  *which = (uint32_t)found;
-  return e;
-}
-
-/* Moves the ops defining v that sit between op and e (the views and
- * constants the fused generic reads, all side-effect free) before op,
- * where the microkernel's stores will read them. */
-static void hoist(kiln_value *v, kiln_op *op, kiln_op *e) {
-  kiln_op *d = v->def;
-  if (!d || d->parent != op->parent) return;
-  bool after = false;
-  for (kiln_op *o = op->next; o && o != e; o = o->next)
-    if (o == d) after = true;
-  if (!after) return;
-  for (uint32_t i = 0; i < d->num_operands; i++) hoist(kiln_op_operand(d, i), op, e);
-  kiln_op_move_before(d, op);
-}
-
 /* Output channels [j_lo, j_hi) with vectors of vw lanes, nr per column
  * block: the loop nest of the header. */
 static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int64_t vw, int nr,
@@ -450,7 +320,8 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     kb = cg_for_iv(lk);
     c->klo[0] = kb;
     cur = body;
-    pack(c, &cur, j0, kb, cb, width);
+    if (c->g.w_contig) pack_rows(c, &cur, j0, kb, cb, nr);
+    else pack(c, &cur, j0, kb, cb, width);
   }
   cur = loops(c, &cur, &rest);
   for (int q = 0; q < nr; q++) c->colv[q] = cg_add(&cur, j0, cg_index(&cur, q * vw));
@@ -483,21 +354,27 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
   for (int p = c.nk; p-- > 1;) c.kstride[p] = inner, inner *= g->bounds[c.kl[p]];
   c.kstride[0] = inner;
   int64_t cb = 0, K0 = g->bounds[c.kl[0]];
-  if (!g->w_contig) {
+  /* Pack W when it is not contiguous along the output channels, and
+   * also when it is but a column block's weights exceed the panel
+   * budget: then its rows, a whole output-channel row apart, would
+   * thrash the caches (few sets at that power-of-two stride) at every
+   * row tile, where a packed block streams contiguously from L2. */
+  bool pack = !g->w_contig || K0 * inner * width * 4 > CV_PANEL_BYTES;
+  if (pack) {
     for (int64_t d = K0; d >= 1 && !cb; d--)
       if (K0 % d == 0 && d * inner * width * 4 <= CV_PANEL_BYTES) cb = d;
-    if (!cb) return false;
+    if (!cb && !g->w_contig) return false;
+    pack = cb != 0;
   }
-  if (!g->w_contig) c.P = entry_alloca(op, cb * inner, width, c.et);
+  if (pack) c.P = entry_alloca(op, cb * inner, width, c.et);
   if (!g->out_contig) c.T = entry_alloca(op, 8, width, c.et);
   /* One pass over the reduction straight into the output: the fill
    * before and the elementwise consumer after join the microkernel. */
   kiln_op *fill = NULL;
   if (!c.P && !c.T) {
-    fill = fused_fill(op, c.O);
+    fill = cg_fused_fill(op, c.O);
     if (fill) c.init = kiln_op_operand(fill, 0);
-    c.epi = fused_epilogue(op, c.O, &c.epi_in);
-    for (uint32_t i = 0; c.epi && i < c.epi->num_operands; i++) hoist(kiln_op_operand(c.epi, i), op, c.epi);
+    cg_fused_epilogue(op, c.O, &c.epi);
   }
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
@@ -518,6 +395,6 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
   }
   if (j < NC) emit_columns(&c, &b, j, NC, 1, 1, cb, K0);
   if (fill) kiln_op_erase(fill);
-  if (c.epi) kiln_op_erase(c.epi);
+  if (c.epi.op) kiln_op_erase(c.epi.op);
   return true;
 }

@@ -31,6 +31,13 @@
 #include <math.h>
 #include <string.h>
 
+/* Accumulators of one register block (rows x outputs). */
+#define CG_VEC_MAX_ACC CG_MAX_OPERANDS
+/* Rows of a register block of the vector path with reductions: the
+ * loads that do not depend on the blocked loop (a depthwise filter tap)
+ * serve this many rows. */
+#define CG_VEC_ROWS 4
+
 typedef struct lw {
   kiln_op *op;
   kiln_context *c;
@@ -50,6 +57,14 @@ typedef struct lw {
   kiln_op_kind combiner[CG_MAX_OPERANDS];
   bool red_vec;
   int vloop;                        /* the loop on vector lanes */
+  /* Register blocking of the vector path with reductions: rloop (the
+   * parallel loop just outside vloop, -1 none) runs in blocks of rb
+   * whose rcount iterations from rbase share one reduction nest. */
+  int rloop;
+  int64_t rb, rcount;
+  kiln_value *rbase;
+  kiln_value *init;                 /* a fused fill's value, or NULL */
+  cg_epilogue epi;                  /* a fused elementwise generic */
 } lw;
 
 static void indices(kiln_builder *b, const kiln_affine_map *m, kiln_value *const *ivs, kiln_value **out) {
@@ -296,8 +311,53 @@ static kiln_value *as_vector(kiln_builder *b, kiln_value *v, int64_t vw) {
   return cg_broadcast(b, v, vec_of(b->ctx, v->type, vw));
 }
 
+/* addf(x, mulf(a, b)) on float vectors, the product read only there, as
+ * vector.fma(a, b, x) (one rounding, what the convolution microkernel
+ * computes too), for the ops between `first` and the builder's insertion
+ * point; out[] values replaced are updated. */
+static void contract_fma(kiln_builder *b, kiln_op *first, kiln_value **out, uint32_t nout) {
+  for (kiln_op *o = first; o && o != b->before;) {
+    kiln_op *next = o->next;
+    if (o->kind == KILN_OP_ARITH_ADDF && o->results[0].type->kind == KILN_TYPE_VECTOR) {
+      for (uint32_t k = 0; k < 2; k++) {
+        kiln_value *p = kiln_op_operand(o, k);
+        kiln_op *m = p->def;
+        if (!m || m->kind != KILN_OP_ARITH_MULF || m->parent != o->parent || !kiln_value_has_one_use(p) ||
+            p->type != o->results[0].type)
+          continue;
+        kiln_builder fb = kiln_builder_before(o);
+        fb.loc = o->loc;
+        kiln_value *ops[3] = {kiln_op_operand(m, 0), kiln_op_operand(m, 1), kiln_op_operand(o, 1 - k)};
+        const kiln_type *t = p->type;
+        kiln_value *f = kiln_op_result(kiln_build(&fb, KILN_OP_VECTOR_FMA, 3, ops, 1, &t, NULL), 0);
+        kiln_value *r = kiln_op_result(o, 0);
+        for (uint32_t i = 0; i < nout; i++)
+          if (out[i] == r) out[i] = f;
+        kiln_value_replace_all_uses(r, f);
+        if (next == m) next = m->next;
+        kiln_op_erase(o);
+        kiln_op_erase(m);
+        break;
+      }
+    }
+    o = next;
+  }
+}
+
+static bool body_vector_ops(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                            kiln_value *const *ivs, int64_t vw, kiln_value **out);
+
 bool cg_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
                          kiln_value *const *ivs, int64_t vw, kiln_value **out) {
+  kiln_op *mark = b->before ? b->before->prev : b->block->last;
+  if (!body_vector_ops(b, op, in, ivs, vw, out)) return false;
+  kiln_op *first = mark ? mark->next : b->block->first;
+  contract_fma(b, first, out, op->num_operands - kiln_linalg_num_inputs(op));
+  return true;
+}
+
+static bool body_vector_ops(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                            kiln_value *const *ivs, int64_t vw, kiln_value **out) {
   uint32_t nin = kiln_linalg_num_inputs(op), nops = op->num_operands;
   kiln_context *c = b->ctx;
   if (op->kind != KILN_OP_LINALG_GENERIC && op->kind != KILN_OP_LINALG_MAP &&
@@ -352,8 +412,13 @@ static void vload_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value *
   kiln_value *ix[KILN_MAX_LOOPS];
   for (uint32_t i = w->nin; i < w->nops; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
+    const kiln_type *vt = vec_of(w->c, v->type->elem, w->vw);
+    if (w->init) {
+      vals[i - w->nin] = cg_broadcast(b, w->init, vt);
+      continue;
+    }
     indices(b, w->maps[i], ivs, ix);
-    vals[i - w->nin] = cg_vload(b, vec_of(w->c, v->type->elem, w->vw), v, w->maps[i]->num_results, ix);
+    vals[i - w->nin] = cg_vload(b, vt, v, w->maps[i]->num_results, ix);
   }
 }
 
@@ -361,9 +426,15 @@ static void vstore_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value 
   kiln_value *ix[KILN_MAX_LOOPS];
   for (uint32_t i = w->nin; i < w->nops; i++) {
     indices(b, w->maps[i], ivs, ix);
-    cg_vstore(b, as_vector(b, vals[i - w->nin], w->vw), kiln_op_operand(w->op, i),
-              w->maps[i]->num_results, ix);
+    kiln_value *v = as_vector(b, vals[i - w->nin], w->vw);
+    if (w->epi.op) v = cg_apply_epilogue(b, &w->epi, ix, v, v->type);
+    cg_vstore(b, v, kiln_op_operand(w->op, i), w->maps[i]->num_results, ix);
   }
+}
+
+/* Sets the blocked loop's iv to block row r. */
+static void set_row(lw *w, kiln_builder *b, kiln_value **ivs, int64_t r) {
+  if (w->rloop >= 0) ivs[w->rloop] = cg_add(b, w->rbase, cg_index(b, r));
 }
 
 static bool emit_vector_body(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
@@ -392,25 +463,30 @@ static bool emit_vector_body(lw *w, kiln_builder *b, kiln_value **ivs, kiln_valu
   return body_vector(w, b, in, ivs, out);
 }
 
-/* Reduction loops (from level p) with vector accumulators. */
+/* Reduction loops (from level p) with vector accumulators: rcount sets
+ * of one per output, one set per row of the register block, updated by
+ * the body at each row in turn. */
 static bool emit_vector_reductions(lw *w, kiln_builder *b, int p, kiln_value **ivs,
                                    kiln_value **acc, kiln_value **yielded) {
-  uint32_t nout = w->nops - w->nin;
+  uint32_t nout = w->nops - w->nin, nacc = (uint32_t)w->rcount * nout;
   if (p == w->loops) {
-    kiln_value *out[CG_MAX_OPERANDS];
-    if (!emit_vector_body(w, b, ivs, acc, out)) return false;
-    for (uint32_t j = 0; j < nout; j++) yielded[j] = as_vector(b, out[j], w->vw);
+    for (int64_t r = 0; r < w->rcount; r++) {
+      kiln_value *out[CG_MAX_OPERANDS];
+      set_row(w, b, ivs, r);
+      if (!emit_vector_body(w, b, ivs, acc + r * nout, out)) return false;
+      for (uint32_t j = 0; j < nout; j++) yielded[r * nout + j] = as_vector(b, out[j], w->vw);
+    }
     return true;
   }
   int l = w->order[p];
   kiln_builder body;
-  kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), nout, acc, &body);
+  kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), nacc, acc, &body);
   ivs[l] = cg_for_iv(loop);
-  kiln_value *inner[CG_MAX_OPERANDS], *inner_y[CG_MAX_OPERANDS];
-  for (uint32_t j = 0; j < nout; j++) inner[j] = loop->regions[0].first->args[1 + j];
+  kiln_value *inner[CG_VEC_MAX_ACC], *inner_y[CG_VEC_MAX_ACC];
+  for (uint32_t j = 0; j < nacc; j++) inner[j] = loop->regions[0].first->args[1 + j];
   if (!emit_vector_reductions(w, &body, p + 1, ivs, inner, inner_y)) return false;
-  cg_for_set_yield(loop, nout, inner_y);
-  for (uint32_t j = 0; j < nout; j++) yielded[j] = kiln_op_result(loop, j);
+  cg_for_set_yield(loop, nacc, inner_y);
+  for (uint32_t j = 0; j < nacc; j++) yielded[j] = kiln_op_result(loop, j);
   return true;
 }
 
@@ -423,7 +499,9 @@ static kiln_value *vector_part(lw *w, kiln_builder *b, int l) {
 }
 
 /* One vector loop over [lo, hi) of the vector loop at level p, `width`
- * lanes a step: loads, the body (and reductions inside it), stores. */
+ * lanes a step, for each row of the register block: the outputs' loads
+ * (or the fused fill), the body (and the reductions inside it), the
+ * stores (through the fused epilogue). */
 static bool emit_vector_step(lw *w, kiln_builder *b, int p, kiln_value **ivs, kiln_value *lo,
                              kiln_value *hi, int64_t width) {
   int l = w->order[p];
@@ -432,16 +510,23 @@ static bool emit_vector_step(lw *w, kiln_builder *b, int p, kiln_value **ivs, ki
   w->vw = width;
   kiln_op *loop = cg_for(b, lo, hi, cg_index(b, width), 0, NULL, &body);
   ivs[l] = cg_for_iv(loop);
-  kiln_value *vals[CG_MAX_OPERANDS];
+  kiln_value *vals[CG_VEC_MAX_ACC];
+  uint32_t nout = w->nops - w->nin;
   bool ok;
   if (w->nred) {
-    kiln_value *init[CG_MAX_OPERANDS];
-    vload_outputs(w, &body, ivs, init);
+    kiln_value *init[CG_VEC_MAX_ACC];
+    for (int64_t r = 0; r < w->rcount; r++) {
+      set_row(w, &body, ivs, r);
+      vload_outputs(w, &body, ivs, init + r * nout);
+    }
     ok = emit_vector_reductions(w, &body, p + 1, ivs, init, vals);
   } else {
     ok = emit_vector_body(w, &body, ivs, NULL, vals);
   }
-  if (ok) vstore_outputs(w, &body, ivs, vals);
+  for (int64_t r = 0; ok && r < w->rcount; r++) {
+    set_row(w, &body, ivs, r);
+    vstore_outputs(w, &body, ivs, vals + r * nout);
+  }
   w->vw = full;
   return ok;
 }
@@ -449,32 +534,58 @@ static bool emit_vector_step(lw *w, kiln_builder *b, int p, kiln_value **ivs, ki
 static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   int l = w->order[p];
   kiln_builder body;
+  if (p < w->first_red - 1 && l == w->rloop) {
+    /* Blocks of rb rows, then one block of the rows left. */
+    int64_t n = w->sb[l], main = n / w->rb * w->rb;
+    if (main) {
+      kiln_op *loop = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, w->rb), 0, NULL, &body);
+      w->rbase = cg_for_iv(loop), w->rcount = w->rb;
+      if (!emit_vector(w, &body, p + 1, ivs)) return false;
+    }
+    if (main < n) {
+      w->rbase = cg_index(b, main), w->rcount = n - main;
+      if (!emit_vector(w, b, p + 1, ivs)) return false;
+    }
+    return true;
+  }
   if (p < w->first_red - 1) {
     kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), 0, NULL, &body);
     ivs[l] = cg_for_iv(loop);
     return emit_vector(w, &body, p + 1, ivs);
   }
+  /* A fused fill or epilogue runs only in the vector loops: the rest
+   * then takes 1-lane vectors, not the scalar nest. */
+  bool fused = w->init || w->epi.op;
   int64_t n = w->sb[l];
+  kiln_value *rest;
   if (n < 0) {
-    /* Run-time size: whole vectors over n - n % VW, then scalars. */
-    kiln_value *main_v = vector_part(w, b, l);
-    if (!emit_vector_step(w, b, p, ivs, cg_index(b, 0), main_v, w->vw)) return false;
-    w->lb[l] = main_v;
-    return emit_scalar(w, b, p, ivs, NULL, NULL);
+    /* Run-time size: whole vectors over n - n % VW, then the rest. */
+    rest = vector_part(w, b, l);
+    if (!emit_vector_step(w, b, p, ivs, cg_index(b, 0), rest, w->vw)) return false;
+    if (fused) return emit_vector_step(w, b, p, ivs, rest, w->bound[l], 1);
+  } else {
+    /* Static size: whole vectors, then at most one narrower vector per
+     * halving down to 4 lanes (24 = 16 + 8 on 16 lanes), then 1-lane
+     * vectors when fused, else scalars. */
+    int64_t done = 0;
+    for (int64_t width = w->vw; width >= 1 && done < n;
+         width = width > 4 ? width / 2 : width > 1 && fused ? 1 : 0) {
+      int64_t end = done + (n - done) / width * width;
+      if (end == done) continue;
+      if (!emit_vector_step(w, b, p, ivs, cg_index(b, done), cg_index(b, end), width)) return false;
+      done = end;
+    }
+    if (done == n) return true;
+    rest = cg_index(b, done);
   }
-  /* Static size: whole vectors, then at most one narrower vector per
-   * halving down to 4 lanes (24 = 16 + 8 on 16 lanes), then scalars. */
-  int64_t done = 0;
-  for (int64_t width = w->vw; width >= 4 && done < n; width /= 2) {
-    int64_t end = done + (n - done) / width * width;
-    if (end == done) continue;
-    if (!emit_vector_step(w, b, p, ivs, cg_index(b, done), cg_index(b, end), width)) return false;
-    done = end;
+  /* Leftover iterations of l: the scalar nest from this level on, for
+   * each row of the block. */
+  w->lb[l] = rest;
+  for (int64_t r = 0; r < w->rcount; r++) {
+    set_row(w, b, ivs, r);
+    if (!emit_scalar(w, b, p, ivs, NULL, NULL)) return false;
   }
-  if (done == n) return true;
-  /* Leftover iterations of l: the scalar nest from this level on. */
-  w->lb[l] = cg_index(b, done);
-  return emit_scalar(w, b, p, ivs, NULL, NULL);
+  return true;
 }
 
 /* ---- vector reductions along the innermost loop ----
@@ -609,6 +720,36 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
   return ok;
 }
 
+/* For the vector path of an op with reductions and one output: blocks
+ * of rows of the parallel loop just outside the vector loop (when no
+ * input may alias the output, whose element order the blocking changes),
+ * and the fill before and the elementwise generic after the op when the
+ * vector loop runs along the output's last dim (fuse_epilogue.c). */
+static void plan_block(lw *w, kiln_op **fill) {
+  kiln_value *out = kiln_op_operand(w->op, w->nin);
+  if (!is_memref(out)) return;
+  kiln_value *base = cg_base_memref(out);
+  bool alias = false;
+  for (uint32_t i = 0; i < w->nin; i++) {
+    kiln_value *v = kiln_op_operand(w->op, i);
+    alias |= is_memref(v) && cg_base_memref(v) == base;
+  }
+  if (alias) return;
+  if (w->first_red >= 2) {
+    int rl = w->order[w->first_red - 2];
+    if (w->sb[rl] >= 2) w->rloop = rl, w->rb = w->sb[rl] < CG_VEC_ROWS ? w->sb[rl] : CG_VEC_ROWS;
+  }
+  const kiln_affine_map *om = w->maps[w->nin];
+  const kiln_affine_expr *last = om->num_results ? om->results[om->num_results - 1] : NULL;
+  int64_t st[KILN_MAX_LOOPS], off;
+  if (!last || last->kind != KILN_AFFINE_DIM || last->value != w->vloop ||
+      !cg_strides(out->type, st, &off) || st[out->type->rank - 1] != 1)
+    return;
+  *fill = cg_fused_fill(w->op, out);
+  if (*fill) w->init = kiln_op_operand(*fill, 0);
+  cg_fused_epilogue(w->op, out, &w->epi);
+}
+
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   kiln_op *tail = NULL;
   if ((op->kind == KILN_OP_LINALG_MATMUL || op->kind == KILN_OP_LINALG_BATCH_MATMUL) &&
@@ -635,8 +776,12 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   unsigned errs = kiln_context_error_count(w.c);
   w.vw = vw;
   bool ok;
+  w.rloop = -1, w.rb = w.rcount = 1;
+  kiln_op *fill = NULL;
   if (can_vectorize(&w, vw)) {
     w.vloop = vec_loop(&w);
+    uint32_t nout = w.nops - w.nin;
+    if (w.nred && w.accumulate && nout == 1) plan_block(&w, &fill);
     ok = emit_vector(&w, &b, 0, ivs);
   } else {
     w.red_vec = can_vectorize_reduction(&w, vw);
@@ -645,6 +790,8 @@ static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   }
   if (!ok || kiln_context_error_count(w.c) != errs)
     return kiln_op_error(op, "could not be lowered to loops (see the diagnostics above)");
+  if (fill) kiln_op_erase(fill);
+  if (w.epi.op) kiln_op_erase(w.epi.op);
   kiln_op_erase(op);
   return NULL;
 }
@@ -668,6 +815,17 @@ static kiln_walk_result gather(kiln_op *op, void *user) {
   return KILN_WALK_SKIP;
 }
 
+static bool has_reduction(kiln_op *op) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  if (op->num_operands > CG_MAX_OPERANDS) return false;
+  int n = cg_static_bounds(op, maps, red, bounds);
+  for (int l = 0; l < n; l++)
+    if (red[l]) return true;
+  return false;
+}
+
 static kiln_error *lower_func(kiln_op *func, int64_t vw) {
   collect cl = {.c = kiln_op_context(func)};
   kiln_walk_pre(func, gather, &cl);
@@ -677,11 +835,14 @@ static kiln_error *lower_func(kiln_op *func, int64_t vw) {
    * lowering does not change the order of the code. */
   for (uint32_t i = 0; i < cl.n; i++)
     if (cl.ops[i]->kind != KILN_OP_LINALG_MATMUL && cg_lower_conv(cl.ops[i], vw)) kiln_op_erase(cl.ops[i]);
-  for (uint32_t i = 0; i < cl.n; i++) {
-    if (!cl.ops[i]->parent) continue; /* erased above */
-    kiln_error *err = lower_op(cl.ops[i], vw);
-    if (err) return err;
-  }
+  /* Then the other ops with reduction loops (they may take their fill
+   * and elementwise consumer too), then the rest. */
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < cl.n; i++) {
+      if (!cl.ops[i]->parent || has_reduction(cl.ops[i]) != (pass == 0)) continue;
+      kiln_error *err = lower_op(cl.ops[i], vw);
+      if (err) return err;
+    }
   if (cl.n) cg_dce(func);
   return NULL;
 }

@@ -24,6 +24,18 @@
 #include "dialects/hal.h"
 #include "dialects/hal_interface.h"
 
+/* The smallest divisor p of n with count * p >= want, an even one when
+ * there is such (two workers then split the tiles evenly); n when none. */
+static int64_t split_parts(int64_t n, int64_t count, int64_t want) {
+  int64_t any = 0;
+  for (int64_t p = 2; p <= n; p++) {
+    if (n % p || count * p < want) continue;
+    if (!any) any = p;
+    if ((count * p) % 2 == 0) return p;
+  }
+  return any ? any : n;
+}
+
 /* Convolutions (and other implicit GEMMs): a workgroup owns whole
  * output rows (the microkernel's row loop is not tiled) of a block of
  * output channels. Channels are split first, in halves while they stay a
@@ -60,15 +72,61 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
     tiles[l] = 1;
     count *= g->bounds[l];
   }
-  if (big >= 0 && count < want) {
-    int64_t n = g->bounds[big], parts = n;
-    for (int64_t p = 2; p <= n; p++)
-      if (n % p == 0 && count * p >= want) {
-        parts = p;
-        break;
-      }
-    tiles[big] = n / parts;
+  if (big >= 0 && count < want) tiles[big] = g->bounds[big] / split_parts(g->bounds[big], count, want);
+}
+
+/* Does every input of root that uses its last parallel loop L, and its
+ * output, have L as their last index (channels-last windows and pools,
+ * reductions over the spatial dims: vectorized along L), with some input
+ * reading along L? */
+static bool along_last_parallel(kiln_op *root, const bool *red, int n) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool r2[KILN_MAX_LOOPS];
+  if (root->num_operands > CG_MAX_OPERANDS || cg_iteration(root, maps, r2) != n) return false;
+  int L = -1;
+  for (int l = 0; l < n; l++)
+    if (!red[l]) L = l;
+  if (L < 0) return false;
+  uint32_t nin = kiln_linalg_num_inputs(root);
+  bool any = false;
+  for (uint32_t i = 0; i < root->num_operands; i++) {
+    const kiln_affine_map *m = maps[i];
+    bool uses = false;
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      if (!cg_linear_expr(m->results[r], n, coef, &cst)) return false;
+      uses |= coef[L] != 0;
+    }
+    const kiln_affine_expr *last = m->num_results ? m->results[m->num_results - 1] : NULL;
+    bool ok = last && last->kind == KILN_AFFINE_DIM && last->value == L;
+    if ((uses || i >= nin) && !ok) return false;
+    any |= i < nin && uses;
   }
+  return any;
+}
+
+/* Window reductions that are not implicit GEMMs (depthwise convolutions,
+ * pools) with static bounds: the vector path runs along the innermost
+ * parallel loop with the next one register-blocked, so a workgroup owns
+ * whole rows of both; the largest outer parallel loop (output rows) is
+ * split by a divisor into about CG_CONV_WORKGROUPS tiles of at least
+ * CG_CONV_MIN_MACS iterations each (a small op stays one workgroup and
+ * wakes no worker). */
+static bool window_tiles(const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
+  int64_t work = 1;
+  int last = -1, big = -1;
+  for (int l = 0; l < n; l++) {
+    if (bounds[l] < 1) return false;
+    work *= bounds[l];
+    tiles[l] = red[l] ? 0 : bounds[l];
+    if (!red[l]) last = l;
+  }
+  for (int l = 0; l < n; l++)
+    if (!red[l] && l != last && (big < 0 || bounds[l] > bounds[big])) big = l;
+  int64_t want = work / CG_CONV_MIN_MACS;
+  if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
+  if (big >= 0 && want > 1) tiles[big] = bounds[big] / split_parts(bounds[big], 1, want);
+  return true;
 }
 
 #define CG_ROW_WORK 8192
@@ -92,6 +150,9 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
     conv_tiles(&g, tiles);
     return;
   }
+  if ((k == CG_ROOT_CONV || k == CG_ROOT_POOLING || k == CG_ROOT_REDUCTION) &&
+      along_last_parallel(root, red, n) && window_tiles(red, bounds, n, tiles))
+    return;
   int64_t budget, cap;
   switch (k) {
   case CG_ROOT_MATMUL: budget = 256, cap = 256; break;      /* matvec */

@@ -131,6 +131,33 @@
 // CHECK-NOT: linalg.
 // CHECK: return
 
+// A depthwise convolution (NHWC, 12 channels on 8 lanes) between its fill
+// and bias + ReLU6: the vector path over channels (8 then 4 lanes) with
+// 4 output columns register-blocked, their 4 accumulators starting at the
+// fill value and carried through the window loops, one filter load per
+// tap for the 4 columns, multiply-adds contracted to vector.fma, the
+// bias and clamps applied before each of the 4 stores; no linalg left.
+// CHECK-LABEL: func.func @dw()
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for %[[OW:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %c4{{[_0-9]*}} {
+// CHECK: scf.for %[[CH:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %c8{{[_0-9]*}} {
+// CHECK-COUNT-4: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: %[[X0:.*]] = vector.load %[[IN:.*]][{{.*}}] : memref<1x4x8x12xf32>, vector<8xf32>
+// CHECK-NEXT: %[[W0:.*]] = vector.load %[[FILT:.*]][{{.*}}, %[[CH]]] : memref<3x3x12xf32>, vector<8xf32>
+// CHECK-NEXT: vector.fma %[[X0]], %[[W0]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-3: vector.fma
+// CHECK: scf.yield
+// CHECK: vector.load %{{.*}}[%[[CH]]] : memref<12xf32>, vector<8xf32>
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: vector.store %{{.*}}, %[[OUT:.*]][{{.*}}, %[[OW]], %[[CH]]] : memref<1x2x6x12xf32>, vector<8xf32>
+// CHECK-COUNT-3: vector.store %{{.*}}, %[[OUT]]
+// CHECK: vector<4xf32>
+// CHECK-NOT: linalg.
+// CHECK: return
+
 // Convolution as the ONNX importer emits it (NCHW generic, W [G,M,C,kh,kw]):
 // W is packed into a 27 x 16 panel (k = (c, kh, kw) flat, 2 vectors of
 // output channels) at the kernel's entry; the NCHW output tile is staged
@@ -261,6 +288,24 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
       %s = arith.addf %x, %b : f32
       %r = arith.maximumf %s, %zero : f32
       linalg.yield %r : f32
+    }
+    return
+  }
+  func.func @dw() {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x4x8x12xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x12xf32>
+    %bias = hal.interface.binding {binding = 2 : i32} : memref<12xf32>
+    %o = hal.interface.binding {binding = 3 : i32} : memref<1x2x6x12xf32>
+    %zero = arith.constant 0.0 : f32
+    %six = arith.constant 6.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x2x6x12xf32>)
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x4x8x12xf32>, memref<3x3x12xf32>) outs(%o : memref<1x2x6x12xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%o, %bias : memref<1x2x6x12xf32>, memref<12xf32>) outs(%o : memref<1x2x6x12xf32>) {
+    ^bb0(%x: f32, %b: f32, %out: f32):
+      %s = arith.addf %x, %b : f32
+      %r = arith.maximumf %s, %zero : f32
+      %c = arith.minimumf %r, %six : f32
+      linalg.yield %c : f32
     }
     return
   }

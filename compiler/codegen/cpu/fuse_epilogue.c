@@ -1,0 +1,174 @@
+/* What a vectorized reduction of lower-to-loops (the convolution
+ * microkernel of lower_conv.c, the generic vector path of
+ * lower_to_loops.c) takes into its loops from around it, so its output
+ * is written once: the linalg.fill of its output just before it (the
+ * accumulators start at the fill value instead of loading it) and the
+ * elementwise linalg.generic just after it that reads its output in place
+ * (bias, activation, residual add: what form-dispatch-regions fuses
+ * behind a convolution or a pool), whose body then runs on the
+ * accumulators before the store.
+ *
+ * Takes ops on memrefs inside one block. Guarantees: a fill or generic is
+ * matched only when it touches exactly the op's output view, the generic
+ * iterates the output's dims (identity output map) with every other
+ * input either independent of the last (vector) dim or contiguous along
+ * it as its last index, and no other view of the output's memory; the
+ * ops defining the generic's operands are moved before the op. The caller
+ * erases what it fused. */
+#include "cg_internal.h"
+
+#include <string.h>
+
+/* Do a and b view the same memory the same way (the same value, or
+ * equal subviews of the same source)? */
+static bool same_view(kiln_value *a, kiln_value *b) {
+  if (a == b) return true;
+  kiln_op *x = a->def, *y = b->def;
+  if (!x || !y || x->kind != KILN_OP_MEMREF_SUBVIEW || y->kind != KILN_OP_MEMREF_SUBVIEW ||
+      x->num_operands != y->num_operands || x->attrs != y->attrs || a->type != b->type)
+    return false;
+  if (!same_view(kiln_op_operand(x, 0), kiln_op_operand(y, 0))) return false;
+  for (uint32_t i = 1; i < x->num_operands; i++)
+    if (kiln_op_operand(x, i) != kiln_op_operand(y, i)) return false;
+  return true;
+}
+
+kiln_value *cg_base_memref(kiln_value *v) {
+  while (v->def && v->def->kind == KILN_OP_MEMREF_SUBVIEW) v = kiln_op_operand(v->def, 0);
+  return v;
+}
+
+/* The structured op next to op in its block (after: the next one;
+ * before: the previous one), skipping side-effect-free non-linalg ops
+ * (views, constants, index arithmetic). */
+static kiln_op *neighbour(kiln_op *op, bool after) {
+  for (kiln_op *o = after ? op->next : op->prev; o; o = after ? o->next : o->prev) {
+    if (kiln_op_has_flag(o, KILN_OPF_LINALG)) return o;
+    if (!kiln_op_has_flag(o, KILN_OPF_PURE) || o->num_regions) return NULL;
+  }
+  return NULL;
+}
+
+kiln_op *cg_fused_fill(kiln_op *op, kiln_value *out) {
+  kiln_op *f = neighbour(op, false);
+  if (!f || f->kind != KILN_OP_LINALG_FILL || f->num_operands != 2) return NULL;
+  kiln_value *v = kiln_op_operand(f, 0);
+  if (kiln_type_is_shaped(v->type) || v->type != out->type->elem) return NULL;
+  return same_view(kiln_op_operand(f, 1), out) ? f : NULL;
+}
+
+/* Moves the ops defining v that sit between op and e (the views and
+ * constants the fused generic reads, all side-effect free) before op,
+ * where the fused stores will read them. */
+static void hoist(kiln_value *v, kiln_op *op, kiln_op *e) {
+  kiln_op *d = v->def;
+  if (!d || d->parent != op->parent) return;
+  bool after = false;
+  for (kiln_op *o = op->next; o && o != e; o = o->next)
+    if (o == d) after = true;
+  if (!after) return;
+  for (uint32_t i = 0; i < d->num_operands; i++) hoist(kiln_op_operand(d, i), op, e);
+  kiln_op_move_before(d, op);
+}
+
+static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
+  kiln_op *e = neighbour(op, true);
+  if (!e || e->kind != KILN_OP_LINALG_GENERIC || e->num_results) return false;
+  uint32_t nin = kiln_linalg_num_inputs(e);
+  if (e->num_operands != nin + 1 || !same_view(kiln_op_operand(e, nin), out)) return false;
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int loops = cg_static_bounds(e, ep->maps, red, bounds);
+  if (loops < 1 || loops != (int)out->type->rank || !kiln_affine_map_is_identity(ep->maps[nin]))
+    return false;
+  for (int l = 0; l < loops; l++)
+    if (red[l]) return false;
+  kiln_block *body = e->regions[0].first;
+  if (!body || body->num_args != e->num_operands || kiln_value_has_uses(body->args[nin])) return false;
+  int found = -1;
+  for (uint32_t i = 0; i < nin; i++) {
+    kiln_value *x = kiln_op_operand(e, i);
+    ep->along[i] = false;
+    if (x->type->kind != KILN_TYPE_MEMREF) {
+      if (kiln_type_is_shaped(x->type)) return false;
+      continue;
+    }
+    if (same_view(x, out)) {
+      if (found >= 0 || !kiln_affine_map_is_identity(ep->maps[i])) return false;
+      found = (int)i;
+      continue;
+    }
+    /* Another view of the output's memory would be read after the fused
+     * stores wrote part of it. */
+    if (cg_base_memref(x) == cg_base_memref(out)) return false;
+    const kiln_affine_map *m = ep->maps[i];
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return false;
+      if (!coef[loops - 1]) continue;
+      /* along the vector: only as the last index, unit stride */
+      int64_t st[KILN_MAX_LOOPS], off;
+      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM ||
+          !cg_strides(x->type, st, &off) || st[x->type->rank - 1] != 1)
+        return false;
+      ep->along[i] = true;
+    }
+  }
+  if (found < 0) return false;
+  for (kiln_op *o = body->first; o; o = o->next) {
+    if (o->kind == KILN_OP_LINALG_YIELD) continue;
+    if (o->kind == KILN_OP_LINALG_INDEX) {
+      const kiln_attr *d = kiln_op_get_attr(o, "dim");
+      if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops - 1) return false;
+      continue;
+    }
+    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
+    if (o->kind == KILN_OP_ARITH_CONSTANT) {
+      if (kiln_type_is_shaped(o->results[0].type)) return false;
+      continue;
+    }
+    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) || o->results[0].type->kind == KILN_TYPE_INDEX)
+      return false;
+  }
+  kiln_op *y = kiln_block_terminator(body);
+  if (!y || y->num_operands != 1 || kiln_op_operand(y, 0)->type != out->type->elem) return false;
+  ep->op = e;
+  ep->in = (uint32_t)found;
+  return true;
+}
+
+bool cg_fused_epilogue(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
+  memset(ep, 0, sizeof *ep);
+  if (!match(op, out, ep)) {
+    ep->op = NULL;
+    return false;
+  }
+  for (uint32_t i = 0; i < ep->op->num_operands; i++) hoist(kiln_op_operand(ep->op, i), op, ep->op);
+  return true;
+}
+
+kiln_value *cg_apply_epilogue(kiln_builder *b, const cg_epilogue *ep, kiln_value *const *ix,
+                              kiln_value *v, const kiln_type *vt) {
+  kiln_op *e = ep->op;
+  uint32_t nin = kiln_linalg_num_inputs(e);
+  int64_t vw = vt->shape[0];
+  kiln_value *in[CG_MAX_OPERANDS], *eix[KILN_MAX_LOOPS], *out[1];
+  for (uint32_t i = 0; i < e->num_operands; i++) {
+    kiln_value *x = kiln_op_operand(e, i);
+    in[i] = NULL;
+    if (i >= nin) continue;
+    if (i == ep->in) {
+      in[i] = v;
+    } else if (x->type->kind != KILN_TYPE_MEMREF) {
+      in[i] = x;
+    } else {
+      /* The generic's loop ivs are the output indices (identity map). */
+      uint32_t n = ep->maps[i]->num_results;
+      for (uint32_t r = 0; r < n; r++) eix[r] = cg_affine_value(b, ep->maps[i]->results[r], ix);
+      in[i] = ep->along[i] ? cg_vload(b, kiln_type_vector(b->ctx, 1, &vw, x->type->elem), x, n, eix)
+                           : cg_load(b, x, n, eix);
+    }
+  }
+  if (!cg_emit_body_vector(b, e, in, ix, vw, out)) return v;
+  return out[0]->type->kind == KILN_TYPE_VECTOR ? out[0] : cg_broadcast(b, out[0], vt);
+}
