@@ -9,6 +9,11 @@
  *                       linalg.depthwise_conv_2d_nhwc_hwc, W' [kh, kw, C]
  *   other groups        a linalg.generic over (n, oh, ow, g, m, c, kh, kw)
  *                       on [N, H, W, G, C/G] views, W' [G, kh, kw, C/G, M/G]
+ *   one group, a filter of 64 KiB or more, M a multiple of 32 (or 16)
+ *                       the same generic over blocks of NB = 32 (16)
+ *                       output channels, all reading [N, H, W, C]:
+ *                       W' [M/NB, C, kh, kw, NB], the output [N, OH, OW,
+ *                       M/NB, NB] viewed as [N, OH, OW, M] (blocked_width)
  * In NHWC a convolution's output channels are contiguous in both the
  * filter and the output, and a depthwise convolution's channels are
  * contiguous in all three operands: the vector lanes run along them for
@@ -208,11 +213,12 @@ static kiln_value *filled(kiln_builder *b, kiln_value *s, const kiln_type *t) {
 }
 
 /* The filter [G, M/G, C/G, kh, kw] (any reshape of it: the same
- * row-major elements) permuted by perm, then viewed with `rank` dims of
- * `shape`, as a constant at b. */
-static kiln_value *filter(kiln_builder *b, const conv *cv, const int64_t *perm, uint32_t rank,
-                          const int64_t *shape) {
-  int64_t s5[5] = {cv->g, cv->mg, cv->cg, cv->kh, cv->kw};
+ * row-major elements), viewed as [b0, b1, C/G, kh, kw] (b0 * b1 = M: the
+ * groups or output-channel blocks, then the channels of each), permuted
+ * by perm, then viewed with `rank` dims of `shape`, as a constant at b. */
+static kiln_value *filter(kiln_builder *b, const conv *cv, int64_t b0, int64_t b1, const int64_t *perm,
+                          uint32_t rank, const int64_t *shape) {
+  int64_t s5[5] = {b0, b1, cv->cg, cv->kh, cv->kw};
   const kiln_type *et = cv->w->type->elem;
   const kiln_attr *w = kiln_attr_dense_reshape(b->ctx, cv->w, kiln_type_tensor(b->ctx, 5, s5, et, NULL));
   w = kiln_attr_dense_transpose(b->ctx, w, perm);
@@ -255,6 +261,20 @@ static void erase_unused(kiln_value *v) {
     if (kiln_type_is_shaped(ops[i]->type)) erase_unused(ops[i]);
 }
 
+/* Output channels per filter block for a one-group convolution whose
+ * filter is too large to stay in cache as HWCF: 32 or 16 (a multiple of
+ * every vector width's column block) dividing M, else 0 (HWCF). Blocked,
+ * the filter rows a column block of the microkernel reads are adjacent
+ * ([M/NB][C][kh][kw][NB]) instead of a whole output-channel row apart, a
+ * power-of-two stride that maps them onto few cache sets; no call then
+ * packs them. */
+#define CV_BLOCKED_MIN_BYTES (64 * 1024)
+static int64_t blocked_width(const conv *cv) {
+  int64_t M = cv->mg, bytes = M * cv->cg * cv->kh * cv->kw * 4;
+  if (cv->g != 1 || bytes < CV_BLOCKED_MIN_BYTES) return 0;
+  return M % 32 == 0 && M > 32 ? 32 : M % 16 == 0 && M > 16 ? 16 : 0;
+}
+
 static void rewrite(kiln_context *ctx, conv *cv) {
   kiln_op *op = cv->op;
   kiln_builder b = kiln_builder_before(op);
@@ -265,20 +285,24 @@ static void rewrite(kiln_context *ctx, conv *cv) {
   int64_t M = cv->g * cv->mg;
   /* [G, M/G, C/G, kh, kw] -> [G, kh, kw, C/G, M/G] */
   static const int64_t hwcf[5] = {0, 3, 4, 2, 1}, hwc[5] = {3, 4, 0, 1, 2};
+  /* Large one-group filters as output-channel blocks [M/NB, C, kh, kw, NB]. */
+  int64_t nb = blocked_width(cv);
   kiln_value *out;
-  if (cv->g == 1 || (cv->mg == 1 && cv->cg == 1)) {
+  if (!nb && (cv->g == 1 || (cv->mg == 1 && cv->cg == 1))) {
     bool dw = cv->g > 1;
     int64_t os[4] = {cv->n, cv->oh, cv->ow, M}, ws[4] = {cv->kh, cv->kw, cv->g * cv->cg, M};
     kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 4, os, et, NULL));
-    kiln_value *w = filter(&b, cv, dw ? hwc : hwcf, dw ? 3 : 4, ws);
+    kiln_value *w = filter(&b, cv, cv->g, cv->mg, dw ? hwc : hwcf, dw ? 3 : 4, ws);
     out = named_conv(&b, dw ? KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC : KILN_OP_LINALG_CONV_2D_NHWC_HWCF,
                      x, w, init, cv);
   } else {
-    /* loops (n, oh, ow, g, m, c, kh, kw) on [N, H, W, G, C/G] */
+    /* loops (n, oh, ow, g, m, c, kh, kw): groups of [N, H, W, G, C/G], or
+     * blocks of NB output channels reading all of [N, H, W, C] */
+    int64_t ng = nb ? M / nb : cv->g, mg = nb ? nb : cv->mg;
     const kiln_type *xt = x->type;
     int64_t xs[5] = {xt->shape[0], xt->shape[1], xt->shape[2], cv->g, cv->cg};
-    kiln_value *x5 = reshape(&b, x, 5, xs);
-    int64_t os[5] = {cv->n, cv->oh, cv->ow, cv->g, cv->mg};
+    kiln_value *x5 = nb ? x : reshape(&b, x, 5, xs);
+    int64_t os[5] = {cv->n, cv->oh, cv->ow, ng, mg};
     kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 5, os, et, NULL));
     const kiln_affine_expr *D[8];
     for (unsigned l = 0; l < 8; l++) D[l] = kiln_affine_dim(ctx, l);
@@ -288,15 +312,19 @@ static void rewrite(kiln_context *ctx, conv *cv) {
     const kiln_affine_expr *ww = kiln_affine_binary(
         ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[2], kiln_affine_const(ctx, cv->stride[1])),
         kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[7], kiln_affine_const(ctx, cv->dil[1])));
-    const kiln_affine_expr *xe[5] = {D[0], wh, ww, D[3], D[5]};
-    const kiln_affine_expr *we[5] = {D[3], D[6], D[7], D[5], D[4]};
+    const kiln_affine_expr *xe[5] = {D[0], wh, ww, D[3], D[5]}, *xb[4] = {D[0], wh, ww, D[5]};
+    /* Blocked filters are [M/NB, C, kh, kw, NB]: input channel first, as
+     * the microkernel's panel rows (c, kh, kw) are, so a block of input
+     * channels is one contiguous panel that lower_conv reads in place. */
+    const kiln_affine_expr *we[5] = {D[3], D[6], D[7], D[5], D[4]}, *wb[5] = {D[3], D[5], D[6], D[7], D[4]};
     const kiln_affine_expr *oe[5] = {D[0], D[1], D[2], D[3], D[4]};
-    const kiln_affine_map *maps[3] = {kiln_affine_map_get(ctx, 8, 0, 5, xe),
-                                      kiln_affine_map_get(ctx, 8, 0, 5, we),
+    const kiln_affine_map *maps[3] = {nb ? kiln_affine_map_get(ctx, 8, 0, 4, xb) : kiln_affine_map_get(ctx, 8, 0, 5, xe),
+                                      kiln_affine_map_get(ctx, 8, 0, 5, nb ? wb : we),
                                       kiln_affine_map_get(ctx, 8, 0, 5, oe)};
     static const bool red[8] = {false, false, false, false, false, true, true, true};
-    int64_t ws[5] = {cv->g, cv->kh, cv->kw, cv->cg, cv->mg};
-    kiln_value *ins[2] = {x5, filter(&b, cv, hwcf, 5, ws)};
+    static const int64_t cmajor[5] = {0, 2, 3, 4, 1};
+    int64_t ws[5] = {ng, cv->kh, cv->kw, cv->cg, mg}, wsb[5] = {ng, cv->cg, cv->kh, cv->kw, mg};
+    kiln_value *ins[2] = {x5, nb ? filter(&b, cv, ng, mg, cmajor, 5, wsb) : filter(&b, cv, ng, mg, hwcf, 5, ws)};
     kiln_op *g = fl_build_generic(&b, 2, ins, 1, &init, maps, 8, red);
     kiln_block *body = g->regions[0].first, *old = op->regions[0].first;
     kiln_value_map vm = {0};

@@ -12,7 +12,7 @@
  * matched only when it touches exactly the op's output view, the generic
  * iterates the output's dims (identity output map) with every other
  * input either independent of the last (vector) dim or contiguous along
- * it as its last index, and no other view of the output's memory; the
+ * it in its last index, and no other view of the output's memory; the
  * ops defining the generic's operands are moved before the op. The caller
  * erases what it fused. */
 #include "cg_internal.h"
@@ -106,10 +106,11 @@ static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
       int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
       if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return false;
       if (!coef[loops - 1]) continue;
-      /* along the vector: only as the last index, unit stride */
+      /* along the vector: only in the last index, with coefficient 1
+       * (a bias [M] read at block * NB + lane), unit stride */
       int64_t st[KILN_MAX_LOOPS], off;
-      if (r != m->num_results - 1 || m->results[r]->kind != KILN_AFFINE_DIM ||
-          !cg_strides(x->type, st, &off) || st[x->type->rank - 1] != 1)
+      if (r != m->num_results - 1 || coef[loops - 1] != 1 || !cg_strides(x->type, st, &off) ||
+          st[x->type->rank - 1] != 1)
         return false;
       ep->along[i] = true;
     }

@@ -22,14 +22,17 @@
  * tile. An output not contiguous along the channels (NCHW) is staged
  * through a small buffer (stage()), once per reduction block.
  *
- * When the output is contiguous along the channels and W needs no
- * packing (one pass over the reduction), the linalg.fill of the output
- * just before the op and an elementwise linalg.generic just after it
- * that reads the op's output in place (bias, activation, residual add:
- * what form-dispatch-regions fuses behind a convolution) join the
- * microkernel: the accumulators start at the fill value and the generic's
- * body runs on them before the store, so the output is written once
- * (fuse_epilogue.c).
+ * W already blocked the way the panel is (convert-convs-to-nhwc's
+ * blocked filters) is read in place, in the same reduction blocks.
+ *
+ * When the output is contiguous along the channels, the linalg.fill of
+ * the output just before the op and an elementwise linalg.generic just
+ * after it that reads the op's output in place (bias, activation,
+ * residual add: what form-dispatch-regions fuses behind a convolution)
+ * join the microkernel: the accumulators start at the fill value and the
+ * generic's body runs on them before the store, so the output is written
+ * once (fuse_epilogue.c); with several reduction blocks only the first
+ * starts from the fill value and only the last applies the generic.
  *
  * Not for GPU variants (their threads share the workgroup's tile, and a
  * panel would be per-thread local memory): the generic path serves them. */
@@ -56,12 +59,18 @@ typedef struct cv {
   kiln_value *rowv[8], *colv[CG_UK_MAX_NR];
   kiln_value *flat;                 /* panel row of this k iteration */
   kiln_value *init;                 /* the fused fill's value, or NULL */
+  kiln_value *kb;                   /* the reduction block's start (several blocks), or NULL */
+  int64_t cb, K0;                   /* block and whole extent of the first reduction loop */
   cg_epilogue epi;                  /* the fused elementwise generic (op NULL: none) */
 } cv;
 
 static void at(cv *c, kiln_builder *b, uint32_t operand, kiln_value **ix) {
   const kiln_affine_map *m = c->g.maps[operand];
   for (uint32_t r = 0; r < m->num_results; r++) ix[r] = cg_affine_value(b, m->results[r], c->ivs);
+}
+
+static void set_row_col(cv *c, int r, int q) {
+  c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
 }
 
 static void cv_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
@@ -132,7 +141,16 @@ static void cv_c_end(kiln_builder *b, void *u) {
 static kiln_value *cv_load_c(kiln_builder *b, void *u, int r, int q) {
   cv *c = u;
   kiln_value *ix[KILN_MAX_LOOPS];
-  if (c->init) return cg_broadcast(b, c->init, c->vt);
+  if (c->init) {
+    kiln_value *v = cg_broadcast(b, c->init, c->vt);
+    if (!c->kb) return v;
+    /* Later reduction blocks continue from the partial sums. */
+    kiln_value *first = cg_cmpi(b, CG_EQ, c->kb, cg_index(b, 0));
+    set_row_col(c, r, q);
+    at(c, b, c->g.out, ix);
+    kiln_value *ops[3] = {first, v, cg_vload(b, c->vt, c->O, c->g.maps[c->g.out]->num_results, ix)};
+    return kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, ops, 1, &c->vt, NULL), 0);
+  }
   if (c->T) {
     ix[0] = cg_index(b, r), ix[1] = cg_index(b, q * c->vw);
     return cg_vload(b, c->vt, c->T, 2, ix);
@@ -152,7 +170,15 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   }
   c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
   at(c, b, c->g.out, ix);
-  if (c->epi.op) v = cg_apply_epilogue(b, &c->epi, ix, v, c->vt);
+  if (c->epi.op) {
+    kiln_value *e = cg_apply_epilogue(b, &c->epi, ix, v, c->vt);
+    if (c->kb) { /* only after the last reduction block */
+      kiln_value *last = cg_cmpi(b, CG_EQ, cg_add(b, c->kb, cg_index(b, c->cb)), cg_index(b, c->K0));
+      kiln_value *ops[3] = {last, e, v};
+      e = kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, ops, 1, &c->vt, NULL), 0);
+    }
+    v = e;
+  }
   cg_vstore(b, v, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
@@ -315,13 +341,15 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
   kiln_value *j0 = cg_for_iv(lj);
   cur = body;
   kiln_value *kb = NULL;
-  if (c->P) {
+  c->kb = NULL;
+  if (cb) {
     kiln_op *lk = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, K0), cg_index(&cur, cb), 0, NULL, &body);
     kb = cg_for_iv(lk);
     c->klo[0] = kb;
+    if (cb < K0) c->kb = kb;
     cur = body;
-    if (c->g.w_contig) pack_rows(c, &cur, j0, kb, cb, nr);
-    else pack(c, &cur, j0, kb, cb, width);
+    if (c->P && c->g.w_contig) pack_rows(c, &cur, j0, kb, cb, nr);
+    else if (c->P) pack(c, &cur, j0, kb, cb, width);
   }
   cur = loops(c, &cur, &rest);
   for (int q = 0; q < nr; q++) c->colv[q] = cg_add(&cur, j0, cg_index(&cur, q * vw));
@@ -331,6 +359,26 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     tile(c, &body, cg_for_iv(li), mr, nr, kb, cb ? cb : K0);
   }
   if (main < M) tile(c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
+}
+
+/* Is W already laid out like the packed panel (blocked filters of
+ * convert-convs-to-nhwc): the reduction rows of a column block adjacent,
+ * one block of at least width channels each? */
+static bool panel_layout(const cv *c, int64_t width) {
+  const kiln_type *wt = c->W->type;
+  int64_t st[KILN_MAX_LOOPS], off;
+  if (!c->g.w_contig || !cg_strides(wt, st, &off)) return false;
+  for (int p = 0; p < c->nk; p++) {
+    int64_t stride = 0;
+    const kiln_affine_map *m = c->g.maps[c->g.w];
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      cg_linear_expr(m->results[r], c->g.loops, coef, &cst);
+      stride += coef[c->kl[p]] * st[r];
+    }
+    if (stride != c->kstride[p] * wt->shape[c->g.w_col_dim]) return false;
+  }
+  return width <= wt->shape[c->g.w_col_dim];
 }
 
 bool cg_lower_conv(kiln_op *op, int64_t vw) {
@@ -359,19 +407,26 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
    * budget: then its rows, a whole output-channel row apart, would
    * thrash the caches (few sets at that power-of-two stride) at every
    * row tile, where a packed block streams contiguously from L2. */
-  bool pack = !g->w_contig || K0 * inner * width * 4 > CV_PANEL_BYTES;
-  if (pack) {
+  bool big = K0 * inner * width * 4 > CV_PANEL_BYTES;
+  bool pack = !g->w_contig || (big && !panel_layout(&c, width));
+  /* A column block's weights larger than the panel budget are taken in
+   * blocks of the first reduction loop that fit (packed or already laid
+   * out so), every row tile accumulating each block in turn. */
+  if (pack || big) {
     for (int64_t d = K0; d >= 1 && !cb; d--)
       if (K0 % d == 0 && d * inner * width * 4 <= CV_PANEL_BYTES) cb = d;
     if (!cb && !g->w_contig) return false;
-    pack = cb != 0;
+    pack = pack && cb != 0;
   }
   if (pack) c.P = entry_alloca(op, cb * inner, width, c.et);
   if (!g->out_contig) c.T = entry_alloca(op, 8, width, c.et);
-  /* One pass over the reduction straight into the output: the fill
-   * before and the elementwise consumer after join the microkernel. */
+  c.cb = cb, c.K0 = K0;
+  /* Straight into the output: the fill before and the elementwise
+   * consumer after join the microkernel (with several reduction blocks,
+   * the first block starts from the fill value and the last one applies
+   * the consumer). */
   kiln_op *fill = NULL;
-  if (!c.P && !c.T) {
+  if (!c.T) {
     fill = cg_fused_fill(op, c.O);
     if (fill) c.init = kiln_op_operand(fill, 0);
     cg_fused_epilogue(op, c.O, &c.epi);

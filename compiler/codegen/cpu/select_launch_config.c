@@ -40,10 +40,23 @@ static int64_t split_parts(int64_t n, int64_t count, int64_t want) {
  * output rows (the microkernel's row loop is not tiled) of a block of
  * output channels. Channels are split first, in halves while they stay a
  * multiple of 32 lanes (every vector width's NR*VW), since every pixel
- * tile packs its own copy of the weights; then the other parallel loops
- * (batch and groups one at a time, output rows by a divisor, so no tile
- * is partial) until there are about CG_CONV_WORKGROUPS workgroups or
- * each would do less than CG_CONV_MIN_MACS multiply-adds. */
+ * tile packs its own copy of the weights; then the other loops W uses
+ * (groups, blocks of output channels), then the other parallel loops
+ * (batch one at a time, output rows by a divisor, so no tile is partial)
+ * until there are about CG_CONV_WORKGROUPS workgroups or each would do
+ * less than CG_CONV_MIN_MACS multiply-adds. */
+
+/* Does W's map use loop l? */
+static bool w_uses(const cg_igemm *g, int l) {
+  const kiln_affine_map *m = g->maps[g->w];
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    cg_linear_expr(m->results[r], g->loops, coef, &cst);
+    if (coef[l]) return true;
+  }
+  return false;
+}
+
 #define CG_CONV_WORKGROUPS 8
 #define CG_CONV_MIN_MACS (256 * 1024)
 static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
@@ -60,15 +73,24 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
   while (count * (g->bounds[g->col] / tc) < want && tc % 64 == 0) tc /= 2;
   tiles[g->col] = tc;
   count *= g->bounds[g->col] / tc;
-  /* Then the small outer loops (batch, groups) whole, and the largest
-   * one (output rows) last, by the smallest divisor reaching the target. */
+  /* Then the loops W uses besides the channels (groups, blocks of
+   * output channels): splitting them splits the weights too, where
+   * splitting pixels would make every workgroup stream all of them. */
+  for (int l = 0; l < g->loops && count < want; l++) {
+    if (g->red[l] || l == g->row || l == g->col || g->bounds[l] <= 1 || !w_uses(g, l)) continue;
+    tiles[l] = g->bounds[l] / split_parts(g->bounds[l], count, want);
+    count *= g->bounds[l] / tiles[l];
+  }
+  /* Then the small outer loops (batch) whole, and the largest one
+   * (output rows) last, by the smallest divisor reaching the target. */
   int big = -1;
   for (int l = 0; l < g->loops; l++) {
-    if (g->red[l] || l == g->row || l == g->col || g->bounds[l] < 0) continue;
+    if (g->red[l] || l == g->row || l == g->col || g->bounds[l] < 0 || w_uses(g, l)) continue;
     if (big < 0 || g->bounds[l] > g->bounds[big]) big = l;
   }
   for (int l = 0; l < g->loops && count < want; l++) {
-    if (g->red[l] || l == g->row || l == g->col || l == big || g->bounds[l] <= 1) continue;
+    if (g->red[l] || l == g->row || l == g->col || l == big || g->bounds[l] <= 1 || w_uses(g, l))
+      continue;
     tiles[l] = 1;
     count *= g->bounds[l];
   }

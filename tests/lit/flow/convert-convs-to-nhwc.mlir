@@ -7,6 +7,9 @@
 // CHECK-DAG: #[[GX:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d6, d2 + d7, d3, d5)>
 // CHECK-DAG: #[[GW:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d6, d7, d5, d4)>
 // CHECK-DAG: #[[GO:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// and the blocked case's (below):
+// CHECK-DAG: #[[BX:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d6, d2 + d7, d5)>
+// CHECK-DAG: #[[BW:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
 //
 // The ONNX importer's form with one group: conv_2d_nhwc_hwcf; strides
 // (2, 1) and dilations (1, 2) carried over; W [3 (m), 2 (c), 2, 2] with
@@ -46,6 +49,19 @@
 // CHECK-LABEL: func.func @runtime_filter(
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.conv_2d_nchw_fchw
+//
+// A one-group filter of 64 KiB or more (64 x 32 x 3 x 3 floats = 72 KiB)
+// with output channels a multiple of 32: blocks of 32 output channels,
+// a generic reading all of [N, H, W, C], the filter [M/32, C, kh, kw, 32]
+// (input channels first like the microkernel's panel rows: read in place,
+// no per-call packing), the output [N, OH, OW, M/32, 32] viewed as
+// [N, OH, OW, M].
+// CHECK-LABEL: func.func @blocked(
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<1x32x5x5xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK-NOT: flow.tensor.reshape
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[BX]], #[[BW]], #[[GO]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[T]], %{{.*}} : tensor<1x5x5x32xf32>, tensor<2x32x3x3x32xf32>) outs(%{{.*}} : tensor<1x3x3x2x32xf32>)
+// CHECK: %[[Y4:.*]] = "flow.tensor.reshape"(%[[B]]) : (tensor<1x3x3x2x32xf32>) -> tensor<1x3x3x64xf32>
+// CHECK: linalg.transpose ins(%[[Y4]] : tensor<1x3x3x64xf32>) {{.*}} permutation = [0, 3, 1, 2]
 #cx = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6, d4 + d7 * 2)>
 #cw = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
 #co = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
@@ -111,4 +127,20 @@ func.func @runtime_filter(%x: tensor<1x2x3x3xf32>, %w: tensor<1x2x2x2xf32>) -> t
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x3x3xf32>, tensor<1x2x2x2xf32>) outs(%z : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %c : tensor<1x1x2x2xf32>
+}
+func.func @blocked(%x: tensor<1x32x5x5xf32>) -> tensor<1x64x3x3xf32> {
+  %w = arith.constant dense<0.5> : tensor<64x32x3x3xf32>
+  %w5 = tensor.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [1, 64, 32, 3, 3] : tensor<64x32x3x3xf32> into tensor<1x64x32x3x3xf32>
+  %x5 = tensor.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 1, 32, 5, 5] : tensor<1x32x5x5xf32> into tensor<1x1x32x5x5xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1x64x3x3xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x64x3x3xf32>) -> tensor<1x1x64x3x3xf32>
+  %c = linalg.generic {indexing_maps = [#dx, #cw, #co], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x5, %w5 : tensor<1x1x32x5x5xf32>, tensor<1x64x32x3x3xf32>) outs(%z : tensor<1x1x64x3x3xf32>) {
+  ^bb0(%a: f32, %k: f32, %acc: f32):
+    %p = arith.mulf %a, %k : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x64x3x3xf32>
+  %f = tensor.collapse_shape %c [[0], [1, 2], [3], [4]] : tensor<1x1x64x3x3xf32> into tensor<1x64x3x3xf32>
+  return %f : tensor<1x64x3x3xf32>
 }
