@@ -9,6 +9,10 @@
 //   run-time value (attention's probabilities x V): the matmul microkernel
 //   on the tile's 2-D views, its K loop bounded by the view's run-time dim
 //   and carrying the register tile (4 rows x 2 vectors of 8 here).
+// - a depthwise convolution over a run-time channel count with its fill
+//   and its bias + clamp epilogue fused: the fill and the epilogue run only
+//   in the vector loops, so the channels past n - n % 8 take 1-lane vectors
+//   (fill value, bias, clamp, one store), not the scalar nest.
 
 // CHECK-LABEL: func.func @ew()
 // CHECK: memref.dim
@@ -35,6 +39,23 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[K]] step %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>,
 // CHECK: vector.fma
 // CHECK-NOT: linalg.batch_matmul
+// CHECK: return
+
+// CHECK-LABEL: func.func @dw_dyn()
+// CHECK-NOT: linalg.fill
+// CHECK: %[[REM:.*]] = arith.remui %[[N:.*]], %{{.*}} : index
+// CHECK: %[[MAIN:.*]] = arith.subi %[[N]], %[[REM]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} {
+// CHECK: vector.fma %{{.*}} : vector<8xf32>
+// CHECK: arith.minimumf %{{.*}} : vector<8xf32>
+// CHECK: vector.store %{{.*}} : memref<1x2x6x?xf32>, vector<8xf32>
+// CHECK: scf.for %[[C:.*]] = %[[MAIN]] to %[[N]] step %{{.*}} {
+// CHECK-NEXT: vector.broadcast %{{.*}} : f32 to vector<1xf32>
+// CHECK: vector.fma %{{.*}} : vector<1xf32>
+// CHECK: vector.load %{{.*}}[%[[C]]] : memref<?xf32>, vector<1xf32>
+// CHECK: arith.minimumf %{{.*}} : vector<1xf32>
+// CHECK: vector.store %{{.*}} : memref<1x2x6x?xf32>, vector<1xf32>
+// CHECK-NOT: linalg.
 // CHECK: return
 
 module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
@@ -75,6 +96,26 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %b = hal.interface.binding(%k) {binding = 1 : i32} : memref<1x?x64xf32>
     %c = hal.interface.binding() {binding = 2 : i32} : memref<1x64x64xf32>
     linalg.batch_matmul ins(%a, %b : memref<1x64x?xf32>, memref<1x?x64xf32>) outs(%c : memref<1x64x64xf32>)
+    return
+  }
+  func.func @dw_dyn() {
+    %p0 = hal.interface.constant {index = 0 : i32} : i32
+    %n = arith.index_castui %p0 : i32 to index
+    %in = hal.interface.binding(%n) {binding = 0 : i32} : memref<1x4x8x?xf32>
+    %f = hal.interface.binding(%n) {binding = 1 : i32} : memref<3x3x?xf32>
+    %bias = hal.interface.binding(%n) {binding = 2 : i32} : memref<?xf32>
+    %o = hal.interface.binding(%n) {binding = 3 : i32} : memref<1x2x6x?xf32>
+    %zero = arith.constant 0.0 : f32
+    %six = arith.constant 6.0 : f32
+    linalg.fill ins(%zero : f32) outs(%o : memref<1x2x6x?xf32>)
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x4x8x?xf32>, memref<3x3x?xf32>) outs(%o : memref<1x2x6x?xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%o, %bias : memref<1x2x6x?xf32>, memref<?xf32>) outs(%o : memref<1x2x6x?xf32>) {
+    ^bb0(%x: f32, %b: f32, %out: f32):
+      %s = arith.addf %x, %b : f32
+      %r = arith.maximumf %s, %zero : f32
+      %c = arith.minimumf %r, %six : f32
+      linalg.yield %c : f32
+    }
     return
   }
 }
