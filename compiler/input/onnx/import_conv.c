@@ -34,6 +34,11 @@ bool oi_window_attrs(oi_ctx *c, oi_node *n, const kiln_type *x, const int64_t *k
   if (!same_u && !same_l && !valid && strcmp(ap, "NOTSET") != 0)
     return oi_invalid(c, "auto_pad '%s' (NOTSET, SAME_UPPER, SAME_LOWER or VALID)", ap);
   for (uint32_t i = 0; i < s; i++) {
+    /* the window arithmetic below needs every spatial size */
+    if (x->shape[2 + i] == KILN_DYNAMIC)
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
+                     "input spatial dim %u (shape[%u]) is unknown; windows need static spatial sizes", i,
+                     2 + i);
     w->in[i] = x->shape[2 + i];
     w->k[i] = k ? k[i] : ks[i];
     if (ks && k && ks[i] != k[i])

@@ -121,6 +121,14 @@ def opset18():
     return [helper.make_node("Relu", ["x"], ["y"], name="relu")], [x], [y], [], [("", 18)]
 
 
+def pool_unknown_spatial():
+    """MaxPool over an input whose spatial dim has neither a value nor a name."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, None, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    return [helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[3, 3], strides=[2, 2],
+                             ceil_mode=1)], [x], [y], [], [("", 12)]
+
+
 def dense_relu():
     """MatMul + Add + Relu, the Add unnamed: one dispatch names all three."""
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
@@ -143,7 +151,8 @@ def matmul_batched_2d():
 
 MODELS = {"matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
-          "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu}
+          "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
+          "pool_unknown_spatial": pool_unknown_spatial}
 
 
 def main():
