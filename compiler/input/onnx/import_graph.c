@@ -316,6 +316,29 @@ static bool takes_structured(oi_import_fn fn) {
          fn == oi_import_loop || fn == oi_import_sequence_map;
 }
 
+/* The import functions written for run-time dims (KILN_DYNAMIC in a
+ * shape): elementwise, matmul, convolution and pooling over a run-time
+ * batch, normalizations, softmax and the view ops. Every other one does
+ * static shape arithmetic, which the unknown-dim marker would overflow,
+ * so an input with a run-time dim is refused as 'dynamic' before it runs
+ * (older versions' conversions that size things check in import_upgrade.c). */
+static bool takes_run_time_dims(oi_import_fn fn) {
+  static const oi_import_fn fns[] = {
+      oi_import_unary,     oi_import_binary,      oi_import_variadic,    oi_import_where,
+      oi_import_clip,      oi_import_cast,        oi_import_identity,    oi_import_dropout,
+      oi_import_matmul,    oi_import_gemm,        oi_import_fused_matmul, oi_import_fused_gemm,
+      oi_import_conv,      oi_import_fused_conv,  oi_import_pool,        oi_import_batchnorm,
+      oi_import_layernorm, oi_import_layernorm_ort, oi_import_softmax,   oi_import_ms_gelu,
+      oi_import_reshape,   oi_import_transpose,   oi_import_concat,      oi_import_slice,
+      oi_import_squeeze,   oi_import_unsqueeze,   oi_import_flatten,     oi_import_shape_of,
+      oi_import_size,      oi_import_gather,      oi_import_split,       oi_import_reduce,
+      oi_import_expand,    oi_import_constant_of_shape, oi_import_constant,
+  };
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+    if (fns[i] == fn) return true;
+  return false;
+}
+
 static const char *kind_name(oi_val_kind k) {
   return k == OI_VAL_SEQ ? "a sequence" : k == OI_VAL_OPT ? "an optional" : "a tensor";
 }
@@ -348,6 +371,10 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
     }
     if (n.in[i]->kind != OI_VAL_TENSOR && !takes_structured(row->fn))
       return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu is %s; %s takes tensors", i, kind_name(n.in[i]->kind),
+                     np->op_type);
+    if (n.in[i]->kind == OI_VAL_TENSOR && n.in[i]->type && oi_has_dyn(n.in[i]->type) &&
+        !takes_run_time_dims(row->fn))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input %zu has a run-time dim; %s takes static shapes only", i,
                      np->op_type);
   }
   for (size_t i = 0; i < np->n_attribute; i++)

@@ -235,8 +235,23 @@ static bool training_outputs(oi_ctx *c, oi_node *n, oi_upgrade *u) {
   return true;
 }
 
+/* Steps that compute sizes from the input's static shape (2-D views,
+ * element counts, per-activation statistics, scales): a run-time dim, the
+ * unknown-dim marker, would overflow them, so such inputs are refused. */
+static bool sizes_from_shape(int kind) {
+  return kind == OI_STEP_COERCE_2D || kind == OI_STEP_EMPTY_ABSENT || kind == OI_STEP_TRAINING_OUTPUTS ||
+         kind == OI_STEP_UPSAMPLE_NEAREST || kind == OI_STEP_BN_SPATIAL;
+}
+
 bool oi_upgrade_node(oi_ctx *c, oi_node *n, int form, oi_upgrade *u) {
   memset(u, 0, sizeof *u);
+  for (const oi_step *s = oi_step_lists[form]; s->kind != OI_STEP_END; s++)
+    if (sizes_from_shape(s->kind))
+      for (size_t i = 0; i < n->nin; i++)
+        if (n->in[i] && n->in[i]->kind == OI_VAL_TENSOR && n->in[i]->type && oi_has_dyn(n->in[i]->type))
+          return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
+                         "input %zu has a run-time dim; this version of %s converts by static sizes", i,
+                         n->op_type);
   for (const oi_step *s = oi_step_lists[form]; s->kind != OI_STEP_END; s++) {
     const Onnx__AttributeProto *a = s->attr ? oi_attr(n, s->attr) : NULL;
     switch (s->kind) {
