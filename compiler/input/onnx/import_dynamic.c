@@ -244,13 +244,14 @@ static kiln_value **elems_of(oi_ctx *c, oi_val *v, int64_t *n) {
 }
 
 static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y) {
-  int64_t a, b;
+  int64_t a, b, r;
   if (const_index(x, &a) && const_index(y, &b)) {
+    /* fold only what fits: an overflowing constant stays an op */
     switch (k) {
-    case KILN_OP_ARITH_ADDI: return oi_index(c, a + b);
-    case KILN_OP_ARITH_SUBI: return oi_index(c, a - b);
-    case KILN_OP_ARITH_MULI: return oi_index(c, a * b);
-    case KILN_OP_ARITH_DIVSI: if (b) return oi_index(c, a / b); break;
+    case KILN_OP_ARITH_ADDI: if (!__builtin_add_overflow(a, b, &r)) return oi_index(c, r); break;
+    case KILN_OP_ARITH_SUBI: if (!__builtin_sub_overflow(a, b, &r)) return oi_index(c, r); break;
+    case KILN_OP_ARITH_MULI: if (!__builtin_mul_overflow(a, b, &r)) return oi_index(c, r); break;
+    case KILN_OP_ARITH_DIVSI: if (b && !(a == INT64_MIN && b == -1)) return oi_index(c, a / b); break;
     default: break;
     }
   }
