@@ -152,6 +152,9 @@ static bool window_tiles(const bool *red, const int64_t *bounds, int n, int64_t 
 }
 
 #define CG_ROW_WORK 8192
+/* Enough matmul tiles that two or more workers finish together (a tile
+ * is a small share of the work, so an uneven split costs little). */
+#define CG_MM_MIN_WORKGROUPS 8
 
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
 static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
@@ -165,6 +168,14 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
     for (int l = 0; l < m; l++) tiles[l] = 1;
     tiles[m] = bounds[m] >= 0 && bounds[m] < 64 ? bounds[m] : 64;
     tiles[nn] = bounds[nn] >= 0 && bounds[nn] < 64 ? bounds[nn] : 64;
+    /* A plain matmul whose M is a multiple of 128 takes 128 rows per
+     * tile while that still leaves CG_MM_MIN_WORKGROUPS tiles: each
+     * workgroup packs its B columns once per K block, so doubling the rows
+     * halves the times B (a weight of megabytes, past the L2) is read and
+     * packed. Batched products keep 64 (their tiles are per batch). */
+    if (root->kind == KILN_OP_LINALG_MATMUL && bounds[m] > 0 && bounds[m] % 128 == 0 &&
+        bounds[nn] > 0 && bounds[m] / 128 * ((bounds[nn] + 63) / 64) >= CG_MM_MIN_WORKGROUPS)
+      tiles[m] = 128;
     return;
   }
   cg_igemm g;

@@ -109,6 +109,28 @@ case("matmul_64x64x64", rtol=1e-5, atol=1e-5)(matmul_case(64, 64, 64))
 case("matmul_1x1x1")(matmul_case(1, 1, 1))
 case("matmul_70x45x67", rtol=1e-5, atol=1e-5)(matmul_case(70, 45, 67))
 
+# Workgroup tiles of 128 rows (M a multiple of 128 with 8 or more tiles),
+# each with a partial last column tile (4 and 8 columns, fewer than a
+# vector) and K unpacked (16, 32) or packed (64, a constant B as a
+# model's weight; inputs stay small enough for one command-line argument).
+case("matmul_128x16x452", rtol=1e-5, atol=1e-5)(matmul_case(128, 16, 452))
+case("matmul_256x32x200", rtol=1e-5, atol=1e-5)(matmul_case(256, 32, 200))
+
+
+@case("matmul_128x64x456_const_b", rtol=1e-5, atol=1e-5)
+def _(r):
+    m, k, n = 128, 64, 456
+    a, b = rnd(r, m, k), rnd(r, k, n)
+    src = f"""func.func @f(%a: {T((m, k))}) -> {T((m, n))} {{
+  %b = arith.constant dense<{fmt_dense(b)}> : {T((k, n))}
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : {T((m, n))}
+  %z = linalg.fill ins(%zero : f32) outs(%e : {T((m, n))}) -> {T((m, n))}
+  %c = linalg.matmul ins(%a, %b : {T((m, k))}, {T((k, n))}) outs(%z : {T((m, n))}) -> {T((m, n))}
+  return %c : {T((m, n))}
+}}"""
+    return src, [a], [d(a) @ d(b)]
+
 
 @case("batch_matmul")
 def _(r):
