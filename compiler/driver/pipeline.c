@@ -19,6 +19,7 @@
 #include "llvm_cpu_passes.h"
 #include "mlir_input.h"
 #include "serialize.h"
+#include "static_library.h"
 #include "static_shapes.h"
 #include "transforms.h"
 #include "vm_stage.h"
@@ -208,7 +209,12 @@ kiln_error *kiln_compile(kiln_session *s) {
   if (!o->input_path) return kiln_error_new("no input file");
   if (o->compile_to == KILN_STAGE_SERIALIZE && !o->output_path)
     return kiln_error_new("no output file (-o OUT.kiln)");
-  if (o->compile_to == KILN_STAGE_SERIALIZE) {
+  if (o->static_name) {
+    if (o->compile_to != KILN_STAGE_SERIALIZE)
+      return kiln_error_new("--output-format=static-library does not combine with --compile-to");
+    kiln_error *e = kiln_static_library_check(s);
+    if (e) return e;
+  } else if (o->compile_to == KILN_STAGE_SERIALIZE) {
     kiln_error *e = kiln_session_record_input(s, o->input_path);
     if (e) return e;
   }
@@ -225,6 +231,14 @@ kiln_error *kiln_compile(kiln_session *s) {
 
   /* Every stage from where the input is up to --compile-to, in order. */
   kiln_stage_t stop = o->compile_to;
+  /* A static library is the codegen stage's objects plus a host program
+   * built from the hal-level host code (compiler/static_library), not VM
+   * bytecode. */
+  if (o->static_name) {
+    stop = KILN_STAGE_CODEGEN;
+    if (!err && start > KILN_STAGE_CODEGEN)
+      err = kiln_error_new("--output-format=static-library: the input has no executable left to compile");
+  }
   if (stop == KILN_STAGE_LLVM_IR) {
     stop = KILN_STAGE_CODEGEN;
     if (!err && start > KILN_STAGE_CODEGEN)
@@ -250,7 +264,9 @@ kiln_error *kiln_compile(kiln_session *s) {
     if (o->timing) kiln_pm_enable_timing(pm, o->dump);
     err = kiln_pm_run(pm, module);
   }
-  if (!err && o->compile_to != KILN_STAGE_LLVM_IR) {
+  if (!err && o->static_name) {
+    err = kiln_static_library_write(module, s);
+  } else if (!err && o->compile_to != KILN_STAGE_LLVM_IR) {
     if (stop != KILN_STAGE_SERIALIZE) {
       err = print_module(module, o->output_path);
     } else {

@@ -291,3 +291,26 @@ kiln_error *kiln_session_variant_of(kiln_op *inner, const char *pass, kiln_sessi
   out->has_payload = kiln_session_payload(out->session, out->executable_name, out->variant_name) != NULL;
   return NULL;
 }
+
+char *kiln_session_static_entry_symbol(const char *name, const char *export_name) {
+  static const char hex[] = "0123456789abcdef";
+  const size_t n = strlen(name), m = strlen(export_name);
+  char *out = malloc(n + 3 * m + 8);
+  if (!out) return NULL;
+  size_t k = (size_t)sprintf(out, "%s_k_", name);
+  for (const unsigned char *p = (const unsigned char *)export_name; *p; p++) {
+    const unsigned char c = *p;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+      out[k++] = (char)c;
+    } else if (c == '_') {
+      out[k++] = '_';
+      out[k++] = '_';
+    } else {
+      out[k++] = '_';
+      out[k++] = hex[c >> 4];
+      out[k++] = hex[c & 15];
+    }
+  }
+  out[k] = 0;
+  return out;
+}

@@ -68,6 +68,12 @@ typedef struct kiln_session_options {
   unsigned jobs;
   kiln_compression_t compression; /* executable payloads (zero: auto) */
   bool allow_unregistered;    /* accept ops outside the op table in the input */
+  /* --output-format=static-library: compile through codegen, keep each
+   * llvm-cpu variant as a relocatable object whose entry points are global
+   * symbols named by kiln_session_static_entry_symbol, and write
+   * DIR/NAME.h and DIR/NAME.a (compiler/static_library) instead of a
+   * module. static_name is NAME (a C identifier), NULL otherwise. */
+  const char *static_name;
 } kiln_session_options_t;
 
 typedef struct kiln_session_rodata {
@@ -78,7 +84,8 @@ typedef struct kiln_session_rodata {
   bool owned;
 } kiln_session_rodata_t;
 
-typedef enum { KILN_PAYLOAD_ELF, KILN_PAYLOAD_PTX } kiln_payload_format_t;
+/* OBJECT: a relocatable ELF object (static-library output only). */
+typedef enum { KILN_PAYLOAD_ELF, KILN_PAYLOAD_PTX, KILN_PAYLOAD_OBJECT } kiln_payload_format_t;
 
 typedef struct kiln_session_payload {
   char *executable;  /* hal.executable symbol */
@@ -169,6 +176,12 @@ kiln_error *kiln_session_set_payload(kiln_session *s, const char *executable,
 const kiln_session_payload_t *kiln_session_payload(const kiln_session *s,
                                                    const char *executable,
                                                    const char *variant);
+
+/* The global symbol of kernel EXPORT in static-library output for library
+ * NAME: "NAME_k_" then the export name with [A-Za-z0-9] kept, '_' doubled
+ * and any other byte written "_XX" (hex), so distinct export names give
+ * distinct symbols. Owned by the caller; NULL when out of memory. */
+char *kiln_session_static_entry_symbol(const char *name, const char *export_name);
 
 /* Associates s with ctx (one session per context; s = NULL detaches the
  * context's session) / finds it again. Detach before destroying ctx; a

@@ -44,6 +44,9 @@ static void usage(FILE *o) {
         "                           compile input IN static: its ONNX input name, or\n"
         "                           FUNC:INDEX for MLIR input (repeatable)\n"
         "  --allow-unregistered-dialect  accept ops outside the op table\n"
+        "  --output-format=FORMAT   module (default: a .kiln module) or static-library:\n"
+        "                           -o DIR/NAME writes DIR/NAME.h and DIR/NAME.a, the model\n"
+        "                           as C functions (one llvm-cpu target, static shapes)\n"
         "  -o FILE                  output (module, or IR with --compile-to; '-' = stdout)\n"
         "  --version                print the version and source revision\n",
         o);
@@ -130,6 +133,7 @@ int main(int argc, char **argv) {
   kiln_session_options_t *o = &s->options;
   kiln_error *err = NULL;
   int status = 0;
+  bool static_library = false;
   for (int i = 1; i < argc && !err && !status; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-o") == 0) {
@@ -192,6 +196,14 @@ int main(int argc, char **argv) {
       err = kiln_session_add_dim(s, a + 6);
     } else if (strncmp(a, "--static-shape=", 15) == 0) {
       err = kiln_session_add_static_shape(s, a + 15);
+    } else if (strncmp(a, "--output-format=", 16) == 0) {
+      if (strcmp(a + 16, "static-library") == 0) static_library = true;
+      else if (strcmp(a + 16, "module") == 0) static_library = false;
+      else {
+        fprintf(stderr, "kiln-compile: unknown output format '%s' (valid: module, static-library)\n",
+                a + 16);
+        status = 2;
+      }
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
       o->allow_unregistered = true;
     } else if (a[0] == '-' && a[1]) {
@@ -208,6 +220,16 @@ int main(int argc, char **argv) {
   if (!err && !status && !o->input_path) {
     usage(stderr);
     status = 2;
+  }
+  if (!err && !status && static_library) {
+    /* NAME is the last part of -o DIR/NAME; the stage checks it. */
+    if (!o->output_path) {
+      fputs("kiln-compile: --output-format=static-library needs -o DIR/NAME\n", stderr);
+      status = 2;
+    } else {
+      const char *slash = strrchr(o->output_path, '/');
+      o->static_name = slash ? slash + 1 : o->output_path;
+    }
   }
   if (!err && !status) err = kiln_compile(s);
   if (err) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kiln/executable_abi.h"
 #include "lcpu_internal.h"
 
 #define LCPU_FLATTENED_MIN 8192
@@ -41,9 +42,11 @@ uint64_t lcpu_count_instructions(LLVMModuleRef module) {
   return n;
 }
 
-kiln_error *kiln_llvm_cpu_compile_timed(
-    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
-    kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
+/* The steps; link false stops at the relocatable object (static-library
+ * output links it into the program that uses it instead). */
+static kiln_error *lcpu_compile(LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+                                bool link, kiln_llvm_cpu_bytes_t *out,
+                                kiln_llvm_cpu_timing_t *timing) {
   out->data = NULL;
   out->size = 0;
   kiln_llvm_cpu_timing_t t;
@@ -54,6 +57,11 @@ kiln_error *kiln_llvm_cpu_compile_timed(
   kiln_error *s = kiln_llvm_cpu_target_machine_create(target, &tm);
   if (!s) s = kiln_llvm_cpu_verify(module);
   if (!s) s = kiln_llvm_cpu_prepare(module, tm);
+  /* An object for a static library: its entry points are called directly,
+   * so the loader's query function (and through it the export table, which
+   * O3 then drops) is not needed. */
+  LLVMValueRef query = s || link ? NULL : LLVMGetNamedFunction(module, KILN_EXECUTABLE_QUERY_SYMBOL);
+  if (query) LLVMDeleteFunction(query);
   if (!s) {
     t.instructions_in = lcpu_count_instructions(module);
     spare = LLVMCloneModule(module);
@@ -82,15 +90,31 @@ kiln_error *kiln_llvm_cpu_compile_timed(
     t.codegen_s = t1 - t0;
     t.object_bytes = object.size;
   }
-  if (!s) s = kiln_llvm_cpu_link(target, NULL, object.data, object.size, out);
+  if (!s && link) s = kiln_llvm_cpu_link(target, NULL, object.data, object.size, out);
   if (timing) {
     t.link_s = lcpu_now() - t1;
     *timing = t;
+  }
+  if (!s && !link) {
+    *out = object;
+    object.data = NULL;
   }
   kiln_llvm_cpu_bytes_free(&object);
   if (spare) LLVMDisposeModule(spare);
   if (tm) LLVMDisposeTargetMachine(tm);
   return s;
+}
+
+kiln_error *kiln_llvm_cpu_compile_timed(
+    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+    kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
+  return lcpu_compile(module, target, true, out, timing);
+}
+
+kiln_error *kiln_llvm_cpu_compile_object_timed(
+    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+    kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
+  return lcpu_compile(module, target, false, out, timing);
 }
 
 kiln_error *kiln_llvm_cpu_compile(

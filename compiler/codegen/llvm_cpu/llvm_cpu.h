@@ -148,11 +148,18 @@ kiln_error *kiln_llvm_cpu_compile_timed(
                                         LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
                                         kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing);
 
+/* kiln_llvm_cpu_compile_timed without the link: *out is the relocatable
+ * object (static-library output). */
+kiln_error *kiln_llvm_cpu_compile_object_timed(
+                                               LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+                                               kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing);
+
 /* One module to compile among many (kiln_llvm_cpu_compile_all). */
 typedef struct kiln_llvm_cpu_job {
   LLVMModuleRef module; /* in a context of its own; stays the caller's */
   const kiln_llvm_cpu_target_t *target;
-  kiln_llvm_cpu_bytes_t so;       /* out: the shared object */
+  bool object_only;               /* stop at the relocatable object */
+  kiln_llvm_cpu_bytes_t so;       /* out: the shared object (or the object) */
   kiln_error *status;  /* out: NULL on success */
   kiln_llvm_cpu_timing_t timing;  /* out, when timed */
   /* Dispose the module and its context once compiled (module becomes

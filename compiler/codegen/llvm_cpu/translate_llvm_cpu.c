@@ -119,6 +119,26 @@ static size_t te_push(te_queue *q) {
 
 /* ---- translate-llvm-cpu ---------------------------------------------------- */
 
+/* Static-library output: the host program calls the entry points directly,
+ * so each becomes a global (hidden) symbol with a name unique across
+ * libraries (kiln_session_static_entry_symbol); the query function a
+ * loader would call goes when the object is compiled (compile.c). */
+static kiln_error *te_static_entries(LLVMModuleRef m, const char *lib,
+                                     const kiln_to_llvm_export *exports, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    LLVMValueRef fn = LLVMGetNamedFunction(m, exports[i].name);
+    if (!fn || LLVMIsDeclaration(fn))
+      return kiln_error_new("static library: kernel @%s has no entry point", exports[i].name);
+    char *sym = kiln_session_static_entry_symbol(lib, exports[i].name);
+    if (!sym) return kiln_error_new("out of memory");
+    LLVMSetValueName2(fn, sym, strlen(sym));
+    free(sym);
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+    LLVMSetVisibility(fn, LLVMHiddenVisibility);
+  }
+  return NULL;
+}
+
 kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   (void)user;
   kiln_session_variant sv;
@@ -135,6 +155,10 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   opts.kernel_module = true;
   opts.exports = exports;
   opts.export_count = nexp;
+  /* A static library binds the caller's own arrays (and memref descriptors
+   * at any offset) directly, so bindings are only as aligned as their
+   * elements: no 64-byte assumption. */
+  if (s->options.static_name) opts.binding_alignment = 1;
   if (s->options.compile_to == KILN_STAGE_LLVM_IR) {
     LLVMContextRef lctx = LLVMContextCreate();
     LLVMModuleRef mod = NULL;
@@ -160,6 +184,7 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   u->context = LLVMContextCreate();
   if (!u->executable || !u->variant) err = kiln_error_new("out of memory");
   if (!err) err = kiln_to_llvm_translate(inner, &opts, u->context, ename, &j->module);
+  if (!err && s->options.static_name) err = te_static_entries(j->module, s->options.static_name, exports, nexp);
   u->build_s = te_now() - t0;
   free(exports);
   if (err) return err;
@@ -171,6 +196,7 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   }
   j->target = &u->target;
   j->release = true;
+  j->object_only = s->options.static_name != NULL;
   return NULL;
 }
 
@@ -264,7 +290,8 @@ static kiln_error *te_compile_all(kiln_op *module, void *user) {
       break;
     }
     char *features = te_features(u->target.requirements ? u->target.requirements : "");
-    err = features ? kiln_session_set_payload(s, u->executable, u->variant, KILN_PAYLOAD_ELF,
+    const kiln_payload_format_t format = j->object_only ? KILN_PAYLOAD_OBJECT : KILN_PAYLOAD_ELF;
+    err = features ? kiln_session_set_payload(s, u->executable, u->variant, format,
                                               u->target.arch_name, features, j->so.data,
                                               j->so.size)
                    : kiln_error_new("out of memory");

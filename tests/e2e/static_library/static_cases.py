@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""e2e for --output-format=static-library: a program compiled to DIR/m.h +
+DIR/m.a, linked into a generated C harness (no runtime-min), compared with
+numpy.
+
+usage: static_cases.py --list
+       static_cases.py CASE KILN_COMPILE CC WORKDIR [COMPILE_FLAG...]
+
+CASE is an e2e op case (tests/e2e/compile/op_cases.py: same program, same
+inputs, same numpy reference and tolerances) or "sample.NAME" for
+samples/NAME.mlir. The harness calls m_f once through NAME_F (arrays)
+and once through _mlir_ciface_m_f with every descriptor at a nonzero
+offset (so data is not 64-byte aligned), and both results are compared;
+it also checks the refusals (NULL pointers, a misaligned scratch,
+descriptor sizes and strides that do not match) return their codes. The
+archive must leave no symbol undefined beyond memcpy/memset, and link into
+a -nostdlib -static program. KILN_RUN_EMULATOR (environment), when set, is
+put before the harness (qemu for a cross-built one).
+"""
+import os
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "compile"))
+import op_cases  # noqa: E402
+import run_compiled  # noqa: E402
+
+CTYPES = {"f32": "float", "i32": "int32_t", "i64": "int64_t", "i1": "uint8_t", "i8": "int8_t",
+          "u8": "uint8_t"}
+OFFSET = 3  # elements: descriptors point past the start of their buffers
+
+
+def sample_case(name):
+    root = os.path.join(HERE, "..", "..", "..", "samples")
+    with open(os.path.join(root, name + ".mlir")) as f:
+        src = f.read()
+    with open(os.path.join(root, name + ".inputs")) as f:
+        ins = [run_compiled.parse_value(l) for l in f if l.strip()]
+    with open(os.path.join(root, name + ".expected")) as f:
+        outs = [run_compiled.parse_value(l) for l in f if l.strip()]
+    func = src.split("func.func @", 1)[1].split("(", 1)[0]
+    return src, ins, outs, func, 1e-5, 1e-6
+
+
+def run(cmd, **kw):
+    print("$ " + " ".join(a if len(a) < 160 else a[:157] + "..." for a in cmd))
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def c_bytes(a):
+    return ",".join(str(b) for b in np.ascontiguousarray(a).tobytes()) or "0"
+
+
+def harness(lib, func, ins, outs, scratch_macro):
+    """The C test program: prints each result's bytes as hex, twice."""
+    L = []
+    w = L.append
+    w('#include <stdio.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s.h"\n' % lib)
+    w("static _Alignas(64) unsigned char scratch[%s + 64];" % scratch_macro)
+    for i, a in enumerate(ins):
+        w("static _Alignas(64) const unsigned char in%d[] = {%s};" % (i, c_bytes(a)))
+        w("static _Alignas(64) unsigned char din%d[%d];" % (i, a.nbytes + OFFSET * a.itemsize + 1))
+    for i, a in enumerate(outs):
+        w("static _Alignas(64) unsigned char out%d[%d];" % (i, a.nbytes + 1))
+        w("static _Alignas(64) unsigned char dout%d[%d];" % (i, a.nbytes + OFFSET * a.itemsize + 1))
+    w("static void dump(const unsigned char *p, size_t n) {")
+    w("  for (size_t i = 0; i < n; i++) printf(\"%02x\", p[i]);\n  printf(\"\\n\");\n}")
+    w("int main(void) {")
+    fn = "%s_%s" % (lib, func)
+    w("  void *args[] = {%s};" % ", ".join(["(void *)in%d" % i for i in range(len(ins))] + ["0"]))
+    w("  void *results[] = {%s};" % ", ".join(["out%d" % i for i in range(len(outs))] + ["0"]))
+    w("  int rc = %s(args, results, scratch);" % fn)
+    w('  if (rc) { printf("FAIL: %s: %%d %%s\\n", rc, %s_error_message(rc)); return 1; }' % (fn, lib))
+    for i, a in enumerate(outs):
+        w("  dump(out%d, %d);" % (i, a.nbytes))
+    # the same through MLIR's C interface, every descriptor at OFFSET
+    descs = []
+    for kind, arrs in (("in", ins), ("out", outs)):
+        for i, a in enumerate(arrs):
+            d = "m%s%d" % (kind, i)
+            r = a.ndim
+            strides = [int(np.prod(a.shape[k + 1:], dtype=np.int64)) for k in range(r)]
+            w("  %s_memref_%dd %s = {d%s%d, d%s%d, %d%s};" % (
+                lib, r, d, kind, i, kind, i, OFFSET,
+                (", {%s}, {%s}" % (",".join(map(str, a.shape)), ",".join(map(str, strides))))
+                if r else ""))
+            if kind == "in":
+                w("  memcpy(din%d + %d, in%d, %d);" % (i, OFFSET * a.itemsize, i, a.nbytes))
+            descs.append((d, a))
+    call = "_mlir_ciface_%s(%s, scratch)" % (fn, ", ".join("&" + d for d, _ in descs))
+    w("  rc = %s;" % call)
+    w('  if (rc) { printf("FAIL: _mlir_ciface_%s: %%d %%s\\n", rc, %s_error_message(rc)); return 1; }'
+      % (fn, lib))
+    for i, a in enumerate(outs):
+        w("  dump(dout%d + %d, %d);" % (i, OFFSET * a.itemsize, a.nbytes))
+    # refusals: each must return its code and never crash
+    checks = []
+    if ins:
+        checks.append(("%s(0, results, scratch)" % fn, "NULL_POINTER"))
+    checks.append(("%s(args, results, scratch + 1)" % fn, "SCRATCH_ALIGNMENT", scratch_macro))
+    for d, a in descs:
+        if a.ndim:
+            checks.append(("(%s.sizes[0]++, 0)" % d, None))
+            checks.append((call, "DESCRIPTOR_SIZES"))
+            checks.append(("(%s.sizes[0]--, 0)" % d, None))
+            k = next((k for k in range(a.ndim) if a.shape[k] != 1), None)
+            if k is not None:
+                checks.append(("(%s.strides[%d] += 1, 0)" % (d, k), None))
+                checks.append((call, "DESCRIPTOR_STRIDES"))
+                checks.append(("(%s.strides[%d] -= 1, 0)" % (d, k), None))
+            break
+    up = lib.upper()
+    for c in checks:
+        if c[1] is None:
+            w("  (void)%s;" % c[0])
+            continue
+        guard = "  if (%s > 0) " % c[2] if len(c) > 2 else "  "
+        w('%s{ rc = %s; if (rc != %s_ERROR_%s) { printf("FAIL: %s gave %%d, not %s\\n", rc); '
+          'return 1; } }' % (guard, c[0], up, c[1], c[0].replace('"', ''), c[1]))
+    w('  if (%s_error_message(12345) == 0 || %s_error_message(-1) == 0) return 1;' % (lib, lib))
+    w("  return 0;\n}")
+    return "\n".join(L) + "\n"
+
+
+FREESTANDING = """/* links m.a into a -nostdlib -static program: nothing else is needed */
+#include <stddef.h>
+#include "%(lib)s.h"
+void *memcpy(void *d, const void *s, size_t n) {
+  unsigned char *o = d; const unsigned char *i = s;
+  while (n--) *o++ = *i++;
+  return d;
+}
+void *memset(void *d, int c, size_t n) {
+  unsigned char *o = d;
+  while (n--) *o++ = (unsigned char)c;
+  return d;
+}
+static _Alignas(64) unsigned char scratch[%(scratch)s + 1];
+void _start(void) {
+  void *none[1] = {0};
+  volatile int rc = %(fn)s(none, none, scratch);
+  (void)rc;
+  for (;;) {
+  }
+}
+"""
+
+
+def archive_symbols(ar_path):
+    """(defined, undefined) global symbols over all members."""
+    r = subprocess.run(["nm", "-g", ar_path], capture_output=True, text=True)
+    defined, undefined = set(), set()
+    for l in r.stdout.splitlines():
+        parts = l.split()
+        if len(parts) == 2 and parts[0] == "U":
+            undefined.add(parts[1])
+        elif len(parts) == 3:
+            defined.add(parts[2])
+    return defined, undefined
+
+
+def main(argv):
+    if len(argv) == 2 and argv[1] == "--list":
+        print(";".join(list(op_cases.CASES) + ["sample.mlp", "sample.cnn", "sample.simple_mul"]))
+        return 0
+    name, compile_, cc, work = argv[1:5]
+    flags = argv[5:]
+    os.makedirs(work, exist_ok=True)
+    if name.startswith("sample."):
+        src, ins, outs, func, rtol, atol = sample_case(name[7:])
+    else:
+        fn, rtol, atol = op_cases.CASES[name]
+        src, ins, outs = fn(np.random.RandomState(sum(map(ord, name))))
+        func = "f"
+        outs = [np.asarray(o) if np.asarray(o).dtype in op_cases.KINDS
+                else np.asarray(o).astype(np.float32) for o in outs]
+    ins = [np.asarray(a) for a in ins]
+    outs = [np.asarray(o) for o in outs]
+    source = os.path.join(work, "case.mlir")
+    with open(source, "w") as f:
+        f.write(src + "\n")
+    lib = "m"
+    c = run([compile_, source, "--output-format=static-library", "-o", os.path.join(work, lib)] + flags)
+    sys.stdout.write(c.stdout + c.stderr)
+    if c.returncode != 0:
+        print("FAIL: kiln-compile exited with %d" % c.returncode)
+        return 1
+    ar_path = os.path.join(work, lib + ".a")
+    defined, undefined = archive_symbols(ar_path)
+    missing = undefined - defined - {"memcpy", "memset"}
+    if missing:
+        print("FAIL: the archive leaves symbols undefined: %s" % sorted(missing))
+        return 1
+    scratch = "%s_%s_SCRATCH_SIZE" % (lib.upper(), func.upper())
+    cc_cmd = shlex.split(cc)
+    with open(os.path.join(work, "free.c"), "w") as f:
+        f.write(FREESTANDING % {"lib": lib, "scratch": scratch, "fn": "%s_%s" % (lib, func)})
+    c = run(cc_cmd + ["-std=c17", "-O1", "-ffreestanding", "-fno-builtin", "-nostdlib", "-static",
+                      "-I", work, os.path.join(work, "free.c"), ar_path, "-o",
+                      os.path.join(work, "free")])
+    if c.returncode != 0:
+        sys.stdout.write(c.stdout + c.stderr)
+        print("FAIL: the archive does not link into a -nostdlib -static program")
+        return 1
+    with open(os.path.join(work, "harness.c"), "w") as f:
+        f.write(harness(lib, func, ins, outs, scratch))
+    exe = os.path.join(work, "harness")
+    c = run(cc_cmd + ["-std=c17", "-Wall", "-Werror", "-I", work, os.path.join(work, "harness.c"),
+                      ar_path, "-o", exe])
+    if c.returncode != 0:
+        sys.stdout.write(c.stdout + c.stderr)
+        print("FAIL: the harness does not build")
+        return 1
+    r = run(shlex.split(os.environ.get("KILN_RUN_EMULATOR", "")) + [exe])
+    if r.returncode != 0:
+        sys.stdout.write(r.stdout + r.stderr)
+        print("FAIL: the harness exited with %d" % r.returncode)
+        return 1
+    lines = r.stdout.split()
+    if len(lines) != 2 * len(outs):
+        print("FAIL: expected %d result dumps, got %d" % (2 * len(outs), len(lines)))
+        return 1
+    ok = True
+    for k, (via, ls) in enumerate((("arrays", lines[:len(outs)]), ("_mlir_ciface_", lines[len(outs):]))):
+        for i, (hexs, want) in enumerate(zip(ls, outs)):
+            got = np.frombuffer(bytes.fromhex(hexs), dtype=want.dtype).reshape(want.shape)
+            if want.dtype.kind in "biu":
+                good = np.array_equal(got, want)
+            else:
+                good = np.allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol,
+                                   atol=atol, equal_nan=True)
+            err = np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))) if got.size else 0
+            print("%s result %d: %s (max abs error %g)" % (via, i, "matches" if good else "DIFFERS", err))
+            ok &= bool(good)
+    print("1 passed, 0 failed" if ok else "0 passed, 1 failed")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
