@@ -7,8 +7,10 @@ usage: static_cases.py --list
        static_cases.py CASE KILN_COMPILE CC WORKDIR [COMPILE_FLAG...]
 
 CASE is an e2e op case (tests/e2e/compile/op_cases.py: same program, same
-inputs, same numpy reference and tolerances) or "sample.NAME" for
-samples/NAME.mlir. The harness calls m_f once through NAME_F (arrays)
+inputs, same numpy reference and tolerances), "sample.NAME" for
+samples/NAME.mlir, or "onnx.MODEL" for a model of
+tests/onnx/models/run_model.py exported from PyTorch (its output the
+reference, max abs error 1e-3; skipped, 77, without torch). The harness calls m_f once through NAME_F (arrays)
 and once through _mlir_ciface_m_f with every descriptor at a nonzero
 offset (so data is not 64-byte aligned), and both results are compared;
 it also checks the refusals (NULL pointers, a misaligned scratch,
@@ -18,6 +20,7 @@ a -nostdlib -static program. KILN_RUN_EMULATOR (environment), when set, is
 put before the harness (qemu for a cross-built one).
 """
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -42,17 +45,32 @@ def sample_case(name):
         ins = [run_compiled.parse_value(l) for l in f if l.strip()]
     with open(os.path.join(root, name + ".expected")) as f:
         outs = [run_compiled.parse_value(l) for l in f if l.strip()]
-    func = src.split("func.func @", 1)[1].split("(", 1)[0]
-    return src, ins, outs, func, 1e-5, 1e-6
+    return src, ins, outs, 1e-5, 1e-6
+
+
+def onnx_case(name, work):
+    """A PyTorch model of tests/onnx/models/run_model.py exported to ONNX;
+    None (skip) without torch."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "onnx", "models"))
+    import run_model
+    try:
+        import torch
+        if name in ("resnet18", "mobilenet_v2"):
+            import torchvision  # noqa: F401
+    except ImportError as e:
+        print("skipped: %s (install python3-torch python3-torchvision)" % e)
+        return None
+    m, x = run_model.build(name, torch)
+    with torch.no_grad():
+        want = m(x).numpy()
+    path = os.path.join(work, "model.onnx")
+    torch.onnx.export(m, x, path, opset_version=17, input_names=["x"], output_names=["y"])
+    return path, [x.numpy()], [want]
 
 
 def run(cmd, **kw):
     print("$ " + " ".join(a if len(a) < 160 else a[:157] + "..." for a in cmd))
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def c_bytes(a):
-    return ",".join(str(b) for b in np.ascontiguousarray(a).tobytes()) or "0"
 
 
 def harness(lib, func, ins, outs, scratch_macro):
@@ -62,16 +80,25 @@ def harness(lib, func, ins, outs, scratch_macro):
     w('#include <stdio.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s.h"\n' % lib)
     w("static _Alignas(64) unsigned char scratch[%s + 64];" % scratch_macro)
     for i, a in enumerate(ins):
-        w("static _Alignas(64) const unsigned char in%d[] = {%s};" % (i, c_bytes(a)))
+        w("static _Alignas(64) unsigned char in%d[%d];" % (i, a.nbytes + 1))
         w("static _Alignas(64) unsigned char din%d[%d];" % (i, a.nbytes + OFFSET * a.itemsize + 1))
     for i, a in enumerate(outs):
         w("static _Alignas(64) unsigned char out%d[%d];" % (i, a.nbytes + 1))
         w("static _Alignas(64) unsigned char dout%d[%d];" % (i, a.nbytes + OFFSET * a.itemsize + 1))
     w("static void dump(const unsigned char *p, size_t n) {")
     w("  for (size_t i = 0; i < n; i++) printf(\"%02x\", p[i]);\n  printf(\"\\n\");\n}")
-    w("int main(void) {")
+    w("static int load(const char *path, unsigned char *p, size_t n) {")
+    w("  FILE *f = fopen(path, \"rb\");")
+    w("  size_t got = f ? fread(p, 1, n, f) : 0;")
+    w("  if (f) fclose(f);")
+    w("  return got == n ? 0 : 1;\n}")
+    w("int main(int argc, char **argv) {")
+    w("  if (argc != %d) return 2;" % (len(ins) + 1))
+    for i, a in enumerate(ins):
+        w('  if (load(argv[%d], in%d, %d)) { printf("FAIL: cannot read %%s\\n", argv[%d]); return 1; }'
+          % (i + 1, i, a.nbytes, i + 1))
     fn = "%s_%s" % (lib, func)
-    w("  void *args[] = {%s};" % ", ".join(["(void *)in%d" % i for i in range(len(ins))] + ["0"]))
+    w("  void *args[] = {%s};" % ", ".join(["in%d" % i for i in range(len(ins))] + ["0"]))
     w("  void *results[] = {%s};" % ", ".join(["out%d" % i for i in range(len(outs))] + ["0"]))
     w("  int rc = %s(args, results, scratch);" % fn)
     w('  if (rc) { printf("FAIL: %s: %%d %%s\\n", rc, %s_error_message(rc)); return 1; }' % (fn, lib))
@@ -165,24 +192,32 @@ def archive_symbols(ar_path):
 
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
-        print(";".join(list(op_cases.CASES) + ["sample.mlp", "sample.cnn", "sample.simple_mul"]))
+        print(";".join(list(op_cases.CASES) + ["sample.mlp", "sample.cnn", "sample.simple_mul",
+                                               "onnx.mlp", "onnx.cnn", "onnx.resnet18"]))
         return 0
     name, compile_, cc, work = argv[1:5]
     flags = argv[5:]
     os.makedirs(work, exist_ok=True)
-    if name.startswith("sample."):
-        src, ins, outs, func, rtol, atol = sample_case(name[7:])
+    source = os.path.join(work, "case.mlir")
+    if name.startswith("onnx."):
+        # PyTorch's output is the reference, within run_model.py's 1e-3
+        case = onnx_case(name[5:], work)
+        if case is None:
+            return 77
+        source, ins, outs = case
+        rtol, atol = 0.0, 1e-3
     else:
-        fn, rtol, atol = op_cases.CASES[name]
-        src, ins, outs = fn(np.random.RandomState(sum(map(ord, name))))
-        func = "f"
-        outs = [np.asarray(o) if np.asarray(o).dtype in op_cases.KINDS
-                else np.asarray(o).astype(np.float32) for o in outs]
+        if name.startswith("sample."):
+            src, ins, outs, rtol, atol = sample_case(name[7:])
+        else:
+            fn, rtol, atol = op_cases.CASES[name]
+            src, ins, outs = fn(np.random.RandomState(sum(map(ord, name))))
+            outs = [np.asarray(o) if np.asarray(o).dtype in op_cases.KINDS
+                    else np.asarray(o).astype(np.float32) for o in outs]
+        with open(source, "w") as f:
+            f.write(src + "\n")
     ins = [np.asarray(a) for a in ins]
     outs = [np.asarray(o) for o in outs]
-    source = os.path.join(work, "case.mlir")
-    with open(source, "w") as f:
-        f.write(src + "\n")
     lib = "m"
     c = run([compile_, source, "--output-format=static-library", "-o", os.path.join(work, lib)] + flags)
     sys.stdout.write(c.stdout + c.stderr)
@@ -190,6 +225,12 @@ def main(argv):
         print("FAIL: kiln-compile exited with %d" % c.returncode)
         return 1
     ar_path = os.path.join(work, lib + ".a")
+    with open(os.path.join(work, lib + ".h")) as f:
+        funcs = re.findall(r"^int %s_(\w+)\(void \*const \*args" % lib, f.read(), re.M)
+    if len(funcs) != 1:
+        print("FAIL: expected one function in %s.h, found %s" % (lib, funcs))
+        return 1
+    func = funcs[0]
     defined, undefined = archive_symbols(ar_path)
     missing = undefined - defined - {"memcpy", "memset"}
     if missing:
@@ -215,7 +256,12 @@ def main(argv):
         sys.stdout.write(c.stdout + c.stderr)
         print("FAIL: the harness does not build")
         return 1
-    r = run(shlex.split(os.environ.get("KILN_RUN_EMULATOR", "")) + [exe])
+    paths = []
+    for i, a in enumerate(ins):
+        paths.append(os.path.join(work, "in%d.bin" % i))
+        with open(paths[-1], "wb") as f:
+            f.write(np.ascontiguousarray(a).tobytes())
+    r = run(shlex.split(os.environ.get("KILN_RUN_EMULATOR", "")) + [exe] + paths)
     if r.returncode != 0:
         sys.stdout.write(r.stdout + r.stderr)
         print("FAIL: the harness exited with %d" % r.returncode)
