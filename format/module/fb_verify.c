@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "kiln/fb_reader.h"
+#include "kiln/message.h"
 
 typedef struct kfb_path_elem {
   const char *name;
@@ -72,6 +73,12 @@ __attribute__((format(printf, 2, 3))) static bool kfb_fail(kfb_verifier *v,
                                                             ...) {
   char *out = v->err->message;
   size_t cap = sizeof v->err->message, n = 0;
+#ifdef KILN_NO_MESSAGES
+  /* No field path either: only the fixed text (fmt is KILN_MESSAGE_NONE). */
+  snprintf(out, cap, "%s", fmt);
+  (void)n;
+  return false;
+#endif
   for (unsigned i = 0; i < v->path_len && n < cap; i++) {
     const kfb_path_elem *e = &v->path[i];
     int w = e->index >= 0 ? snprintf(out + n, cap - n, "%s%s[%" PRId64 "]",
@@ -93,6 +100,9 @@ __attribute__((format(printf, 2, 3))) static bool kfb_fail(kfb_verifier *v,
   }
   return false;
 }
+#ifdef KILN_NO_MESSAGES
+#define kfb_fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), kfb_fail(v, KILN_MESSAGE_NONE))
+#endif
 
 static void kfb_push(kfb_verifier *v, const char *name) {
   /* Depth is checked before every table, and each table adds at most two

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "kiln/module_format.h"
+#include "kiln/message.h"
 #include "kiln/version.h"
 
 __attribute__((format(printf, 2, 3))) static bool kmv_fail(
@@ -22,6 +23,9 @@ __attribute__((format(printf, 2, 3))) static bool kmv_fail(
   va_end(ap);
   return false;
 }
+#ifdef KILN_NO_MESSAGES
+#define kmv_fail(err, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), kmv_fail(err, KILN_MESSAGE_NONE))
+#endif
 
 /* Reads Module.format_version with bounds checks of its own; returns false
  * when the bytes are too damaged to find it (the verifier will say why). */

@@ -4,6 +4,7 @@
  * Two passes: decode every instruction (marking starts in a bitmap), then
  * check branch targets against the bitmap. Never reads outside the code. */
 #include "kiln/vm_bytecode.h"
+#include "kiln/message.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -18,6 +19,11 @@ typedef struct verifier {
 static int fail(verifier_t *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int fail(verifier_t *v, const char *fmt, ...) {
+  v->diag->offset = v->offset;
+#ifdef KILN_NO_MESSAGES
+  /* No opcode names either: the mnemonic table stays out of the binary. */
+  snprintf(v->diag->message, sizeof v->diag->message, "%s", fmt);
+#else
   char detail[160];
   va_list ap;
   va_start(ap, fmt);
@@ -26,11 +32,14 @@ static int fail(verifier_t *v, const char *fmt, ...) {
   const uint8_t op = v->offset < v->fn->code_size ? v->fn->code[v->offset] : 0;
   const char *name =
       op < KILN_VM_OP_COUNT ? kiln_vm_opcode_mnemonic(op) : "?";
-  v->diag->offset = v->offset;
   snprintf(v->diag->message, sizeof v->diag->message, "at 0x%04x (%s): %s",
            v->offset, name, detail);
+#endif
   return 1;
 }
+#ifdef KILN_NO_MESSAGES
+#define fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), fail(v, KILN_MESSAGE_NONE))
+#endif
 
 static int check_reg(verifier_t *v, char kind, uint32_t reg) {
   if (kind == 'r') {

@@ -36,6 +36,9 @@ static kiln_status_t corrupt(kiln_module_t *m, const char *fmt, ...) {
   va_end(ap);
   return krt_status(A, KILN_STATUS_DATA_LOSS, "%s", msg);
 }
+#ifdef KILN_NO_MESSAGES
+#define corrupt(m, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), corrupt(m, KILN_MESSAGE_NONE))
+#endif
 
 kiln_status_t krt_segment_bytes(kiln_module_t *m, uint32_t segment,
                                 bool check, const uint8_t **out,

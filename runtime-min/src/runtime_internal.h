@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "kiln/executable_abi.h"
+#include "kiln/message.h"
 #include "kiln/module_format.h"
 #include "kiln/runtime.h"
 #include "kiln/vm_bytecode.h"
@@ -26,6 +27,13 @@ kiln_status_t krt_status(const kiln_allocator_t *allocator,
  * NULL: this costs nothing on success). */
 kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)
     KRT_PRINTF(2, 3);
+#ifdef KILN_NO_MESSAGES
+/* Codes only: the status carries an empty message, a prefix adds nothing. */
+#define krt_status(a, code, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), krt_status(a, code, KILN_MESSAGE_NONE))
+#define krt_status_prefix(status, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), (status))
+#endif
 
 /* Largest executable payload the runtime decompresses. */
 #define KRT_MAX_PAYLOAD_BYTES (256u << 20)

@@ -45,8 +45,8 @@ static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
   return s;
 }
 
-kiln_status_t krt_status(const kiln_allocator_t *allocator,
-                         kiln_status_code_t code, const char *fmt, ...) {
+kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
+                           kiln_status_code_t code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   kiln_status_t s = make(allocator, code, "", 0, fmt, ap);
@@ -54,7 +54,7 @@ kiln_status_t krt_status(const kiln_allocator_t *allocator,
   return s;
 }
 
-kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...) {
+kiln_status_t (krt_status_prefix)(kiln_status_t status, const char *fmt, ...) {
   if (!status || !status->owned) return status;
   char prefix[512];
   va_list ap;

@@ -74,6 +74,7 @@ size_t krt_vm_stack_size(const kiln_module_t *module) {
 
 /* Where in the source function fn's bytecode at pc came from: the file,
  * or NULL when the module does not say. */
+#if !defined(KILN_NO_MESSAGES) || defined(KILN_WITH_PROFILE)
 static const char *source_at(const kiln_module_t *m, uint32_t fn, uint32_t pc,
                              uint32_t *line, uint32_t *column) {
   kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->view.root, fn);
@@ -91,6 +92,7 @@ static const char *source_at(const kiln_module_t *m, uint32_t fn, uint32_t pc,
   *column = loc.column;
   return kiln_fb_Module_source_files_at(m->view.root, loc.file).data;
 }
+#endif
 
 #ifdef KILN_WITH_PROFILE
 void krt_vm_site(const kiln_module_t *m, const uint8_t *site,
@@ -413,6 +415,7 @@ arith_trap:
                       "out-of-range conversion)",
                       kiln_vm_opcode_mnemonic(*pc));
 fail_at : {
+#ifndef KILN_NO_MESSAGES /* the source location only feeds the message */
   char where[256] = "";
   uint32_t line, column;
   const uint32_t off = (uint32_t)(pc - f->code);
@@ -420,6 +423,7 @@ fail_at : {
   if (file) snprintf(where, sizeof where, " (%s:%u:%u)", file, line, column);
   status = krt_status_prefix(status, "in function '%s' at bytecode 0x%04x%s",
                              module->functions[f->fn].name, off, where);
+#endif
 }
 fail:
   /* Unwind: drop every live frame's refs. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cpu_features.h"
+#include "kiln/message.h"
 
 /* Feature names and aliases as two packed string pools (entry i is the
  * i-th NUL-terminated string), and each feature's architecture. */
@@ -62,6 +63,10 @@ static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
   }
   return code;
 }
+#ifdef KILN_NO_MESSAGES
+#define fail(msg, cap, code, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), fail(msg, cap, code, KILN_MESSAGE_NONE))
+#endif
 
 const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch) {
   switch (arch) {

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/message.h"
+
 #define ELF_EHDR_SIZE 64u
 #define ELF_PHDR_SIZE 56u
 #define ELF_SHDR_SIZE 64u
@@ -115,6 +117,10 @@ uint32_t kiln_elf_hash_find(const uint8_t *hash, const uint8_t *symtab,
 /* Formats a message into msg (if any) and returns CODE. */
 int kiln_elf_fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+#ifdef KILN_NO_MESSAGES
+#define kiln_elf_fail(msg, cap, code, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), kiln_elf_fail(msg, cap, code, KILN_MESSAGE_NONE))
+#endif
 
 /* Little-endian loads from possibly unaligned bytes. */
 static inline uint16_t kiln_elf_rd16(const uint8_t *p) {

@@ -30,7 +30,7 @@ enum {
 };
 #define DF_TEXTREL 4u
 
-int kiln_elf_fail(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
+int (kiln_elf_fail)(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
   if (msg && msg_cap) {
     va_list ap;
     va_start(ap, fmt);
