@@ -26,6 +26,9 @@
  * microkernel (microkernel.c) over plain 2-D memrefs. */
 typedef struct mm_tile {
   kiln_value *A, *ak, *Bm, *bk, *C;
+  kiln_value *init;       /* the fused fill's value, or NULL: C is loaded */
+  kiln_value *first;      /* i1: this K block is the first (init, not C), or NULL: always */
+  const cg_epilogue *epi; /* applied before the store (the last K block), or NULL */
   kiln_value *rows[8], *cols[CG_UK_MAX_NR], *bcols[CG_UK_MAX_NR];
   kiln_value *ka, *kb; /* this iteration's A column and B row */
   const kiln_type *vt;
@@ -53,19 +56,35 @@ static kiln_value *mm_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
 static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  return cg_vload(b, t->vt, t->C, 2, ix);
+  if (!t->init) return cg_vload(b, t->vt, t->C, 2, ix);
+  kiln_value *v = cg_broadcast(b, t->init, t->vt);
+  if (!t->first) return v;
+  /* later K blocks continue from the partial sums */
+  kiln_value *ops[3] = {t->first, v, cg_vload(b, t->vt, t->C, 2, ix)};
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, ops, 1, &t->vt, NULL), 0);
 }
 
 static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
+  if (t->epi) v = cg_apply_epilogue(b, t->epi, ix, v, t->vt);
   cg_vstore(b, v, t->C, 2, ix);
 }
 
+/* What joins the register tiles besides the product: the fill's value
+ * (init, from the K block where first holds) and the elementwise
+ * consumer (epi, in the last K block only). */
+typedef struct mm_fuse {
+  kiln_value *init, *first;
+  const cg_epilogue *epi;
+} mm_fuse;
+
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
                                kiln_value *bk, kiln_value *bc, kiln_value *C, kiln_value *i0,
-                               kiln_value *j0, kiln_value *K, int mr, int nr, int64_t vw) {
-  mm_tile t = {.A = A, .ak = ak, .Bm = Bm, .bk = bk, .C = C};
+                               kiln_value *j0, kiln_value *K, int mr, int nr, int64_t vw,
+                               const mm_fuse *f) {
+  mm_tile t = {.A = A, .ak = ak, .Bm = Bm, .bk = bk, .C = C, .init = f->init, .first = f->first,
+               .epi = f->epi};
   t.vt = kiln_type_vector(b->ctx, 1, &vw, C->type->elem);
   for (int r = 0; r < mr; r++) t.rows[r] = cg_add(b, i0, cg_index(b, r));
   for (int q = 0; q < nr; q++) {
@@ -106,15 +125,15 @@ static bool unit_inner_stride(const kiln_type *t) {
  * leftover rows (fewer accumulators, same shape). */
 static void emit_rows(kiln_builder *b, int64_t M, int mr, kiln_value *A, kiln_value *ak,
                       kiln_value *Bm, kiln_value *bk, kiln_value *bc, kiln_value *C,
-                      kiln_value *j0, kiln_value *K, int nr, int64_t vw) {
+                      kiln_value *j0, kiln_value *K, int nr, int64_t vw, const mm_fuse *f) {
   int64_t main = M / mr * mr;
   if (main) {
     kiln_builder bi;
     kiln_op *li = cg_for(b, cg_index(b, 0), cg_index(b, main), cg_index(b, mr), 0, NULL, &bi);
-    emit_register_tile(&bi, A, ak, Bm, bk, bc, C, cg_for_iv(li), j0, K, mr, nr, vw);
+    emit_register_tile(&bi, A, ak, Bm, bk, bc, C, cg_for_iv(li), j0, K, mr, nr, vw, f);
   }
   if (main < M)
-    emit_register_tile(b, A, ak, Bm, bk, bc, C, cg_index(b, main), j0, K, (int)(M - main), nr, vw);
+    emit_register_tile(b, A, ak, Bm, bk, bc, C, cg_index(b, main), j0, K, (int)(M - main), nr, vw, f);
 }
 
 /* The [R, C] view of a [1, R, C] memref (rank-reducing subview). */
@@ -222,11 +241,25 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
       kc = cand;
       break;
     }
+  /* Without leftover columns, the fill of C just before and the
+   * elementwise consumer just after (bias, activation) join the register
+   * tiles (fuse_epilogue.c): C is written once, in the last K block, and
+   * never filled or read back. */
+  kiln_op *fill = NULL;
+  cg_epilogue epi = {0};
+  mm_fuse whole = {0};
+  if (nmain == N) {
+    fill = cg_fused_fill(op, C);
+    if (fill) whole.init = kiln_op_operand(fill, 0);
+    if (cg_fused_epilogue(op, C, &epi)) whole.epi = &epi;
+  }
   kiln_builder bj, bk;
   if (!kc) {
     kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
     kiln_value *z = cg_index(&bj, 0);
-    emit_rows(&bj, M, mr, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw);
+    emit_rows(&bj, M, mr, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw, &whole);
+    if (fill) kiln_op_erase(fill);
+    if (epi.op) kiln_op_erase(epi.op);
     return true;
   }
   /* The panel lives for the whole kernel: allocated at its entry, not in
@@ -242,10 +275,22 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
        kiln_attr_dense_array(b.ctx, kiln_type_int(b.ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
   kiln_value *P = kiln_op_result(
       kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(b.ctx, 2, pa)), 0);
+  /* K blocks but the last, then the last one (which alone applies the
+   * consumer, so it is not computed and discarded in every block); with
+   * one block the loop never runs (remove-single-iteration-loops drops
+   * it). */
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
-  kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), kv, cg_index(&bj, kc), 0, NULL, &bk);
+  kiln_value *last = cg_index(&bj, K - kc);
+  kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), last, cg_index(&bj, kc), 0, NULL, &bk);
   emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
   kiln_value *z = cg_index(&bk, 0);
-  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(lj), cg_index(&bk, kc), nr, vw);
+  mm_fuse f = {whole.init, whole.init ? cg_cmpi(&bk, CG_EQ, cg_for_iv(lk), z) : NULL, NULL};
+  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(lj), cg_index(&bk, kc), nr, vw, &f);
+  emit_pack_b(&bj, B, last, cg_for_iv(lj), P, kc, nr * vw, vw);
+  z = cg_index(&bj, 0);
+  f = (mm_fuse){K == kc ? whole.init : NULL, NULL, whole.epi};
+  emit_rows(&bj, M, mr, A, last, P, z, z, C, cg_for_iv(lj), cg_index(&bj, kc), nr, vw, &f);
+  if (fill) kiln_op_erase(fill);
+  if (epi.op) kiln_op_erase(epi.op);
   return true;
 }

@@ -405,6 +405,43 @@ def _(r):
     return src, [x.reshape(4, 1, 5, 8), w, bias], [np.maximum(d(x) @ d(w) + d(bias), 0)]
 
 
+def matmul_bias_leaky_case(m, k, n):
+    """Fill, matmul with a constant B and a bias + leaky-ReLU consumer: the
+    fill and the consumer join the matmul's register tiles (the consumer
+    only in the last K block, the fill only in the first)."""
+    def fn(r):
+        x, w, bias = rnd(r, m, k), rnd(r, k, n), rnd(r, n)
+        src = f"""func.func @f(%x: {T((m, k))}, %bias: {T((n,))}) -> {T((m, n))} {{
+  %w = arith.constant dense<{fmt_dense(w)}> : {T((k, n))}
+  %zero = arith.constant 0.0 : f32
+  %slope = arith.constant 0.125 : f32
+  %e = tensor.empty() : {T((m, n))}
+  %z = linalg.fill ins(%zero : f32) outs(%e : {T((m, n))}) -> {T((m, n))}
+  %mm = linalg.matmul ins(%x, %w : {T((m, k))}, {T((k, n))}) outs(%z : {T((m, n))}) -> {T((m, n))}
+  %o = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}} ins(%mm, %bias : {T((m, n))}, {T((n,))}) outs(%e : {T((m, n))}) {{
+  ^bb0(%in: f32, %bb: f32, %out: f32):
+    %s = arith.addf %in, %bb : f32
+    %l = arith.mulf %s, %slope : f32
+    %y = arith.maximumf %s, %l : f32
+    linalg.yield %y : f32
+  }} -> {T((m, n))}
+  return %o : {T((m, n))}
+}}"""
+        y = d(x) @ d(w) + d(bias)
+        return src, [x, bias], [np.maximum(y, 0.125 * y)]
+    return fn
+
+
+# K = 300: two packed K blocks of 150 (the fill in the first, the consumer
+# in the last); K = 96: one block; K = 33: not packed. Rows 20 and 7 leave
+# partial row blocks, N = 48 is three vectors of 16 (or six of 8), N = 24
+# leaves a column tail that the fused path declines.
+case("matmul_bias_leaky_20x300x48", rtol=1e-5, atol=1e-5)(matmul_bias_leaky_case(20, 300, 48))
+case("matmul_bias_leaky_20x96x64", rtol=1e-5, atol=1e-5)(matmul_bias_leaky_case(20, 96, 64))
+case("matmul_bias_leaky_7x33x32", rtol=1e-5, atol=1e-5)(matmul_bias_leaky_case(7, 33, 32))
+case("matmul_bias_leaky_9x300x24", rtol=1e-5, atol=1e-5)(matmul_bias_leaky_case(9, 300, 24))
+
+
 # ---- scalars: arguments and results, and host-level scalar code -------------
 # Scalars cross the module boundary as rank-0 tensors (tensorize-scalars);
 # scalar code on the host runs inside kernels (form-dispatch-regions,
