@@ -611,26 +611,33 @@ START_TEST(steady_state_calls_allocate_nothing) {
     OK(kiln_buffer_view_read(out, y, sizeof y));
     kiln_buffer_view_release(out);
   }
-  const long allocs = c.allocs;
-  struct rusage before, after;
-  getrusage(RUSAGE_SELF, &before);
-  for (int i = 0; i < 100; ++i) {
-    OK(kiln_function_call(fn, dev, in, 2, &out, 1));
-    OK(kiln_buffer_view_read(out, y, sizeof y));
-    kiln_buffer_view_release(out);
+  /* Windows of 100 calls: none may allocate, and one of at most 5 must
+   * fault no page. Only one: the kernel may fault pages Kiln touched long
+   * ago (NUMA-balancing hinting faults, THP collapse or compaction
+   * migrating a page) in any process at any time, while a call that itself
+   * touched new memory (a fresh allocation, a buffer first used late, a
+   * worker first meeting a deep stack) faults in every window. */
+  long faults = -1;
+  for (int w = 0; w < 5 && faults != 0; ++w) {
+    const long allocs = c.allocs;
+    struct rusage before, after;
+    getrusage(RUSAGE_SELF, &before);
+    for (int i = 0; i < 100; ++i) {
+      OK(kiln_function_call(fn, dev, in, 2, &out, 1));
+      OK(kiln_buffer_view_read(out, y, sizeof y));
+      kiln_buffer_view_release(out);
+    }
+    getrusage(RUSAGE_SELF, &after);
+    ck_assert(y[999] == 999.0f * 999.0f);
+    ck_assert_int_eq(c.allocs - allocs, 0);
+    faults = after.ru_minflt - before.ru_minflt;
   }
-  getrusage(RUSAGE_SELF, &after);
-  ck_assert(y[999] == 999.0f * 999.0f);
-  ck_assert_int_eq(c.allocs - allocs, 0);
-  /* Page faults are the kernel's count, not Kiln's: NUMA balancing's
-   * hinting faults land on any page, and under AddressSanitizer its
-   * allocator and shadow memory fault pages of their own. So: fewer than
-   * one per call (a call that touched new memory faulted several: 317 for
-   * ResNet-18 before the pool), and not under ASan. */
+  /* Under AddressSanitizer its allocator, shadow memory and fake stacks
+   * fault pages of their own, not Kiln's. */
 #if KILN_TEST_ASAN
   if (_i == 0) printf("note: page faults per call not checked under AddressSanitizer\n");
 #else
-  ck_assert_int_lt(after.ru_minflt - before.ru_minflt, 100);
+  ck_assert_int_eq(faults, 0);
 #endif
   kiln_buffer_view_release(in[0]);
   kiln_buffer_view_release(in[1]);
