@@ -289,9 +289,20 @@ static kiln_status_t observed_dispatch(krt_call_t *call, const krt_cmd_t *c,
   const krt_executable_t *exe = &call->module->executables[c->executable];
   e.executable = exe->name;
   e.export_name = exe->exports[c->export_ordinal].name;
-  krt_vm_site(call->module, c->site, &e);
+  const char *names[KILN_DISPATCH_MAX_NODES], *kinds[KILN_DISPATCH_MAX_NODES];
+  krt_vm_site(call->module, c->site, &e, names, kinds);
   e.command_index = (uint32_t)index;
   memcpy(e.workgroup_count, c->count, sizeof e.workgroup_count);
+  kiln_dispatch_binding_t b[KRT_MAX_BINDINGS];
+  const uint32_t ro = exe->exports[c->export_ordinal].readonly_mask;
+  for (uint32_t i = 0; i < d->binding_count && i < KRT_MAX_BINDINGS; ++i) {
+    b[i].buffer = d->bindings[i].buffer;
+    b[i].offset = d->bindings[i].offset;
+    b[i].length = d->bindings[i].length;
+    b[i].read_only = (ro >> i) & 1u;
+  }
+  e.binding_count = d->binding_count < KRT_MAX_BINDINGS ? d->binding_count : KRT_MAX_BINDINGS;
+  e.bindings = b;
   device->observer(device->observer_user, &e);
   return NULL;
 }

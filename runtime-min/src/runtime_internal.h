@@ -313,10 +313,12 @@ struct krt_call {
 kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
                             krt_ref_t *const *args, krt_ref_t **results);
 
-/* The function and source location of bytecode at `site` (cold: messages
- * and dispatch observers). */
+/* The function, source location and source nodes (into names/kinds, each
+ * of KILN_DISPATCH_MAX_NODES entries) of bytecode at `site` (cold:
+ * dispatch observers). */
 void krt_vm_site(const kiln_module_t *module, const uint8_t *site,
-                 kiln_dispatch_event_t *out);
+                 kiln_dispatch_event_t *out, const char **names,
+                 const char **kinds);
 
 /* Bytes of VM stack a call needs for the module at minimum. */
 size_t krt_vm_stack_size(const kiln_module_t *module);

@@ -95,10 +95,36 @@ static const char *source_at(const kiln_module_t *m, uint32_t fn, uint32_t pc,
 #endif
 
 #ifdef KILN_WITH_PROFILE
+/* The source nodes recorded for the instruction at exactly pc. */
+static uint32_t nodes_at(const kiln_module_t *m, uint32_t fn, uint32_t pc,
+                         const char **names, const char **kinds) {
+  kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->view.root, fn);
+  const uint32_t n = kiln_fb_Function_source_nodes_count(f);
+  for (uint32_t i = 0; i < n; ++i) {
+    kiln_fb_SourceNodes_t sn = kiln_fb_Function_source_nodes_at(f, i);
+    if (kiln_fb_SourceNodes_pc(sn) != pc) continue;
+    uint32_t count = kiln_fb_SourceNodes_nodes_count(sn);
+    if (count > KILN_DISPATCH_MAX_NODES) count = KILN_DISPATCH_MAX_NODES;
+    for (uint32_t k = 0; k < count; ++k) {
+      kiln_fb_SourceNode_t node = kiln_fb_SourceNodes_nodes_at(sn, k);
+      names[k] = kiln_fb_SourceNode_name(node).data;
+      kinds[k] = kiln_fb_SourceNode_kind(node).data;
+      if (!names[k]) names[k] = "";
+      if (!kinds[k]) kinds[k] = "";
+    }
+    return count;
+  }
+  return 0;
+}
+
 void krt_vm_site(const kiln_module_t *m, const uint8_t *site,
-                 kiln_dispatch_event_t *out) {
+                 kiln_dispatch_event_t *out, const char **names,
+                 const char **kinds) {
   out->function = out->source_file = NULL;
   out->bytecode_offset = out->line = out->column = 0;
+  out->node_count = 0;
+  out->node_names = names;
+  out->node_kinds = kinds;
   for (uint32_t fn = 0; fn < m->function_count; ++fn) {
     const kiln_vm_function_info_t *v = &m->vm_functions[fn];
     if (site >= v->code && site < v->code + v->code_size) {
@@ -106,6 +132,7 @@ void krt_vm_site(const kiln_module_t *m, const uint8_t *site,
       out->bytecode_offset = (uint32_t)(site - v->code);
       out->source_file =
           source_at(m, fn, out->bytecode_offset, &out->line, &out->column);
+      out->node_count = nodes_at(m, fn, out->bytecode_offset, names, kinds);
       return;
     }
   }

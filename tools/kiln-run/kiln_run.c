@@ -1,11 +1,13 @@
 /* kiln-run: loads a module, calls one function with the --input values on
  * a device, and prints each result as "result[N]: 4xf32=5 12 21 32" or
  * writes it to the .npy file its --output names. Flags follow IREE's
- * iree-run-module. Exit status 0 on success, 1 on any error (message on
- * stderr), 2 on bad usage. */
+ * iree-run-module; --trace-dispatches=DIR writes every dispatch's inputs
+ * and outputs (dispatch_trace.h). Exit status 0 on success, 1 on any
+ * error (message on stderr), 2 on bad usage. */
 #include <stdio.h>
 #include <string.h>
 
+#include "dispatch_trace.h"
 #include "run_session.h"
 #include "tool_version.h"
 
@@ -17,9 +19,23 @@ int main(int argc, char **argv) {
   bool done;
   int rc = kiln_run_parse_flags(argc, argv, false, &o, &done);
   if (rc || done) return rc;
+  /* Tracing observes every dispatch; the device then runs each to
+   * completion before the next (runtime.h's dispatch observers). */
+  kiln_dispatch_trace_t trace;
+  char err[512];
+  if (o.trace_dir) {
+    if (!kiln_dispatch_trace_open(&trace, o.trace_dir, o.trace_filter, err,
+                                  sizeof err)) {
+      fprintf(stderr, "kiln-run: %s\n", err);
+      return 1;
+    }
+    o.dispatch_observer = kiln_dispatch_trace_observe;
+    o.dispatch_observer_user = &trace;
+  }
   kiln_run_session_t s;
   if (kiln_run_open(&o, &s)) {
     kiln_run_close(&s);
+    if (o.trace_dir) kiln_dispatch_trace_close(&trace, NULL, 0);
     return 1;
   }
   const uint32_t n_out = kiln_function_output_count(s.function);
@@ -28,10 +44,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "kiln-run: function '%s' has %u results, got %d --output\n",
             kiln_function_name(s.function), n_out, o.output_count);
     kiln_run_close(&s);
+    if (o.trace_dir) kiln_dispatch_trace_close(&trace, NULL, 0);
     return 1;
   }
   kiln_status_t st = kiln_function_call(s.function, s.device, s.inputs,
                                         s.input_count, outputs, n_out);
+  if (o.trace_dir && !kiln_dispatch_trace_close(&trace, err, sizeof err)) {
+    fprintf(stderr, "kiln-run: --trace-dispatches: %s\n", err);
+    rc = 1;
+  }
   if (st) {
     rc = kiln_run_report(&o, st);
     kiln_run_close(&s);
@@ -39,7 +60,6 @@ int main(int argc, char **argv) {
   }
   for (uint32_t i = 0; i < n_out; ++i) {
     kiln_host_tensor_t t;
-    char err[512];
     if (!kiln_host_tensor_from_view(outputs[i], &t, err, sizeof err)) {
       fprintf(stderr, "kiln-run: result %u: %s\n", i, err);
       rc = 1;

@@ -15,7 +15,9 @@ static void usage(const kiln_run_options_t *o, bool bench) {
           "       %s\n",
           o->tool,
           bench ? "[--warmup=N] [--repetitions=N] [--profile-dispatches]"
-                : "[--output=@y.npy | --output=-]...");
+                : "[--output=@y.npy | --output=-]...\n"
+                  "       [--trace-dispatches=DIR "
+                  "[--trace-dispatches-filter=REGEX]]");
 }
 
 static bool parse_uint(const char *s, long max, long *out) {
@@ -81,6 +83,10 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
         return 2;
       }
       o->outputs[o->output_count++] = v;
+    } else if (!bench && FLAG("--trace-dispatches")) {
+      o->trace_dir = v;
+    } else if (!bench && FLAG("--trace-dispatches-filter")) {
+      o->trace_filter = v;
     } else if (bench && FLAG("--warmup")) {
       if (!parse_uint(v, 1000000000L, &o->warmup)) {
         fprintf(stderr, "%s: bad --warmup '%s'\n", o->tool, v);
@@ -98,6 +104,11 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
       return 2;
     }
 #undef FLAG
+  }
+  if (o->trace_filter && !o->trace_dir) {
+    fprintf(stderr, "%s: --trace-dispatches-filter needs --trace-dispatches\n",
+            o->tool);
+    return 2;
   }
   if (!o->module_path) {
     fprintf(stderr, "%s: --module is required\n", o->tool);

@@ -23,6 +23,8 @@ typedef struct kiln_run_options {
   long warmup, repetitions; /* kiln-bench */
   bool check_hashes;        /* kiln_module_check_hashes after loading */
   bool profile_dispatches;  /* kiln-bench */
+  const char *trace_dir;    /* kiln-run --trace-dispatches */
+  const char *trace_filter; /* kiln-run --trace-dispatches-filter */
   /* Passed to the device (kiln_device_options_t) when set. */
   kiln_dispatch_observer_fn dispatch_observer;
   void *dispatch_observer_user;

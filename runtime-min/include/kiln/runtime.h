@@ -113,6 +113,17 @@ void kiln_instance_release(kiln_instance_t *instance);
 
 typedef struct kiln_device kiln_device_t;
 
+typedef struct kiln_buffer kiln_buffer_t;
+
+/* One binding of a dispatch, as an observer sees it: the byte range the
+ * kernel got (read it with kiln_buffer_read during the callback). The
+ * module does not record element types: these are bytes. */
+typedef struct kiln_dispatch_binding {
+  kiln_buffer_t *buffer;
+  uint64_t offset, length;
+  int read_only; /* declared read-only by the kernel: an input */
+} kiln_dispatch_binding_t;
+
 /* One finished dispatch, as a dispatch observer sees it. Strings point
  * into the module and live as long as it does. */
 typedef struct kiln_dispatch_event {
@@ -125,7 +136,16 @@ typedef struct kiln_dispatch_event {
   uint32_t command_index;  /* position in its command buffer */
   uint32_t workgroup_count[3];
   uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC around the dispatch */
+  uint32_t binding_count;
+  const kiln_dispatch_binding_t *bindings; /* valid during the callback */
+  /* Source nodes (ONNX node names and kinds, "Conv") the recording call
+   * came from, the first KILN_DISPATCH_MAX_NODES of them; 0 when the
+   * module does not say. The arrays are valid during the callback. */
+  uint32_t node_count;
+  const char *const *node_names;
+  const char *const *node_kinds;
 } kiln_dispatch_event_t;
+#define KILN_DISPATCH_MAX_NODES 64
 
 /* Called on the calling thread after each dispatch has completed. */
 typedef void (*kiln_dispatch_observer_fn)(void *user,

@@ -147,16 +147,27 @@ START_TEST(call_handmade_on_local_devices) {
 }
 END_TEST
 
-/* A dispatch observer that keeps the last event and counts them. */
+/* A dispatch observer that keeps the last event, counts them and reads
+ * the bytes of each binding (up to 16) while they are valid. */
 typedef struct observed {
   int events;
   kiln_dispatch_event_t last;
+  int read_only[4];
+  float bytes[4][4];
 } observed_t;
 
 static void observe(void *user, const kiln_dispatch_event_t *e) {
   observed_t *o = user;
   ++o->events;
   o->last = *e;
+  for (uint32_t i = 0; i < e->binding_count && i < 4; ++i) {
+    const kiln_dispatch_binding_t *b = &e->bindings[i];
+    o->read_only[i] = b->read_only;
+    const uint64_t n = b->length < 16 ? b->length : 16;
+    kiln_status_t s = kiln_buffer_read(b->buffer, b->offset, o->bytes[i], n);
+    if (s) o->read_only[i] = -1;
+    kiln_status_free(s);
+  }
 }
 
 START_TEST(dispatch_observer_sees_each_dispatch) {
@@ -198,6 +209,15 @@ START_TEST(dispatch_observer_sees_each_dispatch) {
   ck_assert_ptr_nonnull(seen.last.function);
   ck_assert_ptr_null(seen.last.source_file); /* the module has none */
   ck_assert_uint_eq(seen.last.command_index, 0);
+  /* Its bindings: a and b declared read-only, c written, each readable
+   * during the callback; no source nodes in the handmade module. */
+  ck_assert_uint_eq(seen.last.binding_count, 3);
+  ck_assert_int_eq(seen.read_only[0], 1);
+  ck_assert_int_eq(seen.read_only[1], 1);
+  ck_assert_int_eq(seen.read_only[2], 0);
+  ck_assert(memcmp(seen.bytes[0], a, 16) == 0 && memcmp(seen.bytes[1], b, 16) == 0);
+  ck_assert(memcmp(seen.bytes[2], c, 16) == 0);
+  ck_assert_uint_eq(seen.last.node_count, 0);
   ck_assert_uint_eq(seen.last.workgroup_count[0] * seen.last.workgroup_count[1] *
                         seen.last.workgroup_count[2], 1);
   ck_assert(seen.last.start_ns > 0 && seen.last.end_ns >= seen.last.start_ns);
