@@ -3,10 +3,12 @@
  *   m = max_k x[k];  e[k] = exp(x[k] - m), s = sum_k e[k] (out = e);
  *   out[k] = out[k] * (1 / s)
  * (max subtraction keeps exp finite). Max and sum are carried in
- * iter_args. When `dimension` is the last one, static, at least a vector
- * long and contiguous in both operands, each pass runs on vectors of the
- * kernel's width (lane partials folded by vector.reduction) with a scalar
- * loop for the last len % VW elements. Reading x[k] before writing out[k] keeps it right when
+ * iter_args. When `dimension` is the last one and contiguous in both
+ * operands (static and at least a vector long, or known at run time only:
+ * attention's scores over a dynamic sequence), each pass runs on vectors
+ * of the kernel's width (lane partials folded by vector.reduction) with a
+ * scalar loop for the last len % VW elements (all of them when a run-time
+ * len is shorter than a vector). Reading x[k] before writing out[k] keeps it right when
  * input and output are the same buffer. math.exp is left for
  * approximate-math. */
 #include "cg_internal.h"
@@ -35,10 +37,9 @@ static kiln_value *reduce(kiln_builder *b, const char *kind, kiln_value *v, kiln
 
 /* One loop over [lo, hi) step st carrying one value; *body is its builder,
  * *iv and *arg its induction variable and carried value. */
-static kiln_op *loop1(kiln_builder *b, int64_t lo, int64_t hi, int64_t st, kiln_value *init,
+static kiln_op *loop1(kiln_builder *b, kiln_value *lo, kiln_value *hi, int64_t st, kiln_value *init,
                       kiln_builder *body, kiln_value **iv, kiln_value **arg) {
-  kiln_op *l = cg_for(b, cg_index(b, lo), cg_index(b, hi), cg_index(b, st), init ? 1 : 0,
-                      init ? &init : NULL, body);
+  kiln_op *l = cg_for(b, lo, hi, cg_index(b, st), init ? 1 : 0, init ? &init : NULL, body);
   *iv = cg_for_iv(l);
   if (arg) *arg = l->regions[0].first->args[1];
   return l;
@@ -49,25 +50,33 @@ static bool unit_last_stride(const kiln_type *t) {
   return cg_strides(t, st, &off) && st[t->rank - 1] == 1;
 }
 
-/* The row along the last dim on VW-lane vectors (static length n >= VW,
- * unit strides): vector max, exp+sum (stores e), scale; the last n % VW
- * elements of each pass run scalar. */
+/* The row along the last dim on VW-lane vectors (unit strides; length
+ * len, KILN_DYNAMIC when only the memref knows it): vector max, exp+sum
+ * (stores e), scale; the last len % VW elements of each pass run scalar.
+ * A static len gets constant bounds and no remainder loop when VW divides
+ * it; a run-time one computes main = len - len % VW once and always has
+ * the remainder loop (zero trips when VW divides it). */
 static void vector_row(kiln_builder *cur, kiln_value *in, kiln_value *out, kiln_value **ivs,
-                       uint32_t rank, int64_t n, int64_t vw) {
+                       uint32_t rank, int64_t len, int64_t vw) {
   kiln_context *c = cur->ctx;
   const kiln_type *et = in->type->elem, *vt = kiln_type_vector(c, 1, &vw, et);
-  int64_t main = n / vw * vw;
   uint32_t d = rank - 1;
+  const bool dyn = len == KILN_DYNAMIC;
+  kiln_value *n = dyn ? cg_dim(cur, in, d) : cg_index(cur, len);
+  kiln_value *main = dyn ? cg_bin(cur, KILN_OP_ARITH_SUBI, n, cg_bin(cur, KILN_OP_ARITH_REMUI, n, cg_index(cur, vw)))
+                         : cg_index(cur, len / vw * vw);
+  const bool tail = dyn || len % vw != 0;
+  kiln_value *z0 = cg_index(cur, 0);
   kiln_builder body;
   kiln_value *k, *acc;
   /* pass 1: max */
   kiln_value *ninf = cg_const_like(cur, et, -INFINITY, 0);
-  kiln_op *l = loop1(cur, 0, main, vw, cg_broadcast(cur, ninf, vt), &body, &k, &acc);
+  kiln_op *l = loop1(cur, z0, main, vw, cg_broadcast(cur, ninf, vt), &body, &k, &acc);
   ivs[d] = k;
   kiln_value *y = cg_bin(&body, KILN_OP_ARITH_MAXIMUMF, acc, cg_vload(&body, vt, in, rank, ivs));
   cg_for_set_yield(l, 1, &y);
   kiln_value *max = reduce(cur, "maximumf", kiln_op_result(l, 0), ninf);
-  if (main < n) {
+  if (tail) {
     l = loop1(cur, main, n, 1, max, &body, &k, &acc);
     ivs[d] = k;
     y = cg_bin(&body, KILN_OP_ARITH_MAXIMUMF, acc, cg_load(&body, in, rank, ivs));
@@ -76,7 +85,7 @@ static void vector_row(kiln_builder *cur, kiln_value *in, kiln_value *out, kiln_
   }
   /* pass 2: e = exp(x - max) into out, sum */
   kiln_value *zero = cg_const_like(cur, et, 0.0, 0), *vmax = cg_broadcast(cur, max, vt);
-  l = loop1(cur, 0, main, vw, cg_broadcast(cur, zero, vt), &body, &k, &acc);
+  l = loop1(cur, z0, main, vw, cg_broadcast(cur, zero, vt), &body, &k, &acc);
   ivs[d] = k;
   kiln_value *e = scalar_op(&body, KILN_OP_MATH_EXP,
                             cg_bin(&body, KILN_OP_ARITH_SUBF, cg_vload(&body, vt, in, rank, ivs), vmax));
@@ -84,7 +93,7 @@ static void vector_row(kiln_builder *cur, kiln_value *in, kiln_value *out, kiln_
   y = cg_bin(&body, KILN_OP_ARITH_ADDF, acc, e);
   cg_for_set_yield(l, 1, &y);
   kiln_value *sum = reduce(cur, "add", kiln_op_result(l, 0), zero);
-  if (main < n) {
+  if (tail) {
     l = loop1(cur, main, n, 1, sum, &body, &k, &acc);
     ivs[d] = k;
     e = scalar_op(&body, KILN_OP_MATH_EXP, cg_bin(&body, KILN_OP_ARITH_SUBF, cg_load(&body, in, rank, ivs), max));
@@ -96,11 +105,11 @@ static void vector_row(kiln_builder *cur, kiln_value *in, kiln_value *out, kiln_
   /* pass 3: scale */
   kiln_value *inv = cg_bin(cur, KILN_OP_ARITH_DIVF, cg_const_like(cur, et, 1.0, 0), sum);
   kiln_value *vinv = cg_broadcast(cur, inv, vt);
-  loop1(cur, 0, main, vw, NULL, &body, &k, NULL);
+  loop1(cur, z0, main, vw, NULL, &body, &k, NULL);
   ivs[d] = k;
   cg_vstore(&body, cg_bin(&body, KILN_OP_ARITH_MULF, cg_vload(&body, vt, out, rank, ivs), vinv), out, rank,
             ivs);
-  if (main < n) {
+  if (tail) {
     loop1(cur, main, n, 1, NULL, &body, &k, NULL);
     ivs[d] = k;
     cg_store(&body, cg_bin(&body, KILN_OP_ARITH_MULF, cg_load(&body, out, rank, ivs), inv), out, rank, ivs);
@@ -127,7 +136,7 @@ kiln_error *cg_lower_softmax(kiln_op *op, int64_t vw) {
     cur = body;
   }
   int64_t len = in->type->shape[dim];
-  if (vw >= 2 && (uint32_t)dim == rank - 1 && len != KILN_DYNAMIC && len >= vw &&
+  if (vw >= 2 && (uint32_t)dim == rank - 1 && (len == KILN_DYNAMIC || len >= vw) &&
       unit_last_stride(in->type) && unit_last_stride(out->type)) {
     vector_row(&cur, in, out, ivs, rank, len, vw);
     return NULL;

@@ -222,6 +222,33 @@ def _():
     return src, [gen(*s) for s in [(1, 1), (1, 7), (5, 128), (31, 1000), (300, 17)]], []
 
 
+@case("softmax_scores", rtol=1e-4, atol=1e-5)
+def _():
+    # attention's scores [batch*heads, seq, seq] over a run-time sequence:
+    # the vector row path with a run-time length (remainder scalar, all of
+    # the row when it is shorter than a vector)
+    t = "tensor<?x?x?xf32>"
+    src = f"""func.func @f(%a: {t}) -> {t} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %b = tensor.dim %a, %c0 : {t}
+  %m = tensor.dim %a, %c1 : {t}
+  %n = tensor.dim %a, %c2 : {t}
+  %e = tensor.empty(%b, %m, %n) : {t}
+  %s = linalg.softmax dimension(2) ins(%a : {t}) outs(%e : {t}) -> {t}
+  return %s : {t}
+}}"""
+
+    def gen(b, m, n):
+        def g(r):
+            a = rnd(r, b, m, n, lo=-6, hi=6)
+            x = np.exp(d(a) - d(a).max(axis=2, keepdims=True))
+            return [a], [x / x.sum(axis=2, keepdims=True)]
+        return g
+    return src, [gen(*s) for s in [(1, 1, 1), (4, 7, 7), (4, 16, 16), (8, 128, 128), (3, 13, 250)]], []
+
+
 @case("reshape_slice_chain")
 def _():
     # a dynamic batch sliced, flattened, expanded back and padded

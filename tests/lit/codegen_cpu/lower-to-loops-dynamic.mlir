@@ -13,6 +13,9 @@
 //   and its bias + clamp epilogue fused: the fill and the epilogue run only
 //   in the vector loops, so the channels past n - n % 8 take 1-lane vectors
 //   (fill value, bias, clamp, one store), not the scalar nest.
+// - softmax along a run-time last dim (attention's scores over a dynamic
+//   sequence): each pass (max, exp + sum, scale) on vectors up to
+//   n - n % 8, then a scalar loop from there to n carrying the folded value.
 
 // CHECK-LABEL: func.func @ew()
 // CHECK: memref.dim
@@ -55,6 +58,25 @@
 // CHECK: vector.load %{{.*}}[%[[C]]] : memref<?xf32>, vector<1xf32>
 // CHECK: arith.minimumf %{{.*}} : vector<1xf32>
 // CHECK: vector.store %{{.*}} : memref<1x2x6x?xf32>, vector<1xf32>
+// CHECK-NOT: linalg.
+// CHECK: return
+
+// CHECK-LABEL: func.func @softmax_dyn()
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %[[REM:.*]] = arith.remui %[[N:.*]], %{{.*}} : index
+// CHECK: %[[MAIN:.*]] = arith.subi %[[N]], %[[REM]] : index
+// CHECK: %[[MX:.*]] = scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>) {
+// CHECK: arith.maximumf %{{.*}} : vector<8xf32>
+// CHECK: %[[M:.*]] = vector.reduction <maximumf>, %[[MX]]
+// CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[M]]) -> (f32) {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>) {
+// CHECK: math.exp %{{.*}} : vector<8xf32>
+// CHECK: vector.reduction <add>
+// CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} {
+// CHECK: arith.mulf %{{.*}} : vector<8xf32>
+// CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %{{.*}} {
 // CHECK-NOT: linalg.
 // CHECK: return
 
@@ -116,6 +138,16 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
       %c = arith.minimumf %r, %six : f32
       linalg.yield %c : f32
     }
+    return
+  }
+  func.func @softmax_dyn() {
+    %p0 = hal.interface.constant {index = 0 : i32} : i32
+    %p1 = hal.interface.constant {index = 1 : i32} : i32
+    %b = arith.index_castui %p0 : i32 to index
+    %n = arith.index_castui %p1 : i32 to index
+    %a = hal.interface.binding(%b, %n, %n) {binding = 0 : i32} : memref<?x?x?xf32>
+    %o = hal.interface.binding(%b, %n, %n) {binding = 1 : i32} : memref<?x?x?xf32>
+    linalg.softmax dimension(2) ins(%a : memref<?x?x?xf32>) outs(%o : memref<?x?x?xf32>)
     return
   }
 }
