@@ -31,7 +31,9 @@
  * reshape of a 4-D tensor) at (n, g, c, oh*s + kh*d, ow*s + kw*d) and
  * W [G, M/G, C/G, kh, kw], writing [N, G, M/G, OH, OW] whose one reader
  * collapses it to [N, M, OH, OW]; the filter is a constant (through
- * reshapes), the init a fill. Guarantees: the same values, computed by
+ * reshapes), the init a fill. The batch N may be a run-time dim (every
+ * other dim static): the NHWC tensors then take it as their one dynamic
+ * dim, from the input's. Guarantees: the same values, computed by
  * the channels-last op; anything else is left as it was. */
 #include "fl_internal.h"
 
@@ -43,6 +45,7 @@ typedef struct conv {
   const kiln_attr *w;     /* the filter's elements */
   kiln_value *fill;       /* the init's fill value */
   kiln_op *collapse;      /* the generic form's [N, M, OH, OW] view (or NULL) */
+  kiln_value *nv;         /* the run-time batch (rewrite), NULL when static */
   int64_t n, g, cg, mg, kh, kw, oh, ow;
   int64_t stride[2], dil[2];
 } conv;
@@ -81,6 +84,15 @@ static bool window_expr(const kiln_affine_expr *e, int a, int b, int64_t *s, int
   }
   *s = coef[0], *d = coef[1];
   return coef[0] && coef[1];
+}
+
+/* Static but for a run-time batch (dim 0): the only dynamic dim the
+ * rewrite carries through. */
+static bool static_but_batch(const kiln_type *t) {
+  if (t->kind != KILN_TYPE_TENSOR || !kiln_type_is_ranked(t) || t->rank < 1) return false;
+  for (uint32_t d = 1; d < t->rank; d++)
+    if (t->shape[d] == KILN_DYNAMIC) return false;
+  return true;
 }
 
 static bool is_dim(const kiln_affine_expr *e, int l) {
@@ -125,8 +137,8 @@ static bool match_generic(kiln_op *op, conv *cv) {
       !window_expr(xm->results[4], ow, kw, &cv->stride[1], &cv->dil[1]))
     return false;
   for (int l = 0; l < 8; l++)
-    if (bounds[l] < 1) return false;
-  cv->n = bounds[n], cv->g = bounds[g], cv->mg = bounds[m], cv->oh = bounds[oh], cv->ow = bounds[ow];
+    if (bounds[l] < 1 && !(l == n && bounds[l] == -1)) return false;
+  cv->n = bounds[n] == -1 ? KILN_DYNAMIC : bounds[n], cv->g = bounds[g], cv->mg = bounds[m], cv->oh = bounds[oh], cv->ow = bounds[ow];
   cv->cg = bounds[c], cv->kh = bounds[kh], cv->kw = bounds[kw];
   /* X: a reshape of [N, G*C/G, H, W]; the result: one collapse back. */
   kiln_value *x = kiln_op_operand(op, 0);
@@ -135,7 +147,7 @@ static bool match_generic(kiln_op *op, conv *cv) {
     return false;
   cv->x4 = kiln_op_operand(xd, 0);
   const kiln_type *x4 = cv->x4->type, *x5 = x->type;
-  if (!fl_is_static_tensor(x4) || x4->rank != 4 || x4->shape[0] != x5->shape[0] ||
+  if (!static_but_batch(x4) || x4->rank != 4 || x4->shape[0] != x5->shape[0] ||
       x4->shape[1] != cv->g * cv->cg || x4->shape[2] != x5->shape[3] || x4->shape[3] != x5->shape[4])
     return false;
   kiln_value *r = kiln_op_result(op, 0);
@@ -143,7 +155,7 @@ static bool match_generic(kiln_op *op, conv *cv) {
   kiln_op *u = r->uses->owner;
   if (u->kind != KILN_OP_TENSOR_COLLAPSE_SHAPE && u->kind != KILN_OP_FLOW_TENSOR_RESHAPE) return false;
   const kiln_type *yt = u->results[0].type;
-  if (!fl_is_static_tensor(yt) || yt->rank != 4 || yt->shape[0] != cv->n ||
+  if (!static_but_batch(yt) || yt->rank != 4 || yt->shape[0] != cv->n ||
       yt->shape[1] != cv->g * cv->mg || yt->shape[2] != cv->oh || yt->shape[3] != cv->ow)
     return false;
   cv->collapse = u;
@@ -164,7 +176,8 @@ static bool match_named(kiln_op *op, conv *cv) {
   if (op->num_operands != 3 || op->num_results != 1) return false;
   kiln_value *x = kiln_op_operand(op, 0), *w = kiln_op_operand(op, 1);
   const kiln_type *yt = op->results[0].type;
-  if (!fl_is_static_tensor(x->type) || !fl_is_static_tensor(w->type) || !fl_is_static_tensor(yt))
+  if (!static_but_batch(x->type) || !fl_is_static_tensor(w->type) || !static_but_batch(yt) ||
+      x->type->rank != 4 || yt->rank != 4 || x->type->shape[0] != yt->shape[0])
     return false;
   for (int i = 0; i < 2; i++) {
     cv->stride[i] = pair_attr(op, "strides", i);
@@ -188,24 +201,35 @@ static bool match(kiln_op *op, conv *cv) {
   return cv->fill != NULL;
 }
 
-static kiln_value *transpose(kiln_builder *b, kiln_value *v, const int64_t *perm) {
+/* tensor.empty of t, whose dynamic dim (the batch, if any) is nv. */
+static kiln_value *empty(kiln_builder *b, const kiln_type *t, kiln_value *nv) {
+  uint32_t n = t->shape[0] == KILN_DYNAMIC;
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EMPTY, n, &nv, 1, &t, NULL), 0);
+}
+
+/* perm keeps the batch first (perm[0] == 0). */
+static kiln_value *transpose(kiln_builder *b, kiln_value *v, const int64_t *perm, kiln_value *nv) {
   const kiln_type *t = v->type;
   int64_t shape[KILN_MAX_LOOPS];
   for (uint32_t d = 0; d < t->rank; d++) shape[d] = t->shape[perm[d]];
   const kiln_type *rt = kiln_type_with_shape(b->ctx, t, t->rank, shape);
-  kiln_value *ops[2] = {v, fl_build_empty(b, rt)};
+  kiln_value *ops[2] = {v, empty(b, rt, nv)};
   kiln_named_attr e = {"permutation", kiln_attr_dense_i64_array(b->ctx, t->rank, perm)};
   return kiln_op_result(kiln_build(b, KILN_OP_LINALG_TRANSPOSE, 2, ops, 1, &rt,
                                    kiln_attr_dict(b->ctx, 1, &e)), 0);
 }
 
-static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const int64_t *shape) {
+/* A reshape keeping the batch first (its run-time size nv, if dynamic). */
+static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const int64_t *shape,
+                           kiln_value *nv) {
   const kiln_type *rt = kiln_type_with_shape(b->ctx, v->type, rank, shape);
-  return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &v, 1, &rt, NULL), 0);
+  kiln_value *ops[2] = {v, nv};
+  uint32_t n = 1 + (rt->shape[0] == KILN_DYNAMIC);
+  return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, n, ops, 1, &rt, NULL), 0);
 }
 
-static kiln_value *filled(kiln_builder *b, kiln_value *s, const kiln_type *t) {
-  kiln_value *ops[2] = {s, fl_build_empty(b, t)};
+static kiln_value *filled(kiln_builder *b, kiln_value *s, const kiln_type *t, kiln_value *nv) {
+  kiln_value *ops[2] = {s, empty(b, t, nv)};
   int64_t seg[2] = {1, 1};
   kiln_named_attr e = {"operandSegmentSizes",
                        kiln_attr_dense_array(b->ctx, kiln_type_int(b->ctx, 32), 2, seg, NULL)};
@@ -280,7 +304,8 @@ static void rewrite(kiln_context *ctx, conv *cv) {
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   static const int64_t to_nhwc[4] = {0, 2, 3, 1}, to_nchw[4] = {0, 3, 1, 2};
-  kiln_value *x = transpose(&b, cv->x4, to_nhwc);
+  kiln_value *nv = cv->n == KILN_DYNAMIC ? fl_build_dim(&b, cv->x4, 0) : NULL;
+  kiln_value *x = transpose(&b, cv->x4, to_nhwc, nv);
   const kiln_type *et = op->results[0].type->elem;
   int64_t M = cv->g * cv->mg;
   /* [G, M/G, C/G, kh, kw] -> [G, kh, kw, C/G, M/G] */
@@ -291,7 +316,7 @@ static void rewrite(kiln_context *ctx, conv *cv) {
   if (!nb && (cv->g == 1 || (cv->mg == 1 && cv->cg == 1))) {
     bool dw = cv->g > 1;
     int64_t os[4] = {cv->n, cv->oh, cv->ow, M}, ws[4] = {cv->kh, cv->kw, cv->g * cv->cg, M};
-    kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 4, os, et, NULL));
+    kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 4, os, et, NULL), nv);
     kiln_value *w = filter(&b, cv, cv->g, cv->mg, dw ? hwc : hwcf, dw ? 3 : 4, ws);
     out = named_conv(&b, dw ? KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC : KILN_OP_LINALG_CONV_2D_NHWC_HWCF,
                      x, w, init, cv);
@@ -301,9 +326,9 @@ static void rewrite(kiln_context *ctx, conv *cv) {
     int64_t ng = nb ? M / nb : cv->g, mg = nb ? nb : cv->mg;
     const kiln_type *xt = x->type;
     int64_t xs[5] = {xt->shape[0], xt->shape[1], xt->shape[2], cv->g, cv->cg};
-    kiln_value *x5 = nb ? x : reshape(&b, x, 5, xs);
+    kiln_value *x5 = nb ? x : reshape(&b, x, 5, xs, nv);
     int64_t os[5] = {cv->n, cv->oh, cv->ow, ng, mg};
-    kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 5, os, et, NULL));
+    kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 5, os, et, NULL), nv);
     const kiln_affine_expr *D[8];
     for (unsigned l = 0; l < 8; l++) D[l] = kiln_affine_dim(ctx, l);
     const kiln_affine_expr *wh = kiln_affine_binary(
@@ -331,9 +356,9 @@ static void rewrite(kiln_context *ctx, conv *cv) {
     for (uint32_t i = 0; i < 3; i++) kiln_value_map_add(ctx, &vm, old->args[i], body->args[i]);
     for (kiln_op *o = old->first; o; o = o->next) kiln_block_append_op(body, kiln_op_clone(o, &vm));
     int64_t s4[4] = {cv->n, cv->oh, cv->ow, M};
-    out = reshape(&b, kiln_op_result(g, 0), 4, s4);
+    out = reshape(&b, kiln_op_result(g, 0), 4, s4, nv);
   }
-  kiln_value *y4 = transpose(&b, out, to_nchw);
+  kiln_value *y4 = transpose(&b, out, to_nchw, nv);
   if (cv->collapse) {
     kiln_value_replace_all_uses(kiln_op_result(cv->collapse, 0), y4);
     kiln_op_erase(cv->collapse);

@@ -18,12 +18,16 @@
  *     parallel loops (the innermost output dim is the last parallel loop:
  *     what lower-to-loops vectorizes), and constant inputs drop their unit
  *     dims (a [1, C, 1, 1] bias becomes [C], read contiguously);
- *   - tensor.pad (static): pads a with the pads permuted, T below it;
+ *   - tensor.pad (static pads): pads a with the pads permuted, T below it;
  *   - a reshape (expand/collapse, flow.tensor.reshape) when T only moves
  *     unit dims (the row-major data is the same): the reshape reads a;
  *   - tensor.concat of transposes by the same q: a concat of the sources
  *     along dim q[d], T below it.
  * Anything else keeps reading the transpose, which then costs a copy.
+ *
+ * Tensors may have run-time dims (a dynamic batch): the new tensors take
+ * them from the ones they stand for (fl_build_dim), and a reshape moves
+ * only when its result's run-time dims are known from its operands.
  *
  * Takes: host functions on tensors (before generalize-named-ops, which
  * turns transposes into generics). Guarantees: the same values; no
@@ -44,7 +48,8 @@ static bool transposed(kiln_value *v, kiln_value **a, perm *q) {
     return false;
   const kiln_attr *pa = kiln_op_get_attr(d, "permutation");
   const kiln_type *t = v->type;
-  if (!pa || pa->kind != KILN_ATTR_DENSE_ARRAY || !fl_is_static_tensor(t) || pa->count != t->rank)
+  if (!pa || pa->kind != KILN_ATTR_DENSE_ARRAY || t->kind != KILN_TYPE_TENSOR || !kiln_type_is_ranked(t) ||
+      pa->count != t->rank)
     return false;
   q->rank = t->rank;
   memcpy(q->p, pa->data, t->rank * sizeof *q->p);
@@ -56,6 +61,15 @@ static bool same_perm(const perm *a, const perm *b) {
   return a->rank == b->rank && memcmp(a->p, b->p, a->rank * sizeof *a->p) == 0;
 }
 
+/* tensor.empty of type t whose dynamic dim d is dim src_dim[d] of src. */
+static kiln_value *empty_from(kiln_builder *b, const kiln_type *t, kiln_value *src, const int64_t *src_dim) {
+  kiln_value *dims[KILN_MAX_LOOPS];
+  uint32_t n = 0;
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->shape[d] == KILN_DYNAMIC) dims[n++] = fl_build_dim(b, src, (uint32_t)src_dim[d]);
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EMPTY, n, dims, 1, &t, NULL), 0);
+}
+
 static kiln_value *build_transpose(kiln_builder *b, kiln_value *v, const int64_t *p) {
   const kiln_type *t = v->type;
   int64_t shape[KILN_MAX_LOOPS];
@@ -63,7 +77,7 @@ static kiln_value *build_transpose(kiln_builder *b, kiln_value *v, const int64_t
   for (uint32_t d = 0; d < t->rank; d++) shape[d] = t->shape[p[d]], id = id && p[d] == (int64_t)d;
   if (id) return v;
   const kiln_type *rt = kiln_type_with_shape(b->ctx, t, t->rank, shape);
-  kiln_value *ops[2] = {v, fl_build_empty(b, rt)};
+  kiln_value *ops[2] = {v, empty_from(b, rt, v, p)};
   kiln_named_attr e = {"permutation", kiln_attr_dense_i64_array(b->ctx, t->rank, p)};
   return kiln_op_result(kiln_build(b, KILN_OP_LINALG_TRANSPOSE, 2, ops, 1, &rt,
                                    kiln_attr_dict(b->ctx, 1, &e)), 0);
@@ -122,7 +136,8 @@ static bool pad(kiln_op *op) {
     l[q.p[i]] = ((const int64_t *)lo->data)[i];
     h[q.p[i]] = ((const int64_t *)hi->data)[i];
   }
-  for (uint32_t d = 0; d < q.rank; d++) s[d] = a->type->shape[d] + l[d] + h[d];
+  for (uint32_t d = 0; d < q.rank; d++)
+    s[d] = a->type->shape[d] == KILN_DYNAMIC ? KILN_DYNAMIC : a->type->shape[d] + l[d] + h[d];
   const kiln_type *rt = kiln_type_with_shape(ctx, a->type, q.rank, s);
   const kiln_attr *attrs = op->attrs;
   attrs = kiln_dict_set(ctx, attrs, "static_low", kiln_attr_dense_i64_array(ctx, q.rank, l));
@@ -157,14 +172,21 @@ static bool moves_unit_dims(const kiln_type *src, const perm *q) {
 static bool reshape(kiln_op *op) {
   kiln_value *a;
   perm q;
-  if (op->num_operands != 1 || op->num_results != 1 || !transposed(kiln_op_operand(op, 0), &a, &q) ||
-      !fl_is_static_tensor(op->results[0].type) || !moves_unit_dims(a->type, &q))
+  if (op->num_operands < 1 || op->num_results != 1 || !transposed(kiln_op_operand(op, 0), &a, &q) ||
+      !moves_unit_dims(a->type, &q))
     return false;
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   const kiln_type *rt = op->results[0].type;
+  /* the result's run-time dims, from the op's operands (never a
+   * tensor.dim of the result, which the new reshape replaces) */
+  kiln_value *ops[1 + KILN_MAX_LOOPS] = {a};
+  uint32_t n = 1;
+  for (uint32_t d = 0; d < rt->rank && d < KILN_MAX_LOOPS; d++)
+    if (rt->shape[d] == KILN_DYNAMIC && !(ops[n++] = fl_dim_value(&b, kiln_op_result(op, 0), d)))
+      return false;
   kiln_value *v = rt == a->type ? a
-                  : kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &a, 1, &rt, NULL), 0);
+                  : kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, n, ops, 1, &rt, NULL), 0);
   return replace(op, v);
 }
 
@@ -220,13 +242,13 @@ static void squeeze_constant(kiln_builder *b, kiln_value **v, const kiln_affine_
 
 /* A fresh init of type t standing for `init` (an empty or a fill), or
  * NULL when init is anything else. */
-static kiln_value *reinit(kiln_builder *b, kiln_value *init, const kiln_type *t) {
+static kiln_value *reinit(kiln_builder *b, kiln_value *init, const kiln_type *t, const int64_t *src_dim) {
   kiln_op *d = init->def;
-  if (d && d->kind == KILN_OP_TENSOR_EMPTY && !d->num_operands) return fl_build_empty(b, t);
+  if (d && d->kind == KILN_OP_TENSOR_EMPTY) return empty_from(b, t, init, src_dim);
   if (!d || d->kind != KILN_OP_LINALG_FILL || d->num_operands != 2 ||
       kiln_op_operand(d, 1)->type->kind != KILN_TYPE_TENSOR)
     return NULL;
-  kiln_value *ops[2] = {kiln_op_operand(d, 0), fl_build_empty(b, t)};
+  kiln_value *ops[2] = {kiln_op_operand(d, 0), empty_from(b, t, init, src_dim)};
   return kiln_op_result(kiln_build(b, KILN_OP_LINALG_FILL, 2, ops, 1, &t, d->attrs), 0);
 }
 
@@ -255,7 +277,7 @@ static bool rewrite_generic(kiln_op *op) {
   const perm *q = NULL;
   for (uint32_t i = 0; i < nin && !q; i++)
     if (qs[i].rank == ot->rank) q = &qs[i];
-  bool sink = q && fl_is_static_tensor(ot) && kiln_affine_map_is_projected_permutation(om) &&
+  bool sink = q && kiln_type_is_ranked(ot) && kiln_affine_map_is_projected_permutation(om) &&
               om->num_results == ot->rank;
   kiln_block *ob = op->regions[0].first;
   for (uint32_t i = 0; i < nin && sink; i++) {
@@ -272,7 +294,9 @@ static bool rewrite_generic(kiln_op *op) {
   kiln_value *ninit = init;
   if (sink) {
     const kiln_type *nt = unpermuted(ctx, ot, q);
-    ninit = init_read ? reinit(&b, init, nt) : fl_build_empty(&b, nt);
+    int64_t from[KILN_MAX_LOOPS]; /* nt's dim q[i] is init's dim i */
+    for (uint32_t i = 0; i < q->rank; i++) from[q->p[i]] = (int64_t)i;
+    ninit = init_read ? reinit(&b, init, nt, from) : empty_from(&b, nt, init, from);
     if (!ninit) sink = false, ninit = init;
   }
   for (uint32_t i = 0; i < nin; i++)

@@ -24,6 +24,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
+sys.path.insert(0, HERE)
+import op_cases  # noqa: E402  (conv_nhwc, fmt_dense)
 PTXAS = "/usr/local/cuda/bin/ptxas"
 
 
@@ -307,6 +309,54 @@ def _():
             return [x, w], [conv(d(x), d(w))]
         return g
     return src, [gen(*s) for s in [(1, 3, 3), (1, 9, 7), (2, 17, 13), (3, 32, 33)]], []
+
+
+def conv_ref(x, w, stride):
+    """NCHW x FCHW, no padding: op_cases.py's NHWC reference, transposed."""
+    y = op_cases.conv_nhwc(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0), stride, stride)
+    return y.transpose(0, 3, 1, 2)
+
+
+@case("conv_nchw_batch", rtol=1e-4, atol=1e-4)
+def _():
+    # constant filters over a run-time batch (spatial and channel dims
+    # static): both convolutions become channels-last ones between
+    # transposes (the first with output-channel blocks: a 72 KiB filter,
+    # the second HWCF, stride 2), and the transposes between them cancel
+    # through the bias + ReLU
+    r = np.random.default_rng(17)
+    w1, b1, w2 = rnd(r, 64, 32, 3, 3, lo=-0.2, hi=0.2), rnd(r, 64), rnd(r, 8, 64, 1, 1, lo=-0.3, hi=0.3)
+    t, u, v = "tensor<?x32x9x11xf32>", "tensor<?x64x7x9xf32>", "tensor<?x8x4x5xf32>"
+    conv = "linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<%d> : tensor<2xi64>}"
+    src = f"""func.func @f(%x: {t}) -> {v} {{
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : {t}
+  %zero = arith.constant 0.0 : f32
+  %w1 = arith.constant dense<{op_cases.fmt_dense(w1)}> : tensor<64x32x3x3xf32>
+  %b1 = arith.constant dense<{op_cases.fmt_dense(b1)}> : tensor<64xf32>
+  %w2 = arith.constant dense<{op_cases.fmt_dense(w2)}> : tensor<8x64x1x1xf32>
+  %e1 = tensor.empty(%n) : {u}
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : {u}) -> {u}
+  %c1 = {conv % 1} ins(%x, %w1 : {t}, tensor<64x32x3x3xf32>) outs(%z1 : {u}) -> {u}
+  %a = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}} ins(%c1, %b1 : {u}, tensor<64xf32>) outs(%e1 : {u}) {{
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  }} -> {u}
+  %e2 = tensor.empty(%n) : {v}
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : {v}) -> {v}
+  %c2 = {conv % 2} ins(%a, %w2 : {u}, tensor<8x64x1x1xf32>) outs(%z2 : {v}) -> {v}
+  return %c2 : {v}
+}}"""
+
+    def gen(n):
+        def g(r):
+            x = rnd(r, n, 32, 9, 11)
+            a = np.maximum(conv_ref(d(x), d(w1), 1) + d(b1)[None, :, None, None], 0)
+            return [x], [conv_ref(a, d(w2), 2)]
+        return g
+    return src, [gen(n) for n in (1, 2, 3, 7, 13)], []
 
 
 # ---- driver --------------------------------------------------------------

@@ -4,7 +4,11 @@
 usage: run_dynamic.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--device=local-task] [--tol=1e-3]
 MODEL is resnet18 (torchvision's, random weights and batch-norm statistics
-as run_model.py builds them; dynamic batch, run at 1, 3 and 8) or encoder
+as run_model.py builds them; dynamic batch, run at 1, 3 and 8),
+mobilenet_v2 (the same; its depthwise convolutions take the channels-last
+path over the run-time batch too; run at 1, 2 and 5), cnn_grouped and
+cnn_pools (run_model.py's: grouped convolutions, pools; dynamic batch, run
+at 1, 2 and 7) or encoder
 (a 2-layer torch.nn.TransformerEncoder, d_model 64, 4 heads, feed-forward
 128, batch_first; dynamic batch and sequence length, run at (1, 7),
 (2, 64) and (3, 128)).
@@ -34,6 +38,15 @@ MODELS = {
     "resnet18": ({0: "batch"}, [(1, 3, 224, 224), (3, 3, 224, 224), (8, 3, 224, 224)],
                  (1, 3, 225, 224), "input 0: expected tensor<?x3x224x224xf32>, got tensor<1x3x225x224xf32> "
                                    "(dimension 2 is 225, must be 224)"),
+    "mobilenet_v2": ({0: "batch"}, [(1, 3, 224, 224), (2, 3, 224, 224), (5, 3, 224, 224)],
+                     (2, 4, 224, 224), "input 0: expected tensor<?x3x224x224xf32>, got tensor<2x4x224x224xf32> "
+                                       "(dimension 1 is 4, must be 3)"),
+    "cnn_grouped": ({0: "batch"}, [(1, 12, 10, 9), (2, 12, 10, 9), (7, 12, 10, 9)],
+                    (2, 12, 10, 8), "input 0: expected tensor<?x12x10x9xf32>, got tensor<2x12x10x8xf32> "
+                                    "(dimension 3 is 8, must be 9)"),
+    "cnn_pools": ({0: "batch"}, [(1, 3, 21, 18), (2, 3, 21, 18), (7, 3, 21, 18)],
+                  (2, 3, 20, 18), "input 0: expected tensor<?x3x21x18xf32>, got tensor<2x3x20x18xf32> "
+                                  "(dimension 2 is 20, must be 21)"),
     "encoder": ({0: "batch", 1: "seq"}, [(1, 7, 64), (2, 64, 64), (3, 128, 64)],
                 (2, 7, 65), "input 0: expected tensor<?x?x64xf32>, got tensor<2x7x65xf32> "
                             "(dimension 2 is 65, must be 64)"),
@@ -41,8 +54,8 @@ MODELS = {
 
 
 def build(name, torch):
-    if name == "resnet18":
-        return run_model.build("resnet18", torch)[0]
+    if name != "encoder":
+        return run_model.build(name, torch)[0]
     torch.manual_seed(run_model.SEED)
     layer = torch.nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, batch_first=True)
     return torch.nn.TransformerEncoder(layer, num_layers=2).eval()
@@ -59,7 +72,7 @@ def main():
     args = ap.parse_args()
     try:
         import torch
-        if args.model == "resnet18":
+        if args.model in ("resnet18", "mobilenet_v2"):
             import torchvision  # noqa: F401
     except ImportError as e:
         print("skipped: %s (install python3-torch python3-torchvision: scripts/bootstrap.sh)" % e)
