@@ -23,6 +23,13 @@
 
 #include "import_internal.h"
 
+bool oi_refuse_dyn_inputs(oi_ctx *c, const oi_node *n, const char *why) {
+  for (size_t i = 0; i < n->nin; i++)
+    if (n->in[i] && n->in[i]->kind == OI_VAL_TENSOR && oi_has_dyn(n->in[i]->type))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input %zu has a run-time dim; %s", i, why);
+  return true;
+}
+
 bool oi_has_dyn(const kiln_type *t) {
   /* sequence and optional values carry no tensor type */
   for (uint32_t d = 0; t && kiln_type_is_ranked(t) && d < t->rank; d++)

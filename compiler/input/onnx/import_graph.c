@@ -372,11 +372,10 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
     if (n.in[i]->kind != OI_VAL_TENSOR && !takes_structured(row->fn))
       return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu is %s; %s takes tensors", i, kind_name(n.in[i]->kind),
                      np->op_type);
-    if (n.in[i]->kind == OI_VAL_TENSOR && n.in[i]->type && oi_has_dyn(n.in[i]->type) &&
-        !takes_run_time_dims(row->fn))
-      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input %zu has a run-time dim; %s takes static shapes only", i,
-                     np->op_type);
   }
+  char why[160];
+  snprintf(why, sizeof why, "%s takes static shapes only", np->op_type);
+  if (!takes_run_time_dims(row->fn) && !oi_refuse_dyn_inputs(c, &n, why)) return false;
   for (size_t i = 0; i < np->n_attribute; i++)
     if (np->attribute[i]->ref_attr_name && *np->attribute[i]->ref_attr_name)
       return oi_unsupported(c, "attribute '%s' refers to a function attribute",

@@ -402,6 +402,11 @@ kiln_value *oi_atanh(kiln_builder *b, kiln_value *x);
  * sequence or optional value)? */
 static inline bool oi_dyn(const kiln_type *t, uint32_t d) { return t->shape[d] == KILN_DYNAMIC; }
 bool oi_has_dyn(const kiln_type *t);
+/* Refuses n (an error of kind "dynamic": "input I has a run-time dim;
+ * WHY") when a tensor input has a '?' dim, for import paths that size
+ * from static shapes, whose arithmetic the unknown-dim marker would
+ * overflow. True when every tensor input is static. */
+bool oi_refuse_dyn_inputs(oi_ctx *c, const oi_node *n, const char *why);
 /* An index constant at the builder. */
 kiln_value *oi_index(oi_ctx *c, int64_t v);
 /* Dim d of v as an index value: a constant, or tensor.dim of its IR value. */

@@ -14,6 +14,7 @@
  * oi_upgrade_outputs then maps the outputs back where the old form's
  * outputs differ (Softmax's 2-D view, Dropout-7's mask type).
  * Every refusal names the attribute and the opset. */
+#include <stdio.h>
 #include <string.h>
 
 #include "import_internal.h"
@@ -246,12 +247,12 @@ static bool sizes_from_shape(int kind) {
 bool oi_upgrade_node(oi_ctx *c, oi_node *n, int form, oi_upgrade *u) {
   memset(u, 0, sizeof *u);
   for (const oi_step *s = oi_step_lists[form]; s->kind != OI_STEP_END; s++)
-    if (sizes_from_shape(s->kind))
-      for (size_t i = 0; i < n->nin; i++)
-        if (n->in[i] && n->in[i]->kind == OI_VAL_TENSOR && n->in[i]->type && oi_has_dyn(n->in[i]->type))
-          return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
-                         "input %zu has a run-time dim; this version of %s converts by static sizes", i,
-                         n->op_type);
+    if (sizes_from_shape(s->kind)) {
+      char why[160];
+      snprintf(why, sizeof why, "this version of %s converts by static sizes", n->op_type);
+      if (!oi_refuse_dyn_inputs(c, n, why)) return false;
+      break;
+    }
   for (const oi_step *s = oi_step_lists[form]; s->kind != OI_STEP_END; s++) {
     const Onnx__AttributeProto *a = s->attr ? oi_attr(n, s->attr) : NULL;
     switch (s->kind) {
