@@ -90,17 +90,20 @@ def _(r):
     return src, [a, b], [np.maximum(a * b - b, a).astype(np.int32)]
 
 
-def matmul_case(m, k, n):
+def matmul_case(m, k, n, const_b=False):
+    """A x B; with const_b, B is a constant of the program (a weight)."""
     def fn(r):
         a, b = rnd(r, m, k), rnd(r, k, n)
-        src = f"""func.func @f(%a: {T((m, k))}, %b: {T((k, n))}) -> {T((m, n))} {{
+        args = f"%a: {T((m, k))}" if const_b else f"%a: {T((m, k))}, %b: {T((k, n))}"
+        cst = f"\n  %b = arith.constant dense<{fmt_dense(b)}> : {T((k, n))}" if const_b else ""
+        src = f"""func.func @f({args}) -> {T((m, n))} {{{cst}
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : {T((m, n))}
   %z = linalg.fill ins(%zero : f32) outs(%e : {T((m, n))}) -> {T((m, n))}
   %c = linalg.matmul ins(%a, %b : {T((m, k))}, {T((k, n))}) outs(%z : {T((m, n))}) -> {T((m, n))}
   return %c : {T((m, n))}
 }}"""
-        return src, [a, b], [d(a) @ d(b)]
+        return src, [a] if const_b else [a, b], [d(a) @ d(b)]
     return fn
 
 
@@ -115,21 +118,7 @@ case("matmul_70x45x67", rtol=1e-5, atol=1e-5)(matmul_case(70, 45, 67))
 # model's weight; inputs stay small enough for one command-line argument).
 case("matmul_128x16x452", rtol=1e-5, atol=1e-5)(matmul_case(128, 16, 452))
 case("matmul_256x32x200", rtol=1e-5, atol=1e-5)(matmul_case(256, 32, 200))
-
-
-@case("matmul_128x64x456_const_b", rtol=1e-5, atol=1e-5)
-def _(r):
-    m, k, n = 128, 64, 456
-    a, b = rnd(r, m, k), rnd(r, k, n)
-    src = f"""func.func @f(%a: {T((m, k))}) -> {T((m, n))} {{
-  %b = arith.constant dense<{fmt_dense(b)}> : {T((k, n))}
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : {T((m, n))}
-  %z = linalg.fill ins(%zero : f32) outs(%e : {T((m, n))}) -> {T((m, n))}
-  %c = linalg.matmul ins(%a, %b : {T((m, k))}, {T((k, n))}) outs(%z : {T((m, n))}) -> {T((m, n))}
-  return %c : {T((m, n))}
-}}"""
-    return src, [a], [d(a) @ d(b)]
+case("matmul_128x64x456_const_b", rtol=1e-5, atol=1e-5)(matmul_case(128, 64, 456, const_b=True))
 
 
 @case("batch_matmul")
