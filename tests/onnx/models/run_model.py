@@ -65,6 +65,9 @@ ENCODERS = {
     "encoder_s33_h1": (1, 33, 20, 1, 31, "relu", 1),
     "encoder_b2_s17_h6_gelu_4layers": (2, 17, 48, 6, 100, "gelu", 4),
     "encoder_s128_d256_h4": (1, 128, 256, 4, 1024, "relu", 1),
+    # 256 rows: the matmuls' 128-row tiles with a partial column tile
+    # (QKV 240, FFN 208 columns) and GELU fused into the register tiles.
+    "encoder_s256_h5_gelu": (1, 256, 80, 5, 208, "gelu", 1),
 }
 
 
