@@ -74,6 +74,9 @@ typedef struct kiln_session_options {
    * DIR/NAME.h and DIR/NAME.a (compiler/static_library) instead of a
    * module. static_name is NAME (a C identifier), NULL otherwise. */
   const char *static_name;
+  /* --weights=external (static library only): the weights go to
+   * DIR/NAME.weights, which the app maps and hands to NAME_set_weights. */
+  bool static_weights_external;
 } kiln_session_options_t;
 
 typedef struct kiln_session_rodata {

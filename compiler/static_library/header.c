@@ -40,14 +40,14 @@ kiln_error *sl_header_write(const sl_plan *p, FILE *f) {
   fprintf(f,
           "/* %s.h: the model %s as a C library (kiln-compile --output-format=static-library,\n"
           " * target %s). Link %s.a; it needs no runtime, no loader and no allocator, only\n"
-          " * memcpy/memset at most. Every function runs single-threaded on the calling thread.\n"
+          " * memcpy/memset at most. Calls run on the calling thread unless %s_set_parallel is given.\n"
           " *\n"
           " * NAME_F(args, results, scratch): args[i] points to input i's dense row-major data,\n"
           " * results[i] to caller-owned storage for result i (both aligned at least to their\n"
           " * element type), scratch to NAME_F_scratch_size() bytes, 64-byte aligned (NULL when\n"
           " * that size is 0). Returns 0, or a code that %s_error_message explains. The same\n"
           " * scratch may serve every call, one call at a time. */\n",
-          n, n, p->target, n, n);
+          n, n, p->target, n, n, n);
   fputs("#ifndef ", f);
   sl_upper(f, n);
   fputs("_H\n#define ", f);
@@ -61,6 +61,27 @@ kiln_error *sl_header_write(const sl_plan *p, FILE *f) {
   SL_ERROR_CODES(SL_DEFINE)
 #undef SL_DEFINE
   fprintf(f, "\n/* What CODE means (never NULL). */\nconst char *%s_error_message(int code);\n", n);
+  fprintf(f,
+          "\n/* Spreads workgroups over the app's threads: while parallel_for is not NULL,\n"
+          " * each dispatch of several workgroups calls parallel_for(ctx, count, fn, fn_ctx),\n"
+          " * which must call fn(fn_ctx, i) once for every i < count (on any threads, in any\n"
+          " * order) and return when all calls have returned. NULL (the default): every\n"
+          " * workgroup runs on the calling thread. Set it before calling, not during a call. */\n"
+          "void %s_set_parallel(void (*parallel_for)(void *ctx, uint32_t count,\n"
+          "                                          void (*fn)(void *, uint32_t), void *fn_ctx),\n"
+          "                     void *ctx);\n",
+          n);
+  if (p->weight_offsets) {
+    fprintf(f,
+            "\n/* --weights=external: DATA is the contents of %s.weights (mapped or read),\n"
+            " * 64-byte aligned, SIZE its size; it must stay valid while the model is used.\n"
+            " * Returns 0 or the WEIGHTS error code, which every call returns until this has\n"
+            " * succeeded. */\n#define ",
+            n);
+    sl_upper(f, n);
+    fprintf(f, "_WEIGHTS_SIZE %lluu\nint %s_set_weights(const void *data, size_t size);\n",
+            (unsigned long long)p->weights_size, n);
+  }
   /* One descriptor type per rank in use. */
   bool seen[SL_MAX_RANK + 1] = {false};
   fputc('\n', f);

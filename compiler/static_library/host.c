@@ -13,7 +13,11 @@
  *     strides[R]}, checks sizes against the signature and strides for
  *     contiguous row-major order (a stride of a size-1 dim is free), and
  *     calls NAME_F on aligned + offset * element size.
- * and ptr NAME_error_message(i32), never null. Weights are private
+ * and ptr NAME_error_message(i32), never null; void NAME_set_parallel(ptr
+ * parallel_for, ptr ctx): while parallel_for is set, a dispatch of more
+ * than one workgroup calls parallel_for(ctx, count, workgroup, closure),
+ * which must call workgroup(closure, i) once for each i < count, on any
+ * threads, and return when all have. Weights are private
  * constants (64-byte aligned, read-only section). Nothing here calls a
  * library function, so the object's undefined symbols are the kernels'
  * entry points only. */
@@ -33,6 +37,12 @@ typedef struct sl_host {
   kiln_llvm_cpu_abi_t abi;
   LLVMTypeRef i8, i32, i64, ptr;
   LLVMValueRef *weights;
+  /* NAME_set_parallel's state (private globals) and the workgroup
+   * function handed to the app's parallel_for. */
+  LLVMValueRef parallel_for, parallel_ctx, workgroup_fn;
+  LLVMValueRef external_weights; /* --weights=external: the app's buffer */
+  LLVMTypeRef closure; /* {entry, dispatch state, failed flag} */
+  LLVMTypeRef parallel_fn;
 } sl_host;
 
 static LLVMValueRef sl_i32(sl_host *h, uint64_t v) { return LLVMConstInt(h->i32, v, 0); }
@@ -82,7 +92,8 @@ static LLVMValueRef sl_entry(sl_host *h, const char *symbol) {
 /* One dispatch: the state, then a loop over the grid (flat index i;
  * x = i % cx, y = i / cx % cy, z = i / (cx * cy)). */
 static void sl_emit_dispatch(sl_host *h, LLVMValueRef fn, const sl_dispatch *d, LLVMValueRef *arg_ptrs,
-                             LLVMValueRef *res_ptrs, LLVMValueRef scratch, LLVMValueRef state,
+                             LLVMValueRef *res_ptrs, LLVMValueRef scratch, LLVMValueRef closure,
+                             LLVMValueRef state,
                              LLVMValueRef wg, LLVMValueRef ptrs, LLVMValueRef lens, LLVMValueRef pcs) {
   const uint64_t total = (uint64_t)d->workgroup_count[0] * d->workgroup_count[1] * d->workgroup_count[2];
   if (!total) return; /* an empty grid runs nothing, as in the runtime */
@@ -115,10 +126,31 @@ static void sl_emit_dispatch(sl_host *h, LLVMValueRef fn, const sl_dispatch *d, 
   LLVMBuildStore(h->b, lens, sl_field(h, ds, state, KILN_LLVM_CPU_dispatch_state_binding_lengths));
 
   LLVMValueRef entry = sl_entry(h, d->entry);
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid.done");
+  if (total > 1) {
+    /* With NAME_set_parallel's parallel_for, the app runs the workgroups;
+     * otherwise the loop below does, on this thread. */
+    LLVMValueRef pf = LLVMBuildLoad2(h->b, h->ptr, h->parallel_for, "");
+    LLVMBasicBlockRef par = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid.parallel");
+    LLVMBasicBlockRef ser = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid.serial");
+    LLVMBuildCondBr(h->b, LLVMBuildICmp(h->b, LLVMIntNE, pf, LLVMConstPointerNull(h->ptr), ""), par, ser);
+    LLVMPositionBuilderAtEnd(h->b, par);
+    LLVMBuildStore(h->b, entry, sl_field(h, h->closure, closure, 0));
+    LLVMBuildStore(h->b, state, sl_field(h, h->closure, closure, 1));
+    LLVMBuildStore(h->b, sl_i32(h, 0), sl_field(h, h->closure, closure, 2));
+    LLVMValueRef pargs[4] = {LLVMBuildLoad2(h->b, h->ptr, h->parallel_ctx, ""), sl_i32(h, total),
+                             h->workgroup_fn, closure};
+    LLVMBuildCall2(h->b, h->parallel_fn, pf, pargs, 4, "");
+    LLVMValueRef failed = LLVMBuildLoad2(h->b, h->i32, sl_field(h, h->closure, closure, 2), "");
+    LLVMSetOrdering(failed, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(failed, 4);
+    sl_fail_if(h, fn, LLVMBuildICmp(h->b, LLVMIntNE, failed, sl_i32(h, 0), ""), SL_KERNEL_FAILED);
+    LLVMBuildBr(h->b, done);
+    LLVMPositionBuilderAtEnd(h->b, ser);
+  }
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(h->b);
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid");
   LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid.next");
-  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid.done");
   LLVMBasicBlockRef fail = LLVMAppendBasicBlockInContext(h->ctx, fn, "grid.fail");
   LLVMBuildBr(h->b, body);
   LLVMPositionBuilderAtEnd(h->b, body);
@@ -174,6 +206,7 @@ static kiln_error *sl_emit_function(sl_host *h, const sl_plan *p, const sl_funct
   LLVMValueRef ptrs = LLVMBuildAlloca(h->b, LLVMArrayType2(h->ptr, maxb), "bindings");
   LLVMValueRef lens = LLVMBuildAlloca(h->b, LLVMArrayType2(h->i64, maxb), "lengths");
   LLVMValueRef pcs = LLVMBuildAlloca(h->b, LLVMArrayType2(h->i32, maxc), "constants");
+  LLVMValueRef closure = LLVMBuildAlloca(h->b, h->closure, "closure");
   LLVMBuildStore(h->b, LLVMConstNull(h->abi.workgroup_state), wg);
   LLVMValueRef args = LLVMGetParam(fn, 0), results = LLVMGetParam(fn, 1), scratch = LLVMGetParam(fn, 2);
   LLVMValueRef *arg_ptrs = calloc(f->arg_count + 1, sizeof *arg_ptrs);
@@ -197,8 +230,18 @@ static kiln_error *sl_emit_function(sl_host *h, const sl_plan *p, const sl_funct
     LLVMValueRef low = LLVMBuildAnd(h->b, LLVMBuildPtrToInt(h->b, scratch, h->i64, ""), sl_i64(h, 63), "");
     sl_fail_if(h, fn, LLVMBuildICmp(h->b, LLVMIntNE, low, sl_i64(h, 0), ""), SL_SCRATCH_ALIGNMENT);
   }
+  if (p->weight_offsets) {
+    /* External weights: each blob at its offset in the app's buffer. */
+    LLVMValueRef base = LLVMBuildLoad2(h->b, h->ptr, h->external_weights, "");
+    sl_fail_if(h, fn, sl_is_null(h, base), SL_WEIGHTS);
+    for (uint32_t i = 0; i < p->rodata_count; i++) {
+      LLVMValueRef off = sl_i64(h, p->weight_offsets[i]);
+      h->weights[i] = LLVMBuildInBoundsGEP2(h->b, h->i8, base, &off, 1, "");
+    }
+  }
   for (uint32_t d = 0; d < f->dispatch_count; d++)
-    sl_emit_dispatch(h, fn, &f->dispatches[d], arg_ptrs, res_ptrs, scratch, state, wg, ptrs, lens, pcs);
+    sl_emit_dispatch(h, fn, &f->dispatches[d], arg_ptrs, res_ptrs, scratch, closure, state, wg, ptrs,
+                     lens, pcs);
   LLVMBuildRet(h->b, sl_i32(h, SL_OK));
 
   /* int _mlir_ciface_NAME_F(desc *in..., desc *out..., void *scratch) */
@@ -289,7 +332,96 @@ static void sl_emit_messages(sl_host *h, const sl_plan *p) {
   LLVMBuildRet(h->b, LLVMBuildSelect(h->b, in, known, unknown, ""));
 }
 
+/* NAME_set_parallel(parallel_for, ctx) and the workgroup function it
+ * calls: workgroup(closure, i) runs workgroup i of the closure's dispatch
+ * (x = i % cx, y = i / cx % cy, z = i / (cx * cy)) and records a failure
+ * in the closure's flag (an atomic store: workgroups may run on several
+ * threads). Kernels use no per-worker scratch, so every workgroup runs as
+ * worker 0 of max_concurrency 1. */
+static void sl_emit_parallel(sl_host *h, const sl_plan *p) {
+  LLVMTypeRef cfields[3] = {h->ptr, h->ptr, h->i32};
+  h->closure = LLVMStructTypeInContext(h->ctx, cfields, 3, 0);
+  LLVMTypeRef pparams[4] = {h->ptr, h->i32, h->ptr, h->ptr};
+  h->parallel_fn = LLVMFunctionType(LLVMVoidTypeInContext(h->ctx), pparams, 4, 0);
+  const char *names[2] = {"kiln.parallel_for", "kiln.parallel_ctx"};
+  LLVMValueRef *gs[2] = {&h->parallel_for, &h->parallel_ctx};
+  for (int i = 0; i < 2; i++) {
+    *gs[i] = LLVMAddGlobal(h->m, h->ptr, names[i]);
+    LLVMSetInitializer(*gs[i], LLVMConstPointerNull(h->ptr));
+    LLVMSetLinkage(*gs[i], LLVMInternalLinkage);
+  }
+  char *name = sl_cat(p->name, "_set_parallel", "");
+  LLVMTypeRef sparams[2] = {h->ptr, h->ptr};
+  LLVMValueRef set = sl_add_function(h, name ? name : "", LLVMVoidTypeInContext(h->ctx), sparams, 2);
+  free(name);
+  LLVMPositionBuilderAtEnd(h->b, LLVMAppendBasicBlockInContext(h->ctx, set, "entry"));
+  LLVMBuildStore(h->b, LLVMGetParam(set, 0), h->parallel_for);
+  LLVMBuildStore(h->b, LLVMGetParam(set, 1), h->parallel_ctx);
+  LLVMBuildRetVoid(h->b);
+
+  LLVMTypeRef wparams[2] = {h->ptr, h->i32};
+  h->workgroup_fn = sl_add_function(h, "kiln.workgroup", LLVMVoidTypeInContext(h->ctx), wparams, 2);
+  LLVMSetLinkage(h->workgroup_fn, LLVMInternalLinkage);
+  LLVMPositionBuilderAtEnd(h->b, LLVMAppendBasicBlockInContext(h->ctx, h->workgroup_fn, "entry"));
+  LLVMValueRef c = LLVMGetParam(h->workgroup_fn, 0);
+  LLVMValueRef i = LLVMBuildZExt(h->b, LLVMGetParam(h->workgroup_fn, 1), h->i64, "");
+  LLVMValueRef entry = LLVMBuildLoad2(h->b, h->ptr, sl_field(h, h->closure, c, 0), "");
+  LLVMValueRef state = LLVMBuildLoad2(h->b, h->ptr, sl_field(h, h->closure, c, 1), "");
+  LLVMTypeRef a3 = LLVMArrayType2(h->i32, 3);
+  LLVMValueRef counts = sl_field(h, h->abi.dispatch_state, state, KILN_LLVM_CPU_dispatch_state_workgroup_count);
+  LLVMValueRef cnt[2];
+  for (unsigned k = 0; k < 2; k++) {
+    LLVMValueRef idx[2] = {sl_i64(h, 0), sl_i64(h, k)};
+    cnt[k] = LLVMBuildZExt(h->b, LLVMBuildLoad2(h->b, h->i32, LLVMBuildInBoundsGEP2(h->b, a3, counts, idx, 2, ""), ""),
+                           h->i64, "");
+  }
+  LLVMValueRef wg = LLVMBuildAlloca(h->b, h->abi.workgroup_state, "workgroup");
+  LLVMBuildStore(h->b, LLVMConstNull(h->abi.workgroup_state), wg);
+  LLVMValueRef ids[3] = {LLVMBuildURem(h->b, i, cnt[0], ""),
+                         LLVMBuildURem(h->b, LLVMBuildUDiv(h->b, i, cnt[0], ""), cnt[1], ""),
+                         LLVMBuildUDiv(h->b, i, LLVMBuildMul(h->b, cnt[0], cnt[1], ""), "")};
+  for (unsigned k = 0; k < 3; k++) {
+    LLVMValueRef idx[2] = {sl_i64(h, 0), sl_i64(h, k)};
+    LLVMBuildStore(h->b, LLVMBuildTrunc(h->b, ids[k], h->i32, ""),
+                   LLVMBuildInBoundsGEP2(h->b, a3, sl_field(h, h->abi.workgroup_state, wg, KILN_LLVM_CPU_workgroup_state_workgroup_id), idx, 2, ""));
+  }
+  LLVMValueRef args[2] = {state, wg};
+  LLVMValueRef rc = LLVMBuildCall2(h->b, h->abi.entry_fn, entry, args, 2, "");
+  LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(h->ctx, h->workgroup_fn, "failed");
+  LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(h->ctx, h->workgroup_fn, "out");
+  LLVMBuildCondBr(h->b, LLVMBuildICmp(h->b, LLVMIntNE, rc, sl_i32(h, 0), ""), bad, out);
+  LLVMPositionBuilderAtEnd(h->b, bad);
+  LLVMValueRef st = LLVMBuildStore(h->b, sl_i32(h, 1), sl_field(h, h->closure, c, 2));
+  LLVMSetOrdering(st, LLVMAtomicOrderingMonotonic);
+  LLVMSetAlignment(st, 4);
+  LLVMBuildBr(h->b, out);
+  LLVMPositionBuilderAtEnd(h->b, out);
+  LLVMBuildRetVoid(h->b);
+}
+
+/* Embedded: one private constant per blob. External: the global the app
+ * sets with int NAME_set_weights(const void *data, size_t size), which
+ * refuses (SL_WEIGHTS) a NULL, misaligned or wrongly sized buffer. */
 static void sl_emit_weights(sl_host *h, const sl_plan *p) {
+  if (p->weight_offsets) {
+    h->external_weights = LLVMAddGlobal(h->m, h->ptr, "kiln.weights");
+    LLVMSetInitializer(h->external_weights, LLVMConstPointerNull(h->ptr));
+    LLVMSetLinkage(h->external_weights, LLVMInternalLinkage);
+    char *name = sl_cat(p->name, "_set_weights", "");
+    LLVMTypeRef params[2] = {h->ptr, h->i64};
+    LLVMValueRef fn = sl_add_function(h, name ? name : "", h->i32, params, 2);
+    free(name);
+    LLVMPositionBuilderAtEnd(h->b, LLVMAppendBasicBlockInContext(h->ctx, fn, "entry"));
+    LLVMValueRef data = LLVMGetParam(fn, 0);
+    sl_fail_if(h, fn, sl_is_null(h, data), SL_WEIGHTS);
+    LLVMValueRef low = LLVMBuildAnd(h->b, LLVMBuildPtrToInt(h->b, data, h->i64, ""), sl_i64(h, 63), "");
+    sl_fail_if(h, fn, LLVMBuildICmp(h->b, LLVMIntNE, low, sl_i64(h, 0), ""), SL_WEIGHTS);
+    sl_fail_if(h, fn, LLVMBuildICmp(h->b, LLVMIntNE, LLVMGetParam(fn, 1), sl_i64(h, p->weights_size), ""),
+               SL_WEIGHTS);
+    LLVMBuildStore(h->b, data, h->external_weights);
+    LLVMBuildRet(h->b, sl_i32(h, SL_OK));
+    return;
+  }
   for (uint32_t i = 0; i < p->rodata_count; i++) {
     LLVMValueRef init = LLVMConstStringInContext2(h->ctx, p->rodata[i].data, p->rodata[i].size, 1);
     char name[48];
@@ -332,6 +464,7 @@ kiln_error *sl_host_object(const sl_plan *p, uint8_t **data, size_t *size) {
   LLVMSetModuleDataLayout(h.m, layout);
   LLVMDisposeTargetData(layout);
   if (!err) sl_emit_weights(&h, p);
+  if (!err) sl_emit_parallel(&h, p);
   for (uint32_t i = 0; i < p->function_count && !err; i++) err = sl_emit_function(&h, p, &p->functions[i]);
   if (!err) sl_emit_messages(&h, p);
   char *msg = NULL;

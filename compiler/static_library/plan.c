@@ -345,6 +345,14 @@ kiln_error *sl_plan_build(kiln_op *module, kiln_session *s, const char *name, co
     err = sl_function_of(module, out, op, &out->functions[out->function_count++]);
   }
   if (!err && !out->function_count) err = kiln_error_new("the module exports no function");
+  if (!err && s->options.static_weights_external) {
+    out->weight_offsets = calloc(out->rodata_count + 1, sizeof *out->weight_offsets);
+    if (!out->weight_offsets) return kiln_error_new("out of memory");
+    for (uint32_t i = 0; i < out->rodata_count; i++) {
+      out->weight_offsets[i] = out->weights_size;
+      out->weights_size += (out->rodata[i].size + 63) & ~(uint64_t)63;
+    }
+  }
   return err;
 }
 
@@ -366,5 +374,6 @@ void sl_plan_free(sl_plan *p) {
   for (uint32_t i = 0; i < p->rodata_count; i++)
     if (p->rodata[i].owned) free((void *)p->rodata[i].data);
   free(p->rodata);
+  free(p->weight_offsets);
   memset(p, 0, sizeof *p);
 }

@@ -23,7 +23,9 @@
   X(KERNEL_FAILED, "a kernel reported a failure")                                             \
   X(DESCRIPTOR_SIZES, "a memref descriptor's sizes differ from the function's signature")     \
   X(DESCRIPTOR_STRIDES, "a memref descriptor is not contiguous row-major (strides are not "   \
-                        "supported)")
+                        "supported)")                                                        \
+  X(WEIGHTS, "the weights are not set (NAME_set_weights), or the buffer given is NULL, not "   \
+             "64-byte aligned or not the size of NAME.weights")
 
 enum {
 #define SL_CODE(ID, TEXT) SL_##ID,
@@ -83,6 +85,10 @@ typedef struct sl_plan {
   uint32_t function_count;
   sl_rodata *rodata;
   uint32_t rodata_count;
+  /* --weights=external: each blob's offset in DIR/NAME.weights (64-byte
+   * aligned) and the file's size; NULL / 0 when embedded. */
+  uint64_t *weight_offsets;
+  uint64_t weights_size;
 } sl_plan;
 
 /* a + b + c, malloc'ed (NULL when out of memory). */

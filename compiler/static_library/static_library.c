@@ -75,6 +75,8 @@ char *sl_cat(const char *a, const char *b, const char *c) {
 /* Symbols of the host object, in the archive index. */
 static kiln_error *sl_host_symbols(const sl_plan *p, sl_names *out) {
   kiln_error *err = sl_push(out, sl_cat(p->name, "_error_message", ""));
+  if (!err) err = sl_push(out, sl_cat(p->name, "_set_parallel", ""));
+  if (!err && p->weight_offsets) err = sl_push(out, sl_cat(p->name, "_set_weights", ""));
   for (uint32_t i = 0; i < p->function_count && !err; i++) {
     const sl_function *f = &p->functions[i];
     char *base = sl_cat(p->name, "_", f->c_name);
@@ -139,6 +141,18 @@ static kiln_error *sl_write(const char *path, const char *suffix, kiln_error *(*
 
 static kiln_error *sl_write_header(const void *p, FILE *f) { return sl_header_write(p, f); }
 
+/* DIR/NAME.weights: the blobs at their offsets, zero-padded to 64 bytes. */
+static kiln_error *sl_write_weights(const void *arg, FILE *f) {
+  const sl_plan *p = arg;
+  static const uint8_t zeros[64];
+  for (uint32_t i = 0; i < p->rodata_count; i++) {
+    const uint64_t size = p->rodata[i].size, pad = ((size + 63) & ~(uint64_t)63) - size;
+    if (size) fwrite(p->rodata[i].data, 1, (size_t)size, f);
+    if (pad) fwrite(zeros, 1, (size_t)pad, f);
+  }
+  return ferror(f) ? kiln_error_new("writing the weights failed") : NULL;
+}
+
 typedef struct sl_archive_arg {
   const sl_member *members;
   uint32_t count;
@@ -202,6 +216,7 @@ kiln_error *kiln_static_library_write(kiln_op *module, kiln_session *s) {
     sl_archive_arg a = {members, m + 1};
     err = sl_write(s->options.output_path, ".h", sl_write_header, &p);
     if (!err) err = sl_write(s->options.output_path, ".a", sl_write_archive, &a);
+    if (!err && p.weight_offsets) err = sl_write(s->options.output_path, ".weights", sl_write_weights, &p);
   }
   free(host);
   sl_names_free(&all);

@@ -47,6 +47,9 @@ static void usage(FILE *o) {
         "  --output-format=FORMAT   module (default: a .kiln module) or static-library:\n"
         "                           -o DIR/NAME writes DIR/NAME.h and DIR/NAME.a, the model\n"
         "                           as C functions (one llvm-cpu target, static shapes)\n"
+        "  --weights=MODE           static library: embedded (default: read-only data in\n"
+        "                           NAME.a) or external (DIR/NAME.weights, which the app\n"
+        "                           maps and passes to NAME_set_weights)\n"
         "  -o FILE                  output (module, or IR with --compile-to; '-' = stdout)\n"
         "  --version                print the version and source revision\n",
         o);
@@ -204,6 +207,13 @@ int main(int argc, char **argv) {
                 a + 16);
         status = 2;
       }
+    } else if (strncmp(a, "--weights=", 10) == 0) {
+      if (strcmp(a + 10, "external") == 0) o->static_weights_external = true;
+      else if (strcmp(a + 10, "embedded") == 0) o->static_weights_external = false;
+      else {
+        fprintf(stderr, "kiln-compile: unknown weights mode '%s' (valid: embedded, external)\n", a + 10);
+        status = 2;
+      }
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
       o->allow_unregistered = true;
     } else if (a[0] == '-' && a[1]) {
@@ -219,6 +229,11 @@ int main(int argc, char **argv) {
   }
   if (!err && !status && !o->input_path) {
     usage(stderr);
+    status = 2;
+  }
+  if (!err && !status && o->static_weights_external && !static_library) {
+    fputs("kiln-compile: --weights=external needs --output-format=static-library (a module maps "
+          "its weights from the module file)\n", stderr);
     status = 2;
   }
   if (!err && !status && static_library) {

@@ -13,8 +13,12 @@ tests/onnx/models/run_model.py exported from PyTorch (its output the
 reference, max abs error 1e-3; skipped, 77, without torch). The harness calls m_f once through NAME_F (arrays)
 and once through _mlir_ciface_m_f with every descriptor at a nonzero
 offset (so data is not 64-byte aligned), and both results are compared;
-it also checks the refusals (NULL pointers, a misaligned scratch,
-descriptor sizes and strides that do not match) return their codes. The
+With --weights=external among the flags, the harness reads DIR/m.weights
+and hands it over with m_set_weights (after checking the refusals). It
+also checks the refusals (NULL pointers, a misaligned scratch,
+descriptor sizes and strides that do not match) return their codes, and
+that with NAME_set_parallel (workgroups on two threads, or in reverse
+order) the results are the same bytes. The
 archive must leave no symbol undefined beyond memcpy/memset, and link into
 a -nostdlib -static program. KILN_RUN_EMULATOR (environment), when set, is
 put before the harness (qemu for a cross-built one).
@@ -73,18 +77,34 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def harness(lib, func, ins, outs, scratch_macro):
-    """The C test program: prints each result's bytes as hex, twice."""
+def harness(lib, func, ins, outs, scratch_macro, external):
+    """The C test program: prints each result's bytes as hex, twice. With
+    external weights, it reads NAME.weights (its last argument) and checks
+    the calls refuse to run before NAME_set_weights."""
     L = []
     w = L.append
-    w('#include <stdio.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s.h"\n' % lib)
+    w('#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s.h"\n' % lib)
     w("static _Alignas(64) unsigned char scratch[%s + 64];" % scratch_macro)
     for i, a in enumerate(ins):
         w("static _Alignas(64) unsigned char in%d[%d];" % (i, a.nbytes + 1))
         w("static _Alignas(64) unsigned char din%d[%d];" % (i, a.nbytes + OFFSET * a.itemsize + 1))
     for i, a in enumerate(outs):
         w("static _Alignas(64) unsigned char out%d[%d];" % (i, a.nbytes + 1))
+        w("static _Alignas(64) unsigned char pout%d[%d];" % (i, a.nbytes + 1))
         w("static _Alignas(64) unsigned char dout%d[%d];" % (i, a.nbytes + OFFSET * a.itemsize + 1))
+    # NAME_set_parallel: workgroups split over two threads, and a serial
+    # one in reverse order; results must equal the single-threaded call's
+    w("struct job { void (*fn)(void *, uint32_t); void *ctx; uint32_t lo, hi; };")
+    w("static void *half(void *p) {")
+    w("  struct job *j = p;\n  for (uint32_t i = j->lo; i < j->hi; i++) j->fn(j->ctx, i);\n  return 0;\n}")
+    w("static int parallel_calls;")
+    w("static void two_threads(void *ctx, uint32_t n, void (*fn)(void *, uint32_t), void *fn_ctx) {")
+    w("  (void)ctx;\n  parallel_calls++;")
+    w("  struct job a = {fn, fn_ctx, 0, n / 2}, b = {fn, fn_ctx, n / 2, n};")
+    w("  pthread_t t;\n  if (pthread_create(&t, 0, half, &b)) { half(&b); half(&a); return; }")
+    w("  half(&a);\n  pthread_join(t, 0);\n}")
+    w("static void reversed(void *ctx, uint32_t n, void (*fn)(void *, uint32_t), void *fn_ctx) {")
+    w("  (void)ctx;\n  while (n--) fn(fn_ctx, n);\n}")
     w("static void dump(const unsigned char *p, size_t n) {")
     w("  for (size_t i = 0; i < n; i++) printf(\"%02x\", p[i]);\n  printf(\"\\n\");\n}")
     w("static int load(const char *path, unsigned char *p, size_t n) {")
@@ -93,13 +113,24 @@ def harness(lib, func, ins, outs, scratch_macro):
     w("  if (f) fclose(f);")
     w("  return got == n ? 0 : 1;\n}")
     w("int main(int argc, char **argv) {")
-    w("  if (argc != %d) return 2;" % (len(ins) + 1))
+    w("  if (argc != %d) return 2;" % (len(ins) + 1 + external))
+    fn = "%s_%s" % (lib, func)
+    up = lib.upper()
     for i, a in enumerate(ins):
         w('  if (load(argv[%d], in%d, %d)) { printf("FAIL: cannot read %%s\\n", argv[%d]); return 1; }'
           % (i + 1, i, a.nbytes, i + 1))
-    fn = "%s_%s" % (lib, func)
     w("  void *args[] = {%s};" % ", ".join(["in%d" % i for i in range(len(ins))] + ["0"]))
     w("  void *results[] = {%s};" % ", ".join(["out%d" % i for i in range(len(outs))] + ["0"]))
+    if external:
+        w("  if (%s(args, results, scratch) != %s_ERROR_WEIGHTS) { printf(\"FAIL: ran without weights\\n\"); "
+          "return 1; }" % (fn, up))
+        w("  unsigned char *weights = aligned_alloc(64, (%s_WEIGHTS_SIZE + 64) / 64 * 64);" % up)
+        w("  if (!weights || load(argv[%d], weights, %s_WEIGHTS_SIZE)) return 1;" % (len(ins) + 1, up))
+        w("  if (%s_set_weights(weights, %s_WEIGHTS_SIZE + 1) != %s_ERROR_WEIGHTS) return 1;" % (lib, up, up))
+        w("  if (%s_WEIGHTS_SIZE && %s_set_weights(weights + 1, %s_WEIGHTS_SIZE) != %s_ERROR_WEIGHTS) return 1;"
+          % (up, lib, up, up))
+        w("  if (%s_set_weights(weights, %s_WEIGHTS_SIZE)) { printf(\"FAIL: set_weights\\n\"); return 1; }"
+          % (lib, up))
     w("  int rc = %s(args, results, scratch);" % fn)
     w('  if (rc) { printf("FAIL: %s: %%d %%s\\n", rc, %s_error_message(rc)); return 1; }' % (fn, lib))
     for i, a in enumerate(outs):
@@ -140,7 +171,6 @@ def harness(lib, func, ins, outs, scratch_macro):
                 checks.append((call, "DESCRIPTOR_STRIDES"))
                 checks.append(("(%s.strides[%d] -= 1, 0)" % (d, k), None))
             break
-    up = lib.upper()
     for c in checks:
         if c[1] is None:
             w("  (void)%s;" % c[0])
@@ -149,6 +179,17 @@ def harness(lib, func, ins, outs, scratch_macro):
         w('%s{ rc = %s; if (rc != %s_ERROR_%s) { printf("FAIL: %s gave %%d, not %s\\n", rc); '
           'return 1; } }' % (guard, c[0], up, c[1], c[0].replace('"', ''), c[1]))
     w('  if (%s_error_message(12345) == 0 || %s_error_message(-1) == 0) return 1;' % (lib, lib))
+    w("  void *presults[] = {%s};" % ", ".join(["pout%d" % i for i in range(len(outs))] + ["0"]))
+    for pf in ("two_threads", "reversed"):
+        w("  %s_set_parallel(%s, 0);" % (lib, pf))
+        w("  memset(pout0, 0, sizeof pout0);" if outs else "")
+        w("  rc = %s(args, presults, scratch);" % fn)
+        w('  if (rc) { printf("FAIL: with %s: %%d\\n", rc); return 1; }' % pf)
+        for i, a in enumerate(outs):
+            w('  if (memcmp(out%d, pout%d, %d)) { printf("FAIL: result %d differs with %s\\n"); return 1; }'
+              % (i, i, a.nbytes, i, pf))
+    w("  %s_set_parallel(0, 0);" % lib)
+    w('  fprintf(stderr, "parallel_for ran %d dispatches\\n", parallel_calls);')
     w("  return 0;\n}")
     return "\n".join(L) + "\n"
 
@@ -197,6 +238,7 @@ def main(argv):
         return 0
     name, compile_, cc, work = argv[1:5]
     flags = argv[5:]
+    external = "--weights=external" in flags
     os.makedirs(work, exist_ok=True)
     source = os.path.join(work, "case.mlir")
     if name.startswith("onnx."):
@@ -248,10 +290,10 @@ def main(argv):
         print("FAIL: the archive does not link into a -nostdlib -static program")
         return 1
     with open(os.path.join(work, "harness.c"), "w") as f:
-        f.write(harness(lib, func, ins, outs, scratch))
+        f.write(harness(lib, func, ins, outs, scratch, external))
     exe = os.path.join(work, "harness")
-    c = run(cc_cmd + ["-std=c17", "-Wall", "-Werror", "-I", work, os.path.join(work, "harness.c"),
-                      ar_path, "-o", exe])
+    c = run(cc_cmd + ["-std=c17", "-Wall", "-Werror", "-pthread", "-I", work,
+                      os.path.join(work, "harness.c"), ar_path, "-o", exe])
     if c.returncode != 0:
         sys.stdout.write(c.stdout + c.stderr)
         print("FAIL: the harness does not build")
@@ -261,11 +303,14 @@ def main(argv):
         paths.append(os.path.join(work, "in%d.bin" % i))
         with open(paths[-1], "wb") as f:
             f.write(np.ascontiguousarray(a).tobytes())
+    if external:
+        paths.append(os.path.join(work, lib + ".weights"))
     r = run(shlex.split(os.environ.get("KILN_RUN_EMULATOR", "")) + [exe] + paths)
     if r.returncode != 0:
         sys.stdout.write(r.stdout + r.stderr)
         print("FAIL: the harness exited with %d" % r.returncode)
         return 1
+    sys.stdout.write(r.stderr)
     lines = r.stdout.split()
     if len(lines) != 2 * len(outs):
         print("FAIL: expected %d result dumps, got %d" % (2 * len(outs), len(lines)))

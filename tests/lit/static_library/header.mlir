@@ -1,11 +1,14 @@
 // The header of --output-format=static-library: per exported function the
 // array form, the scratch size, MLIR's _mlir_ciface_ form with the seed's
 // memref descriptor layout, the signature as a comment and a string; the
-// error codes and NAME_error_message. A symbol outside [A-Za-z0-9_] is
+// error codes, NAME_error_message and NAME_set_parallel. A symbol outside [A-Za-z0-9_] is
 // sanitized to '_'.
 // RUN: rm -rf %t && mkdir -p %t && kiln-compile %s --output-format=static-library -o %t/net
 // RUN: FileCheck %s --input-file=%t/net.h
 // RUN: nm -g %t/net.a | FileCheck %s --check-prefix=SYMS
+// RUN: kiln-compile %s --output-format=static-library --weights=external -o %t/ext
+// RUN: FileCheck %s --check-prefix=EXT --input-file=%t/ext.h
+// RUN: test -f %t/ext.weights && test ! -e %t/net.weights
 
 // CHECK: #ifndef NET_H
 // CHECK: #include <stdint.h>
@@ -16,6 +19,9 @@
 // CHECK: #define NET_ERROR_DESCRIPTOR_SIZES 4
 // CHECK: #define NET_ERROR_DESCRIPTOR_STRIDES 5
 // CHECK: const char *net_error_message(int code);
+// CHECK: void net_set_parallel(void (*parallel_for)(void *ctx, uint32_t count,
+// CHECK-NEXT:                                  void (*fn)(void *, uint32_t), void *fn_ctx),
+// CHECK-NEXT:                     void *ctx);
 // CHECK-DAG: typedef struct { void *allocated; void *aligned; int64_t offset; int64_t sizes[2]; int64_t strides[2]; } net_memref_2d;
 // CHECK-DAG: typedef struct { void *allocated; void *aligned; int64_t offset; int64_t sizes[1]; int64_t strides[1]; } net_memref_1d;
 // CHECK-DAG: typedef struct { void *allocated; void *aligned; int64_t offset; } net_memref_0d;
@@ -39,6 +45,10 @@
 // CHECK: int _mlir_ciface_net_score_v2(const net_memref_1d *arg0, net_memref_1d *result0, void *scratch);
 // CHECK: #endif
 
+// EXT: #define EXT_ERROR_WEIGHTS 6
+// EXT: #define EXT_WEIGHTS_SIZE 64u
+// EXT-NEXT: int ext_set_weights(const void *data, size_t size);
+
 // SYMS-DAG: T _mlir_ciface_net_predict
 // SYMS-DAG: T _mlir_ciface_net_score_v2
 // SYMS-DAG: T net_error_message
@@ -46,6 +56,7 @@
 // SYMS-DAG: T net_predict_scratch_size
 // SYMS-DAG: T net_score_v2
 // SYMS-DAG: T net_score_v2_scratch_size
+// SYMS-DAG: T net_set_parallel
 
 func.func @predict(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<f32>) {
   %e = tensor.empty() : tensor<2x3xf32>
