@@ -5,6 +5,9 @@
 // sanitized to '_'.
 // RUN: rm -rf %t && mkdir -p %t && kiln-compile %s --output-format=static-library -o %t/net
 // RUN: FileCheck %s --input-file=%t/net.h
+// Deterministic, whatever the thread count:
+// RUN: mkdir -p %t/again && kiln-compile %s --output-format=static-library --jobs=1 -o %t/again/net
+// RUN: cmp %t/net.a %t/again/net.a && cmp %t/net.h %t/again/net.h
 // RUN: nm -g %t/net.a | FileCheck %s --check-prefix=SYMS
 // RUN: kiln-compile %s --output-format=static-library --weights=external -o %t/ext
 // RUN: FileCheck %s --check-prefix=EXT --input-file=%t/ext.h
