@@ -8,24 +8,15 @@
  * points into, segments aligned, ordered and inside the file. Nothing is
  * allocated; all file-offset arithmetic is 64-bit and overflow-checked. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "kiln/module_format.h"
 #include "kiln/message.h"
 #include "kiln/version.h"
 
-__attribute__((format(printf, 2, 3))) static bool kmv_fail(
-    kiln_format_error_t *err, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
-  va_end(ap);
-  return false;
-}
-#ifdef KILN_NO_MESSAGES
-#define kmv_fail(err, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), kmv_fail(err, KILN_MESSAGE_NONE))
-#endif
+/* Formats the message into err and returns false. */
+#define kmv_fail(err, ...) \
+  (KILN_MESSAGE((err)->message, sizeof (err)->message, 0, __VA_ARGS__), false)
 
 /* Reads Module.format_version with bounds checks of its own; returns false
  * when the bytes are too damaged to find it (the verifier will say why). */

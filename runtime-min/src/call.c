@@ -35,12 +35,14 @@ kiln_status_t kiln_module_lookup_function(kiln_module_t *module,
   char names[512];
   size_t n = 0;
   names[0] = 0;
+#ifndef KILN_NO_MESSAGES /* the list only feeds the message */
   for (uint32_t i = 0; i < module->function_count && n < sizeof names; ++i) {
     if (!module->functions[i].exported) continue;
     int w = snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "",
                      module->functions[i].name);
     if (w > 0) n += (size_t)w;
   }
+#endif
   return krt_status(module->allocator, KILN_STATUS_NOT_FOUND,
                     "module '%s' has no function '%s' (exported: %s)",
                     module->name, name, n ? names : "none");
@@ -131,6 +133,10 @@ static bool matches(const kiln_tensor_type_t *want,
 static kiln_status_t type_error(const kiln_allocator_t *a, const char *what,
                                 uint32_t i, const kiln_tensor_type_t *want,
                                 const kiln_buffer_view_t *view) {
+#ifdef KILN_NO_MESSAGES
+  (void)what, (void)i, (void)want, (void)view;
+  return krt_status(a, KILN_STATUS_INVALID_ARGUMENT, "type mismatch");
+#else
   char ws[200], gs[200];
   kiln_tensor_type_t got;
   kiln_tensor_type_format(want, ws, sizeof ws);
@@ -145,6 +151,7 @@ static kiln_status_t type_error(const kiln_allocator_t *a, const char *what,
                           gs, d, (long long)view->dims[d], (long long)want->dims[d]);
   return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                     "%s %u: expected %s, got %s", what, i, ws, gs);
+#endif
 }
 
 kiln_status_t kiln_function_call(kiln_function_t function,

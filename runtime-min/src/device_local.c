@@ -199,7 +199,9 @@ static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
   const int vi = pick_variant((const local_device_t *)device, exe);
   if (vi < 0) {
     char held[512];
+#ifndef KILN_NO_MESSAGES
     krt_describe_variants(exe, held, sizeof held);
+#endif
     return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                       "executable '%s' has no variant device %s can run: the "
                       "device offers %s; the module holds %s",

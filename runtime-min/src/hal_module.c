@@ -127,19 +127,10 @@ static kiln_status_t hal_buffer_view_rank(krt_call_t *call,
   return NULL;
 }
 
-static kiln_status_t hal_buffer_view_element_type(krt_call_t *call,
-                                                  const krt_value_t *args,
-                                                  uint32_t n,
-                                                  krt_value_t *results) {
-  WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
-  results[0].i32 = (int32_t)v->element_type;
-  return NULL;
-}
-
 static kiln_status_t hal_buffer_view_assert(krt_call_t *call,
                                             const krt_value_t *args,
                                             uint32_t n, krt_value_t *results) {
-  kiln_tensor_type_t want_t, got_t;
+  kiln_tensor_type_t want_t;
   memset(&want_t, 0, sizeof want_t);
   const int32_t rank = args[3].i32;
   want_t.element_type = (kiln_element_type_t)args[2].i32;
@@ -154,29 +145,36 @@ static kiln_status_t hal_buffer_view_assert(krt_call_t *call,
     ok = want_t.dims[i] < 0 || want_t.dims[i] == v->dims[i];
   if (ok) return NULL; /* every call: nothing formatted */
   char ws[160], gs[160];
+#ifndef KILN_NO_MESSAGES
   kiln_tensor_type_format(&want_t, ws, sizeof ws);
   if (view) {
+    kiln_tensor_type_t got_t;
     kiln_buffer_view_type(v, &got_t);
     kiln_tensor_type_format(&got_t, gs, sizeof gs);
   }
+#endif
   return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
                     "input %d: expected %s, got %s", args[1].i32, ws,
                     view ? gs : krt_ref_type_name(r));
 }
 
 /* "input 1 dimension 0" / "a dimension computed from the inputs" */
+#ifndef KILN_NO_MESSAGES
 static void where(char *buf, size_t n, int32_t input, int32_t dim) {
   if (input >= 0) snprintf(buf, n, "input %d dimension %d", input, dim);
   else snprintf(buf, n, "a dimension computed from the inputs");
 }
+#endif
 
 static kiln_status_t hal_check_dim_eq(krt_call_t *call, const krt_value_t *args,
                                       uint32_t n, krt_value_t *results) {
   if (args[0].i64 == args[3].i64) return NULL;
   char a[64], b[96];
+#ifndef KILN_NO_MESSAGES
   where(a, sizeof a, args[1].i32, args[2].i32);
   if (args[4].i32 == -2) snprintf(b, sizeof b, "%lld", (long long)args[3].i64);
   else where(b, sizeof b, args[4].i32, args[5].i32);
+#endif
   if (args[4].i32 == -2)
     return krt_status(A, KILN_STATUS_INVALID_ARGUMENT, "%s is %lld, must equal %s", a,
                       (long long)args[0].i64, b);

@@ -6,6 +6,7 @@
 #define KRT_RUNTIME_INTERNAL_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +24,10 @@
 kiln_status_t krt_status(const kiln_allocator_t *allocator,
                          kiln_status_code_t code, const char *fmt, ...)
     KRT_PRINTF(3, 4);
+/* The same from a va_list, for helpers that add a fixed code. */
+kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
+                          kiln_status_code_t code, const char *fmt,
+                          va_list ap) KRT_PRINTF(3, 0);
 /* Prefixes status's message with "<context>: " and returns it (NULL stays
  * NULL: this costs nothing on success). */
 kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)

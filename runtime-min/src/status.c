@@ -1,13 +1,54 @@
 /* Status values: a code plus a formatted message, allocated with the
  * allocator of the object that failed. When even that allocation fails the
  * caller gets a static out-of-memory status, which kiln_status_free
- * recognizes and leaves alone. NULL is success. */
+ * recognizes and leaves alone. NULL is success. A KILN_MESSAGES=OFF build
+ * keeps only the code, in static statuses. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "runtime_internal.h"
 
+#ifdef KILN_NO_MESSAGES
+/* Codes only (KILN_MESSAGES=OFF): one static status per code, never
+ * allocated, formatted or freed; every message is KILN_MESSAGE_NONE. */
+struct kiln_status {
+  kiln_status_code_t code;
+};
+
+static struct kiln_status krt_code_status[] = {
+    {KILN_STATUS_OK},          {KILN_STATUS_INVALID_ARGUMENT},
+    {KILN_STATUS_NOT_FOUND},   {KILN_STATUS_OUT_OF_RANGE},
+    {KILN_STATUS_DATA_LOSS},   {KILN_STATUS_INCOMPATIBLE},
+    {KILN_STATUS_FAILED_PRECONDITION}, {KILN_STATUS_RESOURCE_EXHAUSTED},
+    {KILN_STATUS_UNAVAILABLE}, {KILN_STATUS_UNIMPLEMENTED},
+    {KILN_STATUS_ABORTED},     {KILN_STATUS_INTERNAL},
+};
+#define KRT_CODES (sizeof krt_code_status / sizeof krt_code_status[0])
+
+kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
+                          kiln_status_code_t code, const char *fmt,
+                          va_list ap) {
+  (void)allocator, (void)fmt, (void)ap;
+  return &krt_code_status[(unsigned)code < KRT_CODES ? code
+                                                     : KILN_STATUS_INTERNAL];
+}
+
+kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
+                           kiln_status_code_t code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  kiln_status_t s = krt_vstatus(allocator, code, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+const char *kiln_status_message(kiln_status_t status) {
+  return status ? KILN_MESSAGE_NONE : "";
+}
+
+void kiln_status_free(kiln_status_t status) { (void)status; }
+#else
 struct kiln_status {
   kiln_status_code_t code;
   bool owned;                  /* false for the static fallback */
@@ -45,6 +86,12 @@ static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
   return s;
 }
 
+kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
+                          kiln_status_code_t code, const char *fmt,
+                          va_list ap) {
+  return make(allocator, code, "", 0, fmt, ap);
+}
+
 kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
                            kiln_status_code_t code, const char *fmt, ...) {
   va_list ap;
@@ -72,14 +119,20 @@ kiln_status_t (krt_status_prefix)(kiln_status_t status, const char *fmt, ...) {
   return s;
 }
 
-kiln_status_code_t kiln_status_code(kiln_status_t status) {
-  return status ? status->code : KILN_STATUS_OK;
-}
-
 const char *kiln_status_message(kiln_status_t status) {
   if (!status) return "";
   if (status == &krt_oom_status) return "out of memory";
   return status->message;
+}
+
+void kiln_status_free(kiln_status_t status) {
+  if (!status || !status->owned) return;
+  status->allocator.free(status->allocator.self, status);
+}
+#endif
+
+kiln_status_code_t kiln_status_code(kiln_status_t status) {
+  return status ? status->code : KILN_STATUS_OK;
 }
 
 const char *kiln_status_code_name(kiln_status_code_t code) {
@@ -99,9 +152,4 @@ const char *kiln_status_code_name(kiln_status_code_t code) {
   };
   return (unsigned)code < sizeof names / sizeof names[0] ? names[code]
                                                          : "KILN_STATUS_?";
-}
-
-void kiln_status_free(kiln_status_t status) {
-  if (!status || !status->owned) return;
-  status->allocator.free(status->allocator.self, status);
 }

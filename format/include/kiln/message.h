@@ -1,21 +1,35 @@
-/* Failure messages with or without their text. Every printf-style helper
- * that builds an error message (the runtime's statuses, the verifiers'
- * diagnostics, the ELF and CPU checks) is wrapped, where it is declared,
- * with KILN_MESSAGE_DROP: in a KILN_MESSAGES=OFF build (KILN_NO_MESSAGES
- * defined) each call passes KILN_MESSAGE_NONE instead (one shared string
- * that says why the text is missing), so neither the text
- * nor the code computing its arguments reaches the binary, while the
- * status codes and every check stay. The dropped arguments are still
- * type-checked against their format (in sizeof, never evaluated), so both
- * builds see the same warnings. */
+/* Failure messages with or without their text. kiln_message_format is the
+ * one printf-style formatter behind the libraries' failure helpers (the
+ * ELF and CPU checks, the module verifier), so its variadic prologue and
+ * vsnprintf call exist once; the helpers that add context of their own
+ * (runtime statuses, the FlatBuffer and bytecode verifiers) are wrapped
+ * with KILN_MESSAGE_DROP where they are declared. In a KILN_MESSAGES=OFF
+ * build (KILN_NO_MESSAGES defined) every such call passes
+ * KILN_MESSAGE_NONE instead (one shared string that says why the text is
+ * missing), so neither the text nor the code computing its arguments
+ * reaches the binary, while the status codes and every check stay. The
+ * dropped arguments are still type-checked against their format (in
+ * sizeof, never evaluated), so both builds see the same warnings. */
 #ifndef KILN_MESSAGE_H
 #define KILN_MESSAGE_H
+
+#include <stddef.h>
+
+/* Formats into msg[0..cap) when msg is not NULL; returns code. */
+int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
 
 #ifdef KILN_NO_MESSAGES
 #include <stdio.h>
 /* The format and arguments of one message, checked and discarded. */
 #define KILN_MESSAGE_DROP(...) ((void)sizeof(printf(__VA_ARGS__)))
 #define KILN_MESSAGE_NONE "no message text (KILN_MESSAGES=OFF)"
+#define KILN_MESSAGE(msg, cap, code, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__),        \
+   kiln_message_format(msg, cap, code, KILN_MESSAGE_NONE))
+#else
+#define KILN_MESSAGE(msg, cap, code, ...) \
+  kiln_message_format(msg, cap, code, __VA_ARGS__)
 #endif
 
 #endif

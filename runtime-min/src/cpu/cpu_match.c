@@ -4,7 +4,6 @@
  * machine can run what a lesser one would), and writes the host's own
  * description into refusals so the user sees what to compile for. Names
  * are LLVM's (cpu_features.def), plus the listed aliases. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,21 +51,7 @@ static kiln_cpu_arch_t arch_of(unsigned f) {
   return (kiln_cpu_arch_t)feature_arch[f];
 }
 
-static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
-  if (msg && msg_cap) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msg_cap, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
-#ifdef KILN_NO_MESSAGES
-#define fail(msg, cap, code, ...) \
-  (KILN_MESSAGE_DROP(__VA_ARGS__), fail(msg, cap, code, KILN_MESSAGE_NONE))
-#endif
+#define fail KILN_MESSAGE
 
 const char *kiln_cpu_arch_name(kiln_cpu_arch_t arch) {
   switch (arch) {

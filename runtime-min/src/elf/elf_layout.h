@@ -115,12 +115,7 @@ uint32_t kiln_elf_hash_find(const uint8_t *hash, const uint8_t *symtab,
                             uint32_t nsyms, const char *name);
 
 /* Formats a message into msg (if any) and returns CODE. */
-int kiln_elf_fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-#ifdef KILN_NO_MESSAGES
-#define kiln_elf_fail(msg, cap, code, ...) \
-  (KILN_MESSAGE_DROP(__VA_ARGS__), kiln_elf_fail(msg, cap, code, KILN_MESSAGE_NONE))
-#endif
+#define kiln_elf_fail KILN_MESSAGE
 
 /* Little-endian loads from possibly unaligned bytes. */
 static inline uint16_t kiln_elf_rd16(const uint8_t *p) {

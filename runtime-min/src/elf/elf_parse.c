@@ -7,7 +7,6 @@
  * unaligned nor truncated input can fault. Arithmetic is done in uint64_t
  * with explicit overflow checks before every addition that a hostile
  * field feeds. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,16 +28,6 @@ enum {
   DT_RELRSZ = 35, DT_RELR = 36,
 };
 #define DF_TEXTREL 4u
-
-int (kiln_elf_fail)(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
-  if (msg && msg_cap) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msg_cap, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 int kiln_elf_reloc_kind(uint32_t machine, uint32_t type,
                         kiln_elf_reloc_kind_t *kind) {
