@@ -4,7 +4,6 @@
  * reported by name, so "no driver here" and "driver too old" read
  * differently. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,16 +12,6 @@
 #include "cuda_driver.h"
 
 #define DEFAULT_LIBRARY "libcuda.so.1"
-
-int kiln_cuda_fail(char *msg, size_t msg_cap, int code, const char *fmt, ...) {
-  if (msg && msg_cap) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msg_cap, fmt, ap);
-    va_end(ap);
-  }
-  return code;
-}
 
 int kiln_cuda_api_open(kiln_cuda_api_t *api, char *msg, size_t msg_cap) {
   memset(api, 0, sizeof *api);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln/message.h"
+
 typedef int cu_result;
 typedef int cu_device;
 typedef unsigned long long cu_deviceptr;
@@ -51,7 +53,7 @@ int kiln_cuda_fail_result(const kiln_cuda_api_t *api, cu_result r,
                           const char *call, const char *suffix, char *msg,
                           size_t msg_cap);
 
-int kiln_cuda_fail(char *msg, size_t msg_cap, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+/* Formats a message into msg (if any) and returns CODE. */
+#define kiln_cuda_fail KILN_MESSAGE
 
 #endif /* KILN_CUDA_API_H */
