@@ -109,7 +109,7 @@ static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
       /* along the vector: only in the last index, with coefficient 1
        * (a bias [M] read at block * NB + lane), unit stride */
       int64_t st[KILN_MAX_LOOPS], off;
-      if (r != m->num_results - 1 || coef[loops - 1] != 1 || !cg_strides(x->type, st, &off) ||
+      if (r != m->num_results - 1 || coef[loops - 1] != 1 || !kiln_memref_strides(x->type, st, &off) ||
           st[x->type->rank - 1] != 1)
         return false;
       ep->along[i] = true;

@@ -367,7 +367,7 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
 static bool panel_layout(const cv *c, int64_t width) {
   const kiln_type *wt = c->W->type;
   int64_t st[KILN_MAX_LOOPS], off;
-  if (!c->g.w_contig || !cg_strides(wt, st, &off)) return false;
+  if (!c->g.w_contig || !kiln_memref_strides(wt, st, &off)) return false;
   for (int p = 0; p < c->nk; p++) {
     int64_t stride = 0;
     const kiln_affine_map *m = c->g.maps[c->g.w];

@@ -118,7 +118,7 @@ static void emit_pack_b(kiln_builder *b, kiln_value *Bm, kiln_value *kb, kiln_va
 
 static bool unit_inner_stride(const kiln_type *t) {
   int64_t st[KILN_MAX_LOOPS], off;
-  return t->rank == 2 && cg_strides(t, st, &off) && st[1] == 1;
+  return t->rank == 2 && kiln_memref_strides(t, st, &off) && st[1] == 1;
 }
 
 /* Row blocks of the tile: full blocks of mr rows, then one block of the
@@ -140,7 +140,7 @@ static void emit_rows(kiln_builder *b, int64_t M, int mr, kiln_value *A, kiln_va
 static kiln_value *drop_unit_batch(kiln_builder *b, kiln_value *v) {
   const kiln_type *t = v->type;
   int64_t st[KILN_MAX_LOOPS], off;
-  cg_strides(t, st, &off);
+  kiln_memref_strides(t, st, &off);
   kiln_context *c = b->ctx;
   int64_t z[3] = {0, 0, 0}, one[3] = {1, 1, 1};
   const kiln_type *rt = kiln_type_memref(c, 2, t->shape + 1, t->elem,
@@ -166,7 +166,7 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
   for (uint32_t i = 0; i < 3; i++) {
     const kiln_type *t = kiln_op_operand(op, i)->type;
     int64_t st[KILN_MAX_LOOPS], off;
-    if (t->kind != KILN_TYPE_MEMREF || t->rank != 3 || t->shape[0] != 1 || !cg_strides(t, st, &off))
+    if (t->kind != KILN_TYPE_MEMREF || t->rank != 3 || t->shape[0] != 1 || !kiln_memref_strides(t, st, &off))
       return false;
   }
   kiln_builder b = kiln_builder_before(op);

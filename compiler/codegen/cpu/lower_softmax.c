@@ -47,7 +47,7 @@ static kiln_op *loop1(kiln_builder *b, kiln_value *lo, kiln_value *hi, int64_t s
 
 static bool unit_last_stride(const kiln_type *t) {
   int64_t st[KILN_MAX_LOOPS], off;
-  return cg_strides(t, st, &off) && st[t->rank - 1] == 1;
+  return kiln_memref_strides(t, st, &off) && st[t->rank - 1] == 1;
 }
 
 /* The row along the last dim on VW-lane vectors (unit strides; length

@@ -268,7 +268,7 @@ static bool can_vectorize(lw *w, int64_t vw) {
     if (i >= w->nin && !uses) return false;
     if (uses) {
       int64_t st[KILN_MAX_LOOPS], off;
-      if (!cg_strides(v->type, st, &off) || st[v->type->rank - 1] != 1) return false;
+      if (!kiln_memref_strides(v->type, st, &off) || st[v->type->rank - 1] != 1) return false;
     }
   }
   switch (w->op->kind) {
@@ -615,7 +615,7 @@ static bool can_vectorize_reduction(lw *w, int64_t vw) {
       uses = true;
     }
     int64_t st[KILN_MAX_LOOPS], off;
-    if (uses && (!cg_strides(v->type, st, &off) || st[v->type->rank - 1] != 1)) return false;
+    if (uses && (!kiln_memref_strides(v->type, st, &off) || st[v->type->rank - 1] != 1)) return false;
   }
   /* The combiner of each output. */
   switch (w->op->kind) {
@@ -743,7 +743,7 @@ static void plan_block(lw *w, kiln_op **fill) {
   const kiln_affine_expr *last = om->num_results ? om->results[om->num_results - 1] : NULL;
   int64_t st[KILN_MAX_LOOPS], off;
   if (!last || last->kind != KILN_AFFINE_DIM || last->value != w->vloop ||
-      !cg_strides(out->type, st, &off) || st[out->type->rank - 1] != 1)
+      !kiln_memref_strides(out->type, st, &off) || st[out->type->rank - 1] != 1)
     return;
   *fill = cg_fused_fill(w->op, out);
   if (*fill) w->init = kiln_op_operand(*fill, 0);
@@ -843,7 +843,7 @@ static kiln_error *lower_func(kiln_op *func, int64_t vw) {
       kiln_error *err = lower_op(cl.ops[i], vw);
       if (err) return err;
     }
-  if (cl.n) cg_dce(func);
+  if (cl.n) kiln_pass_dce(func, NULL);
   return NULL;
 }
 

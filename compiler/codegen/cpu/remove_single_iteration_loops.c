@@ -39,7 +39,7 @@ static kiln_walk_result visit(kiln_op *op, void *user) {
 static kiln_error *run(cg_kernel *k, void *user) {
   (void)user;
   kiln_walk_post(k->func, visit, NULL);
-  cg_dce(k->func);
+  kiln_pass_dce(k->func, NULL);
   return NULL;
 }
 

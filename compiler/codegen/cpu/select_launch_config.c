@@ -223,122 +223,12 @@ static const kiln_attr *i64s(kiln_context *c, int n, const int64_t *v) {
   return kiln_attr_dense_i64_array(c, (uint32_t)n, v);
 }
 
-static bool same_array(const kiln_attr *a, const int64_t *v, uint32_t n) {
-  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return false;
-  return memcmp(a->data, v, n * sizeof *v) == 0;
-}
-
 /* Is k's variant the first variant of its executable? Later ones must
  * agree with what the first recorded on the host dispatch sites. */
 static bool first_variant(const cg_kernel *k) {
   for (kiln_op *v = k->executable->regions[0].first->first; v; v = v->next)
     if (v->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) return v == k->variant;
   return true;
-}
-
-/* The push constant a kernel's value is (index_castui of
- * hal.interface.constant {index}), or -1. */
-static int64_t push_constant_of(kiln_value *v) {
-  if (v && v->def && v->def->kind == KILN_OP_ARITH_INDEX_CASTUI) v = kiln_op_operand(v->def, 0);
-  if (!v || !v->def || v->def->kind != KILN_OP_HAL_INTERFACE_CONSTANT) return -1;
-  return kiln_hal_interface_selector(v->def);
-}
-
-/* Push constant holding dim k of the root's output (a binding with a
- * dynamic dim), or -1. */
-static int64_t output_dim_constant(kiln_op *root, uint32_t k) {
-  kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
-  kiln_op *b = out->def;
-  if (!b || b->kind != KILN_OP_HAL_INTERFACE_BINDING || k >= out->type->rank) return -1;
-  uint32_t j = 0;
-  for (uint32_t i = 0; i < k; i++) j += out->type->shape[i] == KILN_DYNAMIC;
-  return j < b->num_operands ? push_constant_of(kiln_op_operand(b, j)) : -1;
-}
-
-/* Host ops before dispatch site d computing the dynamic entries of the
- * workgroup count: per slot, the product of its dims' tile counts,
- * ceildiv(push constant, tile) for dynamic ones. False when a push
- * constant has no value on the host. */
-static bool host_counts(kiln_op *d, const cg_dist *dist, kiln_op *root, kiln_value **out) {
-  kiln_builder b = kiln_builder_before(d);
-  b.loc = d->loc;
-  for (int s = 0; s < 3; s++) {
-    out[s] = NULL;
-    if (dist->wg_count[s] != KILN_DYNAMIC) continue;
-    kiln_value *prod = NULL;
-    for (uint32_t k = 0; k < dist->rank; k++) {
-      if (dist->wg[k] != s) continue;
-      kiln_value *c;
-      if (dist->count[k] != KILN_DYNAMIC) {
-        c = cg_index(&b, dist->count[k]);
-      } else {
-        int64_t pc = output_dim_constant(root, k), st = 0;
-        kiln_value *dim = pc >= 0 ? kiln_hal_dispatch_value(d, "constants", (uint32_t)pc, &st) : NULL;
-        if (pc < 0) return false;
-        if (!dim) dim = cg_index(&b, st);
-        c = cg_bin(&b, KILN_OP_ARITH_CEILDIVSI, dim, cg_index(&b, dist->tile[k]));
-      }
-      prod = prod ? cg_bin(&b, KILN_OP_ARITH_MULI, prod, c) : c;
-    }
-    out[s] = prod;
-  }
-  return true;
-}
-
-kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, kiln_op *func,
-                           bool first) {
-  if (!export || !executable) return NULL;
-  int64_t wc[3] = {1, 1, 1};
-  if (cg_launch_array(func, "workgroup_count", wc, 3) != 3)
-    return kiln_op_error(func, "has no kiln.launch workgroup_count");
-  const kiln_attr *old_exp = kiln_op_get_attr(export, "workgroup_count");
-  if (old_exp && !first && !same_array(old_exp, wc, 3))
-    return kiln_op_error(export, "variants of @%s disagree on the workgroup count", kiln_symbol_name(executable));
-  kiln_op_set_attr(export, "workgroup_count", i64s(kiln_op_context(export), 3, wc));
-  bool dynamic = wc[0] == KILN_DYNAMIC || wc[1] == KILN_DYNAMIC || wc[2] == KILN_DYNAMIC;
-  cg_dist dist;
-  kiln_op *root = dynamic ? cg_find_root(func) : NULL;
-  if (dynamic) {
-    int64_t tiles[KILN_MAX_LOOPS];
-    int n = cg_launch_array(func, "tile_sizes", tiles, KILN_MAX_LOOPS);
-    if (!root || !cg_distribution(root, tiles, n, &dist))
-      return kiln_op_error(func, "kiln.launch tile_sizes do not fit the root op");
-  }
-  const kiln_attr *ord = kiln_op_get_attr(export, "ordinal");
-  const char *exe = kiln_symbol_name(executable);
-  kiln_block *tb = kiln_module_body(top);
-  for (kiln_op *f = tb ? tb->first : NULL; f; f = f->next) {
-    if (f->kind != KILN_OP_FUNC_FUNC) continue;
-    for (kiln_block *b = f->num_regions ? f->regions[0].first : NULL; b; b = b->next)
-      for (kiln_op *d = b->first; d; d = d->next) {
-        if (d->kind != KILN_OP_HAL_COMMAND_BUFFER_DISPATCH) continue;
-        const kiln_attr *e = kiln_op_get_attr(d, "executable");
-        const kiln_attr *o = kiln_op_get_attr(d, "ordinal");
-        if (!e || e->kind != KILN_ATTR_SYMBOL_REF || !exe || strcmp(e->str, exe) != 0) continue;
-        if (!o || !ord || o->kind != KILN_ATTR_INTEGER || ord->kind != KILN_ATTR_INTEGER ||
-            o->i != ord->i)
-          continue;
-        /* Another variant already set it: it must agree (and its
-         * run-time entries are the same computation). */
-        const kiln_attr *old = kiln_op_get_attr(d, "workgroup_count");
-        if (old) {
-          if (!first && !same_array(old, wc, 3))
-            return kiln_op_error(d, "variants of @%s disagree on the workgroup count", exe);
-          if (!first || dynamic) continue;
-        }
-        kiln_value *counts[3];
-        if (dynamic && !host_counts(d, &dist, root, counts))
-          return kiln_op_error(d, "the workgroup count of @%s depends on a size the host does not know", exe);
-        kiln_op_set_attr(d, "workgroup_count", i64s(kiln_op_context(d), 3, wc));
-        kiln_value *ops[512];
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < d->num_operands && n < 509; i++) ops[n++] = kiln_op_operand(d, i);
-        for (int s = 0; s < 3; s++)
-          if (wc[s] == KILN_DYNAMIC) ops[n++] = counts[s];
-        kiln_op_set_operands(d, n, ops);
-      }
-  }
-  return NULL;
 }
 
 /* What configure does besides the kernel's kiln.launch. */
@@ -351,7 +241,7 @@ typedef struct launch_rule {
  * distributed dim of the output a push constant)? */
 static bool host_computable(kiln_op *root, const cg_dist *d) {
   for (uint32_t k = 0; k < d->rank; k++)
-    if (d->count[k] == KILN_DYNAMIC && output_dim_constant(root, k) < 0) return false;
+    if (d->count[k] == KILN_DYNAMIC && cg_output_dim_constant(root, k) < 0) return false;
   return true;
 }
 

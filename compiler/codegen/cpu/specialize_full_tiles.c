@@ -166,7 +166,7 @@ static kiln_error *specialize(cg_kernel *k, void *user) {
   kiln_op *term = kiln_block_terminator(body);
   if (!term || last->next == term) return NULL;
   split(c, body, last, term, ord, n);
-  cg_dce(k->func);
+  kiln_pass_dce(k->func, NULL);
   return NULL;
 }
 

@@ -300,7 +300,7 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
     kiln_error *err = tile_op(x, &d, rt, &box);
     if (err) return err;
   }
-  cg_dce(k->func);
+  kiln_pass_dce(k->func, NULL);
   return NULL;
 }
 

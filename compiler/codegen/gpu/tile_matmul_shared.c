@@ -102,7 +102,7 @@ static bool mult4(kiln_value *v, int depth) {
 static bool aligned4(kiln_value *m, int depth) {
   const kiln_type *t = m->type;
   int64_t st[KILN_MAX_LOOPS], off;
-  if (t->kind != KILN_TYPE_MEMREF || !t->rank || t->rank > KILN_MAX_LOOPS || !cg_strides(t, st, &off) ||
+  if (t->kind != KILN_TYPE_MEMREF || !t->rank || t->rank > KILN_MAX_LOOPS || !kiln_memref_strides(t, st, &off) ||
       st[t->rank - 1] != 1 || depth > 8)
     return false;
   for (uint32_t d = 0; d + 1 < t->rank; d++)
@@ -592,7 +592,7 @@ static bool candidate(kiln_op *op, kiln_value **abc) {
     abc[i] = kiln_op_operand(op, i);
     if (!is_f32_memref(abc[i], rank)) return false;
     int64_t st[KILN_MAX_LOOPS], off;
-    if (!cg_strides(abc[i]->type, st, &off)) return false;
+    if (!kiln_memref_strides(abc[i]->type, st, &off)) return false;
   }
   if (lay != GPU_CONV_NONE) {
     const uint32_t first = lay == GPU_CONV_NHWC ? 0 : lay == GPU_CONV_NCHW ? 1 : 2;

@@ -1,4 +1,4 @@
-/* Reads a structured op as an implicit GEMM (cg_igemm, cg_internal.h):
+/* Reads a structured op as an implicit GEMM (cg_igemm, codegen_common.h):
  * out[...] += X[...] * W[...] on f32 memrefs with static shapes, where
  * the loops split into output channels (W and out, not X: vector lanes),
  * output pixels (X and out, not W: register rows), reductions (inside
@@ -11,7 +11,7 @@
  * b * 64 + d_col + 512 where W is a view of a fused projection), and
  * that no output index uses a reduction loop. Depthwise convolutions have
  * no such column loop (the channel is in X too) and do not match. */
-#include "cg_internal.h"
+#include "codegen_common.h"
 
 #include <string.h>
 
@@ -70,7 +70,7 @@ static int sole_dim(const cg_igemm *g, uint32_t i, int l, bool *plain) {
 
 static bool unit_last(const kiln_type *t, int dim) {
   int64_t st[KILN_MAX_LOOPS], off;
-  return dim == (int)t->rank - 1 && cg_strides(t, st, &off) && st[t->rank - 1] == 1;
+  return dim == (int)t->rank - 1 && kiln_memref_strides(t, st, &off) && st[t->rank - 1] == 1;
 }
 
 static bool pick(cg_igemm *g, uint32_t x, uint32_t w, bool uses[3][KILN_MAX_LOOPS]) {

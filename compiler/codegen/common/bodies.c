@@ -1,0 +1,80 @@
+/* The scalar body of every structured op on memrefs (compiler/codegen/
+ * common): named ops get their implied body, generic/reduce/map bodies
+ * are cloned with linalg.index replaced by the loop's induction variable.
+ * Guarantees: the body's ops are built at the builder; an op whose body
+ * cannot be built gets an error diagnostic and false. */
+#include "codegen_common.h"
+
+/* Scalar type of a body value (scalar, or vector when vectorizing). */
+#define ELEM(v) kiln_type_elem_or_self((v)->type)
+
+static kiln_value *combine(kiln_builder *b, bool fl, kiln_op_kind f, kiln_op_kind i,
+                           kiln_value *x, kiln_value *y) {
+  return cg_bin(b, fl ? f : i, x, y);
+}
+
+bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                  kiln_value *const *ivs, kiln_value **out) {
+  uint32_t nin = kiln_linalg_num_inputs(op), nops = op->num_operands;
+  const kiln_type *et = kiln_type_elem_or_self(kiln_op_operand(op, nops - 1)->type);
+  bool fl = kiln_type_is_float(et);
+  if (!fl && !kiln_type_is_int_or_index(et)) return kiln_op_emit_error(op, "unsupported element type");
+  switch (op->kind) {
+  case KILN_OP_LINALG_FILL:
+  case KILN_OP_LINALG_TRANSPOSE:
+  case KILN_OP_LINALG_BROADCAST:
+    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
+    out[0] = in[0];
+    return true;
+  case KILN_OP_LINALG_MATMUL: case KILN_OP_LINALG_BATCH_MATMUL: case KILN_OP_LINALG_MATVEC:
+  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF: case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
+  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC: {
+    if (ELEM(in[0]) != et || ELEM(in[1]) != et)
+      return kiln_op_emit_error(op, "mixed element types are not supported by lower-to-loops");
+    kiln_value *m = combine(b, fl, KILN_OP_ARITH_MULF, KILN_OP_ARITH_MULI, in[0], in[1]);
+    out[0] = combine(b, fl, KILN_OP_ARITH_ADDF, KILN_OP_ARITH_ADDI, in[2], m);
+    return true;
+  }
+  case KILN_OP_LINALG_POOLING_NHWC_MAX: case KILN_OP_LINALG_POOLING_NCHW_MAX:
+    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
+    out[0] = combine(b, fl, KILN_OP_ARITH_MAXIMUMF, KILN_OP_ARITH_MAXSI, in[2], in[0]);
+    return true;
+  case KILN_OP_LINALG_POOLING_NHWC_SUM: case KILN_OP_LINALG_POOLING_NCHW_SUM:
+    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
+    out[0] = combine(b, fl, KILN_OP_ARITH_ADDF, KILN_OP_ARITH_ADDI, in[2], in[0]);
+    return true;
+  case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_REDUCE: case KILN_OP_LINALG_MAP: {
+    kiln_block *body = op->regions[0].first;
+    if (!body) return kiln_op_emit_error(op, "has no body");
+    uint32_t nargs = op->kind == KILN_OP_LINALG_MAP ? nin : nops;
+    if (body->num_args != nargs) return kiln_op_emit_error(op, "body arguments do not match operands");
+    kiln_value_map map = {0};
+    for (uint32_t i = 0; i < nargs; i++)
+      if (in[i]) kiln_value_map_add(b->ctx, &map, body->args[i], in[i]);
+    for (kiln_op *o = body->first; o; o = o->next) {
+      if (o->kind == KILN_OP_LINALG_YIELD) {
+        for (uint32_t i = 0; i < o->num_operands; i++) {
+          kiln_value *v = kiln_op_operand(o, i);
+          kiln_value *m = kiln_value_map_lookup(&map, v);
+          out[i] = m ? m : v;
+        }
+        return true;
+      }
+      if (o->kind == KILN_OP_LINALG_INDEX) {
+        const kiln_attr *d = kiln_op_get_attr(o, "dim");
+        const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+        int loops = op->num_operands <= CG_MAX_OPERANDS ? cg_iteration(op, maps, NULL) : -1;
+        if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops || !ivs[d->i])
+          return kiln_op_emit_error(o, "dim is not a loop of the enclosing op");
+        kiln_value_map_add(b->ctx, &map, kiln_op_result(o, 0), ivs[d->i]);
+        continue;
+      }
+      kiln_op *c = kiln_op_clone(o, &map);
+      kiln_builder_insert(b, c);
+    }
+    return kiln_op_emit_error(op, "body does not end with linalg.yield");
+  }
+  default:
+    return kiln_op_emit_error(op, "is not supported by lower-to-loops");
+  }
+}

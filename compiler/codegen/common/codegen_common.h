@@ -1,0 +1,165 @@
+/* Code generation shared by the back ends (compiler/codegen/common,
+ * library kiln_codegen_common, prefix cg_): kernel enumeration and the
+ * kiln.launch accessors, the root op and its iteration space, the
+ * distribution of the root's output over workgroups and its record on the
+ * host, small IR builders that fold index constants, the scalar body of
+ * every structured op, and the implicit-GEMM reading of convolutions.
+ * The CPU and GPU code generators include this header, never each
+ * other's internal one (tests/layout/check_codegen_headers.py); both
+ * choose the root and the grid through it, so every variant of an
+ * executable agrees on the workgroup count the host dispatches. */
+#ifndef KILN_CODEGEN_COMMON_H
+#define KILN_CODEGEN_COMMON_H
+
+#include "dialects/memref.h"
+#include "ir.h"
+
+/* One kernel: a func.func of a variant's inner module (or of a
+ * codegen-level module, then variant/export/executable are NULL). */
+typedef struct cg_kernel {
+  kiln_op *func;
+  kiln_op *executable, *variant, *export;
+  const char *target; /* the variant's target, else the module's kiln.target */
+  kiln_op *top;       /* the top-level module (host dispatch sites) */
+} cg_kernel;
+
+typedef kiln_error *(*cg_kernel_fn)(cg_kernel *k, void *user);
+/* Calls fn on every kernel of a kernel module (a variant's inner module,
+ * or a codegen-level module: ir.h, KILN_PASS_KERNELS); stops at the first
+ * error. */
+kiln_error *cg_for_each_kernel(kiln_op *module, cg_kernel_fn fn, void *user);
+kiln_block *cg_func_body(kiln_op *func);
+
+/* Launch attribute (kiln.launch on the kernel): entries by name. */
+const kiln_attr *cg_launch(const kiln_op *func);
+/* Integer-array entry of kiln.launch: count or -1 when absent. */
+int cg_launch_array(const kiln_op *func, const char *name, int64_t *out, int max);
+int64_t cg_launch_int(const kiln_op *func, const char *name, int64_t dflt);
+
+/* The root op of a kernel body: matmul-like > conv > pooling > op with
+ * reduction loops > the last structured op. NULL when there is none. */
+kiln_op *cg_find_root(kiln_op *func);
+typedef enum {
+  CG_ROOT_MATMUL, CG_ROOT_CONV, CG_ROOT_POOLING, CG_ROOT_REDUCTION,
+  CG_ROOT_ELEMENTWISE
+} cg_root_kind;
+cg_root_kind cg_root_kind_of(const kiln_op *op);
+
+/* kiln_linalg_iteration, plus linalg.softmax: identity maps, the
+ * softmax dimension a reduction. */
+int cg_iteration(const kiln_op *op, const kiln_affine_map **maps, bool *red);
+
+/* Per-loop static bounds of a structured op (from operand shapes through
+ * the maps); -1 where unknown. Returns the loop count or -1. */
+int cg_static_bounds(const kiln_op *op, const kiln_affine_map **maps,
+                     bool *red, int64_t *bounds);
+/* Number of operands of a structured op that are memrefs or scalars:
+ * maps arrays are sized with this + 1. */
+#define CG_MAX_OPERANDS 64
+
+/* Decomposes e into sum coef[l] * d_l + *cst (coef[] has loops entries);
+ * false when e is not such a sum with non-negative coefficients. */
+bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst);
+
+/* How a root op's output dims map to workgroups: dims with more than one
+ * tile are distributed, the innermost on x, the next on y, all outer ones
+ * collapsed on z (delinearized outermost-slowest). A dynamic dim has
+ * bound KILN_DYNAMIC; tiled, it is distributed with count KILN_DYNAMIC
+ * (ceildiv(dim, tile) at run time, which makes its wg_count slot
+ * KILN_DYNAMIC too); untiled, it stays whole (tile KILN_DYNAMIC). */
+typedef struct cg_dist {
+  uint32_t rank;                    /* root output rank */
+  int loop[KILN_MAX_LOOPS];         /* root loop of each output dim */
+  int64_t bound[KILN_MAX_LOOPS], tile[KILN_MAX_LOOPS], count[KILN_MAX_LOOPS];
+  int wg[KILN_MAX_LOOPS];           /* 0 x, 1 y, 2 z, -1 one tile */
+  int64_t wg_count[3];
+} cg_dist;
+/* False when the root's outputs are not projected permutations or tiles
+ * does not have one entry per root loop. */
+bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d);
+/* Records kiln.launch's workgroup_count of kernel func on its export and
+ * on the host's dispatch sites of it (top: the whole module), with host
+ * ops computing its run-time entries; first: func's variant is the
+ * first to record (later ones must agree). */
+kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, kiln_op *func,
+                           bool first);
+/* Push constant holding dim k of the root's output (a binding with a
+ * dynamic dim), or -1. */
+int64_t cg_output_dim_constant(kiln_op *root, uint32_t k);
+
+/* Builders (insertion point b). */
+kiln_value *cg_index(kiln_builder *b, int64_t v);
+kiln_value *cg_const_like(kiln_builder *b, const kiln_type *t, double f, int64_t i);
+kiln_value *cg_bin(kiln_builder *b, kiln_op_kind kind, kiln_value *x, kiln_value *y);
+kiln_value *cg_cmpi(kiln_builder *b, int64_t pred, kiln_value *x, kiln_value *y);
+enum { CG_EQ = 0, CG_NE = 1, CG_SLT = 2, CG_SLE = 3, CG_SGT = 4, CG_SGE = 5 };
+/* Index arithmetic folding constants. */
+kiln_value *cg_add(kiln_builder *b, kiln_value *x, kiln_value *y);
+kiln_value *cg_mul(kiln_builder *b, kiln_value *x, kiln_value *y);
+kiln_value *cg_muli(kiln_builder *b, kiln_value *x, int64_t c);
+bool cg_const_int(const kiln_value *v, int64_t *out);
+/* scf.for lb..ub step with iter_args inits; the loop's body ends with
+ * scf.yield (of the region args when there are inits) and *body is a
+ * builder before it. */
+kiln_op *cg_for(kiln_builder *b, kiln_value *lb, kiln_value *ub, kiln_value *step,
+                uint32_t ninit, kiln_value *const *inits, kiln_builder *body);
+kiln_value *cg_for_iv(kiln_op *loop);
+/* Sets the operands of the scf.yield ending loop's body. */
+void cg_for_set_yield(kiln_op *loop, uint32_t n, kiln_value *const *vals);
+kiln_value *cg_load(kiln_builder *b, kiln_value *memref, uint32_t n, kiln_value *const *idx);
+void cg_store(kiln_builder *b, kiln_value *val, kiln_value *memref, uint32_t n,
+              kiln_value *const *idx);
+kiln_value *cg_vload(kiln_builder *b, const kiln_type *vt, kiln_value *memref,
+                     uint32_t n, kiln_value *const *idx);
+void cg_vstore(kiln_builder *b, kiln_value *val, kiln_value *memref, uint32_t n,
+               kiln_value *const *idx);
+kiln_value *cg_broadcast(kiln_builder *b, kiln_value *s, const kiln_type *vt);
+kiln_value *cg_dim(kiln_builder *b, kiln_value *memref, uint32_t d);
+/* memref.subview of src with mixed offsets/sizes (value or static), unit
+ * strides; the result keeps src's strides, offset dynamic unless all
+ * offsets and src's offset are static. */
+kiln_value *cg_subview(kiln_builder *b, kiln_value *src, kiln_value *const *offs,
+                       kiln_value *const *sizes);
+
+/* The value of affine expression e at loop ivs (index arithmetic that
+ * folds constants). */
+kiln_value *cg_affine_value(kiln_builder *b, const kiln_affine_expr *e, kiln_value *const *ivs);
+
+/* The scalar body of a structured op whose operands are memrefs (and
+ * scalar inputs): operand values in (one per operand, outputs' current
+ * values included), block-arg order as linalg.generic; the yielded values
+ * out (one per output). Named ops get their implied body. Ops are built at
+ * b; linalg.index dims come from ivs. False with an error on op when the
+ * body cannot be built (unsupported named op or element types). */
+bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+                  kiln_value *const *ivs, kiln_value **out);
+
+/* A structured op read as an implicit GEMM (igemm.c): out += X * W with
+ * X and W f32 memrefs, every index a non-negative linear sum of loops and
+ * the output a projected permutation without reduction loops. `col` is a
+ * parallel loop of W and the output that X does not use (output
+ * channels: vector lanes), `row` a parallel loop of X and the output that
+ * W does not use (output pixels: register rows); the reduction loops
+ * (input channels, window) run inside the microkernel; every other
+ * parallel loop is an outer loop. Convolutions of every layout (named or
+ * generic, as the ONNX importer emits them) and matmuls fit. */
+typedef struct cg_igemm {
+  int loops;
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  uint32_t x, w, out;   /* operand numbers */
+  int row, col;
+  int w_col_dim;        /* W's dim moving by one with d_col */
+  bool w_col_plain;     /* ... indexed by exactly d_col */
+  int out_col_dim, out_row_dim;
+  bool w_contig;        /* W's last index is d_col with unit stride */
+  bool out_contig;      /* the output's too */
+} cg_igemm;
+bool cg_igemm_match(const kiln_op *op, cg_igemm *g);
+/* The same, with outer loops (not rows, columns or reductions) of
+ * run-time size allowed: their bounds are -1. For the launch
+ * configuration, whose full tiles are then static. */
+bool cg_igemm_match_outer_dynamic(const kiln_op *op, cg_igemm *g);
+
+#endif

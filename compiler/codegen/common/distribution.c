@@ -1,0 +1,273 @@
+/* Root op, iteration space and distribution to workgroups, shared by the
+ * CPU and GPU code generators (compiler/codegen/common), so both pick the
+ * same root and the same grid. Takes: kernels of linalg ops on memrefs.
+ * Guarantees: cg_distribution maps the root's output dims onto at most
+ * three workgroup slots; cg_record_grid records that grid on the export
+ * and on every host dispatch site, with host ops for run-time counts, or
+ * returns an error on the op that prevents it. */
+#include "codegen_common.h"
+
+#include <string.h>
+
+#include "dialects/hal.h"
+#include "dialects/hal_interface.h"
+
+cg_root_kind cg_root_kind_of(const kiln_op *op) {
+  switch (op->kind) {
+  case KILN_OP_LINALG_MATMUL: case KILN_OP_LINALG_BATCH_MATMUL: case KILN_OP_LINALG_MATVEC:
+    return CG_ROOT_MATMUL;
+  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF: case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
+  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC:
+    return CG_ROOT_CONV;
+  case KILN_OP_LINALG_POOLING_NHWC_MAX: case KILN_OP_LINALG_POOLING_NHWC_SUM:
+  case KILN_OP_LINALG_POOLING_NCHW_MAX: case KILN_OP_LINALG_POOLING_NCHW_SUM:
+    return CG_ROOT_POOLING;
+  default: break;
+  }
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  if (op->num_operands > CG_MAX_OPERANDS) return CG_ROOT_ELEMENTWISE;
+  int n = cg_iteration(op, maps, red);
+  for (int i = 0; i < n; i++)
+    if (red[i]) return CG_ROOT_REDUCTION;
+  return CG_ROOT_ELEMENTWISE;
+}
+
+kiln_op *cg_find_root(kiln_op *func) {
+  kiln_block *b = cg_func_body(func);
+  kiln_op *best = NULL;
+  int best_rank = 99;
+  for (kiln_op *op = b ? b->first : NULL; op; op = op->next) {
+    if (!kiln_op_has_flag(op, KILN_OPF_LINALG)) continue;
+    int r = (int)cg_root_kind_of(op);
+    if (op->kind == KILN_OP_LINALG_FILL) r = 10; /* never root unless alone */
+    if (r <= best_rank) {
+      /* the first matmul/conv/...; the last elementwise op */
+      if (r < best_rank || r == CG_ROOT_ELEMENTWISE || r == 10) best = op;
+      best_rank = r;
+    }
+  }
+  return best;
+}
+
+int cg_static_bounds(const kiln_op *op, const kiln_affine_map **maps, bool *red,
+                     int64_t *bounds) {
+  if (op->num_operands > CG_MAX_OPERANDS) return -1;
+  int n = cg_iteration(op, maps, red);
+  if (n < 0) return -1;
+  for (int l = 0; l < n; l++) bounds[l] = -1;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const kiln_type *t = kiln_op_operand(op, i)->type;
+    /* Index arrays are sized for KILN_MAX_LOOPS dims, and addressing
+     * needs a strided layout. */
+    if (maps[i]->num_results > KILN_MAX_LOOPS) return -1;
+    if (t->kind == KILN_TYPE_MEMREF) {
+      int64_t st[KILN_MAX_LOOPS], off;
+      if (t->rank > KILN_MAX_LOOPS || !kiln_memref_strides(t, st, &off)) return -1;
+    }
+    if (!kiln_type_is_shaped(t) || t->rank != maps[i]->num_results) continue;
+    for (uint32_t d = 0; d < t->rank; d++) {
+      const kiln_affine_expr *e = maps[i]->results[d];
+      if (e->kind == KILN_AFFINE_DIM && t->shape[d] != KILN_DYNAMIC && bounds[e->value] < 0)
+        bounds[e->value] = t->shape[d];
+    }
+  }
+  return n;
+}
+
+int cg_iteration(const kiln_op *op, const kiln_affine_map **maps, bool *red) {
+  if (op->kind != KILN_OP_LINALG_SOFTMAX) return kiln_linalg_iteration(op, maps, red);
+  const kiln_attr *d = kiln_op_get_attr(op, "dimension");
+  const kiln_type *t = op->num_operands == 2 ? kiln_op_operand(op, 0)->type : NULL;
+  if (!t || !kiln_type_is_ranked(t) || t->rank > KILN_MAX_LOOPS || !d ||
+      d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= (int64_t)t->rank)
+    return -1;
+  maps[0] = maps[1] = kiln_affine_map_identity(kiln_op_context(op), t->rank);
+  for (uint32_t i = 0; red && i < t->rank; i++) red[i] = (int64_t)i == d->i;
+  return (int)t->rank;
+}
+
+/* ---- distribution ---- */
+bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst) {
+  switch (e->kind) {
+  case KILN_AFFINE_DIM:
+    if (e->value >= loops) return false;
+    coef[e->value] += 1;
+    return true;
+  case KILN_AFFINE_CONST:
+    *cst += e->value;
+    return e->value >= 0;
+  case KILN_AFFINE_ADD:
+    return cg_linear_expr(e->lhs, loops, coef, cst) && cg_linear_expr(e->rhs, loops, coef, cst);
+  case KILN_AFFINE_MUL: {
+    if (e->rhs->kind != KILN_AFFINE_CONST || e->rhs->value < 0) return false;
+    int64_t c2[KILN_MAX_LOOPS] = {0}, k2 = 0;
+    if (!cg_linear_expr(e->lhs, loops, c2, &k2)) return false;
+    for (int l = 0; l < loops; l++) coef[l] += c2[l] * e->rhs->value;
+    *cst += k2 * e->rhs->value;
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int n = cg_static_bounds(root, maps, red, bounds);
+  if (n < 0 || n != ntiles) return false;
+  uint32_t out = kiln_linalg_num_inputs(root);
+  if (out >= root->num_operands) return false;
+  const kiln_affine_map *om = maps[out];
+  for (uint32_t i = out + 1; i < root->num_operands; i++)
+    if (maps[i] != om) return false;
+  const kiln_type *ot = kiln_op_operand(root, out)->type;
+  if (ot->kind != KILN_TYPE_MEMREF || !kiln_affine_map_is_projected_permutation(om) ||
+      om->num_results != ot->rank)
+    return false;
+  memset(d, 0, sizeof *d);
+  d->rank = ot->rank;
+  int ndist = 0, dist[KILN_MAX_LOOPS];
+  for (uint32_t k = 0; k < ot->rank; k++) {
+    int l = (int)om->results[k]->value;
+    d->loop[k] = l;
+    d->bound[k] = ot->shape[k];
+    d->wg[k] = -1;
+    /* An output dim indexed by a reduction loop (softmax) stays whole. */
+    bool whole = red[l] || tiles[l] <= 0;
+    if (d->bound[k] == KILN_DYNAMIC) {
+      /* the tile count is known at run time only (ceildiv(dim, tile)) */
+      d->tile[k] = whole ? KILN_DYNAMIC : tiles[l];
+      d->count[k] = whole ? 1 : KILN_DYNAMIC;
+      if (!whole) dist[ndist++] = (int)k;
+      continue;
+    }
+    int64_t t = whole || tiles[l] > d->bound[k] ? d->bound[k] : tiles[l];
+    if (t <= 0) t = 1;
+    d->tile[k] = t;
+    d->count[k] = (d->bound[k] + t - 1) / t;
+    if (d->count[k] > 1) dist[ndist++] = (int)k;
+  }
+  d->wg_count[0] = d->wg_count[1] = d->wg_count[2] = 1;
+  for (int i = ndist - 1, slot = 0; i >= 0; i--) {
+    int k = dist[i];
+    d->wg[k] = slot;
+    if (d->count[k] == KILN_DYNAMIC || d->wg_count[slot] == KILN_DYNAMIC) d->wg_count[slot] = KILN_DYNAMIC;
+    else d->wg_count[slot] *= d->count[k];
+    if (slot < 2) slot++;
+  }
+  return true;
+}
+
+/* ---- the grid on the host ---- */
+static bool same_array(const kiln_attr *a, const int64_t *v, uint32_t n) {
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return false;
+  return memcmp(a->data, v, n * sizeof *v) == 0;
+}
+
+/* The push constant a kernel's value is (index_castui of
+ * hal.interface.constant {index}), or -1. */
+static int64_t push_constant_of(kiln_value *v) {
+  if (v && v->def && v->def->kind == KILN_OP_ARITH_INDEX_CASTUI) v = kiln_op_operand(v->def, 0);
+  if (!v || !v->def || v->def->kind != KILN_OP_HAL_INTERFACE_CONSTANT) return -1;
+  return kiln_hal_interface_selector(v->def);
+}
+
+/* Push constant holding dim k of the root's output (a binding with a
+ * dynamic dim), or -1. */
+int64_t cg_output_dim_constant(kiln_op *root, uint32_t k) {
+  kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
+  kiln_op *b = out->def;
+  if (!b || b->kind != KILN_OP_HAL_INTERFACE_BINDING || k >= out->type->rank) return -1;
+  uint32_t j = 0;
+  for (uint32_t i = 0; i < k; i++) j += out->type->shape[i] == KILN_DYNAMIC;
+  return j < b->num_operands ? push_constant_of(kiln_op_operand(b, j)) : -1;
+}
+
+/* Host ops before dispatch site d computing the dynamic entries of the
+ * workgroup count: per slot, the product of its dims' tile counts,
+ * ceildiv(push constant, tile) for dynamic ones. False when a push
+ * constant has no value on the host. */
+static bool host_counts(kiln_op *d, const cg_dist *dist, kiln_op *root, kiln_value **out) {
+  kiln_builder b = kiln_builder_before(d);
+  b.loc = d->loc;
+  for (int s = 0; s < 3; s++) {
+    out[s] = NULL;
+    if (dist->wg_count[s] != KILN_DYNAMIC) continue;
+    kiln_value *prod = NULL;
+    for (uint32_t k = 0; k < dist->rank; k++) {
+      if (dist->wg[k] != s) continue;
+      kiln_value *c;
+      if (dist->count[k] != KILN_DYNAMIC) {
+        c = cg_index(&b, dist->count[k]);
+      } else {
+        int64_t pc = cg_output_dim_constant(root, k), st = 0;
+        kiln_value *dim = pc >= 0 ? kiln_hal_dispatch_value(d, "constants", (uint32_t)pc, &st) : NULL;
+        if (pc < 0) return false;
+        if (!dim) dim = cg_index(&b, st);
+        c = cg_bin(&b, KILN_OP_ARITH_CEILDIVSI, dim, cg_index(&b, dist->tile[k]));
+      }
+      prod = prod ? cg_bin(&b, KILN_OP_ARITH_MULI, prod, c) : c;
+    }
+    out[s] = prod;
+  }
+  return true;
+}
+
+kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, kiln_op *func,
+                           bool first) {
+  if (!export || !executable) return NULL;
+  int64_t wc[3] = {1, 1, 1};
+  if (cg_launch_array(func, "workgroup_count", wc, 3) != 3)
+    return kiln_op_error(func, "has no kiln.launch workgroup_count");
+  const kiln_attr *old_exp = kiln_op_get_attr(export, "workgroup_count");
+  if (old_exp && !first && !same_array(old_exp, wc, 3))
+    return kiln_op_error(export, "variants of @%s disagree on the workgroup count", kiln_symbol_name(executable));
+  kiln_op_set_attr(export, "workgroup_count", kiln_attr_dense_i64_array(kiln_op_context(export), 3, wc));
+  bool dynamic = wc[0] == KILN_DYNAMIC || wc[1] == KILN_DYNAMIC || wc[2] == KILN_DYNAMIC;
+  cg_dist dist;
+  kiln_op *root = dynamic ? cg_find_root(func) : NULL;
+  if (dynamic) {
+    int64_t tiles[KILN_MAX_LOOPS];
+    int n = cg_launch_array(func, "tile_sizes", tiles, KILN_MAX_LOOPS);
+    if (!root || !cg_distribution(root, tiles, n, &dist))
+      return kiln_op_error(func, "kiln.launch tile_sizes do not fit the root op");
+  }
+  const kiln_attr *ord = kiln_op_get_attr(export, "ordinal");
+  const char *exe = kiln_symbol_name(executable);
+  kiln_block *tb = kiln_module_body(top);
+  for (kiln_op *f = tb ? tb->first : NULL; f; f = f->next) {
+    if (f->kind != KILN_OP_FUNC_FUNC) continue;
+    for (kiln_block *b = f->num_regions ? f->regions[0].first : NULL; b; b = b->next)
+      for (kiln_op *d = b->first; d; d = d->next) {
+        if (d->kind != KILN_OP_HAL_COMMAND_BUFFER_DISPATCH) continue;
+        const kiln_attr *e = kiln_op_get_attr(d, "executable");
+        const kiln_attr *o = kiln_op_get_attr(d, "ordinal");
+        if (!e || e->kind != KILN_ATTR_SYMBOL_REF || !exe || strcmp(e->str, exe) != 0) continue;
+        if (!o || !ord || o->kind != KILN_ATTR_INTEGER || ord->kind != KILN_ATTR_INTEGER ||
+            o->i != ord->i)
+          continue;
+        /* Another variant already set it: it must agree (and its
+         * run-time entries are the same computation). */
+        const kiln_attr *old = kiln_op_get_attr(d, "workgroup_count");
+        if (old) {
+          if (!first && !same_array(old, wc, 3))
+            return kiln_op_error(d, "variants of @%s disagree on the workgroup count", exe);
+          if (!first || dynamic) continue;
+        }
+        kiln_value *counts[3];
+        if (dynamic && !host_counts(d, &dist, root, counts))
+          return kiln_op_error(d, "the workgroup count of @%s depends on a size the host does not know", exe);
+        kiln_op_set_attr(d, "workgroup_count", kiln_attr_dense_i64_array(kiln_op_context(d), 3, wc));
+        kiln_value *ops[512];
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < d->num_operands && n < 509; i++) ops[n++] = kiln_op_operand(d, i);
+        for (int s = 0; s < 3; s++)
+          if (wc[s] == KILN_DYNAMIC) ops[n++] = counts[s];
+        kiln_op_set_operands(d, n, ops);
+      }
+  }
+  return NULL;
+}
