@@ -9,7 +9,8 @@ parent commit and at yours, then run this. It compiles every e2e program
 (samples/*.mlir, tests/e2e/compile/op_cases.py, the hal-level kernels of
 tests/e2e/codegen_cpu/run_hal_kernels.py and the GPU cases; the list of
 tests/e2e/gpu/run_gpu.py) and the ONNX model tests' models
-(tests/onnx/models/run_model.py; skipped without torch) with both binaries
+(tests/onnx/models/run_model.py: tiny_mlp, mlp, cnn, ResNet-18, MobileNetV2,
+the encoder; skipped without torch) with both binaries
 for several target sets (the host; x86_64+avx2 with aarch64; sm_80, sm_90
 and the host as the GPU tests compile; sm_80 with KILN_GPU_SIMT_CPU=1) and
 compares the module bytes. A program that fails to compile must fail with
@@ -78,7 +79,7 @@ def onnx_models(work):
         return []
     import run_model  # noqa: E402
     out = []
-    for model in ("tiny_mlp", "mlp", "cnn", "resnet18"):
+    for model in ("tiny_mlp", "mlp", "cnn", "resnet18", "mobilenet_v2", "encoder"):
         m, x = run_model.build(model, torch)
         path = os.path.join(work, model + ".onnx")
         torch.onnx.export(m, x, path, opset_version=17, input_names=["x"], output_names=["y"])
