@@ -85,9 +85,7 @@ kiln_error *kiln_flow_pass_inline_calls(kiln_op *module, void *user) {
     for (uint32_t i = 0; i < s.n; i++) changed |= inline_call(ctx, module, s.calls[i]);
     if (!changed) break;
     if (depth == INLINE_MAX_DEPTH) {
-      kiln_op *c = s.calls[0];
-      kiln_op_emit_error(c, "calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
-      return kiln_error_new("inline-calls: calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
+      return kiln_op_error(s.calls[0], "calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
     }
   }
   /* private functions nobody calls any more */

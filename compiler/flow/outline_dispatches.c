@@ -153,10 +153,9 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
     /* the callee is a host symbol the kernel's executable cannot see */
     const kiln_attr *callee = kiln_op_get_attr(w.call, "callee");
     const char *cn = callee && callee->kind == KILN_ATTR_SYMBOL_REF ? callee->str : "?";
-    kiln_op_emit_error(w.call, "dispatch '%s' would call @%s from a kernel; inline it first", name, cn);
     free(caps.v);
-    return kiln_error_new("outline-dispatches: dispatch '%s' calls @%s (calls inside kernels are not supported; inline first)",
-                          name, cn);
+    return kiln_op_error(w.call, "dispatch '%s' would call @%s from a kernel (calls inside kernels are "
+                         "not supported); inline it first", name, cn);
   }
   /* what cloned producers read is passed as well */
   for (uint32_t i = 0; i < caps.n; i++) {
@@ -184,10 +183,8 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
       continue;
     }
     char *ts = kiln_type_to_string(v->type);
-    kiln_emit_error(ctx, region->loc, "dispatch '%s' captures a value of type %s; only tensors, scalars "
-                    "(as rank-0 tensors) and host index values can be passed to a kernel", name, ts);
-    kiln_error *e = kiln_error_new("outline-dispatches: dispatch '%s' captures a value of type %s "
-                                   "(only tensors, scalars and host index values can be passed)", name, ts);
+    kiln_error *e = kiln_op_error(region, "dispatch '%s' captures a value of type %s; only tensors, scalars "
+                                  "(as rank-0 tensors) and host index values can be passed to a kernel", name, ts);
     free(ts);
     free(caps.v);
     free(p);
@@ -205,12 +202,12 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
     if (i >= nargs) nrd += kiln_type_num_dynamic_dims(v->type);
     if (!push_dims(region, v, p, arg_dims[i])) {
       char *ts = kiln_type_to_string(v->type);
-      kiln_emit_error(ctx, region->loc, "dispatch '%s': the host cannot compute the dynamic dims of %s %u (%s)",
-                      name, i < nargs ? "operand" : "result", i < nargs ? i : i - nargs, ts);
+      kiln_error *e = kiln_op_error(region, "dispatch '%s': the host cannot compute the dynamic dims of %s %u (%s)",
+                                    name, i < nargs ? "operand" : "result", i < nargs ? i : i - nargs, ts);
       free(ts);
       free(caps.v);
       free(p);
-      return kiln_error_new("outline-dispatches: dispatch '%s' has a tensor whose dims the host cannot compute", name);
+      return e;
     }
   }
   int64_t *wl_dims = kiln_alloc(ctx, (nwl + 1) * sizeof *wl_dims);
@@ -346,11 +343,9 @@ kiln_error *kiln_flow_pass_outline_dispatches(kiln_op *module, void *user) {
       if (op->kind != KILN_OP_FLOW_DISPATCH && op->kind != KILN_OP_FLOW_TENSOR_RESHAPE &&
           op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN &&
           op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
-        kiln_op_emit_error(op, "cannot stay in host function @%s after the flow stage", fname ? fname : "?");
-        return kiln_error_new("outline-dispatches: host function @%s keeps '%s' (host code may only "
-                              "dispatch kernels, reshape, hold constants, compute dims and check them; "
-                              "inline calls first)",
-                              fname ? fname : "?", op->name);
+        return kiln_op_error(op, "cannot stay in host function @%s after the flow stage (host code may only "
+                             "dispatch kernels, reshape, hold constants, compute dims and check them; "
+                             "inline calls first)", fname ? fname : "?");
       }
   }
   return NULL;

@@ -30,15 +30,14 @@ typedef struct rd {
   kiln_context *ctx;
   const char *fname;
   kiln_block *body;
+  kiln_error *err; /* why a dimension could not be computed or checked */
 } rd;
 
 static bool check(rd *r, kiln_builder *b, kiln_op *at, kiln_value *x, kiln_value *ref) {
   if (fl_same_dim(x, ref)) return true;
   int64_t cx, cr;
-  if (fl_const_index(x, &cx) && fl_const_index(ref, &cr)) {
-    kiln_op_emit_error(at, "dimension %lld must equal %lld", (long long)cx, (long long)cr);
-    return false;
-  }
+  if (fl_const_index(x, &cx) && fl_const_index(ref, &cr))
+    return kiln_op_fail(&r->err, at, "dimension %lld must equal %lld", (long long)cx, (long long)cr);
   /* each relation once per function (the pass runs twice) */
   for (kiln_op *o = r->body->first; o; o = o->next) {
     if (o->kind != KILN_OP_FLOW_CHECK_DIM_EQ) continue;
@@ -188,18 +187,14 @@ static bool resolve(rd *r, kiln_op *op) {
   }
   if (!src->def) return true;
   if (!fl_const_index(kiln_op_operand(op, 1), &d) || d < 0 || !kiln_type_is_ranked(src->type) ||
-      d >= (int64_t)src->type->rank) {
-    kiln_op_emit_error(op, "needs a constant dimension index in host function @%s", r->fname);
-    return false;
-  }
+      d >= (int64_t)src->type->rank)
+    return kiln_op_fail(&r->err, op, "needs a constant dimension index in host function @%s", r->fname);
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   kiln_value *v = fl_dim_value(&b, src, (uint32_t)d);
-  if (!v) {
-    kiln_op_emit_error(op, "cannot compute dimension %lld of the result of '%s' before it runs", (long long)d,
-                       src->def->name);
-    return false;
-  }
+  if (!v)
+    return kiln_op_fail(&r->err, op, "cannot compute dimension %lld of the result of '%s' before it runs", (long long)d,
+                        src->def->name);
   kiln_value_replace_all_uses(kiln_op_result(op, 0), v);
   kiln_op_erase(op);
   return true;
@@ -227,17 +222,14 @@ kiln_error *kiln_flow_pass_resolve_dims(kiln_op *module, void *user) {
       else if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE) ok = check_view(&r, op);
       op = next;
     }
-    if (!ok)
-      return kiln_error_new("resolve-dims: host function @%s has a dimension it cannot compute or check",
-                            r.fname);
+    if (!ok) return r.err;
     /* tensor.dim ops the checks and resolution built on computed tensors */
     for (kiln_op *op = body->first; op && ok;) {
       kiln_op *next = op->next;
       if (op->kind == KILN_OP_TENSOR_DIM && kiln_op_operand(op, 0)->def) ok = resolve(&r, op);
       op = next;
     }
-    if (!ok)
-      return kiln_error_new("resolve-dims: host function @%s has a dimension it cannot compute", r.fname);
+    if (!ok) return r.err;
   }
   return NULL;
 }

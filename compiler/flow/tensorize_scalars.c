@@ -109,12 +109,10 @@ static kiln_error *check_types(kiln_op *func, const kiln_type *fty) {
     bool arg = i < fty->num_inputs;
     uint32_t k = arg ? i : i - fty->num_inputs;
     char *ts = kiln_type_to_string(t);
-    kiln_op_emit_error(func, "%s #%u of @%s has type %s; scalar arguments and results must be "
-                             "i1, i8, i16, i32, i64, index, f16, bf16, f32 or f64",
-                       arg ? "argument" : "result", k, name ? name : "?", ts);
-    kiln_error *e = kiln_error_new("tensorize-scalars: @%s %s #%u has type %s, which a module "
-                                   "signature cannot describe",
-                                   name ? name : "?", arg ? "argument" : "result", k, ts);
+    kiln_error *e = kiln_op_error(func, "%s #%u of @%s has type %s, which a module signature cannot "
+                                  "describe; scalar arguments and results must be i1, i8, i16, i32, "
+                                  "i64, index, f16, bf16, f32 or f64",
+                                  arg ? "argument" : "result", k, name ? name : "?", ts);
     free(ts);
     return e;
   }

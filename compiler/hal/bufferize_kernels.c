@@ -289,9 +289,8 @@ static kiln_value *in_place_input(bz *z, kiln_op *op) {
 }
 
 static kiln_error *unsupported(bz *z, kiln_op *op) {
-  kiln_op_emit_error(op, "cannot be bufferized in kernel @%s", kiln_symbol_name(z->kernel));
-  return kiln_error_new("bufferize-kernels: '%s' in kernel @%s is not supported yet", op->name,
-                        kiln_symbol_name(z->kernel));
+  return kiln_op_error(op, "cannot be bufferized in kernel @%s (not supported yet)",
+                       kiln_symbol_name(z->kernel));
 }
 
 static bool has_tensor(const kiln_op *op) {

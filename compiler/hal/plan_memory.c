@@ -133,8 +133,7 @@ static const kiln_attr *shape_attr(kiln_context *ctx, const kiln_type *t) {
 }
 
 static kiln_error *fail(pm *p, const kiln_op *op, const char *what) {
-  if (op) kiln_op_emit_error(op, "plan-memory: %s", what);
-  return kiln_error_new("plan-memory: function @%s: %s", kiln_symbol_name(p->func), what);
+  return kiln_op_error(op, "plan-memory: function @%s: %s", kiln_symbol_name(p->func), what);
 }
 
 static kiln_value *index_const(pm *p, int64_t v) {

@@ -406,13 +406,23 @@ void kiln_emit_verror(kiln_context *ctx, kiln_loc loc, const char *kind,
     ir_buf_printf(&b, "%s:%u:%u: ", loc.file, loc.line, loc.col);
   else
     ir_buf_puts(&b, "<unknown>: ");
+  const size_t where = b.len;
   ir_buf_printf(&b, "%s: ", kind);
   char tmp[1024];
   vsnprintf(tmp, sizeof tmp, fmt, ap);
   ir_buf_puts(&b, tmp);
+  if (strcmp(kind, "error") == 0) {
+    /* kept for kiln_context_error_text: the location and the message */
+    const size_t n = strlen(tmp);
+    char *text = kiln_alloc(ctx, where + n + 1);
+    memcpy(text, b.data, where);
+    memcpy(text + where, tmp, n + 1);
+    ctx->error_texts = ir_grow(ctx, ctx->error_texts, sizeof *ctx->error_texts,
+                               &ctx->cap_error_texts, ctx->errors + 1);
+    ctx->error_texts[ctx->errors++] = text;
+  }
   ir_buf_putc(&b, '\n');
   if (loc.file) append_source_line(ctx, &b, loc);
-  if (strcmp(kind, "error") == 0) ctx->errors++;
   if (ctx->diag)
     ctx->diag(ctx->diag_user, b.data);
   else
@@ -435,3 +445,7 @@ void kiln_emit_note(kiln_context *ctx, kiln_loc loc, const char *fmt, ...) {
 }
 
 unsigned kiln_context_error_count(const kiln_context *ctx) { return ctx->errors; }
+
+const char *kiln_context_error_text(const kiln_context *ctx, unsigned i) {
+  return i < ctx->errors ? ctx->error_texts[i] : NULL;
+}

@@ -87,6 +87,11 @@ void kiln_emit_verror(kiln_context *ctx, kiln_loc loc, const char *kind,
                       const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
 unsigned kiln_context_error_count(const kiln_context *ctx);
+/* Error diagnostic number i (0 .. error count - 1) as one line,
+ * "file:line:col: message" (no source line); NULL when out of range. So
+ * a front end that reports through diagnostics can return the first one
+ * it emitted as its kiln_error. */
+const char *kiln_context_error_text(const kiln_context *ctx, unsigned i);
 
 /* ---- Types ---- */
 typedef enum kiln_type_kind {
@@ -619,6 +624,12 @@ kiln_error *kiln_op_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 kiln_error *kiln_op_verror(const kiln_op *op, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
+/* For passes whose helpers return bool: records kiln_op_error(op, ...) in
+ * *first unless it already holds one (the first cause is the one to
+ * report) and returns false, so a helper can `return kiln_op_fail(...)`
+ * and the pass return *first. */
+bool kiln_op_fail(kiln_error **first, const kiln_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- Reduction combiners ---- */
 /* An arith op that folds a reduction as out = op(out, x) (the combiner

@@ -60,6 +60,8 @@ struct kiln_context {
   kiln_diag_handler diag;
   void *diag_user;
   unsigned errors;
+  const char **error_texts; /* per error: "file:line:col: message" */
+  uint32_t cap_error_texts;
   ir_source *sources;
   size_t num_sources, cap_sources;
   const kiln_type *t_index, *t_f16, *t_bf16, *t_f32, *t_f64, *t_none, *t_i1;

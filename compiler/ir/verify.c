@@ -25,6 +25,14 @@ kiln_error *kiln_op_error(const kiln_op *op, const char *fmt, ...) {
   return e;
 }
 
+bool kiln_op_fail(kiln_error **first, const kiln_op *op, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (!*first) *first = kiln_op_verror(op, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...) {
   char msg[1024];
   va_list ap;

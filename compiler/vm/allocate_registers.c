@@ -75,11 +75,11 @@ static bool ra_last_use(const kiln_ptr_map *pos, kiln_block *b, kiln_value *v, k
   return true;
 }
 
-static bool ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
+static kiln_error *ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
   kiln_ptr_map pos = {0};
   if (!ra_number(&pos, b)) {
     kiln_ptr_map_free(&pos);
-    return kiln_op_emit_error(fn, "out of memory in register allocation");
+    return kiln_op_error(fn, "out of memory in register allocation");
   }
   /* Snapshot the ops: insertions below must not disturb the scan. */
   const uint32_t nops = ra_count_ops(b);
@@ -97,7 +97,7 @@ static bool ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
       uint32_t at;
       if (!ra_last_use(&pos, b, val, &last, &at)) {
         kiln_ptr_map_free(&pos);
-        return kiln_op_emit_error(fn, "a value is used outside the function's only block");
+        return kiln_op_error(fn, "a value is used outside the function's only block");
       }
       if (last && (last->kind == KILN_OP_VM_RET || last->kind == KILN_OP_VM_CLEAR_REF))
         continue;
@@ -110,30 +110,33 @@ static bool ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
     }
   }
   kiln_ptr_map_free(&pos);
-  return true;
+  return NULL;
 }
 
 static const kiln_attr *ra_i32s(kiln_context *ctx, uint32_t n, const int64_t *v) {
   return kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), n, v, NULL);
 }
 
-static bool ra_function(kiln_context *ctx, kiln_op *fn) {
+static kiln_error *ra_function(kiln_context *ctx, kiln_op *fn) {
   kiln_block *b = fn->regions[0].first;
-  if (!b) return true;
+  if (!b) return NULL;
   if (b->next)
-    return kiln_op_emit_error(fn, "has more than one block: register allocation handles straight-line code only");
-  if (!ra_release_refs(ctx, fn, b)) return false;
+    return kiln_op_error(fn, "has more than one block: register allocation handles straight-line code only");
+  kiln_error *err = ra_release_refs(ctx, fn, b);
+  if (err) return err;
   kiln_ptr_map pos = {0};
   ra_bank *scalars = calloc(1, sizeof *scalars), *refs = calloc(1, sizeof *refs);
   int64_t *regs = calloc(KILN_VM_MAX_LIST + 1 + b->num_args, sizeof *regs);
   bool ok = scalars && refs && regs && ra_number(&pos, b);
-  if (!ok) kiln_op_emit_error(fn, "out of memory in register allocation");
+  if (!ok) err = kiln_op_error(fn, "out of memory in register allocation");
   /* Arguments: each bank in order (the calling convention). */
   for (uint32_t i = 0; ok && i < b->num_args; i++) {
     const kiln_type *t = b->args[i]->type;
     const int r = vmx_is_ref(t) ? ra_take(refs, 1) : ra_take(scalars, vmx_slots(t));
     regs[i] = r;
     ok = r >= 0;
+    if (!ok) err = kiln_op_error(fn, "its arguments need more than %u registers in one bank",
+                                 KILN_VM_MAX_REGISTERS);
   }
   if (ok) kiln_op_set_attr(fn, "arg_regs", ra_i32s(ctx, b->num_args, regs));
   /* Unused arguments are dead from the start. */
@@ -144,7 +147,8 @@ static bool ra_function(kiln_context *ctx, kiln_op *fn) {
   for (kiln_op *op = b->first; ok && op; op = op->next) {
     const uint32_t here = ra_pos(&pos, op);
     if (op->num_results > KILN_VM_MAX_LIST) {
-      ok = kiln_op_emit_error(op, "too many results for one VM instruction");
+      ok = false;
+      err = kiln_op_error(op, "too many results for one VM instruction");
       break;
     }
     for (uint32_t r = 0; ok && r < op->num_results; r++) {
@@ -154,7 +158,7 @@ static bool ra_function(kiln_context *ctx, kiln_op *fn) {
       ok = reg >= 0;
     }
     if (!ok) {
-      kiln_op_emit_error(op, "more than %u live registers in one bank", KILN_VM_MAX_REGISTERS);
+      err = kiln_op_error(op, "more than %u live registers in one bank", KILN_VM_MAX_REGISTERS);
       break;
     }
     if (op->num_results) kiln_op_set_attr(op, "regs", ra_i32s(ctx, op->num_results, regs));
@@ -185,14 +189,16 @@ static bool ra_function(kiln_context *ctx, kiln_op *fn) {
   free(refs);
   free(regs);
   kiln_ptr_map_free(&pos);
-  return ok;
+  return err;
 }
 
 kiln_error *kiln_pass_allocate_registers(kiln_op *module, void *user) {
   (void)user;
   kiln_context *ctx = kiln_op_context(module);
   for (kiln_op *op = kiln_module_body(module)->first; op; op = op->next)
-    if (op->kind == KILN_OP_VM_FUNC && !ra_function(ctx, op))
-      return kiln_error_new("allocate-registers failed on @%s", kiln_symbol_name(op));
+    if (op->kind == KILN_OP_VM_FUNC) {
+      kiln_error *err = ra_function(ctx, op);
+      if (err) return err;
+    }
   return NULL;
 }

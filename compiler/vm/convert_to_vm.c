@@ -42,19 +42,8 @@ typedef struct cv {
   cv_const *consts;
   uint32_t nconsts, capconsts;
   uint32_t op_index; /* host ops lowered so far in this function */
-  bool failed;
+  kiln_error *err; /* the first failure, located at its op */
 } cv;
-
-static bool cv_fail(cv *c, const kiln_op *op, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static bool cv_fail(cv *c, const kiln_op *op, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  kiln_emit_verror(c->ctx, op->loc, "error", fmt, ap);
-  va_end(ap);
-  c->failed = true;
-  return false;
-}
 
 /* ---- attribute readers ------------------------------------------------- */
 
@@ -63,11 +52,11 @@ static bool cv_int_attr(cv *c, const kiln_op *op, const char *name,
   const kiln_attr *a = kiln_op_get_attr(op, name);
   if (!a) {
     if (required)
-      return cv_fail(c, op, "'%s' needs an integer attribute '%s'", op->name, name);
+      return kiln_op_fail(&c->err, op, "needs an integer attribute '%s'", name);
     return true;
   }
   if (a->kind != KILN_ATTR_INTEGER)
-    return cv_fail(c, op, "'%s': attribute '%s' must be an integer", op->name, name);
+    return kiln_op_fail(&c->err, op, "attribute '%s' must be an integer", name);
   *out = a->i;
   return true;
 }
@@ -81,7 +70,7 @@ static bool cv_ints_attr(cv *c, const kiln_op *op, const char *name,
   *n = 0;
   if (!a) {
     if (required)
-      return cv_fail(c, op, "'%s' needs an integer array attribute '%s'", op->name, name);
+      return kiln_op_fail(&c->err, op, "needs an integer array attribute '%s'", name);
     return true;
   }
   if (a->kind == KILN_ATTR_DENSE_ARRAY && kiln_type_is_int_or_index(a->type)) {
@@ -93,25 +82,25 @@ static bool cv_ints_attr(cv *c, const kiln_op *op, const char *name,
     int64_t *v = kiln_alloc(c->ctx, (a->count + 1) * sizeof *v);
     for (uint32_t i = 0; i < a->count; i++) {
       if (a->elems[i]->kind != KILN_ATTR_INTEGER)
-        return cv_fail(c, op, "'%s': attribute '%s' must hold integers", op->name, name);
+        return kiln_op_fail(&c->err, op, "attribute '%s' must hold integers", name);
       v[i] = a->elems[i]->i;
     }
     *out = v;
     *n = a->count;
     return true;
   }
-  return cv_fail(c, op, "'%s': attribute '%s' must be an integer array", op->name, name);
+  return kiln_op_fail(&c->err, op, "attribute '%s' must be an integer array", name);
 }
 
 static bool cv_elem_attr(cv *c, const kiln_op *op, int64_t *code) {
   const kiln_attr *a = kiln_op_get_attr(op, "element_type");
   if (!a || a->kind != KILN_ATTR_TYPE)
-    return cv_fail(c, op, "'%s' needs a type attribute 'element_type'", op->name);
+    return kiln_op_fail(&c->err, op, "needs a type attribute 'element_type'");
   const kiln_fb_ElementType_t et = kiln_vm_element_type(a->type);
   if (et == kiln_fb_ElementType_Unknown) {
     char *s = kiln_type_to_string(a->type);
-    cv_fail(c, op, "'%s': element type '%s' has no module ElementType", op->name,
-            s ? s : "?");
+    kiln_op_fail(&c->err, op, "element type '%s' has no module ElementType",
+                 s ? s : "?");
     free(s);
     return false;
   }
@@ -155,7 +144,7 @@ static kiln_value *cv_const_int(cv *c, const kiln_type *t, int64_t v) {
 
 static kiln_value *cv_i32(cv *c, const kiln_op *at, int64_t v) {
   if (v < INT32_MIN || v > INT32_MAX) {
-    cv_fail(c, at, "'%s': value %lld does not fit in i32", at->name, (long long)v);
+    kiln_op_fail(&c->err, at, "value %lld does not fit in i32", (long long)v);
     v = 0;
   }
   return cv_const_int(c, c->i32, v);
@@ -179,7 +168,7 @@ static kiln_op *cv_call(cv *c, const kiln_op *src, const vmx_import *imp,
                         cv_args *a, const kiln_type *res) {
   const char *callee = imp->name, *sig = imp->signature;
   if (a->n >= sizeof a->v / sizeof a->v[0] || a->n > KILN_VM_MAX_LIST - a->nspans) {
-    cv_fail(c, src, "'%s': too many operands for one VM call", src->name);
+    kiln_op_fail(&c->err, src, "too many operands for one VM call");
     return NULL;
   }
   kiln_named_attr na[3];
@@ -200,7 +189,7 @@ static kiln_op *cv_call(cv *c, const kiln_op *src, const vmx_import *imp,
 static kiln_value *cv_operand(cv *c, const kiln_op *op, uint32_t i) {
   kiln_value *v = kiln_value_map_lookup(&c->map, kiln_op_operand(op, i));
   if (!v) {
-    cv_fail(c, op, "'%s': operand #%u was not lowered to the VM", op->name, i);
+    kiln_op_fail(&c->err, op, "operand #%u was not lowered to the VM", i);
     return NULL;
   }
   return v;
@@ -215,11 +204,11 @@ static void cv_map_result(cv *c, kiln_op *op, kiln_op *call) {
  * and `results` results. */
 static bool cv_expect_refs(cv *c, const kiln_op *op, uint32_t refs, uint32_t operands, uint32_t results) {
   if (op->num_operands != operands || op->num_results != results)
-    return cv_fail(c, op, "'%s' expects %u operand(s) and %u result(s)", op->name,
-                   operands, results);
+    return kiln_op_fail(&c->err, op, "expects %u operand(s) and %u result(s)",
+                        operands, results);
   for (uint32_t i = 0; i < refs; i++)
     if (!vmx_is_ref(kiln_op_operand(op, i)->type))
-      return cv_fail(c, op, "'%s': operand #%u must be a !hal value", op->name, i);
+      return kiln_op_fail(&c->err, op, "operand #%u must be a !hal value", i);
   return true;
 }
 
@@ -272,10 +261,10 @@ static bool cv_view_create(cv *c, kiln_op *op, const vmx_import *imp) {
   cv_push(&a, cv_i32(c, op, et));
   for (uint32_t i = 0, k = 1; i < rank; i++) {
     if (dims[i] == KILN_DYNAMIC) {
-      if (k >= op->num_operands) return cv_fail(c, op, "'%s': no operand for dynamic dim %u", op->name, i);
+      if (k >= op->num_operands) return kiln_op_fail(&c->err, op, "no operand for dynamic dim %u", i);
       cv_push(&a, cv_operand(c, op, k++));
     } else if (dims[i] < 0) {
-      return cv_fail(c, op, "'%s': negative dim %lld", op->name, (long long)dims[i]);
+      return kiln_op_fail(&c->err, op, "negative dim %lld", (long long)dims[i]);
     } else {
       cv_push(&a, cv_i64(c, dims[i]));
     }
@@ -293,9 +282,9 @@ static bool cv_allocate(cv *c, kiln_op *op, const vmx_import *imp) {
     cv_push(&a, cv_operand(c, op, 0)); /* dynamic size, already i64 */
   } else {
     if (op->num_operands != 0 || op->num_results != 1)
-      return cv_fail(c, op, "'%s' expects no operand (or a size) and one result", op->name);
+      return kiln_op_fail(&c->err, op, "expects no operand (or a size) and one result");
     if (!cv_int_attr(c, op, "size", &size, true)) return false;
-    if (size < 0) return cv_fail(c, op, "'%s': negative size %lld", op->name, (long long)size);
+    if (size < 0) return kiln_op_fail(&c->err, op, "negative size %lld", (long long)size);
     cv_push(&a, cv_i64(c, size));
   }
   kiln_op *call = cv_call(c, op, imp, &a, op->results[0].type);
@@ -320,11 +309,11 @@ static bool cv_plain(cv *c, kiln_op *op, const vmx_import *imp) {
   const char *sig = imp->signature, *sep = strchr(sig, '_');
   for (const char *t = sig; *t; t++)
     if (*t != 'r' && *t != '_')
-      return cv_fail(c, op, "'%s': import %s (\"%s\") takes more than refs; it needs a lowering of its own",
-                     op->name, imp->name, sig);
+      return kiln_op_fail(&c->err, op, "import %s (\"%s\") takes more than refs; it needs a lowering of its own",
+                          imp->name, sig);
   const uint32_t nops = (uint32_t)(sep - sig), nres = (uint32_t)strlen(sep + 1);
   if (!cv_expect(c, op, nops, nres)) return false;
-  if (nres > 1) return cv_fail(c, op, "'%s': more than one result", op->name);
+  if (nres > 1) return kiln_op_fail(&c->err, op, "more than one result");
   cv_args a = {.n = 0};
   for (uint32_t i = 0; i < nops; i++) cv_push(&a, cv_operand(c, op, i));
   kiln_op *call = cv_call(c, op, imp, &a, nres ? op->results[0].type : NULL);
@@ -340,7 +329,7 @@ static kiln_value *cv_list_value(cv *c, kiln_op *op, const char *list, uint32_t 
   if (!v) return NULL;
   kiln_value *m = kiln_value_map_lookup(&c->map, v);
   if (!m) {
-    cv_fail(c, op, "'%s': the value of '%s' entry %u was not lowered to the VM", op->name, list, k);
+    kiln_op_fail(&c->err, op, "the value of '%s' entry %u was not lowered to the VM", list, k);
     return NULL;
   }
   if (t == c->i32 && m->type != c->i32)
@@ -393,10 +382,10 @@ static bool cv_check(cv *c, kiln_op *op, const vmx_import *imp) {
 static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
   const kiln_attr *exe = kiln_op_get_attr(op, "executable");
   if (!exe || exe->kind != KILN_ATTR_SYMBOL_REF)
-    return cv_fail(c, op, "'%s' needs a symbol attribute 'executable'", op->name);
+    return kiln_op_fail(&c->err, op, "needs a symbol attribute 'executable'");
   const int64_t exe_index = cv_executable_index(c, exe->str);
   if (exe_index < 0)
-    return cv_fail(c, op, "'%s': no hal.executable named @%s in the module", op->name, exe->str);
+    return kiln_op_fail(&c->err, op, "no hal.executable named @%s in the module", exe->str);
   int64_t ordinal = 0;
   const int64_t *wg, *offsets, *lengths, *consts;
   uint32_t nwg, noff, nlen, nconst;
@@ -407,16 +396,14 @@ static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
       !cv_ints_attr(c, op, "constants", &consts, &nconst, false))
     return false;
   if (!wg)
-    return cv_fail(c, op, "'%s' has no 'workgroup_count' (codegen fills it in; did the codegen stage run?)",
-                   op->name);
+    return kiln_op_fail(&c->err, op, "has no 'workgroup_count' (codegen fills it in; did the codegen stage run?)");
   if (nwg < 1 || nwg > 3)
-    return cv_fail(c, op, "'%s': 'workgroup_count' needs 1 to 3 entries, has %u", op->name, nwg);
+    return kiln_op_fail(&c->err, op, "'workgroup_count' needs 1 to 3 entries, has %u", nwg);
   if (op->num_operands < 1 || op->num_results != 0)
-    return cv_fail(c, op, "'%s' expects a command buffer then the bound buffers", op->name);
+    return kiln_op_fail(&c->err, op, "expects a command buffer then the bound buffers");
   const uint32_t nbind = kiln_hal_dispatch_bindings(op);
   if (noff != nbind || nlen != nbind)
-    return cv_fail(c, op, "'%s' binds %u buffers but has %u offsets and %u lengths",
-                   op->name, nbind, noff, nlen);
+    return kiln_op_fail(&c->err, op, "binds %u buffers but has %u offsets and %u lengths", nbind, noff, nlen);
   if (!cv_expect_refs(c, op, 1 + nbind, op->num_operands, 0)) return false;
   cv_args a = {.n = 0};
   cv_push(&a, cv_operand(c, op, 0));
@@ -428,14 +415,14 @@ static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
       cv_push(&a, v);
       continue;
     }
-    if (c->failed) return false;
+    if (c->err) return false;
     const int64_t n = i < nwg ? wg[i] : 1;
-    if (n < 0) return cv_fail(c, op, "'%s': workgroup count %lld in dimension %u", op->name, (long long)n, i);
+    if (n < 0) return kiln_op_fail(&c->err, op, "workgroup count %lld in dimension %u", (long long)n, i);
     cv_push(&a, cv_i32(c, op, n));
   }
   for (uint32_t i = 0; i < nconst; i++) {
     kiln_value *v = cv_list_value(c, op, "constants", i, c->i32);
-    if (c->failed) return false;
+    if (c->err) return false;
     cv_push(&a, v ? v : cv_const_int(c, c->i32, (int32_t)(uint32_t)consts[i]));
   }
   a.spans[a.nspans++] = nconst;
@@ -444,9 +431,9 @@ static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
     for (uint32_t l = 0; l < 2; l++) {
       const char *list = l ? "lengths" : "offsets";
       kiln_value *v = cv_list_value(c, op, list, i, c->i64);
-      if (c->failed) return false;
+      if (c->err) return false;
       const int64_t x = l ? lengths[i] : offsets[i];
-      if (!v && x < 0) return cv_fail(c, op, "'%s': binding %u has a negative offset or length", op->name, i);
+      if (!v && x < 0) return kiln_op_fail(&c->err, op, "binding %u has a negative offset or length", i);
       cv_push(&a, v ? v : cv_i64(c, x));
     }
   }
@@ -463,8 +450,7 @@ static bool cv_arith_op(cv *c, kiln_op *op, bool *handled) {
   const kiln_op_kind k = vmx_arith_opcode(op->kind, t ? vmx_type_letter(t) : 0, handled);
   if (!*handled) return true;
   if (k == KILN_OP_COUNT)
-    return cv_fail(c, op, "'%s' on this type has no VM opcode (host code computes on i32, i64/index, f32, f64 scalars)",
-                   op->name);
+    return kiln_op_fail(&c->err, op, "on this type has no VM opcode (host code computes on i32, i64/index, f32, f64 scalars)");
   kiln_value *ops[2];
   for (uint32_t j = 0; j < op->num_operands && j < 2; j++)
     if (!(ops[j] = cv_operand(c, op, j))) return false;
@@ -479,8 +465,7 @@ static bool cv_constant(cv *c, kiln_op *op) {
   const kiln_type *t = cv_type(c, op->results[0].type);
   if (!v || !t || (v->kind != KILN_ATTR_INTEGER && v->kind != KILN_ATTR_FLOAT &&
                    v->kind != KILN_ATTR_BOOL))
-    return cv_fail(c, op, "'%s': only scalar constants reach host code (tensor constants belong in rodata)",
-                   op->name);
+    return kiln_op_fail(&c->err, op, "only scalar constants reach host code (tensor constants belong in rodata)");
   if (v->kind != KILN_ATTR_FLOAT) {
     kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), cv_const_int(c, t, v->i));
     return true;
@@ -498,7 +483,7 @@ static bool cv_cast(cv *c, kiln_op *op) {
   const kiln_type *from = cv_type(c, kiln_op_operand(op, 0)->type);
   const kiln_type *to = cv_type(c, op->results[0].type);
   kiln_value *v = cv_operand(c, op, 0);
-  if (!from || !to || !v) return cv_fail(c, op, "'%s': no VM form for this cast", op->name);
+  if (!from || !to || !v) return kiln_op_fail(&c->err, op, "no VM form for this cast");
   if (from == to) {
     kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), v);
     return true;
@@ -510,7 +495,7 @@ static bool cv_cast(cv *c, kiln_op *op) {
   else if (from == c->i64 && to == c->i32)
     k = KILN_OP_VM_TRUNC_I64_I32;
   else
-    return cv_fail(c, op, "'%s': no VM form for this cast", op->name);
+    return kiln_op_fail(&c->err, op, "no VM form for this cast");
   c->b.loc = op->loc;
   cv_map_result(c, op, kiln_build(&c->b, k, 1, &v, 1, &to, NULL));
   return true;
@@ -537,7 +522,7 @@ static bool cv_op(cv *c, kiln_op *op) {
     return cv_cast(c, op);
   case KILN_OP_FUNC_RETURN: {
     kiln_value *vals[256];
-    if (op->num_operands > 256) return cv_fail(c, op, "too many results");
+    if (op->num_operands > 256) return kiln_op_fail(&c->err, op, "too many results");
     for (uint32_t i = 0; i < op->num_operands; i++)
       if (!(vals[i] = cv_operand(c, op, i))) return false;
     c->b.loc = op->loc;
@@ -549,8 +534,7 @@ static bool cv_op(cv *c, kiln_op *op) {
   bool handled;
   if (!cv_arith_op(c, op, &handled)) return false;
   if (handled) return true;
-  return cv_fail(c, op, "'%s' has no VM lowering (host functions hold hal.* host ops, scalar arith and func.return)",
-                 op->name);
+  return kiln_op_fail(&c->err, op, "has no VM lowering (host functions hold hal.* host ops, scalar arith and func.return)");
 }
 
 /* kiln.signature from the asserts (inputs) and the created views that are
@@ -576,8 +560,8 @@ static const kiln_type *cv_derive_signature(cv *c, kiln_op *fn) {
         return NULL;
       if (v->block != body || v->def) continue;
       if (input != (int64_t)v->index)
-        return cv_fail(c, op, "'%s' says input %lld but checks argument %u", op->name,
-                       (long long)input, v->index), NULL;
+        return kiln_op_fail(&c->err, op, "says input %lld but checks argument %u",
+                            (long long)input, v->index), NULL;
       ins[v->index] = kiln_type_tensor(c->ctx, rank, dims, et->type, NULL);
     } else if (op->kind == KILN_OP_HAL_BUFFER_VIEW_CREATE && op->num_results == 1) {
       if (!cv_ints_attr(c, op, "shape", &dims, &rank, true)) return NULL;
@@ -590,9 +574,9 @@ static const kiln_type *cv_derive_signature(cv *c, kiln_op *fn) {
   for (uint32_t i = 0; i < nin + nres; i++) {
     const kiln_type *t = i < nin ? ins[i] : outs[i - nin];
     if (vmx_is_ref(t)) {
-      cv_fail(c, fn, "cannot tell the tensor type of %s %u of @%s: no hal.buffer_view.%s for it and no kiln.signature",
-              i < nin ? "input" : "result", i < nin ? i : i - nin, kiln_symbol_name(fn),
-              i < nin ? "assert" : "create");
+      kiln_op_fail(&c->err, fn, "cannot tell the tensor type of %s %u of @%s: no hal.buffer_view.%s for it and no kiln.signature",
+                   i < nin ? "input" : "result", i < nin ? i : i - nin, kiln_symbol_name(fn),
+                   i < nin ? "assert" : "create");
       return NULL;
     }
   }
@@ -607,8 +591,8 @@ static kiln_op *cv_function(cv *c, kiln_op *fn) {
   const kiln_type *ft = kiln_op_get_attr(fn, "function_type")->type;
   kiln_block *body = fn->regions[0].first;
   if (body->next) {
-    cv_fail(c, fn, "host function @%s has more than one block: control flow in host code is not supported yet",
-            kiln_symbol_name(fn));
+    kiln_op_fail(&c->err, fn, "host function @%s has more than one block: control flow in host code is not supported yet",
+                 kiln_symbol_name(fn));
     return NULL;
   }
   const uint32_t n = ft->num_inputs + ft->num_results;
@@ -617,8 +601,8 @@ static kiln_op *cv_function(cv *c, kiln_op *fn) {
     types[i] = cv_type(c, ft->types[i]);
     if (!types[i]) {
       char *s = kiln_type_to_string(ft->types[i]);
-      cv_fail(c, fn, "host function @%s: type '%s' has no VM register", kiln_symbol_name(fn),
-              s ? s : "?");
+      kiln_op_fail(&c->err, fn, "host function @%s: type '%s' has no VM register", kiln_symbol_name(fn),
+                   s ? s : "?");
       free(s);
       return NULL;
     }
@@ -631,8 +615,8 @@ static kiln_op *cv_function(cv *c, kiln_op *fn) {
   } else if (sig->kind != KILN_ATTR_TYPE || sig->type->kind != KILN_TYPE_FUNCTION ||
              sig->type->num_inputs != ft->num_inputs ||
              sig->type->num_results != ft->num_results) {
-    cv_fail(c, fn, "'kiln.signature' of @%s must be a function type with the function's arity",
-            kiln_symbol_name(fn));
+    kiln_op_fail(&c->err, fn, "'kiln.signature' of @%s must be a function type with the function's arity",
+                 kiln_symbol_name(fn));
     return NULL;
   }
   const kiln_type *vft = kiln_type_function(c->ctx, ft->num_inputs, types,
@@ -652,7 +636,7 @@ static kiln_op *cv_function(cv *c, kiln_op *fn) {
     c->b.loc = op->loc;
     if (!cv_op(c, op)) return NULL;
   }
-  if (c->failed) return NULL;
+  if (c->err) return NULL;
   return vf;
 }
 
@@ -668,7 +652,7 @@ kiln_error *kiln_pass_convert_to_vm(kiln_op *module, void *user) {
     next = op->next;
     if (!cv_is_host_func(op)) continue;
     kiln_op *vf = cv_function(&c, op);
-    if (!vf) return kiln_error_new("convert-to-vm failed on @%s", kiln_symbol_name(op));
+    if (!vf) return c.err ? c.err : kiln_error_new("convert-to-vm failed on @%s", kiln_symbol_name(op));
     kiln_block_insert_before(op, vf);
     kiln_op_erase(op);
   }

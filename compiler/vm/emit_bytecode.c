@@ -63,7 +63,7 @@ typedef struct em {
   kiln_op *fn;
   kiln_vm_function_code_t *out; /* its scalar_count/ref_count bound registers */
   uint32_t loc_cap;
-  bool failed;
+  kiln_error *err; /* the first failure, located at its op */
 } em;
 
 static int em_reg(em *e, const kiln_op *at, kiln_value *v) {
@@ -71,8 +71,7 @@ static int em_reg(em *e, const kiln_op *at, kiln_value *v) {
                               : kiln_op_get_attr(e->fn, "arg_regs");
   if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || !kiln_type_is_integer(a->type) ||
       v->index >= a->count) {
-    kiln_op_emit_error(at, "operand has no register (run allocate-registers first)");
-    e->failed = true;
+    kiln_op_fail(&e->err, at, "operand has no register (run allocate-registers first)");
     return 0;
   }
   /* Registers come from the IR (possibly hand-written): keep them inside
@@ -82,10 +81,8 @@ static int em_reg(em *e, const kiln_op *at, kiln_value *v) {
   const int64_t limit = (int64_t)(ref ? e->out->ref_count : e->out->scalar_count) -
                         (ref ? 0 : (int64_t)vmx_slots(v->type) - 1);
   if (r < 0 || r >= limit) {
-    kiln_op_emit_error(at, "register %lld is outside the function's %s bank (%u)",
-                       (long long)r, ref ? "ref" : "scalar",
-                       ref ? e->out->ref_count : e->out->scalar_count);
-    e->failed = true;
+    kiln_op_fail(&e->err, at, "register %lld is outside the function's %s bank (%u)", (long long)r,
+                 ref ? "ref" : "scalar", ref ? e->out->ref_count : e->out->scalar_count);
     return 0;
   }
   return (int)r;
@@ -102,7 +99,7 @@ static void em_location(em *e, const kiln_op *op, uint32_t pc) {
     const uint32_t cap = e->loc_cap ? e->loc_cap * 2 : 16;
     kiln_vm_location_t *n = realloc(o->locations, cap * sizeof *n);
     if (!n) {
-      e->failed = true;
+      kiln_op_fail(&e->err, op, "out of memory recording source locations");
       return;
     }
     o->locations = n;
@@ -122,10 +119,9 @@ static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
   const kiln_attr *spans = kiln_op_get_attr(op, "spans");
   const int ord = em_import(im, callee->str, sig->str);
   if (ord < 0) {
-    kiln_op_emit_error(op, ord == -2 ? "import '%s' is called with two different signatures"
-                                     : "out of memory adding import '%s'",
-                       callee->str);
-    e->failed = true;
+    kiln_op_fail(&e->err, op, ord == -2 ? "import '%s' is called with two different signatures"
+                 : "out of memory adding import '%s'",
+                 callee->str);
     return;
   }
   int args[KILN_VM_MAX_LIST + 1], res[KILN_VM_MAX_LIST + 1];
@@ -145,9 +141,7 @@ static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
   }
   for (uint32_t r = 0; r < op->num_results; r++) res[r] = em_result(e, op, r);
   if (na > KILN_VM_MAX_LIST) {
-    kiln_op_emit_error(op, "call has %u register-list entries, the VM allows %u", na,
-                       KILN_VM_MAX_LIST);
-    e->failed = true;
+    kiln_op_fail(&e->err, op, "call has %u register-list entries, the VM allows %u", na, KILN_VM_MAX_LIST);
     return;
   }
   em_location(e, op, (uint32_t)a->size);
@@ -174,10 +168,10 @@ kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
   if (err) return err;
   out->scalar_count = (uint32_t)sc->i;
   out->ref_count = (uint32_t)rc->i;
-  em e = {fn, out, 0, false};
+  em e = {fn, out, 0, NULL};
   kiln_vm_asm_t a;
   kiln_vm_asm_init(&a);
-  for (kiln_op *op = fn->regions[0].first->first; op && !e.failed; op = op->next) {
+  for (kiln_op *op = fn->regions[0].first->first; op && !e.err; op = op->next) {
     const kiln_attr *v = kiln_op_get_attr(op, "value");
     switch (op->kind) {
     case KILN_OP_VM_CONST_I32:
@@ -201,7 +195,7 @@ kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
     case KILN_OP_VM_RET: {
       int regs[KILN_VM_MAX_LIST + 1];
       if (op->num_operands > KILN_VM_MAX_LIST) {
-        e.failed = !kiln_op_emit_error(op, "too many results");
+        kiln_op_fail(&e.err, op, "too many results");
         break;
       }
       for (uint32_t i = 0; i < op->num_operands; i++)
@@ -212,7 +206,7 @@ kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
     default: {
       const int opc = em_opcode(op->kind);
       if (opc < 0) {
-        e.failed = !kiln_op_emit_error(op, "has no VM instruction");
+        kiln_op_fail(&e.err, op, "has no VM instruction");
         break;
       }
       em_location(&e, op, (uint32_t)a.size);
@@ -226,15 +220,12 @@ kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
     }
     }
   }
-  if (!e.failed && kiln_vm_asm_finish(&a)) {
-    e.failed = true;
-    err = kiln_error_new("@%s: bytecode assembly failed (operand out of range)",
-                         kiln_symbol_name(fn));
-  }
-  if (e.failed) {
+  if (!e.err && kiln_vm_asm_finish(&a))
+    e.err = kiln_error_new("@%s: bytecode assembly failed (operand out of range)", kiln_symbol_name(fn));
+  if (e.err) {
     kiln_vm_asm_free(&a);
     kiln_vm_function_code_free(out);
-    return err ? err : kiln_error_new("bytecode emission failed on @%s", kiln_symbol_name(fn));
+    return e.err;
   }
   out->code = a.code;
   out->size = (uint32_t)a.size;

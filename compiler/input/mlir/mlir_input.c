@@ -5,13 +5,22 @@
 #include <errno.h>
 #include <string.h>
 
+static kiln_error *first_error(const kiln_context *ctx, unsigned since, const char *name,
+                               const char *what) {
+  const char *text = kiln_context_error_text(ctx, since);
+  return text ? kiln_error_new("%s", text) : kiln_error_new("%s: %s", name, what);
+}
+
 kiln_error *kiln_mlir_load_buffer(kiln_context *ctx, const char *name,
                                   const char *text, size_t len, bool verify,
                                   kiln_op **out) {
   *out = NULL;
+  /* The parser and the verifier report through diagnostics (source line
+   * and caret); the first one they emit is also the error returned. */
+  const unsigned before = kiln_context_error_count(ctx);
   kiln_op *m = kiln_parse_source(ctx, name, text, len);
-  if (!m) return kiln_error_new("%s: failed to parse", name);
-  if (verify && !kiln_verify(m)) return kiln_error_new("%s: verification failed", name);
+  if (!m) return first_error(ctx, before, name, "failed to parse");
+  if (verify && !kiln_verify(m)) return first_error(ctx, before, name, "verification failed");
   *out = m;
   return NULL;
 }

@@ -15,7 +15,7 @@
 // CHECK-NOT: @twice
 // CHECK-NOT: @square
 // CHECK: func.func @act(
-// ERR: error: 'func.call' op cannot stay in host function @uses_ext after the flow stage
+// ERR: pass 'outline-dispatches' failed: {{.*}}inline.mlir:{{[0-9]+}}:8: 'func.call' op cannot stay in host function @uses_ext after the flow stage
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = call @act(%x) : (tensor<4xf32>) -> tensor<4xf32>
   %e = tensor.empty() : tensor<4xf32>
