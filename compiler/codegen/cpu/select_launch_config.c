@@ -128,13 +128,54 @@ static bool along_last_parallel(kiln_op *root, const bool *red, int n) {
 }
 
 /* Window reductions that are not implicit GEMMs (depthwise convolutions,
- * pools) with static bounds: the vector path runs along the innermost
- * parallel loop with the next one register-blocked, so a workgroup owns
- * whole rows of both; the largest outer parallel loop (output rows) is
- * split by a divisor into about CG_CONV_WORKGROUPS tiles of at least
- * CG_CONV_MIN_MACS iterations each (a small op stays one workgroup and
- * wakes no worker). */
-static bool window_tiles(const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
+ * pools, global pools) with static bounds: the vector path runs along the
+ * innermost parallel loop (channels) with the next one register-blocked,
+ * so a workgroup owns whole rows of that one. The work (iterations times
+ * the body's ops, so a pool that recomputes a fused SiLU counts as the
+ * heavier op it is) asks for about CG_CONV_WORKGROUPS tiles of at least
+ * CG_CONV_MIN_MACS each (a small op stays one workgroup and wakes no
+ * worker). The tiles split the largest outer parallel loop (output rows)
+ * by a divisor and the channels by a divisor of their 16-lane groups
+ * (whole 64-byte lines, so two workers never write one line): the fewest
+ * tiles reaching the target, an even count where there is one (two
+ * workers then get equal halves), rows before channels. Channels matter
+ * where rows cannot split: a global pool (one output row) or 7x7 maps,
+ * which rows alone would cut into 7 tiles, 4 against 3 on two workers. */
+#define CG_LANE_GROUP 16
+/* Parts *pr of `rows` and *pc of `groups` (each a divisor): the fewest
+ * tiles reaching `want` (the most when none does), an even count where
+ * there is one (two workers then get equal halves), then fewer channel
+ * cuts. */
+static void pick_split(int64_t rows, int64_t groups, int64_t want, int64_t *pr, int64_t *pc) {
+  *pr = *pc = 1;
+  bool have = false, reach = false, even = false;
+  for (int64_t r = 1; r <= rows; r++) {
+    if (rows % r) continue;
+    for (int64_t c = 1; c <= groups; c++) {
+      if (groups % c) continue;
+      int64_t count = r * c, best = *pr * *pc;
+      bool rch = count >= want, ev = count % 2 == 0;
+      bool better;
+      if (!have) better = true;
+      else if (rch != reach) better = rch;
+      else if (ev != even) better = ev;
+      else if (count != best) better = rch ? count < best : count > best;
+      else better = c < *pc;
+      if (better) *pr = r, *pc = c, have = true, reach = rch, even = ev;
+    }
+  }
+}
+
+static int64_t body_ops(kiln_op *root) {
+  int64_t n = 0;
+  kiln_block *body = root->num_regions ? root->regions[0].first : NULL;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
+    n += o->kind != KILN_OP_LINALG_YIELD;
+  return n;
+}
+
+static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
+                         int64_t *tiles) {
   int64_t work = 1;
   int last = -1, big = -1;
   for (int l = 0; l < n; l++) {
@@ -145,10 +186,79 @@ static bool window_tiles(const bool *red, const int64_t *bounds, int n, int64_t 
   }
   for (int l = 0; l < n; l++)
     if (!red[l] && l != last && (big < 0 || bounds[l] > bounds[big])) big = l;
+  /* A body of a multiply-add or less (a named op's) counts as the
+   * iteration count. */
+  int64_t ops = body_ops(root);
+  if (ops > 2) work = work / 2 * ops;
   int64_t want = work / CG_CONV_MIN_MACS;
   if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
-  if (big >= 0 && want > 1) tiles[big] = bounds[big] / split_parts(bounds[big], 1, want);
+  if (want <= 1 || last < 0) return true;
+  int64_t rows = big >= 0 ? bounds[big] : 1;
+  int64_t groups = bounds[last] % CG_LANE_GROUP == 0 ? bounds[last] / CG_LANE_GROUP : 1;
+  int64_t pr, pc;
+  pick_split(rows, groups, want, &pr, &pc);
+  if (big >= 0) tiles[big] = rows / pr;
+  tiles[last] = bounds[last] / pc;
   return true;
+}
+
+/* Kernels whose ops write one rank in several shapes (a pad: a fill of
+ * the whole padded buffer and the root's copy into its interior) can be
+ * split only along the dims where all those outputs agree (tile-and-
+ * distribute restricts every op to the same range there): fixed[l] marks
+ * the root's loops of the others. False when there are none. Only for
+ * elementwise roots: the other paths pick their tiles for their kernels. */
+static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps, int n,
+                        bool *fixed) {
+  uint32_t out = kiln_linalg_num_inputs(root);
+  const kiln_type *rt = kiln_op_operand(root, out)->type;
+  const kiln_affine_map *om = maps[out];
+  bool any = false;
+  for (int l = 0; l < n; l++) fixed[l] = false;
+  if (rt->kind != KILN_TYPE_MEMREF || !kiln_affine_map_is_projected_permutation(om) ||
+      om->num_results != rt->rank)
+    return false;
+  kiln_block *body = cg_func_body(func);
+  for (kiln_op *x = body ? body->first : NULL; x; x = x->next) {
+    if (x == root || !kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
+    for (uint32_t i = kiln_linalg_num_inputs(x); i < x->num_operands; i++) {
+      const kiln_type *t = kiln_op_operand(x, i)->type;
+      if (t->kind != KILN_TYPE_MEMREF || t->rank != rt->rank) continue;
+      for (uint32_t k = 0; k < rt->rank; k++)
+        if (t->shape[k] != rt->shape[k]) any = fixed[om->results[k]->value] = true;
+    }
+  }
+  return any;
+}
+
+/* About CG_COPY_MIN_ELEMS elements a workgroup for such a kernel (a copy:
+ * one load and store per element), split along the outer free loop
+ * (batch) and the channels in 16-lane groups. */
+#define CG_COPY_MIN_ELEMS (64 * 1024)
+static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds, int n,
+                       int64_t *tiles) {
+  int64_t elems = 1;
+  int last = -1, big = -1;
+  for (int l = 0; l < n; l++) {
+    tiles[l] = 0;
+    if (red[l]) continue;
+    if (bounds[l] < 1) return; /* a run-time size: one workgroup */
+    elems *= bounds[l];
+    last = l;
+  }
+  int64_t want = elems / CG_COPY_MIN_ELEMS;
+  if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
+  if (want <= 1 || last < 0) return;
+  for (int l = 0; l < n; l++)
+    if (!red[l] && !fixed[l] && l != last && (big < 0 || bounds[l] > bounds[big])) big = l;
+  int64_t rows = big >= 0 ? bounds[big] : 1;
+  int64_t groups = !fixed[last] && bounds[last] % CG_LANE_GROUP == 0 ? bounds[last] / CG_LANE_GROUP : 1;
+  int64_t pr, pc;
+  pick_split(rows, groups, want, &pr, &pc);
+  for (int l = 0; l < n; l++)
+    if (!red[l]) tiles[l] = bounds[l];
+  if (big >= 0) tiles[big] = rows / pr;
+  tiles[last] = bounds[last] / pc;
 }
 
 #define CG_ROW_WORK 8192
@@ -157,10 +267,15 @@ static bool window_tiles(const bool *red, const int64_t *bounds, int n, int64_t 
 #define CG_MM_MIN_WORKGROUPS 8
 
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
-static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
-                       int64_t *tiles) {
+static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps,
+                       const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
   cg_root_kind k = cg_root_kind_of(root);
   for (int l = 0; l < n; l++) tiles[l] = 0;
+  bool fixed[KILN_MAX_LOOPS];
+  if (k == CG_ROOT_ELEMENTWISE && fixed_loops(func, root, maps, n, fixed)) {
+    free_tiles(red, fixed, bounds, n, tiles);
+    return;
+  }
   if (root->kind == KILN_OP_LINALG_MATMUL || root->kind == KILN_OP_LINALG_BATCH_MATMUL) {
     /* M x N tile of 64 x 64: a multiple of every register tile used by
      * lower-to-loops' microkernel (rows of 8/4, columns of 2 vectors). */
@@ -184,7 +299,7 @@ static void pick_tiles(kiln_op *root, const bool *red, const int64_t *bounds, in
     return;
   }
   if ((k == CG_ROOT_CONV || k == CG_ROOT_POOLING || k == CG_ROOT_REDUCTION) &&
-      along_last_parallel(root, red, n) && window_tiles(red, bounds, n, tiles))
+      along_last_parallel(root, red, n) && window_tiles(root, red, bounds, n, tiles))
     return;
   int64_t budget, cap;
   switch (k) {
@@ -262,7 +377,7 @@ static kiln_error *configure(cg_kernel *k, void *user) {
     if (n < 0) return kiln_op_error(root, "has no iteration space the CPU code generator understands (ranks "
                                     "above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
     pipeline = cg_pipeline_name(cg_root_kind_of(root));
-    pick_tiles(root, red, bounds, n, tiles);
+    pick_tiles(k->func, root, maps, red, bounds, n, tiles);
     cg_dist d;
     const char *why = NULL;
     /* Tile only when it yields several workgroups that tile-and-distribute

@@ -22,10 +22,17 @@ static bool touches(const int64_t *coef, int loops, const bool *tiled) {
   return false;
 }
 
+/* Is output dim k split into several tiles (or possibly, at run time)? */
+static bool split(const cg_dist *d, uint32_t k) { return d->count[k] > 1 || d->count[k] == KILN_DYNAMIC; }
+
 /* The output map of X in root-output dims: dim_of_loop[l] = output dim
  * of loop l, or -1. False when X does not iterate the root's output
- * space. rt is the root's output type before tiling: distribute() asks
- * after it has already replaced the root's output by a subview. */
+ * space: its outputs must match the root's on every split dim; a dim
+ * that stays whole may differ (a pad's fill of the whole buffer around
+ * the root's copy into its interior, split along the unpadded channels,
+ * restricted to the same channels). rt is the root's output type before
+ * tiling: distribute() asks after it has already replaced the root's
+ * output by a subview. */
 static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
                         const kiln_type *rt, int *dim_of_loop) {
   uint32_t out = kiln_linalg_num_inputs(x);
@@ -35,16 +42,13 @@ static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, con
     const kiln_type *t = kiln_op_operand(x, i)->type;
     if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || t->rank != d->rank) return false;
     for (uint32_t k = 0; k < t->rank; k++)
-      if (t->shape[k] != rt->shape[k]) return false;
+      if (t->shape[k] != rt->shape[k] && split(d, k)) return false;
   }
   const kiln_affine_map *om = maps[out];
   if (!kiln_affine_map_is_projected_permutation(om) || om->num_results != d->rank) return false;
   for (uint32_t k = 0; k < om->num_results; k++) dim_of_loop[om->results[k]->value] = (int)k;
   return true;
 }
-
-/* Is output dim k split into several tiles (or possibly, at run time)? */
-static bool split(const cg_dist *d, uint32_t k) { return d->count[k] > 1 || d->count[k] == KILN_DYNAMIC; }
 
 bool cg_dist_splits(const cg_dist *d) {
   for (uint32_t k = 0; k < d->rank; k++)

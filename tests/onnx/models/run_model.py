@@ -145,6 +145,16 @@ def _cnn_cases(torch):
                                            inverted_residual(10, 60, 1), inverted_residual(10, 36, 2),
                                            SqueezeExcite(10, 3), nn.AdaptiveAvgPool2d(1),
                                            nn.Flatten(), nn.Linear(10, 4)), (2, 3, 23, 20)),
+        # large enough that the work is split across workgroups by batch
+        # and 16-channel groups (48 channels): pads, a depthwise 3x3, a
+        # squeeze-excite whose global pool recomputes the SiLU before it,
+        # a depthwise 5x5 stride 2 (29x29) and a final global pool
+        "cnn_wide_split": (nn.Sequential(nn.Conv2d(5, 48, 3, 1, 1), nn.BatchNorm2d(48), nn.SiLU(),
+                                         nn.Conv2d(48, 48, 3, 1, 1, groups=48), nn.SiLU(),
+                                         SqueezeExcite(48, 12),
+                                         nn.Conv2d(48, 48, 5, 2, 2, groups=48), nn.ReLU6(),
+                                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 6)),
+                           (2, 5, 58, 58)),
     }
 
 
