@@ -242,6 +242,40 @@ static void fill(bz *z, kiln_builder *b, kiln_value *scalar, kiln_value *dst) {
   kiln_build(b, KILN_OP_LINALG_FILL, 2, ops, 0, NULL, kiln_attr_dict(z->ctx, 1, &a));
 }
 
+/* A static pad's value goes only around the window at `lo` that the
+ * copy writes: per dim d the slabs below and above the window, within it
+ * along the dims before d and whole along those after (disjoint, covering
+ * the border once), so the window is written once, not filled first
+ * (half the pad's stores for a CNN's 1-pixel pads). False when a size or
+ * offset is known only at run time: the caller fills the whole buffer. */
+static bool fill_border(bz *z, kiln_builder *b, kiln_value *v, kiln_value *dst, kiln_value *src,
+                        const mixed *lo) {
+  const kiln_type *dt = dst->type, *st = src->type;
+  if (dt->rank != st->rank) return false;
+  for (uint32_t i = 0; i < dt->rank; i++)
+    if (dt->shape[i] == KILN_DYNAMIC || st->shape[i] == KILN_DYNAMIC || lo->st[i] == KILN_DYNAMIC ||
+        lo->v[i])
+      return false;
+  for (uint32_t d = 0; d < dt->rank; d++) {
+    for (int side = 0; side < 2; side++) {
+      int64_t at = side ? lo->st[d] + st->shape[d] : 0;
+      int64_t len = side ? dt->shape[d] - at : lo->st[d];
+      if (len <= 0) continue;
+      mixed off, size, ones;
+      int64_t shape[KILN_MAX_LOOPS];
+      for (uint32_t i = 0; i < dt->rank; i++) {
+        off.v[i] = size.v[i] = ones.v[i] = NULL;
+        ones.st[i] = 1;
+        off.st[i] = i < d ? lo->st[i] : i == d ? at : 0;
+        size.st[i] = shape[i] = i < d ? st->shape[i] : i == d ? len : dt->shape[i];
+      }
+      const kiln_type *part = kiln_type_tensor(z->ctx, dt->rank, shape, dt->elem, NULL);
+      fill(z, b, v, subview(z, b, dst, part, &off, &size, &ones));
+    }
+  }
+  return true;
+}
+
 /* Does op read the init of its output j? */
 static bool init_read(kiln_op *op, uint32_t j) {
   switch (op->kind) {
@@ -520,11 +554,11 @@ static void move_op(bz *z, kiln_op *op) {
     kiln_value *v = pad_value(op);
     if (v->def && kiln_op_is_inside(v->def, op))
       v = kiln_build_constant(&b, kiln_op_get_attr(v->def, "value"));
-    fill(z, &b, v, dst);
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
     mixed lo;
     uint32_t next = 1;
     read_mixed(op, "static_low", rt->rank, &next, &lo);
+    if (!fill_border(z, &b, v, dst, src, &lo)) fill(z, &b, v, dst);
     hl_build_copy(&b, src, window(z, &b, dst, src, &lo));
     break;
   }

@@ -2,9 +2,10 @@
 // Data-movement tensor ops in kernels: slices become memref.subview
 // windows (strided layouts) copied by identity generics; an extract_slice
 // feeding exp is read in place by exp through an offset map (fold-views),
-// no copy; an insert copies its destination first; pad fills then copies
-// into the window at `low`; concat copies each input at its offset along
-// `dim`.
+// no copy; an insert copies its destination first; pad fills the border
+// around the window at `low` (per dim, the slabs below and above it,
+// within the window along the dims before) and copies into the window;
+// concat copies each input at its offset along `dim`.
 // CHECK: #[[OFF:map[0-9]*]] = affine_map<(d0, d1) -> (d0 + 1, d1 + 2)>
 // CHECK-LABEL: func.func @slices_dispatch_0() {
 // CHECK: %[[SRC:.*]] = hal.interface.binding {binding = 0 : i32} : memref<4x6xf32>
@@ -23,8 +24,16 @@
 // CHECK-LABEL: func.func @pad_concat_dispatch_0() {
 // CHECK: %[[P:.*]] = hal.interface.binding {binding = 1 : i32} : memref<4x7xf32>
 // CHECK: %[[V:.*]] = arith.constant 5.000000e-01 : f32
-// CHECK-NEXT: linalg.fill ins(%[[V]] : f32) outs(%[[P]] : memref<4x7xf32>)
-// CHECK-NEXT: %[[PW:.*]] = memref.subview %[[P]][1, 2] [2, 3] [1, 1] : memref<4x7xf32> to memref<2x3xf32, strided<[7, 1], offset: 9>>
+// CHECK-NEXT: %[[B0:.*]] = memref.subview %[[P]][0, 0] [1, 7] [1, 1] : memref<4x7xf32> to memref<1x7xf32, strided<[7, 1]>>
+// CHECK-NEXT: linalg.fill ins(%[[V]] : f32) outs(%[[B0]] :
+// CHECK-NEXT: %[[B1:.*]] = memref.subview %[[P]][3, 0] [1, 7] [1, 1] : memref<4x7xf32> to memref<1x7xf32, strided<[7, 1], offset: 21>>
+// CHECK-NEXT: linalg.fill ins(%[[V]] : f32) outs(%[[B1]] :
+// CHECK-NEXT: %[[B2:.*]] = memref.subview %[[P]][1, 0] [2, 2] [1, 1] : memref<4x7xf32> to memref<2x2xf32, strided<[7, 1], offset: 7>>
+// CHECK-NEXT: linalg.fill ins(%[[V]] : f32) outs(%[[B2]] :
+// CHECK-NEXT: %[[B3:.*]] = memref.subview %[[P]][1, 5] [2, 2] [1, 1] : memref<4x7xf32> to memref<2x2xf32, strided<[7, 1], offset: 12>>
+// CHECK-NEXT: linalg.fill ins(%[[V]] : f32) outs(%[[B3]] :
+// CHECK-NOT: linalg.fill
+// CHECK: %[[PW:.*]] = memref.subview %[[P]][1, 2] [2, 3] [1, 1] : memref<4x7xf32> to memref<2x3xf32, strided<[7, 1], offset: 9>>
 // CHECK-NEXT: linalg.generic {{.*}} outs(%[[PW]] : memref<2x3xf32, strided<[7, 1], offset: 9>>)
 // CHECK-LABEL: func.func @pad_concat_dispatch_1() {
 // CHECK: memref.subview %[[C:.*]][0, 0] [2, 3] [1, 1] : memref<2x5xf32> to memref<2x3xf32, strided<[5, 1]>>
