@@ -112,6 +112,8 @@ typedef struct kiln_session_shape {
   int64_t dims[16];
 } kiln_session_shape;
 
+struct kiln_module_bundled_case_desc; /* kiln/module_builder.h */
+
 typedef struct kiln_session {
   kiln_session_options_t options;
   char **targets;    /* --target values in order; default {"llvm-cpu"} */
@@ -136,6 +138,11 @@ typedef struct kiln_session {
   void (*pending_free)(void *pending);
   kiln_session_shape *shapes; /* --dim and --static-shape, in order */
   uint32_t shape_count;
+  /* --bundle-io check data, owned by the caller: serialize stores each
+   * case with the module (a case without a function name goes with the
+   * module's one exported function). */
+  const struct kiln_module_bundled_case_desc *bundled_cases;
+  uint32_t bundled_case_count;
 } kiln_session;
 
 kiln_session *kiln_session_create(void);

@@ -484,6 +484,32 @@ static kiln_error *sz_ir_rodata(sz *z, kiln_block *body, uint32_t *total) {
   return NULL;
 }
 
+/* The session's --bundle-io cases; the builder checks each against its
+ * function's signature (finish reports a mismatch). */
+static kiln_error *sz_bundled_cases(sz *z, kiln_block *body) {
+  if (!z->s->bundled_case_count) return NULL;
+  const char *only = NULL;
+  uint32_t exported = 0;
+  for (kiln_op *op = body->first; op; op = op->next)
+    if (op->kind == KILN_OP_VM_FUNC) {
+      const kiln_attr *vis = kiln_op_get_attr(op, "sym_visibility");
+      if (vis && vis->kind == KILN_ATTR_STRING && strcmp(vis->str, "public") != 0) continue;
+      only = kiln_symbol_name(op);
+      exported++;
+    }
+  for (uint32_t i = 0; i < z->s->bundled_case_count; i++) {
+    kiln_module_bundled_case_desc_t c = z->s->bundled_cases[i];
+    if (!c.function) {
+      if (exported != 1)
+        return kiln_error_new("--bundle-io: the module exports %u functions; check data "
+                              "needs exactly one", exported);
+      c.function = only;
+    }
+    kiln_module_builder_add_bundled_case(z->b, &c);
+  }
+  return NULL;
+}
+
 /* Everything but the writing: z->b holds the whole module, with every
  * weight borrowed (session rodata and hal.rodata values are not copied). */
 static kiln_error *sz_collect(sz *z, kiln_op *module, kiln_session *session) {
@@ -533,6 +559,7 @@ static kiln_error *sz_collect(sz *z, kiln_op *module, kiln_session *session) {
   }
   for (kiln_op *op = body->first; op && !err; op = op->next)
     if (sz_named(op, "hal.executable")) err = sz_executable(z, op);
+  if (!err) err = sz_bundled_cases(z, body);
   kiln_vm_imports_free(&imports);
   return err;
 }

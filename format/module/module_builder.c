@@ -121,6 +121,19 @@ typedef struct kmb_segment {
   uint64_t stored_size, offset;
 } kmb_segment;
 
+typedef struct kmb_bundled_tensor {
+  char *name;
+  kmb_tensor type;
+  uint8_t *data;
+  uint64_t size;
+} kmb_bundled_tensor;
+
+typedef struct kmb_bundled_case {
+  char *function;
+  uint32_t input_count, output_count;
+  kmb_bundled_tensor *inputs, *outputs;
+} kmb_bundled_case;
+
 #define KMB_ARRAY_(T, name) \
   T *name;                  \
   uint32_t name##_count, name##_cap
@@ -137,6 +150,7 @@ struct kiln_module_builder {
   KMB_ARRAY_(kmb_rodata, rodata);
   KMB_ARRAY_(kmb_executable, executables);
   KMB_ARRAY_(kmb_segment, segments);
+  KMB_ARRAY_(kmb_bundled_case, cases);
   uint8_t *code;
   uint32_t code_size, code_cap;
   char error[256]; /* first error, sticky */
@@ -259,6 +273,20 @@ void kiln_module_builder_destroy(kiln_module_builder_t *b) {
     free(b->segments[i].packed);
   }
   free(b->segments);
+  for (uint32_t i = 0; i < b->cases_count; i++) {
+    kmb_bundled_case *c = &b->cases[i];
+    for (uint32_t k = 0; k < c->input_count + c->output_count; k++) {
+      kmb_bundled_tensor *t =
+          k < c->input_count ? &c->inputs[k] : &c->outputs[k - c->input_count];
+      free(t->name);
+      free(t->type.dims);
+      free(t->data);
+    }
+    free(c->function);
+    free(c->inputs);
+    free(c->outputs);
+  }
+  free(b->cases);
   free(b->code);
   free(b);
 }
@@ -621,6 +649,113 @@ uint32_t kiln_module_builder_add_executable(
   return index;
 }
 
+/* Formats a tensor type as "1x3x?xf32" into buf. */
+static const char *kmb_type_str(char *buf, size_t n, uint8_t et, uint32_t rank,
+                                const int64_t *dims) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (uint32_t d = 0; d < rank && at < n; d++) {
+    int w = dims[d] < 0 ? snprintf(buf + at, n - at, "?x")
+                        : snprintf(buf + at, n - at, "%" PRId64 "x", dims[d]);
+    if (w < 0) break;
+    at += (size_t)w;
+  }
+  if (at < n)
+    snprintf(buf + at, n - at, "%s",
+             kiln_module_element_type_name((kiln_fb_ElementType_t)et));
+  return buf;
+}
+
+/* Checks one bundled tensor against the function's type and copies it. */
+static bool kmb_copy_bundled(kiln_module_builder_t *b, uint32_t ci,
+                             const char *what, uint32_t k,
+                             const kiln_module_bundled_tensor_desc_t *in,
+                             const kmb_tensor *want, kmb_bundled_tensor *out) {
+  const char *nm = in->name ? in->name : "";
+  const kiln_module_tensor_type_t *t = &in->type;
+  char got_s[96], want_s[96];
+  bool match = t->element_type == want->element_type && t->rank == want->rank;
+  uint64_t count = 1;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    if (t->dims[d] < 0) {
+      kmb_error(b, "bundled case %" PRIu32 ": %s %" PRIu32 " (%s) has a dynamic dim",
+                ci, what, k, nm);
+      return false;
+    }
+    if (match && want->dims[d] >= 0 && want->dims[d] != t->dims[d]) match = false;
+    if (t->dims[d] && count > UINT64_MAX / (uint64_t)t->dims[d]) count = UINT64_MAX;
+    else count *= (uint64_t)t->dims[d];
+  }
+  if (!match) {
+    kmb_error(b, "bundled case %" PRIu32 ": %s %" PRIu32 " (%s) is tensor<%s>, the function wants tensor<%s>",
+              ci, what, k, nm,
+              kmb_type_str(got_s, sizeof got_s, (uint8_t)t->element_type, t->rank, t->dims),
+              kmb_type_str(want_s, sizeof want_s, want->element_type, want->rank, want->dims));
+    return false;
+  }
+  uint64_t es = kiln_module_element_type_size(t->element_type);
+  if (count > UINT64_MAX / es || count * es != in->size) {
+    kmb_error(b, "bundled case %" PRIu32 ": %s %" PRIu32 " (%s) holds %" PRIu64
+              " bytes, its type needs %" PRIu64 " elements of %" PRIu64,
+              ci, what, k, nm, in->size, count, es);
+    return false;
+  }
+  if ((size_t)in->size != in->size || in->size > UINT32_MAX - 64) {
+    kmb_error(b, "bundled case %" PRIu32 ": %s %" PRIu32 " (%s) exceeds 4 GB", ci, what, k, nm);
+    return false;
+  }
+  out->name = kmb_strdup(b, nm);
+  out->type.element_type = (uint8_t)t->element_type;
+  out->type.dims = kmb_dup(b, t->dims, (size_t)t->rank * sizeof(int64_t));
+  if (out->type.dims) out->type.rank = t->rank;
+  out->data = kmb_dup(b, in->data, (size_t)in->size);
+  if (out->data) out->size = in->size;
+  return out->name && out->type.dims && out->data;
+}
+
+uint32_t kiln_module_builder_add_bundled_case(
+    kiln_module_builder_t *b, const kiln_module_bundled_case_desc_t *c) {
+  uint32_t index = b->cases_count;
+  const kmb_function *fn = NULL;
+  for (uint32_t i = 0; c->function && i < b->functions_count; i++)
+    if (b->functions[i].exported && strcmp(b->functions[i].name, c->function) == 0)
+      fn = &b->functions[i];
+  if (!fn) {
+    kmb_error(b, "bundled case %" PRIu32 ": no exported function '%s'", index,
+              c->function ? c->function : "");
+    return index;
+  }
+  if (c->input_count != fn->input_count || c->output_count != fn->output_count) {
+    kmb_error(b, "bundled case %" PRIu32 ": %" PRIu32 " inputs and %" PRIu32
+              " outputs given, function %s takes %" PRIu32 " and returns %" PRIu32,
+              index, c->input_count, c->output_count, fn->name, fn->input_count,
+              fn->output_count);
+    return index;
+  }
+  if (!KMB_PUSH_(b, cases)) return index;
+  kmb_bundled_case *o = &b->cases[index];
+  memset(o, 0, sizeof *o);
+  b->cases_count++; /* from here on destroy() frees what is set */
+  o->function = kmb_strdup(b, fn->name);
+  o->inputs = calloc(c->input_count ? c->input_count : 1, sizeof *o->inputs);
+  o->outputs = calloc(c->output_count ? c->output_count : 1, sizeof *o->outputs);
+  if (!o->inputs || !o->outputs) {
+    kmb_error(b, "out of memory");
+    return index;
+  }
+  for (uint32_t k = 0; k < c->input_count; k++) {
+    o->input_count++;
+    if (!kmb_copy_bundled(b, index, "input", k, &c->inputs[k], &fn->inputs[k], &o->inputs[k]))
+      return index;
+  }
+  for (uint32_t k = 0; k < c->output_count; k++) {
+    o->output_count++;
+    if (!kmb_copy_bundled(b, index, "output", k, &c->outputs[k], &fn->outputs[k], &o->outputs[k]))
+      return index;
+  }
+  return index;
+}
+
 /* ---- Writing. ---- */
 
 static kiln_fbb_ref_t kmb_string(kiln_fbb_t *f, const char *s) {
@@ -651,6 +786,11 @@ static uint32_t kmb_max_refs(const kiln_module_builder_t *b) {
   KMB_MAX_(b->rodata_count);
   KMB_MAX_(b->executables_count);
   KMB_MAX_(b->segments_count);
+  KMB_MAX_(b->cases_count);
+  for (uint32_t i = 0; i < b->cases_count; i++) {
+    KMB_MAX_(b->cases[i].input_count);
+    KMB_MAX_(b->cases[i].output_count);
+  }
   for (uint32_t i = 0; i < b->functions_count; i++) {
     KMB_MAX_(b->functions[i].input_count);
     KMB_MAX_(b->functions[i].output_count);
@@ -696,6 +836,49 @@ static kiln_fbb_ref_t kmb_sites_vector(kiln_fbb_t *f, const kmb_function *fn,
   return v;
 }
 
+static kiln_fbb_ref_t kmb_bundled_tensors(kiln_fbb_t *f, const kmb_bundled_tensor *t,
+                                          uint32_t n, kiln_fbb_ref_t *scratch) {
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fbb_ref_t data = kiln_fbb_vector(f, t[i].data, (uint32_t)t[i].size, 1, 16);
+    kiln_fbb_ref_t dims =
+        kiln_fbb_vector(f, t[i].type.dims, t[i].type.rank, sizeof(int64_t), 8);
+    kiln_fbb_ref_t name = kmb_string(f, t[i].name);
+    kiln_fbb_table_start(f);
+    kmb_BundledTensor_data(f, data);
+    kmb_BundledTensor_dims(f, dims);
+    kmb_BundledTensor_name(f, name);
+    kmb_BundledTensor_element_type(f, (kiln_fb_ElementType_t)t[i].type.element_type);
+    scratch[i] = kiln_fbb_table_end(f);
+  }
+  return kiln_fbb_vector_refs(f, scratch, n);
+}
+
+/* Module.bundled_cases, or 0 when there are none (older readers see the
+ * same bytes as before for modules without check data). */
+static kiln_fbb_ref_t kmb_cases_vector(kiln_module_builder_t *b, kiln_fbb_t *f,
+                                       kiln_fbb_ref_t *scratch) {
+  if (!b->cases_count) return 0;
+  kiln_fbb_ref_t *tables = calloc(b->cases_count, sizeof *tables);
+  if (!tables) {
+    kmb_error(b, "out of memory");
+    return 0;
+  }
+  for (uint32_t i = 0; i < b->cases_count; i++) {
+    const kmb_bundled_case *c = &b->cases[i];
+    kiln_fbb_ref_t outputs = kmb_bundled_tensors(f, c->outputs, c->output_count, scratch);
+    kiln_fbb_ref_t inputs = kmb_bundled_tensors(f, c->inputs, c->input_count, scratch);
+    kiln_fbb_ref_t fn = kmb_string(f, c->function);
+    kiln_fbb_table_start(f);
+    kmb_BundledCase_function(f, fn);
+    kmb_BundledCase_inputs(f, inputs);
+    kmb_BundledCase_outputs(f, outputs);
+    tables[i] = kiln_fbb_table_end(f);
+  }
+  kiln_fbb_ref_t v = kiln_fbb_vector_refs(f, tables, b->cases_count);
+  free(tables);
+  return v;
+}
+
 /* Builds the FlatBuffer into f; segment offsets come from b->segments. */
 static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
                                 kiln_fbb_ref_t *scratch,
@@ -704,6 +887,7 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
    * scratch arrays: `outer` for the current level's vector of tables and
    * `scratch` for vectors nested inside one of its elements. */
   uint32_t n;
+  kiln_fbb_ref_t cases = kmb_cases_vector(b, f, scratch);
   for (n = 0; n < b->files_count; n++) outer[n] = kmb_string(f, b->files[n]);
   kiln_fbb_ref_t files = kiln_fbb_vector_refs(f, outer, n);
 
@@ -872,6 +1056,7 @@ static kiln_fbb_ref_t kmb_build(kiln_module_builder_t *b, kiln_fbb_t *f,
   kmb_Module_executables(f, executables);
   kmb_Module_segments(f, segments);
   kmb_Module_source_files(f, files);
+  kmb_Module_bundled_cases(f, cases);
   return kiln_fbb_table_end(f);
 }
 

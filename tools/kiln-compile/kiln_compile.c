@@ -5,6 +5,7 @@
  *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing] [--jobs=N]
  *       [--compression=none|auto|always]
  *       [--dim=NAME=N]... [--static-shape=INPUT=D0xD1x...]...
+ *       [--bundle-io=IN.npy[,IN2.npy...]:OUT.npy[,...]]...
  *   kiln-compile --print-pipeline
  *
  * Options fill a compile session; compiler/driver/pipeline.c does the
@@ -17,6 +18,8 @@
 #include <llvm-c/Core.h>
 
 #include "driver.h"
+#include "kiln/module_builder.h"
+#include "run_io.h"
 #include "tool_version.h"
 
 static void usage(FILE *o) {
@@ -43,6 +46,10 @@ static void usage(FILE *o) {
         "  --static-shape=IN=D0xD1x...\n"
         "                           compile input IN static: its ONNX input name, or\n"
         "                           FUNC:INDEX for MLIR input (repeatable)\n"
+        "  --bundle-io=IN.npy[,IN2.npy...]:OUT.npy[,...]\n"
+        "                           store these inputs and the outputs they must give\n"
+        "                           in the module, for kiln-run --check-bundled\n"
+        "                           (repeatable: one check each; module output only)\n"
         "  --allow-unregistered-dialect  accept ops outside the op table\n"
         "  --output-format=FORMAT   module (default: a .kiln module) or static-library:\n"
         "                           -o DIR/NAME writes DIR/NAME.h and DIR/NAME.a, the model\n"
@@ -86,7 +93,7 @@ static char *read_file(const char *path, size_t *size) {
  * module was built, and options that only print, time or schedule the
  * work (--print-ir-*, --timing, --jobs) do not change them. */
 static bool shapes_output(const char *a) {
-  static const char *const skip[] = {"--substitute-executable=", "--print-ir-", "--timing",
+  static const char *const skip[] = {"--substitute-executable=", "--bundle-io=", "--print-ir-", "--timing",
                                      "--jobs", "--compile-to=", "--version", "--help",
                                      "--print-pipeline"};
   if (strncmp(a, "--", 2) != 0) return false;
@@ -122,6 +129,98 @@ static kiln_error *substitute(kiln_session *s, const char *spec) {
   return e;
 }
 
+/* --bundle-io cases: the .npy tensors and the descriptors pointing at
+ * them, alive until the session is destroyed. */
+typedef struct bundle_io {
+  kiln_module_bundled_case_desc_t *cases;
+  uint32_t count;
+  kiln_host_tensor_t *tensors;
+  kiln_module_bundled_tensor_desc_t *descs;
+  uint32_t tensor_count;
+} bundle_io;
+
+static void bundle_io_free(bundle_io *b) {
+  for (uint32_t i = 0; i < b->tensor_count; i++) kiln_host_tensor_free(&b->tensors[i]);
+  free(b->tensors);
+  free(b->descs);
+  free(b->cases);
+}
+
+/* Reads one side of a spec (comma-separated .npy paths, [p, end)) into
+ * the next tensors; returns how many, or -1 after an error. */
+static long bundle_side(bundle_io *b, const char *p, const char *end, const char *spec,
+                        kiln_error **err) {
+  long n = 0;
+  while (p < end) {
+    const char *comma = memchr(p, ',', (size_t)(end - p));
+    const char *stop = comma ? comma : end;
+    if (stop == p || (size_t)(stop - p) >= 4096) {
+      *err = kiln_error_new("--bundle-io: empty or overlong file name in '%s'", spec);
+      return -1;
+    }
+    char path[4096];
+    memcpy(path, p, (size_t)(stop - p));
+    path[stop - p] = 0;
+    kiln_host_tensor_t *t = &b->tensors[b->tensor_count];
+    char msg[256];
+    if (!kiln_npy_read(path, t, msg, sizeof msg)) {
+      *err = kiln_error_new("--bundle-io: %s: %s", path, msg);
+      return -1;
+    }
+    kiln_module_bundled_tensor_desc_t *d = &b->descs[b->tensor_count++];
+    const char *slash = strrchr(path, '/');
+    d->name = strdup(slash ? slash + 1 : path);
+    d->type.element_type = (kiln_fb_ElementType_t)t->type.element_type;
+    d->type.rank = t->type.rank;
+    d->type.dims = t->type.dims;
+    d->data = t->data;
+    d->size = t->size;
+    n++;
+    p = comma ? comma + 1 : end;
+  }
+  return n;
+}
+
+/* Parses "IN.npy[,IN2.npy...]:OUT.npy[,...]" into one more case. */
+static kiln_error *bundle_add(bundle_io *b, const char *spec) {
+  const char *colon = strrchr(spec, ':');
+  if (!colon || colon == spec || !colon[1])
+    return kiln_error_new("--bundle-io wants IN.npy[,IN2.npy...]:OUT.npy[,...], got '%s'", spec);
+  uint32_t files = 2;
+  for (const char *c = spec; *c; c++) files += *c == ',';
+  void *nc = realloc(b->cases, (b->count + 1) * sizeof *b->cases);
+  if (nc) b->cases = nc;
+  void *nt = realloc(b->tensors, (b->tensor_count + files) * sizeof *b->tensors);
+  if (nt) b->tensors = nt;
+  void *nd = realloc(b->descs, (b->tensor_count + files) * sizeof *b->descs);
+  if (nd) b->descs = nd;
+  if (!nc || !nt || !nd) return kiln_error_new("out of memory");
+  const uint32_t first = b->tensor_count;
+  kiln_error *err = NULL;
+  const long ins = bundle_side(b, spec, colon, spec, &err);
+  if (ins < 0) return err;
+  const long outs = bundle_side(b, colon + 1, colon + strlen(colon), spec, &err);
+  if (outs < 0) return err;
+  kiln_module_bundled_case_desc_t *c = &b->cases[b->count++];
+  memset(c, 0, sizeof *c);
+  c->input_count = (uint32_t)ins;
+  c->output_count = (uint32_t)outs;
+  /* Pointers into descs and tensors are fixed up once every spec is read
+   * (both may move while growing); keep the first index meanwhile. */
+  c->inputs = (const void *)(uintptr_t)first;
+  return NULL;
+}
+
+static void bundle_fixup(bundle_io *b) {
+  for (uint32_t i = 0; i < b->tensor_count; i++) b->descs[i].type.dims = b->tensors[i].type.dims;
+  for (uint32_t i = 0; i < b->count; i++) {
+    kiln_module_bundled_case_desc_t *c = &b->cases[i];
+    const uint32_t first = (uint32_t)(uintptr_t)c->inputs;
+    c->inputs = &b->descs[first];
+    c->outputs = &b->descs[first + c->input_count];
+  }
+}
+
 int main(int argc, char **argv) {
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
@@ -137,6 +236,8 @@ int main(int argc, char **argv) {
   kiln_error *err = NULL;
   int status = 0;
   bool static_library = false;
+  bundle_io bundles;
+  memset(&bundles, 0, sizeof bundles);
   for (int i = 1; i < argc && !err && !status; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-o") == 0) {
@@ -214,6 +315,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "kiln-compile: unknown weights mode '%s' (valid: embedded, external)\n", a + 10);
         status = 2;
       }
+    } else if (strncmp(a, "--bundle-io=", 12) == 0) {
+      err = bundle_add(&bundles, a + 12);
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
       o->allow_unregistered = true;
     } else if (a[0] == '-' && a[1]) {
@@ -246,6 +349,16 @@ int main(int argc, char **argv) {
       o->static_name = slash ? slash + 1 : o->output_path;
     }
   }
+  if (!err && !status && bundles.count) {
+    if (static_library || o->compile_to != KILN_STAGE_SERIALIZE) {
+      fputs("kiln-compile: --bundle-io stores check data in a module; it does not go with "
+            "--compile-to or --output-format=static-library\n", stderr);
+      status = 2;
+    }
+    bundle_fixup(&bundles);
+    s->bundled_cases = bundles.cases;
+    s->bundled_case_count = bundles.count;
+  }
   if (!err && !status) err = kiln_compile(s);
   if (err) {
     fprintf(stderr, "kiln-compile: error: %s\n", kiln_error_message(err));
@@ -253,5 +366,7 @@ int main(int argc, char **argv) {
     status = 1;
   }
   kiln_session_destroy(s);
+  for (uint32_t i = 0; i < bundles.tensor_count; i++) free((char *)bundles.descs[i].name);
+  bundle_io_free(&bundles);
   return status;
 }

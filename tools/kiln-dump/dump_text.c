@@ -1,6 +1,7 @@
 /* kiln-dump's human-readable listing: header, producer, functions with
  * signatures, imports, rodata, executables (exports and variants),
- * segments, the size breakdown and the bytecode disassembly. */
+ * segments, bundled check data (when there is some), the size breakdown
+ * and the bytecode disassembly. */
 #include <inttypes.h>
 
 #include "dump.h"
@@ -158,6 +159,32 @@ static void kdt_executables(FILE *out, const kiln_module_view_t *m) {
   }
 }
 
+/* "x.npy tensor<2x8xf32> (64 bytes)": a bundled tensor's name and type. */
+static void kdt_bundled_tensor(FILE *out, const char *what, uint32_t k,
+                               kiln_fb_BundledTensor_t t) {
+  fprintf(out, "      %s %" PRIu32 ": %s tensor<", what, k, kiln_fb_BundledTensor_name(t).data);
+  for (uint32_t d = 0; d < kiln_fb_BundledTensor_dims_count(t); d++)
+    fprintf(out, "%" PRId64 "x", kiln_fb_BundledTensor_dims_at(t, d));
+  fprintf(out, "%s> (%" PRIu32 " bytes)\n",
+          kiln_module_element_type_name(kiln_fb_BundledTensor_element_type(t)),
+          kiln_fb_BundledTensor_data_count(t));
+}
+
+/* kiln-compile --bundle-io's cases, for kiln-run --check-bundled. */
+static void kdt_bundled(FILE *out, kiln_fb_Module_t r) {
+  const uint32_t n = kiln_fb_Module_bundled_cases_count(r);
+  if (!n) return;
+  fprintf(out, "\nbundled checks (%" PRIu32 "):\n", n);
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_fb_BundledCase_t c = kiln_fb_Module_bundled_cases_at(r, i);
+    fprintf(out, "  [%" PRIu32 "] function %s\n", i, kiln_fb_BundledCase_function(c).data);
+    for (uint32_t k = 0; k < kiln_fb_BundledCase_inputs_count(c); k++)
+      kdt_bundled_tensor(out, "input", k, kiln_fb_BundledCase_inputs_at(c, k));
+    for (uint32_t k = 0; k < kiln_fb_BundledCase_outputs_count(c); k++)
+      kdt_bundled_tensor(out, "output", k, kiln_fb_BundledCase_outputs_at(c, k));
+  }
+}
+
 int kdump_text(FILE *out, const kiln_module_view_t *m, const char *path) {
   kiln_fb_Module_t r = m->root;
   fprintf(out, "module \"%s\" (%s, %" PRIu64 " bytes)\n",
@@ -218,6 +245,8 @@ int kdump_text(FILE *out, const kiln_module_view_t *m, const char *path) {
             kiln_fb_Segment_uncompressed_size(s),
             kiln_fb_Segment_content_hash(s));
   }
+
+  kdt_bundled(out, r);
 
   kdump_size_row rows[KDUMP_MAX_ROWS];
   unsigned nrows = kdump_size_breakdown(m, rows);

@@ -2,11 +2,13 @@
  * a device, and prints each result as "result[N]: 4xf32=5 12 21 32" or
  * writes it to the .npy file its --output names. Flags follow IREE's
  * iree-run-module; --trace-dispatches=DIR writes every dispatch's inputs
- * and outputs (dispatch_trace.h). Exit status 0 on success, 1 on any
+ * and outputs (dispatch_trace.h); --check-bundled runs the check data
+ * stored with the module instead (check_bundled.h). Exit status 0 on success, 1 on any
  * error (message on stderr), 2 on bad usage. */
 #include <stdio.h>
 #include <string.h>
 
+#include "check_bundled.h"
 #include "dispatch_trace.h"
 #include "run_session.h"
 #include "tool_version.h"
@@ -33,6 +35,12 @@ int main(int argc, char **argv) {
     o.dispatch_observer_user = &trace;
   }
   kiln_run_session_t s;
+  if (o.check_bundled) {
+    rc = kiln_run_open(&o, &s);
+    if (!rc) rc = kiln_run_check_bundled(&o, &s);
+    kiln_run_close(&s);
+    return rc;
+  }
   if (kiln_run_open(&o, &s)) {
     kiln_run_close(&s);
     if (o.trace_dir) kiln_dispatch_trace_close(&trace, NULL, 0);

@@ -17,7 +17,8 @@ static void usage(const kiln_run_options_t *o, bool bench) {
           bench ? "[--warmup=N] [--repetitions=N] [--profile-dispatches]"
                 : "[--output=@y.npy | --output=-]...\n"
                   "       [--trace-dispatches=DIR "
-                  "[--trace-dispatches-filter=REGEX]]");
+                  "[--trace-dispatches-filter=REGEX]]\n"
+                  "       [--check-bundled [--check-atol=1e-5] [--check-rtol=1e-4]]");
 }
 
 static bool parse_uint(const char *s, long max, long *out) {
@@ -34,6 +35,10 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
   o->device = "local-sync";
   o->warmup = 1;
   o->repetitions = 10;
+  /* Default tolerances: f32 kernels that reassociate sums (tiling,
+   * vectorised reductions) drift by a few ulps per term. */
+  o->check_atol = 1e-5;
+  o->check_rtol = 1e-4;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = strchr(a, '=');
@@ -49,6 +54,8 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
       o->profile_dispatches = true;
     } else if (FLAG("--check-hashes") && !v) {
       o->check_hashes = true;
+    } else if (!bench && FLAG("--check-bundled") && !v) {
+      o->check_bundled = true;
     } else if (!v) {
       fprintf(stderr, "%s: '%s' needs a value (--flag=value)\n", o->tool, a);
       return 2;
@@ -83,6 +90,16 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
         return 2;
       }
       o->outputs[o->output_count++] = v;
+    } else if (!bench && (FLAG("--check-atol") || FLAG("--check-rtol"))) {
+      char *end;
+      const double t = strtod(v, &end);
+      if (!*v || *end || !(t >= 0) || t > 1e30) {
+        fprintf(stderr, "%s: %.*s wants a tolerance >= 0, got '%s'\n", o->tool,
+                (int)klen, a, v);
+        return 2;
+      }
+      if (a[8] == 'a') o->check_atol = t;
+      else o->check_rtol = t;
     } else if (!bench && FLAG("--trace-dispatches")) {
       o->trace_dir = v;
     } else if (!bench && FLAG("--trace-dispatches-filter")) {
@@ -108,6 +125,11 @@ int kiln_run_parse_flags(int argc, char **argv, bool bench,
   if (o->trace_filter && !o->trace_dir) {
     fprintf(stderr, "%s: --trace-dispatches-filter needs --trace-dispatches\n",
             o->tool);
+    return 2;
+  }
+  if (o->check_bundled && (o->input_count || o->output_count || o->trace_dir)) {
+    fprintf(stderr, "%s: --check-bundled runs the module's own inputs; it takes no "
+            "--input, --output or --trace-dispatches\n", o->tool);
     return 2;
   }
   if (!o->module_path) {
@@ -158,6 +180,15 @@ int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
   st = kiln_module_load_file(s->instance, o->module_path, &s->module);
   if (!st && o->check_hashes) st = kiln_module_check_hashes(s->module);
   if (st) return kiln_run_report(o, st);
+  kiln_device_options_t dopts;
+  memset(&dopts, 0, sizeof dopts);
+  dopts.worker_count = o->workers;
+  dopts.dispatch_observer = o->dispatch_observer;
+  dopts.dispatch_observer_user = o->dispatch_observer_user;
+  if (o->check_bundled) {
+    st = kiln_device_create(s->instance, o->device, &dopts, &s->device);
+    return st ? kiln_run_report(o, st) : 0;
+  }
   if (pick_function(o, s)) return 1;
   const uint32_t want = kiln_function_input_count(s->function);
   if ((uint32_t)o->input_count != want) {
@@ -168,11 +199,6 @@ int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
             o->input_count);
     return 1;
   }
-  kiln_device_options_t dopts;
-  memset(&dopts, 0, sizeof dopts);
-  dopts.worker_count = o->workers;
-  dopts.dispatch_observer = o->dispatch_observer;
-  dopts.dispatch_observer_user = o->dispatch_observer_user;
   st = kiln_device_create(s->instance, o->device, &dopts, &s->device);
   if (st) return kiln_run_report(o, st);
   for (int i = 0; i < o->input_count; ++i) {

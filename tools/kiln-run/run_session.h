@@ -25,6 +25,8 @@ typedef struct kiln_run_options {
   bool profile_dispatches;  /* kiln-bench */
   const char *trace_dir;    /* kiln-run --trace-dispatches */
   const char *trace_filter; /* kiln-run --trace-dispatches-filter */
+  bool check_bundled;       /* kiln-run --check-bundled (check_bundled.h) */
+  double check_atol, check_rtol; /* its tolerances */
   /* Passed to the device (kiln_device_options_t) when set. */
   kiln_dispatch_observer_fn dispatch_observer;
   void *dispatch_observer_user;
@@ -44,7 +46,9 @@ typedef struct kiln_run_session {
 int kiln_run_parse_flags(int argc, char **argv, bool bench,
                          kiln_run_options_t *o, bool *done);
 
-/* 0 on success; otherwise prints the error and returns 1. */
+/* 0 on success; otherwise prints the error and returns 1. With
+ * o->check_bundled it stops once the device is made: no function is
+ * chosen and no input read (each check names its own). */
 int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s);
 void kiln_run_close(kiln_run_session_t *s);
 

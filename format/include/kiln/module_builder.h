@@ -144,6 +144,31 @@ uint32_t kiln_module_builder_add_rodata_borrowed(kiln_module_builder_t *b,
 uint32_t kiln_module_builder_add_executable(
     kiln_module_builder_t *b, const kiln_module_executable_desc_t *e);
 
+/* Check data (BundledCase in the schema): a function's inputs and the
+ * outputs it must give, for kiln-run --check-bundled. Each tensor has
+ * static dims and exactly product(dims) elements of its type in data. */
+typedef struct kiln_module_bundled_tensor_desc {
+  const char *name; /* where it came from, e.g. the .npy file's base name */
+  kiln_module_tensor_type_t type; /* no -1 dims */
+  const void *data;
+  uint64_t size; /* bytes */
+} kiln_module_bundled_tensor_desc_t;
+
+typedef struct kiln_module_bundled_case_desc {
+  const char *function; /* an exported function added before */
+  uint32_t input_count;
+  const kiln_module_bundled_tensor_desc_t *inputs;
+  uint32_t output_count;
+  const kiln_module_bundled_tensor_desc_t *outputs;
+} kiln_module_bundled_case_desc_t;
+
+/* Checks the case against the function's signature (counts, element
+ * types, dims; a -1 dim of the function takes any size) and copies it. A
+ * mismatch is an error of finish naming the case, the tensor and both
+ * types. */
+uint32_t kiln_module_builder_add_bundled_case(
+    kiln_module_builder_t *b, const kiln_module_bundled_case_desc_t *c);
+
 /* The whole module file in one malloc'ed buffer (free() it). */
 bool kiln_module_builder_finish(kiln_module_builder_t *b, uint8_t **data,
                                 size_t *size, kiln_format_error_t *err);
