@@ -182,10 +182,10 @@ static kiln_error *read_input(kiln_context *ctx, const kiln_session *s, const ch
 
 /* ---- output -------------------------------------------------------------- */
 
-static kiln_error *print_module(kiln_op *module, const char *path) {
+static kiln_error *print_module(kiln_op *module, const char *path, bool debuginfo) {
   FILE *f = path && strcmp(path, "-") != 0 ? fopen(path, "w") : stdout;
   if (!f) return kiln_error_new("cannot open '%s' for writing", path);
-  kiln_print_op(f, module, 0);
+  kiln_print_op(f, module, debuginfo ? KILN_PRINT_LOCATIONS : 0);
   fputc('\n', f);
   if (f != stdout && fclose(f) != 0) return kiln_error_new("writing '%s' failed", path);
   return NULL;
@@ -268,7 +268,7 @@ kiln_error *kiln_compile(kiln_session *s) {
     err = kiln_static_library_write(module, s);
   } else if (!err && o->compile_to != KILN_STAGE_LLVM_IR) {
     if (stop != KILN_STAGE_SERIALIZE) {
-      err = print_module(module, o->output_path);
+      err = print_module(module, o->output_path, o->print_debuginfo);
     } else {
       /* Streamed: weights go from where they live (the mapped ONNX file,
        * external data, the IR) to the output, never into one big buffer. */

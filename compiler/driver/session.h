@@ -59,6 +59,7 @@ typedef struct kiln_session_options {
   const char *input_path;
   const char *output_path;
   kiln_stage_t compile_to;   /* KILN_STAGE_SERIALIZE: write the module */
+  bool print_debuginfo;      /* IR output carries source nodes as loc(...) */
   bool print_ir_after_all;
   const char *print_ir_after; /* comma-separated pass names, or NULL */
   bool timing;

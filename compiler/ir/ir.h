@@ -601,7 +601,7 @@ kiln_op *kiln_parse_source_range(kiln_context *ctx, const char *name,
                                  size_t end);
 typedef enum {
   KILN_PRINT_GENERIC = 1u << 0,  /* every op in "generic" form */
-  KILN_PRINT_LOCATIONS = 1u << 1,
+  KILN_PRINT_LOCATIONS = 1u << 1, /* ops' source nodes as loc(fused[...]) */
 } kiln_print_flags;
 /* Prints op as mlir-opt-19 does (aliases first for a module). */
 void kiln_print_op(FILE *out, const kiln_op *op, unsigned flags);

@@ -1719,6 +1719,50 @@ static bool skip_trailing_loc(kiln_parser *p) {
 
 bool kiln_p_opt_loc(kiln_parser *p) { return skip_trailing_loc(p); }
 
+/* An op's trailing location: loc(fused["NAME (KIND)", ...]) or loc("NAME
+ * (KIND)"), as the printer writes source nodes (KILN_PRINT_LOCATIONS),
+ * sets loc->nodes, one line per string, so ONNX node names survive a
+ * round trip through the text. Any other location (file:line:col,
+ * unknown, callsite...) is skipped: the op keeps its place in this text. */
+static bool parse_trailing_loc(kiln_parser *p, kiln_loc *loc) {
+  if (!tok_is_word(p, "loc")) return true;
+  kiln_parser save = *p;
+  next(p);
+  if (!kiln_p_accept(p, KILN_TOK_LPAREN)) return kiln_p_error(p, "expected '('");
+  const bool fused = tok_is_word(p, "fused");
+  if (fused) {
+    next(p);
+    if (!kiln_p_accept(p, KILN_TOK_LSQUARE)) goto other;
+  }
+  char *lines = NULL;
+  size_t n = 0;
+  for (;;) {
+    if (p->tok.kind != KILN_TOK_STRING) goto other_free;
+    size_t len;
+    const char *str = tok_string(p, &len);
+    next(p);
+    if (p->tok.kind == KILN_TOK_COLON || memchr(str, '\n', len)) goto other_free;
+    char *nl = realloc(lines, n + len + 2);
+    if (!nl) goto other_free;
+    lines = nl;
+    if (n) lines[n++] = '\n';
+    memcpy(lines + n, str, len);
+    n += len;
+    lines[n] = 0;
+    if (!fused || !kiln_p_accept(p, KILN_TOK_COMMA)) break;
+  }
+  if ((fused && !kiln_p_accept(p, KILN_TOK_RSQUARE)) || !kiln_p_accept(p, KILN_TOK_RPAREN))
+    goto other_free;
+  loc->nodes = kiln_intern(p->ctx, lines, n);
+  free(lines);
+  return true;
+other_free:
+  free(lines);
+other:
+  *p = save;
+  return skip_trailing_loc(p);
+}
+
 typedef struct {
   const char *name;
   uint32_t count;
@@ -1783,7 +1827,7 @@ static bool parse_op_inner(kiln_parser *p, kiln_block *block) {
   /* Ops whose regions need the func default dialect / isolation see info. */
   bool ok = generic ? parse_generic_body(p, &st) : st.info->parse(p, &st);
   if (!ok) return kiln_p_error(p, "failed to parse '%s'", st.name);
-  if (!skip_trailing_loc(p)) return false;
+  if (!parse_trailing_loc(p, &op_loc)) return false;
   if (nres && nres != st.num_types)
     return kiln_p_error_at(p, groups[0].loc, "operation defines %u results but was provided %u to bind",
                            st.num_types, nres);

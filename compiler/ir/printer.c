@@ -888,6 +888,25 @@ static bool fits_table(const kiln_op *op) {
   return true;
 }
 
+/* KILN_PRINT_LOCATIONS: an op's source nodes as a trailing
+ * loc(fused["NAME (KIND)", ...]) (loc("...") for one), which the parser
+ * reads back into loc.nodes, so node names survive --compile-to=STAGE
+ * text compiled again. Ops without nodes print no location. */
+static void print_nodes_loc(kiln_printer *pr, const kiln_op *op) {
+  const char *n = op->loc.nodes;
+  if (!(pr->flags & KILN_PRINT_LOCATIONS) || !n || !*n) return;
+  const bool many = strchr(n, '\n') != NULL;
+  ir_buf_puts(pr->out, many ? " loc(fused[" : " loc(");
+  for (bool first = true; *n; first = false) {
+    const char *e = strchr(n, '\n');
+    const size_t len = e ? (size_t)(e - n) : strlen(n);
+    if (!first) ir_buf_puts(pr->out, ", ");
+    print_escaped(pr->out, n, len);
+    n += len + (e != NULL);
+  }
+  ir_buf_puts(pr->out, many ? "])" : ")");
+}
+
 static void print_op(kiln_printer *pr, const kiln_op *op) {
   if (op->num_results) {
     const char *n = kiln_ptr_map_get(&pr->names, &op->results[0]);
@@ -903,10 +922,11 @@ static void print_op(kiln_printer *pr, const kiln_op *op) {
   }
   if ((pr->flags & KILN_PRINT_GENERIC) || !op->info->print || !fits_table(op)) {
     print_generic(pr, op);
-    return;
+  } else {
+    ir_buf_puts(pr->out, kiln_pr_op_name(pr, op));
+    op->info->print(pr, op);
   }
-  ir_buf_puts(pr->out, kiln_pr_op_name(pr, op));
-  op->info->print(pr, op);
+  print_nodes_loc(pr, op);
 }
 
 /* Generic form: MLIR prints unique SSA ids there — counters are never

@@ -28,6 +28,9 @@ static void usage(FILE *o) {
         "                           repeatable (one variant each); default: the host\n"
         "  --compile-to=STAGE       stop after STAGE and print the IR:\n"
         "                           input, flow, hal, codegen, llvm-ir, vm\n"
+        "  --print-debuginfo        with --compile-to: print each op's source nodes\n"
+        "                           (ONNX node names) as loc(fused[...]), which\n"
+        "                           compiling the text again keeps\n"
         "  --print-ir-after-all     print the IR after every pass (stderr)\n"
         "  --print-ir-after=PASS    print the IR after the named pass(es) (stderr)\n"
         "  --timing                 time every pass, and each executable's LLVM steps (stderr)\n"
@@ -94,7 +97,7 @@ static char *read_file(const char *path, size_t *size) {
  * work (--print-ir-*, --timing, --jobs) do not change them. */
 static bool shapes_output(const char *a) {
   static const char *const skip[] = {"--substitute-executable=", "--bundle-io=", "--print-ir-", "--timing",
-                                     "--jobs", "--compile-to=", "--version", "--help",
+                                     "--jobs", "--compile-to=", "--print-debuginfo", "--version", "--help",
                                      "--print-pipeline"};
   if (strncmp(a, "--", 2) != 0) return false;
   for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
@@ -274,6 +277,8 @@ int main(int argc, char **argv) {
       o->print_ir_after_all = true;
     } else if (strncmp(a, "--print-ir-after=", 17) == 0) {
       o->print_ir_after = a + 17;
+    } else if (strcmp(a, "--print-debuginfo") == 0) {
+      o->print_debuginfo = true;
     } else if (strcmp(a, "--timing") == 0) {
       o->timing = true;
     } else if (strncmp(a, "--jobs=", 7) == 0) {
