@@ -370,24 +370,16 @@ static void rewrite(kiln_context *ctx, conv *cv) {
   for (int i = 0; i < 3; i++) erase_unused(old[i]);
 }
 
+static void visit(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
+  (void)user;
+  conv cv;
+  if (match(op, &cv)) {
+    if (cv.collapse == *next) *next = (*next)->next;
+    rewrite(ctx, &cv);
+  }
+}
+
 kiln_error *kiln_flow_pass_convert_conv_nhwc(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "convert-convs-to-nhwc");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op;) {
-      kiln_op *next = op->next;
-      conv cv;
-      if (match(op, &cv)) {
-        if (cv.collapse == next) next = next->next;
-        rewrite(ctx, &cv);
-      }
-      op = next;
-    }
-  }
-  return NULL;
+  return fl_each_host_op(module, "convert-convs-to-nhwc", visit, NULL);
 }

@@ -91,13 +91,12 @@ static void convert_block(kiln_context *ctx, kiln_block *blk) {
   }
 }
 
+static void convert_body(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)user;
+  convert_block(ctx, body);
+}
+
 kiln_error *kiln_flow_pass_convert_elementwise(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "convert-elementwise-to-linalg");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) convert_block(ctx, fl_func_body(funcs[f]));
-  return NULL;
+  return fl_each_host_body(module, "convert-elementwise-to-linalg", convert_body, NULL);
 }

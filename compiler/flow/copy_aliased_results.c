@@ -15,32 +15,28 @@ static kiln_value *view_root(kiln_value *v) {
   return v;
 }
 
+static void copy_in(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)user;
+  kiln_op *ret = kiln_block_terminator(body);
+  if (!ret || ret->kind != KILN_OP_FUNC_RETURN) return;
+  kiln_value **roots = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *roots);
+  for (uint32_t i = 0; i < ret->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(ret, i);
+    if (v->type->kind != KILN_TYPE_TENSOR) continue; /* plan-memory reports it */
+    kiln_value *r = view_root(v);
+    bool alias = r->def == NULL || r->def->kind == KILN_OP_ARITH_CONSTANT;
+    for (uint32_t j = 0; j < i && !alias; j++) alias = roots[j] == r;
+    roots[i] = r;
+    if (!alias) continue;
+    kiln_builder b = kiln_builder_before(ret);
+    b.loc = ret->loc;
+    kiln_value *c = fl_build_copy(&b, v);
+    kiln_op_set_operand(ret, i, c);
+    roots[i] = c;
+  }
+}
+
 kiln_error *kiln_flow_pass_copy_aliased_results(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "copy-aliased-results");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    kiln_op *ret = body ? kiln_block_terminator(body) : NULL;
-    if (!ret || ret->kind != KILN_OP_FUNC_RETURN) continue;
-    kiln_value **roots = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *roots);
-    for (uint32_t i = 0; i < ret->num_operands; i++) {
-      kiln_value *v = kiln_op_operand(ret, i);
-      if (v->type->kind != KILN_TYPE_TENSOR) continue; /* plan-memory reports it */
-      kiln_value *r = view_root(v);
-      bool alias = r->def == NULL || r->def->kind == KILN_OP_ARITH_CONSTANT;
-      for (uint32_t j = 0; j < i && !alias; j++) alias = roots[j] == r;
-      roots[i] = r;
-      if (!alias) continue;
-      kiln_builder b = kiln_builder_before(ret);
-      b.loc = ret->loc;
-      kiln_value *c = fl_build_copy(&b, v);
-      kiln_op_set_operand(ret, i, c);
-      roots[i] = c;
-    }
-  }
-  return NULL;
+  return fl_each_host_body(module, "copy-aliased-results", copy_in, NULL);
 }

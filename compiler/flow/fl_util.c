@@ -22,6 +22,37 @@ kiln_block *fl_func_body(kiln_op *func) {
   return func->num_regions ? func->regions[0].first : NULL;
 }
 
+kiln_error *fl_each_host_body(kiln_op *module, const char *pass, fl_body_fn fn, void *user) {
+  kiln_error *valid = fl_require_valid(module, pass);
+  if (valid) return valid;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t nf;
+  kiln_op **funcs = fl_host_funcs(module, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    kiln_block *body = fl_func_body(funcs[f]);
+    if (body) fn(ctx, body, user);
+  }
+  return NULL;
+}
+
+typedef struct each_op {
+  fl_op_fn fn;
+  void *user;
+} each_op;
+
+static void ops_of(kiln_context *ctx, kiln_block *body, void *user) {
+  const each_op *e = user;
+  for (kiln_op *op = body->first, *next; op; op = next) {
+    next = op->next;
+    e->fn(ctx, op, &next, e->user);
+  }
+}
+
+kiln_error *fl_each_host_op(kiln_op *module, const char *pass, fl_op_fn fn, void *user) {
+  each_op e = {fn, user};
+  return fl_each_host_body(module, pass, ops_of, &e);
+}
+
 bool fl_is_static_tensor(const kiln_type *t) {
   return t->kind == KILN_TYPE_TENSOR && kiln_type_has_static_shape(t);
 }

@@ -233,20 +233,16 @@ static bool fold_input(kiln_context *ctx, kiln_op *c, uint32_t x) {
   return true;
 }
 
+static void fold_generic(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
+  (void)user;
+  if (op->kind == KILN_OP_LINALG_GENERIC && op->regions[0].first) {
+    uint32_t nin = kiln_linalg_num_inputs(op);
+    for (uint32_t x = 0; x < nin; x++) fold_input(ctx, op, x);
+  }
+  *next = op->next; /* as the folds leave it */
+}
+
 kiln_error *kiln_flow_pass_fold_views(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "fold-views");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op; op = op->next) {
-      if (op->kind != KILN_OP_LINALG_GENERIC || !op->regions[0].first) continue;
-      uint32_t nin = kiln_linalg_num_inputs(op);
-      for (uint32_t x = 0; x < nin; x++) fold_input(ctx, op, x);
-    }
-  }
-  return NULL;
+  return fl_each_host_op(module, "fold-views", fold_generic, NULL);
 }

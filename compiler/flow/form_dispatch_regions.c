@@ -194,27 +194,22 @@ static void form(kiln_context *ctx, kiln_op *root) {
   }
 }
 
+static void form_in(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)user;
+  /* Visit the ops in their original order from a snapshot: a region
+   * sits where its group's last op was, so ops between a root and its
+   * last consumer (the other reduction a rank-0 division reads) come
+   * before it and would be skipped by resuming after the region. */
+  uint32_t n = 0;
+  for (kiln_op *op = body->first; op; op = op->next) n++;
+  kiln_op **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
+  n = 0;
+  for (kiln_op *op = body->first; op; op = op->next) ops[n++] = op;
+  for (uint32_t i = 0; i < n; i++)
+    if (ops[i]->parent == body && is_root(ops[i])) form(ctx, ops[i]);
+}
+
 kiln_error *kiln_flow_pass_form_dispatch_regions(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "form-dispatch-regions");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    if (!body) continue;
-    /* Visit the ops in their original order from a snapshot: a region
-     * sits where its group's last op was, so ops between a root and its
-     * last consumer (the other reduction a rank-0 division reads) come
-     * before it and would be skipped by resuming after the region. */
-    uint32_t n = 0;
-    for (kiln_op *op = body->first; op; op = op->next) n++;
-    kiln_op **ops = kiln_alloc(ctx, (n + 1) * sizeof *ops);
-    n = 0;
-    for (kiln_op *op = body->first; op; op = op->next) ops[n++] = op;
-    for (uint32_t i = 0; i < n; i++)
-      if (ops[i]->parent == body && is_root(ops[i])) form(ctx, ops[i]);
-  }
-  return NULL;
+  return fl_each_host_body(module, "form-dispatch-regions", form_in, NULL);
 }

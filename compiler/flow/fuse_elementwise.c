@@ -236,17 +236,13 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
   return false;
 }
 
+static void fuse_all(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)user;
+  while (fuse_one(ctx, body)) {
+  }
+}
+
 kiln_error *kiln_flow_pass_fuse_elementwise(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "fuse-elementwise");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    while (body && fuse_one(ctx, body)) {
-    }
-  }
-  return NULL;
+  return fl_each_host_body(module, "fuse-elementwise", fuse_all, NULL);
 }

@@ -127,20 +127,12 @@ static void generalize(kiln_context *ctx, kiln_op *op) {
   kiln_op_erase(op);
 }
 
+static void visit(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
+  (void)next, (void)user;
+  if (wanted(op)) generalize(ctx, op);
+}
+
 kiln_error *kiln_flow_pass_generalize_named(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "generalize-named-ops");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op;) {
-      kiln_op *next = op->next;
-      if (wanted(op)) generalize(ctx, op);
-      op = next;
-    }
-  }
-  return NULL;
+  return fl_each_host_op(module, "generalize-named-ops", visit, NULL);
 }

@@ -240,25 +240,17 @@ static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affine_ma
   kiln_op_erase(r);
 }
 
+static void visit(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
+  (void)user;
+  const kiln_affine_map *rmap;
+  kiln_op *c;
+  if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, &rmap))) {
+    *next = c->next; /* the new generic and its view sit before c */
+    sink(ctx, op, c, rmap);
+  }
+}
+
 kiln_error *kiln_flow_pass_sink_reshapes(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "sink-reshapes");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op;) {
-      kiln_op *next = op->next;
-      const kiln_affine_map *rmap;
-      kiln_op *c;
-      if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, &rmap))) {
-        next = c->next; /* the new generic and its view sit before c */
-        sink(ctx, op, c, rmap);
-      }
-      op = next;
-    }
-  }
-  return NULL;
+  return fl_each_host_op(module, "sink-reshapes", visit, NULL);
 }

@@ -197,6 +197,27 @@ static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_va
   cg_emit_ukernel(b, &uk);
 }
 
+/* The reduction loops of a panel copy at *cur (the first over [lo0, hi0),
+ * the others whole; *cur moves into the innermost) and the panel row the
+ * reduction index is: its offset from the block start kb, flattened. */
+static kiln_value *panel_row(cv *c, kiln_builder *cur, kiln_value *lo0, kiln_value *hi0, kiln_value *kb) {
+  kiln_builder body;
+  for (int p = 0; p < c->nk; p++) {
+    kiln_value *lo = p == 0 ? lo0 : cg_index(cur, 0);
+    kiln_value *hi = p == 0 ? hi0 : cg_index(cur, c->g.bounds[c->kl[p]]);
+    kiln_op *loop = cg_for(cur, lo, hi, cg_index(cur, 1), 0, NULL, &body);
+    c->ivs[c->kl[p]] = cg_for_iv(loop);
+    *cur = body;
+  }
+  kiln_value *flat = cg_index(cur, 0);
+  for (int p = 0; p < c->nk; p++) {
+    kiln_value *d = c->ivs[c->kl[p]];
+    if (p == 0) d = cg_bin(cur, KILN_OP_ARITH_SUBI, d, kb);
+    flat = cg_add(cur, flat, cg_muli(cur, d, c->kstride[p]));
+  }
+  return flat;
+}
+
 /* P[flat(k), jj] = W[.. j0 + jj ..] for the reduction block starting at
  * kb (cb iterations of the first reduction loop): for each input channel
  * c0, for each output channel jj, the window of filter jj at c0 (the
@@ -217,19 +238,7 @@ static void pack(cv *c, kiln_builder *b, kiln_value *j0, kiln_value *kb, int64_t
   kiln_value *jj = cg_for_iv(lj);
   cur = body;
   c->ivs[c->g.col] = cg_add(&cur, j0, jj);
-  for (int p = 0; p < c->nk; p++) {
-    kiln_value *lo = p == 0 ? c0 : cg_index(&cur, 0);
-    kiln_value *hi = p == 0 ? cg_add(&cur, c0, cg_index(&cur, cc)) : cg_index(&cur, c->g.bounds[c->kl[p]]);
-    kiln_op *loop = cg_for(&cur, lo, hi, cg_index(&cur, 1), 0, NULL, &body);
-    c->ivs[c->kl[p]] = cg_for_iv(loop);
-    cur = body;
-  }
-  kiln_value *flat = cg_index(&cur, 0);
-  for (int p = 0; p < c->nk; p++) {
-    kiln_value *d = c->ivs[c->kl[p]];
-    if (p == 0) d = cg_bin(&cur, KILN_OP_ARITH_SUBI, d, kb);
-    flat = cg_add(&cur, flat, cg_muli(&cur, d, c->kstride[p]));
-  }
+  kiln_value *flat = panel_row(c, &cur, c0, cg_add(&cur, c0, cg_index(&cur, cc)), kb);
   kiln_value *ix[KILN_MAX_LOOPS];
   at(c, &cur, c->g.w, ix);
   kiln_value *s = cg_load(&cur, c->W, c->g.maps[c->g.w]->num_results, ix);
@@ -242,20 +251,8 @@ static void pack(cv *c, kiln_builder *b, kiln_value *j0, kiln_value *kb, int64_t
  * (vector loads and stores; the rows of W are an output-channel row
  * apart, the panel's are adjacent). */
 static void pack_rows(cv *c, kiln_builder *b, kiln_value *j0, kiln_value *kb, int64_t cb, int nr) {
-  kiln_builder cur = *b, body;
-  for (int p = 0; p < c->nk; p++) {
-    kiln_value *lo = p == 0 ? kb : cg_index(&cur, 0);
-    kiln_value *hi = p == 0 ? cg_add(&cur, kb, cg_index(&cur, cb)) : cg_index(&cur, c->g.bounds[c->kl[p]]);
-    kiln_op *loop = cg_for(&cur, lo, hi, cg_index(&cur, 1), 0, NULL, &body);
-    c->ivs[c->kl[p]] = cg_for_iv(loop);
-    cur = body;
-  }
-  kiln_value *flat = cg_index(&cur, 0);
-  for (int p = 0; p < c->nk; p++) {
-    kiln_value *d = c->ivs[c->kl[p]];
-    if (p == 0) d = cg_bin(&cur, KILN_OP_ARITH_SUBI, d, kb);
-    flat = cg_add(&cur, flat, cg_muli(&cur, d, c->kstride[p]));
-  }
+  kiln_builder cur = *b;
+  kiln_value *flat = panel_row(c, &cur, kb, cg_add(&cur, kb, cg_index(&cur, cb)), kb);
   for (int q = 0; q < nr; q++) {
     kiln_value *ix[KILN_MAX_LOOPS];
     c->ivs[c->g.col] = cg_add(&cur, j0, cg_index(&cur, q * c->vw));
