@@ -10,9 +10,14 @@
 #include "codegen_cpu.h"
 #include "transforms.h" /* kiln_pass_dce after each rewrite */
 
-/* Lanes of a 32-bit element vector register for a target string:
- * 16 with avx512f, 8 with avx/avx2, else 4 (sse2, neon). */
+/* The target's vector shape (target.c, one row of
+ * vector_targets.def per architecture and feature): f32 lanes of the
+ * vectors the kernels compute on for a target string (16 with avx512f,
+ * 8 with avx/avx2 or RVV, 4 with SSE2 or NEON); and how many vectors of
+ * vw lanes a register-blocked microkernel inside op keeps as
+ * accumulators (MR x NR, at most CG_UK_MAX_ACC). */
 int64_t cg_vector_width(const char *target);
+int cg_accumulators(const kiln_op *op, int64_t vw);
 
 /* kiln.launch's pipeline name for a root kind ("cpu-matmul", ...). */
 const char *cg_pipeline_name(cg_root_kind k);

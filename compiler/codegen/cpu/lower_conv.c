@@ -323,7 +323,7 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
   int64_t M = g->bounds[g->row], width = nr * vw;
   c->vw = vw;
   c->vt = kiln_type_vector(b->ctx, 1, &vw, c->et);
-  int mr = (c->vw >= 16 ? 16 : 8) / nr;
+  int mr = cg_accumulators(c->op, c->vw) / nr;
   if (mr > 8) mr = 8;
   if (mr > M) mr = (int)M;
   /* Outer loops W uses (groups) outside the panel; the others inside. */

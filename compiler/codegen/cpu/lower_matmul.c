@@ -15,8 +15,9 @@
  * lie a power-of-two stride apart and would alias in the caches; a
  * run-time K is not packed (no divisor to block by). Packing A, larger
  * register tiles and cache-level blocking fit the same shape. MR, NR
- * divide the tile (chosen so); the accumulators fit the vector register
- * file (16 of 32 zmm, 8 of 16 ymm/xmm). A batch_matmul tile of one batch
+ * divide the tile (chosen so); the accumulators take half the target's
+ * vector registers (cg_accumulators: 16 of 32 zmm or NEON v, 8 of 16
+ * ymm/xmm or RVV LMUL-2 groups). A batch_matmul tile of one batch
  * is the matmul of its 2-D views. Anything else (partial tiles, other
  * types, strided rows) takes the generic path. */
 #include "cg_internal.h"
@@ -217,7 +218,7 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
    * on column subviews that the generic path lowers (*tail). */
   int64_t nmain = N / vw * vw;
   int nr = nmain % (2 * vw) == 0 ? 2 : 1;
-  int mr = (vw >= 16 ? 16 : 8) / nr;
+  int mr = cg_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
   if (mr > M) mr = (int)M;
   kiln_builder b = kiln_builder_before(op);

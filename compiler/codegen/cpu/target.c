@@ -1,32 +1,96 @@
-/* What the llvm-cpu target decides in codegen/cpu: the vector width of a
- * target string and the names of the CPU pipelines per root kind. */
+/* What the llvm-cpu target decides in codegen/cpu: the vector shape of a
+ * target string or of a kernel op's target (vector_targets.def: f32
+ * lanes, and accumulators for the register-blocked microkernels) and the
+ * names of the CPU pipelines per root kind. Any target string gets a
+ * row: the host's own architecture and features for "host" and no
+ * architecture, the x86-64 baseline row (4 lanes, 16 registers: what
+ * every kernel assumed before) for targets the table does not name. */
 #include "cg_internal.h"
 
 #include <string.h>
 
+typedef struct vtarget {
+  const char *arch, *feature;
+  int64_t lanes, registers;
+} vtarget;
+
+static const vtarget vtargets[] = {
+#define CG_VECTOR_TARGET(ARCH, FEATURE, LANES, REGISTERS) {ARCH, FEATURE, LANES, REGISTERS},
+#include "vector_targets.def"
+#undef CG_VECTOR_TARGET
+};
+enum { NVT = sizeof vtargets / sizeof vtargets[0] };
+
+/* Does the "+a+b" / ",+a,+b" feature list s name f? */
 static bool has_feature(const char *s, const char *f) {
   size_t n = strlen(f);
   for (const char *p = strstr(s, f); p; p = strstr(p + 1, f))
-    if ((p[-1] == '+' || p[-1] == ',') && (p[n] == 0 || p[n] == '+' || p[n] == ','))
+    if (p > s && (p[-1] == '+' || p[-1] == ',') && (p[n] == 0 || p[n] == '+' || p[n] == ','))
       return true;
   return false;
 }
 
-int64_t cg_vector_width(const char *target) {
+/* The host as a target spec: its architecture and the features that
+ * select a row (x86-64's vector extensions; the others' baselines). */
+static const char *host_spec(void) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "x86_64+avx512f";
+  if (__builtin_cpu_supports("avx2")) return "x86_64+avx2";
+  if (__builtin_cpu_supports("avx")) return "x86_64+avx";
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#elif defined(__riscv) && __riscv_xlen == 64 && defined(__riscv_vector)
+  return "riscv64+v";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "riscv64";
+#else
+  return "";
+#endif
+}
+
+static const vtarget *lookup(const char *target) {
   const char *colon = strchr(target, ':');
   const char *spec = colon ? colon + 1 : "host";
-  if (strncmp(spec, "host", 4) == 0) {
-    /* The host: what this machine runs. */
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return 16;
-    if (__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx")) return 8;
-#endif
-    return 4;
+  if (strncmp(spec, "host", 4) == 0) spec = host_spec();
+  for (int i = 0; i < NVT; i++) {
+    size_t n = strlen(vtargets[i].arch);
+    if (strncmp(spec, vtargets[i].arch, n) != 0 || (spec[n] != 0 && spec[n] != '+')) continue;
+    if (!vtargets[i].feature[0] || has_feature(spec + n, vtargets[i].feature)) return &vtargets[i];
   }
-  if (has_feature(spec, "avx512f")) return 16;
-  if (has_feature(spec, "avx2") || has_feature(spec, "avx")) return 8;
-  return 4;
+  for (int i = 0; i < NVT; i++)
+    if (strcmp(vtargets[i].arch, "x86_64") == 0 && !vtargets[i].feature[0]) return &vtargets[i];
+  return &vtargets[0];
+}
+
+int64_t cg_vector_width(const char *target) {
+  return lookup(target)->lanes;
+}
+
+/* The target of the kernel holding op: its variant's, else its module's
+ * kiln.target, else the host (as cg_for_each_kernel names it). */
+static const char *target_of(const kiln_op *op) {
+  const kiln_op *top = op;
+  for (const kiln_op *p = kiln_op_parent_op(op); p; p = kiln_op_parent_op(p)) {
+    if (p->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) {
+      const kiln_attr *t = kiln_op_get_attr(p, "target");
+      return t && t->kind == KILN_ATTR_STRING ? t->str : "llvm-cpu";
+    }
+    top = p;
+  }
+  const kiln_attr *t = kiln_op_get_attr(top, "kiln.target");
+  return t && t->kind == KILN_ATTR_STRING ? t->str : "llvm-cpu";
+}
+
+int cg_accumulators(const kiln_op *op, int64_t vw) {
+  const vtarget *t = lookup(target_of(op));
+  /* A launch that set its own width (by hand, or the GPU rule's): the
+   * first row of that width, whatever its architecture. */
+  for (int i = 0; t->lanes != vw && i < NVT; i++)
+    if (vtargets[i].lanes == vw) t = &vtargets[i];
+  int64_t acc = t->lanes == vw ? t->registers / 2 : 8;
+  return (int)(acc < CG_UK_MAX_ACC ? acc : CG_UK_MAX_ACC);
 }
 
 const char *cg_pipeline_name(cg_root_kind k) {
