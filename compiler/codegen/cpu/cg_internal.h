@@ -40,6 +40,10 @@ kiln_error *cg_lower_softmax(kiln_op *op, int64_t vw);
  * linalg.index of a dim that is not along the vector). */
 bool cg_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
                          kiln_value *const *ivs, int64_t vw, kiln_value **out);
+/* Can cg_emit_body_vector emit o, an op of a body other than linalg.index
+ * and linalg.yield: one result, no regions, at most 8 operands, and a
+ * scalar constant or an elementwise op not on index (lower_to_loops.c). */
+bool cg_vector_body_op(const kiln_op *o);
 
 /* The register-blocked microkernel (microkernel.c): MR x NR vectors of
  * accumulators loaded with load_c, updated over a nest of nk reduction

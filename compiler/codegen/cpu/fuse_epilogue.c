@@ -123,13 +123,7 @@ static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
       if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops - 1) return false;
       continue;
     }
-    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
-    if (o->kind == KILN_OP_ARITH_CONSTANT) {
-      if (kiln_type_is_shaped(o->results[0].type)) return false;
-      continue;
-    }
-    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) || o->results[0].type->kind == KILN_TYPE_INDEX)
-      return false;
+    if (!cg_vector_body_op(o)) return false;
   }
   kiln_op *y = kiln_block_terminator(body);
   if (!y || y->num_operands != 1 || kiln_op_operand(y, 0)->type != out->type->elem) return false;

@@ -588,6 +588,12 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   return true;
 }
 
+bool cg_vector_body_op(const kiln_op *o) {
+  if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
+  if (o->kind == KILN_OP_ARITH_CONSTANT) return !kiln_type_is_shaped(o->results[0].type);
+  return kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) && o->results[0].type->kind != KILN_TYPE_INDEX;
+}
+
 /* ---- vector reductions along the innermost loop ----
  * When the innermost loop is a reduction that every input reads
  * contiguously (or not at all) and each output is combined as
@@ -647,13 +653,7 @@ static bool can_vectorize_reduction(lw *w, int64_t vw) {
         return false;
       continue;
     }
-    if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
-    if (o->kind == KILN_OP_ARITH_CONSTANT) {
-      if (kiln_type_is_shaped(o->results[0].type)) return false;
-      continue;
-    }
-    if (!kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) || o->results[0].type->kind == KILN_TYPE_INDEX)
-      return false;
+    if (!cg_vector_body_op(o)) return false;
   }
   for (uint32_t j = 0; j < yield->num_operands; j++) {
     kiln_value *acc = body->args[w->nin + j], *y = kiln_op_operand(yield, j);
