@@ -11,6 +11,8 @@
 
 #include "kiln/module_format.h"
 
+#if KILN_FORMAT_BUNDLED_IO
+
 static uint8_t *read_all(const char *path, uint64_t *size) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -265,3 +267,19 @@ int kiln_run_check_bundled(const kiln_run_options_t *o, kiln_run_session_t *s) {
   free(file);
   return passed == n ? 0 : 1;
 }
+
+#else /* !KILN_FORMAT_BUNDLED_IO */
+
+/* A runtime-only build (KILN_RUNTIME_ONLY, e.g. scripts/cross-build.sh)
+ * leaves the check-data descriptors out of the format reader to keep
+ * runtime-min small, so its kiln-run cannot read them: it says so. */
+int kiln_run_check_bundled(const kiln_run_options_t *o, kiln_run_session_t *s) {
+  (void)s;
+  fprintf(stderr,
+          "%s: --check-bundled is not available in this runtime-only build (KILN_RUNTIME_ONLY "
+          "leaves the module's check-data section out); use a full build's kiln-run\n",
+          o->tool);
+  return 1;
+}
+
+#endif /* KILN_FORMAT_BUNDLED_IO */
