@@ -293,7 +293,4 @@ const kiln_affine_map *fl_affine_compose(kiln_context *ctx,
   return kiln_affine_map_get(ctx, inner->num_dims, inner->num_symbols, outer->num_results, r);
 }
 
-kiln_error *fl_require_valid(kiln_op *module, const char *pass) {
-  if (kiln_verify(module)) return NULL;
-  return kiln_error_new("%s: the input module does not verify", pass);
-}
+kiln_error *fl_require_valid(kiln_op *module, const char *pass) { return kiln_verify_input(module, pass); }

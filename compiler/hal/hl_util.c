@@ -89,7 +89,4 @@ kiln_named_attr hl_named(kiln_context *ctx, const char *name, const kiln_attr *v
 const kiln_attr *hl_i32(kiln_context *ctx, int64_t v) { return kiln_attr_int(ctx, kiln_type_int(ctx, 32), v); }
 const kiln_attr *hl_i64(kiln_context *ctx, int64_t v) { return kiln_attr_int(ctx, kiln_type_int(ctx, 64), v); }
 
-kiln_error *hl_require_valid(kiln_op *module, const char *pass) {
-  if (kiln_verify(module)) return NULL;
-  return kiln_error_new("%s: the input module does not verify", pass);
-}
+kiln_error *hl_require_valid(kiln_op *module, const char *pass) { return kiln_verify_input(module, pass); }

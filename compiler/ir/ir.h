@@ -615,6 +615,10 @@ char *kiln_attr_to_string(const kiln_attr *a);  /* malloc'ed */
  * dominance, terminators, symbol uniqueness. Emits located diagnostics and
  * returns false on the first failing op tree. */
 bool kiln_verify(kiln_op *op);
+/* kiln_verify as a pass's check of its input: NULL when op verifies, else
+ * "PASS: the input module does not verify: " and the first diagnostic the
+ * verifier emitted (file:line:col: message). */
+kiln_error *kiln_verify_input(kiln_op *op, const char *pass);
 /* Emits "error: 'name' op message" at op's location; returns false. */
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

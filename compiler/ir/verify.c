@@ -25,6 +25,15 @@ kiln_error *kiln_op_error(const kiln_op *op, const char *fmt, ...) {
   return e;
 }
 
+kiln_error *kiln_verify_input(kiln_op *op, const char *pass) {
+  kiln_context *ctx = kiln_op_context(op);
+  const unsigned before = kiln_context_error_count(ctx);
+  if (kiln_verify(op)) return NULL;
+  const char *first = kiln_context_error_text(ctx, before);
+  return first ? kiln_error_new("%s: the input module does not verify: %s", pass, first)
+               : kiln_error_new("%s: the input module does not verify", pass);
+}
+
 bool kiln_op_fail(kiln_error **first, const kiln_op *op, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
