@@ -83,6 +83,31 @@ bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_d
  * first to record (later ones must agree). */
 kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, kiln_op *func,
                            bool first);
+/* Is output dim k of d split into several tiles (or possibly, at run
+ * time)? True when d splits some output dim. */
+bool cg_dist_split(const cg_dist *d, uint32_t k);
+bool cg_dist_splits(const cg_dist *d);
+/* The output map of X in root-output dims (dim_of_loop[l] = output dim of
+ * loop l, or -1); false when X does not iterate the root's output space
+ * (rt: the root's output type before tiling). */
+bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
+                    const kiln_type *rt, int *dim_of_loop);
+/* Can every op of the kernel be restricted to the root's tiles (fused ops
+ * iterate the root's output space; values written in the kernel are read
+ * only inside the same tile)? When not, *why says what prevents it. */
+bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const char **why);
+
+/* The launch rule (launch_rule.c): kiln.launch = {pipeline, tile_sizes,
+ * vector_width, workgroup_count, workgroup_size} on kernel K, tiles
+ * depending only on the shapes; with RECORD, also workgroup_count on its
+ * export and host dispatch sites (cg_record_grid). llvm-cpu's
+ * select-launch-config calls it with the target's vector width; the GPU
+ * path runs it on every kernel of a module with 4 lanes, recording
+ * nothing (cg_launch_rule_all), so every variant of an executable agrees
+ * on the grid. */
+const char *cg_pipeline_name(cg_root_kind k);
+kiln_error *cg_launch_rule(cg_kernel *k, int64_t vector_width, bool record);
+kiln_error *cg_launch_rule_all(kiln_op *module, int64_t vector_width);
 /* Push constant holding dim k of the root's output (a binding with a
  * dynamic dim), or -1. */
 int64_t cg_output_dim_constant(kiln_op *root, uint32_t k);

@@ -19,15 +19,6 @@
 int64_t cg_vector_width(const char *target);
 int cg_accumulators(const kiln_op *op, int64_t vw);
 
-/* kiln.launch's pipeline name for a root kind ("cpu-matmul", ...). */
-const char *cg_pipeline_name(cg_root_kind k);
-
-/* True when d splits some output dim into more than one tile. */
-bool cg_dist_splits(const cg_dist *d);
-/* Can every op of the kernel be restricted to the root's tiles (fused ops
- * iterate the root's output space; values written in the kernel are read
- * only inside the same tile)? When not, *why says what prevents it. */
-bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const char **why);
 /* Lowers linalg.softmax on memrefs to three loops per row (max, exp and
  * sum, scale), on vectors of width vw along a contiguous last dim;
  * lower_softmax.c. NULL or the error. */

@@ -28,9 +28,4 @@ void kiln_codegen_cpu_register(void);
 #include "passes.def"
 #undef KILN_CODEGEN_CPU_PASS
 
-/* select-launch-config's rule on the kernels of MODULE with VECTOR_WIDTH
- * lanes, recording nothing outside the kernels: the GPU path tiles its
- * kernels by it, so every variant of an executable agrees on the grid. */
-kiln_error *kiln_codegen_cpu_launch_rule(kiln_op *module, int64_t vector_width);
-
 #endif

@@ -92,9 +92,3 @@ int cg_accumulators(const kiln_op *op, int64_t vw) {
   int64_t acc = t->lanes == vw ? t->registers / 2 : 8;
   return (int)(acc < CG_UK_MAX_ACC ? acc : CG_UK_MAX_ACC);
 }
-
-const char *cg_pipeline_name(cg_root_kind k) {
-  static const char *const names[] = {"cpu-matmul", "cpu-conv", "cpu-pooling",
-                                      "cpu-reduction", "cpu-elementwise"};
-  return names[k];
-}

@@ -22,93 +22,6 @@ static bool touches(const int64_t *coef, int loops, const bool *tiled) {
   return false;
 }
 
-/* Is output dim k split into several tiles (or possibly, at run time)? */
-static bool split(const cg_dist *d, uint32_t k) { return d->count[k] > 1 || d->count[k] == KILN_DYNAMIC; }
-
-/* The output map of X in root-output dims: dim_of_loop[l] = output dim
- * of loop l, or -1. False when X does not iterate the root's output
- * space: its outputs must match the root's on every split dim; a dim
- * that stays whole may differ (a pad's fill of the whole buffer around
- * the root's copy into its interior, split along the unpadded channels,
- * restricted to the same channels). rt is the root's output type before
- * tiling: distribute() asks after it has already replaced the root's
- * output by a subview. */
-static bool output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
-                        const kiln_type *rt, int *dim_of_loop) {
-  uint32_t out = kiln_linalg_num_inputs(x);
-  if (out >= x->num_operands) return false;
-  for (int l = 0; l < loops; l++) dim_of_loop[l] = -1;
-  for (uint32_t i = out; i < x->num_operands; i++) {
-    const kiln_type *t = kiln_op_operand(x, i)->type;
-    if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || t->rank != d->rank) return false;
-    for (uint32_t k = 0; k < t->rank; k++)
-      if (t->shape[k] != rt->shape[k] && split(d, k)) return false;
-  }
-  const kiln_affine_map *om = maps[out];
-  if (!kiln_affine_map_is_projected_permutation(om) || om->num_results != d->rank) return false;
-  for (uint32_t k = 0; k < om->num_results; k++) dim_of_loop[om->results[k]->value] = (int)k;
-  return true;
-}
-
-bool cg_dist_splits(const cg_dist *d) {
-  for (uint32_t k = 0; k < d->rank; k++)
-    if (split(d, k)) return true;
-  return false;
-}
-
-bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const char **why) {
-  kiln_block *body = cg_func_body(func);
-  if (!body || body->next) return *why = "kernel body has several blocks", false;
-  /* One tile covers everything: select-launch-config records zero tile
-   * sizes and one workgroup, and distribute() leaves the kernel whole, so
-   * ops that write other shapes (pad, insert_slice, concat) need no check. */
-  if (!cg_dist_splits(d)) return true;
-  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
-  for (kiln_op *x = body->first; x; x = x->next) {
-    if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) {
-      if (x->num_regions) return *why = "a non-linalg op with regions", false;
-      if (!kiln_op_has_flag(x, KILN_OPF_PURE) && x->kind != KILN_OP_MEMREF_ALLOCA &&
-          x->kind != KILN_OP_FUNC_RETURN)
-        return *why = "a side-effecting op outside linalg", false;
-      continue;
-    }
-    const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
-    bool red[KILN_MAX_LOOPS];
-    int64_t bounds[KILN_MAX_LOOPS];
-    int loops = cg_static_bounds(x, maps, red, bounds);
-    int dim_of_loop[KILN_MAX_LOOPS];
-    if (loops < 0) return *why = "an op without a static iteration space", false;
-    if (!output_dims(x, maps, loops, d, rt, dim_of_loop))
-      return *why = "a fused op that does not iterate the root's output space", false;
-    bool tiled[KILN_MAX_LOOPS];
-    for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && split(d, (uint32_t)dim_of_loop[l]);
-    uint32_t nin = kiln_linalg_num_inputs(x);
-    for (uint32_t i = 0; i < x->num_operands; i++) {
-      kiln_value *v = kiln_op_operand(x, i);
-      if (v->type->kind != KILN_TYPE_MEMREF) continue;
-      for (uint32_t r = 0; r < maps[i]->num_results; r++) {
-        int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
-        bool lin = cg_linear_expr(maps[i]->results[r], loops, coef, &cst);
-        if (!lin) {
-          for (int l = 0; l < loops; l++) coef[l] = 0;
-          /* A non-linear index is fine only if it uses no tiled loop. */
-          for (int l = 0; l < loops; l++)
-            if (tiled[l]) return *why = "an indexing map that is not a sum of loops", false;
-        }
-      }
-      if (i >= nin) continue;
-      /* Read what an op of this kernel writes: only the same position. */
-      for (kiln_op *w = body->first; w; w = w->next) {
-        if (!kiln_op_has_flag(w, KILN_OPF_LINALG)) continue;
-        for (uint32_t j = kiln_linalg_num_inputs(w); j < w->num_operands; j++)
-          if (kiln_op_operand(w, j) == v && maps[i] != maps[nin])
-            return *why = "a fused op reads a value of the kernel at another position", false;
-      }
-    }
-  }
-  return true;
-}
-
 typedef struct tile_box {
   kiln_value *off[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS]; /* per output dim */
 } tile_box;
@@ -183,7 +96,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
   int64_t bounds[KILN_MAX_LOOPS];
   int loops = cg_static_bounds(x, maps, red, bounds);
   int dim_of_loop[KILN_MAX_LOOPS];
-  if (loops < 0 || !output_dims(x, maps, loops, d, rt, dim_of_loop))
+  if (loops < 0 || !cg_output_dims(x, maps, loops, d, rt, dim_of_loop))
     return kiln_op_error(x, "cannot be restricted to the root op's tiles");
   kiln_builder b = kiln_builder_before(x);
   b.loc = x->loc;
@@ -191,7 +104,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
   bool tiled[KILN_MAX_LOOPS];
   for (int l = 0; l < loops; l++) {
     int k = dim_of_loop[l];
-    tiled[l] = k >= 0 && split(d, (uint32_t)k);
+    tiled[l] = k >= 0 && cg_dist_split(d, (uint32_t)k);
     off[l] = tiled[l] ? box->off[k] : NULL;
     size[l] = tiled[l] ? box->size[k] : NULL;
   }

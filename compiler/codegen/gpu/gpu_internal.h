@@ -1,13 +1,12 @@
 /* Internals of compiler/codegen/gpu (prefix gpu_). The IR builders and
  * root/iteration helpers are compiler/codegen/common's (codegen_common.h),
- * and tiles come from the llvm-cpu rule (kiln_codegen_cpu_launch_rule,
- * codegen_cpu.h): the GPU path tiles exactly like the CPU path so both
- * agree on the grid. */
+ * and tiles come from the llvm-cpu launch rule, which lives there too
+ * (cg_launch_rule_all): the GPU path tiles exactly like the CPU path so
+ * both agree on the grid, without including the CPU back end's header. */
 #ifndef KILN_CODEGEN_GPU_INTERNAL_H
 #define KILN_CODEGEN_GPU_INTERNAL_H
 
 #include "codegen_common.h"
-#include "codegen_cpu.h"
 #include "codegen_gpu.h"
 
 /* Threads per block recorded in kiln.launch (block_size[0]), or 1. */

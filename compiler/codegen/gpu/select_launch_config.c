@@ -7,7 +7,7 @@
  * Guarantees: kiln.launch = {block_size = [T, 1, 1], pipeline =
  * "gpu-<root>", tile_sizes, vector_width = 4, workgroup_count,
  * workgroup_size = [1, 1, 1]}: tiles and workgroup count are chosen by
- * the llvm-cpu rule with 4-lane vectors (kiln_codegen_cpu_launch_rule;
+ * the llvm-cpu rule with 4-lane vectors (cg_launch_rule_all, codegen_common.h;
  * 128-bit global loads where tiles are full and aligned), since the host
  * dispatches one grid for every variant; T (threads per block) depends on
  * the SM. workgroup_size stays the CPU variants' [1, 1, 1]: the module
@@ -168,7 +168,7 @@ kiln_error *kiln_codegen_gpu_select_launch_config(kiln_op *inner, void *user) {
   if (!t || t->kind != KILN_ATTR_STRING || sscanf(t->str, "cuda:sm_%u", &sm) != 1)
     return var ? kiln_error_new("select-gpu-launch-config: the variant's target is not cuda:sm_NN")
                : kiln_error_new("select-gpu-launch-config: the module needs kiln.target = \"cuda:sm_NN\"");
-  kiln_error *err = kiln_codegen_cpu_launch_rule(inner, 4);
+  kiln_error *err = cg_launch_rule_all(inner, 4);
   if (err) return err;
   kiln_op *exp = NULL;
   for (kiln_op *o = var && var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)

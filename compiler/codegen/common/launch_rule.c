@@ -1,0 +1,412 @@
+/* The launch rule (codegen_common.h, cg_launch_rule), moved here from
+ * llvm-cpu's select-launch-config so that the GPU path shares it without
+ * including the CPU back end: per kernel of a kernel module (an llvm-cpu
+ * variant's inner module, a cuda variant's, or a codegen-level module),
+ * picks the root op and records
+ *   kiln.launch = {pipeline, tile_sizes (one per root loop, 0 = not tiled),
+ *                  vector_width, workgroup_size = [1,1,1],
+ *                  workgroup_count = [x,y,z]}
+ * on the kernel, and workgroup_count on its hal.executable.export and on
+ * every host hal.command_buffer.dispatch of that export. A dynamic
+ * distributed dim (its tile count known at run time) makes its entry '?'
+ * and the host computes it before each dispatch: ceildiv of the push
+ * constant holding that dim by the tile, times the slot's other counts.
+ *
+ * Tile sizes depend only on the shapes, never on the variant, so every
+ * variant of an executable agrees on the workgroup count the host
+ * dispatches (a disagreement is reported as an error). Reduction loops
+ * are not tiled (a workgroup owns whole reductions). A kernel whose ops
+ * cannot all be restricted to the root's tiles (a fused op that reads,
+ * in another position, what the kernel wrote; side-effecting non-linalg
+ * ops) runs as one workgroup: correct, just not parallel. */
+#include "codegen_common.h"
+
+#include <string.h>
+
+#include "dialects/hal.h"
+#include "dialects/hal_interface.h"
+
+/* The smallest divisor p of n with count * p >= want, an even one when
+ * there is such (two workers then split the tiles evenly); n when none. */
+static int64_t split_parts(int64_t n, int64_t count, int64_t want) {
+  int64_t any = 0;
+  for (int64_t p = 2; p <= n; p++) {
+    if (n % p || count * p < want) continue;
+    if (!any) any = p;
+    if ((count * p) % 2 == 0) return p;
+  }
+  return any ? any : n;
+}
+
+/* Convolutions (and other implicit GEMMs): a workgroup owns whole
+ * output rows (the microkernel's row loop is not tiled) of a block of
+ * output channels. Channels are split first, in halves while they stay a
+ * multiple of 32 lanes (every vector width's NR*VW), since every pixel
+ * tile packs its own copy of the weights; then the other loops W uses
+ * (groups, blocks of output channels), then the other parallel loops
+ * (batch one at a time, output rows by a divisor, so no tile is partial)
+ * until there are about CG_CONV_WORKGROUPS workgroups or each would do
+ * less than CG_CONV_MIN_MACS multiply-adds. */
+
+/* Does W's map use loop l? */
+static bool w_uses(const cg_igemm *g, int l) {
+  const kiln_affine_map *m = g->maps[g->w];
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    cg_linear_expr(m->results[r], g->loops, coef, &cst);
+    if (coef[l]) return true;
+  }
+  return false;
+}
+
+#define CG_CONV_WORKGROUPS 8
+#define CG_CONV_MIN_MACS (256 * 1024)
+static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
+  /* A dynamic outer loop (a batch) is tiled by 1 and counted as 1: the
+   * tiles are those of the static shape with that loop 1. */
+  int64_t macs = 1;
+  for (int l = 0; l < g->loops; l++) macs *= g->bounds[l] < 0 ? 1 : g->bounds[l];
+  int64_t want = macs / CG_CONV_MIN_MACS;
+  if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
+  if (want < 1) want = 1;
+  int64_t count = 1;
+  for (int l = 0; l < g->loops; l++) tiles[l] = g->red[l] ? 0 : g->bounds[l] < 0 ? 1 : g->bounds[l];
+  int64_t tc = g->bounds[g->col];
+  while (count * (g->bounds[g->col] / tc) < want && tc % 64 == 0) tc /= 2;
+  tiles[g->col] = tc;
+  count *= g->bounds[g->col] / tc;
+  /* Then the loops W uses besides the channels (groups, blocks of
+   * output channels): splitting them splits the weights too, where
+   * splitting pixels would make every workgroup stream all of them. */
+  for (int l = 0; l < g->loops && count < want; l++) {
+    if (g->red[l] || l == g->row || l == g->col || g->bounds[l] <= 1 || !w_uses(g, l)) continue;
+    tiles[l] = g->bounds[l] / split_parts(g->bounds[l], count, want);
+    count *= g->bounds[l] / tiles[l];
+  }
+  /* Then the small outer loops (batch) whole, and the largest one
+   * (output rows) last, by the smallest divisor reaching the target. */
+  int big = -1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col || g->bounds[l] < 0 || w_uses(g, l)) continue;
+    if (big < 0 || g->bounds[l] > g->bounds[big]) big = l;
+  }
+  for (int l = 0; l < g->loops && count < want; l++) {
+    if (g->red[l] || l == g->row || l == g->col || l == big || g->bounds[l] <= 1 || w_uses(g, l))
+      continue;
+    tiles[l] = 1;
+    count *= g->bounds[l];
+  }
+  if (big >= 0 && count < want) tiles[big] = g->bounds[big] / split_parts(g->bounds[big], count, want);
+}
+
+/* Does every input of root that uses its last parallel loop L, and its
+ * output, have L as their last index (channels-last windows and pools,
+ * reductions over the spatial dims: vectorized along L), with some input
+ * reading along L? */
+static bool along_last_parallel(kiln_op *root, const bool *red, int n) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool r2[KILN_MAX_LOOPS];
+  if (root->num_operands > CG_MAX_OPERANDS || cg_iteration(root, maps, r2) != n) return false;
+  int L = -1;
+  for (int l = 0; l < n; l++)
+    if (!red[l]) L = l;
+  if (L < 0) return false;
+  uint32_t nin = kiln_linalg_num_inputs(root);
+  bool any = false;
+  for (uint32_t i = 0; i < root->num_operands; i++) {
+    const kiln_affine_map *m = maps[i];
+    bool uses = false;
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+      if (!cg_linear_expr(m->results[r], n, coef, &cst)) return false;
+      uses |= coef[L] != 0;
+    }
+    const kiln_affine_expr *last = m->num_results ? m->results[m->num_results - 1] : NULL;
+    bool ok = last && last->kind == KILN_AFFINE_DIM && last->value == L;
+    if ((uses || i >= nin) && !ok) return false;
+    any |= i < nin && uses;
+  }
+  return any;
+}
+
+/* Window reductions that are not implicit GEMMs (depthwise convolutions,
+ * pools, global pools) with static bounds: the vector path runs along the
+ * innermost parallel loop (channels) with the next one register-blocked,
+ * so a workgroup owns whole rows of that one. The work (iterations times
+ * the body's ops, so a pool that recomputes a fused SiLU counts as the
+ * heavier op it is) asks for about CG_CONV_WORKGROUPS tiles of at least
+ * CG_CONV_MIN_MACS each (a small op stays one workgroup and wakes no
+ * worker). The tiles split the largest outer parallel loop (output rows)
+ * by a divisor and the channels by a divisor of their 16-lane groups
+ * (whole 64-byte lines, so two workers never write one line): the fewest
+ * tiles reaching the target, an even count where there is one (two
+ * workers then get equal halves), rows before channels. Channels matter
+ * where rows cannot split: a global pool (one output row) or 7x7 maps,
+ * which rows alone would cut into 7 tiles, 4 against 3 on two workers. */
+#define CG_LANE_GROUP 16
+/* Parts *pr of `rows` and *pc of `groups` (each a divisor): the fewest
+ * tiles reaching `want` (the most when none does), an even count where
+ * there is one (two workers then get equal halves), then fewer channel
+ * cuts. */
+static void pick_split(int64_t rows, int64_t groups, int64_t want, int64_t *pr, int64_t *pc) {
+  *pr = *pc = 1;
+  bool have = false, reach = false, even = false;
+  for (int64_t r = 1; r <= rows; r++) {
+    if (rows % r) continue;
+    for (int64_t c = 1; c <= groups; c++) {
+      if (groups % c) continue;
+      int64_t count = r * c, best = *pr * *pc;
+      bool rch = count >= want, ev = count % 2 == 0;
+      bool better;
+      if (!have) better = true;
+      else if (rch != reach) better = rch;
+      else if (ev != even) better = ev;
+      else if (count != best) better = rch ? count < best : count > best;
+      else better = c < *pc;
+      if (better) *pr = r, *pc = c, have = true, reach = rch, even = ev;
+    }
+  }
+}
+
+static int64_t body_ops(kiln_op *root) {
+  int64_t n = 0;
+  kiln_block *body = root->num_regions ? root->regions[0].first : NULL;
+  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
+    n += o->kind != KILN_OP_LINALG_YIELD;
+  return n;
+}
+
+static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
+                         int64_t *tiles) {
+  int64_t work = 1;
+  int last = -1, big = -1;
+  for (int l = 0; l < n; l++) {
+    if (bounds[l] < 1) return false;
+    work *= bounds[l];
+    tiles[l] = red[l] ? 0 : bounds[l];
+    if (!red[l]) last = l;
+  }
+  for (int l = 0; l < n; l++)
+    if (!red[l] && l != last && (big < 0 || bounds[l] > bounds[big])) big = l;
+  /* A body of a multiply-add or less (a named op's) counts as the
+   * iteration count. */
+  int64_t ops = body_ops(root);
+  if (ops > 2) work = work / 2 * ops;
+  int64_t want = work / CG_CONV_MIN_MACS;
+  if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
+  if (want <= 1 || last < 0) return true;
+  int64_t rows = big >= 0 ? bounds[big] : 1;
+  int64_t groups = bounds[last] % CG_LANE_GROUP == 0 ? bounds[last] / CG_LANE_GROUP : 1;
+  int64_t pr, pc;
+  pick_split(rows, groups, want, &pr, &pc);
+  if (big >= 0) tiles[big] = rows / pr;
+  tiles[last] = bounds[last] / pc;
+  return true;
+}
+
+/* Kernels whose ops write one rank in several shapes (a pad: a fill of
+ * the whole padded buffer and the root's copy into its interior) can be
+ * split only along the dims where all those outputs agree (tile-and-
+ * distribute restricts every op to the same range there): fixed[l] marks
+ * the root's loops of the others. False when there are none. Only for
+ * elementwise roots: the other paths pick their tiles for their kernels. */
+static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps, int n,
+                        bool *fixed) {
+  uint32_t out = kiln_linalg_num_inputs(root);
+  const kiln_type *rt = kiln_op_operand(root, out)->type;
+  const kiln_affine_map *om = maps[out];
+  bool any = false;
+  for (int l = 0; l < n; l++) fixed[l] = false;
+  if (rt->kind != KILN_TYPE_MEMREF || !kiln_affine_map_is_projected_permutation(om) ||
+      om->num_results != rt->rank)
+    return false;
+  kiln_block *body = cg_func_body(func);
+  for (kiln_op *x = body ? body->first : NULL; x; x = x->next) {
+    if (x == root || !kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
+    for (uint32_t i = kiln_linalg_num_inputs(x); i < x->num_operands; i++) {
+      const kiln_type *t = kiln_op_operand(x, i)->type;
+      if (t->kind != KILN_TYPE_MEMREF || t->rank != rt->rank) continue;
+      for (uint32_t k = 0; k < rt->rank; k++)
+        if (t->shape[k] != rt->shape[k]) any = fixed[om->results[k]->value] = true;
+    }
+  }
+  return any;
+}
+
+/* About CG_COPY_MIN_ELEMS elements a workgroup for such a kernel (a copy:
+ * one load and store per element), split along the outer free loop
+ * (batch) and the channels in 16-lane groups. */
+#define CG_COPY_MIN_ELEMS (64 * 1024)
+static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds, int n,
+                       int64_t *tiles) {
+  int64_t elems = 1;
+  int last = -1, big = -1;
+  for (int l = 0; l < n; l++) {
+    tiles[l] = 0;
+    if (red[l]) continue;
+    if (bounds[l] < 1) return; /* a run-time size: one workgroup */
+    elems *= bounds[l];
+    last = l;
+  }
+  int64_t want = elems / CG_COPY_MIN_ELEMS;
+  if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
+  if (want <= 1 || last < 0) return;
+  for (int l = 0; l < n; l++)
+    if (!red[l] && !fixed[l] && l != last && (big < 0 || bounds[l] > bounds[big])) big = l;
+  int64_t rows = big >= 0 ? bounds[big] : 1;
+  int64_t groups = !fixed[last] && bounds[last] % CG_LANE_GROUP == 0 ? bounds[last] / CG_LANE_GROUP : 1;
+  int64_t pr, pc;
+  pick_split(rows, groups, want, &pr, &pc);
+  for (int l = 0; l < n; l++)
+    if (!red[l]) tiles[l] = bounds[l];
+  if (big >= 0) tiles[big] = rows / pr;
+  tiles[last] = bounds[last] / pc;
+}
+
+#define CG_ROW_WORK 8192
+/* Enough matmul tiles that two or more workers finish together (a tile
+ * is a small share of the work, so an uneven split costs little). */
+#define CG_MM_MIN_WORKGROUPS 8
+
+/* Element budget of one workgroup tile and the cap of its innermost dim. */
+static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps,
+                       const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
+  cg_root_kind k = cg_root_kind_of(root);
+  for (int l = 0; l < n; l++) tiles[l] = 0;
+  bool fixed[KILN_MAX_LOOPS];
+  if (k == CG_ROOT_ELEMENTWISE && fixed_loops(func, root, maps, n, fixed)) {
+    free_tiles(red, fixed, bounds, n, tiles);
+    return;
+  }
+  if (root->kind == KILN_OP_LINALG_MATMUL || root->kind == KILN_OP_LINALG_BATCH_MATMUL) {
+    /* M x N tile of 64 x 64: a multiple of every register tile used by
+     * lower-to-loops' microkernel (rows of 8/4, columns of 2 vectors). */
+    int m = n - 3, nn = n - 2;
+    for (int l = 0; l < m; l++) tiles[l] = 1;
+    tiles[m] = bounds[m] >= 0 && bounds[m] < 64 ? bounds[m] : 64;
+    tiles[nn] = bounds[nn] >= 0 && bounds[nn] < 64 ? bounds[nn] : 64;
+    /* A plain matmul whose M is a multiple of 128 takes 128 rows per
+     * tile while that still leaves CG_MM_MIN_WORKGROUPS tiles: each
+     * workgroup packs its B columns once per K block, so doubling the rows
+     * halves the times B (a weight of megabytes, past the L2) is read and
+     * packed. Batched products keep 64 (their tiles are per batch). */
+    if (root->kind == KILN_OP_LINALG_MATMUL && bounds[m] > 0 && bounds[m] % 128 == 0 &&
+        bounds[nn] > 0 && bounds[m] / 128 * ((bounds[nn] + 63) / 64) >= CG_MM_MIN_WORKGROUPS)
+      tiles[m] = 128;
+    return;
+  }
+  cg_igemm g;
+  if (cg_igemm_match_outer_dynamic(root, &g)) {
+    conv_tiles(&g, tiles);
+    return;
+  }
+  if ((k == CG_ROOT_CONV || k == CG_ROOT_POOLING || k == CG_ROOT_REDUCTION) &&
+      along_last_parallel(root, red, n) && window_tiles(root, red, bounds, n, tiles))
+    return;
+  int64_t budget, cap;
+  switch (k) {
+  case CG_ROOT_MATMUL: budget = 256, cap = 256; break;      /* matvec */
+  case CG_ROOT_CONV: budget = 512, cap = 64; break;
+  case CG_ROOT_POOLING: budget = 1024, cap = 256; break;
+  case CG_ROOT_REDUCTION: {
+    /* Whole rows (reductions are not tiled): about CG_ROW_WORK elements
+     * read per workgroup, so a softmax or a LayerNorm's row sums over a
+     * few hundred rows still spread over several workgroups. */
+    int64_t r = 1;
+    for (int l = 0; l < n; l++)
+      if (red[l]) r *= bounds[l] > 0 ? bounds[l] : 1;
+    budget = CG_ROW_WORK / r;
+    if (budget > 256) budget = 256;
+    if (budget < 1) budget = 1;
+    cap = budget;
+    break;
+  }
+  default: budget = 8192, cap = 8192; break;
+  }
+  bool first = true;
+  for (int l = n - 1; l >= 0; l--) {
+    if (red[l]) continue;
+    /* a dynamic size tiles as a large one: full tiles, partial at the end */
+    int64_t b = bounds[l] > 0 ? bounds[l] : bounds[l] < 0 ? INT64_MAX : 1;
+    int64_t t = first ? (b < cap ? b : cap) : (b < budget ? b : budget);
+    if (t < 1) t = 1;
+    tiles[l] = t;
+    budget = budget / t > 1 ? budget / t : 1;
+    first = false;
+  }
+}
+
+static const kiln_attr *i64s(kiln_context *c, int n, const int64_t *v) {
+  return kiln_attr_dense_i64_array(c, (uint32_t)n, v);
+}
+
+/* Is k's variant the first variant of its executable? Later ones must
+ * agree with what the first recorded on the host dispatch sites. */
+static bool first_variant(const cg_kernel *k) {
+  for (kiln_op *v = k->executable->regions[0].first->first; v; v = v->next)
+    if (v->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) return v == k->variant;
+  return true;
+}
+
+/* kiln.launch's pipeline name for a root kind ("cpu-matmul", ...). */
+const char *cg_pipeline_name(cg_root_kind k) {
+  static const char *const names[] = {"cpu-matmul", "cpu-conv", "cpu-pooling",
+                                      "cpu-reduction", "cpu-elementwise"};
+  return names[k];
+}
+
+/* Can the host compute every run-time tile count of d (each dynamic
+ * distributed dim of the output a push constant)? */
+static bool host_computable(kiln_op *root, const cg_dist *d) {
+  for (uint32_t k = 0; k < d->rank; k++)
+    if (d->count[k] == KILN_DYNAMIC && cg_output_dim_constant(root, k) < 0) return false;
+  return true;
+}
+
+kiln_error *cg_launch_rule(cg_kernel *k, int64_t vector_width, bool record) {
+  kiln_context *c = kiln_op_context(k->func);
+  kiln_op *root = cg_find_root(k->func);
+  int64_t vw = vector_width;
+  int64_t wc[3] = {1, 1, 1}, one[3] = {1, 1, 1};
+  int64_t tiles[KILN_MAX_LOOPS];
+  int n = 0;
+  const char *pipeline = "cpu-default";
+  if (root) {
+    const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+    bool red[KILN_MAX_LOOPS];
+    int64_t bounds[KILN_MAX_LOOPS];
+    n = cg_static_bounds(root, maps, red, bounds);
+    if (n < 0) return kiln_op_error(root, "has no iteration space the CPU code generator understands (ranks "
+                                    "above %d or memrefs without a strided layout)", KILN_MAX_LOOPS);
+    pipeline = cg_pipeline_name(cg_root_kind_of(root));
+    pick_tiles(k->func, root, maps, red, bounds, n, tiles);
+    cg_dist d;
+    const char *why = NULL;
+    /* Tile only when it yields several workgroups that tile-and-distribute
+     * can restrict every op to; otherwise one workgroup runs it whole. */
+    if (cg_distribution(root, tiles, n, &d) && cg_dist_splits(&d) &&
+        cg_can_distribute(k->func, root, &d, &why) && host_computable(root, &d)) {
+      memcpy(wc, d.wg_count, sizeof wc);
+    } else {
+      for (int l = 0; l < n; l++) tiles[l] = 0;
+    }
+  }
+  kiln_named_attr e[5] = {
+      {"pipeline", kiln_attr_string(c, pipeline, strlen(pipeline))},
+      {"tile_sizes", i64s(c, n, tiles)},
+      {"vector_width", kiln_attr_int(c, kiln_type_int(c, 64), vw)},
+      {"workgroup_count", i64s(c, 3, wc)},
+      {"workgroup_size", i64s(c, 3, one)}};
+  kiln_op_set_attr(k->func, "kiln.launch", kiln_attr_dict(c, 5, e));
+  return record
+             ? cg_record_grid(k->top, k->executable, k->export, k->func, !k->executable || first_variant(k))
+             : NULL;
+}
+
+static kiln_error *rule_no_record(cg_kernel *k, void *user) {
+  return cg_launch_rule(k, *(const int64_t *)user, false);
+}
+
+kiln_error *cg_launch_rule_all(kiln_op *module, int64_t vector_width) {
+  return cg_for_each_kernel(module, rule_no_record, &vector_width);
+}
