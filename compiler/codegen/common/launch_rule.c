@@ -268,6 +268,13 @@ static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds
  * is a small share of the work, so an uneven split costs little). */
 #define CG_MM_MIN_WORKGROUPS 8
 
+/* The size a dynamic dim is tiled for where its tile takes budget from
+ * other dims (a sequence length, an image side): a dynamic innermost dim
+ * taken as large would use the whole budget and leave the other dims
+ * tiles of 1 (thousands of tiny workgroups at a typical size); a dynamic
+ * reduction taken as 1 would give a softmax over it few, long workgroups. */
+#define CG_DYNAMIC_TYPICAL 128
+
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
 static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps,
                        const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
@@ -314,7 +321,7 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
      * few hundred rows still spread over several workgroups. */
     int64_t r = 1;
     for (int l = 0; l < n; l++)
-      if (red[l]) r *= bounds[l] > 0 ? bounds[l] : 1;
+      if (red[l]) r *= bounds[l] > 0 ? bounds[l] : bounds[l] < 0 ? CG_DYNAMIC_TYPICAL : 1;
     budget = CG_ROW_WORK / r;
     if (budget > 256) budget = 256;
     if (budget < 1) budget = 1;
@@ -324,10 +331,16 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
   default: budget = 8192, cap = 8192; break;
   }
   bool first = true;
+  int outer = 0;
+  while (outer < n - 1 && red[outer]) outer++;
   for (int l = n - 1; l >= 0; l--) {
     if (red[l]) continue;
-    /* a dynamic size tiles as a large one: full tiles, partial at the end */
-    int64_t b = bounds[l] > 0 ? bounds[l] : bounds[l] < 0 ? INT64_MAX : 1;
+    /* A dynamic size tiles as a typical one where other dims tile after
+     * it, and as a large one where none does (the outermost: the rest of
+     * the budget); full tiles, a partial one at the end, their count
+     * computed by the host. */
+    int64_t dyn = l == outer ? INT64_MAX : CG_DYNAMIC_TYPICAL;
+    int64_t b = bounds[l] > 0 ? bounds[l] : bounds[l] < 0 ? dyn : 1;
     int64_t t = first ? (b < cap ? b : cap) : (b < budget ? b : budget);
     if (t < 1) t = 1;
     tiles[l] = t;
