@@ -1,42 +1,35 @@
-/* Implements check_bundled.h: the module file is read again and verified
+/* Implements check_bundled.h: the module file is mapped again and verified
  * as a view (the runtime's loaded module does not expose the section),
  * each case's inputs become buffer views on the session's device, and
  * the results are compared in double precision. */
 #include "check_bundled.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "kiln/module_format.h"
 
 #if KILN_FORMAT_BUNDLED_IO
 
-static uint8_t *read_all(const char *path, uint64_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  uint8_t *buf = NULL;
-  size_t n = 0, cap = 0;
-  for (;;) {
-    if (n == cap) {
-      cap = cap ? cap * 2 : 1u << 20;
-      uint8_t *nb = realloc(buf, cap);
-      if (!nb) break;
-      buf = nb;
-    }
-    const size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (!got) break;
-  }
-  const bool ok = !ferror(f) && buf && n < cap;
-  fclose(f);
-  if (!ok) {
-    free(buf);
-    return NULL;
-  }
-  *size = n;
-  return buf;
+/* Maps the module file read-only (as kiln-dump does): the section is
+ * read in place, and a large module is not copied a second time. */
+static const uint8_t *map_module(const char *path, uint64_t *size) {
+  const int fd = open(path, O_RDONLY);
+  struct stat st;
+  if (fd < 0) return NULL;
+  void *map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size > 0)
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return NULL;
+  *size = (uint64_t)st.st_size;
+  return map;
 }
 
 static double half_to_double(uint16_t h) {
@@ -239,7 +232,7 @@ static bool run_case(const kiln_run_options_t *o, kiln_run_session_t *s, uint32_
 
 int kiln_run_check_bundled(const kiln_run_options_t *o, kiln_run_session_t *s) {
   uint64_t size = 0;
-  uint8_t *file = read_all(o->module_path, &size);
+  const uint8_t *file = map_module(o->module_path, &size);
   if (!file) {
     fprintf(stderr, "%s: cannot read '%s'\n", o->tool, o->module_path);
     return 1;
@@ -248,14 +241,14 @@ int kiln_run_check_bundled(const kiln_run_options_t *o, kiln_run_session_t *s) {
   kiln_format_error_t ferr;
   if (!kiln_module_view_open(&view, file, size, &ferr)) {
     fprintf(stderr, "%s: %s: %s\n", o->tool, o->module_path, ferr.message);
-    free(file);
+    munmap((void *)file, (size_t)size);
     return 1;
   }
   const uint32_t n = kiln_fb_Module_bundled_cases_count(view.root);
   if (!n) {
     fprintf(stderr, "%s: %s holds no check data (compile it with kiln-compile --bundle-io)\n",
             o->tool, o->module_path);
-    free(file);
+    munmap((void *)file, (size_t)size);
     return 1;
   }
   const check_tol tol = {o->check_atol, o->check_rtol};
@@ -264,7 +257,7 @@ int kiln_run_check_bundled(const kiln_run_options_t *o, kiln_run_session_t *s) {
     passed += run_case(o, s, i, kiln_fb_Module_bundled_cases_at(view.root, i), &tol);
   printf("bundled checks: %" PRIu32 " passed, %" PRIu32 " failed (atol %g, rtol %g, %s)\n",
          passed, n - passed, tol.atol, tol.rtol, o->device);
-  free(file);
+  munmap((void *)file, (size_t)size);
   return passed == n ? 0 : 1;
 }
 
