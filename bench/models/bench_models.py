@@ -31,8 +31,9 @@ that of one with a single call, over REPS - 1), which waiting for a core
 on a loaded machine does not inflate as it does wall time; with --before
 the older build's too, and their ratio.
 Without torch/torchvision it prints 'skipped: ...' and exits 0; without
-node or onnxruntime-node (KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh)
-the ORT column says so and the rest runs.
+node or onnxruntime-node (scripts/bootstrap.sh installs it; --ort or
+$KILN_ORT_MODULES name another node_modules, tools/ort/kiln_ort.py finds
+it) the ORT column says so and the rest runs.
 
 PyTorch runs with OMP_WAIT_POLICY=PASSIVE unless the environment sets it:
 spinning OpenMP workers made PyTorch take seconds per call on this shared
@@ -43,7 +44,6 @@ import argparse
 import os
 import re
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -51,8 +51,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "ort"))
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+import kiln_ort  # noqa: E402
 import models  # noqa: E402
 
 
@@ -176,8 +178,7 @@ def main():
     ap.add_argument("--bench", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--run", default=None)
-    ap.add_argument("--ort", default=os.path.join(HERE, "..", "..", ".deps", "npm",
-                                                  "node_modules"))
+    ap.add_argument("--ort", default=None)
     ap.add_argument("--models", default="")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
@@ -196,18 +197,14 @@ def main():
         print("skipped: %s (python3-torch, python3-torchvision: scripts/bootstrap.sh)" % e)
         return 0
     threads = [int(t) for t in args.threads.split(",")]
-    args.ort = os.path.abspath(args.ort)
-    args.node = shutil.which("node") or shutil.which("nodejs")
-    ort_missing = None
-    if args.no_ort:
-        ort_missing = "--no-ort"
-    elif not args.node:
-        ort_missing = "node not found"
-    elif not os.path.isdir(os.path.join(args.ort, "onnxruntime-node")):
-        ort_missing = "no onnxruntime-node in %s" % os.path.abspath(args.ort)
+    ort_missing = "--no-ort" if args.no_ort else None
+    if not ort_missing:
+        try:
+            args.node, args.ort = kiln_ort.find(args.ort)
+        except kiln_ort.OrtMissing as e:
+            ort_missing = str(e)
     if ort_missing:
-        print("ONNX Runtime column skipped: %s (KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh)"
-              % ort_missing)
+        print("ONNX Runtime column skipped: %s" % ort_missing)
     os.makedirs(args.work, exist_ok=True)
 
     load0 = loadavg()

@@ -1,6 +1,6 @@
 // Times one ONNX model on ONNX Runtime's CPU execution provider (npm
-// onnxruntime-node, which bench_models.py finds in the folder the
-// bootstrap's `bench` group installs it into) the way kiln-bench times a
+// onnxruntime-node, which bench_models.py finds through
+// tools/ort/kiln_ort.py) the way kiln-bench times a
 // module: WARMUP untimed calls, then REPS timed calls, each around one
 // session.run (inputs stay put, outputs are allocated per call). Prints
 // `median_ms X` and `min_ms X`.
