@@ -110,12 +110,27 @@ void kiln_driver_print_pipeline(FILE *out) {
 
 /* ---- where the input starts ---------------------------------------------- */
 
+/* Whether every hal.command_buffer.dispatch in FUNC has its workgroup
+ * count. Codegen decides the grid (select-launch-config) and records it
+ * on the dispatch sites, host code computing it included for dynamic
+ * shapes; hal text printed before codegen (--compile-to=hal) has none. */
+static bool grids_known(kiln_op *func) {
+  for (kiln_block *b = func->num_regions ? func->regions[0].first : NULL; b; b = b->next)
+    for (kiln_op *d = b->first; d; d = d->next)
+      if (d->kind == KILN_OP_HAL_COMMAND_BUFFER_DISPATCH && !kiln_op_get_attr(d, "workgroup_count"))
+        return false;
+  return true;
+}
+
 /* The first stage the module still needs: vm-level IR goes straight to
  * serialize, hal-level IR (hal.executable or host code on !hal values) to
  * codegen, or to vm when the session already holds a payload for every
- * variant (substituted executables). */
+ * variant (substituted executables) and every dispatch site has its
+ * workgroup count (hand-written hal IR). Substituted variants that go
+ * through codegen keep their payload (translate-* skip them), and codegen
+ * gives their dispatches the grid the generated kernel would have had. */
 static kiln_stage_t first_stage(kiln_op *module, const kiln_session *s) {
-  bool hal = false, vm = false, payloads = true;
+  bool hal = false, vm = false, codegen_done = true;
   for (kiln_op *op = kiln_module_body(module)->first; op; op = op->next) {
     if (op->kind == KILN_OP_VM_FUNC) vm = true;
     if (strcmp(op->name, "hal.executable") == 0) {
@@ -124,9 +139,10 @@ static kiln_stage_t first_stage(kiln_op *module, const kiln_session *s) {
       for (kiln_op *v = b ? b->first : NULL; v; v = v->next)
         if (strcmp(v->name, "hal.executable.variant") == 0 &&
             !kiln_session_payload(s, kiln_symbol_name(op), kiln_symbol_name(v)))
-          payloads = false;
+          codegen_done = false;
     }
     if (op->kind == KILN_OP_FUNC_FUNC) {
+      if (!grids_known(op)) codegen_done = false;
       const kiln_attr *ft = kiln_op_get_attr(op, "function_type");
       for (uint32_t i = 0; ft && ft->kind == KILN_ATTR_TYPE && i < ft->type->num_inputs; i++)
         if (ft->type->types[i]->kind == KILN_TYPE_OPAQUE &&
@@ -135,7 +151,7 @@ static kiln_stage_t first_stage(kiln_op *module, const kiln_session *s) {
     }
   }
   if (vm) return KILN_STAGE_SERIALIZE;
-  if (hal) return payloads ? KILN_STAGE_VM : KILN_STAGE_CODEGEN;
+  if (hal) return codegen_done ? KILN_STAGE_VM : KILN_STAGE_CODEGEN;
   return KILN_STAGE_INPUT;
 }
 
