@@ -152,6 +152,48 @@ static void kdj_executables(FILE *out, kiln_fb_Module_t r) {
   fputs("],\n", out);
 }
 
+/* {"name":"x.npy","element_type":"f32","dims":[2,8],"bytes":64} */
+static void kdj_bundled_tensors(FILE *out, kiln_fb_BundledCase_t c, bool outputs) {
+  const uint32_t n = outputs ? kiln_fb_BundledCase_outputs_count(c) : kiln_fb_BundledCase_inputs_count(c);
+  fputc('[', out);
+  for (uint32_t k = 0; k < n; k++) {
+    kiln_fb_BundledTensor_t t = outputs ? kiln_fb_BundledCase_outputs_at(c, k) : kiln_fb_BundledCase_inputs_at(c, k);
+    fputs(k ? ",{" : "{", out);
+    kdj_key(out, "name");
+    KDJ_STR(out, kiln_fb_BundledTensor_name(t));
+    const char *et = kiln_module_element_type_name(kiln_fb_BundledTensor_element_type(t));
+    fputc(',', out);
+    kdj_key(out, "element_type");
+    kdump_json_string(out, et, strlen(et));
+    fputs(",\"dims\":[", out);
+    for (uint32_t d = 0; d < kiln_fb_BundledTensor_dims_count(t); d++)
+      fprintf(out, "%s%" PRId64, d ? "," : "", kiln_fb_BundledTensor_dims_at(t, d));
+    fprintf(out, "],\"bytes\":%" PRIu32 "}", kiln_fb_BundledTensor_data_count(t));
+  }
+  fputc(']', out);
+}
+
+/* kiln-compile --bundle-io's cases (an empty list when there are none),
+ * as the text listing's "bundled checks". */
+static void kdj_bundled(FILE *out, kiln_fb_Module_t r) {
+  kdj_key(out, "bundled_checks");
+  fputc('[', out);
+  for (uint32_t i = 0; i < kiln_fb_Module_bundled_cases_count(r); i++) {
+    kiln_fb_BundledCase_t c = kiln_fb_Module_bundled_cases_at(r, i);
+    fputs(i ? ",\n  {" : "\n  {", out);
+    kdj_key(out, "function");
+    KDJ_STR(out, kiln_fb_BundledCase_function(c));
+    fputc(',', out);
+    kdj_key(out, "inputs");
+    kdj_bundled_tensors(out, c, false);
+    fputc(',', out);
+    kdj_key(out, "outputs");
+    kdj_bundled_tensors(out, c, true);
+    fputc('}', out);
+  }
+  fputs("],\n", out);
+}
+
 int kdump_json(FILE *out, const kiln_module_view_t *m, const char *path) {
   kiln_fb_Module_t r = m->root;
   kiln_fb_Producer_t p = kiln_fb_Module_producer(r);
@@ -219,7 +261,9 @@ int kdump_json(FILE *out, const kiln_module_view_t *m, const char *path) {
     kdj_segment_facts(out, s);
     fputc('}', out);
   }
-  fputs("],\n\"size_breakdown\":{", out);
+  fputs("],\n", out);
+  kdj_bundled(out, r);
+  fputs("\"size_breakdown\":{", out);
   kdump_size_row rows[KDUMP_MAX_ROWS];
   unsigned n = kdump_size_breakdown(m, rows);
   for (unsigned i = 0; i < n; i++) {

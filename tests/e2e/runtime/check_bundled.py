@@ -9,7 +9,8 @@ computed by samples/gen_samples.py outside Kiln) become .npy files. Checks:
 - the same with one expected element moved by 0.5 fails (exit 1, "FAIL",
   max abs error 0.5), and passes again with --check-atol=0.6;
 - simple_mul (two inputs) with two cases in one module (--bundle-io twice);
-- kiln-dump lists the cases (function, names, types, sizes);
+- kiln-dump lists the cases (function, names, types, sizes), in text and
+  as --json's "bundled_checks" (empty without check data);
 - kiln-compile refuses a wrong shape, a wrong dtype, a wrong count and a
   malformed .npy, naming the file, and writes no module;
 - --check-bundled on a module without check data fails, and refuses
@@ -17,6 +18,7 @@ computed by samples/gen_samples.py outside Kiln) become .npy files. Checks:
 Skips (77) without numpy.
 
 usage: check_bundled.py KILN_COMPILE KILN_RUN KILN_DUMP SAMPLES WORK POOL_DEVICE"""
+import json
 import os
 import re
 import subprocess
@@ -114,6 +116,18 @@ def main():
     r = run([dump, good])
     if "output 0: y.npy tensor<2x4xf32> (32 bytes)" not in r.stdout:
         fail("kiln-dump mlp:\n" + r.stdout)
+    # --json lists the same; an empty list when there are none.
+    j = json.loads(run([dump, "--json", two]).stdout)["bundled_checks"]
+    t = {"element_type": "f32", "dims": [4], "bytes": 16}
+    want = [{"function": "simple_mul",
+             "inputs": [dict(t, name="a.npy"), dict(t, name=b)],
+             "outputs": [dict(t, name=c)]} for b, c in (("b.npy", "c.npy"), ("b2.npy", "c2.npy"))]
+    if j != want:
+        fail("kiln-dump --json bundled_checks:\n%s\nexpected\n%s" % (j, want))
+    plain = w("mul_plain.kiln")
+    run([compile_, os.path.join(samples, "simple_mul.mlir"), "-o", plain])
+    if json.loads(run([dump, "--json", plain]).stdout)["bundled_checks"] != []:
+        fail("kiln-dump --json lists bundled checks of a module without any")
 
     # Bad check data is refused at compile time, naming the file.
     np.save(w("x_shape.npy"), np.zeros((3, 8), np.float32))
