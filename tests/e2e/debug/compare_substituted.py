@@ -18,29 +18,13 @@ usage: compare_substituted.py KILN_COMPILE KILN_RUN KILN_DUMP CLANG LLD WORK
 """
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 COMPARE = os.path.join(ROOT, "tools", "kiln-compare", "kiln-compare")
 sys.path.insert(0, HERE)
-import wrong_kernel  # noqa: E402
-TARGET = "--target=llvm-cpu:x86_64"
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def run(cmd, expect=0):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != expect:
-        fail("%s exited %d (expected %d):\n%s%s" % (" ".join(cmd), r.returncode, expect,
-                                                    r.stdout, r.stderr))
-    return r
-
+from debug_util import TARGET, fail, run, wrong_kernel  # noqa: E402
 
 def build_model(path, np, onnx):
     from onnx import TensorProto, helper, numpy_helper
@@ -109,7 +93,7 @@ def main():
                for x in e["exports"] if x["name"] == exe]
     if len(exports) != 1:
         fail("kiln-dump --json lists %d exports named %s" % (len(exports), exe))
-    so = wrong_kernel.build(exports[0], clang, lld, work, fail)
+    so = wrong_kernel(exports[0], clang, lld, work)
     bad = os.path.join(work, "bad.kiln")
     run([compile_, hal, TARGET, "--substitute-executable=%s=%s" % (exe, so), "-o", bad])
     rep, out = compare(model, bad, kiln_run, work, "bad", 1)

@@ -11,7 +11,7 @@ encoder with a dynamic sequence length), compiled for the host:
   results on the same inputs (two sequence lengths for the dynamic one);
 - printing hal again from that text gives the same text (a fixed point);
 - with EVERY executable substituted (--substitute-executable, kernels
-  that fill their outputs with 0.5: tests/e2e/debug/wrong_kernel.py) the
+  that fill their outputs with 0.5: tests/e2e/debug/debug_util.py) the
   text still compiles: codegen gives each dispatch the workgroup count the
   generated kernel would have had, host code for dynamic sizes included
   (before, such a module failed in convert-to-vm: "'hal.command_buffer.
@@ -21,27 +21,11 @@ usage: hal_roundtrip.py KILN_COMPILE KILN_RUN KILN_DUMP CLANG LLD WORK
 """
 import json
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import wrong_kernel  # noqa: E402
-
-TARGET = "--target=llvm-cpu:x86_64"
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
-
-
-def run(cmd, expect=0):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != expect:
-        fail("%s exited %d (expected %d):\n%s%s" % (" ".join(cmd), r.returncode, expect,
-                                                    r.stdout, r.stderr))
-    return r
+from debug_util import TARGET, fail, run, wrong_kernel  # noqa: E402
 
 
 def cnn(np, helper, TensorProto, numpy_helper, rng):
@@ -160,7 +144,7 @@ def main():
             if 'sym_name = "%s"' % x["name"] not in text:
                 fail("%s: hal text has no executable @%s" % (name, x["name"]))
             subs.append("--substitute-executable=%s=%s"
-                        % (x["name"], wrong_kernel.build(x, clang, lld, work, fail)))
+                        % (x["name"], wrong_kernel(x, clang, lld, work)))
         wrong = os.path.join(work, name + ".wrong.kiln")
         run([compile_, hal, TARGET, "-o", wrong] + subs)
         for i, x in enumerate(xs):

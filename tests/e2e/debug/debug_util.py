@@ -1,5 +1,7 @@
-"""A deliberately wrong kernel for --substitute-executable, for the tests of
-tools/kiln-compare and of the hal text round trip: build(EXPORT, ...) takes
+"""What the tests of tests/e2e/debug share: fail() and run() (a command that
+must exit as expected, else the test fails showing its output), the host
+target they compile for, and a deliberately wrong kernel for
+--substitute-executable: wrong_kernel(EXPORT, ...) takes
 one export as `kiln-dump --json` lists it (name, workgroup size, push
 constants, which bindings are read-only), writes C against
 format/include/kiln/executable_abi.h with the same metadata (the runtime
@@ -9,8 +11,24 @@ samples/handmade builds its kernel. x86-64 only.
 """
 import os
 import subprocess
+import sys
 
+TARGET = "--target=llvm-cpu:x86_64"
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(cmd, expect=0):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != expect:
+        fail("%s exited %d (expected %d):\n%s%s" % (" ".join(cmd), r.returncode, expect,
+                                                    r.stdout, r.stderr))
+    return r
+
 
 WRONG_KERNEL = r"""/* A deliberately wrong kernel for %(name)s: the first workgroup fills
  * every binding the kernel writes with 0.5f; it reads nothing. */
@@ -38,7 +56,7 @@ const kiln_executable_table_t *kiln_executable_query(uint32_t version) {
 """
 
 
-def build(export, clang, lld, work, fail):
+def wrong_kernel(export, clang, lld, work):
     """An ELF that keeps EXPORT's metadata (the module checks it) and
     computes garbage, built the way samples/handmade builds its kernel."""
     ro = export["bindings_read_only"]
@@ -54,7 +72,5 @@ def build(export, clang, lld, work, fail):
                  "-c", src, "-o", obj],
                 [lld, "-shared", "-nostdlib", "--no-undefined", "-z", "now", "--hash-style=sysv",
                  "--build-id=none", obj, "-o", so]):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            fail("%s exited %d:\n%s" % (" ".join(cmd), r.returncode, r.stderr))
+        run(cmd)
     return so
