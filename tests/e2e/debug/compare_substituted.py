@@ -11,13 +11,16 @@ dispatch, the second kiln-compare could compare (so an earlier one stays
 right), is replaced through --substitute-executable by a kernel written
 here in C against format/include/kiln/executable_abi.h that fills its
 outputs with 0.5, and kiln-compare must exit 1 naming that dispatch first,
-with its executable and its ONNX nodes. Needs ONNX Runtime
+with its executable and its ONNX nodes. Also: a model with its weights in
+an external data file compares, and without ONNX Runtime kiln-compare
+exits 2 saying how to install it. Needs ONNX Runtime
 (scripts/bootstrap.sh installs it): without it the test fails, never skips.
 
 usage: compare_substituted.py KILN_COMPILE KILN_RUN KILN_DUMP CLANG LLD WORK
 """
 import json
 import os
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -107,6 +110,22 @@ def main():
              % (target["seq"], exe, target["nodes"]))
     print("ok: the substituted %s (dispatch %d, nodes %s) is the first divergence"
           % (exe, target["seq"], ", ".join(target["nodes"])))
+
+    # Weights in an external data file: ONNX Runtime still finds them.
+    ext_dir = os.path.join(work, "external")
+    os.makedirs(ext_dir, exist_ok=True)
+    ext = os.path.join(ext_dir, "cnn_ext.onnx")
+    onnx.save(onnx.load(model), ext, save_as_external_data=True, location="cnn_ext.data",
+              size_threshold=0)
+    ext_rep, _ = compare(ext, good, kiln_run, work, "external", 0)
+    if ext_rep["first_divergence"] is not None:
+        fail("external data: %s" % ext_rep["first_divergence"])
+    # Without ONNX Runtime it stops with exit 2 and says how to get it.
+    env = dict(os.environ, KILN_ORT_MODULES=os.path.join(work, "no_such_node_modules"))
+    r = subprocess.run([sys.executable, COMPARE, model, "--module=" + good,
+                        "--kiln-run=" + kiln_run], capture_output=True, text=True, env=env)
+    if r.returncode != 2 or "scripts/bootstrap.sh" not in r.stderr:
+        fail("without ONNX Runtime: exit %d, %s" % (r.returncode, r.stderr))
     return 0
 
 
