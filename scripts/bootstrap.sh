@@ -55,6 +55,9 @@ done
 # the version check makes a second run instant.
 install_ort() {
   local dir="$root/.deps/npm"
+  # One the user provides (kiln_ort.py looks there first) is used as it is.
+  [ -n "${KILN_ORT_MODULES:-}" ] && [ -f "$KILN_ORT_MODULES/onnxruntime-node/package.json" ] &&
+    return 0
   grep -qs "\"version\": \"$ort_version\"" \
     "$dir/node_modules/onnxruntime-node/package.json" && return 0
   echo "bootstrap: npm install onnxruntime-node@$ort_version into $dir" >&2
