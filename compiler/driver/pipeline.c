@@ -14,6 +14,7 @@
 #include "codegen_transforms.h"
 #include "cuda_passes.h"
 #include "driver.h"
+#include "driver_passes.h"
 #include "flow.h"
 #include "hal.h"
 #include "llvm_cpu_passes.h"
@@ -73,6 +74,12 @@ void kiln_driver_register_passes(void) {
   kiln_codegen_transforms_register();
   kiln_llvm_cpu_register_passes();
   kiln_cuda_register_passes();
+  static const kiln_pass_info simt_cpu = {
+      "add-simt-cpu-variant",
+      "with KILN_GPU_SIMT_CPU=1 (tests): a copy of the lowered variant whose threads run as loops, "
+      "compiled for the host as an llvm-cpu variant",
+      kiln_driver_add_simt_cpu_variant, NULL, KILN_PASS_KERNELS};
+  kiln_pass_register(&simt_cpu);
   kiln_vm_register_passes();
   /* kiln-opt's --pass-pipeline=flow etc.: the stages as pipelines. The
    * texts live as long as the process (the registry keeps pointers). */

@@ -9,8 +9,11 @@
  * threads run as loops (simt-to-loops), its math is approximated, its scf
  * lowered, and it is compiled for the host by translate-llvm-cpu, so the
  * module carries a CPU executable computing what the GPU kernels compute.
- * The cuda variant itself is left as it was. */
-#include "cuda_passes.h"
+ * The cuda variant itself is left as it was.
+ * It lives in the driver, above the back ends, because it joins two of
+ * them (gpu's simt variant, llvm_cpu's translation): no back end includes
+ * another's header (tests/layout/check_codegen_headers.py). */
+#include "driver_passes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,7 @@
 #include "codegen_transforms.h"
 #include "llvm_cpu_passes.h"
 
-kiln_error *kiln_cuda_add_simt_cpu_variant(kiln_op *inner, void *user) {
+kiln_error *kiln_driver_add_simt_cpu_variant(kiln_op *inner, void *user) {
   (void)user;
   const char *simt = getenv("KILN_GPU_SIMT_CPU");
   if (!simt || strcmp(simt, "1") != 0) return NULL;
