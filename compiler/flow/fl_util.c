@@ -22,17 +22,34 @@ kiln_block *fl_func_body(kiln_op *func) {
   return func->num_regions ? func->regions[0].first : NULL;
 }
 
-kiln_error *fl_each_host_body(kiln_op *module, const char *pass, fl_body_fn fn, void *user) {
-  kiln_error *valid = fl_require_valid(module, pass);
-  if (valid) return valid;
+kiln_error *fl_each_host_func(kiln_op *module, const char *pass, fl_func_fn fn, void *user) {
+  kiln_error *err = fl_require_valid(module, pass);
+  if (err) return err;
   kiln_context *ctx = kiln_op_context(module);
   uint32_t nf;
   kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
+  for (uint32_t f = 0; f < nf && !err; f++) {
     kiln_block *body = fl_func_body(funcs[f]);
-    if (body) fn(ctx, body, user);
+    if (body) err = fn(ctx, funcs[f], body, user);
   }
+  return err;
+}
+
+typedef struct each_body {
+  fl_body_fn fn;
+  void *user;
+} each_body;
+
+static kiln_error *body_of(kiln_context *ctx, kiln_op *func, kiln_block *body, void *user) {
+  (void)func;
+  const each_body *e = user;
+  e->fn(ctx, body, e->user);
   return NULL;
+}
+
+kiln_error *fl_each_host_body(kiln_op *module, const char *pass, fl_body_fn fn, void *user) {
+  each_body e = {fn, user};
+  return fl_each_host_func(module, pass, body_of, &e);
 }
 
 typedef struct each_op {

@@ -314,39 +314,34 @@ static void drop_dead(kiln_block *body) {
   }
 }
 
+static kiln_error *outline_in(kiln_context *ctx, kiln_op *func, kiln_block *body, void *user) {
+  kiln_op *module = user;
+  const char *fname = kiln_symbol_name(func);
+  uint32_t counter = 0;
+  for (kiln_op *op = body->first; op;) {
+    kiln_op *next = op->next;
+    if (op->kind == KILN_OP_FLOW_DISPATCH_REGION) {
+      kiln_error *e = outline(ctx, module, func, op, unique_name(ctx, module, fname ? fname : "fn", &counter));
+      if (e) return e;
+    }
+    op = next;
+  }
+  drop_dead(body);
+  /* what is left must be host form (PIPELINE.md); anything else (calls,
+   * scalar arithmetic, control flow) is reported here, where its
+   * location still means something */
+  for (kiln_op *op = body->first; op; op = op->next)
+    if (op->kind != KILN_OP_FLOW_DISPATCH && op->kind != KILN_OP_FLOW_TENSOR_RESHAPE &&
+        op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN &&
+        op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
+      return kiln_op_error(op, "cannot stay in host function @%s after the flow stage (host code may only "
+                           "dispatch kernels, reshape, hold constants, compute dims and check them; "
+                           "inline calls first)", fname ? fname : "?");
+    }
+  return NULL;
+}
+
 kiln_error *kiln_flow_pass_outline_dispatches(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "outline-dispatches");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    if (!body) continue;
-    const char *fname = kiln_symbol_name(funcs[f]);
-    uint32_t counter = 0;
-    for (kiln_op *op = body->first; op;) {
-      kiln_op *next = op->next;
-      if (op->kind == KILN_OP_FLOW_DISPATCH_REGION) {
-        kiln_error *e = outline(ctx, module, funcs[f], op,
-                                unique_name(ctx, module, fname ? fname : "fn", &counter));
-        if (e) return e;
-      }
-      op = next;
-    }
-    drop_dead(body);
-    /* what is left must be host form (PIPELINE.md); anything else (calls,
-     * scalar arithmetic, control flow) is reported here, where its
-     * location still means something */
-    for (kiln_op *op = body->first; op; op = op->next)
-      if (op->kind != KILN_OP_FLOW_DISPATCH && op->kind != KILN_OP_FLOW_TENSOR_RESHAPE &&
-          op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN &&
-          op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
-        return kiln_op_error(op, "cannot stay in host function @%s after the flow stage (host code may only "
-                             "dispatch kernels, reshape, hold constants, compute dims and check them; "
-                             "inline calls first)", fname ? fname : "?");
-      }
-  }
-  return NULL;
+  return fl_each_host_func(module, "outline-dispatches", outline_in, module);
 }

@@ -376,23 +376,19 @@ static void erase_dead(kiln_block *body) {
   }
 }
 
+/* Ops are visited in order, so a transpose created below an op is met
+ * again by that op's readers in the same sweep. */
+static void propagate_in(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)ctx, (void)user;
+  for (kiln_op *op = body->first; op;) {
+    kiln_op *next = op->next;
+    visit(op);
+    op = next;
+  }
+  erase_dead(body);
+}
+
 kiln_error *kiln_flow_pass_propagate_transposes(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "propagate-transposes");
-  if (valid) return valid;
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    if (!body) continue;
-    /* Ops are visited in order, so a transpose created below an op is
-     * met again by that op's readers in the same sweep. */
-    for (kiln_op *op = body->first; op;) {
-      kiln_op *next = op->next;
-      visit(op);
-      op = next;
-    }
-    erase_dead(body);
-  }
-  return NULL;
+  return fl_each_host_body(module, "propagate-transposes", propagate_in, NULL);
 }

@@ -41,51 +41,44 @@ static bool is_reshape(const kiln_op *op) {
          op->kind == KILN_OP_TENSOR_CAST || unit_transpose(op);
 }
 
-kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {
-  (void)user;
-  kiln_error *valid = fl_require_valid(module, "reshapes-to-views");
-  if (valid) return valid;
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->first : NULL; op;) {
-      kiln_op *next = op->next;
-      if (is_reshape(op) && op->num_operands >= 1 && op->num_results == 1) {
-        kiln_value *src = kiln_op_operand(op, 0);
-        const kiln_type *rt = op->results[0].type;
-        if (src->type->kind == KILN_TYPE_TENSOR && rt->kind == KILN_TYPE_TENSOR &&
-            rt->rank <= KILN_MAX_LOOPS) {
-          kiln_builder b = kiln_builder_before(op);
-          b.loc = op->loc;
-          /* the result's dynamic dims, from the op before it goes */
-          kiln_value *ops[1 + KILN_MAX_LOOPS];
-          uint32_t n = 1;
-          for (uint32_t d = 0; d < rt->rank; d++)
-            if (rt->shape[d] == KILN_DYNAMIC) ops[n++] = fl_build_dim(&b, kiln_op_result(op, 0), d);
-          /* look through a reshape feeding this one */
-          while (src->def && src->def->kind == KILN_OP_FLOW_TENSOR_RESHAPE)
-            src = kiln_op_operand(src->def, 0);
-          kiln_value *v = src;
-          ops[0] = src;
-          if (src->type != rt || n > 1)
-            v = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, n, ops, 1, &rt, NULL), 0);
-          kiln_value_replace_all_uses(kiln_op_result(op, 0), v);
-          kiln_op_erase(op);
-        }
+static void views_in(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)ctx, (void)user;
+  for (kiln_op *op = body->first; op;) {
+    kiln_op *next = op->next;
+    if (is_reshape(op) && op->num_operands >= 1 && op->num_results == 1) {
+      kiln_value *src = kiln_op_operand(op, 0);
+      const kiln_type *rt = op->results[0].type;
+      if (src->type->kind == KILN_TYPE_TENSOR && rt->kind == KILN_TYPE_TENSOR &&
+          rt->rank <= KILN_MAX_LOOPS) {
+        kiln_builder b = kiln_builder_before(op);
+        b.loc = op->loc;
+        /* the result's dynamic dims, from the op before it goes */
+        kiln_value *ops[1 + KILN_MAX_LOOPS];
+        uint32_t n = 1;
+        for (uint32_t d = 0; d < rt->rank; d++)
+          if (rt->shape[d] == KILN_DYNAMIC) ops[n++] = fl_build_dim(&b, kiln_op_result(op, 0), d);
+        /* look through a reshape feeding this one */
+        while (src->def && src->def->kind == KILN_OP_FLOW_TENSOR_RESHAPE)
+          src = kiln_op_operand(src->def, 0);
+        kiln_value *v = src;
+        ops[0] = src;
+        if (src->type != rt || n > 1)
+          v = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, n, ops, 1, &rt, NULL), 0);
+        kiln_value_replace_all_uses(kiln_op_result(op, 0), v);
+        kiln_op_erase(op);
       }
-      op = next;
     }
+    op = next;
   }
   /* drop reshapes left unused by the folding above */
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    for (kiln_op *op = body ? body->last : NULL; op;) {
-      kiln_op *prev = op->prev;
-      if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && !kiln_value_has_uses(&op->results[0]))
-        kiln_op_erase(op);
-      op = prev;
-    }
+  for (kiln_op *op = body->last; op;) {
+    kiln_op *prev = op->prev;
+    if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && !kiln_value_has_uses(&op->results[0])) kiln_op_erase(op);
+    op = prev;
   }
-  return NULL;
+}
+
+kiln_error *kiln_flow_pass_reshapes_to_views(kiln_op *module, void *user) {
+  (void)user;
+  return fl_each_host_body(module, "reshapes-to-views", views_in, NULL);
 }

@@ -200,36 +200,31 @@ static bool resolve(rd *r, kiln_op *op) {
   return true;
 }
 
+static kiln_error *resolve_in(kiln_context *ctx, kiln_op *func, kiln_block *body, void *user) {
+  (void)user;
+  rd r = {.ctx = ctx, .fname = kiln_symbol_name(func), .body = body};
+  if (!r.fname) r.fname = "?";
+  bool ok = true;
+  for (kiln_op *op = body->first; op && ok;) {
+    kiln_op *next = op->next;
+    if (op->kind == KILN_OP_TENSOR_DIM) ok = resolve(&r, op);
+    else if (kiln_op_has_flag(op, KILN_OPF_LINALG)) ok = check_linalg(&r, op);
+    else if (op->kind == KILN_OP_TENSOR_EXPAND_SHAPE) ok = check_expand(&r, op);
+    else if (op->kind == KILN_OP_TENSOR_CONCAT) ok = check_concat(&r, op);
+    else if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE) ok = check_view(&r, op);
+    op = next;
+  }
+  if (!ok) return r.err;
+  /* tensor.dim ops the checks and resolution built on computed tensors */
+  for (kiln_op *op = body->first; op && ok;) {
+    kiln_op *next = op->next;
+    if (op->kind == KILN_OP_TENSOR_DIM && kiln_op_operand(op, 0)->def) ok = resolve(&r, op);
+    op = next;
+  }
+  return ok ? NULL : r.err;
+}
+
 kiln_error *kiln_flow_pass_resolve_dims(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "resolve-dims");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    if (!body) continue;
-    rd r = {.ctx = ctx, .fname = kiln_symbol_name(funcs[f]), .body = body};
-    if (!r.fname) r.fname = "?";
-    bool ok = true;
-    for (kiln_op *op = body->first; op && ok;) {
-      kiln_op *next = op->next;
-      if (op->kind == KILN_OP_TENSOR_DIM) ok = resolve(&r, op);
-      else if (kiln_op_has_flag(op, KILN_OPF_LINALG)) ok = check_linalg(&r, op);
-      else if (op->kind == KILN_OP_TENSOR_EXPAND_SHAPE) ok = check_expand(&r, op);
-      else if (op->kind == KILN_OP_TENSOR_CONCAT) ok = check_concat(&r, op);
-      else if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE) ok = check_view(&r, op);
-      op = next;
-    }
-    if (!ok) return r.err;
-    /* tensor.dim ops the checks and resolution built on computed tensors */
-    for (kiln_op *op = body->first; op && ok;) {
-      kiln_op *next = op->next;
-      if (op->kind == KILN_OP_TENSOR_DIM && kiln_op_operand(op, 0)->def) ok = resolve(&r, op);
-      op = next;
-    }
-    if (!ok) return r.err;
-  }
-  return NULL;
+  return fl_each_host_func(module, "resolve-dims", resolve_in, NULL);
 }

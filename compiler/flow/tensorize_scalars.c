@@ -119,42 +119,39 @@ static kiln_error *check_types(kiln_op *func, const kiln_type *fty) {
   return NULL;
 }
 
+/* One host function that nothing calls: its scalar arguments and results
+ * become 0-d tensors. */
+static kiln_error *tensorize_func(kiln_context *ctx, kiln_op *func, kiln_block *entry, void *user) {
+  const callee_set *calls = user;
+  const kiln_attr *ft = kiln_op_get_attr(func, "function_type");
+  if (!ft || ft->kind != KILN_ATTR_TYPE || ft->type->kind != KILN_TYPE_FUNCTION ||
+      called(calls, kiln_symbol_name(func)))
+    return NULL;
+  const kiln_type *fty = ft->type;
+  kiln_error *bad = check_types(func, fty);
+  if (bad) return bad;
+  uint32_t nin = fty->num_inputs, nres = fty->num_results;
+  const kiln_type **types = kiln_alloc(ctx, (nin + nres + 1) * sizeof *types);
+  bool changed = false;
+  for (uint32_t i = 0; i < nin + nres; i++) {
+    types[i] = fty->types[i];
+    if (fl_is_scalar(types[i])) {
+      types[i] = fl_scalar_tensor_type(ctx, types[i]);
+      changed = true;
+    }
+  }
+  if (!changed) return NULL;
+  kiln_op *first = entry->first; /* the extracts go before it, in argument order */
+  for (uint32_t i = 0; i < entry->num_args && i < nin; i++)
+    if (fl_is_scalar(entry->args[i]->type)) tensorize_arg(ctx, entry, first, i);
+  tensorize_results(func);
+  kiln_op_set_attr(func, "function_type", kiln_attr_type(ctx, kiln_type_function(ctx, nin, types, nres, types + nin)));
+  return NULL;
+}
+
 kiln_error *kiln_flow_pass_tensorize_scalars(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = fl_require_valid(module, "tensorize-scalars");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  callee_set calls = {.ctx = ctx};
+  callee_set calls = {.ctx = kiln_op_context(module)};
   kiln_walk_pre(module, note_call, &calls);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    kiln_op *func = funcs[f];
-    kiln_block *entry = fl_func_body(func);
-    const kiln_attr *ft = kiln_op_get_attr(func, "function_type");
-    if (!entry || !ft || ft->kind != KILN_ATTR_TYPE || ft->type->kind != KILN_TYPE_FUNCTION ||
-        called(&calls, kiln_symbol_name(func)))
-      continue;
-    const kiln_type *fty = ft->type;
-    kiln_error *bad = check_types(func, fty);
-    if (bad) return bad;
-    uint32_t nin = fty->num_inputs, nres = fty->num_results;
-    const kiln_type **types = kiln_alloc(ctx, (nin + nres + 1) * sizeof *types);
-    bool changed = false;
-    for (uint32_t i = 0; i < nin + nres; i++) {
-      types[i] = fty->types[i];
-      if (fl_is_scalar(types[i])) {
-        types[i] = fl_scalar_tensor_type(ctx, types[i]);
-        changed = true;
-      }
-    }
-    if (!changed) continue;
-    kiln_op *first = entry->first; /* the extracts go before it, in argument order */
-    for (uint32_t i = 0; i < entry->num_args && i < nin; i++)
-      if (fl_is_scalar(entry->args[i]->type)) tensorize_arg(ctx, entry, first, i);
-    tensorize_results(func);
-    kiln_op_set_attr(func, "function_type",
-                     kiln_attr_type(ctx, kiln_type_function(ctx, nin, types, nres, types + nin)));
-  }
-  return NULL;
+  return fl_each_host_func(module, "tensorize-scalars", tensorize_func, &calls);
 }
