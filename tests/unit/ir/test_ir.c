@@ -219,6 +219,35 @@ START_TEST(verifier_reports) {
 }
 END_TEST
 
+/* kiln_verify_input, a pass's check of its input: NULL on a module that
+ * verifies; otherwise the pass's name and the first diagnostic this
+ * verification emitted (not one the context held from before). */
+START_TEST(verify_input_names_pass_and_first_diagnostic) {
+  capture cap = {{0}, 0};
+  kiln_context_set_diag_handler(ctx, capture_diag, &cap);
+  kiln_op *mul, *add, *ret;
+  kiln_op *m = build_func(&mul, &add, &ret);
+  ck_assert_ptr_null(kiln_verify_input(m, "some-pass"));
+  /* an earlier, unrelated error in the context */
+  ck_assert_ptr_null(kiln_parse_source(ctx, "other.mlir", "func.func @", 11));
+  ck_assert_uint_ge(kiln_context_error_count(ctx), 1);
+  kiln_op_move_before(add, mul); /* the add's operand no longer dominates it */
+  kiln_error *e = kiln_verify_input(m, "some-pass");
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(kiln_error_message(e), "some-pass: the input module does not verify: "
+                                          "test:1:1: 'arith.addf' op operand #0 does not dominate this use");
+  kiln_error_free(e);
+  /* a second failure reports its own first diagnostic */
+  kiln_op_move_before(mul, add);
+  kiln_op_set_operands(ret, 0, NULL);
+  e = kiln_verify_input(m, "other-pass");
+  ck_assert_ptr_nonnull(e);
+  ck_assert_ptr_nonnull(strstr(kiln_error_message(e), "other-pass: the input module does not verify: test:1:1: "));
+  ck_assert_ptr_nonnull(strstr(kiln_error_message(e), "has 0 operands, but enclosing function (@f) returns 1"));
+  kiln_error_free(e);
+}
+END_TEST
+
 START_TEST(parse_diagnostics) {
   capture cap = {{0}, 0};
   kiln_context_set_diag_handler(ctx, capture_diag, &cap);
@@ -391,6 +420,7 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, affine_simplification);
   tcase_add_test(tc, build_mutate_print);
   tcase_add_test(tc, verifier_reports);
+  tcase_add_test(tc, verify_input_names_pass_and_first_diagnostic);
   tcase_add_test(tc, parse_diagnostics);
   tcase_add_test(tc, structured_iteration);
   tcase_add_test(tc, pass_manager);
