@@ -182,14 +182,13 @@ static kiln_error *read_input(kiln_context *ctx, const kiln_session *s, const ch
     kiln_onnx_model *model = NULL;
     kiln_onnx_status st;
     memset(&st, 0, sizeof st);
-    if (!kiln_onnx_model_load_file(path, &model, &st))
-      return kiln_error_new("%s: %s", path, st.message);
+    if (!kiln_onnx_model_load_file(path, &model, &st)) return kiln_onnx_error(path, &st);
     *onnx_model = model;
     kiln_onnx_import_options opts;
     bool has = kiln_driver_onnx_options(s, &opts);
     bool ok = kiln_onnx_import_with(ctx, model, has ? &opts : NULL, out, &st);
     if (has) kiln_driver_onnx_options_free(&opts);
-    if (!ok) return kiln_error_new("%s: %s", path, st.message);
+    if (!ok) return kiln_onnx_error(path, &st);
     return NULL;
   }
 #else

@@ -19,6 +19,14 @@ static int usage(void) {
   return 2;
 }
 
+/* Prints a load or import error (kiln_onnx_error: "MODEL: onnx: KIND:
+ * ...") and frees it; the exit status for one. */
+static int report(kiln_error *e) {
+  fprintf(stderr, "%s\n", kiln_error_message(e));
+  kiln_error_free(e);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (kiln_tool_version(argc, argv, "kiln-onnx-import", NULL)) return 0;
   const char *in = NULL, *out = NULL;
@@ -33,16 +41,12 @@ int main(int argc, char **argv) {
   if (!in) return usage();
   kiln_onnx_status st;
   kiln_onnx_model *model;
-  if (!kiln_onnx_model_load_file(in, &model, &st)) {
-    fprintf(stderr, "%s: %s\n", in, st.message);
-    return 1;
-  }
+  if (!kiln_onnx_model_load_file(in, &model, &st)) return report(kiln_onnx_error(in, &st));
   kiln_context *ctx = kiln_context_create();
   kiln_op *module;
   int rc = 0;
   if (!kiln_onnx_import(ctx, model, &module, &st)) {
-    fprintf(stderr, "%s: %s\n", in, st.message);
-    rc = 1;
+    rc = report(kiln_onnx_error(in, &st));
   } else if (!kiln_verify(module)) {
     fprintf(stderr, "%s: the imported module does not verify\n", in);
     kiln_print_op(stderr, module, KILN_PRINT_GENERIC);

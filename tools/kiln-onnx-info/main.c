@@ -11,7 +11,8 @@
  * Takes a file; prints ir_version, producer, opsets, graph inputs and
  * outputs with MLIR-style types, node count and op histogram (subgraphs
  * included), initializer count and payload bytes. Errors go to stderr as
- * the loader's message, exit status 1. */
+ * the loader's message (through kiln_onnx_error, "FILE: onnx: KIND:
+ * ..."), exit status 1. */
 #define _DEFAULT_SOURCE /* strdup */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,13 @@
 
 #include "kiln_onnx.h"
 #include "tool_version.h"
+
+/* Prints a load error and frees it; the exit status for one. */
+static int report(kiln_error *e) {
+  fprintf(stderr, "%s\n", kiln_error_message(e));
+  kiln_error_free(e);
+  return 1;
+}
 
 static void print_type(const Onnx__TypeProto *t);
 
@@ -171,16 +179,10 @@ static int print_model(const char *path, bool validate, bool list_inits) {
   kiln_onnx_status st;
   const char *invalid = NULL;
   if (validate) {
-    if (!kiln_onnx_model_load_file(path, &m, &st)) {
-      fprintf(stderr, "%s: %s\n", path, st.message);
-      return 1;
-    }
+    if (!kiln_onnx_model_load_file(path, &m, &st)) return report(kiln_onnx_error(path, &st));
   } else {
     /* Decode alone, then report validation without stopping. */
-    if (!kiln_onnx_model_decode_file(path, &m, &st)) {
-      fprintf(stderr, "%s: %s\n", path, st.message);
-      return 1;
-    }
+    if (!kiln_onnx_model_decode_file(path, &m, &st)) return report(kiln_onnx_error(path, &st));
     if (!kiln_onnx_model_validate(m, &st)) invalid = st.message;
   }
   const Onnx__ModelProto *mp = kiln_onnx_model_proto(m);
@@ -301,10 +303,7 @@ static int print_value(const char *path, const char *kind_name) {
   }
   kiln_onnx_value *v;
   kiln_onnx_status st;
-  if (!kiln_onnx_value_load_file(path, kind, &v, &st)) {
-    fprintf(stderr, "%s: %s\n", path, st.message);
-    return 1;
-  }
+  if (!kiln_onnx_value_load_file(path, kind, &v, &st)) return report(kiln_onnx_error(path, &st));
   const ProtobufCMessage *m = kiln_onnx_value_message(v);
   if (kind == KILN_ONNX_VALUE_TENSOR) {
     const Onnx__TensorProto *t = kiln_onnx_value_tensor(v);

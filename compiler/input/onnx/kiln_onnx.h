@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kiln_error.h"
 #include "onnx/onnx-data.pb-c.h"
 #include "onnx/onnx-ml.pb-c.h"
 
@@ -58,6 +59,11 @@ typedef struct kiln_onnx_status {
 
 /* "truncated", "dims", ...; "ok" for KILN_ONNX_OK; "?" otherwise. */
 const char *kiln_onnx_code_name(kiln_onnx_code code);
+/* A failed status as the compiler's one error type (kiln_error.h): "WHERE:
+ * onnx: KIND: ..." (the message alone when where is NULL). The one place
+ * an ONNX status becomes a kiln_error, for the driver and the tools. NULL
+ * for KILN_ONNX_OK. */
+kiln_error *kiln_onnx_error(const char *where, const kiln_onnx_status *status);
 
 /* ---- Data types ---- */
 /* Element bytes of an ONNX data type; 0 for STRING and unknown types. */

@@ -21,6 +21,11 @@ const char *kiln_onnx_code_name(kiln_onnx_code code) {
   return ox_code_names[code];
 }
 
+kiln_error *kiln_onnx_error(const char *where, const kiln_onnx_status *st) {
+  if (!st || st->code == KILN_ONNX_OK) return NULL;
+  return where ? kiln_error_new("%s: %s", where, st->message) : kiln_error_new("%s", st->message);
+}
+
 void ox_ok(kiln_onnx_status *st) {
   if (!st) return;
   st->code = KILN_ONNX_OK;

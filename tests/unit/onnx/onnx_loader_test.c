@@ -491,6 +491,31 @@ START_TEST(truncated_graph) {
 }
 END_TEST
 
+/* kiln_onnx_error: a failed status as the compiler's error type, the
+ * place first; none for a status that is ok. */
+START_TEST(status_as_kiln_error) {
+  pbw *m = add_model();
+  pbw cut = {0};
+  pbw_raw(&cut, m->buf, m->len - 20);
+  kiln_onnx_model *out;
+  kiln_onnx_status st;
+  ck_assert(!kiln_onnx_model_load(cut.buf, cut.len, &out, &st));
+  kiln_error *e = kiln_onnx_error("m.onnx", &st);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_ptr_eq(strstr(kiln_error_message(e), "m.onnx: onnx: truncated: "), kiln_error_message(e));
+  ck_assert_ptr_nonnull(strstr(kiln_error_message(e), "field 7 (graph) claims"));
+  kiln_error_free(e);
+  e = kiln_onnx_error(NULL, &st);
+  ck_assert_str_eq(kiln_error_message(e), st.message);
+  kiln_error_free(e);
+  ck_assert(kiln_onnx_model_load(m->buf, m->len, &out, &st));
+  ck_assert_ptr_null(kiln_onnx_error("m.onnx", &st));
+  kiln_onnx_model_free(out);
+  pbw_free(&cut);
+  pool_reset();
+}
+END_TEST
+
 START_TEST(wrong_wire_types) {
   pbw *m = P();
   pbw_str(m, 1, "8"); /* ir_version as a string */
@@ -965,6 +990,7 @@ static Suite *onnx_suite(void) {
   TCase *wire = tcase_create("wire");
   tcase_add_test(wire, every_truncation_is_named);
   tcase_add_test(wire, truncated_graph);
+  tcase_add_test(wire, status_as_kiln_error);
   tcase_add_test(wire, wrong_wire_types);
   tcase_add_test(wire, huge_lengths_and_varints);
   tcase_add_test(wire, deep_nesting);
