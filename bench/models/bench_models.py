@@ -17,6 +17,7 @@ usage: bench_models.py --compile=KILN_COMPILE --bench=KILN_BENCH --work=DIR
            [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all]
            [--threads=1,2] [--rounds=3] [--warmup=5] [--reps=20]
            [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE] [--cpu]
+           [--quantized]
 The environment's KILN_BENCH_MODELS_ARGS is appended to the command line
 (how `cmake --build B --target bench_models_run` takes extra flags).
 --run checks each model's first result against PyTorch's once (max abs
@@ -30,6 +31,12 @@ from wait4: the CPU time of a kiln-bench run with REPS timed calls less
 that of one with a single call, over REPS - 1), which waiting for a core
 on a loaded machine does not inflate as it does wall time; with --before
 the older build's too, and their ratio.
+--quantized also times each model's statically quantized (QDQ) form,
+written by tests/onnx/quant/qdq.py (per-channel int8 weights, u8
+activations, ranges calibrated on ONNX Runtime over 8 seeded random
+inputs), through Kiln and ONNX Runtime in the same rounds: columns Kiln
+int8 and ORT int8, ratios Kiln f32/int8 (above 1: int8 is faster) and
+Kiln int8/ORT int8; it needs onnxruntime-node.
 Without torch/torchvision it prints 'skipped: ...' and exits 0; without
 node or onnxruntime-node (scripts/bootstrap.sh installs it; --ort or
 $KILN_ORT_MODULES name another node_modules, tools/ort/kiln_ort.py finds
@@ -56,6 +63,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import kiln_ort  # noqa: E402
 import models  # noqa: E402
+
+QDQ_CALIBRATION = 8  # calibration inputs of --quantized
 
 
 def loadavg():
@@ -92,9 +101,25 @@ class Model:
                                capture_output=True, text=True)
             if c.returncode != 0:
                 self.error = ["--before kiln-compile failed:"] + c.stderr.strip().splitlines()[-1:]
+        if not self.error and args.quantized:
+            self.quantize(args, torch)
         self.max_err = None
         if not self.error and args.run:
             self.max_err = self.check(args, torch)
+
+    def quantize(self, args, torch):
+        """The QDQ model (self.qonnx) and its module (self.qkiln)."""
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "tests", "onnx", "quant"))
+        import qdq
+        g = torch.Generator().manual_seed(models.SEED + 2)
+        feeds = {"x%d" % i: torch.randn(QDQ_CALIBRATION, *x.shape, generator=g).numpy()
+                 for i, x in enumerate(self.xs)}
+        self.qonnx = os.path.join(args.work, self.name + ".int8.onnx")
+        self.qkiln = os.path.join(args.work, self.name + ".int8.kiln")
+        qdq.quantize_file(self.onnx, self.qonnx, feeds, args.ort)
+        c = subprocess.run([args.compile, self.qonnx, "-o", self.qkiln], capture_output=True, text=True)
+        if c.returncode != 0:
+            self.error = ["kiln-compile failed on the quantized model:"] + c.stderr.strip().splitlines()[-1:]
 
     def check(self, args, torch):
         """Max abs difference of Kiln's first result from PyTorch's: a
@@ -142,8 +167,8 @@ class Model:
             return ru.ru_utime + ru.ru_stime
         return (cpu(args.reps) - cpu(1)) / (args.reps - 1) * 1e3
 
-    def time_ort(self, args, threads):
-        r = subprocess.run([args.node, os.path.join(HERE, "ort_bench.js"), args.ort, self.onnx,
+    def time_ort(self, args, threads, model=None):
+        r = subprocess.run([args.node, os.path.join(HERE, "ort_bench.js"), args.ort, model or self.onnx,
                             str(threads), str(args.warmup), str(args.reps)] + self.ort_inputs,
                            capture_output=True, text=True)
         m = re.search(r"^median_ms ([0-9.eE+-]+)", r.stdout, re.M)
@@ -189,6 +214,7 @@ def main():
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--before", default=None)
     ap.add_argument("--cpu", action="store_true")
+    ap.add_argument("--quantized", action="store_true")
     args = ap.parse_args(sys.argv[1:] + shlex.split(os.environ.get("KILN_BENCH_MODELS_ARGS", "")))
     try:
         import torch
@@ -205,6 +231,9 @@ def main():
             ort_missing = str(e)
     if ort_missing:
         print("ONNX Runtime column skipped: %s" % ort_missing)
+    if args.quantized and ort_missing:
+        raise SystemExit("bench/models: --quantized needs ONNX Runtime (calibration, reference): %s"
+                         % ort_missing)
     os.makedirs(args.work, exist_ok=True)
 
     load0 = loadavg()
@@ -233,6 +262,9 @@ def main():
                         got.append((eng, mdl.cpu_kiln(args, n, module)))
                 if not ort_missing:
                     got.append(("ort", mdl.time_ort(args, n)))
+                if args.quantized:  # the int8 pair after the f32 pair, same round
+                    got.append(("kiln_int8", mdl.time_kiln(args, n, mdl.qkiln)))
+                    got.append(("ort_int8", mdl.time_ort(args, n, mdl.qonnx)))
                 if not args.no_torch:
                     got.append(("torch", mdl.time_torch(args, n, torch)))
                 for eng, ms in got:
@@ -261,6 +293,22 @@ def main():
             was = "| %s | %s " % (fmt_ms(b), ratio(k, b)) if args.before else ""
             print("| %s | %d | %s %s| %s | %s | %s | %s |" % (
                 mdl.name, n, fmt_ms(k), was, fmt_ms(o), fmt_ms(t), ratio(k, o), ratio(k, t)))
+
+    if args.quantized:
+        print()
+        print("Quantized (QDQ int8) models, same rounds: best round medians, ms; f32/int8 above 1: "
+              "int8 is faster.")
+        print()
+        print("| model | threads | Kiln f32 | Kiln int8 | ORT f32 | ORT int8 | Kiln f32/int8 "
+              "| ORT f32/int8 | Kiln int8/ORT int8 |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for n in threads:
+            for mdl in rows:
+                k, ki = best.get((mdl.name, n, "kiln")), best.get((mdl.name, n, "kiln_int8"))
+                o, oi = best.get((mdl.name, n, "ort")), best.get((mdl.name, n, "ort_int8"))
+                print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                    mdl.name, n, fmt_ms(k), fmt_ms(ki), fmt_ms(o), fmt_ms(oi), ratio(k, ki),
+                    ratio(o, oi), ratio(ki, oi)))
 
     if args.cpu:
         print()

@@ -524,6 +524,11 @@ def cases():
     yield case("quantize10", 10, "QuantizeLinear", [("x", q)], {},
                [("y", np.clip(np.round(q / 0.05) + 10, 0, 255).astype(np.uint8))],
                inits=[("s", np.array(0.05, F)), ("z", np.array(10, np.uint8))])
+    # int32 with a per-axis int32 zero point: how quantizers write a bias
+    qb = np.array([[-70000, 3, 2 ** 30], [5, -6, 7]], np.int32)
+    qbs, qbz = np.array([0.5, 2 ** -20, 0.25], F), np.array([1, 0, -3], np.int32)
+    yield case("dequantize13_int32_axis", 13, "DequantizeLinear", [("x", qb)], dict(axis=1),
+               [("y", ((qb.astype(np.int64) - qbz) * qbs).astype(F))], inits=[("s", qbs), ("z", qbz)])
     yield case("maxpool1", 1, "MaxPool", [("x", x4)], dict(kernel_shape=[2, 2], strides=[2, 2]),
                [("y", x4[:, :, :4, :4].reshape(2, 3, 2, 2, 2, 2).max((3, 5)))])
     yield case("averagepool7_count_pad", 7, "AveragePool", [("x", x4)],

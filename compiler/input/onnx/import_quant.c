@@ -4,42 +4,91 @@
  * QLinearConv.
  *
  * Takes: x, scale (scalar or 1-D along `axis`), optional zero point
- * (u8/i8; u8 when absent). Guarantees: one elementwise generic;
- * quantization rounds half to even and saturates to the integer range;
- * per-axis parameters are viewed to broadcast along `axis`. */
+ * (u8/i8; u8 when absent; DequantizeLinear also takes i32 x with an i32
+ * zero point, the form quantizers write for biases). Guarantees: one
+ * elementwise generic; quantization rounds half to even and saturates to
+ * the integer range; per-axis parameters are viewed to broadcast along
+ * `axis`. DequantizeLinear of constants (a quantized model's weights and
+ * biases) is an f32 constant, computed here as the kernel would compute
+ * it, so that the ops reading it see a constant filter (the channels-last
+ * convolution path, weight packing). */
 #include "import_internal.h"
 
-typedef struct { bool quant, has_zp, zp_unsigned; int32_t out; } q_user;
+/* cst: the scale and zero point are the constants `scale` and `zp`, built
+ * into the body instead of read as rank-0 inputs (each input a kernel
+ * fusing the op must carry: a convolution whose epilogue read them ran
+ * 20 times slower than with constants). */
+typedef struct { bool quant, has_zp, zp_unsigned, cst; int32_t out, zdt; float scale; int64_t zp; } q_user;
 
-/* a0 = x, a1 = scale, a2 = zero point (optional) */
+/* s rounded to the nearest integer, ties to even (ONNX's rounding), for
+ * f32 s: clamped to +-2^22 (every caller saturates to a far smaller range
+ * afterwards), s + 1.5 * 2^23 lands where f32 steps are exactly 1, so the
+ * add rounds (to nearest even, the default mode) and the subtraction is
+ * exact. Four vector ops where a floor-based form took about thirty. */
+static kiln_value *round_even(kiln_builder *b, kiln_value *s) {
+  const kiln_type *f = s->type;
+  kiln_value *lo = oi_scalar(b, f, -4194304.0, 0), *hi = oi_scalar(b, f, 4194304.0, 0);
+  kiln_value *magic = oi_scalar(b, f, 12582912.0, 0);
+  s = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, s, lo), hi);
+  return oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, s, magic), magic);
+}
+
+/* a0 = x, a1 = scale, a2 = zero point (optional; a1, a2 absent when cst) */
 static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   q_user *q = u;
   kiln_context *ctx = b->ctx;
   const kiln_type *f32 = kiln_type_f32(ctx), *i8 = kiln_type_int(ctx, 8);
   int32_t F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, I32 = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
-  int32_t zdt = q->zp_unsigned ? ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 : ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+  int32_t zdt = q->zdt;
+  const kiln_type *i32 = kiln_type_int(ctx, 32);
+  kiln_value *scale = q->cst ? oi_scalar(b, f32, q->scale, 0) : a[1];
   if (!q->quant) { /* (x - zp) * scale, in f32 */
-    kiln_value *xi = oi_convert(b, a[0], q->out, I32, kiln_type_int(ctx, 32));
-    if (q->has_zp) xi = oi_op2(b, KILN_OP_ARITH_SUBI, xi, oi_convert(b, a[2], zdt, I32, kiln_type_int(ctx, 32)));
-    y[0] = oi_op2(b, KILN_OP_ARITH_MULF, oi_convert(b, xi, I32, F, f32), a[1]);
+    kiln_value *xi = oi_convert(b, a[0], q->out, I32, i32);
+    if (q->has_zp)
+      xi = oi_op2(b, KILN_OP_ARITH_SUBI, xi, q->cst ? oi_scalar(b, i32, 0, q->zp) : oi_convert(b, a[2], zdt, I32, i32));
+    y[0] = oi_op2(b, KILN_OP_ARITH_MULF, oi_convert(b, xi, I32, F, f32), scale);
     return true;
   }
   kiln_value *x = oi_convert(b, a[0], ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, F, f32);
-  kiln_value *s = oi_op2(b, KILN_OP_ARITH_DIVF, x, a[1]);
-  /* round half to even */
-  kiln_value *half = oi_scalar(b, f32, 0.5, 0), *one = oi_scalar(b, f32, 1, 0), *two = oi_scalar(b, f32, 2, 0);
-  kiln_value *fl = oi_op1(b, KILN_OP_MATH_FLOOR, s);
-  kiln_value *diff = oi_op2(b, KILN_OP_ARITH_SUBF, s, fl), *up = oi_op2(b, KILN_OP_ARITH_ADDF, fl, one);
-  kiln_value *even = oi_cmpf(b, OI_F_OEQ, oi_op2(b, KILN_OP_ARITH_MULF, oi_op1(b, KILN_OP_MATH_FLOOR,
-                             oi_op2(b, KILN_OP_ARITH_MULF, fl, half)), two), fl);
-  kiln_value *r = oi_select(b, oi_cmpf(b, OI_F_OGT, diff, half), up,
-                            oi_select(b, oi_cmpf(b, OI_F_OEQ, diff, half), oi_select(b, even, fl, up), fl));
-  if (q->has_zp) r = oi_op2(b, KILN_OP_ARITH_ADDF, r, oi_convert(b, a[2], zdt, F, f32));
+  kiln_value *r = round_even(b, oi_op2(b, KILN_OP_ARITH_DIVF, x, scale));
+  if (q->has_zp)
+    r = oi_op2(b, KILN_OP_ARITH_ADDF, r, q->cst ? oi_scalar(b, f32, (double)q->zp, 0) : oi_convert(b, a[2], zdt, F, f32));
   double lo = q->zp_unsigned ? 0 : -128, hi = q->zp_unsigned ? 255 : 127;
   r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, lo, 0));
   r = oi_op2(b, KILN_OP_ARITH_MINIMUMF, r, oi_scalar(b, f32, hi, 0));
   y[0] = oi_convert(b, r, F, q->out, i8);
   return true;
+}
+
+/* Largest constant dequantized at import time (as fold-constants' limit):
+ * a few ResNet-50 layers' weights, not an embedding table. */
+#define Q_FOLD_MAX (1 << 22)
+
+/* x, scale and zero point constants: (x - zp) * scale in f32, per `ax`
+ * when the scale is 1-D; NULL when something is not a constant or too big. */
+static const kiln_attr *dequantize_constant(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool per_axis,
+                                            uint32_t ax) {
+  const kiln_attr *xa = oi_const(c, x), *sa = xa ? oi_const(c, s) : NULL;
+  const kiln_attr *za = z && sa ? oi_const(c, z) : NULL;
+  const kiln_type *t = x->type;
+  int64_t n = oi_numel(t);
+  if (!xa || !sa || (z && !za) || n < 0 || n > Q_FOLD_MAX) return NULL;
+  int64_t inner = 1;
+  if (per_axis)
+    for (uint32_t d = ax + 1; d < t->rank; d++) inner *= t->shape[d];
+  bool xu = x->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+  bool zu = z && z->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+  float *out = kiln_alloc(c->ctx, (size_t)n * sizeof(float) + 1);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t k = per_axis ? (i / inner) % t->shape[ax] : 0;
+    int64_t xi = kiln_dense_get_int(xa, i), zi = za ? kiln_dense_get_int(za, k) : 0;
+    if (xu) xi &= 0xFF; /* the attribute holds u8 as signless i8 */
+    if (zu) zi &= 0xFF;
+    /* the kernel's arithmetic: i32 difference, to f32, times the f32 scale */
+    out[i] = (float)(int32_t)(xi - zi) * (float)kiln_dense_get_float(sa, k);
+  }
+  const kiln_type *ft = oi_tensor_type(c, t->rank, t->shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  return ft ? kiln_attr_dense(c->ctx, ft, false, out, (size_t)n * sizeof(float)) : NULL;
 }
 
 static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
@@ -50,12 +99,11 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
   int32_t F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, U8 = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
           I8 = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
   if (s->dtype != F) return oi_unsupported(c, "scale of type %s (f32 only)", oi_dtype_name(s->dtype));
-  if (z && z->dtype != U8 && z->dtype != I8)
+  int32_t I32 = ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+  if (z && z->dtype != U8 && z->dtype != I8 && (quantize || z->dtype != I32))
     return oi_unsupported(c, "zero point of type %s (u8 or i8)", oi_dtype_name(z->dtype));
-  if (quantize ? x->dtype != F : (x->dtype != U8 && x->dtype != I8 && x->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32))
+  if (quantize ? x->dtype != F : (x->dtype != U8 && x->dtype != I8 && x->dtype != I32))
     return oi_unsupported(c, "input of type %s", oi_dtype_name(x->dtype));
-  if (!quantize && x->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32)
-    return oi_unsupported(c, "int32 input");
   if (z && !quantize && z->dtype != x->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "zero point and x differ in type");
   if (z && (z->type->rank != s->type->rank || oi_numel(z->type) != oi_numel(s->type)))
     return oi_invalid(c, "scale and zero point differ in shape");
@@ -71,7 +119,28 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
       return oi_invalid(c, "scale has %lld entries, axis %u has %lld", (long long)s->type->shape[0], ax,
                         (long long)t->shape[ax]);
   }
-  q_user q = {quantize, z != NULL, z ? z->dtype == U8 : true, quantize ? (z ? z->dtype : U8) : x->dtype};
+  if (!quantize && (x->tensor || x->cst) && (s->tensor || s->cst) && (!z || z->tensor || z->cst)) {
+    const kiln_attr *k = dequantize_constant(c, x, s, z, per_axis, ax);
+    if (k) {
+      oi_set_out_const(c, n, 0, k, F);
+      return true;
+    }
+  }
+  q_user q = {quantize, z != NULL, z ? z->dtype == U8 : true, false, quantize ? (z ? z->dtype : U8) : x->dtype,
+              z ? z->dtype : U8, 0, 0};
+  const kiln_attr *sa = per_axis ? NULL : oi_const(c, s), *za = z && sa ? oi_const(c, z) : NULL;
+  if (sa && (!z || za)) { /* per-tensor constants: into the body */
+    q.cst = true;
+    q.scale = (float)kiln_dense_get_float(sa, 0);
+    q.zp = za ? kiln_dense_get_int(za, 0) : 0;
+    if (za && z->dtype == U8) q.zp &= 0xFF; /* u8 is stored as signless i8 */
+    kiln_value *xv = oi_ir(c, x);
+    int32_t out = quantize ? q.out : F;
+    kiln_value *r = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, out), q_body, &q) : NULL;
+    if (!r) return false;
+    oi_set_out(c, n, 0, r, out);
+    return true;
+  }
   kiln_value *ins[3] = {oi_ir(c, x), oi_ir(c, s), z ? oi_ir(c, z) : NULL};
   if (!ins[0] || !ins[1] || (z && !ins[2])) return false;
   if (per_axis) {
@@ -140,17 +209,6 @@ static kiln_value *widen(oi_ctx *c, oi_val *x, oi_val *zp, uint32_t axis, const 
 /* a0 = acc (i32), a1 = x_scale * w_scale (f32, scalar or per channel),
  * a2 = y_scale, a3 = y zero point */
 typedef struct { int32_t out; } requant_user;
-
-static kiln_value *round_even(kiln_builder *b, kiln_value *s) {
-  const kiln_type *f = s->type;
-  kiln_value *half = oi_scalar(b, f, 0.5, 0), *one = oi_scalar(b, f, 1, 0), *two = oi_scalar(b, f, 2, 0);
-  kiln_value *fl = oi_op1(b, KILN_OP_MATH_FLOOR, s);
-  kiln_value *diff = oi_op2(b, KILN_OP_ARITH_SUBF, s, fl), *up = oi_op2(b, KILN_OP_ARITH_ADDF, fl, one);
-  kiln_value *even = oi_cmpf(b, OI_F_OEQ, oi_op2(b, KILN_OP_ARITH_MULF, oi_op1(b, KILN_OP_MATH_FLOOR,
-                             oi_op2(b, KILN_OP_ARITH_MULF, fl, half)), two), fl);
-  return oi_select(b, oi_cmpf(b, OI_F_OGT, diff, half), up,
-                   oi_select(b, oi_cmpf(b, OI_F_OEQ, diff, half), oi_select(b, even, fl, up), fl));
-}
 
 static bool requant_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   requant_user *q = u;
@@ -302,7 +360,7 @@ bool oi_import_dynamic_quantize(oi_ctx *c, oi_node *n) {
   for (int i = 0; i < 4; i++) maps[i] = kiln_affine_map_identity(c->ctx, 0);
   kiln_op *g = oi_generic(c, 2, ins, 2, outs, maps, 0, NULL, dq_params_body, NULL);
   if (!g) return false;
-  q_user q = {true, true, true, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8};
+  q_user q = {true, true, true, false, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 0, 0};
   kiln_value *qi[3] = {xv, kiln_op_result(g, 0), kiln_op_result(g, 1)};
   kiln_value *r = oi_elementwise_ir(c, 3, qi, t->rank, t->shape, kiln_type_int(c->ctx, 8), q_body, &q);
   if (!r) return false;

@@ -149,7 +149,29 @@ def matmul_batched_2d():
     return [helper.make_node("MatMul", ["x", "w"], ["y"])], [x], [y], [w]
 
 
-MODELS = {"matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+def qdq_matmul():
+    """x -> Q -> DQ (per-tensor constants) -> MatMul with an int8 weight
+    through a per-channel DQ and an int32 bias through DQ."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])
+    inits = [numpy_helper.from_array(np.array(0.5, np.float32), "xs"),
+             numpy_helper.from_array(np.array(200, np.uint8), "xz"),
+             numpy_helper.from_array(np.array([[1, -2], [3, 4], [-128, 127]], np.int8), "w"),
+             numpy_helper.from_array(np.array([0.25, 2.0], np.float32), "ws"),
+             numpy_helper.from_array(np.array([0, 1], np.int8), "wz"),
+             numpy_helper.from_array(np.array([-6, 7], np.int32), "b"),
+             numpy_helper.from_array(np.array([0.125, 1.0], np.float32), "bs")]
+    return [
+        helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=1),
+        helper.make_node("DequantizeLinear", ["b", "bs"], ["bd"], axis=0),
+        helper.make_node("MatMul", ["xd", "wd"], ["m"]),
+        helper.make_node("Add", ["m", "bd"], ["y"]),
+    ], [x], [y], inits
+
+
+MODELS = {"qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}

@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""A statically quantized (QDQ) model through Kiln, compared with ONNX
+Runtime running the same quantized model.
+
+usage: run_quant.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
+           [--ort=NODE_MODULES] [--samples=100] [--device=local-task]
+           [--expected=EXPECTED_PASSES] [--compile-flag=FLAG]...
+MODEL is one of run_model.py's float test models (resnet18, mobilenet_v2,
+encoder: the two-layer TransformerEncoder, ...), built with random
+weights from a fixed seed and exported by torch.onnx.export at opset 17.
+qdq.py quantizes it with ranges calibrated on 8 fixed random inputs (ONNX
+Runtime computes them on the float model): per-channel symmetric int8
+weights, asymmetric u8 activations, int32 biases; the graph's outputs are
+quantized too, so every output lies on a grid of one known step.
+
+Checks, on SAMPLES random inputs (another fixed seed): every output
+element of Kiln's run at most one quantization step from ONNX Runtime's,
+and, for a classifier (output [1, classes]), the same top-1 class on every
+sample (where ONNX Runtime's maximum is tied, Kiln's top-1 must be one of
+the tied classes). Also printed, on the first 10 samples: how far ONNX
+Runtime's integer run is from its own float run of the QDQ graph (graph
+optimizations off), and Kiln from that. Exit 0 on success, 1 on a mismatch or an error for a model listed
+in EXPECTED_PASSES (one a line, '#' comments; the list may only grow;
+without --expected every model counts as listed), 77 (skip, with the
+reason) when a model not yet listed fails, without torch/torchvision/onnx
+or without ONNX Runtime (tools/ort/kiln_ort.py finds it: NODE_MODULES,
+$KILN_ORT_MODULES, or what scripts/bootstrap.sh installs).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools", "ort"))
+
+from run_model import listed  # noqa: E402  (the expected-passes rule of the model tests)
+
+CALIBRATION = 8
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("--compile", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--ort", default=None)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--samples", type=int, default=100)
+    ap.add_argument("--device", default="local-task")
+    ap.add_argument("--expected", default=None)
+    ap.add_argument("--compile-flag", action="append", default=[])
+    args = ap.parse_args()
+    rc = check(args)
+    if rc == 1 and not listed(args.expected, args.model):
+        print("skipped: %s fails and is not yet in %s (see the failure above)" % (args.model, args.expected))
+        return 77
+    if rc == 0 and not listed(args.expected, args.model):
+        print("%s passes now: add it to %s" % (args.model, args.expected))
+    return rc
+
+
+def check(args):
+    try:
+        import onnx
+        import torch
+        import qdq
+        import kiln_ort
+        import run_model
+        if args.model in ("resnet18", "mobilenet_v2"):
+            import torchvision  # noqa: F401
+    except ImportError as e:
+        print("skipped: %s (install python3-onnx python3-torch python3-torchvision: "
+              "scripts/bootstrap.sh)" % e)
+        return 77
+    try:
+        kiln_ort.find(args.ort)
+    except kiln_ort.OrtMissing as e:
+        print("skipped: %s (ONNX Runtime is the reference)" % e)
+        return 77
+
+    work = os.path.join(args.work, args.model)
+    os.makedirs(work, exist_ok=True)
+    m, x = run_model.build(args.model, torch)
+    fp = os.path.join(work, "float.onnx")
+    torch.onnx.export(m, x, fp, opset_version=17, input_names=["x"], output_names=["y"])
+    shape = tuple(x.shape)
+
+    def draw(seed, n):
+        g = torch.Generator().manual_seed(seed)
+        return np.stack([torch.randn(*shape, generator=g).numpy() for _ in range(n)]).astype(np.float32)
+
+    calib = draw(100, CALIBRATION)
+    qp = os.path.join(work, "quantized.onnx")
+    count = qdq.quantize_file(fp, qp, {"x": calib}, args.ort)
+    qm = onnx.load(qp)
+    steps = qdq.output_steps(qm)
+    print("%s: quantized %d ops (%s); output step %s" % (
+        args.model, count, qp, ", ".join("%.4g" % s for s in steps.values())))
+
+    xs = draw(200, args.samples)
+    t0 = time.monotonic()
+    want = np.stack([kiln_ort.run(qp, {"x": x}, ["y"], args.ort)["y"] for x in xs])
+    print("%s: ONNX Runtime ran %d samples in %.1f s" % (args.model, args.samples, time.monotonic() - t0))
+    few = min(10, args.samples)
+    want_float = np.stack([kiln_ort.run(qp, {"x": x}, ["y"], args.ort, optimize=False)["y"] for x in xs[:few]])
+
+    kiln = os.path.join(work, "quantized.kiln")
+    t0 = time.monotonic()
+    c = subprocess.run([args.compile, qp, "-o", kiln] + args.compile_flag, capture_output=True, text=True)
+    if c.returncode != 0:
+        print("FAIL: compile error:\n" + c.stderr.strip())
+        return 1
+    print("%s: compiled in %.1f s" % (args.model, time.monotonic() - t0))
+    got = np.empty_like(want)
+    t0 = time.monotonic()
+    for s in range(args.samples):
+        xp, yp = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
+        np.save(xp, xs[s])
+        r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device,
+                            "--input=@" + xp, "--output=@" + yp], capture_output=True, text=True)
+        if r.returncode != 0:
+            print("FAIL: run error on sample %d:\n%s" % (s, r.stderr.strip()))
+            return 1
+        y = np.load(yp)
+        if y.shape != want.shape[1:] or y.dtype != np.float32:
+            print("FAIL: output %s %s, ONNX Runtime gives float32 %s" % (y.dtype, y.shape, want.shape[1:]))
+            return 1
+        got[s] = y
+    print("%s: Kiln ran %d samples in %.1f s" % (args.model, args.samples, time.monotonic() - t0))
+
+    got.tofile(os.path.join(work, "kiln.bin"))
+    step = steps["y"]
+
+    def steps_off(a, b):
+        return np.rint(np.abs(a.astype(np.float64) - b) / step)
+
+    # For the record: how far ONNX Runtime's integer kernels are from its
+    # own float execution of the Q/DQ graph, and Kiln from the latter.
+    for what, a, b in (("ONNX Runtime's integer run from its float run of the QDQ graph", want[:few], want_float),
+                       ("Kiln from ONNX Runtime's float run of the QDQ graph", got[:few], want_float)):
+        off = steps_off(a, b)
+        print("%s: %s: %d of %d elements differ, by at most %d step(s)"
+              % (args.model, what, int((off > 0).sum()), off.size, float(off.max())))
+    off = steps_off(got, want)
+    worst = float(off.max())
+    print("%s: %d of %d output elements differ from ONNX Runtime's, by at most %d step(s) of %.4g"
+          % (args.model, int((off > 0).sum()), off.size, worst, step))
+    ok = np.isfinite(got).all() and worst <= 1
+    if want.ndim == 3 and want.shape[1] == 1:  # a classifier: [samples, 1, classes]
+        g2, w2 = got[:, 0], want[:, 0]
+        top = g2.argmax(axis=1)
+        agree = w2[np.arange(len(top)), top] == w2.max(axis=1)
+        ties = int(((w2 == w2.max(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
+        print("%s: top-1 agrees with ONNX Runtime's on %d of %d samples (%d with a tied maximum)"
+              % (args.model, int(agree.sum()), len(top), ties))
+        ok = ok and bool(agree.all())
+    print("%s: %s" % (args.model, "passed" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
