@@ -584,6 +584,24 @@ uint32_t kiln_linalg_num_outputs(const kiln_op *op);
 #define KILN_MAX_LOOPS 16
 int kiln_linalg_iteration(const kiln_op *op, const kiln_affine_map **maps,
                           bool *reduction);
+/* The scalar body a named structured op implies (the region mlir-opt
+ * gives it; one row each in dialects/linalg_bodies.def): NONE for an op
+ * without one (generic, reduce and map carry their own; softmax). */
+typedef enum kiln_linalg_body {
+  KILN_LINALG_BODY_NONE,
+  KILN_LINALG_BODY_COPY,   /* in0 */
+  KILN_LINALG_BODY_MULADD, /* out + in0 * in1 */
+  KILN_LINALG_BODY_MAX,    /* max(out, in0) */
+  KILN_LINALG_BODY_SUM,    /* out + in0 */
+} kiln_linalg_body;
+kiln_linalg_body kiln_linalg_body_of(kiln_op_kind kind);
+/* Builds at b the body of a named op of kind `kind` on values: in[0 ..
+ * nin-1] its inputs' elements, in[nin] the output's current value (read
+ * by all but COPY), each converted to t (the output's element type, or a
+ * vector of it) where its type differs. Returns the value the body
+ * yields; NULL when kind has no body or nin does not fit it. */
+kiln_value *kiln_linalg_named_body(kiln_builder *b, kiln_op_kind kind, const kiln_type *t, kiln_value *const *in,
+                                   uint32_t nin);
 
 /* ---- Module: a builtin.module op with one block ---- */
 kiln_op *kiln_module_create(kiln_context *ctx, kiln_loc loc);

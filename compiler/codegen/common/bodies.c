@@ -1,6 +1,7 @@
 /* The scalar body of every structured op on memrefs (compiler/codegen/
- * common): named ops get their implied body, generic/reduce/map bodies
- * are cloned with linalg.index replaced by the loop's induction variable.
+ * common): named ops get their implied body (linalg_bodies.def, built by
+ * compiler/ir as the parser builds their region), generic/reduce/map
+ * bodies are cloned with linalg.index replaced by the loop's induction variable.
  * Guarantees: the body's ops are built at the builder; an op whose body
  * cannot be built gets an error diagnostic and false. */
 #include "codegen_common.h"
@@ -8,9 +9,17 @@
 /* Scalar type of a body value (scalar, or vector when vectorizing). */
 #define ELEM(v) kiln_type_elem_or_self((v)->type)
 
-static kiln_value *combine(kiln_builder *b, bool fl, kiln_op_kind f, kiln_op_kind i,
-                           kiln_value *x, kiln_value *y) {
-  return cg_bin(b, fl ? f : i, x, y);
+/* A named op's implied body (kiln_linalg_named_body, one definition with
+ * the parser's): its inputs must have the output's element type, so that
+ * nothing is converted here. */
+static bool named_body(kiln_builder *b, kiln_op *op, const kiln_type *et, kiln_value *const *in, kiln_value **out) {
+  kiln_linalg_body body = kiln_linalg_body_of(op->kind);
+  if (body == KILN_LINALG_BODY_NONE) return kiln_op_emit_error(op, "is not supported by lower-to-loops");
+  if (body == KILN_LINALG_BODY_MULADD && (ELEM(in[0]) != et || ELEM(in[1]) != et))
+    return kiln_op_emit_error(op, "mixed element types are not supported by lower-to-loops");
+  if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
+  out[0] = kiln_linalg_named_body(b, op->kind, in[0]->type, in, kiln_linalg_num_inputs(op));
+  return out[0] || kiln_op_emit_error(op, "operands do not fit its implied body");
 }
 
 bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
@@ -20,29 +29,6 @@ bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
   bool fl = kiln_type_is_float(et);
   if (!fl && !kiln_type_is_int_or_index(et)) return kiln_op_emit_error(op, "unsupported element type");
   switch (op->kind) {
-  case KILN_OP_LINALG_FILL:
-  case KILN_OP_LINALG_TRANSPOSE:
-  case KILN_OP_LINALG_BROADCAST:
-    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
-    out[0] = in[0];
-    return true;
-  case KILN_OP_LINALG_MATMUL: case KILN_OP_LINALG_BATCH_MATMUL: case KILN_OP_LINALG_MATVEC:
-  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF: case KILN_OP_LINALG_CONV_2D_NCHW_FCHW:
-  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC: {
-    if (ELEM(in[0]) != et || ELEM(in[1]) != et)
-      return kiln_op_emit_error(op, "mixed element types are not supported by lower-to-loops");
-    kiln_value *m = combine(b, fl, KILN_OP_ARITH_MULF, KILN_OP_ARITH_MULI, in[0], in[1]);
-    out[0] = combine(b, fl, KILN_OP_ARITH_ADDF, KILN_OP_ARITH_ADDI, in[2], m);
-    return true;
-  }
-  case KILN_OP_LINALG_POOLING_NHWC_MAX: case KILN_OP_LINALG_POOLING_NCHW_MAX:
-    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
-    out[0] = combine(b, fl, KILN_OP_ARITH_MAXIMUMF, KILN_OP_ARITH_MAXSI, in[2], in[0]);
-    return true;
-  case KILN_OP_LINALG_POOLING_NHWC_SUM: case KILN_OP_LINALG_POOLING_NCHW_SUM:
-    if (ELEM(in[0]) != et) return kiln_op_emit_error(op, "input and output element types differ");
-    out[0] = combine(b, fl, KILN_OP_ARITH_ADDF, KILN_OP_ARITH_ADDI, in[2], in[0]);
-    return true;
   case KILN_OP_LINALG_GENERIC: case KILN_OP_LINALG_REDUCE: case KILN_OP_LINALG_MAP: {
     kiln_block *body = op->regions[0].first;
     if (!body) return kiln_op_emit_error(op, "has no body");
@@ -75,6 +61,6 @@ bool cg_emit_body(kiln_builder *b, kiln_op *op, kiln_value *const *in,
     return kiln_op_emit_error(op, "body does not end with linalg.yield");
   }
   default:
-    return kiln_op_emit_error(op, "is not supported by lower-to-loops");
+    return named_body(b, op, et, in, out);
   }
 }

@@ -579,17 +579,23 @@ bool linalg_verify_index(kiln_op *op) {
 }
 
 /* ---- implied bodies of named ops (as mlir-opt builds them) ---- */
-/* Appends `kind` (operands, one result of type t) to block b. */
-static kiln_value *emit(kiln_context *ctx, kiln_block *b, kiln_loc loc, kiln_op_kind kind,
-                        uint32_t n, kiln_value *const *ops, const kiln_type *t) {
-  kiln_op *o = kiln_op_create(ctx, kind, loc, n, ops, 1, &t, NULL, 0);
-  kiln_block_append_op(b, o);
-  return &o->results[0];
+kiln_linalg_body kiln_linalg_body_of(kiln_op_kind kind) {
+  switch (kind) {
+#define KILN_LINALG_BODY(OP, BODY) \
+  case KILN_OP_##OP: return KILN_LINALG_BODY_##BODY;
+#include "linalg_bodies.def"
+#undef KILN_LINALG_BODY
+  default: return KILN_LINALG_BODY_NONE;
+  }
 }
 
-/* Converts a scalar to type t the way linalg's type_fn<cast_signed> does. */
-static kiln_value *cast_to(kiln_context *ctx, kiln_block *b, kiln_loc loc, kiln_value *v,
-                           const kiln_type *t) {
+static kiln_value *emit(kiln_builder *b, kiln_op_kind kind, kiln_value *x, kiln_value *y, const kiln_type *t) {
+  kiln_value *ops[2] = {x, y};
+  return kiln_op_result(kiln_build(b, kind, y ? 2 : 1, ops, 1, &t, NULL), 0);
+}
+
+/* Converts v to type t the way linalg's type_fn<cast_signed> does. */
+static kiln_value *cast_to(kiln_builder *b, kiln_value *v, const kiln_type *t) {
   const kiln_type *f = v->type;
   if (f == t) return v;
   bool fi = kiln_type_is_int_or_index(f), ti = kiln_type_is_int_or_index(t);
@@ -602,61 +608,50 @@ static kiln_value *cast_to(kiln_context *ctx, kiln_block *b, kiln_loc loc, kiln_
   } else {
     k = fi ? KILN_OP_ARITH_SITOFP : KILN_OP_ARITH_FPTOSI;
   }
-  return emit(ctx, b, loc, k, 1, &v, t);
+  return emit(b, k, v, NULL, t);
+}
+
+kiln_value *kiln_linalg_named_body(kiln_builder *b, kiln_op_kind kind, const kiln_type *t, kiln_value *const *in,
+                                   uint32_t nin) {
+  kiln_linalg_body body = kiln_linalg_body_of(kind);
+  if (body == KILN_LINALG_BODY_NONE || !nin || (body == KILN_LINALG_BODY_MULADD && nin != 2)) return NULL;
+  if (body == KILN_LINALG_BODY_COPY) return cast_to(b, in[0], t);
+  kiln_value *out = in[nin];
+  if (!out) return NULL;
+  bool isf = kiln_type_is_float(elem(t));
+  switch (body) {
+  case KILN_LINALG_BODY_MAX:
+    return emit(b, isf ? KILN_OP_ARITH_MAXIMUMF : KILN_OP_ARITH_MAXSI, out, cast_to(b, in[0], t), t);
+  case KILN_LINALG_BODY_SUM:
+    return emit(b, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, out, cast_to(b, in[0], t), t);
+  default: { /* MULADD: out + in0 * in1 */
+    kiln_value *x = cast_to(b, in[0], t), *y = cast_to(b, in[1], t);
+    kiln_value *p = emit(b, isf ? KILN_OP_ARITH_MULF : KILN_OP_ARITH_MULI, x, y, t);
+    return emit(b, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, out, p, t);
+  }
+  }
 }
 
 /* Gives a named op parsed from custom syntax the region mlir-opt attaches
- * to it (visible in the generic form): mul/add for contractions and
- * convolutions, max/add for pooling, a yield of the input for fill,
- * transpose and broadcast. */
+ * to it (visible in the generic form), linalg_bodies.def's. */
 static void build_named_body(kiln_op_state *st) {
   kiln_context *ctx = st->ctx;
   kiln_op_kind kind = st->info->kind;
-  if (kind == KILN_OP_LINALG_SOFTMAX || !st->num_operands) return;
-  for (uint32_t i = 0; i < st->num_operands; i++) {
+  const uint32_t n = st->num_operands;
+  kiln_linalg_body body = kiln_linalg_body_of(kind);
+  if (body == KILN_LINALG_BODY_NONE || !n || (body == KILN_LINALG_BODY_MULADD && n != 3)) return;
+  for (uint32_t i = 0; i < n; i++) {
     const kiln_type *e = elem(st->operands[i]->type);
     if (!kiln_type_is_float(e) && !kiln_type_is_int_or_index(e)) return;
   }
   kiln_region *r = kiln_st_add_region(st);
-  kiln_block *b = kiln_block_create(ctx);
-  kiln_region_append_block(r, b);
-  for (uint32_t i = 0; i < st->num_operands; i++)
-    kiln_block_add_arg(ctx, b, elem(st->operands[i]->type), st->loc);
-  kiln_value **a = b->args;
-  kiln_value *out = a[b->num_args - 1];
-  const kiln_type *ot = out->type;
-  bool isf = kiln_type_is_float(ot);
-  kiln_value *res;
-  switch (kind) {
-  case KILN_OP_LINALG_FILL:
-    res = cast_to(ctx, b, st->loc, a[0], ot);
-    break;
-  case KILN_OP_LINALG_TRANSPOSE:
-  case KILN_OP_LINALG_BROADCAST:
-    res = a[0];
-    break;
-  case KILN_OP_LINALG_POOLING_NHWC_MAX:
-  case KILN_OP_LINALG_POOLING_NCHW_MAX:
-  case KILN_OP_LINALG_POOLING_NHWC_SUM:
-  case KILN_OP_LINALG_POOLING_NCHW_SUM: {
-    bool mx = kind == KILN_OP_LINALG_POOLING_NHWC_MAX || kind == KILN_OP_LINALG_POOLING_NCHW_MAX;
-    kiln_value *ops[2] = {out, cast_to(ctx, b, st->loc, a[0], ot)};
-    kiln_op_kind k = mx ? (isf ? KILN_OP_ARITH_MAXIMUMF : KILN_OP_ARITH_MAXSI)
-                        : (isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI);
-    res = emit(ctx, b, st->loc, k, 2, ops, ot);
-    break;
-  }
-  default: { /* contractions and convolutions: out + in0 * in1 */
-    if (b->num_args != 3) return;
-    kiln_value *m[2] = {cast_to(ctx, b, st->loc, a[0], ot), cast_to(ctx, b, st->loc, a[1], ot)};
-    kiln_value *p = emit(ctx, b, st->loc, isf ? KILN_OP_ARITH_MULF : KILN_OP_ARITH_MULI, 2, m, ot);
-    kiln_value *s2[2] = {out, p};
-    res = emit(ctx, b, st->loc, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, 2, s2, ot);
-    break;
-  }
-  }
-  kiln_block_append_op(b, kiln_op_create(ctx, KILN_OP_LINALG_YIELD, st->loc, 1, &res, 0,
-                                         NULL, NULL, 0));
+  kiln_block *blk = kiln_block_create(ctx);
+  kiln_region_append_block(r, blk);
+  for (uint32_t i = 0; i < n; i++) kiln_block_add_arg(ctx, blk, elem(st->operands[i]->type), st->loc);
+  kiln_builder b = kiln_builder_at_end(ctx, blk);
+  b.loc = st->loc;
+  kiln_value *res = kiln_linalg_named_body(&b, kind, blk->args[n - 1]->type, blk->args, n - 1);
+  kiln_build(&b, KILN_OP_LINALG_YIELD, 1, &res, 0, NULL, NULL);
 }
 
 /* ---- named ops ---- */

@@ -266,16 +266,24 @@ START_TEST(parse_diagnostics) {
 }
 END_TEST
 
-START_TEST(structured_iteration) {
-  const char *src =
-      "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {\n"
-      "  %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>\n"
-      "  return %0 : tensor<4x16xf32>\n}\n";
+/* The linalg.matmul of a function parsed from custom syntax: A (4x8) and
+ * B (8x16) of element type IN into C of OUT. */
+static kiln_op *parse_matmul(const char *in, const char *out) {
+  char src[1024];
+  snprintf(src, sizeof src,
+           "func.func @f(%%a: tensor<4x8x%s>, %%b: tensor<8x16x%s>, %%c: tensor<4x16x%s>) -> tensor<4x16x%s> {\n"
+           "  %%0 = linalg.matmul ins(%%a, %%b : tensor<4x8x%s>, tensor<8x16x%s>) outs(%%c : tensor<4x16x%s>) "
+           "-> tensor<4x16x%s>\n"
+           "  return %%0 : tensor<4x16x%s>\n}\n",
+           in, in, out, out, in, in, out, out, out);
   kiln_op *m = kiln_parse_source(ctx, "mm.mlir", src, strlen(src));
   ck_assert_ptr_nonnull(m);
   ck_assert(kiln_verify(m));
-  kiln_op *func = kiln_module_body(m)->first;
-  kiln_op *mm = kiln_op_region(func, 0)->first->first;
+  return kiln_op_region(kiln_module_body(m)->first, 0)->first->first;
+}
+
+START_TEST(structured_iteration) {
+  kiln_op *mm = parse_matmul("f32", "f32");
   ck_assert_int_eq(mm->kind, KILN_OP_LINALG_MATMUL);
   ck_assert_uint_eq(kiln_linalg_num_inputs(mm), 2);
   ck_assert_uint_eq(kiln_linalg_num_outputs(mm), 1);
@@ -284,6 +292,32 @@ START_TEST(structured_iteration) {
   ck_assert_int_eq(kiln_linalg_iteration(mm, maps, red), 3);
   ck_assert(!red[0] && !red[1] && red[2]);
   CHECK_ATTR(kiln_attr_affine_map(ctx, maps[1]), "affine_map<(d0, d1, d2) -> (d2, d1)>");
+}
+END_TEST
+
+/* Named structured ops carry their implied body (linalg_bodies.def): every
+ * one but softmax has a row, so a new named op cannot go without; parsed
+ * from custom syntax, a matmul of i8 into i32 gets mlir-opt's region
+ * (sign-extend both inputs, multiply, accumulate). */
+START_TEST(named_op_bodies) {
+  for (int k = 0; k < KILN_OP_UNREGISTERED; k++) {
+    const kiln_op_info *info = kiln_op_info_get((kiln_op_kind)k);
+    bool named = (info->flags & KILN_OPF_LINALG) && info->min_regions == 0 && k != KILN_OP_LINALG_SOFTMAX;
+    ck_assert_msg(named == (kiln_linalg_body_of((kiln_op_kind)k) != KILN_LINALG_BODY_NONE), "%s", info->name);
+  }
+  kiln_op *mm = parse_matmul("i8", "i32");
+  ck_assert_uint_eq(mm->num_regions, 1);
+  static const kiln_op_kind want[] = {KILN_OP_ARITH_EXTSI, KILN_OP_ARITH_EXTSI, KILN_OP_ARITH_MULI,
+                                      KILN_OP_ARITH_ADDI, KILN_OP_LINALG_YIELD};
+  kiln_block *body = mm->regions[0].first;
+  kiln_op *o = body->first;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++, o = o->next) {
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_eq(o->kind, want[i]);
+  }
+  ck_assert_ptr_null(o);
+  /* the accumulation reads the output's block argument first */
+  ck_assert_ptr_eq(kiln_op_operand(body->last->prev, 0), body->args[2]);
 }
 END_TEST
 
@@ -423,6 +457,7 @@ static Suite *ir_suite(void) {
   tcase_add_test(tc, verify_input_names_pass_and_first_diagnostic);
   tcase_add_test(tc, parse_diagnostics);
   tcase_add_test(tc, structured_iteration);
+  tcase_add_test(tc, named_op_bodies);
   tcase_add_test(tc, pass_manager);
   tcase_add_test(tc, location_nodes);
   tcase_add_test(tc, value_map);
