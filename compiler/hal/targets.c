@@ -23,22 +23,14 @@ kiln_error *kiln_hal_check_target(const char *t) {
   if (has_prefix(t, "llvm-cpu")) {
     kiln_llvm_cpu_target_t tgt;
     kiln_error *s = kiln_llvm_cpu_target_parse(t, &tgt);
-    if (s) {
-      kiln_error *e = kiln_error_new("%s", kiln_error_message(s));
-      kiln_error_free(s);
-      return e;
-    }
+    if (s) return s;
     kiln_llvm_cpu_target_release(&tgt);
     return NULL;
   }
   if (has_prefix(t, "cuda")) {
     kiln_ptx_target_t tgt;
     kiln_error *s = kiln_ptx_target_parse(t, &tgt);
-    if (s) {
-      kiln_error *e = kiln_error_new("%s", kiln_error_message(s));
-      kiln_error_free(s);
-      return e;
-    }
+    if (s) return s;
     return NULL;
   }
   static const char arches[] = "host"

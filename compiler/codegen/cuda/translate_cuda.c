@@ -88,12 +88,8 @@ kiln_error *kiln_cuda_translate_variant(kiln_op *inner, void *user) {
   kiln_op *var = sv.variant;
   const char *ename = sv.executable_name, *vname = sv.variant_name, *target = sv.target;
   kiln_ptx_target_t pt;
-  kiln_error *st = kiln_ptx_target_parse(target, &pt);
-  if (st) {
-    kiln_error *e = kiln_error_new("%s", kiln_error_message(st));
-    kiln_error_free(st);
-    return e;
-  }
+  err = kiln_ptx_target_parse(target, &pt);
+  if (err) return err;
   err = tc_record_launch(var, inner);
   if (err) return err;
   /* (the read-only mask matters only to the CPU export table) */
@@ -120,22 +116,15 @@ kiln_error *kiln_cuda_translate_variant(kiln_op *inner, void *user) {
     kiln_ptx_abi_t abi;
     kiln_ptx_abi_init(&abi, lctx);
     uint32_t size[3] = {(uint32_t)w[0], (uint32_t)w[1], (uint32_t)w[2]};
-    st = kiln_ptx_abi_set_block_size(&abi, mod, fn, KILN_PTX_BLOCK_MAX, size);
-    if (st) {
-      err = kiln_error_new("%s", kiln_error_message(st));
-      kiln_error_free(st);
-    }
+    err = kiln_ptx_abi_set_block_size(&abi, mod, fn, KILN_PTX_BLOCK_MAX, size);
   }
   if (!err && s->options.compile_to == KILN_STAGE_LLVM_IR) {
     err = kiln_to_llvm_print_variant(mod, ename, vname, target, s->options.output_path);
   } else if (!err) {
     kiln_ptx_result_t res;
     memset(&res, 0, sizeof res);
-    st = kiln_ptx_compile(mod, &pt, &res);
-    if (st) {
-      err = kiln_error_new("%s", kiln_error_message(st));
-      kiln_error_free(st);
-    } else {
+    err = kiln_ptx_compile(mod, &pt, &res);
+    if (!err) {
       err = kiln_session_set_payload(s, ename, vname, KILN_PAYLOAD_PTX, "nvptx64", NULL,
                                      res.ptx.data, res.ptx.size);
       unsigned major, minor, patch;

@@ -188,12 +188,8 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   u->build_s = te_now() - t0;
   free(exports);
   if (err) return err;
-  kiln_error *st = kiln_llvm_cpu_target_parse(target, &u->target);
-  if (st) {
-    err = kiln_error_new("%s", kiln_error_message(st));
-    kiln_error_free(st);
-    return err;
-  }
+  err = kiln_llvm_cpu_target_parse(target, &u->target);
+  if (err) return err;
   j->target = &u->target;
   j->release = true;
   j->object_only = s->options.static_name != NULL;
