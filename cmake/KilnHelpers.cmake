@@ -24,6 +24,23 @@ function(kiln_target_defaults target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:${KILN_WARNINGS}>)
 endfunction()
 
+# kiln_runtime_defaults(TARGET): kiln_target_defaults plus what the
+# libraries a device links (runtime, format reader, bytecode, ELF, CPU)
+# carry so an embedder's image stays small: one section per function and
+# object, so a --gc-sections link keeps only what the embedder reaches, and
+# in MinSizeRel builds -Oz where the compiler has it (gcc 12+, clang), which
+# trades a little speed for size beyond -Os (calls instead of inlined
+# copies, shorter encodings). Release and debug builds are unchanged.
+include(CheckCCompilerFlag)
+check_c_compiler_flag(-Oz KILN_HAVE_OZ)
+function(kiln_runtime_defaults target)
+  kiln_target_defaults(${target})
+  target_compile_options(${target} PRIVATE -ffunction-sections -fdata-sections)
+  if(KILN_HAVE_OZ)
+    target_compile_options(${target} PRIVATE $<$<CONFIG:MinSizeRel>:-Oz>)
+  endif()
+endfunction()
+
 # kiln_add_check_test(NAME SOURCES a.c b.c LIBS x y): a Check unit test.
 function(kiln_add_check_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})

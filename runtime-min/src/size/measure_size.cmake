@@ -6,15 +6,16 @@
 # figure first: "runtime-min ARCH ...: N bytes stripped (...)".
 #
 # What is measured: the runtime as an embedder links it. The smallest
-# configuration is built MinSizeRel, runtime side only, with
-# function/data sections and no unwind tables; lld then links, with
+# configuration is built MinSizeRel (the runtime-side libraries add
+# function/data sections and -Oz themselves: kiln_runtime_defaults), runtime
+# side only, without unwind tables; lld then links, with
 # --gc-sections, every section the runtime's exported kiln_ functions
 # reach (no libc: it belongs to the platform), and the stripped result's
 # file size is reported. The same sources are measured four ways: the
 # host compiler with and without message text (KILN_MESSAGES=OFF), and
 # Debian's aarch64 and riscv64 cross compilers with messages (reported,
 # not budgeted: skipped with a reason when the cross compiler is absent).
-set(flags "-ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables")
+set(flags "-fno-asynchronous-unwind-tables -fno-unwind-tables")
 
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
