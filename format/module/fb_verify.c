@@ -150,7 +150,8 @@ static bool kfb_check_enum(kfb_verifier *v, unsigned enum_ref, int64_t value) {
   const kiln_fb_enum_desc_t *e = &v->schema->enums[enum_ref - 1];
   for (unsigned i = 0; i < e->value_count; i++)
     if (e->values[i].value == value) return true;
-  return kfb_fail(v, "value %" PRId64 " is not a valid %s", value, e->name);
+  return kfb_fail(v, "value %" PRId64 " is not a valid %s", value,
+                  kiln_fb_name(v->schema, e->name));
 }
 
 /* Follows the uoffset stored at pos (already checked in bounds). */
@@ -255,27 +256,28 @@ static unsigned kfb_inline_size(const kiln_fb_schema_t *s,
 
 static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table) {
   const kiln_fb_table_desc_t *td = &v->schema->tables[table];
+  const char *tname = kiln_fb_name(v->schema, td->name);
   if (v->depth >= KILN_FB_MAX_DEPTH)
     return kfb_fail(v, "tables nest deeper than %d levels", KILN_FB_MAX_DEPTH);
-  if (!kfb_spend(v) || !kfb_check_span(v, pos, 4, 4, td->name)) return false;
+  if (!kfb_spend(v) || !kfb_check_span(v, pos, 4, 4, tname)) return false;
   int32_t soffset;
   memcpy(&soffset, v->buf + pos, 4);
   int64_t vt = (int64_t)pos - soffset;
   if (vt < 0)
     return kfb_fail(v, "%s at offset %" PRIu64 " has its vtable before the "
-                    "start of the buffer (soffset %" PRId32 ")", td->name, pos,
+                    "start of the buffer (soffset %" PRId32 ")", tname, pos,
                     soffset);
   if (!kfb_check_span(v, (uint64_t)vt, 4, 2, "vtable")) return false;
   unsigned vt_size = kiln_fb_read_u16(v->buf + vt);
   unsigned t_size = kiln_fb_read_u16(v->buf + vt + 2);
   if (vt_size < 4 || vt_size % 2 != 0)
     return kfb_fail(v, "%s vtable at offset %" PRId64 " has invalid size %u",
-                    td->name, vt, vt_size);
+                    tname, vt, vt_size);
   if (t_size < 4)
     return kfb_fail(v, "%s at offset %" PRIu64 " has invalid size %u",
-                    td->name, pos, t_size);
+                    tname, pos, t_size);
   if (!kfb_check_span(v, (uint64_t)vt, vt_size, 2, "vtable") ||
-      !kfb_check_span(v, pos, t_size, 4, td->name))
+      !kfb_check_span(v, pos, t_size, 4, tname))
     return false;
   v->depth++;
   for (unsigned i = 0; i < td->field_count; i++) {
@@ -283,7 +285,7 @@ static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table) {
     if (4u + 2u * f->slot + 2u > vt_size) continue;
     unsigned off = kiln_fb_read_u16(v->buf + vt + 4 + 2 * f->slot);
     if (off == 0) continue;
-    kfb_push(v, f->name);
+    kfb_push(v, kiln_fb_name(v->schema, f->name));
     unsigned align, size = kfb_inline_size(v->schema, f, &align);
     if (off + size > t_size) {
       kfb_fail(v, "field (offset %u, %u bytes) lies outside its %u-byte table",
@@ -318,7 +320,7 @@ bool kiln_fb_verify(const kiln_fb_schema_t *schema, const uint8_t *buf,
   v.path_len = 0;
   v.err = err;
   err->message[0] = 0;
-  kfb_push(&v, schema->tables[schema->root_table].name);
+  kfb_push(&v, kiln_fb_name(schema, schema->tables[schema->root_table].name));
   if (v.limit < 4)
     return kfb_fail(&v, "buffer of %" PRIu64 " bytes is too small for a "
                         "FlatBuffer", size);

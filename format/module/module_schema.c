@@ -4,65 +4,108 @@
  * and JSON use the same words as flatc. */
 #include "kiln/module_format.h"
 
-/* A KILN_MESSAGES=OFF build keeps the descriptors' structure but not
- * their names, which only spell messages and JSON keys. */
+#include <stddef.h>
+
+/* Every name in one blob, laid out as a struct of char arrays so that each
+ * descriptor can hold its name's offset (offsetof) instead of a pointer.
+ * A KILN_MESSAGES=OFF build keeps the descriptors' structure but not
+ * their names, which only spell messages and JSON keys: its blob is "". */
 #ifdef KILN_NO_MESSAGES
-#define KFB_NAME_(x) ""
+static const char kfb_names[1] = "";
+#define KFB_NAME_(member) 0
 #else
-#define KFB_NAME_(x) #x
+#define KFB_ENUM(e, st) char e_##e[sizeof #e];
+#define KFB_ENUM_VALUE(e, name, value) char v_##e##_##name[sizeof #name];
+#define KFB_STRUCT(s, size, align) char s_##s[sizeof #s];
+#define KFB_STRUCT_FIELD(s, f, offset, st) char sf_##s##_##f[sizeof #f];
+#define KFB_TABLE(t) char t_##t[sizeof #t];
+#define KFB_SCALAR(t, f, slot, st, def) char f_##t##_##f[sizeof #f];
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) char f_##t##_##f[sizeof #f];
+#define KFB_STRUCT_REF(t, f, slot, s) char f_##t##_##f[sizeof #f];
+#define KFB_STRING(t, f, slot) char f_##t##_##f[sizeof #f];
+#define KFB_TABLE_REF(t, f, slot, sub) char f_##t##_##f[sizeof #f];
+#define KFB_VEC_SCALAR(t, f, slot, st) char f_##t##_##f[sizeof #f];
+#define KFB_VEC_STRUCT(t, f, slot, s) char f_##t##_##f[sizeof #f];
+#define KFB_VEC_STRING(t, f, slot) char f_##t##_##f[sizeof #f];
+#define KFB_VEC_TABLE(t, f, slot, sub) char f_##t##_##f[sizeof #f];
+struct kfb_name_blob {
+#include "kiln/module_schema.def"
+};
+
+#define KFB_ENUM(e, st) #e,
+#define KFB_ENUM_VALUE(e, name, value) #name,
+#define KFB_STRUCT(s, size, align) #s,
+#define KFB_STRUCT_FIELD(s, f, offset, st) #f,
+#define KFB_TABLE(t) #t,
+#define KFB_SCALAR(t, f, slot, st, def) #f,
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) #f,
+#define KFB_STRUCT_REF(t, f, slot, s) #f,
+#define KFB_STRING(t, f, slot) #f,
+#define KFB_TABLE_REF(t, f, slot, sub) #f,
+#define KFB_VEC_SCALAR(t, f, slot, st) #f,
+#define KFB_VEC_STRUCT(t, f, slot, s) #f,
+#define KFB_VEC_STRING(t, f, slot) #f,
+#define KFB_VEC_TABLE(t, f, slot, sub) #f,
+static const struct kfb_name_blob kfb_name_blob = {
+#include "kiln/module_schema.def"
+};
+_Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offsets");
+#define kfb_names ((const char *)&kfb_name_blob)
+#define KFB_NAME_(member) (uint16_t)offsetof(struct kfb_name_blob, member)
 #endif
 
 #define KFB_ENUM(e, st) static const kiln_fb_enum_value_t kfb_values_##e[] = {
-#define KFB_ENUM_VALUE(e, name, value) {KFB_NAME_(name), value},
+#define KFB_ENUM_VALUE(e, name, value) {value, KFB_NAME_(v_##e##_##name)},
 #define KFB_ENUM_END(e) };
 #include "kiln/module_schema.def"
 
 #define KFB_STRUCT(s, size, align) \
   static const kiln_fb_struct_field_desc_t kfb_sfields_##s[] = {
-#define KFB_STRUCT_FIELD(s, f, offset, st) {KFB_NAME_(f), offset, KILN_FB_##st},
+#define KFB_STRUCT_FIELD(s, f, offset, st) {KFB_NAME_(sf_##s##_##f), offset, KILN_FB_##st},
 #define KFB_STRUCT_END(s) };
 #include "kiln/module_schema.def"
 
 #define KFB_TABLE(t) static const kiln_fb_field_desc_t kfb_fields_##t[] = {
 #define KFB_TABLE_END(t) };
+#define KFB_F_(t, f) KFB_NAME_(f_##t##_##f)
 #define KFB_SCALAR(t, f, slot, st, def) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, 0},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, 0},
 #define KFB_ENUM_FIELD(t, f, slot, st, e, def) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, KILN_FB_ENUM_##e + 1},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, KILN_FB_ENUM_##e + 1},
 #define KFB_STRUCT_REF(t, f, slot, s) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_STRUCT, 0, KILN_FB_STRUCT_##s},
-#define KFB_STRING(t, f, slot) {KFB_NAME_(f), slot, KILN_FB_FIELD_STRING, 0, 0},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_STRUCT, 0, KILN_FB_STRUCT_##s},
+#define KFB_STRING(t, f, slot) {KFB_F_(t, f), slot, KILN_FB_FIELD_STRING, 0, 0},
 #define KFB_TABLE_REF(t, f, slot, sub) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_TABLE, 0, KILN_FB_TABLE_##sub},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_TABLE, 0, KILN_FB_TABLE_##sub},
 #define KFB_VEC_SCALAR(t, f, slot, st) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_##st, 0},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_##st, 0},
 #define KFB_VEC_STRUCT(t, f, slot, s) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_VEC_STRUCT, 0, KILN_FB_STRUCT_##s},
-#define KFB_VEC_STRING(t, f, slot) {KFB_NAME_(f), slot, KILN_FB_FIELD_VEC_STRING, 0, 0},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_STRUCT, 0, KILN_FB_STRUCT_##s},
+#define KFB_VEC_STRING(t, f, slot) {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_STRING, 0, 0},
 #define KFB_VEC_TABLE(t, f, slot, sub) \
-  {KFB_NAME_(f), slot, KILN_FB_FIELD_VEC_TABLE, 0, KILN_FB_TABLE_##sub},
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_TABLE, 0, KILN_FB_TABLE_##sub},
 #include "kiln/module_schema.def"
 
 #define KFB_COUNT_(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))
 
 static const kiln_fb_enum_desc_t kfb_enums[] = {
-#define KFB_ENUM(e, st) {KFB_NAME_(e), kfb_values_##e, KFB_COUNT_(kfb_values_##e)},
+#define KFB_ENUM(e, st) {kfb_values_##e, KFB_NAME_(e_##e), KFB_COUNT_(kfb_values_##e)},
 #include "kiln/module_schema.def"
 };
 
 static const kiln_fb_struct_desc_t kfb_structs[] = {
 #define KFB_STRUCT(s, size, align) \
-  {KFB_NAME_(s), kfb_sfields_##s, KFB_COUNT_(kfb_sfields_##s), size, align},
+  {kfb_sfields_##s, KFB_NAME_(s_##s), KFB_COUNT_(kfb_sfields_##s), size, align},
 #include "kiln/module_schema.def"
 };
 
 static const kiln_fb_table_desc_t kfb_tables[] = {
-#define KFB_TABLE(t) {KFB_NAME_(t), kfb_fields_##t, KFB_COUNT_(kfb_fields_##t)},
+#define KFB_TABLE(t) {kfb_fields_##t, KFB_NAME_(t_##t), KFB_COUNT_(kfb_fields_##t)},
 #include "kiln/module_schema.def"
 };
 
 const kiln_fb_schema_t kiln_module_schema = {
-    kfb_tables, kfb_structs, kfb_enums,
+    kfb_tables, kfb_structs, kfb_enums, kfb_names,
     KFB_COUNT_(kfb_tables), KFB_COUNT_(kfb_structs), KFB_COUNT_(kfb_enums),
     KILN_FB_TABLE_Module,
 };

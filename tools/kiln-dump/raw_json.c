@@ -28,7 +28,8 @@ static int64_t krj_scalar(const uint8_t *p, kiln_fb_scalar_t s) {
   }
 }
 
-static void krj_value(FILE *out, const uint8_t *p, kiln_fb_scalar_t s,
+static void krj_value(FILE *out, const kiln_fb_schema_t *schema,
+                      const uint8_t *p, kiln_fb_scalar_t s,
                       const kiln_fb_enum_desc_t *e) {
   int64_t v = krj_scalar(p, s);
   if (s == KILN_FB_BOOL) {
@@ -37,7 +38,7 @@ static void krj_value(FILE *out, const uint8_t *p, kiln_fb_scalar_t s,
   }
   for (unsigned i = 0; e && i < e->value_count; i++)
     if (e->values[i].value == v) {
-      fprintf(out, "\"%s\"", e->values[i].name);
+      fprintf(out, "\"%s\"", kiln_fb_name(schema, e->values[i].name));
       return;
     }
   if (s == KILN_FB_U64)
@@ -46,11 +47,13 @@ static void krj_value(FILE *out, const uint8_t *p, kiln_fb_scalar_t s,
     fprintf(out, "%" PRId64, v);
 }
 
-static void krj_struct(FILE *out, const uint8_t *p, const kiln_fb_struct_desc_t *sd) {
+static void krj_struct(FILE *out, const kiln_fb_schema_t *schema,
+                       const uint8_t *p, const kiln_fb_struct_desc_t *sd) {
   fputc('{', out);
   for (unsigned i = 0; i < sd->field_count; i++) {
-    fprintf(out, "%s\"%s\":", i ? "," : "", sd->fields[i].name);
-    krj_value(out, p + sd->fields[i].offset, sd->fields[i].scalar, NULL);
+    fprintf(out, "%s\"%s\":", i ? "," : "",
+            kiln_fb_name(schema, sd->fields[i].name));
+    krj_value(out, schema, p + sd->fields[i].offset, sd->fields[i].scalar, NULL);
   }
   fputc('}', out);
 }
@@ -69,7 +72,7 @@ static void krj_table(FILE *out, const kiln_fb_schema_t *schema,
     const kiln_fb_field_desc_t *f = &td->fields[i];
     const uint8_t *p = kiln_fb_field(t, f->slot);
     if (!p) continue;
-    fprintf(out, "%s\"%s\":", first ? "" : ",", f->name);
+    fprintf(out, "%s\"%s\":", first ? "" : ",", kiln_fb_name(schema, f->name));
     first = false;
     const kiln_fb_enum_desc_t *e = f->ref ? &schema->enums[f->ref - 1] : NULL;
     const uint8_t *ref = f->kind == KILN_FB_FIELD_SCALAR ||
@@ -78,8 +81,8 @@ static void krj_table(FILE *out, const kiln_fb_schema_t *schema,
                              : kiln_fb_deref(p);
     uint32_t n = ref ? kiln_fb_vec_count(ref) : 0;
     switch ((kiln_fb_kind_t)f->kind) {
-      case KILN_FB_FIELD_SCALAR: krj_value(out, p, f->scalar, e); break;
-      case KILN_FB_FIELD_STRUCT: krj_struct(out, p, &schema->structs[f->ref]); break;
+      case KILN_FB_FIELD_SCALAR: krj_value(out, schema, p, f->scalar, e); break;
+      case KILN_FB_FIELD_STRUCT: krj_struct(out, schema, p, &schema->structs[f->ref]); break;
       case KILN_FB_FIELD_STRING: krj_string(out, ref); break;
       case KILN_FB_FIELD_TABLE: krj_table(out, schema, ref, f->ref); break;
       case KILN_FB_FIELD_VEC_SCALAR: {
@@ -87,7 +90,7 @@ static void krj_table(FILE *out, const kiln_fb_schema_t *schema,
         fputc('[', out);
         for (uint32_t k = 0; k < n; k++) {
           if (k) fputc(',', out);
-          krj_value(out, ref + 4 + (size_t)k * size, f->scalar, e);
+          krj_value(out, schema, ref + 4 + (size_t)k * size, f->scalar, e);
         }
         fputc(']', out);
         break;
@@ -97,7 +100,7 @@ static void krj_table(FILE *out, const kiln_fb_schema_t *schema,
         fputc('[', out);
         for (uint32_t k = 0; k < n; k++) {
           if (k) fputc(',', out);
-          krj_struct(out, ref + 4 + (size_t)k * sd->size, sd);
+          krj_struct(out, schema, ref + 4 + (size_t)k * sd->size, sd);
         }
         fputc(']', out);
         break;

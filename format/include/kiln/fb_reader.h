@@ -55,8 +55,11 @@ typedef enum kiln_fb_kind {
   KILN_FB_FIELD_VEC_TABLE   /* ref: table index */
 } kiln_fb_kind_t;
 
+/* Names (.fbs spellings, for messages and JSON keys) are offsets into the
+ * schema's `names` blob (kiln_fb_name), not pointers: the descriptors stay
+ * half the size and need no relocations. */
 typedef struct kiln_fb_field_desc {
-  const char *name;
+  uint16_t name;
   uint16_t slot;
   uint8_t kind;   /* kiln_fb_kind_t */
   uint8_t scalar; /* kiln_fb_scalar_t, for scalar kinds */
@@ -64,40 +67,44 @@ typedef struct kiln_fb_field_desc {
 } kiln_fb_field_desc_t;
 
 typedef struct kiln_fb_table_desc {
-  const char *name;
   const kiln_fb_field_desc_t *fields;
-  uint16_t field_count;
+  uint16_t name, field_count;
 } kiln_fb_table_desc_t;
 
 typedef struct kiln_fb_struct_field_desc {
-  const char *name;
+  uint16_t name;
   uint16_t offset;
   uint8_t scalar;
 } kiln_fb_struct_field_desc_t;
 
 typedef struct kiln_fb_struct_desc {
-  const char *name;
   const kiln_fb_struct_field_desc_t *fields;
-  uint16_t field_count, size, align;
+  uint16_t name, field_count, size, align;
 } kiln_fb_struct_desc_t;
 
 typedef struct kiln_fb_enum_value {
-  const char *name;
   int64_t value;
+  uint16_t name;
 } kiln_fb_enum_value_t;
 
 typedef struct kiln_fb_enum_desc {
-  const char *name;
   const kiln_fb_enum_value_t *values;
-  uint16_t value_count;
+  uint16_t name, value_count;
 } kiln_fb_enum_desc_t;
 
 typedef struct kiln_fb_schema {
   const kiln_fb_table_desc_t *tables;
   const kiln_fb_struct_desc_t *structs;
   const kiln_fb_enum_desc_t *enums;
+  const char *names; /* NUL-separated; descriptors hold offsets into it */
   uint16_t table_count, struct_count, enum_count, root_table;
 } kiln_fb_schema_t;
+
+/* The name at offset `name` of schema's blob. */
+static inline const char *kiln_fb_name(const kiln_fb_schema_t *schema,
+                                       uint16_t name) {
+  return schema->names + name;
+}
 
 /* Limits that keep verification of hostile input cheap. */
 #define KILN_FB_MAX_DEPTH 32

@@ -9,15 +9,18 @@
 #include "kiln/fb_builder.h"
 #include "kiln/fb_reader.h"
 
-/* table Node { value: ulong; child: Node; name: string; nums: [long]; } */
+/* table Node { value: ulong; child: Node; name: string; nums: [long]; }
+ * Names are offsets into node_names. */
+static const char node_names[] = "value\0child\0name\0nums\0Node";
 static const kiln_fb_field_desc_t node_fields[] = {
-    {"value", 0, KILN_FB_FIELD_SCALAR, KILN_FB_U64, 0},
-    {"child", 1, KILN_FB_FIELD_TABLE, 0, 0},
-    {"name", 2, KILN_FB_FIELD_STRING, 0, 0},
-    {"nums", 3, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_I64, 0},
+    {0, 0, KILN_FB_FIELD_SCALAR, KILN_FB_U64, 0},
+    {6, 1, KILN_FB_FIELD_TABLE, 0, 0},
+    {12, 2, KILN_FB_FIELD_STRING, 0, 0},
+    {17, 3, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_I64, 0},
 };
-static const kiln_fb_table_desc_t node_table[] = {{"Node", node_fields, 4}};
-static const kiln_fb_schema_t node_schema = {node_table, NULL, NULL, 1, 0, 0, 0};
+static const kiln_fb_table_desc_t node_table[] = {{node_fields, 22, 4}};
+static const kiln_fb_schema_t node_schema = {node_table, NULL, NULL, node_names,
+                                             1, 0, 0, 0};
 
 /* A chain of `depth` nested Nodes. */
 static void build_chain(kiln_fbb_t *f, int depth, const uint8_t **data, size_t *size) {
