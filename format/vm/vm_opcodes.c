@@ -6,35 +6,42 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Every opcode's mnemonic and format, back to back, as one object: a
- * member per string gives each string's offset at compile time, and an
- * opcode's format starts right after its mnemonic's NUL. */
-typedef struct opcode_text {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
-  char NAME##_m[sizeof MNEMONIC];                    \
-  char NAME##_f[sizeof FORMAT];
+/* Every opcode's operand format, back to back, as one object: a member
+ * per string gives each string's offset at compile time. */
+typedef struct opcode_formats {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) char NAME[sizeof FORMAT];
 #include "kiln/vm_opcodes.def"
-} opcode_text_t;
-_Static_assert(sizeof(opcode_text_t) <= UINT16_MAX, "offsets are 16-bit");
+} opcode_formats_t;
+_Static_assert(sizeof(opcode_formats_t) <= UINT16_MAX, "offsets are 16-bit");
 
-static const opcode_text_t opcode_text = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) MNEMONIC, FORMAT,
+static const opcode_formats_t opcode_formats = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) FORMAT,
 #include "kiln/vm_opcodes.def"
 };
 
-static const uint16_t opcode_at[KILN_VM_OP_COUNT] = {
+static const uint16_t format_at[KILN_VM_OP_COUNT] = {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
-  (uint16_t)offsetof(opcode_text_t, NAME##_m),
+  (uint16_t)offsetof(opcode_formats_t, NAME),
 #include "kiln/vm_opcodes.def"
 };
+
+/* Mnemonics live apart from the formats the runtime decodes with, so a
+ * runtime that prints none (KILN_MESSAGES=OFF) links none. Only messages
+ * and disassembly name opcodes, so a walk over the NUL-separated list
+ * replaces a second offset table. */
+static const char opcode_mnemonics[] =
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) MNEMONIC "\0"
+#include "kiln/vm_opcodes.def"
+    ;
 
 const char *kiln_vm_opcode_mnemonic(unsigned op) {
-  return (const char *)&opcode_text + opcode_at[op];
+  const char *m = opcode_mnemonics;
+  for (unsigned i = 0; i < op && i < KILN_VM_OP_COUNT; ++i) m += strlen(m) + 1;
+  return m;
 }
 
 const char *kiln_vm_opcode_format(unsigned op) {
-  const char *m = kiln_vm_opcode_mnemonic(op);
-  return m + strlen(m) + 1;
+  return (const char *)&opcode_formats + format_at[op];
 }
 
 size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,

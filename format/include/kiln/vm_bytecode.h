@@ -44,9 +44,11 @@ typedef enum kiln_vm_opcode {
 } kiln_vm_opcode_t;
 
 /* An opcode's mnemonic ("add.i32") and operand kinds (see vm_opcodes.def);
- * OP must be below KILN_VM_OP_COUNT. Both come from one packed string pool
- * with a 16-bit offset per opcode: a table of two pointers per opcode cost
- * the smallest runtime 1.4 KB of relocated data. */
+ * OP must be below KILN_VM_OP_COUNT. Formats come from a packed string
+ * pool with a 16-bit offset per opcode (a table of pointers cost the
+ * smallest runtime 1.4 KB of relocated data); mnemonics from a separate
+ * list, walked (messages and disassembly only), which a runtime without
+ * message text does not link. */
 const char *kiln_vm_opcode_mnemonic(unsigned op);
 const char *kiln_vm_opcode_format(unsigned op);
 /* One line per opcode, $N = operand N. Kept apart from the mnemonics (in
