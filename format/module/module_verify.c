@@ -298,8 +298,12 @@ static bool kmv_check_executables(const kiln_module_view_t *m,
                         "]: name or target missing, empty or holding a NUL "
                         "byte", i, v);
       uint32_t seg = kiln_fb_ExecutableVariant_segment(var);
+#ifdef KILN_NO_MESSAGES /* only messages name it */
+      const char *what = "";
+#else
       char what[48];
       snprintf(what, sizeof what, "executables[%" PRIu32 "].variants", i);
+#endif
       if (!kmv_check_segment_ref(m, seg, kiln_fb_SegmentKind_Executable, what,
                                  v, err) ||
           !kmv_check_variant_exports(e, var, i, v, err))

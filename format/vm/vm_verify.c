@@ -41,6 +41,16 @@ static int fail(verifier_t *v, const char *fmt, ...) {
 #define fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), fail(v, KILN_MESSAGE_NONE))
 #endif
 
+/* A failure before any instruction: no offset or opcode to name. */
+#define diag_fail(d, ...) \
+  (snprintf((d)->message, sizeof (d)->message, __VA_ARGS__), 1)
+#ifdef KILN_NO_MESSAGES
+#undef diag_fail
+#define diag_fail(d, ...)       \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), \
+   snprintf((d)->message, sizeof (d)->message, KILN_MESSAGE_NONE), 1)
+#endif
+
 static int check_reg(verifier_t *v, char kind, uint32_t reg) {
   if (kind == 'r') {
     if (reg >= v->fn->ref_count)
@@ -165,29 +175,19 @@ int kiln_vm_verify_function(const kiln_vm_module_info_t *module,
                             kiln_vm_diag_t *diag) {
   memset(diag, 0, sizeof *diag);
   diag->function = index;
-  if (index >= module->function_count) {
-    snprintf(diag->message, sizeof diag->message,
-             "function ordinal %u out of range", index);
-    return 1;
-  }
+  if (index >= module->function_count)
+    return diag_fail(diag, "function ordinal %u out of range", index);
   const kiln_vm_function_info_t *fn = &module->functions[index];
   verifier_t v = {module, fn, diag, 0};
-  if (!kiln_vm_signature_valid(fn->signature) || strchr(fn->signature, 'C')) {
-    snprintf(diag->message, sizeof diag->message,
-             "malformed function signature");
-    return 1;
-  }
+  if (!kiln_vm_signature_valid(fn->signature) || strchr(fn->signature, 'C'))
+    return diag_fail(diag, "malformed function signature");
   if (fn->scalar_count > KILN_VM_MAX_REGISTERS ||
-      fn->ref_count > KILN_VM_MAX_REGISTERS) {
-    snprintf(diag->message, sizeof diag->message,
-             "register counts %u scalar / %u ref exceed the limit %u",
-             fn->scalar_count, fn->ref_count, KILN_VM_MAX_REGISTERS);
-    return 1;
-  }
-  if (fn->code_size == 0) {
-    snprintf(diag->message, sizeof diag->message, "empty function body");
-    return 1;
-  }
+      fn->ref_count > KILN_VM_MAX_REGISTERS)
+    return diag_fail(diag,
+                     "register counts %u scalar / %u ref exceed the limit %u",
+                     fn->scalar_count, fn->ref_count, KILN_VM_MAX_REGISTERS);
+  if (fn->code_size == 0)
+    return diag_fail(diag, "empty function body");
   memset(scratch, 0, kiln_vm_verify_scratch_size(fn->code_size));
   uint8_t last = KILN_VM_OP_NOP;
   for (size_t off = 0; off < fn->code_size;) {
