@@ -54,6 +54,11 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #define KFB_NAME_(member) (uint16_t)offsetof(struct kfb_name_blob, member)
 #endif
 
+#define KFB_ENUM_VALUE(e, name, value)                           \
+  _Static_assert((value) >= INT32_MIN && (value) <= INT32_MAX, \
+                 #e "." #name ": kiln_fb_enum_value_t holds int32");
+#include "kiln/module_schema.def"
+
 #define KFB_ENUM(e, st) static const kiln_fb_enum_value_t kfb_values_##e[] = {
 #define KFB_ENUM_VALUE(e, name, value) {value, KFB_NAME_(v_##e##_##name)},
 #define KFB_ENUM_END(e) };

@@ -6,9 +6,10 @@
 
 #include "runtime_internal.h"
 
+/* Names inline (the longest, "bf16", fits): no pointer per entry. */
 static const struct {
-  const char *name;
-  unsigned size;
+  char name[5];
+  uint8_t size;
 } krt_element_types[KILN_ELEMENT_COUNT] = {
     [KILN_ELEMENT_NONE] = {"?", 0},   [KILN_ELEMENT_I1] = {"i1", 1},
     [KILN_ELEMENT_I8] = {"i8", 1},    [KILN_ELEMENT_I16] = {"i16", 2},

@@ -83,7 +83,7 @@ typedef struct kiln_fb_struct_desc {
 } kiln_fb_struct_desc_t;
 
 typedef struct kiln_fb_enum_value {
-  int64_t value;
+  int32_t value; /* FlatBuffers enums here are bytes; int32 leaves room */
   uint16_t name;
 } kiln_fb_enum_value_t;
 
