@@ -136,20 +136,22 @@ kiln_status_code_t kiln_status_code(kiln_status_t status) {
 }
 
 const char *kiln_status_code_name(kiln_status_code_t code) {
-  static const char *const names[] = {
-      "KILN_STATUS_OK",
-      "KILN_STATUS_INVALID_ARGUMENT",
-      "KILN_STATUS_NOT_FOUND",
-      "KILN_STATUS_OUT_OF_RANGE",
-      "KILN_STATUS_DATA_LOSS",
-      "KILN_STATUS_INCOMPATIBLE",
-      "KILN_STATUS_FAILED_PRECONDITION",
-      "KILN_STATUS_RESOURCE_EXHAUSTED",
-      "KILN_STATUS_UNAVAILABLE",
-      "KILN_STATUS_UNIMPLEMENTED",
-      "KILN_STATUS_ABORTED",
-      "KILN_STATUS_INTERNAL",
-  };
-  return (unsigned)code < sizeof names / sizeof names[0] ? names[code]
-                                                         : "KILN_STATUS_?";
+  /* NUL-separated in code order and walked: no table of pointers. */
+  static const char names[] =
+      "KILN_STATUS_OK\0"
+      "KILN_STATUS_INVALID_ARGUMENT\0"
+      "KILN_STATUS_NOT_FOUND\0"
+      "KILN_STATUS_OUT_OF_RANGE\0"
+      "KILN_STATUS_DATA_LOSS\0"
+      "KILN_STATUS_INCOMPATIBLE\0"
+      "KILN_STATUS_FAILED_PRECONDITION\0"
+      "KILN_STATUS_RESOURCE_EXHAUSTED\0"
+      "KILN_STATUS_UNAVAILABLE\0"
+      "KILN_STATUS_UNIMPLEMENTED\0"
+      "KILN_STATUS_ABORTED\0"
+      "KILN_STATUS_INTERNAL";
+  if ((unsigned)code > KILN_STATUS_INTERNAL) return "KILN_STATUS_?";
+  const char *n = names;
+  for (unsigned i = 0; i < (unsigned)code; i++) n += strlen(n) + 1;
+  return n;
 }

@@ -31,13 +31,21 @@ enum {
 
 int kiln_elf_reloc_kind(uint32_t machine, uint32_t type,
                         kiln_elf_reloc_kind_t *kind) {
-#define KILN_ELF_RELOC(M, NAME, T, K)  \
-  if (machine == (M) && type == (T)) { \
-    *kind = KILN_ELF_RK_##K;           \
-    return 1;                          \
-  }
+  /* A table scanned in order, not a chain of compares: 4 bytes a row. */
+  static const struct {
+    uint8_t machine; /* e_machine numbers here all fit a byte */
+    uint8_t kind;
+    uint16_t type;
+  } relocs[] = {
+#define KILN_ELF_RELOC(M, NAME, T, K) {M, KILN_ELF_RK_##K, T},
 #include "elf_relocs.def"
 #undef KILN_ELF_RELOC
+  };
+  for (size_t i = 0; i < sizeof relocs / sizeof relocs[0]; i++)
+    if (relocs[i].machine == machine && relocs[i].type == type) {
+      *kind = (kiln_elf_reloc_kind_t)relocs[i].kind;
+      return 1;
+    }
   return 0;
 }
 
