@@ -93,30 +93,20 @@ size_t kiln_function_signature_format(kiln_function_t function, char *buf,
                                       size_t size) {
   const krt_function_t *f = fn_of(function);
   size_t n = 0;
-  char tmp[256];
   if (size) buf[0] = 0;
-#define KRT_PUT(s)                                                          \
-  do {                                                                      \
-    int w_ = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0,   \
-                      "%s", s);                                             \
-    if (w_ > 0) n += (size_t)w_;                                            \
-  } while (0)
   if (!f) return 0;
-  KRT_PUT("(");
-  for (uint32_t i = 0; i < f->input_count; ++i) {
-    if (i) KRT_PUT(", ");
-    kiln_tensor_type_format(&f->types[i], tmp, sizeof tmp);
-    KRT_PUT(tmp);
+  const uint32_t count = f->input_count + f->output_count;
+  const char *arrow = f->output_count == 1 ? ") -> " : ") -> (";
+  krt_append(buf, size, &n, "(");
+  for (uint32_t i = 0; i < count; ++i) {
+    krt_append(buf, size, &n, "%s",
+               i == f->input_count ? arrow : i ? ", " : "");
+    /* Each type formats straight into buf, counting as snprintf does. */
+    n += kiln_tensor_type_format(&f->types[i], n < size ? buf + n : NULL,
+                                 n < size ? size - n : 0);
   }
-  KRT_PUT(") -> ");
-  if (f->output_count != 1) KRT_PUT("(");
-  for (uint32_t i = 0; i < f->output_count; ++i) {
-    if (i) KRT_PUT(", ");
-    kiln_tensor_type_format(&f->types[f->input_count + i], tmp, sizeof tmp);
-    KRT_PUT(tmp);
-  }
-  if (f->output_count != 1) KRT_PUT(")");
-#undef KRT_PUT
+  if (f->output_count == 0) krt_append(buf, size, &n, "%s", arrow);
+  if (f->output_count != 1) krt_append(buf, size, &n, ")");
   return n;
 }
 

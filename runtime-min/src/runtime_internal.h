@@ -40,6 +40,11 @@ kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)
   (KILN_MESSAGE_DROP(__VA_ARGS__), (status))
 #endif
 
+/* Appends printf output at buf[*n] and adds its length to *n, also when it
+ * did not fit (snprintf's count: *n ends as the length the text needs). */
+void krt_append(char *buf, size_t size, size_t *n, const char *fmt, ...)
+    KRT_PRINTF(4, 5);
+
 /* Largest executable payload the runtime decompresses. */
 #define KRT_MAX_PAYLOAD_BYTES (256u << 20)
 

@@ -1,6 +1,7 @@
 /* Element types and tensor types: names, sizes, parsing and the
  * "tensor<2x?xf32>" spelling every message and tool uses. The numbering
  * equals the module format's ElementType enum. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,28 +40,28 @@ kiln_element_type_t kiln_element_type_parse(const char *name, size_t len) {
   return KILN_ELEMENT_NONE;
 }
 
+void krt_append(char *buf, size_t size, size_t *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(*n < size ? buf + *n : NULL, *n < size ? size - *n : 0,
+                    fmt, ap);
+  va_end(ap);
+  if (w > 0) *n += (size_t)w;
+}
+
 size_t kiln_tensor_type_format(const kiln_tensor_type_t *type, char *buf,
                                size_t size) {
   size_t n = 0;
-  char tmp[32];
-#define KRT_PUT(...)                                                     \
-  do {                                                                   \
-    int w = snprintf(n < size ? buf + n : NULL, n < size ? size - n : 0, \
-                     __VA_ARGS__);                                       \
-    if (w > 0) n += (size_t)w;                                           \
-  } while (0)
   if (size) buf[0] = 0;
-  KRT_PUT("tensor<");
+  krt_append(buf, size, &n, "tensor<");
   const uint32_t rank = type->rank <= KILN_MAX_RANK ? type->rank : 0;
   for (uint32_t i = 0; i < rank; ++i) {
     if (type->dims[i] < 0)
-      snprintf(tmp, sizeof tmp, "?x");
+      krt_append(buf, size, &n, "?x");
     else
-      snprintf(tmp, sizeof tmp, "%lldx", (long long)type->dims[i]);
-    KRT_PUT("%s", tmp);
+      krt_append(buf, size, &n, "%lldx", (long long)type->dims[i]);
   }
-  KRT_PUT("%s>", kiln_element_type_name(type->element_type));
-#undef KRT_PUT
+  krt_append(buf, size, &n, "%s>", kiln_element_type_name(type->element_type));
   return n;
 }
 

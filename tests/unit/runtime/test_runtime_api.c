@@ -112,6 +112,12 @@ START_TEST(call_handmade_on_local_devices) {
   char sig[128];
   kiln_function_signature_format(f.fn, sig, sizeof sig);
   ck_assert_str_eq(sig, "(tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>");
+  /* Too small a buffer: a NUL-terminated prefix, and the length needed. */
+  char small[8];
+  ck_assert_uint_eq(kiln_function_signature_format(f.fn, small, sizeof small),
+                    strlen(sig));
+  ck_assert_str_eq(small, "(tensor");
+  ck_assert_uint_eq(kiln_function_signature_format(f.fn, NULL, 0), strlen(sig));
   kiln_tensor_type_t t = kiln_function_input_type(f.fn, 1);
   ck_assert(t.element_type == KILN_ELEMENT_F32 && t.rank == 1 && t.dims[0] == 4);
   ck_assert_int_eq(kiln_function_input_type(f.fn, 2).element_type,
