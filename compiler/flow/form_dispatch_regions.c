@@ -2,8 +2,8 @@
  * one per future kernel.
  *
  * Takes: host functions after fusion and sink-reshapes. Every op producing a tensor other
- * than arith.constant, tensor.empty, flow.tensor.reshape and linalg.fill
- * used only as an init is a root, in program order (matmul, conv,
+ * than arith.constant, tensor.empty, flow.tensor.reshape, flow.text (host
+ * text ops) and linalg.fill used only as an init is a root, in program order (matmul, conv,
  * pooling, reductions, softmax, or else an elementwise generic; any other
  * tensor op gets a region of its own). Guarantees: a root absorbs its
  * elementwise consumer chain while the value flowing along it has a
@@ -42,6 +42,7 @@ static bool is_root(kiln_op *op) {
   case KILN_OP_FLOW_TENSOR_RESHAPE:
   case KILN_OP_FLOW_DISPATCH:
   case KILN_OP_FLOW_DISPATCH_REGION:
+  case KILN_OP_FLOW_TEXT: /* text runs on the host (plan-memory) */
   case KILN_OP_FUNC_CALL: return false; /* calls stay on the host (plan-memory rejects them) */
   default: break;
   }

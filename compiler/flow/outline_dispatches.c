@@ -333,10 +333,11 @@ static kiln_error *outline_in(kiln_context *ctx, kiln_op *func, kiln_block *body
   for (kiln_op *op = body->first; op; op = op->next)
     if (op->kind != KILN_OP_FLOW_DISPATCH && op->kind != KILN_OP_FLOW_TENSOR_RESHAPE &&
         op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN &&
-        op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
+        op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && op->kind != KILN_OP_FLOW_TEXT &&
+        !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
       return kiln_op_error(op, "cannot stay in host function @%s after the flow stage (host code may only "
-                           "dispatch kernels, reshape, hold constants, compute dims and check them; "
-                           "inline calls first)", fname ? fname : "?");
+                           "dispatch kernels, reshape, hold constants, compute dims and check them, run "
+                           "text ops; inline calls first)", fname ? fname : "?");
     }
   return NULL;
 }

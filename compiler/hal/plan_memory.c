@@ -34,6 +34,13 @@
  *    are '?' holes filled by the dispatch's index operands;
  *  - results are returned as hal.buffer_view.create {offset, element_type,
  *    shape} (dynamic dims as operands).
+ *  - host text ops (flow.text) become hal.text.convert on views: those
+ *    reading only arguments, constants and earlier such ops run before
+ *    the command buffer (a numeric result a dispatch reads is a slot over
+ *    the view's buffer), the others after hal.device.wait (reading
+ *    dispatch results through views over their slots; their results may
+ *    only be returned or read by text ops); a text op's result is its
+ *    own view, returned as it is (its size is decided at run time);
  * No barriers are inserted here: schedule-commands places them. */
 #include "hl_internal.h"
 #include "dialects/hal.h"
@@ -58,6 +65,11 @@ typedef struct slot {
   int arena;               /* index into the interval list, or -1 */
 } slot;
 
+/* !kiln.str, the element type of text tensors (flow.text). */
+static bool is_text(const kiln_type *t) {
+  return t->kind == KILN_TYPE_OPAQUE && !strcmp(t->dialect, "kiln") && !strcmp(t->body, "str");
+}
+
 typedef struct pm {
   kiln_context *ctx;
   kiln_op *module, *func;
@@ -67,6 +79,7 @@ typedef struct pm {
   kiln_value **arg_dims; /* hal.buffer_view.dim per input and dim */
   slot *slots;
   uint32_t nslots, cap;
+  kiln_value_map text; /* tensor value -> its !hal.buffer_view for text ops */
   bool failed;
 } pm;
 
@@ -279,6 +292,66 @@ static void mixed_add(mixed *m, int64_t c, kiln_value *v) {
   }
 }
 
+/* The view a text op reads for tensor v: an argument's or an earlier
+ * text op's, else one made here over a constant's rodata (u8 bytes) or a
+ * dispatch result's slot (after the wait; static shapes). */
+static kiln_value *text_view(pm *p, kiln_op *op, kiln_value *v, kiln_error **err) {
+  kiln_value *view = kiln_value_map_lookup(&p->text, v);
+  if (view) return view;
+  kiln_value *buf = NULL;
+  int64_t off = 0;
+  const kiln_attr *cv = v->def && v->def->kind == KILN_OP_ARITH_CONSTANT ? kiln_op_get_attr(v->def, "value") : NULL;
+  if (cv && cv->kind == KILN_ATTR_DENSE) {
+    buf = rodata(p, cv);
+  } else {
+    int s = get_slot(p, view_root(v));
+    if (s >= 0 && p->slots[s].buffer && !p->slots[s].off_v) {
+      buf = p->slots[s].buffer;
+      off = p->slots[s].off;
+    }
+  }
+  if (!buf || !kiln_type_has_static_shape(v->type)) {
+    *err = fail(p, op, "a text op's operand is neither an argument, a constant, a text op's result nor a "
+                       "static dispatch result");
+    return NULL;
+  }
+  const kiln_type *bvt = hl_type(p->ctx, "buffer_view");
+  kiln_named_attr a[3] = {hl_named(p->ctx, "offset", hl_i64(p->ctx, off)),
+                          hl_named(p->ctx, "element_type", kiln_attr_type(p->ctx, v->type->elem)),
+                          hl_named(p->ctx, "shape", shape_attr(p->ctx, v->type))};
+  view = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1, &buf, 1, &bvt,
+                                   kiln_attr_dict(p->ctx, 3, a)), 0);
+  kiln_value_map_add(p->ctx, &p->text, v, view);
+  return view;
+}
+
+/* flow.text -> hal.text.convert at the builder; a numeric result gets a
+ * slot over its view's buffer, so dispatches can read it. */
+static kiln_error *text_op(pm *p, kiln_op *o) {
+  kiln_error *err = NULL;
+  kiln_value *ops[2];
+  for (uint32_t a = 0; a < 2; a++)
+    if (!(ops[a] = text_view(p, o, kiln_op_operand(o, a), &err))) return err;
+  kiln_value *r = kiln_op_result(o, 0);
+  const kiln_type *bvt = hl_type(p->ctx, "buffer_view");
+  const kiln_attr *op_a = kiln_op_get_attr(o, "op"), *fl = kiln_op_get_attr(o, "flags");
+  if (!op_a || op_a->kind != KILN_ATTR_INTEGER) return fail(p, o, "flow.text needs an integer 'op'");
+  kiln_named_attr a[3] = {hl_named(p->ctx, "op", hl_i32(p->ctx, op_a->i)),
+                          hl_named(p->ctx, "flags", hl_i32(p->ctx, fl && fl->kind == KILN_ATTR_INTEGER ? fl->i : 0)),
+                          hl_named(p->ctx, "element_type", kiln_attr_type(p->ctx, r->type->elem))};
+  kiln_op *h = kiln_build(&p->b, KILN_OP_HAL_TEXT_CONVERT, 2, ops, 1, &bvt, kiln_attr_dict(p->ctx, 3, a));
+  h->loc = o->loc;
+  kiln_value *view = kiln_op_result(h, 0);
+  kiln_value_map_add(p->ctx, &p->text, r, view);
+  sym s;
+  if (!is_text(r->type->elem) && byte_sym(p, r, &s) && !s.nf) {
+    const kiln_type *bt = hl_type(p->ctx, "buffer");
+    kiln_value *buf = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
+    set_slot(p, r, new_slot(p, buf, s));
+  }
+  return NULL;
+}
+
 static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   pm p = {0};
   p.ctx = ctx, p.module = module, p.func = func;
@@ -297,6 +370,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_FLOW_TENSOR_RESHAPE:
     case KILN_OP_ARITH_CONSTANT:
     case KILN_OP_FLOW_CHECK_DIM_EQ:
+    case KILN_OP_FLOW_TEXT:
     case KILN_OP_FUNC_RETURN: break;
     case KILN_OP_TENSOR_DIM: {
       kiln_value *src = kiln_op_operand(o, 0);
@@ -311,10 +385,12 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     }
   }
   for (uint32_t i = 0; i < fty->num_inputs; i++)
-    if (fty->types[i]->kind != KILN_TYPE_TENSOR || !kiln_dense_elem_size(fty->types[i]->elem))
+    if (fty->types[i]->kind != KILN_TYPE_TENSOR ||
+        (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem)))
       return fail(&p, func, "arguments must be ranked tensors");
   for (uint32_t i = 0; i < fty->num_results; i++)
-    if (fty->types[i]->kind != KILN_TYPE_TENSOR || !kiln_dense_elem_size(fty->types[i]->elem))
+    if (fty->types[i]->kind != KILN_TYPE_TENSOR ||
+        (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem)))
       return fail(&p, func, "results must be ranked tensors");
   kiln_op **orig = kiln_alloc(ctx, (nops + 1) * sizeof *orig);
   nops = 0;
@@ -366,6 +442,8 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   }
   for (uint32_t i = 0; i < nin; i++) {
     sym s;
+    kiln_value_map_add(ctx, &p.text, body->args[i], p.views[i]);
+    if (is_text(body->args[i]->type->elem)) continue; /* text ops read its view */
     if (!byte_sym(&p, body->args[i], &s)) return fail(&p, func, "an input's size cannot be computed");
     uint32_t k = new_slot(&p, in_bufs[i], s);
     p.slots[k].len_v = materialize(&p, &s);
@@ -374,6 +452,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   /* results: the dispatch results behind returned values */
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *r = view_root(kiln_op_operand(ret, i));
+    if (r->def && r->def->kind == KILN_OP_FLOW_TEXT) {
+      if (r != kiln_op_operand(ret, i)) return fail(&p, ret, "a text op's result is returned through a reshape");
+      continue; /* returned as the view the op makes */
+    }
     if (!r->def || r->def->kind != KILN_OP_FLOW_DISPATCH)
       return fail(&p, ret, "a result is not computed by a dispatch (run copy-aliased-results)");
     if (get_slot(&p, r) >= 0) return fail(&p, ret, "two results share one buffer (run copy-aliased-results)");
@@ -411,7 +493,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   }
   /* allocations: results, then one arena per monomial */
   for (uint32_t i = 0; i < ret->num_operands; i++) {
-    slot *s = &p.slots[get_slot(&p, view_root(kiln_op_operand(ret, i)))];
+    int k = get_slot(&p, view_root(kiln_op_operand(ret, i)));
+    if (k < 0) continue; /* a text op's */
+    slot *s = &p.slots[k];
     s->len_v = materialize(&p, &s->len);
     s->buffer = allocate(&p, &s->len, s->len_v, false);
   }
@@ -444,6 +528,23 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
         s->off_v = grp[g].offset ? mul(&p, m, index_const(&p, s->off)) : NULL;
         s->len_v = mul(&p, m, index_const(&p, s->len.coef));
       }
+    }
+  }
+  /* text ops that read no dispatch result run before any command */
+  bool *late = kiln_alloc(ctx, (nops + 1) * sizeof *late);
+  kiln_value_map late_vals = {0}; /* results of late text ops */
+  for (uint32_t i = 0; i < nops; i++) {
+    kiln_op *o = orig[i];
+    if (o->kind != KILN_OP_FLOW_TEXT) continue;
+    for (uint32_t a = 0; a < 2; a++) {
+      kiln_value *v = view_root(kiln_op_operand(o, a));
+      if ((v->def && v->def->kind == KILN_OP_FLOW_DISPATCH) || kiln_value_map_lookup(&late_vals, v))
+        late[i] = true;
+    }
+    if (late[i]) kiln_value_map_add(ctx, &late_vals, kiln_op_result(o, 0), kiln_op_result(o, 0));
+    if (!late[i]) {
+      kiln_error *e = text_op(&p, o);
+      if (e) return e;
     }
   }
   const kiln_type *cbt = hl_type(ctx, "command_buffer");
@@ -510,9 +611,23 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   }
   kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_EXECUTE, 1, &cb, 0, NULL, NULL);
   kiln_build(&p.b, KILN_OP_HAL_DEVICE_WAIT, 0, NULL, 0, NULL, NULL);
+  for (uint32_t i = 0; i < nops; i++)
+    if (late[i]) {
+      kiln_error *e = text_op(&p, orig[i]);
+      if (e) return e;
+      for (uint32_t r = 0; r < orig[i]->num_results; r++)
+        for (kiln_use *u = orig[i]->results[r].uses; u; u = u->next)
+          if (u->owner->kind != KILN_OP_FLOW_TEXT && u->owner->kind != KILN_OP_FUNC_RETURN)
+            return fail(&p, u->owner, "reads the result of a text op that runs after device work "
+                                      "(text between dispatches is not supported)");
+    }
   kiln_value **views = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *views);
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *v = kiln_op_operand(ret, i);
+    if (v->def && v->def->kind == KILN_OP_FLOW_TEXT) {
+      views[i] = kiln_value_map_lookup(&p.text, v);
+      continue;
+    }
     int s = get_slot(&p, view_root(v));
     kiln_value *ops[1 + KILN_MAX_LOOPS];
     uint32_t no = 0;

@@ -231,6 +231,24 @@ static int64_t cv_executable_index(cv *c, const char *name) {
 
 /* ---- hal ops ------------------------------------------------------------- */
 
+/* hal.text.convert: the two views, then code = op | flags << 4 |
+ * element type << 8 (kiln/text_ops.h). */
+static bool cv_text(cv *c, kiln_op *op, const vmx_import *imp) {
+  int64_t kind = 0, flags = 0, et = 0;
+  if (!cv_expect(c, op, 2, 1) || !cv_int_attr(c, op, "op", &kind, true) ||
+      !cv_int_attr(c, op, "flags", &flags, false) || !cv_elem_attr(c, op, &et))
+    return false;
+  if (kind < 0 || kind > 15 || flags < 0 || flags > 15)
+    return kiln_op_fail(&c->err, op, "text op %lld / flags %lld out of range", (long long)kind, (long long)flags);
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_operand(c, op, 0));
+  cv_push(&a, cv_operand(c, op, 1));
+  cv_push(&a, cv_i32(c, op, kind | flags << 4 | et << 8));
+  kiln_op *call = cv_call(c, op, imp, &a, op->results[0].type);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
 static bool cv_assert(cv *c, kiln_op *op, const vmx_import *imp) {
   int64_t input = 0, et = 0;
   const int64_t *dims;
@@ -512,6 +530,7 @@ static bool cv_op(cv *c, kiln_op *op) {
     case KILN_OP_HAL_BUFFER_ALLOCATE: return cv_allocate(c, op, imp);
     case KILN_OP_HAL_BUFFER_RODATA: return cv_rodata(c, op, imp);
     case KILN_OP_HAL_COMMAND_BUFFER_DISPATCH: return cv_dispatch(c, op, imp);
+    case KILN_OP_HAL_TEXT_CONVERT: return cv_text(c, op, imp);
     default: return cv_plain(c, op, imp);
     }
   }

@@ -99,6 +99,9 @@ kiln_fb_ElementType_t kiln_vm_element_type(const kiln_type *t) {
     default: return kiln_fb_ElementType_Unknown;
     }
   }
+  case KILN_TYPE_OPAQUE: /* !kiln.str: text, host-side only */
+    return !strcmp(t->dialect, "kiln") && !strcmp(t->body, "str") ? kiln_fb_ElementType_STR
+                                                                   : kiln_fb_ElementType_Unknown;
   default: return kiln_fb_ElementType_Unknown;
   }
 }

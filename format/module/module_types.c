@@ -16,7 +16,8 @@
   X(F16, "f16", 2)            \
   X(BF16, "bf16", 2)          \
   X(F32, "f32", 4)            \
-  X(F64, "f64", 8)
+  X(F64, "f64", 8)              \
+  X(STR, "str", 0) /* variable: offsets then UTF-8 (kiln/runtime.h) */
 
 const char *kiln_module_element_type_name(kiln_fb_ElementType_t type) {
   switch (type) {

@@ -23,4 +23,8 @@ kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
 kiln_status_t krt_command_buffer_execute(krt_call_t *call,
                                          krt_command_buffer_t *cb);
 
+/* hal.text.convert (text.c): the text ops of kiln/text_ops.h. */
+kiln_status_t krt_text_convert(krt_call_t *call, const krt_value_t *args,
+                               uint32_t n, krt_value_t *results);
+
 #endif /* KRT_HAL_INTERNAL_H */

@@ -246,11 +246,16 @@ static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
   return call->device->vt->wait(call->device);
 }
 
+#define hal_text_convert krt_text_convert /* text.c */
+
 const krt_native_t krt_hal_natives[] = {
 #define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) \
   {NAME, SIGNATURE, hal_##C_NAME},
 #ifndef KILN_WITH_TRANSFERS
 #define KILN_HAL_TRANSFER(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
+#endif
+#ifndef KILN_WITH_TEXT
+#define KILN_HAL_TEXT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
 #endif
 #include "kiln/hal_imports.def"
     {NULL, NULL, NULL},

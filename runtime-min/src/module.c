@@ -122,7 +122,7 @@ static kiln_status_t load_functions(kiln_module_t *m) {
                                   : kiln_fb_Function_outputs_at(f, k);
       kiln_tensor_type_t *tt = &fn->types[j];
       /* runtime.h numbers element types as the schema does */
-      _Static_assert(KILN_ELEMENT_COUNT == kiln_fb_ElementType_F64 + 1,
+      _Static_assert(KILN_ELEMENT_COUNT == kiln_fb_ElementType_STR + 1,
                      "kiln_element_type_t follows the schema's ElementType");
       tt->element_type =
           (kiln_element_type_t)kiln_fb_TensorType_element_type(t);

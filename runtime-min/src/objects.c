@@ -235,6 +235,67 @@ kiln_status_t kiln_buffer_read(kiln_buffer_t *buffer, uint64_t offset,
 
 /* ---- buffer views -------------------------------------------------------- */
 
+#ifdef KILN_WITH_TEXT
+/* The element count of dims; false on a negative dim or overflow. */
+static bool shape_count(uint32_t rank, const int64_t *dims, uint64_t *n) {
+  *n = 1;
+  for (uint32_t i = 0; i < rank; ++i)
+    if (dims[i] < 0 || __builtin_mul_overflow(*n, (uint64_t)dims[i], n))
+      return false;
+  return true;
+}
+
+/* A str view's byte length: its layout checked where the host sees the
+ * buffer (text is read and written by host code, never by kernels). */
+static kiln_status_t strings_check(const kiln_allocator_t *a, const uint8_t *p,
+                                   uint64_t avail, uint32_t rank,
+                                   const int64_t *dims, uint64_t *bytes) {
+  uint64_t n, at;
+  if (!shape_count(rank, dims, &n))
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "shape has a negative dimension or overflows");
+  const char *why = krt_strings_check(p, avail, n, bytes, &at);
+  if (why)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "str tensor of %llu elements %s (element %llu)",
+                      (unsigned long long)n, why, (unsigned long long)at);
+  return NULL;
+}
+
+static kiln_status_t strings_bytes(kiln_buffer_t *buffer, uint64_t offset,
+                                   uint32_t rank, const int64_t *dims,
+                                   uint64_t *bytes) {
+  const kiln_allocator_t *a = buffer->device->allocator;
+  if (!buffer->host)
+    return krt_status(a, KILN_STATUS_UNIMPLEMENTED,
+                      "str tensors live in host memory; this device's "
+                      "buffers are not host-addressable");
+  if (offset > buffer->length)
+    return krt_status(a, KILN_STATUS_OUT_OF_RANGE,
+                      "buffer view: offset %llu past the buffer's %llu bytes",
+                      (unsigned long long)offset,
+                      (unsigned long long)buffer->length);
+  return strings_check(a, buffer->host + offset, buffer->length - offset, rank,
+                       dims, bytes);
+}
+#else
+/* KILN_RUNTIME_TEXT=OFF: no str views (their checks are left out too). */
+static kiln_status_t strings_check(const kiln_allocator_t *a, const uint8_t *p,
+                                   uint64_t avail, uint32_t rank,
+                                   const int64_t *dims, uint64_t *bytes) {
+  (void)p, (void)avail, (void)rank, (void)dims, (void)bytes;
+  return krt_status(a, KILN_STATUS_UNIMPLEMENTED,
+                    "str tensors are left out of this runtime "
+                    "(KILN_RUNTIME_TEXT=OFF)");
+}
+static kiln_status_t strings_bytes(kiln_buffer_t *buffer, uint64_t offset,
+                                   uint32_t rank, const int64_t *dims,
+                                   uint64_t *bytes) {
+  (void)offset;
+  return strings_check(buffer->device->allocator, NULL, 0, rank, dims, bytes);
+}
+#endif
+
 kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
                                       uint64_t byte_offset,
                                       kiln_element_type_t element_type,
@@ -250,10 +311,14 @@ kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
     return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                       "rank %u exceeds the maximum %d", rank, KILN_MAX_RANK);
   uint64_t bytes;
-  if (!krt_shape_bytes(element_type, rank, dims, &bytes))
+  kiln_status_t s;
+  if (element_type == KILN_ELEMENT_STR) {
+    s = strings_bytes(buffer, byte_offset, rank, dims, &bytes);
+    if (s) return s;
+  } else if (!krt_shape_bytes(element_type, rank, dims, &bytes))
     return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                       "shape has a negative dimension or overflows");
-  kiln_status_t s = check_range(buffer, byte_offset, bytes);
+  s = check_range(buffer, byte_offset, bytes);
   if (s) return krt_status_prefix(s, "buffer view");
   kiln_buffer_view_t *v = krt_pool_alloc(buffer->device, sizeof *v, true);
   if (!v)
@@ -279,8 +344,13 @@ kiln_status_t kiln_buffer_view_from_host(kiln_device_t *device,
                                          kiln_buffer_view_t **out_view) {
   *out_view = NULL;
   uint64_t bytes;
-  if (rank > KILN_MAX_RANK ||
-      !krt_shape_bytes(element_type, rank, dims, &bytes))
+  if (element_type == KILN_ELEMENT_STR && rank <= KILN_MAX_RANK) {
+    kiln_status_t s = strings_check(device->allocator, (const uint8_t *)data,
+                                    data_length,
+                                    rank, dims, &bytes);
+    if (s) return s;
+  } else if (rank > KILN_MAX_RANK ||
+             !krt_shape_bytes(element_type, rank, dims, &bytes))
     return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
                       "invalid shape or element type");
   if (bytes != data_length)

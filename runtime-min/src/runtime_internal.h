@@ -65,7 +65,14 @@ void *krt_pool_alloc(kiln_device_t *device, size_t size, bool zero);
 void krt_pool_free(kiln_device_t *device, void *ptr); /* NULL-safe */
 void krt_pool_trim(kiln_device_t *device);
 
-/* Dense byte size of a shape; false on overflow or negative dims. */
+/* A str tensor's bytes (runtime.h): checks that p[0, avail) starts with
+ * count+1 little-endian u32 offsets (0 first, ascending, within avail)
+ * and that each string they index is UTF-8. NULL with *out_bytes the
+ * layout's length, else what is wrong and *out_at the element. */
+const char *krt_strings_check(const uint8_t *p, uint64_t avail, uint64_t count,
+                              uint64_t *out_bytes, uint64_t *out_at);
+/* Dense byte size of a shape; false on overflow or negative dims (and
+ * for str, whose size the data decides: krt_strings_check). */
 bool krt_shape_bytes(kiln_element_type_t type, uint32_t rank,
                      const int64_t *dims, uint64_t *out_bytes);
 

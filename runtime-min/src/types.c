@@ -19,6 +19,7 @@ static const struct {
     [KILN_ELEMENT_U32] = {"u32", 4},  [KILN_ELEMENT_U64] = {"u64", 8},
     [KILN_ELEMENT_F16] = {"f16", 2},  [KILN_ELEMENT_BF16] = {"bf16", 2},
     [KILN_ELEMENT_F32] = {"f32", 4},  [KILN_ELEMENT_F64] = {"f64", 8},
+    [KILN_ELEMENT_STR] = {"str", 0}, /* variable: krt_strings_check */
 };
 
 size_t kiln_element_type_size(kiln_element_type_t type) {
@@ -76,3 +77,46 @@ bool krt_shape_bytes(kiln_element_type_t type, uint32_t rank,
   *out_bytes = bytes;
   return true;
 }
+
+#ifdef KILN_WITH_TEXT
+/* One UTF-8 sequence per step: no overlong forms, surrogates or code
+ * points past U+10FFFF (ONNX strings are UTF-8, as numpy's are). */
+static bool krt_utf8_valid(const uint8_t *s, uint64_t n) {
+  for (uint64_t i = 0; i < n;) {
+    const uint8_t c = s[i];
+    unsigned len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2
+                 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (len == 0 || n - i < len) return false;
+    uint32_t cp = len == 1 ? c : c & (0x7fu >> len);
+    for (unsigned k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xc0) != 0x80) return false;
+      cp = cp << 6 | (s[i + k] & 0x3fu);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+const char *krt_strings_check(const uint8_t *p, uint64_t avail, uint64_t count,
+                              uint64_t *out_bytes, uint64_t *out_at) {
+  *out_at = 0;
+  if (count >= avail / 4) return "is too short for its offsets";
+  const uint64_t head = 4 * (count + 1);
+  uint32_t prev = 0;
+  for (uint64_t i = 0; i <= count; ++i) {
+    const uint8_t *q = p + 4 * i;
+    const uint32_t o = (uint32_t)q[0] | (uint32_t)q[1] << 8 |
+                       (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+    *out_at = i ? i - 1 : 0;
+    if (i == 0 ? o != 0 : o < prev) return "has offsets not ascending from 0";
+    if (o > avail - head) return "has an offset past its bytes";
+    if (!krt_utf8_valid(p + head + prev, o - prev)) return "is not UTF-8";
+    prev = o;
+  }
+  *out_bytes = head + prev;
+  return NULL;
+}
+#endif /* KILN_WITH_TEXT */

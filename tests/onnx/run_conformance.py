@@ -194,8 +194,24 @@ def refusal(msg):
 
 # ---- comparison ------------------------------------------------------------
 
+def as_text(a):
+    """A string tensor (numpy_helper's object array of str or bytes) as
+    numpy unicode, which .npy stores without pickling and kiln-run reads
+    and writes (str tensors, UTF-8 inside Kiln)."""
+    flat = [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in a.ravel()]
+    return np.array(flat, dtype=str).reshape(a.shape) if flat else np.zeros(a.shape, dtype="<U1")
+
+
 def compare(got, want):
-    """None when GOT matches WANT under ONNX's tolerances, else why not."""
+    """None when GOT matches WANT under ONNX's tolerances, else why not
+    (strings exactly)."""
+    if want.dtype == object or want.dtype.kind in "US":
+        if got.dtype.kind != "U":
+            return "mismatch", "element type %s, expected strings" % got.dtype
+        if got.shape != want.shape:
+            return "mismatch", "shape %s, expected %s" % (got.shape, want.shape)
+        bad = int(np.count_nonzero(got != as_text(want)))
+        return None if bad == 0 else ("mismatch", "%d of %d strings differ" % (bad, want.size))
     if got.dtype != want.dtype:
         return "mismatch", "element type %s, expected %s" % (got.dtype, want.dtype)
     if got.shape != want.shape:
@@ -404,7 +420,7 @@ def run_case(tools, root, work_root, name):
                     argv.append("--input=" + bf16_text(a))
                     continue
                 p = os.path.join(work, "in%d_%d.npy" % (k, j))
-                np.save(p, a)
+                np.save(p, as_text(a) if a.dtype == object else a, allow_pickle=False)
                 argv.append("--input=@" + p)
         names = None
         if structured(model):  # sequences and optionals: one result per tensor, by name

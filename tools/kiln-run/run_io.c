@@ -231,6 +231,8 @@ bool kiln_parse_input(const char *text, const kiln_tensor_type_t *declared,
                   text);
     out->type = *declared;
   }
+  if (out->type.element_type == KILN_ELEMENT_STR)
+    return fail(err, cap, "str values come from .npy files (--input=@x.npy)");
   if (!alloc_data(out, err, cap)) return false;
   if (values[0] == '@') {
     if (!read_raw(values + 1, out, err, cap)) {
@@ -283,6 +285,137 @@ static const struct {
     {"<u8", KILN_ELEMENT_U64}, {"|b1", KILN_ELEMENT_I1},
 };
 
+/* ---- .npy text: numpy's '<Un' (n UCS-4 code points) and '|Sn' (n bytes),
+ * NUL-padded, to and from the runtime's str layout (kiln/runtime.h) ------ */
+
+static void put_u32(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; ++k) p[k] = (uint8_t)(v >> (8 * k));
+}
+static uint32_t get_u32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+         (uint32_t)p[3] << 24;
+}
+
+/* RAW holds COUNT elements of WIDTH units (4 bytes when ucs4, else 1);
+ * out->data becomes their layout: trailing NULs dropped as numpy does,
+ * UCS-4 encoded as UTF-8, '|S' bytes kept (the runtime checks UTF-8). */
+static bool npy_text_to_layout(const uint8_t *raw, uint64_t count,
+                               uint64_t width, bool ucs4,
+                               kiln_host_tensor_t *out, char *err, size_t cap) {
+  uint64_t head, body;
+  if (__builtin_mul_overflow(count + 1, 4, &head) ||
+      __builtin_mul_overflow(count, width, &body) ||
+      __builtin_mul_overflow(body, 4, &body) || head + body > UINT32_MAX)
+    return fail(err, cap, "text tensor too large (offsets are 32-bit)");
+  uint8_t *d = malloc((size_t)(head + body) + 1);
+  if (!d) return fail(err, cap, "out of memory for a text tensor");
+  uint64_t at = 0;
+  put_u32(d, 0);
+  for (uint64_t i = 0; i < count; ++i) {
+    const uint8_t *e = raw + i * width * (ucs4 ? 4 : 1);
+    uint64_t n = width;
+    while (n && (ucs4 ? get_u32(e + 4 * (n - 1)) == 0 : e[n - 1] == 0)) --n;
+    for (uint64_t k = 0; k < n; ++k) {
+      uint8_t *o = d + head + at;
+      if (!ucs4) {
+        o[0] = e[k];
+        at += 1;
+        continue;
+      }
+      const uint32_t c = get_u32(e + 4 * k);
+      if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) {
+        free(d);
+        return fail(err, cap, "element %llu holds U+%X, not a Unicode scalar",
+                    (unsigned long long)i, (unsigned)c);
+      }
+      if (c < 0x80) {
+        o[0] = (uint8_t)c;
+        at += 1;
+      } else if (c < 0x800) {
+        o[0] = (uint8_t)(0xc0 | c >> 6), o[1] = (uint8_t)(0x80 | (c & 0x3f));
+        at += 2;
+      } else if (c < 0x10000) {
+        o[0] = (uint8_t)(0xe0 | c >> 12), o[1] = (uint8_t)(0x80 | (c >> 6 & 0x3f));
+        o[2] = (uint8_t)(0x80 | (c & 0x3f));
+        at += 3;
+      } else {
+        o[0] = (uint8_t)(0xf0 | c >> 18), o[1] = (uint8_t)(0x80 | (c >> 12 & 0x3f));
+        o[2] = (uint8_t)(0x80 | (c >> 6 & 0x3f)), o[3] = (uint8_t)(0x80 | (c & 0x3f));
+        at += 4;
+      }
+    }
+    put_u32(d + 4 * (i + 1), (uint32_t)at);
+  }
+  out->data = d;
+  out->size = (size_t)(head + at);
+  return true;
+}
+
+/* Element i of a layout that holds count elements (checked, so a
+ * malformed one ends the walk instead of reading past it). */
+static bool layout_item(const kiln_host_tensor_t *t, uint64_t count,
+                        uint64_t i, const uint8_t **p, uint32_t *n) {
+  const uint8_t *d = t->data;
+  if (count >= t->size / 4 || i >= count) return false;
+  const uint64_t head = 4 * (count + 1);
+  const uint32_t a = get_u32(d + 4 * i), b = get_u32(d + 4 * (i + 1));
+  if (a > b || b > t->size - head) return false;
+  *p = d + head + a;
+  *n = b - a;
+  return true;
+}
+
+/* Decodes one UTF-8 sequence of at most n bytes; 0 when malformed. */
+static unsigned utf8_next(const uint8_t *s, uint32_t n, uint32_t *cp) {
+  const uint8_t c = s[0];
+  const unsigned len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2
+                     : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+  if (len == 0 || len > n) return 0;
+  *cp = len == 1 ? c : c & (0x7fu >> len);
+  for (unsigned k = 1; k < len; ++k) {
+    if ((s[k] & 0xc0) != 0x80) return 0;
+    *cp = *cp << 6 | (s[k] & 0x3fu);
+  }
+  return len;
+}
+
+/* A str tensor as '<Un' data, n the longest element in code points (at
+ * least 1, numpy's smallest); *out malloc'ed. */
+static bool layout_to_ucs4(const kiln_host_tensor_t *t, uint8_t **out,
+                           size_t *size, uint64_t *width, char *err,
+                           size_t cap) {
+  uint64_t count;
+  if (!element_count(&t->type, &count) || count >= t->size / 4 + 1)
+    return fail(err, cap, "malformed str tensor");
+  uint64_t w = 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass && (__builtin_mul_overflow(count, w * 4, size) ||
+                 !(*out = calloc(1, *size ? *size : 1))))
+      return fail(err, cap, "text tensor too large for .npy");
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint8_t *p;
+      uint32_t n, cp, len;
+      if (!layout_item(t, count, i, &p, &n)) {
+        if (pass) free(*out);
+        return fail(err, cap, "malformed str tensor at element %llu",
+                    (unsigned long long)i);
+      }
+      uint64_t units = 0;
+      for (uint32_t k = 0; k < n; k += len, ++units) {
+        len = utf8_next(p + k, n - k, &cp);
+        if (!len) {
+          if (pass) free(*out);
+          return fail(err, cap, "element %llu is not UTF-8", (unsigned long long)i);
+        }
+        if (pass) put_u32(*out + 4 * (i * w + units), cp);
+      }
+      if (!pass && units > w) w = units;
+    }
+  }
+  *width = w;
+  return true;
+}
+
 bool kiln_npy_read(const char *path, kiln_host_tensor_t *out, char *err,
                    size_t cap) {
   memset(out, 0, sizeof *out);
@@ -322,7 +455,9 @@ bool kiln_npy_read(const char *path, kiln_host_tensor_t *out, char *err,
   const char *fo = strstr(h, "'fortran_order'");
   const char *sh = strstr(h, "'shape'");
   bool ok = d && fo && sh;
-  char descr[8] = {0};
+  char descr[16] = {0};
+  unsigned long long text_width = 0;
+  bool text_ucs4 = false;
   if (ok) {
     const char *q = strchr(d + 7, '\'');
     const char *q2 = q ? strchr(q + 1, '\'') : NULL;
@@ -347,6 +482,17 @@ bool kiln_npy_read(const char *path, kiln_host_tensor_t *out, char *err,
     for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0]; ++i)
       if (!strcmp(descr, npy_types[i].descr))
         out->type.element_type = npy_types[i].type;
+    /* text: '<Un' / '|Sn' (n digits, at least one) */
+    char *wend = NULL;
+    if ((!strncmp(descr, "<U", 2) || !strncmp(descr, "|S", 2)) &&
+        descr[2] >= '0' && descr[2] <= '9') {
+      errno = 0;
+      text_width = strtoull(descr + 2, &wend, 10);
+      if (!errno && *wend == 0 && text_width > 0) {
+        out->type.element_type = KILN_ELEMENT_STR;
+        text_ucs4 = descr[1] == 'U';
+      }
+    }
     if (out->type.element_type == KILN_ELEMENT_NONE) {
       free(h);
       fclose(f);
@@ -377,6 +523,27 @@ bool kiln_npy_read(const char *path, kiln_host_tensor_t *out, char *err,
     fclose(f);
     return fail(err, cap, "'%s': malformed .npy header", path);
   }
+  if (out->type.element_type == KILN_ELEMENT_STR) {
+    uint64_t count, bytes;
+    kiln_host_tensor_t raw = {.type = out->type};
+    if (!element_count(&out->type, &count) ||
+        __builtin_mul_overflow(count, (uint64_t)text_width * (text_ucs4 ? 4 : 1), &bytes) ||
+        bytes > (uint64_t)SIZE_MAX / 2 || !(raw.data = malloc((size_t)bytes + 1))) {
+      fclose(f);
+      return fail(err, cap, "'%s': text tensor too large", path);
+    }
+    const size_t got = fread(raw.data, 1, (size_t)bytes, f);
+    const int extra = fgetc(f);
+    fclose(f);
+    bool ok2 = got == bytes && extra == EOF;
+    if (!ok2)
+      fail(err, cap, "'%s': data is not the %llu bytes its header says", path,
+           (unsigned long long)bytes);
+    else
+      ok2 = npy_text_to_layout(raw.data, count, text_width, text_ucs4, out, err, cap);
+    free(raw.data);
+    return ok2;
+  }
   if (!alloc_data(out, err, cap)) {
     fclose(f);
     return false;
@@ -396,6 +563,17 @@ bool kiln_npy_read(const char *path, kiln_host_tensor_t *out, char *err,
 bool kiln_npy_write(const char *path, const kiln_host_tensor_t *t, char *err,
                     size_t cap) {
   const char *descr = NULL;
+  char text_descr[32];
+  const void *data = t->data;
+  size_t size = t->size;
+  uint8_t *text = NULL;
+  if (t->type.element_type == KILN_ELEMENT_STR) {
+    uint64_t width = 1;
+    if (!layout_to_ucs4(t, &text, &size, &width, err, cap)) return false;
+    snprintf(text_descr, sizeof text_descr, "<U%llu", (unsigned long long)width);
+    descr = text_descr;
+    data = text;
+  }
   for (size_t i = 0; i < sizeof npy_types / sizeof npy_types[0]; ++i)
     if (npy_types[i].type == t->type.element_type) descr = npy_types[i].descr;
   if (!descr)
@@ -419,11 +597,15 @@ bool kiln_npy_write(const char *path, const kiln_host_tensor_t *t, char *err,
   uint8_t pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
                      (uint8_t)(len & 0xff), (uint8_t)(len >> 8)};
   FILE *f = fopen(path, "wb");
-  if (!f) return fail(err, cap, "cannot create '%s': %s", path, strerror(errno));
+  if (!f) {
+    free(text);
+    return fail(err, cap, "cannot create '%s': %s", path, strerror(errno));
+  }
   bool ok = fwrite(pre, 1, 10, f) == 10 &&
             fwrite(header, 1, (size_t)len, f) == (size_t)len &&
-            fwrite(t->data, 1, t->size, f) == t->size;
+            fwrite(data, 1, size, f) == size;
   ok = (fclose(f) == 0) && ok;
+  free(text);
   if (!ok) return fail(err, cap, "cannot write '%s'", path);
   return true;
 }
@@ -453,6 +635,25 @@ static void print_element(FILE *out, kiln_element_type_t type, const void *p) {
 #define KILN_PRINT_EDGE 8u
 #define KILN_PRINT_LONG 64u
 
+/* Element i of a str tensor, quoted; '"', '\\' and bytes below 0x20
+ * escaped, other UTF-8 as it is. */
+static void print_text(FILE *out, const kiln_host_tensor_t *t, size_t i) {
+  uint64_t count;
+  const uint8_t *p;
+  uint32_t n;
+  if (!element_count(&t->type, &count) || !layout_item(t, count, i, &p, &n)) {
+    fputc('?', out);
+    return;
+  }
+  fputc('"', out);
+  for (uint32_t k = 0; k < n; ++k) {
+    if (p[k] == '"' || p[k] == '\\') fprintf(out, "\\%c", p[k]);
+    else if (p[k] < 0x20) fprintf(out, "\\x%02x", p[k]);
+    else fputc(p[k], out);
+  }
+  fputc('"', out);
+}
+
 static void print_dim(FILE *out, const kiln_host_tensor_t *t, uint32_t dim,
                       size_t offset, size_t stride_elems, bool elide) {
   const size_t esize = kiln_element_type_size(t->type.element_type);
@@ -463,7 +664,10 @@ static void print_dim(FILE *out, const kiln_host_tensor_t *t, uint32_t dim,
     const size_t at = offset + (size_t)i * inner;
     if (dim + 1 == t->type.rank) {
       if (i) fputc(' ', out);
-      print_element(out, t->type.element_type, (const uint8_t *)t->data + at * esize);
+      if (t->type.element_type == KILN_ELEMENT_STR)
+        print_text(out, t, at);
+      else
+        print_element(out, t->type.element_type, (const uint8_t *)t->data + at * esize);
     } else {
       fputc('[', out);
       print_dim(out, t, dim + 1, at, inner, elide);
@@ -480,7 +684,10 @@ void kiln_print_tensor(FILE *out, const kiln_host_tensor_t *t) {
   uint64_t count;
   if (!element_count(&t->type, &count)) return;
   if (t->type.rank == 0) {
-    print_element(out, t->type.element_type, t->data);
+    if (t->type.element_type == KILN_ELEMENT_STR)
+      print_text(out, t, 0);
+    else
+      print_element(out, t->type.element_type, t->data);
     return;
   }
   if (count == 0) return;

@@ -595,6 +595,8 @@ bool oi_import_cast(oi_ctx *c, oi_node *n) {
     if (!oi_attr(n, "to")) return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'to' is required");
     if (!oi_attr_int(c, n, "to", 0, &to)) return false;
   }
+  if (to >= INT32_MIN && to <= INT32_MAX && (oi_dtype_is_string((int32_t)to) || oi_dtype_is_string(x->dtype)))
+    return oi_import_text_cast(c, n, x, (int32_t)to);
   if (to < INT32_MIN || to > INT32_MAX || !oi_elem_type(c, (int32_t)to))
     return oi_unsupported(c, "cast to element type %s", oi_dtype_name((int32_t)to));
   if (!oi_check_type(c, x, OI_T_ANY, "input 0")) return false;

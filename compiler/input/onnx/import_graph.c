@@ -168,7 +168,7 @@ static bool value_type_of(oi_ctx *c, const Onnx__ValueInfoProto *vi, const Onnx_
     return oi_unsupported(c, "%s %s: only tensor, sequence and optional types are supported", what,
                           ox_quote(q, vi->name));
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
-  if (!oi_elem_type(c, tt->elem_type))
+  if (!oi_elem_type(c, tt->elem_type) && !oi_dtype_is_string(tt->elem_type))
     return oi_unsupported(c, "%s %s: element type %s is not supported", what,
                           ox_quote(q, vi->name), oi_dtype_name(tt->elem_type));
   if (!tt->shape)
@@ -372,6 +372,10 @@ static bool import_node(oi_ctx *c, const Onnx__NodeProto *np, size_t index) {
     if (n.in[i]->kind != OI_VAL_TENSOR && !takes_structured(row->fn))
       return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu is %s; %s takes tensors", i, kind_name(n.in[i]->kind),
                      np->op_type);
+    /* strings live on the host: only the text ops take them */
+    if (n.in[i]->kind == OI_VAL_TENSOR && oi_dtype_is_string(n.in[i]->dtype) && row->fn != oi_import_cast &&
+        row->fn != oi_import_string_normalizer)
+      return oi_unsupported(c, "input %zu: %s on string tensors is not supported", i, np->op_type);
   }
   char why[160];
   snprintf(why, sizeof why, "%s takes static shapes only", np->op_type);

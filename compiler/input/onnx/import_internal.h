@@ -234,6 +234,13 @@ enum { OI_T_FLOAT = 1, OI_T_SINT = 2, OI_T_UINT = 4, OI_T_BOOL = 8,
        OI_T_ANY = OI_T_NUM | OI_T_BOOL };
 bool oi_check_type(oi_ctx *c, const oi_val *v, unsigned mask, const char *what);
 
+/* ---- string tensors (import_strings.c) ---- */
+bool oi_dtype_is_string(int32_t dtype);
+/* !kiln.str, the IR's element type of ONNX strings. */
+const kiln_type *oi_text_type(oi_ctx *c);
+/* Cast / CastLike of x to `to` where x or `to` is a string. */
+bool oi_import_text_cast(oi_ctx *c, oi_node *n, oi_val *x, int32_t to);
+
 /* ---- attributes (import_attrs.c) ---- */
 const Onnx__AttributeProto *oi_attr(const oi_node *n, const char *name);
 /* Each reads an attribute of the expected ONNX type, or the default when

@@ -57,7 +57,8 @@ const char *oi_dtype_name(int32_t dtype) {
 
 const kiln_type *oi_tensor_type(oi_ctx *c, uint32_t rank, const int64_t *shape,
                                 int32_t dtype) {
-  return kiln_type_tensor(c->ctx, rank, shape, oi_elem_type(c, dtype), NULL);
+  return kiln_type_tensor(c->ctx, rank, shape, oi_dtype_is_string(dtype) ? oi_text_type(c) : oi_elem_type(c, dtype),
+                          NULL);
 }
 
 int64_t oi_numel(const kiln_type *t) { return kiln_type_num_elements(t); }

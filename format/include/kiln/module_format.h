@@ -218,7 +218,8 @@ bool kiln_module_segment_check_hash(const kiln_module_view_t *view,
 
 /* "f32", "bf16", ...; "?" for Unknown or invalid values. */
 const char *kiln_module_element_type_name(kiln_fb_ElementType_t type);
-/* Storage size in bytes of one element (i1 takes a byte); 0 if invalid. */
+/* Storage size in bytes of one element (i1 takes a byte); 0 if invalid
+ * and for str, whose elements vary in size (kiln/runtime.h: the layout). */
 unsigned kiln_module_element_type_size(kiln_fb_ElementType_t type);
 
 #endif /* KILN_MODULE_FORMAT_H */

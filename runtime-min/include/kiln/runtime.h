@@ -78,7 +78,15 @@ typedef enum kiln_element_type {
   KILN_ELEMENT_NONE = KILN_ELEMENT_Unknown
 } kiln_element_type_t;
 
-/* Bytes per element (i1 is stored as one byte); 0 for NONE. */
+/* KILN_ELEMENT_STR holds UTF-8 text. A str tensor of N elements is one
+ * byte range: N+1 little-endian u32 offsets (the first 0, ascending), then
+ * the text, element i being bytes [off[i], off[i+1]) after the offsets.
+ * Views of str check that layout and the UTF-8 (a named error, never a
+ * read past the buffer) and need host-addressable buffers; their byte
+ * length is the layout's, so kiln_buffer_view_from_host and
+ * kiln_buffer_view_read take and give the layout itself. */
+
+/* Bytes per element (i1 is stored as one byte); 0 for NONE and STR. */
 size_t kiln_element_type_size(kiln_element_type_t type);
 /* "f32", "i8", ...; "?" for out-of-range values. */
 const char *kiln_element_type_name(kiln_element_type_t type);

@@ -39,7 +39,7 @@ function(measure name arch messages toolchain budget)
       -DKILN_RUNTIME_ONLY=ON -DKILN_MESSAGES=${messages}
       -DKILN_RUNTIME_LOCAL_TASK=OFF -DKILN_RUNTIME_CUDA=OFF
       -DKILN_RUNTIME_ZSTD=OFF -DKILN_RUNTIME_PROFILE=OFF
-      -DKILN_RUNTIME_TRANSFERS=OFF -DKILN_SANITIZE=OFF -DKILN_FUZZ=OFF)
+      -DKILN_RUNTIME_TRANSFERS=OFF -DKILN_RUNTIME_TEXT=OFF -DKILN_SANITIZE=OFF -DKILN_FUZZ=OFF)
 
   # Only the archives this build produces must be counted: drop old ones.
   file(GLOB_RECURSE old ${bin}/*.a)

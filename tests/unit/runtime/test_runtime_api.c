@@ -705,6 +705,75 @@ START_TEST(buffer_view_bounds) {
 }
 END_TEST
 
+/* str views (runtime.h's layout: count+1 u32 offsets, then UTF-8): a
+ * good layout is accepted with its exact byte length, and every way a
+ * layout can be wrong is a named error, never a read past the bytes. */
+START_TEST(str_view_layout_checks) {
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  kiln_buffer_view_t *v;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, "local-sync", NULL, &dev));
+  /* ["ab", "", "\xc3\xa9"] */
+  uint8_t good[12 + 4 + 4] = {0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0,
+                              'a', 'b', 0xc3, 0xa9};
+  int64_t n = 3;
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, good, sizeof good, &v));
+  ck_assert_uint_eq(kiln_buffer_view_byte_length(v), sizeof good);
+  ck_assert_int_eq(kiln_buffer_view_element_type(v), KILN_ELEMENT_STR);
+  uint8_t back[sizeof good];
+  OK(kiln_buffer_view_read(v, back, sizeof back));
+  ck_assert(memcmp(back, good, sizeof good) == 0);
+  kiln_buffer_view_release(v);
+  ck_assert_str_eq(kiln_element_type_name(KILN_ELEMENT_STR), "str");
+  ck_assert_int_eq(kiln_element_type_parse("str", 3), KILN_ELEMENT_STR);
+  /* too short for 3+1 offsets */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, good, 12, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "too short", (char *)NULL);
+  /* the last string cut short */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, good, sizeof good - 1, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "past its bytes", (char *)NULL);
+  uint8_t bad[sizeof good];
+  memcpy(bad, good, sizeof bad);
+  bad[0] = 1; /* first offset not 0 */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, bad, sizeof bad, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "not ascending", "element 0", (char *)NULL);
+  memcpy(bad, good, sizeof bad);
+  bad[8] = 1; /* offsets 0, 2, 1: descending */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, bad, sizeof bad, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "not ascending", "element 1", (char *)NULL);
+  memcpy(bad, good, sizeof bad);
+  bad[12] = 0xff, bad[13] = 0xff, bad[14] = 0xff, bad[15] = 0xff; /* huge last offset */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, bad, sizeof bad, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "past its bytes", (char *)NULL);
+  memcpy(bad, good, sizeof bad);
+  bad[19] = 0x41; /* a lead byte without its continuation */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, bad, sizeof bad, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "not UTF-8", "element 2", (char *)NULL);
+  memcpy(bad, good, sizeof bad);
+  bad[18] = 0xc0, bad[19] = 0x80; /* overlong NUL */
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &n, bad, sizeof bad, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "not UTF-8", (char *)NULL);
+  int64_t huge = INT64_MAX;
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &huge, good, sizeof good, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "too short", (char *)NULL);
+  /* a view over a device buffer checks the same way, from its offset */
+  kiln_buffer_t *buf;
+  OK(kiln_buffer_allocate(dev, 4 + sizeof good, &buf));
+  OK(kiln_buffer_write(buf, 4, good, sizeof good));
+  OK(kiln_buffer_view_create(buf, 4, KILN_ELEMENT_STR, 1, &n, &v));
+  kiln_buffer_view_release(v);
+  expect_error(kiln_buffer_view_create(buf, 1, KILN_ELEMENT_STR, 1, &n, &v),
+               KILN_STATUS_INVALID_ARGUMENT, "str tensor of 3 elements", "past its bytes",
+               (char *)NULL);
+  expect_error(kiln_buffer_view_create(buf, 64, KILN_ELEMENT_STR, 1, &n, &v),
+               KILN_STATUS_OUT_OF_RANGE, "offset 64", (char *)NULL);
+  kiln_buffer_release(buf);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+}
+END_TEST
+
 Suite *runtime_api_suite(void);
 Suite *runtime_api_suite(void) {
   Suite *s = suite_create("runtime_api");
@@ -724,6 +793,7 @@ Suite *runtime_api_suite(void) {
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_loop_test(tc, steady_state_calls_allocate_nothing, 0, 2);
   tcase_add_test(tc, buffer_view_bounds);
+  tcase_add_test(tc, str_view_layout_checks);
   suite_add_tcase(s, tc);
   return s;
 }
