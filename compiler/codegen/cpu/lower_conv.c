@@ -12,6 +12,11 @@
  *             for i0 in 0..M step MR (output pixels of one row):
  *               the shared microkernel (microkernel.c): acc[r][q] +=
  *                 broadcast(X[window of pixel i0+r at k]) * P[k, q*VW]
+ * The rows of a register tile are output pixels along one output row,
+ * or along all of the workgroup's rows when they are one run in X, the
+ * output and the epilogue's operands (a 1x1 stride-1 convolution: a GEMM
+ * over all pixels; merge_rows), in tiles of equal size of up to 16 rows
+ * (8 when the output is staged).
  * No im2col buffer: X is read in place through its indexing map at the
  * pixel and reduction indices, so strides, dilations and padding views
  * cost nothing. W is packed (an alloca at the kernel's entry of at most
@@ -43,6 +48,11 @@
 /* Upper bound of the packed weight panel: well inside L2, far below a
  * worker thread's stack. */
 #define CV_PANEL_BYTES (256 * 1024)
+/* Register rows of a tile: 16 fill all accumulators when a column block
+ * is one vector (16 output channels per group, blocked filters of 16);
+ * an NCHW output's staging buffer has 8. */
+#define CV_MAX_MR 16
+#define CV_STAGE_ROWS 8
 
 typedef struct cv {
   cg_igemm g;
@@ -50,13 +60,15 @@ typedef struct cv {
   kiln_value *X, *W, *O, *P;
   kiln_value *T;                    /* NCHW outputs: the tile's staging rows */
   int mr, nr;                       /* of the tile being emitted */
-  int64_t vw;
+  int64_t vw;                       /* of the tile being emitted */
+  int acc;                          /* accumulator registers of the kernel's width */
   const kiln_type *vt, *et;
   int nk, kl[KILN_MAX_LOOPS];       /* reduction loops, outermost first */
   int64_t kstride[KILN_MAX_LOOPS];  /* panel row = sum (k_p - klo_p) * kstride[p] */
   kiln_value *klo[KILN_MAX_LOOPS];
   kiln_value *ivs[KILN_MAX_LOOPS];  /* current value of every loop */
-  kiln_value *rowv[8], *colv[CG_UK_MAX_NR];
+  kiln_value *rowv[CV_MAX_MR], *colv[CG_UK_MAX_NR];
+  int orow;                         /* loop merged into the rows (merge_rows), or -1 */
   kiln_value *flat;                 /* panel row of this k iteration */
   kiln_value *init;                 /* the fused fill's value, or NULL */
   kiln_value *kb;                   /* the reduction block's start (several blocks), or NULL */
@@ -109,7 +121,7 @@ static kiln_value *cv_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
 }
 
 /* An output not contiguous along the channels (NCHW: channels a plane
- * apart) is staged through T [8][NR*VW] at the kernel's entry: scalar
+ * apart) is staged through T [CV_STAGE_ROWS][NR*VW] at the kernel's entry: scalar
  * loops copy the tile in before the reduction and out after it, and the
  * accumulators load and store whole rows of T. Loops rather than
  * lane-by-lane inserts keep the generated code small (LLVM's scheduler
@@ -323,13 +335,19 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
   int64_t M = g->bounds[g->row], width = nr * vw;
   c->vw = vw;
   c->vt = kiln_type_vector(b->ctx, 1, &vw, c->et);
-  int mr = cg_accumulators(c->op, c->vw) / nr;
-  if (mr > 8) mr = 8;
+  if (c->orow >= 0) M *= g->bounds[c->orow];
+  int mr = c->acc / nr;
+  if (mr > (c->T ? CV_STAGE_ROWS : CV_MAX_MR)) mr = c->T ? CV_STAGE_ROWS : CV_MAX_MR;
   if (mr > M) mr = (int)M;
+  /* Tiles of equal rows (49 = 13 + 12 x 3, not 16 x 3 + 1): a tile of
+   * few rows costs nearly as much as a full one (its fmas wait on each
+   * other's latency). */
+  int64_t ntiles = (M + mr - 1) / mr;
+  mr = (int)((M + ntiles - 1) / ntiles);
   /* Outer loops W uses (groups) outside the panel; the others inside. */
   nest wout = {0}, rest = {0};
   for (int l = 0; l < g->loops; l++) {
-    if (g->red[l] || l == g->row || l == g->col) continue;
+    if (g->red[l] || l == g->row || l == g->col || l == c->orow) continue;
     if (uses_loop(g, g->w, l)) wout.l[wout.n++] = l;
     else rest.l[rest.n++] = l;
   }
@@ -349,6 +367,7 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     else if (c->P) pack(c, &cur, j0, kb, cb, width);
   }
   cur = loops(c, &cur, &rest);
+  if (c->orow >= 0) c->ivs[c->orow] = cg_index(&cur, 0);
   for (int q = 0; q < nr; q++) c->colv[q] = cg_add(&cur, j0, cg_index(&cur, q * vw));
   int64_t main = M / mr * mr;
   if (main) {
@@ -356,6 +375,55 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     tile(c, &body, cg_for_iv(li), mr, nr, kb, cb ? cb : K0);
   }
   if (main < M) tile(c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
+}
+
+/* Does operand t, read through m (over `loops` loops), move as far with
+ * one step of loop `outer` as with n steps of loop `inner`? Then the
+ * pixels of (outer, inner) are one run: index (0, o * n + i) addresses
+ * the element of (o, i). */
+static bool one_run(const kiln_affine_map *m, const kiln_type *t, int loops, int outer, int inner,
+                    int64_t n) {
+  int64_t st[KILN_MAX_LOOPS], off, so = 0, si = 0;
+  if (t->kind != KILN_TYPE_MEMREF || !kiln_memref_strides(t, st, &off)) return false;
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return false;
+    so += coef[outer] * st[r], si += coef[inner] * st[r];
+  }
+  return so == n * si;
+}
+
+/* The loop of the output dim just outside the rows' (output rows of a
+ * convolution whose rows are output columns) when X, the output and the
+ * fused epilogue's operands all read the tile's (outer, row) pixels as
+ * one run: a 1x1 stride-1 convolution over whole output rows (a GEMM
+ * over all pixels). The register tiles then run over the tile's pixels,
+ * outer fixed at 0 and the row index past the row's end (the linear
+ * address is the same), so a 7x7 output is 49 rows (tiles of 13 and 12
+ * instead of 7 rows each of 7 output rows) and a 14x14 one 196. -1: no
+ * such loop. */
+static int merge_rows(const cv *c) {
+  const cg_igemm *g = &c->g;
+  if (c->T || g->out_row_dim < 1) return -1;
+  int l = (int)g->maps[g->out]->results[g->out_row_dim - 1]->value;
+  int64_t n = g->bounds[g->row];
+  if (g->red[l] || l == g->col || l == g->row || uses_loop(g, g->w, l) ||
+      !one_run(g->maps[g->x], c->X->type, g->loops, l, g->row, n) ||
+      !one_run(g->maps[g->out], c->O->type, g->loops, l, g->row, n))
+    return -1;
+  kiln_op *e = c->epi.op;
+  if (!e) return l;
+  /* The epilogue's loops are the output's dims (identity output map);
+   * linalg.index would see the out-of-row index. */
+  for (kiln_op *o = e->regions[0].first->first; o; o = o->next)
+    if (o->kind == KILN_OP_LINALG_INDEX) return -1;
+  int rank = (int)c->O->type->rank;
+  for (uint32_t i = 0; i < kiln_linalg_num_inputs(e); i++) {
+    kiln_value *x = kiln_op_operand(e, i);
+    if (i == c->epi.in || x->type->kind != KILN_TYPE_MEMREF) continue;
+    if (!one_run(c->epi.maps[i], x->type, rank, g->out_row_dim - 1, g->out_row_dim, n)) return -1;
+  }
+  return l;
 }
 
 /* Is W already laid out like the packed panel (blocked filters of
@@ -388,6 +456,10 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
    * one channel per group) are better served by the generic path. */
   if (NC < 4) return false;
   c.op = op;
+  /* Narrower column segments (8 of 24 channels on 16 lanes) have the
+   * same registers as the kernel's full vectors (ymm/xmm are zmm's low
+   * halves, NEON and RVV narrower groups at least as many). */
+  c.acc = cg_accumulators(op, vw);
   c.X = kiln_op_operand(op, g->x), c.W = kiln_op_operand(op, g->w), c.O = kiln_op_operand(op, g->out);
   c.et = c.O->type->elem;
   int64_t width = (NC >= 2 * vw ? 2 : 1) * vw;
@@ -416,7 +488,7 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
     pack = pack && cb != 0;
   }
   if (pack) c.P = entry_alloca(op, cb * inner, width, c.et);
-  if (!g->out_contig) c.T = entry_alloca(op, 8, width, c.et);
+  if (!g->out_contig) c.T = entry_alloca(op, CV_STAGE_ROWS, width, c.et);
   c.cb = cb, c.K0 = K0;
   /* Straight into the output: the fill before and the elementwise
    * consumer after join the microkernel (with several reduction blocks,
@@ -428,6 +500,7 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
     if (fill) c.init = kiln_op_operand(fill, 0);
     cg_fused_epilogue(op, c.O, &c.epi);
   }
+  c.orow = merge_rows(&c);
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   /* Column segments: pairs of vectors, then one vector of each halved

@@ -155,6 +155,19 @@ def _cnn_cases(torch):
                                          nn.Conv2d(48, 48, 5, 2, 2, groups=48), nn.ReLU6(),
                                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 6)),
                            (2, 5, 58, 58)),
+        # 1x1 stride-1 convolutions whose register tiles run over all
+        # pixels (9x7 = 63 rows): 160 -> 112 (blocked filter of 16
+        # channels: one vector per tile, 16 rows) -> 160 (blocks of 32)
+        # with a residual add, then grouped 3x3s (10 groups of 16,
+        # dilated; 2 groups of 24 = 16 + 8, strided), 48 -> 27 (16 + 8 +
+        # 3 single lanes) and a 1x1 stride 2, batch 2
+        "cnn_rows_merged": (nn.Sequential(nn.Conv2d(6, 160, 3, 1, 1), nn.ReLU(),
+                                          Residual(nn.Sequential(nn.Conv2d(160, 112, 1), nn.ReLU(),
+                                                                 nn.Conv2d(112, 160, 1)), nn.ReLU()),
+                                          nn.Conv2d(160, 160, 3, 1, 2, dilation=2, groups=10), nn.ReLU(),
+                                          nn.Conv2d(160, 48, 3, 2, 1, groups=2), nn.ReLU6(),
+                                          nn.Conv2d(48, 27, 1), nn.Tanh(), nn.Conv2d(27, 40, 1, 2)),
+                            (2, 6, 9, 7)),
     }
 
 
