@@ -5,7 +5,11 @@
  * linalg.generic with all loops parallel, one result read only as an
  * input of generics (C among them; with several readers only when its
  * body has at most FUSE_MAX_DUPLICATED_OPS ops), an identity output map, a body that neither reads
- * its output argument nor uses linalg.index, and C reads P's result
+ * its output argument nor uses linalg.index (with several readers and
+ * reading a convolution, matmul or reduction, no transcendental op
+ * either: P then runs once, as that op's fused epilogue, instead of once
+ * per reader; EfficientNet's SiLU after a depthwise convolution, read by
+ * a squeeze-excite's pool and its scale), and C reads P's result
  * through any affine map. Guarantees: the fused generic reads P's inputs
  * through map_P_in ∘ map_C_x, recomputes P's body inline where C read the
  * value (once per input position of C that read it), and computes what C
@@ -41,6 +45,33 @@ static bool uses_index(kiln_block *b) {
   return false;
 }
 
+/* A transcendental op (an exp, erf, tanh ... evaluated as a polynomial of
+ * tens of instructions): a body holding one is computed once, not once
+ * per reader. */
+static bool transcendental(const kiln_op *o) {
+  switch (o->kind) {
+  case KILN_OP_MATH_EXP: case KILN_OP_MATH_EXP2: case KILN_OP_MATH_LOG: case KILN_OP_MATH_LOG2:
+  case KILN_OP_MATH_TANH: case KILN_OP_MATH_ERF: case KILN_OP_MATH_SIN: case KILN_OP_MATH_COS:
+  case KILN_OP_MATH_POWF:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Does p read the result of a structured op other than an elementwise
+ * generic (a convolution, matmul, pool or reduction)? p then joins that
+ * op's dispatch as its epilogue when it is not fused forward. */
+static bool reads_compute_root(kiln_op *p) {
+  for (uint32_t i = 0; i < kiln_linalg_num_inputs(p); i++) {
+    kiln_op *d = kiln_op_operand(p, i)->def;
+    if (d && kiln_op_has_flag(d, KILN_OPF_LINALG) && d->kind != KILN_OP_LINALG_FILL &&
+        (d->kind != KILN_OP_LINALG_GENERIC || !fl_all_parallel(d)))
+      return true;
+  }
+  return false;
+}
+
 static bool producer_ok(kiln_op *p) {
   if (p->kind != KILN_OP_LINALG_GENERIC || p->num_results != 1) return false;
   /* every reader is a generic reading it as an input; with several
@@ -58,7 +89,11 @@ static bool producer_ok(kiln_op *p) {
   if (!first) return false;
   if (several) {
     uint32_t nops = 0;
-    for (kiln_op *o = p->regions[0].first ? p->regions[0].first->first : NULL; o; o = o->next) nops++;
+    bool root = reads_compute_root(p);
+    for (kiln_op *o = p->regions[0].first ? p->regions[0].first->first : NULL; o; o = o->next) {
+      if (root && transcendental(o)) return false;
+      nops++;
+    }
     if (nops > FUSE_MAX_DUPLICATED_OPS) return false;
   }
   if (!fl_all_parallel(p)) return false;

@@ -3,7 +3,9 @@
 // read through a permuted map: propagate-transposes or fold-views folds
 // it into the add, whose operands keep their order; x*x reads x once); a square feeding a
 // reduce is folded into the generalized reduction; a producer with two
-// consumers is recomputed in each; cmpi+select share their inputs.
+// consumers is recomputed in each, unless it holds a transcendental op
+// and reads a matmul (or convolution, reduction): then it runs once, as
+// the matmul's epilogue; cmpi+select share their inputs.
 // CHECK-LABEL: func.func @chain_dispatch_0(
 // CHECK: linalg.generic {indexing_maps = [#[[T:map[0-9]*]], #[[ID:map[0-9]*]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%0, %1 : tensor<2x3xf32>, tensor<3x2xf32>)
 // CHECK-NEXT: ^bb0(%in: f32, %in_0: f32, %out: f32):
@@ -31,6 +33,20 @@
 // CHECK-LABEL: func.func @shared_dispatch_1(
 // CHECK: math.exp
 // CHECK-NEXT: math.tanh
+// CHECK-LABEL: func.func @shared_exp_dispatch_0(
+// CHECK: %[[MM:.*]] = linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[MM]] : tensor<4x4xf32>)
+// CHECK-NEXT: ^bb0(%in: f32, %out: f32):
+// CHECK-NEXT: %[[X:.*]] = math.exp %in : f32
+// CHECK-NEXT: linalg.yield %[[X]] : f32
+// CHECK-LABEL: func.func @shared_exp_dispatch_1(
+// CHECK: ^bb0(%in: f32, %out: f32):
+// CHECK-NEXT: arith.addf %in, %in : f32
+// CHECK-LABEL: func.func @shared_exp_dispatch_2(
+// CHECK: ^bb0(%in: f32, %out: f32):
+// CHECK-NEXT: math.tanh %in : f32
+// CHECK-LABEL: func.func @shared_exp(
+// CHECK-COUNT-3: "flow.dispatch"
 // CHECK-LABEL: func.func @int_cmp_dispatch_0(
 // CHECK: ins(%0, %1 : tensor<4xi32>, tensor<4xi32>)
 // CHECK-NEXT: ^bb0(%in: i32, %in_0: i32, %out: i32):
@@ -62,6 +78,16 @@ func.func @shared(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %y = arith.addf %x, %x : tensor<4xf32>
   %z = math.tanh %x : tensor<4xf32>
   return %y, %z : tensor<4xf32>, tensor<4xf32>
+}
+func.func @shared_exp(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x4xf32>) outs(%z : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %x = math.exp %m : tensor<4x4xf32>
+  %y = arith.addf %x, %x : tensor<4x4xf32>
+  %t = math.tanh %x : tensor<4x4xf32>
+  return %y, %t : tensor<4x4xf32>, tensor<4x4xf32>
 }
 func.func @int_cmp(%a: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<4xi32> {
   %c = arith.cmpi slt, %a, %b : tensor<4xi32>
