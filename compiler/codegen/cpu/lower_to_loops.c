@@ -35,8 +35,9 @@
 #define CG_VEC_MAX_ACC CG_MAX_OPERANDS
 /* Rows of a register block of the vector path with reductions: the
  * loads that do not depend on the blocked loop (a depthwise filter tap)
- * serve this many rows. */
-#define CG_VEC_ROWS 4
+ * serve this many rows, and as many independent accumulator chains hide
+ * the fma latency (4 chains left a depthwise 3x3 waiting on it). */
+#define CG_VEC_ROWS 8
 
 typedef struct lw {
   kiln_op *op;

@@ -133,27 +133,28 @@
 
 // A depthwise convolution (NHWC, 12 channels on 8 lanes) between its fill
 // and bias + ReLU6: the vector path over channels (8 then 4 lanes) with
-// 4 output columns register-blocked, their 4 accumulators starting at the
-// fill value and carried through the window loops, one filter load per
-// tap for the 4 columns, multiply-adds contracted to vector.fma, the
-// bias and clamps applied before each of the 4 stores; no linalg left.
+// the 6 output columns register-blocked (up to 8), their 6 accumulators
+// starting at the fill value and carried through the window loops, one
+// filter load per tap for the 6 columns, multiply-adds contracted to
+// vector.fma, the bias and clamps applied before each of the 6 stores;
+// no linalg left.
 // CHECK-LABEL: func.func @dw()
 // CHECK-NOT: linalg.fill
-// CHECK: scf.for %[[OW:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %c4{{[_0-9]*}} {
+// CHECK: scf.for %[[OW:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %c6{{[_0-9]*}} {
 // CHECK: scf.for %[[CH:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %c8{{[_0-9]*}} {
-// CHECK-COUNT-4: vector.broadcast %{{.*}} : f32 to vector<8xf32>
-// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
-// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-COUNT-6: vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK: %[[X0:.*]] = vector.load %[[IN:.*]][{{.*}}] : memref<1x4x8x12xf32>, vector<8xf32>
 // CHECK-NEXT: %[[W0:.*]] = vector.load %[[FILT:.*]][{{.*}}, %[[CH]]] : memref<3x3x12xf32>, vector<8xf32>
 // CHECK-NEXT: vector.fma %[[X0]], %[[W0]], %{{.*}} : vector<8xf32>
-// CHECK-COUNT-3: vector.fma
+// CHECK-COUNT-5: vector.fma
 // CHECK: scf.yield
 // CHECK: vector.load %{{.*}}[%[[CH]]] : memref<12xf32>, vector<8xf32>
 // CHECK: arith.maximumf
 // CHECK: arith.minimumf
 // CHECK: vector.store %{{.*}}, %[[OUT:.*]][{{.*}}, %[[OW]], %[[CH]]] : memref<1x2x6x12xf32>, vector<8xf32>
-// CHECK-COUNT-3: vector.store %{{.*}}, %[[OUT]]
+// CHECK-COUNT-5: vector.store %{{.*}}, %[[OUT]]
 // CHECK: vector<4xf32>
 // CHECK-NOT: linalg.
 // CHECK: return
