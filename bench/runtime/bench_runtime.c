@@ -2,7 +2,8 @@
  * public API the way an embedder meets them, in a fresh process:
  * kiln_module_load_file (time, and resident memory it added), device
  * creation, kiln_module_prepare, the first call, then steady-state calls
- * (median, minimum, minor page faults per call). Inputs are zeros of the
+ * (median, minimum, minor page faults per call; the first call's own
+ * faults: the fresh memory it touched). Inputs are zeros of the
  * declared types; outputs are released after each call. Besides wall
  * time, the process's CPU time of load + prepare, of the first call and
  * of the median steady call: on a shared machine it is what the runtime
@@ -19,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_module.h"
 #include "kiln/runtime.h"
 
 static double now_us(void) {
@@ -93,47 +95,31 @@ int main(int argc, char **argv) {
   const double prepare_us = now_us() - t0;
   setup_cpu_us += cpu_us() - c1;
 
-  kiln_function_t fn;
-  uint32_t exported = 0;
-  for (uint32_t i = 0; i < kiln_module_function_count(mod); ++i) {
-    kiln_function_t f;
-    check(kiln_module_function_at(mod, i, &f), "function");
-    if (kiln_function_is_exported(f) && exported++ == 0) fn = f;
-  }
-  if (exported != 1) {
-    fprintf(stderr, "bench_runtime: the module must export one function\n");
+  bench_call_t bc;
+  const char *why = bench_call_init(mod, dev, &bc);
+  if (why) {
+    fprintf(stderr, "bench_runtime: %s\n", why);
     return 1;
   }
-  const uint32_t nin = kiln_function_input_count(fn);
-  const uint32_t nout = kiln_function_output_count(fn);
-  kiln_buffer_view_t *in[64], *out[64];
-  if (nin > 64 || nout > 64) return 1;
-  for (uint32_t i = 0; i < nin; ++i) {
-    const kiln_tensor_type_t t = kiln_function_input_type(fn, i);
-    uint64_t n = kiln_element_type_size(t.element_type);
-    for (uint32_t d = 0; d < t.rank; ++d) n *= (uint64_t)t.dims[d];
-    void *zeros = calloc(1, n ? n : 1);
-    check(kiln_buffer_view_from_host(dev, t.element_type, t.rank, t.dims,
-                                     zeros, n, &in[i]), "input");
-    free(zeros);
-  }
 
+  const long first_flt0 = minflt();
   c1 = cpu_us();
   t0 = now_us();
-  check(kiln_function_call(fn, dev, in, nin, out, nout), "first call");
+  check(bench_call_run(&bc, dev), "first call");
   const double first_us = now_us() - t0;
   const double first_cpu_us = cpu_us() - c1;
-  for (uint32_t k = 0; k < nout; ++k) kiln_buffer_view_release(out[k]);
+  const long first_flt = minflt() - first_flt0;
+  bench_call_drop_outputs(&bc);
 
   double *us = malloc(2 * (size_t)calls * sizeof *us), *cpu = us + calls;
   const long flt0 = minflt();
   for (long c = 0; c < calls; ++c) {
     c1 = cpu_us();
     t0 = now_us();
-    check(kiln_function_call(fn, dev, in, nin, out, nout), "call");
+    check(bench_call_run(&bc, dev), "call");
     us[c] = now_us() - t0;
     cpu[c] = cpu_us() - c1;
-    for (uint32_t k = 0; k < nout; ++k) kiln_buffer_view_release(out[k]);
+    bench_call_drop_outputs(&bc);
   }
   const long faults = minflt() - flt0;
   qsort(us, (size_t)calls, sizeof *us, cmp_double);
@@ -142,12 +128,12 @@ int main(int argc, char **argv) {
   printf("load_us=%.1f load_rss_kb=%ld device_us=%.1f prepare_us=%.1f "
          "first_us=%.1f steady_median_us=%.3f steady_min_us=%.3f "
          "minflt_per_call=%.2f setup_cpu_us=%.1f first_cpu_us=%.1f "
-         "steady_cpu_us=%.3f steady_cpu_min_us=%.3f\n",
+         "steady_cpu_us=%.3f steady_cpu_min_us=%.3f first_minflt=%ld\n",
          load_us, load_rss, device_us, prepare_us, first_us, median, us[0],
          (double)faults / (double)calls, setup_cpu_us, first_cpu_us,
-         cpu[calls / 2], cpu[0]);
+         cpu[calls / 2], cpu[0], first_flt);
   free(us);
-  for (uint32_t i = 0; i < nin; ++i) kiln_buffer_view_release(in[i]);
+  bench_call_release(&bc);
   kiln_module_release(mod);
   kiln_device_release(dev);
   kiln_instance_release(inst);

@@ -10,16 +10,25 @@ median of each figure per build, wall time and process CPU time; then
 kiln-bench's defaults (1 warmup, 10 repetitions) on the matmul:
 median/min (also for the older build given --before-bench).
 
+--idle=S waits S seconds before each process: what an embedder meets
+after an idle spell. In a VM with free page reporting (virtio-balloon),
+memory the kernel has kept free for ~2 s is handed back to the host and
+costs host faults when touched again; back to back, a process gets the
+2 MiB blocks the previous one freed instead (see runtime-min's
+krt_pool_alloc and probe_first_call.c). "first flt" counts the first
+call's minor faults: the fresh memory it touched.
+
 usage: bench_runtime.py --compile=KILN_COMPILE --bench=KILN_BENCH
            --runtime=BENCH_RUNTIME [--before=OLD_BENCH_RUNTIME
            [--before-compile=OLD_KILN_COMPILE] [--before-bench=OLD_KILN_BENCH]]
-           --work=DIR [--rounds=3]"""
+           --work=DIR [--rounds=3] [--idle=SECONDS]"""
 import argparse
 import os
 import re
 import statistics
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -84,6 +93,7 @@ def main():
     ap.add_argument("--before-compile", default=None)
     ap.add_argument("--before-bench", default=None)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--idle", type=float, default=0)
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     # Each build runs the modules its own compiler writes (formats differ).
@@ -98,15 +108,17 @@ def main():
             for dev in ("local-sync", "local-task"):
                 for label, exe, modules, _ in builds:
                     name, path, calls = modules[k]
+                    time.sleep(args.idle)
                     out = run([exe, path, dev, str(calls), "2"])
                     kv = dict(p.split("=") for p in out.split())
                     figures.setdefault((name, dev, label), []).append(
                         {k2: float(v) for k2, v in kv.items()})
-    print("load average: %s" % open("/proc/loadavg").read().split()[:3])
-    print("%-12s %-10s %-6s %10s %8s %10s %10s %10s %8s %6s %9s %9s %9s %6s" % (
+    print("load average: %s; %.1f s idle before each process" % (
+        open("/proc/loadavg").read().split()[:3], args.idle))
+    print("%-12s %-10s %-6s %10s %8s %10s %10s %10s %8s %6s %9s %9s %9s %6s %9s" % (
         "module", "device", "build", "load us", "RSS KB", "prepare us",
         "first us", "steady us", "flt/call", "ratio", "setup cpu", "first cpu",
-        "steady cpu", "ratio"))
+        "steady cpu", "ratio", "first flt"))
     for (name, dev, label), runs in sorted(figures.items(), key=lambda f: (
             [m[0] for m in builds[0][2]].index(f[0][0]), f[0][1], f[0][2] != "before")):
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
@@ -120,6 +132,8 @@ def main():
                 med["setup_cpu_us"], med["first_cpu_us"], med["steady_cpu_us"],
                 (med["setup_cpu_us"] + med["first_cpu_us"]) /
                 (1000 + 1.2 * med["steady_cpu_us"]))
+        if "first_minflt" in med:
+            line += " %9d" % med["first_minflt"]
         print(line)
     print("ratio: (load + prepare + first call) / (1 ms + 1.2 x steady call); "
           "wall time, then process CPU time")

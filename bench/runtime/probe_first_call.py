@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Runs probe_first_call (probe_first_call.c) in many fresh processes and
+summarizes what the slow first calls have in common (not a test): per
+build, the first call's extra CPU time over the steady call (median, 75th
+percentile, max, how many over 2 ms), and the medians of its minor
+faults, transparent huge pages gained and run-delay, for the fast and the
+slow half of the processes. --before names the probe of an older build;
+the two alternate, one process each, so both meet the same machine.
+--idle=S waits S seconds before each process (the state after an idle
+spell; see bench_runtime.py).
+
+usage: probe_first_call.py --probe=PROBE [--before=OLD_PROBE] --module=M.kiln
+           [--device=local-sync] [--runs=40] [--idle=0]"""
+import argparse
+import statistics
+import subprocess
+import time
+
+
+def probe(exe, module, device):
+    out = subprocess.run([exe, module, device, "8", "2", "1"], capture_output=True,
+                         text=True, check=True).stdout
+    phases = {}
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "phase":
+            phases[f[1]] = {k: float(v) for k, v in (x.split("=") for x in f[2:])}
+    first = phases["call0"]
+    steady = min(phases[c]["cpu_us"] for c in ("call1", "call2", "call7"))
+    return dict(extra=first["cpu_us"] - steady, steady=steady, flt=first["minflt"],
+                thp=first["thp_kb"], delay=first["delay_us"])
+
+
+def summary(label, runs):
+    runs = sorted(runs, key=lambda r: r["extra"])
+    extra = [r["extra"] for r in runs]
+    half = len(runs) // 2
+    def med(rs, k):
+        return statistics.median(r[k] for r in rs) if rs else 0
+    print("%-6s n=%d steady %.0f us; first call extra CPU: median %.0f us, p75 %.0f, "
+          "max %.0f, over 2 ms %d" % (label, len(runs), med(runs, "steady"),
+          statistics.median(extra), extra[(3 * len(extra)) // 4], extra[-1],
+          sum(e > 2000 for e in extra)))
+    for name, rs in (("fast half", runs[:half]), ("slow half", runs[half:])):
+        print("       %s: extra %.0f us, minflt %.0f, THP %.0f KB, run-delay %.0f us" % (
+            name, med(rs, "extra"), med(rs, "flt"), med(rs, "thp"), med(rs, "delay")))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--probe", required=True)
+    ap.add_argument("--before")
+    ap.add_argument("--module", required=True)
+    ap.add_argument("--device", default="local-sync")
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--idle", type=float, default=0)
+    args = ap.parse_args()
+    builds = [("after", args.probe)] + ([("before", args.before)] if args.before else [])
+    results = {label: [] for label, _ in builds}
+    load0 = open("/proc/loadavg").read().split()[:3]
+    for _ in range(args.runs):
+        for label, exe in builds:
+            time.sleep(args.idle)
+            results[label].append(probe(exe, args.module, args.device))
+    print("%s on %s, %d fresh processes per build, %.1f s idle before each; "
+          "load average %s -> %s" % (args.module, args.device, args.runs, args.idle,
+                                     load0, open("/proc/loadavg").read().split()[:3]))
+    for label, _ in builds:
+        summary(label, results[label])
+
+
+if __name__ == "__main__":
+    main()
