@@ -2,9 +2,11 @@
  * rest of the runtime uses, so every allocation goes through the
  * caller-supplied allocator; and the devices' pools of per-call memory
  * over it (see krt_pool_alloc). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "runtime_internal.h"
 
@@ -49,6 +51,52 @@ typedef struct pool_block {
   uint8_t pad[64 - sizeof(void *) - sizeof(uint32_t)];
 } pool_block_t;
 
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+/* Set once a fresh transparent huge page has cost more than 1 ms to fault
+ * in: this machine's free 2 MiB blocks are the host's (see below), so
+ * fresh blocks skip the trial. Process-wide: it is the kernel's state. */
+static atomic_bool huge_pages_cold;
+
+static double thread_cpu_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Touches a fresh block of `bytes` (2 MiB-aligned, over 2 MiB), its first
+ * `used` bytes zeroed, choosing page sizes. Transparent huge pages fault
+ * in at 46 us/MB while the kernel has 2 MiB blocks freed moments ago; in
+ * a VM with free page reporting (virtio-balloon: Firecracker, QEMU) a
+ * block free for ~2 s has been handed back to the host, and touching it
+ * again costs 512 host faults: 2200 us/MB measured, first calls 5-27 ms
+ * slower after an idle spell. 4 KiB pages cost 370 us/MB either way. So
+ * each huge page is a trial: while they come warm, the next one follows;
+ * from the first cold one on, the rest is touched in 4 KiB pages and
+ * offered to khugepaged, which collapses it in the background (seconds
+ * later here) for the steady state's TLB. Hints only: where the kernel or
+ * the allocator's memory cannot, nothing changes. probe_first_call
+ * (bench/runtime) counts a first call's faults and huge pages. */
+static void touch_big_block(char *b, size_t bytes, size_t used) {
+  const size_t huge = (size_t)2 << 20, span = (bytes + 4095) & ~(size_t)4095;
+  madvise(b, span, MADV_NOHUGEPAGE);
+  /* Not for a tail under 1 MiB: a huge page would zero, and keep
+   * resident, over twice what is used. */
+  for (size_t at = 0; at < used && used - at >= huge / 2; at += huge) {
+    if (atomic_load_explicit(&huge_pages_cold, memory_order_relaxed)) break;
+    madvise(b + at, huge, MADV_HUGEPAGE);
+    const double t0 = thread_cpu_ms();
+    *(volatile char *)(b + at) = 0;
+    if (thread_cpu_ms() - t0 >= 1.0)
+      atomic_store_explicit(&huge_pages_cold, true, memory_order_relaxed);
+  }
+  memset(b, 0, used);
+  /* Only whole populated huge pages: a later, larger use of the block
+   * must not fault huge pages in. */
+  const size_t whole = used & ~(huge - 1);
+  if (whole) madvise(b, whole, MADV_HUGEPAGE);
+}
+#endif
+
 void *krt_pool_alloc(kiln_device_t *d, size_t size, bool zero) {
   uint32_t cls = 0;
   while (cls < KRT_POOL_CLASSES && ((size_t)64 << cls) < size) ++cls;
@@ -58,16 +106,18 @@ void *krt_pool_alloc(kiln_device_t *d, size_t size, bool zero) {
   if (b) d->pool[cls] = b->next;
   pthread_mutex_unlock(&d->pool_lock);
   if (!b) {
-    /* Blocks of 2 MiB and more start on a 2 MiB boundary and ask for
-     * transparent huge pages: a call's first touch of a fresh 8 MiB arena
-     * then takes 4 faults instead of 2048 (measured 0.4 ms instead of
-     * 3.2 ms), and steady-state kernels miss the TLB less. A hint: where
-     * the kernel or the allocator's memory cannot, nothing changes. */
+    /* Blocks of 2 MiB and more start on a 2 MiB boundary, for huge pages. */
     const size_t huge = (size_t)2 << 20, bytes = sizeof *b + ((size_t)64 << cls);
     b = d->allocator->alloc(d->allocator->self, bytes, bytes > huge ? huge : 64);
     if (!b) return NULL;
-#ifdef MADV_HUGEPAGE
-    if (bytes > huge) madvise(b, bytes & ~(size_t)4095, MADV_HUGEPAGE);
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    if (bytes > huge && zero) {
+      touch_big_block((char *)b, bytes, sizeof *b + size);
+      b->cls = cls;
+      return b + 1;
+    }
+    /* Unzeroed (a VM stack): faulted later, in 4 KiB pages. */
+    if (bytes > huge) madvise(b, (bytes + 4095) & ~(size_t)4095, MADV_NOHUGEPAGE);
 #endif
     b->cls = cls;
   }
