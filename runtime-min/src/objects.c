@@ -278,23 +278,7 @@ static kiln_status_t strings_bytes(kiln_buffer_t *buffer, uint64_t offset,
   return strings_check(a, buffer->host + offset, buffer->length - offset, rank,
                        dims, bytes);
 }
-#else
-/* KILN_RUNTIME_TEXT=OFF: no str views (their checks are left out too). */
-static kiln_status_t strings_check(const kiln_allocator_t *a, const uint8_t *p,
-                                   uint64_t avail, uint32_t rank,
-                                   const int64_t *dims, uint64_t *bytes) {
-  (void)p, (void)avail, (void)rank, (void)dims, (void)bytes;
-  return krt_status(a, KILN_STATUS_UNIMPLEMENTED,
-                    "str tensors are left out of this runtime "
-                    "(KILN_RUNTIME_TEXT=OFF)");
-}
-static kiln_status_t strings_bytes(kiln_buffer_t *buffer, uint64_t offset,
-                                   uint32_t rank, const int64_t *dims,
-                                   uint64_t *bytes) {
-  (void)offset;
-  return strings_check(buffer->device->allocator, NULL, 0, rank, dims, bytes);
-}
-#endif
+#endif /* KILN_WITH_TEXT */
 
 kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
                                       uint64_t byte_offset,
@@ -312,10 +296,13 @@ kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
                       "rank %u exceeds the maximum %d", rank, KILN_MAX_RANK);
   uint64_t bytes;
   kiln_status_t s;
+#ifdef KILN_WITH_TEXT
   if (element_type == KILN_ELEMENT_STR) {
     s = strings_bytes(buffer, byte_offset, rank, dims, &bytes);
     if (s) return s;
-  } else if (!krt_shape_bytes(element_type, rank, dims, &bytes))
+  } else
+#endif /* without text, str has no size: refused as a bad shape */
+  if (!krt_shape_bytes(element_type, rank, dims, &bytes))
     return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
                       "shape has a negative dimension or overflows");
   s = check_range(buffer, byte_offset, bytes);
@@ -344,13 +331,14 @@ kiln_status_t kiln_buffer_view_from_host(kiln_device_t *device,
                                          kiln_buffer_view_t **out_view) {
   *out_view = NULL;
   uint64_t bytes;
+#ifdef KILN_WITH_TEXT
   if (element_type == KILN_ELEMENT_STR && rank <= KILN_MAX_RANK) {
     kiln_status_t s = strings_check(device->allocator, (const uint8_t *)data,
-                                    data_length,
-                                    rank, dims, &bytes);
+                                    data_length, rank, dims, &bytes);
     if (s) return s;
-  } else if (rank > KILN_MAX_RANK ||
-             !krt_shape_bytes(element_type, rank, dims, &bytes))
+  } else
+#endif
+  if (rank > KILN_MAX_RANK || !krt_shape_bytes(element_type, rank, dims, &bytes))
     return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
                       "invalid shape or element type");
   if (bytes != data_length)

@@ -714,6 +714,15 @@ START_TEST(str_view_layout_checks) {
   kiln_buffer_view_t *v;
   OK(kiln_instance_create(kiln_allocator_system(), &inst));
   OK(kiln_device_create(inst, "local-sync", NULL, &dev));
+#ifdef KILN_TEST_NO_TEXT /* KILN_RUNTIME_TEXT=OFF: str views are refused */
+  int64_t one = 1;
+  uint8_t empty[8] = {0};
+  expect_error(kiln_buffer_view_from_host(dev, KILN_ELEMENT_STR, 1, &one, empty, 8, &v),
+               KILN_STATUS_INVALID_ARGUMENT, (char *)NULL);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  return;
+#endif
   /* ["ab", "", "\xc3\xa9"] */
   uint8_t good[12 + 4 + 4] = {0, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0,
                               'a', 'b', 0xc3, 0xa9};
