@@ -15,7 +15,7 @@
  * it in its last index, and no other view of the output's memory; the
  * ops defining the generic's operands are moved before the op. The caller
  * erases what it fused. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 #include <string.h>
 
@@ -33,7 +33,7 @@ static bool same_view(kiln_value *a, kiln_value *b) {
   return true;
 }
 
-kiln_value *cg_base_memref(kiln_value *v) {
+kiln_value *cpu_base_memref(kiln_value *v) {
   while (v->def && v->def->kind == KILN_OP_MEMREF_SUBVIEW) v = kiln_op_operand(v->def, 0);
   return v;
 }
@@ -49,7 +49,7 @@ static kiln_op *neighbour(kiln_op *op, bool after) {
   return NULL;
 }
 
-kiln_op *cg_fused_fill(kiln_op *op, kiln_value *out) {
+kiln_op *cpu_fused_fill(kiln_op *op, kiln_value *out) {
   kiln_op *f = neighbour(op, false);
   if (!f || f->kind != KILN_OP_LINALG_FILL || f->num_operands != 2) return NULL;
   kiln_value *v = kiln_op_operand(f, 0);
@@ -71,7 +71,7 @@ static void hoist(kiln_value *v, kiln_op *op, kiln_op *e) {
   kiln_op_move_before(d, op);
 }
 
-static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
+static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
   kiln_op *e = neighbour(op, true);
   if (!e || e->kind != KILN_OP_LINALG_GENERIC || e->num_results) return false;
   uint32_t nin = kiln_linalg_num_inputs(e);
@@ -100,7 +100,7 @@ static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
     }
     /* Another view of the output's memory would be read after the fused
      * stores wrote part of it. */
-    if (cg_base_memref(x) == cg_base_memref(out)) return false;
+    if (cpu_base_memref(x) == cpu_base_memref(out)) return false;
     const kiln_affine_map *m = ep->maps[i];
     for (uint32_t r = 0; r < m->num_results; r++) {
       int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
@@ -123,7 +123,7 @@ static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
       if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= loops - 1) return false;
       continue;
     }
-    if (!cg_vector_body_op(o)) return false;
+    if (!cpu_vector_body_op(o)) return false;
   }
   kiln_op *y = kiln_block_terminator(body);
   if (!y || y->num_operands != 1 || kiln_op_operand(y, 0)->type != out->type->elem) return false;
@@ -132,7 +132,7 @@ static bool match(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
   return true;
 }
 
-bool cg_fused_epilogue(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
+bool cpu_fused_epilogue(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
   memset(ep, 0, sizeof *ep);
   if (!match(op, out, ep)) {
     ep->op = NULL;
@@ -142,7 +142,7 @@ bool cg_fused_epilogue(kiln_op *op, kiln_value *out, cg_epilogue *ep) {
   return true;
 }
 
-kiln_value *cg_apply_epilogue(kiln_builder *b, const cg_epilogue *ep, kiln_value *const *ix,
+kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_value *const *ix,
                               kiln_value *v, const kiln_type *vt) {
   kiln_op *e = ep->op;
   uint32_t nin = kiln_linalg_num_inputs(e);
@@ -164,6 +164,6 @@ kiln_value *cg_apply_epilogue(kiln_builder *b, const cg_epilogue *ep, kiln_value
                            : cg_load(b, x, n, eix);
     }
   }
-  if (!cg_emit_body_vector(b, e, in, ix, vw, out)) return v;
+  if (!cpu_emit_body_vector(b, e, in, ix, vw, out)) return v;
   return out[0]->type->kind == KILN_TYPE_VECTOR ? out[0] : cg_broadcast(b, out[0], vt);
 }

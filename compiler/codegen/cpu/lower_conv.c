@@ -41,7 +41,7 @@
  *
  * Not for GPU variants (their threads share the workgroup's tile, and a
  * panel would be per-thread local memory): the generic path serves them. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 #include <string.h>
 
@@ -67,13 +67,13 @@ typedef struct cv {
   int64_t kstride[KILN_MAX_LOOPS];  /* panel row = sum (k_p - klo_p) * kstride[p] */
   kiln_value *klo[KILN_MAX_LOOPS];
   kiln_value *ivs[KILN_MAX_LOOPS];  /* current value of every loop */
-  kiln_value *rowv[CV_MAX_MR], *colv[CG_UK_MAX_NR];
+  kiln_value *rowv[CV_MAX_MR], *colv[CPU_UK_MAX_NR];
   int orow;                         /* loop merged into the rows (merge_rows), or -1 */
   kiln_value *flat;                 /* panel row of this k iteration */
   kiln_value *init;                 /* the fused fill's value, or NULL */
   kiln_value *kb;                   /* the reduction block's start (several blocks), or NULL */
   int64_t cb, K0;                   /* block and whole extent of the first reduction loop */
-  cg_epilogue epi;                  /* the fused elementwise generic (op NULL: none) */
+  cpu_epilogue epi;                  /* the fused elementwise generic (op NULL: none) */
 } cv;
 
 static void at(cv *c, kiln_builder *b, uint32_t operand, kiln_value **ix) {
@@ -183,7 +183,7 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
   at(c, b, c->g.out, ix);
   if (c->epi.op) {
-    kiln_value *e = cg_apply_epilogue(b, &c->epi, ix, v, c->vt);
+    kiln_value *e = cpu_apply_epilogue(b, &c->epi, ix, v, c->vt);
     if (c->kb) { /* only after the last reduction block */
       kiln_value *last = cg_cmpi(b, CG_EQ, cg_add(b, c->kb, cg_index(b, c->cb)), cg_index(b, c->K0));
       kiln_value *ops[3] = {last, e, v};
@@ -198,7 +198,7 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
 static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_value *kb, int64_t cb) {
   for (int r = 0; r < mr; r++) c->rowv[r] = cg_add(b, i0, cg_index(b, r));
   c->mr = mr, c->nr = nr;
-  cg_ukernel uk = {.mr = mr, .nr = nr, .nk = c->nk, .vt = c->vt, .k_begin = cv_k_begin,
+  cpu_ukernel uk = {.mr = mr, .nr = nr, .nk = c->nk, .vt = c->vt, .k_begin = cv_k_begin,
                    .c_begin = cv_c_begin, .c_end = cv_c_end, .load_a = cv_load_a,
                    .load_b = cv_load_b, .load_c = cv_load_c, .store_c = cv_store_c, .user = c};
   for (int p = 0; p < c->nk; p++) {
@@ -206,7 +206,7 @@ static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_va
     uk.klo[p] = p == 0 && kb ? kb : cg_index(b, 0);
     uk.khi[p] = p == 0 && kb ? cg_add(b, kb, cg_index(b, cb)) : cg_index(b, c->g.bounds[l]);
   }
-  cg_emit_ukernel(b, &uk);
+  cpu_emit_ukernel(b, &uk);
 }
 
 /* The reduction loops of a panel copy at *cur (the first over [lo0, hi0),
@@ -446,7 +446,7 @@ static bool panel_layout(const cv *c, int64_t width) {
   return width <= wt->shape[c->g.w_col_dim];
 }
 
-bool cg_lower_conv(kiln_op *op, int64_t vw) {
+bool cpu_lower_conv(kiln_op *op, int64_t vw) {
   cv c;
   memset(&c, 0, sizeof c);
   if (vw < 4 || !cg_igemm_match(op, &c.g) || runs_as_thread_block(op)) return false;
@@ -459,7 +459,7 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
   /* Narrower column segments (8 of 24 channels on 16 lanes) have the
    * same registers as the kernel's full vectors (ymm/xmm are zmm's low
    * halves, NEON and RVV narrower groups at least as many). */
-  c.acc = cg_accumulators(op, vw);
+  c.acc = cpu_accumulators(op, vw);
   c.X = kiln_op_operand(op, g->x), c.W = kiln_op_operand(op, g->w), c.O = kiln_op_operand(op, g->out);
   c.et = c.O->type->elem;
   int64_t width = (NC >= 2 * vw ? 2 : 1) * vw;
@@ -496,9 +496,9 @@ bool cg_lower_conv(kiln_op *op, int64_t vw) {
    * the consumer). */
   kiln_op *fill = NULL;
   if (!c.T) {
-    fill = cg_fused_fill(op, c.O);
+    fill = cpu_fused_fill(op, c.O);
     if (fill) c.init = kiln_op_operand(fill, 0);
-    cg_fused_epilogue(op, c.O, &c.epi);
+    cpu_fused_epilogue(op, c.O, &c.epi);
   }
   c.orow = merge_rows(&c);
   kiln_builder b = kiln_builder_before(op);

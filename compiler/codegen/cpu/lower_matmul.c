@@ -16,11 +16,11 @@
  * run-time K is not packed (no divisor to block by). Packing A, larger
  * register tiles and cache-level blocking fit the same shape. MR, NR
  * divide the tile (chosen so); the accumulators take half the target's
- * vector registers (cg_accumulators: 16 of 32 zmm or NEON v, 8 of 16
+ * vector registers (cpu_accumulators: 16 of 32 zmm or NEON v, 8 of 16
  * ymm/xmm or RVV LMUL-2 groups). A batch_matmul tile of one batch
  * is the matmul of its 2-D views. Anything else (partial tiles, other
  * types, strided rows) takes the generic path. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 /* acc[r][q] += A[i0+r, ak+k] * Bm[bk+k, bc+q*VW] for k < K, with C's
  * MR x NR vectors at (i0, j0) loaded before and stored after: the shared
@@ -29,8 +29,8 @@ typedef struct mm_tile {
   kiln_value *A, *ak, *Bm, *bk, *C;
   kiln_value *init;       /* the fused fill's value, or NULL: C is loaded */
   kiln_value *first;      /* i1: this K block is the first (init, not C), or NULL: always */
-  const cg_epilogue *epi; /* applied before the store (the last K block), or NULL */
-  kiln_value *rows[8], *cols[CG_UK_MAX_NR], *bcols[CG_UK_MAX_NR];
+  const cpu_epilogue *epi; /* applied before the store (the last K block), or NULL */
+  kiln_value *rows[8], *cols[CPU_UK_MAX_NR], *bcols[CPU_UK_MAX_NR];
   kiln_value *ka, *kb; /* this iteration's A column and B row */
   const kiln_type *vt;
 } mm_tile;
@@ -68,7 +68,7 @@ static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
 static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  if (t->epi) v = cg_apply_epilogue(b, t->epi, ix, v, t->vt);
+  if (t->epi) v = cpu_apply_epilogue(b, t->epi, ix, v, t->vt);
   cg_vstore(b, v, t->C, 2, ix);
 }
 
@@ -77,7 +77,7 @@ static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
  * consumer (epi, in the last K block only). */
 typedef struct mm_fuse {
   kiln_value *init, *first;
-  const cg_epilogue *epi;
+  const cpu_epilogue *epi;
 } mm_fuse;
 
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
@@ -92,11 +92,11 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
     t.cols[q] = cg_add(b, j0, cg_index(b, q * vw));
     t.bcols[q] = cg_add(b, bc, cg_index(b, q * vw));
   }
-  cg_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .k_begin = mm_k_begin,
+  cpu_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .k_begin = mm_k_begin,
                    .load_a = mm_load_a, .load_b = mm_load_b, .load_c = mm_load_c,
                    .store_c = mm_store_c, .user = &t};
   uk.klo[0] = cg_index(b, 0), uk.khi[0] = K;
-  cg_emit_ukernel(b, &uk);
+  cpu_emit_ukernel(b, &uk);
 }
 
 /* Copies Bm[kb .. kb+KC, j0 .. j0+W] into the contiguous panel P (KC x W):
@@ -176,7 +176,7 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
   for (uint32_t i = 0; i < 3; i++) ops[i] = drop_unit_batch(&b, kiln_op_operand(op, i));
   kiln_op *mm = kiln_op_create(b.ctx, KILN_OP_LINALG_MATMUL, op->loc, 3, ops, 0, NULL, op->attrs, 0);
   kiln_builder_insert(&b, mm);
-  if (cg_lower_matmul(mm, vw, tail)) {
+  if (cpu_lower_matmul(mm, vw, tail)) {
     kiln_op_erase(mm);
     return true;
   }
@@ -197,7 +197,7 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
   return false;
 }
 
-bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
+bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   *tail = NULL;
   if (op->num_operands != 3 || vw < 4) return false;
   if (op->kind == KILN_OP_LINALG_BATCH_MATMUL) return lower_unit_batch(op, vw, tail);
@@ -218,7 +218,7 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
    * on column subviews that the generic path lowers (*tail). */
   int64_t nmain = N / vw * vw;
   int nr = nmain % (2 * vw) == 0 ? 2 : 1;
-  int mr = cg_accumulators(op, vw) / nr;
+  int mr = cpu_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
   if (mr > M) mr = (int)M;
   kiln_builder b = kiln_builder_before(op);
@@ -247,12 +247,12 @@ bool cg_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
    * tiles (fuse_epilogue.c): C is written once, in the last K block, and
    * never filled or read back. */
   kiln_op *fill = NULL;
-  cg_epilogue epi = {0};
+  cpu_epilogue epi = {0};
   mm_fuse whole = {0};
   if (nmain == N) {
-    fill = cg_fused_fill(op, C);
+    fill = cpu_fused_fill(op, C);
     if (fill) whole.init = kiln_op_operand(fill, 0);
-    if (cg_fused_epilogue(op, C, &epi)) whole.epi = &epi;
+    if (cpu_fused_epilogue(op, C, &epi)) whole.epi = &epi;
   }
   kiln_builder bj, bk;
   if (!kc) {

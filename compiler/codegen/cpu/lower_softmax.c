@@ -11,7 +11,7 @@
  * len is shorter than a vector). Reading x[k] before writing out[k] keeps it right when
  * input and output are the same buffer. math.exp is left for
  * approximate-math. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -116,7 +116,7 @@ static void vector_row(kiln_builder *cur, kiln_value *in, kiln_value *out, kiln_
   }
 }
 
-kiln_error *cg_lower_softmax(kiln_op *op, int64_t vw) {
+kiln_error *cpu_lower_softmax(kiln_op *op, int64_t vw) {
   kiln_value *in = kiln_op_operand(op, 0), *out = kiln_op_operand(op, 1);
   if (in->type->kind != KILN_TYPE_MEMREF || out->type->kind != KILN_TYPE_MEMREF)
     return kiln_op_error(op, "operands must be memrefs (bufferize first)");

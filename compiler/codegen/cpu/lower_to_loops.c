@@ -26,18 +26,18 @@
  * func with linalg ops on memrefs. Guarantees: no structured op left; an
  * op that cannot be lowered (tensor operands, unsupported named op) is an
  * error naming it. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 #include <math.h>
 #include <string.h>
 
 /* Accumulators of one register block (rows x outputs). */
-#define CG_VEC_MAX_ACC CG_MAX_OPERANDS
+#define CPU_VEC_MAX_ACC CG_MAX_OPERANDS
 /* Rows of a register block of the vector path with reductions: the
  * loads that do not depend on the blocked loop (a depthwise filter tap)
  * serve this many rows, and as many independent accumulator chains hide
  * the fma latency (4 chains left a depthwise 3x3 waiting on it). */
-#define CG_VEC_ROWS 8
+#define CPU_VEC_ROWS 8
 
 typedef struct lw {
   kiln_op *op;
@@ -65,7 +65,7 @@ typedef struct lw {
   int64_t rb, rcount;
   kiln_value *rbase;
   kiln_value *init;                 /* a fused fill's value, or NULL */
-  cg_epilogue epi;                  /* a fused elementwise generic */
+  cpu_epilogue epi;                  /* a fused elementwise generic */
 } lw;
 
 static void indices(kiln_builder *b, const kiln_affine_map *m, kiln_value *const *ivs, kiln_value **out) {
@@ -348,7 +348,7 @@ static void contract_fma(kiln_builder *b, kiln_op *first, kiln_value **out, uint
 static bool body_vector_ops(kiln_builder *b, kiln_op *op, kiln_value *const *in,
                             kiln_value *const *ivs, int64_t vw, kiln_value **out);
 
-bool cg_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+bool cpu_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
                          kiln_value *const *ivs, int64_t vw, kiln_value **out) {
   kiln_op *mark = b->before ? b->before->prev : b->block->last;
   if (!body_vector_ops(b, op, in, ivs, vw, out)) return false;
@@ -406,7 +406,7 @@ static bool body_vector_ops(kiln_builder *b, kiln_op *op, kiln_value *const *in,
 
 static bool body_vector(lw *w, kiln_builder *b, kiln_value **in, kiln_value **ivs,
                         kiln_value **out) {
-  return cg_emit_body_vector(b, w->op, in, ivs, w->vw, out);
+  return cpu_emit_body_vector(b, w->op, in, ivs, w->vw, out);
 }
 
 static void vload_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **vals) {
@@ -428,7 +428,7 @@ static void vstore_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value 
   for (uint32_t i = w->nin; i < w->nops; i++) {
     indices(b, w->maps[i], ivs, ix);
     kiln_value *v = as_vector(b, vals[i - w->nin], w->vw);
-    if (w->epi.op) v = cg_apply_epilogue(b, &w->epi, ix, v, v->type);
+    if (w->epi.op) v = cpu_apply_epilogue(b, &w->epi, ix, v, v->type);
     cg_vstore(b, v, kiln_op_operand(w->op, i), w->maps[i]->num_results, ix);
   }
 }
@@ -483,7 +483,7 @@ static bool emit_vector_reductions(lw *w, kiln_builder *b, int p, kiln_value **i
   kiln_builder body;
   kiln_op *loop = cg_for(b, cg_index(b, 0), w->bound[l], cg_index(b, 1), nacc, acc, &body);
   ivs[l] = cg_for_iv(loop);
-  kiln_value *inner[CG_VEC_MAX_ACC], *inner_y[CG_VEC_MAX_ACC];
+  kiln_value *inner[CPU_VEC_MAX_ACC], *inner_y[CPU_VEC_MAX_ACC];
   for (uint32_t j = 0; j < nacc; j++) inner[j] = loop->regions[0].first->args[1 + j];
   if (!emit_vector_reductions(w, &body, p + 1, ivs, inner, inner_y)) return false;
   cg_for_set_yield(loop, nacc, inner_y);
@@ -511,11 +511,11 @@ static bool emit_vector_step(lw *w, kiln_builder *b, int p, kiln_value **ivs, ki
   w->vw = width;
   kiln_op *loop = cg_for(b, lo, hi, cg_index(b, width), 0, NULL, &body);
   ivs[l] = cg_for_iv(loop);
-  kiln_value *vals[CG_VEC_MAX_ACC];
+  kiln_value *vals[CPU_VEC_MAX_ACC];
   uint32_t nout = w->nops - w->nin;
   bool ok;
   if (w->nred) {
-    kiln_value *init[CG_VEC_MAX_ACC];
+    kiln_value *init[CPU_VEC_MAX_ACC];
     for (int64_t r = 0; r < w->rcount; r++) {
       set_row(w, &body, ivs, r);
       vload_outputs(w, &body, ivs, init + r * nout);
@@ -589,7 +589,7 @@ static bool emit_vector(lw *w, kiln_builder *b, int p, kiln_value **ivs) {
   return true;
 }
 
-bool cg_vector_body_op(const kiln_op *o) {
+bool cpu_vector_body_op(const kiln_op *o) {
   if (o->num_regions || o->num_results != 1 || o->num_operands > 8) return false;
   if (o->kind == KILN_OP_ARITH_CONSTANT) return !kiln_type_is_shaped(o->results[0].type);
   return kiln_op_has_flag(o, KILN_OPF_ELEMENTWISE) && o->results[0].type->kind != KILN_TYPE_INDEX;
@@ -654,7 +654,7 @@ static bool can_vectorize_reduction(lw *w, int64_t vw) {
         return false;
       continue;
     }
-    if (!cg_vector_body_op(o)) return false;
+    if (!cpu_vector_body_op(o)) return false;
   }
   for (uint32_t j = 0; j < yield->num_operands; j++) {
     kiln_value *acc = body->args[w->nin + j], *y = kiln_op_operand(yield, j);
@@ -729,16 +729,16 @@ static bool emit_red_vector(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value
 static void plan_block(lw *w, kiln_op **fill) {
   kiln_value *out = kiln_op_operand(w->op, w->nin);
   if (!is_memref(out)) return;
-  kiln_value *base = cg_base_memref(out);
+  kiln_value *base = cpu_base_memref(out);
   bool alias = false;
   for (uint32_t i = 0; i < w->nin; i++) {
     kiln_value *v = kiln_op_operand(w->op, i);
-    alias |= is_memref(v) && cg_base_memref(v) == base;
+    alias |= is_memref(v) && cpu_base_memref(v) == base;
   }
   if (alias) return;
   if (w->first_red >= 2) {
     int rl = w->order[w->first_red - 2];
-    if (w->sb[rl] >= 2) w->rloop = rl, w->rb = w->sb[rl] < CG_VEC_ROWS ? w->sb[rl] : CG_VEC_ROWS;
+    if (w->sb[rl] >= 2) w->rloop = rl, w->rb = w->sb[rl] < CPU_VEC_ROWS ? w->sb[rl] : CPU_VEC_ROWS;
   }
   const kiln_affine_map *om = w->maps[w->nin];
   const kiln_affine_expr *last = om->num_results ? om->results[om->num_results - 1] : NULL;
@@ -746,24 +746,24 @@ static void plan_block(lw *w, kiln_op **fill) {
   if (!last || last->kind != KILN_AFFINE_DIM || last->value != w->vloop ||
       !kiln_memref_strides(out->type, st, &off) || st[out->type->rank - 1] != 1)
     return;
-  *fill = cg_fused_fill(w->op, out);
+  *fill = cpu_fused_fill(w->op, out);
   if (*fill) w->init = kiln_op_operand(*fill, 0);
-  cg_fused_epilogue(w->op, out, &w->epi);
+  cpu_fused_epilogue(w->op, out, &w->epi);
 }
 
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {
   kiln_op *tail = NULL;
   if ((op->kind == KILN_OP_LINALG_MATMUL || op->kind == KILN_OP_LINALG_BATCH_MATMUL) &&
-      cg_lower_matmul(op, vw, &tail)) {
+      cpu_lower_matmul(op, vw, &tail)) {
     kiln_op_erase(op);
     return tail ? lower_op(tail, vw) : NULL;
   }
-  if (cg_lower_conv(op, vw)) {
+  if (cpu_lower_conv(op, vw)) {
     kiln_op_erase(op);
     return NULL;
   }
   if (op->kind == KILN_OP_LINALG_SOFTMAX) {
-    kiln_error *err = cg_lower_softmax(op, vw);
+    kiln_error *err = cpu_lower_softmax(op, vw);
     if (!err) kiln_op_erase(op);
     return err;
   }
@@ -835,7 +835,7 @@ static kiln_error *lower_func(kiln_op *func, int64_t vw) {
    * erasing those. Each op's loops go where the op was, so the order of
    * lowering does not change the order of the code. */
   for (uint32_t i = 0; i < cl.n; i++)
-    if (cl.ops[i]->kind != KILN_OP_LINALG_MATMUL && cg_lower_conv(cl.ops[i], vw)) kiln_op_erase(cl.ops[i]);
+    if (cl.ops[i]->kind != KILN_OP_LINALG_MATMUL && cpu_lower_conv(cl.ops[i], vw)) kiln_op_erase(cl.ops[i]);
   /* Then the other ops with reduction loops (they may take their fill
    * and elementwise consumer too), then the rest. */
   for (int pass = 0; pass < 2; pass++)
@@ -850,7 +850,7 @@ static kiln_error *lower_func(kiln_op *func, int64_t vw) {
 
 static kiln_error *lower_kernel(cg_kernel *k, void *user) {
   (void)user;
-  return lower_func(k->func, cg_launch_int(k->func, "vector_width", cg_vector_width(k->target)));
+  return lower_func(k->func, cg_launch_int(k->func, "vector_width", cpu_vector_width(k->target)));
 }
 
 kiln_error *kiln_codegen_cpu_lower_to_loops(kiln_op *module, void *user) {

@@ -7,25 +7,25 @@
  *   c(r, q) = acc[r][q]
  * Where A, B and C live (a matrix, a packed panel, a convolution window,
  * a gathered NCHW output) is the caller's business, told through the
- * callbacks of cg_ukernel; the loop nest, the accumulators in registers
+ * callbacks of cpu_ukernel; the loop nest, the accumulators in registers
  * and the order of loads (B vectors first, then one broadcast of A per
  * row feeding NR fmas) are this file's. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 /* Reduction loops from level p inward; innermost: the fma block. */
-static void emit_k(kiln_builder *b, const cg_ukernel *uk, int p, kiln_value **k,
+static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k,
                    kiln_value *const *acc, kiln_value **out) {
   uint32_t n = (uint32_t)(uk->mr * uk->nr);
   kiln_builder body;
   kiln_op *loop = cg_for(b, uk->klo[p], uk->khi[p], cg_index(b, 1), n, acc, &body);
   k[p] = cg_for_iv(loop);
-  kiln_value *inner[CG_UK_MAX_ACC], *next[CG_UK_MAX_ACC];
+  kiln_value *inner[CPU_UK_MAX_ACC], *next[CPU_UK_MAX_ACC];
   for (uint32_t i = 0; i < n; i++) inner[i] = loop->regions[0].first->args[1 + i];
   if (p + 1 < uk->nk) {
     emit_k(&body, uk, p + 1, k, inner, next);
   } else {
     if (uk->k_begin) uk->k_begin(&body, uk->user, k);
-    kiln_value *bv[CG_UK_MAX_NR];
+    kiln_value *bv[CPU_UK_MAX_NR];
     for (int q = 0; q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
     for (int r = 0; r < uk->mr; r++) {
       kiln_value *a = cg_broadcast(&body, uk->load_a(&body, uk->user, r, k), uk->vt);
@@ -40,8 +40,8 @@ static void emit_k(kiln_builder *b, const cg_ukernel *uk, int p, kiln_value **k,
   for (uint32_t i = 0; i < n; i++) out[i] = kiln_op_result(loop, i);
 }
 
-void cg_emit_ukernel(kiln_builder *b, const cg_ukernel *uk) {
-  kiln_value *acc[CG_UK_MAX_ACC], *fin[CG_UK_MAX_ACC], *k[KILN_MAX_LOOPS];
+void cpu_emit_ukernel(kiln_builder *b, const cpu_ukernel *uk) {
+  kiln_value *acc[CPU_UK_MAX_ACC], *fin[CPU_UK_MAX_ACC], *k[KILN_MAX_LOOPS];
   if (uk->c_begin) uk->c_begin(b, uk->user);
   for (int r = 0; r < uk->mr; r++)
     for (int q = 0; q < uk->nr; q++) acc[r * uk->nr + q] = uk->load_c(b, uk->user, r, q);

@@ -3,7 +3,7 @@
  * iter_args = initial values, results = yielded values); one that never
  * runs is replaced by its initial values. Loops with non-constant bounds
  * stay. Innermost loops first, so nests of such loops disappear whole. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 static kiln_walk_result visit(kiln_op *op, void *user) {
   (void)user;

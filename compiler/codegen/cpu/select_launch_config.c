@@ -17,14 +17,14 @@
  * cannot all be restricted to the root's tiles (a fused op that reads,
  * in another position, what the kernel wrote; side-effecting non-linalg
  * ops) runs as one workgroup: correct, just not parallel. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 /* The rule itself is compiler/codegen/common's (launch_rule.c), shared
  * with the GPU path; this pass runs it with the target's vector width and
  * records the grid on exports and dispatch sites. */
 static kiln_error *configure(cg_kernel *k, void *user) {
   (void)user;
-  return cg_launch_rule(k, cg_vector_width(k->target), true);
+  return cg_launch_rule(k, cpu_vector_width(k->target), true);
 }
 
 kiln_error *kiln_codegen_cpu_select_launch_config(kiln_op *module, void *user) {

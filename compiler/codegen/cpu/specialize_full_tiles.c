@@ -16,7 +16,7 @@
  * Takes kernels after tile-and-distribute (the sizes are the arith.minsi
  * of the entry block with a constant operand). Guarantees the same
  * results; kernels without such sizes are left unchanged. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 /* Folds index arithmetic whose operands are constants and rebuilds
  * subviews with constant sizes/offsets as static ones, in block order. */

@@ -5,7 +5,7 @@
  * row: the host's own architecture and features for "host" and no
  * architecture, the x86-64 baseline row (4 lanes, 16 registers: what
  * every kernel assumed before) for targets the table does not name. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 #include <string.h>
 
@@ -15,9 +15,9 @@ typedef struct vtarget {
 } vtarget;
 
 static const vtarget vtargets[] = {
-#define CG_VECTOR_TARGET(ARCH, FEATURE, LANES, REGISTERS) {ARCH, FEATURE, LANES, REGISTERS},
+#define CPU_VECTOR_TARGET(ARCH, FEATURE, LANES, REGISTERS) {ARCH, FEATURE, LANES, REGISTERS},
 #include "vector_targets.def"
-#undef CG_VECTOR_TARGET
+#undef CPU_VECTOR_TARGET
 };
 enum { NVT = sizeof vtargets / sizeof vtargets[0] };
 
@@ -64,7 +64,7 @@ static const vtarget *lookup(const char *target) {
   return &vtargets[0];
 }
 
-int64_t cg_vector_width(const char *target) {
+int64_t cpu_vector_width(const char *target) {
   return lookup(target)->lanes;
 }
 
@@ -83,12 +83,12 @@ static const char *target_of(const kiln_op *op) {
   return t && t->kind == KILN_ATTR_STRING ? t->str : "llvm-cpu";
 }
 
-int cg_accumulators(const kiln_op *op, int64_t vw) {
+int cpu_accumulators(const kiln_op *op, int64_t vw) {
   const vtarget *t = lookup(target_of(op));
   /* A launch that set its own width (by hand, or the GPU rule's): the
    * first row of that width, whatever its architecture. */
   for (int i = 0; t->lanes != vw && i < NVT; i++)
     if (vtargets[i].lanes == vw) t = &vtargets[i];
   int64_t acc = t->lanes == vw ? t->registers / 2 : 8;
-  return (int)(acc < CG_UK_MAX_ACC ? acc : CG_UK_MAX_ACC);
+  return (int)(acc < CPU_UK_MAX_ACC ? acc : CPU_UK_MAX_ACC);
 }

@@ -12,7 +12,7 @@
  * Takes kernels with kiln.launch (select-launch-config). Guarantees: no
  * loops yet; same results as before for every workgroup id within
  * workgroup_count; a kernel with all-zero tile sizes is left unchanged. */
-#include "cg_internal.h"
+#include "cpu_internal.h"
 
 #include <string.h>
 

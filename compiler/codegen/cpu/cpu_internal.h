@@ -1,5 +1,5 @@
-/* Internals of compiler/codegen/cpu (prefix cg_, shared with
- * compiler/codegen/common, whose header this includes): the target's
+/* Internals of compiler/codegen/cpu (prefix cpu_; the cg_ names are
+ * compiler/codegen/common's, whose header this includes): the target's
  * vector width, distribution checks, and the CPU lowerings (softmax,
  * vector bodies, the microkernel, convolutions, matmuls, fused
  * epilogues). */
@@ -15,26 +15,26 @@
  * vectors the kernels compute on for a target string (16 with avx512f,
  * 8 with avx/avx2 or RVV, 4 with SSE2 or NEON); and how many vectors of
  * vw lanes a register-blocked microkernel inside op keeps as
- * accumulators (MR x NR, at most CG_UK_MAX_ACC). */
-int64_t cg_vector_width(const char *target);
-int cg_accumulators(const kiln_op *op, int64_t vw);
+ * accumulators (MR x NR, at most CPU_UK_MAX_ACC). */
+int64_t cpu_vector_width(const char *target);
+int cpu_accumulators(const kiln_op *op, int64_t vw);
 
 /* Lowers linalg.softmax on memrefs to three loops per row (max, exp and
  * sum, scale), on vectors of width vw along a contiguous last dim;
  * lower_softmax.c. NULL or the error. */
-kiln_error *cg_lower_softmax(kiln_op *op, int64_t vw);
+kiln_error *cpu_lower_softmax(kiln_op *op, int64_t vw);
 
 /* cg_emit_body (codegen_common.h) on vectors of vw lanes (lower_to_loops.c): in[i] is a vector
  * where the operand varies along the vector, else a scalar (broadcast
  * where an op mixes both); named ops get their implied body on broadcast
  * operands. The ops a generic's body is made of must be elementwise (or
  * linalg.index of a dim that is not along the vector). */
-bool cg_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
+bool cpu_emit_body_vector(kiln_builder *b, kiln_op *op, kiln_value *const *in,
                          kiln_value *const *ivs, int64_t vw, kiln_value **out);
-/* Can cg_emit_body_vector emit o, an op of a body other than linalg.index
+/* Can cpu_emit_body_vector emit o, an op of a body other than linalg.index
  * and linalg.yield: one result, no regions, at most 8 operands, and a
  * scalar constant or an elementwise op not on index (lower_to_loops.c). */
-bool cg_vector_body_op(const kiln_op *o);
+bool cpu_vector_body_op(const kiln_op *o);
 
 /* The register-blocked microkernel (microkernel.c): MR x NR vectors of
  * accumulators loaded with load_c, updated over a nest of nk reduction
@@ -42,9 +42,9 @@ bool cg_vector_body_op(const kiln_op *o);
  * store_c. k_begin (optional) runs first in the innermost body, so the
  * callbacks can share index arithmetic through user; c_begin / c_end
  * (optional) run before the first load_c and after the last store_c. */
-#define CG_UK_MAX_NR 4
-#define CG_UK_MAX_ACC 16
-typedef struct cg_ukernel {
+#define CPU_UK_MAX_NR 4
+#define CPU_UK_MAX_ACC 16
+typedef struct cpu_ukernel {
   int mr, nr, nk;
   const kiln_type *vt; /* vector<VW x elem> */
   kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
@@ -56,29 +56,29 @@ typedef struct cg_ukernel {
   kiln_value *(*load_c)(kiln_builder *b, void *user, int r, int q);              /* vector */
   void (*store_c)(kiln_builder *b, void *user, int r, int q, kiln_value *v);
   void *user;
-} cg_ukernel;
-void cg_emit_ukernel(kiln_builder *b, const cg_ukernel *uk);
+} cpu_ukernel;
+void cpu_emit_ukernel(kiln_builder *b, const cpu_ukernel *uk);
 
 /* Fusion into a vectorized reduction's loops (fuse_epilogue.c): the
  * fill of `out` just before op, and the elementwise generic just after
  * op reading `out` in place, applied to each accumulator vector before
  * its store. */
-typedef struct cg_epilogue {
+typedef struct cpu_epilogue {
   kiln_op *op;                                  /* the generic, NULL: none */
   uint32_t in;                                  /* its input reading `out` */
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool along[CG_MAX_OPERANDS];                  /* input varies along the vector */
-} cg_epilogue;
-kiln_op *cg_fused_fill(kiln_op *op, kiln_value *out);
+} cpu_epilogue;
+kiln_op *cpu_fused_fill(kiln_op *op, kiln_value *out);
 /* Fills *ep (moving the ops defining the generic's operands before op);
  * false (ep->op NULL) when there is no such generic. */
-bool cg_fused_epilogue(kiln_op *op, kiln_value *out, cg_epilogue *ep);
+bool cpu_fused_epilogue(kiln_op *op, kiln_value *out, cpu_epilogue *ep);
 /* The generic's body on accumulator v (vector type vt) of the output
  * element at indices ix. */
-kiln_value *cg_apply_epilogue(kiln_builder *b, const cg_epilogue *ep, kiln_value *const *ix,
+kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_value *const *ix,
                               kiln_value *v, const kiln_type *vt);
 /* The memref a chain of subviews views. */
-kiln_value *cg_base_memref(kiln_value *v);
+kiln_value *cpu_base_memref(kiln_value *v);
 
 /* Lowering of a convolution-like op (cg_igemm_match) to the
  * microkernel over (pixels x output channels x reduction), weights packed
@@ -87,12 +87,12 @@ kiln_value *cg_base_memref(kiln_value *v);
  * microkernel when the output is contiguous along the channels
  * (lower_conv.c). True when it applied: the caller erases op; a fused
  * fill or generic is erased already. */
-bool cg_lower_conv(kiln_op *op, int64_t vector_width);
+bool cpu_lower_conv(kiln_op *op, int64_t vector_width);
 
 /* Lowering of a full-tile linalg.matmul (or linalg.batch_matmul of one
  * batch) to a register-blocked microkernel (lower_matmul.c): true when it
  * applied; *tail is then a new linalg.matmul (leftover columns) the caller
  * still lowers, or NULL. */
-bool cg_lower_matmul(kiln_op *op, int64_t vector_width, kiln_op **tail);
+bool cpu_lower_matmul(kiln_op *op, int64_t vector_width, kiln_op **tail);
 
 #endif
