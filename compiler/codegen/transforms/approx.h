@@ -13,6 +13,9 @@ typedef struct ap {
   const kiln_type *it; /* i32/i64 of the same shape */
   const kiln_type *bt; /* i1 of the same shape */
   bool f64;
+  /* math.fma (llvm.fmuladd) is one fused, once-rounded instruction on the
+   * target: expansions whose error bound needs that may use it. */
+  bool fused;
 } ap;
 
 /* Sets up the builder before op for float type ft. */
@@ -36,6 +39,8 @@ kiln_value *ap_sel(ap *a, kiln_value *c, kiln_value *x, kiln_value *y);
 /* c[0] + x * (c[1] + x * (... c[n-1])), Horner steps as math.fma (one
  * instruction each where the target has FMA, also one rounding) */
 kiln_value *ap_poly(ap *a, kiln_value *x, const double *c, int n);
+/* x * y + z as math.fma (rounded once only where a->fused) */
+kiln_value *ap_fma(ap *a, kiln_value *x, kiln_value *y, kiln_value *z);
 kiln_value *ap_add(ap *a, kiln_value *x, kiln_value *y);
 kiln_value *ap_sub(ap *a, kiln_value *x, kiln_value *y);
 kiln_value *ap_mul(ap *a, kiln_value *x, kiln_value *y);

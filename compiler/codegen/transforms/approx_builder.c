@@ -14,6 +14,7 @@ void ap_init(ap *a, kiln_op *op, const kiln_type *ft) {
   a->ft = ft;
   const kiln_type *e = kiln_type_elem_or_self(ft);
   a->f64 = e->kind == KILN_TYPE_F64;
+  a->fused = false;
   a->it = same_shape(a->ctx, ft, kiln_type_int(a->ctx, a->f64 ? 64 : 32));
   a->bt = same_shape(a->ctx, ft, kiln_type_int(a->ctx, 1));
 }
@@ -84,13 +85,15 @@ kiln_value *ap_mul(ap *a, kiln_value *x, kiln_value *y) { return ap_op2(a, KILN_
 kiln_value *ap_div(ap *a, kiln_value *x, kiln_value *y) { return ap_op2(a, KILN_OP_ARITH_DIVF, x, y); }
 kiln_value *ap_abs(ap *a, kiln_value *x) { return ap_op1(a, KILN_OP_MATH_ABSF, x); }
 
+kiln_value *ap_fma(ap *a, kiln_value *x, kiln_value *y, kiln_value *z) {
+  kiln_value *ops[3] = {x, y, z};
+  const kiln_type *t = x->type;
+  return kiln_op_result(kiln_build(&a->b, KILN_OP_MATH_FMA, 3, ops, 1, &t, NULL), 0);
+}
+
 kiln_value *ap_poly(ap *a, kiln_value *x, const double *c, int n) {
   kiln_value *r = ap_f(a, c[n - 1]);
-  for (int i = n - 2; i >= 0; i--) {
-    kiln_value *ops[3] = {r, x, ap_f(a, c[i])};
-    const kiln_type *t = x->type;
-    r = kiln_op_result(kiln_build(&a->b, KILN_OP_MATH_FMA, 3, ops, 1, &t, NULL), 0);
-  }
+  for (int i = n - 2; i >= 0; i--) r = ap_fma(a, r, x, ap_f(a, c[i]));
   return r;
 }
 

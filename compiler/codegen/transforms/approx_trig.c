@@ -6,12 +6,13 @@
  *     negated by the quadrant k mod 4. Infinities and NaN give NaN.
  *   tanh: odd Taylor polynomial for |x| < 0.55 (f32) / 0.1 (f64), else
  *     (1 - e) / (1 + e) with e = exp(-2|x|), sign copied from x.
- *   erf: in f64 for both widths. f64: the Maclaurin series for
- *     |x| <= 0.75, the Taylor series about 1.25 up to 1.75, else
- *     1 - exp(-x^2) / (sqrt(pi) * CF) with the continued fraction of erfc
- *     evaluated bottom-up from 64 terms. f32 (the precision it needs, no
- *     divisions): the Maclaurin series for |x| <= 0.5, else one
- *     Chebyshev-interpolating polynomial on [0.5, 4] (erf_f32). */
+ *   erf: f64: the Maclaurin series for |x| <= 0.75, the Taylor series
+ *     about 1.25 up to 1.75, else 1 - exp(-x^2) / (sqrt(pi) * CF) with
+ *     the continued fraction of erfc evaluated bottom-up from 64 terms.
+ *     f32 where the target fuses multiply-adds: in f32, three
+ *     Chebyshev-interpolating polynomials (erf_f32_fused); elsewhere in
+ *     f64 (the Maclaurin series for |x| <= 0.5, else one polynomial on
+ *     [0.5, 4]: erf_f32). */
 #include "approx.h"
 
 #include <math.h>
@@ -90,13 +91,13 @@ static void erf_taylor(double x0, double *c, int n) {
 }
 
 /* Monomial coefficients (in s = (x - mid) / half) of the polynomial of
- * degree n - 1 interpolating erf at the n Chebyshev nodes of [lo, hi]
+ * degree n - 1 interpolating f at the n Chebyshev nodes of [lo, hi]
  * (near-minimax; the compiler's libm gives the values). */
 #define ERF_CHEB_MAX 24
 static const double ERF_PI = 3.14159265358979323846;
-static void erf_chebyshev(double lo, double hi, int n, double *mono) {
+static void chebyshev(double (*fn)(double), double lo, double hi, int n, double *mono) {
   double mid = (lo + hi) / 2, half = (hi - lo) / 2, f[ERF_CHEB_MAX], c[ERF_CHEB_MAX];
-  for (int k = 0; k < n; k++) f[k] = erf(mid + half * cos(ERF_PI * (k + 0.5) / n));
+  for (int k = 0; k < n; k++) f[k] = fn(mid + half * cos(ERF_PI * (k + 0.5) / n));
   for (int j = 0; j < n; j++) {
     double sum = 0;
     for (int k = 0; k < n; k++) sum += f[k] * cos(ERF_PI * j * (k + 0.5) / n);
@@ -112,6 +113,62 @@ static void erf_chebyshev(double lo, double hi, int n, double *mono) {
     for (int i = 0; i < n; i++) t2[i] = 2 * (i ? t1[i - 1] : 0) - t0[i];
     for (int i = 0; i < n; i++) mono[i] += c[j] * t2[i], t0[i] = t1[i], t1[i] = t2[i];
   }
+}
+
+/* The same interpolant in powers of u = x - at (unscaled, so that f32
+ * code forms u with one subtraction, exact where at/2 <= x <= 2 at). */
+static void chebyshev_at(double (*fn)(double), double lo, double hi, int n, double at, double *u) {
+  double s[ERF_CHEB_MAX], a = (at - (lo + hi) / 2) / ((hi - lo) / 2), b = 2 / (hi - lo);
+  chebyshev(fn, lo, hi, n, s);
+  /* Horner over polynomials: u <- u * (a + b u) + s_i */
+  for (int i = 0; i < n; i++) u[i] = 0;
+  u[0] = s[n - 1];
+  for (int i = n - 2; i >= 0; i--) {
+    for (int j = n - 1; j > 0; j--) u[j] = u[j] * a + u[j - 1] * b;
+    u[0] = u[0] * a + s[i];
+  }
+}
+
+static double erf_over_x(double z) {
+  double x = sqrt(z);
+  return x > 0 ? erf(x) / x : 1.1283791670955126; /* 2/sqrt(pi) */
+}
+static double erf_(double x) { return erf(x); }
+static double erfc_(double x) { return erfc(x); }
+
+/* 1 - erfc(x) on [lo, hi] in u = x - at: (1 - c0) split in two f32s so
+ * that neither the constant nor the subtraction from 1 is rounded
+ * twice; the polynomial part is below a quarter of the result. */
+static kiln_value *erf_piece(ap *a, kiln_value *ax, double lo, double hi, int n, double at) {
+  double c[ERF_CHEB_MAX], w[ERF_CHEB_MAX];
+  chebyshev_at(erfc_, lo, hi, n, at, c);
+  for (int i = 1; i < n; i++) w[i - 1] = -c[i];
+  double k = 1 - c[0], kh = (float)k;
+  kiln_value *u = ap_sub(a, ax, ap_f(a, at));
+  kiln_value *inner = ap_fma(a, ap_poly(a, u, w, n - 1), u, ap_f(a, k - kh));
+  return ap_add(a, ap_f(a, kh), inner);
+}
+
+/* f32 in f32 where multiply-adds are fused (about 35 operations, twice
+ * the lanes of f64): |x| <= 0.75: x * g(x^2), g (7 terms) with its
+ * constant 2/sqrt(pi) split in two so x * g is rounded once; 0.75 < |x|
+ * <= 1.5 and 1.5 < |x| < 3.96 (where erf rounds to 1): 1 - erfc with
+ * erfc interpolated in x - 1.125 (10 terms) and x - 2.75 (13 terms), both
+ * subtractions exact at the lower end, where erfc is steep. Max error 0.8
+ * ulp (tests/unit/codegen_llvm/test_approx). */
+static kiln_value *erf_f32_fused(ap *a, kiln_value *x) {
+  kiln_value *ax = ap_abs(a, x);
+  double g[7];
+  chebyshev_at(erf_over_x, 0, 0.5625, 7, 0, g);
+  double gh = (float)g[0];
+  g[0] -= gh;
+  kiln_value *q = ap_poly(a, ap_mul(a, ax, ax), g, 7);
+  kiln_value *small = ap_fma(a, ax, ap_f(a, gh), ap_mul(a, ax, q));
+  kiln_value *mid = erf_piece(a, ax, 0.75, 1.5, 10, 1.125);
+  kiln_value *far = erf_piece(a, ap_clamp(a, ax, 1.5, 3.96), 1.5, 3.96, 13, 2.75);
+  kiln_value *r = ap_sel(a, ap_cmpf(a, AP_OLE, ax, ap_f(a, 1.5)), mid, far);
+  r = ap_sel(a, ap_cmpf(a, AP_OLE, ax, ap_f(a, 0.75)), small, r);
+  return ap_copysign(a, r, x);
 }
 
 /* f32: evaluated in f64 without divisions: |x| <= 0.5 by the Maclaurin
@@ -132,7 +189,7 @@ static kiln_value *erf_f32(ap *a, kiln_value *x) {
   }
   kiln_value *small = ap_mul(&w, ax, ap_poly(&w, ap_mul(&w, ax, ax), c, 8));
   double m[19];
-  erf_chebyshev(0.5, 4.0, 19, m);
+  chebyshev(erf_, 0.5, 4.0, 19, m);
   kiln_value *s = ap_mul(&w, ap_sub(&w, ap_clamp(&w, ax, 0.5, 4.0), ap_f(&w, 2.25)), ap_f(&w, 1 / 1.75));
   kiln_value *large = ap_poly(&w, s, m, 19);
   kiln_value *r = ap_sel(&w, ap_cmpf(&w, AP_OLE, ax, ap_f(&w, 0.5)), small, large);
@@ -141,7 +198,7 @@ static kiln_value *erf_f32(ap *a, kiln_value *x) {
 }
 
 kiln_value *ap_erf(ap *a, kiln_value *x) {
-  if (!a->f64) return erf_f32(a, x);
+  if (!a->f64) return a->fused ? erf_f32_fused(a, x) : erf_f32(a, x);
   ap w;
   ap_retype(&w, a, kiln_type_f64(a->ctx));
   kiln_value *X = a->f64 ? x : ap_cast(&w, KILN_OP_ARITH_EXTF, x, w.ft);

@@ -2,11 +2,64 @@
  * f32/f64 scalars and vectors, by arith expansions (approx_*.c), so no
  * libm call can reach a no-libc executable. Ops on other types (tensors,
  * f16) are left for earlier stages to lower and are reported by the
- * translation if they remain. Takes: verified IR. Guarantees: verified IR
+ * translation if they remain. Some expansions depend on whether the
+ * target fuses multiply-adds (target_fuses): f32 erf is computed in f32
+ * only where it does. Takes: verified IR. Guarantees: verified IR
  * without those ops on f32/f64 scalars and vectors. */
 #include "approx.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Does "+a+b" / ",+a,+b" name feature f? */
+static bool names_feature(const char *s, const char *f) {
+  size_t n = strlen(f);
+  for (const char *p = strstr(s, f); p; p = strstr(p + 1, f))
+    if (p > s && (p[-1] == '+' || p[-1] == ',') && (p[n] == 0 || p[n] == '+' || p[n] == ','))
+      return true;
+  return false;
+}
+
+/* Whether an explicit llvm-cpu spec ("x86_64+avx2+fma", "aarch64") fuses
+ * llvm.fmuladd: x86-64 only with FMA (avx512f implies it; avx2 does not),
+ * aarch64 and riscv64 (F/D) always. */
+static bool spec_fuses(const char *spec) {
+  if (strncmp(spec, "aarch64", 7) == 0 || strncmp(spec, "riscv64", 7) == 0) return true;
+  return strncmp(spec, "x86_64", 6) == 0 &&
+         (names_feature(spec + 6, "fma") || names_feature(spec + 6, "avx512f"));
+}
+
+/* Whether the module's target fuses math.fma (llvm.fmuladd): its
+ * variant's target, else its kiln.target, else the host (masked by
+ * KILN_CPU_FEATURES as llvm_cpu's host target is); NVPTX always. Unknown
+ * targets: no, so expansions keep bounds that hold with a separate
+ * multiply and add. */
+static bool target_fuses(const kiln_op *module) {
+  const char *t = NULL;
+  const kiln_op *p = kiln_op_parent_op(module);
+  if (p && p->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) {
+    const kiln_attr *a = kiln_op_get_attr(p, "target");
+    if (a && a->kind == KILN_ATTR_STRING) t = a->str;
+  }
+  if (!t) {
+    const kiln_attr *a = kiln_op_get_attr(module, "kiln.target");
+    t = a && a->kind == KILN_ATTR_STRING ? a->str : "llvm-cpu";
+  }
+  if (strncmp(t, "cuda", 4) == 0) return true;
+  if (strncmp(t, "llvm-cpu", 8) != 0) return false;
+  const char *spec = t[8] == ':' ? t + 9 : "host";
+  if (strncmp(spec, "host", 4) != 0) return spec_fuses(spec);
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  bool host = __builtin_cpu_supports("fma");
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
+  bool host = true;
+#else
+  bool host = false;
+#endif
+  const char *mask = getenv("KILN_CPU_FEATURES");
+  return host && (!mask || !*mask || spec_fuses(mask));
+}
 
 typedef struct list {
   kiln_op **v;
@@ -61,10 +114,12 @@ kiln_error *kiln_approximate_math(kiln_op *module) {
     free(l.v);
     return kiln_error_new("approximate-math: out of memory");
   }
+  bool fused = l.n && target_fuses(module);
   for (size_t i = 0; i < l.n; i++) {
     kiln_op *op = l.v[i];
     ap a;
     ap_init(&a, op, op->results[0].type);
+    a.fused = fused;
     kiln_value *r = expand(&a, op);
     kiln_value_replace_all_uses(&op->results[0], r);
     kiln_op_erase(op);

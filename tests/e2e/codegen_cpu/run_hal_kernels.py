@@ -12,6 +12,7 @@ spread over several workgroups (local-task runs them on its workers). A
 case whose compile reports that a stage is not built is skipped; exit 77
 when every case was skipped.
 """
+import math
 import os
 import subprocess
 import sys
@@ -170,6 +171,44 @@ def softmax(r, c):
     return [(r, c)], [(r, c)], body, ref
 
 
+def gelu_body(scale):
+    """GELU (erf form) of x * scale."""
+    return ("          %%k = arith.constant %s : f32\n          %%y = arith.mulf %%x, %%k : f32\n"
+             "          %%c = arith.constant 0.70710678 : f32\n          %%h = arith.constant 0.5 : f32\n"
+             "          %%one = arith.constant 1.0 : f32\n          %%u = arith.mulf %%y, %%c : f32\n"
+             "          %%e = math.erf %%u : f32\n          %%p = arith.addf %%e, %%one : f32\n"
+             "          %%q = arith.mulf %%y, %%h : f32\n          %%r = arith.mulf %%q, %%p : f32\n"
+             "          linalg.yield %%r : f32\n") % scale
+
+
+def gelu_ref(x, scale):
+    y = scale * x
+    return 0.5 * y * (1 + np.vectorize(math.erf)(y * 0.70710678))
+
+
+def gelu(r, c):
+    """GELU (erf form) of 3x, so erf sees [-6, 6] (every piece of its f32
+    expansion): rows of c elements, c not a multiple of the vector width
+    (vector steps, then the scalar remainder)."""
+    body = ("        linalg.generic {indexing_maps = [%s, %s], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%%b0 : %s) outs(%%b1 : %s) {\n"
+            "        ^bb0(%%x: f32, %%o: f32):\n" % (ID2, ID2, mt((r, c)), mt((r, c)))) + gelu_body("3.0") + "        }"
+    return [(r, c)], [(r, c)], body, lambda a: [gelu_ref(a, 3.0)]
+
+
+def matmul_gelu(m, n, k):
+    """FFN1's shape: matmul with GELU applied to the register tiles (or, for
+    the columns past the last whole vector, by the generic path)."""
+    body = ("        %%z = arith.constant 0.0 : f32\n"
+            "        linalg.fill ins(%%z : f32) outs(%%b2 : %s)\n"
+            "        linalg.matmul ins(%%b0, %%b1 : %s, %s) outs(%%b2 : %s)\n"
+            "        linalg.generic {indexing_maps = [%s, %s], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%%b2 : %s) outs(%%b2 : %s) {\n"
+            "        ^bb0(%%x: f32, %%o: f32):\n"
+            % (mt((m, n)), mt((m, k)), mt((k, n)), mt((m, n)), ID2, ID2, mt((m, n)), mt((m, n)))) + gelu_body("0.25") + "        }"
+    return [(m, k), (k, n)], [(m, n)], body, lambda a, b: [gelu_ref(a @ b, 0.25)]
+
+
 HOST = ["llvm-cpu"]
 CASES = {
     "matmul_17x33x9": (matmul(17, 33, 9), HOST),
@@ -187,6 +226,18 @@ CASES = {
     "broadcast_30x40": (broadcast(30, 40), HOST),
     "index_70x450": (index_generic(70, 450), HOST),
     "softmax_300x33": (softmax(300, 33), HOST),  # 2 workgroups of rows
+    # rows of lengths around the vector width: all scalar, vectors plus a
+    # remainder, several rows per workgroup
+    "softmax_3x1": (softmax(3, 1), HOST),
+    "softmax_3x7": (softmax(3, 7), HOST),
+    "softmax_3x129": (softmax(3, 129), HOST),
+    "softmax_3x769": (softmax(3, 769), HOST),
+    "gelu_3x1": (gelu(3, 1), HOST),
+    "gelu_3x7": (gelu(3, 7), HOST),
+    "gelu_3x129": (gelu(3, 129), HOST),
+    "gelu_3x769": (gelu(3, 769), HOST),
+    "matmul_gelu_7x129x33": (matmul_gelu(7, 129, 33), HOST),
+    "matmul_gelu_129x64x40": (matmul_gelu(129, 64, 40), HOST),
     # Variants for two architectures in one module; the best one this host
     # can run runs (avx2 where it has AVX2, else the x86-64 baseline, which
     # is also what KILN_CPU_FEATURES=x86_64 picks; aarch64 on aarch64).
