@@ -29,7 +29,16 @@
  * element: an activation (GELU's erf) folded into the next layer's matmul
  * ran K x N times per element and left the matmul's fast path. A
  * producer with several readers is folded only when every reader can
- * take it. */
+ * take it.
+ *
+ * Splat constants are the simplest producers: a generic's input that is
+ * a splat arith.constant (a Pow's exponent, a Div's divisor, an epsilon
+ * as the ONNX importer's broadcasts leave them) becomes a scalar constant
+ * in its body, as convert-elementwise-to-linalg does for whole-tensor
+ * ops, so no kernel reads a constant tensor per element and the body's
+ * math sees the value (approximate-math turns pow(x, 2) into x * x).
+ * Only where a non-constant input remains and every loop the dropped
+ * maps sized is still sized by another operand. */
 #include "fl_internal.h"
 
 #include <string.h>
@@ -271,8 +280,77 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
   return false;
 }
 
+/* The scalar constant standing for the splat tensor constant v, or NULL
+ * (not a splat of a float or integer type). */
+static const kiln_attr *splat_scalar(kiln_context *ctx, kiln_value *v) {
+  const kiln_attr *c = kiln_value_constant(v);
+  if (!c || c->kind != KILN_ATTR_DENSE || !c->splat || !c->type || c->type->kind != KILN_TYPE_TENSOR)
+    return NULL;
+  const kiln_type *et = c->type->elem;
+  if (et->kind == KILN_TYPE_F32 || et->kind == KILN_TYPE_F64)
+    return kiln_attr_float(ctx, et, kiln_dense_get_float(c, 0));
+  if (et->kind == KILN_TYPE_INTEGER) return kiln_attr_int(ctx, et, kiln_dense_get_int(c, 0));
+  return NULL;
+}
+
+/* Splat-constant inputs of generic c become scalar constants in its body
+ * (see the head comment); true when c was replaced. */
+static bool inline_splats(kiln_context *ctx, kiln_op *c) {
+  if (c->kind != KILN_OP_LINALG_GENERIC || !c->regions[0].first) return false;
+  uint32_t cin = kiln_linalg_num_inputs(c), cout = c->num_operands - cin, nin = 0;
+  const kiln_affine_map **cm = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *cm);
+  const kiln_attr **sc = kiln_alloc(ctx, (cin + 1) * sizeof *sc);
+  bool red[KILN_MAX_LOOPS];
+  int loops = fl_iteration(c, NULL, cm, red);
+  kiln_block *cb = c->regions[0].first;
+  if (loops < 0 || cb->num_args != c->num_operands) return false;
+  for (uint32_t i = 0; i < cin; i++) {
+    sc[i] = splat_scalar(ctx, kiln_op_operand(c, i));
+    if (!sc[i]) nin++;
+  }
+  if (nin == cin || nin == 0) return false;
+  for (int l = 0; l < loops; l++) {
+    bool before = false, after = false;
+    for (uint32_t i = 0; i < c->num_operands; i++)
+      if (plain_dim_in(cm[i], l)) before = true, after |= i >= cin || !sc[i];
+    if (before && !after) return false;
+  }
+  kiln_value **ops = kiln_alloc(ctx, (nin + cout) * sizeof *ops);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (nin + cout) * sizeof *maps);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < c->num_operands; i++)
+    if (i >= cin || !sc[i]) ops[k] = kiln_op_operand(c, i), maps[k++] = cm[i];
+  kiln_builder b = kiln_builder_before(c);
+  b.loc = c->loc;
+  kiln_op *g = fl_build_generic(&b, nin, ops, cout, ops + nin, maps, (uint32_t)loops, red);
+  kiln_block *nb = g->regions[0].first;
+  kiln_builder bb = kiln_builder_at_end(ctx, nb);
+  bb.loc = c->loc;
+  kiln_value_map map = {0};
+  k = 0;
+  for (uint32_t i = 0; i < c->num_operands; i++)
+    kiln_value_map_add(ctx, &map, cb->args[i],
+                       i < cin && sc[i] ? kiln_build_constant(&bb, sc[i]) : nb->args[k++]);
+  for (kiln_op *o = cb->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &map));
+  for (uint32_t i = 0; i < c->num_results; i++)
+    kiln_value_replace_all_uses(kiln_op_result(c, i), kiln_op_result(g, i));
+  kiln_value **old = kiln_alloc(ctx, (cin + 1) * sizeof *old);
+  for (uint32_t i = 0; i < cin; i++) old[i] = kiln_op_operand(c, i);
+  kiln_op_erase(c);
+  for (uint32_t i = 0; i < cin; i++) {
+    bool seen = false; /* one constant read twice is erased once */
+    for (uint32_t j = 0; j < i; j++) seen |= sc[j] && old[j] == old[i];
+    if (sc[i] && !seen && old[i]->def && !kiln_value_has_uses(old[i])) kiln_op_erase(old[i]->def);
+  }
+  return true;
+}
+
 static void fuse_all(kiln_context *ctx, kiln_block *body, void *user) {
   (void)user;
+  for (kiln_op *op = body->first, *next; op; op = next) {
+    next = op->next;
+    inline_splats(ctx, op);
+  }
   while (fuse_one(ctx, body)) {
   }
 }

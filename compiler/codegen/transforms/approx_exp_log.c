@@ -10,7 +10,8 @@
  *         f32 operands are evaluated in f64 and rounded once.
  *   pow:  exp(y * log|x|) (in f64 for f32 operands, so the product's
  *         error does not grow with |y log x|), with the signs and special
- *         cases of IEEE pow for negative x, y = 0 and x = 1.
+ *         cases of IEEE pow for negative x, y = 0 and x = 1; a constant
+ *         y of 0, 1, 2 or -1 is 1, x, x*x or 1/x.
  *   rsqrt: 1 / sqrt(x) (sqrt is an instruction on every target). */
 #include "approx.h"
 
@@ -133,7 +134,30 @@ kiln_value *ap_log2(ap *a, kiln_value *x) {
   return log_specials(a, x, ap_add(a, ef, ap_mul(a, logm, ap_f(a, LOG2E))));
 }
 
+/* The value of a constant exponent: an arith.constant scalar or splat, or
+ * a vector.broadcast of a scalar one. */
+static bool const_exponent(kiln_value *y, double *v) {
+  if (y->def && y->def->kind == KILN_OP_VECTOR_BROADCAST) y = kiln_op_operand(y->def, 0);
+  const kiln_attr *c = kiln_value_constant(y);
+  if (!c) return false;
+  if (c->kind == KILN_ATTR_FLOAT) *v = c->f;
+  else if (c->kind == KILN_ATTR_DENSE && c->splat) *v = kiln_dense_get_float(c, 0);
+  else return false;
+  return true;
+}
+
 kiln_value *ap_pow(ap *a, kiln_value *x, kiln_value *y) {
+  /* Exponents whose power is one correctly rounded operation, with pow's
+   * special values (pow(x, 0) = 1 also for NaN; pow(+-0, -1) = +-inf):
+   * the Pow(x, 2) of a LayerNorm's variance costs one multiply, not a
+   * log and an exp per element. */
+  double c;
+  if (const_exponent(y, &c)) {
+    if (c == 0) return ap_f(a, 1.0);
+    if (c == 1) return x;
+    if (c == 2) return ap_mul(a, x, x);
+    if (c == -1) return ap_div(a, ap_f(a, 1.0), x);
+  }
   kiln_value *ax = ap_abs(a, x);
   kiln_value *r;
   if (!a->f64) {
