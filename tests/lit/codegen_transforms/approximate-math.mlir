@@ -71,3 +71,18 @@ func.func @horner(%v: vector<4xf32>) -> vector<4xf32> {
   %0 = math.exp %v : vector<4xf32>
   return %0 : vector<4xf32>
 }
+
+// A constant exponent of 0, 1, 2 or -1 is 1, x, x*x or 1/x (no log/exp),
+// also as a splat vector.
+// IR-LABEL: func.func @pow_const
+// IR-NOT: math.powf
+// IR: arith.mulf %arg0, %arg0 : f32
+// IR: arith.divf %{{.*}}, %arg1 : vector<4xf32>
+// IR: return
+func.func @pow_const(%x: f32, %v: vector<4xf32>) -> (f32, vector<4xf32>) {
+  %two = arith.constant 2.0 : f32
+  %m1 = arith.constant dense<-1.0> : vector<4xf32>
+  %a = math.powf %x, %two : f32
+  %b = math.powf %v, %m1 : vector<4xf32>
+  return %a, %b : f32, vector<4xf32>
+}
