@@ -11,22 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Does "+a+b" / ",+a,+b" name feature f? */
-static bool names_feature(const char *s, const char *f) {
-  size_t n = strlen(f);
-  for (const char *p = strstr(s, f); p; p = strstr(p + 1, f))
-    if (p > s && (p[-1] == '+' || p[-1] == ',') && (p[n] == 0 || p[n] == '+' || p[n] == ','))
-      return true;
-  return false;
-}
-
 /* Whether an explicit llvm-cpu spec ("x86_64+avx2+fma", "aarch64") fuses
  * llvm.fmuladd: x86-64 only with FMA (avx512f implies it; avx2 does not),
  * aarch64 and riscv64 (F/D) always. */
 static bool spec_fuses(const char *spec) {
   if (strncmp(spec, "aarch64", 7) == 0 || strncmp(spec, "riscv64", 7) == 0) return true;
-  return strncmp(spec, "x86_64", 6) == 0 &&
-         (names_feature(spec + 6, "fma") || names_feature(spec + 6, "avx512f"));
+  if (strncmp(spec, "x86_64", 6) != 0) return false;
+  for (const char *p = spec + 6; *p == '+';) {
+    size_t n = strcspn(++p, "+");
+    if ((n == 3 && strncmp(p, "fma", 3) == 0) || (n == 7 && strncmp(p, "avx512f", 7) == 0)) return true;
+    p += n;
+  }
+  return false;
 }
 
 /* Whether the module's target fuses math.fma (llvm.fmuladd): its
