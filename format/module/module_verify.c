@@ -60,6 +60,12 @@ static void kmv_peek_producer(const uint8_t *buf, uint64_t size, char *out,
   snprintf(out, cap, "%.*s", (int)(v.size < 64 ? v.size : 64), v.data);
 }
 
+/* One template for every "list[i].name" check: the text is stored once. */
+#define KMV_NAME_BAD "%s[%" PRIu32 "].name: missing, empty or holding a NUL byte"
+#define KMV_PC_BAD                                                         \
+  "functions[%" PRIu32 "].%s[%" PRIu32 "].pc: %" PRIu32 " is outside the %" \
+  PRIu64 "-byte bytecode or out of order"
+
 static bool kmv_name_ok(kiln_fb_string_t s) {
   return s.size > 0 && memchr(s.data, 0, s.size) == NULL;
 }
@@ -147,8 +153,7 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->root, i);
     if (!kmv_name_ok(kiln_fb_Function_name(f)))
-      return kmv_fail(err, "functions[%" PRIu32 "].name: missing, empty or "
-                      "holding a NUL byte", i);
+      return kmv_fail(err, KMV_NAME_BAD, "functions", i);
     uint64_t off = kiln_fb_Function_bytecode_offset(f);
     uint64_t size = kiln_fb_Function_bytecode_size(f);
     if (off + size > code_size)
@@ -167,18 +172,14 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
                         "].file: index %" PRIu32 " out of range (%" PRIu32
                         " source files)", i, l, loc.file, files);
       if (loc.pc >= size || loc.pc < prev_pc)
-        return kmv_fail(err, "functions[%" PRIu32 "].locations[%" PRIu32
-                        "].pc: %" PRIu32 " is outside the %" PRIu64
-                        "-byte bytecode or out of order", i, l, loc.pc, size);
+        return kmv_fail(err, KMV_PC_BAD, i, "locations", l, loc.pc, size);
       prev_pc = loc.pc;
     }
     uint32_t nsites = kiln_fb_Function_source_nodes_count(f);
     for (uint32_t s = 0; s < nsites; s++) {
       uint32_t pc = kiln_fb_SourceNodes_pc(kiln_fb_Function_source_nodes_at(f, s));
       if (pc >= size || (s && pc <= prev_pc))
-        return kmv_fail(err, "functions[%" PRIu32 "].source_nodes[%" PRIu32
-                        "].pc: %" PRIu32 " is outside the %" PRIu64
-                        "-byte bytecode or out of order", i, s, pc, size);
+        return kmv_fail(err, KMV_PC_BAD, i, "source_nodes", s, pc, size);
       prev_pc = pc;
     }
   }
@@ -191,8 +192,7 @@ static bool kmv_check_imports_rodata(const kiln_module_view_t *m,
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Import_t imp = kiln_fb_Module_imports_at(m->root, i);
     if (!kmv_name_ok(kiln_fb_Import_name(imp)))
-      return kmv_fail(err, "imports[%" PRIu32 "].name: missing, empty or "
-                      "holding a NUL byte", i);
+      return kmv_fail(err, KMV_NAME_BAD, "imports", i);
     if (!kiln_fb_Import_signature_present(imp))
       return kmv_fail(err, "imports[%" PRIu32 "] (%s): signature is missing",
                       i, kiln_fb_Import_name(imp).data);
@@ -202,8 +202,7 @@ static bool kmv_check_imports_rodata(const kiln_module_view_t *m,
     kiln_fb_Rodata_t r = kiln_fb_Module_rodata_at(m->root, i);
     uint32_t align = kiln_fb_Rodata_alignment(r);
     if (!kmv_name_ok(kiln_fb_Rodata_name(r)))
-      return kmv_fail(err, "rodata[%" PRIu32 "].name: missing, empty or "
-                      "holding a NUL byte", i);
+      return kmv_fail(err, KMV_NAME_BAD, "rodata", i);
     if (align == 0 || (align & (align - 1)) ||
         align > KILN_MODULE_SEGMENT_ALIGNMENT)
       return kmv_fail(err, "rodata[%" PRIu32 "].alignment: %" PRIu32
@@ -273,8 +272,7 @@ static bool kmv_check_executables(const kiln_module_view_t *m,
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Executable_t e = kiln_fb_Module_executables_at(m->root, i);
     if (!kmv_name_ok(kiln_fb_Executable_name(e)))
-      return kmv_fail(err, "executables[%" PRIu32 "].name: missing, empty or "
-                      "holding a NUL byte", i);
+      return kmv_fail(err, KMV_NAME_BAD, "executables", i);
     uint32_t ne = kiln_fb_Executable_exports_count(e);
     for (uint32_t x = 0; x < ne; x++) {
       kiln_fb_ExecutableExport_t ex = kiln_fb_Executable_exports_at(e, x);

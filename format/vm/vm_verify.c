@@ -129,15 +129,15 @@ static int check_instruction(verifier_t *v, const uint8_t *p) {
       case 'c':
         callee = kiln_vm_rd16(at);
         if (callee >= m->function_count)
-          return fail(v, "function ordinal %u out of range (module has %u)",
-                      callee, m->function_count);
+          return fail(v, "%s %u out of range (module has %u)",
+                      "function ordinal", callee, m->function_count);
         at += 2;
         break;
       case 'm':
         callee = kiln_vm_rd16(at);
         if (callee >= m->import_count)
-          return fail(v, "import ordinal %u out of range (module has %u)",
-                      callee, m->import_count);
+          return fail(v, "%s %u out of range (module has %u)",
+                      "import ordinal", callee, m->import_count);
         at += 2;
         break;
       case 'k': case 'g': case 'b': at += 4; break;

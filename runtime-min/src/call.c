@@ -15,8 +15,8 @@ kiln_status_t kiln_module_function_at(kiln_module_t *module, uint32_t ordinal,
                                       kiln_function_t *out_function) {
   if (ordinal >= module->function_count)
     return krt_status(module->allocator, KILN_STATUS_OUT_OF_RANGE,
-                      "function %u out of range (module has %u)", ordinal,
-                      module->function_count);
+                      "%s %u out of range (module has %u)", "function",
+                      ordinal, module->function_count);
   out_function->module = module;
   out_function->ordinal = ordinal;
   return NULL;

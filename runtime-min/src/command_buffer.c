@@ -79,8 +79,8 @@ kiln_status_t krt_command_buffer_dispatch(
   const kiln_module_t *m = call->module;
   if (executable >= m->executable_count)
     return krt_status(a, KILN_STATUS_OUT_OF_RANGE,
-                      "executable %u out of range (module has %u)", executable,
-                      m->executable_count);
+                      "%s %u out of range (module has %u)", "executable",
+                      executable, m->executable_count);
   const krt_executable_t *exe = &m->executables[executable];
   if (export_ordinal >= exe->export_count)
     return krt_status(a, KILN_STATUS_OUT_OF_RANGE,

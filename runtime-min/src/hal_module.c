@@ -50,7 +50,7 @@ static kiln_status_t hal_buffer_rodata(krt_call_t *call,
   const uint32_t i = (uint32_t)args[0].i32;
   if (i >= m->rodata_count)
     return krt_status(A, KILN_STATUS_OUT_OF_RANGE,
-                      "rodata %u out of range (module has %u)", i,
+                      "%s %u out of range (module has %u)", "rodata", i,
                       m->rodata_count);
   if (!call->device->host_memory) {
     kiln_buffer_t *b = call->cache->rodata[i];

@@ -18,6 +18,20 @@
   kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_UNSUPPORTED, __VA_ARGS__)
 #define ULL(x) ((unsigned long long)(x))
 
+/* Templates shared by checks that differ only in the field they name, so
+ * each text is stored once. */
+#define IS_NOT "%s %u is not %u"
+#define IS_NOT_LLU "%s %llu is not %u"
+#define TOGETHER "%s and %s must come together"
+#define DYN_TEXTREL \
+  "dynamic entry %llu: %s; text relocations would need writable code"
+#define PH_PAST_END \
+  "program header %u: %s at offset %llu (%llu bytes) exceeds the %zu-byte file"
+#define TABLE_NOT_READ_ONLY \
+  "%s table 0x%llx (%llu %s) is not inside a read-only file-backed segment"
+#define HEADERS_PAST_END \
+  "%s headers at offset %llu (%u x %u bytes) exceed the %zu-byte file"
+
 /* Dynamic tags the loader understands (ELF gABI numbers). */
 enum {
   DT_NULL = 0, DT_NEEDED = 1, DT_PLTRELSZ = 2, DT_HASH = 4, DT_STRTAB = 5,
@@ -103,17 +117,17 @@ static int parse_header(const uint8_t *d, size_t size, uint32_t *machine,
   if (kiln_elf_rd32(d + 20) != 1)
     return FAIL("ELF version %u is not 1", kiln_elf_rd32(d + 20));
   if (kiln_elf_rd16(d + 52) != ELF_EHDR_SIZE)
-    return FAIL("e_ehsize %u is not %u", kiln_elf_rd16(d + 52), ELF_EHDR_SIZE);
+    return FAIL(IS_NOT, "e_ehsize", kiln_elf_rd16(d + 52), ELF_EHDR_SIZE);
 
   uint64_t phoff = kiln_elf_rd64(d + 32);
   uint16_t phentsize = kiln_elf_rd16(d + 54), phnum = kiln_elf_rd16(d + 56);
   if (phentsize != ELF_PHDR_SIZE)
-    return FAIL("e_phentsize %u is not %u", phentsize, ELF_PHDR_SIZE);
+    return FAIL(IS_NOT, "e_phentsize", phentsize, ELF_PHDR_SIZE);
   if (phnum == 0 || phnum == 0xffff || phnum > 64)
     return FAIL("e_phnum %u: need 1 to 64 program headers", phnum);
   if (!in_range(phoff, (uint64_t)phnum * ELF_PHDR_SIZE, size))
-    return FAIL("program headers at offset %llu (%u x %u bytes) exceed the "
-                "%zu-byte file", ULL(phoff), phnum, ELF_PHDR_SIZE, size);
+    return FAIL(HEADERS_PAST_END, "program", ULL(phoff), phnum, ELF_PHDR_SIZE,
+                size);
 
   /* Section headers are not needed to load, but a file whose section
    * table points outside itself is corrupt; check it like the rest. */
@@ -127,10 +141,10 @@ static int parse_header(const uint8_t *d, size_t size, uint32_t *machine,
     return KILN_ELF_OK;
   }
   if (shentsize != ELF_SHDR_SIZE)
-    return FAIL("e_shentsize %u is not %u", shentsize, ELF_SHDR_SIZE);
+    return FAIL(IS_NOT, "e_shentsize", shentsize, ELF_SHDR_SIZE);
   if (!in_range(shoff, (uint64_t)shnum * ELF_SHDR_SIZE, size))
-    return FAIL("section headers at offset %llu (%u x %u bytes) exceed the "
-                "%zu-byte file", ULL(shoff), shnum, ELF_SHDR_SIZE, size);
+    return FAIL(HEADERS_PAST_END, "section", ULL(shoff), shnum, ELF_SHDR_SIZE,
+                size);
   if (shstrndx >= shnum)
     return FAIL("e_shstrndx %u is not below e_shnum %u", shstrndx, shnum);
   for (uint32_t i = 1; i < shnum; i++) {
@@ -167,8 +181,7 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
         return FAIL("program header %u: p_filesz %llu exceeds p_memsz %llu", i,
                     ULL(filesz), ULL(memsz));
       if (!in_range(offset, filesz, size))
-        return FAIL("program header %u: segment at offset %llu (%llu bytes) "
-                    "exceeds the %zu-byte file", i, ULL(offset), ULL(filesz), size);
+        return FAIL(PH_PAST_END, i, "segment", ULL(offset), ULL(filesz), size);
       if (vaddr > ELF_MAX_IMAGE_SIZE * 4 || memsz > ELF_MAX_IMAGE_SIZE)
         return FAIL("program header %u: segment 0x%llx + %llu is outside the "
                     "supported address range", i, ULL(vaddr), ULL(memsz));
@@ -193,8 +206,8 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
     } else if (type == ELF_PT_DYNAMIC) {
       if (have_dyn) return FAIL("program header %u: second PT_DYNAMIC", i);
       if (!in_range(offset, filesz, size))
-        return FAIL("program header %u: PT_DYNAMIC at offset %llu (%llu bytes) "
-                    "exceeds the %zu-byte file", i, ULL(offset), ULL(filesz), size);
+        return FAIL(PH_PAST_END, i, "PT_DYNAMIC", ULL(offset), ULL(filesz),
+                    size);
       have_dyn = 1;
       *dyn_off = offset;
       *dyn_size = filesz;
@@ -263,12 +276,10 @@ static int parse_dynamic(const uint8_t *d, uint64_t off, uint64_t len,
                              "relocations are supported", ULL(i), ULL(tag));
         break;
       case DT_TEXTREL:
-        return UNSUPPORTED("dynamic entry %llu: DT_TEXTREL; text relocations "
-                           "would need writable code", ULL(i));
+        return UNSUPPORTED(DYN_TEXTREL, ULL(i), "DT_TEXTREL");
       case DT_FLAGS:
         if (val & DF_TEXTREL)
-          return UNSUPPORTED("dynamic entry %llu: DF_TEXTREL; text relocations "
-                             "would need writable code", ULL(i));
+          return UNSUPPORTED(DYN_TEXTREL, ULL(i), "DF_TEXTREL");
         break;
       case DT_PLTRELSZ: case DT_HASH: case DT_STRTAB: case DT_SYMTAB:
       case DT_RELA: case DT_RELASZ: case DT_RELAENT: case DT_STRSZ:
@@ -296,7 +307,7 @@ static int parse_tables(const uint8_t *d, kiln_elf_layout_t *l,
   if (!HAVE(DT_SYMTAB) || !HAVE(DT_STRTAB) || !HAVE(DT_STRSZ))
     return FAIL("dynamic table lacks DT_SYMTAB, DT_STRTAB or DT_STRSZ");
   if (HAVE(DT_SYMENT) && dv.v[DT_SYMENT] != ELF_SYM_SIZE)
-    return FAIL("DT_SYMENT %llu is not %u", ULL(dv.v[DT_SYMENT]), ELF_SYM_SIZE);
+    return FAIL(IS_NOT_LLU, "DT_SYMENT", ULL(dv.v[DT_SYMENT]), ELF_SYM_SIZE);
 
   /* Hash table: nbucket, nchain, buckets[nbucket], chains[nchain]. */
   uint64_t off;
@@ -325,14 +336,14 @@ static int parse_tables(const uint8_t *d, kiln_elf_layout_t *l,
   l->symtab_vaddr = dv.v[DT_SYMTAB];
   if (!vaddr_to_offset(l, l->symtab_vaddr, (uint64_t)l->nsyms * ELF_SYM_SIZE, 1,
                        &l->symtab_off))
-    return FAIL("symbol table 0x%llx (%u symbols) is not inside a read-only "
-                "file-backed segment", ULL(l->symtab_vaddr), l->nsyms);
+    return FAIL(TABLE_NOT_READ_ONLY, "symbol", ULL(l->symtab_vaddr),
+                ULL(l->nsyms), "symbols");
   l->strtab_vaddr = dv.v[DT_STRTAB];
   l->strsz = dv.v[DT_STRSZ];
   if (l->strsz == 0 ||
       !vaddr_to_offset(l, l->strtab_vaddr, l->strsz, 1, &l->strtab_off))
-    return FAIL("string table 0x%llx (%llu bytes) is not inside a read-only "
-                "file-backed segment", ULL(l->strtab_vaddr), ULL(l->strsz));
+    return FAIL(TABLE_NOT_READ_ONLY, "string", ULL(l->strtab_vaddr),
+                ULL(l->strsz), "bytes");
   if (d[l->strtab_off + l->strsz - 1] != 0)
     return FAIL("string table does not end with a NUL byte");
   return KILN_ELF_OK;
@@ -376,11 +387,12 @@ static int check_relocs(const uint8_t *d, kiln_elf_layout_t *l,
   uint64_t vaddr[2] = {dv.v[DT_RELA], dv.v[DT_JMPREL]};
   uint64_t bytes[2] = {dv.v[DT_RELASZ], dv.v[DT_PLTRELSZ]};
   if (HAVE(DT_RELA) != HAVE(DT_RELASZ))
-    return FAIL("DT_RELA and DT_RELASZ must come together");
+    return FAIL(TOGETHER, "DT_RELA", "DT_RELASZ");
   if (HAVE(DT_JMPREL) != HAVE(DT_PLTRELSZ))
-    return FAIL("DT_JMPREL and DT_PLTRELSZ must come together");
+    return FAIL(TOGETHER, "DT_JMPREL", "DT_PLTRELSZ");
   if (HAVE(DT_RELAENT) && dv.v[DT_RELAENT] != ELF_RELA_SIZE)
-    return FAIL("DT_RELAENT %llu is not %u", ULL(dv.v[DT_RELAENT]), ELF_RELA_SIZE);
+    return FAIL(IS_NOT_LLU, "DT_RELAENT", ULL(dv.v[DT_RELAENT]),
+                ELF_RELA_SIZE);
   if (HAVE(DT_JMPREL) && dv.v[DT_PLTREL] != DT_RELA)
     return UNSUPPORTED("DT_PLTREL %llu: PLT relocations must be RELA (7)",
                        ULL(dv.v[DT_PLTREL]));
