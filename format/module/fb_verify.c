@@ -293,7 +293,7 @@ static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table) {
       return false;
     }
     if ((pos + off) % align != 0) {
-      kfb_fail(v, "field at offset %" PRIu64 " is not %u-byte aligned",
+      kfb_fail(v, "%s at offset %" PRIu64 " is not %u-byte aligned", "field",
                pos + off, align);
       return false;
     }

@@ -147,7 +147,8 @@ static kiln_status_t check_table(kiln_device_t *device, cpu_executable_t *ce,
                       KILN_EXECUTABLE_ABI_VERSION);
   if (!in_image(img, t, sizeof *t))
     return krt_status(A, KILN_STATUS_DATA_LOSS,
-                      "variant '%s': export table outside the image", vname);
+                      "variant '%s': %s outside the image", vname,
+                      "export table");
   if (t->abi_version != KILN_EXECUTABLE_ABI_VERSION)
     return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                       "variant '%s' speaks executable ABI %u, runtime %u",
@@ -159,7 +160,7 @@ static kiln_status_t check_table(kiln_device_t *device, cpu_executable_t *ce,
   if (t->export_count &&
       !in_image(img, t->exports, (size_t)t->export_count * sizeof *t->exports))
     return krt_status(A, KILN_STATUS_DATA_LOSS,
-                      "variant '%s': exports outside the image", vname);
+                      "variant '%s': %s outside the image", vname, "exports");
   for (uint32_t i = 0; i < t->export_count; ++i) {
     const kiln_export_info_t *x = &t->exports[i];
     const krt_export_t *want = &exe->exports[i];

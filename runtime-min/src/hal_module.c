@@ -15,7 +15,7 @@ static kiln_status_t want(krt_call_t *call, krt_ref_t *ref,
   if (!ref || ref->type != (uint32_t)type) {
     krt_ref_t probe = {0, (uint32_t)type};
     return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
-                      "argument %u: expected %s, got %s", arg,
+                      "%s %u: expected %s, got %s", "argument", arg,
                       krt_ref_type_name(&probe), krt_ref_type_name(ref));
   }
   *out = ref;

@@ -25,6 +25,7 @@
 #define TOGETHER "%s and %s must come together"
 #define DYN_TEXTREL \
   "dynamic entry %llu: %s; text relocations would need writable code"
+#define PH_SECOND "program header %u: second %s"
 #define PH_PAST_END \
   "program header %u: %s at offset %llu (%llu bytes) exceeds the %zu-byte file"
 #define TABLE_NOT_READ_ONLY \
@@ -204,7 +205,7 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
       l->load[l->load_count++] = (kiln_elf_segment_t){vaddr, memsz, offset,
                                                       filesz, flags};
     } else if (type == ELF_PT_DYNAMIC) {
-      if (have_dyn) return FAIL("program header %u: second PT_DYNAMIC", i);
+      if (have_dyn) return FAIL(PH_SECOND, i, "PT_DYNAMIC");
       if (!in_range(offset, filesz, size))
         return FAIL(PH_PAST_END, i, "PT_DYNAMIC", ULL(offset), ULL(filesz),
                     size);
@@ -212,7 +213,7 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
       *dyn_off = offset;
       *dyn_size = filesz;
     } else if (type == ELF_PT_GNU_RELRO) {
-      if (have_relro) return FAIL("program header %u: second PT_GNU_RELRO", i);
+      if (have_relro) return FAIL(PH_SECOND, i, "PT_GNU_RELRO");
       have_relro = 1;
       relro_vaddr = vaddr;
       relro_memsz = memsz;
