@@ -52,8 +52,7 @@ kiln_status_t krt_command_buffer_create(krt_call_t *call,
                                         krt_command_buffer_t **out) {
   krt_command_buffer_t *cb = krt_pool_alloc(call->device, sizeof *cb, true);
   if (!cb)
-    return krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
-                      "out of memory");
+    return krt_oom(call->allocator);
   atomic_init(&cb->ref.count, 1);
   cb->ref.type = KRT_REF_COMMAND_BUFFER;
   cb->device = call->device;
@@ -139,7 +138,7 @@ kiln_status_t krt_command_buffer_dispatch(
             cb->pc_count + pc_count, sizeof *cb->pcs) ||
       !grow(call->device, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
             cb->bind_count + bind_count, sizeof *cb->binds))
-    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(a);
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
   memset(c, 0, sizeof *c);
   c->kind = CMD_DISPATCH;
@@ -170,8 +169,7 @@ kiln_status_t krt_command_buffer_barrier(krt_call_t *call,
                                          krt_command_buffer_t *cb) {
   if (!grow(call->device, (void **)&cb->cmds, &cb->cmd_cap, cb->cmd_count,
             cb->cmd_count + 1, sizeof *cb->cmds))
-    return krt_status(call->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
-                      "out of memory");
+    return krt_oom(call->allocator);
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
   memset(c, 0, sizeof *c);
   c->kind = CMD_BARRIER;
@@ -216,7 +214,7 @@ static kiln_status_t push_transfer(krt_call_t *call, krt_command_buffer_t *cb,
             cb->cmd_count + 1, sizeof *cb->cmds) ||
       !grow(call->device, (void **)&cb->binds, &cb->bind_cap, cb->bind_count,
             cb->bind_count + nbufs, sizeof *cb->binds))
-    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(a);
   krt_cmd_t *c = &cb->cmds[cb->cmd_count++];
   memset(c, 0, sizeof *c);
   c->kind = kind;

@@ -194,7 +194,7 @@ static kiln_status_t cuda_executable_load(kiln_device_t *device,
     krt_free(A, owned);
     krt_free(A, ptx);
     krt_free(A, ce);
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   }
   memcpy(ptx, bytes, (size_t)size);
   krt_free(A, owned);
@@ -292,7 +292,7 @@ static kiln_status_t cuda_copy(kiln_device_t *device, kiln_buffer_t *src,
                                                       CUDA_BOUNCE, 64)
                            : NULL;
   if (length && !bounce)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   char msg[512];
   pthread_mutex_lock(&d->lock);
   int rc = kiln_cuda_sync(d->cu, msg, sizeof msg);
@@ -322,7 +322,7 @@ static kiln_status_t cuda_fill(kiln_device_t *device, kiln_buffer_t *dst,
                                                       CUDA_BOUNCE, 64)
                            : NULL;
   if (length && !bounce)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   for (uint32_t i = 0; length && i < CUDA_BOUNCE; i += 4)
     memcpy(bounce + i, &pattern, 4);
   char msg[512];
@@ -378,7 +378,7 @@ kiln_status_t krt_cuda_device_create(kiln_instance_t *instance,
   cuda_device_t *d = krt_alloc(a, sizeof *d);
   if (!d) {
     kiln_cuda_close(cu);
-    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(a);
   }
   atomic_init(&d->base.refs, 1);
   d->base.vt = &cuda_vtable;

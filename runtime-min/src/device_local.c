@@ -223,7 +223,7 @@ static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
     ce = krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_entry_fn));
     if (!ce) {
       krt_free(A, owned);
-      return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      return krt_oom(A);
     }
     *out = ce;
     ce->exe = exe;
@@ -259,7 +259,7 @@ static kiln_status_t local_executables_load(kiln_device_t *device,
   kiln_elf_group_t *group = krt_alloc(A, sizeof *group);
   *loaded = group;
   if (!group)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   kiln_status_t s = NULL;
   for (int pass = 0; pass < 2 && !s; ++pass) {
     char msg[256];
@@ -402,7 +402,7 @@ kiln_status_t krt_local_device_create(kiln_instance_t *instance,
   *out = NULL;
   const kiln_allocator_t *a = &instance->allocator;
   local_device_t *d = krt_alloc(a, sizeof *d);
-  if (!d) return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (!d) return krt_oom(a);
   atomic_init(&d->base.refs, 1);
   d->base.vt = &local_vtable;
   d->base.instance = instance;

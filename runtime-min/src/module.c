@@ -97,7 +97,7 @@ static kiln_status_t load_functions(kiln_module_t *m) {
   m->functions = krt_alloc(A, (size_t)n * sizeof *m->functions + 1);
   m->vm_functions = krt_alloc(A, (size_t)n * sizeof *m->vm_functions + 1);
   if (!m->functions || !m->vm_functions)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   for (uint32_t i = 0; i < n; ++i) {
     kiln_fb_Function_t f = kiln_fb_Module_functions_at(root, i);
     krt_function_t *fn = &m->functions[i];
@@ -114,7 +114,7 @@ static kiln_status_t load_functions(kiln_module_t *m) {
     const uint32_t nt = fn->input_count + fn->output_count;
     fn->types = krt_alloc(A, (size_t)nt * sizeof *fn->types + 1);
     if (!fn->types)
-      return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      return krt_oom(A);
     for (uint32_t j = 0; j < nt; ++j) {
       const bool in = j < fn->input_count;
       const uint32_t k = in ? j : j - fn->input_count;
@@ -183,7 +183,7 @@ static kiln_status_t load_imports(kiln_module_t *m) {
   m->import_signatures =
       krt_alloc(A, (size_t)n * sizeof *m->import_signatures + 1);
   if (!m->imports || !m->import_signatures)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   for (uint32_t i = 0; i < n; ++i) {
     kiln_fb_Import_t imp = kiln_fb_Module_imports_at(root, i);
     const char *name = kiln_fb_Import_name(imp).data;
@@ -215,7 +215,7 @@ static kiln_status_t load_rodata(kiln_module_t *m) {
   m->rodata_data = krt_alloc(A, (size_t)n * sizeof *m->rodata_data + 1);
   m->rodata_size = krt_alloc(A, (size_t)n * sizeof *m->rodata_size + 1);
   if (!m->rodata_data || !m->rodata_size)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   for (uint32_t i = 0; i < n; ++i) {
     kiln_fb_Rodata_t r = kiln_fb_Module_rodata_at(root, i);
     const uint32_t seg = kiln_fb_Rodata_segment(r);
@@ -243,7 +243,7 @@ static kiln_status_t load_executables(kiln_module_t *m) {
   m->executable_count = n;
   m->executables = krt_alloc(A, (size_t)n * sizeof *m->executables + 1);
   if (!m->executables)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   for (uint32_t i = 0; i < n; ++i) {
     kiln_fb_Executable_t e = kiln_fb_Module_executables_at(root, i);
     krt_executable_t *exe = &m->executables[i];
@@ -254,7 +254,7 @@ static kiln_status_t load_executables(kiln_module_t *m) {
     exe->variants =
         krt_alloc(A, exe->variant_count * sizeof *exe->variants + 1);
     if (!exe->exports || !exe->variants)
-      return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      return krt_oom(A);
     for (uint32_t j = 0; j < exe->export_count; ++j) {
       kiln_fb_ExecutableExport_t x = kiln_fb_Executable_exports_at(e, j);
       krt_export_t *ex = &exe->exports[j];
@@ -322,7 +322,7 @@ static kiln_status_t verify_bytecode(kiln_module_t *m) {
       largest = m->vm_functions[i].code_size;
   uint8_t *scratch = krt_alloc(A, kiln_vm_verify_scratch_size(largest) + 1);
   if (!scratch)
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   const kiln_vm_module_info_t info = {m->vm_functions, m->function_count,
                                       m->import_signatures, m->import_count};
   kiln_status_t s = NULL;
@@ -344,7 +344,7 @@ static kiln_status_t load_common(kiln_instance_t *instance, const void *data,
   kiln_module_t *m = krt_alloc(a, sizeof *m);
   if (!m) {
     if (mapping) munmap(mapping, size);
-    return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(a);
   }
   atomic_init(&m->refs, 1);
   m->instance = instance;
@@ -464,7 +464,7 @@ const char *kiln_module_name(const kiln_module_t *module) {
 static kiln_status_t cache_create(kiln_module_t *m, kiln_device_t *device,
                                   krt_device_cache_t **out) {
   krt_device_cache_t *c = krt_alloc(A, sizeof *c);
-  if (!c) return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+  if (!c) return krt_oom(A);
   c->device = device;
   c->executables =
       krt_alloc(A, (size_t)m->executable_count * sizeof(void *) + 1);
@@ -472,7 +472,7 @@ static kiln_status_t cache_create(kiln_module_t *m, kiln_device_t *device,
     c->rodata = krt_alloc(A, (size_t)m->rodata_count * sizeof(void *) + 1);
   if (!c->executables || (!device->host_memory && !c->rodata)) {
     cache_free(m, c);
-    return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(A);
   }
   kiln_status_t s =
       device->vt->executables_load(device, m, c->executables, &c->loaded);

@@ -45,7 +45,7 @@ kiln_status_t kiln_instance_create(kiln_allocator_t allocator,
   kiln_instance_t *inst =
       allocator.alloc(allocator.self, sizeof *inst, _Alignof(kiln_instance_t));
   if (!inst)
-    return krt_status(NULL, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    return krt_oom(NULL);
   memset(inst, 0, sizeof *inst);
   atomic_init(&inst->refs, 1);
   inst->allocator = allocator;

@@ -32,6 +32,9 @@ kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
  * NULL: this costs nothing on success). */
 kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)
     KRT_PRINTF(2, 3);
+/* krt_status(allocator, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory"),
+ * one call instead of three arguments at each of its many sites. */
+kiln_status_t krt_oom(const kiln_allocator_t *allocator);
 #ifdef KILN_NO_MESSAGES
 /* Codes only: the status carries an empty message, a prefix adds nothing. */
 #define krt_status(a, code, ...) \

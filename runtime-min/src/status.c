@@ -131,6 +131,10 @@ void kiln_status_free(kiln_status_t status) {
 }
 #endif
 
+kiln_status_t krt_oom(const kiln_allocator_t *allocator) {
+  return krt_status(allocator, KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+}
+
 kiln_status_code_t kiln_status_code(kiln_status_t status) {
   return status ? status->code : KILN_STATUS_OK;
 }
