@@ -36,9 +36,18 @@ kiln_status_t krt_status_prefix(kiln_status_t status, const char *fmt, ...)
  * one call instead of three arguments at each of its many sites. */
 kiln_status_t krt_oom(const kiln_allocator_t *allocator);
 #ifdef KILN_NO_MESSAGES
-/* Codes only: the status carries an empty message, a prefix adds nothing. */
-#define krt_status(a, code, ...) \
-  (KILN_MESSAGE_DROP(__VA_ARGS__), krt_status(a, code, KILN_MESSAGE_NONE))
+/* Codes only: every status is the static one of its code (status.c), so a
+ * failure site takes an address instead of calling anything; a prefix adds
+ * nothing. Out-of-range codes map to KILN_STATUS_INTERNAL's. */
+struct kiln_status {
+  kiln_status_code_t code;
+};
+extern struct kiln_status krt_code_status[KILN_STATUS_INTERNAL + 1];
+#define krt_status(a, code, ...)                           \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), (void)(a),              \
+   &krt_code_status[(unsigned)(code) <= KILN_STATUS_INTERNAL \
+                        ? (unsigned)(code)                 \
+                        : KILN_STATUS_INTERNAL])
 #define krt_status_prefix(status, ...) \
   (KILN_MESSAGE_DROP(__VA_ARGS__), (status))
 #endif

@@ -11,12 +11,9 @@
 
 #ifdef KILN_NO_MESSAGES
 /* Codes only (KILN_MESSAGES=OFF): one static status per code, never
- * allocated, formatted or freed; every message is KILN_MESSAGE_NONE. */
-struct kiln_status {
-  kiln_status_code_t code;
-};
-
-static struct kiln_status krt_code_status[] = {
+ * allocated, formatted or freed (krt_status takes its address inline, see
+ * runtime_internal.h); every message is KILN_MESSAGE_NONE. */
+struct kiln_status krt_code_status[KILN_STATUS_INTERNAL + 1] = {
     {KILN_STATUS_OK},          {KILN_STATUS_INVALID_ARGUMENT},
     {KILN_STATUS_NOT_FOUND},   {KILN_STATUS_OUT_OF_RANGE},
     {KILN_STATUS_DATA_LOSS},   {KILN_STATUS_INCOMPATIBLE},
@@ -24,23 +21,12 @@ static struct kiln_status krt_code_status[] = {
     {KILN_STATUS_UNAVAILABLE}, {KILN_STATUS_UNIMPLEMENTED},
     {KILN_STATUS_ABORTED},     {KILN_STATUS_INTERNAL},
 };
-#define KRT_CODES (sizeof krt_code_status / sizeof krt_code_status[0])
 
 kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
                           kiln_status_code_t code, const char *fmt,
                           va_list ap) {
-  (void)allocator, (void)fmt, (void)ap;
-  return &krt_code_status[(unsigned)code < KRT_CODES ? code
-                                                     : KILN_STATUS_INTERNAL];
-}
-
-kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
-                           kiln_status_code_t code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  kiln_status_t s = krt_vstatus(allocator, code, fmt, ap);
-  va_end(ap);
-  return s;
+  (void)fmt, (void)ap;
+  return krt_status(allocator, code, KILN_MESSAGE_NONE);
 }
 
 const char *kiln_status_message(kiln_status_t status) {
