@@ -194,6 +194,8 @@ bool oi_import_conv(oi_ctx *c, oi_node *n) {
   int64_t M = wv->type->rank ? wv->type->shape[0] : 0;
   if (bv && (bv->type->rank != 1 || bv->type->shape[0] != M))
     return oi_invalid(c, "B must be 1-D of size %lld", (long long)M);
+  int q = oi_qdq_conv(c, n, x, wv, bv); /* a quantized model's Conv */
+  if (q) return q > 0;
   kiln_value *xv = oi_ir(c, x), *wi = oi_ir(c, wv);
   if (!xv || !wi) return false;
   kiln_value *r = oi_conv_ir(c, n, xv, wi);

@@ -35,6 +35,18 @@
  * optional's presence, or that presence as a run-time flag). */
 typedef enum { OI_VAL_TENSOR, OI_VAL_SEQ, OI_VAL_OPT } oi_val_kind;
 
+/* What a DequantizeLinear with constant scale and zero point dequantized
+ * (import_quant.c records it, import_qdq.c reads it): q, and its n
+ * scales and zero points (zp NULL: zeros), along `axis` when per_axis. */
+typedef struct oi_dq {
+  struct oi_val *q;
+  const double *scale;
+  const int64_t *zp;
+  int64_t n;
+  uint32_t axis;
+  bool per_axis;
+} oi_dq;
+
 typedef struct oi_val {
   const char *name;
   const kiln_type *type;  /* ranked tensor ('?' for a dynamic dim; tensors only) */
@@ -52,6 +64,7 @@ typedef struct oi_val {
    * elements (rank 0 or 1, static count) as host index values, constants
    * where known; NULL for other values. */
   kiln_value **sym;
+  const oi_dq *dq;        /* set by DequantizeLinear (import_qdq.c) */
 } oi_val;
 
 typedef struct oi_ctx oi_ctx;
@@ -278,6 +291,11 @@ bool oi_const_ints(oi_ctx *c, oi_val *v, const char *what, int64_t **out,
                    int64_t *count);
 bool oi_const_floats(oi_ctx *c, oi_val *v, const char *what, double **out,
                      int64_t *count);
+/* Conv, MatMul and Gemm of dequantized operands in integer units
+ * (import_qdq.c): 1 done, 0 not that form (nothing built), -1 error. */
+int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias);
+int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w);
+int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool trans_b);
 /* Sets output i. */
 void oi_set_out(oi_ctx *c, oi_node *n, size_t i, kiln_value *v, int32_t dtype);
 void oi_set_out_const(oi_ctx *c, oi_node *n, size_t i, const kiln_attr *a,

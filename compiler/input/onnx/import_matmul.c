@@ -137,6 +137,8 @@ bool oi_import_matmul(oi_ctx *c, oi_node *n) {
   if (a->dtype != b->dtype)
     return oi_fail(c, KILN_ONNX_ERR_TYPE, "input types differ (%s and %s)", oi_dtype_name(a->dtype),
                    oi_dtype_name(b->dtype));
+  int q = oi_qdq_matmul(c, n, a, b); /* a quantized model's MatMul */
+  if (q) return q > 0;
   kiln_value *va = oi_ir(c, a), *vb = oi_ir(c, b);
   if (!va || !vb) return false;
   kiln_value *r = oi_matmul_ir(c, va, vb);
@@ -176,6 +178,10 @@ bool oi_import_gemm(oi_ctx *c, oi_node *n) {
   if (!oi_attr_float(c, n, "alpha", 1, &g.alpha) || !oi_attr_float(c, n, "beta", 1, &g.beta) ||
       !oi_attr_int(c, n, "transA", 0, &ta) || !oi_attr_int(c, n, "transB", 0, &tb))
     return false;
+  if (!ta && g.alpha == 1 && (!cv || g.beta == 1)) { /* a quantized model's Gemm */
+    int q = oi_qdq_gemm(c, n, a, b, cv, tb != 0);
+    if (q) return q > 0;
+  }
   static const int64_t swap[2] = {1, 0};
   kiln_value *va = ta ? oi_transpose_val(c, a, swap) : oi_ir(c, a);
   kiln_value *vb = tb ? oi_transpose_val(c, b, swap) : oi_ir(c, b);

@@ -91,6 +91,23 @@ static const kiln_attr *dequantize_constant(oi_ctx *c, oi_val *x, oi_val *s, oi_
   return ft ? kiln_attr_dense(c->ctx, ft, false, out, (size_t)n * sizeof(float)) : NULL;
 }
 
+/* What DequantizeLinear dequantizes, when its scale and zero point are
+ * constants (at most OI_FOLD_MAX of them), for import_qdq.c; else NULL. */
+static const oi_dq *record_dq(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool per_axis, uint32_t ax) {
+  const kiln_attr *sa = oi_const(c, s), *za = z && sa ? oi_const(c, z) : NULL;
+  int64_t n = oi_numel(s->type);
+  if (!sa || (z && !za) || n < 1 || n > OI_FOLD_MAX) return NULL;
+  oi_dq *d = kiln_alloc(c->ctx, sizeof *d);
+  double *sc = kiln_alloc(c->ctx, (size_t)n * sizeof *sc);
+  int64_t *zp = za ? kiln_alloc(c->ctx, (size_t)n * sizeof *zp) : NULL;
+  for (int64_t i = 0; i < n; i++) {
+    sc[i] = kiln_dense_get_float(sa, i);
+    if (zp) zp[i] = kiln_dense_get_int(za, i) & (z->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 ? 0xFF : -1);
+  }
+  *d = (oi_dq){x, sc, zp, n, ax, per_axis};
+  return d;
+}
+
 static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
   static const char *const known[] = {"axis", NULL};
   if (!oi_arity(c, n, 2, 3, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -119,10 +136,12 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
       return oi_invalid(c, "scale has %lld entries, axis %u has %lld", (long long)s->type->shape[0], ax,
                         (long long)t->shape[ax]);
   }
+  const oi_dq *dq = quantize ? NULL : record_dq(c, x, s, z, per_axis, ax);
   if (!quantize && (x->tensor || x->cst) && (s->tensor || s->cst) && (!z || z->tensor || z->cst)) {
     const kiln_attr *k = dequantize_constant(c, x, s, z, per_axis, ax);
     if (k) {
       oi_set_out_const(c, n, 0, k, F);
+      if (n->out[0]) n->out[0]->dq = dq;
       return true;
     }
   }
@@ -139,6 +158,7 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
     kiln_value *r = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, out), q_body, &q) : NULL;
     if (!r) return false;
     oi_set_out(c, n, 0, r, out);
+    if (n->out[0]) n->out[0]->dq = dq;
     return true;
   }
   kiln_value *ins[3] = {oi_ir(c, x), oi_ir(c, s), z ? oi_ir(c, z) : NULL};
@@ -153,6 +173,7 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
   kiln_value *r = oi_elementwise_ir(c, z ? 3 : 2, ins, t->rank, t->shape, oi_elem_type(c, out), q_body, &q);
   if (!r) return false;
   oi_set_out(c, n, 0, r, out);
+  if (n->out[0]) n->out[0]->dq = dq;
   return true;
 }
 

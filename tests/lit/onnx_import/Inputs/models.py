@@ -149,29 +149,45 @@ def matmul_batched_2d():
     return [helper.make_node("MatMul", ["x", "w"], ["y"])], [x], [y], [w]
 
 
-def qdq_matmul():
-    """x -> Q -> DQ (per-tensor constants) -> MatMul with an int8 weight
-    through a per-channel DQ and an int32 bias through DQ."""
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 2])
+def _qdq(x_shape, y_shape, op, w, axis, bias_via_add):
+    """x -> Q -> DQ (per-tensor constants: scale 0.5, zero point 200) -> OP
+    with the int8 weight W through a per-channel DQ along AXIS (scales
+    0.25 and 2, zero points 0 and 1) and an int32 bias [-6, 7] through DQ
+    (scales 0.125 and 1): OP's input C, or an Add after it."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape)
     inits = [numpy_helper.from_array(np.array(0.5, np.float32), "xs"),
              numpy_helper.from_array(np.array(200, np.uint8), "xz"),
-             numpy_helper.from_array(np.array([[1, -2], [3, 4], [-128, 127]], np.int8), "w"),
+             numpy_helper.from_array(w, "w"),
              numpy_helper.from_array(np.array([0.25, 2.0], np.float32), "ws"),
              numpy_helper.from_array(np.array([0, 1], np.int8), "wz"),
              numpy_helper.from_array(np.array([-6, 7], np.int32), "b"),
              numpy_helper.from_array(np.array([0.125, 1.0], np.float32), "bs")]
-    return [
+    nodes = [
         helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
         helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
-        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=1),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=axis),
         helper.make_node("DequantizeLinear", ["b", "bs"], ["bd"], axis=0),
-        helper.make_node("MatMul", ["xd", "wd"], ["m"]),
-        helper.make_node("Add", ["m", "bd"], ["y"]),
-    ], [x], [y], inits
+    ]
+    if bias_via_add:
+        nodes += [helper.make_node(op, ["xd", "wd"], ["m"]), helper.make_node("Add", ["m", "bd"], ["y"])]
+    else:
+        nodes.append(helper.make_node(op, ["xd", "wd", "bd"], ["y"]))
+    return nodes, [x], [y], inits
 
 
-MODELS = {"qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+def qdq_matmul():
+    """MatMul in the QDQ form, the bias added after it."""
+    return _qdq([2, 3], [2, 2], "MatMul", np.array([[1, -2], [3, 4], [-128, 127]], np.int8), 1, True)
+
+
+def qdq_conv():
+    """A 1x1 Conv in the QDQ form, the bias its input C."""
+    w = np.array([3, -4, -128, 127], np.int8).reshape(2, 2, 1, 1)
+    return _qdq([1, 2, 3, 3], [1, 2, 3, 3], "Conv", w, 0, False)
+
+
+MODELS = {"qdq_conv": qdq_conv, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}

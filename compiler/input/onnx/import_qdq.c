@@ -1,0 +1,140 @@
+/* Products of dequantized operands in integer units: Conv, MatMul and
+ * Gemm whose input is DequantizeLinear(xq) (constant scale and zero point,
+ * per tensor) and whose weight is DequantizeLinear of a constant (per
+ * tensor or per output channel), plus a constant float bias, become
+ *   acc = op(xq - zx, wq - zw)            integer-valued f32 operands
+ *   y   = acc * (sx * sw[m]) + b[m]       one rounding per output
+ * instead of the op on the dequantized floats. The accumulation adds
+ * integers, exactly while its partial sums stay below 2^24, so it equals
+ * the i32 accumulation of an integer kernel (ONNX Runtime's among them);
+ * the float form rounds every product and sum, and on deep networks those
+ * rounding differences flip requantization ties that then reach the
+ * output (ResNet-18: 2 quantization steps from ONNX Runtime on the float
+ * form, 1 in integer units). The operands keep the float paths
+ * (channels-last convolutions, packed constant weights); an integer kernel
+ * can take the same operands later.
+ *
+ * Takes: the node and its resolved inputs, whose DequantizeLinear
+ * producers recorded what they dequantized (oi_val.dq, import_quant.c).
+ * Guarantees: 1 with the node's output set when the form applies; 0,
+ * having built nothing, when it does not (the caller imports the float
+ * op); -1 on an error, reported. */
+#include "import_internal.h"
+
+/* a0 = the dequantized x = fl((xq - zx) * sx): xq - zx again, as
+ * roundeven(x / sx). The error of the two roundings is below 2^-15 for
+ * |xq - zx| <= 255 (sx a normal float far from the ends of the range, as
+ * operands() checks), far from the 0.5 that would round to another
+ * integer. Reading the dequantized value rather than xq keeps the
+ * quantize -> dequantize pair one fusable chain when something else
+ * (a residual add) reads the dequantized value too. */
+static bool shift_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const float *sx = u;
+  const kiln_type *f32 = kiln_type_f32(b->ctx);
+  kiln_value *magic = oi_scalar(b, f32, 12582912.0, 0); /* 1.5 * 2^23: rounds to an integer, ties to even */
+  kiln_value *k = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_DIVF, a[0], oi_scalar(b, f32, *sx, 0)), magic);
+  y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, k, magic);
+  return true;
+}
+
+/* a0 = acc, a1 = scale [M] (broadcast), a2 = bias [M] (optional) */
+static bool scale_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const bool *has_bias = u;
+  kiln_value *r = oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[1]);
+  y[0] = *has_bias ? oi_op2(b, KILN_OP_ARITH_ADDF, r, a[2]) : r;
+  return true;
+}
+
+typedef struct {
+  kiln_value *x, *w;  /* xq - zx (f32) and the constant wq - zw (f32) */
+  double *scale;      /* sx * sw[m], rounded to f32 */
+  int64_t m;          /* output channels */
+} qdq_operands;
+
+/* The operands when x and w are dequantized as this file needs, W's
+ * channels along `axis` (M of them); `transpose` stores the 2-D weight
+ * transposed. 0: not that form, nothing built; -1: error; 1: done. */
+static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpose, qdq_operands *o) {
+  const oi_dq *dx = x->dq, *dw = w->dq;
+  const kiln_type *wt = w->type;
+  if (!dx || !dw || dx->n != 1 || axis >= wt->rank || !(dx->scale[0] >= 0x1p-100 && dx->scale[0] <= 0x1p100))
+    return 0;
+  if (dw->n != 1 && (!dw->per_axis || dw->axis != axis)) return 0;
+  int32_t U8 = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, I8 = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+  if ((dx->q->dtype != U8 && dx->q->dtype != I8) || (dw->q->dtype != U8 && dw->q->dtype != I8)) return 0;
+  const kiln_attr *wq = oi_const(c, dw->q);
+  int64_t nw = oi_numel(wt), M = wt->shape[axis], inner = 1;
+  if (!wq || nw <= 0 || M <= 0 || (dw->n != 1 && dw->n != M) || (transpose && wt->rank != 2)) return 0;
+  for (uint32_t d = axis + 1; d < wt->rank; d++) inner *= wt->shape[d];
+  bool wu = dw->q->dtype == U8;
+  float *wf = kiln_alloc(c->ctx, (size_t)nw * sizeof(float) + 1);
+  int64_t rows = transpose ? wt->shape[0] : 1, cols = transpose ? wt->shape[1] : nw;
+  for (int64_t i = 0; i < nw; i++) {
+    int64_t k = dw->n == 1 ? 0 : (i / inner) % M, wi = kiln_dense_get_int(wq, i);
+    if (wu) wi &= 0xFF; /* u8 is stored as signless i8 */
+    int64_t at = transpose ? (i % cols) * rows + i / cols : i;
+    wf[at] = (float)(wi - (dw->zp ? dw->zp[k] : 0));
+  }
+  o->scale = kiln_alloc(c->ctx, (size_t)M * sizeof(double));
+  for (int64_t m = 0; m < M; m++) o->scale[m] = (float)(dx->scale[0] * dw->scale[dw->n == 1 ? 0 : m]);
+  o->m = M;
+  int64_t shape[OI_MAX_RANK];
+  for (uint32_t d = 0; d < wt->rank; d++) shape[d] = wt->shape[transpose ? wt->rank - 1 - d : d];
+  const kiln_type *wft = oi_tensor_type(c, wt->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  if (!wft) return -1;
+  o->w = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, wft, false, wf, (size_t)nw * sizeof(float)));
+  kiln_value *xd = oi_ir(c, x);
+  if (!xd) return -1;
+  float *sx = kiln_alloc(c->ctx, sizeof *sx);
+  *sx = (float)dx->scale[0];
+  const kiln_type *xt = x->type;
+  o->x = oi_elementwise_ir(c, 1, &xd, xt->rank, xt->shape, kiln_type_f32(c->ctx), shift_body, sx);
+  return o->x ? 1 : -1;
+}
+
+/* acc * scale + bias along dim `dim` of acc, as the node's output. */
+static int finish(oi_ctx *c, oi_node *n, kiln_value *acc, const qdq_operands *o, uint32_t dim, oi_val *bias) {
+  if (!acc) return -1;
+  const kiln_type *t = acc->type;
+  int64_t bs[OI_MAX_RANK], M = o->m;
+  for (uint32_t i = 0; i < t->rank; i++) bs[i] = i == dim ? M : 1;
+  const kiln_type *st = oi_tensor_type(c, 1, &M, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  if (!st) return -1;
+  bool has_bias = bias != NULL;
+  kiln_value *ins[3] = {acc, oi_reshape(c, kiln_build_constant(&c->b, oi_dense_floats(c, st, o->scale)), t->rank, bs),
+                        has_bias ? oi_ir(c, bias) : NULL};
+  if (has_bias && !ins[2]) return -1;
+  if (has_bias) ins[2] = oi_reshape(c, ins[2], t->rank, bs);
+  kiln_value *y = oi_elementwise_ir(c, has_bias ? 3 : 2, ins, t->rank, t->shape, t->elem, scale_body, &has_bias);
+  if (!y) return -1;
+  oi_set_out(c, n, 0, y, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  return 1;
+}
+
+/* a bias this file takes: absent, or a constant 1-D [m] */
+static bool bias_ok(oi_ctx *c, oi_val *b, int64_t m) {
+  return !b || (oi_const(c, b) && b->type->rank == 1 && b->type->shape[0] == m);
+}
+
+int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
+  if (w->type->rank < 3 || !bias_ok(c, bias, w->type->shape[0])) return 0;
+  qdq_operands o;
+  int r = operands(c, x, w, 0, false, &o);
+  return r <= 0 ? r : finish(c, n, oi_conv_ir(c, n, o.x, o.w), &o, 1, bias);
+}
+
+int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w) {
+  if (w->type->rank != 2 || x->type->rank < 2) return 0;
+  qdq_operands o;
+  int r = operands(c, x, w, 1, false, &o);
+  if (r <= 0) return r;
+  kiln_value *acc = oi_matmul_ir(c, o.x, o.w);
+  return finish(c, n, acc, &o, acc ? acc->type->rank - 1 : 0, NULL);
+}
+
+int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool trans_b) {
+  if (w->type->rank != 2 || x->type->rank != 2 || !bias_ok(c, bias, w->type->shape[trans_b ? 0 : 1])) return 0;
+  qdq_operands o;
+  int r = operands(c, x, w, trans_b ? 0 : 1, trans_b, &o);
+  return r <= 0 ? r : finish(c, n, oi_matmul_ir(c, o.x, o.w), &o, 1, bias);
+}
