@@ -139,12 +139,29 @@ static bool clonable_in(kiln_value *v, int *budget) {
   return true;
 }
 
+bool fl_host_load(const kiln_op *op) {
+  if (op->kind != KILN_OP_TENSOR_EXTRACT || op->num_results != 1 ||
+      op->results[0].type->kind != KILN_TYPE_INTEGER || op->results[0].type->width < 32)
+    return false;
+  kiln_value *t = kiln_op_operand(op, 0);
+  if (!fl_is_func_arg(t) || !kiln_type_has_static_shape(t->type)) return false;
+  for (uint32_t i = 1; i < op->num_operands; i++) {
+    const kiln_attr *a = kiln_value_constant(kiln_op_operand(op, i));
+    if (!a || a->kind != KILN_ATTR_INTEGER) return false;
+  }
+  return true;
+}
+
 bool fl_host_index(kiln_value *v) {
   if (v->type->kind != KILN_TYPE_INDEX) return false;
   kiln_op *d = v->def;
   if (!d) return false;
   switch (d->kind) {
   case KILN_OP_ARITH_CONSTANT: return true;
+  case KILN_OP_ARITH_INDEX_CAST: {
+    kiln_op *e = kiln_op_operand(d, 0)->def;
+    return e && fl_host_load(e);
+  }
   case KILN_OP_TENSOR_DIM: return fl_is_func_arg(kiln_op_operand(d, 0));
   case KILN_OP_ARITH_ADDI:
   case KILN_OP_ARITH_SUBI:

@@ -1,15 +1,18 @@
 /* plan-memory: host functions from tensors to buffers.
  *
  * Takes: host functions in flow's form (flow.dispatch, flow.tensor.reshape,
- * arith.constant, host index arithmetic on tensor.dim of arguments,
- * flow.check.dim_eq, func.return; results not aliasing inputs, constants
+ * arith.constant, host index arithmetic on tensor.dim of arguments and
+ * on host loads of argument data, flow.check.dim_eq, flow.check.shape,
+ * func.return; results not aliasing inputs, constants
  * or each other). Guarantees: the function takes and returns
  * !hal.buffer_view (kiln.signature keeps the tensor signature);
  *  - each input is checked with hal.buffer_view.assert {input,
  *    element_type, shape ('?' entries accept any size)} and used through
  *    hal.buffer_view.buffer; then come the host's dimension arithmetic
- *    (tensor.dim of an argument becomes hal.buffer_view.dim) and the
- *    checks (hal.check.dim_eq), in program order, before any command;
+ *    (tensor.dim of an argument becomes hal.buffer_view.dim, a host load
+ *    of its data hal.buffer_view.load) and the checks (hal.check.dim_eq,
+ *    hal.check.shape), in program order, before any command; a buffer
+ *    sized by loaded data gets hal.check.shape of its size factors;
  *  - each dense constant becomes a module-level hal.rodata @__rodata_N
  *    {index, value} (identical constants share one) read through
  *    hal.buffer.rodata {index};
@@ -167,6 +170,32 @@ static kiln_value *materialize(pm *p, const sym *s) {
   return s->coef == 1 ? v : mul(p, v, index_const(p, s->coef));
 }
 
+/* Does index value v depend on input data (hal.buffer_view.load)? A
+ * budget bounds the walk over the shared expression DAG; past it, yes. */
+static bool from_load(kiln_value *v, int *budget) {
+  kiln_op *d = v->def;
+  if (!d || d->kind == KILN_OP_HAL_BUFFER_VIEW_DIM || d->kind == KILN_OP_ARITH_CONSTANT) return false;
+  if (d->kind == KILN_OP_HAL_BUFFER_VIEW_LOAD || --*budget < 0) return true;
+  for (uint32_t i = 0; i < d->num_operands; i++)
+    if (from_load(kiln_op_operand(d, i), budget)) return true;
+  return false;
+}
+
+/* A buffer sized by input data gets hal.check.shape of its factors (no
+ * negative one, no byte count that wraps) before the size is computed:
+ * the MLIR front end's programs have no other check (the ONNX importer's
+ * flow.check.shape names the node first). */
+static void check_size(pm *p, const sym *s, int64_t unit_bytes) {
+  bool data = false;
+  for (uint32_t i = 0; i < s->nf && !data; i++) {
+    int budget = 64;
+    data = from_load(s->f[i], &budget);
+  }
+  if (!data) return;
+  kiln_named_attr a = hl_named(p->ctx, "element_bytes", hl_i64(p->ctx, unit_bytes > 0 ? unit_bytes : 1));
+  kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, s->nf, (kiln_value **)s->f, 0, NULL, kiln_attr_dict(p->ctx, 1, &a));
+}
+
 /* hal.buffer_view.dim d of input i, one per (input, dim). */
 static kiln_value *arg_dim(pm *p, uint32_t i, uint32_t d) {
   if (d >= KILN_MAX_LOOPS) return NULL;
@@ -275,6 +304,31 @@ static bool host_index_op(const kiln_op *o) {
   }
 }
 
+/* tensor.extract of an argument (static, i32/i64) at constant indices:
+ * flow's host load (fl_host_load). Its flat element index goes to *flat. */
+static bool host_load(const kiln_op *o, int64_t *flat) {
+  if (o->kind != KILN_OP_TENSOR_EXTRACT || o->num_results != 1 ||
+      o->results[0].type->kind != KILN_TYPE_INTEGER || o->results[0].type->width < 32)
+    return false;
+  kiln_value *t = kiln_op_operand(o, 0);
+  if (t->def || !kiln_type_has_static_shape(t->type) || o->num_operands != 1 + t->type->rank) return false;
+  int64_t f = 0;
+  for (uint32_t i = 1; i < o->num_operands; i++) {
+    int64_t x;
+    if (!const_index(kiln_op_operand(o, i), &x) || x < 0 || x >= t->type->shape[i - 1]) return false;
+    f = f * t->type->shape[i - 1] + x;
+  }
+  *flat = f;
+  return true;
+}
+
+/* index_cast of a host load: the value hal.buffer_view.load reads. */
+static bool host_load_cast(const kiln_op *o, int64_t *flat) {
+  if (o->kind != KILN_OP_ARITH_INDEX_CAST || o->results[0].type->kind != KILN_TYPE_INDEX) return false;
+  kiln_op *e = kiln_op_operand(o, 0)->def;
+  return e && host_load(e, flat);
+}
+
 /* Integer list with '?' holes whose values go to dyn. */
 typedef struct mixed {
   int64_t v[512];
@@ -371,7 +425,15 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_ARITH_CONSTANT:
     case KILN_OP_FLOW_CHECK_DIM_EQ:
     case KILN_OP_FLOW_TEXT:
+    case KILN_OP_FLOW_CHECK_SHAPE:
     case KILN_OP_FUNC_RETURN: break;
+    case KILN_OP_TENSOR_EXTRACT:
+    case KILN_OP_ARITH_INDEX_CAST: {
+      int64_t flat;
+      if (!host_load(o, &flat) && !host_load_cast(o, &flat))
+        return fail(&p, o, "host code may only read constant elements of i32/i64 arguments");
+      break;
+    }
     case KILN_OP_TENSOR_DIM: {
       kiln_value *src = kiln_op_operand(o, 0);
       int64_t d;
@@ -427,6 +489,21 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       kiln_value *v = d >= 0 ? arg_dim(&p, src->index, (uint32_t)d) : NULL;
       if (!v) return fail(&p, o, "dimension index out of range");
       kiln_value_replace_all_uses(kiln_op_result(o, 0), v);
+    } else if (o->kind == KILN_OP_ARITH_INDEX_CAST) {
+      int64_t flat = 0;
+      host_load_cast(o, &flat);
+      kiln_value *view = p.views[kiln_op_operand(kiln_op_operand(o, 0)->def, 0)->index];
+      const kiln_type *it = kiln_type_index(ctx);
+      kiln_named_attr a = hl_named(ctx, "index", hl_i64(ctx, flat));
+      kiln_op *ld = kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_LOAD, 1, &view, 1, &it, kiln_attr_dict(ctx, 1, &a));
+      ld->loc = o->loc;
+      kiln_value_replace_all_uses(kiln_op_result(o, 0), kiln_op_result(ld, 0));
+    } else if (o->kind == KILN_OP_FLOW_CHECK_SHAPE) {
+      kiln_value *ops[KILN_MAX_LOOPS];
+      if (o->num_operands > KILN_MAX_LOOPS) return fail(&p, o, "shape of too high a rank");
+      for (uint32_t k = 0; k < o->num_operands; k++) ops[k] = kiln_op_operand(o, k);
+      kiln_named_attr a = hl_named(ctx, "element_bytes", kiln_op_get_attr(o, "element_bytes"));
+      kiln_build(&p.b, KILN_OP_HAL_CHECK_SHAPE, o->num_operands, ops, 0, NULL, kiln_attr_dict(ctx, 1, &a))->loc = o->loc;
     } else if (o->kind == KILN_OP_FLOW_CHECK_DIM_EQ) {
       kiln_value *ops[2] = {kiln_op_operand(o, 0), kiln_op_operand(o, 1)};
       kiln_build(&p.b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = o->loc;
@@ -496,6 +573,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     int k = get_slot(&p, view_root(kiln_op_operand(ret, i)));
     if (k < 0) continue; /* a text op's */
     slot *s = &p.slots[k];
+    check_size(&p, &s->len, s->len.coef);
     s->len_v = materialize(&p, &s->len);
     s->buffer = allocate(&p, &s->len, s->len_v, false);
   }
@@ -516,6 +594,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     if (arena_size == UINT64_MAX || arena_size > INT64_MAX) return fail(&p, func, "out of memory");
     sym unit = *key;
     unit.coef = 1;
+    check_size(&p, &unit, (int64_t)arena_size);
     kiln_value *m = materialize(&p, &unit);
     sym total = unit;
     total.coef = (int64_t)arena_size;

@@ -366,6 +366,28 @@ static bool cv_view_dim(cv *c, kiln_op *op, const vmx_import *imp) {
   return call != NULL;
 }
 
+static bool cv_view_load(cv *c, kiln_op *op, const vmx_import *imp) {
+  int64_t index = 0;
+  if (!cv_expect_refs(c, op, 1, 1, 1) || !cv_int_attr(c, op, "index", &index, true)) return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_operand(c, op, 0));
+  cv_push(&a, cv_i64(c, index));
+  kiln_op *call = cv_call(c, op, imp, &a, c->i64);
+  cv_map_result(c, op, call);
+  return call != NULL;
+}
+
+static bool cv_check_shape(cv *c, kiln_op *op, const vmx_import *imp) {
+  int64_t bytes = 0;
+  if (!cv_expect_refs(c, op, 0, op->num_operands, 0) || !cv_int_attr(c, op, "element_bytes", &bytes, true))
+    return false;
+  cv_args a = {.n = 0};
+  cv_push(&a, cv_i64(c, bytes));
+  for (uint32_t i = 0; i < op->num_operands; i++) cv_push(&a, cv_operand(c, op, i));
+  a.spans[a.nspans++] = op->num_operands;
+  return cv_call(c, op, imp, &a, NULL) != NULL;
+}
+
 /* Where an index value came from, for hal.check.dim_eq's message: input
  * and dimension of a hal.buffer_view.dim of an argument; -2 for a
  * constant; -1 for anything computed. */
@@ -527,6 +549,8 @@ static bool cv_op(cv *c, kiln_op *op) {
     case KILN_OP_HAL_BUFFER_VIEW_CREATE: return cv_view_create(c, op, imp);
     case KILN_OP_HAL_BUFFER_VIEW_DIM: return cv_view_dim(c, op, imp);
     case KILN_OP_HAL_CHECK_DIM_EQ: return cv_check(c, op, imp);
+    case KILN_OP_HAL_BUFFER_VIEW_LOAD: return cv_view_load(c, op, imp);
+    case KILN_OP_HAL_CHECK_SHAPE: return cv_check_shape(c, op, imp);
     case KILN_OP_HAL_BUFFER_ALLOCATE: return cv_allocate(c, op, imp);
     case KILN_OP_HAL_BUFFER_RODATA: return cv_rodata(c, op, imp);
     case KILN_OP_HAL_COMMAND_BUFFER_DISPATCH: return cv_dispatch(c, op, imp);

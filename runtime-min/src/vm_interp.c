@@ -448,8 +448,16 @@ fail_at : {
   const uint32_t off = (uint32_t)(pc - f->code);
   const char *file = source_at(module, f->fn, off, &line, &column);
   if (file) snprintf(where, sizeof where, " (%s:%u:%u)", file, line, column);
-  status = krt_status_prefix(status, "in function '%s' at bytecode 0x%04x%s",
-                             module->functions[f->fn].name, off, where);
+  /* the model node it came from, where the runtime keeps the profile's
+   * node table (the smallest build, without it, names the location) */
+  const char *node = NULL;
+#ifdef KILN_WITH_PROFILE
+  const char *names[KILN_DISPATCH_MAX_NODES], *kinds[KILN_DISPATCH_MAX_NODES];
+  if (nodes_at(module, f->fn, off, names, kinds)) node = names[0];
+#endif
+  status = krt_status_prefix(status, "in function '%s' at bytecode 0x%04x%s%s%s%s",
+                             module->functions[f->fn].name, off, where,
+                             node ? ", node '" : "", node ? node : "", node ? "'" : "");
 #endif
 }
 fail:

@@ -21,8 +21,13 @@ kiln_value *oi_scalar(kiln_builder *b, const kiln_type *et, double f, int64_t i)
 }
 
 kiln_value *oi_filled(oi_ctx *c, const kiln_type *t, double f, int64_t i) {
+  return oi_fill_into(c, oi_empty(c, t), f, i);
+}
+
+kiln_value *oi_fill_into(oi_ctx *c, kiln_value *init, double f, int64_t i) {
+  const kiln_type *t = init->type;
   kiln_value *s = oi_scalar(&c->b, t->elem, f, i);
-  kiln_value *ops[2] = {s, oi_empty(c, t)};
+  kiln_value *ops[2] = {s, init};
   int64_t seg[2] = {1, 1};
   kiln_named_attr e = {kiln_intern_cstr(c->ctx, "operandSegmentSizes"), i32seg(c, 2, seg)};
   kiln_op *op = kiln_build(&c->b, KILN_OP_LINALG_FILL, 2, ops, 1, &t,

@@ -78,11 +78,16 @@ bool oi_import_constant_of_shape(oi_ctx *c, oi_node *n) {
   if (!s) return false;
   if (s->type->rank != 1) return oi_invalid(c, "shape input must be 1-D");
   int64_t *dims, rank;
-  if (!oi_const_ints(c, s, "input 0 (shape)", &dims, &rank)) return false;
+  kiln_value **dyn; /* entries known at run time only (symbolic or read from data) */
+  if (!oi_shape_ints(c, s, "input 0 (shape)", &dims, &dyn, &rank)) return false;
   if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
-  for (int64_t i = 0; i < rank; i++)
-    if (dims[i] < 0) return oi_invalid(c, "shape dimension %lld is %lld", (long long)i, (long long)dims[i]);
-  if (!oi_dims_ok(c, (uint32_t)rank, dims, "shape")) return false;
+  bool run_time = false;
+  for (int64_t i = 0; i < rank; i++) {
+    run_time |= dyn[i] != NULL;
+    if (!dyn[i] && dims[i] < 0)
+      return oi_invalid(c, "shape dimension %lld is %lld", (long long)i, (long long)dims[i]);
+  }
+  if (!run_time && !oi_dims_ok(c, (uint32_t)rank, dims, "shape")) return false;
   int32_t dt = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
   double f = 0;
   int64_t iv = 0;
@@ -103,6 +108,15 @@ bool oi_import_constant_of_shape(oi_ctx *c, oi_node *n) {
     iv = kiln_dense_get_int(d, 0);
   }
   const kiln_type *t = oi_tensor_type(c, (uint32_t)rank, dims, dt);
+  if (run_time) { /* a fill of a tensor sized on the host */
+    oi_check_shape(c, (uint32_t)rank, dims, dyn, t->elem);
+    kiln_value *sizes[OI_MAX_RANK];
+    uint32_t nd = 0;
+    for (int64_t i = 0; i < rank; i++)
+      if (dyn[i]) sizes[nd++] = dyn[i];
+    oi_set_out(c, n, 0, oi_fill_into(c, oi_empty_dims(c, t, sizes), f, iv), dt);
+    return true;
+  }
   const kiln_attr *r = oi_dtype_is_float(dt) ? kiln_attr_dense_splat_float(c->ctx, t, f)
                                              : oi_splat_int(c, t, iv);
   oi_set_out_const(c, n, 0, r, dt);
@@ -137,13 +151,63 @@ bool oi_import_size(oi_ctx *c, oi_node *n) {
   return true;
 }
 
+/* out[i] = start + i * delta, in the element type (wrapping as ONNX's
+ * integer arithmetic). */
+static bool range_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)u;
+  kiln_value *i = oi_loop_index(b, 0);
+  const kiln_type *et = a[0]->type;
+  i = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &i, 1, &et, NULL), 0);
+  kiln_value *m[2] = {i, a[1]};
+  kiln_value *p = kiln_op_result(kiln_build(b, KILN_OP_ARITH_MULI, 2, m, 1, &et, NULL), 0);
+  kiln_value *s[2] = {a[0], p};
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_ADDI, 2, s, 1, &et, NULL), 0);
+  return true;
+}
+
+/* An integer Range whose bounds are known at run time only: its length
+ * max(ceil((limit - start) / delta), 0) computed on the host with
+ * truncating division, (a + delta - sign(delta)) / delta, which is the
+ * ceiling when a and delta have one sign and <= 0 otherwise; a delta of
+ * 0 traps there. */
+static bool range_run_time(oi_ctx *c, oi_node *n, oi_val *const *v) {
+  kiln_value *e[3];
+  for (int i = 0; i < 3; i++) {
+    int64_t *st, cnt;
+    kiln_value **dy;
+    if (!oi_shape_ints(c, v[i], i == 0 ? "start" : i == 1 ? "limit" : "delta", &st, &dy, &cnt)) return false;
+    if (cnt != 1) return oi_invalid(c, "input %d must be a scalar", i);
+    oi_shape_elems(c, 1, st, dy, &e[i]);
+  }
+  kiln_value *one = oi_index(c, 1);
+  kiln_value *sgn = oi_ibin(c, KILN_OP_ARITH_MINSI, oi_ibin(c, KILN_OP_ARITH_MAXSI, e[2], oi_index(c, -1)), one);
+  kiln_value *a = oi_ibin(c, KILN_OP_ARITH_SUBI, e[1], e[0]);
+  kiln_value *k = oi_ibin(c, KILN_OP_ARITH_DIVSI, oi_ibin(c, KILN_OP_ARITH_SUBI, oi_ibin(c, KILN_OP_ARITH_ADDI, a, e[2]), sgn), e[2]);
+  k = oi_ibin(c, KILN_OP_ARITH_MAXSI, k, oi_index(c, 0));
+  int64_t dyn = KILN_DYNAMIC;
+  int32_t dt = v[0]->dtype;
+  const kiln_type *t = oi_tensor_type(c, 1, &dyn, dt);
+  oi_check_shape(c, 1, &dyn, &k, t->elem);
+  kiln_value *ins[2] = {oi_ir(c, v[0]), oi_ir(c, v[2])};
+  if (!ins[0] || !ins[1]) return false;
+  kiln_value *out = oi_empty_dims(c, t, &k);
+  const kiln_affine_map *maps[3] = {oi_map_dims(c, 1, 0, NULL), oi_map_dims(c, 1, 0, NULL),
+                                    kiln_affine_map_identity(c->ctx, 1)};
+  kiln_op *g = oi_generic(c, 2, ins, 1, &out, maps, 1, NULL, range_body, NULL);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), dt);
+  return true;
+}
+
 bool oi_import_range(oi_ctx *c, oi_node *n) {
   static const char *const none[] = {NULL};
   if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, none)) return false;
   oi_val *v[3];
   double s[3];
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3; i++)
     if (!(v[i] = oi_in(c, n, (size_t)i))) return false;
+  if (oi_dtype_is_int(v[0]->dtype) && (v[0]->sym || v[1]->sym || v[2]->sym)) return range_run_time(c, n, v);
+  for (int i = 0; i < 3; i++) {
     if (v[i]->type->rank != 0) return oi_invalid(c, "input %d must be a scalar", i);
     double *d;
     int64_t cnt;

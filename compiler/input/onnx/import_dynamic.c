@@ -16,6 +16,13 @@
  *    Unsqueeze with a run-time shape becomes collapse_shape + expand_shape
  *    whose output_shape takes the values (a view after flow).
  * A symbolic value an op reads as data becomes tensor.from_elements.
+ * A small integer graph input that an op reads as a shape (Reshape's,
+ * Expand's, ConstantOfShape's shape, Tile's repeats, Range's bounds)
+ * becomes symbolic too, its elements read from the data at run time
+ * (tensor.extract + index_cast: flow keeps them on the host, hal reads
+ * them with hal.buffer_view.load before any dispatch); a shape so decided
+ * gets flow.check.shape (no negative dim, no byte count that wraps) and
+ * the relations its op relies on get flow.check.dim_eq.
  * Takes: nodes whose inputs may have '?' dims or symbolic values.
  * Guarantees: shapes the import cannot size are errors of kind "dynamic"
  * naming the node; nothing here changes static imports. */
@@ -36,6 +43,8 @@ bool oi_has_dyn(const kiln_type *t) {
     if (t->shape[d] == KILN_DYNAMIC) return true;
   return false;
 }
+
+static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y);
 
 kiln_value *oi_index(oi_ctx *c, int64_t v) {
   return kiln_build_constant(&c->b, kiln_attr_int(c->ctx, kiln_type_index(c->ctx), v));
@@ -250,6 +259,8 @@ static kiln_value **elems_of(oi_ctx *c, oi_val *v, int64_t *n) {
   return e;
 }
 
+kiln_value *oi_ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y) { return ibin(c, k, x, y); }
+
 static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y) {
   int64_t a, b, r;
   if (const_index(x, &a) && const_index(y, &b)) {
@@ -259,12 +270,82 @@ static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y)
     case KILN_OP_ARITH_SUBI: if (!__builtin_sub_overflow(a, b, &r)) return oi_index(c, r); break;
     case KILN_OP_ARITH_MULI: if (!__builtin_mul_overflow(a, b, &r)) return oi_index(c, r); break;
     case KILN_OP_ARITH_DIVSI: if (b && !(a == INT64_MIN && b == -1)) return oi_index(c, a / b); break;
+    case KILN_OP_ARITH_MINSI: return oi_index(c, a < b ? a : b);
+    case KILN_OP_ARITH_MAXSI: return oi_index(c, a > b ? a : b);
     default: break;
     }
   }
   kiln_value *ops[2] = {x, y};
   const kiln_type *it = kiln_type_index(c->ctx);
   return kiln_op_result(kiln_build(&c->b, k, 2, ops, 1, &it, NULL), 0);
+}
+
+/* ---- shapes read from tensor data ---------------------------------------- */
+
+/* Is x an element the host reads from input data (index_cast of
+ * tensor.extract, made by sym_from_data)? Its sign and size are unknown. */
+static bool from_data(const kiln_value *x) {
+  const kiln_op *d = x ? x->def : NULL;
+  return d && d->kind == KILN_OP_ARITH_INDEX_CAST && kiln_op_operand(d, 0)->def &&
+         kiln_op_operand(d, 0)->def->kind == KILN_OP_TENSOR_EXTRACT;
+}
+
+static bool any_from_data(kiln_value *const *xs, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (from_data(xs[i])) return true;
+  return false;
+}
+
+/* min(|x|, 1): 0 when x is 0, else 1 (host arithmetic has no compare). */
+kiln_value *oi_nonzero(oi_ctx *c, kiln_value *x) {
+  kiln_value *ax = ibin(c, KILN_OP_ARITH_MAXSI, x, ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 0), x));
+  return ibin(c, KILN_OP_ARITH_MINSI, ax, oi_index(c, 1));
+}
+
+/* Makes v, a run-time integer graph input of at most OI_MAX_RANK * 4
+ * elements (rank 0 or 1), symbolic: each element read from its data on
+ * the host. Only graph inputs: a computed tensor's data exists only once
+ * the commands computing it ran, after the host sized everything. Other
+ * values are left as they are (their op then refuses them as before). */
+static void sym_from_data(oi_ctx *c, oi_val *v) {
+  if (!v || v->sym || v->kind != OI_VAL_TENSOR || oi_const(c, v) || !v->v || v->v->def || !v->v->block)
+    return;
+  kiln_op *owner = kiln_block_parent_op(v->v->block);
+  if (!owner || owner->kind != KILN_OP_FUNC_FUNC || owner->regions[0].first != v->v->block) return;
+  if ((v->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && v->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32) ||
+      v->type->rank > 1 || oi_has_dyn(v->type) || oi_numel(v->type) > OI_MAX_RANK * 4)
+    return;
+  int64_t n = oi_numel(v->type);
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *e);
+  const kiln_type *it = kiln_type_index(c->ctx);
+  for (int64_t i = 0; i < n; i++) {
+    kiln_value *ops[2] = {v->v, oi_index(c, i)};
+    kiln_value *x = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT, 1 + v->type->rank, ops, 1,
+                                              &v->type->elem, NULL), 0);
+    e[i] = kiln_op_result(kiln_build(&c->b, KILN_OP_ARITH_INDEX_CAST, 1, &x, 1, &it, NULL), 0);
+  }
+  v->sym = e;
+}
+
+/* flow.check.shape of a result shape (static dims as constants). */
+void oi_check_shape(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *const *dyn,
+                        const kiln_type *elem) {
+  kiln_value *ops[OI_MAX_RANK];
+  for (uint32_t i = 0; i < rank; i++) ops[i] = shape[i] == KILN_DYNAMIC ? dyn[i] : oi_index(c, shape[i]);
+  size_t es = kiln_dense_elem_size(elem);
+  kiln_named_attr a = {kiln_intern_cstr(c->ctx, "element_bytes"),
+                       kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), es ? (int64_t)es : 1)};
+  kiln_build(&c->b, KILN_OP_FLOW_CHECK_SHAPE, rank, ops, 0, NULL, kiln_attr_dict(c->ctx, 1, &a));
+}
+
+void oi_check_eq(oi_ctx *c, kiln_value *x, kiln_value *y) {
+  kiln_value *ops[2] = {x, y};
+  kiln_build(&c->b, KILN_OP_FLOW_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL);
+}
+
+/* Static entries of a shape as constants, the rest its symbolic values. */
+void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *dy, kiln_value **out) {
+  for (int64_t i = 0; i < n; i++) out[i] = dy[i] ? dy[i] : oi_index(c, st[i]);
 }
 
 /* Does node n have a symbolic input (or is it Shape of a dynamic tensor)? */
@@ -380,6 +461,13 @@ static int sym_binary(oi_ctx *c, oi_node *n, kiln_op_kind k) {
 bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
   *handled = false;
   const char *op = n->op_type;
+  /* the inputs these ops read as a shape (or its bounds), when graph
+   * inputs: read from the data at run time */
+  if ((strcmp(op, "Reshape") == 0 || strcmp(op, "Expand") == 0 || strcmp(op, "Tile") == 0) && n->nin == 2)
+    sym_from_data(c, n->in[1]);
+  if (strcmp(op, "ConstantOfShape") == 0 && n->nin == 1) sym_from_data(c, n->in[0]);
+  if (strcmp(op, "Range") == 0 && n->nin == 3 && n->in[0] && oi_dtype_is_int(n->in[0]->dtype))
+    for (int i = 0; i < 3; i++) sym_from_data(c, n->in[i]);
   const bool dyn_in = n->nin && n->in[0] && oi_has_dyn(n->in[0]->type);
   if (strcmp(op, "Shape") == 0 && dyn_in) {
     *handled = true;
@@ -527,9 +615,61 @@ static const kiln_attr *all_in_one(oi_ctx *c, uint32_t rank) {
   return kiln_attr_array(c->ctx, rank ? 1 : 0, &g);
 }
 
+/* Reshape's 0 (copy the input's dim unless allowzero) and -1 (whatever
+ * is left) for a shape with entries known only at run time, in host
+ * arithmetic without branches, per entry s:
+ *   zero = 1 - min(|s|, 1), neg = 1 - min(|s + 1|, 1)
+ *   d0 = s + zero * in_dim (allowzero: d0 = s); known = prod(d0 + 2 neg)
+ *   d = d0 + neg * (total / max(known, 1) + 1)
+ * The result shape is then checked (no negative dim, no byte count that
+ * wraps: a value below -1 stays negative) and its product against the
+ * element count (two -1s, or sizes that do not fit, fail there). */
+static bool data_reshape_dims(oi_ctx *c, oi_val *x, int64_t rank, const int64_t *stat, kiln_value *const *dyn,
+                              bool allowzero, int64_t *st, kiln_value **dy) {
+  uint32_t r = x->type->rank;
+  kiln_value *s[OI_MAX_RANK], *d0[OI_MAX_RANK], *neg[OI_MAX_RANK];
+  kiln_value *one = oi_index(c, 1), *total = one, *known = one;
+  for (uint32_t d = 0; d < r; d++) {
+    kiln_value *xd = oi_dim(c, x, d);
+    if (!xd) return false;
+    total = ibin(c, KILN_OP_ARITH_MULI, total, xd);
+  }
+  oi_shape_elems(c, rank, stat, dyn, s);
+  for (int64_t i = 0; i < rank; i++) {
+    neg[i] = ibin(c, KILN_OP_ARITH_SUBI, one, oi_nonzero(c, ibin(c, KILN_OP_ARITH_ADDI, s[i], one)));
+    d0[i] = s[i];
+    if (!allowzero) {
+      kiln_value *zero = ibin(c, KILN_OP_ARITH_SUBI, one, oi_nonzero(c, s[i]));
+      kiln_value *in = i < (int64_t)r ? oi_dim(c, x, (uint32_t)i) : oi_index(c, 0);
+      if (!in) return false;
+      d0[i] = ibin(c, KILN_OP_ARITH_ADDI, s[i], ibin(c, KILN_OP_ARITH_MULI, zero, in));
+    }
+    kiln_value *k = ibin(c, KILN_OP_ARITH_ADDI, d0[i], ibin(c, KILN_OP_ARITH_MULI, neg[i], oi_index(c, 2)));
+    known = ibin(c, KILN_OP_ARITH_MULI, known, k);
+  }
+  kiln_value *q = ibin(c, KILN_OP_ARITH_DIVSI, total, ibin(c, KILN_OP_ARITH_MAXSI, known, one));
+  kiln_value *prod = one;
+  for (int64_t i = 0; i < rank; i++) {
+    kiln_value *d = ibin(c, KILN_OP_ARITH_ADDI, d0[i],
+                         ibin(c, KILN_OP_ARITH_MULI, neg[i], ibin(c, KILN_OP_ARITH_ADDI, q, one)));
+    dy[i] = d, st[i] = KILN_DYNAMIC;
+    if (const_index(d, &st[i])) dy[i] = NULL;
+    prod = ibin(c, KILN_OP_ARITH_MULI, prod, d);
+  }
+  oi_check_shape(c, (uint32_t)rank, st, dy, x->type->elem);
+  oi_check_eq(c, prod, total);
+  return true;
+}
+
 bool oi_reshape_dynamic(oi_ctx *c, oi_node *n, oi_val *x, int64_t rank, const int64_t *stat,
                         kiln_value *const *dyn, bool allowzero) {
   if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
+  int64_t fst[OI_MAX_RANK];
+  kiln_value *fdy[OI_MAX_RANK];
+  if (any_from_data(dyn, rank)) { /* entries final from here: no 0 / -1 rules left */
+    if (!data_reshape_dims(c, x, rank, stat, dyn, allowzero, fst, fdy)) return false;
+    stat = fst, dyn = fdy, allowzero = true;
+  }
   uint32_t r = x->type->rank;
   int64_t shape[OI_MAX_RANK];
   kiln_value *dims[OI_MAX_RANK];

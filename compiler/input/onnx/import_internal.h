@@ -335,6 +335,8 @@ kiln_value *oi_empty_dims(oi_ctx *c, const kiln_type *t, kiln_value *const *dims
 kiln_value *oi_scalar(kiln_builder *b, const kiln_type *et, double f, int64_t i);
 /* linalg.fill of a scalar constant into a fresh tensor. */
 kiln_value *oi_filled(oi_ctx *c, const kiln_type *t, double f, int64_t i);
+/* linalg.fill of a scalar constant into the init tensor given. */
+kiln_value *oi_fill_into(oi_ctx *c, kiln_value *init, double f, int64_t i);
 /* Largest / smallest finite-or-infinite value of an element type, as the
  * double or integer oi_scalar takes. */
 void oi_elem_lowest(const kiln_type *et, int32_t dtype, double *f, int64_t *i);
@@ -454,6 +456,19 @@ kiln_value *oi_sym_ir(oi_ctx *c, oi_val *v);
 /* Shape-op families on symbolic values; each returns true when it handled
  * the node (false with the status set on error: *handled tells which). */
 bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled);
+/* Host index arithmetic, folded when both operands are constants. */
+kiln_value *oi_ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y);
+/* min(|x|, 1) on host index values: 0 when x is 0, else 1. */
+kiln_value *oi_nonzero(oi_ctx *c, kiln_value *x);
+/* flow.check.shape of a result shape decided by run-time data ('?'
+ * entries of shape take dyn's values): no negative dim, no byte count
+ * that wraps. */
+void oi_check_shape(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *const *dyn,
+                    const kiln_type *elem);
+/* flow.check.dim_eq: a relation an op relies on, checked at run time. */
+void oi_check_eq(oi_ctx *c, kiln_value *x, kiln_value *y);
+/* A shape's entries as index values (oi_shape_ints' stat / dyn). */
+void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *dy, kiln_value **out);
 /* v's dims [0, n) merged into one (tensor.collapse_shape; '?' when any
  * is), and the inverse: dim 0 of v split back into like's dims [0, n)
  * (tensor.expand_shape sized by like's dims). */

@@ -606,10 +606,60 @@ static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* Expand to a shape known at run time only (symbolic or read from data):
+ * an output dim is the shape's entry where the input's is 1 (or absent),
+ * else the input's, the entry then checked to be 1 or equal to it. */
+static bool expand_run_time(oi_ctx *c, oi_node *n, oi_val *x, int64_t ns, const int64_t *st, kiln_value *const *dy) {
+  if (oi_has_dyn(x->type)) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time shape for an input with run-time dims");
+  uint32_t r = x->type->rank, R = ns > (int64_t)r ? (uint32_t)ns : r;
+  if (R > OI_MAX_RANK) return oi_unsupported(c, "rank %u exceeds %d", R, OI_MAX_RANK);
+  kiln_value *se[OI_MAX_RANK], *sizes[OI_MAX_RANK], *dims[OI_MAX_RANK];
+  oi_shape_elems(c, ns, st, dy, se);
+  int64_t out[OI_MAX_RANK];
+  uint32_t nd = 0;
+  kiln_value *one = oi_index(c, 1);
+  for (uint32_t j = 0; j < R; j++) {
+    int64_t js = (int64_t)j - (R - ns), jx = (int64_t)j - (R - r);
+    int64_t xd = jx >= 0 ? x->type->shape[jx] : 1;
+    dims[j] = NULL;
+    out[j] = xd;
+    if (js < 0) continue;
+    if (xd == 1) { /* the shape's entry, static when it is a constant */
+      if (dy[js]) out[j] = KILN_DYNAMIC, dims[j] = sizes[nd++] = dy[js];
+      else out[j] = st[js];
+      continue;
+    }
+    if (!dy[js]) {
+      if (st[js] != 1 && st[js] != xd)
+        return oi_invalid(c, "shape[%lld] = %lld does not broadcast with %lld", (long long)js, (long long)st[js], (long long)xd);
+      continue;
+    }
+    /* (entry is 1) or (entry is the input's dim): a product of two 0/1 flags */
+    kiln_value *a = oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_SUBI, se[js], one));
+    kiln_value *b = oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_SUBI, se[js], oi_index(c, xd)));
+    oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MULI, a, b), oi_index(c, 0));
+  }
+  kiln_value *v = oi_ir(c, x);
+  if (!v) return false;
+  oi_check_shape(c, R, out, dims, v->type->elem);
+  const kiln_type *ot = kiln_type_tensor(c->ctx, R, out, v->type->elem, NULL);
+  kiln_value *e = oi_empty_dims(c, ot, sizes);
+  const kiln_affine_map *maps[2] = {oi_broadcast_map(c, v->type, R, out), kiln_affine_map_identity(c->ctx, R)};
+  kiln_op *g = oi_generic(c, 1, &v, 1, &e, maps, R, NULL, copy_body, NULL);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
+
 bool oi_import_expand(oi_ctx *c, oi_node *n) {
   if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, no_attrs)) return false;
   oi_val *x = oi_in(c, n, 0), *s = x ? oi_in(c, n, 1) : NULL;
   if (!s) return false;
+  if (s->sym) {
+    int64_t *st, ns;
+    kiln_value **dy;
+    return oi_shape_ints(c, s, "input 1 (shape)", &st, &dy, &ns) && expand_run_time(c, n, x, ns, st, dy);
+  }
   int64_t *dims, rank;
   if (!oi_const_ints(c, s, "input 1 (shape)", &dims, &rank)) return false;
   if (rank > OI_MAX_RANK) return oi_unsupported(c, "rank %lld exceeds %d", (long long)rank, OI_MAX_RANK);
@@ -632,28 +682,56 @@ bool oi_import_tile(oi_ctx *c, oi_node *n) {
   oi_val *x = oi_in(c, n, 0), *rv = x ? oi_in(c, n, 1) : NULL;
   if (!rv) return false;
   int64_t *rep, cnt;
-  if (!oi_const_ints(c, rv, "input 1 (repeats)", &rep, &cnt)) return false;
+  kiln_value **rdy; /* repeats known at run time only */
+  if (!oi_shape_ints(c, rv, "input 1 (repeats)", &rep, &rdy, &cnt)) return false;
   uint32_t r = x->type->rank;
   if (cnt != r) return oi_invalid(c, "repeats has %lld entries for rank %u", (long long)cnt, r);
   if (2 * r > OI_MAX_RANK) return oi_unsupported(c, "rank %u too large for Tile", r);
+  bool run_time = false;
+  for (uint32_t d = 0; d < r; d++) run_time |= rdy[d] != NULL;
+  if (run_time && oi_has_dyn(x->type))
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "run-time repeats for an input with run-time dims");
   /* broadcast to [r0, d0, r1, d1, ...], then collapse pairs */
   int64_t big[OI_MAX_RANK], dims[OI_MAX_RANK], out[OI_MAX_RANK];
+  kiln_value *sizes[OI_MAX_RANK], *bdyn[OI_MAX_RANK] = {0};
+  uint32_t nd = 0;
   for (uint32_t d = 0; d < r; d++) {
-    if (!oi_size_ok(c, rep[d], 0, "repeat")) return false;
-    big[2 * d] = rep[d];
+    if (rdy[d]) { /* a run-time repeat: sized on the host */
+      big[2 * d] = out[d] = KILN_DYNAMIC;
+      sizes[nd++] = bdyn[2 * d] = rdy[d];
+    } else {
+      if (!oi_size_ok(c, rep[d], 0, "repeat")) return false;
+      big[2 * d] = rep[d];
+      out[d] = rep[d] * x->type->shape[d];
+    }
     big[2 * d + 1] = x->type->shape[d];
     dims[d] = 2 * d + 1;
-    out[d] = rep[d] * x->type->shape[d];
   }
-  if (!oi_dims_ok(c, 2 * r, big, "tiled result")) return false;
+  if (!run_time && !oi_dims_ok(c, 2 * r, big, "tiled result")) return false;
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;
+  if (run_time) oi_check_shape(c, 2 * r, big, bdyn, v->type->elem);
   const kiln_type *bt = kiln_type_with_shape(c->ctx, v->type, 2 * r, big);
-  kiln_value *e = oi_empty(c, bt);
+  kiln_value *e = run_time ? oi_empty_dims(c, bt, sizes) : oi_empty(c, bt);
   const kiln_affine_map *maps[2] = {oi_map_dims(c, 2 * r, r, dims), kiln_affine_map_identity(c->ctx, 2 * r)};
   kiln_op *g = oi_generic(c, 1, &v, 1, &e, maps, 2 * r, NULL, copy_body, NULL);
   if (!g) return false;
-  oi_set_out(c, n, 0, oi_reshape(c, kiln_op_result(g, 0), r, out), x->dtype);
+  if (!run_time) {
+    oi_set_out(c, n, 0, oi_reshape(c, kiln_op_result(g, 0), r, out), x->dtype);
+    return true;
+  }
+  /* collapse the pairs: each run-time output dim is its pair's product */
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64);
+  const kiln_attr *groups[OI_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) {
+    const kiln_attr *pair[2] = {kiln_attr_int(c->ctx, i64, 2 * d), kiln_attr_int(c->ctx, i64, 2 * d + 1)};
+    groups[d] = kiln_attr_array(c->ctx, 2, pair);
+  }
+  kiln_named_attr re = {kiln_intern_cstr(c->ctx, "reassociation"), kiln_attr_array(c->ctx, r, groups)};
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, v->type, r, out);
+  kiln_value *y = kiln_op_result(g, 0);
+  oi_set_out(c, n, 0, kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &y, 1, &ot,
+                                                kiln_attr_dict(c->ctx, 1, &re)), 0), x->dtype);
   return true;
 }
 

@@ -145,6 +145,13 @@ bool flow_verify_check(kiln_op *op) {
   return true;
 }
 
+bool flow_verify_check_shape(kiln_op *op) {
+  const kiln_attr *b = kiln_op_get_attr(op, "element_bytes");
+  if (!b || b->kind != KILN_ATTR_INTEGER || b->i < 1)
+    return kiln_op_emit_error(op, "requires a positive 'element_bytes' attribute");
+  return flow_verify_check(op);
+}
+
 bool flow_verify_load(kiln_op *op) {
   const kiln_type *src = kiln_op_operand(op, 0)->type, *res = op->results[0].type;
   const char *acc;

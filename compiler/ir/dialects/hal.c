@@ -113,6 +113,13 @@ bool hal_verify_view_dim(kiln_op *op) {
 
 bool hal_verify_check(kiln_op *op) { return index_tail(op, 0, 2, "the relation"); }
 
+bool hal_verify_check_shape(kiln_op *op) {
+  const kiln_attr *b = kiln_op_get_attr(op, "element_bytes");
+  if (!b || b->kind != KILN_ATTR_INTEGER || b->i < 1)
+    return kiln_op_emit_error(op, "requires a positive 'element_bytes' attribute");
+  return index_tail(op, 0, op->num_operands, "the shape");
+}
+
 bool hal_verify_buffer_rodata(kiln_op *op) {
   if (!int_attr(op, "index")) return kiln_op_emit_error(op, "requires an integer 'index' attribute");
   if (!hal_is_type(op->results[0].type, "buffer"))

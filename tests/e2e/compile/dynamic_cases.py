@@ -273,6 +273,43 @@ def _():
     return src, [gen(n) for n in (1, 2, 11, 1000)], []
 
 
+@case("shape_from_data")
+def _():
+    # sizes read from an input's data on the host (hal.buffer_view.load):
+    # a fill of shape s and a row broadcast to s[0] rows; negative and
+    # huge sizes fail with the dimension and the value (hal.check.shape)
+    src = """func.func @f(%s: tensor<2xi64>, %v: tensor<f32>, %row: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e0 = tensor.extract %s[%c0] : tensor<2xi64>
+  %e1 = tensor.extract %s[%c1] : tensor<2xi64>
+  %d0 = arith.index_cast %e0 : i64 to index
+  %d1 = arith.index_cast %e1 : i64 to index
+  %x = tensor.extract %v[] : tensor<f32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %f = linalg.fill ins(%x : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %n = tensor.dim %row, %c0 : tensor<?xf32>
+  %eb = tensor.empty(%d0, %n) : tensor<?x?xf32>
+  %b = linalg.broadcast ins(%row : tensor<?xf32>) outs(%eb : tensor<?x?xf32>) dimensions = [0]
+  return %f, %b : tensor<?x?xf32>, tensor<?x?xf32>
+}"""
+
+    def gen(m, n, k):
+        def g(r):
+            v = rnd(r)
+            row = rnd(r, k)
+            return ([np.array([m, n], np.int64), v, row],
+                    [np.full((m, n), d(v)), np.broadcast_to(d(row), (m, k))])
+        return g
+    one = np.ones((), np.float32)
+    row = np.ones((3,), np.float32)
+    bad = [([np.array([-3, 4], np.int64), one, row],
+            "dimension 0 is -3, must be >= 0"),
+           ([np.array([1 << 40, 1 << 40], np.int64), one, row],
+            "the tensor would exceed 2^62 bytes")]
+    return src, [gen(m, n, k) for m, n, k in ((1, 1, 1), (3, 7, 5), (0, 4, 2), (13, 129, 31))], bad
+
+
 @case("conv_nchw", rtol=1e-4, atol=1e-4)
 def _():
     src = """func.func @f(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<?x8x?x?xf32> {

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""e2e: shapes read from an ONNX model's input data at run time. One
+model (built here with python3-onnx) whose Reshape / Expand / Tile /
+ConstantOfShape / Range take their shape, repeats or bounds from graph
+inputs is compiled once and run with several values, so the same module
+returns results of different shapes (hal.buffer_view.load reads them on
+the host), compared with numpy. Bad values (a negative or huge size, a
+shape that does not hold the elements) must fail with a message naming
+the node and the value (hal.check.shape, hal.check.dim_eq).
+
+usage: onnx_shape_data.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def build(path):
+    from onnx import TensorProto, helper
+    i64, f32 = TensorProto.INT64, TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+        helper.make_node("Expand", ["row", "eshape"], ["e"], name="expand"),
+        helper.make_node("Tile", ["x2", "reps"], ["t"], name="tile"),
+        helper.make_node("ConstantOfShape", ["cshape"], ["c"], name="fill",
+                         value=helper.make_tensor("v", f32, [1], [2.5])),
+        helper.make_node("Range", ["start", "limit", "delta"], ["g"], name="range"),
+    ]
+    graph = helper.make_graph(
+        nodes, "shape_data",
+        [vi("x", f32, [2, 3, 4]), vi("shape", i64, [3]), vi("row", f32, [1, 3]), vi("eshape", i64, [2]),
+         vi("x2", f32, [2, 3]), vi("reps", i64, [2]), vi("cshape", i64, [2]),
+         vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, [])],
+        [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None)])
+    import onnx
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+
+
+def expect(ins):
+    x, shape, row, eshape, x2, reps, cshape, start, limit, delta = ins
+    return [x.reshape([int(s) if s != 0 else x.shape[i] for i, s in enumerate(shape)]),
+            np.broadcast_to(row, np.broadcast_shapes(row.shape, tuple(eshape))), np.tile(x2, tuple(reps)),
+            np.full(tuple(cshape), 2.5, np.float32), np.arange(start, limit, delta, dtype=np.int64)]
+
+
+def main(argv):
+    compile_, run, work, device = argv[1:5]
+    if importlib.util.find_spec("onnx") is None:
+        print("skipped: python3-onnx is not installed")
+        return 77
+    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
+    os.makedirs(work, exist_ok=True)
+    build(model)
+    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr)
+        return 1
+    rng = np.random.RandomState(5)
+    x = rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    row = rng.uniform(-1, 1, (1, 3)).astype(np.float32)
+    x2 = rng.uniform(-1, 1, (2, 3)).astype(np.float32)
+    a = lambda *v: np.array(v, np.int64)
+    s = lambda v: np.array(v, np.int64)
+    good = [
+        [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1)],
+        [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4)],
+        [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2)],
+    ]
+    base = good[0]
+    bad = [  # (input index, value, what the message must say)
+        (1, a(-5, 4, 6), ["node 'reshape", "dimension 0 is -5, must be >= 0"]),
+        (1, a(5, 5, 1), ["node 'reshape", "is 25, must equal 24"]),
+        (6, a(3, -2), ["node 'fill", "dimension 1 is -2"]),
+        (6, a(1 << 40, 1 << 40), ["node 'fill", "exceed 2^62 bytes"]),
+        (3, a(5, 4), ["node 'expand"]),
+        (5, a(-1, 2), ["node 'tile", "is -1, must be >= 0"]),
+    ]
+    passed = failed = 0
+
+    def call(tag, ins, outs):
+        argv = [run, "--module=" + module, "--device=" + device]
+        for k, v in enumerate(ins):
+            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
+            np.save(p, v)
+            argv.append("--input=@" + p)
+        for k in range(outs):
+            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
+        print("$ " + " ".join(argv))
+        return subprocess.run(argv, capture_output=True, text=True)
+
+    for k, ins in enumerate(good):
+        want = expect(ins)
+        r = call("good%d" % k, ins, len(want))
+        ok = r.returncode == 0
+        for j, w in enumerate(want):
+            if not ok:
+                break
+            got = np.load(os.path.join(work, "good%d_out%d.npy" % (k, j)))
+            ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=0, atol=0)
+            print("call %d result %d %s: %s" % (k, j, got.shape, "ok" if ok else "MISMATCH, want %s" % (w.shape,)))
+        if not ok:
+            print(r.stderr)
+        passed, failed = passed + ok, failed + (not ok)
+    for k, (i, v, says) in enumerate(bad):
+        ins = list(base)
+        ins[i] = v
+        r = call("bad%d" % k, ins, 5)
+        ok = r.returncode != 0 and all(w in r.stderr for w in says)
+        print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
+        passed, failed = passed + ok, failed + (not ok)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
