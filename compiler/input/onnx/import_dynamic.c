@@ -348,6 +348,73 @@ void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *
   for (int64_t i = 0; i < n; i++) out[i] = dy[i] ? dy[i] : oi_index(c, st[i]);
 }
 
+/* [x == k] for a host index x and a constant k: 1 or 0. */
+static kiln_value *is(oi_ctx *c, kiln_value *x, int64_t k) {
+  return ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 1), oi_nonzero(c, ibin(c, KILN_OP_ARITH_SUBI, x, oi_index(c, k))));
+}
+
+/* Squeeze / Unsqueeze with axes read from data: the result's rank is
+ * static (the input's minus / plus the axes' count), its dims computed on
+ * the host from 0/1 indicators, a view of the input (a reshape):
+ *   axis a normalized: a + R [a < 0]; marked[j] = sum_k [a_k == j]
+ *   Unsqueeze: out[j] = marked[j] + (1 - marked[j]) x[j - sum_{i<=j} marked[i]]
+ *   Squeeze:   out[j] = sum_d (1 - marked[d]) [kept before d == j] x[d]
+ * checked: the axes mark distinct positions (no mark above 1) in range
+ * (the marks sum to their count) and squeezed dims are 1. */
+static bool squeeze_from_data(oi_ctx *c, oi_node *n, bool squeeze) {
+  oi_val *x = n->in[0], *a = n->in[1];
+  uint32_t r = x->type->rank;
+  int64_t na = oi_numel(a->type);
+  if (a->type->rank != 1 || (squeeze && na > r) || r + (squeeze ? 0 : na) > OI_MAX_RANK)
+    return oi_invalid(c, "axes of %lld entries for rank %u", (long long)na, r);
+  uint32_t R = squeeze ? r - (uint32_t)na : r + (uint32_t)na, M = squeeze ? r : R;
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *marked[OI_MAX_RANK], *xd[OI_MAX_RANK];
+  kiln_value *count = zero, *bad = zero;
+  for (uint32_t d = 0; d < r; d++)
+    if (!(xd[d] = oi_dim(c, x, d))) return false;
+  for (uint32_t j = 0; j < M; j++) marked[j] = zero;
+  for (int64_t k = 0; k < na; k++) {
+    kiln_value *ak = a->sym[k];
+    kiln_value *neg = oi_nonzero(c, ibin(c, KILN_OP_ARITH_MINSI, ak, zero));
+    ak = ibin(c, KILN_OP_ARITH_ADDI, ak, ibin(c, KILN_OP_ARITH_MULI, neg, oi_index(c, M)));
+    for (uint32_t j = 0; j < M; j++) marked[j] = ibin(c, KILN_OP_ARITH_ADDI, marked[j], is(c, ak, j));
+  }
+  /* distinct (no mark above 1) and in range (all of them counted) */
+  for (uint32_t j = 0; j < M; j++) {
+    count = ibin(c, KILN_OP_ARITH_ADDI, count, marked[j]);
+    kiln_value *dup = oi_nonzero(c, ibin(c, KILN_OP_ARITH_SUBI, marked[j], one));
+    bad = ibin(c, KILN_OP_ARITH_ADDI, bad, ibin(c, KILN_OP_ARITH_MULI, marked[j], dup));
+  }
+  oi_check_eq(c, count, oi_index(c, na));
+  oi_check_eq(c, bad, zero);
+  int64_t st[OI_MAX_RANK];
+  kiln_value *dy[OI_MAX_RANK];
+  kiln_value *before = zero; /* marks (Unsqueeze) or kept dims (Squeeze) so far */
+  for (uint32_t j = 0; j < R; j++) dy[j] = zero;
+  for (uint32_t j = 0; j < M; j++) {
+    if (!squeeze) {
+      before = ibin(c, KILN_OP_ARITH_ADDI, before, marked[j]);
+      kiln_value *src = ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, j), before), *v = zero;
+      for (uint32_t d = 0; d < r; d++) v = ibin(c, KILN_OP_ARITH_ADDI, v, ibin(c, KILN_OP_ARITH_MULI, is(c, src, d), xd[d]));
+      kiln_value *keep = ibin(c, KILN_OP_ARITH_SUBI, one, marked[j]);
+      dy[j] = ibin(c, KILN_OP_ARITH_ADDI, marked[j], ibin(c, KILN_OP_ARITH_MULI, keep, v));
+      continue;
+    }
+    kiln_value *keep = ibin(c, KILN_OP_ARITH_SUBI, one, marked[j]);
+    bad = ibin(c, KILN_OP_ARITH_ADDI, bad, ibin(c, KILN_OP_ARITH_MULI, marked[j],
+                                                   oi_nonzero(c, ibin(c, KILN_OP_ARITH_SUBI, xd[j], one))));
+    for (uint32_t o = 0; o < R; o++)
+      dy[o] = ibin(c, KILN_OP_ARITH_ADDI, dy[o], ibin(c, KILN_OP_ARITH_MULI, ibin(c, KILN_OP_ARITH_MULI, keep, is(c, before, o)), xd[j]));
+    before = ibin(c, KILN_OP_ARITH_ADDI, before, keep);
+  }
+  if (squeeze) oi_check_eq(c, bad, zero);
+  for (uint32_t j = 0; j < R; j++) {
+    st[j] = KILN_DYNAMIC;
+    if (const_index(dy[j], &st[j])) dy[j] = NULL;
+  }
+  return oi_reshape_dynamic(c, n, x, R, st, dy, true);
+}
+
 /* Does node n have a symbolic input (or is it Shape of a dynamic tensor)? */
 static bool symbolic_node(const oi_node *n) {
   for (size_t i = 0; i < n->nin; i++)
@@ -466,6 +533,14 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
   if ((strcmp(op, "Reshape") == 0 || strcmp(op, "Expand") == 0 || strcmp(op, "Tile") == 0) && n->nin == 2)
     sym_from_data(c, n->in[1]);
   if (strcmp(op, "ConstantOfShape") == 0 && n->nin == 1) sym_from_data(c, n->in[0]);
+  const bool squeeze = strcmp(op, "Squeeze") == 0;
+  if ((squeeze || strcmp(op, "Unsqueeze") == 0) && n->nin == 2 && n->in[0] && n->in[1] && !n->in[1]->sym) {
+    sym_from_data(c, n->in[1]);
+    if (n->in[1]->sym) {
+      *handled = true;
+      return squeeze_from_data(c, n, squeeze);
+    }
+  }
   if (strcmp(op, "Range") == 0 && n->nin == 3 && n->in[0] && oi_dtype_is_int(n->in[0]->dtype))
     for (int i = 0; i < 3; i++) sym_from_data(c, n->in[i]);
   const bool dyn_in = n->nin && n->in[0] && oi_has_dyn(n->in[0]->type);

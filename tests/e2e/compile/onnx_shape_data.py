@@ -30,22 +30,30 @@ def build(path):
         helper.make_node("ConstantOfShape", ["cshape"], ["c"], name="fill",
                          value=helper.make_tensor("v", f32, [1], [2.5])),
         helper.make_node("Range", ["start", "limit", "delta"], ["g"], name="range"),
+        helper.make_node("Unsqueeze", ["x2", "uaxes"], ["u"], name="unsqueeze"),
+        helper.make_node("Squeeze", ["row", "saxes"], ["q"], name="squeeze"),
     ]
     graph = helper.make_graph(
         nodes, "shape_data",
         [vi("x", f32, [2, 3, 4]), vi("shape", i64, [3]), vi("row", f32, [1, 3]), vi("eshape", i64, [2]),
          vi("x2", f32, [2, 3]), vi("reps", i64, [2]), vi("cshape", i64, [2]),
-         vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, [])],
-        [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None)])
+         vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, []), vi("uaxes", i64, [2]),
+         vi("saxes", i64, [1])],
+        [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None),
+         vi("u", f32, None), vi("q", f32, None)])
     import onnx
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
 
 
 def expect(ins):
-    x, shape, row, eshape, x2, reps, cshape, start, limit, delta = ins
+    x, shape, row, eshape, x2, reps, cshape, start, limit, delta, uaxes, saxes = ins
+    u = x2
+    for ax in sorted(int(a) % 4 for a in uaxes):
+        u = np.expand_dims(u, ax)
     return [x.reshape([int(s) if s != 0 else x.shape[i] for i, s in enumerate(shape)]),
             np.broadcast_to(row, np.broadcast_shapes(row.shape, tuple(eshape))), np.tile(x2, tuple(reps)),
-            np.full(tuple(cshape), 2.5, np.float32), np.arange(start, limit, delta, dtype=np.int64)]
+            np.full(tuple(cshape), 2.5, np.float32), np.arange(start, limit, delta, dtype=np.int64),
+            u, np.squeeze(row, axis=tuple(int(a) for a in saxes))]
 
 
 def main(argv):
@@ -67,9 +75,9 @@ def main(argv):
     a = lambda *v: np.array(v, np.int64)
     s = lambda v: np.array(v, np.int64)
     good = [
-        [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1)],
-        [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4)],
-        [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2)],
+        [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1), a(0, 3), a(0)],
+        [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4), a(-1, 1), a(-2)],
+        [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2), a(2, 1), a(0)],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -79,6 +87,9 @@ def main(argv):
         (6, a(1 << 40, 1 << 40), ["node 'fill", "exceed 2^62 bytes"]),
         (3, a(5, 4), ["node 'expand"]),
         (5, a(-1, 2), ["node 'tile", "is -1, must be >= 0"]),
+        (10, a(1, 1), ["node 'unsqueeze", "is 2, must equal 0"]),
+        (10, a(1, 7), ["node 'unsqueeze", "is 1, must equal 2"]),
+        (11, a(1), ["node 'squeeze", "must equal 0"]),
     ]
     passed = failed = 0
 
@@ -109,7 +120,7 @@ def main(argv):
     for k, (i, v, says) in enumerate(bad):
         ins = list(base)
         ins[i] = v
-        r = call("bad%d" % k, ins, 5)
+        r = call("bad%d" % k, ins, 7)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
         passed, failed = passed + ok, failed + (not ok)
