@@ -415,6 +415,124 @@ static bool squeeze_from_data(oi_ctx *c, oi_node *n, bool squeeze) {
   return oi_reshape_dynamic(c, n, x, R, st, dy, true);
 }
 
+/* One element of a Slice output: x[start_d + i_d * step_d] per dim,
+ * clamped into [0, last_d] (the host's counts keep it there already; the
+ * clamp keeps every read inside x). Kernels take host values as unsigned
+ * push constants, so a step goes as its magnitude and a 0/1 "backwards"
+ * flag: start + i * mag - 2 * back * i * mag. */
+typedef struct {
+  kiln_value *x;
+  kiln_value *start[OI_MAX_RANK], *mag[OI_MAX_RANK], *back[OI_MAX_RANK], *last[OI_MAX_RANK];
+} slice_user;
+
+static bool slice_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  slice_user *s = u;
+  uint32_t r = s->x->type->rank;
+  const kiln_type *it = kiln_type_index(b->ctx);
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = s->x;
+  for (uint32_t d = 0; d < r; d++) {
+    kiln_value *m[2] = {oi_loop_index(b, d), s->mag[d]};
+    kiln_value *im = kiln_op_result(kiln_build(b, KILN_OP_ARITH_MULI, 2, m, 1, &it, NULL), 0);
+    kiln_value *bk[2] = {s->back[d], kiln_build_constant(b, kiln_attr_int(b->ctx, it, 2))};
+    kiln_value *b2 = kiln_op_result(kiln_build(b, KILN_OP_ARITH_MULI, 2, bk, 1, &it, NULL), 0);
+    kiln_value *r2[2] = {b2, im};
+    kiln_value *p[2] = {s->start[d], im};
+    kiln_value *fw = kiln_op_result(kiln_build(b, KILN_OP_ARITH_ADDI, 2, p, 1, &it, NULL), 0);
+    kiln_value *sb[2] = {fw, kiln_op_result(kiln_build(b, KILN_OP_ARITH_MULI, 2, r2, 1, &it, NULL), 0)};
+    kiln_value *lo[2] = {kiln_op_result(kiln_build(b, KILN_OP_ARITH_SUBI, 2, sb, 1, &it, NULL), 0),
+                         kiln_build_constant(b, kiln_attr_int(b->ctx, it, 0))};
+    kiln_value *hi[2] = {kiln_op_result(kiln_build(b, KILN_OP_ARITH_MAXSI, 2, lo, 1, &it, NULL), 0), s->last[d]};
+    ops[1 + d] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_MINSI, 2, hi, 1, &it, NULL), 0);
+  }
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + r, ops, 1, &s->x->type->elem, NULL), 0);
+  return true;
+}
+
+kiln_value *oi_read_window(oi_ctx *c, kiln_value *x, const int64_t *out, kiln_value *const *sizes,
+                      kiln_value *const *start) {
+  uint32_t r = x->type->rank;
+  slice_user su = {.x = x};
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1);
+  for (uint32_t d = 0; d < r; d++) {
+    su.start[d] = start[d], su.mag[d] = one, su.back[d] = zero;
+    su.last[d] = ibin(c, KILN_OP_ARITH_SUBI, ir_dim(&c->b, x, d), one);
+  }
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, x->type, r, out);
+  kiln_value *init = oi_empty_dims(c, ot, sizes);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, r);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, r, NULL, slice_body, &su);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
+/* Slice with starts / ends / axes / steps read from data: per dim d of
+ * the input, from 0/1 indicators [axis_k == d] (an axis not listed keeps
+ * 0, n, 1), ONNX's rules in host arithmetic (negative indices count from
+ * the end; clamped to [0, n] for a positive step, [0, n-1] / [-1, n-1]
+ * for a negative one; count max(ceil((end - start) / step), 0) as Range's;
+ * a step of 0 traps), and a gather over the output. */
+static bool slice_from_data(oi_ctx *c, oi_node *n) {
+  oi_val *x = n->in[0];
+  uint32_t r = x->type->rank;
+  if (r > OI_MAX_RANK) return oi_unsupported(c, "rank %u exceeds %d", r, OI_MAX_RANK);
+  int64_t ns, ne, na = 0, nt = 0;
+  kiln_value **sv = elems_of(c, n->in[1], &ns), **ev = elems_of(c, n->in[2], &ne), **av = NULL, **tv = NULL;
+  oi_val *ai = oi_opt_in(n, 3), *ti = oi_opt_in(n, 4);
+  if (ai && !(av = elems_of(c, ai, &na))) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input 3 (axes) is computed at run time");
+  if (ti && !(tv = elems_of(c, ti, &nt))) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input 4 (steps) is computed at run time");
+  if (!sv || !ev) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "starts or ends computed at run time");
+  if (ne != ns || (ai && na != ns) || (ti && nt != ns) || ns > (int64_t)r)
+    return oi_invalid(c, "starts, ends, axes and steps differ in length");
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1);
+  slice_user su = {.x = oi_ir(c, x)};
+  if (!su.x) return false;
+  int64_t out[OI_MAX_RANK];
+  kiln_value *cnt[OI_MAX_RANK], *sizes[OI_MAX_RANK];
+  uint32_t nd = 0;
+  for (uint32_t d = 0; d < r; d++) {
+    kiln_value *dim = oi_dim(c, x, d);
+    if (!dim) return false;
+    kiln_value *s = zero, *e = zero, *t = zero, *has = zero;
+    for (int64_t k = 0; k < ns; k++) {
+      kiln_value *a = av ? av[k] : oi_index(c, k);
+      a = ibin(c, KILN_OP_ARITH_ADDI, a, ibin(c, KILN_OP_ARITH_MULI, oi_nonzero(c, ibin(c, KILN_OP_ARITH_MINSI, a, zero)),
+                                                 oi_index(c, r)));
+      kiln_value *on = is(c, a, d);
+      has = ibin(c, KILN_OP_ARITH_ADDI, has, on);
+      s = ibin(c, KILN_OP_ARITH_ADDI, s, ibin(c, KILN_OP_ARITH_MULI, on, sv[k]));
+      e = ibin(c, KILN_OP_ARITH_ADDI, e, ibin(c, KILN_OP_ARITH_MULI, on, ev[k]));
+      t = ibin(c, KILN_OP_ARITH_ADDI, t, ibin(c, KILN_OP_ARITH_MULI, on, tv ? tv[k] : one));
+    }
+    kiln_value *none = ibin(c, KILN_OP_ARITH_SUBI, one, has);
+    e = ibin(c, KILN_OP_ARITH_ADDI, e, ibin(c, KILN_OP_ARITH_MULI, none, dim));
+    t = ibin(c, KILN_OP_ARITH_ADDI, t, none);
+    /* negative indices count from the end */
+    s = ibin(c, KILN_OP_ARITH_ADDI, s, ibin(c, KILN_OP_ARITH_MULI, oi_nonzero(c, ibin(c, KILN_OP_ARITH_MINSI, s, zero)), dim));
+    e = ibin(c, KILN_OP_ARITH_ADDI, e, ibin(c, KILN_OP_ARITH_MULI, oi_nonzero(c, ibin(c, KILN_OP_ARITH_MINSI, e, zero)), dim));
+    kiln_value *back = ibin(c, KILN_OP_ARITH_SUBI, one, oi_nonzero(c, ibin(c, KILN_OP_ARITH_MAXSI, t, zero)));
+    kiln_value *hi = ibin(c, KILN_OP_ARITH_SUBI, dim, back);
+    s = ibin(c, KILN_OP_ARITH_MINSI, ibin(c, KILN_OP_ARITH_MAXSI, s, zero), hi);
+    e = ibin(c, KILN_OP_ARITH_MINSI, ibin(c, KILN_OP_ARITH_MAXSI, e, ibin(c, KILN_OP_ARITH_SUBI, zero, back)), hi);
+    kiln_value *sgn = ibin(c, KILN_OP_ARITH_MINSI, ibin(c, KILN_OP_ARITH_MAXSI, t, oi_index(c, -1)), one);
+    kiln_value *q = ibin(c, KILN_OP_ARITH_SUBI, ibin(c, KILN_OP_ARITH_ADDI, ibin(c, KILN_OP_ARITH_SUBI, e, s), t), sgn);
+    cnt[d] = ibin(c, KILN_OP_ARITH_MAXSI, ibin(c, KILN_OP_ARITH_DIVSI, q, t), zero);
+    su.start[d] = s, su.back[d] = back, su.last[d] = ibin(c, KILN_OP_ARITH_SUBI, dim, one);
+    su.mag[d] = ibin(c, KILN_OP_ARITH_MAXSI, t, ibin(c, KILN_OP_ARITH_SUBI, zero, t));
+    out[d] = KILN_DYNAMIC;
+    if (const_index(cnt[d], &out[d])) cnt[d] = NULL;
+    else sizes[nd++] = cnt[d];
+  }
+  oi_check_shape(c, r, out, cnt, su.x->type->elem);
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, su.x->type, r, out);
+  kiln_value *init = oi_empty_dims(c, ot, sizes);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, r);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, r, NULL, slice_body, &su);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
+
 /* Does node n have a symbolic input (or is it Shape of a dynamic tensor)? */
 static bool symbolic_node(const oi_node *n) {
   for (size_t i = 0; i < n->nin; i++)
@@ -530,9 +648,19 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
   const char *op = n->op_type;
   /* the inputs these ops read as a shape (or its bounds), when graph
    * inputs: read from the data at run time */
-  if ((strcmp(op, "Reshape") == 0 || strcmp(op, "Expand") == 0 || strcmp(op, "Tile") == 0) && n->nin == 2)
+  if ((strcmp(op, "Reshape") == 0 || strcmp(op, "Expand") == 0 || strcmp(op, "Tile") == 0 ||
+       strcmp(op, "TopK") == 0 || strcmp(op, "Split") == 0) && n->nin == 2)
     sym_from_data(c, n->in[1]);
   if (strcmp(op, "ConstantOfShape") == 0 && n->nin == 1) sym_from_data(c, n->in[0]);
+  if (strcmp(op, "Slice") == 0 && n->nin >= 3 && n->in[0] && !n->in[0]->sym && n->in[1] && n->in[2]) {
+    bool data = false;
+    for (size_t i = 1; i < n->nin && i < 5; i++)
+      if (n->in[i] && !n->in[i]->sym) sym_from_data(c, n->in[i]), data |= n->in[i]->sym != NULL;
+    if (data) {
+      *handled = true;
+      return slice_from_data(c, n);
+    }
+  }
   const bool squeeze = strcmp(op, "Squeeze") == 0;
   if ((squeeze || strcmp(op, "Unsqueeze") == 0) && n->nin == 2 && n->in[0] && n->in[1] && !n->in[1]->sym) {
     sym_from_data(c, n->in[1]);

@@ -467,6 +467,10 @@ void oi_check_shape(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *
                     const kiln_type *elem);
 /* flow.check.dim_eq: a relation an op relies on, checked at run time. */
 void oi_check_eq(oi_ctx *c, kiln_value *x, kiln_value *y);
+/* The window x[start_d + i_d] (host index starts) over an output of
+ * shape out, whose '?' dims take sizes' values in order. */
+kiln_value *oi_read_window(oi_ctx *c, kiln_value *x, const int64_t *out, kiln_value *const *sizes,
+                      kiln_value *const *start);
 /* A shape's entries as index values (oi_shape_ints' stat / dyn). */
 void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *dy, kiln_value **out);
 /* v's dims [0, n) merged into one (tensor.collapse_shape; '?' when any

@@ -392,6 +392,29 @@ bool oi_import_split(oi_ctx *c, oi_node *n) {
   if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_axis(c, axis, x->type->rank, "axis", &ax)) return false;
   int64_t dim = x->type->shape[ax], k = (int64_t)n->nout;
   int64_t *sizes;
+  if (sv && sv->sym) { /* sizes read from data: windows at run-time offsets */
+    int64_t cnt;
+    kiln_value **dy;
+    if (!oi_shape_ints(c, sv, "input 1 (split)", &sizes, &dy, &cnt)) return false;
+    if (cnt != k) return oi_invalid(c, "split has %lld sizes for %lld outputs", (long long)cnt, (long long)k);
+    if (oi_has_dyn(x->type)) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "run-time split sizes of an input with run-time dims");
+    kiln_value *v = oi_ir(c, x), *start[OI_MAX_RANK], *off = oi_index(c, 0);
+    if (!v) return false;
+    uint32_t r = x->type->rank;
+    int64_t out[OI_MAX_RANK];
+    for (uint32_t d = 0; d < r; d++) start[d] = oi_index(c, 0), out[d] = x->type->shape[d];
+    for (int64_t i = 0; i < k; i++) {
+      kiln_value *si = dy[i] ? dy[i] : oi_index(c, sizes[i]), *no[OI_MAX_RANK] = {0};
+      out[ax] = dy[i] ? KILN_DYNAMIC : sizes[i];
+      no[ax] = dy[i];
+      oi_check_shape(c, r, out, no, v->type->elem);
+      start[ax] = off;
+      oi_set_out(c, n, (size_t)i, oi_read_window(c, v, out, &dy[i], start), x->dtype);
+      off = oi_ibin(c, KILN_OP_ARITH_ADDI, off, si);
+    }
+    oi_check_eq(c, off, oi_index(c, dim)); /* the sizes cover the axis */
+    return true;
+  }
   if (sv) {
     int64_t cnt;
     if (!oi_const_ints(c, sv, "input 1 (split)", &sizes, &cnt)) return false;

@@ -2,8 +2,9 @@
  * table): the K largest (or smallest) elements along an axis, with their
  * indices, sorted.
  *
- * Takes: numeric X, a constant one-element K (a run-time K would decide
- * the output shape: "dynamic"). Guarantees: two generics and no sort: the
+ * Takes: numeric X, a one-element K: a constant, or a graph input read
+ * from its data at run time (the output's axis is then '?', K checked to
+ * be in [0, N] on the host). Guarantees: two generics and no sort: the
  * rank of each element along the axis (how many elements precede it in
  * the order: larger, or equal at a lower index, so ties keep the lower
  * index first as ONNX asks, and NaN counts as larger than any number the
@@ -64,10 +65,17 @@ bool oi_import_topk(oi_ctx *c, oi_node *n) {
       !oi_attr_int(c, n, "sorted", 1, &sorted_) || !oi_axis(c, axis, t->rank, "axis", &ax))
     return false;
   int64_t *kk, cnt;
-  if (!oi_const_ints(c, kv, "input 1 (K)", &kk, &cnt)) return false;
+  kiln_value **kd; /* K known at run time only */
+  if (!oi_shape_ints(c, kv, "input 1 (K)", &kk, &kd, &cnt)) return false;
   if (cnt != 1) return oi_invalid(c, "K must hold one element, has %lld", (long long)cnt);
   int64_t K = kk[0], N = t->shape[ax];
-  if (K < 0 || K > N) return oi_invalid(c, "K = %lld for an axis of %lld elements", (long long)K, (long long)N);
+  if (kd[0] && oi_has_dyn(t)) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time K for an input with run-time dims");
+  if (kd[0]) { /* 0 <= K <= N, checked on the host */
+    oi_check_shape(c, 1, &K, kd, t->elem);
+    oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MINSI, kd[0], oi_index(c, N)), kd[0]);
+  } else if (K < 0 || K > N) {
+    return oi_invalid(c, "K = %lld for an axis of %lld elements", (long long)K, (long long)N);
+  }
   if (t->rank + 1 > OI_MAX_RANK) return oi_unsupported(c, "rank %u exceeds %d", t->rank, OI_MAX_RANK - 1);
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < t->rank; d++) shape[d] = d == ax ? K : t->shape[d];
@@ -75,7 +83,7 @@ bool oi_import_topk(oi_ctx *c, oi_node *n) {
   const kiln_type *it = oi_tensor_type(c, t->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
   kiln_value *xv = oi_ir(c, x);
   if (!xv) return false;
-  if (K == 0 || oi_numel(vt) == 0) {
+  if (!kd[0] && (K == 0 || oi_numel(vt) == 0)) {
     oi_set_out(c, n, 0, oi_empty(c, vt), x->dtype);
     oi_set_out(c, n, 1, oi_empty(c, it), ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
     return true;
@@ -98,7 +106,8 @@ bool oi_import_topk(oi_ctx *c, oi_node *n) {
   double f;
   int64_t iv;
   oi_elem_lowest(t->elem, x->dtype, &f, &iv);
-  kiln_value *outs[2] = {oi_filled(c, vt, f, iv), oi_filled(c, it, 0, 0)};
+  kiln_value *outs[2] = {kd[0] ? oi_fill_into(c, oi_empty_dims(c, vt, kd), f, iv) : oi_filled(c, vt, f, iv),
+                         kd[0] ? oi_fill_into(c, oi_empty_dims(c, it, kd), 0, 0) : oi_filled(c, it, 0, 0)};
   kiln_value *ins2[2] = {xv, kiln_op_result(g, 0)};
   const kiln_affine_map *maps2[4] = {m_other, m_other, m_own, m_own};
   kiln_op *p = oi_generic(c, 2, ins2, 2, outs, maps2, loops, red, pick_body, &u);

@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """e2e: shapes read from an ONNX model's input data at run time. One
 model (built here with python3-onnx) whose Reshape / Expand / Tile /
-ConstantOfShape / Range take their shape, repeats or bounds from graph
-inputs is compiled once and run with several values, so the same module
+ConstantOfShape / Range / Squeeze / Unsqueeze / Slice / TopK / Split take
+their shape, repeats, bounds, axes, starts, ends, steps, K or split
+sizes from graph inputs is
+compiled once and run with several values, so the same module
 returns results of different shapes (hal.buffer_view.load reads them on
 the host), compared with numpy. Bad values (a negative or huge size, a
-shape that does not hold the elements) must fail with a message naming
-the node and the value (hal.check.shape, hal.check.dim_eq).
+shape that does not hold the elements, repeated axes, a step of 0) must
+fail with a message naming the node and the value (hal.check.shape,
+hal.check.dim_eq, an arithmetic trap).
 
 usage: onnx_shape_data.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
@@ -32,28 +35,36 @@ def build(path):
         helper.make_node("Range", ["start", "limit", "delta"], ["g"], name="range"),
         helper.make_node("Unsqueeze", ["x2", "uaxes"], ["u"], name="unsqueeze"),
         helper.make_node("Squeeze", ["row", "saxes"], ["q"], name="squeeze"),
+        helper.make_node("Slice", ["x", "sstart", "send", "", "sstep"], ["l"], name="slice"),
+        helper.make_node("TopK", ["x2", "k"], ["kv", "ki"], name="topk"),
+        helper.make_node("Split", ["x2", "parts"], ["p0", "p1"], name="split", axis=1),
     ]
     graph = helper.make_graph(
         nodes, "shape_data",
         [vi("x", f32, [2, 3, 4]), vi("shape", i64, [3]), vi("row", f32, [1, 3]), vi("eshape", i64, [2]),
          vi("x2", f32, [2, 3]), vi("reps", i64, [2]), vi("cshape", i64, [2]),
          vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, []), vi("uaxes", i64, [2]),
-         vi("saxes", i64, [1])],
+         vi("saxes", i64, [1]), vi("sstart", i64, [3]), vi("send", i64, [3]), vi("sstep", i64, [3]), vi("k", i64, [1]), vi("parts", i64, [2])],
         [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None),
-         vi("u", f32, None), vi("q", f32, None)])
+         vi("u", f32, None), vi("q", f32, None), vi("l", f32, None), vi("kv", f32, None),
+         vi("ki", i64, None), vi("p0", f32, None), vi("p1", f32, None)])
     import onnx
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
 
 
 def expect(ins):
-    x, shape, row, eshape, x2, reps, cshape, start, limit, delta, uaxes, saxes = ins
+    x, shape, row, eshape, x2, reps, cshape, start, limit, delta, uaxes, saxes, s0, s1, s2, k, parts = ins
+    order = np.argsort(-x2, axis=-1, kind="stable")[:, :int(k[0])]
     u = x2
     for ax in sorted(int(a) % 4 for a in uaxes):
         u = np.expand_dims(u, ax)
     return [x.reshape([int(s) if s != 0 else x.shape[i] for i, s in enumerate(shape)]),
             np.broadcast_to(row, np.broadcast_shapes(row.shape, tuple(eshape))), np.tile(x2, tuple(reps)),
             np.full(tuple(cshape), 2.5, np.float32), np.arange(start, limit, delta, dtype=np.int64),
-            u, np.squeeze(row, axis=tuple(int(a) for a in saxes))]
+            u, np.squeeze(row, axis=tuple(int(a) for a in saxes)),
+            x[tuple(slice(int(a), int(b), int(c)) for a, b, c in zip(s0, s1, s2))],
+            np.take_along_axis(x2, order, -1), order.astype(np.int64),
+            x2[:, :int(parts[0])], x2[:, int(parts[0]):]]
 
 
 def main(argv):
@@ -75,9 +86,12 @@ def main(argv):
     a = lambda *v: np.array(v, np.int64)
     s = lambda v: np.array(v, np.int64)
     good = [
-        [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1), a(0, 3), a(0)],
-        [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4), a(-1, 1), a(-2)],
-        [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2), a(2, 1), a(0)],
+        [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1), a(0, 3), a(0),
+         a(0, 0, 0), a(2, 3, 4), a(1, 1, 1), a(2), a(1, 2)],
+        [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4), a(-1, 1), a(-2),
+         a(1, 2, 3), a(-100, -100, 0), a(-1, -2, -2), a(3), a(3, 0)],
+        [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2), a(2, 1), a(0),
+         a(-1, 1, 1 << 40), a(1 << 40, 3, -(1 << 40)), a(1, 1, -3), a(0), a(0, 3)],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -90,6 +104,11 @@ def main(argv):
         (10, a(1, 1), ["node 'unsqueeze", "is 2, must equal 0"]),
         (10, a(1, 7), ["node 'unsqueeze", "is 1, must equal 2"]),
         (11, a(1), ["node 'squeeze", "must equal 0"]),
+        (14, a(1, 0, 1), ["node 'slice", "arithmetic trap"]),
+        (15, a(4), ["node 'topk", "is 3, must equal"]),
+        (15, a(-1), ["node 'topk", "dimension 0 is -1, must be >= 0"]),
+        (16, a(2, 2), ["node 'split", "is 4, must equal 3"]),
+        (16, a(-1, 4), ["node 'split", "dimension 1 is -1, must be >= 0"]),
     ]
     passed = failed = 0
 
@@ -120,7 +139,7 @@ def main(argv):
     for k, (i, v, says) in enumerate(bad):
         ins = list(base)
         ins[i] = v
-        r = call("bad%d" % k, ins, 7)
+        r = call("bad%d" % k, ins, 12)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
         passed, failed = passed + ok, failed + (not ok)
