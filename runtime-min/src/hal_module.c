@@ -183,32 +183,32 @@ static kiln_status_t hal_check_dim_eq(krt_call_t *call, const krt_value_t *args,
 }
 
 /* A shape value from tensor data: the host reads it before recording any
- * command, so only function inputs reach here (their data is ready). */
+ * command, so only function inputs reach here (their data is ready). The
+ * buffer's own range check keeps the read inside it; the compiler reads
+ * only elements of the view's asserted static shape. */
 static kiln_status_t hal_buffer_view_load(krt_call_t *call,
                                           const krt_value_t *args, uint32_t n,
                                           krt_value_t *results) {
   WANT(kiln_buffer_view_t, v, 0, KRT_REF_BUFFER_VIEW);
-  const uint64_t es = kiln_element_type_size(v->element_type);
-  const uint64_t i = (uint64_t)args[1].i64;
-  if (!es || es > 8 || i >= v->byte_length / es)
-    return krt_status(A, KILN_STATUS_OUT_OF_RANGE, "element %lld of view %s",
-                      (long long)args[1].i64, "out of range");
+  const uint32_t bits = 8 * (uint32_t)kiln_element_type_size(v->element_type);
+  if (!bits || bits > 64)
+    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT, "not an integer view");
   uint64_t x = 0; /* little-endian, sign-extended from its width */
-  kiln_status_t s = kiln_buffer_read(v->buffer, v->offset + i * es, &x, es);
-  results[0].i64 = (int64_t)(x << (64 - 8 * es)) >> (64 - 8 * es);
+  kiln_status_t s = kiln_buffer_read(v->buffer, v->offset + (uint64_t)args[1].i64 * (bits / 8), &x, bits / 8);
+  results[0].i64 = (int64_t)(x << (64 - bits)) >> (64 - bits);
   return s;
 }
 
 /* Shapes that tensor data decides are checked once, whole: a negative or
- * huge value must fail here, before a byte count computed from it wraps. */
+ * huge value must fail here, before a byte count computed from it wraps.
+ * The product saturates past the limit (a later 0 still empties it). */
 static kiln_status_t hal_check_shape(krt_call_t *call, const krt_value_t *args,
                                      uint32_t n, krt_value_t *results) {
   const uint64_t limit = (uint64_t)1 << 62;
-  uint64_t bytes = args[0].i64 > 0 ? (uint64_t)args[0].i64 : 1;
+  uint64_t bytes = (uint64_t)args[0].i64;
   int32_t i = 0, over = 0;
   for (; i < args[1].i32 && args[2 + i].i64 >= 0; ++i) {
     const uint64_t d = (uint64_t)args[2 + i].i64;
-    /* saturates past the limit; a later 0 still makes the tensor empty */
     if (d && bytes > limit / d) over = bytes <= limit ? i : over, bytes = limit + 1;
     else bytes *= d;
   }
@@ -217,10 +217,8 @@ static kiln_status_t hal_check_shape(krt_call_t *call, const krt_value_t *args,
     i = over;
   }
   return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
-                    "shape from tensor data: dimension %d is %lld, %s", i,
-                    (long long)args[2 + i].i64,
-                    args[2 + i].i64 < 0 ? "must be >= 0"
-                                        : "the tensor would exceed 2^62 bytes");
+                    "dimension %d is %lld, %s", i, (long long)args[2 + i].i64,
+                    args[2 + i].i64 < 0 ? "must be >= 0" : "past 2^62 bytes in all");
 }
 
 static kiln_status_t hal_command_buffer_create(krt_call_t *call,

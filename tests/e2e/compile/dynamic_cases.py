@@ -306,7 +306,7 @@ def _():
     bad = [([np.array([-3, 4], np.int64), one, row],
             "dimension 0 is -3, must be >= 0"),
            ([np.array([1 << 40, 1 << 40], np.int64), one, row],
-            "the tensor would exceed 2^62 bytes")]
+            "past 2^62 bytes in all")]
     return src, [gen(m, n, k) for m, n, k in ((1, 1, 1), (3, 7, 5), (0, 4, 2), (13, 129, 31))], bad
 
 
