@@ -182,6 +182,7 @@ static kiln_status_t hal_check_dim_eq(krt_call_t *call, const krt_value_t *args,
                     (long long)args[0].i64, b, (long long)args[3].i64);
 }
 
+#ifdef KILN_WITH_SHAPE_DATA
 /* A shape value from tensor data: the host reads it before recording any
  * command, so only function inputs reach here (their data is ready). The
  * buffer's own range check keeps the read inside it; the compiler reads
@@ -220,6 +221,7 @@ static kiln_status_t hal_check_shape(krt_call_t *call, const krt_value_t *args,
                     "dimension %d is %lld, %s", i, (long long)args[2 + i].i64,
                     args[2 + i].i64 < 0 ? "must be >= 0" : "past 2^62 bytes in all");
 }
+#endif
 
 static kiln_status_t hal_command_buffer_create(krt_call_t *call,
                                                const krt_value_t *args,
@@ -295,6 +297,9 @@ const krt_native_t krt_hal_natives[] = {
 #endif
 #ifndef KILN_WITH_TEXT
 #define KILN_HAL_TEXT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
+#endif
+#ifndef KILN_WITH_SHAPE_DATA
+#define KILN_HAL_SHAPE_DATA(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
 #endif
 #include "kiln/hal_imports.def"
     {NULL, NULL, NULL},
