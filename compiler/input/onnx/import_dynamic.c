@@ -910,6 +910,10 @@ bool oi_reshape_dynamic(oi_ctx *c, oi_node *n, oi_val *x, int64_t rank, const in
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;
   if (!oi_has_dyn(x->type) && !oi_has_dyn(rt)) {
+    /* all sizes known here (e.g. an empty shape from data: a scalar) */
+    if (oi_numel(rt) != oi_numel(x->type))
+      return oi_invalid(c, "shape holds %lld elements, the input %lld", (long long)oi_numel(rt),
+                        (long long)oi_numel(x->type));
     oi_set_out(c, n, 0, oi_reshape(c, v, (uint32_t)rank, shape), x->dtype);
     return true;
   }

@@ -271,6 +271,10 @@ START_TEST(reshape_dynamic_shape) {
   /* a shape given as a graph input is read from its data on the host */
   expect_ir("in x f32 2,6; in s i64 2; node Reshape x,s -> y; out y", "tensor.extract %arg1",
             "tensor<?x?xf32>", NULL);
+  /* an empty shape from data is a scalar, all sizes known at import */
+  expect_ir("in x f32 1,1; in s i64 0; node Reshape x,s -> y; out y", "tensor<f32>", NULL);
+  expect_error("in x f32 2,4; in s i64 0; node Reshape x,s -> y; out y", NODE,
+               "shape holds 1 elements, the input 8", NULL);
   /* one the graph computes is not (yet): the host would wait mid-function */
   expect_error("in x f32 2,6; in s i64 2; node Abs s -> t; node Reshape x,t -> y; out y", KILN_ONNX_ERR_DYNAMIC,
                "(Reshape, ai.onnx opset 13)", "is computed at run time", NULL);
