@@ -17,7 +17,8 @@
  *    whose output_shape takes the values (a view after flow).
  * A symbolic value an op reads as data becomes tensor.from_elements.
  * A small integer graph input that an op reads as a shape (Reshape's,
- * Expand's, ConstantOfShape's shape, Tile's repeats, Range's bounds)
+ * Expand's, ConstantOfShape's shape, Tile's repeats, Range's bounds,
+ * ReduceSum's axes, Pad's pads, a window's size, ...)
  * becomes symbolic too, its elements read from the data at run time
  * (tensor.extract + index_cast: flow keeps them on the host, hal reads
  * them with hal.buffer_view.load before any dispatch); a shape so decided
@@ -353,6 +354,92 @@ static kiln_value *is(oi_ctx *c, kiln_value *x, int64_t k) {
   return ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 1), oi_nonzero(c, ibin(c, KILN_OP_ARITH_SUBI, x, oi_index(c, k))));
 }
 
+/* marked[j] (j < M) = how many of the na axes ax name j, negative ones
+ * counting from the end; checked: the axes are distinct (no mark above
+ * 1) and in range (the marks sum to their count). */
+static void axis_marks(oi_ctx *c, kiln_value *const *ax, int64_t na, uint32_t M, kiln_value **marked) {
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *count = zero, *bad = zero;
+  for (uint32_t j = 0; j < M; j++) marked[j] = zero;
+  for (int64_t k = 0; k < na; k++) {
+    kiln_value *ak = ax[k];
+    kiln_value *neg = oi_nonzero(c, ibin(c, KILN_OP_ARITH_MINSI, ak, zero));
+    ak = ibin(c, KILN_OP_ARITH_ADDI, ak, ibin(c, KILN_OP_ARITH_MULI, neg, oi_index(c, M)));
+    for (uint32_t j = 0; j < M; j++) marked[j] = ibin(c, KILN_OP_ARITH_ADDI, marked[j], is(c, ak, j));
+  }
+  for (uint32_t j = 0; j < M; j++) {
+    count = ibin(c, KILN_OP_ARITH_ADDI, count, marked[j]);
+    kiln_value *dup = oi_nonzero(c, ibin(c, KILN_OP_ARITH_SUBI, marked[j], one));
+    bad = ibin(c, KILN_OP_ARITH_ADDI, bad, ibin(c, KILN_OP_ARITH_MULI, marked[j], dup));
+  }
+  oi_check_eq(c, count, oi_index(c, na));
+  oi_check_eq(c, bad, zero);
+}
+
+/* The copy of x with dims moved: result loop p reads x's dim d where
+ * pos[d] == p (a select chain over the loops; pos are host values). */
+typedef struct { kiln_value *x; kiln_value *pos[OI_MAX_RANK]; } perm_user;
+
+static bool perm_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  perm_user *p = u;
+  uint32_t r = p->x->type->rank;
+  const kiln_type *it = kiln_type_index(b->ctx);
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = p->x;
+  for (uint32_t d = 0; d < r; d++) {
+    kiln_value *idx = oi_loop_index(b, r - 1);
+    for (uint32_t q = r - 1; q-- > 0;)
+      idx = oi_select(b, oi_cmpi(b, OI_EQ, p->pos[d], oi_scalar(b, it, 0, q)), oi_loop_index(b, q), idx);
+    ops[1 + d] = idx;
+  }
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, r + 1, ops, 1, &p->x->type->elem, NULL), 0);
+  return true;
+}
+
+kiln_value *oi_axes_last(oi_ctx *c, oi_val *x, oi_val *axes, int64_t *kst, kiln_value **kdy) {
+  uint32_t r = x->type->rank;
+  int64_t na = oi_numel(axes->type);
+  if (axes->type->rank > 1 || na > r) {
+    oi_invalid(c, "axes of %lld entries for rank %u", (long long)na, r);
+    return NULL;
+  }
+  perm_user pu = {.x = oi_ir(c, x)};
+  if (!pu.x) return NULL;
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *marked[OI_MAX_RANK], *xd[OI_MAX_RANK];
+  kiln_value *kept = zero, *gone = zero, *pd[OI_MAX_RANK];
+  axis_marks(c, axes->sym, na, r, marked);
+  for (uint32_t d = 0; d < r; d++) {
+    if (!(xd[d] = oi_dim(c, x, d))) return NULL;
+    kiln_value *keep = ibin(c, KILN_OP_ARITH_SUBI, one, marked[d]);
+    kiln_value *last = ibin(c, KILN_OP_ARITH_ADDI, oi_index(c, (int64_t)r - na), gone);
+    pu.pos[d] = ibin(c, KILN_OP_ARITH_ADDI, ibin(c, KILN_OP_ARITH_MULI, keep, kept),
+                     ibin(c, KILN_OP_ARITH_MULI, marked[d], last));
+    kept = ibin(c, KILN_OP_ARITH_ADDI, kept, keep);
+    gone = ibin(c, KILN_OP_ARITH_ADDI, gone, marked[d]);
+    /* keepdims: 1 where reduced */
+    kdy[d] = ibin(c, KILN_OP_ARITH_ADDI, marked[d], ibin(c, KILN_OP_ARITH_MULI, keep, xd[d]));
+    kst[d] = KILN_DYNAMIC;
+    if (const_index(kdy[d], &kst[d])) kdy[d] = NULL;
+  }
+  int64_t ps[OI_MAX_RANK];
+  for (uint32_t q = 0; q < r; q++) {
+    pd[q] = zero;
+    for (uint32_t d = 0; d < r; d++)
+      pd[q] = ibin(c, KILN_OP_ARITH_ADDI, pd[q], ibin(c, KILN_OP_ARITH_MULI, is(c, pu.pos[d], q), xd[d]));
+    ps[q] = KILN_DYNAMIC;
+    if (const_index(pd[q], &ps[q])) pd[q] = NULL;
+  }
+  kiln_value *dims[OI_MAX_RANK];
+  uint32_t nd = 0;
+  for (uint32_t q = 0; q < r; q++)
+    if (pd[q]) dims[nd++] = pd[q];
+  const kiln_type *pt = kiln_type_with_shape(c->ctx, pu.x->type, r, ps);
+  kiln_value *init = oi_empty_dims(c, pt, dims);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, r);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, r, NULL, perm_body, &pu);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
 /* Squeeze / Unsqueeze with axes read from data: the result's rank is
  * static (the input's minus / plus the axes' count), its dims computed on
  * the host from 0/1 indicators, a view of the input (a reshape):
@@ -369,24 +456,10 @@ static bool squeeze_from_data(oi_ctx *c, oi_node *n, bool squeeze) {
     return oi_invalid(c, "axes of %lld entries for rank %u", (long long)na, r);
   uint32_t R = squeeze ? r - (uint32_t)na : r + (uint32_t)na, M = squeeze ? r : R;
   kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *marked[OI_MAX_RANK], *xd[OI_MAX_RANK];
-  kiln_value *count = zero, *bad = zero;
+  kiln_value *bad = zero;
   for (uint32_t d = 0; d < r; d++)
     if (!(xd[d] = oi_dim(c, x, d))) return false;
-  for (uint32_t j = 0; j < M; j++) marked[j] = zero;
-  for (int64_t k = 0; k < na; k++) {
-    kiln_value *ak = a->sym[k];
-    kiln_value *neg = oi_nonzero(c, ibin(c, KILN_OP_ARITH_MINSI, ak, zero));
-    ak = ibin(c, KILN_OP_ARITH_ADDI, ak, ibin(c, KILN_OP_ARITH_MULI, neg, oi_index(c, M)));
-    for (uint32_t j = 0; j < M; j++) marked[j] = ibin(c, KILN_OP_ARITH_ADDI, marked[j], is(c, ak, j));
-  }
-  /* distinct (no mark above 1) and in range (all of them counted) */
-  for (uint32_t j = 0; j < M; j++) {
-    count = ibin(c, KILN_OP_ARITH_ADDI, count, marked[j]);
-    kiln_value *dup = oi_nonzero(c, ibin(c, KILN_OP_ARITH_SUBI, marked[j], one));
-    bad = ibin(c, KILN_OP_ARITH_ADDI, bad, ibin(c, KILN_OP_ARITH_MULI, marked[j], dup));
-  }
-  oi_check_eq(c, count, oi_index(c, na));
-  oi_check_eq(c, bad, zero);
+  axis_marks(c, a->sym, na, M, marked);
   int64_t st[OI_MAX_RANK];
   kiln_value *dy[OI_MAX_RANK];
   kiln_value *before = zero; /* marks (Unsqueeze) or kept dims (Squeeze) so far */
@@ -652,6 +725,13 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
        strcmp(op, "TopK") == 0 || strcmp(op, "Split") == 0) && n->nin == 2)
     sym_from_data(c, n->in[1]);
   if (strcmp(op, "ConstantOfShape") == 0 && n->nin == 1) sym_from_data(c, n->in[0]);
+  if ((strcmp(op, "HannWindow") == 0 || strcmp(op, "HammingWindow") == 0 || strcmp(op, "BlackmanWindow") == 0) &&
+      n->nin == 1)
+    sym_from_data(c, n->in[0]);
+  if (strcmp(op, "Pad") == 0 && n->nin >= 2) sym_from_data(c, n->in[1]);
+  /* ReduceSum's axes (none given: all or none, known here) */
+  if (strcmp(op, "ReduceSum") == 0 && n->nin == 2 && n->in[1] && oi_numel(n->in[1]->type) > 0)
+    sym_from_data(c, n->in[1]);
   if (strcmp(op, "Slice") == 0 && n->nin >= 3 && n->in[0] && !n->in[0]->sym && n->in[1] && n->in[2]) {
     bool data = false;
     for (size_t i = 1; i < n->nin && i < 5; i++)

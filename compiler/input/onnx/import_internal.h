@@ -476,6 +476,11 @@ void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *
 /* v's dims [0, n) merged into one (tensor.collapse_shape; '?' when any
  * is), and the inverse: dim 0 of v split back into like's dims [0, n)
  * (tensor.expand_shape sized by like's dims). */
+/* For a reduction over axes read from data (axes->sym, k of them): x
+ * copied with its kept dims first, in order, and the k reduced ones last;
+ * kst/kdy get the keepdims result's shape (1 where reduced; kdy NULL
+ * where kst is static). NULL on error. */
+kiln_value *oi_axes_last(oi_ctx *c, oi_val *x, oi_val *axes, int64_t *kst, kiln_value **kdy);
 kiln_value *oi_merge_leading(oi_ctx *c, kiln_value *v, uint32_t n);
 kiln_value *oi_split_leading(oi_ctx *c, kiln_value *v, kiln_value *like, uint32_t n);
 /* Reshape of x to a shape with run-time entries (ONNX 0 and -1 rules). */

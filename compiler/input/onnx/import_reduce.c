@@ -1,8 +1,9 @@
 /* Reduction family: ReduceSum/Mean/Max/Min/Prod/L1/L2/SumSquare/LogSum/
  * LogSumExp, ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax.
  *
- * Takes: nodes of those ops (ReduceSum-13 takes axes as an input, the
- * others as an attribute, as in opsets 13..17). Guarantees: a reduction is
+ * Takes: nodes of those ops (ReduceSum-13 takes axes as an input, a
+ * constant or read from graph-input data; the others as an attribute, as
+ * in opsets 13..17). Guarantees: a reduction is
  * one linalg.generic with reduction loops over a linalg.fill'ed init (the
  * per-element transform, e.g. x*x for L2, fused in its body), followed by
  * an expand_shape when keepdims holds; Softmax is linalg.softmax. */
@@ -135,6 +136,28 @@ static bool fold_int_reduce(oi_ctx *c, oi_node *n, oi_val *x, const bool *axes, 
   return true;
 }
 
+/* ReduceSum over axes read from data (k of them: the result's rank is
+ * static): the reduced dims moved last (oi_axes_last), reduced there,
+ * and for keepdims reshaped to the input's rank with 1 where reduced. */
+static bool reduce_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *a, bool keepdims) {
+  uint32_t r = x->type->rank;
+  int64_t k = oi_numel(a->type), kst[OI_MAX_RANK];
+  kiln_value *kdy[OI_MAX_RANK];
+  kiln_value *p = oi_axes_last(c, x, a, kst, kdy);
+  if (!p) return false;
+  bool red[OI_MAX_RANK] = {0};
+  for (uint32_t d = 0; d < r; d++) red[d] = d >= r - (uint32_t)k;
+  kiln_value *v = reduce_kind(c, p, x->dtype, red, n->kind);
+  if (!v) return false;
+  if (!keepdims) {
+    oi_set_out(c, n, 0, v, x->dtype);
+    return true;
+  }
+  oi_val *rv = oi_val_new(c, NULL, v->type, x->dtype);
+  rv->v = v;
+  return oi_reshape_dynamic(c, n, rv, r, kst, kdy, true);
+}
+
 bool oi_import_reduce(oi_ctx *c, oi_node *n) {
   static const char *const k13[] = {"keepdims", "noop_with_empty_axes", NULL};
   static const char *const kattr[] = {"keepdims", "axes", NULL};
@@ -154,7 +177,9 @@ bool oi_import_reduce(oi_ctx *c, oi_node *n) {
   int64_t *av = NULL, na = 0;
   if (axes_input) {
     oi_val *a = oi_opt_in(n, 1);
-    if (a && !oi_const_ints(c, a, "input 1 (axes)", &av, &na)) return false;
+    if (a && a->sym && oi_numel(a->type) > 0) return reduce_from_data(c, n, x, a, keepdims != 0);
+    /* an empty axes input holds nothing to read: as if absent */
+    if (a && oi_numel(a->type) != 0 && !oi_const_ints(c, a, "input 1 (axes)", &av, &na)) return false;
   } else {
     const int64_t *ca;
     size_t cn;

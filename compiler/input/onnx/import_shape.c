@@ -4,7 +4,8 @@
  * GatherElements, Expand, Tile, Pad, Trilu.
  *
  * Takes: nodes of those ops; shape-like inputs (shape, axes, starts, pads,
- * repeats, split sizes) must be constants. Guarantees: on small constant
+ * repeats, split sizes) must be constants here (import_dynamic.c reads
+ * them from graph-input data instead; Pad's such pads: pad_from_data). Guarantees: on small constant
  * data (at most OI_FOLD_MAX elements) the result is computed at import
  * time as a new constant (this folds Shape -> Gather/Slice/Concat/
  * Unsqueeze -> Reshape chains); otherwise reshapes become collapse/expand
@@ -799,6 +800,104 @@ static bool pad_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
   return true;
 }
 
+/* Pad with pads read from data (host values lo_d, hi_d, either sign:
+ * negative ones crop). Output dim d is n_d + lo_d + hi_d, checked >= 0;
+ * out[o] reads x at src = o - lo per dim, passed to the kernel as the
+ * magnitudes of lo's two signs (host values go as unsigned push
+ * constants): src = o + neg - pos. Edge clamps src into [0, n-1],
+ * reflect folds it as pad_body does (a period of at least 1: a dim of one
+ * element repeats it), constant mode takes the value where src is
+ * outside; every read is clamped into x. The constant may be a run-time
+ * scalar. x's dims are static here: an edge or reflect pad of an empty
+ * dim must leave it empty (checked), a constant pad of an empty x reads
+ * nothing. */
+typedef struct {
+  kiln_value *x, *cval;  /* cval: a run-time constant_value tensor, or NULL */
+  int mode;              /* 0 constant, 1 edge, 2 reflect */
+  bool empty;            /* x holds no element */
+  double f;
+  int64_t iv;
+  kiln_value *pos[OI_MAX_RANK], *neg[OI_MAX_RANK];
+} dpad_user;
+
+static bool dpad_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  dpad_user *p = u;
+  const kiln_type *xt = p->x->type, *it = kiln_type_index(b->ctx);
+  kiln_value *fill = oi_scalar(b, xt->elem, p->f, p->iv);
+  if (p->cval) {
+    kiln_value *ops[2] = {p->cval, oi_scalar(b, it, 0, 0)};
+    fill = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + p->cval->type->rank, ops, 1, &xt->elem, NULL), 0);
+  }
+  if (p->empty) {
+    y[0] = fill;
+    return true;
+  }
+  kiln_value *ops[OI_MAX_RANK + 1], *inside = NULL, *zero = oi_scalar(b, it, 0, 0);
+  ops[0] = p->x;
+  for (uint32_t d = 0; d < xt->rank; d++) {
+    kiln_value *last = oi_scalar(b, it, 0, xt->shape[d] - 1);
+    kiln_value *i = oi_op2(b, KILN_OP_ARITH_SUBI, oi_op2(b, KILN_OP_ARITH_ADDI, oi_loop_index(b, d), p->neg[d]), p->pos[d]);
+    if (p->mode == 2) {
+      kiln_value *per = oi_scalar(b, it, 0, xt->shape[d] > 1 ? 2 * (xt->shape[d] - 1) : 1);
+      kiln_value *j = oi_op2(b, KILN_OP_ARITH_REMSI, i, per);
+      j = oi_select(b, oi_cmpi(b, OI_SLT, j, zero), oi_op2(b, KILN_OP_ARITH_ADDI, j, per), j);
+      i = oi_select(b, oi_cmpi(b, OI_SGT, j, last), oi_op2(b, KILN_OP_ARITH_SUBI, per, j), j);
+    } else if (p->mode == 0) {
+      kiln_value *in = oi_op2(b, KILN_OP_ARITH_ANDI, oi_cmpi(b, OI_SGE, i, zero), oi_cmpi(b, OI_SLE, i, last));
+      inside = inside ? oi_op2(b, KILN_OP_ARITH_ANDI, inside, in) : in;
+    }
+    i = oi_select(b, oi_cmpi(b, OI_SLT, i, zero), zero, i);
+    ops[1 + d] = oi_select(b, oi_cmpi(b, OI_SGT, i, last), last, i);
+  }
+  y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, xt->rank + 1, ops, 1, &xt->elem, NULL), 0);
+  if (inside) y[0] = oi_select(b, inside, y[0], fill);
+  return true;
+}
+
+static bool pad_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *pv, int mode, oi_val *cv, oi_val *av) {
+  uint32_t r = x->type->rank;
+  if (av) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "axes given with pads read from data");
+  if (oi_has_dyn(x->type)) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input 0 has run-time dims and pads are read from data");
+  if (oi_numel(pv->type) != 2 * (int64_t)r)
+    return oi_invalid(c, "pads has %lld entries, expected %u", (long long)oi_numel(pv->type), 2 * r);
+  dpad_user p = {.x = oi_ir(c, x), .mode = mode, .empty = oi_numel(x->type) == 0};
+  if (!p.x) return false;
+  if (cv) {
+    if (cv->dtype != x->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "constant_value has another type than X");
+    if (oi_numel(cv->type) != 1 || cv->type->rank > 1) return oi_invalid(c, "constant_value must hold one element");
+    if (mode) return oi_invalid(c, "constant_value is given with mode '%s'", mode == 1 ? "edge" : "reflect");
+    if (oi_const(c, cv)) {
+      double *d;
+      int64_t cnt;
+      if (!oi_const_floats(c, cv, "input 2 (constant_value)", &d, &cnt)) return false;
+      p.f = d[0], p.iv = (int64_t)d[0];
+    } else if (!(p.cval = oi_ir(c, cv))) {
+      return false;
+    }
+  }
+  kiln_value *zero = oi_index(c, 0), *dims[OI_MAX_RANK];
+  int64_t shape[OI_MAX_RANK];
+  uint32_t nd = 0;
+  for (uint32_t d = 0; d < r; d++) {
+    kiln_value *lo = pv->sym[d], *hi = pv->sym[r + d];
+    p.pos[d] = oi_ibin(c, KILN_OP_ARITH_MAXSI, lo, zero);
+    p.neg[d] = oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, zero, lo), zero);
+    kiln_value *o = oi_ibin(c, KILN_OP_ARITH_ADDI, oi_index(c, x->type->shape[d]), oi_ibin(c, KILN_OP_ARITH_ADDI, lo, hi));
+    if (mode && x->type->shape[d] == 0) oi_check_eq(c, o, zero); /* nothing to repeat */
+    shape[d] = KILN_DYNAMIC;
+    dims[nd++] = o;
+  }
+  oi_check_shape(c, r, shape, dims, p.x->type->elem);
+  const kiln_type *rt = oi_tensor_type(c, r, shape, x->dtype);
+  kiln_value *init = oi_empty_dims(c, rt, dims);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, r);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, r, NULL, dpad_body, &p);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
+
 bool oi_import_pad(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"mode", NULL};
   if (!oi_arity(c, n, 2, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -810,6 +909,7 @@ bool oi_import_pad(oi_ctx *c, oi_node *n) {
   if (!reflect && !edge && strcmp(mode, "constant") != 0)
     return oi_unsupported(c, "mode '%s' (constant, reflect and edge are supported)", mode);
   uint32_t r = x->type->rank;
+  if (pv->sym) return pad_from_data(c, n, x, pv, reflect ? 2 : edge ? 1 : 0, cv, av);
   int64_t *pads, np;
   if (!oi_const_ints(c, pv, "input 1 (pads)", &pads, &np)) return false;
   int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};

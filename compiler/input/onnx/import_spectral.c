@@ -1,11 +1,13 @@
 /* Signal processing: DFT, STFT, the window functions (HannWindow,
  * HammingWindow, BlackmanWindow) and MelWeightMatrix.
  *
- * Takes: nodes of those ops; the sizes that decide output shapes (a
- * window's size, DFT's dft_length, STFT's frame_step and frame_length,
- * MelWeightMatrix's inputs) must be constants ("dynamic" otherwise).
+ * Takes: nodes of those ops; the sizes that decide output shapes (DFT's
+ * dft_length, STFT's frame_step and frame_length, MelWeightMatrix's
+ * inputs) must be constants ("dynamic" otherwise); a window's size may
+ * also be a graph input, read from its data on the host.
  * Guarantees: windows and mel matrices are constants computed here in
- * double precision; DFT and STFT are direct transforms (O(N^2) per signal,
+ * double precision (a window of run-time size: computed by a kernel, in
+ * double precision too); DFT and STFT are direct transforms (O(N^2) per signal,
  * no FFT): one generic whose reduction over the signal's samples
  * multiplies by cos/sin tables computed here (forward e^{-i 2 pi k n / N},
  * inverse e^{+i ...} / N), with a real part and an imaginary part output
@@ -50,15 +52,66 @@ static const kiln_attr *constant(oi_ctx *c, uint32_t rank, const int64_t *shape,
   return oi_dense_ints(c, t, iv);
 }
 
+/* A window whose size is read from data: its samples computed in the
+ * kernel, in double precision as above, from the sample index and the
+ * host's divisor N (size, or size - 1 when symmetric). */
+typedef struct { int kind; int32_t dt; kiln_value *n; } win_user;
+
+static kiln_value *cast_to(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
+  return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
+}
+
+static bool win_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)a;
+  win_user *w = u;
+  const kiln_type *f64 = kiln_type_f64(b->ctx), *i64 = kiln_type_int(b->ctx, 64);
+  kiln_value *i = cast_to(b, KILN_OP_ARITH_SITOFP, oi_loop_index_i64(b, 0), f64);
+  kiln_value *nv = cast_to(b, KILN_OP_ARITH_INDEX_CAST, w->n, i64);
+  kiln_value *nf = cast_to(b, KILN_OP_ARITH_SITOFP, nv, f64), *zero = oi_scalar(b, f64, 0, 0);
+  /* N <= 0 (a window of 0 or 1 samples): t = 0 */
+  kiln_value *pos = oi_cmpf(b, OI_F_OGT, nf, zero);
+  kiln_value *t = oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_MULF, i, oi_scalar(b, f64, 2 * PI, 0)),
+                         oi_select(b, pos, nf, oi_scalar(b, f64, 1, 0)));
+  t = oi_select(b, pos, t, zero);
+  kiln_value *ct = oi_op1(b, KILN_OP_MATH_COS, t), *v;
+  double a0 = 0.42, a1 = 0.5;
+  if (w->kind == OI_HANN) a0 = 0.5;
+  if (w->kind == OI_HAMMING) a0 = 25.0 / 46.0, a1 = 21.0 / 46.0;
+  v = oi_op2(b, KILN_OP_ARITH_SUBF, oi_scalar(b, f64, a0, 0), oi_op2(b, KILN_OP_ARITH_MULF, oi_scalar(b, f64, a1, 0), ct));
+  if (w->kind != OI_HANN && w->kind != OI_HAMMING) {
+    kiln_value *c2 = oi_op1(b, KILN_OP_MATH_COS, oi_op2(b, KILN_OP_ARITH_MULF, t, oi_scalar(b, f64, 2, 0)));
+    v = oi_op2(b, KILN_OP_ARITH_ADDF, v, oi_op2(b, KILN_OP_ARITH_MULF, oi_scalar(b, f64, 0.08, 0), c2));
+  }
+  y[0] = oi_convert(b, v, ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, w->dt, oi_elem_type(c, w->dt));
+  return y[0] != NULL;
+}
+
+static bool window_from_data(oi_ctx *c, oi_node *n, int32_t dt, bool periodic) {
+  oi_val *x = n->in[0];
+  if (oi_numel(x->type) != 1) return oi_invalid(c, "input 0 (size) must hold one element");
+  kiln_value *size = x->sym[0];
+  int64_t st = KILN_DYNAMIC;
+  const kiln_type *et = oi_elem_type(c, dt);
+  oi_check_shape(c, 1, &st, &size, et);
+  win_user w = {n->kind, dt, periodic ? size : oi_ibin(c, KILN_OP_ARITH_SUBI, size, oi_index(c, 1))};
+  const kiln_type *rt = oi_tensor_type(c, 1, &st, dt);
+  kiln_value *init = oi_empty_dims(c, rt, &size);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, 1);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, 1, NULL, win_body, &w);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), dt);
+  return true;
+}
+
 bool oi_import_window(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"output_datatype", "periodic", NULL};
   if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known)) return false;
   int64_t periodic;
   int32_t dt;
   double sz;
-  if (!oi_attr_int(c, n, "periodic", 1, &periodic) || !out_dtype(c, n, &dt) ||
-      !const_scalar(c, n, 0, "input 0 (size)", &sz))
-    return false;
+  if (!oi_attr_int(c, n, "periodic", 1, &periodic) || !out_dtype(c, n, &dt)) return false;
+  if (n->in[0] && n->in[0]->sym) return window_from_data(c, n, dt, periodic != 0);
+  if (!const_scalar(c, n, 0, "input 0 (size)", &sz)) return false;
   int64_t size = (int64_t)sz;
   if (!oi_size_ok(c, size, 0, "size") || size > 64 * OI_FOLD_MAX)
     return oi_unsupported(c, "a window of %lld samples", (long long)size);
