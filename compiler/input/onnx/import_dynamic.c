@@ -729,6 +729,7 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
       n->nin == 1)
     sym_from_data(c, n->in[0]);
   if (strcmp(op, "Pad") == 0 && n->nin >= 2) sym_from_data(c, n->in[1]);
+  if (strcmp(op, "Resize") == 0 && n->nin == 4) sym_from_data(c, n->in[3]);
   /* ReduceSum's axes (none given: all or none, known here) */
   if (strcmp(op, "ReduceSum") == 0 && n->nin == 2 && n->in[1] && oi_numel(n->in[1]->type) > 0)
     sym_from_data(c, n->in[1]);

@@ -5,8 +5,9 @@
  * positions outside X get extrapolation_value); the four nearest
  * rounding modes; cubic_coeff_a and exclude_outside.
  *
- * Takes: X and constant scales/sizes (and roi for tf_crop_and_resize).
- * Guarantees: the source
+ * Takes: X and constant scales/sizes (and roi for tf_crop_and_resize),
+ * or sizes read from graph-input data (then roi may be a run-time tensor).
+ * Guarantees: with constant sizes or scales, the source
  * coordinate of every output position is computed here, once per
  * dimension, into small constant tables (nearest: index; linear: the two
  * neighbours clamped to the edge and the weight; cubic: the four taps
@@ -14,7 +15,8 @@
  * exclude_outside zeroes outside X and renormalizes — for linear that
  * changes nothing, the clamped taps being the edge); one linalg.generic
  * over the output takes the tables as 1-D inputs and reads X with
- * tensor.extract (2^k or 4^k taps for k resized dims). */
+ * tensor.extract (2^k or 4^k taps for k resized dims); with sizes from
+ * data, one pass per dim computing its coordinates in the kernel (below). */
 #include <math.h>
 #include <string.h>
 
@@ -132,6 +134,175 @@ static double source_coord(int ct, double x, double scale, int64_t in, double le
 
 static int64_t clampi(int64_t v, int64_t in) { return v < 0 ? 0 : v >= in ? in - 1 : v; }
 
+/* ---- sizes or scales read from data -------------------------------------
+ * The resized dims are not known here, so every dim is resized, one pass
+ * per dim (linear and cubic weights are products over dims, so the passes
+ * compose to the same result up to rounding). A pass is a generic over
+ * its output whose body computes, from the output index, the source
+ * coordinate as source_coord does (in f64, scale = size / in), its taps
+ * and weights as the tables above hold them, and reads the pass's input
+ * (every read clamped into it; NaN coordinates read element 0). The
+ * output length sizes[d] is a host value read from data; roi is read by
+ * the kernel from its tensor. Scales from data are not done: the host
+ * reads only integer elements. */
+typedef struct {
+  kiln_value *x, *o, *roi; /* pass input; host length; roi tensor (tf_crop_and_resize) */
+  uint32_t d, rank;
+  int ct, nmode;
+  bool linear, cubic, excl;
+  double A, extrap;
+} rp_user;
+
+static kiln_value *f64c(kiln_builder *b, double v) { return oi_scalar(b, kiln_type_f64(b->ctx), v, 0); }
+
+static kiln_value *cast_to(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
+  return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
+}
+
+/* Element `i` of a 1-D run-time float tensor, as f64. */
+static kiln_value *elem_f64(kiln_builder *b, kiln_value *t, uint32_t i) {
+  kiln_value *ops[2] = {t, oi_scalar(b, kiln_type_index(b->ctx), 0, i)};
+  kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 2, ops, 1, &t->type->elem, NULL), 0);
+  const kiln_type *f64 = kiln_type_f64(b->ctx);
+  return v->type == f64 ? v : cast_to(b, v->type->width < 64 ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF, v, f64);
+}
+
+/* A float position clamped into [0, in-1] (NaN -> 0), as an index. */
+static kiln_value *tap(kiln_builder *b, kiln_value *v, int64_t in) {
+  kiln_value *zero = f64c(b, 0), *last = f64c(b, (double)(in - 1));
+  v = oi_select(b, oi_cmpf(b, OI_F_OGE, v, zero), v, zero);
+  v = oi_select(b, oi_cmpf(b, OI_F_OLE, v, last), v, last);
+  return cast_to(b, KILN_OP_ARITH_INDEX_CAST, cast_to(b, KILN_OP_ARITH_FPTOSI, v, kiln_type_int(b->ctx, 64)),
+                 kiln_type_index(b->ctx));
+}
+
+static kiln_value *read_at(kiln_builder *b, const rp_user *p, kiln_value *idx) {
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = p->x;
+  for (uint32_t k = 0; k < p->rank; k++) ops[1 + k] = k == p->d ? idx : oi_loop_index(b, k);
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, p->rank + 1, ops, 1, &p->x->type->elem, NULL), 0);
+}
+
+static bool rpass_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  rp_user *p = u;
+  const kiln_type *f64 = kiln_type_f64(b->ctx), *i64 = kiln_type_int(b->ctx, 64), *et = p->x->type->elem;
+  int64_t in = p->x->type->shape[p->d];
+  kiln_value *i = cast_to(b, KILN_OP_ARITH_SITOFP, oi_loop_index_i64(b, p->d), f64);
+  kiln_value *of = cast_to(b, KILN_OP_ARITH_SITOFP, cast_to(b, KILN_OP_ARITH_INDEX_CAST, p->o, i64), f64);
+  kiln_value *half = f64c(b, 0.5), *one = f64c(b, 1), *zero = f64c(b, 0);
+  kiln_value *scale = oi_op2(b, KILN_OP_ARITH_DIVF, of, f64c(b, in ? (double)in : 1)), *len = of;
+  kiln_value *in1 = f64c(b, (double)(in - 1)), *s;
+  kiln_value *hp = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_ADDF, i, half), scale), half);
+  kiln_value *more = oi_cmpf(b, OI_F_OGT, len, one), *lm1 = oi_op2(b, KILN_OP_ARITH_SUBF, len, one);
+  switch (p->ct) {
+  case CT_CROP: {
+    kiln_value *st = elem_f64(b, p->roi, p->d), *en = elem_f64(b, p->roi, p->rank + p->d);
+    kiln_value *span = oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF, en, st), in1);
+    kiln_value *many = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, st, in1),
+                              oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_MULF, i, span), lm1));
+    kiln_value *mid = oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_MULF, half, oi_op2(b, KILN_OP_ARITH_ADDF, st, en)), in1);
+    s = oi_select(b, more, many, mid);
+    break;
+  }
+  case CT_HALF: s = hp; break;
+  case CT_PYTORCH: s = oi_select(b, more, hp, zero); break;
+  case CT_ALIGN:
+    s = oi_select(b, oi_cmpf(b, OI_F_OEQ, len, one), zero, oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_MULF, i, in1), lm1));
+    break;
+  default: s = oi_op2(b, KILN_OP_ARITH_DIVF, i, scale); break;
+  }
+  kiln_value *f = oi_op1(b, KILN_OP_MATH_FLOOR, s), *v;
+  if (!p->linear && !p->cubic) {
+    kiln_value *r = f;
+    if (p->nmode == NM_CEIL) r = oi_op1(b, KILN_OP_MATH_CEIL, s);
+    else if (p->nmode != NM_FLOOR) {
+      kiln_value *tie = oi_cmpf(b, OI_F_OEQ, oi_op2(b, KILN_OP_ARITH_SUBF, s, f), half);
+      r = oi_select(b, tie, p->nmode == NM_FLOOR_TIE ? f : oi_op2(b, KILN_OP_ARITH_ADDF, f, one), oi_op1(b, KILN_OP_MATH_ROUND, s));
+    }
+    v = read_at(b, p, tap(b, r, in));
+  } else if (p->linear) {
+    kiln_value *lo = tap(b, f, in), *hi = tap(b, oi_op2(b, KILN_OP_ARITH_ADDF, f, one), in);
+    kiln_value *w = oi_op2(b, KILN_OP_ARITH_SUBF, s, f);
+    w = cast_to(b, KILN_OP_ARITH_TRUNCF, oi_select(b, oi_cmpi(b, OI_EQ, lo, hi), zero, w), et);
+    kiln_value *w1 = oi_op2(b, KILN_OP_ARITH_SUBF, oi_scalar(b, et, 1, 0), w);
+    v = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, read_at(b, p, lo), w1),
+               oi_op2(b, KILN_OP_ARITH_MULF, read_at(b, p, hi), w));
+  } else {
+    kiln_value *t = oi_op2(b, KILN_OP_ARITH_SUBF, s, f), *wk[4], *at[4], *sum = zero, *A = f64c(b, p->A);
+    kiln_value *dist[4] = {oi_op2(b, KILN_OP_ARITH_ADDF, t, one), t, oi_op2(b, KILN_OP_ARITH_SUBF, one, t),
+                           oi_op2(b, KILN_OP_ARITH_SUBF, f64c(b, 2), t)};
+    for (int k = 0; k < 4; k++) {
+      kiln_value *d = dist[k];
+      if (k == 1 || k == 2) /* ((A + 2) d - (A + 3)) d^2 + 1 */
+        wk[k] = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF,
+                      oi_op2(b, KILN_OP_ARITH_MULF, f64c(b, p->A + 2), d), f64c(b, p->A + 3)),
+                      oi_op2(b, KILN_OP_ARITH_MULF, d, d)), one);
+      else /* ((A d - 5A) d + 8A) d - 4A */
+        wk[k] = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_ADDF,
+                      oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_MULF, A, d),
+                                                          f64c(b, 5 * p->A)), d), f64c(b, 8 * p->A)), d), f64c(b, 4 * p->A));
+      at[k] = oi_op2(b, KILN_OP_ARITH_ADDF, f, f64c(b, k - 1));
+      if (p->excl) {
+        kiln_value *ok = oi_op2(b, KILN_OP_ARITH_ANDI, oi_cmpf(b, OI_F_OGE, at[k], zero), oi_cmpf(b, OI_F_OLE, at[k], in1));
+        wk[k] = oi_select(b, ok, wk[k], zero);
+      }
+      sum = oi_op2(b, KILN_OP_ARITH_ADDF, sum, wk[k]);
+    }
+    v = NULL;
+    kiln_value *nz = oi_cmpf(b, OI_F_UNE, sum, zero);
+    for (int k = 0; k < 4; k++) {
+      kiln_value *w = p->excl ? oi_select(b, nz, oi_op2(b, KILN_OP_ARITH_DIVF, wk[k], sum), wk[k]) : wk[k];
+      kiln_value *term = oi_op2(b, KILN_OP_ARITH_MULF, read_at(b, p, tap(b, at[k], in)), cast_to(b, KILN_OP_ARITH_TRUNCF, w, et));
+      v = v ? oi_op2(b, KILN_OP_ARITH_ADDF, v, term) : term;
+    }
+  }
+  if (p->ct == CT_CROP) {
+    kiln_value *inside = oi_op2(b, KILN_OP_ARITH_ANDI, oi_cmpf(b, OI_F_OGE, s, zero), oi_cmpf(b, OI_F_OLE, s, in1));
+    v = oi_select(b, inside, v, oi_scalar(b, et, p->extrap, 0));
+  }
+  y[0] = v;
+  return true;
+}
+
+static bool resize_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *zv, oi_val *rv, rp_user *p) {
+  const kiln_type *xt = x->type;
+  uint32_t r = xt->rank;
+  if (oi_has_dyn(xt)) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input 0 has run-time dims and the output size is read from data");
+  if (xt->elem->width > 32 && xt->elem != kiln_type_f64(c->ctx))
+    return oi_unsupported(c, "element type %s with sizes from data", oi_dtype_name(x->dtype));
+  if (oi_numel(zv->type) != r || zv->type->rank != 1)
+    return oi_invalid(c, "sizes has %lld entries for rank %u", (long long)oi_numel(zv->type), r);
+  if (p->ct == CT_CROP) {
+    if (!rv) return oi_invalid(c, "tf_crop_and_resize needs roi");
+    if (oi_numel(rv->type) != 2 * (int64_t)r) return oi_invalid(c, "roi has %lld entries for rank %u", (long long)oi_numel(rv->type), r);
+    if (!oi_check_type(c, rv, OI_T_FLOAT, "input 1 (roi)") || !(p->roi = oi_ir(c, rv))) return false;
+  }
+  kiln_value *cur = oi_ir(c, x), *dims[OI_MAX_RANK];
+  if (!cur) return false;
+  int64_t shape[OI_MAX_RANK];
+  for (uint32_t d = 0; d < r; d++) shape[d] = xt->shape[d];
+  for (uint32_t d = 0; d < r; d++) {
+    kiln_value *o = zv->sym[d];
+    int64_t in = xt->shape[d];
+    if (in == 0) oi_check_eq(c, o, oi_index(c, 0)); /* nothing to read from */
+    shape[d] = KILN_DYNAMIC, dims[d] = o;
+    oi_check_shape(c, r, shape, dims, xt->elem);
+    kiln_value *dd[OI_MAX_RANK];
+    uint32_t nd = 0;
+    for (uint32_t k = 0; k <= d; k++) dd[nd++] = dims[k];
+    const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, r, shape);
+    kiln_value *init = oi_empty_dims(c, ot, dd);
+    p->x = cur, p->d = d, p->o = o, p->rank = r;
+    const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, r);
+    kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, r, NULL, rpass_body, p);
+    if (!g) return false;
+    cur = kiln_op_result(g, 0);
+  }
+  oi_set_out(c, n, 0, cur, x->dtype);
+  return true;
+}
+
 bool oi_import_resize(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
                                       "exclude_outside", "extrapolation_value", NULL};
@@ -161,6 +332,12 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
   uint32_t r = xt->rank;
   if (sv && oi_numel(sv->type) == 0) sv = NULL; /* an empty scales tensor means "use sizes" */
   if ((sv != NULL) == (zv != NULL)) return oi_invalid(c, "exactly one of scales and sizes must be given");
+  if (zv && zv->sym) {
+    double ex;
+    if (!oi_attr_float(c, n, "extrapolation_value", 0, &ex)) return false;
+    rp_user p = {.ct = ct, .nmode = nmode, .linear = linear, .cubic = cubic, .excl = excl != 0, .A = A, .extrap = ex};
+    return resize_from_data(c, n, x, zv, rv, &p);
+  }
   double scale[OI_MAX_RANK];
   int64_t out[OI_MAX_RANK];
   if (sv) {

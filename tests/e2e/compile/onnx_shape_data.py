@@ -2,9 +2,9 @@
 """e2e: shapes read from an ONNX model's input data at run time. One
 model (built here with python3-onnx) whose Reshape / Expand / Tile /
 ConstantOfShape / Range / Squeeze / Unsqueeze / Slice / TopK / Split /
-ReduceSum / HannWindow / Pad take their shape, repeats, bounds, axes,
-starts, ends, steps, K, split sizes, reduced axes, window size or pads
-(and Pad's constant) from graph inputs is
+ReduceSum / HannWindow / Pad / Resize take their shape, repeats, bounds,
+axes, starts, ends, steps, K, split sizes, reduced axes, window size,
+pads (and Pad's constant) or resized sizes from graph inputs is
 compiled once and run with several values, so the same module
 returns results of different shapes (hal.buffer_view.load reads them on
 the host), compared with numpy. Bad values (a negative or huge size, a
@@ -44,6 +44,9 @@ def build(path):
         helper.make_node("HannWindow", ["wsize"], ["w"], name="hann"),
         helper.make_node("Pad", ["x2", "pads", "pval"], ["pc"], name="pad"),
         helper.make_node("Pad", ["x2", "rpads"], ["pr"], name="reflect", mode="reflect"),
+        helper.make_node("Resize", ["x", "", "", "rsizes"], ["zl"], name="resize", mode="linear",
+                         coordinate_transformation_mode="align_corners"),
+        helper.make_node("Resize", ["x", "", "", "rsizes"], ["zc"], name="cubic", mode="cubic", exclude_outside=1),
     ]
     graph = helper.make_graph(
         nodes, "shape_data",
@@ -51,11 +54,12 @@ def build(path):
          vi("x2", f32, [2, 3]), vi("reps", i64, [2]), vi("cshape", i64, [2]),
          vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, []), vi("uaxes", i64, [2]),
          vi("saxes", i64, [1]), vi("sstart", i64, [3]), vi("send", i64, [3]), vi("sstep", i64, [3]), vi("k", i64, [1]), vi("parts", i64, [2]),
-         vi("raxes", i64, [2]), vi("wsize", i64, []), vi("pads", i64, [4]), vi("pval", f32, []), vi("rpads", i64, [4])],
+         vi("raxes", i64, [2]), vi("wsize", i64, []), vi("pads", i64, [4]), vi("pval", f32, []), vi("rpads", i64, [4]),
+         vi("rsizes", i64, [3])],
         [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None),
          vi("u", f32, None), vi("q", f32, None), vi("l", f32, None), vi("kv", f32, None),
          vi("ki", i64, None), vi("p0", f32, None), vi("p1", f32, None), vi("rk", f32, None), vi("rn", f32, None),
-         vi("w", f32, None), vi("pc", f32, None), vi("pr", f32, None)])
+         vi("w", f32, None), vi("pc", f32, None), vi("pr", f32, None), vi("zl", f32, None), vi("zc", f32, None)])
     import onnx
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
@@ -68,12 +72,14 @@ def pad(x, pads, **kw):
 
 
 # the results computed in another order than numpy's (sums, cosines)
-APPROX = {12, 13, 14}
+APPROX = {12, 13, 14, 17, 18}
 
 
 def expect(ins):
     x, shape, row, eshape, x2, reps, cshape, start, limit, delta, uaxes, saxes, s0, s1, s2, k, parts = ins[:17]
-    raxes, wsize, pads, pval, rpads = ins[17:]
+    raxes, wsize, pads, pval, rpads, rsizes = ins[17:]
+    from onnx.backend.test.case.node.resize import cubic_coeffs, interpolate_nd, linear_coeffs
+    size = [int(v) for v in rsizes]
     axes = tuple(int(a) for a in raxes)
     order = np.argsort(-x2, axis=-1, kind="stable")[:, :int(k[0])]
     u = x2
@@ -88,7 +94,9 @@ def expect(ins):
             x2[:, :int(parts[0])], x2[:, int(parts[0]):],
             x.sum(axis=axes, keepdims=True), x.sum(axis=axes),
             (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(int(wsize)) / int(wsize))).astype(np.float32),
-            pad(x2, pads, mode="constant", constant_values=pval), pad(x2, rpads, mode="reflect")]
+            pad(x2, pads, mode="constant", constant_values=pval), pad(x2, rpads, mode="reflect"),
+            interpolate_nd(x, linear_coeffs, output_size=size, coordinate_transformation_mode="align_corners").astype(np.float32),
+            interpolate_nd(x, lambda r: cubic_coeffs(r, A=-0.75), output_size=size, exclude_outside=True).astype(np.float32)]
 
 
 def main(argv):
@@ -112,13 +120,13 @@ def main(argv):
     good = [
         [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1), a(0, 3), a(0),
          a(0, 0, 0), a(2, 3, 4), a(1, 1, 1), a(2), a(1, 2),
-         a(0, 2), s(10), a(1, 0, 0, 2), np.array(7.5, np.float32), a(1, 2, 1, 2)],
+         a(0, 2), s(10), a(1, 0, 0, 2), np.array(7.5, np.float32), a(1, 2, 1, 2), a(4, 3, 6)],
         [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4), a(-1, 1), a(-2),
          a(1, 2, 3), a(-100, -100, 0), a(-1, -2, -2), a(3), a(3, 0),
-         a(-1, 1), s(1), a(0, -1, 1, 1), np.array(-2, np.float32), a(0, 5, 0, 0)],
+         a(-1, 1), s(1), a(0, -1, 1, 1), np.array(-2, np.float32), a(0, 5, 0, 0), a(1, 5, 2)],
         [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2), a(2, 1), a(0),
          a(-1, 1, 1 << 40), a(1 << 40, 3, -(1 << 40)), a(1, 1, -3), a(0), a(0, 3),
-         a(2, 0), s(0), a(0, 0, 0, 0), np.array(0, np.float32), a(-1, 0, 0, -1)],
+         a(2, 0), s(0), a(0, 0, 0, 0), np.array(0, np.float32), a(-1, 0, 0, -1), a(3, 1, 1)],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -140,6 +148,7 @@ def main(argv):
         (17, a(0, 3), ["node 'sum_keep", "is 1, must equal 2"]),
         (18, s(-1), ["node 'hann", "dimension 0 is -1, must be >= 0"]),
         (19, a(0, -5, 0, 0), ["node 'pad", "dimension 1 is -2, must be >= 0"]),
+        (22, a(2, -1, 4), ["node 'resize", "dimension 1 is -1, must be >= 0"]),
     ]
     passed = failed = 0
 
@@ -171,7 +180,7 @@ def main(argv):
     for k, (i, v, says) in enumerate(bad):
         ins = list(base)
         ins[i] = v
-        r = call("bad%d" % k, ins, 17)
+        r = call("bad%d" % k, ins, 19)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
         passed, failed = passed + ok, failed + (not ok)
