@@ -98,10 +98,14 @@ bool fl_clonable(kiln_value *v);
  * constants with integer arith: they stay on the host and reach kernels
  * as push constants. */
 bool fl_host_index(kiln_value *v);
-/* tensor.extract of a function argument (static shape, i32/i64) at
- * constant indices: a shape value the host reads from input data
- * (hal.buffer_view.load) before it records any command. */
+/* tensor.extract of a function argument (static shape, i32/i64, or a
+ * float argument's bits: fl_bits_of_arg) at constant indices: a shape
+ * value the host reads from input data (hal.buffer_view.load) before it
+ * records any command. */
 bool fl_host_load(const kiln_op *op);
+/* The float argument t is a same-shape, same-width integer bitcast (or
+ * view) of; t itself otherwise. */
+kiln_value *fl_bits_of_arg(kiln_value *t);
 
 /* ---- dimensions (fl_dims.c) ----
  * The host value of dim d of tensor v, built at b: a constant for a

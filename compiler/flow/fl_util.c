@@ -139,12 +139,27 @@ static bool clonable_in(kiln_value *v, int *budget) {
   return true;
 }
 
+kiln_value *fl_bits_of_arg(kiln_value *t) {
+  /* a float argument read as its bits: a bitcast (a view after
+   * reshapes-to-views) to integers of the same shape and width */
+  kiln_op *d = t->def;
+  if (d && (d->kind == KILN_OP_TENSOR_BITCAST || d->kind == KILN_OP_FLOW_TENSOR_RESHAPE) && d->num_operands == 1) {
+    kiln_value *a = kiln_op_operand(d, 0);
+    const kiln_type *at = a->type, *tt = t->type;
+    if (at->kind == KILN_TYPE_TENSOR && tt->kind == KILN_TYPE_TENSOR && at->rank == tt->rank &&
+        kiln_type_has_static_shape(at) && kiln_type_is_float(at->elem) && at->elem->width == tt->elem->width &&
+        memcmp(at->shape, tt->shape, at->rank * sizeof *at->shape) == 0)
+      t = a;
+  }
+  return t;
+}
+
 bool fl_host_load(const kiln_op *op) {
   if (op->kind != KILN_OP_TENSOR_EXTRACT || op->num_results != 1 ||
       op->results[0].type->kind != KILN_TYPE_INTEGER || op->results[0].type->width < 32)
     return false;
   kiln_value *t = kiln_op_operand(op, 0);
-  if (!fl_is_func_arg(t) || !kiln_type_has_static_shape(t->type)) return false;
+  if (!fl_is_func_arg(fl_bits_of_arg(t)) || !kiln_type_has_static_shape(t->type)) return false;
   for (uint32_t i = 1; i < op->num_operands; i++) {
     const kiln_attr *a = kiln_value_constant(kiln_op_operand(op, i));
     if (!a || a->kind != KILN_ATTR_INTEGER) return false;

@@ -304,14 +304,27 @@ static bool host_index_op(const kiln_op *o) {
   }
 }
 
-/* tensor.extract of an argument (static, i32/i64) at constant indices:
- * flow's host load (fl_host_load). Its flat element index goes to *flat. */
+/* The argument a host load reads: t, or the float argument t views as
+ * integers of its width (the load reads the bits). */
+static kiln_value *load_arg(kiln_value *t) {
+  kiln_op *d = t->def;
+  if (!d || d->kind != KILN_OP_FLOW_TENSOR_RESHAPE || d->num_operands != 1) return t;
+  kiln_value *a = kiln_op_operand(d, 0);
+  bool same = !a->def && a->type->kind == KILN_TYPE_TENSOR && a->type->rank == t->type->rank &&
+              kiln_type_is_float(a->type->elem) && a->type->elem->width == t->type->elem->width;
+  for (uint32_t i = 0; same && i < a->type->rank; i++) same = a->type->shape[i] == t->type->shape[i];
+  return same ? a : t;
+}
+
+/* tensor.extract of an argument (static, i32/i64, or a float one's bits)
+ * at constant indices: flow's host load (fl_host_load). Its flat element
+ * index goes to *flat. */
 static bool host_load(const kiln_op *o, int64_t *flat) {
   if (o->kind != KILN_OP_TENSOR_EXTRACT || o->num_results != 1 ||
       o->results[0].type->kind != KILN_TYPE_INTEGER || o->results[0].type->width < 32)
     return false;
   kiln_value *t = kiln_op_operand(o, 0);
-  if (t->def || !kiln_type_has_static_shape(t->type) || o->num_operands != 1 + t->type->rank) return false;
+  if (load_arg(t)->def || !kiln_type_has_static_shape(t->type) || o->num_operands != 1 + t->type->rank) return false;
   int64_t f = 0;
   for (uint32_t i = 1; i < o->num_operands; i++) {
     int64_t x;
@@ -492,7 +505,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     } else if (o->kind == KILN_OP_ARITH_INDEX_CAST) {
       int64_t flat = 0;
       host_load_cast(o, &flat);
-      kiln_value *view = p.views[kiln_op_operand(kiln_op_operand(o, 0)->def, 0)->index];
+      kiln_value *view = p.views[load_arg(kiln_op_operand(kiln_op_operand(o, 0)->def, 0))->index];
       const kiln_type *it = kiln_type_index(ctx);
       kiln_named_attr a = hl_named(ctx, "index", hl_i64(ctx, flat));
       kiln_op *ld = kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_LOAD, 1, &view, 1, &it, kiln_attr_dict(ctx, 1, &a));

@@ -308,25 +308,34 @@ kiln_value *oi_nonzero(oi_ctx *c, kiln_value *x) {
  * the host. Only graph inputs: a computed tensor's data exists only once
  * the commands computing it ran, after the host sized everything. Other
  * values are left as they are (their op then refuses them as before). */
-static void sym_from_data(oi_ctx *c, oi_val *v) {
-  if (!v || v->sym || v->kind != OI_VAL_TENSOR || oi_const(c, v) || !v->v || v->v->def || !v->v->block)
-    return;
+static kiln_value **elems_from_data(oi_ctx *c, oi_val *v, bool bits) {
+  if (!v || v->kind != OI_VAL_TENSOR || oi_const(c, v) || !v->v || v->v->def || !v->v->block) return NULL;
   kiln_op *owner = kiln_block_parent_op(v->v->block);
-  if (!owner || owner->kind != KILN_OP_FUNC_FUNC || owner->regions[0].first != v->v->block) return;
-  if ((v->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT64 && v->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32) ||
-      v->type->rank > 1 || oi_has_dyn(v->type) || oi_numel(v->type) > OI_MAX_RANK * 4)
-    return;
+  if (!owner || owner->kind != KILN_OP_FUNC_FUNC || owner->regions[0].first != v->v->block) return NULL;
+  bool ok = bits ? v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+                 : v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+  if (!ok || v->type->rank > 1 || oi_has_dyn(v->type) || oi_numel(v->type) > OI_MAX_RANK * 4) return NULL;
   int64_t n = oi_numel(v->type);
-  kiln_value **e = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *e);
-  const kiln_type *it = kiln_type_index(c->ctx);
+  kiln_value **e = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *e), *src = v->v;
+  const kiln_type *it = kiln_type_index(c->ctx), *et = v->type->elem;
+  if (bits) { /* the same bytes as integers of the element's width */
+    et = kiln_type_int(c->ctx, et->width);
+    const kiln_type *bt = kiln_type_with_elem(c->ctx, v->type, et);
+    src = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_BITCAST, 1, &src, 1, &bt, NULL), 0);
+  }
   for (int64_t i = 0; i < n; i++) {
-    kiln_value *ops[2] = {v->v, oi_index(c, i)};
-    kiln_value *x = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT, 1 + v->type->rank, ops, 1,
-                                              &v->type->elem, NULL), 0);
+    kiln_value *ops[2] = {src, oi_index(c, i)};
+    kiln_value *x = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT, 1 + v->type->rank, ops, 1, &et, NULL), 0);
     e[i] = kiln_op_result(kiln_build(&c->b, KILN_OP_ARITH_INDEX_CAST, 1, &x, 1, &it, NULL), 0);
   }
-  v->sym = e;
+  return e;
 }
+
+static void sym_from_data(oi_ctx *c, oi_val *v) {
+  if (v && !v->sym) v->sym = elems_from_data(c, v, false);
+}
+
+kiln_value **oi_float_bits(oi_ctx *c, oi_val *v) { return elems_from_data(c, v, true); }
 
 /* flow.check.shape of a result shape (static dims as constants). */
 void oi_check_shape(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *const *dyn,

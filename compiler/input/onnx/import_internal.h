@@ -480,6 +480,10 @@ void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *
  * copied with its kept dims first, in order, and the k reduced ones last;
  * kst/kdy get the keepdims result's shape (1 where reduced; kdy NULL
  * where kst is static). NULL on error. */
+/* The bits of the elements of a small f32/f64 graph input (rank 0 or 1),
+ * as host values (the host reads integers only; the value is
+ * sign-extended from the element's width); NULL for other values. */
+kiln_value **oi_float_bits(oi_ctx *c, oi_val *v);
 kiln_value *oi_axes_last(oi_ctx *c, oi_val *x, oi_val *axes, int64_t *kst, kiln_value **kdy);
 kiln_value *oi_merge_leading(oi_ctx *c, kiln_value *v, uint32_t n);
 kiln_value *oi_split_leading(oi_ctx *c, kiln_value *v, kiln_value *like, uint32_t n);

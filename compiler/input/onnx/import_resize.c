@@ -6,7 +6,8 @@
  * rounding modes; cubic_coeff_a and exclude_outside.
  *
  * Takes: X and constant scales/sizes (and roi for tf_crop_and_resize),
- * or sizes read from graph-input data (then roi may be a run-time tensor).
+ * or sizes or f32 scales read from graph-input data (then roi may be a
+ * run-time tensor).
  * Guarantees: with constant sizes or scales, the source
  * coordinate of every output position is computed here, once per
  * dimension, into small constant tables (nearest: index; linear: the two
@@ -142,11 +143,11 @@ static int64_t clampi(int64_t v, int64_t in) { return v < 0 ? 0 : v >= in ? in -
  * coordinate as source_coord does (in f64, scale = size / in), its taps
  * and weights as the tables above hold them, and reads the pass's input
  * (every read clamped into it; NaN coordinates read element 0). The
- * output length sizes[d] is a host value read from data; roi is read by
- * the kernel from its tensor. Scales from data are not done: the host
- * reads only integer elements. */
+ * output length is a host value: sizes[d] read from data, or floor(in *
+ * scale) from the scale's bits (scaled_size); the kernel reads the scale
+ * itself from the scales tensor, and roi from its tensor. */
 typedef struct {
-  kiln_value *x, *o, *roi; /* pass input; host length; roi tensor (tf_crop_and_resize) */
+  kiln_value *x, *o, *scales, *roi; /* pass input; host length; run-time tensors or NULL */
   uint32_t d, rank;
   int ct, nmode;
   bool linear, cubic, excl;
@@ -191,7 +192,8 @@ static bool rpass_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   kiln_value *i = cast_to(b, KILN_OP_ARITH_SITOFP, oi_loop_index_i64(b, p->d), f64);
   kiln_value *of = cast_to(b, KILN_OP_ARITH_SITOFP, cast_to(b, KILN_OP_ARITH_INDEX_CAST, p->o, i64), f64);
   kiln_value *half = f64c(b, 0.5), *one = f64c(b, 1), *zero = f64c(b, 0);
-  kiln_value *scale = oi_op2(b, KILN_OP_ARITH_DIVF, of, f64c(b, in ? (double)in : 1)), *len = of;
+  kiln_value *scale = p->scales ? elem_f64(b, p->scales, p->d) : oi_op2(b, KILN_OP_ARITH_DIVF, of, f64c(b, in ? (double)in : 1));
+  kiln_value *len = p->scales ? oi_op2(b, KILN_OP_ARITH_MULF, f64c(b, (double)in), scale) : of;
   kiln_value *in1 = f64c(b, (double)(in - 1)), *s;
   kiln_value *hp = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_ADDF, i, half), scale), half);
   kiln_value *more = oi_cmpf(b, OI_F_OGT, len, one), *lm1 = oi_op2(b, KILN_OP_ARITH_SUBF, len, one);
@@ -265,14 +267,38 @@ static bool rpass_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   return true;
 }
 
-static bool resize_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *zv, oi_val *rv, rp_user *p) {
+/* floor(in * scale) on the host from the f32 scale's bits (host values
+ * are integers): scale = m 2^(e - 150), m the mantissa with its implicit
+ * bit, so the size is (in m) / 2^(150 - e), exact as numpy's f64 product.
+ * Checked: a finite scale > 0 below 2^24 (e in 0..150); 2^k is built
+ * from k's bits (k clamped to 62: in m / 2^62 is 0 for any in < 2^38). */
+static kiln_value *scaled_size(oi_ctx *c, kiln_value *bits, int64_t in) {
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *m23 = oi_index(c, 1 << 23);
+  kiln_value *e = oi_ibin(c, KILN_OP_ARITH_DIVSI, bits, m23), *m = oi_ibin(c, KILN_OP_ARITH_REMSI, bits, m23);
+  kiln_value *bad = oi_ibin(c, KILN_OP_ARITH_SUBI, one, oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, bits, zero)));
+  kiln_value *big = oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, e, oi_index(c, 150)), zero));
+  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_ADDI, bad, big), zero);
+  m = oi_ibin(c, KILN_OP_ARITH_ADDI, m, oi_ibin(c, KILN_OP_ARITH_MULI, oi_nonzero(c, e), m23));
+  kiln_value *k = oi_ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 150), oi_ibin(c, KILN_OP_ARITH_MAXSI, e, one));
+  k = oi_ibin(c, KILN_OP_ARITH_MINSI, oi_ibin(c, KILN_OP_ARITH_MAXSI, k, zero), oi_index(c, 62));
+  kiln_value *pow2 = one;
+  for (int j = 0; j < 6; j++) {
+    kiln_value *bit = oi_ibin(c, KILN_OP_ARITH_REMSI, oi_ibin(c, KILN_OP_ARITH_DIVSI, k, oi_index(c, (int64_t)1 << j)),
+                              oi_index(c, 2));
+    kiln_value *f = oi_ibin(c, KILN_OP_ARITH_MULI, bit, oi_index(c, ((int64_t)1 << (1 << j)) - 1));
+    pow2 = oi_ibin(c, KILN_OP_ARITH_MULI, pow2, oi_ibin(c, KILN_OP_ARITH_ADDI, one, f));
+  }
+  return oi_ibin(c, KILN_OP_ARITH_DIVSI, oi_ibin(c, KILN_OP_ARITH_MULI, oi_index(c, in), m), pow2);
+}
+
+static bool resize_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *sv, kiln_value **sizes, oi_val *rv,
+                             rp_user *p) {
   const kiln_type *xt = x->type;
   uint32_t r = xt->rank;
   if (oi_has_dyn(xt)) return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input 0 has run-time dims and the output size is read from data");
   if (xt->elem->width > 32 && xt->elem != kiln_type_f64(c->ctx))
     return oi_unsupported(c, "element type %s with sizes from data", oi_dtype_name(x->dtype));
-  if (oi_numel(zv->type) != r || zv->type->rank != 1)
-    return oi_invalid(c, "sizes has %lld entries for rank %u", (long long)oi_numel(zv->type), r);
+  if (sv && !(p->scales = oi_ir(c, sv))) return false;
   if (p->ct == CT_CROP) {
     if (!rv) return oi_invalid(c, "tf_crop_and_resize needs roi");
     if (oi_numel(rv->type) != 2 * (int64_t)r) return oi_invalid(c, "roi has %lld entries for rank %u", (long long)oi_numel(rv->type), r);
@@ -283,7 +309,7 @@ static bool resize_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *zv, oi_va
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < r; d++) shape[d] = xt->shape[d];
   for (uint32_t d = 0; d < r; d++) {
-    kiln_value *o = zv->sym[d];
+    kiln_value *o = sv ? scaled_size(c, sizes[d], xt->shape[d]) : sizes[d];
     int64_t in = xt->shape[d];
     if (in == 0) oi_check_eq(c, o, oi_index(c, 0)); /* nothing to read from */
     shape[d] = KILN_DYNAMIC, dims[d] = o;
@@ -332,11 +358,15 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
   uint32_t r = xt->rank;
   if (sv && oi_numel(sv->type) == 0) sv = NULL; /* an empty scales tensor means "use sizes" */
   if ((sv != NULL) == (zv != NULL)) return oi_invalid(c, "exactly one of scales and sizes must be given");
-  if (zv && zv->sym) {
+  kiln_value **bits = sv && sv->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? oi_float_bits(c, sv) : NULL;
+  if ((zv && zv->sym) || bits) {
+    oi_val *sz = sv ? sv : zv;
+    if (oi_numel(sz->type) != r || sz->type->rank != 1)
+      return oi_invalid(c, "%s has %lld entries for rank %u", sv ? "scales" : "sizes", (long long)oi_numel(sz->type), r);
     double ex;
     if (!oi_attr_float(c, n, "extrapolation_value", 0, &ex)) return false;
     rp_user p = {.ct = ct, .nmode = nmode, .linear = linear, .cubic = cubic, .excl = excl != 0, .A = A, .extrap = ex};
-    return resize_from_data(c, n, x, zv, rv, &p);
+    return resize_from_data(c, n, x, sv, bits ? bits : zv->sym, rv, &p);
   }
   double scale[OI_MAX_RANK];
   int64_t out[OI_MAX_RANK];

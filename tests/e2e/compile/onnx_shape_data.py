@@ -4,7 +4,8 @@ model (built here with python3-onnx) whose Reshape / Expand / Tile /
 ConstantOfShape / Range / Squeeze / Unsqueeze / Slice / TopK / Split /
 ReduceSum / HannWindow / Pad / Resize take their shape, repeats, bounds,
 axes, starts, ends, steps, K, split sizes, reduced axes, window size,
-pads (and Pad's constant) or resized sizes from graph inputs is
+pads (and Pad's constant), resized sizes or f32 scales (the host reads
+their bits) from graph inputs is
 compiled once and run with several values, so the same module
 returns results of different shapes (hal.buffer_view.load reads them on
 the host), compared with numpy. Bad values (a negative or huge size, a
@@ -47,6 +48,7 @@ def build(path):
         helper.make_node("Resize", ["x", "", "", "rsizes"], ["zl"], name="resize", mode="linear",
                          coordinate_transformation_mode="align_corners"),
         helper.make_node("Resize", ["x", "", "", "rsizes"], ["zc"], name="cubic", mode="cubic", exclude_outside=1),
+        helper.make_node("Resize", ["x", "", "rscales"], ["zs"], name="scale"),
     ]
     graph = helper.make_graph(
         nodes, "shape_data",
@@ -55,11 +57,12 @@ def build(path):
          vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, []), vi("uaxes", i64, [2]),
          vi("saxes", i64, [1]), vi("sstart", i64, [3]), vi("send", i64, [3]), vi("sstep", i64, [3]), vi("k", i64, [1]), vi("parts", i64, [2]),
          vi("raxes", i64, [2]), vi("wsize", i64, []), vi("pads", i64, [4]), vi("pval", f32, []), vi("rpads", i64, [4]),
-         vi("rsizes", i64, [3])],
+         vi("rsizes", i64, [3]), vi("rscales", f32, [3])],
         [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None),
          vi("u", f32, None), vi("q", f32, None), vi("l", f32, None), vi("kv", f32, None),
          vi("ki", i64, None), vi("p0", f32, None), vi("p1", f32, None), vi("rk", f32, None), vi("rn", f32, None),
-         vi("w", f32, None), vi("pc", f32, None), vi("pr", f32, None), vi("zl", f32, None), vi("zc", f32, None)])
+         vi("w", f32, None), vi("pc", f32, None), vi("pr", f32, None), vi("zl", f32, None), vi("zc", f32, None),
+         vi("zs", f32, None)])
     import onnx
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
@@ -77,8 +80,8 @@ APPROX = {12, 13, 14, 17, 18}
 
 def expect(ins):
     x, shape, row, eshape, x2, reps, cshape, start, limit, delta, uaxes, saxes, s0, s1, s2, k, parts = ins[:17]
-    raxes, wsize, pads, pval, rpads, rsizes = ins[17:]
-    from onnx.backend.test.case.node.resize import cubic_coeffs, interpolate_nd, linear_coeffs
+    raxes, wsize, pads, pval, rpads, rsizes, rscales = ins[17:]
+    from onnx.backend.test.case.node.resize import cubic_coeffs, interpolate_nd, linear_coeffs, nearest_coeffs
     size = [int(v) for v in rsizes]
     axes = tuple(int(a) for a in raxes)
     order = np.argsort(-x2, axis=-1, kind="stable")[:, :int(k[0])]
@@ -96,7 +99,8 @@ def expect(ins):
             (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(int(wsize)) / int(wsize))).astype(np.float32),
             pad(x2, pads, mode="constant", constant_values=pval), pad(x2, rpads, mode="reflect"),
             interpolate_nd(x, linear_coeffs, output_size=size, coordinate_transformation_mode="align_corners").astype(np.float32),
-            interpolate_nd(x, lambda r: cubic_coeffs(r, A=-0.75), output_size=size, exclude_outside=True).astype(np.float32)]
+            interpolate_nd(x, lambda r: cubic_coeffs(r, A=-0.75), output_size=size, exclude_outside=True).astype(np.float32),
+            interpolate_nd(x, nearest_coeffs, scale_factors=rscales).astype(np.float32)]
 
 
 def main(argv):
@@ -117,16 +121,17 @@ def main(argv):
     x2 = rng.uniform(-1, 1, (2, 3)).astype(np.float32)
     a = lambda *v: np.array(v, np.int64)
     s = lambda v: np.array(v, np.int64)
+    f = lambda *v: np.array(v, np.float32)
     good = [
         [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1), a(0, 3), a(0),
          a(0, 0, 0), a(2, 3, 4), a(1, 1, 1), a(2), a(1, 2),
-         a(0, 2), s(10), a(1, 0, 0, 2), np.array(7.5, np.float32), a(1, 2, 1, 2), a(4, 3, 6)],
+         a(0, 2), s(10), a(1, 0, 0, 2), np.array(7.5, np.float32), a(1, 2, 1, 2), a(4, 3, 6), f(2, 1.5, 0.5)],
         [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4), a(-1, 1), a(-2),
          a(1, 2, 3), a(-100, -100, 0), a(-1, -2, -2), a(3), a(3, 0),
-         a(-1, 1), s(1), a(0, -1, 1, 1), np.array(-2, np.float32), a(0, 5, 0, 0), a(1, 5, 2)],
+         a(-1, 1), s(1), a(0, -1, 1, 1), np.array(-2, np.float32), a(0, 5, 0, 0), a(1, 5, 2), f(1, 1, 1)],
         [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2), a(2, 1), a(0),
          a(-1, 1, 1 << 40), a(1 << 40, 3, -(1 << 40)), a(1, 1, -3), a(0), a(0, 3),
-         a(2, 0), s(0), a(0, 0, 0, 0), np.array(0, np.float32), a(-1, 0, 0, -1), a(3, 1, 1)],
+         a(2, 0), s(0), a(0, 0, 0, 0), np.array(0, np.float32), a(-1, 0, 0, -1), a(3, 1, 1), f(0.6, 2.4, 1.25)],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -149,6 +154,8 @@ def main(argv):
         (18, s(-1), ["node 'hann", "dimension 0 is -1, must be >= 0"]),
         (19, a(0, -5, 0, 0), ["node 'pad", "dimension 1 is -2, must be >= 0"]),
         (22, a(2, -1, 4), ["node 'resize", "dimension 1 is -1, must be >= 0"]),
+        (23, f(1, -2, 1), ["node 'scale", "is 1, must equal 0"]),
+        (23, f(1, 1, np.nan), ["node 'scale", "is 1, must equal 0"]),
     ]
     passed = failed = 0
 
@@ -180,7 +187,7 @@ def main(argv):
     for k, (i, v, says) in enumerate(bad):
         ins = list(base)
         ins[i] = v
-        r = call("bad%d" % k, ins, 19)
+        r = call("bad%d" % k, ins, 20)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
         passed, failed = passed + ok, failed + (not ok)
