@@ -59,6 +59,19 @@ typedef struct cpu_ukernel {
 } cpu_ukernel;
 void cpu_emit_ukernel(kiln_builder *b, const cpu_ukernel *uk);
 
+/* Compile-time layouts of constant operands (prepack.c): bindings are
+ * all the hal.interface.binding ops of one binding in a kernel (one per
+ * version of a kernel split by tile shape). When every host dispatch site
+ * of the kernel passes a whole hal.rodata constant in it (one variant, no
+ * substituted payload), rewrites those constants with fn (value: the
+ * constant as a tensor of the binding's shape; fn returns it in the
+ * layout of `packed`, or NULL to refuse), sets out[i] to a new binding
+ * op's result of type packed next to bindings[i] (the old ones must no
+ * longer be read) and returns true; else false and nothing changed. */
+typedef const kiln_attr *(*cpu_layout_fn)(kiln_context *ctx, const kiln_attr *value, void *user);
+bool cpu_prepack_bindings(kiln_op *const *bindings, uint32_t nbind, const kiln_type *packed,
+                          cpu_layout_fn fn, void *user, kiln_value **out);
+
 /* Fusion into a vectorized reduction's loops (fuse_epilogue.c): the
  * fill of `out` just before op, and the elementwise generic just after
  * op reading `out` in place, applied to each accumulator vector before

@@ -13,7 +13,11 @@
  * contiguous KC x NR*VW panel (one memref.alloca at the kernel's entry)
  * that the microkernel streams for every row block of the tile: B's rows
  * lie a power-of-two stride apart and would alias in the caches; a
- * run-time K is not packed (no divisor to block by). Packing A, larger
+ * run-time K is not packed (no divisor to block by). A constant B (the
+ * weights of a Linear/Gemm) is packed once, at compile time, instead:
+ * stored in column blocks of the workgroup tile's width (prepack.c), its
+ * tile is contiguous and is read in place, K-blocked the same way, with
+ * no copy per call. Packing A, larger
  * register tiles and cache-level blocking fit the same shape. MR, NR
  * divide the tile (chosen so); the accumulators take half the target's
  * vector registers (cpu_accumulators: 16 of 32 zmm or NEON v, 8 of 16
@@ -21,6 +25,8 @@
  * is the matmul of its 2-D views. Anything else (partial tiles, other
  * types, strided rows) takes the generic path. */
 #include "cpu_internal.h"
+
+#include <string.h>
 
 /* acc[r][q] += A[i0+r, ak+k] * Bm[bk+k, bc+q*VW] for k < K, with C's
  * MR x NR vectors at (i0, j0) loaded before and stored after: the shared
@@ -160,6 +166,128 @@ static kiln_value *drop_unit_batch(kiln_builder *b, kiln_value *v) {
   return kiln_op_result(kiln_build(b, KILN_OP_MEMREF_SUBVIEW, n, ops, 1, &rt, kiln_attr_dict(c, 4, na)), 0);
 }
 
+/* Column blocks of a constant B, pre-packed at compile time: [K, N] is
+ * stored as [N/tn, K, tn] (block j = columns j*tn .. j*tn+tn), so a
+ * workgroup's [K, tn] tile of B is contiguous, its rows tn elements apart
+ * instead of N (a power of two in most models, whose rows alias in the
+ * caches), and no panel is copied per call. */
+static const kiln_attr *pack_columns(kiln_context *ctx, const kiln_attr *v, void *user) {
+  const int64_t *kn = user; /* K, N, tn */
+  int64_t s3[3] = {kn[0], kn[1] / kn[2], kn[2]}, perm[3] = {1, 0, 2};
+  const kiln_attr *r = kiln_attr_dense_reshape(ctx, v, kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL));
+  return r ? kiln_attr_dense_transpose(ctx, r, perm) : NULL;
+}
+
+static bool static_array(const kiln_op *op, const char *name, uint32_t n, int64_t *out) {
+  const kiln_attr *a = kiln_op_get_attr((kiln_op *)op, name);
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return false;
+  memcpy(out, a->data, n * sizeof *out);
+  return true;
+}
+
+/* A column tile of a whole binding: subview (0, n0) [K, tn] of a static
+ * [K, N] binding, N a multiple of tn > tn, n0 a multiple of tn
+ * (tile-and-distribute's workgroup id x tile); *n0 is its run-time offset
+ * (NULL when static, in *off). */
+typedef struct col_tile {
+  kiln_op *sv, *binding;
+  kiln_value *n0;
+  int64_t off, K, N, tn;
+} col_tile;
+
+static bool column_tile(kiln_op *sv, col_tile *ct) {
+  int64_t off[2], sz[2], st[2];
+  if (!sv || sv->kind != KILN_OP_MEMREF_SUBVIEW ||
+      !static_array(sv, "static_offsets", 2, off) || !static_array(sv, "static_sizes", 2, sz) ||
+      !static_array(sv, "static_strides", 2, st) || st[0] != 1 || st[1] != 1 || off[0] != 0)
+    return false;
+  kiln_value *src = kiln_op_operand(sv, 0);
+  kiln_op *binding = src->def;
+  if (!binding || binding->kind != KILN_OP_HAL_INTERFACE_BINDING || !kiln_value_has_one_use(src))
+    return false;
+  const kiln_type *t = src->type;
+  if (t->rank != 2 || t->layout || !kiln_type_has_static_shape(t)) return false;
+  *ct = (col_tile){sv, binding, NULL, off[1], t->shape[0], t->shape[1], sz[1]};
+  if (sz[0] != ct->K || ct->tn <= 0 || ct->tn >= ct->N || ct->N % ct->tn != 0) return false;
+  if (off[1] != KILN_DYNAMIC) return off[1] % ct->tn == 0 && sv->num_operands == 1;
+  /* the only dynamic operand: the column offset */
+  if (sv->num_operands != 2) return false;
+  ct->n0 = kiln_op_operand(sv, 1);
+  kiln_op *mul = ct->n0->def;
+  int64_t c;
+  return mul && mul->kind == KILN_OP_ARITH_MULI &&
+         ((cg_const_int(kiln_op_operand(mul, 1), &c) && c % ct->tn == 0) ||
+          (cg_const_int(kiln_op_operand(mul, 0), &c) && c % ct->tn == 0));
+}
+
+typedef struct same_binding {
+  int64_t index;
+  kiln_op *ops[8];
+  uint32_t n;
+} same_binding;
+
+static kiln_walk_result find_binding(kiln_op *op, void *user) {
+  same_binding *s = user;
+  const kiln_attr *a = kiln_op_get_attr(op, "binding");
+  if (op->kind == KILN_OP_HAL_INTERFACE_BINDING && a && a->kind == KILN_ATTR_INTEGER && a->i == s->index) {
+    if (s->n == 8) return KILN_WALK_INTERRUPT;
+    s->ops[s->n++] = op;
+  }
+  return KILN_WALK_ADVANCE;
+}
+
+/* B as the [K, tn] view of its block in the pre-packed constant, when B
+ * is a column tile (above) of its binding, and so is every other read of
+ * that binding in the kernel (a kernel split into full- and partial-tile
+ * versions has one per version, all of the same tile width), and
+ * prepack.c can rewrite every constant the binding receives; else NULL.
+ * Each view replaces its subview for all readers (the same values: a
+ * partial tile's generic matmul reads it too). */
+static kiln_value *prepacked_b(kiln_value *B) {
+  col_tile first;
+  if (!column_tile(B->def, &first)) return NULL;
+  kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
+  const kiln_attr *bi = kiln_op_get_attr(first.binding, "binding");
+  same_binding sb = {bi ? bi->i : -1, {NULL}, 0};
+  if (!func || !bi || !kiln_walk_pre(func, find_binding, &sb)) return NULL;
+  col_tile tiles[8];
+  for (uint32_t i = 0; i < sb.n; i++) {
+    kiln_value *r = kiln_op_result(sb.ops[i], 0);
+    if (!kiln_value_has_one_use(r) || !column_tile(r->uses->owner, &tiles[i]) ||
+        tiles[i].binding->results[0].type != first.binding->results[0].type || tiles[i].tn != first.tn)
+      return NULL;
+  }
+  int64_t K = first.K, N = first.N, tn = first.tn;
+  int64_t kn[3] = {K, N, tn}, pshape[3] = {N / tn, K, tn};
+  const kiln_type *pt = kiln_type_memref(kiln_op_context(B->def), 3, pshape,
+                                         B->type->elem, NULL, B->type->memspace);
+  kiln_value *P[8];
+  if (!cpu_prepack_bindings(sb.ops, sb.n, pt, pack_columns, kn, P)) return NULL;
+  kiln_value *mine = NULL;
+  for (uint32_t i = 0; i < sb.n; i++) {
+    col_tile *ct = &tiles[i];
+    kiln_builder at = kiln_builder_after(ct->sv), *b = &at;
+    at.loc = ct->sv->loc;
+    kiln_value *jb = ct->n0 ? cg_bin(b, KILN_OP_ARITH_DIVUI, ct->n0, cg_index(b, tn)) : cg_index(b, ct->off / tn);
+    kiln_value *offs[3] = {jb, cg_index(b, 0), cg_index(b, 0)};
+    kiln_value *sizes[3] = {cg_index(b, 1), cg_index(b, K), cg_index(b, tn)};
+    kiln_value *view = drop_unit_batch(b, cg_subview(b, P[i], offs, sizes));
+    if (ct->sv == B->def) mine = view;
+    kiln_value_replace_all_uses(kiln_op_result(ct->sv, 0), view);
+    kiln_op_erase(ct->sv);
+    kiln_op_erase(ct->binding);
+  }
+  return mine;
+}
+
+/* A tile of B whose rows are contiguous (row stride = its width: a block
+ * of a pre-packed constant, as another version of the kernel left it) is
+ * read in place: nothing to gain from copying it into a panel. */
+static bool contiguous_tile(const kiln_type *t) {
+  int64_t st[KILN_MAX_LOOPS], off;
+  return t->rank == 2 && kiln_memref_strides(t, st, &off) && st[1] == 1 && st[0] == t->shape[1];
+}
+
 /* A batch_matmul whose batch is 1 (a workgroup's tile of attention's
  * heads x seq x seq products) is the matmul of its [M,K], [K,N], [M,N]
  * views: the same microkernel. */
@@ -254,28 +382,36 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
     if (fill) whole.init = kiln_op_operand(fill, 0);
     if (cpu_fused_epilogue(op, C, &epi)) whole.epi = &epi;
   }
+  /* A constant B stored in column blocks at compile time is read in
+   * place, K-blocked as a packed one (its block stays in L1 across the
+   * row blocks), with no copy. */
+  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B) : NULL;
+  if (!Bp && nmain == N && !dyn_k && contiguous_tile(B->type)) Bp = B;
   kiln_builder bj, bk;
   if (!kc) {
     kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
     kiln_value *z = cg_index(&bj, 0);
-    emit_rows(&bj, M, mr, A, z, B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw, &whole);
+    emit_rows(&bj, M, mr, A, z, Bp ? Bp : B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw, &whole);
     if (fill) kiln_op_erase(fill);
     if (epi.op) kiln_op_erase(epi.op);
     return true;
   }
   /* The panel lives for the whole kernel: allocated at its entry, not in
    * a loop (an alloca in a loop would grow the stack per iteration). */
-  kiln_op *func = kiln_op_ancestor(op, KILN_OP_FUNC_FUNC);
-  kiln_builder fb = func ? kiln_builder_before(func->regions[0].first->first) : b;
-  fb.loc = op->loc;
-  int64_t pshape[2] = {kc, nr * vw};
-  const kiln_type *pt = kiln_type_memref(b.ctx, 2, pshape, tc->elem, NULL, NULL);
-  kiln_named_attr pa[2] = {
-      {"alignment", kiln_attr_int(b.ctx, kiln_type_int(b.ctx, 64), 64)},
-      {"operandSegmentSizes",
-       kiln_attr_dense_array(b.ctx, kiln_type_int(b.ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
-  kiln_value *P = kiln_op_result(
-      kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(b.ctx, 2, pa)), 0);
+  kiln_value *P = Bp;
+  if (!Bp) {
+    kiln_op *func = kiln_op_ancestor(op, KILN_OP_FUNC_FUNC);
+    kiln_builder fb = func ? kiln_builder_before(func->regions[0].first->first) : b;
+    fb.loc = op->loc;
+    int64_t pshape[2] = {kc, nr * vw};
+    const kiln_type *pt = kiln_type_memref(b.ctx, 2, pshape, tc->elem, NULL, NULL);
+    kiln_named_attr pa[2] = {
+        {"alignment", kiln_attr_int(b.ctx, kiln_type_int(b.ctx, 64), 64)},
+        {"operandSegmentSizes",
+         kiln_attr_dense_array(b.ctx, kiln_type_int(b.ctx, 32), 2, (int64_t[]){0, 0}, NULL)}};
+    P = kiln_op_result(
+        kiln_build(&fb, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &pt, kiln_attr_dict(b.ctx, 2, pa)), 0);
+  }
   /* K blocks but the last, then the last one (which alone applies the
    * consumer, so it is not computed and discarded in every block); with
    * one block the loop never runs (remove-single-iteration-loops drops
@@ -283,14 +419,18 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
   kiln_value *last = cg_index(&bj, K - kc);
   kiln_op *lk = cg_for(&bj, cg_index(&bj, 0), last, cg_index(&bj, kc), 0, NULL, &bk);
-  emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
+  /* P's rows and columns of this K block: the packed panel's from 0, or
+   * the pre-packed block's at (k0, j0). */
+  if (!Bp) emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
   kiln_value *z = cg_index(&bk, 0);
   mm_fuse f = {whole.init, whole.init ? cg_cmpi(&bk, CG_EQ, cg_for_iv(lk), z) : NULL, NULL};
-  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, z, z, C, cg_for_iv(lj), cg_index(&bk, kc), nr, vw, &f);
-  emit_pack_b(&bj, B, last, cg_for_iv(lj), P, kc, nr * vw, vw);
+  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, Bp ? cg_for_iv(lk) : z, Bp ? cg_for_iv(lj) : z, C,
+            cg_for_iv(lj), cg_index(&bk, kc), nr, vw, &f);
+  if (!Bp) emit_pack_b(&bj, B, last, cg_for_iv(lj), P, kc, nr * vw, vw);
   z = cg_index(&bj, 0);
   f = (mm_fuse){K == kc ? whole.init : NULL, NULL, whole.epi};
-  emit_rows(&bj, M, mr, A, last, P, z, z, C, cg_for_iv(lj), cg_index(&bj, kc), nr, vw, &f);
+  emit_rows(&bj, M, mr, A, last, P, Bp ? last : z, Bp ? cg_for_iv(lj) : z, C, cg_for_iv(lj),
+            cg_index(&bj, kc), nr, vw, &f);
   if (fill) kiln_op_erase(fill);
   if (epi.op) kiln_op_erase(epi.op);
   return true;

@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""e2e for weights pre-packed at compile time (compiler/codegen/cpu/
+prepack.c, lower_matmul.c): programs whose matmuls read constant weights
+go through kiln-compile and kiln-run; results are compared with numpy, and
+the codegen IR is checked for the packed binding where the weights must
+be packed (a [K, N] constant read in column tiles of 64 becomes a
+[N/64, K, 64] binding) and for its absence where they must not be.
+
+usage: run_prepack.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+
+Cases: odd M (1, 7, 130: a partial row tile, the kernel in two versions), K with and without a K block
+(129, 64, 512), bias + ReLU epilogues, a matmul over two row tiles with
+two K blocks, two dispatches of one executable
+with different weights, a constant also read by another dispatch (packed
+into a copy, the original kept for the other reader), weights given at
+run time (never packed), N = 64 (one column tile: nothing to pack) and
+N = 96 (versions with column tiles of 64 and 32: not packed).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def tt(shape):
+    return "tensor<%sxf32>" % "x".join(str(d) for d in shape)
+
+
+def dense(a):
+    a = np.ascontiguousarray(a, dtype="<f4")
+    return 'dense<"0x%s"> : %s' % (a.tobytes().hex().upper(), tt(a.shape))
+
+
+def matmul(out, x, w, m, k, n, bias=None, relu=False):
+    """MLIR lines computing %out = x @ w (+ bias) (ReLU): fill, matmul and
+    an elementwise epilogue when there is one, as the ONNX importer writes
+    a Gemm."""
+    ty = tt((m, n))
+    mm = out if bias is None and not relu else out + "_m"
+    lines = [
+        "  %%%s_e = tensor.empty() : %s" % (out, ty),
+        "  %%%s_f = linalg.fill ins(%%zero : f32) outs(%%%s_e : %s) -> %s" % (out, out, ty, ty),
+        "  %%%s = linalg.matmul ins(%%%s, %%%s : %s, %s) outs(%%%s_f : %s) -> %s"
+        % (mm, x, w, tt((m, k)), tt((k, n)), out, ty, ty),
+    ]
+    if mm == out:
+        return lines
+    ins, intys = ["%" + mm], [ty]
+    maps, args = ["affine_map<(i, j) -> (i, j)>"], ["%v: f32"]
+    if bias is not None:
+        ins.append("%" + bias)
+        intys.append(tt((n,)))
+        maps.append("affine_map<(i, j) -> (j)>")
+        args.append("%b: f32")
+    body, v = [], "%v"
+    if bias is not None:
+        body.append("    %s0 = arith.addf %v, %b : f32")
+        v = "%s0"
+    if relu:
+        body.append("    %c0 = arith.constant 0.0 : f32")
+        body.append("    %%s1 = arith.maximumf %s, %%c0 : f32" % v)
+        v = "%s1"
+    maps.append("affine_map<(i, j) -> (i, j)>")
+    lines.append(
+        "  %%%s = linalg.generic {indexing_maps = [%s], iterator_types = [\"parallel\", \"parallel\"]} "
+        "ins(%s : %s) outs(%%%s_e : %s) {\n  ^bb0(%s, %%o: f32):\n%s\n    linalg.yield %s : f32\n  } -> %s"
+        % (out, ", ".join(maps), ", ".join(ins), ", ".join(intys), out, ty, ", ".join(args),
+           "\n".join(body), v, ty))
+    return lines
+
+
+def run_case(kc, kr, work, device, name, src, inputs, expect, packed, not_packed):
+    path = os.path.join(work, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(src)
+    mod = os.path.join(work, name + ".kiln")
+    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=lower-to-loops"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
+    for t in packed:
+        if t not in r.stderr:
+            return "%s: no packed binding %s in the codegen IR" % (name, t)
+    for t in not_packed:
+        if t in r.stderr:
+            return "%s: binding %s packed but must not be" % (name, t)
+    args = [kr, "--module=" + mod, "--device=" + device, "--workers=2"] if device == "local-task" else \
+        [kr, "--module=" + mod, "--device=" + device]
+    for i, a in enumerate(inputs):
+        p = os.path.join(work, "%s.in%d.npy" % (name, i))
+        np.save(p, a)
+        args.append("--input=@" + p)
+    outs = []
+    for j in range(len(expect)):
+        p = os.path.join(work, "%s.out%d.npy" % (name, j))
+        outs.append(p)
+        args.append("--output=@" + p)
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        return "%s: kiln-run failed:\n%s" % (name, r.stderr[-4000:])
+    for p, e in zip(outs, expect):
+        got = np.load(p)
+        err = np.abs(got.astype(np.float64) - e).max() / max(1.0, np.abs(e).max())
+        if got.shape != e.shape or not err < 1e-5:
+            return "%s: result differs from numpy (relative error %g)" % (name, err)
+    return None
+
+
+def program(args, rets, lines):
+    return ("func.func @main(%s) -> (%s) {\n  %%zero = arith.constant 0.0 : f32\n%s\n  return %s : %s\n}\n"
+            % (", ".join("%%%s: %s" % a for a in args), ", ".join(t for _, t in rets),
+               "\n".join(lines), ", ".join("%" + r for r, _ in rets), ", ".join(t for _, t in rets)))
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    kc, kr, work, device = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(14)
+    f32 = np.float32
+    failures = []
+
+    def rnd(*s):
+        return rng.standard_normal(s).astype(f32)
+
+    relu = lambda a: np.maximum(a, 0)  # noqa: E731
+    # One matmul + bias (+ ReLU) with constant weights and bias.
+    # 130 rows split the kernel into a full-tile and a partial-tile
+    # version, each with its own binding: both read the packed blocks. 96
+    # columns give the versions tiles of different widths: not packed
+    # (they would need two layouts), and still right.
+    for (m, k, n, act, packs) in [(7, 129, 192, True, True), (130, 512, 128, False, True),
+                                  (1, 64, 256, True, True), (33, 96, 64, True, False),
+                                  (128, 512, 192, True, True), (256, 1024, 128, False, True),
+                                  (16, 40, 96, False, False)]:
+        name = "gemm_m%d_k%d_n%d" % (m, k, n)
+        x, w, b = rnd(m, k), rnd(k, n), rnd(n)
+        lines = ["  %%w = arith.constant %s" % dense(w), "  %%bias = arith.constant %s" % dense(b)]
+        lines += matmul("y", "x", "w", m, k, n, bias="bias", relu=act)
+        src = program([("x", tt((m, k)))], [("y", tt((m, n)))], lines)
+        ref = x.astype(np.float64) @ w + b
+        ref = relu(ref) if act else ref
+        pt = "memref<%dx%dx64xf32>" % (n // 64, k)
+        failures.append(run_case(kc, kr, work, device, name, src, [x], [ref],
+                                 [pt] if packs else [], [] if packs else [pt, "x%dx32xf32>" % k]))
+    # Two dispatches of one executable (the same kernel), different weights.
+    m, k, n = 9, 128, 128
+    x, w1, w2 = rnd(m, k), rnd(k, n), rnd(n, n)
+    lines = ["  %%w1 = arith.constant %s" % dense(w1), "  %%w2 = arith.constant %s" % dense(w2)]
+    lines += matmul("h", "x", "w1", m, k, n, relu=True) + matmul("y", "h", "w2", m, n, n, relu=True)
+    src = program([("x", tt((m, k)))], [("y", tt((m, n)))], lines)
+    ref = relu(relu(x.astype(np.float64) @ w1) @ w2)
+    failures.append(run_case(kc, kr, work, device, "two_sites", src, [x], [ref],
+                             ["memref<2x128x64xf32>"], []))
+    # A constant read as weights and by another dispatch: the matmul reads
+    # a packed copy, the add the original.
+    lines = ["  %%w = arith.constant %s" % dense(w1)]
+    lines += matmul("y", "x", "w", m, k, n)
+    lines.append("  %%e2 = tensor.empty() : %s" % tt((k, n)))
+    lines.append("  %%z = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], "
+                 "iterator_types = [\"parallel\", \"parallel\"]} ins(%%w : %s) outs(%%e2 : %s) {\n"
+                 "  ^bb0(%%a: f32, %%o: f32):\n    %%d = arith.mulf %%a, %%a : f32\n    linalg.yield %%d : f32\n  } -> %s"
+                 % (tt((k, n)), tt((k, n)), tt((k, n))))
+    src = program([("x", tt((m, k)))], [("y", tt((m, n))), ("z", tt((k, n)))], lines)
+    failures.append(run_case(kc, kr, work, device, "shared_constant", src, [x],
+                             [x.astype(np.float64) @ w1, w1.astype(np.float64) ** 2],
+                             ["memref<2x128x64xf32>"], []))
+    # Weights given at run time: never packed.
+    lines = matmul("y", "x", "w", m, k, n, relu=True)
+    src = program([("x", tt((m, k))), ("w", tt((k, n)))], [("y", tt((m, n)))], lines)
+    failures.append(run_case(kc, kr, work, device, "runtime_weights", src, [x, w1],
+                             [relu(x.astype(np.float64) @ w1)], [], ["memref<2x128x64xf32>"]))
+    failures = [f for f in failures if f]
+    for f in failures:
+        print("FAIL " + f)
+    print("run_prepack: %d cases failed" % len(failures) if failures else "run_prepack: all cases pass")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
