@@ -273,6 +273,8 @@ bool oi_import_unary(oi_ctx *c, oi_node *n) {
   kiln_value *r = oi_elementwise(c, 1, &x, oi_elem_type(c, out), unary_body, &e);
   if (!r) return false;
   oi_set_out(c, n, 0, r, out);
+  if (n->kind == OI_RELU && n->out[0] && x->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
+    oi_note_clamp(c, n->out[0], x, 0, INFINITY);
   return true;
 }
 
@@ -575,6 +577,11 @@ bool oi_import_clip(oi_ctx *c, oi_node *n) {
   kiln_value *r = oi_elementwise(c, k, ins, x->type->elem, clip_body, &e);
   if (!r) return false;
   oi_set_out(c, n, 0, r, x->dtype);
+  const kiln_attr *lo = ins[1] && e.alpha != 0 ? oi_const(c, ins[1]) : NULL;
+  const kiln_attr *hi = e.beta != 0 ? oi_const(c, ins[k - 1]) : NULL;
+  if (n->out[0] && x->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && (e.alpha == 0 || lo) && (e.beta == 0 || hi))
+    oi_note_clamp(c, n->out[0], x, lo ? kiln_dense_get_float(lo, 0) : -INFINITY,
+                  hi ? kiln_dense_get_float(hi, 0) : INFINITY);
   return true;
 }
 

@@ -45,7 +45,42 @@ typedef struct oi_dq {
   int64_t n;
   uint32_t axis;
   bool per_axis;
+  /* per-tensor constant parameters: the IR value xq - zp as f32 (the
+   * dequantized value is k * scale), what an integer-unit product reads */
+  kiln_value *k;
 } oi_dq;
+
+/* What QuantizeLinear with a constant per-tensor scale and zero point
+ * quantized (x, f32; x / scale already when `divided`), so that a
+ * DequantizeLinear with the same parameters computes xq - zp from x
+ * without the integer round trip. */
+typedef struct oi_q {
+  kiln_value *x;
+  float scale;
+  int64_t zp;
+  bool zp_unsigned;       /* u8 (0..255), else i8 (-128..127) */
+  bool divided;
+  double klo, khi;        /* the range of xq - zp (narrower after a Clip) */
+} oi_q;
+
+/* A DequantizeLinear result (per-tensor constants, its k built) clamped
+ * to [lo, hi] by Clip or Relu (+-inf: open), for a QuantizeLinear that
+ * requantizes it (import_quant.c). */
+typedef struct oi_dqc {
+  const oi_dq *dq;
+  double lo, hi;
+} oi_dqc;
+
+/* A product computed in integer units (import_qdq.c): acc, the integer
+ * accumulator as f32, with `m` channels along `dim`; scale[m] =
+ * f32(x_scale * w_scale[m]); bias[m] the int32 bias (NULL: none), so that
+ * a QuantizeLinear of the product requantizes as integer kernels do. */
+typedef struct oi_prod {
+  kiln_value *acc;
+  const double *scale, *bias;
+  int64_t m;
+  uint32_t dim;
+} oi_prod;
 
 typedef struct oi_val {
   const char *name;
@@ -65,6 +100,10 @@ typedef struct oi_val {
    * where known; NULL for other values. */
   kiln_value **sym;
   const oi_dq *dq;        /* set by DequantizeLinear (import_qdq.c) */
+  const oi_dq *dq_of;     /* a DequantizeLinear of this value with its k built */
+  const struct oi_q *q;   /* set by QuantizeLinear with constant per-tensor parameters */
+  const struct oi_prod *prod; /* set by a product in integer units (import_qdq.c) */
+  const oi_dqc *dqc;      /* set by Clip / Relu of a dequantized value */
 } oi_val;
 
 typedef struct oi_ctx oi_ctx;
@@ -296,6 +335,12 @@ bool oi_const_floats(oi_ctx *c, oi_val *v, const char *what, double **out,
 int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias);
 int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w);
 int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool trans_b);
+/* (acc + bias) * f32(scale[m] / y_scale): the product divided by a
+ * QuantizeLinear's scale as integer kernels requantize; NULL on error. */
+kiln_value *oi_qdq_requant_input(oi_ctx *c, const oi_prod *p, float y_scale);
+/* Records on `out` that it is x clamped to [lo, hi], when x is a
+ * dequantized value (or such a clamp) import_quant.c can requantize. */
+void oi_note_clamp(oi_ctx *c, oi_val *out, const oi_val *x, double lo, double hi);
 /* Sets output i. */
 void oi_set_out(oi_ctx *c, oi_node *n, size_t i, kiln_value *v, int32_t dtype);
 void oi_set_out_const(oi_ctx *c, oi_node *n, size_t i, const kiln_attr *a,

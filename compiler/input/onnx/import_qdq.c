@@ -12,7 +12,12 @@
  * output (ResNet-18: 2 quantization steps from ONNX Runtime on the float
  * form, 1 in integer units). The operands keep the float paths
  * (channels-last convolutions, packed constant weights); an integer kernel
- * can take the same operands later.
+ * can take the same operands later. xq - zx is the k DequantizeLinear
+ * built (import_quant.c), else the dequantized value rounded back. The
+ * product's output records acc, scales and the int32 bias (oi_prod), so
+ * that a QuantizeLinear of it requantizes as integer kernels do, with no
+ * division: round((acc + bias) * f32(x_scale * w_scale[m] / y_scale)),
+ * ONNX Runtime's QLinearConv arithmetic.
  *
  * Takes: the node and its resolved inputs, whose DequantizeLinear
  * producers recorded what they dequantized (oi_val.dq, import_quant.c).
@@ -83,6 +88,10 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
   const kiln_type *wft = oi_tensor_type(c, wt->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
   if (!wft) return -1;
   o->w = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, wft, false, wf, (size_t)nw * sizeof(float)));
+  if (dx->k) { /* xq - zx as the DequantizeLinear built it (import_quant.c) */
+    o->x = dx->k;
+    return 1;
+  }
   kiln_value *xd = oi_ir(c, x);
   if (!xd) return -1;
   float *sx = kiln_alloc(c->ctx, sizeof *sx);
@@ -90,6 +99,29 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
   const kiln_type *xt = x->type;
   o->x = oi_elementwise_ir(c, 1, &xd, xt->rank, xt->shape, kiln_type_f32(c->ctx), shift_body, sx);
   return o->x ? 1 : -1;
+}
+
+/* The record a QuantizeLinear of the product requantizes from: the bias
+ * (if any) must be the int32 DequantizeLinear quantizers write, with
+ * scale x_scale * w_scale[m] and zero point 0, each value below 2^24 so
+ * that acc + bias stays exact in f32; else NULL. */
+static const oi_prod *product(oi_ctx *c, kiln_value *acc, const qdq_operands *o, uint32_t dim, oi_val *bias) {
+  double *bi = NULL;
+  if (bias) {
+    const oi_dq *d = bias->dq;
+    const kiln_attr *q = d && d->q->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? oi_const(c, d->q) : NULL;
+    if (!q || (d->n != 1 && d->n != o->m) || oi_numel(d->q->type) != o->m) return NULL;
+    bi = kiln_alloc(c->ctx, (size_t)o->m * sizeof *bi);
+    for (int64_t m = 0; m < o->m; m++) {
+      int64_t k = d->n == 1 ? 0 : m, v = kiln_dense_get_int(q, m);
+      if ((d->zp && d->zp[k] != 0) || (float)d->scale[k] != (float)o->scale[m] || v <= -(1 << 24) || v >= (1 << 24))
+        return NULL;
+      bi[m] = (double)v;
+    }
+  }
+  oi_prod *p = kiln_alloc(c->ctx, sizeof *p);
+  *p = (oi_prod){acc, o->scale, bi, o->m, dim};
+  return p;
 }
 
 /* acc * scale + bias along dim `dim` of acc, as the node's output. */
@@ -108,7 +140,31 @@ static int finish(oi_ctx *c, oi_node *n, kiln_value *acc, const qdq_operands *o,
   kiln_value *y = oi_elementwise_ir(c, has_bias ? 3 : 2, ins, t->rank, t->shape, t->elem, scale_body, &has_bias);
   if (!y) return -1;
   oi_set_out(c, n, 0, y, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  if (n->out[0]) n->out[0]->prod = product(c, acc, o, dim, bias);
   return 1;
+}
+
+/* a0 = acc, a1 = multiplier [M], a2 = bias [M] (optional) */
+static bool requant_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const bool *has_bias = u;
+  y[0] = oi_op2(b, KILN_OP_ARITH_MULF, *has_bias ? oi_op2(b, KILN_OP_ARITH_ADDF, a[0], a[2]) : a[0], a[1]);
+  return true;
+}
+
+kiln_value *oi_qdq_requant_input(oi_ctx *c, const oi_prod *p, float y_scale) {
+  const kiln_type *t = p->acc->type;
+  int64_t bs[OI_MAX_RANK], M = p->m;
+  for (uint32_t i = 0; i < t->rank; i++) bs[i] = i == p->dim ? M : 1;
+  const kiln_type *st = oi_tensor_type(c, 1, &M, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  if (!st) return NULL;
+  double *mult = kiln_alloc(c->ctx, (size_t)M * sizeof *mult);
+  for (int64_t m = 0; m < M; m++) mult[m] = (float)((float)p->scale[m] / y_scale); /* as ONNX Runtime's f32 */
+  bool has_bias = p->bias != NULL;
+  kiln_value *ins[3] = {p->acc, oi_reshape(c, kiln_build_constant(&c->b, oi_dense_floats(c, st, mult)), t->rank, bs),
+                        has_bias ? oi_reshape(c, kiln_build_constant(&c->b, oi_dense_floats(c, st, p->bias)), t->rank, bs)
+                                 : NULL};
+  if (!ins[1] || (has_bias && !ins[2])) return NULL;
+  return oi_elementwise_ir(c, has_bias ? 3 : 2, ins, t->rank, t->shape, t->elem, requant_body, &has_bias);
 }
 
 /* a bias this file takes: absent, or a constant 1-D [m] */

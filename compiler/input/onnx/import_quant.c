@@ -11,14 +11,38 @@
  * `axis`. DequantizeLinear of constants (a quantized model's weights and
  * biases) is an f32 constant, computed here as the kernel would compute
  * it, so that the ops reading it see a constant filter (the channels-last
- * convolution path, weight packing). */
+ * convolution path, weight packing).
+ *
+ * With constant per-tensor parameters, the forms between quantized ops
+ * avoid the u8 round trip and divisions, computing what the ops specify
+ * exactly: DequantizeLinear is k = xq - zp then k * scale, and k is what
+ * products in integer units read (import_qdq.c); when xq comes from a
+ * QuantizeLinear with the same parameters, k is computed from that
+ * float, as round(clamp(x / scale, lo - zp, hi - zp)); QuantizeLinear of
+ * a dequantized value (through a Clip or Relu) multiplies k by one f32
+ * ratio of the scales where that was checked exact for every k, and of a
+ * product in integer units requantizes as integer kernels do
+ * ((acc + bias) * scale ratio, import_qdq.c). */
+#include <math.h>
+
 #include "import_internal.h"
 
 /* cst: the scale and zero point are the constants `scale` and `zp`, built
  * into the body instead of read as rank-0 inputs (each input a kernel
  * fusing the op must carry: a convolution whose epilogue read them ran
  * 20 times slower than with constants). */
-typedef struct { bool quant, has_zp, zp_unsigned, cst; int32_t out, zdt; float scale; int64_t zp; } q_user;
+/* k_only: dequantize's xq - zp as f32 only; k_given: a0 is that already;
+ * k_of_float: a0 is the f32 that a QuantizeLinear with these parameters
+ * quantized, and the result is xq - zp computed from it; divided: a0 is
+ * that f32 divided by the scale already; narrow: quantize saturates to
+ * [klo + zp, khi + zp] (a Clip folded in). */
+typedef struct {
+  bool quant, has_zp, zp_unsigned, cst, k_only, k_given, k_of_float, divided, narrow;
+  int32_t out, zdt;
+  float scale;
+  int64_t zp;
+  double klo, khi; /* narrow (or k_of_float): the range of xq - zp */
+} q_user;
 
 /* s rounded to the nearest integer, ties to even (ONNX's rounding), for
  * f32 s: clamped to +-2^22 (every caller saturates to a far smaller range
@@ -42,18 +66,36 @@ static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value 
   int32_t zdt = q->zdt;
   const kiln_type *i32 = kiln_type_int(ctx, 32);
   kiln_value *scale = q->cst ? oi_scalar(b, f32, q->scale, 0) : a[1];
+  if (q->k_of_float) {
+    /* saturate(round(x / s) + zp) - zp = clamp(round(x / s), lo - zp,
+     * hi - zp) = round(clamp(x / s, lo - zp, hi - zp)), the bounds being
+     * integers; the clamp also keeps the value where the rounding's add
+     * is exact. All f32 steps on small integers: exact. */
+    double lo = q->klo, hi = q->khi;
+    kiln_value *v = q->divided ? a[0] : oi_op2(b, KILN_OP_ARITH_DIVF, a[0], scale);
+    v = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, v, oi_scalar(b, f32, lo, 0)),
+               oi_scalar(b, f32, hi, 0));
+    kiln_value *magic = oi_scalar(b, f32, 12582912.0, 0);
+    y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, v, magic), magic);
+    return true;
+  }
   if (!q->quant) { /* (x - zp) * scale, in f32 */
-    kiln_value *xi = oi_convert(b, a[0], q->out, I32, i32);
-    if (q->has_zp)
-      xi = oi_op2(b, KILN_OP_ARITH_SUBI, xi, q->cst ? oi_scalar(b, i32, 0, q->zp) : oi_convert(b, a[2], zdt, I32, i32));
-    y[0] = oi_op2(b, KILN_OP_ARITH_MULF, oi_convert(b, xi, I32, F, f32), scale);
+    kiln_value *k = a[0];
+    if (!q->k_given) {
+      kiln_value *xi = oi_convert(b, a[0], q->out, I32, i32);
+      if (q->has_zp)
+        xi = oi_op2(b, KILN_OP_ARITH_SUBI, xi, q->cst ? oi_scalar(b, i32, 0, q->zp) : oi_convert(b, a[2], zdt, I32, i32));
+      k = oi_convert(b, xi, I32, F, f32);
+    }
+    y[0] = q->k_only ? k : oi_op2(b, KILN_OP_ARITH_MULF, k, scale);
     return true;
   }
   kiln_value *x = oi_convert(b, a[0], ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, F, f32);
-  kiln_value *r = round_even(b, oi_op2(b, KILN_OP_ARITH_DIVF, x, scale));
+  kiln_value *r = round_even(b, q->divided ? x : oi_op2(b, KILN_OP_ARITH_DIVF, x, scale));
   if (q->has_zp)
     r = oi_op2(b, KILN_OP_ARITH_ADDF, r, q->cst ? oi_scalar(b, f32, (double)q->zp, 0) : oi_convert(b, a[2], zdt, F, f32));
   double lo = q->zp_unsigned ? 0 : -128, hi = q->zp_unsigned ? 255 : 127;
+  if (q->narrow) lo = q->klo + (double)q->zp, hi = q->khi + (double)q->zp;
   r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, lo, 0));
   r = oi_op2(b, KILN_OP_ARITH_MINIMUMF, r, oi_scalar(b, f32, hi, 0));
   y[0] = oi_convert(b, r, F, q->out, i8);
@@ -93,7 +135,7 @@ static const kiln_attr *dequantize_constant(oi_ctx *c, oi_val *x, oi_val *s, oi_
 
 /* What DequantizeLinear dequantizes, when its scale and zero point are
  * constants (at most OI_FOLD_MAX of them), for import_qdq.c; else NULL. */
-static const oi_dq *record_dq(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool per_axis, uint32_t ax) {
+static oi_dq *record_dq(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool per_axis, uint32_t ax) {
   const kiln_attr *sa = oi_const(c, s), *za = z && sa ? oi_const(c, z) : NULL;
   int64_t n = oi_numel(s->type);
   if (!sa || (z && !za) || n < 1 || n > OI_FOLD_MAX) return NULL;
@@ -104,8 +146,67 @@ static const oi_dq *record_dq(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool p
     sc[i] = kiln_dense_get_float(sa, i);
     if (zp) zp[i] = kiln_dense_get_int(za, i) & (z->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 ? 0xFF : -1);
   }
-  *d = (oi_dq){x, sc, zp, n, ax, per_axis};
+  *d = (oi_dq){x, sc, zp, n, ax, per_axis, NULL};
   return d;
+}
+
+void oi_note_clamp(oi_ctx *c, oi_val *out, const oi_val *x, double lo, double hi) {
+  const oi_dq *d = x->dqc ? x->dqc->dq : x->dq;
+  if (!d || !d->k || d->n != 1 || !(lo <= hi)) return;
+  oi_dqc *r = kiln_alloc(c->ctx, sizeof *r);
+  *r = (oi_dqc){d, lo, hi};
+  if (x->dqc) { /* a clamp of a clamp */
+    r->lo = lo > x->dqc->lo ? lo : x->dqc->lo;
+    r->hi = hi < x->dqc->hi ? hi : x->dqc->hi;
+    if (!(r->lo <= r->hi)) return;
+  }
+  out->dqc = r;
+}
+
+/* f32 round half to even, as the kernels compute it */
+static float rne(float v) { return nearbyintf(v); }
+
+/* Quantizing (scale s2) a dequantized k (scale s1, per tensor), maybe
+ * clamped to [lo, hi] by Clip or Relu in between: computed as k * m with
+ * one f32 multiplier m instead of (k * s1) / s2, when for every k the
+ * dequantized operand can hold, round(k * m) equals round((k * s1) / s2)
+ * in f32 (checked here, all of them: at most 256); the clamp moves after
+ * the rounding, which is monotone, as the range [round(lo / s2),
+ * round(hi / s2)] of xq - zp (q->klo, q->khi narrowed). NULL, q
+ * untouched, when no multiplier passes the check or the form differs. */
+static kiln_value *requant_dq(oi_ctx *c, oi_val *x, q_user *q) {
+  const oi_dq *d = x->dqc ? x->dqc->dq : x->dq;
+  double lo = x->dqc ? x->dqc->lo : -INFINITY, hi = x->dqc ? x->dqc->hi : INFINITY;
+  if (!d || !d->k || d->n != 1) return NULL;
+  int32_t U8 = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, I8 = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+  if (d->q->dtype != U8 && d->q->dtype != I8) return NULL;
+  float s1 = (float)d->scale[0], s2 = q->scale;
+  if (!(s1 >= 0x1p-100f && s1 <= 0x1p100f && s2 >= 0x1p-100f && s2 <= 0x1p100f)) return NULL;
+  int64_t z1 = d->zp ? d->zp[0] : 0, k0 = (d->q->dtype == U8 ? 0 : -128) - z1, k1 = k0 + 255;
+  double klo = q->klo, khi = q->khi;
+  if (lo > -INFINITY) klo = fmax(klo, rne((float)lo / s2));
+  if (hi < INFINITY) khi = fmin(khi, rne((float)hi / s2));
+  if (!(klo <= khi)) return NULL;
+  float m0 = s1 / s2, cand[3] = {m0, nextafterf(m0, 0), nextafterf(m0, INFINITY)};
+  for (int i = 0; i < 3; i++) {
+    float m = cand[i];
+    bool ok = true;
+    for (int64_t k = k0; k <= k1 && ok; k++) {
+      double e = fmin(fmax(rne(((float)k * s1) / s2), klo), khi), f = fmin(fmax(rne((float)k * m), klo), khi);
+      ok = e == f;
+    }
+    if (!ok) continue;
+    const kiln_type *t = x->type;
+    kiln_value *kv = d->k;
+    q_user mul = {0};
+    mul.cst = true, mul.k_given = true, mul.scale = m;
+    kiln_value *r = oi_elementwise_ir(c, 1, &kv, t->rank, t->shape, kiln_type_f32(c->ctx), q_body, &mul);
+    if (!r) return NULL;
+    q->divided = q->narrow = true;
+    q->klo = klo, q->khi = khi;
+    return r;
+  }
+  return NULL;
 }
 
 static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
@@ -136,7 +237,7 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
       return oi_invalid(c, "scale has %lld entries, axis %u has %lld", (long long)s->type->shape[0], ax,
                         (long long)t->shape[ax]);
   }
-  const oi_dq *dq = quantize ? NULL : record_dq(c, x, s, z, per_axis, ax);
+  oi_dq *dq = quantize ? NULL : record_dq(c, x, s, z, per_axis, ax);
   if (!quantize && (x->tensor || x->cst) && (s->tensor || s->cst) && (!z || z->tensor || z->cst)) {
     const kiln_attr *k = dequantize_constant(c, x, s, z, per_axis, ax);
     if (k) {
@@ -145,20 +246,70 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
       return true;
     }
   }
-  q_user q = {quantize, z != NULL, z ? z->dtype == U8 : true, false, quantize ? (z ? z->dtype : U8) : x->dtype,
-              z ? z->dtype : U8, 0, 0};
+  q_user q = {quantize, z != NULL, z ? z->dtype == U8 : true, false, false, false, false, false, false,
+              quantize ? (z ? z->dtype : U8) : x->dtype, z ? z->dtype : U8, 0, 0, 0, 0};
   const kiln_attr *sa = per_axis ? NULL : oi_const(c, s), *za = z && sa ? oi_const(c, z) : NULL;
   if (sa && (!z || za)) { /* per-tensor constants: into the body */
     q.cst = true;
     q.scale = (float)kiln_dense_get_float(sa, 0);
     q.zp = za ? kiln_dense_get_int(za, 0) : 0;
     if (za && z->dtype == U8) q.zp &= 0xFF; /* u8 is stored as signless i8 */
+    q.klo = (q.zp_unsigned ? 0 : -128) - (double)q.zp;
+    q.khi = (q.zp_unsigned ? 255 : 127) - (double)q.zp;
     kiln_value *xv = oi_ir(c, x);
     int32_t out = quantize ? q.out : F;
-    kiln_value *r = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, out), q_body, &q) : NULL;
+    kiln_value *r;
+    if (quantize && x->prod && xv) {
+      /* quantizing a product in integer units: (acc + bias) * scale /
+       * y_scale with the multiplier folded, as integer kernels (ONNX
+       * Runtime's QLinearConv among them) requantize; no division */
+      xv = oi_qdq_requant_input(c, x->prod, q.scale);
+      q.divided = true;
+    } else if (quantize && xv) {
+      kiln_value *rq = requant_dq(c, x, &q);
+      if (rq) xv = rq;
+    }
+    if (!quantize && dq && x->dtype != I32) {
+      /* two steps, k = xq - zp then k * scale: a product in integer units
+       * (import_qdq.c) reads k where it would round y / scale back to it,
+       * and when k has several readers (a residual add besides the next
+       * convolution) it is the one tensor stored and the multiply fuses
+       * into the add, instead of a pass of its own that divides again */
+      q_user qk = q;
+      qk.k_only = true;
+      /* quantizers write one DequantizeLinear per reader of a quantized
+       * tensor: they share k, so that it is stored once and every reader
+       * (the residual add too) reads it */
+      const oi_dq *o = x->dq_of;
+      const oi_q *xq = x->q;
+      if (o && o->scale[0] == dq->scale[0] && (o->zp ? o->zp[0] : 0) == (dq->zp ? dq->zp[0] : 0)) {
+        dq->k = o->k;
+      } else {
+        if (xq && xq->scale == q.scale && xq->zp == q.zp && xq->zp_unsigned == (x->dtype == U8)) {
+          /* a quantize -> dequantize pair: k straight from the float */
+          qk.k_of_float = true;
+          qk.zp_unsigned = xq->zp_unsigned;
+          qk.divided = xq->divided;
+          qk.klo = xq->klo;
+          qk.khi = xq->khi;
+          xv = xq->x;
+        }
+        dq->k = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, F), q_body, &qk) : NULL;
+        if (dq->k) x->dq_of = dq;
+      }
+      q.k_given = true;
+      r = dq->k ? oi_elementwise_ir(c, 1, &dq->k, t->rank, t->shape, oi_elem_type(c, F), q_body, &q) : NULL;
+    } else {
+      r = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, out), q_body, &q) : NULL;
+    }
     if (!r) return false;
     oi_set_out(c, n, 0, r, out);
     if (n->out[0]) n->out[0]->dq = dq;
+    if (quantize && n->out[0] && xv) {
+      oi_q *rec = kiln_alloc(c->ctx, sizeof *rec);
+      *rec = (oi_q){xv, q.scale, q.zp, q.zp_unsigned, q.divided, q.klo, q.khi};
+      n->out[0]->q = rec;
+    }
     return true;
   }
   kiln_value *ins[3] = {oi_ir(c, x), oi_ir(c, s), z ? oi_ir(c, z) : NULL};
@@ -381,7 +532,8 @@ bool oi_import_dynamic_quantize(oi_ctx *c, oi_node *n) {
   for (int i = 0; i < 4; i++) maps[i] = kiln_affine_map_identity(c->ctx, 0);
   kiln_op *g = oi_generic(c, 2, ins, 2, outs, maps, 0, NULL, dq_params_body, NULL);
   if (!g) return false;
-  q_user q = {true, true, true, false, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 0, 0};
+  q_user q = {true, true, true, false, false, false, false, false, false, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
+              ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 0, 0, 0, 0};
   kiln_value *qi[3] = {xv, kiln_op_result(g, 0), kiln_op_result(g, 1)};
   kiln_value *r = oi_elementwise_ir(c, 3, qi, t->rank, t->shape, kiln_type_int(c->ctx, 8), q_body, &q);
   if (!r) return false;

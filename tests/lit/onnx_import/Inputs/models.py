@@ -187,7 +187,41 @@ def qdq_conv():
     return _qdq([1, 2, 3, 3], [1, 2, 3, 3], "Conv", w, 0, False)
 
 
-MODELS = {"qdq_conv": qdq_conv, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+def qdq_conv_chain():
+    """qdq_conv's Conv quantized again (scale 0.25, zero point 10), read
+    by two DequantizeLinear nodes whose results are added."""
+    nodes, ins, _, inits = _qdq([1, 2, 3, 3], [1, 2, 3, 3], "Conv",
+                                np.array([3, -4, -128, 127], np.int8).reshape(2, 2, 1, 1), 0, False)
+    nodes[-1].output[0] = "m"
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 3, 3])
+    inits += [numpy_helper.from_array(np.array(0.25, np.float32), "ys"),
+              numpy_helper.from_array(np.array(10, np.uint8), "yz")]
+    nodes += [helper.make_node("QuantizeLinear", ["m", "ys", "yz"], ["mq"]),
+              helper.make_node("DequantizeLinear", ["mq", "ys", "yz"], ["d1"]),
+              helper.make_node("DequantizeLinear", ["mq", "ys", "yz"], ["d2"]),
+              helper.make_node("Add", ["d1", "d2"], ["y"])]
+    return nodes, ins, [y], inits
+
+
+def qdq_clip():
+    """x -> Q -> DQ (scale 0.5, zero point 200) -> Clip(0, 6) -> Q -> DQ
+    (scale 0.3, zero point 0): a requantization through a Clip."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
+    inits = [numpy_helper.from_array(np.array(0.5, np.float32), "xs"),
+             numpy_helper.from_array(np.array(200, np.uint8), "xz"),
+             numpy_helper.from_array(np.array(0.0, np.float32), "lo"),
+             numpy_helper.from_array(np.array(6.0, np.float32), "hi"),
+             numpy_helper.from_array(np.array(0.3, np.float32), "ys"),
+             numpy_helper.from_array(np.array(0, np.uint8), "yz")]
+    return [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+            helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"]),
+            helper.make_node("Clip", ["xd", "lo", "hi"], ["c"]),
+            helper.make_node("QuantizeLinear", ["c", "ys", "yz"], ["cq"]),
+            helper.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"])], [x], [y], inits
+
+
+MODELS = {"qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}
