@@ -30,7 +30,8 @@ after/before: how a change moved Kiln, measured under the same load.
 from wait4: the CPU time of a kiln-bench run with REPS timed calls less
 that of one with a single call, over REPS - 1), which waiting for a core
 on a loaded machine does not inflate as it does wall time; with --before
-the older build's too, and their ratio.
+the older build's too, and their ratio; with --quantized the int8
+module's too, and the ratio f32/int8.
 --quantized also times each model's statically quantized (QDQ) form,
 written by tests/onnx/quant/qdq.py (per-channel int8 weights, u8
 activations, ranges calibrated on ONNX Runtime over 8 seeded random
@@ -264,6 +265,8 @@ def main():
                     got.append(("ort", mdl.time_ort(args, n)))
                 if args.quantized:  # the int8 pair after the f32 pair, same round
                     got.append(("kiln_int8", mdl.time_kiln(args, n, mdl.qkiln)))
+                    if args.cpu:
+                        got.append(("kiln_int8_cpu", mdl.cpu_kiln(args, n, mdl.qkiln)))
                     got.append(("ort_int8", mdl.time_ort(args, n, mdl.qonnx)))
                 if not args.no_torch:
                     got.append(("torch", mdl.time_torch(args, n, torch)))
@@ -326,6 +329,18 @@ def main():
                     b = statistics.median(samples[(mdl.name, n, "before_cpu")])
                     row += " %s | %s |" % (fmt_ms(b), ratio(k, b))
                 print(row)
+        if args.quantized:
+            print()
+            print("Kiln's CPU ms per call of the f32 and int8 modules, median of %d rounds "
+                  "(f32/int8 above 1: int8 is faster):" % args.rounds)
+            print()
+            print("| model | threads | Kiln f32 CPU | Kiln int8 CPU | f32/int8 |")
+            print("|---|---|---|---|---|")
+            for n in threads:
+                for mdl in rows:
+                    k = statistics.median(samples[(mdl.name, n, "kiln_cpu")])
+                    ki = statistics.median(samples[(mdl.name, n, "kiln_int8_cpu")])
+                    print("| %s | %d | %s | %s | %s |" % (mdl.name, n, fmt_ms(k), fmt_ms(ki), ratio(k, ki)))
 
     if args.profile:
         for n in threads:
