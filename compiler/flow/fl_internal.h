@@ -98,10 +98,12 @@ bool fl_clonable(kiln_value *v);
  * constants with integer arith: they stay on the host and reach kernels
  * as push constants. */
 bool fl_host_index(kiln_value *v);
-/* tensor.extract of a function argument (static shape, i32/i64, or a
- * float argument's bits: fl_bits_of_arg) at constant indices: a shape
- * value the host reads from input data (hal.buffer_view.load) before it
- * records any command. */
+/* tensor.extract in a host function of a function argument (or a float
+ * argument's bits: fl_bits_of_arg) or of a tensor that function computes
+ * (static shape, i32/i64) at constant indices: a shape value the host
+ * reads (hal.buffer_view.load), from input data before it records any
+ * command, from computed data after waiting for the commands that
+ * compute it (plan-memory). */
 bool fl_host_load(const kiln_op *op);
 /* The float argument t is a same-shape, same-width integer bitcast (or
  * view) of; t itself otherwise. */

@@ -154,12 +154,24 @@ kiln_value *fl_bits_of_arg(kiln_value *t) {
   return t;
 }
 
+/* Is b the body of a function at module level (a host function)? */
+static bool host_body(const kiln_block *b) {
+  const kiln_op *f = b ? kiln_block_parent_op(b) : NULL;
+  if (!f || f->kind != KILN_OP_FUNC_FUNC || f->regions[0].first != b) return false;
+  const kiln_op *m = kiln_op_parent_op(f);
+  return m && m->kind == KILN_OP_BUILTIN_MODULE;
+}
+
 bool fl_host_load(const kiln_op *op) {
   if (op->kind != KILN_OP_TENSOR_EXTRACT || op->num_results != 1 ||
       op->results[0].type->kind != KILN_TYPE_INTEGER || op->results[0].type->width < 32)
     return false;
   kiln_value *t = kiln_op_operand(op, 0);
-  if (!fl_is_func_arg(fl_bits_of_arg(t)) || !kiln_type_has_static_shape(t->type)) return false;
+  if (!kiln_type_has_static_shape(t->type) || !host_body(op->parent)) return false;
+  /* an argument's data (or a float argument's bits), or a tensor the
+   * host function computes (the host waits for the commands computing
+   * it, then reads it) */
+  if (!fl_is_func_arg(fl_bits_of_arg(t)) && !(t->def && t->def->parent == op->parent)) return false;
   for (uint32_t i = 1; i < op->num_operands; i++) {
     const kiln_attr *a = kiln_value_constant(kiln_op_operand(op, i));
     if (!a || a->kind != KILN_ATTR_INTEGER) return false;

@@ -2,7 +2,8 @@
  *
  * Takes: host functions in flow's form (flow.dispatch, flow.tensor.reshape,
  * arith.constant, host index arithmetic on tensor.dim of arguments and
- * on host loads of argument data, flow.check.dim_eq, flow.check.shape,
+ * on host loads of argument data or of dispatch results,
+ * flow.check.dim_eq, flow.check.shape,
  * func.return; results not aliasing inputs, constants
  * or each other). Guarantees: the function takes and returns
  * !hal.buffer_view (kiln.signature keeps the tensor signature);
@@ -29,7 +30,16 @@
  *    keeps disjoint intervals disjoint and offsets 64-byte aligned), so
  *    a dynamic batch still packs as tightly as a static one;
  *  - reshapes are views: same buffer, offset and length;
- *  - dispatches are recorded in order into one hal.command_buffer
+ *  - phases: a host load of a dispatch result needs the commands
+ *    computing it to have run. Arguments, their dims and data are phase
+ *    0; a load of data computed in phase k is phase k + 1; every other
+ *    value, check, allocation and dispatch takes the largest phase of
+ *    what it uses. Each phase in turn: its host ops (loads through a
+ *    hal.buffer_view.create over the computed tensor's static slot), its
+ *    allocations, its command buffer, execute, hal.device.wait. A value
+ *    the host reads lives to the end of its phase. Without such loads
+ *    everything is phase 0: one command buffer, as before;
+ *  - dispatches are recorded in order into their phase's hal.command_buffer
  *    (create, dispatch..., execute, hal.device.wait) with {executable,
  *    ordinal, offsets, lengths, readonly_mask, constants (the kernel's
  *    push constants: the flow.dispatch's index operands), workload}; the
@@ -83,6 +93,8 @@ typedef struct pm {
   slot *slots;
   uint32_t nslots, cap;
   kiln_value_map text; /* tensor value -> its !hal.buffer_view for text ops */
+  kiln_value_map phase; /* host value -> (its phase + 1), see value_phase */
+  kiln_value_map repl;  /* a host load of a later phase -> the value replacing it */
   bool failed;
 } pm;
 
@@ -162,11 +174,18 @@ static kiln_value *mul(pm *p, kiln_value *x, kiln_value *y) {
   return kiln_op_result(kiln_build(&p->b, KILN_OP_ARITH_MULI, 2, ops, 1, &it, NULL), 0);
 }
 
+/* Factor v as the host computes it: counts are taken before the loads of
+ * later phases replace their index_casts. */
+static kiln_value *cur(pm *p, kiln_value *v) {
+  kiln_value *r = kiln_value_map_lookup(&p->repl, v);
+  return r ? r : v;
+}
+
 /* The run-time value of a symbolic count (NULL when it is a constant). */
 static kiln_value *materialize(pm *p, const sym *s) {
   if (!s->nf) return NULL;
-  kiln_value *v = s->f[0];
-  for (uint32_t i = 1; i < s->nf; i++) v = mul(p, v, s->f[i]);
+  kiln_value *v = cur(p, s->f[0]);
+  for (uint32_t i = 1; i < s->nf; i++) v = mul(p, v, cur(p, s->f[i]));
   return s->coef == 1 ? v : mul(p, v, index_const(p, s->coef));
 }
 
@@ -189,11 +208,13 @@ static void check_size(pm *p, const sym *s, int64_t unit_bytes) {
   bool data = false;
   for (uint32_t i = 0; i < s->nf && !data; i++) {
     int budget = 64;
-    data = from_load(s->f[i], &budget);
+    data = from_load(cur(p, s->f[i]), &budget);
   }
   if (!data) return;
+  kiln_value *f[PM_MAX_FACTORS];
+  for (uint32_t i = 0; i < s->nf; i++) f[i] = cur(p, s->f[i]);
   kiln_named_attr a = hl_named(p->ctx, "element_bytes", hl_i64(p->ctx, unit_bytes > 0 ? unit_bytes : 1));
-  kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, s->nf, (kiln_value **)s->f, 0, NULL, kiln_attr_dict(p->ctx, 1, &a));
+  kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, s->nf, f, 0, NULL, kiln_attr_dict(p->ctx, 1, &a));
 }
 
 /* hal.buffer_view.dim d of input i, one per (input, dim). */
@@ -316,15 +337,17 @@ static kiln_value *load_arg(kiln_value *t) {
   return same ? a : t;
 }
 
-/* tensor.extract of an argument (static, i32/i64, or a float one's bits)
- * at constant indices: flow's host load (fl_host_load). Its flat element
- * index goes to *flat. */
+/* tensor.extract (static, i32/i64) at constant indices of an argument (or
+ * a float one's bits), or of a dispatch result (or a view of one): flow's
+ * host load (fl_host_load). Its flat element index goes to *flat. */
 static bool host_load(const kiln_op *o, int64_t *flat) {
   if (o->kind != KILN_OP_TENSOR_EXTRACT || o->num_results != 1 ||
       o->results[0].type->kind != KILN_TYPE_INTEGER || o->results[0].type->width < 32)
     return false;
   kiln_value *t = kiln_op_operand(o, 0);
-  if (load_arg(t)->def || !kiln_type_has_static_shape(t->type) || o->num_operands != 1 + t->type->rank) return false;
+  kiln_value *root = view_root(t);
+  if (load_arg(t)->def && (!root->def || root->def->kind != KILN_OP_FLOW_DISPATCH)) return false;
+  if (!kiln_type_has_static_shape(t->type) || o->num_operands != 1 + t->type->rank) return false;
   int64_t f = 0;
   for (uint32_t i = 1; i < o->num_operands; i++) {
     int64_t x;
@@ -419,6 +442,139 @@ static kiln_error *text_op(pm *p, kiln_op *o) {
   return NULL;
 }
 
+/* The phase of host value v (0 for arguments, their dims and data). */
+static uint32_t value_phase(pm *p, kiln_value *v) {
+  kiln_value *x = kiln_value_map_lookup(&p->phase, v);
+  return x ? (uint32_t)((uintptr_t)x - 1) : 0;
+}
+static void set_phase(pm *p, kiln_value *v, uint32_t k) {
+  kiln_value_map_add(p->ctx, &p->phase, v, (kiln_value *)(uintptr_t)(k + 1));
+}
+/* The phase whose values a byte count needs. */
+static uint32_t sym_phase(pm *p, const sym *s) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < s->nf; i++) {
+    uint32_t x = value_phase(p, s->f[i]);
+    if (x > k) k = x;
+  }
+  return k;
+}
+
+/* A host op of flow's form at the builder: tensor.dim of an argument, a
+ * host load (of argument data, or after the wait of data a dispatch
+ * computed, through a view over its slot), a check, index arithmetic (a
+ * moved op at the insertion point just stays). Other ops: nothing. */
+static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
+  kiln_context *ctx = p->ctx;
+  if (o->kind == KILN_OP_TENSOR_DIM) {
+    kiln_value *src = kiln_op_operand(o, 0);
+    int64_t d = -1;
+    const_index(kiln_op_operand(o, 1), &d);
+    kiln_value *v = d >= 0 ? arg_dim(p, src->index, (uint32_t)d) : NULL;
+    if (!v) return fail(p, o, "dimension index out of range");
+    kiln_value_replace_all_uses(kiln_op_result(o, 0), v);
+  } else if (o->kind == KILN_OP_ARITH_INDEX_CAST) {
+    int64_t flat = 0;
+    host_load_cast(o, &flat);
+    kiln_value *t = kiln_op_operand(kiln_op_operand(o, 0)->def, 0), *view;
+    if (!load_arg(t)->def) {
+      view = p->views[load_arg(t)->index];
+    } else {
+      /* a view over the slot of the computed tensor */
+      view = kiln_value_map_lookup(&p->text, t);
+      int s = get_slot(p, view_root(t));
+      if (!view && (s < 0 || !p->slots[s].buffer || p->slots[s].off_v))
+        return fail(p, o, "reads computed data that has no static slot");
+      if (!view) {
+        const kiln_type *bvt = hl_type(ctx, "buffer_view");
+        kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, p->slots[s].off)),
+                                hl_named(ctx, "element_type", kiln_attr_type(ctx, t->type->elem)),
+                                hl_named(ctx, "shape", shape_attr(ctx, t->type))};
+        view = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1, &p->slots[s].buffer, 1, &bvt,
+                                         kiln_attr_dict(ctx, 3, a)), 0);
+        kiln_value_map_add(ctx, &p->text, t, view);
+      }
+    }
+    const kiln_type *it = kiln_type_index(ctx);
+    kiln_named_attr a = hl_named(ctx, "index", hl_i64(ctx, flat));
+    kiln_op *ld = kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_LOAD, 1, &view, 1, &it, kiln_attr_dict(ctx, 1, &a));
+    ld->loc = o->loc;
+    kiln_value_replace_all_uses(kiln_op_result(o, 0), kiln_op_result(ld, 0));
+    set_phase(p, kiln_op_result(ld, 0), value_phase(p, kiln_op_result(o, 0)));
+    kiln_value_map_add(ctx, &p->repl, kiln_op_result(o, 0), kiln_op_result(ld, 0));
+  } else if (o->kind == KILN_OP_FLOW_CHECK_SHAPE) {
+    kiln_value *ops[KILN_MAX_LOOPS];
+    if (o->num_operands > KILN_MAX_LOOPS) return fail(p, o, "shape of too high a rank");
+    for (uint32_t k = 0; k < o->num_operands; k++) ops[k] = kiln_op_operand(o, k);
+    kiln_named_attr a = hl_named(ctx, "element_bytes", kiln_op_get_attr(o, "element_bytes"));
+    kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, o->num_operands, ops, 0, NULL, kiln_attr_dict(ctx, 1, &a))->loc = o->loc;
+  } else if (o->kind == KILN_OP_FLOW_CHECK_DIM_EQ) {
+    kiln_value *ops[2] = {kiln_op_operand(o, 0), kiln_op_operand(o, 1)};
+    kiln_build(&p->b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = o->loc;
+  } else if (host_index_op(o)) {
+    *keep = true;
+    if (o == p->b.before) {
+      p->b.before = o->next;
+    } else {
+      kiln_op_remove(o);
+      kiln_builder_insert(&p->b, o);
+    }
+  }
+  return NULL;
+}
+
+/* One flow.dispatch recorded into command buffer cb. */
+static kiln_error *dispatch(pm *p, kiln_op *o, kiln_value *cb, mixed *lists) {
+  kiln_context *ctx = p->ctx;
+  uint32_t nt = 0;
+  while (nt < o->num_operands && kiln_op_operand(o, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
+  uint32_t n = nt + o->num_results;
+  memset(lists, 0, 4 * sizeof *lists);
+  kiln_value *bufs[512];
+  if (n >= 512) return fail(p, o, "too many bindings");
+  for (uint32_t k = 0; k < n; k++) {
+    kiln_value *v = k < nt ? kiln_op_operand(o, k) : kiln_op_result(o, k - nt);
+    int s = get_slot(p, view_root(v));
+    if (s < 0 || !p->slots[s].buffer) return fail(p, o, "a dispatch operand has no buffer (is it a tensor computed on the host?)");
+    bufs[k] = p->slots[s].buffer;
+    mixed_add(&lists[0], p->slots[s].off, p->slots[s].off_v);
+    mixed_add(&lists[1], p->slots[s].len.coef, p->slots[s].len_v);
+  }
+  for (uint32_t k = nt; k < o->num_operands; k++) mixed_add(&lists[2], 0, kiln_op_operand(o, k));
+  const kiln_attr *ep = kiln_op_get_attr(o, "entry_point");
+  const kiln_attr *wl = kiln_op_get_attr(o, "workload");
+  const kiln_attr *wd = kiln_op_get_attr(o, "workload_dims");
+  for (uint32_t k = 0, h = 0; wl && k < wl->count; k++) {
+    int64_t w = ((const int64_t *)wl->data)[k];
+    kiln_value *x = NULL;
+    if (w == KILN_DYNAMIC && wd && h < wd->count) x = kiln_op_operand(o, nt + (uint32_t)((const int64_t *)wd->data)[h++]);
+    mixed_add(&lists[3], w, x);
+  }
+  uint32_t nops_d = n + 1;
+  kiln_value **ops = kiln_alloc(ctx, (n + 2 + lists[0].ndyn + lists[1].ndyn + lists[2].ndyn + lists[3].ndyn) *
+                                         sizeof *ops);
+  ops[0] = cb;
+  memcpy(ops + 1, bufs, n * sizeof *bufs);
+  for (uint32_t l = 0; l < 4; l++)
+    for (uint32_t k = 0; k < lists[l].ndyn; k++) ops[nops_d++] = lists[l].dyn[k];
+  int64_t mask = nt >= 32 ? 0xffffffffll : (((int64_t)1 << nt) - 1);
+  kiln_named_attr a[7] = {
+      hl_named(ctx, "executable", kiln_attr_symbol_ref(ctx, ep->str, 0, NULL)),
+      hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
+      hl_named(ctx, "offsets", kiln_attr_dense_i64_array(ctx, n, lists[0].v)),
+      hl_named(ctx, "lengths", kiln_attr_dense_i64_array(ctx, n, lists[1].v)),
+      hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
+      hl_named(ctx, "constants",
+               lists[2].n ? kiln_attr_dense_i64_array(ctx, lists[2].n, lists[2].v)
+                          : kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 0, NULL, NULL)),
+      hl_named(ctx, "workload", wl ? kiln_attr_dense_i64_array(ctx, lists[3].n, lists[3].v) : NULL),
+  };
+  kiln_op *d = kiln_build(&p->b, KILN_OP_HAL_COMMAND_BUFFER_DISPATCH, nops_d, ops, 0, NULL,
+                          kiln_attr_dict(ctx, wl ? 7 : 6, a));
+  d->loc = o->loc;
+  return NULL;
+}
+
 static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   pm p = {0};
   p.ctx = ctx, p.module = module, p.func = func;
@@ -491,45 +647,36 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_ASSERT, 1, &view, 0, NULL, kiln_attr_dict(ctx, 3, a));
     in_bufs[i] = kiln_op_result(kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
   }
-  /* dimension arithmetic and checks, in program order, before anything
-   * reads them; a moved op at the insertion point just stays */
+  /* phases: a host load of a dispatch result can only run once the
+   * commands computing it ran, so everything that depends on one (index
+   * arithmetic, checks, allocations sized by it, dispatches using it) goes
+   * to a later command buffer, after a wait. Phase 0 reads only
+   * arguments; a load of data computed in phase k is in phase k + 1. */
+  uint32_t *op_phase = kiln_alloc(ctx, (nops + 1) * sizeof *op_phase);
+  uint32_t nphases = 1;
   for (uint32_t i = 0; i < nops; i++) {
     kiln_op *o = orig[i];
-    if (o->kind == KILN_OP_TENSOR_DIM) {
-      kiln_value *src = kiln_op_operand(o, 0);
-      int64_t d = -1;
-      const_index(kiln_op_operand(o, 1), &d);
-      kiln_value *v = d >= 0 ? arg_dim(&p, src->index, (uint32_t)d) : NULL;
-      if (!v) return fail(&p, o, "dimension index out of range");
-      kiln_value_replace_all_uses(kiln_op_result(o, 0), v);
-    } else if (o->kind == KILN_OP_ARITH_INDEX_CAST) {
-      int64_t flat = 0;
-      host_load_cast(o, &flat);
-      kiln_value *view = p.views[load_arg(kiln_op_operand(kiln_op_operand(o, 0)->def, 0))->index];
-      const kiln_type *it = kiln_type_index(ctx);
-      kiln_named_attr a = hl_named(ctx, "index", hl_i64(ctx, flat));
-      kiln_op *ld = kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_LOAD, 1, &view, 1, &it, kiln_attr_dict(ctx, 1, &a));
-      ld->loc = o->loc;
-      kiln_value_replace_all_uses(kiln_op_result(o, 0), kiln_op_result(ld, 0));
-    } else if (o->kind == KILN_OP_FLOW_CHECK_SHAPE) {
-      kiln_value *ops[KILN_MAX_LOOPS];
-      if (o->num_operands > KILN_MAX_LOOPS) return fail(&p, o, "shape of too high a rank");
-      for (uint32_t k = 0; k < o->num_operands; k++) ops[k] = kiln_op_operand(o, k);
-      kiln_named_attr a = hl_named(ctx, "element_bytes", kiln_op_get_attr(o, "element_bytes"));
-      kiln_build(&p.b, KILN_OP_HAL_CHECK_SHAPE, o->num_operands, ops, 0, NULL, kiln_attr_dict(ctx, 1, &a))->loc = o->loc;
-    } else if (o->kind == KILN_OP_FLOW_CHECK_DIM_EQ) {
-      kiln_value *ops[2] = {kiln_op_operand(o, 0), kiln_op_operand(o, 1)};
-      kiln_build(&p.b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = o->loc;
-    } else if (host_index_op(o)) {
-      keep[i] = true;
-      if (o == p.b.before) {
-        p.b.before = o->next;
-      } else {
-        kiln_op_remove(o);
-        kiln_builder_insert(&p.b, o);
+    uint32_t ph = 0;
+    int64_t flat;
+    if (host_load(o, &flat) && load_arg(kiln_op_operand(o, 0))->def) {
+      ph = value_phase(&p, kiln_op_operand(o, 0)) + 1;
+    } else {
+      for (uint32_t a = 0; a < o->num_operands; a++) {
+        uint32_t x = value_phase(&p, kiln_op_operand(o, a));
+        if (x > ph) ph = x;
       }
     }
+    op_phase[i] = ph;
+    if (ph + 1 > nphases) nphases = ph + 1;
+    for (uint32_t r = 0; r < o->num_results; r++) set_phase(&p, kiln_op_result(o, r), ph);
   }
+  /* dimension arithmetic and checks of phase 0, in program order, before
+   * anything reads them */
+  for (uint32_t i = 0; i < nops; i++)
+    if (!op_phase[i]) {
+      kiln_error *e = host_op(&p, orig[i], &keep[i]);
+      if (e) return e;
+    }
   for (uint32_t i = 0; i < nin; i++) {
     sym s;
     kiln_value_map_add(ctx, &p.text, body->args[i], p.views[i]);
@@ -553,19 +700,26 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     if (!byte_sym(&p, r, &s)) return fail(&p, r->def, "a result's size cannot be computed");
     set_slot(&p, r, new_slot(&p, NULL, s));
   }
+  /* the order commands run in: by phase, program order within one */
+  uint32_t *order = kiln_alloc(ctx, (nops + 1) * sizeof *order);
+  int64_t *phase_end = kiln_alloc(ctx, (nphases + 1) * sizeof *phase_end); /* its last position */
+  uint32_t nord = 0;
+  for (uint32_t k = 0; k < nphases; k++) {
+    for (uint32_t i = 0; i < nops; i++)
+      if (op_phase[i] == k && orig[i]->kind == KILN_OP_FLOW_DISPATCH) order[nord++] = i;
+    phase_end[k] = (int64_t)nord - 1;
+  }
   /* intermediates: lifetimes over dispatch positions */
   uint32_t nvals = 0;
   for (uint32_t i = 0; i < nops; i++) nvals += orig[i]->num_results;
   kiln_hal_interval *iv = kiln_alloc(ctx, (nvals + 1) * sizeof *iv);
   uint32_t *iv_slot = kiln_alloc(ctx, (nvals + 1) * sizeof *iv_slot);
   uint32_t niv = 0;
-  int64_t pos = 0;
-  for (uint32_t i = 0; i < nops; i++) {
-    kiln_op *o = orig[i];
-    if (o->kind != KILN_OP_FLOW_DISPATCH) continue;
+  for (uint32_t pos = 0; pos < nord; pos++) {
+    kiln_op *o = orig[order[pos]];
     for (uint32_t a = 0; a < o->num_operands; a++) {
       int s = get_slot(&p, view_root(kiln_op_operand(o, a)));
-      if (s >= 0 && p.slots[s].arena >= 0 && iv[p.slots[s].arena].last < pos) iv[p.slots[s].arena].last = pos;
+      if (s >= 0 && p.slots[s].arena >= 0 && iv[p.slots[s].arena].last < (int64_t)pos) iv[p.slots[s].arena].last = pos;
     }
     for (uint32_t r = 0; r < o->num_results; r++) {
       kiln_value *v = kiln_op_result(o, r);
@@ -579,49 +733,40 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       iv_slot[niv] = k;
       p.slots[k].arena = (int)niv++;
     }
-    pos++;
   }
-  /* allocations: results, then one arena per monomial */
-  for (uint32_t i = 0; i < ret->num_operands; i++) {
-    int k = get_slot(&p, view_root(kiln_op_operand(ret, i)));
-    if (k < 0) continue; /* a text op's */
-    slot *s = &p.slots[k];
-    check_size(&p, &s->len, s->len.coef);
-    s->len_v = materialize(&p, &s->len);
-    s->buffer = allocate(&p, &s->len, s->len_v, false);
+  /* data the host reads stays until the wait that ends its phase (a later
+   * command of that phase must not reuse its bytes) */
+  for (uint32_t i = 0; i < nops; i++) {
+    int64_t flat;
+    if (!host_load(orig[i], &flat) || !load_arg(kiln_op_operand(orig[i], 0))->def) continue;
+    kiln_value *t = kiln_op_operand(orig[i], 0);
+    int s = get_slot(&p, view_root(t));
+    int64_t end = phase_end[value_phase(&p, t)];
+    if (s >= 0 && p.slots[s].arena >= 0 && iv[p.slots[s].arena].last < end) iv[p.slots[s].arena].last = end;
   }
+  /* arenas: one per monomial, packed over their c */
   bool *done = kiln_alloc(ctx, (niv + 1) * sizeof *done);
   kiln_hal_interval *grp = kiln_alloc(ctx, (niv + 1) * sizeof *grp);
   uint32_t *grp_iv = kiln_alloc(ctx, (niv + 1) * sizeof *grp_iv);
+  uint32_t *grp_first = kiln_alloc(ctx, (niv + 2) * sizeof *grp_first); /* group g: grp[grp_first[g]..] */
+  uint64_t *grp_size = kiln_alloc(ctx, (niv + 1) * sizeof *grp_size);
+  uint32_t ngrp = 0, ngi = 0;
   for (uint32_t i = 0; i < niv; i++) {
     if (done[i]) continue;
     const sym *key = &p.slots[iv_slot[i]].len;
-    uint32_t ng = 0;
+    kiln_hal_interval *g0 = grp + ngi;
+    grp_first[ngrp] = ngi;
     for (uint32_t j = i; j < niv; j++)
       if (!done[j] && same_monomial(&p.slots[iv_slot[j]].len, key)) {
         done[j] = true;
-        grp[ng] = iv[j];
-        grp_iv[ng++] = j;
+        grp[ngi] = iv[j];
+        grp_iv[ngi++] = j;
       }
-    uint64_t arena_size = kiln_hal_pack_arena(grp, ng, HL_ALIGNMENT);
+    uint64_t arena_size = kiln_hal_pack_arena(g0, ngi - grp_first[ngrp], HL_ALIGNMENT);
     if (arena_size == UINT64_MAX || arena_size > INT64_MAX) return fail(&p, func, "out of memory");
-    sym unit = *key;
-    unit.coef = 1;
-    check_size(&p, &unit, (int64_t)arena_size);
-    kiln_value *m = materialize(&p, &unit);
-    sym total = unit;
-    total.coef = (int64_t)arena_size;
-    kiln_value *arena = allocate(&p, &total, m ? mul(&p, m, index_const(&p, (int64_t)arena_size)) : NULL, true);
-    for (uint32_t g = 0; g < ng; g++) {
-      slot *s = &p.slots[iv_slot[grp_iv[g]]];
-      s->buffer = arena;
-      s->off = (int64_t)grp[g].offset;
-      if (m) {
-        s->off_v = grp[g].offset ? mul(&p, m, index_const(&p, s->off)) : NULL;
-        s->len_v = mul(&p, m, index_const(&p, s->len.coef));
-      }
-    }
+    grp_size[ngrp++] = arena_size;
   }
+  grp_first[ngrp] = ngi;
   /* text ops that read no dispatch result run before any command */
   bool *late = kiln_alloc(ctx, (nops + 1) * sizeof *late);
   kiln_value_map late_vals = {0}; /* results of late text ops */
@@ -634,75 +779,73 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
         late[i] = true;
     }
     if (late[i]) kiln_value_map_add(ctx, &late_vals, kiln_op_result(o, 0), kiln_op_result(o, 0));
-    if (!late[i]) {
-      kiln_error *e = text_op(&p, o);
-      if (e) return e;
-    }
   }
   const kiln_type *cbt = hl_type(ctx, "command_buffer");
-  kiln_value *cb = kiln_op_result(kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_CREATE, 0, NULL, 1, &cbt, NULL), 0);
-  /* commands, in program order */
   mixed *lists = kiln_alloc(ctx, 4 * sizeof *lists);
-  for (uint32_t i = 0; i < nops; i++) {
-    kiln_op *o = orig[i];
-    if (o->kind == KILN_OP_ARITH_CONSTANT) {
-      const kiln_attr *v = kiln_op_get_attr(o, "value");
-      if (v && v->kind == KILN_ATTR_DENSE && kiln_value_has_uses(&o->results[0])) {
-        sym s = {hl_byte_size(v->type), 0, {0}};
-        set_slot(&p, kiln_op_result(o, 0), new_slot(&p, rodata(&p, v), s));
+  for (uint32_t k = 0; k < nphases; k++) {
+    /* after the wait: the loads of data phase k - 1 computed, then what
+     * depends on them */
+    for (uint32_t i = 0; k && i < nops; i++)
+      if (op_phase[i] == k) {
+        kiln_error *e = host_op(&p, orig[i], &keep[i]);
+        if (e) return e;
       }
-      continue;
+    /* allocations of this phase: results, then the arenas */
+    for (uint32_t i = 0; i < ret->num_operands; i++) {
+      int r = get_slot(&p, view_root(kiln_op_operand(ret, i)));
+      if (r < 0 || sym_phase(&p, &p.slots[r].len) != k) continue; /* a text op's, or later */
+      slot *s = &p.slots[r];
+      check_size(&p, &s->len, s->len.coef);
+      s->len_v = materialize(&p, &s->len);
+      s->buffer = allocate(&p, &s->len, s->len_v, false);
     }
-    if (o->kind != KILN_OP_FLOW_DISPATCH) continue;
-    uint32_t nt = 0;
-    while (nt < o->num_operands && kiln_op_operand(o, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
-    uint32_t n = nt + o->num_results;
-    memset(lists, 0, 4 * sizeof *lists);
-    kiln_value *bufs[512];
-    if (n >= 512) return fail(&p, o, "too many bindings");
-    for (uint32_t k = 0; k < n; k++) {
-      kiln_value *v = k < nt ? kiln_op_operand(o, k) : kiln_op_result(o, k - nt);
-      int s = get_slot(&p, view_root(v));
-      if (s < 0 || !p.slots[s].buffer) return fail(&p, o, "a dispatch operand has no buffer (is it a tensor computed on the host?)");
-      bufs[k] = p.slots[s].buffer;
-      mixed_add(&lists[0], p.slots[s].off, p.slots[s].off_v);
-      mixed_add(&lists[1], p.slots[s].len.coef, p.slots[s].len_v);
+    for (uint32_t gi = 0; gi < ngrp; gi++) {
+      const sym *key = &p.slots[iv_slot[grp_iv[grp_first[gi]]]].len;
+      if (sym_phase(&p, key) != k) continue;
+      uint64_t arena_size = grp_size[gi];
+      sym unit = *key;
+      unit.coef = 1;
+      check_size(&p, &unit, (int64_t)arena_size);
+      kiln_value *m = materialize(&p, &unit);
+      sym total = unit;
+      total.coef = (int64_t)arena_size;
+      kiln_value *arena = allocate(&p, &total, m ? mul(&p, m, index_const(&p, (int64_t)arena_size)) : NULL, true);
+      for (uint32_t g = grp_first[gi]; g < grp_first[gi + 1]; g++) {
+        slot *s = &p.slots[iv_slot[grp_iv[g]]];
+        s->buffer = arena;
+        s->off = (int64_t)grp[g].offset;
+        if (m) {
+          s->off_v = grp[g].offset ? mul(&p, m, index_const(&p, s->off)) : NULL;
+          s->len_v = mul(&p, m, index_const(&p, s->len.coef));
+        }
+      }
     }
-    for (uint32_t k = nt; k < o->num_operands; k++) mixed_add(&lists[2], 0, kiln_op_operand(o, k));
-    const kiln_attr *ep = kiln_op_get_attr(o, "entry_point");
-    const kiln_attr *wl = kiln_op_get_attr(o, "workload");
-    const kiln_attr *wd = kiln_op_get_attr(o, "workload_dims");
-    for (uint32_t k = 0, h = 0; wl && k < wl->count; k++) {
-      int64_t w = ((const int64_t *)wl->data)[k];
-      kiln_value *x = NULL;
-      if (w == KILN_DYNAMIC && wd && h < wd->count) x = kiln_op_operand(o, nt + (uint32_t)((const int64_t *)wd->data)[h++]);
-      mixed_add(&lists[3], w, x);
+    if (!k)
+      for (uint32_t i = 0; i < nops; i++)
+        if (orig[i]->kind == KILN_OP_FLOW_TEXT && !late[i]) {
+          kiln_error *e = text_op(&p, orig[i]);
+          if (e) return e;
+        }
+    if (k && phase_end[k] == phase_end[k - 1]) continue; /* no command in this phase */
+    kiln_value *cb = kiln_op_result(kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_CREATE, 0, NULL, 1, &cbt, NULL), 0);
+    /* commands, in program order */
+    for (uint32_t i = 0; i < nops; i++) {
+      kiln_op *o = orig[i];
+      if (o->kind == KILN_OP_ARITH_CONSTANT && !k) {
+        const kiln_attr *v = kiln_op_get_attr(o, "value");
+        if (v && v->kind == KILN_ATTR_DENSE && kiln_value_has_uses(&o->results[0])) {
+          sym s = {hl_byte_size(v->type), 0, {0}};
+          set_slot(&p, kiln_op_result(o, 0), new_slot(&p, rodata(&p, v), s));
+        }
+        continue;
+      }
+      if (o->kind != KILN_OP_FLOW_DISPATCH || op_phase[i] != k) continue;
+      kiln_error *e = dispatch(&p, o, cb, lists);
+      if (e) return e;
     }
-    uint32_t nops_d = n + 1;
-    kiln_value **ops = kiln_alloc(ctx, (n + 2 + lists[0].ndyn + lists[1].ndyn + lists[2].ndyn + lists[3].ndyn) *
-                                           sizeof *ops);
-    ops[0] = cb;
-    memcpy(ops + 1, bufs, n * sizeof *bufs);
-    for (uint32_t l = 0; l < 4; l++)
-      for (uint32_t k = 0; k < lists[l].ndyn; k++) ops[nops_d++] = lists[l].dyn[k];
-    int64_t mask = nt >= 32 ? 0xffffffffll : (((int64_t)1 << nt) - 1);
-    kiln_named_attr a[7] = {
-        hl_named(ctx, "executable", kiln_attr_symbol_ref(ctx, ep->str, 0, NULL)),
-        hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
-        hl_named(ctx, "offsets", kiln_attr_dense_i64_array(ctx, n, lists[0].v)),
-        hl_named(ctx, "lengths", kiln_attr_dense_i64_array(ctx, n, lists[1].v)),
-        hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
-        hl_named(ctx, "constants",
-                 lists[2].n ? kiln_attr_dense_i64_array(ctx, lists[2].n, lists[2].v)
-                            : kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 0, NULL, NULL)),
-        hl_named(ctx, "workload", wl ? kiln_attr_dense_i64_array(ctx, lists[3].n, lists[3].v) : NULL),
-    };
-    kiln_op *d = kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_DISPATCH, nops_d, ops, 0, NULL,
-                            kiln_attr_dict(ctx, wl ? 7 : 6, a));
-    d->loc = o->loc;
+    kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_EXECUTE, 1, &cb, 0, NULL, NULL);
+    kiln_build(&p.b, KILN_OP_HAL_DEVICE_WAIT, 0, NULL, 0, NULL, NULL);
   }
-  kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_EXECUTE, 1, &cb, 0, NULL, NULL);
-  kiln_build(&p.b, KILN_OP_HAL_DEVICE_WAIT, 0, NULL, 0, NULL, NULL);
   for (uint32_t i = 0; i < nops; i++)
     if (late[i]) {
       kiln_error *e = text_op(&p, orig[i]);

@@ -183,10 +183,11 @@ static kiln_status_t hal_check_dim_eq(krt_call_t *call, const krt_value_t *args,
 }
 
 #ifdef KILN_WITH_SHAPE_DATA
-/* A shape value from tensor data: the host reads it before recording any
- * command, so only function inputs reach here (their data is ready). The
+/* A shape value from tensor data: an input's, read before any command
+ * is recorded, or a dispatch result's, read after the hal.device.wait
+ * that ends the commands computing it (the compiler orders both). The
  * buffer's own range check keeps the read inside it; the compiler reads
- * only elements of the view's asserted static shape. */
+ * only elements of the view's static shape. */
 static kiln_status_t hal_buffer_view_load(krt_call_t *call,
                                           const krt_value_t *args, uint32_t n,
                                           krt_value_t *results) {

@@ -310,6 +310,59 @@ def _():
     return src, [gen(m, n, k) for m, n, k in ((1, 1, 1), (3, 7, 5), (0, 4, 2), (13, 129, 31))], bad
 
 
+@case("shape_from_computed_data")
+def _():
+    # sizes the program computes itself: the host waits for the commands
+    # computing them, reads them (hal.buffer_view.load of a dispatch
+    # result) and records the rest into a second command buffer; a size
+    # computed from those (3 * d0, a reduction over a d0-long tensor)
+    # needs a third. Negative and huge computed sizes fail with the
+    # dimension and the value, as sizes read from input data do.
+    src = """#id = affine_map<(d0) -> (d0)>
+#sc = affine_map<(d0) -> ()>
+func.func @f(%s: tensor<2xi64>, %v: tensor<f32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = arith.addi %s, %s : tensor<2xi64>
+  %e0 = tensor.extract %t[%c0] : tensor<2xi64>
+  %e1 = tensor.extract %t[%c1] : tensor<2xi64>
+  %d0 = arith.index_cast %e0 : i64 to index
+  %d1 = arith.index_cast %e1 : i64 to index
+  %x = tensor.extract %v[] : tensor<f32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %f = linalg.fill ins(%x : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %three = arith.constant 3 : i64
+  %zero = arith.constant 0 : i64
+  %en = tensor.empty(%d0) : tensor<?xi64>
+  %threes = linalg.fill ins(%three : i64) outs(%en : tensor<?xi64>) -> tensor<?xi64>
+  %es = tensor.empty() : tensor<i64>
+  %zs = linalg.fill ins(%zero : i64) outs(%es : tensor<i64>) -> tensor<i64>
+  %sum = linalg.generic {indexing_maps = [#id, #sc], iterator_types = ["reduction"]}
+      ins(%threes : tensor<?xi64>) outs(%zs : tensor<i64>) {
+  ^bb0(%a: i64, %acc: i64):
+    %r = arith.addi %a, %acc : i64
+    linalg.yield %r : i64
+  } -> tensor<i64>
+  %n64 = tensor.extract %sum[] : tensor<i64>
+  %n = arith.index_cast %n64 : i64 to index
+  %eg = tensor.empty(%n) : tensor<?xf32>
+  %g = linalg.fill ins(%x : f32) outs(%eg : tensor<?xf32>) -> tensor<?xf32>
+  return %f, %g : tensor<?x?xf32>, tensor<?xf32>
+}"""
+
+    def gen(m, n):
+        def g(r):
+            v = rnd(r)
+            return ([np.array([m, n], np.int64), v],
+                    [np.full((2 * m, 2 * n), d(v)), np.full((6 * m,), d(v))])
+        return g
+    one = np.ones((), np.float32)
+    bad = [([np.array([-3, 4], np.int64), one], "dimension 0 is -6, must be >= 0"),
+           ([np.array([2, -1], np.int64), one], "dimension 1 is -2, must be >= 0"),
+           ([np.array([1 << 40, 1 << 40], np.int64), one], "past 2^62 bytes in all")]
+    return src, [gen(m, n) for m, n in ((1, 1), (0, 3), (3, 7), (13, 65))], bad
+
+
 @case("conv_nchw", rtol=1e-4, atol=1e-4)
 def _():
     src = """func.func @f(%x: tensor<?x3x?x?xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<?x8x?x?xf32> {
