@@ -9,7 +9,9 @@
  * elementwise consumer chain while the value flowing along it has a
  * single use, and the consumer is an all-parallel linalg.generic that
  * reads it through an identity map and iterates exactly the root result's
- * shape; the region returns the values used outside it and carries
+ * shape (and, when that shape has run-time dims, has the value's type, so
+ * it computes in place: no kernel-local buffer of run-time size); the
+ * region returns the values used outside it and carries
  * `workload` = the sizes of the root's parallel loops (KILN_DYNAMIC
  * entries filled by the region's index operands, host values of operand
  * dims bound to those loops). Inits
@@ -67,6 +69,11 @@ static kiln_op *fusable_consumer(kiln_op *op, const kiln_type *shape) {
     return NULL;
   uint32_t cin = kiln_linalg_num_inputs(c);
   if (u->index >= cin || c->num_results != 1) return NULL;
+  /* a value of run-time size that the consumer cannot overwrite in place
+   * (another type: bufferize-kernels' rule) would need a kernel-local
+   * buffer of run-time size, which kernels cannot allocate: the consumer
+   * gets a dispatch of its own */
+  if (kiln_type_num_dynamic_dims(op->results[0].type) && c->results[0].type != op->results[0].type) return NULL;
   kiln_context *ctx = kiln_op_context(c);
   const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
   int64_t bounds[KILN_MAX_LOOPS];

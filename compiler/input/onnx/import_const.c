@@ -3,7 +3,9 @@
  *
  * Takes: nodes of those ops. Guarantees: their results are known at import
  * time (static shapes), so they produce no IR until an op consumes them as
- * tensors; ConstantOfShape's shape and Range's bounds must be constants. */
+ * tensors; ConstantOfShape's shape and Range's bounds are constants, or
+ * run-time values the host reads (import_dynamic.c; a float Range's count
+ * is computed by a kernel first). */
 #include <math.h>
 #include <string.h>
 
@@ -199,6 +201,71 @@ static bool range_run_time(oi_ctx *c, oi_node *n, oi_val *const *v) {
   return true;
 }
 
+/* The element count of a float Range, max(ceil((limit - start) / delta),
+ * 0) in f64, as an i64: -1 when it is NaN (delta 0 over an empty span,
+ * a NaN bound) and 2^62 past that, so the host's shape check refuses
+ * both by value. */
+static bool range_count_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  const int32_t from = *(const int32_t *)u, d64 = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
+  const kiln_type *f64 = kiln_type_f64(b->ctx), *i64 = a[3]->type;
+  kiln_value *x[3];
+  for (int i = 0; i < 3; i++) x[i] = oi_convert(b, a[i], from, d64, f64);
+  kiln_value *k = oi_op1(b, KILN_OP_MATH_CEIL, oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, x[1], x[0]), x[2]));
+  kiln_value *zero = oi_scalar(b, f64, 0, 0), *big = oi_scalar(b, f64, 4611686018427387904.0, 0);
+  k = oi_select(b, oi_cmpf(b, OI_F_OGT, k, zero), k, zero);
+  k = oi_select(b, oi_cmpf(b, OI_F_OGT, k, big), big, k);
+  k = kiln_op_result(kiln_build(b, KILN_OP_ARITH_FPTOSI, 1, &k, 1, &i64, NULL), 0);
+  kiln_value *q = oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, x[1], x[0]), x[2]);
+  y[0] = oi_select(b, oi_cmpf(b, OI_F_UNO, q, q), oi_scalar(b, i64, 0, -1), k);
+  return true;
+}
+
+/* start + i * delta in the element type. */
+static bool range_float_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)u;
+  const kiln_type *et = a[0]->type, *i64 = kiln_type_int(b->ctx, 64);
+  kiln_value *i = oi_loop_index(b, 0);
+  i = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &i, 1, &i64, NULL), 0);
+  i = kiln_op_result(kiln_build(b, KILN_OP_ARITH_SITOFP, 1, &i, 1, &et, NULL), 0);
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, a[0], oi_op2(b, KILN_OP_ARITH_MULF, i, a[1]));
+  return true;
+}
+
+/* A float Range whose bounds the graph computes: its count is computed by
+ * a kernel and read by the host once that ran (oi_host_read), then the
+ * values by a second kernel. */
+static bool range_float_run_time(oi_ctx *c, oi_node *n, oi_val *const *v) {
+  kiln_value *ins[3];
+  int32_t dt = v[0]->dtype;
+  for (int i = 0; i < 3; i++) {
+    if (v[i]->type->rank != 0) return oi_invalid(c, "input %d must be a scalar", i);
+    if (v[i]->dtype != dt) return oi_invalid(c, "inputs must share one element type");
+    if (!(ins[i] = oi_ir(c, v[i]))) return false;
+  }
+  if (!oi_host_block(c))
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "bounds computed at run time inside a subgraph decide the output's shape");
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64);
+  const kiln_type *ct = kiln_type_tensor(c->ctx, 0, NULL, i64, NULL);
+  kiln_value *cnt = oi_empty_dims(c, ct, NULL);
+  const kiln_affine_map *m0 = oi_map_dims(c, 0, 0, NULL);
+  const kiln_affine_map *cm[4] = {m0, m0, m0, m0};
+  kiln_op *g = oi_generic(c, 3, ins, 1, &cnt, cm, 0, NULL, range_count_body, &dt);
+  if (!g) return false;
+  kiln_value *k = oi_host_read(c, kiln_op_result(g, 0), 0);
+  int64_t dyn = KILN_DYNAMIC;
+  const kiln_type *t = oi_tensor_type(c, 1, &dyn, dt);
+  oi_check_shape(c, 1, &dyn, &k, t->elem);
+  kiln_value *out = oi_empty_dims(c, t, &k);
+  kiln_value *sd[2] = {ins[0], ins[2]};
+  const kiln_affine_map *maps[3] = {oi_map_dims(c, 1, 0, NULL), oi_map_dims(c, 1, 0, NULL),
+                                    kiln_affine_map_identity(c->ctx, 1)};
+  kiln_op *r = oi_generic(c, 2, sd, 1, &out, maps, 1, NULL, range_float_body, NULL);
+  if (!r) return false;
+  oi_set_out(c, n, 0, kiln_op_result(r, 0), dt);
+  return true;
+}
+
 bool oi_import_range(oi_ctx *c, oi_node *n) {
   static const char *const none[] = {NULL};
   if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, none)) return false;
@@ -207,6 +274,8 @@ bool oi_import_range(oi_ctx *c, oi_node *n) {
   for (int i = 0; i < 3; i++)
     if (!(v[i] = oi_in(c, n, (size_t)i))) return false;
   if (oi_dtype_is_int(v[0]->dtype) && (v[0]->sym || v[1]->sym || v[2]->sym)) return range_run_time(c, n, v);
+  if (oi_dtype_is_float(v[0]->dtype) && (!oi_const(c, v[0]) || !oi_const(c, v[1]) || !oi_const(c, v[2])))
+    return range_float_run_time(c, n, v);
   for (int i = 0; i < 3; i++) {
     if (v[i]->type->rank != 0) return oi_invalid(c, "input %d must be a scalar", i);
     double *d;

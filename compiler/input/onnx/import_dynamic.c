@@ -16,12 +16,14 @@
  *    Unsqueeze with a run-time shape becomes collapse_shape + expand_shape
  *    whose output_shape takes the values (a view after flow).
  * A symbolic value an op reads as data becomes tensor.from_elements.
- * A small integer graph input that an op reads as a shape (Reshape's,
+ * A small integer tensor that an op reads as a shape (Reshape's,
  * Expand's, ConstantOfShape's shape, Tile's repeats, Range's bounds,
- * ReduceSum's axes, Pad's pads, a window's size, ...)
- * becomes symbolic too, its elements read from the data at run time
- * (tensor.extract + index_cast: flow keeps them on the host, hal reads
- * them with hal.buffer_view.load before any dispatch); a shape so decided
+ * ReduceSum's axes, Pad's pads, a window's size, ...), a graph input or
+ * a value the graph computes, becomes symbolic too, its elements read
+ * from the data at run time (tensor.extract + index_cast: flow keeps
+ * them on the host; hal reads them with hal.buffer_view.load, input data
+ * before any dispatch, computed data after waiting for the dispatches
+ * computing it); a shape so decided
  * gets flow.check.shape (no negative dim, no byte count that wraps) and
  * the relations its op relies on get flow.check.dim_eq.
  * Takes: nodes whose inputs may have '?' dims or symbolic values.
@@ -283,8 +285,8 @@ static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y)
 
 /* ---- shapes read from tensor data ---------------------------------------- */
 
-/* Is x an element the host reads from input data (index_cast of
- * tensor.extract, made by sym_from_data)? Its sign and size are unknown. */
+/* Is x an element the host reads from tensor data (index_cast of
+ * tensor.extract, made by oi_host_read)? Its sign and size are unknown. */
 static bool from_data(const kiln_value *x) {
   const kiln_op *d = x ? x->def : NULL;
   return d && d->kind == KILN_OP_ARITH_INDEX_CAST && kiln_op_operand(d, 0)->def &&
@@ -303,31 +305,51 @@ kiln_value *oi_nonzero(oi_ctx *c, kiln_value *x) {
   return ibin(c, KILN_OP_ARITH_MINSI, ax, oi_index(c, 1));
 }
 
-/* Makes v, a run-time integer graph input of at most OI_MAX_RANK * 4
- * elements (rank 0 or 1), symbolic: each element read from its data on
- * the host. Only graph inputs: a computed tensor's data exists only once
- * the commands computing it ran, after the host sized everything. Other
- * values are left as they are (their op then refuses them as before). */
+/* Can the host read t's data (tensor.extract at constant indices)? t is
+ * a graph input or computed in the top-level function the builder is
+ * in: the host then reads input data before any command, and computed
+ * data after waiting for the commands computing it (plan-memory splits
+ * the function's commands there). Not inside a Loop/If body. */
+bool oi_host_block(oi_ctx *c) {
+  kiln_block *blk = c->b.block;
+  kiln_op *owner = blk ? kiln_block_parent_op(blk) : NULL;
+  return owner && owner->kind == KILN_OP_FUNC_FUNC && owner->regions[0].first == blk;
+}
+
+static bool host_readable(oi_ctx *c, kiln_value *t) {
+  if (!oi_host_block(c)) return false;
+  return t->def ? t->def->parent == c->b.block : t->block == c->b.block;
+}
+
+kiln_value *oi_host_read(oi_ctx *c, kiln_value *t, int64_t flat) {
+  const kiln_type *it = kiln_type_index(c->ctx);
+  kiln_value *ops[1 + OI_MAX_RANK];
+  ops[0] = t;
+  for (uint32_t d = t->type->rank; d-- > 0;) {
+    ops[1 + d] = oi_index(c, t->type->shape[d] ? flat % t->type->shape[d] : 0);
+    flat = t->type->shape[d] ? flat / t->type->shape[d] : 0;
+  }
+  kiln_value *x = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT, 1 + t->type->rank, ops, 1,
+                                            &t->type->elem, NULL), 0);
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_ARITH_INDEX_CAST, 1, &x, 1, &it, NULL), 0);
+}
+
+/* The elements of v, a run-time integer tensor (or, with bits, the bits
+ * of a float one) of at most OI_MAX_RANK * 4 elements (rank 0 or 1) that
+ * the host can read (host_readable), as host index values read from its
+ * data; NULL for other values (their op then refuses them as before). */
 static kiln_value **elems_from_data(oi_ctx *c, oi_val *v, bool bits) {
-  if (!v || v->kind != OI_VAL_TENSOR || oi_const(c, v) || !v->v || v->v->def || !v->v->block) return NULL;
-  kiln_op *owner = kiln_block_parent_op(v->v->block);
-  if (!owner || owner->kind != KILN_OP_FUNC_FUNC || owner->regions[0].first != v->v->block) return NULL;
+  if (!v || v->kind != OI_VAL_TENSOR || oi_const(c, v) || !v->v || !host_readable(c, v->v)) return NULL;
   bool ok = bits ? v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT || v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
                  : v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 || v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
   if (!ok || v->type->rank > 1 || oi_has_dyn(v->type) || oi_numel(v->type) > OI_MAX_RANK * 4) return NULL;
   int64_t n = oi_numel(v->type);
   kiln_value **e = kiln_alloc(c->ctx, (size_t)(n + 1) * sizeof *e), *src = v->v;
-  const kiln_type *it = kiln_type_index(c->ctx), *et = v->type->elem;
   if (bits) { /* the same bytes as integers of the element's width */
-    et = kiln_type_int(c->ctx, et->width);
-    const kiln_type *bt = kiln_type_with_elem(c->ctx, v->type, et);
+    const kiln_type *bt = kiln_type_with_elem(c->ctx, v->type, kiln_type_int(c->ctx, v->type->elem->width));
     src = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_BITCAST, 1, &src, 1, &bt, NULL), 0);
   }
-  for (int64_t i = 0; i < n; i++) {
-    kiln_value *ops[2] = {src, oi_index(c, i)};
-    kiln_value *x = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EXTRACT, 1 + v->type->rank, ops, 1, &et, NULL), 0);
-    e[i] = kiln_op_result(kiln_build(&c->b, KILN_OP_ARITH_INDEX_CAST, 1, &x, 1, &it, NULL), 0);
-  }
+  for (int64_t i = 0; i < n; i++) e[i] = oi_host_read(c, src, i);
   return e;
 }
 

@@ -505,6 +505,14 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled);
 kiln_value *oi_ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y);
 /* min(|x|, 1) on host index values: 0 when x is 0, else 1. */
 kiln_value *oi_nonzero(oi_ctx *c, kiln_value *x);
+/* Element `flat` (row-major) of t, a static i32/i64 tensor the function
+ * computes or takes, as a host index value (tensor.extract + index_cast):
+ * plan-memory reads it after the commands computing it ran. Its sign and
+ * size are unknown: check what it sizes (oi_check_shape). */
+kiln_value *oi_host_read(oi_ctx *c, kiln_value *t, int64_t flat);
+/* Is the builder in the top-level function's body (not a Loop/If body),
+ * where the host can read computed data? */
+bool oi_host_block(oi_ctx *c);
 /* flow.check.shape of a result shape decided by run-time data ('?'
  * entries of shape take dyn's values): no negative dim, no byte count
  * that wraps. */

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""e2e: shapes an ONNX model computes at run time. One model (built here
+with python3-onnx) whose Reshape / ConstantOfShape / Expand targets are
+computed by earlier nodes from input data, whose float Range takes its
+bounds at run time, and whose NonZero and Compress outputs are as long as
+the data says, is compiled once and run with several inputs, so the same
+module returns results of different shapes: the host waits for the
+kernels computing a size, reads it (hal.buffer_view.load of a dispatch
+result) and records the rest into a later command buffer. Results are
+compared with numpy. Bad values (a computed size that is negative or
+huge, a Range of NaN length) must fail with a message naming the node
+and the value.
+
+usage: onnx_computed_shapes.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def build(path):
+    import onnx
+    from onnx import TensorProto, helper
+    i64, f32, b = TensorProto.INT64, TensorProto.FLOAT, TensorProto.BOOL
+    vi = helper.make_tensor_value_info
+    one = helper.make_tensor("one", i64, [], [1])
+    two = helper.make_tensor("two", i64, [], [2])
+    half = helper.make_tensor("half", f32, [], [0.5])
+    fzero = helper.make_tensor("fzero", f32, [], [0.0])
+    nodes = [
+        # the targets are computed on the device from input data
+        helper.make_node("Sub", ["shape", "one"], ["s1"], name="sub"),
+        helper.make_node("Reshape", ["x", "s1"], ["r"], name="reshape"),
+        helper.make_node("Mul", ["cshape", "two"], ["c2"], name="mul"),
+        helper.make_node("ConstantOfShape", ["c2"], ["c"], name="fill",
+                         value=helper.make_tensor("v", f32, [1], [2.5])),
+        helper.make_node("Add", ["eshape", "one"], ["e1"], name="add"),
+        helper.make_node("Expand", ["row", "e1"], ["e"], name="expand"),
+        # a float Range whose limit is a cast of input data
+        helper.make_node("Cast", ["n"], ["nf"], name="cast", to=f32),
+        helper.make_node("Range", ["fzero", "nf", "delta"], ["g"], name="range"),
+        # outputs as long as the data says
+        helper.make_node("NonZero", ["z"], ["nz"], name="nonzero"),
+        helper.make_node("Compress", ["x2", "cond"], ["k1"], name="compress", axis=1),
+        helper.make_node("Compress", ["x2", "cond6"], ["k0"], name="compress_flat"),
+        # a size computed from a size read after an earlier wait
+        helper.make_node("Shape", ["nz"], ["nzs"], name="shape_of_nz"),
+        helper.make_node("ConstantOfShape", ["nzs"], ["w"], name="fill_nz",
+                         value=helper.make_tensor("w1", i64, [1], [7])),
+    ]
+    graph = helper.make_graph(
+        nodes, "computed_shapes",
+        [vi("x", f32, [2, 3, 4]), vi("shape", i64, [3]), vi("cshape", i64, [2]), vi("row", f32, [1, 3]),
+         vi("eshape", i64, [2]), vi("n", i64, []), vi("delta", f32, []), vi("z", f32, [3, 4]),
+         vi("x2", f32, [2, 3]), vi("cond", b, [3]), vi("cond6", b, [6])],
+        [vi("r", f32, None), vi("c", f32, None), vi("e", f32, None), vi("g", f32, None),
+         vi("nz", i64, None), vi("k1", f32, None), vi("k0", f32, None), vi("w", i64, None)],
+        initializer=[one, two, half, fzero])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+
+
+def expect(ins):
+    x, shape, cshape, row, eshape, n, delta, z, x2, cond, cond6 = ins
+    nz = np.array(np.nonzero(z), np.int64).reshape(2, -1)
+    return [x.reshape(tuple(int(s) - 1 for s in shape)),
+            np.full(tuple(2 * cshape), 2.5, np.float32),
+            np.broadcast_to(row, np.broadcast_shapes(row.shape, tuple(int(e) + 1 for e in eshape))),
+            np.arange(np.float32(0), np.float32(n), delta, dtype=np.float32),
+            nz, x2[:, cond], x2.reshape(-1)[cond6],
+            np.full(nz.shape, 7, np.int64)]
+
+
+def main(argv):
+    compile_, run, work, device = argv[1:5]
+    if importlib.util.find_spec("onnx") is None:
+        print("skipped: python3-onnx is not installed")
+        return 77
+    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
+    os.makedirs(work, exist_ok=True)
+    build(model)
+    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr)
+        return 1
+    rng = np.random.RandomState(7)
+    x = rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
+    row = rng.uniform(-1, 1, (1, 3)).astype(np.float32)
+    x2 = rng.uniform(-1, 1, (2, 3)).astype(np.float32)
+    a = lambda *v: np.array(v, np.int64)
+    s = lambda v: np.array(v, np.int64)
+    f = lambda v: np.array(v, np.float32)
+    bl = lambda *v: np.array(v, np.bool_)
+    z0 = np.where(rng.uniform(0, 1, (3, 4)) < 0.5, 0, rng.uniform(-2, 2, (3, 4))).astype(np.float32)
+    good = [
+        [x, a(5, 4, 3), a(1, 2), row, a(1, 2), s(5), f(1.0), z0, x2, bl(True, False, True),
+         bl(False, True, True, False, False, True)],
+        [x, a(25, 2, 2), a(0, 3), row, a(4, 0), s(3), f(0.5), np.zeros((3, 4), np.float32), x2,
+         bl(False, False, False), np.zeros(6, np.bool_)],
+        [x, a(2, 13, 3), a(3, 1), row, a(6, 2), s(0), f(-1.0), np.ones((3, 4), np.float32), x2,
+         bl(True, True, True), np.ones(6, np.bool_)],
+        [x, a(3, 5, 4), a(1, 1), row, a(0, 2), s(7), f(0.25), np.full((3, 4), np.nan, np.float32), x2,
+         bl(False, True, False), bl(True, False, False, False, False, False)],
+    ]
+    base = good[0]
+    bad = [  # (input index, value, what the message must say)
+        (1, a(-4, 4, 3), ["node 'reshape", "dimension 0 is -5, must be >= 0"]),
+        (1, a(6, 6, 2), ["node 'reshape", "is 25, must equal 24"]),
+        (2, a(3, -2), ["node 'fill", "dimension 1 is -4, must be >= 0"]),
+        (2, a(1 << 40, 1 << 40), ["node 'fill", "past 2^62 bytes in all"]),
+        (4, a(3, 4), ["node 'expand"]),
+        (6, f(0.0), ["node 'range", "past 2^62 bytes in all"]),  # 5 / 0: infinitely many
+        (6, f(np.nan), ["node 'range", "dimension 0 is -1, must be >= 0"]),  # a NaN count
+    ]
+    passed = failed = 0
+    nout = 8
+
+    def call(tag, ins):
+        argv = [run, "--module=" + module, "--device=" + device]
+        for k, v in enumerate(ins):
+            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
+            np.save(p, v)
+            argv.append("--input=@" + p)
+        for k in range(nout):
+            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
+        print("$ " + " ".join(argv))
+        return subprocess.run(argv, capture_output=True, text=True)
+
+    for k, ins in enumerate(good):
+        want = expect(ins)
+        r = call("good%d" % k, ins)
+        ok = r.returncode == 0
+        for j, w in enumerate(want):
+            if not ok:
+                break
+            got = np.load(os.path.join(work, "good%d_out%d.npy" % (k, j)))
+            ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=0)
+            print("call %d result %d %s: %s" % (k, j, got.shape, "ok" if ok else "MISMATCH, want %s %s" % (w.shape, w)))
+        if not ok:
+            print(r.stderr)
+        passed, failed = passed + ok, failed + (not ok)
+    for k, (i, v, says) in enumerate(bad):
+        ins = list(base)
+        ins[i] = v
+        r = call("bad%d" % k, ins)
+        ok = r.returncode != 0 and all(w in r.stderr for w in says)
+        print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
+        passed, failed = passed + ok, failed + (not ok)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
