@@ -9,8 +9,9 @@
  * flat index of each set element: an exclusive prefix count per element,
  * O(n^2), then position k takes the element whose count is k) and their
  * number, which the host reads once those ran (oi_host_read) to size the
- * output. Otherwise (Unique, NonMaxSuppression, run-time dims, inside a
- * subgraph) the error kind is "dynamic", naming what decides the size. */
+ * output; Unique likewise (see its section). Otherwise (NonMaxSuppression,
+ * run-time dims, inside a subgraph) the error kind is "dynamic", naming
+ * what decides the size. */
 #include "import_internal.h"
 
 typedef struct { kiln_value *x; uint32_t axis; } take_user;
@@ -259,8 +260,217 @@ bool oi_import_nonzero(oi_ctx *c, oi_node *n) {
   return true;
 }
 
-/* Unique and NonMaxSuppression: how many elements / boxes survive is the
- * output's length. */
+/* ---- Unique ---------------------------------------------------------------
+ * x viewed as [A, N, B] (N the axis; no axis: the flattened input, A = B =
+ * 1): slice i is x[:, i, :]. Kernels compute, over pairs of slices:
+ *   eq[i, j]   every element equal;
+ *   dup[i]     some j < i with eq[i, j] (not the first occurrence);
+ *   sorted:    lt[i, j] slice j precedes slice i (at the first element
+ *              where they differ, row-major), rank[i] = #{first j: lt};
+ *   unsorted:  f[i] = the first j with eq[i, j],
+ *              rank[i] = #{first j: j < f[i]};
+ *   their number K = #first, read by the host;
+ *   pos[k]     the first i with rank k (indices), Y the slices at pos,
+ *   inverse = rank, counts[k] = #{i: rank[i] = k}.
+ * O(N^2 A B) work, fine for the axes Unique meets. */
+
+typedef struct { uint32_t a_loop, b_loop; int64_t B; bool isf; } uq_user;
+
+static kiln_value *ext_i64(kiln_builder *b, kiln_value *flag) {
+  const kiln_type *i64 = kiln_type_int(b->ctx, 64);
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_EXTUI, 1, &flag, 1, &i64, NULL), 0);
+}
+
+static kiln_value *elem_eq(kiln_builder *b, bool isf, kiln_value *x, kiln_value *y) {
+  return isf ? oi_cmpf(b, OI_F_OEQ, x, y) : oi_cmpi(b, OI_EQ, x, y);
+}
+
+/* eq[i, j] &= x_i == x_j; first differing flat position: min; loops
+ * (i, j, a, b), outputs eq (init 1) and diff (init A * B) */
+static bool uq_cmp_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  const uq_user *q = u;
+  kiln_value *same = elem_eq(b, q->isf, a[0], a[1]);
+  y[0] = oi_op2(b, KILN_OP_ARITH_ANDI, a[2], ext_i64(b, same));
+  kiln_value *p = oi_op2(b, KILN_OP_ARITH_ADDI,
+                         oi_op2(b, KILN_OP_ARITH_MULI, oi_loop_index_i64(b, q->a_loop), oi_scalar(b, a[3]->type, 0, q->B)),
+                         oi_loop_index_i64(b, q->b_loop));
+  y[1] = oi_select(b, same, a[3], oi_op2(b, KILN_OP_ARITH_MINSI, a[3], p));
+  return true;
+}
+
+/* dup[i] |= j < i && eq[i, j]; f[i] = min j with eq[i, j]; loops (i, j) */
+static bool uq_dup_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)u;
+  kiln_value *i = oi_loop_index_i64(b, 0), *j = oi_loop_index_i64(b, 1);
+  kiln_value *e = oi_cmpi(b, OI_NE, a[0], oi_scalar(b, a[0]->type, 0, 0));
+  y[0] = oi_op2(b, KILN_OP_ARITH_ORI, a[1], ext_i64(b, oi_op2(b, KILN_OP_ARITH_ANDI, e, oi_cmpi(b, OI_SLT, j, i))));
+  y[1] = oi_select(b, e, oi_op2(b, KILN_OP_ARITH_MINSI, a[2], j), a[2]);
+  return true;
+}
+
+typedef struct { kiln_value *x; int64_t A, B; bool isf, isu, sorted; } uq_rank_user;
+
+/* rank[i] += first[j] && (sorted ? slice j < slice i : j < f[i]);
+ * loops (i, j); inputs dup[j], diff[i, j], f[i] */
+static bool uq_rank_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  const uq_rank_user *q = u;
+  const kiln_type *i64 = a[3]->type, *it = kiln_type_index(b->ctx);
+  kiln_value *first = oi_cmpi(b, OI_EQ, a[0], oi_scalar(b, i64, 0, 0));
+  kiln_value *before;
+  if (q->sorted) {
+    /* at the first differing position p = (pa, pb): x[pa, j, pb] < x[pa, i, pb] */
+    kiln_value *M = oi_scalar(b, i64, 0, q->A * q->B);
+    kiln_value *differ = oi_cmpi(b, OI_SLT, a[1], M);
+    kiln_value *p = oi_select(b, differ, a[1], oi_scalar(b, i64, 0, 0));
+    kiln_value *pa = oi_op2(b, KILN_OP_ARITH_DIVSI, p, oi_scalar(b, i64, 0, q->B));
+    kiln_value *pb = oi_op2(b, KILN_OP_ARITH_REMSI, p, oi_scalar(b, i64, 0, q->B));
+    kiln_value *ix[3], *vals[2];
+    ix[0] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &pa, 1, &it, NULL), 0);
+    ix[2] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &pb, 1, &it, NULL), 0);
+    for (int w = 0; w < 2; w++) {
+      ix[1] = oi_loop_index(b, w ? 0 : 1); /* j, then i */
+      kiln_value *ops[4] = {q->x, ix[0], ix[1], ix[2]};
+      vals[w] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 4, ops, 1, &q->x->type->elem, NULL), 0);
+    }
+    kiln_value *less = q->isf ? oi_cmpf(b, OI_F_OLT, vals[0], vals[1])
+                              : oi_cmpi(b, q->isu ? OI_ULT : OI_SLT, vals[0], vals[1]);
+    before = oi_op2(b, KILN_OP_ARITH_ANDI, differ, less);
+  } else {
+    before = oi_cmpi(b, OI_SLT, oi_loop_index_i64(b, 1), a[2]);
+  }
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDI, a[3], ext_i64(b, oi_op2(b, KILN_OP_ARITH_ANDI, first, before)));
+  return true;
+}
+
+/* K += first[i]; loops (i) */
+static bool uq_count_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)u;
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDI, a[1], oi_op2(b, KILN_OP_ARITH_SUBI, oi_scalar(b, a[0]->type, 0, 1), a[0]));
+  return true;
+}
+
+/* pos[k] = the first i with rank k; counts[k] += rank[i] == k;
+ * loops (k, i); inputs dup[i], rank[i] */
+static bool uq_pick_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)u;
+  const kiln_type *i64 = a[2]->type;
+  kiln_value *k = oi_loop_index_i64(b, 0), *i = oi_loop_index_i64(b, 1);
+  kiln_value *hit = oi_cmpi(b, OI_EQ, a[1], k);
+  kiln_value *first = oi_cmpi(b, OI_EQ, a[0], oi_scalar(b, i64, 0, 0));
+  y[0] = oi_select(b, oi_op2(b, KILN_OP_ARITH_ANDI, hit, first), i, a[2]);
+  y[1] = oi_op2(b, KILN_OP_ARITH_ADDI, a[3], ext_i64(b, hit));
+  return true;
+}
+
+/* An i64 tensor filled with v. */
+static kiln_value *filled_i64(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *const *dims, int64_t v) {
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64);
+  const kiln_type *t = kiln_type_tensor(c->ctx, rank, shape, i64, NULL);
+  kiln_value *ops[2] = {oi_scalar(&c->b, i64, 0, v), oi_empty_dims(c, t, dims)};
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_LINALG_FILL, 2, ops, 1, &t, NULL), 0);
+}
+
+bool oi_import_unique(oi_ctx *c, oi_node *n) {
+  static const char *const known[] = {"axis", "sorted", NULL};
+  if (!oi_arity(c, n, 1, 1, 1, 4) || !oi_attrs_only(c, n, known)) return false;
+  oi_val *x = oi_in(c, n, 0);
+  if (!x) return false;
+  int64_t sorted;
+  if (!oi_attr_int(c, n, "sorted", 1, &sorted)) return false;
+  if (!positions_possible(c, x, "input 0")) return false;
+  kiln_value *xv = oi_ir(c, x);
+  if (!xv) return false;
+  uint32_t ax = 0;
+  if (oi_attr(n, "axis")) {
+    int64_t axis;
+    if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_axis(c, axis, x->type->rank, "axis", &ax)) return false;
+  } else {
+    int64_t total = oi_numel(x->type);
+    xv = oi_reshape(c, xv, 1, &total);
+  }
+  const kiln_type *t = xv->type;
+  int64_t A = 1, N = t->shape[ax], B = 1;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    if (d < ax) A *= t->shape[d];
+    if (d > ax) B *= t->shape[d];
+  }
+  if (N > OI_FOLD_MAX || A * B > OI_FOLD_MAX) return oi_unsupported(c, "Unique over %lld slices of %lld elements", (long long)N, (long long)(A * B));
+  int64_t s3[3] = {A, N, B};
+  kiln_value *x3 = oi_reshape(c, xv, 3, s3);
+  bool isf = oi_dtype_is_float(x->dtype);
+  int64_t d0 = 0, d1 = 1, d2[3] = {2, 0, 3}, d3[3] = {2, 1, 3}, d01[2] = {0, 1};
+  /* eq and diff over (i, j, a, b) */
+  int64_t nn[2] = {N, N};
+  /* diff starts past every position (A * B + 1, also keeping the two
+   * inits distinct constants: a shared init would need a copy) */
+  kiln_value *outs[2] = {filled_i64(c, 2, nn, NULL, 1), filled_i64(c, 2, nn, NULL, A * B + 1)};
+  kiln_value *ins[3] = {x3, x3, NULL};
+  const kiln_affine_map *m4[4] = {oi_map_dims(c, 4, 3, d2), oi_map_dims(c, 4, 3, d3), oi_map_dims(c, 4, 2, d01),
+                                  oi_map_dims(c, 4, 2, d01)};
+  const bool red4[4] = {false, false, true, true};
+  uq_user uq = {2, 3, B, isf};
+  kiln_op *g1 = oi_generic(c, 2, ins, 2, outs, m4, 4, red4, uq_cmp_body, &uq);
+  if (!g1) return false;
+  kiln_value *eq = kiln_op_result(g1, 0), *diff = kiln_op_result(g1, 1);
+  /* dup and the first occurrence over (i, j) */
+  kiln_value *outs2[2] = {filled_i64(c, 1, &N, NULL, 0), filled_i64(c, 1, &N, NULL, N)};
+  const kiln_affine_map *m2[3] = {oi_map_dims(c, 2, 2, d01), oi_map_dims(c, 2, 1, &d0), oi_map_dims(c, 2, 1, &d0)};
+  const bool red2[2] = {false, true};
+  kiln_op *g2 = oi_generic(c, 1, &eq, 2, outs2, m2, 2, red2, uq_dup_body, NULL);
+  if (!g2) return false;
+  kiln_value *dup = kiln_op_result(g2, 0), *fst = kiln_op_result(g2, 1);
+  /* rank over (i, j) */
+  kiln_value *rins[3] = {dup, diff, fst}, *rank0 = filled_i64(c, 1, &N, NULL, 0);
+  const kiln_affine_map *mr[4] = {oi_map_dims(c, 2, 1, &d1), oi_map_dims(c, 2, 2, d01), oi_map_dims(c, 2, 1, &d0),
+                                  oi_map_dims(c, 2, 1, &d0)};
+  uq_rank_user ru = {x3, A, B, isf, oi_dtype_is_unsigned(x->dtype), sorted != 0};
+  kiln_op *g3 = oi_generic(c, 3, rins, 1, &rank0, mr, 2, red2, uq_rank_body, &ru);
+  if (!g3) return false;
+  kiln_value *rank = kiln_op_result(g3, 0);
+  /* their number, read by the host */
+  kiln_value *k0 = filled_i64(c, 0, NULL, NULL, 0);
+  const kiln_affine_map *mc[2] = {oi_map_dims(c, 1, 1, &d0), oi_map_dims(c, 1, 0, NULL)};
+  const bool red1[1] = {true};
+  kiln_op *g4 = oi_generic(c, 1, &dup, 1, &k0, mc, 1, red1, uq_count_body, NULL);
+  if (!g4) return false;
+  kiln_value *k = oi_host_read(c, kiln_op_result(g4, 0), 0);
+  int64_t dyn = KILN_DYNAMIC;
+  kiln_value *dv[OI_MAX_RANK] = {0};
+  dv[0] = k;
+  oi_check_shape(c, 1, &dyn, dv, kiln_type_int(c->ctx, 64));
+  /* positions and counts over (k, i) */
+  /* distinct inits (-1 is overwritten: every rank below K has its first) */
+  kiln_value *outs5[2] = {filled_i64(c, 1, &dyn, &k, -1), filled_i64(c, 1, &dyn, &k, 0)};
+  kiln_value *pins[2] = {dup, rank};
+  const kiln_affine_map *mp[4] = {oi_map_dims(c, 2, 1, &d1), oi_map_dims(c, 2, 1, &d1), oi_map_dims(c, 2, 1, &d0),
+                                  oi_map_dims(c, 2, 1, &d0)};
+  kiln_op *g5 = oi_generic(c, 2, pins, 2, outs5, mp, 2, red2, uq_pick_body, NULL);
+  if (!g5) return false;
+  kiln_value *pos = kiln_op_result(g5, 0);
+  /* Y: the slices at pos */
+  int64_t shape[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) shape[d] = d == ax ? KILN_DYNAMIC : t->shape[d];
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
+  kiln_value *ydv[OI_MAX_RANK] = {0};
+  ydv[ax] = k;
+  oi_check_shape(c, t->rank, shape, ydv, rt->elem);
+  kiln_value *yo = oi_empty_dims(c, rt, &k);
+  int64_t ad = ax;
+  const kiln_affine_map *my[2] = {oi_map_dims(c, t->rank, 1, &ad), kiln_affine_map_identity(c->ctx, t->rank)};
+  take_user tu = {xv, ax};
+  kiln_op *g6 = oi_generic(c, 1, &pos, 1, &yo, my, t->rank, NULL, take_body, &tu);
+  if (!g6) return false;
+  const int32_t I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  oi_set_out(c, n, 0, kiln_op_result(g6, 0), x->dtype);
+  oi_set_out(c, n, 1, pos, I64);
+  oi_set_out(c, n, 2, rank, I64);
+  oi_set_out(c, n, 3, kiln_op_result(g5, 1), I64);
+  return true;
+}
+
+/* NonMaxSuppression: how many boxes survive is the output's length. */
 bool oi_import_data_sized(oi_ctx *c, oi_node *n) {
   return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
                  "the output's length depends on the input values (%s); dynamic shapes are needed", n->op_type);

@@ -2,8 +2,8 @@
 """e2e: shapes an ONNX model computes at run time. One model (built here
 with python3-onnx) whose Reshape / ConstantOfShape / Expand targets are
 computed by earlier nodes from input data, whose float Range takes its
-bounds at run time, and whose NonZero and Compress outputs are as long as
-the data says, is compiled once and run with several inputs, so the same
+bounds at run time, and whose NonZero, Compress and Unique outputs are as
+long as the data says, is compiled once and run with several inputs, so the same
 module returns results of different shapes: the host waits for the
 kernels computing a size, reads it (hal.buffer_view.load of a dispatch
 result) and records the rest into a later command buffer. Results are
@@ -51,27 +51,54 @@ def build(path):
         helper.make_node("Shape", ["nz"], ["nzs"], name="shape_of_nz"),
         helper.make_node("ConstantOfShape", ["nzs"], ["w"], name="fill_nz",
                          value=helper.make_tensor("w1", i64, [1], [7])),
+        # Unique: sorted over the flattened input, and first-seen order of
+        # the columns of a matrix
+        helper.make_node("Unique", ["uq"], ["uy", "ui", "uv", "uc"], name="unique"),
+        helper.make_node("Unique", ["uq2"], ["vy", "vi", "vv", "vc"], name="unique_cols", axis=1, sorted=0),
     ]
     graph = helper.make_graph(
         nodes, "computed_shapes",
         [vi("x", f32, [2, 3, 4]), vi("shape", i64, [3]), vi("cshape", i64, [2]), vi("row", f32, [1, 3]),
          vi("eshape", i64, [2]), vi("n", i64, []), vi("delta", f32, []), vi("z", f32, [3, 4]),
-         vi("x2", f32, [2, 3]), vi("cond", b, [3]), vi("cond6", b, [6])],
+         vi("x2", f32, [2, 3]), vi("cond", b, [3]), vi("cond6", b, [6]), vi("uq", f32, [2, 4]),
+         vi("uq2", i64, [2, 5])],
         [vi("r", f32, None), vi("c", f32, None), vi("e", f32, None), vi("g", f32, None),
-         vi("nz", i64, None), vi("k1", f32, None), vi("k0", f32, None), vi("w", i64, None)],
+         vi("nz", i64, None), vi("k1", f32, None), vi("k0", f32, None), vi("w", i64, None),
+         vi("uy", f32, None), vi("ui", i64, None), vi("uv", i64, None), vi("uc", i64, None),
+         vi("vy", i64, None), vi("vi", i64, None), vi("vv", i64, None), vi("vc", i64, None)],
         initializer=[one, two, half, fzero])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
 
 
+def unique_cols(m):
+    """ONNX Unique along axis 1, sorted=0: columns in first-seen order."""
+    seen, first, inverse, counts = [], [], [], []
+    for i in range(m.shape[1]):
+        col = m[:, i]
+        k = next((j for j, c in enumerate(seen) if np.array_equal(c, col)), None)
+        if k is None:
+            k = len(seen)
+            seen.append(col)
+            first.append(i)
+            counts.append(0)
+        counts[k] += 1
+        inverse.append(k)
+    y = np.stack(seen, 1) if seen else m[:, :0]
+    i64 = lambda v: np.array(v, np.int64)
+    return [y, i64(first), i64(inverse), i64(counts)]
+
+
 def expect(ins):
-    x, shape, cshape, row, eshape, n, delta, z, x2, cond, cond6 = ins
+    x, shape, cshape, row, eshape, n, delta, z, x2, cond, cond6, uq, uq2 = ins
     nz = np.array(np.nonzero(z), np.int64).reshape(2, -1)
+    uy, ui, uv, uc = np.unique(uq.reshape(-1), return_index=True, return_inverse=True, return_counts=True)
     return [x.reshape(tuple(int(s) - 1 for s in shape)),
             np.full(tuple(2 * cshape), 2.5, np.float32),
             np.broadcast_to(row, np.broadcast_shapes(row.shape, tuple(int(e) + 1 for e in eshape))),
             np.arange(np.float32(0), np.float32(n), delta, dtype=np.float32),
             nz, x2[:, cond], x2.reshape(-1)[cond6],
-            np.full(nz.shape, 7, np.int64)]
+            np.full(nz.shape, 7, np.int64),
+            uy, ui.astype(np.int64), uv.astype(np.int64), uc.astype(np.int64)] + unique_cols(uq2)
 
 
 def main(argv):
@@ -95,15 +122,18 @@ def main(argv):
     f = lambda v: np.array(v, np.float32)
     bl = lambda *v: np.array(v, np.bool_)
     z0 = np.where(rng.uniform(0, 1, (3, 4)) < 0.5, 0, rng.uniform(-2, 2, (3, 4))).astype(np.float32)
+    u1 = np.array([[2, 1, 1, 3], [4, 3, -1, 2]], np.float32)
+    c1 = np.array([[1, 2, 1, 3, 2], [0, 5, 0, 4, 5]], np.int64)
     good = [
         [x, a(5, 4, 3), a(1, 2), row, a(1, 2), s(5), f(1.0), z0, x2, bl(True, False, True),
-         bl(False, True, True, False, False, True)],
+         bl(False, True, True, False, False, True), u1, c1],
         [x, a(25, 2, 2), a(0, 3), row, a(4, 0), s(3), f(0.5), np.zeros((3, 4), np.float32), x2,
-         bl(False, False, False), np.zeros(6, np.bool_)],
+         bl(False, False, False), np.zeros(6, np.bool_), np.full((2, 4), 7, np.float32), np.zeros((2, 5), np.int64)],
         [x, a(2, 13, 3), a(3, 1), row, a(6, 2), s(0), f(-1.0), np.ones((3, 4), np.float32), x2,
-         bl(True, True, True), np.ones(6, np.bool_)],
+         bl(True, True, True), np.ones(6, np.bool_), np.arange(8, 0, -1, dtype=np.float32).reshape(2, 4),
+         np.arange(10, dtype=np.int64).reshape(2, 5)],
         [x, a(3, 5, 4), a(1, 1), row, a(0, 2), s(7), f(0.25), np.full((3, 4), np.nan, np.float32), x2,
-         bl(False, True, False), bl(True, False, False, False, False, False)],
+         bl(False, True, False), bl(True, False, False, False, False, False), -u1, c1[::-1].copy()],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -116,7 +146,7 @@ def main(argv):
         (6, f(np.nan), ["node 'range", "dimension 0 is -1, must be >= 0"]),  # a NaN count
     ]
     passed = failed = 0
-    nout = 8
+    nout = 16
 
     def call(tag, ins):
         argv = [run, "--module=" + module, "--device=" + device]
