@@ -29,6 +29,19 @@ static bool take_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* The node's `axis` (normalized into *ax), or without one the input
+ * flattened (*xv reshaped to 1-D, axis 0). */
+static bool axis_or_flat(oi_ctx *c, oi_node *n, oi_val *x, kiln_value **xv, uint32_t *ax) {
+  *ax = 0;
+  if (oi_attr(n, "axis")) {
+    int64_t axis;
+    return oi_attr_int(c, n, "axis", 0, &axis) && oi_axis(c, axis, x->type->rank, "axis", ax);
+  }
+  int64_t total = oi_numel(x->type);
+  *xv = oi_reshape(c, *xv, 1, &total);
+  return *xv != NULL;
+}
+
 /* ---- kept positions of a run-time tensor --------------------------------- */
 
 typedef struct { bool isf; } nz_user;
@@ -110,6 +123,24 @@ static bool positions_possible(oi_ctx *c, oi_val *x, const char *what) {
   return true;
 }
 
+/* x (static shape) with axis ax replaced by the k run-time positions idx
+ * (tensor<?xi64>, k its host length): out[.., j, ..] = x[.., idx[j], ..]. */
+static kiln_value *gather_positions(oi_ctx *c, kiln_value *x, uint32_t ax, kiln_value *idx, kiln_value *k) {
+  const kiln_type *t = x->type;
+  int64_t shape[OI_MAX_RANK];
+  for (uint32_t d = 0; d < t->rank; d++) shape[d] = d == ax ? KILN_DYNAMIC : t->shape[d];
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
+  kiln_value *dv[OI_MAX_RANK] = {0};
+  dv[ax] = k;
+  oi_check_shape(c, t->rank, shape, dv, rt->elem);
+  kiln_value *out = oi_empty_dims(c, rt, &k);
+  int64_t ad = ax;
+  const kiln_affine_map *maps[2] = {oi_map_dims(c, t->rank, 1, &ad), kiln_affine_map_identity(c->ctx, t->rank)};
+  take_user tu = {x, ax};
+  kiln_op *g = oi_generic(c, 1, &idx, 1, &out, maps, t->rank, NULL, take_body, &tu);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
 /* Compress with a run-time condition: the kept positions of the
  * condition's first min(len, axis size) entries, then a gather. */
 static bool compress_run_time(oi_ctx *c, oi_node *n, oi_val *x, kiln_value *xv, oi_val *cv, uint32_t ax) {
@@ -124,20 +155,9 @@ static bool compress_run_time(oi_ctx *c, oi_node *n, oi_val *x, kiln_value *xv, 
                       (long long)t->shape[ax]);
   kiln_value *k;
   kiln_value *idx = kept_positions(c, cond, false, &k);
-  if (!idx) return false;
-  int64_t shape[OI_MAX_RANK];
-  for (uint32_t d = 0; d < t->rank; d++) shape[d] = d == ax ? KILN_DYNAMIC : t->shape[d];
-  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
-  kiln_value *dv[OI_MAX_RANK] = {0};
-  dv[ax] = k;
-  oi_check_shape(c, t->rank, shape, dv, rt->elem);
-  kiln_value *out = oi_empty_dims(c, rt, &k);
-  int64_t ad = ax;
-  const kiln_affine_map *maps[2] = {oi_map_dims(c, t->rank, 1, &ad), kiln_affine_map_identity(c->ctx, t->rank)};
-  take_user tu = {xv, ax};
-  kiln_op *g = oi_generic(c, 1, &idx, 1, &out, maps, t->rank, NULL, take_body, &tu);
-  if (!g) return false;
-  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  kiln_value *out = idx ? gather_positions(c, xv, ax, idx, k) : NULL;
+  if (!out) return false;
+  oi_set_out(c, n, 0, out, x->dtype);
   return true;
 }
 
@@ -150,13 +170,7 @@ bool oi_import_compress(oi_ctx *c, oi_node *n) {
   kiln_value *xv = oi_ir(c, x);
   if (!xv) return false;
   uint32_t ax = 0;
-  if (oi_attr(n, "axis")) {
-    int64_t axis;
-    if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_axis(c, axis, x->type->rank, "axis", &ax)) return false;
-  } else { /* no axis: the flattened input */
-    int64_t total = oi_numel(x->type);
-    xv = oi_reshape(c, xv, 1, &total);
-  }
+  if (!axis_or_flat(c, n, x, &xv, &ax)) return false;
   if (!oi_const(c, cv)) return compress_run_time(c, n, x, xv, cv, ax);
   int64_t *keep, cnt;
   if (!oi_const_ints(c, cv, "input 1 (condition)", &keep, &cnt)) return false;
@@ -383,13 +397,7 @@ bool oi_import_unique(oi_ctx *c, oi_node *n) {
   kiln_value *xv = oi_ir(c, x);
   if (!xv) return false;
   uint32_t ax = 0;
-  if (oi_attr(n, "axis")) {
-    int64_t axis;
-    if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_axis(c, axis, x->type->rank, "axis", &ax)) return false;
-  } else {
-    int64_t total = oi_numel(x->type);
-    xv = oi_reshape(c, xv, 1, &total);
-  }
+  if (!axis_or_flat(c, n, x, &xv, &ax)) return false;
   const kiln_type *t = xv->type;
   int64_t A = 1, N = t->shape[ax], B = 1;
   for (uint32_t d = 0; d < t->rank; d++) {
@@ -450,20 +458,10 @@ bool oi_import_unique(oi_ctx *c, oi_node *n) {
   if (!g5) return false;
   kiln_value *pos = kiln_op_result(g5, 0);
   /* Y: the slices at pos */
-  int64_t shape[OI_MAX_RANK];
-  for (uint32_t d = 0; d < t->rank; d++) shape[d] = d == ax ? KILN_DYNAMIC : t->shape[d];
-  const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
-  kiln_value *ydv[OI_MAX_RANK] = {0};
-  ydv[ax] = k;
-  oi_check_shape(c, t->rank, shape, ydv, rt->elem);
-  kiln_value *yo = oi_empty_dims(c, rt, &k);
-  int64_t ad = ax;
-  const kiln_affine_map *my[2] = {oi_map_dims(c, t->rank, 1, &ad), kiln_affine_map_identity(c->ctx, t->rank)};
-  take_user tu = {xv, ax};
-  kiln_op *g6 = oi_generic(c, 1, &pos, 1, &yo, my, t->rank, NULL, take_body, &tu);
-  if (!g6) return false;
+  kiln_value *y = gather_positions(c, xv, ax, pos, k);
+  if (!y) return false;
   const int32_t I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
-  oi_set_out(c, n, 0, kiln_op_result(g6, 0), x->dtype);
+  oi_set_out(c, n, 0, y, x->dtype);
   oi_set_out(c, n, 1, pos, I64);
   oi_set_out(c, n, 2, rank, I64);
   oi_set_out(c, n, 3, kiln_op_result(g5, 1), I64);
