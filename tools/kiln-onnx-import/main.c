@@ -12,19 +12,12 @@
 #include "ir.h"
 #include "kiln_onnx.h"
 #include "onnx_import.h"
+#include "tool_report.h"
 #include "tool_version.h"
 
 static int usage(void) {
   fprintf(stderr, "usage: kiln-onnx-import MODEL.onnx [-o OUT.mlir] [--generic]\n");
   return 2;
-}
-
-/* Prints a load or import error (kiln_onnx_error: "MODEL: onnx: KIND:
- * ...") and frees it; the exit status for one. */
-static int report(kiln_error *e) {
-  fprintf(stderr, "%s\n", kiln_error_message(e));
-  kiln_error_free(e);
-  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -41,12 +34,13 @@ int main(int argc, char **argv) {
   if (!in) return usage();
   kiln_onnx_status st;
   kiln_onnx_model *model;
-  if (!kiln_onnx_model_load_file(in, &model, &st)) return report(kiln_onnx_error(in, &st));
+  if (!kiln_onnx_model_load_file(in, &model, &st))
+    return kiln_tool_report(kiln_onnx_error(in, &st));
   kiln_context *ctx = kiln_context_create();
   kiln_op *module;
   int rc = 0;
   if (!kiln_onnx_import(ctx, model, &module, &st)) {
-    rc = report(kiln_onnx_error(in, &st));
+    rc = kiln_tool_report(kiln_onnx_error(in, &st));
   } else if (!kiln_verify(module)) {
     fprintf(stderr, "%s: the imported module does not verify\n", in);
     kiln_print_op(stderr, module, KILN_PRINT_GENERIC);

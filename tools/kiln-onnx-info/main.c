@@ -19,14 +19,8 @@
 #include <string.h>
 
 #include "kiln_onnx.h"
+#include "tool_report.h"
 #include "tool_version.h"
-
-/* Prints a load error and frees it; the exit status for one. */
-static int report(kiln_error *e) {
-  fprintf(stderr, "%s\n", kiln_error_message(e));
-  kiln_error_free(e);
-  return 1;
-}
 
 static void print_type(const Onnx__TypeProto *t);
 
@@ -179,10 +173,12 @@ static int print_model(const char *path, bool validate, bool list_inits) {
   kiln_onnx_status st;
   const char *invalid = NULL;
   if (validate) {
-    if (!kiln_onnx_model_load_file(path, &m, &st)) return report(kiln_onnx_error(path, &st));
+    if (!kiln_onnx_model_load_file(path, &m, &st))
+      return kiln_tool_report(kiln_onnx_error(path, &st));
   } else {
     /* Decode alone, then report validation without stopping. */
-    if (!kiln_onnx_model_decode_file(path, &m, &st)) return report(kiln_onnx_error(path, &st));
+    if (!kiln_onnx_model_decode_file(path, &m, &st))
+      return kiln_tool_report(kiln_onnx_error(path, &st));
     if (!kiln_onnx_model_validate(m, &st)) invalid = st.message;
   }
   const Onnx__ModelProto *mp = kiln_onnx_model_proto(m);
@@ -303,7 +299,8 @@ static int print_value(const char *path, const char *kind_name) {
   }
   kiln_onnx_value *v;
   kiln_onnx_status st;
-  if (!kiln_onnx_value_load_file(path, kind, &v, &st)) return report(kiln_onnx_error(path, &st));
+  if (!kiln_onnx_value_load_file(path, kind, &v, &st))
+    return kiln_tool_report(kiln_onnx_error(path, &st));
   const ProtobufCMessage *m = kiln_onnx_value_message(v);
   if (kind == KILN_ONNX_VALUE_TENSOR) {
     const Onnx__TensorProto *t = kiln_onnx_value_tensor(v);
