@@ -641,14 +641,16 @@ kiln_error *kiln_verify_input(kiln_op *op, const char *pass);
 bool kiln_op_emit_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* The error a pass returns about op: "file:line:col: 'name' op message"
- * (the location left out when unknown), the one form every stage uses. */
+ * (the location left out when unknown), the one form every stage uses.
+ * Also emits it as an error diagnostic of op's context (with the source
+ * line and caret), so the context's diagnostics hold every failure. */
 kiln_error *kiln_op_error(const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 kiln_error *kiln_op_verror(const kiln_op *op, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 /* For passes whose helpers return bool: records kiln_op_error(op, ...) in
  * *first unless it already holds one (the first cause is the one to
- * report) and returns false, so a helper can `return kiln_op_fail(...)`
+ * report, and the only one emitted) and returns false, so a helper can `return kiln_op_fail(...)`
  * and the pass return *first. */
 bool kiln_op_fail(kiln_error **first, const kiln_op *op, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

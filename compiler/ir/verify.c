@@ -11,6 +11,10 @@
 kiln_error *kiln_op_verror(const kiln_op *op, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
+  /* The diagnostic too, so the caret and the source line reach whoever
+   * reads the context's diagnostics (stderr, a handler,
+   * --verify-diagnostics), not only the caller that gets the error. */
+  kiln_emit_error(kiln_op_context(op), op->loc, "'%s' op %s", op->name, msg);
   if (op->loc.file)
     return kiln_error_new("%s:%u:%u: '%s' op %s", op->loc.file, op->loc.line, op->loc.col,
                           op->name, msg);

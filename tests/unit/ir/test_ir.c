@@ -321,23 +321,71 @@ START_TEST(named_op_bodies) {
 }
 END_TEST
 
+/* A pass that fails on the first arith.addf it finds, through
+ * kiln_op_error like every pass. */
+static kiln_error *test_fail_pass(kiln_op *module, void *user) {
+  (void)user;
+  kiln_op *f = kiln_module_body(module)->first;
+  for (kiln_op *op = kiln_op_region(f, 0)->first->first; op; op = op->next)
+    if (op->kind == KILN_OP_ARITH_ADDF) return kiln_op_error(op, "is refused by %s", "test-fail");
+  return NULL;
+}
+
 /* kiln_op_error: the one form of a pass's error about an op, located when
- * the op's place is known. */
+ * the op's place is known; it is also the context's error diagnostic
+ * (source line and caret), and a failing pass's op reaches both the error
+ * the pass manager returns and the diagnostics. */
 START_TEST(op_errors_name_op_and_place) {
+  capture cap = {{0}, 0};
+  kiln_context_set_diag_handler(ctx, capture_diag, &cap);
   const char *src =
       "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
       "  %0 = arith.addf %a, %a : tensor<4xf32>\n"
       "  return %0 : tensor<4xf32>\n}\n";
   kiln_op *m = kiln_parse_source(ctx, "add.mlir", src, strlen(src));
   ck_assert_ptr_nonnull(m);
+  const unsigned before = kiln_context_error_count(ctx);
   kiln_op *add = kiln_op_region(kiln_module_body(m)->first, 0)->first->first;
   kiln_error *e = kiln_op_error(add, "has %d problems", 2);
   ck_assert_str_eq(kiln_error_message(e), "add.mlir:2:8: 'arith.addf' op has 2 problems");
   kiln_error_free(e);
+  ck_assert_uint_eq(kiln_context_error_count(ctx), before + 1);
+  ck_assert_str_eq(kiln_context_error_text(ctx, before), "add.mlir:2:8: 'arith.addf' op has 2 problems");
+  ck_assert_str_eq(cap.text, "add.mlir:2:8: error: 'arith.addf' op has 2 problems\n"
+                             "  %0 = arith.addf %a, %a : tensor<4xf32>\n"
+                             "       ^\n");
+
+  /* through the pass manager: the error names the pass and the op's place,
+   * the diagnostic carries the same place */
+  cap.len = 0, cap.text[0] = 0;
+  kiln_pass_info fail = {"test-fail", "fails on addf", test_fail_pass, NULL, KILN_PASS_MODULE};
+  kiln_pass_register(&fail);
+  kiln_pass_manager *pm = kiln_pm_create(ctx);
+  ck_assert_ptr_null(kiln_pm_add_pass(pm, "test-fail"));
+  e = kiln_pm_run(pm, m);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_str_eq(kiln_error_message(e),
+                   "pass 'test-fail' failed: add.mlir:2:8: 'arith.addf' op is refused by test-fail");
+  kiln_error_free(e);
+  kiln_pm_destroy(pm);
+  ck_assert_ptr_nonnull(strstr(cap.text, "add.mlir:2:8: error: 'arith.addf' op is refused by test-fail\n"));
+  ck_assert_uint_eq(kiln_context_error_count(ctx), before + 2);
+
+  /* kiln_op_fail keeps and emits only the first cause */
+  cap.len = 0, cap.text[0] = 0;
+  kiln_error *first = NULL;
+  ck_assert(!kiln_op_fail(&first, add, "first"));
+  ck_assert(!kiln_op_fail(&first, add, "second"));
+  ck_assert_str_eq(kiln_error_message(first), "add.mlir:2:8: 'arith.addf' op first");
+  kiln_error_free(first);
+  ck_assert_ptr_null(strstr(cap.text, "second"));
+  ck_assert_uint_eq(kiln_context_error_count(ctx), before + 3);
+
   add->loc.file = NULL;
   e = kiln_op_error(add, "is unplaced");
   ck_assert_str_eq(kiln_error_message(e), "'arith.addf' op is unplaced");
   kiln_error_free(e);
+  ck_assert_str_eq(kiln_context_error_text(ctx, before + 3), "<unknown>: 'arith.addf' op is unplaced");
   ck_assert_str_eq(kiln_error_message(NULL), "ok");
 }
 END_TEST
