@@ -6,20 +6,16 @@
 
 #include "flow.h"
 
-/* The top-level func.func ops of the module (host functions), in order;
- * *n receives the count. Arena memory. */
-kiln_op **fl_host_funcs(kiln_op *module, uint32_t *n);
-kiln_block *fl_func_body(kiln_op *func); /* entry block or NULL */
 /* The walks most flow passes make, after fl_require_valid(module, pass)
  * (whose error they return): fn on each host function that has a body
- * (with its entry block; the first error fn returns ends the walk and is
- * returned), on each entry block, or on each op of it in order. For ops,
- * *next is the op's next as it was before fn ran; fn may move it (past
- * ops it rewrote or erased) and the walk goes on from there. */
-typedef kiln_error *(*fl_func_fn)(kiln_context *ctx, kiln_op *func, kiln_block *body, void *user);
+ * (kiln_each_func: with its entry block; the first error fn returns ends
+ * the walk and is returned), on each entry block, or on each op of it in
+ * order. For ops, *next is the op's next as it was before fn ran; fn may
+ * move it (past ops it rewrote or erased) and the walk goes on from
+ * there. */
 typedef void (*fl_body_fn)(kiln_context *ctx, kiln_block *body, void *user);
 typedef void (*fl_op_fn)(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user);
-kiln_error *fl_each_host_func(kiln_op *module, const char *pass, fl_func_fn fn, void *user);
+kiln_error *fl_each_host_func(kiln_op *module, const char *pass, kiln_func_fn fn, void *user);
 kiln_error *fl_each_host_body(kiln_op *module, const char *pass, fl_body_fn fn, void *user);
 kiln_error *fl_each_host_op(kiln_op *module, const char *pass, fl_op_fn fn, void *user);
 

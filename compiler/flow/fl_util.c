@@ -4,35 +4,9 @@
 
 #include <string.h>
 
-kiln_op **fl_host_funcs(kiln_op *module, uint32_t *n) {
-  kiln_context *ctx = kiln_op_context(module);
-  kiln_block *body = kiln_module_body(module);
-  uint32_t count = 0;
-  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
-    if (o->kind == KILN_OP_FUNC_FUNC) count++;
-  kiln_op **v = kiln_alloc(ctx, (count + 1) * sizeof *v);
-  count = 0;
-  for (kiln_op *o = body ? body->first : NULL; o; o = o->next)
-    if (o->kind == KILN_OP_FUNC_FUNC) v[count++] = o;
-  *n = count;
-  return v;
-}
-
-kiln_block *fl_func_body(kiln_op *func) {
-  return func->num_regions ? func->regions[0].first : NULL;
-}
-
-kiln_error *fl_each_host_func(kiln_op *module, const char *pass, fl_func_fn fn, void *user) {
+kiln_error *fl_each_host_func(kiln_op *module, const char *pass, kiln_func_fn fn, void *user) {
   kiln_error *err = fl_require_valid(module, pass);
-  if (err) return err;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf && !err; f++) {
-    kiln_block *body = fl_func_body(funcs[f]);
-    if (body) err = fn(ctx, funcs[f], body, user);
-  }
-  return err;
+  return err ? err : kiln_each_func(module, fn, user);
 }
 
 typedef struct each_body {

@@ -73,6 +73,17 @@ static bool has_callers(kiln_op *module, const char *name) {
   return false;
 }
 
+/* A private function nobody calls any more goes. */
+static kiln_error *erase_if_uncalled(kiln_context *ctx, kiln_op *func, kiln_block *body, void *module) {
+  (void)ctx, (void)body;
+  const kiln_attr *vis = kiln_op_get_attr(func, "sym_visibility");
+  const char *name = kiln_symbol_name(func);
+  if (vis && vis->kind == KILN_ATTR_STRING && strcmp(vis->str, "private") == 0 && name &&
+      !has_callers(module, name))
+    kiln_op_erase(func);
+  return NULL;
+}
+
 kiln_error *kiln_flow_pass_inline_calls(kiln_op *module, void *user) {
   (void)user;
   kiln_error *valid = fl_require_valid(module, "inline-calls");
@@ -88,15 +99,5 @@ kiln_error *kiln_flow_pass_inline_calls(kiln_op *module, void *user) {
       return kiln_op_error(s.calls[0], "calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
     }
   }
-  /* private functions nobody calls any more */
-  uint32_t nf;
-  kiln_op **funcs = fl_host_funcs(module, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    const kiln_attr *vis = kiln_op_get_attr(funcs[f], "sym_visibility");
-    const char *name = kiln_symbol_name(funcs[f]);
-    if (vis && vis->kind == KILN_ATTR_STRING && strcmp(vis->str, "private") == 0 && name &&
-        funcs[f]->regions[0].first && !has_callers(module, name))
-      kiln_op_erase(funcs[f]);
-  }
-  return NULL;
+  return kiln_each_func(module, erase_if_uncalled, module);
 }

@@ -796,22 +796,14 @@ static kiln_error *bufferize(kiln_context *ctx, kiln_op *kernel) {
   return NULL;
 }
 
+static kiln_error *bufferize_variant(kiln_context *ctx, kiln_op *executable, kiln_op *variant,
+                                     void *user) {
+  (void)executable, (void)user;
+  kiln_op *kernel = hl_variant_kernel(variant);
+  return kernel ? bufferize(ctx, kernel) : NULL;
+}
+
 kiln_error *kiln_hal_pass_bufferize_kernels(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = hl_require_valid(module, "bufferize-kernels");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t ne;
-  kiln_op **exes = hl_module_ops(module, KILN_OP_HAL_EXECUTABLE, &ne);
-  for (uint32_t x = 0; x < ne; x++) {
-    kiln_block *eb = exes[x]->regions[0].first;
-    for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
-      if (var->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
-      kiln_op *kernel = hl_variant_kernel(var);
-      if (!kernel) continue;
-      kiln_error *e = bufferize(ctx, kernel);
-      if (e) return e;
-    }
-  }
-  return NULL;
+  return hl_each_variant(module, "bufferize-kernels", bufferize_variant, NULL);
 }

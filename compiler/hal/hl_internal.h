@@ -15,6 +15,16 @@ kiln_error *hl_targets(kiln_op *module, const char ***out, uint32_t *n);
 /* Verifies module before a pass rewrites it (see fl_require_valid). */
 kiln_error *hl_require_valid(kiln_op *module, const char *pass);
 
+/* The walks the hal passes make, after hl_require_valid(module, pass)
+ * (whose error they return): fn on each host function that has a body
+ * (kiln_each_func), or on each hal.executable.variant of each top-level
+ * hal.executable, in order, with its executable. The first error fn
+ * returns ends the walk and is returned. */
+kiln_error *hl_each_func(kiln_op *module, const char *pass, kiln_func_fn fn, void *user);
+typedef kiln_error *(*hl_variant_fn)(kiln_context *ctx, kiln_op *executable, kiln_op *variant,
+                                     void *user);
+kiln_error *hl_each_variant(kiln_op *module, const char *pass, hl_variant_fn fn, void *user);
+
 /* Top-level ops of the module of the given kind, in order (arena). */
 kiln_op **hl_module_ops(kiln_op *module, kiln_op_kind kind, uint32_t *n);
 /* The kernel func.func of a variant (inside its builtin.module). */

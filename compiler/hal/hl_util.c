@@ -17,6 +17,25 @@ kiln_op **hl_module_ops(kiln_op *module, kiln_op_kind kind, uint32_t *n) {
   return v;
 }
 
+kiln_error *hl_each_func(kiln_op *module, const char *pass, kiln_func_fn fn, void *user) {
+  kiln_error *err = hl_require_valid(module, pass);
+  return err ? err : kiln_each_func(module, fn, user);
+}
+
+kiln_error *hl_each_variant(kiln_op *module, const char *pass, hl_variant_fn fn, void *user) {
+  kiln_error *err = hl_require_valid(module, pass);
+  if (err) return err;
+  kiln_context *ctx = kiln_op_context(module);
+  uint32_t ne;
+  kiln_op **exes = hl_module_ops(module, KILN_OP_HAL_EXECUTABLE, &ne);
+  for (uint32_t x = 0; x < ne && !err; x++) {
+    kiln_block *eb = exes[x]->regions[0].first;
+    for (kiln_op *var = eb ? eb->first : NULL; var && !err; var = var->next)
+      if (var->kind == KILN_OP_HAL_EXECUTABLE_VARIANT) err = fn(ctx, exes[x], var, user);
+  }
+  return err;
+}
+
 kiln_op *hl_variant_kernel(kiln_op *variant) {
   kiln_block *b = variant->regions[0].first;
   for (kiln_op *o = b ? b->first : NULL; o; o = o->next) {

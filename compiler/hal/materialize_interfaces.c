@@ -31,59 +31,53 @@ static const kiln_attr *find_workload(kiln_op *module, const char *exe) {
   return NULL;
 }
 
+/* One variant: its export op, unless it has one. */
+static kiln_error *materialize(kiln_context *ctx, kiln_op *executable, kiln_op *var, void *module) {
+  const char *ename = kiln_symbol_name(executable);
+  kiln_block *vb = kiln_op_entry_block(ctx, var, 0);
+  bool has_export = false;
+  for (kiln_op *o = vb->first; o; o = o->next) has_export |= o->kind == KILN_OP_HAL_EXECUTABLE_EXPORT;
+  if (has_export) return NULL;
+  kiln_op *kernel = hl_variant_kernel(var);
+  if (!kernel) return kiln_error_new("materialize-interfaces: variant of @%s has no kernel", ename);
+  const kiln_type *fty = kiln_op_get_attr(kernel, "function_type")->type;
+  uint32_t nbind = 0;
+  while (nbind < fty->num_inputs && fty->types[nbind]->kind != KILN_TYPE_INDEX) nbind++;
+  const uint32_t npush = fty->num_inputs - nbind;
+  if (nbind > 32)
+    return kiln_error_new("materialize-interfaces: kernel @%s has %u bindings; at most 32 are supported",
+                          kiln_symbol_name(kernel), nbind);
+  for (uint32_t i = nbind; i < fty->num_inputs; i++)
+    if (fty->types[i]->kind != KILN_TYPE_INDEX)
+      return kiln_error_new("materialize-interfaces: kernel @%s argument #%u follows the push constants "
+                            "but is not an index", kiln_symbol_name(kernel), i);
+  int64_t mask = 0;
+  for (uint32_t i = 0; i < nbind; i++) {
+    const kiln_type *t = fty->types[i];
+    if (t->kind != KILN_TYPE_OPAQUE || strcmp(t->dialect, "flow") != 0 ||
+        strncmp(t->body, "dispatch.tensor<", 16) != 0)
+      return kiln_error_new("materialize-interfaces: kernel @%s argument #%u is not a !flow.dispatch.tensor",
+                            kiln_symbol_name(kernel), i);
+    if (strncmp(t->body + 16, "readonly:", 9) == 0) mask |= (int64_t)1 << i;
+  }
+  const kiln_attr *workload = find_workload(module, ename);
+  const char *kname = kiln_symbol_name(kernel);
+  kiln_named_attr a[6] = {
+      hl_named(ctx, "sym_name", kiln_attr_string(ctx, kname, strlen(kname))),
+      hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
+      hl_named(ctx, "binding_count", hl_i32(ctx, nbind)),
+      hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
+      hl_named(ctx, "push_constant_count", hl_i32(ctx, npush)),
+      hl_named(ctx, "workload", workload),
+  };
+  kiln_op *exp = kiln_op_create(ctx, KILN_OP_HAL_EXECUTABLE_EXPORT, kernel->loc, 0, NULL, 0,
+                                NULL, kiln_attr_dict(ctx, workload ? 6 : 5, a), 0);
+  if (vb->first) kiln_block_insert_before(vb->first, exp);
+  else kiln_block_append_op(vb, exp);
+  return NULL;
+}
+
 kiln_error *kiln_hal_pass_materialize_interfaces(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = hl_require_valid(module, "materialize-interfaces");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t ne;
-  kiln_op **exes = hl_module_ops(module, KILN_OP_HAL_EXECUTABLE, &ne);
-  for (uint32_t x = 0; x < ne; x++) {
-    const char *ename = kiln_symbol_name(exes[x]);
-    const kiln_attr *workload = find_workload(module, ename);
-    kiln_block *eb = exes[x]->regions[0].first;
-    for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
-      if (var->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
-      kiln_block *vb = kiln_op_entry_block(ctx, var, 0);
-      bool has_export = false;
-      for (kiln_op *o = vb->first; o; o = o->next) has_export |= o->kind == KILN_OP_HAL_EXECUTABLE_EXPORT;
-      if (has_export) continue;
-      kiln_op *kernel = hl_variant_kernel(var);
-      if (!kernel) return kiln_error_new("materialize-interfaces: variant of @%s has no kernel", ename);
-      const kiln_type *fty = kiln_op_get_attr(kernel, "function_type")->type;
-      uint32_t nbind = 0;
-      while (nbind < fty->num_inputs && fty->types[nbind]->kind != KILN_TYPE_INDEX) nbind++;
-      const uint32_t npush = fty->num_inputs - nbind;
-      if (nbind > 32)
-        return kiln_error_new("materialize-interfaces: kernel @%s has %u bindings; at most 32 are supported",
-                              kiln_symbol_name(kernel), nbind);
-      for (uint32_t i = nbind; i < fty->num_inputs; i++)
-        if (fty->types[i]->kind != KILN_TYPE_INDEX)
-          return kiln_error_new("materialize-interfaces: kernel @%s argument #%u follows the push constants "
-                                "but is not an index", kiln_symbol_name(kernel), i);
-      int64_t mask = 0;
-      for (uint32_t i = 0; i < nbind; i++) {
-        const kiln_type *t = fty->types[i];
-        if (t->kind != KILN_TYPE_OPAQUE || strcmp(t->dialect, "flow") != 0 ||
-            strncmp(t->body, "dispatch.tensor<", 16) != 0)
-          return kiln_error_new("materialize-interfaces: kernel @%s argument #%u is not a !flow.dispatch.tensor",
-                                kiln_symbol_name(kernel), i);
-        if (strncmp(t->body + 16, "readonly:", 9) == 0) mask |= (int64_t)1 << i;
-      }
-      const char *kname = kiln_symbol_name(kernel);
-      kiln_named_attr a[6] = {
-          hl_named(ctx, "sym_name", kiln_attr_string(ctx, kname, strlen(kname))),
-          hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
-          hl_named(ctx, "binding_count", hl_i32(ctx, nbind)),
-          hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
-          hl_named(ctx, "push_constant_count", hl_i32(ctx, npush)),
-          hl_named(ctx, "workload", workload),
-      };
-      kiln_op *exp = kiln_op_create(ctx, KILN_OP_HAL_EXECUTABLE_EXPORT, kernel->loc, 0, NULL, 0,
-                                    NULL, kiln_attr_dict(ctx, workload ? 6 : 5, a), 0);
-      if (vb->first) kiln_block_insert_before(vb->first, exp);
-      else kiln_block_append_op(vb, exp);
-    }
-  }
-  return NULL;
+  return hl_each_variant(module, "materialize-interfaces", materialize, module);
 }

@@ -891,17 +891,13 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   return NULL;
 }
 
+static kiln_error *plan_func(kiln_context *ctx, kiln_op *func, kiln_block *body, void *module) {
+  (void)body;
+  if (kiln_op_get_attr(func, "kiln.signature")) return NULL; /* already planned */
+  return plan(ctx, module, func);
+}
+
 kiln_error *kiln_hal_pass_plan_memory(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = hl_require_valid(module, "plan-memory");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = hl_module_ops(module, KILN_OP_FUNC_FUNC, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    if (kiln_op_get_attr(funcs[f], "kiln.signature")) continue; /* already planned */
-    kiln_error *e = plan(ctx, module, funcs[f]);
-    if (e) return e;
-  }
-  return NULL;
+  return hl_each_func(module, "plan-memory", plan_func, module);
 }

@@ -87,14 +87,13 @@ static void schedule_block(kiln_context *ctx, kiln_block *b) {
   }
 }
 
+static kiln_error *schedule_func(kiln_context *ctx, kiln_op *func, kiln_block *body, void *user) {
+  (void)func, (void)user;
+  for (kiln_block *b = body; b; b = b->next) schedule_block(ctx, b);
+  return NULL;
+}
+
 kiln_error *kiln_hal_pass_schedule_commands(kiln_op *module, void *user) {
   (void)user;
-  kiln_error *valid = hl_require_valid(module, "schedule-commands");
-  if (valid) return valid;
-  kiln_context *ctx = kiln_op_context(module);
-  uint32_t nf;
-  kiln_op **funcs = hl_module_ops(module, KILN_OP_FUNC_FUNC, &nf);
-  for (uint32_t f = 0; f < nf; f++)
-    for (kiln_block *b = funcs[f]->regions[0].first; b; b = b->next) schedule_block(ctx, b);
-  return NULL;
+  return hl_each_func(module, "schedule-commands", schedule_func, NULL);
 }

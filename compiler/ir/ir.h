@@ -606,6 +606,13 @@ kiln_value *kiln_linalg_named_body(kiln_builder *b, kiln_op_kind kind, const kil
 /* ---- Module: a builtin.module op with one block ---- */
 kiln_op *kiln_module_create(kiln_context *ctx, kiln_loc loc);
 kiln_block *kiln_module_body(kiln_op *module);
+/* The walk module passes make over functions: fn on each top-level
+ * func.func of module that has a body, in order, with its entry block;
+ * the first error fn returns ends the walk and is returned. The functions
+ * are listed before the first call, so fn may erase the one it is given
+ * or add others (which it does not visit). */
+typedef kiln_error *(*kiln_func_fn)(kiln_context *ctx, kiln_op *func, kiln_block *body, void *user);
+kiln_error *kiln_each_func(kiln_op *module, kiln_func_fn fn, void *user);
 
 /* ---- Text ---- */
 /* Parses MLIR text. On error, diagnostics were emitted and NULL returned.

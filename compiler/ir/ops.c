@@ -479,3 +479,20 @@ kiln_op *kiln_module_create(kiln_context *ctx, kiln_loc loc) {
 kiln_block *kiln_module_body(kiln_op *module) {
   return kiln_op_entry_block(kiln_op_context(module), module, 0);
 }
+
+kiln_error *kiln_each_func(kiln_op *module, kiln_func_fn fn, void *user) {
+  kiln_context *ctx = kiln_op_context(module);
+  kiln_block *top = kiln_module_body(module);
+  uint32_t n = 0;
+  for (kiln_op *o = top->first; o; o = o->next) n += o->kind == KILN_OP_FUNC_FUNC;
+  kiln_op **funcs = kiln_alloc(ctx, (n + 1) * sizeof *funcs);
+  n = 0;
+  for (kiln_op *o = top->first; o; o = o->next)
+    if (o->kind == KILN_OP_FUNC_FUNC) funcs[n++] = o;
+  kiln_error *err = NULL;
+  for (uint32_t f = 0; f < n && !err; f++) {
+    kiln_block *body = funcs[f]->num_regions ? funcs[f]->regions[0].first : NULL;
+    if (body) err = fn(ctx, funcs[f], body, user);
+  }
+  return err;
+}
