@@ -108,19 +108,13 @@ static void generalize(kiln_context *ctx, kiln_op *op) {
       kiln_op_remove(o);
       kiln_block_append_op(body, o);
     }
-  } else if (op->kind == KILN_OP_LINALG_MATMUL || op->kind == KILN_OP_LINALG_BATCH_MATMUL) {
-    /* acc + a * b (float; matmul_of_transpose) */
+  } else {
+    /* transpose, broadcast, fill, matmul: the named op's implied body
+     * (linalg_bodies.def), the one the parser and lower-to-loops build */
     kiln_builder bb = kiln_builder_at_end(ctx, body);
     bb.loc = op->loc;
-    const kiln_type *et = body->args[2]->type;
-    kiln_value *ab[2] = {body->args[0], body->args[1]};
-    kiln_value *p = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_MULF, 2, ab, 1, &et, NULL), 0);
-    kiln_value *sp[2] = {body->args[2], p};
-    kiln_value *sum = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_ADDF, 2, sp, 1, &et, NULL), 0);
-    fl_build_yield(ctx, body, 1, &sum, op->loc);
-  } else {
-    /* transpose, broadcast, fill: yield the (only) input */
-    fl_build_yield(ctx, body, 1, &body->args[0], op->loc);
+    kiln_value *y = kiln_linalg_named_body(&bb, op->kind, body->args[nin]->type, body->args, nin);
+    fl_build_yield(ctx, body, 1, &y, op->loc);
   }
   for (uint32_t i = 0; i < op->num_results && i < g->num_results; i++)
     kiln_value_replace_all_uses(kiln_op_result(op, i), kiln_op_result(g, i));
