@@ -46,23 +46,26 @@ void ir_buf_put(ir_buf *b, const char *s, size_t n) {
 }
 void ir_buf_puts(ir_buf *b, const char *s) { ir_buf_put(b, s, strlen(s)); }
 void ir_buf_putc(ir_buf *b, char c) { ir_buf_put(b, &c, 1); }
+void ir_buf_vprintf(ir_buf *b, const char *fmt, va_list ap) {
+  char tmp[512];
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  if (n >= 0 && (size_t)n < sizeof tmp) {
+    ir_buf_put(b, tmp, (size_t)n);
+  } else if (n >= 0) { /* too long for tmp: format again into a buffer that fits */
+    char *big = xmalloc((size_t)n + 1);
+    vsnprintf(big, (size_t)n + 1, fmt, again);
+    ir_buf_put(b, big, (size_t)n);
+    free(big);
+  }
+  va_end(again);
+}
 void ir_buf_printf(ir_buf *b, const char *fmt, ...) {
-  char tmp[256];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  ir_buf_vprintf(b, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof tmp) {
-    ir_buf_put(b, tmp, (size_t)n);
-    return;
-  }
-  char *big = xmalloc((size_t)n + 1);
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  ir_buf_put(b, big, (size_t)n);
-  free(big);
 }
 void ir_buf_free(ir_buf *b) {
   free(b->data);

@@ -18,6 +18,8 @@ void ir_buf_puts(ir_buf *b, const char *s);
 void ir_buf_putc(ir_buf *b, char c);
 void ir_buf_printf(ir_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void ir_buf_vprintf(ir_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 void ir_buf_free(ir_buf *b);
 char *ir_buf_take(ir_buf *b); /* NUL-terminated, caller frees */
 

@@ -30,23 +30,10 @@ struct kiln_printer {
 kiln_context *kiln_pr_ctx(kiln_printer *pr) { return pr->ctx; }
 void kiln_pr_puts(kiln_printer *pr, const char *s) { ir_buf_puts(pr->out, s); }
 void kiln_pr_printf(kiln_printer *pr, const char *fmt, ...) {
-  char tmp[512];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  ir_buf_vprintf(pr->out, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof tmp) {
-    ir_buf_put(pr->out, tmp, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) return;
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  ir_buf_put(pr->out, big, (size_t)n);
-  free(big);
 }
 void kiln_pr_newline(kiln_printer *pr) {
   ir_buf_putc(pr->out, '\n');
