@@ -509,6 +509,16 @@ static kiln_value *memref_of(bz *z, kiln_value *v, kiln_loc loc) {
   return m;
 }
 
+/* n (op rebuilt on buffers) takes op's regions, blocks and all. */
+static void take_regions(kiln_op *n, kiln_op *op) {
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    while (op->regions[r].first) {
+      kiln_block *b = op->regions[r].first;
+      kiln_region_remove_block(b);
+      kiln_region_append_block(&n->regions[r], b);
+    }
+}
+
 static void rewrite_linalg(bz *z, kiln_op *op) {
   uint32_t nin = kiln_linalg_num_inputs(op), k = 0;
   kiln_value **ops = kiln_alloc(z->ctx, (op->num_operands + 1) * sizeof *ops);
@@ -520,12 +530,7 @@ static void rewrite_linalg(bz *z, kiln_op *op) {
   }
   kiln_op *n = kiln_op_create(z->ctx, op->kind, op->loc, op->num_operands, ops, 0, NULL, op->attrs,
                               op->num_regions);
-  for (uint32_t r = 0; r < op->num_regions; r++)
-    while (op->regions[r].first) {
-      kiln_block *b = op->regions[r].first;
-      kiln_region_remove_block(b);
-      kiln_region_append_block(&n->regions[r], b);
-    }
+  take_regions(n, op);
   kiln_block_insert_before(op, n);
 }
 
@@ -669,12 +674,7 @@ static void rewrite_scf(bz *z, kiln_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++)
     if (op->results[i].type->kind != KILN_TYPE_TENSOR) rt[nr++] = op->results[i].type;
   kiln_op *n = kiln_op_create(z->ctx, op->kind, op->loc, no, ops, nr, rt, op->attrs, op->num_regions);
-  for (uint32_t r = 0; r < op->num_regions; r++)
-    while (op->regions[r].first) {
-      kiln_block *b = op->regions[r].first;
-      kiln_region_remove_block(b);
-      kiln_region_append_block(&n->regions[r], b);
-    }
+  take_regions(n, op);
   kiln_block_insert_before(op, n);
   for (uint32_t i = 0, k = 0; i < op->num_results; i++)
     if (op->results[i].type->kind != KILN_TYPE_TENSOR)
