@@ -12,28 +12,12 @@
  * left (outline-dispatches reports them). */
 #include "fl_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define INLINE_MAX_DEPTH 32
 
-typedef struct inl {
-  kiln_context *ctx;
-  kiln_op **calls;
-  uint32_t n, cap;
-} inl;
-
-static kiln_walk_result find_calls(kiln_op *op, void *user) {
-  inl *s = user;
-  if (op->kind != KILN_OP_FUNC_CALL) return KILN_WALK_ADVANCE;
-  if (s->n == s->cap) {
-    uint32_t cap = s->cap ? 2 * s->cap : 32;
-    kiln_op **v = kiln_alloc(s->ctx, cap * sizeof *v);
-    for (uint32_t i = 0; i < s->n; i++) v[i] = s->calls[i];
-    s->calls = v, s->cap = cap;
-  }
-  s->calls[s->n++] = op;
-  return KILN_WALK_ADVANCE;
-}
+static bool is_call(const kiln_op *op) { return op->kind == KILN_OP_FUNC_CALL; }
 
 static kiln_op *callee_of(kiln_op *module, kiln_op *call) {
   const kiln_attr *c = kiln_op_get_attr(call, "callee");
@@ -63,14 +47,14 @@ static bool inline_call(kiln_context *ctx, kiln_op *module, kiln_op *call) {
   return true;
 }
 
+static kiln_walk_result calls_name(kiln_op *op, void *name) {
+  const kiln_attr *c = is_call(op) ? kiln_op_get_attr(op, "callee") : NULL;
+  return c && c->kind == KILN_ATTR_SYMBOL_REF && strcmp(c->str, name) == 0 ? KILN_WALK_INTERRUPT
+                                                                           : KILN_WALK_ADVANCE;
+}
+
 static bool has_callers(kiln_op *module, const char *name) {
-  inl s = {kiln_op_context(module), NULL, 0, 0};
-  kiln_walk_pre(module, find_calls, &s);
-  for (uint32_t i = 0; i < s.n; i++) {
-    const kiln_attr *c = kiln_op_get_attr(s.calls[i], "callee");
-    if (c && c->kind == KILN_ATTR_SYMBOL_REF && strcmp(c->str, name) == 0) return true;
-  }
-  return false;
+  return !kiln_walk_pre(module, calls_name, (void *)name);
 }
 
 /* A private function nobody calls any more goes. */
@@ -90,14 +74,19 @@ kiln_error *kiln_flow_pass_inline_calls(kiln_op *module, void *user) {
   if (valid) return valid;
   kiln_context *ctx = kiln_op_context(module);
   for (int depth = 0;; depth++) {
-    inl s = {ctx, NULL, 0, 0};
-    kiln_walk_pre(module, find_calls, &s);
+    kiln_op **calls;
+    size_t n;
+    if (!kiln_collect_ops(module, false, is_call, &calls, &n))
+      return kiln_error_new("inline-calls: out of memory");
     bool changed = false;
-    for (uint32_t i = 0; i < s.n; i++) changed |= inline_call(ctx, module, s.calls[i]);
+    for (size_t i = 0; i < n; i++) changed |= inline_call(ctx, module, calls[i]);
+    kiln_error *deep = changed && depth == INLINE_MAX_DEPTH
+                           ? kiln_op_error(calls[0], "calls nest deeper than %d levels (recursion?)",
+                                           INLINE_MAX_DEPTH)
+                           : NULL;
+    free(calls);
+    if (deep) return deep;
     if (!changed) break;
-    if (depth == INLINE_MAX_DEPTH) {
-      return kiln_op_error(s.calls[0], "calls nest deeper than %d levels (recursion?)", INLINE_MAX_DEPTH);
-    }
   }
   return kiln_each_func(module, erase_if_uncalled, module);
 }

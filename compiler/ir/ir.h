@@ -566,6 +566,13 @@ typedef enum { KILN_WALK_ADVANCE, KILN_WALK_SKIP, KILN_WALK_INTERRUPT }
 typedef kiln_walk_result (*kiln_walk_fn)(kiln_op *op, void *user);
 bool kiln_walk_pre(kiln_op *root, kiln_walk_fn fn, void *user);  /* false if interrupted */
 bool kiln_walk_post(kiln_op *root, kiln_walk_fn fn, void *user);
+/* For passes that rewrite what they find (which a walk cannot do as it
+ * goes): the ops under root (root included) that keep accepts, in the
+ * order a pre-order (post = false) or post-order walk visits them; *out is
+ * a malloc'ed array of *n ops the caller frees (NULL when none). False
+ * when memory ran out (*out NULL then). */
+typedef bool (*kiln_op_pred)(const kiln_op *op);
+bool kiln_collect_ops(kiln_op *root, bool post, kiln_op_pred keep, kiln_op ***out, size_t *n);
 
 /* Symbols: the op in symbol table `table` with sym_name `name`. */
 kiln_op *kiln_symbol_lookup(kiln_op *table, const char *name);

@@ -4,6 +4,8 @@
  * erase drops the uses of the erased op and of everything nested in it. */
 #include "ir_internal.h"
 
+#include <stdlib.h>
+
 typedef struct ir_op_ext {
   kiln_context *ctx;
   kiln_op op;
@@ -415,6 +417,38 @@ bool kiln_walk_pre(kiln_op *root, kiln_walk_fn fn, void *user) {
 }
 bool kiln_walk_post(kiln_op *root, kiln_walk_fn fn, void *user) {
   return walk_post(root, fn, user) != KILN_WALK_INTERRUPT;
+}
+
+typedef struct collected {
+  kiln_op_pred keep;
+  kiln_op **ops;
+  size_t n, cap;
+} collected;
+
+static kiln_walk_result collect_one(kiln_op *op, void *user) {
+  collected *c = user;
+  if (!c->keep(op)) return KILN_WALK_ADVANCE;
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 32;
+    kiln_op **v = realloc(c->ops, cap * sizeof *v);
+    if (!v) return KILN_WALK_INTERRUPT;
+    c->ops = v;
+    c->cap = cap;
+  }
+  c->ops[c->n++] = op;
+  return KILN_WALK_ADVANCE;
+}
+
+bool kiln_collect_ops(kiln_op *root, bool post, kiln_op_pred keep, kiln_op ***out, size_t *n) {
+  collected c = {keep, NULL, 0, 0};
+  const bool ok = post ? kiln_walk_post(root, collect_one, &c) : kiln_walk_pre(root, collect_one, &c);
+  if (!ok) {
+    free(c.ops);
+    c.ops = NULL, c.n = 0;
+  }
+  *out = c.ops;
+  *n = c.n;
+  return ok;
 }
 
 /* ---- builder ---- */

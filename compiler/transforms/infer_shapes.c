@@ -505,35 +505,16 @@ bool tx_shapes_consistent(kiln_op *op, kiln_value *const *operands) {
   return true;
 }
 
-typedef struct infer_state {
-  kiln_op **ops;
-  size_t n, cap;
-  bool oom;
-} infer_state;
-
 /* An arith/math op applied to whole tensors. */
 static bool is_elementwise_on_tensor(const kiln_op *op) {
   return kiln_op_has_flag(op, KILN_OPF_ELEMENTWISE) && op->num_results == 1 &&
          op->results[0].type->kind == KILN_TYPE_TENSOR;
 }
 
-static kiln_walk_result collect(kiln_op *op, void *user) {
-  infer_state *st = user;
-  if ((!rule_for(op->kind) && !is_elementwise_on_tensor(op)) ||
-      op->num_results == 0 || !tx_op_well_formed(op))
-    return KILN_WALK_ADVANCE;
-  if (st->n == st->cap) {
-    size_t cap = st->cap ? 2 * st->cap : 32;
-    kiln_op **n = realloc(st->ops, cap * sizeof *n);
-    if (!n) {
-      st->oom = true;
-      return KILN_WALK_INTERRUPT;
-    }
-    st->ops = n;
-    st->cap = cap;
-  }
-  st->ops[st->n++] = op;
-  return KILN_WALK_ADVANCE;
+/* An op whose result shapes a rule (or elementwise broadcasting) infers. */
+static bool inferable(const kiln_op *op) {
+  return (rule_for(op->kind) || is_elementwise_on_tensor(op)) && op->num_results != 0 &&
+         tx_op_well_formed(op);
 }
 
 /* An elementwise op on tensors: every tensor operand and the result share
@@ -651,16 +632,13 @@ static unsigned infer_op(kiln_context *ctx, kiln_op *op) {
 
 kiln_error *kiln_pass_infer_shapes(kiln_op *module, void *user) {
   (void)user;
-  infer_state st = {0};
-  kiln_walk_pre(module, collect, &st);
-  if (st.oom) {
-    free(st.ops);
-    return kiln_error_new("infer-shapes: out of memory");
-  }
+  kiln_op **ops;
+  size_t n;
+  if (!kiln_collect_ops(module, false, inferable, &ops, &n)) return kiln_error_new("infer-shapes: out of memory");
   kiln_context *ctx = kiln_op_context(module);
   unsigned errors = 0;
-  for (size_t i = 0; i < st.n; i++) errors += infer_op(ctx, st.ops[i]);
-  free(st.ops);
+  for (size_t i = 0; i < n; i++) errors += infer_op(ctx, ops[i]);
+  free(ops);
   if (errors)
     return kiln_error_new("infer-shapes: %u shape contradiction%s (see the "
                           "errors above)", errors, errors == 1 ? "" : "s");

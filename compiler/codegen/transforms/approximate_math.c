@@ -57,11 +57,6 @@ static bool target_fuses(const kiln_op *module) {
   return host && (!mask || !*mask || spec_fuses(mask));
 }
 
-typedef struct list {
-  kiln_op **v;
-  size_t n, cap;
-} list;
-
 static bool expandable(const kiln_op *op) {
   switch (op->kind) {
 #define AP_UNARY(K, F) case KILN_OP_##K:
@@ -79,20 +74,6 @@ static bool expandable(const kiln_op *op) {
          (e->kind == KILN_TYPE_F32 || e->kind == KILN_TYPE_F64);
 }
 
-static kiln_walk_result collect(kiln_op *op, void *user) {
-  list *l = user;
-  if (!expandable(op)) return KILN_WALK_ADVANCE;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 64;
-    kiln_op **v = realloc(l->v, cap * sizeof *v);
-    if (!v) return KILN_WALK_INTERRUPT;
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return KILN_WALK_ADVANCE;
-}
-
 static kiln_value *expand(ap *a, kiln_op *op) {
   switch (op->kind) {
 #define AP_UNARY(K, F) case KILN_OP_##K: return F(a, kiln_op_operand(op, 0));
@@ -105,14 +86,13 @@ static kiln_value *expand(ap *a, kiln_op *op) {
 }
 
 kiln_error *kiln_approximate_math(kiln_op *module) {
-  list l = {0};
-  if (!kiln_walk_post(module, collect, &l)) {
-    free(l.v);
+  kiln_op **ops;
+  size_t n;
+  if (!kiln_collect_ops(module, true, expandable, &ops, &n))
     return kiln_error_new("approximate-math: out of memory");
-  }
-  bool fused = l.n && target_fuses(module);
-  for (size_t i = 0; i < l.n; i++) {
-    kiln_op *op = l.v[i];
+  bool fused = n && target_fuses(module);
+  for (size_t i = 0; i < n; i++) {
+    kiln_op *op = ops[i];
     ap a;
     ap_init(&a, op, op->results[0].type);
     a.fused = fused;
@@ -120,6 +100,6 @@ kiln_error *kiln_approximate_math(kiln_op *module) {
     kiln_value_replace_all_uses(&op->results[0], r);
     kiln_op_erase(op);
   }
-  free(l.v);
+  free(ops);
   return NULL;
 }

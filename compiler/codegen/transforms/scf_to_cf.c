@@ -25,23 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ops_list {
-  kiln_op **v;
-  size_t n, cap;
-} ops_list;
-
-static kiln_walk_result collect(kiln_op *op, void *user) {
-  ops_list *l = user;
-  if (op->kind != KILN_OP_SCF_FOR && op->kind != KILN_OP_SCF_IF) return KILN_WALK_ADVANCE;
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 32;
-    kiln_op **v = realloc(l->v, cap * sizeof *v);
-    if (!v) return KILN_WALK_INTERRUPT;
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = op;
-  return KILN_WALK_ADVANCE;
+static bool is_scf(const kiln_op *op) {
+  return op->kind == KILN_OP_SCF_FOR || op->kind == KILN_OP_SCF_IF;
 }
 
 /* LLVM flattens a static loop whose trip count times body stays near its
@@ -277,11 +262,9 @@ static kiln_error *lower_if(kiln_context *ctx, kiln_op *op) {
 }
 
 kiln_error *kiln_scf_to_cf(kiln_op *module) {
-  ops_list l = {0};
-  if (!kiln_walk_post(module, collect, &l)) {
-    free(l.v);
-    return kiln_error_new("scf-to-cf: out of memory");
-  }
+  kiln_op **ops;
+  size_t n;
+  if (!kiln_collect_ops(module, true, is_scf, &ops, &n)) return kiln_error_new("scf-to-cf: out of memory");
   kiln_context *ctx = kiln_op_context(module);
   /* Decided before anything is lowered: inner loops are CFG by the time
    * their outer loop is. */
@@ -289,8 +272,8 @@ kiln_error *kiln_scf_to_cf(kiln_op *module) {
   for (uint32_t i = 0; i < module->num_regions; i++)
     ct_mark_nests(ctx, &module->regions[i], &any_loop);
   kiln_error *e = NULL;
-  for (size_t i = 0; i < l.n && !e; i++)
-    e = l.v[i]->kind == KILN_OP_SCF_FOR ? lower_for(ctx, l.v[i]) : lower_if(ctx, l.v[i]);
-  free(l.v);
+  for (size_t i = 0; i < n && !e; i++)
+    e = ops[i]->kind == KILN_OP_SCF_FOR ? lower_for(ctx, ops[i]) : lower_if(ctx, ops[i]);
+  free(ops);
   return e;
 }
