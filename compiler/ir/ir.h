@@ -566,11 +566,18 @@ typedef enum { KILN_WALK_ADVANCE, KILN_WALK_SKIP, KILN_WALK_INTERRUPT }
 typedef kiln_walk_result (*kiln_walk_fn)(kiln_op *op, void *user);
 bool kiln_walk_pre(kiln_op *root, kiln_walk_fn fn, void *user);  /* false if interrupted */
 bool kiln_walk_post(kiln_op *root, kiln_walk_fn fn, void *user);
-/* For passes that rewrite what they find (which a walk cannot do as it
- * goes): the ops under root (root included) that keep accepts, in the
- * order a pre-order (post = false) or post-order walk visits them; *out is
- * a malloc'ed array of *n ops the caller frees (NULL when none). False
- * when memory ran out (*out NULL then). */
+/* A growable array of ops, for passes that list ops to rewrite after a
+ * walk (which cannot rewrite as it goes). Zero-initialize; free(ops). */
+typedef struct kiln_op_list {
+  kiln_op **ops;
+  size_t n, cap;
+} kiln_op_list;
+/* Appends op; false when memory runs out (the list is left as it was). */
+bool kiln_op_list_push(kiln_op_list *l, kiln_op *op);
+/* The ops under root (root included) that keep accepts, in the order a
+ * pre-order (post = false) or post-order walk visits them; *out is a
+ * malloc'ed array of *n ops the caller frees (NULL when none). False when
+ * memory ran out (*out NULL then). */
 typedef bool (*kiln_op_pred)(const kiln_op *op);
 bool kiln_collect_ops(kiln_op *root, bool post, kiln_op_pred keep, kiln_op ***out, size_t *n);
 

@@ -419,35 +419,37 @@ bool kiln_walk_post(kiln_op *root, kiln_walk_fn fn, void *user) {
   return walk_post(root, fn, user) != KILN_WALK_INTERRUPT;
 }
 
+bool kiln_op_list_push(kiln_op_list *l, kiln_op *op) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 32;
+    kiln_op **v = realloc(l->ops, cap * sizeof *v);
+    if (!v) return false;
+    l->ops = v;
+    l->cap = cap;
+  }
+  l->ops[l->n++] = op;
+  return true;
+}
+
 typedef struct collected {
   kiln_op_pred keep;
-  kiln_op **ops;
-  size_t n, cap;
+  kiln_op_list list;
 } collected;
 
 static kiln_walk_result collect_one(kiln_op *op, void *user) {
   collected *c = user;
-  if (!c->keep(op)) return KILN_WALK_ADVANCE;
-  if (c->n == c->cap) {
-    size_t cap = c->cap ? 2 * c->cap : 32;
-    kiln_op **v = realloc(c->ops, cap * sizeof *v);
-    if (!v) return KILN_WALK_INTERRUPT;
-    c->ops = v;
-    c->cap = cap;
-  }
-  c->ops[c->n++] = op;
-  return KILN_WALK_ADVANCE;
+  return !c->keep(op) || kiln_op_list_push(&c->list, op) ? KILN_WALK_ADVANCE : KILN_WALK_INTERRUPT;
 }
 
 bool kiln_collect_ops(kiln_op *root, bool post, kiln_op_pred keep, kiln_op ***out, size_t *n) {
-  collected c = {keep, NULL, 0, 0};
+  collected c = {keep, {0}};
   const bool ok = post ? kiln_walk_post(root, collect_one, &c) : kiln_walk_pre(root, collect_one, &c);
   if (!ok) {
-    free(c.ops);
-    c.ops = NULL, c.n = 0;
+    free(c.list.ops);
+    c.list = (kiln_op_list){0};
   }
-  *out = c.ops;
-  *n = c.n;
+  *out = c.list.ops;
+  *n = c.list.n;
   return ok;
 }
 

@@ -247,8 +247,7 @@ static bool target_is(const kiln_attr *t, const char *kind) {
  * pass runs, so variants a pass adds are not visited). */
 static kiln_error *kernel_modules(const pm_entry *e, kiln_op *module, kiln_op ***out,
                                   size_t *count) {
-  size_t n = 0, cap = 0;
-  kiln_op **v = NULL;
+  kiln_op_list l = {0};
   bool any_executable = false;
   kiln_block *top = kiln_module_body(module);
   for (kiln_op *x = top ? top->first : NULL; x; x = x->next) {
@@ -261,27 +260,18 @@ static kiln_error *kernel_modules(const pm_entry *e, kiln_op *module, kiln_op **
         continue;
       kiln_block *vb = var->num_regions ? var->regions[0].first : NULL;
       for (kiln_op *m = vb ? vb->first : NULL; m; m = m->next) {
-        if (m->kind != KILN_OP_BUILTIN_MODULE) continue;
-        if (n == cap) {
-          cap = cap ? cap * 2 : 16;
-          kiln_op **nv = realloc(v, cap * sizeof *nv);
-          if (!nv) {
-            free(v);
-            return kiln_error_new("out of memory");
-          }
-          v = nv;
+        if (m->kind == KILN_OP_BUILTIN_MODULE && !kiln_op_list_push(&l, m)) {
+          free(l.ops);
+          return kiln_error_new("out of memory");
         }
-        v[n++] = m;
       }
     }
   }
-  if (!any_executable && (!*e->target || target_is(kiln_op_get_attr(module, "kiln.target"), e->target))) {
-    v = malloc(sizeof *v);
-    if (!v) return kiln_error_new("out of memory");
-    v[n++] = module;
-  }
-  *out = v;
-  *count = n;
+  if (!any_executable && (!*e->target || target_is(kiln_op_get_attr(module, "kiln.target"), e->target)) &&
+      !kiln_op_list_push(&l, module))
+    return kiln_error_new("out of memory");
+  *out = l.ops;
+  *count = l.n;
   return NULL;
 }
 

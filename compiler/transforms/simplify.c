@@ -32,8 +32,7 @@
 typedef struct simp_state {
   kiln_context *ctx;
   bool changed;
-  kiln_op **scf; /* scf.if/scf.for seen, handled after the walk */
-  size_t nscf, capscf;
+  kiln_op_list scf; /* scf.if/scf.for seen, handled after the walk */
 } simp_state;
 
 static void replace(simp_state *st, kiln_op *op, kiln_value *v) {
@@ -400,14 +399,7 @@ static bool simplify_op(simp_state *st, kiln_op *op) {
     return simplify_cast_pair(st, op);
   case KILN_OP_SCF_IF:
   case KILN_OP_SCF_FOR:
-    if (st->nscf == st->capscf) {
-      size_t cap = st->capscf ? 2 * st->capscf : 16;
-      kiln_op **n = realloc(st->scf, cap * sizeof *n);
-      if (!n) return false;
-      st->scf = n;
-      st->capscf = cap;
-    }
-    st->scf[st->nscf++] = op;
+    kiln_op_list_push(&st->scf, op); /* out of memory: left as it is */
     return false;
   default:
     if (op->num_operands == 1) return simplify_cast_pair(st, op);
@@ -479,21 +471,21 @@ static kiln_walk_result simplify_visit(kiln_op *op, void *user) {
 }
 
 kiln_error *tx_simplify(kiln_op *root, bool *changed) {
-  simp_state st = {kiln_op_context(root), false, NULL, 0, 0};
+  simp_state st = {kiln_op_context(root), false, {0}};
   for (int round = 0; round < 8; round++) {
     st.changed = false;
-    st.nscf = 0;
+    st.scf.n = 0;
     kiln_walk_post(root, simplify_visit, &st);
-    for (size_t i = 0; i < st.nscf; i++) {
-      if (st.scf[i]->kind == KILN_OP_SCF_IF)
-        simplify_if(&st, st.scf[i]);
+    for (size_t i = 0; i < st.scf.n; i++) {
+      if (st.scf.ops[i]->kind == KILN_OP_SCF_IF)
+        simplify_if(&st, st.scf.ops[i]);
       else
-        simplify_for(&st, st.scf[i]);
+        simplify_for(&st, st.scf.ops[i]);
     }
     if (!st.changed) break;
     *changed = true;
   }
-  free(st.scf);
+  free(st.scf.ops);
   return NULL;
 }
 

@@ -67,8 +67,7 @@ typedef struct {
   pmap bc;     /* barrier ops (scf.for / scf.if holding a barrier) -> 1 */
   pmap loops;  /* thread loops made by fission -> 1 */
   int nseg;
-  kiln_op **slot_ops; /* the per-thread slot arrays made here */
-  uint32_t nslots, cap_slots;
+  kiln_op_list slots; /* the per-thread slot arrays made here */
   kiln_error *err;
 } simt;
 
@@ -111,21 +110,13 @@ static kiln_value *slots(simt *s, const kiln_type *elem, kiln_loc loc) {
   kiln_named_attr na = {"operandSegmentSizes",
                         kiln_attr_dense_array(s->c, kiln_type_int(s->c, 32), 2, seg, NULL)};
   kiln_op *a = kiln_build(&b, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &t, kiln_attr_dict(s->c, 1, &na));
-  if (s->nslots == s->cap_slots) {
-    uint32_t cap = s->cap_slots ? 2 * s->cap_slots : 16;
-    kiln_op **o = realloc(s->slot_ops, cap * sizeof *o);
-    if (o) {
-      s->slot_ops = o;
-      s->cap_slots = cap;
-    }
-  }
-  if (s->nslots < s->cap_slots) s->slot_ops[s->nslots++] = a;
+  kiln_op_list_push(&s->slots, a); /* out of memory: is_slot misses it, the slot stays */
   return kiln_op_result(a, 0);
 }
 
 static bool is_slot(const simt *s, const kiln_value *v) {
-  for (uint32_t i = 0; v->def && i < s->nslots; i++)
-    if (s->slot_ops[i] == v->def) return true;
+  for (size_t i = 0; v->def && i < s->slots.n; i++)
+    if (s->slots.ops[i] == v->def) return true;
   return false;
 }
 
@@ -414,26 +405,9 @@ static kiln_op *insertion_point(simt *s, kiln_op *op) {
   return op;
 }
 
-typedef struct {
-  kiln_op **ops;
-  uint32_t n, cap;
-} op_list;
-
-static bool push(op_list *l, kiln_op *op) {
-  if (l->n == l->cap) {
-    uint32_t cap = l->cap ? 2 * l->cap : 64;
-    kiln_op **o = realloc(l->ops, cap * sizeof *o);
-    if (!o) return false;
-    l->ops = o;
-    l->cap = cap;
-  }
-  l->ops[l->n++] = op;
-  return true;
-}
-
-static void collect_varying(simt *s, kiln_block *b, op_list *l) {
+static void collect_varying(simt *s, kiln_block *b, kiln_op_list *l) {
   for (kiln_op *o = b->first; o; o = o->next) {
-    if (pmap_get(&s->vary, o) == 1 && o->num_results && !push(l, o)) {
+    if (pmap_get(&s->vary, o) == 1 && o->num_results && !kiln_op_list_push(l, o)) {
       fail(s, o, "out of memory");
       return;
     }
@@ -493,9 +467,9 @@ static void transfer_value(simt *s, kiln_op *d, kiln_value *v) {
 }
 
 static bool transfer(simt *s) {
-  op_list l = {0};
+  kiln_op_list l = {0};
   collect_varying(s, s->func->regions[0].first, &l);
-  for (uint32_t i = 0; i < l.n && !s->err; i++) {
+  for (size_t i = 0; i < l.n && !s->err; i++) {
     kiln_op *d = l.ops[i];
     uint32_t nres = d->num_results; /* d may be erased by the last one */
     for (uint32_t r = 0; r < nres && !s->err; r++) transfer_value(s, d, kiln_op_result(d, r));
@@ -542,23 +516,17 @@ static void fission_block(simt *s, kiln_block *b) {
   }
 }
 
-static kiln_walk_result note_interface(kiln_op *op, void *user) {
-  op_list *l = user;
-  if ((op->kind == KILN_OP_HAL_INTERFACE_THREAD_ID || op->kind == KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE) &&
-      !push(l, op))
-    return KILN_WALK_INTERRUPT;
-  return KILN_WALK_ADVANCE;
+static bool is_interface_query(const kiln_op *op) {
+  return op->kind == KILN_OP_HAL_INTERFACE_THREAD_ID || op->kind == KILN_OP_HAL_INTERFACE_WORKGROUP_SIZE;
 }
 
 /* thread.id: the enclosing thread loop's index; workgroup.size: T. */
 static bool resolve_ids(simt *s) {
-  op_list l = {0};
-  if (!kiln_walk_pre(s->func, note_interface, &l)) {
-    free(l.ops);
-    return fail(s, s->func, "out of memory");
-  }
-  for (uint32_t i = 0; i < l.n && !s->err; i++) {
-    kiln_op *o = l.ops[i];
+  kiln_op **ops;
+  size_t n;
+  if (!kiln_collect_ops(s->func, false, is_interface_query, &ops, &n)) return fail(s, s->func, "out of memory");
+  for (size_t i = 0; i < n && !s->err; i++) {
+    kiln_op *o = ops[i];
     kiln_builder b = kiln_builder_before(o);
     b.loc = o->loc;
     int64_t d = kiln_hal_interface_selector(o);
@@ -581,7 +549,7 @@ static bool resolve_ids(simt *s) {
     kiln_value_replace_all_uses(kiln_op_result(o, 0), cg_for_iv(p));
     kiln_op_erase(o);
   }
-  free(l.ops);
+  free(ops);
   return !s->err;
 }
 
@@ -606,7 +574,7 @@ static kiln_error *simt_kernel(kiln_op *func) {
   pmap_free(&s.vary);
   pmap_free(&s.bc);
   pmap_free(&s.loops);
-  free(s.slot_ops);
+  free(s.slots.ops);
   return s.err;
 }
 
