@@ -756,6 +756,7 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
        strcmp(op, "TopK") == 0 || strcmp(op, "Split") == 0) && n->nin == 2)
     sym_from_data(c, n->in[1]);
   if (strcmp(op, "ConstantOfShape") == 0 && n->nin == 1) sym_from_data(c, n->in[0]);
+  if (strcmp(op, "MaxUnpool") == 0 && n->nin == 3) sym_from_data(c, n->in[2]);
   if ((strcmp(op, "HannWindow") == 0 || strcmp(op, "HammingWindow") == 0 || strcmp(op, "BlackmanWindow") == 0) &&
       n->nin == 1)
     sym_from_data(c, n->in[0]);

@@ -181,7 +181,9 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
  * reduction over the input positions of the same (n, c) plane picks the
  * value whose index is the output position: quadratic in the plane size,
  * and an index pointing into another (n, c) plane (which MaxPool never
- * produces) is dropped. */
+ * produces) is dropped. output_shape may be run-time data (given or
+ * computed): its spatial dims are then '?', checked on the host to be at
+ * least the unpooled ones, and its N and C to be X's. */
 typedef struct { uint32_t s; const int64_t *dshape; } unpool_user;
 
 /* Indices count positions in the default output shape (DSHAPE); a larger
@@ -229,7 +231,28 @@ bool oi_import_max_unpool(oi_ctx *c, oi_node *n) {
   for (uint32_t i = 0; i < s; i++)
     os[2 + i] = (xt->shape[2 + i] - 1) * (st ? st[i] : 1) + ks[i] - (pa ? pa[i] + pa[s + i] : 0);
   for (uint32_t d = 0; d < xt->rank; d++) ds[d] = os[d];
-  if (sv) { /* the output shape given: the same positions, more room */
+  kiln_value *odyn[OI_MAX_RANK] = {0}; /* host values of '?' output dims */
+  if (sv && sv->sym) { /* given as run-time data: checked on the host */
+    int64_t *sh, cnt;
+    kiln_value **dy;
+    if (!oi_shape_ints(c, sv, "input 2 (output_shape)", &sh, &dy, &cnt)) return false;
+    if (cnt != xt->rank) return oi_invalid(c, "output_shape must be [N, C, spatial...] of X's N and C");
+    kiln_value *room[OI_MAX_RANK];
+    for (uint32_t d = 0; d < xt->rank; d++) {
+      kiln_value *v = dy[d] ? dy[d] : oi_index(c, sh[d]);
+      if (d < 2) {
+        oi_check_eq(c, v, oi_index(c, os[d]));
+        continue;
+      }
+      os[d] = KILN_DYNAMIC, odyn[d] = v;
+      room[d - 2] = oi_ibin(c, KILN_OP_ARITH_SUBI, v, oi_index(c, ds[d]));
+    }
+    /* spatial dim i of output_shape at least the unpooled size */
+    int64_t rs[OI_MAX_RANK];
+    for (uint32_t i = 0; i < s; i++) rs[i] = KILN_DYNAMIC;
+    oi_check_shape(c, s, rs, room, xt->elem);
+    oi_check_shape(c, xt->rank, os, odyn, xt->elem);
+  } else if (sv) { /* the output shape given: the same positions, more room */
     int64_t *v, cnt;
     if (!oi_const_ints(c, sv, "input 2 (output_shape)", &v, &cnt)) return false;
     if (cnt != xt->rank || v[0] != os[0] || v[1] != os[1])
@@ -237,11 +260,16 @@ bool oi_import_max_unpool(oi_ctx *c, oi_node *n) {
     for (uint32_t d = 2; d < xt->rank; d++)
       if ((os[d] = v[d]) < ds[d]) return oi_invalid(c, "output_shape is smaller than the unpooled shape");
   }
-  if (!oi_dims_ok(c, xt->rank, os, "output")) return false;
+  const bool dyn = odyn[2] != NULL;
+  if (!dyn && !oi_dims_ok(c, xt->rank, os, "output")) return false;
   const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, xt->rank, os);
-  kiln_value *xv = oi_ir(c, x), *ix = oi_ir(c, iv), *out = oi_filled(c, ot, 0, 0);
+  kiln_value *dl[OI_MAX_RANK];
+  for (uint32_t d = 0, k = 0; d < xt->rank; d++)
+    if (odyn[d]) dl[k++] = odyn[d];
+  kiln_value *xv = oi_ir(c, x), *ix = oi_ir(c, iv);
+  kiln_value *out = dyn ? oi_fill_into(c, oi_empty_dims(c, ot, dl), 0, 0) : oi_filled(c, ot, 0, 0);
   if (!xv || !ix) return false;
-  if (oi_numel(ot) == 0 || oi_numel(xt) == 0) {
+  if ((!dyn && oi_numel(ot) == 0) || oi_numel(xt) == 0) {
     oi_set_out(c, n, 0, out, x->dtype);
     return true;
   }

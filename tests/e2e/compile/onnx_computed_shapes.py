@@ -2,8 +2,8 @@
 """e2e: shapes an ONNX model computes at run time. One model (built here
 with python3-onnx) whose Reshape / ConstantOfShape / Expand targets are
 computed by earlier nodes from input data, whose float Range takes its
-bounds at run time, and whose NonZero, Compress and Unique outputs are as
-long as the data says, is compiled once and run with several inputs, so the same
+bounds at run time, whose MaxUnpool output shape is computed, and whose
+NonZero, Compress and Unique outputs are as long as the data says, is compiled once and run with several inputs, so the same
 module returns results of different shapes: the host waits for the
 kernels computing a size, reads it (hal.buffer_view.load of a dispatch
 result) and records the rest into a later command buffer. Results are
@@ -55,17 +55,23 @@ def build(path):
         # the columns of a matrix
         helper.make_node("Unique", ["uq"], ["uy", "ui", "uv", "uc"], name="unique"),
         helper.make_node("Unique", ["uq2"], ["vy", "vi", "vv", "vc"], name="unique_cols", axis=1, sorted=0),
+        # MaxUnpool into an output shape computed from input data
+        helper.make_node("Add", ["oshape", "one"], ["os1"], name="add_os"),
+        helper.make_node("MaxUnpool", ["px", "pi", "os1"], ["up"], name="unpool", kernel_shape=[2, 2],
+                         strides=[2, 2]),
     ]
     graph = helper.make_graph(
         nodes, "computed_shapes",
         [vi("x", f32, [2, 3, 4]), vi("shape", i64, [3]), vi("cshape", i64, [2]), vi("row", f32, [1, 3]),
          vi("eshape", i64, [2]), vi("n", i64, []), vi("delta", f32, []), vi("z", f32, [3, 4]),
          vi("x2", f32, [2, 3]), vi("cond", b, [3]), vi("cond6", b, [6]), vi("uq", f32, [2, 4]),
-         vi("uq2", i64, [2, 5])],
+         vi("uq2", i64, [2, 5]), vi("px", f32, [1, 1, 2, 2]), vi("pi", i64, [1, 1, 2, 2]),
+         vi("oshape", i64, [4])],
         [vi("r", f32, None), vi("c", f32, None), vi("e", f32, None), vi("g", f32, None),
          vi("nz", i64, None), vi("k1", f32, None), vi("k0", f32, None), vi("w", i64, None),
          vi("uy", f32, None), vi("ui", i64, None), vi("uv", i64, None), vi("uc", i64, None),
-         vi("vy", i64, None), vi("vi", i64, None), vi("vv", i64, None), vi("vc", i64, None)],
+         vi("vy", i64, None), vi("vi", i64, None), vi("vv", i64, None), vi("vc", i64, None),
+         vi("up", f32, None)],
         initializer=[one, two, half, fzero])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
 
@@ -88,8 +94,16 @@ def unique_cols(m):
     return [y, i64(first), i64(inverse), i64(counts)]
 
 
+def unpool(px, pi, shape):
+    """MaxUnpool 2x2 / 2: indices count positions of the default 4x4 plane."""
+    out = np.zeros(tuple(int(d) for d in shape), np.float32)
+    for v, i in zip(px.reshape(-1), pi.reshape(-1)):
+        out[0, 0, int(i) // 4, int(i) % 4] = v
+    return out
+
+
 def expect(ins):
-    x, shape, cshape, row, eshape, n, delta, z, x2, cond, cond6, uq, uq2 = ins
+    x, shape, cshape, row, eshape, n, delta, z, x2, cond, cond6, uq, uq2, px, pi, oshape = ins
     nz = np.array(np.nonzero(z), np.int64).reshape(2, -1)
     uy, ui, uv, uc = np.unique(uq.reshape(-1), return_index=True, return_inverse=True, return_counts=True)
     return [x.reshape(tuple(int(s) - 1 for s in shape)),
@@ -98,7 +112,7 @@ def expect(ins):
             np.arange(np.float32(0), np.float32(n), delta, dtype=np.float32),
             nz, x2[:, cond], x2.reshape(-1)[cond6],
             np.full(nz.shape, 7, np.int64),
-            uy, ui.astype(np.int64), uv.astype(np.int64), uc.astype(np.int64)] + unique_cols(uq2)
+            uy, ui.astype(np.int64), uv.astype(np.int64), uc.astype(np.int64)] + unique_cols(uq2) + [unpool(px, pi, oshape + 1)]
 
 
 def main(argv):
@@ -117,6 +131,7 @@ def main(argv):
     x = rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
     row = rng.uniform(-1, 1, (1, 3)).astype(np.float32)
     x2 = rng.uniform(-1, 1, (2, 3)).astype(np.float32)
+    px = rng.uniform(-1, 1, (1, 1, 2, 2)).astype(np.float32)
     a = lambda *v: np.array(v, np.int64)
     s = lambda v: np.array(v, np.int64)
     f = lambda v: np.array(v, np.float32)
@@ -126,14 +141,16 @@ def main(argv):
     c1 = np.array([[1, 2, 1, 3, 2], [0, 5, 0, 4, 5]], np.int64)
     good = [
         [x, a(5, 4, 3), a(1, 2), row, a(1, 2), s(5), f(1.0), z0, x2, bl(True, False, True),
-         bl(False, True, True, False, False, True), u1, c1],
+         bl(False, True, True, False, False, True), u1, c1, px, a(0, 3, 12, 15).reshape(1, 1, 2, 2), a(0, 0, 3, 3)],
         [x, a(25, 2, 2), a(0, 3), row, a(4, 0), s(3), f(0.5), np.zeros((3, 4), np.float32), x2,
-         bl(False, False, False), np.zeros(6, np.bool_), np.full((2, 4), 7, np.float32), np.zeros((2, 5), np.int64)],
+         bl(False, False, False), np.zeros(6, np.bool_), np.full((2, 4), 7, np.float32), np.zeros((2, 5), np.int64),
+         px, a(5, 6, 9, 10).reshape(1, 1, 2, 2), a(0, 0, 4, 6)],
         [x, a(2, 13, 3), a(3, 1), row, a(6, 2), s(0), f(-1.0), np.ones((3, 4), np.float32), x2,
          bl(True, True, True), np.ones(6, np.bool_), np.arange(8, 0, -1, dtype=np.float32).reshape(2, 4),
-         np.arange(10, dtype=np.int64).reshape(2, 5)],
+         np.arange(10, dtype=np.int64).reshape(2, 5), px, a(1, 2, 13, 14).reshape(1, 1, 2, 2), a(0, 0, 6, 3)],
         [x, a(3, 5, 4), a(1, 1), row, a(0, 2), s(7), f(0.25), np.full((3, 4), np.nan, np.float32), x2,
-         bl(False, True, False), bl(True, False, False, False, False, False), -u1, c1[::-1].copy()],
+         bl(False, True, False), bl(True, False, False, False, False, False), -u1, c1[::-1].copy(),
+         px, a(4, 3, 8, 15).reshape(1, 1, 2, 2), a(0, 0, 3, 3)],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -144,9 +161,11 @@ def main(argv):
         (4, a(3, 4), ["node 'expand"]),
         (6, f(0.0), ["node 'range", "past 2^62 bytes in all"]),  # 5 / 0: infinitely many
         (6, f(np.nan), ["node 'range", "dimension 0 is -1, must be >= 0"]),  # a NaN count
+        (15, a(0, 0, 2, 3), ["node 'unpool", "dimension 0 is -1, must be >= 0"]),  # 3 rows < 4
+        (15, a(1, 0, 3, 3), ["node 'unpool", "is 2, must equal 1"]),  # N of 2, X has 1
     ]
     passed = failed = 0
-    nout = 16
+    nout = 17
 
     def call(tag, ins):
         argv = [run, "--module=" + module, "--device=" + device]
