@@ -61,6 +61,28 @@ static bool w_uses(const cg_igemm *g, int l) {
 
 #define CG_CONV_WORKGROUPS 8
 #define CG_CONV_MIN_MACS (256 * 1024)
+/* Channel tiles cut past the halving are whole blocks of this many lanes
+ * (every vector width's NR*VW), and only for weights of at least
+ * CG_CONV_BIG_W bytes (the packed panel's budget: past it every pixel
+ * tile streams them from beyond L2). */
+#define CG_CONV_LANES 32
+#define CG_CONV_BIG_W (256 * 1024)
+
+/* The channel tile, a multiple of CG_CONV_LANES below nc (the last tile
+ * partial where it does not divide nc), whose tile count is the smallest
+ * even one reaching `want` tiles, else the largest even one; 0 when no
+ * such tile gives an even count. */
+static int64_t lane_tile(int64_t nc, int64_t want) {
+  int64_t best = 0, best_n = 0;
+  for (int64_t t = CG_CONV_LANES; t < nc; t += CG_CONV_LANES) {
+    int64_t n = (nc + t - 1) / t;
+    if (n % 2) continue;
+    if (!best || (n >= want ? best_n < want || n < best_n : best_n < want && n > best_n))
+      best = t, best_n = n;
+  }
+  return best;
+}
+
 static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
   /* A dynamic outer loop (a batch) is tiled by 1 and counted as 1: the
    * tiles are those of the static shape with that loop 1. */
@@ -73,8 +95,24 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
   for (int l = 0; l < g->loops; l++) tiles[l] = g->red[l] ? 0 : g->bounds[l] < 0 ? 1 : g->bounds[l];
   int64_t tc = g->bounds[g->col];
   while (count * (g->bounds[g->col] / tc) < want && tc % 64 == 0) tc /= 2;
+  /* Channels that do not halve (1000 classes of a classifier written as
+   * a 1x1 convolution): where there are more of them than output pixels
+   * and the weights are big, every pixel tile would stream all the
+   * weights (13 row tiles of a 13x13 map reading 2 MB each), so the
+   * channels are cut instead, into whole lane blocks. */
+  int64_t pixels = 1, wsize = 4;
+  for (int l = 0; l < g->loops; l++) {
+    int64_t b = g->bounds[l] < 0 ? 1 : g->bounds[l];
+    if (w_uses(g, l)) wsize *= b;
+    else if (!g->red[l]) pixels *= b;
+  }
+  int64_t nc = g->bounds[g->col];
+  if (nc / tc < want && nc % tc == 0 && nc > pixels && wsize >= CG_CONV_BIG_W) {
+    int64_t t = lane_tile(nc, want);
+    if (t && t < tc) tc = t;
+  }
   tiles[g->col] = tc;
-  count *= g->bounds[g->col] / tc;
+  count *= (nc + tc - 1) / tc;
   /* Then the loops W uses besides the channels (groups, blocks of
    * output channels): splitting them splits the weights too, where
    * splitting pixels would make every workgroup stream all of them. */

@@ -168,6 +168,14 @@ def _cnn_cases(torch):
                                           nn.Conv2d(160, 48, 3, 2, 1, groups=2), nn.ReLU6(),
                                           nn.Conv2d(48, 27, 1), nn.Tanh(), nn.Conv2d(27, 40, 1, 2)),
                             (2, 6, 9, 7)),
+        # more output channels than pixels with big weights that do not
+        # halve: the workgroups split the channels into lane blocks with a
+        # partial last one (200 = 3 x 64 + 8 after a strided, dilated,
+        # padded 3x3; 1000 = 7 x 128 + 104 in a 1x1 with bias and the
+        # sigmoid as its epilogue), batch 2
+        "cnn_channel_tiles": (nn.Sequential(nn.Conv2d(40, 200, 3, 2, 2, dilation=2), nn.ReLU(),
+                                            nn.Conv2d(200, 1000, 1), nn.Sigmoid()),
+                              (2, 40, 9, 10)),
     }
 
 
