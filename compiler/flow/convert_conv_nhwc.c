@@ -7,12 +7,12 @@
  *   groups = 1          linalg.conv_2d_nhwc_hwcf, W' [kh, kw, C, M]
  *   depthwise (C/G = M/G = 1)
  *                       linalg.depthwise_conv_2d_nhwc_hwc, W' [kh, kw, C]
- *   other groups        a linalg.generic over (n, oh, ow, g, m, c, kh, kw)
+ *   other groups        a linalg.generic over (n, oh, ow, g, m, kh, kw, c)
  *                       on [N, H, W, G, C/G] views, W' [G, kh, kw, C/G, M/G]
  *   one group, a filter of 64 KiB or more, M a multiple of 32 (or 16)
  *                       the same generic over blocks of NB = 32 (16)
  *                       output channels, all reading [N, H, W, C]:
- *                       W' [M/NB, C, kh, kw, NB], the output [N, OH, OW,
+ *                       W' [M/NB, kh, kw, C, NB], the output [N, OH, OW,
  *                       M/NB, NB] viewed as [N, OH, OW, M] (blocked_width)
  * In NHWC a convolution's output channels are contiguous in both the
  * filter and the output, and a depthwise convolution's channels are
@@ -321,7 +321,7 @@ static void rewrite(kiln_context *ctx, conv *cv) {
     out = named_conv(&b, dw ? KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC : KILN_OP_LINALG_CONV_2D_NHWC_HWCF,
                      x, w, init, cv);
   } else {
-    /* loops (n, oh, ow, g, m, c, kh, kw): groups of [N, H, W, G, C/G], or
+    /* loops (n, oh, ow, g, m, kh, kw, c): groups of [N, H, W, G, C/G], or
      * blocks of NB output channels reading all of [N, H, W, C] */
     int64_t ng = nb ? M / nb : cv->g, mg = nb ? nb : cv->mg;
     const kiln_type *xt = x->type;
@@ -331,25 +331,32 @@ static void rewrite(kiln_context *ctx, conv *cv) {
     kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 5, os, et, NULL), nv);
     const kiln_affine_expr *D[8];
     for (unsigned l = 0; l < 8; l++) D[l] = kiln_affine_dim(ctx, l);
+    /* The reduction loops are (kh, kw, c), not (c, kh, kw): the
+     * microkernel runs them in loop order, so with the input channel
+     * innermost each register row reads its pixel's channels in a run, a
+     * line serving 16 steps, where channel-first touches kh x (rows + kw
+     * - 1) lines per channel, a pixel (C x 4 bytes: 2 KiB at 512
+     * channels) apart, which fall into few L1 sets and evict each other. */
+    enum { kh = 5, kw = 6, kc = 7 };
     const kiln_affine_expr *wh = kiln_affine_binary(
         ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[1], kiln_affine_const(ctx, cv->stride[0])),
-        kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[6], kiln_affine_const(ctx, cv->dil[0])));
+        kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[kh], kiln_affine_const(ctx, cv->dil[0])));
     const kiln_affine_expr *ww = kiln_affine_binary(
         ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[2], kiln_affine_const(ctx, cv->stride[1])),
-        kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[7], kiln_affine_const(ctx, cv->dil[1])));
-    const kiln_affine_expr *xe[5] = {D[0], wh, ww, D[3], D[5]}, *xb[4] = {D[0], wh, ww, D[5]};
-    /* Blocked filters are [M/NB, C, kh, kw, NB]: input channel first, as
-     * the microkernel's panel rows (c, kh, kw) are, so a block of input
-     * channels is one contiguous panel that lower_conv reads in place. */
-    const kiln_affine_expr *we[5] = {D[3], D[6], D[7], D[5], D[4]}, *wb[5] = {D[3], D[5], D[6], D[7], D[4]};
+        kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[kw], kiln_affine_const(ctx, cv->dil[1])));
+    const kiln_affine_expr *xe[5] = {D[0], wh, ww, D[3], D[kc]}, *xb[4] = {D[0], wh, ww, D[kc]};
+    /* Filters are [G, kh, kw, C/G, M/G] or blocked [M/NB, kh, kw, C, NB],
+     * in the order of the reduction loops as the microkernel's panel rows
+     * are, so a block of them is one contiguous panel that lower_conv
+     * reads in place. */
+    const kiln_affine_expr *we[5] = {D[3], D[kh], D[kw], D[kc], D[4]};
     const kiln_affine_expr *oe[5] = {D[0], D[1], D[2], D[3], D[4]};
     const kiln_affine_map *maps[3] = {nb ? kiln_affine_map_get(ctx, 8, 0, 4, xb) : kiln_affine_map_get(ctx, 8, 0, 5, xe),
-                                      kiln_affine_map_get(ctx, 8, 0, 5, nb ? wb : we),
+                                      kiln_affine_map_get(ctx, 8, 0, 5, we),
                                       kiln_affine_map_get(ctx, 8, 0, 5, oe)};
     static const bool red[8] = {false, false, false, false, false, true, true, true};
-    static const int64_t cmajor[5] = {0, 2, 3, 4, 1};
-    int64_t ws[5] = {ng, cv->kh, cv->kw, cv->cg, mg}, wsb[5] = {ng, cv->cg, cv->kh, cv->kw, mg};
-    kiln_value *ins[2] = {x5, nb ? filter(&b, cv, ng, mg, cmajor, 5, wsb) : filter(&b, cv, ng, mg, hwcf, 5, ws)};
+    int64_t ws[5] = {ng, cv->kh, cv->kw, cv->cg, mg};
+    kiln_value *ins[2] = {x5, filter(&b, cv, ng, mg, hwcf, 5, ws)};
     kiln_op *g = fl_build_generic(&b, 2, ins, 1, &init, maps, 8, red);
     kiln_block *body = g->regions[0].first, *old = op->regions[0].first;
     kiln_value_map vm = {0};

@@ -4,12 +4,11 @@
 // compile time into the layout the CPU kernels read.
 //
 // The grouped case's maps (below):
-// CHECK-DAG: #[[GX:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d6, d2 + d7, d3, d5)>
-// CHECK-DAG: #[[GW:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d6, d7, d5, d4)>
+// CHECK-DAG: #[[GX:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d3, d7)>
+// CHECK-DAG: #[[GW:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
 // CHECK-DAG: #[[GO:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
-// and the blocked case's (below):
-// CHECK-DAG: #[[BX:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d6, d2 + d7, d5)>
-// CHECK-DAG: #[[BW:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
+// and the blocked case's (below; its filter map is the grouped one):
+// CHECK-DAG: #[[BX:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>
 //
 // The ONNX importer's form with one group: conv_2d_nhwc_hwcf; strides
 // (2, 1) and dilations (1, 2) carried over; W [3 (m), 2 (c), 2, 2] with
@@ -52,14 +51,14 @@
 //
 // A one-group filter of 64 KiB or more (64 x 32 x 3 x 3 floats = 72 KiB)
 // with output channels a multiple of 32: blocks of 32 output channels,
-// a generic reading all of [N, H, W, C], the filter [M/32, C, kh, kw, 32]
-// (input channels first like the microkernel's panel rows: read in place,
-// no per-call packing), the output [N, OH, OW, M/32, 32] viewed as
-// [N, OH, OW, M].
+// a generic reading all of [N, H, W, C] over reduction loops (kh, kw, c),
+// input channels innermost, the filter [M/32, kh, kw, C, 32] in that
+// order like the microkernel's panel rows (read in place, no per-call
+// packing), the output [N, OH, OW, M/32, 32] viewed as [N, OH, OW, M].
 // CHECK-LABEL: func.func @blocked(
 // CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<1x32x5x5xf32>) {{.*}} permutation = [0, 2, 3, 1]
 // CHECK-NOT: flow.tensor.reshape
-// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[BX]], #[[BW]], #[[GO]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[T]], %{{.*}} : tensor<1x5x5x32xf32>, tensor<2x32x3x3x32xf32>) outs(%{{.*}} : tensor<1x3x3x2x32xf32>)
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[BX]], #[[GW]], #[[GO]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[T]], %{{.*}} : tensor<1x5x5x32xf32>, tensor<2x3x3x32x32xf32>) outs(%{{.*}} : tensor<1x3x3x2x32xf32>)
 // CHECK: %[[Y4:.*]] = "flow.tensor.reshape"(%[[B]]) : (tensor<1x3x3x2x32xf32>) -> tensor<1x3x3x64xf32>
 // CHECK: linalg.transpose ins(%[[Y4]] : tensor<1x3x3x64xf32>) {{.*}} permutation = [0, 3, 1, 2]
 #cx = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6, d4 + d7 * 2)>
