@@ -16,6 +16,9 @@ bool builtin_verify_module(kiln_op *op);
 bool func_verify_call(kiln_op *op);
 bool func_verify_func(kiln_op *op);
 bool func_verify_return(kiln_op *op);
+/* linalg_iteration.c: attribute and operand readers the verifier shares. */
+int64_t ir_linalg_hw_attr(const kiln_op *op, const char *name, int i);
+int ir_linalg_rank_of(const kiln_op *op, uint32_t i);
 bool linalg_verify_broadcast(kiln_op *op);
 bool linalg_verify_generic(kiln_op *op);
 bool linalg_verify_index(kiln_op *op);
