@@ -14,7 +14,15 @@
  * region returns the values used outside it and carries
  * `workload` = the sizes of the root's parallel loops (KILN_DYNAMIC
  * entries filled by the region's index operands, host values of operand
- * dims bound to those loops). Inits
+ * dims bound to those loops). A root reducing its innermost loops into
+ * one value per row (static shapes) also takes the row chain after it:
+ * generics over the same rows that reduce the same loops, map the
+ * per-row values, or run all-parallel over rows x the reduced loops
+ * (the last one taken), reading per-row values of the group only at
+ * their own row (unit-dim expands of them are folded into the reading
+ * map; expands other ops still read move after the region): LayerNorm's
+ * mean, variance and normalization in one dispatch whose workgroups
+ * take whole rows (cg_dist.rows). Inits
  * (tensor.empty, fills) stay outside: outline-dispatches clones them.
  * Host scalar ops that outline-dispatches cannot recompute in a kernel
  * (fl_clonable: scf.if / scf.for yielding scalars, oversized expressions)
@@ -140,6 +148,182 @@ static bool in_group(kiln_op *const *g, uint32_t n, const kiln_op *op) {
   return false;
 }
 
+
+/* ---- Row chains: a reduction over the innermost loops (a row sum) and
+ * the ops after it that iterate the same rows and read its per-row
+ * results (LayerNorm's mean -> centered variance -> normalize, RMSNorm's
+ * mean square -> scale) form one dispatch: a workgroup takes a block of
+ * whole rows, so every per-row value it reads was computed by itself. */
+
+/* Is m the projection (d0..dn-1) -> (d0..dp-1)? */
+static bool is_row_projection(const kiln_affine_map *m, int n, int p) {
+  if ((int)m->num_dims != n || (int)m->num_results != p || m->num_symbols) return false;
+  for (int i = 0; i < p; i++)
+    if (m->results[i]->kind != KILN_AFFINE_DIM || m->results[i]->value != i) return false;
+  return true;
+}
+
+typedef struct row_space {
+  int n, p;                      /* loops; leading parallel loops (rows) */
+  int64_t bounds[KILN_MAX_LOOPS];
+  const kiln_type *row_type;     /* the root's result: one value per row */
+} row_space;
+
+/* A static linalg.generic whose leading p loops are parallel and whose
+ * trailing n - p >= 1 loops are reductions writing one value per row. */
+static bool row_root(kiln_context *ctx, kiln_op *op, row_space *rs) {
+  if (op->kind != KILN_OP_LINALG_GENERIC || op->num_results != 1 ||
+      kiln_linalg_num_inputs(op) + 1 != op->num_operands ||
+      !fl_is_static_tensor(op->results[0].type))
+    return false;
+  const kiln_affine_map **maps = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *maps);
+  bool red[KILN_MAX_LOOPS];
+  int n = fl_iteration(op, rs->bounds, maps, red);
+  if (n < 2) return false;
+  int p = 0;
+  while (p < n && !red[p]) p++;
+  if (p == 0 || p == n) return false;
+  for (int i = p; i < n; i++)
+    if (!red[i]) return false;
+  for (int i = 0; i < n; i++)
+    if (rs->bounds[i] < 0) return false;
+  if (!is_row_projection(maps[op->num_operands - 1], n, p)) return false;
+  rs->n = n, rs->p = p, rs->row_type = op->results[0].type;
+  return true;
+}
+
+/* v's definition, when it is an op of the group. */
+static bool from_group(kiln_op *const *g, uint32_t n, const kiln_value *v) {
+  return v->def && in_group(g, n, v->def);
+}
+
+/* A flow.tensor.reshape of a per-row group value that only appends unit
+ * dims (ReduceMean's keepdims): its source, else NULL. */
+static kiln_value *unit_expand_source(kiln_op *const *g, uint32_t ng, const kiln_value *v,
+                                      const row_space *rs) {
+  kiln_op *r = v->def;
+  if (!r || r->kind != KILN_OP_FLOW_TENSOR_RESHAPE || r->num_operands != 1) return NULL;
+  kiln_value *src = kiln_op_operand(r, 0);
+  if (!from_group(g, ng, src) || src->type != rs->row_type || v->type->rank < src->type->rank)
+    return NULL;
+  for (uint32_t i = 0; i < v->type->rank; i++)
+    if (i < src->type->rank ? v->type->shape[i] != src->type->shape[i] : v->type->shape[i] != 1)
+      return NULL;
+  return src;
+}
+
+/* Can op join the row chain g? It iterates the root's rows (same leading
+ * parallel bounds) and either reduces the same trailing loops into one
+ * value per row, maps the per-row values, or is all parallel over the
+ * whole space; group values
+ * it reads are per-row values read through the row projection (directly
+ * or through a unit-dim expand, which *rewrite says to fold). */
+static bool row_member(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_op *op,
+                       const row_space *rs, bool *full, bool *rewrite) {
+  if (op->kind != KILN_OP_LINALG_GENERIC || op->num_results != 1 ||
+      kiln_linalg_num_inputs(op) + 1 != op->num_operands || !fl_is_static_tensor(op->results[0].type))
+    return false;
+  const kiln_affine_map **maps = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *maps);
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int n = fl_iteration(op, bounds, maps, red);
+  /* n == p: an elementwise op on the per-row values */
+  if (n != rs->n && n != rs->p) return false;
+  for (int i = 0; i < n; i++)
+    if (bounds[i] != rs->bounds[i] || red[i] != (i >= rs->p && red[rs->p])) return false;
+  uint32_t out = op->num_operands - 1;
+  *full = n == rs->n && !red[rs->p];
+  if (*full ? !kiln_affine_map_is_identity(maps[out])
+            : !is_row_projection(maps[out], n, rs->p) || op->results[0].type != rs->row_type)
+    return false;
+  if (from_group(g, ng, kiln_op_operand(op, out))) return false;
+  bool reads = false;
+  for (uint32_t i = 0; i < out; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    const kiln_affine_map *m = maps[i];
+    rewrite[i] = false;
+    if (from_group(g, ng, v)) {
+      if (v->type != rs->row_type || !is_row_projection(m, n, rs->p)) return false;
+      reads = true;
+      continue;
+    }
+    if (!unit_expand_source(g, ng, v, rs)) continue;
+    /* the expand's appended unit dims must be read at index 0 */
+    if ((int)m->num_results != (int)v->type->rank || m->num_symbols) return false;
+    /* ... or through a loop of one iteration */
+    for (uint32_t r = 0; r < m->num_results; r++) {
+      const kiln_affine_expr *e = m->results[r];
+      bool ok = (int)r < rs->p ? e->kind == KILN_AFFINE_DIM && e->value == r
+                               : (e->kind == KILN_AFFINE_CONST && e->value == 0) ||
+                                     (e->kind == KILN_AFFINE_DIM && bounds[e->value] == 1);
+      if (!ok) return false;
+    }
+    rewrite[i] = reads = true;
+  }
+  return reads;
+}
+
+/* Reads of unit-dim expands of group values read the value itself. */
+static void fold_unit_expands(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_op *op,
+                              const row_space *rs, const bool *rewrite) {
+  const kiln_affine_map **maps = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *maps);
+  bool red[KILN_MAX_LOOPS];
+  fl_iteration(op, NULL, maps, red);
+  const kiln_attr **am = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *am);
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    if (i < op->num_operands - 1 && rewrite[i]) {
+      kiln_op_set_operand(op, i, unit_expand_source(g, ng, kiln_op_operand(op, i), rs));
+      maps[i] = kiln_affine_map_get(ctx, maps[i]->num_dims, 0, (uint32_t)rs->p, maps[i]->results);
+    }
+    am[i] = kiln_attr_affine_map(ctx, maps[i]);
+  }
+  kiln_op_set_attr(op, "indexing_maps", kiln_attr_array(ctx, op->num_operands, am));
+}
+
+/* Does op read a value defined by the group or by one of the ops in
+ * moved[0..nm)? */
+static bool depends(kiln_op *const *g, uint32_t ng, kiln_op *const *moved, uint32_t nm,
+                    const kiln_op *op) {
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const kiln_value *v = kiln_op_operand(op, i);
+    if (!v->def) continue;
+    if (in_group(g, ng, v->def) || in_group(moved, nm, v->def)) return true;
+  }
+  return false;
+}
+
+/* Extends the group of a row root with the row chain after it, up to
+ * and including the first all-parallel member. Ops in between that read
+ * group values without joining it must be unit-dim expands (moved after
+ * the region into *moved); any other reader ends the chain. */
+static void absorb_row_chain(kiln_context *ctx, kiln_op **group, uint32_t *n, uint32_t cap,
+                             kiln_op **moved, uint32_t *nmoved) {
+  row_space rs;
+  if (!row_root(ctx, group[0], &rs)) return;
+  kiln_op *after = group[*n - 1];
+  uint32_t ng = *n, nm = 0, last_ng = *n, last_nm = 0;
+  bool *rewrite = kiln_alloc(ctx, 64 * sizeof *rewrite);
+  for (kiln_op *op = after->next; op && ng < cap && nm < cap; op = op->next) {
+    if (!depends(group, ng, moved, nm, op)) continue;
+    bool full;
+    if (op->num_operands <= 64 && row_member(ctx, group, ng, op, &rs, &full, rewrite)) {
+      fold_unit_expands(ctx, group, ng, op, &rs, rewrite);
+      group[ng++] = op;
+      last_ng = ng, last_nm = nm;
+      if (full) break;
+      continue;
+    }
+    if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && unit_expand_source(group, ng, op->results, &rs)) {
+      moved[nm++] = op;
+      continue;
+    }
+    break;
+  }
+  *n = last_ng;
+  /* expands after the last member stay where they are */
+  *nmoved = last_nm;
+}
+
 static void form(kiln_context *ctx, kiln_op *root) {
   kiln_op *group[64];
   uint32_t n = 0;
@@ -149,6 +333,15 @@ static void form(kiln_context *ctx, kiln_op *root) {
     kiln_op *c;
     while (n < 64 && (c = fusable_consumer(group[n - 1], shape))) group[n++] = c;
   }
+  kiln_op *moved[64];
+  uint32_t nmoved = 0;
+  absorb_row_chain(ctx, group, &n, 64, moved, &nmoved);
+  /* expands whose readers all joined the chain read nothing now */
+  uint32_t keep = 0;
+  for (uint32_t i = 0; i < nmoved; i++)
+    if (moved[i]->results[0].uses) moved[keep++] = moved[i];
+    else kiln_op_erase(moved[i]);
+  nmoved = keep;
   /* values used outside the group */
   uint32_t total = 0;
   for (uint32_t i = 0; i < n; i++) total += group[i]->num_results;
@@ -189,6 +382,12 @@ static void form(kiln_context *ctx, kiln_op *root) {
     ret_vals[e] = fl_is_scalar(esc[e]->type) ? fl_build_scalar_to_tensor(&in, esc[e]) : esc[e];
   kiln_op *ret = kiln_op_create(ctx, KILN_OP_FLOW_RETURN, root->loc, ne, ret_vals, 0, NULL, NULL, 0);
   kiln_block_append_op(body, ret);
+  /* expands of the chain's values that other ops still read follow the
+   * region that now defines their sources */
+  for (uint32_t i = nmoved; i-- > 0;) {
+    kiln_op_remove(moved[i]);
+    kiln_block_insert_after(region, moved[i]);
+  }
   kiln_builder out = kiln_builder_after(region);
   out.loc = root->loc;
   for (uint32_t e = 0; e < ne; e++) {

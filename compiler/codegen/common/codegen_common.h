@@ -73,6 +73,10 @@ typedef struct cg_dist {
   int64_t bound[KILN_MAX_LOOPS], tile[KILN_MAX_LOOPS], count[KILN_MAX_LOOPS];
   int wg[KILN_MAX_LOOPS];           /* 0 x, 1 y, 2 z, -1 one tile */
   int64_t wg_count[3];
+  /* the root reduces trailing loops into one value per leading loop
+   * position (a row): ops over rows x columns may follow it (row chains,
+   * form-dispatch-regions), restricted to its tile of rows */
+  bool rows;
 } cg_dist;
 /* False when the root's outputs are not projected permutations or tiles
  * does not have one entry per root loop. */

@@ -129,6 +129,9 @@ bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_d
     return false;
   memset(d, 0, sizeof *d);
   d->rank = ot->rank;
+  d->rows = root->kind == KILN_OP_LINALG_GENERIC && om->num_results > 0 && (int)om->num_results < n;
+  for (int l = 0; d->rows && l < n; l++)
+    d->rows = l < (int)om->num_results ? !red[l] && om->results[l]->value == l : red[l];
   int ndist = 0, dist[KILN_MAX_LOOPS];
   for (uint32_t k = 0; k < ot->rank; k++) {
     int l = (int)om->results[k]->value;
@@ -283,20 +286,49 @@ bool cg_dist_split(const cg_dist *d, uint32_t k) { return d->count[k] > 1 || d->
  * restricted to the same channels). rt is the root's output type before
  * tiling: tile-and-distribute asks after it has already replaced the root's
  * output by a subview. */
+/* Does x, in a kernel whose root reduces rows (d->rows), write rows x
+ * columns: an identity output map of higher rank than the root's output
+ * whose leading dims are the root's output dims? */
+static bool row_op(const kiln_op *x, const kiln_affine_map **maps, const cg_dist *d,
+                   const kiln_type *rt) {
+  uint32_t out = kiln_linalg_num_inputs(x);
+  if (!d->rows || out + 1 != x->num_operands) return false;
+  const kiln_type *t = kiln_op_operand(x, out)->type;
+  if (t->kind != KILN_TYPE_MEMREF || t->rank <= d->rank || !kiln_affine_map_is_identity(maps[out]))
+    return false;
+  for (uint32_t k = 0; k < d->rank; k++)
+    if (t->shape[k] != rt->shape[k]) return false;
+  return true;
+}
+
 bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
                     const kiln_type *rt, int *dim_of_loop) {
   uint32_t out = kiln_linalg_num_inputs(x);
   if (out >= x->num_operands) return false;
   for (int l = 0; l < loops; l++) dim_of_loop[l] = -1;
+  /* Under a row root, an op writing rows x columns (identity output map,
+   * the root's rows as its leading dims) takes the root's row tile and
+   * its columns whole. */
+  bool wide = row_op(x, maps, d, rt);
   for (uint32_t i = out; i < x->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(x, i)->type;
-    if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || t->rank != d->rank) return false;
-    for (uint32_t k = 0; k < t->rank; k++)
+    if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || (t->rank != d->rank && !wide))
+      return false;
+    for (uint32_t k = 0; k < d->rank; k++)
       if (t->shape[k] != rt->shape[k] && cg_dist_split(d, k)) return false;
   }
   const kiln_affine_map *om = maps[out];
-  if (!kiln_affine_map_is_projected_permutation(om) || om->num_results != d->rank) return false;
-  for (uint32_t k = 0; k < om->num_results; k++) dim_of_loop[om->results[k]->value] = (int)k;
+  if (!kiln_affine_map_is_projected_permutation(om) || (om->num_results != d->rank && !wide))
+    return false;
+  for (uint32_t k = 0; k < d->rank; k++) dim_of_loop[om->results[k]->value] = (int)k;
+  return true;
+}
+
+/* Are m's results the first r results of full's? */
+static bool prefix_of(const kiln_affine_map *m, const kiln_affine_map *full, uint32_t r) {
+  if (m->num_results != r || full->num_results < r || m->num_dims != full->num_dims) return false;
+  for (uint32_t k = 0; k < r; k++)
+    if (m->results[k] != full->results[k]) return false;
   return true;
 }
 
@@ -347,11 +379,15 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
         }
       }
       if (i >= nin) continue;
-      /* Read what an op of this kernel writes: only the same position. */
+      /* Read what an op of this kernel writes: only the same position
+       * (a row op reads a per-row value at its row: the leading results
+       * of its output map). */
+      bool wide = row_op(x, maps, d, rt);
       for (kiln_op *w = body->first; w; w = w->next) {
         if (!kiln_op_has_flag(w, KILN_OPF_LINALG)) continue;
         for (uint32_t j = kiln_linalg_num_inputs(w); j < w->num_operands; j++)
-          if (kiln_op_operand(w, j) == v && maps[i] != maps[nin])
+          if (kiln_op_operand(w, j) == v && maps[i] != maps[nin] &&
+              !(wide && v->type->rank == d->rank && prefix_of(maps[i], maps[nin], d->rank)))
             return *why = "a fused op reads a value of the kernel at another position", false;
       }
     }

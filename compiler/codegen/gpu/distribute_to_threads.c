@@ -27,7 +27,10 @@
  * Kernels with memref.alloca scratch that is written (bufferized
  * intermediates; pooling windows are never written) run every op on
  * thread 0: an alloca is private to a GPU thread, so other threads could
- * not read what one wrote. Ops an earlier pass already spread over the
+ * not read what one wrote; unless every op writes along one output dim
+ * of one static extent that it can be split by (a row chain's rows):
+ * then every op is split along it, and each thread reads only the
+ * scratch rows it wrote. Ops an earlier pass already spread over the
  * threads (kiln.gpu_distributed: gpu-tile-matmul-shared) keep their
  * place, fenced by barriers. */
 #include "gpu_internal.h"
@@ -61,6 +64,29 @@ static bool is_output(const kiln_op *op, uint32_t i) {
   return i == op->num_operands - 1;
 }
 
+/* Can op (loops n, maps) be split along parallel loop l: every memref
+ * operand indexes d_l exactly once or not at all, every output does? */
+static bool splittable(kiln_op *op, const kiln_affine_map **maps, const bool *red, int n, int l) {
+  if (red[l]) return false;
+  bool ok = true, in_outputs = true;
+  for (uint32_t i = 0; ok && i < op->num_operands; i++) {
+    const kiln_type *t = kiln_op_operand(op, i)->type;
+    if (t->kind != KILN_TYPE_MEMREF) continue;
+    if (t->rank != maps[i]->num_results) return false;
+    bool has = false;
+    for (uint32_t d = 0; d < maps[i]->num_results; d++) {
+      int u = uses_loop(maps[i]->results[d], n, l);
+      if (u < 0) ok = false;
+      if (u == 1) {
+        if (has) ok = false; /* d_l twice (a diagonal) */
+        has = true;
+      }
+    }
+    if (is_output(op, i) && !has) in_outputs = false;
+  }
+  return ok && in_outputs;
+}
+
 /* The loop to split op along, or -1. */
 static int pick_loop(kiln_op *op) {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
@@ -70,27 +96,8 @@ static int pick_loop(kiln_op *op) {
   int n = cg_static_bounds(op, maps, red, bounds);
   if (n <= 0 || has_index_op(op)) return -1;
   int best = -1;
-  for (int l = 0; l < n; l++) {
-    if (red[l]) continue;
-    bool ok = true, in_outputs = true;
-    for (uint32_t i = 0; ok && i < op->num_operands; i++) {
-      const kiln_type *t = kiln_op_operand(op, i)->type;
-      if (t->kind != KILN_TYPE_MEMREF) continue;
-      if (t->rank != maps[i]->num_results) { ok = false; break; }
-      bool has = false;
-      for (uint32_t d = 0; d < maps[i]->num_results; d++) {
-        int u = uses_loop(maps[i]->results[d], n, l);
-        if (u < 0) ok = false;
-        if (u == 1) {
-          if (has) ok = false; /* d_l twice (a diagonal) */
-          has = true;
-        }
-      }
-      if (is_output(op, i) && !has) in_outputs = false;
-    }
-    if (!ok || !in_outputs) continue;
-    if (best < 0 || bounds[l] > bounds[best]) best = l;
-  }
+  for (int l = 0; l < n; l++)
+    if (splittable(op, maps, red, n, l) && (best < 0 || bounds[l] > bounds[best])) best = l;
   return best;
 }
 
@@ -561,6 +568,66 @@ static void body_on_thread_zero(kiln_block *body) {
   }
 }
 
+/* The loop of op indexing dim k of its (single) output, when op can be
+ * split along it; its static extent goes to *extent. -1 otherwise. */
+static int output_dim_loop(kiln_op *op, uint32_t k, int64_t *extent) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  if (!kiln_op_has_flag(op, KILN_OPF_LINALG) || op->num_operands > CG_MAX_OPERANDS ||
+      op->kind == KILN_OP_LINALG_SOFTMAX || has_index_op(op))
+    return -1;
+  int n = cg_static_bounds(op, maps, red, bounds);
+  uint32_t out = op->num_operands - 1;
+  if (n <= 0 || !is_output(op, out) || (out > 0 && is_output(op, out - 1)) ||
+      k >= maps[out]->num_results || maps[out]->results[k]->kind != KILN_AFFINE_DIM)
+    return -1;
+  int l = (int)maps[out]->results[k]->value;
+  if (bounds[l] <= 0 || !splittable(op, maps, red, n, l)) return -1;
+  /* scratch is written along dim k (as outputs): read it there too, with
+   * d_l, or a thread would read rows another one wrote */
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    while (v->def && v->def->kind == KILN_OP_MEMREF_SUBVIEW) v = kiln_op_operand(v->def, 0);
+    if (!v->def || v->def->kind != KILN_OP_MEMREF_ALLOCA || !written(v, 0)) continue;
+    if (kiln_op_operand(op, i)->type->rank != v->type->rank || k >= maps[i]->num_results ||
+        maps[i]->results[k]->kind != KILN_AFFINE_DIM || (int)maps[i]->results[k]->value != l)
+      return -1;
+  }
+  *extent = bounds[l];
+  return l;
+}
+
+/* For a kernel with written scratch: an output dim k that every op with
+ * side effects writes along a loop it can be split by, all of one
+ * static extent (a row chain's rows: the per-row sums and the rows x
+ * columns output share their leading dims). Splitting each op along it
+ * gives thread t the same rows in every op, so a thread reads only the
+ * scratch rows it wrote itself. -1 when there is none. */
+static int common_row_dim(kiln_block *body) {
+  kiln_op *first = NULL;
+  for (kiln_op *o = body->first; o && !first; o = o->next)
+    if (side_effects(o) && o->kind != KILN_OP_MEMREF_ALLOCA && kiln_op_has_flag(o, KILN_OPF_LINALG))
+      first = o;
+  if (!first) return -1;
+  const kiln_type *ft = kiln_op_operand(first, first->num_operands - 1)->type;
+  int best = -1;
+  int64_t best_extent = 0;
+  for (uint32_t k = 0; k < ft->rank; k++) {
+    int64_t extent = -1;
+    bool ok = true;
+    for (kiln_op *o = body->first; ok && o; o = o->next) {
+      if (!side_effects(o) || o->kind == KILN_OP_MEMREF_ALLOCA) continue;
+      if (o->num_results && read_only(o)) continue;
+      int64_t e = 0;
+      ok = output_dim_loop(o, k, &e) >= 0 && (extent < 0 || e == extent);
+      extent = e;
+    }
+    if (ok && extent > best_extent) best = (int)k, best_extent = extent;
+  }
+  return best_extent > 1 ? best : -1;
+}
+
 static void distribute(kiln_op *func) {
   kiln_block *body = func->regions[0].first;
   bool scratch = false;
@@ -572,6 +639,7 @@ static void distribute(kiln_op *func) {
     }
   }
   const int64_t threads = gpu_block_threads(func);
+  int rows = scratch ? common_row_dim(body) : -1;
   bool prev = false;
   for (kiln_op *o = body->first, *next; o; o = next) {
     next = o->next;
@@ -582,6 +650,12 @@ static void distribute(kiln_op *func) {
       kiln_build(&b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
     }
     if (o->num_results && read_only(o)) { /* every thread reads */
+      prev = true;
+      continue;
+    }
+    int64_t e;
+    if (rows >= 0) { /* every op on this thread's rows */
+      split(o, output_dim_loop(o, (uint32_t)rows, &e));
       prev = true;
       continue;
     }

@@ -642,6 +642,83 @@ def _(r):
     return src, [a, u], [(a + a).view(np.int32), (u.view(np.int8) * np.int8(2)).astype(np.int8)]
 
 
+
+def layernorm_case(name, shape, residual):
+    """A LayerNorm as the importer's generics leave it: the row sum, the
+    centered sum of squares reading it, the normalization reading both
+    (+ a residual Add recomputed in each): form-dispatch-regions makes
+    them one dispatch of whole rows (CPU, and the GPU path's PTX and
+    SIMT-on-CPU variants through tests/e2e/gpu)."""
+    @case(name, rtol=1e-4, atol=2e-5)
+    def _(r):
+        n, k = shape[-1], len(shape)
+        rows = shape[:-1]
+        dims = ", ".join("d%d" % i for i in range(k))
+        full = "affine_map<(%s) -> (%s)>" % (dims, dims)
+        row = "affine_map<(%s) -> (%s)>" % (dims, ", ".join("d%d" % i for i in range(k - 1)))
+        last = "affine_map<(%s) -> (d%d)>" % (dims, k - 1)
+        par = ", ".join(['"parallel"'] * (k - 1))
+        x, res = rnd(r, *shape, lo=-2, hi=2), rnd(r, *shape, lo=-2, hi=2)
+        g, b = rnd(r, n, lo=0.5, hi=1.5), rnd(r, n)
+        ins = [x, res] if residual else [x]
+        T_, R_, V_ = T(shape), T(rows), T((n,))
+        xs = "%x, %res" if residual else "%x"
+        xt = ", ".join([T_] * len(ins))
+        xm = ", ".join([full] * len(ins))
+        xa = "%a: f32, %c: f32" if residual else "%a: f32"
+        sm = "%s = arith.addf %a, %c : f32" if residual else "%s = arith.addf %a, %a0 : f32"
+        # without a residual, %s is x itself (x + 0)
+        pre = "%a0 = arith.constant 0.0 : f32\n    " if not residual else ""
+        src = f"""func.func @f({", ".join("%%%s: %s" % (nm, T_) for nm in (["x", "res"] if residual else ["x"]))}, %g: {V_}, %b: {V_}) -> {T_} {{
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty() : {R_}
+  %z = linalg.fill ins(%zero : f32) outs(%er : {R_}) -> {R_}
+  %sum = linalg.generic {{indexing_maps = [{xm}, {row}], iterator_types = [{par}, "reduction"]}} ins({xs} : {xt}) outs(%z : {R_}) {{
+  ^bb0({xa}, %acc: f32):
+    {pre}{sm}
+    %t = arith.addf %acc, %s : f32
+    linalg.yield %t : f32
+  }} -> {R_}
+  %var = linalg.generic {{indexing_maps = [{xm}, {row}, {row}], iterator_types = [{par}, "reduction"]}} ins({xs}, %sum : {xt}, {R_}) outs(%z : {R_}) {{
+  ^bb0({xa}, %m: f32, %acc: f32):
+    {pre}%inv = arith.constant {1.0 / n!r} : f32
+    %mean = arith.mulf %m, %inv : f32
+    {sm}
+    %d = arith.subf %s, %mean : f32
+    %q = arith.mulf %d, %d : f32
+    %t = arith.addf %acc, %q : f32
+    linalg.yield %t : f32
+  }} -> {R_}
+  %e = tensor.empty() : {T_}
+  %y = linalg.generic {{indexing_maps = [{xm}, {row}, {row}, {last}, {last}, {full}], iterator_types = [{par}, "parallel"]}} ins({xs}, %sum, %var, %g, %b : {xt}, {R_}, {R_}, {V_}, {V_}) outs(%e : {T_}) {{
+  ^bb0({xa}, %m: f32, %v: f32, %gg: f32, %bb: f32, %o: f32):
+    {pre}%inv = arith.constant {1.0 / n!r} : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %mean = arith.mulf %m, %inv : f32
+    %vv = arith.mulf %v, %inv : f32
+    {sm}
+    %d = arith.subf %s, %mean : f32
+    %ve = arith.addf %vv, %eps : f32
+    %sd = math.sqrt %ve : f32
+    %nn = arith.divf %d, %sd : f32
+    %w = arith.mulf %nn, %gg : f32
+    %yy = arith.addf %w, %bb : f32
+    linalg.yield %yy : f32
+  }} -> {T_}
+  return %y : {T_}
+}}"""
+        sx = sum(d(a) for a in ins)
+        mu = sx.mean(axis=-1, keepdims=True)
+        va = ((sx - mu) ** 2).mean(axis=-1, keepdims=True)
+        return src, ins + [g, b], [(sx - mu) / np.sqrt(va + 1e-5) * d(g) + d(b)]
+
+
+layernorm_case("layernorm_rows_3x1", (3, 1), False)
+layernorm_case("layernorm_rows_3x769", (3, 769), False)
+layernorm_case("layernorm_residual_2x5x129", (2, 5, 129), True)
+layernorm_case("layernorm_residual_9x7", (9, 7), True)
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print(";".join(CASES))

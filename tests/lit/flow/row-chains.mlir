@@ -1,0 +1,86 @@
+// RUN: kiln-opt %s --pass-pipeline=inline-calls,tensorize-scalars,convert-elementwise-to-linalg,generalize-named-ops,fuse-elementwise,reshapes-to-views,sink-reshapes,copy-aliased-results,resolve-dims,form-dispatch-regions,outline-dispatches | FileCheck %s
+//
+// Row chains: a generic reducing its innermost loop into one value per
+// row takes the generics after it over the same rows (a reduction reading
+// the row sum, an all-parallel op over rows x columns reading both), so
+// a LayerNorm is one dispatch. ReduceMean's keepdims expand between them
+// is folded into the readers' maps.
+#full = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#keep = affine_map<(d0, d1) -> (d0, 0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// CHECK-LABEL: func.func @norm_dispatch_0(
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<4x6xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<4x6xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4x6xf32>, tensor<4xf32>, tensor<4xf32>, tensor<6xf32>) outs(%{{.*}} : tensor<4x6xf32>)
+// CHECK-NOT: flow.executable
+// CHECK-LABEL: func.func @norm(
+// CHECK: flow.dispatch
+// CHECK-NOT: flow.dispatch
+// CHECK: return
+func.func @norm(%x: tensor<4x6xf32>, %g: tensor<6xf32>) -> tensor<4x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#full, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x6xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %acc, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %sk = tensor.expand_shape %sum [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %var = linalg.generic {indexing_maps = [#full, #keep, #row], iterator_types = ["parallel", "reduction"]} ins(%x, %sk : tensor<4x6xf32>, tensor<4x1xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %m: f32, %acc: f32):
+    %inv = arith.constant 0.166666672 : f32
+    %mean = arith.mulf %m, %inv : f32
+    %d = arith.subf %a, %mean : f32
+    %q = arith.mulf %d, %d : f32
+    %t = arith.addf %acc, %q : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %y = linalg.generic {indexing_maps = [#full, #keep, #row, #col, #full], iterator_types = ["parallel", "parallel"]} ins(%x, %sk, %var, %g : tensor<4x6xf32>, tensor<4x1xf32>, tensor<4xf32>, tensor<6xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %m: f32, %v: f32, %gg: f32, %o: f32):
+    %inv = arith.constant 0.166666672 : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %mean = arith.mulf %m, %inv : f32
+    %vv = arith.mulf %v, %inv : f32
+    %d = arith.subf %a, %mean : f32
+    %ve = arith.addf %vv, %eps : f32
+    %sd = math.sqrt %ve : f32
+    %n = arith.divf %d, %sd : f32
+    %w = arith.mulf %n, %gg : f32
+    linalg.yield %w : f32
+  } -> tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
+
+// A reader of the row sums at another row (here: transposed, over 6x4)
+// is no row-chain member: it gets a dispatch of its own, and the sums
+// leave the first one.
+// CHECK-LABEL: func.func @transposed_dispatch_0(
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// CHECK-LABEL: func.func @transposed_dispatch_1(
+// CHECK-LABEL: func.func @transposed(
+// CHECK: flow.dispatch
+// CHECK: flow.dispatch
+#tfull = affine_map<(d0, d1) -> (d1, d0)>
+func.func @transposed(%x: tensor<4x6xf32>) -> tensor<6x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#full, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x6xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %acc, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty() : tensor<6x4xf32>
+  %y = linalg.generic {indexing_maps = [#tfull, #col, #full], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<4x6xf32>, tensor<4xf32>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.subf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<6x4xf32>
+  return %y : tensor<6x4xf32>
+}
