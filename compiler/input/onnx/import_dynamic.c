@@ -359,6 +359,30 @@ static void sym_from_data(oi_ctx *c, oi_val *v) {
 
 kiln_value **oi_float_bits(oi_ctx *c, oi_val *v) { return elems_from_data(c, v, true); }
 
+/* floor(in * v) on the host from an f32 v's bits (host values are
+ * integers): v = m 2^(e - 150), m the mantissa with its implicit
+ * bit, so the size is (in m) / 2^(150 - e), exact as numpy's f64 product.
+ * Checked: a finite scale > 0 below 2^24 (e in 0..150); 2^k is built
+ * from k's bits (k clamped to 62: in m / 2^62 is 0 for any in < 2^38). */
+kiln_value *oi_f32_scaled(oi_ctx *c, kiln_value *bits, int64_t in) {
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *m23 = oi_index(c, 1 << 23);
+  kiln_value *e = oi_ibin(c, KILN_OP_ARITH_DIVSI, bits, m23), *m = oi_ibin(c, KILN_OP_ARITH_REMSI, bits, m23);
+  kiln_value *bad = oi_ibin(c, KILN_OP_ARITH_SUBI, one, oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, bits, zero)));
+  kiln_value *big = oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, e, oi_index(c, 150)), zero));
+  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_ADDI, bad, big), zero);
+  m = oi_ibin(c, KILN_OP_ARITH_ADDI, m, oi_ibin(c, KILN_OP_ARITH_MULI, oi_nonzero(c, e), m23));
+  kiln_value *k = oi_ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 150), oi_ibin(c, KILN_OP_ARITH_MAXSI, e, one));
+  k = oi_ibin(c, KILN_OP_ARITH_MINSI, oi_ibin(c, KILN_OP_ARITH_MAXSI, k, zero), oi_index(c, 62));
+  kiln_value *pow2 = one;
+  for (int j = 0; j < 6; j++) {
+    kiln_value *bit = oi_ibin(c, KILN_OP_ARITH_REMSI, oi_ibin(c, KILN_OP_ARITH_DIVSI, k, oi_index(c, (int64_t)1 << j)),
+                              oi_index(c, 2));
+    kiln_value *f = oi_ibin(c, KILN_OP_ARITH_MULI, bit, oi_index(c, ((int64_t)1 << (1 << j)) - 1));
+    pow2 = oi_ibin(c, KILN_OP_ARITH_MULI, pow2, oi_ibin(c, KILN_OP_ARITH_ADDI, one, f));
+  }
+  return oi_ibin(c, KILN_OP_ARITH_DIVSI, oi_ibin(c, KILN_OP_ARITH_MULI, oi_index(c, in), m), pow2);
+}
+
 /* flow.check.shape of a result shape (static dims as constants). */
 void oi_check_shape(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *const *dyn,
                         const kiln_type *elem) {
@@ -762,6 +786,12 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
     sym_from_data(c, n->in[0]);
   if (strcmp(op, "Pad") == 0 && n->nin >= 2) sym_from_data(c, n->in[1]);
   if (strcmp(op, "Resize") == 0 && n->nin == 4) sym_from_data(c, n->in[3]);
+  if (strcmp(op, "OneHot") == 0 && n->nin == 3) sym_from_data(c, n->in[1]);
+  if (strcmp(op, "MelWeightMatrix") == 0 && n->nin == 5) sym_from_data(c, n->in[0]), sym_from_data(c, n->in[1]);
+  if (strcmp(op, "STFT") == 0 && n->nin >= 2) {
+    sym_from_data(c, n->in[1]);
+    if (n->nin >= 4) sym_from_data(c, n->in[3]);
+  }
   /* ReduceSum's axes (none given: all or none, known here) */
   if (strcmp(op, "ReduceSum") == 0 && n->nin == 2 && n->in[1] && oi_numel(n->in[1]->type) > 0)
     sym_from_data(c, n->in[1]);

@@ -537,6 +537,9 @@ void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *
  * as host values (the host reads integers only; the value is
  * sign-extended from the element's width); NULL for other values. */
 kiln_value **oi_float_bits(oi_ctx *c, oi_val *v);
+/* floor(in * v) for an f32 v given by its bits (oi_float_bits), on the
+ * host; a check that v is finite, > 0 and < 2^24. */
+kiln_value *oi_f32_scaled(oi_ctx *c, kiln_value *bits, int64_t in);
 kiln_value *oi_axes_last(oi_ctx *c, oi_val *x, oi_val *axes, int64_t *kst, kiln_value **kdy);
 kiln_value *oi_merge_leading(oi_ctx *c, kiln_value *v, uint32_t n);
 kiln_value *oi_split_leading(oi_ctx *c, kiln_value *v, kiln_value *like, uint32_t n);

@@ -144,7 +144,7 @@ static int64_t clampi(int64_t v, int64_t in) { return v < 0 ? 0 : v >= in ? in -
  * and weights as the tables above hold them, and reads the pass's input
  * (every read clamped into it; NaN coordinates read element 0). The
  * output length is a host value: sizes[d] read from data, or floor(in *
- * scale) from the scale's bits (scaled_size); the kernel reads the scale
+ * scale) from the scale's bits (oi_f32_scaled); the kernel reads the scale
  * itself from the scales tensor, and roi from its tensor. */
 typedef struct {
   kiln_value *x, *o, *scales, *roi; /* pass input; host length; run-time tensors or NULL */
@@ -267,30 +267,6 @@ static bool rpass_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   return true;
 }
 
-/* floor(in * scale) on the host from the f32 scale's bits (host values
- * are integers): scale = m 2^(e - 150), m the mantissa with its implicit
- * bit, so the size is (in m) / 2^(150 - e), exact as numpy's f64 product.
- * Checked: a finite scale > 0 below 2^24 (e in 0..150); 2^k is built
- * from k's bits (k clamped to 62: in m / 2^62 is 0 for any in < 2^38). */
-static kiln_value *scaled_size(oi_ctx *c, kiln_value *bits, int64_t in) {
-  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *m23 = oi_index(c, 1 << 23);
-  kiln_value *e = oi_ibin(c, KILN_OP_ARITH_DIVSI, bits, m23), *m = oi_ibin(c, KILN_OP_ARITH_REMSI, bits, m23);
-  kiln_value *bad = oi_ibin(c, KILN_OP_ARITH_SUBI, one, oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, bits, zero)));
-  kiln_value *big = oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, e, oi_index(c, 150)), zero));
-  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_ADDI, bad, big), zero);
-  m = oi_ibin(c, KILN_OP_ARITH_ADDI, m, oi_ibin(c, KILN_OP_ARITH_MULI, oi_nonzero(c, e), m23));
-  kiln_value *k = oi_ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 150), oi_ibin(c, KILN_OP_ARITH_MAXSI, e, one));
-  k = oi_ibin(c, KILN_OP_ARITH_MINSI, oi_ibin(c, KILN_OP_ARITH_MAXSI, k, zero), oi_index(c, 62));
-  kiln_value *pow2 = one;
-  for (int j = 0; j < 6; j++) {
-    kiln_value *bit = oi_ibin(c, KILN_OP_ARITH_REMSI, oi_ibin(c, KILN_OP_ARITH_DIVSI, k, oi_index(c, (int64_t)1 << j)),
-                              oi_index(c, 2));
-    kiln_value *f = oi_ibin(c, KILN_OP_ARITH_MULI, bit, oi_index(c, ((int64_t)1 << (1 << j)) - 1));
-    pow2 = oi_ibin(c, KILN_OP_ARITH_MULI, pow2, oi_ibin(c, KILN_OP_ARITH_ADDI, one, f));
-  }
-  return oi_ibin(c, KILN_OP_ARITH_DIVSI, oi_ibin(c, KILN_OP_ARITH_MULI, oi_index(c, in), m), pow2);
-}
-
 static bool resize_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *sv, kiln_value **sizes, oi_val *rv,
                              rp_user *p) {
   const kiln_type *xt = x->type;
@@ -309,7 +285,7 @@ static bool resize_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *sv, kiln_
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < r; d++) shape[d] = xt->shape[d];
   for (uint32_t d = 0; d < r; d++) {
-    kiln_value *o = sv ? scaled_size(c, sizes[d], xt->shape[d]) : sizes[d];
+    kiln_value *o = sv ? oi_f32_scaled(c, sizes[d], xt->shape[d]) : sizes[d];
     int64_t in = xt->shape[d];
     if (in == 0) oi_check_eq(c, o, oi_index(c, 0)); /* nothing to read from */
     shape[d] = KILN_DYNAMIC, dims[d] = o;

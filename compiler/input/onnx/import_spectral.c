@@ -1,13 +1,13 @@
 /* Signal processing: DFT, STFT, the window functions (HannWindow,
  * HammingWindow, BlackmanWindow) and MelWeightMatrix.
  *
- * Takes: nodes of those ops; the sizes that decide output shapes (DFT's
- * dft_length, STFT's frame_step and frame_length, MelWeightMatrix's
- * inputs) must be constants ("dynamic" otherwise); a window's size may
- * also be a graph input, read from its data on the host.
+ * Takes: nodes of those ops; the sizes that decide output shapes must be
+ * constants ("dynamic" otherwise) or, except DFT's dft_length, graph
+ * inputs read on the host (a window's size, STFT's frame_step and
+ * frame_length, MelWeightMatrix's bin count and DFT length).
  * Guarantees: windows and mel matrices are constants computed here in
- * double precision (a window of run-time size: computed by a kernel, in
- * double precision too); DFT and STFT are direct transforms (O(N^2) per signal,
+ * double precision (of run-time size: computed by a kernel, in double
+ * precision too); DFT and STFT are direct transforms (O(N^2) per signal,
  * no FFT): one generic whose reduction over the signal's samples
  * multiplies by cos/sin tables computed here (forward e^{-i 2 pi k n / N},
  * inverse e^{+i ...} / N), with a real part and an imaginary part output
@@ -128,12 +128,105 @@ bool oi_import_window(oi_ctx *c, oi_node *n) {
   return true;
 }
 
+/* MelWeightMatrix with num_mel_bins and dft_length read from data: the
+ * [dft_length / 2 + 1, bins] matrix computed by a kernel, each element
+ * (j, i) from the three mel points of bin i (as above, in f64; the rate
+ * and the edges read by the kernel from their tensors): (j - l) / (m - l)
+ * on [l, m], (r - j) / (r - m) on [m, r), 1 at m when l == m. */
+typedef struct { kiln_value *bins, *dft, *rate, *lo, *hi; int32_t dt; } mel_user;
+
+static kiln_value *scalar_f64(kiln_builder *b, kiln_value *t, bool isf) {
+  kiln_value *ops[2] = {t, oi_scalar(b, kiln_type_index(b->ctx), 0, 0)};
+  kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + t->type->rank, ops, 1, &t->type->elem, NULL), 0);
+  const kiln_type *f64 = kiln_type_f64(b->ctx);
+  if (v->type == f64) return v;
+  return cast_to(b, isf ? (v->type->width < 64 ? KILN_OP_ARITH_EXTF : KILN_OP_ARITH_TRUNCF) : KILN_OP_ARITH_SITOFP, v, f64);
+}
+
+static kiln_value *host_f64(kiln_builder *b, kiln_value *h) {
+  return cast_to(b, KILN_OP_ARITH_SITOFP, cast_to(b, KILN_OP_ARITH_INDEX_CAST, h, kiln_type_int(b->ctx, 64)),
+                 kiln_type_f64(b->ctx));
+}
+
+static kiln_value *fc(kiln_builder *b, double v) { return oi_scalar(b, kiln_type_f64(b->ctx), v, 0); }
+static kiln_value *fop(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) { return oi_op2(b, k, x, y); }
+
+/* 2595 log10(1 + hz / 700) */
+static kiln_value *to_mel(kiln_builder *b, kiln_value *hz) {
+  kiln_value *l = oi_op1(b, KILN_OP_MATH_LOG, fop(b, KILN_OP_ARITH_ADDF, fc(b, 1), fop(b, KILN_OP_ARITH_DIVF, hz, fc(b, 700))));
+  return fop(b, KILN_OP_ARITH_MULF, l, fc(b, 2595 / log(10.0)));
+}
+
+static bool mel_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)a;
+  mel_user *m = u;
+  kiln_value *j = cast_to(b, KILN_OP_ARITH_SITOFP, oi_loop_index_i64(b, 0), kiln_type_f64(b->ctx));
+  kiln_value *i = cast_to(b, KILN_OP_ARITH_SITOFP, oi_loop_index_i64(b, 1), kiln_type_f64(b->ctx));
+  kiln_value *lm = to_mel(b, scalar_f64(b, m->lo, true)), *hm = to_mel(b, scalar_f64(b, m->hi, true));
+  kiln_value *step = fop(b, KILN_OP_ARITH_DIVF, fop(b, KILN_OP_ARITH_SUBF, hm, lm),
+                         fop(b, KILN_OP_ARITH_ADDF, host_f64(b, m->bins), fc(b, 2)));
+  kiln_value *scale = fop(b, KILN_OP_ARITH_DIVF, fop(b, KILN_OP_ARITH_ADDF, host_f64(b, m->dft), fc(b, 1)), scalar_f64(b, m->rate, false));
+  kiln_value *pt[3];
+  for (int k = 0; k < 3; k++) { /* floor((dft + 1) hz / rate), hz = 700 (10^(mel / 2595) - 1) */
+    kiln_value *mel = fop(b, KILN_OP_ARITH_ADDF, fop(b, KILN_OP_ARITH_MULF, fop(b, KILN_OP_ARITH_ADDF, i, fc(b, k)), step), lm);
+    kiln_value *p10 = oi_op1(b, KILN_OP_MATH_EXP, fop(b, KILN_OP_ARITH_MULF, mel, fc(b, log(10.0) / 2595)));
+    kiln_value *hz = fop(b, KILN_OP_ARITH_MULF, fc(b, 700), fop(b, KILN_OP_ARITH_SUBF, p10, fc(b, 1)));
+    pt[k] = oi_op1(b, KILN_OP_MATH_FLOOR, fop(b, KILN_OP_ARITH_MULF, scale, hz));
+  }
+  kiln_value *l = pt[0], *md = pt[1], *r = pt[2], *zero = fc(b, 0);
+  kiln_value *up = fop(b, KILN_OP_ARITH_DIVF, fop(b, KILN_OP_ARITH_SUBF, j, l), fop(b, KILN_OP_ARITH_SUBF, md, l));
+  kiln_value *down = fop(b, KILN_OP_ARITH_DIVF, fop(b, KILN_OP_ARITH_SUBF, r, j), fop(b, KILN_OP_ARITH_SUBF, r, md));
+  kiln_value *on_up = fop(b, KILN_OP_ARITH_ANDI, fop(b, KILN_OP_ARITH_ANDI, oi_cmpf(b, OI_F_OLT, l, md), oi_cmpf(b, OI_F_OGE, j, l)),
+                          oi_cmpf(b, OI_F_OLE, j, md));
+  kiln_value *on_down = fop(b, KILN_OP_ARITH_ANDI, fop(b, KILN_OP_ARITH_ANDI, oi_cmpf(b, OI_F_OLT, md, r), oi_cmpf(b, OI_F_OGE, j, md)),
+                            oi_cmpf(b, OI_F_OLT, j, r));
+  kiln_value *peak = fop(b, KILN_OP_ARITH_ANDI, oi_cmpf(b, OI_F_OEQ, l, md), oi_cmpf(b, OI_F_OEQ, j, md));
+  kiln_value *w = oi_select(b, peak, fc(b, 1), zero);
+  w = oi_select(b, on_up, up, w);
+  w = oi_select(b, on_down, down, w);
+  y[0] = oi_convert(b, w, ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE, m->dt, oi_elem_type(c, m->dt));
+  return y[0] != NULL;
+}
+
+static bool mel_from_data(oi_ctx *c, oi_node *n, int32_t dt) {
+  for (size_t k = 0; k < 5; k++)
+    if (oi_numel(n->in[k]->type) != 1) return oi_invalid(c, "input %zu must hold one element", k);
+  if (!oi_check_type(c, n->in[2], OI_T_INT, "input 2 (sample_rate)") || !oi_check_type(c, n->in[3], OI_T_FLOAT, "input 3") ||
+      !oi_check_type(c, n->in[4], OI_T_FLOAT, "input 4"))
+    return false;
+  mel_user m = {.dt = dt, .rate = oi_ir(c, n->in[2]), .lo = oi_ir(c, n->in[3]), .hi = oi_ir(c, n->in[4])};
+  if (!m.rate || !m.lo || !m.hi) return false;
+  kiln_value *hv[2];
+  for (size_t k = 0; k < 2; k++) { /* read from data, or a constant */
+    double v;
+    if (!n->in[k]->sym && !const_scalar(c, n, k, k ? "input 1 (dft_length)" : "input 0 (num_mel_bins)", &v)) return false;
+    if (!n->in[k]->sym && !(v >= 1 && v <= (double)OI_DIM_MAX)) return oi_invalid(c, "input %zu is %g", k, v);
+    hv[k] = n->in[k]->sym ? n->in[k]->sym[0] : oi_index(c, (int64_t)v);
+  }
+  m.bins = hv[0], m.dft = hv[1];
+  kiln_value *dims[2] = {oi_ibin(c, KILN_OP_ARITH_ADDI, oi_ibin(c, KILN_OP_ARITH_DIVSI, m.dft, oi_index(c, 2)), oi_index(c, 1)),
+                         m.bins};
+  int64_t shape[2] = {KILN_DYNAMIC, KILN_DYNAMIC};
+  oi_check_shape(c, 2, shape, dims, oi_elem_type(c, dt));
+  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MINSI, m.dft, oi_index(c, 1)), oi_index(c, 1)); /* dft_length >= 1 */
+  const kiln_type *rt = oi_tensor_type(c, 2, shape, dt);
+  kiln_value *init = oi_empty_dims(c, rt, dims);
+  const kiln_affine_map *map = kiln_affine_map_identity(c->ctx, 2);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &map, 2, NULL, mel_body, &m);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), dt);
+  return true;
+}
+
 bool oi_import_mel_weight_matrix(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"output_datatype", NULL};
   if (!oi_arity(c, n, 5, 5, 1, 1) || !oi_attrs_only(c, n, known)) return false;
   double bins_d, dft_d, rate_d, lo, hi;
   int32_t dt;
-  if (!out_dtype(c, n, &dt) || !const_scalar(c, n, 0, "input 0 (num_mel_bins)", &bins_d) ||
+  if (!out_dtype(c, n, &dt)) return false;
+  if (n->in[0] && n->in[1] && n->in[2] && n->in[3] && n->in[4] && (n->in[0]->sym || n->in[1]->sym))
+    return mel_from_data(c, n, dt);
+  if (!const_scalar(c, n, 0, "input 0 (num_mel_bins)", &bins_d) ||
       !const_scalar(c, n, 1, "input 1 (dft_length)", &dft_d) || !const_scalar(c, n, 2, "input 2 (sample_rate)", &rate_d) ||
       !const_scalar(c, n, 3, "input 3 (lower_edge_hertz)", &lo) ||
       !const_scalar(c, n, 4, "input 4 (upper_edge_hertz)", &hi))
@@ -298,6 +391,110 @@ bool oi_import_dft(oi_ctx *c, oi_node *n) {
   return true;
 }
 
+/* STFT with frame_step or frame_length read from data: the cos/sin
+ * tables [K, L] computed by a kernel (f64, as tables() does), then one
+ * generic over (batch, frame, k, re/im, m) reducing over m that reads
+ * the signal at f * step + m (host values; clamped into the signal) and
+ * writes the [batch, frames, K, 2] result directly. Checked on the host:
+ * step >= 1, 1 <= L <= the signal's length, the window's length L. */
+typedef struct { kiln_value *L; } tab_user;
+
+static bool tab_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  tab_user *t = u;
+  const kiln_type *i64 = kiln_type_int(b->ctx, 64), *f64 = kiln_type_f64(b->ctx), *et = a[0]->type;
+  kiln_value *L = cast_to(b, KILN_OP_ARITH_INDEX_CAST, t->L, i64);
+  kiln_value *km = oi_op2(b, KILN_OP_ARITH_REMSI, oi_op2(b, KILN_OP_ARITH_MULI, oi_loop_index_i64(b, 0), oi_loop_index_i64(b, 1)), L);
+  kiln_value *th = fop(b, KILN_OP_ARITH_DIVF, fop(b, KILN_OP_ARITH_MULF, fc(b, 2 * PI), cast_to(b, KILN_OP_ARITH_SITOFP, km, f64)),
+                       cast_to(b, KILN_OP_ARITH_SITOFP, L, f64));
+  y[0] = oi_op1(b, KILN_OP_MATH_COS, th), y[1] = oi_op1(b, KILN_OP_MATH_SIN, th);
+  for (int i = 0; i < 2 && et != f64; i++) y[i] = cast_to(b, KILN_OP_ARITH_TRUNCF, y[i], et);
+  return true;
+}
+
+typedef struct { kiln_value *x, *step, *last; bool complex_in, windowed; } stft_user;
+
+/* a: cos, sin, [window], acc; loops (b, f, k, c, m) */
+static bool stft_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  stft_user *s = u;
+  const kiln_type *it = kiln_type_index(b->ctx), *et = s->x->type->elem;
+  kiln_value *pos = oi_op2(b, KILN_OP_ARITH_ADDI, oi_op2(b, KILN_OP_ARITH_MULI, oi_loop_index(b, 1), s->step), oi_loop_index(b, 4));
+  pos = oi_select(b, oi_cmpi(b, OI_SGT, pos, s->last), s->last, pos);
+  kiln_value *v[2] = {NULL, NULL};
+  for (int p = 0; p < (s->complex_in ? 2 : 1); p++) {
+    kiln_value *ops[4] = {s->x, oi_loop_index(b, 0), pos, oi_scalar(b, it, 0, p)};
+    v[p] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 4, ops, 1, &et, NULL), 0);
+    if (s->windowed) v[p] = oi_op2(b, KILN_OP_ARITH_MULF, v[p], a[2]);
+  }
+  kiln_value *cs = a[0], *sn = a[1];
+  /* (xr + i xi)(cos - i sin) */
+  kiln_value *re = oi_op2(b, KILN_OP_ARITH_MULF, v[0], cs);
+  kiln_value *im = oi_op2(b, KILN_OP_ARITH_SUBF, oi_scalar(b, et, 0, 0), oi_op2(b, KILN_OP_ARITH_MULF, v[0], sn));
+  if (v[1]) {
+    re = oi_op2(b, KILN_OP_ARITH_ADDF, re, oi_op2(b, KILN_OP_ARITH_MULF, v[1], sn));
+    im = oi_op2(b, KILN_OP_ARITH_ADDF, im, oi_op2(b, KILN_OP_ARITH_MULF, v[1], cs));
+  }
+  kiln_value *part = oi_select(b, oi_cmpi(b, OI_EQ, oi_loop_index(b, 3), oi_scalar(b, it, 0, 0)), re, im);
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, a[s->windowed ? 3 : 2], part);
+  return true;
+}
+
+static bool stft_from_data(oi_ctx *c, oi_node *n, oi_val *x, oi_val *wv, oi_val *lv, bool onesided) {
+  const kiln_type *t = x->type;
+  kiln_value *step = n->in[1]->sym ? n->in[1]->sym[0] : NULL, *L = NULL;
+  double v;
+  if (!step) {
+    if (!const_scalar(c, n, 1, "input 1 (frame_step)", &v)) return false;
+    if (!(v >= 1 && v <= (double)OI_DIM_MAX)) return oi_invalid(c, "frame_step %g", v);
+    step = oi_index(c, (int64_t)v);
+  }
+  if (lv && lv->sym) L = lv->sym[0];
+  else if (lv) {
+    if (!const_scalar(c, n, 3, "input 3 (frame_length)", &v)) return false;
+    if (!(v >= 1 && v <= (double)OI_DIM_MAX)) return oi_invalid(c, "frame_length %g", v);
+    L = oi_index(c, (int64_t)v);
+  }
+  if (wv && (wv->type->rank != 1 || wv->dtype != x->dtype || oi_has_dyn(wv->type)))
+    return oi_invalid(c, "window must be 1-D of the signal's type");
+  if (wv && L) oi_check_eq(c, L, oi_index(c, wv->type->shape[0]));
+  if (!L) L = oi_index(c, wv->type->shape[0]);
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1), *S = oi_index(c, t->shape[1]);
+  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MINSI, step, one), one); /* step >= 1 */
+  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MINSI, L, one), one);    /* L >= 1 */
+  oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, L, S), zero), zero); /* L <= S */
+  kiln_value *F = oi_ibin(c, KILN_OP_ARITH_ADDI, oi_ibin(c, KILN_OP_ARITH_DIVSI, oi_ibin(c, KILN_OP_ARITH_SUBI, S, L), step), one);
+  kiln_value *K = onesided ? oi_ibin(c, KILN_OP_ARITH_ADDI, oi_ibin(c, KILN_OP_ARITH_DIVSI, L, oi_index(c, 2)), one) : L;
+  int64_t ts[2] = {KILN_DYNAMIC, KILN_DYNAMIC};
+  kiln_value *td[2] = {K, L};
+  oi_check_shape(c, 2, ts, td, t->elem);
+  const kiln_type *tt = kiln_type_with_shape(c->ctx, t, 2, ts);
+  kiln_value *touts[2] = {oi_empty_dims(c, tt, td), oi_empty_dims(c, tt, td)};
+  const kiln_affine_map *tm[2] = {kiln_affine_map_identity(c->ctx, 2), kiln_affine_map_identity(c->ctx, 2)};
+  tab_user tu = {L};
+  kiln_op *tg = oi_generic(c, 0, NULL, 2, touts, tm, 2, NULL, tab_body, &tu);
+  if (!tg) return false;
+  int64_t os[4] = {t->shape[0], KILN_DYNAMIC, KILN_DYNAMIC, 2};
+  kiln_value *od[2] = {F, K}, *full[4] = {NULL, F, K, NULL};
+  oi_check_shape(c, 4, os, full, t->elem);
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, t, 4, os);
+  kiln_value *out = oi_fill_into(c, oi_empty_dims(c, ot, od), 0, 0);
+  stft_user su = {oi_ir(c, x), step, oi_ibin(c, KILN_OP_ARITH_SUBI, S, one), t->shape[2] == 2, wv != NULL};
+  if (!su.x) return false;
+  kiln_value *ins[3] = {kiln_op_result(tg, 0), kiln_op_result(tg, 1), wv ? oi_ir(c, wv) : NULL};
+  if (wv && !ins[2]) return false;
+  int64_t tdm[2] = {2, 4}, wdm[1] = {4}, odm[4] = {0, 1, 2, 3};
+  const kiln_affine_map *maps[4] = {oi_map_dims(c, 5, 2, tdm), oi_map_dims(c, 5, 2, tdm), NULL, NULL};
+  uint32_t k = 2;
+  if (wv) maps[k++] = oi_map_dims(c, 5, 1, wdm);
+  maps[k] = oi_map_dims(c, 5, 4, odm);
+  bool red[5] = {false, false, false, false, true};
+  kiln_op *g = oi_generic(c, k, ins, 1, &out, maps, 5, red, stft_body, &su);
+  if (!g) return false;
+  oi_set_out(c, n, 0, kiln_op_result(g, 0), x->dtype);
+  return true;
+}
+
 bool oi_import_stft(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"onesided", NULL};
   if (!oi_arity(c, n, 2, 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
@@ -307,7 +504,13 @@ bool oi_import_stft(oi_ctx *c, oi_node *n) {
   if (t->rank != 3 || (t->shape[2] != 1 && t->shape[2] != 2)) return oi_invalid(c, "signal must be [batch, length, 1 or 2]");
   int64_t onesided;
   double step_d, len_d = 0;
-  if (!oi_attr_int(c, n, "onesided", 1, &onesided) || !const_scalar(c, n, 1, "input 1 (frame_step)", &step_d) ||
+  if (!oi_attr_int(c, n, "onesided", 1, &onesided)) return false;
+  if (n->in[1] && (n->in[1]->sym || (lv && lv->sym))) {
+    if (onesided && t->shape[2] == 2) return oi_invalid(c, "onesided needs a real signal");
+    if (!wv && !lv) return oi_invalid(c, "needs a window or a frame_length");
+    return stft_from_data(c, n, x, wv, lv, onesided != 0);
+  }
+  if (!const_scalar(c, n, 1, "input 1 (frame_step)", &step_d) ||
       (lv && !const_scalar(c, n, 3, "input 3 (frame_length)", &len_d)))
     return false;
   if (wv && (wv->type->rank != 1 || wv->dtype != x->dtype)) return oi_invalid(c, "window must be 1-D of the signal's type");

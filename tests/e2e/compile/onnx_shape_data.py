@@ -5,7 +5,8 @@ ConstantOfShape / Range / Squeeze / Unsqueeze / Slice / TopK / Split /
 ReduceSum / HannWindow / Pad / Resize take their shape, repeats, bounds,
 axes, starts, ends, steps, K, split sizes, reduced axes, window size,
 pads (and Pad's constant), resized sizes or f32 scales (the host reads
-their bits) from graph inputs is
+their bits), OneHot's (f32) depth or STFT's frame step and length from
+graph inputs is
 compiled once and run with several values, so the same module
 returns results of different shapes (hal.buffer_view.load reads them on
 the host), compared with numpy. Bad values (a negative or huge size, a
@@ -49,6 +50,8 @@ def build(path):
                          coordinate_transformation_mode="align_corners"),
         helper.make_node("Resize", ["x", "", "", "rsizes"], ["zc"], name="cubic", mode="cubic", exclude_outside=1),
         helper.make_node("Resize", ["x", "", "rscales"], ["zs"], name="scale"),
+        helper.make_node("OneHot", ["ind", "odepth", "ovals"], ["oh"], name="onehot", axis=1),
+        helper.make_node("STFT", ["sig", "fstep", "", "flen"], ["sf"], name="stft"),
     ]
     graph = helper.make_graph(
         nodes, "shape_data",
@@ -57,12 +60,13 @@ def build(path):
          vi("start", i64, []), vi("limit", i64, []), vi("delta", i64, []), vi("uaxes", i64, [2]),
          vi("saxes", i64, [1]), vi("sstart", i64, [3]), vi("send", i64, [3]), vi("sstep", i64, [3]), vi("k", i64, [1]), vi("parts", i64, [2]),
          vi("raxes", i64, [2]), vi("wsize", i64, []), vi("pads", i64, [4]), vi("pval", f32, []), vi("rpads", i64, [4]),
-         vi("rsizes", i64, [3]), vi("rscales", f32, [3])],
+         vi("rsizes", i64, [3]), vi("rscales", f32, [3]), vi("ind", i64, [3]), vi("odepth", f32, []),
+         vi("ovals", f32, [2]), vi("sig", f32, [1, 16, 1]), vi("fstep", i64, []), vi("flen", i64, [])],
         [vi("r", f32, None), vi("e", f32, None), vi("t", f32, None), vi("c", f32, None), vi("g", i64, None),
          vi("u", f32, None), vi("q", f32, None), vi("l", f32, None), vi("kv", f32, None),
          vi("ki", i64, None), vi("p0", f32, None), vi("p1", f32, None), vi("rk", f32, None), vi("rn", f32, None),
          vi("w", f32, None), vi("pc", f32, None), vi("pr", f32, None), vi("zl", f32, None), vi("zc", f32, None),
-         vi("zs", f32, None)])
+         vi("zs", f32, None), vi("oh", f32, None), vi("sf", f32, None)])
     import onnx
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
@@ -75,12 +79,17 @@ def pad(x, pads, **kw):
 
 
 # the results computed in another order than numpy's (sums, cosines)
-APPROX = {12, 13, 14, 17, 18}
+APPROX = {12, 13, 14, 17, 18, 21}
 
 
 def expect(ins):
     x, shape, row, eshape, x2, reps, cshape, start, limit, delta, uaxes, saxes, s0, s1, s2, k, parts = ins[:17]
-    raxes, wsize, pads, pval, rpads, rsizes, rscales = ins[17:]
+    raxes, wsize, pads, pval, rpads, rsizes, rscales, ind, odepth, ovals, sig, fstep, flen = ins[17:]
+    depth, L, step = int(odepth), int(flen), int(fstep)
+    hot = np.array([[ovals[1] if (i + depth if i < 0 else i) == j else ovals[0] for j in range(depth)] for i in ind],
+                   np.float32)
+    frames = np.stack([sig[0, f * step:f * step + L, 0] for f in range((sig.shape[1] - L) // step + 1)])
+    spec = np.fft.rfft(frames.astype(np.float64), axis=-1)
     from onnx.backend.test.case.node.resize import cubic_coeffs, interpolate_nd, linear_coeffs, nearest_coeffs
     size = [int(v) for v in rsizes]
     axes = tuple(int(a) for a in raxes)
@@ -100,7 +109,9 @@ def expect(ins):
             pad(x2, pads, mode="constant", constant_values=pval), pad(x2, rpads, mode="reflect"),
             interpolate_nd(x, linear_coeffs, output_size=size, coordinate_transformation_mode="align_corners").astype(np.float32),
             interpolate_nd(x, lambda r: cubic_coeffs(r, A=-0.75), output_size=size, exclude_outside=True).astype(np.float32),
-            interpolate_nd(x, nearest_coeffs, scale_factors=rscales).astype(np.float32)]
+            interpolate_nd(x, nearest_coeffs, scale_factors=rscales).astype(np.float32),
+            hot,
+            np.stack([spec.real, spec.imag], -1)[None].astype(np.float32)]
 
 
 def main(argv):
@@ -122,16 +133,20 @@ def main(argv):
     a = lambda *v: np.array(v, np.int64)
     s = lambda v: np.array(v, np.int64)
     f = lambda *v: np.array(v, np.float32)
+    sig = rng.uniform(-1, 1, (1, 16, 1)).astype(np.float32)
     good = [
         [x, a(4, -1, 3), row, a(5, 3), x2, a(1, 2), a(2, 3), s(0), s(5), s(1), a(0, 3), a(0),
          a(0, 0, 0), a(2, 3, 4), a(1, 1, 1), a(2), a(1, 2),
-         a(0, 2), s(10), a(1, 0, 0, 2), np.array(7.5, np.float32), a(1, 2, 1, 2), a(4, 3, 6), f(2, 1.5, 0.5)],
+         a(0, 2), s(10), a(1, 0, 0, 2), np.array(7.5, np.float32), a(1, 2, 1, 2), a(4, 3, 6), f(2, 1.5, 0.5),
+         a(0, -1, 7), np.array(4.0, np.float32), f(0, 1), sig, s(4), s(8)],
         [x, a(0, 12, -1), row, a(1, 3), x2, a(3, 1), a(0, 4), s(10), s(-3), s(-4), a(-1, 1), a(-2),
          a(1, 2, 3), a(-100, -100, 0), a(-1, -2, -2), a(3), a(3, 0),
-         a(-1, 1), s(1), a(0, -1, 1, 1), np.array(-2, np.float32), a(0, 5, 0, 0), a(1, 5, 2), f(1, 1, 1)],
+         a(-1, 1), s(1), a(0, -1, 1, 1), np.array(-2, np.float32), a(0, 5, 0, 0), a(1, 5, 2), f(1, 1, 1),
+         a(1, 2, -3), np.array(3.7, np.float32), f(-1, 2), sig, s(3), s(16)],
         [x, a(24, 1, 1), row, a(7, 1), x2, a(2, 5), a(1, 1), s(3), s(3), s(2), a(2, 1), a(0),
          a(-1, 1, 1 << 40), a(1 << 40, 3, -(1 << 40)), a(1, 1, -3), a(0), a(0, 3),
-         a(2, 0), s(0), a(0, 0, 0, 0), np.array(0, np.float32), a(-1, 0, 0, -1), a(3, 1, 1), f(0.6, 2.4, 1.25)],
+         a(2, 0), s(0), a(0, 0, 0, 0), np.array(0, np.float32), a(-1, 0, 0, -1), a(3, 1, 1), f(0.6, 2.4, 1.25),
+         a(0, 0, 9), np.array(10, np.float32), f(0, 5), sig, s(16), s(1)],
     ]
     base = good[0]
     bad = [  # (input index, value, what the message must say)
@@ -156,6 +171,9 @@ def main(argv):
         (22, a(2, -1, 4), ["node 'resize", "dimension 1 is -1, must be >= 0"]),
         (23, f(1, -2, 1), ["node 'scale", "is 1, must equal 0"]),
         (23, f(1, 1, np.nan), ["node 'scale", "is 1, must equal 0"]),
+        (25, np.array(-3, np.float32), ["node 'onehot", "is 1, must equal 0"]),
+        (28, s(0), ["node 'stft", "is 0, must equal 1"]),
+        (29, s(17), ["node 'stft", "is 1, must equal 0"]),
     ]
     passed = failed = 0
 
@@ -187,7 +205,7 @@ def main(argv):
     for k, (i, v, says) in enumerate(bad):
         ins = list(base)
         ins[i] = v
-        r = call("bad%d" % k, ins, 20)
+        r = call("bad%d" % k, ins, 22)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
         passed, failed = passed + ok, failed + (not ok)
