@@ -276,31 +276,6 @@ static bool fill_border(bz *z, kiln_builder *b, kiln_value *v, kiln_value *dst, 
   return true;
 }
 
-/* Does op read the init of its output j? */
-static bool init_read(kiln_op *op, uint32_t j) {
-  switch (op->kind) {
-  case KILN_OP_LINALG_GENERIC: {
-    kiln_block *b = op->regions[0].first;
-    uint32_t k = kiln_linalg_num_inputs(op) + j;
-    if (b && k < b->num_args && kiln_value_has_uses(b->args[k])) return true;
-    /* an output map that is not a permutation of loops (an insert at an
-     * offset, a strided write) leaves elements it does not write as the
-     * init had them */
-    const kiln_affine_map **maps = kiln_alloc(kiln_op_context(op), (op->num_operands + 1) * sizeof *maps);
-    if (kiln_linalg_iteration(op, maps, NULL) < 0 || k >= op->num_operands) return true;
-    const kiln_affine_map *m = maps[k];
-    return !kiln_affine_map_is_projected_permutation(m) ||
-           m->num_results != kiln_op_operand(op, k)->type->rank;
-  }
-  case KILN_OP_LINALG_FILL:
-  case KILN_OP_LINALG_SOFTMAX:
-  case KILN_OP_LINALG_MAP:
-  case KILN_OP_LINALG_TRANSPOSE:
-  case KILN_OP_LINALG_BROADCAST: return false;
-  default: return true;
-  }
-}
-
 /* For an all-parallel single-output generic that does not read its init:
  * the input that may share the output buffer, or NULL. */
 static kiln_value *in_place_input(bz *z, kiln_op *op) {
@@ -471,7 +446,7 @@ static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
         if (o->type->kind != KILN_TYPE_TENSOR) continue;
         if (k >= op->num_results) return unsupported(z, op);
         kiln_value *b = result_buffer(z, kiln_op_result(op, k++), op->loc);
-        if (init_read(op, i - nin)) {
+        if (hl_init_read(op, i - nin)) {
           tie_init(z, op, o, b);
         } else if (op->num_results == 1) {
           kiln_value *x = in_place_input(z, op);

@@ -42,6 +42,15 @@ const kiln_type *hl_memref_for(kiln_context *ctx, const kiln_type *tensor);
 /* Identity linalg.generic copying memref src into memref dst, at b. */
 void hl_build_copy(kiln_builder *b, kiln_value *src, kiln_value *dst);
 
+/* Does structured op `op` read the init of its output j (a reduction's
+ * accumulator, a body using the output's block argument, an output map
+ * that leaves elements unwritten)? */
+bool hl_init_read(kiln_op *op, uint32_t j);
+/* The kernel's fully written bindings (written.c): bit i set when the
+ * kernel (flow's tensor form) stores binding i from a value that depends
+ * on no undefined contents. */
+int64_t hl_written_mask(kiln_op *kernel);
+
 const kiln_type *hl_type(kiln_context *ctx, const char *name); /* !hal.NAME */
 kiln_named_attr hl_named(kiln_context *ctx, const char *name, const kiln_attr *v);
 const kiln_attr *hl_i32(kiln_context *ctx, int64_t v);

@@ -109,3 +109,27 @@ const kiln_attr *hl_i32(kiln_context *ctx, int64_t v) { return kiln_attr_int(ctx
 const kiln_attr *hl_i64(kiln_context *ctx, int64_t v) { return kiln_attr_int(ctx, kiln_type_int(ctx, 64), v); }
 
 kiln_error *hl_require_valid(kiln_op *module, const char *pass) { return kiln_verify_input(module, pass); }
+
+bool hl_init_read(kiln_op *op, uint32_t j) {
+  switch (op->kind) {
+  case KILN_OP_LINALG_GENERIC: {
+    kiln_block *b = op->regions[0].first;
+    uint32_t k = kiln_linalg_num_inputs(op) + j;
+    if (b && k < b->num_args && kiln_value_has_uses(b->args[k])) return true;
+    /* an output map that is not a permutation of loops (an insert at an
+     * offset, a strided write) leaves elements it does not write as the
+     * init had them */
+    const kiln_affine_map **maps = kiln_alloc(kiln_op_context(op), (op->num_operands + 1) * sizeof *maps);
+    if (kiln_linalg_iteration(op, maps, NULL) < 0 || k >= op->num_operands) return true;
+    const kiln_affine_map *m = maps[k];
+    return !kiln_affine_map_is_projected_permutation(m) ||
+           m->num_results != kiln_op_operand(op, k)->type->rank;
+  }
+  case KILN_OP_LINALG_FILL:
+  case KILN_OP_LINALG_SOFTMAX:
+  case KILN_OP_LINALG_MAP:
+  case KILN_OP_LINALG_TRANSPOSE:
+  case KILN_OP_LINALG_BROADCAST: return false;
+  default: return true;
+  }
+}

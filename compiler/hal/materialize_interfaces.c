@@ -7,8 +7,10 @@
  * executable, so the same in every variant), binding_count = the count of
  * !flow.dispatch.tensor arguments, readonly_mask = bit i set for each
  * readonly argument i, push_constant_count = the count of index
- * arguments after them (dynamic dims), workload = the one its
- * flow.dispatch sites carry}. Binding i is kernel argument i, push
+ * arguments after them (dynamic dims), written_mask = bit i set for
+ * each result binding the kernel writes in full from defined values
+ * (hl_written_mask: what its buffer held cannot reach a result),
+ * workload = the one its flow.dispatch sites carry}. Binding i is kernel argument i, push
  * constant j the index argument after the bindings; at most 32 bindings.
  * bufferize-kernels then replaces the arguments by hal.interface.binding
  * and hal.interface.constant ops. */
@@ -62,16 +64,17 @@ static kiln_error *materialize(kiln_context *ctx, kiln_op *executable, kiln_op *
   }
   const kiln_attr *workload = find_workload(module, ename);
   const char *kname = kiln_symbol_name(kernel);
-  kiln_named_attr a[6] = {
+  kiln_named_attr a[7] = {
       hl_named(ctx, "sym_name", kiln_attr_string(ctx, kname, strlen(kname))),
       hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
       hl_named(ctx, "binding_count", hl_i32(ctx, nbind)),
       hl_named(ctx, "readonly_mask", hl_i32(ctx, mask)),
       hl_named(ctx, "push_constant_count", hl_i32(ctx, npush)),
+      hl_named(ctx, "written_mask", hl_i32(ctx, hl_written_mask(kernel) & ~mask)),
       hl_named(ctx, "workload", workload),
   };
   kiln_op *exp = kiln_op_create(ctx, KILN_OP_HAL_EXECUTABLE_EXPORT, kernel->loc, 0, NULL, 0,
-                                NULL, kiln_attr_dict(ctx, workload ? 6 : 5, a), 0);
+                                NULL, kiln_attr_dict(ctx, workload ? 7 : 6, a), 0);
   if (vb->first) kiln_block_insert_before(vb->first, exp);
   else kiln_block_append_op(vb, exp);
   return NULL;

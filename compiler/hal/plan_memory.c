@@ -19,6 +19,11 @@
  *    hal.buffer.rodata {index};
  *  - each returned dispatch result gets its own hal.buffer.allocate (its
  *    size an index operand when it has dynamic dims);
+ *  - an allocation is {uninitialized} (the runtime need not clear it)
+ *    when every value in it is a dispatch result its export's
+ *    written_mask marks as written in full; values that may be left
+ *    partly unwritten get arenas of their own whose bytes they share
+ *    with nothing, cleared each call;
  *  - every other dispatch result is a slice of a transient arena
  *    (hal.buffer.allocate {transient}), offsets packed by liveness with
  *    kiln_hal_pack_arena: a value lives from its dispatch to the last
@@ -76,6 +81,7 @@ typedef struct slot {
   kiln_value *off_v, *len_v; /* run-time offset / length, or NULL */
   int64_t off;             /* static offset (when off_v is NULL) */
   int arena;               /* index into the interval list, or -1 */
+  bool zero;               /* its producer may leave bytes unwritten */
 } slot;
 
 /* !kiln.str, the element type of text tensors (flow.text). */
@@ -136,7 +142,7 @@ static uint32_t new_slot(pm *p, kiln_value *buffer, sym len) {
     if (p->nslots) memcpy(n, p->slots, p->nslots * sizeof *n);
     p->slots = n;
   }
-  slot s = {buffer, len, NULL, NULL, 0, -1};
+  slot s = {buffer, len, NULL, NULL, 0, -1, false};
   p->slots[p->nslots] = s;
   return p->nslots++;
 }
@@ -295,16 +301,40 @@ static kiln_value *rodata(pm *p, const kiln_attr *value) {
   return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_RODATA, 0, NULL, 1, &bt, kiln_attr_dict(p->ctx, 1, &a)), 0);
 }
 
-/* A buffer of s bytes (s->coef when static, else the run-time count). */
-static kiln_value *allocate(pm *p, const sym *s, kiln_value *size, bool transient) {
-  kiln_named_attr a[2];
+/* A buffer of s bytes (s->coef when static, else the run-time count);
+ * uninitialized when every value in it is written in full by its
+ * dispatch before anything reads it. */
+static kiln_value *allocate(pm *p, const sym *s, kiln_value *size, bool transient, bool uninit) {
+  kiln_named_attr a[3];
   uint32_t na = 0;
   if (!size) a[na++] = hl_named(p->ctx, "size", hl_i64(p->ctx, s->coef));
   if (transient) a[na++] = hl_named(p->ctx, "transient", kiln_attr_unit(p->ctx));
+  if (uninit) a[na++] = hl_named(p->ctx, "uninitialized", kiln_attr_unit(p->ctx));
   const kiln_type *bt = hl_type(p->ctx, "buffer");
   return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_ALLOCATE, size ? 1 : 0, &size, 1, &bt,
                                    kiln_attr_dict(p->ctx, na, a)),
                         0);
+}
+
+/* Does dispatch op write its result r in full (written_mask of its
+ * export in every variant, see materialize-interfaces)? */
+static bool result_written(pm *p, kiln_op *op, uint32_t r) {
+  const kiln_attr *ep = kiln_op_get_attr(op, "entry_point");
+  kiln_op *exe = ep && ep->kind == KILN_ATTR_SYMBOL_REF ? kiln_symbol_lookup(p->module, ep->str) : NULL;
+  kiln_block *eb = exe && exe->kind == KILN_OP_HAL_EXECUTABLE ? exe->regions[0].first : NULL;
+  uint32_t nt = 0, nexports = 0;
+  while (nt < op->num_operands && kiln_op_operand(op, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
+  if (nt + r >= 32) return false;
+  for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
+    kiln_block *vb = var->kind == KILN_OP_HAL_EXECUTABLE_VARIANT ? var->regions[0].first : NULL;
+    for (kiln_op *x = vb ? vb->first : NULL; x; x = x->next) {
+      if (x->kind != KILN_OP_HAL_EXECUTABLE_EXPORT) continue;
+      const kiln_attr *m = kiln_op_get_attr(x, "written_mask");
+      if (!m || m->kind != KILN_ATTR_INTEGER || !((m->i >> (nt + r)) & 1)) return false;
+      nexports++;
+    }
+  }
+  return nexports > 0;
 }
 
 /* Host index ops the planned function keeps (they only read argument
@@ -698,7 +728,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     if (get_slot(&p, r) >= 0) return fail(&p, ret, "two results share one buffer (run copy-aliased-results)");
     sym s;
     if (!byte_sym(&p, r, &s)) return fail(&p, r->def, "a result's size cannot be computed");
-    set_slot(&p, r, new_slot(&p, NULL, s));
+    uint32_t k = new_slot(&p, NULL, s);
+    p.slots[k].zero = !result_written(&p, r->def, r->index);
+    set_slot(&p, r, k);
   }
   /* the order commands run in: by phase, program order within one */
   uint32_t *order = kiln_alloc(ctx, (nops + 1) * sizeof *order);
@@ -728,6 +760,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       if (!byte_sym(&p, v, &s)) return fail(&p, o, "a dispatch result's size cannot be computed");
       uint32_t k = new_slot(&p, NULL, s);
       set_slot(&p, v, k);
+      p.slots[k].zero = !result_written(&p, o, r);
       iv[niv].first = iv[niv].last = pos;
       iv[niv].size = (uint64_t)s.coef;
       iv_slot[niv] = k;
@@ -756,10 +789,14 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     const sym *key = &p.slots[iv_slot[i]].len;
     kiln_hal_interval *g0 = grp + ngi;
     grp_first[ngrp] = ngi;
+    const bool zero = p.slots[iv_slot[i]].zero;
     for (uint32_t j = i; j < niv; j++)
-      if (!done[j] && same_monomial(&p.slots[iv_slot[j]].len, key)) {
+      if (!done[j] && same_monomial(&p.slots[iv_slot[j]].len, key) && p.slots[iv_slot[j]].zero == zero) {
         done[j] = true;
         grp[ngi] = iv[j];
+        /* a value its dispatch may leave partly unwritten must find
+         * zeros there: it shares no bytes, in a zeroed arena */
+        if (zero) grp[ngi].first = 0, grp[ngi].last = INT64_MAX;
         grp_iv[ngi++] = j;
       }
     uint64_t arena_size = kiln_hal_pack_arena(g0, ngi - grp_first[ngrp], HL_ALIGNMENT);
@@ -797,10 +834,11 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       slot *s = &p.slots[r];
       check_size(&p, &s->len, s->len.coef);
       s->len_v = materialize(&p, &s->len);
-      s->buffer = allocate(&p, &s->len, s->len_v, false);
+      s->buffer = allocate(&p, &s->len, s->len_v, false, !s->zero);
     }
     for (uint32_t gi = 0; gi < ngrp; gi++) {
       const sym *key = &p.slots[iv_slot[grp_iv[grp_first[gi]]]].len;
+      const bool zero = p.slots[iv_slot[grp_iv[grp_first[gi]]]].zero;
       if (sym_phase(&p, key) != k) continue;
       uint64_t arena_size = grp_size[gi];
       sym unit = *key;
@@ -809,7 +847,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       kiln_value *m = materialize(&p, &unit);
       sym total = unit;
       total.coef = (int64_t)arena_size;
-      kiln_value *arena = allocate(&p, &total, m ? mul(&p, m, index_const(&p, (int64_t)arena_size)) : NULL, true);
+      kiln_value *arena = allocate(&p, &total, m ? mul(&p, m, index_const(&p, (int64_t)arena_size)) : NULL, true, !zero);
       for (uint32_t g = grp_first[gi]; g < grp_first[gi + 1]; g++) {
         slot *s = &p.slots[iv_slot[grp_iv[g]]];
         s->buffer = arena;

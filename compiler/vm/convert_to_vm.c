@@ -12,7 +12,9 @@
  * and vm.ret; index becomes i64; attributes are turned into constants
  * (shared between nearby uses only, so live ranges stay short); `kiln.signature` (the tensor
  * signature, the module's reflection data) is kept or derived from the
- * input asserts and the views returned. Ops it cannot lower are errors at
+ * input asserts and the views returned; hal.buffer.allocate
+ * {uninitialized} calls hal.buffer.allocate_uninitialized, others the
+ * zeroing hal.buffer.allocate. Ops it cannot lower are errors at
  * their location naming the op. */
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +307,8 @@ static bool cv_allocate(cv *c, kiln_op *op, const vmx_import *imp) {
     if (size < 0) return kiln_op_fail(&c->err, op, "negative size %lld", (long long)size);
     cv_push(&a, cv_i64(c, size));
   }
+  /* plan-memory's {uninitialized}: the runtime may skip clearing it */
+  if (kiln_op_get_attr(op, "uninitialized")) imp = vmx_hal_import_named("hal.buffer.allocate_uninitialized");
   kiln_op *call = cv_call(c, op, imp, &a, op->results[0].type);
   cv_map_result(c, op, call);
   return call != NULL;

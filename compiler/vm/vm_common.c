@@ -22,6 +22,12 @@ const vmx_import *vmx_hal_import_of(kiln_op_kind op) {
   return NULL;
 }
 
+const vmx_import *vmx_hal_import_named(const char *name) {
+  for (size_t i = 0; i < sizeof vmx_hal_imports / sizeof vmx_hal_imports[0]; i++)
+    if (!strcmp(vmx_hal_imports[i].name, name)) return &vmx_hal_imports[i];
+  return NULL;
+}
+
 static const struct {
   kiln_op_kind arith, vm;
   char type; /* the opcode's result (and operand) type letter */

@@ -13,6 +13,9 @@ typedef struct vmx_import {
 } vmx_import;
 /* The import hal op kind `op` lowers to, or NULL. */
 const vmx_import *vmx_hal_import_of(kiln_op_kind op);
+/* The HAL import called `name` ("hal.buffer.allocate_uninitialized"), for
+ * rows no op kind maps to alone, or NULL. */
+const vmx_import *vmx_hal_import_named(const char *name);
 
 /* The VM opcode op (vm dialect) computing arith op `arith` on operands of
  * VM type letter `type` ('i' 'I' 'f' 'F'): the ARITH column of

@@ -97,7 +97,7 @@ static void touch_big_block(char *b, size_t bytes, size_t used) {
 }
 #endif
 
-void *krt_pool_alloc(kiln_device_t *d, size_t size, bool zero) {
+void *krt_pool_alloc(kiln_device_t *d, size_t size, int how) {
   uint32_t cls = 0;
   while (cls < KRT_POOL_CLASSES && ((size_t)64 << cls) < size) ++cls;
   if (cls == KRT_POOL_CLASSES) return NULL;
@@ -111,7 +111,7 @@ void *krt_pool_alloc(kiln_device_t *d, size_t size, bool zero) {
     b = d->allocator->alloc(d->allocator->self, bytes, bytes > huge ? huge : 64);
     if (!b) return NULL;
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
-    if (bytes > huge && zero) {
+    if (bytes > huge && how != KRT_POOL_RAW) {
       touch_big_block((char *)b, bytes, sizeof *b + size);
       b->cls = cls;
       return b + 1;
@@ -121,7 +121,7 @@ void *krt_pool_alloc(kiln_device_t *d, size_t size, bool zero) {
 #endif
     b->cls = cls;
   }
-  if (zero) memset(b + 1, 0, size);
+  if (how == KRT_POOL_ZERO) memset(b + 1, 0, size);
   return b + 1;
 }
 

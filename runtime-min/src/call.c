@@ -194,7 +194,7 @@ kiln_status_t kiln_function_call(kiln_function_t function,
   if (s) return s;
   call.stack_size = krt_vm_stack_size(m);
   /* Not zeroed: the interpreter zeroes each frame as it pushes it. */
-  call.stack = krt_pool_alloc(device, call.stack_size, false);
+  call.stack = krt_pool_alloc(device, call.stack_size, KRT_POOL_RAW);
   if (!call.stack)
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory for a %zu-byte VM stack",

@@ -39,7 +39,7 @@ static bool grow(kiln_device_t *d, void **p, size_t *cap, size_t used,
   if (need <= *cap) return true;
   size_t n = *cap ? *cap * 2 : 16;
   while (n < need) n *= 2;
-  void *q = krt_pool_alloc(d, n * elem, false);
+  void *q = krt_pool_alloc(d, n * elem, KRT_POOL_RAW);
   if (!q) return false;
   if (*p) memcpy(q, *p, used * elem);
   krt_pool_free(d, *p);
@@ -50,7 +50,7 @@ static bool grow(kiln_device_t *d, void **p, size_t *cap, size_t used,
 
 kiln_status_t krt_command_buffer_create(krt_call_t *call,
                                         krt_command_buffer_t **out) {
-  krt_command_buffer_t *cb = krt_pool_alloc(call->device, sizeof *cb, true);
+  krt_command_buffer_t *cb = krt_pool_alloc(call->device, sizeof *cb, KRT_POOL_ZERO);
   if (!cb)
     return krt_oom(call->allocator);
   atomic_init(&cb->ref.count, 1);

@@ -53,7 +53,7 @@ static void cuda_destroy(kiln_device_t *device) {
 }
 
 static kiln_status_t cuda_buffer_alloc(kiln_device_t *device,
-                                       kiln_buffer_t *buffer) {
+                                       kiln_buffer_t *buffer, bool zero) {
   cuda_device_t *d = (cuda_device_t *)device;
   char msg[512];
   if (buffer->length > SIZE_MAX)
@@ -62,7 +62,7 @@ static kiln_status_t cuda_buffer_alloc(kiln_device_t *device,
   int rc = kiln_cuda_alloc(d->cu, buffer->length ? (size_t)buffer->length : 1,
                            &buffer->device_ptr, msg, sizeof msg);
   /* Local devices hand out zeroed memory; so does this one. */
-  if (rc == KILN_CUDA_OK && buffer->length) {
+  if (rc == KILN_CUDA_OK && buffer->length && zero) {
     static const uint8_t zeros[4096];
     for (uint64_t off = 0; rc == KILN_CUDA_OK && off < buffer->length;
          off += sizeof zeros) {

@@ -44,12 +44,13 @@ static void local_destroy(kiln_device_t *device) {
 }
 
 static kiln_status_t local_buffer_alloc(kiln_device_t *device,
-                                        kiln_buffer_t *buffer) {
+                                        kiln_buffer_t *buffer, bool zero) {
   if (buffer->length > SIZE_MAX - 64)
     return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "buffer of %llu bytes is too large",
                       (unsigned long long)buffer->length);
-  buffer->host = krt_pool_alloc(device, (size_t)buffer->length, true);
+  buffer->host = krt_pool_alloc(device, (size_t)buffer->length,
+                                zero ? KRT_POOL_ZERO : KRT_POOL_WRITTEN);
   if (!buffer->host)
     return krt_status(A, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory allocating a %llu-byte buffer",

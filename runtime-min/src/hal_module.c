@@ -29,18 +29,32 @@ static kiln_status_t want(krt_call_t *call, krt_ref_t *ref,
     if (s_) return s_;                                              \
   } while (0)
 
-static kiln_status_t hal_buffer_allocate(krt_call_t *call,
-                                         const krt_value_t *args, uint32_t n,
-                                         krt_value_t *results) {
+static kiln_status_t buffer_allocate(krt_call_t *call, const krt_value_t *args,
+                                     krt_value_t *results, bool zero) {
   if (args[0].i64 < 0)
     return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
                       "negative allocation size %lld",
                       (long long)args[0].i64);
   kiln_buffer_t *b;
-  kiln_status_t s = kiln_buffer_allocate(call->device, (uint64_t)args[0].i64, &b);
+  kiln_status_t s =
+      krt_buffer_allocate(call->device, (uint64_t)args[0].i64, zero, &b);
   if (s) return s;
   results[0].ref = &b->ref;
   return NULL;
+}
+
+static kiln_status_t hal_buffer_allocate(krt_call_t *call,
+                                         const krt_value_t *args, uint32_t n,
+                                         krt_value_t *results) {
+  return buffer_allocate(call, args, results, true);
+}
+
+/* The compiler's proof that every byte is written first (plan-memory's
+ * {uninitialized}) spares the clearing: 10 MB a call for MobileNetV2. */
+static kiln_status_t hal_buffer_allocate_uninitialized(
+    krt_call_t *call, const krt_value_t *args, uint32_t n,
+    krt_value_t *results) {
+  return buffer_allocate(call, args, results, false);
 }
 
 static kiln_status_t hal_buffer_rodata(krt_call_t *call,

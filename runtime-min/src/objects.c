@@ -141,7 +141,7 @@ const char *kiln_device_target(const kiln_device_t *device) {
 /* ---- buffers ------------------------------------------------------------- */
 
 static kiln_buffer_t *buffer_new(kiln_device_t *device, uint64_t length) {
-  kiln_buffer_t *b = krt_pool_alloc(device, sizeof *b, true);
+  kiln_buffer_t *b = krt_pool_alloc(device, sizeof *b, KRT_POOL_ZERO);
   if (!b) return NULL;
   atomic_init(&b->ref.count, 1);
   b->ref.type = KRT_REF_BUFFER;
@@ -151,8 +151,8 @@ static kiln_buffer_t *buffer_new(kiln_device_t *device, uint64_t length) {
   return b;
 }
 
-kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
-                                   kiln_buffer_t **out_buffer) {
+kiln_status_t krt_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
+                                  bool zero, kiln_buffer_t **out_buffer) {
   *out_buffer = NULL;
   if (device->max_buffer_bytes && byte_length > device->max_buffer_bytes)
     return krt_status(device->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
@@ -163,7 +163,7 @@ kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
   if (!b)
     return krt_status(device->allocator, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory allocating a buffer object");
-  kiln_status_t s = device->vt->buffer_alloc(device, b);
+  kiln_status_t s = device->vt->buffer_alloc(device, b, zero);
   if (s) {
     krt_pool_free(device, b);
     kiln_device_release(device);
@@ -172,6 +172,11 @@ kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
   b->owned = true;
   *out_buffer = b;
   return NULL;
+}
+
+kiln_status_t kiln_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
+                                   kiln_buffer_t **out_buffer) {
+  return krt_buffer_allocate(device, byte_length, true, out_buffer);
 }
 
 kiln_status_t krt_buffer_wrap(kiln_device_t *device, kiln_module_t *owner,
@@ -307,7 +312,7 @@ kiln_status_t kiln_buffer_view_create(kiln_buffer_t *buffer,
                       "shape has a negative dimension or overflows");
   s = check_range(buffer, byte_offset, bytes);
   if (s) return krt_status_prefix(s, "buffer view");
-  kiln_buffer_view_t *v = krt_pool_alloc(buffer->device, sizeof *v, true);
+  kiln_buffer_view_t *v = krt_pool_alloc(buffer->device, sizeof *v, KRT_POOL_ZERO);
   if (!v)
     return krt_status(a, KILN_STATUS_RESOURCE_EXHAUSTED,
                       "out of memory creating a buffer view");

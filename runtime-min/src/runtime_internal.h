@@ -71,9 +71,14 @@ void krt_free(const kiln_allocator_t *a, void *ptr);
  * (by power-of-two size class) and are handed out again, so a steady
  * state of calls takes nothing from the allocator and touches no new
  * page; the device returns them to the allocator when it is destroyed.
- * Blocks are 64-byte aligned; zeroed when asked. Thread-safe. */
+ * Blocks are 64-byte aligned. Thread-safe. `how`: KRT_POOL_RAW as it
+ * comes (a VM stack, a queue filled as it grows), KRT_POOL_ZERO zeroed,
+ * KRT_POOL_WRITTEN for bytes the program writes before it reads them:
+ * not cleared, but a fresh large block is faulted in up front as a
+ * zeroed one is (huge pages where they come cheap). */
 #define KRT_POOL_CLASSES 42 /* 64 bytes .. 2^47 */
-void *krt_pool_alloc(kiln_device_t *device, size_t size, bool zero);
+enum { KRT_POOL_RAW, KRT_POOL_ZERO, KRT_POOL_WRITTEN };
+void *krt_pool_alloc(kiln_device_t *device, size_t size, int how);
 void krt_pool_free(kiln_device_t *device, void *ptr); /* NULL-safe */
 void krt_pool_trim(kiln_device_t *device);
 
@@ -130,6 +135,9 @@ struct kiln_buffer_view {
   int64_t dims[KILN_MAX_RANK];
 };
 
+/* kiln_buffer_allocate, zeroed or not (hal.buffer.allocate_uninitialized). */
+kiln_status_t krt_buffer_allocate(kiln_device_t *device, uint64_t byte_length,
+                                  bool zero, kiln_buffer_t **out_buffer);
 /* Wraps bytes the buffer does not own (module rodata). */
 kiln_status_t krt_buffer_wrap(kiln_device_t *device, kiln_module_t *owner,
                               uint8_t *host, uint64_t length,
@@ -261,7 +269,9 @@ typedef struct krt_dispatch {
 
 typedef struct krt_device_vtable {
   void (*destroy)(kiln_device_t *device);
-  kiln_status_t (*buffer_alloc)(kiln_device_t *device, kiln_buffer_t *buffer);
+  /* zero: the buffer must read as zeros (else its contents are free). */
+  kiln_status_t (*buffer_alloc)(kiln_device_t *device, kiln_buffer_t *buffer,
+                                bool zero);
   void (*buffer_free)(kiln_device_t *device, kiln_buffer_t *buffer);
   kiln_status_t (*buffer_write)(kiln_device_t *device, kiln_buffer_t *buffer,
                                 uint64_t offset, const void *src,

@@ -3,7 +3,7 @@
 // cannot share the output and lives in a memref.alloca; %3 is computed
 // straight into binding 2 (the last store) and copied into binding 1; the
 // input stored as is is copied into binding 3. No tensors remain.
-// CHECK: "hal.executable.export"() {binding_count = 4 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 1 : i32, sym_name = "k"}
+// CHECK: "hal.executable.export"() {binding_count = 4 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 1 : i32, sym_name = "k", written_mask = 14 : i32}
 // CHECK: func.func @k() {
 // CHECK-NEXT: %[[B0:.*]] = hal.interface.binding {binding = 0 : i32} : memref<4xf32>
 // CHECK-NEXT: %[[B1:.*]] = hal.interface.binding {binding = 1 : i32} : memref<4xf32>

@@ -5,8 +5,8 @@
 // intermediate feeding sqrt: the view reads the same arena bytes.
 // CHECK-LABEL: func.func @ret_arg(%arg0: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view)
 // CHECK: %[[IN:.*]] = "hal.buffer_view.buffer"(%arg0)
-// CHECK-NEXT: %[[R0:.*]] = "hal.buffer.allocate"() {size = 24 : i64}
-// CHECK-NEXT: %[[R1:.*]] = "hal.buffer.allocate"() {size = 24 : i64}
+// CHECK-NEXT: %[[R0:.*]] = "hal.buffer.allocate"() {size = 24 : i64, uninitialized}
+// CHECK-NEXT: %[[R1:.*]] = "hal.buffer.allocate"() {size = 24 : i64, uninitialized}
 // CHECK-NEXT: %[[CB:.*]] = "hal.command_buffer.create"()
 // CHECK-NEXT: "hal.command_buffer.dispatch"(%[[CB]], %[[IN]], %[[R0]])
 // CHECK-NEXT: "hal.command_buffer.dispatch"(%[[CB]], %[[IN]], %[[R1]])
@@ -15,7 +15,7 @@
 // CHECK: linalg.generic {indexing_maps = [#map2, #map], iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : memref<2x3xf32>) outs(%{{.*}} : memref<3x2xf32>)
 // CHECK: math.exp
 // CHECK-LABEL: func.func @transpose_reshape(%arg0: !hal.buffer_view) -> !hal.buffer_view
-// CHECK: %[[A:.*]] = "hal.buffer.allocate"() {size = 64 : i64, transient}
+// CHECK: %[[A:.*]] = "hal.buffer.allocate"() {size = 64 : i64, transient, uninitialized}
 // CHECK: "hal.command_buffer.dispatch"(%{{.*}}, %{{.*}}, %[[A]]) {{{.*}}lengths = array<i64: 24, 24>, offsets = array<i64: 0, 0>
 // CHECK-NEXT: "hal.command_buffer.barrier"
 // CHECK-NEXT: "hal.command_buffer.dispatch"(%{{.*}}, %[[A]], %{{.*}}) {{{.*}}lengths = array<i64: 24, 24>, offsets = array<i64: 0, 0>

@@ -13,8 +13,8 @@
 // ASSIGN-NOT: hal.executable.variant
 // materialize-interfaces: the export leads each variant; bindings 0 and 1
 // read-only; the workload comes from the dispatch site.
-// IFACE: "hal.executable.export"() {binding_count = 3 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 3 : i32, sym_name = "k", workload = array<i64: 4>}
-// IFACE: "hal.executable.export"() {binding_count = 3 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 3 : i32, sym_name = "k", workload = array<i64: 4>}
+// IFACE: "hal.executable.export"() {binding_count = 3 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 3 : i32, sym_name = "k", workload = array<i64: 4>, written_mask = 4 : i32}
+// IFACE: "hal.executable.export"() {binding_count = 3 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 3 : i32, sym_name = "k", workload = array<i64: 4>, written_mask = 4 : i32}
 module attributes {kiln.targets = ["llvm-cpu:x86_64+avx2", "cuda:sm_80", "llvm-cpu:x86_64+avx2"]} {
   "flow.executable"() ({
     func.func @k(%arg0: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg1: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg2: !flow.dispatch.tensor<writeonly:tensor<4xf32>>) {

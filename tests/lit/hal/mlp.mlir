@@ -6,7 +6,7 @@
 // the two dispatches in the transient arena; one barrier.
 // CHECK-LABEL: "hal.executable"() ({
 // CHECK-NEXT: "hal.executable.variant"() ({
-// CHECK-NEXT: "hal.executable.export"() {binding_count = 4 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 7 : i32, sym_name = "mlp_dispatch_0", workload = array<i64: 4, 16>}
+// CHECK-NEXT: "hal.executable.export"() {binding_count = 4 : i32, ordinal = 0 : i32, push_constant_count = 0 : i32, readonly_mask = 7 : i32, sym_name = "mlp_dispatch_0", workload = array<i64: 4, 16>, written_mask = 8 : i32}
 // CHECK-NEXT: module {
 // CHECK-NEXT: func.func @mlp_dispatch_0() {
 // CHECK-NEXT: %[[A:.*]] = hal.interface.binding {binding = 0 : i32} : memref<4x8xf32>
@@ -30,8 +30,8 @@
 // CHECK-NEXT: func.func @mlp(%arg0: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.signature = (tensor<4x8xf32>) -> tensor<4x16xf32>}
 // CHECK-NEXT: "hal.buffer_view.assert"(%arg0) {element_type = f32, input = 0 : i32, shape = array<i64: 4, 8>}
 // CHECK-NEXT: %[[IN:.*]] = "hal.buffer_view.buffer"(%arg0)
-// CHECK-NEXT: %[[OUT:.*]] = "hal.buffer.allocate"() {size = 256 : i64}
-// CHECK-NEXT: %[[AR:.*]] = "hal.buffer.allocate"() {size = 256 : i64, transient}
+// CHECK-NEXT: %[[OUT:.*]] = "hal.buffer.allocate"() {size = 256 : i64, uninitialized}
+// CHECK-NEXT: %[[AR:.*]] = "hal.buffer.allocate"() {size = 256 : i64, transient, uninitialized}
 // CHECK-NEXT: %[[CB:.*]] = "hal.command_buffer.create"()
 // CHECK-NEXT: %[[R0:.*]] = "hal.buffer.rodata"() {index = 0 : i32}
 // CHECK-NEXT: %[[R1:.*]] = "hal.buffer.rodata"() {index = 1 : i32}

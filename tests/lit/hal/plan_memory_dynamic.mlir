@@ -12,9 +12,9 @@
 // CHECK: %[[N:.*]] = "hal.buffer_view.dim"(%arg0) {index = 0 : i32} : (!hal.buffer_view) -> index
 // CHECK: arith.muli %[[N]], %c64
 // CHECK: %[[RS:.*]] = arith.muli %[[N]], %c64{{.*}} : index
-// CHECK-NEXT: %[[RES:.*]] = "hal.buffer.allocate"(%[[RS]]) : (index) -> !hal.buffer
+// CHECK-NEXT: %[[RES:.*]] = "hal.buffer.allocate"(%[[RS]]) {uninitialized} : (index) -> !hal.buffer
 // CHECK: %[[AS:.*]] = arith.muli %[[N]], %c128 : index
-// CHECK: %[[ARENA:.*]] = "hal.buffer.allocate"(%[[AS]]) {transient} : (index) -> !hal.buffer
+// CHECK: %[[ARENA:.*]] = "hal.buffer.allocate"(%[[AS]]) {transient, uninitialized} : (index) -> !hal.buffer
 // CHECK: "hal.command_buffer.dispatch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[ARENA]], {{.*}}) {constants = array<i64: -9223372036854775808>, {{.*}}lengths = array<i64: -9223372036854775808, 1024, -9223372036854775808>, offsets = array<i64: 0, 0, 0>
 // CHECK: "hal.command_buffer.dispatch"(%{{.*}}, %[[ARENA]], %{{.*}}, %[[ARENA]], {{.*}}) {{{.*}}offsets = array<i64: 0, 0, -9223372036854775808>
 // CHECK: "hal.command_buffer.dispatch"(%{{.*}}, %[[ARENA]], %{{.*}}, %[[ARENA]], {{.*}}) {{{.*}}offsets = array<i64: -9223372036854775808, 0, 0>
