@@ -64,7 +64,9 @@ static double thread_cpu_ms(void) {
 }
 
 /* Touches a fresh block of `bytes` (2 MiB-aligned, over 2 MiB), its first
- * `used` bytes zeroed, choosing page sizes. Transparent huge pages fault
+ * `used` bytes zeroed when `zero` (else only faulted in: a byte per 4 KiB
+ * page, not a second pass over megabytes the kernel just cleared and the
+ * program overwrites), choosing page sizes. Transparent huge pages fault
  * in at 46 us/MB while the kernel has 2 MiB blocks freed moments ago; in
  * a VM with free page reporting (virtio-balloon: Firecracker, QEMU) a
  * block free for ~2 s has been handed back to the host, and touching it
@@ -76,7 +78,7 @@ static double thread_cpu_ms(void) {
  * later here) for the steady state's TLB. Hints only: where the kernel or
  * the allocator's memory cannot, nothing changes. probe_first_call
  * (bench/runtime) counts a first call's faults and huge pages. */
-static void touch_big_block(char *b, size_t bytes, size_t used) {
+static void touch_big_block(char *b, size_t bytes, size_t used, bool zero) {
   const size_t huge = (size_t)2 << 20, span = (bytes + 4095) & ~(size_t)4095;
   madvise(b, span, MADV_NOHUGEPAGE);
   /* Not for a tail under 1 MiB: a huge page would zero, and keep
@@ -89,7 +91,9 @@ static void touch_big_block(char *b, size_t bytes, size_t used) {
     if (thread_cpu_ms() - t0 >= 1.0)
       atomic_store_explicit(&huge_pages_cold, true, memory_order_relaxed);
   }
-  memset(b, 0, used);
+  if (zero) memset(b, 0, used);
+  else
+    for (size_t at = 0; at < used; at += 4096) ((volatile char *)b)[at] = 0;
   /* Only whole populated huge pages: a later, larger use of the block
    * must not fault huge pages in. */
   const size_t whole = used & ~(huge - 1);
@@ -112,7 +116,7 @@ void *krt_pool_alloc(kiln_device_t *d, size_t size, int how) {
     if (!b) return NULL;
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     if (bytes > huge && how != KRT_POOL_RAW) {
-      touch_big_block((char *)b, bytes, sizeof *b + size);
+      touch_big_block((char *)b, bytes, sizeof *b + size, how == KRT_POOL_ZERO);
       b->cls = cls;
       return b + 1;
     }
