@@ -42,7 +42,9 @@ kiln_error *kiln_hal_check_target(const char *target);
  * bytes get offsets in one arena such that two buffers whose lifetimes
  * overlap never share a byte; offsets are multiples of `alignment` (a
  * power of two). Returns the arena size (0 for no buffers). Placement is
- * deterministic: largest first, each at the lowest offset that fits. */
+ * deterministic: largest first, each at the lowest offset that fits, then
+ * fixed-seed perturbations of that order while the arena exceeds the
+ * bytes alive at one time; the smallest arena found wins. */
 typedef struct kiln_hal_interval {
   int64_t first, last;
   uint64_t size;

@@ -1,6 +1,6 @@
 /* Unit tests of the hal stage: kiln_hal_pack_arena (disjoint lifetimes
  * share bytes, overlapping ones never do, on fixed cases and random
- * ones), plan-memory + schedule-commands on host code (barriers only on
+ * ones; holes largest-first leaves get filled), plan-memory + schedule-commands on host code (barriers only on
  * real dependencies, including write-after-read when the arena reuses
  * bytes), and the target list API. */
 #include <check.h>
@@ -45,6 +45,20 @@ START_TEST(chain_reuses_every_other) {
   ck_assert_uint_eq(v[0].offset, v[2].offset);
   ck_assert_uint_eq(v[1].offset, v[3].offset);
   ck_assert_uint_ne(v[0].offset, v[1].offset);
+}
+END_TEST
+
+START_TEST(perturbed_orders_fill_holes) {
+  /* Largest first puts t0 [0,0] and t3 [0,3] (384 B each) at 0 and 384,
+   * t1 [4,5] at 0, then t2 [3,4] finds no hole below 768: 1024 bytes.
+   * At most 768 bytes are alive at once, and another order reaches it. */
+  kiln_hal_interval v[4] = {{0, 0, 384, 0}, {4, 5, 320, 0}, {3, 4, 256, 0}, {0, 3, 384, 0}};
+  uint64_t size = kiln_hal_pack_arena(v, 4, 64);
+  ck_assert_uint_eq(size, 768);
+  for (int i = 0; i < 4; i++) {
+    ck_assert_uint_le(v[i].offset + v[i].size, size);
+    for (int j = 0; j < i; j++) ck_assert(!time_overlap(&v[i], &v[j]) || !bytes_overlap(&v[i], &v[j]));
+  }
 }
 END_TEST
 
@@ -246,6 +260,7 @@ int main(void) {
   tcase_add_test(tc, disjoint_lifetimes_share);
   tcase_add_test(tc, overlapping_lifetimes_do_not);
   tcase_add_test(tc, chain_reuses_every_other);
+  tcase_add_test(tc, perturbed_orders_fill_holes);
   tcase_add_test(tc, random_packings_are_valid);
   suite_add_tcase(s, tc);
   tc = tcase_create("schedule");
