@@ -13,6 +13,7 @@
  * alignment above the element's. */
 #include "tl_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "dialects/vector.h"
@@ -298,6 +299,42 @@ static void transfer(tl *t, kiln_op *op) {
   tl_set(t, &op->results[0], LLVMBuildCall2(t->b, ft, f, args, 4, ""));
 }
 
+/* vector.dot4: r[i] = acc[i] + sum_j<4 zext(a[j]) * sext(b[4i+j]). With
+ * an `isa`, a's 4 bytes are splat as one i32 per lane and vpdpbusd does
+ * it in one instruction (its i32 sum wraps, as this form's does). Else
+ * the products widen to i32 and each lane sums its group of 4 with
+ * strided shuffles, code every target compiles. */
+static void dot4(tl *t, kiln_op *op) {
+  LLVMValueRef acc = tl_operand(t, op, 0), a = tl_operand(t, op, 1), b = tl_operand(t, op, 2);
+  if (!acc || !a || !b) return;
+  unsigned n = (unsigned)op->results[0].type->shape[0];
+  LLVMTypeRef vi32 = LLVMVectorType(t->i32, n);
+  const kiln_attr *isa = kiln_op_get_attr(op, "isa");
+  if (isa && isa->kind == KILN_ATTR_STRING) {
+    char name[40];
+    snprintf(name, sizeof name, "llvm.x86.avx512.vpdpbusd.%u", n * 32);
+    if (!LLVMLookupIntrinsicID(name, strlen(name))) {
+      tl_fail(t, op, "no LLVM intrinsic %s", name);
+      return;
+    }
+    LLVMValueRef a32 = LLVMBuildBitCast(t->b, a, t->i32, "");
+    LLVMValueRef args[3] = {acc, tl_splat(t, a32, vi32), LLVMBuildBitCast(t->b, b, vi32, "")};
+    tl_set(t, &op->results[0], tl_call_intrinsic(t, name, NULL, args, 3));
+    return;
+  }
+  LLVMTypeRef wide = LLVMVectorType(t->i32, 4 * n);
+  LLVMValueRef mask[64], r = acc;
+  for (unsigned i = 0; i < 4 * n; i++) mask[i] = LLVMConstInt(t->i32, i % 4, 0);
+  LLVMValueRef aw = LLVMBuildZExt(t->b, a, LLVMVectorType(t->i32, 4), "");
+  aw = LLVMBuildShuffleVector(t->b, aw, LLVMGetPoison(LLVMTypeOf(aw)), LLVMConstVector(mask, 4 * n), "");
+  LLVMValueRef p = LLVMBuildMul(t->b, aw, LLVMBuildSExt(t->b, b, wide, ""), "");
+  for (unsigned j = 0; j < 4; j++) {
+    for (unsigned i = 0; i < n; i++) mask[i] = LLVMConstInt(t->i32, 4 * i + j, 0);
+    r = LLVMBuildAdd(t->b, r, LLVMBuildShuffleVector(t->b, p, LLVMGetPoison(wide), LLVMConstVector(mask, n), ""), "");
+  }
+  tl_set(t, &op->results[0], r);
+}
+
 void tl_vector(tl *t, kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_VECTOR_LOAD:
@@ -315,6 +352,7 @@ void tl_vector(tl *t, kiln_op *op) {
     return;
   }
   case KILN_OP_VECTOR_REDUCTION: reduction(t, op); return;
+  case KILN_OP_VECTOR_DOT4: dot4(t, op); return;
   case KILN_OP_VECTOR_TRANSFER_READ:
   case KILN_OP_VECTOR_TRANSFER_WRITE: transfer(t, op); return;
   default: tl_fail(t, op, "unhandled vector op");

@@ -254,6 +254,56 @@ bool vector_verify_fma(kiln_op *op) {
   return true;
 }
 
+/* ---- dot4 "%acc, %a, %b {isa = ..} : vector<4xi8>, vector<4NxI8> into
+ * vector<Nxi32>" ---- */
+bool vector_parse_dot4(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_uses ops = {0};
+  const kiln_type *ta, *tb, *r;
+  if (!kiln_p_operand_list(p, &ops) || !kiln_p_attrs_colon(p, st) || !kiln_p_vector_type(p, &ta) ||
+      !kiln_p_expect(p, KILN_TOK_COMMA) || !kiln_p_vector_type(p, &tb) ||
+      !kiln_p_expect_keyword(p, "into") || !kiln_p_vector_type(p, &r))
+    return false;
+  if (ops.n != 3) return kiln_p_error(p, "expected 3 operands");
+  if (!kiln_p_resolve_add(p, st, &ops.v[0], r) || !kiln_p_resolve_add(p, st, &ops.v[1], ta) ||
+      !kiln_p_resolve_add(p, st, &ops.v[2], tb))
+    return false;
+  kiln_st_add_type(st, r);
+  return true;
+}
+
+void vector_print_dot4(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 3);
+  kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 1)->type, ", ", kiln_op_operand(op, 2)->type);
+  kiln_pr_puts(pr, " into ");
+  kiln_pr_type(pr, op->results[0].type);
+}
+
+static bool is_int_vector(const kiln_type *t, unsigned bits, int64_t lanes) {
+  return is_vector(t) && t->rank == 1 && t->shape[0] == lanes && kiln_type_is_integer(t->elem) &&
+         kiln_type_bitwidth(t->elem) == bits;
+}
+
+/* The ISAs an `isa` attribute may name, with the lanes each takes. */
+bool kiln_vector_dot4_isa_ok(const char *isa, int64_t lanes) {
+  if (strcmp(isa, "avx512vnni") == 0) return lanes == 16;
+  if (strcmp(isa, "avxvnni") == 0) return lanes == 4 || lanes == 8;
+  return false;
+}
+
+bool vector_verify_dot4(kiln_op *op) {
+  const kiln_type *r = op->results[0].type;
+  int64_t n = is_vector(r) && r->rank == 1 ? r->shape[0] : 0;
+  if (n <= 0 || n > 16 || !is_int_vector(r, 32, n) || kiln_op_operand(op, 0)->type != r)
+    return kiln_op_emit_error(op, "expects an accumulator and result of the same vector<Nxi32>, N <= 16");
+  if (!is_int_vector(kiln_op_operand(op, 1)->type, 8, 4) || !is_int_vector(kiln_op_operand(op, 2)->type, 8, 4 * n))
+    return kiln_op_emit_error(op, "expects a vector<4xi8> and a vector<%lldxi8> (4 per i32 lane)", (long long)(4 * n));
+  const kiln_attr *isa = kiln_op_get_attr(op, "isa");
+  if (isa && (isa->kind != KILN_ATTR_STRING || !kiln_vector_dot4_isa_ok(isa->str, n)))
+    return kiln_op_emit_error(op, "isa must be \"avx512vnni\" (16 lanes) or \"avxvnni\" (4 or 8 lanes)");
+  return true;
+}
+
 /* ---- reduction "<kind>, %v[, %acc] [fastmath<..>] : V into T" ---- */
 static const char *const kind_names[] = {
 #define VECTOR_KIND_NAME(ID, NAME, F, I) NAME,

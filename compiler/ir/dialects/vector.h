@@ -6,7 +6,7 @@
 
 #define VECTOR_HOOKS(X)                                                      \
   X(load) X(store) X(broadcast) X(splat) X(extract) X(insert) X(fma)         \
-  X(reduction) X(transfer)
+  X(dot4) X(reduction) X(transfer)
 #define VECTOR_DECLARE(N)                                                    \
   bool vector_verify_##N(kiln_op *op);                                       \
   bool vector_parse_##N(kiln_parser *p, kiln_op_state *st);                  \
@@ -34,5 +34,8 @@ bool kiln_vector_transfer_minor_identity(const kiln_op *op);
 bool kiln_vector_transfer_in_bounds(const kiln_op *op, uint32_t i);
 /* The kind of a vector.reduction, or KILN_VECTOR_KIND_COUNT if malformed. */
 kiln_vector_kind kiln_vector_reduction_kind(const kiln_op *op);
+/* Whether vector.dot4's `isa` attribute may name isa ("avx512vnni",
+ * "avxvnni") for a result of `lanes` i32 lanes. */
+bool kiln_vector_dot4_isa_ok(const char *isa, int64_t lanes);
 
 #endif

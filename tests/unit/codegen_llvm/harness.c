@@ -51,12 +51,17 @@ const char *harness_compile(const char *text, kiln_llvm_cpu_bytes_t *so) {
 }
 
 const char *harness_compile_opts(const char *text, bool approx, kiln_llvm_cpu_bytes_t *so) {
+  return harness_compile_target(text, approx, "llvm-cpu", so);
+}
+
+const char *harness_compile_target(const char *text, bool approx, const char *target_name,
+                                   kiln_llvm_cpu_bytes_t *so) {
   LLVMContextRef c = LLVMContextCreate();
   LLVMModuleRef m;
   const char *r = harness_translate_opts(text, true, approx, c, &m);
   if (!r) {
     kiln_llvm_cpu_target_t target;
-    kiln_error *s = kiln_llvm_cpu_target_parse("llvm-cpu", &target);
+    kiln_error *s = kiln_llvm_cpu_target_parse(target_name, &target);
     if (!s) {
       s = kiln_llvm_cpu_compile(m, &target, so);
       kiln_llvm_cpu_target_release(&target);

@@ -14,6 +14,9 @@ const char *harness_translate(const char *text, bool kernel, LLVMContextRef c,
 const char *harness_compile(const char *text, kiln_llvm_cpu_bytes_t *so);
 /* Same, running approximate-math first when approx is set. */
 const char *harness_compile_opts(const char *text, bool approx, kiln_llvm_cpu_bytes_t *so);
+/* Same, for the llvm-cpu target string target_name ("llvm-cpu:x86_64+avx2"). */
+const char *harness_compile_target(const char *text, bool approx, const char *target_name,
+                                   kiln_llvm_cpu_bytes_t *so);
 const char *harness_translate_opts(const char *text, bool kernel, bool approx,
                                    LLVMContextRef c, LLVMModuleRef *out);
 
