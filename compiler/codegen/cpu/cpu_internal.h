@@ -18,6 +18,7 @@
  * accumulators (MR x NR, at most CPU_UK_MAX_ACC). */
 int64_t cpu_vector_width(const char *target);
 int cpu_accumulators(const kiln_op *op, int64_t vw);
+const char *cpu_dot4_isa(const kiln_op *op, int64_t vw);
 
 /* Lowers linalg.softmax on memrefs to three loops per row (max, exp and
  * sum, scale), on vectors of width vw along a contiguous last dim;
@@ -47,6 +48,10 @@ bool cpu_vector_body_op(const kiln_op *o);
 typedef struct cpu_ukernel {
   int mr, nr, nk;
   const kiln_type *vt; /* vector<VW x elem> */
+  /* int8: acc = vector.dot4(acc, A's 4 bytes, B's 4*VW bytes), isa its
+   * instruction (NULL: generic); load_a returns a vector<4xi8>. */
+  bool dot4;
+  const char *isa;
   kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
   void (*k_begin)(kiln_builder *b, void *user, kiln_value *const *k);
   void (*c_begin)(kiln_builder *b, void *user);

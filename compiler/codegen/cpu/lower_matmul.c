@@ -36,33 +36,44 @@ typedef struct mm_tile {
   kiln_value *init;       /* the fused fill's value, or NULL: C is loaded */
   kiln_value *first;      /* i1: this K block is the first (init, not C), or NULL: always */
   const cpu_epilogue *epi; /* applied before the store (the last K block), or NULL */
-  kiln_value *rows[8], *cols[CPU_UK_MAX_NR], *bcols[CPU_UK_MAX_NR];
+  kiln_value *rows[9], *cols[CPU_UK_MAX_NR], *bcols[CPU_UK_MAX_NR];
   kiln_value *ka, *kb; /* this iteration's A column and B row */
   const kiln_type *vt;
+  const kiln_type *va, *vb; /* int8: vector<4xi8> of A, vector<4*VW x i8> of B; else NULL */
+  /* int8: row 0 of the register tile is 128 * B's column sums (cs),
+   * computed by the same dot4 on the bytes 0x80; A's rows (1..) are read
+   * xor 0x80 (sext(a) + 128, unsigned, as dot4 takes them) and their sums
+   * minus cs are linalg.matmul's signed products. */
+  kiln_value *x80, *cs[CPU_UK_MAX_NR];
 } mm_tile;
 
 static void mm_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
   mm_tile *t = u;
-  t->kb = cg_add(b, t->bk, k[0]), t->ka = cg_add(b, t->ak, k[0]);
+  t->kb = cg_add(b, t->bk, k[0]);
+  /* int8: k counts groups of 4 K (B's rows), A's column is 4 k */
+  t->ka = cg_add(b, t->ak, t->va ? cg_bin(b, KILN_OP_ARITH_MULI, k[0], cg_index(b, 4)) : k[0]);
 }
 
 static kiln_value *mm_load_a(kiln_builder *b, void *u, int r, kiln_value *const *k) {
   mm_tile *t = u;
   (void)k;
   kiln_value *ix[2] = {t->rows[r], t->ka};
-  return cg_load(b, t->A, 2, ix);
+  if (!t->va) return cg_load(b, t->A, 2, ix);
+  if (r == 0) return t->x80;
+  return cg_bin(b, KILN_OP_ARITH_XORI, cg_vload(b, t->va, t->A, 2, ix), t->x80);
 }
 
 static kiln_value *mm_load_b(kiln_builder *b, void *u, int q, kiln_value *const *k) {
   mm_tile *t = u;
   (void)k;
   kiln_value *ix[2] = {t->kb, t->bcols[q]};
-  return cg_vload(b, t->vt, t->Bm, 2, ix);
+  return cg_vload(b, t->vb ? t->vb : t->vt, t->Bm, 2, ix);
 }
 
 static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
+  if (t->va && r == 0) return kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t->vt, 0));
   if (!t->init) return cg_vload(b, t->vt, t->C, 2, ix);
   kiln_value *v = cg_broadcast(b, t->init, t->vt);
   if (!t->first) return v;
@@ -74,6 +85,11 @@ static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
 static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
+  if (t->va && r == 0) { /* stored first: the correction of the rows after */
+    t->cs[q] = v;
+    return;
+  }
+  if (t->va) v = cg_bin(b, KILN_OP_ARITH_SUBI, v, t->cs[q]);
   if (t->epi) v = cpu_apply_epilogue(b, t->epi, ix, v, t->vt);
   cg_vstore(b, v, t->C, 2, ix);
 }
@@ -84,6 +100,8 @@ static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
 typedef struct mm_fuse {
   kiln_value *init, *first;
   const cpu_epilogue *epi;
+  bool dot4;       /* int8: A u8, B i8 in groups of 4 K (pack_groups), C i32 */
+  const char *isa; /* vector.dot4's instruction, NULL: generic */
 } mm_fuse;
 
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
@@ -93,12 +111,24 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
   mm_tile t = {.A = A, .ak = ak, .Bm = Bm, .bk = bk, .C = C, .init = f->init, .first = f->first,
                .epi = f->epi};
   t.vt = kiln_type_vector(b->ctx, 1, &vw, C->type->elem);
-  for (int r = 0; r < mr; r++) t.rows[r] = cg_add(b, i0, cg_index(b, r));
+  int64_t four = 4, w4 = 4 * vw;
+  int row0 = 0;
+  if (f->dot4) {
+    t.va = kiln_type_vector(b->ctx, 1, &four, A->type->elem);
+    t.vb = kiln_type_vector(b->ctx, 1, &w4, A->type->elem);
+    t.x80 = kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t.va, -128));
+    row0 = 1, t.rows[0] = i0; /* row 0: the column sums */
+  }
+  for (int r = 0; r < mr; r++) t.rows[row0 + r] = cg_add(b, i0, cg_index(b, r));
+  mr += row0;
+  /* int8: B's row of a group holds 4 bytes per column */
+  kiln_value *bc4 = f->dot4 ? cg_bin(b, KILN_OP_ARITH_MULI, bc, cg_index(b, 4)) : bc;
   for (int q = 0; q < nr; q++) {
     t.cols[q] = cg_add(b, j0, cg_index(b, q * vw));
-    t.bcols[q] = cg_add(b, bc, cg_index(b, q * vw));
+    t.bcols[q] = cg_add(b, bc4, cg_index(b, f->dot4 ? q * w4 : q * vw));
   }
-  cpu_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .k_begin = mm_k_begin,
+  cpu_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .dot4 = f->dot4, .isa = f->isa,
+                   .k_begin = mm_k_begin,
                    .load_a = mm_load_a, .load_b = mm_load_b, .load_c = mm_load_c,
                    .store_c = mm_store_c, .user = &t};
   uk.klo[0] = cg_index(b, 0), uk.khi[0] = K;
@@ -178,6 +208,18 @@ static const kiln_attr *pack_columns(kiln_context *ctx, const kiln_attr *v, void
   return r ? kiln_attr_dense_transpose(ctx, r, perm) : NULL;
 }
 
+/* int8 weights in groups of 4 K per column, vector.dot4's operand: [K, N]
+ * is stored as [N/tn, K/4, tn*4], element (j, g, 4 l + i) = W[4 g + i,
+ * j tn + l], so that one load of 4*VW bytes gives VW columns' 4 K. */
+static const kiln_attr *pack_groups(kiln_context *ctx, const kiln_attr *v, void *user) {
+  const int64_t *kn = user; /* K, N, tn */
+  int64_t s4[4] = {kn[0] / 4, 4, kn[1] / kn[2], kn[2]}, perm[4] = {2, 0, 3, 1};
+  int64_t s3[3] = {kn[1] / kn[2], kn[0] / 4, 4 * kn[2]};
+  const kiln_attr *r = kiln_attr_dense_reshape(ctx, v, kiln_type_tensor(ctx, 4, s4, v->type->elem, NULL));
+  if (r) r = kiln_attr_dense_transpose(ctx, r, perm);
+  return r ? kiln_attr_dense_reshape(ctx, r, kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL)) : NULL;
+}
+
 static bool static_array(const kiln_op *op, const char *name, uint32_t n, int64_t *out) {
   const kiln_attr *a = kiln_op_get_attr((kiln_op *)op, name);
   if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != n) return false;
@@ -243,7 +285,7 @@ static kiln_walk_result find_binding(kiln_op *op, void *user) {
  * prepack.c can rewrite every constant the binding receives; else NULL.
  * Each view replaces its subview for all readers (the same values: a
  * partial tile's generic matmul reads it too). */
-static kiln_value *prepacked_b(kiln_value *B) {
+static kiln_value *prepacked_b(kiln_value *B, bool groups4) {
   col_tile first;
   if (!column_tile(B->def, &first)) return NULL;
   kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
@@ -258,11 +300,12 @@ static kiln_value *prepacked_b(kiln_value *B) {
       return NULL;
   }
   int64_t K = first.K, N = first.N, tn = first.tn;
-  int64_t kn[3] = {K, N, tn}, pshape[3] = {N / tn, K, tn};
+  if (groups4 && K % 4 != 0) return NULL;
+  int64_t kn[3] = {K, N, tn}, pshape[3] = {N / tn, groups4 ? K / 4 : K, groups4 ? 4 * tn : tn};
   const kiln_type *pt = kiln_type_memref(kiln_op_context(B->def), 3, pshape,
                                          B->type->elem, NULL, B->type->memspace);
   kiln_value *P[8];
-  if (!cpu_prepack_bindings(sb.ops, sb.n, pt, pack_columns, kn, P)) return NULL;
+  if (!cpu_prepack_bindings(sb.ops, sb.n, pt, groups4 ? pack_groups : pack_columns, kn, P)) return NULL;
   kiln_value *mine = NULL;
   for (uint32_t i = 0; i < sb.n; i++) {
     col_tile *ct = &tiles[i];
@@ -270,7 +313,7 @@ static kiln_value *prepacked_b(kiln_value *B) {
     at.loc = ct->sv->loc;
     kiln_value *jb = ct->n0 ? cg_bin(b, KILN_OP_ARITH_DIVUI, ct->n0, cg_index(b, tn)) : cg_index(b, ct->off / tn);
     kiln_value *offs[3] = {jb, cg_index(b, 0), cg_index(b, 0)};
-    kiln_value *sizes[3] = {cg_index(b, 1), cg_index(b, K), cg_index(b, tn)};
+    kiln_value *sizes[3] = {cg_index(b, 1), cg_index(b, pshape[1]), cg_index(b, pshape[2])};
     kiln_value *view = drop_unit_batch(b, cg_subview(b, P[i], offs, sizes));
     if (ct->sv == B->def) mine = view;
     kiln_value_replace_all_uses(kiln_op_result(ct->sv, 0), view);
@@ -325,6 +368,41 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
   return false;
 }
 
+/* The int8 matmul: C (i32) += A (i8) . B (i8), B a constant pre-packed in
+ * groups of 4 K (pack_groups) that vector.dot4 reads, K a multiple of 4,
+ * N of the vector width (no column tail: the generic path does not take
+ * mixed types). vector.dot4 takes unsigned A: each register tile reads
+ * A xor 0x80 and subtracts 128 * B's column sums, one more dot4 per column
+ * vector (emit_register_tile). Zero points and scales are the producer's
+ * and the epilogue's business. No K blocking yet. false: not this form,
+ * nothing built. */
+static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, kiln_value *C, int64_t M,
+                       int64_t N, int64_t K) {
+  const kiln_type *tb = B->type;
+  if (K == KILN_DYNAMIC || K < 4 || K % 4 != 0 || N % vw != 0 || M < 1 || vw > 16) return false;
+  /* B is [K/4, 4 N] when another version of the kernel already packed it */
+  kiln_value *Bp = tb->shape[0] == K / 4 && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
+  if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true)))) return false;
+  int nr = N % (2 * vw) == 0 ? 2 : 1;
+  int mr = cpu_accumulators(op, vw) / nr - 1; /* one row of column sums */
+  if (mr > 8) mr = 8;
+  if (mr < 1) mr = 1;
+  if (mr > M) mr = (int)M;
+  kiln_builder b = kiln_builder_before(op), bj;
+  b.loc = op->loc;
+  kiln_op *fill = cpu_fused_fill(op, C);
+  cpu_epilogue epi = {0};
+  mm_fuse f = {.init = fill ? kiln_op_operand(fill, 0) : NULL, .dot4 = true, .isa = cpu_dot4_isa(op, vw)};
+  if (cpu_fused_epilogue(op, C, &epi)) f.epi = &epi;
+  kiln_value *zero = cg_index(&b, 0);
+  kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
+  kiln_value *z = cg_index(&bj, 0);
+  emit_rows(&bj, M, mr, A, z, Bp, z, cg_for_iv(lj), C, cg_for_iv(lj), cg_index(&bj, K / 4), nr, vw, &f);
+  if (fill) kiln_op_erase(fill);
+  if (epi.op) kiln_op_erase(epi.op);
+  return true;
+}
+
 bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   *tail = NULL;
   if (op->num_operands != 3 || vw < 4) return false;
@@ -337,10 +415,14 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   if (ta->rank != 2 || tb->rank != 2 || tc->rank != 2 || !kiln_type_has_static_shape(tc) ||
       ta->shape[0] == KILN_DYNAMIC || tb->shape[1] == KILN_DYNAMIC)
     return false;
-  if (ta->elem->kind != KILN_TYPE_F32 || tb->elem != ta->elem || tc->elem != ta->elem) return false;
+  /* int8: u8 (or shifted i8) activations x i8 weights -> i32 */
+  const bool i8 = kiln_type_is_integer(ta->elem) && kiln_type_bitwidth(ta->elem) == 8 && tb->elem == ta->elem &&
+                  kiln_type_is_integer(tc->elem) && kiln_type_bitwidth(tc->elem) == 32;
+  if (!i8 && (ta->elem->kind != KILN_TYPE_F32 || tb->elem != ta->elem || tc->elem != ta->elem)) return false;
   if (!unit_inner_stride(tb) || !unit_inner_stride(tc)) return false;
   int64_t M = tc->shape[0], N = tc->shape[1], K = ta->shape[1];
   const bool dyn_k = K == KILN_DYNAMIC;
+  if (i8) return lower_int8(op, vw, A, B, C, M, N, K);
   if (dyn_k != (tb->shape[0] == KILN_DYNAMIC) || N < vw || M < 1 || (!dyn_k && K < 1)) return false;
   /* Columns: whole vectors here; the last N % VW columns go to a matmul
    * on column subviews that the generic path lowers (*tail). */
@@ -385,7 +467,7 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   /* A constant B stored in column blocks at compile time is read in
    * place, K-blocked as a packed one (its block stays in L1 across the
    * row blocks), with no copy. */
-  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B) : NULL;
+  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B, false) : NULL;
   if (!Bp && nmain == N && !dyn_k && contiguous_tile(B->type)) Bp = B;
   kiln_builder bj, bk;
   if (!kc) {
@@ -423,12 +505,12 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
    * the pre-packed block's at (k0, j0). */
   if (!Bp) emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
   kiln_value *z = cg_index(&bk, 0);
-  mm_fuse f = {whole.init, whole.init ? cg_cmpi(&bk, CG_EQ, cg_for_iv(lk), z) : NULL, NULL};
+  mm_fuse f = {.init = whole.init, .first = whole.init ? cg_cmpi(&bk, CG_EQ, cg_for_iv(lk), z) : NULL};
   emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, Bp ? cg_for_iv(lk) : z, Bp ? cg_for_iv(lj) : z, C,
             cg_for_iv(lj), cg_index(&bk, kc), nr, vw, &f);
   if (!Bp) emit_pack_b(&bj, B, last, cg_for_iv(lj), P, kc, nr * vw, vw);
   z = cg_index(&bj, 0);
-  f = (mm_fuse){K == kc ? whole.init : NULL, NULL, whole.epi};
+  f = (mm_fuse){.init = K == kc ? whole.init : NULL, .epi = whole.epi};
   emit_rows(&bj, M, mr, A, last, P, Bp ? last : z, Bp ? cg_for_iv(lj) : z, C, cg_for_iv(lj),
             cg_index(&bj, kc), nr, vw, &f);
   if (fill) kiln_op_erase(fill);

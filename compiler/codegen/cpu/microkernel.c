@@ -5,12 +5,16 @@
  *     b[q] = B(q, k)                          (vectors)
  *     acc[r][q] = fma(broadcast(A(r, k)), b[q], acc[r][q])
  *   c(r, q) = acc[r][q]
+ * or, for int8 (dot4), acc[r][q] = vector.dot4(acc[r][q], A's 4 bytes of
+ * row r at group k, b[q]), 4 consecutive K per i32 lane.
  * Where A, B and C live (a matrix, a packed panel, a convolution window,
  * a gathered NCHW output) is the caller's business, told through the
  * callbacks of cpu_ukernel; the loop nest, the accumulators in registers
  * and the order of loads (B vectors first, then one broadcast of A per
  * row feeding NR fmas) are this file's. */
 #include "cpu_internal.h"
+
+#include <string.h>
 
 /* Reduction loops from level p inward; innermost: the fma block. */
 static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k,
@@ -28,11 +32,20 @@ static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k
     kiln_value *bv[CPU_UK_MAX_NR];
     for (int q = 0; q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
     for (int r = 0; r < uk->mr; r++) {
-      kiln_value *a = cg_broadcast(&body, uk->load_a(&body, uk->user, r, k), uk->vt);
+      kiln_value *a = uk->load_a(&body, uk->user, r, k);
+      if (!uk->dot4) a = cg_broadcast(&body, a, uk->vt);
       for (int q = 0; q < uk->nr; q++) {
-        kiln_value *ops[3] = {a, bv[q], inner[r * uk->nr + q]};
-        next[r * uk->nr + q] =
-            kiln_op_result(kiln_build(&body, KILN_OP_VECTOR_FMA, 3, ops, 1, &uk->vt, NULL), 0);
+        kiln_value *fma[3] = {a, bv[q], inner[r * uk->nr + q]};
+        kiln_value *dot[3] = {inner[r * uk->nr + q], a, bv[q]};
+        const kiln_attr *attrs = NULL;
+        if (uk->dot4 && uk->isa) {
+          kiln_named_attr na = {"isa", kiln_attr_string(b->ctx, uk->isa, strlen(uk->isa))};
+          attrs = kiln_attr_dict(b->ctx, 1, &na);
+        }
+        next[r * uk->nr + q] = kiln_op_result(
+            kiln_build(&body, uk->dot4 ? KILN_OP_VECTOR_DOT4 : KILN_OP_VECTOR_FMA, 3, uk->dot4 ? dot : fma, 1,
+                       &uk->vt, attrs),
+            0);
       }
     }
   }

@@ -7,6 +7,7 @@
  * every kernel assumed before) for targets the table does not name. */
 #include "cpu_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct vtarget {
@@ -91,4 +92,27 @@ int cpu_accumulators(const kiln_op *op, int64_t vw) {
     if (vtargets[i].lanes == vw) t = &vtargets[i];
   int64_t acc = t->lanes == vw ? t->registers / 2 : 8;
   return (int)(acc < CPU_UK_MAX_ACC ? acc : CPU_UK_MAX_ACC);
+}
+
+/* vector.dot4's instruction for i32 vectors of vw lanes in op's kernel:
+ * vpdpbusd where the target names avx512vnni (16 lanes) or avxvnni (8),
+ * the host where it has avx512vnni (and KILN_CPU_FEATURES, which narrows
+ * the host target, does not mask it); NULL: the generic lowering. */
+const char *cpu_dot4_isa(const kiln_op *op, int64_t vw) {
+  const char *target = target_of(op), *colon = strchr(target, ':');
+  const char *spec = colon ? colon + 1 : "host";
+  if (strncmp(spec, "host", 4) == 0) {
+#if defined(__x86_64__)
+    const char *mask = getenv("KILN_CPU_FEATURES");
+    __builtin_cpu_init();
+    if (vw == 16 && __builtin_cpu_supports("avx512vnni") &&
+        (!mask || (has_feature(mask, "avx512vnni") && has_feature(mask, "avx512f"))))
+      return "avx512vnni";
+#endif
+    return NULL;
+  }
+  if (strncmp(spec, "x86_64", 6) != 0 && strncmp(spec, "x86-64", 6) != 0) return NULL;
+  if (vw == 16 && has_feature(spec, "avx512vnni") && has_feature(spec, "avx512f")) return "avx512vnni";
+  if (vw == 8 && has_feature(spec, "avxvnni")) return "avxvnni";
+  return NULL;
 }

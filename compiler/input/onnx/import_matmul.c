@@ -129,6 +129,20 @@ kiln_value *oi_matmul_ir(oi_ctx *c, kiln_value *va, kiln_value *vb) {
   return r;
 }
 
+kiln_value *oi_matmul_i32(oi_ctx *c, kiln_value *a, kiln_value *b) {
+  const kiln_type *ta = a->type, *tb = b->type;
+  if (ta->rank < 2 || tb->rank != 2 || oi_has_dyn(ta) || ta->shape[ta->rank - 1] != tb->shape[0]) return NULL;
+  int64_t rows = 1, s2[2], os[OI_MAX_RANK];
+  for (uint32_t d = 0; d + 1 < ta->rank; d++) rows *= ta->shape[d], os[d] = ta->shape[d];
+  os[ta->rank - 1] = tb->shape[1];
+  s2[0] = rows, s2[1] = tb->shape[0];
+  kiln_value *a2 = oi_reshape(c, a, 2, s2);
+  s2[1] = tb->shape[1];
+  kiln_value *init = oi_filled(c, kiln_type_tensor(c->ctx, 2, s2, kiln_type_int(c->ctx, 32), NULL), 0, 0);
+  kiln_value *r = a2 && init ? named(c, KILN_OP_LINALG_MATMUL, a2, b, init) : NULL;
+  return r ? oi_reshape(c, r, ta->rank, os) : NULL;
+}
+
 bool oi_import_matmul(oi_ctx *c, oi_node *n) {
   static const char *const none[] = {NULL};
   if (!oi_arity(c, n, 2, 2, 1, 1) || !oi_attrs_only(c, n, none)) return false;

@@ -26,6 +26,8 @@
  * op); -1 on an error, reported. */
 #include "import_internal.h"
 
+#include <stdint.h>
+
 /* a0 = the dequantized x = fl((xq - zx) * sx): xq - zx again, as
  * roundeven(x / sx). The error of the two roundings is below 2^-15 for
  * |xq - zx| <= 255 (sx a normal float far from the ends of the range, as
@@ -54,6 +56,9 @@ typedef struct {
   kiln_value *x, *w;  /* xq - zx (f32) and the constant wq - zw (f32) */
   double *scale;      /* sx * sw[m], rounded to f32 */
   int64_t m;          /* output channels */
+  const float *wf;    /* w's values, row-major in w's (stored) shape */
+  int64_t zx;         /* x's zero point */
+  bool xu;            /* x is u8 (else i8) */
 } qdq_operands;
 
 /* The operands when x and w are dequantized as this file needs, W's
@@ -82,7 +87,7 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
   }
   o->scale = kiln_alloc(c->ctx, (size_t)M * sizeof(double));
   for (int64_t m = 0; m < M; m++) o->scale[m] = (float)(dx->scale[0] * dw->scale[dw->n == 1 ? 0 : m]);
-  o->m = M;
+  o->m = M, o->wf = wf, o->zx = dx->zp ? dx->zp[0] : 0, o->xu = dx->q->dtype == U8;
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < wt->rank; d++) shape[d] = wt->shape[transpose ? wt->rank - 1 - d : d];
   const kiln_type *wft = oi_tensor_type(c, wt->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
@@ -179,12 +184,76 @@ int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
   return r <= 0 ? r : finish(c, n, oi_conv_ir(c, n, o.x, o.w), &o, 1, bias);
 }
 
+static kiln_value *cast(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
+  return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
+}
+
+/* a0 = k = xq - zx (f32), u = zx - shift: the i8 operand xq - shift */
+static bool to_i8_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const float *zs = u;
+  kiln_value *v = oi_op2(b, KILN_OP_ARITH_ADDF, a[0], oi_scalar(b, kiln_type_f32(b->ctx), *zs, 0));
+  y[0] = cast(b, KILN_OP_ARITH_FPTOSI, v, kiln_type_int(b->ctx, 8));
+  return true;
+}
+
+/* a0 = acc (i32), a1 = correction [N] (i32): f32(acc + correction) */
+static bool from_i32_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)u;
+  y[0] = cast(b, KILN_OP_ARITH_SITOFP, oi_op2(b, KILN_OP_ARITH_ADDI, a[0], a[1]), kiln_type_f32(b->ctx));
+  return true;
+}
+
+/* The product x . w ([..., M, K] x [K, N], w constant) in 8-bit integers
+ * with i32 accumulation (codegen/cpu's dot4 microkernel, vpdpbusd where
+ * the target has VNNI): x8 = xq - 128 for u8 x (xq for i8), w8 = wq - zw,
+ * acc = x8 . w8 + (shift - zx) * sum_k w8[k][n], the same integers as
+ * (xq - zx) . (wq - zw). NULL (nothing built) unless every wq - zw fits in
+ * i8 and the shapes are the kernel's: static, K a multiple of 4, N of 64
+ * and at least two column tiles (the weights are pre-packed per column
+ * tile). */
+static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o) {
+  const kiln_type *xt = o->x->type, *wt = o->w->type;
+  if (wt->rank != 2 || oi_has_dyn(xt) || xt->rank < 2) return NULL;
+  int64_t K = wt->shape[0], N = wt->shape[1];
+  if (K < 4 || K % 4 != 0 || N % 64 != 0 || N < 128) return NULL;
+  int8_t *w8 = kiln_alloc(c->ctx, (size_t)(K * N));
+  int32_t *corr = kiln_alloc(c->ctx, (size_t)N * sizeof *corr);
+  int64_t shift = o->xu ? 128 : 0;
+  for (int64_t n = 0; n < N; n++) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < K; k++) {
+      float v = o->wf[k * N + n];
+      if (!(v >= -128 && v <= 127)) return NULL;
+      w8[k * N + n] = (int8_t)v, sum += (int64_t)v;
+    }
+    int64_t cn = (shift - o->zx) * sum;
+    if (cn <= INT32_MIN / 2 || cn >= INT32_MAX / 2) return NULL;
+    corr[n] = (int32_t)cn;
+  }
+  const kiln_type *i8 = kiln_type_int(c->ctx, 8), *i32 = kiln_type_int(c->ctx, 32);
+  kiln_value *wv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 2, wt->shape, i8, NULL),
+                                                               false, w8, (size_t)(K * N)));
+  float *zs = kiln_alloc(c->ctx, sizeof *zs);
+  *zs = (float)(o->zx - shift);
+  kiln_value *x8 = oi_elementwise_ir(c, 1, &o->x, xt->rank, xt->shape, i8, to_i8_body, zs);
+  kiln_value *acc = x8 ? oi_matmul_i32(c, x8, wv) : NULL;
+  if (!acc) return NULL;
+  const kiln_type *at = acc->type;
+  int64_t bs[OI_MAX_RANK];
+  for (uint32_t d = 0; d < at->rank; d++) bs[d] = d + 1 == at->rank ? N : 1;
+  kiln_value *cv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 1, &N, i32, NULL), false,
+                                                              corr, (size_t)N * sizeof *corr));
+  kiln_value *ins[2] = {acc, oi_reshape(c, cv, at->rank, bs)};
+  return ins[1] ? oi_elementwise_ir(c, 2, ins, at->rank, at->shape, kiln_type_f32(c->ctx), from_i32_body, NULL) : NULL;
+}
+
 int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w) {
   if (w->type->rank != 2 || x->type->rank < 2) return 0;
   qdq_operands o;
   int r = operands(c, x, w, 1, false, &o);
   if (r <= 0) return r;
-  kiln_value *acc = oi_matmul_ir(c, o.x, o.w);
+  kiln_value *acc = int8_matmul(c, &o);
+  if (!acc) acc = oi_matmul_ir(c, o.x, o.w);
   return finish(c, n, acc, &o, acc ? acc->type->rank - 1 : 0, NULL);
 }
 
@@ -192,5 +261,7 @@ int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool 
   if (w->type->rank != 2 || x->type->rank != 2 || !bias_ok(c, bias, w->type->shape[trans_b ? 0 : 1])) return 0;
   qdq_operands o;
   int r = operands(c, x, w, trans_b ? 0 : 1, trans_b, &o);
-  return r <= 0 ? r : finish(c, n, oi_matmul_ir(c, o.x, o.w), &o, 1, bias);
+  if (r <= 0) return r;
+  kiln_value *acc = int8_matmul(c, &o);
+  return finish(c, n, acc ? acc : oi_matmul_ir(c, o.x, o.w), &o, 1, bias);
 }

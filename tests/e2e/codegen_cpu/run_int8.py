@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""e2e for the int8 matmul (compiler/codegen/cpu/lower_matmul.c, vector.dot4):
+linalg.matmul i8 x i8 -> i32 with constant weights goes through
+kiln-compile and kiln-run for several llvm-cpu targets (the host; x86-64
+with AVX-512 but no VNNI, AVX2 with and without AVX-VNNI, SSE: generic
+dot4 or vpdpbusd); results must equal numpy's int64 product exactly, the
+codegen IR must hold vector.dot4 (with its isa where the target has VNNI)
+and the weights' binding packed in groups of 4 K ([N/tn, K/4, 4 tn]).
+A target this host cannot run is compiled and checked, not run, and the
+script says so.
+
+usage: run_int8.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+
+Cases: odd M (1, 7, 130: partial row tiles), K = 4, 100, 512, N = 128, 192,
+256, full-range weights and activations (-128 and 127 included); and
+shapes the microkernel does not take (K % 4 != 0, N = 64 or 20), which
+the generic loops compute (sign-extending the i8 operands), checked too.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+TARGETS = [
+    # (target, isa the IR must name or None)
+    ("llvm-cpu", "host"),
+    ("llvm-cpu:x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", None),
+    ("llvm-cpu:x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma+avx512vnni", "avx512vnni"),
+    ("llvm-cpu:x86_64+avx2+fma+avxvnni", "avxvnni"),
+    ("llvm-cpu:x86_64+avx2+fma", None),
+    ("llvm-cpu:x86_64", None),
+]
+CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256)]
+# Not the microkernel's form (K not a multiple of 4, N one column tile or
+# not a multiple of the vector width): the generic loops, exact all the same.
+FALLBACK = [(5, 12, 64), (3, 6, 20), (2, 30, 128)]
+
+
+def program(m, k, n, w):
+    ti, tw, to = "tensor<%dx%dxi8>" % (m, k), "tensor<%dx%dxi8>" % (k, n), "tensor<%dx%dxi32>" % (m, n)
+    return ("func.func @main(%%x: %s) -> %s {\n"
+            "  %%zero = arith.constant 0 : i32\n"
+            "  %%w = arith.constant dense<\"0x%s\"> : %s\n"
+            "  %%e = tensor.empty() : %s\n"
+            "  %%f = linalg.fill ins(%%zero : i32) outs(%%e : %s) -> %s\n"
+            "  %%r = linalg.matmul ins(%%x, %%w : %s, %s) outs(%%f : %s) -> %s\n"
+            "  return %%r : %s\n}\n" % (ti, to, w.tobytes().hex().upper(), tw, to, to, to, ti, tw, to, to, to))
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    kc, kr, work, device = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(24)
+    failures, ran, not_run = [], 0, []
+    for (m, k, n) in CASES + FALLBACK:
+        micro = (m, k, n) in CASES
+        w = rng.integers(-128, 128, (k, n), dtype=np.int8)
+        x = rng.integers(-128, 128, (m, k), dtype=np.int8)
+        w[0, 0], w[-1, -1], x[0, 0], x[-1, -1] = -128, 127, -128, 127
+        ref = x.astype(np.int64) @ w.astype(np.int64)
+        name = "mm%dx%dx%d" % (m, k, n)
+        src = os.path.join(work, name + ".mlir")
+        with open(src, "w") as f:
+            f.write(program(m, k, n, w))
+        xin = os.path.join(work, name + ".x.npy")
+        np.save(xin, x)
+        for ti, (target, isa) in enumerate(TARGETS):
+            what = "%s on %s" % (name, target)
+            mod = os.path.join(work, "%s.t%d.kiln" % (name, ti))
+            r = subprocess.run([kc, src, "-o", mod, "--target=" + target, "--print-ir-after=lower-to-loops"],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append("%s: kiln-compile failed:\n%s" % (what, r.stderr[-3000:]))
+                continue
+            ir = r.stderr
+            if micro and "vector.dot4" not in ir:
+                failures.append("%s: no vector.dot4 in the codegen IR" % what)
+            if micro and isa not in (None, "host") and ('isa = "%s"' % isa) not in ir:
+                failures.append("%s: vector.dot4 without isa = %s" % (what, isa))
+            if isa is None and "isa = " in ir:
+                failures.append("%s: vector.dot4 names an isa the target lacks" % what)
+            packed = "memref<%dx%dx" % (n // 64, k // 4)
+            if micro and packed not in ir:
+                failures.append("%s: weights not packed in groups of 4 K (%s...)" % (what, packed))
+            out = os.path.join(work, "%s.t%d.out.npy" % (name, ti))
+            r = subprocess.run([kr, "--module=" + mod, "--device=" + device, "--input=@" + xin,
+                                "--output=@" + out], capture_output=True, text=True)
+            if r.returncode != 0 and "this host lacks" in r.stderr:
+                not_run.append("%s: %s" % (what, r.stderr.strip().splitlines()[-1]))
+                continue
+            if r.returncode != 0:
+                failures.append("%s: kiln-run failed:\n%s" % (what, r.stderr[-3000:]))
+                continue
+            got = np.load(out)
+            if got.shape != ref.shape or not (got == ref).all():
+                failures.append("%s: %d elements differ from numpy" % (what, int((got != ref).sum())))
+            ran += 1
+    for s in not_run:
+        print("not run (compiled and checked only): " + s)
+    for f in failures:
+        print("FAIL " + f)
+    print("%d runs exact, %d compiled only, %d failures" % (ran, len(not_run), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
