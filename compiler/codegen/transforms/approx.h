@@ -16,6 +16,11 @@ typedef struct ap {
   /* math.fma (llvm.fmuladd) is one fused, once-rounded instruction on the
    * target: expansions whose error bound needs that may use it. */
   bool fused;
+  /* The op is an exp whose value only reaches c / (d + exp) with d >= 1
+   * (a sigmoid's denominator): results below 2^-126 add nothing to d,
+   * and an overflow to inf only turns a quotient below 2^-127 |c| into
+   * 0, so ap_exp may skip the subnormal and near-overflow scaling. */
+  bool denominator;
 } ap;
 
 /* Sets up the builder before op for float type ft. */

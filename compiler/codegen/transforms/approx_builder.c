@@ -15,6 +15,7 @@ void ap_init(ap *a, kiln_op *op, const kiln_type *ft) {
   const kiln_type *e = kiln_type_elem_or_self(ft);
   a->f64 = e->kind == KILN_TYPE_F64;
   a->fused = false;
+  a->denominator = false;
   a->it = same_shape(a->ctx, ft, kiln_type_int(a->ctx, a->f64 ? 64 : 32));
   a->bt = same_shape(a->ctx, ft, kiln_type_int(a->ctx, 1));
 }

@@ -1,9 +1,11 @@
 /* exp, exp2, log, log2, powf and rsqrt as arith (approximate-math).
- *   exp:  k = round(x / ln2), r = x - k*ln2 (ln2 split in two parts so
- *         k*ln2_hi is exact), e^r by its Taylor polynomial (|r| <= ln2/2:
- *         degree 7 for f32, 13 for f64), times 2^k built from exponent
- *         bits in two halves (so subnormal and near-overflow results need
- *         no special case). x is clamped where the result is 0 or inf.
+ *   exp:  k = round(x / ln2) (by a magic-number add, no conversion),
+ *         r = x - k*ln2 (ln2 split in two parts so k*ln2_hi is exact),
+ *         e^r by its Taylor polynomial (|r| <= ln2/2: degree 7 for f32,
+ *         13 for f64), times 2^k built from exponent bits in two halves
+ *         (so subnormal and near-overflow results need no special case;
+ *         one, where the exp only feeds a sigmoid's denominator). x is
+ *         clamped where the result is 0 or inf; NaN propagates.
  *   log:  x = m * 2^e with m in [sqrt(1/2), sqrt(2)); log(m) = 2 atanh(s),
  *         s = (m-1)/(m+1), by its odd series (|s| <= 0.172); subnormal
  *         inputs are scaled first; 0 -> -inf, x < 0 -> NaN, inf -> inf.
@@ -54,13 +56,28 @@ static kiln_value *keep_nan(ap *a, kiln_value *x, kiln_value *r) {
 }
 
 kiln_value *ap_exp(ap *a, kiln_value *x) {
-  kiln_value *c = ap_clamp(a, x, a->f64 ? -746.0 : -104.0, a->f64 ? 710.0 : 89.0);
-  kiln_value *cs = ap_sel(a, ap_cmpf(a, AP_UNO, c, c), ap_f(a, 0.0), c);
-  kiln_value *k = round_int(a, ap_mul(a, cs, ap_f(a, LOG2E)));
-  kiln_value *kf = ap_cast(a, KILN_OP_ARITH_SITOFP, k, a->ft);
-  kiln_value *r = ap_sub(a, cs, ap_mul(a, kf, ap_f(a, a->f64 ? LN2_HI_F64 : LN2_HI_F32)));
-  r = ap_sub(a, r, ap_mul(a, kf, ap_f(a, a->f64 ? LN2_LO_F64 : LN2_LO_F32)));
-  return keep_nan(a, x, scale(a, exp_poly(a, r), k));
+  /* A sigmoid's denominator needs no subnormal results: clamped where
+   * 2^k stays a normal number, one scale (three ops) replaces two. */
+  bool one = a->denominator;
+  double lo = a->f64 ? (one ? -708.0 : -746.0) : (one ? -87.0 : -104.0);
+  kiln_value *c = ap_clamp(a, x, lo, a->f64 ? 710.0 : 89.0);
+  /* k = round(c / ln2) by adding 1.5 * 2^mant: the sum's low mantissa
+   * bits are k (round to nearest), read back as an integer without a
+   * float-to-int conversion, so a NaN needs no special case: it stays
+   * NaN through the polynomial and the product. */
+  int mb = ap_mant_bits(a);
+  double magic = 1.5 * ldexp(1.0, mb);
+  int64_t magic_bits = a->f64 ? (int64_t)0x4338000000000000 : (int64_t)0x4B400000;
+  kiln_value *t = ap_fma(a, c, ap_f(a, LOG2E), ap_f(a, magic));
+  kiln_value *kf = ap_sub(a, t, ap_f(a, magic));
+  kiln_value *k = ap_op2(a, KILN_OP_ARITH_SUBI, ap_bits(a, t), ap_i(a, magic_bits));
+  kiln_value *r = ap_fma(a, kf, ap_f(a, a->f64 ? -LN2_HI_F64 : -LN2_HI_F32), c);
+  r = ap_fma(a, kf, ap_f(a, a->f64 ? -LN2_LO_F64 : -LN2_LO_F32), r);
+  kiln_value *p = exp_poly(a, r);
+  if (!one) return scale(a, p, k);
+  kiln_value *s = ap_op2(a, KILN_OP_ARITH_SHLI, ap_op2(a, KILN_OP_ARITH_ADDI, k, ap_i(a, ap_bias(a))),
+                         ap_i(a, mb));
+  return ap_mul(a, p, ap_from_bits(a, s));
 }
 
 kiln_value *ap_exp2(ap *a, kiln_value *x) {

@@ -8,6 +8,7 @@
  * without those ops on f32/f64 scalars and vectors. */
 #include "approx.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,33 @@ static bool expandable(const kiln_op *op) {
          (e->kind == KILN_TYPE_F32 || e->kind == KILN_TYPE_F64);
 }
 
+/* The value of a splat constant (through a vector.broadcast), or NAN. */
+static double splat_value(const kiln_value *v) {
+  if (v->def && v->def->kind == KILN_OP_VECTOR_BROADCAST) v = kiln_op_operand(v->def, 0);
+  const kiln_attr *c = kiln_value_constant(v);
+  if (c && c->kind == KILN_ATTR_FLOAT) return c->f;
+  if (c && c->kind == KILN_ATTR_DENSE && c->splat) return kiln_dense_get_float(c, 0);
+  return NAN;
+}
+
+/* Whether exp's value only reaches divisors d + exp with a constant d >= 1
+ * (1 / (1 + exp(-x)): a sigmoid, as the ONNX importer writes it), where
+ * the exp's tails need no precision (ap.denominator). */
+static bool only_denominator(const kiln_op *exp) {
+  const kiln_value *e = &exp->results[0];
+  if (!e->uses) return false;
+  for (const kiln_use *u = e->uses; u; u = u->next) {
+    const kiln_op *add = u->owner;
+    if (add->kind != KILN_OP_ARITH_ADDF || !(splat_value(kiln_op_operand(add, 1 - u->index)) >= 1.0))
+      return false;
+    const kiln_value *s = &add->results[0];
+    if (!s->uses) return false;
+    for (const kiln_use *w = s->uses; w; w = w->next)
+      if (w->owner->kind != KILN_OP_ARITH_DIVF || w->index != 1) return false;
+  }
+  return true;
+}
+
 static kiln_value *expand(ap *a, kiln_op *op) {
   switch (op->kind) {
 #define AP_UNARY(K, F) case KILN_OP_##K: return F(a, kiln_op_operand(op, 0));
@@ -96,6 +124,7 @@ kiln_error *kiln_approximate_math(kiln_op *module) {
     ap a;
     ap_init(&a, op, op->results[0].type);
     a.fused = fused;
+    a.denominator = op->kind == KILN_OP_MATH_EXP && only_denominator(op);
     kiln_value *r = expand(&a, op);
     kiln_value_replace_all_uses(&op->results[0], r);
     kiln_op_erase(op);

@@ -47,9 +47,13 @@ func.func @all(%x: f32, %y: f32, %v: vector<4xf64>) -> (f32, vector<4xf64>) {
   return %12, %c : f32, vector<4xf64>
 }
 
-// sigmoid as its arith/math pattern: only the exp is expanded.
+// sigmoid as its arith/math pattern: only the exp is expanded, and as it
+// only feeds the denominator 1 + exp, 2^k is one exponent-bits shift
+// (no subnormal results needed), not two halves.
 // IR-LABEL: func.func @sigmoid
 // IR-NOT: math.exp
+// IR: arith.shli
+// IR-NOT: arith.shli
 // IR: arith.divf
 func.func @sigmoid(%x: vector<8xf32>) -> vector<8xf32> {
   %one = arith.constant dense<1.0> : vector<8xf32>
@@ -58,6 +62,22 @@ func.func @sigmoid(%x: vector<8xf32>) -> vector<8xf32> {
   %d = arith.addf %one, %e : vector<8xf32>
   %r = arith.divf %one, %d : vector<8xf32>
   return %r : vector<8xf32>
+}
+
+// An exp whose 1 + exp also reaches something other than a divisor (an
+// add here) keeps the two-half scale.
+// IR-LABEL: func.func @not_only_denominator
+// IR: arith.shli
+// IR: arith.shli
+// IR: math.sqrt
+func.func @not_only_denominator(%x: vector<8xf32>) -> vector<8xf32> {
+  %one = arith.constant dense<1.0> : vector<8xf32>
+  %e = math.exp %x : vector<8xf32>
+  %d = arith.addf %e, %one : vector<8xf32>
+  %r = arith.divf %one, %d : vector<8xf32>
+  %l = arith.addf %r, %d : vector<8xf32>
+  %q = math.sqrt %l : vector<8xf32>
+  return %q : vector<8xf32>
 }
 
 // The polynomials' Horner steps: one math.fma each (one instruction where
