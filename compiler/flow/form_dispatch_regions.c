@@ -10,8 +10,10 @@
  * single use, and the consumer is an all-parallel linalg.generic that
  * reads it through an identity map and iterates exactly the root result's
  * shape (and, when that shape has run-time dims, has the value's type, so
- * it computes in place: no kernel-local buffer of run-time size); the
- * region returns the values used outside it and carries
+ * it computes in place: no kernel-local buffer of run-time size), then a
+ * static constant tensor.pad of the chain's value when that is its single
+ * use (fusable_pad); the region returns the values used outside it and
+ * carries
  * `workload` = the sizes of the root's parallel loops (KILN_DYNAMIC
  * entries filled by the region's index operands, host values of operand
  * dims bound to those loops). A root reducing its innermost loops into
@@ -140,6 +142,45 @@ static const kiln_attr *workload_of(kiln_context *ctx, kiln_op *root, kiln_value
   }
   if (n == 0) w[n++] = 1;
   return kiln_attr_dense_i64_array(ctx, n, w);
+}
+
+/* A tensor.pad that may join root's region after op (the last of its
+ * consumer chain), or NULL: op's value has it as its single use, and it
+ * pads by static amounts with a constant to a static shape. The kernel
+ * then computes op's value straight into the padded result's interior
+ * and fills only the border (bufferize-kernels), so the pad costs no
+ * dispatch and no copy of its interior. Roots: convolutions, pools and
+ * generics (the ops whose CPU paths write a strided window). */
+static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
+  switch (root->kind) {
+  case KILN_OP_LINALG_GENERIC:
+  case KILN_OP_LINALG_CONV_2D_NHWC_HWCF:
+  case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC:
+  case KILN_OP_LINALG_POOLING_NHWC_MAX:
+  case KILN_OP_LINALG_POOLING_NHWC_SUM: break;
+  default: return NULL;
+  }
+  if (op->num_results != 1 || !kiln_value_has_one_use(&op->results[0])) return NULL;
+  kiln_use *u = op->results[0].uses;
+  kiln_op *p = u->owner;
+  if (p->kind != KILN_OP_TENSOR_PAD || p->parent != op->parent || u->index != 0 || p->num_operands != 1 ||
+      !kiln_type_has_static_shape(op->results[0].type) || !kiln_type_has_static_shape(p->results[0].type))
+    return NULL;
+  /* The kernel can split only along the unpadded dims: the innermost
+   * (NHWC's channels) must be one, a multiple of 16 (the CPU launch
+   * rule's channel tiles are 16-lane groups; another width would leave
+   * the convolution one workgroup, a worker idle). */
+  const kiln_type *rt = p->results[0].type;
+  const kiln_attr *lo = kiln_op_get_attr(p, "static_low"), *hi = kiln_op_get_attr(p, "static_high");
+  uint32_t last = rt->rank - 1;
+  if (rt->rank == 0 || !lo || !hi || lo->kind != KILN_ATTR_DENSE_ARRAY || hi->kind != KILN_ATTR_DENSE_ARRAY ||
+      lo->count != rt->rank || hi->count != rt->rank || ((const int64_t *)lo->data)[last] != 0 ||
+      ((const int64_t *)hi->data)[last] != 0 || rt->shape[last] % 16 != 0)
+    return NULL;
+  kiln_block *b = p->regions[0].first;
+  kiln_op *y = b ? kiln_block_terminator(b) : NULL;
+  kiln_value *v = y && y->num_operands == 1 ? kiln_op_operand(y, 0) : NULL;
+  return v && v->def && v->def->kind == KILN_OP_ARITH_CONSTANT ? p : NULL;
 }
 
 static bool in_group(kiln_op *const *g, uint32_t n, const kiln_op *op) {
@@ -332,10 +373,12 @@ static void form(kiln_context *ctx, kiln_op *root) {
     const kiln_type *shape = root->results[0].type;
     kiln_op *c;
     while (n < 64 && (c = fusable_consumer(group[n - 1], shape))) group[n++] = c;
+    if (n < 64 && (c = fusable_pad(root, group[n - 1]))) group[n++] = c;
   }
   kiln_op *moved[64];
   uint32_t nmoved = 0;
-  absorb_row_chain(ctx, group, &n, 64, moved, &nmoved);
+  /* a fused pad ends the group: its result is not a row of the root's */
+  if (group[n - 1]->kind != KILN_OP_TENSOR_PAD) absorb_row_chain(ctx, group, &n, 64, moved, &nmoved);
   /* expands whose readers all joined the chain read nothing now */
   uint32_t keep = 0;
   for (uint32_t i = 0; i < nmoved; i++)

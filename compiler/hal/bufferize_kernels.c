@@ -20,6 +20,8 @@
  *  - static tensor.extract_slice / insert_slice / pad / concat / splat
  *    become copies between memref.subview windows (strided layouts) and
  *    linalg.fill (pad value, splat); an insert's destination is its init;
+ *    a pad's source computed here for it alone is computed into its
+ *    window in place (only the border is filled);
  *  - tensor.extract (also inside linalg bodies) becomes memref.load,
  *    tensor.insert and tensor.from_elements memref.store;
  *  - scf.for / scf.if keep only their scalar iter_args and results: a
@@ -276,6 +278,30 @@ static bool fill_border(bz *z, kiln_builder *b, kiln_value *v, kiln_value *dst, 
   return true;
 }
 
+/* A static pad of a value this block computes and nothing else reads
+ * (form-dispatch-regions fuses pads behind convolutions and their
+ * epilogues): the value is computed straight into the window of the
+ * pad's buffer b that move_op would copy it to (a subview made in the
+ * prologue), so only the border is written besides. */
+static void pad_in_place(bz *z, kiln_op *pad, kiln_value *b) {
+  kiln_value *src = kiln_op_operand(pad, 0);
+  const kiln_type *st = src->type;
+  if (z->cur != z->body || lookup(z, src) || !is_linalg_value(z, src) || !kiln_value_has_one_use(src) ||
+      !kiln_type_has_static_shape(st) || !kiln_type_has_static_shape(b->type) || b->type->rank != st->rank)
+    return;
+  mixed lo, size, ones;
+  uint32_t next = 1;
+  if (!read_mixed(pad, "static_low", st->rank, &next, &lo)) return;
+  for (uint32_t i = 0; i < st->rank; i++) {
+    if (lo.v[i]) return;
+    size.st[i] = st->shape[i], size.v[i] = NULL;
+    ones.st[i] = 1, ones.v[i] = NULL;
+  }
+  kiln_builder pb = kiln_builder_before(z->prologue);
+  pb.loc = pad->loc;
+  kiln_value_map_add(z->ctx, &z->buf, src, subview(z, &pb, b, st, &lo, &size, &ones));
+}
+
 /* For an all-parallel single-output generic that does not read its init:
  * the input that may share the output buffer, or NULL. */
 static kiln_value *in_place_input(bz *z, kiln_op *op) {
@@ -458,6 +484,7 @@ static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
       kiln_value *b = result_buffer(z, kiln_op_result(op, 0), op->loc);
       if (op->kind == KILN_OP_TENSOR_INSERT_SLICE || op->kind == KILN_OP_TENSOR_INSERT)
         tie_init(z, op, kiln_op_operand(op, 1), b); /* the destination is the init */
+      if (op->kind == KILN_OP_TENSOR_PAD) pad_in_place(z, op, b);
     } else if (op->kind == KILN_OP_SCF_FOR) {
       kiln_error *e = assign_for(z, op, bindings);
       if (e) return e;
@@ -539,7 +566,9 @@ static void move_op(bz *z, kiln_op *op) {
     uint32_t next = 1;
     read_mixed(op, "static_low", rt->rank, &next, &lo);
     if (!fill_border(z, &b, v, dst, src, &lo)) fill(z, &b, v, dst);
-    hl_build_copy(&b, src, window(z, &b, dst, src, &lo));
+    /* computed in place (pad_in_place): the window already holds it */
+    if (!(src->def && src->def->kind == KILN_OP_MEMREF_SUBVIEW && kiln_op_operand(src->def, 0) == dst))
+      hl_build_copy(&b, src, window(z, &b, dst, src, &lo));
     break;
   }
   case KILN_OP_TENSOR_CONCAT: {

@@ -176,6 +176,23 @@ def _cnn_cases(torch):
         "cnn_channel_tiles": (nn.Sequential(nn.Conv2d(40, 200, 3, 2, 2, dilation=2), nn.ReLU(),
                                             nn.Conv2d(200, 1000, 1), nn.Sigmoid()),
                               (2, 40, 9, 10)),
+        # pads computed in the producer's dispatch (form-dispatch-regions
+        # fuses a pad behind its convolution, bufferize-kernels writes the
+        # window in place and fills only the border, the work splits by
+        # 16-channel groups): a 1x1 to 144 channels (9 groups) with a SiLU
+        # epilogue padded for a depthwise 3x3, 21 channels (not a multiple
+        # of 16: their pads stay dispatches) padded asymmetrically
+        # (ZeroPad2d) and again by a strided dilated 3x3, a -inf pad after
+        # 48 channels for a max pool, a zero pad after a sigmoid for an
+        # average pool counting it; batch 2
+        "cnn_pad_fused": (nn.Sequential(nn.Conv2d(5, 144, 1), nn.BatchNorm2d(144), nn.SiLU(),
+                                        nn.Conv2d(144, 144, 3, 1, 1, groups=144), nn.ReLU6(),
+                                        nn.Conv2d(144, 21, 1), nn.ReLU(), nn.ZeroPad2d((1, 2, 0, 3)),
+                                        nn.Conv2d(21, 48, 3, 2, 2, dilation=2), nn.ReLU(),
+                                        nn.MaxPool2d(3, 2, 1), nn.Conv2d(48, 32, 3, 1, 1, groups=4),
+                                        nn.Sigmoid(), nn.AvgPool2d(3, 1, 1), nn.AdaptiveAvgPool2d(1),
+                                        nn.Flatten(), nn.Linear(32, 6)),
+                          (2, 5, 33, 30)),
     }
 
 
