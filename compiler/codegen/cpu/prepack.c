@@ -23,6 +23,13 @@
 #include "dialects/hal.h"
 #include "session.h"
 
+/* The rewritten value is a second copy of the constant held until the
+ * module is written, while the compiler promises to hold about one copy of
+ * the weights (onnx_memory_bounded: peak within 1.1x of them). Constants
+ * above this size keep their layout (their kernels copy panels per call)
+ * until the packed layout is streamed at module write time instead. */
+#define PP_MAX_BYTES ((int64_t)16 << 20)
+
 typedef struct pp_site {
   kiln_op *dispatch;
   kiln_op *rodata; /* the hal.rodata op the site's buffer names */
@@ -208,6 +215,7 @@ bool cpu_prepack_bindings(kiln_op *const *bindings, uint32_t nbind, const kiln_t
   pp_walk w = {.exe = kiln_symbol_name(exe), .ordinal = ordinal, .binding = (uint32_t)bi,
                .bytes = count * (int64_t)kiln_dense_elem_size(t->elem), .elem = t->elem,
                .top = top, .ok = true};
+  if (w.bytes > PP_MAX_BYTES) return false;
   kiln_walk_pre(top, collect, &w);
   if (!w.ok || w.n == 0) return false;
   /* Every distinct constant's new value first (a layout may refuse one:

@@ -73,8 +73,10 @@ static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value 
      * is exact. All f32 steps on small integers: exact. */
     double lo = q->klo, hi = q->khi;
     kiln_value *v = q->divided ? a[0] : oi_op2(b, KILN_OP_ARITH_DIVF, a[0], scale);
-    v = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, v, oi_scalar(b, f32, lo, 0)),
-               oi_scalar(b, f32, hi, 0));
+    /* One builder call per statement: C leaves the order of a call's
+     * arguments open, and gcc and clang built these in opposite orders. */
+    kiln_value *khi = oi_scalar(b, f32, hi, 0), *klo = oi_scalar(b, f32, lo, 0);
+    v = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, v, klo), khi);
     kiln_value *magic = oi_scalar(b, f32, 12582912.0, 0);
     y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, v, magic), magic);
     return true;
@@ -501,9 +503,11 @@ static bool dq_params_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kil
   const kiln_type *f = a[0]->type;
   kiln_value *zero = oi_scalar(b, f, 0, 0);
   kiln_value *mx = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, a[0], zero), *mn = oi_op2(b, KILN_OP_ARITH_MINIMUMF, a[1], zero);
-  kiln_value *s = oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, mx, mn), oi_scalar(b, f, 255, 0));
+  kiln_value *c255 = oi_scalar(b, f, 255, 0); /* before the subf: see q_body */
+  kiln_value *s = oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, mx, mn), c255);
   kiln_value *z = round_even(b, oi_op2(b, KILN_OP_ARITH_DIVF, oi_op2(b, KILN_OP_ARITH_SUBF, zero, mn), s));
-  z = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, z, zero), oi_scalar(b, f, 255, 0));
+  kiln_value *z255 = oi_scalar(b, f, 255, 0);
+  z = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, z, zero), z255);
   y[0] = s;
   y[1] = oi_convert(b, z, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
                     kiln_type_int(b->ctx, 8));
