@@ -6,6 +6,7 @@
  * architecture, the x86-64 baseline row (4 lanes, 16 registers: what
  * every kernel assumed before) for targets the table does not name. */
 #include "cpu_internal.h"
+#include "dialects/vector.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,10 +95,21 @@ int cpu_accumulators(const kiln_op *op, int64_t vw) {
   return (int)(acc < CPU_UK_MAX_ACC ? acc : CPU_UK_MAX_ACC);
 }
 
+/* pmaddwd's widest form (dot4 on x86-64 without VNNI) that the features
+ * allow and vw i32 lanes' 4 vw i16 fill: 512 bits with avx512bw, 256 with
+ * avx2 (avx512f implies it), else SSE2's 128, every x86-64's. */
+static const char *pmaddwd_isa(bool bw, bool avx2, int64_t vw) {
+  static const char *const names[3] = {"pmaddwd128", "pmaddwd256", "pmaddwd512"};
+  for (int i = bw ? 2 : avx2 ? 1 : 0; i >= 0; i--)
+    if (kiln_vector_dot4_isa_ok(names[i], vw)) return names[i];
+  return NULL;
+}
+
 /* vector.dot4's instruction for i32 vectors of vw lanes in op's kernel:
  * vpdpbusd where the target names avx512vnni (16 lanes) or avxvnni (8),
  * the host where it has avx512vnni (and KILN_CPU_FEATURES, which narrows
- * the host target, does not mask it); NULL: the generic lowering. */
+ * the host target, does not mask it); else on x86-64 pmaddwd (i16 pairs,
+ * exact); NULL: the generic lowering. */
 const char *cpu_dot4_isa(const kiln_op *op, int64_t vw) {
   const char *target = target_of(op), *colon = strchr(target, ':');
   const char *spec = colon ? colon + 1 : "host";
@@ -108,11 +120,17 @@ const char *cpu_dot4_isa(const kiln_op *op, int64_t vw) {
     if (vw == 16 && __builtin_cpu_supports("avx512vnni") &&
         (!mask || (has_feature(mask, "avx512vnni") && has_feature(mask, "avx512f"))))
       return "avx512vnni";
-#endif
+    bool bw = __builtin_cpu_supports("avx512bw") && (!mask || has_feature(mask, "avx512bw"));
+    bool avx2 = __builtin_cpu_supports("avx2") &&
+                (!mask || has_feature(mask, "avx2") || has_feature(mask, "avx512f") || bw);
+    return pmaddwd_isa(bw, avx2, vw);
+#else
     return NULL;
+#endif
   }
   if (strncmp(spec, "x86_64", 6) != 0 && strncmp(spec, "x86-64", 6) != 0) return NULL;
   if (vw == 16 && has_feature(spec, "avx512vnni") && has_feature(spec, "avx512f")) return "avx512vnni";
   if (vw == 8 && has_feature(spec, "avxvnni")) return "avxvnni";
-  return NULL;
+  bool bw = has_feature(spec, "avx512bw");
+  return pmaddwd_isa(bw, bw || has_feature(spec, "avx2") || has_feature(spec, "avx512f"), vw);
 }

@@ -14,6 +14,7 @@
 #include "tl_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dialects/vector.h"
@@ -299,17 +300,62 @@ static void transfer(tl *t, kiln_op *op) {
   tl_set(t, &op->results[0], LLVMBuildCall2(t->b, ft, f, args, 4, ""));
 }
 
+/* dot4 on x86-64 without VNNI (isa "pmaddwdW", W the instruction's
+ * width in bits): a's 4 bytes zero-extend and b's 4N sign-extend to i16,
+ * pmaddwd sums adjacent products into i32 (a[0]b[4i] + a[1]b[4i+1], then
+ * a[2]b[4i+2] + a[3]b[4i+3]: at most 2 * 255 * 128, no saturation, unlike
+ * pmaddubsw's i16 sums), and each lane adds its two pair sums. The i16
+ * products are exact, so the result equals the generic form's. */
+static void dot4_pmaddwd(tl *t, kiln_op *op, unsigned n, unsigned width, LLVMValueRef acc,
+                         LLVMValueRef a, LLVMValueRef b) {
+  const char *name = width == 512   ? "llvm.x86.avx512.pmaddw.d.512"
+                     : width == 256 ? "llvm.x86.avx2.pmadd.wd"
+                                    : "llvm.x86.sse2.pmadd.wd";
+  LLVMTypeRef i16 = LLVMInt16TypeInContext(t->c);
+  unsigned w = width / 16, chunks = 4 * n / w; /* i16 per instruction, instructions */
+  LLVMValueRef mask[64], parts[8];
+  LLVMValueRef a16 = LLVMBuildZExt(t->b, a, LLVMVectorType(i16, 4), "");
+  for (unsigned i = 0; i < w; i++) mask[i] = LLVMConstInt(t->i32, i % 4, 0);
+  LLVMValueRef ap = LLVMBuildShuffleVector(t->b, a16, LLVMGetPoison(LLVMTypeOf(a16)), LLVMConstVector(mask, w), "");
+  LLVMValueRef b16 = LLVMBuildSExt(t->b, b, LLVMVectorType(i16, 4 * n), "");
+  for (unsigned c = 0; c < chunks; c++) {
+    for (unsigned i = 0; i < w; i++) mask[i] = LLVMConstInt(t->i32, c * w + i, 0);
+    LLVMValueRef bc = LLVMBuildShuffleVector(t->b, b16, LLVMGetPoison(LLVMTypeOf(b16)), LLVMConstVector(mask, w), "");
+    LLVMValueRef args[2] = {ap, bc};
+    parts[c] = tl_call_intrinsic(t, name, NULL, args, 2);
+  }
+  /* the pair sums of all lanes in order, 2N i32 (chunks is a power of 2) */
+  for (unsigned len = w / 2; chunks > 1; chunks /= 2, len *= 2) {
+    for (unsigned i = 0; i < 2 * len; i++) mask[i] = LLVMConstInt(t->i32, i, 0);
+    for (unsigned c = 0; c < chunks / 2; c++)
+      parts[c] = LLVMBuildShuffleVector(t->b, parts[2 * c], parts[2 * c + 1], LLVMConstVector(mask, 2 * len), "");
+  }
+  LLVMValueRef r = acc;
+  for (unsigned j = 0; j < 2; j++) {
+    for (unsigned i = 0; i < n; i++) mask[i] = LLVMConstInt(t->i32, 2 * i + j, 0);
+    LLVMValueRef half = LLVMBuildShuffleVector(t->b, parts[0], LLVMGetPoison(LLVMTypeOf(parts[0])),
+                                               LLVMConstVector(mask, n), "");
+    r = LLVMBuildAdd(t->b, r, half, "");
+  }
+  tl_set(t, &op->results[0], r);
+}
+
 /* vector.dot4: r[i] = acc[i] + sum_j<4 zext(a[j]) * sext(b[4i+j]). With
- * an `isa`, a's 4 bytes are splat as one i32 per lane and vpdpbusd does
- * it in one instruction (its i32 sum wraps, as this form's does). Else
- * the products widen to i32 and each lane sums its group of 4 with
- * strided shuffles, code every target compiles. */
+ * isa avx512vnni/avxvnni, a's 4 bytes are splat as one i32 per lane and
+ * vpdpbusd does it in one instruction (its i32 sum wraps, as this form's
+ * does); pmaddwdW: dot4_pmaddwd. Else the products widen to i32 and each
+ * lane sums its group of 4 with strided shuffles, code every target
+ * compiles. */
 static void dot4(tl *t, kiln_op *op) {
   LLVMValueRef acc = tl_operand(t, op, 0), a = tl_operand(t, op, 1), b = tl_operand(t, op, 2);
   if (!acc || !a || !b) return;
   unsigned n = (unsigned)op->results[0].type->shape[0];
   LLVMTypeRef vi32 = LLVMVectorType(t->i32, n);
   const kiln_attr *isa = kiln_op_get_attr(op, "isa");
+  if (isa && isa->kind == KILN_ATTR_STRING && strncmp(isa->str, "pmaddwd", 7) == 0) {
+    dot4_pmaddwd(t, op, n, (unsigned)atoi(isa->str + 7), acc, a, b);
+    return;
+  }
   if (isa && isa->kind == KILN_ATTR_STRING) {
     char name[40];
     snprintf(name, sizeof name, "llvm.x86.avx512.vpdpbusd.%u", n * 32);

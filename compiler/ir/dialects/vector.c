@@ -288,7 +288,14 @@ static bool is_int_vector(const kiln_type *t, unsigned bits, int64_t lanes) {
 bool kiln_vector_dot4_isa_ok(const char *isa, int64_t lanes) {
   if (strcmp(isa, "avx512vnni") == 0) return lanes == 16;
   if (strcmp(isa, "avxvnni") == 0) return lanes == 4 || lanes == 8;
-  return false;
+  /* pmaddwdW: W-bit pmaddwd over the 4N i16 of b, a power of 2 of them */
+  int64_t w = strcmp(isa, "pmaddwd128") == 0   ? 128
+              : strcmp(isa, "pmaddwd256") == 0 ? 256
+              : strcmp(isa, "pmaddwd512") == 0 ? 512
+                                               : 0;
+  if (!w || 64 * lanes < w || 64 * lanes % w) return false;
+  int64_t chunks = 64 * lanes / w;
+  return (chunks & (chunks - 1)) == 0;
 }
 
 bool vector_verify_dot4(kiln_op *op) {
@@ -300,7 +307,8 @@ bool vector_verify_dot4(kiln_op *op) {
     return kiln_op_emit_error(op, "expects a vector<4xi8> and a vector<%lldxi8> (4 per i32 lane)", (long long)(4 * n));
   const kiln_attr *isa = kiln_op_get_attr(op, "isa");
   if (isa && (isa->kind != KILN_ATTR_STRING || !kiln_vector_dot4_isa_ok(isa->str, n)))
-    return kiln_op_emit_error(op, "isa must be \"avx512vnni\" (16 lanes) or \"avxvnni\" (4 or 8 lanes)");
+    return kiln_op_emit_error(op, "isa must be \"avx512vnni\" (16 lanes), \"avxvnni\" (4 or 8 lanes) or "
+                                  "\"pmaddwd128/256/512\" (a power of 2 of instructions over the 4N bytes)");
   return true;
 }
 

@@ -35,7 +35,7 @@ bool kiln_vector_transfer_in_bounds(const kiln_op *op, uint32_t i);
 /* The kind of a vector.reduction, or KILN_VECTOR_KIND_COUNT if malformed. */
 kiln_vector_kind kiln_vector_reduction_kind(const kiln_op *op);
 /* Whether vector.dot4's `isa` attribute may name isa ("avx512vnni",
- * "avxvnni") for a result of `lanes` i32 lanes. */
+ * "avxvnni", "pmaddwd128/256/512") for a result of `lanes` i32 lanes. */
 bool kiln_vector_dot4_isa_ok(const char *isa, int64_t lanes);
 
 #endif

@@ -2,9 +2,9 @@
 """e2e for the int8 matmul (compiler/codegen/cpu/lower_matmul.c, vector.dot4):
 linalg.matmul i8 x i8 -> i32 with constant weights goes through
 kiln-compile and kiln-run for several llvm-cpu targets (the host; x86-64
-with AVX-512 but no VNNI, AVX2 with and without AVX-VNNI, SSE: generic
-dot4 or vpdpbusd); results must equal numpy's int64 product exactly, the
-codegen IR must hold vector.dot4 (with its isa where the target has VNNI)
+with AVX-512 but no VNNI, AVX2 with and without AVX-VNNI, SSE: vpdpbusd
+with VNNI, pmaddwd of i16 pairs without); results must equal numpy's int64
+product exactly, the codegen IR must hold vector.dot4 with the target's isa
 and the weights' binding packed in groups of 4 K ([N/tn, K/4, 4 tn]).
 A target this host cannot run is compiled and checked, not run, and the
 script says so.
@@ -25,11 +25,11 @@ import numpy as np
 TARGETS = [
     # (target, isa the IR must name or None)
     ("llvm-cpu", "host"),
-    ("llvm-cpu:x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", None),
+    ("llvm-cpu:x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma", "pmaddwd512"),
     ("llvm-cpu:x86_64+avx512f+avx512bw+avx512dq+avx512vl+avx2+fma+avx512vnni", "avx512vnni"),
     ("llvm-cpu:x86_64+avx2+fma+avxvnni", "avxvnni"),
-    ("llvm-cpu:x86_64+avx2+fma", None),
-    ("llvm-cpu:x86_64", None),
+    ("llvm-cpu:x86_64+avx2+fma", "pmaddwd256"),
+    ("llvm-cpu:x86_64", "pmaddwd128"),
 ]
 CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256)]
 # Not the microkernel's form (K not a multiple of 4, N one column tile or
