@@ -204,6 +204,41 @@ static bool is_row_projection(const kiln_affine_map *m, int n, int p) {
   return true;
 }
 
+/* Is e always 0 when every loop of bound 1 is at index 0? */
+static bool zero_index(const kiln_affine_expr *e, const int64_t *bounds) {
+  switch (e->kind) {
+  case KILN_AFFINE_CONST: return e->value == 0;
+  case KILN_AFFINE_DIM: return bounds[e->value] == 1;
+  case KILN_AFFINE_ADD: return zero_index(e->lhs, bounds) && zero_index(e->rhs, bounds);
+  case KILN_AFFINE_MUL: return zero_index(e->lhs, bounds) || zero_index(e->rhs, bounds);
+  default: return false;
+  }
+}
+
+/* Is e loop r plus terms that are 0 (sink-reshapes' collapse of a
+ * [rows, 1] space reads a per-row value at d0 + d1)? */
+static bool row_index(const kiln_affine_expr *e, int r, const int64_t *bounds) {
+  if (e->kind == KILN_AFFINE_DIM) return e->value == r;
+  if (e->kind != KILN_AFFINE_ADD) return false;
+  return (row_index(e->lhs, r, bounds) && zero_index(e->rhs, bounds)) ||
+         (zero_index(e->lhs, bounds) && row_index(e->rhs, r, bounds));
+}
+
+/* Does m read (d0..dp-1), up to terms in loops of one iteration? */
+static bool reads_row(const kiln_affine_map *m, int n, int p, const int64_t *bounds) {
+  if ((int)m->num_dims != n || (int)m->num_results != p || m->num_symbols) return false;
+  for (int i = 0; i < p; i++)
+    if (!row_index(m->results[i], i, bounds)) return false;
+  return true;
+}
+
+/* The projection (d0..dn-1) -> (d0..dp-1). */
+static const kiln_affine_map *row_projection(kiln_context *ctx, int n, int p) {
+  const kiln_affine_expr *res[KILN_MAX_LOOPS];
+  for (int i = 0; i < p; i++) res[i] = kiln_affine_dim(ctx, (unsigned)i);
+  return kiln_affine_map_get(ctx, (uint32_t)n, 0, (uint32_t)p, res);
+}
+
 typedef struct row_space {
   int n, p;                      /* loops; leading parallel loops (rows) */
   int64_t bounds[KILN_MAX_LOOPS];
@@ -284,7 +319,7 @@ static bool row_member(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_o
     const kiln_affine_map *m = maps[i];
     rewrite[i] = false;
     if (from_group(g, ng, v)) {
-      if (v->type != rs->row_type || !is_row_projection(m, n, rs->p)) return false;
+      if (v->type != rs->row_type || !reads_row(m, n, rs->p, bounds)) return false;
       reads = true;
       continue;
     }
@@ -304,7 +339,8 @@ static bool row_member(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_o
   return reads;
 }
 
-/* Reads of unit-dim expands of group values read the value itself. */
+/* Reads of unit-dim expands of group values read the value itself;
+ * reads of group values use the plain row projection. */
 static void fold_unit_expands(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_op *op,
                               const row_space *rs, const bool *rewrite) {
   const kiln_affine_map **maps = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *maps);
@@ -315,6 +351,8 @@ static void fold_unit_expands(kiln_context *ctx, kiln_op *const *g, uint32_t ng,
     if (i < op->num_operands - 1 && rewrite[i]) {
       kiln_op_set_operand(op, i, unit_expand_source(g, ng, kiln_op_operand(op, i), rs));
       maps[i] = kiln_affine_map_get(ctx, maps[i]->num_dims, 0, (uint32_t)rs->p, maps[i]->results);
+    } else if (i < op->num_operands - 1 && from_group(g, ng, kiln_op_operand(op, i))) {
+      maps[i] = row_projection(ctx, (int)maps[i]->num_dims, rs->p);
     }
     am[i] = kiln_attr_affine_map(ctx, maps[i]);
   }

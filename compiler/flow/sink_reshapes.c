@@ -7,7 +7,10 @@
  *
  * Takes: a host function body after reshapes-to-views. A reshape R qualifies
  * when its source is the single-use result of a structured op with a
- * reduction loop (a root: conv, matmul, pooling), R only merges
+ * reduction loop (a root: conv, matmul, pooling) or, for a reshape that
+ * only inserts unit dims (ReduceMean's keepdims view of a per-row value,
+ * so that sqrt(var + eps) maps rows and joins the row chain), of any
+ * structured op, and R only merges
  * contiguous groups of source dims (a dynamic dim stays alone, with unit
  * dims) or only inserts or drops unit dims (the
  * ONNX importer's [S, N] matmul of a Linear over a [S, 1, D] sequence,
@@ -169,11 +172,17 @@ static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
   kiln_op *p = src->def;
   const kiln_type *st = src->type, *dt = r->results[0].type;
   if (!p || p->parent != r->parent || !kiln_op_has_flag(p, KILN_OPF_LINALG) ||
-      !kiln_value_has_one_use(src) || !reduces(p))
+      !kiln_value_has_one_use(src))
     return NULL;
   uint64_t split;
   if (st->kind != KILN_TYPE_TENSOR || dt->kind != KILN_TYPE_TENSOR ||
       !(*rmap = reshape_map(kiln_op_context(r), st, dt, &split)))
+    return NULL;
+  /* A view that only inserts unit dims (keepdims) sinks below whatever
+   * produced it: C then maps per-row values and joins a row chain
+   * (ReduceMean -> Add eps -> Sqrt on the [rows, 1] view). Other reshapes
+   * only below a root, whose dispatch C then joins. */
+  if (!reduces(p) && !(dt->rank > st->rank && !split && unit_dims_map(kiln_op_context(r), st, dt)))
     return NULL;
   kiln_use *u = r->results[0].uses;
   if (!u) return NULL;

@@ -643,12 +643,16 @@ def _(r):
 
 
 
-def layernorm_case(name, shape, residual):
+def layernorm_case(name, shape, residual, keepdims=False):
     """A LayerNorm as the importer's generics leave it: the row sum, the
     centered sum of squares reading it, the normalization reading both
     (+ a residual Add recomputed in each): form-dispatch-regions makes
     them one dispatch of whole rows (CPU, and the GPU path's PTX and
-    SIMT-on-CPU variants through tests/e2e/gpu)."""
+    SIMT-on-CPU variants through tests/e2e/gpu). keepdims: as PyTorch
+    exports it below opset 17, the variance is a per-row op and
+    sqrt(var + eps) runs on its keepdims view [rows, 1], read by the
+    normalization at column 0 (sink-reshapes makes it a per-row map of
+    the chain)."""
     @case(name, rtol=1e-4, atol=2e-5)
     def _(r):
         n, k = shape[-1], len(shape)
@@ -669,6 +673,32 @@ def layernorm_case(name, shape, residual):
         sm = "%s = arith.addf %a, %c : f32" if residual else "%s = arith.addf %a, %a0 : f32"
         # without a residual, %s is x itself (x + 0)
         pre = "%a0 = arith.constant 0.0 : f32\n    " if not residual else ""
+        sd_ops = ("%eps = arith.constant 1.0e-5 : f32\n    %vv = arith.mulf %v, %inv : f32\n"
+                  "    %ve = arith.addf %vv, %eps : f32\n    %sd = math.sqrt %ve : f32")
+        keep_ops, vmap, vname, vtype = "", row, "%var", R_
+        if keepdims:
+            K_ = T(tuple(rows) + (1,))
+            rid = "affine_map<(%s) -> (%s)>" % ((", ".join("d%d" % i for i in range(k - 1)),) * 2)
+            ridp = ", ".join(['"parallel"'] * (k - 1))
+            assoc = ", ".join("[%d]" % i for i in range(k - 2)) + (", " if k > 2 else "") + "[%d, %d]" % (k - 2, k - 1)
+            keep_ops = f"""  %vm = linalg.generic {{indexing_maps = [{rid}, {rid}], iterator_types = [{ridp}]}} ins(%var : {R_}) outs(%er : {R_}) {{
+  ^bb0(%v: f32, %o: f32):
+    %inv = arith.constant {1.0 / n!r} : f32
+    %vv = arith.mulf %v, %inv : f32
+    linalg.yield %vv : f32
+  }} -> {R_}
+  %vk = tensor.expand_shape %vm [{assoc}] output_shape [{", ".join(map(str, tuple(rows) + (1,)))}] : {R_} into {K_}
+  %ek = tensor.empty() : {K_}
+  %sdk = linalg.generic {{indexing_maps = [{full}, {full}], iterator_types = [{par}, "parallel"]}} ins(%vk : {K_}) outs(%ek : {K_}) {{
+  ^bb0(%v: f32, %o: f32):
+    %eps = arith.constant 1.0e-5 : f32
+    %ve = arith.addf %v, %eps : f32
+    %sd = math.sqrt %ve : f32
+    linalg.yield %sd : f32
+  }} -> {K_}
+"""
+            vmap = "affine_map<(%s) -> (%s, 0)>" % (dims, ", ".join("d%d" % i for i in range(k - 1)))
+            vname, vtype, sd_ops = "%sdk", K_, "%z0 = arith.constant 0.0 : f32\n    %sd = arith.addf %v, %z0 : f32"
         src = f"""func.func @f({", ".join("%%%s: %s" % (nm, T_) for nm in (["x", "res"] if residual else ["x"]))}, %g: {V_}, %b: {V_}) -> {T_} {{
   %zero = arith.constant 0.0 : f32
   %er = tensor.empty() : {R_}
@@ -689,17 +719,14 @@ def layernorm_case(name, shape, residual):
     %t = arith.addf %acc, %q : f32
     linalg.yield %t : f32
   }} -> {R_}
-  %e = tensor.empty() : {T_}
-  %y = linalg.generic {{indexing_maps = [{xm}, {row}, {row}, {last}, {last}, {full}], iterator_types = [{par}, "parallel"]}} ins({xs}, %sum, %var, %g, %b : {xt}, {R_}, {R_}, {V_}, {V_}) outs(%e : {T_}) {{
+{keep_ops}  %e = tensor.empty() : {T_}
+  %y = linalg.generic {{indexing_maps = [{xm}, {row}, {vmap}, {last}, {last}, {full}], iterator_types = [{par}, "parallel"]}} ins({xs}, %sum, {vname}, %g, %b : {xt}, {R_}, {vtype}, {V_}, {V_}) outs(%e : {T_}) {{
   ^bb0({xa}, %m: f32, %v: f32, %gg: f32, %bb: f32, %o: f32):
     {pre}%inv = arith.constant {1.0 / n!r} : f32
-    %eps = arith.constant 1.0e-5 : f32
     %mean = arith.mulf %m, %inv : f32
-    %vv = arith.mulf %v, %inv : f32
     {sm}
     %d = arith.subf %s, %mean : f32
-    %ve = arith.addf %vv, %eps : f32
-    %sd = math.sqrt %ve : f32
+    {sd_ops}
     %nn = arith.divf %d, %sd : f32
     %w = arith.mulf %nn, %gg : f32
     %yy = arith.addf %w, %bb : f32
@@ -717,6 +744,8 @@ layernorm_case("layernorm_rows_3x1", (3, 1), False)
 layernorm_case("layernorm_rows_3x769", (3, 769), False)
 layernorm_case("layernorm_residual_2x5x129", (2, 5, 129), True)
 layernorm_case("layernorm_residual_9x7", (9, 7), True)
+layernorm_case("layernorm_keepdims_3x1", (3, 1), False, keepdims=True)
+layernorm_case("layernorm_keepdims_2x5x129", (2, 5, 129), True, keepdims=True)
 
 
 def main(argv):

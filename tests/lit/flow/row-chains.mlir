@@ -84,3 +84,59 @@ func.func @transposed(%x: tensor<4x6xf32>) -> tensor<6x4xf32> {
   } -> tensor<6x4xf32>
   return %y : tensor<6x4xf32>
 }
+
+// PyTorch's LayerNorm below opset 17: sqrt(var + eps) runs on the
+// keepdims view [rows, 1]. sink-reshapes moves the view below it (it maps
+// the per-row values), so it joins the chain: still one dispatch.
+// CHECK-LABEL: func.func @keepdims_sqrt_dispatch_0(
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: iterator_types = ["parallel", "reduction"]
+// CHECK: math.sqrt
+// CHECK: iterator_types = ["parallel", "parallel"]
+// CHECK-NOT: flow.executable
+// CHECK-LABEL: func.func @keepdims_sqrt(
+// CHECK: flow.dispatch
+// CHECK-NOT: flow.dispatch
+// CHECK: return
+#id1 = affine_map<(d0) -> (d0)>
+func.func @keepdims_sqrt(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#full, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x6xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.addf %acc, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %sk = tensor.expand_shape %sum [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %sq = linalg.generic {indexing_maps = [#full, #keep, #row], iterator_types = ["parallel", "reduction"]} ins(%x, %sk : tensor<4x6xf32>, tensor<4x1xf32>) outs(%z : tensor<4xf32>) {
+  ^bb0(%a: f32, %m: f32, %acc: f32):
+    %d = arith.subf %a, %m : f32
+    %q = arith.mulf %d, %d : f32
+    %t = arith.addf %acc, %q : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  %var = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%sq : tensor<4xf32>) outs(%er : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %inv = arith.constant 0.166666672 : f32
+    %v = arith.mulf %a, %inv : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %vk = tensor.expand_shape %var [[0, 1]] output_shape [4, 1] : tensor<4xf32> into tensor<4x1xf32>
+  %ek = tensor.empty() : tensor<4x1xf32>
+  %sd = linalg.generic {indexing_maps = [#full, #full], iterator_types = ["parallel", "parallel"]} ins(%vk : tensor<4x1xf32>) outs(%ek : tensor<4x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %eps = arith.constant 1.0e-5 : f32
+    %ve = arith.addf %v, %eps : f32
+    %s = math.sqrt %ve : f32
+    linalg.yield %s : f32
+  } -> tensor<4x1xf32>
+  %e = tensor.empty() : tensor<4x6xf32>
+  %y = linalg.generic {indexing_maps = [#full, #keep, #keep, #full], iterator_types = ["parallel", "parallel"]} ins(%x, %sk, %sd : tensor<4x6xf32>, tensor<4x1xf32>, tensor<4x1xf32>) outs(%e : tensor<4x6xf32>) {
+  ^bb0(%a: f32, %m: f32, %s: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %n = arith.divf %d, %s : f32
+    linalg.yield %n : f32
+  } -> tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
