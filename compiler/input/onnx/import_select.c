@@ -1,5 +1,5 @@
 /* Selection family, whose output sizes depend on data: Compress, NonZero,
- * Unique, NonMaxSuppression.
+ * Unique (NonMaxSuppression: import_nms.c).
  *
  * Takes: nodes of those ops. Guarantees: when the data that decides the
  * size is an import-time constant (Compress's condition, NonZero's
@@ -9,8 +9,8 @@
  * flat index of each set element: an exclusive prefix count per element,
  * O(n^2), then position k takes the element whose count is k) and their
  * number, which the host reads once those ran (oi_host_read) to size the
- * output; Unique likewise (see its section). Otherwise (NonMaxSuppression,
- * run-time dims, inside a subgraph) the error kind is "dynamic", naming
+ * output; Unique likewise (see its section). Otherwise (run-time dims,
+ * inside a subgraph) the error kind is "dynamic", naming
  * what decides the size. */
 #include "import_internal.h"
 
@@ -466,10 +466,4 @@ bool oi_import_unique(oi_ctx *c, oi_node *n) {
   oi_set_out(c, n, 2, rank, I64);
   oi_set_out(c, n, 3, kiln_op_result(g5, 1), I64);
   return true;
-}
-
-/* NonMaxSuppression: how many boxes survive is the output's length. */
-bool oi_import_data_sized(oi_ctx *c, oi_node *n) {
-  return oi_fail(c, KILN_ONNX_ERR_DYNAMIC,
-                 "the output's length depends on the input values (%s); dynamic shapes are needed", n->op_type);
 }
