@@ -197,6 +197,45 @@ kiln_value *oi_select(kiln_builder *b, kiln_value *cnd, kiln_value *x, kiln_valu
   return kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, ops, 1, &x->type, NULL), 0);
 }
 
+kiln_value *oi_extract(kiln_builder *b, kiln_value *t, uint32_t n, kiln_value *const *idx) {
+  kiln_value *ops[OI_MAX_RANK + 1];
+  ops[0] = t;
+  for (uint32_t i = 0; i < n; i++) ops[1 + i] = idx[i];
+  const kiln_type *et = t->type->elem;
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + n, ops, 1, &et, NULL), 0);
+}
+
+kiln_value *oi_insert(kiln_builder *b, kiln_value *x, kiln_value *t, uint32_t n, kiln_value *const *idx) {
+  kiln_value *ops[OI_MAX_RANK + 2];
+  ops[0] = x, ops[1] = t;
+  for (uint32_t i = 0; i < n; i++) ops[2 + i] = idx[i];
+  const kiln_type *tt = t->type;
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_INSERT, 2 + n, ops, 1, &tt, NULL), 0);
+}
+
+kiln_op *oi_for(kiln_builder *b, kiln_value *lb, kiln_value *ub, uint32_t n, kiln_value *const *inits,
+                kiln_builder *body, kiln_value **iv, kiln_value **args) {
+  kiln_value *ops[3 + OI_MAX_FOR_ARGS];
+  const kiln_type *types[OI_MAX_FOR_ARGS];
+  ops[0] = lb, ops[1] = ub;
+  ops[2] = kiln_build_constant(b, kiln_attr_int(b->ctx, kiln_type_index(b->ctx), 1));
+  for (uint32_t i = 0; i < n; i++) ops[3 + i] = inits[i], types[i] = inits[i]->type;
+  kiln_op *loop = kiln_build(b, KILN_OP_SCF_FOR, 3 + n, ops, n, types, NULL);
+  kiln_block *blk = kiln_op_entry_block(b->ctx, loop, 0);
+  *iv = kiln_block_add_arg(b->ctx, blk, lb->type, b->loc);
+  for (uint32_t i = 0; i < n; i++) args[i] = kiln_block_add_arg(b->ctx, blk, inits[i]->type, b->loc);
+  kiln_builder yb = kiln_builder_at_end(b->ctx, blk);
+  yb.loc = b->loc;
+  kiln_op *y = kiln_build(&yb, KILN_OP_SCF_YIELD, n, args, 0, NULL, NULL);
+  *body = kiln_builder_before(y);
+  body->loc = b->loc;
+  return loop;
+}
+
+void oi_set_yield(kiln_op *op, uint32_t region, uint32_t n, kiln_value *const *v) {
+  kiln_op_set_operands(kiln_block_terminator(op->regions[region].first), n, v);
+}
+
 static kiln_value *cast1(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
   return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
 }

@@ -427,6 +427,19 @@ kiln_value *oi_op2(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y
 kiln_value *oi_cmpf(kiln_builder *b, int pred, kiln_value *x, kiln_value *y);
 kiln_value *oi_cmpi(kiln_builder *b, int pred, kiln_value *x, kiln_value *y);
 kiln_value *oi_select(kiln_builder *b, kiln_value *c, kiln_value *x, kiln_value *y);
+/* tensor.extract / tensor.insert at n index values. */
+kiln_value *oi_extract(kiln_builder *b, kiln_value *t, uint32_t n, kiln_value *const *idx);
+kiln_value *oi_insert(kiln_builder *b, kiln_value *x, kiln_value *t, uint32_t n, kiln_value *const *idx);
+/* Sequential loops for kernels that cannot be data-parallel (a host-level
+ * scf.for over tensors becomes one dispatch of its own): scf.for lb..ub
+ * step 1 carrying n <= OI_MAX_FOR_ARGS inits; *body is a builder before
+ * its yield (which yields args[] unchanged until oi_set_yield), *iv the
+ * induction variable. */
+#define OI_MAX_FOR_ARGS 4
+kiln_op *oi_for(kiln_builder *b, kiln_value *lb, kiln_value *ub, uint32_t n, kiln_value *const *inits,
+                kiln_builder *body, kiln_value **iv, kiln_value **args);
+/* Sets the yield of region `region` of an scf.for / scf.if. */
+void oi_set_yield(kiln_op *op, uint32_t region, uint32_t n, kiln_value *const *v);
 /* cmpi / cmpf predicates (MLIR's numbering). */
 enum { OI_EQ = 0, OI_NE, OI_SLT, OI_SLE, OI_SGT, OI_SGE, OI_ULT, OI_ULE,
        OI_UGT, OI_UGE };

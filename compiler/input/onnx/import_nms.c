@@ -39,56 +39,16 @@ static kiln_value *cst_f(kiln_builder *b, double v) {
   return kiln_build_constant(b, kiln_attr_float(b->ctx, kiln_type_f32(b->ctx), v));
 }
 
-static kiln_value *extract(kiln_builder *b, kiln_value *t, uint32_t n, kiln_value *const *idx) {
-  kiln_value *ops[OI_MAX_RANK + 1];
-  ops[0] = t;
-  for (uint32_t i = 0; i < n; i++) ops[1 + i] = idx[i];
-  const kiln_type *et = t->type->elem;
-  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, 1 + n, ops, 1, &et, NULL), 0);
-}
-
-static kiln_value *insert(kiln_builder *b, kiln_value *x, kiln_value *t, uint32_t n, kiln_value *const *idx) {
-  kiln_value *ops[OI_MAX_RANK + 2];
-  ops[0] = x, ops[1] = t;
-  for (uint32_t i = 0; i < n; i++) ops[2 + i] = idx[i];
-  const kiln_type *tt = t->type;
-  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_INSERT, 2 + n, ops, 1, &tt, NULL), 0);
-}
-
 /* The single element of a rank-0 or 1-element tensor. */
 static kiln_value *only(nms *s, kiln_value *t) {
   kiln_value *z[OI_MAX_RANK];
   kiln_value *zero = cst_i(s->b, s->idx, 0);
   for (uint32_t d = 0; d < t->type->rank; d++) z[d] = zero;
-  return extract(s->b, t, t->type->rank, z);
+  return oi_extract(s->b, t, t->type->rank, z);
 }
 
 static kiln_value *cast(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
   return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
-}
-
-/* scf.for lb..ub step 1 over inits; *body is a builder before its yield,
- * *iv the induction variable, args[] the iteration arguments. */
-static kiln_op *for_loop(kiln_builder *b, kiln_value *lb, kiln_value *ub, uint32_t n, kiln_value *const *inits,
-                         kiln_builder *body, kiln_value **iv, kiln_value **args) {
-  kiln_value *ops[3 + 4];
-  const kiln_type *types[4];
-  ops[0] = lb, ops[1] = ub, ops[2] = cst_i(b, kiln_type_index(b->ctx), 1);
-  for (uint32_t i = 0; i < n; i++) ops[3 + i] = inits[i], types[i] = inits[i]->type;
-  kiln_op *loop = kiln_build(b, KILN_OP_SCF_FOR, 3 + n, ops, n, types, NULL);
-  kiln_block *blk = kiln_op_entry_block(b->ctx, loop, 0);
-  *iv = kiln_block_add_arg(b->ctx, blk, lb->type, b->loc);
-  for (uint32_t i = 0; i < n; i++) args[i] = kiln_block_add_arg(b->ctx, blk, inits[i]->type, b->loc);
-  kiln_builder yb = kiln_builder_at_end(b->ctx, blk);
-  yb.loc = b->loc;
-  kiln_op *y = kiln_build(&yb, KILN_OP_SCF_YIELD, n, args, 0, NULL, NULL);
-  *body = kiln_builder_before(y);
-  body->loc = b->loc;
-  return loop;
-}
-
-static void set_yield(kiln_op *loop_or_if, uint32_t region, uint32_t n, kiln_value *const *v) {
-  kiln_op_set_operands(kiln_block_terminator(loop_or_if->regions[region].first), n, v);
 }
 
 static kiln_value *op2(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) { return oi_op2(b, k, x, y); }
@@ -98,7 +58,7 @@ static void corners(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *i, kiln
   kiln_value *v[4];
   for (int k = 0; k < 4; k++) {
     kiln_value *ix[3] = {bi, i, cst_i(b, s->idx, k)};
-    v[k] = extract(b, s->boxes, 3, ix);
+    v[k] = oi_extract(b, s->boxes, 3, ix);
   }
   if (s->center) { /* [x_center, y_center, width, height] */
     kiln_value *half = cst_f(b, 0.5);
@@ -162,11 +122,11 @@ static void pick(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *ci, kiln_v
   init[1] = cst_f(b, 0);
   kiln_builder lb;
   kiln_value *i, *acc[2];
-  kiln_op *scan = for_loop(b, zero, n, 2, init, &lb, &i, acc);
+  kiln_op *scan = oi_for(b, zero, n, 2, init, &lb, &i, acc);
   {
     kiln_value *ix[3] = {bi, ci, i};
-    kiln_value *sc = extract(&lb, s->scores, 3, ix);
-    kiln_value *rm = extract(&lb, st[1], 3, ix);
+    kiln_value *sc = oi_extract(&lb, s->scores, 3, ix);
+    kiln_value *rm = oi_extract(&lb, st[1], 3, ix);
     kiln_value *live = oi_cmpi(&lb, OI_EQ, rm, cst_i(&lb, s->i64, 0));
     if (s->sthr) {
       kiln_value *above = oi_cmpf(&lb, OI_F_OGT, sc, s->sthr);
@@ -180,7 +140,7 @@ static void pick(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *ci, kiln_v
     kiln_value *y[2];
     y[0] = oi_select(&lb, take, i64, acc[0]);
     y[1] = oi_select(&lb, take, sc, acc[1]);
-    set_yield(scan, 0, 2, y);
+    oi_set_yield(scan, 0, 2, y);
   }
   kiln_value *best = kiln_op_result(scan, 0);
   kiln_value *found = oi_cmpi(b, OI_SGE, best, cst_i(b, s->i64, 0));
@@ -194,7 +154,7 @@ static void pick(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *ci, kiln_v
   t.loc = b->loc;
   /* the table's next row: (batch, class, box) */
   kiln_value *c0 = cst_i(&t, s->idx, 0);
-  kiln_value *w64 = extract(&t, st[2], 1, &c0);
+  kiln_value *w64 = oi_extract(&t, st[2], 1, &c0);
   kiln_value *w = cast(&t, KILN_OP_ARITH_INDEX_CAST, w64, s->idx);
   kiln_value *row[3];
   row[0] = cast(&t, KILN_OP_ARITH_INDEX_CAST, bi, s->i64);
@@ -203,10 +163,10 @@ static void pick(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *ci, kiln_v
   kiln_value *table = st[0];
   for (int k = 0; k < 3; k++) {
     kiln_value *ix[2] = {w, cst_i(&t, s->idx, k)};
-    table = insert(&t, row[k], table, 2, ix);
+    table = oi_insert(&t, row[k], table, 2, ix);
   }
   kiln_value *w1 = op2(&t, KILN_OP_ARITH_ADDI, w64, cst_i(&t, s->i64, 1));
-  kiln_value *count = insert(&t, w1, st[2], 1, &c0);
+  kiln_value *count = oi_insert(&t, w1, st[2], 1, &c0);
   /* removal: the pick itself and every box overlapping it */
   kiln_value *bidx = cast(&t, KILN_OP_ARITH_INDEX_CAST, best, s->idx);
   kiln_value *p[4];
@@ -215,7 +175,7 @@ static void pick(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *ci, kiln_v
   kiln_builder rb;
   kiln_value *j, *rm;
   kiln_value *nt = cst_i(&t, s->idx, s->nn), *zt = cst_i(&t, s->idx, 0);
-  kiln_op *sweep = for_loop(&t, zt, nt, 1, &st[1], &rb, &j, &rm);
+  kiln_op *sweep = oi_for(&t, zt, nt, 1, &st[1], &rb, &j, &rm);
   {
     kiln_value *q[4];
     corners(s, &rb, bi, j, q);
@@ -223,10 +183,10 @@ static void pick(nms *s, kiln_builder *b, kiln_value *bi, kiln_value *ci, kiln_v
     kiln_value *self = oi_cmpi(&rb, OI_EQ, j, bidx);
     hit = op2(&rb, KILN_OP_ARITH_ORI, hit, self);
     kiln_value *ix[3] = {bi, ci, j};
-    kiln_value *old = extract(&rb, rm, 3, ix);
+    kiln_value *old = oi_extract(&rb, rm, 3, ix);
     kiln_value *v = oi_select(&rb, hit, cst_i(&rb, s->i64, 1), old);
-    kiln_value *nr = insert(&rb, v, rm, 3, ix);
-    set_yield(sweep, 0, 1, &nr);
+    kiln_value *nr = oi_insert(&rb, v, rm, 3, ix);
+    oi_set_yield(sweep, 0, 1, &nr);
   }
   kiln_value *removed = kiln_op_result(sweep, 0);
   kiln_value *ty[3] = {table, removed, count};
@@ -242,7 +202,7 @@ static void select_all(nms *s, kiln_value *table0, kiln_value *removed0, kiln_va
   kiln_value *st0[3] = {table0, removed0, count0};
   kiln_builder bb, cb, kb;
   kiln_value *bi, *ci, *ki, *sb[3], *sc[3], *sk[3];
-  kiln_op *lb = for_loop(hb, zero, nb, 3, st0, &bb, &bi, sb);
+  kiln_op *lb = oi_for(hb, zero, nb, 3, st0, &bb, &bi, sb);
   /* scalars read inside the kernel (clamp(K, 0, N) picks per class) */
   s->b = &bb;
   kiln_value *kmax = cst_i(&bb, s->i64, 0);
@@ -256,16 +216,16 @@ static void select_all(nms *s, kiln_value *table0, kiln_value *removed0, kiln_va
   kiln_value *sthr = s->sthr ? only(s, s->sthr) : NULL;
   s->iou = iou, s->sthr = sthr;
   kiln_value *z1 = cst_i(&bb, s->idx, 0), *nc = cst_i(&bb, s->idx, s->nc);
-  kiln_op *lc = for_loop(&bb, z1, nc, 3, sb, &cb, &ci, sc);
+  kiln_op *lc = oi_for(&bb, z1, nc, 3, sb, &cb, &ci, sc);
   kiln_value *z2 = cst_i(&cb, s->idx, 0);
-  kiln_op *lk = for_loop(&cb, z2, kidx, 3, sc, &kb, &ki, sk);
+  kiln_op *lk = oi_for(&cb, z2, kidx, 3, sc, &kb, &ki, sk);
   kiln_value *r[3];
   pick(s, &kb, bi, ci, sk, r);
-  set_yield(lk, 0, 3, r);
+  oi_set_yield(lk, 0, 3, r);
   kiln_value *rk[3] = {kiln_op_result(lk, 0), kiln_op_result(lk, 1), kiln_op_result(lk, 2)};
-  set_yield(lc, 0, 3, rk);
+  oi_set_yield(lc, 0, 3, rk);
   kiln_value *rc[3] = {kiln_op_result(lc, 0), kiln_op_result(lc, 1), kiln_op_result(lc, 2)};
-  set_yield(lb, 0, 3, rc);
+  oi_set_yield(lb, 0, 3, rc);
   s->b = hb;
   *table = kiln_op_result(lb, 0);
   *count = kiln_op_result(lb, 2);

@@ -5,13 +5,12 @@
  * size is an import-time constant (Compress's condition, NonZero's
  * input), the result is computed here (Compress: a gather of the kept
  * positions; NonZero: a constant). When it is a run-time tensor of static
- * shape in the top-level graph, kernels compute the kept positions (the
- * flat index of each set element: an exclusive prefix count per element,
- * O(n^2), then position k takes the element whose count is k) and their
- * number, which the host reads once those ran (oi_host_read) to size the
- * output; Unique likewise (see its section). Otherwise (run-time dims,
- * inside a subgraph) the error kind is "dynamic", naming
- * what decides the size. */
+ * shape in the top-level graph, a sequential kernel computes the kept
+ * positions (the flat index of each set element, in one O(n) pass) and
+ * their number, which the host reads once those ran (oi_host_read) to
+ * size the output; Unique's pairwise O(n^2) kernels likewise (see its
+ * section). Otherwise (run-time dims, inside a subgraph) the error kind
+ * is "dynamic", naming what decides the size. */
 #include "import_internal.h"
 
 typedef struct { kiln_value *x; uint32_t axis; } take_user;
@@ -54,32 +53,6 @@ static kiln_value *is_set(kiln_builder *b, const nz_user *u, kiln_value *x) {
   return kiln_op_result(kiln_build(b, KILN_OP_ARITH_EXTUI, 1, &f, 1, &i64, NULL), 0);
 }
 
-/* before[i] += set(x[j]) for j < i; loops (i, j) */
-static bool before_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
-  (void)c;
-  kiln_value *i = oi_loop_index(b, 0), *j = oi_loop_index(b, 1);
-  kiln_value *add = oi_op2(b, KILN_OP_ARITH_ADDI, a[1], is_set(b, u, a[0]));
-  y[0] = oi_select(b, oi_cmpi(b, OI_ULT, j, i), add, a[1]);
-  return true;
-}
-
-/* count += set(x[i]) */
-static bool count_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
-  (void)c;
-  y[0] = oi_op2(b, KILN_OP_ARITH_ADDI, a[1], is_set(b, u, a[0]));
-  return true;
-}
-
-/* pos[k] += i when x[i] is set and before[i] == k; loops (k, i) */
-static bool pick_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
-  (void)c;
-  kiln_value *k = oi_loop_index_i64(b, 0), *i = oi_loop_index_i64(b, 1);
-  kiln_value *hit = oi_op2(b, KILN_OP_ARITH_ANDI, oi_cmpi(b, OI_EQ, a[1], k),
-                           oi_cmpi(b, OI_NE, is_set(b, u, a[0]), oi_scalar(b, a[2]->type, 0, 0)));
-  y[0] = oi_select(b, hit, oi_op2(b, KILN_OP_ARITH_ADDI, a[2], i), a[2]);
-  return true;
-}
-
 /* An i64 tensor of the given shape ('?' dims from dims) filled with 0. */
 static kiln_value *zeros_i64(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *const *dims) {
   const kiln_type *i64 = kiln_type_int(c->ctx, 64);
@@ -90,28 +63,37 @@ static kiln_value *zeros_i64(oi_ctx *c, uint32_t rank, const int64_t *shape, kil
 }
 
 /* The flat indices of the set elements of x (1-D, static length n), in
- * order: a tensor<?xi64> whose length *k the host reads at run time. */
+ * order: a tensor<?xi64> whose length *k the host reads at run time. One
+ * sequential pass (a host-level scf.for over tensors is a dispatch of its
+ * own): pos[w] = i, w += set(x[i]), so O(n); a write at an unset element
+ * is overwritten by the next set one or lies past w. */
 static kiln_value *kept_positions(oi_ctx *c, kiln_value *x, bool isf, kiln_value **k) {
   nz_user u = {isf};
-  int64_t n = x->type->shape[0];
-  const bool red2[2] = {false, true}, red1[1] = {true};
-  int64_t d0 = 0, d1 = 1;
-  /* before[i]: how many set elements precede i */
-  kiln_value *zb = zeros_i64(c, 1, &n, NULL);
-  const kiln_affine_map *mb[2] = {oi_map_dims(c, 2, 1, &d1), oi_map_dims(c, 2, 1, &d0)};
-  kiln_op *gb = oi_generic(c, 1, &x, 1, &zb, mb, 2, red2, before_body, &u);
-  /* their number */
-  kiln_value *zc = zeros_i64(c, 0, NULL, NULL);
-  const kiln_affine_map *mc[2] = {oi_map_dims(c, 1, 1, &d0), oi_map_dims(c, 1, 0, NULL)};
-  kiln_op *gc = oi_generic(c, 1, &x, 1, &zc, mc, 1, red1, count_body, &u);
-  if (!gb || !gc) return NULL;
-  *k = oi_host_read(c, kiln_op_result(gc, 0), 0);
+  int64_t n = x->type->shape[0], one = 1;
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64), *it = kiln_type_index(c->ctx);
+  kiln_value *init[2];
+  init[0] = zeros_i64(c, 1, &n, NULL);
+  init[1] = zeros_i64(c, 1, &one, NULL);
+  kiln_value *lo = oi_index(c, 0), *hi = oi_index(c, n);
+  kiln_builder b;
+  kiln_value *i, *acc[2];
+  kiln_op *loop = oi_for(&c->b, lo, hi, 2, init, &b, &i, acc);
+  kiln_value *c0 = kiln_build_constant(&b, kiln_attr_int(c->ctx, it, 0));
+  kiln_value *v = oi_extract(&b, x, 1, &i);
+  kiln_value *set = is_set(&b, &u, v);
+  kiln_value *w = oi_extract(&b, acc[1], 1, &c0);
+  kiln_value *wi = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_INDEX_CAST, 1, &w, 1, &it, NULL), 0);
+  kiln_value *i64v = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_INDEX_CAST, 1, &i, 1, &i64, NULL), 0);
+  kiln_value *y[2];
+  y[0] = oi_insert(&b, i64v, acc[0], 1, &wi);
+  kiln_value *w1 = oi_op2(&b, KILN_OP_ARITH_ADDI, w, set);
+  y[1] = oi_insert(&b, w1, acc[1], 1, &c0);
+  oi_set_yield(loop, 0, 2, y);
+  *k = oi_host_read(c, kiln_op_result(loop, 1), 0);
+  if (!*k) return NULL;
   int64_t dyn = KILN_DYNAMIC;
-  kiln_value *zp = zeros_i64(c, 1, &dyn, k);
-  kiln_value *ins[2] = {x, kiln_op_result(gb, 0)};
-  const kiln_affine_map *mp[3] = {oi_map_dims(c, 2, 1, &d1), oi_map_dims(c, 2, 1, &d1), oi_map_dims(c, 2, 1, &d0)};
-  kiln_op *gp = oi_generic(c, 2, ins, 1, &zp, mp, 2, red2, pick_body, &u);
-  return gp ? kiln_op_result(gp, 0) : NULL;
+  kiln_value *start = lo;
+  return oi_read_window(c, kiln_op_result(loop, 0), &dyn, k, &start);
 }
 
 /* Can kept_positions run on x (static shape, top-level graph)? Else the
