@@ -52,6 +52,7 @@ typedef struct cpu_ukernel {
    * instruction (NULL: generic); load_a returns a vector<4xi8>. */
   bool dot4;
   const char *isa;
+  bool signed_a, pairs; /* vector.dot4's attributes of those names */
   kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
   void (*k_begin)(kiln_builder *b, void *user, kiln_value *const *k);
   void (*c_begin)(kiln_builder *b, void *user);

@@ -40,10 +40,11 @@ typedef struct mm_tile {
   kiln_value *ka, *kb; /* this iteration's A column and B row */
   const kiln_type *vt;
   const kiln_type *va, *vb; /* int8: vector<4xi8> of A, vector<4*VW x i8> of B; else NULL */
-  /* int8: row 0 of the register tile is 128 * B's column sums (cs),
-   * computed by the same dot4 on the bytes 0x80; A's rows (1..) are read
-   * xor 0x80 (sext(a) + 128, unsigned, as dot4 takes them) and their sums
-   * minus cs are linalg.matmul's signed products. */
+  /* int8 with unsigned A (vpdpbusd): row 0 of the register tile is B's
+   * column sums times 128 (cs), computed by the same dot4 on the bytes
+   * 0x80; A's rows (1..) are read xor 0x80 (sext(a) + 128, unsigned, as
+   * dot4 takes them) and their sums minus cs are linalg.matmul's signed
+   * products. NULL (signed_a): no correction. */
   kiln_value *x80, *cs[CPU_UK_MAX_NR];
 } mm_tile;
 
@@ -59,6 +60,7 @@ static kiln_value *mm_load_a(kiln_builder *b, void *u, int r, kiln_value *const 
   (void)k;
   kiln_value *ix[2] = {t->rows[r], t->ka};
   if (!t->va) return cg_load(b, t->A, 2, ix);
+  if (!t->x80) return cg_vload(b, t->va, t->A, 2, ix);
   if (r == 0) return t->x80;
   return cg_bin(b, KILN_OP_ARITH_XORI, cg_vload(b, t->va, t->A, 2, ix), t->x80);
 }
@@ -73,7 +75,7 @@ static kiln_value *mm_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
 static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  if (t->va && r == 0) return kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t->vt, 0));
+  if (t->x80 && r == 0) return kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t->vt, 0));
   if (!t->init) return cg_vload(b, t->vt, t->C, 2, ix);
   kiln_value *v = cg_broadcast(b, t->init, t->vt);
   if (!t->first) return v;
@@ -85,11 +87,11 @@ static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
 static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  if (t->va && r == 0) { /* stored first: the correction of the rows after */
+  if (t->x80 && r == 0) { /* stored first: the correction of the rows after */
     t->cs[q] = v;
     return;
   }
-  if (t->va) v = cg_bin(b, KILN_OP_ARITH_SUBI, v, t->cs[q]);
+  if (t->x80) v = cg_bin(b, KILN_OP_ARITH_SUBI, v, t->cs[q]);
   if (t->epi) v = cpu_apply_epilogue(b, t->epi, ix, v, t->vt);
   cg_vstore(b, v, t->C, 2, ix);
 }
@@ -102,6 +104,8 @@ typedef struct mm_fuse {
   const cpu_epilogue *epi;
   bool dot4;       /* int8: A u8, B i8 in groups of 4 K (pack_groups), C i32 */
   const char *isa; /* vector.dot4's instruction, NULL: generic */
+  bool signed_a;   /* dot4 takes A as it is (not vpdpbusd): no column sums */
+  bool pairs;      /* and B pair-major (pmaddwd) */
 } mm_fuse;
 
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
@@ -116,8 +120,10 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
   if (f->dot4) {
     t.va = kiln_type_vector(b->ctx, 1, &four, A->type->elem);
     t.vb = kiln_type_vector(b->ctx, 1, &w4, A->type->elem);
-    t.x80 = kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t.va, -128));
-    row0 = 1, t.rows[0] = i0; /* row 0: the column sums */
+    if (!f->signed_a) {
+      t.x80 = kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t.va, -128));
+      row0 = 1, t.rows[0] = i0; /* row 0: the column sums */
+    }
   }
   for (int r = 0; r < mr; r++) t.rows[row0 + r] = cg_add(b, i0, cg_index(b, r));
   mr += row0;
@@ -128,6 +134,7 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
     t.bcols[q] = cg_add(b, bc4, cg_index(b, f->dot4 ? q * w4 : q * vw));
   }
   cpu_ukernel uk = {.mr = mr, .nr = nr, .nk = 1, .vt = t.vt, .dot4 = f->dot4, .isa = f->isa,
+                   .signed_a = f->signed_a, .pairs = f->pairs,
                    .k_begin = mm_k_begin,
                    .load_a = mm_load_a, .load_b = mm_load_b, .load_c = mm_load_c,
                    .store_c = mm_store_c, .user = &t};
@@ -210,13 +217,17 @@ static const kiln_attr *pack_columns(kiln_context *ctx, const kiln_attr *v, void
 
 /* int8 weights in groups of 4 K per column, vector.dot4's operand: [K, N]
  * is stored as [N/tn, K/4, tn*4], element (j, g, 4 l + i) = W[4 g + i,
- * j tn + l], so that one load of 4*VW bytes gives VW columns' 4 K. */
+ * j tn + l], so that one load of 4*VW bytes gives VW columns' 4 K. In
+ * dot4's pairs form (kn[4] set), each vector's 4*VW bytes are pair-major
+ * instead: (j, g, 4 VW q + 2 VW p + 2 l + i) = W[4 g + 2 p + i,
+ * j tn + VW q + l]. */
 static const kiln_attr *pack_groups(kiln_context *ctx, const kiln_attr *v, void *user) {
-  const int64_t *kn = user; /* K, N, tn */
-  int64_t s4[4] = {kn[0] / 4, 4, kn[1] / kn[2], kn[2]}, perm[4] = {2, 0, 3, 1};
+  const int64_t *kn = user; /* K, N, tn, VW, pairs */
+  int64_t s6[6] = {kn[0] / 4, 2, 2, kn[1] / kn[2], kn[2] / kn[3], kn[3]};
+  int64_t perm_pairs[6] = {3, 0, 4, 1, 5, 2}, perm[6] = {3, 0, 4, 5, 1, 2};
   int64_t s3[3] = {kn[1] / kn[2], kn[0] / 4, 4 * kn[2]};
-  const kiln_attr *r = kiln_attr_dense_reshape(ctx, v, kiln_type_tensor(ctx, 4, s4, v->type->elem, NULL));
-  if (r) r = kiln_attr_dense_transpose(ctx, r, perm);
+  const kiln_attr *r = kiln_attr_dense_reshape(ctx, v, kiln_type_tensor(ctx, 6, s6, v->type->elem, NULL));
+  if (r) r = kiln_attr_dense_transpose(ctx, r, kn[4] ? perm_pairs : perm);
   return r ? kiln_attr_dense_reshape(ctx, r, kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL)) : NULL;
 }
 
@@ -285,7 +296,9 @@ static kiln_walk_result find_binding(kiln_op *op, void *user) {
  * prepack.c can rewrite every constant the binding receives; else NULL.
  * Each view replaces its subview for all readers (the same values: a
  * partial tile's generic matmul reads it too). */
-static kiln_value *prepacked_b(kiln_value *B, bool groups4) {
+/* groups4: int8's groups of 4 K (pack_groups) of VW-lane vectors, pair-
+ * major where pairs is set; else pack_columns. */
+static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pairs) {
   col_tile first;
   if (!column_tile(B->def, &first)) return NULL;
   kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
@@ -300,8 +313,8 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4) {
       return NULL;
   }
   int64_t K = first.K, N = first.N, tn = first.tn;
-  if (groups4 && K % 4 != 0) return NULL;
-  int64_t kn[3] = {K, N, tn}, pshape[3] = {N / tn, groups4 ? K / 4 : K, groups4 ? 4 * tn : tn};
+  if (groups4 && (K % 4 != 0 || tn % vw != 0)) return NULL;
+  int64_t kn[5] = {K, N, tn, vw, pairs}, pshape[3] = {N / tn, groups4 ? K / 4 : K, groups4 ? 4 * tn : tn};
   const kiln_type *pt = kiln_type_memref(kiln_op_context(B->def), 3, pshape,
                                          B->type->elem, NULL, B->type->memspace);
   kiln_value *P[8];
@@ -373,7 +386,9 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
  * N of the vector width (no column tail: the generic path does not take
  * mixed types). vector.dot4 takes unsigned A: each register tile reads
  * A xor 0x80 and subtracts 128 * B's column sums, one more dot4 per column
- * vector (emit_register_tile). Zero points and scales are the producer's
+ * vector (emit_register_tile); that is vpdpbusd's form: elsewhere dot4
+ * takes signed A as it is (signed_a), and pmaddwd (x86-64 without VNNI)
+ * B packed pair-major (pairs). Zero points and scales are the producer's
  * and the epilogue's business. No K blocking yet. false: not this form,
  * nothing built. */
 static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, kiln_value *C, int64_t M,
@@ -382,9 +397,14 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   if (K == KILN_DYNAMIC || K < 4 || K % 4 != 0 || N % vw != 0 || M < 1 || vw > 16) return false;
   /* B is [K/4, 4 N] when another version of the kernel already packed it */
   kiln_value *Bp = tb->shape[0] == K / 4 && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
-  if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true)))) return false;
+  const char *isa = cpu_dot4_isa(op, vw);
+  /* only vpdpbusd needs unsigned A and the column sums; pmaddwd reads
+   * B pair-major */
+  const bool signed_a = !isa || strncmp(isa, "avx", 3) != 0;
+  const bool pairs = isa && strncmp(isa, "pmaddwd", 7) == 0;
+  if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true, vw, pairs)))) return false;
   int nr = N % (2 * vw) == 0 ? 2 : 1;
-  int mr = cpu_accumulators(op, vw) / nr - 1; /* one row of column sums */
+  int mr = cpu_accumulators(op, vw) / nr - (signed_a ? 0 : 1); /* a row of column sums */
   if (mr > 8) mr = 8;
   if (mr < 1) mr = 1;
   if (mr > M) mr = (int)M;
@@ -392,7 +412,8 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   b.loc = op->loc;
   kiln_op *fill = cpu_fused_fill(op, C);
   cpu_epilogue epi = {0};
-  mm_fuse f = {.init = fill ? kiln_op_operand(fill, 0) : NULL, .dot4 = true, .isa = cpu_dot4_isa(op, vw)};
+  mm_fuse f = {.init = fill ? kiln_op_operand(fill, 0) : NULL, .dot4 = true, .isa = isa,
+              .signed_a = signed_a, .pairs = pairs};
   if (cpu_fused_epilogue(op, C, &epi)) f.epi = &epi;
   kiln_value *zero = cg_index(&b, 0);
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
@@ -467,7 +488,7 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   /* A constant B stored in column blocks at compile time is read in
    * place, K-blocked as a packed one (its block stays in L1 across the
    * row blocks), with no copy. */
-  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B, false) : NULL;
+  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B, false, vw, false) : NULL;
   if (!Bp && nmain == N && !dyn_k && contiguous_tile(B->type)) Bp = B;
   kiln_builder bj, bk;
   if (!kc) {

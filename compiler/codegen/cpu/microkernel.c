@@ -38,9 +38,13 @@ static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k
         kiln_value *fma[3] = {a, bv[q], inner[r * uk->nr + q]};
         kiln_value *dot[3] = {inner[r * uk->nr + q], a, bv[q]};
         const kiln_attr *attrs = NULL;
-        if (uk->dot4 && uk->isa) {
-          kiln_named_attr na = {"isa", kiln_attr_string(b->ctx, uk->isa, strlen(uk->isa))};
-          attrs = kiln_attr_dict(b->ctx, 1, &na);
+        if (uk->dot4) {
+          kiln_named_attr na[3];
+          uint32_t nna = 0;
+          if (uk->isa) na[nna++] = (kiln_named_attr){"isa", kiln_attr_string(b->ctx, uk->isa, strlen(uk->isa))};
+          if (uk->signed_a) na[nna++] = (kiln_named_attr){"signed_a", kiln_attr_unit(b->ctx)};
+          if (uk->pairs) na[nna++] = (kiln_named_attr){"pairs", kiln_attr_unit(b->ctx)};
+          if (nna) attrs = kiln_attr_dict(b->ctx, nna, na);
         }
         next[r * uk->nr + q] = kiln_op_result(
             kiln_build(&body, uk->dot4 ? KILN_OP_VECTOR_DOT4 : KILN_OP_VECTOR_FMA, 3, uk->dot4 ? dot : fma, 1,

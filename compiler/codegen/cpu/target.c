@@ -10,6 +10,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__aarch64__) && defined(__linux__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
 
 typedef struct vtarget {
   const char *arch, *feature;
@@ -109,7 +113,8 @@ static const char *pmaddwd_isa(bool bw, bool avx2, int64_t vw) {
  * vpdpbusd where the target names avx512vnni (16 lanes) or avxvnni (8),
  * the host where it has avx512vnni (and KILN_CPU_FEATURES, which narrows
  * the host target, does not mask it); else on x86-64 pmaddwd (i16 pairs,
- * exact); NULL: the generic lowering. */
+ * exact); on aarch64 +dotprod sdot (4 lanes); NULL: the generic
+ * lowering. */
 const char *cpu_dot4_isa(const kiln_op *op, int64_t vw) {
   const char *target = target_of(op), *colon = strchr(target, ':');
   const char *spec = colon ? colon + 1 : "host";
@@ -124,10 +129,15 @@ const char *cpu_dot4_isa(const kiln_op *op, int64_t vw) {
     bool avx2 = __builtin_cpu_supports("avx2") &&
                 (!mask || has_feature(mask, "avx2") || has_feature(mask, "avx512f") || bw);
     return pmaddwd_isa(bw, avx2, vw);
+#elif defined(__aarch64__) && defined(__linux__)
+    const char *mask = getenv("KILN_CPU_FEATURES");
+    return vw == 4 && (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) && (!mask || has_feature(mask, "dotprod")) ? "sdot"
+                                                                                                       : NULL;
 #else
     return NULL;
 #endif
   }
+  if (strncmp(spec, "aarch64", 7) == 0) return vw == 4 && has_feature(spec, "dotprod") ? "sdot" : NULL;
   if (strncmp(spec, "x86_64", 6) != 0 && strncmp(spec, "x86-64", 6) != 0) return NULL;
   if (vw == 16 && has_feature(spec, "avx512vnni") && has_feature(spec, "avx512f")) return "avx512vnni";
   if (vw == 8 && has_feature(spec, "avxvnni")) return "avxvnni";

@@ -301,51 +301,82 @@ static void transfer(tl *t, kiln_op *op) {
 }
 
 /* dot4 on x86-64 without VNNI (isa "pmaddwdW", W the instruction's
- * width in bits): a's 4 bytes zero-extend and b's 4N sign-extend to i16,
- * pmaddwd sums adjacent products into i32 (a[0]b[4i] + a[1]b[4i+1], then
- * a[2]b[4i+2] + a[3]b[4i+3]: at most 2 * 255 * 128, no saturation, unlike
- * pmaddubsw's i16 sums), and each lane adds its two pair sums. The i16
- * products are exact, so the result equals the generic form's. */
+ * width in bits): a's 4 bytes and b's 4N widen to i16 and pmaddwd sums
+ * adjacent products into i32 (at most 2 * 255 * 128: exact, no
+ * saturation, unlike pmaddubsw's i16 sums). In the default layout the
+ * pair sums a[0]b[4i] + a[1]b[4i+1] and a[2]b[4i+2] + a[3]b[4i+3] of a
+ * lane are adjacent, and each lane adds its two (horizontal shuffles).
+ * With `pairs` (b pair-major: the first 2N bytes hold K 0-1 of every
+ * lane, the next K 2-3), each half's pmaddwd gives the N lanes in order:
+ * two pmaddwd and two adds per dot4. */
 static void dot4_pmaddwd(tl *t, kiln_op *op, unsigned n, unsigned width, LLVMValueRef acc,
                          LLVMValueRef a, LLVMValueRef b) {
   const char *name = width == 512   ? "llvm.x86.avx512.pmaddw.d.512"
                      : width == 256 ? "llvm.x86.avx2.pmadd.wd"
                                     : "llvm.x86.sse2.pmadd.wd";
+  const bool pairs = kiln_op_get_attr(op, "pairs") != NULL;
   LLVMTypeRef i16 = LLVMInt16TypeInContext(t->c);
   unsigned w = width / 16, chunks = 4 * n / w; /* i16 per instruction, instructions */
-  LLVMValueRef mask[64], parts[8];
-  LLVMValueRef a16 = LLVMBuildZExt(t->b, a, LLVMVectorType(i16, 4), "");
-  for (unsigned i = 0; i < w; i++) mask[i] = LLVMConstInt(t->i32, i % 4, 0);
-  LLVMValueRef ap = LLVMBuildShuffleVector(t->b, a16, LLVMGetPoison(LLVMTypeOf(a16)), LLVMConstVector(mask, w), "");
+  LLVMValueRef mask[64], parts[8], ap[2];
+  LLVMValueRef a16 = kiln_op_get_attr(op, "signed_a") ? LLVMBuildSExt(t->b, a, LLVMVectorType(i16, 4), "")
+                                                      : LLVMBuildZExt(t->b, a, LLVMVectorType(i16, 4), "");
+  /* a's i16 as each instruction pairs them with b: all 4 in turn, or
+   * pairs: a[0],a[1] (first half of b) and a[2],a[3] (second half) */
+  for (unsigned h = 0; h < 2; h++) {
+    for (unsigned i = 0; i < w; i++) mask[i] = LLVMConstInt(t->i32, pairs ? 2 * h + i % 2 : i % 4, 0);
+    ap[h] = LLVMBuildShuffleVector(t->b, a16, LLVMGetPoison(LLVMTypeOf(a16)), LLVMConstVector(mask, w), "");
+  }
   LLVMValueRef b16 = LLVMBuildSExt(t->b, b, LLVMVectorType(i16, 4 * n), "");
   for (unsigned c = 0; c < chunks; c++) {
     for (unsigned i = 0; i < w; i++) mask[i] = LLVMConstInt(t->i32, c * w + i, 0);
     LLVMValueRef bc = LLVMBuildShuffleVector(t->b, b16, LLVMGetPoison(LLVMTypeOf(b16)), LLVMConstVector(mask, w), "");
-    LLVMValueRef args[2] = {ap, bc};
+    LLVMValueRef args[2] = {pairs && c >= chunks / 2 ? ap[1] : ap[0], bc};
     parts[c] = tl_call_intrinsic(t, name, NULL, args, 2);
   }
-  /* the pair sums of all lanes in order, 2N i32 (chunks is a power of 2) */
-  for (unsigned len = w / 2; chunks > 1; chunks /= 2, len *= 2) {
-    for (unsigned i = 0; i < 2 * len; i++) mask[i] = LLVMConstInt(t->i32, i, 0);
-    for (unsigned c = 0; c < chunks / 2; c++)
-      parts[c] = LLVMBuildShuffleVector(t->b, parts[2 * c], parts[2 * c + 1], LLVMConstVector(mask, 2 * len), "");
+  /* concatenated in order: 2N i32 (chunks is a power of 2); with pairs,
+   * each half's N separately */
+  unsigned groups = pairs ? 2 : 1, per = chunks / groups;
+  for (unsigned g = 0; g < groups; g++) {
+    LLVMValueRef *pg = parts + g * per;
+    for (unsigned len = w / 2, m = per; m > 1; m /= 2, len *= 2) {
+      for (unsigned i = 0; i < 2 * len; i++) mask[i] = LLVMConstInt(t->i32, i, 0);
+      for (unsigned c = 0; c < m / 2; c++)
+        pg[c] = LLVMBuildShuffleVector(t->b, pg[2 * c], pg[2 * c + 1], LLVMConstVector(mask, 2 * len), "");
+    }
   }
   LLVMValueRef r = acc;
   for (unsigned j = 0; j < 2; j++) {
-    for (unsigned i = 0; i < n; i++) mask[i] = LLVMConstInt(t->i32, 2 * i + j, 0);
-    LLVMValueRef half = LLVMBuildShuffleVector(t->b, parts[0], LLVMGetPoison(LLVMTypeOf(parts[0])),
-                                               LLVMConstVector(mask, n), "");
+    LLVMValueRef half;
+    if (pairs) {
+      half = parts[j * per];
+    } else {
+      for (unsigned i = 0; i < n; i++) mask[i] = LLVMConstInt(t->i32, 2 * i + j, 0);
+      half = LLVMBuildShuffleVector(t->b, parts[0], LLVMGetPoison(LLVMTypeOf(parts[0])), LLVMConstVector(mask, n), "");
+    }
     r = LLVMBuildAdd(t->b, r, half, "");
   }
   tl_set(t, &op->results[0], r);
 }
 
-/* vector.dot4: r[i] = acc[i] + sum_j<4 zext(a[j]) * sext(b[4i+j]). With
- * isa avx512vnni/avxvnni, a's 4 bytes are splat as one i32 per lane and
+/* dot4 on aarch64 +dotprod (isa "sdot", 4 lanes, signed_a): sdot v.4s,
+ * b's 16 bytes times a's 4 splat to every lane, one instruction. */
+static void dot4_sdot(tl *t, kiln_op *op, LLVMValueRef acc, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef v16 = LLVMVectorType(t->i8, 16), v4 = LLVMVectorType(t->i32, 4);
+  LLVMValueRef a32 = LLVMBuildBitCast(t->b, a, t->i32, "");
+  LLVMValueRef as = LLVMBuildBitCast(t->b, tl_splat(t, a32, v4), v16, "");
+  LLVMTypeRef ov[2] = {v4, v16}, ft;
+  LLVMValueRef f = tl_intrinsic(t, "llvm.aarch64.neon.sdot", ov, 2, &ft);
+  LLVMValueRef args[3] = {acc, b, as};
+  tl_set(t, &op->results[0], LLVMBuildCall2(t->b, ft, f, args, 3, ""));
+}
+
+/* vector.dot4: r[i] = acc[i] + sum_j<4 ext(a[j]) * sext(b[4i+j]), ext
+ * zext or with signed_a sext (dialects/vector.h). With isa
+ * avx512vnni/avxvnni, a's 4 bytes are splat as one i32 per lane and
  * vpdpbusd does it in one instruction (its i32 sum wraps, as this form's
- * does); pmaddwdW: dot4_pmaddwd. Else the products widen to i32 and each
- * lane sums its group of 4 with strided shuffles, code every target
- * compiles. */
+ * does); pmaddwdW: dot4_pmaddwd; sdot: dot4_sdot. Else the products widen
+ * to i32 and each lane sums its group of 4 with strided shuffles, code
+ * every target compiles. */
 static void dot4(tl *t, kiln_op *op) {
   LLVMValueRef acc = tl_operand(t, op, 0), a = tl_operand(t, op, 1), b = tl_operand(t, op, 2);
   if (!acc || !a || !b) return;
@@ -354,6 +385,10 @@ static void dot4(tl *t, kiln_op *op) {
   const kiln_attr *isa = kiln_op_get_attr(op, "isa");
   if (isa && isa->kind == KILN_ATTR_STRING && strncmp(isa->str, "pmaddwd", 7) == 0) {
     dot4_pmaddwd(t, op, n, (unsigned)atoi(isa->str + 7), acc, a, b);
+    return;
+  }
+  if (isa && isa->kind == KILN_ATTR_STRING && strcmp(isa->str, "sdot") == 0) {
+    dot4_sdot(t, op, acc, a, b);
     return;
   }
   if (isa && isa->kind == KILN_ATTR_STRING) {
@@ -371,7 +406,8 @@ static void dot4(tl *t, kiln_op *op) {
   LLVMTypeRef wide = LLVMVectorType(t->i32, 4 * n);
   LLVMValueRef mask[64], r = acc;
   for (unsigned i = 0; i < 4 * n; i++) mask[i] = LLVMConstInt(t->i32, i % 4, 0);
-  LLVMValueRef aw = LLVMBuildZExt(t->b, a, LLVMVectorType(t->i32, 4), "");
+  LLVMValueRef aw = kiln_op_get_attr(op, "signed_a") ? LLVMBuildSExt(t->b, a, LLVMVectorType(t->i32, 4), "")
+                                                     : LLVMBuildZExt(t->b, a, LLVMVectorType(t->i32, 4), "");
   aw = LLVMBuildShuffleVector(t->b, aw, LLVMGetPoison(LLVMTypeOf(aw)), LLVMConstVector(mask, 4 * n), "");
   LLVMValueRef p = LLVMBuildMul(t->b, aw, LLVMBuildSExt(t->b, b, wide, ""), "");
   for (unsigned j = 0; j < 4; j++) {

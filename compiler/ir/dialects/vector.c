@@ -254,8 +254,8 @@ bool vector_verify_fma(kiln_op *op) {
   return true;
 }
 
-/* ---- dot4 "%acc, %a, %b {isa = ..} : vector<4xi8>, vector<4NxI8> into
- * vector<Nxi32>" ---- */
+/* ---- dot4 "%acc, %a, %b {isa = .., signed_a, pairs} : vector<4xi8>,
+ * vector<4NxI8> into vector<Nxi32>" ---- */
 bool vector_parse_dot4(kiln_parser *p, kiln_op_state *st) {
   kiln_p_ssa_uses ops = {0};
   const kiln_type *ta, *tb, *r;
@@ -288,13 +288,15 @@ static bool is_int_vector(const kiln_type *t, unsigned bits, int64_t lanes) {
 bool kiln_vector_dot4_isa_ok(const char *isa, int64_t lanes) {
   if (strcmp(isa, "avx512vnni") == 0) return lanes == 16;
   if (strcmp(isa, "avxvnni") == 0) return lanes == 4 || lanes == 8;
-  /* pmaddwdW: W-bit pmaddwd over the 4N i16 of b, a power of 2 of them */
+  if (strcmp(isa, "sdot") == 0) return lanes == 4;
+  /* pmaddwdW: W-bit pmaddwd over each half (2N i16) of b, a power of 2 of
+   * them */
   int64_t w = strcmp(isa, "pmaddwd128") == 0   ? 128
               : strcmp(isa, "pmaddwd256") == 0 ? 256
               : strcmp(isa, "pmaddwd512") == 0 ? 512
                                                : 0;
-  if (!w || 64 * lanes < w || 64 * lanes % w) return false;
-  int64_t chunks = 64 * lanes / w;
+  if (!w || 32 * lanes < w || 32 * lanes % w) return false;
+  int64_t chunks = 32 * lanes / w;
   return (chunks & (chunks - 1)) == 0;
 }
 
@@ -307,8 +309,18 @@ bool vector_verify_dot4(kiln_op *op) {
     return kiln_op_emit_error(op, "expects a vector<4xi8> and a vector<%lldxi8> (4 per i32 lane)", (long long)(4 * n));
   const kiln_attr *isa = kiln_op_get_attr(op, "isa");
   if (isa && (isa->kind != KILN_ATTR_STRING || !kiln_vector_dot4_isa_ok(isa->str, n)))
-    return kiln_op_emit_error(op, "isa must be \"avx512vnni\" (16 lanes), \"avxvnni\" (4 or 8 lanes) or "
-                                  "\"pmaddwd128/256/512\" (a power of 2 of instructions over the 4N bytes)");
+    return kiln_op_emit_error(op, "isa must be \"avx512vnni\" (16 lanes), \"avxvnni\" (4 or 8 lanes), "
+                                  "\"pmaddwd128/256/512\" (a power of 2 of instructions over 2N bytes) or "
+                                  "\"sdot\" (4 lanes)");
+  /* signed_a: vpdpbusd takes unsigned a only; pairs (b pair-major):
+   * only pmaddwd's lowering reads it */
+  const kiln_attr *sa = kiln_op_get_attr(op, "signed_a"), *pairs = kiln_op_get_attr(op, "pairs");
+  if (sa && (sa->kind != KILN_ATTR_UNIT || (isa && strncmp(isa->str, "avx", 3) == 0)))
+    return kiln_op_emit_error(op, "signed_a is a unit attribute that vpdpbusd (avx512vnni, avxvnni) cannot take");
+  if (isa && strcmp(isa->str, "sdot") == 0 && !sa)
+    return kiln_op_emit_error(op, "isa \"sdot\" needs signed_a");
+  if (pairs && (pairs->kind != KILN_ATTR_UNIT || !isa || strncmp(isa->str, "pmaddwd", 7) != 0))
+    return kiln_op_emit_error(op, "pairs is a unit attribute that needs isa \"pmaddwdW\"");
   return true;
 }
 

@@ -35,7 +35,13 @@ bool kiln_vector_transfer_in_bounds(const kiln_op *op, uint32_t i);
 /* The kind of a vector.reduction, or KILN_VECTOR_KIND_COUNT if malformed. */
 kiln_vector_kind kiln_vector_reduction_kind(const kiln_op *op);
 /* Whether vector.dot4's `isa` attribute may name isa ("avx512vnni",
- * "avxvnni", "pmaddwd128/256/512") for a result of `lanes` i32 lanes. */
+ * "avxvnni", "pmaddwd128/256/512", "sdot") for a result of `lanes` i32
+ * lanes.
+ * vector.dot4 %acc, %a, %b: r[i] = acc[i] + sum_j<4 ext(a[j]) b[4i+j],
+ * ext zext or, with the unit attribute `signed_a` (not vpdpbusd), sext;
+ * with `pairs` (isa pmaddwdW only) b's 4N bytes are pair-major instead,
+ * r[i] = acc[i] + sum_p<2,j<2 ext(a[2p+j]) b[2Np + 2i + j] (the layout
+ * pmaddwd reads, no horizontal sums). */
 bool kiln_vector_dot4_isa_ok(const char *isa, int64_t lanes);
 
 #endif

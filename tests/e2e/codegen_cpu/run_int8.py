@@ -9,7 +9,11 @@ and the weights' binding packed in groups of 4 K ([N/tn, K/4, 4 tn]).
 A target this host cannot run is compiled and checked, not run, and the
 script says so.
 
-usage: run_int8.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+usage: run_int8.py KILN_COMPILE KILN_RUN WORKDIR DEVICE [TARGET=ISA,...]
+
+TARGET=ISA,... replaces the targets (ISA "-": no isa; tests/cross runs
+aarch64 with and without +dotprod, isa sdot, under QEMU); the
+environment's KILN_RUN_EMULATOR, when set, prefixes kiln-run.
 
 Cases: odd M (1, 7, 130: partial row tiles), K = 4, 100, 512, N = 128, 192,
 256, full-range weights and activations (-128 and 127 included); and
@@ -17,6 +21,7 @@ shapes the microkernel does not take (K % 4 != 0, N = 64 or 20), which
 the generic loops compute (sign-extending the i8 operands), checked too.
 """
 import os
+import shlex
 import subprocess
 import sys
 
@@ -49,10 +54,14 @@ def program(m, k, n, w):
 
 
 def main():
-    if len(sys.argv) != 5:
+    if len(sys.argv) not in (5, 6):
         print(__doc__)
         return 2
-    kc, kr, work, device = sys.argv[1:]
+    kc, kr, work, device = sys.argv[1:5]
+    targets = TARGETS
+    if len(sys.argv) == 6:
+        targets = [(t, None if i == "-" else i) for t, i in (x.split("=", 1) for x in sys.argv[5].split(","))]
+    emulator = shlex.split(os.environ.get("KILN_RUN_EMULATOR", ""))
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(24)
     failures, ran, not_run = [], 0, []
@@ -68,7 +77,7 @@ def main():
             f.write(program(m, k, n, w))
         xin = os.path.join(work, name + ".x.npy")
         np.save(xin, x)
-        for ti, (target, isa) in enumerate(TARGETS):
+        for ti, (target, isa) in enumerate(targets):
             what = "%s on %s" % (name, target)
             mod = os.path.join(work, "%s.t%d.kiln" % (name, ti))
             r = subprocess.run([kc, src, "-o", mod, "--target=" + target, "--print-ir-after=lower-to-loops"],
@@ -87,7 +96,7 @@ def main():
             if micro and packed not in ir:
                 failures.append("%s: weights not packed in groups of 4 K (%s...)" % (what, packed))
             out = os.path.join(work, "%s.t%d.out.npy" % (name, ti))
-            r = subprocess.run([kr, "--module=" + mod, "--device=" + device, "--input=@" + xin,
+            r = subprocess.run(emulator + [kr, "--module=" + mod, "--device=" + device, "--input=@" + xin,
                                 "--output=@" + out], capture_output=True, text=True)
             # The runtime refuses a module whose only variant needs features
             # the CPU (or KILN_CPU_FEATURES) lacks, in either wording.

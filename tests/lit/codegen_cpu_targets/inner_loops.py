@@ -10,6 +10,8 @@ address order, prints one line:
   loop N insns: FORM=COUNT ... dests=D [vtype=e32,mK ...]
 FORM counts the vector fused multiply-adds by form (fmla.4s.lane:
 `fmla vd.4s, vn.4s, vm.s[i]`; fmla.4s: all three registers .4s;
+sdot.4s / udot.4s: the int8 dot products `sdot vd.4s, vn.16b, vm.16b`,
+.lane with `vm.4b[i]`;
 vfmacc.vf / vfmacc.vv / vfmadd.vf / vfmadd.vv / vfnmsac... as written),
 D is how many distinct registers those FMAs write (the register tile's
 accumulators when the loop is a microkernel's), and vtype lists the
@@ -24,6 +26,7 @@ TARGET = re.compile(r"0x([0-9a-f]+)\s*<")
 BRANCH = re.compile(r"^(b|b\.\w+|cbn?z|tbn?z|j|c\.j|c\.beqz|c\.bnez|beqz|bnez|blez|bgez|bltz|bgtz|"
                     r"beq|bne|blt|bge|bltu|bgeu|bgt|ble|bgtu|bleu)$")
 AARCH64_FMA = re.compile(r"^(fmla)$")
+AARCH64_DOT = re.compile(r"^([su]dot)$")
 RVV_FMA = re.compile(r"^(vf(?:n?m(?:acc|add|sac|sub)))\.(vf|vv)$")
 
 
@@ -32,6 +35,11 @@ def fma_form(mn, ops):
         regs = [o.strip() for o in ops.split(",")]
         if len(regs) == 3 and regs[0].endswith(".4s"):
             return "fmla.4s.lane" if re.search(r"\.s\[\d\]$", regs[2]) else "fmla.4s"
+        return None
+    if AARCH64_DOT.match(mn):
+        regs = [o.strip() for o in ops.split(",")]
+        if len(regs) == 3 and regs[0].endswith(".4s"):
+            return mn + (".4s.lane" if re.search(r"\.4b\[\d\]$", regs[2]) else ".4s")
         return None
     m = RVV_FMA.match(mn)
     return mn if m else None

@@ -4,7 +4,8 @@
  * padded with zero weights), is compiled for the generic lowering (host
  * target), for vpdpbusd (avx512vnni, 16 lanes; avxvnni, 8 lanes) and for
  * pmaddwd without VNNI (SSE2 128-bit on 4 and 16 lanes, AVX2 256, AVX-512
- * BW 512) and run wherever the host can run it; the others are still translated and
+ * BW 512; also with signed A, generic and pmaddwd with pair-major B, as
+ * the int8 matmul uses them; sdot on aarch64 +dotprod) and run wherever the host can run it; the others are still translated and
  * compiled (cross, for x86-64) and say why they did not run. Activations
  * of either signedness and zero points 0/128/255/-128 go through the
  * +128 shift and the compile-time column-sum correction the quantized
@@ -30,10 +31,12 @@ int main(void) {
 #include "kiln/executable_abi.h"
 
 /* The kernel: one workgroup, C[M x NP] (i32) = A[M x KP] (u8) . Bp. */
-static char *kernel_text(int m, int kp, int np, int lanes, const char *isa) {
+static char *kernel_text(int m, int kp, int np, int lanes, const char *isa, bool signed_a, bool pairs) {
   static char buf[8192];
-  char attr[64] = "";
-  if (isa) snprintf(attr, sizeof attr, " {isa = \"%s\"}", isa);
+  char attr[96] = "";
+  if (isa || signed_a)
+    snprintf(attr, sizeof attr, " {%s%s%s%s%s%s}", isa ? "isa = \"" : "", isa ? isa : "", isa ? "\"" : "",
+             isa && signed_a ? ", " : "", signed_a ? "signed_a" : "", pairs ? ", pairs" : "");
   int nb = np / lanes, k4 = kp / 4, w = 4 * lanes;
   snprintf(buf, sizeof buf,
            "func.func @dot4() attributes {kiln.launch = {workgroup_size = array<i64: 1, 1, 1>}} {\n"
@@ -74,20 +77,34 @@ typedef struct dot4_path {
   const char *spec;   /* what the host must have to run it, NULL: any host */
   int lanes;
   const char *call;   /* the intrinsic its translation calls */
+  bool signed_a;      /* A's bytes signed */
+  bool pairs;         /* B pair-major (pmaddwd) */
 } dot4_path;
 
 static const dot4_path paths[] = {
-    {NULL, "llvm-cpu", NULL, 16, NULL},
-    {NULL, "llvm-cpu", NULL, 8, NULL},
+    {NULL, "llvm-cpu", NULL, 16, NULL, false, false},
+    {NULL, "llvm-cpu", NULL, 8, NULL, false, false},
+    {NULL, "llvm-cpu", NULL, 8, NULL, true, false},
     {"avx512vnni", "llvm-cpu:x86_64+avx512f+avx512vnni", "x86_64+avx512f+avx512vnni", 16,
-     "llvm.x86.avx512.vpdpbusd.512"},
-    {"avxvnni", "llvm-cpu:x86_64+avx2+avxvnni", "x86_64+avx2+avxvnni", 8, "llvm.x86.avx512.vpdpbusd.256"},
+     "llvm.x86.avx512.vpdpbusd.512", false, false},
+    {"avxvnni", "llvm-cpu:x86_64+avx2+avxvnni", "x86_64+avx2+avxvnni", 8, "llvm.x86.avx512.vpdpbusd.256",
+     false, false},
     /* without VNNI: i16 pairs, one to eight instructions per dot4 */
-    {"pmaddwd128", "llvm-cpu:x86_64", "x86_64", 4, "llvm.x86.sse2.pmadd.wd"},
-    {"pmaddwd128", "llvm-cpu:x86_64", "x86_64", 16, "llvm.x86.sse2.pmadd.wd"},
-    {"pmaddwd256", "llvm-cpu:x86_64+avx2", "x86_64+avx2", 8, "llvm.x86.avx2.pmadd.wd"},
+    {"pmaddwd128", "llvm-cpu:x86_64", "x86_64", 4, "llvm.x86.sse2.pmadd.wd", false, false},
+    {"pmaddwd128", "llvm-cpu:x86_64", "x86_64", 16, "llvm.x86.sse2.pmadd.wd", false, false},
+    {"pmaddwd256", "llvm-cpu:x86_64+avx2", "x86_64+avx2", 8, "llvm.x86.avx2.pmadd.wd", false, false},
     {"pmaddwd512", "llvm-cpu:x86_64+avx512f+avx512bw", "x86_64+avx512f+avx512bw", 16,
-     "llvm.x86.avx512.pmaddw.d.512"},
+     "llvm.x86.avx512.pmaddw.d.512", false, false},
+    /* the form the int8 matmul uses with pmaddwd: signed A, B pair-major */
+    {"pmaddwd128", "llvm-cpu:x86_64", "x86_64", 4, "llvm.x86.sse2.pmadd.wd", true, true},
+    {"pmaddwd128", "llvm-cpu:x86_64", "x86_64", 16, "llvm.x86.sse2.pmadd.wd", true, true},
+    {"pmaddwd256", "llvm-cpu:x86_64+avx2", "x86_64+avx2", 8, "llvm.x86.avx2.pmadd.wd", true, true},
+    {"pmaddwd256", "llvm-cpu:x86_64+avx512f+avx512bw", "x86_64+avx512f+avx512bw", 16,
+     "llvm.x86.avx2.pmadd.wd", true, true},
+    {"pmaddwd512", "llvm-cpu:x86_64+avx512f+avx512bw", "x86_64+avx512f+avx512bw", 16,
+     "llvm.x86.avx512.pmaddw.d.512", true, true},
+    /* aarch64 +dotprod: sdot, signed A (run under QEMU by cross.aarch64.int8) */
+    {"sdot", "llvm-cpu:aarch64+dotprod", "aarch64+dotprod", 4, "llvm.aarch64.neon.sdot", true, false},
 };
 
 /* Shapes (odd on purpose) and activation encodings: signed activations
@@ -116,21 +133,25 @@ static void run_case(const dot4_path *p, const dot4_case *tc, const kiln_elf_ima
   ck_assert(m * k <= 256 * 9 && k * n <= 256 * 64);
   for (int i = 0; i < m * k; i++) xq[i] = tc->x_signed ? rnd(-128, 127) : rnd(0, 255);
   for (int i = 0; i < k * n; i++) wq[i] = rnd(-128, 127);
-  /* The shift: u8 activations as they are, i8 ones + 128 (zero point too). */
-  int shift = tc->x_signed ? 128 : 0, zu = tc->zx + shift;
+  /* The shift: u8 activations as they are, i8 ones + 128 (zero point too).
+   * signed_a takes signed bytes: those u8 - 128 (zero point too). */
+  int shift = tc->x_signed ? 128 : 0, zu = tc->zx + shift - (p->signed_a ? 128 : 0);
+  uint8_t flip = p->signed_a ? 0x80 : 0;
   uint8_t *A = aligned_alloc(64, (size_t)(m * kp + 63) / 64 * 64);
   int8_t *B = aligned_alloc(64, (size_t)(np * kp + 63) / 64 * 64);
   int32_t *C = aligned_alloc(64, (size_t)(m * np * 4 + 63) / 64 * 64);
   ck_assert(A && B && C);
   /* A's K padding is arbitrary bytes: the zero weights there cancel it. */
   for (int i = 0; i < m; i++)
-    for (int c = 0; c < kp; c++) A[i * kp + c] = c < k ? (uint8_t)(xq[i * k + c] + shift) : 0xAB;
-  /* Packed weights: block jb, group k4, lane l, byte j = w[4*k4 + j][jb*lanes + l]. */
+    for (int c = 0; c < kp; c++) A[i * kp + c] = c < k ? (uint8_t)(xq[i * k + c] + shift) ^ flip : 0xAB;
+  /* Packed weights: block jb, group k4, lane l, byte j = w[4*k4 + j][jb*lanes + l];
+   * pairs: byte 2*lanes*(j/2) + 2*l + j%2 of the group. */
   memset(B, 0, (size_t)np * kp);
   for (int c = 0; c < k; c++)
     for (int j = 0; j < n; j++) {
-      int jb = j / lanes, l = j % lanes;
-      B[((size_t)(jb * (kp / 4) + c / 4) * lanes + l) * 4 + c % 4] = (int8_t)wq[c * n + j];
+      int jb = j / lanes, l = j % lanes, i = c % 4;
+      int at = p->pairs ? 2 * lanes * (i / 2) + 2 * l + i % 2 : 4 * l + i;
+      B[(size_t)(jb * (kp / 4) + c / 4) * 4 * lanes + at] = (int8_t)wq[c * n + j];
     }
   for (int i = 0; i < m * np; i++) C[i] = 0x5A5A5A5A;
   void *ptrs[3] = {A, B, C};
@@ -174,7 +195,7 @@ START_TEST(dot4_paths) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     const dot4_case *tc = &cases[c];
     int kp = (tc->k + 3) / 4 * 4, np = (tc->n + p->lanes - 1) / p->lanes * p->lanes;
-    const char *text = kernel_text(tc->m, kp, np, p->lanes, p->isa);
+    const char *text = kernel_text(tc->m, kp, np, p->lanes, p->isa, p->signed_a, p->pairs);
     /* Translation names the instruction on every host. */
     if (p->isa) {
       LLVMContextRef ctx = LLVMContextCreate();
@@ -207,10 +228,12 @@ START_TEST(dot4_paths) {
     kiln_elf_unload(&img);
   }
   if (can_run)
-    printf("dot4 %s, %d lanes: ran %zu cases\n", p->isa ? p->isa : "generic", p->lanes,
-           sizeof cases / sizeof cases[0]);
+    printf("dot4 %s%s%s, %d lanes: ran %zu cases\n", p->isa ? p->isa : "generic",
+           p->signed_a ? " signed_a" : "", p->pairs ? " pairs" : "",
+           p->lanes, sizeof cases / sizeof cases[0]);
   else
-    printf("dot4 %s, %d lanes: compiled, not run: %s\n", p->isa, p->lanes, msg);
+    printf("dot4 %s%s%s, %d lanes: compiled, not run: %s\n", p->isa, p->signed_a ? " signed_a" : "",
+           p->pairs ? " pairs" : "", p->lanes, msg);
 }
 END_TEST
 
