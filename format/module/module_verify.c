@@ -164,7 +164,10 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
     if (!kmv_check_tensor_types(m, f, false, i, err) ||
         !kmv_check_tensor_types(m, f, true, i, err))
       return false;
-    uint32_t nloc = kiln_fb_Function_locations_count(f), prev_pc = 0;
+    uint32_t prev_pc = 0;
+    (void)prev_pc, (void)files;
+#ifndef KILN_FORMAT_NO_LOCATION_CHECKS /* read by messages, profiles, tools */
+    uint32_t nloc = kiln_fb_Function_locations_count(f);
     for (uint32_t l = 0; l < nloc; l++) {
       kiln_fb_SourceLocation_t loc = kiln_fb_Function_locations_at(f, l);
       if (loc.file >= files)
@@ -175,6 +178,8 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
         return kmv_fail(err, KMV_PC_BAD, i, "locations", l, loc.pc, size);
       prev_pc = loc.pc;
     }
+#endif
+#ifndef KILN_FORMAT_NO_SOURCE_NODE_CHECKS /* read by profiles and tools */
     uint32_t nsites = kiln_fb_Function_source_nodes_count(f);
     for (uint32_t s = 0; s < nsites; s++) {
       uint32_t pc = kiln_fb_SourceNodes_pc(kiln_fb_Function_source_nodes_at(f, s));
@@ -182,6 +187,7 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
         return kmv_fail(err, KMV_PC_BAD, i, "source_nodes", s, pc, size);
       prev_pc = pc;
     }
+#endif
   }
   return true;
 }
@@ -215,8 +221,12 @@ static bool kmv_check_imports_rodata(const kiln_module_view_t *m,
   return true;
 }
 
+#ifndef KILN_FORMAT_NO_CUDA_CHECKS
 /* A variant's launch metadata: absent, or one entry per executable export
- * with a block CUDA can launch and shared memory it can give. */
+ * with a block CUDA can launch and shared memory it can give. Only the
+ * CUDA device reads it, so a runtime-only build without CUDA leaves this
+ * check out (format/module/CMakeLists.txt); tools and CUDA runtimes keep
+ * it. */
 static bool kmv_check_variant_exports(kiln_fb_Executable_t e,
                                       kiln_fb_ExecutableVariant_t var,
                                       uint32_t i, uint32_t v,
@@ -265,6 +275,7 @@ _Static_assert(KILN_MODULE_MAX_BLOCK_THREADS == 1024 &&
                    KILN_MODULE_MAX_BLOCK_X == 1024 &&
                    KILN_MODULE_MAX_BLOCK_Y == 1024 && KILN_MODULE_MAX_BLOCK_Z == 64,
                "update the block-limit message in kmv_check_variant_exports");
+#endif
 
 static bool kmv_check_executables(const kiln_module_view_t *m,
                                   kiln_format_error_t *err) {
@@ -303,9 +314,11 @@ static bool kmv_check_executables(const kiln_module_view_t *m,
       snprintf(what, sizeof what, "executables[%" PRIu32 "].variants", i);
 #endif
       if (!kmv_check_segment_ref(m, seg, kiln_fb_SegmentKind_Executable, what,
-                                 v, err) ||
-          !kmv_check_variant_exports(e, var, i, v, err))
+                                 v, err))
         return false;
+#ifndef KILN_FORMAT_NO_CUDA_CHECKS
+      if (!kmv_check_variant_exports(e, var, i, v, err)) return false;
+#endif
     }
   }
   return true;

@@ -185,7 +185,9 @@ typedef struct kiln_module_view {
 
 /* Verifies the whole file and fills *view. On failure returns false and
  * err->message says what is wrong and where (e.g. "functions[2].
- * bytecode_size: range 96+4096 exceeds the 512-byte bytecode"). */
+ * bytecode_size: range 96+4096 exceeds the 512-byte bytecode"). A
+ * runtime-only reader built without CUDA, dispatch observers or message
+ * text skips the fields only those parts read (format/module/CMakeLists.txt). */
 bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                            uint64_t file_size, kiln_format_error_t *err);
 
