@@ -123,6 +123,43 @@ kiln_value *fl_dim_value(kiln_builder *b, kiln_value *v, uint32_t d) { return di
 
 kiln_value *fl_build_dim(kiln_builder *b, kiln_value *v, uint32_t d) { return sub(b, v, d, true); }
 
+/* Does y (yielded by a loop body) have the dims of the body's argument
+ * arg? It is arg written into (tensor.insert / insert_slice, destination
+ * style ops, an inner scf.for from it whose body keeps its dims) or an
+ * scf.if both of whose branches yield such values: then
+ * an scf.for result has its init's dims (a kernel writes it in place). */
+static bool keeps_dims(kiln_value *y, kiln_value *arg, int depth) {
+  if (y == arg) return true;
+  kiln_op *op = y->def;
+  if (!op || depth > 64) return false;
+  uint32_t r = 0;
+  while (r < op->num_results && &op->results[r] != y) r++;
+  if (op->kind == KILN_OP_TENSOR_INSERT || op->kind == KILN_OP_TENSOR_INSERT_SLICE)
+    return keeps_dims(kiln_op_operand(op, 1), arg, depth + 1);
+  if (op->kind == KILN_OP_SCF_FOR) {
+    kiln_block *body = op->regions[0].first;
+    kiln_op *t = body ? kiln_block_terminator(body) : NULL;
+    return t && r < t->num_operands && 1 + r < body->num_args && 3 + r < op->num_operands &&
+           keeps_dims(kiln_op_operand(op, 3 + r), arg, depth + 1) &&
+           keeps_dims(kiln_op_operand(t, r), body->args[1 + r], depth + 1);
+  }
+  if (op->kind == KILN_OP_SCF_IF) {
+    for (uint32_t g = 0; g < 2; g++) {
+      kiln_op *t = op->regions[g].first ? kiln_block_terminator(op->regions[g].first) : NULL;
+      if (!t || r >= t->num_operands || !keeps_dims(kiln_op_operand(t, r), arg, depth + 1)) return false;
+    }
+    return true;
+  }
+  if (kiln_op_has_flag(op, KILN_OPF_LINALG)) {
+    uint32_t k = 0;
+    for (uint32_t i = kiln_linalg_num_inputs(op); i < op->num_operands; i++) {
+      kiln_value *o = kiln_op_operand(op, i);
+      if (o->type->kind == KILN_TYPE_TENSOR && k++ == r) return keeps_dims(o, arg, depth + 1);
+    }
+  }
+  return false;
+}
+
 static kiln_value *dim_of(kiln_builder *b, kiln_value *v, uint32_t d, bool lenient) {
   const kiln_type *t = v->type;
   if (!kiln_type_is_shaped(t) || !kiln_type_is_ranked(t) || d >= t->rank) return NULL;
@@ -182,6 +219,14 @@ static kiln_value *dim_of(kiln_builder *b, kiln_value *v, uint32_t d, bool lenie
       sum = sum ? bin(b, KILN_OP_ARITH_ADDI, sum, x) : x;
     }
     return sum;
+  }
+  case KILN_OP_SCF_FOR: { /* result r: iter_arg r's init when the body keeps its dims */
+    kiln_block *body = op->regions[0].first;
+    kiln_op *y = body ? kiln_block_terminator(body) : NULL;
+    if (!y || r >= y->num_operands || 1 + r >= body->num_args || 3 + r >= op->num_operands ||
+        !keeps_dims(kiln_op_operand(y, r), body->args[1 + r], 0))
+      return NULL;
+    return sub(b, kiln_op_operand(op, 3 + r), d, lenient);
   }
   case KILN_OP_FLOW_DISPATCH_REGION: {
     kiln_op *ret = kiln_block_terminator(op->regions[0].first);

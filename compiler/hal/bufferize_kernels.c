@@ -27,9 +27,12 @@
  *  - scf.for / scf.if keep only their scalar iter_args and results: a
  *    tensor iter_arg lives in the loop result's buffer (the init copied
  *    in, the yielded value computed in place when its producer overwrites
- *    the iter_arg and nothing reads it afterwards, else copied back), both
- *    branches of an if write the result's buffer; slices at loop indices
- *    become subviews with dynamic offsets.
+ *    the iter_arg and nothing reads it afterwards, else copied back; an
+ *    scf.if or inner scf.for yielded counts as such a producer when each
+ *    branch yields the iter_arg or writes it last), both branches of an if
+ *    write the result's buffer; slices at loop indices become subviews
+ *    with dynamic offsets. Results of run-time size only go to buffers
+ *    chosen already (an output binding, an enclosing loop's buffer).
  * Ops it cannot bufferize (dynamic sizes, a pad value depending on the
  * index, loads of bindings inside loops, ...) fail the pass with an error
  * naming the op and the kernel. */
@@ -372,19 +375,70 @@ static bool before(kiln_op *a, kiln_op *b) {
  * straight into the loop's buffer? Only when its producer D writes it
  * over `arg` itself (D's init / destination is arg) and nothing reads arg
  * after D: then the old value is dead when D overwrites it. */
-static bool yield_in_place(bz *z, kiln_value *y, kiln_value *arg, kiln_block *body) {
-  kiln_op *d = y->def;
-  if (!d || d->parent != body || lookup(z, y) || !kiln_value_has_one_use(y)) return false;
+/* The init that op d writes its result y into (tensor.insert /
+ * insert_slice, destination-style linalg, an scf.for's iter_arg), or
+ * NULL. */
+static kiln_value *written_init(kiln_op *d, kiln_value *y) {
+  if (d->kind == KILN_OP_TENSOR_INSERT_SLICE || d->kind == KILN_OP_TENSOR_INSERT) return kiln_op_operand(d, 1);
+  if (d->kind == KILN_OP_SCF_FOR) /* its iter_arg lives in its result's buffer (assign_for) */
+    for (uint32_t r = 0; r < d->num_results; r++)
+      if (&d->results[r] == y) return 3 + r < d->num_operands ? kiln_op_operand(d, 3 + r) : NULL;
   kiln_value *init = NULL;
-  if (d->kind == KILN_OP_TENSOR_INSERT_SLICE || d->kind == KILN_OP_TENSOR_INSERT) {
-    init = kiln_op_operand(d, 1);
-  } else if (kiln_op_has_flag(d, KILN_OPF_LINALG)) {
+  if (kiln_op_has_flag(d, KILN_OPF_LINALG)) {
     uint32_t nin = kiln_linalg_num_inputs(d), k = 0;
     for (uint32_t i = nin; i < d->num_operands; i++) {
       if (kiln_op_operand(d, i)->type->kind != KILN_TYPE_TENSOR) continue;
       if (k < d->num_results && &d->results[k] == y) init = kiln_op_operand(d, i);
       k++;
     }
+  }
+  return init;
+}
+
+/* An scf.if d in the loop body yielding, as its result y, in each branch
+ * either arg itself or one in-place write of arg made in that branch
+ * after every other read of arg there: the if can work in arg's buffer. */
+static bool if_in_place(kiln_op *d, kiln_value *y, kiln_value *arg) {
+  uint32_t r = 0;
+  while (r < d->num_results && &d->results[r] != y) r++;
+  kiln_op *w[2] = {NULL, NULL};
+  for (uint32_t g = 0; g < 2; g++) {
+    kiln_block *blk = d->regions[g].first;
+    kiln_op *t = blk ? kiln_block_terminator(blk) : NULL;
+    if (!t || r >= t->num_operands) return false;
+    kiln_value *v = kiln_op_operand(t, r);
+    if (v == arg) continue;
+    if (!v->def || v->def->parent != blk || !kiln_value_has_one_use(v) || written_init(v->def, v) != arg) return false;
+    w[g] = v->def;
+  }
+  for (kiln_use *u = arg->uses; u; u = u->next) {
+    if (in_block(u->owner, d->parent) != d) continue; /* outside: the caller's rule */
+    uint32_t g = 0;
+    while (g < 2 && !(d->regions[g].first && in_block(u->owner, d->regions[g].first))) g++;
+    if (g == 2) return false;
+    kiln_op *top = in_block(u->owner, d->regions[g].first);
+    if (top->kind == KILN_OP_SCF_YIELD && u->index == r) continue;
+    if (top == w[g] && top == u->owner &&
+        (top->kind == KILN_OP_SCF_FOR ? u->index >= 3
+         : kiln_op_has_flag(top, KILN_OPF_LINALG) ? u->index >= kiln_linalg_num_inputs(top)
+                                                  : u->index == 1))
+      continue; /* the write itself, as its destination */
+    if (!w[g] || top == w[g] || !before(top, w[g])) return false;
+  }
+  return true;
+}
+
+static bool yield_in_place(bz *z, kiln_value *y, kiln_value *arg, kiln_block *body) {
+  kiln_op *d = y->def;
+  if (!d || d->parent != body || lookup(z, y) || !kiln_value_has_one_use(y)) return false;
+  kiln_value *init = written_init(d, y);
+  if (d->kind == KILN_OP_SCF_IF) {
+    if (!if_in_place(d, y, arg)) return false;
+    for (kiln_use *u = arg->uses; u; u = u->next) {
+      kiln_op *top = in_block(u->owner, body);
+      if (!top || (top != d && !before(top, d))) return false;
+    }
+    return true;
   }
   if (init != arg) return false;
   for (kiln_use *u = arg->uses; u; u = u->next) {
@@ -408,7 +462,9 @@ static kiln_error *assign_for(bz *z, kiln_op *op, kiln_value **bindings) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     kiln_value *r = kiln_op_result(op, i);
     if (r->type->kind != KILN_TYPE_TENSOR) continue;
-    if (!kiln_type_has_static_shape(r->type)) return unsupported(z, op);
+    /* run-time dims: only into a buffer chosen already (an output, an
+     * enclosing loop's): kernels allocate no run-time sizes */
+    if (!kiln_type_has_static_shape(r->type) && !lookup(z, r)) return unsupported(z, op);
     kiln_value *b = result_buffer(z, r, op->loc);
     tie_init(z, op, kiln_op_operand(op, 3 + i), b);
     kiln_value *arg = body->args[1 + i], *v = kiln_op_operand(y, i);
@@ -431,7 +487,7 @@ static kiln_error *assign_if(bz *z, kiln_op *op, kiln_value **bindings) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     kiln_value *r = kiln_op_result(op, i);
     if (r->type->kind != KILN_TYPE_TENSOR) continue;
-    if (!kiln_type_has_static_shape(r->type)) return unsupported(z, op);
+    if (!kiln_type_has_static_shape(r->type) && !lookup(z, r)) return unsupported(z, op);
     kiln_value *b = result_buffer(z, r, op->loc);
     for (uint32_t k = 0; k < 2; k++) {
       kiln_block *blk = op->regions[k].first;

@@ -181,6 +181,240 @@ static oi_val *scalar_const(oi_ctx *c, int32_t dtype, int64_t v) {
   return o;
 }
 
+/* ---- Loop with a trip count read at run time ---- */
+
+/* op rebuilt with extra operands appended and extra results appended,
+ * regions moved over, uses redirected; op erased. */
+static kiln_op *regrow(oi_ctx *c, kiln_op *op, uint32_t nx, kiln_value *const *xo, uint32_t nr,
+                       const kiln_type *const *xt) {
+  uint32_t no = op->num_operands + nx, nres = op->num_results + nr;
+  kiln_value **ops = kiln_alloc(c->ctx, (no + 1) * sizeof *ops);
+  const kiln_type **rt = kiln_alloc(c->ctx, (nres + 1) * sizeof *rt);
+  for (uint32_t i = 0; i < op->num_operands; i++) ops[i] = kiln_op_operand(op, i);
+  for (uint32_t i = 0; i < nx; i++) ops[op->num_operands + i] = xo[i];
+  for (uint32_t i = 0; i < op->num_results; i++) rt[i] = op->results[i].type;
+  for (uint32_t i = 0; i < nr; i++) rt[op->num_results + i] = xt[i];
+  kiln_op *r = kiln_op_create(c->ctx, op->kind, op->loc, no, ops, nres, rt, op->attrs, op->num_regions);
+  for (uint32_t g = 0; g < op->num_regions; g++)
+    while (op->regions[g].first) {
+      kiln_block *b = op->regions[g].first;
+      kiln_region_remove_block(b);
+      kiln_region_append_block(&r->regions[g], b);
+    }
+  kiln_block_insert_before(op, r);
+  for (uint32_t i = 0; i < op->num_results; i++)
+    kiln_value_replace_all_uses(kiln_op_result(op, i), kiln_op_result(r, i));
+  kiln_op_erase(op);
+  return r;
+}
+
+/* The yield of region g of op with extra values appended. */
+static void yield_more(oi_ctx *c, kiln_op *op, uint32_t g, uint32_t n, kiln_value *const *v) {
+  kiln_op *y = kiln_block_terminator(op->regions[g].first);
+  uint32_t k = y->num_operands;
+  kiln_value **all = kiln_alloc(c->ctx, (k + n + 1) * sizeof *all);
+  for (uint32_t i = 0; i < k; i++) all[i] = kiln_op_operand(y, i);
+  for (uint32_t i = 0; i < n; i++) all[k + i] = v[i];
+  kiln_op_set_operands(y, k + n, all);
+}
+
+/* dst ([?, S...]) with src ([S...]) written at row `row`, element by
+ * element (loops over S inside the sequential kernel: no views, which
+ * kernels cannot make of run-time-sized buffers). */
+static kiln_value *put_row(oi_ctx *c, kiln_builder *b, kiln_value *src, kiln_value *dst, kiln_value *row,
+                           uint32_t d, kiln_value **idx) {
+  const kiln_type *st = src->type;
+  if (d == st->rank) {
+    kiln_value *v = oi_extract(b, src, st->rank, idx + 1);
+    idx[0] = row;
+    return oi_insert(b, v, dst, st->rank + 1, idx);
+  }
+  kiln_value *lo = kiln_build_constant(b, kiln_attr_int(c->ctx, kiln_type_index(c->ctx), 0));
+  kiln_value *hi = kiln_build_constant(b, kiln_attr_int(c->ctx, kiln_type_index(c->ctx), st->shape[d]));
+  kiln_builder lb;
+  kiln_value *iv, *acc;
+  kiln_op *loop = oi_for(b, lo, hi, 1, &dst, &lb, &iv, &acc);
+  idx[1 + d] = iv;
+  kiln_value *y = put_row(c, &lb, src, acc, row, d + 1, idx);
+  oi_set_yield(loop, 0, 1, &y);
+  return kiln_op_result(loop, 0);
+}
+
+/* out[i, ...] = buf[i, ...] over the rows that ran (buf has max(M, 0)
+ * rows, more than the output when the condition stopped the loop; the
+ * host knows their number but not as a dim of buf, so no view) */
+static bool rows_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  kiln_value *buf = u, *idx[OI_MAX_RANK];
+  for (uint32_t d = 0; d < buf->type->rank; d++) idx[d] = oi_loop_index(b, d);
+  y[0] = oi_extract(b, buf, buf->type->rank, idx);
+  return true;
+}
+
+/* Loop whose trip count M is a run-time tensor of the top-level graph:
+ * one scf.for over max(M, 0) steps (read by the host, which sizes the
+ * scan outputs) carrying the loop-carried values, the condition and the
+ * number of steps run; each step runs the body (imported once, inside
+ * an scf.if on the condition, so steps after it turned false change
+ * nothing) and writes its scan outputs at its row. A host-level scf.for
+ * over tensors is one sequential dispatch. The scan outputs are the
+ * first `steps run` rows (read by the host after the loop). Refused
+ * ("dynamic") when a carried value changes type or a scan output has
+ * run-time dims. */
+static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size_t N, size_t K, oi_val *mv,
+                          oi_val *cv) {
+  const int32_t I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, BOOL = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+  if (!oi_host_block(c))
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the trip count M is computed at run time inside a subgraph: how "
+                                             "often the body runs would be decided by data (dynamic)");
+  if (mv->kind != OI_VAL_TENSOR || mv->dtype != I64 || oi_numel(mv->type) != 1)
+    return oi_invalid(c, "M must be one int64");
+  kiln_value *mt = oi_ir(c, mv);
+  if (!mt) return false;
+  kiln_value *m = oi_host_read(c, mt, 0);
+  if (!m) return false;
+  kiln_value *zero = oi_index(c, 0);
+  m = oi_ibin(c, KILN_OP_ARITH_MAXSI, m, zero);
+  const kiln_type *bt = oi_tensor_type(c, 0, NULL, BOOL), *it = kiln_type_index(c->ctx);
+  const kiln_type *i64 = kiln_type_int(c->ctx, 64);
+  size_t ns = N + 2;
+  kiln_value **inits = kiln_alloc(c->ctx, (ns + 1) * sizeof *inits);
+  int32_t *dt = kiln_alloc(c->ctx, (N + 1) * sizeof *dt);
+  for (size_t j = 0; j < N; j++) {
+    oi_val *x = oi_in(c, n, 2 + j);
+    if (!x || !(inits[j] = oi_ir(c, x))) return false;
+    if (x->kind != OI_VAL_TENSOR) return oi_unsupported(c, "loop-carried value %zu is not a tensor", j);
+    dt[j] = x->dtype;
+  }
+  if (cv) {
+    if (cv->kind != OI_VAL_TENSOR || cv->dtype != BOOL || oi_numel(cv->type) != 1)
+      return oi_invalid(c, "cond must be one bool");
+    if (!(inits[N] = flag_of(c, cv))) return false;
+  } else {
+    inits[N] = kiln_build_constant(&c->b, oi_splat_int(c, bt, 1));
+  }
+  int64_t one = 1;
+  if (!(inits[N + 1] = oi_filled(c, kiln_type_tensor(c->ctx, 1, &one, i64, NULL), 0, 0))) return false;
+  /* the loop and the branch on the condition */
+  kiln_value **ops = kiln_alloc(c->ctx, (ns + 4) * sizeof *ops);
+  const kiln_type **types = kiln_alloc(c->ctx, (ns + 1) * sizeof *types);
+  ops[0] = zero, ops[1] = m;
+  ops[2] = oi_index(c, 1);
+  for (size_t j = 0; j < ns; j++) ops[3 + j] = inits[j], types[j] = inits[j]->type;
+  kiln_op *loop = kiln_build(&c->b, KILN_OP_SCF_FOR, (uint32_t)(3 + ns), ops, (uint32_t)ns, types, NULL);
+  kiln_block *lb = kiln_op_entry_block(c->ctx, loop, 0);
+  kiln_value *iv = kiln_block_add_arg(c->ctx, lb, it, c->b.loc);
+  kiln_value **args = kiln_alloc(c->ctx, (ns + 1) * sizeof *args);
+  for (size_t j = 0; j < ns; j++) args[j] = kiln_block_add_arg(c->ctx, lb, types[j], c->b.loc);
+  kiln_builder body = kiln_builder_at_end(c->ctx, lb);
+  body.loc = c->b.loc;
+  kiln_value *flag = oi_extract(&body, args[N], 0, NULL);
+  kiln_op *br = kiln_build(&body, KILN_OP_SCF_IF, 1, &flag, (uint32_t)ns, types, NULL);
+  kiln_value **brv = kiln_alloc(c->ctx, (ns + 1) * sizeof *brv);
+  for (size_t j = 0; j < ns; j++) brv[j] = kiln_op_result(br, (uint32_t)j);
+  kiln_build(&body, KILN_OP_SCF_YIELD, (uint32_t)ns, brv, 0, NULL, NULL);
+  kiln_block *tb = kiln_op_entry_block(c->ctx, br, 0), *eb = kiln_op_entry_block(c->ctx, br, 1);
+  kiln_builder els = kiln_builder_at_end(c->ctx, eb);
+  els.loc = c->b.loc;
+  kiln_build(&els, KILN_OP_SCF_YIELD, (uint32_t)ns, args, 0, NULL, NULL);
+  /* the body, imported once into the taken branch */
+  kiln_builder host = c->b;
+  c->b = kiln_builder_at_end(c->ctx, tb);
+  c->b.loc = host.loc;
+  oi_val **acts = kiln_alloc(c->ctx, (ns + 1) * sizeof *acts), **outs = kiln_alloc(c->ctx, (g->n_output + 1) * sizeof *outs);
+  /* the step number as a symbolic scalar: shape arithmetic on it (a Slice
+   * at the step) stays index arithmetic inside the kernel */
+  kiln_value **ive = kiln_alloc(c->ctx, 2 * sizeof *ive);
+  ive[0] = iv;
+  acts[0] = oi_sym_new(c, true, 1, ive, I64);
+  acts[1] = oi_val_new(c, NULL, bt, BOOL);
+  acts[1]->v = args[N];
+  for (size_t j = 0; j < N; j++) {
+    acts[2 + j] = oi_val_new(c, NULL, args[j]->type, dt[j]);
+    acts[2 + j]->v = args[j];
+  }
+  bool ok = oi_import_subgraph(c, g, acts, ns, outs);
+  kiln_value **ty = kiln_alloc(c->ctx, (ns + K + 1) * sizeof *ty);
+  kiln_value **elems = kiln_alloc(c->ctx, (K + 1) * sizeof *elems);
+  if (ok) {
+    oi_val *nc = outs[0];
+    if (nc->kind != OI_VAL_TENSOR || nc->dtype != BOOL || oi_numel(nc->type) != 1)
+      ok = oi_invalid(c, "the body's condition must be one bool");
+    else
+      ok = (ty[N] = flag_of(c, nc)) != NULL;
+  }
+  for (size_t j = 0; ok && j < N; j++) {
+    ty[j] = outs[1 + j]->kind == OI_VAL_TENSOR ? oi_ir(c, outs[1 + j]) : NULL;
+    if (!ty[j]) ok = false;
+    else if (ty[j]->type != types[j])
+      ok = oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "loop-carried value %zu changes type or shape from step to step "
+                                             "(dynamic)", j);
+  }
+  for (size_t k = 0; ok && k < K; k++) {
+    oi_val *e = outs[1 + N + k];
+    elems[k] = e->kind == OI_VAL_TENSOR ? oi_ir(c, e) : NULL;
+    if (!elems[k]) ok = e->kind == OI_VAL_TENSOR ? false : oi_unsupported(c, "scan output %zu is not a tensor", k);
+    else if (oi_has_dyn(elems[k]->type) || elems[k]->type->rank >= OI_MAX_RANK)
+      ok = oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "scan output %zu has run-time dims (dynamic)", k);
+  }
+  if (ok) {
+    kiln_value *c0 = oi_index(c, 0);
+    kiln_value *w = oi_extract(&c->b, args[N + 1], 1, &c0);
+    kiln_value *w1 = oi_op2(&c->b, KILN_OP_ARITH_ADDI, w, kiln_build_constant(&c->b, kiln_attr_int(c->ctx, i64, 1)));
+    ty[N + 1] = oi_insert(&c->b, w1, args[N + 1], 1, &c0);
+  }
+  kiln_builder tbb = c->b;
+  c->b = host;
+  if (!ok) return false;
+  /* scan buffers [max(M, 0), S...], before the loop */
+  kiln_value **bufs = kiln_alloc(c->ctx, (K + 1) * sizeof *bufs);
+  const kiln_type **btypes = kiln_alloc(c->ctx, (K + 1) * sizeof *btypes);
+  kiln_builder after = c->b;
+  c->b = kiln_builder_before(loop);
+  c->b.loc = host.loc;
+  for (size_t k = 0; k < K; k++) {
+    const kiln_type *et = elems[k]->type;
+    int64_t shape[OI_MAX_RANK];
+    kiln_value *dv[OI_MAX_RANK] = {0};
+    shape[0] = KILN_DYNAMIC, dv[0] = m;
+    for (uint32_t d = 0; d < et->rank; d++) shape[1 + d] = et->shape[d];
+    oi_check_shape(c, et->rank + 1, shape, dv, et->elem);
+    btypes[k] = kiln_type_tensor(c->ctx, et->rank + 1, shape, et->elem, NULL);
+    if (!(bufs[k] = oi_fill_into(c, oi_empty_dims(c, btypes[k], &m), 0, 0))) return false;
+  }
+  c->b = after;
+  if (K) {
+    loop = regrow(c, loop, (uint32_t)K, bufs, (uint32_t)K, btypes);
+    lb = loop->regions[0].first;
+    kiln_value **bargs = kiln_alloc(c->ctx, (K + 1) * sizeof *bargs);
+    for (size_t k = 0; k < K; k++) bargs[k] = kiln_block_add_arg(c->ctx, lb, btypes[k], host.loc);
+    kiln_op *nbr = regrow(c, br, 0, NULL, (uint32_t)K, btypes);
+    for (size_t k = 0; k < K; k++) {
+      kiln_value *idx[OI_MAX_RANK + 1];
+      ty[ns + k] = put_row(c, &tbb, elems[k], bargs[k], iv, 0, idx);
+    }
+    yield_more(c, nbr, 1, (uint32_t)K, bargs);
+    kiln_value **more = kiln_alloc(c->ctx, (K + 1) * sizeof *more);
+    for (size_t k = 0; k < K; k++) more[k] = kiln_op_result(nbr, (uint32_t)(ns + k));
+    yield_more(c, loop, 0, (uint32_t)K, more);
+  }
+  kiln_build(&tbb, KILN_OP_SCF_YIELD, (uint32_t)(ns + K), ty, 0, NULL, NULL);
+  for (size_t j = 0; j < N; j++) oi_set_out(c, n, j, kiln_op_result(loop, (uint32_t)j), dt[j]);
+  if (!K) return true;
+  kiln_value *steps = oi_host_read(c, kiln_op_result(loop, (uint32_t)(N + 1)), 0);
+  if (!steps) return false;
+  for (size_t k = 0; k < K; k++) {
+    kiln_value *buf = kiln_op_result(loop, (uint32_t)(ns + k));
+    uint32_t r = buf->type->rank;
+    kiln_value *init = oi_empty_dims(c, buf->type, &steps);
+    const kiln_affine_map *map = kiln_affine_map_identity(c->ctx, r);
+    kiln_op *cp = oi_generic(c, 0, NULL, 1, &init, &map, r, NULL, rows_body, buf);
+    if (!cp) return false;
+    oi_set_out(c, n, N + k, kiln_op_result(cp, 0), outs[1 + N + k]->dtype);
+  }
+  return true;
+}
+
 bool oi_import_loop(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"body", NULL};
   if (!oi_arity(c, n, 2, 4096, 1, 4096) || !oi_attrs_only(c, n, known)) return false;
@@ -196,9 +430,7 @@ bool oi_import_loop(oi_ctx *c, oi_node *n) {
   int64_t trip = -1; /* -1: until the condition turns false */
   if (mv) {
     int64_t *m, cnt;
-    if (!oi_const(c, mv))
-      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the trip count M is computed at run time: how often the body runs "
-                                               "would be decided by data (dynamic)");
+    if (!oi_const(c, mv)) return loop_run_time(c, n, g, N, K, mv, cv);
     if (!oi_const_ints(c, mv, "input 0 (M)", &m, &cnt) || cnt != 1) return oi_invalid(c, "M must be one integer");
     trip = m[0] < 0 ? 0 : m[0];
   }

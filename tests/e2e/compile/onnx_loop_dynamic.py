@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""e2e: ONNX Loop whose trip count M is a run-time input. One model (built
+here with python3-onnx): the loop carries a vector, its body reads the
+step number, an outer input and the carried value, and its condition
+(computed from data) may stop it early; it has two scan outputs (a vector
+and a scalar per step). The module is compiled once and run with several
+(M, cond, limit) sets: M of 0, negative, 1, 7, early stops, a false
+initial condition. The loop runs as one sequential kernel; the host reads
+M to size the scan buffers and, after the loop, the number of steps run
+to size the scan outputs. Results are compared with a Python loop. Bad
+calls (an M whose scan buffers would pass 2^62 bytes; a wrong-shaped
+input) must fail naming the node or input and the value.
+
+usage: onnx_loop_dynamic.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def build(path):
+    import onnx
+    from onnx import TensorProto, helper
+    i64, f32, b = TensorProto.INT64, TensorProto.FLOAT, TensorProto.BOOL
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Cast", ["i"], ["fi"], to=f32),
+         helper.make_node("Mul", ["x", "fi"], ["xf"]),
+         helper.make_node("Add", ["acc", "xf"], ["acc_out"]),
+         helper.make_node("ReduceSum", ["acc_out"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "limit"], ["cond_out"]),
+         helper.make_node("Identity", ["acc_out"], ["row"])],
+        "body",
+        [vi("i", i64, []), vi("cond", b, []), vi("acc", f32, [3])],
+        [vi("cond_out", b, []), vi("acc_out", f32, [3]), vi("row", f32, [3]), vi("fi", f32, [])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["m", "c", "a0"], ["acc_final", "rows", "steps"], name="loop", body=body)],
+        "loop_dynamic",
+        [vi("m", i64, []), vi("c", b, []), vi("a0", f32, [3]), vi("x", f32, [3]), vi("limit", f32, [])],
+        [vi("acc_final", f32, [3]), vi("rows", f32, None), vi("steps", f32, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def expect(ins):
+    m, c, a0, x, limit = ins
+    acc, rows, fis, cond = a0.copy(), [], [], bool(c)
+    for i in range(max(int(m), 0)):
+        if not cond:
+            break
+        fi = np.float32(i)
+        acc = (acc + x * fi).astype(np.float32)
+        rows.append(acc)
+        fis.append(fi)
+        cond = bool(np.float32(acc.sum(dtype=np.float32)) < limit)
+    return [acc, np.array(rows, np.float32).reshape(-1, 3), np.array(fis, np.float32)]
+
+
+def main(argv):
+    compile_, run, work, device = argv[1:5]
+    if importlib.util.find_spec("onnx") is None:
+        print("skipped: python3-onnx is not installed")
+        return 77
+    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
+    os.makedirs(work, exist_ok=True)
+    build(model)
+    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr)
+        print("0 passed, 1 failed")
+        return 1
+    m = lambda v: np.array(v, np.int64)
+    bl = lambda v: np.array(v, np.bool_)
+    f = lambda v: np.array(v, np.float32)
+    a0, x = f([1, -2, 0.5]), f([0.25, 1, -0.5])
+    good = [
+        [m(7), bl(True), a0, x, f(1000)],    # all 7 steps
+        [m(7), bl(True), a0, x, f(2)],       # the condition stops it early
+        [m(0), bl(True), a0, x, f(1000)],    # no step
+        [m(-4), bl(True), a0, x, f(1000)],   # negative: no step
+        [m(1), bl(True), a0, x, f(1000)],
+        [m(5), bl(False), a0, x, f(1000)],   # false from the start
+        [m(40), bl(True), f([0, 0, 0]), f([1, 1, 1]), f(300)],
+    ]
+    bad = [  # (input index, value, what the message must say)
+        (0, m(1 << 61), ["node 'loop'", "past 2^62 bytes"]),
+        (2, f([1, 2]), ["input 2", "dimension 0 is 2, must be 3"]),
+    ]
+    passed = failed = 0
+
+    def call(tag, ins):
+        argv = [run, "--module=" + module, "--device=" + device]
+        for k, v in enumerate(ins):
+            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
+            np.save(p, v)
+            argv.append("--input=@" + p)
+        for k in range(3):
+            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
+        print("$ " + " ".join(argv))
+        return subprocess.run(argv, capture_output=True, text=True)
+
+    for k, ins in enumerate(good):
+        want = expect(ins)
+        r = call("good%d" % k, ins)
+        ok = r.returncode == 0
+        for j, w in enumerate(want):
+            if not ok:
+                break
+            got = np.load(os.path.join(work, "good%d_out%d.npy" % (k, j)))
+            ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=1e-6)
+            print("call %d result %d %s: %s" % (k, j, got.shape, "ok" if ok else "MISMATCH, want %s %s got %s" %
+                                                (w.shape, w.tolist(), got.tolist())))
+        if not ok:
+            print(r.stderr)
+        passed, failed = passed + ok, failed + (not ok)
+    for k, (i, v, says) in enumerate(bad):
+        ins = list(good[0])
+        ins[i] = v
+        r = call("bad%d" % k, ins)
+        ok = r.returncode != 0 and all(w in r.stderr for w in says)
+        print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
+        passed, failed = passed + ok, failed + (not ok)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
