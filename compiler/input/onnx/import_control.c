@@ -3,7 +3,8 @@
  *
  * Takes: nodes whose subgraphs (then/else branches, loop and scan bodies)
  * import like the main graph, inline, outer names visible
- * (oi_import_subgraph). Guarantees: no control flow reaches the IR:
+ * (oi_import_subgraph). Guarantees: no control flow reaches the IR but
+ * one case (a Loop with a run-time trip count):
  *  - If with a constant condition imports the taken branch only; with a
  *    run-time one both branches run and each output selects between them
  *    (branches are pure), which needs equal output types (tensors of one
@@ -15,7 +16,9 @@
  *    condition that becomes a constant false): a run-time condition keeps
  *    the carried values with selects once it turns false, which works
  *    only without scan outputs (their length would depend on data:
- *    "dynamic"), as does a run-time trip count;
+ *    "dynamic"); with a run-time trip count in the top-level graph it is
+ *    one scf.for (a sequential kernel; see loop_run_time), the one
+ *    control flow that reaches the IR;
  *  - Scan unrolls over its scan axis (a static length), slicing the scan
  *    inputs per step (either direction) and stacking the scan outputs;
  *    Scan-8 runs that per batch entry (sequence_lens must be absent or
