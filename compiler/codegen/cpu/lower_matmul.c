@@ -204,15 +204,34 @@ static kiln_value *drop_unit_batch(kiln_builder *b, kiln_value *v) {
 }
 
 /* Column blocks of a constant B, pre-packed at compile time: [K, N] is
- * stored as [N/tn, K, tn] (block j = columns j*tn .. j*tn+tn), so a
+ * stored as [ceil(N/tn), K, tn] (block j = columns j*tn .. j*tn+tn; the
+ * last block's columns past N are zeros that no tile reads), so a
  * workgroup's [K, tn] tile of B is contiguous, its rows tn elements apart
  * instead of N (a power of two in most models, whose rows alias in the
  * caches), and no panel is copied per call. */
 static const kiln_attr *pack_columns(kiln_context *ctx, const kiln_attr *v, void *user) {
   const int64_t *kn = user; /* K, N, tn */
-  int64_t s3[3] = {kn[0], kn[1] / kn[2], kn[2]}, perm[3] = {1, 0, 2};
-  const kiln_attr *r = kiln_attr_dense_reshape(ctx, v, kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL));
-  return r ? kiln_attr_dense_transpose(ctx, r, perm) : NULL;
+  int64_t K = kn[0], N = kn[1], tn = kn[2], nb = (N + tn - 1) / tn;
+  if (N % tn == 0) {
+    int64_t s3[3] = {K, nb, tn}, perm[3] = {1, 0, 2};
+    const kiln_attr *r = kiln_attr_dense_reshape(ctx, v, kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL));
+    return r ? kiln_attr_dense_transpose(ctx, r, perm) : NULL;
+  }
+  int64_t s3[3] = {nb, K, tn};
+  const kiln_type *rt = kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL);
+  if (v->kind != KILN_ATTR_DENSE) return NULL;
+  if (v->splat) return kiln_attr_dense(ctx, rt, true, v->data, v->nbytes);
+  size_t es = kiln_dense_elem_size(v->type->elem), bytes = (size_t)(nb * K * tn) * es;
+  if (!es || v->nbytes != (size_t)(K * N) * es) return NULL;
+  char *out = kiln_alloc(ctx, bytes + 1);
+  const char *in = v->data;
+  memset(out, 0, bytes);
+  for (int64_t j = 0; j < nb; j++) {
+    int64_t w = N - j * tn < tn ? N - j * tn : tn;
+    for (int64_t k = 0; k < K; k++)
+      memcpy(out + (size_t)((j * K + k) * tn) * es, in + (size_t)(k * N + j * tn) * es, (size_t)w * es);
+  }
+  return kiln_attr_dense_borrowed(ctx, rt, out, bytes);
 }
 
 /* int8 weights in groups of 4 K per column, vector.dot4's operand: [K, N]
@@ -239,13 +258,14 @@ static bool static_array(const kiln_op *op, const char *name, uint32_t n, int64_
 }
 
 /* A column tile of a whole binding: subview (0, n0) [K, tn] of a static
- * [K, N] binding, N a multiple of tn > tn, n0 a multiple of tn
- * (tile-and-distribute's workgroup id x tile); *n0 is its run-time offset
- * (NULL when static, in *off). */
+ * [K, N] binding, tn < N, n0 a static offset (in off) or the run-time
+ * product of tile-and-distribute's workgroup id and a constant (in step;
+ * n0 the value); block_tile says whether it is a block of a layout of
+ * blocks of some width. */
 typedef struct col_tile {
   kiln_op *sv, *binding;
   kiln_value *n0;
-  int64_t off, K, N, tn;
+  int64_t off, K, N, tn, step;
 } col_tile;
 
 static bool column_tile(kiln_op *sv, col_tile *ct) {
@@ -260,17 +280,25 @@ static bool column_tile(kiln_op *sv, col_tile *ct) {
     return false;
   const kiln_type *t = src->type;
   if (t->rank != 2 || t->layout || !kiln_type_has_static_shape(t)) return false;
-  *ct = (col_tile){sv, binding, NULL, off[1], t->shape[0], t->shape[1], sz[1]};
-  if (sz[0] != ct->K || ct->tn <= 0 || ct->tn >= ct->N || ct->N % ct->tn != 0) return false;
-  if (off[1] != KILN_DYNAMIC) return off[1] % ct->tn == 0 && sv->num_operands == 1;
+  *ct = (col_tile){sv, binding, NULL, off[1], t->shape[0], t->shape[1], sz[1], 0};
+  if (sz[0] != ct->K || ct->tn <= 0 || ct->tn >= ct->N) return false;
+  if (off[1] != KILN_DYNAMIC) return sv->num_operands == 1;
   /* the only dynamic operand: the column offset */
   if (sv->num_operands != 2) return false;
   ct->n0 = kiln_op_operand(sv, 1);
   kiln_op *mul = ct->n0->def;
-  int64_t c;
   return mul && mul->kind == KILN_OP_ARITH_MULI &&
-         ((cg_const_int(kiln_op_operand(mul, 1), &c) && c % ct->tn == 0) ||
-          (cg_const_int(kiln_op_operand(mul, 0), &c) && c % ct->tn == 0));
+         (cg_const_int(kiln_op_operand(mul, 1), &ct->step) || cg_const_int(kiln_op_operand(mul, 0), &ct->step));
+}
+
+/* Is ct block n0 / bw of [K, N] cut in blocks of bw columns: bw wide, or
+ * the last block's N % bw when bw does not divide N (the partial-tile
+ * version of a kernel, taken by the last workgroup alone)? */
+static bool block_tile(const col_tile *ct, int64_t bw) {
+  int64_t rem = ct->N % bw;
+  if (ct->tn != bw && (rem == 0 || ct->tn != rem)) return false;
+  if (ct->n0) return ct->step > 0 && ct->step % bw == 0;
+  return ct->off % bw == 0 && (ct->tn == bw || ct->off == ct->N - rem);
 }
 
 typedef struct same_binding {
@@ -305,16 +333,23 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
   const kiln_attr *bi = kiln_op_get_attr(first.binding, "binding");
   same_binding sb = {bi ? bi->i : -1, {NULL}, 0};
   if (!func || !bi || !kiln_walk_pre(func, find_binding, &sb)) return NULL;
+  /* the blocks are as wide as the widest tile; a narrower one must be
+   * the last block's remainder */
   col_tile tiles[8];
+  int64_t tn = 0;
   for (uint32_t i = 0; i < sb.n; i++) {
     kiln_value *r = kiln_op_result(sb.ops[i], 0);
     if (!kiln_value_has_one_use(r) || !column_tile(r->uses->owner, &tiles[i]) ||
-        tiles[i].binding->results[0].type != first.binding->results[0].type || tiles[i].tn != first.tn)
+        tiles[i].binding->results[0].type != first.binding->results[0].type)
       return NULL;
+    if (tiles[i].tn > tn) tn = tiles[i].tn;
   }
-  int64_t K = first.K, N = first.N, tn = first.tn;
-  if (groups4 && (K % 4 != 0 || tn % vw != 0)) return NULL;
-  int64_t kn[5] = {K, N, tn, vw, pairs}, pshape[3] = {N / tn, groups4 ? K / 4 : K, groups4 ? 4 * tn : tn};
+  for (uint32_t i = 0; i < sb.n; i++)
+    if (!block_tile(&tiles[i], tn)) return NULL;
+  int64_t K = first.K, N = first.N, nb = (N + tn - 1) / tn;
+  /* int8 groups: whole blocks only (pack_groups does not pad) */
+  if (groups4 && (K % 4 != 0 || tn % vw != 0 || N % tn != 0)) return NULL;
+  int64_t kn[5] = {K, N, tn, vw, pairs}, pshape[3] = {nb, groups4 ? K / 4 : K, groups4 ? 4 * tn : tn};
   const kiln_type *pt = kiln_type_memref(kiln_op_context(B->def), 3, pshape,
                                          B->type->elem, NULL, B->type->memspace);
   kiln_value *P[8];
@@ -326,7 +361,8 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
     at.loc = ct->sv->loc;
     kiln_value *jb = ct->n0 ? cg_bin(b, KILN_OP_ARITH_DIVUI, ct->n0, cg_index(b, tn)) : cg_index(b, ct->off / tn);
     kiln_value *offs[3] = {jb, cg_index(b, 0), cg_index(b, 0)};
-    kiln_value *sizes[3] = {cg_index(b, 1), cg_index(b, pshape[1]), cg_index(b, pshape[2])};
+    kiln_value *sizes[3] = {cg_index(b, 1), cg_index(b, pshape[1]),
+                            cg_index(b, groups4 ? pshape[2] : ct->tn)};
     kiln_value *view = drop_unit_batch(b, cg_subview(b, P[i], offs, sizes));
     if (ct->sv == B->def) mine = view;
     kiln_value_replace_all_uses(kiln_op_result(ct->sv, 0), view);

@@ -2,7 +2,8 @@
  *
  * Takes every hal.interface.binding op of one binding in a kernel (static
  * shape, identity layout; one per version of a kernel split by tile
- * shape) and a layout: the type the kernel wants to read instead and a function
+ * shape) and a layout: the type the kernel wants to read instead (it may
+ * be larger: padding; the sites' binding lengths grow to it) and a function
  * rewriting a constant's dense value into it. When every host dispatch
  * site of the kernel's export passes, in that binding, the whole of one
  * hal.rodata constant (offset 0, the binding's byte size, its element
@@ -164,6 +165,16 @@ static kiln_op *new_rodata(kiln_op *top, kiln_op *after, const kiln_attr *value)
   return r;
 }
 
+/* The dispatch's static byte length of binding k becomes len. */
+static void set_length(kiln_op *d, uint32_t k, int64_t len) {
+  kiln_context *ctx = kiln_op_context(d);
+  const kiln_attr *a = kiln_op_get_attr(d, "lengths");
+  int64_t *v = kiln_alloc(ctx, (a->count + 1) * sizeof *v);
+  memcpy(v, a->data, a->count * sizeof *v);
+  v[k] = len;
+  kiln_op_set_attr(d, "lengths", kiln_attr_dense_array(ctx, kiln_type_int(ctx, 64), a->count, v, NULL));
+}
+
 bool cpu_prepack_bindings(kiln_op *const *bindings, uint32_t nbind, const kiln_type *packed,
                           cpu_layout_fn fn, void *user, kiln_value **out) {
   if (nbind == 0) return false;
@@ -256,6 +267,12 @@ bool cpu_prepack_bindings(kiln_op *const *bindings, uint32_t nbind, const kiln_t
       kiln_op_set_operand(w.sites[j].dispatch, 1 + w.binding, buf);
     }
   }
+  /* a layout padded past the constant's size (the last column block of
+   * an uneven width) binds all of it */
+  int64_t pbytes = (int64_t)kiln_dense_elem_size(packed->elem);
+  for (uint32_t d = 0; d < packed->rank; d++) pbytes *= packed->shape[d];
+  if (pbytes != w.bytes)
+    for (uint32_t i = 0; i < w.n; i++) set_length(w.sites[i].dispatch, w.binding, pbytes);
   for (uint32_t i = 0; i < nbind; i++) {
     kiln_op *nbop = kiln_op_create(ctx, KILN_OP_HAL_INTERFACE_BINDING, bindings[i]->loc, 0, NULL, 1,
                                    &packed, bindings[i]->attrs, 0);

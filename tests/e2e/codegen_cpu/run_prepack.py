@@ -13,8 +13,10 @@ Cases: odd M (1, 7, 130: a partial row tile, the kernel in two versions), K with
 two K blocks, two dispatches of one executable
 with different weights, a constant also read by another dispatch (packed
 into a copy, the original kept for the other reader), weights given at
-run time (never packed), N = 64 (one column tile: nothing to pack) and
-N = 96 (versions with column tiles of 64 and 32: not packed).
+run time (never packed), N = 64 (one column tile: nothing to pack), and
+widths that column tiles of 64 do not divide (N = 96, 100, 288: versions
+with tiles of 64 and of the remainder, which reads the last block, padded
+with zeros to 64 columns; with M = 130 as well, four versions).
 """
 import os
 import subprocess
@@ -129,13 +131,15 @@ def main():
     relu = lambda a: np.maximum(a, 0)  # noqa: E731
     # One matmul + bias (+ ReLU) with constant weights and bias.
     # 130 rows split the kernel into a full-tile and a partial-tile
-    # version, each with its own binding: both read the packed blocks. 96
-    # columns give the versions tiles of different widths: not packed
-    # (they would need two layouts), and still right.
+    # version, each with its own binding: both read the packed blocks. 96,
+    # 100 and 288 columns give the versions tiles of different widths (64
+    # and the remainder, 36 of them not a whole number of vectors): one
+    # layout of 64-column blocks, the last one padded.
     for (m, k, n, act, packs) in [(7, 129, 192, True, True), (130, 512, 128, False, True),
                                   (1, 64, 256, True, True), (33, 96, 64, True, False),
                                   (128, 512, 192, True, True), (256, 1024, 128, False, True),
-                                  (16, 40, 96, False, False)]:
+                                  (16, 40, 96, False, True), (7, 129, 100, True, True),
+                                  (130, 256, 288, True, True), (1, 64, 96, False, True)]:
         name = "gemm_m%d_k%d_n%d" % (m, k, n)
         x, w, b = rnd(m, k), rnd(k, n), rnd(n)
         lines = ["  %%w = arith.constant %s" % dense(w), "  %%bias = arith.constant %s" % dense(b)]
@@ -143,7 +147,7 @@ def main():
         src = program([("x", tt((m, k)))], [("y", tt((m, n)))], lines)
         ref = x.astype(np.float64) @ w + b
         ref = relu(ref) if act else ref
-        pt = "memref<%dx%dx64xf32>" % (n // 64, k)
+        pt = "memref<%dx%dx64xf32>" % ((n + 63) // 64, k)
         failures.append(run_case(kc, kr, work, device, name, src, [x], [ref],
                                  [pt] if packs else [], [] if packs else [pt, "x%dx32xf32>" % k]))
     # Two dispatches of one executable (the same kernel), different weights.
