@@ -42,6 +42,7 @@ static bool kmv_peek_version(const uint8_t *buf, uint64_t size,
   return true;
 }
 
+#ifndef KILN_NO_MESSAGES /* only the message names the producer */
 /* The compiler named in a module this reader does not speak, when its
  * FlatBuffer still verifies against this schema (fields are only ever
  * appended, so it usually does): "kiln-compile 0.2.0", or "". */
@@ -59,6 +60,7 @@ static void kmv_peek_producer(const uint8_t *buf, uint64_t size, char *out,
     if (v.data[i] < 0x20 || v.data[i] > 0x7e) return; /* not for a message */
   snprintf(out, cap, "%.*s", (int)(v.size < 64 ? v.size : 64), v.data);
 }
+#endif
 
 /* One template for every "list[i].name" check: the text is stored once. */
 #define KMV_NAME_BAD "%s[%" PRIu32 "].name: missing, empty or holding a NUL byte"
@@ -329,6 +331,7 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
   const uint8_t *buf = file;
   memset(view, 0, sizeof *view);
   err->message[0] = 0;
+  err->incompatible = false;
   if (!buf || file_size < 8)
     return kmv_fail(err, "not a Kiln module: %" PRIu64 " bytes is too short "
                     "for a FlatBuffer header", file_size);
@@ -339,8 +342,13 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
   uint32_t version;
   if (kmv_peek_version(buf, file_size, &version) &&
       version > KILN_MODULE_FORMAT_VERSION) {
+    err->incompatible = true;
+#ifdef KILN_NO_MESSAGES /* the producer only feeds the message */
+    const char *producer = "";
+#else
     char producer[80];
     kmv_peek_producer(buf, file_size, producer, sizeof producer);
+#endif
     return kmv_fail(err, "module format version %" PRIu32 " is newer than "
                     "this reader (Kiln " KILN_VERSION ", format versions %u to "
                     "%u); the module was made by %s: run it with a Kiln "
@@ -350,12 +358,14 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                     producer[0] ? producer : "a newer kiln-compile");
   }
   if (kmv_peek_version(buf, file_size, &version) &&
-      version < KILN_MODULE_FORMAT_VERSION_MIN)
+      version < KILN_MODULE_FORMAT_VERSION_MIN) {
+    err->incompatible = true;
     return kmv_fail(err, "module format version %" PRIu32 "%s is not "
                     "supported: this reader (Kiln " KILN_VERSION ") reads "
                     "versions %u to %u; recompile the model with kiln-compile "
                     KILN_VERSION, version, version ? "" : " (field missing)",
                     KILN_MODULE_FORMAT_VERSION_MIN, KILN_MODULE_FORMAT_VERSION);
+  }
   uint64_t extent;
   if (!kiln_fb_verify(&kiln_module_schema, buf, file_size, &extent, err))
     return false;

@@ -357,8 +357,8 @@ static kiln_status_t load_common(kiln_instance_t *instance, const void *data,
   kiln_status_t s = NULL;
   if (!kiln_module_view_open(&m->view, data, size, &err)) {
     s = krt_status(a,
-                   strstr(err.message, "version") ? KILN_STATUS_INCOMPATIBLE
-                                                  : KILN_STATUS_DATA_LOSS,
+                   err.incompatible ? KILN_STATUS_INCOMPATIBLE
+                                    : KILN_STATUS_DATA_LOSS,
                    "%s", err.message);
   }
   if (!s) {

@@ -21,6 +21,11 @@
 /* An error message naming what is wrong and where, filled on failure. */
 typedef struct kiln_format_error {
   char message[256];
+  /* Set by kiln_module_view_open when the file is a Kiln module of a format
+   * version this reader does not read (not a corrupt one), so callers pick
+   * their status code without reading the text, which a KILN_MESSAGES=OFF
+   * build does not have. */
+  bool incompatible;
 } kiln_format_error_t;
 
 /* Scalar types of the schema; KFB_* helpers map the .def spelling. */

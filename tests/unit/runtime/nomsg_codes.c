@@ -34,6 +34,15 @@ int main(void) {
   kiln_module_t *m = NULL;
   expect("garbage module", kiln_module_load_memory(inst, junk, sizeof junk, &m),
          KILN_STATUS_DATA_LOSS);
+  /* A module of a newer format version (the FlatBuffer's root table holds
+   * only format_version = 99) is incompatible, not corrupt. */
+  static const unsigned char newer[24] __attribute__((aligned(64))) = {
+      16, 0, 0, 0, 'K', 'I', 'L', 'N', /* root table at 16, identifier */
+      6, 0, 8, 0, 4, 0, 0, 0,          /* vtable: 6 bytes, table 8, field 0 at 4 */
+      8, 0, 0, 0, 99, 0, 0, 0};        /* table: vtable 8 bytes back; 99 */
+  expect("newer format version",
+         kiln_module_load_memory(inst, newer, sizeof newer, &m),
+         KILN_STATUS_INCOMPATIBLE);
   expect("missing file",
          kiln_module_load_file(inst, "/nonexistent/kiln/nomsg.kiln", &m),
          KILN_STATUS_NOT_FOUND);
