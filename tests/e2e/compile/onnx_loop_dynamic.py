@@ -11,7 +11,10 @@ to size the scan outputs. Results are compared with a Python loop. Bad
 calls (an M whose scan buffers would pass 2^62 bytes; a wrong-shaped
 input) must fail naming the node or input and the value.
 
-usage: onnx_loop_dynamic.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+usage: onnx_loop_dynamic.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
+DEVICE local-sync / local-task runs the module there; gpu compiles it for
+cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
+CPU variant and the SIMT-on-CPU variant of each SM (gpu_variants.py).
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
 import importlib.util
@@ -20,6 +23,8 @@ import subprocess
 import sys
 
 import numpy as np
+
+import gpu_variants
 
 
 def build(path):
@@ -60,16 +65,24 @@ def expect(ins):
 
 
 def main(argv):
-    compile_, run, work, device = argv[1:5]
+    compile_, run, kd, work, device = argv[1:6]
     if importlib.util.find_spec("onnx") is None:
         print("skipped: python3-onnx is not installed")
         return 77
     model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
     os.makedirs(work, exist_ok=True)
     build(model)
-    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stderr)
+    runs = [(module, device, "")]
+    passed = failed = 0
+
+    def tally(ok):
+        nonlocal passed, failed
+        passed, failed = passed + ok, failed + (not ok)
+
+    if device == "gpu":
+        runs = [(m, "local-sync", what + " ") for m, what in gpu_variants.gpu_modules(compile_, kd, model, work,
+                                                                                      "loop", tally)]
+    elif not gpu_variants.compile_model(compile_, model, module, []):
         print("0 passed, 1 failed")
         return 1
     m = lambda v: np.array(v, np.int64)
@@ -89,9 +102,7 @@ def main(argv):
         (0, m(1 << 61), ["node 'loop'", "past 2^62 bytes"]),
         (2, f([1, 2]), ["input 2", "dimension 0 is 2, must be 3"]),
     ]
-    passed = failed = 0
-
-    def call(tag, ins):
+    def call(tag, ins, module=module, device=device):
         argv = [run, "--module=" + module, "--device=" + device]
         for k, v in enumerate(ins):
             p = os.path.join(work, "%s_in%d.npy" % (tag, k))
@@ -104,25 +115,30 @@ def main(argv):
 
     for k, ins in enumerate(good):
         want = expect(ins)
-        r = call("good%d" % k, ins)
-        ok = r.returncode == 0
-        for j, w in enumerate(want):
+        for n, (m, dev, what) in enumerate(runs):
+            tag = "good%d_%d" % (k, n)
+            r = call(tag, ins, m, dev)
+            ok = r.returncode == 0
+            for j, w in enumerate(want):
+                if not ok:
+                    break
+                got = np.load(os.path.join(work, "%s_out%d.npy" % (tag, j)))
+                ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=1e-6)
+                print("%scall %d result %d %s: %s" % (what, k, j, got.shape, "ok" if ok else
+                                                      "MISMATCH, want %s %s got %s" % (w.shape, w.tolist(), got.tolist())))
             if not ok:
-                break
-            got = np.load(os.path.join(work, "good%d_out%d.npy" % (k, j)))
-            ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=1e-6)
-            print("call %d result %d %s: %s" % (k, j, got.shape, "ok" if ok else "MISMATCH, want %s %s got %s" %
-                                                (w.shape, w.tolist(), got.tolist())))
-        if not ok:
-            print(r.stderr)
-        passed, failed = passed + ok, failed + (not ok)
+                print(r.stderr)
+            tally(ok)
+    if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
+        print("%d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
     for k, (i, v, says) in enumerate(bad):
         ins = list(good[0])
         ins[i] = v
         r = call("bad%d" % k, ins)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
-        passed, failed = passed + ok, failed + (not ok)
+        tally(ok)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

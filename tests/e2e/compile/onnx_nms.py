@@ -18,16 +18,14 @@ the reason when it is missing), runs the CPU variant and the SIMT-on-CPU
 variant of each SM. Skips (77) when python3-onnx is missing. Prints
 'N passed, N failed'.
 """
-import glob
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 
-PTXAS = "/usr/local/cuda/bin/ptxas"
+import gpu_variants
 B, C, N = 2, 3, 37
 
 
@@ -171,37 +169,8 @@ def main(argv):
         nonlocal passed, failed
         passed, failed = passed + ok, failed + (not ok)
 
-    def compile_(out, extra, env=None):
-        r = subprocess.run([kc, model, "-o", out] + extra, capture_output=True, text=True, env=env)
-        if r.returncode != 0:
-            print(r.stderr)
-        return r.returncode == 0
-
     if device == "gpu":
-        module = os.path.join(work, "nms_three.kiln")
-        if not compile_(module, ["--target=cuda:sm_80", "--target=cuda:sm_90", "--target=llvm-cpu"]):
-            print("0 passed, 1 failed")
-            return 1
-        ext = os.path.join(work, "extract")
-        shutil.rmtree(ext, ignore_errors=True)
-        subprocess.run([kd, module, "--extract=" + ext], check=True, capture_output=True)
-        ptx = sorted(glob.glob(os.path.join(ext, "*.ptx")))
-        tally(len(ptx) >= 2)
-        if not os.path.exists(PTXAS):
-            print("ptxas check skipped: %s is missing (%d PTX files not assembled)" % (PTXAS, len(ptx)))
-        for p in ptx if os.path.exists(PTXAS) else []:
-            sm = "sm_90" if "sm_90" in p else "sm_80"
-            r = subprocess.run([PTXAS, "--gpu-name", sm, p, "-o", os.devnull], capture_output=True, text=True)
-            print("ptxas %s: %s" % (os.path.basename(p), "ok" if r.returncode == 0 else r.stderr))
-            tally(r.returncode == 0)
-        runs = [(module, "cpu")]
-        env = dict(os.environ, KILN_GPU_SIMT_CPU="1")
-        for sm in ("sm_80", "sm_90"):
-            simt = os.path.join(work, "nms_simt_%s.kiln" % sm)
-            if compile_(simt, ["--target=cuda:" + sm], env):
-                runs.append((simt, "SIMT-on-CPU " + sm))
-            else:
-                tally(False)
+        runs = gpu_variants.gpu_modules(kc, kd, model, work, "nms", tally)
         for k, ins in enumerate(sets):
             want = expect(ins)
             for j, (m, what) in enumerate(runs):
@@ -211,7 +180,7 @@ def main(argv):
         return 1 if failed else 0
 
     module = os.path.join(work, "nms.kiln")
-    if not compile_(module, []):
+    if not gpu_variants.compile_model(kc, model, module, []):
         print("0 passed, 1 failed")
         return 1
     for k, ins in enumerate(sets):

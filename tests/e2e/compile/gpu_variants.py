@@ -1,0 +1,46 @@
+"""Shared by the ONNX e2e scripts that also run on the GPU path: compiles a
+model for cuda sm_80 + sm_90 + llvm-cpu, assembles every PTX payload with
+ptxas (skipped, saying so, when it is missing) and compiles one
+SIMT-on-CPU module per SM. Returns the modules to run on local-sync, each
+with a label, and counts each check through tally(ok)."""
+import glob
+import os
+import shutil
+import subprocess
+
+PTXAS = "/usr/local/cuda/bin/ptxas"
+
+
+def compile_model(kc, model, out, extra, env=None):
+    r = subprocess.run([kc, model, "-o", out] + extra, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print(r.stderr)
+    return r.returncode == 0
+
+
+def gpu_modules(kc, kd, model, work, stem, tally):
+    module = os.path.join(work, stem + "_three.kiln")
+    if not compile_model(kc, model, module, ["--target=cuda:sm_80", "--target=cuda:sm_90", "--target=llvm-cpu"]):
+        tally(False)
+        return []
+    ext = os.path.join(work, "extract")
+    shutil.rmtree(ext, ignore_errors=True)
+    subprocess.run([kd, module, "--extract=" + ext], check=True, capture_output=True)
+    ptx = sorted(glob.glob(os.path.join(ext, "*.ptx")))
+    tally(len(ptx) >= 2)
+    if not os.path.exists(PTXAS):
+        print("ptxas check skipped: %s is missing (%d PTX files not assembled)" % (PTXAS, len(ptx)))
+    for p in ptx if os.path.exists(PTXAS) else []:
+        sm = "sm_90" if "sm_90" in p else "sm_80"
+        r = subprocess.run([PTXAS, "--gpu-name", sm, p, "-o", os.devnull], capture_output=True, text=True)
+        print("ptxas %s: %s" % (os.path.basename(p), "ok" if r.returncode == 0 else r.stderr))
+        tally(r.returncode == 0)
+    runs = [(module, "cpu")]
+    env = dict(os.environ, KILN_GPU_SIMT_CPU="1")
+    for sm in ("sm_80", "sm_90"):
+        simt = os.path.join(work, "%s_simt_%s.kiln" % (stem, sm))
+        if compile_model(kc, model, simt, ["--target=cuda:" + sm], env):
+            runs.append((simt, "SIMT-on-CPU " + sm))
+        else:
+            tally(False)
+    return runs
