@@ -14,7 +14,7 @@ input) must fail naming the node or input and the value.
 usage: onnx_loop_dynamic.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
 DEVICE local-sync / local-task runs the module there; gpu compiles it for
 cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
-CPU variant and the SIMT-on-CPU variant of each SM (gpu_variants.py).
+CPU variant and the SIMT-on-CPU variant of each SM (onnx_e2e.py).
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
 import importlib.util
@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-import gpu_variants
+import onnx_e2e
 
 
 def build(path):
@@ -80,9 +80,9 @@ def main(argv):
         passed, failed = passed + ok, failed + (not ok)
 
     if device == "gpu":
-        runs = [(m, "local-sync", what + " ") for m, what in gpu_variants.gpu_modules(compile_, kd, model, work,
+        runs = [(m, "local-sync", what + " ") for m, what in onnx_e2e.gpu_modules(compile_, kd, model, work,
                                                                                       "loop", tally)]
-    elif not gpu_variants.compile_model(compile_, model, module, []):
+    elif not onnx_e2e.compile_model(compile_, model, module, []):
         print("0 passed, 1 failed")
         return 1
     m = lambda v: np.array(v, np.int64)
@@ -132,13 +132,7 @@ def main(argv):
     if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
         print("%d passed, %d failed" % (passed, failed))
         return 1 if failed else 0
-    for k, (i, v, says) in enumerate(bad):
-        ins = list(good[0])
-        ins[i] = v
-        r = call("bad%d" % k, ins)
-        ok = r.returncode != 0 and all(w in r.stderr for w in says)
-        print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
-        tally(ok)
+    onnx_e2e.check_refusals(call, good[0], bad, tally)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-import gpu_variants
+import onnx_e2e
 B, C, N = 2, 3, 37
 
 
@@ -170,7 +170,7 @@ def main(argv):
         passed, failed = passed + ok, failed + (not ok)
 
     if device == "gpu":
-        runs = gpu_variants.gpu_modules(kc, kd, model, work, "nms", tally)
+        runs = onnx_e2e.gpu_modules(kc, kd, model, work, "nms", tally)
         for k, ins in enumerate(sets):
             want = expect(ins)
             for j, (m, what) in enumerate(runs):
@@ -180,7 +180,7 @@ def main(argv):
         return 1 if failed else 0
 
     module = os.path.join(work, "nms.kiln")
-    if not gpu_variants.compile_model(kc, model, module, []):
+    if not onnx_e2e.compile_model(kc, model, module, []):
         print("0 passed, 1 failed")
         return 1
     for k, ins in enumerate(sets):
@@ -192,13 +192,7 @@ def main(argv):
         (1, np.zeros((B, C + 1, N), np.float32), ["input 1", "dimension 1 is %d" % (C + 1)]),
         (2, np.array([3, 4], np.int64), ["input 2", "dimension 0 is 2"]),
     ]
-    for k, (i, v, says) in enumerate(bad):
-        ins = list(base)
-        ins[i] = v
-        r, _ = run(kr, module, device, ins, "bad%d" % k, work)
-        ok = r.returncode != 0 and all(w in r.stderr for w in says)
-        print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
-        tally(ok)
+    onnx_e2e.check_refusals(lambda tag, ins: run(kr, module, device, ins, tag, work)[0], base, bad, tally)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

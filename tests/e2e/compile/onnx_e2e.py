@@ -1,8 +1,9 @@
-"""Shared by the ONNX e2e scripts that also run on the GPU path: compiles a
-model for cuda sm_80 + sm_90 + llvm-cpu, assembles every PTX payload with
-ptxas (skipped, saying so, when it is missing) and compiles one
-SIMT-on-CPU module per SM. Returns the modules to run on local-sync, each
-with a label, and counts each check through tally(ok)."""
+"""Shared by ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py):
+gpu_modules compiles a model for cuda sm_80 + sm_90 + llvm-cpu, assembles
+every PTX payload with ptxas (skipped, saying so, when it is missing) and
+compiles one SIMT-on-CPU module per SM, returning the modules to run on
+local-sync with a label; check_refusals runs bad calls that must fail
+with messages holding given texts. Both count checks through tally(ok)."""
 import glob
 import os
 import shutil
@@ -44,3 +45,15 @@ def gpu_modules(kc, kd, model, work, stem, tally):
         else:
             tally(False)
     return runs
+
+
+def check_refusals(call, base, bad, tally):
+    """bad: (input index, value, texts the error must hold); call(tag,
+    inputs) runs the module and returns its CompletedProcess."""
+    for k, (i, v, says) in enumerate(bad):
+        ins = list(base)
+        ins[i] = v
+        r = call("bad%d" % k, ins)
+        ok = r.returncode != 0 and all(w in r.stderr for w in says)
+        print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
+        tally(ok)
