@@ -87,11 +87,17 @@ typedef struct cpu_epilogue {
   uint32_t in;                                  /* its input reading `out` */
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool along[CG_MAX_OPERANDS];                  /* input varies along the vector */
+  kiln_value *dst; /* where the result goes when not `out` (cpu_fused_epilogue_to), or NULL */
 } cpu_epilogue;
 kiln_op *cpu_fused_fill(kiln_op *op, kiln_value *out);
 /* Fills *ep (moving the ops defining the generic's operands before op);
  * false (ep->op NULL) when there is no such generic. */
 bool cpu_fused_epilogue(kiln_op *op, kiln_value *out, cpu_epilogue *ep);
+/* The same, also taking a generic that writes another view (ep->dst, of
+ * out's shape, any element type) when out is scratch: a view of a
+ * memref.alloca that nothing but op, the generic and a fill of it uses.
+ * The caller then stores the generic's result to dst and never out. */
+bool cpu_fused_epilogue_to(kiln_op *op, kiln_value *out, cpu_epilogue *ep);
 /* The generic's body on accumulator v (vector type vt) of the output
  * element at indices ix. */
 kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_value *const *ix,

@@ -6,7 +6,10 @@
  * elementwise linalg.generic just after it that reads its output in place
  * (bias, activation, residual add: what form-dispatch-regions fuses
  * behind a convolution or a pool), whose body then runs on the
- * accumulators before the store.
+ * accumulators before the store. cpu_fused_epilogue_to also takes a
+ * generic that writes another view when the op's output is dispatch-local
+ * scratch (an int8 matmul's i32 sums that the generic requantizes to i8):
+ * the scratch is then never written.
  *
  * Takes ops on memrefs inside one block. Guarantees: a fill or generic is
  * matched only when it touches exactly the op's output view, the generic
@@ -71,11 +74,39 @@ static void hoist(kiln_value *v, kiln_op *op, kiln_op *e) {
   kiln_op_move_before(d, op);
 }
 
-static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
+/* Is out a view of a memref.alloca whose every use is a view equal to
+ * out read only by op, e or a linalg.fill (the scratch between op and
+ * e)? */
+static bool scratch(kiln_value *out, kiln_op *op, kiln_op *e) {
+  kiln_value *base = cpu_base_memref(out);
+  if (!base->def || base->def->kind != KILN_OP_MEMREF_ALLOCA || base == out) return false;
+  for (kiln_use *u = base->uses; u; u = u->next) {
+    kiln_op *sv = u->owner;
+    if (sv->kind != KILN_OP_MEMREF_SUBVIEW || kiln_op_operand(sv, 0) != base || !same_view(kiln_op_result(sv, 0), out))
+      return false;
+    for (kiln_use *v = sv->results[0].uses; v; v = v->next)
+      if (v->owner != op && v->owner != e && v->owner->kind != KILN_OP_LINALG_FILL) return false;
+  }
+  return true;
+}
+
+static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep, bool to) {
   kiln_op *e = neighbour(op, true);
   if (!e || e->kind != KILN_OP_LINALG_GENERIC || e->num_results) return false;
   uint32_t nin = kiln_linalg_num_inputs(e);
-  if (e->num_operands != nin + 1 || !same_view(kiln_op_operand(e, nin), out)) return false;
+  if (e->num_operands != nin + 1) return false;
+  kiln_value *dst = kiln_op_operand(e, nin);
+  if (!same_view(dst, out)) {
+    const kiln_type *td = dst->type;
+    if (!to || td->kind != KILN_TYPE_MEMREF || td->rank != out->type->rank || !scratch(out, op, e) ||
+        cpu_base_memref(dst) == cpu_base_memref(out))
+      return false;
+    for (uint32_t d = 0; d < td->rank; d++)
+      if (td->shape[d] != out->type->shape[d] || td->shape[d] == KILN_DYNAMIC) return false;
+    int64_t st[KILN_MAX_LOOPS], off;
+    if (!kiln_memref_strides(td, st, &off) || st[td->rank - 1] != 1) return false;
+    ep->dst = dst;
+  }
   bool red[KILN_MAX_LOOPS];
   int64_t bounds[KILN_MAX_LOOPS];
   int loops = cg_static_bounds(e, ep->maps, red, bounds);
@@ -98,9 +129,10 @@ static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
       found = (int)i;
       continue;
     }
-    /* Another view of the output's memory would be read after the fused
-     * stores wrote part of it. */
-    if (cpu_base_memref(x) == cpu_base_memref(out)) return false;
+    /* Another view of the output's memory (or dst's) would be read after
+     * the fused stores wrote part of it. */
+    if (cpu_base_memref(x) == cpu_base_memref(out) || (ep->dst && cpu_base_memref(x) == cpu_base_memref(ep->dst)))
+      return false;
     const kiln_affine_map *m = ep->maps[i];
     for (uint32_t r = 0; r < m->num_results; r++) {
       int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
@@ -126,20 +158,30 @@ static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
     if (!cpu_vector_body_op(o)) return false;
   }
   kiln_op *y = kiln_block_terminator(body);
-  if (!y || y->num_operands != 1 || kiln_op_operand(y, 0)->type != out->type->elem) return false;
+  if (!y || y->num_operands != 1 || kiln_op_operand(y, 0)->type != (ep->dst ? ep->dst : out)->type->elem)
+    return false;
   ep->op = e;
   ep->in = (uint32_t)found;
   return true;
 }
 
-bool cpu_fused_epilogue(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
+static bool fused_epilogue(kiln_op *op, kiln_value *out, cpu_epilogue *ep, bool to) {
   memset(ep, 0, sizeof *ep);
-  if (!match(op, out, ep)) {
+  if (!match(op, out, ep, to)) {
     ep->op = NULL;
+    ep->dst = NULL;
     return false;
   }
   for (uint32_t i = 0; i < ep->op->num_operands; i++) hoist(kiln_op_operand(ep->op, i), op, ep->op);
   return true;
+}
+
+bool cpu_fused_epilogue(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
+  return fused_epilogue(op, out, ep, false);
+}
+
+bool cpu_fused_epilogue_to(kiln_op *op, kiln_value *out, cpu_epilogue *ep) {
+  return fused_epilogue(op, out, ep, true);
 }
 
 kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_value *const *ix,
@@ -165,5 +207,7 @@ kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_val
     }
   }
   if (!cpu_emit_body_vector(b, e, in, ix, vw, out)) return v;
-  return out[0]->type->kind == KILN_TYPE_VECTOR ? out[0] : cg_broadcast(b, out[0], vt);
+  if (out[0]->type->kind == KILN_TYPE_VECTOR) return out[0];
+  /* a result that does not depend on v: a vector of its own type */
+  return cg_broadcast(b, out[0], out[0]->type == vt->elem ? vt : kiln_type_vector(b->ctx, 1, &vw, out[0]->type));
 }

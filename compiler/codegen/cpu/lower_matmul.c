@@ -93,7 +93,7 @@ static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   }
   if (t->x80) v = cg_bin(b, KILN_OP_ARITH_SUBI, v, t->cs[q]);
   if (t->epi) v = cpu_apply_epilogue(b, t->epi, ix, v, t->vt);
-  cg_vstore(b, v, t->C, 2, ix);
+  cg_vstore(b, v, t->epi && t->epi->dst ? t->epi->dst : t->C, 2, ix);
 }
 
 /* What joins the register tiles besides the product: the fill's value
@@ -425,7 +425,9 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
  * vector (emit_register_tile); that is vpdpbusd's form: elsewhere dot4
  * takes signed A as it is (signed_a), and pmaddwd (x86-64 without VNNI)
  * B packed pair-major (pairs). Zero points and scales are the producer's
- * and the epilogue's business. No K blocking yet. false: not this form,
+ * and the epilogue's business: the elementwise consumer joins the tiles
+ * also when it writes another buffer than the i32 scratch it reads
+ * (cpu_fused_epilogue_to). No K blocking yet. false: not this form,
  * nothing built. */
 static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, kiln_value *C, int64_t M,
                        int64_t N, int64_t K) {
@@ -450,7 +452,10 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   cpu_epilogue epi = {0};
   mm_fuse f = {.init = fill ? kiln_op_operand(fill, 0) : NULL, .dot4 = true, .isa = isa,
               .signed_a = signed_a, .pairs = pairs};
-  if (cpu_fused_epilogue(op, C, &epi)) f.epi = &epi;
+  /* the i32 sums' consumer (to f32, scales, requantization to i8) joins
+   * the register tiles even though it writes another buffer: the sums
+   * are then never stored */
+  if (cpu_fused_epilogue_to(op, C, &epi)) f.epi = &epi;
   kiln_value *zero = cg_index(&b, 0);
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
   kiln_value *z = cg_index(&bj, 0);

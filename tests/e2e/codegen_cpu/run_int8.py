@@ -19,6 +19,10 @@ Cases: odd M (1, 7, 130: partial row tiles), K = 4, 100, 512, N = 128, 192,
 256, full-range weights and activations (-128 and 127 included); and
 shapes the microkernel does not take (K % 4 != 0, N = 64 or 20), which
 the generic loops compute (sign-extending the i8 operands), checked too.
+REQUANT cases add what a quantized Linear does after the product: an i32
+bias, to f32, a scale, clamped and truncated to i8, written to another
+buffer; the register tiles apply it (cpu_fused_epilogue_to), so the IR
+must store no i32 vector, and the i8 results equal numpy's float32 ones.
 """
 import os
 import shlex
@@ -40,6 +44,8 @@ CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256)]
 # Not the microkernel's form (K not a multiple of 4, N one column tile or
 # not a multiple of the vector width): the generic loops, exact all the same.
 FALLBACK = [(5, 12, 64), (3, 6, 20), (2, 30, 128)]
+REQUANT = [(9, 64, 128), (130, 100, 192)]
+SCALE = 0.0078125 * 1.5  # exact in f32: numpy's float32 product is the kernel's
 
 
 def program(m, k, n, w):
@@ -51,6 +57,39 @@ def program(m, k, n, w):
             "  %%f = linalg.fill ins(%%zero : i32) outs(%%e : %s) -> %s\n"
             "  %%r = linalg.matmul ins(%%x, %%w : %s, %s) outs(%%f : %s) -> %s\n"
             "  return %%r : %s\n}\n" % (ti, to, w.tobytes().hex().upper(), tw, to, to, to, ti, tw, to, to, to))
+
+
+def program_requant(m, k, n, w, bias):
+    """The product, + bias, * SCALE in f32, clamped to [-128, 127], to i8."""
+    ti, tw, to, tq = ("tensor<%dx%dxi8>" % (m, k), "tensor<%dx%dxi8>" % (k, n),
+                      "tensor<%dx%dxi32>" % (m, n), "tensor<%dx%dxi8>" % (m, n))
+    tb = "tensor<%dxi32>" % n
+    return ("func.func @main(%%x: %s) -> %s {\n"
+            "  %%zero = arith.constant 0 : i32\n"
+            "  %%s = arith.constant %r : f32\n"
+            "  %%lo = arith.constant -128.0 : f32\n"
+            "  %%hi = arith.constant 127.0 : f32\n"
+            "  %%w = arith.constant dense<\"0x%s\"> : %s\n"
+            "  %%b = arith.constant dense<\"0x%s\"> : %s\n"
+            "  %%e = tensor.empty() : %s\n"
+            "  %%f = linalg.fill ins(%%zero : i32) outs(%%e : %s) -> %s\n"
+            "  %%r = linalg.matmul ins(%%x, %%w : %s, %s) outs(%%f : %s) -> %s\n"
+            "  %%e2 = tensor.empty() : %s\n"
+            "  %%q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, "
+            "affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]} "
+            "ins(%%r, %%b : %s, %s) outs(%%e2 : %s) {\n"
+            "  ^bb0(%%a: i32, %%c: i32, %%o: i8):\n"
+            "    %%t = arith.addi %%a, %%c : i32\n"
+            "    %%v = arith.sitofp %%t : i32 to f32\n"
+            "    %%y = arith.mulf %%v, %%s : f32\n"
+            "    %%y1 = arith.maximumf %%y, %%lo : f32\n"
+            "    %%y2 = arith.minimumf %%y1, %%hi : f32\n"
+            "    %%z = arith.fptosi %%y2 : f32 to i8\n"
+            "    linalg.yield %%z : i8\n"
+            "  } -> %s\n"
+            "  return %%q : %s\n}\n"
+            % (ti, tq, SCALE, w.tobytes().hex().upper(), tw, bias.astype("<i4").tobytes().hex().upper(), tb,
+               to, to, to, ti, tw, to, to, tq, to, tb, tq, tq, tq))
 
 
 def main():
@@ -65,16 +104,22 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(24)
     failures, ran, not_run = [], 0, []
-    for (m, k, n) in CASES + FALLBACK:
-        micro = (m, k, n) in CASES
+    for (m, k, n) in CASES + FALLBACK + REQUANT:
+        micro = (m, k, n) not in FALLBACK
+        requant = (m, k, n) in REQUANT
         w = rng.integers(-128, 128, (k, n), dtype=np.int8)
         x = rng.integers(-128, 128, (m, k), dtype=np.int8)
         w[0, 0], w[-1, -1], x[0, 0], x[-1, -1] = -128, 127, -128, 127
         ref = x.astype(np.int64) @ w.astype(np.int64)
         name = "mm%dx%dx%d" % (m, k, n)
+        if requant:
+            bias = rng.integers(-5000, 5000, (n,), dtype=np.int32)
+            y = (ref + bias).astype(np.float32) * np.float32(SCALE)
+            ref = np.trunc(np.clip(y, np.float32(-128), np.float32(127))).astype(np.int8)
+            name = "rq%dx%dx%d" % (m, k, n)
         src = os.path.join(work, name + ".mlir")
         with open(src, "w") as f:
-            f.write(program(m, k, n, w))
+            f.write(program_requant(m, k, n, w, bias) if requant else program(m, k, n, w))
         xin = os.path.join(work, name + ".x.npy")
         np.save(xin, x)
         for ti, (target, isa) in enumerate(targets):
@@ -95,6 +140,9 @@ def main():
             packed = "memref<%dx%dx" % (n // 64, k // 4)
             if micro and packed not in ir:
                 failures.append("%s: weights not packed in groups of 4 K (%s...)" % (what, packed))
+            stores = [l.strip() for l in ir.splitlines() if "vector.store" in l and l.rstrip().endswith("xi32>")]
+            if requant and stores:
+                failures.append("%s: the i32 sums are stored (epilogue not in the tiles): %s" % (what, stores[0]))
             out = os.path.join(work, "%s.t%d.out.npy" % (name, ti))
             r = subprocess.run(emulator + [kr, "--module=" + mod, "--device=" + device, "--input=@" + xin,
                                 "--output=@" + out], capture_output=True, text=True)
