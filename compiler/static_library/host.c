@@ -3,7 +3,8 @@
  *
  * Takes an sl_plan. Guarantees, per exported function F:
  *   i32 NAME_F(ptr args, ptr results, ptr scratch): checks the pointers,
- *     then runs the plan's dispatches in order, calling each kernel entry
+ *     zeroes the result and scratch bytes whose kernels may leave part
+ *     unwritten, then runs the plan's dispatches in order, calling each kernel entry
  *     point once per workgroup (x fastest, then y, then z, as local-sync
  *     does) with a kiln_dispatch_state_t / kiln_workgroup_state_t built on
  *     the stack; the first nonzero kernel return stops it (SL_KERNEL_FAILED);
@@ -19,8 +20,8 @@
  * which must call workgroup(closure, i) once for each i < count, on any
  * threads, and return when all have. Weights are private
  * constants (64-byte aligned, read-only section). Nothing here calls a
- * library function, so the object's undefined symbols are the kernels'
- * entry points only. */
+ * library function but memset (the clears), so the object's undefined
+ * symbols are the kernels' entry points and at most memset. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,17 @@ static kiln_error *sl_emit_function(sl_host *h, const sl_plan *p, const sl_funct
       LLVMValueRef off = sl_i64(h, p->weight_offsets[i]);
       h->weights[i] = LLVMBuildInBoundsGEP2(h->b, h->i8, base, &off, 1, "");
     }
+  }
+  /* What the runtime would clear at allocation: each slot has bytes of
+   * its own here, so zeroing them all before the first dispatch is the
+   * same. Large ones become memset calls. */
+  for (uint32_t c = 0; c < f->clear_count; c++) {
+    const sl_clear *cl = &f->clears[c];
+    LLVMValueRef base = cl->buf.kind == SL_BUF_RESULT ? res_ptrs[cl->buf.index] : scratch;
+    LLVMValueRef off = sl_i64(h, cl->buf.kind == SL_BUF_SCRATCH ? cl->buf.index : 0);
+    LLVMValueRef at = LLVMBuildGEP2(h->b, h->i8, base, &off, 1, "");
+    LLVMBuildMemSet(h->b, at, LLVMConstInt(h->i8, 0, 0), sl_i64(h, cl->length),
+                    cl->buf.kind == SL_BUF_SCRATCH ? 64 : 1);
   }
   for (uint32_t d = 0; d < f->dispatch_count; d++)
     sl_emit_dispatch(h, fn, &f->dispatches[d], arg_ptrs, res_ptrs, scratch, closure, state, wg, ptrs,

@@ -2,7 +2,8 @@
  * public host function, its static signature, where each buffer lives
  * (an argument, a caller-owned result, the scratch arena at a compile-time
  * offset, a weight), and every dispatch in program order with its kernel
- * symbol, grid, bindings and push constants. That is the schedule the VM
+ * symbol, grid, bindings and push constants, and the buffers to zero
+ * first (allocations not {uninitialized}). That is the schedule the VM
  * bytecode would run; barriers, command buffers and waits need no code
  * here because the host program runs dispatches one after the other.
  *
@@ -255,6 +256,19 @@ static kiln_error *sl_function_of(kiln_op *module, const sl_plan *p, kiln_op *f,
         scratch += ((uint64_t)size + 63) & ~(uint64_t)63;
       }
       if (!err && !sl_bind(&b, &op->results[0], buf)) err = kiln_error_new("out of memory");
+      if (!err && size > 0 && !kiln_op_get_attr(op, "uninitialized")) {
+        sl_clear *c = realloc(out->clears, (out->clear_count + 1) * sizeof *c);
+        if (!c) {
+          err = kiln_error_new("out of memory");
+          break;
+        }
+        out->clears = c;
+        /* Never past the caller's result storage (its tensor's bytes). */
+        uint64_t len = (uint64_t)size;
+        if (buf.kind == SL_BUF_RESULT && len > out->results[buf.index].bytes)
+          len = out->results[buf.index].bytes;
+        c[out->clear_count++] = (sl_clear){buf, len};
+      }
     } else if (sl_is(op, "hal.buffer.rodata")) {
       const int64_t idx = sl_int(op, "index", -1);
       if (idx < 0 || idx >= p->rodata_count)
@@ -369,6 +383,7 @@ void sl_plan_free(sl_plan *p) {
       free(f->dispatches[d].constants);
     }
     free(f->dispatches);
+    free(f->clears);
   }
   free(p->functions);
   for (uint32_t i = 0; i < p->rodata_count; i++)

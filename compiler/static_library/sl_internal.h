@@ -55,6 +55,15 @@ typedef struct sl_dispatch {
   uint32_t *constants;
 } sl_dispatch;
 
+/* Bytes the function zeroes before its first dispatch: an allocation
+ * plan-memory did not mark {uninitialized}, whose kernels may leave part
+ * of it unwritten (the runtime clears such buffers; the caller's scratch
+ * and result storage come with whatever the last call left). */
+typedef struct sl_clear {
+  sl_buf buf;
+  uint64_t length;
+} sl_clear;
+
 typedef struct sl_tensor {
   const kiln_type *type; /* a static ranked tensor */
   uint64_t bytes;
@@ -69,6 +78,8 @@ typedef struct sl_function {
   uint64_t scratch_size;
   sl_dispatch *dispatches;
   uint32_t dispatch_count;
+  sl_clear *clears;
+  uint32_t clear_count;
 } sl_function;
 
 /* One rodata blob the host program references by index. */

@@ -10,7 +10,9 @@ CASE is an e2e op case (tests/e2e/compile/op_cases.py: same program, same
 inputs, same numpy reference and tolerances), "sample.NAME" for
 samples/NAME.mlir, or "onnx.MODEL" for a model of
 tests/onnx/models/run_model.py exported from PyTorch (its output the
-reference, max abs error 1e-3; skipped, 77, without torch). The harness calls m_f once through NAME_F (arrays)
+reference, max abs error 1e-3; skipped, 77, without torch), or
+"partial.NAME" (kernels leaving part of a result or scratch value
+unwritten). The harness calls m_f once through NAME_F (arrays)
 and once through _mlir_ciface_m_f with every descriptor at a nonzero
 offset (so data is not 64-byte aligned), and both results are compared;
 With --weights=external among the flags, the harness reads DIR/m.weights
@@ -18,8 +20,8 @@ and hands it over with m_set_weights (after checking the refusals). It
 also checks the refusals (NULL pointers, a misaligned scratch,
 descriptor sizes and strides that do not match) return their codes, and
 that with NAME_set_parallel (workgroups on two threads, or in reverse
-order) the results are the same bytes. The
-archive must leave no symbol undefined beyond memcpy/memset, and link into
+order) the results are the same bytes. Scratch and result storage are
+filled with a nonzero pattern before each call. The archive must leave no symbol undefined beyond memcpy/memset, and link into
 a -nostdlib -static program. KILN_RUN_EMULATOR (environment), when set, is
 put before the harness (qemu for a cross-built one).
 """
@@ -50,6 +52,56 @@ def sample_case(name):
     with open(os.path.join(root, name + ".expected")) as f:
         outs = [run_compiled.parse_value(l) for l in f if l.strip()]
     return src, ins, outs, 1e-5, 1e-6
+
+
+# Kernels that leave part of a buffer unwritten (an insert into an empty
+# tensor: zeros in Kiln's buffers): in the caller's result storage, in the
+# scratch arena before an elementwise op, in the scratch arena before a
+# matmul. The harness fills scratch and results with a nonzero pattern
+# before each call, so only the function's own clearing makes them right.
+PARTIAL_INSERT = """func.func @f(%%a: tensor<%(h)s>) -> tensor<%(n)s> {
+  %%e = tensor.empty() : tensor<%(n)s>
+  %%i = tensor.insert_slice %%a into %%e[%(at)s] [%(hs)s] [%(ones)s] : tensor<%(h)s> into tensor<%(n)s>
+%(body)s}
+"""
+PLUS_ONE = """  %e2 = tensor.empty() : tensor<8192xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%i : tensor<8192xf32>) outs(%e2 : tensor<8192xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %c = arith.constant 1.0 : f32
+    %y = arith.addf %x, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<8192xf32>
+  return %r : tensor<8192xf32>
+"""
+MATMUL = """  %z = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<128x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e2 : tensor<128x32xf32>) -> tensor<128x32xf32>
+  %r = linalg.matmul ins(%i, %b : tensor<128x256xf32>, tensor<256x32xf32>) outs(%f : tensor<128x32xf32>) -> tensor<128x32xf32>
+  return %r : tensor<128x32xf32>
+"""
+
+
+def partial_case(name):
+    rng = np.random.RandomState(sum(map(ord, name)))
+    if name == "result":
+        a = rng.standard_normal(4096).astype(np.float32)
+        src = PARTIAL_INSERT % dict(h="4096xf32", n="8192xf32", at="0", hs="4096", ones="1",
+                                    body="  return %i : tensor<8192xf32>\n")
+        return src, [a], [np.concatenate([a, np.zeros(4096, np.float32)])], 0, 0
+    if name == "arena":
+        a = rng.standard_normal(4096).astype(np.float32)
+        src = PARTIAL_INSERT % dict(h="4096xf32", n="8192xf32", at="0", hs="4096", ones="1",
+                                    body=PLUS_ONE)
+        return src, [a], [np.concatenate([a, np.zeros(4096, np.float32)]) + 1], 1e-6, 1e-6
+    a = rng.standard_normal((64, 128)).astype(np.float32)
+    b = rng.standard_normal((256, 32)).astype(np.float32)
+    src = PARTIAL_INSERT % dict(h="64x128xf32", n="128x256xf32", at="0, 0", hs="64, 128",
+                                ones="1, 1", body=MATMUL)
+    src = src.replace("(%a: tensor<64x128xf32>)", "(%a: tensor<64x128xf32>, %b: tensor<256x32xf32>)")
+    src = src.replace("-> tensor<128x256xf32> {", "-> tensor<128x32xf32> {", 1)
+    full = np.zeros((128, 256), np.float32)
+    full[:64, :128] = a
+    return src, [a, b], [full @ b], 1e-4, 1e-4
 
 
 def onnx_case(name, work):
@@ -105,6 +157,16 @@ def harness(lib, func, ins, outs, scratch_macro, external):
     w("  half(&a);\n  pthread_join(t, 0);\n}")
     w("static void reversed(void *ctx, uint32_t n, void (*fn)(void *, uint32_t), void *fn_ctx) {")
     w("  (void)ctx;\n  while (n--) fn(fn_ctx, n);\n}")
+    # every call finds scratch and result storage dirty (as a reused
+    # buffer would be): what a kernel leaves unwritten must be cleared
+    # (results of the arrays call stay: the others are compared with them)
+    w("static void poison(int arrays) {")
+    w("  memset(scratch, 0x5a, sizeof scratch);")
+    for i in range(len(outs)):
+        w("  if (arrays) memset(out%d, 0x5a, sizeof out%d);" % (i, i))
+        w("  memset(pout%d, 0x5a, sizeof pout%d);" % (i, i))
+        w("  memset(dout%d, 0x5a, sizeof dout%d);" % (i, i))
+    w("}")
     w("static void dump(const unsigned char *p, size_t n) {")
     w("  for (size_t i = 0; i < n; i++) printf(\"%02x\", p[i]);\n  printf(\"\\n\");\n}")
     w("static int load(const char *path, unsigned char *p, size_t n) {")
@@ -131,6 +193,7 @@ def harness(lib, func, ins, outs, scratch_macro, external):
           % (up, lib, up, up))
         w("  if (%s_set_weights(weights, %s_WEIGHTS_SIZE)) { printf(\"FAIL: set_weights\\n\"); return 1; }"
           % (lib, up))
+    w("  poison(1);")
     w("  int rc = %s(args, results, scratch);" % fn)
     w('  if (rc) { printf("FAIL: %s: %%d %%s\\n", rc, %s_error_message(rc)); return 1; }' % (fn, lib))
     for i, a in enumerate(outs):
@@ -150,6 +213,7 @@ def harness(lib, func, ins, outs, scratch_macro, external):
                 w("  memcpy(din%d + %d, in%d, %d);" % (i, OFFSET * a.itemsize, i, a.nbytes))
             descs.append((d, a))
     call = "_mlir_ciface_%s(%s, scratch)" % (fn, ", ".join("&" + d for d, _ in descs))
+    w("  poison(0);")
     w("  rc = %s;" % call)
     w('  if (rc) { printf("FAIL: _mlir_ciface_%s: %%d %%s\\n", rc, %s_error_message(rc)); return 1; }'
       % (fn, lib))
@@ -182,7 +246,7 @@ def harness(lib, func, ins, outs, scratch_macro, external):
     w("  void *presults[] = {%s};" % ", ".join(["pout%d" % i for i in range(len(outs))] + ["0"]))
     for pf in ("two_threads", "reversed"):
         w("  %s_set_parallel(%s, 0);" % (lib, pf))
-        w("  memset(pout0, 0, sizeof pout0);" if outs else "")
+        w("  poison(0);")
         w("  rc = %s(args, presults, scratch);" % fn)
         w('  if (rc) { printf("FAIL: with %s: %%d\\n", rc); return 1; }' % pf)
         for i, a in enumerate(outs):
@@ -234,6 +298,7 @@ def archive_symbols(ar_path):
 def main(argv):
     if len(argv) == 2 and argv[1] == "--list":
         print(";".join(list(op_cases.CASES) + ["sample.mlp", "sample.cnn", "sample.simple_mul",
+                                               "partial.result", "partial.arena", "partial.matmul",
                                                "onnx.mlp", "onnx.cnn", "onnx.resnet18"]))
         return 0
     name, compile_, cc, work = argv[1:5]
@@ -251,6 +316,8 @@ def main(argv):
     else:
         if name.startswith("sample."):
             src, ins, outs, rtol, atol = sample_case(name[7:])
+        elif name.startswith("partial."):
+            src, ins, outs, rtol, atol = partial_case(name[8:])
         else:
             fn, rtol, atol = op_cases.CASES[name]
             src, ins, outs = fn(np.random.RandomState(sum(map(ord, name))))
