@@ -6,7 +6,8 @@ measurement, page cache warm after the first) on local-sync and local-task
 (2 workers), in alternating rounds when --before names the bench_runtime
 of an older build (its modules from --before-compile, that build's
 kiln-compile, when the module format changed in between), and prints the
-median of each figure per build, wall time and process CPU time; then
+median of each figure per build, wall time and process CPU time, and the
+quartiles of the per-process wall ratio (its spread over rounds); then
 kiln-bench's defaults (1 warmup, 10 repetitions) on the matmul:
 median/min (also for the older build given --before-bench).
 
@@ -118,7 +119,7 @@ def main():
     print("%-12s %-10s %-6s %10s %8s %10s %10s %10s %8s %6s %9s %9s %9s %6s %9s" % (
         "module", "device", "build", "load us", "RSS KB", "prepare us",
         "first us", "steady us", "flt/call", "ratio", "setup cpu", "first cpu",
-        "steady cpu", "ratio", "first flt"))
+        "steady cpu", "ratio", "first flt") + "  wall ratio p25-p75")
     for (name, dev, label), runs in sorted(figures.items(), key=lambda f: (
             [m[0] for m in builds[0][2]].index(f[0][0]), f[0][1], f[0][2] != "before")):
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
@@ -134,6 +135,11 @@ def main():
                 (1000 + 1.2 * med["steady_cpu_us"]))
         if "first_minflt" in med:
             line += " %9d" % med["first_minflt"]
+        # one process's ratio moves with the machine: the quartiles of the
+        # per-process wall ratios say how far the median can be trusted
+        per = sorted((r["load_us"] + r["prepare_us"] + r["first_us"]) /
+                     (1000 + 1.2 * r["steady_median_us"]) for r in runs)
+        line += "  %.2f-%.2f" % (per[len(per) // 4], per[(3 * len(per)) // 4])
         print(line)
     print("ratio: (load + prepare + first call) / (1 ms + 1.2 x steady call); "
           "wall time, then process CPU time")

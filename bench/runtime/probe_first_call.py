@@ -4,8 +4,10 @@ summarizes what the slow first calls have in common (not a test): per
 build, the first call's extra CPU time over the steady call (median, 75th
 percentile, max, how many over 2 ms), and the medians of its minor
 faults, transparent huge pages gained and run-delay, for the fast and the
-slow half of the processes. --before names the probe of an older build;
-the two alternate, one process each, so both meet the same machine.
+slow half of the processes; then each phase's wall and CPU time (median
+and quartiles) and dispatch 0's first-run extra on the calling thread.
+--before names the probe of an older build; the two alternate, one
+process each, so both meet the same machine.
 --idle=S waits S seconds before each process (the state after an idle
 spell; see bench_runtime.py).
 
@@ -18,17 +20,32 @@ import time
 
 
 def probe(exe, module, device):
-    out = subprocess.run([exe, module, device, "8", "2", "1"], capture_output=True,
+    out = subprocess.run([exe, module, device, "8", "2", "4096"], capture_output=True,
                          text=True, check=True).stdout
-    phases = {}
+    phases, d0 = {}, 0.0
     for line in out.splitlines():
         f = line.split()
         if f and f[0] == "phase":
             phases[f[1]] = {k: float(v) for k, v in (x.split("=") for x in f[2:])}
+        elif f[:2] == ["dispatch", "0"]:
+            d0 = float(dict(x.split("=") for x in f[3:])["extra_us"])
     first = phases["call0"]
     steady = min(phases[c]["cpu_us"] for c in ("call1", "call2", "call7"))
     return dict(extra=first["cpu_us"] - steady, steady=steady, flt=first["minflt"],
-                thp=first["thp_kb"], delay=first["delay_us"])
+                thp=first["thp_kb"], delay=first["delay_us"], d0=d0, phases=phases)
+
+
+def phase_table(label, runs):
+    """Per phase, the median [quartiles] wall and process CPU time, and
+    dispatch 0's first-run extra on the calling thread (what a first
+    call's fresh arena costs on its critical path)."""
+    def q(vals):
+        v = sorted(vals)
+        return "%7.0f [%.0f-%.0f]" % (statistics.median(v), v[len(v) // 4], v[(3 * len(v)) // 4])
+    for name in ("load", "device", "prepare", "call0", "call1"):
+        print("       %-7s wall %s  cpu %s" % (name, q(r["phases"][name]["wall_us"] for r in runs),
+                                           q(r["phases"][name]["cpu_us"] for r in runs)))
+    print("       dispatch 0 first-run extra, calling thread: %s us" % q(r["d0"] for r in runs))
 
 
 def summary(label, runs):
@@ -67,6 +84,7 @@ def main():
                                      load0, open("/proc/loadavg").read().split()[:3]))
     for label, _ in builds:
         summary(label, results[label])
+        phase_table(label, results[label])
 
 
 if __name__ == "__main__":

@@ -76,24 +76,48 @@ static double thread_cpu_ms(void) {
  * from the first cold one on, the rest is touched in 4 KiB pages and
  * offered to khugepaged, which collapses it in the background (seconds
  * later here) for the steady state's TLB. Hints only: where the kernel or
- * the allocator's memory cannot, nothing changes. probe_first_call
- * (bench/runtime) counts a first call's faults and huge pages. */
-static void touch_big_block(char *b, size_t bytes, size_t used, bool zero) {
-  const size_t huge = (size_t)2 << 20, span = (bytes + 4095) & ~(size_t)4095;
-  madvise(b, span, MADV_NOHUGEPAGE);
+ * the allocator's memory cannot, nothing changes. The block goes in 2 MiB
+ * chunks to the device's host threads where it has several (local-task):
+ * the kernel's clearing is the cost, and it runs on each faulting core.
+ * probe_first_call (bench/runtime) counts a first call's faults and huge
+ * pages. */
+typedef struct touch_job {
+  char *b;
+  size_t used;
+  bool zero;
+  uint32_t first; /* chunk i is first + i */
+} touch_job_t;
+
+static void touch_chunk(void *ctx, uint32_t i) {
+  const touch_job_t *j = ctx;
+  const size_t huge = (size_t)2 << 20, at = (size_t)(j->first + i) * huge;
+  const size_t n = j->used - at < huge ? j->used - at : huge;
   /* Not for a tail under 1 MiB: a huge page would zero, and keep
    * resident, over twice what is used. */
-  for (size_t at = 0; at < used && used - at >= huge / 2; at += huge) {
-    if (atomic_load_explicit(&huge_pages_cold, memory_order_relaxed)) break;
-    madvise(b + at, huge, MADV_HUGEPAGE);
+  if (n >= huge / 2 && !atomic_load_explicit(&huge_pages_cold, memory_order_relaxed)) {
+    madvise(j->b + at, huge, MADV_HUGEPAGE);
     const double t0 = thread_cpu_ms();
-    *(volatile char *)(b + at) = 0;
+    *(volatile char *)(j->b + at) = 0;
     if (thread_cpu_ms() - t0 >= 1.0)
       atomic_store_explicit(&huge_pages_cold, true, memory_order_relaxed);
   }
-  if (zero) memset(b, 0, used);
+  if (j->zero) memset(j->b + at, 0, n);
   else
-    for (size_t at = 0; at < used; at += 4096) ((volatile char *)b)[at] = 0;
+    for (size_t k = 0; k < n; k += 4096) ((volatile char *)j->b)[at + k] = 0;
+}
+
+static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used, bool zero) {
+  const size_t huge = (size_t)2 << 20, span = (bytes + 4095) & ~(size_t)4095;
+  madvise(b, span, MADV_NOHUGEPAGE);
+  touch_job_t job = {b, used, zero, 0};
+  const uint32_t chunks = (uint32_t)((used + huge - 1) / huge);
+  /* The first trial alone: when huge pages are cold, one thread pays
+   * for one cold trial, not each thread for its own. */
+  touch_chunk(&job, 0);
+  job.first = 1;
+  if (d->host_parallel && chunks > 2) d->host_parallel(d, chunks - 1, touch_chunk, &job);
+  else
+    for (uint32_t i = 0; i + 1 < chunks; ++i) touch_chunk(&job, i);
   /* Only whole populated huge pages: a later, larger use of the block
    * must not fault huge pages in. */
   const size_t whole = used & ~(huge - 1);
@@ -116,7 +140,7 @@ void *krt_pool_alloc(kiln_device_t *d, size_t size, int how) {
     if (!b) return NULL;
 #if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     if (bytes > huge && how != KRT_POOL_RAW) {
-      touch_big_block((char *)b, bytes, sizeof *b + size, how == KRT_POOL_ZERO);
+      touch_big_block(d, (char *)b, bytes, sizeof *b + size, how == KRT_POOL_ZERO);
       b->cls = cls;
       return b + 1;
     }

@@ -386,6 +386,30 @@ static kiln_status_t local_fill(kiln_device_t *device, kiln_buffer_t *dst,
 }
 #endif
 
+#ifdef KILN_WITH_LOCAL_TASK
+typedef struct host_job {
+  void (*fn)(void *ctx, uint32_t i);
+  void *ctx;
+} host_job_t;
+
+static int host_part(void *ctx, uint32_t x, uint32_t y, uint32_t z, uint32_t worker) {
+  (void)y, (void)z, (void)worker;
+  const host_job_t *j = ctx;
+  j->fn(j->ctx, x);
+  return 0;
+}
+
+/* kiln_device_t.host_parallel: the pool's threads (the caller among them). */
+static void local_host_parallel(kiln_device_t *device, uint32_t count,
+                                void (*fn)(void *ctx, uint32_t i), void *ctx) {
+  host_job_t job = {fn, ctx};
+  const uint32_t grid[3] = {count, 1, 1};
+  /* It fails only for grids over 2^64; fn may run twice, never not. */
+  if (kiln_task_pool_dispatch(((local_device_t *)device)->pool, grid, host_part, &job))
+    for (uint32_t i = 0; i < count; ++i) fn(ctx, i);
+}
+#endif
+
 static const krt_device_vtable_t local_vtable = {
     local_destroy,         local_buffer_alloc,    local_buffer_free,
     local_buffer_write,    local_buffer_read,     local_executables_load,
@@ -439,6 +463,7 @@ kiln_status_t krt_local_device_create(kiln_instance_t *instance,
                         "local-task: cannot start workers: %s", msg);
     }
     d->concurrency = kiln_task_pool_concurrency(d->pool);
+    if (d->concurrency > 1) d->base.host_parallel = local_host_parallel;
   }
 #else
   (void)workers;

@@ -313,6 +313,11 @@ struct kiln_device {
   uint64_t max_steps;        /* 0 = unlimited */
   pthread_mutex_t pool_lock;
   void *pool[KRT_POOL_CLASSES]; /* free blocks per class (krt_pool_*) */
+  /* Runs fn(ctx, i) for each i < count on the device's host threads, at
+   * once and in any order, returning when all have; NULL: one thread.
+   * krt_pool_alloc faults fresh blocks in with it. */
+  void (*host_parallel)(kiln_device_t *device, uint32_t count,
+                        void (*fn)(void *ctx, uint32_t i), void *ctx);
 #ifdef KILN_WITH_PROFILE
   kiln_dispatch_observer_fn observer; /* NULL = off */
   void *observer_user;
