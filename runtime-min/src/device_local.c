@@ -100,9 +100,18 @@ static bool variant_spec(const krt_variant_t *v, char *buf, size_t size) {
   return true;
 }
 
+/* The last requirement string pick_variant parsed and its score (-1:
+ * this CPU cannot run it): a module's kernels mostly share one, and
+ * parsing it (20-odd features) was a sixth of prepare. */
+typedef struct spec_memo {
+  char spec[256];
+  int score;
+} spec_memo_t;
+
 /* Index of the variant this CPU runs best (the one using the most
  * features), or -1. */
-static int pick_variant(const local_device_t *d, const krt_executable_t *exe) {
+static int pick_variant(const local_device_t *d, const krt_executable_t *exe,
+                        spec_memo_t *memo) {
   int best = -1, best_score = -1;
   for (uint32_t i = 0; i < exe->variant_count; ++i) {
     const krt_variant_t *v = &exe->variants[i];
@@ -112,10 +121,14 @@ static int pick_variant(const local_device_t *d, const krt_executable_t *exe) {
       continue;
     /* One parse, no messages: this runs for every executable at prepare
      * (kiln_cpu_can_run would parse again and describe the host). */
-    if (kiln_cpu_parse(spec, &req, NULL, 0) != KILN_CPU_OK ||
-        req.arch != d->host.arch || (req.features & ~d->host.features))
-      continue;
-    const int score = __builtin_popcountll(req.features);
+    if (strcmp(spec, memo->spec) != 0) {
+      memcpy(memo->spec, spec, sizeof spec);
+      memo->score = kiln_cpu_parse(spec, &req, NULL, 0) != KILN_CPU_OK ||
+                            req.arch != d->host.arch || (req.features & ~d->host.features)
+                        ? -1
+                        : __builtin_popcountll(req.features);
+    }
+    const int score = memo->score;
     if (score > best_score) {
       best = (int)i;
       best_score = score;
@@ -196,9 +209,9 @@ static kiln_status_t check_table(kiln_device_t *device, cpu_executable_t *ce,
  * the group is unreserved and maps (into *out, checked) once it is. */
 static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
                                 uint32_t index, kiln_elf_group_t *group,
-                                void **out) {
+                                void **out, spec_memo_t *memo) {
   const krt_executable_t *exe = &module->executables[index];
-  const int vi = pick_variant((const local_device_t *)device, exe);
+  const int vi = pick_variant((const local_device_t *)device, exe, memo);
   if (vi < 0) {
     char held[512];
 #ifndef KILN_NO_MESSAGES
@@ -262,12 +275,13 @@ static kiln_status_t local_executables_load(kiln_device_t *device,
   if (!group)
     return krt_oom(A);
   kiln_status_t s = NULL;
+  spec_memo_t memo = {"", -1};
   for (int pass = 0; pass < 2 && !s; ++pass) {
     char msg[256];
     if (pass && kiln_elf_group_reserve(group, msg, sizeof msg))
       return krt_status(A, KILN_STATUS_UNAVAILABLE, "%s", msg);
     for (uint32_t i = 0; i < module->executable_count && !s; ++i)
-      s = group_pass(device, module, i, group, &handles[i]);
+      s = group_pass(device, module, i, group, &handles[i], &memo);
   }
   return s;
 }
