@@ -380,6 +380,17 @@ static bool contiguous_tile(const kiln_type *t) {
   return t->rank == 2 && kiln_memref_strides(t, st, &off) && st[1] == 1 && st[0] == t->shape[1];
 }
 
+/* A tile of a block of a pre-packed constant as prepacked_b left it for
+ * another version of the kernel (the last block's first N % tn columns:
+ * rows tn apart, not N): read in place too. */
+static bool packed_block(kiln_value *B) {
+  kiln_op *v = B->def, *blk = v && v->kind == KILN_OP_MEMREF_SUBVIEW ? kiln_op_operand(v, 0)->def : NULL;
+  kiln_op *bind = blk && blk->kind == KILN_OP_MEMREF_SUBVIEW ? kiln_op_operand(blk, 0)->def : NULL;
+  int64_t st[KILN_MAX_LOOPS], off;
+  return bind && bind->kind == KILN_OP_HAL_INTERFACE_BINDING && bind->results[0].type->rank == 3 &&
+         B->type->rank == 2 && kiln_memref_strides(B->type, st, &off) && st[1] == 1;
+}
+
 /* A batch_matmul whose batch is 1 (a workgroup's tile of attention's
  * heads x seq x seq products) is the matmul of its [M,K], [K,N], [M,N]
  * views: the same microkernel. */
@@ -530,7 +541,7 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
    * place, K-blocked as a packed one (its block stays in L1 across the
    * row blocks), with no copy. */
   kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B, false, vw, false) : NULL;
-  if (!Bp && nmain == N && !dyn_k && contiguous_tile(B->type)) Bp = B;
+  if (!Bp && nmain == N && !dyn_k && (contiguous_tile(B->type) || packed_block(B))) Bp = B;
   kiln_builder bj, bk;
   if (!kc) {
     kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
