@@ -24,7 +24,15 @@
  * inputs through their maps composed with the collapse (a merged dim is
  * the row-major linear sum of its group's non-unit dims), writes a fresh
  * tensor.empty and computes the same values; a reshape of its result to
- * C's type takes C's place (a view, no data movement). */
+ * C's type takes C's place (a view, no data movement).
+ *
+ * Also: a static pad with a constant value, the single reader of a
+ * collapse that is the single reader of a structured op's result, moves
+ * above the collapse when each dim it pads is one source dim (the rest of
+ * its group unit dims): the source is padded along those dims and viewed
+ * as the old pad's type, so the pad is the producer's single use and
+ * form-dispatch-regions can fuse it (a blocked convolution's
+ * [N, H, W, M/NB, NB] viewed as [N, H, W, M] and padded for a 3x3). */
 #include "fl_internal.h"
 
 /* groups[j] = first source dim of result dim j (groups[rank] = src rank)
@@ -211,7 +219,7 @@ static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
   return c;
 }
 
-static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affine_map *cm) {
+static kiln_op *sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affine_map *cm) {
   kiln_value *src = kiln_op_operand(r, 0), *rv = kiln_op_result(r, 0);
   const kiln_type *st = src->type, *ct = c->results[0].type;
   uint32_t cin = kiln_linalg_num_inputs(c);
@@ -247,15 +255,104 @@ static void sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affine_ma
   kiln_value_replace_all_uses(kiln_op_result(c, 0), kiln_op_result(view, 0));
   kiln_op_erase(c);
   kiln_op_erase(r);
+  return view;
+}
+
+/* ---- Pads of collapsed values: a blocked convolution writes
+ * [N, H, W, M/NB, NB] and collapses it to [N, H, W, M]; a pad of that view
+ * for the next (depthwise, 3x3) convolution could not join the producer's
+ * dispatch (form-dispatch-regions fuses a pad only as the single use of
+ * the producer's own value), so it cost a dispatch and a copy. When every
+ * padded dim of the view is one source dim (with unit dims), the pad
+ * moves above the reshape: pad the source along those dims, view the
+ * padded source as the old pad's type. Same values, same bytes. */
+
+/* The pad below reshape r that may move above it, or NULL; lo/hi get its
+ * amounts over r's source dims. */
+static kiln_op *pad_below(kiln_op *r, int64_t *lo, int64_t *hi) {
+  if (r->num_operands != 1 || r->num_results != 1) return NULL; /* static shapes only */
+  kiln_value *src = kiln_op_operand(r, 0);
+  const kiln_type *st = src->type, *dt = r->results[0].type;
+  if (!src->def || src->def->parent != r->parent || !kiln_op_has_flag(src->def, KILN_OPF_LINALG) ||
+      !kiln_value_has_one_use(src) || !kiln_value_has_one_use(kiln_op_result(r, 0)) ||
+      st->kind != KILN_TYPE_TENSOR || dt->kind != KILN_TYPE_TENSOR ||
+      !kiln_type_has_static_shape(st) || !kiln_type_has_static_shape(dt))
+    return NULL;
+  kiln_use *u = r->results[0].uses;
+  kiln_op *p = u->owner;
+  if (p->kind != KILN_OP_TENSOR_PAD || p->parent != r->parent || u->index != 0 || p->num_operands != 1 ||
+      p->num_results != 1 || !kiln_type_has_static_shape(p->results[0].type))
+    return NULL;
+  const kiln_attr *pl = kiln_op_get_attr(p, "static_low"), *ph = kiln_op_get_attr(p, "static_high");
+  if (!pl || !ph || pl->kind != KILN_ATTR_DENSE_ARRAY || ph->kind != KILN_ATTR_DENSE_ARRAY ||
+      pl->count != dt->rank || ph->count != dt->rank)
+    return NULL;
+  /* the pad value may not depend on the index (the region's args) */
+  kiln_block *pb = p->regions[0].first;
+  if (!pb) return NULL;
+  for (uint32_t i = 0; i < pb->num_args; i++)
+    if (kiln_value_has_uses(pb->args[i])) return NULL;
+  uint32_t groups[KILN_MAX_LOOPS + 1];
+  if (!collapse_groups(st, dt, groups)) return NULL;
+  for (uint32_t k = 0; k < st->rank; k++) lo[k] = hi[k] = 0;
+  for (uint32_t j = 0; j < dt->rank; j++) {
+    int64_t l = ((const int64_t *)pl->data)[j], h = ((const int64_t *)ph->data)[j];
+    if (l == 0 && h == 0) continue;
+    if (l < 0 || h < 0) return NULL;
+    /* the group's one dim of the view's size; the rest are unit dims */
+    int64_t k = -1;
+    for (uint32_t i = groups[j]; i < groups[j + 1]; i++)
+      if (st->shape[i] == dt->shape[j]) k = i;
+      else if (st->shape[i] != 1) return NULL;
+    if (k < 0) return NULL;
+    lo[k] = l, hi[k] = h;
+  }
+  return p;
+}
+
+/* Replaces pad p of reshape r's view by a pad of r's source (amounts lo,
+ * hi) and a view of that as p's type; returns the view. */
+static kiln_op *hoist_pad(kiln_context *ctx, kiln_op *r, kiln_op *p, const int64_t *lo,
+                          const int64_t *hi) {
+  kiln_value *src = kiln_op_operand(r, 0);
+  const kiln_type *st = src->type;
+  int64_t s[KILN_MAX_LOOPS];
+  for (uint32_t d = 0; d < st->rank; d++) s[d] = st->shape[d] + lo[d] + hi[d];
+  const kiln_type *pt = kiln_type_with_shape(ctx, st, st->rank, s);
+  const kiln_attr *attrs = p->attrs;
+  attrs = kiln_dict_set(ctx, attrs, "static_low", kiln_attr_dense_i64_array(ctx, st->rank, lo));
+  attrs = kiln_dict_set(ctx, attrs, "static_high", kiln_attr_dense_i64_array(ctx, st->rank, hi));
+  kiln_op *np = kiln_op_create(ctx, KILN_OP_TENSOR_PAD, p->loc, 1, &src, 1, &pt, attrs, 1);
+  kiln_block_insert_before(p, np);
+  /* the region: one index arg per dim (unused), the pad value's yield */
+  kiln_block *ob = p->regions[0].first, *nb = kiln_op_entry_block(ctx, np, 0);
+  const kiln_type *index = ob->num_args ? ob->args[0]->type : kiln_type_index(ctx);
+  for (uint32_t d = 0; d < st->rank; d++) kiln_block_add_arg(ctx, nb, index, p->loc);
+  kiln_value_map vm = {0};
+  for (kiln_op *o = ob->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &vm));
+  kiln_builder b = kiln_builder_before(p);
+  b.loc = p->loc;
+  kiln_value *pv = kiln_op_result(np, 0);
+  const kiln_type *vt = p->results[0].type;
+  kiln_op *view = kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &pv, 1, &vt, NULL);
+  kiln_value_replace_all_uses(kiln_op_result(p, 0), kiln_op_result(view, 0));
+  kiln_op_erase(p);
+  kiln_op_erase(r);
+  return view;
 }
 
 static void visit(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
   (void)user;
   const kiln_affine_map *rmap;
   kiln_op *c;
-  if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE && (c = sinkable(op, &rmap))) {
-    *next = c->next; /* the new generic and its view sit before c */
-    sink(ctx, op, c, rmap);
+  int64_t lo[KILN_MAX_LOOPS], hi[KILN_MAX_LOOPS];
+  if (op->kind != KILN_OP_FLOW_TENSOR_RESHAPE) return;
+  if ((c = sinkable(op, &rmap))) {
+    /* the new generic and its view sit before c; the view is visited
+     * next (a pad below it may move up too) */
+    *next = sink(ctx, op, c, rmap);
+  } else if ((c = pad_below(op, lo, hi))) {
+    *next = hoist_pad(ctx, op, c, lo, hi)->next;
   }
 }
 

@@ -193,6 +193,21 @@ def _cnn_cases(torch):
                                         nn.Sigmoid(), nn.AvgPool2d(3, 1, 1), nn.AdaptiveAvgPool2d(1),
                                         nn.Flatten(), nn.Linear(32, 6)),
                           (2, 5, 33, 30)),
+        # pads of blocked convolutions (filters of 64 KiB or more write
+        # [N, H, W, M/NB, NB], viewed as [N, H, W, M]): sink-reshapes
+        # moves each pad above the view so it joins the producer's
+        # dispatch. A 1x1 to 160 channels (5 blocks of 32, odd) padded for
+        # a strided depthwise 3x3; a dilated 3x3 to 48 channels (3 blocks
+        # of 16) whose ReLU is padded asymmetrically (ZeroPad2d) for a 1x1
+        # to 400 (25 blocks of 16) with a sigmoid, padded for a grouped
+        # 3x3 (25 groups); odd image sides, batch 2
+        "cnn_pad_blocked": (nn.Sequential(nn.Conv2d(128, 160, 1), nn.ReLU(),
+                                          nn.Conv2d(160, 160, 3, 2, 1, groups=160), nn.ReLU6(),
+                                          nn.Conv2d(160, 48, 3, 1, 2, dilation=2), nn.ReLU(),
+                                          nn.ZeroPad2d((2, 0, 1, 1)), nn.Conv2d(48, 400, 1),
+                                          nn.Sigmoid(), nn.Conv2d(400, 400, 3, 1, 1, groups=25),
+                                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(400, 10)),
+                            (2, 128, 11, 9)),
     }
 
 
