@@ -22,7 +22,13 @@
  *   - a reshape (expand/collapse, flow.tensor.reshape) when T only moves
  *     unit dims (the row-major data is the same): the reshape reads a;
  *   - tensor.concat of transposes by the same q: a concat of the sources
- *     along dim q[d], T below it.
+ *     along dim q[d], T below it;
+ *   - a static expand_shape: a's dims split instead, T below;
+ *   - a static collapse_shape whose merged groups are each consecutive
+ *     dims of a: T1 orders each group's dims in place (the identity
+ *     unless the view reorders data: a channel shuffle), a's groups
+ *     merge, and the transpose of the merged dims goes below;
+ *   - a static extract_slice of the same rank: a is sliced, T below.
  * Anything else keeps reading the transpose, which then costs a copy.
  *
  * Tensors may have run-time dims (a dynamic batch): the new tensors take
@@ -190,6 +196,163 @@ static bool reshape(kiln_op *op) {
   return replace(op, v);
 }
 
+/* ---- reshapes that split or merge permuted dims (static shapes) ----
+ * The NCHW channel shuffle (ShuffleNet: [N, C, H, W] viewed as
+ * [N, G, C/G, H, W], groups swapped, viewed back) between channels-last
+ * convolutions: the split moves above the layout transpose, which then
+ * composes with the shuffle; the merge takes from the composed transpose
+ * only the part that reorders the merged dims (the shuffle itself, done
+ * channels-last), and the layout transpose goes on below it. */
+
+/* groups[j] = the first of `many`'s dims that merge into `few`'s dim j
+ * (groups[few rank] = many's rank; unit dims join the group after them,
+ * trailing ones the last); false unless both are static and line up. */
+static bool merge_groups(const kiln_type *many, const kiln_type *few, uint32_t *groups) {
+  if (!fl_is_static_tensor(many) || !fl_is_static_tensor(few) || few->rank == 0 ||
+      few->rank > many->rank || many->rank > KILN_MAX_LOOPS)
+    return false;
+  uint32_t i = 0;
+  for (uint32_t j = 0; j < few->rank; j++) {
+    groups[j] = i;
+    if (i >= many->rank || few->shape[j] <= 0) return false;
+    int64_t prod = many->shape[i++];
+    while (prod < few->shape[j] && i < many->rank) prod *= many->shape[i++];
+    if (prod != few->shape[j]) return false;
+  }
+  for (; i < many->rank; i++)
+    if (many->shape[i] != 1) return false;
+  groups[few->rank] = many->rank;
+  return true;
+}
+
+/* The reassociation attribute of groups (as merge_groups gives them). */
+static const kiln_attr *reassociation(kiln_context *ctx, const uint32_t *groups, uint32_t n) {
+  const kiln_type *i64 = kiln_type_int(ctx, 64);
+  const kiln_attr *gs[KILN_MAX_LOOPS], *idx[KILN_MAX_LOOPS];
+  for (uint32_t j = 0; j < n; j++) {
+    uint32_t k = 0;
+    for (uint32_t d = groups[j]; d < groups[j + 1]; d++) idx[k++] = kiln_attr_int(ctx, i64, d);
+    gs[j] = kiln_attr_array(ctx, k, idx);
+  }
+  return kiln_attr_array(ctx, n, gs);
+}
+
+static kiln_value *build_reshape(kiln_builder *b, kiln_value *v, const uint32_t *groups,
+                                 const kiln_type *rt) {
+  bool expand = rt->rank > v->type->rank;
+  uint32_t n = expand ? v->type->rank : rt->rank;
+  kiln_named_attr e[2] = {{kiln_intern_cstr(b->ctx, "reassociation"), reassociation(b->ctx, groups, n)},
+                          {kiln_intern_cstr(b->ctx, "static_output_shape"),
+                           kiln_attr_dense_i64_array(b->ctx, rt->rank, rt->shape)}};
+  return kiln_op_result(kiln_build(b, expand ? KILN_OP_TENSOR_EXPAND_SHAPE : KILN_OP_TENSOR_COLLAPSE_SHAPE,
+                                   1, &v, 1, &rt, kiln_attr_dict(b->ctx, expand ? 2 : 1, e)), 0);
+}
+
+/* Is op a static expand (collapse) of T(a, q)? g: the groups of the
+ * expanded side's dims (merge_groups). */
+static bool static_view_of_transpose(kiln_op *op, bool expand, kiln_value **a, perm *q, uint32_t *g) {
+  if (op->num_operands != 1 || op->num_results != 1 || !transposed(kiln_op_operand(op, 0), a, q))
+    return false;
+  const kiln_type *t = kiln_op_operand(op, 0)->type, *rt = op->results[0].type;
+  return expand ? rt->rank > t->rank && merge_groups(rt, t, g)
+                : rt->rank < t->rank && merge_groups(t, rt, g);
+}
+
+/* expand(T(a, q)) = T(expand'(a), q'): each dim of a splits as the dim of
+ * T(a, q) it becomes; q' keeps each group's dims in order. */
+static bool expand_through(kiln_op *op) {
+  kiln_value *a;
+  perm q;
+  uint32_t g[KILN_MAX_LOOPS + 1];
+  if (!static_view_of_transpose(op, true, &a, &q, g)) return false;
+  const kiln_type *rt = op->results[0].type;
+  kiln_context *ctx = kiln_op_context(op);
+  uint32_t qi[KILN_MAX_LOOPS], off[KILN_MAX_LOOPS], ag[KILN_MAX_LOOPS + 1], n = 0;
+  int64_t shape[KILN_MAX_LOOPS], np[KILN_MAX_LOOPS];
+  for (uint32_t i = 0; i < q.rank; i++) qi[q.p[i]] = i;
+  for (uint32_t k = 0; k < q.rank; k++) {
+    uint32_t i = qi[k];
+    off[k] = ag[k] = n;
+    for (uint32_t r = g[i]; r < g[i + 1]; r++) shape[n++] = rt->shape[r];
+  }
+  ag[q.rank] = n;
+  for (uint32_t i = 0; i < q.rank; i++)
+    for (uint32_t r = g[i]; r < g[i + 1]; r++) np[r] = off[q.p[i]] + (r - g[i]);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *e = build_reshape(&b, a, ag, kiln_type_with_shape(ctx, rt, n, shape));
+  return replace(op, build_transpose(&b, e, np));
+}
+
+/* collapse(T(a, q)) where each merged group's dims are consecutive dims of
+ * a (in any order): T1 puts each group's dims in the group's order in
+ * place, the collapse merges them, and T2 orders the merged dims:
+ * T2(collapse'(T1(a))). T1 is the identity unless the view reorders
+ * data (the shuffle); T2 goes on down. */
+static bool collapse_through(kiln_op *op) {
+  kiln_value *a;
+  perm q;
+  uint32_t g[KILN_MAX_LOOPS + 1];
+  if (!static_view_of_transpose(op, false, &a, &q, g)) return false;
+  const kiln_type *rt = op->results[0].type;
+  uint32_t m = rt->rank;
+  int64_t lo[KILN_MAX_LOOPS], p1[KILN_MAX_LOOPS], q2[KILN_MAX_LOOPS], shape[KILN_MAX_LOOPS];
+  for (uint32_t j = 0; j < m; j++) {
+    int64_t mn = q.p[g[j]], mx = q.p[g[j]];
+    for (uint32_t i = g[j]; i < g[j + 1]; i++) mn = q.p[i] < mn ? q.p[i] : mn, mx = q.p[i] > mx ? q.p[i] : mx;
+    if (mx - mn + 1 != (int64_t)(g[j + 1] - g[j])) return false;
+    lo[j] = mn;
+    for (uint32_t i = g[j]; i < g[j + 1]; i++) p1[mn + (i - g[j])] = q.p[i];
+  }
+  /* the merged groups in a's order: group j becomes dim q2[j] */
+  uint32_t cg[KILN_MAX_LOOPS + 1];
+  bool id = true;
+  for (uint32_t j = 0; j < m; j++) {
+    uint32_t r = 0;
+    for (uint32_t k = 0; k < m; k++) r += lo[k] < lo[j];
+    q2[j] = r, shape[r] = rt->shape[j], cg[r] = (uint32_t)lo[j];
+    id = id && r == j;
+  }
+  if (id) return false; /* nothing moves below: T(a, q) stays where it is */
+  cg[m] = q.rank;
+  kiln_context *ctx = kiln_op_context(op);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *t1 = build_transpose(&b, a, p1);
+  kiln_value *c = build_reshape(&b, t1, cg, kiln_type_with_shape(ctx, rt, m, shape));
+  return replace(op, build_transpose(&b, c, q2));
+}
+
+/* ---- extract_slice (static, same rank): slice a, T below it ---- */
+static bool slice_through(kiln_op *op) {
+  kiln_value *a;
+  perm q;
+  if (op->num_operands != 1 || op->num_results != 1 || !transposed(kiln_op_operand(op, 0), &a, &q) ||
+      op->results[0].type->rank != q.rank)
+    return false;
+  const char *names[3] = {"static_offsets", "static_sizes", "static_strides"};
+  kiln_context *ctx = kiln_op_context(op);
+  const kiln_attr *attrs = op->attrs;
+  int64_t v[KILN_MAX_LOOPS], s[KILN_MAX_LOOPS];
+  for (int k = 0; k < 3; k++) {
+    const kiln_attr *x = kiln_op_get_attr(op, names[k]);
+    if (!x || x->kind != KILN_ATTR_DENSE_ARRAY || x->count != q.rank) return false;
+    for (uint32_t i = 0; i < q.rank; i++) {
+      int64_t e = ((const int64_t *)x->data)[i];
+      if (e < 0) return false; /* a run-time entry */
+      v[q.p[i]] = e;
+      if (k == 1) s[q.p[i]] = e;
+    }
+    attrs = kiln_dict_set(ctx, attrs, names[k], kiln_attr_dense_i64_array(ctx, q.rank, v));
+  }
+  const kiln_type *rt = kiln_type_with_shape(ctx, a->type, q.rank, s);
+  kiln_op *ns = kiln_op_create(ctx, KILN_OP_TENSOR_EXTRACT_SLICE, op->loc, 1, &a, 1, &rt, attrs, 0);
+  kiln_block_insert_before(op, ns);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  return replace(op, build_transpose(&b, kiln_op_result(ns, 0), q.p));
+}
+
 /* ---- concat ---- */
 static bool concat(kiln_op *op) {
   const kiln_attr *dim = kiln_op_get_attr(op, "dim");
@@ -353,9 +516,10 @@ static bool visit(kiln_op *op) {
   case KILN_OP_LINALG_TRANSPOSE: return compose(op);
   case KILN_OP_LINALG_GENERIC: return index_only_on_top(op) && rewrite_generic(op);
   case KILN_OP_TENSOR_PAD: return pad(op);
-  case KILN_OP_TENSOR_EXPAND_SHAPE:
-  case KILN_OP_TENSOR_COLLAPSE_SHAPE:
+  case KILN_OP_TENSOR_EXPAND_SHAPE: return reshape(op) || expand_through(op);
+  case KILN_OP_TENSOR_COLLAPSE_SHAPE: return reshape(op) || collapse_through(op);
   case KILN_OP_FLOW_TENSOR_RESHAPE: return reshape(op);
+  case KILN_OP_TENSOR_EXTRACT_SLICE: return slice_through(op);
   case KILN_OP_TENSOR_CONCAT: return concat(op);
   default: return false;
   }

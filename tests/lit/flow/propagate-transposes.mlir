@@ -49,6 +49,30 @@
 // CHECK-LABEL: func.func @mixed(
 // CHECK-NOT: linalg.transpose
 // CHECK: linalg.generic {indexing_maps = [#[[NHWC]], #[[ID]], #[[ID]]], {{.*}} ins(%arg0, %arg1 : tensor<1x4x5x3xf32>, tensor<1x3x4x5xf32>) outs(%{{.*}} : tensor<1x3x4x5xf32>)
+//
+// ShuffleNet's channel shuffle between channels-last convolutions (the
+// NCHW [1, 6, 4, 5] viewed as [1, 2, 3, 4, 5], groups swapped, viewed
+// back, split in halves for the next block): the split view moves above
+// the layout transpose, the merge keeps only the shuffle (a transpose of
+// the two channel dims, channels-last), the slices take the channels of
+// NHWC, and the layout transposes cancel.
+// CHECK-LABEL: func.func @shuffle(
+// CHECK-NEXT: %[[X:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1], [2], [3, 4]] output_shape [1, 4, 5, 2, 3] : tensor<1x4x5x6xf32> into tensor<1x4x5x2x3xf32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<1x4x5x3x2xf32>
+// CHECK-NEXT: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<1x4x5x2x3xf32>) outs(%[[E]] : tensor<1x4x5x3x2xf32>) permutation = [0, 1, 2, 4, 3]
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x4x5x3x2xf32> into tensor<1x4x5x6xf32>
+// CHECK-NEXT: %[[A:.*]] = tensor.extract_slice %[[C]][0, 0, 0, 0] [1, 4, 5, 3] [1, 1, 1, 1] : tensor<1x4x5x6xf32> to tensor<1x4x5x3xf32>
+// CHECK-NEXT: %[[B:.*]] = tensor.extract_slice %[[C]][0, 0, 0, 3] [1, 4, 5, 3] [1, 1, 1, 1] : tensor<1x4x5x6xf32> to tensor<1x4x5x3xf32>
+// CHECK-NEXT: return %[[A]], %[[B]]
+//
+// A view merging dims that are not neighbours in the source (attention's
+// [B, H, S, D] transposed to [B, S, H, D] and merged to [B, S, H*D]):
+// the transpose stays above it.
+// CHECK-LABEL: func.func @heads_merged(
+// CHECK-NEXT: tensor.empty
+// CHECK-NEXT: linalg.transpose
+// CHECK-NEXT: tensor.collapse_shape
+// CHECK-NEXT: return
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #b = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
 #pool_in = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
@@ -134,4 +158,24 @@ func.func @mixed(%a: tensor<1x4x5x3xf32>, %b: tensor<1x3x4x5xf32>) -> tensor<1x3
     linalg.yield %v : f32
   } -> tensor<1x3x4x5xf32>
   return %s : tensor<1x3x4x5xf32>
+}
+func.func @shuffle(%y: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x3xf32>, tensor<1x4x5x3xf32>) {
+  %e = tensor.empty() : tensor<1x6x4x5xf32>
+  %t = linalg.transpose ins(%y : tensor<1x4x5x6xf32>) outs(%e : tensor<1x6x4x5xf32>) permutation = [0, 3, 1, 2]
+  %x = tensor.expand_shape %t [[0], [1, 2], [3], [4]] output_shape [1, 2, 3, 4, 5] : tensor<1x6x4x5xf32> into tensor<1x2x3x4x5xf32>
+  %e2 = tensor.empty() : tensor<1x3x2x4x5xf32>
+  %s = linalg.transpose ins(%x : tensor<1x2x3x4x5xf32>) outs(%e2 : tensor<1x3x2x4x5xf32>) permutation = [0, 2, 1, 3, 4]
+  %c = tensor.collapse_shape %s [[0], [1, 2], [3], [4]] : tensor<1x3x2x4x5xf32> into tensor<1x6x4x5xf32>
+  %a = tensor.extract_slice %c[0, 0, 0, 0] [1, 3, 4, 5] [1, 1, 1, 1] : tensor<1x6x4x5xf32> to tensor<1x3x4x5xf32>
+  %b = tensor.extract_slice %c[0, 3, 0, 0] [1, 3, 4, 5] [1, 1, 1, 1] : tensor<1x6x4x5xf32> to tensor<1x3x4x5xf32>
+  %e3 = tensor.empty() : tensor<1x4x5x3xf32>
+  %ta = linalg.transpose ins(%a : tensor<1x3x4x5xf32>) outs(%e3 : tensor<1x4x5x3xf32>) permutation = [0, 2, 3, 1]
+  %tb = linalg.transpose ins(%b : tensor<1x3x4x5xf32>) outs(%e3 : tensor<1x4x5x3xf32>) permutation = [0, 2, 3, 1]
+  return %ta, %tb : tensor<1x4x5x3xf32>, tensor<1x4x5x3xf32>
+}
+func.func @heads_merged(%a: tensor<2x3x4x5xf32>) -> tensor<2x4x15xf32> {
+  %e = tensor.empty() : tensor<2x4x3x5xf32>
+  %t = linalg.transpose ins(%a : tensor<2x3x4x5xf32>) outs(%e : tensor<2x4x3x5xf32>) permutation = [0, 2, 1, 3]
+  %c = tensor.collapse_shape %t [[0], [1], [2, 3]] : tensor<2x4x3x5xf32> into tensor<2x4x15xf32>
+  return %c : tensor<2x4x15xf32>
 }

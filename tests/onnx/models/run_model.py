@@ -102,6 +102,34 @@ def _cnn_cases(torch):
             s = torch.relu(self.fc1(self.pool(x)))
             return x * nn.functional.hardsigmoid(self.fc2(s))
 
+    class ShuffleUnit(nn.Module):
+        """ShuffleNetV2's unit: stride 1 splits the channels in halves and
+        transforms the second, stride 2 transforms the input twice; the
+        halves are concatenated and shuffled in `groups` groups (NCHW
+        view, transpose, view back, as torchvision writes it)."""
+        def __init__(self, cin, cout, stride, groups, dilation=1):
+            super().__init__()
+            b = cout // 2
+            self.stride, self.groups = stride, groups
+            inner = cin if stride > 1 else b
+            self.branch2 = nn.Sequential(
+                nn.Conv2d(inner, b, 1, bias=False), nn.BatchNorm2d(b), nn.ReLU(),
+                nn.Conv2d(b, b, 3, stride, dilation, dilation=dilation, groups=b, bias=False),
+                nn.BatchNorm2d(b), nn.Conv2d(b, b, 1, bias=False), nn.BatchNorm2d(b), nn.ReLU())
+            self.branch1 = nn.Sequential(
+                nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin),
+                nn.Conv2d(cin, b, 1, bias=False), nn.BatchNorm2d(b), nn.ReLU()) if stride > 1 else None
+
+        def forward(self, x):
+            if self.stride == 1:
+                x1, x2 = x.chunk(2, dim=1)
+                y = torch.cat((x1, self.branch2(x2)), 1)
+            else:
+                y = torch.cat((self.branch1(x), self.branch2(x)), 1)
+            n, c, h, w = y.size()
+            y = y.view(n, self.groups, c // self.groups, h, w).transpose(1, 2).contiguous()
+            return y.view(n, -1, h, w)
+
     def inverted_residual(c, e, stride):
         body = nn.Sequential(
             nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
@@ -208,6 +236,16 @@ def _cnn_cases(torch):
                                           nn.Sigmoid(), nn.Conv2d(400, 400, 3, 1, 1, groups=25),
                                           nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(400, 10)),
                             (2, 128, 11, 9)),
+        # channel shuffles between channels-last convolutions
+        # (propagate-transposes: the layout transposes pass the views, the
+        # shuffle is one channels-last transpose, the halves are channel
+        # slices): 2 and 3 groups, 21 channels a half (odd), a strided and
+        # a dilated depthwise 3x3, odd image sides, batch 2
+        "cnn_shuffle": (nn.Sequential(nn.Conv2d(3, 20, 3, 2, 1), nn.ReLU(),
+                                      ShuffleUnit(20, 42, 2, 3), ShuffleUnit(42, 42, 1, 2),
+                                      ShuffleUnit(42, 42, 1, 3, dilation=2),
+                                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(42, 7)),
+                        (2, 3, 17, 15)),
     }
 
 
