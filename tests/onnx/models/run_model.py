@@ -71,6 +71,14 @@ ENCODERS = {
 }
 
 
+def _se_fold(nn, se):
+    return nn.Sequential(nn.Conv2d(12, 36, 3, 1, 1), nn.ReLU(), se(36, 8),
+                         nn.Conv2d(36, 20, 1), nn.ReLU(), se(20, 4),
+                         nn.Conv2d(20, 20, 3, 1, 0, dilation=2, groups=20), nn.ReLU(), se(20, 4),
+                         nn.Conv2d(20, 24, 3, 2, 0), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                         nn.Linear(24, 5))
+
+
 def _cnn_cases(torch):
     """name -> (module, input shape): graphs exercising the conv paths."""
     nn = torch.nn
@@ -246,6 +254,14 @@ def _cnn_cases(torch):
                                       ShuffleUnit(42, 42, 1, 3, dilation=2),
                                       nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(42, 7)),
                         (2, 3, 17, 15)),
+        # squeeze-excitation scales folded into the next convolution's
+        # filter (fold-channel-scale: W' = W * s per call, when the filter
+        # is smaller than the activation): a 1x1 to 20 channels, a dilated
+        # depthwise 3x3 without padding; a strided 3x3 whose filter is the
+        # larger keeps its scale pass. Batch 1 (folded) and batch 2 (each
+        # image has its own scale: left alone)
+        "cnn_se_fold": (_se_fold(nn, SqueezeExcite), (1, 12, 19, 17)),
+        "cnn_se_fold_b2": (_se_fold(nn, SqueezeExcite), (2, 12, 19, 17)),
     }
 
 
