@@ -91,11 +91,24 @@ kiln_error *cg_record_grid(kiln_op *top, kiln_op *executable, kiln_op *export, k
  * time)? True when d splits some output dim. */
 bool cg_dist_split(const cg_dist *d, uint32_t k);
 bool cg_dist_splits(const cg_dist *d);
+/* A border fill of a window: X is a linalg.fill of a buffer B, or of a
+ * static unit-stride subview of B, and window (a root's output) is a
+ * static unit-stride subview of the same B, of the same rank (a pad's
+ * border around the interior its producer writes). Per dim k: at[k],
+ * len[k] the fill's range in B, lo[k] the window's offset, full[k] B's
+ * size. Split along k, each workgroup fills the part of the fill's range
+ * that its tile covers, the first tile also the rows before the window
+ * and the last those after it, so the tiles cover B once. */
+typedef struct cg_border {
+  int64_t at[KILN_MAX_LOOPS], len[KILN_MAX_LOOPS], lo[KILN_MAX_LOOPS], full[KILN_MAX_LOOPS];
+} cg_border;
+bool cg_border_fill(const kiln_op *x, const kiln_value *window, cg_border *bf);
 /* The output map of X in root-output dims (dim_of_loop[l] = output dim of
  * loop l, or -1); false when X does not iterate the root's output space
- * (rt: the root's output type before tiling). */
+ * (rt: the root's output type before tiling; window: the root's output
+ * value before tiling, whose border fills may differ in split dims). */
 bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
-                    const kiln_type *rt, int *dim_of_loop);
+                    const kiln_type *rt, const kiln_value *window, int *dim_of_loop);
 /* Can every op of the kernel be restricted to the root's tiles (fused ops
  * iterate the root's output space; values written in the kernel are read
  * only inside the same tile)? When not, *why says what prevents it. */

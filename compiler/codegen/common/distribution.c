@@ -301,10 +301,62 @@ static bool row_op(const kiln_op *x, const kiln_affine_map **maps, const cg_dist
   return true;
 }
 
+/* v's offsets and sizes in the buffer it views: v itself (offsets 0), or
+ * a static unit-stride memref.subview of it; *base: that buffer. */
+static bool static_view(const kiln_value *v, const kiln_value **base, int64_t *off, int64_t *size) {
+  const kiln_type *t = v->type;
+  if (t->kind != KILN_TYPE_MEMREF || !kiln_type_has_static_shape(t)) return false;
+  kiln_op *sv = v->def;
+  if (!sv || sv->kind != KILN_OP_MEMREF_SUBVIEW) {
+    *base = v;
+    for (uint32_t k = 0; k < t->rank; k++) off[k] = 0, size[k] = t->shape[k];
+    return true;
+  }
+  const kiln_attr *so = kiln_op_get_attr(sv, "static_offsets");
+  const kiln_attr *ss = kiln_op_get_attr(sv, "static_sizes");
+  const kiln_attr *st = kiln_op_get_attr(sv, "static_strides");
+  const kiln_value *src = kiln_op_operand(sv, 0);
+  if (sv->num_operands != 1 || !so || !ss || !st || so->kind != KILN_ATTR_DENSE_ARRAY ||
+      ss->kind != KILN_ATTR_DENSE_ARRAY || st->kind != KILN_ATTR_DENSE_ARRAY ||
+      so->count != t->rank || ss->count != t->rank || st->count != t->rank ||
+      src->type->kind != KILN_TYPE_MEMREF || src->type->rank != t->rank ||
+      !kiln_type_has_static_shape(src->type))
+    return false;
+  const int64_t *o = so->data, *s = ss->data, *r = st->data;
+  for (uint32_t k = 0; k < t->rank; k++) {
+    if (r[k] != 1 || o[k] == KILN_DYNAMIC || s[k] != t->shape[k]) return false;
+    off[k] = o[k], size[k] = s[k];
+  }
+  *base = src;
+  return true;
+}
+
+bool cg_border_fill(const kiln_op *x, const kiln_value *window, cg_border *bf) {
+  if (!window || x->kind != KILN_OP_LINALG_FILL || x->num_operands != 2) return false;
+  const kiln_value *fb, *wb;
+  cg_border tmp;
+  if (!bf) bf = &tmp;
+  int64_t wsize[KILN_MAX_LOOPS];
+  const kiln_value *dst = kiln_op_operand((kiln_op *)x, 1);
+  if (dst->type->kind != KILN_TYPE_MEMREF || window->type->kind != KILN_TYPE_MEMREF ||
+      dst->type->rank != window->type->rank || dst->type->rank > KILN_MAX_LOOPS ||
+      !static_view(dst, &fb, bf->at, bf->len) || !static_view(window, &wb, bf->lo, wsize) || fb != wb)
+    return false;
+  /* a fill of the window itself (an accumulator's zero) is no border */
+  bool other = false;
+  for (uint32_t k = 0; k < fb->type->rank; k++) {
+    bf->full[k] = fb->type->shape[k];
+    other |= bf->at[k] != bf->lo[k] || bf->len[k] != wsize[k];
+  }
+  return other;
+}
+
 bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
-                    const kiln_type *rt, int *dim_of_loop) {
+                    const kiln_type *rt, const kiln_value *window, int *dim_of_loop) {
   uint32_t out = kiln_linalg_num_inputs(x);
   if (out >= x->num_operands) return false;
+  /* a border fill restricts itself to each tile's share of the border */
+  bool border = cg_border_fill(x, window, NULL);
   for (int l = 0; l < loops; l++) dim_of_loop[l] = -1;
   /* Under a row root, an op writing rows x columns (identity output map,
    * the root's rows as its leading dims) takes the root's row tile and
@@ -315,7 +367,7 @@ bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const c
     if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || (t->rank != d->rank && !wide))
       return false;
     for (uint32_t k = 0; k < d->rank; k++)
-      if (t->shape[k] != rt->shape[k] && cg_dist_split(d, k)) return false;
+      if (t->shape[k] != rt->shape[k] && cg_dist_split(d, k) && !border) return false;
   }
   const kiln_affine_map *om = maps[out];
   if (!kiln_affine_map_is_projected_permutation(om) || (om->num_results != d->rank && !wide))
@@ -345,7 +397,8 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
    * sizes and one workgroup, and distribute() leaves the kernel whole, so
    * ops that write other shapes (pad, insert_slice, concat) need no check. */
   if (!cg_dist_splits(d)) return true;
-  const kiln_type *rt = kiln_op_operand(root, kiln_linalg_num_inputs(root))->type;
+  const kiln_value *window = kiln_op_operand(root, kiln_linalg_num_inputs(root));
+  const kiln_type *rt = window->type;
   for (kiln_op *x = body->first; x; x = x->next) {
     if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) {
       if (x->num_regions) return *why = "a non-linalg op with regions", false;
@@ -360,7 +413,7 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
     int loops = cg_static_bounds(x, maps, red, bounds);
     int dim_of_loop[KILN_MAX_LOOPS];
     if (loops < 0) return *why = "an op without a static iteration space", false;
-    if (!cg_output_dims(x, maps, loops, d, rt, dim_of_loop))
+    if (!cg_output_dims(x, maps, loops, d, rt, window, dim_of_loop))
       return *why = "a fused op that does not iterate the root's output space", false;
     bool tiled[KILN_MAX_LOOPS];
     for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && cg_dist_split(d, (uint32_t)dim_of_loop[l]);

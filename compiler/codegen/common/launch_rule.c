@@ -246,14 +246,20 @@ static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, 
  * the whole padded buffer and the root's copy into its interior) can be
  * split only along the dims where all those outputs agree (tile-and-
  * distribute restricts every op to the same range there): fixed[l] marks
- * the root's loops of the others. False when there are none. Elementwise
- * roots then take free_tiles, the others keep_fixed_whole. */
+ * the root's loops of the others. False when there are none. Fills of a
+ * static pad's border around the root's static window are no such op
+ * (tile-and-distribute gives each tile its share of the border:
+ * cg_border_fill), but set *border. Elementwise roots of kernels with
+ * either take free_tiles, the others keep_fixed_whole where a dim is
+ * fixed. */
 static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps, int n,
-                        bool *fixed) {
+                        bool *fixed, bool *border) {
   uint32_t out = kiln_linalg_num_inputs(root);
-  const kiln_type *rt = kiln_op_operand(root, out)->type;
+  const kiln_value *window = kiln_op_operand(root, out);
+  const kiln_type *rt = window->type;
   const kiln_affine_map *om = maps[out];
   bool any = false;
+  *border = false;
   for (int l = 0; l < n; l++) fixed[l] = false;
   if (rt->kind != KILN_TYPE_MEMREF || !kiln_affine_map_is_projected_permutation(om) ||
       om->num_results != rt->rank)
@@ -261,6 +267,10 @@ static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *con
   kiln_block *body = cg_func_body(func);
   for (kiln_op *x = body ? body->first : NULL; x; x = x->next) {
     if (x == root || !kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
+    if (cg_border_fill(x, window, NULL)) {
+      *border = true;
+      continue;
+    }
     for (uint32_t i = kiln_linalg_num_inputs(x); i < x->num_operands; i++) {
       const kiln_type *t = kiln_op_operand(x, i)->type;
       if (t->kind != KILN_TYPE_MEMREF || t->rank != rt->rank) continue;
@@ -272,8 +282,9 @@ static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *con
 }
 
 /* About CG_COPY_MIN_ELEMS elements a workgroup for such a kernel (a copy:
- * one load and store per element), split along the outer free loop
- * (batch) and the channels in 16-lane groups. */
+ * one load and store per element), split along the largest outer loop
+ * that is not fixed (a static pad's rows: its border fills are
+ * restricted to each tile's rows) and the channels in 16-lane groups. */
 #define CG_COPY_MIN_ELEMS (64 * 1024)
 static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds, int n,
                        int64_t *tiles) {
@@ -303,7 +314,8 @@ static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds
 
 /* A root of another kind in such a kernel (a convolution or pool whose
  * output is the interior of a pad form-dispatch-regions fused behind
- * it): the fixed loops stay whole, and the channels (the last parallel
+ * it, where the pad is not one whose border fills can follow the tiles:
+ * a dynamic one): the fixed loops stay whole, and the channels (the last parallel
  * loop) split instead, in as few tiles as keep two workers busy (a
  * convolution's register tile is only as wide as its channel tile: 96
  * channels as 6 tiles of 16 made MobileNetV2's first 1x1 27% slower
@@ -342,14 +354,46 @@ static void keep_fixed_whole(const bool *red, const bool *fixed, const int64_t *
  * reduction taken as 1 would give a softmax over it few, long workgroups. */
 #define CG_DYNAMIC_TYPICAL 128
 
+/* An odd number of tiles (3 of 41 channels for 116) leaves one of two
+ * workers idle for a tile at the end: the outermost split dim takes the
+ * even tile count, from half to twice the one the budget gave, whose
+ * tiles two workers finish soonest (each worker's share: half the tiles
+ * of that dim; 14 rows as 2 x 7, not 4 x 4 with a last tile of 2), the
+ * nearest the budget's count among equals, the larger of two as near;
+ * only where that beats the odd count. Static bounds only (a run-time
+ * count is the host's). */
+static void even_count(const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
+  int64_t count = 1;
+  int s = -1;
+  for (int l = 0; l < n; l++) {
+    if (red[l]) continue;
+    if (bounds[l] < 1 || tiles[l] < 1) return;
+    count *= (bounds[l] + tiles[l] - 1) / tiles[l];
+    if (s < 0 && tiles[l] < bounds[l]) s = l;
+  }
+  if (count < 2 || count % 2 == 0 || s < 0) return;
+  /* the other dims' count is odd: the split dim's must turn even */
+  int64_t b = bounds[s], c = (b + tiles[s] - 1) / tiles[s];
+  int64_t best = tiles[s], best_span = (c + 1) / 2 * tiles[s], best_d = 0;
+  for (int64_t want = (c + 1) / 2; want <= 2 * c && want <= b; want++) {
+    int64_t t = (b + want - 1) / want, got = (b + t - 1) / t;
+    if (got % 2 || got < 2) continue;
+    int64_t span = got / 2 * t, d = got > c ? got - c : c - got;
+    if (span < best_span || (span == best_span && best != tiles[s] &&
+                             (d < best_d || (d == best_d && t < best))))
+      best = t, best_span = span, best_d = d;
+  }
+  tiles[s] = best;
+}
+
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
 static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps,
                        const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
   cg_root_kind k = cg_root_kind_of(root);
   for (int l = 0; l < n; l++) tiles[l] = 0;
-  bool fixed[KILN_MAX_LOOPS];
-  bool any_fixed = fixed_loops(func, root, maps, n, fixed);
-  if (k == CG_ROOT_ELEMENTWISE && any_fixed) {
+  bool fixed[KILN_MAX_LOOPS], border;
+  bool any_fixed = fixed_loops(func, root, maps, n, fixed, &border);
+  if (k == CG_ROOT_ELEMENTWISE && (any_fixed || border)) {
     free_tiles(red, fixed, bounds, n, tiles);
     return;
   }
@@ -418,6 +462,7 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
     budget = budget / t > 1 ? budget / t : 1;
     first = false;
   }
+  if (k == CG_ROOT_ELEMENTWISE) even_count(red, bounds, n, tiles);
 }
 
 static const kiln_attr *i64s(kiln_context *c, int n, const int64_t *v) {

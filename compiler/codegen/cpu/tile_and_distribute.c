@@ -89,15 +89,72 @@ static kiln_value *loop_bound(kiln_builder *b, kiln_op *x, const kiln_affine_map
   return NULL;
 }
 
-static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, const tile_box *box) {
+/* x, a border fill of the root's window (cg_border_fill), restricted to
+ * the part of its range this workgroup's tile covers along each split
+ * dim: in the buffer's coordinates the tile [lo + off, lo + off + size)
+ * stretched to 0 for the first tile and to the buffer's end for the
+ * last, intersected with the fill's [at, at + len) (possibly empty). */
+static void clip_border_fill(kiln_op *x, const cg_dist *d, const kiln_type *rt, const tile_box *box,
+                             const cg_border *bf) {
+  kiln_builder b = kiln_builder_before(x);
+  b.loc = x->loc;
+  kiln_value *dst = kiln_op_operand(x, 1);
+  kiln_value *offs[KILN_MAX_LOOPS], *sizes[KILN_MAX_LOOPS];
+  kiln_value *zero = cg_index(&b, 0);
+  kiln_value *one = cg_index(&b, 1);
+  for (uint32_t k = 0; k < d->rank; k++) {
+    if (!cg_dist_split(d, k)) {
+      offs[k] = zero;
+      sizes[k] = cg_index(&b, bf->len[k]);
+      continue;
+    }
+    kiln_value *off = box->off[k], *size = box->size[k];
+    if (bf->at[k] == bf->lo[k] && bf->len[k] == rt->shape[k]) { /* along the window: its tile */
+      offs[k] = off;
+      sizes[k] = size;
+      continue;
+    }
+    /* first = 0 for the first tile, else 1; more = 0 for the last */
+    kiln_value *first = cg_bin(&b, KILN_OP_ARITH_MINSI, off, one);
+    kiln_value *end = cg_add(&b, off, size);
+    kiln_value *n = cg_index(&b, rt->shape[k]);
+    kiln_value *left = cg_bin(&b, KILN_OP_ARITH_SUBI, n, end);
+    kiln_value *more = cg_bin(&b, KILN_OP_ARITH_MINSI, left, one);
+    kiln_value *lo_part = cg_muli(&b, first, bf->lo[k]);
+    kiln_value *ext_lo = cg_add(&b, off, lo_part);
+    /* ext_hi = full - n + end - (full - lo - n) * more */
+    kiln_value *after = cg_index(&b, bf->full[k] - rt->shape[k]);
+    kiln_value *hi_base = cg_add(&b, end, after);
+    kiln_value *hi_cut = cg_muli(&b, more, bf->full[k] - bf->lo[k] - rt->shape[k]);
+    kiln_value *ext_hi = cg_bin(&b, KILN_OP_ARITH_SUBI, hi_base, hi_cut);
+    kiln_value *at = cg_index(&b, bf->at[k]);
+    kiln_value *stop = cg_index(&b, bf->at[k] + bf->len[k]);
+    kiln_value *start = cg_bin(&b, KILN_OP_ARITH_MAXSI, at, ext_lo);
+    start = cg_bin(&b, KILN_OP_ARITH_MINSI, start, stop);
+    kiln_value *last = cg_bin(&b, KILN_OP_ARITH_MINSI, stop, ext_hi);
+    kiln_value *len = cg_bin(&b, KILN_OP_ARITH_SUBI, last, start);
+    sizes[k] = cg_bin(&b, KILN_OP_ARITH_MAXSI, len, zero);
+    offs[k] = cg_bin(&b, KILN_OP_ARITH_SUBI, start, at);
+  }
+  kiln_value *view = cg_subview(&b, dst, offs, sizes);
+  kiln_op_set_operand(x, 1, view);
+}
+
+static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, const kiln_value *window,
+                           const tile_box *box) {
   kiln_context *c = kiln_op_context(x);
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
   int64_t bounds[KILN_MAX_LOOPS];
   int loops = cg_static_bounds(x, maps, red, bounds);
   int dim_of_loop[KILN_MAX_LOOPS];
-  if (loops < 0 || !cg_output_dims(x, maps, loops, d, rt, dim_of_loop))
+  if (loops < 0 || !cg_output_dims(x, maps, loops, d, rt, window, dim_of_loop))
     return kiln_op_error(x, "cannot be restricted to the root op's tiles");
+  cg_border bf;
+  if (cg_border_fill(x, window, &bf)) {
+    clip_border_fill(x, d, rt, box, &bf);
+    return NULL;
+  }
   kiln_builder b = kiln_builder_before(x);
   b.loc = x->loc;
   kiln_value *off[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS];
@@ -214,7 +271,7 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
   const kiln_type *rt = out->type;
   for (kiln_op *x = body->first; x; x = x->next) {
     if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
-    kiln_error *err = tile_op(x, &d, rt, &box);
+    kiln_error *err = tile_op(x, &d, rt, out, &box);
     if (err) return err;
   }
   kiln_pass_dce(k->func, NULL);

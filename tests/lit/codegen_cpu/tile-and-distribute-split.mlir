@@ -5,18 +5,43 @@
 // there is one.
 //
 // A pad (a fill of the whole padded buffer, then a copy into its
-// interior) splits along the dims it does not pad (batch, channels), and
-// the fill is restricted to the same batch and channels as the copy.
+// interior) splits its rows like the dims it does not pad: each tile
+// fills the padded rows its tile covers, the first tile also the row
+// above the interior, the last the row below.
 // CHECK-LABEL: func.func @pad_nhwc()
-// CHECK-SAME: tile_sizes = array<i64: 1, 40, 40, 32>, {{.*}}workgroup_count = array<i64: 2, 2, 1>
-// CHECK-DAG: %[[X:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
-// CHECK-DAG: %[[Y:.*]] = hal.interface.workgroup.id {dim = 1 : i32} : index
+// CHECK-SAME: tile_sizes = array<i64: 2, 10, 40, 64>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
+// CHECK: %[[X:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
+// CHECK: %[[OFF:.*]] = arith.muli %[[X]], %{{.*}} : index
 // CHECK: %[[P:.*]] = hal.interface.binding {binding = 1 : i32} : memref<2x42x42x64xf32>
-// CHECK: %[[PF:.*]] = memref.subview %[[P]][%{{.*}}, 0, 0, %{{.*}}] [1, 42, 42, 32] [1, 1, 1, 1]
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[PF]] :
+// CHECK: %[[FIRST:.*]] = arith.minsi %[[OFF]], %{{.*}} : index
+// CHECK: %[[LO:.*]] = arith.addi %[[OFF]], %[[FIRST]] : index
+// CHECK: %[[START:.*]] = arith.maxsi %{{.*}}, %[[LO]] : index
+// CHECK: %[[PF:.*]] = memref.subview %[[P]][0, %{{.*}}, 0, 0] [2, %{{.*}}, 42, 64] [1, 1, 1, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[PF]] : memref<2x?x42x64xf32
 // CHECK: %[[W:.*]] = memref.subview %[[P]][0, 1, 1, 0] [2, 40, 40, 64]
-// CHECK: %[[WT:.*]] = memref.subview %[[W]][%{{.*}}, 0, 0, %{{.*}}] [1, 40, 40, 32] [1, 1, 1, 1]
+// CHECK: %[[WT:.*]] = memref.subview %[[W]][0, %[[OFF]], 0, 0] [2, 10, 40, 64] [1, 1, 1, 1]
 // CHECK: linalg.generic {{.*}} outs(%[[WT]] :
+//
+// A convolution computing into the window of a static pad (bufferized:
+// only the border is filled around it) splits rows and channels as any
+// convolution: each tile fills its channels of the border rows its rows
+// cover (the row above for the first, the two below for the last), and
+// of the left and right columns along its rows.
+// CHECK-LABEL: func.func @conv_border()
+// CHECK-SAME: tile_sizes = array<i64: 1, 8, 32, 32, 0, 0, 0>, {{.*}}workgroup_count = array<i64: 2, 4, 1>
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK: %[[TOP:.*]] = memref.subview %{{.*}}[0, 0, 0, 0] [1, 1, 34, 64]
+// CHECK: memref.subview %[[TOP]][0, %{{.*}}, 0, %{{.*}}] [1, %{{.*}}, 34, 32]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x?x34x32xf32
+// CHECK: %[[BOT:.*]] = memref.subview %{{.*}}[0, 33, 0, 0] [1, 2, 34, 64]
+// CHECK: memref.subview %[[BOT]][0, %{{.*}}, 0, %{{.*}}] [1, %{{.*}}, 34, 32]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x?x34x32xf32
+// CHECK: %[[LEFT:.*]] = memref.subview %{{.*}}[0, 1, 0, 0] [1, 32, 1, 64]
+// CHECK: memref.subview %[[LEFT]][0, %{{.*}}, 0, %{{.*}}] [1, 8, 1, 32]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x8x1x32xf32
+// CHECK: %[[RIGHT:.*]] = memref.subview %{{.*}}[0, 1, 33, 0] [1, 32, 1, 64]
+// CHECK: memref.subview %[[RIGHT]][0, %{{.*}}, 0, %{{.*}}] [1, 8, 1, 32]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x8x1x32xf32
 //
 // A global pool (one output row) whose fused body (a SiLU recomputed
 // before the sum) counts 5 ops: 2 tiles of 48 channels (at 1 op it would
@@ -30,6 +55,14 @@
 // (4 against 3 on two workers).
 // CHECK-LABEL: func.func @depthwise_7x7()
 // CHECK-SAME: tile_sizes = array<i64: 1, 7, 7, 512, 0, 0>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
+//
+// Elementwise ops whose element budget gives an odd tile count take the
+// even one two workers finish soonest: 116 channels in 4 tiles of 29,
+// not 3 of 41; 14 rows in 2 tiles of 7, not 3 of 5.
+// CHECK-LABEL: func.func @even_channels()
+// CHECK-SAME: tile_sizes = array<i64: 1, 29, 14, 14>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
+// CHECK-LABEL: func.func @even_rows()
+// CHECK-SAME: tile_sizes = array<i64: 1, 7, 14, 116>, {{.*}}workgroup_count = array<i64: 2, 1, 1>
 //
 // A small pool stays one workgroup.
 // CHECK-LABEL: func.func @small_pool()
@@ -45,6 +78,24 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
     ^bb0(%x: f32, %out: f32):
       linalg.yield %x : f32
     }
+    return
+  }
+  func.func @conv_border() {
+    %z = arith.constant 0.000000e+00 : f32
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x32x32x32xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<1x1x32x64xf32>
+    %p = hal.interface.binding {binding = 2 : i32} : memref<1x35x34x64xf32>
+    %w = memref.subview %p[0, 1, 1, 0] [1, 32, 32, 64] [1, 1, 1, 1] : memref<1x35x34x64xf32> to memref<1x32x32x64xf32, strided<[76160, 2176, 64, 1], offset: 2240>>
+    linalg.fill ins(%z : f32) outs(%w : memref<1x32x32x64xf32, strided<[76160, 2176, 64, 1], offset: 2240>>)
+    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<1x32x32x32xf32>, memref<1x1x32x64xf32>) outs(%w : memref<1x32x32x64xf32, strided<[76160, 2176, 64, 1], offset: 2240>>)
+    %top = memref.subview %p[0, 0, 0, 0] [1, 1, 34, 64] [1, 1, 1, 1] : memref<1x35x34x64xf32> to memref<1x1x34x64xf32, strided<[76160, 2176, 64, 1]>>
+    linalg.fill ins(%z : f32) outs(%top : memref<1x1x34x64xf32, strided<[76160, 2176, 64, 1]>>)
+    %bot = memref.subview %p[0, 33, 0, 0] [1, 2, 34, 64] [1, 1, 1, 1] : memref<1x35x34x64xf32> to memref<1x2x34x64xf32, strided<[76160, 2176, 64, 1], offset: 71808>>
+    linalg.fill ins(%z : f32) outs(%bot : memref<1x2x34x64xf32, strided<[76160, 2176, 64, 1], offset: 71808>>)
+    %left = memref.subview %p[0, 1, 0, 0] [1, 32, 1, 64] [1, 1, 1, 1] : memref<1x35x34x64xf32> to memref<1x32x1x64xf32, strided<[76160, 2176, 64, 1], offset: 2176>>
+    linalg.fill ins(%z : f32) outs(%left : memref<1x32x1x64xf32, strided<[76160, 2176, 64, 1], offset: 2176>>)
+    %right = memref.subview %p[0, 1, 33, 0] [1, 32, 1, 64] [1, 1, 1, 1] : memref<1x35x34x64xf32> to memref<1x32x1x64xf32, strided<[76160, 2176, 64, 1], offset: 4288>>
+    linalg.fill ins(%z : f32) outs(%right : memref<1x32x1x64xf32, strided<[76160, 2176, 64, 1], offset: 4288>>)
     return
   }
   func.func @global_pool_silu() {
@@ -69,6 +120,26 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
     %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x2048xf32>
     %o = hal.interface.binding {binding = 2 : i32} : memref<1x7x7x2048xf32>
     linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<1x9x9x2048xf32>, memref<3x3x2048xf32>) outs(%o : memref<1x7x7x2048xf32>)
+    return
+  }
+  func.func @even_channels() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x116x14x14xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<1x116x14x14xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<1x116x14x14xf32>) outs(%o : memref<1x116x14x14xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %n = arith.negf %x : f32
+      linalg.yield %n : f32
+    }
+    return
+  }
+  func.func @even_rows() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x14x14x116xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<1x14x14x116xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<1x14x14x116xf32>) outs(%o : memref<1x14x14x116xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %n = arith.negf %x : f32
+      linalg.yield %n : f32
+    }
     return
   }
   func.func @small_pool() {

@@ -262,6 +262,22 @@ def _cnn_cases(torch):
         # image has its own scale: left alone)
         "cnn_se_fold": (_se_fold(nn, SqueezeExcite), (1, 12, 19, 17)),
         "cnn_se_fold_b2": (_se_fold(nn, SqueezeExcite), (2, 12, 19, 17)),
+        # pads whose workgroups split the padded rows (each tile fills its
+        # share of the border, the first also the rows above, the last
+        # those below): a pad of 40 channels (not a multiple of 16: its
+        # own dispatch) for a strided depthwise 3x3 over 109 rows; a 1x1
+        # to 48 channels with a SiLU computing into the window of the pad
+        # of a dilated grouped 3x3 (55 rows); an asymmetric ZeroPad2d
+        # (rows padded below only); a -inf pad of 24 channels for a max
+        # pool; batch 2
+        "cnn_pad_rows": (nn.Sequential(nn.Conv2d(5, 40, 1), nn.ReLU6(),
+                                       nn.Conv2d(40, 40, 3, 2, 1, groups=40), nn.ReLU(),
+                                       nn.Conv2d(40, 48, 1), nn.SiLU(),
+                                       nn.Conv2d(48, 48, 3, 1, 2, dilation=2, groups=4), nn.ReLU(),
+                                       nn.ZeroPad2d((2, 1, 0, 3)), nn.Conv2d(48, 24, 3), nn.ReLU(),
+                                       nn.MaxPool2d(3, 2, 1), nn.AdaptiveAvgPool2d(1),
+                                       nn.Flatten(), nn.Linear(24, 6)),
+                         (2, 5, 109, 106)),
     }
 
 
