@@ -2,8 +2,14 @@
  * the submitter publishes it, then hands out tickets, at most one per
  * worker that can have a workgroup besides the submitter's own; a worker
  * that takes a ticket joins the dispatch, and everybody, the submitter
- * included, claims flattened workgroup indices from the atomic `next`
- * until the grid is exhausted or a workgroup failed. When the submitter
+ * included, claims flattened workgroup indices until the grid is
+ * exhausted or a workgroup failed. The grid is cut into one contiguous
+ * chunk per participant (the submitter's first, then one per ticket in
+ * the order they are taken), each with its own atomic counter: a
+ * participant claims from its chunk first, then from the others, so
+ * consecutive dispatches split the same way (rows, say) hand each thread
+ * the part of the data it wrote itself, in its own cache, and a worker
+ * that joins late or not at all still leaves no workgroup unclaimed. When the submitter
  * runs out of workgroups it withdraws the tickets nobody took and waits
  * only for the workers that joined, so no worker can still touch the
  * dispatch (or the caller's ctx) once kiln_task_pool_dispatch returns,
@@ -46,6 +52,12 @@
 #define TICKET ((uint64_t)1 << 32)
 #define JOINED_MASK (TICKET - 1)
 
+/* One participant's share of the grid: [next, end) left to claim. */
+typedef struct chunk {
+  _Alignas(64) atomic_uint_fast64_t next;
+  uint64_t end;
+} chunk_t;
+
 typedef struct worker {
   struct kiln_task_pool *pool;
   uint32_t id;
@@ -67,7 +79,8 @@ struct kiln_task_pool {
   void *ctx;
   uint32_t count_x, count_y;
   uint64_t total;
-  atomic_uint_fast64_t next;
+  uint32_t chunk_count;
+  chunk_t *chunks; /* worker_count + 1 */
   atomic_int status;
   uint32_t worker_count;
   worker_t *workers;
@@ -124,13 +137,19 @@ static int nobody_joined(struct kiln_task_pool *p) {
   return (atomic_load(&p->tickets) & JOINED_MASK) == 0;
 }
 
-/* Claims and runs workgroups until none are left or one failed. */
-static void run_workgroups(struct kiln_task_pool *p, uint32_t worker_id) {
+/* Claims and runs workgroups, from chunk `own` first, then from the
+ * others in turn, until none are left or one failed. */
+static void run_workgroups(struct kiln_task_pool *p, uint32_t worker_id, uint32_t own) {
   uint64_t per_slice = (uint64_t)p->count_x * p->count_y;
-  for (;;) {
+  for (uint32_t c = own, left = p->chunk_count;;) {
     if (atomic_load_explicit(&p->status, memory_order_relaxed) != 0) return;
-    uint64_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
-    if (i >= p->total) return;
+    chunk_t *ch = &p->chunks[c];
+    uint64_t i = atomic_fetch_add_explicit(&ch->next, 1, memory_order_relaxed);
+    if (i >= ch->end) {
+      if (--left == 0) return;
+      c = c + 1 == p->chunk_count ? 0 : c + 1;
+      continue;
+    }
     uint32_t z = (uint32_t)(i / per_slice);
     uint64_t r = i % per_slice;
     uint32_t y = (uint32_t)(r / p->count_x), x = (uint32_t)(r % p->count_x);
@@ -142,12 +161,13 @@ static void run_workgroups(struct kiln_task_pool *p, uint32_t worker_id) {
   }
 }
 
-/* Takes a ticket if one is left (joining the dispatch in flight). */
-static int take_ticket(struct kiln_task_pool *p) {
+/* Takes a ticket if one is left (joining the dispatch in flight): its
+ * chunk (1 for the first ticket taken, ...), 0 when none was left. */
+static uint32_t take_ticket(struct kiln_task_pool *p) {
   uint64_t t = atomic_load(&p->tickets);
   while (t >> 32)
     if (atomic_compare_exchange_weak(&p->tickets, &t, t - TICKET + 1))
-      return 1;
+      return p->chunk_count - (uint32_t)(t >> 32);
   return 0;
 }
 
@@ -165,8 +185,9 @@ static void *worker_main(void *arg) {
   pthread_cond_signal(&p->done);
   pthread_mutex_unlock(&p->lock);
   while (!atomic_load(&p->shutdown)) {
-    if (take_ticket(p)) {
-      run_workgroups(p, w->id);
+    uint32_t own = take_ticket(p);
+    if (own) {
+      run_workgroups(p, w->id, own);
       /* Leave; the last one out wakes a sleeping submitter. */
       if ((atomic_fetch_sub(&p->tickets, 1) & JOINED_MASK) == 1 &&
           atomic_load(&p->submitter_sleeps)) {
@@ -210,18 +231,24 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
                 workers, KILN_TASK_MAX_WORKERS);
   struct kiln_task_pool *p = calloc(1, sizeof *p);
   worker_t *ws = workers ? calloc(workers, sizeof *ws) : NULL;
-  if (!p || (workers && !ws)) {
+  chunk_t *chunks = aligned_alloc(_Alignof(chunk_t), (workers + 1u) * sizeof *chunks);
+  if (!p || (workers && !ws) || !chunks) {
     free(p);
     free(ws);
+    free(chunks);
     return fail(msg, msg_cap, KILN_TASK_ERR_SYSTEM,
                 "task pool: out of memory for %u workers", workers);
   }
   p->workers = ws;
+  p->chunks = chunks;
+  for (uint32_t i = 0; i <= workers; i++) {
+    atomic_init(&chunks[i].next, 0);
+    chunks[i].end = 0;
+  }
   atomic_init(&p->tickets, 0);
   atomic_init(&p->sleepers, 0);
   atomic_init(&p->submitter_sleeps, 0);
   atomic_init(&p->shutdown, 0);
-  atomic_init(&p->next, 0);
   atomic_init(&p->status, 0);
   int rc = pthread_mutex_init(&p->submit, NULL);
   if (!rc) rc = pthread_mutex_init(&p->lock, NULL);
@@ -229,6 +256,7 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
   if (!rc) rc = pthread_cond_init(&p->done, NULL);
   if (rc) {
     free(ws);
+    free(chunks);
     free(p);
     return fail(msg, msg_cap, KILN_TASK_ERR_SYSTEM,
                 "task pool: cannot create synchronization objects: %s",
@@ -278,6 +306,7 @@ void kiln_task_pool_destroy(kiln_task_pool_t *p) {
   pthread_mutex_destroy(&p->lock);
   pthread_mutex_destroy(&p->submit);
   free(p->workers);
+  free(p->chunks);
   free(p);
 }
 
@@ -298,11 +327,17 @@ int kiln_task_pool_dispatch(kiln_task_pool_t *p, const uint32_t count[3],
   p->count_x = count[0];
   p->count_y = count[1];
   p->total = total;
-  atomic_store_explicit(&p->next, 0, memory_order_relaxed);
   atomic_store_explicit(&p->status, 0, memory_order_relaxed);
   /* One ticket per workgroup beyond the submitter's first, at most one per
    * worker: a single workgroup wakes nobody. */
   const uint64_t n = total - 1 < p->worker_count ? total - 1 : p->worker_count;
+  /* n + 1 chunks of equal size, the larger ones first */
+  p->chunk_count = (uint32_t)n + 1;
+  for (uint64_t c = 0, at = 0; c <= n; c++) {
+    uint64_t size = total / (n + 1) + (c < total % (n + 1));
+    atomic_store_explicit(&p->chunks[c].next, at, memory_order_relaxed);
+    p->chunks[c].end = at += size;
+  }
   if (n) {
     /* Publishes the dispatch above to whoever takes a ticket. */
     atomic_store(&p->tickets, n << 32);
@@ -314,7 +349,7 @@ int kiln_task_pool_dispatch(kiln_task_pool_t *p, const uint32_t count[3],
       pthread_mutex_unlock(&p->lock);
     }
   }
-  run_workgroups(p, 0);
+  run_workgroups(p, 0, 0);
   if (n) {
     /* Withdraws the tickets nobody took; waits for those who did. */
     uint64_t t = atomic_load(&p->tickets);

@@ -4,7 +4,8 @@
  * Guarantees: every workgroup of a grid runs exactly once, unless one
  * fails, after which no further workgroups start; a dispatch returns only
  * when every workgroup it started has finished; a dispatch allocates
- * nothing (workers claim workgroups from one atomic counter). Several
+ * nothing (workers claim workgroups from per-participant atomic counters,
+ * then help the others: task_pool.c). Several
  * threads may dispatch to one pool at once: dispatches are serialized in
  * arrival order of the submit lock. A workgroup function must not dispatch
  * to its own pool (it would wait on itself). Workers have at least 2 MiB
