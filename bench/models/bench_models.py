@@ -16,7 +16,8 @@ average before and after.
 usage: bench_models.py --compile=KILN_COMPILE --bench=KILN_BENCH --work=DIR
            [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all]
            [--threads=1,2] [--rounds=3] [--warmup=5] [--reps=20]
-           [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE] [--cpu]
+           [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE]
+           [--bench-before=OLD_KILN_BENCH] [--cpu]
            [--quantized]
 The environment's KILN_BENCH_MODELS_ARGS is appended to the command line
 (how `cmake --build B --target bench_models_run` takes extra flags).
@@ -24,8 +25,9 @@ The environment's KILN_BENCH_MODELS_ARGS is appended to the command line
 error printed). --profile prints kiln-bench --profile-dispatches for every
 model and thread count once, after the table. --before compiles each
 model with an older kiln-compile too and times its module in the same
-rounds (same kiln-bench), adding a "Kiln before" column and the ratio
-after/before: how a change moved Kiln, measured under the same load.
+rounds (same kiln-bench, or --bench-before's where the change is in the
+runtime), adding a "Kiln before" column and the ratio after/before: how
+a change moved Kiln, measured under the same load.
 --cpu adds Kiln's CPU time per call (user + system of all its threads,
 from wait4: the CPU time of a kiln-bench run with REPS timed calls less
 that of one with a single call, over REPS - 1), which waiting for a core
@@ -139,7 +141,8 @@ class Model:
         return float(np.max(np.abs(np.load(y_path) - y)))
 
     def kiln_cmd(self, args, threads, extra=(), module=None):
-        return ([args.bench, "--module=" + (module or self.kiln), "--device=local-task",
+        bench = args.bench_before if module == self.kiln_before and args.bench_before else args.bench
+        return ([bench, "--module=" + (module or self.kiln), "--device=local-task",
                  "--workers=%d" % threads, "--warmup=%d" % args.warmup,
                  "--repetitions=%d" % args.reps] + ["--input=@" + p for p in self.npy]
                 + list(extra))
@@ -214,6 +217,7 @@ def main():
     ap.add_argument("--no-ort", action="store_true")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--before", default=None)
+    ap.add_argument("--bench-before", default=None)
     ap.add_argument("--cpu", action="store_true")
     ap.add_argument("--quantized", action="store_true")
     args = ap.parse_args(sys.argv[1:] + shlex.split(os.environ.get("KILN_BENCH_MODELS_ARGS", "")))
