@@ -14,9 +14,10 @@
  * contiguous groups of source dims (a dynamic dim stays alone, with unit
  * dims) or only inserts or drops unit dims (the
  * ONNX importer's [S, N] matmul of a Linear over a [S, 1, D] sequence,
- * viewed back as [S, 1, N] for its bias add) or splits dims of run-time
- * size ([L*B, N] rows viewed as [L, B, N]: then C's other inputs must not
- * be read along the split dims, like a bias), and R's one reader C is an
+ * viewed back as [S, 1, N] for its bias add) or splits dims ([L*B, N]
+ * rows of run-time size viewed as [L, B, N], a static [N*H*W, M] as [N,
+ * H, W, M]: then C's other inputs must not be read along the split dims,
+ * like a bias), and R's one reader C is an
  * all-parallel linalg.generic of one result with identity output map, an
  * unused output argument and no linalg.index, reading R only as inputs
  * through the identity map. Guarantees: C is replaced by a generic over
@@ -112,11 +113,13 @@ static bool uses_dims(const kiln_affine_expr *e, uint64_t mask) {
   return uses_dims(e->lhs, mask) || uses_dims(e->rhs, mask);
 }
 
-/* An expansion of run-time size: each source dim j becomes the dst dims
- * [first, next) where a dynamic source dim takes the dynamic and unit dst
- * dims from there on (a Linear's [L*B, N] rows, L and B known at run
- * time only, viewed back as [L, B, N] for its bias add) and a static one
- * the dst dims it equals alone (with unit dims). The map gives each dst
+/* An expansion: each source dim j becomes the dst dims [first, next)
+ * where a dynamic source dim takes the dynamic and unit dst dims from
+ * there on (a Linear's [L*B, N] rows, L and B known at run time only,
+ * viewed back as [L, B, N] for its bias add) and a static one the dst
+ * dim it equals alone (with unit dims) or else the static dst dims whose
+ * product it is (an int8 1x1 convolution's [N*H*W, M] matmul viewed as
+ * [N, H, W, M] for its requantization). The map gives each dst
  * dim its index when the dim is the one non-unit dim of its group; the
  * others (several non-unit dims from one: r / B, r % B, not affine) are
  * 0 and marked in *split. NULL when the reshape is not such a split. */
@@ -134,9 +137,18 @@ static const kiln_affine_map *split_map(kiln_context *ctx, const kiln_type *src,
       if (nonunit == 0) return NULL;
     } else {
       while (k < dst->rank && dst->shape[k] == 1 && src->shape[j] != 1) k++;
-      if (k >= dst->rank || dst->shape[k] != src->shape[j]) return NULL;
-      nonunit = src->shape[j] != 1;
-      k++;
+      if (k >= dst->rank) return NULL;
+      if (dst->shape[k] == src->shape[j]) {
+        nonunit = src->shape[j] != 1;
+        k++;
+      } else { /* static dst dims whose product it is (a 1x1 convolution's pixels) */
+        int64_t prod = 1;
+        for (; k < dst->rank && prod < src->shape[j]; k++) {
+          if (dst->shape[k] == KILN_DYNAMIC) return NULL;
+          prod *= dst->shape[k], nonunit += dst->shape[k] != 1;
+        }
+        if (prod != src->shape[j]) return NULL;
+      }
       if (j + 1 == src->rank) /* trailing unit dims join the last group */
         while (k < dst->rank && dst->shape[k] == 1) k++;
     }
@@ -153,7 +165,7 @@ static const kiln_affine_map *split_map(kiln_context *ctx, const kiln_type *src,
 /* The map over the reshape's source dims giving its result's indices:
  * collapses of contiguous dims, reshapes that only insert or drop unit
  * dims (a Linear's [S, N] result viewed as [S, 1, N] for its bias add),
- * and run-time splits (split_map; *split marks the dst dims whose index
+ * and splits (split_map; *split marks the dst dims whose index
  * it cannot give). NULL when none. */
 static const kiln_affine_map *reshape_map(kiln_context *ctx, const kiln_type *src,
                                           const kiln_type *dst, uint64_t *split) {

@@ -412,6 +412,18 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
     if (root->kind == KILN_OP_LINALG_MATMUL && bounds[m] > 0 && bounds[m] % 128 == 0 &&
         bounds[nn] > 0 && bounds[m] / 128 * ((bounds[nn] + 63) / 64) >= CG_MM_MIN_WORKGROUPS)
       tiles[m] = 128;
+    /* An int8 matmul's weights are pre-packed per column tile and its
+     * dot4 microkernel takes whole tiles of at least two per matmul
+     * (lower_matmul.c): N's largest divisor among 64, 48, 32, 16 below N
+     * (a convolution's 96, 144 or 160 output channels). */
+    const kiln_type *ae = kiln_op_operand(root, 0)->type->elem;
+    if (root->kind == KILN_OP_LINALG_MATMUL && kiln_type_is_integer(ae) && kiln_type_bitwidth(ae) == 8 &&
+        bounds[nn] > 0 && (bounds[nn] % 64 != 0 || bounds[nn] == 64))
+      for (int64_t t = 48; t >= 16; t -= 16)
+        if (bounds[nn] % t == 0 && bounds[nn] > t) {
+          tiles[nn] = t;
+          break;
+        }
     return;
   }
   cg_igemm g;

@@ -177,12 +177,6 @@ static bool bias_ok(oi_ctx *c, oi_val *b, int64_t m) {
   return !b || (oi_const(c, b) && b->type->rank == 1 && b->type->shape[0] == m);
 }
 
-int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
-  if (w->type->rank < 3 || !bias_ok(c, bias, w->type->shape[0])) return 0;
-  qdq_operands o;
-  int r = operands(c, x, w, 0, false, &o);
-  return r <= 0 ? r : finish(c, n, oi_conv_ir(c, n, o.x, o.w), &o, 1, bias);
-}
 
 static kiln_value *cast(kiln_builder *b, kiln_op_kind k, kiln_value *x, const kiln_type *t) {
   return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
@@ -203,26 +197,65 @@ static bool from_i32_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln
   return true;
 }
 
+static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)b, (void)u;
+  y[0] = a[0];
+  return true;
+}
+
+/* A convolution's input x8 [N, C, H, W] (bytes) as the rows of its
+ * product, [N*OH*OW, KH*KW*C]: channels-last (a transpose that
+ * propagate-transposes cancels against the producer's), padded with the
+ * byte of k = 0, and for a window larger than one pixel or strided, each
+ * output pixel's window copied out (im2col), channels innermost. */
+static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int64_t taps, int64_t pad) {
+  static const int64_t to_nhwc[4] = {0, 2, 3, 1};
+  const kiln_type *xt = x8->type;
+  int64_t N = xt->shape[0], C = xt->shape[1], lo[4] = {0, 0, w->lo[0], w->lo[1]}, hi[4] = {0, 0, w->hi[0], w->hi[1]};
+  bool padded = lo[2] || lo[3] || hi[2] || hi[3];
+  if (padded) x8 = oi_pad(c, x8, lo, hi, 0, pad);
+  x8 = x8 ? oi_transpose(c, x8, to_nhwc) : NULL;
+  if (!x8) return NULL;
+  int64_t rows[2] = {N * w->out[0] * w->out[1], taps * C};
+  bool direct = taps == 1 && w->stride[0] == 1 && w->stride[1] == 1 && w->out[0] == x8->type->shape[1] &&
+                w->out[1] == x8->type->shape[2];
+  if (direct) return oi_reshape(c, x8, 2, rows);
+  /* loops (n, oh, ow, kh, kw, c), all parallel */
+  kiln_context *ctx = c->ctx;
+  int64_t os[6] = {N, w->out[0], w->out[1], w->k[0], w->k[1], C};
+  const kiln_affine_expr *ex[4] = {kiln_affine_dim(ctx, 0), oi_window_expr(c, w, 0, 1, 3), oi_window_expr(c, w, 1, 2, 4),
+                                   kiln_affine_dim(ctx, 5)}, *eo[6];
+  for (unsigned l = 0; l < 6; l++) eo[l] = kiln_affine_dim(ctx, l);
+  const kiln_affine_map *maps[2] = {kiln_affine_map_get(ctx, 6, 0, 4, ex), kiln_affine_map_get(ctx, 6, 0, 6, eo)};
+  bool red[6] = {0};
+  kiln_value *init = oi_empty(c, kiln_type_with_shape(ctx, x8->type, 6, os));
+  kiln_op *g = init ? oi_generic(c, 1, &x8, 1, &init, maps, 6, red, copy_body, NULL) : NULL;
+  return g ? oi_reshape(c, kiln_op_result(g, 0), 2, rows) : NULL;
+}
+
 /* The product x . w ([..., M, K] x [K, N], w constant) in 8-bit integers
  * with i32 accumulation (codegen/cpu's dot4 microkernel, vpdpbusd where
  * the target has VNNI): x8 = xq - 128 for u8 x (xq for i8), w8 = wq - zw,
  * acc = x8 . w8 + (shift - zx) * sum_k w8[k][n], the same integers as
  * (xq - zx) . (wq - zw). NULL (nothing built) unless every wq - zw fits in
- * i8 and the shapes are the kernel's: static, K a multiple of 4, N of 64
+ * i8 and the shapes are the kernel's: static, K a multiple of 4, N of 16
  * and at least two column tiles (the weights are pre-packed per column
- * tile). */
-static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o) {
-  const kiln_type *xt = o->x->type, *wt = o->w->type;
-  if (wt->rank != 2 || oi_has_dyn(xt) || xt->rank < 2) return NULL;
-  int64_t K = wt->shape[0], N = wt->shape[1];
-  if (K < 4 || K % 4 != 0 || N % 64 != 0 || N < 128) return NULL;
+ * tile; codegen's launch rule picks tiles of 64, 48, 32 or 16 columns).
+ * With nhwc = {N, H, W, M}, x is a 1x1 convolution's NCHW input: its
+ * bytes are made in NCHW (so that they join the producer's epilogue),
+ * then read as [N*H*W, C] rows, and the product is returned as NCHW. */
+static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, const float *wf, int64_t K,
+                               int64_t N, const oi_window *win) {
+  const kiln_type *xt = x->type;
+  if (oi_has_dyn(xt) || xt->rank < 2 || (!win && xt->shape[xt->rank - 1] != K)) return NULL;
+  if (K < 4 || K % 4 != 0 || N % 16 != 0 || N < 32) return NULL;
   int8_t *w8 = kiln_alloc(c->ctx, (size_t)(K * N));
   int32_t *corr = kiln_alloc(c->ctx, (size_t)N * sizeof *corr);
   int64_t shift = o->xu ? 128 : 0;
   for (int64_t n = 0; n < N; n++) {
     int64_t sum = 0;
     for (int64_t k = 0; k < K; k++) {
-      float v = o->wf[k * N + n];
+      float v = wf[k * N + n];
       if (!(v >= -128 && v <= 127)) return NULL;
       w8[k * N + n] = (int8_t)v, sum += (int64_t)v;
     }
@@ -231,16 +264,29 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o) {
     corr[n] = (int32_t)cn;
   }
   const kiln_type *i8 = kiln_type_int(c->ctx, 8), *i32 = kiln_type_int(c->ctx, 32);
-  kiln_value *wv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 2, wt->shape, i8, NULL),
+  int64_t kn[2] = {K, N};
+  kiln_value *wv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 2, kn, i8, NULL),
                                                                false, w8, (size_t)(K * N)));
   float *zs = kiln_alloc(c->ctx, sizeof *zs);
   *zs = (float)(o->zx - shift);
-  kiln_value *x8 = oi_elementwise_ir(c, 1, &o->x, xt->rank, xt->shape, i8, to_i8_body, zs);
+  kiln_value *x8 = oi_elementwise_ir(c, 1, &x, xt->rank, xt->shape, i8, to_i8_body, zs);
+  int64_t nhwm[4];
+  if (x8 && win) { /* a convolution's NCHW bytes as [N*OH*OW, K] rows */
+    nhwm[0] = xt->shape[0], nhwm[1] = win->out[0], nhwm[2] = win->out[1], nhwm[3] = N;
+    x8 = conv_rows(c, x8, win, K / xt->shape[1], o->zx - shift);
+  }
   kiln_value *acc = x8 ? oi_matmul_i32(c, x8, wv) : NULL;
+  uint32_t cdim = acc ? acc->type->rank - 1 : 0;
+  if (acc && win) { /* a convolution's [N*OH*OW, M] back to [N, M, OH, OW] */
+    static const int64_t to_nchw[4] = {0, 3, 1, 2};
+    acc = oi_reshape(c, acc, 4, nhwm);
+    acc = acc ? oi_transpose(c, acc, to_nchw) : NULL;
+    cdim = 1;
+  }
   if (!acc) return NULL;
   const kiln_type *at = acc->type;
   int64_t bs[OI_MAX_RANK];
-  for (uint32_t d = 0; d < at->rank; d++) bs[d] = d + 1 == at->rank ? N : 1;
+  for (uint32_t d = 0; d < at->rank; d++) bs[d] = d == cdim ? N : 1;
   kiln_value *cv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 1, &N, i32, NULL), false,
                                                               corr, (size_t)N * sizeof *corr));
   kiln_value *ins[2] = {acc, oi_reshape(c, cv, at->rank, bs)};
@@ -252,7 +298,7 @@ int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w) {
   qdq_operands o;
   int r = operands(c, x, w, 1, false, &o);
   if (r <= 0) return r;
-  kiln_value *acc = int8_matmul(c, &o);
+  kiln_value *acc = int8_matmul(c, &o, o.x, o.wf, o.w->type->shape[0], o.w->type->shape[1], NULL);
   if (!acc) acc = oi_matmul_ir(c, o.x, o.w);
   return finish(c, n, acc, &o, acc ? acc->type->rank - 1 : 0, NULL);
 }
@@ -262,6 +308,41 @@ int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool 
   qdq_operands o;
   int r = operands(c, x, w, trans_b ? 0 : 1, trans_b, &o);
   if (r <= 0) return r;
-  kiln_value *acc = int8_matmul(c, &o);
+  kiln_value *acc = int8_matmul(c, &o, o.x, o.wf, o.w->type->shape[0], o.w->type->shape[1], NULL);
   return finish(c, n, acc ? acc : oi_matmul_ir(c, o.x, o.w), &o, 1, bias);
+}
+
+/* A convolution of one group over 2-D static shapes is the matmul of its
+ * pixels by its windows: [N*OH*OW, KH*KW*C] x [KH*KW*C, M] in NHWC (the
+ * rows are the input itself for a 1x1 stride-1 window, else copied out
+ * of the padded input, conv_rows), between a transpose of x to
+ * channels-last and one of the product back to NCHW, which
+ * propagate-transposes cancels against the neighbouring convolutions'
+ * own (convert-convs-to-nhwc), so the activations stay channels-last and
+ * the product runs int8_matmul's dot4 microkernel. NULL (nothing built)
+ * when it is not that form or int8_matmul declines. */
+static kiln_value *int8_conv(oi_ctx *c, oi_node *n, const qdq_operands *o) {
+  const kiln_type *xt = o->x->type, *wt = o->w->type;
+  int64_t group;
+  if (xt->rank != 4 || wt->rank != 4 || oi_has_dyn(xt) || !oi_attr_int(c, n, "group", 1, &group) || group != 1)
+    return NULL;
+  oi_window win;
+  if (!oi_window_attrs(c, n, xt, wt->shape + 2, false, &win)) return NULL;
+  int64_t C = xt->shape[1], M = o->m, KH = wt->shape[2], KW = wt->shape[3], K = KH * KW * C;
+  if (wt->shape[1] != C) return NULL;
+  /* W [M, C, KH, KW] as the matmul's [(kh, kw, c), M] */
+  float *wkn = kiln_alloc(c->ctx, (size_t)(K * M) * sizeof *wkn + 1);
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t ci = 0; ci < C; ci++)
+      for (int64_t t = 0; t < KH * KW; t++) wkn[(t * C + ci) * M + m] = o->wf[(m * C + ci) * KH * KW + t];
+  return int8_matmul(c, o, o->x, wkn, K, M, &win);
+}
+
+int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
+  if (w->type->rank < 3 || !bias_ok(c, bias, w->type->shape[0])) return 0;
+  qdq_operands o;
+  int r = operands(c, x, w, 0, false, &o);
+  if (r <= 0) return r;
+  kiln_value *acc = int8_conv(c, n, &o);
+  return finish(c, n, acc ? acc : oi_conv_ir(c, n, o.x, o.w), &o, 1, bias);
 }

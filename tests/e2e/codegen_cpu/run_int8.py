@@ -15,9 +15,10 @@ TARGET=ISA,... replaces the targets (ISA "-": no isa; tests/cross runs
 aarch64 with and without +dotprod, isa sdot, under QEMU); the
 environment's KILN_RUN_EMULATOR, when set, prefixes kiln-run.
 
-Cases: odd M (1, 7, 130: partial row tiles), K = 4, 100, 512, N = 128, 192,
-256, full-range weights and activations (-128 and 127 included); and
-shapes the microkernel does not take (K % 4 != 0, N = 64 or 20), which
+Cases: odd M (1, 7, 130: partial row tiles), K = 4, 100, 512, N = 32, 96,
+128, 160, 192, 256 (column tiles of 16, 48, 32, 64), full-range weights
+and activations (-128 and 127 included); and shapes the microkernel does
+not take (K % 4 != 0, N = 16: one column tile, or 20), which
 the generic loops compute (sign-extending the i8 operands), checked too.
 REQUANT cases add what a quantized Linear does after the product: an i32
 bias, to f32, a scale, clamped and truncated to i8, written to another
@@ -40,10 +41,13 @@ TARGETS = [
     ("llvm-cpu:x86_64+avx2+fma", "pmaddwd256"),
     ("llvm-cpu:x86_64", "pmaddwd128"),
 ]
-CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256)]
+CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256),
+         # column tiles of 48, 16, 32 and 32 (launch rule: N's largest divisor
+         # among 64, 48, 32, 16 below N)
+         (9, 16, 96), (70, 24, 32), (5, 36, 160), (5, 12, 64)]
 # Not the microkernel's form (K not a multiple of 4, N one column tile or
 # not a multiple of the vector width): the generic loops, exact all the same.
-FALLBACK = [(5, 12, 64), (3, 6, 20), (2, 30, 128)]
+FALLBACK = [(3, 6, 20), (2, 30, 128), (4, 8, 16)]
 REQUANT = [(9, 64, 128), (130, 100, 192)]
 SCALE = 0.0078125 * 1.5  # exact in f32: numpy's float32 product is the kernel's
 
@@ -137,7 +141,8 @@ def main():
                 failures.append("%s: vector.dot4 without isa = %s" % (what, isa))
             if isa is None and "isa = " in ir:
                 failures.append("%s: vector.dot4 names an isa the target lacks" % what)
-            packed = "memref<%dx%dx" % (n // 64, k // 4)
+            tn = 64 if n % 64 == 0 and n > 64 else next((t for t in (48, 32, 16) if n % t == 0 and n > t), n)
+            packed = "memref<%dx%dx%dx" % (n // tn, k // 4, 4 * tn)
             if micro and packed not in ir:
                 failures.append("%s: weights not packed in groups of 4 K (%s...)" % (what, packed))
             stores = [l.strip() for l in ir.splitlines() if "vector.store" in l and l.rstrip().endswith("xi32>")]

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""QDQ convolutions (DequantizeLinear -> Conv -> QuantizeLinear, as
+quantizers write them) through kiln-compile and kiln-run, exact against a
+scalar reference of ONNX Runtime's QLinearConv arithmetic:
+  acc = sum (xq - zx) * (wq - zw[m])                   (int64)
+  y   = clamp(roundeven(f32(acc + bias[m]) * f32(f32(sx * sw[m]) / sy)) + zy)
+Every output byte must equal the reference's (the integer path and the
+float path in integer units both compute this exactly).
+
+Cases cover the int8 form of compiler/input/onnx/import_qdq.c and the
+shapes it declines: convolutions that run as an i8 matmul on vector.dot4
+(the flow IR must then hold an i8 linalg.matmul): 1x1, 3x3 and 5x5
+windows, stride 1 and 2, padding 0 to 2 (the pad byte must stand for k =
+0), batch 2, input channels not multiples of 4 or 16, zero points 0, 128,
+200, 255 (u8 activations) and -128, 3, 5 (i8); and convolutions it does
+not take (K = KH*KW*C not a multiple of 4, output channels not a
+multiple of 16 or fewer than 32), which must stay exact too.
+
+usage: run_qconv.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+Exit 0 when every case that ran is exact, 1 otherwise, 77 (skip) without
+python3-onnx.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+try:
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError:  # scripts/bootstrap.sh installs python3-onnx
+    print("skipped: python3-onnx is not installed")
+    sys.exit(77)
+
+# (name, N, C, H, W, M, k, stride, pad, x dtype, zx, int8 path expected)
+CASES = [
+    ("pw_u8_z128", 1, 32, 7, 7, 128, 1, 1, 0, "u8", 128, True),
+    ("pw_b2_c20_z0", 2, 20, 5, 3, 192, 1, 1, 0, "u8", 0, True),
+    ("pw_c100_z255", 1, 100, 3, 5, 256, 1, 1, 0, "u8", 255, True),
+    ("pw_i8_zm128", 2, 12, 4, 4, 128, 1, 1, 0, "i8", -128, True),
+    ("pw_i8_z5", 1, 64, 6, 2, 320, 1, 1, 0, "i8", 5, True),
+    ("pw_m48", 2, 16, 3, 3, 48, 1, 1, 0, "u8", 128, True),
+    ("pw_s2", 1, 16, 7, 7, 128, 1, 2, 0, "u8", 128, True),
+    ("k3_s2_p1", 2, 12, 9, 7, 128, 3, 2, 1, "u8", 200, True),
+    ("k3_p1_i8", 1, 8, 5, 5, 64, 3, 1, 1, "i8", -128, True),
+    ("k3_p1_z255", 2, 20, 6, 5, 96, 3, 1, 1, "u8", 255, True),
+    ("k5_s2_p2_z0", 1, 4, 11, 9, 32, 5, 2, 2, "u8", 0, True),
+    ("k3_s1_p0_i8", 2, 16, 6, 6, 32, 3, 1, 0, "i8", 3, True),
+    # not the int8 path: K % 4 != 0 (C = 13; the stem's 3 x 7 x 7), M not a
+    # multiple of 16 or fewer than 32 output channels
+    ("pw_c13", 1, 13, 4, 4, 128, 1, 1, 0, "u8", 7, False),
+    ("k7_c3_s2_p3", 1, 3, 15, 15, 64, 7, 2, 3, "u8", 114, False),
+    ("k3_m24", 1, 16, 5, 5, 24, 3, 1, 1, "u8", 128, False),
+    ("pw_m16", 2, 16, 3, 3, 16, 1, 1, 0, "i8", -128, False),
+]
+
+
+def model(case, rng):
+    name, n, c, h, w, m, k, s, p, xd, zx, _ = case
+    xt = TensorProto.UINT8 if xd == "u8" else TensorProto.INT8
+    lo, hi = (0, 255) if xd == "u8" else (-128, 127)
+    sx = np.float32(rng.uniform(0.01, 0.05))
+    wq = rng.integers(-127, 128, (m, c, k, k)).astype(np.int8)
+    wq[0, 0, 0, 0], wq[-1, -1, -1, -1] = -127, 127
+    sw = rng.uniform(0.002, 0.02, m).astype(np.float32)
+    bq = rng.integers(-3000, 3000, m).astype(np.int32)
+    bs = (sx * sw).astype(np.float32)
+    # the output scale spreads acc over about the u8 range
+    sy = np.float32(sx * np.float32(sw.mean()) * np.sqrt(c * k * k) * 120 / 64)
+    zy = np.uint8(128)
+    inits = [
+        numpy_helper.from_array(np.array(sx, np.float32), "sx"),
+        numpy_helper.from_array(np.array(zx, np.uint8 if xd == "u8" else np.int8), "zx"),
+        numpy_helper.from_array(wq, "wq"),
+        numpy_helper.from_array(sw, "sw"),
+        numpy_helper.from_array(np.zeros(m, np.int8), "zw"),
+        numpy_helper.from_array(bq, "bq"),
+        numpy_helper.from_array(bs, "bs"),
+        numpy_helper.from_array(np.zeros(m, np.int32), "zb"),
+        numpy_helper.from_array(np.array(sy, np.float32), "sy"),
+        numpy_helper.from_array(np.array(zy, np.uint8), "zy"),
+    ]
+    nodes = [
+        helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["x"]),
+        helper.make_node("DequantizeLinear", ["wq", "sw", "zw"], ["w"], axis=0),
+        helper.make_node("DequantizeLinear", ["bq", "bs", "zb"], ["b"], axis=0),
+        helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k], strides=[s, s],
+                         pads=[p, p, p, p]),
+        helper.make_node("QuantizeLinear", ["y", "sy", "zy"], ["yq"]),
+    ]
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("xq", xt, [n, c, h, w])],
+                          [helper.make_tensor_value_info("yq", TensorProto.UINT8, [n, m, oh, ow])], inits)
+    mdl = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    mdl.ir_version = 8
+    xq = rng.integers(lo, hi + 1, (n, c, h, w)).astype(np.uint8 if xd == "u8" else np.int8)
+    xq.flat[0], xq.flat[-1] = lo, hi
+    return mdl, xq, (wq, sw, bq, sy, zy, sx)
+
+
+def reference(case, xq, params):
+    """QLinearConv's arithmetic, one output element at a time in numpy."""
+    _, n, c, h, w, m, k, s, p, _, zx, _ = case
+    wq, sw, bq, sy, zy, sx = params
+    xp = np.zeros((n, c, h + 2 * p, w + 2 * p), np.int64)
+    xp[:, :, p:p + h, p:p + w] = xq.astype(np.int64) - zx
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    acc = np.zeros((n, m, oh, ow), np.int64)
+    w64 = wq.astype(np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            win = xp[:, :, i * s:i * s + k, j * s:j * s + k]
+            acc[:, :, i, j] = np.einsum("nckl,mckl->nm", win, w64)
+    acc += bq.astype(np.int64)[None, :, None, None]
+    mult = (np.float32(sx) * sw).astype(np.float32) / np.float32(sy)
+    v = acc.astype(np.float32) * mult.astype(np.float32)[None, :, None, None]
+    return np.clip(np.rint(v).astype(np.int64) + int(zy), 0, 255).astype(np.uint8)
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    kc, kr, work, device = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(2024)
+    failures, ran, not_run = [], 0, []
+    for case in CASES:
+        name, int8 = case[0], case[-1]
+        mdl, xq, params = model(case, rng)
+        ref = reference(case, xq, params)
+        src, mod = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".kiln")
+        with open(src, "wb") as f:
+            f.write(mdl.SerializeToString())
+        r = subprocess.run([kc, src, "--compile-to=flow", "-o", "-"], capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append("%s: kiln-compile --compile-to=flow failed:\n%s" % (name, r.stderr[-3000:]))
+            continue
+        has = any("linalg.matmul" in ln and "xi8>" in ln for ln in r.stdout.splitlines())
+        if has != int8:
+            failures.append("%s: the flow IR %s an i8 linalg.matmul" % (name, "lacks" if int8 else "holds"))
+        r = subprocess.run([kc, src, "-o", mod], capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append("%s: kiln-compile failed:\n%s" % (name, r.stderr[-3000:]))
+            continue
+        xin, out = os.path.join(work, name + ".x.npy"), os.path.join(work, name + ".out.npy")
+        np.save(xin, xq)
+        r = subprocess.run([kr, "--module=" + mod, "--device=" + device, "--input=@" + xin, "--output=@" + out],
+                           capture_output=True, text=True)
+        # Under KILN_CPU_FEATURES the runtime may refuse the host variant.
+        if r.returncode != 0 and ("this host lacks" in r.stderr or "has no variant device" in r.stderr):
+            not_run.append("%s: %s" % (name, r.stderr.strip().splitlines()[-1]))
+            continue
+        if r.returncode != 0:
+            failures.append("%s: kiln-run failed:\n%s" % (name, r.stderr[-3000:]))
+            continue
+        got = np.load(out)
+        if got.shape != ref.shape or got.dtype != ref.dtype:
+            failures.append("%s: got %s %s, expected %s %s" % (name, got.dtype, got.shape, ref.dtype, ref.shape))
+        elif not (got == ref).all():
+            d = np.abs(got.astype(np.int64) - ref)
+            failures.append("%s: %d of %d elements differ (max %d steps)" % (name, int((d > 0).sum()), d.size,
+                                                                             int(d.max())))
+        else:
+            ran += 1
+    for s in not_run:
+        print("not run (compiled and checked only): " + s)
+    for f in failures:
+        print("FAIL " + f)
+    print("%d cases exact, %d compiled only, %d failures" % (ran, len(not_run), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
