@@ -275,7 +275,11 @@ static kiln_status_t local_executables_load(kiln_device_t *device,
   if (!group)
     return krt_oom(A);
   kiln_status_t s = NULL;
-  spec_memo_t memo = {"", -1};
+  /* Set field by field: an aggregate initializer would keep a 260-byte
+   * image of it in read-only data (runtime.size_budget). */
+  spec_memo_t memo;
+  memo.spec[0] = '\0';
+  memo.score = -1;
   for (int pass = 0; pass < 2 && !s; ++pass) {
     char msg[256];
     if (pass && kiln_elf_group_reserve(group, msg, sizeof msg))
