@@ -1,4 +1,5 @@
-"""Shared by ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py):
+"""Shared by ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py,
+onnx_computed_shapes.py):
 gpu_modules compiles a model for cuda sm_80 + sm_90 + llvm-cpu, assembles
 every PTX payload with ptxas (skipped, saying so, when it is missing) and
 compiles one SIMT-on-CPU module per SM, returning the modules to run on
