@@ -116,7 +116,10 @@ static bool resize_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
 }
 
 enum { CT_HALF, CT_PYTORCH, CT_ALIGN, CT_ASYM, CT_CROP };
-enum { NM_FLOOR_TIE, NM_CEIL_TIE, NM_FLOOR, NM_CEIL };
+/* NM_DIRECTION: Resize-10 and Upsample with scales from data round
+ * down where a dim grows and up where it shrinks, decided per dim by the
+ * scale the kernel reads (as ONNX Runtime's rule for those versions). */
+enum { NM_FLOOR_TIE, NM_CEIL_TIE, NM_FLOOR, NM_CEIL, NM_DIRECTION };
 
 /* The source coordinate of output position x. `len` is the resized
  * length before flooring (in * scale), which ONNX's reference uses for
@@ -218,7 +221,10 @@ static bool rpass_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   if (!p->linear && !p->cubic) {
     kiln_value *r = f;
     if (p->nmode == NM_CEIL) r = oi_op1(b, KILN_OP_MATH_CEIL, s);
-    else if (p->nmode != NM_FLOOR) {
+    else if (p->nmode == NM_DIRECTION) {
+      kiln_value *up = oi_cmpf(b, OI_F_OGE, scale, one), *cl = oi_op1(b, KILN_OP_MATH_CEIL, s);
+      r = oi_select(b, up, f, cl);
+    } else if (p->nmode != NM_FLOOR) {
       kiln_value *tie = oi_cmpf(b, OI_F_OEQ, oi_op2(b, KILN_OP_ARITH_SUBF, s, f), half);
       r = oi_select(b, tie, p->nmode == NM_FLOOR_TIE ? f : oi_op2(b, KILN_OP_ARITH_ADDF, f, one), oi_op1(b, KILN_OP_MATH_ROUND, s));
     }
@@ -330,6 +336,10 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
   int nmode = strcmp(nm, "round_prefer_floor") == 0 ? NM_FLOOR_TIE : strcmp(nm, "round_prefer_ceil") == 0 ? NM_CEIL_TIE
             : strcmp(nm, "floor") == 0 ? NM_FLOOR : strcmp(nm, "ceil") == 0 ? NM_CEIL : -1;
   if (nmode < 0) return oi_invalid(c, "nearest_mode '%s'", nm);
+  /* Resize-10 / Upsample with scales from data: their conversion left
+   * nearest_mode unset (upsample_nearest) */
+  bool old_form = strcmp(n->op_type, "Upsample") == 0 || c->opset < 11;
+  if (old_form && !linear && !cubic && !oi_attr(n, "nearest_mode")) nmode = NM_DIRECTION;
   const kiln_type *xt = x->type;
   uint32_t r = xt->rank;
   if (sv && oi_numel(sv->type) == 0) sv = NULL; /* an empty scales tensor means "use sizes" */
@@ -429,6 +439,7 @@ bool oi_import_resize(oi_ctx *c, oi_node *n) {
         double f = floor(s), frac = s - f, v;
         if (nmode == NM_FLOOR) v = f;
         else if (nmode == NM_CEIL) v = ceil(s);
+        else if (nmode == NM_DIRECTION) v = scale[d] >= 1 ? f : ceil(s);
         else if (frac == 0.5) v = nmode == NM_FLOOR_TIE ? f : f + 1;
         else v = round(s);
         lo[i] = clampi((int64_t)v, in);

@@ -211,7 +211,11 @@ static bool upsample_nearest(oi_ctx *c, oi_node *n, oi_upgrade *u) {
   oi_val *sv = n->nin > 2 ? n->in[2] : NULL;
   double *sc;
   int64_t cnt;
-  if (!sv || !oi_const_floats(c, sv, "scales", &sc, &cnt)) return sv ? false : oi_invalid(c, "scales are required");
+  if (!sv) return oi_invalid(c, "scales are required");
+  /* scales from data: the kernel picks the direction per dim at run time
+   * (oi_import_resize, no nearest_mode set) */
+  if (!oi_const(c, sv) && sv->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return true;
+  if (!oi_const_floats(c, sv, "scales", &sc, &cnt)) return false;
   bool up = false, down = false;
   for (int64_t i = 0; i < cnt; i++) up = up || sc[i] > 1, down = down || sc[i] < 1;
   if (up && down)
