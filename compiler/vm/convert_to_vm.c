@@ -44,6 +44,10 @@ typedef struct cv {
   cv_const *consts;
   uint32_t nconsts, capconsts;
   uint32_t op_index; /* host ops lowered so far in this function */
+  /* run-time push constants already range-checked in this function (one
+   * block, so a check dominates every later use) */
+  kiln_value **checked;
+  uint32_t nchecked, capchecked;
   kiln_error *err; /* the first failure, located at its op */
 } cv;
 
@@ -423,6 +427,22 @@ static bool cv_check(cv *c, kiln_op *op, const vmx_import *imp) {
   return cv_call(c, op, imp, &a, NULL) != NULL;
 }
 
+/* Whether run-time push constant V was range-checked before in this
+ * function; records it as checked. */
+static bool cv_range_checked(cv *c, kiln_value *v) {
+  for (uint32_t i = 0; i < c->nchecked; i++)
+    if (c->checked[i] == v) return true;
+  if (c->nchecked == c->capchecked) {
+    const uint32_t cap = c->capchecked ? c->capchecked * 2 : 16;
+    kiln_value **n = kiln_alloc(c->ctx, cap * sizeof *n);
+    if (c->nchecked) memcpy(n, c->checked, c->nchecked * sizeof *n);
+    c->checked = n;
+    c->capchecked = cap;
+  }
+  c->checked[c->nchecked++] = v;
+  return false;
+}
+
 static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
   const kiln_attr *exe = kiln_op_get_attr(op, "executable");
   if (!exe || exe->kind != KILN_ATTR_SYMBOL_REF)
@@ -465,9 +485,32 @@ static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
     cv_push(&a, cv_i32(c, op, n));
   }
   for (uint32_t i = 0; i < nconst; i++) {
-    kiln_value *v = cv_list_value(c, op, "constants", i, c->i32);
+    kiln_value *v = cv_list_value(c, op, "constants", i, c->i64);
     if (c->err) return false;
-    cv_push(&a, v ? v : cv_const_int(c, c->i32, (int32_t)(uint32_t)consts[i]));
+    /* kernels widen a push constant from unsigned 32 bits
+     * (bufferize-kernels): other values would arrive wrong */
+    if (!v && (consts[i] < 0 || consts[i] > (int64_t)UINT32_MAX))
+      return kiln_op_fail(&c->err, op, "push constant %u is %lld, must be in [0, 2^32)", i, (long long)consts[i]);
+    if (!v) {
+      cv_push(&a, cv_const_int(c, c->i32, (int32_t)(uint32_t)consts[i]));
+      continue;
+    }
+    if (v->type == c->i32) {
+      cv_push(&a, v);
+      continue;
+    }
+    kiln_value *lo = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_TRUNC_I64_I32, 1, &v, 1, &c->i32, NULL), 0);
+    if (!cv_range_checked(c, v)) {
+      kiln_value *back = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_EXTU_I32_I64, 1, &lo, 1, &c->i64, NULL), 0);
+      cv_args chk = {.n = 0};
+      for (uint32_t k = 0; k < 2; k++) { /* input -3: "push constant i" in the message */
+        cv_push(&chk, k ? back : v);
+        cv_push(&chk, cv_i32(c, op, -3));
+        cv_push(&chk, cv_i32(c, op, i));
+      }
+      if (!cv_call(c, op, vmx_hal_import_of(KILN_OP_HAL_CHECK_DIM_EQ), &chk, NULL)) return false;
+    }
+    cv_push(&a, lo);
   }
   a.spans[a.nspans++] = nconst;
   for (uint32_t i = 0; i < nbind; i++) {
@@ -674,6 +717,7 @@ static kiln_op *cv_function(cv *c, kiln_op *fn) {
   kiln_block *vb = kiln_op_entry_block(c->ctx, vf, 0);
   c->map.count = 0;
   c->nconsts = 0;
+  c->nchecked = 0;
   for (uint32_t i = 0; i < body->num_args; i++)
     kiln_value_map_add(c->ctx, &c->map, body->args[i],
                        kiln_block_add_arg(c->ctx, vb, types[i], body->args[i]->loc));

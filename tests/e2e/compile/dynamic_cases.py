@@ -306,7 +306,10 @@ def _():
     bad = [([np.array([-3, 4], np.int64), one, row],
             "dimension 0 is -3, must be >= 0"),
            ([np.array([1 << 40, 1 << 40], np.int64), one, row],
-            "past 2^62 bytes in all")]
+            "past 2^62 bytes in all"),
+           # no bytes, but the kernels take sizes as 32-bit push constants
+           ([np.array([0, 1 << 32], np.int64), one, row],
+            "is 4294967296, must be in [0, 2^32)")]
     return src, [gen(m, n, k) for m, n, k in ((1, 1, 1), (3, 7, 5), (0, 4, 2), (13, 129, 31))], bad
 
 
