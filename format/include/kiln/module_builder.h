@@ -173,8 +173,12 @@ uint32_t kiln_module_builder_add_bundled_case(
 bool kiln_module_builder_finish(kiln_module_builder_t *b, uint8_t **data,
                                 size_t *size, kiln_format_error_t *err);
 /* The same bytes, streamed: the FlatBuffer, then zero padding and each
- * segment written straight from where it lives (a borrowed rodata entry
- * from the caller's memory), so weights are never copied on the way out.
+ * segment, in writes that start and end on 2 MiB file offsets (but for
+ * the file's ends), so that a page cache with large folios can hold the
+ * file in 2 MiB folios that a runtime maps with huge-page entries. Bytes
+ * are staged up to the next boundary (one 2 MiB buffer); whole aligned
+ * blocks go straight from where they live (a borrowed rodata entry from
+ * the caller's memory): weights are not copied but at block edges.
  * write_fd writes at fd's position and leaves fd open; write_file creates
  * or truncates path and removes it again (if a regular file) on failure. */
 bool kiln_module_builder_write_fd(kiln_module_builder_t *b, int fd,

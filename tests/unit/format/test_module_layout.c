@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -182,6 +183,46 @@ START_TEST(test_content_changes_bytes) {
 }
 END_TEST
 
+/* A module larger than the fd writer's 2 MiB staging, streamed from an
+ * odd file position: the staged edges and the blocks written straight
+ * from a borrowed segment must give finish()'s bytes exactly. */
+START_TEST(test_streamed_blocks) {
+  const size_t big = ((size_t)5 << 20) + 12345;
+  uint8_t *w = malloc(big);
+  ck_assert_ptr_nonnull(w);
+  for (size_t i = 0; i < big; i++) w[i] = (uint8_t)(i * 2654435761u >> 13);
+  kiln_sample_options_t o = {true, KILN_MODULE_COMPRESS_AUTO};
+  kiln_module_builder_t *bld = kiln_module_builder_create();
+  kiln_sample_module_fill(bld, &o);
+  kiln_module_builder_add_rodata_borrowed(bld, "big", w, big, 64);
+  kiln_module_builder_add_rodata(bld, "after", w + 7, 3000, 4);
+  uint8_t *a;
+  size_t na;
+  kiln_format_error_t err;
+  ck_assert_msg(kiln_module_builder_finish(bld, &a, &na, &err), "%s", err.message);
+  ck_assert_uint_gt(na, big);
+  char path[] = "/tmp/kiln-blocks-XXXXXX";
+  for (size_t lead = 0; lead < 3; lead++) {
+    const size_t at = lead == 0 ? 0 : lead == 1 ? 3 : ((size_t)2 << 20) - 5;
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)at), 0);
+    ck_assert_int_eq(lseek(fd, (off_t)at, SEEK_SET), (off_t)at);
+    ck_assert_msg(kiln_module_builder_write_fd(bld, fd, &err), "%s", err.message);
+    uint8_t *g = malloc(na + 1);
+    ck_assert_int_eq(pread(fd, g, na + 1, (off_t)at), (ssize_t)na);
+    ck_assert_int_eq(memcmp(g, a, na), 0);
+    free(g);
+    close(fd);
+    unlink(path);
+    memcpy(path + sizeof path - 7, "XXXXXX", 6);
+  }
+  kiln_module_builder_destroy(bld);
+  free(a);
+  free(w);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("format_layout");
   TCase *tc = tcase_create("core");
@@ -189,6 +230,7 @@ int main(void) {
   tcase_add_test(tc, test_segments_beyond_4gb);
   tcase_add_test(tc, test_deterministic_bytes);
   tcase_add_test(tc, test_content_changes_bytes);
+  tcase_add_test(tc, test_streamed_blocks);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
