@@ -170,15 +170,7 @@ def main(argv):
     nout = 17
 
     def call(tag, ins):
-        argv = [run, "--module=" + module, "--device=" + device]
-        for k, v in enumerate(ins):
-            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
-            np.save(p, v)
-            argv.append("--input=@" + p)
-        for k in range(nout):
-            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
-        print("$ " + " ".join(argv))
-        return subprocess.run(argv, capture_output=True, text=True)
+        return onnx_e2e.run_module(run, module, device, work, tag, ins, nout)
 
     for k, ins in enumerate(good):
         want = expect(ins)

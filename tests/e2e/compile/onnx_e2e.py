@@ -1,14 +1,17 @@
 """Shared by ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py,
-onnx_computed_shapes.py):
+onnx_computed_shapes.py, onnx_shape_data.py, onnx_upsample_scales.py):
 gpu_modules compiles a model for cuda sm_80 + sm_90 + llvm-cpu, assembles
 every PTX payload with ptxas (skipped, saying so, when it is missing) and
 compiles one SIMT-on-CPU module per SM, returning the modules to run on
-local-sync with a label; check_refusals runs bad calls that must fail
-with messages holding given texts. Both count checks through tally(ok)."""
+local-sync with a label; run_module runs a module on .npy inputs;
+check_refusals runs bad calls that must fail with messages holding given
+texts. gpu_modules and check_refusals count checks through tally(ok)."""
 import glob
 import os
 import shutil
 import subprocess
+
+import numpy as np
 
 PTXAS = "/usr/local/cuda/bin/ptxas"
 
@@ -46,6 +49,20 @@ def gpu_modules(kc, kd, model, work, stem, tally):
         else:
             tally(False)
     return runs
+
+
+def run_module(run, module, device, work, tag, ins, nout):
+    """kiln-run of MODULE on DEVICE with INS (saved as WORK/TAG_inK.npy),
+    results to WORK/TAG_outK.npy (NOUT of them): its CompletedProcess."""
+    argv = [run, "--module=" + module, "--device=" + device]
+    for k, v in enumerate(ins):
+        p = os.path.join(work, "%s_in%d.npy" % (tag, k))
+        np.save(p, v)
+        argv.append("--input=@" + p)
+    for k in range(nout):
+        argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
+    print("$ " + " ".join(argv))
+    return subprocess.run(argv, capture_output=True, text=True)
 
 
 def check_refusals(call, base, bad, tally):

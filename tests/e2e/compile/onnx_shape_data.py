@@ -24,6 +24,8 @@ import sys
 
 import numpy as np
 
+import onnx_e2e
+
 
 def build(path):
     from onnx import TensorProto, helper
@@ -178,15 +180,7 @@ def main(argv):
     passed = failed = 0
 
     def call(tag, ins, outs):
-        argv = [run, "--module=" + module, "--device=" + device]
-        for k, v in enumerate(ins):
-            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
-            np.save(p, v)
-            argv.append("--input=@" + p)
-        for k in range(outs):
-            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
-        print("$ " + " ".join(argv))
-        return subprocess.run(argv, capture_output=True, text=True)
+        return onnx_e2e.run_module(run, module, device, work, tag, ins, outs)
 
     for k, ins in enumerate(good):
         want = expect(ins)

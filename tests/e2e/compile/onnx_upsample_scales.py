@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from onnx_e2e import check_refusals
+from onnx_e2e import check_refusals, run_module
 
 
 def build(path):
@@ -74,15 +74,7 @@ def main(argv):
         tally[0 if ok else 1] += 1
 
     def call(tag, ins):
-        argv = [run, "--module=" + module, "--device=" + device]
-        for k, v in enumerate(ins):
-            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
-            np.save(p, v)
-            argv.append("--input=@" + p)
-        for k in range(2):
-            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
-        print("$ " + " ".join(argv))
-        return subprocess.run(argv, capture_output=True, text=True)
+        return run_module(run, module, device, work, tag, ins, 2)
 
     for k, s in enumerate(good):
         r = call("good%d" % k, [x, s])
