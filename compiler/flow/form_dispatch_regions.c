@@ -166,16 +166,16 @@ static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
   if (p->kind != KILN_OP_TENSOR_PAD || p->parent != op->parent || u->index != 0 || p->num_operands != 1 ||
       !kiln_type_has_static_shape(op->results[0].type) || !kiln_type_has_static_shape(p->results[0].type))
     return NULL;
-  /* The kernel can split only along the unpadded dims: the innermost
-   * (NHWC's channels) must be one, a multiple of 16 (the CPU launch
-   * rule's channel tiles are 16-lane groups; another width would leave
-   * the convolution one workgroup, a worker idle). */
+  /* The innermost dim (NHWC's channels) stays unpadded: the kernel
+   * computes whole rows of channels into the window. Any channel count
+   * joins: the launch rule splits a static pad's window by rows, each
+   * tile filling the border its rows cover. */
   const kiln_type *rt = p->results[0].type;
   const kiln_attr *lo = kiln_op_get_attr(p, "static_low"), *hi = kiln_op_get_attr(p, "static_high");
   uint32_t last = rt->rank - 1;
   if (rt->rank == 0 || !lo || !hi || lo->kind != KILN_ATTR_DENSE_ARRAY || hi->kind != KILN_ATTR_DENSE_ARRAY ||
       lo->count != rt->rank || hi->count != rt->rank || ((const int64_t *)lo->data)[last] != 0 ||
-      ((const int64_t *)hi->data)[last] != 0 || rt->shape[last] % 16 != 0)
+      ((const int64_t *)hi->data)[last] != 0)
     return NULL;
   kiln_block *b = p->regions[0].first;
   kiln_op *y = b ? kiln_block_terminator(b) : NULL;

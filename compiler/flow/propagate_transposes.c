@@ -31,6 +31,11 @@
  *   - a static extract_slice of the same rank: a is sliced, T below.
  * Anything else keeps reading the transpose, which then costs a copy.
  *
+ * After that sweep, two static rewrites face the other way: a pad of a
+ * single-use pad with the same constant becomes one pad, and a transpose
+ * of a single-use static pad becomes the pad of the transpose (the graph
+ * input's NCHW pads then join the stem transpose's dispatch).
+ *
  * Tensors may have run-time dims (a dynamic batch): the new tensors take
  * them from the ones they stand for (fl_build_dim), and a reshape moves
  * only when its result's run-time dims are known from its operands.
@@ -161,6 +166,93 @@ static bool pad(kiln_op *op) {
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   return replace(op, build_transpose(&b, kiln_op_result(np, 0), q.p));
+}
+
+/* ---- a pad of a pad (after the sweep) ----
+ * pad(pad(x, c), c), the inner read only by the outer, both static with
+ * the same constant value: one pad by the summed amounts (an explicit
+ * ZeroPad2d before a padded convolution is one copy, not two). */
+static const kiln_attr *pad_constant(kiln_op *p) {
+  kiln_block *b = p->regions[0].first;
+  kiln_op *y = b ? kiln_block_terminator(b) : NULL;
+  return y && y->num_operands == 1 ? kiln_value_constant(kiln_op_operand(y, 0)) : NULL;
+}
+
+static bool same_constant(const kiln_attr *a, const kiln_attr *b) {
+  if (a == b) return a != NULL;
+  return a && b && a->kind == KILN_ATTR_FLOAT && b->kind == KILN_ATTR_FLOAT && a->type == b->type &&
+         memcmp(&a->f, &b->f, sizeof a->f) == 0;
+}
+
+static bool merge_pads(kiln_op *op) {
+  kiln_value *iv = op->num_operands == 1 ? kiln_op_operand(op, 0) : NULL;
+  kiln_op *in = iv ? iv->def : NULL;
+  if (!in || in->kind != KILN_OP_TENSOR_PAD || in->num_operands != 1 || in->parent != op->parent ||
+      !kiln_value_has_one_use(iv) || !kiln_type_has_static_shape(iv->type) ||
+      !same_constant(pad_constant(op), pad_constant(in)))
+    return false;
+  const kiln_attr *a[4] = {kiln_op_get_attr(op, "static_low"), kiln_op_get_attr(op, "static_high"),
+                           kiln_op_get_attr(in, "static_low"), kiln_op_get_attr(in, "static_high")};
+  uint32_t r = iv->type->rank;
+  for (int i = 0; i < 4; i++)
+    if (!a[i] || a[i]->kind != KILN_ATTR_DENSE_ARRAY || a[i]->count != r) return false;
+  int64_t l[KILN_MAX_LOOPS], h[KILN_MAX_LOOPS];
+  for (uint32_t d = 0; d < r; d++) {
+    l[d] = ((const int64_t *)a[0]->data)[d] + ((const int64_t *)a[2]->data)[d];
+    h[d] = ((const int64_t *)a[1]->data)[d] + ((const int64_t *)a[3]->data)[d];
+  }
+  kiln_context *ctx = kiln_op_context(op);
+  kiln_op_set_attr(op, "static_low", kiln_attr_dense_i64_array(ctx, r, l));
+  kiln_op_set_attr(op, "static_high", kiln_attr_dense_i64_array(ctx, r, h));
+  kiln_op_set_operand(op, 0, kiln_op_operand(in, 0));
+  kiln_op_erase(in);
+  return true;
+}
+
+/* ---- a transpose of a pad (after the sweep) ----
+ * T(pad(x)) with the pad read only by T becomes pad'(T(x)): the pad is
+ * then the single use of the transpose, so form-dispatch-regions puts it
+ * into the transpose's dispatch (the graph input's NCHW pad before the
+ * stem convolution's NHWC transpose: one copy instead of two). Static
+ * shapes only; run after the sweep, which moves the other way. Returns
+ * the new transpose (whose source may be a pad again), or NULL. */
+static kiln_op *hoist_pad(kiln_op *op) {
+  perm q;
+  kiln_value *pv;
+  if (op->num_results != 1 || !transposed(kiln_op_result(op, 0), &pv, &q)) return NULL; /* not on memrefs */
+  kiln_op *p = pv->def;
+  if (!p || p->kind != KILN_OP_TENSOR_PAD || p->num_operands != 1 || p->parent != op->parent ||
+      !kiln_value_has_one_use(pv) || !kiln_type_has_static_shape(pv->type))
+    return NULL;
+  const kiln_attr *lo = kiln_op_get_attr(p, "static_low"), *hi = kiln_op_get_attr(p, "static_high");
+  kiln_block *ob = p->regions[0].first;
+  if (!lo || !hi || lo->kind != KILN_ATTR_DENSE_ARRAY || hi->kind != KILN_ATTR_DENSE_ARRAY ||
+      lo->count != q.rank || hi->count != q.rank || !ob || ob->num_args != q.rank)
+    return NULL;
+  kiln_context *ctx = kiln_op_context(op);
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  kiln_value *t = build_transpose(&b, kiln_op_operand(p, 0), q.p);
+  int64_t l[KILN_MAX_LOOPS], h[KILN_MAX_LOOPS];
+  for (uint32_t i = 0; i < q.rank; i++) {
+    l[i] = ((const int64_t *)lo->data)[q.p[i]];
+    h[i] = ((const int64_t *)hi->data)[q.p[i]];
+  }
+  const kiln_type *rt = kiln_op_result(op, 0)->type;
+  const kiln_attr *attrs = p->attrs;
+  attrs = kiln_dict_set(ctx, attrs, "static_low", kiln_attr_dense_i64_array(ctx, q.rank, l));
+  attrs = kiln_dict_set(ctx, attrs, "static_high", kiln_attr_dense_i64_array(ctx, q.rank, h));
+  kiln_op *np = kiln_op_create(ctx, KILN_OP_TENSOR_PAD, p->loc, 1, &t, 1, &rt, attrs, 1);
+  kiln_block_insert_before(op, np);
+  /* New index arg i is the old pad's arg q[i]. */
+  kiln_block *nb = kiln_op_entry_block(ctx, np, 0);
+  kiln_value_map vm = {0};
+  for (uint32_t i = 0; i < q.rank; i++) kiln_block_add_arg(ctx, nb, ob->args[q.p[i]]->type, p->loc);
+  for (uint32_t i = 0; i < q.rank; i++) kiln_value_map_add(ctx, &vm, ob->args[q.p[i]], nb->args[i]);
+  for (kiln_op *o = ob->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &vm));
+  replace(op, kiln_op_result(np, 0));
+  kiln_op_erase(p);
+  return t->def;
 }
 
 /* ---- reshapes ---- */
@@ -547,6 +639,14 @@ static void propagate_in(kiln_context *ctx, kiln_block *body, void *user) {
   for (kiln_op *op = body->first; op;) {
     kiln_op *next = op->next;
     visit(op);
+    op = next;
+  }
+  for (kiln_op *op = body->first; op;) {
+    kiln_op *next = op->next;
+    if (op->kind == KILN_OP_TENSOR_PAD)
+      while (merge_pads(op)) {
+      }
+    for (kiln_op *t = op; t && t->kind == KILN_OP_LINALG_TRANSPOSE;) t = hoist_pad(t);
     op = next;
   }
   erase_dead(body);

@@ -73,6 +73,31 @@
 // CHECK-NEXT: linalg.transpose
 // CHECK-NEXT: tensor.collapse_shape
 // CHECK-NEXT: return
+//
+// The graph input's NCHW pad read only by the stem convolution's
+// transpose to NHWC: the pad moves below the transpose (its amounts and
+// index arguments permuted), so it can join the transpose's dispatch.
+// CHECK-LABEL: func.func @input_pad(
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x7x9x5xf32>
+// CHECK-NEXT: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<2x5x7x9xf32>) outs(%[[E]] : tensor<2x7x9x5xf32>) permutation = [0, 2, 3, 1]
+// CHECK-NEXT: %[[P:.*]] = tensor.pad %[[T]] low[0, 3, 1, 0] high[0, 2, 0, 0]
+// CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[H:.*]]: index, %[[W:.*]]: index, %[[C:.*]]: index):
+// CHECK: } : tensor<2x7x9x5xf32> to tensor<2x12x10x5xf32>
+// CHECK-NEXT: return %[[P]]
+// A pad read elsewhere too stays above the transpose (no second pad).
+// CHECK-LABEL: func.func @input_pad_shared(
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: tensor.pad %arg0
+// CHECK: linalg.transpose
+// Two zero pads (an explicit Pad, then the convolution's) merge into
+// one, which moves below the transpose; a -inf pad of them does not merge.
+// CHECK-LABEL: func.func @input_pads_merged(
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<1x3x4x4xf32>)
+// CHECK-NEXT: %[[P:.*]] = tensor.pad %[[T]] low[0, 2, 1, 0] high[0, 1, 3, 0]
+// CHECK: } : tensor<1x4x4x3xf32> to tensor<1x7x8x3xf32>
+// CHECK-NEXT: %[[Q:.*]] = tensor.pad %[[P]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<1x7x8x3xf32> to tensor<1x9x10x3xf32>
+// CHECK-NEXT: return %[[Q]]
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #b = affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>
 #pool_in = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
@@ -178,4 +203,43 @@ func.func @heads_merged(%a: tensor<2x3x4x5xf32>) -> tensor<2x4x15xf32> {
   %t = linalg.transpose ins(%a : tensor<2x3x4x5xf32>) outs(%e : tensor<2x4x3x5xf32>) permutation = [0, 2, 1, 3]
   %c = tensor.collapse_shape %t [[0], [1], [2, 3]] : tensor<2x4x3x5xf32> into tensor<2x4x15xf32>
   return %c : tensor<2x4x15xf32>
+}
+func.func @input_pad(%x: tensor<2x5x7x9xf32>) -> tensor<2x12x10x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 3, 1] high[0, 0, 2, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x5x7x9xf32> to tensor<2x5x12x10xf32>
+  %e = tensor.empty() : tensor<2x12x10x5xf32>
+  %t = linalg.transpose ins(%p : tensor<2x5x12x10xf32>) outs(%e : tensor<2x12x10x5xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<2x12x10x5xf32>
+}
+func.func @input_pad_shared(%x: tensor<2x5x7x9xf32>) -> (tensor<2x12x10x5xf32>, tensor<2x5x12x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 3, 1] high[0, 0, 2, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x5x7x9xf32> to tensor<2x5x12x10xf32>
+  %e = tensor.empty() : tensor<2x12x10x5xf32>
+  %t = linalg.transpose ins(%p : tensor<2x5x12x10xf32>) outs(%e : tensor<2x12x10x5xf32>) permutation = [0, 2, 3, 1]
+  return %t, %p : tensor<2x12x10x5xf32>, tensor<2x5x12x10xf32>
+}
+func.func @input_pads_merged(%x: tensor<1x3x4x4xf32>) -> tensor<1x9x10x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 0, 2] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x4x4xf32> to tensor<1x3x5x7xf32>
+  %q = tensor.pad %p low[0, 0, 1, 0] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x5x7xf32> to tensor<1x3x7x8xf32>
+  %m = tensor.pad %q low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x3x7x8xf32> to tensor<1x3x9x10xf32>
+  %e = tensor.empty() : tensor<1x9x10x3xf32>
+  %t = linalg.transpose ins(%m : tensor<1x3x9x10xf32>) outs(%e : tensor<1x9x10x3xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<1x9x10x3xf32>
 }

@@ -215,9 +215,9 @@ def _cnn_cases(torch):
         # pads computed in the producer's dispatch (form-dispatch-regions
         # fuses a pad behind its convolution, bufferize-kernels writes the
         # window in place and fills only the border, the work splits by
-        # 16-channel groups): a 1x1 to 144 channels (9 groups) with a SiLU
-        # epilogue padded for a depthwise 3x3, 21 channels (not a multiple
-        # of 16: their pads stay dispatches) padded asymmetrically
+        # rows): a 1x1 to 144 channels with a SiLU epilogue padded for a
+        # depthwise 3x3, 21 channels (not a multiple of 16, fused all the
+        # same) padded asymmetrically
         # (ZeroPad2d) and again by a strided dilated 3x3, a -inf pad after
         # 48 channels for a max pool, a zero pad after a sigmoid for an
         # average pool counting it; batch 2
@@ -264,8 +264,8 @@ def _cnn_cases(torch):
         "cnn_se_fold_b2": (_se_fold(nn, SqueezeExcite), (2, 12, 19, 17)),
         # pads whose workgroups split the padded rows (each tile fills its
         # share of the border, the first also the rows above, the last
-        # those below): a pad of 40 channels (not a multiple of 16: its
-        # own dispatch) for a strided depthwise 3x3 over 109 rows; a 1x1
+        # those below): a pad of 40 channels (not a multiple of 16) behind
+        # its 1x1 for a strided depthwise 3x3 over 109 rows; a 1x1
         # to 48 channels with a SiLU computing into the window of the pad
         # of a dilated grouped 3x3 (55 rows); an asymmetric ZeroPad2d
         # (rows padded below only); a -inf pad of 24 channels for a max
@@ -278,6 +278,15 @@ def _cnn_cases(torch):
                                        nn.MaxPool2d(3, 2, 1), nn.AdaptiveAvgPool2d(1),
                                        nn.Flatten(), nn.Linear(24, 6)),
                          (2, 5, 109, 106)),
+        # the graph input's pads (an asymmetric ZeroPad2d, then the
+        # convolution's own) below the stem's NHWC transpose
+        # (propagate-transposes), so they join its dispatch: 5 channels, a
+        # strided dilated 3x3, then a grouped 3x3 padded after a SiLU,
+        # odd image sides, batch 3
+        "cnn_input_pad": (nn.Sequential(nn.ZeroPad2d((2, 1, 0, 3)),
+                                        nn.Conv2d(5, 12, 3, 2, 2, dilation=2), nn.SiLU(),
+                                        nn.Conv2d(12, 9, 3, 1, 1, groups=3)),
+                          (3, 5, 19, 14)),
     }
 
 
