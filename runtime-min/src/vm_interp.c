@@ -500,11 +500,11 @@ dispatch:
   }
   CASE(CALL_IMPORT) {
     const krt_native_t *native = module->imports[REG(CALL_IMPORT, 0)];
+    const char *t = module->import_signatures[REG(CALL_IMPORT, 0)];
     const uint8_t *alist = AT(CALL_IMPORT, 1);
     const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
     krt_value_t argv[KILN_VM_MAX_LIST], resv[64];
     unsigned n = 0, k = 0;
-    const char *t = native->signature;
     /* Marshal: span counts are literal list entries. */
     for (const char *span = NULL; *t != '_'; ++t) {
       if (*t == 'C') {
