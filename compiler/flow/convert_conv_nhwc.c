@@ -99,18 +99,27 @@ static bool is_dim(const kiln_affine_expr *e, int l) {
   return e->kind == KILN_AFFINE_DIM && e->value == l;
 }
 
-/* Body: yield addf(out, mulf(x, w)) (operands in either order). */
+/* Body: yield addf(out, mulf(x, w)) (operands in either order), x
+ * possibly sitofp of integer bytes (the importer's depthwise convolution
+ * of a quantized model: the named op's implied body converts them too). */
 static bool mac_body(kiln_op *op) {
   kiln_block *b = op->regions[0].first;
   if (!b || b->num_args != 3) return false;
-  kiln_op *mul = b->first, *add = mul ? mul->next : NULL, *y = add ? add->next : NULL;
+  kiln_op *mul = b->first;
+  kiln_value *x = b->args[0];
+  if (mul && mul->kind == KILN_OP_ARITH_SITOFP && kiln_op_operand(mul, 0) == x) {
+    x = kiln_op_result(mul, 0);
+    if (!kiln_value_has_one_use(x)) return false;
+    mul = mul->next;
+  }
+  kiln_op *add = mul ? mul->next : NULL, *y = add ? add->next : NULL;
   if (!y || y->next || mul->kind != KILN_OP_ARITH_MULF || add->kind != KILN_OP_ARITH_ADDF ||
       y->kind != KILN_OP_LINALG_YIELD || kiln_op_operand(y, 0) != kiln_op_result(add, 0))
     return false;
   kiln_value *m0 = kiln_op_operand(mul, 0), *m1 = kiln_op_operand(mul, 1);
   kiln_value *a0 = kiln_op_operand(add, 0), *a1 = kiln_op_operand(add, 1);
   kiln_value *mv = kiln_op_result(mul, 0);
-  return ((m0 == b->args[0] && m1 == b->args[1]) || (m0 == b->args[1] && m1 == b->args[0])) &&
+  return ((m0 == x && m1 == b->args[1]) || (m0 == b->args[1] && m1 == x)) &&
          ((a0 == b->args[2] && a1 == mv) || (a1 == b->args[2] && a0 == mv));
 }
 
@@ -196,7 +205,11 @@ static bool match(kiln_op *op, conv *cv) {
   cv->op = op;
   bool ok = op->kind == KILN_OP_LINALG_GENERIC ? match_generic(op, cv)
             : op->kind == KILN_OP_LINALG_CONV_2D_NCHW_FCHW ? match_named(op, cv) : false;
-  if (!ok || kiln_dense_count(cv->w) < 1 || !kiln_type_is_float(cv->x4->type->elem)) return false;
+  if (!ok || kiln_dense_count(cv->w) < 1 || !kiln_type_is_float(op->results[0].type->elem)) return false;
+  /* integer input bytes: only as a depthwise convolution (its vector
+   * loop converts them; the grouped generic and one-group kernels read
+   * floats) */
+  if (!kiln_type_is_float(cv->x4->type->elem) && (cv->g < 2 || cv->mg != 1 || cv->cg != 1)) return false;
   cv->fill = fill_of(kiln_op_operand(op, 2));
   return cv->fill != NULL;
 }

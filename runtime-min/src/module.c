@@ -197,14 +197,13 @@ static kiln_status_t load_imports(kiln_module_t *m) {
     if (!native)
       return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                         "import '%s' is not provided by this runtime", name);
-    const char *native_sig = krt_native_signature(native);
-    if (strcmp(native_sig, sig) != 0)
+    if (strcmp(native->signature, sig) != 0)
       return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                         "import '%s': the module expects signature \"%s\" but "
                         "the runtime provides \"%s\"",
-                        name, sig, native_sig);
+                        name, sig, native->signature);
     m->imports[i] = native;
-    m->import_signatures[i] = native_sig;
+    m->import_signatures[i] = native->signature;
   }
   return NULL;
 }

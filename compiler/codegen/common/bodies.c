@@ -15,17 +15,20 @@
 static bool named_body(kiln_builder *b, kiln_op *op, const kiln_type *et, kiln_value *const *in, kiln_value **out) {
   kiln_linalg_body body = kiln_linalg_body_of(op->kind);
   if (body == KILN_LINALG_BODY_NONE) return kiln_op_emit_error(op, "is not supported by lower-to-loops");
-  /* narrower integer inputs (an int8 matmul into i32): sign-extended, as
-   * linalg's default cast does */
+  /* narrower integer inputs (an int8 matmul into i32) sign-extended,
+   * integer inputs of a float op (a quantized model's depthwise
+   * convolution over bytes) converted, as linalg's default cast does */
   kiln_value *wide[3];
-  if (body == KILN_LINALG_BODY_MULADD && kiln_type_is_integer(et) && op->num_operands == 3) {
+  if (body == KILN_LINALG_BODY_MULADD && op->num_operands == 3) {
     wide[2] = in[2]; /* the accumulator */
     for (int i = 0; i < 2; i++) {
       const kiln_type *it = ELEM(in[i]), *t = in[i]->type;
       wide[i] = in[i];
-      if (!kiln_type_is_integer(it) || kiln_type_bitwidth(it) >= kiln_type_bitwidth(et)) continue;
+      if (!kiln_type_is_integer(it) || (kiln_type_is_integer(et) && kiln_type_bitwidth(it) >= kiln_type_bitwidth(et)))
+        continue;
+      kiln_op_kind k = kiln_type_is_float(et) ? KILN_OP_ARITH_SITOFP : KILN_OP_ARITH_EXTSI;
       const kiln_type *wt = t->kind == KILN_TYPE_VECTOR ? kiln_type_vector(b->ctx, t->rank, t->shape, et) : et;
-      wide[i] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_EXTSI, 1, &in[i], 1, &wt, NULL), 0);
+      wide[i] = kiln_op_result(kiln_build(b, k, 1, &in[i], 1, &wt, NULL), 0);
     }
     in = wide;
   }

@@ -8,7 +8,8 @@
  * behind a convolution or a pool), whose body then runs on the
  * accumulators before the store. cpu_fused_epilogue_to also takes a
  * generic that writes another view when the op's output is dispatch-local
- * scratch (an int8 matmul's i32 sums that the generic requantizes to i8):
+ * scratch (an int8 matmul's i32 sums, a quantized depthwise convolution's
+ * f32 sums, that the generic requantizes to i8):
  * the scratch is then never written.
  *
  * Takes ops on memrefs inside one block. Guarantees: a fill or generic is

@@ -429,7 +429,8 @@ static void vstore_outputs(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value 
     indices(b, w->maps[i], ivs, ix);
     kiln_value *v = as_vector(b, vals[i - w->nin], w->vw);
     if (w->epi.op) v = cpu_apply_epilogue(b, &w->epi, ix, v, v->type);
-    cg_vstore(b, v, kiln_op_operand(w->op, i), w->maps[i]->num_results, ix);
+    kiln_value *dst = w->epi.op && w->epi.dst ? w->epi.dst : kiln_op_operand(w->op, i);
+    cg_vstore(b, v, dst, w->maps[i]->num_results, ix);
   }
 }
 
@@ -748,7 +749,10 @@ static void plan_block(lw *w, kiln_op **fill) {
     return;
   *fill = cpu_fused_fill(w->op, out);
   if (*fill) w->init = kiln_op_operand(*fill, 0);
-  cpu_fused_epilogue(w->op, out, &w->epi);
+  /* also a consumer writing another buffer when the output is the
+   * dispatch's scratch (a quantized depthwise convolution's f32 sums
+   * requantized to bytes): the sums are then never stored */
+  cpu_fused_epilogue_to(w->op, out, &w->epi);
 }
 
 static kiln_error *lower_op(kiln_op *op, int64_t vw) {

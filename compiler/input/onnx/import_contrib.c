@@ -135,7 +135,7 @@ bool oi_import_fused_conv(oi_ctx *c, oi_node *n) {
   act_user p;
   bool none;
   if (!activation(c, n, &p, &none)) return false;
-  kiln_value *xv = oi_ir(c, x), *wv = oi_ir(c, w), *r = xv && wv ? oi_conv_ir(c, n, xv, wv) : NULL;
+  kiln_value *xv = oi_ir(c, x), *wv = oi_ir(c, w), *r = xv && wv ? oi_conv_ir(c, n, xv, wv, 0) : NULL;
   if (!r || (bias && !(r = oi_add_bias(c, r, bias)))) return false;
   if (z) { /* the residual Z added before the activation */
     kiln_value *zv = oi_ir(c, z);

@@ -86,8 +86,13 @@ const kiln_affine_expr *oi_window_expr(oi_ctx *c, const oi_window *w, uint32_t i
 
 static bool mac_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   bool isf = kiln_type_is_float(a[2]->type);
+  kiln_value *x = a[0];
+  if (isf && !kiln_type_is_float(x->type)) { /* integer bytes under a float filter: exact */
+    const kiln_type *ft = a[2]->type;
+    x = kiln_op_result(kiln_build(b, KILN_OP_ARITH_SITOFP, 1, &x, 1, &ft, NULL), 0);
+  }
   y[0] = oi_op2(b, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, a[2],
-                oi_op2(b, isf ? KILN_OP_ARITH_MULF : KILN_OP_ARITH_MULI, a[0], a[1]));
+                oi_op2(b, isf ? KILN_OP_ARITH_MULF : KILN_OP_ARITH_MULI, x, a[1]));
   return true;
 }
 
@@ -103,7 +108,6 @@ static kiln_value *conv_core(oi_ctx *c, kiln_value *xv, kiln_value *wi, int64_t 
                              int64_t Mg, int64_t Cg, const oi_window *wp, bool grouped) {
   const oi_window w = *wp;
   uint32_t s = w.spatial;
-  const kiln_type *xt = xv->type;
   int64_t xs[OI_MAX_RANK + 1], ws[OI_MAX_RANK + 1], os[OI_MAX_RANK + 1];
   xs[0] = N, xs[1] = G, xs[2] = Cg;
   ws[0] = G, ws[1] = Mg, ws[2] = Cg;
@@ -114,7 +118,7 @@ static kiln_value *conv_core(oi_ctx *c, kiln_value *xv, kiln_value *wi, int64_t 
     os[3 + i] = w.out[i];
   }
   kiln_value *xg = oi_reshape(c, xv, s + 3, xs), *wg = grouped ? wi : oi_reshape(c, wi, s + 3, ws);
-  const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, s + 3, os);
+  const kiln_type *ot = kiln_type_with_shape(c->ctx, wi->type, s + 3, os);
   kiln_value *init = oi_filled(c, ot, 0, 0);
   /* loops: n g m o(s) cg k(s) */
   uint32_t loops = 4 + 2 * s, lo_o = 3, l_c = 3 + s, lo_k = 4 + s;
@@ -153,7 +157,7 @@ kiln_value *oi_add_bias(oi_ctx *c, kiln_value *r, oi_val *bv) {
   return oi_elementwise_ir(c, 2, ins, t->rank, t->shape, t->elem, add_body, NULL);
 }
 
-kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *xv, kiln_value *wi) {
+kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *xv, kiln_value *wi, int64_t pad) {
   const kiln_type *xt = xv->type, *wt = wi->type;
   if (wt->rank != xt->rank) {
     oi_invalid(c, "W has rank %u, X rank %u", wt->rank, xt->rank);
@@ -176,7 +180,7 @@ kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *xv, kiln_value *wi) {
   uint32_t s = w.spatial;
   int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
   for (uint32_t i = 0; i < s; i++) lo[2 + i] = w.lo[i], hi[2 + i] = w.hi[i];
-  xv = oi_pad(c, xv, lo, hi, 0, 0);
+  xv = oi_pad(c, xv, lo, hi, 0, pad);
   int64_t os[OI_MAX_RANK];
   os[0] = N, os[1] = M;
   for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
@@ -198,7 +202,7 @@ bool oi_import_conv(oi_ctx *c, oi_node *n) {
   if (q) return q > 0;
   kiln_value *xv = oi_ir(c, x), *wi = oi_ir(c, wv);
   if (!xv || !wi) return false;
-  kiln_value *r = oi_conv_ir(c, n, xv, wi);
+  kiln_value *r = oi_conv_ir(c, n, xv, wi, 0);
   if (!r) return false;
   if (bv && !(r = oi_add_bias(c, r, bv))) return false;
   oi_set_out(c, n, 0, r, x->dtype);

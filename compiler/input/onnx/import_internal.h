@@ -576,8 +576,10 @@ kiln_value *oi_matmul_ir(oi_ctx *c, kiln_value *a, kiln_value *b);
  * linalg.matmul on the [rows, K] view, accumulating in i32. */
 kiln_value *oi_matmul_i32(oi_ctx *c, kiln_value *a, kiln_value *b);
 /* Conv of IR values X [N, C, ...] and W [M, C/group, k...] with node N's
- * window attributes (zero padding), no bias. */
-kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *x, kiln_value *w);
+ * window attributes, no bias, in W's element type. Padding is zero, or
+ * `pad` for an integer X (the byte of a zero point); an integer X under a
+ * float W converts in the body (exact for bytes). */
+kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *x, kiln_value *w, int64_t pad);
 /* r + B [M] along dim 1. */
 kiln_value *oi_add_bias(oi_ctx *c, kiln_value *r, oi_val *b);
 

@@ -26,6 +26,7 @@
  * op); -1 on an error, reported. */
 #include "import_internal.h"
 
+#include <math.h>
 #include <stdint.h>
 
 /* a0 = the dequantized x = fl((xq - zx) * sx): xq - zx again, as
@@ -338,11 +339,55 @@ static kiln_value *int8_conv(oi_ctx *c, oi_node *n, const qdq_operands *o) {
   return int8_matmul(c, o, o->x, wkn, K, M, &win);
 }
 
+/* a0 = the sums over bytes, a1 = the zero-point correction [M] */
+static bool correct_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)u;
+  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, a[0], a[1]);
+  return true;
+}
+
+/* A depthwise convolution (one input and one output channel per group)
+ * over bytes: x8 = xq - 128 for u8 x (xq for i8), made in NCHW (so that
+ * it joins the producer's epilogue), padded with the byte of k = 0 and
+ * convolved with the f32 filter wq - zw, then the per-channel constant
+ * (shift - zx) * sum w[m]: the same integers as the convolution of k.
+ * Every product and partial sum is an integer of magnitude at most
+ * 255 * sum |w[m]|, checked below 2^24, so the f32 accumulation is exact;
+ * convert-convs-to-nhwc makes it the channels-last depthwise convolution,
+ * whose vector loop then reads one byte per element instead of the four
+ * of an f32 k, and the pad and the producer's store move bytes too.
+ * NULL (nothing built) when it is not that form. */
+static kiln_value *int8_depthwise(oi_ctx *c, oi_node *n, const qdq_operands *o) {
+  const kiln_type *xt = o->x->type, *wt = o->w->type;
+  int64_t group;
+  if (xt->rank != 4 || wt->rank != 4 || oi_has_dyn(xt) || !oi_attr_int(c, n, "group", 1, &group)) return NULL;
+  int64_t C = xt->shape[1], M = o->m, taps = wt->shape[2] * wt->shape[3], shift = o->xu ? 128 : 0;
+  if (C < 2 || group != C || M != C || wt->shape[1] != 1) return NULL;
+  double *corr = kiln_alloc(c->ctx, (size_t)M * sizeof *corr);
+  for (int64_t m = 0; m < M; m++) {
+    double sum = 0, mag = 0;
+    for (int64_t t = 0; t < taps; t++) sum += o->wf[m * taps + t], mag += fabs(o->wf[m * taps + t]);
+    if (255 * mag >= 0x1p24) return NULL;
+    corr[m] = (double)(shift - o->zx) * sum;
+  }
+  float *zs = kiln_alloc(c->ctx, sizeof *zs);
+  *zs = (float)(o->zx - shift);
+  kiln_value *x8 = oi_elementwise_ir(c, 1, &o->x, xt->rank, xt->shape, kiln_type_int(c->ctx, 8), to_i8_body, zs);
+  kiln_value *acc = x8 ? oi_conv_ir(c, n, x8, o->w, o->zx - shift) : NULL;
+  if (!acc) return NULL;
+  const kiln_type *at = acc->type, *st = oi_tensor_type(c, 1, &M, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  int64_t bs[4] = {1, M, 1, 1};
+  kiln_value *cv = st ? kiln_build_constant(&c->b, oi_dense_floats(c, st, corr)) : NULL;
+  kiln_value *ins[2] = {acc, cv ? oi_reshape(c, cv, 4, bs) : NULL};
+  return ins[1] ? oi_elementwise_ir(c, 2, ins, at->rank, at->shape, at->elem, correct_body, NULL) : NULL;
+}
+
 int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
   if (w->type->rank < 3 || !bias_ok(c, bias, w->type->shape[0])) return 0;
   qdq_operands o;
   int r = operands(c, x, w, 0, false, &o);
   if (r <= 0) return r;
   kiln_value *acc = int8_conv(c, n, &o);
-  return finish(c, n, acc ? acc : oi_conv_ir(c, n, o.x, o.w), &o, 1, bias);
+  if (!acc) acc = int8_depthwise(c, n, &o);
+  return finish(c, n, acc ? acc : oi_conv_ir(c, n, o.x, o.w, 0), &o, 1, bias);
 }

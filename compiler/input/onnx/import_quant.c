@@ -475,7 +475,7 @@ bool oi_import_conv_integer(oi_ctx *c, oi_node *n) {
   if (!x || !w) return false;
   /* zero points removed first, so the padding (zeros) is x's zero point */
   kiln_value *vx = widen(c, x, xz, 1, "x"), *vw = vx ? widen(c, w, wz, 0, "w") : NULL;
-  kiln_value *r = vw ? oi_conv_ir(c, n, vx, vw) : NULL;
+  kiln_value *r = vw ? oi_conv_ir(c, n, vx, vw, 0) : NULL;
   if (!r) return false;
   if (ql) {
     oi_val *xs = oi_in(c, n, 1), *ws = oi_in(c, n, 4), *ys = oi_in(c, n, 6), *yz = oi_in(c, n, 7);

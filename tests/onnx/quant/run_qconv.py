@@ -15,6 +15,13 @@ windows, stride 1 and 2, padding 0 to 2 (the pad byte must stand for k =
 200, 255 (u8 activations) and -128, 3, 5 (i8); and convolutions it does
 not take (K = KH*KW*C not a multiple of 4, output channels not a
 multiple of 16 or fewer than 32), which must stay exact too.
+Depthwise convolutions (group = C = M) run over bytes (the flow IR must
+then hold a linalg.depthwise_conv_2d_nhwc_hwc of i8 input): channel
+counts not multiples of 4 or 16, 3x3 and 5x5 windows, stride 2,
+dilation 2, padding 0 to 2, batch 2, zero points 0/128/200/255 and
+-128/5; grouped convolutions with several channels per group, and
+depthwise ones with a channel multiplier of 2, keep the float form in
+integer units and must stay exact too.
 
 usage: run_qconv.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Exit 0 when every case that ran is exact, 1 otherwise, 77 (skip) without
@@ -32,7 +39,9 @@ except ImportError:  # scripts/bootstrap.sh installs python3-onnx
     print("skipped: python3-onnx is not installed")
     sys.exit(77)
 
-# (name, N, C, H, W, M, k, stride, pad, x dtype, zx, int8 path expected)
+# (name, N, C, H, W, M, k, stride, pad, x dtype, zx, path expected:
+#  True the i8 matmul, "dw" the depthwise convolution over bytes,
+#  False neither[, group, dilation])
 CASES = [
     ("pw_u8_z128", 1, 32, 7, 7, 128, 1, 1, 0, "u8", 128, True),
     ("pw_b2_c20_z0", 2, 20, 5, 3, 192, 1, 1, 0, "u8", 0, True),
@@ -52,21 +61,35 @@ CASES = [
     ("k7_c3_s2_p3", 1, 3, 15, 15, 64, 7, 2, 3, "u8", 114, False),
     ("k3_m24", 1, 16, 5, 5, 24, 3, 1, 1, "u8", 128, False),
     ("pw_m16", 2, 16, 3, 3, 16, 1, 1, 0, "i8", -128, False),
+    ("dw_c96_s2_z128", 1, 96, 9, 9, 96, 3, 2, 1, "u8", 128, "dw", 96),
+    ("dw_b2_c21_z0", 2, 21, 7, 6, 21, 3, 1, 1, "u8", 0, "dw", 21),
+    ("dw_c37_k5_s2_z255", 1, 37, 8, 7, 37, 5, 2, 2, "u8", 255, "dw", 37),
+    ("dw_b2_c19_i8_zm128", 2, 19, 6, 6, 19, 3, 1, 1, "i8", -128, "dw", 19),
+    ("dw_c40_p0_i8_z5", 1, 40, 5, 9, 40, 3, 1, 0, "i8", 5, "dw", 40),
+    ("dw_c2_d2_z200", 1, 2, 9, 9, 2, 3, 1, 2, "u8", 200, "dw", 2, 2),
+    # not the byte path: several channels per group, channel multiplier 2
+    ("g4_c16_m32", 1, 16, 6, 5, 32, 3, 1, 1, "u8", 128, False, 4),
+    ("dw_mult2_c8", 2, 8, 5, 5, 16, 3, 2, 1, "u8", 17, False, 8),
 ]
 
 
+def fields(case):
+    """case plus its group and dilation (1 when not given)"""
+    return case[:12] + (case[12] if len(case) > 12 else 1, case[13] if len(case) > 13 else 1)
+
+
 def model(case, rng):
-    name, n, c, h, w, m, k, s, p, xd, zx, _ = case
+    name, n, c, h, w, m, k, s, p, xd, zx, _, g, d = fields(case)
     xt = TensorProto.UINT8 if xd == "u8" else TensorProto.INT8
     lo, hi = (0, 255) if xd == "u8" else (-128, 127)
     sx = np.float32(rng.uniform(0.01, 0.05))
-    wq = rng.integers(-127, 128, (m, c, k, k)).astype(np.int8)
+    wq = rng.integers(-127, 128, (m, c // g, k, k)).astype(np.int8)
     wq[0, 0, 0, 0], wq[-1, -1, -1, -1] = -127, 127
     sw = rng.uniform(0.002, 0.02, m).astype(np.float32)
     bq = rng.integers(-3000, 3000, m).astype(np.int32)
     bs = (sx * sw).astype(np.float32)
     # the output scale spreads acc over about the u8 range
-    sy = np.float32(sx * np.float32(sw.mean()) * np.sqrt(c * k * k) * 120 / 64)
+    sy = np.float32(sx * np.float32(sw.mean()) * np.sqrt(c // g * k * k) * 120 / 64)
     zy = np.uint8(128)
     inits = [
         numpy_helper.from_array(np.array(sx, np.float32), "sx"),
@@ -85,13 +108,14 @@ def model(case, rng):
         helper.make_node("DequantizeLinear", ["wq", "sw", "zw"], ["w"], axis=0),
         helper.make_node("DequantizeLinear", ["bq", "bs", "zb"], ["b"], axis=0),
         helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k], strides=[s, s],
-                         pads=[p, p, p, p]),
+                         pads=[p, p, p, p], group=g, dilations=[d, d]),
         helper.make_node("QuantizeLinear", ["y", "sy", "zy"], ["yq"]),
     ]
-    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
-    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("xq", xt, [n, c, h, w])],
-                          [helper.make_tensor_value_info("yq", TensorProto.UINT8, [n, m, oh, ow])], inits)
-    mdl = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    ek = (k - 1) * d + 1
+    oh, ow = (h + 2 * p - ek) // s + 1, (w + 2 * p - ek) // s + 1
+    gr = helper.make_graph(nodes, name, [helper.make_tensor_value_info("xq", xt, [n, c, h, w])],
+                           [helper.make_tensor_value_info("yq", TensorProto.UINT8, [n, m, oh, ow])], inits)
+    mdl = helper.make_model(gr, opset_imports=[helper.make_opsetid("", 17)])
     mdl.ir_version = 8
     xq = rng.integers(lo, hi + 1, (n, c, h, w)).astype(np.uint8 if xd == "u8" else np.int8)
     xq.flat[0], xq.flat[-1] = lo, hi
@@ -100,17 +124,21 @@ def model(case, rng):
 
 def reference(case, xq, params):
     """QLinearConv's arithmetic, one output element at a time in numpy."""
-    _, n, c, h, w, m, k, s, p, _, zx, _ = case
+    _, n, c, h, w, m, k, s, p, _, zx, _, g, d = fields(case)
     wq, sw, bq, sy, zy, sx = params
     xp = np.zeros((n, c, h + 2 * p, w + 2 * p), np.int64)
     xp[:, :, p:p + h, p:p + w] = xq.astype(np.int64) - zx
-    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    ek = (k - 1) * d + 1
+    oh, ow = (h + 2 * p - ek) // s + 1, (w + 2 * p - ek) // s + 1
     acc = np.zeros((n, m, oh, ow), np.int64)
     w64 = wq.astype(np.int64)
+    cg, mg = c // g, m // g
     for i in range(oh):
         for j in range(ow):
-            win = xp[:, :, i * s:i * s + k, j * s:j * s + k]
-            acc[:, :, i, j] = np.einsum("nckl,mckl->nm", win, w64)
+            win = xp[:, :, i * s:i * s + ek:d, j * s:j * s + ek:d]
+            for gi in range(g):
+                acc[:, gi * mg:(gi + 1) * mg, i, j] = np.einsum(
+                    "nckl,mckl->nm", win[:, gi * cg:(gi + 1) * cg], w64[gi * mg:(gi + 1) * mg])
     acc += bq.astype(np.int64)[None, :, None, None]
     mult = (np.float32(sx) * sw).astype(np.float32) / np.float32(sy)
     v = acc.astype(np.float32) * mult.astype(np.float32)[None, :, None, None]
@@ -126,7 +154,7 @@ def main():
     rng = np.random.default_rng(2024)
     failures, ran, not_run = [], 0, []
     for case in CASES:
-        name, int8 = case[0], case[-1]
+        name, int8 = case[0], case[11]
         mdl, xq, params = model(case, rng)
         ref = reference(case, xq, params)
         src, mod = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".kiln")
@@ -136,9 +164,13 @@ def main():
         if r.returncode != 0:
             failures.append("%s: kiln-compile --compile-to=flow failed:\n%s" % (name, r.stderr[-3000:]))
             continue
-        has = any("linalg.matmul" in ln and "xi8>" in ln for ln in r.stdout.splitlines())
-        if has != int8:
-            failures.append("%s: the flow IR %s an i8 linalg.matmul" % (name, "lacks" if int8 else "holds"))
+        lines = r.stdout.splitlines()
+        mm = any("linalg.matmul" in ln and "xi8>" in ln for ln in lines)
+        dw = any("linalg.depthwise_conv_2d_nhwc_hwc" in ln and "xi8>" in ln for ln in lines)
+        if mm != (int8 is True):
+            failures.append("%s: the flow IR %s an i8 linalg.matmul" % (name, "holds" if mm else "lacks"))
+        if dw != (int8 == "dw"):
+            failures.append("%s: the flow IR %s a depthwise convolution of bytes" % (name, "holds" if dw else "lacks"))
         r = subprocess.run([kc, src, "-o", mod], capture_output=True, text=True)
         if r.returncode != 0:
             failures.append("%s: kiln-compile failed:\n%s" % (name, r.stderr[-3000:]))
