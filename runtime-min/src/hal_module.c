@@ -310,7 +310,7 @@ static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
 
 const krt_native_t krt_hal_natives[] = {
 #define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) \
-  {NAME, SIGNATURE, hal_##C_NAME},
+  {NAME "\0" SIGNATURE, hal_##C_NAME},
 #ifndef KILN_WITH_TRANSFERS
 #define KILN_HAL_TRANSFER(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
 #endif
@@ -321,5 +321,5 @@ const krt_native_t krt_hal_natives[] = {
 #define KILN_HAL_SHAPE_DATA(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
 #endif
 #include "kiln/hal_imports.def"
-    {NULL, NULL, NULL},
+    {NULL, NULL},
 };

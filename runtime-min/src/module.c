@@ -197,13 +197,14 @@ static kiln_status_t load_imports(kiln_module_t *m) {
     if (!native)
       return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                         "import '%s' is not provided by this runtime", name);
-    if (strcmp(native->signature, sig) != 0)
+    const char *native_sig = krt_native_signature(native);
+    if (strcmp(native_sig, sig) != 0)
       return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                         "import '%s': the module expects signature \"%s\" but "
                         "the runtime provides \"%s\"",
-                        name, sig, native->signature);
+                        name, sig, native_sig);
     m->imports[i] = native;
-    m->import_signatures[i] = native->signature;
+    m->import_signatures[i] = native_sig;
   }
   return NULL;
 }

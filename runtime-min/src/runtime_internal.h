@@ -198,11 +198,17 @@ typedef kiln_status_t (*krt_native_fn)(krt_call_t *call,
                                        uint32_t arg_count,
                                        krt_value_t *results);
 
+/* NAME holds the import's name, then past its NUL its signature: one
+ * pointer a row instead of two (the loader looks the signature up once per
+ * import: krt_native_signature). */
 typedef struct krt_native {
   const char *name;
-  const char *signature;
   krt_native_fn fn;
 } krt_native_t;
+
+static inline const char *krt_native_signature(const krt_native_t *native) {
+  return native->name + __builtin_strlen(native->name) + 1;
+}
 
 /* The HAL native module's functions, terminated by a NULL name. */
 extern const krt_native_t krt_hal_natives[];

@@ -4,10 +4,45 @@
  * elsewhere (or with -DKILN_VM_SWITCH, which the tests also build);
  * arithmetic handlers come straight from the table's expressions. The loop performs no bytecode checks (verification did) and
  * no allocation: frames and registers live on the call's stack, which is
- * sized once per call; only running out of it or a trap ends a call early. */
+ * sized once per call; only running out of it or a trap ends a call early.
+ * Size builds (-Os/-Oz, or -DKILN_VM_COMPACT, which the tests also build)
+ * share the arithmetic ops' operand decoding: see KRT_VM_COMPACT below. */
 #include <string.h>
 
 #include "runtime_internal.h"
+
+/* Compact dispatch, for builds that trade speed for size: one dispatch
+ * site, and the arithmetic ops (binary and unary rows) decode their
+ * operands in one place per kind and width, jump to their computation (a
+ * second, short table) and share one store per kind and width: one more
+ * indirect jump per arithmetic op, about 900 bytes less code on x86-64.
+ * Only with computed goto. */
+#if (defined(__OPTIMIZE_SIZE__) || defined(KILN_VM_COMPACT)) && \
+    (defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH)
+#define KRT_VM_COMPACT 1
+#endif
+/* Handler offsets: 16 bits where the interpreter is optimized for size
+ * and not instrumented (about 4 KB of code there), 32 elsewhere. A label
+ * difference that does not fit is truncated silently (gcc, clang and
+ * their assemblers say nothing), so every instrumentation that can grow
+ * the function past 32 KB keeps 32 bits: clang -Os with UBSan makes it
+ * 39 KB; gcc -Os with UBSan (which defines no macro) 18 KB. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||  \
+    __has_feature(memory_sanitizer) ||                                     \
+    __has_feature(undefined_behavior_sanitizer) ||                         \
+    __has_feature(coverage_sanitizer)
+#define KRT_VM_INSTRUMENTED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KRT_VM_INSTRUMENTED 1
+#endif
+#if defined(__OPTIMIZE_SIZE__) && !defined(KRT_VM_INSTRUMENTED)
+typedef int16_t krt_label_t;
+#else
+typedef int32_t krt_label_t;
+#endif
 
 #define KRT_VM_MAX_DEPTH 64u
 
@@ -40,6 +75,35 @@ KRT_ACCESS(i64)
 KRT_ACCESS(f32)
 KRT_ACCESS(f64)
 
+#ifdef KRT_VM_COMPACT
+/* A value as the low 32 or all 64 bits of a uint64_t, and back: the
+ * compact arithmetic ops carry operands and results in integer registers
+ * (one variable each, whatever the type, so they stay in registers). */
+#define KRT_BITS(T, W)                                                 \
+  static inline KRT_CT_##T from_bits_##T(uint64_t x) {                 \
+    const uint##W##_t w = (uint##W##_t)x;                              \
+    KRT_CT_##T v;                                                      \
+    memcpy(&v, &w, sizeof v);                                          \
+    return v;                                                          \
+  }                                                                    \
+  static inline uint64_t to_bits_##T(KRT_CT_##T v) {                   \
+    uint##W##_t w;                                                     \
+    memcpy(&w, &v, sizeof w);                                          \
+    return w;                                                          \
+  }
+KRT_BITS(i32, 32)
+KRT_BITS(i64, 64)
+KRT_BITS(f32, 32)
+KRT_BITS(f64, 64)
+/* The width class each type decodes and stores with. */
+#define KRT_W_i32 32
+#define KRT_W_f32 32
+#define KRT_W_i64 64
+#define KRT_W_f64 64
+#define KRT_CAT_(A, B) A##B
+#define KRT_CAT(A, B) KRT_CAT_(A, B)
+#endif
+
 /* Each opcode's operand format, where the compiler sees its letters: the
  * operand offsets below are sums over them that fold to constants. */
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)      \
@@ -58,6 +122,53 @@ KRT_ACCESS(f64)
   (1u + KRT_OPERAND_BYTES(F, 0, N) + KRT_OPERAND_BYTES(F, 1, N) +             \
    KRT_OPERAND_BYTES(F, 2, N) + KRT_OPERAND_BYTES(F, 3, N) +                  \
    KRT_OPERAND_BYTES(F, 4, N) + KRT_OPERAND_BYTES(F, 5, N))
+
+#ifdef KRT_VM_COMPACT
+/* The arithmetic rows (binary, then unary), numbered among themselves;
+ * they must be consecutive opcodes (KRT_ARITH_FIRST + index). A binary
+ * row is "$0 = $1 op $2", a unary one "$0 = op $1", over scalar
+ * registers (u16 each): their operands sit at the fixed offsets below. */
+enum {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  KRT_ARITH_##NAME,
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  KRT_ARITH_##NAME,
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+  KRT_ARITH_COUNT
+};
+enum {
+  KRT_ARITH_FIRST = 0
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  + (KRT_ARITH_##NAME == 0 ? KILN_VM_OP_##NAME : 0)
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  + (KRT_ARITH_##NAME == 0 ? KILN_VM_OP_##NAME : 0)
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+};
+enum {
+  KRT_ARITH_OUT = 1, KRT_ARITH_A = 3, KRT_ARITH_B = 5,
+  KRT_UNARY_SIZE = 5, KRT_BINARY_SIZE = 7
+};
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  _Static_assert(KILN_VM_OP_##NAME == KRT_ARITH_FIRST + KRT_ARITH_##NAME,      \
+                 #NAME ": arithmetic rows must be consecutive");               \
+  _Static_assert(sizeof krt_fmt_##NAME == 4,                                   \
+                 #NAME ": a binary row's format is three registers");
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  _Static_assert(KILN_VM_OP_##NAME == KRT_ARITH_FIRST + KRT_ARITH_##NAME,      \
+                 #NAME ": arithmetic rows must be consecutive");               \
+  _Static_assert(sizeof krt_fmt_##NAME == 3,                                   \
+                 #NAME ": a unary row's format is two registers");
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+#endif
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
@@ -197,18 +308,52 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(KILN_VM_SWITCH)
   /* Each handler's distance from the first (GNU C's label difference):
    * half the size of a table of addresses, and no relocations. */
-  static const int32_t labels[KILN_VM_OP_COUNT] = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) (int32_t)(&&op_##NAME - &&op_NOP),
+#ifdef KRT_VM_COMPACT
+  static const krt_label_t labels[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) (krt_label_t)(&&op_##NAME - &&op_NOP),
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  (krt_label_t)(KRT_CAT(&&binary_, KRT_W_##IN) - &&op_NOP),
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  (krt_label_t)(KRT_CAT(&&unary_, KRT_W_##IN) - &&op_NOP),
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+  };
+  /* The arithmetic ops' computations, by position among their rows. */
+  static const krt_label_t arith_labels[KRT_ARITH_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  (krt_label_t)(&&op_##NAME - &&op_NOP),
+#define KILN_VM_UNARY KILN_VM_BINARY
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+  };
+  /* Operand and result bits of an arithmetic op, set by its decode and
+   * its computation (zeroed only because the compiler cannot follow the
+   * computed goto). */
+  uint64_t xa = 0, xb = 0, xr = 0;
+#else
+  static const krt_label_t labels[KILN_VM_OP_COUNT] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) (krt_label_t)(&&op_##NAME - &&op_NOP),
 #include "kiln/vm_opcodes.def"
   };
+#endif
 #define CASE(NAME) op_##NAME:
+#ifdef KRT_VM_COMPACT
+  /* One dispatch site for all handlers. */
+#define DISPATCH() goto dispatch
+dispatch:
+  goto *(&&op_NOP + labels[*pc]);
+#else
 #define DISPATCH() goto *(&&op_NOP + labels[*pc])
+  DISPATCH();
+#endif
 #define NEXT(n)   \
   do {            \
     pc += (n);    \
     DISPATCH();   \
   } while (0)
-  DISPATCH();
 #else
 #define CASE(NAME) case KILN_VM_OP_##NAME:
 #define DISPATCH() continue
@@ -223,6 +368,36 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
 
   /* ---- generated arithmetic ---- */
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#ifdef KRT_VM_COMPACT
+  /* Decode by kind and input width, compute (the op's own code: the
+   * second table), store by kind and result width. */
+#define KRT_DECODE(W)                                                        \
+  binary_##W : xb = (uint64_t)ld_i##W(S, kiln_vm_rd16(pc + KRT_ARITH_B));   \
+  unary_##W : xa = (uint64_t)ld_i##W(S, kiln_vm_rd16(pc + KRT_ARITH_A));    \
+  goto *(&&op_NOP + arith_labels[*pc - KRT_ARITH_FIRST]);                   \
+  store_binary_##W : st_i##W(S, kiln_vm_rd16(pc + KRT_ARITH_OUT), (int##W##_t)xr); \
+  NEXT(KRT_BINARY_SIZE);                                                    \
+  store_unary_##W : st_i##W(S, kiln_vm_rd16(pc + KRT_ARITH_OUT), (int##W##_t)xr); \
+  NEXT(KRT_UNARY_SIZE);
+  KRT_DECODE(32)
+  KRT_DECODE(64)
+#undef KRT_DECODE
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  CASE(NAME) {                                                                   \
+    const KRT_CT_##IN a = from_bits_##IN(xa);                                    \
+    const KRT_CT_##IN b = from_bits_##IN(xb);                                    \
+    if (TRAP_IF) goto arith_trap;                                                \
+    xr = to_bits_##OUT((KRT_CT_##OUT)(EXPR));                                    \
+    goto KRT_CAT(store_binary_, KRT_W_##OUT);                                    \
+  }
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  CASE(NAME) {                                                                  \
+    const KRT_CT_##IN a = from_bits_##IN(xa);                                   \
+    if (TRAP_IF) goto arith_trap;                                               \
+    xr = to_bits_##OUT((KRT_CT_##OUT)(EXPR));                                   \
+    goto KRT_CAT(store_unary_, KRT_W_##OUT);                                    \
+  }
+#else
 #define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
   CASE(NAME) {                                                                   \
     const KRT_CT_##IN a = ld_##IN(S, REG(NAME, 1));                              \
@@ -238,6 +413,7 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
     st_##OUT(S, REG(NAME, 0), (KRT_CT_##OUT)(EXPR));                            \
     NEXT(SIZE(NAME));                                                           \
   }
+#endif
 #include "kiln/vm_opcodes.def"
 #undef KILN_VM_BINARY
 #undef KILN_VM_UNARY
@@ -324,11 +500,11 @@ kiln_status_t krt_vm_invoke(krt_call_t *call, uint32_t ordinal,
   }
   CASE(CALL_IMPORT) {
     const krt_native_t *native = module->imports[REG(CALL_IMPORT, 0)];
+    const char *t = module->import_signatures[REG(CALL_IMPORT, 0)];
     const uint8_t *alist = AT(CALL_IMPORT, 1);
     const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
     krt_value_t argv[KILN_VM_MAX_LIST], resv[64];
     unsigned n = 0, k = 0;
-    const char *t = native->signature;
     /* Marshal: span counts are literal list entries. */
     for (const char *span = NULL; *t != '_'; ++t) {
       if (*t == 'C') {

@@ -287,6 +287,24 @@ def _cnn_cases(torch):
                                         nn.Conv2d(5, 12, 3, 2, 2, dilation=2), nn.SiLU(),
                                         nn.Conv2d(12, 9, 3, 1, 1, groups=3)),
                           (3, 5, 19, 14)),
+        # residual blocks whose input is padded for the first 3x3 and read
+        # again by the add (share-pads: the add reads the pad's interior,
+        # the pad joins the producer): 20 channels, a dilated 3x3 and an
+        # asymmetric (3, 1) kernel; 96 channels (blocked filters, the pad
+        # moved above the collapse), a grouped 3x3; odd sides, batch 2
+        "cnn_residual_pad": (nn.Sequential(
+            nn.Conv2d(3, 20, 3, 2, 1), nn.ReLU(),
+            Residual(nn.Sequential(nn.Conv2d(20, 20, 3, 1, 1), nn.BatchNorm2d(20), nn.ReLU(),
+                                   nn.Conv2d(20, 20, 3, 1, 1), nn.BatchNorm2d(20)), nn.ReLU()),
+            Residual(nn.Sequential(nn.Conv2d(20, 20, 3, 1, 2, dilation=2), nn.ReLU(),
+                                   nn.Conv2d(20, 20, (3, 1), 1, (1, 0))), nn.ReLU()),
+            nn.Conv2d(20, 96, 1), nn.ReLU(),
+            Residual(nn.Sequential(nn.Conv2d(96, 96, 3, 1, 1), nn.ReLU(),
+                                   nn.Conv2d(96, 96, 3, 1, 1, groups=3)), nn.ReLU()),
+            Residual(nn.Sequential(nn.Conv2d(96, 96, 3, 1, 1), nn.ReLU(),
+                                   nn.Conv2d(96, 96, 3, 1, 1)), nn.ReLU()),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 5)),
+            (2, 3, 23, 19)),
     }
 
 

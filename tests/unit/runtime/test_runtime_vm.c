@@ -1,7 +1,8 @@
 /* The VM: the load-time verifier's verdicts on hostile bytecode (each
  * rejection names the instruction and the problem), interpreter semantics
  * of arithmetic, comparisons, conversions, branches, calls and traps
- * observed through scalar modules, and the disassembler. */
+ * observed through scalar modules (every arithmetic opcode against its
+ * row's expression), and the disassembler. */
 #include <check.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -354,6 +355,158 @@ START_TEST(interpreter_semantics) {
 }
 END_TEST
 
+/* ---- every arithmetic opcode ------------------------------------------- */
+
+/* Each binary and unary row of vm_opcodes.def run through the interpreter
+ * on a set of operands per type, against the row's own expression
+ * evaluated here in C: catches a handler that reads the wrong operand or
+ * width or stores the wrong way (size builds decode arithmetic operands in
+ * shared code, test_runtime_vm_compact), and checks every trap. */
+#define T_i32 int32_t
+#define T_i64 int64_t
+#define T_f32 float
+#define T_f64 double
+/* An operand or result, in the member its type names. */
+typedef union value {
+  T_i32 i32;
+  T_i64 i64;
+  T_f32 f32;
+  T_f64 f64;
+} value_t;
+
+/* Returns 1 when the row traps on these operands, else 0 with *r. */
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  static int eval_##NAME(value_t xa, value_t xb, value_t *r) {                  \
+    const T_##IN a = xa.IN, b = xb.IN;                                           \
+    (void)a;                                                                     \
+    (void)b;                                                                     \
+    if (TRAP_IF) return 1;                                                       \
+    r->OUT = (T_##OUT)(EXPR);                                                    \
+    return 0;                                                                    \
+  }
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  static int eval_##NAME(value_t xa, value_t xb, value_t *r) {                 \
+    const T_##IN a = xa.IN;                                                     \
+    (void)a;                                                                    \
+    (void)xb;                                                                   \
+    if (TRAP_IF) return 1;                                                      \
+    r->OUT = (T_##OUT)(EXPR);                                                   \
+    return 0;                                                                   \
+  }
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+
+enum { TY_i32, TY_i64, TY_f32, TY_f64 };
+static const struct {
+  kiln_vm_opcode_t op;
+  const char *mnemonic;
+  int binary, in, out;
+  int (*eval)(value_t, value_t, value_t *);
+} arith_rows[] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS)
+#define KILN_VM_BINARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  {KILN_VM_OP_##NAME, MNEMONIC, 1, TY_##IN, TY_##OUT, eval_##NAME},
+#define KILN_VM_UNARY(NAME, MNEMONIC, ARITH, OUT, IN, EXPR, TRAP_IF, SEMANTICS) \
+  {KILN_VM_OP_##NAME, MNEMONIC, 0, TY_##IN, TY_##OUT, eval_##NAME},
+#include "kiln/vm_opcodes.def"
+#undef KILN_VM_BINARY
+#undef KILN_VM_UNARY
+};
+
+/* Operands per type: signs, zero, the extremes that trap division and
+ * conversion, shift counts past the width. */
+#define NVALUES 7
+static value_t operand(int type, int k) {
+  static const int32_t v32[NVALUES] = {0, 1, -1, -17, 5, 33, INT32_MIN};
+  static const int64_t v64[NVALUES] = {0,  1, -1, -17, 64, 65,
+                                       INT64_MIN};
+  static const float f32[NVALUES] = {1.5f, -2.25f, 0.5f, 4.0f, -7.0f, 3e9f,
+                                     -0.75f};
+  static const double f64[NVALUES] = {1.5, -2.25, 0.5, 2.0, -7.0, 1e19,
+                                      1099511627776.0};
+  value_t v;
+  switch (type) {
+    case TY_i32: v.i32 = v32[k]; break;
+    case TY_i64: v.i64 = v64[k]; break;
+    case TY_f32: v.f32 = f32[k]; break;
+    default: v.f64 = f64[k]; break;
+  }
+  return v;
+}
+
+static void emit_const(kiln_vm_asm_t *a, int type, int reg, value_t v) {
+  switch (type) {
+    case TY_i32: kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, reg, v.i32); break;
+    case TY_i64: kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, reg, v.i64); break;
+    case TY_f32: kiln_vm_asm_emit(a, KILN_VM_OP_CONST_F32, reg, (double)v.f32); break;
+    default: kiln_vm_asm_emit(a, KILN_VM_OP_CONST_F64, reg, v.f64); break;
+  }
+}
+
+typedef struct arith_case {
+  int row;
+  value_t a, b, want;
+} arith_case_t;
+
+/* $6 = op($2, $4); slots 0:1 = ($6 == want) */
+static void body_arith_case(kiln_vm_asm_t *a, void *u) {
+  const arith_case_t *c = u;
+  const int in = arith_rows[c->row].in, out = arith_rows[c->row].out;
+  emit_const(a, in, 2, c->a);
+  emit_const(a, in, 4, c->b);
+  if (arith_rows[c->row].binary)
+    kiln_vm_asm_emit(a, arith_rows[c->row].op, 6, 2, 4);
+  else
+    kiln_vm_asm_emit(a, arith_rows[c->row].op, 6, 2);
+  emit_const(a, out, 8, c->want);
+  static const kiln_vm_opcode_t eq[] = {KILN_VM_OP_EQ_I32, KILN_VM_OP_EQ_I64,
+                                        KILN_VM_OP_EQ_F32, KILN_VM_OP_EQ_F64};
+  kiln_vm_asm_emit(a, eq[out], 10, 6, 8);
+  kiln_vm_asm_emit(a, KILN_VM_OP_EXTU_I32_I64, 0, 10);
+}
+
+START_TEST(interpreter_every_arith_op) {
+  const int nb = arith_rows[_i].binary ? NVALUES : 1;
+  int ran = 0;
+  for (int i = 0; i < NVALUES; ++i) {
+    for (int j = 0; j < nb; ++j) {
+      arith_case_t c = {_i, operand(arith_rows[_i].in, i),
+                        operand(arith_rows[_i].in, j), {0}};
+      const int trap = arith_rows[_i].eval(c.a, c.b, &c.want);
+      /* A NaN result never compares equal: nothing to check. */
+      if (!trap &&
+          ((arith_rows[_i].out == TY_f32 && c.want.f32 != c.want.f32) ||
+           (arith_rows[_i].out == TY_f64 && c.want.f64 != c.want.f64)))
+        continue;
+      size_t size;
+      uint8_t *m = rt_scalar_module(body_arith_case, &c, NULL, NULL, &size);
+      ck_assert_ptr_nonnull(m);
+      int64_t got = -1;
+      kiln_status_t s = rt_run_scalar(m, size, &got);
+      if (trap) {
+        char want[64];
+        snprintf(want, sizeof want, "arithmetic trap in %s",
+                 arith_rows[_i].mnemonic);
+        ck_assert_msg(s && strstr(kiln_status_message(s), want),
+                      "%s operands %d, %d: expected '%s', got '%s'",
+                      arith_rows[_i].mnemonic, i, j, want,
+                      s ? kiln_status_message(s) : "success");
+      } else {
+        ck_assert_msg(!s && got == 1, "%s operands %d, %d: %s",
+                      arith_rows[_i].mnemonic, i, j,
+                      s ? kiln_status_message(s) : "wrong result");
+      }
+      kiln_status_free(s);
+      free(m);
+      ++ran;
+    }
+  }
+  ck_assert_int_gt(ran, 0);
+}
+END_TEST
+
 /* ---- disassembler -------------------------------------------------------- */
 
 static const char *import_sig(void *u, uint32_t i) {
@@ -420,6 +573,8 @@ int main(void) {
   tcase_add_test(tc, signature_strings);
   tcase_add_loop_test(tc, interpreter_semantics, 0,
                       (int)(sizeof programs / sizeof programs[0]));
+  tcase_add_loop_test(tc, interpreter_every_arith_op, 0,
+                      (int)(sizeof arith_rows / sizeof arith_rows[0]));
   tcase_add_test(tc, disassembler_listing);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

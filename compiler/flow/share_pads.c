@@ -1,0 +1,90 @@
+/* share-pads: a value that is padded and also read elsewhere keeps one
+ * buffer, the padded one.
+ *
+ * Takes: host functions after reshapes-to-views. A static tensor.pad P of
+ * x with a constant value, x static and computed by a linalg op or a
+ * view of one (flow.tensor.reshape), whose other readers all are
+ * all-parallel linalg.generics reading x as an input: each such reader
+ * reads P instead, through its map with the pad's low amounts added to
+ * the results (x[f(i)] is P[f(i) + low]). Guarantees: the same values;
+ * P is then x's single reader, so sink-reshapes can move it above the
+ * collapse of a blocked convolution's result and form-dispatch-regions
+ * can fuse it into x's producer: ResNet's block output, padded for the
+ * next block's 3x3 and read by its residual add, is written once, into
+ * the pad's window, instead of being copied by a pad dispatch. The
+ * readers' loops stay sized by their outputs (all-parallel); no other
+ * reader kind is rewritten (a convolution would need the window as a
+ * strided view of the padded buffer). */
+#include "fl_internal.h"
+
+static bool computed(kiln_value *x) {
+  kiln_op *d = x->def;
+  if (d && d->kind == KILN_OP_FLOW_TENSOR_RESHAPE) d = kiln_op_operand(d, 0)->def;
+  return d && kiln_op_has_flag(d, KILN_OPF_LINALG);
+}
+
+static const int64_t *amounts(const kiln_op *p, const char *name, uint32_t rank) {
+  const kiln_attr *a = kiln_op_get_attr(p, name);
+  return a && a->kind == KILN_ATTR_DENSE_ARRAY && a->count == rank ? a->data : NULL;
+}
+
+static bool constant_pad(kiln_op *p) {
+  kiln_block *b = p->regions[0].first;
+  kiln_op *y = b ? kiln_block_terminator(b) : NULL;
+  return y && y->num_operands == 1 && kiln_value_constant(kiln_op_operand(y, 0));
+}
+
+/* Can reader u of x read the padded tensor instead? */
+static bool shiftable(kiln_use *u) {
+  kiln_op *c = u->owner;
+  return c->kind == KILN_OP_LINALG_GENERIC && u->index < kiln_linalg_num_inputs(c) && fl_all_parallel(c);
+}
+
+static bool after(const kiln_op *p, const kiln_op *c) {
+  for (const kiln_op *o = p->next; o; o = o->next)
+    if (o == c) return true;
+  return false;
+}
+
+static void share(kiln_context *ctx, kiln_op *p) {
+  kiln_value *x = kiln_op_operand(p, 0), *pv = kiln_op_result(p, 0);
+  uint32_t r = x->type->rank;
+  const int64_t *lo = amounts(p, "static_low", r), *hi = amounts(p, "static_high", r);
+  /* a pad of the innermost dim never joins its producer: nothing to gain */
+  if (!r || !lo || !hi || lo[r - 1] || hi[r - 1]) return;
+  for (kiln_use *u = x->uses; u; u = u->next)
+    if (u->owner != p && (u->owner->parent != p->parent || !shiftable(u) || !after(p, u->owner))) return;
+  for (kiln_use *u = x->uses, *next; u; u = next) {
+    next = u->next;
+    kiln_op *c = u->owner;
+    if (c == p) continue;
+    const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
+    fl_iteration(c, NULL, maps, NULL);
+    const kiln_affine_map *m = maps[u->index];
+    const kiln_affine_expr **res = kiln_alloc(ctx, (r + 1) * sizeof *res);
+    for (uint32_t d = 0; d < r; d++)
+      res[d] = lo[d] ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, m->results[d], kiln_affine_const(ctx, lo[d]))
+                     : m->results[d];
+    maps[u->index] = kiln_affine_map_get(ctx, m->num_dims, m->num_symbols, r, res);
+    const kiln_attr **am = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *am);
+    for (uint32_t i = 0; i < c->num_operands; i++) am[i] = kiln_attr_affine_map(ctx, maps[i]);
+    kiln_op_set_attr(c, "indexing_maps", kiln_attr_array(ctx, c->num_operands, am));
+    kiln_op_set_operand(c, u->index, pv);
+  }
+}
+
+static void share_in(kiln_context *ctx, kiln_block *body, void *user) {
+  (void)user;
+  for (kiln_op *op = body->first; op; op = op->next) {
+    if (op->kind != KILN_OP_TENSOR_PAD || op->num_operands != 1 || !constant_pad(op)) continue;
+    kiln_value *x = kiln_op_operand(op, 0);
+    if (!kiln_value_has_one_use(x) && kiln_type_has_static_shape(x->type) &&
+        kiln_type_has_static_shape(op->results[0].type) && computed(x))
+      share(ctx, op);
+  }
+}
+
+kiln_error *kiln_flow_pass_share_pads(kiln_op *module, void *user) {
+  (void)user;
+  return fl_each_host_body(module, "share-pads", share_in, NULL);
+}

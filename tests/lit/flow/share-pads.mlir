@@ -1,0 +1,82 @@
+// RUN: kiln-opt %s --share-pads | FileCheck %s
+// share-pads: a computed value padded for a convolution and also read by
+// an all-parallel generic (a residual add): the generic reads the pad's
+// interior, through its map plus the low amounts, so the pad is the
+// value's only reader.
+// CHECK-DAG: #[[SHIFT:map[0-9]*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 + 2, d2 + 1, d3)>
+// CHECK-LABEL: func.func @residual(
+// CHECK: %[[X:.*]] = linalg.generic
+// CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 2, 1, 0] high[0, 1, 3, 0]
+// CHECK: linalg.generic {indexing_maps = [#[[SHIFT]], #{{map[0-9]*}}, #{{map[0-9]*}}], {{.*}} ins(%[[P]], %arg1 : tensor<2x8x11x5xf32>, tensor<2x5x7x5xf32>)
+// A reader that is not all-parallel (a global pool) keeps the value and
+// its pad: nothing is rewritten.
+// CHECK-LABEL: func.func @pooled(
+// CHECK: %[[X2:.*]] = linalg.generic
+// CHECK: tensor.pad %[[X2]]
+// CHECK: linalg.generic {{.*}} ins(%[[X2]] : tensor<2x5x7x5xf32>)
+// A pad of the innermost dim never joins its producer: left alone.
+// CHECK-LABEL: func.func @inner(
+// CHECK: %[[X3:.*]] = linalg.generic
+// CHECK: tensor.pad %[[X3]]
+// CHECK: linalg.generic {{.*}} ins(%[[X3]], %arg1 : tensor<2x5x7x5xf32>, tensor<2x5x7x5xf32>)
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#gp = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+func.func @residual(%a: tensor<2x5x7x5xf32>, %b: tensor<2x5x7x5xf32>) -> (tensor<2x8x11x5xf32>, tensor<2x5x7x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x7x5xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x5x7x5xf32>) outs(%e : tensor<2x5x7x5xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x7x5xf32>
+  %p = tensor.pad %x low[0, 2, 1, 0] high[0, 1, 3, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x5x7x5xf32> to tensor<2x8x11x5xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : tensor<2x5x7x5xf32>, tensor<2x5x7x5xf32>) outs(%e : tensor<2x5x7x5xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %r = arith.addf %i, %j : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x7x5xf32>
+  return %p, %s : tensor<2x8x11x5xf32>, tensor<2x5x7x5xf32>
+}
+func.func @pooled(%a: tensor<2x5x7x5xf32>) -> (tensor<2x8x11x5xf32>, tensor<2x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x7x5xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x5x7x5xf32>) outs(%e : tensor<2x5x7x5xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x7x5xf32>
+  %p = tensor.pad %x low[0, 2, 1, 0] high[0, 1, 3, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x5x7x5xf32> to tensor<2x8x11x5xf32>
+  %g0 = tensor.empty() : tensor<2x5xf32>
+  %g = linalg.fill ins(%zero : f32) outs(%g0 : tensor<2x5xf32>) -> tensor<2x5xf32>
+  %s = linalg.generic {indexing_maps = [#id, #gp], iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%x : tensor<2x5x7x5xf32>) outs(%g : tensor<2x5xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.addf %i, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5xf32>
+  return %p, %s : tensor<2x8x11x5xf32>, tensor<2x5xf32>
+}
+func.func @inner(%a: tensor<2x5x7x5xf32>, %b: tensor<2x5x7x5xf32>) -> (tensor<2x5x7x8xf32>, tensor<2x5x7x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x7x5xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x5x7x5xf32>) outs(%e : tensor<2x5x7x5xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x7x5xf32>
+  %p = tensor.pad %x low[0, 0, 0, 1] high[0, 0, 0, 2] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x5x7x5xf32> to tensor<2x5x7x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : tensor<2x5x7x5xf32>, tensor<2x5x7x5xf32>) outs(%e : tensor<2x5x7x5xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %r = arith.addf %i, %j : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x7x5xf32>
+  return %p, %s : tensor<2x5x7x8xf32>, tensor<2x5x7x5xf32>
+}
