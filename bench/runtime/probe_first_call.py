@@ -7,11 +7,13 @@ faults, transparent huge pages gained and run-delay, for the fast and the
 slow half of the processes; then each phase's wall and CPU time (median
 and quartiles) and dispatch 0's first-run extra on the calling thread.
 --before names the probe of an older build; the two alternate, one
-process each, so both meet the same machine.
+process each, so both meet the same machine. --before-module gives the
+older build a module of its own (one its kiln-compile wrote).
 --idle=S waits S seconds before each process (the state after an idle
 spell; see bench_runtime.py).
 
-usage: probe_first_call.py --probe=PROBE [--before=OLD_PROBE] --module=M.kiln
+usage: probe_first_call.py --probe=PROBE [--before=OLD_PROBE
+           [--before-module=OLD_M.kiln]] --module=M.kiln
            [--device=local-sync] [--runs=40] [--idle=0]"""
 import argparse
 import statistics
@@ -67,22 +69,24 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--probe", required=True)
     ap.add_argument("--before")
+    ap.add_argument("--before-module")
     ap.add_argument("--module", required=True)
     ap.add_argument("--device", default="local-sync")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--idle", type=float, default=0)
     args = ap.parse_args()
-    builds = [("after", args.probe)] + ([("before", args.before)] if args.before else [])
-    results = {label: [] for label, _ in builds}
+    builds = [("after", args.probe, args.module)] + (
+        [("before", args.before, args.before_module or args.module)] if args.before else [])
+    results = {label: [] for label, _, _ in builds}
     load0 = open("/proc/loadavg").read().split()[:3]
     for _ in range(args.runs):
-        for label, exe in builds:
+        for label, exe, module in builds:
             time.sleep(args.idle)
-            results[label].append(probe(exe, args.module, args.device))
+            results[label].append(probe(exe, module, args.device))
     print("%s on %s, %d fresh processes per build, %.1f s idle before each; "
           "load average %s -> %s" % (args.module, args.device, args.runs, args.idle,
                                      load0, open("/proc/loadavg").read().split()[:3]))
-    for label, _ in builds:
+    for label, _, _ in builds:
         summary(label, results[label])
         phase_table(label, results[label])
 

@@ -5,8 +5,8 @@
  * device picks the best variant for this CPU (architecture, then the most
  * features it can use; KILN_CPU_FEATURES narrows them), maps all of a
  * module's kernels into one group of the ELF loader (src/elf: one mapping,
- * two mprotects per kernel), and cross-checks each library's export table
- * against the module before any kernel runs. */
+ * one mprotect per kernel and one more), and cross-checks each library's
+ * export table against the module before any kernel runs. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,6 +30,7 @@ typedef struct local_device {
 typedef struct cpu_executable {
   kiln_elf_image_t image; /* in the module's group */
   const krt_executable_t *exe;
+  const krt_variant_t *variant; /* the one mapped */
   kiln_entry_fn entries[];
 } cpu_executable_t;
 
@@ -254,19 +255,26 @@ static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
                                                 : KILN_STATUS_DATA_LOSS,
                       "executable '%s' variant '%s': %s", exe->name, v->name,
                       msg);
-  if (!ce) return NULL;
+  if (ce) ce->variant = v;
+  return NULL;
+}
+
+/* A mapped, sealed kernel's export table against the module's. */
+static kiln_status_t check_pass(kiln_device_t *device, cpu_executable_t *ce) {
+  const char *vname = ce->variant->name;
   kiln_executable_query_fn query = (kiln_executable_query_fn)(uintptr_t)
       kiln_elf_lookup(&ce->image, KILN_EXECUTABLE_QUERY_SYMBOL);
-  s = query ? check_table(device, ce, query(KILN_EXECUTABLE_ABI_VERSION),
-                          v->name)
+  kiln_status_t s =
+      query ? check_table(device, ce, query(KILN_EXECUTABLE_ABI_VERSION), vname)
             : krt_status(A, KILN_STATUS_DATA_LOSS,
-                         "variant '%s' does not export %s", v->name,
+                         "variant '%s' does not export %s", vname,
                          KILN_EXECUTABLE_QUERY_SYMBOL);
-  return krt_status_prefix(s, "executable '%s'", exe->name);
+  return krt_status_prefix(s, "executable '%s'", ce->exe->name);
 }
 
 /* All of a module's kernels in one ELF group: a pass measuring them, one
- * reservation, a pass mapping them. */
+ * reservation, a pass mapping them, the seal (their protections), a pass
+ * checking their export tables. */
 static kiln_status_t local_executables_load(kiln_device_t *device,
                                             kiln_module_t *module,
                                             void **handles, void **loaded) {
@@ -280,12 +288,14 @@ static kiln_status_t local_executables_load(kiln_device_t *device,
   spec_memo_t memo;
   memo.spec[0] = '\0';
   memo.score = -1;
-  for (int pass = 0; pass < 2 && !s; ++pass) {
-    char msg[256];
-    if (pass && kiln_elf_group_reserve(group, msg, sizeof msg))
+  char msg[256];
+  for (int pass = 0; pass < 3 && !s; ++pass) {
+    if (pass && (pass == 1 ? kiln_elf_group_reserve(group, msg, sizeof msg)
+                           : kiln_elf_group_seal(group, msg, sizeof msg)))
       return krt_status(A, KILN_STATUS_UNAVAILABLE, "%s", msg);
     for (uint32_t i = 0; i < module->executable_count && !s; ++i)
-      s = group_pass(device, module, i, group, &handles[i], &memo);
+      s = pass < 2 ? group_pass(device, module, i, group, &handles[i], &memo)
+                   : check_pass(device, handles[i]);
   }
   return s;
 }

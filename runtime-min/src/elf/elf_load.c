@@ -1,12 +1,13 @@
 /* Mapping of verified ELF shared objects into this process: a group
  * reserves one anonymous mapping for several images (so bss is zero for
  * free and each image is contiguous); each image gets its own page-aligned
- * slot, its PT_LOADs copied in, its RELA relocations applied, then its
- * final protections: read-only first, then only what differs (text
- * executable, writable data past RELRO, gaps inaccessible), so an lld
- * kernel costs two mprotects. W^X throughout: no page is ever writable
- * and executable. kiln_elf_load is a group of one. Only the host machine
- * is loaded; others can only be verified.
+ * slot, its PT_LOADs copied in and its RELA relocations applied; the
+ * group's seal then makes everything read-only in one mprotect and
+ * applies only what differs (text executable, writable data past RELRO,
+ * gaps inaccessible), so N lld kernels cost N + 1 mprotects. W^X
+ * throughout: no page is ever writable and executable. kiln_elf_load is a
+ * group of one. Only the host machine is loaded; others can only be
+ * verified.
  *
  * Every address written here comes from a kiln_elf_layout_t that
  * kiln_elf_parse accepted, so all targets lie inside the reservation. */
@@ -99,44 +100,64 @@ static int prot_of(uint32_t flags) {
          ((flags & ELF_PF_X) ? PROT_EXEC : 0);
 }
 
-/* mprotect of image addresses [lo, hi) (page-aligned vaddrs); empty is
- * a no-op. */
-static int set_prot(uintptr_t bias, uint64_t lo, uint64_t hi, int prot) {
-  return hi > lo && mprotect((void *)(bias + lo), hi - lo, prot);
+static kiln_elf_run_t *push(kiln_elf_run_t *r, uintptr_t lo, uintptr_t hi,
+                            int prot) {
+  if (hi > lo) {
+    r->lo = lo;
+    r->hi = hi;
+    r++->prot = prot;
+  }
+  return r;
 }
 
-/* Final protections of a copied, relocated image: all read-only, then the
- * segments that are not (text; writable data outside RELRO; the RELRO part
- * of a writable segment stays read-only) and the gaps between segments
- * (inaccessible). Segments never share a page (kiln_elf_parse). */
-static int protect(const kiln_elf_layout_t *l, uintptr_t bias, char *msg,
-                   size_t msg_cap) {
+/* Protection runs of one image: the page ranges whose final protection
+ * is not read-only (text; writable data outside RELRO: the RELRO part of
+ * a writable segment stays read-only; inaccessible gaps between
+ * segments). Segments never share a page (kiln_elf_parse). Returns the
+ * count, at most 3 per PT_LOAD. */
+static uint32_t image_runs(const kiln_elf_layout_t *l, uintptr_t bias,
+                           kiln_elf_run_t *run) {
   const uint64_t page = l->page;
-  int err = set_prot(bias, l->span_lo, l->span_hi, PROT_READ);
+  kiln_elf_run_t *r = run;
   uint64_t prev = l->span_lo;
   /* An empty RELRO range splits nothing. */
   const int relro = l->relro_hi > l->relro_lo;
-  for (uint32_t i = 0; i < l->load_count && !err; i++) {
+  for (uint32_t i = 0; i < l->load_count; i++) {
     const kiln_elf_segment_t *s = &l->load[i];
     uint64_t lo = s->vaddr & ~(page - 1);
     uint64_t hi = (s->vaddr + s->memsz + page - 1) & ~(page - 1);
     const int prot = prot_of(s->flags);
-    err = set_prot(bias, prev, lo, PROT_NONE);
+    r = push(r, bias + prev, bias + lo, PROT_NONE);
     prev = hi;
-    if (err || prot == PROT_READ) continue;
-    if (!(prot & PROT_WRITE) || !relro) {
-      err = set_prot(bias, lo, hi, prot);
-    } else {
-      /* RELRO lies inside one writable segment: the parts before and
-       * after it stay writable. */
-      err = set_prot(bias, lo, hi < l->relro_lo ? hi : l->relro_lo, prot) ||
-            set_prot(bias, lo > l->relro_hi ? lo : l->relro_hi, hi, prot);
-    }
+    if (prot == PROT_READ) continue;
 #if defined(__aarch64__) || defined(__riscv)
     if (prot & PROT_EXEC)
       __builtin___clear_cache((char *)(bias + lo), (char *)(bias + hi));
 #endif
+    /* RELRO lies inside one writable segment: the parts before and
+     * after it stay writable. */
+    uint64_t before = hi, after = hi;
+    if ((prot & PROT_WRITE) && relro) {
+      before = hi < l->relro_lo ? hi : l->relro_lo;
+      after = lo > l->relro_hi ? lo : l->relro_hi;
+    }
+    r = push(r, bias + lo, bias + before, prot);
+    r = push(r, bias + after, bias + hi, prot);
   }
+  return (uint32_t)(r - run);
+}
+
+/* Everything added since the last seal read-only in one mprotect, then
+ * the deferred runs over it. */
+int kiln_elf_group_seal(kiln_elf_group_t *g, char *msg, size_t msg_cap) {
+  const uintptr_t from = (uintptr_t)g->map + g->sealed;
+  const uintptr_t end = (uintptr_t)g->map + g->used;
+  int err = end > from && mprotect((void *)from, end - from, PROT_READ);
+  for (uint32_t i = 0; i < g->runs; i++)
+    err = err || mprotect((void *)g->run[i].lo, g->run[i].hi - g->run[i].lo,
+                          g->run[i].prot);
+  g->runs = 0;
+  g->sealed = g->used;
   if (!err) return KILN_ELF_OK;
   return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
                        "mprotect of the ELF image failed: %s", strerror(errno));
@@ -210,14 +231,19 @@ static int group_add(kiln_elf_group_t *g, const uint8_t *d, size_t size,
   if (start - base > g->size || span > g->size - (start - base))
     return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
                          "ELF group full (add every image before reserving)");
+  /* Its runs wait for the group's seal: a list that might not hold them
+   * is applied first, with everything added before. */
+  if (g->runs + 3 * l.load_count > KILN_ELF_GROUP_RUNS) {
+    rc = kiln_elf_group_seal(g, msg, msg_cap);
+    if (rc) return rc;
+  }
   g->used = start - base + span;
   const uintptr_t bias = start - (uintptr_t)l.span_lo;
   for (uint32_t i = 0; i < l.load_count; i++)
     memcpy((void *)(bias + l.load[i].vaddr), d + l.load[i].offset,
            (size_t)l.load[i].filesz);
   relocate(d, &l, bias);
-  rc = protect(&l, bias, msg, msg_cap);
-  if (rc) return rc;
+  g->runs += image_runs(&l, bias, g->run + g->runs);
   image->map = (uint8_t *)start;
   image->map_size = span;
   image->bias = bias;
@@ -243,11 +269,13 @@ static int load(const uint8_t *d, size_t size, int any_machine,
   int rc = group_add(&g, d, size, any_machine, image, msg, msg_cap);
   if (!rc) rc = kiln_elf_group_reserve(&g, msg, msg_cap);
   if (!rc) rc = group_add(&g, d, size, any_machine, image, msg, msg_cap);
+  if (!rc) rc = kiln_elf_group_seal(&g, msg, msg_cap);
   if (rc) {
     kiln_elf_group_release(&g);
     return rc;
   }
-  image->owned = g;
+  image->owned = g.map;
+  image->owned_size = g.size;
   return KILN_ELF_OK;
 }
 
@@ -275,6 +303,6 @@ void *kiln_elf_lookup(const kiln_elf_image_t *image, const char *name) {
 
 void kiln_elf_unload(kiln_elf_image_t *image) {
   if (!image) return;
-  kiln_elf_group_release(&image->owned);
+  if (image->owned) munmap(image->owned, image->owned_size);
   memset(image, 0, sizeof *image);
 }

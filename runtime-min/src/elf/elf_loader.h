@@ -44,12 +44,24 @@ typedef struct kiln_elf_info {
   uint32_t has_query;      /* exports kiln_executable_query as a function */
 } kiln_elf_info_t;
 
+/* A page range whose final protection is not read-only. */
+typedef struct kiln_elf_run {
+  uintptr_t lo, hi;
+  int prot;
+} kiln_elf_run_t;
+
+/* Runs a group defers to its seal: an lld kernel has one (its text). */
+#define KILN_ELF_GROUP_RUNS 64u
+
 /* One mapping holding several images (see kiln_elf_group_add); zeroed
  * to start. */
 typedef struct kiln_elf_group {
   uint8_t *map;      /* NULL while measuring */
   size_t size, used; /* bytes measured (then reserved), bytes used */
+  size_t sealed;     /* bytes from map protected */
   int slack;         /* an image aligned beyond a page (gaps between) */
+  uint32_t runs;     /* deferred runs, applied at the seal */
+  kiln_elf_run_t run[KILN_ELF_GROUP_RUNS];
 } kiln_elf_group_t;
 
 /* A loaded image; treat as opaque. Zero-initialized means "not loaded". */
@@ -63,7 +75,8 @@ typedef struct kiln_elf_image {
   uint64_t strsz;
   uint32_t nsyms;
   uint32_t machine;
-  kiln_elf_group_t owned; /* kiln_elf_load's own mapping (empty in a group) */
+  uint8_t *owned;   /* kiln_elf_load's own mapping (NULL in a group) */
+  size_t owned_size;
 } kiln_elf_image_t;
 
 /* Checks an object for any supported machine without mapping it. info may
@@ -79,16 +92,20 @@ int kiln_elf_load(const void *data, size_t size, kiln_elf_image_t *image,
 
 /* Many images, one mapping: a loader of N kernels adds each to a zeroed
  * group (verifying it and counting the bytes it needs), reserves the
- * group, adds each again (verifying it again and mapping it: *image), and
- * releases the group when done with all of them: one mmap and one munmap
- * in all, and two mprotects per lld-linked kernel instead of five. Images
- * in a group have kiln_elf_load's guarantees; kiln_elf_unload of one does
- * nothing. An image that was not added before the reservation may find
- * no room (KILN_ELF_ERR_SYSTEM). */
+ * group, adds each again (verifying it again, copying and relocating it:
+ * *image), seals the group, and releases it when done with all of them:
+ * one mmap and one munmap in all, and N + 1 mprotects for N lld-linked
+ * kernels (one read-only over the group, then each text) instead of five
+ * per kernel. Until the seal an image is writable and nothing in the
+ * group executable (W^X throughout); after it, images have
+ * kiln_elf_load's guarantees (RELRO included); kiln_elf_unload of one
+ * does nothing. An image that was not added before the reservation may
+ * find no room (KILN_ELF_ERR_SYSTEM). */
 int kiln_elf_group_add(kiln_elf_group_t *group, const void *data, size_t size,
                        kiln_elf_image_t *image, char *msg, size_t msg_cap);
 int kiln_elf_group_reserve(kiln_elf_group_t *group, char *msg,
                            size_t msg_cap);
+int kiln_elf_group_seal(kiln_elf_group_t *group, char *msg, size_t msg_cap);
 void kiln_elf_group_release(kiln_elf_group_t *group); /* NULL-safe */
 
 /* Address of the exported (global or weak, defined) symbol NAME, or NULL. */

@@ -182,7 +182,9 @@ START_TEST(load_twice_independent) {
 END_TEST
 
 /* Three images in one group: each runs with its own data, keeps W^X and
- * RELRO, and lies inside the group; a fourth, not measured, finds no room;
+ * RELRO (writable, nothing executable until the seal; text executable,
+ * the export table read-only after it), and lies inside the group; a
+ * fourth, not measured, finds no room;
  * measuring a foreign object fails like kiln_elf_load. */
 START_TEST(group_of_images) {
   size_t n;
@@ -199,17 +201,24 @@ START_TEST(group_of_images) {
   ck_assert_uint_gt(g.size, 0);
   ck_assert_int_eq(kiln_elf_group_reserve(&g, msg, sizeof msg), 0);
   int *counter[3];
+  char perms[5];
+  int wx;
   for (int i = 0; i < 3; i++) {
     ck_assert_msg(kiln_elf_group_add(&g, b, n, &img[i], msg, sizeof msg) == 0,
                   "%s", msg);
     ck_assert(img[i].map >= g.map && img[i].map + img[i].map_size <= g.map + g.size);
     counter[i] = kiln_elf_lookup(&img[i], "kiln_test_counter");
     ck_assert_ptr_nonnull(counter[i]);
+    /* Until the seal: writable, nothing executable. */
+    const void *query = kiln_elf_lookup(&img[i], KILN_EXECUTABLE_QUERY_SYMBOL);
+    ck_assert(maps_perms(query, perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "rw-p");
+    ck_assert_int_eq(wx, 0);
   }
+  ck_assert_int_eq(kiln_elf_group_seal(&g, msg, sizeof msg), 0);
+  ck_assert_int_eq(kiln_elf_group_seal(&g, msg, sizeof msg), 0); /* idempotent */
   *counter[1] = 5;
   ck_assert_int_eq(*counter[0] + *counter[2], 0);
-  char perms[5];
-  int wx;
   for (int i = 0; i < 3; i++) {
     const void *query = kiln_elf_lookup(&img[i], KILN_EXECUTABLE_QUERY_SYMBOL);
     ck_assert(maps_perms(query, perms, g.map, g.map + g.size, &wx));
@@ -697,12 +706,54 @@ START_TEST(relocations_of_every_machine) {
 }
 END_TEST
 
+/* More images than a group's list of deferred protections holds at
+ * once (KILN_ELF_GROUP_RUNS): the list is applied part way, and every
+ * image still ends with its own protections, none before the seal's
+ * executable but those applied part way. */
+START_TEST(group_of_many_images) {
+  size_t n;
+  char name[64];
+  snprintf(name, sizeof name, "%s.so", HOST_FILE);
+  uint8_t *b = read_file(name, &n);
+  char msg[256];
+  enum { N = KILN_ELF_GROUP_RUNS };
+  kiln_elf_group_t g = {0};
+  static kiln_elf_image_t img[N];
+  for (int i = 0; i < N; i++)
+    ck_assert_int_eq(kiln_elf_group_add(&g, b, n, &img[i], msg, sizeof msg), 0);
+  ck_assert_int_eq(kiln_elf_group_reserve(&g, msg, sizeof msg), 0);
+  for (int i = 0; i < N; i++)
+    ck_assert_msg(kiln_elf_group_add(&g, b, n, &img[i], msg, sizeof msg) == 0,
+                  "%s", msg);
+  ck_assert_int_eq(kiln_elf_group_seal(&g, msg, sizeof msg), 0);
+  char perms[5];
+  int wx;
+  for (int i = 0; i < N; i++) {
+    const void *query = kiln_elf_lookup(&img[i], KILN_EXECUTABLE_QUERY_SYMBOL);
+    ck_assert(maps_perms(query, perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "r-xp");
+    ck_assert_int_eq(wx, 0);
+    const kiln_executable_table_t *t =
+        ((kiln_executable_query_fn)(uintptr_t)query)(KILN_EXECUTABLE_ABI_VERSION);
+    ck_assert(maps_perms(t, perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "r--p");
+    int *counter = kiln_elf_lookup(&img[i], "kiln_test_counter");
+    ck_assert(maps_perms(counter, perms, g.map, g.map + g.size, &wx));
+    ck_assert_str_eq(perms, "rw-p");
+    *counter = i;
+  }
+  kiln_elf_group_release(&g);
+  free(b);
+}
+END_TEST
+
 static Suite *elf_suite(void) {
   Suite *s = suite_create("elf");
   TCase *tc = tcase_create("load");
   tcase_add_test(tc, load_and_run);
   tcase_add_test(tc, load_twice_independent);
   tcase_add_test(tc, group_of_images);
+  tcase_add_test(tc, group_of_many_images);
   tcase_add_test(tc, verify_every_machine);
   tcase_add_test(tc, foreign_machine_refused);
   tcase_add_test(tc, undefined_symbol_refused);
