@@ -48,9 +48,9 @@ static int64_t split_parts(int64_t n, int64_t count, int64_t want) {
  * until there are about CG_CONV_WORKGROUPS workgroups or each would do
  * less than CG_CONV_MIN_MACS multiply-adds. */
 
-/* Does W's map use loop l? */
-static bool w_uses(const cg_igemm *g, int l) {
-  const kiln_affine_map *m = g->maps[g->w];
+/* Does operand i's map use loop l? */
+static bool op_uses(const cg_igemm *g, uint32_t i, int l) {
+  const kiln_affine_map *m = g->maps[i];
   for (uint32_t r = 0; r < m->num_results; r++) {
     int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
     cg_linear_expr(m->results[r], g->loops, coef, &cst);
@@ -58,6 +58,8 @@ static bool w_uses(const cg_igemm *g, int l) {
   }
   return false;
 }
+
+static bool w_uses(const cg_igemm *g, int l) { return op_uses(g, g->w, l); }
 
 #define CG_CONV_WORKGROUPS 8
 #define CG_CONV_MIN_MACS (256 * 1024)
@@ -81,6 +83,28 @@ static int64_t lane_tile(int64_t nc, int64_t want) {
       best = t, best_n = n;
   }
   return best;
+}
+
+/* The tile of a loop of filter blocks narrower than CG_CONV_LANES (a
+ * loop W and the output use and X does not: blocked filters of 16
+ * channels, 400 = 25 x 16): whole groups of blocks reaching those lanes,
+ * so the microkernel pairs two blocks of 16 into a tile of 32 columns
+ * (lower_conv.c), the last tile partial where they do not divide the
+ * blocks; a larger divisor of the blocks, a multiple of that group,
+ * where fewer tiles still reach `want` (an even count where one does).
+ * 0: not such a loop. */
+static int64_t block_tile(const cg_igemm *g, int l, int64_t count, int64_t want) {
+  int64_t nc = g->bounds[g->col], nb = g->bounds[l];
+  if (nc < 1 || nc >= CG_CONV_LANES || CG_CONV_LANES % nc || op_uses(g, g->x, l) ||
+      !op_uses(g, g->out, l))
+    return 0;
+  int64_t m = CG_CONV_LANES / nc, any = 0;
+  for (int64_t t = nb / m * m; t > m; t -= m) {
+    if (nb % t || count * (nb / t) < want) continue;
+    if (!any) any = t;
+    if (count * (nb / t) % 2 == 0) return t;
+  }
+  return any ? any : m < nb ? m : nb;
 }
 
 static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
@@ -118,8 +142,9 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
    * splitting pixels would make every workgroup stream all of them. */
   for (int l = 0; l < g->loops && count < want; l++) {
     if (g->red[l] || l == g->row || l == g->col || g->bounds[l] <= 1 || !w_uses(g, l)) continue;
-    tiles[l] = g->bounds[l] / split_parts(g->bounds[l], count, want);
-    count *= g->bounds[l] / tiles[l];
+    int64_t bt = block_tile(g, l, count, want);
+    tiles[l] = bt ? bt : g->bounds[l] / split_parts(g->bounds[l], count, want);
+    count *= (g->bounds[l] + tiles[l] - 1) / tiles[l];
   }
   /* Then the small outer loops (batch) whole, and the largest one
    * (output rows) last, by the smallest divisor reaching the target. */

@@ -69,6 +69,8 @@ typedef struct cv {
   kiln_value *ivs[KILN_MAX_LOOPS];  /* current value of every loop */
   kiln_value *rowv[CV_MAX_MR], *colv[CPU_UK_MAX_NR];
   int orow;                         /* loop merged into the rows (merge_rows), or -1 */
+  int blk;                          /* filter-block loop paired into the columns (block_loop), or -1 */
+  kiln_value *blkv[CPU_UK_MAX_NR];  /* its value for each column vector */
   kiln_value *flat;                 /* panel row of this k iteration */
   kiln_value *init;                 /* the fused fill's value, or NULL */
   kiln_value *kb;                   /* the reduction block's start (several blocks), or NULL */
@@ -81,8 +83,16 @@ static void at(cv *c, kiln_builder *b, uint32_t operand, kiln_value **ix) {
   for (uint32_t r = 0; r < m->num_results; r++) ix[r] = cg_affine_value(b, m->results[r], c->ivs);
 }
 
+/* Column vector q's loop values: its channel, and its filter block
+ * where blocks are paired (block_loop). */
+static void set_col(cv *c, int q) {
+  c->ivs[c->g.col] = c->colv[q];
+  if (c->blk >= 0) c->ivs[c->blk] = c->blkv[q];
+}
+
 static void set_row_col(cv *c, int r, int q) {
-  c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
+  c->ivs[c->g.row] = c->rowv[r];
+  set_col(c, q);
 }
 
 static void cv_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
@@ -115,7 +125,7 @@ static kiln_value *cv_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
     ix[0] = c->flat, ix[1] = cg_index(b, q * c->vw);
     return cg_vload(b, c->vt, c->P, 2, ix);
   }
-  c->ivs[c->g.col] = c->colv[q];
+  set_col(c, q);
   at(c, b, c->g.w, ix);
   return cg_vload(b, c->vt, c->W, c->g.maps[c->g.w]->num_results, ix);
 }
@@ -167,7 +177,7 @@ static kiln_value *cv_load_c(kiln_builder *b, void *u, int r, int q) {
     ix[0] = cg_index(b, r), ix[1] = cg_index(b, q * c->vw);
     return cg_vload(b, c->vt, c->T, 2, ix);
   }
-  c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
+  set_row_col(c, r, q);
   at(c, b, c->g.out, ix);
   return cg_vload(b, c->vt, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
@@ -180,7 +190,7 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
     cg_vstore(b, v, c->T, 2, ix);
     return;
   }
-  c->ivs[c->g.row] = c->rowv[r], c->ivs[c->g.col] = c->colv[q];
+  set_row_col(c, r, q);
   at(c, b, c->g.out, ix);
   if (c->epi.op) {
     kiln_value *e = cpu_apply_epilogue(b, &c->epi, ix, v, c->vt);
@@ -329,30 +339,29 @@ static bool uses_loop(const cg_igemm *g, uint32_t i, int l) {
 
 /* Output channels [j_lo, j_hi) with vectors of vw lanes, nr per column
  * block: the loop nest of the header. */
-static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int64_t vw, int nr,
-                         int64_t cb, int64_t K0) {
-  cg_igemm *g = &c->g;
-  int64_t M = g->bounds[g->row], width = nr * vw;
-  c->vw = vw;
-  c->vt = kiln_type_vector(b->ctx, 1, &vw, c->et);
-  if (c->orow >= 0) M *= g->bounds[c->orow];
+/* Rows of the register tile for nr vectors: equal tiles (49 = 13 + 12 x
+ * 3, not 16 x 3 + 1): a tile of few rows costs nearly as much as a full
+ * one (its fmas wait on each other's latency). */
+static int tile_rows(const cv *c, int64_t M, int nr) {
   int mr = c->acc / nr;
   if (mr > (c->T ? CV_STAGE_ROWS : CV_MAX_MR)) mr = c->T ? CV_STAGE_ROWS : CV_MAX_MR;
   if (mr > M) mr = (int)M;
-  /* Tiles of equal rows (49 = 13 + 12 x 3, not 16 x 3 + 1): a tile of
-   * few rows costs nearly as much as a full one (its fmas wait on each
-   * other's latency). */
   int64_t ntiles = (M + mr - 1) / mr;
-  mr = (int)((M + ntiles - 1) / ntiles);
-  /* Outer loops W uses (groups) outside the panel; the others inside. */
-  nest wout = {0}, rest = {0};
-  for (int l = 0; l < g->loops; l++) {
-    if (g->red[l] || l == g->row || l == g->col || l == c->orow) continue;
-    if (uses_loop(g, g->w, l)) wout.l[wout.n++] = l;
-    else rest.l[rest.n++] = l;
-  }
-  kiln_builder cur = loops(c, b, &wout), body;
-  kiln_op *lj = cg_for(&cur, cg_index(&cur, j_lo), cg_index(&cur, j_hi), cg_index(&cur, width), 0, NULL, &body);
+  return (int)((M + ntiles - 1) / ntiles);
+}
+
+/* The nest inside the W loops: output channels [j_lo, j_hi) step `step`,
+ * the reduction blocks and their packing, the other outer loops, the
+ * register tiles of nr vectors (channels j0 + q * vw; all at j0 where
+ * the vectors are paired filter blocks, c->blkv). */
+static void column_nest(cv *c, kiln_builder cur, int64_t j_lo, int64_t j_hi, int64_t step, int nr,
+                        bool paired, int64_t cb, int64_t K0, const nest *rest) {
+  cg_igemm *g = &c->g;
+  int64_t M = g->bounds[g->row], vw = c->vw;
+  if (c->orow >= 0) M *= g->bounds[c->orow];
+  int mr = tile_rows(c, M, nr);
+  kiln_builder body;
+  kiln_op *lj = cg_for(&cur, cg_index(&cur, j_lo), cg_index(&cur, j_hi), cg_index(&cur, step), 0, NULL, &body);
   kiln_value *j0 = cg_for_iv(lj);
   cur = body;
   kiln_value *kb = NULL;
@@ -364,17 +373,58 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     if (cb < K0) c->kb = kb;
     cur = body;
     if (c->P && c->g.w_contig) pack_rows(c, &cur, j0, kb, cb, nr);
-    else if (c->P) pack(c, &cur, j0, kb, cb, width);
+    else if (c->P) pack(c, &cur, j0, kb, cb, nr * vw);
   }
-  cur = loops(c, &cur, &rest);
+  cur = loops(c, &cur, rest);
   if (c->orow >= 0) c->ivs[c->orow] = cg_index(&cur, 0);
-  for (int q = 0; q < nr; q++) c->colv[q] = cg_add(&cur, j0, cg_index(&cur, q * vw));
+  for (int q = 0; q < nr; q++) c->colv[q] = paired ? j0 : cg_add(&cur, j0, cg_index(&cur, q * vw));
   int64_t main = M / mr * mr;
   if (main) {
     kiln_op *li = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, main), cg_index(&cur, mr), 0, NULL, &body);
     tile(c, &body, cg_for_iv(li), mr, nr, kb, cb ? cb : K0);
   }
   if (main < M) tile(c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
+}
+
+static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int64_t vw, int nr,
+                         int64_t cb, int64_t K0) {
+  cg_igemm *g = &c->g;
+  c->vw = vw;
+  c->vt = kiln_type_vector(b->ctx, 1, &vw, c->et);
+  /* Outer loops W uses (groups) outside the panel; the others inside. A
+   * paired block loop is not among them: it steps by two below. */
+  bool paired = c->blk >= 0 && nr == 1 && j_hi - j_lo == vw;
+  nest wout = {0}, rest = {0};
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col || l == c->orow || (paired && l == c->blk)) continue;
+    if (uses_loop(g, g->w, l)) wout.l[wout.n++] = l;
+    else rest.l[rest.n++] = l;
+  }
+  kiln_builder cur = loops(c, b, &wout), body;
+  if (!paired) {
+    column_nest(c, cur, j_lo, j_hi, nr * vw, nr, false, cb, K0, &rest);
+    return;
+  }
+  /* Filter blocks of one vector each (16 output channels on 16 lanes)
+   * in pairs: register tiles of two vectors, one per block, share every
+   * broadcast of X (an input pixel's channel feeds both blocks), where
+   * one-vector tiles load a broadcast per fma. An odd last block alone. */
+  int64_t nb = g->bounds[c->blk], pairs = nb / 2 * 2;
+  if (pairs) {
+    kiln_value *lo = cg_index(&cur, 0);
+    kiln_value *hi = cg_index(&cur, pairs);
+    kiln_value *two = cg_index(&cur, 2);
+    kiln_op *lb = cg_for(&cur, lo, hi, two, 0, NULL, &body);
+    kiln_value *b0 = cg_for_iv(lb);
+    kiln_value *one = cg_index(&body, 1);
+    c->blkv[0] = b0;
+    c->blkv[1] = cg_add(&body, b0, one);
+    column_nest(c, body, j_lo, j_hi, vw, 2, true, cb, K0, &rest);
+  }
+  if (pairs < nb) {
+    c->blkv[0] = cg_index(&cur, nb - 1);
+    column_nest(c, cur, j_lo, j_hi, vw, 1, true, cb, K0, &rest);
+  }
 }
 
 /* Does operand t, read through m (over `loops` loops), move as far with
@@ -424,6 +474,21 @@ static int merge_rows(const cv *c) {
     if (!one_run(c->epi.maps[i], x->type, rank, g->out_row_dim - 1, g->out_row_dim, n)) return -1;
   }
   return l;
+}
+
+/* The loop of W's filter blocks (convert-convs-to-nhwc's blocked
+ * filters [M/NB, .., NB] and outputs [.., M/NB, NB]) when a block is one
+ * vector of vw lanes and W is read in place: a loop the output and W use
+ * and X does not (a group's loop selects X's channels too), of at least
+ * two iterations in the tile. emit_columns pairs its blocks. -1: none. */
+static int block_loop(const cv *c, int64_t vw) {
+  const cg_igemm *g = &c->g;
+  if (c->P || c->T || g->bounds[g->col] != vw) return -1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col || l == c->orow || g->bounds[l] < 2) continue;
+    if (uses_loop(g, g->w, l) && uses_loop(g, g->out, l) && !uses_loop(g, g->x, l)) return l;
+  }
+  return -1;
 }
 
 /* Is W already laid out like the packed panel (blocked filters of
@@ -501,6 +566,7 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
     cpu_fused_epilogue(op, c.O, &c.epi);
   }
   c.orow = merge_rows(&c);
+  c.blk = block_loop(&c, vw);
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   /* Column segments: pairs of vectors, then one vector of each halved

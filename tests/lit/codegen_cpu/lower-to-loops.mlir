@@ -223,6 +223,28 @@
 // CHECK: vector.fma
 // CHECK-NOT: linalg.
 // CHECK-NOT: linalg.
+
+// Blocked filters of one vector each (convert-convs-to-nhwc's
+// [M/NB, kh, kw, C, NB] with the output [N, H, W, M/NB, NB]; 3 blocks of
+// 8 on 8 lanes): the blocks go in pairs, register tiles of two vectors,
+// one per block, sharing each broadcast of the input; the odd last block
+// alone, one vector.
+// CHECK-LABEL: func.func @conv_blocks()
+// CHECK: scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[B1:.*]] = arith.addi %[[B]], %[[ONE]] : index
+// CHECK: %[[W0:.*]] = vector.load %[[W:.*]][%[[B]], {{.*}}] : memref<3x1x1x5x8xf32>, vector<8xf32>
+// CHECK-NEXT: %[[W1:.*]] = vector.load %[[W]][%[[B1]], {{.*}}] : memref<3x1x1x5x8xf32>, vector<8xf32>
+// CHECK: %[[XV:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT: vector.fma %[[XV]], %[[W0]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.fma %[[XV]], %[[W1]], %{{.*}} : vector<8xf32>
+// CHECK-COUNT-8: vector.store %{{.*}} : memref<1x2x2x3x8xf32>, vector<8xf32>
+// CHECK: %[[LAST:.*]] = arith.constant 2 : index
+// CHECK: vector.load %[[W]][%[[LAST]], {{.*}}] : memref<3x1x1x5x8xf32>, vector<8xf32>
+// CHECK-NOT: vector.load %[[W]]
+// CHECK: vector.fma
+// CHECK-COUNT-4: vector.store %{{.*}}, %{{.*}}[{{.*}}, %[[LAST]], {{.*}}] : memref<1x2x2x3x8xf32>, vector<8xf32>
+
 module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
   func.func @ew() {
     %a = hal.interface.binding {binding = 0 : i32} : memref<4x20xf32>
@@ -345,6 +367,18 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %b = hal.interface.binding {binding = 1 : i32} : memref<1x12x16xf32>
     %c = hal.interface.binding {binding = 2 : i32} : memref<1x8x16xf32>
     linalg.batch_matmul ins(%a, %b : memref<1x8x12xf32>, memref<1x12x16xf32>) outs(%c : memref<1x8x16xf32>)
+    return
+  }
+  func.func @conv_blocks() {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x2x2x5xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x1x1x5x8xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x2x2x3x8xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %f : memref<1x2x2x5xf32>, memref<3x1x1x5x8xf32>) outs(%o : memref<1x2x2x3x8xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }
     return
   }
 }

@@ -305,6 +305,22 @@ def _cnn_cases(torch):
                                    nn.Conv2d(96, 96, 3, 1, 1)), nn.ReLU()),
             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 5)),
             (2, 3, 23, 19)),
+        # blocked filters of 16 channels paired into register tiles of
+        # two vectors (lower_conv.c block_loop; the workgroups take two
+        # blocks each): a strided, dilated, padded 3x3 to 208 channels
+        # (13 blocks: 6 pairs and one alone), 1x1s at 208 with the
+        # residual add and ReLU as the epilogue, a 1x1 to 464 (29 blocks)
+        # with a sigmoid, a padded 3x3 from 464 to 80 channels (5 blocks;
+        # filter rows past the panel budget: reduction blocks read in
+        # place); odd image sides, batch 2
+        "cnn_block_pairs": (nn.Sequential(nn.Conv2d(7, 144, 3, 1, 1), nn.ReLU(),
+                                          nn.Conv2d(144, 208, 3, 2, 2, dilation=2), nn.ReLU(),
+                                          Residual(nn.Sequential(nn.Conv2d(208, 208, 1), nn.ReLU(),
+                                                                 nn.Conv2d(208, 208, 1)), nn.ReLU()),
+                                          nn.Conv2d(208, 464, 1), nn.Sigmoid(),
+                                          nn.Conv2d(464, 80, 3, 1, 1), nn.AdaptiveAvgPool2d(1),
+                                          nn.Flatten(), nn.Linear(80, 6)),
+                            (2, 7, 29, 27)),
     }
 
 
