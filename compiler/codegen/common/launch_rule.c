@@ -198,15 +198,29 @@ static bool along_last_parallel(kiln_op *root, const bool *red, int n) {
  * so a workgroup owns whole rows of that one. The work (iterations times
  * the body's ops, so a pool that recomputes a fused SiLU counts as the
  * heavier op it is) asks for about CG_CONV_WORKGROUPS tiles of at least
- * CG_CONV_MIN_MACS each (a small op stays one workgroup and wakes no
- * worker). The tiles split the largest outer parallel loop (output rows)
- * by a divisor and the channels by a divisor of their 16-lane groups
- * (whole 64-byte lines, so two workers never write one line): the fewest
- * tiles reaching the target, an even count where there is one (two
+ * CG_CONV_MIN_MACS each (a smaller one of at least CG_SPLIT_MIN_WORK
+ * takes two: split_small). The tiles split the largest outer parallel
+ * loop (output rows) by a divisor and the channels by a divisor of their
+ * 16-lane groups (whole 64-byte lines, so two workers never write one
+ * line): the fewest tiles reaching the target, an even count where there is one (two
  * workers then get equal halves), rows before channels. Channels matter
  * where rows cannot split: a global pool (one output row) or 7x7 maps,
  * which rows alone would cut into 7 tiles, 4 against 3 on two workers. */
 #define CG_LANE_GROUP 16
+
+/* A window op or copy below its work target but of at least this much
+ * work (iterations; a copy's elements) asks for two tiles, not one: as one
+ * workgroup it runs on the submitting thread alone, which on two workers
+ * reads the half of its input the other core wrote (the producer split
+ * its rows) from that core's cache, slower than both threads each
+ * reading their own half (an idle worker is spinning between a model's
+ * dispatches, so the second tile costs no wake-up). */
+#define CG_SPLIT_MIN_WORK (32 * 1024)
+#define CG_SPLIT_MIN_ELEMS (8 * 1024)
+static int64_t split_small(int64_t want, int64_t work, int64_t min) {
+  return want < 2 && work >= min ? 2 : want;
+}
+
 /* Parts *pr of `rows` and *pc of `groups` (each a divisor): the fewest
  * tiles reaching `want` (the most when none does), an even count where
  * there is one (two workers then get equal halves), then fewer channel
@@ -255,7 +269,7 @@ static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, 
    * iteration count. */
   int64_t ops = body_ops(root);
   if (ops > 2) work = work / 2 * ops;
-  int64_t want = work / CG_CONV_MIN_MACS;
+  int64_t want = split_small(work / CG_CONV_MIN_MACS, work, CG_SPLIT_MIN_WORK);
   if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
   if (want <= 1 || last < 0) return true;
   int64_t rows = big >= 0 ? bounds[big] : 1;
@@ -322,7 +336,7 @@ static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds
     elems *= bounds[l];
     last = l;
   }
-  int64_t want = elems / CG_COPY_MIN_ELEMS;
+  int64_t want = split_small(elems / CG_COPY_MIN_ELEMS, elems, CG_SPLIT_MIN_ELEMS);
   if (want > CG_CONV_WORKGROUPS) want = CG_CONV_WORKGROUPS;
   if (want <= 1 || last < 0) return;
   for (int l = 0; l < n; l++)

@@ -67,6 +67,16 @@
 // A small pool stays one workgroup.
 // CHECK-LABEL: func.func @small_pool()
 // CHECK-SAME: workgroup_count = array<i64: 1, 1, 1>
+//
+// Below the work target but not tiny, a pool and a pad take two tiles,
+// not one (on two workers each thread then reads the half its producer
+// wrote on its own core): a global pool of 13x13x256 in 2 tiles of 128
+// channels, a pad of 28x28x24 (not a multiple of 16 channels) in 2 tiles
+// of 14 rows.
+// CHECK-LABEL: func.func @modest_pool()
+// CHECK-SAME: tile_sizes = array<i64: 1, 128, 0, 0>, {{.*}}workgroup_count = array<i64: 2, 1, 1>
+// CHECK-LABEL: func.func @modest_pad()
+// CHECK-SAME: tile_sizes = array<i64: 1, 14, 28, 24>, {{.*}}workgroup_count = array<i64: 2, 1, 1>
 module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
   func.func @pad_nhwc() {
     %z = arith.constant 0.000000e+00 : f32
@@ -151,6 +161,30 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
     ^bb0(%x: f32, %out: f32):
       %r = arith.addf %out, %x : f32
       linalg.yield %r : f32
+    }
+    return
+  }
+  func.func @modest_pool() {
+    %z = arith.constant 0.000000e+00 : f32
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x13x13x256xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<1x256xf32>
+    linalg.fill ins(%z : f32) outs(%o : memref<1x256xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%a : memref<1x13x13x256xf32>) outs(%o : memref<1x256xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %r = arith.addf %out, %x : f32
+      linalg.yield %r : f32
+    }
+    return
+  }
+  func.func @modest_pad() {
+    %z = arith.constant 0.000000e+00 : f32
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x28x28x24xf32>
+    %p = hal.interface.binding {binding = 1 : i32} : memref<1x30x30x24xf32>
+    linalg.fill ins(%z : f32) outs(%p : memref<1x30x30x24xf32>)
+    %pw = memref.subview %p[0, 1, 1, 0] [1, 28, 28, 24] [1, 1, 1, 1] : memref<1x30x30x24xf32> to memref<1x28x28x24xf32, strided<[21600, 720, 24, 1], offset: 744>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<1x28x28x24xf32>) outs(%pw : memref<1x28x28x24xf32, strided<[21600, 720, 24, 1], offset: 744>>) {
+    ^bb0(%x: f32, %out: f32):
+      linalg.yield %x : f32
     }
     return
   }
