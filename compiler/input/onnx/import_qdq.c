@@ -28,6 +28,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* a0 = the dequantized x = fl((xq - zx) * sx): xq - zx again, as
  * roundeven(x / sx). The error of the two roundings is below 2^-15 for
@@ -205,15 +206,18 @@ static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
 }
 
 /* A convolution's input x8 [N, C, H, W] (bytes) as the rows of its
- * product, [N*OH*OW, KH*KW*C]: channels-last (a transpose that
+ * product, [N*OH*OW, KH*KW*Cp]: channels-last (a transpose that
  * propagate-transposes cancels against the producer's), padded with the
- * byte of k = 0, and for a window larger than one pixel or strided, each
+ * byte of k = 0, its channels padded to Cp (a multiple of 4, dot4's
+ * group; the weights of the extra channels are zeros, so their byte does
+ * not matter), and for a window larger than one pixel or strided, each
  * output pixel's window copied out (im2col), channels innermost. */
-static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int64_t taps, int64_t pad) {
+static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int64_t taps, int64_t Cp, int64_t pad) {
   static const int64_t to_nhwc[4] = {0, 2, 3, 1};
   const kiln_type *xt = x8->type;
-  int64_t N = xt->shape[0], C = xt->shape[1], lo[4] = {0, 0, w->lo[0], w->lo[1]}, hi[4] = {0, 0, w->hi[0], w->hi[1]};
-  bool padded = lo[2] || lo[3] || hi[2] || hi[3];
+  int64_t N = xt->shape[0], C = Cp, lo[4] = {0, 0, w->lo[0], w->lo[1]},
+          hi[4] = {0, Cp - xt->shape[1], w->hi[0], w->hi[1]};
+  bool padded = lo[2] || lo[3] || hi[1] || hi[2] || hi[3];
   if (padded) x8 = oi_pad(c, x8, lo, hi, 0, pad);
   x8 = x8 ? oi_transpose(c, x8, to_nhwc) : NULL;
   if (!x8) return NULL;
@@ -274,7 +278,7 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
   int64_t nhwm[4];
   if (x8 && win) { /* a convolution's NCHW bytes as [N*OH*OW, K] rows */
     nhwm[0] = xt->shape[0], nhwm[1] = win->out[0], nhwm[2] = win->out[1], nhwm[3] = N;
-    x8 = conv_rows(c, x8, win, K / xt->shape[1], o->zx - shift);
+    x8 = conv_rows(c, x8, win, win->k[0] * win->k[1], K / (win->k[0] * win->k[1]), o->zx - shift);
   }
   kiln_value *acc = x8 ? oi_matmul_i32(c, x8, wv) : NULL;
   uint32_t cdim = acc ? acc->type->rank - 1 : 0;
@@ -329,13 +333,16 @@ static kiln_value *int8_conv(oi_ctx *c, oi_node *n, const qdq_operands *o) {
     return NULL;
   oi_window win;
   if (!oi_window_attrs(c, n, xt, wt->shape + 2, false, &win)) return NULL;
-  int64_t C = xt->shape[1], M = o->m, KH = wt->shape[2], KW = wt->shape[3], K = KH * KW * C;
+  /* channels padded to Cp, a multiple of dot4's 4 (an RGB stem's 3 to
+   * 4): zero weights, so the product is unchanged */
+  int64_t C = xt->shape[1], Cp = (C + 3) / 4 * 4, M = o->m, KH = wt->shape[2], KW = wt->shape[3], K = KH * KW * Cp;
   if (wt->shape[1] != C) return NULL;
-  /* W [M, C, KH, KW] as the matmul's [(kh, kw, c), M] */
+  /* W [M, C, KH, KW] as the matmul's [(kh, kw, c), M], c < Cp */
   float *wkn = kiln_alloc(c->ctx, (size_t)(K * M) * sizeof *wkn + 1);
+  memset(wkn, 0, (size_t)(K * M) * sizeof *wkn);
   for (int64_t m = 0; m < M; m++)
     for (int64_t ci = 0; ci < C; ci++)
-      for (int64_t t = 0; t < KH * KW; t++) wkn[(t * C + ci) * M + m] = o->wf[(m * C + ci) * KH * KW + t];
+      for (int64_t t = 0; t < KH * KW; t++) wkn[(t * Cp + ci) * M + m] = o->wf[(m * C + ci) * KH * KW + t];
   return int8_matmul(c, o, o->x, wkn, K, M, &win);
 }
 

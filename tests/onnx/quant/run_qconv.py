@@ -11,10 +11,11 @@ Cases cover the int8 form of compiler/input/onnx/import_qdq.c and the
 shapes it declines: convolutions that run as an i8 matmul on vector.dot4
 (the flow IR must then hold an i8 linalg.matmul): 1x1, 3x3 and 5x5
 windows, stride 1 and 2, padding 0 to 2 (the pad byte must stand for k =
-0), batch 2, input channels not multiples of 4 or 16, zero points 0, 128,
-200, 255 (u8 activations) and -128, 3, 5 (i8); and convolutions it does
-not take (K = KH*KW*C not a multiple of 4, output channels not a
-multiple of 16 or fewer than 32), which must stay exact too.
+0), batch 2, input channels not multiples of 4 or 16 (padded to a multiple
+of 4: RGB stems, 1, 5, 7, 13 channels), zero points 0, 128, 200, 255 (u8
+activations) and -128, 3, 5, 127 (i8); and convolutions it does not take
+(output channels not a multiple of 16 or fewer than 32), which must stay
+exact too.
 Depthwise convolutions (group = C = M) run over bytes (the flow IR must
 then hold a linalg.depthwise_conv_2d_nhwc_hwc of i8 input): channel
 counts not multiples of 4 or 16, 3x3 and 5x5 windows, stride 2,
@@ -55,10 +56,16 @@ CASES = [
     ("k3_p1_z255", 2, 20, 6, 5, 96, 3, 1, 1, "u8", 255, True),
     ("k5_s2_p2_z0", 1, 4, 11, 9, 32, 5, 2, 2, "u8", 0, True),
     ("k3_s1_p0_i8", 2, 16, 6, 6, 32, 3, 1, 0, "i8", 3, True),
-    # not the int8 path: K % 4 != 0 (C = 13; the stem's 3 x 7 x 7), M not a
-    # multiple of 16 or fewer than 32 output channels
-    ("pw_c13", 1, 13, 4, 4, 128, 1, 1, 0, "u8", 7, False),
-    ("k7_c3_s2_p3", 1, 3, 15, 15, 64, 7, 2, 3, "u8", 114, False),
+    # input channels not a multiple of 4: padded to one (zero weights),
+    # the RGB stems (3 x 7 x 7 stride 2, 3 x 3 x 3 stride 2) among them
+    ("pw_c13", 1, 13, 4, 4, 128, 1, 1, 0, "u8", 7, True),
+    ("k7_c3_s2_p3", 1, 3, 15, 15, 64, 7, 2, 3, "u8", 114, True),
+    ("k3_c3_s2_p1_b2", 2, 3, 9, 8, 32, 3, 2, 1, "u8", 0, True),
+    ("k3_c5_p1_i8", 1, 5, 6, 7, 48, 3, 1, 1, "i8", -128, True),
+    ("k5_c1_s2_z255", 2, 1, 9, 9, 32, 5, 2, 2, "u8", 255, True),
+    ("pw_c7_s2_i8", 2, 7, 5, 6, 64, 1, 2, 0, "i8", 127, True),
+    # not the int8 path: M not a multiple of 16 or fewer than 32 output
+    # channels
     ("k3_m24", 1, 16, 5, 5, 24, 3, 1, 1, "u8", 128, False),
     ("pw_m16", 2, 16, 3, 3, 16, 1, 1, 0, "i8", -128, False),
     ("dw_c96_s2_z128", 1, 96, 9, 9, 96, 3, 2, 1, "u8", 128, "dw", 96),
