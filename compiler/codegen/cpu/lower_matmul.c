@@ -40,12 +40,13 @@ typedef struct mm_tile {
   kiln_value *ka, *kb; /* this iteration's A column and B row */
   const kiln_type *vt;
   const kiln_type *va, *vb; /* int8: vector<4xi8> of A, vector<4*VW x i8> of B; else NULL */
-  /* int8 with unsigned A (vpdpbusd): row 0 of the register tile is B's
-   * column sums times 128 (cs), computed by the same dot4 on the bytes
-   * 0x80; A's rows (1..) are read xor 0x80 (sext(a) + 128, unsigned, as
-   * dot4 takes them) and their sums minus cs are linalg.matmul's signed
-   * products. NULL (signed_a): no correction. */
-  kiln_value *x80, *cs[CPU_UK_MAX_NR];
+  /* int8 with unsigned A (vpdpbusd): A's rows are read xor 0x80
+   * (sext(a) + 128, unsigned, as dot4 takes them), so each sum exceeds
+   * linalg.matmul's signed product by 128 times B's column sum; those
+   * corrections were computed at compile time, stored as i32 in the
+   * packed B's row srow (pack_groups), and are subtracted before the
+   * store. NULL (signed_a): no correction. */
+  kiln_value *x80, *srow;
 } mm_tile;
 
 static void mm_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
@@ -61,7 +62,6 @@ static kiln_value *mm_load_a(kiln_builder *b, void *u, int r, kiln_value *const 
   kiln_value *ix[2] = {t->rows[r], t->ka};
   if (!t->va) return cg_load(b, t->A, 2, ix);
   if (!t->x80) return cg_vload(b, t->va, t->A, 2, ix);
-  if (r == 0) return t->x80;
   return cg_bin(b, KILN_OP_ARITH_XORI, cg_vload(b, t->va, t->A, 2, ix), t->x80);
 }
 
@@ -75,7 +75,6 @@ static kiln_value *mm_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
 static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  if (t->x80 && r == 0) return kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t->vt, 0));
   if (!t->init) return cg_vload(b, t->vt, t->C, 2, ix);
   kiln_value *v = cg_broadcast(b, t->init, t->vt);
   if (!t->first) return v;
@@ -87,11 +86,12 @@ static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
 static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  if (t->x80 && r == 0) { /* stored first: the correction of the rows after */
-    t->cs[q] = v;
-    return;
+  if (t->x80) { /* the column sums' VW i32 lanes, packed as 4 VW bytes */
+    kiln_value *sx[2] = {t->srow, t->bcols[q]};
+    kiln_value *cs = cg_vload(b, t->vb, t->Bm, 2, sx);
+    cs = kiln_op_result(kiln_build(b, KILN_OP_ARITH_BITCAST, 1, &cs, 1, &t->vt, NULL), 0);
+    v = cg_bin(b, KILN_OP_ARITH_SUBI, v, cs);
   }
-  if (t->x80) v = cg_bin(b, KILN_OP_ARITH_SUBI, v, t->cs[q]);
   if (t->epi) v = cpu_apply_epilogue(b, t->epi, ix, v, t->vt);
   cg_vstore(b, v, t->epi && t->epi->dst ? t->epi->dst : t->C, 2, ix);
 }
@@ -116,17 +116,15 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
                .epi = f->epi};
   t.vt = kiln_type_vector(b->ctx, 1, &vw, C->type->elem);
   int64_t four = 4, w4 = 4 * vw;
-  int row0 = 0;
   if (f->dot4) {
     t.va = kiln_type_vector(b->ctx, 1, &four, A->type->elem);
     t.vb = kiln_type_vector(b->ctx, 1, &w4, A->type->elem);
     if (!f->signed_a) {
       t.x80 = kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t.va, -128));
-      row0 = 1, t.rows[0] = i0; /* row 0: the column sums */
+      t.srow = cg_add(b, bk, K); /* the sums' row follows B's K / 4 */
     }
   }
-  for (int r = 0; r < mr; r++) t.rows[row0 + r] = cg_add(b, i0, cg_index(b, r));
-  mr += row0;
+  for (int r = 0; r < mr; r++) t.rows[r] = cg_add(b, i0, cg_index(b, r));
   /* int8: B's row of a group holds 4 bytes per column */
   kiln_value *bc4 = f->dot4 ? cg_bin(b, KILN_OP_ARITH_MULI, bc, cg_index(b, 4)) : bc;
   for (int q = 0; q < nr; q++) {
@@ -239,9 +237,36 @@ static const kiln_attr *pack_columns(kiln_context *ctx, const kiln_attr *v, void
  * j tn + l], so that one load of 4*VW bytes gives VW columns' 4 K. In
  * dot4's pairs form (kn[4] set), each vector's 4*VW bytes are pair-major
  * instead: (j, g, 4 VW q + 2 VW p + 2 l + i) = W[4 g + 2 p + i,
- * j tn + VW q + l]. */
+ * j tn + VW q + l]. With sums (kn[5] set: vpdpbusd's unsigned A), each
+ * block has one more row, [N/tn, K/4 + 1, tn*4]: column j tn + l's
+ * 128 * sum_k W[k, j tn + l] as a little-endian i32 at bytes 4 l, the
+ * correction the kernel subtracts (emit_register_tile). */
+static const kiln_attr *pack_sums(kiln_context *ctx, const kiln_attr *v, const int64_t *kn) {
+  int64_t K = kn[0], N = kn[1], tn = kn[2], nb = N / tn, g4 = K / 4, row = 4 * tn;
+  int64_t s3[3] = {nb, g4 + 1, row};
+  if (v->kind != KILN_ATTR_DENSE || v->nbytes != (size_t)(v->splat ? 1 : K * N)) return NULL;
+  size_t bytes = (size_t)(nb * (g4 + 1) * row);
+  uint8_t *out = kiln_alloc(ctx, bytes + 1);
+  const int8_t *in = v->data;
+  for (int64_t j = 0; j < nb; j++) {
+    uint8_t *blk = out + (size_t)(j * (g4 + 1) * row);
+    for (int64_t l = 0; l < tn; l++) {
+      int64_t n = j * tn + l, sum = 0;
+      for (int64_t k = 0; k < K; k++) {
+        int8_t w = in[v->splat ? 0 : k * N + n];
+        blk[(k / 4) * row + 4 * l + k % 4] = (uint8_t)w;
+        sum += w;
+      }
+      uint32_t cs = (uint32_t)(int32_t)(128 * sum); /* |128 sum| < 2^31: K < 2^17 checked */
+      for (int i = 0; i < 4; i++) blk[g4 * row + 4 * l + i] = (uint8_t)(cs >> (8 * i));
+    }
+  }
+  return kiln_attr_dense_borrowed(ctx, kiln_type_tensor(ctx, 3, s3, v->type->elem, NULL), out, bytes);
+}
+
 static const kiln_attr *pack_groups(kiln_context *ctx, const kiln_attr *v, void *user) {
-  const int64_t *kn = user; /* K, N, tn, VW, pairs */
+  const int64_t *kn = user; /* K, N, tn, VW, pairs, sums */
+  if (kn[5]) return pack_sums(ctx, v, kn);
   int64_t s6[6] = {kn[0] / 4, 2, 2, kn[1] / kn[2], kn[2] / kn[3], kn[3]};
   int64_t perm_pairs[6] = {3, 0, 4, 1, 5, 2}, perm[6] = {3, 0, 4, 5, 1, 2};
   int64_t s3[3] = {kn[1] / kn[2], kn[0] / 4, 4 * kn[2]};
@@ -326,7 +351,7 @@ static kiln_walk_result find_binding(kiln_op *op, void *user) {
  * partial tile's generic matmul reads it too). */
 /* groups4: int8's groups of 4 K (pack_groups) of VW-lane vectors, pair-
  * major where pairs is set; else pack_columns. */
-static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pairs) {
+static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pairs, bool sums) {
   col_tile first;
   if (!column_tile(B->def, &first)) return NULL;
   kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
@@ -348,8 +373,9 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
     if (!block_tile(&tiles[i], tn)) return NULL;
   int64_t K = first.K, N = first.N, nb = (N + tn - 1) / tn;
   /* int8 groups: whole blocks only (pack_groups does not pad) */
-  if (groups4 && (K % 4 != 0 || tn % vw != 0 || N % tn != 0)) return NULL;
-  int64_t kn[5] = {K, N, tn, vw, pairs}, pshape[3] = {nb, groups4 ? K / 4 : K, groups4 ? 4 * tn : tn};
+  if (groups4 && (K % 4 != 0 || tn % vw != 0 || N % tn != 0 || (sums && K >= (1 << 17)))) return NULL;
+  int64_t kn[6] = {K, N, tn, vw, pairs, sums},
+          pshape[3] = {nb, groups4 ? K / 4 + sums : K, groups4 ? 4 * tn : tn};
   const kiln_type *pt = kiln_type_memref(kiln_op_context(B->def), 3, pshape,
                                          B->type->elem, NULL, B->type->memspace);
   kiln_value *P[8];
@@ -432,8 +458,8 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
  * groups of 4 K (pack_groups) that vector.dot4 reads, K a multiple of 4,
  * N of the vector width (no column tail: the generic path does not take
  * mixed types). vector.dot4 takes unsigned A: each register tile reads
- * A xor 0x80 and subtracts 128 * B's column sums, one more dot4 per column
- * vector (emit_register_tile); that is vpdpbusd's form: elsewhere dot4
+ * A xor 0x80 and subtracts 128 * B's column sums, computed at compile
+ * time into the packed B (pack_groups, emit_register_tile); that is vpdpbusd's form: elsewhere dot4
  * takes signed A as it is (signed_a), and pmaddwd (x86-64 without VNNI)
  * B packed pair-major (pairs). Zero points and scales are the producer's
  * and the epilogue's business: the elementwise consumer joins the tiles
@@ -444,16 +470,18 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
                        int64_t N, int64_t K) {
   const kiln_type *tb = B->type;
   if (K == KILN_DYNAMIC || K < 4 || K % 4 != 0 || N % vw != 0 || M < 1 || vw > 16) return false;
-  /* B is [K/4, 4 N] when another version of the kernel already packed it */
-  kiln_value *Bp = tb->shape[0] == K / 4 && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
   const char *isa = cpu_dot4_isa(op, vw);
   /* only vpdpbusd needs unsigned A and the column sums; pmaddwd reads
    * B pair-major */
   const bool signed_a = !isa || strncmp(isa, "avx", 3) != 0;
   const bool pairs = isa && strncmp(isa, "pmaddwd", 7) == 0;
-  if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true, vw, pairs)))) return false;
+  /* B is [K/4 (+ the sums' row), 4 N] when another version of the kernel
+   * already packed it */
+  int64_t rows = K / 4 + (signed_a ? 0 : 1);
+  kiln_value *Bp = tb->shape[0] == rows && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
+  if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true, vw, pairs, !signed_a)))) return false;
   int nr = N % (2 * vw) == 0 ? 2 : 1;
-  int mr = cpu_accumulators(op, vw) / nr - (signed_a ? 0 : 1); /* a row of column sums */
+  int mr = cpu_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
   if (mr < 1) mr = 1;
   if (mr > M) mr = (int)M;
@@ -540,7 +568,7 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   /* A constant B stored in column blocks at compile time is read in
    * place, K-blocked as a packed one (its block stays in L1 across the
    * row blocks), with no copy. */
-  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B, false, vw, false) : NULL;
+  kiln_value *Bp = nmain == N && !dyn_k ? prepacked_b(B, false, vw, false, false) : NULL;
   if (!Bp && nmain == N && !dyn_k && (contiguous_tile(B->type) || packed_block(B))) Bp = B;
   kiln_builder bj, bk;
   if (!kc) {

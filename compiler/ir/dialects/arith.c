@@ -315,6 +315,18 @@ static bool signless_int(const kiln_type *t) {
 bool arith_verify_cast(kiln_op *op) {
   const kiln_type *ft = kiln_op_operand(op, 0)->type, *tt = op->results[0].type;
   bool fs = kiln_type_is_shaped(ft), ts = kiln_type_is_shaped(tt);
+  /* a bitcast of a 1-D vector may regroup its bits into other lanes
+   * (vector<64xi8> as vector<16xi32>: the int8 microkernel's packed column
+   * sums), as LLVM's bitcast does */
+  bool regroup = op->kind == KILN_OP_ARITH_BITCAST && fs && ts && ft->kind == KILN_TYPE_VECTOR &&
+                 tt->kind == KILN_TYPE_VECTOR && ft->rank == 1 && tt->rank == 1 && ft->shape[0] > 0 &&
+                 tt->shape[0] > 0 && ft->shape[0] != tt->shape[0] &&
+                 ft->shape[0] * kiln_type_bitwidth(ft->elem) == tt->shape[0] * kiln_type_bitwidth(tt->elem);
+  if (regroup) {
+    if (!signless_int(ft->elem) || !signless_int(tt->elem))
+      return kiln_op_emit_error(op, "regroups lanes of integer vectors only");
+    return true;
+  }
   if (fs != ts || (fs && (ft->kind != tt->kind || ft->rank != tt->rank ||
                           (ft->rank && memcmp(ft->shape, tt->shape, ft->rank * sizeof(int64_t))))))
     return kiln_op_emit_error(op, "requires the same shape for all operands and results");

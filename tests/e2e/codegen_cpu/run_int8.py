@@ -5,7 +5,8 @@ kiln-compile and kiln-run for several llvm-cpu targets (the host; x86-64
 with AVX-512 but no VNNI, AVX2 with and without AVX-VNNI, SSE: vpdpbusd
 with VNNI, pmaddwd of i16 pairs without); results must equal numpy's int64
 product exactly, the codegen IR must hold vector.dot4 with the target's isa
-and the weights' binding packed in groups of 4 K ([N/tn, K/4, 4 tn]).
+and the weights' binding packed in groups of 4 K ([N/tn, K/4, 4 tn]; with
+vpdpbusd one more row per block: the compile-time column sums).
 A target this host cannot run is compiled and checked, not run, and the
 script says so.
 
@@ -142,7 +143,10 @@ def main():
             if isa is None and "isa = " in ir:
                 failures.append("%s: vector.dot4 names an isa the target lacks" % what)
             tn = 64 if n % 64 == 0 and n > 64 else next((t for t in (48, 32, 16) if n % t == 0 and n > t), n)
-            packed = "memref<%dx%dx%dx" % (n // tn, k // 4, 4 * tn)
+            # vpdpbusd (unsigned A) reads 128 * B's column sums, computed at
+            # compile time, from one more row of each packed block
+            sums = 'isa = "avx512vnni"' in ir or 'isa = "avxvnni"' in ir
+            packed = "memref<%dx%dx%dx" % (n // tn, k // 4 + sums, 4 * tn)
             if micro and packed not in ir:
                 failures.append("%s: weights not packed in groups of 4 K (%s...)" % (what, packed))
             stores = [l.strip() for l in ir.splitlines() if "vector.store" in l and l.rstrip().endswith("xi32>")]
