@@ -283,7 +283,7 @@ static bool static_array(const kiln_op *op, const char *name, uint32_t n, int64_
 }
 
 /* A column tile of a whole binding: subview (0, n0) [K, tn] of a static
- * [K, N] binding, tn < N, n0 a static offset (in off) or the run-time
+ * [K, N] binding, tn < N (or tn = N, one tile, where `whole` allows), n0 a static offset (in off) or the run-time
  * product of tile-and-distribute's workgroup id and a constant (in step;
  * n0 the value); block_tile says whether it is a block of a layout of
  * blocks of some width. */
@@ -293,7 +293,7 @@ typedef struct col_tile {
   int64_t off, K, N, tn, step;
 } col_tile;
 
-static bool column_tile(kiln_op *sv, col_tile *ct) {
+static bool column_tile(kiln_op *sv, col_tile *ct, bool whole) {
   int64_t off[2], sz[2], st[2];
   if (!sv || sv->kind != KILN_OP_MEMREF_SUBVIEW ||
       !static_array(sv, "static_offsets", 2, off) || !static_array(sv, "static_sizes", 2, sz) ||
@@ -306,7 +306,7 @@ static bool column_tile(kiln_op *sv, col_tile *ct) {
   const kiln_type *t = src->type;
   if (t->rank != 2 || t->layout || !kiln_type_has_static_shape(t)) return false;
   *ct = (col_tile){sv, binding, NULL, off[1], t->shape[0], t->shape[1], sz[1], 0};
-  if (sz[0] != ct->K || ct->tn <= 0 || ct->tn >= ct->N) return false;
+  if (sz[0] != ct->K || ct->tn <= 0 || ct->tn > ct->N || (ct->tn == ct->N && !whole)) return false;
   if (off[1] != KILN_DYNAMIC) return sv->num_operands == 1;
   /* the only dynamic operand: the column offset */
   if (sv->num_operands != 2) return false;
@@ -353,7 +353,7 @@ static kiln_walk_result find_binding(kiln_op *op, void *user) {
  * major where pairs is set; else pack_columns. */
 static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pairs, bool sums) {
   col_tile first;
-  if (!column_tile(B->def, &first)) return NULL;
+  if (!column_tile(B->def, &first, groups4)) return NULL;
   kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
   const kiln_attr *bi = kiln_op_get_attr(first.binding, "binding");
   same_binding sb = {bi ? bi->i : -1, {NULL}, 0};
@@ -364,7 +364,7 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
   int64_t tn = 0;
   for (uint32_t i = 0; i < sb.n; i++) {
     kiln_value *r = kiln_op_result(sb.ops[i], 0);
-    if (!kiln_value_has_one_use(r) || !column_tile(r->uses->owner, &tiles[i]) ||
+    if (!kiln_value_has_one_use(r) || !column_tile(r->uses->owner, &tiles[i], groups4) ||
         tiles[i].binding->results[0].type != first.binding->results[0].type)
       return NULL;
     if (tiles[i].tn > tn) tn = tiles[i].tn;
@@ -394,6 +394,43 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
     kiln_value_replace_all_uses(kiln_op_result(ct->sv, 0), view);
     kiln_op_erase(ct->sv);
     kiln_op_erase(ct->binding);
+  }
+  return mine;
+}
+
+/* B read whole (N is one column tile: 16 output channels), by this
+ * matmul and by every other version of the kernel (full and partial row
+ * tiles, each its own binding op): each binding is viewed through a full
+ * subview, so that prepacked_b packs it as one block and the versions
+ * lowered later find it packed. Else B as it is, nothing changed. */
+static kiln_value *whole_b(kiln_value *B, int64_t K, int64_t N) {
+  kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
+  const kiln_attr *bi = kiln_op_get_attr(B->def, "binding");
+  same_binding sb = {bi ? bi->i : -1, {NULL}, 0};
+  if (!func || !bi || !kiln_walk_pre(func, find_binding, &sb)) return B;
+  for (uint32_t i = 0; i < sb.n; i++) {
+    kiln_value *r = kiln_op_result(sb.ops[i], 0);
+    const kiln_type *t = r->type;
+    kiln_op *user = kiln_value_has_one_use(r) ? r->uses->owner : NULL;
+    if (!user || user->kind != KILN_OP_LINALG_MATMUL || user->num_operands != 3 || kiln_op_operand(user, 1) != r ||
+        t->rank != 2 || t->layout || t->shape[0] != K || t->shape[1] != N)
+      return B;
+  }
+  kiln_value *mine = B;
+  for (uint32_t i = 0; i < sb.n; i++) {
+    kiln_value *r = kiln_op_result(sb.ops[i], 0);
+    kiln_op *user = r->uses->owner;
+    kiln_builder at = kiln_builder_after(sb.ops[i]);
+    at.loc = user->loc;
+    /* one builder call per statement: the IR's order is the same under
+     * every C compiler */
+    kiln_value *zero = cg_index(&at, 0);
+    kiln_value *kv = cg_index(&at, K);
+    kiln_value *nv = cg_index(&at, N);
+    kiln_value *offs[2] = {zero, zero}, *sizes[2] = {kv, nv};
+    kiln_value *v = cg_subview(&at, r, offs, sizes);
+    kiln_op_set_operand(user, 1, v);
+    if (r == B) mine = v;
   }
   return mine;
 }
@@ -479,6 +516,7 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
    * already packed it */
   int64_t rows = K / 4 + (signed_a ? 0 : 1);
   kiln_value *Bp = tb->shape[0] == rows && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
+  if (!Bp && B->def && B->def->kind == KILN_OP_HAL_INTERFACE_BINDING) B = whole_b(B, K, N);
   if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true, vw, pairs, !signed_a)))) return false;
   int nr = N % (2 * vw) == 0 ? 2 : 1;
   int mr = cpu_accumulators(op, vw) / nr;

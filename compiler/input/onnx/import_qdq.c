@@ -243,9 +243,10 @@ static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int6
  * the target has VNNI): x8 = xq - 128 for u8 x (xq for i8), w8 = wq - zw,
  * acc = x8 . w8 + (shift - zx) * sum_k w8[k][n], the same integers as
  * (xq - zx) . (wq - zw). NULL (nothing built) unless every wq - zw fits in
- * i8 and the shapes are the kernel's: static, K a multiple of 4, N of 16
- * and at least two column tiles (the weights are pre-packed per column
- * tile; codegen's launch rule picks tiles of 64, 48, 32 or 16 columns).
+ * i8 and the shapes are the kernel's: static, K a multiple of 4 (a
+ * convolution pads its channels to one), N of 16 (the weights are
+ * pre-packed per column tile; codegen's launch rule picks tiles of 64,
+ * 48, 32 or 16 columns, and N = 16 is one whole tile).
  * With nhwc = {N, H, W, M}, x is a 1x1 convolution's NCHW input: its
  * bytes are made in NCHW (so that they join the producer's epilogue),
  * then read as [N*H*W, C] rows, and the product is returned as NCHW. */
@@ -253,7 +254,7 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
                                int64_t N, const oi_window *win) {
   const kiln_type *xt = x->type;
   if (oi_has_dyn(xt) || xt->rank < 2 || (!win && xt->shape[xt->rank - 1] != K)) return NULL;
-  if (K < 4 || K % 4 != 0 || N % 16 != 0 || N < 32) return NULL;
+  if (K < 4 || K % 4 != 0 || N % 16 != 0) return NULL;
   int8_t *w8 = kiln_alloc(c->ctx, (size_t)(K * N));
   int32_t *corr = kiln_alloc(c->ctx, (size_t)N * sizeof *corr);
   int64_t shift = o->xu ? 128 : 0;

@@ -17,10 +17,10 @@ aarch64 with and without +dotprod, isa sdot, under QEMU); the
 environment's KILN_RUN_EMULATOR, when set, prefixes kiln-run.
 
 Cases: odd M (1, 7, 130: partial row tiles), K = 4, 100, 512, N = 32, 96,
-128, 160, 192, 256 (column tiles of 16, 48, 32, 64), full-range weights
+128, 160, 192, 256 (column tiles of 16, 48, 32, 64), N = 16 (one tile: the
+whole binding), full-range weights
 and activations (-128 and 127 included); and shapes the microkernel does
-not take (K % 4 != 0, N = 16: one column tile, or 20), which
-the generic loops compute (sign-extending the i8 operands), checked too.
+not take (K % 4 != 0, N = 20), which the generic loops compute (sign-extending the i8 operands), checked too.
 REQUANT cases add what a quantized Linear does after the product: an i32
 bias, to f32, a scale, clamped and truncated to i8, written to another
 buffer; the register tiles apply it (cpu_fused_epilogue_to), so the IR
@@ -45,10 +45,12 @@ TARGETS = [
 CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256),
          # column tiles of 48, 16, 32 and 32 (launch rule: N's largest divisor
          # among 64, 48, 32, 16 below N)
-         (9, 16, 96), (70, 24, 32), (5, 36, 160), (5, 12, 64)]
-# Not the microkernel's form (K not a multiple of 4, N one column tile or
-# not a multiple of the vector width): the generic loops, exact all the same.
-FALLBACK = [(3, 6, 20), (2, 30, 128), (4, 8, 16)]
+         (9, 16, 96), (70, 24, 32), (5, 36, 160), (5, 12, 64),
+         # N = 16, one column tile: the whole weight binding packed as one block
+         (4, 8, 16), (130, 20, 16)]
+# Not the microkernel's form (K not a multiple of 4, N not a multiple of
+# the vector width): the generic loops, exact all the same.
+FALLBACK = [(3, 6, 20), (2, 30, 128)]
 REQUANT = [(9, 64, 128), (130, 100, 192)]
 SCALE = 0.0078125 * 1.5  # exact in f32: numpy's float32 product is the kernel's
 

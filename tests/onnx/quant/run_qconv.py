@@ -13,9 +13,9 @@ shapes it declines: convolutions that run as an i8 matmul on vector.dot4
 windows, stride 1 and 2, padding 0 to 2 (the pad byte must stand for k =
 0), batch 2, input channels not multiples of 4 or 16 (padded to a multiple
 of 4: RGB stems, 1, 5, 7, 13 channels), zero points 0, 128, 200, 255 (u8
-activations) and -128, 3, 5, 127 (i8); and convolutions it does not take
-(output channels not a multiple of 16 or fewer than 32), which must stay
-exact too.
+activations) and -128, 3, 5, 127 (i8), 16 output channels (one column
+tile); and convolutions it does not take (output channels not a multiple
+of 16), which must stay exact too.
 Depthwise convolutions (group = C = M) run over bytes (the flow IR must
 then hold a linalg.depthwise_conv_2d_nhwc_hwc of i8 input): channel
 counts not multiples of 4 or 16, 3x3 and 5x5 windows, stride 2,
@@ -64,10 +64,11 @@ CASES = [
     ("k3_c5_p1_i8", 1, 5, 6, 7, 48, 3, 1, 1, "i8", -128, True),
     ("k5_c1_s2_z255", 2, 1, 9, 9, 32, 5, 2, 2, "u8", 255, True),
     ("pw_c7_s2_i8", 2, 7, 5, 6, 64, 1, 2, 0, "i8", 127, True),
-    # not the int8 path: M not a multiple of 16 or fewer than 32 output
-    # channels
+    # 16 output channels: one column tile, packed whole
+    ("pw_m16", 2, 16, 3, 3, 16, 1, 1, 0, "i8", -128, True),
+    ("k3_m16_s2_c6", 2, 6, 9, 7, 16, 3, 2, 1, "u8", 255, True),
+    # not the int8 path: M not a multiple of 16
     ("k3_m24", 1, 16, 5, 5, 24, 3, 1, 1, "u8", 128, False),
-    ("pw_m16", 2, 16, 3, 3, 16, 1, 1, 0, "i8", -128, False),
     ("dw_c96_s2_z128", 1, 96, 9, 9, 96, 3, 2, 1, "u8", 128, "dw", 96),
     ("dw_b2_c21_z0", 2, 21, 7, 6, 21, 3, 1, 1, "u8", 0, "dw", 21),
     ("dw_c37_k5_s2_z255", 1, 37, 8, 7, 37, 5, 2, 2, "u8", 255, "dw", 37),
