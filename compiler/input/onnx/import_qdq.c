@@ -254,8 +254,12 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
                                int64_t N, const oi_window *win) {
   const kiln_type *xt = x->type;
   if (oi_has_dyn(xt) || xt->rank < 2 || (!win && xt->shape[xt->rank - 1] != K)) return NULL;
-  if (K < 4 || K % 4 != 0 || N % 16 != 0) return NULL;
-  int8_t *w8 = kiln_alloc(c->ctx, (size_t)(K * N));
+  if (K < 4 || K % 4 != 0) return NULL;
+  /* N padded to Np, a multiple of 16, with zero weights (24 or 40 output
+   * channels); the product's extra columns are sliced off */
+  int64_t Np = (N + 15) / 16 * 16;
+  int8_t *w8 = kiln_alloc(c->ctx, (size_t)(K * Np));
+  memset(w8, 0, (size_t)(K * Np));
   int32_t *corr = kiln_alloc(c->ctx, (size_t)N * sizeof *corr);
   int64_t shift = o->xu ? 128 : 0;
   for (int64_t n = 0; n < N; n++) {
@@ -263,16 +267,16 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
     for (int64_t k = 0; k < K; k++) {
       float v = wf[k * N + n];
       if (!(v >= -128 && v <= 127)) return NULL;
-      w8[k * N + n] = (int8_t)v, sum += (int64_t)v;
+      w8[k * Np + n] = (int8_t)v, sum += (int64_t)v;
     }
     int64_t cn = (shift - o->zx) * sum;
     if (cn <= INT32_MIN / 2 || cn >= INT32_MAX / 2) return NULL;
     corr[n] = (int32_t)cn;
   }
   const kiln_type *i8 = kiln_type_int(c->ctx, 8), *i32 = kiln_type_int(c->ctx, 32);
-  int64_t kn[2] = {K, N};
+  int64_t kn[2] = {K, Np};
   kiln_value *wv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 2, kn, i8, NULL),
-                                                               false, w8, (size_t)(K * N)));
+                                                               false, w8, (size_t)(K * Np)));
   float *zs = kiln_alloc(c->ctx, sizeof *zs);
   *zs = (float)(o->zx - shift);
   kiln_value *x8 = oi_elementwise_ir(c, 1, &x, xt->rank, xt->shape, i8, to_i8_body, zs);
@@ -282,6 +286,13 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
     x8 = conv_rows(c, x8, win, win->k[0] * win->k[1], K / (win->k[0] * win->k[1]), o->zx - shift);
   }
   kiln_value *acc = x8 ? oi_matmul_i32(c, x8, wv) : NULL;
+  if (acc && Np != N) {
+    const kiln_type *pt = acc->type;
+    int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], one[OI_MAX_RANK];
+    for (uint32_t d = 0; d < pt->rank; d++) size[d] = pt->shape[d], one[d] = 1;
+    size[pt->rank - 1] = N;
+    acc = oi_slice(c, acc, off, size, one);
+  }
   uint32_t cdim = acc ? acc->type->rank - 1 : 0;
   if (acc && win) { /* a convolution's [N*OH*OW, M] back to [N, M, OH, OW] */
     static const int64_t to_nchw[4] = {0, 3, 1, 2};

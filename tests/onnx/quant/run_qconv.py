@@ -7,15 +7,14 @@ scalar reference of ONNX Runtime's QLinearConv arithmetic:
 Every output byte must equal the reference's (the integer path and the
 float path in integer units both compute this exactly).
 
-Cases cover the int8 form of compiler/input/onnx/import_qdq.c and the
-shapes it declines: convolutions that run as an i8 matmul on vector.dot4
+Cases cover the int8 forms of compiler/input/onnx/import_qdq.c and the
+shapes they decline: convolutions that run as an i8 matmul on vector.dot4
 (the flow IR must then hold an i8 linalg.matmul): 1x1, 3x3 and 5x5
 windows, stride 1 and 2, padding 0 to 2 (the pad byte must stand for k =
 0), batch 2, input channels not multiples of 4 or 16 (padded to a multiple
 of 4: RGB stems, 1, 5, 7, 13 channels), zero points 0, 128, 200, 255 (u8
 activations) and -128, 3, 5, 127 (i8), 16 output channels (one column
-tile); and convolutions it does not take (output channels not a multiple
-of 16), which must stay exact too.
+tile), 8, 24, 40 and 1000 (padded to a multiple of 16, sliced off).
 Depthwise convolutions (group = C = M) run over bytes (the flow IR must
 then hold a linalg.depthwise_conv_2d_nhwc_hwc of i8 input): channel
 counts not multiples of 4 or 16, 3x3 and 5x5 windows, stride 2,
@@ -67,8 +66,12 @@ CASES = [
     # 16 output channels: one column tile, packed whole
     ("pw_m16", 2, 16, 3, 3, 16, 1, 1, 0, "i8", -128, True),
     ("k3_m16_s2_c6", 2, 6, 9, 7, 16, 3, 2, 1, "u8", 255, True),
-    # not the int8 path: M not a multiple of 16
-    ("k3_m24", 1, 16, 5, 5, 24, 3, 1, 1, "u8", 128, False),
+    # output channels not a multiple of 16: padded with zero weights to
+    # one, the extra columns sliced off the product
+    ("k3_m24", 1, 16, 5, 5, 24, 3, 1, 1, "u8", 128, True),
+    ("pw_m40_i8_b2", 2, 24, 4, 5, 40, 1, 1, 0, "i8", -128, True),
+    ("k3_m8_s2_c3", 1, 3, 9, 9, 8, 3, 2, 1, "u8", 255, True),
+    ("pw_m1000", 1, 64, 1, 1, 1000, 1, 1, 0, "u8", 3, True),
     ("dw_c96_s2_z128", 1, 96, 9, 9, 96, 3, 2, 1, "u8", 128, "dw", 96),
     ("dw_b2_c21_z0", 2, 21, 7, 6, 21, 3, 1, 1, "u8", 0, "dw", 21),
     ("dw_c37_k5_s2_z255", 1, 37, 8, 7, 37, 5, 2, 2, "u8", 255, "dw", 37),
