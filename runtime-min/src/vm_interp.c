@@ -172,6 +172,20 @@ enum {
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
+/* An import argument of signature letter `letter` from register reg. */
+static krt_value_t marshal(char letter, unsigned reg, const uint32_t *S,
+                           krt_ref_t *const *R) {
+  krt_value_t v;
+  switch (letter) {
+    case 'r': v.ref = R[reg]; break;
+    case 'I': v.i64 = ld_i64(S, reg); break;
+    case 'F': v.f64 = ld_f64(S, reg); break;
+    case 'f': v.f32 = ld_f32(S, reg); break;
+    default: v.i32 = ld_i32(S, reg); break;
+  }
+  return v;
+}
+
 static size_t frame_bytes(const kiln_vm_function_info_t *fn) {
   return align16((size_t)fn->scalar_count * 4) +
          align16((size_t)fn->ref_count * sizeof(krt_ref_t *));
@@ -515,26 +529,14 @@ dispatch:
         for (unsigned c = 0; c < count; ++c) {
           for (const char *u = span; u < end; ++u) {
             const unsigned reg = kiln_vm_rd16(alist + 1 + 2 * k++);
-            switch (*u) {
-              case 'r': argv[n++].ref = R[reg]; break;
-              case 'I': argv[n++].i64 = ld_i64(S, reg); break;
-              case 'F': argv[n++].f64 = ld_f64(S, reg); break;
-              case 'f': argv[n++].f32 = ld_f32(S, reg); break;
-              default: argv[n++].i32 = ld_i32(S, reg); break;
-            }
+            argv[n++] = marshal(*u, reg, S, R);
           }
         }
         t = end;
         continue;
       }
       const unsigned reg = kiln_vm_rd16(alist + 1 + 2 * k++);
-      switch (*t) {
-        case 'r': argv[n++].ref = R[reg]; break;
-        case 'I': argv[n++].i64 = ld_i64(S, reg); break;
-        case 'F': argv[n++].f64 = ld_f64(S, reg); break;
-        case 'f': argv[n++].f32 = ld_f32(S, reg); break;
-        default: argv[n++].i32 = ld_i32(S, reg); break;
-      }
+      argv[n++] = marshal(*t, reg, S, R);
     }
 #ifdef KILN_WITH_PROFILE
     call->site = pc;
