@@ -4,17 +4,20 @@
  * Takes: host functions after reshapes-to-views. A static tensor.pad P of
  * x with a constant value, x static and computed by a linalg op or a
  * view of one (flow.tensor.reshape), whose other readers all are
- * all-parallel linalg.generics reading x as an input: each such reader
+ * linalg.generics reading x as an input (see shiftable): each such reader
  * reads P instead, through its map with the pad's low amounts added to
- * the results (x[f(i)] is P[f(i) + low]). Guarantees: the same values;
+ * the results (x[f(i)] is P[f(i) + low]). Readers: all-parallel
+ * generics, and other generics (a blocked convolution, a global pool
+ * with the residual add fused in) whose loops the other operands size
+ * alone, as x did. Guarantees: the same values;
  * P is then x's single reader, so sink-reshapes can move it above the
  * collapse of a blocked convolution's result and form-dispatch-regions
  * can fuse it into x's producer: ResNet's block output, padded for the
  * next block's 3x3 and read by its residual add, is written once, into
  * the pad's window, instead of being copied by a pad dispatch. The
- * readers' loops stay sized by their outputs (all-parallel); no other
- * reader kind is rewritten (a convolution would need the window as a
- * strided view of the padded buffer). */
+ * readers' loops keep their sizes; no other reader kind is rewritten (a
+ * named convolution would need the window as a strided view of the
+ * padded buffer). */
 #include "fl_internal.h"
 
 static bool computed(kiln_value *x) {
@@ -34,10 +37,32 @@ static bool constant_pad(kiln_op *p) {
   return y && y->num_operands == 1 && kiln_value_constant(kiln_op_operand(y, 0));
 }
 
-/* Can reader u of x read the padded tensor instead? */
+/* Can reader u of x read the padded tensor instead? A generic input,
+ * where every loop keeps its size from the other operands (an
+ * all-parallel reader's output gives them all; a convolution's come from
+ * its output and filter). */
 static bool shiftable(kiln_use *u) {
   kiln_op *c = u->owner;
-  return c->kind == KILN_OP_LINALG_GENERIC && u->index < kiln_linalg_num_inputs(c) && fl_all_parallel(c);
+  if (c->kind != KILN_OP_LINALG_GENERIC || u->index >= kiln_linalg_num_inputs(c)) return false;
+  if (fl_all_parallel(c)) return true;
+  int64_t with[KILN_MAX_LOOPS], without[KILN_MAX_LOOPS];
+  int n = fl_iteration(c, with, NULL, NULL);
+  if (n < 0) return false;
+  /* the bounds the other operands give alone must be the same */
+  for (int d = 0; d < n; d++) without[d] = -1;
+  const kiln_affine_map **maps = kiln_alloc(kiln_op_context(c), (c->num_operands + 1) * sizeof *maps);
+  fl_iteration(c, NULL, maps, NULL);
+  for (uint32_t i = 0; i < c->num_operands; i++) {
+    const kiln_type *t = kiln_op_operand(c, i)->type;
+    if (i == u->index || !kiln_type_is_shaped(t) || !kiln_type_is_ranked(t)) continue;
+    for (uint32_t r = 0; r < maps[i]->num_results && r < t->rank; r++) {
+      const kiln_affine_expr *e = maps[i]->results[r];
+      if (e->kind == KILN_AFFINE_DIM && without[e->value] < 0) without[e->value] = t->shape[r];
+    }
+  }
+  for (int d = 0; d < n; d++)
+    if (without[d] != with[d]) return false;
+  return true;
 }
 
 static bool after(const kiln_op *p, const kiln_op *c) {

@@ -92,6 +92,14 @@ def _cnn_cases(torch):
             y = x + self.body(x)
             return self.act(y) if self.act else y
 
+    class Shortcut(nn.Module):
+        def __init__(self, body, short, act):
+            super().__init__()
+            self.body, self.short, self.act = body, short, act
+
+        def forward(self, x):
+            return self.act(self.body(x) + self.short(x))
+
     class Concat(nn.Module):
         def __init__(self, *branches):
             super().__init__()
@@ -288,10 +296,12 @@ def _cnn_cases(torch):
                                         nn.Conv2d(12, 9, 3, 1, 1, groups=3)),
                           (3, 5, 19, 14)),
         # residual blocks whose input is padded for the first 3x3 and read
-        # again by the add (share-pads: the add reads the pad's interior,
-        # the pad joins the producer): 20 channels, a dilated 3x3 and an
-        # asymmetric (3, 1) kernel; 96 channels (blocked filters, the pad
-        # moved above the collapse), a grouped 3x3; odd sides, batch 2
+        # again by the add or a strided 1x1 shortcut (share-pads: they
+        # read the pad's interior, the pad joins the producer): 20
+        # channels, a dilated 3x3 and an asymmetric (3, 1) kernel; 96
+        # channels (blocked filters, the pad moved above the collapse), a
+        # grouped 3x3; 96 -> 160 stride 2 with a blocked 1x1 shortcut, the
+        # last add inside the global pool; odd sides, batch 2
         "cnn_residual_pad": (nn.Sequential(
             nn.Conv2d(3, 20, 3, 2, 1), nn.ReLU(),
             Residual(nn.Sequential(nn.Conv2d(20, 20, 3, 1, 1), nn.BatchNorm2d(20), nn.ReLU(),
@@ -303,7 +313,12 @@ def _cnn_cases(torch):
                                    nn.Conv2d(96, 96, 3, 1, 1, groups=3)), nn.ReLU()),
             Residual(nn.Sequential(nn.Conv2d(96, 96, 3, 1, 1), nn.ReLU(),
                                    nn.Conv2d(96, 96, 3, 1, 1)), nn.ReLU()),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 5)),
+            Shortcut(nn.Sequential(nn.Conv2d(96, 160, 3, 2, 1), nn.ReLU(),
+                                   nn.Conv2d(160, 160, 3, 1, 1)),
+                     nn.Conv2d(96, 160, 1, 2), nn.ReLU()),
+            Residual(nn.Sequential(nn.Conv2d(160, 160, 3, 1, 1), nn.ReLU(),
+                                   nn.Conv2d(160, 160, 3, 1, 1)), nn.ReLU()),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(160, 5)),
             (2, 3, 23, 19)),
         # blocked filters of 16 channels paired into register tiles of
         # two vectors (lower_conv.c block_loop; the workgroups take two
