@@ -146,7 +146,8 @@ static const kiln_attr *workload_of(kiln_context *ctx, kiln_op *root, kiln_value
 
 /* A tensor.pad that may join root's region after op (the last of its
  * consumer chain), or NULL: op's value has it as its single use, and it
- * pads by static amounts with a constant to a static shape. The kernel
+ * pads by static amounts with a constant (a run-time dim only where
+ * nothing is padded: a batch). The kernel
  * then computes op's value straight into the padded result's interior
  * and fills only the border (bufferize-kernels), so the pad costs no
  * dispatch and no copy of its interior. Roots: convolutions, pools and
@@ -163,8 +164,7 @@ static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
   if (op->num_results != 1 || !kiln_value_has_one_use(&op->results[0])) return NULL;
   kiln_use *u = op->results[0].uses;
   kiln_op *p = u->owner;
-  if (p->kind != KILN_OP_TENSOR_PAD || p->parent != op->parent || u->index != 0 || p->num_operands != 1 ||
-      !kiln_type_has_static_shape(op->results[0].type) || !kiln_type_has_static_shape(p->results[0].type))
+  if (p->kind != KILN_OP_TENSOR_PAD || p->parent != op->parent || u->index != 0 || p->num_operands != 1)
     return NULL;
   /* The innermost dim (NHWC's channels) stays unpadded: the kernel
    * computes whole rows of channels into the window. Any channel count
@@ -177,6 +177,12 @@ static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
       lo->count != rt->rank || hi->count != rt->rank || ((const int64_t *)lo->data)[last] != 0 ||
       ((const int64_t *)hi->data)[last] != 0)
     return NULL;
+  /* a run-time dim only where nothing is padded (a batch) */
+  const kiln_type *st = op->results[0].type;
+  for (uint32_t d = 0; d < rt->rank; d++)
+    if ((rt->shape[d] == KILN_DYNAMIC || st->shape[d] == KILN_DYNAMIC) &&
+        (((const int64_t *)lo->data)[d] != 0 || ((const int64_t *)hi->data)[d] != 0))
+      return NULL;
   kiln_block *b = p->regions[0].first;
   kiln_op *y = b ? kiln_block_terminator(b) : NULL;
   kiln_value *v = y && y->num_operands == 1 ? kiln_op_operand(y, 0) : NULL;

@@ -27,7 +27,8 @@
  * tensor.empty and computes the same values; a reshape of its result to
  * C's type takes C's place (a view, no data movement).
  *
- * Also: a static pad with a constant value, the single reader of a
+ * Also: a pad by static amounts with a constant value (a run-time dim
+ * only where nothing is padded: a batch), the single reader of a
  * collapse that is the single reader of a structured op's result, moves
  * above the collapse when each dim it pads is one source dim (the rest of
  * its group unit dims): the source is padded along those dims and viewed
@@ -282,18 +283,20 @@ static kiln_op *sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affin
 /* The pad below reshape r that may move above it, or NULL; lo/hi get its
  * amounts over r's source dims. */
 static kiln_op *pad_below(kiln_op *r, int64_t *lo, int64_t *hi) {
-  if (r->num_operands != 1 || r->num_results != 1) return NULL; /* static shapes only */
+  if (r->num_results != 1) return NULL;
   kiln_value *src = kiln_op_operand(r, 0);
   const kiln_type *st = src->type, *dt = r->results[0].type;
+  /* run-time dims (a batch) only unpadded: r's dim operands then size
+   * the new view too */
   if (!src->def || src->def->parent != r->parent || !kiln_op_has_flag(src->def, KILN_OPF_LINALG) ||
       !kiln_value_has_one_use(src) || !kiln_value_has_one_use(kiln_op_result(r, 0)) ||
       st->kind != KILN_TYPE_TENSOR || dt->kind != KILN_TYPE_TENSOR ||
-      !kiln_type_has_static_shape(st) || !kiln_type_has_static_shape(dt))
+      r->num_operands != 1 + kiln_type_num_dynamic_dims(dt))
     return NULL;
   kiln_use *u = r->results[0].uses;
   kiln_op *p = u->owner;
   if (p->kind != KILN_OP_TENSOR_PAD || p->parent != r->parent || u->index != 0 || p->num_operands != 1 ||
-      p->num_results != 1 || !kiln_type_has_static_shape(p->results[0].type))
+      p->num_results != 1)
     return NULL;
   const kiln_attr *pl = kiln_op_get_attr(p, "static_low"), *ph = kiln_op_get_attr(p, "static_high");
   if (!pl || !ph || pl->kind != KILN_ATTR_DENSE_ARRAY || ph->kind != KILN_ATTR_DENSE_ARRAY ||
@@ -310,7 +313,7 @@ static kiln_op *pad_below(kiln_op *r, int64_t *lo, int64_t *hi) {
   for (uint32_t j = 0; j < dt->rank; j++) {
     int64_t l = ((const int64_t *)pl->data)[j], h = ((const int64_t *)ph->data)[j];
     if (l == 0 && h == 0) continue;
-    if (l < 0 || h < 0) return NULL;
+    if (l < 0 || h < 0 || dt->shape[j] == KILN_DYNAMIC) return NULL;
     /* the group's one dim of the view's size; the rest are unit dims */
     int64_t k = -1;
     for (uint32_t i = groups[j]; i < groups[j + 1]; i++)
@@ -329,7 +332,7 @@ static kiln_op *hoist_pad(kiln_context *ctx, kiln_op *r, kiln_op *p, const int64
   kiln_value *src = kiln_op_operand(r, 0);
   const kiln_type *st = src->type;
   int64_t s[KILN_MAX_LOOPS];
-  for (uint32_t d = 0; d < st->rank; d++) s[d] = st->shape[d] + lo[d] + hi[d];
+  for (uint32_t d = 0; d < st->rank; d++) s[d] = st->shape[d] == KILN_DYNAMIC ? KILN_DYNAMIC : st->shape[d] + lo[d] + hi[d];
   const kiln_type *pt = kiln_type_with_shape(ctx, st, st->rank, s);
   const kiln_attr *attrs = p->attrs;
   attrs = kiln_dict_set(ctx, attrs, "static_low", kiln_attr_dense_i64_array(ctx, st->rank, lo));
@@ -346,7 +349,12 @@ static kiln_op *hoist_pad(kiln_context *ctx, kiln_op *r, kiln_op *p, const int64
   b.loc = p->loc;
   kiln_value *pv = kiln_op_result(np, 0);
   const kiln_type *vt = p->results[0].type;
-  kiln_op *view = kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &pv, 1, &vt, NULL);
+  /* p's run-time dims are r's (unpadded): r's dim operands */
+  kiln_value *ops[1 + KILN_MAX_LOOPS];
+  uint32_t n = 0;
+  ops[n++] = pv;
+  for (uint32_t i = 1; i < r->num_operands && n <= KILN_MAX_LOOPS; i++) ops[n++] = kiln_op_operand(r, i);
+  kiln_op *view = kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, n, ops, 1, &vt, NULL);
   kiln_value_replace_all_uses(kiln_op_result(p, 0), kiln_op_result(view, 0));
   kiln_op_erase(p);
   kiln_op_erase(r);

@@ -251,17 +251,23 @@ static void fill(bz *z, kiln_builder *b, kiln_value *scalar, kiln_value *dst) {
  * copy writes: per dim d the slabs below and above the window, within it
  * along the dims before d and whole along those after (disjoint, covering
  * the border once), so the window is written once, not filled first
- * (half the pad's stores for a CNN's 1-pixel pads). False when a size or
- * offset is known only at run time: the caller fills the whole buffer. */
+ * (half the pad's stores for a CNN's 1-pixel pads). A run-time dim that
+ * nothing pads (a batch) is whole in every slab; false when another size
+ * or offset is known only at run time: the caller fills the whole buffer. */
 static bool fill_border(bz *z, kiln_builder *b, kiln_value *v, kiln_value *dst, kiln_value *src,
-                        const mixed *lo) {
+                        const mixed *lo, const mixed *hi) {
   const kiln_type *dt = dst->type, *st = src->type;
   if (dt->rank != st->rank) return false;
-  for (uint32_t i = 0; i < dt->rank; i++)
-    if (dt->shape[i] == KILN_DYNAMIC || st->shape[i] == KILN_DYNAMIC || lo->st[i] == KILN_DYNAMIC ||
-        lo->v[i])
+  for (uint32_t i = 0; i < dt->rank; i++) {
+    if (lo->st[i] == KILN_DYNAMIC || lo->v[i]) return false;
+    /* a run-time dim only where nothing is padded (a batch): whole in
+     * every slab */
+    if ((dt->shape[i] == KILN_DYNAMIC || st->shape[i] == KILN_DYNAMIC) &&
+        (dt->shape[i] != st->shape[i] || lo->st[i] != 0 || hi->st[i] != 0 || hi->v[i]))
       return false;
+  }
   for (uint32_t d = 0; d < dt->rank; d++) {
+    if (dt->shape[d] == KILN_DYNAMIC) continue; /* unpadded: no slab */
     for (int side = 0; side < 2; side++) {
       int64_t at = side ? lo->st[d] + st->shape[d] : 0;
       int64_t len = side ? dt->shape[d] - at : lo->st[d];
@@ -273,6 +279,7 @@ static bool fill_border(bz *z, kiln_builder *b, kiln_value *v, kiln_value *dst, 
         ones.st[i] = 1;
         off.st[i] = i < d ? lo->st[i] : i == d ? at : 0;
         size.st[i] = shape[i] = i < d ? st->shape[i] : i == d ? len : dt->shape[i];
+        if (shape[i] == KILN_DYNAMIC) size.v[i] = mdim(z, b, dst, i);
       }
       const kiln_type *part = kiln_type_tensor(z->ctx, dt->rank, shape, dt->elem, NULL);
       fill(z, b, v, subview(z, b, dst, part, &off, &size, &ones));
@@ -290,18 +297,26 @@ static void pad_in_place(bz *z, kiln_op *pad, kiln_value *b) {
   kiln_value *src = kiln_op_operand(pad, 0);
   const kiln_type *st = src->type;
   if (z->cur != z->body || lookup(z, src) || !is_linalg_value(z, src) || !kiln_value_has_one_use(src) ||
-      !kiln_type_has_static_shape(st) || !kiln_type_has_static_shape(b->type) || b->type->rank != st->rank)
+      b->type->rank != st->rank)
     return;
-  mixed lo, size, ones;
+  mixed lo, hi, size, ones;
   uint32_t next = 1;
-  if (!read_mixed(pad, "static_low", st->rank, &next, &lo)) return;
+  if (!read_mixed(pad, "static_low", st->rank, &next, &lo) || !read_mixed(pad, "static_high", st->rank, &next, &hi))
+    return;
   for (uint32_t i = 0; i < st->rank; i++) {
     if (lo.v[i]) return;
-    size.st[i] = st->shape[i], size.v[i] = NULL;
-    ones.st[i] = 1, ones.v[i] = NULL;
+    /* a run-time dim only where nothing is padded: the buffer's */
+    if ((st->shape[i] == KILN_DYNAMIC || b->type->shape[i] == KILN_DYNAMIC) &&
+        (st->shape[i] != b->type->shape[i] || lo.st[i] != 0 || hi.st[i] != 0 || hi.v[i]))
+      return;
   }
   kiln_builder pb = kiln_builder_before(z->prologue);
   pb.loc = pad->loc;
+  for (uint32_t i = 0; i < st->rank; i++) {
+    size.st[i] = st->shape[i];
+    size.v[i] = st->shape[i] == KILN_DYNAMIC ? mdim(z, &pb, b, i) : NULL;
+    ones.st[i] = 1, ones.v[i] = NULL;
+  }
   kiln_value_map_add(z->ctx, &z->buf, src, subview(z, &pb, b, st, &lo, &size, &ones));
 }
 
@@ -618,10 +633,11 @@ static void move_op(bz *z, kiln_op *op) {
     if (v->def && kiln_op_is_inside(v->def, op))
       v = kiln_build_constant(&b, kiln_op_get_attr(v->def, "value"));
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
-    mixed lo;
+    mixed lo, hi;
     uint32_t next = 1;
     read_mixed(op, "static_low", rt->rank, &next, &lo);
-    if (!fill_border(z, &b, v, dst, src, &lo)) fill(z, &b, v, dst);
+    read_mixed(op, "static_high", rt->rank, &next, &hi);
+    if (!fill_border(z, &b, v, dst, src, &lo, &hi)) fill(z, &b, v, dst);
     /* computed in place (pad_in_place): the window already holds it */
     if (!(src->def && src->def->kind == KILN_OP_MEMREF_SUBVIEW && kiln_op_operand(src->def, 0) == dst))
       hl_build_copy(&b, src, window(z, &b, dst, src, &lo));

@@ -96,7 +96,8 @@ bool cg_dist_splits(const cg_dist *d);
  * static unit-stride subview of the same B, of the same rank (a pad's
  * border around the interior its producer writes). Per dim k: at[k],
  * len[k] the fill's range in B, lo[k] the window's offset, full[k] B's
- * size. Split along k, each workgroup fills the part of the fill's range
+ * size (a run-time dim, whole in both, KILN_DYNAMIC in len, lo's 0 and
+ * full: a batch nothing pads). Split along k, each workgroup fills the part of the fill's range
  * that its tile covers, the first tile also the rows before the window
  * and the last those after it, so the tiles cover B once. */
 typedef struct cg_border {

@@ -178,15 +178,39 @@ static int64_t push_constant_of(kiln_value *v) {
   return kiln_hal_interface_selector(v->def);
 }
 
-/* Push constant holding dim k of the root's output (a binding with a
- * dynamic dim), or -1. */
-int64_t cg_output_dim_constant(kiln_op *root, uint32_t k) {
-  kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
-  kiln_op *b = out->def;
-  if (!b || b->kind != KILN_OP_HAL_INTERFACE_BINDING || k >= out->type->rank) return -1;
+/* Push constant holding run-time dim k of memref v: a binding's, or
+ * through a same-rank subview whose size there is memref.dim of its
+ * source (a fused pad's window: the batch of the padded binding); -1. */
+static int64_t dim_constant(const kiln_value *v, uint32_t k, int depth) {
+  kiln_op *b = v->def;
+  if (!b || k >= v->type->rank || v->type->shape[k] != KILN_DYNAMIC || depth > 4) return -1;
+  if (b->kind == KILN_OP_MEMREF_SUBVIEW) {
+    const kiln_value *src = kiln_op_operand(b, 0);
+    const kiln_attr *so = kiln_op_get_attr(b, "static_offsets"), *ss = kiln_op_get_attr(b, "static_sizes");
+    if (src->type->rank != v->type->rank || !so || !ss || so->kind != KILN_ATTR_DENSE_ARRAY ||
+        ss->kind != KILN_ATTR_DENSE_ARRAY || so->count != v->type->rank || ss->count != v->type->rank)
+      return -1;
+    const int64_t *o = so->data, *sz = ss->data;
+    uint32_t at = 1;
+    for (uint32_t i = 0; i < so->count; i++) at += o[i] == KILN_DYNAMIC;
+    for (uint32_t i = 0; i < k; i++) at += sz[i] == KILN_DYNAMIC;
+    if (sz[k] != KILN_DYNAMIC || at >= b->num_operands) return -1;
+    kiln_op *d = kiln_op_operand(b, at)->def;
+    if (!d || d->kind != KILN_OP_MEMREF_DIM || d->num_operands != 2) return -1;
+    const kiln_attr *c = kiln_value_constant(kiln_op_operand(d, 1));
+    if (!c || c->kind != KILN_ATTR_INTEGER || c->i < 0) return -1;
+    return dim_constant(kiln_op_operand(d, 0), (uint32_t)c->i, depth + 1);
+  }
+  if (b->kind != KILN_OP_HAL_INTERFACE_BINDING) return -1;
   uint32_t j = 0;
-  for (uint32_t i = 0; i < k; i++) j += out->type->shape[i] == KILN_DYNAMIC;
+  for (uint32_t i = 0; i < k; i++) j += v->type->shape[i] == KILN_DYNAMIC;
   return j < b->num_operands ? push_constant_of(kiln_op_operand(b, j)) : -1;
+}
+
+/* Push constant holding dim k of the root's output (a binding with a
+ * dynamic dim, or a fused pad's window of one), or -1. */
+int64_t cg_output_dim_constant(kiln_op *root, uint32_t k) {
+  return dim_constant(kiln_op_operand(root, kiln_linalg_num_inputs(root)), k, 0);
 }
 
 /* Host ops before dispatch site d computing the dynamic entries of the
@@ -301,11 +325,22 @@ static bool row_op(const kiln_op *x, const kiln_affine_map **maps, const cg_dist
   return true;
 }
 
+/* Is v memref.dim(base, k)? */
+static bool is_dim_of(const kiln_value *v, const kiln_value *base, uint32_t k) {
+  kiln_op *d = v->def;
+  if (!d || d->kind != KILN_OP_MEMREF_DIM || d->num_operands != 2 || kiln_op_operand(d, 0) != base) return false;
+  const kiln_attr *c = kiln_value_constant(kiln_op_operand(d, 1));
+  return c && c->kind == KILN_ATTR_INTEGER && c->i == (int64_t)k;
+}
+
 /* v's offsets and sizes in the buffer it views: v itself (offsets 0), or
- * a static unit-stride memref.subview of it; *base: that buffer. */
+ * a unit-stride memref.subview of it at static offsets and sizes, a
+ * run-time dim (a batch) only whole (size memref.dim of the buffer, -1 in
+ * size[k]); *base: that buffer. */
+
 static bool static_view(const kiln_value *v, const kiln_value **base, int64_t *off, int64_t *size) {
   const kiln_type *t = v->type;
-  if (t->kind != KILN_TYPE_MEMREF || !kiln_type_has_static_shape(t)) return false;
+  if (t->kind != KILN_TYPE_MEMREF) return false;
   kiln_op *sv = v->def;
   if (!sv || sv->kind != KILN_OP_MEMREF_SUBVIEW) {
     *base = v;
@@ -316,17 +351,23 @@ static bool static_view(const kiln_value *v, const kiln_value **base, int64_t *o
   const kiln_attr *ss = kiln_op_get_attr(sv, "static_sizes");
   const kiln_attr *st = kiln_op_get_attr(sv, "static_strides");
   const kiln_value *src = kiln_op_operand(sv, 0);
-  if (sv->num_operands != 1 || !so || !ss || !st || so->kind != KILN_ATTR_DENSE_ARRAY ||
+  if (!so || !ss || !st || so->kind != KILN_ATTR_DENSE_ARRAY ||
       ss->kind != KILN_ATTR_DENSE_ARRAY || st->kind != KILN_ATTR_DENSE_ARRAY ||
       so->count != t->rank || ss->count != t->rank || st->count != t->rank ||
-      src->type->kind != KILN_TYPE_MEMREF || src->type->rank != t->rank ||
-      !kiln_type_has_static_shape(src->type))
+      src->type->kind != KILN_TYPE_MEMREF || src->type->rank != t->rank)
     return false;
   const int64_t *o = so->data, *s = ss->data, *r = st->data;
+  uint32_t next = 1; /* the dynamic sizes' operands (no dynamic offsets or strides) */
   for (uint32_t k = 0; k < t->rank; k++) {
     if (r[k] != 1 || o[k] == KILN_DYNAMIC || s[k] != t->shape[k]) return false;
+    /* a run-time dim only whole (a batch): B's own size */
+    if (s[k] == KILN_DYNAMIC &&
+        (o[k] != 0 || src->type->shape[k] != KILN_DYNAMIC || next >= sv->num_operands ||
+         !is_dim_of(kiln_op_operand(sv, next++), src, k)))
+      return false;
     off[k] = o[k], size[k] = s[k];
   }
+  if (next != sv->num_operands) return false;
   *base = src;
   return true;
 }

@@ -105,7 +105,7 @@ static void clip_border_fill(kiln_op *x, const cg_dist *d, const kiln_type *rt, 
   for (uint32_t k = 0; k < d->rank; k++) {
     if (!cg_dist_split(d, k)) {
       offs[k] = zero;
-      sizes[k] = cg_index(&b, bf->len[k]);
+      sizes[k] = bf->len[k] == KILN_DYNAMIC ? cg_dim(&b, dst, k) : cg_index(&b, bf->len[k]);
       continue;
     }
     kiln_value *off = box->off[k], *size = box->size[k];
@@ -131,7 +131,8 @@ static void clip_border_fill(kiln_op *x, const cg_dist *d, const kiln_type *rt, 
     kiln_value *stop = cg_index(&b, bf->at[k] + bf->len[k]);
     kiln_value *start = cg_bin(&b, KILN_OP_ARITH_MAXSI, at, ext_lo);
     start = cg_bin(&b, KILN_OP_ARITH_MINSI, start, stop);
-    kiln_value *last = cg_bin(&b, KILN_OP_ARITH_MINSI, stop, ext_hi);
+    /* the constant second: specialize-full-tiles takes min(constant, x) for a tile size */
+    kiln_value *last = cg_bin(&b, KILN_OP_ARITH_MINSI, ext_hi, stop);
     kiln_value *len = cg_bin(&b, KILN_OP_ARITH_SUBI, last, start);
     sizes[k] = cg_bin(&b, KILN_OP_ARITH_MAXSI, len, zero);
     offs[k] = cg_bin(&b, KILN_OP_ARITH_SUBI, start, at);

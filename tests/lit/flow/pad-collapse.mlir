@@ -44,6 +44,22 @@
 // CHECK-NEXT: "flow.tensor.reshape"
 // CHECK-NEXT: "flow.dispatch"
 // CHECK-NEXT: return
+//
+// A run-time batch that is not padded: the pad moves up the same way, the
+// new view sized by the collapse's dim operand; one padding the batch
+// keeps its dispatch.
+// CHECK-LABEL: func.func @dynamic_batch_dispatch_0(
+// CHECK-SAME: !flow.dispatch.tensor<writeonly:tensor<?x4x2x16xf32>>
+// CHECK: tensor.pad %{{.*}} low[0, 1, 0, 0] high[0, 0, 0, 0]
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK: %[[D:.*]] = "flow.dispatch"(%arg0, %[[N:.*]]) {{.*}} -> tensor<?x4x2x16xf32>
+// CHECK-NEXT: %[[V:.*]] = "flow.tensor.reshape"(%[[D]], %[[N]]) : (tensor<?x4x2x16xf32>, index) -> tensor<?x4x32xf32>
+// CHECK-NEXT: return %[[V]]
+// CHECK-LABEL: func.func @dynamic_padded(
+// CHECK: "flow.dispatch"
+// CHECK-NEXT: "flow.tensor.reshape"
+// CHECK: "flow.dispatch"
+// CHECK-NEXT: return
 #in = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d2, d3)>
 #out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 func.func @hoisted(%a: tensor<2x3x4x2x16xf32>) -> tensor<3x6x32xf32> {
@@ -126,4 +142,40 @@ func.func @shared(%a: tensor<2x3x4x2x16xf32>) -> (tensor<3x6x32xf32>, tensor<2x3
     tensor.yield %z : f32
   } : tensor<2x3x32xf32> to tensor<3x6x32xf32>
   return %p, %c : tensor<3x6x32xf32>, tensor<2x3x32xf32>
+}
+func.func @dynamic_batch(%a: tensor<?x3x4x2x16xf32>) -> tensor<?x4x32xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x3x4x2x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x3x2x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x3x2x16xf32>) -> tensor<?x3x2x16xf32>
+  %s = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a : tensor<?x3x4x2x16xf32>) outs(%f : tensor<?x3x2x16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?x3x2x16xf32>
+  %c = tensor.collapse_shape %s [[0], [1], [2, 3]] : tensor<?x3x2x16xf32> into tensor<?x3x32xf32>
+  %p = tensor.pad %c low[0, 1, 0] high[0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %z : f32
+  } : tensor<?x3x32xf32> to tensor<?x4x32xf32>
+  return %p : tensor<?x4x32xf32>
+}
+func.func @dynamic_padded(%a: tensor<?x3x4x2x16xf32>) -> tensor<?x3x32xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x3x4x2x16xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty(%n) : tensor<?x3x2x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x3x2x16xf32>) -> tensor<?x3x2x16xf32>
+  %s = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a : tensor<?x3x4x2x16xf32>) outs(%f : tensor<?x3x2x16xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %r = arith.addf %x, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?x3x2x16xf32>
+  %c = tensor.collapse_shape %s [[0], [1], [2, 3]] : tensor<?x3x2x16xf32> into tensor<?x3x32xf32>
+  %p = tensor.pad %c low[1, 0, 0] high[0, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %z : f32
+  } : tensor<?x3x32xf32> to tensor<?x3x32xf32>
+  return %p : tensor<?x3x32xf32>
 }
