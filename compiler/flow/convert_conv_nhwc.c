@@ -14,6 +14,9 @@
  *                       output channels, all reading [N, H, W, C]:
  *                       W' [M/NB, kh, kw, C, NB], the output [N, OH, OW,
  *                       M/NB, NB] viewed as [N, OH, OW, M] (blocked_width)
+ * The blocked form is for the CPU kernels only: with no llvm-cpu target
+ * (fl_targets_cpu) filters stay HWCF, the form the GPU's shared-memory
+ * tiles read.
  * In NHWC a convolution's output channels are contiguous in both the
  * filter and the output, and a depthwise convolution's channels are
  * contiguous in all three operands: the vector lanes run along them for
@@ -306,13 +309,13 @@ static void erase_unused(kiln_value *v) {
  * power-of-two stride that maps them onto few cache sets; no call then
  * packs them. */
 #define CV_BLOCKED_MIN_BYTES (64 * 1024)
-static int64_t blocked_width(const conv *cv) {
+static int64_t blocked_width(const conv *cv, bool cpu) {
   int64_t M = cv->mg, bytes = M * cv->cg * cv->kh * cv->kw * 4;
-  if (cv->g != 1 || bytes < CV_BLOCKED_MIN_BYTES) return 0;
+  if (!cpu || cv->g != 1 || bytes < CV_BLOCKED_MIN_BYTES) return 0;
   return M % 32 == 0 && M > 32 ? 32 : M % 16 == 0 && M > 16 ? 16 : 0;
 }
 
-static void rewrite(kiln_context *ctx, conv *cv) {
+static void rewrite(kiln_context *ctx, conv *cv, bool cpu) {
   kiln_op *op = cv->op;
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
@@ -324,7 +327,7 @@ static void rewrite(kiln_context *ctx, conv *cv) {
   /* [G, M/G, C/G, kh, kw] -> [G, kh, kw, C/G, M/G] */
   static const int64_t hwcf[5] = {0, 3, 4, 2, 1}, hwc[5] = {3, 4, 0, 1, 2};
   /* Large one-group filters as output-channel blocks [M/NB, C, kh, kw, NB]. */
-  int64_t nb = blocked_width(cv);
+  int64_t nb = blocked_width(cv, cpu);
   kiln_value *out;
   if (!nb && (cv->g == 1 || (cv->mg == 1 && cv->cg == 1))) {
     bool dw = cv->g > 1;
@@ -391,15 +394,15 @@ static void rewrite(kiln_context *ctx, conv *cv) {
 }
 
 static void visit(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
-  (void)user;
   conv cv;
   if (match(op, &cv)) {
     if (cv.collapse == *next) *next = (*next)->next;
-    rewrite(ctx, &cv);
+    rewrite(ctx, &cv, *(const bool *)user);
   }
 }
 
 kiln_error *kiln_flow_pass_convert_conv_nhwc(kiln_op *module, void *user) {
   (void)user;
-  return fl_each_host_op(module, "convert-convs-to-nhwc", visit, NULL);
+  bool cpu = fl_targets_cpu(module);
+  return fl_each_host_op(module, "convert-convs-to-nhwc", visit, &cpu);
 }

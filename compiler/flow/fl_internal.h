@@ -125,4 +125,10 @@ bool fl_const_index(const kiln_value *v, int64_t *out);
  * constants, or products of the same factors)? */
 bool fl_same_dim(kiln_value *a, kiln_value *b);
 
+/* Whether the module is compiled for a CPU target (its session's
+ * --target values, or the host when none): layouts chosen for the CPU
+ * kernels (blocked filters) are skipped when every target is a GPU, whose
+ * kernels match the plain named forms. */
+bool fl_targets_cpu(const kiln_op *module);
+
 #endif

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "session.h"
+
 kiln_error *fl_each_host_func(kiln_op *module, const char *pass, kiln_func_fn fn, void *user) {
   kiln_error *err = fl_require_valid(module, pass);
   return err ? err : kiln_each_func(module, fn, user);
@@ -329,3 +331,13 @@ const kiln_affine_map *fl_affine_compose(kiln_context *ctx,
 }
 
 kiln_error *fl_require_valid(kiln_op *module, const char *pass) { return kiln_verify_input(module, pass); }
+
+bool fl_targets_cpu(const kiln_op *module) {
+  const kiln_session *s = kiln_session_of(kiln_op_context(module));
+  const char *const *targets;
+  const uint32_t n = s ? kiln_session_targets(s, &targets) : 0;
+  if (!n) return true;
+  for (uint32_t i = 0; i < n; i++)
+    if (strncmp(targets[i], "llvm-cpu", 8) == 0) return true;
+  return false;
+}

@@ -126,6 +126,12 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
 const char *cg_pipeline_name(cg_root_kind k);
 kiln_error *cg_launch_rule(cg_kernel *k, int64_t vector_width, bool record);
 kiln_error *cg_launch_rule_all(kiln_op *module, int64_t vector_width);
+/* Replaces the tile sizes (and so the workgroup count) the rule chose for
+ * kernel FUNC by TILES (n entries, one per root loop) when every op of
+ * the kernel can be restricted to them (cg_can_distribute); false (and
+ * nothing changed) otherwise. Records nothing on the host: for a GPU-only
+ * executable, whose grid no CPU variant shares. */
+bool cg_launch_retile(kiln_op *func, const int64_t *tiles, int n);
 /* Push constant holding dim k of the root's output (a binding with a
  * dynamic dim), or -1. */
 int64_t cg_output_dim_constant(kiln_op *root, uint32_t k);

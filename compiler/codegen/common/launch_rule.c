@@ -590,3 +590,24 @@ static kiln_error *rule_no_record(cg_kernel *k, void *user) {
 kiln_error *cg_launch_rule_all(kiln_op *module, int64_t vector_width) {
   return cg_for_each_kernel(module, rule_no_record, &vector_width);
 }
+
+bool cg_launch_retile(kiln_op *func, const int64_t *tiles, int n) {
+  kiln_op *root = cg_find_root(func);
+  const kiln_attr *l = cg_launch(func);
+  cg_dist d;
+  const char *why = NULL;
+  if (!root || !l || !cg_distribution(root, tiles, n, &d) || !cg_dist_splits(&d) ||
+      !cg_can_distribute(func, root, &d, &why) || !host_computable(root, &d))
+    return false;
+  kiln_context *c = kiln_op_context(func);
+  kiln_named_attr e[16];
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < l->count && k < 16; i++) {
+    e[k] = l->entries[i];
+    if (strcmp(e[k].name, "tile_sizes") == 0) e[k].value = i64s(c, n, tiles);
+    else if (strcmp(e[k].name, "workgroup_count") == 0) e[k].value = i64s(c, 3, d.wg_count);
+    k++;
+  }
+  kiln_op_set_attr(func, "kiln.launch", kiln_attr_dict(c, k, e));
+  return true;
+}

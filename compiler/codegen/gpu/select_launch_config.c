@@ -30,7 +30,9 @@
  * registers during a step); each clamped to the matmul's sizes, the
  * thread tile shrunk while the block tile has fewer thread tiles than
  * the block has threads; pipeline "gpu-matmul-shared" (or
- * "gpu-conv-shared"). */
+ * "gpu-conv-shared"). In an executable with only GPU variants, a
+ * channels-last convolution's tiles are then chosen for the GPU's many
+ * SMs instead of the CPU rule's few workers (gpu_conv_tiles). */
 #include "gpu_internal.h"
 
 #include <stdio.h>
@@ -150,6 +152,72 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   return 3;
 }
 
+/* A GPU has a hundred or more SMs where the CPU rule plans for a few
+ * workers: its conv tiles (8 or so workgroups) would leave all but a few
+ * SMs idle. In an executable with no CPU variant (whose grid it would
+ * have to share), a channels-last convolution's workgroup tile becomes
+ * about one block tile instead: P output pixels (whole rows of OW while
+ * they fit, else a divisor of OW) by FC channels, from 64 x 64 halved
+ * (the larger first) until there are GPU_MIN_WORKGROUPS workgroups,
+ * about one per SM of an A100 (108) or H100 (132), or the tile would hold
+ * fewer than GPU_MIN_TILE outputs: 8 per thread of a 128-thread block,
+ * below which thread tiles of 1 x 1 lose the vector loads and fused
+ * multiply-adds of the register tile. Shapes alone decide, so every SM's
+ * variant agrees on the grid. The block tile then clamps to it
+ * (matmul_entries). */
+#define GPU_MIN_WORKGROUPS 128
+#define GPU_MIN_TILE 1024
+static void gpu_conv_tiles(const int64_t *b, int64_t *tiles) {
+  int64_t p = 64, fc = b[3] < 64 ? b[3] : 64;
+  for (;;) {
+    int64_t ow = b[2], oh = 1;
+    if (p >= b[2]) {
+      oh = p / b[2] < b[1] ? p / b[2] : b[1];
+    } else {
+      for (ow = p; b[2] % ow; ow--) {}
+    }
+    tiles[0] = 1, tiles[1] = oh, tiles[2] = ow, tiles[3] = fc;
+    int64_t count = b[0] * ((b[1] + oh - 1) / oh) * ((b[2] + ow - 1) / ow) * ((b[3] + fc - 1) / fc);
+    if (count >= GPU_MIN_WORKGROUPS) return;
+    int64_t np = p, nfc = fc;
+    if (p > 1 && p >= fc) np = p / 2;
+    else if (fc > 1) nfc = fc / 2;
+    if (np * nfc < GPU_MIN_TILE || (np == p && nfc == fc)) return;
+    p = np, fc = nfc;
+  }
+}
+
+/* Is every variant of the executable a GPU one (no CPU grid to share)? */
+static bool gpu_only(const kiln_op *exe) {
+  if (!exe || !exe->num_regions || !exe->regions[0].first) return false;
+  for (kiln_op *v = exe->regions[0].first->first; v; v = v->next) {
+    if (v->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
+    const kiln_attr *t = kiln_op_get_attr(v, "target");
+    if (!t || t->kind != KILN_ATTR_STRING || strncmp(t->str, "cuda:", 5) != 0) return false;
+  }
+  return true;
+}
+
+static void retile_for_gpu(kiln_op *f) {
+  kiln_op *root = cg_find_root(f);
+  int64_t sh, sw, dh, dw;
+  if (!root || gpu_match_conv(root, &sh, &sw, &dh, &dw) != GPU_CONV_NHWC || gpu_has_private_scratch(f)) return;
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS], old[KILN_MAX_LOOPS], tiles[KILN_MAX_LOOPS] = {0};
+  int n = cg_static_bounds(root, maps, red, bounds);
+  if (n != 7 || cg_launch_array(f, "tile_sizes", old, KILN_MAX_LOOPS) != n) return;
+  for (int l = 0; l < 4; l++)
+    if (bounds[l] < 1) return;
+  int64_t before = 1, after = 1;
+  gpu_conv_tiles(bounds, tiles);
+  for (int l = 0; l < 4; l++) {
+    before *= old[l] > 0 ? (bounds[l] + old[l] - 1) / old[l] : 1;
+    after *= (bounds[l] + tiles[l] - 1) / tiles[l];
+  }
+  if (after > before) cg_launch_retile(f, tiles, n);
+}
+
 static bool conv_root(kiln_op *f) {
   kiln_op *root = cg_find_root(f);
   int64_t sh, sw, dh, dw;
@@ -170,6 +238,9 @@ kiln_error *kiln_codegen_gpu_select_launch_config(kiln_op *inner, void *user) {
                : kiln_error_new("select-gpu-launch-config: the module needs kiln.target = \"cuda:sm_NN\"");
   kiln_error *err = cg_launch_rule_all(inner, 4);
   if (err) return err;
+  if (gpu_only(exe))
+    for (kiln_op *f = kiln_module_body(inner)->first; f; f = f->next)
+      if (gpu_is_kernel(f) && cg_launch(f)) retile_for_gpu(f);
   kiln_op *exp = NULL;
   for (kiln_op *o = var && var->regions[0].first ? var->regions[0].first->first : NULL; o; o = o->next)
     if (o->kind == KILN_OP_HAL_EXECUTABLE_EXPORT) exp = o;

@@ -45,7 +45,7 @@ module attributes {kiln.target = "cuda:sm_90"} {
 // CHECK: vector.load %{{.*}}[%[[BI]], %{{.*}}, %{{.*}}] : memref<1x33x?xf32, strided<[2145, 65, 1], offset: ?>>, vector<4xf32>
 // CHECK-NEXT: vector.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x64xf32, 3>, vector<4xf32>
 // CHECK: "hal.interface.barrier"() : () -> ()
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c128 step
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c128{{.*}} step
 // CHECK-COUNT-8: vector.load %{{.*}}[%[[BI]], %{{.*}}, %{{.*}}] : memref<1x?x?xf32, strided<[4550, 65, 1], offset: ?>>, vector<4xf32>
 // CHECK: %{{.*}}:8 = scf.for
 // CHECK: vector.load %[[AS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<32x64xf32, 3>, vector<4xf32>
