@@ -119,6 +119,8 @@ OP_CASES = {
     "matmul_128x96x256": (ptx_checked(op_cases.matmul_case(128, 96, 256), True), 1e-4, 1e-4),
     # aligned rows with partial block, K-step and thread tiles
     "matmul_130x68x260": (ptx_checked(op_cases.matmul_case(130, 68, 260), True), 1e-4, 1e-4),
+    # 128-row workgroup tiles: sm_90's 128 x 64 block tile, 8 x 8 per thread
+    "matmul_256x80x512_tall": (ptx_checked(op_cases.matmul_case(256, 80, 512), True), 1e-4, 1e-4),
     "batch_matmul_3x70x33x65": (batch_matmul_case(3, 70, 33, 65), 1e-4, 1e-4),
     "batch_matmul_2x64x40x128": (ptx_checked(batch_matmul_case(2, 64, 40, 128), True), 1e-4, 1e-4),
     "matmul_bias_relu_70x45x67": (matmul_bias_relu_case(70, 45, 67), 1e-4, 1e-4),
