@@ -408,28 +408,36 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
  * vecC; lane by lane else), TM x TN scalars otherwise. */
 static int64_t acc_count(const mm_config *cf) { return cf->tm * (cf->tn % 4 == 0 ? cf->tn / 4 : cf->tn); }
 
+/* Accumulator j's first element in the thread tile at (row0, col0) of C
+ * (block-tile offsets added): row *m, column *nn. */
+static void acc_position(kiln_builder *b, const mm_config *cf, kiln_value *row0, kiln_value *col0, int64_t j,
+                         kiln_value **m, kiln_value **nn) {
+  const bool vec = cf->tn % 4 == 0;
+  const int64_t nv = vec ? cf->tn / 4 : cf->tn, i = j / nv, q = j % nv;
+  *m = addc(b, row0, i);
+  *nn = addc(b, col0, vec ? 4 * q : q);
+}
+
 /* Reads the thread tile at block-tile position (r0, c0) from C. */
 static void acc_load(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0, kiln_value *bn0,
                      kiln_value *r0, kiln_value *c0, kiln_value **acc) {
   const bool vec = cf->tn % 4 == 0, cvec = vec && e->vecC;
-  const int64_t nv = vec ? cf->tn / 4 : cf->tn;
-  kiln_value *ix[5];
+  kiln_value *ix[5], *m, *nn;
   kiln_value *row0 = add(b, bm0, r0), *col0 = add(b, bn0, c0);
-  for (int64_t i = 0; i < cf->tm; i++)
-    for (int64_t q = 0; q < nv; q++) {
-      kiln_value *m = addc(b, row0, i), *nn = addc(b, col0, vec ? 4 * q : q);
-      uint32_t n = c_at(b, e, ix, m, nn);
-      if (cvec || !vec) {
-        acc[i * nv + q] = cvec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
-        continue;
-      }
-      kiln_value *v = cg_broadcast(b, cg_load(b, e->C, n, ix), e->v4);
-      for (int64_t l = 1; l < 4; l++) {
-        n = c_at(b, e, ix, m, addc(b, nn, l));
-        v = insert(b, cg_load(b, e->C, n, ix), v, l);
-      }
-      acc[i * nv + q] = v;
+  for (int64_t j = 0; j < acc_count(cf); j++) {
+    acc_position(b, cf, row0, col0, j, &m, &nn);
+    uint32_t n = c_at(b, e, ix, m, nn);
+    if (cvec || !vec) {
+      acc[j] = cvec ? vload(b, e->v4, e->C, n, ix, e->alC) : cg_load(b, e->C, n, ix);
+      continue;
     }
+    kiln_value *v = cg_broadcast(b, cg_load(b, e->C, n, ix), e->v4);
+    for (int64_t l = 1; l < 4; l++) {
+      n = c_at(b, e, ix, m, addc(b, nn, l));
+      v = insert(b, cg_load(b, e->C, n, ix), v, l);
+    }
+    acc[j] = v;
+  }
 }
 
 /* The K step's kb products on the accumulators acc (shared operands read
@@ -479,20 +487,17 @@ static void acc_step(kiln_builder *b, const mm_emit *e, const mm_config *cf, kil
 static void acc_store(kiln_builder *b, const mm_emit *e, const mm_config *cf, kiln_value *bm0, kiln_value *bn0,
                       kiln_value *r0, kiln_value *c0, kiln_value **acc) {
   const bool vec = cf->tn % 4 == 0, cvec = vec && e->vecC;
-  const int64_t nv = vec ? cf->tn / 4 : cf->tn;
-  kiln_value *ix[5];
+  kiln_value *ix[5], *m, *nn;
   kiln_value *row0 = add(b, bm0, r0), *col0 = add(b, bn0, c0);
-  for (int64_t i = 0; i < cf->tm; i++)
-    for (int64_t q = 0; q < nv; q++) {
-      kiln_value *m = addc(b, row0, i), *nn = addc(b, col0, vec ? 4 * q : q);
-      kiln_value *v = acc[i * nv + q];
-      for (int64_t l = 0; l < (cvec || !vec ? 1 : 4); l++) {
-        uint32_t n = c_at(b, e, ix, m, addc(b, nn, l));
-        if (cvec) vstore(b, v, e->C, n, ix, e->alC);
-        else if (!vec) cg_store(b, v, e->C, n, ix);
-        else cg_store(b, extract(b, v, l), e->C, n, ix);
-      }
+  for (int64_t j = 0; j < acc_count(cf); j++) {
+    acc_position(b, cf, row0, col0, j, &m, &nn);
+    for (int64_t l = 0; l < (cvec || !vec ? 1 : 4); l++) {
+      uint32_t n = c_at(b, e, ix, m, addc(b, nn, l));
+      if (cvec) vstore(b, acc[j], e->C, n, ix, e->alC);
+      else if (!vec) cg_store(b, acc[j], e->C, n, ix);
+      else cg_store(b, extract(b, acc[j], l), e->C, n, ix);
     }
+  }
 }
 
 /* Vector accumulators as their lanes (lanes 4), or scalars as they are. */
