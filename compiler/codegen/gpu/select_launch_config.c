@@ -38,54 +38,43 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Per SM, newest first: the first row whose min_sm <= the SM applies.
- * The block tile is the CPU workgroup tile (64 x 64), so one block covers
- * its workgroup in one pass; each thread owns TM x TN of it. Hopper: 4
- * warps, 4 x 8 outputs per thread (8 float4 accumulators) and a 32-deep K
- * step (2 x 8 KiB of shared memory: its larger shared memory and L1 keep
- * more blocks resident); Ampere and older: 2 warps, 8 x 8 outputs per
- * thread (more reuse per shared load, 64 accumulator registers) and a
- * 16-deep K step (2 x 4 KiB). */
+/* Per SM and workgroup tile, first match wins: the first row whose
+ * min_sm <= the SM and min_rows <= the rows of the kernel's workgroup
+ * tile applies (rows of one SM share its thread count, the block size of
+ * every kernel). The block tile is the CPU workgroup tile (64 x 64), so
+ * one block covers its workgroup in one pass; each thread owns TM x TN of
+ * it. Hopper: 4 warps, 4 x 8 outputs per thread (8 float4 accumulators)
+ * and a 32-deep K step (2 x 8 KiB of shared memory: its larger shared
+ * memory and L1 keep more blocks resident); plain matmuls whose workgroup
+ * tile the CPU rule made 128 rows tall (M a multiple of 128, enough
+ * tiles) take one 128 x 64 block with 8 x 8 outputs per thread (more FMAs
+ * per shared-memory read; measured on an H200 at 4096^3, bench/gpu, 9
+ * configurations: 6.02 ms against 6.71 ms for the 64 x 64 row, the
+ * 32-deep K step slower there at 6.25 ms). Ampere and older: 2 warps,
+ * 8 x 8 outputs per thread (more reuse per shared load, 64 accumulator
+ * registers) and a 16-deep K step (2 x 4 KiB). */
 static const struct {
   uint32_t min_sm;
+  int64_t min_rows;
   gpu_matmul_config cf;
 } matmul_configs[] = {
-    {90, {128, 64, 64, 32, 4, 8}},
-    {0, {64, 64, 64, 16, 8, 8}},
+    {90, 128, {128, 128, 64, 16, 8, 8}},
+    {90, 0, {128, 64, 64, 32, 4, 8}},
+    {0, 0, {64, 64, 64, 16, 8, 8}},
 };
 
-/* Plain matmuls whose workgroup tile the CPU rule made 128 rows tall (M a
- * multiple of 128, enough tiles): one block covers it with 8 x 8 outputs
- * per thread (more FMAs per shared-memory read). Measured on an H200 at
- * 4096^3 (bench/gpu, 9 configurations): 6.02 ms against 6.71 ms for the
- * 64 x 64 default; the 32-deep K step was slower there (6.25 ms). Only
- * where measured. */
-static const struct {
-  uint32_t min_sm;
-  gpu_matmul_config cf;
-} tall_configs[] = {
-    {90, {128, 128, 64, 16, 8, 8}},
-};
-
-static bool tall_config_for(uint32_t sm_version, gpu_matmul_config *out) {
-  for (unsigned i = 0; i < sizeof tall_configs / sizeof tall_configs[0]; i++)
-    if (sm_version >= tall_configs[i].min_sm) {
-      *out = tall_configs[i].cf;
-      return true;
-    }
-  return false;
-}
-
-gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version) {
-  for (unsigned i = 0; i < sizeof matmul_configs / sizeof matmul_configs[0]; i++)
-    if (sm_version >= matmul_configs[i].min_sm) return matmul_configs[i].cf;
-  return matmul_configs[sizeof matmul_configs / sizeof matmul_configs[0] - 1].cf;
+gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version, int64_t rows) {
+  const unsigned n = sizeof matmul_configs / sizeof matmul_configs[0];
+  for (unsigned i = 0; i < n; i++)
+    if (sm_version >= matmul_configs[i].min_sm && rows >= matmul_configs[i].min_rows)
+      return matmul_configs[i].cf;
+  return matmul_configs[n - 1].cf;
 }
 
 int64_t kiln_codegen_gpu_block_size(uint32_t sm_version) {
   /* Hopper has twice the registers per SM per scheduler slot of work we
    * give it here; 4 warps there, 2 warps on Ampere and older. */
-  return gpu_matmul_config_for(sm_version).threads;
+  return gpu_matmul_config_for(sm_version, 0).threads;
 }
 
 bool gpu_is_kernel(const kiln_op *f) {
@@ -155,11 +144,12 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
     else gm = bounds[1 + g], gn = bounds[2 + g] * bounds[3 + g];
     if (gk < 1) return 0;
   }
-  gpu_matmul_config cf = gpu_matmul_config_for(sm), tall;
-  int64_t wt[KILN_MAX_LOOPS];
+  /* plain matmuls: the rows of their workgroup tile (full columns) pick the row */
+  int64_t wt[KILN_MAX_LOOPS], rows = 0;
   if (root->kind == KILN_OP_LINALG_MATMUL && n == 3 && cg_launch_array(f, "tile_sizes", wt, KILN_MAX_LOOPS) == 3 &&
-      wt[0] >= 128 && wt[1] >= 64 && tall_config_for(sm, &tall) && tall.threads == cf.threads)
-    cf = tall;
+      wt[1] >= 64)
+    rows = wt[0];
+  gpu_matmul_config cf = gpu_matmul_config_for(sm, rows);
   int64_t bt[2] = {clamp(cf.bm, gm), clamp(cf.bn, gn)};
   int64_t tt[2] = {clamp(cf.tm, bt[0]), clamp(cf.tn, bt[1])};
   /* Small block tiles: smaller thread tiles until every thread has one
