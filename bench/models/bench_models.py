@@ -14,7 +14,7 @@ ratios Kiln/ORT and Kiln/PyTorch (below 1: Kiln is faster), with the load
 average before and after.
 
 usage: bench_models.py --compile=KILN_COMPILE --bench=KILN_BENCH --work=DIR
-           [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all]
+           [--run=KILN_RUN] [--ort=NODE_MODULES] [--models=a,b | all | extra]
            [--threads=1,2] [--rounds=3] [--warmup=5] [--reps=20]
            [--no-torch] [--no-ort] [--profile] [--before=OLD_KILN_COMPILE]
            [--bench-before=OLD_KILN_BENCH] [--cpu]

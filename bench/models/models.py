@@ -2,11 +2,15 @@
 weights from a fixed seed (nothing is downloaded: torchvision models are
 built with weights=None) and exported by torch.onnx.export at opset 17.
 
-A row is NAME: (default?, builder, input shapes). builder(torch,
-torchvision) returns the nn.Module; the inputs are f32 tensors drawn from
-a seeded generator. Rows marked default run when no --models is given;
-the others are other members of the same families, for trying a change
-on graphs it was not written against (`--models=all`).
+A row is NAME: (default?, builder, input shapes[, options]).
+builder(torch, torchvision) returns the nn.Module; the inputs are f32
+tensors drawn from a seeded generator. Rows marked default run when no
+--models is given; the others are other members of the same families, for
+trying a change on graphs it was not written against (`--models=all`).
+options: "group", a name --models selects instead of a list; rows of a
+group are left out of `all` (they are many, or slow to compile or run):
+group "extra" is the rest of torchvision's classifier zoo
+(`--models=extra`).
 """
 import os
 import warnings
@@ -89,14 +93,52 @@ MODELS = {
                             [(4, 32, 256)]),
 }
 
+# The rest of torchvision's classifiers (group "extra", `--models=extra`):
+# the unseen members of the CNN families, each with a structure the rows
+# above lack (11x11 stems and big FC layers, inception branches and
+# asymmetric 1x7/7x1 kernels, dense concatenation, grouped bottlenecks,
+# SE blocks on grouped convs, channel shuffles at x0.5, 5x5 depthwise,
+# LayerNorm + GELU + 7x7 depthwise, fused MBConv). GoogLeNet and
+# Inception-v3 are built without their training-only auxiliary heads.
+def _tv(name, **kw):
+    return lambda t, tv: getattr(tv.models, name)(weights=None, **kw)
+
+
+EXTRA = {
+    "alexnet": (_tv("alexnet"), [(1, 3, 224, 224)]),
+    "vgg11": (_tv("vgg11"), [(1, 3, 224, 224)]),
+    "googlenet": (_tv("googlenet", aux_logits=False, init_weights=True), [(1, 3, 224, 224)]),
+    "inception_v3": (_tv("inception_v3", aux_logits=False, init_weights=True),
+                     [(1, 3, 299, 299)]),
+    "densenet121": (_tv("densenet121"), [(1, 3, 224, 224)]),
+    "resnext50_32x4d": (_tv("resnext50_32x4d"), [(1, 3, 224, 224)]),
+    "wide_resnet50_2": (_tv("wide_resnet50_2"), [(1, 3, 224, 224)]),
+    "regnet_y_400mf": (_tv("regnet_y_400mf"), [(1, 3, 224, 224)]),
+    "shufflenet_v2_x0_5": (_tv("shufflenet_v2_x0_5"), [(1, 3, 224, 224)]),
+    "mnasnet0_5": (_tv("mnasnet0_5"), [(1, 3, 224, 224)]),
+    "squeezenet1_0": (_tv("squeezenet1_0"), [(1, 3, 224, 224)]),
+    "efficientnet_b1": (_tv("efficientnet_b1"), [(1, 3, 240, 240)]),
+    "convnext_tiny": (_tv("convnext_tiny"), [(1, 3, 224, 224)]),
+    "efficientnet_v2_s": (_tv("efficientnet_v2_s"), [(1, 3, 384, 384)]),
+}
+MODELS.update({n: (False,) + row + ({"group": "extra"},) for n, row in EXTRA.items()})
+
+
+def _group(name):
+    row = MODELS[name]
+    return row[3].get("group") if len(row) > 3 else None
+
 
 def names(spec):
     """The model names a --models value selects: '' is the default rows,
-    'all' every row, else a comma-separated list of names."""
+    'all' every row outside a group, a group's name its rows, else a
+    comma-separated list of names."""
     if not spec:
         return [n for n, row in MODELS.items() if row[0]]
     if spec == "all":
-        return list(MODELS)
+        return [n for n in MODELS if not _group(n)]
+    if any(_group(n) == spec for n in MODELS):
+        return [n for n in MODELS if _group(n) == spec]
     out = [n.strip() for n in spec.split(",") if n.strip()]
     for n in out:
         if n not in MODELS:
@@ -107,7 +149,7 @@ def names(spec):
 
 def build(name, torch, torchvision):
     """(module in eval mode, list of input tensors) for NAME, seeded."""
-    _, builder, shapes = MODELS[name]
+    _, builder, shapes = MODELS[name][:3]
     torch.manual_seed(SEED)
     m = builder(torch, torchvision)
     m.eval()
