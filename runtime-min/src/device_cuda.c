@@ -63,15 +63,8 @@ static kiln_status_t cuda_buffer_alloc(kiln_device_t *device,
                            &buffer->device_ptr, msg, sizeof msg);
   /* Local devices hand out zeroed memory; so does this one. */
   if (rc == KILN_CUDA_OK && buffer->length && zero) {
-    static const uint8_t zeros[4096];
-    for (uint64_t off = 0; rc == KILN_CUDA_OK && off < buffer->length;
-         off += sizeof zeros) {
-      const uint64_t n = buffer->length - off < sizeof zeros
-                             ? buffer->length - off
-                             : sizeof zeros;
-      rc = kiln_cuda_copy_to_device(d->cu, buffer->device_ptr + off, zeros,
-                                    (size_t)n, msg, sizeof msg);
-    }
+    rc = kiln_cuda_fill(d->cu, buffer->device_ptr, 0, (size_t)buffer->length,
+                        msg, sizeof msg);
     if (rc != KILN_CUDA_OK) kiln_cuda_free(d->cu, buffer->device_ptr);
   }
   pthread_mutex_unlock(&d->lock);
@@ -279,38 +272,18 @@ static kiln_status_t cuda_wait(kiln_device_t *device) {
   return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
 }
 
-/* The driver wrapper has no device-to-device copy: transfers bounce
- * through host memory in chunks, after the stream drains (they are rare
- * in compiled programs: dispatches do the bulk of the work). */
-#define CUDA_BOUNCE 65536u
-
+/* Copies and fills stay on the device (the driver orders them with the
+ * launches; see cuda_device.c). */
 static kiln_status_t cuda_copy(kiln_device_t *device, kiln_buffer_t *src,
                                uint64_t src_offset, kiln_buffer_t *dst,
                                uint64_t dst_offset, uint64_t length) {
   cuda_device_t *d = (cuda_device_t *)device;
-  uint8_t *bounce = length ? device->allocator->alloc(device->allocator->self,
-                                                      CUDA_BOUNCE, 64)
-                           : NULL;
-  if (length && !bounce)
-    return krt_oom(A);
   char msg[512];
   pthread_mutex_lock(&d->lock);
-  int rc = kiln_cuda_sync(d->cu, msg, sizeof msg);
-  /* Overlapping ranges: copy backwards when the target is above. */
-  const bool backwards = src == dst && dst_offset > src_offset;
-  for (uint64_t done = 0; rc == KILN_CUDA_OK && done < length;) {
-    const uint64_t n =
-        length - done < CUDA_BOUNCE ? length - done : CUDA_BOUNCE;
-    const uint64_t at = backwards ? length - done - n : done;
-    rc = kiln_cuda_copy_to_host(d->cu, bounce, src->device_ptr + src_offset + at,
-                                (size_t)n, msg, sizeof msg);
-    if (rc == KILN_CUDA_OK)
-      rc = kiln_cuda_copy_to_device(d->cu, dst->device_ptr + dst_offset + at,
-                                    bounce, (size_t)n, msg, sizeof msg);
-    done += n;
-  }
+  const int rc = kiln_cuda_copy_on_device(
+      d->cu, dst->device_ptr + dst_offset, src->device_ptr + src_offset,
+      (size_t)length, msg, sizeof msg);
   pthread_mutex_unlock(&d->lock);
-  krt_free(A, bounce);
   return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
 }
 
@@ -318,25 +291,11 @@ static kiln_status_t cuda_fill(kiln_device_t *device, kiln_buffer_t *dst,
                                uint64_t offset, uint64_t length,
                                uint32_t pattern) {
   cuda_device_t *d = (cuda_device_t *)device;
-  uint8_t *bounce = length ? device->allocator->alloc(device->allocator->self,
-                                                      CUDA_BOUNCE, 64)
-                           : NULL;
-  if (length && !bounce)
-    return krt_oom(A);
-  for (uint32_t i = 0; length && i < CUDA_BOUNCE; i += 4)
-    memcpy(bounce + i, &pattern, 4);
   char msg[512];
   pthread_mutex_lock(&d->lock);
-  int rc = kiln_cuda_sync(d->cu, msg, sizeof msg);
-  for (uint64_t done = 0; rc == KILN_CUDA_OK && done < length;) {
-    const uint64_t n =
-        length - done < CUDA_BOUNCE ? length - done : CUDA_BOUNCE;
-    rc = kiln_cuda_copy_to_device(d->cu, dst->device_ptr + offset + done,
-                                  bounce, (size_t)n, msg, sizeof msg);
-    done += n;
-  }
+  const int rc = kiln_cuda_fill(d->cu, dst->device_ptr + offset, pattern,
+                                (size_t)length, msg, sizeof msg);
   pthread_mutex_unlock(&d->lock);
-  krt_free(A, bounce);
   return rc == KILN_CUDA_OK ? NULL : driver_error(device, rc, msg);
 }
 

@@ -1,6 +1,6 @@
 /* One CUDA device as runtime-min uses it: the driver table, the device's
- * primary context and one stream that launches are queued on. Copies use
- * the legacy default stream, which the (blocking) launch stream
+ * primary context and one stream that launches are queued on. Copies and
+ * fills use the legacy default stream, which the (blocking) launch stream
  * synchronizes with, so copy -> launch -> copy needs no extra events.
  * Every call first makes the context current, because the runtime may use
  * a device from more than one thread over its life. */
@@ -210,6 +210,58 @@ int kiln_cuda_copy_to_host(kiln_cuda_device_t *d, void *dst, uint64_t src,
   int rc = make_current(d, msg, msg_cap);
   if (rc) return rc;
   CHECK("cuMemcpyDtoH", d->api.MemcpyDtoH(dst, src, bytes));
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_copy_on_device(kiln_cuda_device_t *d, uint64_t dst,
+                             uint64_t src, size_t bytes, char *msg,
+                             size_t msg_cap) {
+  if (!bytes || dst == src) return KILN_CUDA_OK;
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  /* The driver leaves overlapping copies undefined: copy in pieces no
+   * longer than the distance, from the end when the target is above, so
+   * no piece reads what an earlier one wrote. */
+  const uint64_t distance = dst > src ? dst - src : src - dst;
+  const uint64_t piece = distance < bytes ? distance : bytes;
+  const bool backwards = dst > src && distance < bytes;
+  for (uint64_t done = 0; done < bytes;) {
+    const uint64_t n = bytes - done < piece ? bytes - done : piece;
+    const uint64_t at = backwards ? bytes - done - n : done;
+    CHECK("cuMemcpyDtoD", d->api.MemcpyDtoD(dst + at, src + at, (size_t)n));
+    done += n;
+  }
+  return KILN_CUDA_OK;
+}
+
+int kiln_cuda_fill(kiln_cuda_device_t *d, uint64_t dst, uint32_t pattern,
+                   size_t bytes, char *msg, size_t msg_cap) {
+  if (!bytes) return KILN_CUDA_OK;
+  int rc = make_current(d, msg, msg_cap);
+  if (rc) return rc;
+  const uint8_t b0 = (uint8_t)pattern;
+  if (pattern == b0 * 0x01010101u) {
+    CHECK("cuMemsetD8", d->api.MemsetD8(dst, b0, bytes));
+    return KILN_CUDA_OK;
+  }
+  /* cuMemsetD32 needs a 4-byte aligned target: bytes before the first
+   * aligned word and after the last take cuMemsetD8 one at a time, the
+   * words between take the pattern rotated to start where they start. */
+  const size_t head = (size_t)((4 - dst % 4) % 4) < bytes
+                          ? (size_t)((4 - dst % 4) % 4) : bytes;
+  const size_t words = (bytes - head) / 4;
+  for (size_t i = 0; i < bytes; i++) {
+    if (i == head && words) {
+      const unsigned shift = 8u * (unsigned)(head % 4);
+      const uint32_t rotated =
+          shift ? (pattern >> shift) | (pattern << (32u - shift)) : pattern;
+      CHECK("cuMemsetD32", d->api.MemsetD32(dst + i, rotated, words));
+      i += 4 * words - 1;
+      continue;
+    }
+    CHECK("cuMemsetD8",
+          d->api.MemsetD8(dst + i, (unsigned char)(pattern >> (8u * (i % 4))), 1));
+  }
   return KILN_CUDA_OK;
 }
 

@@ -59,6 +59,14 @@ int kiln_cuda_copy_to_device(kiln_cuda_device_t *device, uint64_t dst,
                              size_t msg_cap);
 int kiln_cuda_copy_to_host(kiln_cuda_device_t *device, void *dst, uint64_t src,
                            size_t bytes, char *msg, size_t msg_cap);
+/* Device to device; the ranges may overlap (memmove semantics). */
+int kiln_cuda_copy_on_device(kiln_cuda_device_t *device, uint64_t dst,
+                             uint64_t src, size_t bytes, char *msg,
+                             size_t msg_cap);
+/* Fills [dst, dst + bytes) with the 4-byte little-endian pattern repeated
+ * from dst (byte i gets pattern byte i % 4), at any alignment. */
+int kiln_cuda_fill(kiln_cuda_device_t *device, uint64_t dst, uint32_t pattern,
+                   size_t bytes, char *msg, size_t msg_cap);
 
 /* One kernel launch: grid = workgroup count, block = workgroup size; the
  * kernel's parameters are the binding device pointers, then the 32-bit

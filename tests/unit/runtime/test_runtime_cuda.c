@@ -148,7 +148,7 @@ START_TEST(jit_log_in_the_error) {
 }
 END_TEST
 
-START_TEST(copy_and_fill_bounce_through_the_host) {
+START_TEST(copy_and_fill_on_the_device) {
   float c[8];
   kiln_status_t s = transfer_on_cuda(c);
 #ifdef KILN_TEST_NO_TRANSFERS
@@ -161,6 +161,11 @@ START_TEST(copy_and_fill_bounce_through_the_host) {
 #endif
   ck_assert_msg(!s, "%s", kiln_status_message(s));
   for (int i = 0; i < 4; ++i) ck_assert(c[i] == 1.0f && c[4 + i] == 5 + i);
+  /* Neither bounces through the host. */
+  char *log = read_log();
+  ck_assert_msg(strstr(log, "cuMemsetD32_v2 ") && strstr(log, "cuMemcpyDtoD_v2 "),
+                "%s", log);
+  free(log);
 }
 END_TEST
 
@@ -234,7 +239,7 @@ int main(void) {
   tcase_add_test(tc, round_trip_through_the_driver);
   tcase_add_test(tc, variant_by_sm_version);
   tcase_add_test(tc, jit_log_in_the_error);
-  tcase_add_test(tc, copy_and_fill_bounce_through_the_host);
+  tcase_add_test(tc, copy_and_fill_on_the_device);
   tcase_add_test(tc, rodata_is_uploaded_once_per_device);
   tcase_add_test(tc, no_gpu_no_driver);
   suite_add_tcase(s, tc);

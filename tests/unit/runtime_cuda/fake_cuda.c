@@ -9,7 +9,10 @@
  * kernel opted into (48 KiB by default, more through cuFuncSetAttribute;
  * built with FAKE_CUDA_NO_FUNC_SET_ATTRIBUTE it lacks that entry point, as
  * pre-CUDA-9 drivers do). PTX containing "bogus." fails to "JIT" with an
- * error log; an entry named add_f32 (a, b, out, n) is executed on the host
+ * error log; overlapping device-to-device copies (undefined for a real
+ * driver) and cuMemsetD32 on a target not 4-byte aligned are refused with
+ * CUDA_ERROR_INVALID_VALUE, so callers that rely on either fail here; an
+ * entry named add_f32 (a, b, out, n) is executed on the host
  * so data can make the round trip. Nothing here touches a GPU. */
 #include <stdarg.h>
 #include <stdint.h>
@@ -76,6 +79,9 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes);
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr);
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t bytes);
 EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes);
+EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes);
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count);
+EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned value, size_t count);
 EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned flags);
 EXPORT CUresult cuStreamSynchronize(CUstream stream);
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream);
@@ -317,6 +323,36 @@ CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t bytes) {
   record("cuMemcpyDtoH_v2 src=dev%d+%zu bytes=%zu", i, off, bytes);
   if (i < 0) return INVALID_VALUE;
   memcpy(dst, fake.alloc[i].base + off, bytes);
+  return OK;
+}
+
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  size_t doff, soff;
+  int di = find_alloc(dst, bytes, &doff), si = find_alloc(src, bytes, &soff);
+  record("cuMemcpyDtoD_v2 dst=dev%d+%zu src=dev%d+%zu bytes=%zu", di, doff, si,
+         soff, bytes);
+  if (di < 0 || si < 0) return INVALID_VALUE;
+  if (dst < src + bytes && src < dst + bytes) return INVALID_VALUE;
+  memcpy(fake.alloc[di].base + doff, fake.alloc[si].base + soff, bytes);
+  return OK;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t count) {
+  size_t off;
+  int i = find_alloc(dst, count, &off);
+  record("cuMemsetD8_v2 dst=dev%d+%zu value=0x%02x count=%zu", i, off, value, count);
+  if (i < 0) return INVALID_VALUE;
+  memset(fake.alloc[i].base + off, value, count);
+  return OK;
+}
+
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned value, size_t count) {
+  size_t off = 0;
+  int i = count > SIZE_MAX / 4 ? -1 : find_alloc(dst, 4 * count, &off);
+  record("cuMemsetD32_v2 dst=dev%d+%zu value=0x%08x count=%zu", i, off, value, count);
+  if (i < 0 || dst % 4) return INVALID_VALUE;
+  for (size_t k = 0; k < count; k++)
+    memcpy(fake.alloc[i].base + off + 4 * k, &value, 4);
   return OK;
 }
 

@@ -298,10 +298,62 @@ START_TEST(no_driver_library) {
 }
 END_TEST
 
+/* Fills and device-to-device copies stay on the device: every start
+ * alignment and length of a 4-byte pattern fill matches a host reference
+ * (cuMemsetD32 needs an aligned target, the rest takes cuMemsetD8), a
+ * one-byte pattern is one cuMemsetD8, and overlapping copies either way
+ * come out as memmove would (the fake refuses an overlapping piece). */
+START_TEST(fill_and_copy_on_device) {
+  use_fake(1);
+  kiln_cuda_device_t *dev;
+  char msg[1024];
+  ck_assert_msg(kiln_cuda_open(0, &dev, msg, sizeof msg) == KILN_CUDA_OK, "%s", msg);
+  enum { N = 64 };
+  uint64_t buf;
+  ck_assert_int_eq(kiln_cuda_alloc(dev, N, &buf, msg, sizeof msg), 0);
+  uint8_t want[N], got[N];
+  const uint32_t pattern = 0x44332211u;
+  for (size_t start = 0; start < 8; start++) {
+    for (size_t len = 0; start + len <= 24; len++) {
+      memset(want, 0xee, N);
+      ck_assert_int_eq(kiln_cuda_copy_to_device(dev, buf, want, N, msg, sizeof msg), 0);
+      for (size_t i = 0; i < len; i++) want[start + i] = (uint8_t)(pattern >> (8 * (i % 4)));
+      ck_assert_msg(kiln_cuda_fill(dev, buf + start, pattern, len, msg, sizeof msg) == 0,
+                    "%s", msg);
+      ck_assert_int_eq(kiln_cuda_copy_to_host(dev, got, buf, N, msg, sizeof msg), 0);
+      ck_assert_msg(memcmp(want, got, N) == 0, "fill at %zu of %zu bytes", start, len);
+    }
+  }
+  ck_assert_logged("cuMemsetD32_v2 dst=dev0+4 value=0x22114433 count=5");
+  remove(log_path);
+  ck_assert_int_eq(kiln_cuda_fill(dev, buf + 3, 0x07070707u, 50, msg, sizeof msg), 0);
+  ck_assert_logged("cuMemsetD8_v2 dst=dev0+3 value=0x07 count=50");
+
+  for (int shift = -9; shift <= 9; shift++) {
+    uint8_t ref[N];
+    for (int i = 0; i < N; i++) ref[i] = (uint8_t)(i * 7 + 1);
+    ck_assert_int_eq(kiln_cuda_copy_to_device(dev, buf, ref, N, msg, sizeof msg), 0);
+    const size_t src = 20, dst = (size_t)(20 + shift), len = 30;
+    memmove(ref + dst, ref + src, len);
+    ck_assert_msg(kiln_cuda_copy_on_device(dev, buf + dst, buf + src, len, msg,
+                                           sizeof msg) == 0, "%s", msg);
+    ck_assert_int_eq(kiln_cuda_copy_to_host(dev, got, buf, N, msg, sizeof msg), 0);
+    ck_assert_msg(memcmp(ref, got, N) == 0, "copy shifted by %d", shift);
+  }
+  /* Out of bounds: the driver's error, named. */
+  ck_assert_int_eq(kiln_cuda_fill(dev, buf + 60, 0, 8, msg, sizeof msg), KILN_CUDA_ERR_DRIVER);
+  ck_assert_str_eq(msg, "cuMemsetD8 failed: CUDA_ERROR_INVALID_VALUE (1: invalid argument)");
+  kiln_cuda_free(dev, buf);
+  kiln_cuda_close(dev);
+  remove(log_path);
+}
+END_TEST
+
 static Suite *cuda_suite(void) {
   Suite *s = suite_create("cuda-wrapper");
   TCase *tc = tcase_create("fake-driver");
   tcase_add_test(tc, open_load_copy_launch_sync);
+  tcase_add_test(tc, fill_and_copy_on_device);
   tcase_add_test(tc, jit_error_log_reaches_message);
   tcase_add_test(tc, no_gpu);
   tcase_add_test(tc, driver_without_func_set_attribute);
