@@ -340,8 +340,10 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                     "%02x %02x, expected \"" KILN_MODULE_FILE_IDENTIFIER "\"",
                     buf[4], buf[5], buf[6], buf[7]);
   uint32_t version;
-  if (kmv_peek_version(buf, file_size, &version) &&
-      version > KILN_MODULE_FORMAT_VERSION) {
+  /* Read once; when the header is too damaged to find it, the structural
+   * verifier below says what is damaged. */
+  const bool found = kmv_peek_version(buf, file_size, &version);
+  if (found && version > KILN_MODULE_FORMAT_VERSION) {
     err->incompatible = true;
 #ifdef KILN_NO_MESSAGES /* the producer only feeds the message */
     const char *producer = "";
@@ -357,8 +359,7 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                     KILN_MODULE_FORMAT_VERSION_MIN, KILN_MODULE_FORMAT_VERSION,
                     producer[0] ? producer : "a newer kiln-compile");
   }
-  if (kmv_peek_version(buf, file_size, &version) &&
-      version < KILN_MODULE_FORMAT_VERSION_MIN) {
+  if (found && version < KILN_MODULE_FORMAT_VERSION_MIN) {
     err->incompatible = true;
     return kmv_fail(err, "module format version %" PRIu32 "%s is not "
                     "supported: this reader (Kiln " KILN_VERSION ") reads "
