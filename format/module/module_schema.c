@@ -14,10 +14,23 @@
 static const char kfb_names[1] = "";
 #define KFB_NAME_(member) 0
 #else
+/* A runtime-only build (KILN_FORMAT_NO_JSON_NAMES) keeps the names its
+ * verifier's messages use (tables, fields, enums) and drops those only the
+ * JSON printer reads (enum values, structs and their fields): they all
+ * name the empty string at offset 0. */
+#ifdef KILN_FORMAT_NO_JSON_NAMES
+#define KFB_JSON_NAME_(...)
+#define KFB_JSON_NAME_AT_(member) 0
+#else
+#define KFB_JSON_NAME_(...) __VA_ARGS__
+#define KFB_JSON_NAME_AT_(member) KFB_NAME_(member)
+#endif
 #define KFB_ENUM(e, st) char e_##e[sizeof #e];
-#define KFB_ENUM_VALUE(e, name, value) char v_##e##_##name[sizeof #name];
-#define KFB_STRUCT(s, size, align) char s_##s[sizeof #s];
-#define KFB_STRUCT_FIELD(s, f, offset, st) char sf_##s##_##f[sizeof #f];
+#define KFB_ENUM_VALUE(e, name, value) \
+  KFB_JSON_NAME_(char v_##e##_##name[sizeof #name];)
+#define KFB_STRUCT(s, size, align) KFB_JSON_NAME_(char s_##s[sizeof #s];)
+#define KFB_STRUCT_FIELD(s, f, offset, st) \
+  KFB_JSON_NAME_(char sf_##s##_##f[sizeof #f];)
 #define KFB_TABLE(t) char t_##t[sizeof #t];
 #define KFB_SCALAR(t, f, slot, st, def) char f_##t##_##f[sizeof #f];
 #define KFB_ENUM_FIELD(t, f, slot, st, e, def) char f_##t##_##f[sizeof #f];
@@ -29,13 +42,14 @@ static const char kfb_names[1] = "";
 #define KFB_VEC_STRING(t, f, slot) char f_##t##_##f[sizeof #f];
 #define KFB_VEC_TABLE(t, f, slot, sub) char f_##t##_##f[sizeof #f];
 struct kfb_name_blob {
+  char none[1]; /* "": the dropped names' offset */
 #include "kiln/module_schema.def"
 };
 
 #define KFB_ENUM(e, st) #e,
-#define KFB_ENUM_VALUE(e, name, value) #name,
-#define KFB_STRUCT(s, size, align) #s,
-#define KFB_STRUCT_FIELD(s, f, offset, st) #f,
+#define KFB_ENUM_VALUE(e, name, value) KFB_JSON_NAME_(#name,)
+#define KFB_STRUCT(s, size, align) KFB_JSON_NAME_(#s,)
+#define KFB_STRUCT_FIELD(s, f, offset, st) KFB_JSON_NAME_(#f,)
 #define KFB_TABLE(t) #t,
 #define KFB_SCALAR(t, f, slot, st, def) #f,
 #define KFB_ENUM_FIELD(t, f, slot, st, e, def) #f,
@@ -47,11 +61,15 @@ struct kfb_name_blob {
 #define KFB_VEC_STRING(t, f, slot) #f,
 #define KFB_VEC_TABLE(t, f, slot, sub) #f,
 static const struct kfb_name_blob kfb_name_blob = {
+    "",
 #include "kiln/module_schema.def"
 };
 _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offsets");
 #define kfb_names ((const char *)&kfb_name_blob)
 #define KFB_NAME_(member) (uint16_t)offsetof(struct kfb_name_blob, member)
+#endif
+#ifndef KFB_JSON_NAME_AT_
+#define KFB_JSON_NAME_AT_(member) 0
 #endif
 
 #define KFB_ENUM_VALUE(e, name, value)                           \
@@ -60,15 +78,20 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #include "kiln/module_schema.def"
 
 #define KFB_ENUM(e, st) static const kiln_fb_enum_value_t kfb_values_##e[] = {
-#define KFB_ENUM_VALUE(e, name, value) {value, KFB_NAME_(v_##e##_##name)},
+#define KFB_ENUM_VALUE(e, name, value) {value, KFB_JSON_NAME_AT_(v_##e##_##name)},
 #define KFB_ENUM_END(e) };
 #include "kiln/module_schema.def"
 
+#ifdef KILN_FORMAT_NO_JSON_NAMES /* the verifier reads size and alignment */
+#define KFB_SFIELDS_(s) NULL, 0, 0
+#else
+#define KFB_SFIELDS_(s) kfb_sfields_##s, KFB_NAME_(s_##s), KFB_COUNT_(kfb_sfields_##s)
 #define KFB_STRUCT(s, size, align) \
   static const kiln_fb_struct_field_desc_t kfb_sfields_##s[] = {
 #define KFB_STRUCT_FIELD(s, f, offset, st) {KFB_NAME_(sf_##s##_##f), offset, KILN_FB_##st},
 #define KFB_STRUCT_END(s) };
 #include "kiln/module_schema.def"
+#endif
 
 #define KFB_TABLE(t) static const kiln_fb_field_desc_t kfb_fields_##t[] = {
 #define KFB_TABLE_END(t) };
@@ -99,8 +122,7 @@ static const kiln_fb_enum_desc_t kfb_enums[] = {
 };
 
 static const kiln_fb_struct_desc_t kfb_structs[] = {
-#define KFB_STRUCT(s, size, align) \
-  {kfb_sfields_##s, KFB_NAME_(s_##s), KFB_COUNT_(kfb_sfields_##s), size, align},
+#define KFB_STRUCT(s, size, align) {KFB_SFIELDS_(s), size, align},
 #include "kiln/module_schema.def"
 };
 
