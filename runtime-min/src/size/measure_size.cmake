@@ -105,6 +105,22 @@ function(measure name arch messages toolchain budget)
   endif()
   execute_process(COMMAND ${CMAKE_COMMAND} -E echo
     "runtime-min ${arch} ${what}: ${bytes} bytes stripped (code ${code}, read-only data ${rodata}, writable data ${data})${verdict}")
+
+  # The largest functions and objects (string literals, which have no
+  # symbol, are in the read-only figure above), so the next cut starts
+  # from a measurement.
+  run(${NM} --defined-only --size-sort --reverse-sort -S --radix=d ${out})
+  string(REPLACE "\n" ";" lines "${run_out}")
+  set(largest)
+  set(shown 0)
+  foreach(l ${lines})
+    if(shown LESS 10 AND l MATCHES "^[0-9]+ 0*([0-9]+) [A-Za-z] ([A-Za-z0-9_.]+)$")
+      list(APPEND largest "${CMAKE_MATCH_2} ${CMAKE_MATCH_1}")
+      math(EXPR shown "${shown} + 1")
+    endif()
+  endforeach()
+  string(REPLACE ";" ", " largest "${largest}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E echo "  largest: ${largest}")
   set(over_${name} ${over} PARENT_SCOPE)
 endfunction()
 
