@@ -190,8 +190,7 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   if (err) return err;
   err = kiln_llvm_cpu_target_parse(target, &u->target);
   if (err) return err;
-  j->target = &u->target;
-  j->release = true;
+  j->release = true; /* j->target is set by te_compile_all: q->u may still move */
   j->object_only = s->options.static_name != NULL;
   return NULL;
 }
@@ -273,6 +272,10 @@ static kiln_error *te_compile_all(kiln_op *module, void *user) {
   if (!q || !q->n) return NULL;
   const double t0 = te_now();
   const unsigned jobs = s->options.jobs ? s->options.jobs : kiln_llvm_cpu_default_threads();
+  /* Each job reads its unit's target. Pointed to only now: te_push
+   * reallocates the units as the queue grows past its capacity (64, 128,
+   * ...), so a pointer taken while queueing would dangle. */
+  for (size_t i = 0; i < q->n; i++) q->jobs[i].target = &q->u[i].target;
   kiln_llvm_cpu_compile_all(q->jobs, q->n, jobs, s->options.timing);
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);

@@ -146,6 +146,31 @@ def _cnn_cases(torch):
             y = y.view(n, self.groups, c // self.groups, h, w).transpose(1, 2).contiguous()
             return y.view(n, -1, h, w)
 
+    class DenseLayer(nn.Module):
+        """DenseNet's layer: BatchNorm, ReLU and a 1x1 to 4 x growth, the
+        same and a 3x3 to growth, its output concatenated to its input."""
+        def __init__(self, c, growth):
+            super().__init__()
+            self.body = nn.Sequential(nn.BatchNorm2d(c), nn.ReLU(), nn.Conv2d(c, 4 * growth, 1, bias=False),
+                                      nn.BatchNorm2d(4 * growth), nn.ReLU(),
+                                      nn.Conv2d(4 * growth, growth, 3, 1, 1, bias=False))
+
+        def forward(self, x):
+            return torch.cat([x, self.body(x)], 1)
+
+    def dense_net(c, growth, blocks):
+        layers = [nn.Conv2d(3, c, 3, 1, 1, bias=False)]
+        for i, n in enumerate(blocks):
+            for _ in range(n):
+                layers.append(DenseLayer(c, growth))
+                c += growth
+            if i + 1 < len(blocks):  # transition: halve channels and sides
+                layers += [nn.BatchNorm2d(c), nn.ReLU(), nn.Conv2d(c, c // 2, 1, bias=False),
+                           nn.AvgPool2d(2, 2)]
+                c //= 2
+        return nn.Sequential(*layers, nn.BatchNorm2d(c), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                             nn.Flatten(), nn.Linear(c, 5))
+
     def inverted_residual(c, e, stride):
         body = nn.Sequential(
             nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
@@ -336,6 +361,12 @@ def _cnn_cases(torch):
                                           nn.Conv2d(464, 80, 3, 1, 1), nn.AdaptiveAvgPool2d(1),
                                           nn.Flatten(), nn.Linear(80, 6)),
                             (2, 7, 29, 27)),
+        # a DenseNet (torchvision's densenet*): each layer reads the
+        # concatenation of all before it through a pre-activation
+        # BatchNorm + ReLU (a channel affine no convolution can absorb),
+        # its own channel count each; transitions halve the channels and
+        # average-pool 2x2 (odd sides: the last row and column dropped)
+        "cnn_dense": (dense_net(6, 3, (6, 6)), (1, 3, 11, 13)),
     }
 
 
