@@ -88,6 +88,9 @@ typedef struct cpu_epilogue {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool along[CG_MAX_OPERANDS];                  /* input varies along the vector */
   kiln_value *dst; /* where the result goes when not `out` (cpu_fused_epilogue_to), or NULL */
+  /* inputs the caller added into the accumulators' start (an int8
+   * product's per-column correction): read as zeros */
+  bool zeroed[CG_MAX_OPERANDS];
 } cpu_epilogue;
 kiln_op *cpu_fused_fill(kiln_op *op, kiln_value *out);
 /* Fills *ep (moving the ops defining the generic's operands before op);

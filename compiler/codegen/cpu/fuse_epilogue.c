@@ -197,6 +197,9 @@ kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_val
     if (i >= nin) continue;
     if (i == ep->in) {
       in[i] = v;
+    } else if (ep->zeroed[i]) {
+      const kiln_type *zt = kiln_type_vector(b->ctx, 1, &vw, x->type->elem);
+      in[i] = kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, zt, 0));
     } else if (x->type->kind != KILN_TYPE_MEMREF) {
       in[i] = x;
     } else {

@@ -44,9 +44,18 @@ typedef struct mm_tile {
    * (sext(a) + 128, unsigned, as dot4 takes them), so each sum exceeds
    * linalg.matmul's signed product by 128 times B's column sum; those
    * corrections were computed at compile time, stored as i32 in the
-   * packed B's row srow (pack_groups), and are subtracted before the
-   * store. NULL (signed_a): no correction. */
+   * packed B's row srow (pack_groups), and are subtracted from the
+   * accumulators' start (sums_at_init) or else before the store. NULL
+   * (signed_a): no correction. */
   kiln_value *x80, *srow;
+  /* int8 with a fused fill and no K blocks: the accumulators start at the
+   * fill's value plus the epilogue's per-column i32 addend (fold, its
+   * input fold_in, the epilogue reading zeros there instead) and less the
+   * column sums (sums_at_init), so neither costs an op per output
+   * vector. */
+  kiln_value *fold;
+  uint32_t fold_in;
+  bool sums_at_init;
 } mm_tile;
 
 static void mm_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
@@ -72,11 +81,30 @@ static kiln_value *mm_load_b(kiln_builder *b, void *u, int q, kiln_value *const 
   return cg_vload(b, t->vb ? t->vb : t->vt, t->Bm, 2, ix);
 }
 
+/* The column sums' VW i32 lanes of column vector q, packed as 4 VW bytes. */
+static kiln_value *column_sums(kiln_builder *b, mm_tile *t, int q) {
+  kiln_value *sx[2] = {t->srow, t->bcols[q]};
+  kiln_value *cs = cg_vload(b, t->vb, t->Bm, 2, sx);
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_BITCAST, 1, &cs, 1, &t->vt, NULL), 0);
+}
+
 static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
   if (!t->init) return cg_vload(b, t->vt, t->C, 2, ix);
   kiln_value *v = cg_broadcast(b, t->init, t->vt);
+  if (t->fold) {
+    const cpu_epilogue *e = t->epi;
+    kiln_value *fx[KILN_MAX_LOOPS];
+    uint32_t n = e->maps[t->fold_in]->num_results;
+    for (uint32_t i = 0; i < n; i++) fx[i] = cg_affine_value(b, e->maps[t->fold_in]->results[i], ix);
+    kiln_value *add = cg_vload(b, t->vt, t->fold, n, fx);
+    v = cg_bin(b, KILN_OP_ARITH_ADDI, v, add);
+  }
+  if (t->sums_at_init) {
+    kiln_value *cs = column_sums(b, t, q);
+    v = cg_bin(b, KILN_OP_ARITH_SUBI, v, cs);
+  }
   if (!t->first) return v;
   /* later K blocks continue from the partial sums */
   kiln_value *ops[3] = {t->first, v, cg_vload(b, t->vt, t->C, 2, ix)};
@@ -86,10 +114,8 @@ static kiln_value *mm_load_c(kiln_builder *b, void *u, int r, int q) {
 static void mm_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   mm_tile *t = u;
   kiln_value *ix[2] = {t->rows[r], t->cols[q]};
-  if (t->x80) { /* the column sums' VW i32 lanes, packed as 4 VW bytes */
-    kiln_value *sx[2] = {t->srow, t->bcols[q]};
-    kiln_value *cs = cg_vload(b, t->vb, t->Bm, 2, sx);
-    cs = kiln_op_result(kiln_build(b, KILN_OP_ARITH_BITCAST, 1, &cs, 1, &t->vt, NULL), 0);
+  if (t->x80 && !t->sums_at_init) {
+    kiln_value *cs = column_sums(b, t, q);
     v = cg_bin(b, KILN_OP_ARITH_SUBI, v, cs);
   }
   if (t->epi) v = cpu_apply_epilogue(b, t->epi, ix, v, t->vt);
@@ -106,6 +132,8 @@ typedef struct mm_fuse {
   const char *isa; /* vector.dot4's instruction, NULL: generic */
   bool signed_a;   /* dot4 takes A as it is (not vpdpbusd): no column sums */
   bool pairs;      /* and B pair-major (pmaddwd) */
+  kiln_value *fold; /* int8: mm_tile's fold, fold_in */
+  uint32_t fold_in;
 } mm_fuse;
 
 static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, kiln_value *Bm,
@@ -113,7 +141,7 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
                                kiln_value *j0, kiln_value *K, int mr, int nr, int64_t vw,
                                const mm_fuse *f) {
   mm_tile t = {.A = A, .ak = ak, .Bm = Bm, .bk = bk, .C = C, .init = f->init, .first = f->first,
-               .epi = f->epi};
+               .epi = f->epi, .fold = f->fold, .fold_in = f->fold_in};
   t.vt = kiln_type_vector(b->ctx, 1, &vw, C->type->elem);
   int64_t four = 4, w4 = 4 * vw;
   if (f->dot4) {
@@ -122,6 +150,7 @@ static void emit_register_tile(kiln_builder *b, kiln_value *A, kiln_value *ak, k
     if (!f->signed_a) {
       t.x80 = kiln_build_constant(b, kiln_attr_dense_splat_int(b->ctx, t.va, -128));
       t.srow = cg_add(b, bk, K); /* the sums' row follows B's K / 4 */
+      t.sums_at_init = f->init && !f->first;
     }
   }
   for (int r = 0; r < mr; r++) t.rows[r] = cg_add(b, i0, cg_index(b, r));
@@ -491,6 +520,36 @@ static bool lower_unit_batch(kiln_op *op, int64_t vw, kiln_op **tail) {
   return false;
 }
 
+/* An epilogue that first adds a per-column i32 vector to the sums (the
+ * zero-point correction of int8_matmul in import_qdq.c): acc's one use
+ * is arith.addi with an input read along the columns only. That input
+ * then starts the accumulators (f->fold) and the epilogue reads zeros
+ * there (LLVM drops the add of zero): the same i32 sum, one op less per
+ * output vector. */
+static void fold_addend(cpu_epilogue *e, mm_fuse *f) {
+  kiln_op *g = e->op;
+  kiln_block *body = g->regions[0].first;
+  uint32_t nin = kiln_linalg_num_inputs(g);
+  kiln_value *acc = body->args[e->in];
+  if (!kiln_value_has_one_use(acc)) return;
+  kiln_op *add = acc->uses->owner;
+  if (add->kind != KILN_OP_ARITH_ADDI) return;
+  kiln_value *o = kiln_op_operand(add, kiln_op_operand(add, 0) == acc ? 1 : 0);
+  uint32_t j = 0;
+  while (j < nin && body->args[j] != o) j++;
+  if (j == nin || j == e->in || !e->along[j]) return;
+  kiln_value *x = kiln_op_operand(g, j);
+  if (x->type->kind != KILN_TYPE_MEMREF || x->type->elem != acc->type) return;
+  /* along the columns only: no index moves with the rows */
+  const kiln_affine_map *m = e->maps[j];
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    if (!cg_linear_expr(m->results[r], 2, coef, &cst) || coef[0]) return;
+  }
+  e->zeroed[j] = true;
+  f->fold = x, f->fold_in = j;
+}
+
 /* The int8 matmul: C (i32) += A (i8) . B (i8), B a constant pre-packed in
  * groups of 4 K (pack_groups) that vector.dot4 reads, K a multiple of 4,
  * N of the vector width (no column tail: the generic path does not take
@@ -518,7 +577,11 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   kiln_value *Bp = tb->shape[0] == rows && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
   if (!Bp && B->def && B->def->kind == KILN_OP_HAL_INTERFACE_BINDING) B = whole_b(B, K, N);
   if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true, vw, pairs, !signed_a)))) return false;
-  int nr = N % (2 * vw) == 0 ? 2 : 1;
+  /* Pairs of column vectors, else threes (a 48-column tile of 16 lanes):
+   * each row's A bytes (a broadcast, and vpdpbusd's xor) feed nr
+   * products; single vectors made as many A ops as products. */
+  int64_t nv = N / vw;
+  int nr = nv % 2 == 0 ? 2 : nv % 3 == 0 ? 3 : 1;
   int mr = cpu_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
   if (mr < 1) mr = 1;
@@ -533,6 +596,7 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
    * the register tiles even though it writes another buffer: the sums
    * are then never stored */
   if (cpu_fused_epilogue_to(op, C, &epi)) f.epi = &epi;
+  if (f.init && f.epi) fold_addend(&epi, &f);
   kiln_value *zero = cg_index(&b, 0);
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
   kiln_value *z = cg_index(&bj, 0);

@@ -23,8 +23,9 @@ and activations (-128 and 127 included); and shapes the microkernel does
 not take (K % 4 != 0, N = 20), which the generic loops compute (sign-extending the i8 operands), checked too.
 REQUANT cases add what a quantized Linear does after the product: an i32
 bias, to f32, a scale, clamped and truncated to i8, written to another
-buffer; the register tiles apply it (cpu_fused_epilogue_to), so the IR
-must store no i32 vector, and the i8 results equal numpy's float32 ones.
+buffer; the register tiles apply it (cpu_fused_epilogue_to; the bias
+starts the accumulators), so the IR must store no i32 vector, and the i8
+results equal numpy's float32 ones.
 """
 import os
 import shlex
@@ -51,7 +52,9 @@ CASES = [(7, 100, 128), (130, 64, 192), (1, 512, 128), (64, 4, 256),
 # Not the microkernel's form (K not a multiple of 4, N not a multiple of
 # the vector width): the generic loops, exact all the same.
 FALLBACK = [(3, 6, 20), (2, 30, 128)]
-REQUANT = [(9, 64, 128), (130, 100, 192)]
+# column tiles of 64 (pairs of vectors) and of 48 (threes on 16 lanes, row
+# tiles of 5 and a partial one): the bias add starts the accumulators
+REQUANT = [(9, 64, 128), (130, 100, 192), (37, 20, 96), (12, 16, 144)]
 SCALE = 0.0078125 * 1.5  # exact in f32: numpy's float32 product is the kernel's
 
 
