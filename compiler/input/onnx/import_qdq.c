@@ -17,7 +17,10 @@
  * product's output records acc, scales and the int32 bias (oi_prod), so
  * that a QuantizeLinear of it requantizes as integer kernels do, with no
  * division: round((acc + bias) * f32(x_scale * w_scale[m] / y_scale)),
- * ONNX Runtime's QLinearConv arithmetic.
+ * ONNX Runtime's QLinearConv arithmetic. The 8-bit kernels below add
+ * that int32 bias to their per-channel zero-point correction, so acc
+ * holds it and the epilogue has one add less per element (the float
+ * output is then (acc + bias) * scale, one rounding).
  *
  * Takes: the node and its resolved inputs, whose DequantizeLinear
  * producers recorded what they dequantized (oi_val.dq, import_quant.c).
@@ -61,6 +64,7 @@ typedef struct {
   const float *wf;    /* w's values, row-major in w's (stored) shape */
   int64_t zx;         /* x's zero point */
   bool xu;            /* x is u8 (else i8) */
+  const double *bias; /* the int32 bias [m] the integer kernels add to their correction, or NULL */
 } qdq_operands;
 
 /* The operands when x and w are dequantized as this file needs, W's
@@ -89,7 +93,7 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
   }
   o->scale = kiln_alloc(c->ctx, (size_t)M * sizeof(double));
   for (int64_t m = 0; m < M; m++) o->scale[m] = (float)(dx->scale[0] * dw->scale[dw->n == 1 ? 0 : m]);
-  o->m = M, o->wf = wf, o->zx = dx->zp ? dx->zp[0] : 0, o->xu = dx->q->dtype == U8;
+  o->m = M, o->wf = wf, o->zx = dx->zp ? dx->zp[0] : 0, o->xu = dx->q->dtype == U8, o->bias = NULL;
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < wt->rank; d++) shape[d] = wt->shape[transpose ? wt->rank - 1 - d : d];
   const kiln_type *wft = oi_tensor_type(c, wt->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
@@ -112,28 +116,37 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
  * (if any) must be the int32 DequantizeLinear quantizers write, with
  * scale x_scale * w_scale[m] and zero point 0, each value below 2^24 so
  * that acc + bias stays exact in f32; else NULL. */
-static const oi_prod *product(oi_ctx *c, kiln_value *acc, const qdq_operands *o, uint32_t dim, oi_val *bias) {
-  double *bi = NULL;
-  if (bias) {
-    const oi_dq *d = bias->dq;
-    const kiln_attr *q = d && d->q->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? oi_const(c, d->q) : NULL;
-    if (!q || (d->n != 1 && d->n != o->m) || oi_numel(d->q->type) != o->m) return NULL;
-    bi = kiln_alloc(c->ctx, (size_t)o->m * sizeof *bi);
-    for (int64_t m = 0; m < o->m; m++) {
-      int64_t k = d->n == 1 ? 0 : m, v = kiln_dense_get_int(q, m);
-      if ((d->zp && d->zp[k] != 0) || (float)d->scale[k] != (float)o->scale[m] || v <= -(1 << 24) || v >= (1 << 24))
-        return NULL;
-      bi[m] = (double)v;
-    }
+static const double *int_bias(oi_ctx *c, const qdq_operands *o, oi_val *bias) {
+  const oi_dq *d = bias ? bias->dq : NULL;
+  const kiln_attr *q = d && d->q->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32 ? oi_const(c, d->q) : NULL;
+  if (!q || (d->n != 1 && d->n != o->m) || oi_numel(d->q->type) != o->m) return NULL;
+  double *bi = kiln_alloc(c->ctx, (size_t)o->m * sizeof *bi);
+  for (int64_t m = 0; m < o->m; m++) {
+    int64_t k = d->n == 1 ? 0 : m, v = kiln_dense_get_int(q, m);
+    if ((d->zp && d->zp[k] != 0) || (float)d->scale[k] != (float)o->scale[m] || v <= -(1 << 24) || v >= (1 << 24))
+      return NULL;
+    bi[m] = (double)v;
   }
+  return bi;
+}
+
+/* in_acc: the bias is in acc already (the integer kernels add it to
+ * their zero-point correction) */
+static const oi_prod *product(oi_ctx *c, kiln_value *acc, const qdq_operands *o, uint32_t dim, oi_val *bias,
+                              bool in_acc) {
+  const double *bi = NULL;
+  if (bias && !in_acc && !(bi = int_bias(c, o, bias))) return NULL;
   oi_prod *p = kiln_alloc(c->ctx, sizeof *p);
   *p = (oi_prod){acc, o->scale, bi, o->m, dim};
   return p;
 }
 
-/* acc * scale + bias along dim `dim` of acc, as the node's output. */
-static int finish(oi_ctx *c, oi_node *n, kiln_value *acc, const qdq_operands *o, uint32_t dim, oi_val *bias) {
+/* acc * scale + bias along dim `dim` of acc, as the node's output; with
+ * in_acc, acc holds the integer bias already: acc * scale. */
+static int finish(oi_ctx *c, oi_node *n, kiln_value *acc, const qdq_operands *o, uint32_t dim, oi_val *bias,
+                  bool in_acc) {
   if (!acc) return -1;
+  if (in_acc) bias = NULL;
   const kiln_type *t = acc->type;
   int64_t bs[OI_MAX_RANK], M = o->m;
   for (uint32_t i = 0; i < t->rank; i++) bs[i] = i == dim ? M : 1;
@@ -147,7 +160,7 @@ static int finish(oi_ctx *c, oi_node *n, kiln_value *acc, const qdq_operands *o,
   kiln_value *y = oi_elementwise_ir(c, has_bias ? 3 : 2, ins, t->rank, t->shape, t->elem, scale_body, &has_bias);
   if (!y) return -1;
   oi_set_out(c, n, 0, y, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
-  if (n->out[0]) n->out[0]->prod = product(c, acc, o, dim, bias);
+  if (n->out[0]) n->out[0]->prod = product(c, acc, o, dim, bias, in_acc);
   return 1;
 }
 
@@ -269,7 +282,7 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
       if (!(v >= -128 && v <= 127)) return NULL;
       w8[k * Np + n] = (int8_t)v, sum += (int64_t)v;
     }
-    int64_t cn = (shift - o->zx) * sum;
+    int64_t cn = (shift - o->zx) * sum + (o->bias ? (int64_t)o->bias[n] : 0);
     if (cn <= INT32_MIN / 2 || cn >= INT32_MAX / 2) return NULL;
     corr[n] = (int32_t)cn;
   }
@@ -317,7 +330,7 @@ int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w) {
   if (r <= 0) return r;
   kiln_value *acc = int8_matmul(c, &o, o.x, o.wf, o.w->type->shape[0], o.w->type->shape[1], NULL);
   if (!acc) acc = oi_matmul_ir(c, o.x, o.w);
-  return finish(c, n, acc, &o, acc ? acc->type->rank - 1 : 0, NULL);
+  return finish(c, n, acc, &o, acc ? acc->type->rank - 1 : 0, NULL, false);
 }
 
 int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool trans_b) {
@@ -325,8 +338,10 @@ int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool 
   qdq_operands o;
   int r = operands(c, x, w, trans_b ? 0 : 1, trans_b, &o);
   if (r <= 0) return r;
+  o.bias = int_bias(c, &o, bias);
   kiln_value *acc = int8_matmul(c, &o, o.x, o.wf, o.w->type->shape[0], o.w->type->shape[1], NULL);
-  return finish(c, n, acc ? acc : oi_matmul_ir(c, o.x, o.w), &o, 1, bias);
+  bool in_acc = acc && o.bias;
+  return finish(c, n, acc ? acc : oi_matmul_ir(c, o.x, o.w), &o, 1, bias, in_acc);
 }
 
 /* A convolution of one group over 2-D static shapes is the matmul of its
@@ -386,8 +401,8 @@ static kiln_value *int8_depthwise(oi_ctx *c, oi_node *n, const qdq_operands *o) 
   for (int64_t m = 0; m < M; m++) {
     double sum = 0, mag = 0;
     for (int64_t t = 0; t < taps; t++) sum += o->wf[m * taps + t], mag += fabs(o->wf[m * taps + t]);
-    if (255 * mag >= 0x1p24) return NULL;
-    corr[m] = (double)(shift - o->zx) * sum;
+    corr[m] = (double)(shift - o->zx) * sum + (o->bias ? o->bias[m] : 0);
+    if (255 * mag >= 0x1p24 || fabs(corr[m]) >= 0x1p24) return NULL;
   }
   float *zs = kiln_alloc(c->ctx, sizeof *zs);
   *zs = (float)(o->zx - shift);
@@ -406,7 +421,9 @@ int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
   qdq_operands o;
   int r = operands(c, x, w, 0, false, &o);
   if (r <= 0) return r;
+  o.bias = int_bias(c, &o, bias);
   kiln_value *acc = int8_conv(c, n, &o);
   if (!acc) acc = int8_depthwise(c, n, &o);
-  return finish(c, n, acc ? acc : oi_conv_ir(c, n, o.x, o.w, 0), &o, 1, bias);
+  bool in_acc = acc && o.bias;
+  return finish(c, n, acc ? acc : oi_conv_ir(c, n, o.x, o.w, 0), &o, 1, bias, in_acc);
 }

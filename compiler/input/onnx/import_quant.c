@@ -57,6 +57,13 @@ static kiln_value *round_even(kiln_builder *b, kiln_value *s) {
   return oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, s, magic), magic);
 }
 
+/* A clamp's lower bound of 0 as -0.0: maximumf(x, -0.0) differs from
+ * maximumf(x, +0.0) only in the sign of a zero result, which the rounding
+ * or integer conversion after every clamp here drops; with +0.0 LLVM
+ * adds a signed-zero and NaN fix-up to x86's vmaxps (2 more ops per
+ * vector in every requantizing epilogue with a ReLU's range). */
+static double lower_bound(double lo) { return lo == 0 ? -0.0 : lo; }
+
 /* a0 = x, a1 = scale, a2 = zero point (optional; a1, a2 absent when cst) */
 static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   q_user *q = u;
@@ -75,7 +82,7 @@ static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value 
     kiln_value *v = q->divided ? a[0] : oi_op2(b, KILN_OP_ARITH_DIVF, a[0], scale);
     /* One builder call per statement: C leaves the order of a call's
      * arguments open, and gcc and clang built these in opposite orders. */
-    kiln_value *khi = oi_scalar(b, f32, hi, 0), *klo = oi_scalar(b, f32, lo, 0);
+    kiln_value *khi = oi_scalar(b, f32, hi, 0), *klo = oi_scalar(b, f32, lower_bound(lo), 0);
     v = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, v, klo), khi);
     kiln_value *magic = oi_scalar(b, f32, 12582912.0, 0);
     y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, v, magic), magic);
@@ -98,7 +105,7 @@ static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value 
     r = oi_op2(b, KILN_OP_ARITH_ADDF, r, q->cst ? oi_scalar(b, f32, (double)q->zp, 0) : oi_convert(b, a[2], zdt, F, f32));
   double lo = q->zp_unsigned ? 0 : -128, hi = q->zp_unsigned ? 255 : 127;
   if (q->narrow) lo = q->klo + (double)q->zp, hi = q->khi + (double)q->zp;
-  r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, lo, 0));
+  r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, lower_bound(lo), 0));
   r = oi_op2(b, KILN_OP_ARITH_MINIMUMF, r, oi_scalar(b, f32, hi, 0));
   y[0] = oi_convert(b, r, F, q->out, i8);
   return true;
@@ -392,7 +399,7 @@ static bool requant_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_
   kiln_value *m = oi_op2(b, KILN_OP_ARITH_DIVF, a[1], a[2]);
   kiln_value *r = round_even(b, oi_op2(b, KILN_OP_ARITH_MULF, oi_convert(b, a[0], I32, F, f32), m));
   r = oi_op2(b, KILN_OP_ARITH_ADDF, r, oi_convert(b, a[3], q->out, F, f32));
-  r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, isu ? 0 : -128, 0));
+  r = oi_op2(b, KILN_OP_ARITH_MAXIMUMF, r, oi_scalar(b, f32, lower_bound(isu ? 0 : -128), 0));
   r = oi_op2(b, KILN_OP_ARITH_MINIMUMF, r, oi_scalar(b, f32, isu ? 255 : 127, 0));
   y[0] = oi_convert(b, r, F, q->out, kiln_type_int(b->ctx, 8));
   return true;
