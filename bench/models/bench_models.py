@@ -90,8 +90,9 @@ class Model:
         self.kiln = os.path.join(args.work, name + ".kiln")
         self.kiln_before = os.path.join(args.work, name + ".before.kiln")
         self.npy = [os.path.join(args.work, "%s.x%d.npy" % (name, i)) for i in range(len(self.xs))]
-        self.ort_inputs = ["x%d:%s:%s" % (i, "x".join(str(d) for d in x.shape),
-                                          os.path.join(args.work, "%s.x%d.bin" % (name, i)))
+        self.ort_inputs = ["x%d:%s:%s%s" % (i, "x".join(str(d) for d in x.shape),
+                                            os.path.join(args.work, "%s.x%d.bin" % (name, i)),
+                                            ":int64" if x.dtype == torch.int64 else "")
                            for i, x in enumerate(self.xs)]
         t0 = time.monotonic()
         c = subprocess.run([args.compile, self.onnx, "-o", self.kiln],

@@ -2,15 +2,20 @@
 weights from a fixed seed (nothing is downloaded: torchvision models are
 built with weights=None) and exported by torch.onnx.export at opset 17.
 
-A row is NAME: (default?, builder, input shapes[, options]).
-builder(torch, torchvision) returns the nn.Module; the inputs are f32
-tensors drawn from a seeded generator. Rows marked default run when no
---models is given; the others are other members of the same families, for
-trying a change on graphs it was not written against (`--models=all`).
+A row is NAME: (default?, builder, inputs[, options]). builder(torch,
+torchvision) returns the nn.Module; an input is a shape (an f32 tensor
+drawn from a seeded generator) or Ids/Mask (int64 token ids below a
+vocabulary size; an int64 attention mask of ones whose batch rows past the
+first end in padding zeros). Rows marked default run when no --models is
+given; the others are other members of the same families, for trying a
+change on graphs it was not written against (`--models=all`).
 options: "group", a name --models selects instead of a list; rows of a
 group are left out of `all` (they are many, or slow to compile or run):
 group "extra" is the rest of torchvision's classifier zoo
-(`--models=extra`).
+(`--models=extra`), "xfmr-extra" other transformer shapes; "dynamic"
+({input or output name: {axis: name}}, the exporter's dynamic_axes: the
+module is compiled once for those symbolic dimensions and run at the
+shapes given).
 """
 import os
 import warnings
@@ -44,6 +49,126 @@ def _encoder(t, layers, activation="relu", d=256, heads=4, ff=1024):
         elif mod is not m and hasattr(mod, "reset_parameters"):
             mod.reset_parameters()
     return m
+
+
+class Ids(tuple):
+    """An int64 input of token ids in [0, vocab): Ids((batch, seq), vocab)."""
+    def __new__(cls, shape, vocab):
+        r = super().__new__(cls, shape)
+        r.vocab = vocab
+        return r
+
+
+class Mask(tuple):
+    """An int64 attention mask (1 = attend): batch row b > 0 ends in
+    b * seq / 4 padding zeros (capped below seq), so padded keys are
+    really masked out."""
+
+
+def _gpt(t, layers=4, d=256, heads=4, vocab=2048, ctx=512):
+    """GPT-2-style decoder-only stack: token and position embeddings
+    (Gather; positions from arange, a Range over the run-time length),
+    pre-LayerNorm blocks with one fused QKV Linear, a causal mask sliced
+    from a ctx x ctx buffer and applied with -inf (masked_fill: Where),
+    explicit softmax, tanh GELU MLP, a final LayerNorm and the LM head
+    tied to the token embedding (MatMul by its transpose)."""
+    import math
+    nn = t.nn
+    dh = d // heads
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+            self.register_buffer("causal", t.tril(t.ones(ctx, ctx, dtype=t.bool)).view(1, 1, ctx, ctx))
+
+        def forward(self, x):
+            b, n, _ = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+            q = q.view(b, n, heads, dh).transpose(1, 2)
+            k = k.view(b, n, heads, dh).transpose(1, 2)
+            v = v.view(b, n, heads, dh).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(dh))
+            att = att.masked_fill(~self.causal[:, :, :n, :n], float("-inf"))
+            y = (att.softmax(dim=-1) @ v).transpose(1, 2).reshape(b, n, d)
+            x = x + self.proj(y)
+            return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+            self.blocks = nn.ModuleList(Block() for _ in range(layers))
+            self.ln_f = nn.LayerNorm(d)
+
+        def forward(self, ids):
+            pos = t.arange(ids.shape[1], dtype=t.long, device=ids.device)
+            x = self.wte(ids) + self.wpe(pos).unsqueeze(0)
+            for blk in self.blocks:
+                x = blk(x)
+            return self.ln_f(x) @ self.wte.weight.t()
+
+    return GPT()
+
+
+def _bert(t, layers=4, d=256, heads=4, ff=1024, vocab=3000, ctx=512):
+    """BERT-style encoder: word + position + token-type embeddings (three
+    Gathers) and LayerNorm, an int64 attention mask turned into an additive
+    bias (1 - mask) * finfo.min broadcast over heads and query rows,
+    post-LayerNorm layers with separate Q, K, V Linears, erf GELU FFN, and
+    the pooler (tanh Linear of the first token) as a second output."""
+    import math
+    nn = t.nn
+    dh = d // heads
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+            self.ln1, self.ln2 = nn.LayerNorm(d, eps=1e-12), nn.LayerNorm(d, eps=1e-12)
+            self.fc1, self.fc2 = nn.Linear(d, ff), nn.Linear(ff, d)
+
+        def heads(self, x):
+            b, n, _ = x.shape
+            return x.view(b, n, heads, dh).permute(0, 2, 1, 3)
+
+        def forward(self, x, bias):
+            b, n, _ = x.shape
+            s = self.heads(self.q(x)) @ self.heads(self.k(x)).transpose(-1, -2) / math.sqrt(dh)
+            c = ((s + bias).softmax(-1) @ self.heads(self.v(x))).permute(0, 2, 1, 3).reshape(b, n, d)
+            x = self.ln1(x + self.o(c))
+            return self.ln2(x + self.fc2(nn.functional.gelu(self.fc1(x))))
+
+    class Bert(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.word, self.pos, self.tok_type = nn.Embedding(vocab, d), nn.Embedding(ctx, d), nn.Embedding(2, d)
+            self.ln = nn.LayerNorm(d, eps=1e-12)
+            self.layers = nn.ModuleList(Layer() for _ in range(layers))
+            self.pool = nn.Linear(d, d)
+
+        def forward(self, ids, mask):
+            pos = t.arange(ids.shape[1], dtype=t.long, device=ids.device).unsqueeze(0)
+            x = self.ln(self.word(ids) + self.pos(pos) + self.tok_type(t.zeros_like(ids)))
+            bias = (1.0 - mask[:, None, None, :].to(t.float32)) * t.finfo(t.float32).min
+            for layer in self.layers:
+                x = layer(x, bias)
+            return x, t.tanh(self.pool(x[:, 0]))
+
+    return Bert()
+
+
+def _vit(tv, layers=4, d=384, heads=6, mlp=1536):
+    """torchvision's VisionTransformer, 224x224 images in 16x16 patches
+    (a stride-16 conv), class token, learned positions."""
+    return tv.models.VisionTransformer(image_size=224, patch_size=16, num_layers=layers, num_heads=heads,
+                                       hidden_dim=d, mlp_dim=mlp, num_classes=1000)
+
+
+_SEQ_DYNAMIC = {"x0": {0: "batch", 1: "seq"}, "x1": {0: "batch", 1: "seq"},
+                "y0": {0: "batch", 1: "seq"}, "y1": {0: "batch"}}
 
 
 MODELS = {
@@ -91,6 +216,20 @@ MODELS = {
                                    [(1, 129, 96)]),
     "encoder_b4_s32_gelu": (False, lambda t, tv: _encoder(t, 1, "gelu", 256, 8, 1024),
                             [(4, 32, 256)]),
+    # Other transformer shapes (group xfmr-extra): vision transformers
+    # (patchify conv, class token; Swin's shifted windows: rolls, window
+    # partition reshapes/transposes, relative position bias), a GPT-2-style
+    # causal decoder and a BERT-style masked encoder with embeddings, the
+    # last two with dynamic batch and sequence length.
+    "vit_s4": (False, lambda t, tv: _vit(tv), [(1, 3, 224, 224)], {"group": "xfmr-extra"}),
+    "vit_b_16": (False, lambda t, tv: tv.models.vit_b_16(weights=None), [(1, 3, 224, 224)],
+                 {"group": "xfmr-extra"}),
+    "swin_t": (False, lambda t, tv: tv.models.swin_t(weights=None), [(1, 3, 224, 224)],
+               {"group": "xfmr-extra"}),
+    "gpt_l4_d256": (False, lambda t, tv: _gpt(t), [Ids((1, 128), 2048)],
+                    {"group": "xfmr-extra", "dynamic": _SEQ_DYNAMIC}),
+    "bert_l4_d256": (False, lambda t, tv: _bert(t), [Ids((2, 128), 3000), Mask((2, 128))],
+                     {"group": "xfmr-extra", "dynamic": _SEQ_DYNAMIC}),
 }
 
 # The rest of torchvision's classifiers (group "extra", `--models=extra`):
@@ -127,26 +266,30 @@ EXTRA = {
 MODELS.update({n: (False,) + row + ({"group": "extra"},) for n, row in EXTRA.items()})
 
 
-def _group(name):
+def _options(name):
     row = MODELS[name]
-    return row[3].get("group") if len(row) > 3 else None
+    return row[3] if len(row) > 3 else {}
+
+
+def _group(name):
+    return _options(name).get("group")
 
 
 def names(spec):
     """The model names a --models value selects: '' is the default rows,
-    'all' every row outside a group, a group's name its rows, else a
-    comma-separated list of names."""
+    'all' every row outside a group, else a comma-separated list of
+    names and group names (a group's name selects its rows)."""
     if not spec:
         return [n for n, row in MODELS.items() if row[0]]
     if spec == "all":
         return [n for n in MODELS if not _group(n)]
-    if any(_group(n) == spec for n in MODELS):
-        return [n for n in MODELS if _group(n) == spec]
-    out = [n.strip() for n in spec.split(",") if n.strip()]
-    for n in out:
-        if n not in MODELS:
-            raise SystemExit("bench/models: unknown model '%s' (known: %s)"
+    out = []
+    for n in (n.strip() for n in spec.split(",") if n.strip()):
+        group = [m for m in MODELS if _group(m) == n]
+        if n not in MODELS and not group:
+            raise SystemExit("bench/models: unknown model or group '%s' (known: %s)"
                              % (n, ", ".join(MODELS)))
+        out += [m for m in (group or [n]) if m not in out]
     return out
 
 
@@ -164,14 +307,31 @@ def build(name, torch, torchvision):
             if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm):
                 mod.running_mean.copy_(torch.randn(mod.num_features, generator=g) * 0.1)
                 mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
-    xs = [torch.randn(*s, generator=g) for s in shapes]
+            # Zero-initialized layers (ViT's classifier head) would make the
+            # output 0 whatever the rest computes: draw them too.
+            if isinstance(mod, torch.nn.Linear) and not mod.weight.any():
+                mod.weight.copy_(torch.randn(mod.weight.shape, generator=g) * 0.02)
+    xs = [_input(torch, s, g) for s in shapes]
     return m, xs
+
+
+def _input(torch, shape, g):
+    if isinstance(shape, Ids):
+        return torch.randint(0, shape.vocab, tuple(shape), generator=g, dtype=torch.int64)
+    if isinstance(shape, Mask):
+        batch, seq = shape
+        mask = torch.ones(batch, seq, dtype=torch.int64)
+        for b in range(1, batch):
+            mask[b, seq - min(seq - 1, b * seq // 4):] = 0
+        return mask
+    return torch.randn(*shape, generator=g)
 
 
 def export(name, torch, torchvision, work):
     """Exports NAME to WORK/NAME.onnx (opset 17, inputs x0, x1, ...,
-    outputs y0, ...) and writes each input as WORK/NAME.xI.npy and raw
-    little-endian f32 WORK/NAME.xI.bin. Returns (module, inputs, onnx path)."""
+    outputs y0, ..., the row's dynamic axes symbolic) and writes each
+    input as WORK/NAME.xI.npy and raw little-endian WORK/NAME.xI.bin (f32
+    or int64). Returns (module, inputs, onnx path)."""
     import numpy as np
     m, xs = build(name, torch, torchvision)
     path = os.path.join(work, name + ".onnx")
@@ -182,9 +342,11 @@ def export(name, torch, torchvision, work):
         warnings.simplefilter("ignore")
         torch.onnx.export(m, tuple(xs), path, opset_version=17,
                           input_names=["x%d" % i for i in range(len(xs))],
-                          output_names=["y%d" % i for i in range(n_out)])
+                          output_names=["y%d" % i for i in range(n_out)],
+                          dynamic_axes=_options(name).get("dynamic"))
     for i, x in enumerate(xs):
-        a = x.numpy().astype(np.float32)
+        a = x.numpy()
+        a = a.astype(np.int64 if a.dtype == np.int64 else np.float32)
         np.save(os.path.join(work, "%s.x%d.npy" % (name, i)), a)
         a.tofile(os.path.join(work, "%s.x%d.bin" % (name, i)))
     return m, xs, path

@@ -6,7 +6,8 @@
 // `median_ms X` and `min_ms X`.
 //
 // usage: node ort_bench.js NODE_MODULES MODEL.onnx THREADS WARMUP REPS
-//            NAME:D0xD1x...:FILE.bin ...   (one per input, raw f32)
+//            NAME:D0xD1x...:FILE.bin[:int64] ...   (one per input, raw
+//            little-endian f32, or int64 where the spec ends in :int64)
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -21,10 +22,12 @@ async function main() {
   const ort = require(path.join(modules, 'onnxruntime-node'));
   const feeds = {};
   for (const spec of argv.slice(5)) {
-    const [name, dims, file] = spec.split(':');
+    const [name, dims, file, type] = spec.split(':');
     const bytes = fs.readFileSync(file);
-    const data = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-    feeds[name] = new ort.Tensor('float32', data, dims.split('x').map(Number));
+    const shape = dims.split('x').map(Number);
+    feeds[name] = type === 'int64'
+      ? new ort.Tensor('int64', new BigInt64Array(Uint8Array.from(bytes).buffer), shape)
+      : new ort.Tensor('float32', new Float32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4), shape);
   }
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: Number(threads),

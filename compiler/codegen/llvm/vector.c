@@ -24,6 +24,20 @@ static unsigned elem_align(tl *t, const kiln_type *elem) {
   return s && s <= 16 ? (unsigned)s : 1;
 }
 
+/* i1 lives in memory as one byte per element (as scalar loads and stores
+ * of i1 read and write it), but an LLVM <N x i1> in memory is N packed
+ * bits: vectors of i1 move as <N x i8> and convert (a boolean mask
+ * constant read by a vectorized epilogue). */
+static bool is_i1(const kiln_type *elem) { return elem->kind == KILN_TYPE_INTEGER && elem->width == 1; }
+
+static LLVMValueRef bytes_of(tl *t, LLVMValueRef v, unsigned n) {
+  return LLVMBuildZExt(t->b, v, LLVMVectorType(LLVMInt8TypeInContext(t->c), n), "");
+}
+
+static LLVMValueRef bools_of(tl *t, LLVMValueRef v, unsigned n) {
+  return LLVMBuildICmp(t->b, LLVMIntNE, v, LLVMConstNull(LLVMVectorType(LLVMInt8TypeInContext(t->c), n)), "");
+}
+
 /* Loads (x == NULL) or stores rows of vector type vt at memref d[idx]. */
 static LLVMValueRef rows(tl *t, kiln_op *op, LLVMValueRef d, const kiln_type *mt,
                          LLVMValueRef *idx, const kiln_type *vt, uint32_t dim,
@@ -32,7 +46,11 @@ static LLVMValueRef rows(tl *t, kiln_op *op, LLVMValueRef d, const kiln_type *mt
   if (dim + 1 == vt->rank) {
     LLVMValueRef p = tl_elem_ptr(t, op, d, mt, idx);
     if (!p) return NULL;
-    LLVMValueRef v = x ? LLVMBuildStore(t->b, x, p) : LLVMBuildLoad2(t->b, LLVMVectorType(tl_type(t, vt->elem), (unsigned)vt->shape[dim]), p, "");
+    unsigned n = (unsigned)vt->shape[dim];
+    bool b1 = is_i1(vt->elem);
+    LLVMTypeRef et = b1 ? LLVMInt8TypeInContext(t->c) : tl_type(t, vt->elem);
+    LLVMValueRef xs = x && b1 ? bytes_of(t, x, n) : x;
+    LLVMValueRef v = x ? LLVMBuildStore(t->b, xs, p) : LLVMBuildLoad2(t->b, LLVMVectorType(et, n), p, "");
     /* A 1-D access may promise more (alignment attribute, bytes): NVPTX
      * emits ld/st .v4 only for 16-byte aligned vectors. */
     const kiln_attr *al = vt->rank == 1 ? kiln_op_get_attr(op, "alignment") : NULL;
@@ -40,7 +58,7 @@ static LLVMValueRef rows(tl *t, kiln_op *op, LLVMValueRef d, const kiln_type *mt
     if (al && al->kind == KILN_ATTR_INTEGER && al->i > align && al->i <= 4096 && !(al->i & (al->i - 1)))
       align = (unsigned)al->i;
     LLVMSetAlignment(v, align);
-    return v;
+    return b1 && !x ? bools_of(t, v, n) : v;
   }
   /* The vector's dim `dim` walks memref dim mt->rank - vt->rank + dim. */
   uint32_t md = mt->rank - vt->rank + dim;
@@ -286,18 +304,24 @@ static void transfer(tl *t, kiln_op *op) {
   LLVMValueRef p = tl_elem_ptr(t, op, d, mt, idx);
   if (!p) return;
   LLVMValueRef align = LLVMConstInt(t->i32, elem_align(t, vt->elem), 0);
-  LLVMTypeRef ov[2] = {vty, t->ptr}, ft;
+  bool b1 = is_i1(vt->elem);
+  LLVMTypeRef mty = b1 ? LLVMVectorType(LLVMInt8TypeInContext(t->c), n) : vty;
+  LLVMTypeRef ov[2] = {mty, t->ptr}, ft;
   if (write) {
     LLVMValueRef f = tl_intrinsic(t, "llvm.masked.store", ov, 2, &ft);
-    LLVMValueRef args[4] = {x, p, align, mask};
+    LLVMValueRef xs = b1 ? bytes_of(t, x, n) : x;
+    LLVMValueRef args[4] = {xs, p, align, mask};
     LLVMBuildCall2(t->b, ft, f, args, 4, "");
     return;
   }
   LLVMValueRef pad = tl_operand(t, op, op->num_operands - 1);
   if (!pad) return;
   LLVMValueRef f = tl_intrinsic(t, "llvm.masked.load", ov, 2, &ft);
-  LLVMValueRef args[4] = {p, align, mask, tl_splat(t, pad, vty)};
-  tl_set(t, &op->results[0], LLVMBuildCall2(t->b, ft, f, args, 4, ""));
+  LLVMValueRef pads = tl_splat(t, pad, vty);
+  if (b1) pads = bytes_of(t, pads, n);
+  LLVMValueRef args[4] = {p, align, mask, pads};
+  LLVMValueRef r = LLVMBuildCall2(t->b, ft, f, args, 4, "");
+  tl_set(t, &op->results[0], b1 ? bools_of(t, r, n) : r);
 }
 
 /* dot4 on x86-64 without VNNI (isa "pmaddwdW", W the instruction's

@@ -265,7 +265,7 @@ static kiln_value **elems_of(oi_ctx *c, oi_val *v, int64_t *n) {
 kiln_value *oi_ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y) { return ibin(c, k, x, y); }
 
 static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y) {
-  int64_t a, b, r;
+  int64_t a = 0, b = 0, r;
   if (const_index(x, &a) && const_index(y, &b)) {
     /* fold only what fits: an overflowing constant stays an op */
     switch (k) {
@@ -278,6 +278,15 @@ static kiln_value *ibin(oi_ctx *c, kiln_op_kind k, kiln_value *x, kiln_value *y)
     default: break;
     }
   }
+  /* identities with one constant operand, so that a run-time value
+   * multiplied by a 0/1 indicator of "not this axis" folds away (a
+   * Slice's unsliced axes keep their static sizes) */
+  bool xc = const_index(x, &a), yc = const_index(y, &b);
+  if (k == KILN_OP_ARITH_MULI && ((xc && a == 0) || (yc && b == 0))) return oi_index(c, 0);
+  if (k == KILN_OP_ARITH_MULI && xc && a == 1) return y;
+  if ((k == KILN_OP_ARITH_MULI || k == KILN_OP_ARITH_DIVSI) && yc && b == 1) return x;
+  if (k == KILN_OP_ARITH_ADDI && xc && a == 0) return y;
+  if ((k == KILN_OP_ARITH_ADDI || k == KILN_OP_ARITH_SUBI) && yc && b == 0) return x;
   kiln_value *ops[2] = {x, y};
   const kiln_type *it = kiln_type_index(c->ctx);
   return kiln_op_result(kiln_build(&c->b, k, 2, ops, 1, &it, NULL), 0);
@@ -797,8 +806,11 @@ bool oi_sym_node(oi_ctx *c, oi_node *n, bool *handled) {
     sym_from_data(c, n->in[1]);
   if (strcmp(op, "Slice") == 0 && n->nin >= 3 && n->in[0] && !n->in[0]->sym && n->in[1] && n->in[2]) {
     bool data = false;
+    /* bounds read from data, or symbolic already (x[:, :seq] of a
+     * constant, seq a run-time dim: a causal mask buffer cut to the
+     * sequence) */
     for (size_t i = 1; i < n->nin && i < 5; i++)
-      if (n->in[i] && !n->in[i]->sym) sym_from_data(c, n->in[i]), data |= n->in[i]->sym != NULL;
+      if (n->in[i]) sym_from_data(c, n->in[i]), data |= n->in[i]->sym != NULL;
     if (data) {
       *handled = true;
       return slice_from_data(c, n);

@@ -381,14 +381,14 @@ static bool fold_binary_float(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool 
 }
 
 /* Integer shape arithmetic on small constants, folded on the host. */
-static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool *done) {
+static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool trunc_mod, bool *done) {
   *done = false;
   if (oi_dtype_is_float(a->dtype) && a->dtype == b->dtype) return fold_binary_float(c, n, a, b, done);
   if (!oi_dtype_is_int(a->dtype) || oi_dtype_is_unsigned(a->dtype)) return true;
   if (!oi_const(c, a) || !oi_const(c, b) || oi_numel(a->type) > 64 || oi_numel(b->type) > 64)
     return true;
   if (n->kind != OI_ADD && n->kind != OI_SUB && n->kind != OI_MUL && n->kind != OI_DIV &&
-      n->kind != OI_EQUAL && n->kind != OI_LESS && n->kind != OI_GREATER)
+      n->kind != OI_MOD && n->kind != OI_EQUAL && n->kind != OI_LESS && n->kind != OI_GREATER)
     return true;
   oi_val *vs[2] = {a, b};
   uint32_t rank;
@@ -409,6 +409,11 @@ static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool *done)
     case OI_DIV:
       if (q == 0 || (p == INT64_MIN && q == -1)) return oi_invalid(c, "integer division by zero in a constant");
       r[i] = p / q;
+      break;
+    case OI_MOD: /* fmod 0: the remainder takes the divisor's sign (Swin's window padding) */
+      if (q == 0 || (p == INT64_MIN && q == -1)) return oi_invalid(c, "integer modulo by zero in a constant");
+      r[i] = p % q;
+      if (!trunc_mod && r[i] != 0 && (r[i] < 0) != (q < 0)) r[i] += q;
       break;
     case OI_EQUAL: r[i] = p == q; break;
     case OI_LESS: r[i] = p < q; break;
@@ -465,7 +470,7 @@ bool oi_import_binary(oi_ctx *c, oi_node *n) {
     if (r != a->type->rank) return oi_invalid(c, "slope does not broadcast to X");
   }
   bool done;
-  if (!fold_binary(c, n, a, b, &done)) return false;
+  if (!fold_binary(c, n, a, b, e.fmod != 0, &done)) return false;
   if (done) return true;
   int32_t out = cmp ? ONNX__TENSOR_PROTO__DATA_TYPE__BOOL : a->dtype;
   oi_val *ins[2] = {a, b};
@@ -522,6 +527,32 @@ static bool where_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   return true;
 }
 
+/* Where on small signed-integer constants, folded on the host: exporters
+ * write expand(n, -1, ...) as Where(Equal(shape, -1), 1s, shape), and a
+ * shape left as run-time data would make a static graph's dims dynamic. */
+static bool fold_where(oi_ctx *c, oi_node *n, bool *done) {
+  *done = false;
+  oi_val *k = n->in[0], *a = n->in[1], *b = n->in[2];
+  if (!oi_dtype_is_int(a->dtype) || oi_dtype_is_unsigned(a->dtype)) return true;
+  for (size_t i = 0; i < 3; i++)
+    if (!oi_const(c, n->in[i]) || oi_numel(n->in[i]->type) > 64) return true;
+  uint32_t rank;
+  int64_t shape[OI_MAX_RANK];
+  if (!oi_broadcast_shape(c, 3, n->in, &rank, shape)) return false;
+  int64_t *kv, *x, *y, nk, nx, ny, total = 1;
+  if (!oi_const_ints(c, k, "condition", &kv, &nk) || !oi_const_ints(c, a, "X", &x, &nx) ||
+      !oi_const_ints(c, b, "Y", &y, &ny))
+    return false;
+  for (uint32_t d = 0; d < rank; d++) total *= shape[d];
+  int64_t *r = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *r);
+  for (int64_t i = 0; i < total; i++)
+    r[i] = kv[bcast_index(i, rank, shape, k->type)] ? x[bcast_index(i, rank, shape, a->type)]
+                                                    : y[bcast_index(i, rank, shape, b->type)];
+  oi_set_out_const(c, n, 0, oi_dense_ints(c, oi_tensor_type(c, rank, shape, a->dtype), r), a->dtype);
+  *done = true;
+  return true;
+}
+
 bool oi_import_where(oi_ctx *c, oi_node *n) {
   static const char *const none[] = {NULL};
   if (!oi_arity(c, n, 3, 3, 1, 1) || !oi_attrs_only(c, n, none)) return false;
@@ -531,6 +562,9 @@ bool oi_import_where(oi_ctx *c, oi_node *n) {
   if (n->in[1]->dtype != n->in[2]->dtype)
     return oi_fail(c, KILN_ONNX_ERR_TYPE, "X is %s, Y is %s", oi_dtype_name(n->in[1]->dtype),
                    oi_dtype_name(n->in[2]->dtype));
+  bool done;
+  if (!fold_where(c, n, &done)) return false;
+  if (done) return true;
   kiln_value *r = oi_elementwise(c, 3, n->in, n->in[1]->type->elem, where_body, NULL);
   if (!r) return false;
   oi_set_out(c, n, 0, r, n->in[1]->dtype);

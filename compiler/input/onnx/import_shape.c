@@ -242,9 +242,12 @@ bool oi_import_concat(oi_ctx *c, oi_node *n) {
     if (x->dtype != x0->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu has another element type", i);
     if (x->type->rank != r) return oi_invalid(c, "input %zu has rank %u, input 0 rank %u", i, x->type->rank, r);
     for (uint32_t d = 0; d < r; d++)
-      if (d != ax && x->type->shape[d] != x0->type->shape[d])
-        return oi_invalid(c, "input %zu: dimension %u is %lld, input 0 has %lld", i, d,
-                          (long long)x->type->shape[d], (long long)x0->type->shape[d]);
+      if (d != ax && x->type->shape[d] != x0->type->shape[d]) {
+        char a[24] = "?", b[24] = "?"; /* '?': a dim decided at run time */
+        if (x->type->shape[d] != KILN_DYNAMIC) snprintf(a, sizeof a, "%lld", (long long)x->type->shape[d]);
+        if (x0->type->shape[d] != KILN_DYNAMIC) snprintf(b, sizeof b, "%lld", (long long)x0->type->shape[d]);
+        return oi_invalid(c, "input %zu: dimension %u is %s, input 0 has %s", i, d, a, b);
+      }
     shape[ax] += x->type->shape[ax];
     all_const = all_const && foldable(c, x);
   }
@@ -451,6 +454,7 @@ typedef struct {
   kiln_value *data;
   uint32_t axis, q, rank_out;
   int64_t dim;
+  kiln_value *dimv; /* the axis's size as a host value when it is a run-time dim, else NULL */
   bool elements; /* GatherElements: index replaces coordinate `axis` */
 } gather_user;
 
@@ -461,7 +465,9 @@ static bool gather_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   kiln_value *idx = a[0];
   kiln_value *zero = oi_scalar(b, idx->type, 0, 0);
   kiln_value *neg = oi_cmpi(b, OI_SLT, idx, zero);
-  idx = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, idx, oi_scalar(b, idx->type, 0, g->dim)), idx);
+  kiln_value *dim = g->dimv ? kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &g->dimv, 1, &idx->type, NULL), 0)
+                            : oi_scalar(b, idx->type, 0, g->dim);
+  idx = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, idx, dim), idx);
   kiln_value *ii = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &idx, 1, &it, NULL), 0);
   uint32_t dr = g->data->type->rank;
   kiln_value *ops[OI_MAX_RANK + 1];
@@ -509,8 +515,26 @@ static bool gather(oi_ctx *c, oi_node *n, bool elements) {
   }
   int64_t dim = x->type->shape[ax];
   const kiln_type *rt = oi_tensor_type(c, ro, shape, x->dtype);
+  /* constant indices on a run-time axis (x[:, 0] of a dynamic sequence):
+   * checked at run time against the axis's size, a negative one counted
+   * from it in the body */
+  kiln_value *dimv = NULL;
+  if (dim == KILN_DYNAMIC) {
+    if (!(dimv = oi_dim(c, x, ax))) return false;
+    if (foldable(c, iv)) {
+      int64_t *ids, cnt, hi = 0;
+      if (!oi_const_ints(c, iv, "indices", &ids, &cnt)) return false;
+      for (int64_t i = 0; i < cnt; i++) {
+        int64_t need = ids[i] < 0 ? -ids[i] : ids[i] + 1; /* the axis needs at least this many */
+        if (need > hi) hi = need;
+      }
+      if (hi > OI_DIM_MAX) return oi_invalid(c, "index beyond any axis (%lld)", (long long)hi);
+      kiln_value *h = oi_index(c, hi);
+      oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MINSI, dimv, h), h);
+    }
+  }
   /* constant indices are checked (and folded with constant data) */
-  if (foldable(c, iv)) {
+  if (dim != KILN_DYNAMIC && foldable(c, iv)) {
     int64_t *ids, cnt;
     if (!oi_const_ints(c, iv, "indices", &ids, &cnt)) return false;
     for (int64_t i = 0; i < cnt; i++) {
@@ -540,13 +564,27 @@ static bool gather(oi_ctx *c, oi_node *n, bool elements) {
     oi_set_out(c, n, 0, oi_empty(c, rt), x->dtype);
     return true;
   }
-  gather_user g = {.data = oi_ir(c, x), .axis = ax, .q = q, .rank_out = ro, .dim = dim, .elements = elements};
+  gather_user g = {.data = oi_ir(c, x), .axis = ax, .q = q, .rank_out = ro, .dim = dim, .dimv = dimv,
+                   .elements = elements};
   kiln_value *ii = oi_ir(c, iv);
   if (!g.data || !ii) return false;
   int64_t imap[OI_MAX_RANK];
   for (uint32_t j = 0; j < q; j++) imap[j] = elements ? j : ax + j;
   const kiln_affine_map *maps[2] = {oi_map_dims(c, ro, q, imap), kiln_affine_map_identity(c->ctx, ro)};
-  kiln_value *out = oi_empty(c, rt);
+  /* a run-time dim of the result that comes from the data (read in the
+   * body, not an operand) is sized here: the generic's maps cannot */
+  kiln_value *sizes[OI_MAX_RANK];
+  uint32_t nsz = 0;
+  bool from_data = false;
+  for (uint32_t d = 0; d < ro; d++) {
+    if (shape[d] != KILN_DYNAMIC) continue;
+    bool idx_dim = elements || (d >= ax && d < ax + q);
+    from_data |= !idx_dim;
+    oi_val *src = idx_dim ? iv : x;
+    uint32_t sd = elements ? d : idx_dim ? d - ax : d < ax ? d : d - q + 1;
+    if (!(sizes[nsz++] = oi_dim(c, src, sd))) return false;
+  }
+  kiln_value *out = from_data ? oi_empty_dims(c, rt, sizes) : oi_empty(c, rt);
   kiln_op *op = oi_generic(c, 1, &ii, 1, &out, maps, ro, NULL, gather_body, &g);
   if (!op) return false;
   oi_set_out(c, n, 0, kiln_op_result(op, 0), x->dtype);

@@ -82,3 +82,23 @@ func.func @transfers(%m: memref<3x10xf32>, %i: index, %j: index, %p: f32) {
   vector.transfer_write %b, %m[%i, %j] {in_bounds = [true]} : vector<4xf32>, memref<3x10xf32>
   return
 }
+
+// i1 in memory is a byte per element: vectors of i1 load and store as
+// <N x i8> (an LLVM <N x i1> in memory would be N packed bits), plain or
+// masked, converted with icmp ne 0 / zext.
+// CHECK-LABEL: define void @bools(
+// CHECK: %[[B:[0-9]+]] = load <8 x i8>, ptr %{{[0-9]+}}, align 1
+// CHECK-NEXT: %[[V:[0-9]+]] = icmp ne <8 x i8> %[[B]], zeroinitializer
+// CHECK: %[[W:[0-9]+]] = zext <8 x i1> %[[V]] to <8 x i8>
+// CHECK-NEXT: store <8 x i8> %[[W]], ptr
+// CHECK: %[[MB:[0-9]+]] = call <8 x i8> @llvm.masked.load.v8i8.p0(ptr %{{[0-9]+}}, i32 1, <8 x i1> %{{[0-9]+}}, <8 x i8> %{{[0-9]+}})
+// CHECK-NEXT: %[[MV:[0-9]+]] = icmp ne <8 x i8> %[[MB]], zeroinitializer
+// CHECK: %[[MW:[0-9]+]] = zext <8 x i1> %[[MV]] to <8 x i8>
+// CHECK-NEXT: call void @llvm.masked.store.v8i8.p0(<8 x i8> %[[MW]], ptr
+func.func @bools(%m: memref<3x10xi1>, %i: index, %j: index, %p: i1) {
+  %v = vector.load %m[%i, %j] : memref<3x10xi1>, vector<8xi1>
+  vector.store %v, %m[%i, %j] : memref<3x10xi1>, vector<8xi1>
+  %a = vector.transfer_read %m[%i, %j], %p : memref<3x10xi1>, vector<8xi1>
+  vector.transfer_write %a, %m[%i, %j] : vector<8xi1>, memref<3x10xi1>
+  return
+}

@@ -8,10 +8,12 @@ as run_model.py builds them; dynamic batch, run at 1, 3 and 8),
 mobilenet_v2 (the same; its depthwise convolutions take the channels-last
 path over the run-time batch too; run at 1, 2 and 5), cnn_grouped and
 cnn_pools (run_model.py's: grouped convolutions, pools; dynamic batch, run
-at 1, 2 and 7) or encoder
+at 1, 2 and 7), encoder
 (a 2-layer torch.nn.TransformerEncoder, d_model 64, 4 heads, feed-forward
 128, batch_first; dynamic batch and sequence length, run at (1, 7),
-(2, 64) and (3, 128)).
+(2, 64) and (3, 128)), or gpt_tiny / bert_tiny (run_model.py's: int64
+token ids, and bert_tiny's attention mask; dynamic batch and sequence
+length, run at (1, 1) or (1, 5), (2, 11) and (3, 24)).
 
 Exports the model with torch.onnx.export(..., dynamic_axes=...) at opset
 17 (the graph inputs carry dim_params), compiles it ONCE with
@@ -50,7 +52,32 @@ MODELS = {
     "encoder": ({0: "batch", 1: "seq"}, [(1, 7, 64), (2, 64, 64), (3, 128, 64)],
                 (2, 7, 65), "input 0: expected tensor<?x?x64xf32>, got tensor<2x7x65xf32> "
                             "(dimension 2 is 65, must be 64)"),
+    # token ids in (run_model.py's gpt_tiny and bert_tiny: vocabulary 61,
+    # 24 positions); bert_tiny's second input is its attention mask, of
+    # the ids' shape, padding zeros at the end of rows past the first.
+    # A sequence longer than the causal mask buffer, or a mask of another
+    # length than the ids, is refused (the relation the broadcast needs).
+    "gpt_tiny": ({0: "batch", 1: "seq"}, [(1, 1), (2, 11), (3, 24)],
+                 (1, 25), "dimension 1 is 25, must equal"),
+    "bert_tiny": ({0: "batch", 1: "seq"}, [(1, 5), (2, 11), (3, 24)],
+                  (2, 7), "input 1 dimension 1 is 8, must equal input 0 dimension 1 (7)"),
 }
+TOKENS = {"gpt_tiny": 1, "bert_tiny": 2}  # models taking int64 ids (and a mask): their input count
+
+
+def inputs(name, shape, torch, g, bad=False):
+    """The inputs at SHAPE: one f32 tensor, or token ids (and a mask,
+    one position longer when BAD)."""
+    if name not in TOKENS:
+        return [torch.randn(*shape, generator=g)]
+    xs = [torch.randint(0, 61, shape, generator=g)]
+    if TOKENS[name] == 2:
+        batch, seq = shape[0], shape[1] + (1 if bad else 0)
+        mask = torch.ones(batch, seq, dtype=torch.int64)
+        for b in range(1, batch):
+            mask[b, seq - min(seq - 1, b * seq // 4):] = 0
+        xs.append(mask)
+    return xs
 
 
 def build(name, torch):
@@ -87,25 +114,30 @@ def main():
     onnx_path, kiln = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
     m = build(args.model, torch)
     g = torch.Generator().manual_seed(run_model.SEED + 2)
-    example = torch.randn(*shapes[0], generator=g)
-    torch.onnx.export(m, example, onnx_path, opset_version=17, input_names=["x"], output_names=["y"],
-                      dynamic_axes={"x": axes, "y": axes})
+    example = inputs(args.model, shapes[-1], torch, g)
+    names = ["x"] + ["x%d" % i for i in range(1, len(example))]
+    dyn = {n: axes for n in names + ["y"]}
+    torch.onnx.export(m, tuple(example), onnx_path, opset_version=17, input_names=names, output_names=["y"],
+                      dynamic_axes=dyn)
     t0 = time.monotonic()
     c = subprocess.run([args.compile, onnx_path, "-o", kiln], capture_output=True, text=True)
     if c.returncode != 0:
         print("FAIL: compile error:\n" + c.stderr.strip())
         return 1
     print("%s: one module with dynamic axes %s, compiled in %.2f s" % (args.model, axes, time.monotonic() - t0))
-    x_path, y_path = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
+    x_paths, y_path = [os.path.join(work, "x%d.npy" % i) for i in range(len(names))], os.path.join(work, "y.npy")
+    feeds = ["--input=@" + p for p in x_paths]
     for shape in shapes:
-        x = torch.randn(*shape, generator=g)
+        xs = inputs(args.model, shape, torch, g)
         with torch.no_grad():
-            want = m(x).numpy()
-        np.save(x_path, x.numpy())
+            want = m(*xs)
+        want = (want[0] if isinstance(want, tuple) else want).numpy()
+        for p, x in zip(x_paths, xs):
+            np.save(p, x.numpy())
         if os.path.exists(y_path):
             os.remove(y_path)
         r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device,
-                            "--input=@" + x_path, "--output=@" + y_path], capture_output=True, text=True)
+                            "--output=@" + y_path] + feeds, capture_output=True, text=True)
         if r.returncode != 0:
             print("FAIL: run at %s:\n%s" % (shape, r.stderr.strip()))
             return 1
@@ -118,8 +150,12 @@ def main():
             print("FAIL: at %s the max abs error %.3g exceeds %g" % (shape, err, args.tol))
             return 1
         print("%s: input %s -> output %s, max abs error %.3g" % (args.model, shape, got.shape, err))
-    np.save(x_path, np.zeros(bad_shape, np.float32))
-    r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device, "--input=@" + x_path],
+    if args.model in TOKENS:
+        for p, x in zip(x_paths, inputs(args.model, bad_shape, torch, g, bad=True)):
+            np.save(p, x.numpy())
+    else:
+        np.save(x_paths[0], np.zeros(bad_shape, np.float32))
+    r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device] + feeds,
                        capture_output=True, text=True)
     if r.returncode == 0 or bad_msg not in r.stderr:
         print("FAIL: input %s should be refused with '%s', got:\n%s" % (bad_shape, bad_msg, r.stderr.strip()))

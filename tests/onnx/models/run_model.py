@@ -7,7 +7,9 @@ usage: run_model.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--emulator=COMMAND]
 MODEL is mlp, cnn, resnet18, mobilenet_v2 or encoder (a two-layer
 nn.TransformerEncoder, d_model 64, 4 heads, feed-forward 128, sequence 16,
-batch 2), one of the odd-shape transformer encoders of ENCODERS, or
+batch 2), one of the odd-shape transformer encoders of ENCODERS, vit_tiny or swin_tiny
+(small torchvision VisionTransformer and SwinTransformer), gpt_tiny (a
+small GPT-2-style decoder of bench/models, token ids in), or
 tiny_mlp (a two-layer MLP small enough for any code generator, which
 keeps the whole export-compile-run-compare path exercised), or one of the
 cnn_* graphs (_cnn_cases): small convolutional graphs with odd shapes
@@ -370,6 +372,13 @@ def _cnn_cases(torch):
     }
 
 
+def _bench_models():
+    """bench/models/models.py (its transformer builders)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench", "models"))
+    import models
+    return models
+
+
 def build(name, torch):
     """(module in eval mode, example input) for MODEL NAME."""
     nn = torch.nn
@@ -403,6 +412,32 @@ def build(name, torch):
         layer = nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=128, dropout=0.0)
         m = nn.TransformerEncoder(layer, num_layers=2)
         x = torch.randn(16, 2, 64)
+    elif name == "vit_tiny":
+        # torchvision's VisionTransformer, small: a stride-8 patchify conv,
+        # the class token expanded to the batch (shape via Where(Equal),
+        # folded at import) and concatenated, 2 layers, 3 heads of 16
+        import torchvision
+        m = torchvision.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=3,
+                                                 hidden_dim=48, mlp_dim=96, num_classes=10)
+        x = torch.randn(2, 3, 32, 32)
+    elif name == "swin_tiny":
+        # torchvision's SwinTransformer, small: 36x36 images in 4x4 patches
+        # (9x9, then 5x5 after patch merging) in 4x4 windows, so the window
+        # padding (Mod of constants, folded at import) is not 0; shifted
+        # windows (Roll), relative position bias (a Gather of constants)
+        import torchvision
+        m = torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=24, depths=[2, 2],
+                                               num_heads=[2, 4], window_size=[4, 4],
+                                               stochastic_depth_prob=0.0, num_classes=10)
+        x = torch.randn(1, 3, 36, 36)
+    elif name in ("gpt_tiny", "bert_tiny"):
+        # bench/models' GPT-2-style decoder (embeddings, causal mask sliced
+        # from a buffer and filled with -inf: a boolean constant in the
+        # Q.K^T epilogue, tanh GELU, tied LM head) and BERT-style encoder
+        # (its int64 attention mask is run_dynamic.py's second input), small
+        m = _bench_models()._gpt(torch, layers=2, d=48, heads=3, vocab=61, ctx=24) if name == "gpt_tiny" \
+            else _bench_models()._bert(torch, layers=2, d=48, heads=3, ff=80, vocab=61, ctx=24)
+        x = torch.randint(0, 61, (2, 11))
     elif name in ENCODERS:
         batch, seq, d, heads, ff, act, layers = ENCODERS[name]
         if act == "gelu_tanh":
@@ -412,7 +447,7 @@ def build(name, torch):
         x = torch.randn(batch, seq, d)
     else:
         raise SystemExit("run_model.py: unknown model '%s' (mlp, tiny_mlp, cnn, resnet18, "
-                         "mobilenet_v2, encoder, %s)" % (name, ", ".join(ENCODERS)))
+                         "mobilenet_v2, encoder, vit_tiny, swin_tiny, gpt_tiny, %s)" % (name, ", ".join(ENCODERS)))
     m.eval()
     # BatchNorm with its initial statistics (mean 0, var 1) would be an
     # identity; random running statistics make it a real computation.
@@ -425,6 +460,9 @@ def build(name, torch):
             elif isinstance(mod, nn.LayerNorm):
                 mod.weight.copy_(torch.rand(mod.weight.shape, generator=g) + 0.5)
                 mod.bias.copy_(torch.randn(mod.bias.shape, generator=g) * 0.1)
+            elif isinstance(mod, nn.Linear) and not mod.weight.any():
+                # a zero-initialized head (ViT's) would make the output 0
+                mod.weight.copy_(torch.randn(mod.weight.shape, generator=g) * 0.1)
     return m, x
 
 
