@@ -385,7 +385,9 @@ static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool trunc_
   *done = false;
   if (oi_dtype_is_float(a->dtype) && a->dtype == b->dtype) return fold_binary_float(c, n, a, b, done);
   if (!oi_dtype_is_int(a->dtype) || oi_dtype_is_unsigned(a->dtype)) return true;
-  if (!oi_const(c, a) || !oi_const(c, b) || oi_numel(a->type) > 64 || oi_numel(b->type) > 64)
+  /* index tensors too (Swin's window-mask positions: Range + broadcast
+   * Add), not only shapes */
+  if (!oi_const(c, a) || !oi_const(c, b) || oi_numel(a->type) > OI_FOLD_MAX || oi_numel(b->type) > OI_FOLD_MAX)
     return true;
   if (n->kind != OI_ADD && n->kind != OI_SUB && n->kind != OI_MUL && n->kind != OI_DIV &&
       n->kind != OI_MOD && n->kind != OI_EQUAL && n->kind != OI_LESS && n->kind != OI_GREATER)
@@ -394,11 +396,12 @@ static bool fold_binary(oi_ctx *c, oi_node *n, oi_val *a, oi_val *b, bool trunc_
   uint32_t rank;
   int64_t shape[OI_MAX_RANK];
   if (!oi_broadcast_shape(c, 2, vs, &rank, shape)) return false;
+  int64_t total = 1;
+  for (uint32_t d = 0; d < rank; d++) total *= shape[d];
+  if (total > OI_FOLD_MAX) return true;
   int64_t *x, *y, nx, ny;
   if (!oi_const_ints(c, a, "input 0", &x, &nx) || !oi_const_ints(c, b, "input 1", &y, &ny))
     return false;
-  int64_t total = 1;
-  for (uint32_t d = 0; d < rank; d++) total *= shape[d];
   int64_t *r = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *r);
   for (int64_t i = 0; i < total; i++) {
     int64_t p = x[bcast_index(i, rank, shape, a->type)], q = y[bcast_index(i, rank, shape, b->type)];

@@ -29,6 +29,10 @@
 #define OI_MAX_FLAT 1024
 /* Largest constant the importer folds element by element at import time. */
 #define OI_FOLD_MAX 65536
+/* Largest float constant an import-time fold may create from a smaller
+ * one (a broadcast): more would grow the module where a broadcast read
+ * costs nothing. */
+#define OI_FOLD_FLOAT_MAX 4096
 
 /* What an ONNX value is: a tensor, or a sequence / optional whose
  * structure the importer knows statically (a sequence's length, an

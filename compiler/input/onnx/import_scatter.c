@@ -9,7 +9,8 @@
  * names the output position, replaces (none: the last update wins, as in
  * ONNX's reference), adds or multiplies. Negative indices count from the
  * end; an index outside [-dim, dim-1] updates nothing. Work is output size
- * times update count, which suits the small index sets these ops take. */
+ * times update count, which suits the small index sets these ops take;
+ * ScatterND of constants (reduction none) is folded at import instead. */
 #include <string.h>
 
 #include "import_internal.h"
@@ -87,6 +88,44 @@ static bool sc_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
   return true;
 }
 
+/* ScatterND (reduction none) of constant data, indices and updates,
+ * folded at import: exporters write `mask[a:b, c:d] = v` on a constant
+ * (Swin's shifted-window mask) as ScatterND whose generic would cost
+ * output size times update count on every call. Same rules as the
+ * generic: negative indices count from the end, an index out of range
+ * updates nothing, the last update of a position wins. */
+static bool fold_scatter_nd(oi_ctx *c, oi_node *n, oi_val *x, oi_val *iv, oi_val *uv, uint32_t k, bool *done) {
+  *done = false;
+  if (oi_numel(x->type) > OI_FOLD_MAX || oi_numel(iv->type) > OI_FOLD_MAX || oi_numel(uv->type) > OI_FOLD_MAX)
+    return true;
+  const kiln_attr *da = oi_const(c, x), *ua = oi_const(c, uv);
+  if (!da || !ua || !oi_const(c, iv)) return true;
+  int64_t *ids, cnt;
+  if (!oi_const_ints(c, iv, "indices", &ids, &cnt)) return false;
+  const kiln_type *dt = x->type;
+  size_t es = kiln_dense_elem_size(dt->elem);
+  int64_t total = oi_numel(dt), slice = 1;
+  for (uint32_t d = k; d < dt->rank; d++) slice *= dt->shape[d];
+  const char *dsrc = da->data, *usrc = ua->data;
+  char *buf = kiln_alloc(c->ctx, (size_t)total * es + 1);
+  for (int64_t i = 0; i < total; i++) memcpy(buf + (size_t)i * es, dsrc + (da->splat ? 0 : (size_t)i * es), es);
+  for (int64_t u = 0; u < cnt / k; u++) {
+    int64_t off = 0;
+    bool in = true;
+    for (uint32_t j = 0; j < k; j++) {
+      int64_t v = ids[u * k + j], dim = dt->shape[j];
+      if (v < 0) v += dim;
+      in = in && v >= 0 && v < dim;
+      off = off * dim + v;
+    }
+    for (int64_t e = 0; in && e < slice; e++)
+      memcpy(buf + (size_t)(off * slice + e) * es, usrc + (ua->splat ? 0 : (size_t)(u * slice + e) * es), es);
+  }
+  oi_set_out_const(c, n, 0, kiln_attr_dense(c->ctx, dt, false, buf, (size_t)total * es), x->dtype);
+  *done = true;
+  return true;
+}
+
 static bool scatter(oi_ctx *c, oi_node *n, bool nd) {
   static const char *const el16[] = {"axis", "reduction", NULL}, *const nd16[] = {"reduction", NULL};
   const char *const *known = nd ? nd16 : el16;
@@ -137,6 +176,9 @@ static bool scatter(oi_ctx *c, oi_node *n, bool nd) {
     memcpy(red_shape, xt->shape, nred * sizeof *red_shape);
   }
   if (r + nred > KILN_MAX_LOOPS) return oi_unsupported(c, "%u loops exceed %d", r + nred, KILN_MAX_LOOPS);
+  bool done = false;
+  if (nd && s.red == SC_NONE && !fold_scatter_nd(c, n, x, iv, uv, s.k, &done)) return false;
+  if (done) return true;
   kiln_value *data = oi_ir(c, x);
   s.idx = oi_ir(c, iv);
   s.upd = oi_ir(c, uv);

@@ -731,6 +731,23 @@ bool oi_import_expand(oi_ctx *c, oi_node *n) {
   uint32_t r;
   int64_t out[OI_MAX_RANK];
   if (!oi_broadcast_shape(c, 2, vs, &r, out)) return false;
+  /* a small constant broadcast at import (Swin's window-mask indices and
+   * values, written by ScatterND, are Expands of Ranges and scalars);
+   * floats only up to OI_FOLD_FLOAT_MAX, so that a broadcast bias never
+   * becomes a large constant of the module */
+  const kiln_type *rt = oi_tensor_type(c, r, out, x->dtype);
+  if (foldable(c, x) && oi_numel(rt) <= (oi_dtype_is_float(x->dtype) ? OI_FOLD_FLOAT_MAX : OI_FOLD_MAX)) {
+    int64_t total = oi_numel(rt), co[OI_MAX_RANK], ci[OI_MAX_RANK];
+    uint32_t xr = x->type->rank;
+    int64_t *idx = kiln_alloc(c->ctx, (size_t)(total + 1) * sizeof *idx);
+    for (int64_t i = 0; i < total; i++) {
+      unravel(i, r, out, co);
+      for (uint32_t d = 0; d < xr; d++) ci[d] = x->type->shape[d] == 1 ? 0 : co[r - xr + d];
+      idx[i] = ravel(xr, x->type->shape, ci);
+    }
+    oi_set_out_const(c, n, 0, host_take(c, oi_const(c, x), rt, idx), x->dtype);
+    return true;
+  }
   kiln_value *v = oi_ir(c, x);
   if (!v) return false;
   kiln_value *res = oi_elementwise_ir(c, 1, &v, r, out, v->type->elem, copy_body, NULL);
