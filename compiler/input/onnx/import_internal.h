@@ -52,6 +52,9 @@ typedef struct oi_dq {
   /* per-tensor constant parameters: the IR value xq - zp as f32 (the
    * dequantized value is k * scale), what an integer-unit product reads */
   kiln_value *k;
+  /* k + 1.5 * 2^23 when k is rounded from a float (k = k_sum - that,
+   * exactly), else NULL: an 8-bit kernel's bytes k + c subtract once */
+  kiln_value *k_sum;
 } oi_dq;
 
 /* What QuantizeLinear with a constant per-tensor scale and zero point

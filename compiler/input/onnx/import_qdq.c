@@ -65,6 +65,7 @@ typedef struct {
   int64_t zx;         /* x's zero point */
   bool xu;            /* x is u8 (else i8) */
   const double *bias; /* the int32 bias [m] the integer kernels add to their correction, or NULL */
+  kiln_value *x_sum;  /* x + 1.5 * 2^23 (oi_dq.k_sum), or NULL */
 } qdq_operands;
 
 /* The operands when x and w are dequantized as this file needs, W's
@@ -94,13 +95,14 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
   o->scale = kiln_alloc(c->ctx, (size_t)M * sizeof(double));
   for (int64_t m = 0; m < M; m++) o->scale[m] = (float)(dx->scale[0] * dw->scale[dw->n == 1 ? 0 : m]);
   o->m = M, o->wf = wf, o->zx = dx->zp ? dx->zp[0] : 0, o->xu = dx->q->dtype == U8, o->bias = NULL;
+  o->x_sum = NULL;
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < wt->rank; d++) shape[d] = wt->shape[transpose ? wt->rank - 1 - d : d];
   const kiln_type *wft = oi_tensor_type(c, wt->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
   if (!wft) return -1;
   o->w = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, wft, false, wf, (size_t)nw * sizeof(float)));
   if (dx->k) { /* xq - zx as the DequantizeLinear built it (import_quant.c) */
-    o->x = dx->k;
+    o->x = dx->k, o->x_sum = dx->k_sum;
     return 1;
   }
   kiln_value *xd = oi_ir(c, x);
@@ -197,12 +199,25 @@ static kiln_value *cast(kiln_builder *b, kiln_op_kind k, kiln_value *x, const ki
   return kiln_op_result(kiln_build(b, k, 1, &x, 1, &t, NULL), 0);
 }
 
-/* a0 = k = xq - zx (f32), u = zx - shift: the i8 operand xq - shift */
+/* a0 = k = xq - zx (f32), u = zx - shift: the i8 operand xq - shift
+ * (or a0 = k + 1.5 * 2^23 and u less that: to_i8) */
 static bool to_i8_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   const float *zs = u;
   kiln_value *v = oi_op2(b, KILN_OP_ARITH_ADDF, a[0], oi_scalar(b, kiln_type_f32(b->ctx), *zs, 0));
   y[0] = cast(b, KILN_OP_ARITH_FPTOSI, v, kiln_type_int(b->ctx, 8));
   return true;
+}
+
+/* x8 = xq - shift as bytes from k = x: k + (zx - shift), or from k's
+ * rounding sum k + 1.5 * 2^23 where there is one (x_sum): the sum less
+ * the constant (1.5 * 2^23 - zx + shift), exact in f32 (integers below
+ * 2^24), one subtraction instead of two. */
+static kiln_value *to_i8(oi_ctx *c, const qdq_operands *o, kiln_value *x, int64_t shift) {
+  float *zs = kiln_alloc(c->ctx, sizeof *zs);
+  *zs = (float)(o->zx - shift);
+  if (o->x_sum && x == o->x) x = o->x_sum, *zs -= 12582912.0f;
+  const kiln_type *xt = x->type;
+  return oi_elementwise_ir(c, 1, &x, xt->rank, xt->shape, kiln_type_int(c->ctx, 8), to_i8_body, zs);
 }
 
 /* a0 = acc (i32), a1 = correction [N] (i32): f32(acc + correction) */
@@ -290,9 +305,7 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
   int64_t kn[2] = {K, Np};
   kiln_value *wv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 2, kn, i8, NULL),
                                                                false, w8, (size_t)(K * Np)));
-  float *zs = kiln_alloc(c->ctx, sizeof *zs);
-  *zs = (float)(o->zx - shift);
-  kiln_value *x8 = oi_elementwise_ir(c, 1, &x, xt->rank, xt->shape, i8, to_i8_body, zs);
+  kiln_value *x8 = to_i8(c, o, x, shift);
   int64_t nhwm[4];
   if (x8 && win) { /* a convolution's NCHW bytes as [N*OH*OW, K] rows */
     nhwm[0] = xt->shape[0], nhwm[1] = win->out[0], nhwm[2] = win->out[1], nhwm[3] = N;
@@ -404,9 +417,7 @@ static kiln_value *int8_depthwise(oi_ctx *c, oi_node *n, const qdq_operands *o) 
     corr[m] = (double)(shift - o->zx) * sum + (o->bias ? o->bias[m] : 0);
     if (255 * mag >= 0x1p24 || fabs(corr[m]) >= 0x1p24) return NULL;
   }
-  float *zs = kiln_alloc(c->ctx, sizeof *zs);
-  *zs = (float)(o->zx - shift);
-  kiln_value *x8 = oi_elementwise_ir(c, 1, &o->x, xt->rank, xt->shape, kiln_type_int(c->ctx, 8), to_i8_body, zs);
+  kiln_value *x8 = to_i8(c, o, o->x, shift);
   kiln_value *acc = x8 ? oi_conv_ir(c, n, x8, o->w, o->zx - shift) : NULL;
   if (!acc) return NULL;
   const kiln_type *at = acc->type, *st = oi_tensor_type(c, 1, &M, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);

@@ -42,6 +42,7 @@ typedef struct {
   float scale;
   int64_t zp;
   double klo, khi; /* narrow (or k_of_float): the range of xq - zp */
+  bool sum_only;   /* k_of_float: the rounding's sum k + 1.5 * 2^23, not k */
 } q_user;
 
 /* s rounded to the nearest integer, ties to even (ONNX's rounding), for
@@ -55,6 +56,13 @@ static kiln_value *round_even(kiln_builder *b, kiln_value *s) {
   kiln_value *magic = oi_scalar(b, f, 12582912.0, 0);
   s = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, s, lo), hi);
   return oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, s, magic), magic);
+}
+
+/* a0 = k + 1.5 * 2^23 (an integer-valued f32 of [2^23, 2^24]): k, exactly */
+static bool sub_magic_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)u;
+  y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, a[0], oi_scalar(b, kiln_type_f32(b->ctx), 12582912.0, 0));
+  return true;
 }
 
 /* A clamp's lower bound of 0 as -0.0: maximumf(x, -0.0) differs from
@@ -85,7 +93,8 @@ static bool q_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value 
     kiln_value *khi = oi_scalar(b, f32, hi, 0), *klo = oi_scalar(b, f32, lower_bound(lo), 0);
     v = oi_op2(b, KILN_OP_ARITH_MINIMUMF, oi_op2(b, KILN_OP_ARITH_MAXIMUMF, v, klo), khi);
     kiln_value *magic = oi_scalar(b, f32, 12582912.0, 0);
-    y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, oi_op2(b, KILN_OP_ARITH_ADDF, v, magic), magic);
+    kiln_value *sum = oi_op2(b, KILN_OP_ARITH_ADDF, v, magic);
+    y[0] = q->sum_only ? sum : oi_op2(b, KILN_OP_ARITH_SUBF, sum, magic);
     return true;
   }
   if (!q->quant) { /* (x - zp) * scale, in f32 */
@@ -155,7 +164,7 @@ static oi_dq *record_dq(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool per_axi
     sc[i] = kiln_dense_get_float(sa, i);
     if (zp) zp[i] = kiln_dense_get_int(za, i) & (z->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 ? 0xFF : -1);
   }
-  *d = (oi_dq){x, sc, zp, n, ax, per_axis, NULL};
+  *d = (oi_dq){x, sc, zp, n, ax, per_axis, NULL, NULL};
   return d;
 }
 
@@ -256,7 +265,7 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
     }
   }
   q_user q = {quantize, z != NULL, z ? z->dtype == U8 : true, false, false, false, false, false, false,
-              quantize ? (z ? z->dtype : U8) : x->dtype, z ? z->dtype : U8, 0, 0, 0, 0};
+              quantize ? (z ? z->dtype : U8) : x->dtype, z ? z->dtype : U8, 0, 0, 0, 0, false};
   const kiln_attr *sa = per_axis ? NULL : oi_const(c, s), *za = z && sa ? oi_const(c, z) : NULL;
   if (sa && (!z || za)) { /* per-tensor constants: into the body */
     q.cst = true;
@@ -303,7 +312,17 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
           qk.khi = xq->khi;
           xv = xq->x;
         }
-        dq->k = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, F), q_body, &qk) : NULL;
+        if (qk.k_of_float && xv) {
+          /* k as (its rounding's sum) - 1.5 * 2^23: a reader adding an
+           * integer to k (an 8-bit kernel's bytes) subtracts once */
+          qk.sum_only = true;
+          dq->k_sum = oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, F), q_body, &qk);
+          dq->k = dq->k_sum ? oi_elementwise_ir(c, 1, &dq->k_sum, t->rank, t->shape, oi_elem_type(c, F),
+                                                sub_magic_body, NULL)
+                            : NULL;
+        } else {
+          dq->k = xv ? oi_elementwise_ir(c, 1, &xv, t->rank, t->shape, oi_elem_type(c, F), q_body, &qk) : NULL;
+        }
         if (dq->k) x->dq_of = dq;
       }
       q.k_given = true;
@@ -544,7 +563,7 @@ bool oi_import_dynamic_quantize(oi_ctx *c, oi_node *n) {
   kiln_op *g = oi_generic(c, 2, ins, 2, outs, maps, 0, NULL, dq_params_body, NULL);
   if (!g) return false;
   q_user q = {true, true, true, false, false, false, false, false, false, ONNX__TENSOR_PROTO__DATA_TYPE__UINT8,
-              ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 0, 0, 0, 0};
+              ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, 0, 0, 0, 0, false};
   kiln_value *qi[3] = {xv, kiln_op_result(g, 0), kiln_op_result(g, 1)};
   kiln_value *r = oi_elementwise_ir(c, 3, qi, t->rank, t->shape, kiln_type_int(c->ctx, 8), q_body, &q);
   if (!r) return false;
