@@ -33,7 +33,9 @@ from wait4: the CPU time of a kiln-bench run with REPS timed calls less
 that of one with a single call, over REPS - 1), which waiting for a core
 on a loaded machine does not inflate as it does wall time; with --before
 the older build's too, and their ratio; with --quantized the int8
-module's too, and the ratio f32/int8.
+module's too, and the ratio f32/int8 (with --before also the older
+build's int8 module, compiled from the same QDQ model and timed in the
+same rounds, and the int8 ratio after/before).
 --quantized also times each model's statically quantized (QDQ) form,
 written by tests/onnx/quant/qdq.py (per-channel int8 weights, u8
 activations, ranges calibrated on ONNX Runtime over 8 seeded random
@@ -124,6 +126,12 @@ class Model:
         c = subprocess.run([args.compile, self.qonnx, "-o", self.qkiln], capture_output=True, text=True)
         if c.returncode != 0:
             self.error = ["kiln-compile failed on the quantized model:"] + c.stderr.strip().splitlines()[-1:]
+        self.qkiln_before = None
+        if not self.error and args.before:  # the older build's int8 module, timed in the same rounds
+            self.qkiln_before = os.path.join(args.work, self.name + ".int8.before.kiln")
+            c = subprocess.run([args.before, self.qonnx, "-o", self.qkiln_before], capture_output=True, text=True)
+            if c.returncode != 0:
+                self.error = ["--before kiln-compile failed on the quantized model:"] + c.stderr.strip().splitlines()[-1:]
 
     def check(self, args, torch):
         """Max abs difference of Kiln's first result from PyTorch's: a
@@ -142,7 +150,8 @@ class Model:
         return float(np.max(np.abs(np.load(y_path) - y)))
 
     def kiln_cmd(self, args, threads, extra=(), module=None):
-        bench = args.bench_before if module == self.kiln_before and args.bench_before else args.bench
+        older = module in (self.kiln_before, getattr(self, "qkiln_before", None))
+        bench = args.bench_before if older and args.bench_before else args.bench
         return ([bench, "--module=" + (module or self.kiln), "--device=local-task",
                  "--workers=%d" % threads, "--warmup=%d" % args.warmup,
                  "--repetitions=%d" % args.reps] + ["--input=@" + p for p in self.npy]
@@ -269,9 +278,11 @@ def main():
                 if not ort_missing:
                     got.append(("ort", mdl.time_ort(args, n)))
                 if args.quantized:  # the int8 pair after the f32 pair, same round
-                    got.append(("kiln_int8", mdl.time_kiln(args, n, mdl.qkiln)))
-                    if args.cpu:
-                        got.append(("kiln_int8_cpu", mdl.cpu_kiln(args, n, mdl.qkiln)))
+                    pairs = [("", mdl.qkiln)] + ([("_before", mdl.qkiln_before)] if args.before else [])
+                    for tag, module in (pairs if rnd % 2 == 0 else pairs[::-1]):
+                        got.append(("kiln_int8" + tag, mdl.time_kiln(args, n, module)))
+                        if args.cpu:
+                            got.append(("kiln_int8%s_cpu" % tag, mdl.cpu_kiln(args, n, module)))
                     got.append(("ort_int8", mdl.time_ort(args, n, mdl.qonnx)))
                 if not args.no_torch:
                     got.append(("torch", mdl.time_torch(args, n, torch)))
@@ -317,6 +328,20 @@ def main():
                 print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
                     mdl.name, n, fmt_ms(k), fmt_ms(ki), fmt_ms(o), fmt_ms(oi), ratio(k, ki),
                     ratio(o, oi), ratio(ki, oi)))
+        if args.before:
+            print()
+            print("The older build's modules, same rounds (best round medians, ms; before: "
+                  "--before's kiln-compile with --bench-before's kiln-bench):")
+            print()
+            print("| model | threads | Kiln f32 before | Kiln int8 before | f32/int8 before "
+                  "| Kiln int8 | int8 after/before |")
+            print("|---|---|---|---|---|---|---|")
+            for n in threads:
+                for mdl in rows:
+                    b, bi = best.get((mdl.name, n, "before")), best.get((mdl.name, n, "kiln_int8_before"))
+                    ki = best.get((mdl.name, n, "kiln_int8"))
+                    print("| %s | %d | %s | %s | %s | %s | %s |" % (
+                        mdl.name, n, fmt_ms(b), fmt_ms(bi), ratio(b, bi), fmt_ms(ki), ratio(ki, bi)))
 
     if args.cpu:
         print()
@@ -346,6 +371,20 @@ def main():
                     k = statistics.median(samples[(mdl.name, n, "kiln_cpu")])
                     ki = statistics.median(samples[(mdl.name, n, "kiln_int8_cpu")])
                     print("| %s | %d | %s | %s | %s |" % (mdl.name, n, fmt_ms(k), fmt_ms(ki), ratio(k, ki)))
+            if args.before:
+                print()
+                print("The same for the older build's modules, and the int8 module after/before:")
+                print()
+                print("| model | threads | f32 before CPU | int8 before CPU | f32/int8 before "
+                      "| int8 CPU | int8 after/before |")
+                print("|---|---|---|---|---|---|---|")
+                for n in threads:
+                    for mdl in rows:
+                        b = statistics.median(samples[(mdl.name, n, "before_cpu")])
+                        bi = statistics.median(samples[(mdl.name, n, "kiln_int8_before_cpu")])
+                        ki = statistics.median(samples[(mdl.name, n, "kiln_int8_cpu")])
+                        print("| %s | %d | %s | %s | %s | %s | %s |" % (
+                            mdl.name, n, fmt_ms(b), fmt_ms(bi), ratio(b, bi), fmt_ms(ki), ratio(ki, bi)))
 
     if args.profile:
         for n in threads:
