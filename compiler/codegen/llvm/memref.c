@@ -2,7 +2,8 @@
  * address elements by index linearization; alloca allocates in the entry
  * block when its size is static; views (subview, cast, reinterpret_cast,
  * collapse_shape, expand_shape) build new descriptors over the same
- * pointers; dim reads a size; copy is an element loop. memref.alloc needs
+ * pointers; dim reads a size; copy is an element loop; prefetch is
+ * llvm.prefetch. memref.alloc needs
  * a heap, which no-libc executables lack: an error naming the op. */
 #include "tl_internal.h"
 
@@ -42,6 +43,22 @@ static void load_store(tl *t, kiln_op *op) {
     tl_set(t, &op->results[0], v);
   }
   LLVMSetAlignment(v, elem_align(t, mt->elem));
+}
+
+/* llvm.prefetch of the element's address (a hint: it never faults, so
+ * an address past the buffer is harmless; the GEP is not inbounds). */
+static void prefetch(tl *t, kiln_op *op) {
+  const kiln_type *mt = kiln_op_operand(op, 0)->type;
+  LLVMValueRef d = tl_operand(t, op, 0), idx[TL_MAX_RANK];
+  if (!d || mt->rank > TL_MAX_RANK || !indices(t, op, 1, idx)) return;
+  LLVMValueRef p = tl_elem_ptr(t, op, d, mt, idx);
+  if (!p) return;
+  const kiln_attr *w = kiln_op_get_attr(op, "isWrite"), *h = kiln_op_get_attr(op, "localityHint");
+  const kiln_attr *c = kiln_op_get_attr(op, "isDataCache");
+  LLVMValueRef args[4] = {p, LLVMConstInt(t->i32, w && w->i ? 1 : 0, 0),
+                          LLVMConstInt(t->i32, (unsigned long long)(h ? h->i : 3), 0),
+                          LLVMConstInt(t->i32, c && !c->i ? 0 : 1, 0)};
+  tl_call_intrinsic(t, "llvm.prefetch", t->ptr, args, 4);
 }
 
 static void alloca_op(tl *t, kiln_op *op) {
@@ -334,6 +351,7 @@ void tl_memref(tl *t, kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_MEMREF_LOAD:
   case KILN_OP_MEMREF_STORE: load_store(t, op); return;
+  case KILN_OP_MEMREF_PREFETCH: prefetch(t, op); return;
   case KILN_OP_MEMREF_ALLOCA:
   case KILN_OP_MEMREF_ALLOC: alloca_op(t, op); return;
   case KILN_OP_MEMREF_DIM: dim(t, op); return;

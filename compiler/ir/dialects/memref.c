@@ -6,6 +6,8 @@
  * query the lowering to LLVM relies on. */
 #include "dialects.h"
 
+#include <string.h>
+
 static bool is_memref(const kiln_type *t) { return t->kind == KILN_TYPE_MEMREF; }
 
 static const char *const seg_elide[] = {"operandSegmentSizes", "static_offsets",
@@ -70,6 +72,57 @@ void memref_print_store(kiln_printer *pr, const kiln_op *op) {
   kiln_pr_operands(pr, op, 0, 2);
   kiln_pr_square_operands(pr, op, 2, op->num_operands - 2);
   kiln_pr_attrs_types(pr, op, NULL, kiln_op_operand(op, 1)->type, NULL, NULL);
+}
+
+/* ---- prefetch: "%m[%i, %j], read|write, locality<0..3>, data|instr :
+ * memref<...>" (attributes isWrite, localityHint, isDataCache, as MLIR
+ * names them): a hint that the element's line is read soon; it reads
+ * nothing, so an index past the end is no error. ---- */
+bool memref_parse_prefetch(kiln_parser *p, kiln_op_state *st) {
+  kiln_context *ctx = kiln_p_ctx(p);
+  kiln_p_ssa_use m;
+  kiln_p_ssa_uses ix = {0};
+  const kiln_type *t;
+  const char *rw, *cache;
+  int64_t hint;
+  if (!kiln_p_operand(p, &m) || !kiln_p_square_operand_list(p, &ix) ||
+      !kiln_p_expect(p, KILN_TOK_COMMA) || !kiln_p_keyword(p, &rw) ||
+      !kiln_p_expect(p, KILN_TOK_COMMA) || !kiln_p_expect_keyword(p, "locality") ||
+      !kiln_p_expect(p, KILN_TOK_LESS) || !kiln_p_int(p, &hint) ||
+      !kiln_p_expect(p, KILN_TOK_GREATER) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+      !kiln_p_keyword(p, &cache))
+    return false;
+  if ((strcmp(rw, "read") && strcmp(rw, "write")) || (strcmp(cache, "data") && strcmp(cache, "instr")))
+    return kiln_p_error(p, "expected 'read'/'write' and 'data'/'instr' in memref.prefetch");
+  kiln_st_set_attr(st, "isWrite", kiln_attr_bool(ctx, !strcmp(rw, "write")));
+  kiln_st_set_attr(st, "localityHint", kiln_attr_int(ctx, kiln_type_int(ctx, 32), hint));
+  kiln_st_set_attr(st, "isDataCache", kiln_attr_bool(ctx, !strcmp(cache, "data")));
+  return kiln_p_attrs_colon(p, st) && kiln_p_memref_type(p, &t) &&
+         kiln_p_resolve_add(p, st, &m, t) && kiln_p_resolve_indices(p, st, &ix);
+}
+
+static const char *const prefetch_elide[] = {"isWrite", "localityHint", "isDataCache", NULL};
+
+void memref_print_prefetch(kiln_printer *pr, const kiln_op *op) {
+  const kiln_attr *w = kiln_op_get_attr(op, "isWrite"), *h = kiln_op_get_attr(op, "localityHint");
+  const kiln_attr *d = kiln_op_get_attr(op, "isDataCache");
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 1);
+  kiln_pr_square_operands(pr, op, 1, op->num_operands - 1);
+  kiln_pr_printf(pr, ", %s, locality<%lld>, %s", w && w->i ? "write" : "read", (long long)(h ? h->i : 3),
+                 d && !d->i ? "instr" : "data");
+  kiln_pr_attrs_types(pr, op, prefetch_elide, kiln_op_operand(op, 0)->type, NULL, NULL);
+}
+
+bool memref_verify_prefetch(kiln_op *op) {
+  if (!check_access(op, 0)) return false;
+  const kiln_attr *h = kiln_op_get_attr(op, "localityHint");
+  if (!h || h->kind != KILN_ATTR_INTEGER || h->i < 0 || h->i > 3)
+    return kiln_op_emit_error(op, "localityHint must be an integer in [0, 3]");
+  const kiln_attr *w = kiln_op_get_attr(op, "isWrite"), *d = kiln_op_get_attr(op, "isDataCache");
+  if (!w || w->kind != KILN_ATTR_BOOL || !d || d->kind != KILN_ATTR_BOOL)
+    return kiln_op_emit_error(op, "isWrite and isDataCache must be bool attributes");
+  return true;
 }
 
 bool memref_verify_store(kiln_op *op) {

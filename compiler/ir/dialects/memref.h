@@ -5,7 +5,7 @@
 #include "../asm.h"
 
 #define MEMREF_HOOKS(X)                                                      \
-  X(store) X(alloc) X(subview) X(reinterpret_cast) X(reshape) X(copy)
+  X(store) X(prefetch) X(alloc) X(subview) X(reinterpret_cast) X(reshape) X(copy)
 #define MEMREF_DECLARE(N)                                                    \
   bool memref_verify_##N(kiln_op *op);                                       \
   bool memref_parse_##N(kiln_parser *p, kiln_op_state *st);                  \

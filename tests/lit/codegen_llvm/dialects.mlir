@@ -18,6 +18,8 @@
 // CHECK-NEXT: %collapse_shape = memref.collapse_shape %arg0 {{\[\[}}0, 1]] : memref<16x16xf32> into memref<256xf32>
 // CHECK-NEXT: %expand_shape = memref.expand_shape %arg6 {{\[\[}}0, 1]] output_shape [16, 16] : memref<256xf32> into memref<16x16xf32>
 // CHECK-NEXT: memref.copy %arg0, %reinterpret_cast : memref<16x16xf32> to memref<16x16xf32>
+// CHECK-NEXT: memref.prefetch %arg0[%arg1, %arg1], read, locality<1>, data : memref<16x16xf32>
+// CHECK-NEXT: memref.prefetch %arg0[%arg1, %arg1], write, locality<3>, instr : memref<16x16xf32>
 // CHECK-NEXT: %1 = vector.load %arg0[%arg1, %arg1] : memref<16x16xf32>, vector<4xf32>
 // CHECK-NEXT: vector.store %1, %arg0[%arg1, %arg1] : memref<16x16xf32>, vector<4xf32>
 // CHECK-NEXT: %2 = vector.broadcast %arg3 : f32 to vector<4xf32>
@@ -52,6 +54,8 @@ func.func @ops(%m: memref<16x16xf32>, %i: index, %v: vector<4xf32>, %s: f32, %c:
   %cs = memref.collapse_shape %m [[0, 1]] : memref<16x16xf32> into memref<256xf32>
   %es = memref.expand_shape %x [[0, 1]] output_shape [16, 16] : memref<256xf32> into memref<16x16xf32>
   memref.copy %m, %rc : memref<16x16xf32> to memref<16x16xf32>
+  memref.prefetch %m[%i, %i], read, locality<1>, data : memref<16x16xf32>
+  memref.prefetch %m[%i, %i], write, locality<3>, instr : memref<16x16xf32>
   %vl = vector.load %m[%i, %i] : memref<16x16xf32>, vector<4xf32>
   vector.store %vl, %m[%i, %i] : memref<16x16xf32>, vector<4xf32>
   %b = vector.broadcast %s : f32 to vector<4xf32>

@@ -102,3 +102,15 @@ func.func @bools(%m: memref<3x10xi1>, %i: index, %j: index, %p: i1) {
   vector.transfer_write %a, %m[%i, %j] : vector<8xi1>, memref<3x10xi1>
   return
 }
+
+// memref.prefetch: llvm.prefetch of the element's address (read/write,
+// locality, data/instruction cache as its attributes say).
+// CHECK-LABEL: define void @prefetch(
+// CHECK: %[[P:[0-9]+]] = getelementptr float, ptr %{{[0-9]+}}, i64 %{{[0-9]+}}
+// CHECK-NEXT: call void @llvm.prefetch.p0(ptr %[[P]], i32 0, i32 1, i32 1)
+// CHECK: call void @llvm.prefetch.p0(ptr %{{[0-9]+}}, i32 1, i32 3, i32 0)
+func.func @prefetch(%m: memref<4x16xf32>, %i: index) {
+  memref.prefetch %m[%i, %i], read, locality<1>, data : memref<4x16xf32>
+  memref.prefetch %m[%i, %i], write, locality<3>, instr : memref<4x16xf32>
+  return
+}

@@ -369,6 +369,20 @@ def _cnn_cases(torch):
         # its own channel count each; transitions halve the channels and
         # average-pool 2x2 (odd sides: the last row and column dropped)
         "cnn_dense": (dense_net(6, 3, (6, 6)), (1, 3, 11, 13)),
+        # weights of 2 MiB or more, read in place, prefetched a panel
+        # ahead (lower_conv.c prefetch_distance): a dilated 3x3 from 200
+        # to 304 channels (19 blocks of 16: 9 pairs and one alone, the
+        # next pair two blocks on), a strided 3x3 to 512 (blocks of 32,
+        # filter rows past the panel budget: the next panel is the next
+        # reduction block), a 1x1 to 1040 (65 blocks of 16) with its
+        # ReLU as the epilogue; odd image sides, batch 2; the last
+        # panel's prefetch points past the filter
+        "cnn_prefetch": (nn.Sequential(nn.Conv2d(5, 200, 3, 1, 1), nn.ReLU(),
+                                       nn.Conv2d(200, 304, 3, 1, 2, dilation=2), nn.ReLU(),
+                                       nn.Conv2d(304, 512, 3, 2, 1), nn.ReLU(),
+                                       nn.Conv2d(512, 1040, 1), nn.ReLU(),
+                                       nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1040, 7)),
+                         (2, 5, 13, 11)),
     }
 
 
