@@ -1,10 +1,12 @@
 /* Matrix family: MatMul (numpy semantics: 1-D promotion, batch
  * broadcasting), Gemm (alpha, beta, transA, transB, optional C) and Det.
  *
- * Takes: float or integer operands of static shape. Guarantees: a 2-D
+ * Takes: float or integer operands (MatMul: run-time dims too). Guarantees: a 2-D
  * product is linalg.matmul and equal-batch 3-D products linalg.batch_matmul
  * on a zero-filled init; a batched left operand times a 2-D right one is
- * one linalg.matmul over the batch's rows (reshapes around it); other batch shapes are one linalg.generic with
+ * one linalg.matmul over the batch's rows (reshapes around it); equal
+ * batch dims of run-time size one linalg.batch_matmul over the merged
+ * batch; other batch shapes are one linalg.generic with
  * broadcasting maps and reduction loop k; Gemm's scaling and bias are one
  * elementwise generic after the product. */
 #include "import_internal.h"
@@ -66,6 +68,22 @@ static kiln_value *batched(oi_ctx *c, kiln_value *a, kiln_value *b, const char *
     kiln_value *init2 = oi_filled(c, kiln_type_with_shape(c->ctx, ta, 2, s2), 0, 0);
     kiln_value *r = named(c, KILN_OP_LINALG_MATMUL, a2, b, init2);
     return r ? oi_reshape(c, r, br + 2, os) : NULL;
+  }
+  /* Equal batch dims with run-time sizes (attention's [b, h, s, dh]
+   * products over a run-time batch and sequence): one batch_matmul over
+   * the merged batch, whose run-time rows and columns the matmul
+   * microkernel takes; a generic with several batch dims and run-time rows
+   * or columns is no implicit GEMM and would be tiled as a matvec. */
+  bool same_batch = br > 1 && ba == br && bb == br && (oi_has_dyn(ta) || oi_has_dyn(tb));
+  for (uint32_t d = 0; same_batch && d < br; d++) same_batch = ta->shape[d] == tb->shape[d];
+  if (same_batch) {
+    kiln_value *a3 = oi_merge_leading(c, a, br);
+    kiln_value *b3 = a3 ? oi_merge_leading(c, b, br) : NULL;
+    if (!b3) return NULL;
+    int64_t s3[3] = {a3->type->shape[0], M, N};
+    kiln_value *init3 = oi_filled(c, kiln_type_with_shape(c->ctx, ta, 3, s3), 0, 0);
+    kiln_value *r = init3 ? named(c, KILN_OP_LINALG_BATCH_MATMUL, a3, b3, init3) : NULL;
+    return r ? oi_split_leading(c, r, a, br) : NULL;
   }
   kiln_value *init = oi_filled(c, ot, 0, 0);
   if (br == 0) return named(c, KILN_OP_LINALG_MATMUL, a, b, init);

@@ -530,7 +530,8 @@ static bool gather(oi_ctx *c, oi_node *n, bool elements) {
       }
       if (hi > OI_DIM_MAX) return oi_invalid(c, "index beyond any axis (%lld)", (long long)hi);
       kiln_value *h = oi_index(c, hi);
-      oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MINSI, dimv, h), h);
+      kiln_value *m = oi_ibin(c, KILN_OP_ARITH_MINSI, dimv, h);
+      oi_check_eq(c, m, h);
     }
   }
   /* constant indices are checked (and folded with constant data) */

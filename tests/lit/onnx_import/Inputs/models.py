@@ -149,6 +149,14 @@ def matmul_batched_2d():
     return [helper.make_node("MatMul", ["x", "w"], ["y"])], [x], [y], [w]
 
 
+def matmul_4d_dynamic():
+    """Attention's [b, h, s, d] x [b, h, d, s] with a run-time b and s."""
+    q = helper.make_tensor_value_info("q", TensorProto.FLOAT, ["b", 3, "s", 8])
+    k = helper.make_tensor_value_info("k", TensorProto.FLOAT, ["b", 3, 8, "s"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 3, "s", "s"])
+    return [helper.make_node("MatMul", ["q", "k"], ["y"])], [q, k], [y], []
+
+
 def _qdq(x_shape, y_shape, op, w, axis, bias_via_add):
     """x -> Q -> DQ (per-tensor constants: scale 0.5, zero point 200) -> OP
     with the int8 weight W through a per-channel DQ along AXIS (scales
@@ -221,7 +229,7 @@ def qdq_clip():
             helper.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"])], [x], [y], inits
 
 
-MODELS = {"qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+MODELS = {"qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}
