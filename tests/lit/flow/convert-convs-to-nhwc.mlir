@@ -143,3 +143,47 @@ func.func @blocked(%x: tensor<1x32x5x5xf32>) -> tensor<1x64x3x3xf32> {
   %f = tensor.collapse_shape %c [[0], [1, 2], [3], [4]] : tensor<1x1x64x3x3xf32> into tensor<1x64x3x3xf32>
   return %f : tensor<1x64x3x3xf32>
 }
+// A fully connected layer of few rows with a constant B of 64 KiB or
+// more: the blocked 1x1 convolution over its rows, A viewed as
+// [1, 1, R, K], B stored [N/NB, 1, 1, K, NB] (48 columns: blocks of 16),
+// the result viewed back as [R, N]; no transposes.
+// CHECK-LABEL: func.func @fc(
+// CHECK: %[[A:.*]] = "flow.tensor.reshape"(%arg0) : (tensor<2x512xf32>) -> tensor<1x1x2x512xf32>
+// CHECK: %[[G:.*]] = linalg.generic {indexing_maps = [#[[BX]], #[[GW]], #[[GO]]], {{.*}} ins(%[[A]], %{{.*}} : tensor<1x1x2x512xf32>, tensor<3x1x1x512x16xf32>) outs(%{{.*}} : tensor<1x1x2x3x16xf32>)
+// CHECK: %[[Y4:.*]] = "flow.tensor.reshape"(%[[G]]) : (tensor<1x1x2x3x16xf32>) -> tensor<1x1x2x48xf32>
+// CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%[[Y4]]) : (tensor<1x1x2x48xf32>) -> tensor<2x48xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return %[[Y]]
+func.func @fc(%a: tensor<2x512xf32>) -> tensor<2x48xf32> {
+  %b = arith.constant dense<0.25> : tensor<512x48xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x48xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x48xf32>) -> tensor<2x48xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<2x512xf32>, tensor<512x48xf32>) outs(%z : tensor<2x48xf32>) -> tensor<2x48xf32>
+  return %m : tensor<2x48xf32>
+}
+// Left to the matmul kernel: more than 4 rows (its tiles reuse B across
+// them), B under 64 KiB (it stays in cache), B not a constant, N not a
+// multiple of 16.
+// CHECK-LABEL: func.func @fc_left(
+// CHECK-COUNT-4: linalg.matmul
+// CHECK-NOT: linalg.generic
+func.func @fc_left(%a: tensor<5x512xf32>, %a2: tensor<1x512xf32>, %bx: tensor<512x48xf32>) -> (tensor<5x48xf32>, tensor<1x16xf32>, tensor<1x48xf32>, tensor<1x40xf32>) {
+  %b = arith.constant dense<0.25> : tensor<512x48xf32>
+  %b16 = arith.constant dense<0.25> : tensor<512x16xf32>
+  %b40 = arith.constant dense<0.25> : tensor<512x40xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5x48xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<5x48xf32>) -> tensor<5x48xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<5x512xf32>, tensor<512x48xf32>) outs(%z : tensor<5x48xf32>) -> tensor<5x48xf32>
+  %e16 = tensor.empty() : tensor<1x16xf32>
+  %z16 = linalg.fill ins(%zero : f32) outs(%e16 : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %m16 = linalg.matmul ins(%a2, %b16 : tensor<1x512xf32>, tensor<512x16xf32>) outs(%z16 : tensor<1x16xf32>) -> tensor<1x16xf32>
+  %e1 = tensor.empty() : tensor<1x48xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x48xf32>) -> tensor<1x48xf32>
+  %mx = linalg.matmul ins(%a2, %bx : tensor<1x512xf32>, tensor<512x48xf32>) outs(%z1 : tensor<1x48xf32>) -> tensor<1x48xf32>
+  %e40 = tensor.empty() : tensor<1x40xf32>
+  %z40 = linalg.fill ins(%zero : f32) outs(%e40 : tensor<1x40xf32>) -> tensor<1x40xf32>
+  %m40 = linalg.matmul ins(%a2, %b40 : tensor<1x512xf32>, tensor<512x40xf32>) outs(%z40 : tensor<1x40xf32>) -> tensor<1x40xf32>
+  return %m, %m16, %mx, %m40 : tensor<5x48xf32>, tensor<1x16xf32>, tensor<1x48xf32>, tensor<1x40xf32>
+}

@@ -173,6 +173,11 @@ def _cnn_cases(torch):
         return nn.Sequential(*layers, nn.BatchNorm2d(c), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
                              nn.Flatten(), nn.Linear(c, 5))
 
+    def fc_head():
+        return nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.Dropout(), nn.Linear(480, 160), nn.ReLU(), nn.Dropout(),
+                             nn.Linear(160, 112), nn.ReLU(), nn.Linear(112, 10))
+
     def inverted_residual(c, e, stride):
         body = nn.Sequential(
             nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
@@ -383,6 +388,13 @@ def _cnn_cases(torch):
                                        nn.Conv2d(512, 1040, 1), nn.ReLU(),
                                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1040, 7)),
                          (2, 5, 13, 11)),
+        # AlexNet's / VGG's fully connected head at batch 1 and 3
+        # (convert-convs-to-nhwc: a matmul of few rows with a large
+        # constant B is a blocked 1x1 convolution over its rows): 480 ->
+        # 160 (5 blocks of 32), ReLU, 160 -> 112 (7 blocks of 16), ReLU,
+        # then 112 -> 10 (small: the matmul kernel)
+        "cnn_fc_head": (fc_head(), (1, 3, 21, 23)),
+        "cnn_fc_head_b3": (fc_head(), (3, 3, 21, 23)),
     }
 
 
