@@ -16,14 +16,12 @@ static const char kfb_names[1] = "";
 #else
 /* A runtime-only build (KILN_FORMAT_NO_JSON_NAMES) keeps the names its
  * verifier's messages use (tables, fields, enums) and drops those only the
- * JSON printer reads (enum values, structs and their fields): they all
+ * JSON printer reads (enum values, structs and their fields); its structs
  * name the empty string at offset 0. */
 #ifdef KILN_FORMAT_NO_JSON_NAMES
 #define KFB_JSON_NAME_(...)
-#define KFB_JSON_NAME_AT_(member) 0
 #else
 #define KFB_JSON_NAME_(...) __VA_ARGS__
-#define KFB_JSON_NAME_AT_(member) KFB_NAME_(member)
 #endif
 #define KFB_ENUM(e, st) char e_##e[sizeof #e];
 #define KFB_ENUM_VALUE(e, name, value) \
@@ -68,19 +66,29 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #define kfb_names ((const char *)&kfb_name_blob)
 #define KFB_NAME_(member) (uint16_t)offsetof(struct kfb_name_blob, member)
 #endif
-#ifndef KFB_JSON_NAME_AT_
-#define KFB_JSON_NAME_AT_(member) 0
-#endif
 
-#define KFB_ENUM_VALUE(e, name, value)                           \
-  _Static_assert((value) >= INT32_MIN && (value) <= INT32_MAX, \
-                 #e "." #name ": kiln_fb_enum_value_t holds int32");
+/* The verifier checks enum values against a 32-bit mask of the declared
+ * ones; the value tables only give printers (kiln-dump) their names, so a
+ * runtime-only build (KILN_FORMAT_NO_JSON_NAMES) has none. */
+#define KFB_ENUM_VALUE(e, name, value)                                   \
+  _Static_assert((value) >= 0 && (value) < 32,                           \
+                 #e "." #name ": kiln_fb_enum_desc_t.valid holds 0..31");
 #include "kiln/module_schema.def"
 
-#define KFB_ENUM(e, st) static const kiln_fb_enum_value_t kfb_values_##e[] = {
-#define KFB_ENUM_VALUE(e, name, value) {value, KFB_JSON_NAME_AT_(v_##e##_##name)},
+#define KFB_ENUM(e, st) enum { kfb_valid_##e = 0
+#define KFB_ENUM_VALUE(e, name, value) | (1 << (value))
 #define KFB_ENUM_END(e) };
 #include "kiln/module_schema.def"
+
+#ifdef KILN_FORMAT_NO_JSON_NAMES
+#define KFB_VALUES_(e) NULL, KFB_NAME_(e_##e), 0
+#else
+#define KFB_VALUES_(e) kfb_values_##e, KFB_NAME_(e_##e), KFB_COUNT_(kfb_values_##e)
+#define KFB_ENUM(e, st) static const kiln_fb_enum_value_t kfb_values_##e[] = {
+#define KFB_ENUM_VALUE(e, name, value) {value, KFB_NAME_(v_##e##_##name)},
+#define KFB_ENUM_END(e) };
+#include "kiln/module_schema.def"
+#endif
 
 #ifdef KILN_FORMAT_NO_JSON_NAMES /* the verifier reads size and alignment */
 #define KFB_SFIELDS_(s) NULL, 0, 0
@@ -117,7 +125,7 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #define KFB_COUNT_(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))
 
 static const kiln_fb_enum_desc_t kfb_enums[] = {
-#define KFB_ENUM(e, st) {kfb_values_##e, KFB_NAME_(e_##e), KFB_COUNT_(kfb_values_##e)},
+#define KFB_ENUM(e, st) {KFB_VALUES_(e), (uint32_t)kfb_valid_##e},
 #include "kiln/module_schema.def"
 };
 

@@ -93,8 +93,9 @@ typedef struct kiln_fb_enum_value {
 } kiln_fb_enum_value_t;
 
 typedef struct kiln_fb_enum_desc {
-  const kiln_fb_enum_value_t *values;
+  const kiln_fb_enum_value_t *values; /* names for printers; may be NULL */
   uint16_t name, value_count;
+  uint32_t valid; /* bit v set for each declared value v (all are 0..31) */
 } kiln_fb_enum_desc_t;
 
 typedef struct kiln_fb_schema {
