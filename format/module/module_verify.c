@@ -150,7 +150,6 @@ static bool kmv_check_tensor_types(const kiln_module_view_t *m,
 static bool kmv_check_functions(const kiln_module_view_t *m,
                                 kiln_format_error_t *err) {
   uint64_t code_size = kiln_fb_Module_bytecode_count(m->root);
-  uint32_t files = kiln_fb_Module_source_files_count(m->root);
   uint32_t n = kiln_fb_Module_functions_count(m->root);
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->root, i);
@@ -167,8 +166,9 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
         !kmv_check_tensor_types(m, f, true, i, err))
       return false;
     uint32_t prev_pc = 0;
-    (void)prev_pc, (void)files;
+    (void)prev_pc;
 #ifndef KILN_FORMAT_NO_LOCATION_CHECKS /* read by messages, profiles, tools */
+    uint32_t files = kiln_fb_Module_source_files_count(m->root);
     uint32_t nloc = kiln_fb_Function_locations_count(f);
     for (uint32_t l = 0; l < nloc; l++) {
       kiln_fb_SourceLocation_t loc = kiln_fb_Function_locations_at(f, l);
