@@ -14,11 +14,11 @@
 static const char kfb_names[1] = "";
 #define KFB_NAME_(member) 0
 #else
-/* A runtime-only build (KILN_FORMAT_NO_JSON_NAMES) keeps the names its
+/* A runtime-only build (KILN_FORMAT_RUNTIME_ONLY) keeps the names its
  * verifier's messages use (tables, fields, enums) and drops those only the
  * JSON printer reads (enum values, structs and their fields); its structs
  * name the empty string at offset 0. */
-#ifdef KILN_FORMAT_NO_JSON_NAMES
+#ifdef KILN_FORMAT_RUNTIME_ONLY
 #define KFB_JSON_NAME_(...)
 #else
 #define KFB_JSON_NAME_(...) __VA_ARGS__
@@ -69,7 +69,7 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 
 /* The verifier checks enum values against a 32-bit mask of the declared
  * ones; the value tables only give printers (kiln-dump) their names, so a
- * runtime-only build (KILN_FORMAT_NO_JSON_NAMES) has none. */
+ * runtime-only build (KILN_FORMAT_RUNTIME_ONLY) has none. */
 #define KFB_ENUM_VALUE(e, name, value)                                   \
   _Static_assert((value) >= 0 && (value) < 32,                           \
                  #e "." #name ": kiln_fb_enum_desc_t.valid holds 0..31");
@@ -80,7 +80,7 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #define KFB_ENUM_END(e) };
 #include "kiln/module_schema.def"
 
-#ifdef KILN_FORMAT_NO_JSON_NAMES
+#ifdef KILN_FORMAT_RUNTIME_ONLY
 #define KFB_VALUES_(e) NULL, KFB_NAME_(e_##e), 0
 #else
 #define KFB_VALUES_(e) kfb_values_##e, KFB_NAME_(e_##e), KFB_COUNT_(kfb_values_##e)
@@ -90,7 +90,7 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #include "kiln/module_schema.def"
 #endif
 
-#ifdef KILN_FORMAT_NO_JSON_NAMES /* the verifier reads size and alignment */
+#ifdef KILN_FORMAT_RUNTIME_ONLY /* the verifier reads size and alignment */
 #define KFB_SFIELDS_(s) NULL, 0, 0
 #else
 #define KFB_SFIELDS_(s) kfb_sfields_##s, KFB_NAME_(s_##s), KFB_COUNT_(kfb_sfields_##s)
