@@ -26,6 +26,11 @@
  * mean, variance and normalization in one dispatch whose workgroups
  * take whole rows (cg_dist.rows). Inits
  * (tensor.empty, fills) stay outside: outline-dispatches clones them.
+ * A static extract_slice (not of a constant) whose single reader is a
+ * linalg input, a concat piece or a pad/insert_slice source joins that
+ * reader's region, in front: the kernel reads the source's window in
+ * place (a subview of its binding, bufferize-kernels), so a channel
+ * split (ShuffleNet) or a pad's interior costs no copy dispatch.
  * Host scalar ops that outline-dispatches cannot recompute in a kernel
  * (fl_clonable: scf.if / scf.for yielding scalars, oversized expressions)
  * are roots too (workload 1). A scalar a region yields leaves it as a
@@ -187,6 +192,28 @@ static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
   kiln_op *y = b ? kiln_block_terminator(b) : NULL;
   kiln_value *v = y && y->num_operands == 1 ? kiln_op_operand(y, 0) : NULL;
   return v && v->def && v->def->kind == KILN_OP_ARITH_CONSTANT ? p : NULL;
+}
+
+/* A static tensor.extract_slice that joins the region of its single
+ * reader instead of copying in a dispatch of its own: the kernel reads
+ * the window of the source's binding in place (bufferize-kernels makes a
+ * slice of a loaded binding a subview). Readers: linalg inputs, concat
+ * pieces, pad and insert_slice sources, all of which are in some group.
+ * Not slices of constants (folded at compile time where they matter). */
+static bool absorbable_slice(const kiln_op *s) {
+  if (s->kind != KILN_OP_TENSOR_EXTRACT_SLICE || s->num_operands != 1 || s->num_results != 1 ||
+      !kiln_value_has_one_use(&s->results[0]))
+    return false;
+  const kiln_value *src = kiln_op_operand(s, 0);
+  if (!fl_is_static_tensor(src->type) || !fl_is_static_tensor(s->results[0].type) ||
+      (src->def && src->def->kind == KILN_OP_ARITH_CONSTANT))
+    return false;
+  const kiln_use *u = s->results[0].uses;
+  const kiln_op *c = u->owner;
+  if (c->parent != s->parent) return false;
+  if (kiln_op_has_flag(c, KILN_OPF_LINALG)) return u->index < kiln_linalg_num_inputs(c) && c->num_results > 0;
+  return c->kind == KILN_OP_TENSOR_CONCAT ||
+         ((c->kind == KILN_OP_TENSOR_PAD || c->kind == KILN_OP_TENSOR_INSERT_SLICE) && u->index == 0);
 }
 
 static bool in_group(kiln_op *const *g, uint32_t n, const kiln_op *op) {
@@ -429,6 +456,19 @@ static void form(kiln_context *ctx, kiln_op *root) {
     if (moved[i]->results[0].uses) moved[keep++] = moved[i];
     else kiln_op_erase(moved[i]);
   nmoved = keep;
+  /* slices the group reads join it in front (absorbable_slice) */
+  kiln_op *slices[64];
+  uint32_t ns = 0;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t k = 0; k < group[i]->num_operands; k++) {
+      kiln_op *d = kiln_op_operand(group[i], k)->def;
+      if (d && absorbable_slice(d) && ns + n < 64 && !in_group(slices, ns, d)) slices[ns++] = d;
+    }
+  if (ns) {
+    for (uint32_t i = n; i-- > 0;) group[i + ns] = group[i];
+    for (uint32_t i = 0; i < ns; i++) group[i] = slices[i];
+    n += ns;
+  }
   /* values used outside the group */
   uint32_t total = 0;
   for (uint32_t i = 0; i < n; i++) total += group[i]->num_results;
@@ -500,7 +540,10 @@ static void form_in(kiln_context *ctx, kiln_block *body, void *user) {
   n = 0;
   for (kiln_op *op = body->first; op; op = op->next) ops[n++] = op;
   for (uint32_t i = 0; i < n; i++)
-    if (ops[i]->parent == body && is_root(ops[i])) form(ctx, ops[i]);
+    if (ops[i]->parent == body && is_root(ops[i]) && !absorbable_slice(ops[i])) form(ctx, ops[i]);
+  /* a slice its reader's group had no room for copies in its own */
+  for (uint32_t i = 0; i < n; i++)
+    if (ops[i]->parent == body && ops[i]->kind == KILN_OP_TENSOR_EXTRACT_SLICE && is_root(ops[i])) form(ctx, ops[i]);
 }
 
 kiln_error *kiln_flow_pass_form_dispatch_regions(kiln_op *module, void *user) {

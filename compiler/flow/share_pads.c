@@ -9,15 +9,17 @@
  * the results (x[f(i)] is P[f(i) + low]). Readers: all-parallel
  * generics, and other generics (a blocked convolution, a global pool
  * with the residual add fused in) whose loops the other operands size
- * alone, as x did. Guarantees: the same values;
+ * alone, as x did; any other linalg reader (a named convolution, a pool)
+ * reads a static tensor.extract_slice of P's interior, which
+ * form-dispatch-regions puts in its dispatch as a view of P's buffer.
+ * Guarantees: the same values;
  * P is then x's single reader, so sink-reshapes can move it above the
  * collapse of a blocked convolution's result and form-dispatch-regions
  * can fuse it into x's producer: ResNet's block output, padded for the
  * next block's 3x3 and read by its residual add, is written once, into
  * the pad's window, instead of being copied by a pad dispatch. The
- * readers' loops keep their sizes; no other reader kind is rewritten (a
- * named convolution would need the window as a strided view of the
- * padded buffer). */
+ * readers' loops keep their sizes; no other reader kind (a concat, a
+ * host op) is rewritten. */
 #include "fl_internal.h"
 
 static bool computed(kiln_value *x) {
@@ -65,6 +67,33 @@ static bool shiftable(kiln_use *u) {
   return true;
 }
 
+/* Any other linalg op reading x as an input (a named convolution, a
+ * pool) reads the pad's interior through a static slice, which joins
+ * its dispatch as a view of the padded buffer (form-dispatch-regions,
+ * bufferize-kernels). */
+static bool sliceable(kiln_use *u) {
+  kiln_op *c = u->owner;
+  return kiln_op_has_flag(c, KILN_OPF_LINALG) && u->index < kiln_linalg_num_inputs(c) && c->num_results > 0;
+}
+
+/* Reader u of x reads tensor.extract_slice P[lo][shape of x][1] instead. */
+static void interior(kiln_context *ctx, kiln_op *p, const int64_t *lo, kiln_use *u) {
+  kiln_value *pv = kiln_op_result(p, 0), *x = kiln_op_operand(p, 0);
+  const kiln_type *xt = x->type;
+  int64_t ones[KILN_MAX_LOOPS];
+  for (uint32_t d = 0; d < xt->rank; d++) ones[d] = 1;
+  int64_t seg[4] = {1, 0, 0, 0};
+  const kiln_attr *attrs = kiln_attr_dict(ctx, 0, NULL);
+  attrs = kiln_dict_set(ctx, attrs, "operandSegmentSizes",
+                        kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 4, seg, NULL));
+  attrs = kiln_dict_set(ctx, attrs, "static_offsets", kiln_attr_dense_i64_array(ctx, xt->rank, lo));
+  attrs = kiln_dict_set(ctx, attrs, "static_sizes", kiln_attr_dense_i64_array(ctx, xt->rank, xt->shape));
+  attrs = kiln_dict_set(ctx, attrs, "static_strides", kiln_attr_dense_i64_array(ctx, xt->rank, ones));
+  kiln_op *s = kiln_op_create(ctx, KILN_OP_TENSOR_EXTRACT_SLICE, p->loc, 1, &pv, 1, &xt, attrs, 0);
+  kiln_block_insert_before(u->owner, s);
+  kiln_op_set_operand(u->owner, u->index, kiln_op_result(s, 0));
+}
+
 static bool after(const kiln_op *p, const kiln_op *c) {
   for (const kiln_op *o = p->next; o; o = o->next)
     if (o == c) return true;
@@ -77,12 +106,29 @@ static void share(kiln_context *ctx, kiln_op *p) {
   const int64_t *lo = amounts(p, "static_low", r), *hi = amounts(p, "static_high", r);
   /* a pad of the innermost dim never joins its producer: nothing to gain */
   if (!r || !lo || !hi || lo[r - 1] || hi[r - 1]) return;
-  for (kiln_use *u = x->uses; u; u = u->next)
-    if (u->owner != p && (u->owner->parent != p->parent || !shiftable(u) || !after(p, u->owner))) return;
+  /* readers before P (a named 1x1 convolution beside the padded 3x3)
+   * have P moved up to the first of them, where x and the pad value are
+   * defined already */
+  kiln_op *first = p;
+  for (kiln_use *u = x->uses; u; u = u->next) {
+    if (u->owner == p) continue;
+    if (u->owner->parent != p->parent || !(shiftable(u) || sliceable(u))) return;
+    if (!after(p, u->owner) && after(u->owner, first)) first = u->owner;
+  }
+  if (first != p) {
+    kiln_value *pad_value = kiln_op_operand(kiln_block_terminator(p->regions[0].first), 0);
+    if (pad_value->def && pad_value->def->parent == p->parent && !after(pad_value->def, first)) return;
+    kiln_op_remove(p);
+    kiln_block_insert_before(first, p);
+  }
   for (kiln_use *u = x->uses, *next; u; u = next) {
     next = u->next;
     kiln_op *c = u->owner;
     if (c == p) continue;
+    if (!shiftable(u)) {
+      interior(ctx, p, lo, u);
+      continue;
+    }
     const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
     fl_iteration(c, NULL, maps, NULL);
     const kiln_affine_map *m = maps[u->index];

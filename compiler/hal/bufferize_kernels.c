@@ -17,6 +17,8 @@
  *    elementwise consumer);
  *  - any other intermediate gets a memref.alloca at the kernel's start;
  *  - a value stored twice, or an input stored as is, is copied;
+ *  - a slice of a loaded binding that is only read is a memref.subview
+ *    of the binding (no copy);
  *  - static tensor.extract_slice / insert_slice / pad / concat / splat
  *    become copies between memref.subview windows (strided layouts) and
  *    linalg.fill (pad value, splat); an insert's destination is its init;
@@ -322,6 +324,17 @@ static void pad_in_place(bz *z, kiln_op *pad, kiln_value *b) {
 
 /* For an all-parallel single-output generic that does not read its init:
  * the input that may share the output buffer, or NULL. */
+/* Is v a slice of a loaded binding (a view unless a buffer is chosen for
+ * it: slice_view)? */
+static bool loaded_slice(const kiln_value *v) {
+  const kiln_op *d = v->def;
+  if (!d || d->kind != KILN_OP_TENSOR_EXTRACT_SLICE) return false;
+  d = kiln_op_operand(d, 0)->def;
+  return d && d->kind == KILN_OP_FLOW_DISPATCH_TENSOR_LOAD;
+}
+
+/* (A slice of a loaded binding is no candidate: it is read in place as
+ * a view, where computing over it would copy it first.) */
 static kiln_value *in_place_input(bz *z, kiln_op *op) {
   if (op->kind != KILN_OP_LINALG_GENERIC || op->num_results != 1) return NULL;
   uint32_t nin = kiln_linalg_num_inputs(op);
@@ -335,7 +348,7 @@ static kiln_value *in_place_input(bz *z, kiln_op *op) {
   for (uint32_t i = 0; i < nin; i++) {
     kiln_value *x = kiln_op_operand(op, i);
     if (x->type == op->results[0].type && is_linalg_value(z, x) && !lookup(z, x) &&
-        kiln_value_has_one_use(x) && kiln_affine_map_is_identity(maps[i]))
+        kiln_value_has_one_use(x) && kiln_affine_map_is_identity(maps[i]) && !loaded_slice(x))
       return x;
   }
   return NULL;
@@ -527,6 +540,15 @@ static kiln_error *assign_if(bz *z, kiln_op *op, kiln_value **bindings) {
   return NULL;
 }
 
+/* A slice of a loaded binding that nothing chose a buffer for (no reader
+ * writes it in place, it is not stored) is only read: it is a view of
+ * the binding (a subview, move_op), not a copy. Bindings read are never
+ * written by the kernel, so the window holds the slice's values
+ * throughout. */
+static bool slice_view(bz *z, kiln_op *op) {
+  return loaded_slice(kiln_op_result(op, 0)) && !lookup(z, kiln_op_result(op, 0));
+}
+
 /* Backward pass over a block: choose a buffer for every tensor value. */
 static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
   for (kiln_op *op = blk->last; op; op = op->prev) {
@@ -552,6 +574,7 @@ static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
       }
     } else if (is_move_op(op)) {
       if (!move_supported(op)) return unsupported(z, op);
+      if (slice_view(z, op)) continue; /* move_op maps it to a subview */
       kiln_value *b = result_buffer(z, kiln_op_result(op, 0), op->loc);
       if (op->kind == KILN_OP_TENSOR_INSERT_SLICE || op->kind == KILN_OP_TENSOR_INSERT)
         tie_init(z, op, kiln_op_operand(op, 1), b); /* the destination is the init */
@@ -618,7 +641,9 @@ static void move_op(bz *z, kiln_op *op) {
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
     mixed off, size, stride;
     read_slice(op, src->type->rank, 1, &off, &size, &stride);
-    hl_build_copy(&b, subview(z, &b, src, rt, &off, &size, &stride), dst);
+    kiln_value *w = subview(z, &b, src, rt, &off, &size, &stride);
+    if (dst) hl_build_copy(&b, w, dst);
+    else kiln_value_map_add(z->ctx, &z->buf, kiln_op_result(op, 0), w); /* a view (slice_view) */
     break;
   }
   case KILN_OP_TENSOR_INSERT_SLICE: {

@@ -8,17 +8,28 @@
 // CHECK: %[[X:.*]] = linalg.generic
 // CHECK: %[[P:.*]] = tensor.pad %[[X]] low[0, 2, 1, 0] high[0, 1, 3, 0]
 // CHECK: linalg.generic {indexing_maps = [#[[SHIFT]], #{{map[0-9]*}}, #{{map[0-9]*}}], {{.*}} ins(%[[P]], %arg1 : tensor<2x8x11x5xf32>, tensor<2x5x7x5xf32>)
-// A reader that is not all-parallel (a global pool) keeps the value and
-// its pad: nothing is rewritten.
+// A reader whose loops the other operands do not size (a global pool)
+// reads a static slice of the pad's interior instead (form-dispatch-regions
+// puts the slice in its dispatch, a view of the padded buffer).
 // CHECK-LABEL: func.func @pooled(
 // CHECK: %[[X2:.*]] = linalg.generic
-// CHECK: tensor.pad %[[X2]]
-// CHECK: linalg.generic {{.*}} ins(%[[X2]] : tensor<2x5x7x5xf32>)
+// CHECK: %[[P2:.*]] = tensor.pad %[[X2]]
+// CHECK: %[[S2:.*]] = tensor.extract_slice %[[P2]][0, 2, 1, 0] [2, 5, 7, 5] [1, 1, 1, 1] : tensor<2x8x11x5xf32> to tensor<2x5x7x5xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[S2]] : tensor<2x5x7x5xf32>)
 // A pad of the innermost dim never joins its producer: left alone.
 // CHECK-LABEL: func.func @inner(
 // CHECK: %[[X3:.*]] = linalg.generic
 // CHECK: tensor.pad %[[X3]]
 // CHECK: linalg.generic {{.*}} ins(%[[X3]], %arg1 : tensor<2x5x7x5xf32>, tensor<2x5x7x5xf32>)
+// A named convolution before the pad (SqueezeNet's expand 1x1 beside the
+// padded 3x3): the pad moves up to it, the convolution reads the slice.
+// CHECK-LABEL: func.func @named_before(
+// CHECK: %[[X4:.*]] = linalg.generic
+// CHECK: %[[P4:.*]] = tensor.pad %[[X4]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[S4:.*]] = tensor.extract_slice %[[P4]][0, 1, 1, 0] [2, 5, 7, 5] [1, 1, 1, 1]
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[S4]], %arg1 :
+// CHECK-NOT: tensor.pad
+// CHECK: return %[[P4]]
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #gp = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
 func.func @residual(%a: tensor<2x5x7x5xf32>, %b: tensor<2x5x7x5xf32>) -> (tensor<2x8x11x5xf32>, tensor<2x5x7x5xf32>) {
@@ -79,4 +90,21 @@ func.func @inner(%a: tensor<2x5x7x5xf32>, %b: tensor<2x5x7x5xf32>) -> (tensor<2x
     linalg.yield %r : f32
   } -> tensor<2x5x7x5xf32>
   return %p, %s : tensor<2x5x7x8xf32>, tensor<2x5x7x5xf32>
+}
+func.func @named_before(%a: tensor<2x5x7x5xf32>, %w: tensor<1x1x5x3xf32>) -> (tensor<2x7x9x5xf32>, tensor<2x5x7x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x5x7x5xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : tensor<2x5x7x5xf32>) outs(%e : tensor<2x5x7x5xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x7x5xf32>
+  %c0 = tensor.empty() : tensor<2x5x7x3xf32>
+  %cf = linalg.fill ins(%zero : f32) outs(%c0 : tensor<2x5x7x3xf32>) -> tensor<2x5x7x3xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<2x5x7x5xf32>, tensor<1x1x5x3xf32>) outs(%cf : tensor<2x5x7x3xf32>) -> tensor<2x5x7x3xf32>
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x5x7x5xf32> to tensor<2x7x9x5xf32>
+  return %p, %c : tensor<2x7x9x5xf32>, tensor<2x5x7x3xf32>
 }

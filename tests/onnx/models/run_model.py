@@ -178,6 +178,43 @@ def _cnn_cases(torch):
                              nn.Dropout(), nn.Linear(480, 160), nn.ReLU(), nn.Dropout(),
                              nn.Linear(160, 112), nn.ReLU(), nn.Linear(112, 10))
 
+    class Fire(nn.Module):
+        """SqueezeNet's fire module: a 1x1 squeeze read by a 1x1 and by
+        the pad of a 3x3 expand, the two concatenated."""
+        def __init__(self, cin, s, a, b):
+            super().__init__()
+            self.squeeze = nn.Sequential(nn.Conv2d(cin, s, 1), nn.ReLU())
+            self.e1 = nn.Sequential(nn.Conv2d(s, a, 1), nn.ReLU())
+            self.e3 = nn.Sequential(nn.Conv2d(s, b, 3, 1, 1), nn.ReLU())
+
+        def forward(self, x):
+            x = self.squeeze(x)
+            return torch.cat((self.e1(x), self.e3(x)), 1)
+
+    class PadReaders(nn.Module):
+        """One value padded (asymmetrically) for a 3x3, also read by a max
+        pool and a strided 1x1, each branch globally pooled."""
+        def __init__(self, c):
+            super().__init__()
+            self.branches = nn.ModuleList([
+                nn.Sequential(nn.ZeroPad2d((1, 2, 0, 1)), nn.Conv2d(c, 11, 3), nn.ReLU()),
+                nn.MaxPool2d(2, 2), nn.Conv2d(c, 9, 1, 2)])
+
+        def forward(self, x):
+            return torch.cat([b(x).mean((2, 3), keepdim=True) for b in self.branches], 1)
+
+    class SplitReaders(nn.Module):
+        """Channel slices of uneven sizes read by a grouped 3x3, a 1x1 and
+        a concat."""
+        def __init__(self):
+            super().__init__()
+            self.dw = nn.Conv2d(7, 7, 3, 1, 1, groups=7)
+            self.pw = nn.Conv2d(13, 10, 1)
+
+        def forward(self, x):
+            x1, x2, x3 = x.split([7, 13, 21], dim=1)
+            return torch.cat((x3, self.dw(x1), self.pw(x2)), 1)
+
     def inverted_residual(c, e, stride):
         body = nn.Sequential(
             nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
@@ -395,6 +432,19 @@ def _cnn_cases(torch):
         # then 112 -> 10 (small: the matmul kernel)
         "cnn_fc_head": (fc_head(), (1, 3, 21, 23)),
         "cnn_fc_head_b3": (fc_head(), (3, 3, 21, 23)),
+        # slices read in place (form-dispatch-regions, bufferize-kernels:
+        # a view of the source's binding) and padded values read by small
+        # named convolutions and pools through a slice of the pad's
+        # interior (share-pads): fire modules squeezing to 13 and 19
+        # channels (odd), expands of 20 + 21 channels; an
+        # asymmetric pad read beside a max pool and a strided 1x1;
+        # channel splits of 7, 13 and 21; odd image sides, batch 2
+        "cnn_slice_views": (nn.Sequential(nn.Conv2d(3, 24, 3, 2, 1), nn.ReLU(),
+                                          Fire(24, 13, 20, 21), nn.MaxPool2d(3, 2, ceil_mode=True),
+                                          Fire(41, 19, 20, 21), SplitReaders(),
+                                          nn.Conv2d(38, 17, 1), nn.ReLU(), PadReaders(17),
+                                          nn.Flatten(), nn.Linear(37, 6)),
+                            (2, 3, 33, 31)),
     }
 
 
