@@ -25,7 +25,12 @@
  * offset 0 of a longer dim, stays unfolded); chain ops left
  * without readers are erased. Attention's slices of the fused QKV
  * projection, its head split (reshape) and transposes become one read of
- * the projection, not a copy dispatch each. */
+ * the projection, not a copy dispatch each.
+ * An all-parallel generic reading an expand of a single-use concat that
+ * splits the concat dim into [m pieces, s] (a channel shuffle of the
+ * concatenated halves: ShuffleNet) reads the m pieces instead, through
+ * the map without the [m] dim, and selects by that loop's index
+ * (split_concat): the concat's copy pass goes. */
 #include "fl_internal.h"
 
 #include <string.h>
@@ -53,6 +58,24 @@ static bool group_range(const kiln_op *op, uint32_t g, uint32_t *first, uint32_t
   if (a->kind != KILN_ATTR_INTEGER || b->kind != KILN_ATTR_INTEGER) return false;
   *first = (uint32_t)a->i, *last = (uint32_t)b->i + 1;
   return *last - *first == grp->count;
+}
+
+/* The index of source dim g of expand p from the indices res of its
+ * result's dims: the row-major linear sum over g's group; NULL when
+ * malformed. */
+static const kiln_affine_expr *group_index(kiln_context *ctx, const kiln_op *p, uint32_t g,
+                                           const kiln_affine_expr *const *res) {
+  const kiln_type *rt = p->results[0].type;
+  uint32_t a, b;
+  if (!group_range(p, g, &a, &b) || b > rt->rank) return NULL;
+  const kiln_affine_expr *e = NULL;
+  int64_t stride = 1;
+  for (uint32_t k = b; k-- > a;) {
+    const kiln_affine_expr *t = lin(ctx, res[k], stride, 0);
+    e = e ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, t, e) : t;
+    stride *= rt->shape[k];
+  }
+  return e;
 }
 
 /* One step up the chain: *src and the results of the map over the
@@ -100,18 +123,8 @@ static bool step(kiln_context *ctx, kiln_value **src, const kiln_affine_expr **r
     }
     break;
   case KILN_OP_TENSOR_EXPAND_SHAPE:
-    for (uint32_t g = 0; g < st->rank; g++) {
-      uint32_t a, b;
-      if (!group_range(p, g, &a, &b) || b > rt->rank) return false;
-      const kiln_affine_expr *e = NULL;
-      int64_t stride = 1;
-      for (uint32_t k = b; k-- > a;) {
-        const kiln_affine_expr *t = lin(ctx, res[k], stride, 0);
-        e = e ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, t, e) : t;
-        stride *= rt->shape[k];
-      }
-      out[g] = e;
-    }
+    for (uint32_t g = 0; g < st->rank; g++)
+      if (!(out[g] = group_index(ctx, p, g, res))) return false;
     break;
   case KILN_OP_LINALG_GENERIC: {
     if (!fl_is_copy(p)) return false;
@@ -233,9 +246,103 @@ static bool fold_input(kiln_context *ctx, kiln_op *c, uint32_t x) {
   return true;
 }
 
+/* Piece index (loop l) selects which of the m inputs from x on the body
+ * reads: args[x + i] where l == i. */
+static kiln_value *select_piece(kiln_builder *b, kiln_block *nb, uint32_t x, uint32_t m, int l) {
+  kiln_context *ctx = b->ctx;
+  const kiln_type *it = kiln_type_index(ctx), *i1 = kiln_type_int(ctx, 1);
+  kiln_named_attr da = {kiln_intern_cstr(ctx, "dim"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), l)};
+  kiln_value *idx = kiln_op_result(kiln_build(b, KILN_OP_LINALG_INDEX, 0, NULL, 1, &it, kiln_attr_dict(ctx, 1, &da)), 0);
+  kiln_value *v = nb->args[x + m - 1];
+  for (uint32_t i = m - 1; i-- > 0;) {
+    kiln_value *ci = kiln_build_constant(b, kiln_attr_int(ctx, it, i));
+    kiln_value *cops[2] = {idx, ci};
+    kiln_named_attr pa = {kiln_intern_cstr(ctx, "predicate"), kiln_attr_int(ctx, kiln_type_int(ctx, 64), 0 /* eq */)};
+    kiln_value *cnd = kiln_op_result(kiln_build(b, KILN_OP_ARITH_CMPI, 2, cops, 1, &i1, kiln_attr_dict(ctx, 1, &pa)), 0);
+    kiln_value *sops[3] = {cnd, nb->args[x + i], v};
+    v = kiln_op_result(kiln_build(b, KILN_OP_ARITH_SELECT, 3, sops, 1, &v->type, NULL), 0);
+  }
+  return v;
+}
+
+/* An all-parallel generic c reading, as input x, an expand of a concat
+ * along dim d into [m, s], every piece s long along d (a channel
+ * shuffle: ShuffleNet's concat, NCHW view, transpose), where c's map
+ * reads the [m] dim as a plain loop l that another operand also sizes:
+ * c reads the m pieces instead, each through the map without that dim,
+ * and selects by l. The concat (and the expand), single-use, go: one
+ * copy pass fewer. Returns the new generic, or NULL. */
+static kiln_op *split_concat(kiln_context *ctx, kiln_op *c, uint32_t x) {
+  kiln_value *v = kiln_op_operand(c, x);
+  kiln_op *e = v->def, *cat = e && e->num_operands == 1 ? kiln_op_operand(e, 0)->def : NULL;
+  if (!fl_all_parallel(c) || !e || e->kind != KILN_OP_TENSOR_EXPAND_SHAPE || !kiln_value_has_one_use(v) || !cat ||
+      cat->kind != KILN_OP_TENSOR_CONCAT || !kiln_value_has_one_use(&cat->results[0]) ||
+      !fl_is_static_tensor(v->type) || !fl_is_static_tensor(cat->results[0].type))
+    return NULL;
+  const kiln_attr *da = kiln_op_get_attr(cat, "dim");
+  const kiln_type *ct = cat->results[0].type, *et = v->type;
+  uint32_t m = cat->num_operands, a, b;
+  if (!da || da->kind != KILN_ATTR_INTEGER || da->i < 0 || da->i >= (int64_t)ct->rank || m < 2 || m > 16 ||
+      !group_range(e, (uint32_t)da->i, &a, &b) || b - a != 2 || et->shape[a] != (int64_t)m)
+    return NULL;
+  uint32_t d = (uint32_t)da->i;
+  for (uint32_t i = 0; i < m; i++)
+    if (kiln_op_operand(cat, i)->type->shape[d] != et->shape[a + 1]) return NULL;
+  uint32_t n = c->num_operands, nin = kiln_linalg_num_inputs(c);
+  const kiln_affine_map **maps = kiln_alloc(ctx, (n + m) * sizeof *maps);
+  int loops = fl_iteration(c, NULL, maps, NULL);
+  if (loops < 0 || maps[x]->num_results != et->rank) return NULL;
+  const kiln_affine_expr *const *res = maps[x]->results;
+  if (res[a]->kind != KILN_AFFINE_DIM) return NULL;
+  int l = (int)res[a]->value;
+  bool sized = false;
+  for (uint32_t i = 0; i < n; i++) sized |= i != x && plain_dim(maps[i], l);
+  if (!sized) return NULL;
+  /* the pieces' map: each dim of the concat its group's linear index,
+   * the concat dim the index within the piece */
+  const kiln_affine_expr *pr[KILN_MAX_LOOPS];
+  for (uint32_t g = 0; g < ct->rank; g++)
+    if (!(pr[g] = g == d ? res[a + 1] : group_index(ctx, e, g, res))) return NULL;
+  const kiln_affine_map *pm = kiln_affine_map_get(ctx, (uint32_t)loops, 0, ct->rank, pr);
+  kiln_value **ops = kiln_alloc(ctx, (n + m) * sizeof *ops);
+  const kiln_affine_map **nm = kiln_alloc(ctx, (n + m) * sizeof *nm);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (i != x) {
+      ops[k] = kiln_op_operand(c, i), nm[k++] = maps[i];
+      continue;
+    }
+    for (uint32_t p = 0; p < m; p++) ops[k] = kiln_op_operand(cat, p), nm[k++] = pm;
+  }
+  kiln_builder bb = kiln_builder_before(c);
+  bb.loc = c->loc;
+  kiln_op *g = fl_build_generic(&bb, nin + m - 1, ops, n - nin, ops + nin + m - 1, nm, (uint32_t)loops, NULL);
+  kiln_block *nb = g->regions[0].first, *cb = c->regions[0].first;
+  kiln_builder in = kiln_builder_at_end(ctx, nb);
+  in.loc = c->loc;
+  kiln_value *sel = select_piece(&in, nb, x, m, l);
+  kiln_value_map map = {0};
+  for (uint32_t i = 0; i < n; i++)
+    kiln_value_map_add(ctx, &map, cb->args[i], i < x ? nb->args[i] : i == x ? sel : nb->args[i + m - 1]);
+  for (kiln_op *o = cb->first; o; o = o->next) kiln_block_append_op(nb, kiln_op_clone(o, &map));
+  for (uint32_t i = 0; i < c->num_results; i++)
+    kiln_value_replace_all_uses(kiln_op_result(c, i), kiln_op_result(g, i));
+  kiln_op_erase(c);
+  kiln_op_erase(e);
+  kiln_op_erase(cat);
+  return g;
+}
+
 static void fold_generic(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
   (void)user;
   if (op->kind == KILN_OP_LINALG_GENERIC && op->regions[0].first) {
+    for (uint32_t x = 0; x < kiln_linalg_num_inputs(op); x++) {
+      kiln_op *g = split_concat(ctx, op, x);
+      if (g) {
+        *next = g; /* visited again: its pieces may fold further */
+        return;
+      }
+    }
     uint32_t nin = kiln_linalg_num_inputs(op);
     for (uint32_t x = 0; x < nin; x++) fold_input(ctx, op, x);
   }
