@@ -577,11 +577,12 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   kiln_value *Bp = tb->shape[0] == rows && tb->shape[1] == 4 * N && contiguous_tile(tb) ? B : NULL;
   if (!Bp && B->def && B->def->kind == KILN_OP_HAL_INTERFACE_BINDING) B = whole_b(B, K, N);
   if (!Bp && (tb->shape[0] != K || !(Bp = prepacked_b(B, true, vw, pairs, !signed_a)))) return false;
-  /* Pairs of column vectors, else threes (a 48-column tile of 16 lanes):
+  /* Fours of column vectors where the accumulators allow 4 x 4 (a
+   * 64-column tile of 16 lanes), else pairs, else threes (48 columns):
    * each row's A bytes (a broadcast, and vpdpbusd's xor) feed nr
    * products; single vectors made as many A ops as products. */
   int64_t nv = N / vw;
-  int nr = nv % 2 == 0 ? 2 : nv % 3 == 0 ? 3 : 1;
+  int nr = nv % 4 == 0 && cpu_accumulators(op, vw) >= 16 ? 4 : nv % 2 == 0 ? 2 : nv % 3 == 0 ? 3 : 1;
   int mr = cpu_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
   if (mr < 1) mr = 1;
