@@ -185,6 +185,19 @@ static bool reduces(const kiln_op *op) {
   return false;
 }
 
+/* Is C's input v, read through map m, the same elements as the split
+ * view in the same order (identity map, the view's static shape)? It is
+ * then read as the reshape's source shape too, viewed so: a residual
+ * add's other operand behind an int8 1x1 convolution's [N*H*W, M]
+ * product, which then takes the add as its epilogue. */
+static bool viewable(kiln_value *v, const kiln_affine_map *m, const kiln_type *dt) {
+  const kiln_type *t = v->type;
+  if (t->kind != KILN_TYPE_TENSOR || t->rank != dt->rank || !kiln_affine_map_is_identity(m)) return false;
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->shape[d] == KILN_DYNAMIC || t->shape[d] != dt->shape[d]) return false;
+  return true;
+}
+
 /* C when reshape r may sink below its reader C, else NULL; *rmap is the
  * reshape's map (reshape_map). */
 static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
@@ -220,9 +233,10 @@ static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
     if (v->owner != c || v->index >= cin || !kiln_affine_map_is_identity(maps[v->index]))
       return NULL;
   if (!kiln_affine_map_is_identity(maps[cin])) return NULL;
-  /* C's other inputs must not be read along dims the map cannot give */
+  /* C's other inputs must not be read along dims the map cannot give,
+   * unless they are viewable as the source's shape */
   for (uint32_t i = 0; split && i < cin; i++)
-    if (kiln_op_operand(c, i) != kiln_op_result(r, 0))
+    if (kiln_op_operand(c, i) != kiln_op_result(r, 0) && !viewable(kiln_op_operand(c, i), maps[i], dt))
       for (uint32_t k = 0; k < maps[i]->num_results; k++)
         if (uses_dims(maps[i]->results[k], split)) return NULL;
   kiln_block *b = c->regions[0].first;
@@ -240,14 +254,21 @@ static kiln_op *sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affin
   fl_iteration(c, NULL, maps, NULL);
   const kiln_affine_map *id = kiln_affine_map_identity(ctx, st->rank);
   kiln_value **ins = kiln_alloc(ctx, (cin + 1) * sizeof *ins);
+  kiln_builder b = kiln_builder_before(c);
+  b.loc = c->loc;
+  bool split = st->rank < ct->rank && !unit_dims_map(ctx, st, ct);
   for (uint32_t i = 0; i < cin; i++) {
     kiln_value *v = kiln_op_operand(c, i);
     ins[i] = v == rv ? src : v;
+    if (v != rv && split && viewable(v, maps[i], ct)) { /* same elements, in the source's shape */
+      const kiln_type *vt = kiln_type_tensor(ctx, st->rank, st->shape, v->type->elem, NULL);
+      ins[i] = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &v, 1, &vt, NULL), 0);
+      maps[i] = id;
+      continue;
+    }
     maps[i] = v == rv ? id : fl_affine_compose(ctx, maps[i], cm);
   }
   maps[cin] = id;
-  kiln_builder b = kiln_builder_before(c);
-  b.loc = c->loc;
   /* dynamic sizes: the new init's from the source, the view's from c */
   kiln_value *dims[KILN_MAX_LOOPS + 1], *vdims[KILN_MAX_LOOPS + 1];
   uint32_t nd = 0, nvd = 1;

@@ -55,6 +55,10 @@ typedef struct oi_dq {
   /* k + 1.5 * 2^23 when k is rounded from a float (k = k_sum - that,
    * exactly), else NULL: an 8-bit kernel's bytes k + c subtract once */
   kiln_value *k_sum;
+  /* xq - 128 for u8 xq (xq for i8) as i8 bytes, once an 8-bit kernel
+   * made them from k (import_qdq.c), k's other readers then reading k
+   * made from them; else NULL */
+  kiln_value *x8;
 } oi_dq;
 
 /* What QuantizeLinear with a constant per-tensor scale and zero point

@@ -66,6 +66,7 @@ typedef struct {
   bool xu;            /* x is u8 (else i8) */
   const double *bias; /* the int32 bias [m] the integer kernels add to their correction, or NULL */
   kiln_value *x_sum;  /* x + 1.5 * 2^23 (oi_dq.k_sum), or NULL */
+  oi_dq *dq;          /* x's DequantizeLinear record when x is its k (bytes shared through it), else NULL */
 } qdq_operands;
 
 /* The operands when x and w are dequantized as this file needs, W's
@@ -95,14 +96,16 @@ static int operands(oi_ctx *c, oi_val *x, oi_val *w, uint32_t axis, bool transpo
   o->scale = kiln_alloc(c->ctx, (size_t)M * sizeof(double));
   for (int64_t m = 0; m < M; m++) o->scale[m] = (float)(dx->scale[0] * dw->scale[dw->n == 1 ? 0 : m]);
   o->m = M, o->wf = wf, o->zx = dx->zp ? dx->zp[0] : 0, o->xu = dx->q->dtype == U8, o->bias = NULL;
-  o->x_sum = NULL;
+  o->x_sum = NULL, o->dq = NULL;
   int64_t shape[OI_MAX_RANK];
   for (uint32_t d = 0; d < wt->rank; d++) shape[d] = wt->shape[transpose ? wt->rank - 1 - d : d];
   const kiln_type *wft = oi_tensor_type(c, wt->rank, shape, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
   if (!wft) return -1;
   o->w = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, wft, false, wf, (size_t)nw * sizeof(float)));
   if (dx->k) { /* xq - zx as the DequantizeLinear built it (import_quant.c) */
-    o->x = dx->k, o->x_sum = dx->k_sum;
+    /* the record is the importer's own (allocated writable): the bytes
+     * an 8-bit kernel makes of k are shared through it */
+    o->x = dx->k, o->x_sum = dx->k_sum, o->dq = (oi_dq *)dx;
     return 1;
   }
   kiln_value *xd = oi_ir(c, x);
@@ -220,6 +223,55 @@ static kiln_value *to_i8(oi_ctx *c, const qdq_operands *o, kiln_value *x, int64_
   return oi_elementwise_ir(c, 1, &x, xt->rank, xt->shape, kiln_type_int(c->ctx, 8), to_i8_body, zs);
 }
 
+/* a0 = x8 (i8), u = zx - shift: k = x8 - (zx - shift) as f32 */
+static bool from_i8_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const float *zs = u;
+  /* one builder call per statement (the order C leaves open) */
+  kiln_value *v = cast(b, KILN_OP_ARITH_SITOFP, a[0], kiln_type_f32(b->ctx));
+  kiln_value *z = oi_scalar(b, kiln_type_f32(b->ctx), *zs, 0);
+  y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, v, z);
+  return true;
+}
+
+/* The bytes xq - shift of o's k (o->x, its DequantizeLinear o->dq),
+ * made once per dequantized tensor, right after k. When k has readers
+ * besides (a residual add's dequantized value next to this
+ * convolution), they read k made from the bytes instead: the
+ * requantization before k then has the bytes as its one reader and joins
+ * its producer's kernel (which stores bytes, not i32 sums that each
+ * reader would requantize again). NULL: k has no defining op. */
+static kiln_value *shared_bytes(oi_ctx *c, const qdq_operands *o, int64_t shift) {
+  oi_dq *d = o->dq;
+  kiln_value *k = d->k;
+  if (d->x8) return d->x8;
+  if (!k->def) return NULL;
+  kiln_builder saved = c->b;
+  c->b = kiln_builder_after(k->def);
+  kiln_value *x8 = to_i8(c, o, k, shift);
+  kiln_op *own = x8 ? x8->def : NULL;
+  bool others = false;
+  for (kiln_use *u = k->uses; u; u = u->next) others |= u->owner != own;
+  float *zs = kiln_alloc(c->ctx, sizeof *zs);
+  *zs = (float)(o->zx - shift);
+  const kiln_type *t = k->type;
+  kiln_value *k8 = x8 && others ? oi_elementwise_ir(c, 1, &x8, t->rank, t->shape, kiln_type_f32(c->ctx), from_i8_body, zs)
+                                : NULL;
+  c->b = saved;
+  if (!x8) return NULL;
+  if (k8) {
+    for (kiln_use *u = k->uses, *next; u; u = next) {
+      next = u->next;
+      if (u->owner != own) kiln_op_set_operand(u->owner, u->index, k8);
+    }
+    d->k = k8, d->k_sum = NULL;
+    /* later DequantizeLinears of the same tensor share k8 and the bytes */
+    oi_dq *s = (oi_dq *)d->q->dq_of;
+    if (s && s != d && s->k == k) s->k = k8, s->k_sum = NULL, s->x8 = x8;
+  }
+  d->x8 = x8;
+  return x8;
+}
+
 /* a0 = acc (i32), a1 = correction [N] (i32): f32(acc + correction) */
 static bool from_i32_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   (void)u;
@@ -305,7 +357,10 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
   int64_t kn[2] = {K, Np};
   kiln_value *wv = kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, kiln_type_tensor(c->ctx, 2, kn, i8, NULL),
                                                                false, w8, (size_t)(K * Np)));
-  kiln_value *x8 = to_i8(c, o, x, shift);
+  /* the bytes shared through x's DequantizeLinear: the requantization
+   * before them then has one reader */
+  kiln_value *x8 = o->dq && x == o->x ? shared_bytes(c, o, shift) : NULL;
+  if (!x8) x8 = to_i8(c, o, x, shift);
   int64_t nhwm[4];
   if (x8 && win) { /* a convolution's NCHW bytes as [N*OH*OW, K] rows */
     nhwm[0] = xt->shape[0], nhwm[1] = win->out[0], nhwm[2] = win->out[1], nhwm[3] = N;

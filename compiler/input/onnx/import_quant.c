@@ -164,7 +164,7 @@ static oi_dq *record_dq(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, bool per_axi
     sc[i] = kiln_dense_get_float(sa, i);
     if (zp) zp[i] = kiln_dense_get_int(za, i) & (z->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8 ? 0xFF : -1);
   }
-  *d = (oi_dq){x, sc, zp, n, ax, per_axis, NULL, NULL};
+  *d = (oi_dq){x, sc, zp, n, ax, per_axis, NULL, NULL, NULL};
   return d;
 }
 
@@ -301,7 +301,7 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
       const oi_dq *o = x->dq_of;
       const oi_q *xq = x->q;
       if (o && o->scale[0] == dq->scale[0] && (o->zp ? o->zp[0] : 0) == (dq->zp ? dq->zp[0] : 0)) {
-        dq->k = o->k;
+        dq->k = o->k, dq->x8 = o->x8;
       } else {
         if (xq && xq->scale == q.scale && xq->zp == q.zp && xq->zp_unsigned == (x->dtype == U8)) {
           /* a quantize -> dequantize pair: k straight from the float */

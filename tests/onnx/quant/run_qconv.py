@@ -23,6 +23,16 @@ dilation 2, padding 0 to 2, batch 2, zero points 0/128/200/255 and
 depthwise ones with a channel multiplier of 2, keep the float form in
 integer units and must stay exact too.
 
+Residual chains (CHAINS): conv A -> QuantizeLinear ya, whose
+DequantizeLinears feed conv B (1x1, A's channels) and an Add with B's
+dequantized output, quantized again, MobileNetV2's inverted residual in
+QDQ: odd channel counts, padded output channels, batch 2, u8 and i8.
+The sum is quantized and read by a 1x1 conv C, as the next block's.
+The output must equal the reference's (the same f32 steps), and (output
+channels a multiple of 16) no i32 sums but C's may be stored: A's
+requantization joins A's product (the add reads ya's bytes, not A's
+sums recomputed), and the add joins B's product as its epilogue.
+
 usage: run_qconv.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Exit 0 when every case that ran is exact, 1 otherwise, 77 (skip) without
 python3-onnx.
@@ -156,6 +166,169 @@ def reference(case, xq, params):
     return np.clip(np.rint(v).astype(np.int64) + int(zy), 0, 255).astype(np.uint8)
 
 
+# Residual chains: (name, N, C, H, W, M, k, stride, pad, act dtype, zx)
+CHAINS = [
+    ("res_b2_c13_m48", 2, 13, 5, 6, 48, 1, 1, 0, "u8", 131),
+    ("res_k3_s2_c7_m32_b2", 2, 7, 9, 8, 32, 3, 2, 1, "u8", 0),
+    ("res_c16_m32_i8", 1, 16, 4, 5, 32, 1, 1, 0, "i8", -3),
+    # padded output channels: exact; the slice of the padded product
+    # still stores sums (not fused yet), so the dispatch check is off
+    ("res_b2_c13_m24", 2, 13, 5, 6, 24, 1, 1, 0, "u8", 131),
+    ("res_k3_s2_c5_m40_i8", 2, 5, 9, 8, 40, 3, 2, 1, "i8", 100),
+]
+
+
+def chain_conv(rng, tag, src, s_in, ci, m, kk, st, pp, lo, hi, adt, inits, nodes):
+    """Nodes of DequantizeLinear'd weights and bias, Conv of src (scale
+    s_in), QuantizeLinear to y<tag>q and its DequantizeLinear y<tag>d;
+    returns the parameters chain_reference needs."""
+    wq = rng.integers(-127, 128, (m, ci, kk, kk)).astype(np.int8)
+    sw = rng.uniform(0.002, 0.02, m).astype(np.float32)
+    bq = rng.integers(-3000, 3000, m).astype(np.int32)
+    bs = (s_in * sw).astype(np.float32)
+    sy = np.float32(s_in * np.float32(sw.mean()) * np.sqrt(ci * kk * kk) * 120 / 64)
+    zy = np.array(rng.integers(lo + 100, hi - 100), adt)
+    inits += [numpy_helper.from_array(wq, "wq" + tag), numpy_helper.from_array(sw, "sw" + tag),
+              numpy_helper.from_array(np.zeros(m, np.int8), "zw" + tag),
+              numpy_helper.from_array(bq, "bq" + tag), numpy_helper.from_array(bs, "bs" + tag),
+              numpy_helper.from_array(np.zeros(m, np.int32), "zb" + tag),
+              numpy_helper.from_array(np.array(sy, np.float32), "sy" + tag),
+              numpy_helper.from_array(zy, "zy" + tag)]
+    nodes += [helper.make_node("DequantizeLinear", ["wq" + tag, "sw" + tag, "zw" + tag], ["w" + tag], axis=0),
+              helper.make_node("DequantizeLinear", ["bq" + tag, "bs" + tag, "zb" + tag], ["b" + tag], axis=0),
+              helper.make_node("Conv", [src, "w" + tag, "b" + tag], ["y" + tag], kernel_shape=[kk, kk],
+                               strides=[st, st], pads=[pp] * 4),
+              helper.make_node("QuantizeLinear", ["y" + tag, "sy" + tag, "zy" + tag], ["y%sq" % tag]),
+              # one DequantizeLinear per reader, as quantizers write them
+              helper.make_node("DequantizeLinear", ["y%sq" % tag, "sy" + tag, "zy" + tag], ["y%sd" % tag])]
+    return (wq, sw, bq, sy, int(zy), s_in, ci, kk, st, pp)
+
+
+def chain_model(case, rng):
+    """Conv A -> Q ya -> (DQ -> conv B -> Q yb -> DQ) + DQ ya -> Q sum ->
+    DQ -> conv C -> Q out (C keeps the add channels-last, as the next
+    block's convolution does in a network)."""
+    name, n, c, h, w, m, k, s, p, xd, zx = case
+    xt = TensorProto.UINT8 if xd == "u8" else TensorProto.INT8
+    adt = np.uint8 if xd == "u8" else np.int8
+    lo, hi = (0, 255) if xd == "u8" else (-128, 127)
+    sx = np.float32(rng.uniform(0.01, 0.05))
+    inits = [numpy_helper.from_array(np.array(sx, np.float32), "sx"),
+             numpy_helper.from_array(np.array(zx, adt), "zx")]
+    nodes = [helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["x"])]
+    a = chain_conv(rng, "a", "x", sx, c, m, k, s, p, lo, hi, adt, inits, nodes)
+    b = chain_conv(rng, "b", "yad", a[3], m, m, 1, 1, 0, lo, hi, adt, inits, nodes)
+    so = np.float32(a[3] * 1.5)
+    zo = np.array((lo + hi + 1) // 2, adt)
+    inits += [numpy_helper.from_array(np.array(so, np.float32), "so"), numpy_helper.from_array(zo, "zo")]
+    nodes += [helper.make_node("DequantizeLinear", ["yaq", "sya", "zya"], ["ya2"]),
+              helper.make_node("Add", ["ya2", "ybd"], ["sum"]),
+              helper.make_node("QuantizeLinear", ["sum", "so", "zo"], ["sumq"]),
+              helper.make_node("DequantizeLinear", ["sumq", "so", "zo"], ["sumd"])]
+    cc = chain_conv(rng, "c", "sumd", so, m, m, 1, 1, 0, lo, hi, adt, inits, nodes)
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    gr = helper.make_graph(nodes, name, [helper.make_tensor_value_info("xq", xt, [n, c, h, w])],
+                           [helper.make_tensor_value_info("ycq", xt, [n, m, oh, ow])], inits)
+    mdl = helper.make_model(gr, opset_imports=[helper.make_opsetid("", 17)])
+    mdl.ir_version = 8
+    xq = rng.integers(lo, hi + 1, (n, c, h, w)).astype(adt)
+    return mdl, xq, ((a, b, cc), so, int(zo), zx, lo, hi, adt)
+
+
+def ref_conv(x, zin, conv, lo, hi):
+    """One QDQ convolution in QLinearConv's arithmetic (int64 sums)."""
+    wq, sw, bq, sy, zy, s_in, ci, kk, st, pp = conv
+    n, _, h, w = x.shape
+    xp = np.zeros((n, ci, h + 2 * pp, w + 2 * pp), np.int64)
+    xp[:, :, pp:pp + h, pp:pp + w] = x - zin
+    oh, ow = (h + 2 * pp - kk) // st + 1, (w + 2 * pp - kk) // st + 1
+    acc = np.zeros((n, wq.shape[0], oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            acc[:, :, i, j] = np.einsum("nckl,mckl->nm", xp[:, :, i * st:i * st + kk, j * st:j * st + kk],
+                                        wq.astype(np.int64))
+    acc += bq.astype(np.int64)[None, :, None, None]
+    mult = (np.float32(s_in) * sw).astype(np.float32) / np.float32(sy)
+    v = acc.astype(np.float32) * mult[None, :, None, None]
+    return np.clip(np.rint(v).astype(np.int64) + zy, lo, hi)
+
+
+def chain_reference(xq, params):
+    """The chain: convolutions in QLinearConv's arithmetic, the add in f32."""
+    (a, b, cc), so, zo, zx, lo, hi, adt = params
+    ya = ref_conv(xq.astype(np.int64), zx, a, lo, hi)
+    yb = ref_conv(ya, a[4], b, lo, hi)
+    total = (ya - a[4]).astype(np.float32) * np.float32(a[3]) + (yb - b[4]).astype(np.float32) * np.float32(b[3])
+    sq = np.clip(np.rint(total / np.float32(so)).astype(np.int64) + zo, lo, hi)
+    return ref_conv(sq, zo, cc, lo, hi).astype(adt)
+
+
+def run_case(kc, kr, work, device, name, mdl, xq, ref, check_flow, failures, not_run):
+    """Compiles mdl (check_flow(name, flow IR lines) appends what the flow
+    IR lacks), runs it on xq and compares with ref; True when exact."""
+    src, mod = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".kiln")
+    with open(src, "wb") as f:
+        f.write(mdl.SerializeToString())
+    r = subprocess.run([kc, src, "--compile-to=flow", "-o", "-"], capture_output=True, text=True)
+    if r.returncode != 0:
+        failures.append("%s: kiln-compile --compile-to=flow failed:\n%s" % (name, r.stderr[-3000:]))
+        return False
+    failures += check_flow(name, r.stdout.splitlines())
+    r = subprocess.run([kc, src, "-o", mod], capture_output=True, text=True)
+    if r.returncode != 0:
+        failures.append("%s: kiln-compile failed:\n%s" % (name, r.stderr[-3000:]))
+        return False
+    xin, out = os.path.join(work, name + ".x.npy"), os.path.join(work, name + ".out.npy")
+    np.save(xin, xq)
+    r = subprocess.run([kr, "--module=" + mod, "--device=" + device, "--input=@" + xin, "--output=@" + out],
+                       capture_output=True, text=True)
+    # Under KILN_CPU_FEATURES the runtime may refuse the host variant.
+    if r.returncode != 0 and ("this host lacks" in r.stderr or "has no variant device" in r.stderr):
+        not_run.append("%s: %s" % (name, r.stderr.strip().splitlines()[-1]))
+        return False
+    if r.returncode != 0:
+        failures.append("%s: kiln-run failed:\n%s" % (name, r.stderr[-3000:]))
+        return False
+    got = np.load(out)
+    if got.shape != ref.shape or got.dtype != ref.dtype:
+        failures.append("%s: got %s %s, expected %s %s" % (name, got.dtype, got.shape, ref.dtype, ref.shape))
+        return False
+    if not (got == ref).all():
+        d = np.abs(got.astype(np.int64) - ref)
+        failures.append("%s: %d of %d elements differ (max %d steps)" % (name, int((d > 0).sum()), d.size,
+                                                                         int(d.max())))
+        return False
+    return True
+
+
+def conv_paths(int8):
+    """check_flow of a CASES entry: the kernel path expected"""
+    def check(name, lines):
+        mm = any("linalg.matmul" in ln and "xi8>" in ln for ln in lines)
+        dw = any("linalg.depthwise_conv_2d_nhwc_hwc" in ln and "xi8>" in ln for ln in lines)
+        out = []
+        if mm != (int8 is True):
+            out.append("%s: the flow IR %s an i8 linalg.matmul" % (name, "holds" if mm else "lacks"))
+        if dw != (int8 == "dw"):
+            out.append("%s: the flow IR %s a depthwise convolution of bytes" % (name, "holds" if dw else "lacks"))
+        return out
+    return check
+
+
+def chain_stores(m):
+    """check_flow of a CHAINS entry with m output channels: the dispatches'
+    stored tensors. More i32 sums than C's (whose requantization writes the
+    graph's NCHW output, a transposing epilogue not fused) would mean a
+    requantization (A's) or the add (B's epilogue) left to a dispatch of
+    its own; not checked for padded output channels (see CHAINS)."""
+    def check(name, lines):
+        i32 = [ln for ln in lines if "flow.dispatch.tensor.store" in ln and "xi32>" in ln]
+        if m % 16 == 0 and len(i32) > 1:
+            return ["%s: %d dispatches store i32 sums (C's at most)" % (name, len(i32))]
+        return []
+    return check
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__)
@@ -165,47 +338,13 @@ def main():
     rng = np.random.default_rng(2024)
     failures, ran, not_run = [], 0, []
     for case in CASES:
-        name, int8 = case[0], case[11]
         mdl, xq, params = model(case, rng)
-        ref = reference(case, xq, params)
-        src, mod = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".kiln")
-        with open(src, "wb") as f:
-            f.write(mdl.SerializeToString())
-        r = subprocess.run([kc, src, "--compile-to=flow", "-o", "-"], capture_output=True, text=True)
-        if r.returncode != 0:
-            failures.append("%s: kiln-compile --compile-to=flow failed:\n%s" % (name, r.stderr[-3000:]))
-            continue
-        lines = r.stdout.splitlines()
-        mm = any("linalg.matmul" in ln and "xi8>" in ln for ln in lines)
-        dw = any("linalg.depthwise_conv_2d_nhwc_hwc" in ln and "xi8>" in ln for ln in lines)
-        if mm != (int8 is True):
-            failures.append("%s: the flow IR %s an i8 linalg.matmul" % (name, "holds" if mm else "lacks"))
-        if dw != (int8 == "dw"):
-            failures.append("%s: the flow IR %s a depthwise convolution of bytes" % (name, "holds" if dw else "lacks"))
-        r = subprocess.run([kc, src, "-o", mod], capture_output=True, text=True)
-        if r.returncode != 0:
-            failures.append("%s: kiln-compile failed:\n%s" % (name, r.stderr[-3000:]))
-            continue
-        xin, out = os.path.join(work, name + ".x.npy"), os.path.join(work, name + ".out.npy")
-        np.save(xin, xq)
-        r = subprocess.run([kr, "--module=" + mod, "--device=" + device, "--input=@" + xin, "--output=@" + out],
-                           capture_output=True, text=True)
-        # Under KILN_CPU_FEATURES the runtime may refuse the host variant.
-        if r.returncode != 0 and ("this host lacks" in r.stderr or "has no variant device" in r.stderr):
-            not_run.append("%s: %s" % (name, r.stderr.strip().splitlines()[-1]))
-            continue
-        if r.returncode != 0:
-            failures.append("%s: kiln-run failed:\n%s" % (name, r.stderr[-3000:]))
-            continue
-        got = np.load(out)
-        if got.shape != ref.shape or got.dtype != ref.dtype:
-            failures.append("%s: got %s %s, expected %s %s" % (name, got.dtype, got.shape, ref.dtype, ref.shape))
-        elif not (got == ref).all():
-            d = np.abs(got.astype(np.int64) - ref)
-            failures.append("%s: %d of %d elements differ (max %d steps)" % (name, int((d > 0).sum()), d.size,
-                                                                             int(d.max())))
-        else:
-            ran += 1
+        ran += run_case(kc, kr, work, device, case[0], mdl, xq, reference(case, xq, params), conv_paths(case[11]),
+                        failures, not_run)
+    for case in CHAINS:
+        mdl, xq, params = chain_model(case, rng)
+        ran += run_case(kc, kr, work, device, case[0], mdl, xq, chain_reference(xq, params), chain_stores(case[5]),
+                        failures, not_run)
     for s in not_run:
         print("not run (compiled and checked only): " + s)
     for f in failures:
