@@ -69,10 +69,7 @@ kiln_value *fl_arg_dim(kiln_context *ctx, kiln_value *arg, uint32_t d) {
   return kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_DIM, 2, ops, 1, &it, NULL), 0);
 }
 
-/* Entry k of a static list attribute with KILN_DYNAMIC holes filled by
- * the operands from `first` on: the value (constant built at b). */
-static kiln_value *mixed_entry(kiln_builder *b, kiln_op *op, const char *name, uint32_t first,
-                               uint32_t k) {
+kiln_value *fl_mixed_entry(kiln_builder *b, kiln_op *op, const char *name, uint32_t first, uint32_t k) {
   const kiln_attr *a = kiln_op_get_attr(op, name);
   if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || k >= a->count) return NULL;
   const int64_t *v = a->data;
@@ -181,9 +178,9 @@ static kiln_value *dim_of(kiln_builder *b, kiln_value *v, uint32_t d, bool lenie
   case KILN_OP_TENSOR_INSERT: return sub(b, kiln_op_operand(op, 1), d, lenient);
   case KILN_OP_TENSOR_EXTRACT_SLICE: {
     int s = slice_source_dim(op, d);
-    return s < 0 ? NULL : mixed_entry(b, op, "static_sizes", 1 + holes_in(op, "static_offsets"), (uint32_t)s);
+    return s < 0 ? NULL : fl_mixed_entry(b, op, "static_sizes", 1 + holes_in(op, "static_offsets"), (uint32_t)s);
   }
-  case KILN_OP_TENSOR_EXPAND_SHAPE: return mixed_entry(b, op, "static_output_shape", 1, d);
+  case KILN_OP_TENSOR_EXPAND_SHAPE: return fl_mixed_entry(b, op, "static_output_shape", 1, d);
   case KILN_OP_FLOW_TENSOR_RESHAPE: {
     uint32_t n = 0;
     for (uint32_t i = 0; i < d; i++) n += t->shape[i] == KILN_DYNAMIC;
@@ -203,8 +200,8 @@ static kiln_value *dim_of(kiln_builder *b, kiln_value *v, uint32_t d, bool lenie
   }
   case KILN_OP_TENSOR_PAD: {
     kiln_value *s = sub(b, kiln_op_operand(op, 0), d, lenient);
-    kiln_value *lo = mixed_entry(b, op, "static_low", 1, d);
-    kiln_value *hi = mixed_entry(b, op, "static_high", 1 + holes_in(op, "static_low"), d);
+    kiln_value *lo = fl_mixed_entry(b, op, "static_low", 1, d);
+    kiln_value *hi = fl_mixed_entry(b, op, "static_high", 1 + holes_in(op, "static_low"), d);
     if (!s || !lo || !hi) return NULL;
     return bin(b, KILN_OP_ARITH_ADDI, bin(b, KILN_OP_ARITH_ADDI, s, lo), hi);
   }

@@ -111,6 +111,10 @@ kiln_value *fl_bits_of_arg(kiln_value *t);
  * dims (fl_arg_dim) and the size operands of the ops that made v; NULL
  * when v's producer has no rule. */
 kiln_value *fl_dim_value(kiln_builder *b, kiln_value *v, uint32_t d);
+/* Entry k of a static list attribute with KILN_DYNAMIC holes filled by
+ * the operands from `first` on (slice offsets, sizes, strides, pad
+ * amounts): the operand, or a constant built at b; NULL when absent. */
+kiln_value *fl_mixed_entry(kiln_builder *b, kiln_op *op, const char *name, uint32_t first, uint32_t k);
 /* fl_dim_value, or else a tensor.dim of v at b (resolve-dims resolves it
  * later or reports v's producer). */
 kiln_value *fl_build_dim(kiln_builder *b, kiln_value *v, uint32_t d);

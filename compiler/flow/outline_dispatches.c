@@ -23,7 +23,7 @@
  * error naming the dispatch; so is any host op left besides flow.dispatch,
  * flow.tensor.reshape, arith.constant, host index arithmetic (tensor.dim
  * of arguments, fl_host_load's reads of argument data), flow.check.dim_eq,
- * flow.check.shape and func.return. */
+ * flow.check.shape, flow.check.range and func.return. */
 #include "fl_internal.h"
 
 #include <stdio.h>
@@ -335,7 +335,7 @@ static kiln_error *outline_in(kiln_context *ctx, kiln_op *func, kiln_block *body
     if (op->kind != KILN_OP_FLOW_DISPATCH && op->kind != KILN_OP_FLOW_TENSOR_RESHAPE &&
         op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN &&
         op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && op->kind != KILN_OP_FLOW_TEXT &&
-        op->kind != KILN_OP_FLOW_CHECK_SHAPE && !fl_host_load(op) &&
+        op->kind != KILN_OP_FLOW_CHECK_SHAPE && op->kind != KILN_OP_FLOW_CHECK_RANGE && !fl_host_load(op) &&
         !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
       return kiln_op_error(op, "cannot stay in host function @%s after the flow stage (host code may only "
                            "dispatch kernels, reshape, hold constants, compute dims and check them, run "

@@ -171,6 +171,150 @@ static bool check_view(rd *r, kiln_op *op) {
   return !n[0] || !n[1] || check(r, &b, op, n[0], n[1]);
 }
 
+/* ---- bounds of slices and element accesses ----
+ * Offsets, sizes, strides and indices the host knows (fl_host_index:
+ * argument dims, values read from tensor data, arithmetic on them) reach
+ * kernels as push constants or are recomputed there; a kernel trusts
+ * them, so a value outside its tensor would read or write outside the
+ * buffer. Each is checked on the host before the op (flow.check.range),
+ * in the order the later bounds assume: stride >= 1, then
+ * 0 <= size <= ceil(D / stride), then 0 <= offset <= D - span (span =
+ * (size - 1) * stride + 1, 0 for an empty slice), so no bound wraps. */
+
+/* a and b compute the same host value (the pass runs twice: a check
+ * built the first time is not built again) */
+static bool same_expr(kiln_value *a, kiln_value *b, int depth) {
+  if (a == b || fl_same_dim(a, b)) return true;
+  int64_t x, y;
+  if (fl_const_index(a, &x) || fl_const_index(b, &y)) return fl_const_index(a, &x) && fl_const_index(b, &y) && x == y;
+  kiln_op *p = a->def, *q = b->def;
+  if (!p || !q || depth > 8 || p->kind != q->kind || p->num_operands != q->num_operands || p->num_regions ||
+      !fl_host_index(a) || !fl_host_index(b))
+    return false;
+  for (uint32_t i = 0; i < p->num_operands; i++)
+    if (!same_expr(kiln_op_operand(p, i), kiln_op_operand(q, i), depth + 1)) return false;
+  return true;
+}
+
+static kiln_value *idx(kiln_builder *b, int64_t v) {
+  return kiln_build_constant(b, kiln_attr_int(b->ctx, kiln_type_index(b->ctx), v));
+}
+
+/* x OP y on index values, constants folded */
+static kiln_value *arith(kiln_builder *b, kiln_op_kind k, kiln_value *x, kiln_value *y) {
+  int64_t p, q;
+  if (fl_const_index(x, &p) && fl_const_index(y, &q)) {
+    switch (k) {
+    case KILN_OP_ARITH_SUBI: return idx(b, p - q);
+    case KILN_OP_ARITH_MULI: return idx(b, p * q);
+    case KILN_OP_ARITH_MAXSI: return idx(b, p > q ? p : q);
+    default: if (q > 0 && p >= 0) return idx(b, p / q + (p % q != 0)); /* ceildivsi */
+    }
+  }
+  if (fl_const_index(y, &q) && q == (k == KILN_OP_ARITH_SUBI ? 0 : 1) &&
+      (k == KILN_OP_ARITH_SUBI || k == KILN_OP_ARITH_MULI || k == KILN_OP_ARITH_CEILDIVSI))
+    return x;
+  kiln_value *ops[2] = {x, y};
+  const kiln_type *it = kiln_type_index(b->ctx);
+  return kiln_op_result(kiln_build(b, k, 2, ops, 1, &it, NULL), 0);
+}
+
+/* flow.check.range(v, lo, hi) {what, dim} before the op, unless v is a
+ * constant inside constant bounds or the same check exists already. */
+static void check_range(rd *r, kiln_builder *b, kiln_value *v, kiln_value *lo, kiln_value *hi, const char *what,
+                        uint32_t dim) {
+  int64_t cv, cl, ch;
+  if (fl_const_index(v, &cv) && fl_const_index(lo, &cl) && fl_const_index(hi, &ch) && cl <= cv && cv <= ch) return;
+  for (kiln_op *o = r->body->first; o; o = o->next) {
+    const kiln_attr *w = kiln_op_get_attr(o, "what"), *d = kiln_op_get_attr(o, "dim");
+    if (o->kind == KILN_OP_FLOW_CHECK_RANGE && w && w->len == strlen(what) && memcmp(w->str, what, w->len) == 0 &&
+        d && d->i == (int64_t)dim && same_expr(kiln_op_operand(o, 0), v, 0) &&
+        same_expr(kiln_op_operand(o, 1), lo, 0) && same_expr(kiln_op_operand(o, 2), hi, 0))
+      return;
+  }
+  kiln_named_attr a[2] = {{kiln_intern_cstr(r->ctx, "what"), kiln_attr_string(r->ctx, what, strlen(what))},
+                          {kiln_intern_cstr(r->ctx, "dim"), kiln_attr_int(r->ctx, kiln_type_int(r->ctx, 64), dim)}};
+  kiln_value *ops[3] = {v, lo, hi};
+  kiln_build(b, KILN_OP_FLOW_CHECK_RANGE, 3, ops, 0, NULL, kiln_attr_dict(r->ctx, 2, a));
+}
+
+/* extract_slice / insert_slice: per dim of the sliced tensor whose
+ * offset, size, stride or extent is a run-time value. Values the host
+ * cannot compute (read inside a loop, from a dynamic-shape tensor) are
+ * left to the kernel. */
+static bool check_slice(rd *r, kiln_op *op) {
+  const bool ins = op->kind == KILN_OP_TENSOR_INSERT_SLICE;
+  kiln_value *t = kiln_op_operand(op, ins ? 1 : 0);
+  const kiln_type *tt = t->type;
+  const uint32_t offs = ins ? 2 : 1;
+  if (!kiln_type_is_ranked(tt) || (op->num_operands == offs && !kiln_type_num_dynamic_dims(tt))) return true;
+  const uint32_t sizes = offs + kiln_attr_num_dynamic(kiln_op_get_attr(op, "static_offsets"));
+  const uint32_t strides = sizes + kiln_attr_num_dynamic(kiln_op_get_attr(op, "static_sizes"));
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  for (uint32_t d = 0; d < tt->rank; d++) {
+    kiln_value *o = fl_mixed_entry(&b, op, "static_offsets", offs, d);
+    kiln_value *sz = fl_mixed_entry(&b, op, "static_sizes", sizes, d);
+    kiln_value *st = fl_mixed_entry(&b, op, "static_strides", strides, d);
+    kiln_value *dv = fl_dim_value(&b, t, d);
+    int64_t k = 0;
+    const bool kc = st && fl_const_index(st, &k);
+    if (!o || !sz || !st || !dv || (kc && k < 1)) continue;
+    if (!fl_host_index(o) || !fl_host_index(sz) || !fl_host_index(st) || !fl_host_index(dv)) continue;
+    /* one builder call per statement: C leaves argument order open */
+    if (!kc) {
+      kiln_value *one = idx(&b, 1);
+      kiln_value *any = idx(&b, INT64_MAX);
+      check_range(r, &b, st, one, any, "stride", d);
+    }
+    /* size == D at stride 1 (a whole dim) needs no check */
+    if (!(kc && k == 1 && fl_same_dim(sz, dv))) {
+      kiln_value *most = arith(&b, KILN_OP_ARITH_CEILDIVSI, dv, st);
+      kiln_value *zero = idx(&b, 0);
+      check_range(r, &b, sz, zero, most, "size", d);
+    }
+    int64_t c0;
+    if (fl_const_index(o, &c0) && c0 == 0) continue; /* size <= ceil(D / stride): span <= D */
+    kiln_value *span = sz;
+    if (!(kc && k == 1)) {
+      kiln_value *m = arith(&b, KILN_OP_ARITH_MULI, sz, st);
+      kiln_value *one = idx(&b, 1);
+      kiln_value *km1 = arith(&b, KILN_OP_ARITH_SUBI, st, one);
+      kiln_value *e = arith(&b, KILN_OP_ARITH_SUBI, m, km1);
+      kiln_value *zero = idx(&b, 0);
+      span = arith(&b, KILN_OP_ARITH_MAXSI, e, zero);
+    }
+    kiln_value *hi = arith(&b, KILN_OP_ARITH_SUBI, dv, span);
+    kiln_value *zero = idx(&b, 0);
+    check_range(r, &b, o, zero, hi, "offset", d);
+  }
+  return true;
+}
+
+/* tensor.extract / tensor.insert at host level: each run-time index (or
+ * index into a run-time dim) in [0, D - 1], after D >= 1. */
+static bool check_element(rd *r, kiln_op *op) {
+  const uint32_t first = op->kind == KILN_OP_TENSOR_INSERT ? 2 : 1;
+  kiln_value *t = kiln_op_operand(op, first - 1);
+  if (!kiln_type_is_ranked(t->type) || op->num_operands != first + t->type->rank) return true;
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  for (uint32_t d = 0; d < t->type->rank; d++) {
+    kiln_value *i = kiln_op_operand(op, first + d);
+    int64_t ci;
+    if (fl_const_index(i, &ci) && t->type->shape[d] != KILN_DYNAMIC) continue; /* the verifier's */
+    kiln_value *dv = fl_dim_value(&b, t, d);
+    if (!dv || !fl_host_index(i) || !fl_host_index(dv)) continue;
+    kiln_value *one = idx(&b, 1);
+    kiln_value *any = idx(&b, INT64_MAX);
+    check_range(r, &b, dv, one, any, "size", d); /* nothing to index in a 0 dim */
+    kiln_value *last = arith(&b, KILN_OP_ARITH_SUBI, dv, one);
+    kiln_value *zero = idx(&b, 0);
+    check_range(r, &b, i, zero, last, "index", d);
+  }
+  return true;
+}
+
 /* A host tensor.dim of a computed tensor: the value it equals. */
 static bool resolve(rd *r, kiln_op *op) {
   kiln_value *src = kiln_op_operand(op, 0);
@@ -212,6 +356,10 @@ static kiln_error *resolve_in(kiln_context *ctx, kiln_op *func, kiln_block *body
     else if (op->kind == KILN_OP_TENSOR_EXPAND_SHAPE) ok = check_expand(&r, op);
     else if (op->kind == KILN_OP_TENSOR_CONCAT) ok = check_concat(&r, op);
     else if (op->kind == KILN_OP_FLOW_TENSOR_RESHAPE) ok = check_view(&r, op);
+    else if (op->kind == KILN_OP_TENSOR_EXTRACT_SLICE || op->kind == KILN_OP_TENSOR_INSERT_SLICE)
+      ok = check_slice(&r, op);
+    else if (op->kind == KILN_OP_TENSOR_EXTRACT || op->kind == KILN_OP_TENSOR_INSERT)
+      ok = check_element(&r, op);
     op = next;
   }
   if (!ok) return r.err;

@@ -3,7 +3,7 @@
  * Takes: host functions in flow's form (flow.dispatch, flow.tensor.reshape,
  * arith.constant, host index arithmetic on tensor.dim of arguments and
  * on host loads of argument data or of dispatch results,
- * flow.check.dim_eq, flow.check.shape,
+ * flow.check.dim_eq, flow.check.shape, flow.check.range,
  * func.return; results not aliasing inputs, constants
  * or each other). Guarantees: the function takes and returns
  * !hal.buffer_view (kiln.signature keeps the tensor signature);
@@ -12,7 +12,8 @@
  *    hal.buffer_view.buffer; then come the host's dimension arithmetic
  *    (tensor.dim of an argument becomes hal.buffer_view.dim, a host load
  *    of its data hal.buffer_view.load) and the checks (hal.check.dim_eq,
- *    hal.check.shape), in program order, before any command; a buffer
+ *    hal.check.shape, hal.check.range), in program order, before any
+ *    command of their phase; a buffer
  *    sized by loaded data gets hal.check.shape of its size factors;
  *  - each dense constant becomes a module-level hal.rodata @__rodata_N
  *    {index, value} (identical constants share one) read through
@@ -541,6 +542,11 @@ static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
   } else if (o->kind == KILN_OP_FLOW_CHECK_DIM_EQ) {
     kiln_value *ops[2] = {kiln_op_operand(o, 0), kiln_op_operand(o, 1)};
     kiln_build(&p->b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = o->loc;
+  } else if (o->kind == KILN_OP_FLOW_CHECK_RANGE) {
+    kiln_value *ops[3] = {kiln_op_operand(o, 0), kiln_op_operand(o, 1), kiln_op_operand(o, 2)};
+    kiln_named_attr a[2] = {hl_named(ctx, "what", kiln_op_get_attr(o, "what")),
+                            hl_named(ctx, "dim", kiln_op_get_attr(o, "dim"))};
+    kiln_build(&p->b, KILN_OP_HAL_CHECK_RANGE, 3, ops, 0, NULL, kiln_attr_dict(ctx, 2, a))->loc = o->loc;
   } else if (host_index_op(o)) {
     *keep = true;
     if (o == p->b.before) {
@@ -625,6 +631,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_FLOW_CHECK_DIM_EQ:
     case KILN_OP_FLOW_TEXT:
     case KILN_OP_FLOW_CHECK_SHAPE:
+    case KILN_OP_FLOW_CHECK_RANGE:
     case KILN_OP_FUNC_RETURN: break;
     case KILN_OP_TENSOR_EXTRACT:
     case KILN_OP_ARITH_INDEX_CAST: {

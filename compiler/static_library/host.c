@@ -231,6 +231,19 @@ static kiln_error *sl_emit_function(sl_host *h, const sl_plan *p, const sl_funct
     LLVMValueRef low = LLVMBuildAnd(h->b, LLVMBuildPtrToInt(h->b, scratch, h->i64, ""), sl_i64(h, 63), "");
     sl_fail_if(h, fn, LLVMBuildICmp(h->b, LLVMIntNE, low, sl_i64(h, 0), ""), SL_SCRATCH_ALIGNMENT);
   }
+  /* positions read from argument data, before any kernel reads at them */
+  for (uint32_t c = 0; c < f->check_count; c++) {
+    const sl_check *k = &f->checks[c];
+    LLVMValueRef off = sl_i64(h, k->offset);
+    LLVMValueRef at = LLVMBuildGEP2(h->b, h->i8, arg_ptrs[k->arg], &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(h->b, k->bytes == 4 ? h->i32 : h->i64, at, "");
+    LLVMSetAlignment(v, 1);
+    if (k->bytes == 4) v = LLVMBuildSExt(h->b, v, h->i64, "");
+    LLVMValueRef below = LLVMBuildICmp(h->b, LLVMIntSLT, v, sl_i64(h, (uint64_t)k->lo), "");
+    LLVMValueRef above = LLVMBuildICmp(h->b, LLVMIntSGT, v, sl_i64(h, (uint64_t)k->hi), "");
+    LLVMValueRef bad = LLVMBuildOr(h->b, below, above, "");
+    sl_fail_if(h, fn, bad, SL_OUT_OF_RANGE);
+  }
   if (p->weight_offsets) {
     /* External weights: each blob at its offset in the app's buffer. */
     LLVMValueRef base = LLVMBuildLoad2(h->b, h->ptr, h->external_weights, "");

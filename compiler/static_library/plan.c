@@ -7,9 +7,15 @@
  * bytecode would run; barriers, command buffers and waits need no code
  * here because the host program runs dispatches one after the other.
  *
+ * Positions read from argument data (an index or slice offset a kernel
+ * reads at) become checks the host program makes before any dispatch:
+ * hal.check.range of a hal.buffer_view.load of an argument between
+ * constant bounds.
+ *
  * Refused with a message naming the function: dynamic shapes (the issue's
  * _dynamic forms are not built yet), any host op other than the static
- * hal ops below, a result that is not its own allocation at offset 0. */
+ * hal ops below (host arithmetic on loaded values included), a result
+ * that is not its own allocation at offset 0. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +193,33 @@ static kiln_error *sl_dispatch_of(kiln_op *module, const sl_plan *p, const sl_bu
   return NULL;
 }
 
+/* hal.check.range(hal.buffer_view.load of argument A, lo, hi) with
+ * constant bounds as a check on A's data; NULL when it is another form. */
+static kiln_error *sl_check_of(const kiln_op *op, sl_function *out, const char *fn) {
+  const kiln_op *ld = kiln_op_operand(op, 0)->def;
+  int64_t b[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    const kiln_attr *c = kiln_value_constant(kiln_op_operand(op, 1 + k));
+    if (!c || c->kind != KILN_ATTR_INTEGER) ld = NULL;
+    else b[k] = c->i;
+  }
+  const kiln_value *view = ld && sl_is(ld, "hal.buffer_view.load") ? kiln_op_operand(ld, 0) : NULL;
+  const int64_t index = ld ? sl_int(ld, "index", -1) : -1;
+  if (!view || view->def || view->index >= out->arg_count || index < 0)
+    return kiln_error_new("function @%s: static-library output checks only positions read from argument "
+                          "data between constant bounds (host arithmetic on them is not supported yet)", fn);
+  const sl_tensor *t = &out->args[view->index];
+  const uint64_t bytes = (uint64_t)kiln_dense_elem_size(t->type->elem);
+  if ((bytes != 4 && bytes != 8) || (uint64_t)index >= t->bytes / bytes)
+    return kiln_error_new("function @%s: a checked position is not an i32/i64 element of argument %u", fn,
+                          view->index);
+  sl_check *c = realloc(out->checks, (out->check_count + 1) * sizeof *c);
+  if (!c) return kiln_error_new("out of memory");
+  out->checks = c;
+  c[out->check_count++] = (sl_check){view->index, (uint32_t)bytes, (uint64_t)index * bytes, b[0], b[1]};
+  return NULL;
+}
+
 static kiln_error *sl_function_of(kiln_op *module, const sl_plan *p, kiln_op *f, sl_function *out) {
   const char *fn = kiln_symbol_name(f);
   out->symbol = fn;
@@ -278,11 +311,14 @@ static kiln_error *sl_function_of(kiln_op *module, const sl_plan *p, kiln_op *f,
         err = kiln_error_new("out of memory");
     } else if (sl_is(op, "hal.command_buffer.dispatch")) {
       err = sl_dispatch_of(module, p, &b, op, fn, &out->dispatches[out->dispatch_count++]);
+    } else if (sl_is(op, "hal.check.range")) {
+      err = sl_check_of(op, out, fn);
     } else if (sl_is(op, "hal.buffer_view.create")) {
       const sl_buf *buf = sl_lookup(&b, kiln_op_operand(op, 0));
       if (op->num_operands != 1 || !buf || buf->kind != SL_BUF_RESULT)
         err = kiln_error_new("function @%s: a result view is not over its own allocation", fn);
     } else if (!sl_is(op, "hal.buffer_view.assert") && !sl_is(op, "hal.command_buffer.create") &&
+               !sl_is(op, "hal.buffer_view.load") && !sl_is(op, "arith.constant") &&
                !sl_is(op, "hal.command_buffer.barrier") && !sl_is(op, "hal.command_buffer.execute") &&
                !sl_is(op, "hal.device.wait") && op != ret) {
       err = kiln_error_new("function @%s: static-library output cannot run host op '%s' (dynamic "
@@ -384,6 +420,7 @@ void sl_plan_free(sl_plan *p) {
     }
     free(f->dispatches);
     free(f->clears);
+    free(f->checks);
   }
   free(p->functions);
   for (uint32_t i = 0; i < p->rodata_count; i++)

@@ -25,7 +25,9 @@
   X(DESCRIPTOR_STRIDES, "a memref descriptor is not contiguous row-major (strides are not "   \
                         "supported)")                                                        \
   X(WEIGHTS, "the weights are not set (NAME_set_weights), or the buffer given is NULL, not "   \
-             "64-byte aligned or not the size of NAME.weights")
+             "64-byte aligned or not the size of NAME.weights")                              \
+  X(OUT_OF_RANGE, "an index, offset or size read from an argument's data lies outside the "  \
+                  "tensor it addresses")
 
 enum {
 #define SL_CODE(ID, TEXT) SL_##ID,
@@ -64,6 +66,15 @@ typedef struct sl_clear {
   uint64_t length;
 } sl_clear;
 
+/* A position read from argument data that must lie in [lo, hi] before
+ * any dispatch (hal.check.range of a hal.buffer_view.load): the element
+ * at byte `offset` of argument `arg`, `bytes` wide (sign-extended). */
+typedef struct sl_check {
+  uint32_t arg, bytes;
+  uint64_t offset;
+  int64_t lo, hi;
+} sl_check;
+
 typedef struct sl_tensor {
   const kiln_type *type; /* a static ranked tensor */
   uint64_t bytes;
@@ -80,6 +91,8 @@ typedef struct sl_function {
   uint32_t dispatch_count;
   sl_clear *clears;
   uint32_t clear_count;
+  sl_check *checks;
+  uint32_t check_count;
 } sl_function;
 
 /* One rodata blob the host program references by index. */

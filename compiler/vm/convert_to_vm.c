@@ -44,9 +44,13 @@ typedef struct cv {
   cv_const *consts;
   uint32_t nconsts, capconsts;
   uint32_t op_index; /* host ops lowered so far in this function */
-  /* run-time push constants already range-checked in this function (one
-   * block, so a check dominates every later use) */
-  kiln_value **checked;
+  /* run-time values already checked to lie in [0, hi] in this function
+   * (push constants, workgroup counts; one block, so a check dominates
+   * every later use) */
+  struct cv_checked {
+    kiln_value *v;
+    int64_t hi;
+  } *checked;
   uint32_t nchecked, capchecked;
   kiln_error *err; /* the first failure, located at its op */
 } cv;
@@ -427,19 +431,58 @@ static bool cv_check(cv *c, kiln_op *op, const vmx_import *imp) {
   return cv_call(c, op, imp, &a, NULL) != NULL;
 }
 
-/* Whether run-time push constant V was range-checked before in this
- * function; records it as checked. */
-static bool cv_range_checked(cv *c, kiln_value *v) {
+/* hal.check.dim_eq's range form (kiln/vm_bytecode.h): v against v
+ * clamped into [lo, hi] (so the message can name the bound it broke);
+ * `what` is KILN_CHECK_RANGE_NOUNS' index. lo <= hi unless an earlier
+ * check failed. One builder call per statement (argument order). */
+static bool cv_range_call(cv *c, kiln_op *at, kiln_value *v, kiln_value *lo, kiln_value *hi, int64_t what,
+                          int64_t dim) {
+  kiln_value *ops[2] = {v, hi};
+  kiln_value *m = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_MINS_I64, 2, ops, 1, &c->i64, NULL), 0);
+  ops[0] = m, ops[1] = lo;
+  kiln_value *clamped = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_MAXS_I64, 2, ops, 1, &c->i64, NULL), 0);
+  cv_args a = {.n = 0};
+  cv_push(&a, v);
+  cv_push(&a, cv_i32(c, at, KILN_CHECK_RANGE));
+  cv_push(&a, cv_i32(c, at, dim));
+  cv_push(&a, clamped);
+  cv_push(&a, cv_i32(c, at, what));
+  cv_push(&a, cv_i32(c, at, 0));
+  return cv_call(c, at, vmx_hal_import_of(KILN_OP_HAL_CHECK_DIM_EQ), &a, NULL) != NULL;
+}
+
+static bool cv_check_range(cv *c, kiln_op *op) {
+  static const char nouns[] = KILN_CHECK_RANGE_NOUNS;
+  const kiln_attr *w = kiln_op_get_attr(op, "what");
+  int64_t dim = 0, what = -1;
+  if (!cv_expect_refs(c, op, 0, 3, 0) || !cv_int_attr(c, op, "dim", &dim, true)) return false;
+  const char *noun = nouns;
+  for (int64_t k = 0; w && w->kind == KILN_ATTR_STRING && k < KILN_CHECK_RANGE_WORKGROUP_COUNT; k++) {
+    if (strlen(noun) == w->len && memcmp(noun, w->str, w->len) == 0) what = k;
+    noun += strlen(noun) + 1;
+  }
+  if (what < 0) return kiln_op_fail(&c->err, op, "'what' must be offset, size, stride or index");
+  kiln_value *v = cv_operand(c, op, 0);
+  kiln_value *lo = cv_operand(c, op, 1);
+  kiln_value *hi = cv_operand(c, op, 2);
+  if (!v || !lo || !hi) return false;
+  c->b.loc = op->loc;
+  return cv_range_call(c, op, v, lo, hi, what, dim);
+}
+
+/* Whether run-time value V was checked before in this function to lie
+ * in [0, hi] (or a narrower range); records it as checked. */
+static bool cv_range_checked(cv *c, kiln_value *v, int64_t hi) {
   for (uint32_t i = 0; i < c->nchecked; i++)
-    if (c->checked[i] == v) return true;
+    if (c->checked[i].v == v && c->checked[i].hi <= hi) return true;
   if (c->nchecked == c->capchecked) {
     const uint32_t cap = c->capchecked ? c->capchecked * 2 : 16;
-    kiln_value **n = kiln_alloc(c->ctx, cap * sizeof *n);
+    struct cv_checked *n = kiln_alloc(c->ctx, cap * sizeof *n);
     if (c->nchecked) memcpy(n, c->checked, c->nchecked * sizeof *n);
     c->checked = n;
     c->capchecked = cap;
   }
-  c->checked[c->nchecked++] = v;
+  c->checked[c->nchecked++] = (struct cv_checked){v, hi};
   return false;
 }
 
@@ -474,7 +517,17 @@ static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
   cv_push(&a, cv_i32(c, op, exe_index));
   cv_push(&a, cv_i32(c, op, ordinal));
   for (uint32_t i = 0; i < 3; i++) {
-    kiln_value *v = i < nwg ? cv_list_value(c, op, "workgroup_count", i, c->i32) : NULL;
+    kiln_value *v = i < nwg ? cv_list_value(c, op, "workgroup_count", i, c->i64) : NULL;
+    if (v && v->type != c->i32) {
+      /* the HAL takes counts as int32 >= 0: a run-time count outside
+       * that range would arrive truncated (fewer or more workgroups) */
+      if (!cv_range_checked(c, v, INT32_MAX)) {
+        kiln_value *zero = cv_i64(c, 0); /* one builder call per statement */
+        kiln_value *most = cv_i64(c, INT32_MAX);
+        if (!cv_range_call(c, op, v, zero, most, KILN_CHECK_RANGE_WORKGROUP_COUNT, i)) return false;
+      }
+      v = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_TRUNC_I64_I32, 1, &v, 1, &c->i32, NULL), 0);
+    }
     if (v) {
       cv_push(&a, v);
       continue;
@@ -499,17 +552,12 @@ static bool cv_dispatch(cv *c, kiln_op *op, const vmx_import *imp) {
       cv_push(&a, v);
       continue;
     }
-    kiln_value *lo = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_TRUNC_I64_I32, 1, &v, 1, &c->i32, NULL), 0);
-    if (!cv_range_checked(c, v)) {
-      kiln_value *back = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_EXTU_I32_I64, 1, &lo, 1, &c->i64, NULL), 0);
-      cv_args chk = {.n = 0};
-      for (uint32_t k = 0; k < 2; k++) { /* input -3: "push constant i" in the message */
-        cv_push(&chk, k ? back : v);
-        cv_push(&chk, cv_i32(c, op, -3));
-        cv_push(&chk, cv_i32(c, op, i));
-      }
-      if (!cv_call(c, op, vmx_hal_import_of(KILN_OP_HAL_CHECK_DIM_EQ), &chk, NULL)) return false;
+    if (!cv_range_checked(c, v, UINT32_MAX)) {
+      kiln_value *zero = cv_i64(c, 0); /* one builder call per statement */
+      kiln_value *most = cv_i64(c, UINT32_MAX);
+      if (!cv_range_call(c, op, v, zero, most, KILN_CHECK_RANGE_PUSH_CONSTANT, i)) return false;
     }
+    kiln_value *lo = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_TRUNC_I64_I32, 1, &v, 1, &c->i32, NULL), 0);
     cv_push(&a, lo);
   }
   a.spans[a.nspans++] = nconst;
@@ -606,6 +654,7 @@ static bool cv_op(cv *c, kiln_op *op) {
     }
   }
   switch (op->kind) {
+  case KILN_OP_HAL_CHECK_RANGE: return cv_check_range(c, op);
   case KILN_OP_ARITH_CONSTANT: return cv_constant(c, op);
   case KILN_OP_ARITH_INDEX_CAST: case KILN_OP_ARITH_INDEX_CASTUI: case KILN_OP_ARITH_EXTSI:
   case KILN_OP_ARITH_EXTUI: case KILN_OP_ARITH_TRUNCI:

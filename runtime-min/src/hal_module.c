@@ -183,10 +183,20 @@ static void where(char *buf, size_t n, int32_t input, int32_t dim) {
 static kiln_status_t hal_check_dim_eq(krt_call_t *call, const krt_value_t *args,
                                       uint32_t n, krt_value_t *results) {
   if (args[0].i64 == args[3].i64) return NULL;
-  if (args[1].i32 == -3) /* a dispatch's push constant vs its low 32 bits */
-    return krt_status(A, KILN_STATUS_INVALID_ARGUMENT,
-                      "push constant %d is %lld, must be in [0, 2^32)",
-                      args[2].i32, (long long)args[0].i64);
+  if (args[1].i32 == KILN_CHECK_RANGE) { /* $3: $0 clamped into its range */
+    const char *noun = NULL;
+#ifndef KILN_NO_MESSAGES
+    /* noun $4 of the NUL-separated list (no pointer table: size) */
+    static const char nouns[] = KILN_CHECK_RANGE_NOUNS;
+    noun = nouns;
+    for (uint32_t w = (uint32_t)args[4].i32; w && w <= KILN_CHECK_RANGE_LAST; w--)
+      while (*noun++) {
+      }
+#endif
+    return krt_status(A, KILN_STATUS_OUT_OF_RANGE, "%s[%d] is %lld, must be %c= %lld", noun,
+                      args[2].i32, (long long)args[0].i64, args[0].i64 < args[3].i64 ? '>' : '<',
+                      (long long)args[3].i64);
+  }
   char a[64], b[96];
 #ifndef KILN_NO_MESSAGES
   where(a, sizeof a, args[1].i32, args[2].i32);

@@ -115,6 +115,9 @@ bool ir_type_error(const kiln_op *op, const char *what, const kiln_type *t);
 #define ir_count_dynamic kiln_attr_num_dynamic
 #define ir_count_dynamic_dims kiln_type_num_dynamic_dims
 bool ir_operands_are_index(kiln_op *op, uint32_t from, uint32_t to);
+/* flow.check.range / hal.check.range: index operands v, lo, hi; a string
+ * 'what' and a non-negative 'dim'. */
+bool ir_verify_check_range(kiln_op *op);
 
 /* Name the printer gives entry-block argument i of region `region` of op
  * ("in", "out", "init" for linalg ops), or NULL for the default %argN. */

@@ -152,6 +152,8 @@ bool flow_verify_check_shape(kiln_op *op) {
   return flow_verify_check(op);
 }
 
+bool flow_verify_check_range(kiln_op *op) { return ir_verify_check_range(op); }
+
 bool flow_verify_load(kiln_op *op) {
   const kiln_type *src = kiln_op_operand(op, 0)->type, *res = op->results[0].type;
   const char *acc;

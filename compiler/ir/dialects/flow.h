@@ -11,6 +11,7 @@ bool flow_verify_store(kiln_op *op);
 bool flow_verify_reshape(kiln_op *op);
 bool flow_verify_check(kiln_op *op);
 bool flow_verify_check_shape(kiln_op *op);
+bool flow_verify_check_range(kiln_op *op);
 
 /* Is t "!flow.dispatch.tensor<readonly|writeonly|readwrite:tensor<...>>"?
  * *access (optional) receives the access word. */

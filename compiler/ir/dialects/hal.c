@@ -120,6 +120,8 @@ bool hal_verify_check_shape(kiln_op *op) {
   return index_tail(op, 0, op->num_operands, "the shape");
 }
 
+bool hal_verify_check_range(kiln_op *op) { return ir_verify_check_range(op); }
+
 bool hal_verify_buffer_rodata(kiln_op *op) {
   if (!int_attr(op, "index")) return kiln_op_emit_error(op, "requires an integer 'index' attribute");
   if (!hal_is_type(op->results[0].type, "buffer"))

@@ -13,6 +13,7 @@ bool hal_verify_dispatch(kiln_op *op);
 bool hal_verify_view_dim(kiln_op *op);
 bool hal_verify_check(kiln_op *op);
 bool hal_verify_check_shape(kiln_op *op);
+bool hal_verify_check_range(kiln_op *op);
 /* Holes (KILN_DYNAMIC entries) of integer array attribute `name` of op,
  * 0 when absent. */
 uint32_t kiln_hal_holes(const kiln_op *op, const char *name);

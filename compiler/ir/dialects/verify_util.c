@@ -29,3 +29,12 @@ bool ir_operands_are_index(kiln_op *op, uint32_t from, uint32_t to) {
       return kiln_op_emit_error(op, "operand #%u must be of index type", i);
   return true;
 }
+
+bool ir_verify_check_range(kiln_op *op) {
+  const kiln_attr *w = kiln_op_get_attr(op, "what"), *d = kiln_op_get_attr(op, "dim");
+  if (!w || w->kind != KILN_ATTR_STRING)
+    return kiln_op_emit_error(op, "requires a string 'what' attribute (offset, size, stride or index)");
+  if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0)
+    return kiln_op_emit_error(op, "requires a non-negative integer 'dim' attribute");
+  return ir_operands_are_index(op, 0, op->num_operands);
+}

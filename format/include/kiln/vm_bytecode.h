@@ -37,6 +37,18 @@ extern "C" {
 #define KILN_VM_MAX_REGISTERS 4096u /* per bank per function */
 #define KILN_VM_MAX_LIST 255u       /* entries in one register list */
 
+/* hal.check.dim_eq's range form (no format change): with $1 =
+ * KILN_CHECK_RANGE, $0 must equal $3, which the caller computed as $0
+ * clamped into the allowed range (so $3 is the bound $0 broke); $4 picks
+ * the noun below (what $0 is: the NUL-separated strings in order), $2
+ * the dimension, grid axis or push constant it is of: "offset[1] is 9,
+ * must be <= 7". */
+#define KILN_CHECK_RANGE (-4)
+#define KILN_CHECK_RANGE_NOUNS "offset\0size\0stride\0index\0workgroup count\0push constant"
+#define KILN_CHECK_RANGE_WORKGROUP_COUNT 4
+#define KILN_CHECK_RANGE_PUSH_CONSTANT 5
+#define KILN_CHECK_RANGE_LAST 5
+
 typedef enum kiln_vm_opcode {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) KILN_VM_OP_##NAME,
 #include "kiln/vm_opcodes.def"

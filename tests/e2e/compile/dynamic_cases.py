@@ -13,8 +13,10 @@ compiles it with --target=cuda:sm_80 --target=cuda:sm_90
 reason when ptxas is missing) and runs the SIMT-on-CPU variant of each SM
 (KILN_GPU_SIMT_CPU=1) at every shape against numpy. A case may also list
 bad inputs: the call must fail with the given message (the function, the
-input, the dimension, the relation and the value). Prints 'N passed, N
-failed'.
+input, the dimension, the relation and the value; or the op's location,
+what it reads at, the dim and the bound), on every device and on the
+SIMT-on-CPU modules (their host program is the GPU module's). Prints 'N
+passed, N failed'.
 """
 import os
 import subprocess
@@ -309,8 +311,108 @@ def _():
             "past 2^62 bytes in all"),
            # no bytes, but the kernels take sizes as 32-bit push constants
            ([np.array([0, 1 << 32], np.int64), one, row],
-            "is 4294967296, must be in [0, 2^32)")]
+            "is 4294967296, must be <= 4294967295")]
     return src, [gen(m, n, k) for m, n, k in ((1, 1, 1), (3, 7, 5), (0, 4, 2), (13, 129, 31))], bad
+
+
+@case("slice_bounds")
+def _():
+    # offset, size and stride read from an input's data: a kernel trusts
+    # them, so the host checks each against the sliced dim before any
+    # kernel runs (flow.check.range): stride >= 1, then the size, then the
+    # offset; bad values fail naming the op's location, what, the dim and
+    # the bound, never reading or writing outside a buffer
+    src = """func.func @f(%p: tensor<3xi64>, %a: tensor<?x4xf32>, %d: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %e0 = tensor.extract %p[%c0] : tensor<3xi64>
+  %e1 = tensor.extract %p[%c1] : tensor<3xi64>
+  %e2 = tensor.extract %p[%c2] : tensor<3xi64>
+  %off = arith.index_cast %e0 : i64 to index
+  %sz = arith.index_cast %e1 : i64 to index
+  %st = arith.index_cast %e2 : i64 to index
+  %s = tensor.extract_slice %a[%off, 0] [%sz, 4] [%st, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+  %i = tensor.insert_slice %s into %d[%off, 0] [%sz, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  return %s, %i : tensor<?x4xf32>, tensor<?x4xf32>
+}"""
+
+    def gen(n, m, off, sz, st):
+        def g(r):
+            a, dd = rnd(r, n, 4), rnd(r, m, 4)
+            s = d(a)[off:off + (sz - 1) * st + 1:st] if sz else np.zeros((0, 4))
+            out = d(dd).copy()
+            out[off:off + sz] = s
+            return [np.array([off, sz, st], np.int64), a, dd], [s, out]
+        return g
+
+    def bad(p, n, m, message):
+        return ([np.array(p, np.int64), np.zeros((n, 4), np.float32), np.zeros((m, 4), np.float32)], message)
+    cases = [(1, 1, 0, 1, 1), (10, 6, 0, 3, 1), (10, 6, 1, 3, 2), (10, 6, 3, 3, 3), (10, 6, 6, 0, 1),
+             (97, 31, 5, 13, 7), (13, 7, 4, 3, 4), (10, 6, 0, 4, 3)]
+    bads = [bad([-1, 3, 1], 10, 6, "slice_bounds.mlir:11:8): hal.check.dim_eq: offset[0] is -1, must be >= 0"),
+            bad([8, 3, 1], 10, 6, "slice_bounds.mlir:11:8): hal.check.dim_eq: offset[0] is 8, must be <= 7"),
+            bad([100, 3, 1], 10, 6, "offset[0] is 100, must be <= 7"),
+            bad([1 << 32, 3, 1], 10, 6, "offset[0] is 4294967296, must be <= 7"),
+            bad([0, 11, 1], 10, 6, "size[0] is 11, must be <= 10"),
+            bad([0, 5, 3], 10, 6, "size[0] is 5, must be <= 4"),
+            bad([0, -1, 1], 10, 6, "size[0] is -1, must be >= 0"),
+            bad([0, 2, 0], 10, 6, "stride[0] is 0, must be >= 1"),
+            bad([1 << 62, 2, 1 << 62], 10, 6, "size[0] is 2, must be <= 1"),
+            # the extract is in range, the insert into 6 rows is not
+            bad([4, 3, 2], 10, 6, "slice_bounds.mlir:12:8): hal.check.dim_eq: offset[0] is 4, must be <= 3")]
+    return src, [gen(*c) for c in cases], bads
+
+
+@case("element_bounds")
+def _():
+    # indices read from data select one element (the kernel reads
+    # a[i, j]); out of range, or a dim with no element, fails first
+    src = """func.func @f(%p: tensor<2xi64>, %a: tensor<?x5xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e0 = tensor.extract %p[%c0] : tensor<2xi64>
+  %e1 = tensor.extract %p[%c1] : tensor<2xi64>
+  %i = arith.index_cast %e0 : i64 to index
+  %j = arith.index_cast %e1 : i64 to index
+  %x = tensor.extract %a[%i, %j] : tensor<?x5xf32>
+  return %x : f32
+}"""
+
+    def gen(n, i, j):
+        def g(r):
+            a = rnd(r, n, 5)
+            return [np.array([i, j], np.int64), a], [d(a)[i, j]]
+        return g
+
+    def bad(p, n, message):
+        return ([np.array(p, np.int64), np.zeros((n, 5), np.float32)], message)
+    bads = [bad([3, 0], 3, "element_bounds.mlir:8:8): hal.check.dim_eq: index[0] is 3, must be <= 2"),
+            bad([-1, 2], 3, "index[0] is -1, must be >= 0"),
+            bad([0, 5], 3, "index[1] is 5, must be <= 4"),
+            bad([0, 1 << 32], 3, "index[1] is 4294967296, must be <= 4"),
+            bad([0, 0], 0, "size[0] is 0, must be >= 1")]
+    return src, [gen(n, i, j) for n, i, j in ((1, 0, 0), (3, 2, 4), (17, 16, 1))], bads
+
+
+@case("workgroup_count_range")
+def _():
+    # the HAL takes workgroup counts as int32 >= 0: a count the host
+    # computes past that (a 2^32 - 1 row grid over an empty tensor) is
+    # refused, not truncated
+    t = "tensor<?x?x?xf32>"
+    src = f"""func.func @f(%b: {t}) -> {t} {{
+  %r = math.exp %b : {t}
+  return %r : {t}
+}}"""
+
+    def gen(shape):
+        def g(r):
+            b = rnd(r, *shape)
+            return [b], [np.exp(d(b))]
+        return g
+    bads = [([np.zeros(((1 << 32) - 1, 1, 0), np.float32)], "must be <= 2147483647")]
+    return src, [gen(s) for s in ((1, 1, 1), (3, 5, 7), (0, 4, 2))], bads
 
 
 @case("shape_from_computed_data")
@@ -488,6 +590,21 @@ def compare(got, want, rtol, atol, what):
         print("%s result %d %s: max abs error %g" % (what, j, g.shape, err))
 
 
+def refuse(kr, module, device, bad, work):
+    """Each bad call must fail with its message; returns how many did."""
+    for k, (ins, message) in enumerate(bad):
+        cmd = [kr, "--module=" + module, "--function=f", "--device=" + device]
+        for i, v in enumerate(ins):
+            p = os.path.join(work, "bad%d_in%d.npy" % (k, i))
+            np.save(p, v)
+            cmd.append("--input=@" + p)
+        res = sh(cmd, ok=False)
+        if res.returncode == 0 or message not in res.stderr:
+            raise AssertionError("bad call %d: expected a failure saying '%s'" % (k, message))
+        print("bad call %d refused: %s" % (k, message))
+    return len(bad)
+
+
 def check_ptx(kd, module, work):
     import glob
     import shutil
@@ -536,6 +653,8 @@ def main(argv):
                     got = run(kr, simt, "local-sync", ins, len(want), work, "simt%d" % k)
                     compare(got, want, max(rtol, 1e-4), max(atol, 1e-4), "SIMT-on-CPU %s shape %d" % (sm, k))
                     passed += 1
+                # the GPU module's host program checks the same relations
+                passed += refuse(kr, simt, "local-sync", bad, work)
         else:
             module = os.path.join(work, name + ".kiln")
             sh([kc, src, "-o", module])
@@ -543,17 +662,7 @@ def main(argv):
                 compare(run(kr, module, device, ins, len(want), work, "s%d" % k), want, rtol, atol,
                         "shape %d" % k)
                 passed += 1
-            for k, (ins, message) in enumerate(bad):
-                cmd = [kr, "--module=" + module, "--function=f", "--device=" + device]
-                for i, v in enumerate(ins):
-                    p = os.path.join(work, "bad%d_in%d.npy" % (k, i))
-                    np.save(p, v)
-                    cmd.append("--input=@" + p)
-                res = sh(cmd, ok=False)
-                if res.returncode == 0 or message not in res.stderr:
-                    raise AssertionError("bad call %d: expected a failure saying '%s'" % (k, message))
-                print("bad call %d refused: %s" % (k, message))
-                passed += 1
+            passed += refuse(kr, module, device, bad, work)
     except AssertionError as e:
         print("FAIL: %s" % e)
         print("%d passed, 1 failed" % passed)

@@ -26,7 +26,10 @@ for cuda:sm_80, cuda:sm_90 and llvm-cpu in one module. Checked:
   dynamic shared memory (edited with flatc, skipped without it): the
   runtime opts the kernel in with cuFuncSetAttribute and launches with
   shared=65536; asking for 200000 bytes, more than the fake sm_86 GPU
-  gives a block (99 KiB), is refused at load with the numbers.
+  gives a block (99 KiB), is refused at load with the numbers;
+- a slice whose offset is input data: a good offset launches the kernel,
+  offsets -1, past the end and 2^32 fail in the host program with the
+  slice's location and the bound, and nothing is launched.
 Prints '1 passed, 0 failed' or '0 passed, 1 failed'.
 """
 import json
@@ -276,6 +279,49 @@ def dynamic_shared_edit(work, module, function, inputs):
     print("mlp_dyn200000: refused: %s" % m.group(0))
 
 
+SLICE = """func.func @f(%p: tensor<1xi64>, %a: tensor<10x4xf32>) -> tensor<3x4xf32> {
+  %c0 = arith.constant 0 : index
+  %e = tensor.extract %p[%c0] : tensor<1xi64>
+  %off = arith.index_cast %e : i64 to index
+  %s = tensor.extract_slice %a[%off, 0] [3, 4] [1, 1] : tensor<10x4xf32> to tensor<3x4xf32>
+  return %s : tensor<3x4xf32>
+}
+"""
+
+
+def bounds_refused(work):
+    """A slice offset read from input data, through the cuda device: a
+    good one launches the kernel; -1, past the end and 2^32 fail in the
+    host program, naming the slice's location, before any launch."""
+    src = os.path.join(work, "slice.mlir")
+    with open(src, "w") as f:
+        f.write(SLICE)
+    module = os.path.join(work, "slice.kiln")
+    run([KC, src, "-o", module] + ["--target=" + t for t in TARGETS])
+    a = "--input=10x4xf32=" + ",".join(str(i) for i in range(40))
+    for off, message in ((7, None), (-1, "offset[0] is -1, must be >= 0"),
+                         (10, "offset[0] is 10, must be <= 7"),
+                         (1 << 32, "offset[0] is 4294967296, must be <= 7")):
+        log = os.path.join(work, "slice%d.log" % off)
+        if os.path.exists(log):
+            os.remove(log)
+        env = dict(os.environ, KILN_CUDA_LIBRARY=FAKE, KILN_FAKE_CUDA_LOG=log, KILN_FAKE_CUDA_SM="86")
+        r = subprocess.run([KR, "--module=" + module, "--function=f", "--device=cuda",
+                            "--input=1xi64=%d" % off, a], capture_output=True, text=True, env=env)
+        with open(log) as f:
+            launches = [l for l in f.read().splitlines() if l.startswith("cuLaunchKernel")]
+        if message is None:
+            if r.returncode != 0 or len(launches) != 1:
+                raise AssertionError("slice offset %d: rc=%d, %d launches: %s" % (off, r.returncode, len(launches),
+                                                                                  r.stderr[-500:]))
+            print("slice offset %d: 1 launch" % off)
+            continue
+        if r.returncode == 0 or "slice.mlir:5:8" not in r.stderr or message not in r.stderr or launches:
+            raise AssertionError("slice offset %d: rc=%d, %d launches, stderr %r (expected '%s')"
+                                 % (off, r.returncode, len(launches), r.stderr[-500:], message))
+        print("slice offset %d: refused before any launch: %s" % (off, r.stderr.strip()))
+
+
 def save_inputs(work, name, shapes):
     paths = []
     for i, shape in enumerate(shapes):
@@ -322,6 +368,7 @@ def main(argv):
             raise AssertionError("red: the block reduction declares no workgroup memory")
         mlp, _ = check(work, "mlp", os.path.join(SRC, "samples", "mlp.mlir"), "mlp", mlp_in)
         dynamic_shared_edit(work, mlp, "mlp", mlp_in)
+        bounds_refused(work)
     except (AssertionError, KeyError) as e:
         print("FAIL: %s" % e)
         print("0 passed, 1 failed")

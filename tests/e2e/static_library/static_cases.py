@@ -18,7 +18,8 @@ offset (so data is not 64-byte aligned), and both results are compared;
 With --weights=external among the flags, the harness reads DIR/m.weights
 and hands it over with m_set_weights (after checking the refusals). It
 also checks the refusals (NULL pointers, a misaligned scratch,
-descriptor sizes and strides that do not match) return their codes, and
+descriptor sizes and strides that do not match, an index argument out of
+range: OUT_OF_RANGE) return their codes, and
 that with NAME_set_parallel (workgroups on two threads, or in reverse
 order) the results are the same bytes. Scratch and result storage are
 filled with a nonzero pattern before each call. The archive must leave no symbol undefined beyond memcpy/memset, and link into
@@ -129,10 +130,18 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def harness(lib, func, ins, outs, scratch_macro, external):
+# Scalar index arguments a kernel reads a tensor at: each (input, value)
+# is out of range, and the call must return OUT_OF_RANGE (the host program
+# checks them before any kernel runs) instead of reading outside the tensor.
+OUT_OF_RANGE = {"scalar_index_i64": [(1, 6), (1, -1), (1, 1 << 32)],
+                "scalar_fill_insert": [(2, 5), (2, -1)]}
+
+
+def harness(lib, func, ins, outs, scratch_macro, external, bad=()):
     """The C test program: prints each result's bytes as hex, twice. With
     external weights, it reads NAME.weights (its last argument) and checks
-    the calls refuse to run before NAME_set_weights."""
+    the calls refuse to run before NAME_set_weights. BAD: (input, i64
+    value) calls that must return OUT_OF_RANGE."""
     L = []
     w = L.append
     w('#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include <string.h>\n#include "%s.h"\n' % lib)
@@ -242,6 +251,11 @@ def harness(lib, func, ins, outs, scratch_macro, external):
         guard = "  if (%s > 0) " % c[2] if len(c) > 2 else "  "
         w('%s{ rc = %s; if (rc != %s_ERROR_%s) { printf("FAIL: %s gave %%d, not %s\\n", rc); '
           'return 1; } }' % (guard, c[0], up, c[1], c[0].replace('"', ''), c[1]))
+    for i, v in bad:
+        w("  { int64_t v = %dLL, keep; memcpy(&keep, in%d, 8); memcpy(in%d, &v, 8);" % (v, i, i))
+        w('    rc = %s(args, results, scratch); memcpy(in%d, &keep, 8);' % (fn, i))
+        w('    if (rc != %s_ERROR_OUT_OF_RANGE) { printf("FAIL: input %d = %d gave %%d, not OUT_OF_RANGE\\n", rc); '
+          'return 1; } }' % (up, i, v))
     w('  if (%s_error_message(12345) == 0 || %s_error_message(-1) == 0) return 1;' % (lib, lib))
     w("  void *presults[] = {%s};" % ", ".join(["pout%d" % i for i in range(len(outs))] + ["0"]))
     for pf in ("two_threads", "reversed"):
@@ -357,7 +371,7 @@ def main(argv):
         print("FAIL: the archive does not link into a -nostdlib -static program")
         return 1
     with open(os.path.join(work, "harness.c"), "w") as f:
-        f.write(harness(lib, func, ins, outs, scratch, external))
+        f.write(harness(lib, func, ins, outs, scratch, external, OUT_OF_RANGE.get(name, ())))
     exe = os.path.join(work, "harness")
     c = run(cc_cmd + ["-std=c17", "-Wall", "-Werror", "-pthread", "-I", work,
                       os.path.join(work, "harness.c"), ar_path, "-o", exe])

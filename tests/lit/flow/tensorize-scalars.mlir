@@ -37,7 +37,9 @@
 // FORM: arith.addf %in, %[[V]] : f32
 //
 // After the whole flow stage: kernels read scalars from rank-0 bindings,
-// write scalar results into rank-0 bindings, and the host only dispatches.
+// write scalar results into rank-0 bindings, and the host only dispatches
+// and checks the index argument a kernel reads %a at (resolve-dims: the
+// host reads it from its rank-0 tensor, before any dispatch runs).
 // FLOW-LABEL: func.func @scale_dispatch_0(
 // FLOW-SAME: %arg0: !flow.dispatch.tensor<readonly:tensor<5xf32>>, %arg1: !flow.dispatch.tensor<readonly:tensor<f32>>
 // FLOW: tensor.extract %{{.*}}[] : tensor<f32>
@@ -46,8 +48,13 @@
 // FLOW-SAME: !flow.dispatch.tensor<writeonly:tensor<f32>>
 // FLOW: tensor.from_elements
 // FLOW-LABEL: func.func @scale(%arg0: tensor<5xf32>, %arg1: tensor<f32>, %arg2: tensor<i64>)
+// FLOW-NEXT: %[[I64:.*]] = tensor.extract %arg2[] : tensor<i64>
+// FLOW-NEXT: %[[I:.*]] = arith.index_cast %[[I64]] : i64 to index
+// FLOW-NEXT: "flow.dispatch"
+// FLOW-NEXT: %[[C4:.*]] = arith.constant 4 : index
+// FLOW-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// FLOW-NEXT: "flow.check.range"(%[[I]], %[[C0]], %[[C4]]) {dim = 0 : i64, what = "index"}
 // FLOW-NOT: tensor.extract
-// FLOW-NOT: arith.
 // FLOW: return
 // FLOW-LABEL: func.func @loop_sum_dispatch_0(
 // FLOW-SAME: %arg0: !flow.dispatch.tensor<readonly:tensor<6xf32>>, %arg1: !flow.dispatch.tensor<writeonly:tensor<f32>>

@@ -102,7 +102,8 @@ static void check_flow(const char *file, kiln_op *m) {
       for (kiln_op *x = b ? b->first : NULL; x; x = x->next)
         ck_assert_msg(x->kind == KILN_OP_FLOW_DISPATCH || x->kind == KILN_OP_FLOW_TENSOR_RESHAPE ||
                           x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN ||
-                          x->kind == KILN_OP_FLOW_CHECK_DIM_EQ || host_index(x) || host_load(x),
+                          x->kind == KILN_OP_FLOW_CHECK_DIM_EQ || x->kind == KILN_OP_FLOW_CHECK_RANGE ||
+                          host_index(x) || host_load(x),
                       "%s: host function @%s holds '%s' after flow", file, kiln_symbol_name(o), x->name);
       /* tensorize-scalars: no scalar in signatures (they are rank-0 tensors) */
       const kiln_attr *ft = kiln_op_get_attr(o, "function_type");
