@@ -69,7 +69,7 @@ kiln_value *oi_dim(oi_ctx *c, oi_val *v, uint32_t d) {
   return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_DIM, 2, ops, 1, &it, NULL), 0);
 }
 
-static kiln_value *ir_dim(kiln_builder *b, kiln_value *x, uint32_t d) {
+kiln_value *oi_ir_dim(kiln_builder *b, kiln_value *x, uint32_t d) {
   const kiln_type *it = kiln_type_index(b->ctx);
   if (x->type->shape[d] != KILN_DYNAMIC)
     return kiln_build_constant(b, kiln_attr_int(b->ctx, it, x->type->shape[d]));
@@ -118,7 +118,7 @@ static kiln_op *earliest(kiln_block *blk, kiln_op *const *set, uint32_t n) {
 static kiln_value *from_linalg(kiln_builder *b, kiln_op *u, uint32_t pos, uint32_t k) {
   kiln_context *ctx = kiln_op_context(u);
   /* linalg.softmax: the input's shape (identity maps) */
-  if (u->kind == KILN_OP_LINALG_SOFTMAX) return ir_dim(b, kiln_op_operand(u, 0), k);
+  if (u->kind == KILN_OP_LINALG_SOFTMAX) return oi_ir_dim(b, kiln_op_operand(u, 0), k);
   const kiln_affine_map **maps = kiln_alloc(ctx, (u->num_operands + 1) * sizeof *maps);
   if (kiln_linalg_iteration(u, maps, NULL) < 0 || k >= maps[pos]->num_results) return NULL;
   const kiln_affine_expr *e = maps[pos]->results[k];
@@ -129,7 +129,7 @@ static kiln_value *from_linalg(kiln_builder *b, kiln_op *u, uint32_t pos, uint32
     if (x->type->kind != KILN_TYPE_TENSOR) continue;
     for (uint32_t j = 0; j < maps[i]->num_results && j < x->type->rank; j++)
       if (maps[i]->results[j]->kind == KILN_AFFINE_DIM && maps[i]->results[j]->value == e->value)
-        return ir_dim(b, x, j);
+        return oi_ir_dim(b, x, j);
   }
   return NULL;
 }
@@ -173,7 +173,7 @@ static bool resolve_one(oi_ctx *c, kiln_op *p) {
         const kiln_attr *so = kiln_op_get_attr(u, "static_offsets");
         if (src->type->rank == t->rank && so && so->kind == KILN_ATTR_DENSE_ARRAY &&
             ((const int64_t *)so->data)[k] == 0 && src->type->shape[k] == KILN_DYNAMIC)
-          size = ir_dim(&b, src, k);
+          size = oi_ir_dim(&b, src, k);
       }
     }
   }
@@ -408,6 +408,13 @@ void oi_check_eq(oi_ctx *c, kiln_value *x, kiln_value *y) {
   kiln_build(&c->b, KILN_OP_FLOW_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL);
 }
 
+void oi_check_range(oi_ctx *c, kiln_value *v, kiln_value *lo, kiln_value *hi, const char *what, uint32_t dim) {
+  kiln_named_attr a[2] = {{kiln_intern_cstr(c->ctx, "what"), kiln_attr_string(c->ctx, what, strlen(what))},
+                          {kiln_intern_cstr(c->ctx, "dim"), kiln_attr_int(c->ctx, kiln_type_int(c->ctx, 64), dim)}};
+  kiln_value *ops[3] = {v, lo, hi};
+  kiln_build(&c->b, KILN_OP_FLOW_CHECK_RANGE, 3, ops, 0, NULL, kiln_attr_dict(c->ctx, 2, a));
+}
+
 /* Static entries of a shape as constants, the rest its symbolic values. */
 void oi_shape_elems(oi_ctx *c, int64_t n, const int64_t *st, kiln_value *const *dy, kiln_value **out) {
   for (int64_t i = 0; i < n; i++) out[i] = dy[i] ? dy[i] : oi_index(c, st[i]);
@@ -594,7 +601,10 @@ kiln_value *oi_read_window(oi_ctx *c, kiln_value *x, const int64_t *out, kiln_va
   kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1);
   for (uint32_t d = 0; d < r; d++) {
     su.start[d] = start[d], su.mag[d] = one, su.back[d] = zero;
-    su.last[d] = ibin(c, KILN_OP_ARITH_SUBI, ir_dim(&c->b, x, d), one);
+    /* max(n - 1, 0): an empty dim reads nothing, and a push constant
+     * of -1 would be refused */
+    kiln_value *n1 = ibin(c, KILN_OP_ARITH_SUBI, oi_ir_dim(&c->b, x, d), one);
+    su.last[d] = ibin(c, KILN_OP_ARITH_MAXSI, n1, zero);
   }
   const kiln_type *ot = kiln_type_with_shape(c->ctx, x->type, r, out);
   kiln_value *init = oi_empty_dims(c, ot, sizes);
@@ -654,7 +664,9 @@ static bool slice_from_data(oi_ctx *c, oi_node *n) {
     kiln_value *sgn = ibin(c, KILN_OP_ARITH_MINSI, ibin(c, KILN_OP_ARITH_MAXSI, t, oi_index(c, -1)), one);
     kiln_value *q = ibin(c, KILN_OP_ARITH_SUBI, ibin(c, KILN_OP_ARITH_ADDI, ibin(c, KILN_OP_ARITH_SUBI, e, s), t), sgn);
     cnt[d] = ibin(c, KILN_OP_ARITH_MAXSI, ibin(c, KILN_OP_ARITH_DIVSI, q, t), zero);
-    su.start[d] = s, su.back[d] = back, su.last[d] = ibin(c, KILN_OP_ARITH_SUBI, dim, one);
+    su.start[d] = s, su.back[d] = back; /* last: max(n - 1, 0) as in oi_read_window */
+    kiln_value *n1 = ibin(c, KILN_OP_ARITH_SUBI, dim, one);
+    su.last[d] = ibin(c, KILN_OP_ARITH_MAXSI, n1, zero);
     su.mag[d] = ibin(c, KILN_OP_ARITH_MAXSI, t, ibin(c, KILN_OP_ARITH_SUBI, zero, t));
     out[d] = KILN_DYNAMIC;
     if (const_index(cnt[d], &out[d])) cnt[d] = NULL;
@@ -954,11 +966,11 @@ kiln_value *oi_split_leading(oi_ctx *c, kiln_value *v, kiln_value *like, uint32_
   ops[no++] = v;
   for (uint32_t d = 0; d < n; d++) {
     shape[d] = like->type->shape[d];
-    if (shape[d] == KILN_DYNAMIC) ops[no++] = ir_dim(&c->b, like, d);
+    if (shape[d] == KILN_DYNAMIC) ops[no++] = oi_ir_dim(&c->b, like, d);
   }
   for (uint32_t d = 1; d < t->rank; d++) {
     shape[d + n - 1] = t->shape[d];
-    if (t->shape[d] == KILN_DYNAMIC) ops[no++] = ir_dim(&c->b, v, d);
+    if (t->shape[d] == KILN_DYNAMIC) ops[no++] = oi_ir_dim(&c->b, v, d);
   }
   const kiln_type *rt = kiln_type_with_shape(c->ctx, t, r, shape);
   kiln_named_attr e[2] = {{kiln_intern_cstr(c->ctx, "reassociation"), leading_groups(c, n, r)},

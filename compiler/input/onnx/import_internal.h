@@ -507,6 +507,8 @@ bool oi_refuse_dyn_inputs(oi_ctx *c, const oi_node *n, const char *why);
 kiln_value *oi_index(oi_ctx *c, int64_t v);
 /* Dim d of v as an index value: a constant, or tensor.dim of its IR value. */
 kiln_value *oi_dim(oi_ctx *c, oi_val *v, uint32_t d);
+/* Dim d of an IR value, built at b: a constant, or tensor.dim. */
+kiln_value *oi_ir_dim(kiln_builder *b, kiln_value *x, uint32_t d);
 /* Resolves the sizes oi_empty left for later: each from the op the empty
  * tensor (or its linalg.fill) is an init of, through the indexing maps
  * (an input dim on the same loop); an error naming the node when none is
@@ -544,6 +546,9 @@ void oi_check_shape(oi_ctx *c, uint32_t rank, const int64_t *shape, kiln_value *
                     const kiln_type *elem);
 /* flow.check.dim_eq: a relation an op relies on, checked at run time. */
 void oi_check_eq(oi_ctx *c, kiln_value *x, kiln_value *y);
+/* flow.check.range: lo <= v <= hi at run time, else the call fails
+ * naming WHAT ("size", "offset", "index") of dimension DIM and the bound. */
+void oi_check_range(oi_ctx *c, kiln_value *v, kiln_value *lo, kiln_value *hi, const char *what, uint32_t dim);
 /* The window x[start_d + i_d] (host index starts) over an output of
  * shape out, whose '?' dims take sizes' values in order. */
 kiln_value *oi_read_window(oi_ctx *c, kiln_value *x, const int64_t *out, kiln_value *const *sizes,

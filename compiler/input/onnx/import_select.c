@@ -9,8 +9,11 @@
  * positions (the flat index of each set element, in one O(n) pass) and
  * their number, which the host reads once those ran (oi_host_read) to
  * size the output; Unique's pairwise O(n^2) kernels likewise (see its
- * section). Otherwise (run-time dims, inside a subgraph) the error kind
- * is "dynamic", naming what decides the size. */
+ * section). NonZero and Compress take run-time dims too (the pass runs
+ * to the length the host computes; a condition longer than Compress's
+ * axis fails at run time). Otherwise (Unique with run-time dims, inside
+ * a subgraph) the error kind is "dynamic", naming what decides the
+ * size. */
 #include "import_internal.h"
 
 typedef struct { kiln_value *x; uint32_t axis; } take_user;
@@ -29,12 +32,16 @@ static bool take_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
 }
 
 /* The node's `axis` (normalized into *ax), or without one the input
- * flattened (*xv reshaped to 1-D, axis 0). */
+ * flattened (*xv reshaped to 1-D, axis 0; merged when a dim is run-time). */
 static bool axis_or_flat(oi_ctx *c, oi_node *n, oi_val *x, kiln_value **xv, uint32_t *ax) {
   *ax = 0;
   if (oi_attr(n, "axis")) {
     int64_t axis;
     return oi_attr_int(c, n, "axis", 0, &axis) && oi_axis(c, axis, x->type->rank, "axis", ax);
+  }
+  if (x->type->rank && oi_has_dyn(x->type)) {
+    *xv = oi_merge_leading(c, *xv, x->type->rank);
+    return *xv != NULL;
   }
   int64_t total = oi_numel(x->type);
   *xv = oi_reshape(c, *xv, 1, &total);
@@ -62,19 +69,20 @@ static kiln_value *zeros_i64(oi_ctx *c, uint32_t rank, const int64_t *shape, kil
   return kiln_op_result(kiln_build(&c->b, KILN_OP_LINALG_FILL, 2, ops, 1, &t, NULL), 0);
 }
 
-/* The flat indices of the set elements of x (1-D, static length n), in
- * order: a tensor<?xi64> whose length *k the host reads at run time. One
- * sequential pass (a host-level scf.for over tensors is a dispatch of its
- * own): pos[w] = i, w += set(x[i]), so O(n); a write at an unset element
- * is overwritten by the next set one or lies past w. */
+/* The flat indices of the set elements of x (1-D, length n static or
+ * run-time), in order: a tensor<?xi64> whose length *k the host reads at
+ * run time. One sequential pass (a host-level scf.for over tensors is a
+ * dispatch of its own): pos[w] = i, w += set(x[i]), so O(n); a write at
+ * an unset element is overwritten by the next set one or lies past w. */
 static kiln_value *kept_positions(oi_ctx *c, kiln_value *x, bool isf, kiln_value **k) {
   nz_user u = {isf};
   int64_t n = x->type->shape[0], one = 1;
   const kiln_type *i64 = kiln_type_int(c->ctx, 64), *it = kiln_type_index(c->ctx);
+  kiln_value *hi = oi_ir_dim(&c->b, x, 0);
   kiln_value *init[2];
-  init[0] = zeros_i64(c, 1, &n, NULL);
+  init[0] = zeros_i64(c, 1, &n, &hi);
   init[1] = zeros_i64(c, 1, &one, NULL);
-  kiln_value *lo = oi_index(c, 0), *hi = oi_index(c, n);
+  kiln_value *lo = oi_index(c, 0);
   kiln_builder b;
   kiln_value *i, *acc[2];
   kiln_op *loop = oi_for(&c->b, lo, hi, 2, init, &b, &i, acc);
@@ -96,26 +104,32 @@ static kiln_value *kept_positions(oi_ctx *c, kiln_value *x, bool isf, kiln_value
   return oi_read_window(c, kiln_op_result(loop, 0), &dyn, k, &start);
 }
 
-/* Can kept_positions run on x (static shape, top-level graph)? Else the
- * "dynamic" refusal naming what decides the size. */
-static bool positions_possible(oi_ctx *c, oi_val *x, const char *what) {
-  if (oi_has_dyn(x->type) || !oi_host_block(c))
+/* Can kept_positions run on x (top-level graph; run-time dims only where
+ * ALLOW_DYN)? Else the "dynamic" refusal naming what decides the size. */
+static bool positions_possible(oi_ctx *c, oi_val *x, const char *what, bool allow_dyn) {
+  if ((!allow_dyn && oi_has_dyn(x->type)) || !oi_host_block(c))
     return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s is computed at run time and decides the output's shape "
-                                             "(%s)", what, oi_has_dyn(x->type) ? "with run-time dims" : "inside a subgraph");
+                                             "(%s)", what, oi_host_block(c) ? "with run-time dims" : "inside a subgraph");
   return true;
 }
 
-/* x (static shape) with axis ax replaced by the k run-time positions idx
- * (tensor<?xi64>, k its host length): out[.., j, ..] = x[.., idx[j], ..]. */
+/* x with axis ax replaced by the k run-time positions idx (tensor<?xi64>,
+ * k its host length): out[.., j, ..] = x[.., idx[j], ..]; x's other dims
+ * static or run-time. */
 static kiln_value *gather_positions(oi_ctx *c, kiln_value *x, uint32_t ax, kiln_value *idx, kiln_value *k) {
   const kiln_type *t = x->type;
   int64_t shape[OI_MAX_RANK];
-  for (uint32_t d = 0; d < t->rank; d++) shape[d] = d == ax ? KILN_DYNAMIC : t->shape[d];
+  kiln_value *dv[OI_MAX_RANK] = {0}, *dims[OI_MAX_RANK];
+  uint32_t nd = 0;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    shape[d] = d == ax ? KILN_DYNAMIC : t->shape[d];
+    if (d == ax) dv[d] = k;
+    else if (shape[d] == KILN_DYNAMIC) dv[d] = oi_ir_dim(&c->b, x, d);
+    if (dv[d]) dims[nd++] = dv[d];
+  }
   const kiln_type *rt = kiln_type_with_shape(c->ctx, t, t->rank, shape);
-  kiln_value *dv[OI_MAX_RANK] = {0};
-  dv[ax] = k;
   oi_check_shape(c, t->rank, shape, dv, rt->elem);
-  kiln_value *out = oi_empty_dims(c, rt, &k);
+  kiln_value *out = oi_empty_dims(c, rt, dims);
   int64_t ad = ax;
   const kiln_affine_map *maps[2] = {oi_map_dims(c, t->rank, 1, &ad), kiln_affine_map_identity(c->ctx, t->rank)};
   take_user tu = {x, ax};
@@ -126,15 +140,22 @@ static kiln_value *gather_positions(oi_ctx *c, kiln_value *x, uint32_t ax, kiln_
 /* Compress with a run-time condition: the kept positions of the
  * condition's first min(len, axis size) entries, then a gather. */
 static bool compress_run_time(oi_ctx *c, oi_node *n, oi_val *x, kiln_value *xv, oi_val *cv, uint32_t ax) {
-  if (!positions_possible(c, cv, "input 1 (condition)") ||
-      (oi_has_dyn(x->type) && !oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "input 0 has run-time dims")))
-    return false;
+  if (!positions_possible(c, cv, "input 1 (condition)", true)) return false;
   const kiln_type *t = xv->type;
   kiln_value *cond = oi_ir(c, cv);
   if (!cond) return false;
-  if (cv->type->shape[0] > t->shape[ax])
-    return oi_invalid(c, "condition has %lld entries for an axis of %lld", (long long)cv->type->shape[0],
-                      (long long)t->shape[ax]);
+  if (!oi_dyn(cv->type, 0) && !oi_dyn(t, ax)) {
+    if (cv->type->shape[0] > t->shape[ax])
+      return oi_invalid(c, "condition has %lld entries for an axis of %lld", (long long)cv->type->shape[0],
+                        (long long)t->shape[ax]);
+  } else {
+    /* the gather reads x at every kept position: no condition entry may
+     * lie past the axis */
+    kiln_value *len = oi_ir_dim(&c->b, cond, 0);
+    kiln_value *zero = oi_index(c, 0);
+    kiln_value *axis = oi_ir_dim(&c->b, xv, ax);
+    oi_check_range(c, len, zero, axis, "size", 0);
+  }
   kiln_value *k;
   kiln_value *idx = kept_positions(c, cond, false, &k);
   kiln_value *out = idx ? gather_positions(c, xv, ax, idx, k) : NULL;
@@ -153,7 +174,7 @@ bool oi_import_compress(oi_ctx *c, oi_node *n) {
   if (!xv) return false;
   uint32_t ax = 0;
   if (!axis_or_flat(c, n, x, &xv, &ax)) return false;
-  if (!oi_const(c, cv)) return compress_run_time(c, n, x, xv, cv, ax);
+  if (!oi_const(c, cv) || oi_has_dyn(xv->type)) return compress_run_time(c, n, x, xv, cv, ax);
   int64_t *keep, cnt;
   if (!oi_const_ints(c, cv, "input 1 (condition)", &keep, &cnt)) return false;
   const kiln_type *t = xv->type;
@@ -179,7 +200,19 @@ bool oi_import_compress(oi_ctx *c, oi_node *n) {
   return true;
 }
 
-typedef struct { uint32_t rank; int64_t stride[OI_MAX_RANK], dim[OI_MAX_RANK]; } coord_user;
+/* Static strides and dims, or (stride_v, dim_v: host index values, the
+ * kernel's push constants) when the input has run-time dims. */
+typedef struct {
+  uint32_t rank;
+  int64_t stride[OI_MAX_RANK], dim[OI_MAX_RANK];
+  kiln_value *stride_v[OI_MAX_RANK], *dim_v[OI_MAX_RANK];
+} coord_user;
+
+/* s as an i64 in the body: the constant, or host value v cast there */
+static kiln_value *body_i64(kiln_builder *b, const kiln_type *i64, int64_t s, kiln_value *v) {
+  if (!v) return oi_scalar(b, i64, 0, s);
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &i64, NULL), 0);
+}
 
 /* out[d, k] = coordinate d of flat index pos[k]; loops (d, k) */
 static bool coord_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
@@ -188,8 +221,10 @@ static bool coord_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
   const kiln_type *i64 = a[0]->type;
   kiln_value *d = oi_loop_index_i64(b, 0), *r = oi_scalar(b, i64, 0, 0);
   for (uint32_t k = 0; k < cu->rank; k++) {
-    kiln_value *q = oi_op2(b, KILN_OP_ARITH_DIVSI, a[0], oi_scalar(b, i64, 0, cu->stride[k]));
-    q = oi_op2(b, KILN_OP_ARITH_REMSI, q, oi_scalar(b, i64, 0, cu->dim[k]));
+    kiln_value *stride = body_i64(b, i64, cu->stride[k], cu->stride_v[k]);
+    kiln_value *q = oi_op2(b, KILN_OP_ARITH_DIVSI, a[0], stride);
+    kiln_value *dim = body_i64(b, i64, cu->dim[k], cu->dim_v[k]);
+    q = oi_op2(b, KILN_OP_ARITH_REMSI, q, dim);
     r = oi_select(b, oi_cmpi(b, OI_EQ, d, oi_scalar(b, i64, 0, k)), q, r);
   }
   y[0] = r;
@@ -199,20 +234,33 @@ static bool coord_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
 /* NonZero of a run-time tensor: the kept positions of the flattened
  * input, then each one's coordinates. */
 static bool nonzero_run_time(oi_ctx *c, oi_node *n, oi_val *x) {
-  if (!positions_possible(c, x, "input 0")) return false;
+  if (!positions_possible(c, x, "input 0", true)) return false;
   kiln_value *xv = oi_ir(c, x);
   if (!xv) return false;
+  const bool dyn = oi_has_dyn(x->type);
   int64_t total = oi_numel(x->type);
-  if (x->type->rank != 1) xv = oi_reshape(c, xv, 1, &total);
+  kiln_value *orig = xv;
+  if (dyn) xv = oi_merge_leading(c, xv, x->type->rank);
+  else if (x->type->rank != 1) xv = oi_reshape(c, xv, 1, &total);
   kiln_value *k;
   kiln_value *pos = kept_positions(c, xv, oi_dtype_is_float(x->dtype), &k);
   if (!pos) return false;
-  coord_user cu = {x->type->rank, {0}, {0}};
+  coord_user cu = {x->type->rank, {0}, {0}, {0}, {0}};
   int64_t st = 1;
+  kiln_value *stv = NULL; /* the stride so far, once a dim is run-time */
   for (uint32_t d = cu.rank; d-- > 0;) {
     cu.dim[d] = x->type->shape[d] ? x->type->shape[d] : 1;
     cu.stride[d] = st;
-    st *= cu.dim[d];
+    if (dyn) {
+      /* host values (push constants in the kernel); max(dim, 1) as above */
+      kiln_value *dim = oi_ir_dim(&c->b, orig, d);
+      kiln_value *one = oi_index(c, 1);
+      kiln_value *d1 = oi_ibin(c, KILN_OP_ARITH_MAXSI, dim, one);
+      cu.stride_v[d] = stv ? stv : oi_index(c, st);
+      cu.dim_v[d] = d1;
+      stv = oi_ibin(c, KILN_OP_ARITH_MULI, cu.stride_v[d], d1);
+    }
+    st *= cu.dim[d] == KILN_DYNAMIC ? 1 : cu.dim[d];
   }
   int64_t shape[2] = {cu.rank, KILN_DYNAMIC};
   kiln_value *dv[2] = {NULL, k};
@@ -375,7 +423,7 @@ bool oi_import_unique(oi_ctx *c, oi_node *n) {
   if (!x) return false;
   int64_t sorted;
   if (!oi_attr_int(c, n, "sorted", 1, &sorted)) return false;
-  if (!positions_possible(c, x, "input 0")) return false;
+  if (!positions_possible(c, x, "input 0", false)) return false;
   kiln_value *xv = oi_ir(c, x);
   if (!xv) return false;
   uint32_t ax = 0;

@@ -9,7 +9,9 @@ kernels computing a size, reads it (hal.buffer_view.load of a dispatch
 result) and records the rest into a later command buffer. Results are
 compared with numpy. Bad values (a computed size that is negative or
 huge, a Range of NaN length) must fail with a message naming the node
-and the value.
+and the value. A second model takes NonZero's and Compress's inputs with
+run-time dims, run at several shapes (empty ones too); a Compress
+condition longer than its axis fails naming the node and the bound.
 
 usage: onnx_computed_shapes.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
@@ -76,6 +78,72 @@ def build(path):
          vi("up", f32, None)],
         initializer=[one, two, half, fzero])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+
+
+def results_ok(r, work, tag, want):
+    """Did the call (its CompletedProcess) give WANT in WORK/TAG_outJ.npy
+    (same shapes and types, within 1e-6 relative)?"""
+    ok = r.returncode == 0
+    for j, w in enumerate(want):
+        if not ok:
+            break
+        got = np.load(os.path.join(work, "%s_out%d.npy" % (tag, j)))
+        ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=0)
+        print("%s result %d %s: %s" % (tag, j, got.shape, "ok" if ok else "MISMATCH, want %s %s" % (w.shape, w)))
+    if not ok:
+        print(r.stderr)
+    return ok
+
+
+def build_dyn(path):
+    """NonZero and Compress of inputs with run-time dims (dim_params): the
+    kept positions run to the length the host computes from the dims."""
+    import onnx
+    from onnx import TensorProto, helper
+    f32, b = TensorProto.FLOAT, TensorProto.BOOL
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("NonZero", ["z"], ["nz"], name="nonzero"),
+             helper.make_node("Compress", ["x", "cond"], ["k1"], name="compress", axis=1),
+             helper.make_node("Compress", ["x", "flat"], ["k0"], name="compress_flat")]
+    graph = helper.make_graph(
+        nodes, "computed_shapes_dyn",
+        [vi("z", f32, ["a", "b", 3]), vi("x", f32, ["n", "m"]), vi("cond", b, ["c"]), vi("flat", b, ["f"])],
+        [vi("nz", TensorProto.INT64, None), vi("k1", f32, None), vi("k0", f32, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)]), path)
+
+
+def run_dyn(compile_, run, work, device, tally):
+    model, module = os.path.join(work, "dyn.onnx"), os.path.join(work, "dyn.kiln")
+    build_dyn(model)
+    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr)
+        tally(False)
+        return
+    rng = np.random.RandomState(11)
+
+    def sparse(*shape):
+        return np.where(rng.uniform(0, 1, shape) < 0.5, 0, rng.uniform(-2, 2, shape)).astype(np.float32)
+    good = []
+    for (a, b_, n, m, c, f) in ((1, 1, 1, 1, 1, 1), (2, 5, 3, 7, 7, 21), (4, 3, 5, 2, 1, 4), (0, 6, 4, 3, 0, 0),
+                                (7, 2, 2, 13, 11, 26)):
+        good.append([sparse(a, b_, 3), rng.uniform(-1, 1, (n, m)).astype(np.float32),
+                     rng.uniform(0, 1, c) < 0.5, rng.uniform(0, 1, f) < 0.5])
+    good.append([np.ones((2, 2, 3), np.float32), np.ones((3, 4), np.float32), np.ones(4, np.bool_),
+                 np.ones(12, np.bool_)])
+
+    def call(tag, ins):
+        return onnx_e2e.run_module(run, module, device, work, "dyn_" + tag, ins, 3)
+    for k, ins in enumerate(good):
+        z, x, cond, flat = ins
+        want = [np.array(np.nonzero(z), np.int64).reshape(3, -1),
+                np.compress(cond, x, axis=1), np.compress(flat, x.reshape(-1))]
+        tally(results_ok(call("good%d" % k, ins), work, "dyn_good%d" % k, want))
+    base = good[1]
+    # a condition longer than the axis would gather past it
+    bad = [(2, np.ones(8, np.bool_), ["node 'compress'", "size[0] is 8, must be <= 7"]),
+           (3, np.ones(22, np.bool_), ["node 'compress_flat'", "size[0] is 22, must be <= 21"])]
+    onnx_e2e.check_refusals(call, base, bad, tally)
 
 
 def unique_cols(m):
@@ -174,22 +242,14 @@ def main(argv):
 
     for k, ins in enumerate(good):
         want = expect(ins)
-        r = call("good%d" % k, ins)
-        ok = r.returncode == 0
-        for j, w in enumerate(want):
-            if not ok:
-                break
-            got = np.load(os.path.join(work, "good%d_out%d.npy" % (k, j)))
-            ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=0)
-            print("call %d result %d %s: %s" % (k, j, got.shape, "ok" if ok else "MISMATCH, want %s %s" % (w.shape, w)))
-        if not ok:
-            print(r.stderr)
+        ok = results_ok(call("good%d" % k, ins), work, "good%d" % k, want)
         passed, failed = passed + ok, failed + (not ok)
     def tally(ok):
         nonlocal passed, failed
         passed, failed = passed + ok, failed + (not ok)
 
     onnx_e2e.check_refusals(call, base, bad, tally)
+    run_dyn(compile_, run, work, device, tally)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
