@@ -467,7 +467,17 @@ static bool gather_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   kiln_value *neg = oi_cmpi(b, OI_SLT, idx, zero);
   kiln_value *dim = g->dimv ? kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &g->dimv, 1, &idx->type, NULL), 0)
                             : oi_scalar(b, idx->type, 0, g->dim);
-  idx = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, idx, dim), idx);
+  kiln_value *wrapped = oi_op2(b, KILN_OP_ARITH_ADDI, idx, dim);
+  idx = oi_select(b, neg, wrapped, idx);
+  /* clamped into [0, dim - 1]: the host refuses indices outside before the
+   * gather runs (gather()); where it cannot check (in a Loop or If body),
+   * a bad index still never reads outside the data */
+  kiln_value *below = oi_cmpi(b, OI_SLT, idx, zero);
+  idx = oi_select(b, below, zero, idx);
+  kiln_value *one = oi_scalar(b, idx->type, 0, 1);
+  kiln_value *last = oi_op2(b, KILN_OP_ARITH_SUBI, dim, one);
+  kiln_value *above = oi_cmpi(b, OI_SGT, idx, last);
+  idx = oi_select(b, above, last, idx);
   kiln_value *ii = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &idx, 1, &it, NULL), 0);
   uint32_t dr = g->data->type->rank;
   kiln_value *ops[OI_MAX_RANK + 1];
@@ -483,6 +493,33 @@ static bool gather_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
   }
   const kiln_type *et = g->data->type->elem;
   y[0] = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, dr + 1, ops, 1, &et, NULL), 0);
+  return true;
+}
+
+/* Indices read from data must lie in [-n, n - 1] (ONNX's rule; ONNX
+ * Runtime refuses the rest): the host checks the minimum and maximum of
+ * ii (any rank) against the axis size n before the op runs, the error
+ * naming the axis and the value. An empty ii's minimum and maximum are
+ * the reduction identities, which pass: each bound is checked on its own
+ * side only. */
+static bool check_indices(oi_ctx *c, kiln_value *ii, int32_t dtype, kiln_value *n, uint32_t axis) {
+  kiln_value *mn = ii, *mx = ii;
+  uint32_t q = ii->type->rank;
+  if (q > 0) {
+    bool all[OI_MAX_RANK];
+    for (uint32_t d = 0; d < q; d++) all[d] = true;
+    mn = oi_reduce(c, ii, dtype, all, false, OI_RED_MIN);
+    mx = mn ? oi_reduce(c, ii, dtype, all, false, OI_RED_MAX) : NULL;
+    if (!mx) return false;
+  }
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1);
+  kiln_value *lo = oi_ibin(c, KILN_OP_ARITH_SUBI, zero, n);
+  kiln_value *hi = oi_ibin(c, KILN_OP_ARITH_SUBI, n, one);
+  kiln_value *any_above = oi_index(c, INT64_MAX), *any_below = oi_index(c, INT64_MIN);
+  kiln_value *least = oi_host_read(c, mn, 0);
+  oi_check_range(c, least, lo, any_above, "index", axis);
+  kiln_value *most = oi_host_read(c, mx, 0);
+  oi_check_range(c, most, any_below, hi, "index", axis);
   return true;
 }
 
@@ -569,6 +606,11 @@ static bool gather(oi_ctx *c, oi_node *n, bool elements) {
                    .elements = elements};
   kiln_value *ii = oi_ir(c, iv);
   if (!g.data || !ii) return false;
+  /* indices from data: checked on the host before the gather runs */
+  if (!foldable(c, iv) && oi_host_block(c)) {
+    kiln_value *size = dimv ? dimv : oi_index(c, dim);
+    if (!check_indices(c, ii, iv->dtype, size, ax)) return false;
+  }
   int64_t imap[OI_MAX_RANK];
   for (uint32_t j = 0; j < q; j++) imap[j] = elements ? j : ax + j;
   const kiln_affine_map *maps[2] = {oi_map_dims(c, ro, q, imap), kiln_affine_map_identity(c->ctx, ro)};
@@ -617,8 +659,16 @@ static bool gnd_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
     iops[g->q] = oi_scalar(b, it, 0, j);
     kiln_value *v = kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT, g->q + 1, iops, 1, &xt->elem, NULL), 0);
     kiln_value *dim = oi_scalar(b, v->type, 0, dt->shape[g->b + j]);
-    kiln_value *neg = oi_cmpi(b, OI_SLT, v, oi_scalar(b, v->type, 0, 0));
-    v = oi_select(b, neg, oi_op2(b, KILN_OP_ARITH_ADDI, v, dim), v);
+    kiln_value *zero = oi_scalar(b, v->type, 0, 0);
+    kiln_value *neg = oi_cmpi(b, OI_SLT, v, zero);
+    kiln_value *wrapped = oi_op2(b, KILN_OP_ARITH_ADDI, v, dim);
+    v = oi_select(b, neg, wrapped, v);
+    /* clamped into the data as gather_body does (the host checks first) */
+    kiln_value *below = oi_cmpi(b, OI_SLT, v, zero);
+    v = oi_select(b, below, zero, v);
+    kiln_value *last = oi_scalar(b, v->type, 0, dt->shape[g->b + j] - 1);
+    kiln_value *above = oi_cmpi(b, OI_SGT, v, last);
+    v = oi_select(b, above, last, v);
     dops[1 + g->b + j] = kiln_op_result(kiln_build(b, KILN_OP_ARITH_INDEX_CAST, 1, &v, 1, &it, NULL), 0);
   }
   for (uint32_t d = g->b + g->k; d < dt->rank; d++) dops[1 + d] = lo[g->q - 1 + d - g->b - g->k];
@@ -654,6 +704,18 @@ bool oi_import_gather_nd(oi_ctx *c, oi_node *n) {
   if (oi_numel(rt) == 0) {
     oi_set_out(c, n, 0, oi_empty(c, rt), x->dtype);
     return true;
+  }
+  /* indices from data: each column j checked against its data dim */
+  if (!foldable(c, iv) && oi_host_block(c)) {
+    int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], step[OI_MAX_RANK];
+    for (uint32_t d = 0; d < q; d++) size[d] = xt->shape[d], step[d] = 1;
+    size[q - 1] = 1;
+    for (uint32_t j = 0; j < (uint32_t)k; j++) {
+      off[q - 1] = j;
+      kiln_value *col = oi_slice(c, g.idx, off, size, step);
+      kiln_value *n_j = oi_index(c, dt->shape[bd + j]);
+      if (!col || !check_indices(c, col, iv->dtype, n_j, (uint32_t)bd + j)) return false;
+    }
   }
   kiln_value *out = oi_empty(c, rt);
   const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, ro);
