@@ -17,14 +17,6 @@
  * The blocked form is for the CPU kernels only: with no llvm-cpu target
  * (fl_targets_cpu) filters stay HWCF, the form the GPU's shared-memory
  * tiles read.
- * A fully connected layer of few rows (a classifier's head at batch 1:
- * linalg.matmul A [R, K] x B [K, N], B a constant of 64 KiB or more, R <=
- * CV_FC_MAX_ROWS) is a 1x1 convolution over R pixels and takes the same
- * blocked generic on A viewed as [1, 1, R, K], B stored [N/NB, 1, 1, K,
- * NB], the result viewed back as [R, N]. The matmul kernel's column
- * tiles would read B a 4*N-byte row apart per reduction step, a new page
- * every step of a streaming read; a block is one contiguous run
- * (AlexNet's 9216x4096 layer: 3x faster, measured in bench/models).
  * In NHWC a convolution's output channels are contiguous in both the
  * filter and the output, and a depthwise convolution's channels are
  * contiguous in all three operands: the vector lanes run along them for
@@ -323,67 +315,6 @@ static int64_t blocked_width(const conv *cv, bool cpu) {
   return M % 32 == 0 && M > 32 ? 32 : M % 16 == 0 && M > 16 ? 16 : 0;
 }
 
-/* The convolution as a linalg.generic over (n, oh, ow, g, m, kh, kw, c),
- * on x [N, H, W, C] (NHWC) and the filter w [G, kh, kw, C/G, M/G] (or
- * [M/NB, kh, kw, C, NB] when nb), as [N, OH, OW, M]. Its body is a clone
- * of old's, else (old NULL) the multiply-accumulate of linalg.matmul. */
-static kiln_value *window_generic(kiln_builder *bp, const conv *cv, kiln_value *x, int64_t nb,
-                                  kiln_value *w, kiln_value *nv, kiln_block *old) {
-  kiln_builder b = *bp;
-  kiln_context *ctx = b.ctx;
-  const kiln_type *et = cv->op->results[0].type->elem;
-  int64_t M = cv->g * cv->mg;
-  /* loops (n, oh, ow, g, m, kh, kw, c): groups of [N, H, W, G, C/G], or
-   * blocks of NB output channels reading all of [N, H, W, C] */
-  int64_t ng = nb ? M / nb : cv->g, mg = nb ? nb : cv->mg;
-  const kiln_type *xt = x->type;
-  int64_t xs[5] = {xt->shape[0], xt->shape[1], xt->shape[2], cv->g, cv->cg};
-  kiln_value *x5 = nb ? x : reshape(&b, x, 5, xs, nv);
-  int64_t os[5] = {cv->n, cv->oh, cv->ow, ng, mg};
-  kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 5, os, et, NULL), nv);
-  const kiln_affine_expr *D[8];
-  for (unsigned l = 0; l < 8; l++) D[l] = kiln_affine_dim(ctx, l);
-  /* The reduction loops are (kh, kw, c), not (c, kh, kw): the
-   * microkernel runs them in loop order, so with the input channel
-   * innermost each register row reads its pixel's channels in a run, a
-   * line serving 16 steps, where channel-first touches kh x (rows + kw
-   * - 1) lines per channel, a pixel (C x 4 bytes: 2 KiB at 512
-   * channels) apart, which fall into few L1 sets and evict each other. */
-  enum { kh = 5, kw = 6, kc = 7 };
-  const kiln_affine_expr *wh = kiln_affine_binary(
-      ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[1], kiln_affine_const(ctx, cv->stride[0])),
-      kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[kh], kiln_affine_const(ctx, cv->dil[0])));
-  const kiln_affine_expr *ww = kiln_affine_binary(
-      ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[2], kiln_affine_const(ctx, cv->stride[1])),
-      kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[kw], kiln_affine_const(ctx, cv->dil[1])));
-  const kiln_affine_expr *xe[5] = {D[0], wh, ww, D[3], D[kc]}, *xb[4] = {D[0], wh, ww, D[kc]};
-  /* Filters are [G, kh, kw, C/G, M/G] or blocked [M/NB, kh, kw, C, NB],
-   * in the order of the reduction loops as the microkernel's panel rows
-   * are, so a block of them is one contiguous panel that lower_conv
-   * reads in place. */
-  const kiln_affine_expr *we[5] = {D[3], D[kh], D[kw], D[kc], D[4]};
-  const kiln_affine_expr *oe[5] = {D[0], D[1], D[2], D[3], D[4]};
-  const kiln_affine_map *maps[3] = {nb ? kiln_affine_map_get(ctx, 8, 0, 4, xb) : kiln_affine_map_get(ctx, 8, 0, 5, xe),
-                                    kiln_affine_map_get(ctx, 8, 0, 5, we),
-                                    kiln_affine_map_get(ctx, 8, 0, 5, oe)};
-  static const bool red[8] = {false, false, false, false, false, true, true, true};
-  kiln_value *ins[2] = {x5, w};
-  kiln_op *g = fl_build_generic(&b, 2, ins, 1, &init, maps, 8, red);
-  kiln_block *body = g->regions[0].first;
-  if (old) {
-    kiln_value_map vm = {0};
-    for (uint32_t i = 0; i < 3; i++) kiln_value_map_add(ctx, &vm, old->args[i], body->args[i]);
-    for (kiln_op *o = old->first; o; o = o->next) kiln_block_append_op(body, kiln_op_clone(o, &vm));
-  } else {
-    kiln_builder bb = kiln_builder_at_end(ctx, body);
-    bb.loc = b.loc;
-    kiln_value *y = kiln_linalg_named_body(&bb, KILN_OP_LINALG_MATMUL, et, body->args, 2);
-    fl_build_yield(ctx, body, 1, &y, b.loc);
-  }
-  int64_t s4[4] = {cv->n, cv->oh, cv->ow, M};
-  return reshape(&b, kiln_op_result(g, 0), 4, s4, nv);
-}
-
 static void rewrite(kiln_context *ctx, conv *cv, bool cpu) {
   kiln_op *op = cv->op;
   kiln_builder b = kiln_builder_before(op);
@@ -406,10 +337,49 @@ static void rewrite(kiln_context *ctx, conv *cv, bool cpu) {
     out = named_conv(&b, dw ? KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC : KILN_OP_LINALG_CONV_2D_NHWC_HWCF,
                      x, w, init, cv);
   } else {
+    /* loops (n, oh, ow, g, m, kh, kw, c): groups of [N, H, W, G, C/G], or
+     * blocks of NB output channels reading all of [N, H, W, C] */
     int64_t ng = nb ? M / nb : cv->g, mg = nb ? nb : cv->mg;
+    const kiln_type *xt = x->type;
+    int64_t xs[5] = {xt->shape[0], xt->shape[1], xt->shape[2], cv->g, cv->cg};
+    kiln_value *x5 = nb ? x : reshape(&b, x, 5, xs, nv);
+    int64_t os[5] = {cv->n, cv->oh, cv->ow, ng, mg};
+    kiln_value *init = filled(&b, cv->fill, kiln_type_tensor(ctx, 5, os, et, NULL), nv);
+    const kiln_affine_expr *D[8];
+    for (unsigned l = 0; l < 8; l++) D[l] = kiln_affine_dim(ctx, l);
+    /* The reduction loops are (kh, kw, c), not (c, kh, kw): the
+     * microkernel runs them in loop order, so with the input channel
+     * innermost each register row reads its pixel's channels in a run, a
+     * line serving 16 steps, where channel-first touches kh x (rows + kw
+     * - 1) lines per channel, a pixel (C x 4 bytes: 2 KiB at 512
+     * channels) apart, which fall into few L1 sets and evict each other. */
+    enum { kh = 5, kw = 6, kc = 7 };
+    const kiln_affine_expr *wh = kiln_affine_binary(
+        ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[1], kiln_affine_const(ctx, cv->stride[0])),
+        kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[kh], kiln_affine_const(ctx, cv->dil[0])));
+    const kiln_affine_expr *ww = kiln_affine_binary(
+        ctx, KILN_AFFINE_ADD, kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[2], kiln_affine_const(ctx, cv->stride[1])),
+        kiln_affine_binary(ctx, KILN_AFFINE_MUL, D[kw], kiln_affine_const(ctx, cv->dil[1])));
+    const kiln_affine_expr *xe[5] = {D[0], wh, ww, D[3], D[kc]}, *xb[4] = {D[0], wh, ww, D[kc]};
+    /* Filters are [G, kh, kw, C/G, M/G] or blocked [M/NB, kh, kw, C, NB],
+     * in the order of the reduction loops as the microkernel's panel rows
+     * are, so a block of them is one contiguous panel that lower_conv
+     * reads in place. */
+    const kiln_affine_expr *we[5] = {D[3], D[kh], D[kw], D[kc], D[4]};
+    const kiln_affine_expr *oe[5] = {D[0], D[1], D[2], D[3], D[4]};
+    const kiln_affine_map *maps[3] = {nb ? kiln_affine_map_get(ctx, 8, 0, 4, xb) : kiln_affine_map_get(ctx, 8, 0, 5, xe),
+                                      kiln_affine_map_get(ctx, 8, 0, 5, we),
+                                      kiln_affine_map_get(ctx, 8, 0, 5, oe)};
+    static const bool red[8] = {false, false, false, false, false, true, true, true};
     int64_t ws[5] = {ng, cv->kh, cv->kw, cv->cg, mg};
-    kiln_value *w = filter(&b, cv, ng, mg, hwcf, 5, ws);
-    out = window_generic(&b, cv, x, nb, w, nv, op->regions[0].first);
+    kiln_value *ins[2] = {x5, filter(&b, cv, ng, mg, hwcf, 5, ws)};
+    kiln_op *g = fl_build_generic(&b, 2, ins, 1, &init, maps, 8, red);
+    kiln_block *body = g->regions[0].first, *old = op->regions[0].first;
+    kiln_value_map vm = {0};
+    for (uint32_t i = 0; i < 3; i++) kiln_value_map_add(ctx, &vm, old->args[i], body->args[i]);
+    for (kiln_op *o = old->first; o; o = o->next) kiln_block_append_op(body, kiln_op_clone(o, &vm));
+    int64_t s4[4] = {cv->n, cv->oh, cv->ow, M};
+    out = reshape(&b, kiln_op_result(g, 0), 4, s4, nv);
   }
   kiln_value *y4 = transpose(&b, out, to_nchw, nv);
   if (cv->collapse) {
@@ -423,68 +393,11 @@ static void rewrite(kiln_context *ctx, conv *cv, bool cpu) {
   for (int i = 0; i < 3; i++) erase_unused(old[i]);
 }
 
-/* A fully connected layer of few rows (see the top): linalg.matmul
- * A [R, K] x B [K, N], static f32, B a constant, R <= CV_FC_MAX_ROWS, the
- * init a fill, taken as a 1x1 convolution of K -> N channels over R
- * pixels. More rows reuse each column tile of B across them, which the
- * matmul kernel's own tiles do better. */
-#define CV_FC_MAX_ROWS 4
-static bool match_fc(kiln_op *op, conv *cv) {
-  memset(cv, 0, sizeof *cv);
-  if (op->kind != KILN_OP_LINALG_MATMUL || op->num_operands != 3 || op->num_results != 1)
-    return false;
-  kiln_value *a = kiln_op_operand(op, 0), *bv = kiln_op_operand(op, 1);
-  const kiln_type *at = a->type, *bt = bv->type, *yt = op->results[0].type;
-  if (!fl_is_static_tensor(at) || !fl_is_static_tensor(bt) || !fl_is_static_tensor(yt) ||
-      at->rank != 2 || bt->rank != 2 || yt->rank != 2 || at->shape[0] > CV_FC_MAX_ROWS ||
-      at->shape[1] != bt->shape[0] || yt->shape[0] != at->shape[0] || yt->shape[1] != bt->shape[1])
-    return false;
-  const kiln_type *f32 = kiln_type_f32(kiln_op_context(op));
-  if (at->elem != f32 || bt->elem != f32 || yt->elem != f32) return false;
-  cv->op = op;
-  cv->x4 = a;
-  cv->w = constant_of(bv);
-  cv->fill = fill_of(kiln_op_operand(op, 2));
-  cv->n = 1, cv->g = 1, cv->cg = at->shape[1], cv->mg = bt->shape[1];
-  cv->kh = cv->kw = cv->oh = 1, cv->ow = at->shape[0];
-  cv->stride[0] = cv->stride[1] = cv->dil[0] = cv->dil[1] = 1;
-  return cv->w && cv->fill && kiln_dense_count(cv->w) > 0;
-}
-
-static void rewrite_fc(kiln_context *ctx, const conv *cv, int64_t nb) {
-  kiln_op *op = cv->op;
-  kiln_builder b = kiln_builder_before(op);
-  b.loc = op->loc;
-  const int64_t R = cv->ow, K = cv->cg, N = cv->mg;
-  const kiln_type *et = cv->w->type->elem;
-  /* B [K, N] -> [K, N/NB, NB] -> [N/NB, K, NB]: the blocked filter
-   * [N/NB, kh = 1, kw = 1, K, NB] (one copy; the reshapes are views) */
-  int64_t s3[3] = {K, N / nb, nb}, s5[5] = {N / nb, 1, 1, K, nb};
-  static const int64_t perm[3] = {1, 0, 2};
-  const kiln_attr *w = kiln_attr_dense_reshape(ctx, cv->w, kiln_type_tensor(ctx, 3, s3, et, NULL));
-  w = kiln_attr_dense_transpose(ctx, w, perm);
-  w = kiln_attr_dense_reshape(ctx, w, kiln_type_tensor(ctx, 5, s5, et, NULL));
-  kiln_value *wv = kiln_build_constant(&b, w);
-  int64_t xs[4] = {1, 1, R, K}, ys[2] = {R, N};
-  kiln_value *x = reshape(&b, cv->x4, 4, xs, NULL);
-  kiln_value *y4 = window_generic(&b, cv, x, nb, wv, NULL, NULL);
-  kiln_value *y = reshape(&b, y4, 2, ys, NULL);
-  kiln_value_replace_all_uses(kiln_op_result(op, 0), y);
-  kiln_value *old[3] = {kiln_op_operand(op, 0), kiln_op_operand(op, 1), kiln_op_operand(op, 2)};
-  kiln_op_erase(op);
-  for (int i = 0; i < 3; i++) erase_unused(old[i]);
-}
-
 static void visit(kiln_context *ctx, kiln_op *op, kiln_op **next, void *user) {
   conv cv;
-  const bool cpu = *(const bool *)user;
   if (match(op, &cv)) {
     if (cv.collapse == *next) *next = (*next)->next;
-    rewrite(ctx, &cv, cpu);
-  } else if (match_fc(op, &cv)) {
-    /* only where the filter would be blocked: else B stays as it is */
-    const int64_t nb = blocked_width(&cv, cpu);
-    if (nb) rewrite_fc(ctx, &cv, nb);
+    rewrite(ctx, &cv, *(const bool *)user);
   }
 }
 
