@@ -244,24 +244,22 @@ int kiln_cuda_fill(kiln_cuda_device_t *d, uint64_t dst, uint32_t pattern,
     CHECK("cuMemsetD8", d->api.MemsetD8(dst, b0, bytes));
     return KILN_CUDA_OK;
   }
-  /* cuMemsetD32 needs a 4-byte aligned target: bytes before the first
-   * aligned word and after the last take cuMemsetD8 one at a time, the
-   * words between take the pattern rotated to start where they start. */
-  const size_t head = (size_t)((4 - dst % 4) % 4) < bytes
-                          ? (size_t)((4 - dst % 4) % 4) : bytes;
-  const size_t words = (bytes - head) / 4;
-  for (size_t i = 0; i < bytes; i++) {
-    if (i == head && words) {
-      const unsigned shift = 8u * (unsigned)(head % 4);
-      const uint32_t rotated =
-          shift ? (pattern >> shift) | (pattern << (32u - shift)) : pattern;
-      CHECK("cuMemsetD32", d->api.MemsetD32(dst + i, rotated, words));
-      i += 4 * words - 1;
-      continue;
-    }
+  /* cuMemsetD32 needs a 4-byte aligned target: the (at most 3) bytes
+   * before the first aligned word and those after the last take
+   * cuMemsetD8, the words between the pattern rotated to start there. */
+  const size_t to_word = (size_t)((4 - dst % 4) % 4);
+  const size_t head = to_word < bytes ? to_word : bytes;
+  const size_t words = (bytes - head) / 4, tail = head + 4 * words;
+  for (size_t i = 0; i < head; i++)
+    CHECK("cuMemsetD8", d->api.MemsetD8(dst + i, (unsigned char)(pattern >> (8u * i)), 1));
+  if (words) {
+    const unsigned shift = 8u * (unsigned)head;
+    const uint32_t rotated = shift ? (pattern >> shift) | (pattern << (32u - shift)) : pattern;
+    CHECK("cuMemsetD32", d->api.MemsetD32(dst + head, rotated, words));
+  }
+  for (size_t i = tail; i < bytes; i++)
     CHECK("cuMemsetD8",
           d->api.MemsetD8(dst + i, (unsigned char)(pattern >> (8u * (i % 4))), 1));
-  }
   return KILN_CUDA_OK;
 }
 
