@@ -23,8 +23,8 @@
 #define IS_NOT "%s %u is not %u"
 #define IS_NOT_LLU "%s %llu is not %u"
 #define TOGETHER "%s and %s must come together"
-#define DYN_TEXTREL \
-  "dynamic entry %llu: %s; text relocations would need writable code"
+#define NOT_SUPPORTED "%s %llu: no support for %s"
+#define DYN "dynamic entry"
 #define PH_SECOND "program header %u: second %s"
 #define PH_PAST_END \
   "program header %u: %s at offset %llu (%llu bytes) exceeds the %zu-byte file"
@@ -109,11 +109,11 @@ static int parse_header(const uint8_t *d, size_t size, uint32_t *machine,
   if (d[5] != 1) return FAIL("ELF data encoding %u is not little-endian (1)", d[5]);
   if (d[6] != 1) return FAIL("ELF ident version %u is not 1", d[6]);
   uint16_t type = kiln_elf_rd16(d + 16);
-  if (type != 3) return FAIL("ELF type %u is not ET_DYN (3, shared object)", type);
+  if (type != 3) return FAIL("ELF type %u is not ET_DYN (3)", type);
   *machine = kiln_elf_rd16(d + 18);
   if (*machine != KILN_ELF_MACHINE_X86_64 && *machine != KILN_ELF_MACHINE_AARCH64 &&
       *machine != KILN_ELF_MACHINE_RISCV)
-    return UNSUPPORTED("ELF machine %u is not x86_64 (62), aarch64 (183) or riscv64 (243)",
+    return UNSUPPORTED("ELF machine %u is not x86_64, aarch64 or riscv64",
                        *machine);
   if (kiln_elf_rd32(d + 20) != 1)
     return FAIL("ELF version %u is not 1", kiln_elf_rd32(d + 20));
@@ -176,8 +176,7 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
     uint64_t align = kiln_elf_rd64(ph + 48);
     if (type == ELF_PT_LOAD) {
       if ((flags & ELF_PF_W) && (flags & ELF_PF_X))
-        return FAIL("program header %u: PT_LOAD is writable and executable "
-                    "(W^X violation)", i);
+        return FAIL("program header %u: writable and executable PT_LOAD", i);
       if (filesz > memsz)
         return FAIL("program header %u: p_filesz %llu exceeds p_memsz %llu", i,
                     ULL(filesz), ULL(memsz));
@@ -197,8 +196,8 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
         uint64_t prev_end = prev->vaddr + prev->memsz;
         /* Protections are per page: two segments may not share one. */
         if (page_floor(vaddr, page) < page_floor(prev_end + page - 1, page))
-          return FAIL("program header %u: PT_LOAD at 0x%llx overlaps or shares "
-                      "a page with the previous segment (ends 0x%llx)", i,
+          return FAIL("program header %u: PT_LOAD at 0x%llx shares a page with "
+                      "the one before (ends 0x%llx)", i,
                       ULL(vaddr), ULL(prev_end));
       }
       if (align > l->align) l->align = align;
@@ -218,11 +217,9 @@ static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
       relro_vaddr = vaddr;
       relro_memsz = memsz;
     } else if (type == ELF_PT_TLS) {
-      return UNSUPPORTED("program header %u: thread-local storage (PT_TLS) is "
-                         "not supported", i);
+      return UNSUPPORTED(NOT_SUPPORTED, "program header", ULL(i), "PT_TLS");
     } else if (type == ELF_PT_INTERP) {
-      return UNSUPPORTED("program header %u: PT_INTERP; a kernel library must "
-                         "be a plain shared object", i);
+      return UNSUPPORTED(NOT_SUPPORTED, "program header", ULL(i), "PT_INTERP");
     }
   }
   if (l->load_count == 0) return FAIL("no PT_LOAD segment");
@@ -261,26 +258,22 @@ static int parse_dynamic(const uint8_t *d, uint64_t off, uint64_t len,
     if (tag == DT_NULL) return KILN_ELF_OK;
     switch (tag) {
       case DT_NEEDED:
-        return UNSUPPORTED("dynamic entry %llu: DT_NEEDED; a kernel library "
-                           "may not depend on other libraries", ULL(i));
+        return UNSUPPORTED(NOT_SUPPORTED, DYN, ULL(i), "DT_NEEDED");
       case DT_INIT: case DT_FINI:
-        return UNSUPPORTED("dynamic entry %llu: initializer/finalizer "
-                           "functions are not supported", ULL(i));
+        return UNSUPPORTED(NOT_SUPPORTED, DYN, ULL(i), "DT_INIT/DT_FINI");
       case DT_INIT_ARRAYSZ: case DT_FINI_ARRAYSZ: case DT_PREINIT_ARRAYSZ:
         if (val)
-          return UNSUPPORTED("dynamic entry %llu: constructor/destructor "
-                             "arrays are not supported", ULL(i));
+          return UNSUPPORTED(NOT_SUPPORTED, DYN, ULL(i), "initializer arrays");
         break;
       case DT_REL: case DT_RELSZ: case DT_RELR: case DT_RELRSZ:
         if (val)
-          return UNSUPPORTED("dynamic entry %llu: tag %llu; only RELA "
-                             "relocations are supported", ULL(i), ULL(tag));
+          return UNSUPPORTED(NOT_SUPPORTED, DYN, ULL(i), "REL/RELR relocations");
         break;
       case DT_TEXTREL:
-        return UNSUPPORTED(DYN_TEXTREL, ULL(i), "DT_TEXTREL");
+        return UNSUPPORTED(NOT_SUPPORTED, DYN, ULL(i), "DT_TEXTREL");
       case DT_FLAGS:
         if (val & DF_TEXTREL)
-          return UNSUPPORTED(DYN_TEXTREL, ULL(i), "DF_TEXTREL");
+          return UNSUPPORTED(NOT_SUPPORTED, DYN, ULL(i), "DF_TEXTREL");
         break;
       case DT_PLTRELSZ: case DT_HASH: case DT_STRTAB: case DT_SYMTAB:
       case DT_RELA: case DT_RELASZ: case DT_RELAENT: case DT_STRSZ:
@@ -294,8 +287,8 @@ static int parse_dynamic(const uint8_t *d, uint64_t off, uint64_t len,
         break;
     }
   }
-  return FAIL("dynamic table (%llu entries at offset %llu) has no DT_NULL "
-              "terminator", ULL(n), ULL(off));
+  return FAIL("dynamic table (%llu entries at offset %llu) has no DT_NULL",
+              ULL(n), ULL(off));
 }
 
 #define HAVE(t) ((dv.seen >> (t)) & 1u)
@@ -314,13 +307,12 @@ static int parse_tables(const uint8_t *d, kiln_elf_layout_t *l,
   uint64_t off;
   l->hash_vaddr = dv.v[DT_HASH];
   if (!vaddr_to_offset(l, l->hash_vaddr, 8, 1, &off))
-    return FAIL("DT_HASH 0x%llx is not in a readable, read-only file-backed segment",
-                ULL(l->hash_vaddr));
+    return FAIL(TABLE_NOT_READ_ONLY, "DT_HASH", ULL(l->hash_vaddr), 8ull,
+                "bytes");
   uint32_t nbucket = kiln_elf_rd32(d + off), nchain = kiln_elf_rd32(d + off + 4);
   uint64_t hash_bytes = 8 + 4 * ((uint64_t)nbucket + nchain);
   if (nbucket == 0 || nchain == 0)
-    return FAIL("hash table has %u buckets and %u chains; need at least one "
-                "of each", nbucket, nchain);
+    return FAIL("hash table has %u buckets and %u chains", nbucket, nchain);
   if (!vaddr_to_offset(l, l->hash_vaddr, hash_bytes, 1, &l->hash_off))
     return FAIL("hash table 0x%llx (%llu bytes) exceeds its segment",
                 ULL(l->hash_vaddr), ULL(hash_bytes));
@@ -364,8 +356,7 @@ static int check_symbols(const uint8_t *d, const kiln_elf_layout_t *l,
                   i, name, ULL(l->strsz));
     const char *nm = strtab + name;
     if (shndx == ELF_SHN_UNDEF)
-      return FAIL("undefined symbol '%.80s' (symbol %u); kernel libraries must "
-                  "be self-contained", nm, i);
+      return FAIL("undefined symbol '%.80s' (symbol %u)", nm, i);
     if (type == ELF_STT_TLS || type == ELF_STT_GNU_IFUNC)
       return UNSUPPORTED("symbol '%.80s': %s symbols are not supported", nm,
                          type == ELF_STT_TLS ? "thread-local" : "IFUNC");
@@ -395,8 +386,8 @@ static int check_relocs(const uint8_t *d, kiln_elf_layout_t *l,
     return FAIL(IS_NOT_LLU, "DT_RELAENT", ULL(dv.v[DT_RELAENT]),
                 ELF_RELA_SIZE);
   if (HAVE(DT_JMPREL) && dv.v[DT_PLTREL] != DT_RELA)
-    return UNSUPPORTED("DT_PLTREL %llu: PLT relocations must be RELA (7)",
-                       ULL(dv.v[DT_PLTREL]));
+    return UNSUPPORTED(IS_NOT_LLU, "DT_PLTREL", ULL(dv.v[DT_PLTREL]),
+                       DT_RELA);
   for (int t = 0; t < 2; t++) {
     if (bytes[t] == 0) continue;
     if (bytes[t] % ELF_RELA_SIZE)
@@ -426,8 +417,7 @@ static int check_relocs(const uint8_t *d, kiln_elf_layout_t *l,
         l->reloc_relative++;
       } else {
         if (sym == 0)
-          return FAIL("%s relocation %llu: symbolic relocation against the "
-                      "null symbol", table_name[t], ULL(i));
+          return FAIL("%s relocation %llu: against the null symbol", table_name[t], ULL(i));
         l->reloc_symbolic++;
       }
     }
