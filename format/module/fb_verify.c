@@ -68,17 +68,12 @@ static int64_t kfb_read_scalar(const uint8_t *p, kiln_fb_scalar_t s) {
   return 0;
 }
 
+#ifndef KILN_NO_MESSAGES
 __attribute__((format(printf, 2, 3))) static bool kfb_fail(kfb_verifier *v,
                                                             const char *fmt,
                                                             ...) {
   char *out = v->err->message;
   size_t cap = sizeof v->err->message, n = 0;
-#ifdef KILN_NO_MESSAGES
-  /* No field path either: only the fixed text (fmt is KILN_MESSAGE_NONE). */
-  snprintf(out, cap, "%s", fmt);
-  (void)n;
-  return false;
-#endif
   for (unsigned i = 0; i < v->path_len && n < cap; i++) {
     const kfb_path_elem *e = &v->path[i];
     int w = e->index >= 0 ? snprintf(out + n, cap - n, "%s%s[%" PRId64 "]",
@@ -100,10 +95,18 @@ __attribute__((format(printf, 2, 3))) static bool kfb_fail(kfb_verifier *v,
   }
   return false;
 }
-#ifdef KILN_NO_MESSAGES
-#define kfb_fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), kfb_fail(v, KILN_MESSAGE_NONE))
+#else
+/* No field path either: only the fixed text. */
+#define kfb_fail(v, ...)            \
+  (KILN_MESSAGE_DROP(__VA_ARGS__),  \
+   kiln_message_none((v)->err->message, sizeof (v)->err->message, false))
 #endif
 
+#ifdef KILN_NO_MESSAGES /* the path only feeds messages */
+static void kfb_push(kfb_verifier *v, const char *name) { (void)v, (void)name; }
+static void kfb_pop(kfb_verifier *v) { (void)v; }
+static void kfb_set_index(kfb_verifier *v, int64_t index) { (void)v, (void)index; }
+#else
 static void kfb_push(kfb_verifier *v, const char *name) {
   /* Depth is checked before every table, and each table adds at most two
    * elements (field, element index), so the array cannot overflow; the
@@ -121,6 +124,7 @@ static void kfb_set_index(kfb_verifier *v, int64_t index) {
   if (v->path_len && v->path_len <= sizeof v->path / sizeof v->path[0])
     v->path[v->path_len - 1].index = index;
 }
+#endif
 
 /* Bytes [pos, pos+len) inside the buffer and pos aligned. */
 static bool kfb_check_span(kfb_verifier *v, uint64_t pos, uint64_t len,

@@ -16,14 +16,19 @@ typedef struct verifier {
   uint32_t offset; /* instruction being checked */
 } verifier_t;
 
+#ifdef KILN_NO_MESSAGES
+/* No opcode names either: the mnemonic table stays out of the binary. */
+static int fail_none(verifier_t *v) {
+  v->diag->offset = v->offset;
+  snprintf(v->diag->message, sizeof v->diag->message, KILN_MESSAGE_NONE);
+  return 1;
+}
+#define fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), fail_none(v))
+#else
 static int fail(verifier_t *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int fail(verifier_t *v, const char *fmt, ...) {
   v->diag->offset = v->offset;
-#ifdef KILN_NO_MESSAGES
-  /* No opcode names either: the mnemonic table stays out of the binary. */
-  snprintf(v->diag->message, sizeof v->diag->message, "%s", fmt);
-#else
   char detail[160];
   va_list ap;
   va_start(ap, fmt);
@@ -34,11 +39,8 @@ static int fail(verifier_t *v, const char *fmt, ...) {
       op < KILN_VM_OP_COUNT ? kiln_vm_opcode_mnemonic(op) : "?";
   snprintf(v->diag->message, sizeof v->diag->message, "at 0x%04x (%s): %s",
            v->offset, name, detail);
-#endif
   return 1;
 }
-#ifdef KILN_NO_MESSAGES
-#define fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), fail(v, KILN_MESSAGE_NONE))
 #endif
 
 /* A failure before any instruction: no offset or opcode to name. */

@@ -24,9 +24,11 @@ int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
 /* The format and arguments of one message, checked and discarded. */
 #define KILN_MESSAGE_DROP(...) ((void)sizeof(printf(__VA_ARGS__)))
 #define KILN_MESSAGE_NONE "no message text (KILN_MESSAGES=OFF)"
+/* Copies KILN_MESSAGE_NONE into msg[0..cap) when msg is not NULL; returns
+ * code. Not variadic, so neither it nor its callers set up a va_list. */
+int kiln_message_none(char *msg, size_t cap, int code);
 #define KILN_MESSAGE(msg, cap, code, ...) \
-  (KILN_MESSAGE_DROP(__VA_ARGS__),        \
-   kiln_message_format(msg, cap, code, KILN_MESSAGE_NONE))
+  (KILN_MESSAGE_DROP(__VA_ARGS__), kiln_message_none(msg, cap, code))
 #else
 #define KILN_MESSAGE(msg, cap, code, ...) \
   kiln_message_format(msg, cap, code, __VA_ARGS__)
