@@ -39,67 +39,63 @@ struct kiln_status {
   kiln_status_code_t code;
   bool owned;                  /* false for the static fallback */
   kiln_allocator_t allocator;  /* a copy: the status may outlive its maker */
-  size_t length;
   char message[];
 };
 
 static struct kiln_status krt_oom_status = {
-    KILN_STATUS_RESOURCE_EXHAUSTED, false, {NULL, NULL, NULL}, 0, {0}};
+    KILN_STATUS_RESOURCE_EXHAUSTED, false, {NULL, NULL, NULL}, {0}};
 
+/* The message is fmt's output, then ": " and tail when tail is not NULL
+ * (a context prefixed to an existing message: krt_status_prefix). */
 static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
-                          const char *prefix, size_t prefix_len,
-                          const char *fmt, va_list ap) KRT_PRINTF(5, 0);
+                          const char *tail, const char *fmt, va_list ap)
+    KRT_PRINTF(4, 0);
 static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
-                          const char *prefix, size_t prefix_len,
-                          const char *fmt, va_list ap) {
+                          const char *tail, const char *fmt, va_list ap) {
   va_list copy;
   va_copy(copy, ap);
   int n = vsnprintf(NULL, 0, fmt, copy);
   va_end(copy);
   if (n < 0) n = 0;
-  const size_t total = prefix_len + (size_t)n;
+  const size_t tail_len = tail ? strlen(tail) + 2 : 0;
   /* Errors about a missing allocator still need memory from somewhere. */
   kiln_allocator_t sys = kiln_allocator_system();
   if (!a || !a->alloc) a = &sys;
-  kiln_status_t s = a->alloc(a->self, sizeof *s + total + 1, 16);
+  kiln_status_t s = a->alloc(a->self, sizeof *s + (size_t)n + tail_len + 1, 16);
   if (!s) return &krt_oom_status;
   s->code = code;
   s->owned = true;
   s->allocator = *a;
-  s->length = total;
-  memcpy(s->message, prefix, prefix_len);
-  vsnprintf(s->message + prefix_len, (size_t)n + 1, fmt, ap);
+  vsnprintf(s->message, (size_t)n + 1, fmt, ap);
+  if (tail) {
+    memcpy(s->message + n, ": ", 2);
+    memcpy(s->message + n + 2, tail, tail_len - 1); /* with its NUL */
+  }
   return s;
 }
 
 kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
                           kiln_status_code_t code, const char *fmt,
                           va_list ap) {
-  return make(allocator, code, "", 0, fmt, ap);
+  return make(allocator, code, NULL, fmt, ap);
 }
 
 kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
                            kiln_status_code_t code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  kiln_status_t s = make(allocator, code, "", 0, fmt, ap);
+  kiln_status_t s = make(allocator, code, NULL, fmt, ap);
   va_end(ap);
   return s;
 }
 
 kiln_status_t (krt_status_prefix)(kiln_status_t status, const char *fmt, ...) {
   if (!status || !status->owned) return status;
-  char prefix[512];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(prefix, sizeof prefix - 2, fmt, ap);
+  kiln_status_t s = make(&status->allocator, status->code, status->message,
+                         fmt, ap);
   va_end(ap);
-  if (n < 0) return status;
-  size_t len = (size_t)n < sizeof prefix - 2 ? (size_t)n : sizeof prefix - 3;
-  prefix[len++] = ':';
-  prefix[len++] = ' ';
-  kiln_status_t s = krt_status(&status->allocator, status->code, "%.*s%s", (int)len, prefix,
-                 status->message);
   if (s == &krt_oom_status) return status;
   kiln_status_free(status);
   return s;
