@@ -6,24 +6,18 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Every opcode's operand format, back to back, as one object: a member
- * per string gives each string's offset at compile time. */
-typedef struct opcode_formats {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) char NAME[sizeof FORMAT];
-#include "kiln/vm_opcodes.def"
-} opcode_formats_t;
-_Static_assert(sizeof(opcode_formats_t) <= UINT16_MAX, "offsets are 16-bit");
-
-static const opcode_formats_t opcode_formats = {
+/* Every opcode's operand format in a fixed 5-byte row (at most four
+ * operands and the NUL): 435 bytes, less than the packed strings plus a
+ * table of their offsets, and found by one multiply. */
+#define KILN_VM_FORMAT_ROW 5
+static const char opcode_formats[KILN_VM_OP_COUNT][KILN_VM_FORMAT_ROW] = {
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) FORMAT,
 #include "kiln/vm_opcodes.def"
 };
-
-static const uint16_t format_at[KILN_VM_OP_COUNT] = {
+/* A longer format would not fit its row (and gcc would drop its NUL). */
 #define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
-  (uint16_t)offsetof(opcode_formats_t, NAME),
+  _Static_assert(sizeof FORMAT <= KILN_VM_FORMAT_ROW, #NAME ": format too long");
 #include "kiln/vm_opcodes.def"
-};
 
 /* Mnemonics live apart from the formats the runtime decodes with, so a
  * runtime that prints none (KILN_MESSAGES=OFF) links none. Only messages
@@ -40,9 +34,7 @@ const char *kiln_vm_opcode_mnemonic(unsigned op) {
   return m;
 }
 
-const char *kiln_vm_opcode_format(unsigned op) {
-  return (const char *)&opcode_formats + format_at[op];
-}
+const char *kiln_vm_opcode_format(unsigned op) { return opcode_formats[op]; }
 
 size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
                                 size_t offset) {
