@@ -4,10 +4,11 @@
  * vsnprintf call exist once; the helpers that add context of their own
  * (runtime statuses, the FlatBuffer and bytecode verifiers) are wrapped
  * with KILN_MESSAGE_DROP where they are declared. In a KILN_MESSAGES=OFF
- * build (KILN_NO_MESSAGES defined) every such call passes
+ * build (KILN_NO_MESSAGES defined) every such call copies
  * KILN_MESSAGE_NONE instead (one shared string that says why the text is
- * missing), so neither the text nor the code computing its arguments
- * reaches the binary, while the status codes and every check stay. The
+ * missing) through kiln_message_none, which is not variadic, so neither
+ * the text, the code computing its arguments nor a va_list set-up reaches
+ * the binary, while the status codes and every check stay. The
  * dropped arguments are still type-checked against their format (in
  * sizeof, never evaluated), so both builds see the same warnings. */
 #ifndef KILN_MESSAGE_H
