@@ -1,6 +1,7 @@
 /* The matmul path of lower-to-loops: a linalg.matmul on f32 memrefs of
- * static M and N (K may be known at run time only: attention's
- * probabilities x V over a dynamic sequence) whose B and C rows are
+ * static N (K may be known at run time only: attention's
+ * probabilities x V over a dynamic sequence; M too: the partial row tile
+ * of a dynamic batch or sequence, emit_rows) whose B and C rows are
  * contiguous becomes a register-blocked loop nest:
  *   for i0 in 0..M step MR, j0 in 0..N step NR*VW:
  *     acc[r][c] = vector.load C[i0+r, j0+c*VW]          (MR x NR vectors)
@@ -22,8 +23,8 @@
  * divide the tile (chosen so); the accumulators take half the target's
  * vector registers (cpu_accumulators: 16 of 32 zmm or NEON v, 8 of 16
  * ymm/xmm or RVV LMUL-2 groups). A batch_matmul tile of one batch
- * is the matmul of its 2-D views. Anything else (partial tiles, other
- * types, strided rows) takes the generic path. */
+ * is the matmul of its 2-D views. Anything else (other types, strided
+ * rows, a run-time N) takes the generic path. */
 #include "cpu_internal.h"
 
 #include <string.h>
@@ -193,10 +194,33 @@ static bool unit_inner_stride(const kiln_type *t) {
 }
 
 /* Row blocks of the tile: full blocks of mr rows, then one block of the
- * leftover rows (fewer accumulators, same shape). */
-static void emit_rows(kiln_builder *b, int64_t M, int mr, kiln_value *A, kiln_value *ak,
+ * leftover rows (fewer accumulators, same shape). A run-time M (Md, M
+ * KILN_DYNAMIC: the partial row tile of a dynamic dim) takes the full
+ * blocks the same way, then the leftover rows (fewer than mr) in blocks
+ * of the powers of two below mr, largest first, each a loop that runs
+ * once or not at all: 13 rows with mr 8 are 8 + 4 + 1, every row in a
+ * register tile. */
+static void emit_rows(kiln_builder *b, int64_t M, kiln_value *Md, int mr, kiln_value *A, kiln_value *ak,
                       kiln_value *Bm, kiln_value *bk, kiln_value *bc, kiln_value *C,
                       kiln_value *j0, kiln_value *K, int nr, int64_t vw, const mm_fuse *f) {
+  if (M == KILN_DYNAMIC) {
+    int sizes[8], ns = 0, pw = 1;
+    sizes[ns++] = mr;
+    while (pw * 2 < mr) pw *= 2;
+    for (; pw >= 1 && mr > 1; pw /= 2) sizes[ns++] = pw;
+    kiln_value *lo = cg_index(b, 0);
+    for (int i = 0; i < ns; i++) {
+      /* hi = lo + (M - lo) / p * p: whole blocks of p rows from lo */
+      kiln_value *pv = cg_index(b, sizes[i]);
+      kiln_value *n = cg_bin(b, KILN_OP_ARITH_DIVUI, cg_bin(b, KILN_OP_ARITH_SUBI, Md, lo), pv);
+      kiln_value *hi = cg_add(b, lo, cg_mul(b, n, pv));
+      kiln_builder bi;
+      kiln_op *li = cg_for(b, lo, hi, pv, 0, NULL, &bi);
+      emit_register_tile(&bi, A, ak, Bm, bk, bc, C, cg_for_iv(li), j0, K, sizes[i], nr, vw, f);
+      lo = hi;
+    }
+    return;
+  }
   int64_t main = M / mr * mr;
   if (main) {
     kiln_builder bi;
@@ -330,8 +354,7 @@ static bool column_tile(kiln_op *sv, col_tile *ct, bool whole) {
     return false;
   kiln_value *src = kiln_op_operand(sv, 0);
   kiln_op *binding = src->def;
-  if (!binding || binding->kind != KILN_OP_HAL_INTERFACE_BINDING || !kiln_value_has_one_use(src))
-    return false;
+  if (!binding || binding->kind != KILN_OP_HAL_INTERFACE_BINDING) return false;
   const kiln_type *t = src->type;
   if (t->rank != 2 || t->layout || !kiln_type_has_static_shape(t)) return false;
   *ct = (col_tile){sv, binding, NULL, off[1], t->shape[0], t->shape[1], sz[1], 0};
@@ -374,12 +397,16 @@ static kiln_walk_result find_binding(kiln_op *op, void *user) {
 /* B as the [K, tn] view of its block in the pre-packed constant, when B
  * is a column tile (above) of its binding, and so is every other read of
  * that binding in the kernel (a kernel split into full- and partial-tile
- * versions has one per version, all of the same tile width), and
- * prepack.c can rewrite every constant the binding receives; else NULL.
- * Each view replaces its subview for all readers (the same values: a
- * partial tile's generic matmul reads it too). */
+ * versions has one per version, all of the same tile width: each version
+ * its own binding op, or one binding op above the split that every
+ * version's subview reads, as where the binding's shape takes a run-time
+ * dim and so sits before the split), and prepack.c can rewrite every
+ * constant the binding receives; else NULL. Each view replaces its
+ * subview for all readers (the same values: a partial tile's generic
+ * matmul reads it too). */
 /* groups4: int8's groups of 4 K (pack_groups) of VW-lane vectors, pair-
  * major where pairs is set; else pack_columns. */
+#define PB_MAX_TILES 16
 static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pairs, bool sums) {
   col_tile first;
   if (!column_tile(B->def, &first, groups4)) return NULL;
@@ -387,18 +414,22 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
   const kiln_attr *bi = kiln_op_get_attr(first.binding, "binding");
   same_binding sb = {bi ? bi->i : -1, {NULL}, 0};
   if (!func || !bi || !kiln_walk_pre(func, find_binding, &sb)) return NULL;
-  /* the blocks are as wide as the widest tile; a narrower one must be
-   * the last block's remainder */
-  col_tile tiles[8];
+  /* every use of every binding op: a column tile; the blocks are as wide
+   * as the widest tile, a narrower one must be the last block's
+   * remainder */
+  col_tile tiles[PB_MAX_TILES];
+  uint32_t owner[PB_MAX_TILES], nt = 0;
   int64_t tn = 0;
   for (uint32_t i = 0; i < sb.n; i++) {
     kiln_value *r = kiln_op_result(sb.ops[i], 0);
-    if (!kiln_value_has_one_use(r) || !column_tile(r->uses->owner, &tiles[i], groups4) ||
-        tiles[i].binding->results[0].type != first.binding->results[0].type)
-      return NULL;
-    if (tiles[i].tn > tn) tn = tiles[i].tn;
+    if (!kiln_value_has_uses(r) || r->type != first.binding->results[0].type) return NULL;
+    for (kiln_use *u = r->uses; u; u = u->next) {
+      if (nt == PB_MAX_TILES || !column_tile(u->owner, &tiles[nt], groups4)) return NULL;
+      if (tiles[nt].tn > tn) tn = tiles[nt].tn;
+      owner[nt++] = i;
+    }
   }
-  for (uint32_t i = 0; i < sb.n; i++)
+  for (uint32_t i = 0; i < nt; i++)
     if (!block_tile(&tiles[i], tn)) return NULL;
   int64_t K = first.K, N = first.N, nb = (N + tn - 1) / tn;
   /* int8 groups: whole blocks only (pack_groups does not pad) */
@@ -410,7 +441,7 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
   kiln_value *P[8];
   if (!cpu_prepack_bindings(sb.ops, sb.n, pt, groups4 ? pack_groups : pack_columns, kn, P)) return NULL;
   kiln_value *mine = NULL;
-  for (uint32_t i = 0; i < sb.n; i++) {
+  for (uint32_t i = 0; i < nt; i++) {
     col_tile *ct = &tiles[i];
     kiln_builder at = kiln_builder_after(ct->sv), *b = &at;
     at.loc = ct->sv->loc;
@@ -418,12 +449,12 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
     kiln_value *offs[3] = {jb, cg_index(b, 0), cg_index(b, 0)};
     kiln_value *sizes[3] = {cg_index(b, 1), cg_index(b, pshape[1]),
                             cg_index(b, groups4 ? pshape[2] : ct->tn)};
-    kiln_value *view = drop_unit_batch(b, cg_subview(b, P[i], offs, sizes));
+    kiln_value *view = drop_unit_batch(b, cg_subview(b, P[owner[i]], offs, sizes));
     if (ct->sv == B->def) mine = view;
     kiln_value_replace_all_uses(kiln_op_result(ct->sv, 0), view);
     kiln_op_erase(ct->sv);
-    kiln_op_erase(ct->binding);
   }
+  for (uint32_t i = 0; i < sb.n; i++) kiln_op_erase(sb.ops[i]);
   return mine;
 }
 
@@ -601,7 +632,7 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   kiln_value *zero = cg_index(&b, 0);
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
   kiln_value *z = cg_index(&bj, 0);
-  emit_rows(&bj, M, mr, A, z, Bp, z, cg_for_iv(lj), C, cg_for_iv(lj), cg_index(&bj, K / 4), nr, vw, &f);
+  emit_rows(&bj, M, NULL, mr, A, z, Bp, z, cg_for_iv(lj), C, cg_for_iv(lj), cg_index(&bj, K / 4), nr, vw, &f);
   if (fill) kiln_op_erase(fill);
   if (epi.op) kiln_op_erase(epi.op);
   return true;
@@ -616,8 +647,10 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   const kiln_type *ta = A->type, *tb = B->type, *tc = C->type;
   if (ta->kind != KILN_TYPE_MEMREF || tb->kind != KILN_TYPE_MEMREF || tc->kind != KILN_TYPE_MEMREF)
     return false;
-  if (ta->rank != 2 || tb->rank != 2 || tc->rank != 2 || !kiln_type_has_static_shape(tc) ||
-      ta->shape[0] == KILN_DYNAMIC || tb->shape[1] == KILN_DYNAMIC)
+  /* M may be a run-time size (a partial row tile of a dynamic dim): A's
+   * rows and C's rows both */
+  if (ta->rank != 2 || tb->rank != 2 || tc->rank != 2 || tc->shape[1] == KILN_DYNAMIC ||
+      (ta->shape[0] == KILN_DYNAMIC) != (tc->shape[0] == KILN_DYNAMIC) || tb->shape[1] == KILN_DYNAMIC)
     return false;
   /* int8: u8 (or shifted i8) activations x i8 weights -> i32 */
   const bool i8 = kiln_type_is_integer(ta->elem) && kiln_type_bitwidth(ta->elem) == 8 && tb->elem == ta->elem &&
@@ -627,21 +660,24 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   int64_t M = tc->shape[0], N = tc->shape[1], K = ta->shape[1];
   const bool dyn_k = K == KILN_DYNAMIC;
   if (i8) return lower_int8(op, vw, A, B, C, M, N, K);
-  if (dyn_k != (tb->shape[0] == KILN_DYNAMIC) || N < vw || M < 1 || (!dyn_k && K < 1)) return false;
+  const bool dyn_m = M == KILN_DYNAMIC;
+  if (dyn_k != (tb->shape[0] == KILN_DYNAMIC) || N < vw || (!dyn_m && M < 1) || (!dyn_k && K < 1))
+    return false;
   /* Columns: whole vectors here; the last N % VW columns go to a matmul
    * on column subviews that the generic path lowers (*tail). */
   int64_t nmain = N / vw * vw;
   int nr = nmain % (2 * vw) == 0 ? 2 : 1;
   int mr = cpu_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
-  if (mr > M) mr = (int)M;
+  if (!dyn_m && mr > M) mr = (int)M;
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   kiln_value *zero = cg_index(&b, 0), *kv = cg_dim(&b, A, 1);
+  kiln_value *Md = dyn_m ? cg_dim(&b, C, 0) : NULL;
   if (nmain < N) {
     kiln_value *offs[2] = {zero, cg_index(&b, nmain)}, *offs_b[2] = {zero, offs[1]};
     kiln_value *sb[2] = {kv, cg_index(&b, N - nmain)};
-    kiln_value *sc[2] = {cg_index(&b, M), sb[1]};
+    kiln_value *sc[2] = {dyn_m ? Md : cg_index(&b, M), sb[1]};
     kiln_value *ops[3] = {A, cg_subview(&b, B, offs_b, sb), cg_subview(&b, C, offs, sc)};
     *tail = kiln_op_create(b.ctx, KILN_OP_LINALG_MATMUL, op->loc, 3, ops, 0, NULL, op->attrs, 0);
     kiln_builder_insert(&b, *tail);
@@ -651,7 +687,7 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   /* Pack B in K blocks of KC rows (a divisor of K, 64..256) when K is
    * long enough and the panel is reused by more than one row block. */
   int64_t kc = 0;
-  for (int64_t cand = 256; cand >= 64 && M > mr && !dyn_k; cand--)
+  for (int64_t cand = 256; cand >= 64 && (dyn_m || M > mr) && !dyn_k; cand--)
     if (K % cand == 0) {
       kc = cand;
       break;
@@ -677,7 +713,7 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   if (!kc) {
     kiln_op *lj = cg_for(&b, zero, cg_index(&b, nmain), cg_index(&b, nr * vw), 0, NULL, &bj);
     kiln_value *z = cg_index(&bj, 0);
-    emit_rows(&bj, M, mr, A, z, Bp ? Bp : B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw, &whole);
+    emit_rows(&bj, M, Md, mr, A, z, Bp ? Bp : B, z, cg_for_iv(lj), C, cg_for_iv(lj), kv, nr, vw, &whole);
     if (fill) kiln_op_erase(fill);
     if (epi.op) kiln_op_erase(epi.op);
     return true;
@@ -710,12 +746,12 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   if (!Bp) emit_pack_b(&bk, B, cg_for_iv(lk), cg_for_iv(lj), P, kc, nr * vw, vw);
   kiln_value *z = cg_index(&bk, 0);
   mm_fuse f = {.init = whole.init, .first = whole.init ? cg_cmpi(&bk, CG_EQ, cg_for_iv(lk), z) : NULL};
-  emit_rows(&bk, M, mr, A, cg_for_iv(lk), P, Bp ? cg_for_iv(lk) : z, Bp ? cg_for_iv(lj) : z, C,
+  emit_rows(&bk, M, Md, mr, A, cg_for_iv(lk), P, Bp ? cg_for_iv(lk) : z, Bp ? cg_for_iv(lj) : z, C,
             cg_for_iv(lj), cg_index(&bk, kc), nr, vw, &f);
   if (!Bp) emit_pack_b(&bj, B, last, cg_for_iv(lj), P, kc, nr * vw, vw);
   z = cg_index(&bj, 0);
   f = (mm_fuse){.init = K == kc ? whole.init : NULL, .epi = whole.epi};
-  emit_rows(&bj, M, mr, A, last, P, Bp ? last : z, Bp ? cg_for_iv(lj) : z, C, cg_for_iv(lj),
+  emit_rows(&bj, M, Md, mr, A, last, P, Bp ? last : z, Bp ? cg_for_iv(lj) : z, C, cg_for_iv(lj),
             cg_index(&bj, kc), nr, vw, &f);
   if (fill) kiln_op_erase(fill);
   if (epi.op) kiln_op_erase(epi.op);

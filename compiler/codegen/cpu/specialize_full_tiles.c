@@ -11,7 +11,10 @@
  * In every static copy the sizes are constants, index arithmetic on them
  * is folded, and subviews get static shapes, so lower-to-loops gives it
  * static trip counts, vectors and the matmul microkernel (a sequence of
- * 129 rows: 2 tiles of 64 and one of 1, all on the fast path).
+ * 129 rows: 2 tiles of 64 and one of 1, all on the fast path). The
+ * dynamic copy is folded the same way, so the sizes an enclosing split
+ * fixed stay static there (a run-time M's partial row tile of 64 or of
+ * the static edge's columns).
  *
  * Takes kernels after tile-and-distribute (the sizes are the arith.minsi
  * of the entry block with a constant operand). Guarantees the same
@@ -133,6 +136,10 @@ static void split(kiln_context *c, kiln_block *blk, kiln_op *after, kiln_op *end
   }
   split(c, thenb, NULL, then_yield, sz + ng, n - ng);
   if (edge) split(c, elseb, edge->def, else_yield, sz + 1, n - 1);
+  /* the dynamic version: sizes an enclosing split made constant (the
+   * full or edge width of a static dim beside a run-time one) fold too,
+   * so that its subviews keep those dims static */
+  else fold_block(elseb);
 }
 
 static kiln_error *specialize(cg_kernel *k, void *user) {

@@ -8,7 +8,10 @@ be packed (a [K, N] constant read in column tiles of 64 becomes a
 
 usage: run_prepack.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 
-Cases: odd M (1, 7, 130: a partial row tile, the kernel in two versions), K with and without a K block
+Cases: odd M (1, 7, 130: a partial row tile, the kernel in two versions),
+a run-time M (one module run at M = 0, 1, primes, 64, 65, 128, 257: a
+partial row tile of run-time size, the packed weights read by both
+versions through one binding op), K with and without a K block
 (129, 64, 512), bias + ReLU epilogues, a matmul over two row tiles with
 two K blocks, two dispatches of one executable
 with different weights, a constant also read by another dispatch (packed
@@ -37,11 +40,11 @@ def dense(a):
 def matmul(out, x, w, m, k, n, bias=None, relu=False):
     """MLIR lines computing %out = x @ w (+ bias) (ReLU): fill, matmul and
     an elementwise epilogue when there is one, as the ONNX importer writes
-    a Gemm."""
+    a Gemm. m "?": x's rows are a run-time size (%m, its tensor.dim)."""
     ty = tt((m, n))
     mm = out if bias is None and not relu else out + "_m"
     lines = [
-        "  %%%s_e = tensor.empty() : %s" % (out, ty),
+        "  %%%s_e = tensor.empty(%s) : %s" % (out, "%m" if m == "?" else "", ty),
         "  %%%s_f = linalg.fill ins(%%zero : f32) outs(%%%s_e : %s) -> %s" % (out, out, ty, ty),
         "  %%%s = linalg.matmul ins(%%%s, %%%s : %s, %s) outs(%%%s_f : %s) -> %s"
         % (mm, x, w, tt((m, k)), tt((k, n)), out, ty, ty),
@@ -109,6 +112,40 @@ def run_case(kc, kr, work, device, name, src, inputs, expect, packed, not_packed
     return None
 
 
+def run_dynamic(kc, kr, work, device, name, src, k, ms, w, bias, act, packed):
+    """One module whose x has a run-time row count, run at each M of ms
+    (partial row tiles: the microkernel over a run-time M)."""
+    path = os.path.join(work, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(src)
+    mod = os.path.join(work, name + ".kiln")
+    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=lower-to-loops"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
+    if packed and packed not in r.stderr:
+        return "%s: no packed binding %s in the codegen IR" % (name, packed)
+    rng = np.random.default_rng(len(ms))
+    for m in ms:
+        x = rng.standard_normal((m, k)).astype(np.float32)
+        ref = x.astype(np.float64) @ w + (0 if bias is None else bias)
+        ref = np.maximum(ref, 0) if act else ref
+        xp, yp = os.path.join(work, "%s.x%d.npy" % (name, m)), os.path.join(work, "%s.y%d.npy" % (name, m))
+        np.save(xp, x)
+        args = [kr, "--module=" + mod, "--device=" + device, "--input=@" + xp, "--output=@" + yp]
+        if device == "local-task":
+            args.append("--workers=2")
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0:
+            return "%s at M = %d: kiln-run failed:\n%s" % (name, m, r.stderr[-4000:])
+        got = np.load(yp)
+        err = np.abs(got.astype(np.float64) - ref).max() / max(1.0, np.abs(ref).max()) if m else 0.0
+        if got.shape != ref.shape or not err < 1e-5:
+            return "%s at M = %d: result differs from numpy (shape %s, relative error %g)" % (
+                name, m, got.shape, err)
+    return None
+
+
 def program(args, rets, lines):
     return ("func.func @main(%s) -> (%s) {\n  %%zero = arith.constant 0.0 : f32\n%s\n  return %s : %s\n}\n"
             % (", ".join("%%%s: %s" % a for a in args), ", ".join(t for _, t in rets),
@@ -150,6 +187,26 @@ def main():
         pt = "memref<%dx%dx64xf32>" % ((n + 63) // 64, k)
         failures.append(run_case(kc, kr, work, device, name, src, [x], [ref],
                                  [pt] if packs else [], [] if packs else [pt, "x%dx32xf32>" % k]))
+    # A run-time M (x: tensor<?xKxf32>): the kernel splits into a full
+    # row tile and a partial one of run-time size; both read the packed
+    # weights (one binding op above the split, read by both versions), and
+    # the partial one runs the microkernel over its rows in blocks of the
+    # register tile's rows and then of 4, 2, 1. M = 0, 1, primes, the tile
+    # (64), a multiple (128) and non-multiples of it and of 8.
+    ms = [0, 1, 2, 3, 5, 7, 13, 31, 64, 65, 97, 128, 130, 257]
+    for (k, n, act, bias, packs) in [(129, 192, True, True, True), (512, 128, False, False, True),
+                                     (64, 100, True, True, True), (40, 24, False, True, False),
+                                     (256, 1024, True, True, True)]:
+        name = "dyn_gemm_k%d_n%d" % (k, n)
+        w, b = rnd(k, n), rnd(n) if bias else None
+        lines = ["  %i0 = arith.constant 0 : index", "  %%m = tensor.dim %%x, %%i0 : %s" % tt(("?", k)),
+                 "  %%w = arith.constant %s" % dense(w)]
+        if bias:
+            lines.append("  %%bias = arith.constant %s" % dense(b))
+        lines += matmul("y", "x", "w", "?", k, n, bias="bias" if bias else None, relu=act)
+        src = program([("x", tt(("?", k)))], [("y", tt(("?", n)))], lines)
+        pt = "memref<%dx%dx64xf32>" % ((n + 63) // 64, k) if packs else None
+        failures.append(run_dynamic(kc, kr, work, device, name, src, k, ms, w, b, act, pt))
     # Two dispatches of one executable (the same kernel), different weights.
     m, k, n = 9, 128, 128
     x, w1, w2 = rnd(m, k), rnd(k, n), rnd(n, n)

@@ -16,6 +16,10 @@
 // - softmax along a run-time last dim (attention's scores over a dynamic
 //   sequence): each pass (max, exp + sum, scale) on vectors up to
 //   n - n % 8, then a scalar loop from there to n carrying the folded value.
+// - a matmul tile of run-time M (the partial row tile of a dynamic batch or
+//   sequence) with its fill and bias epilogue: the microkernel over blocks
+//   of 4 rows (the register tile) up to M - M % 4, then blocks of 2 and 1
+//   rows, each a loop from where the last stopped; no generic loops.
 
 // CHECK-LABEL: func.func @ew()
 // CHECK: memref.dim
@@ -77,6 +81,24 @@
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[MAIN]] step %{{.*}} {
 // CHECK: arith.mulf %{{.*}} : vector<8xf32>
 // CHECK: scf.for %{{.*}} = %[[MAIN]] to %[[N]] step %{{.*}} {
+// CHECK-NOT: linalg.
+// CHECK: return
+
+// CHECK-LABEL: func.func @mm_dyn_m()
+// CHECK-NOT: linalg.
+// CHECK: %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x32xf32>
+// CHECK: %[[N4:.*]] = arith.divui %{{.*}}, %[[C4:.*]] : index
+// CHECK: %[[H4:.*]] = arith.muli %[[N4]], %[[C4]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[H4]] step %[[C4]] {
+// CHECK: vector.fma
+// CHECK: %[[R2:.*]] = arith.subi %[[M]], %[[H4]] : index
+// CHECK: %[[H2:.*]] = arith.addi %[[H4]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[H4]] to %[[H2]] step %{{.*}} {
+// CHECK: vector.fma
+// CHECK: %[[R1:.*]] = arith.subi %[[M]], %[[H2]] : index
+// CHECK: %[[H1:.*]] = arith.addi %[[H2]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[H2]] to %[[H1]] step %{{.*}} {
+// CHECK: vector.fma
 // CHECK-NOT: linalg.
 // CHECK: return
 
@@ -148,6 +170,23 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx2"} {
     %a = hal.interface.binding(%b, %n, %n) {binding = 0 : i32} : memref<?x?x?xf32>
     %o = hal.interface.binding(%b, %n, %n) {binding = 1 : i32} : memref<?x?x?xf32>
     linalg.softmax dimension(2) ins(%a : memref<?x?x?xf32>) outs(%o : memref<?x?x?xf32>)
+    return
+  }
+  func.func @mm_dyn_m() {
+    %p0 = hal.interface.constant {index = 0 : i32} : i32
+    %m = arith.index_castui %p0 : i32 to index
+    %a = hal.interface.binding(%m) {binding = 0 : i32} : memref<?x48xf32>
+    %b = hal.interface.binding() {binding = 1 : i32} : memref<48x32xf32>
+    %bias = hal.interface.binding() {binding = 2 : i32} : memref<32xf32>
+    %c = hal.interface.binding(%m) {binding = 3 : i32} : memref<?x32xf32>
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<?x32xf32>)
+    linalg.matmul ins(%a, %b : memref<?x48xf32>, memref<48x32xf32>) outs(%c : memref<?x32xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c, %bias : memref<?x32xf32>, memref<32xf32>) outs(%c : memref<?x32xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    }
     return
   }
 }
