@@ -399,6 +399,15 @@ kiln_status_t kiln_module_load_file(kiln_instance_t *instance,
   if (map == MAP_FAILED)
     return krt_status(a, KILN_STATUS_UNAVAILABLE, "cannot map '%s': %s", path,
                       strerror(errno));
+#ifdef MADV_HUGEPAGE
+  /* A hint that reads nothing now: pages not in the page cache (evicted,
+   * as proactive reclaim does to a file idle for a minute, or never read)
+   * are read in 2 MiB folios, each mapped by one entry, for this process
+   * and every later one; read back without it they came in small folios
+   * (MobileNetV2's 14 MB: 220 faults, 0.7-1.5 ms of CPU per process to
+   * map, against 12 faults and 77 us). Cached pages stay as they are. */
+  madvise(map, size, MADV_HUGEPAGE);
+#endif
   return krt_status_prefix(load_common(instance, map, size, map, out_module),
                            "%s", path);
 }
