@@ -439,6 +439,19 @@ static void set_row(lw *w, kiln_builder *b, kiln_value **ivs, int64_t r) {
   if (w->rloop >= 0) ivs[w->rloop] = cg_add(b, w->rbase, cg_index(b, r));
 }
 
+/* A window's running max, acc = maximumf(acc, x) on float vectors, marked
+ * fastmath<nsz>: LLVM then keeps the NaN propagation (vmaxps and a
+ * blend of a NaN accumulator: three instructions on x86) but drops the
+ * ordering of -0 below +0 (three more, on the accumulator's dependency
+ * chain). A window of zeros of both signs may so give either sign, as
+ * in ONNX Runtime and PyTorch. A 3x3/2 max pool over 112x112x64 NHWC,
+ * one worker: 112 -> 75 us. */
+static kiln_value *window_max(kiln_builder *b, kiln_value *acc, kiln_value *x) {
+  kiln_value *ops[2] = {acc, x};
+  kiln_named_attr fm = {kiln_intern_cstr(b->ctx, "fastmath"), kiln_attr_opaque(b->ctx, "arith", "fastmath<nsz>")};
+  return kiln_op_result(kiln_build(b, KILN_OP_ARITH_MAXIMUMF, 2, ops, 1, &acc->type, kiln_attr_dict(b->ctx, 1, &fm)), 0);
+}
+
 static bool emit_vector_body(lw *w, kiln_builder *b, kiln_value **ivs, kiln_value **acc,
                              kiln_value **out) {
   int lin = w->vloop;
@@ -462,7 +475,20 @@ static bool emit_vector_body(lw *w, kiln_builder *b, kiln_value **ivs, kiln_valu
     else
       in[i] = cg_load(b, v, n, ix);
   }
-  return body_vector(w, b, in, ivs, out);
+  if (!body_vector(w, b, in, ivs, out)) return false;
+  for (uint32_t j = 0; acc && j < w->nops - w->nin; j++) {
+    kiln_op *d = out[j]->def;
+    if (!d || d->kind != KILN_OP_ARITH_MAXIMUMF || out[j]->type->kind != KILN_TYPE_VECTOR ||
+        !kiln_type_is_float(out[j]->type->elem) || kiln_value_has_uses(out[j]) || kiln_op_get_attr(d, "fastmath"))
+      continue;
+    uint32_t k = kiln_op_operand(d, 0) == acc[j] ? 0 : kiln_op_operand(d, 1) == acc[j] ? 1 : 2;
+    if (k == 2 || acc[j]->type != out[j]->type) continue;
+    kiln_builder mb = kiln_builder_after(d);
+    mb.loc = d->loc;
+    out[j] = window_max(&mb, acc[j], kiln_op_operand(d, 1 - k));
+    kiln_op_erase(d);
+  }
+  return true;
 }
 
 /* Reduction loops (from level p) with vector accumulators: rcount sets

@@ -102,16 +102,25 @@ static LLVMValueRef fmf(tl *t, kiln_op *op, LLVMValueRef v) {
   const kiln_attr *fm = kiln_op_get_attr(op, "fastmath");
   if (!fm || fm->kind != KILN_ATTR_OPAQUE || !LLVMIsAInstruction(v) || !LLVMCanValueUseFastMathFlags(v))
     return v;
-  const char *s = fm->str;
+  /* "fastmath<nsz,contract>": the flags between the brackets, each a
+   * whole word ("fastmath" itself is no "fast") */
+  static const struct {
+    const char *name;
+    LLVMFastMathFlags flag;
+  } flags[] = {{"fast", LLVMFastMathAll},           {"reassoc", LLVMFastMathAllowReassoc},
+               {"nnan", LLVMFastMathNoNaNs},         {"ninf", LLVMFastMathNoInfs},
+               {"nsz", LLVMFastMathNoSignedZeros},   {"arcp", LLVMFastMathAllowReciprocal},
+               {"contract", LLVMFastMathAllowContract}, {"afn", LLVMFastMathApproxFunc}};
+  const char *s = memchr(fm->str, '<', fm->len), *end = fm->str + fm->len;
   LLVMFastMathFlags f = 0;
-  if (strstr(s, "fast")) f = LLVMFastMathAll;
-  if (strstr(s, "reassoc")) f |= LLVMFastMathAllowReassoc;
-  if (strstr(s, "nnan")) f |= LLVMFastMathNoNaNs;
-  if (strstr(s, "ninf")) f |= LLVMFastMathNoInfs;
-  if (strstr(s, "nsz")) f |= LLVMFastMathNoSignedZeros;
-  if (strstr(s, "arcp")) f |= LLVMFastMathAllowReciprocal;
-  if (strstr(s, "contract")) f |= LLVMFastMathAllowContract;
-  if (strstr(s, "afn")) f |= LLVMFastMathApproxFunc;
+  while (s && ++s < end) {
+    size_t n = strcspn(s, ",>");
+    if (n > (size_t)(end - s)) n = (size_t)(end - s);
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+      if (strlen(flags[i].name) == n && memcmp(flags[i].name, s, n) == 0) f |= flags[i].flag;
+    s += n;
+    if (s >= end || *s != ',') break;
+  }
   LLVMSetFastMathFlags(v, f);
   return v;
 }
@@ -184,10 +193,10 @@ static LLVMValueRef part(tl *t, kiln_op *op, LLVMValueRef *x, LLVMTypeRef rt) {
   case KILN_OP_ARITH_DIVF: return fmf(t, op, LLVMBuildFDiv(b, a, c, ""));
   case KILN_OP_ARITH_REMF: return fmf(t, op, LLVMBuildFRem(b, a, c, ""));
   case KILN_OP_ARITH_NEGF: return fmf(t, op, LLVMBuildFNeg(b, a, ""));
-  case KILN_OP_ARITH_MAXIMUMF: return bin_intrinsic(t, "llvm.maximum", a, c);
-  case KILN_OP_ARITH_MINIMUMF: return bin_intrinsic(t, "llvm.minimum", a, c);
-  case KILN_OP_ARITH_MAXNUMF: return bin_intrinsic(t, "llvm.maxnum", a, c);
-  case KILN_OP_ARITH_MINNUMF: return bin_intrinsic(t, "llvm.minnum", a, c);
+  case KILN_OP_ARITH_MAXIMUMF: return fmf(t, op, bin_intrinsic(t, "llvm.maximum", a, c));
+  case KILN_OP_ARITH_MINIMUMF: return fmf(t, op, bin_intrinsic(t, "llvm.minimum", a, c));
+  case KILN_OP_ARITH_MAXNUMF: return fmf(t, op, bin_intrinsic(t, "llvm.maxnum", a, c));
+  case KILN_OP_ARITH_MINNUMF: return fmf(t, op, bin_intrinsic(t, "llvm.minnum", a, c));
   case KILN_OP_ARITH_ADDI: return LLVMBuildAdd(b, a, c, "");
   case KILN_OP_ARITH_SUBI: return LLVMBuildSub(b, a, c, "");
   case KILN_OP_ARITH_MULI: return LLVMBuildMul(b, a, c, "");

@@ -114,3 +114,21 @@ func.func @prefetch(%m: memref<4x16xf32>, %i: index) {
   memref.prefetch %m[%i, %i], write, locality<3>, instr : memref<4x16xf32>
   return
 }
+
+// fastmath flags: each flag between the brackets as a word of its own
+// (fastmath<nsz> is no "fast"), on the min/max intrinsics too (a
+// window's running max: nsz keeps the NaN propagation).
+// CHECK-LABEL: define <4 x float> @fastmath_flags(
+// CHECK: call nsz <4 x float> @llvm.maximum.v4f32(
+// CHECK: fadd contract <4 x float>
+// CHECK: fmul fast <4 x float>
+// CHECK: call nnan nsz <4 x float> @llvm.minimum.v4f32(
+// CHECK: fsub <4 x float>
+func.func @fastmath_flags(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> {
+  %0 = arith.maximumf %a, %b fastmath<nsz> : vector<4xf32>
+  %1 = arith.addf %0, %b fastmath<contract> : vector<4xf32>
+  %2 = arith.mulf %1, %a fastmath<fast> : vector<4xf32>
+  %3 = arith.minimumf %2, %b fastmath<nnan,nsz> : vector<4xf32>
+  %4 = arith.subf %3, %a fastmath<none> : vector<4xf32>
+  return %4 : vector<4xf32>
+}
