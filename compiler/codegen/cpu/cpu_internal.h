@@ -105,6 +105,10 @@ bool cpu_fused_epilogue_to(kiln_op *op, kiln_value *out, cpu_epilogue *ep);
  * element at indices ix. */
 kiln_value *cpu_apply_epilogue(kiln_builder *b, const cpu_epilogue *ep, kiln_value *const *ix,
                               kiln_value *v, const kiln_type *vt);
+/* A max reduction (pool) of g(x) with g monotone non-decreasing in x and
+ * its output filled with -inf first becomes the max of x followed by an
+ * elementwise generic applying g to the output (hoist_max_chain.c). */
+bool cpu_hoist_max_chain(kiln_op *op);
 /* The memref a chain of subviews views. */
 kiln_value *cpu_base_memref(kiln_value *v);
 

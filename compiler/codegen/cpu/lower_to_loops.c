@@ -860,6 +860,16 @@ static bool has_reduction(kiln_op *op) {
 static kiln_error *lower_func(kiln_op *func, int64_t vw) {
   collect cl = {.c = kiln_op_context(func)};
   kiln_walk_pre(func, gather, &cl);
+  /* Max pools of a monotone chain (a convolution's bias and ReLU fused
+   * in front) take the chain once per output, as an epilogue: gathered
+   * again with the new generics. */
+  bool hoisted = false;
+  for (uint32_t i = 0; i < cl.n; i++)
+    if (has_reduction(cl.ops[i])) hoisted |= cpu_hoist_max_chain(cl.ops[i]);
+  if (hoisted) {
+    cl.n = 0;
+    kiln_walk_pre(func, gather, &cl);
+  }
   /* Convolutions first: they may take the fill before them and the
    * elementwise op after them into their microkernel (lower_conv.c),
    * erasing those. Each op's loops go where the op was, so the order of

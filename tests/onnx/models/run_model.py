@@ -445,6 +445,23 @@ def _cnn_cases(torch):
                                           nn.Conv2d(38, 17, 1), nn.ReLU(), PadReaders(17),
                                           nn.Flatten(), nn.Linear(37, 6)),
                             (2, 3, 33, 31)),
+        # max pools fused behind a convolution's epilogue (hoist_max_chain.c:
+        # a monotone chain runs once per output, after the max): bias + ReLU
+        # before a ceil-mode 3x3/2 pool over 21 channels; ReLU6 (max and
+        # min) of a convolution without bias before a 2x2/2 pool over 40;
+        # BatchNorm + ReLU before a padded pool; a ReLU before a dilated
+        # stride-1 pool; left alone: a SiLU (not monotone) and a LeakyReLU
+        # (a select the match does not take) before pools; odd image
+        # sides, batch 2
+        "cnn_pool_chain": (nn.Sequential(nn.Conv2d(3, 21, 3), nn.ReLU(), nn.MaxPool2d(3, 2, ceil_mode=True),
+                                         nn.Conv2d(21, 40, 1, bias=False), nn.ReLU6(), nn.MaxPool2d(2, 2),
+                                         nn.Conv2d(40, 40, 1), nn.BatchNorm2d(40), nn.ReLU(),
+                                         nn.MaxPool2d(3, 2, 1), nn.Conv2d(40, 48, 3, 1, 2, dilation=2),
+                                         nn.ReLU(), nn.MaxPool2d(3, 1, 1, dilation=2),
+                                         nn.Conv2d(48, 35, 1), nn.SiLU(), nn.MaxPool2d(2, 1),
+                                         nn.Conv2d(35, 17, 3, 1, 1), nn.LeakyReLU(0.1), nn.MaxPool2d(2, 2),
+                                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(17, 6)),
+                           (2, 3, 53, 45)),
     }
 
 
