@@ -349,6 +349,18 @@ int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool 
 /* (acc + bias) * f32(scale[m] / y_scale): the product divided by a
  * QuantizeLinear's scale as integer kernels requantize; NULL on error. */
 kiln_value *oi_qdq_requant_input(oi_ctx *c, const oi_prod *p, float y_scale);
+/* ONNX Runtime's QLinear elementwise and pooling ops' ends
+ * (import_quant.c): x (u8/i8) dequantized with one scale s and zero point z
+ * (NULL: 0), (x - z) * s in f32; a float v quantized to ONNX type t,
+ * saturate(roundeven(v / s) + z). WHAT names the tensor in errors; NULL on
+ * an error (reported). */
+kiln_value *oi_qlinear_dequantize(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, const char *what);
+kiln_value *oi_qlinear_quantize(oi_ctx *c, kiln_value *v, oi_val *s, oi_val *z, int32_t t, const char *what);
+/* The pool n's attributes describe (kind OI_MAXPOOL, OI_AVGPOOL,
+ * OI_GLOBAL_MAX or OI_GLOBAL_AVG) of xv [N, C, spatial...] of ONNX type
+ * dtype (import_pool.c); MaxPool's Indices set as n's output 1 when n has
+ * one. NULL on an error (reported). */
+kiln_value *oi_pool_ir(oi_ctx *c, oi_node *n, kiln_value *xv, int32_t dtype);
 /* Records on `out` that it is x clamped to [lo, hi], when x is a
  * dequantized value (or such a clamp) import_quant.c can requantize. */
 void oi_note_clamp(oi_ctx *c, oi_val *out, const oi_val *x, double lo, double hi);

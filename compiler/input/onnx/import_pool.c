@@ -61,53 +61,68 @@ static bool div_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_valu
 
 bool oi_import_pool(oi_ctx *c, oi_node *n) {
   static const char *const gk[] = {NULL};
-  static const char *const mk[] = {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", NULL};
   static const char *const ak[] = {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides", NULL};
   static const char *const mk2[] = {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides", NULL};
   bool global = n->kind == OI_GLOBAL_MAX || n->kind == OI_GLOBAL_AVG;
   bool max = n->kind == OI_MAXPOOL || n->kind == OI_GLOBAL_MAX;
-  (void)mk;
   if (!oi_arity(c, n, 1, 1, 1, max && !global ? 2 : 1) ||
       !oi_attrs_only(c, n, global ? gk : max ? mk2 : ak))
     return false;
   oi_val *x = oi_in(c, n, 0);
   if (!x || !oi_check_type(c, x, max ? OI_T_NUM : OI_T_FLOAT, "input 0")) return false;
-  const kiln_type *xt = x->type;
-  if (xt->rank < 3) return oi_invalid(c, "input rank %u < 3 (N, C, spatial...)", xt->rank);
   kiln_value *xv = oi_ir(c, x);
-  if (!xv) return false;
+  kiln_value *r = xv ? oi_pool_ir(c, n, xv, x->dtype) : NULL;
+  if (!r) return false;
+  oi_set_out(c, n, 0, r, x->dtype);
+  return true;
+}
+
+kiln_value *oi_pool_ir(oi_ctx *c, oi_node *n, kiln_value *xv, int32_t dtype) {
+  bool global = n->kind == OI_GLOBAL_MAX || n->kind == OI_GLOBAL_AVG;
+  bool max = n->kind == OI_MAXPOOL || n->kind == OI_GLOBAL_MAX;
+  const kiln_type *xt = xv->type;
+  if (xt->rank < 3) {
+    oi_invalid(c, "input rank %u < 3 (N, C, spatial...)", xt->rank);
+    return NULL;
+  }
   uint32_t s = xt->rank - 2;
   if (global) {
     bool axes[OI_MAX_RANK] = {0};
     double cnt = 1;
     for (uint32_t i = 0; i < s; i++) axes[2 + i] = true, cnt *= (double)xt->shape[2 + i];
-    kiln_value *r = oi_reduce(c, xv, x->dtype, axes, true, max ? OI_RED_MAX : OI_RED_SUM);
-    if (!r) return false;
-    if (!max) {
+    kiln_value *r = oi_reduce(c, xv, dtype, axes, true, max ? OI_RED_MAX : OI_RED_SUM);
+    if (r && !max) {
       kiln_value *ins[2] = {r, kiln_build_constant(&c->b, kiln_attr_dense_splat_float(c->ctx, kiln_type_tensor(c->ctx, 0, NULL, xt->elem, NULL), cnt))};
       r = oi_elementwise_ir(c, 2, ins, r->type->rank, r->type->shape, xt->elem, div_body, NULL);
-      if (!r) return false;
     }
-    oi_set_out(c, n, 0, r, x->dtype);
-    return true;
+    return r;
   }
-  if (2 * s + 2 > KILN_MAX_LOOPS) return oi_unsupported(c, "pooling over %u spatial dims", s);
+  if (2 * s + 2 > KILN_MAX_LOOPS) {
+    oi_unsupported(c, "pooling over %u spatial dims", s);
+    return NULL;
+  }
   int64_t storage = 0, cip = 0;
-  if (max && !oi_attr_int(c, n, "storage_order", 0, &storage)) return false;
-  if (storage != 0 && storage != 1) return oi_invalid(c, "storage_order %lld", (long long)storage);
-  if (!max && !oi_attr_int(c, n, "count_include_pad", 0, &cip)) return false;
+  if (max && !oi_attr_int(c, n, "storage_order", 0, &storage)) return NULL;
+  if (storage != 0 && storage != 1) {
+    oi_invalid(c, "storage_order %lld", (long long)storage);
+    return NULL;
+  }
+  if (!max && !oi_attr_int(c, n, "count_include_pad", 0, &cip)) return NULL;
   if (!max && oi_attr(n, "dilations")) {
     const int64_t *d;
     size_t nd;
-    if (!oi_attr_ints(c, n, "dilations", &d, &nd)) return false;
+    if (!oi_attr_ints(c, n, "dilations", &d, &nd)) return NULL;
     for (size_t i = 0; i < nd; i++)
-      if (d[i] != 1) return oi_unsupported(c, "AveragePool with dilations != 1");
+      if (d[i] != 1) {
+        oi_unsupported(c, "AveragePool with dilations != 1");
+        return NULL;
+      }
   }
   oi_window w;
-  if (!oi_window_attrs(c, n, xt, NULL, true, &w)) return false;
+  if (!oi_window_attrs(c, n, xt, NULL, true, &w)) return NULL;
   double lf;
   int64_t li;
-  if (max) oi_elem_lowest(xt->elem, x->dtype, &lf, &li);
+  if (max) oi_elem_lowest(xt->elem, dtype, &lf, &li);
   else lf = 0, li = 0;
   int64_t lo[OI_MAX_RANK] = {0}, hi[OI_MAX_RANK] = {0};
   for (uint32_t i = 0; i < s; i++) lo[2 + i] = w.lo[i], hi[2 + i] = w.hi[i];
@@ -115,7 +130,7 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
   int64_t os[OI_MAX_RANK];
   os[0] = xt->shape[0], os[1] = xt->shape[1];
   for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
-  if (!oi_dims_ok(c, s + 2, os, "pooled output")) return false;
+  if (!oi_dims_ok(c, s + 2, os, "pooled output")) return NULL;
   const kiln_type *ot = kiln_type_with_shape(c->ctx, xt, s + 2, os);
   kiln_value *init = oi_filled(c, ot, lf, li);
   kiln_value *win = oi_empty(c, kiln_type_with_shape(c->ctx, xt, s, w.k));
@@ -136,20 +151,23 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
   for (uint32_t l = 2 + s; l < loops; l++) red[l] = true;
   kiln_value *ins[2] = {xv, win};
   bool indices = oi_has_out(n, 1);
-  pool_user pu = {max, kiln_type_is_float(xt->elem), oi_dtype_is_unsigned(x->dtype), indices ? &w : NULL,
+  pool_user pu = {max, kiln_type_is_float(xt->elem), oi_dtype_is_unsigned(dtype), indices ? &w : NULL,
                   xt->shape, storage == 1};
   const kiln_type *it = oi_tensor_type(c, s + 2, os, ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
   kiln_value *outs[2] = {init, indices ? oi_filled(c, it, 0, 0) : NULL};
   const kiln_affine_map *maps4[4] = {maps[0], maps[1], maps[2], maps[2]};
   kiln_op *g = oi_generic(c, 2, ins, indices ? 2 : 1, outs, maps4, loops, red, pool_body, &pu);
-  if (!g) return false;
+  if (!g) return NULL;
   kiln_value *r = kiln_op_result(g, 0);
   if (indices) oi_set_out(c, n, 1, kiln_op_result(g, 1), ONNX__TENSOR_PROTO__DATA_TYPE__INT64);
   if (!max) {
     /* per-position count of window elements that are counted */
     int64_t total = 1;
     for (uint32_t i = 0; i < s; i++) total *= w.out[i];
-    if (total > 64 * OI_FOLD_MAX) return oi_unsupported(c, "average pool over more than %d positions", 64 * OI_FOLD_MAX);
+    if (total > 64 * OI_FOLD_MAX) {
+      oi_unsupported(c, "average pool over more than %d positions", 64 * OI_FOLD_MAX);
+      return NULL;
+    }
     double *cnt = kiln_alloc(ctx, (size_t)(total + 1) * sizeof *cnt);
     for (int64_t p = 0; p < total; p++) {
       int64_t rem = p;
@@ -170,10 +188,9 @@ bool oi_import_pool(oi_ctx *c, oi_node *n) {
     const kiln_type *ct = kiln_type_with_shape(ctx, xt, s, w.out);
     kiln_value *ins2[2] = {r, kiln_build_constant(&c->b, oi_dense_floats(c, ct, cnt))};
     r = oi_elementwise_ir(c, 2, ins2, s + 2, os, xt->elem, div_body, NULL);
-    if (!r) return false;
+    if (!r) return NULL;
   }
-  oi_set_out(c, n, 0, r, x->dtype);
-  return true;
+  return r;
 }
 
 /* MaxUnpool: zeros with X's values at the flat positions I gives (MaxPool's

@@ -359,6 +359,74 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
 bool oi_import_quantize(oi_ctx *c, oi_node *n) { return quant(c, n, true); }
 bool oi_import_dequantize(oi_ctx *c, oi_node *n) { return quant(c, n, false); }
 
+/* ---- the ends of ONNX Runtime's QLinear elementwise and pooling ops
+ * (import_qlinear.c): one scale and one optional zero point per tensor,
+ * built into the body when constant (as above), else read as rank-0
+ * values. ---- */
+
+/* q's parameters from scale s and zero point z (NULL: 0) of a tensor of
+ * ONNX type t (u8/i8); ins[1], ins[2] the run-time ones. Returns the
+ * number of body inputs (1 to 3), 0 on an error (reported). */
+static uint32_t ql_params(oi_ctx *c, oi_val *s, oi_val *z, int32_t t, const char *what, q_user *q,
+                          kiln_value **ins) {
+  int32_t U8 = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, I8 = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+  if (t != U8 && t != I8) {
+    oi_unsupported(c, "%s of type %s (u8 or i8)", what, oi_dtype_name(t));
+    return 0;
+  }
+  if (s->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
+    oi_unsupported(c, "%s's scale of type %s (f32 only)", what, oi_dtype_name(s->dtype));
+    return 0;
+  }
+  if (oi_numel(s->type) != 1) {
+    oi_invalid(c, "%s's scale must hold one element (it has %lld)", what, (long long)oi_numel(s->type));
+    return 0;
+  }
+  if (z && z->dtype != t) {
+    oi_fail(c, KILN_ONNX_ERR_TYPE, "%s's zero point is %s, the tensor %s", what, oi_dtype_name(z->dtype),
+            oi_dtype_name(t));
+    return 0;
+  }
+  if (z && oi_numel(z->type) != 1) {
+    oi_invalid(c, "%s's zero point must hold one element (it has %lld)", what, (long long)oi_numel(z->type));
+    return 0;
+  }
+  q->has_zp = z != NULL, q->zp_unsigned = t == U8, q->zdt = t;
+  const kiln_attr *sa = oi_const(c, s), *za = z && sa ? oi_const(c, z) : NULL;
+  if (sa && (!z || za)) {
+    q->cst = true;
+    q->scale = (float)kiln_dense_get_float(sa, 0);
+    q->zp = za ? kiln_dense_get_int(za, 0) & (t == U8 ? 0xFF : -1) : 0;
+    return 1;
+  }
+  ins[1] = oi_ir(c, s), ins[2] = z ? oi_ir(c, z) : NULL;
+  if (!ins[1] || (z && !ins[2])) return 0;
+  ins[1] = oi_reshape(c, ins[1], 0, NULL);
+  if (z) ins[2] = oi_reshape(c, ins[2], 0, NULL);
+  return ins[1] && (!z || ins[2]) ? (z ? 3 : 2) : 0;
+}
+
+kiln_value *oi_qlinear_dequantize(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, const char *what) {
+  q_user q = {0};
+  q.out = x->dtype;
+  kiln_value *ins[3] = {NULL, NULL, NULL};
+  uint32_t nin = ql_params(c, s, z, x->dtype, what, &q, ins);
+  ins[0] = nin ? oi_ir(c, x) : NULL;
+  if (!ins[0]) return NULL;
+  const kiln_type *t = x->type;
+  return oi_elementwise_ir(c, nin, ins, t->rank, t->shape, kiln_type_f32(c->ctx), q_body, &q);
+}
+
+kiln_value *oi_qlinear_quantize(oi_ctx *c, kiln_value *v, oi_val *s, oi_val *z, int32_t t, const char *what) {
+  q_user q = {0};
+  q.quant = true, q.out = t;
+  kiln_value *ins[3] = {v, NULL, NULL};
+  uint32_t nin = ql_params(c, s, z, t, what, &q, ins);
+  if (!nin) return NULL;
+  const kiln_type *vt = v->type;
+  return oi_elementwise_ir(c, nin, ins, vt->rank, vt->shape, kiln_type_int(c->ctx, 8), q_body, &q);
+}
+
 /* ---- integer products: MatMulInteger, ConvInteger, QLinearMatMul,
  * QLinearConv. Operands widen to i32 minus their zero points (scalar, or
  * per row of A / per output channel of W along `axis`), the product
