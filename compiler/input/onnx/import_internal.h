@@ -346,6 +346,15 @@ bool oi_const_floats(oi_ctx *c, oi_val *v, const char *what, double **out,
 int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias);
 int oi_qdq_matmul(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w);
 int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool trans_b);
+/* QLinearConv (conv) or QLinearMatMul with constant scales and zero points
+ * (per tensor; the weight's per output channel too) and a constant weight,
+ * on the 8-bit kernels of the QDQ forms (import_qdq.c), requantized as
+ * ONNX Runtime's QLinearConv: 1 done, 0 not that form (the generic
+ * widening path imports it), -1 error. */
+int oi_qdq_qlinear(oi_ctx *c, oi_node *n, bool conv);
+/* saturate(roundeven(v) + zp) to ONNX type t (u8/i8): v already divided
+ * by the scale (import_quant.c). */
+kiln_value *oi_quantize_divided(oi_ctx *c, kiln_value *v, int64_t zp, int32_t t);
 /* (acc + bias) * f32(scale[m] / y_scale): the product divided by a
  * QuantizeLinear's scale as integer kernels requantize; NULL on error. */
 kiln_value *oi_qdq_requant_input(oi_ctx *c, const oi_prod *p, float y_scale);

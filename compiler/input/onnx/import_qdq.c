@@ -22,6 +22,10 @@
  * holds it and the epilogue has one add less per element (the float
  * output is then (acc + bias) * scale, one rounding).
  *
+ * QLinearConv and QLinearMatMul with constant weights and parameters
+ * (oi_qdq_qlinear, at the end) take the same 8-bit paths through records
+ * built here for their operands, and requantize as above.
+ *
  * Takes: the node and its resolved inputs, whose DequantizeLinear
  * producers recorded what they dequantized (oi_val.dq, import_quant.c).
  * Guarantees: 1 with the node's output set when the form applies; 0,
@@ -492,4 +496,98 @@ int oi_qdq_conv(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias) {
   if (!acc) acc = int8_depthwise(c, n, &o);
   bool in_acc = acc && o.bias;
   return finish(c, n, acc ? acc : oi_conv_ir(c, n, o.x, o.w, 0), &o, 1, bias, in_acc);
+}
+
+/* ---- QLinearConv and QLinearMatMul (the QOperator forms) on the same
+ * integer paths: their u8/i8 input read as k = xq - zx, their constant
+ * weight as a DequantizeLinear record, then requantized as ONNX Runtime's
+ * QLinearConv: saturate(roundeven((acc + bias) * f32(f32(sx * sw[m]) /
+ * sy)) + zy). ---- */
+
+/* a0 = xq (u8/i8), u = {x's ONNX type, zx}: xq - zx as f32 (exact) */
+typedef struct { int32_t t; float zx; } k_user;
+
+static bool k_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  const k_user *k = u;
+  kiln_value *v = oi_convert(b, a[0], k->t, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, kiln_type_f32(b->ctx));
+  kiln_value *z = oi_scalar(b, kiln_type_f32(b->ctx), k->zx, 0);
+  y[0] = oi_op2(b, KILN_OP_ARITH_SUBF, v, z);
+  return true;
+}
+
+/* The n values of constant v (n = 1 or `m`), as doubles; NULL when v is
+ * not a constant of that many elements. */
+static double *const_values(oi_ctx *c, oi_val *v, int64_t m, int64_t *n, bool as_int) {
+  const kiln_attr *a = v ? oi_const(c, v) : NULL;
+  int64_t k = a ? oi_numel(v->type) : 0;
+  if (!a || (k != 1 && k != m)) return NULL;
+  bool u8 = v->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+  double *out = kiln_alloc(c->ctx, (size_t)k * sizeof *out);
+  for (int64_t i = 0; i < k; i++)
+    out[i] = as_int ? (double)(kiln_dense_get_int(a, i) & (u8 ? 0xFF : -1)) : kiln_dense_get_float(a, i);
+  *n = k;
+  return out;
+}
+
+int oi_qdq_qlinear(oi_ctx *c, oi_node *n, bool conv) {
+  int32_t U8 = ONNX__TENSOR_PROTO__DATA_TYPE__UINT8, I8 = ONNX__TENSOR_PROTO__DATA_TYPE__INT8,
+          F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  oi_val *x = oi_opt_in(n, 0), *xs = oi_opt_in(n, 1), *xz = oi_opt_in(n, 2), *w = oi_opt_in(n, 3),
+         *ws = oi_opt_in(n, 4), *wz = oi_opt_in(n, 5), *ys = oi_opt_in(n, 6), *yz = oi_opt_in(n, 7),
+         *bias = conv ? oi_opt_in(n, 8) : NULL;
+  if (!x || !xs || !xz || !w || !ws || !wz || !ys || !yz) return 0;
+  if ((x->dtype != U8 && x->dtype != I8) || (w->dtype != U8 && w->dtype != I8) || (yz->dtype != U8 && yz->dtype != I8) ||
+      xz->dtype != x->dtype || wz->dtype != w->dtype || xs->dtype != F || ws->dtype != F || ys->dtype != F)
+    return 0; /* the generic path reports what is wrong */
+  const kiln_type *wt = w->type;
+  if (!oi_const(c, w) || (conv ? wt->rank < 3 : wt->rank != 2) || x->type->rank < 2) return 0;
+  uint32_t axis = conv ? 0 : 1;
+  int64_t M = wt->shape[axis], nxs, nxz, nws, nwz, nys, nyz, nb = 0;
+  double *sx = const_values(c, xs, 1, &nxs, false), *zx = const_values(c, xz, 1, &nxz, true);
+  double *sw = const_values(c, ws, M, &nws, false), *zw = const_values(c, wz, M, &nwz, true);
+  double *sy = const_values(c, ys, 1, &nys, false), *zy = const_values(c, yz, 1, &nyz, true);
+  if (!sx || !zx || !sw || !zw || !sy || !zy || nws != nwz || !(sy[0] >= 0x1p-100 && sy[0] <= 0x1p100)) return 0;
+  double *bi = NULL;
+  if (bias) {
+    if (bias->dtype != ONNX__TENSOR_PROTO__DATA_TYPE__INT32 || bias->type->rank != 1 ||
+        !(bi = const_values(c, bias, M, &nb, true)) || nb != M)
+      return 0;
+    for (int64_t m = 0; m < M; m++)
+      if (!(fabs(bi[m]) < 0x1p24)) return 0;
+  }
+  /* x and w as DequantizeLinear records, x's k built here */
+  int64_t *zxi = kiln_alloc(c->ctx, sizeof *zxi), *zwi = kiln_alloc(c->ctx, (size_t)nwz * sizeof *zwi);
+  zxi[0] = (int64_t)zx[0];
+  for (int64_t i = 0; i < nwz; i++) zwi[i] = (int64_t)zw[i];
+  kiln_value *xv = oi_ir(c, x);
+  if (!xv) return -1;
+  k_user ku = {x->dtype, (float)zx[0]};
+  const kiln_type *xt = x->type;
+  kiln_value *k = oi_elementwise_ir(c, 1, &xv, xt->rank, xt->shape, kiln_type_f32(c->ctx), k_body, &ku);
+  if (!k) return -1;
+  oi_dq *dx = kiln_alloc(c->ctx, sizeof *dx), *dw = kiln_alloc(c->ctx, sizeof *dw);
+  *dx = (oi_dq){x, sx, zxi, 1, 0, false, k, NULL, NULL};
+  *dw = (oi_dq){w, sw, zwi, nws, axis, nws != 1, NULL, NULL, NULL};
+  oi_val *xr = oi_val_copy(c, x), *wr = oi_val_copy(c, w);
+  xr->dq = dx, wr->dq = dw;
+  qdq_operands o;
+  int r = operands(c, xr, wr, axis, false, &o);
+  if (r <= 0) return r;
+  o.bias = bi;
+  kiln_value *acc = NULL;
+  uint32_t dim = 1;
+  if (conv) {
+    acc = int8_conv(c, n, &o);
+    if (!acc) acc = int8_depthwise(c, n, &o);
+  } else {
+    acc = int8_matmul(c, &o, o.x, o.wf, wt->shape[0], M, NULL);
+    dim = acc ? acc->type->rank - 1 : 0;
+  }
+  if (!acc) return 0; /* the generic widening path then (what was built here is unused) */
+  oi_prod p = {acc, o.scale, NULL, M, dim}; /* the int8 paths added the bias to acc */
+  kiln_value *y = oi_qdq_requant_input(c, &p, (float)sy[0]);
+  y = y ? oi_quantize_divided(c, y, (int64_t)zy[0], yz->dtype) : NULL;
+  if (!y) return -1;
+  oi_set_out(c, n, 0, y, yz->dtype);
+  return 1;
 }

@@ -1,7 +1,9 @@
 /* Quantization family: QuantizeLinear and DequantizeLinear (opset 13:
  * per-tensor or per-axis scale and zero point), DynamicQuantizeLinear, and
  * the integer products MatMulInteger, ConvInteger, QLinearMatMul and
- * QLinearConv.
+ * QLinearConv (those two, with constant weights and parameters, on the
+ * QDQ forms' 8-bit kernels: import_qdq.c), and the ends of the
+ * com.microsoft QLinear elementwise ops and pools (import_qlinear.c).
  *
  * Takes: x, scale (scalar or 1-D along `axis`), optional zero point
  * (u8/i8; u8 when absent; DequantizeLinear also takes i32 x with an i32
@@ -417,6 +419,14 @@ kiln_value *oi_qlinear_dequantize(oi_ctx *c, oi_val *x, oi_val *s, oi_val *z, co
   return oi_elementwise_ir(c, nin, ins, t->rank, t->shape, kiln_type_f32(c->ctx), q_body, &q);
 }
 
+kiln_value *oi_quantize_divided(oi_ctx *c, kiln_value *v, int64_t zp, int32_t t) {
+  q_user q = {0};
+  q.quant = q.cst = q.divided = q.has_zp = true;
+  q.out = q.zdt = t, q.zp = zp, q.zp_unsigned = t == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8;
+  const kiln_type *vt = v->type;
+  return oi_elementwise_ir(c, 1, &v, vt->rank, vt->shape, kiln_type_int(c->ctx, 8), q_body, &q);
+}
+
 kiln_value *oi_qlinear_quantize(oi_ctx *c, kiln_value *v, oi_val *s, oi_val *z, int32_t t, const char *what) {
   q_user q = {0};
   q.quant = true, q.out = t;
@@ -539,6 +549,8 @@ bool oi_import_matmul_integer(oi_ctx *c, oi_node *n) {
   static const char *const none[] = {NULL};
   bool ql = n->kind == OI_QLINEAR;
   if (!oi_arity(c, n, ql ? 8 : 2, ql ? 8 : 4, 1, 1) || !oi_attrs_only(c, n, none)) return false;
+  int q = ql ? oi_qdq_qlinear(c, n, false) : 0; /* constant weights: the 8-bit kernels */
+  if (q) return q > 0;
   oi_val *a = oi_in(c, n, 0), *b = oi_in(c, n, ql ? 3 : 1);
   oi_val *az = oi_opt_in(n, ql ? 2 : 2), *bz = oi_opt_in(n, ql ? 5 : 3);
   if (!a || !b) return false;
@@ -564,6 +576,8 @@ bool oi_import_conv_integer(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides", NULL};
   bool ql = n->kind == OI_QLINEAR;
   if (!oi_arity(c, n, ql ? 8 : 2, ql ? 9 : 4, 1, 1) || !oi_attrs_only(c, n, known)) return false;
+  int q = ql ? oi_qdq_qlinear(c, n, true) : 0; /* constant weights: the 8-bit kernels */
+  if (q) return q > 0;
   oi_val *x = oi_in(c, n, 0), *w = oi_in(c, n, ql ? 3 : 1);
   oi_val *xz = oi_opt_in(n, 2), *wz = oi_opt_in(n, ql ? 5 : 3);
   if (!x || !w) return false;

@@ -23,6 +23,10 @@ dilation 2, padding 0 to 2, batch 2, zero points 0/128/200/255 and
 depthwise ones with a channel multiplier of 2, keep the float form in
 integer units and must stay exact too.
 
+Each case runs in the QOperator form too (one QLinearConv with the same
+weights, bias and scales, import_qdq.c's oi_qdq_qlinear): the same
+reference, exact, on the same paths.
+
 Residual chains (CHAINS): conv A -> QuantizeLinear ya, whose
 DequantizeLinears feed conv B (1x1, A's channels) and an Add with B's
 dequantized output, quantized again, MobileNetV2's inverted residual in
@@ -141,6 +145,20 @@ def model(case, rng):
     xq = rng.integers(lo, hi + 1, (n, c, h, w)).astype(np.uint8 if xd == "u8" else np.int8)
     xq.flat[0], xq.flat[-1] = lo, hi
     return mdl, xq, (wq, sw, bq, sy, zy, sx)
+
+
+def qlinear_model(case, mdl):
+    """The QOperator form of a CASES model: one QLinearConv with the same
+    quantized weights, int32 bias and scales (what ONNX Runtime's quantizer
+    writes in that format); the same reference holds."""
+    name, n, c, h, w, m, k, s, p, xd, zx, _, g, d = fields(case)
+    inits = [i for i in mdl.graph.initializer if i.name not in ("bs", "zb")]
+    node = helper.make_node("QLinearConv", ["xq", "sx", "zx", "wq", "sw", "zw", "sy", "zy", "bq"], ["yq"],
+                            kernel_shape=[k, k], strides=[s, s], pads=[p, p, p, p], group=g, dilations=[d, d])
+    gr = helper.make_graph([node], name + "_qlinear", list(mdl.graph.input), list(mdl.graph.output), inits)
+    q = helper.make_model(gr, opset_imports=[helper.make_opsetid("", 17)])
+    q.ir_version = 8
+    return q
 
 
 def reference(case, xq, params):
@@ -339,8 +357,10 @@ def main():
     failures, ran, not_run = [], 0, []
     for case in CASES:
         mdl, xq, params = model(case, rng)
-        ran += run_case(kc, kr, work, device, case[0], mdl, xq, reference(case, xq, params), conv_paths(case[11]),
-                        failures, not_run)
+        ref = reference(case, xq, params)
+        ran += run_case(kc, kr, work, device, case[0], mdl, xq, ref, conv_paths(case[11]), failures, not_run)
+        ran += run_case(kc, kr, work, device, case[0] + "_qlinear", qlinear_model(case, mdl), xq, ref,
+                        conv_paths(case[11]), failures, not_run)
     for case in CHAINS:
         mdl, xq, params = chain_model(case, rng)
         ran += run_case(kc, kr, work, device, case[0], mdl, xq, chain_reference(xq, params), chain_stores(case[5]),

@@ -16,6 +16,10 @@ rank-0 and a [C, 1] operand), saturating products, scales as graph
 inputs, pools with stride 2, padding, ceil_mode, count_include_pad,
 batch 2, odd channel counts, channels_last; and parameters of the wrong
 shape or type, which kiln-compile must refuse naming the tensor.
+QLinearMatMul with a constant B (the QOperator Linear layer) runs the i8
+matmul of the QDQ forms (N padded to 16, per-column B scales, u8 B with
+zero point 128) and must equal its integer reference exactly; a K not a
+multiple of 4 keeps the generic widening path, exact too.
 
 usage: run_qlinear.py KILN_COMPILE KILN_RUN WORKDIR DEVICE [NODE_MODULES]
 Exit 0 when every case passes, 1 otherwise, 77 (skip) without
@@ -55,6 +59,19 @@ BINARY = [
     ("mul_u8", "QLinearMul", "u8", (2, 3, 4, 5), (2, 3, 4, 5), (0.05, 128), (0.04, 120), (0.02, 10), False),
     ("mul_i8_bcast_sat", "QLinearMul", "i8", (2, 3, 11), (3, 1), (0.3, 5), (0.2, -7), (0.01, -3), False),
     ("mul_u8_scalar_b", "QLinearMul", "u8", (7, 6), (), (0.02, 0), (0.03, 255), (0.015, 200), False),
+]
+
+# QLinearMatMul with a constant B (QOperator Linear layers): (name, A
+# shape, K, N, A type, za, B type, zb per column?, path expected: the i8
+# matmul or not). Checked exactly against QLinearConv-style arithmetic
+# (int64 sums, f32(f32(sa * sb[n]) / sy) multiplier) and within one step
+# of ONNX Runtime.
+MATMUL = [
+    ("qmm_u8_k64_n48", (2, 3, 64), 64, 48, "u8", 128, "i8", False, True),
+    ("qmm_u8_n40_perchan", (5, 24), 24, 40, "u8", 3, "i8", True, True),
+    ("qmm_i8_k32_n16", (7, 32), 32, 16, "i8", -5, "i8", True, True),
+    ("qmm_u8w_zp128", (4, 16), 16, 64, "u8", 255, "u8", False, True),
+    ("qmm_k10_declined", (3, 10), 10, 16, "u8", 7, "i8", False, False),
 ]
 
 # pool cases: (name, op, type, X shape, attributes, (sx, zx), (sy, zy));
@@ -183,6 +200,18 @@ def compare(name, got, ort, ref, failures):
                         % (name, int(d_ort.max()), int(d_ref.max())))
 
 
+def matmul_checks(kc, src, case, got, ref, failures):
+    """QLinearMatMul: exact against the reference, and on the i8 matmul
+    (the 8-bit kernels, import_qdq.c) exactly where expected."""
+    name, int8 = case[0], case[-1]
+    if got.shape == ref.shape and not (got == ref).all():
+        failures.append("%s: %d elements differ from the reference" % (name, int((got != ref).sum())))
+    r = subprocess.run([kc, src, "--compile-to=flow", "-o", "-"], capture_output=True, text=True)
+    mm = any("linalg.matmul" in ln and "xi8>" in ln for ln in r.stdout.splitlines())
+    if r.returncode != 0 or mm != int8:
+        failures.append("%s: the flow IR %s an i8 linalg.matmul" % (name, "holds" if mm else "lacks"))
+
+
 def binary_case(case, rng):
     name, op, t, sa_shape, sb_shape, pa, pb, pc, as_inputs = case
     np_t, _, lo, hi = TYPES[t]
@@ -218,6 +247,33 @@ def pool_case(case, rng):
     ref = quant(fy.astype(F), py, t)
     m = make_model(op, t, [("x", x)], ref.shape, names, inits, attrs, [])
     return m, [("x", x)], ref
+
+
+def matmul_case(case, rng):
+    name, ashape, K, N, at, za, bt, per_col, _ = case
+    np_a, onnx_a, alo, ahi = TYPES[at]
+    np_b, onnx_b, blo, bhi = TYPES[bt]
+    a = rng.integers(alo, ahi + 1, ashape).astype(np_a)
+    zb = np.full(N if per_col else 1, 128 if bt == "u8" else 0).astype(np_b)
+    bq = (rng.integers(-127, 128, (K, N)) + zb.astype(np.int64)).astype(np_b)
+    sa = F(rng.uniform(0.01, 0.05))
+    sb = rng.uniform(0.002, 0.02, N if per_col else 1).astype(F)
+    sy = F(sa * F(sb.mean()) * np.sqrt(K) * 120 / 64)
+    zy = np_a(128 if at == "u8" else 0)  # Y has A's type, as ORT's kernels take it
+    if not per_col:
+        sb, zb = sb.reshape(()), zb.reshape(())
+    inits = [init("a_s", sa), init("a_z", np_a(za)), init("bq", bq), init("b_s", sb), init("b_z", zb),
+             init("y_s", sy), init("y_z", zy)]
+    node = helper.make_node("QLinearMatMul", ["a", "a_s", "a_z", "bq", "b_s", "b_z", "y_s", "y_z"], ["y"])
+    yshape = ashape[:-1] + (N,)
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("a", onnx_a, list(ashape))],
+                          [helper.make_tensor_value_info("y", onnx_a, list(yshape))], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    acc = (a.astype(np.int64) - za) @ (bq.astype(np.int64) - zb.astype(np.int64))
+    mult = (sa * sb).astype(F) / sy
+    ref = np.clip(np.rint(acc.astype(F) * mult.astype(F)).astype(np.int64) + int(zy), alo, ahi).astype(np_a)
+    return m, [("a", a)], ref
 
 
 def error_cases(kc, work, failures):
@@ -262,7 +318,9 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(24)
     failures, not_run = [], []
-    for case, build in [(c, binary_case) for c in BINARY] + [(c, pool_case) for c in POOL]:
+    cases = ([(c, binary_case) for c in BINARY] + [(c, pool_case) for c in POOL] +
+             [(c, matmul_case) for c in MATMUL])
+    for case, build in cases:
         name = case[0]
         m, feeds, ref = build(case, rng)
         got, err = run_kiln(kc, kr, work, device, name, m, feeds)
@@ -272,6 +330,8 @@ def main():
         src = os.path.join(work, name + ".onnx")
         ort = ref if name in REF_ONLY else kiln_ort.run(src, dict(feeds), ["y"], modules)["y"]
         compare(name, got, ort, ref, failures)
+        if build is matmul_case:
+            matmul_checks(kc, src, case, got, ref, failures)
     error_cases(kc, work, failures)
     for n in not_run:
         print(n)
