@@ -198,6 +198,60 @@ def quantize(model, ranges):
     return model
 
 
+def to_qoperator(model):
+    """The QOperator form of a model quantize() wrote, as ONNX Runtime's
+    quantizer writes that format: a Conv whose input, weight and bias are
+    DequantizeLinear outputs and whose output's one reader is a
+    QuantizeLinear becomes one QLinearConv of the quantized tensors (a
+    MatMul of that form, QLinearMatMul), writing what the QuantizeLinear
+    wrote; DequantizeLinear nodes left without readers are dropped.
+    Everything else (adds, pools, Gemm) stays in QDQ / float form.
+    Returns the number of ops converted; MODEL is changed in place."""
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    readers = {}
+    for n in g.node:
+        for t in n.input:
+            readers.setdefault(t, []).append(n)
+    outputs = {o.name for o in g.output}
+    replace, dropped, count = {}, set(), 0
+    for n in g.node:
+        if n.op_type not in ("Conv", "MatMul"):
+            continue
+        dqs = [producer.get(t) for t in n.input]
+        rd = readers.get(n.output[0], [])
+        if (any(d is None or d.op_type != "DequantizeLinear" or len(d.input) != 3 for d in dqs) or
+                len(rd) != 1 or rd[0].op_type != "QuantizeLinear" or n.output[0] in outputs or len(rd[0].input) != 3):
+            continue
+        q, (x, w) = rd[0], dqs[:2]
+        ins = list(x.input) + list(w.input) + list(q.input[1:])
+        if n.op_type == "Conv" and len(dqs) == 3:
+            ins.append(dqs[2].input[0])
+        elif len(dqs) != 2:
+            continue
+        op = "QLinearConv" if n.op_type == "Conv" else "QLinearMatMul"
+        new = helper.make_node(op, ins, list(q.output), name=(n.name or op) + "_qoperator")
+        if n.op_type == "Conv":
+            new.attribute.extend(n.attribute)
+        replace[id(n)] = new
+        dropped.add(id(q))
+        count += 1
+    nodes = [replace.get(id(n), n) for n in g.node if id(n) not in dropped]
+    while True:  # DequantizeLinears (of weights, biases) nobody reads now
+        used = {t for n in nodes for t in n.input} | outputs
+        keep = [n for n in nodes if n.op_type != "DequantizeLinear" or n.output[0] in used]
+        if len(keep) == len(nodes):
+            break
+        nodes = keep
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {t for n in nodes for t in n.input}
+    keep = [i for i in g.initializer if i.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    return count
+
+
 def output_steps(model):
     """{graph output name: the scale of the DequantizeLinear writing it}."""
     inits = {i.name: i for i in model.graph.initializer}

@@ -4,14 +4,17 @@ Runtime running the same quantized model.
 
 usage: run_quant.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--ort=NODE_MODULES] [--samples=100] [--device=local-task]
-           [--expected=EXPECTED_PASSES] [--compile-flag=FLAG]...
+           [--expected=EXPECTED_PASSES] [--compile-flag=FLAG]... [--qoperator]
 MODEL is one of run_model.py's float test models (resnet18, mobilenet_v2,
 encoder: the two-layer TransformerEncoder, ...), built with random
 weights from a fixed seed and exported by torch.onnx.export at opset 17.
 qdq.py quantizes it with ranges calibrated on 8 fixed random inputs (ONNX
 Runtime computes them on the float model): per-channel symmetric int8
 weights, asymmetric u8 activations, int32 biases; the graph's outputs are
-quantized too, so every output lies on a grid of one known step.
+quantized too, so every output lies on a grid of one known step. With
+--qoperator, its Conv and MatMul chains are then rewritten to the
+QOperator form (QLinearConv, QLinearMatMul: qdq.to_qoperator), and that
+model is what both run.
 
 Checks, on SAMPLES random inputs (another fixed seed): every output
 element of Kiln's run at most one quantization step from ONNX Runtime's,
@@ -55,8 +58,9 @@ def main():
     ap.add_argument("--device", default="local-task")
     ap.add_argument("--expected", default=None)
     ap.add_argument("--compile-flag", action="append", default=[])
+    ap.add_argument("--qoperator", action="store_true")
     args = ap.parse_args()
-    return verdict(check(args), args.expected, args.model)
+    return verdict(check(args), args.expected, args.model + ("_qoperator" if args.qoperator else ""))
 
 
 def check(args):
@@ -93,6 +97,14 @@ def check(args):
     qp = os.path.join(work, "quantized.onnx")
     count = qdq.quantize_file(fp, qp, {"x": calib}, args.ort)
     qm = onnx.load(qp)
+    if args.qoperator:
+        conv = qdq.to_qoperator(qm)
+        qp = os.path.join(work, "qoperator.onnx")
+        onnx.save(qm, qp)
+        print("%s: %d ops in the QOperator form (QLinearConv / QLinearMatMul)" % (args.model, conv))
+        if conv == 0:
+            print("FAIL: no op converted to the QOperator form")
+            return 1
     steps = qdq.output_steps(qm)
     print("%s: quantized %d ops (%s); output step %s" % (
         args.model, count, qp, ", ".join("%.4g" % s for s in steps.values())))
