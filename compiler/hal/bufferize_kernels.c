@@ -23,7 +23,8 @@
  *    become copies between memref.subview windows (strided layouts) and
  *    linalg.fill (pad value, splat); an insert's destination is its init;
  *    a pad's source computed here for it alone is computed into its
- *    window in place (only the border is filled);
+ *    window in place (only the border is filled), and so is a static
+ *    unit-stride insert's source (place-concats' pieces);
  *  - tensor.extract (also inside linalg bodies) becomes memref.load,
  *    tensor.insert and tensor.from_elements memref.store;
  *  - scf.for / scf.if keep only their scalar iter_args and results: a
@@ -322,6 +323,28 @@ static void pad_in_place(bz *z, kiln_op *pad, kiln_value *b) {
   kiln_value_map_add(z->ctx, &z->buf, src, subview(z, &pb, b, st, &lo, &size, &ones));
 }
 
+/* A static, unit-stride insert_slice into a tensor.empty of a value this
+ * block computes and nothing else reads (place-concats' pieces): the
+ * value is computed straight into its window of the insert's buffer b,
+ * as pad_in_place does for a pad's interior, so the insert copies
+ * nothing. (A destination with contents would be written into b after
+ * the value, over it.) */
+static void insert_in_place(bz *z, kiln_op *ins, kiln_value *b) {
+  kiln_value *src = kiln_op_operand(ins, 0), *dest = kiln_op_operand(ins, 1);
+  const kiln_type *st = src->type;
+  if (z->cur != z->body || ins->num_operands != 2 || !dest->def || dest->def->kind != KILN_OP_TENSOR_EMPTY ||
+      lookup(z, src) || !is_linalg_value(z, src) ||
+      !kiln_value_has_one_use(src) || b->type->rank != st->rank || !kiln_type_has_static_shape(st))
+    return;
+  mixed off, size, stride;
+  if (!read_slice(ins, st->rank, 2, &off, &size, &stride)) return;
+  for (uint32_t i = 0; i < st->rank; i++)
+    if (stride.st[i] != 1 || size.st[i] != st->shape[i] || off.st[i] == KILN_DYNAMIC) return;
+  kiln_builder pb = kiln_builder_before(z->prologue);
+  pb.loc = ins->loc;
+  kiln_value_map_add(z->ctx, &z->buf, src, subview(z, &pb, b, st, &off, &size, &stride));
+}
+
 /* For an all-parallel single-output generic that does not read its init:
  * the input that may share the output buffer, or NULL. */
 /* Is v a slice of a loaded binding (a view unless a buffer is chosen for
@@ -579,6 +602,7 @@ static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
       if (op->kind == KILN_OP_TENSOR_INSERT_SLICE || op->kind == KILN_OP_TENSOR_INSERT)
         tie_init(z, op, kiln_op_operand(op, 1), b); /* the destination is the init */
       if (op->kind == KILN_OP_TENSOR_PAD) pad_in_place(z, op, b);
+      if (op->kind == KILN_OP_TENSOR_INSERT_SLICE) insert_in_place(z, op, b);
     } else if (op->kind == KILN_OP_SCF_FOR) {
       kiln_error *e = assign_for(z, op, bindings);
       if (e) return e;
@@ -650,7 +674,9 @@ static void move_op(bz *z, kiln_op *op) {
     kiln_value *src = memref_of(z, kiln_op_operand(op, 0), op->loc);
     mixed off, size, stride;
     read_slice(op, rt->rank, 2, &off, &size, &stride);
-    hl_build_copy(&b, src, subview(z, &b, dst, kiln_op_operand(op, 0)->type, &off, &size, &stride));
+    /* computed in place (insert_in_place): the window already holds it */
+    if (!(src->def && src->def->kind == KILN_OP_MEMREF_SUBVIEW && kiln_op_operand(src->def, 0) == dst))
+      hl_build_copy(&b, src, subview(z, &b, dst, kiln_op_operand(op, 0)->type, &off, &size, &stride));
     break;
   }
   case KILN_OP_TENSOR_PAD: {

@@ -50,6 +50,9 @@ bool hl_init_read(kiln_op *op, uint32_t j);
  * kernel (flow's tensor form) stores binding i from a value that depends
  * on no undefined contents. */
 int64_t hl_written_mask(kiln_op *kernel);
+/* Result bindings stored as windows of defined values in a tensor.empty
+ * (written.c): the rest of the binding is left as it was. */
+int64_t hl_window_mask(kiln_op *kernel);
 
 const kiln_type *hl_type(kiln_context *ctx, const char *name); /* !hal.NAME */
 kiln_named_attr hl_named(kiln_context *ctx, const char *name, const kiln_attr *v);

@@ -10,7 +10,9 @@
  * arguments after them (dynamic dims), written_mask = bit i set for
  * each result binding the kernel writes in full from defined values
  * (hl_written_mask: what its buffer held cannot reach a result),
- * workload = the one its flow.dispatch sites carry}. Binding i is kernel argument i, push
+ * workload = the one its flow.dispatch sites carry; window_mask, when
+ * not 0: result bindings stored as windows of defined values, the rest
+ * left as it was (hl_window_mask: place-concats' pieces)}. Binding i is kernel argument i, push
  * constant j the index argument after the bindings; at most 32 bindings.
  * bufferize-kernels then replaces the arguments by hal.interface.binding
  * and hal.interface.constant ops. */
@@ -64,7 +66,7 @@ static kiln_error *materialize(kiln_context *ctx, kiln_op *executable, kiln_op *
   }
   const kiln_attr *workload = find_workload(module, ename);
   const char *kname = kiln_symbol_name(kernel);
-  kiln_named_attr a[7] = {
+  kiln_named_attr a[8] = {
       hl_named(ctx, "sym_name", kiln_attr_string(ctx, kname, strlen(kname))),
       hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
       hl_named(ctx, "binding_count", hl_i32(ctx, nbind)),
@@ -73,8 +75,11 @@ static kiln_error *materialize(kiln_context *ctx, kiln_op *executable, kiln_op *
       hl_named(ctx, "written_mask", hl_i32(ctx, hl_written_mask(kernel) & ~mask)),
       hl_named(ctx, "workload", workload),
   };
+  uint32_t na = workload ? 7 : 6;
+  int64_t windows = hl_window_mask(kernel) & ~mask;
+  if (windows) a[na++] = hl_named(ctx, "window_mask", hl_i32(ctx, windows));
   kiln_op *exp = kiln_op_create(ctx, KILN_OP_HAL_EXECUTABLE_EXPORT, kernel->loc, 0, NULL, 0,
-                                NULL, kiln_attr_dict(ctx, workload ? 7 : 6, a), 0);
+                                NULL, kiln_attr_dict(ctx, na, a), 0);
   if (vb->first) kiln_block_insert_before(vb->first, exp);
   else kiln_block_append_op(vb, exp);
   return NULL;

@@ -36,6 +36,12 @@
  *    keeps disjoint intervals disjoint and offsets 64-byte aligned), so
  *    a dynamic batch still packs as tightly as a static one;
  *  - reshapes are views: same buffer, offset and length;
+ *  - a dispatch result with a tied operand (tied_operands, place-concats:
+ *    the kernel writes only its window) shares that operand's slot, so
+ *    a chain of them writes one buffer, allocated for its head (a
+ *    function result's when the chain's last value is returned); the
+ *    slot needs no clearing when every member writes its window from
+ *    defined values (the export's written_mask or window_mask);
  *  - phases: a host load of a dispatch result needs the commands
  *    computing it to have run. Arguments, their dims and data are phase
  *    0; a load of data computed in phase k is phase k + 1; every other
@@ -83,6 +89,7 @@ typedef struct slot {
   int64_t off;             /* static offset (when off_v is NULL) */
   int arena;               /* index into the interval list, or -1 */
   bool zero;               /* its producer may leave bytes unwritten */
+  bool chain;              /* tied results share it (see tied_operand) */
 } slot;
 
 /* !kiln.str, the element type of text tensors (flow.text). */
@@ -143,7 +150,7 @@ static uint32_t new_slot(pm *p, kiln_value *buffer, sym len) {
     if (p->nslots) memcpy(n, p->slots, p->nslots * sizeof *n);
     p->slots = n;
   }
-  slot s = {buffer, len, NULL, NULL, 0, -1, false};
+  slot s = {buffer, len, NULL, NULL, 0, -1, false, false};
   p->slots[p->nslots] = s;
   return p->nslots++;
 }
@@ -336,6 +343,44 @@ static bool result_written(pm *p, kiln_op *op, uint32_t r) {
     }
   }
   return nexports > 0;
+}
+
+/* Does dispatch op store its result r as windows of defined values
+ * (window_mask of its export in every variant, see written.c)? */
+static bool result_window(pm *p, kiln_op *op, uint32_t r) {
+  const kiln_attr *ep = kiln_op_get_attr(op, "entry_point");
+  kiln_op *exe = ep && ep->kind == KILN_ATTR_SYMBOL_REF ? kiln_symbol_lookup(p->module, ep->str) : NULL;
+  kiln_block *eb = exe && exe->kind == KILN_OP_HAL_EXECUTABLE ? exe->regions[0].first : NULL;
+  uint32_t nt = 0, nexports = 0;
+  while (nt < op->num_operands && kiln_op_operand(op, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
+  if (nt + r >= 32) return false;
+  for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
+    kiln_block *vb = var->kind == KILN_OP_HAL_EXECUTABLE_VARIANT ? var->regions[0].first : NULL;
+    for (kiln_op *x = vb ? vb->first : NULL; x; x = x->next) {
+      if (x->kind != KILN_OP_HAL_EXECUTABLE_EXPORT) continue;
+      const kiln_attr *m = kiln_op_get_attr(x, "window_mask");
+      if (!m || m->kind != KILN_ATTR_INTEGER || !((m->i >> (nt + r)) & 1)) return false;
+      nexports++;
+    }
+  }
+  return nexports > 0;
+}
+
+/* The operand whose buffer result v of a dispatch writes into
+ * (place-concats' tied_operands), or NULL. */
+static kiln_value *tied_operand(kiln_value *v) {
+  kiln_op *d = v->def;
+  const kiln_attr *t = d && d->kind == KILN_OP_FLOW_DISPATCH ? kiln_op_get_attr(d, "tied_operands") : NULL;
+  if (!t || t->kind != KILN_ATTR_DENSE_ARRAY || v->index >= t->count) return NULL;
+  int64_t k = ((const int64_t *)t->data)[v->index];
+  return k >= 0 && k < (int64_t)d->num_operands ? kiln_op_operand(d, (uint32_t)k) : NULL;
+}
+
+/* The head of v's tied chain: the dispatch result whose slot it shares. */
+static kiln_value *chain_head(kiln_value *v) {
+  kiln_value *t;
+  while ((t = tied_operand(v))) v = view_root(t);
+  return v;
 }
 
 /* Host index ops the planned function keeps (they only read argument
@@ -732,6 +777,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     }
     if (!r->def || r->def->kind != KILN_OP_FLOW_DISPATCH)
       return fail(&p, ret, "a result is not computed by a dispatch (run copy-aliased-results)");
+    r = chain_head(r); /* a tied chain's buffer is its head's */
+    if (!r->def || r->def->kind != KILN_OP_FLOW_DISPATCH)
+      return fail(&p, ret, "a tied result does not write into a dispatch result");
     if (get_slot(&p, r) >= 0) return fail(&p, ret, "two results share one buffer (run copy-aliased-results)");
     sym s;
     if (!byte_sym(&p, r, &s)) return fail(&p, r->def, "a result's size cannot be computed");
@@ -763,6 +811,24 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     for (uint32_t r = 0; r < o->num_results; r++) {
       kiln_value *v = kiln_op_result(o, r);
       if (get_slot(&p, v) >= 0) continue; /* a function result */
+      kiln_value *t = tied_operand(v);
+      if (t) {
+        /* it writes its windows into the operand's buffer: the chain's
+         * slot, written in full when every member writes its window
+         * (place-concats' windows cover the whole) */
+        int k = get_slot(&p, view_root(t));
+        kiln_value *head = chain_head(v);
+        sym s;
+        if (k < 0 || !head->def || !byte_sym(&p, v, &s) || s.nf || s.coef != p.slots[k].len.coef)
+          return fail(&p, o, "a tied result does not fit its operand's buffer");
+        if (!p.slots[k].chain) {
+          p.slots[k].chain = true;
+          p.slots[k].zero = !result_written(&p, head->def, head->index) && !result_window(&p, head->def, head->index);
+        }
+        p.slots[k].zero |= !result_written(&p, o, r) && !result_window(&p, o, r);
+        set_slot(&p, v, (uint32_t)k);
+        continue;
+      }
       sym s;
       if (!byte_sym(&p, v, &s)) return fail(&p, o, "a dispatch result's size cannot be computed");
       uint32_t k = new_slot(&p, NULL, s);

@@ -162,20 +162,49 @@ static kiln_walk_result nested_store(kiln_op *o, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
-int64_t hl_written_mask(kiln_op *kernel) {
+/* Is v static tensor.insert_slices of defined values into a tensor.empty
+ * (place-concats' pieces): defined in the windows, undefined elsewhere? */
+static bool defined_windows(const wr *w, kiln_value *v) {
+  bool any = false;
+  while (v->def && v->def->kind == KILN_OP_TENSOR_INSERT_SLICE && v->def->num_operands == 2 &&
+         !undef(w, kiln_op_operand(v->def, 0))) {
+    v = kiln_op_operand(v->def, 1);
+    any = true;
+  }
+  return any && v->def && v->def->kind == KILN_OP_TENSOR_EMPTY;
+}
+
+/* Bindings stored at the top level: in full from defined values (*full),
+ * or as windows of defined values in undefined surroundings (*windows). */
+static void masks(kiln_op *kernel, int64_t *full, int64_t *windows) {
+  *full = *windows = 0;
   kiln_block *body = kernel->regions[0].first;
-  if (!body) return 0;
+  if (!body) return;
   wr w = {kiln_op_context(kernel), {0}};
   visit_block(&w, body);
-  uint64_t stored = 0, bad = 0;
+  uint64_t stored = 0, bad = 0, win = 0;
   for (kiln_op *op = body->first; op; op = op->next) {
     if (op->kind != KILN_OP_FLOW_DISPATCH_TENSOR_STORE) continue;
     kiln_value *arg = kiln_op_operand(op, 1);
     if (arg->def || arg->block != body || arg->index >= 32) continue;
     stored |= (uint64_t)1 << arg->index;
     if (undef(&w, kiln_op_operand(op, 0))) bad |= (uint64_t)1 << arg->index;
+    if (defined_windows(&w, kiln_op_operand(op, 0))) win |= (uint64_t)1 << arg->index;
   }
   stores s = {body, 0};
   kiln_walk_pre(kernel, nested_store, &s);
-  return (int64_t)(stored & ~bad & ~s.nested);
+  *full = (int64_t)(stored & ~bad & ~s.nested);
+  *windows = (int64_t)(stored & bad & win & ~s.nested);
+}
+
+int64_t hl_written_mask(kiln_op *kernel) {
+  int64_t full, windows;
+  masks(kernel, &full, &windows);
+  return full;
+}
+
+int64_t hl_window_mask(kiln_op *kernel) {
+  int64_t full, windows;
+  masks(kernel, &full, &windows);
+  return windows;
 }

@@ -528,6 +528,9 @@ const kiln_attr *kiln_value_constant(const kiln_value *v);
 kiln_block *kiln_block_create(kiln_context *ctx);
 kiln_value *kiln_block_add_arg(kiln_context *ctx, kiln_block *b,
                                const kiln_type *type, kiln_loc loc);
+/* A new argument at position i (the ones from i on move up by one). */
+kiln_value *kiln_block_insert_arg(kiln_context *ctx, kiln_block *b, uint32_t i,
+                                  const kiln_type *type, kiln_loc loc);
 void kiln_block_erase_arg(kiln_block *b, uint32_t i); /* arg must be unused */
 void kiln_region_append_block(kiln_region *r, kiln_block *b);
 void kiln_region_remove_block(kiln_block *b);

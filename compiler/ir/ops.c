@@ -184,6 +184,19 @@ kiln_value *kiln_block_add_arg(kiln_context *ctx, kiln_block *b,
   return v;
 }
 
+kiln_value *kiln_block_insert_arg(kiln_context *ctx, kiln_block *b, uint32_t i,
+                                  const kiln_type *type, kiln_loc loc) {
+  kiln_value *v = kiln_block_add_arg(ctx, b, type, loc);
+  if (i >= b->num_args) return v;
+  for (uint32_t j = b->num_args - 1; j > i; j--) {
+    b->args[j] = b->args[j - 1];
+    b->args[j]->index = j;
+  }
+  b->args[i] = v;
+  v->index = i;
+  return v;
+}
+
 void kiln_block_erase_arg(kiln_block *b, uint32_t i) {
   for (uint32_t j = i + 1; j < b->num_args; j++) {
     b->args[j - 1] = b->args[j];

@@ -3,9 +3,12 @@
 // binding i is stored from a value that depends on no undefined contents
 // (tensor.empty's elements), so
 // plan-memory may leave its buffer uninitialized. Kernels @NAME_yes keep
-// the bit of their result (binding 1), @NAME_no clear it.
+// the bit of their result (binding 1), @NAME_no clear it. window_mask
+// (hl_window_mask) marks a binding stored as windows of defined values in
+// a tensor.empty instead: @insert_no, and not @extract_no.
 // CHECK-DAG: sym_name = "elementwise_yes", written_mask = 2 : i32}
-// CHECK-DAG: sym_name = "insert_no", written_mask = 0 : i32}
+// CHECK-DAG: sym_name = "insert_no", window_mask = 2 : i32, written_mask = 0 : i32}
+// CHECK-DAG: sym_name = "window_undefined", written_mask = 0 : i32}
 // CHECK-DAG: sym_name = "insert_yes", written_mask = 2 : i32}
 // CHECK-DAG: sym_name = "reduce_no", written_mask = 0 : i32}
 // CHECK-DAG: sym_name = "reduce_yes", written_mask = 2 : i32}
@@ -14,7 +17,7 @@
 // CHECK-DAG: sym_name = "pad_yes", written_mask = 2 : i32}
 // CHECK-DAG: sym_name = "unused_input_yes", written_mask = 2 : i32}
 // CHECK-DAG: sym_name = "extract_no", written_mask = 0 : i32}
-// CHECK-DAG: sym_name = "two_results", written_mask = 4 : i32}
+// CHECK-DAG: sym_name = "two_results", window_mask = 2 : i32, written_mask = 4 : i32}
 #id = affine_map<(d0) -> (d0)>
 module attributes {kiln.targets = ["llvm-cpu:x86_64"]} {
   // an all-parallel generic that does not read its init: every element
@@ -172,4 +175,14 @@ module attributes {kiln.targets = ["llvm-cpu:x86_64"]} {
       return
     }
   }) {sym_name = "two_results", sym_visibility = "private"} : () -> ()
+  // a window of undefined values (an empty's elements) is no window write
+  "flow.executable"() ({
+    func.func @window_undefined(%arg0: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg1: !flow.dispatch.tensor<writeonly:tensor<8xf32>>) {
+      %0 = tensor.empty() : tensor<4xf32>
+      %1 = tensor.empty() : tensor<8xf32>
+      %2 = tensor.insert_slice %0 into %1[4] [4] [1] : tensor<4xf32> into tensor<8xf32>
+      "flow.dispatch.tensor.store"(%2, %arg1) : (tensor<8xf32>, !flow.dispatch.tensor<writeonly:tensor<8xf32>>) -> ()
+      return
+    }
+  }) {sym_name = "window_undefined", sym_visibility = "private"} : () -> ()
 }

@@ -215,6 +215,59 @@ def _cnn_cases(torch):
             x1, x2, x3 = x.split([7, 13, 21], dim=1)
             return torch.cat((x3, self.dw(x1), self.pw(x2)), 1)
 
+    class ConcatPlaced(nn.Module):
+        """Concatenations whose pieces their producers write in place
+        (place-concats): a 3x3 from 48 to 64 (a filter of 108 KiB, stored
+        in channel blocks of 32) first, a 1x1 to 9 and a 3x3 max pool of
+        23 channels after it (96 in all, read through a pad by a 3x3); the
+        blocked piece after 11 channels (an offset its blocks do not
+        divide: the copy stays); a concatenation along the height."""
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(5, 48, 1), nn.ReLU())
+            self.big = nn.Sequential(nn.Conv2d(48, 64, 3, 1, 1), nn.ReLU())
+            self.small = nn.Sequential(nn.Conv2d(48, 9, 1), nn.ReLU())
+            self.pool = nn.Sequential(nn.Conv2d(5, 23, 1), nn.ReLU(), nn.MaxPool2d(3, 1, 1))
+            self.small2 = nn.Sequential(nn.Conv2d(48, 11, 1), nn.ReLU())
+            self.big2 = nn.Conv2d(48, 64, 3, 1, 1)
+            self.top, self.bottom = nn.Conv2d(48, 13, 1), nn.Conv2d(48, 13, 3, 1, 1)
+            self.mix = nn.Conv2d(64 + 9 + 23, 7, 3, 1, 1)
+            self.mix2 = nn.Conv2d(11 + 64, 7, 1)
+            self.mix3 = nn.Conv2d(13, 7, 1, (2, 1))
+
+        def forward(self, x):
+            s = self.stem(x)
+            a = torch.cat((self.big(s), self.small(s), self.pool(x)), 1)
+            b = torch.cat((self.small2(s), self.big2(s)), 1)
+            h = torch.cat((self.top(s), self.bottom(s)), 2)
+            return self.mix(a) + self.mix2(b) + self.mix3(h)
+
+    class ConcatShared(nn.Module):
+        """Pieces that keep the copy: the graph input, values read by
+        other ops too, one value concatenated twice; their readers'
+        results concatenated in place."""
+        def __init__(self):
+            super().__init__()
+            self.c1, self.c2 = nn.Conv2d(6, 10, 1), nn.Conv2d(6, 13, 3, 1, 1)
+            self.c3, self.c4 = nn.Conv2d(29, 9, 1), nn.Conv2d(36, 17, 3, 1, 1)
+            self.c5 = nn.Conv2d(26, 5, 1)
+
+        def forward(self, x):
+            a, b = torch.relu(self.c1(x)), torch.relu(self.c2(x))
+            c = torch.cat((x, a, b), 1)
+            d = torch.cat((a, b, b), 1)
+            return self.c5(torch.cat((self.c3(c), torch.relu(self.c4(d))), 1))
+
+    class ConcatOut(nn.Module):
+        """A concatenation placed in place that is the model's result."""
+        def __init__(self):
+            super().__init__()
+            self.c1, self.c2 = nn.Conv2d(4, 7, 1), nn.Conv2d(4, 5, 3, 1, 1)
+
+        def forward(self, x):
+            return torch.cat((torch.relu(self.c1(x)), torch.sigmoid(self.c2(x)),
+                              nn.functional.max_pool2d(x, 3, 1, 1)), 1)
+
     def inverted_residual(c, e, stride):
         body = nn.Sequential(
             nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
@@ -462,6 +515,13 @@ def _cnn_cases(torch):
                                          nn.Conv2d(35, 17, 3, 1, 1), nn.LeakyReLU(0.1), nn.MaxPool2d(2, 2),
                                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(17, 6)),
                            (2, 3, 53, 45)),
+        # concatenations written in place by their producers (place-concats)
+        # and ones that keep the copy (ConcatPlaced, ConcatShared), odd
+        # channel counts and sides, batch 2 and 3; a concatenation that is
+        # the model's result (ConcatOut)
+        "cnn_concat_placed": (ConcatPlaced(), (2, 5, 9, 11)),
+        "cnn_concat_shared": (ConcatShared(), (3, 6, 7, 9)),
+        "cnn_concat_out": (ConcatOut(), (2, 4, 5, 7)),
     }
 
 
