@@ -51,6 +51,9 @@
  *    allocations, its command buffer, execute, hal.device.wait. A value
  *    the host reads lives to the end of its phase. Without such loads
  *    everything is phase 0: one command buffer, as before;
+ *  - the bindings of a tied chain's slot that its members write (their
+ *    windows) or take as their tie are tagged in the dispatch's windows
+ *    list (the slot's number + 1, else 0);
  *  - dispatches are recorded in order into their phase's hal.command_buffer
  *    (create, dispatch..., execute, hal.device.wait) with {executable,
  *    ordinal, offsets, lengths, readonly_mask, constants (the kernel's
@@ -639,7 +642,25 @@ static kiln_error *dispatch(pm *p, kiln_op *o, kiln_value *cb, mixed *lists) {
   for (uint32_t l = 0; l < 4; l++)
     for (uint32_t k = 0; k < lists[l].ndyn; k++) ops[nops_d++] = lists[l].dyn[k];
   int64_t mask = nt >= 32 ? 0xffffffffll : (((int64_t)1 << nt) - 1);
-  kiln_named_attr a[7] = {
+  /* a tied chain's members write disjoint windows of its slot and never
+   * read their tie: tagged, so schedule-commands orders them only
+   * against the slot's other users */
+  int64_t *windows = kiln_alloc(ctx, (n + 1) * sizeof *windows);
+  bool any_window = false;
+  const kiln_attr *tied = kiln_op_get_attr(o, "tied_operands");
+  for (uint32_t k = 0; k < n; k++) {
+    kiln_value *v = k < nt ? kiln_op_operand(o, k) : kiln_op_result(o, k - nt);
+    int s = get_slot(p, view_root(v));
+    bool member = false;
+    if (k >= nt) {
+      member = s >= 0 && p->slots[s].chain;
+    } else if (tied && tied->kind == KILN_ATTR_DENSE_ARRAY) {
+      for (uint32_t r = 0; r < tied->count; r++) member |= ((const int64_t *)tied->data)[r] == (int64_t)k;
+    }
+    windows[k] = member ? s + 1 : 0;
+    any_window |= member;
+  }
+  kiln_named_attr a[8] = {
       hl_named(ctx, "executable", kiln_attr_symbol_ref(ctx, ep->str, 0, NULL)),
       hl_named(ctx, "ordinal", hl_i32(ctx, 0)),
       hl_named(ctx, "offsets", kiln_attr_dense_i64_array(ctx, n, lists[0].v)),
@@ -650,8 +671,10 @@ static kiln_error *dispatch(pm *p, kiln_op *o, kiln_value *cb, mixed *lists) {
                           : kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 0, NULL, NULL)),
       hl_named(ctx, "workload", wl ? kiln_attr_dense_i64_array(ctx, lists[3].n, lists[3].v) : NULL),
   };
+  uint32_t na = wl ? 7 : 6;
+  if (any_window) a[na++] = hl_named(ctx, "windows", kiln_attr_dense_i64_array(ctx, n, windows));
   kiln_op *d = kiln_build(&p->b, KILN_OP_HAL_COMMAND_BUFFER_DISPATCH, nops_d, ops, 0, NULL,
-                          kiln_attr_dict(ctx, wl ? 7 : 6, a));
+                          kiln_attr_dict(ctx, na, a));
   d->loc = o->loc;
   return NULL;
 }

@@ -9,7 +9,9 @@
  * a byte range of the same buffer value that this dispatch reads or
  * writes (read after write, write after write), or read a range this
  * dispatch writes (write after read: the arena reuses bytes). Independent
- * dispatches run without barriers between them. Barriers already present
+ * dispatches run without barriers between them; so do the members of a
+ * tied chain (plan-memory's windows tags: disjoint windows of one
+ * buffer, the tie never read). Barriers already present
  * are removed first and placed again by this rule, so redundant ones
  * disappear and the pass is idempotent. */
 #include "hl_internal.h"
@@ -17,6 +19,7 @@
 typedef struct access {
   kiln_value *buffer;
   int64_t offset, length;
+  int64_t window; /* a tied chain's tag (the dispatch's windows), or 0 */
 } access;
 
 typedef struct accesses {
@@ -34,10 +37,12 @@ static void push(kiln_context *ctx, accesses *a, access x) {
   a->v[a->n++] = x;
 }
 
+/* Accesses of one tied chain's windows never conflict: its members
+ * write disjoint windows and do not read their tie (place-concats). */
 static bool overlaps(const accesses *a, access x) {
   for (uint32_t i = 0; i < a->n; i++)
     if (a->v[i].buffer == x.buffer && a->v[i].offset < x.offset + x.length &&
-        x.offset < a->v[i].offset + a->v[i].length)
+        x.offset < a->v[i].offset + a->v[i].length && !(x.window && a->v[i].window == x.window))
       return true;
   return false;
 }
@@ -56,6 +61,8 @@ static void schedule_block(kiln_context *ctx, kiln_block *b) {
     if (o->kind != KILN_OP_HAL_COMMAND_BUFFER_DISPATCH) continue;
     const kiln_attr *off = kiln_op_get_attr(o, "offsets"), *len = kiln_op_get_attr(o, "lengths");
     const kiln_attr *ro = kiln_op_get_attr(o, "readonly_mask");
+    const kiln_attr *win = kiln_op_get_attr(o, "windows");
+    if (win && (win->kind != KILN_ATTR_DENSE_ARRAY || win->count != o->num_operands - 1)) win = NULL;
     uint32_t nb = o->num_operands - 1;
     if (!off || !len || off->count != nb || len->count != nb) continue; /* the verifier reports it */
     kiln_value *cb = kiln_op_operand(o, 0);
@@ -68,7 +75,7 @@ static void schedule_block(kiln_context *ctx, kiln_block *b) {
     bool need = false;
     for (uint32_t i = 0; i < nb; i++) {
       access x = {kiln_op_operand(o, i + 1), ((const int64_t *)off->data)[i],
-                  ((const int64_t *)len->data)[i]};
+                  ((const int64_t *)len->data)[i], win ? ((const int64_t *)win->data)[i] : 0};
       bool readonly = ro && ro->kind == KILN_ATTR_INTEGER && i < 64 && ((uint64_t)ro->i >> i) & 1;
       if (overlaps(&writes[c], x) || (!readonly && overlaps(&reads[c], x))) need = true;
     }
@@ -80,7 +87,7 @@ static void schedule_block(kiln_context *ctx, kiln_block *b) {
     }
     for (uint32_t i = 0; i < nb; i++) {
       access x = {kiln_op_operand(o, i + 1), ((const int64_t *)off->data)[i],
-                  ((const int64_t *)len->data)[i]};
+                  ((const int64_t *)len->data)[i], win ? ((const int64_t *)win->data)[i] : 0};
       bool readonly = ro && ro->kind == KILN_ATTR_INTEGER && i < 64 && ((uint64_t)ro->i >> i) & 1;
       push(ctx, readonly ? &reads[c] : &writes[c], x);
     }
