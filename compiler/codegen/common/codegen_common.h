@@ -132,6 +132,28 @@ kiln_error *cg_launch_rule_all(kiln_op *module, int64_t vector_width);
  * nothing changed) otherwise. Records nothing on the host: for a GPU-only
  * executable, whose grid no CPU variant shares. */
 bool cg_launch_retile(kiln_op *func, const int64_t *tiles, int n);
+/* Constant matmul B's of at most this many bytes are pre-packed at
+ * compile time (the CPU's prepack.c): the packed copy is held next to
+ * the original until the module is written, and kiln-compile promises
+ * about one copy of the weights in memory (onnx_memory_bounded). */
+#define CG_PREPACK_MAX_BYTES ((int64_t)16 << 20)
+/* A streamed matmul: at most CG_STREAM_MAX_ROWS rows (a classifier's
+ * fully connected layer at batch 1..4) with a B of more than
+ * CG_PREPACK_MAX_BYTES (K x N elements of elem_bytes), read unpacked and
+ * once per call. Its B is bandwidth-bound, so the launch rule gives each
+ * workgroup a wide column tile (cg_stream_tile: long contiguous runs of
+ * every B row, a whole 4 KiB page at 1024 columns, where 64-column tiles
+ * read 256 bytes of a new page per row) and the CPU lowers it row by row
+ * of B into C (lower_matmul.c). Shapes only: every variant agrees. */
+#define CG_STREAM_MAX_ROWS 4
+static inline bool cg_streamed_matmul(int64_t M, int64_t K, int64_t N, int64_t elem_bytes) {
+  return M >= 1 && M <= CG_STREAM_MAX_ROWS && K > 0 && N > 0 &&
+         K * N > CG_PREPACK_MAX_BYTES / elem_bytes;
+}
+/* The column tile of a streamed matmul of N columns: the widest of 1024,
+ * 512, ... 16 that gives at least 4 tiles of which two workers, taking
+ * them in turn, get shares within 1/8 of an equal half. */
+int64_t cg_stream_tile(int64_t N);
 /* Push constant holding dim k of the root's output (a binding with a
  * dynamic dim), or -1. */
 int64_t cg_output_dim_constant(kiln_op *root, uint32_t k);

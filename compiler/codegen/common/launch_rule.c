@@ -425,6 +425,18 @@ static void even_count(const bool *red, const int64_t *bounds, int n, int64_t *t
   tiles[s] = best;
 }
 
+int64_t cg_stream_tile(int64_t N) {
+  for (int64_t t = 1024; t >= CG_LANE_GROUP; t /= 2) {
+    int64_t c = (N + t - 1) / t;
+    if (c < 4) continue;
+    /* two workers taking the tiles in turn: the first takes (c + 1) / 2,
+     * the last (partial) one among them when c is odd */
+    int64_t heavy = c % 2 ? (c - 1) / 2 * t + (N - (c - 1) * t) : c / 2 * t;
+    if (heavy * 16 <= N * 9) return t; /* within 1/8 of an equal half */
+  }
+  return N < CG_LANE_GROUP ? N : CG_LANE_GROUP;
+}
+
 /* Element budget of one workgroup tile and the cap of its innermost dim. */
 static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps,
                        const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
@@ -463,6 +475,14 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
           tiles[nn] = t;
           break;
         }
+    /* A streamed matmul (few rows, a B past the pre-packing cap) takes
+     * whole rows and wide column tiles (cg_streamed_matmul). */
+    const int kk = n - 1;
+    if (root->kind == KILN_OP_LINALG_MATMUL && ae->kind == KILN_TYPE_F32 && bounds[kk] > 0 &&
+        bounds[nn] > 0 && cg_streamed_matmul(bounds[m], bounds[kk], bounds[nn], 4)) {
+      tiles[m] = bounds[m];
+      tiles[nn] = cg_stream_tile(bounds[nn]);
+    }
     return;
   }
   cg_igemm g;

@@ -24,7 +24,9 @@
  * vector registers (cpu_accumulators: 16 of 32 zmm or NEON v, 8 of 16
  * ymm/xmm or RVV LMUL-2 groups). A batch_matmul tile of one batch
  * is the matmul of its 2-D views. Anything else (other types, strided
- * rows, a run-time N) takes the generic path. */
+ * rows, a run-time N) takes the generic path. A streamed matmul (at most
+ * 4 rows, B past the pre-packing cap: cg_streamed_matmul) is no register
+ * tile but B read row by row into C (lower_streamed). */
 #include "cpu_internal.h"
 
 #include <string.h>
@@ -638,6 +640,95 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   return true;
 }
 
+/* Rows of B per step of a streamed matmul: 8 kept two workers' B
+ * streams at the memory's pace where 1 or 2 were 2-7x slower (C's loads
+ * and stores per B vector), 4 within a few percent of 8 (measured alone,
+ * 4096 x 4096). */
+#define MM_STREAM_MAX_U 8
+
+/* One step of a streamed matmul (lower_streamed) per u rows of B from
+ * lo to hi: A's u columns of each row broadcast once, then along the
+ * row's columns C[r, q] += A[r, k + i] * B[k + i, q] for i < u, whole
+ * vectors first, the last N % VW columns as scalars. */
+static void stream_rows(kiln_builder *b, kiln_value *A, kiln_value *B, kiln_value *C, int64_t M, int64_t N,
+                        int64_t lo, int64_t hi, int u, int64_t vw) {
+  const kiln_type *et = C->type->elem, *vt = kiln_type_vector(b->ctx, 1, &vw, et);
+  kiln_builder bk, bq, bs;
+  kiln_op *lk = cg_for(b, cg_index(b, lo), cg_index(b, hi), cg_index(b, u), 0, NULL, &bk);
+  kiln_value *kr[MM_STREAM_MAX_U], *as[CG_STREAM_MAX_ROWS][MM_STREAM_MAX_U];
+  kiln_value *av[CG_STREAM_MAX_ROWS][MM_STREAM_MAX_U], *rows[CG_STREAM_MAX_ROWS];
+  for (int i = 0; i < u; i++) kr[i] = cg_add(&bk, cg_for_iv(lk), cg_index(&bk, i));
+  for (int64_t r = 0; r < M; r++) {
+    rows[r] = cg_index(&bk, r);
+    for (int i = 0; i < u; i++) {
+      kiln_value *ix[2] = {rows[r], kr[i]};
+      as[r][i] = cg_load(&bk, A, 2, ix);
+    }
+  }
+  const int64_t nmain = N / vw * vw;
+  if (nmain) {
+    for (int64_t r = 0; r < M; r++)
+      for (int i = 0; i < u; i++) av[r][i] = cg_broadcast(&bk, as[r][i], vt);
+    kiln_op *lq = cg_for(&bk, cg_index(&bk, 0), cg_index(&bk, nmain), cg_index(&bk, vw), 0, NULL, &bq);
+    kiln_value *q = cg_for_iv(lq), *bv[MM_STREAM_MAX_U];
+    for (int i = 0; i < u; i++) {
+      kiln_value *ix[2] = {kr[i], q};
+      bv[i] = cg_vload(&bq, vt, B, 2, ix);
+    }
+    for (int64_t r = 0; r < M; r++) {
+      kiln_value *ix[2] = {rows[r], q};
+      kiln_value *c = cg_vload(&bq, vt, C, 2, ix);
+      for (int i = 0; i < u; i++) {
+        kiln_value *fma[3] = {av[r][i], bv[i], c};
+        c = kiln_op_result(kiln_build(&bq, KILN_OP_VECTOR_FMA, 3, fma, 1, &vt, NULL), 0);
+      }
+      cg_vstore(&bq, c, C, 2, ix);
+    }
+  }
+  if (nmain == N) return;
+  kiln_op *ls = cg_for(&bk, cg_index(&bk, nmain), cg_index(&bk, N), cg_index(&bk, 1), 0, NULL, &bs);
+  kiln_value *j = cg_for_iv(ls), *bsc[MM_STREAM_MAX_U];
+  for (int i = 0; i < u; i++) {
+    kiln_value *ix[2] = {kr[i], j};
+    bsc[i] = cg_load(&bs, B, 2, ix);
+  }
+  for (int64_t r = 0; r < M; r++) {
+    kiln_value *ix[2] = {rows[r], j};
+    kiln_value *c = cg_load(&bs, C, 2, ix);
+    for (int i = 0; i < u; i++) {
+      kiln_value *fma[3] = {as[r][i], bsc[i], c};
+      c = kiln_op_result(kiln_build(&bs, KILN_OP_MATH_FMA, 3, fma, 1, &et, NULL), 0);
+    }
+    cg_store(&bs, c, C, 2, ix);
+  }
+}
+
+/* A streamed matmul's tile (cg_streamed_matmul: at most 4 rows, a B past
+ * the pre-packing cap read as it is stored, once per call, so the B
+ * stream from memory is the whole cost): B is read row by row, each row
+ * of the tile one contiguous run (the launch rule's wide column tiles: a
+ * 4 KiB page per run at 1024 columns), accumulated into C in place, u
+ * rows of B per step (MM_STREAM_MAX_U) so each of C's vectors (in L1) is
+ * loaded and stored once per u rows. The register tiles' order (a B row of a few vectors,
+ * then the next row a row stride, usually a page, away) has the memory
+ * system open a new page for every 128 to 256 bytes: 5x slower on
+ * AlexNet's 4096 x 4096 layer (measured alone). The fill before and the
+ * elementwise consumer after stay separate ops: they touch M x tn
+ * elements, against B's K x tn. */
+static bool lower_streamed(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, kiln_value *C, int64_t M,
+                           int64_t N, int64_t K) {
+  /* u broadcasts of A per row, u B vectors and a C vector live at once */
+  int u = cpu_accumulators(op, vw) / (int)M;
+  if (u > MM_STREAM_MAX_U) u = MM_STREAM_MAX_U;
+  if (u < 1) u = 1;
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  const int64_t kmain = K / u * u;
+  if (kmain) stream_rows(&b, A, B, C, M, N, 0, kmain, u, vw);
+  if (kmain < K) stream_rows(&b, A, B, C, M, N, kmain, K, 1, vw);
+  return true;
+}
+
 bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   *tail = NULL;
   if (op->num_operands != 3 || vw < 4) return false;
@@ -661,8 +752,12 @@ bool cpu_lower_matmul(kiln_op *op, int64_t vw, kiln_op **tail) {
   const bool dyn_k = K == KILN_DYNAMIC;
   if (i8) return lower_int8(op, vw, A, B, C, M, N, K);
   const bool dyn_m = M == KILN_DYNAMIC;
-  if (dyn_k != (tb->shape[0] == KILN_DYNAMIC) || N < vw || (!dyn_m && M < 1) || (!dyn_k && K < 1))
-    return false;
+  if (dyn_k != (tb->shape[0] == KILN_DYNAMIC) || (!dyn_m && M < 1) || (!dyn_k && K < 1)) return false;
+  /* (a run-time M is never streamed: cg_streamed_matmul wants M >= 1) */
+  int64_t bst[KILN_MAX_LOOPS], boff;
+  if (!dyn_k && kiln_memref_strides(tb, bst, &boff) && bst[0] >= N && cg_streamed_matmul(M, K, bst[0], 4))
+    return lower_streamed(op, vw, A, B, C, M, N, K);
+  if (N < vw) return false;
   /* Columns: whole vectors here; the last N % VW columns go to a matmul
    * on column subviews that the generic path lowers (*tail). */
   int64_t nmain = N / vw * vw;

@@ -27,9 +27,10 @@
 /* The rewritten value is a second copy of the constant held until the
  * module is written, while the compiler promises to hold about one copy of
  * the weights (onnx_memory_bounded: peak within 1.1x of them). Constants
- * above this size keep their layout (their kernels copy panels per call)
- * until the packed layout is streamed at module write time instead. */
-#define PP_MAX_BYTES ((int64_t)16 << 20)
+ * above this size keep their layout: their kernels copy panels per call,
+ * or, a matmul of few rows, stream B as it is stored
+ * (cg_streamed_matmul). */
+#define PP_MAX_BYTES CG_PREPACK_MAX_BYTES
 
 typedef struct pp_site {
   kiln_op *dispatch;

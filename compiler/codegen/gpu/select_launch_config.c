@@ -32,7 +32,9 @@
  * the block has threads; pipeline "gpu-matmul-shared" (or
  * "gpu-conv-shared"). In an executable with only GPU variants, a
  * channels-last convolution's tiles are then chosen for the GPU's many
- * SMs instead of the CPU rule's few workers (gpu_conv_tiles). */
+ * SMs instead of the CPU rule's few workers (gpu_conv_tiles), and a
+ * streamed matmul's columns (few rows, a large B) the 64-wide tiles of
+ * other matmuls instead of the CPU's wide ones (unstream_for_gpu). */
 #include "gpu_internal.h"
 
 #include <stdio.h>
@@ -214,8 +216,27 @@ static bool gpu_only(const kiln_op *exe) {
   return true;
 }
 
+/* A streamed matmul's wide column tiles (cg_streamed_matmul: few rows,
+ * B past the CPU's pre-packing cap) are for two CPU workers streaming B;
+ * the GPU's many SMs take the 64-column tiles of every other matmul. */
+static void unstream_for_gpu(kiln_op *f, kiln_op *root) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS], tiles[KILN_MAX_LOOPS];
+  int n = cg_static_bounds(root, maps, red, bounds);
+  if (n != 3 || cg_launch_array(f, "tile_sizes", tiles, KILN_MAX_LOOPS) != n || bounds[1] <= 64 ||
+      tiles[1] <= 64 || !cg_streamed_matmul(bounds[0], bounds[2], bounds[1], 4))
+    return;
+  tiles[1] = 64;
+  cg_launch_retile(f, tiles, n);
+}
+
 static void retile_for_gpu(kiln_op *f) {
   kiln_op *root = cg_find_root(f);
+  if (root && root->kind == KILN_OP_LINALG_MATMUL) {
+    unstream_for_gpu(f, root);
+    return;
+  }
   int64_t sh, sw, dh, dw;
   if (!root || gpu_match_conv(root, &sh, &sw, &dh, &dw) != GPU_CONV_NHWC || gpu_has_private_scratch(f)) return;
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];

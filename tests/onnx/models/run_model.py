@@ -178,6 +178,20 @@ def _cnn_cases(torch):
                              nn.Dropout(), nn.Linear(480, 160), nn.ReLU(), nn.Dropout(),
                              nn.Linear(160, 112), nn.ReLU(), nn.Linear(112, 10))
 
+    class MatMulParam(nn.Module):
+        """x @ W with W a [K, N] parameter: ONNX MatMul, B stored [K, N]
+        (a Gemm's transB = 0 form; nn.Linear exports transB = 1)."""
+        def __init__(self, k, n):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(k, n) / k ** 0.5)
+
+        def forward(self, x):
+            return x @ self.w
+
+    def fc_stream():
+        return nn.Sequential(nn.Linear(2100, 2053), nn.ReLU(), MatMulParam(2053, 2051), nn.ReLU(),
+                             nn.Linear(2051, 10))
+
     class Fire(nn.Module):
         """SqueezeNet's fire module: a 1x1 squeeze read by a 1x1 and by
         the pad of a 3x3 expand, the two concatenated."""
@@ -478,13 +492,17 @@ def _cnn_cases(torch):
                                        nn.Conv2d(512, 1040, 1), nn.ReLU(),
                                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1040, 7)),
                          (2, 5, 13, 11)),
-        # AlexNet's / VGG's fully connected head at batch 1 and 3
-        # (convert-convs-to-nhwc: a matmul of few rows with a large
-        # constant B is a blocked 1x1 convolution over its rows): 480 ->
-        # 160 (5 blocks of 32), ReLU, 160 -> 112 (7 blocks of 16), ReLU,
-        # then 112 -> 10 (small: the matmul kernel)
+        # a small fully connected head at batch 1 and 3 (weights
+        # pre-packed): 480 -> 160, ReLU, 160 -> 112, ReLU, 112 -> 10
         "cnn_fc_head": (fc_head(), (1, 3, 21, 23)),
         "cnn_fc_head_b3": (fc_head(), (3, 3, 21, 23)),
+        # AlexNet's / VGG's head at batch 1 and 4: weights past the 16 MiB
+        # pre-packing cap, streamed (cg_streamed_matmul): a Gemm with
+        # transB = 1 (2100 -> 2053, 17 MB), ReLU, a MatMul of B [K, N]
+        # (2053 -> 2051), ReLU, then 2051 -> 10 (small: pre-packed); N,
+        # K odd (scalar columns, K % 4 rows left over)
+        "cnn_fc_stream": (fc_stream(), (1, 2100)),
+        "cnn_fc_stream_b4": (fc_stream(), (4, 2100)),
         # slices read in place (form-dispatch-regions, bufferize-kernels:
         # a view of the source's binding) and padded values read by small
         # named convolutions and pools through a slice of the pad's

@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""e2e for streamed matmuls (cg_streamed_matmul, compiler/codegen/common;
+lower_streamed, compiler/codegen/cpu/lower_matmul.c): a matmul of 1 to 4
+rows whose B is past the 16 MiB pre-packing cap is tiled in wide column
+tiles and reads B row by row into C. Programs go through kiln-compile and
+kiln-run; results are compared with numpy, and the launch config is
+checked in the codegen IR (the wide tile: the tile_sizes the rule picks).
+
+usage: run_streamed.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
+
+Cases: M = 1, 2, 3, 4 (C's rows updated in place, u rows of B per step
+with K % u left over for steps of one), K and N not
+multiples of the vector width (N % 16 columns as scalars, a last tile
+narrower than the others), N below one vector, B given at run time and
+as a constant, fill + bias + ReLU epilogues, and a matmul of 5 rows with
+the same B (not streamed: the register tiles) as the control.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def tt(shape):
+    return "tensor<%sxf32>" % "x".join(str(d) for d in shape)
+
+
+def dense(a):
+    a = np.ascontiguousarray(a, dtype="<f4")
+    return 'dense<"0x%s"> : %s' % (a.tobytes().hex().upper(), tt(a.shape))
+
+
+def matmul(out, x, w, m, k, n, bias=None, relu=False):
+    """MLIR lines computing %out = x @ w (+ bias) (ReLU), as the ONNX
+    importer writes a Gemm: fill, matmul, elementwise epilogue."""
+    ty = tt((m, n))
+    mm = out if bias is None and not relu else out + "_m"
+    lines = [
+        "  %%%s_e = tensor.empty() : %s" % (out, ty),
+        "  %%%s_f = linalg.fill ins(%%zero : f32) outs(%%%s_e : %s) -> %s" % (out, out, ty, ty),
+        "  %%%s = linalg.matmul ins(%%%s, %%%s : %s, %s) outs(%%%s_f : %s) -> %s"
+        % (mm, x, w, tt((m, k)), tt((k, n)), out, ty, ty),
+    ]
+    if mm == out:
+        return lines
+    ins, intys = ["%" + mm], [ty]
+    maps, args = ["affine_map<(i, j) -> (i, j)>"], ["%v: f32"]
+    if bias is not None:
+        ins.append("%" + bias)
+        intys.append(tt((n,)))
+        maps.append("affine_map<(i, j) -> (j)>")
+        args.append("%b: f32")
+    body, v = [], "%v"
+    if bias is not None:
+        body.append("    %s0 = arith.addf %v, %b : f32")
+        v = "%s0"
+    if relu:
+        body.append("    %c0 = arith.constant 0.0 : f32")
+        body.append("    %%s1 = arith.maximumf %s, %%c0 : f32" % v)
+        v = "%s1"
+    maps.append("affine_map<(i, j) -> (i, j)>")
+    lines.append(
+        "  %%%s = linalg.generic {indexing_maps = [%s], iterator_types = [\"parallel\", \"parallel\"]} "
+        "ins(%s : %s) outs(%%%s_e : %s) {\n  ^bb0(%s, %%o: f32):\n%s\n    linalg.yield %s : f32\n  } -> %s"
+        % (out, ", ".join(maps), ", ".join(ins), ", ".join(intys), out, ty, ", ".join(args),
+           "\n".join(body), v, ty))
+    return lines
+
+
+def program(args, rets, lines):
+    return ("func.func @main(%s) -> (%s) {\n  %%zero = arith.constant 0.0 : f32\n%s\n  return %s : %s\n}\n"
+            % (", ".join("%%%s: %s" % a for a in args), ", ".join(t for _, t in rets),
+               "\n".join(lines), ", ".join("%" + r for r, _ in rets), ", ".join(t for _, t in rets)))
+
+
+def run_case(kc, kr, work, device, name, src, inputs, expect, tiles):
+    path = os.path.join(work, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(src)
+    mod = os.path.join(work, name + ".kiln")
+    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=select-launch-config"],
+                       capture_output=True, text=True)
+    os.remove(path)
+    if r.returncode != 0:
+        return "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
+    want = "tile_sizes = array<i64: %s>" % ", ".join(str(t) for t in tiles)
+    if want not in r.stderr:
+        return "%s: no %s in the launch config" % (name, want)
+    args = [kr, "--module=" + mod, "--device=" + device]
+    if device == "local-task":
+        args.append("--workers=2")
+    paths = []
+    for i, a in enumerate(inputs):
+        p = os.path.join(work, "%s.in%d.npy" % (name, i))
+        np.save(p, a)
+        paths.append(p)
+        args.append("--input=@" + p)
+    outs = []
+    for j in range(len(expect)):
+        p = os.path.join(work, "%s.out%d.npy" % (name, j))
+        outs.append(p)
+        args.append("--output=@" + p)
+    r = subprocess.run(args, capture_output=True, text=True)
+    try:
+        if r.returncode != 0:
+            return "%s: kiln-run failed:\n%s" % (name, r.stderr[-4000:])
+        for p, e in zip(outs, expect):
+            got = np.load(p)
+            err = np.abs(got.astype(np.float64) - e).max() / max(1.0, np.abs(e).max())
+            if got.shape != e.shape or not err < 1e-5:
+                return "%s: result differs from numpy (relative error %g)" % (name, err)
+        return None
+    finally:  # the inputs are tens of MB each
+        for p in paths + outs + [mod]:
+            if os.path.exists(p):
+                os.remove(p)
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    kc, kr, work, device = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(13)
+    f32 = np.float32
+    failures = []
+
+    def rnd(*s):
+        return rng.standard_normal(s).astype(f32)
+
+    relu = lambda a: np.maximum(a, 0)  # noqa: E731
+    # (M, K, N, bias + ReLU, expected tile sizes [M, N, K]). B has more
+    # than 4 Mi elements (16 MiB) in each, K x N.
+    # Rows of B per step (u) with 16 accumulators (AVX-512; 8 with the
+    # CPU features masked to x86-64's baseline: u = 8, 4, 2, 2):
+    #  1 x 2053 x 2100: 5 tiles of 512 columns (the last 52: 3 vectors
+    #    and 4 scalar columns), u = 8, K % 8 = 5 rows left over
+    #  2 x 4099 x 1030: 1030 % 16 = 6 scalar columns, 5 tiles of 256,
+    #    u = 8, K % 8 = 3
+    #  3 x 1111 x 3777: u = 16 / 3 = 5, K % 5 = 1
+    #  4 x 2731 x 1537: u = 4, K % 4 = 3, an odd tile count (7 of 256)
+    #  1 x 1048583 x 5: N below one vector: all scalar, one workgroup
+    for (m, k, n, act, tiles) in [(1, 2053, 2100, True, (1, 512, 0)),
+                                  (2, 4099, 1030, False, (2, 256, 0)),
+                                  (3, 1111, 3777, True, (3, 1024, 0)),
+                                  (4, 2731, 1537, True, (4, 256, 0)),
+                                  (1, 1048583, 5, False, (0, 0, 0))]:
+        name = "stream_m%d_k%d_n%d" % (m, k, n)
+        x, w, b = rnd(m, k), rnd(k, n), rnd(n)
+        if k > 1 << 20:  # small integers: the long sums exact in f32
+            x, w = rng.integers(-2, 3, (m, k)).astype(f32), rng.integers(-2, 3, (k, n)).astype(f32)
+        lines = ["  %%bias = arith.constant %s" % dense(b)]
+        lines += matmul("y", "x", "w", m, k, n, bias="bias" if act else None, relu=act)
+        src = program([("x", tt((m, k))), ("w", tt((k, n)))], [("y", tt((m, n)))], lines)
+        ref = x.astype(np.float64) @ w.astype(np.float64)
+        ref = relu(ref + b) if act else ref
+        failures.append(run_case(kc, kr, work, device, name, src, [x, w], [ref], tiles))
+    # A constant B (a classifier's weights), bias + ReLU, and the same B
+    # at 5 rows (not streamed: 64 x 64 register tiles).
+    k, n = 2081, 2017
+    w, b = rnd(k, n), rnd(n)
+    for m, tiles in [(2, (2, 512, 0)), (5, (5, 64, 0))]:
+        x = rnd(m, k)
+        lines = ["  %%w = arith.constant %s" % dense(w), "  %%bias = arith.constant %s" % dense(b)]
+        lines += matmul("y", "x", "w", m, k, n, bias="bias", relu=True)
+        src = program([("x", tt((m, k)))], [("y", tt((m, n)))], lines)
+        ref = relu(x.astype(np.float64) @ w.astype(np.float64) + b)
+        failures.append(run_case(kc, kr, work, device, "const_m%d" % m, src, [x], [ref], tiles))
+    failures = [f for f in failures if f]
+    for f in failures:
+        print("FAIL " + f)
+    print("run_streamed: %d cases failed" % len(failures) if failures else "run_streamed: all cases pass")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
