@@ -133,14 +133,17 @@ kiln_error *kiln_session_record_input(kiln_session *s, const char *path) {
   return s->input_name ? NULL : kiln_error_new("out of memory");
 }
 
-static kiln_error *add_shape(kiln_session *s, const char *spec, bool is_dim) {
-  const char *opt = is_dim ? "--dim" : "--static-shape";
+/* IS_DIM: --dim or --sequence-length (IS_SEQ), one size; else
+ * --static-shape, a list of sizes. */
+static kiln_error *add_shape(kiln_session *s, const char *spec, bool is_dim, bool is_seq) {
+  const char *opt = is_seq ? "--sequence-length" : is_dim ? "--dim" : "--static-shape";
   const char *eq = strrchr(spec, '=');
   if (!eq || eq == spec)
     return kiln_error_new("%s=%s: expected %s", opt, spec, is_dim ? "NAME=N" : "NAME=D0xD1x...");
   kiln_session_shape sh;
   memset(&sh, 0, sizeof sh);
-  sh.is_dim = is_dim;
+  sh.is_dim = is_dim && !is_seq;
+  sh.is_seq = is_seq;
   const char *p = eq + 1;
   while (*p) {
     char *end;
@@ -153,10 +156,10 @@ static kiln_error *add_shape(kiln_session *s, const char *spec, bool is_dim) {
     if (*p == 'x' && !is_dim && p[1]) p++;
     else if (*p) return kiln_error_new("%s=%s: unexpected '%s'", opt, spec, p);
   }
-  if (is_dim && sh.rank != 1) return kiln_error_new("--dim=%s: expected NAME=N", spec);
+  if (is_dim && sh.rank != 1) return kiln_error_new("%s=%s: expected NAME=N", opt, spec);
   size_t nl = (size_t)(eq - spec);
   for (uint32_t i = 0; i < s->shape_count; i++)
-    if (s->shapes[i].is_dim == is_dim && strlen(s->shapes[i].name) == nl && !strncmp(s->shapes[i].name, spec, nl))
+    if (s->shapes[i].is_dim == sh.is_dim && s->shapes[i].is_seq == is_seq && strlen(s->shapes[i].name) == nl && !strncmp(s->shapes[i].name, spec, nl))
       return kiln_error_new("%s: '%.*s' is bound twice", opt, (int)nl, spec);
   kiln_session_shape *n = realloc(s->shapes, (s->shape_count + 1) * sizeof *n);
   if (!n) return kiln_error_new("out of memory");
@@ -169,10 +172,14 @@ static kiln_error *add_shape(kiln_session *s, const char *spec, bool is_dim) {
   return NULL;
 }
 
-kiln_error *kiln_session_add_dim(kiln_session *s, const char *spec) { return add_shape(s, spec, true); }
+kiln_error *kiln_session_add_dim(kiln_session *s, const char *spec) { return add_shape(s, spec, true, false); }
 
 kiln_error *kiln_session_add_static_shape(kiln_session *s, const char *spec) {
-  return add_shape(s, spec, false);
+  return add_shape(s, spec, false, false);
+}
+
+kiln_error *kiln_session_add_sequence_length(kiln_session *s, const char *spec) {
+  return add_shape(s, spec, true, true);
 }
 
 kiln_error *kiln_session_add_rodata(kiln_session *s, const char *name,

@@ -104,11 +104,13 @@ typedef struct kiln_session_payload {
 } kiln_session_payload_t;
 
 /* A shape fixed at compile time: --dim=NAME=N (an ONNX dim_param; rank
- * 0, dims[0] = N) or --static-shape=NAME=D0xD1x... (an ONNX input name,
- * or FUNC:INDEX for MLIR input). */
+ * 0, dims[0] = N), --sequence-length=NAME=N (an ONNX sequence input's
+ * length; is_seq, dims[0] = N) or --static-shape=NAME=D0xD1x... (an ONNX
+ * input name, NAME[k] for an element of a sequence input, or FUNC:INDEX
+ * for MLIR input). */
 typedef struct kiln_session_shape {
   char *name;
-  bool is_dim;
+  bool is_dim, is_seq;
   uint32_t rank;
   int64_t dims[16];
 } kiln_session_shape;
@@ -166,6 +168,8 @@ kiln_error *kiln_session_record_input(kiln_session *s, const char *path);
  * name not bound twice). */
 kiln_error *kiln_session_add_dim(kiln_session *s, const char *spec);
 kiln_error *kiln_session_add_static_shape(kiln_session *s, const char *spec);
+/* "NAME=N" (--sequence-length): ONNX sequence input NAME holds N tensors. */
+kiln_error *kiln_session_add_sequence_length(kiln_session *s, const char *spec);
 
 /* Adds a rodata blob; returns its index (what hal.buffer.rodata names)
  * through *index. copy: the session keeps its own copy; otherwise data

@@ -1,15 +1,15 @@
-/* --dim and --static-shape: compiling a function static.
+/* --dim, --static-shape and --sequence-length: compiling a function static.
  *
  * Takes: the session's shape bindings and the input. For ONNX input they
- * become the importer's options (dim_param names and graph input names,
- * kiln_onnx_import_with). For MLIR input, --static-shape=FUNC:INDEX=DIMS
+ * become the importer's options (dim_param names, graph input names and
+ * sequence lengths, kiln_onnx_import_with). For MLIR input, --static-shape=FUNC:INDEX=DIMS
  * gives argument INDEX of function FUNC the static shape DIMS: the
  * argument's type becomes static and a tensor.cast back to the declared
  * type feeds its uses, so the input stage's canonicalize and
  * infer-shapes make the body static. Guarantees: every binding applies
  * to something (else an error naming it); a shape that contradicts the
- * declared rank or a static dim is an error; --dim on MLIR input is an
- * error (MLIR has no dim names). */
+ * declared rank or a static dim is an error; --dim and --sequence-length
+ * on MLIR input are errors (MLIR has no dim names and no sequences). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,12 +23,16 @@ bool kiln_driver_onnx_options(const kiln_session *s, kiln_onnx_import_options *o
   uint32_t n = s->shape_count;
   if (!n) return false;
   const char **dn = calloc(n, sizeof *dn), **sn = calloc(n, sizeof *sn);
-  int64_t *dv = calloc(n, sizeof *dv);
+  const char **qn = calloc(n, sizeof *qn);
+  int64_t *dv = calloc(n, sizeof *dv), *qv = calloc(n, sizeof *qv);
   uint32_t *sr = calloc(n, sizeof *sr);
   const int64_t **sd = calloc(n, sizeof *sd);
   for (uint32_t i = 0; i < n; i++) {
     const kiln_session_shape *sh = &s->shapes[i];
-    if (sh->is_dim) {
+    if (sh->is_seq) {
+      qn[o->nseqs] = sh->name;
+      qv[o->nseqs++] = sh->dims[0];
+    } else if (sh->is_dim) {
       dn[o->ndims] = sh->name;
       dv[o->ndims++] = sh->dims[0];
     } else {
@@ -39,6 +43,7 @@ bool kiln_driver_onnx_options(const kiln_session *s, kiln_onnx_import_options *o
   }
   o->dim_names = dn, o->dim_values = dv;
   o->shape_inputs = sn, o->shape_ranks = sr, o->shapes = sd;
+  o->seq_inputs = qn, o->seq_lengths = qv;
   return true;
 }
 
@@ -48,6 +53,8 @@ void kiln_driver_onnx_options_free(kiln_onnx_import_options *o) {
   free((void *)o->shape_inputs);
   free((void *)o->shape_ranks);
   free((void *)o->shapes);
+  free((void *)o->seq_inputs);
+  free((void *)o->seq_lengths);
 }
 #endif
 
@@ -98,6 +105,9 @@ kiln_error *kiln_driver_static_shapes(const kiln_session *s, kiln_op *module) {
   for (uint32_t i = 0; i < s->shape_count; i++) {
     if (s->shapes[i].is_dim)
       return kiln_error_new("--dim=%s: MLIR input has no named dims (use --static-shape=FUNC:INDEX=...)",
+                            s->shapes[i].name);
+    if (s->shapes[i].is_seq)
+      return kiln_error_new("--sequence-length=%s: MLIR input has no sequences (ONNX input only)",
                             s->shapes[i].name);
     kiln_error *e = specialize(module, &s->shapes[i]);
     if (e) return e;

@@ -12,9 +12,14 @@ test_data_set_0/{input,output}_N.pb). For each one:
   compile  `kiln-compile model.onnx` when kiln-compile takes ONNX input
            (probed once, on the first model), else `kiln-onnx-import
            model.onnx -o model.mlir` then `kiln-compile model.mlir`
-           (always with --via-import);
+           (always with --via-import); a sequence graph input is compiled
+           for the length its test data has (--sequence-length=NAME=N,
+           and --static-shape=NAME[k]=... for elements of unknown rank),
+           as a user fixes it for the sequences the model will be given;
   run      input_N.pb -> .npy (onnx.numpy_helper.to_array), kiln-run on
-           DEVICE with one --output=@out_N.npy per graph output;
+           DEVICE with one --output=@out_N.npy per graph output; a
+           sequence input is one --input per element (then its presence
+           flag when optional);
   compare  ONNX's tolerances: rtol 1e-3, atol 1e-7 for floating point
            (NaN equals NaN), exact for integers and bools; shapes and
            element types must match. Outputs drawn by a random operator
@@ -130,11 +135,14 @@ def elem_type(vi):
 RESULT_RE = re.compile(r'\{kiln\.name = "((?:[^"\\]|\\.)*)"\}')
 
 
-def result_names(tools, model_path):
+def result_names(tools, model_path, flags=()):
     """The names of the module function's results, from the importer's IR
     (a sequence output is NAME[k] per element, an optional NAME.has_value
-    then its value)."""
-    r = tools.sh([tools.import_, model_path])
+    then its value); with FLAGS, from kiln-compile's input-stage IR."""
+    if flags:
+        r = tools.sh([tools.compile, model_path, "--compile-to=input", "-o", "-"] + list(flags))
+    else:
+        r = tools.sh([tools.import_, model_path])
     if r.returncode != 0:
         return None
     head = next((l for l in r.stdout.splitlines() if "func.func" in l), "")
@@ -355,17 +363,21 @@ class Tools:
             raise SystemExit("run_conformance: kiln-compile does not take ONNX input (%s) "
                              "and kiln-onnx-import is not available" % error_line(r.stderr, "kiln-compile"))
 
-    def compile_model(self, model, work):
-        """(status, detail): ("ok", module path) or a classified failure."""
+    def compile_model(self, model, work, flags=()):
+        """(status, detail): ("ok", module path) or a classified failure.
+        FLAGS: kiln-compile's shape options (sequence inputs)."""
         kiln = os.path.join(work, "model.kiln")
         if self.direct:
-            r = self.sh([self.compile, model, "-o", kiln])
+            r = self.sh([self.compile, model, "-o", kiln] + list(flags))
             if r.returncode != 0:
                 ref = refusal(r.stderr)
                 if ref:
                     return "skip", ref
                 return "compile error", error_line(r.stderr, "kiln-compile")
             return "ok", kiln
+        if flags:  # kiln-onnx-import takes no shape options
+            return "skip", ("dynamic", "[graph input/output type]",
+                            "sequence inputs need kiln-compile's --sequence-length (ONNX input)")
         mlir = os.path.join(work, "model.mlir")
         r = self.sh([self.import_, model, "-o", mlir])
         if r.returncode != 0:
@@ -380,6 +392,33 @@ class Tools:
         return "ok", kiln
 
 
+def graph_inputs(model):
+    return [vi for vi in model.graph.input
+            if vi.name not in {t.name for t in model.graph.initializer}]
+
+
+def sequence_flags(model, data):
+    """kiln-compile's options for the sequence graph inputs: each one's
+    length in the test data, and the shape of elements of unknown rank."""
+    flags = []
+    for k, vi in enumerate(graph_inputs(model)):
+        t = vi.type
+        if t.WhichOneof("value") == "optional_type" and t.optional_type.elem_type.WhichOneof("value") == "sequence_type":
+            t = t.optional_type.elem_type
+        if t.WhichOneof("value") != "sequence_type":
+            continue
+        path = os.path.join(data, "input_%d.pb" % k)
+        v = load_value(path, vi.type) if os.path.exists(path) else []
+        seq = v[1] if isinstance(v, tuple) else v
+        seq = seq if seq is not None else []
+        flags.append("--sequence-length=%s=%d" % (vi.name, len(seq)))
+        et = t.sequence_type.elem_type
+        if not (et.WhichOneof("value") == "tensor_type" and et.tensor_type.HasField("shape")):
+            flags += ["--static-shape=%s[%d]=%s" % (vi.name, j, "x".join(str(d) for d in a.shape))
+                      for j, a in enumerate(seq)]
+    return flags
+
+
 def run_case(tools, root, work_root, name):
     """(name, status, detail) with status pass / skip / a failure reason."""
     case = os.path.join(root, name)
@@ -388,7 +427,9 @@ def run_case(tools, root, work_root, name):
     os.makedirs(work)
     data = os.path.join(case, "test_data_set_0")
     try:
-        status, detail = tools.compile_model(os.path.join(case, "model.onnx"), work)
+        model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
+        flags = sequence_flags(model, data)
+        status, detail = tools.compile_model(os.path.join(case, "model.onnx"), work, flags)
         if status == "skip" and detail[1] == "[opset]":
             # No node named (a model importing no default-domain opset):
             # key by its first node's op type.
@@ -398,23 +439,26 @@ def run_case(tools, root, work_root, name):
                 detail = (detail[0], op, detail[2])
         if status != "ok":
             return name, status, detail
-        model = onnx.load(os.path.join(case, "model.onnx"), load_external_data=False)
         argv = [tools.run, "--module=" + detail, "--device=" + tools.device]
         n_in = sum(1 for f in os.listdir(data) if re.fullmatch(r"input_\d+\.pb", f))
         inputs = []
-        graph_inputs = [vi for vi in model.graph.input
-                        if vi.name not in {t.name for t in model.graph.initializer}]
+        ins = graph_inputs(model)
         for k in range(n_in):
-            vi = graph_inputs[k] if k < len(graph_inputs) else None
+            vi = ins[k] if k < len(ins) else None
             v = load_value(os.path.join(data, "input_%d.pb" % k), vi.type if vi else None)
-            if isinstance(v, tuple):  # an optional tensor: the tensor (zeros when absent), its flag
+            if isinstance(v, tuple) and (isinstance(v[1], list) or v[1] is None and
+                                         vi.type.optional_type.elem_type.WhichOneof("value") == "sequence_type"):
+                pair = (v[1] or []) + [np.array(v[0])]  # an optional sequence: its elements, its flag
+            elif isinstance(v, list):  # a sequence: one argument per element
+                pair = v
+            elif isinstance(v, tuple):  # an optional tensor: the tensor (zeros when absent), its flag
                 tt = vi.type.optional_type.elem_type.tensor_type
                 shape = [d.dim_value for d in tt.shape.dim]
                 zero = np.zeros(shape, onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[tt.elem_type])
                 pair = [v[1] if v[0] else zero, np.array(v[0])]
             else:
                 pair = [v]
-            inputs.append(pair[0])
+            inputs.append(pair[0] if pair else None)
             for j, a in enumerate(pair):
                 if vi is not None and elem_type(vi) == BF16:
                     argv.append("--input=" + bf16_text(a))
@@ -426,7 +470,7 @@ def run_case(tools, root, work_root, name):
         if structured(model):  # sequences and optionals: one result per tensor, by name
             if not (tools.import_ and os.path.exists(tools.import_)):
                 return name, "harness error", "sequence/optional outputs need --import (result names)"
-            names = result_names(tools, os.path.join(case, "model.onnx"))
+            names = result_names(tools, os.path.join(case, "model.onnx"), flags)
             if names is None:
                 return name, "harness error", "kiln-onnx-import gave no function signature"
         else:

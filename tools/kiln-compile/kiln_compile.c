@@ -5,6 +5,7 @@
  *       [--print-ir-after-all] [--print-ir-after=PASS] [--timing] [--jobs=N]
  *       [--compression=none|auto|always]
  *       [--dim=NAME=N]... [--static-shape=INPUT=D0xD1x...]...
+ *       [--sequence-length=INPUT=N]...
  *       [--bundle-io=IN.npy[,IN2.npy...]:OUT.npy[,...]]...
  *   kiln-compile --print-pipeline
  *
@@ -47,8 +48,11 @@ static void usage(FILE *o) {
         "                           (hal-level input only)\n"
         "  --dim=NAME=N             compile the ONNX dim_param NAME as size N (repeatable)\n"
         "  --static-shape=IN=D0xD1x...\n"
-        "                           compile input IN static: its ONNX input name, or\n"
+        "                           compile input IN static: its ONNX input name,\n"
+        "                           NAME[K] for element K of a sequence input, or\n"
         "                           FUNC:INDEX for MLIR input (repeatable)\n"
+        "  --sequence-length=IN=N   compile ONNX sequence input IN as N tensors, the\n"
+        "                           arguments IN[0]..IN[N-1] (repeatable)\n"
         "  --bundle-io=IN.npy[,IN2.npy...]:OUT.npy[,...]\n"
         "                           store these inputs and the outputs they must give\n"
         "                           in the module, for kiln-run --check-bundled\n"
@@ -305,6 +309,8 @@ int main(int argc, char **argv) {
       err = kiln_session_add_dim(s, a + 6);
     } else if (strncmp(a, "--static-shape=", 15) == 0) {
       err = kiln_session_add_static_shape(s, a + 15);
+    } else if (strncmp(a, "--sequence-length=", 18) == 0) {
+      err = kiln_session_add_sequence_length(s, a + 18);
     } else if (strncmp(a, "--output-format=", 16) == 0) {
       if (strcmp(a + 16, "static-library") == 0) static_library = true;
       else if (strcmp(a + 16, "module") == 0) static_library = false;

@@ -262,8 +262,8 @@ static bool rows_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
  * nothing) and writes its scan outputs at its row. A host-level scf.for
  * over tensors is one sequential dispatch. The scan outputs are the
  * first `steps run` rows (read by the host after the loop). Refused
- * ("dynamic") when a carried value changes type or a scan output has
- * run-time dims. */
+ * ("dynamic") when a carried value is a sequence (its length would be
+ * data), changes type or a scan output has run-time dims. */
 static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size_t N, size_t K, oi_val *mv,
                           oi_val *cv) {
   const int32_t I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, BOOL = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
@@ -285,8 +285,13 @@ static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size
   int32_t *dt = kiln_alloc(c->ctx, (N + 1) * sizeof *dt);
   for (size_t j = 0; j < N; j++) {
     oi_val *x = oi_in(c, n, 2 + j);
-    if (!x || !(inits[j] = oi_ir(c, x))) return false;
+    if (!x) return false;
+    /* before oi_ir, which has no IR value to give for a structure */
+    if (x->kind == OI_VAL_SEQ || (x->kind == OI_VAL_OPT && (x->seq_elem || (x->some && x->some->kind == OI_VAL_SEQ))))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "loop-carried value %zu is a sequence: with a run-time trip count "
+                     "its length would be decided by data (dynamic)", j);
     if (x->kind != OI_VAL_TENSOR) return oi_unsupported(c, "loop-carried value %zu is not a tensor", j);
+    if (!(inits[j] = oi_ir(c, x))) return false;
     dt[j] = x->dtype;
   }
   if (cv) {

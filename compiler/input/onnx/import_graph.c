@@ -156,37 +156,53 @@ static int shape_binding(const oi_ctx *c, const char *name) {
   return -1;
 }
 
-static bool value_type_of(oi_ctx *c, const Onnx__ValueInfoProto *vi, const Onnx__TypeProto *tp, const char *what,
+/* The sequence input NAME's --sequence-length, or -1. */
+static int64_t seq_length(const oi_ctx *c, const char *name) {
+  for (uint32_t i = 0; c->opts && i < c->opts->nseqs; i++)
+    if (strcmp(c->opts->seq_inputs[i], name) == 0) return c->opts->seq_lengths[i];
+  return -1;
+}
+
+/* A sequence type, or an optional of one: the sequence type; else NULL. */
+static const Onnx__TypeProto__Sequence *seq_type_of(const Onnx__TypeProto *tp) {
+  if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type->elem_type)
+    tp = tp->optional_type->elem_type;
+  return tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ? tp->sequence_type : NULL;
+}
+
+/* The tensor type TP of the value NAME (a graph input or output, or
+ * NAME[k], an element of a sequence input): dim_value dims static; a
+ * dim_param or missing dim '?' unless --dim or --static-shape binds it;
+ * an unknown rank only with a --static-shape. */
+static bool value_type_of(oi_ctx *c, const char *name, const Onnx__TypeProto *tp, const char *what,
                           const kiln_type **out, int32_t *dtype) {
   char q[OX_QUOTE_MAX];
-  if (tp && (tp->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
-             (tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type->elem_type &&
-              tp->optional_type->elem_type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)))
+  if (seq_type_of(tp))
     return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s %s: a sequence, whose length is known only at run time (dynamic "
-                   "shapes)", what, ox_quote(q, vi->name));
+                   "shapes; --sequence-length=NAME=N compiles it for N tensors)", what, ox_quote(q, name));
   if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
     return oi_unsupported(c, "%s %s: only tensor, sequence and optional types are supported", what,
-                          ox_quote(q, vi->name));
+                          ox_quote(q, name));
   const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
   if (!oi_elem_type(c, tt->elem_type) && !oi_dtype_is_string(tt->elem_type))
     return oi_unsupported(c, "%s %s: element type %s is not supported", what,
-                          ox_quote(q, vi->name), oi_dtype_name(tt->elem_type));
-  if (!tt->shape)
-    return oi_unsupported(c, "%s %s: unknown rank (static shapes only)", what,
-                          ox_quote(q, vi->name));
-  size_t rank = tt->shape->n_dim;
+                          ox_quote(q, name), oi_dtype_name(tt->elem_type));
+  int sb = shape_binding(c, name);
+  if (!tt->shape && sb < 0)
+    return oi_unsupported(c, "%s %s: unknown rank (give its shape with --static-shape)", what,
+                          ox_quote(q, name));
+  size_t rank = tt->shape ? tt->shape->n_dim : c->opts->shape_ranks[sb];
   if (rank > OI_MAX_RANK)
-    return oi_unsupported(c, "%s %s: rank %zu exceeds %d", what, ox_quote(q, vi->name),
+    return oi_unsupported(c, "%s %s: rank %zu exceeds %d", what, ox_quote(q, name),
                           rank, OI_MAX_RANK);
   int64_t shape[OI_MAX_RANK];
-  int sb = shape_binding(c, vi->name);
   if (sb >= 0 && c->opts->shape_ranks[sb] != rank)
     return oi_invalid(c, "--static-shape for %s %s has %u dims, the input has rank %zu", what,
-                      ox_quote(q, vi->name), c->opts->shape_ranks[sb], rank);
+                      ox_quote(q, name), c->opts->shape_ranks[sb], rank);
   for (size_t i = 0; i < rank; i++) {
-    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-    bool param = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-    if (d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape ? tt->shape->dim[i] : NULL;
+    bool param = d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+    if (!d || d->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
       /* a dim_param or an unknown dim: dynamic unless bound */
       int64_t b = sb >= 0 ? c->opts->shapes[sb][i] : param ? bound_dim(c, d->dim_param) : -1;
       shape[i] = b >= 0 ? b : KILN_DYNAMIC;
@@ -194,26 +210,19 @@ static bool value_type_of(oi_ctx *c, const Onnx__ValueInfoProto *vi, const Onnx_
     }
     if (d->dim_value < 0)
       return oi_fail(c, KILN_ONNX_ERR_DIMS, "%s %s: dimension %zu is %lld", what,
-                     ox_quote(q, vi->name), i, (long long)d->dim_value);
+                     ox_quote(q, name), i, (long long)d->dim_value);
     if (sb >= 0 && c->opts->shapes[sb][i] != d->dim_value)
       return oi_invalid(c, "--static-shape for %s %s: dimension %zu is %lld in the model, not %lld", what,
-                        ox_quote(q, vi->name), i, (long long)d->dim_value,
+                        ox_quote(q, name), i, (long long)d->dim_value,
                         (long long)c->opts->shapes[sb][i]);
     shape[i] = d->dim_value;
   }
   char full[OX_QUOTE_MAX + 32];
-  snprintf(full, sizeof full, "%s %s", what, ox_quote(q, vi->name));
+  snprintf(full, sizeof full, "%s %s", what, ox_quote(q, name));
   if (!oi_dims_ok(c, (uint32_t)rank, shape, full)) return false;
   *out = oi_tensor_type(c, (uint32_t)rank, shape, tt->elem_type);
   *dtype = tt->elem_type;
   return true;
-}
-
-/* An optional<tensor> at the function boundary: the tensor (zeros when
- * absent) and a tensor<i1> flag, in that order. */
-static bool is_optional_tensor(const Onnx__TypeProto *tp) {
-  return tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && tp->optional_type->elem_type &&
-         tp->optional_type->elem_type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
 }
 
 /* NAME followed by "[k]" (K >= 0) or by TAIL (K < 0). */
@@ -318,7 +327,10 @@ static bool takes_structured(oi_import_fn fn) {
 
 /* The import functions written for run-time dims (KILN_DYNAMIC in a
  * shape): elementwise, matmul, convolution and pooling over a run-time
- * batch, normalizations, softmax and the view ops. Every other one does
+ * batch, normalizations, softmax, the view ops, and the sequence ops
+ * and SequenceMap (structure only; import_sequence.c refuses run-time
+ * dims where it sizes pieces, a SequenceMap body's nodes are checked
+ * each). Every other one does
  * static shape arithmetic, which the unknown-dim marker would overflow,
  * so an input with a run-time dim is refused as 'dynamic' before it runs
  * (older versions' conversions that size things check in import_upgrade.c). */
@@ -333,7 +345,7 @@ static bool takes_run_time_dims(oi_import_fn fn) {
       oi_import_squeeze,   oi_import_unsqueeze,   oi_import_flatten,     oi_import_shape_of,
       oi_import_size,      oi_import_gather,      oi_import_split,       oi_import_reduce,
       oi_import_expand,    oi_import_constant_of_shape, oi_import_constant, oi_import_nonzero,
-      oi_import_compress,
+      oi_import_compress,  oi_import_sequence,    oi_import_sequence_map,
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (fns[i] == fn) return true;
@@ -515,7 +527,7 @@ static bool flatten_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, oi_val *v,
     if (v->seq_elem || (et && et->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)) return true; /* no elements */
     const kiln_type *t;
     int32_t dt;
-    if (!et || !value_type_of(c, vi, et, "graph output", &t, &dt)) return false;
+    if (!et || !value_type_of(c, vi->name, et, "graph output", &t, &dt)) return false;
     some = oi_val_new(c, NULL, t, dt);
     some->cst = oi_dense_zero(c, t);
   }
@@ -529,26 +541,37 @@ static bool flatten_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, oi_val *v,
   return true;
 }
 
+/* Whether NAME is "INPUT[k]", element k of sequence input VI, k below
+ * its --sequence-length. */
+static bool names_element(oi_ctx *c, const Onnx__ValueInfoProto *vi, const char *name) {
+  size_t n = strlen(vi->name);
+  if (!seq_type_of(vi->type) || strncmp(name, vi->name, n) != 0 || name[n] != '[') return false;
+  char *end;
+  long long k = strtoll(name + n + 1, &end, 10);
+  return end != name + n + 1 && name[n + 1] != '-' && end[0] == ']' && !end[1] && k < seq_length(c, vi->name);
+}
+
 bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
                       kiln_op **module_out, kiln_onnx_status *status) {
   return kiln_onnx_import_with(ctx, model, NULL, module_out, status);
 }
 
 /* A graph input's dynamic dims at the function's entry: tensor.dim each;
- * a dim_param seen before gets a check against its first dim, which every
- * later use shares. Records {kiln.dims} names on the argument. */
-static bool input_dims(oi_ctx *c, const Onnx__TypeProto *tp, oi_val *a, const kiln_attr **attrs) {
-  const Onnx__TensorShapeProto *sp = tp->tensor_type->shape;
+ * with TIE, a dim_param seen before gets a check against its first dim,
+ * which every later use shares. Records {kiln.dims} names on the
+ * argument. */
+static bool input_dims(oi_ctx *c, const Onnx__TypeProto *tp, oi_val *a, const kiln_attr **attrs, bool tie) {
+  const Onnx__TensorShapeProto *sp = tp->tensor_type->shape; /* NULL: rank from --static-shape */
   const kiln_attr *names[OI_MAX_RANK];
   bool any = false;
   for (uint32_t d = 0; d < a->type->rank; d++) {
-    const Onnx__TensorShapeProto__Dimension *dp = sp->dim[d];
-    const char *nm = dp->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dp->dim_param : "";
+    const Onnx__TensorShapeProto__Dimension *dp = sp ? sp->dim[d] : NULL;
+    const char *nm = dp && dp->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM ? dp->dim_param : "";
     names[d] = kiln_attr_string(c->ctx, nm, strlen(nm));
     if (!oi_dyn(a->type, d)) continue;
     any |= *nm != 0;
     kiln_value *x = oi_dim(c, a, d);
-    if (!*nm) continue;
+    if (!*nm || !tie) continue;
     uint32_t k = 0;
     while (k < c->nsyms && strcmp(c->sym_names[k], nm) != 0) k++;
     if (k < c->nsyms) {
@@ -599,35 +622,64 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
   for (size_t i = 0; i < g->n_initializer; i++)
     if (!define_initializer(&c, g->initializer[i])) return false;
 
-  /* arguments: one per tensor input, two per optional tensor input (the
-   * tensor, then its presence as tensor<i1>) */
-  size_t nargs = 0, cap = 2 * g->n_input + 1;
+  /* every --sequence-length names a sequence input (checked first: a
+   * sequence input without one is refused below) */
+  for (uint32_t i = 0; options && i < options->nseqs; i++) {
+    bool found = false;
+    for (size_t k = 0; k < g->n_input && !found; k++)
+      found = strcmp(g->input[k]->name, options->seq_inputs[i]) == 0 && seq_type_of(g->input[k]->type) &&
+              !is_initializer(g, g->input[k]->name);
+    if (!found)
+      return oi_invalid(&c, "--sequence-length: the graph has no sequence input named '%s'", options->seq_inputs[i]);
+  }
+
+  /* arguments: one per tensor input; two per optional tensor input (the
+   * tensor, then its presence as tensor<i1>); N per sequence input of
+   * --sequence-length N, NAME[0]..NAME[N-1], then the presence flag when
+   * the sequence is optional */
+  size_t nargs = 0, cap = 1;
+  for (size_t i = 0; i < g->n_input; i++) {
+    const Onnx__ValueInfoProto *vi = g->input[i];
+    int64_t len = seq_type_of(vi->type) ? seq_length(&c, vi->name) : 0;
+    if (len > OI_MAX_FLAT) {
+      char q[OX_QUOTE_MAX];
+      return oi_unsupported(&c, "graph input %s: a sequence of %lld tensors (at most %d)", ox_quote(q, vi->name),
+                            (long long)len, OI_MAX_FLAT);
+    }
+    cap += 2 + (len > 0 ? (size_t)len : 0);
+  }
   const kiln_type **in_types = kiln_alloc(ctx, cap * sizeof *in_types);
   const kiln_attr **arg_attrs = kiln_alloc(ctx, cap * sizeof *arg_attrs);
   oi_val **args = kiln_alloc(ctx, cap * sizeof *args);
-  oi_val **opts = kiln_alloc(ctx, cap * sizeof *opts); /* the optional an arg pair makes */
   for (size_t i = 0; i < g->n_input; i++) {
     const Onnx__ValueInfoProto *vi = g->input[i];
     if (is_initializer(g, vi->name)) continue;
-    const kiln_type *t = NULL;
-    int32_t dt = 0;
-    bool opt = is_optional_tensor(vi->type);
-    if (!value_type_of(&c, vi, opt ? vi->type->optional_type->elem_type : vi->type, "graph input", &t, &dt))
-      return false;
-    args[nargs] = oi_val_new(&c, vi->name, t, dt);
-    const kiln_type *bt = boundary_type(&c, t, dt);
-    in_types[nargs] = bt ? bt : t;
-    arg_attrs[nargs] = name_dict(&c, vi->name);
-    nargs++;
+    const Onnx__TypeProto__Sequence *st = seq_type_of(vi->type);
+    bool opt = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+    int64_t len = st ? seq_length(&c, vi->name) : 1;
+    if (len < 0) { /* no --sequence-length: refused as dynamic */
+      const kiln_type *t;
+      int32_t dt;
+      return value_type_of(&c, vi->name, vi->type, "graph input", &t, &dt);
+    }
+    for (int64_t k = 0; k < len; k++) {
+      const char *name = st ? suffixed(&c, vi->name, NULL, k) : vi->name;
+      const kiln_type *t = NULL;
+      int32_t dt = 0;
+      if (!value_type_of(&c, name, st ? st->elem_type : opt ? vi->type->optional_type->elem_type : vi->type,
+                         "graph input", &t, &dt))
+        return false;
+      args[nargs] = oi_val_new(&c, name, t, dt);
+      const kiln_type *bt = boundary_type(&c, t, dt);
+      in_types[nargs] = bt ? bt : t;
+      arg_attrs[nargs] = name_dict(&c, name);
+      nargs++;
+    }
     if (opt) {
       const kiln_type *ft = oi_tensor_type(&c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
       args[nargs] = oi_val_new(&c, suffixed(&c, vi->name, ".has_value", -1), ft, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
       in_types[nargs] = ft;
       arg_attrs[nargs] = name_dict(&c, args[nargs]->name);
-      oi_val *o = oi_val_new(&c, vi->name, NULL, dt);
-      o->kind = OI_VAL_OPT;
-      o->some = args[nargs - 1];
-      opts[nargs] = o;
       nargs++;
     }
   }
@@ -639,25 +691,52 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
   for (size_t i = 0; i < nargs; i++) {
     args[i]->v = kiln_block_add_arg(ctx, body, in_types[i], loc);
     if (in_types[i] != args[i]->type) args[i]->v = bitcast(&c, args[i]->v, args[i]->type);
-    if (opts[i]) {
-      opts[i]->has = args[i]->v;
-      define(&c, opts[i]);
-    } else if (!(i + 1 < nargs && opts[i + 1])) {
-      define(&c, args[i]);
-    }
   }
+  /* each graph input's value: a tensor, or a sequence of its element
+   * arguments; an optional of either with the flag that follows them */
   for (size_t i = 0, k = 0; i < g->n_input; i++) {
-    const Onnx__TypeProto *tp = g->input[i]->type;
-    if (is_initializer(g, g->input[i]->name)) continue;
-    bool opt = is_optional_tensor(tp);
-    if (!input_dims(&c, opt ? tp->optional_type->elem_type : tp, args[k], &arg_attrs[k])) return false;
-    k += opt ? 2 : 1; /* an optional's presence flag follows it */
+    const Onnx__ValueInfoProto *vi = g->input[i];
+    if (is_initializer(g, vi->name)) continue;
+    const Onnx__TypeProto *tp = vi->type;
+    const Onnx__TypeProto__Sequence *st = seq_type_of(tp);
+    bool opt = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+    oi_val *v;
+    if (st) {
+      uint32_t len = (uint32_t)seq_length(&c, vi->name);
+      const Onnx__TypeProto *et = st->elem_type;
+      v = oi_val_new(&c, vi->name, NULL,
+                     et && et->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? et->tensor_type->elem_type : 0);
+      v->kind = OI_VAL_SEQ;
+      v->len = len;
+      v->elems = kiln_alloc(ctx, (len + 1) * sizeof *v->elems);
+      /* the elements' dims are their own: ONNX Runtime takes tensors of
+       * different sizes under one dim_param in a sequence */
+      for (uint32_t j = 0; j < len; j++, k++) {
+        if (!input_dims(&c, et, args[k], &arg_attrs[k], false)) return false;
+        v->elems[j] = args[k];
+      }
+    } else {
+      if (!input_dims(&c, opt ? tp->optional_type->elem_type : tp, args[k], &arg_attrs[k], true)) return false;
+      v = args[k++];
+    }
+    if (opt) {
+      oi_val *o = oi_val_new(&c, vi->name, NULL, v->dtype);
+      o->kind = OI_VAL_OPT;
+      o->some = v;
+      o->has = args[k++]->v;
+      o->seq_elem = st != NULL;
+      v = o;
+    }
+    define(&c, v);
   }
-  /* every --dim / --static-shape names something */
+  /* every --dim / --static-shape / --sequence-length names something */
   for (uint32_t i = 0; options && i < options->ndims; i++) {
     bool found = false;
     for (size_t k = 0; k < g->n_input && !found; k++) {
       const Onnx__TypeProto *tp = g->input[k]->type;
+      const Onnx__TypeProto__Sequence *st = seq_type_of(tp);
+      if (st) tp = st->elem_type;
+      else if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE) tp = tp->optional_type->elem_type;
       const Onnx__TensorShapeProto *sp = tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
                                              ? tp->tensor_type->shape : NULL;
       for (size_t d = 0; sp && d < sp->n_dim && !found; d++)
@@ -670,7 +749,9 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
   for (uint32_t i = 0; options && i < options->nshapes; i++) {
     bool found = false;
     for (size_t k = 0; k < g->n_input && !found; k++)
-      found = strcmp(g->input[k]->name, options->shape_inputs[i]) == 0 && !is_initializer(g, g->input[k]->name);
+      found = !is_initializer(g, g->input[k]->name) &&
+              (strcmp(g->input[k]->name, options->shape_inputs[i]) == 0 ||
+               names_element(&c, g->input[k], options->shape_inputs[i]));
     if (!found) return oi_invalid(&c, "--static-shape: the graph has no input named '%s'", options->shape_inputs[i]);
   }
 

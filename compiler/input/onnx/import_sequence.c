@@ -10,7 +10,11 @@
  * when every element has one shape (SequenceAt selects among them;
  * SequenceInsert/Erase build each element with selects), else the error
  * kind is "dynamic" (the result's structure would depend on data); the
- * length and presence are constants where the structure is static. */
+ * length and presence are constants where the structure is static.
+ * Elements with run-time dims (a sequence graph input's) go through the
+ * structure ops; one shape is never assumed of them, and
+ * SplitToSequence and ConcatFromSequence, which size pieces, refuse
+ * them ("dynamic"). */
 #include <string.h>
 
 #include "import_internal.h"
@@ -25,10 +29,22 @@ static oi_val *new_seq(oi_ctx *c, int32_t dtype, uint32_t len) {
   return s;
 }
 
+/* Whether the elements (and EXTRA) have one static shape: run-time dims
+ * of one type may differ from element to element. */
 static bool same_shapes(const oi_val *s, const oi_val *extra) {
   const kiln_type *t = extra ? extra->type : s->len ? s->elems[0]->type : NULL;
+  if (t && oi_has_dyn(t)) return false;
   for (uint32_t k = 0; k < s->len; k++)
     if (s->elems[k]->type != t) return false;
+  return true;
+}
+
+/* Refuses a sequence element with run-time dims, for the ops that size
+ * pieces at import time. */
+static bool static_elems(oi_ctx *c, const oi_val *s, const char *op) {
+  for (uint32_t k = 0; k < s->len; k++)
+    if (oi_has_dyn(s->elems[k]->type))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "element %u has a run-time dim; %s takes static shapes only", k, op);
   return true;
 }
 
@@ -167,7 +183,9 @@ static bool seq_insert_erase(oi_ctx *c, oi_node *n, bool insert) {
 static bool split_to_sequence(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"axis", "keepdims", NULL};
   oi_val *x, *sp;
-  if (!oi_arity(c, n, 1, 2, 1, 1) || !oi_attrs_only(c, n, known) || !take_tensor(c, n, 0, &x)) return false;
+  if (!oi_arity(c, n, 1, 2, 1, 1) || !oi_attrs_only(c, n, known) || !take_tensor(c, n, 0, &x) ||
+      !oi_refuse_dyn_inputs(c, n, "SplitToSequence takes static shapes only"))
+    return false;
   sp = oi_opt_in(n, 1);
   int64_t axis, keep;
   uint32_t ax;
@@ -222,7 +240,9 @@ static bool split_to_sequence(oi_ctx *c, oi_node *n) {
 static bool concat_from_sequence(oi_ctx *c, oi_node *n) {
   static const char *const known[] = {"axis", "new_axis", NULL};
   oi_val *s;
-  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known) || !take_seq(c, n, 0, &s)) return false;
+  if (!oi_arity(c, n, 1, 1, 1, 1) || !oi_attrs_only(c, n, known) || !take_seq(c, n, 0, &s) ||
+      !static_elems(c, s, "ConcatFromSequence"))
+    return false;
   if (!oi_attr(n, "axis")) return oi_fail(c, KILN_ONNX_ERR_ATTRIBUTE, "attribute 'axis' is required");
   int64_t axis, newax;
   if (!oi_attr_int(c, n, "axis", 0, &axis) || !oi_attr_int(c, n, "new_axis", 0, &newax)) return false;

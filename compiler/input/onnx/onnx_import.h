@@ -42,11 +42,15 @@ extern "C" {
 bool kiln_onnx_import(kiln_context *ctx, kiln_onnx_model *model,
                       kiln_op **module_out, kiln_onnx_status *status);
 
-/* Shapes fixed at import (kiln-compile --dim, --static-shape): every graph
- * input dim whose dim_param is dim_names[i] becomes dim_values[i]; the
- * graph input named shape_inputs[i] takes the static shape shapes[i]
- * (shape_ranks[i] dims; its rank and static dims must agree). A binding
- * that matches nothing is an error. Other dims stay dynamic ('?'). */
+/* Shapes fixed at import (kiln-compile --dim, --static-shape,
+ * --sequence-length): every graph input dim whose dim_param is
+ * dim_names[i] becomes dim_values[i]; the graph input named
+ * shape_inputs[i] (or NAME[k], element k of a sequence input) takes the
+ * static shape shapes[i] (shape_ranks[i] dims; its rank and static dims
+ * must agree, an input of unknown rank takes it); the sequence input
+ * named seq_inputs[i] holds seq_lengths[i] tensors, one function argument
+ * each. A binding that matches nothing is an error. Other dims stay
+ * dynamic ('?'). */
 typedef struct kiln_onnx_import_options {
   uint32_t ndims;
   const char *const *dim_names;
@@ -55,6 +59,9 @@ typedef struct kiln_onnx_import_options {
   const char *const *shape_inputs;
   const uint32_t *shape_ranks;
   const int64_t *const *shapes;
+  uint32_t nseqs;
+  const char *const *seq_inputs;
+  const int64_t *seq_lengths;
 } kiln_onnx_import_options;
 bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
                            const kiln_onnx_import_options *opts, kiln_op **module_out,
