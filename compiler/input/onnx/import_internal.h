@@ -570,6 +570,9 @@ void oi_check_eq(oi_ctx *c, kiln_value *x, kiln_value *y);
 /* flow.check.range: lo <= v <= hi at run time, else the call fails
  * naming WHAT ("size", "offset", "index") of dimension DIM and the bound. */
 void oi_check_range(oi_ctx *c, kiln_value *v, kiln_value *lo, kiln_value *hi, const char *what, uint32_t dim);
+/* Indices ii (any rank, ONNX dtype DTYPE) from data checked on the host
+ * to lie in [-n, n - 1] for axis AXIS of size n (import_shape.c). */
+bool oi_check_indices(oi_ctx *c, kiln_value *ii, int32_t dtype, kiln_value *n, uint32_t axis);
 /* The window x[start_d + i_d] (host index starts) over an output of
  * shape out, whose '?' dims take sizes' values in order. */
 kiln_value *oi_read_window(oi_ctx *c, kiln_value *x, const int64_t *out, kiln_value *const *sizes,

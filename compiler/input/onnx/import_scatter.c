@@ -8,8 +8,12 @@
  * the update at that position with tensor.extract and, where the index
  * names the output position, replaces (none: the last update wins, as in
  * ONNX's reference), adds or multiplies. Negative indices count from the
- * end; an index outside [-dim, dim-1] updates nothing. Work is output size
- * times update count, which suits the small index sets these ops take;
+ * end; an index outside [-dim, dim-1] is refused as ONNX Runtime refuses
+ * it, naming the node, the axis and the value: a constant one at import,
+ * one from data by the host before the scatter runs (inside a Loop or If
+ * body, where the host cannot check, it matches no position and updates
+ * nothing: never a write outside the data). Work is output size times
+ * update count, which suits the small index sets these ops take;
  * ScatterND of constants (reduction none) is folded at import instead. */
 #include <string.h>
 
@@ -92,8 +96,8 @@ static bool sc_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
  * folded at import: exporters write `mask[a:b, c:d] = v` on a constant
  * (Swin's shifted-window mask) as ScatterND whose generic would cost
  * output size times update count on every call. Same rules as the
- * generic: negative indices count from the end, an index out of range
- * updates nothing, the last update of a position wins. */
+ * generic: negative indices count from the end (out-of-range ones were
+ * refused before), the last update of a position wins. */
 static bool fold_scatter_nd(oi_ctx *c, oi_node *n, oi_val *x, oi_val *iv, oi_val *uv, uint32_t k, bool *done) {
   *done = false;
   if (oi_numel(x->type) > OI_FOLD_MAX || oi_numel(iv->type) > OI_FOLD_MAX || oi_numel(uv->type) > OI_FOLD_MAX)
@@ -123,6 +127,39 @@ static bool fold_scatter_nd(oi_ctx *c, oi_node *n, oi_val *x, oi_val *iv, oi_val
   }
   oi_set_out_const(c, n, 0, kiln_attr_dense(c->ctx, dt, false, buf, (size_t)total * es), x->dtype);
   *done = true;
+  return true;
+}
+
+/* Constant indices: each in [-dim, dim - 1] of the axis it indexes (the
+ * scatter axis; column j % k of ScatterND's tuples indexes dim j). */
+static bool const_indices_ok(oi_ctx *c, oi_val *iv, const sc_user *s) {
+  int64_t *ids, cnt;
+  if (!oi_const_ints(c, iv, "indices", &ids, &cnt)) return false;
+  for (int64_t i = 0; i < cnt; i++) {
+    uint32_t ax = s->nd ? (uint32_t)(i % s->k) : s->axis;
+    int64_t dim = s->data->shape[ax];
+    if (ids[i] < -dim || ids[i] >= dim)
+      return oi_invalid(c, "indices: index[%u] is %lld, must be in [%lld, %lld]", ax, (long long)ids[i],
+                        (long long)-dim, (long long)(dim - 1));
+  }
+  return true;
+}
+
+/* Indices from data, checked by the host before the scatter: the whole
+ * tensor against the axis (ScatterElements), each tuple column j against
+ * dim j (ScatterND). */
+static bool check_run_time(oi_ctx *c, oi_val *iv, const sc_user *s) {
+  if (!s->nd) return oi_check_indices(c, s->idx, iv->dtype, oi_index(c, s->data->shape[s->axis]), s->axis);
+  const kiln_type *xt = s->idx->type;
+  uint32_t q = xt->rank;
+  int64_t off[OI_MAX_RANK] = {0}, size[OI_MAX_RANK], step[OI_MAX_RANK];
+  for (uint32_t d = 0; d < q; d++) size[d] = xt->shape[d], step[d] = 1;
+  size[q - 1] = 1;
+  for (uint32_t j = 0; j < s->k; j++) {
+    off[q - 1] = j;
+    kiln_value *col = oi_slice(c, s->idx, off, size, step);
+    if (!col || !oi_check_indices(c, col, iv->dtype, oi_index(c, s->data->shape[j]), j)) return false;
+  }
   return true;
 }
 
@@ -176,6 +213,7 @@ static bool scatter(oi_ctx *c, oi_node *n, bool nd) {
     memcpy(red_shape, xt->shape, nred * sizeof *red_shape);
   }
   if (r + nred > KILN_MAX_LOOPS) return oi_unsupported(c, "%u loops exceed %d", r + nred, KILN_MAX_LOOPS);
+  if (oi_const(c, iv) && !const_indices_ok(c, iv, &s)) return false;
   bool done = false;
   if (nd && s.red == SC_NONE && !fold_scatter_nd(c, n, x, iv, uv, s.k, &done)) return false;
   if (done) return true;
@@ -187,6 +225,7 @@ static bool scatter(oi_ctx *c, oi_node *n, bool nd) {
     oi_set_out_alias(c, n, 0, x);
     return true;
   }
+  if (!oi_const(c, iv) && oi_host_block(c) && !check_run_time(c, iv, &s)) return false;
   /* a splat i8 input over the reduction loops gives them their sizes (its
    * value is never used) */
   const int8_t zero = 0;

@@ -501,8 +501,8 @@ static bool gather_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_v
  * ii (any rank) against the axis size n before the op runs, the error
  * naming the axis and the value. An empty ii's minimum and maximum are
  * the reduction identities, which pass: each bound is checked on its own
- * side only. */
-static bool check_indices(oi_ctx *c, kiln_value *ii, int32_t dtype, kiln_value *n, uint32_t axis) {
+ * side only. Shared with the Scatter family (import_scatter.c). */
+bool oi_check_indices(oi_ctx *c, kiln_value *ii, int32_t dtype, kiln_value *n, uint32_t axis) {
   kiln_value *mn = ii, *mx = ii;
   uint32_t q = ii->type->rank;
   if (q > 0) {
@@ -609,7 +609,7 @@ static bool gather(oi_ctx *c, oi_node *n, bool elements) {
   /* indices from data: checked on the host before the gather runs */
   if (!foldable(c, iv) && oi_host_block(c)) {
     kiln_value *size = dimv ? dimv : oi_index(c, dim);
-    if (!check_indices(c, ii, iv->dtype, size, ax)) return false;
+    if (!oi_check_indices(c, ii, iv->dtype, size, ax)) return false;
   }
   int64_t imap[OI_MAX_RANK];
   for (uint32_t j = 0; j < q; j++) imap[j] = elements ? j : ax + j;
@@ -714,7 +714,7 @@ bool oi_import_gather_nd(oi_ctx *c, oi_node *n) {
       off[q - 1] = j;
       kiln_value *col = oi_slice(c, g.idx, off, size, step);
       kiln_value *n_j = oi_index(c, dt->shape[bd + j]);
-      if (!col || !check_indices(c, col, iv->dtype, n_j, (uint32_t)bd + j)) return false;
+      if (!col || !oi_check_indices(c, col, iv->dtype, n_j, (uint32_t)bd + j)) return false;
     }
   }
   kiln_value *out = oi_empty(c, rt);
