@@ -327,9 +327,11 @@ static kiln_value *allocate(pm *p, const sym *s, kiln_value *size, bool transien
                         0);
 }
 
-/* Does dispatch op write its result r in full (written_mask of its
- * export in every variant, see materialize-interfaces)? */
-static bool result_written(pm *p, kiln_op *op, uint32_t r) {
+/* Is bit r of dispatch op's results set in the export attribute mask
+ * (written_mask: written in full, see materialize-interfaces;
+ * window_mask: stored as windows of defined values, see written.c) of
+ * its export in every variant? */
+static bool result_in_mask(pm *p, kiln_op *op, uint32_t r, const char *mask) {
   const kiln_attr *ep = kiln_op_get_attr(op, "entry_point");
   kiln_op *exe = ep && ep->kind == KILN_ATTR_SYMBOL_REF ? kiln_symbol_lookup(p->module, ep->str) : NULL;
   kiln_block *eb = exe && exe->kind == KILN_OP_HAL_EXECUTABLE ? exe->regions[0].first : NULL;
@@ -340,7 +342,7 @@ static bool result_written(pm *p, kiln_op *op, uint32_t r) {
     kiln_block *vb = var->kind == KILN_OP_HAL_EXECUTABLE_VARIANT ? var->regions[0].first : NULL;
     for (kiln_op *x = vb ? vb->first : NULL; x; x = x->next) {
       if (x->kind != KILN_OP_HAL_EXECUTABLE_EXPORT) continue;
-      const kiln_attr *m = kiln_op_get_attr(x, "written_mask");
+      const kiln_attr *m = kiln_op_get_attr(x, mask);
       if (!m || m->kind != KILN_ATTR_INTEGER || !((m->i >> (nt + r)) & 1)) return false;
       nexports++;
     }
@@ -348,26 +350,8 @@ static bool result_written(pm *p, kiln_op *op, uint32_t r) {
   return nexports > 0;
 }
 
-/* Does dispatch op store its result r as windows of defined values
- * (window_mask of its export in every variant, see written.c)? */
-static bool result_window(pm *p, kiln_op *op, uint32_t r) {
-  const kiln_attr *ep = kiln_op_get_attr(op, "entry_point");
-  kiln_op *exe = ep && ep->kind == KILN_ATTR_SYMBOL_REF ? kiln_symbol_lookup(p->module, ep->str) : NULL;
-  kiln_block *eb = exe && exe->kind == KILN_OP_HAL_EXECUTABLE ? exe->regions[0].first : NULL;
-  uint32_t nt = 0, nexports = 0;
-  while (nt < op->num_operands && kiln_op_operand(op, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
-  if (nt + r >= 32) return false;
-  for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
-    kiln_block *vb = var->kind == KILN_OP_HAL_EXECUTABLE_VARIANT ? var->regions[0].first : NULL;
-    for (kiln_op *x = vb ? vb->first : NULL; x; x = x->next) {
-      if (x->kind != KILN_OP_HAL_EXECUTABLE_EXPORT) continue;
-      const kiln_attr *m = kiln_op_get_attr(x, "window_mask");
-      if (!m || m->kind != KILN_ATTR_INTEGER || !((m->i >> (nt + r)) & 1)) return false;
-      nexports++;
-    }
-  }
-  return nexports > 0;
-}
+static bool result_written(pm *p, kiln_op *op, uint32_t r) { return result_in_mask(p, op, r, "written_mask"); }
+static bool result_window(pm *p, kiln_op *op, uint32_t r) { return result_in_mask(p, op, r, "window_mask"); }
 
 /* The operand whose buffer result v of a dispatch writes into
  * (place-concats' tied_operands), or NULL. */
