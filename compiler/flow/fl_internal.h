@@ -135,4 +135,8 @@ bool fl_same_dim(kiln_value *a, kiln_value *b);
  * kernels match the plain named forms. */
 bool fl_targets_cpu(const kiln_op *module);
 
+/* !flow.dispatch.tensor<ACCESS:T>: the type of a dispatch argument
+ * (ACCESS readonly, writeonly or readwrite). */
+const kiln_type *fl_dispatch_tensor_type(kiln_context *ctx, const char *access, const kiln_type *t);
+
 #endif

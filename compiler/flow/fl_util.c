@@ -2,6 +2,8 @@
  * spaces with loop bounds, affine map composition. See fl_internal.h. */
 #include "fl_internal.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
@@ -340,4 +342,15 @@ bool fl_targets_cpu(const kiln_op *module) {
   for (uint32_t i = 0; i < n; i++)
     if (strncmp(targets[i], "llvm-cpu", 8) == 0) return true;
   return false;
+}
+
+const kiln_type *fl_dispatch_tensor_type(kiln_context *ctx, const char *access, const kiln_type *t) {
+  char *ts = kiln_type_to_string(t);
+  size_t n = strlen(ts) + strlen(access) + 32;
+  char *body = malloc(n);
+  snprintf(body, n, "dispatch.tensor<%s:%s>", access, ts);
+  const kiln_type *r = kiln_type_opaque(ctx, "flow", kiln_intern_cstr(ctx, body));
+  free(ts);
+  free(body);
+  return r;
 }

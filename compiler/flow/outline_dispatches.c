@@ -95,18 +95,6 @@ static kiln_walk_result collect(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
-static const kiln_type *dispatch_tensor(kiln_context *ctx, const char *access,
-                                        const kiln_type *t) {
-  char *ts = kiln_type_to_string(t);
-  size_t n = strlen(ts) + strlen(access) + 32;
-  char *body = malloc(n);
-  snprintf(body, n, "dispatch.tensor<%s:%s>", access, ts);
-  const kiln_type *r = kiln_type_opaque(ctx, "flow", kiln_intern_cstr(ctx, body));
-  free(ts);
-  free(body);
-  return r;
-}
-
 static const char *unique_name(kiln_context *ctx, kiln_op *module, const char *fn, uint32_t *counter) {
   char buf[512];
   for (;;) {
@@ -224,8 +212,8 @@ static kiln_error *outline(kiln_context *ctx, kiln_op *module, kiln_op *func, ki
   /* kernel signature: tensors, results, push constants */
   const uint32_t nin = nargs + nres + p->n;
   const kiln_type **in = kiln_alloc(ctx, (nin + 1) * sizeof *in);
-  for (uint32_t i = 0; i < nargs; i++) in[i] = dispatch_tensor(ctx, "readonly", args[i]->type);
-  for (uint32_t i = 0; i < nres; i++) in[nargs + i] = dispatch_tensor(ctx, "writeonly", region->results[i].type);
+  for (uint32_t i = 0; i < nargs; i++) in[i] = fl_dispatch_tensor_type(ctx, "readonly", args[i]->type);
+  for (uint32_t i = 0; i < nres; i++) in[nargs + i] = fl_dispatch_tensor_type(ctx, "writeonly", region->results[i].type);
   for (uint32_t i = 0; i < p->n; i++) in[nargs + nres + i] = kiln_type_index(ctx);
   const kiln_type *fty = kiln_type_function(ctx, nin, in, 0, NULL);
   kiln_named_attr fa[2] = {

@@ -186,17 +186,6 @@ static bool find_piece(kiln_op *module, kiln_block *host, kiln_op *d, kiln_value
   return true;
 }
 
-static const kiln_type *dispatch_tensor(kiln_context *ctx, const char *access, const kiln_type *t) {
-  char *ts = kiln_type_to_string(t);
-  size_t n = strlen(ts) + strlen(access) + 32;
-  char *body = malloc(n);
-  snprintf(body, n, "dispatch.tensor<%s:%s>", access, ts);
-  const kiln_type *r = kiln_type_opaque(ctx, "flow", kiln_intern_cstr(ctx, body));
-  free(ts);
-  free(body);
-  return r;
-}
-
 static kiln_value *reshape(kiln_builder *b, kiln_value *v, const kiln_type *t) {
   if (v->type == t) return v;
   return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &v, 1, &t, NULL), 0);
@@ -247,7 +236,7 @@ static kiln_value *place(kiln_context *ctx, kiln_op *module, kiln_block *host, c
   kiln_value *w = kiln_op_result(kiln_build(&kb, KILN_OP_TENSOR_INSERT_SLICE, 2, ops, 1, &cj, kiln_attr_dict(ctx, 4, a)), 0);
   kiln_op_set_operand(store, 0, w);
   kiln_block *body = kernel->regions[0].first;
-  kiln_value_set_type(body->args[nt + pc->result], dispatch_tensor(ctx, "writeonly", cj));
+  kiln_value_set_type(body->args[nt + pc->result], fl_dispatch_tensor_type(ctx, "writeonly", cj));
   kiln_value *r = kiln_op_result(p, pc->result);
   kiln_value_set_type(r, cj);
   if (tie) {
@@ -258,7 +247,7 @@ static kiln_value *place(kiln_context *ctx, kiln_op *module, kiln_block *host, c
     for (uint32_t i = 0, k = 0; i <= p->num_operands; i++)
       nops[i] = i == nt ? tie : kiln_op_operand(p, k++);
     kiln_op_set_operands(p, p->num_operands + 1, nops);
-    kiln_block_insert_arg(ctx, body, nt, dispatch_tensor(ctx, "readonly", cj), p->loc);
+    kiln_block_insert_arg(ctx, body, nt, fl_dispatch_tensor_type(ctx, "readonly", cj), p->loc);
     int64_t *tied = kiln_alloc(ctx, (p->num_results + 1) * sizeof *tied);
     for (uint32_t i = 0; i < p->num_results; i++) tied[i] = i == pc->result ? (int64_t)nt : -1;
     kiln_op_set_attr(p, "tied_operands", kiln_attr_dense_i64_array(ctx, p->num_results, tied));
@@ -324,7 +313,7 @@ static void keep_rest(kiln_context *ctx, kiln_op *d, kiln_op *kernel, kiln_op *c
   uint32_t at = 0;
   while (at < n && ops[at] != tie) at++;
   kiln_op_set_operands(d, n, ops);
-  kiln_block_insert_arg(ctx, kb, at, dispatch_tensor(ctx, "readonly", tie->type), d->loc);
+  kiln_block_insert_arg(ctx, kb, at, fl_dispatch_tensor_type(ctx, "readonly", tie->type), d->loc);
   int64_t tied = at;
   kiln_op_set_attr(d, "tied_operands", kiln_attr_dense_i64_array(ctx, 1, &tied));
   retype_kernel(ctx, kernel);
