@@ -178,6 +178,7 @@ module attributes {kiln.targets = ["llvm-cpu:x86_64"]} {
   // a window of undefined values (an empty's elements) is no window write
   "flow.executable"() ({
     func.func @window_undefined(%arg0: !flow.dispatch.tensor<readonly:tensor<4xf32>>, %arg1: !flow.dispatch.tensor<writeonly:tensor<8xf32>>) {
+      %in = "flow.dispatch.tensor.load"(%arg0) : (!flow.dispatch.tensor<readonly:tensor<4xf32>>) -> tensor<4xf32>
       %0 = tensor.empty() : tensor<4xf32>
       %1 = tensor.empty() : tensor<8xf32>
       %2 = tensor.insert_slice %0 into %1[4] [4] [1] : tensor<4xf32> into tensor<8xf32>
