@@ -3,10 +3,11 @@
  * kiln_module_load_file (time, and resident memory it added), device
  * creation, kiln_module_prepare, the first call, then steady-state calls
  * (median, minimum, minor page faults per call; the first call's own
- * faults: the fresh memory it touched). Inputs are zeros of the
- * declared types; outputs are released after each call. Besides wall
- * time, the process's CPU time of load + prepare, of the first call and
- * of the median steady call: on a shared machine it is what the runtime
+ * faults: the fresh memory it touched; what load + prepare and the first
+ * call read from storage: module pages, after bench_runtime.py --evict). Inputs are zeros of the declared types;
+ * outputs are released after each call. Besides wall time, the process's
+ * CPU time of load + prepare, of the first call and of the median steady
+ * call: on a shared machine it is what the runtime
  * spent, whoever else ran (local-task's adds its workers', spinning
  * included).
  *
@@ -51,6 +52,20 @@ static long minflt(void) {
   return ru.ru_minflt;
 }
 
+/* Bytes this process caused to be read from storage (task I/O
+ * accounting; 0 where the kernel lacks it). Major-fault counts miss reads
+ * that readahead started before the fault. */
+static long read_kb(void) {
+  long kb = 0;
+  char line[64];
+  FILE *f = fopen("/proc/self/io", "r");
+  if (!f) return 0;
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "read_bytes: ", 12)) kb = atol(line + 12) / 1024;
+  fclose(f);
+  return kb;
+}
+
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -75,7 +90,7 @@ int main(int argc, char **argv) {
   kiln_instance_t *inst;
   check(kiln_instance_create(kiln_allocator_system(), &inst), "instance");
 
-  const long rss0 = rss_kb();
+  const long rss0 = rss_kb(), setup_rd0 = read_kb();
   double c1 = cpu_us();
   double t0 = now_us();
   kiln_module_t *mod;
@@ -94,6 +109,7 @@ int main(int argc, char **argv) {
   check(kiln_module_prepare(mod, dev), "prepare");
   const double prepare_us = now_us() - t0;
   setup_cpu_us += cpu_us() - c1;
+  const long setup_rd = read_kb() - setup_rd0;
 
   bench_call_t bc;
   const char *why = bench_call_init(mod, dev, &bc);
@@ -102,13 +118,14 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  const long first_flt0 = minflt();
+  const long first_flt0 = minflt(), first_rd0 = read_kb();
   c1 = cpu_us();
   t0 = now_us();
   check(bench_call_run(&bc, dev), "first call");
   const double first_us = now_us() - t0;
   const double first_cpu_us = cpu_us() - c1;
   const long first_flt = minflt() - first_flt0;
+  const long first_rd = read_kb() - first_rd0;
   bench_call_drop_outputs(&bc);
 
   double *us = malloc(2 * (size_t)calls * sizeof *us), *cpu = us + calls;
@@ -128,10 +145,11 @@ int main(int argc, char **argv) {
   printf("load_us=%.1f load_rss_kb=%ld device_us=%.1f prepare_us=%.1f "
          "first_us=%.1f steady_median_us=%.3f steady_min_us=%.3f "
          "minflt_per_call=%.2f setup_cpu_us=%.1f first_cpu_us=%.1f "
-         "steady_cpu_us=%.3f steady_cpu_min_us=%.3f first_minflt=%ld\n",
+         "steady_cpu_us=%.3f steady_cpu_min_us=%.3f first_minflt=%ld "
+         "first_read_kb=%ld setup_read_kb=%ld\n",
          load_us, load_rss, device_us, prepare_us, first_us, median, us[0],
          (double)faults / (double)calls, setup_cpu_us, first_cpu_us,
-         cpu[calls / 2], cpu[0], first_flt);
+         cpu[calls / 2], cpu[0], first_flt, first_rd, setup_rd);
   free(us);
   bench_call_release(&bc);
   kiln_module_release(mod);

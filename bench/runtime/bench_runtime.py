@@ -19,10 +19,21 @@ costs host faults when touched again; back to back, a process gets the
 krt_pool_alloc and probe_first_call.c). "first flt" counts the first
 call's minor faults: the fresh memory it touched.
 
+--evict drops the module file from the page cache before each process
+(posix_fadvise DONTNEED; a file no process maps goes whole): a cold
+start, as after a reboot or after this VM's proactive reclaim evicted an
+idle module. Load and prepare then read what they check (header, tables,
+kernels) and the first call the weights; "setup KB" and "first KB" are
+what load + prepare and the first call read from storage (the process's
+read_bytes in /proc/self/io), "cached %" what
+of the file was still in the page cache when the process started (0
+unless eviction failed). The ratio's page-cache-warm goal does not
+apply there: read as what a cold start costs.
+
 usage: bench_runtime.py --compile=KILN_COMPILE --bench=KILN_BENCH
            --runtime=BENCH_RUNTIME [--before=OLD_BENCH_RUNTIME
            [--before-compile=OLD_KILN_COMPILE] [--before-bench=OLD_KILN_BENCH]]
-           --work=DIR [--rounds=3] [--idle=SECONDS]"""
+           --work=DIR [--rounds=3] [--idle=SECONDS] [--evict]"""
 import argparse
 import os
 import re
@@ -77,6 +88,43 @@ def compile_modules(compile, work, label):
     return modules + [("matmul1024", mm, 10), ("tiny", tiny, 20000)]
 
 
+def evict(path):
+    """Drops path's pages from the page cache; returns the percentage of
+    them still cached (mincore through a mapping) just after."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # dirty pages are not dropped
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        return cached_percent(fd)
+    finally:
+        os.close(fd)
+
+
+def cached_percent(fd):
+    import ctypes
+    import mmap
+    size = os.fstat(fd).st_size
+    if not size:
+        return 0.0
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+    if addr in (None, ctypes.c_void_p(-1).value):
+        raise SystemExit("bench_runtime: mmap for mincore failed")
+    try:
+        pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+        vec = ctypes.create_string_buffer(pages)
+        if libc.mincore(addr, size, vec) != 0:
+            raise SystemExit("bench_runtime: mincore failed")
+        return 100.0 * sum(b & 1 for b in vec.raw) / pages
+    finally:
+        libc.munmap(addr, size)
+
+
 def bench_defaults(bench, module, x, dev):
     out = run([bench, "--module=" + module, "--device=" + dev, "--workers=2",
                "--input=@" + x, "--input=@" + x])
@@ -95,6 +143,7 @@ def main():
     ap.add_argument("--before-bench", default=None)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--idle", type=float, default=0)
+    ap.add_argument("--evict", action="store_true")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     # Each build runs the modules its own compiler writes (formats differ).
@@ -110,16 +159,21 @@ def main():
                 for label, exe, modules, _ in builds:
                     name, path, calls = modules[k]
                     time.sleep(args.idle)
+                    cached = evict(path) if args.evict else None
                     out = run([exe, path, dev, str(calls), "2"])
                     kv = dict(p.split("=") for p in out.split())
+                    if cached is not None:
+                        kv["cached_pct"] = cached
                     figures.setdefault((name, dev, label), []).append(
                         {k2: float(v) for k2, v in kv.items()})
-    print("load average: %s; %.1f s idle before each process" % (
-        open("/proc/loadavg").read().split()[:3], args.idle))
+    print("load average: %s; %.1f s idle before each process%s" % (
+        open("/proc/loadavg").read().split()[:3], args.idle,
+        "; module evicted from the page cache before each" if args.evict else ""))
     print("%-12s %-10s %-6s %10s %8s %10s %10s %10s %8s %6s %9s %9s %9s %6s %9s" % (
         "module", "device", "build", "load us", "RSS KB", "prepare us",
         "first us", "steady us", "flt/call", "ratio", "setup cpu", "first cpu",
-        "steady cpu", "ratio", "first flt") + "  wall ratio p25-p75")
+        "steady cpu", "ratio", "first flt") + "  wall ratio p25-p75" +
+        ("  setup KB  first KB  cached %" if args.evict else ""))
     for (name, dev, label), runs in sorted(figures.items(), key=lambda f: (
             [m[0] for m in builds[0][2]].index(f[0][0]), f[0][1], f[0][2] != "before")):
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
@@ -140,6 +194,11 @@ def main():
         per = sorted((r["load_us"] + r["prepare_us"] + r["first_us"]) /
                      (1000 + 1.2 * r["steady_median_us"]) for r in runs)
         line += "  %.2f-%.2f" % (per[len(per) // 4], per[(3 * len(per)) // 4])
+        if args.evict:
+            line += "  %8s  %8s  %8.1f" % (
+                "%d" % med["setup_read_kb"] if "setup_read_kb" in med else "-",
+                "%d" % med["first_read_kb"] if "first_read_kb" in med else "-",
+                med["cached_pct"])
         print(line)
     print("ratio: (load + prepare + first call) / (1 ms + 1.2 x steady call); "
           "wall time, then process CPU time")
