@@ -657,6 +657,14 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
     const Onnx__TypeProto__Sequence *st = seq_type_of(vi->type);
     bool opt = vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
     int64_t len = st ? seq_length(&c, vi->name) : 1;
+    if (st && st->elem_type && st->elem_type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+      /* before the length: --sequence-length gives the outer one only, and
+       * NAME[k] would be refused as a sequence no flag can name */
+      char q[OX_QUOTE_MAX];
+      return oi_unsupported(&c, "graph input %s: a sequence whose elements are %s (sequence inputs take "
+                            "tensor elements only)", ox_quote(q, vi->name),
+                            seq_type_of(st->elem_type) ? "sequences" : "not tensors");
+    }
     if (len < 0) { /* no --sequence-length: refused as dynamic */
       const kiln_type *t;
       int32_t dt;

@@ -8,9 +8,15 @@
  * (an optional graph input, an If between some and none). Guarantees: the
  * structure ops produce no IR; a position that is a run-time value works
  * when every element has one shape (SequenceAt selects among them;
- * SequenceInsert/Erase build each element with selects), else the error
- * kind is "dynamic" (the result's structure would depend on data); the
- * length and presence are constants where the structure is static.
+ * SequenceInsert/Erase build each element with selects); among elements
+ * of one rank but different shapes, in the top-level graph, the host reads
+ * the position and each result element is the candidate it picks (run-time
+ * dims where the candidates differ, copied from the chosen one only);
+ * a run-time position in the top-level graph is checked at run time to
+ * lie in range. Else (ranks that differ, a position computed inside a
+ * Loop/If body) the error kind is "dynamic" (the result's structure would
+ * depend on data); the length and presence are constants where the
+ * structure is static.
  * Elements with run-time dims (a sequence graph input's) go through the
  * structure ops; one shape is never assumed of them, and
  * SplitToSequence and ConcatFromSequence, which size pieces, refuse
@@ -69,18 +75,35 @@ static bool wrap_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* The run-time position V (an i32/i64 tensor of one element) read by the host,
+ * checked to lie in [-base, last] ("index[0] is 4, must be <= 3"), and
+ * negative ones counted from the end: a host index value. */
+static kiln_value *host_position(oi_ctx *c, kiln_value *v, int64_t base, int64_t last) {
+  kiln_value *zero = oi_index(c, 0);
+  if (!(v = oi_host_read(c, v, 0))) return NULL;
+  oi_check_range(c, v, oi_index(c, -base), oi_index(c, last), "index", 0);
+  kiln_value *neg = oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MINSI, v, zero));
+  return oi_ibin(c, KILN_OP_ARITH_ADDI, v, oi_ibin(c, KILN_OP_ARITH_MULI, neg, oi_index(c, base)));
+}
+
 /* A position input: constant (*pos set, *dyn NULL) or a run-time scalar
- * (*dyn its IR value). Negative positions count from the end (+ BASE);
- * a constant outside [0, LAST] is an error. */
+ * (*dyn its IR value; *host its host index value, checked at run time,
+ * in the top-level graph, NULL inside a Loop/If body where the host
+ * cannot read data). Negative positions count from the end (+ BASE); a
+ * constant outside [-BASE, LAST] is an error. */
 static bool position(oi_ctx *c, oi_val *p, int64_t base, int64_t last, const char *what, int64_t *pos,
-                     kiln_value **dyn) {
-  *dyn = NULL;
+                     kiln_value **dyn, kiln_value **host) {
+  *dyn = *host = NULL;
   if (p->kind != OI_VAL_TENSOR || oi_numel(p->type) != 1 || !oi_dtype_is_int(p->dtype))
     return oi_invalid(c, "%s must be one integer", what);
   if (!oi_const(c, p)) {
-    kiln_value *v = oi_ir(c, p);
-    if (!v) return false;
-    v = oi_cast_tensor(c, oi_reshape(c, v, 0, NULL), p->dtype, I64);
+    kiln_value *raw = oi_ir(c, p), *v;
+    if (!raw) return false;
+    v = oi_cast_tensor(c, oi_reshape(c, raw, 0, NULL), p->dtype, I64);
+    /* the host reads arguments and dispatch results, not views of them:
+     * the input itself where it is i32/i64 */
+    bool wide = p->dtype == I64 || p->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+    if (oi_host_block(c) && !(*host = host_position(c, wide ? raw : v, base, last))) return false;
     *dyn = oi_elementwise_ir(c, 1, &v, 0, NULL, v->type->elem, wrap_body, &base);
     return *dyn != NULL;
   }
@@ -117,20 +140,124 @@ static oi_val *pick(oi_ctx *c, kiln_value *pos, int cmp, int64_t k, oi_val *x, o
   return o;
 }
 
+/* ---- a run-time position among elements of different shapes ---- */
+/* Host 0/1 indicators of pos against a constant k. */
+static kiln_value *is_eq(oi_ctx *c, kiln_value *pos, int64_t k) {
+  return oi_ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 1), oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_SUBI, pos, oi_index(c, k))));
+}
+static kiln_value *is_gt(oi_ctx *c, kiln_value *pos, int64_t k) { /* pos > k */
+  return oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, pos, oi_index(c, k)), oi_index(c, 0)));
+}
+static kiln_value *is_lt(oi_ctx *c, kiln_value *pos, int64_t k) { /* pos < k */
+  return oi_nonzero(c, oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, k), pos), oi_index(c, 0)));
+}
+
+/* Candidates of one element: up to 3 for SequenceInsert/Erase, the
+ * sequence's length for SequenceAt (a chain of that depth per element
+ * read: bounded). */
+#define SEQ_MAX_CHOICE 64
+typedef struct {
+  uint32_t n;
+  kiln_value **x, **ind;
+} choose_user;
+
+/* Candidate j's element at the loop indices when ind[j] is set, else the
+ * next one's: an scf.if chain, so that only the chosen candidate is read
+ * (another may be smaller, or empty). */
+static kiln_value *choose_read(kiln_builder *b, const choose_user *u, uint32_t j, kiln_value **ix) {
+  kiln_value *x = u->x[j];
+  if (j + 1 == u->n) return oi_extract(b, x, x->type->rank, ix);
+  const kiln_type *it = kiln_type_index(b->ctx), *et = x->type->elem;
+  kiln_value *hit = oi_cmpi(b, OI_NE, u->ind[j], kiln_build_constant(b, kiln_attr_int(b->ctx, it, 0)));
+  kiln_op *br = kiln_build(b, KILN_OP_SCF_IF, 1, &hit, 1, &et, NULL);
+  kiln_builder tb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, br, 0));
+  kiln_builder eb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, br, 1));
+  tb.loc = eb.loc = b->loc;
+  kiln_value *a = oi_extract(&tb, x, x->type->rank, ix), *r = choose_read(&eb, u, j + 1, ix);
+  kiln_build(&tb, KILN_OP_SCF_YIELD, 1, &a, 0, NULL, NULL);
+  kiln_build(&eb, KILN_OP_SCF_YIELD, 1, &r, 0, NULL, NULL);
+  return kiln_op_result(br, 0);
+}
+
+static bool choose_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  const choose_user *cu = u;
+  kiln_value *ix[OI_MAX_RANK];
+  for (uint32_t d = 0; d < cu->x[0]->type->rank; d++) ix[d] = oi_loop_index(b, d);
+  y[0] = choose_read(b, cu, 0, ix);
+  return true;
+}
+
+/* The candidate cand[j] whose host indicator ind[j] is 1 (exactly one
+ * is): dims that differ among the candidates become run-time dims
+ * (sum of ind[j] * dim), the content a copy of the chosen one. The
+ * candidates must share a rank ("dynamic" otherwise: a rank decided by
+ * data). */
+static oi_val *choose(oi_ctx *c, uint32_t n, oi_val *const *cand, kiln_value *const *ind) {
+  choose_user u = {.n = n, .x = kiln_alloc(c->ctx, (n + 1) * sizeof *u.x), .ind = kiln_alloc(c->ctx, (n + 1) * sizeof *u.ind)};
+  const kiln_type *t0 = cand[0]->type;
+  for (uint32_t j = 0; j < n; j++) {
+    if (cand[j]->type->rank != t0->rank) {
+      oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time position among elements of ranks %u and %u decides the "
+                                        "result's rank (dynamic)", t0->rank, cand[j]->type->rank);
+      return NULL;
+    }
+    if (!(u.x[j] = oi_ir(c, cand[j]))) return NULL;
+    u.ind[j] = ind[j];
+  }
+  int64_t shape[OI_MAX_RANK];
+  kiln_value *sizes[OI_MAX_RANK];
+  uint32_t nd = 0;
+  for (uint32_t d = 0; d < t0->rank; d++) {
+    bool same = !oi_dyn(t0, d);
+    for (uint32_t j = 1; j < n; j++) same = same && cand[j]->type->shape[d] == t0->shape[d];
+    shape[d] = same ? t0->shape[d] : KILN_DYNAMIC;
+    if (same) continue;
+    kiln_value *s = oi_index(c, 0);
+    for (uint32_t j = 0; j < n; j++) s = oi_ibin(c, KILN_OP_ARITH_ADDI, s, oi_ibin(c, KILN_OP_ARITH_MULI, ind[j], oi_dim(c, cand[j], d)));
+    sizes[nd++] = s;
+  }
+  const kiln_type *rt = kiln_type_with_shape(c->ctx, u.x[0]->type, t0->rank, shape);
+  kiln_value *init = oi_empty_dims(c, rt, sizes);
+  const kiln_affine_map *m = kiln_affine_map_identity(c->ctx, t0->rank);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &m, t0->rank, NULL, choose_body, &u);
+  if (!g) return NULL;
+  oi_val *o = oi_val_new(c, NULL, rt, cand[0]->dtype);
+  o->v = kiln_op_result(g, 0);
+  return o;
+}
+
+/* Refuses a run-time position among elements of different shapes where
+ * the host cannot read it (HP NULL: inside a Loop or If body). */
+static bool host_positions(oi_ctx *c, kiln_value *hp) {
+  if (hp) return true;
+  return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time position computed inside a Loop or If body among elements of "
+                                           "different shapes decides the result's shapes (dynamic)");
+}
+
 static bool seq_at(oi_ctx *c, oi_node *n) {
   oi_val *s, *p;
   if (!oi_arity(c, n, 2, 2, 1, 1) || !take_seq(c, n, 0, &s) || !(p = oi_in(c, n, 1))) return false;
   if (s->len == 0) return oi_invalid(c, "SequenceAt on an empty sequence");
   int64_t pos;
-  kiln_value *dyn;
-  if (!position(c, p, s->len, s->len - 1, "input 1 (position)", &pos, &dyn)) return false;
+  kiln_value *dyn, *hp;
+  if (!position(c, p, s->len, s->len - 1, "input 1 (position)", &pos, &dyn, &hp)) return false;
   if (!dyn) {
     oi_set_out_alias(c, n, 0, s->elems[pos]);
     return true;
   }
-  if (!same_shapes(s, NULL))
-    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time position among elements of different shapes decides the "
-                                             "output's shape (dynamic)");
+  if (!same_shapes(s, NULL)) { /* one of L, chosen per element read */
+    if (!host_positions(c, hp)) return false;
+    if (s->len > SEQ_MAX_CHOICE)
+      return oi_unsupported(c, "a run-time position among %u elements of different shapes (up to %d)", s->len,
+                            SEQ_MAX_CHOICE);
+    kiln_value **ind = kiln_alloc(c->ctx, (s->len + 1) * sizeof *ind);
+    for (uint32_t k = 0; k < s->len; k++) ind[k] = is_eq(c, hp, k);
+    oi_val *r = choose(c, s->len, s->elems, ind);
+    if (!r) return false;
+    oi_set_out_alias(c, n, 0, r);
+    return true;
+  }
   oi_val *r = s->elems[s->len - 1];
   for (int64_t k = (int64_t)s->len - 2; k >= 0; k--)
     if (!(r = pick(c, dyn, PICK_EQ, k, s->elems[k], r))) return false;
@@ -147,9 +274,9 @@ static bool seq_insert_erase(oi_ctx *c, oi_node *n, bool insert) {
   if (!insert && s->len == 0) return oi_invalid(c, "SequenceErase on an empty sequence");
   p = oi_opt_in(n, insert ? 2 : 1);
   int64_t len = s->len, pos = insert ? len : len - 1;
-  kiln_value *dyn = NULL;
+  kiln_value *dyn = NULL, *hp = NULL;
   if (p && !position(c, p, len, insert ? len : len - 1, insert ? "input 2 (position)" : "input 1 (position)", &pos,
-                     &dyn))
+                     &dyn, &hp))
     return false;
   oi_val *r = new_seq(c, s->dtype, (uint32_t)(insert ? len + 1 : len - 1));
   if (!dyn) {
@@ -161,9 +288,25 @@ static bool seq_insert_erase(oi_ctx *c, oi_node *n, bool insert) {
       }
     }
   } else {
-    if (!same_shapes(s, t))
-      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "a run-time position among elements of different shapes decides the "
-                                               "result's structure (dynamic)");
+    if (!same_shapes(s, t)) { /* element k is one of two or three: its shape is decided at run time */
+      if (!host_positions(c, hp)) return false;
+      for (int64_t k = 0; k < (int64_t)r->len; k++) {
+        oi_val *cand[3];
+        kiln_value *ind[3];
+        uint32_t nc = 0;
+        if (insert) { /* k < pos: s[k]; k == pos: t; k > pos: s[k-1] */
+          if (k < len) cand[nc] = s->elems[k], ind[nc++] = is_gt(c, hp, k);
+          cand[nc] = t, ind[nc++] = is_eq(c, hp, k);
+          if (k > 0) cand[nc] = s->elems[k - 1], ind[nc++] = is_lt(c, hp, k);
+        } else { /* k < pos: s[k]; else s[k+1] */
+          cand[nc] = s->elems[k], ind[nc++] = is_gt(c, hp, k);
+          cand[nc] = s->elems[k + 1], ind[nc++] = oi_ibin(c, KILN_OP_ARITH_SUBI, oi_index(c, 1), ind[0]);
+        }
+        if (!(r->elems[k] = choose(c, nc, cand, ind))) return false;
+      }
+      oi_set_out_alias(c, n, 0, r);
+      return true;
+    }
     for (int64_t k = 0; k < (int64_t)r->len; k++) {
       oi_val *e;
       if (insert) { /* k < pos: s[k]; k == pos: t; k > pos: s[k-1] */

@@ -9,7 +9,8 @@ ConcatFromSequence over the elements against numpy at lengths 2 and 3
 with element sizes 1, 5, 7; the refusals, each naming what is wrong: no
 --sequence-length, a --sequence-length or --static-shape naming nothing,
 an element of unknown rank without a shape, ConcatFromSequence of
-run-time-sized elements, --sequence-length on MLIR input; and at run time a missing element and an
+run-time-sized elements, --sequence-length on MLIR input, a sequence of
+sequences; and at run time a missing element and an
 element of the wrong width.
 
 usage: onnx_sequence_inputs.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
@@ -135,6 +136,20 @@ def main(argv):
     print("ConcatFromSequence of run-time dims %s: %s" % ("refused" if ok else "NOT REFUSED AS EXPECTED",
                                                           r.stderr.strip()))
     count(ok)
+    # a sequence of sequences: refused naming the input, with or without
+    # --sequence-length (which gives the outer length only)
+    inner = helper.make_sequence_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, [2]))
+    gr = helper.make_graph([helper.make_node("SequenceLength", ["ss"], ["n"])], "seq_seq",
+                           [helper.make_value_info("ss", helper.make_sequence_type_proto(inner))],
+                           [helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    g = os.path.join(work, "seq_seq.onnx")
+    onnx.save(helper.make_model(gr, opset_imports=[helper.make_opsetid("", 17)]), g)
+    for flags in ([], ["--sequence-length=ss=2"]):
+        r = subprocess.run([compile_, g, "-o", os.path.join(work, "bad.kiln")] + flags, capture_output=True, text=True)
+        ok = r.returncode != 0 and "graph input 'ss': a sequence whose elements are sequences" in r.stderr
+        print("sequence of sequences %s %s: %s" % (flags, "refused" if ok else "NOT REFUSED AS EXPECTED",
+                                                   r.stderr.strip()))
+        count(ok)
     print("%d passed, %d failed" % (tally[0], tally[1]))
     return 1 if tally[1] else 0
 
