@@ -12,7 +12,9 @@ change on graphs it was not written against (`--models=all`).
 options: "group", a name --models selects instead of a list; rows of a
 group are left out of `all` (they are many, or slow to compile or run):
 group "extra" is the rest of torchvision's classifier zoo
-(`--models=extra`), "xfmr-extra" other transformer shapes; "dynamic"
+(`--models=extra`), "xfmr-extra" other transformer shapes, "zoo"
+further unseen members of both families (deeper, wider, other sizes,
+batches, dynamic batch, decoders); "dynamic"
 ({input or output name: {axis: name}}, the exporter's dynamic_axes: the
 module is compiled once for those symbolic dimensions and run at the
 shapes given).
@@ -264,6 +266,69 @@ EXTRA = {
     "efficientnet_v2_s": (_tv("efficientnet_v2_s"), [(1, 3, 384, 384)]),
 }
 MODELS.update({n: (False,) + row + ({"group": "extra"},) for n, row in EXTRA.items()})
+
+
+def _decoder(t, layers=1, d=256, heads=4, ff=1024, full=False):
+    """nn.TransformerDecoderLayer (batch_first, a causal target mask built
+    in forward) over two inputs, target and memory, of different lengths;
+    FULL: a whole nn.Transformer (LAYERS encoder and decoder layers, erf
+    GELU) taking the source and target sequences."""
+    nn = t.nn
+
+    class Dec(nn.Module):
+        def __init__(self):
+            super().__init__()
+            if full:
+                self.m = nn.Transformer(d, heads, layers, layers, ff, activation="gelu", batch_first=True)
+            else:
+                self.m = nn.TransformerDecoderLayer(d, heads, ff, batch_first=True)
+
+        def forward(self, tgt, mem):
+            n = tgt.shape[1]
+            mask = t.triu(t.full((n, n), float("-inf")), diagonal=1)
+            if full:
+                return self.m(mem, tgt, tgt_mask=mask)
+            return self.m(tgt, mem, tgt_mask=mask)
+
+    return Dec()
+
+
+# Group "zoo": members of the same families that no other row (nor any
+# change tuned on them) has seen: deeper and wider CNNs, other input
+# sizes and batches, CNNs exported with a dynamic batch (compiled once,
+# run at another batch), other transformer widths, sequence lengths and
+# the decoder side (cross-attention, causal masks). `--models=zoo`.
+_BATCH_DYNAMIC = {"x0": {0: "batch"}, "y0": {0: "batch"}}
+ZOO = {
+    "resnet101": (_tv("resnet101"), [(1, 3, 224, 224)]),
+    "resnext50_b4": (_tv("resnext50_32x4d"), [(4, 3, 224, 224)]),
+    "densenet169": (_tv("densenet169"), [(1, 3, 224, 224)]),
+    "regnet_y_800mf": (_tv("regnet_y_800mf"), [(1, 3, 224, 224)]),
+    "regnet_x_1_6gf": (_tv("regnet_x_1_6gf"), [(1, 3, 224, 224)]),
+    "efficientnet_b2": (_tv("efficientnet_b2"), [(1, 3, 260, 260)]),
+    "mobilenet_v3_large_b8": (_tv("mobilenet_v3_large"), [(8, 3, 224, 224)]),
+    "shufflenet_v2_x1_5": (_tv("shufflenet_v2_x1_5"), [(1, 3, 224, 224)]),
+    "mnasnet0_75": (_tv("mnasnet0_75"), [(1, 3, 224, 224)]),
+    "squeezenet1_1_299": (_tv("squeezenet1_1"), [(1, 3, 299, 299)]),
+    "googlenet_b2": (_tv("googlenet", aux_logits=False, init_weights=True), [(2, 3, 224, 224)]),
+    "resnet18_dynbatch": (_tv("resnet18"), [(3, 3, 224, 224)], {"dynamic": _BATCH_DYNAMIC}),
+    "mobilenet_v2_dynbatch": (_tv("mobilenet_v2"), [(2, 3, 224, 224)], {"dynamic": _BATCH_DYNAMIC}),
+    "vit_p32_l4": (lambda t, tv: tv.models.VisionTransformer(
+        image_size=224, patch_size=32, num_layers=4, num_heads=6, hidden_dim=384, mlp_dim=1536),
+        [(1, 3, 224, 224)]),
+    # swin_v2_t does not export on torch 1.13 (aten::zero): a narrower
+    # Swin with 8x8 windows (swin_t's are 7x7) on 256x256 images instead.
+    "swin_w8_e48": (lambda t, tv: tv.models.swin_transformer.SwinTransformer(
+        [4, 4], 48, [2, 2, 4, 2], [3, 6, 12, 24], [8, 8]), [(1, 3, 256, 256)]),
+    "decoder": (lambda t, tv: _decoder(t), [(1, 20, 256), (1, 37, 256)]),
+    "transformer_l2_d192": (lambda t, tv: _decoder(t, 2, 192, 3, 768, full=True), [(2, 45, 192), (2, 33, 192)]),
+    "gpt_l2_d192_s77": (lambda t, tv: _gpt(t, layers=2, d=192, heads=3, vocab=1000), [Ids((1, 77), 1000)],
+                        {"dynamic": _SEQ_DYNAMIC}),
+    "bert_l2_d384_s64": (lambda t, tv: _bert(t, layers=2, d=384, heads=6, ff=1536),
+                         [Ids((3, 64), 3000), Mask((3, 64))], {"dynamic": _SEQ_DYNAMIC}),
+}
+MODELS.update({n: (False,) + row[:2] + (dict(row[2] if len(row) > 2 else {}, group="zoo"),)
+               for n, row in ZOO.items()})
 
 
 def _options(name):
