@@ -17,14 +17,17 @@
  * `workload` = the sizes of the root's parallel loops (KILN_DYNAMIC
  * entries filled by the region's index operands, host values of operand
  * dims bound to those loops). A root reducing its innermost loops into
- * one value per row (static shapes) also takes the row chain after it:
+ * one value per row also takes the row chain after it:
  * generics over the same rows that reduce the same loops, map the
  * per-row values, or run all-parallel over rows x the reduced loops
- * (the last one taken), reading per-row values of the group only at
+ * (the last one taken; it may write them permuted), reading per-row values of the group only at
  * their own row (unit-dim expands of them are folded into the reading
  * map; expands other ops still read move after the region): LayerNorm's
  * mean, variance and normalization in one dispatch whose workgroups
- * take whole rows (cg_dist.rows). Inits
+ * take whole rows (cg_dist.rows). The reduced loops must be static; the
+ * rows may have run-time sizes (a dynamic batch or sequence), their
+ * per-row values then kernel-local buffers of a row tile's size
+ * (bufferize-kernels, tile-and-distribute). Inits
  * (tensor.empty, fills) stay outside: outline-dispatches clones them.
  * A static extract_slice (not of a constant) whose single reader is a
  * linalg input, a concat piece or a pad/insert_slice source joins that
@@ -278,12 +281,14 @@ typedef struct row_space {
   const kiln_type *row_type;     /* the root's result: one value per row */
 } row_space;
 
-/* A static linalg.generic whose leading p loops are parallel and whose
- * trailing n - p >= 1 loops are reductions writing one value per row. */
+/* A linalg.generic whose leading p loops are parallel and whose
+ * trailing n - p >= 1 loops are static reductions writing one value per
+ * row. Rows may have run-time sizes: the kernel's per-row buffers then
+ * take a workgroup's tile of rows (tile-and-distribute), a static size. */
 static bool row_root(kiln_context *ctx, kiln_op *op, row_space *rs) {
   if (op->kind != KILN_OP_LINALG_GENERIC || op->num_results != 1 ||
       kiln_linalg_num_inputs(op) + 1 != op->num_operands ||
-      !fl_is_static_tensor(op->results[0].type))
+      op->results[0].type->kind != KILN_TYPE_TENSOR)
     return false;
   const kiln_affine_map **maps = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *maps);
   bool red[KILN_MAX_LOOPS];
@@ -294,7 +299,7 @@ static bool row_root(kiln_context *ctx, kiln_op *op, row_space *rs) {
   if (p == 0 || p == n) return false;
   for (int i = p; i < n; i++)
     if (!red[i]) return false;
-  for (int i = 0; i < n; i++)
+  for (int i = p; i < n; i++)
     if (rs->bounds[i] < 0) return false;
   if (!is_row_projection(maps[op->num_operands - 1], n, p)) return false;
   rs->n = n, rs->p = p, rs->row_type = op->results[0].type;
@@ -306,19 +311,77 @@ static bool from_group(kiln_op *const *g, uint32_t n, const kiln_value *v) {
   return v->def && in_group(g, n, v->def);
 }
 
+/* The host value of run-time dim d of v, a linalg result or a
+ * tensor.empty, from the tensor.empty its init chain starts at; NULL
+ * when there is none (builds nothing, unlike fl_dim_value). */
+static kiln_value *empty_dim(kiln_value *v, uint32_t d) {
+  kiln_op *op = v->def;
+  while (op && kiln_op_has_flag(op, KILN_OPF_LINALG) && op->num_results == 1 && op->num_operands &&
+         kiln_op_operand(op, op->num_operands - 1)->type == v->type)
+    op = kiln_op_operand(op, op->num_operands - 1)->def;
+  if (!op || op->kind != KILN_OP_TENSOR_EMPTY || op->results[0].type != v->type) return NULL;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < d; i++) k += v->type->shape[i] == KILN_DYNAMIC;
+  return k < op->num_operands ? kiln_op_operand(op, k) : NULL;
+}
+
 /* A flow.tensor.reshape of a per-row group value that only appends unit
- * dims (ReduceMean's keepdims): its source, else NULL. */
+ * dims (ReduceMean's keepdims): its source, else NULL. A run-time dim
+ * must be the source's own (the same host value). */
 static kiln_value *unit_expand_source(kiln_op *const *g, uint32_t ng, const kiln_value *v,
                                       const row_space *rs) {
   kiln_op *r = v->def;
-  if (!r || r->kind != KILN_OP_FLOW_TENSOR_RESHAPE || r->num_operands != 1) return NULL;
+  if (!r || r->kind != KILN_OP_FLOW_TENSOR_RESHAPE) return NULL;
   kiln_value *src = kiln_op_operand(r, 0);
-  if (!from_group(g, ng, src) || src->type != rs->row_type || v->type->rank < src->type->rank)
+  if (!from_group(g, ng, src) || src->type != rs->row_type || v->type->rank < src->type->rank ||
+      r->num_operands != 1 + kiln_type_num_dynamic_dims(v->type))
     return NULL;
-  for (uint32_t i = 0; i < v->type->rank; i++)
-    if (i < src->type->rank ? v->type->shape[i] != src->type->shape[i] : v->type->shape[i] != 1)
+  uint32_t k = 1;
+  for (uint32_t i = 0; i < v->type->rank; i++) {
+    if (i >= src->type->rank) {
+      if (v->type->shape[i] != 1) return NULL;
+    } else if (v->type->shape[i] != src->type->shape[i]) {
       return NULL;
+    } else if (v->type->shape[i] == KILN_DYNAMIC) {
+      kiln_value *a = kiln_op_operand(r, k++), *b = empty_dim(src, i);
+      if (!b || !fl_same_dim(a, b)) return NULL;
+    }
+  }
   return src;
+}
+
+/* The loop order in which op, all parallel over rows x columns, reads
+ * the group's per-row values at (d0..dp-1): perm[new loop] = old loop,
+ * the rows first (as its first read of a group value, directly or
+ * through a unit-dim expand, indexes them), the other loops after them in
+ * their order. False when that read is not by distinct loops. */
+static bool row_order(kiln_op *const *g, uint32_t ng, kiln_op *op, const kiln_affine_map **maps,
+                      const row_space *rs, int n, int *perm) {
+  for (uint32_t i = 0; i + 1 < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (!from_group(g, ng, v) && !unit_expand_source(g, ng, v, rs)) continue;
+    const kiln_affine_map *m = maps[i];
+    if ((int)m->num_results < rs->p || (int)m->num_dims != n) return false;
+    bool used[KILN_MAX_LOOPS] = {0};
+    for (int r = 0; r < rs->p; r++) {
+      const kiln_affine_expr *e = m->results[r];
+      if (e->kind != KILN_AFFINE_DIM || used[e->value]) return false;
+      used[e->value] = true;
+      perm[r] = (int)e->value;
+    }
+    int k = rs->p;
+    for (int l = 0; l < n; l++)
+      if (!used[l]) perm[k++] = l;
+    return true;
+  }
+  return false;
+}
+
+static bool has_index(const kiln_op *op) {
+  const kiln_block *b = op->num_regions ? op->regions[0].first : NULL;
+  for (const kiln_op *o = b ? b->first : NULL; o; o = o->next)
+    if (o->kind == KILN_OP_LINALG_INDEX) return true;
+  return false;
 }
 
 /* Can op join the row chain g? It iterates the root's rows (same leading
@@ -330,7 +393,8 @@ static kiln_value *unit_expand_source(kiln_op *const *g, uint32_t ng, const kiln
 static bool row_member(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_op *op,
                        const row_space *rs, bool *full, bool *rewrite) {
   if (op->kind != KILN_OP_LINALG_GENERIC || op->num_results != 1 ||
-      kiln_linalg_num_inputs(op) + 1 != op->num_operands || !fl_is_static_tensor(op->results[0].type))
+      kiln_linalg_num_inputs(op) + 1 != op->num_operands ||
+      op->results[0].type->kind != KILN_TYPE_TENSOR)
     return false;
   const kiln_affine_map **maps = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *maps);
   bool red[KILN_MAX_LOOPS];
@@ -338,11 +402,30 @@ static bool row_member(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_o
   int n = fl_iteration(op, bounds, maps, red);
   /* n == p: an elementwise op on the per-row values */
   if (n != rs->n && n != rs->p) return false;
+  /* An all-parallel op iterating rows x columns in another loop order (a
+   * transpose propagate-transposes moved into LayerNorm's normalization:
+   * it iterates its output's order) is interchanged, legal for parallel
+   * loops: its rows become its leading loops. */
+  int perm[KILN_MAX_LOOPS];
+  bool permuted = false;
+  if (n == rs->n && fl_all_parallel(op) && row_order(g, ng, op, maps, rs, n, perm))
+    for (int i = 0; i < n; i++) permuted |= perm[i] != i;
+  if (permuted) {
+    if (has_index(op)) return false;
+    const kiln_affine_expr *sub[KILN_MAX_LOOPS];
+    int64_t nb[KILN_MAX_LOOPS];
+    for (int i = 0; i < n; i++) sub[perm[i]] = kiln_affine_dim(ctx, (unsigned)i), nb[i] = bounds[perm[i]];
+    const kiln_affine_map *inner = kiln_affine_map_get(ctx, (uint32_t)n, 0, (uint32_t)n, sub);
+    for (uint32_t i = 0; i < op->num_operands; i++) maps[i] = fl_affine_compose(ctx, maps[i], inner);
+    memcpy(bounds, nb, (size_t)n * sizeof *bounds);
+  }
   for (int i = 0; i < n; i++)
     if (bounds[i] != rs->bounds[i] || red[i] != (i >= rs->p && red[rs->p])) return false;
   uint32_t out = op->num_operands - 1;
   *full = n == rs->n && !red[rs->p];
-  if (*full ? !kiln_affine_map_is_identity(maps[out])
+  /* the last member may write its rows x columns permuted (a transpose
+   * propagate-transposes moved into it): workgroups still own whole rows */
+  if (*full ? !kiln_affine_map_is_projected_permutation(maps[out]) || (int)maps[out]->num_results != n
             : !is_row_projection(maps[out], n, rs->p) || op->results[0].type != rs->row_type)
     return false;
   if (from_group(g, ng, kiln_op_operand(op, out))) return false;
@@ -368,6 +451,11 @@ static bool row_member(kiln_context *ctx, kiln_op *const *g, uint32_t ng, kiln_o
       if (!ok) return false;
     }
     rewrite[i] = reads = true;
+  }
+  if (reads && permuted) {
+    const kiln_attr **am = kiln_alloc(ctx, (op->num_operands + 1) * sizeof *am);
+    for (uint32_t i = 0; i < op->num_operands; i++) am[i] = kiln_attr_affine_map(ctx, maps[i]);
+    kiln_op_set_attr(op, "indexing_maps", kiln_attr_array(ctx, op->num_operands, am));
   }
   return reads;
 }

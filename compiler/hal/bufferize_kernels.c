@@ -59,14 +59,39 @@ typedef struct bz {
 
 static kiln_value *lookup(bz *z, kiln_value *v) { return kiln_value_map_lookup(&z->buf, v); }
 
-static kiln_value *alloca_for(bz *z, const kiln_type *tensor, kiln_loc loc) {
-  const kiln_type *mt = hl_memref_for(z->ctx, tensor);
-  int64_t seg[2] = {0, 0};
+/* The tensor.empty at the kernel's top level that v's init chain starts
+ * at (a linalg result is computed in its init: a fill, an earlier op's
+ * result), or NULL: its size operands are v's run-time dims. */
+static kiln_op *top_empty(bz *z, kiln_value *v) {
+  kiln_value *x = v;
+  while (x->def && kiln_op_has_flag(x->def, KILN_OPF_LINALG) && x->def->num_results == 1 &&
+         x->def->num_operands && kiln_op_operand(x->def, x->def->num_operands - 1)->type == v->type)
+    x = kiln_op_operand(x->def, x->def->num_operands - 1);
+  kiln_op *e = x->def;
+  return e && e->kind == KILN_OP_TENSOR_EMPTY && e->results[0].type == v->type && e->parent == z->body &&
+                 e->num_operands == kiln_type_num_dynamic_dims(v->type)
+             ? e
+             : NULL;
+}
+
+/* A kernel-local buffer for v: static shapes at the kernel's entry; run-
+ * time dims (a row chain's per-row values, form-dispatch-regions) sized
+ * by the tensor.empty they come from, right after it, and confined to a
+ * workgroup's tile of static size by tile-and-distribute. assign_block
+ * refuses values with run-time dims and no such source (no_size). */
+static kiln_value *alloca_for(bz *z, kiln_value *v, kiln_loc loc) {
+  const kiln_type *mt = hl_memref_for(z->ctx, v->type);
+  kiln_op *e = kiln_type_num_dynamic_dims(v->type) ? top_empty(z, v) : NULL;
+  uint32_t nd = e ? e->num_operands : 0;
+  kiln_value **dims = kiln_alloc(z->ctx, (nd + 1) * sizeof *dims);
+  for (uint32_t i = 0; i < nd; i++) dims[i] = kiln_op_operand(e, i);
+  int64_t seg[2] = {(int64_t)nd, 0};
   kiln_named_attr a = hl_named(z->ctx, "operandSegmentSizes",
                                kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 2, seg, NULL));
-  kiln_op *op = kiln_op_create(z->ctx, KILN_OP_MEMREF_ALLOCA, loc, 0, NULL, 1, &mt,
+  kiln_op *op = kiln_op_create(z->ctx, KILN_OP_MEMREF_ALLOCA, loc, nd, dims, 1, &mt,
                                kiln_attr_dict(z->ctx, 1, &a), 0);
-  kiln_block_insert_before(z->prologue, op);
+  if (e) kiln_block_insert_after(e, op);
+  else kiln_block_insert_before(z->prologue, op);
   return kiln_op_result(op, 0);
 }
 
@@ -394,10 +419,16 @@ static bool has_tensor(const kiln_op *op) {
 static kiln_value *result_buffer(bz *z, kiln_value *r, kiln_loc loc) {
   kiln_value *b = lookup(z, r);
   if (!b) {
-    b = alloca_for(z, r->type, loc);
+    b = alloca_for(z, r, loc);
     kiln_value_map_add(z->ctx, &z->buf, r, b);
   }
   return b;
+}
+
+/* Would r need a kernel-local buffer of run-time size that nothing
+ * sizes (alloca_for)? */
+static bool no_size(bz *z, kiln_value *r) {
+  return !lookup(z, r) && kiln_type_num_dynamic_dims(r->type) && !top_empty(z, r);
 }
 
 /* init o of an op (read by it) must hold its value in b when op runs:
@@ -586,7 +617,7 @@ static kiln_error *assign_block(bz *z, kiln_block *blk, kiln_value **bindings) {
       for (uint32_t i = nin; i < op->num_operands; i++) {
         kiln_value *o = kiln_op_operand(op, i);
         if (o->type->kind != KILN_TYPE_TENSOR) continue;
-        if (k >= op->num_results) return unsupported(z, op);
+        if (k >= op->num_results || no_size(z, kiln_op_result(op, k))) return unsupported(z, op);
         kiln_value *b = result_buffer(z, kiln_op_result(op, k++), op->loc);
         if (hl_init_read(op, i - nin)) {
           tie_init(z, op, o, b);
@@ -624,7 +655,7 @@ static kiln_value *memref_of(bz *z, kiln_value *v, kiln_loc loc) {
   kiln_value *m = lookup(z, v);
   if (m) return m;
   /* tensor.empty read as an input (undefined content): scratch memory */
-  m = alloca_for(z, v->type, loc);
+  m = alloca_for(z, v, loc);
   kiln_value_map_add(z->ctx, &z->buf, v, m);
   return m;
 }

@@ -178,9 +178,11 @@ static int64_t push_constant_of(kiln_value *v) {
   return kiln_hal_interface_selector(v->def);
 }
 
-/* Push constant holding run-time dim k of memref v: a binding's, or
- * through a same-rank subview whose size there is memref.dim of its
- * source (a fused pad's window: the batch of the padded binding); -1. */
+/* Push constant holding run-time dim k of memref v: a binding's or a
+ * kernel-local buffer's (memref.alloca sized by push constants: a row
+ * chain's per-row values), or through a same-rank subview whose size
+ * there is memref.dim of its source (a fused pad's window: the batch of
+ * the padded binding); -1. */
 static int64_t dim_constant(const kiln_value *v, uint32_t k, int depth) {
   kiln_op *b = v->def;
   if (!b || k >= v->type->rank || v->type->shape[k] != KILN_DYNAMIC || depth > 4) return -1;
@@ -201,7 +203,7 @@ static int64_t dim_constant(const kiln_value *v, uint32_t k, int depth) {
     if (!c || c->kind != KILN_ATTR_INTEGER || c->i < 0) return -1;
     return dim_constant(kiln_op_operand(d, 0), (uint32_t)c->i, depth + 1);
   }
-  if (b->kind != KILN_OP_HAL_INTERFACE_BINDING) return -1;
+  if (b->kind != KILN_OP_HAL_INTERFACE_BINDING && b->kind != KILN_OP_MEMREF_ALLOCA) return -1;
   uint32_t j = 0;
   for (uint32_t i = 0; i < k; i++) j += v->type->shape[i] == KILN_DYNAMIC;
   return j < b->num_operands ? push_constant_of(kiln_op_operand(b, j)) : -1;
@@ -311,17 +313,23 @@ bool cg_dist_split(const cg_dist *d, uint32_t k) { return d->count[k] > 1 || d->
  * tiling: tile-and-distribute asks after it has already replaced the root's
  * output by a subview. */
 /* Does x, in a kernel whose root reduces rows (d->rows), write rows x
- * columns: an identity output map of higher rank than the root's output
- * whose leading dims are the root's output dims? */
+ * columns: an output of higher rank than the root's through a
+ * permutation of x's loops, the root's rows being x's leading loops (a
+ * LayerNorm writing its result transposed: form-dispatch-regions) with
+ * the root's sizes? */
 static bool row_op(const kiln_op *x, const kiln_affine_map **maps, const cg_dist *d,
                    const kiln_type *rt) {
   uint32_t out = kiln_linalg_num_inputs(x);
   if (!d->rows || out + 1 != x->num_operands) return false;
   const kiln_type *t = kiln_op_operand(x, out)->type;
-  if (t->kind != KILN_TYPE_MEMREF || t->rank <= d->rank || !kiln_affine_map_is_identity(maps[out]))
+  const kiln_affine_map *om = maps[out];
+  if (t->kind != KILN_TYPE_MEMREF || t->rank <= d->rank || !kiln_affine_map_is_projected_permutation(om) ||
+      om->num_results != t->rank || om->num_dims != t->rank)
     return false;
-  for (uint32_t k = 0; k < d->rank; k++)
-    if (t->shape[k] != rt->shape[k]) return false;
+  for (uint32_t j = 0; j < t->rank; j++) {
+    int64_t l = om->results[j]->value;
+    if (l < (int64_t)d->rank && t->shape[j] != rt->shape[l]) return false;
+  }
   return true;
 }
 
@@ -399,29 +407,31 @@ bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const c
   /* a border fill restricts itself to each tile's share of the border */
   bool border = cg_border_fill(x, window, NULL);
   for (int l = 0; l < loops; l++) dim_of_loop[l] = -1;
-  /* Under a row root, an op writing rows x columns (identity output map,
-   * the root's rows as its leading dims) takes the root's row tile and
-   * its columns whole. */
+  /* Under a row root, an op writing rows x columns (row_op: the root's
+   * rows as its leading loops, sizes checked there) takes the root's row
+   * tile and its columns whole. */
   bool wide = row_op(x, maps, d, rt);
   for (uint32_t i = out; i < x->num_operands; i++) {
     const kiln_type *t = kiln_op_operand(x, i)->type;
     if (maps[i] != maps[out] || t->kind != KILN_TYPE_MEMREF || (t->rank != d->rank && !wide))
       return false;
-    for (uint32_t k = 0; k < d->rank; k++)
+    for (uint32_t k = 0; k < d->rank && !wide; k++)
       if (t->shape[k] != rt->shape[k] && cg_dist_split(d, k) && !border) return false;
   }
   const kiln_affine_map *om = maps[out];
   if (!kiln_affine_map_is_projected_permutation(om) || (om->num_results != d->rank && !wide))
     return false;
-  for (uint32_t k = 0; k < d->rank; k++) dim_of_loop[om->results[k]->value] = (int)k;
+  /* a row op's loop k is the root's row k, wherever its output puts it */
+  for (uint32_t k = 0; k < d->rank; k++) dim_of_loop[wide ? k : (uint32_t)om->results[k]->value] = (int)k;
   return true;
 }
 
-/* Are m's results the first r results of full's? */
-static bool prefix_of(const kiln_affine_map *m, const kiln_affine_map *full, uint32_t r) {
-  if (m->num_results != r || full->num_results < r || m->num_dims != full->num_dims) return false;
+/* Does m read (d0..dr-1), a row op's own row (row_op: its leading r
+ * loops are the root's rows, whatever order its output takes)? */
+static bool reads_own_row(const kiln_affine_map *m, uint32_t r) {
+  if (m->num_results != r || m->num_dims < r) return false;
   for (uint32_t k = 0; k < r; k++)
-    if (m->results[k] != full->results[k]) return false;
+    if (m->results[k]->kind != KILN_AFFINE_DIM || m->results[k]->value != (int64_t)k) return false;
   return true;
 }
 
@@ -474,14 +484,13 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
       }
       if (i >= nin) continue;
       /* Read what an op of this kernel writes: only the same position
-       * (a row op reads a per-row value at its row: the leading results
-       * of its output map). */
+       * (a row op reads a per-row value at its row: its leading loops). */
       bool wide = row_op(x, maps, d, rt);
       for (kiln_op *w = body->first; w; w = w->next) {
         if (!kiln_op_has_flag(w, KILN_OPF_LINALG)) continue;
         for (uint32_t j = kiln_linalg_num_inputs(w); j < w->num_operands; j++)
           if (kiln_op_operand(w, j) == v && maps[i] != maps[nin] &&
-              !(wide && v->type->rank == d->rank && prefix_of(maps[i], maps[nin], d->rank)))
+              !(wide && v->type->rank == d->rank && reads_own_row(maps[i], d->rank)))
             return *why = "a fused op reads a value of the kernel at another position", false;
       }
     }

@@ -7,7 +7,10 @@
  * sum(c_l * off_l) + k and size sum(c_l * (size_l - 1)) + 1, which covers
  * windows of convolutions and pooling. linalg.index of a tiled loop is
  * shifted by the tile offset. The edge tile's size is min(tile, bound -
- * offset); specialize-full-tiles separates it later.
+ * offset); specialize-full-tiles separates it later. A kernel-local
+ * buffer of run-time size (memref.alloca with size operands) becomes one
+ * of the largest tile's static size, its tile at offset 0 (an error where
+ * some access is not the tile's subview).
  *
  * Takes kernels with kiln.launch (select-launch-config). Guarantees: no
  * loops yet; same results as before for every workgroup id within
@@ -236,6 +239,127 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
   return NULL;
 }
 
+/* ---- Kernel-local buffers of run-time size (bufferize-kernels' allocas
+ * sized by push constants: a row chain's per-row values) are confined to
+ * the workgroup's tile: every access is a subview at the same tile
+ * offsets (tile_op), so a buffer of the largest tile's static size holds
+ * them at offset 0. No kernel allocates a run-time size on its stack. */
+
+/* Static upper bound of a tile size: a constant, or min(c, x) with a
+ * constant c (build_box's edge tile); -1 when none. */
+static int64_t size_bound(const kiln_value *v) {
+  int64_t c;
+  if (cg_const_int(v, &c)) return c;
+  if (!v->def || v->def->kind != KILN_OP_ARITH_MINSI) return -1;
+  for (uint32_t i = 0; i < 2; i++)
+    if (cg_const_int(kiln_op_operand(v->def, i), &c)) return c;
+  return -1;
+}
+
+/* Entry k of a subview's static list `name` (offsets, sizes) with its
+ * dynamic operands from *next on: the operand or NULL, the constant in
+ * *st. */
+static kiln_value *subview_entry(kiln_op *sv, const kiln_attr *a, uint32_t k, uint32_t *next,
+                                 int64_t *st) {
+  *st = ((const int64_t *)a->data)[k];
+  if (*st != KILN_DYNAMIC) return NULL;
+  return *next < sv->num_operands ? kiln_op_operand(sv, (*next)++) : NULL;
+}
+
+static kiln_error *confine_alloca(kiln_op *func, kiln_op *al) {
+  const kiln_type *t = al->results[0].type;
+  uint32_t rank = t->rank;
+  int64_t bound[KILN_MAX_LOOPS], off_st[KILN_MAX_LOOPS];
+  kiln_value *off_v[KILN_MAX_LOOPS];
+  bool first = true;
+  for (uint32_t k = 0; k < rank; k++) bound[k] = 0;
+  for (kiln_use *u = al->results[0].uses; u; u = u->next) {
+    kiln_op *o = u->owner;
+    if (o->kind == KILN_OP_MEMREF_DIM && u->index == 0) continue;
+    const kiln_attr *so = kiln_op_get_attr(o, "static_offsets"), *ss = kiln_op_get_attr(o, "static_sizes"),
+                    *sr = kiln_op_get_attr(o, "static_strides");
+    if (o->kind != KILN_OP_MEMREF_SUBVIEW || u->index != 0 || !so || !ss || !sr ||
+        so->kind != KILN_ATTR_DENSE_ARRAY || ss->kind != KILN_ATTR_DENSE_ARRAY ||
+        sr->kind != KILN_ATTR_DENSE_ARRAY || so->count != rank || ss->count != rank || sr->count != rank ||
+        o->results[0].type->rank != rank)
+      goto refuse;
+    uint32_t next = 1;
+    for (uint32_t k = 0; k < rank; k++) {
+      int64_t c;
+      kiln_value *v = subview_entry(o, so, k, &next, &c);
+      if (((const int64_t *)sr->data)[k] != 1 || (c == KILN_DYNAMIC && !v)) goto refuse;
+      if (first) off_v[k] = v, off_st[k] = c;
+      else if (v != off_v[k] || (!v && c != off_st[k])) goto refuse;
+    }
+    for (uint32_t k = 0; k < rank; k++) {
+      int64_t c;
+      kiln_value *v = subview_entry(o, ss, k, &next, &c);
+      int64_t b = v ? size_bound(v) : c;
+      if (b < 0) goto refuse;
+      if (b > bound[k]) bound[k] = b;
+    }
+    first = false;
+  }
+  if (first) goto refuse;
+  kiln_context *c = kiln_op_context(al);
+  const kiln_type *nt = kiln_type_memref(c, rank, bound, t->elem, NULL, t->memspace);
+  kiln_builder b = kiln_builder_before(al);
+  b.loc = al->loc;
+  int64_t seg[2] = {0, 0};
+  kiln_named_attr a = {"operandSegmentSizes", kiln_attr_dense_array(c, kiln_type_int(c, 32), 2, seg, NULL)};
+  kiln_value *nal = kiln_op_result(kiln_build(&b, KILN_OP_MEMREF_ALLOCA, 0, NULL, 1, &nt, kiln_attr_dict(c, 1, &a)), 0);
+  for (kiln_use *u = al->results[0].uses, *nu; u; u = nu) {
+    nu = u->next;
+    kiln_op *o = u->owner;
+    if (o->kind == KILN_OP_MEMREF_DIM) {
+      /* the full size (the tile box's bound): the alloca's size operand */
+      int64_t d;
+      if (!cg_const_int(kiln_op_operand(o, 1), &d) || d < 0 || (uint32_t)d >= rank) goto refuse;
+      uint32_t j = 0;
+      for (uint32_t i = 0; i < (uint32_t)d; i++) j += t->shape[i] == KILN_DYNAMIC;
+      kiln_builder db = kiln_builder_before(o);
+      kiln_value *full = t->shape[d] == KILN_DYNAMIC ? kiln_op_operand(al, j) : cg_index(&db, t->shape[d]);
+      kiln_value_replace_all_uses(kiln_op_result(o, 0), full);
+      kiln_op_erase(o);
+      continue;
+    }
+    kiln_builder sb = kiln_builder_before(o);
+    sb.loc = o->loc;
+    const kiln_attr *so = kiln_op_get_attr(o, "static_offsets"), *ss = kiln_op_get_attr(o, "static_sizes");
+    uint32_t next = 1;
+    kiln_value *zero[KILN_MAX_LOOPS], *size[KILN_MAX_LOOPS];
+    for (uint32_t k = 0; k < rank; k++) {
+      int64_t st;
+      subview_entry(o, so, k, &next, &st);
+      zero[k] = cg_index(&sb, 0);
+    }
+    for (uint32_t k = 0; k < rank; k++) {
+      int64_t st;
+      kiln_value *v = subview_entry(o, ss, k, &next, &st);
+      size[k] = v ? v : cg_index(&sb, st);
+    }
+    kiln_value_replace_all_uses(kiln_op_result(o, 0), cg_subview(&sb, nal, zero, size));
+    kiln_op_erase(o);
+  }
+  kiln_op_erase(al);
+  return NULL;
+refuse:
+  return kiln_op_error(al, "is a kernel-local buffer of run-time size that kernel @%s does not "
+                           "access only through its workgroup's tile",
+                       kiln_symbol_name(func));
+}
+
+static kiln_error *confine_allocas(kiln_op *func) {
+  kiln_block *body = cg_func_body(func);
+  for (kiln_op *x = body ? body->first : NULL, *nx; x; x = nx) {
+    nx = x->next;
+    if (x->kind != KILN_OP_MEMREF_ALLOCA || kiln_type_has_static_shape(x->results[0].type)) continue;
+    kiln_error *e = confine_alloca(func, x);
+    if (e) return e;
+  }
+  return NULL;
+}
+
 static kiln_error *distribute(cg_kernel *k, void *user) {
   (void)user;
   kiln_op *root = cg_find_root(k->func);
@@ -246,7 +370,7 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
   int n = cg_launch_array(k->func, "tile_sizes", tiles, KILN_MAX_LOOPS);
   bool any = false;
   for (int l = 0; l < n; l++) any |= tiles[l] != 0;
-  if (!any) return NULL;
+  if (!any) return confine_allocas(k->func);
   cg_dist d;
   const char *why = "";
   if (!cg_distribution(root, tiles, n, &d))
@@ -254,7 +378,7 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
   if (!cg_can_distribute(k->func, root, &d, &why))
     return kiln_op_error(k->func, "cannot be distributed: %s", why);
   /* A single tile is the whole iteration space: nothing to restrict. */
-  if (!cg_dist_splits(&d)) return NULL;
+  if (!cg_dist_splits(&d)) return confine_allocas(k->func);
   int64_t wc[3];
   if (cg_launch_array(k->func, "workgroup_count", wc, 3) != 3 || wc[0] != d.wg_count[0] ||
       wc[1] != d.wg_count[1] || wc[2] != d.wg_count[2])
@@ -275,6 +399,8 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
     kiln_error *err = tile_op(x, &d, rt, out, &box);
     if (err) return err;
   }
+  kiln_error *err = confine_allocas(k->func);
+  if (err) return err;
   kiln_pass_dce(k->func, NULL);
   return NULL;
 }

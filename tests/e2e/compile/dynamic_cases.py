@@ -554,6 +554,72 @@ def _():
     return src, [gen(n) for n in (1, 2, 3, 7, 13)], []
 
 
+@case("layernorm_rows", rtol=1e-4, atol=1e-4)
+def _():
+    # LayerNorm of x + r over 20 features (not a multiple of the vector
+    # width) with a run-time batch and sequence: mean, variance and the
+    # normalization form one dispatch (form-dispatch-regions' row chain)
+    # whose per-row values live in a buffer of the row tile's size; the
+    # normalization writes its result transposed to [seq, batch, 20] (as
+    # an attention block after it wants it) and iterates in that order:
+    # interchanged to take the rows first. Shapes: 1, primes, sequences
+    # past and not multiples of the row tile.
+    t, rt, o = "tensor<?x?x20xf32>", "tensor<?x?xf32>", "tensor<?x?x20xf32>"
+    m3 = "affine_map<(d0, d1, d2) -> (d0, d1, d2)>"
+    row = "affine_map<(d0, d1, d2) -> (d0, d1)>"
+    tr3 = "affine_map<(d0, d1, d2) -> (d1, d0, d2)>"
+    trow = "affine_map<(d0, d1, d2) -> (d1, d0)>"
+    src = f"""func.func @f(%x: {t}, %r: {t}) -> {o} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : {t}
+  %s = tensor.dim %x, %c1 : {t}
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty(%b, %s) : {rt}
+  %z = linalg.fill ins(%zero : f32) outs(%er : {rt}) -> {rt}
+  %sum = linalg.generic {{indexing_maps = [{m3}, {m3}, {row}], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %r : {t}, {t}) outs(%z : {rt}) {{
+  ^bb0(%a: f32, %q: f32, %acc: f32):
+    %v = arith.addf %a, %q : f32
+    %u = arith.addf %acc, %v : f32
+    linalg.yield %u : f32
+  }} -> {rt}
+  %var = linalg.generic {{indexing_maps = [{m3}, {m3}, {row}, {row}], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x, %r, %sum : {t}, {t}, {rt}) outs(%z : {rt}) {{
+  ^bb0(%a: f32, %q: f32, %m: f32, %acc: f32):
+    %inv = arith.constant 0.05 : f32
+    %mean = arith.mulf %m, %inv : f32
+    %v = arith.addf %a, %q : f32
+    %dd = arith.subf %v, %mean : f32
+    %sq = arith.mulf %dd, %dd : f32
+    %u = arith.addf %acc, %sq : f32
+    linalg.yield %u : f32
+  }} -> {rt}
+  %e = tensor.empty(%s, %b) : {o}
+  %y = linalg.generic {{indexing_maps = [{tr3}, {tr3}, {trow}, {trow}, {m3}], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%x, %r, %sum, %var : {t}, {t}, {rt}, {rt}) outs(%e : {o}) {{
+  ^bb0(%a: f32, %q: f32, %m: f32, %w: f32, %out: f32):
+    %inv = arith.constant 0.05 : f32
+    %eps = arith.constant 1.0e-5 : f32
+    %mean = arith.mulf %m, %inv : f32
+    %vv = arith.mulf %w, %inv : f32
+    %v = arith.addf %a, %q : f32
+    %dd = arith.subf %v, %mean : f32
+    %ve = arith.addf %vv, %eps : f32
+    %sd = math.sqrt %ve : f32
+    %n = arith.divf %dd, %sd : f32
+    linalg.yield %n : f32
+  }} -> {o}
+  return %y : {o}
+}}"""
+
+    def gen(b, sq):
+        def g(r):
+            x, y = rnd(r, b, sq, 20, lo=-2, hi=3), rnd(r, b, sq, 20)
+            v = d(x) + d(y)
+            n = (v - v.mean(axis=2, keepdims=True)) / np.sqrt(v.var(axis=2, keepdims=True) + 1e-5)
+            return [x, y], [n.transpose(1, 0, 2)]
+        return g
+    return src, [gen(*s) for s in [(1, 1), (1, 7), (3, 37), (2, 64), (5, 33)]], []
+
+
 # ---- driver --------------------------------------------------------------
 
 def sh(cmd, env=None, ok=True):
