@@ -524,7 +524,11 @@ static bool yield_in_place(bz *z, kiln_value *y, kiln_value *arg, kiln_block *bo
   }
   if (init != arg) return false;
   for (kiln_use *u = arg->uses; u; u = u->next) {
-    if (u->owner == d && (u->index == 1 || u->index >= kiln_linalg_num_inputs(d))) continue;
+    /* the write itself, arg as its destination (an inner scf.for's
+     * iter_arg inits are its operands from 3 on, whatever their count) */
+    if (u->owner == d && (d->kind == KILN_OP_SCF_FOR ? u->index >= 3
+                          : u->index == 1 || u->index >= kiln_linalg_num_inputs(d)))
+      continue;
     kiln_op *top = in_block(u->owner, body);
     if (!top || top == d || !before(top, d)) return false;
   }

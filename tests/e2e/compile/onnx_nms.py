@@ -9,7 +9,11 @@ sequential kernel; the host reads the number of picks after it (the
 plan-memory phase mechanism) and returns that many rows. Results are
 compared with a plain Python greedy selection written here. Bad calls (a
 box count, class count or limit shape the module was not compiled for)
-must fail naming the input, dimension and value.
+must fail naming the input, dimension and value. On the CPU devices a
+second model takes boxes [b, n, 4] and scores [b, c, n] with run-time
+b, c, n (one module): run at (2, 3, 37) on two of the input sets, at
+(1, 1, 1), (3, 2, 5) and with no boxes (1, 2, 0); scores whose b or n
+differ from the boxes' are refused naming both dimensions.
 
 usage: onnx_nms.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
 DEVICE local-sync / local-task runs the module there; gpu compiles it for
@@ -44,6 +48,20 @@ def build(path):
         [vi("boxes", f32, [B, N, 4]), vi("scores", f32, [B, C, N]), vi("kmax", i64, [1]), vi("iou", f32, [1]),
          vi("sthr", f32, []), vi("cboxes", f32, [B, N, 4])],
         [vi("sel", i64, None), vi("csel", i64, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]), path)
+
+
+def build_dyn(path):
+    import onnx
+    from onnx import TensorProto, helper
+    i64, f32 = TensorProto.INT64, TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    graph = helper.make_graph(
+        [helper.make_node("NonMaxSuppression", ["boxes", "scores", "kmax", "iou", "sthr"], ["sel"], name="nms")],
+        "nms_dyn",
+        [vi("boxes", f32, ["b", "n", 4]), vi("scores", f32, ["b", "c", "n"]), vi("kmax", i64, [1]),
+         vi("iou", f32, [1]), vi("sthr", f32, [])],
+        [vi("sel", i64, None)])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]), path)
 
 
@@ -193,6 +211,28 @@ def main(argv):
         (2, np.array([3, 4], np.int64), ["input 2", "dimension 0 is 2"]),
     ]
     onnx_e2e.check_refusals(lambda tag, ins: run(kr, module, device, ins, tag, work)[0], base, bad, tally)
+
+    # run-time B, C, N: one module for every count
+    dmodel, dmodule = os.path.join(work, "nms_dyn.onnx"), os.path.join(work, "nms_dyn.kiln")
+    build_dyn(dmodel)
+    ok = onnx_e2e.compile_model(kc, dmodel, dmodule, [])
+    tally(ok)
+    if ok:
+        dsets = [s[:5] for s in sets[:2]]
+        for b, c, n in ((1, 1, 1), (3, 2, 5), (1, 2, 0)):
+            lo = rng.uniform(0, 3, (b, n, 2)).astype(np.float32)
+            bx = np.concatenate([lo, lo + rng.uniform(0.5, 2, (b, n, 2)).astype(np.float32)], axis=2)
+            dsets.append([bx, rng.uniform(0, 1, (b, c, n)).astype(np.float32), np.array([2], np.int64),
+                          np.array([0.3], np.float32), np.array(0.1, np.float32)])
+        for k, ins in enumerate(dsets):
+            r = onnx_e2e.run_module(kr, dmodule, device, work, "dyn%d" % k, ins, 1)
+            outs = [os.path.join(work, "dyn%d_out0.npy" % k)]
+            tally(check(r, outs, [nms(ins[0], ins[1], ins[2][0], ins[3][0], ins[4], False)],
+                        "run-time counts %s" % (ins[1].shape,)))
+        bad = [(1, np.zeros((B + 1, C, N), np.float32), ["input 0 dimension 0", "input 1 dimension 0"]),
+               (1, np.zeros((B, C, N - 1), np.float32), ["input 0 dimension 1", "input 1 dimension 2"])]
+        onnx_e2e.check_refusals(
+            lambda tag, ins: onnx_e2e.run_module(kr, dmodule, device, work, "dyn_" + tag, ins, 1), dsets[0], bad, tally)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -36,6 +36,29 @@
 // CHECK: arith.subf
 // CHECK-NOT: tensor<
 // CHECK: func.func @choose(
+// Nested loops carrying two tensors: the inner loop's results, yielded
+// by the outer body, live in the outer loop's buffers (the output
+// bindings): no scratch buffer and no copy back, also for a run-time
+// size, which a kernel could not allocate (it failed the pass before).
+// CHECK-LABEL: func.func @nested_dispatch_0() {
+// CHECK-NOT: memref.alloca
+// CHECK: %[[X:.*]] = hal.interface.binding {binding = 2 : i32} : memref<4xf32>
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.load %[[X]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[X]]
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @nested_dyn_dispatch_0() {
+// CHECK: %[[D:.*]] = hal.interface.binding(%{{.*}}) {binding = 2 : i32} : memref<?xf32>
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.load %[[D]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[D]]
 func.func @loop_over_tensor(%t: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -75,4 +98,34 @@ func.func @choose(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
     scf.yield %d : tensor<4xf32>
   }
   return %r : tensor<4xf32>
+}
+func.func @nested(%t: tensor<4xf32>, %u: tensor<2xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %t, %b = %u) -> (tensor<4xf32>, tensor<2xf32>) {
+    %s:2 = scf.for %j = %c0 to %c3 step %c1 iter_args(%x = %a, %y = %b) -> (tensor<4xf32>, tensor<2xf32>) {
+      %e = tensor.extract %x[%j] : tensor<4xf32>
+      %x2 = tensor.insert %e into %x[%i] : tensor<4xf32>
+      %y2 = tensor.insert %e into %y[%c0] : tensor<2xf32>
+      scf.yield %x2, %y2 : tensor<4xf32>, tensor<2xf32>
+    }
+    scf.yield %s#0, %s#1 : tensor<4xf32>, tensor<2xf32>
+  }
+  return %r#0, %r#1 : tensor<4xf32>, tensor<2xf32>
+}
+func.func @nested_dyn(%t: tensor<?xf32>, %u: tensor<2xf32>) -> (tensor<?xf32>, tensor<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%a = %t, %b = %u) -> (tensor<?xf32>, tensor<2xf32>) {
+    %s:2 = scf.for %j = %c0 to %c3 step %c1 iter_args(%x = %a, %y = %b) -> (tensor<?xf32>, tensor<2xf32>) {
+      %e = tensor.extract %x[%j] : tensor<?xf32>
+      %x2 = tensor.insert %e into %x[%i] : tensor<?xf32>
+      %y2 = tensor.insert %e into %y[%c0] : tensor<2xf32>
+      scf.yield %x2, %y2 : tensor<?xf32>, tensor<2xf32>
+    }
+    scf.yield %s#0, %s#1 : tensor<?xf32>, tensor<2xf32>
+  }
+  return %r#0, %r#1 : tensor<?xf32>, tensor<2xf32>
 }
