@@ -1,11 +1,34 @@
-"""MLIR matmul programs and a module runner shared by the codegen_cpu
-e2e scripts (run_prepack.py, run_streamed.py): a Gemm as the ONNX importer
-writes it (fill, linalg.matmul, elementwise bias/ReLU epilogue), a
-@main around such lines, and kiln-run of a module against numpy."""
+"""MLIR matmul programs, their compile step and a module runner shared by
+the codegen_cpu e2e scripts (run_prepack.py, run_streamed.py): a Gemm as
+the ONNX importer writes it (fill, linalg.matmul, elementwise bias/ReLU
+epilogue), a @main around such lines, kiln-compile of a program with
+texts its printed IR must and must not hold, kiln-run of a module
+against numpy, and the scripts' command line and verdict."""
 import os
 import subprocess
+import sys
 
 import numpy as np
+
+
+def command_line(doc):
+    """(KILN_COMPILE, KILN_RUN, WORKDIR, DEVICE) from sys.argv, WORKDIR
+    made; None after printing DOC (the usage) when they are not four."""
+    if len(sys.argv) != 5:
+        print(doc)
+        return None
+    os.makedirs(sys.argv[3], exist_ok=True)
+    return sys.argv[1:]
+
+
+def verdict(script, failures):
+    """Prints FAILURES (None for a case that passed) and SCRIPT's line;
+    returns the exit status."""
+    failures = [f for f in failures if f]
+    for f in failures:
+        print("FAIL " + f)
+    print("%s: %d cases failed" % (script, len(failures)) if failures else "%s: all cases pass" % script)
+    return 1 if failures else 0
 
 
 def tt(shape):
@@ -61,6 +84,29 @@ def program(args, rets, lines):
                "\n".join(lines), ", ".join("%" + r for r, _ in rets), ", ".join(t for _, t in rets)))
 
 
+def compile_checked(kc, work, name, src, after, present=(), absent=()):
+    """Compiles program SRC to WORK/NAME.kiln with the IR printed after
+    pass AFTER, which must hold every text of PRESENT and none of ABSENT
+    (the packed binding, the launch config's tile sizes). Returns
+    (module, None) or (None, what went wrong). The .mlir is removed once
+    compiled (streamed cases' constants are tens of MB of text)."""
+    path = os.path.join(work, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(src)
+    mod = os.path.join(work, name + ".kiln")
+    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=" + after], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
+    os.remove(path)
+    for t in present:
+        if t not in r.stderr:
+            return None, "%s: no %s in the IR after %s" % (name, t, after)
+    for t in absent:
+        if t in r.stderr:
+            return None, "%s: %s in the IR after %s, must not be" % (name, t, after)
+    return mod, None
+
+
 def run_module(kr, mod, device, work, name, inputs, expect):
     """Runs module MOD on DEVICE (2 workers on local-task) with INPUTS
     (numpy arrays) and compares its results with EXPECT (relative error
@@ -86,8 +132,10 @@ def run_module(kr, mod, device, work, name, inputs, expect):
             return "%s: kiln-run failed:\n%s" % (name, r.stderr[-4000:])
         for p, e in zip(outs, expect):
             got = np.load(p)
-            err = np.abs(got.astype(np.float64) - e).max() / max(1.0, np.abs(e).max())
-            if got.shape != e.shape or not err < 1e-5:
+            if got.shape != e.shape:
+                return "%s: result of shape %s, numpy's is %s" % (name, got.shape, e.shape)
+            err = np.abs(got.astype(np.float64) - e).max() / max(1.0, np.abs(e).max()) if e.size else 0.0
+            if not err < 1e-5:
                 return "%s: result differs from numpy (relative error %g)" % (name, err)
         return None
     finally:

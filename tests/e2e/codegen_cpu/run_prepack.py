@@ -21,73 +21,40 @@ widths that column tiles of 64 do not divide (N = 96, 100, 288: versions
 with tiles of 64 and of the remainder, which reads the last block, padded
 with zeros to 64 columns; with M = 130 as well, four versions).
 """
-import os
-import subprocess
 import sys
 
 import numpy as np
 
-from matmul_mlir import dense, matmul, program, run_module, tt
+from matmul_mlir import command_line, compile_checked, dense, matmul, program, run_module, tt, verdict
 
 
 def run_case(kc, kr, work, device, name, src, inputs, expect, packed, not_packed):
-    path = os.path.join(work, name + ".mlir")
-    with open(path, "w") as f:
-        f.write(src)
-    mod = os.path.join(work, name + ".kiln")
-    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=lower-to-loops"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        return "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
-    for t in packed:
-        if t not in r.stderr:
-            return "%s: no packed binding %s in the codegen IR" % (name, t)
-    for t in not_packed:
-        if t in r.stderr:
-            return "%s: binding %s packed but must not be" % (name, t)
-    return run_module(kr, mod, device, work, name, inputs, expect)
+    mod, err = compile_checked(kc, work, name, src, "lower-to-loops", packed, not_packed)
+    return err or run_module(kr, mod, device, work, name, inputs, expect)
 
 
 def run_dynamic(kc, kr, work, device, name, src, k, ms, w, bias, act, packed):
     """One module whose x has a run-time row count, run at each M of ms
     (partial row tiles: the microkernel over a run-time M)."""
-    path = os.path.join(work, name + ".mlir")
-    with open(path, "w") as f:
-        f.write(src)
-    mod = os.path.join(work, name + ".kiln")
-    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=lower-to-loops"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        return "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
-    if packed and packed not in r.stderr:
-        return "%s: no packed binding %s in the codegen IR" % (name, packed)
+    mod, err = compile_checked(kc, work, name, src, "lower-to-loops", [packed] if packed else [])
+    if err:
+        return err
     rng = np.random.default_rng(len(ms))
     for m in ms:
         x = rng.standard_normal((m, k)).astype(np.float32)
         ref = x.astype(np.float64) @ w + (0 if bias is None else bias)
         ref = np.maximum(ref, 0) if act else ref
-        xp, yp = os.path.join(work, "%s.x%d.npy" % (name, m)), os.path.join(work, "%s.y%d.npy" % (name, m))
-        np.save(xp, x)
-        args = [kr, "--module=" + mod, "--device=" + device, "--input=@" + xp, "--output=@" + yp]
-        if device == "local-task":
-            args.append("--workers=2")
-        r = subprocess.run(args, capture_output=True, text=True)
-        if r.returncode != 0:
-            return "%s at M = %d: kiln-run failed:\n%s" % (name, m, r.stderr[-4000:])
-        got = np.load(yp)
-        err = np.abs(got.astype(np.float64) - ref).max() / max(1.0, np.abs(ref).max()) if m else 0.0
-        if got.shape != ref.shape or not err < 1e-5:
-            return "%s at M = %d: result differs from numpy (shape %s, relative error %g)" % (
-                name, m, got.shape, err)
+        err = run_module(kr, mod, device, work, "%s.m%d" % (name, m), [x], [ref])
+        if err:
+            return err
     return None
 
 
 def main():
-    if len(sys.argv) != 5:
-        print(__doc__)
+    args = command_line(__doc__)
+    if args is None:
         return 2
-    kc, kr, work, device = sys.argv[1:]
-    os.makedirs(work, exist_ok=True)
+    kc, kr, work, device = args
     rng = np.random.default_rng(14)
     f32 = np.float32
     failures = []
@@ -164,11 +131,7 @@ def main():
     src = program([("x", tt((m, k))), ("w", tt((k, n)))], [("y", tt((m, n)))], lines)
     failures.append(run_case(kc, kr, work, device, "runtime_weights", src, [x, w1],
                              [relu(x.astype(np.float64) @ w1)], [], ["memref<2x128x64xf32>"]))
-    failures = [f for f in failures if f]
-    for f in failures:
-        print("FAIL " + f)
-    print("run_prepack: %d cases failed" % len(failures) if failures else "run_prepack: all cases pass")
-    return 1 if failures else 0
+    return verdict("run_prepack", failures)
 
 
 if __name__ == "__main__":

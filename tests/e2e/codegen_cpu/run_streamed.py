@@ -16,27 +16,18 @@ as a constant, fill + bias + ReLU epilogues, and a matmul of 5 rows with
 the same B (not streamed: the register tiles) as the control.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
 
-from matmul_mlir import dense, matmul, program, run_module, tt
+from matmul_mlir import command_line, compile_checked, dense, matmul, program, run_module, tt, verdict
 
 
 def run_case(kc, kr, work, device, name, src, inputs, expect, tiles):
-    path = os.path.join(work, name + ".mlir")
-    with open(path, "w") as f:
-        f.write(src)
-    mod = os.path.join(work, name + ".kiln")
-    r = subprocess.run([kc, path, "-o", mod, "--print-ir-after=select-launch-config"],
-                       capture_output=True, text=True)
-    os.remove(path)
-    if r.returncode != 0:
-        return "%s: kiln-compile failed:\n%s" % (name, r.stderr[-4000:])
     want = "tile_sizes = array<i64: %s>" % ", ".join(str(t) for t in tiles)
-    if want not in r.stderr:
-        return "%s: no %s in the launch config" % (name, want)
+    mod, err = compile_checked(kc, work, name, src, "select-launch-config", [want])
+    if err:
+        return err
     try:
         return run_module(kr, mod, device, work, name, inputs, expect)
     finally:
@@ -44,11 +35,10 @@ def run_case(kc, kr, work, device, name, src, inputs, expect, tiles):
 
 
 def main():
-    if len(sys.argv) != 5:
-        print(__doc__)
+    args = command_line(__doc__)
+    if args is None:
         return 2
-    kc, kr, work, device = sys.argv[1:]
-    os.makedirs(work, exist_ok=True)
+    kc, kr, work, device = args
     rng = np.random.default_rng(13)
     f32 = np.float32
     failures = []
@@ -94,11 +84,7 @@ def main():
         src = program([("x", tt((m, k)))], [("y", tt((m, n)))], lines)
         ref = relu(x.astype(np.float64) @ w.astype(np.float64) + b)
         failures.append(run_case(kc, kr, work, device, "const_m%d" % m, src, [x], [ref], tiles))
-    failures = [f for f in failures if f]
-    for f in failures:
-        print("FAIL " + f)
-    print("run_streamed: %d cases failed" % len(failures) if failures else "run_streamed: all cases pass")
-    return 1 if failures else 0
+    return verdict("run_streamed", failures)
 
 
 if __name__ == "__main__":
