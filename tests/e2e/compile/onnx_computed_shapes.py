@@ -16,7 +16,6 @@ condition longer than its axis fails naming the node and the bound.
 usage: onnx_computed_shapes.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
 import subprocess
 import sys
@@ -187,16 +186,9 @@ def expect(ins):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    os.makedirs(work, exist_ok=True)
-    build(model)
-    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stderr)
-        return 1
+    status, _, module = onnx_e2e.prepare(work, build, compile_)
+    if status:
+        return status
     rng = np.random.RandomState(7)
     x = rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
     row = rng.uniform(-1, 1, (1, 3)).astype(np.float32)
@@ -234,7 +226,7 @@ def main(argv):
         (15, a(0, 0, 2, 3), ["node 'unpool", "dimension 0 is -1, must be >= 0"]),  # 3 rows < 4
         (15, a(1, 0, 3, 3), ["node 'unpool", "is 2, must equal 1"]),  # N of 2, X has 1
     ]
-    passed = failed = 0
+    tally = onnx_e2e.Tally()
     nout = 17
 
     def call(tag, ins):
@@ -242,16 +234,10 @@ def main(argv):
 
     for k, ins in enumerate(good):
         want = expect(ins)
-        ok = results_ok(call("good%d" % k, ins), work, "good%d" % k, want)
-        passed, failed = passed + ok, failed + (not ok)
-    def tally(ok):
-        nonlocal passed, failed
-        passed, failed = passed + ok, failed + (not ok)
-
+        tally(results_ok(call("good%d" % k, ins), work, "good%d" % k, want))
     onnx_e2e.check_refusals(call, base, bad, tally)
     run_dyn(compile_, run, work, device, tally)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.done()
 
 
 if __name__ == "__main__":

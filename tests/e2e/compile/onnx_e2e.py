@@ -1,12 +1,18 @@
-"""Shared by ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py,
-onnx_computed_shapes.py, onnx_shape_data.py, onnx_upsample_scales.py):
-gpu_modules compiles a model for cuda sm_80 + sm_90 + llvm-cpu, assembles
-every PTX payload with ptxas (skipped, saying so, when it is missing) and
-compiles one SIMT-on-CPU module per SM, returning the modules to run on
-local-sync with a label; run_module runs a module on .npy inputs;
-check_refusals runs bad calls that must fail with messages holding given
-texts. gpu_modules and check_refusals count checks through tally(ok)."""
+"""Shared by the ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py,
+onnx_computed_shapes.py, onnx_shape_data.py, onnx_upsample_scales.py,
+onnx_gather_indices.py, onnx_scatter_indices.py, onnx_sequence_inputs.py,
+onnx_sequence_positions.py):
+prepare is their common start (the skip without python3-onnx, the work
+folder, the model built and compiled); Tally counts their checks and
+prints the closing 'N passed, N failed'; gpu_modules compiles a model for
+cuda sm_80 + sm_90 + llvm-cpu, assembles every PTX payload with ptxas
+(skipped, saying so, when it is missing) and compiles one SIMT-on-CPU
+module per SM, returning the modules to run on local-sync with a label;
+run_module runs a module on .npy inputs; check_refusals runs bad calls
+that must fail with messages holding given texts. gpu_modules and
+check_refusals count checks through tally(ok)."""
 import glob
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -14,6 +20,41 @@ import subprocess
 import numpy as np
 
 PTXAS = "/usr/local/cuda/bin/ptxas"
+
+
+class Tally:
+    """tally(ok) counts one check; done() prints 'N passed, N failed' and
+    returns the script's exit status (1 when a check failed)."""
+
+    def __init__(self):
+        self.passed = self.failed = 0
+
+    def __call__(self, ok):
+        ok = bool(ok)
+        self.passed += ok
+        self.failed += not ok
+
+    def done(self):
+        print("%d passed, %d failed" % (self.passed, self.failed))
+        return 1 if self.failed else 0
+
+
+def prepare(work, build=None, kc=None, stem="model"):
+    """A script's start: status 77 (a skip, the reason printed) without
+    python3-onnx; else WORK made and, given BUILD, BUILD(WORK/STEM.onnx)
+    writing the model, which given KC is compiled to WORK/STEM.kiln
+    (status 1 where that fails, kiln-compile's errors printed). Returns
+    (status, model path, module path); status 0: go on."""
+    model, module = os.path.join(work, stem + ".onnx"), os.path.join(work, stem + ".kiln")
+    if importlib.util.find_spec("onnx") is None:
+        print("skipped: python3-onnx is not installed")
+        return 77, model, module
+    os.makedirs(work, exist_ok=True)
+    if build:
+        build(model)
+        if kc and not compile_model(kc, model, module, []):
+            return 1, model, module
+    return 0, model, module
 
 
 def compile_model(kc, model, out, extra, env=None):

@@ -9,13 +9,12 @@ outside the data: wrong values or a crash.
 usage: onnx_gather_indices.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
 import sys
 
 import numpy as np
 
-from onnx_e2e import check_refusals, compile_model, run_module
+from onnx_e2e import Tally, check_refusals, prepare, run_module
 
 
 def build(path):
@@ -45,14 +44,9 @@ def take(a, idx, axis):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    os.makedirs(work, exist_ok=True)
-    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    build(model)
-    if not compile_model(compile_, model, module, []):
-        return 1
+    status, _, module = prepare(work, build, compile_)
+    if status:
+        return status
     table = np.arange(40, dtype=np.float32).reshape(10, 4)
     i = lambda *v: np.array(v, np.int64)
     x3 = np.random.RandomState(5).uniform(-1, 1, (3, 5)).astype(np.float32)
@@ -62,10 +56,7 @@ def main(argv):
     good = [(i(0, 9, -1, -10, 4), x3, i(4, -5), x3, where, z, at),
             (np.zeros((0,), np.int64), x3, i(0, 0), x3, where, z, at),
             (i(3), x3[:1], i(-1, 2), x3, np.zeros((2, 5), np.int64), z, np.zeros((2, 2), np.int64))]
-    tally = [0, 0]
-
-    def count(ok):
-        tally[0 if ok else 1] += 1
+    count = Tally()
 
     def call(tag, ins):
         return run_module(run, module, device, work, tag, ins, 4)
@@ -97,8 +88,7 @@ def main(argv):
            (6, np.array([[0, 3], [1, 1]], np.int64), ["node 'nd'", "index[1] is 3, must be <= 2"]),
            (6, np.array([[0, 0], [-5, 1]], np.int64), ["node 'nd'", "index[0] is -5, must be >= -4"])]
     check_refusals(call, base, bad, count)
-    print("%d passed, %d failed" % (tally[0], tally[1]))
-    return 1 if tally[1] else 0
+    return count.done()
 
 
 if __name__ == "__main__":

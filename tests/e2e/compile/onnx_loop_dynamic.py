@@ -17,7 +17,6 @@ cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
 CPU variant and the SIMT-on-CPU variant of each SM (onnx_e2e.py).
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
 import subprocess
 import sys
@@ -66,19 +65,11 @@ def expect(ins):
 
 def main(argv):
     compile_, run, kd, work, device = argv[1:6]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    os.makedirs(work, exist_ok=True)
-    build(model)
+    status, model, module = onnx_e2e.prepare(work, build)
+    if status:
+        return status
     runs = [(module, device, "")]
-    passed = failed = 0
-
-    def tally(ok):
-        nonlocal passed, failed
-        passed, failed = passed + ok, failed + (not ok)
-
+    tally = onnx_e2e.Tally()
     if device == "gpu":
         runs = [(m, "local-sync", what + " ") for m, what in onnx_e2e.gpu_modules(compile_, kd, model, work,
                                                                                       "loop", tally)]
@@ -130,11 +121,9 @@ def main(argv):
                 print(r.stderr)
             tally(ok)
     if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
-        print("%d passed, %d failed" % (passed, failed))
-        return 1 if failed else 0
+        return tally.done()
     onnx_e2e.check_refusals(call, good[0], bad, tally)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.done()
 
 
 if __name__ == "__main__":

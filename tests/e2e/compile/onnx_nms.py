@@ -22,7 +22,6 @@ the reason when it is missing), runs the CPU variant and the SIMT-on-CPU
 variant of each SM. Skips (77) when python3-onnx is missing. Prints
 'N passed, N failed'.
 """
-import importlib.util
 import os
 import subprocess
 import sys
@@ -173,20 +172,12 @@ def check(r, outs, want, what):
 
 def main(argv):
     kc, kr, kd, work, device = argv[1:6]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    os.makedirs(work, exist_ok=True)
-    model = os.path.join(work, "nms.onnx")
-    build(model)
+    status, model, module = onnx_e2e.prepare(work, build, stem="nms")
+    if status:
+        return status
     rng = np.random.RandomState(11)
     sets = inputs(rng)
-    passed = failed = 0
-
-    def tally(ok):
-        nonlocal passed, failed
-        passed, failed = passed + ok, failed + (not ok)
-
+    tally = onnx_e2e.Tally()
     if device == "gpu":
         runs = onnx_e2e.gpu_modules(kc, kd, model, work, "nms", tally)
         for k, ins in enumerate(sets):
@@ -194,10 +185,8 @@ def main(argv):
             for j, (m, what) in enumerate(runs):
                 r, outs = run(kr, m, "local-sync", ins, "g%d_%d" % (k, j), work)
                 tally(check(r, outs, want, "%s set %d" % (what, k)))
-        print("%d passed, %d failed" % (passed, failed))
-        return 1 if failed else 0
+        return tally.done()
 
-    module = os.path.join(work, "nms.kiln")
     if not onnx_e2e.compile_model(kc, model, module, []):
         print("0 passed, 1 failed")
         return 1
@@ -233,8 +222,7 @@ def main(argv):
                (1, np.zeros((B, C, N - 1), np.float32), ["input 0 dimension 1", "input 1 dimension 2"])]
         onnx_e2e.check_refusals(
             lambda tag, ins: onnx_e2e.run_module(kr, dmodule, device, work, "dyn_" + tag, ins, 1), dsets[0], bad, tally)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.done()
 
 
 if __name__ == "__main__":

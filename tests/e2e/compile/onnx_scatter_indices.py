@@ -10,14 +10,13 @@ indices out of range are refused at compile time.
 usage: onnx_scatter_indices.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
 import subprocess
 import sys
 
 import numpy as np
 
-from onnx_e2e import check_refusals, compile_model, run_module
+from onnx_e2e import Tally, check_refusals, compile_model, prepare, run_module
 
 
 def build(path, const_nd=None):
@@ -66,14 +65,9 @@ def scatter_nd(data, idx, upd):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    os.makedirs(work, exist_ok=True)
-    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    build(model)
-    if not compile_model(compile_, model, module, []):
-        return 1
+    status, _, module = prepare(work, build, compile_)
+    if status:
+        return status
     rng = np.random.RandomState(9)
     u = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
     x, y, z = u(3, 5), u(3, 7), u(4, 3, 2)
@@ -83,10 +77,7 @@ def main(argv):
     good = [(x, ix, u(2, 5), y, iy, u(2, 3), z, at, u(3, 2)),
             (x, np.zeros((2, 5), np.int64) - 3, u(2, 5), y, np.full((2, 3), 3, np.int32), u(2, 3), z,
              np.array([[0, 0], [-1, -1], [2, 1]], np.int64), u(3, 2))]
-    tally = [0, 0]
-
-    def count(ok):
-        tally[0 if ok else 1] += 1
+    count = Tally()
 
     def call(tag, ins):
         return run_module(run, module, device, work, tag, ins, 3)
@@ -134,8 +125,7 @@ def main(argv):
         ok = r.returncode == 0 and np.array_equal(np.load(os.path.join(work, "cok_out0.npy")), want)
         print("constant indices in range: %s" % ("ok" if ok else "MISMATCH %s" % r.stderr))
     count(ok)
-    print("%d passed, %d failed" % (tally[0], tally[1]))
-    return 1 if tally[1] else 0
+    return count.done()
 
 
 if __name__ == "__main__":

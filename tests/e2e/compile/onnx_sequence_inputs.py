@@ -16,14 +16,13 @@ element of the wrong width.
 usage: onnx_sequence_inputs.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
 import subprocess
 import sys
 
 import numpy as np
 
-from onnx_e2e import check_refusals, compile_model, run_module
+from onnx_e2e import Tally, check_refusals, compile_model, prepare, run_module
 
 
 def build(work):
@@ -54,15 +53,11 @@ def build(work):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    os.makedirs(work, exist_ok=True)
+    status, _, _ = prepare(work)
+    if status:
+        return status
     dyn, ranked = build(work)
-    tally = [0, 0]
-
-    def count(ok):
-        tally[0 if ok else 1] += 1
+    count = Tally()
 
     rng = np.random.RandomState(7)
     t = rng.uniform(-2, 2, (2, 3)).astype(np.float32)
@@ -150,8 +145,7 @@ def main(argv):
         print("sequence of sequences %s %s: %s" % (flags, "refused" if ok else "NOT REFUSED AS EXPECTED",
                                                    r.stderr.strip()))
         count(ok)
-    print("%d passed, %d failed" % (tally[0], tally[1]))
-    return 1 if tally[1] else 0
+    return count.done()
 
 
 if __name__ == "__main__":

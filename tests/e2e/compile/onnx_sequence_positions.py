@@ -23,14 +23,13 @@ sizes stay tiny since the copy is one loop nest per element.
 usage: onnx_sequence_positions.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
 import subprocess
 import sys
 
 import numpy as np
 
-from onnx_e2e import compile_model, run_module
+from onnx_e2e import Tally, compile_model, prepare, run_module
 
 
 def build(work, elem_shape, name):
@@ -55,14 +54,10 @@ def build(work, elem_shape, name):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    os.makedirs(work, exist_ok=True)
-    tally = [0, 0]
-
-    def count(ok):
-        tally[0 if ok else 1] += 1
+    status, _, _ = prepare(work)
+    if status:
+        return status
+    count = Tally()
 
     rng = np.random.RandomState(3)
     shapes = [(2, 3), (0, 3), (5, 2)]
@@ -118,8 +113,7 @@ def main(argv):
     ok = r.returncode != 0 and "ranks 1 and 2 decides the result's rank" in r.stderr and "SequenceInsert" in r.stderr
     print("elements of different ranks %s: %s" % ("refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
     count(ok)
-    print("%d passed, %d failed" % (tally[0], tally[1]))
-    return 1 if tally[1] else 0
+    return count.done()
 
 
 if __name__ == "__main__":

@@ -17,9 +17,7 @@ hal.check.dim_eq, an arithmetic trap).
 usage: onnx_shape_data.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -118,16 +116,9 @@ def expect(ins):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    os.makedirs(work, exist_ok=True)
-    build(model)
-    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stderr)
-        return 1
+    status, _, module = onnx_e2e.prepare(work, build, compile_)
+    if status:
+        return status
     rng = np.random.RandomState(5)
     x = rng.uniform(-1, 1, (2, 3, 4)).astype(np.float32)
     row = rng.uniform(-1, 1, (1, 3)).astype(np.float32)
@@ -177,7 +168,7 @@ def main(argv):
         (28, s(0), ["node 'stft", "is 0, must equal 1"]),
         (29, s(17), ["node 'stft", "is 1, must equal 0"]),
     ]
-    passed = failed = 0
+    tally = onnx_e2e.Tally()
 
     def call(tag, ins, outs):
         return onnx_e2e.run_module(run, module, device, work, tag, ins, outs)
@@ -195,16 +186,15 @@ def main(argv):
             print("call %d result %d %s: %s" % (k, j, got.shape, "ok" if ok else "MISMATCH, want %s" % (w.shape,)))
         if not ok:
             print(r.stderr)
-        passed, failed = passed + ok, failed + (not ok)
+        tally(ok)
     for k, (i, v, says) in enumerate(bad):
         ins = list(base)
         ins[i] = v
         r = call("bad%d" % k, ins, 22)
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
-        passed, failed = passed + ok, failed + (not ok)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        tally(ok)
+    return tally.done()
 
 
 if __name__ == "__main__":

@@ -10,15 +10,13 @@ negative one, NaN) must fail naming the node and the value.
 usage: onnx_upsample_scales.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import importlib.util
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 
-from onnx_e2e import check_refusals, run_module
+from onnx_e2e import Tally, check_refusals, prepare, run_module
 
 
 def build(path):
@@ -55,23 +53,13 @@ def expect(x, scales):
 
 def main(argv):
     compile_, run, work, device = argv[1:5]
-    if importlib.util.find_spec("onnx") is None:
-        print("skipped: python3-onnx is not installed")
-        return 77
-    os.makedirs(work, exist_ok=True)
-    model, module = os.path.join(work, "model.onnx"), os.path.join(work, "model.kiln")
-    build(model)
-    r = subprocess.run([compile_, model, "-o", module], capture_output=True, text=True)
-    if r.returncode != 0:
-        print(r.stderr)
-        return 1
+    status, _, module = prepare(work, build, compile_)
+    if status:
+        return status
     x = np.random.RandomState(3).uniform(-1, 1, (1, 2, 3, 4)).astype(np.float32)
     f = lambda *v: np.array(v, np.float32)
     good = [f(1, 1, 2, 3), f(1, 1, 0.5, 0.6), f(1, 2, 1.5, 0.5), f(1, 1, 1, 1), f(1, 0.5, 3.7, 1.25)]
-    tally = [0, 0]
-
-    def count(ok):
-        tally[0 if ok else 1] += 1
+    count = Tally()
 
     def call(tag, ins):
         return run_module(run, module, device, work, tag, ins, 2)
@@ -90,8 +78,7 @@ def main(argv):
     bad = [(1, f(1, 1, -2, 1), ["node 'near", "is 1, must equal 0"]),
            (1, f(1, 1, 1, np.nan), ["node 'near", "is 1, must equal 0"])]
     check_refusals(call, [x, good[0]], bad, count)
-    print("%d passed, %d failed" % (tally[0], tally[1]))
-    return 1 if tally[1] else 0
+    return count.done()
 
 
 if __name__ == "__main__":
