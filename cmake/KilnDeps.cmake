@@ -1,6 +1,9 @@
 # External components Kiln builds on, all from Debian's archive
 # (scripts/bootstrap.sh installs them).
 find_package(Threads REQUIRED)
+# Also runtime-only builds run it: it compresses the message formats
+# (kiln_message_words in KilnHelpers.cmake).
+find_program(KILN_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 
 # A runtime-only build (often for another architecture) needs libzstd for
 # that target and nothing else. The static archive is preferred, so the
@@ -36,7 +39,6 @@ find_program(KILN_NOT NAMES not HINTS ${KILN_LLVM_BIN})
 find_program(KILN_FLATC NAMES flatc REQUIRED)
 find_program(KILN_MLIR_OPT NAMES mlir-opt-19 mlir-opt HINTS ${KILN_LLVM_BIN})
 find_program(KILN_PTXAS NAMES ptxas HINTS /usr/local/cuda/bin)
-find_program(KILN_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(KILN_VALGRIND NAMES valgrind)
 
 # LLVM as one imported target for the compiler stages that link it.

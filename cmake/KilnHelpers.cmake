@@ -41,6 +41,55 @@ function(kiln_runtime_defaults target)
   endif()
 endfunction()
 
+# kiln_message_words(TARGET NAME:POS...): TARGET's C sources compile
+# through format/module/message_words.py, which stores the literal format
+# of each call to NAME (POS: the format's 0-based argument index) with its
+# catalog words as single bytes (kiln/message.h says how they expand).
+# Without message text, or without python3, the sources compile as they
+# are (the formats then take their full size).
+function(kiln_message_words target)
+  if(NOT KILN_MESSAGES OR NOT KILN_PYTHON)
+    if(NOT KILN_PYTHON)
+      message(STATUS "${target}: message formats not compressed (no python3)")
+    endif()
+    return()
+  endif()
+  set(script ${PROJECT_SOURCE_DIR}/format/module/message_words.py)
+  set(words ${PROJECT_SOURCE_DIR}/format/module/message_words.def)
+  # `cmake --build B --target message-words` prints the word list that
+  # saves the most over every source and call list given here.
+  if(NOT TARGET message-words)
+    add_custom_target(message-words
+      COMMAND ${KILN_PYTHON} ${script} suggest $<TARGET_PROPERTY:message-words,SPECS>
+      COMMAND_EXPAND_LISTS VERBATIM)
+  endif()
+  string(REPLACE ";" "," calls "${ARGN}")
+  get_target_property(sources ${target} SOURCES)
+  get_target_property(dir ${target} SOURCE_DIR)
+  set(rewritten)
+  foreach(s ${sources})
+    if(NOT s MATCHES "\\.c$")
+      list(APPEND rewritten ${s})
+      continue()
+    endif()
+    get_filename_component(abs ${s} ABSOLUTE BASE_DIR ${dir})
+    get_filename_component(abs_dir ${abs} DIRECTORY)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${abs})
+    # One copy per target: the runtime's variants share their sources.
+    set(out ${CMAKE_BINARY_DIR}/message_words/${target}/${rel})
+    get_filename_component(out_dir ${out} DIRECTORY)
+    file(MAKE_DIRECTORY ${out_dir})
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${KILN_PYTHON} ${script} transform ${words} ${abs} ${out} ${ARGN}
+      DEPENDS ${abs} ${script} ${words} VERBATIM)
+    list(APPEND rewritten ${out})
+    set_property(TARGET message-words APPEND PROPERTY SPECS "${abs}=${calls}")
+    # The copy's quoted includes still resolve next to the original.
+    target_include_directories(${target} PRIVATE ${abs_dir})
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${rewritten})
+endfunction()
+
 # kiln_add_check_test(NAME SOURCES a.c b.c LIBS x y): a Check unit test.
 function(kiln_add_check_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})

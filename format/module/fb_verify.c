@@ -88,9 +88,10 @@ __attribute__((format(printf, 2, 3))) static bool kfb_fail(kfb_verifier *v,
     if (w > 0) n += (size_t)w;
   }
   if (n < cap) {
+    char text[KILN_MESSAGE_TEXT_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out + n, cap - n, fmt, ap);
+    vsnprintf(out + n, cap - n, kiln_message_text(fmt, text), ap);
     va_end(ap);
   }
   return false;

@@ -1,18 +1,56 @@
 /* kiln_message_format (kiln/message.h): the formatter every library's
- * failure helper shares, and in KILN_MESSAGES=OFF builds kiln_message_none,
- * its fixed-text stand-in. Neither allocates; both truncate to cap. */
+ * failure helper shares, kiln_message_text, which expands the word catalog
+ * (message_words.def) in the formats the build compressed, and in
+ * KILN_MESSAGES=OFF builds kiln_message_none, the fixed-text stand-in.
+ * None allocates; all truncate to their buffer. */
 #include "kiln/message.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The words, each with its NUL, and how many there are. */
+static const char words[] =
+#define KILN_MESSAGE_WORD(w) w "\0"
+#include "message_words.def"
+#undef KILN_MESSAGE_WORD
+    ;
+enum {
+  word_count = 0
+#define KILN_MESSAGE_WORD(w) +1
+#include "message_words.def"
+#undef KILN_MESSAGE_WORD
+};
+
+const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) {
+  size_t n = 0;
+  for (const unsigned char *p = (const unsigned char *)fmt; *p; p++) {
+    const char *w = (const char *)p;
+    size_t len = 1;
+    /* A byte past the catalog stays as it is (formats are ASCII). */
+    if (*p >= 0x80 && *p - 0x80 < word_count) {
+      w = words;
+      for (unsigned i = *p - 0x80; i; i--) w += strlen(w) + 1;
+      len = strlen(w);
+    }
+    /* message_words.py bounds the formats it writes, but only estimates
+     * the macros in them: one too long is used as it is (its words stay
+     * bytes, its conversions whole), never cut inside a conversion. */
+    if (n + len >= KILN_MESSAGE_TEXT_MAX) return fmt;
+    memcpy(buf + n, w, len);
+    n += len;
+  }
+  buf[n] = 0;
+  return buf;
+}
+
 int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
                         ...) {
   if (msg && cap) {
+    char text[KILN_MESSAGE_TEXT_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, cap, fmt, ap);
+    vsnprintf(msg, cap, kiln_message_text(fmt, text), ap);
     va_end(ap);
   }
   return code;

@@ -29,10 +29,10 @@ static int fail(verifier_t *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int fail(verifier_t *v, const char *fmt, ...) {
   v->diag->offset = v->offset;
-  char detail[160];
+  char detail[160], text[KILN_MESSAGE_TEXT_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, fmt, ap);
+  vsnprintf(detail, sizeof detail, kiln_message_text(fmt, text), ap);
   va_end(ap);
   const uint8_t op = v->offset < v->fn->code_size ? v->fn->code[v->offset] : 0;
   const char *name =

@@ -52,6 +52,8 @@ static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
     KRT_PRINTF(4, 0);
 static kiln_status_t make(const kiln_allocator_t *a, kiln_status_code_t code,
                           const char *tail, const char *fmt, va_list ap) {
+  char text[KILN_MESSAGE_TEXT_MAX];
+  fmt = kiln_message_text(fmt, text);
   va_list copy;
   va_copy(copy, ap);
   int n = vsnprintf(NULL, 0, fmt, copy);

@@ -10,7 +10,14 @@
  * the text, the code computing its arguments nor a va_list set-up reaches
  * the binary, while the status codes and every check stay. The
  * dropped arguments are still type-checked against their format (in
- * sizeof, never evaluated), so both builds see the same warnings. */
+ * sizeof, never evaluated), so both builds see the same warnings.
+ *
+ * With text, the formats are stored compressed: the build compiles the
+ * runtime's sources through format/module/message_words.py, which puts one
+ * byte (0x80 + index) in place of each word of message_words.def in every
+ * literal format of a message call, and each formatter above expands the
+ * format with kiln_message_text before printf sees it. So a format passed
+ * to them must be ASCII (other text goes through %s). */
 #ifndef KILN_MESSAGE_H
 #define KILN_MESSAGE_H
 
@@ -19,6 +26,14 @@
 /* Formats into msg[0..cap) when msg is not NULL; returns code. */
 int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
                         ...) __attribute__((format(printf, 4, 5)));
+
+/* Longest expanded format, with its NUL; message_words.py refuses longer. */
+#define KILN_MESSAGE_TEXT_MAX 320
+/* fmt with its catalog words expanded, in buf; returns buf (or fmt when
+ * the expansion does not fit). format_arg: the result is fmt's format, so
+ * printf checks see through it. */
+const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX])
+    __attribute__((format_arg(1)));
 
 #ifdef KILN_NO_MESSAGES
 #include <stdio.h>

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Message word catalog (kiln/message.h): takes a C source and the message
+calls it makes (NAME:POS, POS the 0-based index of the printf format) and
+writes a copy in which each such call's format, when it is string literals
+(and macros of them: PRIu64, KILN_VERSION) only, has its dictionary words
+(message_words.def) replaced by one byte each, 0x80 + the word's index;
+kiln_message_text expands them back before formatting, so the text a
+caller sees is unchanged. Conversion specifications are never touched, so
+the compiler checks the arguments against the same conversions. Each
+literal is rewritten in place and a '#line 1' names the original file, so
+diagnostics and debuggers point at the source. Guarantees (else it fails
+the build, naming file and line): the formats it rewrites are printable
+ASCII and expand to less than KILN_MESSAGE_TEXT_MAX bytes (macros other
+than PRI* counted as MACRO_MAX bytes each).
+
+  message_words.py transform WORDS IN OUT NAME:POS...
+  message_words.py suggest SRC=NAME:POS,NAME:POS...   (prints a WORDS file)
+Standard library only: it runs at build time with any python3."""
+import collections
+import re
+import sys
+
+TEXT_MAX = 320  # KILN_MESSAGE_TEXT_MAX in kiln/message.h
+MAX_WORDS = 128
+SPEC = re.compile(r"%[-+ #0]*(\*|[0-9]+)?(\.(\*|[0-9]+))?(hh|h|ll|l|z|j|t|L)?[a-zA-Z%]")
+PRI = re.compile(r"PRI[diouxX](8|16|32|64|PTR|MAX)")
+MACRO_MAX = 32
+WORD = re.compile(r"[A-Za-z_]{2,}")
+
+
+def fail(path, text, pos, why):
+    sys.exit(f"{path}:{text.count(chr(10), 0, pos) + 1}: message_words: {why}")
+
+
+def skip_literal(text, i):
+    """text[i] is a quote: returns the index after its closing quote."""
+    q = text[i]
+    i += 1
+    while text[i] != q:
+        i += 2 if text[i] == "\\" else 1
+    return i + 1
+
+
+def skip_space(text, i):
+    """Skips whitespace and comments from i."""
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+        elif text.startswith("/*", i):
+            i = text.index("*/", i) + 2
+        elif text.startswith("//", i):
+            i = text.index("\n", i)
+        else:
+            break
+    return i
+
+
+def split_args(text, i):
+    """text[i] is '(': returns [(start, end)] of its top-level arguments
+    and the index after the matching ')'."""
+    args, depth, start = [], 0, i + 1
+    while True:
+        c = text[i]
+        if c in "\"'":
+            i = skip_literal(text, i)
+            continue
+        if text.startswith("/*", i):
+            i = text.index("*/", i) + 2
+            continue
+        if text.startswith("//", i):
+            i = text.index("\n", i)
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth == 0:
+                args.append((start, i))
+                return args, i + 1
+        elif c == "," and depth == 1:
+            args.append((start, i))
+            start = i + 1
+        i += 1
+
+
+ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'", "?": "?",
+           "a": "\a", "b": "\b", "f": "\f", "v": "\v", "r": "\r"}
+
+
+def decode(body):
+    """The value of a string literal's body (between its quotes)."""
+    out, k = [], 0
+    while k < len(body):
+        if body[k] != "\\":
+            out.append(body[k])
+            k += 1
+        elif body[k + 1] in ESCAPES:
+            out.append(ESCAPES[body[k + 1]])
+            k += 2
+        elif body[k + 1] in "01234567":
+            m = re.match(r"[0-7]{1,3}", body[k + 1:])
+            out.append(chr(int(m.group(0), 8)))
+            k += 1 + len(m.group(0))
+        elif body[k + 1] == "x":
+            m = re.match(r"[0-9a-fA-F]+", body[k + 2:])
+            out.append(chr(int(m.group(0), 16)))
+            k += 2 + len(m.group(0))
+        else:
+            return None
+    return "".join(out)
+
+
+def tokens(text, a, b):
+    """text[a:b] as [(start, end, value)] when it is string literals, or
+    those and macros, concatenated (value: the name of a macro), else
+    None. Next to a literal a name can only be a macro of string literals."""
+    out, i = [], skip_space(text, a)
+    while i < b:
+        if text[i] == '"':
+            j = skip_literal(text, i)
+            value = decode(text[i + 1:j - 1])
+            if value is None:
+                return None
+            out.append((i, j, value))
+        else:
+            m = re.compile(r"[A-Za-z_]\w*").match(text, i)
+            if not m:
+                return None
+            j = m.end()
+            out.append((i, j, Macro(m.group(0))))
+        i = skip_space(text, j)
+    literal = [v for _, _, v in out if not isinstance(v, Macro)]
+    return out if literal and len(out) > 1 or len(literal) == 1 else None
+
+
+class Macro(str):
+    """A macro's name among a format's literals."""
+
+    def size(self):
+        # <inttypes.h>'s are a length modifier and a conversion letter;
+        # others (KILN_VERSION) are taken as short.
+        return 3 if PRI.fullmatch(self) else MACRO_MAX
+
+
+def lead(value):
+    """How much of value's start can continue a conversion the text before
+    it left open ("%" "-8lu"): SPEC's match of "%" + value, less the "%"."""
+    m = SPEC.match("%" + value)
+    return m.end() - 1 if m else 0
+
+
+def formats(path, text, calls):
+    """Yields (start, end, value, whole) for each string literal of each
+    listed call's format (whole: that format as far as it is literal)."""
+    names = "|".join(re.escape(n) for n in calls)
+    for m in re.finditer(r"\b(" + names + r")\s*\(", text):
+        # Calls inside comments and strings are not calls.
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[line_start:m.start()]
+        if "//" in before or before.count('"') % 2 or in_comment(text, m.start()):
+            continue
+        args, _ = split_args(text, m.end() - 1)
+        pos = calls[m.group(1)]
+        if pos >= len(args):
+            continue
+        found = tokens(text, *args[pos])
+        if found is None:
+            continue
+        literal = "".join(v for _, _, v in found if not isinstance(v, Macro))
+        size = sum(v.size() if isinstance(v, Macro) else len(v) for _, _, v in found)
+        if any(ord(c) > 0x7E or (ord(c) < 0x20 and c not in "\n\t") for c in literal):
+            fail(path, text, args[pos][0], "a message format must be printable ASCII (pass other text through %s)")
+        if size >= TEXT_MAX:
+            fail(path, text, args[pos][0], f"format of up to {size} bytes, at most {TEXT_MAX - 1}")
+        # A literal after an open conversion ("%" "lu") or after a macro
+        # other than PRI* (it may end in one) keeps what may continue it.
+        keep = 0
+        for i, j, value in found:
+            if isinstance(value, Macro):
+                keep = not PRI.fullmatch(value)
+                continue
+            yield i, j, value, lead(value) if keep else 0
+            keep = "%" in SPEC.sub("", value)
+
+
+def in_comment(text, pos):
+    return text.rfind("/*", 0, pos) > text.rfind("*/", 0, pos)
+
+
+def pieces(value):
+    """Splits a format into (is_word_candidate, piece): conversion specs
+    are never touched, so the compressed format checks like the original."""
+    out, i = [], 0
+    for m in SPEC.finditer(value):
+        out.append((True, value[i:m.start()]))
+        out.append((False, m.group(0)))
+        i = m.end()
+    out.append((True, value[i:]))
+    return out
+
+
+def compress(value, index, keep=0):
+    """value with its words as catalog bytes, value[:keep] as it is."""
+    out = [value[:keep]]
+    for plain, piece in pieces(value[keep:]):
+        if plain:
+            piece = WORD.sub(lambda m: chr(0x80 + index[m.group(0)])
+                             if m.group(0) in index else m.group(0), piece)
+        out.append(piece)
+    return "".join(out)
+
+
+def c_literal(s):
+    out = ['"']
+    for c in s:
+        o = ord(c)
+        if c in '"\\':
+            out.append("\\" + c)
+        elif 0x20 <= o < 0x7F:
+            out.append(c)
+        else:
+            out.append("\\%03o" % o)
+    out.append('"')
+    return "".join(out)
+
+
+def parse_calls(items):
+    calls = {}
+    for item in items:
+        name, pos = item.split(":")
+        calls[name] = int(pos)
+    return calls
+
+
+def read_words(path):
+    words = re.findall(r'^KILN_MESSAGE_WORD\("([A-Za-z_]+)"\)', open(path).read(), re.M)
+    if len(words) > MAX_WORDS:
+        sys.exit(f"{path}: message_words: {len(words)} words, at most {MAX_WORDS}")
+    return {w: i for i, w in enumerate(words)}
+
+
+def transform(words_path, src, dst, call_items):
+    index = read_words(words_path)
+    text = open(src).read()
+    out, last = [f'#line 1 "{src}"\n'], 0
+    for i, j, value, keep in sorted(formats(src, text, parse_calls(call_items))):
+        out.append(text[last:i])
+        out.append(c_literal(compress(value, index, keep)))
+        last = j
+    out.append(text[last:])
+    with open(dst, "w") as f:
+        f.write("".join(out))
+
+
+def suggest(specs):
+    values = []
+    # A source several targets compile (the runtime's variants) counts once.
+    for spec in dict.fromkeys(specs):
+        src, items = spec.split("=")
+        text = open(src).read()
+        values += [v[k:] for _, _, v, k in formats(src, text, parse_calls(items.split(",")))]
+    counts = collections.Counter()
+    for v in values:
+        for plain, piece in pieces(v):
+            if plain:
+                counts.update(WORD.findall(piece))
+    # A word saves len - 1 bytes per use and costs len + 1 in the table.
+    gain = {w: n * (len(w) - 1) - (len(w) + 1) for w, n in counts.items()}
+    best = sorted((w for w in gain if gain[w] > 0), key=lambda w: (-gain[w], w))[:MAX_WORDS]
+    print(f"/* {len(values)} formats, {sum(map(len, values))} bytes; "
+          f"these words save {sum(gain[w] for w in best)} */", file=sys.stderr)
+    for w in best:
+        print(f'KILN_MESSAGE_WORD("{w}")')
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 5 and sys.argv[1] == "transform":
+        transform(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "suggest":
+        suggest(sys.argv[2:])
+    else:
+        sys.exit(__doc__)

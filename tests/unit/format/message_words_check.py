@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Checks the message word catalog (format/module/message_words.py) on
+what this build compiled: every copy under BUILD/message_words must be its
+original source (SRC/<path>) but for a '#line' first line and its string
+literals, and each literal must expand (the words of message_words.def, as
+kiln_message_text expands them) to the original's text with the same
+conversion specifications. Then a fixture with the cases the rewriter must
+get right (a conversion split across literals or a macro, calls inside
+comments, a nested call, arguments that are not formats) goes through it.
+
+  message_words_check.py SRC BUILD"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+SRC, BUILD = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SRC, "format/module"))
+import message_words as mw  # noqa: E402
+
+WORDS = os.path.join(SRC, "format/module/message_words.def")
+words = list(mw.read_words(WORDS))
+failures = []
+
+
+def expand(value, words=words):
+    return "".join(words[ord(c) - 0x80] if ord(c) >= 0x80 else c for c in value)
+
+
+def split(text):
+    """text as (code between literals, [literal values])."""
+    code, values, i, start = [], [], 0, 0
+    while i < len(text):
+        if text.startswith("/*", i):
+            i = text.index("*/", i) + 2
+        elif text.startswith("//", i):
+            i = text.index("\n", i)
+        elif text[i] == "'":
+            i = mw.skip_literal(text, i)
+        elif text[i] == '"':
+            j = mw.skip_literal(text, i)
+            code.append(text[start:i])
+            values.append(mw.decode(text[i + 1:j - 1]))
+            i = start = j
+        else:
+            i += 1
+    code.append(text[start:])
+    return code, values
+
+
+def specs(value):
+    return [m.group(0) for m in mw.SPEC.finditer(value)]
+
+
+def check_copy(orig_path, copy_path):
+    orig = open(orig_path).read()
+    copy = open(copy_path).read()
+    first, rest = copy.split("\n", 1)
+    if first != f'#line 1 "{orig_path}"':
+        failures.append(f"{copy_path}: first line {first!r}")
+        return 0
+    code_o, vals_o = split(orig)
+    code_c, vals_c = split(rest)
+    if code_o != code_c:
+        failures.append(f"{copy_path}: differs from {orig_path} outside string literals")
+        return 0
+    rewritten = 0
+    for o, c in zip(vals_o, vals_c):
+        if expand(c) != o or specs(c) != specs(o):
+            failures.append(f"{copy_path}: {c!r} does not expand to {o!r}")
+        rewritten += c != o
+    return rewritten
+
+
+copies = rewritten = 0
+root = os.path.join(BUILD, "message_words")
+for target in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+    for d, _, files in os.walk(os.path.join(root, target)):
+        for f in files:
+            copy = os.path.join(d, f)
+            rel = os.path.relpath(copy, os.path.join(root, target))
+            copies += 1
+            rewritten += check_copy(os.path.join(SRC, rel), copy)
+if copies and not rewritten:
+    failures.append("no literal was rewritten: the calls' names or positions are stale")
+
+FIXTURE = r'''
+#define OPEN "at %"
+/* krt_status(a, c, "inside a comment: the buffer function") */
+x = krt_status(a, c, "the buffer %" PRIu64 " function", n);
+x = krt_status(a, c, "%" "lu buffer", n);
+x = krt_status(a, c, OPEN "lu buffer %s", n, "function buffer");
+x = krt_status_prefix(krt_status(a, c, "buffer"), "function %s", "module");
+x = other(a, c, "the buffer function");
+x = krt_status(a, c, flag ? "the buffer" : "function");
+'''
+# Its own words: "lu" would be a word if a conversion's letters were.
+FIXTURE_WORDS = ["buffer", "lu", "function", "the"]
+with tempfile.TemporaryDirectory() as tmp:
+    src = os.path.join(tmp, "fixture.c")
+    out = os.path.join(tmp, "out.c")
+    fixture_words = os.path.join(tmp, "words.def")
+    open(src, "w").write(FIXTURE)
+    open(fixture_words, "w").write("".join(f'KILN_MESSAGE_WORD("{w}")\n' for w in FIXTURE_WORDS))
+    subprocess.run([sys.executable, os.path.join(SRC, "format/module/message_words.py"),
+                    "transform", fixture_words, src, out, "krt_status:2", "krt_status_prefix:1"],
+                   check=True)
+    got = split(open(out).read().split("\n", 1)[1])[1]
+    want = split(FIXTURE)[1]
+    index = {w: i for i, w in enumerate(FIXTURE_WORDS)}
+    # Which literals must change: formats only; not the one after an open
+    # conversion's first letters ("lu"), not arguments, comments or others.
+    must = {"the buffer %", " function", "lu buffer", "lu buffer %s",
+            "function %s", "buffer"}
+    for g, w in zip(got, want):
+        changed = g != w
+        if expand(g, FIXTURE_WORDS) != w:
+            failures.append(f"fixture: {g!r} does not expand to {w!r}")
+        if changed != (w in must and any(x in index for x in mw.WORD.findall(w))):
+            failures.append(f"fixture: {w!r} {'rewritten' if changed else 'left as it is'}")
+        if w.startswith("lu buffer") and not g.startswith("lu "):
+            failures.append(f"fixture: the conversion an earlier literal opened was rewritten: {g!r}")
+
+for f in failures:
+    print(f)
+print(f"message_words: {copies} copies, {rewritten} literals rewritten, {len(failures)} failures")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,69 @@
+/* kiln_message_text and kiln_message_format (format/module/message.c) on
+ * formats as message_words.py writes them: each byte 0x80 + i becomes the
+ * i-th word of message_words.def, and a format whose expansion does not
+ * fit KILN_MESSAGE_TEXT_MAX is used as it is rather than cut inside a
+ * conversion. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kiln/message.h"
+
+static const char *const words[] = {
+#define KILN_MESSAGE_WORD(w) w,
+#include "message_words.def"
+#undef KILN_MESSAGE_WORD
+};
+enum { word_count = sizeof words / sizeof words[0] };
+
+START_TEST(expands_words) {
+  char buf[KILN_MESSAGE_TEXT_MAX], want[KILN_MESSAGE_TEXT_MAX];
+  /* The first and the last word, around a conversion. */
+  const char fmt[] = {(char)0x80, ' ', '%', 'u', ' ', (char)(0x80 + word_count - 1), 0};
+  snprintf(want, sizeof want, "%s %%u %s", words[0], words[word_count - 1]);
+  ck_assert_str_eq(kiln_message_text(fmt, buf), want);
+  ck_assert_str_eq(kiln_message_text("plain %s", buf), "plain %s");
+}
+END_TEST
+
+START_TEST(too_long_used_as_is) {
+  char buf[KILN_MESSAGE_TEXT_MAX];
+  /* Enough copies of the first word to pass the limit, then a conversion
+   * that a cut could split. */
+  const size_t copies = KILN_MESSAGE_TEXT_MAX / strlen(words[0]) + 1;
+  char *fmt = calloc(copies + 4, 1);
+  memset(fmt, 0x80, copies);
+  memcpy(fmt + copies, "%lu", 3);
+  ck_assert_ptr_eq(kiln_message_text(fmt, buf), fmt);
+  free(fmt);
+}
+END_TEST
+
+START_TEST(format_expands_then_formats) {
+  char msg[64];
+  /* A literal, as every message format is: "\200" is the first word. */
+  ck_assert_int_eq(kiln_message_format(msg, sizeof msg, 7, "\200 %u", 42u), 7);
+  char want[64];
+  snprintf(want, sizeof want, "%s 42", words[0]);
+  ck_assert_str_eq(msg, want);
+  /* Truncated to its buffer, like snprintf. */
+  ck_assert_int_eq(kiln_message_format(msg, 3, 7, "\200 %u", 42u), 7);
+  ck_assert_int_eq(strlen(msg), 2);
+  ck_assert_int_eq(memcmp(msg, words[0], 2), 0);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("format_message");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, expands_words);
+  tcase_add_test(tc, too_long_used_as_is);
+  tcase_add_test(tc, format_expands_then_formats);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
