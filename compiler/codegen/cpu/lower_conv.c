@@ -15,8 +15,9 @@
  * The rows of a register tile are output pixels along one output row,
  * or along all of the workgroup's rows when they are one run in X, the
  * output and the epilogue's operands (a 1x1 stride-1 convolution: a GEMM
- * over all pixels; merge_rows), in tiles of equal size of up to 16 rows
- * (8 when the output is staged).
+ * over all pixels; merge_rows), or along several whole output rows when
+ * those are short (7x7 maps: span_loop), in tiles of equal size of up to
+ * 16 rows (8 when the output is staged).
  * No im2col buffer: X is read in place through its indexing map at the
  * pixel and reduction indices, so strides, dilations and padding views
  * cost nothing. W is packed (an alloca at the kernel's entry of at most
@@ -78,6 +79,9 @@ typedef struct cv {
   kiln_value *ivs[KILN_MAX_LOOPS];  /* current value of every loop */
   kiln_value *rowv[CV_MAX_MR], *colv[CPU_UK_MAX_NR];
   int orow;                         /* loop merged into the rows (merge_rows), or -1 */
+  int ohl;                          /* output-row loop a tile may span (span_loop), or -1 */
+  bool span;                        /* the tile being emitted spans output rows: ohv */
+  kiln_value *ohv[CV_MAX_MR];       /* ... the output row of each register row */
   int blk;                          /* filter-block loop paired into the columns (block_loop), or -1 */
   kiln_value *blkv[CPU_UK_MAX_NR];  /* its value for each column vector */
   kiln_value *flat;                 /* panel row of this k iteration */
@@ -100,8 +104,15 @@ static void set_col(cv *c, int q) {
   if (c->blk >= 0) c->ivs[c->blk] = c->blkv[q];
 }
 
-static void set_row_col(cv *c, int r, int q) {
+/* Register row r's loop values: its pixel, and its output row where
+ * the tile spans several (span_loop). */
+static void set_row(cv *c, int r) {
   c->ivs[c->g.row] = c->rowv[r];
+  if (c->span) c->ivs[c->ohl] = c->ohv[r];
+}
+
+static void set_row_col(cv *c, int r, int q) {
+  set_row(c, r);
   set_col(c, q);
 }
 
@@ -122,7 +133,7 @@ static kiln_value *cv_load_a(kiln_builder *b, void *u, int r, kiln_value *const 
   cv *c = u;
   (void)k;
   kiln_value *ix[KILN_MAX_LOOPS];
-  c->ivs[c->g.row] = c->rowv[r];
+  set_row(c, r);
   at(c, b, c->g.x, ix);
   return cg_load(b, c->X, c->g.maps[c->g.x]->num_results, ix);
 }
@@ -230,9 +241,8 @@ static void cv_store_c(kiln_builder *b, void *u, int r, int q, kiln_value *v) {
   cg_vstore(b, v, c->O, c->g.maps[c->g.out]->num_results, ix);
 }
 
-/* One register tile: rows i0 .. i0+mr of the row loop. */
-static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_value *kb, int64_t cb) {
-  for (int r = 0; r < mr; r++) c->rowv[r] = cg_add(b, i0, cg_index(b, r));
+/* The microkernel over register rows c->rowv (and c->ohv) [0, mr). */
+static void emit_tile(cv *c, kiln_builder *b, int mr, int nr, kiln_value *kb, int64_t cb) {
   c->mr = mr, c->nr = nr;
   cpu_ukernel uk = {.mr = mr, .nr = nr, .nk = c->nk, .vt = c->vt, .k_begin = cv_k_begin,
                    .c_begin = cv_c_begin, .c_end = cv_c_end, .load_a = cv_load_a,
@@ -243,6 +253,27 @@ static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_va
     uk.khi[p] = p == 0 && kb ? cg_add(b, kb, cg_index(b, cb)) : cg_index(b, c->g.bounds[l]);
   }
   cpu_emit_ukernel(b, &uk);
+}
+
+/* One register tile: rows i0 .. i0+mr of the row loop. */
+static void tile(cv *c, kiln_builder *b, kiln_value *i0, int mr, int nr, kiln_value *kb, int64_t cb) {
+  for (int r = 0; r < mr; r++) c->rowv[r] = cg_add(b, i0, cg_index(b, r));
+  emit_tile(c, b, mr, nr, kb, cb);
+}
+
+/* One register tile over whole output rows: rows oh0 .. oh0+n of the
+ * span loop, all ow pixels of each (register row r: pixel r % ow of
+ * output row oh0 + r / ow; constant offsets from one X address, as
+ * along one row). */
+static void span_tile(cv *c, kiln_builder *b, kiln_value *oh0, int n, int64_t ow, int nr,
+                      kiln_value *kb, int64_t cb) {
+  for (int r = 0; r < n * ow; r++) {
+    c->rowv[r] = cg_index(b, r % ow);
+    c->ohv[r] = cg_add(b, oh0, cg_index(b, r / ow));
+  }
+  c->span = true;
+  emit_tile(c, b, (int)(n * ow), nr, kb, cb);
+  c->span = false;
 }
 
 /* The reduction loops of a panel copy at *cur (the first over [lo0, hi0),
@@ -401,9 +432,32 @@ static void column_nest(cv *c, kiln_builder cur, int64_t j_lo, int64_t j_hi, int
     if (c->P && c->g.w_contig) pack_rows(c, &cur, j0, kb, cb, nr);
     else if (c->P) pack(c, &cur, j0, kb, cb, nr * vw);
   }
-  cur = loops(c, &cur, rest);
+  /* Output rows shorter than half the register rows a tile of nr
+   * vectors may have (7x7 maps: 7 of 16) take tiles of several whole
+   * rows (span_loop): equal spans, the last one shorter. */
+  int span = 1;
+  if (c->ohl >= 0) {
+    int cap = c->acc / nr < CV_MAX_MR ? c->acc / nr : CV_MAX_MR;
+    int64_t oh = g->bounds[c->ohl];
+    span = (int)(cap / M < oh ? cap / M : oh);
+    if (span >= 2) span = (int)((oh + (oh + span - 1) / span - 1) / ((oh + span - 1) / span));
+  }
+  nest inner = *rest;
+  if (span >= 2) {
+    inner.n = 0;
+    for (int i = 0; i < rest->n; i++)
+      if (rest->l[i] != c->ohl) inner.l[inner.n++] = rest->l[i];
+  }
+  cur = loops(c, &cur, &inner);
   if (c->orow >= 0) c->ivs[c->orow] = cg_index(&cur, 0);
   for (int q = 0; q < nr; q++) c->colv[q] = paired ? j0 : cg_add(&cur, j0, cg_index(&cur, q * vw));
+  if (span >= 2) {
+    int64_t oh = g->bounds[c->ohl], full = oh / span * span;
+    kiln_op *lh = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, full), cg_index(&cur, span), 0, NULL, &body);
+    span_tile(c, &body, cg_for_iv(lh), span, M, nr, kb, cb ? cb : K0);
+    if (full < oh) span_tile(c, &cur, cg_index(&cur, full), (int)(oh - full), M, nr, kb, cb ? cb : K0);
+    return;
+  }
   int64_t main = M / mr * mr;
   if (main) {
     kiln_op *li = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, main), cg_index(&cur, mr), 0, NULL, &body);
@@ -499,6 +553,31 @@ static int merge_rows(const cv *c) {
     if (i == c->epi.in || x->type->kind != KILN_TYPE_MEMREF) continue;
     if (!one_run(c->epi.maps[i], x->type, rank, g->out_row_dim - 1, g->out_row_dim, n)) return -1;
   }
+  return l;
+}
+
+/* The loop of the output dim just outside the rows' (output rows of a
+ * convolution whose rows are output columns) that register tiles may
+ * span when merge_rows cannot merge it (a 3x3 or strided convolution:
+ * its rows are not one run in X): an outer parallel loop W does not
+ * use, of at least two iterations in the tile, over output rows shorter
+ * than half the register rows of a one-vector tile (7x7 maps: tiles of
+ * 14 pixels over two output rows instead of 7 over one, which leave 9
+ * of 16 accumulators unused and load each filter vector for 7 fmas
+ * only). X's address moves by a constant with each row as with each
+ * pixel, so the register rows of a spanning tile are constant offsets
+ * too. Not with a staged (NCHW) output, whose buffer holds one row's
+ * tile. -1: none. */
+static int span_loop(const cv *c) {
+  const cg_igemm *g = &c->g;
+  if (c->T || c->orow >= 0 || g->out_row_dim < 1) return -1;
+  const kiln_affine_expr *e = g->maps[g->out]->results[g->out_row_dim - 1];
+  if (e->kind != KILN_AFFINE_DIM) return -1;
+  int l = (int)e->value;
+  int64_t ow = g->bounds[g->row];
+  if (g->red[l] || l == g->col || l == g->row || uses_loop(g, g->w, l) || g->bounds[l] < 2 ||
+      ow < 1 || 2 * ow > (c->acc < CV_MAX_MR ? c->acc : CV_MAX_MR))
+    return -1;
   return l;
 }
 
@@ -631,6 +710,7 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
     cpu_fused_epilogue(op, c.O, &c.epi);
   }
   c.orow = merge_rows(&c);
+  c.ohl = span_loop(&c);
   c.blk = block_loop(&c, vw);
   c.pf = prefetch_distance(&c, cb, K0);
   kiln_builder b = kiln_builder_before(op);

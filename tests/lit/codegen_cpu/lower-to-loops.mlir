@@ -86,16 +86,18 @@
 // CHECK: vector.load %[[BT]]{{.*}} vector<4xf32>
 // CHECK: vector.store %{{.*}}, %[[CT]]{{.*}} vector<4xf32>
 
-// Convolution (NHWC): the microkernel of lower_conv.c over 2 output
-// pixels x 1 vector of 8 output channels; the filter (HWCF) is read in
-// place, contiguous along F; the window and input-channel loops carry the
-// two accumulators; the input is broadcast per pixel.
+// Convolution (NHWC): the microkernel of lower_conv.c over 2x2 output
+// pixels x 1 vector of 8 output channels (rows of 2 pixels, shorter than
+// half the register rows: one tile spans both output rows, span_loop);
+// the filter (HWCF) is read in place, contiguous along F; the window and
+// input-channel loops carry the four accumulators; the input is
+// broadcast per pixel.
 // CHECK-LABEL: func.func @conv()
 // CHECK: %[[ACC0:.*]] = vector.load %[[OUT:.*]][%{{.*}}, %{{.*}}, %{{.*}}, %[[F:.*]]] : memref<1x2x2x8xf32>, vector<8xf32>
-// CHECK: %[[ACC1:.*]] = vector.load %[[OUT]]
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC0]], %{{.*}} = %[[ACC1]]) -> (vector<8xf32>, vector<8xf32>) {
-// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>) {
-// CHECK: scf.for {{.*}} iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}) -> (vector<8xf32>, vector<8xf32>) {
+// CHECK-COUNT-3: vector.load %[[OUT]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[ACC0]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: scf.for {{.*}} iter_args(%[[A0:.*]] = %{{.*}}, %[[A1:.*]] = %{{.*}}, %[[A2:.*]] = %{{.*}}, %[[A3:.*]] = %{{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-NEXT: %[[W:.*]] = vector.load %{{.*}}[{{.*}}, %[[F]]] : memref<3x3x2x8xf32>, vector<8xf32>
 // CHECK: %[[X0:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
 // CHECK-NEXT: %[[XV0:.*]] = vector.broadcast %[[X0]] : f32 to vector<8xf32>
@@ -103,19 +105,26 @@
 // CHECK: %[[X1:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
 // CHECK-NEXT: %[[XV1:.*]] = vector.broadcast %[[X1]] : f32 to vector<8xf32>
 // CHECK-NEXT: %[[S1:.*]] = vector.fma %[[XV1]], %[[W]], %[[A1]] : vector<8xf32>
-// CHECK-NEXT: scf.yield %[[S0]], %[[S1]] : vector<8xf32>, vector<8xf32>
-// CHECK-COUNT-2: vector.store %{{.*}}, %[[OUT]][{{.*}}, %[[F]]] : memref<1x2x2x8xf32>, vector<8xf32>
+// CHECK: %[[X2:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
+// CHECK-NEXT: %[[XV2:.*]] = vector.broadcast %[[X2]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[S2:.*]] = vector.fma %[[XV2]], %[[W]], %[[A2]] : vector<8xf32>
+// CHECK: %[[X3:.*]] = memref.load %{{.*}} : memref<1x4x4x2xf32>
+// CHECK-NEXT: %[[XV3:.*]] = vector.broadcast %[[X3]] : f32 to vector<8xf32>
+// CHECK-NEXT: %[[S3:.*]] = vector.fma %[[XV3]], %[[W]], %[[A3]] : vector<8xf32>
+// CHECK-NEXT: scf.yield %[[S0]], %[[S1]], %[[S2]], %[[S3]] : vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[OUT]][{{.*}}, %[[F]]] : memref<1x2x2x8xf32>, vector<8xf32>
 
 // A convolution (NHWC) with the fill before it and bias + ReLU after it,
 // 13 output channels on 8 lanes: column segments of 8, 4 and 1 lanes;
-// 3 output pixels per row, one register tile of 3 accumulators.
+// 2 output rows of 3 pixels, one register tile of 6 accumulators over
+// both rows (span_loop).
 // The accumulators start at the fill value (no fill loop, no load of the
 // output), the bias is loaded along the channels and ReLU applied before
 // the one store of each vector; no linalg op is left for them.
 // CHECK-LABEL: func.func @conv_fused()
 // CHECK-NOT: linalg.fill
 // CHECK: %[[Z8:.*]] = vector.broadcast %[[ZERO:.*]] : f32 to vector<8xf32>
-// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z8]], {{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[Z8]], {{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // CHECK: vector.fma
 // CHECK: %[[B8:.*]] = vector.load %[[BIAS:.*]][%{{.*}}] : memref<13xf32>, vector<8xf32>
 // CHECK-NEXT: %[[S8:.*]] = arith.addf %{{.*}}, %[[B8]] : vector<8xf32>

@@ -540,6 +540,23 @@ def _cnn_cases(torch):
         "cnn_concat_placed": (ConcatPlaced(), (2, 5, 9, 11)),
         "cnn_concat_shared": (ConcatShared(), (3, 6, 7, 9)),
         "cnn_concat_out": (ConcatOut(), (2, 4, 5, 7)),
+        # register tiles over several whole output rows (lower_conv.c
+        # span_loop: rows shorter than half a tile's register rows): a
+        # strided 3x3 to 48 channels at 7x6 (32 + 16: the pair of vectors
+        # keeps one-row tiles, the single vector spans 2 rows: 2+2+2+1),
+        # grouped 3x3s of 8 channels a group (8 lanes) with bias + ReLU and
+        # of 16 a group, dilated, with the residual add as the epilogue; a
+        # strided 3x3 to 64 at 4x3 (pairs of vectors: 2 rows a tile), a
+        # (1, 3) kernel to 24 (16 + 8: all 4 rows in one tile of 12
+        # pixels), a padded 3x3 to 20 (16 + 4 lanes); batch 2
+        "cnn_rows_span": (nn.Sequential(nn.Conv2d(5, 48, 3, 2, 1), nn.ReLU(),
+                                        nn.Conv2d(48, 48, 3, 1, 1, groups=6), nn.ReLU(),
+                                        Residual(nn.Conv2d(48, 48, 3, 1, 2, dilation=2, groups=3), nn.ReLU()),
+                                        nn.Conv2d(48, 64, 3, 2, 1), nn.ReLU6(),
+                                        nn.Conv2d(64, 24, (1, 3), 1, (0, 1)), nn.Sigmoid(),
+                                        nn.Conv2d(24, 20, 3, 1, 1), nn.ReLU(),
+                                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(20, 6)),
+                          (2, 5, 13, 11)),
     }
 
 
