@@ -159,9 +159,13 @@ static const kiln_attr *workload_of(kiln_context *ctx, kiln_op *root, kiln_value
  * then computes op's value straight into the padded result's interior
  * and fills only the border (bufferize-kernels), so the pad costs no
  * dispatch and no copy of its interior. Roots: convolutions, pools and
- * generics (the ops whose CPU paths write a strided window). */
+ * generics (the ops whose CPU paths write a strided window), and
+ * concatenations (copies into windows; place-concats then has the
+ * pieces' producers write the interior, the pad's dispatch only the
+ * border). */
 static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
   switch (root->kind) {
+  case KILN_OP_TENSOR_CONCAT:
   case KILN_OP_LINALG_GENERIC:
   case KILN_OP_LINALG_CONV_2D_NHWC_HWCF:
   case KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC:

@@ -5,8 +5,12 @@
  * Takes: host functions after outline-dispatches, before
  * deduplicate-executables (each kernel is named by one flow.dispatch).
  * A candidate is a flow.dispatch D whose kernel only loads its inputs,
- * concatenates them (tensor.concat, static shapes, result type C along
- * dim d) and stores the result. A piece x_j is placed when it is
+ * concatenates them (tensor.concat, static shapes, along dim d), maybe
+ * pads the concatenation (a static tensor.pad by a constant, not along
+ * d: form-dispatch-regions fuses such pads behind concats) and stores
+ * the result, of type C (the padded type where D pads: below, a
+ * window's offsets in the other dims are the pad's low amounts). A
+ * piece x_j is placed when it is
  *  - a result of an earlier flow.dispatch P_j (the placed P_j distinct,
  *    not tied already), or a flow.tensor.reshape of one that splits dim
  *    d into [n, b] (a blocked convolution's channel blocks) when the
@@ -29,12 +33,15 @@
  *    operand whose buffer it writes into, or -1 (plan-memory gives a
  *    tied result its operand's buffer: the chain writes every window of
  *    one buffer);
- *  - when every piece is placed, D's uses read the last member's result
- *    (viewed as C) and D, the reshapes it read and its executable are
- *    erased; otherwise D is the chain's last member: its kernel stores
- *    tensor.insert_slices of the pieces that stay into a tensor.empty of
- *    C, it loses the placed pieces' operands and takes the tie like the
- *    others. Either way the windows of the chain cover C.
+ *  - when every piece is placed and D does not pad, D's uses read the
+ *    last member's result (viewed as C) and D, the reshapes it read and
+ *    its executable are erased; otherwise D is the chain's last member:
+ *    its kernel stores tensor.insert_slices of the pieces that stay into
+ *    a tensor.empty of the concatenation's type (padded by D's pad: the
+ *    border, an inception block's output padded for a pool, is all D
+ *    writes when every piece is placed), it loses the placed pieces'
+ *    operands and takes the tie like the others. Either way the windows
+ *    of the chain cover C.
  * Concats with no placeable piece keep their copy dispatch unchanged. */
 #include "fl_internal.h"
 
@@ -81,22 +88,52 @@ static kiln_op *own_kernel(kiln_op *module, kiln_block *host, kiln_op *dispatch,
   return k;
 }
 
-/* The tensor.concat of a kernel that only loads, concatenates and
- * stores the concatenation whole (static shapes, no push constants). */
-static kiln_op *pure_concat(kiln_op *kernel) {
+/* The static amounts (low, or high when `high`) of a pad, or NULL. */
+static const int64_t *pad_amounts(const kiln_op *pad, bool high) {
+  const kiln_attr *a = kiln_op_get_attr(pad, high ? "static_high" : "static_low");
+  uint32_t rank = pad->results[0].type->rank;
+  if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || a->count != rank) return NULL;
+  for (uint32_t i = 0; i < rank; i++)
+    if (((const int64_t *)a->data)[i] < 0) return NULL;
+  return a->data;
+}
+
+/* A static tensor.pad of the concatenation's value alone, by a constant,
+ * not along the concat dim (form-dispatch-regions fuses such pads). */
+static bool concat_pad(const kiln_op *pad, const kiln_op *cat, int64_t dim) {
+  kiln_block *b = pad->regions[0].first;
+  kiln_op *y = b ? kiln_block_terminator(b) : NULL;
+  kiln_value *v = y && y->num_operands == 1 ? kiln_op_operand(y, 0) : NULL;
+  const int64_t *lo = pad_amounts(pad, false), *hi = pad_amounts(pad, true);
+  return pad->num_operands == 1 && kiln_op_operand((kiln_op *)pad, 0) == kiln_op_result((kiln_op *)cat, 0) &&
+         kiln_value_has_one_use(kiln_op_result((kiln_op *)cat, 0)) && v && v->def &&
+         v->def->kind == KILN_OP_ARITH_CONSTANT && fl_is_static_tensor(pad->results[0].type) && lo && hi &&
+         !lo[dim] && !hi[dim];
+}
+
+/* The tensor.concat of a kernel that only loads, concatenates (then
+ * pads: *pad_out, else NULL) and stores the result whole (static shapes,
+ * no push constants). */
+static kiln_op *pure_concat(kiln_op *kernel, kiln_op **pad_out) {
   kiln_block *b = kernel->regions[0].first;
-  kiln_op *cat = NULL, *store = NULL;
+  kiln_op *cat = NULL, *pad = NULL, *store = NULL;
+  *pad_out = NULL;
   for (uint32_t i = 0; i < b->num_args; i++)
     if (b->args[i]->type->kind == KILN_TYPE_INDEX) return NULL;
   for (kiln_op *o = b->first; o; o = o->next) {
     switch (o->kind) {
     case KILN_OP_FLOW_DISPATCH_TENSOR_LOAD: break;
+    case KILN_OP_ARITH_CONSTANT: break; /* a pad's value */
     case KILN_OP_TENSOR_CONCAT:
       if (cat) return NULL;
       cat = o;
       break;
+    case KILN_OP_TENSOR_PAD:
+      if (pad || !cat) return NULL;
+      pad = o;
+      break;
     case KILN_OP_FLOW_DISPATCH_TENSOR_STORE:
-      if (store || !cat || kiln_op_operand(o, 0) != kiln_op_result(cat, 0)) return NULL;
+      if (store || !cat || kiln_op_operand(o, 0) != kiln_op_result(pad ? pad : cat, 0)) return NULL;
       store = o;
       break;
     case KILN_OP_FUNC_RETURN: break;
@@ -106,6 +143,8 @@ static kiln_op *pure_concat(kiln_op *kernel) {
   if (!cat || !store || !fl_is_static_tensor(cat->results[0].type)) return NULL;
   const kiln_attr *d = kiln_op_get_attr(cat, "dim");
   if (!d || d->kind != KILN_ATTR_INTEGER || d->i < 0 || d->i >= (int64_t)cat->results[0].type->rank) return NULL;
+  if (pad && !concat_pad(pad, cat, d->i)) return NULL;
+  *pad_out = pad;
   for (uint32_t i = 0; i < cat->num_operands; i++) {
     kiln_value *x = kiln_op_operand(cat, i);
     if (!x->def || x->def->kind != KILN_OP_FLOW_DISPATCH_TENSOR_LOAD) return NULL;
@@ -203,7 +242,7 @@ static void retype_kernel(kiln_context *ctx, kiln_op *kernel) {
  * nothing for the chain's head) as its last tensor operand. Returns P's
  * result, now of type C_j. */
 static kiln_value *place(kiln_context *ctx, kiln_op *module, kiln_block *host, const piece *pc, const kiln_type *ct,
-                         uint32_t dim, kiln_value *tie) {
+                         uint32_t dim, const int64_t *lo, kiln_value *tie) {
   kiln_op *p = pc->producer;
   kiln_op *kernel = own_kernel(module, host, p, NULL);
   uint32_t nt = tensor_operands(p);
@@ -217,7 +256,7 @@ static kiln_value *place(kiln_context *ctx, kiln_op *module, kiln_block *host, c
       shape[rank] = ct->shape[i] / pc->block, off[rank++] = pc->offset / pc->block;
       shape[rank] = pc->block, off[rank++] = 0;
     } else {
-      shape[rank] = ct->shape[i], off[rank++] = i == dim ? pc->offset : 0;
+      shape[rank] = ct->shape[i], off[rank++] = i == dim ? pc->offset : lo ? lo[i] : 0;
     }
   }
   for (uint32_t i = 0; i < rank; i++) ones[i] = 1;
@@ -280,11 +319,12 @@ static kiln_value *insert_at(kiln_builder *b, kiln_value *v, kiln_value *w, uint
 
 /* D keeps the pieces that stay (kept[j]) as copies into their windows
  * and becomes the chain's last member, tied to `tie`: its kernel inserts
- * them into a tensor.empty of C, the placed pieces' operands go. */
+ * them into a tensor.empty of C (which its pad, if any, pads: the
+ * border), the placed pieces' operands go. */
 static void keep_rest(kiln_context *ctx, kiln_op *d, kiln_op *kernel, kiln_op *cat, const bool *kept,
                       const int64_t *offsets, uint32_t dim, kiln_value *tie) {
   kiln_block *kb = kernel->regions[0].first;
-  kiln_op *store = kiln_op_result(cat, 0)->uses->owner;
+  kiln_op *store = kiln_op_result(cat, 0)->uses->owner; /* the store, or the pad */
   kiln_builder b = kiln_builder_before(store);
   b.loc = cat->loc;
   kiln_value *w = fl_build_empty(&b, cat->results[0].type);
@@ -322,9 +362,13 @@ static void keep_rest(kiln_context *ctx, kiln_op *d, kiln_op *kernel, kiln_op *c
 static void try_concat(kiln_context *ctx, kiln_op *module, kiln_block *host, kiln_op *d) {
   kiln_op *exe = NULL;
   kiln_op *kernel = own_kernel(module, host, d, &exe);
-  kiln_op *cat = kernel && d->num_results == 1 ? pure_concat(kernel) : NULL;
+  kiln_op *pad = NULL;
+  kiln_op *cat = kernel && d->num_results == 1 ? pure_concat(kernel, &pad) : NULL;
   if (!cat || cat->num_operands > PC_MAX_PIECES || cat->num_operands < 1) return;
-  const kiln_type *ct = cat->results[0].type;
+  /* C: the padded type where D pads (the pieces' windows sit at the
+   * pad's low amounts in the others dims) */
+  const kiln_type *ct = (pad ? pad : cat)->results[0].type;
+  const int64_t *lo = pad ? pad_amounts(pad, false) : NULL;
   if (ct != d->results[0].type || ct->rank > KILN_MAX_LOOPS - 1) return;
   uint32_t dim = (uint32_t)kiln_op_get_attr(cat, "dim")->i;
   piece pcs[PC_MAX_PIECES];
@@ -348,9 +392,10 @@ static void try_concat(kiln_context *ctx, kiln_op *module, kiln_block *host, kil
   if (offset != ct->shape[dim] || !n) return;
   qsort(pcs, n, sizeof *pcs, by_pos);
   kiln_value *prev = NULL;
-  for (uint32_t j = 0; j < n; j++) prev = place(ctx, module, host, &pcs[j], ct, dim, prev);
-  if (n < cat->num_operands) {
-    /* the pieces that stay are copied by D, the chain's last member */
+  for (uint32_t j = 0; j < n; j++) prev = place(ctx, module, host, &pcs[j], ct, dim, lo, prev);
+  if (n < cat->num_operands || pad) {
+    /* the pieces that stay are copied by D, the chain's last member,
+     * which also fills the pad's border */
     kiln_builder before = kiln_builder_before(d);
     before.loc = d->loc;
     keep_rest(ctx, d, kernel, cat, kept, offsets, dim, reshape(&before, prev, ct));

@@ -2,8 +2,9 @@
  * buffer, the padded one.
  *
  * Takes: host functions after reshapes-to-views. A static tensor.pad P of
- * x with a constant value, x static and computed by a linalg op or a
- * view of one (flow.tensor.reshape), whose other readers all are
+ * x with a constant value, x static and computed by a linalg op, a
+ * tensor.concat or a view of one (flow.tensor.reshape), whose other
+ * readers all are
  * linalg.generics reading x as an input (see shiftable): each such reader
  * reads P instead, through its map with the pad's low amounts added to
  * the results (x[f(i)] is P[f(i) + low]). Readers: all-parallel
@@ -17,7 +18,10 @@
  * collapse of a blocked convolution's result and form-dispatch-regions
  * can fuse it into x's producer: ResNet's block output, padded for the
  * next block's 3x3 and read by its residual add, is written once, into
- * the pad's window, instead of being copied by a pad dispatch. The
+ * the pad's window, instead of being copied by a pad dispatch; an
+ * inception block's output, padded for the next block's pool branch and
+ * read by its 1x1 convolutions, is concatenated into the pad's window
+ * (place-concats: its pieces' producers write there). The
  * readers' loops keep their sizes; no other reader kind (a concat, a
  * host op) is rewritten. */
 #include "fl_internal.h"
@@ -25,7 +29,7 @@
 static bool computed(kiln_value *x) {
   kiln_op *d = x->def;
   if (d && d->kind == KILN_OP_FLOW_TENSOR_RESHAPE) d = kiln_op_operand(d, 0)->def;
-  return d && kiln_op_has_flag(d, KILN_OPF_LINALG);
+  return d && (kiln_op_has_flag(d, KILN_OPF_LINALG) || d->kind == KILN_OP_TENSOR_CONCAT);
 }
 
 static const int64_t *amounts(const kiln_op *p, const char *name, uint32_t rank) {

@@ -23,7 +23,8 @@
  *    become copies between memref.subview windows (strided layouts) and
  *    linalg.fill (pad value, splat); an insert's destination is its init;
  *    a pad's source computed here for it alone is computed into its
- *    window in place (only the border is filled), and so is a static
+ *    window in place (only the border is filled; a pad of a
+ *    tensor.empty fills only the border), and so is a static
  *    unit-stride insert's source (place-concats' pieces);
  *  - tensor.extract (also inside linalg bodies) becomes memref.load,
  *    tensor.insert and tensor.from_elements memref.store;
@@ -320,11 +321,14 @@ static bool fill_border(bz *z, kiln_builder *b, kiln_value *v, kiln_value *dst, 
  * (form-dispatch-regions fuses pads behind convolutions and their
  * epilogues): the value is computed straight into the window of the
  * pad's buffer b that move_op would copy it to (a subview made in the
- * prologue), so only the border is written besides. */
+ * prologue), so only the border is written besides. A pad of a
+ * tensor.empty (place-concats' border, the interior written by other
+ * dispatches) takes the window the same way: nothing is copied. */
 static void pad_in_place(bz *z, kiln_op *pad, kiln_value *b) {
   kiln_value *src = kiln_op_operand(pad, 0);
   const kiln_type *st = src->type;
-  if (z->cur != z->body || lookup(z, src) || !is_linalg_value(z, src) || !kiln_value_has_one_use(src) ||
+  bool empty = src->def && src->def->kind == KILN_OP_TENSOR_EMPTY && src->def->parent == z->cur;
+  if (z->cur != z->body || lookup(z, src) || !(empty || is_linalg_value(z, src)) || !kiln_value_has_one_use(src) ||
       b->type->rank != st->rank)
     return;
   mixed lo, hi, size, ones;

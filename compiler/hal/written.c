@@ -163,9 +163,14 @@ static kiln_walk_result nested_store(kiln_op *o, void *user) {
 }
 
 /* Is v static tensor.insert_slices of defined values into a tensor.empty
- * (place-concats' pieces): defined in the windows, undefined elsewhere? */
+ * (place-concats' pieces), maybe padded by a constant (its border
+ * defined too): defined in the windows, undefined elsewhere? */
 static bool defined_windows(const wr *w, kiln_value *v) {
   bool any = false;
+  if (v->def && v->def->kind == KILN_OP_TENSOR_PAD && v->def->num_operands == 1 && !captures_undef(w, v->def)) {
+    v = kiln_op_operand(v->def, 0);
+    any = true;
+  }
   while (v->def && v->def->kind == KILN_OP_TENSOR_INSERT_SLICE && v->def->num_operands == 2 &&
          !undef(w, kiln_op_operand(v->def, 0))) {
     v = kiln_op_operand(v->def, 1);

@@ -282,6 +282,47 @@ def _cnn_cases(torch):
             return torch.cat((torch.relu(self.c1(x)), torch.sigmoid(self.c2(x)),
                               nn.functional.max_pool2d(x, 3, 1, 1)), 1)
 
+    class ConcatPadded(nn.Module):
+        """Concatenations padded for what reads them (place-concats'
+        padded windows, the border filled by the concat's dispatch): block
+        outputs read by a 1x1 convolution too (share-pads) and through a
+        pad of 1 by an average pool (count_include_pad), a 3x3
+        convolution and a max pool; a 3x3 pool of stride 2 with ceil_mode
+        (padded high only); an average pool excluding the pad after a
+        concatenation keeping a piece other ops read (its copy stays in
+        the border's dispatch); one keeping both pieces, 300 and 301
+        channels (130 K elements: its copies and border split between the
+        workers); a value padded twice (zero and lowest: the pads stay).
+        Blocked 64-channel pieces, 7 to 23 channels, odd sides, batch 2."""
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(5, 48, 1), nn.ReLU())
+            self.big = nn.Sequential(nn.Conv2d(48, 64, 3, 1, 1), nn.ReLU())
+            self.small = nn.Sequential(nn.Conv2d(48, 9, 1), nn.ReLU())
+            self.pool = nn.Sequential(nn.Conv2d(5, 23, 1), nn.ReLU(), nn.MaxPool2d(3, 1, 1))
+            self.b1, self.b2 = nn.Conv2d(96, 11, 1), nn.Conv2d(96, 13, 1)
+            self.w1, self.w2 = nn.Conv2d(24, 64, 3, 1, 1), nn.Conv2d(24, 32, 1)
+            self.b3, self.b4 = nn.Conv2d(96, 13, 1), nn.Conv2d(96, 7, 1)
+            self.t, self.side, self.out = nn.Conv2d(5, 6, 1), nn.Conv2d(6, 9, 1), nn.Conv2d(15, 5, 1)
+            self.twice = nn.Conv2d(20, 8, 1)
+            self.v1, self.v2, self.vout = nn.Conv2d(5, 300, 1), nn.Conv2d(5, 301, 1), nn.Conv2d(601, 3, 1)
+
+        def forward(self, x):
+            s = self.stem(x)
+            a = torch.cat((self.big(s), self.small(s), self.pool(x)), 1)
+            c = torch.cat((self.b1(a), self.b2(nn.functional.avg_pool2d(a, 3, 1, 1))), 1)
+            d = torch.cat((self.w1(c), self.w2(c)), 1)
+            h = torch.cat((self.b3(nn.functional.max_pool2d(d, 3, 1, 1)), self.b4(d)), 1)
+            e = nn.functional.max_pool2d(h, 3, 2, ceil_mode=True)
+            k = self.twice(nn.functional.avg_pool2d(h, 3, 1, 1) + nn.functional.max_pool2d(h, 3, 1, 1))
+            t = torch.relu(self.t(x))
+            f = torch.cat((t, torch.relu(self.side(t))), 1)
+            g = self.out(nn.functional.avg_pool2d(f, 3, 1, 1, count_include_pad=False)) + t.sum(1, keepdim=True)
+            v1, v2 = torch.relu(self.v1(x)), torch.relu(self.v2(x))
+            v = self.vout(nn.functional.avg_pool2d(torch.cat((v1, v2), 1), 3, 1, 1))
+            v = v + v1.mean(1, keepdim=True) + v2.amax(1, keepdim=True)
+            return torch.cat((e.flatten(1), g.flatten(1), k.flatten(1), v.flatten(1)), 1)
+
     def inverted_residual(c, e, stride):
         body = nn.Sequential(
             nn.Conv2d(c, e, 1, bias=False), nn.BatchNorm2d(e), nn.ReLU6(),
@@ -557,6 +598,7 @@ def _cnn_cases(torch):
                                         nn.Conv2d(24, 20, 3, 1, 1), nn.ReLU(),
                                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(20, 6)),
                           (2, 5, 13, 11)),
+        "cnn_concat_padded": (ConcatPadded(), (2, 5, 9, 12)),
     }
 
 
