@@ -6,6 +6,12 @@
 
 #include "flow.h"
 
+/* A kernel binds at most FL_MAX_BINDINGS buffers (the export's 32-bit
+ * readonly/written masks, materialize-interfaces). A concat's copy
+ * dispatch binds its pieces, its result and place-concats' tie. */
+#define FL_MAX_BINDINGS 32u
+#define FL_MAX_CONCAT_PIECES (FL_MAX_BINDINGS - 2u)
+
 /* The walks most flow passes make, after fl_require_valid(module, pass)
  * (whose error they return): fn on each host function that has a body
  * (kiln_each_func: with its entry block; the first error fn returns ends

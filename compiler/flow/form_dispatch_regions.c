@@ -528,6 +528,38 @@ static void absorb_row_chain(kiln_context *ctx, kiln_op **group, uint32_t *n, ui
   *nmoved = last_nm;
 }
 
+/* The buffers a kernel of group + c would bind, at most: the distinct
+ * tensors its ops read from outside (inits excepted: outline-dispatches
+ * clones them) and the results read outside, counting c's as the one
+ * that leaves. */
+static uint32_t bindings_with(kiln_op *const *group, uint32_t n, kiln_op *c) {
+  uint32_t count = 1;
+  for (uint32_t i = 0; i <= n; i++) {
+    kiln_op *o = i < n ? group[i] : c;
+    for (uint32_t k = 0; k < o->num_operands; k++) {
+      kiln_value *v = kiln_op_operand(o, k);
+      kiln_op *d = v->def;
+      if (v->type->kind != KILN_TYPE_TENSOR || v == kiln_op_result(c, 0) ||
+          (d && (in_group(group, n, d) || d == c || d->kind == KILN_OP_TENSOR_EMPTY || init_only_fill(d))))
+        continue;
+      bool seen = false;
+      for (uint32_t j = 0; j <= i && !seen; j++) {
+        kiln_op *q = j < n ? group[j] : c;
+        for (uint32_t m = 0; m < (j == i ? k : q->num_operands) && !seen; m++) seen = kiln_op_operand(q, m) == v;
+      }
+      count += !seen;
+    }
+    if (i < n)
+      for (uint32_t r = 0; r < o->num_results; r++)
+        for (kiln_use *u = o->results[r].uses; u; u = u->next)
+          if (u->owner != c && !in_group(group, n, u->owner)) {
+            count++;
+            break;
+          }
+  }
+  return count;
+}
+
 static void form(kiln_context *ctx, kiln_op *root) {
   kiln_op *group[64];
   uint32_t n = 0;
@@ -535,7 +567,8 @@ static void form(kiln_context *ctx, kiln_op *root) {
   if (root->num_results == 1 && root->results[0].type->kind == KILN_TYPE_TENSOR) {
     const kiln_type *shape = root->results[0].type;
     kiln_op *c;
-    while (n < 64 && (c = fusable_consumer(group[n - 1], shape))) group[n++] = c;
+    while (n < 64 && (c = fusable_consumer(group[n - 1], shape)) && bindings_with(group, n, c) <= FL_MAX_BINDINGS - 1)
+      group[n++] = c;
     if (n < 64 && (c = fusable_pad(root, group[n - 1]))) group[n++] = c;
   }
   kiln_op *moved[64];

@@ -16,7 +16,9 @@
  * computed; repeated until no pair is left, so a chain of elementwise ops
  * becomes one generic. A pair is skipped when the fused maps would leave
  * a loop of C without a plain-dim result to size it (P reads through a
- * flip such as `-d0 + 2`): P stays a dispatch of its own. P is erased once nothing reads it.
+ * flip such as `-d0 + 2`), or when the fused generic would read and
+ * write more than FUSE_MAX_OPERANDS distinct tensors (a kernel binds at
+ * most FL_MAX_BINDINGS): P stays a dispatch of its own. P is erased once nothing reads it.
  *
  * Recomputation: where C's map for P's result leaves out some of C's
  * loops, the fused body would recompute P's value once per iteration of
@@ -47,6 +49,11 @@
 #define FUSE_MAX_DUPLICATED_OPS 16
 /* Largest producer body recomputed along loops its consumer's map skips. */
 #define FUSE_MAX_REPEATED_OPS 4
+/* Most distinct tensors a fused generic may read and write: below the
+ * kernel's FL_MAX_BINDINGS, leaving room for the operands of the root
+ * whose dispatch it may join (form-dispatch-regions). A chain of 40 Adds
+ * of distinct inputs fuses into generics of at most this many. */
+#define FUSE_MAX_OPERANDS (FL_MAX_BINDINGS - 8u)
 
 static bool uses_index(kiln_block *b) {
   for (kiln_op *o = b->first; o; o = o->next)
@@ -262,6 +269,20 @@ static bool all_readers_take(kiln_context *ctx, kiln_op *p) {
   return true;
 }
 
+/* The distinct tensors the generic fusing p into c would read and write. */
+static uint32_t fused_operands(kiln_op *c, kiln_op *p) {
+  uint32_t cin = kiln_linalg_num_inputs(c), pin = kiln_linalg_num_inputs(p), n = 0;
+  kiln_value *pv = kiln_op_result(p, 0);
+  for (uint32_t i = 0; i < cin + pin; i++) {
+    kiln_value *v = i < cin ? kiln_op_operand(c, i) : kiln_op_operand(p, i - cin);
+    if (v == pv) continue;
+    uint32_t k = 0;
+    while (k < i && (k < cin ? kiln_op_operand(c, k) : kiln_op_operand(p, k - cin)) != v) k++;
+    n += k == i;
+  }
+  return n + (c->num_operands - cin);
+}
+
 static bool fuse_one(kiln_context *ctx, kiln_block *body) {
   for (kiln_op *c = body->first; c; c = c->next) {
     if (c->kind != KILN_OP_LINALG_GENERIC || !c->regions[0].first)
@@ -270,7 +291,8 @@ static bool fuse_one(kiln_context *ctx, kiln_block *body) {
     if (fl_iteration(c, NULL, NULL, NULL) < 0) continue;
     for (uint32_t x = 0; x < cin; x++) {
       kiln_op *p = kiln_op_operand(c, x)->def;
-      if (p && p->parent == body && producer_ok(p) && keeps_loop_sizes(ctx, c, x, p) &&
+      if (p && p->parent == body && producer_ok(p) && fused_operands(c, p) <= FUSE_MAX_OPERANDS &&
+          keeps_loop_sizes(ctx, c, x, p) &&
           recompute_ok(ctx, c, x, p) && all_readers_take(ctx, p)) {
         fuse(ctx, c, x, p);
         return true;

@@ -18,7 +18,8 @@ typedef struct ew {
   double alpha, beta, gamma;
   const char *approx;  /* Gelu */
   int64_t fmod;
-  uint32_t n;          /* variadic count */
+  uint32_t n;          /* variadic: inputs of this generic */
+  uint32_t total;      /* variadic: inputs of the node (Mean's divisor) */
 } ew;
 
 #define K(x) kiln_op_result(x, 0)
@@ -484,6 +485,9 @@ bool oi_import_binary(oi_ctx *c, oi_node *n) {
 }
 
 /* ---- variadic ---- */
+/* Inputs of one variadic generic besides the running result. */
+#define OI_VARIADIC_CHUNK 16u
+
 static bool variadic_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   ew *e = u;
   bool isf = kiln_type_is_float(a[0]->type), isu = oi_dtype_is_unsigned(e->dtype);
@@ -500,7 +504,7 @@ static bool variadic_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln
     default: r = oi_op2(b, isf ? KILN_OP_ARITH_ADDF : KILN_OP_ARITH_ADDI, r, x); break;
     }
   }
-  if (e->kind == OI_MEAN) r = oi_op2(b, KILN_OP_ARITH_DIVF, r, oi_scalar(b, r->type, (double)e->n, 0));
+  if (e->kind == OI_MEAN) r = oi_op2(b, KILN_OP_ARITH_DIVF, r, oi_scalar(b, r->type, (double)e->total, 0));
   y[0] = r;
   return true;
 }
@@ -517,10 +521,27 @@ bool oi_import_variadic(oi_ctx *c, oi_node *n) {
   if (!oi_check_type(c, n->in[0], n->kind == OI_MEAN || n->kind == OI_SUM ? OI_T_FLOAT : OI_T_NUM,
                      "input 0"))
     return false;
-  ew e = {.kind = n->kind, .dtype = n->in[0]->dtype, .n = (uint32_t)n->nin};
-  kiln_value *r = oi_elementwise(c, (uint32_t)n->nin, n->in, n->in[0]->type->elem, variadic_body, &e);
-  if (!r) return false;
-  oi_set_out(c, n, 0, r, e.dtype);
+  /* A kernel binds at most 32 buffers: more inputs than OI_VARIADIC_CHUNK
+   * are folded a chunk at a time, each chunk's generic reading the running
+   * result first (Mean sums, then divides in the last). */
+  const uint32_t total = (uint32_t)n->nin;
+  oi_val *ins[OI_VARIADIC_CHUNK + 1], *acc = NULL;
+  kiln_value *r = NULL;
+  for (uint32_t i = 0; i < total;) {
+    uint32_t k = 0;
+    if (acc) ins[k++] = acc;
+    while (k < OI_VARIADIC_CHUNK + (acc ? 1u : 0u) && i < total) ins[k++] = n->in[i++];
+    const bool last = i == total;
+    ew e = {.kind = last || n->kind != OI_MEAN ? n->kind : OI_SUM, .dtype = n->in[0]->dtype, .n = k,
+            .total = total};
+    r = oi_elementwise(c, k, ins, n->in[0]->type->elem, variadic_body, &e);
+    if (!r) return false;
+    if (!last) {
+      acc = oi_val_new(c, NULL, r->type, n->in[0]->dtype);
+      acc->v = r;
+    }
+  }
+  oi_set_out(c, n, 0, r, n->in[0]->dtype);
   return true;
 }
 
