@@ -401,6 +401,25 @@ static void keep_fixed_whole(const bool *red, const bool *fixed, const int64_t *
  * nearest the budget's count among equals, the larger of two as near;
  * only where that beats the odd count. Static bounds only (a run-time
  * count is the host's). */
+/* The tile of a dim of extent b, now tiled by t into an odd count c of
+ * tiles, giving an even count from half to twice c whose tiles two
+ * workers finish soonest (each worker's share: half the tiles), the
+ * nearest c among equals, the larger of two as near; t where none
+ * beats the odd count. */
+static int64_t even_tile(int64_t b, int64_t t0) {
+  int64_t c = (b + t0 - 1) / t0;
+  int64_t best = t0, best_span = (c + 1) / 2 * t0, best_d = 0;
+  for (int64_t want = (c + 1) / 2; want <= 2 * c && want <= b; want++) {
+    int64_t t = (b + want - 1) / want, got = (b + t - 1) / t;
+    if (got % 2 || got < 2) continue;
+    int64_t span = got / 2 * t, d = got > c ? got - c : c - got;
+    if (span < best_span || (span == best_span && best != t0 &&
+                             (d < best_d || (d == best_d && t < best))))
+      best = t, best_span = span, best_d = d;
+  }
+  return best;
+}
+
 static void even_count(const bool *red, const int64_t *bounds, int n, int64_t *tiles) {
   int64_t count = 1;
   int s = -1;
@@ -412,17 +431,41 @@ static void even_count(const bool *red, const int64_t *bounds, int n, int64_t *t
   }
   if (count < 2 || count % 2 == 0 || s < 0) return;
   /* the other dims' count is odd: the split dim's must turn even */
-  int64_t b = bounds[s], c = (b + tiles[s] - 1) / tiles[s];
-  int64_t best = tiles[s], best_span = (c + 1) / 2 * tiles[s], best_d = 0;
-  for (int64_t want = (c + 1) / 2; want <= 2 * c && want <= b; want++) {
-    int64_t t = (b + want - 1) / want, got = (b + t - 1) / t;
-    if (got % 2 || got < 2) continue;
-    int64_t span = got / 2 * t, d = got > c ? got - c : c - got;
-    if (span < best_span || (span == best_span && best != tiles[s] &&
-                             (d < best_d || (d == best_d && t < best))))
-      best = t, best_span = span, best_d = d;
+  tiles[s] = even_tile(bounds[s], tiles[s]);
+}
+
+/* Convolutions (conv_tiles) whose workgroup count is odd: the outermost
+ * split loop other than the channels (whose tiles are whole lane blocks)
+ * takes even_tile's even count where that shortens the busier worker's
+ * share (RegNetY's 55 groups of 8 at 7x7: 4 tiles of 14, 14, 14 and 13
+ * groups, not 5 of 11); else the largest outer loop still whole that W
+ * does not use (output rows) is halved where its extent is even, twice
+ * the tiles of equal work (GoogLeNet's 9 blocks of 32 channels at 14x14:
+ * 18 tiles of 7 rows; RegNetY's 13 groups at 28x28: 26). Static bounds
+ * only; the other dims' tiles stay (7x7 maps of 25 groups remain 25). */
+static void conv_even(const cg_igemm *g, int64_t *tiles) {
+  int64_t count = 1;
+  int s = -1, big = -1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l]) continue;
+    if (g->bounds[l] < 1 || tiles[l] < 1) return;
+    count *= (g->bounds[l] + tiles[l] - 1) / tiles[l];
+    if (l == g->col || l == g->row) continue;
+    if (s < 0 && tiles[l] < g->bounds[l]) s = l;
+    if (tiles[l] == g->bounds[l] && g->bounds[l] % 2 == 0 && !w_uses(g, l) &&
+        (big < 0 || g->bounds[l] > g->bounds[big]))
+      big = l;
   }
-  tiles[s] = best;
+  if (count < 2 || count % 2 == 0) return;
+  /* Paired filter blocks keep their whole pairs (block_tile). */
+  if (s >= 0 && !block_tile(g, s, 1, 1)) {
+    int64_t t = even_tile(g->bounds[s], tiles[s]);
+    if (t != tiles[s]) {
+      tiles[s] = t;
+      return;
+    }
+  }
+  if (big >= 0) tiles[big] = g->bounds[big] / 2;
 }
 
 int64_t cg_stream_tile(int64_t N) {
@@ -488,6 +531,7 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
   cg_igemm g;
   if (cg_igemm_match_outer_dynamic(root, &g)) {
     conv_tiles(&g, tiles);
+    conv_even(&g, tiles);
     if (any_fixed) keep_fixed_whole(red, fixed, bounds, n, tiles);
     return;
   }
