@@ -145,4 +145,9 @@ bool fl_targets_cpu(const kiln_op *module);
  * (ACCESS readonly, writeonly or readwrite). */
 const kiln_type *fl_dispatch_tensor_type(kiln_context *ctx, const char *access, const kiln_type *t);
 
+/* Drops from a block of scalar float ops each clamp (maximumf or minimumf
+ * with a constant) that a later clamp of the same direction makes
+ * redundant through monotone ops (fl_clamps.c). Whether it changed any. */
+bool fl_drop_subsumed_clamps(kiln_block *block);
+
 #endif

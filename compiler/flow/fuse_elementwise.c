@@ -40,7 +40,12 @@
  * ops, so no kernel reads a constant tensor per element and the body's
  * math sees the value (approximate-math turns pow(x, 2) into x * x).
  * Only where a non-constant input remains and every loop the dropped
- * maps sized is still sized by another operand. */
+ * maps sized is still sized by another operand.
+ *
+ * Last, each generic's body loses the clamps that a later clamp makes
+ * redundant (fl_drop_subsumed_clamps, fl_clamps.c): fusing a quantized
+ * network's requantizations chains two clamps, and the first of them
+ * often changes nothing. */
 #include "fl_internal.h"
 
 #include <string.h>
@@ -375,6 +380,9 @@ static void fuse_all(kiln_context *ctx, kiln_block *body, void *user) {
   }
   while (fuse_one(ctx, body)) {
   }
+  for (kiln_op *op = body->first; op; op = op->next)
+    if (op->kind == KILN_OP_LINALG_GENERIC && op->num_regions == 1 && op->regions[0].first)
+      fl_drop_subsumed_clamps(op->regions[0].first);
 }
 
 kiln_error *kiln_flow_pass_fuse_elementwise(kiln_op *module, void *user) {
