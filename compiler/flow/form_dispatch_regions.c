@@ -533,21 +533,22 @@ static void absorb_row_chain(kiln_context *ctx, kiln_op **group, uint32_t *n, ui
  * clones them) and the results read outside, counting c's as the one
  * that leaves. */
 static uint32_t bindings_with(kiln_op *const *group, uint32_t n, kiln_op *c) {
-  uint32_t count = 1;
+  kiln_value *read[FL_MAX_BINDINGS];
+  uint32_t nread = 0, count = 1;
   for (uint32_t i = 0; i <= n; i++) {
     kiln_op *o = i < n ? group[i] : c;
     for (uint32_t k = 0; k < o->num_operands; k++) {
       kiln_value *v = kiln_op_operand(o, k);
       kiln_op *d = v->def;
-      if (v->type->kind != KILN_TYPE_TENSOR || v == kiln_op_result(c, 0) ||
-          (d && (in_group(group, n, d) || d == c || d->kind == KILN_OP_TENSOR_EMPTY || init_only_fill(d))))
+      if (v->type->kind != KILN_TYPE_TENSOR ||
+          (d && (in_group(group, n, d) || d->kind == KILN_OP_TENSOR_EMPTY || init_only_fill(d))))
         continue;
-      bool seen = false;
-      for (uint32_t j = 0; j <= i && !seen; j++) {
-        kiln_op *q = j < n ? group[j] : c;
-        for (uint32_t m = 0; m < (j == i ? k : q->num_operands) && !seen; m++) seen = kiln_op_operand(q, m) == v;
-      }
-      count += !seen;
+      uint32_t j = 0;
+      while (j < nread && read[j] != v) j++;
+      if (j < nread) continue;
+      if (nread == FL_MAX_BINDINGS) return FL_MAX_BINDINGS + 1; /* over budget already */
+      read[nread++] = v;
+      count++;
     }
     if (i < n)
       for (uint32_t r = 0; r < o->num_results; r++)
