@@ -2,7 +2,7 @@
 """Runs probe_fresh_memory (probe_fresh_memory.c) in many fresh processes
 and prints, per mode, the total CPU time of faulting in MIB of fresh
 anonymous memory (median, quartiles, max) and the CPU time per 2 MiB chunk
-(median, 90th percentile, max, how many chunks took over 1 ms: on this VM
+(mean, median, 90th percentile, max, how many chunks took over 1 ms: on this VM
 a 2 MiB block the host took back, see krt_pool_alloc). Not a test.
 Modes alternate, one process each, so all meet the same machine. --idle=S
 waits S seconds before each process; --after-free=MIB first runs a process
@@ -61,8 +61,9 @@ def main():
         line = "%-12s total cpu us median %7.0f p25-p75 %7.0f-%-7.0f max %7.0f" % (
             m, statistics.median(t), quantile(t, 0.25), quantile(t, 0.75), max(t))
         if c:
-            line += " | per 2 MiB median %5.0f p90 %5.0f max %5.0f, over 1 ms %d/%d" % (
-                statistics.median(c), quantile(c, 0.9), max(c), sum(x > 1000 for x in c), len(c))
+            line += " | per 2 MiB mean %5.0f median %5.0f p90 %5.0f max %5.0f, over 1 ms %d/%d" % (
+                statistics.mean(c), statistics.median(c), quantile(c, 0.9), max(c),
+                sum(x > 1000 for x in c), len(c))
         print(line)
 
 
