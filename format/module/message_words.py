@@ -3,7 +3,9 @@
 calls it makes (NAME:POS, POS the 0-based index of the printf format) and
 writes a copy in which each such call's format, when it is string literals
 (and macros of them: PRIu64, KILN_VERSION) only, has its dictionary words
-(message_words.def) replaced by one byte each, 0x80 + the word's index;
+(message_words.def) replaced by one byte each, 0x80 + the word's index
+(so has each of the file's #define'd formats that is used nowhere but to
+start such formats, and a call's inside a macro body too);
 kiln_message_text expands them back before formatting, so the text a
 caller sees is unchanged. Conversion specifications are never touched, so
 the compiler checks the arguments against the same conversions. Each
@@ -46,6 +48,8 @@ def skip_space(text, i):
     while i < len(text):
         if text[i].isspace():
             i += 1
+        elif text.startswith("\\\n", i):  # a macro body's line continuation
+            i += 2
         elif text.startswith("/*", i):
             i = text.index("*/", i) + 2
         elif text.startswith("//", i):
@@ -110,10 +114,11 @@ def decode(body):
     return "".join(out)
 
 
-def tokens(text, a, b):
+def tokens(text, a, b, raw=False):
     """text[a:b] as [(start, end, value)] when it is string literals, or
     those and macros, concatenated (value: the name of a macro), else
-    None. Next to a literal a name can only be a macro of string literals."""
+    None. Next to a literal a name can only be a macro of string literals.
+    raw: also a lone macro or nothing."""
     out, i = [], skip_space(text, a)
     while i < b:
         if text[i] == '"':
@@ -129,6 +134,8 @@ def tokens(text, a, b):
             j = m.end()
             out.append((i, j, Macro(m.group(0))))
         i = skip_space(text, j)
+    if raw:
+        return out
     literal = [v for _, _, v in out if not isinstance(v, Macro)]
     return out if literal and len(out) > 1 or len(literal) == 1 else None
 
@@ -136,10 +143,13 @@ def tokens(text, a, b):
 class Macro(str):
     """A macro's name among a format's literals."""
 
+    sizes = {}  # the file's own format macros (defined_formats): their size
+
     def size(self):
         # <inttypes.h>'s are a length modifier and a conversion letter;
-        # others (KILN_VERSION) are taken as short.
-        return 3 if PRI.fullmatch(self) else MACRO_MAX
+        # the file's own format macros their text; others (KILN_VERSION)
+        # are taken as short.
+        return 3 if PRI.fullmatch(self) else Macro.sizes.get(self, MACRO_MAX)
 
 
 def lead(value):
@@ -149,9 +159,8 @@ def lead(value):
     return m.end() - 1 if m else 0
 
 
-def formats(path, text, calls):
-    """Yields (start, end, value, whole) for each string literal of each
-    listed call's format (whole: that format as far as it is literal)."""
+def call_formats(text, calls):
+    """Yields (start, end) of each listed call's format argument."""
     names = "|".join(re.escape(n) for n in calls)
     for m in re.finditer(r"\b(" + names + r")\s*\(", text):
         # Calls inside comments and strings are not calls.
@@ -161,26 +170,73 @@ def formats(path, text, calls):
             continue
         args, _ = split_args(text, m.end() - 1)
         pos = calls[m.group(1)]
-        if pos >= len(args):
+        if pos < len(args):
+            yield args[pos]
+
+
+def defined_formats(text):
+    """The file's object-like macros whose body is string literals (and
+    PRI* macros): {name: tokens}."""
+    out = {}
+    for m in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?=[ \t\\])", text, re.M):
+        if in_comment(text, m.start()):
             continue
-        found = tokens(text, *args[pos])
-        if found is None:
+        end = m.end()
+        while True:  # the body ends at a newline not continued by '\'
+            end = text.find("\n", end)
+            if end < 0:
+                end = len(text)
+                break
+            if text[end - 1] != "\\":
+                break
+            end += 1
+        found = tokens(text, m.end(), end)
+        if found and all(not isinstance(v, Macro) or PRI.fullmatch(v) for _, _, v in found):
+            out[m.group(1)] = found
+    return out
+
+
+def checked(path, text, at, found):
+    """found's literals as (start, end, value, lead kept), after checking
+    the whole format (printable ASCII, expands under TEXT_MAX)."""
+    literal = "".join(v for _, _, v in found if not isinstance(v, Macro))
+    size = sum(v.size() if isinstance(v, Macro) else len(v) for _, _, v in found)
+    if any(ord(c) > 0x7E or (ord(c) < 0x20 and c not in "\n\t") for c in literal):
+        fail(path, text, at, "a message format must be printable ASCII (pass other text through %s)")
+    if size >= TEXT_MAX:
+        fail(path, text, at, f"format of up to {size} bytes, at most {TEXT_MAX - 1}")
+    # A literal after an open conversion ("%" "lu") or after a macro
+    # other than PRI* (it may end in one) keeps what may continue it.
+    keep = 0
+    for i, j, value in found:
+        if isinstance(value, Macro):
+            keep = not PRI.fullmatch(value)
             continue
-        literal = "".join(v for _, _, v in found if not isinstance(v, Macro))
-        size = sum(v.size() if isinstance(v, Macro) else len(v) for _, _, v in found)
-        if any(ord(c) > 0x7E or (ord(c) < 0x20 and c not in "\n\t") for c in literal):
-            fail(path, text, args[pos][0], "a message format must be printable ASCII (pass other text through %s)")
-        if size >= TEXT_MAX:
-            fail(path, text, args[pos][0], f"format of up to {size} bytes, at most {TEXT_MAX - 1}")
-        # A literal after an open conversion ("%" "lu") or after a macro
-        # other than PRI* (it may end in one) keeps what may continue it.
-        keep = 0
-        for i, j, value in found:
-            if isinstance(value, Macro):
-                keep = not PRI.fullmatch(value)
-                continue
-            yield i, j, value, lead(value) if keep else 0
-            keep = "%" in SPEC.sub("", value)
+        yield i, j, value, lead(value) if keep else 0
+        keep = "%" in SPEC.sub("", value)
+
+
+def formats(path, text, calls):
+    """Yields (start, end, value, whole) for each string literal of each
+    listed call's format (whole: that format as far as it is literal),
+    and of each of the file's format macros (defined_formats) that is
+    used nowhere but as the start of those formats: its text then starts
+    every format it is in, so no conversion runs into it."""
+    defs = defined_formats(text)
+    Macro.sizes = {name: sum(v.size() if isinstance(v, Macro) else len(v)
+                             for _, _, v in found) for name, found in defs.items()}
+    leading = collections.Counter()
+    for a, b in call_formats(text, calls):
+        raw = tokens(text, a, b, raw=True)
+        if raw and isinstance(raw[0][2], Macro):
+            leading[raw[0][2]] += 1
+        found = tokens(text, a, b)
+        if found is not None:
+            yield from checked(path, text, a, found)
+    for name, found in defs.items():
+        uses = len(re.findall(r"\b" + name + r"\b", text)) - 1
+        if uses and uses == leading[name]:
+            yield from checked(path, text, found[0][0], found)
 
 
 def in_comment(text, pos):

@@ -20,8 +20,7 @@ typedef struct verifier {
 /* No opcode names either: the mnemonic table stays out of the binary. */
 static int fail_none(verifier_t *v) {
   v->diag->offset = v->offset;
-  snprintf(v->diag->message, sizeof v->diag->message, KILN_MESSAGE_NONE);
-  return 1;
+  return kiln_message_none(v->diag->message, sizeof v->diag->message, 1);
 }
 #define fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), fail_none(v))
 #else
@@ -43,15 +42,11 @@ static int fail(verifier_t *v, const char *fmt, ...) {
 }
 #endif
 
-/* A failure before any instruction: no offset or opcode to name. */
+/* A failure before any instruction: no offset or opcode to name. Through
+ * the shared formatter, so its format is stored with the catalog's words
+ * and a KILN_MESSAGES=OFF build keeps only the code (1). */
 #define diag_fail(d, ...) \
-  (snprintf((d)->message, sizeof (d)->message, __VA_ARGS__), 1)
-#ifdef KILN_NO_MESSAGES
-#undef diag_fail
-#define diag_fail(d, ...)       \
-  (KILN_MESSAGE_DROP(__VA_ARGS__), \
-   snprintf((d)->message, sizeof (d)->message, KILN_MESSAGE_NONE), 1)
-#endif
+  KILN_MESSAGE((d)->message, sizeof (d)->message, 1, __VA_ARGS__)
 
 static int check_reg(verifier_t *v, char kind, uint32_t reg) {
   if (kind == 'r') {

@@ -6,7 +6,8 @@ literals, and each literal must expand (the words of message_words.def, as
 kiln_message_text expands them) to the original's text with the same
 conversion specifications. Then a fixture with the cases the rewriter must
 get right (a conversion split across literals or a macro, calls inside
-comments, a nested call, arguments that are not formats) goes through it.
+comments, a nested call, arguments that are not formats, #define'd
+formats, a call in a macro body) goes through it.
 
   message_words_check.py SRC BUILD"""
 import os
@@ -94,6 +95,17 @@ x = krt_status(a, c, OPEN "lu buffer %s", n, "function buffer");
 x = krt_status_prefix(krt_status(a, c, "buffer"), "function %s", "module");
 x = other(a, c, "the buffer function");
 x = krt_status(a, c, flag ? "the buffer" : "function");
+#define LEAD "the buffer %s"
+#define SHARED "buffer function"
+#define CONT \
+  "function %s"
+x = krt_status(a, c, LEAD, n);
+x = krt_status(a, c, LEAD " buffer", n);
+x = krt_status(a, c, SHARED);
+x = other(SHARED);
+x = krt_status(a, c, CONT, s);
+#define MULTI(a) krt_status(a, c, \
+    "buffer")
 '''
 # Its own words: "lu" would be a word if a conversion's letters were.
 FIXTURE_WORDS = ["buffer", "lu", "function", "the"]
@@ -110,9 +122,12 @@ with tempfile.TemporaryDirectory() as tmp:
     want = split(FIXTURE)[1]
     index = {w: i for i, w in enumerate(FIXTURE_WORDS)}
     # Which literals must change: formats only; not the one after an open
-    # conversion's first letters ("lu"), not arguments, comments or others.
+    # conversion's first letters ("lu"), not arguments, comments or others;
+    # a #define'd format used only to start formats (LEAD, CONT), not one
+    # used elsewhere too (SHARED) nor what follows a macro (" buffer": a
+    # macro may end in an open conversion); a call in a macro body.
     must = {"the buffer %", " function", "lu buffer", "lu buffer %s",
-            "function %s", "buffer"}
+            "function %s", "buffer", "the buffer %s"}
     for g, w in zip(got, want):
         changed = g != w
         if expand(g, FIXTURE_WORDS) != w:
