@@ -211,6 +211,15 @@ static void store_float(unsigned char *p, const kiln_type *elem, double v) {
   }
 }
 
+/* The folded elements were written into the context's arena, which
+ * lives as long as the attribute would: borrowing them saves the interning
+ * copy (a folded weight tensor was held twice for the whole compile). */
+static const kiln_attr *attr_of(kiln_context *ctx, const kiln_type *type,
+                                bool splat, const void *data, size_t nbytes) {
+  return splat ? kiln_attr_dense(ctx, type, true, data, nbytes)
+               : kiln_attr_dense_borrowed(ctx, type, data, nbytes);
+}
+
 const kiln_attr *tx_attr_ints(kiln_context *ctx, const kiln_type *type,
                               const int64_t *vals, int64_t n) {
   const kiln_type *elem = kiln_type_elem_or_self(type);
@@ -229,7 +238,7 @@ const kiln_attr *tx_attr_ints(kiln_context *ctx, const kiln_type *type,
   for (int64_t i = 0; i < count; i++)
     store_int(data + size * (size_t)i, size,
               w == 1 ? (uint64_t)(vals[i] & 1) : tx_zext(vals[i], w));
-  return kiln_attr_dense(ctx, type, splat, data, size * (size_t)count);
+  return attr_of(ctx, type, splat, data, size * (size_t)count);
 }
 
 const kiln_attr *tx_attr_floats(kiln_context *ctx, const kiln_type *type,
@@ -250,7 +259,7 @@ const kiln_attr *tx_attr_floats(kiln_context *ctx, const kiln_type *type,
   unsigned char *data = kiln_alloc(ctx, size * (size_t)count);
   for (int64_t i = 0; i < count; i++)
     store_float(data + size * (size_t)i, elem, vals[i]);
-  return kiln_attr_dense(ctx, type, splat, data, size * (size_t)count);
+  return attr_of(ctx, type, splat, data, size * (size_t)count);
 }
 
 bool tx_is_const_int(kiln_value *v, int64_t k) {
