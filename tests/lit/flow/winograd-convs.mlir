@@ -1,0 +1,149 @@
+// RUN: kiln-opt %s --winograd-convs | cut -c1-400 | FileCheck %s
+// winograd-convs: convert-convs-to-nhwc's blocked 3x3 convolutions, stride
+// 1, with 128+ input and output channels and 48+ output tiles of 2x2,
+// become Winograd F(2x2, 3x3): two input-transform generics (B^T along
+// the rows, then the columns, each a reduction of 4), a batch_matmul of
+// the 16 tile positions against U = G g G^T (a constant computed here),
+// two output-transform generics (A^T) onto the convolution's fill, viewed
+// as [N, 2*TH, 2*TW, M] and sliced when the output's sides are odd.
+// The others stay direct (below).
+//
+// CHECK-DAG: #[[R1:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2 * 2 + d5, d3, d4)>
+// CHECK-DAG: #[[C1:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5)>
+// CHECK-DAG: #[[R2:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d4 * 2 + d6, d5)>
+// CHECK-DAG: #[[C2:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d6)>
+// CHECK-DAG: #[[R3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d3, d1, d2, d4, d5)>
+// CHECK-DAG: #[[C3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d6)>
+// CHECK-DAG: #[[R4:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d0, d1, d6, d3, d5)>
+// CHECK-DAG: #[[C4:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d6)>
+//
+// 128 -> 128 at 14x14: 7x7 = 49 tiles, no extra padding, no slice.
+// CHECK-LABEL: func.func @takes(
+// CHECK-NOT: tensor.pad
+// CHECK: %[[BT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, -1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, -1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 0.000000e+00, -1.000000e+00]]> : tensor<4x4xf32>
+// CHECK: %[[AT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, -1.000000e+00, -1.000000e+00]]> : tensor<2x4xf32>
+// CHECK: %[[T1:.*]] = linalg.generic {indexing_maps = [#[[R1]], #[[C1]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[BT]] : tensor<1x16x16x128xf32>, tensor<4x4xf32>){{.*}} outs(%{{.*}} : tensor<4x1x7x16x128xf32>)
+// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [#[[R2]], #[[C2]], #{{.*}}], {{.*}} ins(%[[T1]], %[[BT]] : {{.*}} outs(%{{.*}} : tensor<4x4x1x7x7x128xf32>)
+// CHECK: %[[U:.*]] = arith.constant dense<"0x0000803F0000803F
+// CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%[[V]]) : (tensor<4x4x1x7x7x128xf32>) -> tensor<16x49x128xf32>
+// CHECK: %[[P:.*]] = linalg.batch_matmul ins(%[[V3]], %[[U]] : tensor<16x49x128xf32>, tensor<16x128x128xf32>){{.*}} outs(%{{.*}} : tensor<16x49x128xf32>)
+// CHECK: %[[P6:.*]] = "flow.tensor.reshape"(%[[P]]) : (tensor<16x49x128xf32>) -> tensor<4x4x1x7x7x128xf32>
+// CHECK: %[[Y1:.*]] = linalg.generic {indexing_maps = [#[[R3]], #[[C3]], #{{.*}}], {{.*}} ins(%[[P6]], %[[AT]] : {{.*}} outs(%{{.*}} : tensor<2x1x7x4x7x128xf32>)
+// CHECK: %[[Y2:.*]] = linalg.generic {indexing_maps = [#[[R4]], #[[C4]], #{{.*}}], {{.*}} ins(%[[Y1]], %[[AT]] : {{.*}} outs(%{{.*}} : tensor<1x7x2x7x2x128xf32>)
+// CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%[[Y2]]) : (tensor<1x7x2x7x2x128xf32>) -> tensor<1x14x14x128xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+//
+// Odd sides, batch 2 (2 x 7 x 6 = 84 tiles): the input is padded by one
+// more row and column of zeros, the last partial tiles sliced off.
+// CHECK-LABEL: func.func @odd(
+// CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<2x15x13x144xf32> to tensor<2x16x14x144xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[XP]], %{{.*}} : tensor<2x16x14x144xf32>, tensor<4x4xf32>)
+// CHECK: linalg.batch_matmul {{.*}} : tensor<16x84x144xf32>, tensor<16x144x160xf32>)
+// CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%{{.*}}) : (tensor<2x7x2x6x2x160xf32>) -> tensor<2x14x12x160xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [2, 13, 11, 160] [1, 1, 1, 1]
+// CHECK: return %[[S]]
+//
+// Stay direct: 7x7 (16 tiles), 64 input channels, 64 output channels, a
+// strided window.
+// CHECK-LABEL: func.func @few_tiles(
+// CHECK-NOT: batch_matmul
+// CHECK: return
+// CHECK-LABEL: func.func @few_inputs(
+// CHECK-NOT: batch_matmul
+// CHECK: return
+// CHECK-LABEL: func.func @few_outputs(
+// CHECK-NOT: batch_matmul
+// CHECK: return
+// CHECK-LABEL: func.func @strided(
+// CHECK-NOT: batch_matmul
+// CHECK: return
+#bx = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>
+#sx = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 + d6, d7)>
+#bw = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>
+#bo = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+func.func @takes(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x128xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x3x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x4x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x4x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<4x3x3x128x32xf32>) outs(%z : tensor<1x14x14x4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x14x14x4x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x128xf32>
+  return %y : tensor<1x14x14x128xf32>
+}
+func.func @odd(%x: tensor<2x15x13x144xf32>) -> tensor<2x13x11x160xf32> {
+  %w = arith.constant dense<1.0> : tensor<5x3x3x144x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x13x11x5x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x13x11x5x32xf32>) -> tensor<2x13x11x5x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<2x15x13x144xf32>, tensor<5x3x3x144x32xf32>) outs(%z : tensor<2x13x11x5x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x13x11x5x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<2x13x11x5x32xf32>) -> tensor<2x13x11x160xf32>
+  return %y : tensor<2x13x11x160xf32>
+}
+func.func @few_tiles(%x: tensor<1x9x9x256xf32>) -> tensor<1x7x7x256xf32> {
+  %w = arith.constant dense<1.0> : tensor<8x3x3x256x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x8x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x8x32xf32>) -> tensor<1x7x7x8x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x9x9x256xf32>, tensor<8x3x3x256x32xf32>) outs(%z : tensor<1x7x7x8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x7x7x8x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x7x7x8x32xf32>) -> tensor<1x7x7x256xf32>
+  return %y : tensor<1x7x7x256xf32>
+}
+func.func @few_inputs(%x: tensor<1x16x16x64xf32>) -> tensor<1x14x14x128xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x3x64x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x4x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x4x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x64xf32>, tensor<4x3x3x64x32xf32>) outs(%z : tensor<1x14x14x4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x14x14x4x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x128xf32>
+  return %y : tensor<1x14x14x128xf32>
+}
+func.func @few_outputs(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x64xf32> {
+  %w = arith.constant dense<1.0> : tensor<2x3x3x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x2x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x2x32xf32>) -> tensor<1x14x14x2x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<2x3x3x128x32xf32>) outs(%z : tensor<1x14x14x2x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x14x14x2x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x2x32xf32>) -> tensor<1x14x14x64xf32>
+  return %y : tensor<1x14x14x64xf32>
+}
+func.func @strided(%x: tensor<1x29x16x128xf32>) -> tensor<1x14x14x128xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x3x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x4x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x4x32xf32>
+  %c = linalg.generic {indexing_maps = [#sx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x29x16x128xf32>, tensor<4x3x3x128x32xf32>) outs(%z : tensor<1x14x14x4x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x14x14x4x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x128xf32>
+  return %y : tensor<1x14x14x128xf32>
+}
