@@ -199,7 +199,8 @@ static bool along_last_parallel(kiln_op *root, const bool *red, int n) {
  * the body's ops, so a pool that recomputes a fused SiLU counts as the
  * heavier op it is) asks for about CG_CONV_WORKGROUPS tiles of at least
  * CG_CONV_MIN_MACS each (a smaller one of at least CG_SPLIT_MIN_WORK
- * takes two: split_small). The tiles split the largest outer parallel
+ * takes two: split_small). The loops outside the rows (a batch) are cut
+ * first (outer_first, split_tiles). The tiles split the largest outer parallel
  * loop (output rows) by a divisor and the channels by a divisor of their
  * 16-lane groups (whole 64-byte lines, so two workers never write one
  * line): the fewest tiles reaching the target, an even count where there is one (two
@@ -221,18 +222,20 @@ static int64_t split_small(int64_t want, int64_t work, int64_t min) {
   return want < 2 && work >= min ? 2 : want;
 }
 
-/* Parts *pr of `rows` and *pc of `groups` (each a divisor): the fewest
+/* Parts *pr of `rows` and *pc of `groups` (each a divisor), with `outer`
+ * tiles already cut by the loops outside them: the fewest
  * tiles reaching `want` (the most when none does), an even count where
  * there is one (two workers then get equal halves), then fewer channel
  * cuts. */
-static void pick_split(int64_t rows, int64_t groups, int64_t want, int64_t *pr, int64_t *pc) {
+static void pick_split(int64_t rows, int64_t groups, int64_t outer, int64_t want, int64_t *pr,
+                       int64_t *pc) {
   *pr = *pc = 1;
   bool have = false, reach = false, even = false;
   for (int64_t r = 1; r <= rows; r++) {
     if (rows % r) continue;
     for (int64_t c = 1; c <= groups; c++) {
       if (groups % c) continue;
-      int64_t count = r * c, best = *pr * *pc;
+      int64_t count = outer * r * c, best = outer * *pr * *pc;
       bool rch = count >= want, ev = count % 2 == 0;
       bool better;
       if (!have) better = true;
@@ -242,6 +245,46 @@ static void pick_split(int64_t rows, int64_t groups, int64_t want, int64_t *pr, 
       else better = c < *pc;
       if (better) *pr = r, *pc = c, have = true, reach = rch, even = ev;
     }
+  }
+}
+
+/* The loops outside `big` (the rows): a batch, cut first, one image a
+ * tile, as conv_tiles cuts a convolution's: consecutive ops of a batched
+ * network then split alike, each worker reading the images its own core
+ * wrote (a depthwise convolution split by rows between two 1x1
+ * convolutions split by images handed half of every map to the other
+ * core). Only until `want` tiles; returns their count, which pick_split
+ * then rounds to an even total with the rows and channels. */
+static int64_t outer_first(const bool *red, const bool *fixed, const int64_t *bounds, int big,
+                           int last, int64_t want, int64_t *tiles) {
+  int64_t count = 1;
+  for (int l = 0; l < big && count < want; l++) {
+    if (red[l] || l == last || (fixed && fixed[l]) || bounds[l] <= 1) continue;
+    tiles[l] = 1;
+    count *= bounds[l];
+  }
+  return count;
+}
+
+/* The rows' and channels' parts, cutting the images first (outer_first)
+ * unless that leaves an odd count whose busier half is larger than the
+ * one the rows alone give (3 images of 23 rows: 3 tiles, 2 against 1,
+ * against 23 of one row, 12 against 11): then the outer loops stay whole. */
+static void split_tiles(const bool *red, const bool *fixed, const int64_t *bounds, int big,
+                        int last, int64_t rows, int64_t groups, int64_t want, int64_t *tiles,
+                        int64_t *pr, int64_t *pc) {
+  int64_t outer = outer_first(red, fixed, bounds, big, last, want, tiles);
+  pick_split(rows, groups, outer, want, pr, pc);
+  int64_t n = outer * *pr * *pc;
+  if (outer == 1 || n % 2 == 0) return;
+  int64_t r, c;
+  pick_split(rows, groups, 1, want, &r, &c);
+  int64_t m = r * c;
+  /* busier shares (n + 1) / 2n against (m + 1) / 2m */
+  if (m % 2 == 0 || (m + 1) * n < (n + 1) * m) {
+    for (int l = 0; l < big; l++)
+      if (!red[l] && l != last) tiles[l] = bounds[l];
+    *pr = r, *pc = c;
   }
 }
 
@@ -275,7 +318,7 @@ static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, 
   int64_t rows = big >= 0 ? bounds[big] : 1;
   int64_t groups = bounds[last] % CG_LANE_GROUP == 0 ? bounds[last] / CG_LANE_GROUP : 1;
   int64_t pr, pc;
-  pick_split(rows, groups, want, &pr, &pc);
+  split_tiles(red, NULL, bounds, big, last, rows, groups, want, tiles, &pr, &pc);
   if (big >= 0) tiles[big] = rows / pr;
   tiles[last] = bounds[last] / pc;
   return true;
@@ -343,10 +386,10 @@ static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds
     if (!red[l] && !fixed[l] && l != last && (big < 0 || bounds[l] > bounds[big])) big = l;
   int64_t rows = big >= 0 ? bounds[big] : 1;
   int64_t groups = !fixed[last] && bounds[last] % CG_LANE_GROUP == 0 ? bounds[last] / CG_LANE_GROUP : 1;
-  int64_t pr, pc;
-  pick_split(rows, groups, want, &pr, &pc);
   for (int l = 0; l < n; l++)
     if (!red[l]) tiles[l] = bounds[l];
+  int64_t pr, pc;
+  split_tiles(red, fixed, bounds, big, last, rows, groups, want, tiles, &pr, &pc);
   if (big >= 0) tiles[big] = rows / pr;
   tiles[last] = bounds[last] / pc;
 }
@@ -377,7 +420,7 @@ static void keep_fixed_whole(const bool *red, const bool *fixed, const int64_t *
   tiles[last] = bounds[last];
   if (other % 2 == 0 || bounds[last] % CG_LANE_GROUP != 0) return;
   int64_t groups = bounds[last] / CG_LANE_GROUP, pr, pc = 2;
-  if (groups % 2 != 0) pick_split(1, groups, (want + other - 1) / other, &pr, &pc);
+  if (groups % 2 != 0) pick_split(1, groups, 1, (want + other - 1) / other, &pr, &pc);
   tiles[last] = bounds[last] / pc;
 }
 

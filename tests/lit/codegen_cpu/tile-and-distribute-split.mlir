@@ -7,19 +7,22 @@
 // A pad (a fill of the whole padded buffer, then a copy into its
 // interior) splits its rows like the dims it does not pad: each tile
 // fills the padded rows its tile covers, the first tile also the row
-// above the interior, the last the row below.
+// above the interior, the last the row below. The batch (2) is cut first,
+// one image a tile, as a convolution's is (launch_rule.c outer_first),
+// then the rows in 2 to reach 4 tiles.
 // CHECK-LABEL: func.func @pad_nhwc()
-// CHECK-SAME: tile_sizes = array<i64: 2, 10, 40, 64>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
+// CHECK-SAME: tile_sizes = array<i64: 1, 20, 40, 64>, {{.*}}workgroup_count = array<i64: 2, 2, 1>
 // CHECK: %[[X:.*]] = hal.interface.workgroup.id {dim = 0 : i32} : index
+// CHECK: %[[B:.*]] = hal.interface.workgroup.id {dim = 1 : i32} : index
 // CHECK: %[[OFF:.*]] = arith.muli %[[X]], %{{.*}} : index
 // CHECK: %[[P:.*]] = hal.interface.binding {binding = 1 : i32} : memref<2x42x42x64xf32>
 // CHECK: %[[FIRST:.*]] = arith.minsi %[[OFF]], %{{.*}} : index
 // CHECK: %[[LO:.*]] = arith.addi %[[OFF]], %[[FIRST]] : index
 // CHECK: %[[START:.*]] = arith.maxsi %{{.*}}, %[[LO]] : index
-// CHECK: %[[PF:.*]] = memref.subview %[[P]][0, %{{.*}}, 0, 0] [2, %{{.*}}, 42, 64] [1, 1, 1, 1]
-// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[PF]] : memref<2x?x42x64xf32
+// CHECK: %[[PF:.*]] = memref.subview %[[P]][%[[B]], %{{.*}}, 0, 0] [1, %{{.*}}, 42, 64] [1, 1, 1, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[PF]] : memref<1x?x42x64xf32
 // CHECK: %[[W:.*]] = memref.subview %[[P]][0, 1, 1, 0] [2, 40, 40, 64]
-// CHECK: %[[WT:.*]] = memref.subview %[[W]][0, %[[OFF]], 0, 0] [2, 10, 40, 64] [1, 1, 1, 1]
+// CHECK: %[[WT:.*]] = memref.subview %[[W]][%[[B]], %[[OFF]], 0, 0] [1, 20, 40, 64] [1, 1, 1, 1]
 // CHECK: linalg.generic {{.*}} outs(%[[WT]] :
 //
 // A convolution computing into the window of a static pad (bufferized:
@@ -55,6 +58,25 @@
 // (4 against 3 on two workers).
 // CHECK-LABEL: func.func @depthwise_7x7()
 // CHECK-SAME: tile_sizes = array<i64: 1, 7, 7, 512, 0, 0>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
+//
+// Batched depthwise convolutions split their images first (outer_first),
+// as the batched 1x1 convolutions around them do, so two workers each
+// read the images their own core wrote: 8 images of 56x56x72, one a tile
+// (the rows once gave 8 tiles of 7 rows of all 8 images); 3 images of
+// 28x28x40 (a target of 8 tiles) take the rows in 4 for 12 tiles, the
+// even count; 3 images of a small 14x14x24 map (a target of 2 tiles) take
+// the rows in 2, 6 tiles, not 3 (2 against 1).
+// CHECK-LABEL: func.func @depthwise_batch8()
+// CHECK-SAME: tile_sizes = array<i64: 1, 56, 56, 72, 0, 0>, {{.*}}workgroup_count = array<i64: 8, 1, 1>
+// CHECK-LABEL: func.func @depthwise_batch3()
+// CHECK-SAME: tile_sizes = array<i64: 1, 7, 28, 40, 0, 0>, {{.*}}workgroup_count = array<i64: 4, 3, 1>
+// CHECK-LABEL: func.func @depthwise_batch3_small()
+// CHECK-SAME: tile_sizes = array<i64: 1, 7, 14, 24, 0, 0>, {{.*}}workgroup_count = array<i64: 2, 3, 1>
+// 3 images of 23 rows (a target of 2): no even count with the images
+// cut (3 tiles, 2 against 1), so the images stay whole and the rows
+// split alone, 23 tiles of one row (12 against 11).
+// CHECK-LABEL: func.func @depthwise_batch3_odd()
+// CHECK-SAME: tile_sizes = array<i64: 3, 1, 20, 24, 0, 0>, {{.*}}workgroup_count = array<i64: 23, 1, 1>
 //
 // Elementwise ops whose element budget gives an odd tile count take the
 // even one two workers finish soonest: 116 channels in 4 tiles of 29,
@@ -130,6 +152,34 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
     %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x2048xf32>
     %o = hal.interface.binding {binding = 2 : i32} : memref<1x7x7x2048xf32>
     linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<1x9x9x2048xf32>, memref<3x3x2048xf32>) outs(%o : memref<1x7x7x2048xf32>)
+    return
+  }
+  func.func @depthwise_batch8() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<8x58x58x72xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x72xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<8x56x56x72xf32>
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<8x58x58x72xf32>, memref<3x3x72xf32>) outs(%o : memref<8x56x56x72xf32>)
+    return
+  }
+  func.func @depthwise_batch3() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<3x59x59x40xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<5x5x40xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<3x28x28x40xf32>
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%a, %f : memref<3x59x59x40xf32>, memref<5x5x40xf32>) outs(%o : memref<3x28x28x40xf32>)
+    return
+  }
+  func.func @depthwise_batch3_small() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<3x16x16x24xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x24xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<3x14x14x24xf32>
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<3x16x16x24xf32>, memref<3x3x24xf32>) outs(%o : memref<3x14x14x24xf32>)
+    return
+  }
+  func.func @depthwise_batch3_odd() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<3x25x22x24xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x24xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<3x23x20x24xf32>
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<3x25x22x24xf32>, memref<3x3x24xf32>) outs(%o : memref<3x23x20x24xf32>)
     return
   }
   func.func @even_channels() {

@@ -612,6 +612,21 @@ def _cnn_cases(torch):
                                        Residual(nn.Conv2d(144, 144, 3, 1, 1), nn.ReLU()),
                                        nn.Conv2d(144, 128, 3, 1, 0), nn.ReLU6()),
                          (2, 5, 13, 11)),
+        # window ops and pads of a batch of 3 split their images first
+        # (launch_rule.c outer_first), then the rows to an even count: the
+        # input's pad copy, a depthwise 3x3 over 24 channels at 46x40
+        # (3 images x 2 row halves), a squeeze-excite, a depthwise 5x5
+        # stride 2 over 40 channels at 23x20 (odd rows: 3 x 23 tiles of a
+        # row), a max pool and a depthwise 3x3 at 12x10 (3 x 2 tiles of 6
+        # rows); hardswish as MobileNetV3 has it
+        "cnn_batch_split": (nn.Sequential(nn.Conv2d(3, 24, 3, 1, 1), nn.Hardswish(),
+                                          nn.Conv2d(24, 24, 3, 1, 1, groups=24), nn.ReLU(),
+                                          SqueezeExcite(24, 8), nn.Conv2d(24, 40, 1), nn.Hardswish(),
+                                          nn.Conv2d(40, 40, 5, 2, 2, groups=40), nn.Hardswish(),
+                                          nn.MaxPool2d(3, 2, 1), nn.Conv2d(40, 40, 3, 1, 1, groups=40),
+                                          nn.ReLU(), nn.Conv2d(40, 20, 1), nn.AdaptiveAvgPool2d(1),
+                                          nn.Flatten(), nn.Linear(20, 5)),
+                            (3, 3, 46, 40)),
     }
 
 
