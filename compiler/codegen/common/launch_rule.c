@@ -296,6 +296,33 @@ static int64_t body_ops(kiln_op *root) {
   return n;
 }
 
+static int64_t even_tile(int64_t b, int64_t t0);
+
+/* A window op's odd tile count that no divisor avoids (EfficientNet's 144
+ * channels, 9 lane groups, at 65x65 rows; a global pool of 144 channels in
+ * 3 tiles of 48) leaves one of two workers a tile more: the rows, else
+ * the channels in whole lane groups, take even_tile's even count (the last
+ * tile partial) where that shortens the busier worker's share (65 rows as
+ * 33 + 32; 144 channels as 80 + 64). */
+static void window_even(const bool *red, const int64_t *bounds, int n, int big, int last,
+                        int64_t *tiles) {
+  int64_t count = 1;
+  for (int l = 0; l < n; l++)
+    if (!red[l]) count *= (bounds[l] + tiles[l] - 1) / tiles[l];
+  if (count < 2 || count % 2 == 0) return;
+  if (big >= 0) {
+    int64_t t = even_tile(bounds[big], tiles[big]);
+    if (t != tiles[big]) {
+      tiles[big] = t;
+      return;
+    }
+  }
+  if (bounds[last] % CG_LANE_GROUP == 0 && tiles[last] % CG_LANE_GROUP == 0) {
+    int64_t g = tiles[last] / CG_LANE_GROUP;
+    tiles[last] = even_tile(bounds[last] / CG_LANE_GROUP, g) * CG_LANE_GROUP;
+  }
+}
+
 static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
                          int64_t *tiles) {
   int64_t work = 1;
@@ -321,6 +348,7 @@ static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, 
   split_tiles(red, NULL, bounds, big, last, rows, groups, want, tiles, &pr, &pc);
   if (big >= 0) tiles[big] = rows / pr;
   tiles[last] = bounds[last] / pc;
+  window_even(red, bounds, n, big, last, tiles);
   return true;
 }
 
@@ -474,7 +502,17 @@ static void even_count(const bool *red, const int64_t *bounds, int n, int64_t *t
   }
   if (count < 2 || count % 2 == 0 || s < 0) return;
   /* the other dims' count is odd: the split dim's must turn even */
-  tiles[s] = even_tile(bounds[s], tiles[s]);
+  int64_t t = even_tile(bounds[s], tiles[s]);
+  if (t != tiles[s]) {
+    tiles[s] = t;
+    return;
+  }
+  /* else (7 rows of 7x7 maps) the innermost dim, in whole lane groups,
+   * where it is whole (784 channels as 400 + 384: 14 tiles, not 7) */
+  int in = n - 1;
+  while (in > 0 && red[in]) in--;
+  if (in != s && !red[in] && tiles[in] == bounds[in] && bounds[in] % CG_LANE_GROUP == 0)
+    tiles[in] = even_tile(bounds[in] / CG_LANE_GROUP, bounds[in] / CG_LANE_GROUP) * CG_LANE_GROUP;
 }
 
 /* Convolutions (conv_tiles) whose workgroup count is odd: the outermost

@@ -78,6 +78,21 @@
 // CHECK-LABEL: func.func @depthwise_batch3_odd()
 // CHECK-SAME: tile_sizes = array<i64: 3, 1, 20, 24, 0, 0>, {{.*}}workgroup_count = array<i64: 23, 1, 1>
 //
+// Where no divisors give an even count (launch_rule.c window_even), the
+// rows, else the channels in whole lane groups, take an even count with a
+// partial last tile: 144 channels (9 lane groups) at 65x65 gave 9 tiles
+// of one group and all rows; now 2 row tiles of 33 + 32 each. A global
+// pool of 144 channels: 3 tiles of 48 become 80 + 64.
+// CHECK-LABEL: func.func @depthwise_odd_rows()
+// CHECK-SAME: tile_sizes = array<i64: 1, 33, 65, 16, 0, 0>, {{.*}}workgroup_count = array<i64: 9, 2, 1>
+// CHECK-LABEL: func.func @global_pool_odd()
+// CHECK-SAME: tile_sizes = array<i64: 1, 80, 0, 0>, {{.*}}workgroup_count = array<i64: 2, 1, 1>
+//
+// An elementwise op over 7 rows of a 7x7x784 map (no even count of rows
+// is better) splits the channels instead: 400 + 384, 14 tiles, not 7.
+// CHECK-LABEL: func.func @even_inner()
+// CHECK-SAME: tile_sizes = array<i64: 1, 1, 7, 400>, {{.*}}workgroup_count = array<i64: 2, 7, 1>
+//
 // Elementwise ops whose element budget gives an odd tile count take the
 // even one two workers finish soonest: 116 channels in 4 tiles of 29,
 // not 3 of 41; 14 rows in 2 tiles of 7, not 3 of 5.
@@ -85,7 +100,6 @@
 // CHECK-SAME: tile_sizes = array<i64: 1, 29, 14, 14>, {{.*}}workgroup_count = array<i64: 4, 1, 1>
 // CHECK-LABEL: func.func @even_rows()
 // CHECK-SAME: tile_sizes = array<i64: 1, 7, 14, 116>, {{.*}}workgroup_count = array<i64: 2, 1, 1>
-//
 // A small pool stays one workgroup.
 // CHECK-LABEL: func.func @small_pool()
 // CHECK-SAME: workgroup_count = array<i64: 1, 1, 1>
@@ -180,6 +194,35 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
     %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x24xf32>
     %o = hal.interface.binding {binding = 2 : i32} : memref<3x23x20x24xf32>
     linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<3x25x22x24xf32>, memref<3x3x24xf32>) outs(%o : memref<3x23x20x24xf32>)
+    return
+  }
+  func.func @depthwise_odd_rows() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x67x67x144xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<3x3x144xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x65x65x144xf32>
+    linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%a, %f : memref<1x67x67x144xf32>, memref<3x3x144xf32>) outs(%o : memref<1x65x65x144xf32>)
+    return
+  }
+  func.func @global_pool_odd() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x33x33x144xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<1x144xf32>
+    %z = arith.constant 0.0 : f32
+    linalg.fill ins(%z : f32) outs(%o : memref<1x144xf32>)
+    linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, h, w, c)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%a : memref<1x33x33x144xf32>) outs(%o : memref<1x144xf32>) {
+    ^bb0(%x: f32, %acc: f32):
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+  func.func @even_inner() {
+    %a = hal.interface.binding {binding = 0 : i32} : memref<1x7x7x784xf32>
+    %o = hal.interface.binding {binding = 1 : i32} : memref<1x7x7x784xf32>
+    linalg.generic {indexing_maps = [affine_map<(n, h, w, c) -> (n, h, w, c)>, affine_map<(n, h, w, c) -> (n, h, w, c)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%a : memref<1x7x7x784xf32>) outs(%o : memref<1x7x7x784xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %e = math.exp %x : f32
+      linalg.yield %e : f32
+    }
     return
   }
   func.func @even_channels() {

@@ -627,6 +627,18 @@ def _cnn_cases(torch):
                                           nn.ReLU(), nn.Conv2d(40, 20, 1), nn.AdaptiveAvgPool2d(1),
                                           nn.Flatten(), nn.Linear(20, 5)),
                             (3, 3, 46, 40)),
+        # window ops whose divisors give only odd tile counts take even
+        # ones with a partial last tile (launch_rule.c window_even): a
+        # depthwise 3x3 over 144 channels (9 lane groups) at 33x33 rows in
+        # 2 x 3 tiles (rows 17 + 16), the squeeze-excite's global pool of
+        # 144 channels in 80 + 64, a depthwise 5x5 stride 2 at 17x17 in
+        # rows of 9 + 8; batch 1 (the channel scale folds into the 1x1)
+        "cnn_odd_split": (nn.Sequential(nn.Conv2d(5, 144, 3, 1, 1), nn.ReLU(),
+                                        nn.Conv2d(144, 144, 3, 1, 1, groups=144), nn.ReLU(),
+                                        SqueezeExcite(144, 12), nn.Conv2d(144, 48, 1),
+                                        nn.Conv2d(48, 48, 5, 2, 2, groups=48), nn.Hardswish(),
+                                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 5)),
+                          (1, 5, 33, 33)),
     }
 
 
