@@ -1,17 +1,22 @@
 /* allocate-registers: VM registers for every value of every vm.func.
  *
- * Takes: vm.funcs of one block (straight-line host code) as convert-to-vm
- * leaves them. Guarantees: every ref value is released right after its
- * last use by a vm.clear.ref (or right after its definition when unused;
- * values handed to vm.ret are released by the return itself); every op
- * with results carries `regs` (one register per result: a ref register
- * for refs, the first of one or two 32-bit scalar slots otherwise) and
- * the vm.func carries `arg_regs`, `scalar_count` and `ref_count`.
- * Arguments fill each bank in order, as the VM's calling convention
- * wants. A linear scan over the straight line reuses a register once the
- * value in it is dead; an op's results never share a register with its
- * operands, so the emitted code does not depend on the order in which the
- * interpreter reads and writes them. */
+ * Takes: vm.funcs of one block as convert-to-vm leaves them: straight-line
+ * host code and vm.for loops (nested bodies). Guarantees: every ref value
+ * is released right after its last use by a vm.clear.ref (or right after
+ * its definition when unused; values handed to vm.ret are released by the
+ * return itself, values a loop body yields by the emitted moves); a use
+ * inside a loop counts as a use at the vm.for, so values from outside a
+ * loop stay live through all of its steps; every op with results carries
+ * `regs` (one register per result: a ref register for refs, the first of
+ * one or two 32-bit scalar slots otherwise), each vm.for `body_regs` (the
+ * step number, then the carried values in the registers of its results)
+ * and `cmp_reg`, and the vm.func carries `arg_regs`, `scalar_count` and
+ * `ref_count`. Arguments fill each bank in order, as the VM's calling
+ * convention wants. A linear scan reuses a register once the value in it
+ * is dead; an op's results never share a register with its operands, so
+ * the emitted code does not depend on the order in which the interpreter
+ * reads and writes them. A loop's carried values are owned by their
+ * registers: the body never releases its block arguments. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,56 +55,69 @@ static uint32_t ra_count_ops(kiln_block *b) {
   return n;
 }
 
-/* False when out of memory. */
+/* Numbers the ops of b and of every loop body inside; false when out of
+ * memory. */
 static bool ra_number(kiln_ptr_map *pos, kiln_block *b) {
   uintptr_t i = 1;
-  for (kiln_op *o = b->first; o; o = o->next)
+  for (kiln_op *o = b->first; o; o = o->next) {
     if (!kiln_ptr_map_put(pos, o, (void *)i++)) return false;
+    if (o->kind == KILN_OP_VM_FOR && !ra_number(pos, o->regions[0].first)) return false;
+  }
   return true;
 }
 
-/* Position of the last op using v (0 when unused); fails on a use outside
- * the block (host code is straight-line). */
-static bool ra_last_use(const kiln_ptr_map *pos, kiln_block *b, kiln_value *v, kiln_op **last,
-                        uint32_t *at) {
+/* The op of block b that is op or holds it (NULL when op is not in b). */
+static kiln_op *ra_in_block(kiln_op *op, const kiln_block *b) {
+  while (op && op->parent != b) op = op->parent ? kiln_block_parent_op(op->parent) : NULL;
+  return op;
+}
+
+/* The block v is defined in. */
+static kiln_block *ra_home(const kiln_value *v) { return v->def ? v->def->parent : v->block; }
+
+/* The op of v's block holding v's last use (NULL and 0 when unused);
+ * false on a use outside that block. */
+static bool ra_last_use(const kiln_ptr_map *pos, kiln_value *v, kiln_op **last, uint32_t *at) {
+  kiln_block *b = ra_home(v);
   *last = NULL;
   *at = 0;
   for (kiln_use *u = v->uses; u; u = u->next) {
-    if (u->owner->parent != b) return false;
-    const uint32_t p = ra_pos(pos, u->owner);
+    kiln_op *o = ra_in_block(u->owner, b);
+    if (!o) return false;
+    const uint32_t p = ra_pos(pos, o);
     if (p > *at) {
       *at = p;
-      *last = u->owner;
+      *last = o;
     }
   }
   return true;
 }
 
-static kiln_error *ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
-  kiln_ptr_map pos = {0};
-  if (!ra_number(&pos, b)) {
-    kiln_ptr_map_free(&pos);
-    return kiln_op_error(fn, "out of memory in register allocation");
-  }
+static kiln_error *ra_release_block(kiln_context *ctx, kiln_op *fn, kiln_block *b, const kiln_ptr_map *pos) {
   /* Snapshot the ops: insertions below must not disturb the scan. */
   const uint32_t nops = ra_count_ops(b);
   kiln_op **ops = kiln_alloc(ctx, (nops + 1) * sizeof *ops);
   uint32_t k = 0;
   for (kiln_op *o = b->first; o; o = o->next) ops[k++] = o;
-  for (uint32_t i = 0; i < b->num_args + nops; i++) {
-    kiln_value *v = i < b->num_args ? b->args[i] : NULL;
-    kiln_op *def = i < b->num_args ? NULL : ops[i - b->num_args];
+  /* a loop body's arguments belong to the loop (see the file comment) */
+  const uint32_t nargs = kiln_block_parent_op(b) == fn ? b->num_args : 0;
+  for (uint32_t i = 0; i < nargs + nops; i++) {
+    kiln_value *v = i < nargs ? b->args[i] : NULL;
+    kiln_op *def = i < nargs ? NULL : ops[i - nargs];
     if (def && def->kind == KILN_OP_VM_CLEAR_REF) continue;
+    if (def && def->kind == KILN_OP_VM_FOR) {
+      kiln_error *err = ra_release_block(ctx, fn, def->regions[0].first, pos);
+      if (err) return err;
+    }
     for (uint32_t r = 0; r < (def ? def->num_results : 1); r++) {
       kiln_value *val = def ? kiln_op_result(def, r) : v;
       if (!vmx_is_ref(val->type)) continue;
       kiln_op *last;
       uint32_t at;
-      if (!ra_last_use(&pos, b, val, &last, &at)) {
-        kiln_ptr_map_free(&pos);
-        return kiln_op_error(fn, "a value is used outside the function's only block");
-      }
-      if (last && (last->kind == KILN_OP_VM_RET || last->kind == KILN_OP_VM_CLEAR_REF))
+      if (!ra_last_use(pos, val, &last, &at))
+        return kiln_op_error(def ? def : fn, "a value is used outside the block that defines it");
+      if (last && (last->kind == KILN_OP_VM_RET || last->kind == KILN_OP_VM_CLEAR_REF ||
+                   last->kind == KILN_OP_VM_YIELD))
         continue;
       kiln_op *clear = kiln_op_create(ctx, KILN_OP_VM_CLEAR_REF, last ? last->loc : fn->loc,
                                       1, &val, 0, NULL, NULL, 0);
@@ -109,59 +127,104 @@ static kiln_error *ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b
       else kiln_block_append_op(b, clear);
     }
   }
-  kiln_ptr_map_free(&pos);
   return NULL;
+}
+
+static kiln_error *ra_release_refs(kiln_context *ctx, kiln_op *fn, kiln_block *b) {
+  kiln_ptr_map pos = {0};
+  kiln_error *err = ra_number(&pos, b) ? ra_release_block(ctx, fn, b, &pos)
+                                       : kiln_op_error(fn, "out of memory in register allocation");
+  kiln_ptr_map_free(&pos);
+  return err;
 }
 
 static const kiln_attr *ra_i32s(kiln_context *ctx, uint32_t n, const int64_t *v) {
   return kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), n, v, NULL);
 }
 
-static kiln_error *ra_function(kiln_context *ctx, kiln_op *fn) {
-  kiln_block *b = fn->regions[0].first;
-  if (!b) return NULL;
-  if (b->next)
-    return kiln_op_error(fn, "has more than one block: register allocation handles straight-line code only");
-  kiln_error *err = ra_release_refs(ctx, fn, b);
-  if (err) return err;
-  kiln_ptr_map pos = {0};
-  ra_bank *scalars = calloc(1, sizeof *scalars), *refs = calloc(1, sizeof *refs);
-  int64_t *regs = calloc(KILN_VM_MAX_LIST + 1 + b->num_args, sizeof *regs);
-  bool ok = scalars && refs && regs && ra_number(&pos, b);
-  if (!ok) err = kiln_op_error(fn, "out of memory in register allocation");
-  /* Arguments: each bank in order (the calling convention). */
-  for (uint32_t i = 0; ok && i < b->num_args; i++) {
-    const kiln_type *t = b->args[i]->type;
-    const int r = vmx_is_ref(t) ? ra_take(refs, 1) : ra_take(scalars, vmx_slots(t));
-    regs[i] = r;
-    ok = r >= 0;
-    if (!ok) err = kiln_op_error(fn, "its arguments need more than %u registers in one bank",
-                                 KILN_VM_MAX_REGISTERS);
+/* The register of v: its def's `regs`, a loop body's `body_regs` or the
+ * function's `arg_regs`. */
+static uint32_t ra_reg_of(kiln_op *fn, const kiln_value *v) {
+  const kiln_op *owner = v->def ? NULL : kiln_block_parent_op(v->block);
+  const kiln_attr *a = v->def ? kiln_op_get_attr(v->def, "regs")
+                       : owner && owner->kind == KILN_OP_VM_FOR ? kiln_op_get_attr(owner, "body_regs")
+                                                                : kiln_op_get_attr(fn, "arg_regs");
+  return (uint32_t)((const int64_t *)a->data)[v->index];
+}
+
+typedef struct ra {
+  kiln_context *ctx;
+  kiln_op *fn;
+  kiln_ptr_map pos;
+  ra_bank *scalars, *refs;
+  kiln_error *err;
+} ra;
+
+static int ra_take_for(ra *s, const kiln_type *t) {
+  return vmx_is_ref(t) ? ra_take(s->refs, 1) : ra_take(s->scalars, vmx_slots(t));
+}
+
+static void ra_give_value(ra *s, const kiln_value *v) {
+  const uint32_t reg = ra_reg_of(s->fn, v);
+  if (vmx_is_ref(v->type)) ra_give(s->refs, reg, 1);
+  else ra_give(s->scalars, reg, vmx_slots(v->type));
+}
+
+static bool ra_block(ra *s, kiln_block *b);
+
+/* Frees the registers of values defined outside `loop` whose last use is
+ * inside it (in b or deeper). Each such value is seen once per use; a
+ * second give of the same register at this point is harmless (nothing
+ * was taken in between). */
+static void ra_free_outer(ra *s, kiln_op *loop, kiln_block *b) {
+  for (kiln_op *o = b->first; o; o = o->next) {
+    for (uint32_t k = 0; k < o->num_operands; k++) {
+      kiln_value *v = kiln_op_operand(o, k);
+      kiln_op *last;
+      uint32_t at;
+      if (!ra_last_use(&s->pos, v, &last, &at) || last != loop) continue;
+      if (!v->def && kiln_block_parent_op(v->block) != s->fn) continue;
+      ra_give_value(s, v);
+    }
+    if (o->kind == KILN_OP_VM_FOR) ra_free_outer(s, loop, o->regions[0].first);
   }
-  if (ok) kiln_op_set_attr(fn, "arg_regs", ra_i32s(ctx, b->num_args, regs));
-  /* Unused arguments are dead from the start. */
-  for (uint32_t i = 0; ok && i < b->num_args; i++)
-    if (!b->args[i]->uses && !vmx_is_ref(b->args[i]->type))
-      ra_give(scalars, (uint32_t)regs[i], vmx_slots(b->args[i]->type));
-  /* Register of each live value, found through its defining op's regs. */
-  for (kiln_op *op = b->first; ok && op; op = op->next) {
-    const uint32_t here = ra_pos(&pos, op);
+}
+
+/* A vm.for: its carried registers (the results' too), step number and
+ * compare scratch stay taken through the body; operands and values from
+ * outside used in the body die after the loop at the earliest. */
+static bool ra_loop(ra *s, kiln_op *op, int64_t *regs) {
+  kiln_block *body = op->regions[0].first;
+  int64_t *br = kiln_alloc(s->ctx, (body->num_args + 1) * sizeof *br);
+  int cmp = -1;
+  br[0] = ra_take_for(s, body->args[0]->type);
+  for (uint32_t i = 1; i < body->num_args; i++) br[i] = regs[i - 1];
+  if (br[0] < 0 || (cmp = ra_take(s->scalars, 1)) < 0) {
+    s->err = kiln_op_error(op, "more than %u live registers in one bank", KILN_VM_MAX_REGISTERS);
+    return false;
+  }
+  kiln_op_set_attr(op, "body_regs", ra_i32s(s->ctx, body->num_args, br));
+  kiln_op_set_attr(op, "cmp_reg", kiln_attr_int(s->ctx, kiln_type_int(s->ctx, 32), cmp));
+  if (!ra_block(s, body)) return false;
+  ra_give(s->scalars, (uint32_t)br[0], vmx_slots(body->args[0]->type));
+  ra_give(s->scalars, (uint32_t)cmp, 1);
+  return true;
+}
+
+static bool ra_block(ra *s, kiln_block *b) {
+  int64_t regs[KILN_VM_MAX_LIST + 1];
+  for (kiln_op *op = b->first; op; op = op->next) {
     if (op->num_results > KILN_VM_MAX_LIST) {
-      ok = false;
-      err = kiln_op_error(op, "too many results for one VM instruction");
-      break;
+      s->err = kiln_op_error(op, "too many results for one VM instruction");
+      return false;
     }
-    for (uint32_t r = 0; ok && r < op->num_results; r++) {
-      const kiln_type *t = op->results[r].type;
-      const int reg = vmx_is_ref(t) ? ra_take(refs, 1) : ra_take(scalars, vmx_slots(t));
-      regs[r] = reg;
-      ok = reg >= 0;
-    }
-    if (!ok) {
-      err = kiln_op_error(op, "more than %u live registers in one bank", KILN_VM_MAX_REGISTERS);
-      break;
-    }
-    if (op->num_results) kiln_op_set_attr(op, "regs", ra_i32s(ctx, op->num_results, regs));
+    for (uint32_t r = 0; r < op->num_results; r++)
+      if ((regs[r] = ra_take_for(s, op->results[r].type)) < 0) {
+        s->err = kiln_op_error(op, "more than %u live registers in one bank", KILN_VM_MAX_REGISTERS);
+        return false;
+      }
+    if (op->num_results) kiln_op_set_attr(op, "regs", ra_i32s(s->ctx, op->num_results, regs));
+    if (op->kind == KILN_OP_VM_FOR && !ra_loop(s, op, regs)) return false;
     /* Operands whose last use is this op: their registers become free. */
     for (uint32_t k = 0; k < op->num_operands; k++) {
       kiln_value *v = kiln_op_operand(op, k);
@@ -169,27 +232,54 @@ static kiln_error *ra_function(kiln_context *ctx, kiln_op *fn) {
       for (uint32_t j = 0; j < k; j++) seen = seen || kiln_op_operand(op, j) == v;
       kiln_op *last;
       uint32_t at;
-      if (seen || !ra_last_use(&pos, b, v, &last, &at) || at != here) continue;
-      const kiln_attr *vr = v->def ? kiln_op_get_attr(v->def, "regs")
-                                   : kiln_op_get_attr(fn, "arg_regs");
-      const uint32_t reg = (uint32_t)((const int64_t *)vr->data)[v->index];
-      if (vmx_is_ref(v->type)) ra_give(refs, reg, 1);
-      else ra_give(scalars, reg, vmx_slots(v->type));
+      if (seen || !ra_last_use(&s->pos, v, &last, &at) || last != op) continue;
+      /* a loop's own arguments are owned by the loop */
+      if (!v->def && kiln_block_parent_op(v->block) != s->fn) continue;
+      ra_give_value(s, v);
     }
+    /* Values from outside a loop read last inside it: free after it. */
+    if (op->kind == KILN_OP_VM_FOR) ra_free_outer(s, op, op->regions[0].first);
     /* Unused scalar results die at once (refs have their vm.clear.ref). */
     for (uint32_t r = 0; r < op->num_results; r++)
       if (!op->results[r].uses && !vmx_is_ref(op->results[r].type))
-        ra_give(scalars, (uint32_t)regs[r], vmx_slots(op->results[r].type));
+        ra_give(s->scalars, (uint32_t)regs[r], vmx_slots(op->results[r].type));
   }
+  return true;
+}
+
+static kiln_error *ra_function(kiln_context *ctx, kiln_op *fn) {
+  kiln_block *b = fn->regions[0].first;
+  if (!b) return NULL;
+  if (b->next)
+    return kiln_op_error(fn, "has more than one block: host control flow is vm.for, not blocks");
+  kiln_error *err = ra_release_refs(ctx, fn, b);
+  if (err) return err;
+  ra s = {ctx, fn, {0}, calloc(1, sizeof(ra_bank)), calloc(1, sizeof(ra_bank)), NULL};
+  int64_t *regs = calloc(1 + b->num_args, sizeof *regs);
+  bool ok = s.scalars && s.refs && regs && ra_number(&s.pos, b);
+  if (!ok) s.err = kiln_op_error(fn, "out of memory in register allocation");
+  /* Arguments: each bank in order (the calling convention). */
+  for (uint32_t i = 0; ok && i < b->num_args; i++) {
+    regs[i] = ra_take_for(&s, b->args[i]->type);
+    ok = regs[i] >= 0;
+    if (!ok) s.err = kiln_op_error(fn, "its arguments need more than %u registers in one bank",
+                                   KILN_VM_MAX_REGISTERS);
+  }
+  if (ok) kiln_op_set_attr(fn, "arg_regs", ra_i32s(ctx, b->num_args, regs));
+  /* Unused arguments are dead from the start. */
+  for (uint32_t i = 0; ok && i < b->num_args; i++)
+    if (!b->args[i]->uses && !vmx_is_ref(b->args[i]->type))
+      ra_give(s.scalars, (uint32_t)regs[i], vmx_slots(b->args[i]->type));
+  ok = ok && ra_block(&s, b);
   if (ok) {
-    kiln_op_set_attr(fn, "scalar_count", kiln_attr_int(ctx, kiln_type_int(ctx, 32), scalars->high));
-    kiln_op_set_attr(fn, "ref_count", kiln_attr_int(ctx, kiln_type_int(ctx, 32), refs->high));
+    kiln_op_set_attr(fn, "scalar_count", kiln_attr_int(ctx, kiln_type_int(ctx, 32), s.scalars->high));
+    kiln_op_set_attr(fn, "ref_count", kiln_attr_int(ctx, kiln_type_int(ctx, 32), s.refs->high));
   }
-  free(scalars);
-  free(refs);
+  free(s.scalars);
+  free(s.refs);
   free(regs);
-  kiln_ptr_map_free(&pos);
-  return err;
+  kiln_ptr_map_free(&s.pos);
+  return s.err;
 }
 
 kiln_error *kiln_pass_allocate_registers(kiln_op *module, void *user) {

@@ -9,7 +9,8 @@
  * same name and visibility whose body holds only vm.const.*, vm ops of the
  * opcode table, vm.call.import (callee = full HAL import name, signature =
  * the string runtime-min checks, spans = tuple count per variadic span)
- * and vm.ret; index becomes i64; attributes are turned into constants
+ * and vm.ret, and host scf.for loops (index bounds, scalars and refs
+ * carried) become vm.for with the same body lowered; index becomes i64; attributes are turned into constants
  * (shared between nearby uses only, so live ranges stay short); `kiln.signature` (the tensor
  * signature, the module's reflection data) is kept or derived from the
  * input asserts and the views returned; hal.buffer.allocate
@@ -45,8 +46,8 @@ typedef struct cv {
   uint32_t nconsts, capconsts;
   uint32_t op_index; /* host ops lowered so far in this function */
   /* run-time values already checked to lie in [0, hi] in this function
-   * (push constants, workgroup counts; one block, so a check dominates
-   * every later use) */
+   * (push constants, workgroup counts; a check dominates every later use
+   * of its block: the ones inside a loop body are dropped after it) */
   struct cv_checked {
     kiln_value *v;
     int64_t hi;
@@ -636,6 +637,53 @@ static bool cv_cast(cv *c, kiln_op *op) {
   return true;
 }
 
+static bool cv_op(cv *c, kiln_op *op);
+
+/* A host scf.for (index bounds; carried scalars and refs) -> vm.for with
+ * its body lowered in place. Constants made and values range-checked in
+ * the body are forgotten after it: they do not dominate the code after a
+ * loop that may run no step. */
+static bool cv_for(cv *c, kiln_op *op) {
+  const uint32_t n = op->num_results;
+  kiln_value **ops = kiln_alloc(c->ctx, (n + 4) * sizeof *ops);
+  const kiln_type **types = kiln_alloc(c->ctx, (n + 1) * sizeof *types);
+  for (uint32_t i = 0; i < 3 + n; i++)
+    if (!(ops[i] = cv_operand(c, op, i))) return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (!(types[i] = cv_type(c, op->results[i].type)))
+      return kiln_op_fail(&c->err, op, "carried value %u has a type no VM register holds", i);
+  kiln_op *vf = kiln_build(&c->b, KILN_OP_VM_FOR, 3 + n, ops, n, types, NULL);
+  kiln_block *body = op->regions[0].first, *vb = kiln_op_entry_block(c->ctx, vf, 0);
+  kiln_value_map_add(c->ctx, &c->map, body->args[0], kiln_block_add_arg(c->ctx, vb, c->i64, op->loc));
+  for (uint32_t i = 0; i < n; i++)
+    kiln_value_map_add(c->ctx, &c->map, body->args[1 + i], kiln_block_add_arg(c->ctx, vb, types[i], op->loc));
+  const kiln_builder outer = c->b;
+  const uint32_t start = c->op_index, nchecked = c->nchecked;
+  c->b = kiln_builder_at_end(c->ctx, vb);
+  bool ok = true;
+  for (kiln_op *o = body->first; ok && o; o = o->next) {
+    c->op_index++;
+    c->b.loc = o->loc;
+    if (o->kind != KILN_OP_SCF_YIELD) {
+      ok = cv_op(c, o);
+      continue;
+    }
+    kiln_value **ys = kiln_alloc(c->ctx, (n + 1) * sizeof *ys);
+    for (uint32_t i = 0; ok && i < o->num_operands; i++) ok = (ys[i] = cv_operand(c, o, i)) != NULL;
+    if (ok) kiln_build(&c->b, KILN_OP_VM_YIELD, o->num_operands, ys, 0, NULL, NULL);
+  }
+  c->b = outer;
+  uint32_t keep = 0;
+  for (uint32_t i = 0; i < c->nconsts; i++)
+    if (c->consts[i].born <= start) c->consts[keep++] = c->consts[i];
+  c->nconsts = keep;
+  c->nchecked = nchecked;
+  if (!ok) return false;
+  for (uint32_t i = 0; i < n; i++)
+    kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, i), kiln_op_result(vf, i));
+  return true;
+}
+
 static bool cv_op(cv *c, kiln_op *op) {
   const vmx_import *imp = vmx_hal_import_of(op->kind);
   if (imp) {
@@ -655,6 +703,7 @@ static bool cv_op(cv *c, kiln_op *op) {
   }
   switch (op->kind) {
   case KILN_OP_HAL_CHECK_RANGE: return cv_check_range(c, op);
+  case KILN_OP_SCF_FOR: return cv_for(c, op);
   case KILN_OP_ARITH_CONSTANT: return cv_constant(c, op);
   case KILN_OP_ARITH_INDEX_CAST: case KILN_OP_ARITH_INDEX_CASTUI: case KILN_OP_ARITH_EXTSI:
   case KILN_OP_ARITH_EXTUI: case KILN_OP_ARITH_TRUNCI:

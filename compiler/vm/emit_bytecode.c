@@ -67,8 +67,10 @@ typedef struct em {
 } em;
 
 static int em_reg(em *e, const kiln_op *at, kiln_value *v) {
+  const kiln_op *owner = v->def ? NULL : kiln_block_parent_op(v->block);
   const kiln_attr *a = v->def ? kiln_op_get_attr(v->def, "regs")
-                              : kiln_op_get_attr(e->fn, "arg_regs");
+                       : owner && owner->kind == KILN_OP_VM_FOR ? kiln_op_get_attr(owner, "body_regs")
+                                                                : kiln_op_get_attr(e->fn, "arg_regs");
   if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || !kiln_type_is_integer(a->type) ||
       v->index >= a->count) {
     kiln_op_fail(&e->err, at, "operand has no register (run allocate-registers first)");
@@ -149,6 +151,124 @@ static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
                    (int)op->num_results, res);
 }
 
+static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports);
+
+/* The ops of one block, in order. */
+static void em_ops(em *e, kiln_vm_asm_t *a, kiln_block *b, kiln_vm_imports_t *imports) {
+  for (kiln_op *op = b->first; op && !e->err; op = op->next) {
+    const kiln_attr *v = kiln_op_get_attr(op, "value");
+    switch (op->kind) {
+    case KILN_OP_VM_CONST_I32:
+      kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I32, em_result(e, op, 0), (int32_t)v->i);
+      break;
+    case KILN_OP_VM_CONST_I64:
+      kiln_vm_asm_emit(a, KILN_VM_OP_CONST_I64, em_result(e, op, 0), (int64_t)v->i);
+      break;
+    case KILN_OP_VM_CONST_F32:
+      kiln_vm_asm_emit(a, KILN_VM_OP_CONST_F32, em_result(e, op, 0), v->f);
+      break;
+    case KILN_OP_VM_CONST_F64:
+      kiln_vm_asm_emit(a, KILN_VM_OP_CONST_F64, em_result(e, op, 0), v->f);
+      break;
+    case KILN_OP_VM_CLEAR_REF:
+      kiln_vm_asm_emit(a, KILN_VM_OP_CLEAR_REF, em_reg(e, op, kiln_op_operand(op, 0)));
+      break;
+    case KILN_OP_VM_FOR:
+      em_for(e, a, op, imports);
+      break;
+    case KILN_OP_VM_YIELD: /* em_for emits it */
+      break;
+    case KILN_OP_VM_CALL_IMPORT:
+      em_call_import(e, a, op, imports);
+      break;
+    case KILN_OP_VM_RET: {
+      int regs[KILN_VM_MAX_LIST + 1];
+      if (op->num_operands > KILN_VM_MAX_LIST) {
+        kiln_op_fail(&e->err, op, "too many results");
+        break;
+      }
+      for (uint32_t i = 0; i < op->num_operands; i++)
+        regs[i] = em_reg(e, op, kiln_op_operand(op, i));
+      kiln_vm_asm_emit(a, KILN_VM_OP_RET, (int)op->num_operands, regs);
+      break;
+    }
+    default: {
+      const int opc = em_opcode(op->kind);
+      if (opc < 0) {
+        kiln_op_fail(&e->err, op, "has no VM instruction");
+        break;
+      }
+      em_location(e, op, (uint32_t)a->size);
+      if (op->num_operands == 2)
+        kiln_vm_asm_emit(a, (kiln_vm_opcode_t)opc, em_result(e, op, 0),
+                         em_reg(e, op, kiln_op_operand(op, 0)),
+                         em_reg(e, op, kiln_op_operand(op, 1)));
+      else
+        kiln_vm_asm_emit(a, (kiln_vm_opcode_t)opc, em_result(e, op, 0),
+                         em_reg(e, op, kiln_op_operand(op, 0)));
+    }
+    }
+  }
+}
+
+/* The move opcode for a register of type t. */
+static kiln_vm_opcode_t em_mov(const kiln_type *t) {
+  if (vmx_is_ref(t)) return KILN_VM_OP_MOV_REF;
+  return vmx_slots(t) == 2 ? KILN_VM_OP_MOV_I64 : KILN_VM_OP_MOV_I32;
+}
+
+/* vm.for: the carried registers take the initial values, then per step
+ * `cmp = ub <= iv; br_if cmp, exit; body; carried = yielded; iv += step;
+ * br head`. A step count past the call's budget stops the call (the
+ * backward br spends it), so a bad step cannot hang. A yielded ref made in
+ * the body is released after its move (mov.ref retains). */
+static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports) {
+  kiln_block *body = op->regions[0].first;
+  kiln_op *y = body->last;
+  const kiln_attr *cr = kiln_op_get_attr(op, "cmp_reg");
+  if (!cr || cr->kind != KILN_ATTR_INTEGER || cr->i < 0 || cr->i >= (int64_t)e->out->scalar_count) {
+    kiln_op_fail(&e->err, op, "has no valid 'cmp_reg' (run allocate-registers first)");
+    return;
+  }
+  const int cmp = (int)cr->i, iv = em_reg(e, op, body->args[0]);
+  const uint32_t n = op->num_results;
+  /* a yield that moves one carried value into another's register would
+   * read a register an earlier move overwrote */
+  for (uint32_t k = 0; k < n; k++) {
+    kiln_value *v = kiln_op_operand(y, k);
+    if (!v->def && v->block == body && v->index >= 1 && v->index != k + 1) {
+      kiln_op_fail(&e->err, y, "exchanges carried values between steps (value %u becomes %u): not supported",
+                   v->index - 1, k);
+      return;
+    }
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    const int dst = em_result(e, op, k), src = em_reg(e, op, kiln_op_operand(op, 3 + k));
+    if (dst != src) kiln_vm_asm_emit(a, em_mov(op->results[k].type), dst, src);
+  }
+  kiln_vm_asm_emit(a, KILN_VM_OP_MOV_I64, iv, em_reg(e, op, kiln_op_operand(op, 0)));
+  const uint32_t head = kiln_vm_asm_label(a), exit = kiln_vm_asm_label(a);
+  kiln_vm_asm_bind(a, head);
+  kiln_vm_asm_emit(a, KILN_VM_OP_LES_I64, cmp, em_reg(e, op, kiln_op_operand(op, 1)), iv);
+  kiln_vm_asm_emit(a, KILN_VM_OP_BR_IF, cmp, (int)exit);
+  em_ops(e, a, body, imports);
+  if (e->err) return;
+  for (uint32_t k = 0; k < n; k++) {
+    const int dst = em_reg(e, y, body->args[1 + k]), src = em_reg(e, y, kiln_op_operand(y, k));
+    if (dst != src) kiln_vm_asm_emit(a, em_mov(op->results[k].type), dst, src);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    kiln_value *v = kiln_op_operand(y, k);
+    bool seen = false;
+    for (uint32_t j = 0; j < k; j++) seen = seen || kiln_op_operand(y, j) == v;
+    if (!seen && vmx_is_ref(v->type) && v->def && v->def->parent == body)
+      kiln_vm_asm_emit(a, KILN_VM_OP_CLEAR_REF, em_reg(e, y, v));
+  }
+  kiln_vm_asm_emit(a, KILN_VM_OP_ADD_I64, iv, iv, em_reg(e, op, kiln_op_operand(op, 2)));
+  kiln_vm_asm_emit(a, KILN_VM_OP_BR, (int)head);
+  kiln_vm_asm_bind(a, exit);
+}
+
 kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
                                   kiln_vm_function_code_t *out) {
   memset(out, 0, sizeof *out);
@@ -171,55 +291,7 @@ kiln_error *kiln_vm_emit_function(kiln_op *fn, kiln_vm_imports_t *imports,
   em e = {fn, out, 0, NULL};
   kiln_vm_asm_t a;
   kiln_vm_asm_init(&a);
-  for (kiln_op *op = fn->regions[0].first->first; op && !e.err; op = op->next) {
-    const kiln_attr *v = kiln_op_get_attr(op, "value");
-    switch (op->kind) {
-    case KILN_OP_VM_CONST_I32:
-      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I32, em_result(&e, op, 0), (int32_t)v->i);
-      break;
-    case KILN_OP_VM_CONST_I64:
-      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, em_result(&e, op, 0), (int64_t)v->i);
-      break;
-    case KILN_OP_VM_CONST_F32:
-      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_F32, em_result(&e, op, 0), v->f);
-      break;
-    case KILN_OP_VM_CONST_F64:
-      kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_F64, em_result(&e, op, 0), v->f);
-      break;
-    case KILN_OP_VM_CLEAR_REF:
-      kiln_vm_asm_emit(&a, KILN_VM_OP_CLEAR_REF, em_reg(&e, op, kiln_op_operand(op, 0)));
-      break;
-    case KILN_OP_VM_CALL_IMPORT:
-      em_call_import(&e, &a, op, imports);
-      break;
-    case KILN_OP_VM_RET: {
-      int regs[KILN_VM_MAX_LIST + 1];
-      if (op->num_operands > KILN_VM_MAX_LIST) {
-        kiln_op_fail(&e.err, op, "too many results");
-        break;
-      }
-      for (uint32_t i = 0; i < op->num_operands; i++)
-        regs[i] = em_reg(&e, op, kiln_op_operand(op, i));
-      kiln_vm_asm_emit(&a, KILN_VM_OP_RET, (int)op->num_operands, regs);
-      break;
-    }
-    default: {
-      const int opc = em_opcode(op->kind);
-      if (opc < 0) {
-        kiln_op_fail(&e.err, op, "has no VM instruction");
-        break;
-      }
-      em_location(&e, op, (uint32_t)a.size);
-      if (op->num_operands == 2)
-        kiln_vm_asm_emit(&a, (kiln_vm_opcode_t)opc, em_result(&e, op, 0),
-                         em_reg(&e, op, kiln_op_operand(op, 0)),
-                         em_reg(&e, op, kiln_op_operand(op, 1)));
-      else
-        kiln_vm_asm_emit(&a, (kiln_vm_opcode_t)opc, em_result(&e, op, 0),
-                         em_reg(&e, op, kiln_op_operand(op, 0)));
-    }
-    }
-  }
+  em_ops(&e, &a, fn->regions[0].first, imports);
   if (!e.err && kiln_vm_asm_finish(&a))
     e.err = kiln_error_new("@%s: bytecode assembly failed (operand out of range)", kiln_symbol_name(fn));
   if (e.err) {

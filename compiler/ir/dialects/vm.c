@@ -80,6 +80,37 @@ bool vm_verify_clear_ref(kiln_op *op) {
   return true;
 }
 
+bool vm_verify_for(kiln_op *op) {
+  for (uint32_t i = 0; i < 3; i++)
+    if (!vm_type_is(kiln_op_operand(op, i)->type, VM_T_I64))
+      return kiln_op_emit_error(op, "lower bound, upper bound and step must be i64");
+  const uint32_t n = op->num_operands - 3;
+  if (n != op->num_results)
+    return kiln_op_emit_error(op, "has %u initial carried values but %u results", n, op->num_results);
+  kiln_block *body = op->regions[0].first;
+  if (!body || body != op->regions[0].last || body->num_args != n + 1 ||
+      !vm_type_is(body->args[0]->type, VM_T_I64))
+    return kiln_op_emit_error(op, "expects one block taking the step number (i64) and the %u carried values", n);
+  for (uint32_t i = 0; i < n; i++)
+    if (kiln_op_operand(op, 3 + i)->type != op->results[i].type ||
+        body->args[1 + i]->type != op->results[i].type || !vm_register_type(op->results[i].type))
+      return kiln_op_emit_error(op, "carried value %u: initial value, block argument and result differ in type "
+                                "or have no VM register", i);
+  kiln_op *y = body->last;
+  if (!y || y->kind != KILN_OP_VM_YIELD || y->num_operands != n)
+    return kiln_op_emit_error(op, "body must end in vm.yield of %u values", n);
+  for (uint32_t i = 0; i < n; i++)
+    if (kiln_op_operand(y, i)->type != op->results[i].type)
+      return kiln_op_emit_error(op, "vm.yield operand %u differs in type from carried value %u", i, i);
+  return true;
+}
+
+bool vm_verify_yield(kiln_op *op) {
+  kiln_op *p = kiln_op_parent_op(op);
+  if (!p || p->kind != KILN_OP_VM_FOR) return kiln_op_emit_error(op, "expects parent op 'vm.for'");
+  return true;
+}
+
 /* Number of register-list entries a signature string's arguments
  * (before '_') or results (after) describe, with span tuples counted
  * `span_tuples[i]` times; -1 when malformed. */

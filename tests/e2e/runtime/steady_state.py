@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """e2e.runtime.steady_state: runtime.h promises that steady-state calls
 allocate nothing and fault no page; steady_state_check verifies it on
-compiled models (samples/cnn.mlir and samples/mlp.mlir always, and
+compiled models (samples/cnn.mlir and samples/mlp.mlir always, a host
+loop (host_loop_steady_hal.mlir with the handmade kernel KERNEL: each
+step allocates a buffer and releases the last one), and
 ResNet-18 and MobileNetV2 from bench/models/models.py when python3-torch
 and torchvision are installed; without them those two are skipped, said
 so) on local-sync and on the pool device with 2 threads.
 
-usage: steady_state.py KILN_COMPILE STEADY_STATE_CHECK SAMPLES_DIR WORK POOL_DEVICE"""
+usage: steady_state.py KILN_COMPILE STEADY_STATE_CHECK SAMPLES_DIR WORK POOL_DEVICE KERNEL"""
 import os
 import subprocess
 import sys
@@ -15,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    compile_, check, samples, work, pool = sys.argv[1:6]
+    compile_, check, samples, work, pool, kernel = sys.argv[1:7]
     os.makedirs(work, exist_ok=True)
     modules = []
     for name in ("cnn", "mlp"):
@@ -23,6 +25,10 @@ def main():
         subprocess.run([compile_, os.path.join(samples, name + ".mlir"), "-o", out],
                        check=True)
         modules.append(out)
+    out = os.path.join(work, "host_loop.kiln")
+    subprocess.run([compile_, os.path.join(HERE, "host_loop_steady_hal.mlir"), "-o", out,
+                    "--substitute-executable=simple_mul_dispatch_0=" + kernel], check=True)
+    modules.append(out)
     try:
         import torch
         import torchvision

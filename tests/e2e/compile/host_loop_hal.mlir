@@ -1,0 +1,83 @@
+// A host loop at the hal level, written by hand (convert-to-vm lowers a
+// host scf.for to vm.for: branches in the bytecode). The trip count is
+// read from input 1's data; each step allocates a new buffer, dispatches
+// the handmade simple_mul kernel (samples/handmade/simple_mul_kernel.c:
+// c[j] = a[j] * b[j] for j < push constant 0) with a push constant and a
+// workgroup count that change from step to step, and carries the buffer
+// and the count to the next step:
+//   r = x; m = len(x); repeat n times: r' = (r * x)[:m] ++ zeros; m = max(m - 1, 0)
+// @nested runs that loop n times inside a loop of k steps (input 2), the
+// count m restarting at len(x) per outer step: r multiplied n*k times.
+"hal.executable"() ({
+  "hal.executable.variant"() ({
+    "hal.executable.export"() {sym_name = "simple_mul", ordinal = 0 : i32,
+        binding_count = 3 : i32, readonly_mask = 3 : i32,
+        push_constant_count = 1 : i32, workgroup_size = array<i64: 64, 1, 1>} : () -> ()
+    "hal.executable.export"() {sym_name = "fail_if_negative", ordinal = 1 : i32,
+        binding_count = 3 : i32, readonly_mask = 3 : i32,
+        push_constant_count = 1 : i32, workgroup_size = array<i64: 64, 1, 1>} : () -> ()
+  }) {sym_name = "host", target = "llvm-cpu"} : () -> ()
+}) {sym_name = "simple_mul_dispatch_0", sym_visibility = "private"} : () -> ()
+
+func.func @loop(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_view {
+  "hal.buffer_view.assert"(%x) {input = 0 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%n) {input = 1 : i32, element_type = i64, shape = array<i64>} : (!hal.buffer_view) -> ()
+  %bx = "hal.buffer_view.buffer"(%x) : (!hal.buffer_view) -> !hal.buffer
+  %len = "hal.buffer_view.dim"(%x) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %trip = "hal.buffer_view.load"(%n) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %bytes = arith.muli %len, %c4 : index
+  %r:2 = scf.for %i = %c0 to %trip step %c1 iter_args(%acc = %bx, %m = %len) -> (!hal.buffer, index) {
+    %new = "hal.buffer.allocate"(%bytes) : (index) -> !hal.buffer
+    %wg = arith.ceildivsi %m, %c64 : index
+    %cb = "hal.command_buffer.create"() : () -> !hal.command_buffer
+    "hal.command_buffer.dispatch"(%cb, %acc, %bx, %new, %bytes, %bytes, %bytes, %m, %wg) {executable = @simple_mul_dispatch_0,
+        ordinal = 0 : i32, workgroup_count = array<i64: -9223372036854775808, 1, 1>,
+        offsets = array<i64: 0, 0, 0>, lengths = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>,
+        constants = array<i64: -9223372036854775808>} : (!hal.command_buffer, !hal.buffer, !hal.buffer, !hal.buffer, index, index, index, index, index) -> ()
+    "hal.command_buffer.execute"(%cb) : (!hal.command_buffer) -> ()
+    "hal.device.wait"() : () -> ()
+    %m1 = arith.subi %m, %c1 : index
+    %m2 = arith.maxsi %m1, %c0 : index
+    scf.yield %new, %m2 : !hal.buffer, index
+  }
+  %v = "hal.buffer_view.create"(%r#0, %len) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
+  return %v : !hal.buffer_view
+}
+
+func.func @nested(%x: !hal.buffer_view, %n: !hal.buffer_view, %k: !hal.buffer_view) -> !hal.buffer_view {
+  "hal.buffer_view.assert"(%x) {input = 0 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%n) {input = 1 : i32, element_type = i64, shape = array<i64>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%k) {input = 2 : i32, element_type = i64, shape = array<i64>} : (!hal.buffer_view) -> ()
+  %bx = "hal.buffer_view.buffer"(%x) : (!hal.buffer_view) -> !hal.buffer
+  %len = "hal.buffer_view.dim"(%x) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %trip = "hal.buffer_view.load"(%n) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %outer = "hal.buffer_view.load"(%k) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %bytes = arith.muli %len, %c4 : index
+  %r = scf.for %j = %c0 to %outer step %c1 iter_args(%acc0 = %bx) -> (!hal.buffer) {
+    %in:2 = scf.for %i = %c0 to %trip step %c1 iter_args(%acc = %acc0, %m = %len) -> (!hal.buffer, index) {
+      %new = "hal.buffer.allocate"(%bytes) : (index) -> !hal.buffer
+      %wg = arith.ceildivsi %m, %c64 : index
+      %cb = "hal.command_buffer.create"() : () -> !hal.command_buffer
+      "hal.command_buffer.dispatch"(%cb, %acc, %bx, %new, %bytes, %bytes, %bytes, %m, %wg) {executable = @simple_mul_dispatch_0,
+          ordinal = 0 : i32, workgroup_count = array<i64: -9223372036854775808, 1, 1>,
+          offsets = array<i64: 0, 0, 0>, lengths = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>,
+          constants = array<i64: -9223372036854775808>} : (!hal.command_buffer, !hal.buffer, !hal.buffer, !hal.buffer, index, index, index, index, index) -> ()
+      "hal.command_buffer.execute"(%cb) : (!hal.command_buffer) -> ()
+      "hal.device.wait"() : () -> ()
+      %m1 = arith.subi %m, %c1 : index
+      %m2 = arith.maxsi %m1, %c0 : index
+      scf.yield %new, %m2 : !hal.buffer, index
+    }
+    scf.yield %in#0 : !hal.buffer
+  }
+  %v = "hal.buffer_view.create"(%r, %len) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
+  return %v : !hal.buffer_view
+}
