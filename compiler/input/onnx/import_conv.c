@@ -157,6 +157,24 @@ kiln_value *oi_add_bias(oi_ctx *c, kiln_value *r, oi_val *bv) {
   return oi_elementwise_ir(c, 2, ins, t->rank, t->shape, t->elem, add_body, NULL);
 }
 
+/* A 1-D convolution on the padded X [N, C, L], computed as a 2-D one of
+ * height 1 ([N, C, 1, L] by [M, C/G, 1, k]): the channels-last rewrite, the
+ * blocked filters and the conv microkernels key on the 2-D form, which the
+ * 1-D one missed (a Conv1d 512->512 k3 s2 over 3199 positions took 2.0x
+ * ONNX Runtime's time as 1-D, 1.2x as 2-D). Returns [N, M, out]. */
+static kiln_value *conv1d_as_2d(oi_ctx *c, kiln_value *xv, kiln_value *wi, int64_t N, int64_t G,
+                                int64_t M, int64_t Cg, const oi_window *w1) {
+  oi_window w = {.spatial = 2};
+  w.in[0] = w.k[0] = w.out[0] = w.stride[0] = w.dil[0] = 1;
+  w.in[1] = w1->in[0], w.k[1] = w1->k[0], w.out[1] = w1->out[0];
+  w.stride[1] = w1->stride[0], w.dil[1] = w1->dil[0];
+  w.lo[1] = w1->lo[0], w.hi[1] = w1->hi[0], w.pad_lo[1] = w1->pad_lo[0], w.pad_hi[1] = w1->pad_hi[0];
+  const int64_t *xs = xv->type->shape;
+  int64_t x4[4] = {xs[0], xs[1], 1, xs[2]}, w4[4] = {M, Cg, 1, w1->k[0]}, o3[3] = {N, M, w1->out[0]};
+  kiln_value *r = conv_core(c, oi_reshape(c, xv, 4, x4), oi_reshape(c, wi, 4, w4), N, G, M / G, Cg, &w, false);
+  return r ? oi_reshape(c, r, 3, o3) : NULL;
+}
+
 kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *xv, kiln_value *wi, int64_t pad) {
   const kiln_type *xt = xv->type, *wt = wi->type;
   if (wt->rank != xt->rank) {
@@ -185,6 +203,7 @@ kiln_value *oi_conv_ir(oi_ctx *c, oi_node *n, kiln_value *xv, kiln_value *wi, in
   os[0] = N, os[1] = M;
   for (uint32_t i = 0; i < s; i++) os[2 + i] = w.out[i];
   if (!oi_dims_ok(c, s + 2, os, "convolution output")) return NULL;
+  if (s == 1) return conv1d_as_2d(c, xv, wi, N, group, M, Cg, &w);
   return conv_core(c, xv, wi, N, group, M / group, Cg, &w, false);
 }
 

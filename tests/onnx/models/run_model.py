@@ -463,6 +463,16 @@ def _cnn_cases(torch):
                                        nn.MaxPool2d(3, 2, 1), nn.AdaptiveAvgPool2d(1),
                                        nn.Flatten(), nn.Linear(24, 6)),
                          (2, 5, 109, 106)),
+        # 1-D convolutions (computed as 2-D ones of height 1): a strided
+        # padded stem of 5 channels, a dilated grouped one, BatchNorm and a
+        # residual add over a 1x1, a depthwise k=4 with asymmetric output
+        # length, a max pool; lengths not multiples of any tile, batch 2
+        "cnn_conv1d": (nn.Sequential(nn.Conv1d(5, 24, 3, 2, 1), nn.ReLU(),
+                                     nn.Conv1d(24, 36, 5, 1, 4, dilation=2, groups=3), nn.BatchNorm1d(36),
+                                     Residual(nn.Sequential(nn.Conv1d(36, 36, 1), nn.ReLU6())),
+                                     nn.Conv1d(36, 36, 4, 1, 0, groups=36), nn.GELU(),
+                                     nn.MaxPool1d(3, 2), nn.Conv1d(36, 17, 1)),
+                       (2, 5, 97)),
         # the graph input's pads (an asymmetric ZeroPad2d, then the
         # convolution's own) below the stem's NHWC transpose
         # (propagate-transposes), so they join its dispatch: 5 channels, a

@@ -21,6 +21,14 @@ def conv_group():
     return [n], [x], [y], [w, b]
 
 
+def conv1d():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 9])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6, 5])
+    w = numpy_helper.from_array(np.ones((6, 2, 3), np.float32), "w")
+    n = helper.make_node("Conv", ["x", "w"], ["y"], name="conv1d", group=2, pads=[1, 1], strides=[2])
+    return [n], [x], [y], [w]
+
+
 def pools():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 4, 4])
     m = helper.make_tensor_value_info("m", TensorProto.FLOAT, [1, 2, 2, 2])
@@ -229,7 +237,7 @@ def qdq_clip():
             helper.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"])], [x], [y], inits
 
 
-MODELS = {"qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group,
+MODELS = {"qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "conv1d": conv1d,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}
