@@ -3,7 +3,8 @@
  * grouped generics, matmul-like generics) becomes
  *   for each column segment (output channels: whole pairs of vectors,
  *   then single vectors of VW, VW/2, .. 4 lanes, then 1-lane vectors):
- *     for outer loops that W uses (groups):
+ *     for outer loops that W uses (groups; where W is read in place,
+ *     inside the batch and output-row loops instead, groups_inside):
  *       for j0 over the segment step NR*VW (vector lanes):
  *         for kb over the first reduction loop in blocks of CB:  [packing]
  *           P[k, 0..NR*VW) = W[k, j0 ..]   (weights packed, k = flat
@@ -466,6 +467,32 @@ static void column_nest(cv *c, kiln_builder cur, int64_t j_lo, int64_t j_hi, int
   if (main < M) tile(c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
 }
 
+/* Do the group loops (outer loops W uses) go inside the other outer
+ * loops? Where W is read in place in one reduction block, a group's
+ * weights are a few KiB that stay cached whatever the order, while the
+ * groups-outermost order reads the whole input tile once per group: a
+ * group's channels are a fraction of each input pixel's cache lines, so
+ * every pass brings in the lines of all the tile's groups, and a tile
+ * past L2 (ResNeXt's 4 groups of 4 channels over 4x58x58 pixels: 861
+ * KiB) comes from L3 for each group. Inside, the input rows of one
+ * output row serve all the groups from L1. */
+static bool groups_inside(const cv *c, const nest *wout, int64_t cb) {
+  if (!wout->n || c->P || cb) return false;
+  /* Groups select X's channels too; a dense convolution's filter-block
+   * loop (blocked filters, which X does not use) keeps its place. */
+  for (int i = 0; i < wout->n; i++)
+    if (!uses_loop(&c->g, c->g.x, wout->l[i])) return false;
+  /* All the tile's groups' weights, then re-read for every output row,
+   * stay within the panel budget (inside L2). */
+  const kiln_type *wt = c->W->type;
+  int64_t bytes = (kiln_type_bitwidth(wt->elem) + 7) / 8;
+  for (uint32_t r = 0; r < wt->rank; r++) {
+    if (wt->shape[r] == KILN_DYNAMIC) return false;
+    bytes *= wt->shape[r];
+  }
+  return bytes <= CV_PANEL_BYTES;
+}
+
 static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int64_t vw, int nr,
                          int64_t cb, int64_t K0) {
   cg_igemm *g = &c->g;
@@ -479,6 +506,20 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     if (g->red[l] || l == g->row || l == g->col || l == c->orow || (paired && l == c->blk)) continue;
     if (uses_loop(g, g->w, l)) wout.l[wout.n++] = l;
     else rest.l[rest.n++] = l;
+  }
+  if (!paired && groups_inside(c, &wout, cb)) {
+    /* The other outer loops (batch, output rows) outside the groups: a
+     * row's input pixels serve every group of the tile while they are
+     * in L1. The output-row loop a tile may span stays inside. */
+    nest outer = {0}, inner = {0};
+    for (int i = 0; i < rest.n; i++) {
+      if (rest.l[i] == c->ohl) inner.l[inner.n++] = rest.l[i];
+      else outer.l[outer.n++] = rest.l[i];
+    }
+    kiln_builder cur = loops(c, b, &outer);
+    cur = loops(c, &cur, &wout);
+    column_nest(c, cur, j_lo, j_hi, nr * vw, nr, false, cb, K0, &inner);
+    return;
   }
   kiln_builder cur = loops(c, b, &wout), body;
   if (!paired) {

@@ -649,6 +649,24 @@ def _cnn_cases(torch):
                                         nn.Conv2d(48, 48, 5, 2, 2, groups=48), nn.Hardswish(),
                                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 5)),
                           (1, 5, 33, 33)),
+        # grouped 3x3s with few channels per group (ResNeXt, RegNet),
+        # whose register tiles loop over the workgroup's groups inside
+        # each output row: groups of 4 (12 groups) and of 12 (8 + 4
+        # lanes) in a residual block with ReLU, 8 -> 16 channels a group
+        # strided, 24 (16 + 8) with ReLU6, 48 -> 20 (16 + 4) strided,
+        # dilated and padded, then groups of 2 (the generic path); odd
+        # image sides, batch 2. Each shape is a few workgroups of several
+        # groups, which is all the loop order depends on.
+        "cnn_grouped_narrow": (nn.Sequential(nn.Conv2d(6, 48, 1), nn.ReLU(),
+                                             Residual(nn.Sequential(
+                                                 nn.Conv2d(48, 48, 3, 1, 1, groups=12), nn.ReLU(),
+                                                 nn.Conv2d(48, 48, 3, 1, 1, groups=4)), nn.ReLU()),
+                                             nn.Conv2d(48, 96, 3, 2, 1, groups=6), nn.ReLU(),
+                                             nn.Conv2d(96, 96, 3, 1, 1, groups=4), nn.ReLU6(),
+                                             nn.Conv2d(96, 40, 3, 2, 2, dilation=2, groups=2), nn.ReLU(),
+                                             nn.Conv2d(40, 40, 3, 1, 1, groups=20), nn.Sigmoid(),
+                                             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(40, 6)),
+                               (2, 6, 23, 19)),
     }
 
 
