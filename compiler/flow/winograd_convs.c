@@ -300,8 +300,11 @@ static void rewrite(kiln_context *ctx, const wg *g) {
   kiln_value *v = stage(&b, op, t1, bt, filled(&b, zero, f32_tensor(ctx, 6, s2)), 7,
                         (const int[]){0, 2, 3, 104, 5, -1}, (const int[]){1, 6, -1}, (const int[]){0, 1, 2, 3, 4, 5, -1});
   int64_t s3[3] = {16, T, C}, s4[3] = {16, T, M};
-  kiln_value *prod = batch_matmul(&b, reshape(&b, v, 3, s3), transformed_filter(&b, g),
-                                  filled(&b, zero, f32_tensor(ctx, 3, s4)));
+  /* One statement per built op: as call arguments their order would be
+   * the C compiler's (gcc and clang evaluate them in opposite orders). */
+  kiln_value *acc = filled(&b, zero, f32_tensor(ctx, 3, s4));
+  kiln_value *u = transformed_filter(&b, g);
+  kiln_value *prod = batch_matmul(&b, reshape(&b, v, 3, s3), u, acc);
   int64_t s5[6] = {4, 4, N, TH, TW, M};
   kiln_value *m = reshape(&b, prod, 6, s5);
   /* A^T along the rows: y1[p, n, t, q, u, k] = sum_a A^T[p, a] m[a, q, n, t, u, k]
