@@ -103,14 +103,15 @@ static bool is_dim(const kiln_affine_expr *e, int l) {
 }
 
 /* Body: yield addf(out, mulf(x, w)) (operands in either order), x
- * possibly sitofp of integer bytes (the importer's depthwise convolution
- * of a quantized model: the named op's implied body converts them too). */
-static bool mac_body(kiln_op *op) {
+ * possibly (when int_input) sitofp of integer bytes (the importer's
+ * depthwise convolution of a quantized model: the named op's implied body
+ * converts them too). */
+bool fl_conv_mac_body(kiln_op *op, bool int_input) {
   kiln_block *b = op->regions[0].first;
   if (!b || b->num_args != 3) return false;
   kiln_op *mul = b->first;
   kiln_value *x = b->args[0];
-  if (mul && mul->kind == KILN_OP_ARITH_SITOFP && kiln_op_operand(mul, 0) == x) {
+  if (int_input && mul && mul->kind == KILN_OP_ARITH_SITOFP && kiln_op_operand(mul, 0) == x) {
     x = kiln_op_result(mul, 0);
     if (!kiln_value_has_one_use(x)) return false;
     mul = mul->next;
@@ -129,7 +130,7 @@ static bool mac_body(kiln_op *op) {
 /* The importer's grouped NCHW generic. */
 static bool match_generic(kiln_op *op, conv *cv) {
   if (op->num_operands != 3 || op->num_results != 1 || kiln_linalg_num_inputs(op) != 2 ||
-      !mac_body(op))
+      !fl_conv_mac_body(op, true))
     return false;
   const kiln_affine_map *maps[3];
   bool red[KILN_MAX_LOOPS];

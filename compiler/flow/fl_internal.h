@@ -150,4 +150,9 @@ const kiln_type *fl_dispatch_tensor_type(kiln_context *ctx, const char *access, 
  * redundant through monotone ops (fl_clamps.c). Whether it changed any. */
 bool fl_drop_subsumed_clamps(kiln_block *block);
 
+/* A convolution generic's body: yield addf(out, mulf(x, w)), operands in
+ * either order; with int_input, x may be sitofp of integer bytes
+ * (convert_conv_nhwc.c). */
+bool fl_conv_mac_body(kiln_op *op, bool int_input);
+
 #endif

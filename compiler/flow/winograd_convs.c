@@ -86,25 +86,11 @@ static bool is_sum(const kiln_affine_expr *e, int a, int b) {
          ((is_dim(e->lhs, a) && is_dim(e->rhs, b)) || (is_dim(e->lhs, b) && is_dim(e->rhs, a)));
 }
 
-/* Body: yield addf(out, mulf(x, w)), operands in either order. */
-static bool mac_body(kiln_op *op) {
-  kiln_block *b = op->regions[0].first;
-  if (!b || b->num_args != 3) return false;
-  kiln_op *mul = b->first, *add = mul ? mul->next : NULL, *y = add ? add->next : NULL;
-  if (!y || y->next || mul->kind != KILN_OP_ARITH_MULF || add->kind != KILN_OP_ARITH_ADDF ||
-      y->kind != KILN_OP_LINALG_YIELD || kiln_op_operand(y, 0) != kiln_op_result(add, 0))
-    return false;
-  kiln_value *m0 = kiln_op_operand(mul, 0), *m1 = kiln_op_operand(mul, 1);
-  kiln_value *a0 = kiln_op_operand(add, 0), *a1 = kiln_op_operand(add, 1);
-  kiln_value *mv = kiln_op_result(mul, 0);
-  return ((m0 == b->args[0] && m1 == b->args[1]) || (m0 == b->args[1] && m1 == b->args[0])) &&
-         ((a0 == b->args[2] && a1 == mv) || (a1 == b->args[2] && a0 == mv));
-}
 
 static bool match(kiln_op *op, wg *g) {
   memset(g, 0, sizeof *g);
   if (op->kind != KILN_OP_LINALG_GENERIC || op->num_operands != 3 || op->num_results != 1 ||
-      kiln_linalg_num_inputs(op) != 2 || !mac_body(op))
+      kiln_linalg_num_inputs(op) != 2 || !fl_conv_mac_body(op, false))
     return false;
   const kiln_affine_map *maps[3];
   bool red[KILN_MAX_LOOPS];
