@@ -75,11 +75,28 @@ static kiln_op *top_empty(bz *z, kiln_value *v) {
              : NULL;
 }
 
+/* Puts op (an alloca sized by e's operands) right after the last op that
+ * defines one of them, not after e itself: values computed in the buffer
+ * in place (in_place_input, tie_init) may come from ops before e, as in
+ * an RMSNorm's chain reduction -> mean -> rsqrt, whose first init (the
+ * reduction's fill) precedes the last op's tensor.empty. */
+static void insert_sized(bz *z, kiln_op *e, kiln_op *op) {
+  for (kiln_op *o = e->prev; o; o = o->prev)
+    for (uint32_t r = 0; r < o->num_results; r++)
+      for (uint32_t i = 0; i < e->num_operands; i++)
+        if (kiln_op_operand(e, i) == kiln_op_result(o, r)) {
+          kiln_block_insert_after(o, op);
+          return;
+        }
+  kiln_block_insert_before(z->prologue, op);
+}
+
 /* A kernel-local buffer for v: static shapes at the kernel's entry; run-
  * time dims (a row chain's per-row values, form-dispatch-regions) sized
- * by the tensor.empty they come from, right after it, and confined to a
- * workgroup's tile of static size by tile-and-distribute. assign_block
- * refuses values with run-time dims and no such source (no_size). */
+ * by the tensor.empty they come from, as early as its size operands
+ * allow (insert_sized), and confined to a workgroup's tile of static size
+ * by tile-and-distribute. assign_block refuses values with run-time dims
+ * and no such source (no_size). */
 static kiln_value *alloca_for(bz *z, kiln_value *v, kiln_loc loc) {
   const kiln_type *mt = hl_memref_for(z->ctx, v->type);
   kiln_op *e = kiln_type_num_dynamic_dims(v->type) ? top_empty(z, v) : NULL;
@@ -91,7 +108,7 @@ static kiln_value *alloca_for(bz *z, kiln_value *v, kiln_loc loc) {
                                kiln_attr_dense_array(z->ctx, kiln_type_int(z->ctx, 32), 2, seg, NULL));
   kiln_op *op = kiln_op_create(z->ctx, KILN_OP_MEMREF_ALLOCA, loc, nd, dims, 1, &mt,
                                kiln_attr_dict(z->ctx, 1, &a), 0);
-  if (e) kiln_block_insert_after(e, op);
+  if (e) insert_sized(z, e, op);
   else kiln_block_insert_before(z->prologue, op);
   return kiln_op_result(op, 0);
 }

@@ -620,6 +620,76 @@ def _():
     return src, [gen(*s) for s in [(1, 1), (1, 7), (3, 37), (2, 64), (5, 33)]], []
 
 
+@case("rmsnorm_rows", rtol=1e-4, atol=1e-4)
+def _():
+    # RMSNorm (T5's: no mean subtracted) as the ONNX importer writes it,
+    # over 20 features with a run-time batch and sequence: the sum of
+    # squares and its mean over [b, s], then (past an expand_shape to
+    # [b, s, 1], which keeps the two elementwise ops apart) the reciprocal
+    # root, and the scaled product. One dispatch; the three row values,
+    # each from its own tensor.empty, share one buffer of run-time size in
+    # place, written from the reduction's fill on, before the later
+    # values' empties (bufferize-kernels must size it where its dims are
+    # defined, not after the last empty: "does not dominate" otherwise).
+    t, rt, r1 = "tensor<?x?x20xf32>", "tensor<?x?xf32>", "tensor<?x?x1xf32>"
+    m3 = "affine_map<(d0, d1, d2) -> (d0, d1, d2)>"
+    row = "affine_map<(d0, d1, d2) -> (d0, d1)>"
+    ch = "affine_map<(d0, d1, d2) -> (d2)>"
+    bc = "affine_map<(d0, d1, d2) -> (d0, d1, 0)>"
+    m2 = "affine_map<(d0, d1) -> (d0, d1)>"
+    src = f"""func.func @f(%x: {t}, %w: tensor<20xf32>) -> {t} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tensor.dim %x, %c0 : {t}
+  %s = tensor.dim %x, %c1 : {t}
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty(%b, %s) : {rt}
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : {rt}) -> {rt}
+  %sq = linalg.generic {{indexing_maps = [{m3}, {row}], iterator_types = ["parallel", "parallel", "reduction"]}} ins(%x : {t}) outs(%z : {rt}) {{
+  ^bb0(%a: f32, %acc: f32):
+    %p = arith.mulf %a, %a : f32
+    %u = arith.addf %acc, %p : f32
+    linalg.yield %u : f32
+  }} -> {rt}
+  %b1 = tensor.dim %sq, %c0 : {rt}
+  %s1 = tensor.dim %sq, %c1 : {rt}
+  %e1 = tensor.empty(%b1, %s1) : {rt}
+  %mean = linalg.generic {{indexing_maps = [{m2}, {m2}], iterator_types = ["parallel", "parallel"]}} ins(%sq : {rt}) outs(%e1 : {rt}) {{
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.constant 20.0 : f32
+    %m = arith.divf %a, %n : f32
+    linalg.yield %m : f32
+  }} -> {rt}
+  %ex = tensor.expand_shape %mean [[0], [1, 2]] output_shape [%b1, %s1, 1] : {rt} into {r1}
+  %e2 = tensor.empty(%b1, %s1) : {r1}
+  %inv = linalg.generic {{indexing_maps = [{m3}, {m3}], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%ex : {r1}) outs(%e2 : {r1}) {{
+  ^bb0(%a: f32, %o: f32):
+    %eps = arith.constant 1.0e-6 : f32
+    %one = arith.constant 1.0 : f32
+    %v = arith.addf %a, %eps : f32
+    %r = math.sqrt %v : f32
+    %q = arith.divf %one, %r : f32
+    linalg.yield %q : f32
+  }} -> {r1}
+  %e3 = tensor.empty(%b, %s) : {t}
+  %y = linalg.generic {{indexing_maps = [{ch}, {m3}, {bc}, {m3}], iterator_types = ["parallel", "parallel", "parallel"]}} ins(%w, %x, %inv : tensor<20xf32>, {t}, {r1}) outs(%e3 : {t}) {{
+  ^bb0(%g: f32, %a: f32, %q: f32, %o: f32):
+    %n = arith.mulf %a, %q : f32
+    %m = arith.mulf %g, %n : f32
+    linalg.yield %m : f32
+  }} -> {t}
+  return %y : {t}
+}}"""
+
+    def gen(b, sq):
+        def g(r):
+            x, w = rnd(r, b, sq, 20, lo=-2, hi=3), rnd(r, 20, lo=0.5, hi=1.5)
+            n = d(x) / np.sqrt((d(x) ** 2).mean(axis=2, keepdims=True) + 1e-6)
+            return [x, w], [d(w) * n]
+        return g
+    return src, [gen(*s) for s in [(1, 1), (2, 7), (3, 37)]], []
+
+
 # ---- driver --------------------------------------------------------------
 
 def sh(cmd, env=None, ok=True):
