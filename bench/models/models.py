@@ -293,6 +293,140 @@ def _decoder(t, layers=1, d=256, heads=4, ff=1024, full=False):
     return Dec()
 
 
+def _t5(t, layers=2, d=256, heads=4, ff=1024, buckets=32, max_dist=128):
+    """T5-style encoder: RMSNorm (no mean, no bias), Linears without bias,
+    a relative position bias (|i - j| in exact then log-spaced buckets,
+    sign apart, an Embedding of buckets x heads shared by the layers,
+    added to the scores; computed from the run-time length), ReLU FFN."""
+    import math
+    nn = t.nn
+    dh = d // heads
+
+    class RMS(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(t.ones(d) + 0.1 * t.randn(d))
+
+        def forward(self, x):
+            return self.w * (x * t.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6))
+
+    def bucket(rel):
+        nb = buckets // 2
+        exact = nb // 2
+        n = rel.abs()
+        large = exact + (t.log(n.float() / exact + 1e-9) / math.log(max_dist / exact) * (nb - exact)).to(t.long)
+        large = t.minimum(large, t.full_like(large, nb - 1))
+        return (rel > 0).to(t.long) * nb + t.where(n < exact, n, large)
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+            self.wi, self.wo = nn.Linear(d, ff, bias=False), nn.Linear(ff, d, bias=False)
+            self.n1, self.n2 = RMS(), RMS()
+
+        def forward(self, x, bias):
+            b, n, _ = x.shape
+            h = self.n1(x)
+            sp = lambda y: y.view(b, n, heads, dh).transpose(1, 2)  # noqa: E731
+            s = sp(self.q(h)) @ sp(self.k(h)).transpose(-1, -2) + bias
+            x = x + self.o((s.softmax(-1) @ sp(self.v(h))).transpose(1, 2).reshape(b, n, d))
+            return x + self.wo(t.relu(self.wi(self.n2(x))))
+
+    class T5(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.rel = nn.Embedding(1000, d), nn.Embedding(buckets, heads)
+            self.layers = nn.ModuleList(Layer() for _ in range(layers))
+            self.norm = RMS()
+
+        def forward(self, ids):
+            pos = t.arange(ids.shape[1], dtype=t.long)
+            bias = self.rel(bucket(pos[None, :] - pos[:, None])).permute(2, 0, 1).unsqueeze(0)
+            x = self.emb(ids)
+            for layer in self.layers:
+                x = layer(x, bias)
+            return self.norm(x)
+
+    return T5()
+
+
+def _bert_token_types(t, **kw):
+    """_bert taking the token type ids as a third input."""
+    m = _bert(t, **kw)
+
+    class B(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+
+        def forward(self, ids, mask, types):
+            b = self.m
+            pos = t.arange(ids.shape[1], dtype=t.long).unsqueeze(0)
+            x = b.ln(b.word(ids) + b.pos(pos) + b.tok_type(types))
+            bias = (1.0 - mask[:, None, None, :].to(t.float32)) * t.finfo(t.float32).min
+            for layer in b.layers:
+                x = layer(x, bias)
+            return x, t.tanh(b.pool(x[:, 0]))
+
+    return B()
+
+
+def _wav2vec_features(t):
+    """wav2vec2's feature encoder: 7 Conv1d of 512 channels without bias
+    (kernels 10, 3, 3, 3, 3, 2, 2; strides 5, 2, ...), GroupNorm(512, 512)
+    after the first, GELU after each; then LayerNorm and a Linear to 256."""
+    nn = t.nn
+    layers, cin = [], 1
+    for i, (k, s) in enumerate(zip([10, 3, 3, 3, 3, 2, 2], [5, 2, 2, 2, 2, 2, 2])):
+        layers += [nn.Conv1d(cin, 512, k, s, bias=False)] + ([nn.GroupNorm(512, 512)] if i == 0 else [])
+        layers.append(nn.GELU())
+        cin = 512
+
+    class FE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c, self.ln, self.p = nn.Sequential(*layers), nn.LayerNorm(512), nn.Linear(512, 256)
+
+        def forward(self, x):
+            return self.p(self.ln(self.c(x).transpose(1, 2)))
+
+    return FE()
+
+
+def _kws(t):
+    """Keyword spotting on 40 MFCCs x 101 frames: Conv1d + BN + ReLU, four
+    depthwise-separable Conv1d blocks (45, 90, 135 channels; strides 1 and
+    2), global average pool, Linear to 12 classes."""
+    nn = t.nn
+
+    def sep(ci, co, k, s):
+        return nn.Sequential(nn.Conv1d(ci, ci, k, s, padding=k // 2, groups=ci, bias=False), nn.BatchNorm1d(ci),
+                             nn.ReLU(), nn.Conv1d(ci, co, 1, bias=False), nn.BatchNorm1d(co), nn.ReLU())
+    return nn.Sequential(nn.Conv1d(40, 45, 3, padding=1), nn.BatchNorm1d(45), nn.ReLU(), sep(45, 45, 9, 1),
+                         sep(45, 90, 9, 2), sep(90, 90, 9, 1), sep(90, 135, 5, 2), nn.AdaptiveAvgPool1d(1),
+                         nn.Flatten(), nn.Linear(135, 12))
+
+
+def _rnn(t, kind):
+    """Two stacked nn.LSTM layers (80 -> 160), or a bidirectional 2-layer
+    nn.GRU, batch_first, then a Linear to 30 per step (ONNX's LSTM/GRU
+    ops: import_rnn.c unrolls them over the static sequence)."""
+    nn = t.nn
+    bi = kind == "GRU"
+
+    class R(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.r = getattr(nn, kind)(80, 160, num_layers=2, batch_first=True, bidirectional=bi)
+            self.fc = nn.Linear(320 if bi else 160, 30)
+
+        def forward(self, x):
+            return self.fc(self.r(x)[0])
+
+    return R()
+
+
 # Group "zoo": members of the same families that no other row (nor any
 # change tuned on them) has seen: deeper and wider CNNs, other input
 # sizes and batches, CNNs exported with a dynamic batch (compiled once,
@@ -326,6 +460,24 @@ ZOO = {
                         {"dynamic": _SEQ_DYNAMIC}),
     "bert_l2_d384_s64": (lambda t, tv: _bert(t, layers=2, d=384, heads=6, ff=1536),
                          [Ids((3, 64), 3000), Mask((3, 64))], {"dynamic": _SEQ_DYNAMIC}),
+    # Session 12: a bigger RegNetY, ConvNeXt with a dynamic batch; a
+    # T5-style encoder (RMSNorm, relative position bias; dynamic batch and
+    # sequence), a GPT compiled for any length timed at length 1 (a decode
+    # step without a cache), BERT with token type ids; 1-D convolutions
+    # (wav2vec2's feature encoder, a keyword spotter) and recurrent nets.
+    "regnet_y_3_2gf": (_tv("regnet_y_3_2gf"), [(1, 3, 224, 224)]),
+    "convnext_tiny_dynbatch": (_tv("convnext_tiny"), [(2, 3, 224, 224)], {"dynamic": _BATCH_DYNAMIC}),
+    "t5_enc_l2_d256": (lambda t, tv: _t5(t), [Ids((1, 100), 1000)],
+                       {"dynamic": {"x0": {0: "batch", 1: "seq"}, "y0": {0: "batch", 1: "seq"}}}),
+    "gpt_l3_d320_s1": (lambda t, tv: _gpt(t, layers=3, d=320, heads=5, vocab=4000), [Ids((1, 1), 4000)],
+                       {"dynamic": _SEQ_DYNAMIC}),
+    "bert_types_l3_d256": (lambda t, tv: _bert_token_types(t, layers=3, d=256, heads=4, ff=1024),
+                           [Ids((2, 48), 3000), Mask((2, 48)), Ids((2, 48), 2)],
+                           {"dynamic": dict(_SEQ_DYNAMIC, x2={0: "batch", 1: "seq"})}),
+    "wav2vec2_features": (lambda t, tv: _wav2vec_features(t), [(1, 1, 16000)]),
+    "kws_conv1d_b2": (lambda t, tv: _kws(t), [(2, 40, 101)]),
+    "lstm2_s50": (lambda t, tv: _rnn(t, "LSTM"), [(1, 50, 80)]),
+    "bigru2_s40_b2": (lambda t, tv: _rnn(t, "GRU"), [(2, 40, 80)]),
 }
 MODELS.update({n: (False,) + row[:2] + (dict(row[2] if len(row) > 2 else {}, group="zoo"),)
                for n, row in ZOO.items()})
