@@ -1,12 +1,12 @@
 /* allocate-registers: VM registers for every value of every vm.func.
  *
  * Takes: vm.funcs of one block as convert-to-vm leaves them: straight-line
- * host code and vm.for loops (nested bodies). Guarantees: every ref value
+ * host code, vm.for loops and vm.if branches (nested blocks). Guarantees: every ref value
  * is released right after its last use by a vm.clear.ref (or right after
  * its definition when unused; values handed to vm.ret are released by the
- * return itself, values a loop body yields by the emitted moves); a use
- * inside a loop counts as a use at the vm.for, so values from outside a
- * loop stay live through all of its steps; every op with results carries
+ * return itself, values a block yields by the emitted moves); a use
+ * inside a loop or branch counts as a use at the vm.for / vm.if, so
+ * values from outside a loop stay live through all of its steps; every op with results carries
  * `regs` (one register per result: a ref register for refs, the first of
  * one or two 32-bit scalar slots otherwise), each vm.for `body_regs` (the
  * step number, then the carried values in the registers of its results)
@@ -61,7 +61,8 @@ static bool ra_number(kiln_ptr_map *pos, kiln_block *b) {
   uintptr_t i = 1;
   for (kiln_op *o = b->first; o; o = o->next) {
     if (!kiln_ptr_map_put(pos, o, (void *)i++)) return false;
-    if (o->kind == KILN_OP_VM_FOR && !ra_number(pos, o->regions[0].first)) return false;
+    for (uint32_t g = 0; g < o->num_regions; g++)
+      if (o->regions[g].first && !ra_number(pos, o->regions[g].first)) return false;
   }
   return true;
 }
@@ -105,8 +106,8 @@ static kiln_error *ra_release_block(kiln_context *ctx, kiln_op *fn, kiln_block *
     kiln_value *v = i < nargs ? b->args[i] : NULL;
     kiln_op *def = i < nargs ? NULL : ops[i - nargs];
     if (def && def->kind == KILN_OP_VM_CLEAR_REF) continue;
-    if (def && def->kind == KILN_OP_VM_FOR) {
-      kiln_error *err = ra_release_block(ctx, fn, def->regions[0].first, pos);
+    for (uint32_t g = 0; def && g < def->num_regions; g++) {
+      kiln_error *err = def->regions[g].first ? ra_release_block(ctx, fn, def->regions[g].first, pos) : NULL;
       if (err) return err;
     }
     for (uint32_t r = 0; r < (def ? def->num_results : 1); r++) {
@@ -172,8 +173,8 @@ static void ra_give_value(ra *s, const kiln_value *v) {
 
 static bool ra_block(ra *s, kiln_block *b);
 
-/* Frees the registers of values defined outside `loop` whose last use is
- * inside it (in b or deeper). Each such value is seen once per use; a
+/* Frees the registers of values defined outside `loop` (a vm.for or
+ * vm.if) whose last use is inside it (in b or deeper). Each such value is seen once per use; a
  * second give of the same register at this point is harmless (nothing
  * was taken in between). */
 static void ra_free_outer(ra *s, kiln_op *loop, kiln_block *b) {
@@ -186,7 +187,8 @@ static void ra_free_outer(ra *s, kiln_op *loop, kiln_block *b) {
       if (!v->def && kiln_block_parent_op(v->block) != s->fn) continue;
       ra_give_value(s, v);
     }
-    if (o->kind == KILN_OP_VM_FOR) ra_free_outer(s, loop, o->regions[0].first);
+    for (uint32_t g = 0; g < o->num_regions; g++)
+      if (o->regions[g].first) ra_free_outer(s, loop, o->regions[g].first);
   }
 }
 
@@ -225,6 +227,10 @@ static bool ra_block(ra *s, kiln_block *b) {
       }
     if (op->num_results) kiln_op_set_attr(op, "regs", ra_i32s(s->ctx, op->num_results, regs));
     if (op->kind == KILN_OP_VM_FOR && !ra_loop(s, op, regs)) return false;
+    /* a branch's results stay taken through both blocks, which yield
+     * into them */
+    for (uint32_t g = 0; op->kind == KILN_OP_VM_IF && g < 2; g++)
+      if (!ra_block(s, op->regions[g].first)) return false;
     /* Operands whose last use is this op: their registers become free. */
     for (uint32_t k = 0; k < op->num_operands; k++) {
       kiln_value *v = kiln_op_operand(op, k);
@@ -237,8 +243,10 @@ static bool ra_block(ra *s, kiln_block *b) {
       if (!v->def && kiln_block_parent_op(v->block) != s->fn) continue;
       ra_give_value(s, v);
     }
-    /* Values from outside a loop read last inside it: free after it. */
-    if (op->kind == KILN_OP_VM_FOR) ra_free_outer(s, op, op->regions[0].first);
+    /* Values from outside a loop or branch read last inside it: free
+     * after it. */
+    for (uint32_t g = 0; g < op->num_regions; g++)
+      if (op->regions[g].first) ra_free_outer(s, op, op->regions[g].first);
     /* Unused scalar results die at once (refs have their vm.clear.ref). */
     for (uint32_t r = 0; r < op->num_results; r++)
       if (!op->results[r].uses && !vmx_is_ref(op->results[r].type))

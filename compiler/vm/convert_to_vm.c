@@ -10,7 +10,8 @@
  * opcode table, vm.call.import (callee = full HAL import name, signature =
  * the string runtime-min checks, spans = tuple count per variadic span)
  * and vm.ret, and host scf.for loops (index bounds, scalars and refs
- * carried) become vm.for with the same body lowered; index becomes i64; attributes are turned into constants
+ * carried) and scf.if branches become vm.for / vm.if with the same
+ * bodies lowered; index becomes i64 (i1 i32); attributes are turned into constants
  * (shared between nearby uses only, so live ranges stay short); `kiln.signature` (the tensor
  * signature, the module's reflection data) is kept or derived from the
  * input asserts and the views returned; hal.buffer.allocate
@@ -639,24 +640,44 @@ static bool cv_cast(cv *c, kiln_op *op) {
 
 static bool cv_op(cv *c, kiln_op *op);
 
-/* A host scf.for (index bounds; carried scalars and refs) -> vm.for with
- * its body lowered in place. Constants made and values range-checked in
- * the body are forgotten after it: they do not dominate the code after a
- * loop that may run no step. */
-static bool cv_for(cv *c, kiln_op *op) {
-  const uint32_t n = op->num_results;
-  kiln_value **ops = kiln_alloc(c->ctx, (n + 4) * sizeof *ops);
-  const kiln_type **types = kiln_alloc(c->ctx, (n + 1) * sizeof *types);
-  for (uint32_t i = 0; i < 3 + n; i++)
-    if (!(ops[i] = cv_operand(c, op, i))) return false;
-  for (uint32_t i = 0; i < n; i++)
-    if (!(types[i] = cv_type(c, op->results[i].type)))
-      return kiln_op_fail(&c->err, op, "carried value %u has a type no VM register holds", i);
-  kiln_op *vf = kiln_build(&c->b, KILN_OP_VM_FOR, 3 + n, ops, n, types, NULL);
-  kiln_block *body = op->regions[0].first, *vb = kiln_op_entry_block(c->ctx, vf, 0);
-  kiln_value_map_add(c->ctx, &c->map, body->args[0], kiln_block_add_arg(c->ctx, vb, c->i64, op->loc));
-  for (uint32_t i = 0; i < n; i++)
-    kiln_value_map_add(c->ctx, &c->map, body->args[1 + i], kiln_block_add_arg(c->ctx, vb, types[i], op->loc));
+/* arith.cmpi on i32 / i64 / index -> the VM's comparisons (0 or 1 in an
+ * i32): gt/ge swap the operands, ule/uge negate ugt/ult. */
+static bool cv_cmpi(cv *c, kiln_op *op) {
+  int64_t pred = -1;
+  if (!cv_int_attr(c, op, "predicate", &pred, true)) return false;
+  const kiln_type *t = cv_type(c, kiln_op_operand(op, 0)->type);
+  if (!t || (t != c->i32 && t != c->i64))
+    return kiln_op_fail(&c->err, op, "compares a type the VM does not (host code compares i32 and i64/index)");
+  const bool w = t == c->i64;
+  static const struct { kiln_op_kind k32, k64; bool swap, negate; } m[] = {
+      {KILN_OP_VM_EQ_I32, KILN_OP_VM_EQ_I64, false, false},   {KILN_OP_VM_NE_I32, KILN_OP_VM_NE_I64, false, false},
+      {KILN_OP_VM_LTS_I32, KILN_OP_VM_LTS_I64, false, false}, {KILN_OP_VM_LES_I32, KILN_OP_VM_LES_I64, false, false},
+      {KILN_OP_VM_LTS_I32, KILN_OP_VM_LTS_I64, true, false},  {KILN_OP_VM_LES_I32, KILN_OP_VM_LES_I64, true, false},
+      {KILN_OP_VM_LTU_I32, KILN_OP_VM_LTU_I64, false, false}, {KILN_OP_VM_LTU_I32, KILN_OP_VM_LTU_I64, true, true},
+      {KILN_OP_VM_LTU_I32, KILN_OP_VM_LTU_I64, true, false},  {KILN_OP_VM_LTU_I32, KILN_OP_VM_LTU_I64, false, true}};
+  if (pred < 0 || pred >= (int64_t)(sizeof m / sizeof m[0]))
+    return kiln_op_fail(&c->err, op, "has an unknown predicate %lld", (long long)pred);
+  kiln_value *ab[2] = {cv_operand(c, op, 0), cv_operand(c, op, 1)};
+  if (!ab[0] || !ab[1]) return false;
+  if (m[pred].swap) {
+    kiln_value *x = ab[0];
+    ab[0] = ab[1], ab[1] = x;
+  }
+  c->b.loc = op->loc;
+  kiln_value *r = kiln_op_result(kiln_build(&c->b, w ? m[pred].k64 : m[pred].k32, 2, ab, 1, &c->i32, NULL), 0);
+  if (m[pred].negate) {
+    kiln_value *x[2] = {r, cv_i32(c, op, 1)};
+    r = kiln_op_result(kiln_build(&c->b, KILN_OP_VM_XOR_I32, 2, x, 1, &c->i32, NULL), 0);
+  }
+  kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, 0), r);
+  return true;
+}
+
+/* The ops of a host scf.for / scf.if block lowered into vb (scf.yield ->
+ * vm.yield). Constants made and values range-checked in it are forgotten
+ * after it: they do not dominate the code after a loop that may run no
+ * step, or the other branch. */
+static bool cv_body(cv *c, kiln_block *body, kiln_block *vb) {
   const kiln_builder outer = c->b;
   const uint32_t start = c->op_index, nchecked = c->nchecked;
   c->b = kiln_builder_at_end(c->ctx, vb);
@@ -668,19 +689,72 @@ static bool cv_for(cv *c, kiln_op *op) {
       ok = cv_op(c, o);
       continue;
     }
-    kiln_value **ys = kiln_alloc(c->ctx, (n + 1) * sizeof *ys);
+    kiln_value **ys = kiln_alloc(c->ctx, (o->num_operands + 1) * sizeof *ys);
     for (uint32_t i = 0; ok && i < o->num_operands; i++) ok = (ys[i] = cv_operand(c, o, i)) != NULL;
     if (ok) kiln_build(&c->b, KILN_OP_VM_YIELD, o->num_operands, ys, 0, NULL, NULL);
   }
+  if (ok && (!vb->last || vb->last->kind != KILN_OP_VM_YIELD))
+    kiln_build(&c->b, KILN_OP_VM_YIELD, 0, NULL, 0, NULL, NULL);
   c->b = outer;
   uint32_t keep = 0;
   for (uint32_t i = 0; i < c->nconsts; i++)
     if (c->consts[i].born <= start) c->consts[keep++] = c->consts[i];
   c->nconsts = keep;
   c->nchecked = nchecked;
-  if (!ok) return false;
+  return ok;
+}
+
+/* The VM types of op's results; NULL (error set) when one has none. */
+static const kiln_type **cv_result_types(cv *c, kiln_op *op) {
+  const kiln_type **types = kiln_alloc(c->ctx, (op->num_results + 1) * sizeof *types);
+  for (uint32_t i = 0; i < op->num_results; i++)
+    if (!(types[i] = cv_type(c, op->results[i].type))) {
+      kiln_op_fail(&c->err, op, "result %u has a type no VM register holds", i);
+      return NULL;
+    }
+  return types;
+}
+
+/* A host scf.for (index bounds; carried scalars and refs) -> vm.for with
+ * its body lowered in place. */
+static bool cv_for(cv *c, kiln_op *op) {
+  const uint32_t n = op->num_results;
+  kiln_value **ops = kiln_alloc(c->ctx, (n + 4) * sizeof *ops);
+  const kiln_type **types = cv_result_types(c, op);
+  if (!types) return false;
+  for (uint32_t i = 0; i < 3 + n; i++)
+    if (!(ops[i] = cv_operand(c, op, i))) return false;
+  kiln_op *vf = kiln_build(&c->b, KILN_OP_VM_FOR, 3 + n, ops, n, types, NULL);
+  kiln_block *body = op->regions[0].first, *vb = kiln_op_entry_block(c->ctx, vf, 0);
+  kiln_value_map_add(c->ctx, &c->map, body->args[0], kiln_block_add_arg(c->ctx, vb, c->i64, op->loc));
+  for (uint32_t i = 0; i < n; i++)
+    kiln_value_map_add(c->ctx, &c->map, body->args[1 + i], kiln_block_add_arg(c->ctx, vb, types[i], op->loc));
+  if (!cv_body(c, body, vb)) return false;
   for (uint32_t i = 0; i < n; i++)
     kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, i), kiln_op_result(vf, i));
+  return true;
+}
+
+/* A host scf.if (scalars and refs as results) -> vm.if; an absent else
+ * region becomes a block that only yields. */
+static bool cv_if(cv *c, kiln_op *op) {
+  const uint32_t n = op->num_results;
+  const kiln_type **types = cv_result_types(c, op);
+  kiln_value *cond = cv_operand(c, op, 0);
+  if (!types || !cond) return false;
+  kiln_op *vi = kiln_build(&c->b, KILN_OP_VM_IF, 1, &cond, n, types, NULL);
+  for (uint32_t g = 0; g < 2; g++) {
+    kiln_block *vb = kiln_op_entry_block(c->ctx, vi, g), *body = op->regions[g].first;
+    if (!body) {
+      kiln_builder bb = kiln_builder_at_end(c->ctx, vb);
+      bb.loc = op->loc;
+      kiln_build(&bb, KILN_OP_VM_YIELD, 0, NULL, 0, NULL, NULL);
+    } else if (!cv_body(c, body, vb)) {
+      return false;
+    }
+  }
+  for (uint32_t i = 0; i < n; i++)
+    kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, i), kiln_op_result(vi, i));
   return true;
 }
 
@@ -704,6 +778,8 @@ static bool cv_op(cv *c, kiln_op *op) {
   switch (op->kind) {
   case KILN_OP_HAL_CHECK_RANGE: return cv_check_range(c, op);
   case KILN_OP_SCF_FOR: return cv_for(c, op);
+  case KILN_OP_SCF_IF: return cv_if(c, op);
+  case KILN_OP_ARITH_CMPI: return cv_cmpi(c, op);
   case KILN_OP_ARITH_CONSTANT: return cv_constant(c, op);
   case KILN_OP_ARITH_INDEX_CAST: case KILN_OP_ARITH_INDEX_CASTUI: case KILN_OP_ARITH_EXTSI:
   case KILN_OP_ARITH_EXTUI: case KILN_OP_ARITH_TRUNCI:

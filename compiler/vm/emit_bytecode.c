@@ -152,6 +152,7 @@ static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
 }
 
 static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports);
+static void em_if(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports);
 
 /* The ops of one block, in order. */
 static void em_ops(em *e, kiln_vm_asm_t *a, kiln_block *b, kiln_vm_imports_t *imports) {
@@ -176,7 +177,10 @@ static void em_ops(em *e, kiln_vm_asm_t *a, kiln_block *b, kiln_vm_imports_t *im
     case KILN_OP_VM_FOR:
       em_for(e, a, op, imports);
       break;
-    case KILN_OP_VM_YIELD: /* em_for emits it */
+    case KILN_OP_VM_IF:
+      em_if(e, a, op, imports);
+      break;
+    case KILN_OP_VM_YIELD: /* em_for / em_if emit it */
       break;
     case KILN_OP_VM_CALL_IMPORT:
       em_call_import(e, a, op, imports);
@@ -217,6 +221,40 @@ static kiln_vm_opcode_t em_mov(const kiln_type *t) {
   return vmx_slots(t) == 2 ? KILN_VM_OP_MOV_I64 : KILN_VM_OP_MOV_I32;
 }
 
+/* The moves of block-ending vm.yield y of op (vm.for: into the carried
+ * registers; vm.if: into the results' registers), then the release of
+ * each ref made in that block (mov.ref retained it). */
+static void em_yield(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_op *y, bool loop) {
+  kiln_block *body = y->parent;
+  for (uint32_t k = 0; k < y->num_operands && !e->err; k++) {
+    const int dst = loop ? em_reg(e, y, body->args[1 + k]) : em_result(e, op, k);
+    const int src = em_reg(e, y, kiln_op_operand(y, k));
+    if (dst != src) kiln_vm_asm_emit(a, em_mov(op->results[k].type), dst, src);
+  }
+  for (uint32_t k = 0; k < y->num_operands; k++) {
+    kiln_value *v = kiln_op_operand(y, k);
+    bool seen = false;
+    for (uint32_t j = 0; j < k; j++) seen = seen || kiln_op_operand(y, j) == v;
+    if (!seen && vmx_is_ref(v->type) && v->def && v->def->parent == body)
+      kiln_vm_asm_emit(a, KILN_VM_OP_CLEAR_REF, em_reg(e, y, v));
+  }
+}
+
+/* vm.if: `br_if cond, then`, the else block, `br end`, the then block
+ * (each ending in its yield's moves), end. */
+static void em_if(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports) {
+  const uint32_t then = kiln_vm_asm_label(a), end = kiln_vm_asm_label(a);
+  kiln_vm_asm_emit(a, KILN_VM_OP_BR_IF, em_reg(e, op, kiln_op_operand(op, 0)), (int)then);
+  for (uint32_t g = 2; g-- > 0 && !e->err;) {
+    kiln_block *b = op->regions[g].first;
+    if (g == 0) kiln_vm_asm_bind(a, then);
+    em_ops(e, a, b, imports);
+    if (!e->err) em_yield(e, a, op, b->last, false);
+    if (g == 1) kiln_vm_asm_emit(a, KILN_VM_OP_BR, (int)end);
+  }
+  kiln_vm_asm_bind(a, end);
+}
+
 /* vm.for: the carried registers take the initial values, then per step
  * `cmp = ub <= iv; br_if cmp, exit; body; carried = yielded; iv += step;
  * br head`. A step count past the call's budget stops the call (the
@@ -253,17 +291,7 @@ static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *impo
   kiln_vm_asm_emit(a, KILN_VM_OP_BR_IF, cmp, (int)exit);
   em_ops(e, a, body, imports);
   if (e->err) return;
-  for (uint32_t k = 0; k < n; k++) {
-    const int dst = em_reg(e, y, body->args[1 + k]), src = em_reg(e, y, kiln_op_operand(y, k));
-    if (dst != src) kiln_vm_asm_emit(a, em_mov(op->results[k].type), dst, src);
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    kiln_value *v = kiln_op_operand(y, k);
-    bool seen = false;
-    for (uint32_t j = 0; j < k; j++) seen = seen || kiln_op_operand(y, j) == v;
-    if (!seen && vmx_is_ref(v->type) && v->def && v->def->parent == body)
-      kiln_vm_asm_emit(a, KILN_VM_OP_CLEAR_REF, em_reg(e, y, v));
-  }
+  em_yield(e, a, op, y, true);
   kiln_vm_asm_emit(a, KILN_VM_OP_ADD_I64, iv, iv, em_reg(e, op, kiln_op_operand(op, 2)));
   kiln_vm_asm_emit(a, KILN_VM_OP_BR, (int)head);
   kiln_vm_asm_bind(a, exit);

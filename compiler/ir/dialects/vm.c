@@ -105,9 +105,27 @@ bool vm_verify_for(kiln_op *op) {
   return true;
 }
 
+bool vm_verify_if(kiln_op *op) {
+  if (!vm_type_is(kiln_op_operand(op, 0)->type, VM_T_I32))
+    return kiln_op_emit_error(op, "condition must be i32");
+  for (uint32_t g = 0; g < 2; g++) {
+    kiln_block *b = op->regions[g].first;
+    if (!b || b != op->regions[g].last || b->num_args)
+      return kiln_op_emit_error(op, "expects one block without arguments in each region");
+    kiln_op *y = b->last;
+    if (!y || y->kind != KILN_OP_VM_YIELD || y->num_operands != op->num_results)
+      return kiln_op_emit_error(op, "each block must end in vm.yield of %u values", op->num_results);
+    for (uint32_t i = 0; i < op->num_results; i++)
+      if (kiln_op_operand(y, i)->type != op->results[i].type || !vm_register_type(op->results[i].type))
+        return kiln_op_emit_error(op, "vm.yield operand %u differs in type from result %u", i, i);
+  }
+  return true;
+}
+
 bool vm_verify_yield(kiln_op *op) {
   kiln_op *p = kiln_op_parent_op(op);
-  if (!p || p->kind != KILN_OP_VM_FOR) return kiln_op_emit_error(op, "expects parent op 'vm.for'");
+  if (!p || (p->kind != KILN_OP_VM_FOR && p->kind != KILN_OP_VM_IF))
+    return kiln_op_emit_error(op, "expects parent op 'vm.for' or 'vm.if'");
   return true;
 }
 

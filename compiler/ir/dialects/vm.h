@@ -9,6 +9,7 @@ bool vm_verify_call_import(kiln_op *op);
 bool vm_verify_clear_ref(kiln_op *op);
 bool vm_verify_for(kiln_op *op);
 bool vm_verify_yield(kiln_op *op);
+bool vm_verify_if(kiln_op *op);
 bool vm_verify_const(kiln_op *op);
 bool vm_verify_arith(kiln_op *op);
 

@@ -5,11 +5,12 @@ host_loop_hal.mlir (hal level, by hand) is compiled once with the handmade
 simple_mul kernel substituted and run with several inputs: trip counts
 read from input data (0, 1, several, negative, more steps than elements),
 lengths 1, 3 and 70 (70: two workgroups of 64, so the run-time workgroup
-count changes from 2 to 1 to 0 as the count shrinks step by step) and a
-nested loop. Each step allocates a buffer, dispatches with a push
+count changes from 2 to 1 to 0 as the count shrinks step by step), a
+nested loop and a loop whose steps change the values only while the step
+number is below an input (a host scf.if on arith.cmpi: vm.if). Each step allocates a buffer, dispatches with a push
 constant and workgroup count of that step, and carries the buffer and the
 count; results are compared with the same loop in numpy. A trip count of
-the wrong element type must be refused naming the input. About 15 kiln-run
+the wrong element type must be refused naming the input. About 20 kiln-run
 calls of a few steps each: every path of the loop (no step, one, several,
 the inner loop restarting) is covered, larger sizes add nothing.
 
@@ -60,12 +61,16 @@ def main(argv):
     cases = [("loop", 3, (0,)), ("loop", 3, (1,)), ("loop", 3, (2,)), ("loop", 1, (5,)),
              ("loop", 70, (3,)), ("loop", 70, (72,)), ("loop", 5, (-3,)),
              ("nested", 3, (2, 2)), ("nested", 70, (2, 3)), ("nested", 4, (0, 3)),
-             ("nested", 4, (3, 0)), ("nested", 2, (1, 4))]
+             ("nested", 4, (3, 0)), ("nested", 2, (1, 4)),
+             ("until", 3, (3, 1)), ("until", 70, (3, 5)), ("until", 3, (0, 2)),
+             ("until", 4, (4, 0)), ("until", 2, (2, -1)), ("until", 5, (5, 3))]
     for fn, length, counts in cases:
         # values near 1 keep 70 products in range
         x = rng.uniform(0.9, 1.1, length).astype(np.float32)
         want = x.copy()
-        for _ in range(max(counts[1], 0) if fn == "nested" else 1):
+        if fn == "until":  # steps change values while the step number < stop
+            want = steps(want, x, min(counts[0], counts[1]))
+        for _ in range(max(counts[1], 0) if fn == "nested" else 1 if fn == "loop" else 0):
             want = steps(want, x, counts[0])
         r, got = call(fn, [vec(x)] + ["i64=%d" % n for n in counts])
         name = "%s len %d counts %s" % (fn, length, counts)
