@@ -10,7 +10,9 @@
  * single use, and the consumer is an all-parallel linalg.generic that
  * reads it through an identity map and iterates exactly the root result's
  * shape (and, when that shape has run-time dims, has the value's type, so
- * it computes in place: no kernel-local buffer of run-time size), then a
+ * it computes in place, or reads a matmul's or a convolution's sums
+ * computed in a tensor.empty: a kernel-local buffer confined to the
+ * tile), then a
  * static constant tensor.pad of the chain's value when that is its single
  * use (fusable_pad); the region returns the values used outside it and
  * carries
@@ -78,6 +80,24 @@ static bool is_root(kiln_op *op) {
   return false;
 }
 
+/* Is op a matmul or a channels-last convolution computing in a
+ * tensor.empty (through a fill of it: zeroed sums), which kernels clone?
+ * Their launch rules tile a run-time batch or rows (by 1, by 64), so
+ * tile-and-distribute can confine a buffer of run-time size to the tile;
+ * a root that may run as one untiled workgroup (a pooling generic over a
+ * run-time batch) could not. */
+static bool computes_in_empty(kiln_op *op) {
+  if (op->kind != KILN_OP_LINALG_MATMUL && op->kind != KILN_OP_LINALG_CONV_2D_NHWC_HWCF &&
+      op->kind != KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC)
+    return false;
+  if (op->num_results != 1 || op->num_operands != 3) return false;
+  kiln_value *init = kiln_op_operand(op, op->num_operands - 1);
+  if (init->type != op->results[0].type || !init->def) return false;
+  kiln_op *d = init->def;
+  if (d->kind == KILN_OP_LINALG_FILL && d->num_operands == 2) d = kiln_op_operand(d, 1)->def;
+  return d && d->kind == KILN_OP_TENSOR_EMPTY;
+}
+
 /* The single consumer of op's result that may join op's region, or NULL. */
 static kiln_op *fusable_consumer(kiln_op *op, const kiln_type *shape) {
   if (op->num_results != 1 || !kiln_value_has_one_use(&op->results[0])) return NULL;
@@ -88,10 +108,14 @@ static kiln_op *fusable_consumer(kiln_op *op, const kiln_type *shape) {
   uint32_t cin = kiln_linalg_num_inputs(c);
   if (u->index >= cin || c->num_results != 1) return NULL;
   /* a value of run-time size that the consumer cannot overwrite in place
-   * (another type: bufferize-kernels' rule) would need a kernel-local
-   * buffer of run-time size, which kernels cannot allocate: the consumer
-   * gets a dispatch of its own */
-  if (kiln_type_num_dynamic_dims(op->results[0].type) && c->results[0].type != op->results[0].type) return NULL;
+   * (another type: bufferize-kernels' rule) needs a kernel-local buffer,
+   * which bufferize-kernels sizes by the tensor.empty the root computes
+   * in and tile-and-distribute confines to a workgroup's tile (an int8
+   * matmul's i32 sums over a run-time batch, requantized to bytes:
+   * computes_in_empty); else the consumer gets a dispatch of its own */
+  if (kiln_type_num_dynamic_dims(op->results[0].type) && c->results[0].type != op->results[0].type &&
+      !computes_in_empty(op))
+    return NULL;
   kiln_context *ctx = kiln_op_context(c);
   const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
   int64_t bounds[KILN_MAX_LOOPS];

@@ -114,6 +114,25 @@ static bool uses_dims(const kiln_affine_expr *e, uint64_t mask) {
   return uses_dims(e->lhs, mask) || uses_dims(e->rhs, mask);
 }
 
+/* Where the dst dims that src's dims from j on (all static) expand to
+ * begin, past dst dim k: the dst dims from there on are static, of that
+ * product, and the one before is not a unit dim (unit dims at the border
+ * go with the later dims); k when there is no such place. */
+static uint32_t static_suffix(const kiln_type *src, uint32_t j, const kiln_type *dst, uint32_t k) {
+  int64_t want = 1, have = 1;
+  for (uint32_t i = j; i < src->rank; i++) {
+    if (src->shape[i] == KILN_DYNAMIC) return k;
+    want *= src->shape[i];
+  }
+  for (uint32_t d = dst->rank; d > k; d--) {
+    if (have == want && dst->shape[d - 1] != 1) return d;
+    if (dst->shape[d - 1] == KILN_DYNAMIC) return k;
+    have *= dst->shape[d - 1];
+    if (have > want) return k;
+  }
+  return k;
+}
+
 /* An expansion: each source dim j becomes the dst dims [first, next)
  * where a dynamic source dim takes the dynamic and unit dst dims from
  * there on (a Linear's [L*B, N] rows, L and B known at run time only,
@@ -136,6 +155,11 @@ static const kiln_affine_map *split_map(kiln_context *ctx, const kiln_type *src,
     if (src->shape[j] == KILN_DYNAMIC) {
       while (k < dst->rank && (dst->shape[k] == KILN_DYNAMIC || dst->shape[k] == 1)) nonunit += dst->shape[k++] != 1;
       if (nonunit == 0) return NULL;
+      /* then the static dst dims before those whose product the static
+       * source dims after j are (an int8 convolution's [N*H*W, M] rows
+       * of a run-time batch N viewed as [N, H, W, M]) */
+      uint32_t end = static_suffix(src, j + 1, dst, k);
+      for (; k < end; k++) nonunit += dst->shape[k] != 1;
     } else {
       while (k < dst->rank && dst->shape[k] == 1 && src->shape[j] != 1) k++;
       if (k >= dst->rank) return NULL;
@@ -193,9 +217,16 @@ static bool reduces(const kiln_op *op) {
 static bool viewable(kiln_value *v, const kiln_affine_map *m, const kiln_type *dt) {
   const kiln_type *t = v->type;
   if (t->kind != KILN_TYPE_TENSOR || t->rank != dt->rank || !kiln_affine_map_is_identity(m)) return false;
-  for (uint32_t d = 0; d < t->rank; d++)
-    if (t->shape[d] == KILN_DYNAMIC || t->shape[d] != dt->shape[d]) return false;
-  return true;
+  /* one run-time dim too (a batch): read through the identity map over
+   * C's loops, it is the view's own size, and resolve-dims' check of the
+   * merged rows (N' * H * W = N * H * W) still checks it; of several
+   * (L, B) that check would hold for other pairs too */
+  uint32_t dyn = 0;
+  for (uint32_t d = 0; d < t->rank; d++) {
+    if (t->shape[d] != dt->shape[d]) return false;
+    dyn += t->shape[d] == KILN_DYNAMIC;
+  }
+  return dyn <= 1;
 }
 
 /* C when reshape r may sink below its reader C, else NULL; *rmap is the
@@ -257,23 +288,27 @@ static kiln_op *sink(kiln_context *ctx, kiln_op *r, kiln_op *c, const kiln_affin
   kiln_builder b = kiln_builder_before(c);
   b.loc = c->loc;
   bool split = st->rank < ct->rank && !unit_dims_map(ctx, st, ct);
+  /* dynamic sizes: the new init's (and other inputs' views') from the
+   * source, the view's from c */
+  kiln_value *dims[KILN_MAX_LOOPS + 1], *vdims[KILN_MAX_LOOPS + 1];
+  uint32_t nd = 0, nvd = 1;
+  for (uint32_t d = 0; d < st->rank; d++)
+    if (st->shape[d] == KILN_DYNAMIC) dims[nd++] = fl_build_dim(&b, src, d);
   for (uint32_t i = 0; i < cin; i++) {
     kiln_value *v = kiln_op_operand(c, i);
     ins[i] = v == rv ? src : v;
     if (v != rv && split && viewable(v, maps[i], ct)) { /* same elements, in the source's shape */
       const kiln_type *vt = kiln_type_tensor(ctx, st->rank, st->shape, v->type->elem, NULL);
-      ins[i] = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &v, 1, &vt, NULL), 0);
+      kiln_value *ops[KILN_MAX_LOOPS + 2];
+      ops[0] = v;
+      for (uint32_t k = 0; k < nd; k++) ops[k + 1] = dims[k];
+      ins[i] = kiln_op_result(kiln_build(&b, KILN_OP_FLOW_TENSOR_RESHAPE, nd + 1, ops, 1, &vt, NULL), 0);
       maps[i] = id;
       continue;
     }
     maps[i] = v == rv ? id : fl_affine_compose(ctx, maps[i], cm);
   }
   maps[cin] = id;
-  /* dynamic sizes: the new init's from the source, the view's from c */
-  kiln_value *dims[KILN_MAX_LOOPS + 1], *vdims[KILN_MAX_LOOPS + 1];
-  uint32_t nd = 0, nvd = 1;
-  for (uint32_t d = 0; d < st->rank; d++)
-    if (st->shape[d] == KILN_DYNAMIC) dims[nd++] = fl_build_dim(&b, src, d);
   for (uint32_t d = 0; d < ct->rank; d++)
     if (ct->shape[d] == KILN_DYNAMIC) vdims[nvd++] = fl_build_dim(&b, kiln_op_result(c, 0), d);
   const kiln_type *ot = kiln_type_tensor(ctx, st->rank, st->shape, ct->elem, NULL);

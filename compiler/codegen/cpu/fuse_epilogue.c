@@ -9,8 +9,9 @@
  * accumulators before the store. cpu_fused_epilogue_to also takes a
  * generic that writes another view when the op's output is dispatch-local
  * scratch (an int8 matmul's i32 sums, a quantized depthwise convolution's
- * f32 sums, that the generic requantizes to i8):
- * the scratch is then never written.
+ * f32 sums, that the generic requantizes to i8; of the same run-time
+ * size too, a partial tile of a run-time batch): the scratch is then
+ * never written.
  *
  * Takes ops on memrefs inside one block. Guarantees: a fill or generic is
  * matched only when it touches exactly the op's output view, the generic
@@ -75,20 +76,58 @@ static void hoist(kiln_value *v, kiln_op *op, kiln_op *e) {
   kiln_op_move_before(d, op);
 }
 
-/* Is out a view of a memref.alloca whose every use is a view equal to
- * out read only by op, e or a linalg.fill (the scratch between op and
- * e)? */
+/* The region of scf.if `branch` that op lies in, or NULL. */
+static kiln_region *branch_of(kiln_op *op, kiln_op *branch) {
+  for (kiln_block *b = op->parent; b && b->parent; b = b->parent->parent ? b->parent->parent->parent : NULL)
+    if (b->parent->parent == branch) return b->parent;
+  return NULL;
+}
+
+/* Do a and b lie in different branches of one scf.if (never both run:
+ * specialize-full-tiles' full and partial tile versions)? */
+static bool exclusive(kiln_op *a, kiln_op *b) {
+  for (kiln_block *blk = a->parent; blk && blk->parent && blk->parent->parent; blk = blk->parent->parent->parent) {
+    kiln_op *p = blk->parent->parent;
+    if (p->kind != KILN_OP_SCF_IF) continue;
+    kiln_region *rb = branch_of(b, p);
+    if (rb && rb != blk->parent) return true;
+  }
+  return false;
+}
+
+/* Is out a view of a memref.alloca whose every use (but in a branch
+ * exclusive with op's) is a view equal to out read only by op, e or a
+ * linalg.fill, or sized by memref.dim (the scratch between op and e)? */
 static bool scratch(kiln_value *out, kiln_op *op, kiln_op *e) {
   kiln_value *base = cpu_base_memref(out);
   if (!base->def || base->def->kind != KILN_OP_MEMREF_ALLOCA || base == out) return false;
   for (kiln_use *u = base->uses; u; u = u->next) {
     kiln_op *sv = u->owner;
+    if (exclusive(sv, op)) continue;
     if (sv->kind != KILN_OP_MEMREF_SUBVIEW || kiln_op_operand(sv, 0) != base || !same_view(kiln_op_result(sv, 0), out))
       return false;
     for (kiln_use *v = sv->results[0].uses; v; v = v->next)
-      if (v->owner != op && v->owner != e && v->owner->kind != KILN_OP_LINALG_FILL) return false;
+      if (v->owner != op && v->owner != e && v->owner->kind != KILN_OP_LINALG_FILL &&
+          v->owner->kind != KILN_OP_MEMREF_DIM) /* a size (a partial tile's rows) reads no data */
+        return false;
   }
   return true;
+}
+
+/* The size operand of run-time dim d of v, a memref.subview, or NULL.
+ * Two views with the same one cover the same number of elements there:
+ * a partial tile of a run-time batch, in the scratch (confined to the
+ * tile by tile-and-distribute) and in the output. */
+static kiln_value *run_time_size(kiln_value *v, uint32_t d) {
+  kiln_op *sv = v->def;
+  if (!sv || sv->kind != KILN_OP_MEMREF_SUBVIEW) return NULL;
+  const kiln_attr *so = kiln_op_get_attr(sv, "static_offsets"), *ss = kiln_op_get_attr(sv, "static_sizes");
+  if (!so || !ss || so->kind != KILN_ATTR_DENSE_ARRAY || ss->kind != KILN_ATTR_DENSE_ARRAY || d >= ss->count ||
+      ((const int64_t *)ss->data)[d] != KILN_DYNAMIC)
+    return NULL;
+  uint32_t k = 1 + kiln_attr_num_dynamic(so);
+  for (uint32_t i = 0; i < d; i++) k += ((const int64_t *)ss->data)[i] == KILN_DYNAMIC;
+  return k < sv->num_operands ? kiln_op_operand(sv, k) : NULL;
 }
 
 static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep, bool to) {
@@ -103,7 +142,9 @@ static bool match(kiln_op *op, kiln_value *out, cpu_epilogue *ep, bool to) {
         cpu_base_memref(dst) == cpu_base_memref(out))
       return false;
     for (uint32_t d = 0; d < td->rank; d++)
-      if (td->shape[d] != out->type->shape[d] || td->shape[d] == KILN_DYNAMIC) return false;
+      if (td->shape[d] != out->type->shape[d] ||
+          (td->shape[d] == KILN_DYNAMIC && (!run_time_size(dst, d) || run_time_size(dst, d) != run_time_size(out, d))))
+        return false;
     int64_t st[KILN_MAX_LOOPS], off;
     if (!kiln_memref_strides(td, st, &off) || st[td->rank - 1] != 1) return false;
     ep->dst = dst;

@@ -598,7 +598,8 @@ static void fold_addend(cpu_epilogue *e, mm_fuse *f) {
 static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, kiln_value *C, int64_t M,
                        int64_t N, int64_t K) {
   const kiln_type *tb = B->type;
-  if (K == KILN_DYNAMIC || K < 4 || K % 4 != 0 || N % vw != 0 || M < 1 || vw > 16) return false;
+  const bool dyn_m = M == KILN_DYNAMIC; /* the partial row tile of a dynamic batch: emit_rows */
+  if (K == KILN_DYNAMIC || K < 4 || K % 4 != 0 || N % vw != 0 || (!dyn_m && M < 1) || vw > 16) return false;
   const char *isa = cpu_dot4_isa(op, vw);
   /* only vpdpbusd needs unsigned A and the column sums; pmaddwd reads
    * B pair-major */
@@ -619,9 +620,10 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   int mr = cpu_accumulators(op, vw) / nr;
   if (mr > 8) mr = 8;
   if (mr < 1) mr = 1;
-  if (mr > M) mr = (int)M;
+  if (!dyn_m && mr > M) mr = (int)M;
   kiln_builder b = kiln_builder_before(op), bj;
   b.loc = op->loc;
+  kiln_value *Md = dyn_m ? cg_dim(&b, C, 0) : NULL;
   kiln_op *fill = cpu_fused_fill(op, C);
   cpu_epilogue epi = {0};
   mm_fuse f = {.init = fill ? kiln_op_operand(fill, 0) : NULL, .dot4 = true, .isa = isa,
@@ -634,7 +636,7 @@ static bool lower_int8(kiln_op *op, int64_t vw, kiln_value *A, kiln_value *B, ki
   kiln_value *zero = cg_index(&b, 0);
   kiln_op *lj = cg_for(&b, zero, cg_index(&b, N), cg_index(&b, nr * vw), 0, NULL, &bj);
   kiln_value *z = cg_index(&bj, 0);
-  emit_rows(&bj, M, NULL, mr, A, z, Bp, z, cg_for_iv(lj), C, cg_for_iv(lj), cg_index(&bj, K / 4), nr, vw, &f);
+  emit_rows(&bj, M, Md, mr, A, z, Bp, z, cg_for_iv(lj), C, cg_for_iv(lj), cg_index(&bj, K / 4), nr, vw, &f);
   if (fill) kiln_op_erase(fill);
   if (epi.op) kiln_op_erase(epi.op);
   return true;

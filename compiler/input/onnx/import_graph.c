@@ -346,6 +346,7 @@ static bool takes_run_time_dims(oi_import_fn fn) {
       oi_import_size,      oi_import_gather,      oi_import_split,       oi_import_reduce,
       oi_import_expand,    oi_import_constant_of_shape, oi_import_constant, oi_import_nonzero,
       oi_import_compress,  oi_import_sequence,    oi_import_sequence_map, oi_import_nms,
+      oi_import_quantize,  oi_import_dequantize,
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (fns[i] == fn) return true;

@@ -612,8 +612,9 @@ kiln_value *oi_reduce(oi_ctx *c, kiln_value *v, int32_t dtype, const bool *axes,
 /* ---- products shared by several families ---- */
 /* MatMul of two IR values (numpy: 1-D promotion, batch broadcasting). */
 kiln_value *oi_matmul_ir(oi_ctx *c, kiln_value *a, kiln_value *b);
-/* [..., M, K] i8 x [K, N] i8 -> [..., M, N] i32 (static shapes): one
- * linalg.matmul on the [rows, K] view, accumulating in i32. */
+/* [..., M, K] i8 x [K, N] i8 -> [..., M, N] i32 (K and N static, the
+ * leading dims maybe of run-time size): one linalg.matmul on the
+ * [rows, K] view, accumulating in i32. */
 kiln_value *oi_matmul_i32(oi_ctx *c, kiln_value *a, kiln_value *b);
 /* Conv of IR values X [N, C, ...] and W [M, C/group, k...] with node N's
  * window attributes, no bias, in W's element type. Padding is zero, or

@@ -149,7 +149,14 @@ kiln_value *oi_matmul_ir(oi_ctx *c, kiln_value *va, kiln_value *vb) {
 
 kiln_value *oi_matmul_i32(oi_ctx *c, kiln_value *a, kiln_value *b) {
   const kiln_type *ta = a->type, *tb = b->type;
-  if (ta->rank < 2 || tb->rank != 2 || oi_has_dyn(ta) || ta->shape[ta->rank - 1] != tb->shape[0]) return NULL;
+  if (ta->rank < 2 || tb->rank != 2 || oi_dyn(ta, ta->rank - 1) || ta->shape[ta->rank - 1] != tb->shape[0]) return NULL;
+  if (oi_has_dyn(ta)) { /* rows of run-time count (a dynamic batch): as in batched() */
+    kiln_value *a2 = oi_merge_leading(c, a, ta->rank - 1);
+    int64_t s2[2] = {a2->type->shape[0], tb->shape[1]};
+    kiln_value *init = oi_filled(c, kiln_type_tensor(c->ctx, 2, s2, kiln_type_int(c->ctx, 32), NULL), 0, 0);
+    kiln_value *r = init ? named(c, KILN_OP_LINALG_MATMUL, a2, b, init) : NULL;
+    return r ? oi_split_leading(c, r, a, ta->rank - 1) : NULL;
+  }
   int64_t rows = 1, s2[2], os[OI_MAX_RANK];
   for (uint32_t d = 0; d + 1 < ta->rank; d++) rows *= ta->shape[d], os[d] = ta->shape[d];
   os[ta->rank - 1] = tb->shape[1];

@@ -289,14 +289,30 @@ static bool copy_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* v's first n dims as one (rows of a product): a reshape when they are
+ * static, else a collapse whose size is the run-time product (a batch of
+ * run-time size, the only run-time dim the int8 paths take). */
+static kiln_value *merge_rows(oi_ctx *c, kiln_value *v, uint32_t n) {
+  const kiln_type *t = v->type;
+  if (oi_has_dyn(t)) return oi_merge_leading(c, v, n);
+  int64_t s[OI_MAX_RANK];
+  s[0] = 1;
+  for (uint32_t d = 0; d < n; d++) s[0] *= t->shape[d];
+  for (uint32_t d = n; d < t->rank; d++) s[d - n + 1] = t->shape[d];
+  return oi_reshape(c, v, t->rank - n + 1, s);
+}
+
 /* A convolution's input x8 [N, C, H, W] (bytes) as the rows of its
  * product, [N*OH*OW, KH*KW*Cp]: channels-last (a transpose that
  * propagate-transposes cancels against the producer's), padded with the
  * byte of k = 0, its channels padded to Cp (a multiple of 4, dot4's
  * group; the weights of the extra channels are zeros, so their byte does
  * not matter), and for a window larger than one pixel or strided, each
- * output pixel's window copied out (im2col), channels innermost. */
-static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int64_t taps, int64_t Cp, int64_t pad) {
+ * output pixel's window copied out (im2col), channels innermost. N may be
+ * a run-time batch; *pixels is then a tensor whose first three dims are
+ * [N, OH, OW] (the product's rows split back by them). */
+static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int64_t taps, int64_t Cp, int64_t pad,
+                             kiln_value **pixels) {
   static const int64_t to_nhwc[4] = {0, 2, 3, 1};
   const kiln_type *xt = x8->type;
   int64_t N = xt->shape[0], C = Cp, lo[4] = {0, 0, w->lo[0], w->lo[1]},
@@ -305,10 +321,10 @@ static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int6
   if (padded) x8 = oi_pad(c, x8, lo, hi, 0, pad);
   x8 = x8 ? oi_transpose(c, x8, to_nhwc) : NULL;
   if (!x8) return NULL;
-  int64_t rows[2] = {N * w->out[0] * w->out[1], taps * C};
   bool direct = taps == 1 && w->stride[0] == 1 && w->stride[1] == 1 && w->out[0] == x8->type->shape[1] &&
                 w->out[1] == x8->type->shape[2];
-  if (direct) return oi_reshape(c, x8, 2, rows);
+  *pixels = x8;
+  if (direct) return merge_rows(c, x8, 3);
   /* loops (n, oh, ow, kh, kw, c), all parallel */
   kiln_context *ctx = c->ctx;
   int64_t os[6] = {N, w->out[0], w->out[1], w->k[0], w->k[1], C};
@@ -319,7 +335,16 @@ static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int6
   bool red[6] = {0};
   kiln_value *init = oi_empty(c, kiln_type_with_shape(ctx, x8->type, 6, os));
   kiln_op *g = init ? oi_generic(c, 1, &x8, 1, &init, maps, 6, red, copy_body, NULL) : NULL;
-  return g ? oi_reshape(c, kiln_op_result(g, 0), 2, rows) : NULL;
+  if (!g) return NULL;
+  kiln_value *win = kiln_op_result(g, 0);
+  *pixels = win;
+  if (!oi_has_dyn(win->type)) {
+    int64_t rows[2] = {N * w->out[0] * w->out[1], taps * C};
+    return oi_reshape(c, win, 2, rows);
+  }
+  int64_t nhwk[4] = {N, w->out[0], w->out[1], taps * C};
+  kiln_value *r = oi_reshape(c, win, 4, nhwk);
+  return r ? merge_rows(c, r, 3) : NULL;
 }
 
 /* The product x . w ([..., M, K] x [K, N], w constant) in 8-bit integers
@@ -327,17 +352,18 @@ static kiln_value *conv_rows(oi_ctx *c, kiln_value *x8, const oi_window *w, int6
  * the target has VNNI): x8 = xq - 128 for u8 x (xq for i8), w8 = wq - zw,
  * acc = x8 . w8 + (shift - zx) * sum_k w8[k][n], the same integers as
  * (xq - zx) . (wq - zw). NULL (nothing built) unless every wq - zw fits in
- * i8 and the shapes are the kernel's: static, K a multiple of 4 (a
+ * i8 and the shapes are the kernel's: K static and a multiple of 4 (a
  * convolution pads its channels to one), N of 16 (the weights are
  * pre-packed per column tile; codegen's launch rule picks tiles of 64,
- * 48, 32 or 16 columns, and N = 16 is one whole tile).
+ * 48, 32 or 16 columns, and N = 16 is one whole tile); the rows (x's
+ * leading dims, a convolution's batch) may be of run-time count.
  * With nhwc = {N, H, W, M}, x is a 1x1 convolution's NCHW input: its
  * bytes are made in NCHW (so that they join the producer's epilogue),
  * then read as [N*H*W, C] rows, and the product is returned as NCHW. */
 static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, const float *wf, int64_t K,
                                int64_t N, const oi_window *win) {
   const kiln_type *xt = x->type;
-  if (oi_has_dyn(xt) || xt->rank < 2 || (!win && xt->shape[xt->rank - 1] != K)) return NULL;
+  if (xt->rank < 2 || oi_dyn(xt, xt->rank - 1) || (!win && xt->shape[xt->rank - 1] != K)) return NULL;
   if (K < 4 || K % 4 != 0) return NULL;
   /* N padded to Np, a multiple of 16, with zero weights (24 or 40 output
    * channels); the product's extra columns are sliced off */
@@ -365,11 +391,9 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
    * before them then has one reader */
   kiln_value *x8 = o->dq && x == o->x ? shared_bytes(c, o, shift) : NULL;
   if (!x8) x8 = to_i8(c, o, x, shift);
-  int64_t nhwm[4];
-  if (x8 && win) { /* a convolution's NCHW bytes as [N*OH*OW, K] rows */
-    nhwm[0] = xt->shape[0], nhwm[1] = win->out[0], nhwm[2] = win->out[1], nhwm[3] = N;
-    x8 = conv_rows(c, x8, win, win->k[0] * win->k[1], K / (win->k[0] * win->k[1]), o->zx - shift);
-  }
+  kiln_value *pixels = NULL;
+  if (x8 && win) /* a convolution's NCHW bytes as [N*OH*OW, K] rows */
+    x8 = conv_rows(c, x8, win, win->k[0] * win->k[1], K / (win->k[0] * win->k[1]), o->zx - shift, &pixels);
   kiln_value *acc = x8 ? oi_matmul_i32(c, x8, wv) : NULL;
   if (acc && Np != N) {
     const kiln_type *pt = acc->type;
@@ -381,7 +405,8 @@ static kiln_value *int8_matmul(oi_ctx *c, const qdq_operands *o, kiln_value *x, 
   uint32_t cdim = acc ? acc->type->rank - 1 : 0;
   if (acc && win) { /* a convolution's [N*OH*OW, M] back to [N, M, OH, OW] */
     static const int64_t to_nchw[4] = {0, 3, 1, 2};
-    acc = oi_reshape(c, acc, 4, nhwm);
+    int64_t nhwm[4] = {xt->shape[0], win->out[0], win->out[1], N};
+    acc = oi_has_dyn(acc->type) ? oi_split_leading(c, acc, pixels, 3) : oi_reshape(c, acc, 4, nhwm);
     acc = acc ? oi_transpose(c, acc, to_nchw) : NULL;
     cdim = 1;
   }
@@ -416,9 +441,17 @@ int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool 
   return finish(c, n, acc ? acc : oi_matmul_ir(c, o.x, o.w), &o, 1, bias, in_acc);
 }
 
-/* A convolution of one group over 2-D static shapes is the matmul of its
- * pixels by its windows: [N*OH*OW, KH*KW*C] x [KH*KW*C, M] in NHWC (the
- * rows are the input itself for a 1x1 stride-1 window, else copied out
+/* t's dims are static but for the first (a run-time batch): the 8-bit
+ * convolutions' windows and channels are known when compiling. */
+static bool batch_only(const kiln_type *t) {
+  for (uint32_t d = 1; d < t->rank; d++)
+    if (oi_dyn(t, d)) return false;
+  return true;
+}
+
+/* A convolution of one group over 2-D static shapes (N may be a run-time
+ * batch) is the matmul of its pixels by its windows: [N*OH*OW, KH*KW*C] x
+ * [KH*KW*C, M] in NHWC (the rows are the input itself for a 1x1 stride-1 window, else copied out
  * of the padded input, conv_rows), between a transpose of x to
  * channels-last and one of the product back to NCHW, which
  * propagate-transposes cancels against the neighbouring convolutions'
@@ -428,7 +461,7 @@ int oi_qdq_gemm(oi_ctx *c, oi_node *n, oi_val *x, oi_val *w, oi_val *bias, bool 
 static kiln_value *int8_conv(oi_ctx *c, oi_node *n, const qdq_operands *o) {
   const kiln_type *xt = o->x->type, *wt = o->w->type;
   int64_t group;
-  if (xt->rank != 4 || wt->rank != 4 || oi_has_dyn(xt) || !oi_attr_int(c, n, "group", 1, &group) || group != 1)
+  if (xt->rank != 4 || wt->rank != 4 || !batch_only(xt) || !oi_attr_int(c, n, "group", 1, &group) || group != 1)
     return NULL;
   oi_window win;
   if (!oi_window_attrs(c, n, xt, wt->shape + 2, false, &win)) return NULL;
@@ -466,7 +499,7 @@ static bool correct_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_
 static kiln_value *int8_depthwise(oi_ctx *c, oi_node *n, const qdq_operands *o) {
   const kiln_type *xt = o->x->type, *wt = o->w->type;
   int64_t group;
-  if (xt->rank != 4 || wt->rank != 4 || oi_has_dyn(xt) || !oi_attr_int(c, n, "group", 1, &group)) return NULL;
+  if (xt->rank != 4 || wt->rank != 4 || !batch_only(xt) || !oi_attr_int(c, n, "group", 1, &group)) return NULL;
   int64_t C = xt->shape[1], M = o->m, taps = wt->shape[2] * wt->shape[3], shift = o->xu ? 128 : 0;
   if (C < 2 || group != C || M != C || wt->shape[1] != 1) return NULL;
   double *corr = kiln_alloc(c->ctx, (size_t)M * sizeof *corr);

@@ -7,7 +7,8 @@
  *
  * Takes: x, scale (scalar or 1-D along `axis`), optional zero point
  * (u8/i8; u8 when absent; DequantizeLinear also takes i32 x with an i32
- * zero point, the form quantizers write for biases). Guarantees: one
+ * zero point, the form quantizers write for biases); x may have run-time
+ * dims (a dynamic batch), but not along a per-axis `axis`. Guarantees: one
  * elementwise generic; quantization rounds half to even and saturates to
  * the integer range; per-axis parameters are viewed to broadcast along
  * `axis`. DequantizeLinear of constants (a quantized model's weights and
@@ -253,6 +254,9 @@ static bool quant(oi_ctx *c, oi_node *n, bool quantize) {
   if (s->type->rank > 1) return oi_invalid(c, "scale must be a scalar or 1-D");
   if (per_axis) {
     if (!oi_axis(c, axis, t->rank, "axis", &ax)) return false;
+    if (oi_dyn(t, ax))
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "axis %u has a run-time size; per-axis parameters need a static one",
+                     ax);
     if (s->type->shape[0] != t->shape[ax])
       return oi_invalid(c, "scale has %lld entries, axis %u has %lld", (long long)s->type->shape[0], ax,
                         (long long)t->shape[ax]);

@@ -26,6 +26,12 @@ bias, to f32, a scale, clamped and truncated to i8, written to another
 buffer; the register tiles apply it (cpu_fused_epilogue_to; the bias
 starts the accumulators), so the IR must store no i32 vector, and the i8
 results equal numpy's float32 ones.
+DYNAMIC cases take rows of run-time count (tensor<?xKxi8>: a quantized
+model's run-time batch), one module each run at M = 1, 5, 64 and 131
+(whole row tiles of 64, and the partial last tile's rows in the
+microkernel's blocks of 8, 4, 2, 1); the requantizing one keeps its i32
+sums in the tiles too (a kernel-local buffer of run-time size, confined
+to the workgroup's tile: no i32 vector stored).
 """
 import os
 import shlex
@@ -56,35 +62,51 @@ FALLBACK = [(3, 6, 20), (2, 30, 128)]
 # tiles of 5 and a partial one): the bias add starts the accumulators
 REQUANT = [(9, 64, 128), (130, 100, 192), (37, 20, 96), (12, 16, 144)]
 SCALE = 0.0078125 * 1.5  # exact in f32: numpy's float32 product is the kernel's
+# (K, N, requantized), each run at every DYNAMIC_M
+DYNAMIC = [(36, 96, False), (100, 64, True)]
+DYNAMIC_M = (1, 5, 64, 131)
+
+
+def rows(m):
+    """M as a tensor type's dim, and the tensor.empty operands it needs
+    ("?" rows are x's dim 0)."""
+    return ("?", "%d") if m is None else (str(m), "")
 
 
 def program(m, k, n, w):
-    ti, tw, to = "tensor<%dx%dxi8>" % (m, k), "tensor<%dx%dxi8>" % (k, n), "tensor<%dx%dxi32>" % (m, n)
+    mt, dyn = rows(m)
+    ti, tw, to = "tensor<%sx%dxi8>" % (mt, k), "tensor<%dx%dxi8>" % (k, n), "tensor<%sx%dxi32>" % (mt, n)
     return ("func.func @main(%%x: %s) -> %s {\n"
+            "  %%c0 = arith.constant 0 : index\n"
+            "  %%d = tensor.dim %%x, %%c0 : %s\n"
             "  %%zero = arith.constant 0 : i32\n"
             "  %%w = arith.constant dense<\"0x%s\"> : %s\n"
-            "  %%e = tensor.empty() : %s\n"
+            "  %%e = tensor.empty(%s) : %s\n"
             "  %%f = linalg.fill ins(%%zero : i32) outs(%%e : %s) -> %s\n"
             "  %%r = linalg.matmul ins(%%x, %%w : %s, %s) outs(%%f : %s) -> %s\n"
-            "  return %%r : %s\n}\n" % (ti, to, w.tobytes().hex().upper(), tw, to, to, to, ti, tw, to, to, to))
+            "  return %%r : %s\n}\n" % (ti, to, ti, w.tobytes().hex().upper(), tw, dyn, to, to, to, ti, tw, to, to,
+                                          to))
 
 
 def program_requant(m, k, n, w, bias):
     """The product, + bias, * SCALE in f32, clamped to [-128, 127], to i8."""
-    ti, tw, to, tq = ("tensor<%dx%dxi8>" % (m, k), "tensor<%dx%dxi8>" % (k, n),
-                      "tensor<%dx%dxi32>" % (m, n), "tensor<%dx%dxi8>" % (m, n))
+    mt, dyn = rows(m)
+    ti, tw, to, tq = ("tensor<%sx%dxi8>" % (mt, k), "tensor<%dx%dxi8>" % (k, n),
+                      "tensor<%sx%dxi32>" % (mt, n), "tensor<%sx%dxi8>" % (mt, n))
     tb = "tensor<%dxi32>" % n
     return ("func.func @main(%%x: %s) -> %s {\n"
+            "  %%c0 = arith.constant 0 : index\n"
+            "  %%d = tensor.dim %%x, %%c0 : %s\n"
             "  %%zero = arith.constant 0 : i32\n"
             "  %%s = arith.constant %r : f32\n"
             "  %%lo = arith.constant -128.0 : f32\n"
             "  %%hi = arith.constant 127.0 : f32\n"
             "  %%w = arith.constant dense<\"0x%s\"> : %s\n"
             "  %%b = arith.constant dense<\"0x%s\"> : %s\n"
-            "  %%e = tensor.empty() : %s\n"
+            "  %%e = tensor.empty(%s) : %s\n"
             "  %%f = linalg.fill ins(%%zero : i32) outs(%%e : %s) -> %s\n"
             "  %%r = linalg.matmul ins(%%x, %%w : %s, %s) outs(%%f : %s) -> %s\n"
-            "  %%e2 = tensor.empty() : %s\n"
+            "  %%e2 = tensor.empty(%s) : %s\n"
             "  %%q = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, "
             "affine_map<(i, j) -> (i, j)>], iterator_types = [\"parallel\", \"parallel\"]} "
             "ins(%%r, %%b : %s, %s) outs(%%e2 : %s) {\n"
@@ -98,8 +120,8 @@ def program_requant(m, k, n, w, bias):
             "    linalg.yield %%z : i8\n"
             "  } -> %s\n"
             "  return %%q : %s\n}\n"
-            % (ti, tq, SCALE, w.tobytes().hex().upper(), tw, bias.astype("<i4").tobytes().hex().upper(), tb,
-               to, to, to, ti, tw, to, to, tq, to, tb, tq, tq, tq))
+            % (ti, tq, ti, SCALE, w.tobytes().hex().upper(), tw, bias.astype("<i4").tobytes().hex().upper(), tb,
+               dyn, to, to, to, ti, tw, to, to, dyn, tq, to, tb, tq, tq, tq))
 
 
 def main():
@@ -114,24 +136,28 @@ def main():
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(24)
     failures, ran, not_run = [], 0, []
-    for (m, k, n) in CASES + FALLBACK + REQUANT:
-        micro = (m, k, n) not in FALLBACK
-        requant = (m, k, n) in REQUANT
+    # (M of the module: None = run-time rows, the Ms it runs at, K, N, requantized, microkernel form)
+    jobs = [(m, [m], k, n, (m, k, n) in REQUANT, (m, k, n) not in FALLBACK) for (m, k, n) in CASES + FALLBACK + REQUANT]
+    jobs += [(None, list(DYNAMIC_M), k, n, rq, True) for (k, n, rq) in DYNAMIC]
+    for (m, ms, k, n, requant, micro) in jobs:
         w = rng.integers(-128, 128, (k, n), dtype=np.int8)
-        x = rng.integers(-128, 128, (m, k), dtype=np.int8)
-        w[0, 0], w[-1, -1], x[0, 0], x[-1, -1] = -128, 127, -128, 127
-        ref = x.astype(np.int64) @ w.astype(np.int64)
-        name = "mm%dx%dx%d" % (m, k, n)
-        if requant:
-            bias = rng.integers(-5000, 5000, (n,), dtype=np.int32)
-            y = (ref + bias).astype(np.float32) * np.float32(SCALE)
-            ref = np.trunc(np.clip(y, np.float32(-128), np.float32(127))).astype(np.int8)
-            name = "rq%dx%dx%d" % (m, k, n)
+        w[0, 0], w[-1, -1] = -128, 127
+        bias = rng.integers(-5000, 5000, (n,), dtype=np.int32) if requant else None
+        name = "%s%sx%dx%d" % ("rq" if requant else "mm", "dyn" if m is None else str(m), k, n)
         src = os.path.join(work, name + ".mlir")
         with open(src, "w") as f:
             f.write(program_requant(m, k, n, w, bias) if requant else program(m, k, n, w))
-        xin = os.path.join(work, name + ".x.npy")
-        np.save(xin, x)
+        runs = []  # (input path, reference) per M
+        for mi in ms:
+            x = rng.integers(-128, 128, (mi, k), dtype=np.int8)
+            x[0, 0], x[-1, -1] = -128, 127
+            ref = x.astype(np.int64) @ w.astype(np.int64)
+            if requant:
+                y = (ref + bias).astype(np.float32) * np.float32(SCALE)
+                ref = np.trunc(np.clip(y, np.float32(-128), np.float32(127))).astype(np.int8)
+            xin = os.path.join(work, "%s.m%d.x.npy" % (name, mi))
+            np.save(xin, x)
+            runs.append((mi, xin, ref))
         for ti, (target, isa) in enumerate(targets):
             what = "%s on %s" % (name, target)
             mod = os.path.join(work, "%s.t%d.kiln" % (name, ti))
@@ -157,21 +183,22 @@ def main():
             stores = [l.strip() for l in ir.splitlines() if "vector.store" in l and l.rstrip().endswith("xi32>")]
             if requant and stores:
                 failures.append("%s: the i32 sums are stored (epilogue not in the tiles): %s" % (what, stores[0]))
-            out = os.path.join(work, "%s.t%d.out.npy" % (name, ti))
-            r = subprocess.run(emulator + [kr, "--module=" + mod, "--device=" + device, "--input=@" + xin,
-                                "--output=@" + out], capture_output=True, text=True)
-            # The runtime refuses a module whose only variant needs features
-            # the CPU (or KILN_CPU_FEATURES) lacks, in either wording.
-            if r.returncode != 0 and ("this host lacks" in r.stderr or "has no variant device" in r.stderr):
-                not_run.append("%s: %s" % (what, r.stderr.strip().splitlines()[-1]))
-                continue
-            if r.returncode != 0:
-                failures.append("%s: kiln-run failed:\n%s" % (what, r.stderr[-3000:]))
-                continue
-            got = np.load(out)
-            if got.shape != ref.shape or not (got == ref).all():
-                failures.append("%s: %d elements differ from numpy" % (what, int((got != ref).sum())))
-            ran += 1
+            for mi, xin, ref in runs:
+                out = os.path.join(work, "%s.t%d.m%d.out.npy" % (name, ti, mi))
+                r = subprocess.run(emulator + [kr, "--module=" + mod, "--device=" + device, "--input=@" + xin,
+                                    "--output=@" + out], capture_output=True, text=True)
+                # The runtime refuses a module whose only variant needs features
+                # the CPU (or KILN_CPU_FEATURES) lacks, in either wording.
+                if r.returncode != 0 and ("this host lacks" in r.stderr or "has no variant device" in r.stderr):
+                    not_run.append("%s: %s" % (what, r.stderr.strip().splitlines()[-1]))
+                    break
+                if r.returncode != 0:
+                    failures.append("%s (M %d): kiln-run failed:\n%s" % (what, mi, r.stderr[-3000:]))
+                    continue
+                got = np.load(out)
+                if got.shape != ref.shape or not (got == ref).all():
+                    failures.append("%s (M %d): %d elements differ from numpy" % (what, mi, int((got != ref).sum())))
+                ran += 1
     for s in not_run:
         print("not run (compiled and checked only): " + s)
     for f in failures:

@@ -5,6 +5,7 @@ Runtime running the same quantized model.
 usage: run_quant.py MODEL --compile=KILN_COMPILE --run=KILN_RUN --work=DIR
            [--ort=NODE_MODULES] [--samples=100] [--device=local-task]
            [--expected=EXPECTED_PASSES] [--compile-flag=FLAG]... [--qoperator]
+           [--dynamic] [--image=N]
 MODEL is one of run_model.py's float test models (resnet18, mobilenet_v2,
 encoder: the two-layer TransformerEncoder, ...), built with random
 weights from a fixed seed and exported by torch.onnx.export at opset 17.
@@ -15,6 +16,14 @@ quantized too, so every output lies on a grid of one known step. With
 --qoperator, its Conv and MatMul chains are then rewritten to the
 QOperator form (QLinearConv, QLinearMatMul: qdq.to_qoperator), and that
 model is what both run.
+
+With --dynamic the model is exported with a dynamic batch
+(dynamic_axes; the encoder, sequence-first, with a dynamic sequence
+length too), as quantized deployment models are, compiled once, and the
+samples are batches of 1, 2 and 3 in turn (the encoder's: (sequence,
+batch) of (1, 1), (7, 2), (16, 3)), each one ONNX Runtime call and one
+kiln-run call. --image=N gives a CNN N x N images instead of its default
+size (a cheap test of a whole network's layers).
 
 Checks, on SAMPLES random inputs (another fixed seed): every output
 element of Kiln's run at most one quantization step from ONNX Runtime's,
@@ -59,8 +68,17 @@ def main():
     ap.add_argument("--expected", default=None)
     ap.add_argument("--compile-flag", action="append", default=[])
     ap.add_argument("--qoperator", action="store_true")
+    ap.add_argument("--dynamic", action="store_true")
+    ap.add_argument("--image", type=int, default=0)
     args = ap.parse_args()
-    return verdict(check(args), args.expected, args.model + ("_qoperator" if args.qoperator else ""))
+    name = args.model + ("_qoperator" if args.qoperator else "") + ("_dynamic" if args.dynamic else "")
+    return verdict(check(args), args.expected, name)
+
+
+# --dynamic: the exported dynamic axes and the sample shapes' dims there,
+# in turn (the encoder is sequence-first: [sequence, batch, features])
+DYNAMIC_AXES = {"encoder": ({0: "seq", 1: "batch"}, [(1, 1), (7, 2), (16, 3)])}
+DYNAMIC_BATCH = ({0: "batch"}, [(1,), (2,), (3,)])
 
 
 def check(args):
@@ -82,16 +100,29 @@ def check(args):
         print("skipped: %s (ONNX Runtime is the reference)" % e)
         return 77
 
-    work = os.path.join(args.work, args.model)
+    work = os.path.join(args.work, args.model + ("_dynamic" if args.dynamic else ""))
     os.makedirs(work, exist_ok=True)
     m, x = run_model.build(args.model, torch)
+    if args.image:
+        x = torch.randn(*x.shape[:-2], args.image, args.image)
     fp = os.path.join(work, "float.onnx")
-    torch.onnx.export(m, x, fp, opset_version=17, input_names=["x"], output_names=["y"])
+    axes, dims = DYNAMIC_AXES.get(args.model, DYNAMIC_BATCH) if args.dynamic else ({}, [()])
+    torch.onnx.export(m, x, fp, opset_version=17, input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": axes, "y": axes} if axes else None)
     shape = tuple(x.shape)
 
-    def draw(seed, n):
+    def sample_shape(k):
+        """Sample k's shape: the example's, its dynamic axes set to the k-th entry of dims, in turn."""
+        s = list(shape)
+        for a, v in zip(sorted(axes), dims[k % len(dims)]):
+            s[a] = v
+        return tuple(s)
+
+    def draw(seed, n, vary=False):
         g = torch.Generator().manual_seed(seed)
-        return np.stack([torch.randn(*shape, generator=g).numpy() for _ in range(n)]).astype(np.float32)
+        xs = [torch.randn(*(sample_shape(k) if vary else shape), generator=g).numpy().astype(np.float32)
+              for k in range(n)]
+        return xs if vary else np.stack(xs)
 
     calib = draw(100, CALIBRATION)
     qp = os.path.join(work, "quantized.onnx")
@@ -109,12 +140,12 @@ def check(args):
     print("%s: quantized %d ops (%s); output step %s" % (
         args.model, count, qp, ", ".join("%.4g" % s for s in steps.values())))
 
-    xs = draw(200, args.samples)
+    xs = draw(200, args.samples, vary=args.dynamic)
     t0 = time.monotonic()
-    want = np.stack([kiln_ort.run(qp, {"x": x}, ["y"], args.ort)["y"] for x in xs])
+    want = [kiln_ort.run(qp, {"x": x}, ["y"], args.ort)["y"] for x in xs]
     print("%s: ONNX Runtime ran %d samples in %.1f s" % (args.model, args.samples, time.monotonic() - t0))
     few = min(10, args.samples)
-    want_float = np.stack([kiln_ort.run(qp, {"x": x}, ["y"], args.ort, optimize=False)["y"] for x in xs[:few]])
+    want_float = [kiln_ort.run(qp, {"x": x}, ["y"], args.ort, optimize=False)["y"] for x in xs[:few]]
 
     kiln = os.path.join(work, "quantized.kiln")
     t0 = time.monotonic()
@@ -123,7 +154,7 @@ def check(args):
         print("FAIL: compile error:\n" + c.stderr.strip())
         return 1
     print("%s: compiled in %.1f s" % (args.model, time.monotonic() - t0))
-    got = np.empty_like(want)
+    got = []
     t0 = time.monotonic()
     for s in range(args.samples):
         xp, yp = os.path.join(work, "x.npy"), os.path.join(work, "y.npy")
@@ -131,20 +162,23 @@ def check(args):
         r = subprocess.run([args.run, "--module=" + kiln, "--device=" + args.device,
                             "--input=@" + xp, "--output=@" + yp], capture_output=True, text=True)
         if r.returncode != 0:
-            print("FAIL: run error on sample %d:\n%s" % (s, r.stderr.strip()))
+            print("FAIL: run error on sample %d (input %s):\n%s" % (s, xs[s].shape, r.stderr.strip()))
             return 1
         y = np.load(yp)
-        if y.shape != want.shape[1:] or y.dtype != np.float32:
-            print("FAIL: output %s %s, ONNX Runtime gives float32 %s" % (y.dtype, y.shape, want.shape[1:]))
+        if y.shape != want[s].shape or y.dtype != np.float32:
+            print("FAIL: output %s %s for input %s, ONNX Runtime gives float32 %s"
+                  % (y.dtype, y.shape, xs[s].shape, want[s].shape))
             return 1
-        got[s] = y
+        got.append(y)
     print("%s: Kiln ran %d samples in %.1f s" % (args.model, args.samples, time.monotonic() - t0))
 
-    got.tofile(os.path.join(work, "kiln.bin"))
+    np.concatenate([g.ravel() for g in got]).tofile(os.path.join(work, "kiln.bin"))
     step = steps["y"]
 
     def steps_off(a, b):
-        return np.rint(np.abs(a.astype(np.float64) - b) / step)
+        """Steps between the outputs of lists a and b, all elements."""
+        return np.rint(np.abs(np.concatenate([x.ravel() for x in a]).astype(np.float64) -
+                              np.concatenate([x.ravel() for x in b])) / step)
 
     # For the record: how far ONNX Runtime's integer kernels are from its
     # own float execution of the Q/DQ graph, and Kiln from the latter.
@@ -157,13 +191,13 @@ def check(args):
     worst = float(off.max())
     print("%s: %d of %d output elements differ from ONNX Runtime's, by at most %d step(s) of %.4g"
           % (args.model, int((off > 0).sum()), off.size, worst, step))
-    ok = np.isfinite(got).all() and worst <= 1
-    if want.ndim == 3 and want.shape[1] == 1:  # a classifier: [samples, 1, classes]
-        g2, w2 = got[:, 0], want[:, 0]
+    ok = all(np.isfinite(g).all() for g in got) and worst <= 1
+    if all(w.ndim == 2 for w in want):  # a classifier: [batch, classes] per sample
+        g2, w2 = np.concatenate(got), np.concatenate(want)
         top = g2.argmax(axis=1)
         agree = w2[np.arange(len(top)), top] == w2.max(axis=1)
         ties = int(((w2 == w2.max(axis=1, keepdims=True)).sum(axis=1) > 1).sum())
-        print("%s: top-1 agrees with ONNX Runtime's on %d of %d samples (%d with a tied maximum)"
+        print("%s: top-1 agrees with ONNX Runtime's on %d of %d rows (%d with a tied maximum)"
               % (args.model, int(agree.sum()), len(top), ties))
         ok = ok and bool(agree.all())
     print("%s: %s" % (args.model, "passed" if ok else "FAIL"))

@@ -427,6 +427,19 @@ START_TEST(topk_dynamic_k) {
 }
 END_TEST
 
+START_TEST(quantize_run_time_batch) {
+  /* a QDQ model's input quantized and dequantized over a run-time batch
+   * (deployment exports): elementwise over the run-time dims; per-axis
+   * parameters along a run-time axis are refused, naming it */
+  expect_ir("in x f32 N,3; init s f32 - = 0.5; init z u8 - = 3;"
+            "node QuantizeLinear x,s,z -> q; node DequantizeLinear q,s,z -> y; out y",
+            "tensor<?x3xf32>", "tensor.empty(%", NULL);
+  expect_error("in x f32 N,3; init s f32 2 = 0.5,0.25; init z u8 2 = 3,4;"
+               "node QuantizeLinear x,s,z -> q axis=i:0; out q",
+               KILN_ONNX_ERR_DYNAMIC, "(QuantizeLinear, ai.onnx opset 13)", "axis 0 has a run-time size", NULL);
+}
+END_TEST
+
 START_TEST(topk_k_too_large) {
   expect_error("in x f32 3,4; init k i64 1 = 5; node TopK x,k -> v,i; out v; out i", NODE,
                "K = 5 for an axis of 4 elements", NULL);
@@ -699,6 +712,7 @@ static Suite *suite(void) {
   tcase_add_test(e, unsqueeze_repeated);
   tcase_add_test(e, maxpool_indices);
   tcase_add_test(e, topk_dynamic_k);
+  tcase_add_test(e, quantize_run_time_batch);
   tcase_add_test(e, topk_k_too_large);
   tcase_add_test(e, unique_is_dynamic);
   tcase_add_test(e, det_too_large);
