@@ -462,9 +462,11 @@ static kiln_value *prepacked_b(kiln_value *B, bool groups4, int64_t vw, bool pai
 
 /* B read whole (N is one column tile: 16 output channels), by this
  * matmul and by every other version of the kernel (full and partial row
- * tiles, each its own binding op): each binding is viewed through a full
- * subview, so that prepacked_b packs it as one block and the versions
- * lowered later find it packed. Else B as it is, nothing changed. */
+ * tiles, each its own binding op, or one binding op above the split that
+ * every version reads, as in a kernel over a run-time batch): each
+ * binding is viewed through a full subview that its matmuls read, so
+ * that prepacked_b packs it as one block and the versions lowered later
+ * find it packed. Else B as it is, nothing changed. */
 static kiln_value *whole_b(kiln_value *B, int64_t K, int64_t N) {
   kiln_op *func = kiln_op_ancestor(B->def, KILN_OP_FUNC_FUNC);
   const kiln_attr *bi = kiln_op_get_attr(B->def, "binding");
@@ -473,17 +475,15 @@ static kiln_value *whole_b(kiln_value *B, int64_t K, int64_t N) {
   for (uint32_t i = 0; i < sb.n; i++) {
     kiln_value *r = kiln_op_result(sb.ops[i], 0);
     const kiln_type *t = r->type;
-    kiln_op *user = kiln_value_has_one_use(r) ? r->uses->owner : NULL;
-    if (!user || user->kind != KILN_OP_LINALG_MATMUL || user->num_operands != 3 || kiln_op_operand(user, 1) != r ||
-        t->rank != 2 || t->layout || t->shape[0] != K || t->shape[1] != N)
-      return B;
+    if (!r->uses || t->rank != 2 || t->layout || t->shape[0] != K || t->shape[1] != N) return B;
+    for (kiln_use *u = r->uses; u; u = u->next)
+      if (u->owner->kind != KILN_OP_LINALG_MATMUL || u->owner->num_operands != 3 || u->index != 1) return B;
   }
   kiln_value *mine = B;
   for (uint32_t i = 0; i < sb.n; i++) {
     kiln_value *r = kiln_op_result(sb.ops[i], 0);
-    kiln_op *user = r->uses->owner;
     kiln_builder at = kiln_builder_after(sb.ops[i]);
-    at.loc = user->loc;
+    at.loc = r->uses->owner->loc;
     /* one builder call per statement: the IR's order is the same under
      * every C compiler */
     kiln_value *zero = cg_index(&at, 0);
@@ -491,7 +491,10 @@ static kiln_value *whole_b(kiln_value *B, int64_t K, int64_t N) {
     kiln_value *nv = cg_index(&at, N);
     kiln_value *offs[2] = {zero, zero}, *sizes[2] = {kv, nv};
     kiln_value *v = cg_subview(&at, r, offs, sizes);
-    kiln_op_set_operand(user, 1, v);
+    for (kiln_use *u = r->uses, *nu; u; u = nu) {
+      nu = u->next;
+      if (u->owner != v->def) kiln_op_set_operand(u->owner, 1, v);
+    }
     if (r == B) mine = v;
   }
   return mine;

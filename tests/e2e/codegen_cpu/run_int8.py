@@ -27,7 +27,8 @@ buffer; the register tiles apply it (cpu_fused_epilogue_to; the bias
 starts the accumulators), so the IR must store no i32 vector, and the i8
 results equal numpy's float32 ones.
 DYNAMIC cases take rows of run-time count (tensor<?xKxi8>: a quantized
-model's run-time batch), one module each run at M = 1, 5, 64 and 131
+model's run-time batch; N = 16 too, the whole weight binding one column
+tile), one module each run at M = 1, 5, 64 and 131
 (whole row tiles of 64, and the partial last tile's rows in the
 microkernel's blocks of 8, 4, 2, 1); the requantizing one keeps its i32
 sums in the tiles too (a kernel-local buffer of run-time size, confined
@@ -62,8 +63,10 @@ FALLBACK = [(3, 6, 20), (2, 30, 128)]
 # tiles of 5 and a partial one): the bias add starts the accumulators
 REQUANT = [(9, 64, 128), (130, 100, 192), (37, 20, 96), (12, 16, 144)]
 SCALE = 0.0078125 * 1.5  # exact in f32: numpy's float32 product is the kernel's
-# (K, N, requantized), each run at every DYNAMIC_M
-DYNAMIC = [(36, 96, False), (100, 64, True)]
+# (K, N, requantized), each run at every DYNAMIC_M; N = 16: the weights
+# one column tile, the whole binding, read by the full- and partial-tile
+# versions of the kernel through one binding op above their split
+DYNAMIC = [(36, 96, False), (100, 64, True), (32, 16, True)]
 DYNAMIC_M = (1, 5, 64, 131)
 
 
