@@ -170,7 +170,8 @@ int kiln_vm_disassemble_ex(FILE *out, const uint8_t *code, size_t size,
               code[off]);
       return lines + 1;
     }
-    const char *mnemonic = kiln_vm_opcode_mnemonic(code[off]);
+    char mnemonic_buf[KILN_VM_MNEMONIC_MAX];
+    const char *mnemonic = kiln_vm_opcode_mnemonic(code[off], mnemonic_buf);
     text_t ops[8];
     int nops = 0;
     const uint8_t *at = code + off + 1;

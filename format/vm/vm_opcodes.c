@@ -22,16 +22,31 @@ static const char opcode_formats[KILN_VM_OP_COUNT][KILN_VM_FORMAT_ROW] = {
 /* Mnemonics live apart from the formats the runtime decodes with, so a
  * runtime that prints none (KILN_MESSAGES=OFF) links none. Only messages
  * and disassembly name opcodes, so a walk over the NUL-separated list
- * replaces a second offset table. */
-static const char opcode_mnemonics[] =
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) MNEMONIC "\0"
-#include "kiln/vm_opcodes.def"
-    ;
+ * replaces a second offset table. The build writes the list coded
+ * (format/vm/CMakeLists.txt): byte N in 1-6 stands for the N-th part
+ * below with its dot, 289 of the list's 800 bytes. */
+#include "vm_opcode_mnemonics.inc"
+_Static_assert(KILN_VM_MNEMONIC_ROWS == KILN_VM_OP_COUNT,
+               "a vm_opcodes.def row without its coded mnemonic");
+static const char mnemonic_parts[][4] = {"i32", "i64", "f32", "f64", "s", "u"};
 
-const char *kiln_vm_opcode_mnemonic(unsigned op) {
+const char *kiln_vm_opcode_mnemonic(unsigned op,
+                                    char buf[KILN_VM_MNEMONIC_MAX]) {
   const char *m = opcode_mnemonics;
   for (unsigned i = 0; i < op && i < KILN_VM_OP_COUNT; ++i) m += strlen(m) + 1;
-  return m;
+  /* The build refuses a mnemonic of KILN_VM_MNEMONIC_MAX bytes or more. */
+  char *out = buf;
+  for (; *m; ++m) {
+    const unsigned part = (unsigned char)*m - 1u;
+    if (part < sizeof mnemonic_parts / sizeof *mnemonic_parts) {
+      *out++ = '.';
+      for (const char *p = mnemonic_parts[part]; *p; ++p) *out++ = *p;
+    } else {
+      *out++ = *m;
+    }
+  }
+  *out = 0;
+  return buf;
 }
 
 const char *kiln_vm_opcode_format(unsigned op) { return opcode_formats[op]; }

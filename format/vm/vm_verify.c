@@ -34,8 +34,9 @@ static int fail(verifier_t *v, const char *fmt, ...) {
   vsnprintf(detail, sizeof detail, kiln_message_text(fmt, text), ap);
   va_end(ap);
   const uint8_t op = v->offset < v->fn->code_size ? v->fn->code[v->offset] : 0;
+  char mnemonic[KILN_VM_MNEMONIC_MAX];
   const char *name =
-      op < KILN_VM_OP_COUNT ? kiln_vm_opcode_mnemonic(op) : "?";
+      op < KILN_VM_OP_COUNT ? kiln_vm_opcode_mnemonic(op, mnemonic) : "?";
   snprintf(v->diag->message, sizeof v->diag->message, "at 0x%04x (%s): %s",
            v->offset, name, detail);
   return 1;

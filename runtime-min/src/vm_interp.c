@@ -614,11 +614,13 @@ out_of_steps:
 push_failed:
   if (!f) goto fail; /* the entry frame itself did not fit */
   goto fail_at;
-arith_trap:
+arith_trap: {
+  char mnemonic[KILN_VM_MNEMONIC_MAX];
   status = krt_status(call->allocator, KILN_STATUS_ABORTED,
                       "arithmetic trap in %s (division by zero, overflow or "
                       "out-of-range conversion)",
-                      kiln_vm_opcode_mnemonic(*pc));
+                      kiln_vm_opcode_mnemonic(*pc, mnemonic));
+}
 fail_at : {
 #ifndef KILN_NO_MESSAGES /* the source location only feeds the message */
   char where[256] = "";

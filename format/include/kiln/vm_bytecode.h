@@ -55,13 +55,15 @@ typedef enum kiln_vm_opcode {
   KILN_VM_OP_COUNT
 } kiln_vm_opcode_t;
 
-/* An opcode's mnemonic ("add.i32") and operand kinds (see vm_opcodes.def);
- * OP must be below KILN_VM_OP_COUNT. Formats come from a packed string
- * pool with a 16-bit offset per opcode (a table of pointers cost the
- * smallest runtime 1.4 KB of relocated data); mnemonics from a separate
- * list, walked (messages and disassembly only), which a runtime without
- * message text does not link. */
-const char *kiln_vm_opcode_mnemonic(unsigned op);
+/* An opcode's mnemonic ("add.i32"), written into BUF (returned), and its
+ * operand kinds (see vm_opcodes.def). For the format OP must be below
+ * KILN_VM_OP_COUNT; past it the mnemonic is "". Formats come from fixed
+ * rows (a table of pointers cost the smallest runtime 1.4 KB of relocated
+ * data); mnemonics from a separate coded list, walked and expanded
+ * (messages and disassembly only), which a runtime without message text
+ * does not link. */
+#define KILN_VM_MNEMONIC_MAX 16 /* longest mnemonic with its NUL */
+const char *kiln_vm_opcode_mnemonic(unsigned op, char buf[KILN_VM_MNEMONIC_MAX]);
 const char *kiln_vm_opcode_format(unsigned op);
 /* One line per opcode, $N = operand N. Kept apart from the mnemonics (in
  * the disassembler's object) so that the runtime does not carry the text. */

@@ -562,6 +562,25 @@ START_TEST(disassembler_listing) {
 }
 END_TEST
 
+/* The build codes the mnemonic list (format/vm/CMakeLists.txt): every
+ * opcode's expansion must be its vm_opcodes.def spelling, and past the
+ * last opcode the mnemonic is empty, in a buffer no larger than the API's. */
+START_TEST(opcode_mnemonics_expand_to_the_def) {
+  static const char *const want[] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) MNEMONIC,
+#include "kiln/vm_opcodes.def"
+  };
+  ck_assert_int_eq((int)(sizeof want / sizeof *want), KILN_VM_OP_COUNT);
+  for (unsigned op = 0; op <= KILN_VM_OP_COUNT; ++op) {
+    char buf[KILN_VM_MNEMONIC_MAX];
+    memset(buf, 0x55, sizeof buf);
+    const char *got = kiln_vm_opcode_mnemonic(op, buf);
+    ck_assert_ptr_eq(got, buf);
+    ck_assert_str_eq(got, op < KILN_VM_OP_COUNT ? want[op] : "");
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("runtime_vm");
   TCase *tc = tcase_create("vm");
@@ -576,6 +595,7 @@ int main(void) {
   tcase_add_loop_test(tc, interpreter_every_arith_op, 0,
                       (int)(sizeof arith_rows / sizeof arith_rows[0]));
   tcase_add_test(tc, disassembler_listing);
+  tcase_add_test(tc, opcode_mnemonics_expand_to_the_def);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
