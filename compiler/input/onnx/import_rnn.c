@@ -7,11 +7,16 @@
  * activations per direction (Tanh, Sigmoid, Relu, Affine, LeakyRelu,
  * ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus,
  * with activation_alpha/beta; defaults Tanh; Sigmoid/Tanh; Sigmoid/Tanh/
- * Tanh), optional clip; LSTM's input_forget couples f = 1 - i. Guarantees: each time
- * step is a few ops on [batch, hidden] tensors: X_t W^T and H R^T as
- * generics with a reduction loop, the gate columns as static slices, and
- * one elementwise generic per cell update (GRU with linear_before_reset =
- * 0 needs two: r first, then (r * H) R_h^T). With sequence_lens (a
+ * Tanh), optional clip; LSTM's input_forget couples f = 1 - i.
+ * Guarantees: X W^T has no dependence on the state, so it is one
+ * linalg.matmul of all steps' rows ([S*B, I] x [I, G*H]) per direction
+ * before the recurrence; each time step is then one linalg.matmul H R^T of
+ * all gates ([B, H] x [H, G*H]; W and R are transposed at import from
+ * their payloads, so the products take the pre-packed weights path), the
+ * gate columns as static slices, and one elementwise generic per cell
+ * update (GRU with linear_before_reset = 0 needs two: r first, then
+ * (r * H) R_h^T, so its per-step product covers the z and r gates only).
+ * With sequence_lens (a
  * run-time [batch] input too), steps at or past a batch entry's length
  * keep its state and write zeros to Y, as ONNX defines. Y concatenates
  * the steps; Y_h (and Y_c) is the final state. Cost grows linearly with
@@ -62,25 +67,6 @@ static kiln_value *cols(oi_ctx *c, kiln_value *v, int64_t off, int64_t len) {
   int64_t o[2] = {0, off}, s[2] = {t->shape[0], len}, st[2] = {1, 1};
   if (t->rank == 1) return oi_slice(c, v, &off, &len, st);
   return oi_slice(c, v, o, s, st);
-}
-
-static bool mac_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
-  (void)c;
-  (void)u;
-  y[0] = oi_op2(b, KILN_OP_ARITH_ADDF, a[2], oi_op2(b, KILN_OP_ARITH_MULF, a[0], a[1]));
-  return true;
-}
-
-/* a [M, K] times w [N, K] transposed: [M, N]. */
-static kiln_value *gemm_bt(oi_ctx *c, kiln_value *a, kiln_value *w) {
-  int64_t shape[2] = {a->type->shape[0], w->type->shape[0]};
-  kiln_value *init = oi_filled(c, kiln_type_with_shape(c->ctx, a->type, 2, shape), 0, 0);
-  int64_t ma[2] = {0, 2}, mw[2] = {1, 2}, mo[2] = {0, 1};
-  const kiln_affine_map *maps[3] = {oi_map_dims(c, 3, 2, ma), oi_map_dims(c, 3, 2, mw), oi_map_dims(c, 3, 2, mo)};
-  bool red[3] = {false, false, true};
-  kiln_value *ins[2] = {a, w};
-  kiln_op *g = oi_generic(c, 2, ins, 1, &init, maps, 3, red, mac_body, NULL);
-  return g ? kiln_op_result(g, 0) : NULL;
 }
 
 static kiln_value *fc(kiln_builder *b, const kiln_type *et, double v) { return oi_scalar(b, et, v, 0); }
@@ -272,18 +258,14 @@ static kiln_op *cell(rn *r, rn_args *a, uint32_t nout, oi_body_fn body) {
   return oi_generic(c, a->n, a->v, nout, outs, a->m, 2, NULL, body, r);
 }
 
-/* X[t] (or X[:, t] batch-major) as [B, I]. */
-static kiln_value *x_at(rn *r, kiln_value *x, int64_t t) {
-  int64_t off[3] = {0, 0, 0}, size[3] = {r->S, r->B, r->I}, st[3] = {1, 1, 1}, bi[2] = {r->B, r->I};
+/* Step t of the hoisted product xw ([S, B, N], batch-major [B, S, N]) as
+ * [B, N]. */
+static kiln_value *step_rows(rn *r, kiln_value *xw, int64_t t) {
+  int64_t n = xw->type->shape[2];
+  int64_t off[3] = {0, 0, 0}, size[3] = {1, r->B, n}, st[3] = {1, 1, 1}, bn[2] = {r->B, n};
   if (r->layout1) size[0] = r->B, size[1] = 1, off[1] = t;
-  else size[0] = 1, off[0] = t;
-  return oi_reshape(r->c, oi_slice(r->c, x, off, size, st), 2, bi);
-}
-
-/* Rows [off, off+len) of a [N, K] matrix. */
-static kiln_value *rows(oi_ctx *c, kiln_value *v, int64_t off, int64_t len) {
-  int64_t o[2] = {off, 0}, sz[2] = {len, v->type->shape[1]}, st[2] = {1, 1};
-  return oi_slice(c, v, o, sz, st);
+  else off[0] = t;
+  return oi_reshape(r->c, oi_slice(r->c, xw, off, size, st), 2, bn);
 }
 
 /* Entry d of v along `axis` (a direction), reshaped to rank/shape. */
@@ -374,19 +356,26 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   if (r.S > 4096) return oi_unsupported(c, "sequence length %lld (unrolled; at most 4096)", (long long)r.S);
   if (!oi_dims_ok(c, 2, (int64_t[]){r.B, G * hs}, "gate tensor")) return false;
 
-  kiln_value *x = oi_ir(c, xv), *w0 = oi_ir(c, wv), *r0 = oi_ir(c, rv), *b0 = NULL, *p0 = NULL, *hh0 = NULL, *cc0 = NULL;
+  /* W and R transposed to [D, I, G*H] and [D, H, G*H]: a constant is
+   * permuted from its payload (no second copy, no run-time transpose) */
+  static const int64_t tperm[3] = {0, 2, 1};
+  kiln_value *x = oi_ir(c, xv), *w0 = oi_transpose_val(c, wv, tperm), *r0 = oi_transpose_val(c, rv, tperm);
+  kiln_value *b0 = NULL, *p0 = NULL, *hh0 = NULL, *cc0 = NULL;
   if (!x || !w0 || !r0 || (bv && !(b0 = oi_ir(c, bv))) || (pv && !(p0 = oi_ir(c, pv))) ||
       (h0 && !(hh0 = oi_ir(c, h0))) || (c0 && !(cc0 = oi_ir(c, c0))) || (sv && !(r.seq = oi_ir(c, sv))))
     return false;
-  int64_t wk[2] = {G * hs, r.I}, rk[2] = {G * hs, hs}, bb[1] = {2 * G * hs}, bh[2] = {r.B, hs}, pk[1] = {3 * hs};
+  int64_t wk[2] = {r.I, G * hs}, rk[2] = {hs, G * hs}, bb[1] = {2 * G * hs}, bh[2] = {r.B, hs}, pk[1] = {3 * hs};
   r.bias = bv != NULL;
   r.peep = pv != NULL;
   const kiln_type *bht = kiln_type_tensor(c->ctx, 2, bh, r.et, NULL);
   kiln_value *ydir[2] = {0}, *hdir[2] = {0}, *cdir[2] = {0};
+  /* all steps' rows of X: [S*B, I] (batch-major: [B*S, I]) */
+  int64_t xrows[2] = {r.S * r.B, r.I};
+  kiln_value *xflat = oi_reshape(c, x, 2, xrows);
   for (int64_t d = 0; d < D; d++) {
     bool rev = reverse || d == 1;
     r.dir = d;
-    kiln_value *w = dir_slice(c, w0, 0, d, 2, wk), *rr = dir_slice(c, r0, 0, d, 2, rk);
+    kiln_value *wt_d = dir_slice(c, w0, 0, d, 2, wk), *rt_d = dir_slice(c, r0, 0, d, 2, rk);
     kiln_value *bias = b0 ? dir_slice(c, b0, 0, d, 1, bb) : NULL, *p = p0 ? dir_slice(c, p0, 0, d, 1, pk) : NULL;
     kiln_value *h = hh0 ? dir_slice(c, hh0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
     kiln_value *cs = NULL;
@@ -394,25 +383,30 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
     const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
     int64_t d1 = 1, d0 = 0;
     const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
-    /* the per-gate weight blocks, once */
-    kiln_value *wg[4], *rg[4], *wbg[4] = {0}, *rbg[4] = {0}, *pg[3] = {0};
-    for (int64_t g = 0; g < G; g++) {
-      wg[g] = rows(c, w, g * hs, hs);
-      rg[g] = rows(c, rr, g * hs, hs);
+    /* X W^T of every step at once, viewed [S, B, G*H] ([B, S, G*H]) */
+    kiln_value *xw_all = oi_matmul_ir(c, xflat, wt_d);
+    if (!xw_all) return false;
+    int64_t x3[3] = {r.layout1 ? r.B : r.S, r.layout1 ? r.S : r.B, G * hs};
+    xw_all = oi_reshape(c, xw_all, 3, x3);
+    /* the per-step H R^T covers the gates whose product takes H itself:
+       all but GRU's h gate when linear_before_reset is 0 (it takes r * H) */
+    bool hgate_apart = gru && !r.lbr;
+    kiln_value *rt_step = hgate_apart ? cols(c, rt_d, 0, 2 * hs) : rt_d;
+    kiln_value *rt_h = hgate_apart ? cols(c, rt_d, 2 * hs, hs) : NULL;
+    kiln_value *wbg[4] = {0}, *rbg[4] = {0}, *pg[3] = {0};
+    for (int64_t g = 0; g < G; g++)
       if (bias) wbg[g] = cols(c, bias, g * hs, hs), rbg[g] = cols(c, bias, (G + g) * hs, hs);
-    }
     for (int k = 0; p && k < 3; k++) pg[k] = cols(c, p, k * hs, hs);
     kiln_value **ys = kiln_alloc(c->ctx, (size_t)r.S * sizeof *ys);
     for (int64_t s = 0; s < r.S; s++) {
       int64_t t = rev ? r.S - 1 - s : s;
       r.t = t;
-      kiln_value *xs = x_at(&r, x, t);
-      kiln_value *xw[4], *hr[4];
+      kiln_value *xs = step_rows(&r, xw_all, t), *hr_all = oi_matmul_ir(c, h, rt_step);
+      if (!hr_all) return false;
+      kiln_value *xw[4], *hr[4] = {0};
       for (int64_t g = 0; g < G; g++) {
-        xw[g] = gemm_bt(c, xs, wg[g]);
-        bool need_hr = !(gru && g == 2 && !r.lbr);
-        hr[g] = need_hr ? gemm_bt(c, h, rg[g]) : NULL;
-        if (!xw[g] || (need_hr && !hr[g])) return false;
+        xw[g] = G == 1 ? xs : cols(c, xs, g * hs, hs);
+        if (!(hgate_apart && g == 2)) hr[g] = G == 1 ? hr_all : cols(c, hr_all, g * hs, hs);
       }
       rn_args a = {.n = 0};
       kiln_op *op;
@@ -435,7 +429,7 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
         kiln_op *zr = cell(&r, &a, 2, gru_zr);
         if (!zr) return false;
         kiln_value *z = kiln_op_result(zr, 0), *rh = kiln_op_result(zr, 1);
-        kiln_value *prod = r.lbr ? hr[2] : gemm_bt(c, rh, rg[2]);
+        kiln_value *prod = r.lbr ? hr[2] : oi_matmul_ir(c, rh, rt_h);
         if (!prod) return false;
         rn_args a2 = {.n = 0};
         r.xw = (int32_t)rn_arg(&a2, xw[2], id);

@@ -16,7 +16,8 @@ cnn_* graphs (_cnn_cases): small convolutional graphs with odd shapes
 (channel counts that are not multiples of any vector width, strides,
 dilations, asymmetric kernels and padding, groups, depthwise with and
 without a channel multiplier, pools, concatenation, residual adds,
-squeeze-excitation, batch > 1) for the channels-last convolution path.
+squeeze-excitation, batch > 1) for the channels-last convolution path, or
+one of the rnn_* nets (_rnn_cases): LSTM, GRU and RNN of odd sizes.
 
 Builds MODEL with random weights from a fixed seed (nothing is downloaded:
 torchvision's models are built with weights=None; BatchNorm running
@@ -670,6 +671,38 @@ def _cnn_cases(torch):
     }
 
 
+def _rnn_cases(torch):
+    """rnn_*: recurrent nets (nn.LSTM / nn.GRU / nn.RNN, exported as the
+    ONNX LSTM / GRU (linear_before_reset 1) / RNN ops): name -> (module,
+    input shape). The output is Y, Y_h (and Y_c) flattened per batch entry
+    and concatenated, so every output of the op is compared. Sizes are odd
+    on purpose and small (seconds): hidden sizes 17, 19, 21 (not multiples
+    of any vector width, so the hoisted X W^T and per-step H R^T products
+    and the gate column slices have remainders), batch 3, sequences of 1
+    and 7 (a prime), two layers, both directions."""
+    nn = torch.nn
+
+    class Rnn(nn.Module):
+        def __init__(self, rnn):
+            super().__init__()
+            self.rnn = rnn
+
+        def forward(self, x):
+            y, st = self.rnn(x)
+            st = st if isinstance(st, tuple) else (st,)
+            b = x.shape[0] if self.rnn.batch_first else x.shape[1]
+            parts = [y.transpose(0, 1) if not self.rnn.batch_first else y] + [s.transpose(0, 1) for s in st]
+            return torch.cat([p.reshape(b, -1) for p in parts], 1)
+
+    return {
+        "rnn_lstm_bidi_b3_s7": (Rnn(nn.LSTM(13, 17, num_layers=2, bidirectional=True, batch_first=True)),
+                                (3, 7, 13)),
+        "rnn_gru_bidi_b3_s7": (Rnn(nn.GRU(13, 19, num_layers=2, bidirectional=True)), (7, 3, 13)),
+        "rnn_lstm_s1": (Rnn(nn.LSTM(6, 21)), (1, 2, 6)),
+        "rnn_tanh_b3_s7": (Rnn(nn.RNN(6, 21, num_layers=2, batch_first=True)), (3, 7, 6)),
+    }
+
+
 def _bench_models():
     """bench/models/models.py (its transformer builders)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "bench", "models"))
@@ -683,6 +716,12 @@ def build(name, torch):
     torch.manual_seed(SEED)
     if name.startswith("cnn_"):
         cases = _cnn_cases(torch)
+        if name not in cases:
+            raise SystemExit("run_model.py: unknown model '%s' (%s)" % (name, ", ".join(cases)))
+        m, shape = cases[name]
+        x = torch.randn(*shape)
+    elif name.startswith("rnn_"):
+        cases = _rnn_cases(torch)
         if name not in cases:
             raise SystemExit("run_model.py: unknown model '%s' (%s)" % (name, ", ".join(cases)))
         m, shape = cases[name]

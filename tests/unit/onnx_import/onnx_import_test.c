@@ -160,13 +160,15 @@ START_TEST(cumsum_runtime_axis) {
 END_TEST
 
 /* A bidirectional LSTM: two passes, Y and Y_h with the directions side
- * by side. */
+ * by side; X W^T of both steps as one [2, 3] x [3, 16] matmul per
+ * direction, H R^T of all four gates as one [1, 4] x [4, 16] per step. */
 START_TEST(lstm_bidirectional) {
   expect_ir("opset 14; in x f32 2,1,3; in w f32 2,16,3; in r f32 2,16,4; node LSTM x,w,r -> y,h,c hidden_size=i:4 "
             "direction=s:bidirectional; out y; out h; out c",
             "-> (tensor<2x2x1x4xf32> {kiln.name = \"y\"}, tensor<2x1x4xf32> {kiln.name = \"h\"}, "
             "tensor<2x1x4xf32> {kiln.name = \"c\"})",
-            "tensor.concat dim(1)", NULL);
+            "tensor.concat dim(1)", "linalg.matmul", "tensor<2x3xf32>, tensor<3x16xf32>",
+            "tensor<1x4xf32>, tensor<4x16xf32>", NULL);
 }
 END_TEST
 
