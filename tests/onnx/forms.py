@@ -484,6 +484,19 @@ def cases():
         outs = [("y", y), ("yh", yh)] + ([("yc", yc)] if kind == "LSTM" else [])
         yield case("%s%d_%s" % (kind.lower(), opset, "input_forget" if forget else "activations"), opset, kind,
                    [("x", xs_)], attrs, outs, inits=[("w", ws_), ("r", rs_), ("b", bs_)])
+    # layout 1 (batch-major X [B, S, I], Y [B, S, D, H], Y_h [B, D, H]) with
+    # S and B above 1: step t's rows of the hoisted X W^T are strided (the
+    # node tests' *_batchwise cases have one step only)
+    for kind in ("GRU", "LSTM"):
+        G, H, I, S, B = {"GRU": 3, "LSTM": 4}[kind], 3, 2, 4, 3
+        xs_, ws_, rs_, bs_ = r(S, B, I), r(2, G * H, I) * 0.5, r(2, G * H, H) * 0.5, r(2, 2 * G * H) * 0.3
+        acts = {"GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}[kind] * 2
+        y, yh, yc = recurrent(kind, xs_, ws_, rs_, bs_, acts, [], [])
+        outs = [("y", y.transpose(2, 0, 1, 3)), ("yh", yh.transpose(1, 0, 2))]
+        outs += [("yc", yc.transpose(1, 0, 2))] if kind == "LSTM" else []
+        yield case("%s14_layout1" % kind.lower(), 14, kind, [("x", xs_.transpose(1, 0, 2).copy())],
+                   dict(hidden_size=H, direction="bidirectional", layout=1), outs,
+                   inits=[("w", ws_), ("r", rs_), ("b", bs_)])
     tx = RNG.integers(0, 5, (3, 9)).astype(np.int64)
     tattr = dict(min_gram_length=1, max_gram_length=3, max_skip_count=2, ngram_counts=[0, 3, 7],
                  ngram_indexes=[5, 0, 2, 1, 3, 7, 6], pool_int64s=[1, 2, 4, 1, 2, 3, 3, 0, 1, 1, 2, 3, 4],

@@ -12,10 +12,11 @@
  * linalg.matmul of all steps' rows ([S*B, I] x [I, G*H]) per direction
  * before the recurrence; each time step is then one linalg.matmul H R^T of
  * all gates ([B, H] x [H, G*H]; W and R are transposed at import from
- * their payloads, so the products take the pre-packed weights path), the
- * gate columns as static slices, and one elementwise generic per cell
- * update (GRU with linear_before_reset = 0 needs two: r first, then
- * (r * H) R_h^T, so its per-step product covers the z and r gates only).
+ * their payloads, so the products take the pre-packed weights path), and
+ * one elementwise generic per cell update that reads its gate columns as
+ * static slices straight off the two products (GRU with
+ * linear_before_reset = 0 needs two: r first, then (r * H) R_h^T, so its
+ * per-step product covers the z and r gates only).
  * With sequence_lens (a
  * run-time [batch] input too), steps at or past a batch entry's length
  * keep its state and write zeros to Y, as ONNX defines. Y concatenates
@@ -51,7 +52,7 @@ typedef struct rn {
   kiln_value *seq; /* [B] int32, or NULL */
   int64_t t;       /* the step being built */
   /* argument positions in the cell body */
-  int32_t xw, hr, wb, rb, hprev, cprev, p, sq, z, r;
+  int32_t xw, hr, wb, rb, hprev, cprev, p, sq, z;
   uint32_t gates;
 } rn;
 
@@ -213,31 +214,45 @@ static bool lstm_cell(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
-/* GRU, gates z, r, h. Phase 1 yields z and r * H (linear_before_reset 0)
- * or z and r (1). */
+/* GRU (gates z, r, h) with linear_before_reset 0 takes two cells around
+ * the (r * H) R_h^T product. Phase 1 yields z and r * H. */
 static bool gru_zr(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   (void)c;
   rn *r = u;
-  kiln_value *z = activate(b, r, 0, clipped(b, r, pre(b, r, a, 0, true)));
-  kiln_value *rr = activate(b, r, 0, clipped(b, r, pre(b, r, a, 1, true)));
-  y[0] = z;
-  y[1] = r->lbr ? rr : oi_op2(b, KILN_OP_ARITH_MULF, rr, a[r->hprev]);
+  y[0] = activate(b, r, 0, clipped(b, r, pre(b, r, a, 0, true)));
+  y[1] = oi_op2(b, KILN_OP_ARITH_MULF, activate(b, r, 0, clipped(b, r, pre(b, r, a, 1, true))), a[r->hprev]);
   return true;
 }
 
-/* Phase 2: h~ = tanh(X W_h^T + Wb_h + ((r*H) R_h^T + Rb_h)) or, with
- * linear_before_reset, tanh(X W_h^T + Wb_h + r * (H R_h^T + Rb_h));
+/* Phase 2: h~ = g(X W_h^T + Wb_h + ((r*H) R_h^T + Rb_h));
  * H' = (1 - z) h~ + z H. Argument hr holds the R_h product. */
 static bool gru_h(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
   (void)c;
   rn *r = u;
   kiln_value *rh = a[r->hr];
   if (r->bias) rh = oi_op2(b, KILN_OP_ARITH_ADDF, rh, a[r->rb]);
-  if (r->lbr) rh = oi_op2(b, KILN_OP_ARITH_MULF, a[r->r], rh);
   kiln_value *x = a[r->xw];
   if (r->bias) x = oi_op2(b, KILN_OP_ARITH_ADDF, x, a[r->wb]);
   kiln_value *h = activate(b, r, 1, clipped(b, r, oi_op2(b, KILN_OP_ARITH_ADDF, x, rh)));
   kiln_value *z = a[r->z], *one = fc(b, z->type, 1);
+  kiln_value *hn = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF, one, z), h),
+                          oi_op2(b, KILN_OP_ARITH_MULF, z, a[r->hprev]));
+  finish(b, r, a, hn, NULL, y);
+  return true;
+}
+
+/* GRU with linear_before_reset: H R^T of all three gates is known before
+ * the cell, so z, r, h~ and H' are one update:
+ * h~ = g(X W_h^T + Wb_h + r * (H R_h^T + Rb_h)), H' = (1 - z) h~ + z H. */
+static bool gru_lbr(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  rn *r = u;
+  kiln_value *z = activate(b, r, 0, clipped(b, r, pre(b, r, a, 0, true)));
+  kiln_value *rr = activate(b, r, 0, clipped(b, r, pre(b, r, a, 1, true)));
+  kiln_value *rh = a[r->hr + 2], *x = a[r->xw + 2];
+  if (r->bias) rh = oi_op2(b, KILN_OP_ARITH_ADDF, rh, a[r->rb + 2]), x = oi_op2(b, KILN_OP_ARITH_ADDF, x, a[r->wb + 2]);
+  kiln_value *h = activate(b, r, 1, clipped(b, r, oi_op2(b, KILN_OP_ARITH_ADDF, x, oi_op2(b, KILN_OP_ARITH_MULF, rr, rh))));
+  kiln_value *one = fc(b, z->type, 1);
   kiln_value *hn = oi_op2(b, KILN_OP_ARITH_ADDF, oi_op2(b, KILN_OP_ARITH_MULF, oi_op2(b, KILN_OP_ARITH_SUBF, one, z), h),
                           oi_op2(b, KILN_OP_ARITH_MULF, z, a[r->hprev]));
   finish(b, r, a, hn, NULL, y);
@@ -258,14 +273,13 @@ static kiln_op *cell(rn *r, rn_args *a, uint32_t nout, oi_body_fn body) {
   return oi_generic(c, a->n, a->v, nout, outs, a->m, 2, NULL, body, r);
 }
 
-/* Step t of the hoisted product xw ([S, B, N], batch-major [B, S, N]) as
- * [B, N]. */
-static kiln_value *step_rows(rn *r, kiln_value *xw, int64_t t) {
-  int64_t n = xw->type->shape[2];
-  int64_t off[3] = {0, 0, 0}, size[3] = {1, r->B, n}, st[3] = {1, 1, 1}, bn[2] = {r->B, n};
-  if (r->layout1) size[0] = r->B, size[1] = 1, off[1] = t;
-  else off[0] = t;
-  return oi_reshape(r->c, oi_slice(r->c, xw, off, size, st), 2, bn);
+/* Columns [off, off+len) of step t's rows of the hoisted product xw
+ * ([S*B, N], rows t*B..; batch-major [B*S, N], rows b*S+t) as [B, len]:
+ * one slice straight off xw, which fuses into the cell that reads it (a
+ * step slice reshaped first would be a copy dispatch of its own). */
+static kiln_value *step_cols(rn *r, kiln_value *xw, int64_t t, int64_t off, int64_t len) {
+  int64_t o[2] = {r->layout1 ? t : t * r->B, off}, size[2] = {r->B, len}, st[2] = {r->layout1 ? r->S : 1, 1};
+  return oi_slice(r->c, xw, o, size, st);
 }
 
 /* Entry d of v along `axis` (a direction), reshaped to rank/shape. */
@@ -383,11 +397,9 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
     const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
     int64_t d1 = 1, d0 = 0;
     const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
-    /* X W^T of every step at once, viewed [S, B, G*H] ([B, S, G*H]) */
+    /* X W^T of every step at once: [S*B, G*H] ([B*S, G*H]) */
     kiln_value *xw_all = oi_matmul_ir(c, xflat, wt_d);
     if (!xw_all) return false;
-    int64_t x3[3] = {r.layout1 ? r.B : r.S, r.layout1 ? r.S : r.B, G * hs};
-    xw_all = oi_reshape(c, xw_all, 3, x3);
     /* the per-step H R^T covers the gates whose product takes H itself:
        all but GRU's h gate when linear_before_reset is 0 (it takes r * H) */
     bool hgate_apart = gru && !r.lbr;
@@ -401,16 +413,16 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
     for (int64_t s = 0; s < r.S; s++) {
       int64_t t = rev ? r.S - 1 - s : s;
       r.t = t;
-      kiln_value *xs = step_rows(&r, xw_all, t), *hr_all = oi_matmul_ir(c, h, rt_step);
+      kiln_value *hr_all = oi_matmul_ir(c, h, rt_step);
       if (!hr_all) return false;
       kiln_value *xw[4], *hr[4] = {0};
       for (int64_t g = 0; g < G; g++) {
-        xw[g] = G == 1 ? xs : cols(c, xs, g * hs, hs);
+        xw[g] = step_cols(&r, xw_all, t, g * hs, hs);
         if (!(hgate_apart && g == 2)) hr[g] = G == 1 ? hr_all : cols(c, hr_all, g * hs, hs);
       }
       rn_args a = {.n = 0};
       kiln_op *op;
-      uint32_t ng = gru ? 2 : (uint32_t)G;
+      uint32_t ng = hgate_apart ? 2 : (uint32_t)G;
       r.xw = (int32_t)a.n;
       for (uint32_t g = 0; g < ng; g++) rn_arg(&a, xw[g], id);
       r.hr = (int32_t)a.n;
@@ -425,24 +437,23 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
         r.p = (int32_t)a.n;
         for (int k = 0; p && k < 3; k++) rn_arg(&a, pg[k], col);
       }
-      if (gru) {
+      if (hgate_apart) {
         kiln_op *zr = cell(&r, &a, 2, gru_zr);
         if (!zr) return false;
         kiln_value *z = kiln_op_result(zr, 0), *rh = kiln_op_result(zr, 1);
-        kiln_value *prod = r.lbr ? hr[2] : oi_matmul_ir(c, rh, rt_h);
+        kiln_value *prod = oi_matmul_ir(c, rh, rt_h);
         if (!prod) return false;
         rn_args a2 = {.n = 0};
         r.xw = (int32_t)rn_arg(&a2, xw[2], id);
         r.hr = (int32_t)rn_arg(&a2, prod, id);
         if (bias) r.wb = (int32_t)rn_arg(&a2, wbg[2], col), r.rb = (int32_t)rn_arg(&a2, rbg[2], col);
         r.z = (int32_t)rn_arg(&a2, z, id);
-        r.r = (int32_t)rn_arg(&a2, rh, id);
         r.hprev = (int32_t)rn_arg(&a2, h, id);
         if (r.seq) r.sq = (int32_t)rn_arg(&a2, r.seq, row);
         op = cell(&r, &a2, r.seq ? 2 : 1, gru_h);
       } else {
         if (r.seq) r.sq = (int32_t)rn_arg(&a, r.seq, row);
-        op = cell(&r, &a, (lstm ? 2 : 1) + (r.seq ? 1 : 0), lstm ? lstm_cell : rnn_cell);
+        op = cell(&r, &a, (lstm ? 2 : 1) + (r.seq ? 1 : 0), lstm ? lstm_cell : gru ? gru_lbr : rnn_cell);
       }
       if (!op) return false;
       h = kiln_op_result(op, 0);
