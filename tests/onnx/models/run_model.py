@@ -17,7 +17,7 @@ cnn_* graphs (_cnn_cases): small convolutional graphs with odd shapes
 dilations, asymmetric kernels and padding, groups, depthwise with and
 without a channel multiplier, pools, concatenation, residual adds,
 squeeze-excitation, batch > 1) for the channels-last convolution path, or
-one of the rnn_* nets (_rnn_cases): LSTM, GRU and RNN of odd sizes.
+one of the rnn_* nets (_rnn_cases): an LSTM and a GRU of odd sizes.
 
 Builds MODEL with random weights from a fixed seed (nothing is downloaded:
 torchvision's models are built with weights=None; BatchNorm running
@@ -672,14 +672,15 @@ def _cnn_cases(torch):
 
 
 def _rnn_cases(torch):
-    """rnn_*: recurrent nets (nn.LSTM / nn.GRU / nn.RNN, exported as the
-    ONNX LSTM / GRU (linear_before_reset 1) / RNN ops): name -> (module,
+    """rnn_*: recurrent nets (nn.LSTM / nn.GRU, exported as the
+    ONNX LSTM / GRU (linear_before_reset 1) ops): name -> (module,
     input shape). The output is Y, Y_h (and Y_c) flattened per batch entry
     and concatenated, so every output of the op is compared. Sizes are odd
-    on purpose and small (seconds): hidden sizes 17, 19, 21 (not multiples
+    on purpose and small (seconds): hidden sizes 17 and 19 (not multiples
     of any vector width, so the hoisted X W^T and per-step H R^T products
-    and the gate column slices have remainders), batch 3, sequences of 1
-    and 7 (a prime), two layers, both directions."""
+    and the gate column slices have remainders), batch 3, a sequence of 7
+    (a prime), two layers, both directions. Sequences of 1 and the RNN op
+    are the ONNX node tests' (test_*_defaults: S 1, B 3) and onnx_forms'."""
     nn = torch.nn
 
     class Rnn(nn.Module):
@@ -698,8 +699,6 @@ def _rnn_cases(torch):
         "rnn_lstm_bidi_b3_s7": (Rnn(nn.LSTM(13, 17, num_layers=2, bidirectional=True, batch_first=True)),
                                 (3, 7, 13)),
         "rnn_gru_bidi_b3_s7": (Rnn(nn.GRU(13, 19, num_layers=2, bidirectional=True)), (7, 3, 13)),
-        "rnn_lstm_s1": (Rnn(nn.LSTM(6, 21)), (1, 2, 6)),
-        "rnn_tanh_b3_s7": (Rnn(nn.RNN(6, 21, num_layers=2, batch_first=True)), (3, 7, 6)),
     }
 
 
