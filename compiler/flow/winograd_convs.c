@@ -15,9 +15,10 @@
  * sink-reshapes; dispatch formation, memory planning, each CPU
  * architecture) handles them as any other op. The transforms are
  * separable: each of the four stages applies a 4-tap 1-D transform along
- * one axis as a reduction of 4 against a constant [rows x 4] coefficient
- * matrix (B^T has two nonzeros per row, A^T up to three), ~100
- * multiply-adds per tile and channel against the products' 16 x K.
+ * one axis, an all-parallel generic whose body sums the four taps times
+ * a column of the constant [rows x 4] coefficient matrix (B^T has two
+ * nonzeros per row, A^T up to three), ~100 multiply-adds per tile and
+ * channel against the products' 16 x K.
  *
  * Takes: host functions after propagate-transposes, before
  * generalize-named-ops. A convolution qualifies when it is
@@ -151,13 +152,11 @@ static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const 
   return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &v, 1, &rt, NULL), 0);
 }
 
-/* A [rows x 4] coefficient matrix as a constant. */
-static kiln_value *coefficients(kiln_builder *b, int64_t rows, const double (*m)[4]) {
-  float d[16];
-  for (int64_t i = 0; i < rows; i++)
-    for (int j = 0; j < 4; j++) d[i * 4 + j] = (float)m[i][j];
-  int64_t s[2] = {rows, 4};
-  return kiln_build_constant(b, kiln_attr_dense(b->ctx, f32_tensor(b->ctx, 2, s), false, d, (size_t)rows * 16));
+/* Column k of a [rows x 4] coefficient matrix as a constant [rows]. */
+static kiln_value *coef_column(kiln_builder *b, int64_t rows, const double (*m)[4], int k) {
+  float d[4];
+  for (int64_t i = 0; i < rows; i++) d[i] = (float)m[i][k];
+  return kiln_build_constant(b, kiln_attr_dense(b->ctx, f32_tensor(b->ctx, 1, &rows), false, d, (size_t)rows * 4));
 }
 
 /* U [16, C, M] = G g G^T for each (c, m), from the blocked filter, in
@@ -184,36 +183,62 @@ static kiln_value *transformed_filter(kiln_builder *b, const wg *g) {
                                                          (size_t)(16 * C * M) * sizeof *u));
 }
 
-/* A generic over `loops` loops, the last a reduction of 4: out += in *
- * coef, with the maps given as result dim lists (-1 ends a list; an entry
- * >= 100 is 2 * dim(e - 100) + dim(loops - 1), the tile's window). */
-static kiln_value *stage(kiln_builder *b, kiln_op *conv, kiln_value *in, kiln_value *coef, kiln_value *init,
-                         uint32_t loops, const int *im, const int *cm, const int *om) {
+/* One 1-D transform stage as an all-parallel generic over `loops` loops:
+ * out[..] = init[..] + sum_k cols[k][row] * in[.. 2 * t + k ..] (init not
+ * read where it is a tensor.empty), the four
+ * taps unrolled into the body (four reads of `in`, the matrix's four
+ * columns `cols` indexed by the row loop `row`). Maps are result dim lists (-1
+ * ends a list; an entry >= 100 is 2 * dim(e - 100) + k, tap k's window;
+ * WG_TAP is k itself).
+ * Why unrolled, not a reduction of 4 against the [rows x 4] matrix: that
+ * form matched the implicit-GEMM lowering, which vectorized along the
+ * 4 (or 2) coefficient rows and gathered the channels as scalars (the B
+ * stages ran at a tenth of a memory pass); all-parallel, the body
+ * vectorizes along the channels, the innermost dim of every operand. */
+#define WG_TAP 99
+static kiln_value *stage(kiln_builder *b, kiln_value *in, kiln_value *const *cols, kiln_value *init,
+                         uint32_t loops, const int *im, int row, const int *om) {
   kiln_context *ctx = b->ctx;
-  const int *lists[3] = {im, cm, om};
-  const kiln_affine_map *maps[3];
-  for (int k = 0; k < 3; k++) {
+  const kiln_affine_map *maps[9];
+  kiln_value *ins[8];
+  for (int k = 0; k < 4; k++) {
     const kiln_affine_expr *e[KILN_MAX_LOOPS];
     uint32_t n = 0;
-    for (; lists[k][n] >= 0; n++) {
-      int d = lists[k][n];
-      e[n] = d < 100 ? kiln_affine_dim(ctx, (unsigned)d)
-                     : kiln_affine_binary(ctx, KILN_AFFINE_ADD,
+    for (; im[n] >= 0; n++) {
+      int d = im[n];
+      e[n] = d == WG_TAP ? kiln_affine_const(ctx, k)
+             : d < 100   ? kiln_affine_dim(ctx, (unsigned)d)
+                         : kiln_affine_binary(ctx, KILN_AFFINE_ADD,
                                           kiln_affine_binary(ctx, KILN_AFFINE_MUL, kiln_affine_dim(ctx, (unsigned)(d - 100)),
                                                              kiln_affine_const(ctx, 2)),
-                                          kiln_affine_dim(ctx, loops - 1));
+                                          kiln_affine_const(ctx, k));
     }
     maps[k] = kiln_affine_map_get(ctx, loops, 0, n, e);
+    ins[k] = in;
   }
-  bool red[KILN_MAX_LOOPS] = {false};
-  red[loops - 1] = true;
-  kiln_value *ins[2] = {in, coef};
-  kiln_op *gen = fl_build_generic(b, 2, ins, 1, &init, maps, loops, red);
-  /* the convolution's multiply-accumulate body, (in, coef, out) */
-  kiln_block *body = gen->regions[0].first, *old = conv->regions[0].first;
-  kiln_value_map vm = {0};
-  for (uint32_t i = 0; i < 3; i++) kiln_value_map_add(ctx, &vm, old->args[i], body->args[i]);
-  for (kiln_op *o = old->first; o; o = o->next) kiln_block_append_op(body, kiln_op_clone(o, &vm));
+  const kiln_affine_expr *re = kiln_affine_dim(ctx, (unsigned)row);
+  for (int k = 0; k < 4; k++) {
+    maps[4 + k] = kiln_affine_map_get(ctx, loops, 0, 1, &re);
+    ins[4 + k] = cols[k];
+  }
+  const kiln_affine_expr *oe[KILN_MAX_LOOPS];
+  uint32_t no = 0;
+  for (; om[no] >= 0; no++) oe[no] = kiln_affine_dim(ctx, (unsigned)om[no]);
+  maps[8] = kiln_affine_map_get(ctx, loops, 0, no, oe);
+  kiln_op *gen = fl_build_generic(b, 8, ins, 1, &init, maps, loops, NULL);
+  kiln_block *body = gen->regions[0].first;
+  kiln_builder bb = kiln_builder_at_end(ctx, body);
+  bb.loc = b->loc;
+  const kiln_type *f32 = kiln_type_f32(ctx);
+  /* an empty init (tensor.empty) is not read: the sum starts at tap 0 */
+  kiln_value *acc = init->def && init->def->kind == KILN_OP_TENSOR_EMPTY ? NULL : body->args[8];
+  for (uint32_t k = 0; k < 4; k++) {
+    kiln_value *mo[2] = {body->args[k], body->args[4 + k]};
+    kiln_value *p = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_MULF, 2, mo, 1, &f32, NULL), 0);
+    kiln_value *ao[2] = {acc, p};
+    acc = !acc ? p : kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_ADDF, 2, ao, 1, &f32, NULL), 0);
+  }
+  fl_build_yield(ctx, body, 1, &acc, b->loc);
   return kiln_op_result(gen, 0);
 }
 
@@ -274,17 +299,21 @@ static void rewrite(kiln_context *ctx, const wg *g) {
     int64_t hi[4] = {0, HP - x->type->shape[1], WP - x->type->shape[2], 0};
     x = pad_high(&b, x, hi);
   }
-  kiln_value *bt = coefficients(&b, 4, wg_bt), *at = coefficients(&b, 2, wg_at);
+  /* the coefficient matrices' columns (one statement per built op: as
+   * call arguments their order would be the C compiler's) */
+  kiln_value *btc[4], *atc[4];
+  for (int k = 0; k < 4; k++) btc[k] = coef_column(&b, 4, wg_bt, k);
+  for (int k = 0; k < 4; k++) atc[k] = coef_column(&b, 2, wg_at, k);
   /* B^T along the rows: t1[a, n, t, w, c] = sum_i B^T[a, i] x[n, 2t + i, w, c]
-   * loops (a, n, t, w, c, i) */
+   * loops (a, n, t, w, c) */
   int64_t s1[5] = {4, N, TH, WP, C};
-  kiln_value *t1 = stage(&b, op, x, bt, filled(&b, zero, f32_tensor(ctx, 5, s1)), 6,
-                         (const int[]){1, 102, 3, 4, -1}, (const int[]){0, 5, -1}, (const int[]){0, 1, 2, 3, 4, -1});
+  kiln_value *t1 = stage(&b, x, btc, fl_build_empty(&b, f32_tensor(ctx, 5, s1)), 5,
+                         (const int[]){1, 102, 3, 4, -1}, 0, (const int[]){0, 1, 2, 3, 4, -1});
   /* B along the columns: v[a, b, n, t, u, c] = sum_j B^T[b, j] t1[a, n, t, 2u + j, c]
-   * loops (a, b, n, t, u, c, j) */
+   * loops (a, b, n, t, u, c) */
   int64_t s2[6] = {4, 4, N, TH, TW, C};
-  kiln_value *v = stage(&b, op, t1, bt, filled(&b, zero, f32_tensor(ctx, 6, s2)), 7,
-                        (const int[]){0, 2, 3, 104, 5, -1}, (const int[]){1, 6, -1}, (const int[]){0, 1, 2, 3, 4, 5, -1});
+  kiln_value *v = stage(&b, t1, btc, fl_build_empty(&b, f32_tensor(ctx, 6, s2)), 6,
+                        (const int[]){0, 2, 3, 104, 5, -1}, 1, (const int[]){0, 1, 2, 3, 4, 5, -1});
   int64_t s3[3] = {16, T, C}, s4[3] = {16, T, M};
   /* One statement per built op: as call arguments their order would be
    * the C compiler's (gcc and clang evaluate them in opposite orders). */
@@ -294,15 +323,15 @@ static void rewrite(kiln_context *ctx, const wg *g) {
   int64_t s5[6] = {4, 4, N, TH, TW, M};
   kiln_value *m = reshape(&b, prod, 6, s5);
   /* A^T along the rows: y1[p, n, t, q, u, k] = sum_a A^T[p, a] m[a, q, n, t, u, k]
-   * loops (p, n, t, q, u, k, a) */
+   * loops (p, n, t, q, u, k) */
   int64_t s6[6] = {2, N, TH, 4, TW, M};
-  kiln_value *y1 = stage(&b, op, m, at, filled(&b, zero, f32_tensor(ctx, 6, s6)), 7,
-                         (const int[]){6, 3, 1, 2, 4, 5, -1}, (const int[]){0, 6, -1}, (const int[]){0, 1, 2, 3, 4, 5, -1});
+  kiln_value *y1 = stage(&b, m, atc, fl_build_empty(&b, f32_tensor(ctx, 6, s6)), 6,
+                         (const int[]){WG_TAP, 3, 1, 2, 4, 5, -1}, 0, (const int[]){0, 1, 2, 3, 4, 5, -1});
   /* A along the columns, onto the convolution's fill: y[n, t, p, u, q, k] =
-   * fill + sum_b A^T[q, b] y1[p, n, t, b, u, k]; loops (n, t, p, u, q, k, b) */
+   * fill + sum_b A^T[q, b] y1[p, n, t, b, u, k]; loops (n, t, p, u, q, k) */
   int64_t s7[6] = {N, TH, 2, TW, 2, M};
-  kiln_value *y = stage(&b, op, y1, at, filled(&b, g->fill, f32_tensor(ctx, 6, s7)), 7,
-                        (const int[]){2, 0, 1, 6, 3, 5, -1}, (const int[]){4, 6, -1}, (const int[]){0, 1, 2, 3, 4, 5, -1});
+  kiln_value *y = stage(&b, y1, atc, filled(&b, g->fill, f32_tensor(ctx, 6, s7)), 6,
+                        (const int[]){2, 0, 1, WG_TAP, 3, 5, -1}, 4, (const int[]){0, 1, 2, 3, 4, 5, -1});
   int64_t s8[4] = {N, 2 * TH, 2 * TW, M};
   kiln_value *out = reshape(&b, y, 4, s8);
   const kiln_type *vt = g->view->results[0].type;

@@ -2,34 +2,63 @@
 // winograd-convs: convert-convs-to-nhwc's blocked 3x3 convolutions, stride
 // 1, with 128+ input and output channels and 48+ output tiles of 2x2,
 // become Winograd F(2x2, 3x3): two input-transform generics (B^T along
-// the rows, then the columns, each a reduction of 4), a batch_matmul of
-// the 16 tile positions against U = G g G^T (a constant computed here),
-// two output-transform generics (A^T) onto the convolution's fill, viewed
-// as [N, 2*TH, 2*TW, M] and sliced when the output's sides are odd.
-// The others stay direct (below).
+// the rows, then the columns), a batch_matmul of the 16 tile positions
+// against U = G g G^T (a constant computed here), two output-transform
+// generics (A^T) onto the convolution's fill, viewed as [N, 2*TH, 2*TW, M]
+// and sliced when the output's sides are odd. Each transform is
+// all-parallel, its four taps unrolled: four reads of the input at window
+// offsets 0..3 (2t + k along the tiled axis; k itself for the A stages,
+// which read one of the product's 4 positions), four coefficient columns
+// indexed by the output row. The others stay direct (below).
 //
-// CHECK-DAG: #[[R1:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2 * 2 + d5, d3, d4)>
-// CHECK-DAG: #[[C1:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5)>
-// CHECK-DAG: #[[R2:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d2, d3, d4 * 2 + d6, d5)>
-// CHECK-DAG: #[[C2:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d6)>
-// CHECK-DAG: #[[R3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d6, d3, d1, d2, d4, d5)>
-// CHECK-DAG: #[[C3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d6)>
-// CHECK-DAG: #[[R4:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d2, d0, d1, d6, d3, d5)>
-// CHECK-DAG: #[[C4:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d6)>
+// CHECK-DAG: #[[R10:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2 * 2, d3, d4)>
+// CHECK-DAG: #[[R13:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2 * 2 + 3, d3, d4)>
+// CHECK-DAG: #[[C1:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0)>
+// CHECK-DAG: #[[R20:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d4 * 2, d5)>
+// CHECK-DAG: #[[R23:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d4 * 2 + 3, d5)>
+// CHECK-DAG: #[[C2:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1)>
+// CHECK-DAG: #[[R30:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d3, d1, d2, d4, d5)>
+// CHECK-DAG: #[[R33:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (3, d3, d1, d2, d4, d5)>
+// CHECK-DAG: #[[C3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0)>
+// CHECK-DAG: #[[R40:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d0, d1, 0, d3, d5)>
+// CHECK-DAG: #[[R43:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d0, d1, 3, d3, d5)>
+// CHECK-DAG: #[[C4:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4)>
 //
-// 128 -> 128 at 14x14: 7x7 = 49 tiles, no extra padding, no slice.
 // CHECK-LABEL: func.func @takes(
 // CHECK-NOT: tensor.pad
-// CHECK: %[[BT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00, -1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, -1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, 0.000000e+00, -1.000000e+00]]> : tensor<4x4xf32>
-// CHECK: %[[AT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00], [0.000000e+00, 1.000000e+00, -1.000000e+00, -1.000000e+00]]> : tensor<2x4xf32>
-// CHECK: %[[T1:.*]] = linalg.generic {indexing_maps = [#[[R1]], #[[C1]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %[[BT]] : tensor<1x16x16x128xf32>, tensor<4x4xf32>){{.*}} outs(%{{.*}} : tensor<4x1x7x16x128xf32>)
-// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [#[[R2]], #[[C2]], #{{.*}}], {{.*}} ins(%[[T1]], %[[BT]] : {{.*}} outs(%{{.*}} : tensor<4x4x1x7x7x128xf32>)
+// CHECK: %[[B0:.*]] = arith.constant dense<[1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]> : tensor<4xf32>
+// CHECK: %[[B1:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, -1.000000e+00, 1.000000e+00]> : tensor<4xf32>
+// CHECK: %[[B2:.*]] = arith.constant dense<[-1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00]> : tensor<4xf32>
+// CHECK: %[[B3:.*]] = arith.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+00]> : tensor<4xf32>
+// CHECK: %[[A0:.*]] = arith.constant dense<[1.000000e+00, 0.000000e+00]> : tensor<2xf32>
+// CHECK: %[[A1:.*]] = arith.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK: %[[A2:.*]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[A3:.*]] = arith.constant dense<[0.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[T1:.*]] = linalg.generic {indexing_maps = [#[[R10]], #{{.*}}, #{{.*}}, #[[R13]], #[[C1]], #[[C1]], #[[C1]], #[[C1]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %arg0, %arg0, %arg0, %[[B0]], %[[B1]], %[[B2]], %[[B3]] : tensor<1x16x16x128xf32>,
+// CHECK-NEXT: ^bb0(%[[I0:.*]]: f32, %[[I1:.*]]: f32, %[[I2:.*]]: f32, %[[I3:.*]]: f32, %[[K0:.*]]: f32, %[[K1:.*]]: f32, %[[K2:.*]]: f32, %[[K3:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[I0]], %[[K0]]
+// CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[I1]], %[[K1]]
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[P0]], %[[P1]]
+// CHECK-NEXT: %[[P2:.*]] = arith.mulf %[[I2]], %[[K2]]
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %[[P2]]
+// CHECK-NEXT: %[[P3:.*]] = arith.mulf %[[I3]], %[[K3]]
+// CHECK-NEXT: %[[S3:.*]] = arith.addf %[[S2]], %[[P3]]
+// CHECK-NEXT: linalg.yield %[[S3]]
+// CHECK-NEXT: } -> tensor<4x1x7x16x128xf32>
+// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [#[[R20]], #{{.*}}, #{{.*}}, #[[R23]], #[[C2]], #[[C2]], #[[C2]], #[[C2]], #{{.*}}], {{.*}} ins(%[[T1]], %[[T1]], %[[T1]], %[[T1]], %[[B0]], %[[B1]], %[[B2]], %[[B3]] :
+// CHECK: } -> tensor<4x4x1x7x7x128xf32>
 // CHECK: %[[U:.*]] = arith.constant dense<"0x0000803F0000803F
 // CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%[[V]]) : (tensor<4x4x1x7x7x128xf32>) -> tensor<16x49x128xf32>
 // CHECK: %[[P:.*]] = linalg.batch_matmul ins(%[[V3]], %[[U]] : tensor<16x49x128xf32>, tensor<16x128x128xf32>){{.*}} outs(%{{.*}} : tensor<16x49x128xf32>)
 // CHECK: %[[P6:.*]] = "flow.tensor.reshape"(%[[P]]) : (tensor<16x49x128xf32>) -> tensor<4x4x1x7x7x128xf32>
-// CHECK: %[[Y1:.*]] = linalg.generic {indexing_maps = [#[[R3]], #[[C3]], #{{.*}}], {{.*}} ins(%[[P6]], %[[AT]] : {{.*}} outs(%{{.*}} : tensor<2x1x7x4x7x128xf32>)
-// CHECK: %[[Y2:.*]] = linalg.generic {indexing_maps = [#[[R4]], #[[C4]], #{{.*}}], {{.*}} ins(%[[Y1]], %[[AT]] : {{.*}} outs(%{{.*}} : tensor<1x7x2x7x2x128xf32>)
+// CHECK: %[[Y1:.*]] = linalg.generic {indexing_maps = [#[[R30]], #{{.*}}, #{{.*}}, #[[R33]], #[[C3]], #[[C3]], #[[C3]], #[[C3]], #{{.*}}], {{.*}} ins(%[[P6]], %[[P6]], %[[P6]], %[[P6]], %[[A0]], %[[A1]], %[[A2]], %[[A3]] :
+// CHECK: } -> tensor<2x1x7x4x7x128xf32>
+// CHECK: %[[Y2:.*]] = linalg.generic {indexing_maps = [#[[R40]], #{{.*}}, #{{.*}}, #[[R43]], #[[C4]], #[[C4]], #[[C4]], #[[C4]], #{{.*}}], {{.*}} ins(%[[Y1]], %[[Y1]], %[[Y1]], %[[Y1]], %[[A0]], %[[A1]], %[[A2]], %[[A3]] :
+// The last stage adds onto the convolution's fill (it reads its out).
+// CHECK-NEXT: ^bb0({{.*}}, %[[OUT:[a-z_0-9]*]]: f32):
+// CHECK-NEXT: %[[Q0:.*]] = arith.mulf
+// CHECK-NEXT: %{{.*}} = arith.addf %[[OUT]], %[[Q0]]
+// CHECK: } -> tensor<1x7x2x7x2x128xf32>
 // CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%[[Y2]]) : (tensor<1x7x2x7x2x128xf32>) -> tensor<1x14x14x128xf32>
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[Y]]
@@ -39,7 +68,7 @@
 // CHECK-LABEL: func.func @odd(
 // CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<2x15x13x144xf32> to tensor<2x16x14x144xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[XP]], %{{.*}} : tensor<2x16x14x144xf32>, tensor<4x4xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[XP]], %[[XP]], %[[XP]], %[[XP]], %{{.*}} : tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<4xf32>
 // CHECK: linalg.batch_matmul {{.*}} : tensor<16x84x144xf32>, tensor<16x144x160xf32>)
 // CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%{{.*}}) : (tensor<2x7x2x6x2x160xf32>) -> tensor<2x14x12x160xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [2, 13, 11, 160] [1, 1, 1, 1]
