@@ -66,7 +66,8 @@ void kiln_vm_asm_emit(kiln_vm_asm_t *a, kiln_vm_opcode_t op, ...) {
   put_le(a, (uint64_t)op, 1);
   va_list ap;
   va_start(ap, op);
-  for (const char *f = kiln_vm_opcode_format(op); *f; ++f) {
+  char format[KILN_VM_FORMAT_MAX];
+  for (const char *f = kiln_vm_opcode_format(op, format); *f; ++f) {
     switch (*f) {
       case 'k': put_le(a, (uint32_t)va_arg(ap, int32_t), 4); break;
       case 'K': put_le(a, (uint64_t)va_arg(ap, int64_t), 8); break;

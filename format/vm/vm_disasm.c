@@ -134,7 +134,8 @@ static void typed_lists(text_t *ops, int nops, const uint8_t *insn,
   const uint8_t *lists[2];
   int nl = 0;
   const uint8_t *at = insn + 1;
-  for (const char *f = kiln_vm_opcode_format(op); *f; ++f) {
+  char format[KILN_VM_FORMAT_MAX];
+  for (const char *f = kiln_vm_opcode_format(op, format); *f; ++f) {
     if (*f == 'a') {
       lists[nl++] = at;
       at += 1 + 2 * (size_t)at[0];
@@ -175,7 +176,8 @@ int kiln_vm_disassemble_ex(FILE *out, const uint8_t *code, size_t size,
     text_t ops[8];
     int nops = 0;
     const uint8_t *at = code + off + 1;
-    for (const char *f = kiln_vm_opcode_format(code[off]); *f && nops < 8; ++f, ++nops) {
+    char format[KILN_VM_FORMAT_MAX];
+    for (const char *f = kiln_vm_opcode_format(code[off], format); *f && nops < 8; ++f, ++nops) {
       ops[nops].len = 0;
       ops[nops].buf[0] = 0;
       operand(&ops[nops], *f, &at, names);

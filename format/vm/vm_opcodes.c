@@ -6,28 +6,20 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Every opcode's operand format in a fixed 5-byte row (at most four
- * operands and the NUL): 435 bytes, less than the packed strings plus a
- * table of their offsets, and found by one multiply. */
-#define KILN_VM_FORMAT_ROW 5
-static const char opcode_formats[KILN_VM_OP_COUNT][KILN_VM_FORMAT_ROW] = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) FORMAT,
-#include "kiln/vm_opcodes.def"
-};
-/* A longer format would not fit its row (and gcc would drop its NUL). */
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) \
-  _Static_assert(sizeof FORMAT <= KILN_VM_FORMAT_ROW, #NAME ": format too long");
-#include "kiln/vm_opcodes.def"
-
-/* Mnemonics live apart from the formats the runtime decodes with, so a
- * runtime that prints none (KILN_MESSAGES=OFF) links none. Only messages
- * and disassembly name opcodes, so a walk over the NUL-separated list
- * replaces a second offset table. The build writes the list coded
- * (format/vm/CMakeLists.txt): byte N in 1-6 stands for the N-th part
- * below with its dot, 289 of the list's 800 bytes. */
-#include "vm_opcode_mnemonics.inc"
-_Static_assert(KILN_VM_MNEMONIC_ROWS == KILN_VM_OP_COUNT,
-               "a vm_opcodes.def row without its coded mnemonic");
+/* The opcode tables, which the build writes coded from kiln/vm_opcodes.def
+ * (format/vm/CMakeLists.txt says how): opcode_formats, every opcode's
+ * operand kinds packed 4 bits each into one 16-bit word (174 bytes, where
+ * fixed 5-byte rows took 435), and opcode_mnemonics, the NUL-separated
+ * mnemonics in which byte N in 1-6 stands for the N-th part below with its
+ * dot (289 of 800 bytes). The mnemonics live apart from the formats the
+ * runtime decodes with, so a runtime that prints none (KILN_MESSAGES=OFF)
+ * links none; only messages and disassembly name opcodes, so a walk over
+ * the list replaces a second offset table. */
+#include "vm_opcode_tables.inc"
+_Static_assert(KILN_VM_CODED_ROWS == KILN_VM_OP_COUNT,
+               "a vm_opcodes.def row the build did not code");
+_Static_assert(sizeof opcode_formats / sizeof *opcode_formats == KILN_VM_OP_COUNT,
+               "one format word per opcode");
 static const char mnemonic_parts[][4] = {"i32", "i64", "f32", "f64", "s", "u"};
 
 const char *kiln_vm_opcode_mnemonic(unsigned op,
@@ -49,13 +41,21 @@ const char *kiln_vm_opcode_mnemonic(unsigned op,
   return buf;
 }
 
-const char *kiln_vm_opcode_format(unsigned op) { return opcode_formats[op]; }
+const char *kiln_vm_opcode_format(unsigned op, char buf[KILN_VM_FORMAT_MAX]) {
+  /* The build refuses a format of more than 4 operands. */
+  char *out = buf;
+  for (unsigned word = opcode_formats[op]; word; word >>= 4)
+    *out++ = KILN_VM_OPERAND_KINDS[(word & 15) - 1];
+  *out = 0;
+  return buf;
+}
 
 size_t kiln_vm_instruction_size(const uint8_t *code, size_t size,
                                 size_t offset) {
   if (offset >= size || code[offset] >= KILN_VM_OP_COUNT) return 0;
   size_t at = offset + 1;
-  for (const char *f = kiln_vm_opcode_format(code[offset]); *f; ++f) {
+  char format[KILN_VM_FORMAT_MAX];
+  for (const char *f = kiln_vm_opcode_format(code[offset], format); *f; ++f) {
     size_t n = kiln_vm_operand_size(*f);
     if (*f == 'a') {
       if (at >= size) return 0;

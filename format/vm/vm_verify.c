@@ -118,7 +118,8 @@ static int check_instruction(verifier_t *v, const uint8_t *p) {
   int nlists = 0;
   uint32_t callee = 0;
   const uint8_t *at = p + 1;
-  for (const char *f = kiln_vm_opcode_format(op); *f; ++f) {
+  char format[KILN_VM_FORMAT_MAX];
+  for (const char *f = kiln_vm_opcode_format(op, format); *f; ++f) {
     switch (*f) {
       case 'i': case 'I': case 'f': case 'F': case 'r':
         if (check_reg(v, *f, kiln_vm_rd16(at))) return 1;
@@ -211,7 +212,8 @@ int kiln_vm_verify_function(const kiln_vm_module_info_t *module,
     v.offset = (uint32_t)off;
     const size_t n = kiln_vm_instruction_size(fn->code, fn->code_size, off);
     const uint8_t *at = p + 1;
-    for (const char *f = kiln_vm_opcode_format(p[0]); *f; ++f) {
+    char format[KILN_VM_FORMAT_MAX];
+    for (const char *f = kiln_vm_opcode_format(p[0], format); *f; ++f) {
       if (*f == 'b') {
         const uint32_t t = kiln_vm_rd32(at);
         if (t >= fn->code_size || !(scratch[t / 8] & (1u << (t % 8))))

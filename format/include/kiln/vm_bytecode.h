@@ -55,16 +55,17 @@ typedef enum kiln_vm_opcode {
   KILN_VM_OP_COUNT
 } kiln_vm_opcode_t;
 
-/* An opcode's mnemonic ("add.i32"), written into BUF (returned), and its
- * operand kinds (see vm_opcodes.def). For the format OP must be below
- * KILN_VM_OP_COUNT; past it the mnemonic is "". Formats come from fixed
- * rows (a table of pointers cost the smallest runtime 1.4 KB of relocated
- * data); mnemonics from a separate coded list, walked and expanded
- * (messages and disassembly only), which a runtime without message text
- * does not link. */
+/* An opcode's mnemonic ("add.i32") and operand kinds ("iii", see
+ * vm_opcodes.def), each written into BUF (returned). For the format OP
+ * must be below KILN_VM_OP_COUNT; past it the mnemonic is "". Both come
+ * from tables the build codes (formats 4 bits per operand: a table of
+ * pointers cost the smallest runtime 1.4 KB of relocated data); mnemonics
+ * from a separate list, walked and expanded (messages and disassembly
+ * only), which a runtime without message text does not link. */
 #define KILN_VM_MNEMONIC_MAX 16 /* longest mnemonic with its NUL */
+#define KILN_VM_FORMAT_MAX 5    /* most operands (4) with the NUL */
 const char *kiln_vm_opcode_mnemonic(unsigned op, char buf[KILN_VM_MNEMONIC_MAX]);
-const char *kiln_vm_opcode_format(unsigned op);
+const char *kiln_vm_opcode_format(unsigned op, char buf[KILN_VM_FORMAT_MAX]);
 /* One line per opcode, $N = operand N. Kept apart from the mnemonics (in
  * the disassembler's object) so that the runtime does not carry the text. */
 extern const char *const kiln_vm_opcode_semantics[KILN_VM_OP_COUNT];

@@ -562,21 +562,28 @@ START_TEST(disassembler_listing) {
 }
 END_TEST
 
-/* The build codes the mnemonic list (format/vm/CMakeLists.txt): every
- * opcode's expansion must be its vm_opcodes.def spelling, and past the
- * last opcode the mnemonic is empty, in a buffer no larger than the API's. */
-START_TEST(opcode_mnemonics_expand_to_the_def) {
-  static const char *const want[] = {
-#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) MNEMONIC,
+/* The build codes the opcode tables (format/vm/CMakeLists.txt): every
+ * opcode's mnemonic and operand format must expand to its vm_opcodes.def
+ * spelling, in buffers no larger than the API's, and past the last
+ * opcode the mnemonic is empty. */
+START_TEST(opcode_tables_expand_to_the_def) {
+  static const char *const want[][2] = {
+#define KILN_VM_OP(NAME, MNEMONIC, FORMAT, SEMANTICS) {MNEMONIC, FORMAT},
 #include "kiln/vm_opcodes.def"
   };
   ck_assert_int_eq((int)(sizeof want / sizeof *want), KILN_VM_OP_COUNT);
   for (unsigned op = 0; op <= KILN_VM_OP_COUNT; ++op) {
-    char buf[KILN_VM_MNEMONIC_MAX];
+    char buf[KILN_VM_MNEMONIC_MAX], format[KILN_VM_FORMAT_MAX];
     memset(buf, 0x55, sizeof buf);
     const char *got = kiln_vm_opcode_mnemonic(op, buf);
     ck_assert_ptr_eq(got, buf);
-    ck_assert_str_eq(got, op < KILN_VM_OP_COUNT ? want[op] : "");
+    ck_assert_str_eq(got, op < KILN_VM_OP_COUNT ? want[op][0] : "");
+    if (op == KILN_VM_OP_COUNT) break;
+    memset(format, 0x55, sizeof format);
+    got = kiln_vm_opcode_format(op, format);
+    ck_assert_ptr_eq(got, format);
+    ck_assert_msg(strcmp(got, want[op][1]) == 0, "%s: format '%s', want '%s'",
+                  want[op][0], got, want[op][1]);
   }
 }
 END_TEST
@@ -595,7 +602,7 @@ int main(void) {
   tcase_add_loop_test(tc, interpreter_every_arith_op, 0,
                       (int)(sizeof arith_rows / sizeof arith_rows[0]));
   tcase_add_test(tc, disassembler_listing);
-  tcase_add_test(tc, opcode_mnemonics_expand_to_the_def);
+  tcase_add_test(tc, opcode_tables_expand_to_the_def);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
