@@ -11,7 +11,8 @@
  * one or two 32-bit scalar slots otherwise), each vm.for `body_regs` (the
  * step number, then the carried values in the registers of its results)
  * and `cmp_reg`, and the vm.func carries `arg_regs`, `scalar_count` and
- * `ref_count`. Arguments fill each bank in order, as the VM's calling
+ * `ref_count`; a vm.for whose yield exchanges carried values also
+ * `swap_regs` (see ra_loop). Arguments fill each bank in order, as the VM's calling
  * convention wants. A linear scan reuses a register once the value in it
  * is dead; an op's results never share a register with its operands, so
  * the emitted code does not depend on the order in which the interpreter
@@ -194,22 +195,39 @@ static void ra_free_outer(ra *s, kiln_op *loop, kiln_block *b) {
 
 /* A vm.for: its carried registers (the results' too), step number and
  * compare scratch stay taken through the body; operands and values from
- * outside used in the body die after the loop at the earliest. */
+ * outside used in the body die after the loop at the earliest. A yield
+ * that moves one carried value into another's register (an exchange:
+ * ping-pong buffers, rotated counters) may form a cycle of moves, which
+ * the emitter breaks through a scratch register of that bank: `swap_regs`
+ * = [scalar (two slots: any width), ref], -1 where no exchange needs one,
+ * taken through the body (only loops that exchange have the attribute). */
 static bool ra_loop(ra *s, kiln_op *op, int64_t *regs) {
   kiln_block *body = op->regions[0].first;
+  kiln_op *y = body->last;
   int64_t *br = kiln_alloc(s->ctx, (body->num_args + 1) * sizeof *br);
+  int64_t swap[2] = {-1, -1};
+  bool need[2] = {false, false};
   int cmp = -1;
+  for (uint32_t k = 0; y && y->kind == KILN_OP_VM_YIELD && k < y->num_operands; k++) {
+    const kiln_value *v = kiln_op_operand(y, k);
+    if (!v->def && v->block == body && v->index >= 1 && v->index != k + 1) need[vmx_is_ref(v->type)] = true;
+  }
   br[0] = ra_take_for(s, body->args[0]->type);
   for (uint32_t i = 1; i < body->num_args; i++) br[i] = regs[i - 1];
-  if (br[0] < 0 || (cmp = ra_take(s->scalars, 1)) < 0) {
+  if (need[0]) swap[0] = ra_take(s->scalars, 2);
+  if (need[1]) swap[1] = ra_take(s->refs, 1);
+  if (br[0] < 0 || (cmp = ra_take(s->scalars, 1)) < 0 || (need[0] && swap[0] < 0) || (need[1] && swap[1] < 0)) {
     s->err = kiln_op_error(op, "more than %u live registers in one bank", KILN_VM_MAX_REGISTERS);
     return false;
   }
   kiln_op_set_attr(op, "body_regs", ra_i32s(s->ctx, body->num_args, br));
   kiln_op_set_attr(op, "cmp_reg", kiln_attr_int(s->ctx, kiln_type_int(s->ctx, 32), cmp));
+  if (need[0] || need[1]) kiln_op_set_attr(op, "swap_regs", ra_i32s(s->ctx, 2, swap));
   if (!ra_block(s, body)) return false;
   ra_give(s->scalars, (uint32_t)br[0], vmx_slots(body->args[0]->type));
   ra_give(s->scalars, (uint32_t)cmp, 1);
+  if (need[0]) ra_give(s->scalars, (uint32_t)swap[0], 2);
+  if (need[1]) ra_give(s->refs, (uint32_t)swap[1], 1);
   return true;
 }
 

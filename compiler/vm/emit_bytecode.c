@@ -221,17 +221,75 @@ static kiln_vm_opcode_t em_mov(const kiln_type *t) {
   return vmx_slots(t) == 2 ? KILN_VM_OP_MOV_I64 : KILN_VM_OP_MOV_I32;
 }
 
+/* One move of a yield: dst = src in one bank. */
+typedef struct em_move {
+  int dst, src;
+  bool ref, done;
+  kiln_vm_opcode_t opc;
+} em_move;
+
 /* The moves of block-ending vm.yield y of op (vm.for: into the carried
- * registers; vm.if: into the results' registers), then the release of
- * each ref made in that block (mov.ref retained it). */
+ * registers; vm.if: into the results' registers) as one parallel
+ * assignment, then the release of each ref made in that block (mov.ref
+ * retained it). A move waits while a pending move still reads its
+ * destination, so moves without conflicts go out in operand order; when
+ * only cycles are left (a loop exchanging carried values), one
+ * destination is saved in the loop's scratch register of its bank
+ * (`swap_regs`) and its readers read the scratch instead, which turns
+ * that cycle into a chain; a ref scratch is cleared at the end, so the
+ * exchange leaves every count as it was. */
 static void em_yield(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_op *y, bool loop) {
   kiln_block *body = y->parent;
-  for (uint32_t k = 0; k < y->num_operands && !e->err; k++) {
-    const int dst = loop ? em_reg(e, y, body->args[1 + k]) : em_result(e, op, k);
-    const int src = em_reg(e, y, kiln_op_operand(y, k));
-    if (dst != src) kiln_vm_asm_emit(a, em_mov(op->results[k].type), dst, src);
+  em_move m[KILN_VM_MAX_LIST + 1];
+  const uint32_t n = y->num_operands;
+  if (n > KILN_VM_MAX_LIST) {
+    kiln_op_fail(&e->err, y, "yields %u values, the VM allows %u", n, KILN_VM_MAX_LIST);
+    return;
   }
-  for (uint32_t k = 0; k < y->num_operands; k++) {
+  for (uint32_t k = 0; k < n && !e->err; k++) {
+    kiln_value *v = kiln_op_operand(y, k);
+    m[k].dst = loop ? em_reg(e, y, body->args[1 + k]) : em_result(e, op, k);
+    m[k].src = em_reg(e, y, v);
+    m[k].ref = vmx_is_ref(v->type);
+    m[k].opc = em_mov(op->results[k].type);
+    m[k].done = m[k].dst == m[k].src;
+  }
+  bool ref_scratch = false;
+  for (bool left = true; left && !e->err;) {
+    bool moved = false;
+    left = false;
+    for (uint32_t k = 0; k < n; k++) {
+      if (m[k].done) continue;
+      bool read = false;
+      for (uint32_t j = 0; j < n && !read; j++)
+        read = j != k && !m[j].done && m[j].ref == m[k].ref && m[j].src == m[k].dst;
+      if (read) {
+        left = true;
+        continue;
+      }
+      kiln_vm_asm_emit(a, m[k].opc, m[k].dst, m[k].src);
+      m[k].done = moved = true;
+    }
+    if (!left || moved) continue;
+    /* only cycles: save the first pending destination */
+    uint32_t k = 0;
+    while (m[k].done) k++;
+    const kiln_attr *sw = kiln_op_get_attr(op, "swap_regs");
+    const int64_t r = sw && sw->kind == KILN_ATTR_DENSE_ARRAY && sw->count == 2 ? ((const int64_t *)sw->data)[m[k].ref]
+                                                                                 : -1;
+    if (r < 0 || r + (m[k].ref ? 1 : 2) > (int64_t)(m[k].ref ? e->out->ref_count : e->out->scalar_count)) {
+      kiln_op_fail(&e->err, y, "exchanges carried values between steps but its loop has no valid scratch register "
+                               "(run allocate-registers first)");
+      return;
+    }
+    kiln_vm_asm_emit(a, m[k].opc, (int)r, m[k].dst);
+    for (uint32_t j = 0; j < n; j++)
+      if (!m[j].done && m[j].ref == m[k].ref && m[j].src == m[k].dst) m[j].src = (int)r;
+    ref_scratch = ref_scratch || m[k].ref;
+  }
+  if (ref_scratch && !e->err)
+    kiln_vm_asm_emit(a, KILN_VM_OP_CLEAR_REF, (int)((const int64_t *)kiln_op_get_attr(op, "swap_regs")->data)[1]);
+  for (uint32_t k = 0; k < n; k++) {
     kiln_value *v = kiln_op_operand(y, k);
     bool seen = false;
     for (uint32_t j = 0; j < k; j++) seen = seen || kiln_op_operand(y, j) == v;
@@ -244,6 +302,7 @@ static void em_yield(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_op *y, bool loop
  * (each ending in its yield's moves), end. */
 static void em_if(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports) {
   const uint32_t then = kiln_vm_asm_label(a), end = kiln_vm_asm_label(a);
+  em_location(e, op, (uint32_t)a->size);
   kiln_vm_asm_emit(a, KILN_VM_OP_BR_IF, em_reg(e, op, kiln_op_operand(op, 0)), (int)then);
   for (uint32_t g = 2; g-- > 0 && !e->err;) {
     kiln_block *b = op->regions[g].first;
@@ -270,16 +329,6 @@ static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *impo
   }
   const int cmp = (int)cr->i, iv = em_reg(e, op, body->args[0]);
   const uint32_t n = op->num_results;
-  /* a yield that moves one carried value into another's register would
-   * read a register an earlier move overwrote */
-  for (uint32_t k = 0; k < n; k++) {
-    kiln_value *v = kiln_op_operand(y, k);
-    if (!v->def && v->block == body && v->index >= 1 && v->index != k + 1) {
-      kiln_op_fail(&e->err, y, "exchanges carried values between steps (value %u becomes %u): not supported",
-                   v->index - 1, k);
-      return;
-    }
-  }
   for (uint32_t k = 0; k < n; k++) {
     const int dst = em_result(e, op, k), src = em_reg(e, op, kiln_op_operand(op, 3 + k));
     if (dst != src) kiln_vm_asm_emit(a, em_mov(op->results[k].type), dst, src);
@@ -287,11 +336,13 @@ static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *impo
   kiln_vm_asm_emit(a, KILN_VM_OP_MOV_I64, iv, em_reg(e, op, kiln_op_operand(op, 0)));
   const uint32_t head = kiln_vm_asm_label(a), exit = kiln_vm_asm_label(a);
   kiln_vm_asm_bind(a, head);
+  em_location(e, op, (uint32_t)a->size);
   kiln_vm_asm_emit(a, KILN_VM_OP_LES_I64, cmp, em_reg(e, op, kiln_op_operand(op, 1)), iv);
   kiln_vm_asm_emit(a, KILN_VM_OP_BR_IF, cmp, (int)exit);
   em_ops(e, a, body, imports);
   if (e->err) return;
   em_yield(e, a, op, y, true);
+  em_location(e, op, (uint32_t)a->size);
   kiln_vm_asm_emit(a, KILN_VM_OP_ADD_I64, iv, iv, em_reg(e, op, kiln_op_operand(op, 2)));
   kiln_vm_asm_emit(a, KILN_VM_OP_BR, (int)head);
   kiln_vm_asm_bind(a, exit);

@@ -7,7 +7,10 @@ read from input data (0, 1, several, negative, more steps than elements),
 lengths 1, 3 and 70 (70: two workgroups of 64, so the run-time workgroup
 count changes from 2 to 1 to 0 as the count shrinks step by step), a
 nested loop and a loop whose steps change the values only while the step
-number is below an input (a host scf.if on arith.cmpi: vm.if). Each step allocates a buffer, dispatches with a push
+number is below an input (a host scf.if on arith.cmpi: vm.if), and a
+ping-pong loop whose steps exchange two buffers and two counts (cycles of
+moves in the yield, broken through scratch registers; lengths 1, 3, 5, 70
+with 0, 1, 3, 4 and 5 steps: odd and even counts end in either buffer). Each step of @loop allocates a buffer, dispatches with a push
 constant and workgroup count of that step, and carries the buffer and the
 count; results are compared with the same loop in numpy. A trip count of
 the wrong element type must be refused naming the input. About 20 kiln-run
@@ -31,6 +34,15 @@ def steps(r, x, n):
         new[:m] = r[:m] * x[:m]
         r, m = new, max(m - 1, 0)
     return r
+
+
+def pingpong(x, n):
+    cur, spare = x * x, np.zeros_like(x)
+    m, k = len(x), max(len(x) - 1, 0)
+    for _ in range(max(n, 0)):
+        spare[:m] = cur[:m] * x[:m]
+        cur, spare, m, k = spare, cur, k, m
+    return cur
 
 
 def main(argv):
@@ -63,13 +75,17 @@ def main(argv):
              ("nested", 3, (2, 2)), ("nested", 70, (2, 3)), ("nested", 4, (0, 3)),
              ("nested", 4, (3, 0)), ("nested", 2, (1, 4)),
              ("until", 3, (3, 1)), ("until", 70, (3, 5)), ("until", 3, (0, 2)),
-             ("until", 4, (4, 0)), ("until", 2, (2, -1)), ("until", 5, (5, 3))]
+             ("until", 4, (4, 0)), ("until", 2, (2, -1)), ("until", 5, (5, 3)),
+             ("pingpong", 3, (0,)), ("pingpong", 3, (1,)), ("pingpong", 5, (4,)), ("pingpong", 70, (5,)),
+             ("pingpong", 1, (3,))]
     for fn, length, counts in cases:
         # values near 1 keep 70 products in range
         x = rng.uniform(0.9, 1.1, length).astype(np.float32)
         want = x.copy()
         if fn == "until":  # steps change values while the step number < stop
             want = steps(want, x, min(counts[0], counts[1]))
+        if fn == "pingpong":
+            want = pingpong(x, counts[0])
         for _ in range(max(counts[1], 0) if fn == "nested" else 1 if fn == "loop" else 0):
             want = steps(want, x, counts[0])
         r, got = call(fn, [vec(x)] + ["i64=%d" % n for n in counts])

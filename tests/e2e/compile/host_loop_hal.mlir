@@ -121,3 +121,48 @@ func.func @until(%x: !hal.buffer_view, %n: !hal.buffer_view, %stop: !hal.buffer_
   %v = "hal.buffer_view.create"(%r#0, %len) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
   return %v : !hal.buffer_view
 }
+
+// @pingpong: two buffers allocated once, before the loop, written in turn
+// (each step writes the spare one from the current one, then the two are
+// exchanged: the yield's moves form a cycle of refs), and the count of
+// elements written alternating between len(x) and len(x) - 1 (two counts
+// exchanged: a cycle of scalars). A buffer keeps what an earlier step
+// wrote past the count. Before the loop: a = x * x.
+func.func @pingpong(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_view {
+  "hal.buffer_view.assert"(%x) {input = 0 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%n) {input = 1 : i32, element_type = i64, shape = array<i64>} : (!hal.buffer_view) -> ()
+  %bx = "hal.buffer_view.buffer"(%x) : (!hal.buffer_view) -> !hal.buffer
+  %len = "hal.buffer_view.dim"(%x) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %trip = "hal.buffer_view.load"(%n) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %bytes = arith.muli %len, %c4 : index
+  %a = "hal.buffer.allocate"(%bytes) : (index) -> !hal.buffer
+  %b = "hal.buffer.allocate"(%bytes) : (index) -> !hal.buffer
+  %wg0 = arith.ceildivsi %len, %c64 : index
+  %cb0 = "hal.command_buffer.create"() : () -> !hal.command_buffer
+  "hal.command_buffer.dispatch"(%cb0, %bx, %bx, %a, %bytes, %bytes, %bytes, %len, %wg0) {executable = @simple_mul_dispatch_0,
+      ordinal = 0 : i32, workgroup_count = array<i64: -9223372036854775808, 1, 1>,
+      offsets = array<i64: 0, 0, 0>, lengths = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>,
+      constants = array<i64: -9223372036854775808>} : (!hal.command_buffer, !hal.buffer, !hal.buffer, !hal.buffer, index, index, index, index, index) -> ()
+  "hal.command_buffer.execute"(%cb0) : (!hal.command_buffer) -> ()
+  "hal.device.wait"() : () -> ()
+  %l1 = arith.subi %len, %c1 : index
+  %short = arith.maxsi %l1, %c0 : index
+  %r:4 = scf.for %i = %c0 to %trip step %c1 iter_args(%cur = %a, %spare = %b, %m = %len, %k = %short)
+      -> (!hal.buffer, !hal.buffer, index, index) {
+    %wg = arith.ceildivsi %m, %c64 : index
+    %cb = "hal.command_buffer.create"() : () -> !hal.command_buffer
+    "hal.command_buffer.dispatch"(%cb, %cur, %bx, %spare, %bytes, %bytes, %bytes, %m, %wg) {executable = @simple_mul_dispatch_0,
+        ordinal = 0 : i32, workgroup_count = array<i64: -9223372036854775808, 1, 1>,
+        offsets = array<i64: 0, 0, 0>, lengths = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>,
+        constants = array<i64: -9223372036854775808>} : (!hal.command_buffer, !hal.buffer, !hal.buffer, !hal.buffer, index, index, index, index, index) -> ()
+    "hal.command_buffer.execute"(%cb) : (!hal.command_buffer) -> ()
+    "hal.device.wait"() : () -> ()
+    scf.yield %spare, %cur, %k, %m : !hal.buffer, !hal.buffer, index, index
+  }
+  %v = "hal.buffer_view.create"(%r#0, %len) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
+  return %v : !hal.buffer_view
+}

@@ -24,6 +24,8 @@ func.func @main(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_view 
   %ule = arith.cmpi ule, %a, %b : index
   %ugt = arith.cmpi ugt, %a, %b : index
   %uge = arith.cmpi uge, %a, %b : index
+  // The branch's own instruction has the scf.if's location.
+  // CODE: pc [[BR:[0-9a-f]{4}]] -> {{.*}}host-if.mlir:[[@LINE+1]]:8
   %r = scf.if %uge -> (!hal.buffer) {
     %new = "hal.buffer.allocate"() {size = 64 : i64} : () -> !hal.buffer
     scf.yield %new : !hal.buffer
@@ -64,7 +66,7 @@ func.func @main(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_view 
 
 // CODE: disassembly:
 // CODE: main:
-// CODE: br_if {{.*}} @[[THEN:[0-9a-f]{4}]]
+// CODE: [[BR]]  br_if {{.*}} @[[THEN:[0-9a-f]{4}]]
 // CODE-NEXT: mov.ref
 // CODE-NEXT: br {{ *}}@[[END:[0-9a-f]{4}]]
 // CODE-NEXT: [[THEN]]  const.i64
