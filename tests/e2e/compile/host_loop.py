@@ -10,7 +10,10 @@ nested loop and a loop whose steps change the values only while the step
 number is below an input (a host scf.if on arith.cmpi: vm.if), and a
 ping-pong loop whose steps exchange two buffers and two counts (cycles of
 moves in the yield, broken through scratch registers; lengths 1, 3, 5, 70
-with 0, 1, 3, 4 and 5 steps: odd and even counts end in either buffer). Each step of @loop allocates a buffer, dispatches with a push
+with 0, 1, 3, 4 and 5 steps: odd and even counts end in either buffer), and a loop whose value changes shape every step
+(@shrink: one element fewer per step, each step's buffer allocated at its
+size, the result created with the last step's length: 66 -> 63 crosses
+the 64-wide workgroup, 3 -> 0 and 2 -> 0 reach and keep an empty value). Each step of @loop allocates a buffer, dispatches with a push
 constant and workgroup count of that step, and carries the buffer and the
 count; results are compared with the same loop in numpy. A trip count of
 the wrong element type must be refused naming the input. About 20 kiln-run
@@ -45,6 +48,14 @@ def pingpong(x, n):
     return cur
 
 
+def shrink(x, n):
+    r = x
+    for _ in range(max(n, 0)):
+        m = max(len(r) - 1, 0)
+        r = r[:m] * x[:m]
+    return r
+
+
 def main(argv):
     compile_, run, source, kernel, work, device = argv[1:7]
     os.makedirs(work, exist_ok=True)
@@ -77,7 +88,9 @@ def main(argv):
              ("until", 3, (3, 1)), ("until", 70, (3, 5)), ("until", 3, (0, 2)),
              ("until", 4, (4, 0)), ("until", 2, (2, -1)), ("until", 5, (5, 3)),
              ("pingpong", 3, (0,)), ("pingpong", 3, (1,)), ("pingpong", 5, (4,)), ("pingpong", 70, (5,)),
-             ("pingpong", 1, (3,))]
+             ("pingpong", 1, (3,)),
+             ("shrink", 5, (0,)), ("shrink", 5, (2,)), ("shrink", 66, (3,)), ("shrink", 3, (3,)),
+             ("shrink", 2, (4,))]
     for fn, length, counts in cases:
         # values near 1 keep 70 products in range
         x = rng.uniform(0.9, 1.1, length).astype(np.float32)
@@ -86,6 +99,8 @@ def main(argv):
             want = steps(want, x, min(counts[0], counts[1]))
         if fn == "pingpong":
             want = pingpong(x, counts[0])
+        if fn == "shrink":
+            want = shrink(x, counts[0])
         for _ in range(max(counts[1], 0) if fn == "nested" else 1 if fn == "loop" else 0):
             want = steps(want, x, counts[0])
         r, got = call(fn, [vec(x)] + ["i64=%d" % n for n in counts])

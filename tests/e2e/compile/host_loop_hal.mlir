@@ -166,3 +166,39 @@ func.func @pingpong(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_v
   %v = "hal.buffer_view.create"(%r#0, %len) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
   return %v : !hal.buffer_view
 }
+
+// @shrink: a value whose shape changes from step to step: each step
+// allocates the next value at its own size (one element fewer, down to
+// none), computes it from the carried one and carries the buffer with its
+// length; the result is created with the last step's length.
+//   r = x; repeat n times: r = (r * x)[:max(len(r) - 1, 0)]
+func.func @shrink(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_view {
+  "hal.buffer_view.assert"(%x) {input = 0 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%n) {input = 1 : i32, element_type = i64, shape = array<i64>} : (!hal.buffer_view) -> ()
+  %bx = "hal.buffer_view.buffer"(%x) : (!hal.buffer_view) -> !hal.buffer
+  %len = "hal.buffer_view.dim"(%x) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %trip = "hal.buffer_view.load"(%n) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %xbytes = arith.muli %len, %c4 : index
+  %r:2 = scf.for %i = %c0 to %trip step %c1 iter_args(%acc = %bx, %m = %len) -> (!hal.buffer, index) {
+    %m1 = arith.subi %m, %c1 : index
+    %m2 = arith.maxsi %m1, %c0 : index
+    %abytes = arith.muli %m, %c4 : index
+    %bytes = arith.muli %m2, %c4 : index
+    %new = "hal.buffer.allocate"(%bytes) : (index) -> !hal.buffer
+    %wg = arith.ceildivsi %m2, %c64 : index
+    %cb = "hal.command_buffer.create"() : () -> !hal.command_buffer
+    "hal.command_buffer.dispatch"(%cb, %acc, %bx, %new, %abytes, %xbytes, %bytes, %m2, %wg) {executable = @simple_mul_dispatch_0,
+        ordinal = 0 : i32, workgroup_count = array<i64: -9223372036854775808, 1, 1>,
+        offsets = array<i64: 0, 0, 0>, lengths = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>,
+        constants = array<i64: -9223372036854775808>} : (!hal.command_buffer, !hal.buffer, !hal.buffer, !hal.buffer, index, index, index, index, index) -> ()
+    "hal.command_buffer.execute"(%cb) : (!hal.command_buffer) -> ()
+    "hal.device.wait"() : () -> ()
+    scf.yield %new, %m2 : !hal.buffer, index
+  }
+  %v = "hal.buffer_view.create"(%r#0, %r#1) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
+  return %v : !hal.buffer_view
+}
