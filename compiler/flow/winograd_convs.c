@@ -26,7 +26,9 @@
  * mb, nb, kh, kw, c)) reading an NHWC input at (n, oh + kh, ow + kw, c),
  * a constant filter [M/NB, 3, 3, C, NB], writing [N, OH, OW, M/NB, NB]
  * from a fill, whose one reader views it as [N, OH, OW, M]; f32, static
- * shapes; and where it pays (wg_pays, measured). Guarantees: the reader
+ * shapes but for a run-time batch N (the transforms and the products'
+ * rows, N * tiles, then have run-time sizes computed from it); and where
+ * it pays (wg_pays, measured; a run-time batch counts as 1). Guarantees: the reader
  * gets the same [N, OH, OW, M] values (up to rounding: the transform's
  * sums reorder the products; relative error ~1e-6 of the output's
  * magnitude for unit-scale data); anything else is left as it was.
@@ -42,7 +44,7 @@ typedef struct wg {
   kiln_value *x;       /* NHWC input [N, OH + 2, OW + 2, C] */
   kiln_value *fill;    /* the init's fill value */
   const kiln_attr *w;  /* filter [M/NB, 3, 3, C, NB] */
-  int64_t n, oh, ow, c, mb, nb;
+  int64_t n, oh, ow, c, mb, nb; /* n: -1 for a run-time batch */
 } wg;
 
 /* The transforms (Lavin & Gray, F(2x2, 3x3)). */
@@ -65,7 +67,18 @@ static const double wg_at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 #define WG_MIN_CHANNELS 128
 #define WG_MIN_TILES 48
 
-static int64_t tiles(const wg *g) { return g->n * ((g->oh + 1) / 2) * ((g->ow + 1) / 2); }
+/* A run-time batch counts as one image: the tiles it has at the least,
+ * so the products pay at every batch. */
+static int64_t tiles(const wg *g) { return (g->n < 0 ? 1 : g->n) * ((g->oh + 1) / 2) * ((g->ow + 1) / 2); }
+
+/* A tensor static but for a run-time batch (dim 0) when `batch`. */
+static bool batch_static(const kiln_type *t, bool batch) {
+  if (!batch) return fl_is_static_tensor(t);
+  if (t->kind != KILN_TYPE_TENSOR || t->rank < 1 || t->shape[0] != KILN_DYNAMIC) return false;
+  for (uint32_t d = 1; d < t->rank; d++)
+    if (t->shape[d] == KILN_DYNAMIC) return false;
+  return true;
+}
 
 static bool wg_pays(const wg *g) {
   return g->c >= WG_MIN_CHANNELS && g->mb * g->nb >= WG_MIN_CHANNELS && tiles(g) >= WG_MIN_TILES;
@@ -100,7 +113,8 @@ static bool match(kiln_op *op, wg *g) {
   const kiln_affine_map *xm = maps[0], *wm = maps[1], *om = maps[2];
   if (xm->num_results != 4 || wm->num_results != 5 || om->num_results != 5) return false;
   for (int l = 0; l < 8; l++)
-    if (red[l] != (l >= 5) || bounds[l] < 1) return false;
+    if (red[l] != (l >= 5) || (bounds[l] < 1 && !(l == 0 && bounds[l] == -1))) return false;
+  bool dyn = bounds[0] == -1;
   for (int l = 0; l < 5; l++)
     if (!is_dim(om->results[l], l)) return false;
   static const int wl[5] = {3, 5, 6, 7, 4};
@@ -112,7 +126,7 @@ static bool match(kiln_op *op, wg *g) {
   g->op = op;
   g->x = kiln_op_operand(op, 0);
   const kiln_type *xt = g->x->type, *ot = op->results[0].type;
-  if (!fl_is_static_tensor(xt) || !fl_is_static_tensor(ot) || xt->elem != ot->elem ||
+  if (!batch_static(xt, dyn) || !batch_static(ot, dyn) || xt->elem != ot->elem ||
       !kiln_type_is_float(ot->elem) || kiln_dense_elem_size(ot->elem) != 4)
     return false;
   g->n = bounds[0], g->oh = bounds[1], g->ow = bounds[2], g->mb = bounds[3], g->nb = bounds[4], g->c = bounds[7];
@@ -127,8 +141,8 @@ static bool match(kiln_op *op, wg *g) {
   if (!kiln_value_has_one_use(r)) return false;
   kiln_op *u = r->uses->owner;
   const kiln_type *vt = u->num_results == 1 ? u->results[0].type : NULL;
-  if (u->kind != KILN_OP_FLOW_TENSOR_RESHAPE || u->num_operands != 1 || !fl_is_static_tensor(vt) ||
-      vt->rank != 4 || vt->shape[0] != g->n || vt->shape[1] != g->oh || vt->shape[2] != g->ow ||
+  if (u->kind != KILN_OP_FLOW_TENSOR_RESHAPE || u->num_operands != 1u + dyn || !vt || !batch_static(vt, dyn) ||
+      vt->rank != 4 || vt->shape[0] != (dyn ? KILN_DYNAMIC : g->n) || vt->shape[1] != g->oh || vt->shape[2] != g->ow ||
       vt->shape[3] != g->mb * g->nb)
     return false;
   g->view = u;
@@ -139,17 +153,32 @@ static const kiln_type *f32_tensor(kiln_context *ctx, uint32_t rank, const int64
   return kiln_type_tensor(ctx, rank, shape, kiln_type_f32(ctx), NULL);
 }
 
-static kiln_value *filled(kiln_builder *b, kiln_value *s, const kiln_type *t) {
-  kiln_value *ops[2] = {s, fl_build_empty(b, t)};
+/* Every tensor built here has at most one run-time dim (the batch, or
+ * the products' rows): `dyn`, its size, is the one size operand of the
+ * op that makes such a tensor (NULL: static shapes). */
+static bool has_dynamic(const kiln_type *t) {
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->shape[d] == KILN_DYNAMIC) return true;
+  return false;
+}
+
+static kiln_value *empty(kiln_builder *b, const kiln_type *t, kiln_value *dyn) {
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EMPTY, has_dynamic(t), &dyn, 1, &t, NULL), 0);
+}
+
+static kiln_value *filled(kiln_builder *b, kiln_value *s, const kiln_type *t, kiln_value *dyn) {
+  kiln_value *ops[2] = {s, empty(b, t, dyn)};
   int64_t seg[2] = {1, 1};
   kiln_named_attr e = {"operandSegmentSizes",
                        kiln_attr_dense_array(b->ctx, kiln_type_int(b->ctx, 32), 2, seg, NULL)};
   return kiln_op_result(kiln_build(b, KILN_OP_LINALG_FILL, 2, ops, 1, &t, kiln_attr_dict(b->ctx, 1, &e)), 0);
 }
 
-static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const int64_t *shape) {
+static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const int64_t *shape,
+                           kiln_value *dyn) {
   const kiln_type *rt = kiln_type_with_shape(b->ctx, v->type, rank, shape);
-  return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1, &v, 1, &rt, NULL), 0);
+  kiln_value *ops[2] = {v, dyn};
+  return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1 + has_dynamic(rt), ops, 1, &rt, NULL), 0);
 }
 
 /* Column k of a [rows x 4] coefficient matrix as a constant [rows]. */
@@ -275,16 +304,17 @@ static kiln_value *pad_high(kiln_builder *b, kiln_value *v, const int64_t *hi) {
   return kiln_op_result(p, 0);
 }
 
-static kiln_value *slice(kiln_builder *b, kiln_value *v, const kiln_type *rt) {
+static kiln_value *slice(kiln_builder *b, kiln_value *v, const kiln_type *rt, kiln_value *dyn) {
   kiln_context *ctx = b->ctx;
-  int64_t zero[4] = {0, 0, 0, 0}, ones[4] = {1, 1, 1, 1}, seg[4] = {1, 0, 0, 0};
+  int64_t zero[4] = {0, 0, 0, 0}, ones[4] = {1, 1, 1, 1}, seg[4] = {1, 0, has_dynamic(rt), 0};
+  kiln_value *ops[2] = {v, dyn};
   const kiln_attr *attrs = kiln_attr_dict(ctx, 0, NULL);
   attrs = kiln_dict_set(ctx, attrs, "operandSegmentSizes",
                         kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 4, seg, NULL));
   attrs = kiln_dict_set(ctx, attrs, "static_offsets", kiln_attr_dense_i64_array(ctx, 4, zero));
   attrs = kiln_dict_set(ctx, attrs, "static_sizes", kiln_attr_dense_i64_array(ctx, 4, rt->shape));
   attrs = kiln_dict_set(ctx, attrs, "static_strides", kiln_attr_dense_i64_array(ctx, 4, ones));
-  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT_SLICE, 1, &v, 1, &rt, attrs), 0);
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EXTRACT_SLICE, 1 + (uint32_t)seg[2], ops, 1, &rt, attrs), 0);
 }
 
 static void rewrite(kiln_context *ctx, const wg *g) {
@@ -293,6 +323,15 @@ static void rewrite(kiln_context *ctx, const wg *g) {
   b.loc = op->loc;
   int64_t N = g->n, TH = (g->oh + 1) / 2, TW = (g->ow + 1) / 2, C = g->c, M = g->mb * g->nb;
   int64_t HP = 2 * TH + 2, WP = 2 * TW + 2, T = N * TH * TW;
+  /* A run-time batch: nv images, nv * TH * TW rows of the products. */
+  kiln_value *nv = NULL, *tv = NULL;
+  if (N < 0) {
+    N = T = KILN_DYNAMIC;
+    nv = fl_build_dim(&b, g->x, 0);
+    kiln_value *ops[2] = {nv, kiln_build_constant(&b, kiln_attr_int(ctx, kiln_type_index(ctx), TH * TW))};
+    const kiln_type *it = kiln_type_index(ctx);
+    tv = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_MULI, 2, ops, 1, &it, NULL), 0);
+  }
   kiln_value *zero = kiln_build_constant(&b, kiln_attr_float(ctx, kiln_type_f32(ctx), 0.0));
   kiln_value *x = g->x;
   if (HP > x->type->shape[1] || WP > x->type->shape[2]) {
@@ -307,35 +346,35 @@ static void rewrite(kiln_context *ctx, const wg *g) {
   /* B^T along the rows: t1[a, n, t, w, c] = sum_i B^T[a, i] x[n, 2t + i, w, c]
    * loops (a, n, t, w, c) */
   int64_t s1[5] = {4, N, TH, WP, C};
-  kiln_value *t1 = stage(&b, x, btc, fl_build_empty(&b, f32_tensor(ctx, 5, s1)), 5,
+  kiln_value *t1 = stage(&b, x, btc, empty(&b, f32_tensor(ctx, 5, s1), nv), 5,
                          (const int[]){1, 102, 3, 4, -1}, 0, (const int[]){0, 1, 2, 3, 4, -1});
   /* B along the columns: v[a, b, n, t, u, c] = sum_j B^T[b, j] t1[a, n, t, 2u + j, c]
    * loops (a, b, n, t, u, c) */
   int64_t s2[6] = {4, 4, N, TH, TW, C};
-  kiln_value *v = stage(&b, t1, btc, fl_build_empty(&b, f32_tensor(ctx, 6, s2)), 6,
+  kiln_value *v = stage(&b, t1, btc, empty(&b, f32_tensor(ctx, 6, s2), nv), 6,
                         (const int[]){0, 2, 3, 104, 5, -1}, 1, (const int[]){0, 1, 2, 3, 4, 5, -1});
   int64_t s3[3] = {16, T, C}, s4[3] = {16, T, M};
   /* One statement per built op: as call arguments their order would be
    * the C compiler's (gcc and clang evaluate them in opposite orders). */
-  kiln_value *acc = filled(&b, zero, f32_tensor(ctx, 3, s4));
+  kiln_value *acc = filled(&b, zero, f32_tensor(ctx, 3, s4), tv);
   kiln_value *u = transformed_filter(&b, g);
-  kiln_value *prod = batch_matmul(&b, reshape(&b, v, 3, s3), u, acc);
+  kiln_value *prod = batch_matmul(&b, reshape(&b, v, 3, s3, tv), u, acc);
   int64_t s5[6] = {4, 4, N, TH, TW, M};
-  kiln_value *m = reshape(&b, prod, 6, s5);
+  kiln_value *m = reshape(&b, prod, 6, s5, nv);
   /* A^T along the rows: y1[p, n, t, q, u, k] = sum_a A^T[p, a] m[a, q, n, t, u, k]
    * loops (p, n, t, q, u, k) */
   int64_t s6[6] = {2, N, TH, 4, TW, M};
-  kiln_value *y1 = stage(&b, m, atc, fl_build_empty(&b, f32_tensor(ctx, 6, s6)), 6,
+  kiln_value *y1 = stage(&b, m, atc, empty(&b, f32_tensor(ctx, 6, s6), nv), 6,
                          (const int[]){WG_TAP, 3, 1, 2, 4, 5, -1}, 0, (const int[]){0, 1, 2, 3, 4, 5, -1});
   /* A along the columns, onto the convolution's fill: y[n, t, p, u, q, k] =
    * fill + sum_b A^T[q, b] y1[p, n, t, b, u, k]; loops (n, t, p, u, q, k) */
   int64_t s7[6] = {N, TH, 2, TW, 2, M};
-  kiln_value *y = stage(&b, y1, atc, filled(&b, g->fill, f32_tensor(ctx, 6, s7)), 6,
+  kiln_value *y = stage(&b, y1, atc, filled(&b, g->fill, f32_tensor(ctx, 6, s7), nv), 6,
                         (const int[]){2, 0, 1, WG_TAP, 3, 5, -1}, 4, (const int[]){0, 1, 2, 3, 4, 5, -1});
   int64_t s8[4] = {N, 2 * TH, 2 * TW, M};
-  kiln_value *out = reshape(&b, y, 4, s8);
+  kiln_value *out = reshape(&b, y, 4, s8, nv);
   const kiln_type *vt = g->view->results[0].type;
-  if (2 * TH != g->oh || 2 * TW != g->ow) out = slice(&b, out, vt);
+  if (2 * TH != g->oh || 2 * TW != g->ow) out = slice(&b, out, vt, nv);
   kiln_value_replace_all_uses(kiln_op_result(g->view, 0), out);
   kiln_op_erase(g->view);
   kiln_value *w = kiln_op_operand(op, 1), *init = kiln_op_operand(op, 2);

@@ -193,7 +193,8 @@ static bool along_last_parallel(kiln_op *root, const bool *red, int n) {
 }
 
 /* Window reductions that are not implicit GEMMs (depthwise convolutions,
- * pools, global pools) with static bounds: the vector path runs along the
+ * pools, global pools) with static bounds (but for a run-time batch:
+ * run_time_outer): the vector path runs along the
  * innermost parallel loop (channels) with the next one register-blocked,
  * so a workgroup owns whole rows of that one. The work (iterations times
  * the body's ops, so a pool that recomputes a fused SiLU counts as the
@@ -288,6 +289,27 @@ static void split_tiles(const bool *red, const bool *fixed, const int64_t *bound
   }
 }
 
+/* The bounds a window op or copy is tiled for (into b): a run-time
+ * parallel loop outside the innermost parallel one and not fixed (a
+ * batch) counts as 1 and takes tiles of 1, its tile count the host's (one
+ * image a tile, as conv_tiles cuts a convolution's), the static loops
+ * split as for one image: the work of a pad or pool over a run-time batch
+ * still spreads over the workers at batch 1. False (one workgroup) where
+ * another loop is of run-time size. */
+static bool run_time_outer(const bool *red, const bool *fixed, const int64_t *bounds, int n,
+                           int64_t *b) {
+  int last = -1;
+  for (int l = 0; l < n; l++)
+    if (!red[l]) last = l;
+  for (int l = 0; l < n; l++) {
+    b[l] = bounds[l];
+    if (bounds[l] >= 1) continue;
+    if (red[l] || l == last || (fixed && fixed[l])) return false;
+    b[l] = 1;
+  }
+  return true;
+}
+
 static int64_t body_ops(kiln_op *root) {
   int64_t n = 0;
   kiln_block *body = root->num_regions ? root->regions[0].first : NULL;
@@ -323,12 +345,12 @@ static void window_even(const bool *red, const int64_t *bounds, int n, int big, 
   }
 }
 
-static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds, int n,
+static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds0, int n,
                          int64_t *tiles) {
-  int64_t work = 1;
+  int64_t work = 1, bounds[KILN_MAX_LOOPS];
   int last = -1, big = -1;
+  if (!run_time_outer(red, NULL, bounds0, n, bounds)) return false;
   for (int l = 0; l < n; l++) {
-    if (bounds[l] < 1) return false;
     work *= bounds[l];
     tiles[l] = red[l] ? 0 : bounds[l];
     if (!red[l]) last = l;
@@ -396,14 +418,14 @@ static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *con
  * that is not fixed (a static pad's rows: its border fills are
  * restricted to each tile's rows) and the channels in 16-lane groups. */
 #define CG_COPY_MIN_ELEMS (64 * 1024)
-static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds, int n,
+static void free_tiles(const bool *red, const bool *fixed, const int64_t *bounds0, int n,
                        int64_t *tiles) {
-  int64_t elems = 1;
+  int64_t elems = 1, bounds[KILN_MAX_LOOPS];
   int last = -1, big = -1;
+  for (int l = 0; l < n; l++) tiles[l] = 0;
+  if (!run_time_outer(red, fixed, bounds0, n, bounds)) return; /* one workgroup */
   for (int l = 0; l < n; l++) {
-    tiles[l] = 0;
     if (red[l]) continue;
-    if (bounds[l] < 1) return; /* a run-time size: one workgroup */
     elems *= bounds[l];
     last = l;
   }

@@ -360,6 +360,35 @@ static kiln_error *confine_allocas(kiln_op *func) {
   return NULL;
 }
 
+/* Is a before b in body (b an op of body)? */
+static bool precedes(const kiln_block *body, const kiln_op *a, const kiln_op *b) {
+  for (const kiln_op *x = body->first; x && x != b; x = x->next)
+    if (x == a) return true;
+  return false;
+}
+
+/* Moves op, an op of body, and the pure ops of body it depends on that
+ * are not before `first`, to before `first`: false (nothing moved) where
+ * one is not pure. */
+static bool hoistable(const kiln_block *body, kiln_op *op, kiln_op *first, int depth) {
+  if (op->parent != body || precedes(body, op, first)) return true;
+  if (depth > 16 || op->num_regions || !kiln_op_has_flag(op, KILN_OPF_PURE)) return false;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_op *d = kiln_op_operand(op, i)->def;
+    if (d && !hoistable(body, d, first, depth + 1)) return false;
+  }
+  return true;
+}
+
+static void hoist(const kiln_block *body, kiln_op *op, kiln_op *first) {
+  if (op->parent != body || precedes(body, op, first)) return;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_op *d = kiln_op_operand(op, i)->def;
+    if (d) hoist(body, d, first);
+  }
+  kiln_op_move_before(op, first);
+}
+
 static kiln_error *distribute(cg_kernel *k, void *user) {
   (void)user;
   kiln_op *root = cg_find_root(k->func);
@@ -385,9 +414,20 @@ static kiln_error *distribute(cg_kernel *k, void *user) {
     return kiln_op_error(k->func, "kiln.launch workgroup_count does not match its tile_sizes");
   kiln_block *body = cg_func_body(k->func);
   kiln_value *out = kiln_op_operand(root, kiln_linalg_num_inputs(root));
-  /* the tile box reads dynamic dims of the root's output: after it */
+  /* the tile box reads dynamic dims of the root's output: after it, which
+   * (a view of a pad's interior, and the dims it reads) moves before the
+   * first linalg op (the pad's border fills, restricted to the tiles too) */
   bool dynamic = false;
   for (uint32_t i = 0; i < d.rank; i++) dynamic |= d.bound[i] == KILN_DYNAMIC;
+  kiln_op *first = body->first;
+  while (first && !kiln_op_has_flag(first, KILN_OPF_LINALG)) first = first->next;
+  if (dynamic && out->def && out->def->parent == body && first && first != root &&
+      !precedes(body, out->def, first)) {
+    if (!hoistable(body, out->def, first, 0))
+      return kiln_op_error(k->func, "cannot be distributed: the root's output is computed after "
+                                    "ops restricted to its tiles");
+    hoist(body, out->def, first);
+  }
   kiln_builder b = dynamic && out->def && out->def->parent == body ? kiln_builder_after(out->def)
                                                                     : kiln_builder_before(body->first);
   b.loc = root->loc;

@@ -74,6 +74,34 @@
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [2, 13, 11, 160] [1, 1, 1, 1]
 // CHECK: return %[[S]]
 //
+// A run-time batch n, odd sides: n x 8 x 7 tiles, the products' rows
+// n * 56 (a run-time size from the input's dim 0); the empties, views and
+// the slice take n or n * 56 as their one size operand.
+// CHECK-LABEL: func.func @run_time_batch(
+// CHECK: %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x17x15x144xf32>
+// CHECK: %[[C56:.*]] = arith.constant 56 : index
+// CHECK: %[[T:.*]] = arith.muli %[[N]], %[[C56]] : index
+// CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: } : tensor<?x17x15x144xf32> to tensor<?x18x16x144xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<4x?x8x16x144xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[XP]], %[[XP]], %[[XP]], %[[XP]], %{{.*}} : tensor<?x18x16x144xf32>, tensor<?x18x16x144xf32>,
+// CHECK: tensor.empty(%[[N]]) : tensor<4x4x?x8x7x144xf32>
+// CHECK: tensor.empty(%[[T]]) : tensor<16x?x160xf32>
+// CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%{{.*}}, %[[T]]) : (tensor<4x4x?x8x7x144xf32>, index) -> tensor<16x?x144xf32>
+// CHECK: %[[P:.*]] = linalg.batch_matmul ins(%[[V3]], %{{.*}} : tensor<16x?x144xf32>, tensor<16x144x160xf32>)
+// CHECK: "flow.tensor.reshape"(%[[P]], %[[N]]) : (tensor<16x?x160xf32>, index) -> tensor<4x4x?x8x7x160xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<2x?x8x4x7x160xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<?x8x2x7x2x160xf32>
+// CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%{{.*}}, %[[N]]) : (tensor<?x8x2x7x2x160xf32>, index) -> tensor<?x16x14x160xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [%[[N]], 15, 13, 160] [1, 1, 1, 1]
+// CHECK: return %[[S]]
+//
+// A run-time batch counts as one image: 7 x 6 = 42 tiles, below the 48
+// that pay, stays direct (a static batch of 2 would take Winograd: @odd).
+// CHECK-LABEL: func.func @run_time_batch_few(
+// CHECK-NOT: batch_matmul
+// CHECK: return
+//
 // Stay direct: 7x7 (16 tiles), 64 input channels, 64 output channels, a
 // strided window.
 // CHECK-LABEL: func.func @few_tiles(
@@ -119,6 +147,38 @@ func.func @odd(%x: tensor<2x15x13x144xf32>) -> tensor<2x13x11x160xf32> {
   } -> tensor<2x13x11x5x32xf32>
   %y = "flow.tensor.reshape"(%c) : (tensor<2x13x11x5x32xf32>) -> tensor<2x13x11x160xf32>
   return %y : tensor<2x13x11x160xf32>
+}
+func.func @run_time_batch(%x: tensor<?x17x15x144xf32>) -> tensor<?x15x13x160xf32> {
+  %w = arith.constant dense<1.0> : tensor<5x3x3x144x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x17x15x144xf32>
+  %e = tensor.empty(%n) : tensor<?x15x13x5x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x15x13x5x32xf32>) -> tensor<?x15x13x5x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<?x17x15x144xf32>, tensor<5x3x3x144x32xf32>) outs(%z : tensor<?x15x13x5x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x15x13x5x32xf32>
+  %y = "flow.tensor.reshape"(%c, %n) : (tensor<?x15x13x5x32xf32>, index) -> tensor<?x15x13x160xf32>
+  return %y : tensor<?x15x13x160xf32>
+}
+func.func @run_time_batch_few(%x: tensor<?x15x13x144xf32>) -> tensor<?x13x11x160xf32> {
+  %w = arith.constant dense<1.0> : tensor<5x3x3x144x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x15x13x144xf32>
+  %e = tensor.empty(%n) : tensor<?x13x11x5x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x13x11x5x32xf32>) -> tensor<?x13x11x5x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<?x15x13x144xf32>, tensor<5x3x3x144x32xf32>) outs(%z : tensor<?x13x11x5x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<?x13x11x5x32xf32>
+  %y = "flow.tensor.reshape"(%c, %n) : (tensor<?x13x11x5x32xf32>, index) -> tensor<?x13x11x160xf32>
+  return %y : tensor<?x13x11x160xf32>
 }
 func.func @few_tiles(%x: tensor<1x9x9x256xf32>) -> tensor<1x7x7x256xf32> {
   %w = arith.constant dense<1.0> : tensor<8x3x3x256x32xf32>

@@ -8,7 +8,9 @@ as run_model.py builds them; dynamic batch, run at 1, 3 and 8),
 mobilenet_v2 (the same; its depthwise convolutions take the channels-last
 path over the run-time batch too; run at 1, 2 and 5), cnn_grouped and
 cnn_pools (run_model.py's: grouped convolutions, pools; dynamic batch, run
-at 1, 2 and 7), encoder
+at 1, 2 and 7), cnn_winograd (run_model.py's 3x3 convolutions of 128+
+channels, at 17x15: Winograd over a run-time batch, run at 1, 2 and 3),
+encoder
 (a 2-layer torch.nn.TransformerEncoder, d_model 64, 4 heads, feed-forward
 128, batch_first; dynamic batch and sequence length, run at (1, 7),
 (2, 64) and (3, 128)), or gpt_tiny / bert_tiny (run_model.py's: int64
@@ -49,6 +51,14 @@ MODELS = {
     "cnn_pools": ({0: "batch"}, [(1, 3, 21, 18), (2, 3, 21, 18), (7, 3, 21, 18)],
                   (2, 3, 20, 18), "input 0: expected tensor<?x3x21x18xf32>, got tensor<2x3x20x18xf32> "
                                   "(dimension 2 is 20, must be 21)"),
+    # Winograd F(2x2, 3x3) over a run-time batch (winograd_convs.c: the
+    # products' rows, batch x tiles, are a run-time size; a run-time batch
+    # counts as 1 image against the 48-tile threshold, so 17x15 maps: 9x8
+    # tiles, and 15x13 after the unpadded 3x3, partial tiles both ways;
+    # 136 input channels); batch 3 is an odd count of images.
+    "cnn_winograd": ({0: "batch"}, [(1, 5, 17, 15), (2, 5, 17, 15), (3, 5, 17, 15)],
+                     (2, 5, 17, 14), "input 0: expected tensor<?x5x17x15xf32>, got tensor<2x5x17x14xf32> "
+                                     "(dimension 3 is 14, must be 15)"),
     "encoder": ({0: "batch", 1: "seq"}, [(1, 7, 64), (2, 64, 64), (3, 128, 64)],
                 (2, 7, 65), "input 0: expected tensor<?x?x64xf32>, got tensor<2x7x65xf32> "
                             "(dimension 2 is 65, must be 64)"),
