@@ -45,6 +45,7 @@ bool cpu_vector_body_op(const kiln_op *o);
  * (optional) run before the first load_c and after the last store_c. */
 #define CPU_UK_MAX_NR 4
 #define CPU_UK_MAX_ACC 16
+#define CPU_UK_MAX_LANES 4
 typedef struct cpu_ukernel {
   int mr, nr, nk;
   const kiln_type *vt; /* vector<VW x elem> */
@@ -53,6 +54,11 @@ typedef struct cpu_ukernel {
   bool dot4;
   const char *isa;
   bool signed_a, pairs; /* vector.dot4's attributes of those names */
+  /* Lane groups (lower_conv's grouped path): 0, or load_a returns a
+   * vector whose lanes are blocks of `lanes` elements (one group's input
+   * channels each); element e of each block, broadcast within its block
+   * (vector.shuffle), multiplies B vector load_b(e * nr + q). */
+  int lanes;
   kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
   void (*k_begin)(kiln_builder *b, void *user, kiln_value *const *k);
   void (*c_begin)(kiln_builder *b, void *user);

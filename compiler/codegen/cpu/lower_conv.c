@@ -44,6 +44,12 @@
  * once (fuse_epilogue.c); with several reduction blocks only the first
  * starts from the fill value and only the last applies the generic.
  *
+ * Grouped convolutions of 2 or 4 channels a group in and out take
+ * vectors across groups instead (lane_groups): each vector holds VW/L
+ * groups' L output channels, an input vector per pixel and tap gives
+ * each input channel by an in-lane broadcast (vector.shuffle), and the
+ * tile's weights are packed once per workgroup in that lane order.
+ *
  * Not for GPU variants (their threads share the workgroup's tile, and a
  * panel would be per-thread local memory): the generic path serves them. */
 #include "cpu_internal.h"
@@ -91,6 +97,11 @@ typedef struct cv {
   int64_t cb, K0;                   /* block and whole extent of the first reduction loop */
   cpu_epilogue epi;                  /* the fused elementwise generic (op NULL: none) */
   int64_t pf;                       /* W elements from a B load to the line prefetched, or 0 */
+  /* Lane groups (lane_groups): L channels a group in and out, or 0 */
+  int lanes, gl, kc;                /* ... the group loop, the in-group input channel loop */
+  int64_t per;                      /* ... panel floats of one group (taps x L x L) */
+  int64_t tstride[KILN_MAX_LOOPS];  /* ... flat tap = sum k_p * tstride[p], p < nk - 1 */
+  kiln_value *gb;                   /* ... the first group of the vector being emitted */
 } cv;
 
 static void at(cv *c, kiln_builder *b, uint32_t operand, kiln_value **ix) {
@@ -548,6 +559,209 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
   }
 }
 
+/* Lane groups: a grouped convolution of L = 2 or 4 input and output
+ * channels a group (ResNeXt's 32 groups of 4) on vectors of VW/L groups
+ * instead of one group's L lanes (xmm: half of Zen 4's FMA rate or
+ * less). Lanes j*L .. j*L+L-1 of an accumulator are output channels of
+ * group gb+j; the input vector of a pixel and tap is the same groups'
+ * L input channels each (NHWC: one contiguous load), and input channel
+ * ci's contribution is its in-lane broadcast (element ci of each block of
+ * L, vpermilps) times the weight vector of (tap, ci):
+ *   P[gb*per + ((t*L + ci)*gpv + j)*L + co] = W[gb + j, t, ci, co]
+ * packed once at the kernel's entry (the tile's groups' weights, at most
+ * CV_PANEL_BYTES). Groups past the last whole vector take vectors of
+ * VW/2, VW/4, .. lanes. Blocks of L stay inside 128 bits, where an
+ * in-lane shuffle is one cheap instruction on x86-64 and aarch64. */
+
+/* How far operand t (through map m) moves with one step of loop l; false
+ * where that is not one static number. */
+static bool loop_stride(const kiln_affine_map *m, const kiln_type *t, int loops, int l, int64_t *out) {
+  int64_t st[KILN_MAX_LOOPS], off, s = 0;
+  if (t->kind != KILN_TYPE_MEMREF || !kiln_memref_strides(t, st, &off)) return false;
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    if (!cg_linear_expr(m->results[r], loops, coef, &cst)) return false;
+    if (coef[l] && st[r] == KILN_DYNAMIC) return false;
+    s += coef[l] * st[r];
+  }
+  *out = s;
+  return true;
+}
+
+/* L (with c->gl, c->kc set) where the op is such a convolution and the
+ * lane path applies, else 0. */
+static int lane_groups(cv *c, int64_t vw) {
+  const cg_igemm *g = &c->g;
+  if (c->T || c->P || c->cb || c->nk < 1) return 0;
+  int gl = -1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col) continue;
+    if (!uses_loop(g, g->w, l)) continue;
+    if (gl >= 0 || !uses_loop(g, g->x, l) || !uses_loop(g, g->out, l)) return 0;
+    gl = l;
+  }
+  int kc = c->kl[c->nk - 1];
+  int64_t L = g->bounds[g->col];
+  if (gl < 0 || g->bounds[gl] < 2 || (L != 2 && L != 4) || g->bounds[kc] != L || vw % (2 * L)) return 0;
+  int64_t sxg, sxc, sog, soc;
+  if (!loop_stride(g->maps[g->x], c->X->type, g->loops, gl, &sxg) ||
+      !loop_stride(g->maps[g->x], c->X->type, g->loops, kc, &sxc) ||
+      !loop_stride(g->maps[g->out], c->O->type, g->loops, gl, &sog) ||
+      !loop_stride(g->maps[g->out], c->O->type, g->loops, g->col, &soc) || sxc != 1 || sxg != L ||
+      soc != 1 || sog != L)
+    return 0;
+  int64_t taps = 1;
+  for (int p = 0; p + 1 < c->nk; p++) taps *= g->bounds[c->kl[p]];
+  if (g->bounds[gl] * taps * L * L * 4 > CV_PANEL_BYTES) return 0;
+  /* The fused epilogue reads its operands as vectors along the channels:
+   * each must be uniform over the tile's groups and channels or
+   * contiguous across them as the output is; linalg.index would see
+   * group gb in every lane. */
+  kiln_op *e = c->epi.op;
+  if (e) {
+    int oc = -1, og = -1;
+    const kiln_affine_map *om = g->maps[g->out];
+    for (uint32_t r = 0; r < om->num_results; r++) {
+      if (om->results[r]->kind != KILN_AFFINE_DIM) continue;
+      if ((int)om->results[r]->value == g->col) oc = (int)r;
+      if ((int)om->results[r]->value == gl) og = (int)r;
+    }
+    if (oc < 0 || og < 0) return 0;
+    for (kiln_op *o = e->regions[0].first->first; o; o = o->next)
+      if (o->kind == KILN_OP_LINALG_INDEX) return 0;
+    int rank = (int)c->O->type->rank;
+    for (uint32_t i = 0; i < kiln_linalg_num_inputs(e); i++) {
+      kiln_value *x = kiln_op_operand(e, i);
+      int64_t s_g, s_c;
+      if (i == c->epi.in || x->type->kind != KILN_TYPE_MEMREF) continue;
+      if (!loop_stride(c->epi.maps[i], x->type, rank, og, &s_g) ||
+          !loop_stride(c->epi.maps[i], x->type, rank, oc, &s_c))
+        return 0;
+      if (!((s_g == 0 && s_c == 0) || (s_c == 1 && s_g == L))) return 0;
+    }
+  }
+  c->gl = gl, c->kc = kc;
+  return (int)L;
+}
+
+static void lane_k_begin(kiln_builder *b, void *u, kiln_value *const *k) {
+  cv *c = u;
+  kiln_value *flat = cg_index(b, 0);
+  for (int p = 0; p + 1 < c->nk; p++) {
+    c->ivs[c->kl[p]] = k[p];
+    flat = cg_add(b, flat, cg_muli(b, k[p], c->tstride[p]));
+  }
+  c->ivs[c->kc] = cg_index(b, 0);
+  c->flat = flat;
+}
+
+static kiln_value *lane_load_a(kiln_builder *b, void *u, int r, kiln_value *const *k) {
+  cv *c = u;
+  (void)k;
+  kiln_value *ix[KILN_MAX_LOOPS];
+  set_row(c, r);
+  at(c, b, c->g.x, ix);
+  return cg_vload(b, c->vt, c->X, c->g.maps[c->g.x]->num_results, ix);
+}
+
+/* Weight vector of input channel ci (q) at the current tap. */
+static kiln_value *lane_load_b(kiln_builder *b, void *u, int q, kiln_value *const *k) {
+  cv *c = u;
+  (void)k;
+  kiln_value *row = cg_add(b, cg_muli(b, c->flat, c->lanes), cg_index(b, q));
+  kiln_value *ix[2] = {cg_index(b, 0), cg_add(b, cg_muli(b, c->gb, c->per), cg_muli(b, row, c->vw))};
+  return cg_vload(b, c->vt, c->P, 2, ix);
+}
+
+/* Groups [g_lo, g_hi) in vectors of w lanes (gpv = w / L groups): the
+ * weights packed, then for the other outer loops (batch, output rows),
+ * for each vector of groups, register tiles along the output row. */
+static void lane_segment(cv *c, kiln_builder *b, int64_t g_lo, int64_t g_hi, int64_t w) {
+  cg_igemm *g = &c->g;
+  int64_t L = c->lanes, gpv = w / L;
+  kiln_builder cur = *b, body;
+  /* The pack: scalar copies, once per workgroup. */
+  kiln_op *lg = cg_for(&cur, cg_index(&cur, g_lo), cg_index(&cur, g_hi), cg_index(&cur, gpv), 0, NULL, &body);
+  kiln_value *gb = cg_for_iv(lg);
+  cur = body;
+  kiln_op *lj = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, gpv), cg_index(&cur, 1), 0, NULL, &body);
+  kiln_value *j = cg_for_iv(lj);
+  cur = body;
+  c->ivs[c->gl] = cg_add(&cur, gb, j);
+  kiln_value *flat = cg_index(&cur, 0);
+  for (int p = 0; p < c->nk; p++) {
+    kiln_op *lk = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, g->bounds[c->kl[p]]), cg_index(&cur, 1), 0, NULL, &body);
+    c->ivs[c->kl[p]] = cg_for_iv(lk);
+    cur = body;
+    flat = cg_add(&cur, flat, cg_muli(&cur, c->ivs[c->kl[p]], p + 1 < c->nk ? c->tstride[p] * L : 1));
+  }
+  kiln_op *lo = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, L), cg_index(&cur, 1), 0, NULL, &body);
+  kiln_value *co = cg_for_iv(lo);
+  cur = body;
+  c->ivs[g->col] = co;
+  kiln_value *ix[KILN_MAX_LOOPS];
+  at(c, &cur, g->w, ix);
+  kiln_value *s = cg_load(&cur, c->W, g->maps[g->w]->num_results, ix);
+  /* flat = t*L + ci */
+  kiln_value *dst = cg_add(&cur, cg_muli(&cur, gb, c->per),
+                           cg_add(&cur, cg_muli(&cur, cg_add(&cur, cg_muli(&cur, flat, gpv), j), L), co));
+  kiln_value *pix[2] = {cg_index(&cur, 0), dst};
+  cg_store(&cur, s, c->P, 2, pix);
+  /* The compute nest. */
+  c->vw = w;
+  c->vt = kiln_type_vector(b->ctx, 1, &w, c->et);
+  nest outer = {0};
+  for (int l = 0; l < g->loops; l++)
+    if (!g->red[l] && l != g->row && l != g->col && l != c->gl) outer.l[outer.n++] = l;
+  cur = loops(c, b, &outer);
+  kiln_op *lb = cg_for(&cur, cg_index(&cur, g_lo), cg_index(&cur, g_hi), cg_index(&cur, gpv), 0, NULL, &body);
+  c->gb = cg_for_iv(lb);
+  c->ivs[c->gl] = c->gb;
+  cur = body;
+  c->colv[0] = cg_index(&cur, 0);
+  int64_t M = g->bounds[g->row];
+  int cap = c->acc < CV_MAX_MR ? c->acc : CV_MAX_MR;
+  int mr = (int)(M < cap ? M : cap);
+  int64_t ntiles = (M + mr - 1) / mr;
+  mr = (int)((M + ntiles - 1) / ntiles);
+  cpu_ukernel uk = {.nr = 1, .nk = c->nk - 1, .vt = c->vt, .lanes = (int)L, .k_begin = lane_k_begin,
+                    .load_a = lane_load_a, .load_b = lane_load_b, .load_c = cv_load_c,
+                    .store_c = cv_store_c, .user = c};
+  for (int p = 0; p + 1 < c->nk; p++) {
+    uk.klo[p] = cg_index(&cur, 0);
+    uk.khi[p] = cg_index(&cur, g->bounds[c->kl[p]]);
+  }
+  int64_t main = M / mr * mr;
+  if (main) {
+    kiln_op *li = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, main), cg_index(&cur, mr), 0, NULL, &body);
+    for (int r = 0; r < mr; r++) c->rowv[r] = cg_add(&body, cg_for_iv(li), cg_index(&body, r));
+    c->mr = uk.mr = mr;
+    cpu_emit_ukernel(&body, &uk);
+  }
+  if (main < M) {
+    for (int r = 0; r < M - main; r++) c->rowv[r] = cg_index(&cur, main + r);
+    c->mr = uk.mr = (int)(M - main);
+    cpu_emit_ukernel(&cur, &uk);
+  }
+}
+
+static void emit_lanes(cv *c, kiln_builder *b, int64_t vw) {
+  cg_igemm *g = &c->g;
+  int64_t L = c->lanes, G = g->bounds[c->gl], taps = 1;
+  for (int p = c->nk - 1; p-- > 0;) c->tstride[p] = taps, taps *= g->bounds[c->kl[p]];
+  c->per = taps * L * L;
+  c->P = entry_alloca(c->op, 1, G * c->per, c->et);
+  c->orow = c->ohl = c->blk = -1;
+  c->nr = 1;
+  int64_t lo = 0;
+  for (int64_t w = vw; w >= L && lo < G; w /= 2) {
+    int64_t n = (G - lo) / (w / L) * (w / L);
+    if (!n) continue;
+    lane_segment(c, b, lo, lo + n, w);
+    lo += n;
+  }
+}
+
 /* Does operand t, read through m (over `loops` loops), move as far with
  * one step of loop `outer` as with n steps of loop `inner`? Then the
  * pixels of (outer, inner) are one run: index (0, o * n + i) addresses
@@ -703,8 +917,10 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
   cg_igemm *g = &c.g;
   int64_t NC = g->bounds[g->col];
   /* At least one whole vector of 4 lanes: narrower columns (depthwise's
-   * one channel per group) are better served by the generic path. */
-  if (NC < 4) return false;
+   * one channel per group) are better served by the generic path, but
+   * for groups of 2 on vectors across groups (lane_groups). */
+  bool narrow = NC < 4;
+  if (narrow && (NC != 2 || !g->out_contig || !g->w_contig)) return false;
   c.op = op;
   /* Narrower column segments (8 of 24 channels on 16 lanes) have the
    * same registers as the kernel's full vectors (ymm/xmm are zmm's low
@@ -731,6 +947,7 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
   /* A column block's weights larger than the panel budget are taken in
    * blocks of the first reduction loop that fit (packed or already laid
    * out so), every row tile accumulating each block in turn. */
+  if (narrow && (pack || big)) return false;
   if (pack || big) {
     for (int64_t d = K0; d >= 1 && !cb; d--)
       if (K0 % d == 0 && d * inner * width * 4 <= CV_PANEL_BYTES) cb = d;
@@ -750,12 +967,20 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
     if (fill) c.init = kiln_op_operand(fill, 0);
     cpu_fused_epilogue(op, c.O, &c.epi);
   }
+  kiln_builder b = kiln_builder_before(op);
+  b.loc = op->loc;
+  c.lanes = lane_groups(&c, vw);
+  if (c.lanes) {
+    emit_lanes(&c, &b, vw);
+    if (fill) kiln_op_erase(fill);
+    if (c.epi.op) kiln_op_erase(c.epi.op);
+    return true;
+  }
+  if (narrow) return false;
   c.orow = merge_rows(&c);
   c.ohl = span_loop(&c);
   c.blk = block_loop(&c, vw);
   c.pf = prefetch_distance(&c, cb, K0);
-  kiln_builder b = kiln_builder_before(op);
-  b.loc = op->loc;
   /* Column segments: pairs of vectors, then one vector of each halved
    * width down to 4 lanes, then 1-lane vectors (24 channels on 16 lanes:
    * 16 + 8; 27: 16 + 8 + 3 x 1). */

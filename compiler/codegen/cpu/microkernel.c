@@ -6,7 +6,11 @@
  *     acc[r][q] = fma(broadcast(A(r, k)), b[q], acc[r][q])
  *   c(r, q) = acc[r][q]
  * or, for int8 (dot4), acc[r][q] = vector.dot4(acc[r][q], A's 4 bytes of
- * row r at group k, b[q]), 4 consecutive K per i32 lane.
+ * row r at group k, b[q]), 4 consecutive K per i32 lane, or, with lane
+ * groups of L (uk->lanes), a vector A(r, k) whose blocks of L lanes each
+ * hold L reduction elements:
+ *     acc[r][q] = fma(inlane(A(r, k), e), b[e * NR + q], acc[r][q]), e < L
+ * inlane(v, e): element e of each block broadcast over its block.
  * Where A, B and C live (a matrix, a packed panel, a convolution window,
  * a gathered NCHW output) is the caller's business, told through the
  * callbacks of cpu_ukernel; the loop nest, the accumulators in registers
@@ -15,6 +19,15 @@
 #include "cpu_internal.h"
 
 #include <string.h>
+
+/* Element e of each block of `lanes` lanes of v, broadcast over its block. */
+static kiln_value *inlane(kiln_builder *b, kiln_value *v, int lanes, int e) {
+  int64_t n = v->type->shape[0], mask[64];
+  for (int64_t i = 0; i < n; i++) mask[i] = i / lanes * lanes + e;
+  kiln_value *ops[2] = {v, v};
+  kiln_named_attr na = {"mask", kiln_attr_dense_i64_array(b->ctx, (uint32_t)n, mask)};
+  return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_SHUFFLE, 2, ops, 1, &v->type, kiln_attr_dict(b->ctx, 1, &na)), 0);
+}
 
 /* Reduction loops from level p inward; innermost: the fma block. */
 static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k,
@@ -29,9 +42,23 @@ static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k
     emit_k(&body, uk, p + 1, k, inner, next);
   } else {
     if (uk->k_begin) uk->k_begin(&body, uk->user, k);
-    kiln_value *bv[CPU_UK_MAX_NR];
-    for (int q = 0; q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
-    for (int r = 0; r < uk->mr; r++) {
+    kiln_value *bv[CPU_UK_MAX_NR * CPU_UK_MAX_LANES];
+    if (uk->lanes) {
+      for (uint32_t i = 0; i < n; i++) next[i] = inner[i];
+      for (int q = 0; q < uk->nr * uk->lanes; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
+      for (int r = 0; r < uk->mr; r++) {
+        kiln_value *v = uk->load_a(&body, uk->user, r, k);
+        for (int e = 0; e < uk->lanes; e++) {
+          kiln_value *a = inlane(&body, v, uk->lanes, e);
+          for (int q = 0; q < uk->nr; q++) {
+            kiln_value *fma[3] = {a, bv[e * uk->nr + q], next[r * uk->nr + q]};
+            next[r * uk->nr + q] = kiln_op_result(kiln_build(&body, KILN_OP_VECTOR_FMA, 3, fma, 1, &uk->vt, NULL), 0);
+          }
+        }
+      }
+    }
+    for (int q = 0; !uk->lanes && q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
+    for (int r = 0; !uk->lanes && r < uk->mr; r++) {
       kiln_value *a = uk->load_a(&body, uk->user, r, k);
       if (!uk->dot4) a = cg_broadcast(&body, a, uk->vt);
       for (int q = 0; q < uk->nr; q++) {

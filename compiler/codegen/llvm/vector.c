@@ -457,6 +457,20 @@ void tl_vector(tl *t, kiln_op *op) {
     if (r) tl_set(t, &op->results[0], r);
     return;
   }
+  case KILN_OP_VECTOR_SHUFFLE: {
+    LLVMValueRef a = tl_operand(t, op, 0), b = tl_operand(t, op, 1);
+    if (!a || !b) return;
+    const kiln_attr *m = kiln_op_get_attr(op, "mask");
+    LLVMValueRef mask[64];
+    if (m->count > 64) {
+      tl_fail(t, op, "a shuffle of more than 64 lanes");
+      return;
+    }
+    for (uint32_t i = 0; i < m->count; i++)
+      mask[i] = LLVMConstInt(t->i32, (unsigned long long)((const int64_t *)m->data)[i], 0);
+    tl_set(t, &op->results[0], LLVMBuildShuffleVector(t->b, a, b, LLVMConstVector(mask, m->count), ""));
+    return;
+  }
   case KILN_OP_VECTOR_REDUCTION: reduction(t, op); return;
   case KILN_OP_VECTOR_DOT4: dot4(t, op); return;
   case KILN_OP_VECTOR_TRANSFER_READ:

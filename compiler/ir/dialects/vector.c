@@ -1,5 +1,6 @@
 /* The vector dialect: syntax (as mlir-opt-19 prints it) and verifiers of
- * load, store, broadcast, splat, extract, insert, fma and reduction.
+ * load, store, broadcast, splat, extract, insert, shuffle, fma and
+ * reduction.
  * Positions of extract/insert are kept as MLIR keeps them: a
  * static_position dense array with KILN_DYNAMIC holes plus index operands. */
 #include "dialects.h"
@@ -321,6 +322,58 @@ bool vector_verify_dot4(kiln_op *op) {
     return kiln_op_emit_error(op, "isa \"sdot\" needs signed_a");
   if (pairs && (pairs->kind != KILN_ATTR_UNIT || !isa || strncmp(isa->str, "pmaddwd", 7) != 0))
     return kiln_op_emit_error(op, "pairs is a unit attribute that needs isa \"pmaddwdW\"");
+  return true;
+}
+
+/* ---- shuffle "%a, %b [0, 0, 4, 4] {attrs} : V, V" ---- */
+static const char *const mask_elide[] = {"mask", NULL};
+
+bool vector_parse_shuffle(kiln_parser *p, kiln_op_state *st) {
+  kiln_p_ssa_use a, b;
+  int64_t *m;
+  uint32_t n;
+  const kiln_type *ta, *tb;
+  if (!kiln_p_operand(p, &a) || !kiln_p_expect(p, KILN_TOK_COMMA) || !kiln_p_operand(p, &b) ||
+      !kiln_p_int_array(p, &m, &n))
+    return false;
+  kiln_st_set_attr(st, "mask", kiln_attr_dense_i64_array(st->ctx, n, m));
+  if (!kiln_p_attrs_colon(p, st) || !kiln_p_vector_type(p, &ta) || !kiln_p_expect(p, KILN_TOK_COMMA) ||
+      !kiln_p_vector_type(p, &tb) || !kiln_p_resolve_add(p, st, &a, ta) || !kiln_p_resolve_add(p, st, &b, tb))
+    return false;
+  int64_t lanes = n;
+  kiln_st_add_type(st, kiln_type_vector(st->ctx, 1, &lanes, ta->elem));
+  return true;
+}
+
+void vector_print_shuffle(kiln_printer *pr, const kiln_op *op) {
+  kiln_pr_puts(pr, " ");
+  kiln_pr_operands(pr, op, 0, 2);
+  const kiln_attr *m = kiln_op_get_attr(op, "mask");
+  kiln_pr_puts(pr, " [");
+  for (uint32_t i = 0; m && m->kind == KILN_ATTR_DENSE_ARRAY && i < m->count; i++)
+    kiln_pr_printf(pr, "%s%lld", i ? ", " : "", (long long)((const int64_t *)m->data)[i]);
+  kiln_pr_puts(pr, "]");
+  kiln_pr_attrs_types(pr, op, mask_elide, kiln_op_operand(op, 0)->type, ", ", kiln_op_operand(op, 1)->type);
+}
+
+/* 1-D operands of one type; the result has the mask's length in lanes of
+ * their element type; every mask entry picks a lane of a ++ b. */
+bool vector_verify_shuffle(kiln_op *op) {
+  const kiln_type *a = kiln_op_operand(op, 0)->type, *b = kiln_op_operand(op, 1)->type, *r = op->results[0].type;
+  if (!is_vector(a) || a->rank != 1 || a != b)
+    return kiln_op_emit_error(op, "expects two 1-D vector operands of the same type");
+  const kiln_attr *m = kiln_op_get_attr(op, "mask");
+  if (!m || m->kind != KILN_ATTR_DENSE_ARRAY || !m->count)
+    return kiln_op_emit_error(op, "requires a non-empty 'mask' array");
+  if (!is_vector(r) || r->rank != 1 || r->shape[0] != (int64_t)m->count || r->elem != a->elem)
+    return kiln_op_emit_error(op, "result must be a vector of the mask's %u lanes of the operands' element type",
+                              m->count);
+  for (uint32_t i = 0; i < m->count; i++) {
+    int64_t x = ((const int64_t *)m->data)[i];
+    if (x < 0 || x >= 2 * a->shape[0])
+      return kiln_op_emit_error(op, "mask entry %u (%lld) is out of bounds for two vectors of %lld lanes", i,
+                                (long long)x, (long long)a->shape[0]);
+  }
   return true;
 }
 

@@ -6,7 +6,7 @@
 
 #define VECTOR_HOOKS(X)                                                      \
   X(load) X(store) X(broadcast) X(splat) X(extract) X(insert) X(fma)         \
-  X(dot4) X(reduction) X(transfer)
+  X(shuffle) X(dot4) X(reduction) X(transfer)
 #define VECTOR_DECLARE(N)                                                    \
   bool vector_verify_##N(kiln_op *op);                                       \
   bool vector_parse_##N(kiln_parser *p, kiln_op_state *st);                  \

@@ -132,3 +132,13 @@ func.func @fastmath_flags(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32>
   %4 = arith.subf %3, %a fastmath<none> : vector<4xf32>
   return %4 : vector<4xf32>
 }
+
+// vector.shuffle is one shufflevector over its two operands, the mask
+// as constant i32 lanes (an in-lane broadcast of element 1 of each block
+// of 2 here; printed back as parsed by kiln-opt).
+// CHECK-LABEL: define <4 x float> @shuffle(
+// CHECK: shufflevector <4 x float> %{{[0-9]+}}, <4 x float> %{{[0-9]+}}, <4 x i32> <i32 1, i32 1, i32 3, i32 7>
+func.func @shuffle(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> {
+  %s = vector.shuffle %a, %b [1, 1, 3, 7] : vector<4xf32>, vector<4xf32>
+  return %s : vector<4xf32>
+}

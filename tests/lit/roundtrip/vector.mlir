@@ -48,6 +48,17 @@ func.func @extract_insert(%v: vector<2x4xf32>, %r: vector<4xf32>, %s: f32) -> (f
   return %0, %1, %2, %3 : f32, vector<4xf32>, vector<2x4xf32>, vector<2x4xf32>
 }
 
+// vector.shuffle: two operands, the mask in square brackets, the
+// operands' types after the colon (the result's lanes are the mask's).
+// CHECK-LABEL: func.func @shuffle(%arg0: vector<8xf32>, %arg1: vector<8xf32>) -> vector<4xf32> {
+// CHECK-NEXT: %0 = vector.shuffle %arg0, %arg1 [0, 9, 2, 15] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT: return %0 : vector<4xf32>
+// CHECK-NEXT: }
+func.func @shuffle(%a: vector<8xf32>, %b: vector<8xf32>) -> vector<4xf32> {
+  %0 = vector.shuffle %a, %b [0, 9, 2, 15] : vector<8xf32>, vector<8xf32>
+  return %0 : vector<4xf32>
+}
+
 // CHECK-LABEL: func.func @fma_reduce(%arg0: vector<8xf32>, %arg1: vector<8xf32>, %arg2: vector<8xf32>, %arg3: f32, %arg4: vector<4xi32>) -> (vector<8xf32>, f32, f32, f32, i32, i32) {
 // CHECK-NEXT: %0 = vector.fma %arg0, %arg1, %arg2 : vector<8xf32>
 // CHECK-NEXT: %1 = vector.reduction <add>, %0 : vector<8xf32> into f32

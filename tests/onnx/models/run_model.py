@@ -668,6 +668,21 @@ def _cnn_cases(torch):
                                              nn.Conv2d(40, 40, 3, 1, 1, groups=20), nn.Sigmoid(),
                                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(40, 6)),
                                (2, 6, 23, 19)),
+        # grouped convolutions on vectors across groups (lower_conv.c
+        # lane_groups: 4 or 2 channels a group in and out): 10 groups of 4
+        # strided with bias and ReLU (vectors of 4 + 4 + 2 groups), 10
+        # dilated in a residual add, 21 groups of 2 (16 + 4 + 1 groups: a
+        # 2-lane last vector) with ReLU6, 21 of 2 with a (1, 3) kernel;
+        # odd image sides, batch 2. A few workgroups of each suffice: the
+        # path only depends on the tile's group count, taps and epilogue.
+        "cnn_grouped_lanes": (nn.Sequential(nn.Conv2d(5, 40, 3, 1, 1), nn.ReLU(),
+                                            nn.Conv2d(40, 40, 3, 2, 1, groups=10), nn.ReLU(),
+                                            Residual(nn.Conv2d(40, 40, 3, 1, 2, dilation=2, groups=10)),
+                                            nn.Conv2d(40, 42, 1), nn.ReLU(),
+                                            nn.Conv2d(42, 42, 3, 1, 1, groups=21), nn.ReLU6(),
+                                            nn.Conv2d(42, 42, (1, 3), 1, (0, 1), groups=21), nn.Tanh(),
+                                            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(42, 6)),
+                              (2, 5, 21, 27)),
     }
 
 
