@@ -910,6 +910,21 @@ static int64_t prefetch_distance(const cv *c, int64_t cb, int64_t K0) {
   return rows * s0 * (c->blk >= 0 && rows == K0 ? 2 : 1);
 }
 
+/* Before anything changes, whether a convolution of 2 output channels
+ * (a column) may be one of 2 channels a group in and out (lane_groups
+ * decides): a loop X, W and the output use, the innermost reduction loop
+ * of 2. */
+static bool narrow_groups(const cg_igemm *g) {
+  int last = -1;
+  bool grp = false;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l]) last = l;
+    else if (l != g->row && l != g->col && uses_loop(g, g->w, l) && uses_loop(g, g->x, l) && uses_loop(g, g->out, l))
+      grp = true;
+  }
+  return grp && last >= 0 && g->bounds[last] == 2;
+}
+
 bool cpu_lower_conv(kiln_op *op, int64_t vw) {
   cv c;
   memset(&c, 0, sizeof c);
@@ -920,7 +935,7 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
    * one channel per group) are better served by the generic path, but
    * for groups of 2 on vectors across groups (lane_groups). */
   bool narrow = NC < 4;
-  if (narrow && (NC != 2 || !g->out_contig || !g->w_contig)) return false;
+  if (narrow && (NC != 2 || !g->out_contig || !g->w_contig || !narrow_groups(g))) return false;
   c.op = op;
   /* Narrower column segments (8 of 24 channels on 16 lanes) have the
    * same registers as the kernel's full vectors (ymm/xmm are zmm's low
