@@ -19,7 +19,10 @@
  * otherwise flattens whole static nests now and then, one level after the
  * other (a 4x32x64 transpose became 24,700 instructions and seconds of
  * instruction selection); innermost loops, and small nests, stay LLVM's
- * to unroll. */
+ * to unroll. Small nests add up, though: a function that would pass
+ * CT_KERNEL_BUDGET ops so has its largest flattened nests holding a loop
+ * marked too until the rest fits (a concatenation's copy of 28 small
+ * pieces is 28 such nests in one kernel). */
 #include "codegen_transforms.h"
 
 #include <stdlib.h>
@@ -34,6 +37,12 @@ static bool is_scf(const kiln_op *op) {
  * expects); this budget, in Kiln ops, is of that order. */
 #define CT_UNROLL_BUDGET 1024
 #define CT_SIZE_CAP ((int64_t)1 << 40)
+/* A function flattened past this many ops is straight-line code whose
+ * instruction scheduling and register allocation grow faster than its
+ * size (a DenseNet concat copying 28 pieces of 32 channels at 7x7
+ * positions: 11,000 instructions out of O3, 8 s of code generation). */
+#define CT_KERNEL_BUDGET 4096
+#define CT_KERNEL_ROUNDS 8
 
 static int64_t ct_sat_mul(int64_t a, int64_t b) {
   return a && b > CT_SIZE_CAP / a ? CT_SIZE_CAP : a * b;
@@ -50,31 +59,114 @@ static int64_t ct_trip_count(kiln_op *loop) {
   return ub->i > lb->i ? (ub->i - lb->i + st->i - 1) / st->i : 0;
 }
 
+/* The outermost loops of r that count as flattened and hold a loop, with
+ * the ops that marking each kiln.no_unroll would save (LLVM then keeps
+ * it a loop of its flattened body). */
+typedef struct ct_nests {
+  kiln_op **loop;
+  int64_t *saving;
+  uint32_t n, cap; /* out of memory, the rest are left out (kept as LLVM takes them) */
+} ct_nests;
+
+static void ct_push(ct_nests *c, kiln_op *loop, int64_t saving) {
+  if (c->n == c->cap) {
+    uint32_t cap = c->cap ? 2 * c->cap : 16;
+    kiln_op **l = realloc(c->loop, cap * sizeof *l);
+    if (l) c->loop = l;
+    int64_t *s = l ? realloc(c->saving, cap * sizeof *s) : NULL;
+    if (s) c->saving = s;
+    if (!l || !s) return;
+    c->cap = cap;
+  }
+  c->loop[c->n] = loop;
+  c->saving[c->n++] = saving;
+}
+
 /* Ops in r as LLVM may leave them: a loop within the budget counts as
  * flattened (trips x body), a bigger one as a loop (its body once), and
  * a bigger one that holds a loop is marked kiln.no_unroll, since LLVM
  * may yet flatten it once its inner loops are (a dynamic trip count is
- * always bigger). *has_loop: r holds a loop. */
-static int64_t ct_mark_nests(kiln_context *ctx, kiln_region *r, bool *has_loop) {
+ * always bigger). A loop marked already counts as a loop. *has_loop: r
+ * holds a loop. nests collects the flattened nests. */
+static int64_t ct_mark_nests(kiln_context *ctx, kiln_region *r, bool *has_loop, ct_nests *nests) {
   int64_t n = 0;
   for (kiln_block *b = r->first; b; b = b->next)
     for (kiln_op *op = b->first; op; op = op->next) {
       int64_t body = 0;
       bool inner_loop = false;
+      const uint32_t before = nests->n;
       for (uint32_t i = 0; i < op->num_regions; i++)
-        body += ct_mark_nests(ctx, &op->regions[i], &inner_loop);
+        body += ct_mark_nests(ctx, &op->regions[i], &inner_loop, nests);
       int64_t size = 1 + body;
       if (op->kind == KILN_OP_SCF_FOR) {
         const int64_t trips = ct_trip_count(op);
         const int64_t flat = ct_sat_mul(size, trips < 0 ? CT_SIZE_CAP : trips);
-        if (flat <= CT_UNROLL_BUDGET) size = flat;
-        else if (inner_loop) kiln_op_set_attr(op, "kiln.no_unroll", kiln_attr_unit(ctx));
+        if (flat <= CT_UNROLL_BUDGET && !kiln_op_get_attr(op, "kiln.no_unroll")) {
+          /* the nests inside are flattened with it: it is the one to keep */
+          nests->n = before;
+          if (inner_loop) ct_push(nests, op, flat - size);
+          size = flat;
+        } else if (inner_loop) {
+          kiln_op_set_attr(op, "kiln.no_unroll", kiln_attr_unit(ctx));
+        }
         *has_loop = true;
       }
       *has_loop |= inner_loop;
       n = n + size > CT_SIZE_CAP ? CT_SIZE_CAP : n + size;
     }
   return n;
+}
+
+/* Index of the largest saving among c's first n. */
+static uint32_t ct_largest(const ct_nests *c, uint32_t n) {
+  uint32_t best = 0;
+  for (uint32_t i = 1; i < n; i++)
+    if (c->saving[i] > c->saving[best]) best = i;
+  return best;
+}
+
+/* One function: the per-loop marks, then, while the function as LLVM may
+ * leave it passes `budget` ops, its largest flattened nests are
+ * kept loops (each round frees the nests inside the ones marked). */
+static void ct_mark_function(kiln_context *ctx, kiln_op *func, int64_t budget) {
+  ct_nests c = {0};
+  for (int round = 0; round < CT_KERNEL_ROUNDS; round++) {
+    c.n = 0;
+    int64_t total = 0;
+    bool any_loop = false;
+    for (uint32_t i = 0; i < func->num_regions; i++) {
+      const int64_t t = ct_mark_nests(ctx, &func->regions[i], &any_loop, &c);
+      total = total + t > CT_SIZE_CAP ? CT_SIZE_CAP : total + t;
+    }
+    if (total <= budget || !c.n) break;
+    for (uint32_t left = c.n; left && total > budget; left--) {
+      const uint32_t i = ct_largest(&c, left);
+      kiln_op_set_attr(c.loop[i], "kiln.no_unroll", kiln_attr_unit(ctx));
+      total -= c.saving[i];
+      c.loop[i] = c.loop[left - 1];
+      c.saving[i] = c.saving[left - 1];
+    }
+  }
+  free(c.loop);
+  free(c.saving);
+}
+
+/* A GPU kernel's small nests run over one thread's values, which stay
+ * in registers only when flattened: its budget is per loop only. */
+static bool ct_gpu_kernel(const kiln_op *func) {
+  const kiln_attr *l = kiln_op_get_attr(func, "kiln.launch");
+  const kiln_attr *p = l && l->kind == KILN_ATTR_DICT ? kiln_dict_get(l, "pipeline") : NULL;
+  return p && p->kind == KILN_ATTR_STRING && strncmp(p->str, "gpu-", 4) == 0;
+}
+
+static void ct_mark_all(kiln_context *ctx, kiln_op *op) {
+  if (op->kind == KILN_OP_FUNC_FUNC) {
+    ct_mark_function(ctx, op, ct_gpu_kernel(op) ? CT_SIZE_CAP : CT_KERNEL_BUDGET);
+    return;
+  }
+  for (uint32_t i = 0; i < op->num_regions; i++)
+    for (kiln_block *b = op->regions[i].first; b; b = b->next)
+      for (kiln_op *o = b->first; o; o = o->next) ct_mark_all(ctx, o);
 }
 
 /* Inserts block x right after block a in a's region. */
@@ -268,9 +360,7 @@ kiln_error *kiln_scf_to_cf(kiln_op *module) {
   kiln_context *ctx = kiln_op_context(module);
   /* Decided before anything is lowered: inner loops are CFG by the time
    * their outer loop is. */
-  bool any_loop = false;
-  for (uint32_t i = 0; i < module->num_regions; i++)
-    ct_mark_nests(ctx, &module->regions[i], &any_loop);
+  ct_mark_all(ctx, module);
   kiln_error *e = NULL;
   for (size_t i = 0; i < n && !e; i++)
     e = ops[i]->kind == KILN_OP_SCF_FOR ? lower_for(ctx, ops[i]) : lower_if(ctx, ops[i]);
