@@ -74,10 +74,8 @@ static int64_t tiles(const wg *g) { return (g->n < 0 ? 1 : g->n) * ((g->oh + 1) 
 /* A tensor static but for a run-time batch (dim 0) when `batch`. */
 static bool batch_static(const kiln_type *t, bool batch) {
   if (!batch) return fl_is_static_tensor(t);
-  if (t->kind != KILN_TYPE_TENSOR || t->rank < 1 || t->shape[0] != KILN_DYNAMIC) return false;
-  for (uint32_t d = 1; d < t->rank; d++)
-    if (t->shape[d] == KILN_DYNAMIC) return false;
-  return true;
+  return t->kind == KILN_TYPE_TENSOR && t->rank >= 1 && t->shape[0] == KILN_DYNAMIC &&
+         kiln_type_num_dynamic_dims(t) == 1;
 }
 
 static bool wg_pays(const wg *g) {
@@ -155,15 +153,11 @@ static const kiln_type *f32_tensor(kiln_context *ctx, uint32_t rank, const int64
 
 /* Every tensor built here has at most one run-time dim (the batch, or
  * the products' rows): `dyn`, its size, is the one size operand of the
- * op that makes such a tensor (NULL: static shapes). */
-static bool has_dynamic(const kiln_type *t) {
-  for (uint32_t d = 0; d < t->rank; d++)
-    if (t->shape[d] == KILN_DYNAMIC) return true;
-  return false;
-}
+ * op that makes such a tensor (NULL: static shapes), so
+ * kiln_type_num_dynamic_dims is that op's count of size operands. */
 
 static kiln_value *empty(kiln_builder *b, const kiln_type *t, kiln_value *dyn) {
-  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EMPTY, has_dynamic(t), &dyn, 1, &t, NULL), 0);
+  return kiln_op_result(kiln_build(b, KILN_OP_TENSOR_EMPTY, kiln_type_num_dynamic_dims(t), &dyn, 1, &t, NULL), 0);
 }
 
 static kiln_value *filled(kiln_builder *b, kiln_value *s, const kiln_type *t, kiln_value *dyn) {
@@ -178,7 +172,7 @@ static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const 
                            kiln_value *dyn) {
   const kiln_type *rt = kiln_type_with_shape(b->ctx, v->type, rank, shape);
   kiln_value *ops[2] = {v, dyn};
-  return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1 + has_dynamic(rt), ops, 1, &rt, NULL), 0);
+  return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1 + kiln_type_num_dynamic_dims(rt), ops, 1, &rt, NULL), 0);
 }
 
 /* Column k of a [rows x 4] coefficient matrix as a constant [rows]. */
@@ -306,7 +300,7 @@ static kiln_value *pad_high(kiln_builder *b, kiln_value *v, const int64_t *hi) {
 
 static kiln_value *slice(kiln_builder *b, kiln_value *v, const kiln_type *rt, kiln_value *dyn) {
   kiln_context *ctx = b->ctx;
-  int64_t zero[4] = {0, 0, 0, 0}, ones[4] = {1, 1, 1, 1}, seg[4] = {1, 0, has_dynamic(rt), 0};
+  int64_t zero[4] = {0, 0, 0, 0}, ones[4] = {1, 1, 1, 1}, seg[4] = {1, 0, kiln_type_num_dynamic_dims(rt), 0};
   kiln_value *ops[2] = {v, dyn};
   const kiln_attr *attrs = kiln_attr_dict(ctx, 0, NULL);
   attrs = kiln_dict_set(ctx, attrs, "operandSegmentSizes",
