@@ -11,7 +11,8 @@
  * the string runtime-min checks, spans = tuple count per variadic span)
  * and vm.ret, and host scf.for loops (index bounds, scalars and refs
  * carried) and scf.if branches become vm.for / vm.if with the same
- * bodies lowered; index becomes i64 (i1 i32); attributes are turned into constants
+ * bodies lowered, a func.call of another host function of the module
+ * vm.call {callee, signature} (the VM's CALL opcode); index becomes i64 (i1 i32); attributes are turned into constants
  * (shared between nearby uses only, so live ranges stay short); `kiln.signature` (the tensor
  * signature, the module's reflection data) is kept or derived from the
  * input asserts and the views returned; hal.buffer.allocate
@@ -640,6 +641,10 @@ static bool cv_cast(cv *c, kiln_op *op) {
 
 static bool cv_op(cv *c, kiln_op *op);
 
+static bool cv_is_host_func(kiln_op *op) {
+  return op->kind == KILN_OP_FUNC_FUNC && op->regions[0].first;
+}
+
 /* arith.cmpi on i32 / i64 / index -> the VM's comparisons (0 or 1 in an
  * i32): gt/ge swap the operands, ule/uge negate ugt/ult. */
 static bool cv_cmpi(cv *c, kiln_op *op) {
@@ -758,6 +763,43 @@ static bool cv_if(cv *c, kiln_op *op) {
   return true;
 }
 
+/* func.call of a host function of the module -> vm.call (the callee is
+ * converted too; emission finds its ordinal by name). */
+static bool cv_func_call(cv *c, kiln_op *op) {
+  const kiln_attr *callee = kiln_op_get_attr(op, "callee");
+  kiln_op *fn = callee && callee->kind == KILN_ATTR_SYMBOL_REF ? kiln_symbol_lookup(c->module, callee->str) : NULL;
+  if (!fn || !(cv_is_host_func(fn) || fn->kind == KILN_OP_VM_FUNC))
+    return kiln_op_fail(&c->err, op, "calls '%s', which is not a host function of the module",
+                        callee && callee->kind == KILN_ATTR_SYMBOL_REF ? callee->str : "?");
+  if (op->num_operands > KILN_VM_MAX_LIST || op->num_results > KILN_VM_MAX_LIST)
+    return kiln_op_fail(&c->err, op, "too many operands for one VM call");
+  kiln_value **ops = kiln_alloc(c->ctx, (op->num_operands + 1) * sizeof *ops);
+  const kiln_type **in = kiln_alloc(c->ctx, (op->num_operands + 1) * sizeof *in);
+  const kiln_type **types = cv_result_types(c, op);
+  if (!types) return false;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    if (!(ops[i] = cv_operand(c, op, i))) return false;
+    in[i] = ops[i]->type;
+  }
+  char sig[KILN_VM_MAX_LIST * 2 + 8];
+  kiln_error *e = kiln_vm_signature_of(kiln_type_function(c->ctx, op->num_operands, in, op->num_results, types),
+                                       sig, sizeof sig);
+  if (e) {
+    kiln_op_fail(&c->err, op, "%s", kiln_error_message(e));
+    kiln_error_free(e);
+    return false;
+  }
+  kiln_named_attr na[2] = {
+      {kiln_intern_cstr(c->ctx, "callee"), kiln_attr_string(c->ctx, callee->str, strlen(callee->str))},
+      {kiln_intern_cstr(c->ctx, "signature"), kiln_attr_string(c->ctx, sig, strlen(sig))}};
+  c->b.loc = op->loc;
+  kiln_op *call = kiln_build(&c->b, KILN_OP_VM_CALL, op->num_operands, ops, op->num_results, types,
+                             kiln_attr_dict(c->ctx, 2, na));
+  for (uint32_t i = 0; i < op->num_results; i++)
+    kiln_value_map_add(c->ctx, &c->map, kiln_op_result(op, i), kiln_op_result(call, i));
+  return true;
+}
+
 static bool cv_op(cv *c, kiln_op *op) {
   const vmx_import *imp = vmx_hal_import_of(op->kind);
   if (imp) {
@@ -779,6 +821,7 @@ static bool cv_op(cv *c, kiln_op *op) {
   case KILN_OP_HAL_CHECK_RANGE: return cv_check_range(c, op);
   case KILN_OP_SCF_FOR: return cv_for(c, op);
   case KILN_OP_SCF_IF: return cv_if(c, op);
+  case KILN_OP_FUNC_CALL: return cv_func_call(c, op);
   case KILN_OP_ARITH_CMPI: return cv_cmpi(c, op);
   case KILN_OP_ARITH_CONSTANT: return cv_constant(c, op);
   case KILN_OP_ARITH_INDEX_CAST: case KILN_OP_ARITH_INDEX_CASTUI: case KILN_OP_ARITH_EXTSI:
@@ -845,10 +888,6 @@ static const kiln_type *cv_derive_signature(cv *c, kiln_op *fn) {
     }
   }
   return kiln_type_function(c->ctx, nin, ins, nres, outs);
-}
-
-static bool cv_is_host_func(kiln_op *op) {
-  return op->kind == KILN_OP_FUNC_FUNC && op->regions[0].first;
 }
 
 static kiln_op *cv_function(cv *c, kiln_op *fn) {

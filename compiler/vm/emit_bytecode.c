@@ -4,7 +4,8 @@
  * Takes: a vm.func after allocate-registers. Guarantees: one instruction
  * per op in op order (vm ops map to the opcode of the same mnemonic);
  * import ordinals follow first use across the module (the caller shares
- * one kiln_vm_imports_t); a call site whose op has a location gets a
+ * one kiln_vm_imports_t); a vm.call names its callee by its place among
+ * the module's vm.funcs, its signature checked against the callee's; a call site whose op has a location gets a
  * source location at its pc; an inconsistency (missing registers, an
  * import called with two signatures) is an error naming the op. */
 #include <stdlib.h>
@@ -151,6 +152,45 @@ static void em_call_import(em *e, kiln_vm_asm_t *a, kiln_op *op,
                    (int)op->num_results, res);
 }
 
+/* vm.call: the callee's ordinal is its place among the module's vm.funcs
+ * (serialize writes them in that order); its signature must be the one
+ * the call was lowered with (the loader checks the registers against it). */
+static void em_call(em *e, kiln_vm_asm_t *a, kiln_op *op) {
+  const kiln_attr *callee = kiln_op_get_attr(op, "callee");
+  const kiln_attr *sig = kiln_op_get_attr(op, "signature");
+  int ord = -1, k = 0;
+  kiln_op *fn = NULL;
+  for (kiln_op *f = e->fn->parent ? e->fn->parent->first : NULL; f; f = f->next) {
+    if (f->kind != KILN_OP_VM_FUNC) continue;
+    if (strcmp(kiln_symbol_name(f), callee->str) == 0) {
+      ord = k, fn = f;
+      break;
+    }
+    k++;
+  }
+  if (!fn) {
+    kiln_op_fail(&e->err, op, "calls '%s', which is no vm.func of the module", callee->str);
+    return;
+  }
+  char want[KILN_VM_MAX_LIST * 2 + 8];
+  kiln_error *err = kiln_vm_signature_of(kiln_op_get_attr(fn, "function_type")->type, want, sizeof want);
+  if (err || strcmp(want, sig->str) != 0) {
+    kiln_op_fail(&e->err, op, "calls '%s' with signature '%s', the function's is '%s'", callee->str, sig->str,
+                 err ? kiln_error_message(err) : want);
+    kiln_error_free(err);
+    return;
+  }
+  int args[KILN_VM_MAX_LIST + 1], res[KILN_VM_MAX_LIST + 1];
+  if (op->num_operands > KILN_VM_MAX_LIST || op->num_results > KILN_VM_MAX_LIST) {
+    kiln_op_fail(&e->err, op, "call has more than %u operands or results", KILN_VM_MAX_LIST);
+    return;
+  }
+  for (uint32_t i = 0; i < op->num_operands; i++) args[i] = em_reg(e, op, kiln_op_operand(op, i));
+  for (uint32_t r = 0; r < op->num_results; r++) res[r] = em_result(e, op, r);
+  em_location(e, op, (uint32_t)a->size);
+  kiln_vm_asm_emit(a, KILN_VM_OP_CALL, ord, (int)op->num_operands, args, (int)op->num_results, res);
+}
+
 static void em_for(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports);
 static void em_if(em *e, kiln_vm_asm_t *a, kiln_op *op, kiln_vm_imports_t *imports);
 
@@ -184,6 +224,9 @@ static void em_ops(em *e, kiln_vm_asm_t *a, kiln_block *b, kiln_vm_imports_t *im
       break;
     case KILN_OP_VM_CALL_IMPORT:
       em_call_import(e, a, op, imports);
+      break;
+    case KILN_OP_VM_CALL:
+      em_call(e, a, op);
       break;
     case KILN_OP_VM_RET: {
       int regs[KILN_VM_MAX_LIST + 1];

@@ -13,7 +13,10 @@ moves in the yield, broken through scratch registers; lengths 1, 3, 5, 70
 with 0, 1, 3, 4 and 5 steps: odd and even counts end in either buffer), and a loop whose value changes shape every step
 (@shrink: one element fewer per step, each step's buffer allocated at its
 size, the result created with the last step's length: 66 -> 63 crosses
-the 64-wide workgroup, 3 -> 0 and 2 -> 0 reach and keep an empty value). Each step of @loop allocates a buffer, dispatches with a push
+the 64-wide workgroup, 3 -> 0 and 2 -> 0 reach and keep an empty value),
+and the same loop with each step a call of a function of the module
+(@shrink_call: vm.call, a view and a length passed and returned; no
+step, 66 -> 63, 2 -> 0: three calls cover the paths). Each step of @loop allocates a buffer, dispatches with a push
 constant and workgroup count of that step, and carries the buffer and the
 count; results are compared with the same loop in numpy. A trip count of
 the wrong element type must be refused naming the input. About 20 kiln-run
@@ -90,7 +93,8 @@ def main(argv):
              ("pingpong", 3, (0,)), ("pingpong", 3, (1,)), ("pingpong", 5, (4,)), ("pingpong", 70, (5,)),
              ("pingpong", 1, (3,)),
              ("shrink", 5, (0,)), ("shrink", 5, (2,)), ("shrink", 66, (3,)), ("shrink", 3, (3,)),
-             ("shrink", 2, (4,))]
+             ("shrink", 2, (4,)),
+             ("shrink_call", 5, (0,)), ("shrink_call", 66, (3,)), ("shrink_call", 2, (4,))]
     for fn, length, counts in cases:
         # values near 1 keep 70 products in range
         x = rng.uniform(0.9, 1.1, length).astype(np.float32)
@@ -99,7 +103,7 @@ def main(argv):
             want = steps(want, x, min(counts[0], counts[1]))
         if fn == "pingpong":
             want = pingpong(x, counts[0])
-        if fn == "shrink":
+        if fn in ("shrink", "shrink_call"):
             want = shrink(x, counts[0])
         for _ in range(max(counts[1], 0) if fn == "nested" else 1 if fn == "loop" else 0):
             want = steps(want, x, counts[0])

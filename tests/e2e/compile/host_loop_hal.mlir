@@ -202,3 +202,52 @@ func.func @shrink(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_vie
   %v = "hal.buffer_view.create"(%r#0, %r#1) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
   return %v : !hal.buffer_view
 }
+
+// @shrink_call: @shrink with each step a call of @shrink_step (vm.call),
+// the form a host loop's body takes when it is planned as a function of
+// its own: the step takes the carried view and its length (a scalar
+// argument) and returns the next view and length (a ref and a scalar
+// result). Its own asserts check what the caller passes each step. The
+// result may be the input view itself (no step): kiln.signature says its
+// tensor type.
+func.func private @shrink_step(%acc: !hal.buffer_view, %x: !hal.buffer_view, %m: index) -> (!hal.buffer_view, index) {
+  "hal.buffer_view.assert"(%acc) {input = 0 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%x) {input = 1 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  %ba = "hal.buffer_view.buffer"(%acc) : (!hal.buffer_view) -> !hal.buffer
+  %bx = "hal.buffer_view.buffer"(%x) : (!hal.buffer_view) -> !hal.buffer
+  %len = "hal.buffer_view.dim"(%x) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %xbytes = arith.muli %len, %c4 : index
+  %m1 = arith.subi %m, %c1 : index
+  %m2 = arith.maxsi %m1, %c0 : index
+  %abytes = arith.muli %m, %c4 : index
+  %bytes = arith.muli %m2, %c4 : index
+  %new = "hal.buffer.allocate"(%bytes) : (index) -> !hal.buffer
+  %wg = arith.ceildivsi %m2, %c64 : index
+  %cb = "hal.command_buffer.create"() : () -> !hal.command_buffer
+  "hal.command_buffer.dispatch"(%cb, %ba, %bx, %new, %abytes, %xbytes, %bytes, %m2, %wg) {executable = @simple_mul_dispatch_0,
+      ordinal = 0 : i32, workgroup_count = array<i64: -9223372036854775808, 1, 1>,
+      offsets = array<i64: 0, 0, 0>, lengths = array<i64: -9223372036854775808, -9223372036854775808, -9223372036854775808>,
+      constants = array<i64: -9223372036854775808>} : (!hal.command_buffer, !hal.buffer, !hal.buffer, !hal.buffer, index, index, index, index, index) -> ()
+  "hal.command_buffer.execute"(%cb) : (!hal.command_buffer) -> ()
+  "hal.device.wait"() : () -> ()
+  %v = "hal.buffer_view.create"(%new, %m2) {offset = 0 : i64, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer, index) -> !hal.buffer_view
+  return %v, %m2 : !hal.buffer_view, index
+}
+
+func.func @shrink_call(%x: !hal.buffer_view, %n: !hal.buffer_view) -> !hal.buffer_view attributes {kiln.signature = (tensor<?xf32>, tensor<i64>) -> tensor<?xf32>} {
+  "hal.buffer_view.assert"(%x) {input = 0 : i32, element_type = f32, shape = array<i64: -9223372036854775808>} : (!hal.buffer_view) -> ()
+  "hal.buffer_view.assert"(%n) {input = 1 : i32, element_type = i64, shape = array<i64>} : (!hal.buffer_view) -> ()
+  %len = "hal.buffer_view.dim"(%x) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %trip = "hal.buffer_view.load"(%n) {index = 0 : i32} : (!hal.buffer_view) -> index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r:2 = scf.for %i = %c0 to %trip step %c1 iter_args(%acc = %x, %m = %len) -> (!hal.buffer_view, index) {
+    %v, %m2 = func.call @shrink_step(%acc, %x, %m) : (!hal.buffer_view, !hal.buffer_view, index) -> (!hal.buffer_view, index)
+    scf.yield %v, %m2 : !hal.buffer_view, index
+  }
+  return %r#0 : !hal.buffer_view
+}
