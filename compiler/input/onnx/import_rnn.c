@@ -293,6 +293,38 @@ static kiln_value *dir_slice(oi_ctx *c, kiln_value *v, uint32_t axis, int64_t d,
   return oi_reshape(c, oi_slice(c, v, off, size, st), rank, shape);
 }
 
+/* Entry d of a constant [D, R, C] (or [D, N]) as [R, C] ([C, R] when
+ * `transpose`; [N]), cut from its payload at import: a slice of the whole
+ * constant would be a copy dispatch of the weights every call. NULL (and
+ * no error) when v's data is not known here. */
+static kiln_value *dir_const(oi_ctx *c, oi_val *v, int64_t d, bool transpose) {
+  const kiln_type *t = v->type;
+  const void *data = NULL;
+  size_t nbytes = 0;
+  bool splat = false;
+  if (v->v || t->rank < 2 || t->rank > 3) return NULL;
+  if (v->cst) {
+    data = v->cst->data, nbytes = v->cst->nbytes, splat = v->cst->splat;
+  } else if (v->tensor) {
+    kiln_onnx_bytes bytes;
+    if (!kiln_onnx_model_tensor_bytes(c->model, v->tensor, &bytes, c->st)) return NULL;
+    data = bytes.data, nbytes = bytes.size;
+  }
+  size_t es = kiln_dense_elem_size(t->elem);
+  int64_t rows = t->shape[1], cols = t->rank == 3 ? t->shape[2] : 1, n = rows * cols;
+  if (!data || !es || (!splat && nbytes != (size_t)(t->shape[0] * n) * es)) return NULL;
+  int64_t shape[2] = {transpose ? cols : rows, transpose ? rows : cols};
+  const kiln_type *rt = kiln_type_tensor(c->ctx, t->rank - 1, shape, t->elem, NULL);
+  if (splat) return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, rt, true, data, nbytes));
+  const char *src = (const char *)data + (size_t)(d * n) * es;
+  if (!transpose) return kiln_build_constant(&c->b, kiln_attr_dense(c->ctx, rt, false, src, (size_t)n * es));
+  char *out = kiln_alloc(c->ctx, (size_t)n * es + 1);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++) memcpy(out + (size_t)(j * rows + i) * es, src + (size_t)(i * cols + j) * es, es);
+  /* out lives in the context's arena: borrowed, not copied again */
+  return kiln_build_constant(&c->b, kiln_attr_dense_borrowed(c->ctx, rt, out, (size_t)n * es));
+}
+
 /* tensor.concat of n values along axis (the value itself when n is 1). */
 static kiln_value *concat(oi_ctx *c, kiln_value *const *v, uint32_t n, uint32_t axis) {
   if (n == 1) return v[0];
@@ -374,9 +406,14 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   /* W and R transposed to [D, I, G*H] and [D, H, G*H]: a constant is
    * permuted from its payload (no second copy, no run-time transpose) */
   static const int64_t tperm[3] = {0, 2, 1};
-  kiln_value *x = oi_ir(c, xv), *w0 = oi_transpose_val(c, wv, tperm), *r0 = oi_transpose_val(c, rv, tperm);
+  kiln_value *x = oi_ir(c, xv), *w0 = NULL, *r0 = NULL;
   kiln_value *b0 = NULL, *p0 = NULL, *hh0 = NULL, *cc0 = NULL;
-  if (!x || !w0 || !r0 || (bv && !(b0 = oi_ir(c, bv))) || (pv && !(p0 = oi_ir(c, pv))) ||
+  /* constant W and R: each direction transposed from the payload */
+  kiln_value *wdc[2] = {0}, *rdc[2] = {0};
+  for (int64_t d = 0; x && d < D; d++) wdc[d] = dir_const(c, wv, d, true), rdc[d] = dir_const(c, rv, d, true);
+  if (x && !wdc[D - 1]) w0 = oi_transpose_val(c, wv, tperm);
+  if (x && !rdc[D - 1]) r0 = oi_transpose_val(c, rv, tperm);
+  if (!x || (!wdc[D - 1] && !w0) || (!rdc[D - 1] && !r0) || (bv && !(b0 = oi_ir(c, bv))) || (pv && !(p0 = oi_ir(c, pv))) ||
       (h0 && !(hh0 = oi_ir(c, h0))) || (c0 && !(cc0 = oi_ir(c, c0))) || (sv && !(r.seq = oi_ir(c, sv))))
     return false;
   int64_t wk[2] = {r.I, G * hs}, rk[2] = {hs, G * hs}, bb[1] = {2 * G * hs}, bh[2] = {r.B, hs}, pk[1] = {3 * hs};
@@ -390,11 +427,18 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   for (int64_t d = 0; d < D; d++) {
     bool rev = reverse || d == 1;
     r.dir = d;
-    kiln_value *wt_d = dir_slice(c, w0, 0, d, 2, wk), *rt_d = dir_slice(c, r0, 0, d, 2, rk);
-    kiln_value *bias = b0 ? dir_slice(c, b0, 0, d, 1, bb) : NULL, *p = p0 ? dir_slice(c, p0, 0, d, 1, pk) : NULL;
-    kiln_value *h = hh0 ? dir_slice(c, hh0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
+    kiln_value *wt_d = wdc[d] ? wdc[d] : dir_slice(c, w0, 0, d, 2, wk);
+    kiln_value *rt_d = rdc[d] ? rdc[d] : dir_slice(c, r0, 0, d, 2, rk);
+    kiln_value *bias = b0 ? dir_const(c, bv, d, false) : NULL, *p = p0 ? dir_const(c, pv, d, false) : NULL;
+    if (b0 && !bias) bias = dir_slice(c, b0, 0, d, 1, bb);
+    if (p0 && !p) p = dir_slice(c, p0, 0, d, 1, pk);
+    kiln_value *h = hh0 && !r.layout1 ? dir_const(c, h0, d, false) : NULL;
+    if (!h) h = hh0 ? dir_slice(c, hh0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
     kiln_value *cs = NULL;
-    if (lstm) cs = cc0 ? dir_slice(c, cc0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
+    if (lstm) {
+      cs = cc0 && !r.layout1 ? dir_const(c, c0, d, false) : NULL;
+      if (!cs) cs = cc0 ? dir_slice(c, cc0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
+    }
     const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
     int64_t d1 = 1, d0 = 0;
     const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
