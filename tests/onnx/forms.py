@@ -497,6 +497,27 @@ def cases():
         yield case("%s14_layout1" % kind.lower(), 14, kind, [("x", xs_.transpose(1, 0, 2).copy())],
                    dict(hidden_size=H, direction="bidirectional", layout=1), outs,
                    inits=[("w", ws_), ("r", rs_), ("b", bs_)])
+    # sequence_lens with S 6 above the four copies deduplicate-executables
+    # merges: each step's cell reads its liveness rows like its gate
+    # columns (one kernel for all steps). GRU with every input at run
+    # time, LSTM batch-major with constant weights and lengths.
+    for kind, layout in (("GRU", 0), ("LSTM", 1)):
+        G, H, I, S, B = {"GRU": 3, "LSTM": 4}[kind], 3, 2, 6, 3
+        xs_, ws_, rs_, bs_ = r(S, B, I), r(2, G * H, I) * 0.5, r(2, G * H, H) * 0.5, r(2, 2 * G * H) * 0.3
+        lens = np.array([6, 2, 4], np.int32)
+        acts = {"GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}[kind] * 2
+        y, yh, yc = np.zeros((S, 2, B, H), F), np.zeros((2, B, H), F), np.zeros((2, B, H), F)
+        for b_, n_ in enumerate(lens):
+            y1, yh1, yc1 = recurrent(kind, xs_[:n_, b_:b_ + 1], ws_, rs_, bs_, acts, [], [])
+            y[:n_, :, b_], yh[:, b_], yc[:, b_] = y1[:, :, 0], yh1[:, 0], yc1[:, 0]
+        if layout:
+            outs = [("y", y.transpose(2, 0, 1, 3)), ("yh", yh.transpose(1, 0, 2)), ("yc", yc.transpose(1, 0, 2))]
+            ins, inits = [("x", xs_.transpose(1, 0, 2).copy())], [("w", ws_), ("r", rs_), ("b", bs_), ("l", lens)]
+        else:
+            outs = [("y", y), ("yh", yh)]
+            ins, inits = [("x", xs_), ("w", ws_), ("r", rs_), ("b", bs_), ("l", lens)], []
+        yield case("%s14_seq_lens%s" % (kind.lower(), "_layout1" if layout else ""), 14, kind, ins,
+                   dict(hidden_size=H, direction="bidirectional", layout=layout), outs, inits=inits)
     tx = RNG.integers(0, 5, (3, 9)).astype(np.int64)
     tattr = dict(min_gram_length=1, max_gram_length=3, max_skip_count=2, ngram_counts=[0, 3, 7],
                  ngram_indexes=[5, 0, 2, 1, 3, 7, 6], pool_int64s=[1, 2, 4, 1, 2, 3, 3, 0, 1, 1, 2, 3, 4],

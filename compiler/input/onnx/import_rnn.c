@@ -19,7 +19,8 @@
  * per-step product covers the z and r gates only).
  * With sequence_lens (a
  * run-time [batch] input too), steps at or past a batch entry's length
- * keep its state and write zeros to Y, as ONNX defines. Y concatenates
+ * keep its state and write zeros to Y, as ONNX defines (each step's
+ * liveness is a row of one [S*B, 1] mask computed before the steps). Y concatenates
  * the steps; Y_h (and Y_c) is the final state. Run time grows linearly
  * with the sequence length; the steps' cells differ only in the rows
  * they read, so deduplicate-executables compiles one kernel for them
@@ -51,7 +52,6 @@ typedef struct rn {
   bool layout1, bias, lbr, peep, couple; /* couple: input_forget, f = 1 - i */
   double clip; /* 0: none */
   kiln_value *seq; /* [B] int32, or NULL */
-  int64_t t;       /* the step being built */
   /* argument positions in the cell body */
   int32_t xw, hr, wb, rb, hprev, cprev, p, sq, z;
   uint32_t gates;
@@ -176,8 +176,7 @@ static void finish(kiln_builder *b, const rn *r, kiln_value *const *a, kiln_valu
                    kiln_value **y) {
   uint32_t k = 0;
   if (r->seq) {
-    const kiln_type *st = a[r->sq]->type;
-    kiln_value *live = oi_cmpi(b, OI_SLT, oi_scalar(b, st, 0, r->t), a[r->sq]);
+    kiln_value *live = a[r->sq];
     y[k++] = oi_select(b, live, h, a[r->hprev]);
     if (cst) y[k++] = oi_select(b, live, cst, a[r->cprev]);
     y[k++] = oi_select(b, live, h, fc(b, h->type, 0));
@@ -258,6 +257,32 @@ static bool gru_lbr(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value
                           oi_op2(b, KILN_OP_ARITH_MULF, z, a[r->hprev]));
   finish(b, r, a, hn, NULL, y);
   return true;
+}
+
+/* live[t, b] (batch-major [b, t]) = t < sequence_lens[b], i1. */
+static bool live_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c;
+  const rn *r = u;
+  kiln_value *t = oi_loop_index_i64(b, r->layout1 ? 1 : 0);
+  t = oi_convert(b, t, ONNX__TENSOR_PROTO__DATA_TYPE__INT64, ONNX__TENSOR_PROTO__DATA_TYPE__INT32, a[0]->type);
+  y[0] = oi_cmpi(b, OI_SLT, t, a[0]);
+  return true;
+}
+
+/* The steps' liveness under sequence_lens, computed once, as [S*B, 1]
+ * ([B*S, 1]) in the rows' order of the hoisted X W^T: each cell reads
+ * its step's rows like its gate columns, so the cells of all steps
+ * differ only in the rows they read (one kernel for all of them after
+ * deduplicate-executables) rather than in a step constant. */
+static kiln_value *live_rows(rn *r) {
+  oi_ctx *c = r->c;
+  int64_t shape[2] = {r->layout1 ? r->B : r->S, r->layout1 ? r->S : r->B}, rows[2] = {r->S * r->B, 1};
+  int64_t bdim = r->layout1 ? 0 : 1;
+  const kiln_type *t = kiln_type_tensor(c->ctx, 2, shape, kiln_type_int(c->ctx, 1), NULL);
+  kiln_value *out = oi_empty(c, t), *in = r->seq;
+  const kiln_affine_map *maps[2] = {oi_map_dims(c, 2, 1, &bdim), kiln_affine_map_identity(c->ctx, 2)};
+  kiln_op *g = oi_generic(c, 1, &in, 1, &out, maps, 2, NULL, live_body, r);
+  return g ? oi_reshape(c, kiln_op_result(g, 0), 2, rows) : NULL;
 }
 
 /* Runs one elementwise generic over [B, H]: args, `nout` outputs. */
@@ -424,6 +449,10 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
   /* all steps' rows of X: [S*B, I] (batch-major: [B*S, I]) */
   int64_t xrows[2] = {r.S * r.B, r.I};
   kiln_value *xflat = oi_reshape(c, x, 2, xrows);
+  kiln_value *live = r.seq ? live_rows(&r) : NULL;
+  if (r.seq && !live) return false;
+  int64_t zero0[2] = {0, -1};
+  const kiln_affine_map *rowcol0 = oi_map_dims(c, 2, 2, zero0);
   for (int64_t d = 0; d < D; d++) {
     bool rev = reverse || d == 1;
     r.dir = d;
@@ -440,8 +469,8 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
       if (!cs) cs = cc0 ? dir_slice(c, cc0, r.layout1 ? 1 : 0, d, 2, bh) : oi_filled(c, bht, 0, 0);
     }
     const kiln_affine_map *id = kiln_affine_map_identity(c->ctx, 2);
-    int64_t d1 = 1, d0 = 0;
-    const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1), *row = oi_map_dims(c, 2, 1, &d0);
+    int64_t d1 = 1;
+    const kiln_affine_map *col = oi_map_dims(c, 2, 1, &d1);
     /* X W^T of every step at once: [S*B, G*H] ([B*S, G*H]) */
     kiln_value *xw_all = oi_matmul_ir(c, xflat, wt_d);
     if (!xw_all) return false;
@@ -457,7 +486,6 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
     kiln_value **ys = kiln_alloc(c->ctx, (size_t)r.S * sizeof *ys);
     for (int64_t s = 0; s < r.S; s++) {
       int64_t t = rev ? r.S - 1 - s : s;
-      r.t = t;
       kiln_value *hr_all = oi_matmul_ir(c, h, rt_step);
       if (!hr_all) return false;
       kiln_value *xw[4], *hr[4] = {0};
@@ -494,10 +522,10 @@ bool oi_import_rnn(oi_ctx *c, oi_node *n) {
         if (bias) r.wb = (int32_t)rn_arg(&a2, wbg[2], col), r.rb = (int32_t)rn_arg(&a2, rbg[2], col);
         r.z = (int32_t)rn_arg(&a2, z, id);
         r.hprev = (int32_t)rn_arg(&a2, h, id);
-        if (r.seq) r.sq = (int32_t)rn_arg(&a2, r.seq, row);
+        if (r.seq) r.sq = (int32_t)rn_arg(&a2, step_cols(&r, live, t, 0, 1), rowcol0);
         op = cell(&r, &a2, r.seq ? 2 : 1, gru_h);
       } else {
-        if (r.seq) r.sq = (int32_t)rn_arg(&a, r.seq, row);
+        if (r.seq) r.sq = (int32_t)rn_arg(&a, step_cols(&r, live, t, 0, 1), rowcol0);
         op = cell(&r, &a, (lstm ? 2 : 1) + (r.seq ? 1 : 0), lstm ? lstm_cell : gru ? gru_lbr : rnn_cell);
       }
       if (!op) return false;
