@@ -87,6 +87,16 @@ kiln_value *fl_build_scalar_to_tensor(kiln_builder *b, kiln_value *v);
 kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
                                       const kiln_type *scalar);
 
+/* A host loop: an scf.for at the top of a host function whose body
+ * holds only calls of host-loop bodies (private functions marked
+ * `kiln.host_loop_body`, planned as host functions of their own: a
+ * command buffer and a wait per step, buffers sized per step), host
+ * index arithmetic and the yield. It stays on the host: no dispatch
+ * region takes it, its tensors cross the call as buffer views. */
+bool fl_host_loop(const kiln_op *op);
+/* Is fn a host-loop body (kept by inline-calls, called per step)? */
+bool fl_host_loop_body(const kiln_op *fn);
+
 /* Values outline-dispatches recomputes inside each kernel that uses them
  * instead of passing them: scalar constants, tensor.empty (its sizes
  * cloned or passed), fills of clonable values, and side-effect-free

@@ -157,10 +157,50 @@ bool fl_host_load(const kiln_op *op) {
   return true;
 }
 
+bool fl_host_loop_body(const kiln_op *fn) {
+  return fn && fn->kind == KILN_OP_FUNC_FUNC && fn->num_regions && fn->regions[0].first &&
+         kiln_op_get_attr(fn, "kiln.host_loop_body");
+}
+
+static const kiln_op *callee_fn(const kiln_op *call) {
+  const kiln_attr *c = kiln_op_get_attr(call, "callee");
+  const kiln_op *m = call;
+  while (m && m->kind != KILN_OP_BUILTIN_MODULE) m = kiln_op_parent_op((kiln_op *)m);
+  return c && c->kind == KILN_ATTR_SYMBOL_REF && m ? kiln_symbol_lookup((kiln_op *)m, c->str) : NULL;
+}
+
+/* An scf.for at the top of a host function calling a host-loop body:
+ * the candidates of fl_host_loop, whose block arguments are host index
+ * values (checked without fl_host_index, which asks this). */
+static bool calls_loop_body(const kiln_op *op) {
+  if (op->kind != KILN_OP_SCF_FOR || !op->parent || !op->regions[0].first) return false;
+  const kiln_op *fn = kiln_block_parent_op(op->parent);
+  if (!fn || fn->kind != KILN_OP_FUNC_FUNC) return false;
+  for (kiln_op *o = op->regions[0].first->first; o; o = o->next)
+    if (o->kind == KILN_OP_FUNC_CALL && fl_host_loop_body(callee_fn(o))) return true;
+  return false;
+}
+
+bool fl_host_loop(const kiln_op *op) {
+  if (!calls_loop_body(op)) return false;
+  for (kiln_op *o = op->regions[0].first->first; o; o = o->next) {
+    if (o->kind == KILN_OP_SCF_YIELD || (o->kind == KILN_OP_FUNC_CALL && fl_host_loop_body(callee_fn(o))))
+      continue;
+    for (uint32_t r = 0; r < o->num_results; r++)
+      if (!fl_host_index(&o->results[r])) return false;
+    if (!o->num_results) return false;
+  }
+  return true;
+}
+
 bool fl_host_index(kiln_value *v) {
   if (v->type->kind != KILN_TYPE_INDEX) return false;
   kiln_op *d = v->def;
-  if (!d) return false;
+  if (!d) { /* a host loop body's index argument; a host loop's step number or carried index */
+    const kiln_op *owner = kiln_block_parent_op(v->block);
+    if (owner && owner->kind == KILN_OP_FUNC_FUNC) return fl_host_loop_body(owner);
+    return owner && calls_loop_body(owner);
+  }
   switch (d->kind) {
   case KILN_OP_ARITH_CONSTANT: return true;
   case KILN_OP_ARITH_INDEX_CAST: {

@@ -9,7 +9,8 @@
  * same values are computed; a call chain deeper than INLINE_MAX_DEPTH
  * (recursion) is an error naming the call; private callees left without
  * callers are erased; calls to declarations and multi-block callees are
- * left (outline-dispatches reports them). */
+ * left (outline-dispatches reports them), and so are calls of host-loop
+ * bodies (`kiln.host_loop_body`: fl_host_loop). */
 #include "fl_internal.h"
 
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static kiln_op *callee_of(kiln_op *module, kiln_op *call) {
 static bool inline_call(kiln_context *ctx, kiln_op *module, kiln_op *call) {
   kiln_op *f = callee_of(module, call);
   kiln_block *body = f && f->num_regions ? f->regions[0].first : NULL;
+  if (fl_host_loop_body(f)) return false; /* planned on its own, called per step */
   if (!body || body->next || body->num_args != call->num_operands) return false;
   kiln_op *ret = kiln_block_terminator(body);
   if (!ret || ret->kind != KILN_OP_FUNC_RETURN || ret->num_operands != call->num_results) return false;

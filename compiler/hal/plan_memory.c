@@ -69,6 +69,13 @@
  *    dispatch results through views over their slots; their results may
  *    only be returned or read by text ops); a text op's result is its
  *    own view, returned as it is (its size is decided at run time);
+ *  - a host loop (an scf.for calling host-loop bodies, fl_host_loop)
+ *    becomes an scf.for over views and index values whose steps call the
+ *    body (planned as a function of its own: index arguments stay
+ *    scalars); it takes arguments, constants and earlier host loops'
+ *    results, its results are returned or carried on (other uses are
+ *    refused naming the op); a function whose only work is its host loops
+ *    records no command buffer.
  * No barriers are inserted here: schedule-commands places them. */
 #include "hl_internal.h"
 #include "dialects/hal.h"
@@ -527,6 +534,7 @@ static uint32_t sym_phase(pm *p, const sym *s) {
  * host load (of argument data, or after the wait of data a dispatch
  * computed, through a view over its slot), a check, index arithmetic (a
  * moved op at the insertion point just stays). Other ops: nothing. */
+static kiln_error *host_loop(pm *p, kiln_op *o);
 static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
   kiln_context *ctx = p->ctx;
   if (o->kind == KILN_OP_TENSOR_DIM) {
@@ -579,6 +587,8 @@ static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
     kiln_named_attr a[2] = {hl_named(ctx, "what", kiln_op_get_attr(o, "what")),
                             hl_named(ctx, "dim", kiln_op_get_attr(o, "dim"))};
     kiln_build(&p->b, KILN_OP_HAL_CHECK_RANGE, 3, ops, 0, NULL, kiln_attr_dict(ctx, 2, a))->loc = o->loc;
+  } else if (o->kind == KILN_OP_SCF_FOR) {
+    return host_loop(p, o);
   } else if (host_index_op(o)) {
     *keep = true;
     if (o == p->b.before) {
@@ -663,6 +673,89 @@ static kiln_error *dispatch(pm *p, kiln_op *o, kiln_value *cb, mixed *lists) {
   return NULL;
 }
 
+/* A host loop left by flow (fl_host_loop): an scf.for whose body holds
+ * func.calls, index arithmetic and the yield. */
+static bool host_loop_op(const kiln_op *o) {
+  if (o->kind != KILN_OP_SCF_FOR || !o->num_regions || !o->regions[0].first) return false;
+  bool calls = false;
+  for (kiln_op *x = o->regions[0].first->first; x; x = x->next) {
+    if (x->kind == KILN_OP_FUNC_CALL) calls = true;
+    else if (x->kind != KILN_OP_SCF_YIELD && !host_index_op(x)) return false;
+  }
+  return calls;
+}
+
+/* The view a host loop passes for tensor v: an argument's view, an
+ * earlier host loop's result, a constant in rodata; NULL (error set)
+ * otherwise. */
+static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **err) {
+  kiln_value *view = kiln_value_map_lookup(&p->text, v);
+  if (view) return view;
+  if (!v->def && v->block == p->func->regions[0].first && p->views[v->index]) return p->views[v->index];
+  if (v->def && v->def->kind == KILN_OP_ARITH_CONSTANT) return text_view(p, loop, v, err);
+  *err = fail(p, loop, "a host loop takes a value that is neither an argument, a constant nor an earlier host "
+                       "loop's result (dispatch results entering a host loop are not supported yet)");
+  return NULL;
+}
+
+static const kiln_type *loop_type(pm *p, const kiln_type *t) {
+  return t->kind == KILN_TYPE_TENSOR ? hl_type(p->ctx, "buffer_view") : t;
+}
+
+/* A host loop at the builder over views: tensors cross each call as
+ * !hal.buffer_view (the callee, planned as a function of its own, runs
+ * a command buffer and a wait per step and allocates what it returns),
+ * index values as they are. Its tensor results are views (p->text). */
+static kiln_error *host_loop(pm *p, kiln_op *o) {
+  kiln_context *ctx = p->ctx;
+  kiln_error *err = NULL;
+  const uint32_t n = o->num_results;
+  kiln_value **ops = kiln_alloc(ctx, (o->num_operands + 1) * sizeof *ops);
+  const kiln_type **rt = kiln_alloc(ctx, (n + 1) * sizeof *rt);
+  for (uint32_t i = 0; i < o->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(o, i);
+    ops[i] = v->type->kind == KILN_TYPE_TENSOR ? loop_view(p, o, v, &err) : v;
+    if (!ops[i]) return err;
+  }
+  for (uint32_t i = 0; i < n; i++) rt[i] = loop_type(p, o->results[i].type);
+  kiln_op *nl = kiln_build(&p->b, KILN_OP_SCF_FOR, o->num_operands, ops, n, rt, NULL);
+  nl->loc = o->loc;
+  kiln_block *ob = o->regions[0].first, *nb = kiln_op_entry_block(ctx, nl, 0);
+  kiln_value_map map = {0};
+  for (uint32_t i = 0; i < ob->num_args; i++)
+    kiln_value_map_add(ctx, &map, ob->args[i],
+                       kiln_block_add_arg(ctx, nb, loop_type(p, ob->args[i]->type), ob->args[i]->loc));
+  kiln_builder bb = kiln_builder_at_end(ctx, nb);
+  for (kiln_op *x = ob->first; x; x = x->next) {
+    kiln_value **xo = kiln_alloc(ctx, (x->num_operands + 1) * sizeof *xo);
+    for (uint32_t i = 0; i < x->num_operands; i++) {
+      kiln_value *v = kiln_op_operand(x, i), *m = kiln_value_map_lookup(&map, v);
+      xo[i] = m ? m : v->type->kind == KILN_TYPE_TENSOR ? loop_view(p, o, v, &err) : v;
+      if (!xo[i]) return err;
+    }
+    const kiln_type **xt = kiln_alloc(ctx, (x->num_results + 1) * sizeof *xt);
+    for (uint32_t r = 0; r < x->num_results; r++) xt[r] = loop_type(p, x->results[r].type);
+    bb.loc = x->loc;
+    kiln_op *y = kiln_build(&bb, x->kind, x->num_operands, xo, x->num_results, xt, x->attrs);
+    for (uint32_t r = 0; r < x->num_results; r++)
+      kiln_value_map_add(ctx, &map, kiln_op_result(x, r), kiln_op_result(y, r));
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    kiln_value *r = kiln_op_result(o, i);
+    if (r->type->kind == KILN_TYPE_TENSOR) {
+      for (kiln_use *u = r->uses; u; u = u->next)
+        if (u->owner->kind != KILN_OP_FUNC_RETURN && !host_loop_op(u->owner) &&
+            !(u->owner->parent && host_loop_op(kiln_block_parent_op(u->owner->parent))))
+          return fail(p, u->owner, "reads a host loop's result (only returning it or carrying it into "
+                                   "another host loop is supported yet)");
+      kiln_value_map_add(ctx, &p->text, r, kiln_op_result(nl, i));
+    } else {
+      kiln_value_replace_all_uses(r, kiln_op_result(nl, i));
+    }
+  }
+  return NULL;
+}
+
 static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   pm p = {0};
   p.ctx = ctx, p.module = module, p.func = func;
@@ -673,6 +766,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   if (!ret || ret->kind != KILN_OP_FUNC_RETURN) return fail(&p, func, "expects a func.return terminator");
   /* check the body is in flow's host form */
   uint32_t nops = 0;
+  bool loops = false;
   for (kiln_op *o = body->first; o; o = o->next) {
     nops++;
     if (host_index_op(o)) continue;
@@ -685,6 +779,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_FLOW_CHECK_SHAPE:
     case KILN_OP_FLOW_CHECK_RANGE:
     case KILN_OP_FUNC_RETURN: break;
+    case KILN_OP_SCF_FOR:
+      if (!host_loop_op(o)) return fail(&p, o, "a host scf.for may hold only calls, index arithmetic and its yield");
+      loops = true;
+      break;
     case KILN_OP_TENSOR_EXTRACT:
     case KILN_OP_ARITH_INDEX_CAST: {
       int64_t flat;
@@ -705,9 +803,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     }
   }
   for (uint32_t i = 0; i < fty->num_inputs; i++)
-    if (fty->types[i]->kind != KILN_TYPE_TENSOR ||
-        (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem)))
-      return fail(&p, func, "arguments must be ranked tensors");
+    if (fty->types[i]->kind != KILN_TYPE_INDEX && (fty->types[i]->kind != KILN_TYPE_TENSOR ||
+        (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem))))
+      return fail(&p, func, "arguments must be ranked tensors or index values (a host loop's step)");
   for (uint32_t i = 0; i < fty->num_results; i++)
     if (fty->types[i]->kind != KILN_TYPE_TENSOR ||
         (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem)))
@@ -728,6 +826,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   kiln_value **in_bufs = kiln_alloc(ctx, (nin + 1) * sizeof *in_bufs);
   for (uint32_t i = 0; i < nin; i++) {
     kiln_value *arg = body->args[i];
+    if (arg->type->kind == KILN_TYPE_INDEX) { /* a scalar, passed as it is */
+      kiln_value_replace_all_uses(arg, kiln_block_add_arg(ctx, body, arg->type, arg->loc));
+      continue;
+    }
     kiln_value *view = kiln_block_add_arg(ctx, body, bvt, arg->loc);
     p.views[i] = view;
     kiln_named_attr a[3] = {hl_named(ctx, "input", hl_i32(ctx, i)),
@@ -768,6 +870,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     }
   for (uint32_t i = 0; i < nin; i++) {
     sym s;
+    if (!p.views[i]) continue; /* an index argument */
     kiln_value_map_add(ctx, &p.text, body->args[i], p.views[i]);
     if (is_text(body->args[i]->type->elem)) continue; /* text ops read its view */
     if (!byte_sym(&p, body->args[i], &s)) return fail(&p, func, "an input's size cannot be computed");
@@ -778,8 +881,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   /* results: the dispatch results behind returned values */
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *r = view_root(kiln_op_operand(ret, i));
-    if (r->def && r->def->kind == KILN_OP_FLOW_TEXT) {
-      if (r != kiln_op_operand(ret, i)) return fail(&p, ret, "a text op's result is returned through a reshape");
+    if (r->def && (r->def->kind == KILN_OP_FLOW_TEXT || r->def->kind == KILN_OP_SCF_FOR)) {
+      if (r != kiln_op_operand(ret, i))
+        return fail(&p, ret, "a text op's or host loop's result is returned through a reshape");
       continue; /* returned as the view the op makes */
     }
     if (!r->def || r->def->kind != KILN_OP_FLOW_DISPATCH)
@@ -945,6 +1049,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
           if (e) return e;
         }
     if (k && phase_end[k] == phase_end[k - 1]) continue; /* no command in this phase */
+    if (!k && phase_end[0] < 0 && loops) continue; /* host loops only: their steps run the commands */
     kiln_value *cb = kiln_op_result(kiln_build(&p.b, KILN_OP_HAL_COMMAND_BUFFER_CREATE, 0, NULL, 1, &cbt, NULL), 0);
     /* commands, in program order */
     for (uint32_t i = 0; i < nops; i++) {
@@ -977,7 +1082,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   kiln_value **views = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *views);
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *v = kiln_op_operand(ret, i);
-    if (v->def && v->def->kind == KILN_OP_FLOW_TEXT) {
+    if (v->def && (v->def->kind == KILN_OP_FLOW_TEXT || v->def->kind == KILN_OP_SCF_FOR)) {
       views[i] = kiln_value_map_lookup(&p.text, v);
       continue;
     }
@@ -1001,7 +1106,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   for (uint32_t i = 0; i < nin; i++) kiln_block_erase_arg(body, 0);
   const kiln_type **ins = kiln_alloc(ctx, (nin + 1) * sizeof *ins);
   const kiln_type **outs = kiln_alloc(ctx, (fty->num_results + 1) * sizeof *outs);
-  for (uint32_t i = 0; i < nin; i++) ins[i] = bvt;
+  for (uint32_t i = 0; i < nin; i++) ins[i] = fty->types[i]->kind == KILN_TYPE_INDEX ? fty->types[i] : bvt;
   for (uint32_t i = 0; i < fty->num_results; i++) outs[i] = bvt;
   kiln_op_set_attr(func, "kiln.signature", kiln_attr_type(ctx, fty));
   kiln_op_set_attr(func, "function_type",

@@ -105,6 +105,62 @@ func.func @f(%a: tensor<?x5xf32>, %b: tensor<5xf32>) -> tensor<?x5xf32> {
     return src, [gen(n) for n in (1, 2, 17, 1031, 8193)], bad
 
 
+@case("host_loop_body")
+def _():
+    # a host loop whose body is a function of its own (kiln.host_loop_body:
+    # planned apart, called per step): the carried value shrinks by one
+    # element per step, so each step's buffers, push constants and
+    # workgroup counts have their own size, and the body reads the step
+    # number (an index argument: a push constant of its kernel)
+    t = "tensor<?xf32>"
+    src = f"""func.func private @step(%acc: {t}, %x: {t}, %i: index) -> {t} attributes {{kiln.host_loop_body}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %acc, %c0 : {t}
+  %m1 = arith.subi %m, %c1 : index
+  %m2 = arith.maxsi %m1, %c0 : index
+  %s = tensor.extract_slice %acc[0] [%m2] [1] : {t} to {t}
+  %xs = tensor.extract_slice %x[0] [%m2] [1] : {t} to {t}
+  %e = tensor.empty(%m2) : {t}
+  %y = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%s, %xs : {t}, {t}) outs(%e : {t}) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %ii = arith.index_cast %i : index to i64
+    %fi = arith.sitofp %ii : i64 to f32
+    %p = arith.mulf %a, %b : f32
+    %q = arith.addf %p, %fi : f32
+    linalg.yield %q : f32
+  }} -> {t}
+  return %y : {t}
+}}
+func.func @f(%x: {t}, %n: tensor<i64>) -> {t} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = tensor.extract %n[] : tensor<i64>
+  %trip = arith.index_cast %t : i64 to index
+  %r = scf.for %i = %c0 to %trip step %c1 iter_args(%acc = %x) -> ({t}) {{
+    %y = func.call @step(%acc, %x, %i) : ({t}, {t}, index) -> {t}
+    scf.yield %y : {t}
+  }}
+  return %r : {t}
+}}"""
+
+    def gen(shape):
+        length, steps = shape
+
+        def g(r):
+            x = r.uniform(0.9, 1.1, length).astype(np.float32)
+            acc = d(x)
+            for i in range(max(steps, 0)):
+                m = max(len(acc) - 1, 0)
+                acc = acc[:m] * d(x)[:m] + i
+            return [x, np.array(steps, np.int64)], [acc]
+        return g
+    # no step (the input returned as it is), a negative count, 66 -> 63
+    # (crosses a 64-wide workgroup), down to an empty value and past it
+    shapes = [(5, 0), (4, -2), (66, 3), (2, 4), (1, 1)]
+    return src, [gen(s) for s in shapes], []
+
+
 @case("matmul", rtol=1e-4, atol=1e-4)
 def _():
     t = "tensor<?x?xf32>"

@@ -111,6 +111,24 @@ static bool tied_argument(kiln_op *m, const char *exe, uint32_t a) {
   return false;
 }
 
+/* A host loop (flow's fl_host_loop): an scf.for whose body calls
+ * functions marked kiln.host_loop_body, computes host dims and yields. */
+static bool host_loop(kiln_op *m, const kiln_op *x) {
+  if (x->kind != KILN_OP_SCF_FOR) return false;
+  bool calls = false;
+  for (kiln_op *y = x->regions[0].first->first; y; y = y->next) {
+    if (y->kind == KILN_OP_FUNC_CALL) {
+      const kiln_attr *c = kiln_op_get_attr(y, "callee");
+      kiln_op *f = c ? kiln_symbol_lookup(m, c->str) : NULL;
+      if (!f || !kiln_op_get_attr(f, "kiln.host_loop_body")) return false;
+      calls = true;
+    } else if (y->kind != KILN_OP_SCF_YIELD && !host_index(y)) {
+      return false;
+    }
+  }
+  return calls;
+}
+
 static void check_flow(const char *file, kiln_op *m) {
   kiln_block *body = kiln_module_body(m);
   for (kiln_op *o = body->first; o; o = o->next) {
@@ -120,12 +138,15 @@ static void check_flow(const char *file, kiln_op *m) {
         ck_assert_msg(x->kind == KILN_OP_FLOW_DISPATCH || x->kind == KILN_OP_FLOW_TENSOR_RESHAPE ||
                           x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN ||
                           x->kind == KILN_OP_FLOW_CHECK_DIM_EQ || x->kind == KILN_OP_FLOW_CHECK_RANGE ||
-                          host_index(x) || host_load(x),
+                          host_index(x) || host_load(x) || host_loop(m, x),
                       "%s: host function @%s holds '%s' after flow", file, kiln_symbol_name(o), x->name);
-      /* tensorize-scalars: no scalar in signatures (they are rank-0 tensors) */
+      /* tensorize-scalars: no scalar in signatures (they are rank-0 tensors)
+       * but a host loop body's index arguments (the step number) */
       const kiln_attr *ft = kiln_op_get_attr(o, "function_type");
+      const bool loop_body = kiln_op_get_attr(o, "kiln.host_loop_body") != NULL;
       for (uint32_t i = 0; b && ft && i < ft->type->num_inputs + ft->type->num_results; i++) {
         const kiln_type *t = ft->type->types[i];
+        if (loop_body && i < ft->type->num_inputs && t->kind == KILN_TYPE_INDEX) continue;
         ck_assert_msg(!kiln_type_is_int_or_index(t) && !kiln_type_is_float(t),
                       "%s: @%s signature type %u is a scalar after flow", file, kiln_symbol_name(o), i);
       }
@@ -133,7 +154,7 @@ static void check_flow(const char *file, kiln_op *m) {
       for (uint32_t i = 0; ret && i < ret->num_operands; i++) {
         kiln_value *v = kiln_op_operand(ret, i);
         while (v->def && v->def->kind == KILN_OP_FLOW_TENSOR_RESHAPE) v = kiln_op_operand(v->def, 0);
-        if (v->type->kind != KILN_TYPE_TENSOR) continue;
+        if (v->type->kind != KILN_TYPE_TENSOR || (v->def && host_loop(m, v->def))) continue;
         ck_assert_msg(v->def && v->def->kind == KILN_OP_FLOW_DISPATCH,
                       "%s: @%s result %u aliases an argument or constant", file, kiln_symbol_name(o), i);
         for (uint32_t j = 0; j < i; j++) {
