@@ -232,13 +232,36 @@ static kiln_op *fusable_pad(kiln_op *root, kiln_op *op) {
  * pieces, pad and insert_slice sources, all of which are in some group.
  * Not slices of constants (folded at compile time where they matter). */
 static bool absorbable_slice(const kiln_op *s) {
-  if (s->kind != KILN_OP_TENSOR_EXTRACT_SLICE || s->num_operands != 1 || s->num_results != 1 ||
+  if (s->kind != KILN_OP_TENSOR_EXTRACT_SLICE || s->num_operands < 1 || s->num_results != 1 ||
       !kiln_value_has_one_use(&s->results[0]))
     return false;
   const kiln_value *src = kiln_op_operand(s, 0);
-  if (!fl_is_static_tensor(src->type) || !fl_is_static_tensor(s->results[0].type) ||
-      (src->def && src->def->kind == KILN_OP_ARITH_CONSTANT))
+  const kiln_type *st = src->type, *rt = s->results[0].type;
+  if (st->kind != KILN_TYPE_TENSOR || rt->kind != KILN_TYPE_TENSOR || !kiln_type_is_ranked(st) ||
+      !kiln_type_is_ranked(rt) || (src->def && src->def->kind == KILN_OP_ARITH_CONSTANT))
     return false;
+  /* static offsets and strides; a run-time size only where the source
+   * dim is run-time too (share-pads' interior of a pad over a run-time
+   * batch): its size operand joins the dispatch's operands */
+  const kiln_attr *off = kiln_op_get_attr(s, "static_offsets"), *sz = kiln_op_get_attr(s, "static_sizes"),
+                  *str = kiln_op_get_attr(s, "static_strides");
+  if (fl_is_static_tensor(st) && fl_is_static_tensor(rt)) {
+    if (s->num_operands != 1) return false;
+  } else {
+    /* same rank: a rank-reducing slice stays static-only */
+    if (st->rank != rt->rank || !off || !sz || !str || off->kind != KILN_ATTR_DENSE_ARRAY ||
+        sz->kind != KILN_ATTR_DENSE_ARRAY || str->kind != KILN_ATTR_DENSE_ARRAY || off->count != rt->rank ||
+        sz->count != rt->rank || str->count != rt->rank)
+      return false;
+    uint32_t nsize = 0;
+    for (uint32_t d = 0; d < rt->rank; d++) {
+      if (((const int64_t *)off->data)[d] == KILN_DYNAMIC || ((const int64_t *)str->data)[d] == KILN_DYNAMIC ||
+          (rt->shape[d] == KILN_DYNAMIC) != (st->shape[d] == KILN_DYNAMIC))
+        return false;
+      nsize += ((const int64_t *)sz->data)[d] == KILN_DYNAMIC;
+    }
+    if (s->num_operands != 1 + nsize) return false;
+  }
   const kiln_use *u = s->results[0].uses;
   const kiln_op *c = u->owner;
   if (c->parent != s->parent) return false;

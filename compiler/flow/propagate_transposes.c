@@ -31,10 +31,11 @@
  *   - a static extract_slice of the same rank: a is sliced, T below.
  * Anything else keeps reading the transpose, which then costs a copy.
  *
- * After that sweep, two static rewrites face the other way: a pad of a
+ * After that sweep, two rewrites face the other way: a pad of a static
  * single-use pad with the same constant becomes one pad, and a transpose
- * of a single-use static pad becomes the pad of the transpose (the graph
- * input's NCHW pads then join the stem transpose's dispatch).
+ * of a single-use pad (a run-time dim only where nothing is padded)
+ * becomes the pad of the transpose (the graph input's NCHW pads then
+ * join the stem transpose's dispatch).
  *
  * Tensors may have run-time dims (a dynamic batch): the new tensors take
  * them from the ones they stand for (fl_build_dim), and a reshape moves
@@ -213,8 +214,9 @@ static bool merge_pads(kiln_op *op) {
  * T(pad(x)) with the pad read only by T becomes pad'(T(x)): the pad is
  * then the single use of the transpose, so form-dispatch-regions puts it
  * into the transpose's dispatch (the graph input's NCHW pad before the
- * stem convolution's NHWC transpose: one copy instead of two). Static
- * shapes only; run after the sweep, which moves the other way. Returns
+ * stem convolution's NHWC transpose: one copy instead of two). A
+ * run-time dim only where nothing is padded (a batch); run after the
+ * sweep, which moves the other way. Returns
  * the new transpose (whose source may be a pad again), or NULL. */
 static kiln_op *hoist_pad(kiln_op *op) {
   perm q;
@@ -222,13 +224,19 @@ static kiln_op *hoist_pad(kiln_op *op) {
   if (op->num_results != 1 || !transposed(kiln_op_result(op, 0), &pv, &q)) return NULL; /* not on memrefs */
   kiln_op *p = pv->def;
   if (!p || p->kind != KILN_OP_TENSOR_PAD || p->num_operands != 1 || p->parent != op->parent ||
-      !kiln_value_has_one_use(pv) || !kiln_type_has_static_shape(pv->type))
+      !kiln_value_has_one_use(pv) || !kiln_type_is_ranked(pv->type))
     return NULL;
   const kiln_attr *lo = kiln_op_get_attr(p, "static_low"), *hi = kiln_op_get_attr(p, "static_high");
   kiln_block *ob = p->regions[0].first;
   if (!lo || !hi || lo->kind != KILN_ATTR_DENSE_ARRAY || hi->kind != KILN_ATTR_DENSE_ARRAY ||
       lo->count != q.rank || hi->count != q.rank || !ob || ob->num_args != q.rank)
     return NULL;
+  /* a run-time dim only where nothing is padded (a batch): the new
+   * transpose's empty takes it from the pad's source */
+  for (uint32_t d = 0; d < q.rank; d++)
+    if (pv->type->shape[d] == KILN_DYNAMIC &&
+        (((const int64_t *)lo->data)[d] != 0 || ((const int64_t *)hi->data)[d] != 0))
+      return NULL;
   kiln_context *ctx = kiln_op_context(op);
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;

@@ -54,7 +54,9 @@ static bool shiftable(kiln_use *u) {
   int64_t with[KILN_MAX_LOOPS], without[KILN_MAX_LOOPS];
   int n = fl_iteration(c, with, NULL, NULL);
   if (n < 0) return false;
-  /* the bounds the other operands give alone must be the same */
+  /* the bounds the other operands give alone must be the same: -1 none,
+   * -2 a run-time size (a batch: loops no operand sizes statically have
+   * bound -1 in with) */
   for (int d = 0; d < n; d++) without[d] = -1;
   const kiln_affine_map **maps = kiln_alloc(kiln_op_context(c), (c->num_operands + 1) * sizeof *maps);
   fl_iteration(c, NULL, maps, NULL);
@@ -63,11 +65,12 @@ static bool shiftable(kiln_use *u) {
     if (i == u->index || !kiln_type_is_shaped(t) || !kiln_type_is_ranked(t)) continue;
     for (uint32_t r = 0; r < maps[i]->num_results && r < t->rank; r++) {
       const kiln_affine_expr *e = maps[i]->results[r];
-      if (e->kind == KILN_AFFINE_DIM && without[e->value] < 0) without[e->value] = t->shape[r];
+      if (e->kind == KILN_AFFINE_DIM && without[e->value] < 0)
+        without[e->value] = t->shape[r] == KILN_DYNAMIC ? -2 : t->shape[r];
     }
   }
   for (int d = 0; d < n; d++)
-    if (without[d] != with[d]) return false;
+    if (without[d] != with[d] && !(with[d] == -1 && without[d] == -2)) return false;
   return true;
 }
 
@@ -86,14 +89,21 @@ static void interior(kiln_context *ctx, kiln_op *p, const int64_t *lo, kiln_use 
   const kiln_type *xt = x->type;
   int64_t ones[KILN_MAX_LOOPS];
   for (uint32_t d = 0; d < xt->rank; d++) ones[d] = 1;
-  int64_t seg[4] = {1, 0, 0, 0};
+  /* a run-time dim (unpadded: a batch) is P's, computed before u */
+  kiln_value *ops[1 + KILN_MAX_LOOPS] = {pv};
+  uint32_t n = 1;
+  kiln_builder b = kiln_builder_before(u->owner);
+  b.loc = p->loc;
+  for (uint32_t d = 0; d < xt->rank; d++)
+    if (xt->shape[d] == KILN_DYNAMIC) ops[n++] = fl_build_dim(&b, pv, d);
+  int64_t seg[4] = {1, 0, n - 1, 0};
   const kiln_attr *attrs = kiln_attr_dict(ctx, 0, NULL);
   attrs = kiln_dict_set(ctx, attrs, "operandSegmentSizes",
                         kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 4, seg, NULL));
   attrs = kiln_dict_set(ctx, attrs, "static_offsets", kiln_attr_dense_i64_array(ctx, xt->rank, lo));
   attrs = kiln_dict_set(ctx, attrs, "static_sizes", kiln_attr_dense_i64_array(ctx, xt->rank, xt->shape));
   attrs = kiln_dict_set(ctx, attrs, "static_strides", kiln_attr_dense_i64_array(ctx, xt->rank, ones));
-  kiln_op *s = kiln_op_create(ctx, KILN_OP_TENSOR_EXTRACT_SLICE, p->loc, 1, &pv, 1, &xt, attrs, 0);
+  kiln_op *s = kiln_op_create(ctx, KILN_OP_TENSOR_EXTRACT_SLICE, p->loc, n, ops, 1, &xt, attrs, 0);
   kiln_block_insert_before(u->owner, s);
   kiln_op_set_operand(u->owner, u->index, kiln_op_result(s, 0));
 }
@@ -110,6 +120,10 @@ static void share(kiln_context *ctx, kiln_op *p) {
   const int64_t *lo = amounts(p, "static_low", r), *hi = amounts(p, "static_high", r);
   /* a pad of the innermost dim never joins its producer: nothing to gain */
   if (!r || !lo || !hi || lo[r - 1] || hi[r - 1]) return;
+  /* a run-time dim only where nothing is padded (a batch): the padded
+   * reads' maps shift by static amounts */
+  for (uint32_t d = 0; d < r; d++)
+    if ((x->type->shape[d] == KILN_DYNAMIC || pv->type->shape[d] == KILN_DYNAMIC) && (lo[d] || hi[d])) return;
   /* readers before P (a named 1x1 convolution beside the padded 3x3)
    * have P moved up to the first of them, where x and the pad value are
    * defined already */
@@ -153,8 +167,7 @@ static void share_in(kiln_context *ctx, kiln_block *body, void *user) {
   for (kiln_op *op = body->first; op; op = op->next) {
     if (op->kind != KILN_OP_TENSOR_PAD || op->num_operands != 1 || !constant_pad(op)) continue;
     kiln_value *x = kiln_op_operand(op, 0);
-    if (!kiln_value_has_one_use(x) && kiln_type_has_static_shape(x->type) &&
-        kiln_type_has_static_shape(op->results[0].type) && computed(x))
+    if (!kiln_value_has_one_use(x) && kiln_type_is_ranked(x->type) && computed(x))
       share(ctx, op);
   }
 }

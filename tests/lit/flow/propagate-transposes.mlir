@@ -84,6 +84,18 @@
 // CHECK-NEXT: ^bb0(%[[N:.*]]: index, %[[H:.*]]: index, %[[W:.*]]: index, %[[C:.*]]: index):
 // CHECK: } : tensor<2x7x9x5xf32> to tensor<2x12x10x5xf32>
 // CHECK-NEXT: return %[[P]]
+// A run-time batch (issue 17), unpadded: the same, the transpose's empty
+// sized by the input's batch. A pad of the batch itself stays above.
+// CHECK-LABEL: func.func @input_pad_batch(
+// CHECK: %[[NB:.*]] = tensor.dim %arg0, %c0
+// CHECK: %[[EB:.*]] = tensor.empty(%[[NB]]) : tensor<?x7x9x5xf32>
+// CHECK-NEXT: %[[TB:.*]] = linalg.transpose ins(%arg0 : tensor<?x5x7x9xf32>) outs(%[[EB]] : tensor<?x7x9x5xf32>) permutation = [0, 2, 3, 1]
+// CHECK-NEXT: %[[PB:.*]] = tensor.pad %[[TB]] low[0, 3, 1, 0] high[0, 2, 0, 0]
+// CHECK: } : tensor<?x7x9x5xf32> to tensor<?x12x10x5xf32>
+// CHECK-NEXT: return %[[PB]]
+// CHECK-LABEL: func.func @input_pad_batch_padded(
+// CHECK: tensor.pad %arg0 low[1, 0, 3, 1]
+// CHECK: linalg.transpose
 // A pad read elsewhere too stays above the transpose (no second pad).
 // CHECK-LABEL: func.func @input_pad_shared(
 // CHECK-NEXT: arith.constant
@@ -213,6 +225,30 @@ func.func @input_pad(%x: tensor<2x5x7x9xf32>) -> tensor<2x12x10x5xf32> {
   %e = tensor.empty() : tensor<2x12x10x5xf32>
   %t = linalg.transpose ins(%p : tensor<2x5x12x10xf32>) outs(%e : tensor<2x12x10x5xf32>) permutation = [0, 2, 3, 1]
   return %t : tensor<2x12x10x5xf32>
+}
+func.func @input_pad_batch(%x: tensor<?x5x7x9xf32>) -> tensor<?x12x10x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x5x7x9xf32>
+  %p = tensor.pad %x low[0, 0, 3, 1] high[0, 0, 2, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<?x5x7x9xf32> to tensor<?x5x12x10xf32>
+  %e = tensor.empty(%n) : tensor<?x12x10x5xf32>
+  %t = linalg.transpose ins(%p : tensor<?x5x12x10xf32>) outs(%e : tensor<?x12x10x5xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<?x12x10x5xf32>
+}
+func.func @input_pad_batch_padded(%x: tensor<?x5x7x9xf32>) -> tensor<?x12x10x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %p = tensor.pad %x low[1, 0, 3, 1] high[0, 0, 2, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<?x5x7x9xf32> to tensor<?x5x12x10xf32>
+  %n = tensor.dim %p, %c0 : tensor<?x5x12x10xf32>
+  %e = tensor.empty(%n) : tensor<?x12x10x5xf32>
+  %t = linalg.transpose ins(%p : tensor<?x5x12x10xf32>) outs(%e : tensor<?x12x10x5xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<?x12x10x5xf32>
 }
 func.func @input_pad_shared(%x: tensor<2x5x7x9xf32>) -> (tensor<2x12x10x5xf32>, tensor<2x5x12x10xf32>) {
   %zero = arith.constant 0.0 : f32
