@@ -26,19 +26,24 @@ const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) 
   size_t n = 0;
   for (const unsigned char *p = (const unsigned char *)fmt; *p; p++) {
     const char *w = (const char *)p;
-    size_t len = 1;
+    size_t len = 1, space = 0;
     /* A byte past the catalog stays as it is (formats are ASCII). */
     if (*p >= 0x80 && *p - 0x80 < word_count) {
       w = words;
       for (unsigned i = *p - 0x80; i; i--) w += strlen(w) + 1;
       len = strlen(w);
+      /* The space after a word is implied unless what follows attaches
+       * to it (KILN_MESSAGE_ATTACH; the end too: strchr finds the NUL),
+       * so most words' spaces take no byte. */
+      space = !strchr(KILN_MESSAGE_ATTACH, p[1]);
     }
     /* message_words.py bounds the formats it writes, but only estimates
      * the macros in them: one too long is used as it is (its words stay
      * bytes, its conversions whole), never cut inside a conversion. */
-    if (n + len >= KILN_MESSAGE_TEXT_MAX) return fmt;
+    if (n + len + space >= KILN_MESSAGE_TEXT_MAX) return fmt;
     memcpy(buf + n, w, len);
     n += len;
+    if (space) buf[n++] = ' ';
   }
   buf[n] = 0;
   return buf;

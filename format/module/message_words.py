@@ -5,7 +5,8 @@ writes a copy in which each such call's format, when it is string literals
 (and macros of them: PRIu64, KILN_VERSION) only, has its dictionary words
 (message_words.def) replaced by one byte each, 0x80 + the word's index
 (so has each of the file's #define'd formats that is used nowhere but to
-start such formats, and a call's inside a macro body too);
+start such formats, and a call's inside a macro body too); the byte also
+stands for the space after the word where no byte of ATTACH follows it;
 kiln_message_text expands them back before formatting, so the text a
 caller sees is unchanged. Conversion specifications are never touched, so
 the compiler checks the arguments against the same conversions. Each
@@ -28,6 +29,9 @@ SPEC = re.compile(r"%[-+ #0]*(\*|[0-9]+)?(\.(\*|[0-9]+))?(hh|h|ll|l|z|j|t|L)?[a-
 PRI = re.compile(r"PRI[diouxX](8|16|32|64|PTR|MAX)")
 MACRO_MAX = 32
 WORD = re.compile(r"[A-Za-z_]{2,}")
+# KILN_MESSAGE_ATTACH in kiln/message.h, with the format's end ("\0"):
+# what may follow a word byte without a space; any other byte brings one.
+ATTACH = " \n\t,.:;)]-[\0"
 
 
 def fail(path, text, pos, why):
@@ -196,9 +200,12 @@ def defined_formats(text):
     return out
 
 
-def checked(path, text, at, found):
-    """found's literals as (start, end, value, lead kept), after checking
-    the whole format (printable ASCII, expands under TEXT_MAX)."""
+def checked(path, text, at, found, open_end=False):
+    """found's literals as (start, end, value, lead kept, after), after
+    checking the whole format (printable ASCII, expands under TEXT_MAX).
+    after: the literal text that follows value in the format, ending in
+    "\0" where the format ends there; without it a macro follows, or with
+    open_end (a #define'd format's body) whatever the use adds."""
     literal = "".join(v for _, _, v in found if not isinstance(v, Macro))
     size = sum(v.size() if isinstance(v, Macro) else len(v) for _, _, v in found)
     if any(ord(c) > 0x7E or (ord(c) < 0x20 and c not in "\n\t") for c in literal):
@@ -208,11 +215,18 @@ def checked(path, text, at, found):
     # A literal after an open conversion ("%" "lu") or after a macro
     # other than PRI* (it may end in one) keeps what may continue it.
     keep = 0
-    for i, j, value in found:
+    for n, (i, j, value) in enumerate(found):
         if isinstance(value, Macro):
             keep = not PRI.fullmatch(value)
             continue
-        yield i, j, value, lead(value) if keep else 0
+        after = ""
+        for _, _, v in found[n + 1:]:
+            if isinstance(v, Macro):
+                break
+            after += v
+        else:
+            after += "" if open_end else "\0"
+        yield i, j, value, lead(value) if keep else 0, after
         keep = "%" in SPEC.sub("", value)
 
 
@@ -236,7 +250,7 @@ def formats(path, text, calls):
     for name, found in defs.items():
         uses = len(re.findall(r"\b" + name + r"\b", text)) - 1
         if uses and uses == leading[name]:
-            yield from checked(path, text, found[0][0], found)
+            yield from checked(path, text, found[0][0], found, open_end=True)
 
 
 def in_comment(text, pos):
@@ -255,14 +269,45 @@ def pieces(value):
     return out
 
 
-def compress(value, index, keep=0):
-    """value with its words as catalog bytes, value[:keep] as it is."""
-    out = [value[:keep]]
+def words_in(value, keep, after, index):
+    """Yields (start, end, word) for each of value's words (in index) that
+    becomes a byte, end past the space it takes along. The byte implies a
+    space before what follows unless that is in ATTACH, so a word followed
+    by a space and then a byte outside ATTACH takes the space; one followed
+    by such a byte directly, or by what is not known here (a macro, what
+    follows a #define'd format), stays spelled out. value[:keep] is left
+    alone (it continues a conversion), and so are conversions."""
+    rest = value[keep:] + after
+
+    def at(k):  # the byte at k of the format from value[keep:]; None: unknown
+        return rest[k] if k < len(rest) else None
+
+    k = keep
     for plain, piece in pieces(value[keep:]):
         if plain:
-            piece = WORD.sub(lambda m: chr(0x80 + index[m.group(0)])
-                             if m.group(0) in index else m.group(0), piece)
-        out.append(piece)
+            for m in WORD.finditer(piece):
+                if m.group(0) not in index:
+                    continue
+                end = m.end() + k - keep
+                c = at(end)
+                if c == " " and end < len(value) - keep:
+                    d = at(end + 1)
+                    if d is not None and d not in ATTACH:
+                        yield m.start() + k, m.end() + k + 1, m.group(0)
+                        continue
+                if c is not None and c in ATTACH:
+                    yield m.start() + k, m.end() + k, m.group(0)
+        k += len(piece)
+
+
+def compress(value, index, keep=0, after="\0"):
+    """value with its words as catalog bytes (words_in), value[:keep] as
+    it is; after: what follows value in its format (checked)."""
+    out, last = [], 0
+    for a, b, w in words_in(value, keep, after, index):
+        out += [value[last:a], chr(0x80 + index[w])]
+        last = b
+    out.append(value[last:])
     return "".join(out)
 
 
@@ -299,9 +344,9 @@ def transform(words_path, src, dst, call_items):
     index = read_words(words_path)
     text = open(src).read()
     out, last = [f'#line 1 "{src}"\n'], 0
-    for i, j, value, keep in sorted(formats(src, text, parse_calls(call_items))):
+    for i, j, value, keep, after in sorted(formats(src, text, parse_calls(call_items))):
         out.append(text[last:i])
-        out.append(c_literal(compress(value, index, keep)))
+        out.append(c_literal(compress(value, index, keep, after)))
         last = j
     out.append(text[last:])
     with open(dst, "w") as f:
@@ -314,16 +359,17 @@ def suggest(specs):
     for spec in dict.fromkeys(specs):
         src, items = spec.split("=")
         text = open(src).read()
-        values += [v[k:] for _, _, v, k in formats(src, text, parse_calls(items.split(",")))]
-    counts = collections.Counter()
-    for v in values:
-        for plain, piece in pieces(v):
-            if plain:
-                counts.update(WORD.findall(piece))
-    # A word saves len - 1 bytes per use and costs len + 1 in the table.
-    gain = {w: n * (len(w) - 1) - (len(w) + 1) for w, n in counts.items()}
+        values += [(v, k, a) for _, _, v, k, a in formats(src, text, parse_calls(items.split(",")))]
+    # A word saves len - 1 bytes per use (len when it takes its space
+    # along) and costs len + 1 in the table; every word is a candidate.
+    everything = type("Everything", (), {"__contains__": lambda self, w: True})()
+    saved = collections.Counter()
+    for v, k, a in values:
+        for start, end, w in words_in(v, k, a, everything):
+            saved[w] += end - start - 1
+    gain = {w: n - (len(w) + 1) for w, n in saved.items()}
     best = sorted((w for w in gain if gain[w] > 0), key=lambda w: (-gain[w], w))[:MAX_WORDS]
-    print(f"/* {len(values)} formats, {sum(map(len, values))} bytes; "
+    print(f"/* {len(values)} formats, {sum(len(v) - k for v, k, _ in values)} bytes; "
           f"these words save {sum(gain[w] for w in best)} */", file=sys.stderr)
     for w in best:
         print(f'KILN_MESSAGE_WORD("{w}")')

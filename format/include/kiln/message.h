@@ -15,7 +15,8 @@
  * With text, the formats are stored compressed: the build compiles the
  * runtime's sources through format/module/message_words.py, which puts one
  * byte (0x80 + index) in place of each word of message_words.def in every
- * literal format of a message call, and each formatter above expands the
+ * literal format of a message call (a space after it implied, see
+ * KILN_MESSAGE_ATTACH), and each formatter above expands the
  * format with kiln_message_text before printf sees it. So a format passed
  * to them must be ASCII (other text goes through %s). */
 #ifndef KILN_MESSAGE_H
@@ -26,6 +27,13 @@
 /* Formats into msg[0..cap) when msg is not NULL; returns code. */
 int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
                         ...) __attribute__((format(printf, 4, 5)));
+
+/* What may follow a catalog word with no space between: after a word
+ * byte, any other byte brings a space of its own (message_words.py
+ * stores "word x" as the word's byte then "x", and leaves a word that
+ * runs into such a byte, as in "word'", spelled out). Its copy there
+ * (ATTACH) must match. */
+#define KILN_MESSAGE_ATTACH " \n\t,.:;)]-["
 
 /* Longest expanded format, with its NUL; message_words.py refuses longer. */
 #define KILN_MESSAGE_TEXT_MAX 320

@@ -21,12 +21,27 @@ sys.path.insert(0, os.path.join(SRC, "format/module"))
 import message_words as mw  # noqa: E402
 
 WORDS = os.path.join(SRC, "format/module/message_words.def")
+# The C decoder's set (kiln/message.h) is the rewriter's, but for the end.
+header = open(os.path.join(SRC, "format/include/kiln/message.h")).read()
+m = re.search(r'#define KILN_MESSAGE_ATTACH ("[^"]*")', header)
+ATTACH = mw.decode(m.group(1)[1:-1]) + "\0" if m else None
 words = list(mw.read_words(WORDS))
 failures = []
 
 
-def expand(value, words=words):
-    return "".join(words[ord(c) - 0x80] if ord(c) >= 0x80 else c for c in value)
+def expand(value, words=words, after="\0"):
+    """value as kiln_message_text expands it: a word byte brings a space
+    unless the next byte (after value: after's first) is in ATTACH. The
+    C decoder's own set is kiln/message.h's, checked against mw.ATTACH."""
+    out, text = [], value + after
+    for k, c in enumerate(value):
+        if ord(c) >= 0x80:
+            out.append(words[ord(c) - 0x80])
+            if text[k + 1:k + 2] not in ATTACH:
+                out.append(" ")
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def split(text):
@@ -67,8 +82,18 @@ def check_copy(orig_path, copy_path):
         failures.append(f"{copy_path}: differs from {orig_path} outside string literals")
         return 0
     rewritten = 0
-    for o, c in zip(vals_o, vals_c):
-        if expand(c) != o or specs(c) != specs(o):
+    for k, (o, c) in enumerate(zip(vals_o, vals_c)):
+        # What the decoder sees after the literal: the next one's first
+        # byte when the compiler joins them, else the end of the format;
+        # a macro's text is unknown, so no word byte may end a literal
+        # that a macro follows.
+        between = re.sub(r"/\*.*?\*/", "", code_c[k + 1], flags=re.S)
+        after = "\0"
+        if not between.strip() and k + 1 < len(vals_c):
+            after = vals_c[k + 1][:1] or "\0"
+        elif re.match(r"\s*[A-Za-z_]", between) and c and ord(c[-1]) >= 0x80:
+            failures.append(f"{copy_path}: {c!r} ends in a word byte before a macro")
+        if expand(c, after=after) != o or specs(c) != specs(o):
             failures.append(f"{copy_path}: {c!r} does not expand to {o!r}")
         rewritten += c != o
     return rewritten
@@ -106,6 +131,10 @@ x = other(SHARED);
 x = krt_status(a, c, CONT, s);
 #define MULTI(a) krt_status(a, c, \
     "buffer")
+x = krt_status(a, c, "buffer'%s' the  function, buffer[%u]", s, n);
+x = krt_status(a, c, "the" "buffer" " %s", s);
+x = krt_status(a, c, "function" PRIu64, n);
+x = krt_status(a, c, "the buffer " PRIu64, n);
 '''
 # Its own words: "lu" would be a word if a conversion's letters were.
 FIXTURE_WORDS = ["buffer", "lu", "function", "the"]
@@ -126,14 +155,25 @@ with tempfile.TemporaryDirectory() as tmp:
     # a #define'd format used only to start formats (LEAD, CONT), not one
     # used elsewhere too (SHARED) nor what follows a macro (" buffer": a
     # macro may end in an open conversion); a call in a macro body.
+    # Spaces: a word byte stands for the space after it when a byte outside
+    # ATTACH follows the space ("the buffer %"), not when the word runs into
+    # one ("buffer'") or the next literal starts with one ("the" "buffer"),
+    # nor when a macro follows ("function" PRIu64): those stay spelled out;
+    # a space before a macro stays too ("the buffer " PRIu64).
     must = {"the buffer %", " function", "lu buffer", "lu buffer %s",
-            "function %s", "buffer", "the buffer %s"}
+            "function %s", "buffer", "the buffer %s",
+            "buffer'%s' the  function, buffer[%u]", "the buffer "}
+    spaced = {"the buffer %": "\x83\x80%",
+              "buffer'%s' the  function, buffer[%u]": "buffer'%s' \x83  \x82, \x80[%u]",
+              "the buffer ": "\x83\x80 "}
     for g, w in zip(got, want):
         changed = g != w
         if expand(g, FIXTURE_WORDS) != w:
             failures.append(f"fixture: {g!r} does not expand to {w!r}")
         if changed != (w in must and any(x in index for x in mw.WORD.findall(w))):
             failures.append(f"fixture: {w!r} {'rewritten' if changed else 'left as it is'}")
+        if w in spaced and g != spaced[w]:
+            failures.append(f"fixture: {w!r} stored as {g!r}, not {spaced[w]!r}")
         if w.startswith("lu buffer") and not g.startswith("lu "):
             failures.append(f"fixture: the conversion an earlier literal opened was rewritten: {g!r}")
 

@@ -1,6 +1,7 @@
 /* kiln_message_text and kiln_message_format (format/module/message.c) on
  * formats as message_words.py writes them: each byte 0x80 + i becomes the
- * i-th word of message_words.def, and a format whose expansion does not
+ * i-th word of message_words.def (with the space after it unless what
+ * follows attaches to the word), and a format whose expansion does not
  * fit KILN_MESSAGE_TEXT_MAX is used as it is rather than cut inside a
  * conversion. */
 #include <check.h>
@@ -24,6 +25,21 @@ START_TEST(expands_words) {
   snprintf(want, sizeof want, "%s %%u %s", words[0], words[word_count - 1]);
   ck_assert_str_eq(kiln_message_text(fmt, buf), want);
   ck_assert_str_eq(kiln_message_text("plain %s", buf), "plain %s");
+}
+END_TEST
+
+START_TEST(implied_spaces) {
+  char buf[KILN_MESSAGE_TEXT_MAX], want[KILN_MESSAGE_TEXT_MAX];
+  /* A word brings a space unless what follows attaches to it
+   * (KILN_MESSAGE_ATTACH): another word, a conversion and a quote get one
+   * (none comes before a word: "%u" runs into it);
+   * a comma, a space, a bracket and the end do not. */
+  const char fmt[] = {(char)0x80, (char)0x81, '%', 'u', (char)0x80, '\'', 'x',
+                      '\'', (char)0x81, ',', (char)0x80, ' ', ' ', (char)0x81,
+                      '[', ']', (char)0x80, 0};
+  snprintf(want, sizeof want, "%s %s %%u%s 'x'%s,%s  %s[]%s", words[0],
+           words[1], words[0], words[1], words[0], words[1], words[0]);
+  ck_assert_str_eq(kiln_message_text(fmt, buf), want);
 }
 END_TEST
 
@@ -58,6 +74,7 @@ int main(void) {
   Suite *s = suite_create("format_message");
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, expands_words);
+  tcase_add_test(tc, implied_spaces);
   tcase_add_test(tc, too_long_used_as_is);
   tcase_add_test(tc, format_expands_then_formats);
   suite_add_tcase(s, tc);
