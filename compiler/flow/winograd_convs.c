@@ -55,16 +55,20 @@ static const double wg_at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 /* Where Winograd is a measured win (kiln-bench --profile-dispatches, one
  * worker under SCHED_FIFO, Zen 4; direct -> the five Winograd dispatches):
  * 3x3 256->256 at 14x14 2.12 -> 1.56 ms, 512->512 at 14x14 8.29 -> 6.13,
- * 128->128 at 28x28 2.16 -> 1.79, at 14x14 513 -> 382 us (load ~17-27).
- * Where it is not: 64->64 at 56x56 (the
- * transforms' passes over 4x the input and output cost what the products
- * save when K is 64), and few tiles per product: 256->256 at 7x7, batch 2
+ * 128->128 at 28x28 2.16 -> 1.79, at 14x14 513 -> 382 us (load ~17-27);
+ * since the transforms vectorize along the channels (stage), 64->64 at
+ * 56x56 too: 2.00 -> 1.30 ms (session 14, load ~9). Where it is not: few
+ * tiles per product: 256->256 at 7x7, batch 2
  * (32 tiles) 1.05 -> 1.07 ms for the product alone, whose rows then fill
  * few of the matmul microkernel's row blocks; 512->512 at 7x7 loses
  * outright (U, 16 MiB, streams from memory for 16 tiles). So: both
  * channel counts at least WG_MIN_CHANNELS and at least WG_MIN_TILES tiles
- * (a 14x14 output has 49). */
-#define WG_MIN_CHANNELS 128
+ * (a 14x14 output has 49). 64 channels (was 128 before the transforms
+ * vectorized): 3x3 64->64 at 28x28 1040 -> 672 us (one worker, load
+ * ~15); whole ResNets with 64-channel Winograd against 128
+ * (bench_models --cpu, one thread, load 24): ResNet-18 0.94x, ResNet-34
+ * 0.97x, ResNet-50 0.98x. */
+#define WG_MIN_CHANNELS 64
 #define WG_MIN_TILES 48
 
 /* A run-time batch counts as one image: the tiles it has at the least,

@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s --winograd-convs | cut -c1-400 | FileCheck %s
 // winograd-convs: convert-convs-to-nhwc's blocked 3x3 convolutions, stride
-// 1, with 128+ input and output channels and 48+ output tiles of 2x2,
+// 1, with 64+ input and output channels and 48+ output tiles of 2x2,
 // become Winograd F(2x2, 3x3): two input-transform generics (B^T along
 // the rows, then the columns), a batch_matmul of the 16 tile positions
 // against U = G g G^T (a constant computed here), two output-transform
@@ -102,7 +102,7 @@
 // CHECK-NOT: batch_matmul
 // CHECK: return
 //
-// Stay direct: 7x7 (16 tiles), 64 input channels, 64 output channels, a
+// Stay direct: 7x7 (16 tiles), 48 input channels, 48 output channels, a
 // strided window.
 // CHECK-LABEL: func.func @few_tiles(
 // CHECK-NOT: batch_matmul
@@ -194,12 +194,12 @@ func.func @few_tiles(%x: tensor<1x9x9x256xf32>) -> tensor<1x7x7x256xf32> {
   %y = "flow.tensor.reshape"(%c) : (tensor<1x7x7x8x32xf32>) -> tensor<1x7x7x256xf32>
   return %y : tensor<1x7x7x256xf32>
 }
-func.func @few_inputs(%x: tensor<1x16x16x64xf32>) -> tensor<1x14x14x128xf32> {
-  %w = arith.constant dense<1.0> : tensor<4x3x3x64x32xf32>
+func.func @few_inputs(%x: tensor<1x16x16x48xf32>) -> tensor<1x14x14x128xf32> {
+  %w = arith.constant dense<1.0> : tensor<4x3x3x48x32xf32>
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x14x14x4x32xf32>
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x4x32xf32>
-  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x64xf32>, tensor<4x3x3x64x32xf32>) outs(%z : tensor<1x14x14x4x32xf32>) {
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x48xf32>, tensor<4x3x3x48x32xf32>) outs(%z : tensor<1x14x14x4x32xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %o, %m : f32
@@ -208,19 +208,19 @@ func.func @few_inputs(%x: tensor<1x16x16x64xf32>) -> tensor<1x14x14x128xf32> {
   %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x128xf32>
   return %y : tensor<1x14x14x128xf32>
 }
-func.func @few_outputs(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x64xf32> {
-  %w = arith.constant dense<1.0> : tensor<2x3x3x128x32xf32>
+func.func @few_outputs(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x48xf32> {
+  %w = arith.constant dense<1.0> : tensor<1x3x3x128x48xf32>
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x14x14x2x32xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x2x32xf32>) -> tensor<1x14x14x2x32xf32>
-  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<2x3x3x128x32xf32>) outs(%z : tensor<1x14x14x2x32xf32>) {
+  %e = tensor.empty() : tensor<1x14x14x1x48xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x1x48xf32>) -> tensor<1x14x14x1x48xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<1x3x3x128x48xf32>) outs(%z : tensor<1x14x14x1x48xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %o, %m : f32
     linalg.yield %s : f32
-  } -> tensor<1x14x14x2x32xf32>
-  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x2x32xf32>) -> tensor<1x14x14x64xf32>
-  return %y : tensor<1x14x14x64xf32>
+  } -> tensor<1x14x14x1x48xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x1x48xf32>) -> tensor<1x14x14x48xf32>
+  return %y : tensor<1x14x14x48xf32>
 }
 func.func @strided(%x: tensor<1x29x16x128xf32>) -> tensor<1x14x14x128xf32> {
   %w = arith.constant dense<1.0> : tensor<4x3x3x128x32xf32>
