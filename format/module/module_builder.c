@@ -2,6 +2,8 @@
  * FlatBuffer (through fb_builder.c, with field setters generated from
  * module_schema.def) and the segments after it.
  *
+ * Variants with byte-identical payloads share one segment.
+ *
  * Layout is computed in two passes: the FlatBuffer's size does not depend
  * on segment offset values (they are fixed-width and never zero), so pass 1
  * writes placeholders to learn the size, segments are placed after it, and
@@ -503,6 +505,23 @@ static uint32_t kmb_add_segment(kiln_module_builder_t *b, uint8_t kind,
   return index;
 }
 
+/* The executable segment already holding v's payload byte for byte, or
+ * segments_count: variants given one shared object (kiln-compile links all
+ * of a target's kernels into one) share its segment, so a runtime maps
+ * and checks it once. */
+static uint32_t kmb_same_payload(const kiln_module_builder_t *b,
+                                 const kiln_module_variant_desc_t *v) {
+  const uint64_t hash = kiln_module_hash(v->payload, v->payload_size);
+  for (uint32_t i = 0; i < b->segments_count; i++) {
+    const kmb_segment *s = &b->segments[i];
+    if (s->kind == kiln_fb_SegmentKind_Executable && s->format == v->format &&
+        s->size == v->payload_size && s->hash == hash &&
+        (!s->size || memcmp(s->data, v->payload, (size_t)s->size) == 0))
+      return i;
+  }
+  return b->segments_count;
+}
+
 static uint32_t kmb_add_rodata(kiln_module_builder_t *b, const char *name,
                                const void *data, uint64_t size,
                                uint32_t alignment, bool borrow) {
@@ -629,8 +648,10 @@ uint32_t kiln_module_builder_add_executable(
       return index;
     }
     if (!kmb_variant_exports_ok(b, d, v)) return index;
-    uint32_t segment = kmb_add_segment(b, kiln_fb_SegmentKind_Executable,
-                                       v->payload, v->payload_size, false);
+    uint32_t segment = kmb_same_payload(b, v);
+    if (segment == b->segments_count)
+      segment = kmb_add_segment(b, kiln_fb_SegmentKind_Executable, v->payload,
+                                v->payload_size, false);
     if (b->error[0]) return index;
     b->segments[segment].format = (uint8_t)v->format;
     kmb_variant *o = &e->variants[e->variant_count++];

@@ -5,8 +5,10 @@
  * device picks the best variant for this CPU (architecture, then the most
  * features it can use; KILN_CPU_FEATURES narrows them), maps all of a
  * module's kernels into one group of the ELF loader (src/elf: one mapping,
- * one mprotect per kernel and one more), and cross-checks each library's
+ * one mprotect per image and one more; executables whose variants share a
+ * segment share its image), and cross-checks each library's
  * export table against the module before any kernel runs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -205,25 +207,42 @@ static kiln_status_t check_table(kiln_device_t *device, cpu_executable_t *ce,
   return NULL;
 }
 
-/* Executable `index` of module into the group: picks its variant, reads
- * its (possibly decompressed) bytes and adds them, which measures while
- * the group is unreserved and maps (into *out, checked) once it is. */
+/* Executable `index` of module into the group: picks its variant (the
+ * measuring pass), reads its bytes and adds them, which measures while the
+ * group is unreserved and maps (checked) once it is. A variant whose
+ * segment an earlier executable's variant added (kiln-compile links a
+ * target's kernels into one shared object) shares that image. */
 static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
                                 uint32_t index, kiln_elf_group_t *group,
-                                void **out, spec_memo_t *memo) {
+                                void **handles, spec_memo_t *memo) {
   const krt_executable_t *exe = &module->executables[index];
-  const int vi = pick_variant((const local_device_t *)device, exe, memo);
-  if (vi < 0) {
-    char held[512];
+  cpu_executable_t *ce = handles[index];
+  if (!ce) {
+    const int vi = pick_variant((const local_device_t *)device, exe, memo);
+    if (vi < 0) {
+      char held[512];
 #ifndef KILN_NO_MESSAGES
-    krt_describe_variants(exe, held, sizeof held);
+      krt_describe_variants(exe, held, sizeof held);
 #endif
-    return krt_status(A, KILN_STATUS_INCOMPATIBLE,
-                      "executable '%s' has no variant device %s can run: the "
-                      "device offers %s; the module holds %s",
-                      exe->name, device->name, device->target, held);
+      return krt_status(A, KILN_STATUS_INCOMPATIBLE,
+                        "executable '%s' has no variant device %s can run: the "
+                        "device offers %s; the module holds %s",
+                        exe->name, device->name, device->target, held);
+    }
+    ce = krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_entry_fn));
+    if (!ce) return krt_oom(A);
+    handles[index] = ce;
+    ce->exe = exe;
+    ce->variant = &exe->variants[vi];
   }
-  const krt_variant_t *v = &exe->variants[vi];
+  const krt_variant_t *v = ce->variant;
+  for (uint32_t k = 0; k < index; ++k) {
+    const cpu_executable_t *o = handles[k];
+    if (o->variant->segment == v->segment) {
+      ce->image = o->image;
+      return NULL;
+    }
+  }
   const uint8_t *bytes;
   uint64_t size;
   void *owned;
@@ -233,21 +252,9 @@ static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
   kiln_status_t s = krt_segment_bytes(module, v->segment, group->map != NULL,
                                       &bytes, &size, &owned);
   if (s) return krt_status_prefix(s, "executable '%s'", exe->name);
-  cpu_executable_t *ce = NULL;
-  if (group->map) {
-    ce = krt_alloc(A, sizeof *ce + exe->export_count * sizeof(kiln_entry_fn));
-    if (!ce) {
-      krt_free(A, owned);
-      return krt_oom(A);
-    }
-    *out = ce;
-    ce->exe = exe;
-  }
-  kiln_elf_image_t scratch;
   char msg[256];
-  const int rc = kiln_elf_group_add(group, bytes, (size_t)size,
-                                    ce ? &ce->image : &scratch, msg,
-                                    sizeof msg);
+  const int rc = kiln_elf_group_add(group, bytes, (size_t)size, &ce->image,
+                                    msg, sizeof msg);
   krt_free(A, owned);
   if (rc != KILN_ELF_OK)
     return krt_status(A,
@@ -255,15 +262,21 @@ static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
                                                 : KILN_STATUS_DATA_LOSS,
                       "executable '%s' variant '%s': %s", exe->name, v->name,
                       msg);
-  if (ce) ce->variant = v;
   return NULL;
 }
 
 /* A mapped, sealed kernel's export table against the module's. */
 static kiln_status_t check_pass(kiln_device_t *device, cpu_executable_t *ce) {
   const char *vname = ce->variant->name;
-  kiln_executable_query_fn query = (kiln_executable_query_fn)(uintptr_t)
-      kiln_elf_lookup(&ce->image, KILN_EXECUTABLE_QUERY_SYMBOL);
+  /* An image shared by several executables names each one's query
+   * kiln_executable_query.EXECUTABLE; an image of its own, plainly. */
+  char name[sizeof KILN_EXECUTABLE_QUERY_SYMBOL + KILN_EXECUTABLE_SHARED_NAME_MAX + 1];
+  const int n = snprintf(name, sizeof name, "%s.%s",
+                         KILN_EXECUTABLE_QUERY_SYMBOL, ce->exe->name);
+  void *sym = n > 0 && (size_t)n < sizeof name ? kiln_elf_lookup(&ce->image, name)
+                                               : NULL;
+  if (!sym) sym = kiln_elf_lookup(&ce->image, KILN_EXECUTABLE_QUERY_SYMBOL);
+  kiln_executable_query_fn query = (kiln_executable_query_fn)(uintptr_t)sym;
   kiln_status_t s =
       query ? check_table(device, ce, query(KILN_EXECUTABLE_ABI_VERSION), vname)
             : krt_status(A, KILN_STATUS_DATA_LOSS,
@@ -294,7 +307,7 @@ static kiln_status_t local_executables_load(kiln_device_t *device,
                            : kiln_elf_group_seal(group, msg, sizeof msg)))
       return krt_status(A, KILN_STATUS_UNAVAILABLE, "%s", msg);
     for (uint32_t i = 0; i < module->executable_count && !s; ++i)
-      s = pass < 2 ? group_pass(device, module, i, group, &handles[i], &memo)
+      s = pass < 2 ? group_pass(device, module, i, group, handles, &memo)
                    : check_pass(device, handles[i]);
   }
   return s;

@@ -231,6 +231,7 @@ static kiln_status_t load_rodata(kiln_module_t *m) {
 static kiln_status_t load_executables(kiln_module_t *m) {
   kiln_fb_Module_t root = m->view.root;
   const uint32_t n = kiln_fb_Module_executables_count(root);
+  uint32_t verified = UINT32_MAX, verified_machine = 0; /* last ELF checked */
   m->executable_count = n;
   m->executables = krt_alloc(A, (size_t)n * sizeof *m->executables + 1);
   if (!m->executables)
@@ -281,15 +282,21 @@ static kiln_status_t load_executables(kiln_module_t *m) {
       if (kiln_fb_Segment_compression(s) != kiln_fb_Compression_None)
         continue; /* verified after decompression, when a device loads it */
       if (var->format == kiln_fb_PayloadFormat_ELF) {
-        uint64_t size;
-        const uint8_t *data =
-            kiln_module_segment_data(&m->view, var->segment, &size);
-        char msg[256];
-        kiln_elf_info_t info;
-        if (kiln_elf_verify(data, (size_t)size, &info, msg, sizeof msg))
-          return corrupt(m, "executable '%s' variant '%s': invalid ELF: %s",
-                         exe->name, var->name, msg);
-        const char *machine = kiln_elf_machine_name(info.machine);
+        /* A target's executables share one image (kiln-compile): checked
+         * once, its machine against each variant's arch. */
+        if (var->segment != verified) {
+          uint64_t size;
+          const uint8_t *data =
+              kiln_module_segment_data(&m->view, var->segment, &size);
+          char msg[256];
+          kiln_elf_info_t info;
+          if (kiln_elf_verify(data, (size_t)size, &info, msg, sizeof msg))
+            return corrupt(m, "executable '%s' variant '%s': invalid ELF: %s",
+                           exe->name, var->name, msg);
+          verified = var->segment;
+          verified_machine = info.machine;
+        }
+        const char *machine = kiln_elf_machine_name(verified_machine);
         if (strcmp(machine, var->arch) != 0)
           return corrupt(m, "executable '%s' variant '%s': declared arch "
                          "'%s' but holds an %s ELF", exe->name, var->name,

@@ -62,6 +62,20 @@ static kdump_size_row *kdump_row(kdump_size_row *rows, unsigned *n,
   return r;
 }
 
+/* Whether a variant before variant v of executable e refers to segment
+ * seg (kiln-compile links a target's kernels into one shared object that
+ * all its executables' variants share): its bytes count once. */
+static bool kdump_segment_seen(kiln_fb_Module_t r, uint32_t e, uint32_t v, uint32_t seg) {
+  for (uint32_t i = 0; i <= e; i++) {
+    kiln_fb_Executable_t x = kiln_fb_Module_executables_at(r, i);
+    const uint32_t n = i < e ? kiln_fb_Executable_variants_count(x) : v;
+    for (uint32_t k = 0; k < n; k++)
+      if (kiln_fb_ExecutableVariant_segment(kiln_fb_Executable_variants_at(x, k)) == seg)
+        return true;
+  }
+  return false;
+}
+
 unsigned kdump_size_breakdown(const kiln_module_view_t *m, kdump_size_row *rows) {
   unsigned n = 0;
   uint64_t used = m->flatbuffer_size;
@@ -84,13 +98,14 @@ unsigned kdump_size_breakdown(const kiln_module_view_t *m, kdump_size_row *rows)
       kdump_variant_target(var, target, sizeof target);
       snprintf(label, sizeof label, "executables %s", target);
       uint64_t size;
-      kiln_module_segment_data(m, kiln_fb_ExecutableVariant_segment(var), &size);
+      const uint32_t seg = kiln_fb_ExecutableVariant_segment(var);
+      if (kdump_segment_seen(r, i, v, seg)) continue;
+      kiln_module_segment_data(m, seg, &size);
       kdump_row(rows, &n, label)->bytes += size;
       used += size;
     }
   }
-  /* Segments nobody refers to (and shared ones counted twice) end up
-   * here as a negative or positive remainder; the verifier allows both. */
+  /* Segments nobody refers to end up here; the verifier allows them. */
   kdump_row(rows, &n, "padding and unreferenced")->bytes =
       m->file_size > used ? m->file_size - used : 0;
   return n;

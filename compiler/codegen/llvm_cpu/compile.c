@@ -44,8 +44,33 @@ uint64_t lcpu_count_instructions(LLVMModuleRef module) {
 
 /* The steps; link false stops at the relocatable object (static-library
  * output links it into the program that uses it instead). */
+/* A member of a shared object: the query function renamed to `query`,
+ * every other definition internal (no symbol clashes between members;
+ * O3 may then drop what the export table does not reach). */
+static void lcpu_make_member(LLVMModuleRef module, const char *query) {
+  for (LLVMValueRef fn = LLVMGetFirstFunction(module); fn; fn = LLVMGetNextFunction(fn)) {
+    if (LLVMIsDeclaration(fn)) continue;
+    size_t len;
+    if (strcmp(LLVMGetValueName2(fn, &len), KILN_EXECUTABLE_QUERY_SYMBOL) == 0) {
+      LLVMSetValueName2(fn, query, strlen(query));
+      continue;
+    }
+    if (LLVMGetLinkage(fn) == LLVMPrivateLinkage) continue;
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    LLVMSetVisibility(fn, LLVMDefaultVisibility);
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(module); g; g = LLVMGetNextGlobal(g)) {
+    size_t len;
+    if (LLVMIsDeclaration(g) || LLVMGetLinkage(g) == LLVMPrivateLinkage ||
+        strncmp(LLVMGetValueName2(g, &len), "llvm.", 5) == 0)
+      continue;
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetVisibility(g, LLVMDefaultVisibility);
+  }
+}
+
 static kiln_error *lcpu_compile(LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
-                                bool link, kiln_llvm_cpu_bytes_t *out,
+                                bool link, const char *member, kiln_llvm_cpu_bytes_t *out,
                                 kiln_llvm_cpu_timing_t *timing) {
   out->data = NULL;
   out->size = 0;
@@ -60,8 +85,9 @@ static kiln_error *lcpu_compile(LLVMModuleRef module, const kiln_llvm_cpu_target
   /* An object for a static library: its entry points are called directly,
    * so the loader's query function (and through it the export table, which
    * O3 then drops) is not needed. */
-  LLVMValueRef query = s || link ? NULL : LLVMGetNamedFunction(module, KILN_EXECUTABLE_QUERY_SYMBOL);
+  LLVMValueRef query = s || link || member ? NULL : LLVMGetNamedFunction(module, KILN_EXECUTABLE_QUERY_SYMBOL);
   if (query) LLVMDeleteFunction(query);
+  if (!s && member) lcpu_make_member(module, member);
   if (!s) {
     t.instructions_in = lcpu_count_instructions(module);
     spare = LLVMCloneModule(module);
@@ -108,13 +134,20 @@ static kiln_error *lcpu_compile(LLVMModuleRef module, const kiln_llvm_cpu_target
 kiln_error *kiln_llvm_cpu_compile_timed(
     LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
     kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
-  return lcpu_compile(module, target, true, out, timing);
+  return lcpu_compile(module, target, true, NULL, out, timing);
 }
 
 kiln_error *kiln_llvm_cpu_compile_object_timed(
     LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
     kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing) {
-  return lcpu_compile(module, target, false, out, timing);
+  return lcpu_compile(module, target, false, NULL, out, timing);
+}
+
+kiln_error *kiln_llvm_cpu_compile_member_timed(
+    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+    const char *query_symbol, kiln_llvm_cpu_bytes_t *out,
+    kiln_llvm_cpu_timing_t *timing) {
+  return lcpu_compile(module, target, false, query_symbol, out, timing);
 }
 
 kiln_error *kiln_llvm_cpu_compile(

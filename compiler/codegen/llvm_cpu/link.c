@@ -1,9 +1,11 @@
-/* Links one relocatable object into a Kiln CPU executable with ld.lld,
+/* Links one relocatable object (or several, kiln_llvm_cpu_link_objects:
+ * all of a module's kernels for one target) into a Kiln CPU executable with ld.lld,
  * run as a subprocess (posix_spawn, no shell) over files in a private
  * mkdtemp folder that is removed on every path. Guarantees on success: a
  * position-independent ELF shared object without libc, undefined symbols
  * (lld fails on them, and its message becomes ours), unwind-table headers,
- * build id or local symbols; only kiln_executable_query is exported (the
+ * build id or local symbols; only kiln_executable_query (several objects:
+ * each one's kiln_executable_query.NAME) is exported (the
  * version script also hides anything prepare() missed); RELRO and
  * immediate binding, so a loader applies all relocations up front. */
 #define _POSIX_C_SOURCE 200809L
@@ -30,11 +32,17 @@ extern char **environ;
 #define LCPU_MAX_SO_BYTES ((off_t)1 << 31)
 #define LCPU_MAX_LOG_BYTES 4000
 
-/* The private folder and the files the link reads and writes in it. */
+/* The private folder and the files the link reads and writes in it
+ * (objects: kernels0.o, kernels1.o, ...). */
 typedef struct lcpu_linkdir {
   char dir[512];
-  char object[600], script[600], output[600], log[600];
+  char script[600], output[600], log[600];
+  size_t objects; /* written so far */
 } lcpu_linkdir_t;
+
+static void lcpu_object_path(const lcpu_linkdir_t *d, size_t i, char *path, size_t cap) {
+  snprintf(path, cap, "%s/kernels%zu.o", d->dir, i);
+}
 
 static kiln_error *lcpu_write_file(const char *path,
                                    const void *data, size_t size) {
@@ -103,7 +111,7 @@ static kiln_error *lcpu_make_dir(lcpu_linkdir_t *d) {
     return kiln_error_new("llvm-cpu link: cannot create a temporary folder in "
                           "%s: %s",
                           tmp, strerror(errno));
-  snprintf(d->object, sizeof d->object, "%s/kernels.o", d->dir);
+  d->objects = 0;
   snprintf(d->script, sizeof d->script, "%s/exports.map", d->dir);
   snprintf(d->output, sizeof d->output, "%s/kernels.so", d->dir);
   snprintf(d->log, sizeof d->log, "%s/lld.log", d->dir);
@@ -111,7 +119,11 @@ static kiln_error *lcpu_make_dir(lcpu_linkdir_t *d) {
 }
 
 static void lcpu_remove_dir(lcpu_linkdir_t *d) {
-  unlink(d->object);
+  for (size_t i = 0; i < d->objects; i++) {
+    char path[600];
+    lcpu_object_path(d, i, path, sizeof path);
+    unlink(path);
+  }
   unlink(d->script);
   unlink(d->output);
   unlink(d->log);
@@ -151,23 +163,46 @@ static kiln_error *lcpu_spawn(const char *const argv[],
   return NULL;
 }
 
-static kiln_error *lcpu_link_in(const lcpu_linkdir_t *d,
+/* One object: exports kiln_executable_query. Several (members): each
+ * one's kiln_executable_query.NAME. */
+static kiln_error *lcpu_link_in(lcpu_linkdir_t *d,
                                 const kiln_llvm_cpu_target_t *t,
-                                const char *lld, const void *object,
-                                size_t size,
+                                const char *lld,
+                                const kiln_llvm_cpu_bytes_t *objects,
+                                size_t count,
                                 kiln_llvm_cpu_bytes_t *out) {
-  static const char script[] =
+  static const char one[] =
       "{\n  global: " KILN_EXECUTABLE_QUERY_SYMBOL ";\n  local: *;\n};\n";
-  kiln_error *s = lcpu_write_file(d->object, object, size);
-  if (!s) s = lcpu_write_file(d->script, script, sizeof script - 1);
-  if (s) return s;
-  const char *const argv[] = {
-      lld, "-m", t->emulation, "-shared", "-nostdlib", "--no-undefined",
-      "--gc-sections", "-z", "now", "-z", "relro", "-z", "noexecstack",
-      "--hash-style=sysv", "--build-id=none", "--discard-all", "--icf=all",
-      "--version-script", d->script, "-o", d->output, d->object, NULL};
+  static const char many[] =
+      "{\n  global: " KILN_EXECUTABLE_QUERY_SYMBOL ".*;\n  local: *;\n};\n";
+  enum { FIXED = 20 };
+  const char **argv = calloc(FIXED + count + 2, sizeof *argv); /* -o OUTPUT, NULL */
+  char *paths = calloc(count ? count : 1, 600);
+  kiln_error *s = argv && paths ? NULL : kiln_error_new("llvm-cpu link: out of memory");
+  for (size_t i = 0; i < count && !s; i++) {
+    lcpu_object_path(d, i, paths + i * 600, 600);
+    s = lcpu_write_file(paths + i * 600, objects[i].data, objects[i].size);
+    if (!s) d->objects = i + 1;
+  }
+  if (!s)
+    s = count == 1 ? lcpu_write_file(d->script, one, sizeof one - 1)
+                   : lcpu_write_file(d->script, many, sizeof many - 1);
   int code = 0;
-  s = lcpu_spawn(argv, d->log, &code);
+  if (!s) {
+    const char *const fixed[FIXED] = {
+        lld, "-m", t->emulation, "-shared", "-nostdlib", "--no-undefined",
+        "--gc-sections", "-z", "now", "-z", "relro", "-z", "noexecstack",
+        "--hash-style=sysv", "--build-id=none", "--discard-all", "--icf=all",
+        "--version-script", d->script, "-o"};
+    memcpy(argv, fixed, sizeof fixed);
+    size_t n = FIXED;
+    argv[n++] = d->output;
+    for (size_t i = 0; i < count; i++) argv[n++] = paths + i * 600;
+    argv[n] = NULL;
+    s = lcpu_spawn(argv, d->log, &code);
+  }
+  free(argv);
+  free(paths);
   if (s) return s;
   if (code != 0) {
     kiln_llvm_cpu_bytes_t log = {0};
@@ -206,8 +241,22 @@ kiln_error *kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
   lcpu_linkdir_t dir;
   kiln_error *s = lcpu_make_dir(&dir);
   if (s) return s;
-  s = lcpu_link_in(&dir, target, lld_path ? lld_path : KILN_LLD_PATH, object,
-                   size, out);
+  const kiln_llvm_cpu_bytes_t one = {(uint8_t *)(uintptr_t)object, size};
+  s = lcpu_link_in(&dir, target, lld_path ? lld_path : KILN_LLD_PATH, &one, 1, out);
+  lcpu_remove_dir(&dir);
+  return s;
+}
+
+kiln_error *kiln_llvm_cpu_link_objects(const kiln_llvm_cpu_target_t *target,
+                                       const char *lld_path,
+                                       const kiln_llvm_cpu_bytes_t *objects,
+                                       size_t count, kiln_llvm_cpu_bytes_t *out) {
+  out->data = NULL;
+  out->size = 0;
+  lcpu_linkdir_t dir;
+  kiln_error *s = lcpu_make_dir(&dir);
+  if (s) return s;
+  s = lcpu_link_in(&dir, target, lld_path ? lld_path : KILN_LLD_PATH, objects, count, out);
   lcpu_remove_dir(&dir);
   return s;
 }

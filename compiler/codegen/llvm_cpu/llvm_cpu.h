@@ -121,6 +121,14 @@ kiln_error *kiln_llvm_cpu_link(const kiln_llvm_cpu_target_t *target,
                                const void *object, size_t size,
                                kiln_llvm_cpu_bytes_t *out);
 
+/* Links several objects (kiln_llvm_cpu_compile_member_timed's: each with
+ * its own kiln_executable_query.NAME) into one shared object exporting
+ * each of those query functions, in one lld run. */
+kiln_error *kiln_llvm_cpu_link_objects(const kiln_llvm_cpu_target_t *target,
+                                       const char *lld_path,
+                                       const kiln_llvm_cpu_bytes_t *objects,
+                                       size_t count, kiln_llvm_cpu_bytes_t *out);
+
 /* verify, prepare, optimize, emit an object, link: the .so bytes. The
  * module stays the caller's; it is prepared and optimized in place. When
  * O3 flattens loop nests (its output over 8,192 instructions and 16 times
@@ -154,11 +162,23 @@ kiln_error *kiln_llvm_cpu_compile_object_timed(
                                                LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
                                                kiln_llvm_cpu_bytes_t *out, kiln_llvm_cpu_timing_t *timing);
 
+/* kiln_llvm_cpu_compile_object_timed for one of several executables
+ * linked into one shared object (kiln_llvm_cpu_link_objects): after
+ * prepare, the query function is renamed query_symbol and every other
+ * definition becomes internal, so the objects share no symbol. */
+kiln_error *kiln_llvm_cpu_compile_member_timed(
+    LLVMModuleRef module, const kiln_llvm_cpu_target_t *target,
+    const char *query_symbol, kiln_llvm_cpu_bytes_t *out,
+    kiln_llvm_cpu_timing_t *timing);
+
 /* One module to compile among many (kiln_llvm_cpu_compile_all). */
 typedef struct kiln_llvm_cpu_job {
   LLVMModuleRef module; /* in a context of its own; stays the caller's */
   const kiln_llvm_cpu_target_t *target;
   bool object_only;               /* stop at the relocatable object */
+  /* With object_only: a member of a shared object (its query's name;
+   * kiln_llvm_cpu_compile_member_timed). */
+  const char *query_symbol;
   kiln_llvm_cpu_bytes_t so;       /* out: the shared object (or the object) */
   kiln_error *status;  /* out: NULL on success */
   kiln_llvm_cpu_timing_t timing;  /* out, when timed */

@@ -23,8 +23,12 @@ typedef struct lcpu_pool {
 } lcpu_pool_t;
 
 static void lcpu_run_job(kiln_llvm_cpu_job_t *j, bool timed) {
-  j->status = (j->object_only ? kiln_llvm_cpu_compile_object_timed : kiln_llvm_cpu_compile_timed)(
-      j->module, j->target, &j->so, timed ? &j->timing : NULL);
+  if (j->object_only && j->query_symbol)
+    j->status = kiln_llvm_cpu_compile_member_timed(j->module, j->target, j->query_symbol, &j->so,
+                                                   timed ? &j->timing : NULL);
+  else
+    j->status = (j->object_only ? kiln_llvm_cpu_compile_object_timed : kiln_llvm_cpu_compile_timed)(
+        j->module, j->target, &j->so, timed ? &j->timing : NULL);
   if (j->release) {
     LLVMContextRef c = LLVMGetModuleContext(j->module);
     LLVMDisposeModule(j->module);

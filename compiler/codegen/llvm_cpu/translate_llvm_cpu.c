@@ -14,8 +14,9 @@
  *
  * compile-llvm-cpu (a module pass, the codegen stage's last) compiles
  * every queued module with the llvm_cpu back end (verify, O3, object,
- * lld) on --jobs threads (kiln_llvm_cpu_compile_all) and stores the
- * shared objects in the session in queue order, with each variant's
+ * lld) on --jobs threads (kiln_llvm_cpu_compile_all), the variants that
+ * share a name and a target into one shared object (te_group), and stores
+ * the shared objects in the session in queue order, with each variant's
  * arch, the CPU features it requires and the LLVM version that made it;
  * the first failure in that order is the error. So the module does not
  * depend on the thread count. --timing adds a table of where each
@@ -23,10 +24,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "llvm_cpu_passes.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "kiln/executable_abi.h"
 #include "llvm_cpu.h"
 #include "session.h"
 #include "to_llvm.h"
@@ -60,6 +63,10 @@ static double te_now(void) {
 /* One llvm-cpu variant on its way through the back end. */
 typedef struct te_unit {
   char *executable, *variant;
+  char *spec;  /* the variant's target, e.g. "x86_64+avx2+fma" */
+  char *query; /* member of a shared object: its query symbol */
+  size_t leader; /* the first unit of its shared object */
+  kiln_llvm_cpu_bytes_t shared; /* the leader's: the linked shared object */
   uint32_t exports;
   LLVMContextRef context;
   kiln_llvm_cpu_target_t target;
@@ -80,6 +87,9 @@ static void te_queue_free(void *p) {
     kiln_llvm_cpu_bytes_free(&j->so);
     kiln_error_free(j->status);
     kiln_llvm_cpu_target_release(&q->u[i].target);
+    kiln_llvm_cpu_bytes_free(&q->u[i].shared);
+    free(q->u[i].spec);
+    free(q->u[i].query);
     free(q->u[i].executable);
     free(q->u[i].variant);
     if (j->release && !j->module) continue; /* the back end disposed both */
@@ -180,9 +190,10 @@ kiln_error *kiln_llvm_cpu_translate_variant(kiln_op *inner, void *user) {
   u->exports = nexp;
   u->executable = strdup(ename);
   u->variant = strdup(vname);
+  u->spec = strdup(target);
   const double t0 = te_now();
   u->context = LLVMContextCreate();
-  if (!u->executable || !u->variant) err = kiln_error_new("out of memory");
+  if (!u->executable || !u->variant || !u->spec) err = kiln_error_new("out of memory");
   if (!err) err = kiln_to_llvm_translate(inner, &opts, u->context, ename, &j->module);
   if (!err && s->options.static_name) err = te_static_entries(j->module, s->options.static_name, exports, nexp);
   u->build_s = te_now() - t0;
@@ -265,6 +276,58 @@ static void te_report(FILE *o, const te_queue *q, unsigned jobs, double wall) {
 
 /* ---- compile-llvm-cpu ----------------------------------------------------- */
 
+/* One shared object per variant name and target: the units that share
+ * both (every executable's "x86_64" variant, say) compile to objects on
+ * the --jobs threads as before, each with its own query symbol
+ * (kiln_executable_query.EXECUTABLE; the runtime looks that up first),
+ * and are linked together in one lld run. The runtime then maps and
+ * protects one image instead of one per executable (a page or more and
+ * an mprotect each: most of kiln_module_prepare's time), and the module
+ * holds the shared object once (the builder stores byte-identical
+ * payloads once). A unit alone keeps the plain kiln_executable_query. */
+static kiln_error *te_group(te_queue *q) {
+  for (size_t i = 0; i < q->n; i++) {
+    te_unit *u = &q->u[i];
+    u->leader = i;
+    if (strlen(u->executable) > KILN_EXECUTABLE_SHARED_NAME_MAX) continue; /* alone */
+    for (size_t k = 0; k < i; k++)
+      if (q->u[k].leader == k && strlen(q->u[k].executable) <= KILN_EXECUTABLE_SHARED_NAME_MAX &&
+          !strcmp(q->u[k].variant, u->variant) && !strcmp(q->u[k].spec, u->spec)) {
+        u->leader = q->u[k].leader;
+        break;
+      }
+  }
+  for (size_t i = 0; i < q->n; i++) {
+    te_unit *u = &q->u[i];
+    bool shared = u->leader != i;
+    for (size_t k = i + 1; k < q->n && !shared; k++) shared = q->u[k].leader == i;
+    if (!shared) continue;
+    const size_t len = strlen(KILN_EXECUTABLE_QUERY_SYMBOL) + 1 + strlen(u->executable) + 1;
+    u->query = malloc(len);
+    if (!u->query) return kiln_error_new("out of memory");
+    snprintf(u->query, len, "%s.%s", KILN_EXECUTABLE_QUERY_SYMBOL, u->executable);
+    q->jobs[i].object_only = true;
+    q->jobs[i].query_symbol = u->query;
+  }
+  return NULL;
+}
+
+/* Links the objects of the units whose leader is `leader` (all compiled)
+ * into q->u[leader].shared. */
+static kiln_error *te_link_shared(te_queue *q, size_t leader, bool timed) {
+  size_t n = 0;
+  kiln_llvm_cpu_bytes_t *objects = malloc(q->n * sizeof *objects);
+  if (!objects) return kiln_error_new("out of memory");
+  for (size_t k = leader; k < q->n; k++)
+    if (q->u[k].query && q->u[k].leader == leader) objects[n++] = q->jobs[k].so;
+  const double t0 = timed ? te_now() : 0;
+  kiln_error *err = kiln_llvm_cpu_link_objects(&q->u[leader].target, NULL, objects, n,
+                                               &q->u[leader].shared);
+  if (timed) q->jobs[leader].timing.link_s += te_now() - t0;
+  free(objects);
+  return err;
+}
+
 static kiln_error *te_compile_all(kiln_op *module, void *user) {
   (void)user;
   kiln_session *s = kiln_session_of(kiln_op_context(module));
@@ -276,23 +339,36 @@ static kiln_error *te_compile_all(kiln_op *module, void *user) {
    * reallocates the units as the queue grows past its capacity (64, 128,
    * ...), so a pointer taken while queueing would dangle. */
   for (size_t i = 0; i < q->n; i++) q->jobs[i].target = &q->u[i].target;
-  kiln_llvm_cpu_compile_all(q->jobs, q->n, jobs, s->options.timing);
+  kiln_error *err = s->options.static_name ? NULL : te_group(q);
+  if (!err) kiln_llvm_cpu_compile_all(q->jobs, q->n, jobs, s->options.timing);
   unsigned major, minor, patch;
   LLVMGetVersion(&major, &minor, &patch);
-  kiln_error *err = NULL;
+  /* The first failure in queue order, whatever shares an object with it. */
   for (size_t i = 0; i < q->n && !err; i++) {
     const kiln_llvm_cpu_job_t *j = &q->jobs[i];
     const te_unit *u = &q->u[i];
-    if (j->status) {
+    if (j->status)
       err = kiln_error_new("executable @%s variant @%s: %s", u->executable, u->variant,
                            kiln_error_message(j->status));
+  }
+  for (size_t i = 0; i < q->n && !err; i++) {
+    const kiln_llvm_cpu_job_t *j = &q->jobs[i];
+    te_unit *u = &q->u[i];
+    if (u->query && u->leader == i) err = te_link_shared(q, i, s->options.timing);
+    if (err) {
+      kiln_error *link = err;
+      err = kiln_error_new("executable @%s variant @%s: %s", u->executable, u->variant,
+                           kiln_error_message(link));
+      kiln_error_free(link);
       break;
     }
+    const kiln_llvm_cpu_bytes_t *so = u->query ? &q->u[u->leader].shared : &j->so;
     char *features = te_features(u->target.requirements ? u->target.requirements : "");
-    const kiln_payload_format_t format = j->object_only ? KILN_PAYLOAD_OBJECT : KILN_PAYLOAD_ELF;
+    const kiln_payload_format_t format =
+        j->object_only && !u->query ? KILN_PAYLOAD_OBJECT : KILN_PAYLOAD_ELF;
     err = features ? kiln_session_set_payload(s, u->executable, u->variant, format,
-                                              u->target.arch_name, features, j->so.data,
-                                              j->so.size)
+                                              u->target.arch_name, features, so->data,
+                                              so->size)
                    : kiln_error_new("out of memory");
     free(features);
     if (!err) kiln_session_note_llvm(s, u->executable, u->variant, major, minor, patch);
@@ -320,8 +396,8 @@ void kiln_llvm_cpu_register_passes(void) {
   kiln_pass_register(&translate);
   static const kiln_pass_info compile = {
       "compile-llvm-cpu",
-      "every queued LLVM module -> O3 -> object -> lld shared object on --jobs threads, stored in "
-      "the compile session in module order",
+      "every queued LLVM module -> O3 -> object -> lld shared object on --jobs threads (one per "
+      "variant name and target), stored in the compile session in module order",
       te_compile_all, NULL, KILN_PASS_MODULE};
   kiln_pass_register(&compile);
 }

@@ -8,7 +8,12 @@
  * type kiln_executable_query_fn. Called with the ABI version the runtime
  * speaks, it returns the library's export table, or NULL when it cannot
  * serve that version. Each entry point is then called once per workgroup
- * and returns 0 on success; any other value fails the dispatch. */
+ * and returns 0 on success; any other value fails the dispatch. A library
+ * shared by several executables of a module (the variants refer to one
+ * segment) exports one query per executable instead, named
+ * KILN_EXECUTABLE_QUERY_SYMBOL "." EXECUTABLE_NAME (names of at most
+ * KILN_EXECUTABLE_SHARED_NAME_MAX bytes), and the runtime looks that name
+ * up first. */
 #ifndef KILN_EXECUTABLE_ABI_H
 #define KILN_EXECUTABLE_ABI_H
 
@@ -16,6 +21,7 @@
 
 #define KILN_EXECUTABLE_ABI_VERSION 1u
 #define KILN_EXECUTABLE_QUERY_SYMBOL "kiln_executable_query"
+#define KILN_EXECUTABLE_SHARED_NAME_MAX 256u
 
 /* Shared by every workgroup of one dispatch; read-only for kernels. */
 typedef struct kiln_dispatch_state {

@@ -2,7 +2,8 @@
  *
  * Add entries in any order, then finish: the builder lays out the
  * FlatBuffer, zero padding, and the segments (one per rodata entry and per
- * executable variant, in the order they were added; 64-byte aligned, 4096
+ * executable variant, variants with byte-identical payloads sharing one,
+ * in the order they were added; 64-byte aligned, 4096
  * for >= 64 KiB), compressing executable payloads with zstd when that
  * saves at least an eighth. Every add_* copies what it is given (except
  * add_rodata_borrowed, whose bytes go from the caller's memory straight

@@ -350,6 +350,54 @@ START_TEST(test_builder_rejects_bad_input) {
 }
 END_TEST
 
+/* Variants given byte-identical payloads (kiln-compile's one shared
+ * object per target) share a segment; a payload differing in one byte, or
+ * the same bytes in another format, gets its own. */
+START_TEST(test_identical_payloads_share_a_segment) {
+  kiln_module_builder_t *b = kiln_module_builder_create();
+  kiln_module_builder_set_compression(b, KILN_MODULE_COMPRESS_NEVER); /* bytes as given */
+  uint8_t *p = make_payload(5000, 7), *q = make_payload(5000, 7);
+  q[4999] ^= 1;
+  kiln_module_export_desc_t ex = {"e", {1, 1, 1}, 0, NULL, 0};
+  kiln_module_variant_desc_t v[] = {
+      {"x86_64", "llvm-cpu", "x86_64", NULL, 0, kiln_fb_PayloadFormat_ELF, p, 5000, 0, NULL, NULL},
+      {"x86_64", "llvm-cpu", "x86_64", NULL, 0, kiln_fb_PayloadFormat_ELF, q, 5000, 0, NULL, NULL},
+      {"sm_80", "cuda", "nvptx64", NULL, 80, kiln_fb_PayloadFormat_PTX, p, 5000, 0, NULL, NULL}};
+  const char *names[] = {"a", "b", "c", "d"};
+  const uint32_t pick[][2] = {{0, 0}, {0, 0}, {1, 0}, {0, 2}}; /* variants of each */
+  for (int i = 0; i < 4; i++) {
+    kiln_module_variant_desc_t vs[2] = {v[pick[i][0]], v[pick[i][1]]};
+    kiln_module_executable_desc_t e = {names[i], 1, &ex, i == 3 ? 2 : 1, vs};
+    ck_assert_uint_eq(kiln_module_builder_add_executable(b, &e), (uint32_t)i);
+  }
+  uint8_t *data;
+  size_t size;
+  kiln_format_error_t err;
+  ck_assert_msg(kiln_module_builder_finish(b, &data, &size, &err), "%s", err.message);
+  kiln_module_builder_destroy(b);
+  kiln_module_view_t view;
+  ck_assert_msg(kiln_module_view_open(&view, data, size, &err), "%s", err.message);
+  uint32_t seg[4][2];
+  for (uint32_t i = 0; i < 4; i++) {
+    kiln_fb_Executable_t e = kiln_fb_Module_executables_at(view.root, i);
+    for (uint32_t k = 0; k < kiln_fb_Executable_variants_count(e); k++)
+      seg[i][k] = kiln_fb_ExecutableVariant_segment(kiln_fb_Executable_variants_at(e, k));
+  }
+  ck_assert_uint_eq(kiln_fb_Module_segments_count(view.root), 3);
+  ck_assert_uint_eq(seg[0][0], seg[1][0]);
+  ck_assert_uint_eq(seg[0][0], seg[3][0]);
+  ck_assert_uint_ne(seg[0][0], seg[2][0]);
+  ck_assert_uint_ne(seg[3][1], seg[0][0]);
+  ck_assert_uint_ne(seg[3][1], seg[2][0]);
+  uint64_t n;
+  const uint8_t *got = kiln_module_segment_data(&view, seg[2][0], &n);
+  ck_assert(n == 5000 && memcmp(got, q, 5000) == 0);
+  free(data);
+  free(p);
+  free(q);
+}
+END_TEST
+
 START_TEST(test_empty_module) {
   kiln_module_builder_t *b = kiln_module_builder_create();
   uint8_t *data;
@@ -373,6 +421,7 @@ int main(void) {
   tcase_add_test(tc, test_compression_modes);
   tcase_add_test(tc, test_builder_rejects_bad_input);
   tcase_add_test(tc, test_empty_module);
+  tcase_add_test(tc, test_identical_payloads_share_a_segment);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
