@@ -8,7 +8,7 @@ against PyTorch eager fp32 (TF32 off) and ONNX Runtime's CUDA provider
 where it loads; kiln-bench's per-dispatch profile and Nsight Compute
 (ncu) on the slowest kernels.
 
-usage: gpu_check.py BUNDLE.tar.xz OUTDIR [--skip-e2e] [--skip-bench] [--no-ncu]
+usage: gpu_check.py BUNDLE.tar.zst OUTDIR [--skip-e2e] [--skip-bench] [--no-ncu]
 Writes OUTDIR/report.txt (the summary, also printed), e2e.txt (every
 check), profile.txt, ncu.txt and results.json. Exit status 1 if any
 check failed.
@@ -38,8 +38,18 @@ def say(line=""):
 
 def unpack(bundle):
     t0 = time.monotonic()
-    with lzma.open(bundle) as xz, tarfile.open(fileobj=xz, mode="r|") as tar:
-        tar.extractall(WORK)
+    os.makedirs(WORK, exist_ok=True)
+    if bundle.endswith(".zst"):  # with the zstd that travels beside this script
+        tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tools")
+        env = dict(os.environ, LD_LIBRARY_PATH=tools)
+        z = subprocess.Popen([os.path.join(tools, "zstd"), "-d", "-q", "--long=27", "-c", bundle],
+                             stdout=subprocess.PIPE, env=env)
+        subprocess.run(["tar", "-xf", "-", "-C", WORK], stdin=z.stdout, check=True)
+        if z.wait() != 0:
+            raise RuntimeError("zstd -d %s failed" % bundle)
+    else:
+        with lzma.open(bundle) as xz, tarfile.open(fileobj=xz, mode="r|") as tar:
+            tar.extractall(WORK)
     say("bundle unpacked in %.1f s" % (time.monotonic() - t0))
     return os.path.join(WORK, "bundle")
 
@@ -235,12 +245,20 @@ def bench(b, kb, kr, results, no_ncu):
         ort_note = "onnxruntime does not load: %s" % e
     if ort_note:
         say(ort_note)
+    runs = []
     for batch in (1, 8):
         d = os.path.join(b, "onnx", "resnet18_b%d" % batch)
-        if not os.path.isdir(d):
-            continue
+        for mod in sorted(glob.glob(os.path.join(d, "sm_90*.kiln"))):
+            runs.append((batch, d, mod))
+    for batch, d, mod in runs:
+        tag = os.path.basename(mod)[len("sm_90"):-len(".kiln")].lstrip("_")
+        label = "resnet18 batch %d%s" % (batch, " (%s)" % tag if tag else "")
         x = os.path.join(d, "x.npy")
-        mod = os.path.join(d, "sm_90.kiln")
+        if tag:  # a variant: its result must match too
+            y = os.path.join(WORK, "out", "rn_%d_%s.npy" % (batch, tag))
+            rc, so, se, secs = run([kr, "--module=" + mod, "--device=cuda", "--input=@" + x, "--output=@" + y], 90)
+            ok1, e1, w1 = compare(y, np.load(os.path.join(d, "want.npy")), 0, 1e-3) if rc == 0 else (False, None, se[-300:])
+            say("%s: %s vs PyTorch (max abs error %s)" % (label, "PASS" if ok1 else "FAIL " + w1, e1))
         tx = torch.from_numpy(np.load(x)).cuda()
         ks, ts, os_ = [], [], []
         osess = None
@@ -257,7 +275,7 @@ def bench(b, kb, kr, results, no_ncu):
                                     "--warmup=5", "--repetitions=30"], 300)
             k = median_ms(so) if rc == 0 else None
             if k is None:
-                say("resnet18 b%d: kiln-bench failed (%d): %s" % (batch, rc, (se or so)[-600:]))
+                say("%s: kiln-bench failed (%d): %s" % (label, rc, (se or so)[-600:]))
                 break
             ks.append(k)
             with torch.no_grad():
@@ -274,12 +292,12 @@ def bench(b, kb, kr, results, no_ncu):
                 os_.append(statistics.median(tt))
         if ks:
             k, t = min(ks), min(ts)
-            line = ("resnet18 batch %d: Kiln %.3f ms, PyTorch eager fp32 (TF32 off) %.3f ms: Kiln/PyTorch time %.2f"
-                    % (batch, k, t, k / t))
+            line = ("%s: Kiln %.3f ms, PyTorch eager fp32 (TF32 off) %.3f ms: Kiln/PyTorch time %.2f (rounds %s)"
+                    % (label, k, t, k / t, [round(v, 3) for v in ks]))
             if os_:
                 line += ", ORT CUDA %.3f ms: Kiln/ORT time %.2f" % (min(os_), k / min(os_))
             say(line)
-            results["resnet18_b%d" % batch] = {"kiln_ms": k, "torch_ms": t,
+            results["resnet18_b%d%s" % (batch, "_" + tag if tag else "")] = {"kiln_ms": k, "torch_ms": t,
                                                "ort_ms": min(os_) if os_ else None}
     # Per-dispatch profile of ResNet-18 batch 1 and the matmul.
     prof = open(os.path.join(OUT, "profile.txt"), "w")

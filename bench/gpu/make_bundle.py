@@ -8,9 +8,10 @@ and the expected results; bench/gpu/gpu_check.py runs them there.
 usage: make_bundle.py --compile=KILN_COMPILE --run=KILN_RUN --bench=KILN_BENCH
            --dump=KILN_DUMP --out=DIR [--no-resnet] [--jobs=N] [--only=PREFIX,...]
 
-DIR/bundle.tar.xz holds (one xz stream with a dictionary larger than one
-ResNet-18 module, so the batch-8 module's weights, the same bytes as the
-batch-1 module's, cost almost nothing):
+DIR/bundle.tar.zst holds (one zstd stream whose long-distance window is
+larger than one ResNet-18 module, so the batch-8 module's weights, the
+same bytes as the batch-1 module's, cost almost nothing; DIR/tools holds
+the zstd that unpacks it there):
   bin/kiln-run, bin/kiln-bench, lib/<their shared libraries but glibc>
   e2e/<program>/  every program of tests/e2e/gpu (run_gpu.py's list):
       sm_80.kiln, sm_90.kiln (one CUDA variant each), in<i>.npy,
@@ -26,7 +27,6 @@ batch-1 module's, cost almost nothing):
 import argparse
 import concurrent.futures
 import json
-import lzma
 import os
 import re
 import shutil
@@ -87,6 +87,12 @@ def e2e_program(args, name):
 
 
 def onnx_model(args, torch, name, batch=None):
+    variants = args.variants
+    if name != "resnet18":
+        args = argparse.Namespace(**dict(vars(args), variants=[]))
+    elif args.variants_resnet:
+        keep = args.variants_resnet.split(",")
+        args = argparse.Namespace(**dict(vars(args), variants=[v for v in variants if v["tag"] in keep]))
     import run_model
     m, x = run_model.build(name, torch)
     tag = name if batch is None else "%s_b%d" % (name, batch)
@@ -98,6 +104,11 @@ def onnx_model(args, torch, name, batch=None):
     d = os.path.join(args.stage, "onnx", tag)
     os.makedirs(d, exist_ok=True)
     with torch.no_grad():
+        # Weights rounded to bfloat16's 8-bit mantissa (still float32):
+        # random float32 weights do not compress, and two ResNet-18
+        # modules of them would not fit the 64 MiB a call may carry.
+        for p in m.parameters():
+            p.copy_(p.to(torch.bfloat16).float())
         want = m(x).numpy()
     onnx_path = os.path.join(args.work, tag + ".onnx")
     torch.onnx.export(m, x, onnx_path, opset_version=17, input_names=["x"], output_names=["y"])
@@ -106,6 +117,10 @@ def onnx_model(args, torch, name, batch=None):
     cpu = os.path.join(args.work, tag + ".cpu.kiln")
     sh([args.compile, onnx_path, "-o", cpu])
     sh([args.compile, onnx_path, "-o", os.path.join(d, "sm_90.kiln"), "--target=cuda:sm_90"])
+    for v in args.variants:  # sm_90_TAG.kiln: the same model by another compile
+        env = dict(os.environ, **v["env"])
+        sh([v.get("compile", args.compile), onnx_path, "-o", os.path.join(d, "sm_90_%s.kiln" % v["tag"]),
+            "--target=cuda:sm_90"], env=env)
     sh([args.run, "--module=" + cpu, "--device=local-task", "--input=@" + os.path.join(d, "x.npy"),
         "--output=@" + os.path.join(d, "cpu.npy")])
     with open(os.path.join(d, "meta.json"), "w") as f:
@@ -130,6 +145,10 @@ def matmul_module(args):
     with open(src, "w") as f:
         f.write(text)
     sh([args.compile, src, "-o", os.path.join(d, "matmul_%d.kiln" % n), "--target=cuda:sm_90"])
+    for v in args.variants:
+        env = dict(os.environ, **v["env"])
+        sh([v.get("compile", args.compile), src, "-o", os.path.join(d, "matmul_%d_%s.kiln" % (n, v["tag"])),
+            "--target=cuda:sm_90"], env=env)
 
 
 def shared_libraries(binary):
@@ -155,7 +174,13 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated e2e program prefixes")
     ap.add_argument("--keep", action="store_true",
                     help="keep DIR/stage's programs and models that are there (meta.json)")
+    ap.add_argument("--variants", default="",
+                    help="JSON list of {tag, env, compile?}: each also compiles the matmul and the ResNet-18 "
+                         "modules (sm_90_TAG.kiln, matmul_N_TAG.kiln) with that environment or compiler")
+    ap.add_argument("--variants-resnet", default="",
+                    help="comma-separated variant tags that also compile ResNet-18 (default: all)")
     args = ap.parse_args()
+    args.variants = json.loads(args.variants) if args.variants else []
     args.stage = os.path.join(args.out, "stage")
     args.work = os.path.join(args.out, "work")
     if not args.keep:
@@ -212,11 +237,25 @@ def main():
     print("onnx: %d models staged" % staged)
     matmul_module(args)
 
-    bundle = os.path.join(args.out, "bundle.tar.xz")
-    filters = [{"id": lzma.FILTER_LZMA2, "preset": 6, "dict_size": 192 << 20}]
-    with lzma.open(bundle, "wb", format=lzma.FORMAT_XZ, filters=filters) as xz:
-        with tarfile.open(fileobj=xz, mode="w") as tar:
-            tar.add(args.stage, arcname="bundle")
+    # tar + zstd in long-distance mode (a 128 MiB window): the ResNet-18
+    # modules' weights (batch 1 and 8, and any variants) are the same
+    # bytes and travel once. xz found those repeats too but took over 20
+    # minutes on a loaded 2-core machine; zstd takes seconds. The GPU
+    # machine has no zstd: its binary and the library it lacks there
+    # travel beside the bundle (tools/).
+    bundle = os.path.join(args.out, "bundle.tar.zst")
+    tar = subprocess.Popen(["tar", "-cf", "-", "--transform", "s,^stage,bundle,", "-C", args.out, "stage"],
+                           stdout=subprocess.PIPE)
+    subprocess.run(["zstd", "-q", "-f", "-T2", "--long=27", "-12", "-o", bundle], stdin=tar.stdout, check=True)
+    if tar.wait() != 0:
+        raise RuntimeError("tar of %s failed" % args.stage)
+    tools = os.path.join(args.out, "tools")
+    os.makedirs(tools, exist_ok=True)
+    zstd = shutil.which("zstd")
+    shutil.copy(zstd, tools)
+    for lib in shared_libraries(zstd):
+        if "lz4" in lib or "zstd" in lib:
+            shutil.copy(lib, tools)
     shutil.copy(os.path.join(HERE, "gpu_check.py"), args.out)
     print("%s: %.1f MiB" % (bundle, os.path.getsize(bundle) / 2**20))
     return 1 if failed else 0
