@@ -154,12 +154,22 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   gpu_matmul_config cf = gpu_matmul_config_for(sm, rows);
   int64_t bt[2] = {clamp(cf.bm, gm), clamp(cf.bn, gn)};
   int64_t tt[2] = {clamp(cf.tm, bt[0]), clamp(cf.tn, bt[1])};
-  /* Small block tiles: smaller thread tiles until every thread has one
-   * (rows first while columns keep 4-wide vectors). */
-  while (((bt[0] + tt[0] - 1) / tt[0]) * ((bt[1] + tt[1] - 1) / tt[1]) < cf.threads) {
-    if (tt[0] > 1 && (tt[0] >= tt[1] || tt[1] <= 4)) tt[0] = (tt[0] + 1) / 2;
-    else if (tt[1] > 1) tt[1] = (tt[1] + 1) / 2;
+  /* Small block tiles: smaller thread tiles (rows first while columns
+   * keep 4-wide vectors). Matmuls and channels-last convolutions shrink
+   * them while they still number at most one per thread, so that each
+   * thread keeps one tile's accumulators in registers (gpu-tile-matmul-
+   * shared's register path) and few threads idle; NCHW convolutions,
+   * which accumulate in C per K step, until every thread has one. */
+  const bool one_per_thread = lay == GPU_CONV_NONE || lay == GPU_CONV_NHWC;
+  for (;;) {
+    int64_t nt[2] = {tt[0], tt[1]};
+    const int64_t count = ((bt[0] + tt[0] - 1) / tt[0]) * ((bt[1] + tt[1] - 1) / tt[1]);
+    if (!one_per_thread && count >= cf.threads) break;
+    if (tt[0] > 1 && (tt[0] >= tt[1] || tt[1] <= 4)) nt[0] = (tt[0] + 1) / 2;
+    else if (tt[1] > 1) nt[1] = (tt[1] + 1) / 2;
     else break;
+    if (one_per_thread && ((bt[0] + nt[0] - 1) / nt[0]) * ((bt[1] + nt[1] - 1) / nt[1]) > cf.threads) break;
+    tt[0] = nt[0], tt[1] = nt[1];
   }
   e[0].name = "block_tile";
   e[0].value = kiln_attr_dense_i64_array(c, 2, bt);
@@ -231,6 +241,57 @@ static void unstream_for_gpu(kiln_op *f, kiln_op *root) {
   cg_launch_retile(f, tiles, n);
 }
 
+/* Other kernels (copies, transposes, elementwise chains, pools and other
+ * reductions) keep the CPU rule's few workgroups unless retiled: an
+ * NCHW-to-NHWC copy of a 224 x 224 image ran as 2 workgroups, 160 us on
+ * an H200, and a max pool as 8, 156 us (bench/gpu). Their parallel tiles
+ * halve, the largest first (the innermost parallel loop, contiguous and
+ * vectorized, counting a quarter of its size), until there are
+ * GPU_MIN_WORKGROUPS workgroups or a workgroup would do fewer than
+ * GPU_MIN_SPREAD elements of work (its parallel tile times the reduction
+ * extent: 4 per thread of a 128-thread block). cg_launch_retile keeps
+ * the old tiles if the new ones cannot be distributed. */
+#define GPU_MIN_SPREAD 512
+static void spread_for_gpu(kiln_op *f, kiln_op *root) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS], old[KILN_MAX_LOOPS], t[KILN_MAX_LOOPS];
+  int n = cg_static_bounds(root, maps, red, bounds);
+  if (n < 1 || cg_launch_array(f, "tile_sizes", old, KILN_MAX_LOOPS) != n) return;
+  int64_t red_extent = 1, inner = -1;
+  for (int l = 0; l < n; l++) {
+    if (bounds[l] < 1) return;
+    if (red[l]) {
+      red_extent *= bounds[l];
+      t[l] = old[l];
+      continue;
+    }
+    t[l] = old[l] > 0 && old[l] < bounds[l] ? old[l] : bounds[l];
+    inner = l;
+  }
+  if (inner < 0) return;
+  bool changed = false;
+  for (;;) {
+    int64_t count = 1, volume = red_extent, pick = -1, best = 1;
+    for (int l = 0; l < n; l++) {
+      if (red[l]) continue;
+      count *= (bounds[l] + t[l] - 1) / t[l];
+      volume *= t[l];
+      const int64_t weight = l == inner ? t[l] / 4 : t[l];
+      if (t[l] > 1 && weight >= best) best = weight, pick = l;
+    }
+    if (count >= GPU_MIN_WORKGROUPS || pick < 0) break;
+    const int64_t half = (t[pick] + 1) / 2;
+    if (volume / t[pick] * half < GPU_MIN_SPREAD) break;
+    t[pick] = half;
+    changed = true;
+  }
+  if (!changed) return;
+  for (int l = 0; l < n; l++)
+    if (!red[l] && old[l] <= 0 && t[l] == bounds[l]) t[l] = old[l]; /* still whole: untiled */
+  cg_launch_retile(f, t, n);
+}
+
 static void retile_for_gpu(kiln_op *f) {
   kiln_op *root = cg_find_root(f);
   if (root && root->kind == KILN_OP_LINALG_MATMUL) {
@@ -238,7 +299,13 @@ static void retile_for_gpu(kiln_op *f) {
     return;
   }
   int64_t sh, sw, dh, dw;
-  if (!root || gpu_match_conv(root, &sh, &sw, &dh, &dw) != GPU_CONV_NHWC || gpu_has_private_scratch(f)) return;
+  if (!root) return;
+  const gpu_conv_layout lay = gpu_match_conv(root, &sh, &sw, &dh, &dw);
+  if (lay == GPU_CONV_NONE && root->kind != KILN_OP_LINALG_BATCH_MATMUL) {
+    spread_for_gpu(f, root);
+    return;
+  }
+  if (lay != GPU_CONV_NHWC || gpu_has_private_scratch(f)) return;
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
   int64_t bounds[KILN_MAX_LOOPS], old[KILN_MAX_LOOPS], tiles[KILN_MAX_LOOPS] = {0};

@@ -18,9 +18,9 @@ module attributes {kiln.target = "cuda:sm_80"} {
 }
 
 // CHECK-LABEL: func.func @conv()
-// CHECK-SAME: block_tile = array<i64: 64, 20>, k_step = 16 : i64, pipeline = "gpu-conv-shared", thread_tile = array<i64: 4, 4>
+// CHECK-SAME: block_tile = array<i64: 64, 20>, k_step = 16 : i64, pipeline = "gpu-conv-shared", thread_tile = array<i64: 4, 8>
 // CHECK-NEXT: %[[AS:.*]] = memref.alloca() {alignment = 16 : i64, kiln.gpu_distributed} : memref<16x64xf32, 3>
-// CHECK-NEXT: %[[BS:.*]] = memref.alloca() {alignment = 16 : i64, kiln.gpu_distributed} : memref<16x20xf32, 3>
+// CHECK-NEXT: %[[BS:.*]] = memref.alloca() {alignment = 16 : i64, kiln.gpu_distributed} : memref<16x24xf32, 3>
 // CHECK-NOT: linalg.conv
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c465{{.*}} step %c64
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c20{{.*}} step %c20
@@ -43,12 +43,14 @@ module attributes {kiln.target = "cuda:sm_80"} {
 // CHECK-NEXT: memref.store %[[X]], %[[AS]]
 // B: the filter's rows as vectors
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<5x3x3x20xf32>, vector<4xf32>
-// CHECK-NEXT: vector.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x20xf32, 3>, vector<4xf32>
+// CHECK-NEXT: vector.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x24xf32, 3>, vector<4xf32>
 // CHECK: "hal.interface.barrier"() : () -> ()
-// C: 4 pixels x 4 channels per thread
-// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x15x31x20xf32>, vector<4xf32>
-// CHECK: %{{.*}}:4 = scf.for
-// CHECK-COUNT-4: vector.fma
-// CHECK-COUNT-4: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x15x31x20xf32>, vector<4xf32>
+// C: 4 pixels x 8 channels per thread (48 thread tiles, at most one per
+// thread of the 64; the workgroup-memory tiles are as wide as the thread
+// tiles' grid, 24 columns)
+// CHECK-COUNT-8: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x15x31x20xf32>, vector<4xf32>
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK-COUNT-8: vector.fma
+// CHECK-COUNT-8: vector.store %{{.*}} {alignment = 16 : i64} : memref<1x15x31x20xf32>, vector<4xf32>
 // CHECK: "hal.interface.barrier"() : () -> ()
 // CHECK: } {kiln.gpu_distributed}

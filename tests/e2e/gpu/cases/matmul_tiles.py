@@ -121,6 +121,12 @@ OP_CASES = {
     "matmul_130x68x260": (ptx_checked(op_cases.matmul_case(130, 68, 260), True), 1e-4, 1e-4),
     # 128-row workgroup tiles: sm_90's 128 x 64 block tile, 8 x 8 per thread
     "matmul_256x80x512_tall": (ptx_checked(op_cases.matmul_case(256, 80, 512), True), 1e-4, 1e-4),
+    # the register path with fewer thread tiles than threads (sm_90: a
+    # 36 x 20 block tile of 2 x 4 thread tiles, 90 of the 128 threads;
+    # sm_80: 9 x 5 tiles of 4 x 4 for 64), a partial last K step (36 =
+    # 32 + 4 on sm_90, 2 x 16 + 4 on sm_80) and the staged groups'
+    # last round partial
+    "matmul_36x36x20_regs": (ptx_checked(op_cases.matmul_case(36, 36, 20), True), 1e-4, 1e-4),
     "batch_matmul_3x70x33x65": (batch_matmul_case(3, 70, 33, 65), 1e-4, 1e-4),
     "batch_matmul_2x64x40x128": (ptx_checked(batch_matmul_case(2, 64, 40, 128), True), 1e-4, 1e-4),
     "matmul_bias_relu_70x45x67": (matmul_bias_relu_case(70, 45, 67), 1e-4, 1e-4),
