@@ -9,7 +9,8 @@
 # tools/ort/kiln_ort.py, which finds it where this installs it:
 # .deps/npm/node_modules of this checkout. KILN_BOOTSTRAP_EXTRA adds
 # package groups:
-#   bench - OpenBLAS, the anchor of bench/matmul_cpu
+#   bench - OpenBLAS, the anchor of bench/matmul_cpu; zstd, which packs
+#           bench/gpu's bundle for a GPU machine
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -38,7 +39,7 @@ fi
 for group in ${KILN_BOOTSTRAP_EXTRA:-}; do
   case "$group" in
     onnx) ;;  # kept for old command lines: now in the default list
-    bench) packages+=(libopenblas-dev) ;;
+    bench) packages+=(libopenblas-dev zstd) ;;
     *) echo "bootstrap: unknown package group '$group'" >&2; exit 2 ;;
   esac
 done

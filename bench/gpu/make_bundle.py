@@ -181,6 +181,10 @@ def main():
                     help="comma-separated variant tags that also compile ResNet-18 (default: all)")
     args = ap.parse_args()
     args.variants = json.loads(args.variants) if args.variants else []
+    zstd = shutil.which("zstd")
+    if not zstd:
+        raise SystemExit("make_bundle.py: no zstd on PATH (Debian package zstd: "
+                         "KILN_BOOTSTRAP_EXTRA=bench scripts/bootstrap.sh installs it)")
     args.stage = os.path.join(args.out, "stage")
     args.work = os.path.join(args.out, "work")
     if not args.keep:
@@ -251,7 +255,6 @@ def main():
         raise RuntimeError("tar of %s failed" % args.stage)
     tools = os.path.join(args.out, "tools")
     os.makedirs(tools, exist_ok=True)
-    zstd = shutil.which("zstd")
     shutil.copy(zstd, tools)
     for lib in shared_libraries(zstd):
         if "lz4" in lib or "zstd" in lib:
