@@ -46,7 +46,8 @@ static int64_t split_parts(int64_t n, int64_t count, int64_t want) {
  * (groups, blocks of output channels), then the other parallel loops
  * (batch one at a time, output rows by a divisor, so no tile is partial)
  * until there are about CG_CONV_WORKGROUPS workgroups or each would do
- * less than CG_CONV_MIN_MACS multiply-adds. */
+ * less than CG_CONV_MIN_MACS multiply-adds. A dense convolution whose
+ * input passes L2 may take a split of its pixels instead (pixel_tiles). */
 
 /* Does operand i's map use loop l? */
 static bool op_uses(const cg_igemm *g, uint32_t i, int l) {
@@ -107,6 +108,98 @@ static int64_t block_tile(const cg_igemm *g, int l, int64_t count, int64_t want)
   return any ? any : m < nb ? m : nb;
 }
 
+/* Dense convolutions over large maps (ResNeXt's 256->256 1x1 at 4x56x56:
+ * 12.8 MB of input, 256 KB of weights): the channel-first split above
+ * gives every workgroup one block of output channels and all the pixels,
+ * so each of its 8 workgroups streams the whole input from L3 or memory,
+ * 8 times the input where the weights are a fraction of it. Cutting the
+ * pixels instead (images, then output rows) into blocks whose input fits
+ * a core's L2 share, each workgroup taking all the output channels, reads
+ * the input once: every channel block of the tile (the kernel's outer
+ * loop) finds the tile's input in L2; only the weights are read once per
+ * tile. pixel_tiles takes that split where its traffic (tiles x weights
+ * + input) is at most 3/4 of the channel split's (its tiles along the
+ * channels x input + its pixel tiles x weights); it leaves grouped
+ * convolutions (the groups select the input's channels too, so their
+ * split reads no input twice) and 7x7 and 14x14 maps of megabytes of
+ * weights (the weights dominate) to the channel split. */
+#define CG_CONV_X_TILE (512 * 1024)
+
+/* Bytes (f32) of X that the pixels of tiles t read: for each X dim the
+ * extent its map spans, the reductions whole (a stride-2 map spans
+ * twice the rows: over-counted, never under). -1: not affine. */
+static int64_t x_bytes(const cg_igemm *g, const int64_t *t) {
+  const kiln_affine_map *m = g->maps[g->x];
+  int64_t bytes = 4;
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    if (!cg_linear_expr(m->results[r], g->loops, coef, &cst)) return -1;
+    int64_t ext = 1;
+    for (int l = 0; l < g->loops; l++) {
+      int64_t b = g->red[l] ? g->bounds[l] : t[l];
+      ext += (coef[l] < 0 ? -coef[l] : coef[l]) * ((b < 1 ? 1 : b) - 1);
+    }
+    bytes *= ext;
+  }
+  return bytes;
+}
+
+/* The pixel split (above) into tiles, or false where the channel split
+ * `old` moves less (or not much more) data, where a tile cannot reach
+ * CG_CONV_X_TILE, or where its tiles would do less than CG_CONV_MIN_MACS
+ * each. Images one a tile first, then the output rows by the smallest
+ * divisor that brings the tile's input within CG_CONV_X_TILE and the
+ * count to `want`, an even count where there is one. */
+static bool pixel_tiles(const cg_igemm *g, const int64_t *old, int64_t want, int64_t macs,
+                        int64_t wsize, int64_t *tiles) {
+  int64_t t[KILN_MAX_LOOPS] = {0}, full[KILN_MAX_LOOPS] = {0};
+  int big = -1;
+  for (int l = 0; l < g->loops; l++) {
+    full[l] = t[l] = g->red[l] ? 0 : g->bounds[l] < 0 ? 1 : g->bounds[l];
+    if (g->red[l] || l == g->row || l == g->col) continue;
+    /* a loop W and X both use: groups */
+    if (w_uses(g, l) && op_uses(g, g->x, l)) return false;
+    if (!w_uses(g, l) && g->bounds[l] > 1 && (big < 0 || g->bounds[l] > g->bounds[big])) big = l;
+  }
+  int64_t xall = x_bytes(g, full);
+  if (big < 0 || xall <= CG_CONV_X_TILE) return false;
+  int64_t count = 1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || l == g->row || l == g->col || l == big || w_uses(g, l) || g->bounds[l] <= 1) continue;
+    t[l] = 1;
+    count *= g->bounds[l];
+  }
+  int64_t rows = g->bounds[big], pick = 0;
+  for (int64_t p = 1; p <= rows; p++) {
+    if (rows % p) continue;
+    t[big] = rows / p;
+    if (count * p < want || x_bytes(g, t) > CG_CONV_X_TILE) continue;
+    if (!pick) pick = p;
+    if (count * p % 2 == 0) {
+      pick = p;
+      break;
+    }
+    if (p > 2 * pick) break; /* an even count only much further: keep the odd one */
+  }
+  if (!pick) return false;
+  t[big] = rows / pick;
+  count *= pick;
+  if (count > macs / CG_CONV_MIN_MACS) return false;
+  /* The channel split's traffic: each of its tiles along W's loops (and
+   * the columns) reads its pixels' input; each along the pixels its
+   * share of W. */
+  int64_t tw = 1, tp = 1;
+  for (int l = 0; l < g->loops; l++) {
+    if (g->red[l] || old[l] < 1) continue;
+    int64_t b = g->bounds[l] < 0 ? 1 : g->bounds[l], n = (b + old[l] - 1) / old[l];
+    if (l == g->col || w_uses(g, l)) tw *= n;
+    else tp *= n;
+  }
+  if (4 * (count * wsize + xall) > 3 * (tw * xall + tp * wsize)) return false;
+  for (int l = 0; l < g->loops; l++) tiles[l] = t[l];
+  return true;
+}
+
 static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
   /* A dynamic outer loop (a batch) is tiled by 1 and counted as 1: the
    * tiles are those of the static shape with that loop 1. */
@@ -160,6 +253,9 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
     count *= g->bounds[l];
   }
   if (big >= 0 && count < want) tiles[big] = g->bounds[big] / split_parts(g->bounds[big], count, want);
+  int64_t px[KILN_MAX_LOOPS];
+  if (pixel_tiles(g, tiles, want, macs, wsize, px))
+    for (int l = 0; l < g->loops; l++) tiles[l] = px[l];
 }
 
 /* Does every input of root that uses its last parallel loop L, and its

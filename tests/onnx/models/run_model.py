@@ -652,6 +652,26 @@ def _cnn_cases(torch):
                                         nn.Conv2d(48, 48, 5, 2, 2, groups=48), nn.Hardswish(),
                                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 5)),
                           (1, 5, 33, 33)),
+        # dense convolutions over maps whose input passes a core's L2
+        # (launch_rule.c pixel_tiles): workgroups of images and output
+        # rows with all the output channels, so the input is read once:
+        # a 1x1 96 -> 128 (HWCF filters, which the channel split cut into
+        # 32-lane tiles), 128 -> 200 (6 vector pairs and 8 channels), 200
+        # -> 96 in three blocks of 32 with ReLU into the padding of a 3x3,
+        # the 3x3 (blocked too) in a residual add; a strided 1x1 96 -> 72
+        # (64 + 8) shortcut beside a strided 3x3 stay as they were; odd
+        # image sides (45 x 43: tiles of 9 and 15 rows), batch 2. The
+        # inputs of 1 to 3 MB are about the smallest that take this
+        # split; each layer is a few workgroups.
+        "cnn_pixel_tiles": (nn.Sequential(nn.Conv2d(5, 96, 3, 1, 1), nn.ReLU(),
+                                          nn.Conv2d(96, 128, 1), nn.ReLU(),
+                                          nn.Conv2d(128, 200, 1), nn.ReLU(),
+                                          nn.Conv2d(200, 96, 1), nn.ReLU(),
+                                          Residual(nn.Conv2d(96, 96, 3, 1, 1), nn.ReLU()),
+                                          Shortcut(nn.Conv2d(96, 72, 3, 2, 1), nn.Conv2d(96, 72, 1, 2),
+                                                   nn.ReLU()),
+                                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(72, 6)),
+                            (2, 5, 45, 43)),
         # grouped 3x3s with few channels per group (ResNeXt, RegNet),
         # whose register tiles loop over the workgroup's groups inside
         # each output row: groups of 4 (12 groups) and of 12 (8 + 4
