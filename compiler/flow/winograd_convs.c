@@ -13,12 +13,12 @@
  * are ordinary generics, one pass over their data each; every later stage
  * (fusion: the epilogue joins the last transform's dispatch through
  * sink-reshapes; dispatch formation, memory planning, each CPU
- * architecture) handles them as any other op. The transforms are
- * separable: each of the four stages applies a 4-tap 1-D transform along
- * one axis, an all-parallel generic whose body sums the four taps times
- * a column of the constant [rows x 4] coefficient matrix (B^T has two
- * nonzeros per row, A^T up to three), ~100 multiply-adds per tile and
- * channel against the products' 16 x K.
+ * architecture) handles them as any other op. Each transform is one
+ * all-parallel generic over both axes of a tile (stage): the columns where
+ * a row of B^T (2) or A^T (3) is nonzero are affine in the row (wg_btap,
+ * wg_atap), so an output element sums 2 x 2 or 3 x 3 taps of the tile,
+ * each row's column sum times a row coefficient; ~220 multiplies and adds per
+ * tile and channel against the products' 16 x K.
  *
  * Takes: host functions after propagate-transposes, before
  * generalize-named-ops. A convolution qualifies when it is
@@ -179,11 +179,21 @@ static kiln_value *reshape(kiln_builder *b, kiln_value *v, uint32_t rank, const 
   return kiln_op_result(kiln_build(b, KILN_OP_FLOW_TENSOR_RESHAPE, 1 + kiln_type_num_dynamic_dims(rt), ops, 1, &rt, NULL), 0);
 }
 
-/* Column k of a [rows x 4] coefficient matrix as a constant [rows]. */
-static kiln_value *coef_column(kiln_builder *b, int64_t rows, const double (*m)[4], int k) {
+/* The nonzero columns (taps) of each transform row: B^T row r at columns
+ * r and 2 - r / 2, A^T row p at p .. p + 2. Each tap's column is affine
+ * in the row (r = 2 r1 + r0 split into two loops), so a stage reads tap
+ * k of every row through one map, times a per-row coefficient. */
+static const int wg_btap[2][4] = {{0, 1, 2, 3}, {2, 2, 1, 1}};
+static const int wg_atap[3][2] = {{0, 1}, {1, 2}, {2, 3}};
+
+/* Tap k's coefficient m[r][tap[r]] of each row: a constant [2, 2] indexed
+ * by (r1, r0) when `split`, else [rows]. */
+static kiln_value *tap_coefs(kiln_builder *b, int64_t rows, const double (*m)[4], const int *tap, bool split) {
   float d[4];
-  for (int64_t i = 0; i < rows; i++) d[i] = (float)m[i][k];
-  return kiln_build_constant(b, kiln_attr_dense(b->ctx, f32_tensor(b->ctx, 1, &rows), false, d, (size_t)rows * 4));
+  for (int64_t r = 0; r < rows; r++) d[r] = (float)m[r][tap[r]];
+  int64_t shape[2] = {split ? 2 : rows, 2};
+  return kiln_build_constant(b, kiln_attr_dense(b->ctx, f32_tensor(b->ctx, split ? 2u : 1u, shape), false, d,
+                                                (size_t)rows * 4));
 }
 
 /* U [16, C, M] = G g G^T for each (c, m), from the blocked filter, in
@@ -210,57 +220,98 @@ static kiln_value *transformed_filter(kiln_builder *b, const wg *g) {
                                                          (size_t)(16 * C * M) * sizeof *u));
 }
 
-/* One 1-D transform stage as an all-parallel generic over `loops` loops:
- * out[..] = init[..] + sum_k cols[k][row] * in[.. 2 * t + k ..] (init not
- * read where it is a tensor.empty), the four
- * taps unrolled into the body (four reads of `in`, the matrix's four
- * columns `cols` indexed by the row loop `row`). Maps are result dim lists (-1
- * ends a list; an entry >= 100 is 2 * dim(e - 100) + k, tap k's window;
- * WG_TAP is k itself).
- * Why unrolled, not a reduction of 4 against the [rows x 4] matrix: that
- * form matched the implicit-GEMM lowering, which vectorized along the
- * 4 (or 2) coefficient rows and gathered the channels as scalars (the B
- * stages ran at a tenth of a memory pass); all-parallel, the body
- * vectorizes along the channels, the innermost dim of every operand. */
-#define WG_TAP 99
-static kiln_value *stage(kiln_builder *b, kiln_value *in, kiln_value *const *cols, kiln_value *init,
-                         uint32_t loops, const int *im, int row, const int *om) {
-  kiln_context *ctx = b->ctx;
-  const kiln_affine_map *maps[9];
-  kiln_value *ins[8];
-  for (int k = 0; k < 4; k++) {
-    const kiln_affine_expr *e[KILN_MAX_LOOPS];
-    uint32_t n = 0;
-    for (; im[n] >= 0; n++) {
-      int d = im[n];
-      e[n] = d == WG_TAP ? kiln_affine_const(ctx, k)
-             : d < 100   ? kiln_affine_dim(ctx, (unsigned)d)
-                         : kiln_affine_binary(ctx, KILN_AFFINE_ADD,
-                                          kiln_affine_binary(ctx, KILN_AFFINE_MUL, kiln_affine_dim(ctx, (unsigned)(d - 100)),
-                                                             kiln_affine_const(ctx, 2)),
-                                          kiln_affine_const(ctx, k));
+/* c + sum of m[i] * dim d[i] (i < n): an affine index, or part of one. */
+typedef struct wg_lin {
+  int64_t c;
+  int n, d[3];
+  int64_t m[3];
+} wg_lin;
+
+/* One axis of a 2-D transform stage: tap k (k < taps) adds form[k] to
+ * result `res` of the input map and multiplies by coef[k], a per-row
+ * constant indexed by the row loops l (nl of them). */
+typedef struct wg_axis {
+  int taps, res;
+  wg_lin form[3];
+  kiln_value *coef[3];
+  int nl, l[2];
+} wg_axis;
+
+static const kiln_affine_expr *lin_expr(kiln_context *ctx, const wg_lin *const *parts, int np) {
+  const kiln_affine_expr *v = NULL;
+  int64_t c = 0;
+  for (int p = 0; p < np; p++) {
+    for (int i = 0; i < parts[p]->n; i++) {
+      const kiln_affine_expr *t = kiln_affine_dim(ctx, (unsigned)parts[p]->d[i]);
+      if (parts[p]->m[i] != 1) t = kiln_affine_binary(ctx, KILN_AFFINE_MUL, t, kiln_affine_const(ctx, parts[p]->m[i]));
+      v = v ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, v, t) : t;
     }
-    maps[k] = kiln_affine_map_get(ctx, loops, 0, n, e);
-    ins[k] = in;
+    c += parts[p]->c;
   }
-  const kiln_affine_expr *re = kiln_affine_dim(ctx, (unsigned)row);
-  for (int k = 0; k < 4; k++) {
-    maps[4 + k] = kiln_affine_map_get(ctx, loops, 0, 1, &re);
-    ins[4 + k] = cols[k];
+  if (c || !v) v = v ? kiln_affine_binary(ctx, KILN_AFFINE_ADD, v, kiln_affine_const(ctx, c)) : kiln_affine_const(ctx, c);
+  return v;
+}
+
+/* One 2-D transform stage (B^T d B or A^T m A) as an all-parallel
+ * generic over `loops` loops: out = init + sum_i rc_i * sum_j cc_j *
+ * in[base + row tap i + column tap j] (init not read where it is a
+ * tensor.empty; base: nim index forms, the taps' forms added to results
+ * ra->res and ca->res), the output indexed by the loops in order.
+ * Why one stage over the taps of both axes, not two 1-D stages (rows,
+ * then columns): one pass reads the input tile from cache and writes the
+ * transform once, where the 1-D stages wrote and re-read an intermediate
+ * as large as the input (B) or twice the output (A); only the nonzero
+ * taps are read (wg_btap, wg_atap), so the 2-D sums cost what the 1-D
+ * stages did. The taps are unrolled into the body, all loops parallel,
+ * so it vectorizes along the channels (the innermost dim of every
+ * operand); the row coefficient multiplies each row's column sum. */
+static kiln_value *stage(kiln_builder *b, kiln_value *in, const wg_axis *ra, const wg_axis *ca,
+                         kiln_value *init, uint32_t loops, const wg_lin *base, uint32_t nim) {
+  kiln_context *ctx = b->ctx;
+  const kiln_affine_map *maps[16];
+  kiln_value *ins[15];
+  int nt = ra->taps * ca->taps, n = 0;
+  for (int k = 0; k < nt; k++, n++) {
+    const kiln_affine_expr *e[KILN_MAX_LOOPS];
+    for (uint32_t r = 0; r < nim; r++) {
+      const wg_lin *parts[3] = {&base[r]};
+      int np = 1;
+      if ((int)r == ra->res) parts[np++] = &ra->form[k / ca->taps];
+      if ((int)r == ca->res) parts[np++] = &ca->form[k % ca->taps];
+      e[r] = lin_expr(ctx, parts, np);
+    }
+    maps[n] = kiln_affine_map_get(ctx, loops, 0, nim, e);
+    ins[n] = in;
+  }
+  const wg_axis *ax[2] = {ra, ca};
+  for (int a = 0; a < 2; a++) {
+    const kiln_affine_expr *le[2];
+    for (int i = 0; i < ax[a]->nl; i++) le[i] = kiln_affine_dim(ctx, (unsigned)ax[a]->l[i]);
+    for (int k = 0; k < ax[a]->taps; k++, n++) {
+      maps[n] = kiln_affine_map_get(ctx, loops, 0, (uint32_t)ax[a]->nl, le);
+      ins[n] = ax[a]->coef[k];
+    }
   }
   const kiln_affine_expr *oe[KILN_MAX_LOOPS];
-  uint32_t no = 0;
-  for (; om[no] >= 0; no++) oe[no] = kiln_affine_dim(ctx, (unsigned)om[no]);
-  maps[8] = kiln_affine_map_get(ctx, loops, 0, no, oe);
-  kiln_op *gen = fl_build_generic(b, 8, ins, 1, &init, maps, loops, NULL);
+  for (uint32_t r = 0; r < loops; r++) oe[r] = kiln_affine_dim(ctx, r);
+  maps[n] = kiln_affine_map_get(ctx, loops, 0, loops, oe);
+  kiln_op *gen = fl_build_generic(b, (uint32_t)n, ins, 1, &init, maps, loops, NULL);
   kiln_block *body = gen->regions[0].first;
   kiln_builder bb = kiln_builder_at_end(ctx, body);
   bb.loc = b->loc;
   const kiln_type *f32 = kiln_type_f32(ctx);
+  kiln_value *const *rc = &body->args[nt], *const *cc = &body->args[nt + ra->taps];
   /* an empty init (tensor.empty) is not read: the sum starts at tap 0 */
-  kiln_value *acc = init->def && init->def->kind == KILN_OP_TENSOR_EMPTY ? NULL : body->args[8];
-  for (uint32_t k = 0; k < 4; k++) {
-    kiln_value *mo[2] = {body->args[k], body->args[4 + k]};
+  kiln_value *acc = init->def && init->def->kind == KILN_OP_TENSOR_EMPTY ? NULL : body->args[n];
+  for (int i = 0; i < ra->taps; i++) {
+    kiln_value *row = NULL;
+    for (int j = 0; j < ca->taps; j++) {
+      kiln_value *mo[2] = {body->args[i * ca->taps + j], cc[j]};
+      kiln_value *p = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_MULF, 2, mo, 1, &f32, NULL), 0);
+      kiln_value *ao[2] = {row, p};
+      row = !row ? p : kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_ADDF, 2, ao, 1, &f32, NULL), 0);
+    }
+    kiln_value *mo[2] = {row, rc[i]};
     kiln_value *p = kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_MULF, 2, mo, 1, &f32, NULL), 0);
     kiln_value *ao[2] = {acc, p};
     acc = !acc ? p : kiln_op_result(kiln_build(&bb, KILN_OP_ARITH_ADDF, 2, ao, 1, &f32, NULL), 0);
@@ -336,39 +387,39 @@ static void rewrite(kiln_context *ctx, const wg *g) {
     int64_t hi[4] = {0, HP - x->type->shape[1], WP - x->type->shape[2], 0};
     x = pad_high(&b, x, hi);
   }
-  /* the coefficient matrices' columns (one statement per built op: as
-   * call arguments their order would be the C compiler's) */
-  kiln_value *btc[4], *atc[4];
-  for (int k = 0; k < 4; k++) btc[k] = coef_column(&b, 4, wg_bt, k);
-  for (int k = 0; k < 4; k++) atc[k] = coef_column(&b, 2, wg_at, k);
-  /* B^T along the rows: t1[a, n, t, w, c] = sum_i B^T[a, i] x[n, 2t + i, w, c]
-   * loops (a, n, t, w, c) */
-  int64_t s1[5] = {4, N, TH, WP, C};
-  kiln_value *t1 = stage(&b, x, btc, empty(&b, f32_tensor(ctx, 5, s1), nv), 5,
-                         (const int[]){1, 102, 3, 4, -1}, 0, (const int[]){0, 1, 2, 3, 4, -1});
-  /* B along the columns: v[a, b, n, t, u, c] = sum_j B^T[b, j] t1[a, n, t, 2u + j, c]
-   * loops (a, b, n, t, u, c) */
-  int64_t s2[6] = {4, 4, N, TH, TW, C};
-  kiln_value *v = stage(&b, t1, btc, empty(&b, f32_tensor(ctx, 6, s2), nv), 6,
-                        (const int[]){0, 2, 3, 104, 5, -1}, 1, (const int[]){0, 1, 2, 3, 4, 5, -1});
+  /* V = B^T d B: v[a1, a0, b1, b0, n, t, u, c] = sum over the taps i of
+   * row a = 2 a1 + a0 and j of row b = 2 b1 + b0 of B^T[a, i] B^T[b, j]
+   * x[n, 2t + i, 2u + j, c] (row-major: the view [16, tiles, C] has
+   * position 4a + b); loops (a1, a0, b1, b0, n, t, u, c). Each axis' taps
+   * (wg_btap): column a = 2 a1 + a0, column 2 - a1; the coefficient
+   * constants are built one statement each (as call arguments their
+   * order would be the C compiler's). */
+  wg_axis br = {2, 1, {{0, 2, {0, 1}, {2, 1}}, {2, 1, {0}, {-1}}}, {NULL}, 2, {0, 1}};
+  wg_axis bc = {2, 2, {{0, 2, {2, 3}, {2, 1}}, {2, 1, {2}, {-1}}}, {NULL}, 2, {2, 3}};
+  for (int k = 0; k < 2; k++) br.coef[k] = bc.coef[k] = tap_coefs(&b, 4, wg_bt, wg_btap[k], true);
+  int64_t s2[8] = {2, 2, 2, 2, N, TH, TW, C};
+  const wg_lin bx[4] = {{0, 1, {4}, {1}}, {0, 1, {5}, {2}}, {0, 1, {6}, {2}}, {0, 1, {7}, {1}}};
+  kiln_value *v = stage(&b, x, &br, &bc, empty(&b, f32_tensor(ctx, 8, s2), nv), 8, bx, 4);
   int64_t s3[3] = {16, T, C}, s4[3] = {16, T, M};
   /* One statement per built op: as call arguments their order would be
    * the C compiler's (gcc and clang evaluate them in opposite orders). */
   kiln_value *acc = filled(&b, zero, f32_tensor(ctx, 3, s4), tv);
   kiln_value *u = transformed_filter(&b, g);
   kiln_value *prod = batch_matmul(&b, reshape(&b, v, 3, s3, tv), u, acc);
-  int64_t s5[6] = {4, 4, N, TH, TW, M};
-  kiln_value *m = reshape(&b, prod, 6, s5, nv);
-  /* A^T along the rows: y1[p, n, t, q, u, k] = sum_a A^T[p, a] m[a, q, n, t, u, k]
-   * loops (p, n, t, q, u, k) */
-  int64_t s6[6] = {2, N, TH, 4, TW, M};
-  kiln_value *y1 = stage(&b, m, atc, empty(&b, f32_tensor(ctx, 6, s6), nv), 6,
-                         (const int[]){WG_TAP, 3, 1, 2, 4, 5, -1}, 0, (const int[]){0, 1, 2, 3, 4, 5, -1});
-  /* A along the columns, onto the convolution's fill: y[n, t, p, u, q, k] =
-   * fill + sum_b A^T[q, b] y1[p, n, t, b, u, k]; loops (n, t, p, u, q, k) */
+  int64_t s5[5] = {16, N, TH, TW, M};
+  kiln_value *m = reshape(&b, prod, 5, s5, nv);
+  /* Y = A^T m A onto the convolution's fill: y[n, t, p, u, q, k] = fill +
+   * sum_ij A^T[p, p + i] A^T[q, q + j] m[4 (p + i) + q + j, n, t, u, k]
+   * (wg_atap); loops (n, t, p, u, q, k). (Position 4 (p + i) + q + j of
+   * a [16, ...] view, not [p + i, q + j] of [4, 4, ...]: the tap i = 0
+   * would read that view's dim 0 of 4 at the plain loop p of 2, which
+   * linalg refuses.) */
+  wg_axis ar = {3, 0, {{0, 1, {2}, {4}}, {4, 1, {2}, {4}}, {8, 1, {2}, {4}}}, {NULL}, 1, {2}};
+  wg_axis ac = {3, 0, {{0, 1, {4}, {1}}, {1, 1, {4}, {1}}, {2, 1, {4}, {1}}}, {NULL}, 1, {4}};
+  for (int k = 0; k < 3; k++) ar.coef[k] = ac.coef[k] = tap_coefs(&b, 2, wg_at, wg_atap[k], false);
   int64_t s7[6] = {N, TH, 2, TW, 2, M};
-  kiln_value *y = stage(&b, y1, atc, filled(&b, g->fill, f32_tensor(ctx, 6, s7), nv), 6,
-                        (const int[]){2, 0, 1, WG_TAP, 3, 5, -1}, 4, (const int[]){0, 1, 2, 3, 4, 5, -1});
+  const wg_lin ax[5] = {{0, 0, {0}, {0}}, {0, 1, {0}, {1}}, {0, 1, {1}, {1}}, {0, 1, {3}, {1}}, {0, 1, {5}, {1}}};
+  kiln_value *y = stage(&b, m, &ar, &ac, filled(&b, g->fill, f32_tensor(ctx, 6, s7), nv), 6, ax, 5);
   int64_t s8[4] = {N, 2 * TH, 2 * TW, M};
   kiln_value *out = reshape(&b, y, 4, s8, nv);
   const kiln_type *vt = g->view->results[0].type;

@@ -1,63 +1,69 @@
 // RUN: kiln-opt %s --winograd-convs | cut -c1-400 | FileCheck %s
 // winograd-convs: convert-convs-to-nhwc's blocked 3x3 convolutions, stride
 // 1, with 64+ input and output channels and 48+ output tiles of 2x2,
-// become Winograd F(2x2, 3x3): two input-transform generics (B^T along
-// the rows, then the columns), a batch_matmul of the 16 tile positions
-// against U = G g G^T (a constant computed here), two output-transform
-// generics (A^T) onto the convolution's fill, viewed as [N, 2*TH, 2*TW, M]
-// and sliced when the output's sides are odd. Each transform is
-// all-parallel, its four taps unrolled: four reads of the input at window
-// offsets 0..3 (2t + k along the tiled axis; k itself for the A stages,
-// which read one of the product's 4 positions), four coefficient columns
-// indexed by the output row. The others stay direct (below).
+// become Winograd F(2x2, 3x3): one input-transform generic (B^T d B), a
+// batch_matmul of the 16 tile positions against U = G g G^T (a constant
+// computed here), one output-transform generic (A^T m A) onto the
+// convolution's fill, viewed as [N, 2*TH, 2*TW, M] and sliced when the
+// output's sides are odd. Each transform is all-parallel, its nonzero
+// taps of both axes unrolled: B^T row a = 2 a1 + a0 reads columns a and
+// 2 - a1 of the tile (2 x 2 reads of the input, the loops (a1, a0, b1,
+// b0, n, t, u, c)), A^T row p reads positions p .. p + 2 (3 x 3 reads of
+// the product at 4 (p + i) + q + j); per-tap coefficients indexed by the
+// row loops. The others stay direct (below).
 //
-// CHECK-DAG: #[[R10:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2 * 2, d3, d4)>
-// CHECK-DAG: #[[R13:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2 * 2 + 3, d3, d4)>
-// CHECK-DAG: #[[C1:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0)>
-// CHECK-DAG: #[[R20:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d4 * 2, d5)>
-// CHECK-DAG: #[[R23:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d3, d4 * 2 + 3, d5)>
-// CHECK-DAG: #[[C2:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1)>
-// CHECK-DAG: #[[R30:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (0, d3, d1, d2, d4, d5)>
-// CHECK-DAG: #[[R33:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (3, d3, d1, d2, d4, d5)>
-// CHECK-DAG: #[[C3:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0)>
-// CHECK-DAG: #[[R40:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d0, d1, 0, d3, d5)>
-// CHECK-DAG: #[[R43:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2, d0, d1, 3, d3, d5)>
-// CHECK-DAG: #[[C4:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4)>
+// CHECK-DAG: #[[X00:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5 * 2 + d0 * 2 + d1, d6 * 2 + d2 * 2 + d3, d7)>
+// CHECK-DAG: #[[X01:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5 * 2 + d0 * 2 + d1, d6 * 2 - d2 + 2, d7)>
+// CHECK-DAG: #[[X10:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5 * 2 - d0 + 2, d6 * 2 + d2 * 2 + d3, d7)>
+// CHECK-DAG: #[[X11:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5 * 2 - d0 + 2, d6 * 2 - d2 + 2, d7)>
+// CHECK-DAG: #[[BR:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1)>
+// CHECK-DAG: #[[BC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d2, d3)>
+// CHECK-DAG: #[[M00:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2 * 4 + d4, d0, d1, d3, d5)>
+// CHECK-DAG: #[[M12:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2 * 4 + d4 + 6, d0, d1, d3, d5)>
+// CHECK-DAG: #[[M22:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2 * 4 + d4 + 10, d0, d1, d3, d5)>
+// CHECK-DAG: #[[AR:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d2)>
+// CHECK-DAG: #[[AC:map[0-9]*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4)>
 //
 // CHECK-LABEL: func.func @takes(
 // CHECK-NOT: tensor.pad
-// CHECK: %[[B0:.*]] = arith.constant dense<[1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00]> : tensor<4xf32>
-// CHECK: %[[B1:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, -1.000000e+00, 1.000000e+00]> : tensor<4xf32>
-// CHECK: %[[B2:.*]] = arith.constant dense<[-1.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00]> : tensor<4xf32>
-// CHECK: %[[B3:.*]] = arith.constant dense<[0.000000e+00, 0.000000e+00, 0.000000e+00, -1.000000e+00]> : tensor<4xf32>
-// CHECK: %[[A0:.*]] = arith.constant dense<[1.000000e+00, 0.000000e+00]> : tensor<2xf32>
-// CHECK: %[[A1:.*]] = arith.constant dense<1.000000e+00> : tensor<2xf32>
-// CHECK: %[[A2:.*]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
-// CHECK: %[[A3:.*]] = arith.constant dense<[0.000000e+00, -1.000000e+00]> : tensor<2xf32>
-// CHECK: %[[T1:.*]] = linalg.generic {indexing_maps = [#[[R10]], #{{.*}}, #{{.*}}, #[[R13]], #[[C1]], #[[C1]], #[[C1]], #[[C1]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %arg0, %arg0, %arg0, %[[B0]], %[[B1]], %[[B2]], %[[B3]] : tensor<1x16x16x128xf32>,
-// CHECK-NEXT: ^bb0(%[[I0:.*]]: f32, %[[I1:.*]]: f32, %[[I2:.*]]: f32, %[[I3:.*]]: f32, %[[K0:.*]]: f32, %[[K1:.*]]: f32, %[[K2:.*]]: f32, %[[K3:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[I0]], %[[K0]]
-// CHECK-NEXT: %[[P1:.*]] = arith.mulf %[[I1]], %[[K1]]
-// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[P0]], %[[P1]]
-// CHECK-NEXT: %[[P2:.*]] = arith.mulf %[[I2]], %[[K2]]
-// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %[[P2]]
-// CHECK-NEXT: %[[P3:.*]] = arith.mulf %[[I3]], %[[K3]]
-// CHECK-NEXT: %[[S3:.*]] = arith.addf %[[S2]], %[[P3]]
-// CHECK-NEXT: linalg.yield %[[S3]]
-// CHECK-NEXT: } -> tensor<4x1x7x16x128xf32>
-// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [#[[R20]], #{{.*}}, #{{.*}}, #[[R23]], #[[C2]], #[[C2]], #[[C2]], #[[C2]], #{{.*}}], {{.*}} ins(%[[T1]], %[[T1]], %[[T1]], %[[T1]], %[[B0]], %[[B1]], %[[B2]], %[[B3]] :
-// CHECK: } -> tensor<4x4x1x7x7x128xf32>
+// B^T's taps' coefficients by row (a1, a0): column a: 1, 1, 1, -1;
+// column 2 - a1: -1, 1, -1, 1.
+// CHECK: %[[B0:.*]] = arith.constant dense<{{\[}}[1.000000e+00, 1.000000e+00], [1.000000e+00, -1.000000e+00]]> : tensor<2x2xf32>
+// CHECK: %[[B1:.*]] = arith.constant dense<{{\[}}[-1.000000e+00, 1.000000e+00], [-1.000000e+00, 1.000000e+00]]> : tensor<2x2xf32>
+// CHECK: %[[V:.*]] = linalg.generic {indexing_maps = [#[[X00]], #[[X01]], #[[X10]], #[[X11]], #[[BR]], #[[BR]], #[[BC]], #[[BC]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%arg0, %arg0, %arg0, %arg0, %[[B0]], %[[B1]], %[[B0]], %[[B1]] : tensor<1x16x16x128xf32>,
+// Each row's column sum, times the row's coefficient; the empty init is
+// not read.
+// CHECK-NEXT: ^bb0(%[[I00:.*]]: f32, %[[I01:.*]]: f32, %[[I10:.*]]: f32, %[[I11:.*]]: f32, %[[R0:.*]]: f32, %[[R1:.*]]: f32, %[[C0:.*]]: f32, %[[C1:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[P00:.*]] = arith.mulf %[[I00]], %[[C0]]
+// CHECK-NEXT: %[[P01:.*]] = arith.mulf %[[I01]], %[[C1]]
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[P00]], %[[P01]]
+// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[S0]], %[[R0]]
+// CHECK-NEXT: %[[P10:.*]] = arith.mulf %[[I10]], %[[C0]]
+// CHECK-NEXT: %[[P11:.*]] = arith.mulf %[[I11]], %[[C1]]
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[P10]], %[[P11]]
+// CHECK-NEXT: %[[Q1:.*]] = arith.mulf %[[S1]], %[[R1]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[Q0]], %[[Q1]]
+// CHECK-NEXT: linalg.yield %[[SUM]]
+// CHECK-NEXT: } -> tensor<2x2x2x2x1x7x7x128xf32>
 // CHECK: %[[U:.*]] = arith.constant dense<"0x0000803F0000803F
-// CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%[[V]]) : (tensor<4x4x1x7x7x128xf32>) -> tensor<16x49x128xf32>
+// CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%[[V]]) : (tensor<2x2x2x2x1x7x7x128xf32>) -> tensor<16x49x128xf32>
 // CHECK: %[[P:.*]] = linalg.batch_matmul ins(%[[V3]], %[[U]] : tensor<16x49x128xf32>, tensor<16x128x128xf32>){{.*}} outs(%{{.*}} : tensor<16x49x128xf32>)
-// CHECK: %[[P6:.*]] = "flow.tensor.reshape"(%[[P]]) : (tensor<16x49x128xf32>) -> tensor<4x4x1x7x7x128xf32>
-// CHECK: %[[Y1:.*]] = linalg.generic {indexing_maps = [#[[R30]], #{{.*}}, #{{.*}}, #[[R33]], #[[C3]], #[[C3]], #[[C3]], #[[C3]], #{{.*}}], {{.*}} ins(%[[P6]], %[[P6]], %[[P6]], %[[P6]], %[[A0]], %[[A1]], %[[A2]], %[[A3]] :
-// CHECK: } -> tensor<2x1x7x4x7x128xf32>
-// CHECK: %[[Y2:.*]] = linalg.generic {indexing_maps = [#[[R40]], #{{.*}}, #{{.*}}, #[[R43]], #[[C4]], #[[C4]], #[[C4]], #[[C4]], #{{.*}}], {{.*}} ins(%[[Y1]], %[[Y1]], %[[Y1]], %[[Y1]], %[[A0]], %[[A1]], %[[A2]], %[[A3]] :
-// The last stage adds onto the convolution's fill (it reads its out).
+// CHECK: %[[P5:.*]] = "flow.tensor.reshape"(%[[P]]) : (tensor<16x49x128xf32>) -> tensor<16x1x7x7x128xf32>
+// A^T's taps' coefficients by row p: position p: 1, 1; p + 1: 1, -1;
+// p + 2: 1, -1.
+// CHECK: %[[A0:.*]] = arith.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK: %[[A1:.*]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[A2:.*]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[Y2:.*]] = linalg.generic {indexing_maps = [#[[M00]], #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #[[M12]], #{{.*}}, #{{.*}}, #[[M22]], #[[AR]], #[[AR]], #[[AR]], #[[AC]], #[[AC]], #[[AC]], #{{.*}}], {{.*}} ins(%[[P5]], %[[P5]], %[[P5]], %[[P5]], %[[P5]], %[[P5]], %[[P5]], %[[P5]], %[[P5]], %[[A0]], %[[A1]], %[[A2]], %[[A0]], %[[A1]], %[[A2]] :
+// It adds onto the convolution's fill (it reads its out).
 // CHECK-NEXT: ^bb0({{.*}}, %[[OUT:[a-z_0-9]*]]: f32):
 // CHECK-NEXT: %[[Q0:.*]] = arith.mulf
-// CHECK-NEXT: %{{.*}} = arith.addf %[[OUT]], %[[Q0]]
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: %[[R:.*]] = arith.mulf
+// CHECK-NEXT: %{{.*}} = arith.addf %[[OUT]], %[[R]]
 // CHECK: } -> tensor<1x7x2x7x2x128xf32>
 // CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%[[Y2]]) : (tensor<1x7x2x7x2x128xf32>) -> tensor<1x14x14x128xf32>
 // CHECK-NOT: linalg.generic
@@ -68,7 +74,7 @@
 // CHECK-LABEL: func.func @odd(
 // CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<2x15x13x144xf32> to tensor<2x16x14x144xf32>
-// CHECK: linalg.generic {{.*}} ins(%[[XP]], %[[XP]], %[[XP]], %[[XP]], %{{.*}} : tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<4xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[XP]], %[[XP]], %[[XP]], %[[XP]], %{{.*}} : tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>, tensor<2x16x14x144xf32>,
 // CHECK: linalg.batch_matmul {{.*}} : tensor<16x84x144xf32>, tensor<16x144x160xf32>)
 // CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%{{.*}}) : (tensor<2x7x2x6x2x160xf32>) -> tensor<2x14x12x160xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [2, 13, 11, 160] [1, 1, 1, 1]
@@ -83,14 +89,12 @@
 // CHECK: %[[T:.*]] = arith.muli %[[N]], %[[C56]] : index
 // CHECK: %[[XP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 1, 1, 0]
 // CHECK: } : tensor<?x17x15x144xf32> to tensor<?x18x16x144xf32>
-// CHECK: tensor.empty(%[[N]]) : tensor<4x?x8x16x144xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<2x2x2x2x?x8x7x144xf32>
 // CHECK: linalg.generic {{.*}} ins(%[[XP]], %[[XP]], %[[XP]], %[[XP]], %{{.*}} : tensor<?x18x16x144xf32>, tensor<?x18x16x144xf32>,
-// CHECK: tensor.empty(%[[N]]) : tensor<4x4x?x8x7x144xf32>
 // CHECK: tensor.empty(%[[T]]) : tensor<16x?x160xf32>
-// CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%{{.*}}, %[[T]]) : (tensor<4x4x?x8x7x144xf32>, index) -> tensor<16x?x144xf32>
+// CHECK: %[[V3:.*]] = "flow.tensor.reshape"(%{{.*}}, %[[T]]) : (tensor<2x2x2x2x?x8x7x144xf32>, index) -> tensor<16x?x144xf32>
 // CHECK: %[[P:.*]] = linalg.batch_matmul ins(%[[V3]], %{{.*}} : tensor<16x?x144xf32>, tensor<16x144x160xf32>)
-// CHECK: "flow.tensor.reshape"(%[[P]], %[[N]]) : (tensor<16x?x160xf32>, index) -> tensor<4x4x?x8x7x160xf32>
-// CHECK: tensor.empty(%[[N]]) : tensor<2x?x8x4x7x160xf32>
+// CHECK: "flow.tensor.reshape"(%[[P]], %[[N]]) : (tensor<16x?x160xf32>, index) -> tensor<16x?x8x7x160xf32>
 // CHECK: tensor.empty(%[[N]]) : tensor<?x8x2x7x2x160xf32>
 // CHECK: %[[Y:.*]] = "flow.tensor.reshape"(%{{.*}}, %[[N]]) : (tensor<?x8x2x7x2x160xf32>, index) -> tensor<?x16x14x160xf32>
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [%[[N]], 15, 13, 160] [1, 1, 1, 1]
