@@ -493,8 +493,10 @@ static void stage_store(kiln_builder *b, const mm_emit *e, const mm_stage *s) {
   for (int w = 0; w < 2; w++) {
     for (int64_t j = 0; j < s->count[w]; j++) {
       kiln_builder ib = *b;
-      if (stage_partial(s, w, j))
-        build_if(b, lt(b, addc(b, tid, j * s->threads), idx(b, s->groups[w])), false, &ib, NULL);
+      if (stage_partial(s, w, j)) {
+        kiln_value *g = addc(b, tid, j * s->threads);
+        build_if(b, lt(b, g, idx(b, s->groups[w])), false, &ib, NULL);
+      }
       stage_position(&ib, s, w, tid, j, &r, &c);
       if (w) {
         sx[0] = r, sx[1] = c;
@@ -861,12 +863,17 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
     }
   }
   /* a thread tile across the block's edge: element by element */
-  kiln_value *mine = tiles < st->threads ? lt(&pb, thread_id(&pb), idx(&pb, tiles)) : NULL;
+  kiln_value *mine = NULL;
+  if (tiles < st->threads) {
+    kiln_value *t_now = thread_id(&pb);
+    mine = lt(&pb, t_now, idx(&pb, tiles));
+  }
   for (int64_t i = 0; i < cf->tm; i++) {
     for (int64_t c = 0; c < cf->tn; c++) {
       const int64_t j = lanes == 4 ? (i * (cf->tn / 4) + c / 4) * 4 + c % 4 : i * cf->tn + c;
       kiln_value *r = addc(&pb, r0, i), *cc = addc(&pb, c0, c);
-      kiln_value *ok = and_(&pb, lt(&pb, r, mb), lt(&pb, cc, nb));
+      kiln_value *r_in = lt(&pb, r, mb);
+      kiln_value *ok = and_(&pb, r_in, lt(&pb, cc, nb));
       if (mine) ok = and_(&pb, ok, mine);
       kiln_builder ib;
       build_if(&pb, ok, false, &ib, NULL);
@@ -972,7 +979,9 @@ static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, con
   if (stage_fits(&e, cf, K, gpu_block_threads(func), &stage)) {
     /* (B's groups of 4 columns must not straddle the block's last one) */
     kiln_value *configured = cg_cmpi(&in, CG_EQ, nthr, idx(&in, stage.threads));
-    kiln_value *whole_groups = cg_cmpi(&in, CG_EQ, remv(&in, nb, idx(&in, 4)), idx(&in, 0));
+    kiln_value *zero = idx(&in, 0);
+    kiln_value *rem4 = remv(&in, nb, idx(&in, 4));
+    kiln_value *whole_groups = cg_cmpi(&in, CG_EQ, rem4, zero);
     build_if(&in, and_(&in, configured, whole_groups), true, &fb, &sb);
     emit_register_tile(&fb, &e, cf, K, bm0, bn0, mb, nb, &stage);
   } else {
