@@ -150,7 +150,9 @@ class Model:
         return float(np.max(np.abs(np.load(y_path) - y)))
 
     def kiln_cmd(self, args, threads, extra=(), module=None):
-        older = module in (self.kiln_before, getattr(self, "qkiln_before", None))
+        # (module None is this build's module: `None in (..., None)` would
+        # be true when there is no int8 before-module)
+        older = module is not None and module in (self.kiln_before, getattr(self, "qkiln_before", None))
         bench = args.bench_before if older and args.bench_before else args.bench
         return ([bench, "--module=" + (module or self.kiln), "--device=local-task",
                  "--workers=%d" % threads, "--warmup=%d" % args.warmup,
