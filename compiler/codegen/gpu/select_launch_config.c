@@ -28,13 +28,16 @@
  * walked in such tiles), k_step = BK (the K slice staged in workgroup
  * memory per step), thread_tile = [TM, TN] (outputs per thread, held in
  * registers during a step); each clamped to the matmul's sizes, the
- * thread tile shrunk while the block tile has fewer thread tiles than
- * the block has threads; pipeline "gpu-matmul-shared" (or
+ * thread tile shrunk while the block tile still has at most one thread
+ * tile per thread (matmuls, channels-last convolutions; NCHW ones until
+ * every thread has one); pipeline "gpu-matmul-shared" (or
  * "gpu-conv-shared"). In an executable with only GPU variants, a
  * channels-last convolution's tiles are then chosen for the GPU's many
  * SMs instead of the CPU rule's few workers (gpu_conv_tiles), and a
  * streamed matmul's columns (few rows, a large B) the 64-wide tiles of
- * other matmuls instead of the CPU's wide ones (unstream_for_gpu). */
+ * other matmuls instead of the CPU's wide ones (unstream_for_gpu), and
+ * any other kernel's parallel tiles halve until there are 128 workgroups
+ * or a workgroup would do too little work (spread_for_gpu). */
 #include "gpu_internal.h"
 
 #include <stdio.h>
