@@ -851,14 +851,12 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
     if (cvec) {
       uint32_t n = c_at(&wb, e, ix, m, nn);
       kiln_value *old = vload(&wb, e->v4, e->C, n, ix, e->alC);
-      n = c_at(&wb, e, ix, m, nn);
       vstore(&wb, cg_bin(&wb, KILN_OP_ARITH_ADDF, old, acc[j]), e->C, n, ix, e->alC);
       continue;
     }
     for (int64_t l = 0; l < lanes; l++) {
       uint32_t n = c_at(&wb, e, ix, m, addc(&wb, nn, l));
       kiln_value *old = cg_load(&wb, e->C, n, ix);
-      n = c_at(&wb, e, ix, m, addc(&wb, nn, l));
       cg_store(&wb, cg_bin(&wb, KILN_OP_ARITH_ADDF, old, flat[j * lanes + l]), e->C, n, ix);
     }
   }
@@ -880,7 +878,6 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
       kiln_value *gm = add(&ib, bm0, r), *gn = add(&ib, bn0, cc);
       uint32_t n = c_at(&ib, e, ix, gm, gn);
       kiln_value *old = cg_load(&ib, e->C, n, ix);
-      n = c_at(&ib, e, ix, gm, gn);
       cg_store(&ib, cg_bin(&ib, KILN_OP_ARITH_ADDF, old, flat[j]), e->C, n, ix);
     }
   }
