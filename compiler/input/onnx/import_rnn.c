@@ -324,17 +324,12 @@ static kiln_value *dir_slice(oi_ctx *c, kiln_value *v, uint32_t axis, int64_t d,
  * no error) when v's data is not known here. */
 static kiln_value *dir_const(oi_ctx *c, oi_val *v, int64_t d, bool transpose) {
   const kiln_type *t = v->type;
-  const void *data = NULL;
-  size_t nbytes = 0;
-  bool splat = false;
   if (v->v || t->rank < 2 || t->rank > 3) return NULL;
-  if (v->cst) {
-    data = v->cst->data, nbytes = v->cst->nbytes, splat = v->cst->splat;
-  } else if (v->tensor) {
-    kiln_onnx_bytes bytes;
-    if (!kiln_onnx_model_tensor_bytes(c->model, v->tensor, &bytes, c->st)) return NULL;
-    data = bytes.data, nbytes = bytes.size;
-  }
+  const kiln_attr *a = oi_const(c, v); /* the payload, borrowed */
+  if (!a) return NULL;
+  const void *data = a->data;
+  size_t nbytes = a->nbytes;
+  bool splat = a->splat;
   size_t es = kiln_dense_elem_size(t->elem);
   int64_t rows = t->shape[1], cols = t->rank == 3 ? t->shape[2] : 1, n = rows * cols;
   if (!data || !es || (!splat && nbytes != (size_t)(t->shape[0] * n) * es)) return NULL;
