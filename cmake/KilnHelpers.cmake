@@ -53,6 +53,8 @@ endfunction()
 # through format/module/message_words.py, which stores the literal format
 # of each call to NAME (POS: the format's 0-based argument index) with its
 # catalog words as single bytes (kiln/message.h says how they expand).
+# Where it ran, the target is compiled with KILN_MESSAGE_WORDS_CHECKED:
+# it also refuses floating-point conversions (see KILN_MESSAGE_VARIADIC).
 # Without message text, or without python3, the sources compile as they
 # are (the formats then take their full size).
 function(kiln_message_words target)
@@ -96,6 +98,7 @@ function(kiln_message_words target)
     target_include_directories(${target} PRIVATE ${abs_dir})
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES ${rewritten})
+  target_compile_definitions(${target} PRIVATE KILN_MESSAGE_WORDS_CHECKED)
 endfunction()
 
 # kiln_add_check_test(NAME SOURCES a.c b.c LIBS x y): a Check unit test.

@@ -69,9 +69,8 @@ static int64_t kfb_read_scalar(const uint8_t *p, kiln_fb_scalar_t s) {
 }
 
 #ifndef KILN_NO_MESSAGES
-__attribute__((format(printf, 2, 3))) static bool kfb_fail(kfb_verifier *v,
-                                                            const char *fmt,
-                                                            ...) {
+__attribute__((format(printf, 2, 3))) KILN_MESSAGE_VARIADIC static bool
+kfb_fail(kfb_verifier *v, const char *fmt, ...) {
   char *out = v->err->message;
   size_t cap = sizeof v->err->message, n = 0;
   for (unsigned i = 0; i < v->path_len && n < cap; i++) {

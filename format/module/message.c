@@ -49,6 +49,7 @@ const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) 
   return buf;
 }
 
+KILN_MESSAGE_VARIADIC
 int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
                         ...) {
   if (msg && cap) {

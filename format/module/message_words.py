@@ -13,8 +13,9 @@ the compiler checks the arguments against the same conversions. Each
 literal is rewritten in place and a '#line 1' names the original file, so
 diagnostics and debuggers point at the source. Guarantees (else it fails
 the build, naming file and line): the formats it rewrites are printable
-ASCII and expand to less than KILN_MESSAGE_TEXT_MAX bytes (macros other
-than PRI* counted as MACRO_MAX bytes each).
+ASCII, expand to less than KILN_MESSAGE_TEXT_MAX bytes (macros other
+than PRI* counted as MACRO_MAX bytes each) and convert no floating-point
+value (kiln/message.h: KILN_MESSAGE_VARIADIC).
 
   message_words.py transform WORDS IN OUT NAME:POS...
   message_words.py suggest SRC=NAME:POS,NAME:POS...   (prints a WORDS file)
@@ -212,6 +213,13 @@ def checked(path, text, at, found, open_end=False):
         fail(path, text, at, "a message format must be printable ASCII (pass other text through %s)")
     if size >= TEXT_MAX:
         fail(path, text, at, f"format of up to {size} bytes, at most {TEXT_MAX - 1}")
+    # PRI* macros end a conversion with an integer one; other macros are
+    # text of their own.
+    spelled = "".join(("d" if PRI.fullmatch(v) else "M") if isinstance(v, Macro) else v
+                      for _, _, v in found)
+    if any(m.group()[-1] in "aAeEfFgG" for m in SPEC.finditer(spelled)):
+        fail(path, text, at, "a message format may not convert a floating-point "
+             "value (the formatters save no vector registers: KILN_MESSAGE_VARIADIC)")
     # A literal after an open conversion ("%" "lu") or after a macro
     # other than PRI* (it may end in one) keeps what may continue it.
     keep = 0

@@ -26,6 +26,7 @@ static int fail_none(verifier_t *v) {
 #else
 static int fail(verifier_t *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+KILN_MESSAGE_VARIADIC
 static int fail(verifier_t *v, const char *fmt, ...) {
   v->diag->offset = v->offset;
   char detail[160], text[KILN_MESSAGE_TEXT_MAX];

@@ -82,6 +82,7 @@ kiln_status_t krt_vstatus(const kiln_allocator_t *allocator,
   return make(allocator, code, NULL, fmt, ap);
 }
 
+KILN_MESSAGE_VARIADIC
 kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
                            kiln_status_code_t code, const char *fmt, ...) {
   va_list ap;
@@ -91,6 +92,7 @@ kiln_status_t (krt_status)(const kiln_allocator_t *allocator,
   return s;
 }
 
+KILN_MESSAGE_VARIADIC
 kiln_status_t (krt_status_prefix)(kiln_status_t status, const char *fmt, ...) {
   if (!status || !status->owned) return status;
   va_list ap;

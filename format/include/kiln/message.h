@@ -35,6 +35,19 @@ int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
  * (ATTACH) must match. */
 #define KILN_MESSAGE_ATTACH " \n\t,.:;)]-["
 
+/* On the definitions of the variadic formatters whose callers'
+ * formats message_words.py checked (KILN_MESSAGE_WORDS_CHECKED, set where
+ * it ran): it refuses a floating-point conversion, so no message passes a
+ * double, and the formatters need not save the vector argument registers
+ * on entry (gcc on x86-64 and aarch64: about 50 bytes each). Pass no
+ * floating-point argument to one: it would print garbage. */
+#if defined(KILN_MESSAGE_WORDS_CHECKED) && defined(__GNUC__) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#define KILN_MESSAGE_VARIADIC __attribute__((target("general-regs-only")))
+#else
+#define KILN_MESSAGE_VARIADIC
+#endif
+
 /* Longest expanded format, with its NUL; message_words.py refuses longer. */
 #define KILN_MESSAGE_TEXT_MAX 320
 /* fmt with its catalog words expanded, in buf; returns buf (or fmt when
