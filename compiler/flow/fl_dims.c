@@ -69,6 +69,22 @@ kiln_value *fl_arg_dim(kiln_context *ctx, kiln_value *arg, uint32_t d) {
   return kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_DIM, 2, ops, 1, &it, NULL), 0);
 }
 
+kiln_value *fl_loop_dim(kiln_context *ctx, kiln_value *r, uint32_t d) {
+  kiln_op *loop = r->def;
+  kiln_op *o = loop->next;
+  for (; o && (o->kind == KILN_OP_TENSOR_DIM || o->kind == KILN_OP_ARITH_CONSTANT); o = o->next) {
+    int64_t k;
+    if (o->kind == KILN_OP_TENSOR_DIM && kiln_op_operand(o, 0) == r && fl_const_index(kiln_op_operand(o, 1), &k) &&
+        k == (int64_t)d)
+      return kiln_op_result(o, 0);
+  }
+  kiln_builder b = o ? kiln_builder_before(o) : kiln_builder_at_end(ctx, loop->parent);
+  b.loc = loop->loc;
+  kiln_value *ops[2] = {r, index_const(&b, d)};
+  const kiln_type *it = kiln_type_index(ctx);
+  return kiln_op_result(kiln_build(&b, KILN_OP_TENSOR_DIM, 2, ops, 1, &it, NULL), 0);
+}
+
 kiln_value *fl_mixed_entry(kiln_builder *b, kiln_op *op, const char *name, uint32_t first, uint32_t k) {
   const kiln_attr *a = kiln_op_get_attr(op, name);
   if (!a || a->kind != KILN_ATTR_DENSE_ARRAY || k >= a->count) return NULL;
@@ -218,6 +234,7 @@ static kiln_value *dim_of(kiln_builder *b, kiln_value *v, uint32_t d, bool lenie
     return sum;
   }
   case KILN_OP_SCF_FOR: { /* result r: iter_arg r's init when the body keeps its dims */
+    if (fl_host_loop(op)) return fl_loop_dim(b->ctx, v, d);
     kiln_block *body = op->regions[0].first;
     kiln_op *y = body ? kiln_block_terminator(body) : NULL;
     if (!y || r >= y->num_operands || 1 + r >= body->num_args || 3 + r >= op->num_operands ||

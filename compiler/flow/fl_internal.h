@@ -124,8 +124,8 @@ kiln_value *fl_bits_of_arg(kiln_value *t);
 /* ---- dimensions (fl_dims.c) ----
  * The host value of dim d of tensor v, built at b: a constant for a
  * static dim, else the value the host computes from function argument
- * dims (fl_arg_dim) and the size operands of the ops that made v; NULL
- * when v's producer has no rule. */
+ * dims (fl_arg_dim), host loops' result dims (fl_loop_dim) and the size
+ * operands of the ops that made v; NULL when v's producer has no rule. */
 kiln_value *fl_dim_value(kiln_builder *b, kiln_value *v, uint32_t d);
 /* Entry k of a static list attribute with KILN_DYNAMIC holes filled by
  * the operands from `first` on (slice offsets, sizes, strides, pad
@@ -137,6 +137,10 @@ kiln_value *fl_build_dim(kiln_builder *b, kiln_value *v, uint32_t d);
 /* tensor.dim of function argument arg, one per (arg, d) at the entry of
  * its function; NULL when arg is not a function argument. */
 kiln_value *fl_arg_dim(kiln_context *ctx, kiln_value *arg, uint32_t d);
+/* tensor.dim of result r of a host loop (fl_host_loop), one per (r, d)
+ * right after the loop: its steps may change r's shape, so the host
+ * reads it after the loop ran (plan-memory). */
+kiln_value *fl_loop_dim(kiln_context *ctx, kiln_value *r, uint32_t d);
 /* Is v an argument of a top-level function's entry block? */
 bool fl_is_func_arg(const kiln_value *v);
 /* Is v an index arith.constant? Its value in *out. */

@@ -207,7 +207,10 @@ bool fl_host_index(kiln_value *v) {
     kiln_op *e = kiln_op_operand(d, 0)->def;
     return e && fl_host_load(e);
   }
-  case KILN_OP_TENSOR_DIM: return fl_is_func_arg(kiln_op_operand(d, 0));
+  case KILN_OP_TENSOR_DIM: { /* of an argument, or of a host loop's result (read after the loop ran) */
+    kiln_value *t = kiln_op_operand(d, 0);
+    return fl_is_func_arg(t) || (t->def && t->def->parent == d->parent && fl_host_loop(t->def));
+  }
   case KILN_OP_ARITH_ADDI:
   case KILN_OP_ARITH_SUBI:
   case KILN_OP_ARITH_MULI:

@@ -6,10 +6,12 @@
  * keeps fusion from seeing single-use values) and again before
  * form-dispatch-regions (for what fusion and views built since).
  * Guarantees:
- *  - every host tensor.dim is of a function argument: a tensor.dim of a
+ *  - every host tensor.dim is of a function argument (or a host loop's
+ *    result, below): a tensor.dim of a
  *    computed tensor is replaced by the value fl_dim_value derives (the
  *    argument dims and size operands it was made from); one it cannot
- *    derive is an error naming the producer;
+ *    derive is an error naming the producer, except a host loop's
+ *    result (fl_host_loop), whose dims plan-memory reads after it ran;
  *  - where a structured op reads several operand dims as the size of one
  *    loop (elementwise operands, matmul's K, ...) and they are not
  *    certainly equal, a flow.check.dim_eq(other, first) before the op
@@ -336,6 +338,7 @@ static bool resolve(rd *r, kiln_op *op) {
   kiln_builder b = kiln_builder_before(op);
   b.loc = op->loc;
   kiln_value *v = fl_dim_value(&b, src, (uint32_t)d);
+  if (v == kiln_op_result(op, 0)) return true; /* a host loop's result's, read after it ran (fl_loop_dim) */
   if (!v)
     return kiln_op_fail(&r->err, op, "cannot compute dimension %lld of the result of '%s' before it runs", (long long)d,
                         src->def->name);

@@ -1,7 +1,8 @@
 /* plan-memory: host functions from tensors to buffers.
  *
  * Takes: host functions in flow's form (flow.dispatch, flow.tensor.reshape,
- * arith.constant, host index arithmetic on tensor.dim of arguments and
+ * arith.constant, host loops, host index arithmetic on tensor.dim of
+ * arguments (and of host loops' results) and
  * on host loads of argument data or of dispatch results,
  * flow.check.dim_eq, flow.check.shape, flow.check.range,
  * func.return; results not aliasing inputs, constants
@@ -72,10 +73,13 @@
  *  - a host loop (an scf.for calling host-loop bodies, fl_host_loop)
  *    becomes an scf.for over views and index values whose steps call the
  *    body (planned as a function of its own: index arguments stay
- *    scalars); it takes arguments, constants and earlier host loops'
- *    results, its results are returned or carried on (other uses are
- *    refused naming the op); a function whose only work is its host loops
- *    records no command buffer.
+ *    scalars); it takes arguments, constants, earlier host loops' results
+ *    and dispatch results (each an allocation of its own, viewed with its
+ *    dims; the loop runs in the phase after their commands, like a host
+ *    load); its results are returned, carried on, or read by kernels
+ *    through a slot over the view's buffer (tensor.dim of a result
+ *    becomes hal.buffer_view.dim, after the loop); a function whose only
+ *    work is its host loops records no command buffer.
  * No barriers are inserted here: schedule-commands places them. */
 #include "hl_internal.h"
 #include "dialects/hal.h"
@@ -541,7 +545,17 @@ static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
     kiln_value *src = kiln_op_operand(o, 0);
     int64_t d = -1;
     const_index(kiln_op_operand(o, 1), &d);
-    kiln_value *v = d >= 0 ? arg_dim(p, src->index, (uint32_t)d) : NULL;
+    kiln_value *v = NULL, *view = src->def ? kiln_value_map_lookup(&p->text, src) : NULL;
+    if (view && d >= 0 && d < (int64_t)src->type->rank) { /* a host loop's result (it ran before) */
+      const kiln_type *it = kiln_type_index(ctx);
+      kiln_named_attr a = hl_named(ctx, "index", hl_i32(ctx, (int32_t)d));
+      v = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &view, 1, &it, kiln_attr_dict(ctx, 1, &a)), 0);
+      /* sizes planned before the loop's phase ran name the tensor.dim */
+      set_phase(p, v, value_phase(p, kiln_op_result(o, 0)));
+      kiln_value_map_add(ctx, &p->repl, kiln_op_result(o, 0), v);
+    } else if (!src->def && d >= 0) {
+      v = arg_dim(p, src->index, (uint32_t)d);
+    }
     if (!v) return fail(p, o, "dimension index out of range");
     kiln_value_replace_all_uses(kiln_op_result(o, 0), v);
   } else if (o->kind == KILN_OP_ARITH_INDEX_CAST) {
@@ -685,17 +699,73 @@ static bool host_loop_op(const kiln_op *o) {
   return calls;
 }
 
+/* Is v defined inside host loop `loop` (its step number, carried values
+ * and its calls' results) rather than taken from the function? */
+static bool in_loop(const kiln_value *v, const kiln_op *loop) {
+  return (v->def ? v->def->parent : v->block) == loop->regions[0].first;
+}
+
+/* The i-th value host loop `loop` takes from its function (its operands,
+ * then what its calls and index arithmetic read from outside), NULL past
+ * the last. */
+static kiln_value *loop_input(const kiln_op *loop, uint32_t i) {
+  if (i < loop->num_operands) return kiln_op_operand(loop, i);
+  i -= loop->num_operands;
+  for (kiln_op *x = loop->regions[0].first->first; x; x = x->next)
+    for (uint32_t k = 0; k < x->num_operands; k++) {
+      kiln_value *v = kiln_op_operand(x, k);
+      if (!in_loop(v, loop) && !i--) return v;
+    }
+  return NULL;
+}
+
+/* The dispatch result whose buffer holds tensor v (through reshapes and
+ * tied chains), or NULL. */
+static kiln_value *dispatch_root(kiln_value *v) {
+  kiln_value *r = chain_head(view_root(v));
+  return r->def && r->def->kind == KILN_OP_FLOW_DISPATCH ? r : NULL;
+}
+
 /* The view a host loop passes for tensor v: an argument's view, an
- * earlier host loop's result, a constant in rodata; NULL (error set)
- * otherwise. */
+ * earlier host loop's result, else one made here with v's shape over a
+ * constant's rodata, an argument's buffer, a dispatch result's own
+ * allocation (see own_slot) or an earlier loop result's buffer (views
+ * of those have offset 0); NULL (error set) otherwise. */
 static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **err) {
+  kiln_context *ctx = p->ctx;
   kiln_value *view = kiln_value_map_lookup(&p->text, v);
   if (view) return view;
-  if (!v->def && v->block == p->func->regions[0].first && p->views[v->index]) return p->views[v->index];
-  if (v->def && v->def->kind == KILN_OP_ARITH_CONSTANT) return text_view(p, loop, v, err);
-  *err = fail(p, loop, "a host loop takes a value that is neither an argument, a constant nor an earlier host "
-                       "loop's result (dispatch results entering a host loop are not supported yet)");
-  return NULL;
+  kiln_block *body = p->func->regions[0].first;
+  if (!v->def && v->block == body && p->views[v->index]) return p->views[v->index];
+  kiln_value *root = view_root(v), *buf = NULL, *rv = kiln_value_map_lookup(&p->text, root);
+  const kiln_type *bt = hl_type(ctx, "buffer"), *bvt = hl_type(ctx, "buffer_view");
+  const kiln_attr *cv = root->def && root->def->kind == KILN_OP_ARITH_CONSTANT ? kiln_op_get_attr(root->def, "value") : NULL;
+  int64_t off = 0;
+  if (!rv && !root->def && root->block == body) rv = p->views[root->index];
+  if (cv && cv->kind == KILN_ATTR_DENSE) {
+    buf = rodata(p, cv);
+  } else if (rv) {
+    buf = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &rv, 1, &bt, NULL), 0);
+  } else if (dispatch_root(v)) {
+    int s = get_slot(p, dispatch_root(v));
+    if (s >= 0 && p->slots[s].buffer && !p->slots[s].off_v) buf = p->slots[s].buffer, off = p->slots[s].off;
+  }
+  kiln_value *ops[1 + KILN_MAX_LOOPS];
+  uint32_t no = 0;
+  ops[no++] = buf;
+  for (uint32_t d = 0; buf && d < v->type->rank && no <= KILN_MAX_LOOPS; d++)
+    if (v->type->shape[d] == KILN_DYNAMIC && !(ops[no++] = dim_value(p, v, d))) buf = NULL;
+  if (!buf) {
+    *err = fail(p, loop, "a host loop takes a value that is neither an argument, a constant, a dispatch result "
+                         "nor an earlier host loop's result");
+    return NULL;
+  }
+  kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, off)),
+                          hl_named(ctx, "element_type", kiln_attr_type(ctx, v->type->elem)),
+                          hl_named(ctx, "shape", shape_attr(ctx, v->type))};
+  view = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, no, ops, 1, &bvt, kiln_attr_dict(ctx, 3, a)), 0);
+  kiln_value_map_add(ctx, &p->text, v, view);
+  return view;
 }
 
 static const kiln_type *loop_type(pm *p, const kiln_type *t) {
@@ -741,17 +811,38 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
       kiln_value_map_add(ctx, &map, kiln_op_result(x, r), kiln_op_result(y, r));
   }
   for (uint32_t i = 0; i < n; i++) {
-    kiln_value *r = kiln_op_result(o, i);
-    if (r->type->kind == KILN_TYPE_TENSOR) {
-      for (kiln_use *u = r->uses; u; u = u->next)
-        if (u->owner->kind != KILN_OP_FUNC_RETURN && !host_loop_op(u->owner) &&
-            !(u->owner->parent && host_loop_op(kiln_block_parent_op(u->owner->parent))))
-          return fail(p, u->owner, "reads a host loop's result (only returning it or carrying it into "
-                                   "another host loop is supported yet)");
-      kiln_value_map_add(ctx, &p->text, r, kiln_op_result(nl, i));
-    } else {
-      kiln_value_replace_all_uses(r, kiln_op_result(nl, i));
+    kiln_value *r = kiln_op_result(o, i), *view = kiln_op_result(nl, i);
+    if (r->type->kind != KILN_TYPE_TENSOR) {
+      kiln_value_replace_all_uses(r, view);
+      continue;
     }
+    kiln_value_map_add(ctx, &p->text, r, view);
+    bool read = false;
+    for (kiln_use *u = r->uses; u; u = u->next)
+      read |= u->owner->kind != KILN_OP_FUNC_RETURN && !host_loop_op(u->owner) &&
+              !(u->owner->parent && host_loop_op(kiln_block_parent_op(u->owner->parent)));
+    if (!read) continue;
+    /* kernels read it: a slot over the view's buffer (offset 0: the body
+     * returns its own allocations, or after no step the view it took),
+     * its byte count from the view's dims */
+    const kiln_type *bt = hl_type(ctx, "buffer"), *it = kiln_type_index(ctx);
+    sym s = {(int64_t)kiln_dense_elem_size(r->type->elem), 0, {0}};
+    if (!s.coef) return fail(p, o, "a host loop's result that kernels read has no fixed element size");
+    kiln_value *len = NULL;
+    for (uint32_t d = 0; d < r->type->rank; d++) {
+      if (r->type->shape[d] != KILN_DYNAMIC) {
+        s.coef *= r->type->shape[d];
+        continue;
+      }
+      kiln_named_attr a = hl_named(ctx, "index", hl_i32(ctx, d));
+      kiln_value *dv = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &view, 1, &it,
+                                                 kiln_attr_dict(ctx, 1, &a)), 0);
+      len = len ? mul(p, len, dv) : dv;
+    }
+    kiln_value *buf = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
+    uint32_t k = new_slot(p, buf, s);
+    if (len) p->slots[k].len_v = s.coef == 1 ? len : mul(p, len, index_const(p, s.coef));
+    set_slot(p, r, k);
   }
   return NULL;
 }
@@ -793,8 +884,9 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_TENSOR_DIM: {
       kiln_value *src = kiln_op_operand(o, 0);
       int64_t d;
-      if (src->def || src->block != body || !const_index(kiln_op_operand(o, 1), &d))
-        return fail(&p, o, "host code may only take constant dims of function arguments");
+      if ((src->def ? !host_loop_op(src->def) || src->def->parent != body : src->block != body) ||
+          !const_index(kiln_op_operand(o, 1), &d))
+        return fail(&p, o, "host code may only take constant dims of function arguments and host loops' results");
       break;
     }
     default:
@@ -851,6 +943,12 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     int64_t flat;
     if (host_load(o, &flat) && load_arg(kiln_op_operand(o, 0))->def) {
       ph = value_phase(&p, kiln_op_operand(o, 0)) + 1;
+    } else if (host_loop_op(o)) { /* after the commands computing what it takes */
+      kiln_value *v;
+      for (uint32_t a = 0; (v = loop_input(o, a)); a++) {
+        uint32_t x = value_phase(&p, v) + (v->type->kind == KILN_TYPE_TENSOR && dispatch_root(v) ? 1 : 0);
+        if (x > ph) ph = x;
+      }
     } else {
       for (uint32_t a = 0; a < o->num_operands; a++) {
         uint32_t x = value_phase(&p, kiln_op_operand(o, a));
@@ -897,6 +995,25 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     uint32_t k = new_slot(&p, NULL, s);
     p.slots[k].zero = !result_written(&p, r->def, r->index);
     set_slot(&p, r, k);
+  }
+  /* dispatch results a host loop takes: allocations of their own (not
+   * arena slices), since its steps run after their phase's wait, and
+   * after no step its result is the view it took */
+  uint32_t nres_all = 0, nown = 0; /* each a distinct dispatch result */
+  for (uint32_t i = 0; i < nops; i++) nres_all += orig[i]->num_results;
+  uint32_t *own = kiln_alloc(ctx, (nres_all + 1) * sizeof *own);
+  for (uint32_t i = 0; i < nops; i++) {
+    kiln_value *v;
+    for (uint32_t a = 0; host_loop_op(orig[i]) && (v = loop_input(orig[i], a)); a++) {
+      kiln_value *r = v->type->kind == KILN_TYPE_TENSOR ? dispatch_root(v) : NULL;
+      if (!r || get_slot(&p, r) >= 0) continue; /* none, a function result's or already taken */
+      sym s;
+      if (!byte_sym(&p, r, &s)) return fail(&p, r->def, "a dispatch result's size cannot be computed");
+      uint32_t k = new_slot(&p, NULL, s);
+      p.slots[k].zero = !result_written(&p, r->def, r->index);
+      set_slot(&p, r, k);
+      own[nown++] = k;
+    }
   }
   /* the order commands run in: by phase, program order within one */
   uint32_t *order = kiln_alloc(ctx, (nops + 1) * sizeof *order);
@@ -1016,6 +1133,13 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       int r = get_slot(&p, view_root(kiln_op_operand(ret, i)));
       if (r < 0 || sym_phase(&p, &p.slots[r].len) != k) continue; /* a text op's, or later */
       slot *s = &p.slots[r];
+      check_size(&p, &s->len, s->len.coef);
+      s->len_v = materialize(&p, &s->len);
+      s->buffer = allocate(&p, &s->len, s->len_v, false, !s->zero);
+    }
+    for (uint32_t i = 0; i < nown; i++) {
+      slot *s = &p.slots[own[i]];
+      if (sym_phase(&p, &s->len) != k) continue;
       check_size(&p, &s->len, s->len.coef);
       s->len_v = materialize(&p, &s->len);
       s->buffer = allocate(&p, &s->len, s->len_v, false, !s->zero);

@@ -161,6 +161,72 @@ func.func @f(%x: {t}, %n: tensor<i64>) -> {t} {{
     return src, [gen(s) for s in shapes], []
 
 
+@case("host_loop_kernels")
+def _():
+    # kernels around a host loop: its initial value and an outer tensor
+    # are dispatch results (allocations of their own, the loop runs after
+    # their wait), and a kernel reads its result, sized by the result's
+    # run-time dim (hal.buffer_view.dim after the loop); both the loop's
+    # result and the kernel's are returned
+    t = "tensor<?xf32>"
+    src = f"""func.func private @step(%acc: {t}, %x: {t}, %i: index) -> {t} attributes {{kiln.host_loop_body}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %acc, %c0 : {t}
+  %m1 = arith.subi %m, %c1 : index
+  %m2 = arith.maxsi %m1, %c0 : index
+  %s = tensor.extract_slice %acc[0] [%m2] [1] : {t} to {t}
+  %xs = tensor.extract_slice %x[0] [%m2] [1] : {t} to {t}
+  %e = tensor.empty(%m2) : {t}
+  %y = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%s, %xs : {t}, {t}) outs(%e : {t}) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %ii = arith.index_cast %i : index to i64
+    %fi = arith.sitofp %ii : i64 to f32
+    %p = arith.addf %a, %b : f32
+    %q = arith.addf %p, %fi : f32
+    linalg.yield %q : f32
+  }} -> {t}
+  return %y : {t}
+}}
+func.func @f(%x: {t}, %n: tensor<i64>) -> ({t}, {t}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = tensor.extract %n[] : tensor<i64>
+  %trip = arith.index_cast %t : i64 to index
+  %xx = arith.mulf %x, %x : {t}
+  %r = scf.for %i = %c0 to %trip step %c1 iter_args(%acc = %xx) -> ({t}) {{
+    %y = func.call @step(%acc, %xx, %i) : ({t}, {t}, index) -> {t}
+    scf.yield %y : {t}
+  }}
+  %k = tensor.dim %r, %c0 : {t}
+  %e = tensor.empty(%k) : {t}
+  %z = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%r : {t}) outs(%e : {t}) {{
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.mulf %a, %a : f32
+    linalg.yield %q : f32
+  }} -> {t}
+  return %z, %r : {t}, {t}
+}}"""
+
+    def gen(shape):
+        length, steps = shape
+
+        def g(r):
+            x = r.uniform(-1.0, 1.0, length).astype(np.float32)
+            xx = d(x) * d(x)
+            acc = xx
+            for i in range(max(steps, 0)):
+                m = max(len(acc) - 1, 0)
+                acc = acc[:m] + xx[:m] + i
+            return [x, np.array(steps, np.int64)], [acc * acc, acc]
+        return g
+    # no step (the kernel's result returned through the loop and read
+    # again), 66 -> 64 (a workgroup's width), 37 -> 34 (odd), down to
+    # an empty result that a kernel still reads
+    shapes = [(5, 0), (66, 2), (37, 3), (2, 3)]
+    return src, [gen(s) for s in shapes], []
+
+
 @case("matmul", rtol=1e-4, atol=1e-4)
 def _():
     t = "tensor<?x?xf32>"

@@ -73,11 +73,17 @@ static kiln_walk_result no_tensors(kiln_op *op, void *user) {
   return KILN_WALK_ADVANCE;
 }
 
+static bool host_loop(kiln_op *m, const kiln_op *x);
+
 /* Host dimension arithmetic: index results of tensor.dim of an argument
- * or of integer arith on such values. */
-static bool host_index(const kiln_op *x) {
+ * or of a host loop's result (read after the loop ran), or of integer
+ * arith on such values. */
+static bool host_index(kiln_op *m, const kiln_op *x) {
   if (x->num_results != 1 || x->results[0].type->kind != KILN_TYPE_INDEX) return false;
-  if (x->kind == KILN_OP_TENSOR_DIM) return !kiln_op_operand(x, 0)->def;
+  if (x->kind == KILN_OP_TENSOR_DIM) {
+    const kiln_op *d = kiln_op_operand(x, 0)->def;
+    return !d || host_loop(m, d);
+  }
   return strncmp(x->name, "arith.", 6) == 0;
 }
 
@@ -122,7 +128,7 @@ static bool host_loop(kiln_op *m, const kiln_op *x) {
       kiln_op *f = c ? kiln_symbol_lookup(m, c->str) : NULL;
       if (!f || !kiln_op_get_attr(f, "kiln.host_loop_body")) return false;
       calls = true;
-    } else if (y->kind != KILN_OP_SCF_YIELD && !host_index(y)) {
+    } else if (y->kind != KILN_OP_SCF_YIELD && !host_index(m, y)) {
       return false;
     }
   }
@@ -138,7 +144,7 @@ static void check_flow(const char *file, kiln_op *m) {
         ck_assert_msg(x->kind == KILN_OP_FLOW_DISPATCH || x->kind == KILN_OP_FLOW_TENSOR_RESHAPE ||
                           x->kind == KILN_OP_ARITH_CONSTANT || x->kind == KILN_OP_FUNC_RETURN ||
                           x->kind == KILN_OP_FLOW_CHECK_DIM_EQ || x->kind == KILN_OP_FLOW_CHECK_RANGE ||
-                          host_index(x) || host_load(x) || host_loop(m, x),
+                          host_index(m, x) || host_load(x) || host_loop(m, x),
                       "%s: host function @%s holds '%s' after flow", file, kiln_symbol_name(o), x->name);
       /* tensorize-scalars: no scalar in signatures (they are rank-0 tensors)
        * but a host loop body's index arguments (the step number) */
