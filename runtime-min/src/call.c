@@ -99,13 +99,12 @@ size_t kiln_function_signature_format(kiln_function_t function, char *buf,
   const char *arrow = f->output_count == 1 ? ") -> " : ") -> (";
   krt_append(buf, size, &n, "(");
   for (uint32_t i = 0; i < count; ++i) {
-    krt_append(buf, size, &n, "%s",
-               i == f->input_count ? arrow : i ? ", " : "");
+    krt_append(buf, size, &n, i == f->input_count ? arrow : i ? ", " : "");
     /* Each type formats straight into buf, counting as snprintf does. */
     n += kiln_tensor_type_format(&f->types[i], n < size ? buf + n : NULL,
                                  n < size ? size - n : 0);
   }
-  if (f->output_count == 0) krt_append(buf, size, &n, "%s", arrow);
+  if (f->output_count == 0) krt_append(buf, size, &n, arrow);
   if (f->output_count != 1) krt_append(buf, size, &n, ")");
   return n;
 }

@@ -52,10 +52,10 @@ extern struct kiln_status krt_code_status[KILN_STATUS_INTERNAL + 1];
   (KILN_MESSAGE_DROP(__VA_ARGS__), (status))
 #endif
 
-/* Appends printf output at buf[*n] and adds its length to *n, also when it
- * did not fit (snprintf's count: *n ends as the length the text needs). */
-void krt_append(char *buf, size_t size, size_t *n, const char *fmt, ...)
-    KRT_PRINTF(4, 5);
+/* Appends s at buf[*n] (cut to fit, NUL-terminated as snprintf does) and
+ * adds its length to *n, also when it did not fit (*n ends as the length
+ * the text needs). Not variadic: its prologue would save registers. */
+void krt_append(char *buf, size_t size, size_t *n, const char *s);
 
 /* Largest executable payload the runtime decompresses. */
 #define KRT_MAX_PAYLOAD_BYTES (256u << 20)

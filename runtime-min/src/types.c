@@ -1,7 +1,6 @@
 /* Element types and tensor types: names, sizes, parsing and the
  * "tensor<2x?xf32>" spelling every message and tool uses. The numbering
  * equals the module format's ElementType enum. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,12 +40,9 @@ kiln_element_type_t kiln_element_type_parse(const char *name, size_t len) {
   return KILN_ELEMENT_NONE;
 }
 
-void krt_append(char *buf, size_t size, size_t *n, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int w = vsnprintf(*n < size ? buf + *n : NULL, *n < size ? size - *n : 0,
-                    fmt, ap);
-  va_end(ap);
+void krt_append(char *buf, size_t size, size_t *n, const char *s) {
+  int w = snprintf(*n < size ? buf + *n : NULL, *n < size ? size - *n : 0,
+                   "%s", s);
   if (w > 0) *n += (size_t)w;
 }
 
@@ -59,10 +55,14 @@ size_t kiln_tensor_type_format(const kiln_tensor_type_t *type, char *buf,
   for (uint32_t i = 0; i < rank; ++i) {
     if (type->dims[i] < 0)
       krt_append(buf, size, &n, "?x");
-    else
-      krt_append(buf, size, &n, "%lldx", (long long)type->dims[i]);
+    else {
+      char dim[24];
+      snprintf(dim, sizeof dim, "%lldx", (long long)type->dims[i]);
+      krt_append(buf, size, &n, dim);
+    }
   }
-  krt_append(buf, size, &n, "%s>", kiln_element_type_name(type->element_type));
+  krt_append(buf, size, &n, kiln_element_type_name(type->element_type));
+  krt_append(buf, size, &n, ">");
   return n;
 }
 
