@@ -71,14 +71,22 @@ const char *kiln_vm_opcode_format(unsigned op, char buf[KILN_VM_FORMAT_MAX]);
 extern const char *const kiln_vm_opcode_semantics[KILN_VM_OP_COUNT];
 
 /* ---- decoding (no bounds checks: for verified code) ------------------- */
-static inline uint16_t kiln_vm_rd16(const uint8_t *p) {
+/* Where an unaligned load is one instruction (x86-64, aarch64) the reads
+ * are always inlined: gcc merges the byte loads only after deciding on
+ * inlining, so at -Oz it judged them by the bytes and kept calls. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+#define KILN_VM_RD static inline __attribute__((always_inline))
+#else
+#define KILN_VM_RD static inline
+#endif
+KILN_VM_RD uint16_t kiln_vm_rd16(const uint8_t *p) {
   return (uint16_t)(p[0] | (p[1] << 8));
 }
-static inline uint32_t kiln_vm_rd32(const uint8_t *p) {
+KILN_VM_RD uint32_t kiln_vm_rd32(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
          ((uint32_t)p[3] << 24);
 }
-static inline uint64_t kiln_vm_rd64(const uint8_t *p) {
+KILN_VM_RD uint64_t kiln_vm_rd64(const uint8_t *p) {
   return (uint64_t)kiln_vm_rd32(p) | ((uint64_t)kiln_vm_rd32(p + 4) << 32);
 }
 

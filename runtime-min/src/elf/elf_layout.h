@@ -117,15 +117,24 @@ uint32_t kiln_elf_hash_find(const uint8_t *hash, const uint8_t *symtab,
 /* Formats a message into msg (if any) and returns CODE. */
 #define kiln_elf_fail KILN_MESSAGE
 
-/* Little-endian loads from possibly unaligned bytes. */
-static inline uint16_t kiln_elf_rd16(const uint8_t *p) {
+/* Little-endian loads from possibly unaligned bytes. Where an unaligned
+ * load is one instruction (x86-64, aarch64) always inlined: gcc merges the
+ * byte loads into one only after deciding on inlining, so at -Oz it
+ * judged them by the bytes and kept a call per read (riscv64 keeps the
+ * byte loads, so the calls stay smaller there). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__aarch64__))
+#define KILN_ELF_RD static inline __attribute__((always_inline))
+#else
+#define KILN_ELF_RD static inline
+#endif
+KILN_ELF_RD uint16_t kiln_elf_rd16(const uint8_t *p) {
   return (uint16_t)(p[0] | (p[1] << 8));
 }
-static inline uint32_t kiln_elf_rd32(const uint8_t *p) {
+KILN_ELF_RD uint32_t kiln_elf_rd32(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
          ((uint32_t)p[3] << 24);
 }
-static inline uint64_t kiln_elf_rd64(const uint8_t *p) {
+KILN_ELF_RD uint64_t kiln_elf_rd64(const uint8_t *p) {
   return (uint64_t)kiln_elf_rd32(p) | ((uint64_t)kiln_elf_rd32(p + 4) << 32);
 }
 
