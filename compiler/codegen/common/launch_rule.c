@@ -46,8 +46,8 @@ static int64_t split_parts(int64_t n, int64_t count, int64_t want) {
  * (groups, blocks of output channels), then the other parallel loops
  * (batch one at a time, output rows by a divisor, so no tile is partial)
  * until there are about CG_CONV_WORKGROUPS workgroups or each would do
- * less than CG_CONV_MIN_MACS multiply-adds. A dense convolution whose
- * input passes L2 may take a split of its pixels instead (pixel_tiles). */
+ * less than CG_CONV_MIN_MACS multiply-adds. A convolution whose input
+ * passes L2 may take a split of its pixels instead (pixel_tiles). */
 
 /* Does operand i's map use loop l? */
 static bool op_uses(const cg_igemm *g, uint32_t i, int l) {
@@ -119,10 +119,19 @@ static int64_t block_tile(const cg_igemm *g, int l, int64_t count, int64_t want)
  * loop) finds the tile's input in L2; only the weights are read once per
  * tile. pixel_tiles takes that split where its traffic (tiles x weights
  * + input) is at most 3/4 of the channel split's (its tiles along the
- * channels x input + its pixel tiles x weights); it leaves grouped
- * convolutions (the groups select the input's channels too, so their
- * split reads no input twice) and 7x7 and 14x14 maps of megabytes of
- * weights (the weights dominate) to the channel split. */
+ * channels x input + its pixel tiles x weights); it leaves 7x7 and
+ * 14x14 maps of megabytes of weights (the weights dominate) to the
+ * channel split.
+ * Grouped convolutions (the groups select the input's channels too):
+ * their channel split reads no input byte twice, but each workgroup reads
+ * its groups' few channels of every pixel, a line or two a pixel apart
+ * across the whole input, which the hardware prefetchers serve poorly
+ * (ResNeXt's 4x56x56x256 input, groups of 8 in 8 tiles of 32 channels:
+ * 128 of every 1024 bytes). They take the pixel split, whose tiles read
+ * their input in runs, where the weights stay in a core's L2 beside the
+ * tile's input (512 KB: reading them once per tile then moves little
+ * from beyond L2) and, for 4 channels a group or fewer, fit the panel
+ * that lower_conv.c's lane path packs a tile's groups into (256 KB). */
 #define CG_CONV_X_TILE (512 * 1024)
 
 /* Bytes (f32) of X that the pixels of tiles t read: for each X dim the
@@ -154,11 +163,12 @@ static bool pixel_tiles(const cg_igemm *g, const int64_t *old, int64_t want, int
                         int64_t wsize, int64_t *tiles) {
   int64_t t[KILN_MAX_LOOPS] = {0}, full[KILN_MAX_LOOPS] = {0};
   int big = -1;
+  bool grouped = false;
   for (int l = 0; l < g->loops; l++) {
     full[l] = t[l] = g->red[l] ? 0 : g->bounds[l] < 0 ? 1 : g->bounds[l];
     if (g->red[l] || l == g->row || l == g->col) continue;
     /* a loop W and X both use: groups */
-    if (w_uses(g, l) && op_uses(g, g->x, l)) return false;
+    if (w_uses(g, l) && op_uses(g, g->x, l)) grouped = true;
     if (!w_uses(g, l) && g->bounds[l] > 1 && (big < 0 || g->bounds[l] > g->bounds[big])) big = l;
   }
   int64_t xall = x_bytes(g, full);
@@ -185,6 +195,8 @@ static bool pixel_tiles(const cg_igemm *g, const int64_t *old, int64_t want, int
   t[big] = rows / pick;
   count *= pick;
   if (count > macs / CG_CONV_MIN_MACS) return false;
+  if (grouped && (wsize > CG_CONV_X_TILE || (g->bounds[g->col] <= 4 && wsize > CG_CONV_BIG_W)))
+    return false;
   /* The channel split's traffic: each of its tiles along W's loops (and
    * the columns) reads its pixels' input; each along the pixels its
    * share of W. */
@@ -195,7 +207,7 @@ static bool pixel_tiles(const cg_igemm *g, const int64_t *old, int64_t want, int
     if (l == g->col || w_uses(g, l)) tw *= n;
     else tp *= n;
   }
-  if (4 * (count * wsize + xall) > 3 * (tw * xall + tp * wsize)) return false;
+  if (!grouped && 4 * (count * wsize + xall) > 3 * (tw * xall + tp * wsize)) return false;
   for (int l = 0; l < g->loops; l++) tiles[l] = t[l];
   return true;
 }

@@ -706,6 +706,25 @@ def _cnn_cases(torch):
                                             nn.Conv2d(42, 42, (1, 3), 1, (0, 1), groups=21), nn.Tanh(),
                                             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(42, 6)),
                               (2, 5, 21, 27)),
+        # grouped convolutions whose input passes a core's L2 take pixel
+        # tiles with all the groups (launch_rule.c pixel_tiles): at
+        # 45 x 43, batch 2 (inputs of 1.1 to 1.6 MB, about the smallest
+        # that take the split; tiles of 9 rows): 16 groups of 4 (lane
+        # path, all groups in one panel) with ReLU, 8 of 8 dilated in a
+        # residual add, 8 of 12 (8 + 4 lanes), 48 of 2 (lane path, 2
+        # lanes) with ReLU6, 32 of 3 (the generic path), 6 of 16 strided
+        # to 23 x 22 (tiles of one row). Each layer is a few tiles, which
+        # is all the split changes.
+        "cnn_grouped_pixels": (nn.Sequential(nn.Conv2d(5, 64, 3, 1, 1), nn.ReLU(),
+                                             nn.Conv2d(64, 64, 3, 1, 1, groups=16), nn.ReLU(),
+                                             Residual(nn.Conv2d(64, 64, 3, 1, 2, dilation=2, groups=8)),
+                                             nn.Conv2d(64, 96, 1), nn.ReLU(),
+                                             nn.Conv2d(96, 96, 3, 1, 1, groups=8), nn.ReLU(),
+                                             nn.Conv2d(96, 96, 3, 1, 1, groups=48), nn.ReLU6(),
+                                             nn.Conv2d(96, 96, 3, 1, 1, groups=32), nn.ReLU(),
+                                             nn.Conv2d(96, 96, 3, 2, 1, groups=6), nn.ReLU(),
+                                             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 6)),
+                               (2, 5, 45, 43)),
     }
 
 
