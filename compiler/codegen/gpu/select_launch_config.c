@@ -28,6 +28,7 @@
  * walked in such tiles), k_step = BK (the K slice staged in workgroup
  * memory per step), thread_tile = [TM, TN] (outputs per thread, held in
  * registers during a step); each clamped to the matmul's sizes, the
+ * K step deepened for block tiles smaller than the configured one, the
  * thread tile shrunk while the block tile still has at most one thread
  * tile per thread (matmuls, channels-last convolutions; NCHW ones until
  * every thread has one); pipeline "gpu-matmul-shared" (or
@@ -109,6 +110,13 @@ bool gpu_has_private_scratch(kiln_op *func) {
   return false;
 }
 
+#ifndef GPU_K_STEPS
+#define GPU_K_STEPS 64
+#endif
+#ifndef GPU_MAX_K_STEP
+#define GPU_MAX_K_STEP 128
+#endif
+
 static int64_t clamp(int64_t want, int64_t size) { return size > 0 && size < want ? size : want; }
 
 /* block_tile, k_step, thread_tile entries (3) for an f32 matmul root, or 0. */
@@ -174,10 +182,18 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
     if (one_per_thread && ((bt[0] + nt[0] - 1) / nt[0]) * ((bt[1] + nt[1] - 1) / nt[1]) > cf.threads) break;
     tt[0] = nt[0], tt[1] = nt[1];
   }
+  /* A block tile smaller than the configured one takes a deeper K step
+   * in the same workgroup memory (doubling while A's and B's slices of
+   * the step still fit in the configured tiles' bytes, up to
+   * GPU_MAX_K_STEP): each step waits once for its loads, so a small tile
+   * over a long K (a late-stage convolution at batch 1: a 14 x 16 tile,
+   * K = 4608) was bound by the count of steps, not by its work. */
+  int64_t bk = cf.bk;
+  while (bk * 2 <= GPU_MAX_K_STEP && bk * 2 * (bt[0] + bt[1]) <= cf.bk * (cf.bm + cf.bn) && (gk + bk - 1) / bk > GPU_K_STEPS) bk *= 2;
   e[0].name = "block_tile";
   e[0].value = kiln_attr_dense_i64_array(c, 2, bt);
   e[1].name = "k_step";
-  e[1].value = kiln_attr_int(c, kiln_type_int(c, 64), clamp(cf.bk, gk));
+  e[1].value = kiln_attr_int(c, kiln_type_int(c, 64), clamp(bk, gk));
   e[2].name = "thread_tile";
   e[2].value = kiln_attr_dense_i64_array(c, 2, tt);
   return 3;
@@ -189,16 +205,26 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
  * have to share), a channels-last convolution's workgroup tile becomes
  * about one block tile instead: P output pixels (whole rows of OW while
  * they fit, else a divisor of OW) by FC channels, from 64 x 64 halved
- * (the larger first) until there are GPU_MIN_WORKGROUPS workgroups,
- * about one per SM of an A100 (108) or H100 (132), or the tile would hold
- * fewer than GPU_MIN_TILE outputs: 8 per thread of a 128-thread block,
- * below which thread tiles of 1 x 1 lose the vector loads and fused
- * multiply-adds of the register tile. Shapes alone decide, so every SM's
- * variant agrees on the grid. The block tile then clamps to it
- * (matmul_entries). */
+ * (the larger first) until there are GPU_MIN_WORKGROUPS workgroups, two
+ * per SM of an H100 (132 SMs), so that each SM holds several warps to
+ * hide its loads' latency, or the tile would be too small: below
+ * GPU_MIN_TILE outputs (8 per thread of a 128-thread block) only while
+ * each thread still has GPU_MIN_WORK / 128 multiply-adds to do (a filter
+ * of K = kh x kw x c taps: deep late-stage convolutions, whose 7 x 7 or
+ * 14 x 14 outputs at batch 1 otherwise made 32 to 56 workgroups that
+ * each ran thousands of K steps serially: ResNet-18's 512-channel 3x3s
+ * took 170 us each on an H200), and never below one output per thread.
+ * Shapes alone decide, so every SM's variant agrees on the grid. The
+ * block tile then clamps to it (matmul_entries). */
+#ifndef GPU_MIN_WORKGROUPS
 #define GPU_MIN_WORKGROUPS 128
+#endif
 #define GPU_MIN_TILE 1024
-static void gpu_conv_tiles(const int64_t *b, int64_t *tiles) {
+#ifndef GPU_MIN_WORK
+#define GPU_MIN_WORK (256 * 1024)
+#endif
+#define GPU_BLOCK_THREADS 128
+static void gpu_conv_tiles(const int64_t *b, int64_t k, int64_t *tiles) {
   int64_t p = 64, fc = b[3] < 64 ? b[3] : 64;
   for (;;) {
     int64_t ow = b[2], oh = 1;
@@ -213,7 +239,9 @@ static void gpu_conv_tiles(const int64_t *b, int64_t *tiles) {
     int64_t np = p, nfc = fc;
     if (p > 1 && p >= fc) np = p / 2;
     else if (fc > 1) nfc = fc / 2;
-    if (np * nfc < GPU_MIN_TILE || (np == p && nfc == fc)) return;
+    const int64_t outputs = np * nfc;
+    const bool enough = outputs >= GPU_MIN_TILE || (outputs >= GPU_BLOCK_THREADS && outputs * k >= GPU_MIN_WORK);
+    if (!enough || (np == p && nfc == fc)) return;
     p = np, fc = nfc;
   }
 }
@@ -250,11 +278,12 @@ static void unstream_for_gpu(kiln_op *f, kiln_op *root) {
  * an H200, and a max pool as 8, 156 us (bench/gpu). Their parallel tiles
  * halve, the largest first (the innermost parallel loop, contiguous and
  * vectorized, counting a quarter of its size), until there are
- * GPU_MIN_WORKGROUPS workgroups or a workgroup would do fewer than
+ * GPU_SPREAD_WORKGROUPS workgroups or a workgroup would do fewer than
  * GPU_MIN_SPREAD elements of work (its parallel tile times the reduction
  * extent: 4 per thread of a 128-thread block). cg_launch_retile keeps
  * the old tiles if the new ones cannot be distributed. */
 #define GPU_MIN_SPREAD 512
+#define GPU_SPREAD_WORKGROUPS 128
 static void spread_for_gpu(kiln_op *f, kiln_op *root) {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
@@ -283,7 +312,7 @@ static void spread_for_gpu(kiln_op *f, kiln_op *root) {
       const int64_t weight = l == inner ? t[l] / 4 : t[l];
       if (t[l] > 1 && weight >= best) best = weight, pick = l;
     }
-    if (count >= GPU_MIN_WORKGROUPS || pick < 0) break;
+    if (count >= GPU_SPREAD_WORKGROUPS || pick < 0) break;
     const int64_t half = (t[pick] + 1) / 2;
     if (volume / t[pick] * half < GPU_MIN_SPREAD) break;
     t[pick] = half;
@@ -317,7 +346,7 @@ static void retile_for_gpu(kiln_op *f) {
   for (int l = 0; l < 4; l++)
     if (bounds[l] < 1) return;
   int64_t before = 1, after = 1;
-  gpu_conv_tiles(bounds, tiles);
+  gpu_conv_tiles(bounds, bounds[4] * bounds[5] * bounds[6], tiles);
   for (int l = 0; l < 4; l++) {
     before *= old[l] > 0 ? (bounds[l] + old[l] - 1) / old[l] : 1;
     after *= (bounds[l] + tiles[l] - 1) / tiles[l];
