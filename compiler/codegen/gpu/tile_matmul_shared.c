@@ -56,7 +56,10 @@
  * starting at zero, and C += them once after the loop; each thread's
  * share of the tiles loads as straight-line vector loads of the next K
  * step, issued before this step's FMAs (emit_register_tile; measured on
- * an H200, 4096^3 matmul 6.2 -> 4.1 ms). Otherwise a full block tile
+ * an H200, 4096^3 matmul 6.2 -> 4.1 ms), and a thread tile's 4-wide
+ * column chunks interleave with its row neighbours' (chunk q of thread
+ * column x at 4 x + 4 q (BN / TN), so a warp's shared reads of B and its
+ * C updates are consecutive 16-byte chunks). Otherwise a full block tile
  * launched with one thread per thread tile keeps its accumulators in
  * registers (C read once before the K loop and written once after it),
  * and other blocks (edges of M and N, other block sizes) use C itself as
@@ -78,6 +81,7 @@
 
 typedef struct {
   int64_t bm, bn, bk, tm, tn; /* block tile, K step, thread tile */
+  int64_t cq;                 /* columns from one 4-wide chunk of a thread tile to its next */
 } mm_config;
 
 static bool read_config(kiln_op *func, mm_config *cf) {
@@ -86,6 +90,7 @@ static bool read_config(kiln_op *func, mm_config *cf) {
     return false;
   cf->bm = bt[0], cf->bn = bt[1], cf->tm = tt[0], cf->tn = tt[1];
   cf->bk = cg_launch_int(func, "k_step", 0);
+  cf->cq = 4;
   return cf->bm > 0 && cf->bn > 0 && cf->bk > 0 && cf->tm > 0 && cf->tn > 0 && cf->tm <= cf->bm &&
          cf->tn <= cf->bn && cf->bm <= 1024 && cf->bn <= 1024 && cf->bk <= 1024;
 }
@@ -523,7 +528,7 @@ static void acc_position(kiln_builder *b, const mm_config *cf, kiln_value *row0,
   const bool vec = cf->tn % 4 == 0;
   const int64_t nv = vec ? cf->tn / 4 : cf->tn, i = j / nv, q = j % nv;
   *m = addc(b, row0, i);
-  *nn = addc(b, col0, vec ? 4 * q : q);
+  *nn = addc(b, col0, vec ? cf->cq * q : q);
 }
 
 /* Reads the thread tile at block-tile position (r0, c0) from C. */
@@ -570,7 +575,7 @@ static void acc_step(kiln_builder *b, const mm_emit *e, const mm_config *cf, kil
     }
   }
   for (int64_t q = 0; q < nv; q++) {
-    sx[0] = kk, sx[1] = addc(&kb_, c0, vec ? 4 * q : q);
+    sx[0] = kk, sx[1] = addc(&kb_, c0, vec ? cf->cq * q : q);
     bv[q] = vec ? vload(&kb_, e->v4, e->Bs, 2, sx, true) : cg_load(&kb_, e->Bs, 2, sx);
   }
   kiln_block *body = kl->regions[0].first;
@@ -795,15 +800,26 @@ static kiln_value *alloca3(kiln_builder *b, int64_t rows, int64_t cols, const ki
  * scalars, so their latency hides behind the FMAs (on an H200, 4096^3:
  * 4.05 ms, against 4.69 ms loading each step's tiles at its start and
  * 6.16 ms for the looped loads before; bench/gpu). */
-static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf, int64_t K,
+static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf_in, int64_t K,
                                kiln_value *bm0, kiln_value *bn0, kiln_value *mb, kiln_value *nb, mm_stage *st) {
-  const int64_t tx = (cf->bn + cf->tn - 1) / cf->tn, ty = (cf->bm + cf->tm - 1) / cf->tm, tiles = tx * ty;
+  const int64_t tx = (cf_in->bn + cf_in->tn - 1) / cf_in->tn, ty = (cf_in->bm + cf_in->tm - 1) / cf_in->tm;
+  const int64_t tiles = tx * ty;
+  /* A thread tile's 4-wide column chunks interleave with its row
+   * neighbours' (chunk q of thread column x at 4 x + 4 tx q, not TN x +
+   * 4 q): the lanes of a warp then read B's row of the shared tile and
+   * write C as consecutive 16-byte chunks, where chunks TN floats apart
+   * put two lanes on the same shared-memory banks (a 2-way conflict on
+   * every B read; ncu: the 4096^3 matmul at 92% of L1/shared throughput). */
+  mm_config rc = *cf_in;
+  const mm_config *cf = &rc;
+  if (rc.tn % 4 == 0 && rc.tn > 4) rc.cq = 4 * tx;
+  const int64_t chunk = rc.tn % 4 == 0 ? 4 : rc.tn; /* contiguous columns */
   const int64_t nacc = acc_count(cf), lanes = cf->tn % 4 == 0 ? 4 : 1, nflat = nacc * lanes;
   const int64_t nst = 4 * (st->count[0] + st->count[1]), klast = (K - 1) / cf->bk * cf->bk;
   kiln_value *tid = thread_id(b);
   kiln_value *t = tiles < st->threads ? cg_bin(b, KILN_OP_ARITH_REMSI, tid, idx(b, tiles)) : tid;
   kiln_value *r0 = cg_muli(b, cg_bin(b, KILN_OP_ARITH_DIVSI, t, idx(b, tx)), cf->tm);
-  kiln_value *c0 = cg_muli(b, cg_bin(b, KILN_OP_ARITH_REMSI, t, idx(b, tx)), cf->tn);
+  kiln_value *c0 = cg_muli(b, cg_bin(b, KILN_OP_ARITH_REMSI, t, idx(b, tx)), rc.cq == 4 ? cf->tn : chunk);
   kiln_value *init[1024 + 128], *acc[256], *next[256], *out[1024 + 128];
   kiln_value *zero = cg_const_like(b, e->f32, 0.0, 0);
   for (int64_t j = 0; j < nflat; j++) init[j] = zero;
@@ -837,7 +853,9 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
   for (int64_t j = 0; j < nflat; j++) flat[j] = kiln_op_result(kl, (uint32_t)j);
   /* C += the accumulators */
   kiln_value *me = thread_id(b);
-  kiln_value *rows_in = le(b, addc(b, r0, cf->tm), mb), *cols_in = le(b, addc(b, c0, cf->tn), nb);
+  /* the tile's last column + 1: its last chunk's end */
+  const int64_t span = rc.cq == 4 ? cf->tn : rc.cq * (cf->tn / 4 - 1) + 4;
+  kiln_value *rows_in = le(b, addc(b, r0, cf->tm), mb), *cols_in = le(b, addc(b, c0, span), nb);
   kiln_value *whole = and_(b, rows_in, cols_in);
   if (tiles < st->threads) whole = and_(b, whole, lt(b, me, idx(b, tiles)));
   kiln_builder wb, pb;
@@ -869,7 +887,7 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
   for (int64_t i = 0; i < cf->tm; i++) {
     for (int64_t c = 0; c < cf->tn; c++) {
       const int64_t j = lanes == 4 ? (i * (cf->tn / 4) + c / 4) * 4 + c % 4 : i * cf->tn + c;
-      kiln_value *r = addc(&pb, r0, i), *cc = addc(&pb, c0, c);
+      kiln_value *r = addc(&pb, r0, i), *cc = addc(&pb, c0, lanes == 4 ? rc.cq * (c / 4) + c % 4 : c);
       kiln_value *r_in = lt(&pb, r, mb);
       kiln_value *ok = and_(&pb, r_in, lt(&pb, cc, nb));
       if (mine) ok = and_(&pb, ok, mine);

@@ -45,6 +45,12 @@ module attributes {kiln.target = "cuda:sm_90"} {
 // CHECK-NEXT: %[[GO:.*]] = arith.andi %[[T128]], %[[W4]] : i1
 // CHECK-NEXT: scf.if %[[GO]] {
 // CHECK-NOT: vector.load %[[C]]
+// thread t's columns: 4 (t mod 8) and 32 more (its two 4-wide chunks
+// interleave with its row neighbours', so a warp reads B's shared row as
+// consecutive 16-byte chunks)
+// CHECK: %[[TX:.*]] = arith.remsi %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[COL:.*]] = arith.muli %[[TX]], %[[FOUR]] : index
 // the first K step's groups, B's columns clamped to the block's last group
 // CHECK-COUNT-4: vector.load %[[A]][{{.*}}] {alignment = 16 : i64}
 // CHECK: arith.addi %[[NB]], %c-4
@@ -60,6 +66,10 @@ module attributes {kiln.target = "cuda:sm_90"} {
 // CHECK-COUNT-4: vector.load %[[A]]
 // CHECK-COUNT-4: vector.load %[[B]]
 // CHECK: scf.for %{{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK: vector.load %[[BS]][%{{.*}}, %[[COL]]]
+// CHECK-NEXT: %[[C32B:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[COL2:.*]] = arith.addi %[[COL]], %[[C32B]] : index
+// CHECK-NEXT: vector.load %[[BS]][%{{.*}}, %[[COL2]]]
 // CHECK-COUNT-8: vector.fma
 // CHECK: "hal.interface.barrier"() : () -> ()
 // CHECK-NEXT: scf.yield
