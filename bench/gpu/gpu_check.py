@@ -299,16 +299,21 @@ def bench(b, kb, kr, results, no_ncu):
             say(line)
             results["resnet18_b%d%s" % (batch, "_" + tag if tag else "")] = {"kiln_ms": k, "torch_ms": t,
                                                "ort_ms": min(os_) if os_ else None}
-    # Per-dispatch profile of ResNet-18 batch 1 and the matmul.
+    # Per-dispatch profile of ResNet-18 at batch 1 and 8, every module of
+    # each (batch 1's sm_90.kiln first: its slowest kernels go to ncu).
     prof = open(os.path.join(OUT, "profile.txt"), "w")
     top = []
+    mods = []
+    for batch in (1, 8):
+        dd = os.path.join(b, "onnx", "resnet18_b%d" % batch)
+        mods += sorted(glob.glob(os.path.join(dd, "sm_90*.kiln")), key=lambda m: (not m.endswith("sm_90.kiln"), m))
     d = os.path.join(b, "onnx", "resnet18_b1")
-    if os.path.isdir(d):
-        rc, so, se, secs = run([kb, "--module=" + os.path.join(d, "sm_90.kiln"), "--device=cuda",
-                                "--input=@" + os.path.join(d, "x.npy"), "--warmup=2", "--repetitions=5",
+    for mod in mods:
+        rc, so, se, secs = run([kb, "--module=" + mod, "--device=cuda",
+                                "--input=@" + os.path.join(os.path.dirname(mod), "x.npy"), "--warmup=2", "--repetitions=5",
                                 "--profile-dispatches"], 300)
-        prof.write("$ kiln-bench resnet18_b1 --device=cuda --profile-dispatches\n" + so + se + "\n")
-        for line in so.splitlines():
+        prof.write("$ kiln-bench %s --device=cuda --profile-dispatches\n" % os.path.relpath(mod, b) + so + se + "\n")
+        for line in so.splitlines() if not top else []:
             mm = re.match(r"\s+[\d.]+% +[\d.]+ [um]s +\S+\s+(\S+)", line)
             if mm and len(top) < 3 and mm.group(1) not in ("all", "outside"):
                 top.append(mm.group(1).split("/")[-1])
