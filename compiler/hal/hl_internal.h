@@ -54,6 +54,12 @@ int64_t hl_written_mask(kiln_op *kernel);
  * (written.c): the rest of the binding is left as it was. */
 int64_t hl_window_mask(kiln_op *kernel);
 
+/* The input binding (below num_inputs) that result binding out_binding of
+ * a kernel in memref form may share bytes with (inplace.c): one
+ * elementwise op reads each of its elements at the position it then
+ * writes, and nothing else reads it; -1 when none. */
+int hl_inplace_input(kiln_op *kernel, uint32_t out_binding, uint32_t num_inputs);
+
 const kiln_type *hl_type(kiln_context *ctx, const char *name); /* !hal.NAME */
 kiln_named_attr hl_named(kiln_context *ctx, const char *name, const kiln_attr *v);
 const kiln_attr *hl_i32(kiln_context *ctx, int64_t v);

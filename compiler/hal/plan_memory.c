@@ -36,6 +36,13 @@
  *    one arena, packed over their c and scaled by M at run time (scaling
  *    keeps disjoint intervals disjoint and offsets 64-byte aligned), so
  *    a dynamic batch still packs as tightly as a static one;
+ *  - a result whose kernel reads one of its inputs only to overwrite it
+ *    (hl_inplace_input: an elementwise op reading each element at the
+ *    position it writes, in every variant) takes that input's slot when
+ *    the input is an arena value of the same size that no later command
+ *    or host op reads: in place, the two share one lifetime, so a
+ *    residual add does not need a third buffer beside its two operands;
+ *    the dispatch then binds the same bytes as input and result;
  *  - reshapes are views: same buffer, offset and length;
  *  - a dispatch result with a tied operand (tied_operands, place-concats:
  *    the kernel writes only its window) shares that operand's slot, so
@@ -379,6 +386,44 @@ static kiln_value *chain_head(kiln_value *v) {
   kiln_value *t;
   while ((t = tied_operand(v))) v = view_root(t);
   return v;
+}
+
+/* The operand of dispatch op (its number, or -1) whose bytes result r may
+ * take over: every variant's kernel reads that input binding only at the
+ * positions it writes the result (hl_inplace_input). */
+static int inplace_operand(pm *p, kiln_op *op, uint32_t r) {
+  const kiln_attr *ep = kiln_op_get_attr(op, "entry_point");
+  kiln_op *exe = ep && ep->kind == KILN_ATTR_SYMBOL_REF ? kiln_symbol_lookup(p->module, ep->str) : NULL;
+  kiln_block *eb = exe && exe->kind == KILN_OP_HAL_EXECUTABLE ? exe->regions[0].first : NULL;
+  uint32_t nt = 0;
+  while (nt < op->num_operands && kiln_op_operand(op, nt)->type->kind == KILN_TYPE_TENSOR) nt++;
+  int found = -1;
+  for (kiln_op *var = eb ? eb->first : NULL; var; var = var->next) {
+    if (var->kind != KILN_OP_HAL_EXECUTABLE_VARIANT) continue;
+    kiln_op *kernel = hl_variant_kernel(var);
+    int i = kernel ? hl_inplace_input(kernel, nt + r, nt) : -1;
+    if (i < 0 || (found >= 0 && i != found)) return -1;
+    found = i;
+  }
+  return found;
+}
+
+/* Is tensor v (a dispatch result) read after position pos? Its readers,
+ * through reshape views, must all be dispatches at pos or before (pos_of:
+ * a dispatch's first result -> its position + 1), v taken once at pos;
+ * any other reader (the host, a text op, a loop, the return) keeps it. */
+static bool read_after(kiln_value *v, const kiln_value_map *pos_of, uint32_t pos, uint32_t *at_pos) {
+  for (kiln_use *u = v->uses; u; u = u->next) {
+    kiln_op *o = u->owner;
+    if (o->kind == KILN_OP_FLOW_TENSOR_RESHAPE) {
+      if (read_after(&o->results[0], pos_of, pos, at_pos)) return true;
+      continue;
+    }
+    kiln_value *x = o->kind == KILN_OP_FLOW_DISPATCH && o->num_results ? kiln_value_map_lookup(pos_of, &o->results[0]) : NULL;
+    if (!x || (uintptr_t)x - 1 > pos) return true;
+    *at_pos += (uintptr_t)x - 1 == pos;
+  }
+  return false;
 }
 
 /* Host index ops the planned function keeps (they only read argument
@@ -1030,6 +1075,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   kiln_hal_interval *iv = kiln_alloc(ctx, (nvals + 1) * sizeof *iv);
   uint32_t *iv_slot = kiln_alloc(ctx, (nvals + 1) * sizeof *iv_slot);
   uint32_t niv = 0;
+  kiln_value_map pos_of = {0}; /* a dispatch's first result -> its position + 1 */
+  for (uint32_t pos = 0; pos < nord; pos++)
+    if (orig[order[pos]]->num_results)
+      kiln_value_map_add(ctx, &pos_of, &orig[order[pos]]->results[0], (kiln_value *)(uintptr_t)(pos + 1));
   for (uint32_t pos = 0; pos < nord; pos++) {
     kiln_op *o = orig[order[pos]];
     for (uint32_t a = 0; a < o->num_operands; a++) {
@@ -1059,6 +1108,20 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
       }
       sym s;
       if (!byte_sym(&p, v, &s)) return fail(&p, o, "a dispatch result's size cannot be computed");
+      /* in place: it takes the bytes of an operand that dies here, when
+       * its kernel reads each of them only to overwrite it */
+      int a = result_written(&p, o, r) ? inplace_operand(&p, o, r) : -1;
+      if (a >= 0) {
+        kiln_value *x = view_root(kiln_op_operand(o, (uint32_t)a));
+        int k = get_slot(&p, x);
+        uint32_t here = 0;
+        if (k >= 0 && p.slots[k].arena >= 0 && !p.slots[k].zero && !p.slots[k].chain &&
+            p.slots[k].len.coef == s.coef && same_monomial(&p.slots[k].len, &s) &&
+            !read_after(x, &pos_of, pos, &here) && here == 1) {
+          set_slot(&p, v, (uint32_t)k);
+          continue;
+        }
+      }
       uint32_t k = new_slot(&p, NULL, s);
       set_slot(&p, v, k);
       p.slots[k].zero = !result_written(&p, o, r);
