@@ -81,6 +81,14 @@ static double thread_cpu_ms(void) {
  * the kernel's clearing is the cost, and it runs on each faulting core.
  * probe_first_call (bench/runtime) counts a first call's faults and huge
  * pages. */
+/* A block's tail takes a huge page from 256 KiB on: a warm huge page
+ * (46 us/MB, 2 MiB cleared) costs what 256 KiB of 4 KiB pages do at
+ * their warm 370 us/MB, and the 4 KiB pages a process faults after the
+ * blocks it recycled come cold here (~8 us each: ResNet-18's arena with a
+ * 0.95 MiB tail paid 1.7 ms more in 242 faults than with 4 huge pages);
+ * at most 1.75 MiB of the huge page stays unused. */
+#define KRT_HUGE_TAIL ((size_t)256 << 10)
+
 typedef struct touch_job {
   char *b;
   size_t used;
@@ -107,7 +115,7 @@ static void touch_chunk(void *ctx, uint32_t i) {
   const touch_job_t *j = ctx;
   const size_t huge = (size_t)2 << 20, at = (size_t)(j->first + i) * huge;
   const size_t n = j->used - at < huge ? j->used - at : huge;
-  if (j->huge && n >= huge / 2) {
+  if (j->huge && n >= KRT_HUGE_TAIL) {
     if (atomic_load_explicit(&huge_pages_cold, memory_order_relaxed)) {
       madvise(j->b + at, huge, MADV_NOHUGEPAGE); /* cold since the marking */
     } else {
@@ -123,16 +131,15 @@ static void touch_chunk(void *ctx, uint32_t i) {
 
 static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used, bool zero) {
   const size_t huge = (size_t)2 << 20, span = (bytes + 4095) & ~(size_t)4095;
-  /* Huge pages for the chunks of 1 MiB and more (not for a shorter
-   * tail: a huge page would zero, and keep resident, over twice what is
-   * used; nor past it: a later, larger use of the block must not fault
+  /* Huge pages for the chunks of KRT_HUGE_TAIL and more (not for a
+   * shorter tail; nor past it: a later, larger use of the block must not fault
    * huge pages in), marked in one madvise before any chunk is touched:
    * marking a chunk while another thread faults in the same mapping
    * waits for that fault (the mapping's lock), so chunks marked one by
    * one took turns (a worker's chunk: 173-195 us of wall time for
    * 110-127 of CPU). */
   const size_t whole = used & ~(huge - 1);
-  const size_t mark = whole + (used - whole >= huge / 2 ? huge : 0);
+  const size_t mark = whole + (used - whole >= KRT_HUGE_TAIL ? huge : 0);
   touch_job_t job = {b, used, zero, mark && !atomic_load(&huge_pages_cold), 0};
   if (job.huge) madvise(b, mark, MADV_HUGEPAGE);
   if (span > (job.huge ? mark : 0))
