@@ -827,6 +827,9 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
   const uint32_t n = o->num_results;
   kiln_value **ops = kiln_alloc(ctx, (o->num_operands + 1) * sizeof *ops);
   const kiln_type **rt = kiln_alloc(ctx, (n + 1) * sizeof *rt);
+  kiln_value *in;
+  for (uint32_t a = 0; (in = loop_input(o, a)); a++) /* every view before the loop (cached in p->text) */
+    if (in->type->kind == KILN_TYPE_TENSOR && !loop_view(p, o, in, &err)) return err;
   for (uint32_t i = 0; i < o->num_operands; i++) {
     kiln_value *v = kiln_op_operand(o, i);
     ops[i] = v->type->kind == KILN_TYPE_TENSOR ? loop_view(p, o, v, &err) : v;
@@ -943,10 +946,11 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     if (fty->types[i]->kind != KILN_TYPE_INDEX && (fty->types[i]->kind != KILN_TYPE_TENSOR ||
         (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem))))
       return fail(&p, func, "arguments must be ranked tensors or index values (a host loop's step)");
-  for (uint32_t i = 0; i < fty->num_results; i++)
-    if (fty->types[i]->kind != KILN_TYPE_TENSOR ||
-        (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem)))
+  for (uint32_t i = 0; i < fty->num_results; i++) {
+    const kiln_type *t = fty->types[fty->num_inputs + i]; /* results follow the inputs */
+    if (t->kind != KILN_TYPE_TENSOR || (!kiln_dense_elem_size(t->elem) && !is_text(t->elem)))
       return fail(&p, func, "results must be ranked tensors");
+  }
   kiln_op **orig = kiln_alloc(ctx, (nops + 1) * sizeof *orig);
   nops = 0;
   for (kiln_op *o = body->first; o; o = o->next) orig[nops++] = o;

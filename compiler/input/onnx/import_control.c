@@ -17,8 +17,11 @@
  *    the carried values with selects once it turns false, which works
  *    only without scan outputs (their length would depend on data:
  *    "dynamic"); with a run-time trip count in the top-level graph it is
- *    one scf.for (a sequential kernel; see loop_run_time), the one
- *    control flow that reaches the IR;
+ *    one scf.for (a sequential kernel; see loop_run_time), or, when a
+ *    carried value changes shape, has run-time dims or a scan output's
+ *    rows have a run-time size, an scf.for on the host calling the body
+ *    made a function of its own (kiln.host_loop_body; see
+ *    loop_host_body): the control flow that reaches the IR;
  *  - Scan unrolls over its scan axis (a static length), slicing the scan
  *    inputs per step (either direction) and stacking the scan outputs;
  *    Scan-8 runs that per batch entry (sequence_lens must be absent or
@@ -254,6 +257,344 @@ static bool rows_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
   return true;
 }
 
+/* ---- Loop whose carried values change shape: a host loop body ---- */
+
+/* Is IR value v defined inside op `scope` (at any depth)? */
+static bool defined_inside(const kiln_value *v, const kiln_op *scope) {
+  const kiln_block *b = v->def ? v->def->parent : v->block;
+  while (b) {
+    const kiln_op *o = kiln_block_parent_op(b);
+    if (!o) return false;
+    if (o == scope) return true;
+    b = o->parent;
+  }
+  return false;
+}
+
+/* Names bound to IR values made inside `scope`, which is about to be
+ * erased or is another function (an outer constant the body
+ * materialized), forget them: they are made again where next used. */
+static void forget_inside(oi_ctx *c, const kiln_op *scope) {
+  for (size_t i = 0; i < c->cap; i++) {
+    oi_val *v = c->slots[i];
+    if (v && v->v && defined_inside(v->v, scope)) v->v = NULL;
+  }
+}
+
+/* The ops built in the host block after `prev` (NULL: from its start)
+ * up to the builder, erased last first, and what names cached from
+ * them forgotten. */
+static void erase_after(oi_ctx *c, kiln_op *prev) {
+  for (;;) {
+    kiln_op *last = c->b.before ? c->b.before->prev : c->b.block->last;
+    if (!last || last == prev) break;
+    forget_inside(c, last);
+    for (size_t i = 0; i < c->cap; i++) {
+      oi_val *v = c->slots[i];
+      for (uint32_t r = 0; v && v->v && r < last->num_results; r++)
+        if (v->v == kiln_op_result(last, r)) v->v = NULL;
+    }
+    kiln_op_erase(last);
+  }
+}
+
+/* The operands of ops inside fn that fn does not define become arguments
+ * of fn (appended, one per value): *caps gets the values, in order. */
+typedef struct captures {
+  kiln_context *ctx;
+  kiln_op *fn;
+  kiln_value_map map;
+  kiln_value **v;
+  uint32_t n, cap;
+} captures;
+
+static kiln_walk_result capture_op(kiln_op *op, void *u) {
+  captures *k = u;
+  if (op == k->fn) return KILN_WALK_ADVANCE;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    kiln_value *v = kiln_op_operand(op, i);
+    if (defined_inside(v, k->fn)) continue;
+    kiln_value *a = kiln_value_map_lookup(&k->map, v);
+    if (!a) {
+      kiln_context *ctx = k->ctx;
+      a = kiln_block_add_arg(ctx, k->fn->regions[0].first, v->type, op->loc);
+      kiln_value_map_add(ctx, &k->map, v, a);
+      if (k->n == k->cap) {
+        uint32_t nc = k->cap ? 2 * k->cap : 8;
+        kiln_value **nv = kiln_alloc(ctx, nc * sizeof *nv);
+        if (k->n) memcpy(nv, k->v, k->n * sizeof *nv);
+        k->v = nv, k->cap = nc;
+      }
+      k->v[k->n++] = v;
+    }
+    kiln_op_set_operand(op, i, a);
+  }
+  return KILN_WALK_ADVANCE;
+}
+
+/* Scan output buffer b ([r, E...]) with elem e ([E...]) appended as row
+ * r: each element read from b for rows < r, else from e, inside an
+ * scf.if so that only the chosen one is read (b may be empty). */
+typedef struct { kiln_value *buf, *elem, *rows; } append_user;
+
+static bool append_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)c, (void)a;
+  const append_user *au = u;
+  uint32_t r = au->buf->type->rank;
+  kiln_value *ix[OI_MAX_RANK + 1];
+  for (uint32_t d = 0; d < r; d++) ix[d] = oi_loop_index(b, d);
+  const kiln_type *et = au->buf->type->elem;
+  kiln_value *old = oi_cmpi(b, OI_SLT, ix[0], au->rows);
+  kiln_op *br = kiln_build(b, KILN_OP_SCF_IF, 1, &old, 1, &et, NULL);
+  kiln_builder tb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, br, 0));
+  kiln_builder eb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, br, 1));
+  tb.loc = eb.loc = b->loc;
+  kiln_value *x = oi_extract(&tb, au->buf, r, ix), *e = oi_extract(&eb, au->elem, r - 1, ix + 1);
+  kiln_build(&tb, KILN_OP_SCF_YIELD, 1, &x, 0, NULL, NULL);
+  kiln_build(&eb, KILN_OP_SCF_YIELD, 1, &e, 0, NULL, NULL);
+  y[0] = kiln_op_result(br, 0);
+  return true;
+}
+
+static kiln_value *append_row(oi_ctx *c, kiln_value *buf, kiln_value *elem) {
+  const kiln_type *bt = buf->type, *et = elem->type;
+  kiln_value *rows = oi_ir_dim(&c->b, buf, 0), *nz = oi_nonzero(c, rows);
+  kiln_value *dims[OI_MAX_RANK + 1];
+  uint32_t nd = 0;
+  dims[nd++] = oi_ibin(c, KILN_OP_ARITH_ADDI, rows, oi_index(c, 1));
+  for (uint32_t d = 0; d < et->rank; d++) {
+    if (!oi_dyn(et, d)) continue;
+    kiln_value *e = oi_ir_dim(&c->b, elem, d);
+    /* rows already there must have this step's size */
+    oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MULI, e, nz),
+                oi_ibin(c, KILN_OP_ARITH_MULI, oi_ir_dim(&c->b, buf, d + 1), nz));
+    dims[nd++] = e;
+  }
+  append_user u = {buf, elem, rows};
+  kiln_value *init = oi_empty_dims(c, bt, dims);
+  const kiln_affine_map *map = kiln_affine_map_identity(c->ctx, bt->rank);
+  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &map, bt->rank, NULL, append_body, &u);
+  return g ? kiln_op_result(g, 0) : NULL;
+}
+
+/* The type both a and b fit: dims that differ become '?'; NULL when the
+ * rank or element type differ. */
+static const kiln_type *join_type(oi_ctx *c, const kiln_type *a, const kiln_type *b) {
+  if (a->rank != b->rank || a->elem != b->elem) return NULL;
+  int64_t s[OI_MAX_RANK];
+  for (uint32_t d = 0; d < a->rank; d++) s[d] = a->shape[d] == b->shape[d] ? a->shape[d] : KILN_DYNAMIC;
+  return kiln_type_with_shape(c->ctx, a, a->rank, s);
+}
+
+static kiln_value *cast_to(oi_ctx *c, kiln_value *v, const kiln_type *t) {
+  if (v->type == t) return v;
+  return kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CAST, 1, &v, 1, &t, NULL), 0);
+}
+
+static bool widen_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
+  (void)u;
+  y[0] = oi_convert(b, a[0], ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, ONNX__TENSOR_PROTO__DATA_TYPE__INT64,
+                    kiln_type_int(c->ctx, 64));
+  return true;
+}
+
+/* Loop with a run-time trip count whose carried values change shape (or
+ * whose scan outputs have run-time dims): the body becomes a private
+ * function marked kiln.host_loop_body, (carried..., step, scan
+ * buffers..., outer values...) -> (carried..., scan buffers...), called
+ * by an scf.for on the host (flow's host loop: each step one command
+ * buffer, its buffers at that step's sizes). A carried value's type is
+ * the join of its types over the steps (dims that change are '?'; the
+ * body is imported again until it fits); a rank or element type that
+ * changes is refused. Each scan output is a carried buffer [rows, E...]
+ * that each step appends its row to (append_row), starting empty. The
+ * condition must stay what it was (the body passes it on, or yields a
+ * constant): the host computes the trip count as max(M, 0) times the
+ * initial condition, at most 1 when the body yields false; a condition
+ * the body computes otherwise is refused. */
+static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size_t N, size_t K, oi_val *mv,
+                           oi_val *cv) {
+  const int32_t I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, BOOL = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+  kiln_context *ctx = c->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  kiln_value *mt = oi_ir(c, mv);
+  if (!mt) return false;
+  kiln_value *zero = oi_index(c, 0), *one = oi_index(c, 1);
+  kiln_value *m = oi_ibin(c, KILN_OP_ARITH_MAXSI, oi_host_read(c, mt, 0), zero);
+  /* the initial condition as 0/1 on the host (its i1 read as an i64) */
+  kiln_value *c0 = one, *cond_ir = NULL;
+  oi_val *cond_act = cv;
+  if (cv && oi_const(c, cv)) {
+    c0 = oi_index(c, kiln_dense_get_int(oi_const(c, cv), 0) != 0);
+  } else if (cv) {
+    if (!(cond_ir = oi_ir(c, cv))) return false;
+    kiln_value *wide = oi_elementwise_ir(c, 1, &cond_ir, 0, NULL, kiln_type_int(ctx, 64), widen_body, NULL);
+    if (!wide) return false;
+    c0 = oi_host_read(c, wide, 0);
+  } else {
+    cond_act = scalar_const(c, BOOL, 1);
+  }
+  const kiln_type **ct = kiln_alloc(ctx, (N + 1) * sizeof *ct);
+  oi_val **x = kiln_alloc(ctx, (N + 1) * sizeof *x);
+  for (size_t j = 0; j < N; j++) {
+    if (!(x[j] = oi_in(c, n, 2 + j))) return false;
+    ct[j] = x[j]->type;
+  }
+  oi_val **acts = kiln_alloc(ctx, (N + 3) * sizeof *acts), **outs = kiln_alloc(ctx, (g->n_output + 1) * sizeof *outs);
+  kiln_value **res = kiln_alloc(ctx, (N + K + 1) * sizeof *res);
+  kiln_builder host = c->b;
+  kiln_op *fn = NULL;
+  kiln_value *iv = NULL;
+  bool fits = false;
+  /* each retry makes at least one more dim '?' */
+  for (uint32_t attempt = 0; !fits && attempt <= N * OI_MAX_RANK + 1; attempt++) {
+    if (fn) {
+      forget_inside(c, fn);
+      kiln_op_erase(fn);
+    }
+    fn = kiln_op_create(ctx, KILN_OP_FUNC_FUNC, host.loc, 0, NULL, 0, NULL, NULL, 1);
+    kiln_block *fb = kiln_op_entry_block(ctx, fn, 0);
+    kiln_block_append_op(kiln_module_body(c->module), fn); /* before the graph's function, added last */
+    for (size_t j = 0; j < N; j++) {
+      acts[2 + j] = oi_val_new(c, NULL, ct[j], x[j]->dtype);
+      acts[2 + j]->v = kiln_block_add_arg(ctx, fb, ct[j], host.loc);
+    }
+    iv = kiln_block_add_arg(ctx, fb, it, host.loc);
+    kiln_value **ive = kiln_alloc(ctx, 2 * sizeof *ive);
+    ive[0] = iv;
+    acts[0] = oi_sym_new(c, true, 1, ive, I64); /* the step: index arithmetic on the host */
+    acts[1] = cond_act;
+    c->b = kiln_builder_at_end(ctx, fb);
+    c->b.loc = host.loc;
+    bool ok = oi_import_subgraph(c, g, acts, N + 2, outs);
+    fits = true;
+    for (size_t j = 0; ok && j < N; j++) {
+      oi_val *o = outs[1 + j];
+      if (o->kind != OI_VAL_TENSOR) {
+        ok = oi_unsupported(c, "loop-carried value %zu is not a tensor", j);
+        break;
+      }
+      const kiln_type *jt = join_type(c, ct[j], o->type);
+      if (!jt || o->dtype != x[j]->dtype) {
+        ok = oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "loop-carried value %zu changes rank or element type from step "
+                                               "to step (dynamic)", j);
+        break;
+      }
+      if (jt != ct[j]) fits = false, ct[j] = jt;
+    }
+    if (!ok) {
+      c->b = host;
+      forget_inside(c, fn);
+      kiln_op_erase(fn);
+      return false;
+    }
+  }
+  if (!fits) {
+    c->b = host;
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "loop-carried values keep changing shape (dynamic)");
+  }
+  /* the condition the body yields: a constant, or the one it was given */
+  oi_val *nc = outs[0];
+  bool stays = true;
+  if (nc->kind != OI_VAL_TENSOR || nc->dtype != BOOL || oi_numel(nc->type) != 1) {
+    c->b = host;
+    return oi_invalid(c, "the body's condition must be one bool");
+  }
+  if (oi_const(c, nc)) stays = kiln_dense_get_int(oi_const(c, nc), 0) != 0;
+  else if (!(cond_ir && nc->v == cond_ir) && nc != cond_act) {
+    c->b = host;
+    forget_inside(c, fn);
+    kiln_op_erase(fn);
+    return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the body computes its condition while carried values change shape: "
+                                             "how often it runs would be decided by data (dynamic)");
+  }
+  /* the body's results: carried values at their joined types, scan
+   * buffers with this step's row */
+  kiln_block *fb = fn->regions[0].first;
+  const kiln_type **bt = kiln_alloc(ctx, (K + 1) * sizeof *bt);
+  int32_t *sdt = kiln_alloc(ctx, (K + 1) * sizeof *sdt);
+  for (size_t j = 0; j < N; j++) {
+    kiln_value *v = oi_ir(c, outs[1 + j]);
+    if (!v) {
+      c->b = host;
+      return false;
+    }
+    res[j] = cast_to(c, v, ct[j]);
+  }
+  for (size_t k = 0; k < K; k++) {
+    oi_val *e = outs[1 + N + k];
+    kiln_value *ev = e->kind == OI_VAL_TENSOR ? oi_ir(c, e) : NULL;
+    if (!ev || ev->type->rank >= OI_MAX_RANK) {
+      c->b = host;
+      return ev || e->kind == OI_VAL_TENSOR ? (ev ? oi_unsupported(c, "scan output %zu has rank %u", k, ev->type->rank) : false)
+                                            : oi_unsupported(c, "scan output %zu is not a tensor", k);
+    }
+    int64_t shape[OI_MAX_RANK];
+    shape[0] = KILN_DYNAMIC;
+    for (uint32_t d = 0; d < ev->type->rank; d++) shape[1 + d] = ev->type->shape[d];
+    bt[k] = kiln_type_tensor(ctx, ev->type->rank + 1, shape, ev->type->elem, NULL);
+    sdt[k] = e->dtype;
+    kiln_value *buf = kiln_block_add_arg(ctx, fb, bt[k], host.loc);
+    if (!(res[N + k] = append_row(c, buf, ev))) {
+      c->b = host;
+      return false;
+    }
+  }
+  kiln_build(&c->b, KILN_OP_FUNC_RETURN, (uint32_t)(N + K), res, 0, NULL, NULL);
+  c->b = host;
+  forget_inside(c, fn);
+  captures caps = {.ctx = ctx, .fn = fn};
+  kiln_walk_pre(fn, capture_op, &caps);
+  const kiln_type **fin = kiln_alloc(ctx, (fb->num_args + 1) * sizeof *fin);
+  const kiln_type **fout = kiln_alloc(ctx, (N + K + 1) * sizeof *fout);
+  for (uint32_t i = 0; i < fb->num_args; i++) fin[i] = fb->args[i]->type;
+  for (size_t j = 0; j < N + K; j++) fout[j] = j < N ? ct[j] : bt[j - N];
+  char name[64];
+  snprintf(name, sizeof name, "loop_body_%u", c->nbodies++);
+  kiln_op_set_attr(fn, "sym_name", kiln_attr_string(ctx, name, strlen(name)));
+  kiln_op_set_attr(fn, "sym_visibility", kiln_attr_string(ctx, "private", 7));
+  kiln_op_set_attr(fn, "function_type",
+                   kiln_attr_type(ctx, kiln_type_function(ctx, fb->num_args, fin, (uint32_t)(N + K), fout)));
+  kiln_op_set_attr(fn, "kiln.host_loop_body", kiln_attr_unit(ctx));
+  /* the host: trip count, initial values, the loop calling the body */
+  kiln_value *trip = oi_ibin(c, KILN_OP_ARITH_MULI, stays ? m : oi_ibin(c, KILN_OP_ARITH_MINSI, m, one), c0);
+  size_t ns = N + K;
+  kiln_value **ops = kiln_alloc(ctx, (ns + 4) * sizeof *ops);
+  ops[0] = zero, ops[1] = trip, ops[2] = one;
+  for (size_t j = 0; j < N; j++) {
+    kiln_value *v = oi_ir(c, x[j]);
+    if (!v) return false;
+    ops[3 + j] = cast_to(c, v, ct[j]);
+  }
+  for (size_t k = 0; k < K; k++) { /* empty: [0, E...] with '?' dims 0 */
+    int64_t shape[OI_MAX_RANK];
+    for (uint32_t d = 0; d < bt[k]->rank; d++) shape[d] = d && bt[k]->shape[d] != KILN_DYNAMIC ? bt[k]->shape[d] : 0;
+    const kiln_type *zt = kiln_type_tensor(ctx, bt[k]->rank, shape, bt[k]->elem, NULL);
+    ops[3 + N + k] = cast_to(c, kiln_build_constant(&c->b, kiln_attr_dense(ctx, zt, false, "", 0)), bt[k]);
+  }
+  kiln_op *loop = kiln_build(&c->b, KILN_OP_SCF_FOR, (uint32_t)(3 + ns), ops, (uint32_t)ns, fout, NULL);
+  kiln_block *lb = kiln_op_entry_block(ctx, loop, 0);
+  kiln_value *liv = kiln_block_add_arg(ctx, lb, it, host.loc);
+  kiln_value **cargs = kiln_alloc(ctx, (fb->num_args + 1) * sizeof *cargs);
+  uint32_t na = 0;
+  kiln_value **iter = kiln_alloc(ctx, (ns + 1) * sizeof *iter);
+  for (size_t j = 0; j < ns; j++) iter[j] = kiln_block_add_arg(ctx, lb, fout[j], host.loc);
+  for (size_t j = 0; j < N; j++) cargs[na++] = iter[j];
+  cargs[na++] = liv;
+  for (size_t k = 0; k < K; k++) cargs[na++] = iter[N + k];
+  for (uint32_t i = 0; i < caps.n; i++) cargs[na++] = caps.v[i];
+  kiln_builder lbb = kiln_builder_at_end(ctx, lb);
+  lbb.loc = host.loc;
+  kiln_named_attr callee = {kiln_intern_cstr(ctx, "callee"), kiln_attr_symbol_ref(ctx, name, 0, NULL)};
+  kiln_op *call = kiln_build(&lbb, KILN_OP_FUNC_CALL, na, cargs, (uint32_t)ns, fout, kiln_attr_dict(ctx, 1, &callee));
+  kiln_value **cres = kiln_alloc(ctx, (ns + 1) * sizeof *cres);
+  for (size_t j = 0; j < ns; j++) cres[j] = kiln_op_result(call, (uint32_t)j);
+  kiln_build(&lbb, KILN_OP_SCF_YIELD, (uint32_t)ns, cres, 0, NULL, NULL);
+  for (size_t j = 0; j < N; j++) oi_set_out(c, n, j, kiln_op_result(loop, (uint32_t)j), x[j]->dtype);
+  for (size_t k = 0; k < K; k++) oi_set_out(c, n, N + k, kiln_op_result(loop, (uint32_t)(N + k)), sdt[k]);
+  return true;
+}
+
 /* Loop whose trip count M is a run-time tensor of the top-level graph:
  * one scf.for over max(M, 0) steps (read by the host, which sizes the
  * scan outputs) carrying the loop-carried values, the condition and the
@@ -270,6 +611,12 @@ static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size
   if (!oi_host_block(c))
     return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the trip count M is computed at run time inside a subgraph: how "
                                              "often the body runs would be decided by data (dynamic)");
+  for (size_t j = 0; j < N; j++) { /* run-time dims: one sequential kernel cannot hold them */
+    oi_val *x = oi_opt_in(n, 2 + j);
+    if (x && x->kind == OI_VAL_TENSOR && oi_has_dyn(x->type)) return loop_host_body(c, n, g, N, K, mv, cv);
+  }
+  kiln_op *before_loop = c->b.before ? c->b.before->prev : c->b.block->last; /* for host_body */
+  bool host_body = false;
   if (mv->kind != OI_VAL_TENSOR || mv->dtype != I64 || oi_numel(mv->type) != 1)
     return oi_invalid(c, "M must be one int64");
   kiln_value *mt = oi_ir(c, mv);
@@ -355,15 +702,16 @@ static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size
     ty[j] = outs[1 + j]->kind == OI_VAL_TENSOR ? oi_ir(c, outs[1 + j]) : NULL;
     if (!ty[j]) ok = false;
     else if (ty[j]->type != types[j])
-      ok = oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "loop-carried value %zu changes type or shape from step to step "
-                                             "(dynamic)", j);
+      ok = false, host_body = true; /* it changes shape: see loop_host_body */
   }
   for (size_t k = 0; ok && k < K; k++) {
     oi_val *e = outs[1 + N + k];
     elems[k] = e->kind == OI_VAL_TENSOR ? oi_ir(c, e) : NULL;
     if (!elems[k]) ok = e->kind == OI_VAL_TENSOR ? false : oi_unsupported(c, "scan output %zu is not a tensor", k);
-    else if (oi_has_dyn(elems[k]->type) || elems[k]->type->rank >= OI_MAX_RANK)
-      ok = oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "scan output %zu has run-time dims (dynamic)", k);
+    else if (elems[k]->type->rank >= OI_MAX_RANK)
+      ok = oi_unsupported(c, "scan output %zu has rank %u", k, elems[k]->type->rank);
+    else if (oi_has_dyn(elems[k]->type))
+      ok = false, host_body = true; /* rows of run-time size: see loop_host_body */
   }
   if (ok) {
     kiln_value *c0 = oi_index(c, 0);
@@ -373,6 +721,10 @@ static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size
   }
   kiln_builder tbb = c->b;
   c->b = host;
+  if (host_body) { /* this form cannot hold it: undone, made again as a host loop body */
+    erase_after(c, before_loop);
+    return loop_host_body(c, n, g, N, K, mv, cv);
+  }
   if (!ok) return false;
   /* scan buffers [max(M, 0), S...], before the loop */
   kiln_value **bufs = kiln_alloc(c->ctx, (K + 1) * sizeof *bufs);

@@ -346,7 +346,7 @@ static bool takes_run_time_dims(oi_import_fn fn) {
       oi_import_size,      oi_import_gather,      oi_import_split,       oi_import_reduce,
       oi_import_expand,    oi_import_constant_of_shape, oi_import_constant, oi_import_nonzero,
       oi_import_compress,  oi_import_sequence,    oi_import_sequence_map, oi_import_nms,
-      oi_import_quantize,  oi_import_dequantize,
+      oi_import_quantize,  oi_import_dequantize,  oi_import_loop, /* each body node is gated itself */
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
     if (fns[i] == fn) return true;
@@ -617,6 +617,7 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
 
   kiln_loc loc = {kiln_intern_cstr(ctx, "onnx"), 0, 0, NULL};
   kiln_op *module = kiln_module_create(ctx, loc);
+  c.module = module;
 
   /* Initializers first: a graph input with an initializer of the same
    * name is a constant (its default is used; static import). */

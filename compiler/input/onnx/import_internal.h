@@ -157,6 +157,8 @@ struct oi_ctx {
   size_t nundo, capundo;
   uint32_t depth;         /* subgraph nesting */
   size_t imported;        /* nodes imported, unrolled subgraph copies included */
+  kiln_op *module;        /* where host loop bodies go (import_control.c) */
+  uint32_t nbodies;       /* host loop bodies made, for their names */
 };
 
 /* Per-op arguments of the families (the op table's last column): which

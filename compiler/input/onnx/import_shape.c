@@ -248,7 +248,8 @@ bool oi_import_concat(oi_ctx *c, oi_node *n) {
         if (x0->type->shape[d] != KILN_DYNAMIC) snprintf(b, sizeof b, "%lld", (long long)x0->type->shape[d]);
         return oi_invalid(c, "input %zu: dimension %u is %s, input 0 has %s", i, d, a, b);
       }
-    shape[ax] += x->type->shape[ax];
+    /* a run-time length along the axis makes the total one */
+    if (shape[ax] != KILN_DYNAMIC) shape[ax] = oi_dyn(x->type, ax) ? KILN_DYNAMIC : shape[ax] + x->type->shape[ax];
     all_const = all_const && foldable(c, x);
   }
   const kiln_type *t = oi_tensor_type(c, r, shape, x0->dtype);

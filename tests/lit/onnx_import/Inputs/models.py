@@ -237,7 +237,25 @@ def qdq_clip():
             helper.make_node("DequantizeLinear", ["cq", "ys", "yz"], ["y"])], [x], [y], inits
 
 
-MODELS = {"qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "conv1d": conv1d,
+def loop_grow_cond():
+    """Loop (run-time M) whose carried value grows by one element per step
+    and whose body computes its condition from it: refused (a condition
+    decided by data while the shape changes)."""
+    vi = helper.make_tensor_value_info
+    f32, b = TensorProto.FLOAT, TensorProto.BOOL
+    body = helper.make_graph(
+        [helper.make_node("Concat", ["acc", "one"], ["acc_out"], axis=0),
+         helper.make_node("ReduceSum", ["acc_out"], ["s"], keepdims=0),
+         helper.make_node("Less", ["s", "ten"], ["cond_out"])],
+        "body", [vi("i", TensorProto.INT64, []), vi("cond", b, []), vi("acc", f32, None)],
+        [vi("cond_out", b, []), vi("acc_out", f32, None)],
+        [numpy_helper.from_array(np.array([1], np.float32), "one"),
+         numpy_helper.from_array(np.array(10, np.float32), "ten")])
+    n = helper.make_node("Loop", ["m", "c", "a0"], ["acc_final"], name="loop", body=body)
+    return [n], [vi("m", TensorProto.INT64, []), vi("c", b, []), vi("a0", f32, [2])], [vi("acc_final", f32, None)], []
+
+
+MODELS = {"loop_grow_cond": loop_grow_cond, "qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "conv1d": conv1d,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""e2e: ONNX Loop with a run-time trip count whose carried value grows a
+row per step and whose scan output has a run-time dim: the importer
+makes its body a host loop body (kiln.host_loop_body), each step a call
+with buffers at that step's sizes. One model (built here with
+python3-onnx): the loop's initial value and an outer value its body
+reads are kernels' results (x * x, w + w), the body concatenates
+acc + i with one element of w + w, its scan output is the first n
+elements of each step's value (n, x's run-time length), the condition is
+passed on unchanged, and a kernel reads the loop's result after it
+(Relu(acc - 3)). The module is compiled once and run with several
+(M, cond, x) sets: no step, a negative M, a false condition, 1 and 9
+steps, x of 1, 2 and 7 elements (odd sizes). Results are compared with
+a Python loop. Bad calls (x of rank 2; a cond of two elements) must
+fail naming the input, the type expected and the one given.
+
+usage: onnx_loop_grow.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
+DEVICE local-sync / local-task runs the module there; gpu compiles it for
+cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
+CPU variant and the SIMT-on-CPU variant of each SM (onnx_e2e.py).
+Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
+"""
+import os
+import sys
+
+import numpy as np
+
+import onnx_e2e
+
+
+def build(path):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    i64, f32, b = TensorProto.INT64, TensorProto.FLOAT, TensorProto.BOOL
+    vi = helper.make_tensor_value_info
+    zero = numpy_helper.from_array(np.array([0], np.int64), "zero")
+    one = numpy_helper.from_array(np.array([1], np.int64), "one")
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["cond"], ["cond_out"]),
+         helper.make_node("Cast", ["i"], ["fi"], to=f32),
+         helper.make_node("Add", ["acc", "fi"], ["acc_i"]),
+         helper.make_node("Slice", ["w2", "zero", "one"], ["w0"]),
+         helper.make_node("Concat", ["acc_i", "w0"], ["acc_out"], axis=0),
+         helper.make_node("Shape", ["x"], ["n"]),
+         helper.make_node("Slice", ["acc_out", "zero", "n"], ["row"])],
+        "body",
+        [vi("i", i64, []), vi("cond", b, []), vi("acc", f32, None)],
+        [vi("cond_out", b, []), vi("acc_out", f32, None), vi("row", f32, None)],
+        [zero, one])
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "x"], ["a0"]),
+         helper.make_node("Add", ["w", "w"], ["w2"]),
+         helper.make_node("Loop", ["m", "c", "a0"], ["acc_final", "rows"], name="loop", body=body),
+         helper.make_node("Sub", ["acc_final", "three"], ["d"]),
+         helper.make_node("Relu", ["d"], ["y"])],
+        "loop_grow",
+        [vi("m", i64, []), vi("c", b, []), vi("x", f32, ["n"]), vi("w", f32, [3])],
+        [vi("acc_final", f32, None), vi("rows", f32, None), vi("y", f32, None)],
+        [numpy_helper.from_array(np.array(3, np.float32), "three")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+
+def expect(ins):
+    m, c, x, w = ins
+    acc, rows = (x * x).astype(np.float32), []
+    for i in range(max(int(m), 0) if bool(c) else 0):
+        acc = np.concatenate([acc + np.float32(i), (w + w)[:1]]).astype(np.float32)
+        rows.append(acc[:len(x)])
+    rows = np.array(rows, np.float32).reshape(len(rows), len(x) if rows else 0)
+    return [acc, rows, np.maximum(acc - np.float32(3), 0).astype(np.float32)]
+
+
+def main(argv):
+    compile_, run, kd, work, device = argv[1:6]
+    status, model, module = onnx_e2e.prepare(work, build)
+    if status:
+        return status
+    runs = [(module, device, "")]
+    tally = onnx_e2e.Tally()
+    if device == "gpu":
+        runs = [(m, "local-sync", what + " ") for m, what in onnx_e2e.gpu_modules(compile_, kd, model, work,
+                                                                                      "loop", tally)]
+    elif not onnx_e2e.compile_model(compile_, model, module, []):
+        print("0 passed, 1 failed")
+        return 1
+    m = lambda v: np.array(v, np.int64)
+    bl = lambda v: np.array(v, np.bool_)
+    f = lambda v: np.array(v, np.float32)
+    w = f([1.5, -2, 4])
+    good = [
+        [m(3), bl(True), f([1, -2]), w],
+        [m(0), bl(True), f([1, -2]), w],               # no step: the kernel's result through the loop
+        [m(-2), bl(True), f([1, 2, 3]), w],            # negative: no step
+        [m(4), bl(False), f([1, 2, 3]), w],            # false from the start
+        [m(1), bl(True), f([0.5]), w],
+        [m(9), bl(True), f([1, -1, 2, -2, 3, -3, 0.25]), w],
+    ]
+    bad = [  # (input index, value, what the message must say)
+        (2, f([[1, 2]]), ["input 2", "expected tensor<?xf32>", "got tensor<1x2xf32>"]),
+        (1, bl([True, False]), ["input 1", "expected tensor<i1>", "got tensor<2xi1>"]),
+    ]
+
+    def call(tag, ins, module=module, device=device):
+        return onnx_e2e.run_module(run, module, device, work, tag, ins, 3)
+
+    for k, ins in enumerate(good):
+        want = expect(ins)
+        for n, (mod, dev, what) in enumerate(runs):
+            tag = "good%d_%d" % (k, n)
+            r = call(tag, ins, mod, dev)
+            ok = r.returncode == 0
+            for j, wv in enumerate(want):
+                if not ok:
+                    break
+                got = np.load(os.path.join(work, "%s_out%d.npy" % (tag, j)))
+                ok = (got.shape == wv.shape or got.size == wv.size == 0) and got.dtype == wv.dtype and \
+                    np.allclose(got.reshape(wv.shape), wv, rtol=1e-6, atol=1e-6)
+                print("%scall %d result %d %s: %s" % (what, k, j, got.shape, "ok" if ok else
+                                                      "MISMATCH, want %s %s got %s" % (wv.shape, wv.tolist(), got.tolist())))
+            if not ok:
+                print(r.stderr)
+            tally(ok)
+    if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
+        return tally.done()
+    onnx_e2e.check_refusals(call, good[0], bad, tally)
+    return tally.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
