@@ -4,20 +4,22 @@
  * Takes a kernel in memref form (after bufferize-kernels). Guarantees:
  * input binding i is returned for result binding o only when, with both
  * bound to the same bytes, the kernel computes what it computes with them
- * apart: i and o have the same static type (same bytes at the same
- * positions); i is read by one elementwise structured op alone (no
+ * apart: i and o have the same type and run-time dims (same bytes at the
+ * same positions); i is read by one elementwise structured op alone (no
  * reduction loop, one output, the output's old value unread), through
- * itself or a static unit-stride subview, at exactly the position that op
- * writes in o (equal index maps once the subviews' offsets are added, each
- * result one loop plus a constant, every loop once), so every element is
- * read by the iteration that overwrites it and by no other; o is written by
- * that op and otherwise only by linalg.fill of static boxes disjoint from
- * the box that op writes (a padded result's border, which i holds but that
- * op does not read); nothing else uses i or o, nested regions included.
- * That op runs once (at the top of a one-block kernel, not in a loop).
- * Anything else, including dynamic shapes, gives -1. Order across
- * workgroups does not matter: each element is read and written by one
- * iteration, and the fills touch no element that op reads. */
+ * itself or a unit-stride subview at static offsets, at exactly the
+ * position that op writes in o (equal index maps once the subviews'
+ * offsets are added, each result one loop plus a constant, every loop
+ * once), so every element is read by the iteration that overwrites it
+ * and by no other; that op runs once (at the top of a one-block kernel,
+ * not in a loop); o is written by that op and otherwise only by
+ * linalg.fill of boxes disjoint from the box that op writes (a padded
+ * result's border, which i holds but that op does not read), disjoint
+ * along a dim where a static size proves it; nothing else uses i or o
+ * (memref.dim aside), nested regions included. Anything else gives -1.
+ * Order across workgroups does not matter: each element is read and
+ * written by one iteration, and the fills touch no element that op
+ * reads. */
 #include "hl_internal.h"
 
 #include <string.h>
@@ -29,27 +31,29 @@ typedef struct view {
   int64_t off[KILN_MAX_LOOPS];
 } view;
 
-/* v is the binding b itself or a static, unit-stride, rank-preserving
- * subview of it; its offsets go to w. */
+/* v is the binding b itself or a rank-preserving, unit-stride subview of
+ * it at static offsets (its sizes may be run-time values); its offsets go
+ * to w. */
 static bool static_view(kiln_value *b, kiln_value *v, view *w) {
   const uint32_t rank = b->type->rank;
   w->v = v;
   memset(w->off, 0, sizeof w->off);
   if (v == b) return true;
   kiln_op *s = v->def;
-  if (!s || s->kind != KILN_OP_MEMREF_SUBVIEW || s->num_operands != 1 || kiln_op_operand(s, 0) != b ||
-      v->type->rank != rank)
-    return false;
+  if (!s || s->kind != KILN_OP_MEMREF_SUBVIEW || kiln_op_operand(s, 0) != b || v->type->rank != rank) return false;
   const kiln_attr *off = kiln_op_get_attr(s, "static_offsets"), *st = kiln_op_get_attr(s, "static_strides");
-  if (!off || !st || off->kind != KILN_ATTR_DENSE_ARRAY || st->kind != KILN_ATTR_DENSE_ARRAY ||
-      off->count != rank || st->count != rank)
+  const kiln_attr *sz = kiln_op_get_attr(s, "static_sizes");
+  if (!off || !st || !sz || off->kind != KILN_ATTR_DENSE_ARRAY || st->kind != KILN_ATTR_DENSE_ARRAY ||
+      sz->kind != KILN_ATTR_DENSE_ARRAY || off->count != rank || st->count != rank || sz->count != rank)
     return false;
+  uint32_t dyn = 0;
   for (uint32_t d = 0; d < rank; d++) {
     int64_t o = ((const int64_t *)off->data)[d];
     if (o == KILN_DYNAMIC || o < 0 || ((const int64_t *)st->data)[d] != 1) return false;
     w->off[d] = o;
+    dyn += ((const int64_t *)sz->data)[d] == KILN_DYNAMIC;
   }
-  return kiln_type_has_static_shape(v->type);
+  return s->num_operands == 1 + dyn; /* the other operands are sizes */
 }
 
 /* Result d of map m as loop *loop plus *c; false for any other form. */
@@ -62,10 +66,12 @@ static bool loop_plus_const(const kiln_affine_map *m, uint32_t d, uint32_t *loop
   return true;
 }
 
-/* Does fill box [f, f + fsize) miss box [g, g + gsize) in some dim? */
+/* Does fill box [f, f + fsize) miss box [g, g + gsize) in some dim? A
+ * run-time size (KILN_DYNAMIC) proves nothing on its side. */
 static bool disjoint(uint32_t rank, const int64_t *f, const int64_t *fsize, const int64_t *g, const int64_t *gsize) {
   for (uint32_t d = 0; d < rank; d++)
-    if (f[d] + fsize[d] <= g[d] || g[d] + gsize[d] <= f[d]) return true;
+    if ((fsize[d] != KILN_DYNAMIC && f[d] + fsize[d] <= g[d]) || (gsize[d] != KILN_DYNAMIC && g[d] + gsize[d] <= f[d]))
+      return true;
   return false;
 }
 
@@ -91,10 +97,20 @@ static kiln_value *binding(kiln_op *kernel, int64_t n) {
   return f.count == 1 ? f.v : NULL;
 }
 
+/* Do bindings a and b have one type and the same run-time dims (the same
+ * values: two different values may differ)? */
+static bool same_extent(kiln_value *a, kiln_value *b) {
+  if (a->type != b->type || a->def->num_operands != b->def->num_operands) return false;
+  for (uint32_t i = 0; i < a->def->num_operands; i++)
+    if (kiln_op_operand(a->def, i) != kiln_op_operand(b->def, i)) return false;
+  return true;
+}
+
 /* The ops that use binding b, each through b itself or one of its
  * subviews: at most HL_LEAVES, each with the value it takes and its
- * operand number. False when b or a subview of it has a user that is not
- * a structured op (a copy, a cast, a load in a body), or too many. */
+ * operand number (memref.dim, which reads no element, aside). False when
+ * b or a subview of it has another user that is not a structured op (a
+ * copy, a cast, a load in a body), or too many. */
 #define HL_LEAVES 32
 typedef struct leaf {
   kiln_op *op;
@@ -108,6 +124,7 @@ static bool leaves(kiln_value *b, leaf *out, uint32_t *n) {
     kiln_op *o = u->owner;
     bool sub = o->kind == KILN_OP_MEMREF_SUBVIEW && u->index == 0;
     for (kiln_use *w = sub ? o->results[0].uses : u; w; w = sub ? w->next : NULL) {
+      if (w->owner->kind == KILN_OP_MEMREF_DIM && w->index == 0) continue;
       if (!kiln_op_has_flag(w->owner, KILN_OPF_LINALG) || *n == HL_LEAVES) return false;
       out[(*n)++] = (leaf){w->owner, sub ? &o->results[0] : b, w->index};
     }
@@ -119,7 +136,7 @@ int hl_inplace_input(kiln_op *kernel, uint32_t out_binding, uint32_t num_inputs)
   kiln_value *o = binding(kernel, out_binding);
   leaf lo[HL_LEAVES], li[HL_LEAVES];
   uint32_t no, ni;
-  if (!o || o->type->kind != KILN_TYPE_MEMREF || !kiln_type_has_static_shape(o->type) || o->type->layout ||
+  if (!o || o->type->kind != KILN_TYPE_MEMREF || o->type->layout ||
       o->type->rank > KILN_MAX_LOOPS || !leaves(o, lo, &no))
     return -1;
   const uint32_t rank = o->type->rank;
@@ -169,7 +186,7 @@ int hl_inplace_input(kiln_op *kernel, uint32_t out_binding, uint32_t num_inputs)
   for (uint32_t i = 0; i < num_inputs; i++) {
     kiln_value *b = binding(kernel, i);
     view in;
-    if (!b || b->type != o->type || !leaves(b, li, &ni) || ni != 1 || li[0].op != g || li[0].index >= nin ||
+    if (!b || !same_extent(b, o) || !leaves(b, li, &ni) || ni != 1 || li[0].op != g || li[0].index >= nin ||
         !static_view(b, li[0].v, &in))
       continue;
     const kiln_affine_map *im = maps[li[0].index];
