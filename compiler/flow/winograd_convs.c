@@ -62,13 +62,21 @@ static const double wg_at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
  * (32 tiles) 1.05 -> 1.07 ms for the product alone, whose rows then fill
  * few of the matmul microkernel's row blocks; 512->512 at 7x7 loses
  * outright (U, 16 MiB, streams from memory for 16 tiles). So: both
- * channel counts at least WG_MIN_CHANNELS and at least WG_MIN_TILES tiles
+ * input channels at least WG_MIN_CHANNELS and at least WG_MIN_TILES tiles
  * (a 14x14 output has 49). 64 channels (was 128 before the transforms
  * vectorized): 3x3 64->64 at 28x28 1040 -> 672 us (one worker, load
  * ~15); whole ResNets with 64-channel Winograd against 128
  * (bench_models --cpu, one thread, load 24): ResNet-18 0.94x, ResNet-34
- * 0.97x, ResNet-50 0.98x. */
+ * 0.97x, ResNet-50 0.98x. The output channels need only WG_MIN_OUT:
+ * DenseNet's 3x3s are 128->32 (its growth rate), and a product with 32
+ * columns still runs at about the direct convolution's rate per FLOP, so
+ * the 2.25x fewer FLOPs pay: 1x1 128->128 + 3x3 128->32, one worker,
+ * min of 3 alternating runs (load ~8), direct -> Winograd: 56x56 3.01 ->
+ * 2.30 ms, 28x28 733 -> 543 us, 14x14 181 -> 136 us; 64->32 at 56x56 1.37
+ * -> 1.03 ms, 256->32 at 28x28 1.93 -> 1.54 ms. DenseNet-121 (bench
+ * --cpu, one worker): 57.2 -> 52.9 CPU ms per call. */
 #define WG_MIN_CHANNELS 64
+#define WG_MIN_OUT 32
 #define WG_MIN_TILES 48
 
 /* A run-time batch counts as one image: the tiles it has at the least,
@@ -83,7 +91,7 @@ static bool batch_static(const kiln_type *t, bool batch) {
 }
 
 static bool wg_pays(const wg *g) {
-  return g->c >= WG_MIN_CHANNELS && g->mb * g->nb >= WG_MIN_CHANNELS && tiles(g) >= WG_MIN_TILES;
+  return g->c >= WG_MIN_CHANNELS && g->mb * g->nb >= WG_MIN_OUT && tiles(g) >= WG_MIN_TILES;
 }
 
 /* v's elements when v is a constant. */

@@ -106,7 +106,7 @@
 // CHECK-NOT: batch_matmul
 // CHECK: return
 //
-// Stay direct: 7x7 (16 tiles), 48 input channels, 48 output channels, a
+// Stay direct: 7x7 (16 tiles), 48 input channels, 24 output channels, a
 // strided window.
 // CHECK-LABEL: func.func @few_tiles(
 // CHECK-NOT: batch_matmul
@@ -119,6 +119,12 @@
 // CHECK: return
 // CHECK-LABEL: func.func @strided(
 // CHECK-NOT: batch_matmul
+// CHECK: return
+//
+// 32 output channels (DenseNet's growth rate) take the path: the products
+// have 32 columns.
+// CHECK-LABEL: func.func @narrow_outputs(
+// CHECK: linalg.batch_matmul {{.*}} : tensor<16x49x128xf32>, tensor<16x128x32xf32>)
 // CHECK: return
 #bx = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>
 #sx = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d5, d2 + d6, d7)>
@@ -212,19 +218,19 @@ func.func @few_inputs(%x: tensor<1x16x16x48xf32>) -> tensor<1x14x14x128xf32> {
   %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x128xf32>
   return %y : tensor<1x14x14x128xf32>
 }
-func.func @few_outputs(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x48xf32> {
-  %w = arith.constant dense<1.0> : tensor<1x3x3x128x48xf32>
+func.func @few_outputs(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x24xf32> {
+  %w = arith.constant dense<1.0> : tensor<1x3x3x128x24xf32>
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x14x14x1x48xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x1x48xf32>) -> tensor<1x14x14x1x48xf32>
-  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<1x3x3x128x48xf32>) outs(%z : tensor<1x14x14x1x48xf32>) {
+  %e = tensor.empty() : tensor<1x14x14x1x24xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x1x24xf32>) -> tensor<1x14x14x1x24xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<1x3x3x128x24xf32>) outs(%z : tensor<1x14x14x1x24xf32>) {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %o, %m : f32
     linalg.yield %s : f32
-  } -> tensor<1x14x14x1x48xf32>
-  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x1x48xf32>) -> tensor<1x14x14x48xf32>
-  return %y : tensor<1x14x14x48xf32>
+  } -> tensor<1x14x14x1x24xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x1x24xf32>) -> tensor<1x14x14x24xf32>
+  return %y : tensor<1x14x14x24xf32>
 }
 func.func @strided(%x: tensor<1x29x16x128xf32>) -> tensor<1x14x14x128xf32> {
   %w = arith.constant dense<1.0> : tensor<4x3x3x128x32xf32>
@@ -239,4 +245,18 @@ func.func @strided(%x: tensor<1x29x16x128xf32>) -> tensor<1x14x14x128xf32> {
   } -> tensor<1x14x14x4x32xf32>
   %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x4x32xf32>) -> tensor<1x14x14x128xf32>
   return %y : tensor<1x14x14x128xf32>
+}
+func.func @narrow_outputs(%x: tensor<1x16x16x128xf32>) -> tensor<1x14x14x32xf32> {
+  %w = arith.constant dense<1.0> : tensor<1x3x3x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x14x14x1x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x14x14x1x32xf32>) -> tensor<1x14x14x1x32xf32>
+  %c = linalg.generic {indexing_maps = [#bx, #bw, #bo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x16x16x128xf32>, tensor<1x3x3x128x32xf32>) outs(%z : tensor<1x14x14x1x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x14x14x1x32xf32>
+  %y = "flow.tensor.reshape"(%c) : (tensor<1x14x14x1x32xf32>) -> tensor<1x14x14x32xf32>
+  return %y : tensor<1x14x14x32xf32>
 }

@@ -8,7 +8,7 @@ as run_model.py builds them; dynamic batch, run at 1, 3 and 8),
 mobilenet_v2 (the same; its depthwise convolutions take the channels-last
 path over the run-time batch too; run at 1, 2 and 5), cnn_grouped and
 cnn_pools (run_model.py's: grouped convolutions, pools; dynamic batch, run
-at 1, 2 and 7), cnn_winograd (run_model.py's 3x3 convolutions of 64+
+at 1, 2 and 7), cnn_winograd (run_model.py's 3x3 convolutions of 64+ input
 channels, at 17x15: Winograd over a run-time batch, run at 1, 2 and 3),
 encoder
 (a 2-layer torch.nn.TransformerEncoder, d_model 64, 4 heads, feed-forward
