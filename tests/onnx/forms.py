@@ -571,6 +571,14 @@ def cases():
                  .mean((3, 5)).astype(F))])
     yield case("concat4", 4, "Concat", [("a", x23), ("b", x23)], dict(axis=1), [("y", np.concatenate([x23, x23], 1))])
     yield case("cast6_int", 6, "Cast", [("x", xi)], dict(to=TensorProto.FLOAT), [("y", xi.astype(F))])
+    # inference with constant scale, B, mean and var: the importer folds
+    # them to y = x * k + d (import_norm.c batchnorm_folded); 5 channels,
+    # epsilon 1e-3, the mean near x's so that the fold's rounding shows
+    cx, cp = r(2, 5, 3, 4) + 1.5, [r(5), r(5), r(5) * 0.3 + 1.5, np.abs(r(5)) + 0.1]
+    yc = (cx - cp[2][:, None, None]) / np.sqrt(cp[3][:, None, None] + 1e-3) * cp[0][:, None, None] \
+        + cp[1][:, None, None]
+    yield case("batchnorm15_constant", 15, "BatchNormalization", [("x", cx)], dict(epsilon=1e-3),
+               [("y", yc.astype(F))], inits=list(zip(("s", "b", "m", "v"), cp)))
 
 
 def build(c):

@@ -21,6 +21,18 @@ def conv_group():
     return [n], [x], [y], [w, b]
 
 
+def batchnorm_const():
+    """Inference BatchNormalization whose scale, B, mean and var are
+    initializers (the importer folds them): scale 2, B 1, mean 3, var 3,
+    epsilon 1: k = 2 / sqrt(3 + 1) = 1, d = 1 - 3 * 1 = -2."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 2, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 2, 2])
+    inits = [numpy_helper.from_array(np.full(3, v, np.float32), n) for n, v in
+             (("s", 2.0), ("b", 1.0), ("m", 3.0), ("v", 3.0))]
+    n = helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn", epsilon=1.0)
+    return [n], [x], [y], inits
+
+
 def conv1d():
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4, 9])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 6, 5])
@@ -255,7 +267,7 @@ def loop_grow_cond():
     return [n], [vi("m", TensorProto.INT64, []), vi("c", b, []), vi("a0", f32, [2])], [vi("acc_final", f32, None)], []
 
 
-MODELS = {"loop_grow_cond": loop_grow_cond, "qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "conv1d": conv1d,
+MODELS = {"batchnorm_const": batchnorm_const, "loop_grow_cond": loop_grow_cond, "qdq_conv": qdq_conv, "qdq_conv_chain": qdq_conv_chain, "qdq_clip": qdq_clip, "qdq_matmul": qdq_matmul, "matmul_batched_2d": matmul_batched_2d, "matmul_4d_dynamic": matmul_4d_dynamic, "resize": resize, "conv_transpose": conv_transpose, "einsum_batch": einsum_batch, "conv_group": conv_group, "conv1d": conv1d,
           "pools": pools, "shape_fold": shape_fold, "old_opset9": old_opset9, "unknown_contrib": unknown_contrib,
           "add_opset6": add_opset6, "opset18": opset18, "dense_relu": dense_relu,
           "pool_unknown_spatial": pool_unknown_spatial}
