@@ -265,8 +265,20 @@ static kiln_status_t group_pass(kiln_device_t *device, kiln_module_t *module,
   return NULL;
 }
 
+/* Functions that call into mapped kernels: clang's -fsanitize=function
+ * (in the KILN_SANITIZE build's UBSan) reads the 8 bytes before a callee
+ * for a type signature, which generated code never carries, and a kernel
+ * at the first byte of its mapping has an unmapped page there (a SEGV
+ * before the call, depending only on code placement). */
+#if defined(__clang__)
+#define LOCAL_CALLS_KERNELS __attribute__((no_sanitize("function")))
+#else
+#define LOCAL_CALLS_KERNELS
+#endif
+
 /* A mapped, sealed kernel's export table against the module's. */
-static kiln_status_t check_pass(kiln_device_t *device, cpu_executable_t *ce) {
+LOCAL_CALLS_KERNELS static kiln_status_t check_pass(kiln_device_t *device,
+                                                    cpu_executable_t *ce) {
   const char *vname = ce->variant->name;
   /* An image shared by several executables names each one's query
    * kiln_executable_query.EXECUTABLE; an image of its own, plainly. */
@@ -328,8 +340,9 @@ typedef struct run_ctx {
   atomic_uint failed_at[4]; /* first failure: x, y, z, status (+1 set) */
 } run_ctx_t;
 
-static int run_workgroup(void *opaque, uint32_t x, uint32_t y, uint32_t z,
-                         uint32_t worker) {
+LOCAL_CALLS_KERNELS static int run_workgroup(void *opaque, uint32_t x,
+                                             uint32_t y, uint32_t z,
+                                             uint32_t worker) {
   run_ctx_t *ctx = opaque;
   kiln_workgroup_state_t wg;
   memset(&wg, 0, sizeof wg);
