@@ -105,15 +105,14 @@ func.func @f(%a: tensor<?x5xf32>, %b: tensor<5xf32>) -> tensor<?x5xf32> {
     return src, [gen(n) for n in (1, 2, 17, 1031, 8193)], bad
 
 
-@case("host_loop_body")
-def _():
-    # a host loop whose body is a function of its own (kiln.host_loop_body:
-    # planned apart, called per step): the carried value shrinks by one
-    # element per step, so each step's buffers, push constants and
-    # workgroup counts have their own size, and the body reads the step
-    # number (an index argument: a push constant of its kernel)
+def shrinking_step(combine):
+    """A kiln.host_loop_body function for the host-loop cases: the carried
+    value loses its last element each step (its buffers, push constants
+    and workgroup counts change size), each element becomes
+    combine(acc, x) + the step number (an index argument: a push
+    constant of its kernel)."""
     t = "tensor<?xf32>"
-    src = f"""func.func private @step(%acc: {t}, %x: {t}, %i: index) -> {t} attributes {{kiln.host_loop_body}} {{
+    return f"""func.func private @step(%acc: {t}, %x: {t}, %i: index) -> {t} attributes {{kiln.host_loop_body}} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %m = tensor.dim %acc, %c0 : {t}
@@ -126,13 +125,24 @@ def _():
   ^bb0(%a: f32, %b: f32, %o: f32):
     %ii = arith.index_cast %i : index to i64
     %fi = arith.sitofp %ii : i64 to f32
-    %p = arith.mulf %a, %b : f32
+    %p = arith.{combine} %a, %b : f32
     %q = arith.addf %p, %fi : f32
     linalg.yield %q : f32
   }} -> {t}
   return %y : {t}
 }}
-func.func @f(%x: {t}, %n: tensor<i64>) -> {t} {{
+"""
+
+
+@case("host_loop_body")
+def _():
+    # a host loop whose body is a function of its own (kiln.host_loop_body:
+    # planned apart, called per step): the carried value shrinks by one
+    # element per step, so each step's buffers, push constants and
+    # workgroup counts have their own size, and the body reads the step
+    # number (an index argument: a push constant of its kernel)
+    t = "tensor<?xf32>"
+    src = shrinking_step("mulf") + f"""func.func @f(%x: {t}, %n: tensor<i64>) -> {t} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %t = tensor.extract %n[] : tensor<i64>
@@ -169,26 +179,7 @@ def _():
     # run-time dim (hal.buffer_view.dim after the loop); both the loop's
     # result and the kernel's are returned
     t = "tensor<?xf32>"
-    src = f"""func.func private @step(%acc: {t}, %x: {t}, %i: index) -> {t} attributes {{kiln.host_loop_body}} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %m = tensor.dim %acc, %c0 : {t}
-  %m1 = arith.subi %m, %c1 : index
-  %m2 = arith.maxsi %m1, %c0 : index
-  %s = tensor.extract_slice %acc[0] [%m2] [1] : {t} to {t}
-  %xs = tensor.extract_slice %x[0] [%m2] [1] : {t} to {t}
-  %e = tensor.empty(%m2) : {t}
-  %y = linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}} ins(%s, %xs : {t}, {t}) outs(%e : {t}) {{
-  ^bb0(%a: f32, %b: f32, %o: f32):
-    %ii = arith.index_cast %i : index to i64
-    %fi = arith.sitofp %ii : i64 to f32
-    %p = arith.addf %a, %b : f32
-    %q = arith.addf %p, %fi : f32
-    linalg.yield %q : f32
-  }} -> {t}
-  return %y : {t}
-}}
-func.func @f(%x: {t}, %n: tensor<i64>) -> ({t}, {t}) {{
+    src = shrinking_step("addf") + f"""func.func @f(%x: {t}, %n: tensor<i64>) -> ({t}, {t}) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %t = tensor.extract %n[] : tensor<i64>

@@ -106,6 +106,41 @@ def run_module(run, module, device, work, tag, ins, nout):
     return subprocess.run(argv, capture_output=True, text=True)
 
 
+def device_runs(kc, kd, model, module, work, device, stem, tally):
+    """The (module, device, label prefix) runs of a test on DEVICE: the
+    module there, or for "gpu" the CPU variant and each SM's SIMT-on-CPU
+    variant on local-sync (gpu_modules); None when the compile fails."""
+    if device == "gpu":
+        return [(m, "local-sync", what + " ") for m, what in gpu_modules(kc, kd, model, work, stem, tally)]
+    if not compile_model(kc, model, module, []):
+        return None
+    return [(module, device, "")]
+
+
+def check_calls(call, runs, good, expect, work, tally, rtol=1e-6, atol=1e-6, any_empty_shape=False):
+    """Runs every input set of GOOD on every run (call(tag, inputs, module,
+    device) returns the CompletedProcess; results in WORK/TAG_outJ.npy)
+    and compares each result with expect(inputs)'s: same dtype, same shape
+    (or, with any_empty_shape, both empty), allclose."""
+    for k, ins in enumerate(good):
+        want = expect(ins)
+        for n, (mod, dev, what) in enumerate(runs):
+            tag = "good%d_%d" % (k, n)
+            r = call(tag, ins, mod, dev)
+            ok = r.returncode == 0
+            for j, wv in enumerate(want):
+                if not ok:
+                    break
+                got = np.load(os.path.join(work, "%s_out%d.npy" % (tag, j)))
+                ok = (got.shape == wv.shape or any_empty_shape and got.size == wv.size == 0) and got.dtype == wv.dtype and \
+                    np.allclose(got.reshape(wv.shape), wv, rtol=rtol, atol=atol)
+                print("%scall %d result %d %s: %s" % (what, k, j, got.shape, "ok" if ok else
+                                                      "MISMATCH, want %s %s got %s" % (wv.shape, wv.tolist(), got.tolist())))
+            if not ok:
+                print(r.stderr)
+            tally(ok)
+
+
 def check_refusals(call, base, bad, tally):
     """bad: (input index, value, texts the error must hold); call(tag,
     inputs) runs the module and returns its CompletedProcess."""

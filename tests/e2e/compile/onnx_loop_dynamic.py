@@ -17,8 +17,6 @@ cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
 CPU variant and the SIMT-on-CPU variant of each SM (onnx_e2e.py).
 Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
 """
-import os
-import subprocess
 import sys
 
 import numpy as np
@@ -68,12 +66,9 @@ def main(argv):
     status, model, module = onnx_e2e.prepare(work, build)
     if status:
         return status
-    runs = [(module, device, "")]
     tally = onnx_e2e.Tally()
-    if device == "gpu":
-        runs = [(m, "local-sync", what + " ") for m, what in onnx_e2e.gpu_modules(compile_, kd, model, work,
-                                                                                      "loop", tally)]
-    elif not onnx_e2e.compile_model(compile_, model, module, []):
+    runs = onnx_e2e.device_runs(compile_, kd, model, module, work, device, "loop", tally)
+    if runs is None:
         print("0 passed, 1 failed")
         return 1
     m = lambda v: np.array(v, np.int64)
@@ -93,33 +88,11 @@ def main(argv):
         (0, m(1 << 61), ["node 'loop'", "past 2^62 bytes"]),
         (2, f([1, 2]), ["input 2", "dimension 0 is 2, must be 3"]),
     ]
-    def call(tag, ins, module=module, device=device):
-        argv = [run, "--module=" + module, "--device=" + device]
-        for k, v in enumerate(ins):
-            p = os.path.join(work, "%s_in%d.npy" % (tag, k))
-            np.save(p, v)
-            argv.append("--input=@" + p)
-        for k in range(3):
-            argv.append("--output=@" + os.path.join(work, "%s_out%d.npy" % (tag, k)))
-        print("$ " + " ".join(argv))
-        return subprocess.run(argv, capture_output=True, text=True)
 
-    for k, ins in enumerate(good):
-        want = expect(ins)
-        for n, (m, dev, what) in enumerate(runs):
-            tag = "good%d_%d" % (k, n)
-            r = call(tag, ins, m, dev)
-            ok = r.returncode == 0
-            for j, w in enumerate(want):
-                if not ok:
-                    break
-                got = np.load(os.path.join(work, "%s_out%d.npy" % (tag, j)))
-                ok = got.shape == w.shape and got.dtype == w.dtype and np.allclose(got, w, rtol=1e-6, atol=1e-6)
-                print("%scall %d result %d %s: %s" % (what, k, j, got.shape, "ok" if ok else
-                                                      "MISMATCH, want %s %s got %s" % (w.shape, w.tolist(), got.tolist())))
-            if not ok:
-                print(r.stderr)
-            tally(ok)
+    def call(tag, ins, module=module, device=device):
+        return onnx_e2e.run_module(run, module, device, work, tag, ins, 3)
+
+    onnx_e2e.check_calls(call, runs, good, expect, work, tally)
     if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
         return tally.done()
     onnx_e2e.check_refusals(call, good[0], bad, tally)
