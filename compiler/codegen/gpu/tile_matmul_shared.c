@@ -917,7 +917,8 @@ static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, con
   /* nchw: 4 consecutive output pixels are one row's (and 4-aligned) only
    * when the output tile's width is a multiple of 4 and the block and
    * thread tiles keep group starts at multiples of 4. */
-  const int64_t tw = abc[2]->type->shape[grouped ? 4 : 3];
+  const uint32_t wdim = grouped ? 4 : 3; /* the output's width in NCHW (or grouped) order */
+  const int64_t tw = e.nchw && abc[2]->type->rank > wdim ? abc[2]->type->shape[wdim] : KILN_DYNAMIC;
   e.vecC = !e.nchw || (tw != KILN_DYNAMIC && tw % 4 == 0 && cf->bn % 4 == 0);
   if (!tiles[0]) {
     kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
