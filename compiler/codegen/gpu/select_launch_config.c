@@ -110,12 +110,8 @@ bool gpu_has_private_scratch(kiln_op *func) {
   return false;
 }
 
-#ifndef GPU_K_STEPS
 #define GPU_K_STEPS 64
-#endif
-#ifndef GPU_MAX_K_STEP
 #define GPU_MAX_K_STEP 128
-#endif
 
 static int64_t clamp(int64_t want, int64_t size) { return size > 0 && size < want ? size : want; }
 
@@ -185,11 +181,14 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
   /* A block tile smaller than the configured one takes a deeper K step
    * in the same workgroup memory (doubling while A's and B's slices of
    * the step still fit in the configured tiles' bytes, up to
-   * GPU_MAX_K_STEP): each step waits once for its loads, so a small tile
+   * GPU_MAX_K_STEP, while the kernel would take more than GPU_K_STEPS
+   * steps): each step waits once for its loads, so a small tile
    * over a long K (a late-stage convolution at batch 1: a 14 x 16 tile,
    * K = 4608) was bound by the count of steps, not by its work. */
   int64_t bk = cf.bk;
-  while (bk * 2 <= GPU_MAX_K_STEP && bk * 2 * (bt[0] + bt[1]) <= cf.bk * (cf.bm + cf.bn) && (gk + bk - 1) / bk > GPU_K_STEPS) bk *= 2;
+  while (bk * 2 <= GPU_MAX_K_STEP && bk * 2 * (bt[0] + bt[1]) <= cf.bk * (cf.bm + cf.bn) &&
+         (gk + bk - 1) / bk > GPU_K_STEPS)
+    bk *= 2;
   e[0].name = "block_tile";
   e[0].value = kiln_attr_dense_i64_array(c, 2, bt);
   e[1].name = "k_step";
@@ -205,24 +204,20 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
  * have to share), a channels-last convolution's workgroup tile becomes
  * about one block tile instead: P output pixels (whole rows of OW while
  * they fit, else a divisor of OW) by FC channels, from 64 x 64 halved
- * (the larger first) until there are GPU_MIN_WORKGROUPS workgroups, two
- * per SM of an H100 (132 SMs), so that each SM holds several warps to
- * hide its loads' latency, or the tile would be too small: below
- * GPU_MIN_TILE outputs (8 per thread of a 128-thread block) only while
- * each thread still has GPU_MIN_WORK / 128 multiply-adds to do (a filter
+ * (the larger first) until there are GPU_MIN_WORKGROUPS workgroups,
+ * about one per SM of an A100 (108) or H100 (132), or the tile would be
+ * too small: below GPU_MIN_TILE outputs (8 per thread of a 128-thread
+ * block) only while each thread still has GPU_MIN_WORK / 128
+ * multiply-adds to do (a filter
  * of K = kh x kw x c taps: deep late-stage convolutions, whose 7 x 7 or
  * 14 x 14 outputs at batch 1 otherwise made 32 to 56 workgroups that
  * each ran thousands of K steps serially: ResNet-18's 512-channel 3x3s
  * took 170 us each on an H200), and never below one output per thread.
  * Shapes alone decide, so every SM's variant agrees on the grid. The
  * block tile then clamps to it (matmul_entries). */
-#ifndef GPU_MIN_WORKGROUPS
 #define GPU_MIN_WORKGROUPS 128
-#endif
 #define GPU_MIN_TILE 1024
-#ifndef GPU_MIN_WORK
 #define GPU_MIN_WORK (256 * 1024)
-#endif
 #define GPU_BLOCK_THREADS 128
 static void gpu_conv_tiles(const int64_t *b, int64_t k, int64_t *tiles) {
   int64_t p = 64, fc = b[3] < 64 ? b[3] : 64;
@@ -278,12 +273,11 @@ static void unstream_for_gpu(kiln_op *f, kiln_op *root) {
  * an H200, and a max pool as 8, 156 us (bench/gpu). Their parallel tiles
  * halve, the largest first (the innermost parallel loop, contiguous and
  * vectorized, counting a quarter of its size), until there are
- * GPU_SPREAD_WORKGROUPS workgroups or a workgroup would do fewer than
+ * GPU_MIN_WORKGROUPS workgroups or a workgroup would do fewer than
  * GPU_MIN_SPREAD elements of work (its parallel tile times the reduction
  * extent: 4 per thread of a 128-thread block). cg_launch_retile keeps
  * the old tiles if the new ones cannot be distributed. */
 #define GPU_MIN_SPREAD 512
-#define GPU_SPREAD_WORKGROUPS 128
 static void spread_for_gpu(kiln_op *f, kiln_op *root) {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
@@ -312,7 +306,7 @@ static void spread_for_gpu(kiln_op *f, kiln_op *root) {
       const int64_t weight = l == inner ? t[l] / 4 : t[l];
       if (t[l] > 1 && weight >= best) best = weight, pick = l;
     }
-    if (count >= GPU_SPREAD_WORKGROUPS || pick < 0) break;
+    if (count >= GPU_MIN_WORKGROUPS || pick < 0) break;
     const int64_t half = (t[pick] + 1) / 2;
     if (volume / t[pick] * half < GPU_MIN_SPREAD) break;
     t[pick] = half;
