@@ -151,3 +151,34 @@ def check_refusals(call, base, bad, tally):
         ok = r.returncode != 0 and all(w in r.stderr for w in says)
         print("bad call %d %s: %s" % (k, "refused" if ok else "NOT REFUSED AS EXPECTED", r.stderr.strip()))
         tally(ok)
+
+
+def check_program(argv, build, stem, good, bad, expect, nout, **check):
+    """The whole of a program test: argv = (script, KILN_COMPILE, KILN_RUN,
+    KILN_DUMP, WORKDIR, DEVICE); the model build(path) makes is compiled
+    for DEVICE (device_runs), every input set of GOOD runs against
+    expect(inputs) (check_calls, with CHECK's options), and on the CPU
+    devices each of BAD (check_refusals, from good[0]) must be refused.
+    DEVICE local-sync / local-task runs the module there; gpu compiles it
+    for cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and
+    runs the CPU variant and the SIMT-on-CPU variant of each SM. Prints
+    'N passed, N failed'; returns the exit status (77: skipped when
+    python3-onnx is missing)."""
+    kc, run, kd, work, device = argv[1:6]
+    status, model, module = prepare(work, build)
+    if status:
+        return status
+    tally = Tally()
+    runs = device_runs(kc, kd, model, module, work, device, stem, tally)
+    if runs is None:
+        print("0 passed, 1 failed")
+        return 1
+
+    def call(tag, ins, module=module, device=device):
+        return run_module(run, module, device, work, tag, ins, nout)
+
+    check_calls(call, runs, good, expect, work, tally, **check)
+    if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
+        return tally.done()
+    check_refusals(call, good[0], bad, tally)
+    return tally.done()

@@ -12,10 +12,7 @@ calls (an M whose scan buffers would pass 2^62 bytes; a wrong-shaped
 input) must fail naming the node or input and the value.
 
 usage: onnx_loop_dynamic.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
-DEVICE local-sync / local-task runs the module there; gpu compiles it for
-cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
-CPU variant and the SIMT-on-CPU variant of each SM (onnx_e2e.py).
-Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
+DEVICE and the output as onnx_e2e.check_program says.
 """
 import sys
 
@@ -62,15 +59,6 @@ def expect(ins):
 
 
 def main(argv):
-    compile_, run, kd, work, device = argv[1:6]
-    status, model, module = onnx_e2e.prepare(work, build)
-    if status:
-        return status
-    tally = onnx_e2e.Tally()
-    runs = onnx_e2e.device_runs(compile_, kd, model, module, work, device, "loop", tally)
-    if runs is None:
-        print("0 passed, 1 failed")
-        return 1
     m = lambda v: np.array(v, np.int64)
     bl = lambda v: np.array(v, np.bool_)
     f = lambda v: np.array(v, np.float32)
@@ -89,14 +77,7 @@ def main(argv):
         (2, f([1, 2]), ["input 2", "dimension 0 is 2, must be 3"]),
     ]
 
-    def call(tag, ins, module=module, device=device):
-        return onnx_e2e.run_module(run, module, device, work, tag, ins, 3)
-
-    onnx_e2e.check_calls(call, runs, good, expect, work, tally)
-    if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
-        return tally.done()
-    onnx_e2e.check_refusals(call, good[0], bad, tally)
-    return tally.done()
+    return onnx_e2e.check_program(argv, build, "loop", good, bad, expect, 3)
 
 
 if __name__ == "__main__":

@@ -15,10 +15,7 @@ a Python loop. Bad calls (x of rank 2; a cond of two elements) must
 fail naming the input, the type expected and the one given.
 
 usage: onnx_loop_grow.py KILN_COMPILE KILN_RUN KILN_DUMP WORKDIR DEVICE
-DEVICE local-sync / local-task runs the module there; gpu compiles it for
-cuda sm_80 + sm_90 + llvm-cpu, assembles the PTX with ptxas and runs the
-CPU variant and the SIMT-on-CPU variant of each SM (onnx_e2e.py).
-Skips (77) when python3-onnx is missing. Prints 'N passed, N failed'.
+DEVICE and the output as onnx_e2e.check_program says.
 """
 import sys
 
@@ -70,15 +67,6 @@ def expect(ins):
 
 
 def main(argv):
-    compile_, run, kd, work, device = argv[1:6]
-    status, model, module = onnx_e2e.prepare(work, build)
-    if status:
-        return status
-    tally = onnx_e2e.Tally()
-    runs = onnx_e2e.device_runs(compile_, kd, model, module, work, device, "loop", tally)
-    if runs is None:
-        print("0 passed, 1 failed")
-        return 1
     m = lambda v: np.array(v, np.int64)
     bl = lambda v: np.array(v, np.bool_)
     f = lambda v: np.array(v, np.float32)
@@ -96,15 +84,8 @@ def main(argv):
         (1, bl([True, False]), ["input 1", "expected tensor<i1>", "got tensor<2xi1>"]),
     ]
 
-    def call(tag, ins, module=module, device=device):
-        return onnx_e2e.run_module(run, module, device, work, tag, ins, 3)
-
     # a scan output after no step is empty, whatever its row length
-    onnx_e2e.check_calls(call, runs, good, expect, work, tally, any_empty_shape=True)
-    if device == "gpu":  # the bad calls are the CPU devices' (the same host code)
-        return tally.done()
-    onnx_e2e.check_refusals(call, good[0], bad, tally)
-    return tally.done()
+    return onnx_e2e.check_program(argv, build, "loop", good, bad, expect, 3, any_empty_shape=True)
 
 
 if __name__ == "__main__":
