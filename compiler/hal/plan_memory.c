@@ -253,15 +253,18 @@ static void check_size(pm *p, const sym *s, int64_t unit_bytes) {
 }
 
 /* hal.buffer_view.dim d of input i, one per (input, dim). */
+/* hal.buffer_view.dim: dim d of a buffer view, read at run time. */
+static kiln_value *view_dim(pm *p, kiln_value *view, uint32_t d) {
+  const kiln_type *it = kiln_type_index(p->ctx);
+  kiln_named_attr a = hl_named(p->ctx, "index", hl_i32(p->ctx, (int32_t)d));
+  return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &view, 1, &it, kiln_attr_dict(p->ctx, 1, &a)),
+                        0);
+}
+
 static kiln_value *arg_dim(pm *p, uint32_t i, uint32_t d) {
   if (d >= KILN_MAX_LOOPS) return NULL;
   kiln_value **cell = &p->arg_dims[i * KILN_MAX_LOOPS + d];
-  if (!*cell) {
-    const kiln_type *it = kiln_type_index(p->ctx);
-    kiln_named_attr a = hl_named(p->ctx, "index", hl_i32(p->ctx, d));
-    *cell = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &p->views[i], 1, &it,
-                                      kiln_attr_dict(p->ctx, 1, &a)), 0);
-  }
+  if (!*cell) *cell = view_dim(p, p->views[i], d);
   return *cell;
 }
 
@@ -592,9 +595,7 @@ static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
     const_index(kiln_op_operand(o, 1), &d);
     kiln_value *v = NULL, *view = src->def ? kiln_value_map_lookup(&p->text, src) : NULL;
     if (view && d >= 0 && d < (int64_t)src->type->rank) { /* a host loop's result (it ran before) */
-      const kiln_type *it = kiln_type_index(ctx);
-      kiln_named_attr a = hl_named(ctx, "index", hl_i32(ctx, (int32_t)d));
-      v = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &view, 1, &it, kiln_attr_dict(ctx, 1, &a)), 0);
+      v = view_dim(p, view, (uint32_t)d);
       /* sizes planned before the loop's phase ran name the tensor.dim */
       set_phase(p, v, value_phase(p, kiln_op_result(o, 0)));
       kiln_value_map_add(ctx, &p->repl, kiln_op_result(o, 0), v);
@@ -873,7 +874,7 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
     /* kernels read it: a slot over the view's buffer (offset 0: the body
      * returns its own allocations, or after no step the view it took),
      * its byte count from the view's dims */
-    const kiln_type *bt = hl_type(ctx, "buffer"), *it = kiln_type_index(ctx);
+    const kiln_type *bt = hl_type(ctx, "buffer");
     sym s = {(int64_t)kiln_dense_elem_size(r->type->elem), 0, {0}};
     if (!s.coef) return fail(p, o, "a host loop's result that kernels read has no fixed element size");
     kiln_value *len = NULL;
@@ -882,9 +883,7 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
         s.coef *= r->type->shape[d];
         continue;
       }
-      kiln_named_attr a = hl_named(ctx, "index", hl_i32(ctx, d));
-      kiln_value *dv = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &view, 1, &it,
-                                                 kiln_attr_dict(ctx, 1, &a)), 0);
+      kiln_value *dv = view_dim(p, view, d);
       len = len ? mul(p, len, dv) : dv;
     }
     kiln_value *buf = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
