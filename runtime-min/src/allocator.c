@@ -63,6 +63,14 @@ static double thread_cpu_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* A block's tail takes a huge page from 256 KiB on: a warm huge page
+ * (46 us/MB, 2 MiB cleared) costs what 256 KiB of 4 KiB pages do at
+ * their warm 370 us/MB, and the 4 KiB pages a process faults after the
+ * blocks it recycled come cold here (~8 us each: ResNet-18's arena with a
+ * 0.95 MiB tail paid 1.7 ms more in 242 faults than with 4 huge pages);
+ * at most 1.75 MiB of the huge page stays unused. */
+#define KRT_HUGE_TAIL ((size_t)256 << 10)
+
 /* Touches a fresh block of `bytes` (2 MiB-aligned, over 2 MiB), its first
  * `used` bytes zeroed when `zero` (else only faulted in: a byte per 4 KiB
  * page, not a second pass over megabytes the kernel just cleared and the
@@ -81,19 +89,11 @@ static double thread_cpu_ms(void) {
  * the kernel's clearing is the cost, and it runs on each faulting core.
  * probe_first_call (bench/runtime) counts a first call's faults and huge
  * pages. */
-/* A block's tail takes a huge page from 256 KiB on: a warm huge page
- * (46 us/MB, 2 MiB cleared) costs what 256 KiB of 4 KiB pages do at
- * their warm 370 us/MB, and the 4 KiB pages a process faults after the
- * blocks it recycled come cold here (~8 us each: ResNet-18's arena with a
- * 0.95 MiB tail paid 1.7 ms more in 242 faults than with 4 huge pages);
- * at most 1.75 MiB of the huge page stays unused. */
-#define KRT_HUGE_TAIL ((size_t)256 << 10)
-
 typedef struct touch_job {
   char *b;
   size_t used;
   bool zero;
-  bool huge; /* its chunks of 1 MiB and more were marked for huge pages */
+  bool huge; /* its chunks of KRT_HUGE_TAIL and more were marked for huge pages */
   uint32_t first; /* chunk i is first + i */
 } touch_job_t;
 
