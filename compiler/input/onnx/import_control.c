@@ -261,14 +261,9 @@ static bool rows_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_val
 
 /* Is IR value v defined inside op `scope` (at any depth)? */
 static bool defined_inside(const kiln_value *v, const kiln_op *scope) {
-  const kiln_block *b = v->def ? v->def->parent : v->block;
-  while (b) {
-    const kiln_op *o = kiln_block_parent_op(b);
-    if (!o) return false;
-    if (o == scope) return true;
-    b = o->parent;
-  }
-  return false;
+  if (v->def) return kiln_op_is_inside(v->def, scope);
+  const kiln_op *o = v->block ? kiln_block_parent_op(v->block) : NULL; /* a block argument's op */
+  return o && (o == scope || kiln_op_is_inside(o, scope));
 }
 
 /* Names bound to IR values made inside `scope`, which is about to be
