@@ -79,7 +79,9 @@ static void skip_key(const char *msg, char *key, size_t n) {
 
 static int mlir_opt_accepts(const char *tool, const kiln_op *module) {
   char cmd[1024];
-  snprintf(cmd, sizeof cmd, "%s - -o /dev/null 2>&1 | head -3", tool);
+  /* The exit status is mlir-opt's, not that of the pipe that trims its diagnostics. */
+  snprintf(cmd, sizeof cmd, "out=$(%s --allow-unregistered-dialect - -o /dev/null 2>&1); rc=$?; printf '%%s\\n' \"$out\" | head -3; exit $rc",
+           tool);
   FILE *p = popen(cmd, "w");
   if (!p) return 0;
   kiln_print_op(p, module, 0);

@@ -1098,6 +1098,12 @@ bool oi_reshape_dynamic(oi_ctx *c, oi_node *n, oi_val *x, int64_t rank, const in
       v = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_COLLAPSE_SHAPE, 1, &v, 1, &ft, kiln_attr_dict(c->ctx, 1, &e)), 0);
     }
   }
+  int64_t from = oi_has_dyn(rt) ? KILN_DYNAMIC : oi_numel(rt);
+  if (rank > 0 && rt != v->type && from != flat) {
+    /* MLIR's verifier: expand_shape's source dim is '?' exactly when a target dim is */
+    const kiln_type *dt = oi_tensor_type(c, 1, &from, x->dtype);
+    v = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_CAST, 1, &v, 1, &dt, NULL), 0);
+  }
   if (rank == 0) {
     const kiln_attr *none = kiln_attr_array(c->ctx, 0, NULL);
     kiln_named_attr e = {kiln_intern_cstr(c->ctx, "reassociation"), none};
