@@ -13,7 +13,10 @@
  * usage: probe_first_call MODULE.kiln DEVICE [CALLS] [WORKERS] [TOP]
  * prints: "phase NAME wall_us=.. cpu_us=.. minflt=.. majflt=.. nvcsw=..
  *          nivcsw=.. delay_us=.. thp_kb=.. alloc_kb=.." lines, then the TOP dispatches whose first
- *          execution took longest over their steady median. */
+ *          execution took longest over their steady median (calling thread's CPU time), then
+ *          "wall prologue_first_us=.." (a call's start to its first dispatch, the dispatches,
+ *          the gaps between them: first call and steady median) and the TOP dispatches by
+ *          first-call wall time over their steady median. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
@@ -119,9 +122,12 @@ static void check(kiln_status_t s, const char *what) {
 
 /* Dispatch times per call: [call][index], and the faults each took. */
 enum { MAX_DISPATCH = 4096 };
-static double *g_us;
+static double *g_us, *g_wall, *g_gap;
 static long *g_flt;
+static uint64_t g_last_end, g_call_start;
+static double g_prologue[256]; /* per call: its start to its first dispatch's, wall us */
 static const char **g_name;
+static uint32_t g_grid[MAX_DISPATCH][3];
 static int g_call, g_count[256];
 static double g_last;
 
@@ -139,7 +145,16 @@ static void observe(void *user, const kiln_dispatch_event_t *e) {
   g_us[g_call * MAX_DISPATCH + i] = t - g_last;
   g_last = t;
   g_flt[g_call * MAX_DISPATCH + i] = ru.ru_minflt;
-  if (g_call == 0) g_name[i] = e->export_name;
+  /* Wall time of the dispatch itself (all participants), and the
+   * caller's wall time before it since the previous one ended. */
+  g_wall[g_call * MAX_DISPATCH + i] = (double)(e->end_ns - e->start_ns) / 1e3;
+  g_gap[g_call * MAX_DISPATCH + i] = i ? (double)(e->start_ns - g_last_end) / 1e3 : 0;
+  if (!i) g_prologue[g_call] = (double)(e->start_ns - g_call_start) / 1e3;
+  g_last_end = e->end_ns;
+  if (g_call == 0) {
+    g_name[i] = e->export_name;
+    memcpy(g_grid[i], e->workgroup_count, sizeof g_grid[i]);
+  }
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -156,6 +171,8 @@ int main(int argc, char **argv) {
   const int top = argc > 5 ? atoi(argv[5]) : 5;
   if (calls < 2 || calls > 255) return 2;
   g_us = calloc((size_t)calls * MAX_DISPATCH, sizeof *g_us);
+  g_wall = calloc((size_t)calls * MAX_DISPATCH, sizeof *g_wall);
+  g_gap = calloc((size_t)calls * MAX_DISPATCH, sizeof *g_gap);
   g_flt = calloc((size_t)calls * MAX_DISPATCH, sizeof *g_flt);
   g_name = calloc(MAX_DISPATCH, sizeof *g_name);
   kiln_device_options_t opts;
@@ -193,6 +210,7 @@ int main(int argc, char **argv) {
   for (g_call = 0; g_call < calls; ++g_call) {
     sample_t a = take();
     g_last = clock_us(CLOCK_THREAD_CPUTIME_ID);
+    g_call_start = (uint64_t)(clock_us(CLOCK_MONOTONIC) * 1e3);
     check(bench_call_run(&bc, dev), "call");
     sample_t b = take();
     bench_call_drop_outputs(&bc);
@@ -224,6 +242,41 @@ int main(int argc, char **argv) {
            best, g_name[best] ? g_name[best] : "?", g_us[best], med[best], extra[best],
            g_flt[best] - (best ? g_flt[best - 1] : s4.minflt));
     extra[best] = -1e301;
+  }
+  /* Wall time: before the first dispatch (the call's transient memory
+   * faulted in), the dispatches' own (every participant's work and
+   * waiting) and the caller's between them, first call against the
+   * steady median, then the dispatches whose first wall time exceeded it
+   * most (a worker waking late or faulting shows here, not in the
+   * calling thread's CPU time). */
+  double wall_first = 0, wall_steady = 0, gap_first = 0, gap_steady = 0;
+  double *wextra = calloc((size_t)n, sizeof *wextra), *wmed = calloc((size_t)n, sizeof *wmed);
+  for (int i = 0; i < n; ++i) {
+    for (int c = 1; c < calls; ++c) tmp[c - 1] = g_wall[c * MAX_DISPATCH + i];
+    qsort(tmp, (size_t)calls - 1, sizeof *tmp, cmp_double);
+    wmed[i] = tmp[(calls - 1) / 2];
+    wextra[i] = g_wall[i] - wmed[i];
+    wall_first += g_wall[i];
+    wall_steady += wmed[i];
+    for (int c = 1; c < calls; ++c) tmp[c - 1] = g_gap[c * MAX_DISPATCH + i];
+    qsort(tmp, (size_t)calls - 1, sizeof *tmp, cmp_double);
+    gap_first += g_gap[i];
+    gap_steady += tmp[(calls - 1) / 2];
+  }
+  for (int c = 1; c < calls; ++c) tmp[c - 1] = g_prologue[c];
+  qsort(tmp, (size_t)calls - 1, sizeof *tmp, cmp_double);
+  printf("wall prologue_first_us=%.1f steady_us=%.1f dispatches_first_us=%.1f steady_us=%.1f "
+         "between_first_us=%.1f steady_us=%.1f\n",
+         g_prologue[0], tmp[(calls - 1) / 2], wall_first, wall_steady, gap_first, gap_steady);
+  for (int t = 0; t < top && t < n; ++t) {
+    int best = -1;
+    for (int i = 0; i < n; ++i)
+      if (wextra[i] > -1e300 && (best < 0 || wextra[i] > wextra[best])) best = i;
+    if (best < 0) break;
+    printf("wall %d %s first_us=%.1f steady_us=%.1f extra_us=%.1f grid=%ux%ux%u\n", best,
+           g_name[best] ? g_name[best] : "?", g_wall[best], wmed[best], wextra[best],
+           g_grid[best][0], g_grid[best][1], g_grid[best][2]);
+    wextra[best] = -1e301;
   }
   bench_call_release(&bc);
   kiln_module_release(mod);

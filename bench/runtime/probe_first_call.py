@@ -5,36 +5,46 @@ build, the first call's extra CPU time over the steady call (median, 75th
 percentile, max, how many over 2 ms), and the medians of its minor
 faults, transparent huge pages gained and run-delay, for the fast and the
 slow half of the processes; then each phase's wall and CPU time (median
-and quartiles) and dispatch 0's first-run extra on the calling thread.
+and quartiles), dispatch 0's first-run extra on the calling thread and the
+wall time from the first call's start to its first dispatch (its
+transient memory faulted in).
 --before names the probe of an older build; the two alternate, one
 process each, so both meet the same machine. --before-module gives the
 older build a module of its own (one its kiln-compile wrote).
 --idle=S waits S seconds before each process (the state after an idle
-spell; see bench_runtime.py).
+spell; see bench_runtime.py). --fifo runs each process under
+`chrt -f 10` (SCHED_FIFO; root): on a machine other processes load, the
+probe's threads then run when they can, as on a quiet one.
 
 usage: probe_first_call.py --probe=PROBE [--before=OLD_PROBE
            [--before-module=OLD_M.kiln]] --module=M.kiln
-           [--device=local-sync] [--runs=40] [--idle=0]"""
+           [--device=local-sync] [--runs=40] [--idle=0] [--fifo]"""
 import argparse
 import statistics
 import subprocess
 import time
 
 
-def probe(exe, module, device):
-    out = subprocess.run([exe, module, device, "8", "2", "4096"], capture_output=True,
+def probe(exe, module, device, fifo):
+    # SCHED_FIFO: no other process of a shared machine preempts the probe
+    # (a quiet machine's stand-in; the host's load still shows)
+    cmd = (["chrt", "-f", "10"] if fifo else []) + [exe, module, device, "8", "2", "4096"]
+    out = subprocess.run(cmd, capture_output=True,
                          text=True, check=True).stdout
-    phases, d0 = {}, 0.0
+    phases, d0, prologue = {}, 0.0, 0.0
     for line in out.splitlines():
         f = line.split()
-        if f and f[0] == "phase":
+        if len(f) > 1 and f[0] == "wall" and f[1].startswith("prologue_first_us="):
+            prologue = float(f[1].split("=")[1])
+        elif f and f[0] == "phase":
             phases[f[1]] = {k: float(v) for k, v in (x.split("=") for x in f[2:])}
         elif f[:2] == ["dispatch", "0"]:
             d0 = float(dict(x.split("=") for x in f[3:])["extra_us"])
     first = phases["call0"]
     steady = min(phases[c]["cpu_us"] for c in ("call1", "call2", "call7"))
     return dict(extra=first["cpu_us"] - steady, steady=steady, flt=first["minflt"],
-                thp=first["thp_kb"], delay=first["delay_us"], d0=d0, phases=phases)
+                thp=first["thp_kb"], delay=first["delay_us"], d0=d0, prologue=prologue,
+                phases=phases)
 
 
 def phase_table(label, runs):
@@ -48,6 +58,7 @@ def phase_table(label, runs):
         print("       %-7s wall %s  cpu %s" % (name, q(r["phases"][name]["wall_us"] for r in runs),
                                            q(r["phases"][name]["cpu_us"] for r in runs)))
     print("       dispatch 0 first-run extra, calling thread: %s us" % q(r["d0"] for r in runs))
+    print("       first call's start to its first dispatch, wall: %s us" % q(r["prologue"] for r in runs))
 
 
 def summary(label, runs):
@@ -74,6 +85,7 @@ def main():
     ap.add_argument("--device", default="local-sync")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--idle", type=float, default=0)
+    ap.add_argument("--fifo", action="store_true")
     args = ap.parse_args()
     builds = [("after", args.probe, args.module)] + (
         [("before", args.before, args.before_module or args.module)] if args.before else [])
@@ -82,7 +94,7 @@ def main():
     for _ in range(args.runs):
         for label, exe, module in builds:
             time.sleep(args.idle)
-            results[label].append(probe(exe, module, args.device))
+            results[label].append(probe(exe, module, args.device, args.fifo))
     print("%s on %s, %d fresh processes per build, %.1f s idle before each; "
           "load average %s -> %s" % (args.module, args.device, args.runs, args.idle,
                                      load0, open("/proc/loadavg").read().split()[:3]))

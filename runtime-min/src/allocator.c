@@ -84,11 +84,19 @@ static double thread_cpu_ms(void) {
  * from the first cold one on, the rest is touched in 4 KiB pages and
  * offered to khugepaged, which collapses it in the background (seconds
  * later here) for the steady state's TLB. Hints only: where the kernel or
- * the allocator's memory cannot, nothing changes. The block goes in 2 MiB
- * chunks to the device's host threads where it has several (local-task):
- * the kernel's clearing is the cost, and it runs on each faulting core.
- * probe_first_call (bench/runtime) counts a first call's faults and huge
- * pages. */
+ * the allocator's memory cannot, nothing changes. The trials run on the
+ * calling thread alone, in order: a cold huge page costs its 4-5 ms on
+ * whichever thread faults it while the others wait, and trials on two
+ * threads at once meet one more often (a huge page freed moments ago
+ * waits on the freeing core's own list; the other core's come from the
+ * reported ones: ResNet-18's first call on local-task met one in 9 of 14
+ * processes with a trial per thread, 3 of 14 with the caller's alone),
+ * while a warm one costs the caller 90 us/MB more than sharing it. What
+ * goes in 4 KiB pages (after a cold trial, or all of it once huge pages
+ * are known cold) goes in 2 MiB chunks to the device's host threads where
+ * it has several (local-task): the kernel's clearing is the cost, and it
+ * runs on each faulting core. probe_first_call (bench/runtime) counts a
+ * first call's faults and huge pages. */
 typedef struct touch_job {
   char *b;
   size_t used;
@@ -145,13 +153,13 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
   if (span > (job.huge ? mark : 0))
     madvise(b + (job.huge ? mark : 0), span - (job.huge ? mark : 0), MADV_NOHUGEPAGE);
   const uint32_t chunks = (uint32_t)((used + huge - 1) / huge);
-  /* The first trial alone: when huge pages are cold, one thread pays
-   * for one cold trial, not each thread for its own. */
-  touch_chunk(&job, 0);
-  job.first = 1;
-  if (d->host_parallel && chunks > 2) d->host_parallel(d, chunks - 1, touch_chunk, &job);
+  uint32_t i = 0;
+  if (job.huge) /* the trials: this thread's, until one comes cold */
+    while (i < mark / huge && !atomic_load(&huge_pages_cold)) touch_chunk(&job, i++);
+  job.first = i;
+  if (d->host_parallel && chunks - i > 1) d->host_parallel(d, chunks - i, touch_chunk, &job);
   else
-    for (uint32_t i = 0; i + 1 < chunks; ++i) touch_chunk(&job, i);
+    for (uint32_t k = 0; k < chunks - i; ++k) touch_chunk(&job, k);
   /* Chunks that went to 4 KiB pages: khugepaged may collapse them. */
   if (whole && atomic_load(&huge_pages_cold)) madvise(b, whole, MADV_HUGEPAGE);
 }
