@@ -92,17 +92,21 @@ static double thread_cpu_ms(void) {
  * reported ones: ResNet-18's first call on local-task met one in 9 of 14
  * processes with a trial per thread, 3 of 14 with the caller's alone),
  * while a warm one costs the caller 90 us/MB more than sharing it. What
- * goes in 4 KiB pages (after a cold trial, or all of it once huge pages
- * are known cold) goes in 2 MiB chunks to the device's host threads where
- * it has several (local-task): the kernel's clearing is the cost, and it
- * runs on each faulting core. probe_first_call (bench/runtime) counts a
- * first call's faults and huge pages. */
+ * goes in 4 KiB pages (after a cold trial, a tail under KRT_HUGE_TAIL, or
+ * all of it once huge pages are known cold) goes in pieces to the
+ * device's host threads where it has several (local-task): the kernel's
+ * clearing is the cost, and it runs on each faulting core.
+ * probe_first_call (bench/runtime) counts a first call's faults and huge
+ * pages. */
+/* What goes in 4 KiB pages is split in pieces this size: the host
+ * threads take them in turn, so 3 chunks left after a cold trial keep
+ * two threads busy to the end (2 MiB chunks went 2 and 1). */
+#define KRT_SMALL_PIECE ((size_t)512 << 10)
+
 typedef struct touch_job {
   char *b;
-  size_t used;
+  size_t used, from; /* 4 KiB pages: [from, used) */
   bool zero;
-  bool huge; /* its chunks of KRT_HUGE_TAIL and more were marked for huge pages */
-  uint32_t first; /* chunk i is first + i */
 } touch_job_t;
 
 /* Faults [p, p + n) in writable without writing it: one madvise where
@@ -119,22 +123,24 @@ static void populate(char *p, size_t n) {
   for (size_t k = 0; k < n; k += 4096) ((volatile char *)p)[k] = 0;
 }
 
-static void touch_chunk(void *ctx, uint32_t i) {
-  const touch_job_t *j = ctx;
-  const size_t huge = (size_t)2 << 20, at = (size_t)(j->first + i) * huge;
-  const size_t n = j->used - at < huge ? j->used - at : huge;
-  if (j->huge && n >= KRT_HUGE_TAIL) {
-    if (atomic_load_explicit(&huge_pages_cold, memory_order_relaxed)) {
-      madvise(j->b + at, huge, MADV_NOHUGEPAGE); /* cold since the marking */
-    } else {
-      const double t0 = thread_cpu_ms();
-      *(volatile char *)(j->b + at) = 0;
-      if (thread_cpu_ms() - t0 >= 1.0)
-        atomic_store_explicit(&huge_pages_cold, true, memory_order_relaxed);
-    }
-  }
+static void touch(const touch_job_t *j, size_t at, size_t n) {
   populate(j->b + at, n);
   if (j->zero) memset(j->b + at, 0, n);
+}
+
+/* One trial: the huge page at `at` faulted in, timed, then its chunk. */
+static void touch_huge(const touch_job_t *j, size_t at) {
+  const size_t huge = (size_t)2 << 20, n = j->used - at < huge ? j->used - at : huge;
+  const double t0 = thread_cpu_ms();
+  *(volatile char *)(j->b + at) = 0;
+  if (thread_cpu_ms() - t0 >= 1.0) atomic_store_explicit(&huge_pages_cold, true, memory_order_relaxed);
+  touch(j, at, n);
+}
+
+static void touch_piece(void *ctx, uint32_t k) {
+  const touch_job_t *j = ctx;
+  const size_t at = j->from + (size_t)k * KRT_SMALL_PIECE;
+  touch(j, at, j->used - at < KRT_SMALL_PIECE ? j->used - at : KRT_SMALL_PIECE);
 }
 
 static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used, bool zero) {
@@ -148,18 +154,25 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
    * 110-127 of CPU). */
   const size_t whole = used & ~(huge - 1);
   const size_t mark = whole + (used - whole >= KRT_HUGE_TAIL ? huge : 0);
-  touch_job_t job = {b, used, zero, mark && !atomic_load(&huge_pages_cold), 0};
-  if (job.huge) madvise(b, mark, MADV_HUGEPAGE);
-  if (span > (job.huge ? mark : 0))
-    madvise(b + (job.huge ? mark : 0), span - (job.huge ? mark : 0), MADV_NOHUGEPAGE);
-  const uint32_t chunks = (uint32_t)((used + huge - 1) / huge);
-  uint32_t i = 0;
-  if (job.huge) /* the trials: this thread's, until one comes cold */
-    while (i < mark / huge && !atomic_load(&huge_pages_cold)) touch_chunk(&job, i++);
-  job.first = i;
-  if (d->host_parallel && chunks - i > 1) d->host_parallel(d, chunks - i, touch_chunk, &job);
-  else
-    for (uint32_t k = 0; k < chunks - i; ++k) touch_chunk(&job, k);
+  const bool trials = mark && !atomic_load(&huge_pages_cold);
+  if (trials) madvise(b, mark, MADV_HUGEPAGE);
+  if (span > (trials ? mark : 0))
+    madvise(b + (trials ? mark : 0), span - (trials ? mark : 0), MADV_NOHUGEPAGE);
+  touch_job_t job = {b, used, 0, zero};
+  size_t at = 0;
+  if (trials) { /* this thread's, until one comes cold */
+    for (; at < mark && !atomic_load(&huge_pages_cold); at += huge) touch_huge(&job, at);
+    /* Chunks marked that no trial reached: 4 KiB pages (no fault is
+     * in flight to wait for). */
+    if (at < mark) madvise(b + at, mark - at, MADV_NOHUGEPAGE);
+  }
+  if (at < used) {
+    job.from = at;
+    const uint32_t pieces = (uint32_t)((used - at + KRT_SMALL_PIECE - 1) / KRT_SMALL_PIECE);
+    if (d->host_parallel && pieces > 1) d->host_parallel(d, pieces, touch_piece, &job);
+    else
+      for (uint32_t k = 0; k < pieces; ++k) touch_piece(&job, k);
+  }
   /* Chunks that went to 4 KiB pages: khugepaged may collapse them. */
   if (whole && atomic_load(&huge_pages_cold)) madvise(b, whole, MADV_HUGEPAGE);
 }
