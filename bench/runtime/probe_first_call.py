@@ -12,24 +12,21 @@ transient memory faulted in).
 process each, so both meet the same machine. --before-module gives the
 older build a module of its own (one its kiln-compile wrote).
 --idle=S waits S seconds before each process (the state after an idle
-spell; see bench_runtime.py). --fifo runs each process under
-`chrt -f 10` (SCHED_FIFO; root): on a machine other processes load, the
-probe's threads then run when they can, as on a quiet one.
+spell; see bench_runtime.py). Run it under `chrt -f 10` (SCHED_FIFO,
+which the probes inherit; root) on a machine other processes load: the
+probe's threads then run whenever they can, as on a quiet one.
 
 usage: probe_first_call.py --probe=PROBE [--before=OLD_PROBE
            [--before-module=OLD_M.kiln]] --module=M.kiln
-           [--device=local-sync] [--runs=40] [--idle=0] [--fifo]"""
+           [--device=local-sync] [--runs=40] [--idle=0]"""
 import argparse
 import statistics
 import subprocess
 import time
 
 
-def probe(exe, module, device, fifo):
-    # SCHED_FIFO: no other process of a shared machine preempts the probe
-    # (a quiet machine's stand-in; the host's load still shows)
-    cmd = (["chrt", "-f", "10"] if fifo else []) + [exe, module, device, "8", "2", "4096"]
-    out = subprocess.run(cmd, capture_output=True,
+def probe(exe, module, device):
+    out = subprocess.run([exe, module, device, "8", "2", "4096"], capture_output=True,
                          text=True, check=True).stdout
     phases, d0, prologue = {}, 0.0, 0.0
     for line in out.splitlines():
@@ -85,7 +82,6 @@ def main():
     ap.add_argument("--device", default="local-sync")
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--idle", type=float, default=0)
-    ap.add_argument("--fifo", action="store_true")
     args = ap.parse_args()
     builds = [("after", args.probe, args.module)] + (
         [("before", args.before, args.before_module or args.module)] if args.before else [])
@@ -94,7 +90,7 @@ def main():
     for _ in range(args.runs):
         for label, exe, module in builds:
             time.sleep(args.idle)
-            results[label].append(probe(exe, module, args.device, args.fifo))
+            results[label].append(probe(exe, module, args.device))
     print("%s on %s, %d fresh processes per build, %.1f s idle before each; "
           "load average %s -> %s" % (args.module, args.device, args.runs, args.idle,
                                      load0, open("/proc/loadavg").read().split()[:3]))
