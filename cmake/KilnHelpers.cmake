@@ -52,7 +52,8 @@ endfunction()
 # kiln_message_words(TARGET NAME:POS...): TARGET's C sources compile
 # through format/module/message_words.py, which stores the literal format
 # of each call to NAME (POS: the format's 0-based argument index) with its
-# catalog words as single bytes (kiln/message.h says how they expand).
+# catalog words as single bytes, then the phrases of message_phrases.def
+# as one control byte each (kiln/message.h says how they expand).
 # Where it ran, the target is compiled with KILN_MESSAGE_WORDS_CHECKED:
 # it also refuses floating-point conversions (see KILN_MESSAGE_VARIADIC).
 # Without message text, or without python3, the sources compile as they
@@ -66,11 +67,16 @@ function(kiln_message_words target)
   endif()
   set(script ${PROJECT_SOURCE_DIR}/format/module/message_words.py)
   set(words ${PROJECT_SOURCE_DIR}/format/module/message_words.def)
+  set(phrases ${PROJECT_SOURCE_DIR}/format/module/message_phrases.def)
   # `cmake --build B --target message-words` prints the word list that
   # saves the most over every source and call list given here.
   if(NOT TARGET message-words)
     add_custom_target(message-words
       COMMAND ${KILN_PYTHON} ${script} suggest $<TARGET_PROPERTY:message-words,SPECS>
+      COMMAND_EXPAND_LISTS VERBATIM)
+    # ... and `--target message-phrases` the phrases for those words.
+    add_custom_target(message-phrases
+      COMMAND ${KILN_PYTHON} ${script} phrases ${words} $<TARGET_PROPERTY:message-words,SPECS>
       COMMAND_EXPAND_LISTS VERBATIM)
   endif()
   string(REPLACE ";" "," calls "${ARGN}")
@@ -90,8 +96,8 @@ function(kiln_message_words target)
     get_filename_component(out_dir ${out} DIRECTORY)
     file(MAKE_DIRECTORY ${out_dir})
     add_custom_command(OUTPUT ${out}
-      COMMAND ${KILN_PYTHON} ${script} transform ${words} ${abs} ${out} ${ARGN}
-      DEPENDS ${abs} ${script} ${words} VERBATIM)
+      COMMAND ${KILN_PYTHON} ${script} transform ${words} ${phrases} ${abs} ${out} ${ARGN}
+      DEPENDS ${abs} ${script} ${words} ${phrases} VERBATIM)
     list(APPEND rewritten ${out})
     set_property(TARGET message-words APPEND PROPERTY SPECS "${abs}=${calls}")
     # The copy's quoted includes still resolve next to the original.

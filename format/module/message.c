@@ -1,7 +1,8 @@
 /* kiln_message_format (kiln/message.h): the formatter every library's
  * failure helper shares, kiln_message_text, which expands the word catalog
- * (message_words.def) in the formats the build compressed, and in
- * KILN_MESSAGES=OFF builds kiln_message_none, the fixed-text stand-in.
+ * (message_words.def) and phrases (message_phrases.def) in the formats
+ * the build compressed, and in KILN_MESSAGES=OFF builds
+ * kiln_message_none, the fixed-text stand-in.
  * None allocates; all truncate to their buffer. */
 #include "kiln/message.h"
 
@@ -22,9 +23,45 @@ enum {
 #undef KILN_MESSAGE_WORD
 };
 
+/* The phrases (message_phrases.def), each with its NUL, and how many. */
+static const char phrases[] = ""
+#define KILN_MESSAGE_PHRASE(stored, text) stored "\0"
+#include "message_phrases.def"
+#undef KILN_MESSAGE_PHRASE
+    ;
+enum {
+  phrase_count = 0
+#define KILN_MESSAGE_PHRASE(stored, text) +1
+#include "message_phrases.def"
+#undef KILN_MESSAGE_PHRASE
+};
+
+/* Appends s to buf[n..) with its phrase codes (the control bytes 1-8 and
+ * 11-31: formats hold no others) expanded; a phrase holds only earlier
+ * phrases' codes, so this ends. Returns the new n, KILN_MESSAGE_TEXT_MAX
+ * when it does not fit. */
+static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
+  for (; *s && n < KILN_MESSAGE_TEXT_MAX; s++) {
+    unsigned i = *s - 1u - 2u * (*s > '\n');
+    if (*s < 0x20 && *s != '\t' && *s != '\n' && i < phrase_count) {
+      const char *p = phrases;
+      for (; i; i--) p += strlen(p) + 1;
+      n = unphrase((const unsigned char *)p, buf, n);
+    } else {
+      buf[n++] = (char)*s;
+    }
+  }
+  return n;
+}
+
 const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) {
-  size_t n = 0;
-  for (const unsigned char *p = (const unsigned char *)fmt; *p; p++) {
+  /* The phrases first: that gives back the format as the words left it. */
+  char coded[KILN_MESSAGE_TEXT_MAX];
+  size_t n = unphrase((const unsigned char *)fmt, coded, 0);
+  if (n >= KILN_MESSAGE_TEXT_MAX) return fmt;
+  coded[n] = 0;
+  n = 0;
+  for (const unsigned char *p = (const unsigned char *)coded; *p; p++) {
     const char *w = (const char *)p;
     size_t len = 1, space = 0;
     /* A byte past the catalog stays as it is (formats are ASCII). */

@@ -17,8 +17,15 @@ ASCII, expand to less than KILN_MESSAGE_TEXT_MAX bytes (macros other
 than PRI* counted as MACRO_MAX bytes each) and convert no floating-point
 value (kiln/message.h: KILN_MESSAGE_VARIADIC).
 
-  message_words.py transform WORDS IN OUT NAME:POS...
+Then the text between a format's conversions has each phrase of PHRASES
+(message_phrases.def: runs of bytes the word-coded formats share, which
+may hold words and earlier phrases) replaced by its code, a control byte
+no format holds (PHRASE_CODES); kiln_message_text expands those first,
+which gives back the word-coded format exactly.
+
+  message_words.py transform WORDS PHRASES IN OUT NAME:POS...
   message_words.py suggest SRC=NAME:POS,NAME:POS...   (prints a WORDS file)
+  message_words.py phrases WORDS SRC=NAME:POS,...     (prints a PHRASES file)
 Standard library only: it runs at build time with any python3."""
 import collections
 import re
@@ -26,6 +33,9 @@ import sys
 
 TEXT_MAX = 320  # KILN_MESSAGE_TEXT_MAX in kiln/message.h
 MAX_WORDS = 128
+# The phrase codes: control bytes a format never holds (it is printable
+# ASCII, tabs and newlines); kiln_message_text numbers them in this order.
+PHRASE_CODES = [chr(c) for c in range(1, 0x20) if chr(c) not in "\t\n"]
 SPEC = re.compile(r"%[-+ #0]*(\*|[0-9]+)?(\.(\*|[0-9]+))?(hh|h|ll|l|z|j|t|L)?[a-zA-Z%]")
 PRI = re.compile(r"PRI[diouxX](8|16|32|64|PTR|MAX)")
 MACRO_MAX = 32
@@ -348,13 +358,85 @@ def read_words(path):
     return {w: i for i, w in enumerate(words)}
 
 
-def transform(words_path, src, dst, call_items):
+def unphrase(value, phrases):
+    """value with its phrase codes expanded (recursively)."""
+    return "".join(unphrase(phrases[PHRASE_CODES.index(c)], phrases)
+                   if c in PHRASE_CODES else c for c in value)
+
+
+def expand_words(value, words):
+    """A word-coded value as kiln_message_text expands it, at a format's
+    end: a word brings a space unless the next byte is in ATTACH."""
+    out = []
+    for k, c in enumerate(value):
+        if ord(c) >= 0x80:
+            out.append(words[ord(c) - 0x80])
+            if (value + "\0")[k + 1] not in ATTACH:
+                out.append(" ")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+LITERAL = r'"(?:[^"\\]|\\.)*"'
+
+
+def read_phrases(path, index):
+    """PATH's phrases, KILN_MESSAGE_PHRASE(STORED, TEXT), as stored, in
+    code order; it fails the build when one is empty, holds a '%' or a
+    code of its own or a later phrase, or does not expand to its TEXT."""
+    found = re.findall(r"^KILN_MESSAGE_PHRASE\((" + LITERAL + r"), *(" + LITERAL + r")\)",
+                       open(path).read(), re.M)
+    if len(found) > len(PHRASE_CODES):
+        sys.exit(f"{path}: message_words: {len(found)} phrases, at most {len(PHRASE_CODES)}")
+    words, phrases = list(index), []
+    for n, (stored, text) in enumerate(found):
+        stored, text = decode(stored[1:-1]), decode(text[1:-1])
+        if not stored or "%" in stored or any(c in PHRASE_CODES[n:] for c in stored):
+            sys.exit(f"{path}: message_words: phrase {n} ({text!r}) is empty, holds a '%' "
+                     "or a code not of an earlier phrase")
+        if expand_words(unphrase(stored, phrases), words) != text:
+            sys.exit(f"{path}: message_words: phrase {n} does not expand to {text!r} with "
+                     "these words (regenerate it: cmake --build B --target message-phrases)")
+        phrases.append(stored)
+    return phrases
+
+
+def phrase_spans(value, keep):
+    """The (start, end) spans of value, a word-coded format literal, that
+    phrases may replace: past value[:keep] (it continues a conversion),
+    between its conversions and before a '%' that opens one the next
+    literal or macro completes."""
+    spans, k = [], keep
+    for plain, piece in pieces(value[keep:]):
+        if plain:
+            spans.append((k, k + (piece.index("%") if "%" in piece else len(piece))))
+        k += len(piece)
+    return spans
+
+
+def apply_phrases(value, keep, phrases):
+    """value with each phrase, in code order, replaced by its code in its
+    phrase_spans."""
+    out, last = [], 0
+    for a, b in phrase_spans(value, keep):
+        piece = value[a:b]
+        for code, phrase in zip(PHRASE_CODES, phrases):
+            piece = piece.replace(phrase, code)
+        out += [value[last:a], piece]
+        last = b
+    out.append(value[last:])
+    return "".join(out)
+
+
+def transform(words_path, phrases_path, src, dst, call_items):
     index = read_words(words_path)
+    phrases = read_phrases(phrases_path, index)
     text = open(src).read()
     out, last = [f'#line 1 "{src}"\n'], 0
     for i, j, value, keep, after in sorted(formats(src, text, parse_calls(call_items))):
         out.append(text[last:i])
-        out.append(c_literal(compress(value, index, keep, after)))
+        out.append(c_literal(apply_phrases(compress(value, index, keep, after), keep, phrases)))
         last = j
     out.append(text[last:])
     with open(dst, "w") as f:
@@ -383,10 +465,49 @@ def suggest(specs):
         print(f'KILN_MESSAGE_WORD("{w}")')
 
 
+def suggest_phrases(words_path, specs):
+    """Prints the phrases that save the most over the word-coded formats
+    of specs, chosen greedily (byte-pair style): each round takes the run
+    of bytes that saves the most where it stands (each use saves its
+    length less the code's byte; the table costs the run and a NUL),
+    then codes it, so later phrases may hold earlier ones."""
+    index = read_words(words_path)
+    words = list(index)
+    pieces_ = set()
+    for spec in dict.fromkeys(specs):
+        src, items = spec.split("=")
+        text = open(src).read()
+        for _, _, v, k, a in formats(src, text, parse_calls(items.split(","))):
+            c = compress(v, index, k, a)
+            pieces_.update(c[x:y] for x, y in phrase_spans(c, k) if y - x > 1)
+    pieces_ = list(pieces_)
+    chosen = []
+    for code in PHRASE_CODES:
+        uses = collections.Counter()
+        for p in pieces_:
+            for n in range(2, min(len(p), 40) + 1):
+                for s in {p[i:i + n] for i in range(len(p) - n + 1)}:
+                    uses[s] += p.count(s)
+        gain = {s: u * (len(s) - 1) - (len(s) + 1) for s, u in uses.items() if u > 1}
+        best = max(gain, key=lambda s: (gain[s], s), default=None)
+        if best is None or gain[best] <= 0:
+            break
+        chosen.append((best, gain[best]))
+        pieces_ = [p.replace(best, code) for p in pieces_]
+    phrases = [s for s, _ in chosen]
+    print(f"/* these {len(phrases)} phrases save about {sum(g for _, g in chosen)} bytes */",
+          file=sys.stderr)
+    for n, s in enumerate(phrases):
+        text = expand_words(unphrase(s, phrases[:n]), words)
+        print(f"KILN_MESSAGE_PHRASE({c_literal(s)}, {c_literal(text)})")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) >= 5 and sys.argv[1] == "transform":
-        transform(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    if len(sys.argv) >= 6 and sys.argv[1] == "transform":
+        transform(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     elif len(sys.argv) >= 3 and sys.argv[1] == "suggest":
         suggest(sys.argv[2:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "phrases":
+        suggest_phrases(sys.argv[2], sys.argv[3:])
     else:
         sys.exit(__doc__)

@@ -16,9 +16,11 @@
  * runtime's sources through format/module/message_words.py, which puts one
  * byte (0x80 + index) in place of each word of message_words.def in every
  * literal format of a message call (a space after it implied, see
- * KILN_MESSAGE_ATTACH), and each formatter above expands the
+ * KILN_MESSAGE_ATTACH), then one control byte (1-8, 11-31) in place of
+ * each phrase of message_phrases.def (runs of text and words the formats
+ * share) between conversions, and each formatter above expands the
  * format with kiln_message_text before printf sees it. So a format passed
- * to them must be ASCII (other text goes through %s). */
+ * to them must be printable ASCII (other text goes through %s). */
 #ifndef KILN_MESSAGE_H
 #define KILN_MESSAGE_H
 

@@ -2,7 +2,8 @@
 """Checks the message word catalog (format/module/message_words.py) on
 what this build compiled: every copy under BUILD/message_words must be its
 original source (SRC/<path>) but for a '#line' first line and its string
-literals, and each literal must expand (the words of message_words.def, as
+literals, and each literal must expand (the phrases of
+message_phrases.def, then the words of message_words.def, as
 kiln_message_text expands them) to the original's text with the same
 conversion specifications. Then a fixture with the cases the rewriter must
 get right (a conversion split across literals or a macro, calls inside
@@ -25,14 +26,27 @@ WORDS = os.path.join(SRC, "format/module/message_words.def")
 header = open(os.path.join(SRC, "format/include/kiln/message.h")).read()
 m = re.search(r'#define KILN_MESSAGE_ATTACH ("[^"]*")', header)
 ATTACH = mw.decode(m.group(1)[1:-1]) + "\0" if m else None
+PHRASES = os.path.join(SRC, "format/module/message_phrases.def")
 words = list(mw.read_words(WORDS))
+phrases = mw.read_phrases(PHRASES, mw.read_words(WORDS))
+# The C decoder's phrase codes: control bytes 1-8 and 11-31, in order.
+CODES = [chr(c) for c in list(range(1, 9)) + list(range(11, 32))]
 failures = []
+if CODES[:len(phrases)] != mw.PHRASE_CODES[:len(phrases)]:
+    failures.append("message_words.PHRASE_CODES differ from kiln_message_text's")
 
 
-def expand(value, words=words, after="\0"):
-    """value as kiln_message_text expands it: a word byte brings a space
-    unless the next byte (after value: after's first) is in ATTACH. The
-    C decoder's own set is kiln/message.h's, checked against mw.ATTACH."""
+def unphrase(value, phrases=phrases):
+    return "".join(unphrase(phrases[CODES.index(c)], phrases) if c in CODES[:len(phrases)]
+                   else c for c in value)
+
+
+def expand(value, words=words, after="\0", phrases=phrases):
+    """value as kiln_message_text expands it: its phrase codes first (in
+    after too), then a word byte brings a space unless the next byte
+    (after value: after's first) is in ATTACH. The C decoder's own set
+    is kiln/message.h's, checked against mw.ATTACH."""
+    value, after = unphrase(value, phrases), (unphrase(after, phrases) or "\0")[:1]
     out, text = [], value + after
     for k, c in enumerate(value):
         if ord(c) >= 0x80:
@@ -90,8 +104,8 @@ def check_copy(orig_path, copy_path):
         between = re.sub(r"/\*.*?\*/", "", code_c[k + 1], flags=re.S)
         after = "\0"
         if not between.strip() and k + 1 < len(vals_c):
-            after = vals_c[k + 1][:1] or "\0"
-        elif re.match(r"\s*[A-Za-z_]", between) and c and ord(c[-1]) >= 0x80:
+            after = vals_c[k + 1] or "\0"
+        elif re.match(r"\s*[A-Za-z_]", between) and c and ord(unphrase(c)[-1]) >= 0x80:
             failures.append(f"{copy_path}: {c!r} ends in a word byte before a macro")
         if expand(c, after=after) != o or specs(c) != specs(o):
             failures.append(f"{copy_path}: {c!r} does not expand to {o!r}")
@@ -135,18 +149,32 @@ x = krt_status(a, c, "buffer'%s' the  function, buffer[%u]", s, n);
 x = krt_status(a, c, "the" "buffer" " %s", s);
 x = krt_status(a, c, "function" PRIu64, n);
 x = krt_status(a, c, "the buffer " PRIu64, n);
+x = krt_status(a, c, "the buffer[%u]", n);
+x = krt_status(a, c, "a -%-" "8lu -", n);
 '''
 # Its own words: "lu" would be a word if a conversion's letters were.
 FIXTURE_WORDS = ["buffer", "lu", "function", "the"]
+# And phrases (codes 1, 2, 3): a word and what attaches to it, a byte
+# that may also continue a conversion ("%-8lu"), and one holding a word
+# and an earlier phrase.
+FIXTURE_PHRASES = [("\x80[", "buffer["), ("-", "-"), ("\x83\x01", "the buffer[")]
+
+
+def phrase_lines(items):
+    return "".join(f"KILN_MESSAGE_PHRASE({mw.c_literal(a)}, {mw.c_literal(b)})\n" for a, b in items)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     src = os.path.join(tmp, "fixture.c")
     out = os.path.join(tmp, "out.c")
     fixture_words = os.path.join(tmp, "words.def")
+    fixture_phrases = os.path.join(tmp, "phrases.def")
     open(src, "w").write(FIXTURE)
     open(fixture_words, "w").write("".join(f'KILN_MESSAGE_WORD("{w}")\n' for w in FIXTURE_WORDS))
+    open(fixture_phrases, "w").write(phrase_lines(FIXTURE_PHRASES))
     subprocess.run([sys.executable, os.path.join(SRC, "format/module/message_words.py"),
-                    "transform", fixture_words, src, out, "krt_status:2", "krt_status_prefix:1"],
-                   check=True)
+                    "transform", fixture_words, fixture_phrases, src, out, "krt_status:2",
+                    "krt_status_prefix:1"], check=True)
     got = split(open(out).read().split("\n", 1)[1])[1]
     want = split(FIXTURE)[1]
     index = {w: i for i, w in enumerate(FIXTURE_WORDS)}
@@ -166,14 +194,23 @@ with tempfile.TemporaryDirectory() as tmp:
     spaced = {"the buffer %": "\x83\x80%",
               "buffer'%s' the  function, buffer[%u]": "buffer'%s' \x83  \x82, \x80[%u]",
               "the buffer ": "\x83\x80 "}
+    # Phrases: in code order, so the third takes what the first left; not
+    # the '-' of a conversion the next literal ends ("%-" "8lu"), nor what
+    # continues one an earlier literal opened ("8lu").
+    fixture_codes = [c for _, c in zip(FIXTURE_PHRASES, CODES)]
+    fixture_stored = [a for a, _ in FIXTURE_PHRASES]
+    phrased = {"buffer'%s' the  function, buffer[%u]": "buffer'%s' \x83  \x82, \x01%u]",
+               "the buffer[%u]": "\x03%u]", "a -%-": "a \x02%-", "8lu -": "8lu \x02"}
     for g, w in zip(got, want):
         changed = g != w
-        if expand(g, FIXTURE_WORDS) != w:
+        if expand(g, FIXTURE_WORDS, phrases=fixture_stored) != w:
             failures.append(f"fixture: {g!r} does not expand to {w!r}")
-        if changed != (w in must and any(x in index for x in mw.WORD.findall(w))):
+        if changed != (w in phrased or w in must and any(x in index for x in mw.WORD.findall(w))):
             failures.append(f"fixture: {w!r} {'rewritten' if changed else 'left as it is'}")
-        if w in spaced and g != spaced[w]:
+        if w in spaced and unphrase(g, fixture_stored) != spaced[w]:
             failures.append(f"fixture: {w!r} stored as {g!r}, not {spaced[w]!r}")
+        if w in phrased and g != phrased[w]:
+            failures.append(f"fixture: {w!r} stored as {g!r}, not {phrased[w]!r}")
         if w.startswith("lu buffer") and not g.startswith("lu "):
             failures.append(f"fixture: the conversion an earlier literal opened was rewritten: {g!r}")
 
@@ -191,11 +228,29 @@ with tempfile.TemporaryDirectory() as tmp:
     for text, refused in FLOAT_CASES:
         open(src, "w").write(text)
         r = subprocess.run([sys.executable, os.path.join(SRC, "format/module/message_words.py"),
-                            "transform", os.path.join(SRC, "format/module/message_words.def"),
+                            "transform", os.path.join(SRC, "format/module/message_words.def"), PHRASES,
                             src, os.path.join(tmp, "out.c"), "krt_status:2",
                             "krt_status_prefix:1"], capture_output=True, text=True)
         if (r.returncode != 0) != refused or (refused and "floating-point" not in r.stderr):
             failures.append(f"float check: {text.strip()!r} {'accepted' if refused else 'refused'}: {r.stderr.strip()}")
+
+# A phrase catalog the decoder could not expand, or that says one text
+# and stores another, fails the build.
+BAD_PHRASES = [[("%u", "%u")], [("\x01", "x")], [("a\x02", "a-"), ("-", "-")],
+               [("\x80", "buffers")], [("", "")]]
+with tempfile.TemporaryDirectory() as tmp:
+    src = os.path.join(tmp, "plain.c")
+    bad = os.path.join(tmp, "phrases.def")
+    words_def = os.path.join(tmp, "words.def")
+    open(src, "w").write('x = krt_status(a, c, "buffer %u", n);\n')
+    open(words_def, "w").write('KILN_MESSAGE_WORD("buffer")\n')
+    for items in BAD_PHRASES:
+        open(bad, "w").write(phrase_lines(items))
+        r = subprocess.run([sys.executable, os.path.join(SRC, "format/module/message_words.py"),
+                            "transform", words_def, bad, src, os.path.join(tmp, "out.c"),
+                            "krt_status:2"], capture_output=True, text=True)
+        if r.returncode == 0 or "message_words: phrase" not in r.stderr:
+            failures.append(f"phrase check: {items!r} accepted: {r.stderr.strip()}")
 
 for f in failures:
     print(f)

@@ -1,9 +1,10 @@
 /* kiln_message_text and kiln_message_format (format/module/message.c) on
  * formats as message_words.py writes them: each byte 0x80 + i becomes the
  * i-th word of message_words.def (with the space after it unless what
- * follows attaches to the word), and a format whose expansion does not
- * fit KILN_MESSAGE_TEXT_MAX is used as it is rather than cut inside a
- * conversion. */
+ * follows attaches to the word), each control byte 1-8, 11-31 the
+ * matching phrase of message_phrases.def (expanded first), and a format
+ * whose expansion does not fit KILN_MESSAGE_TEXT_MAX is used as it is
+ * rather than cut inside a conversion. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,17 @@ static const char *const words[] = {
 #undef KILN_MESSAGE_WORD
 };
 enum { word_count = sizeof words / sizeof words[0] };
+/* The phrases' texts (message_phrases.def), as a format that ends after
+ * the phrase shows them. */
+static const char *const phrase_texts[] = {
+#define KILN_MESSAGE_PHRASE(stored, text) text,
+#include "message_phrases.def"
+#undef KILN_MESSAGE_PHRASE
+    NULL};
+enum { phrase_count = sizeof phrase_texts / sizeof phrase_texts[0] - 1 };
+
+/* Phrase i's code: the control bytes 1-8, then 11-31 (not tab, newline). */
+static char phrase_code(int i) { return (char)(i < 8 ? 1 + i : 3 + i); }
 
 START_TEST(expands_words) {
   char buf[KILN_MESSAGE_TEXT_MAX], want[KILN_MESSAGE_TEXT_MAX];
@@ -39,6 +51,25 @@ START_TEST(implied_spaces) {
                       '[', ']', (char)0x80, 0};
   snprintf(want, sizeof want, "%s %s %%u%s 'x'%s,%s  %s[]%s", words[0],
            words[1], words[0], words[1], words[0], words[1], words[0]);
+  ck_assert_str_eq(kiln_message_text(fmt, buf), want);
+}
+END_TEST
+
+START_TEST(expands_phrases) {
+  char buf[KILN_MESSAGE_TEXT_MAX], want[KILN_MESSAGE_TEXT_MAX];
+  ck_assert_int_gt(phrase_count, 0);
+  /* Every phrase alone (those holding earlier ones too) gives its text. */
+  for (int i = 0; i < phrase_count; i++) {
+    const char fmt[] = {phrase_code(i), 0};
+    ck_assert_str_eq(kiln_message_text(fmt, buf), phrase_texts[i]);
+  }
+  /* Between words and a conversion: a word's implied space depends on
+   * the phrase's first byte, as if it were spelled out. */
+  const char fmt[] = {(char)0x80, phrase_code(0), '%', 'u', phrase_code(0),
+                      (char)0x81, 0};
+  const char *p = phrase_texts[0];
+  const char *space = strchr(KILN_MESSAGE_ATTACH, p[0]) ? "" : " ";
+  snprintf(want, sizeof want, "%s%s%s%%u%s%s", words[0], space, p, p, words[1]);
   ck_assert_str_eq(kiln_message_text(fmt, buf), want);
 }
 END_TEST
@@ -75,6 +106,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, expands_words);
   tcase_add_test(tc, implied_spaces);
+  tcase_add_test(tc, expands_phrases);
   tcase_add_test(tc, too_long_used_as_is);
   tcase_add_test(tc, format_expands_then_formats);
   suite_add_tcase(s, tc);
