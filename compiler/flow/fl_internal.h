@@ -91,8 +91,11 @@ kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
  * holds only calls of host-loop bodies (private functions marked
  * `kiln.host_loop_body`, planned as host functions of their own: a
  * command buffer and a wait per step, buffers sized per step), host
- * index arithmetic and the yield. It stays on the host: no dispatch
- * region takes it, its tensors cross the call as buffer views. */
+ * index arithmetic, scan row writes (tensor.empty sized by host index
+ * values; tensor.insert_slice of a call's result into such a buffer or
+ * a carried one, which plan-memory turns into a copy of the row's bytes)
+ * and the yield. It stays on the host: no dispatch region takes it, its
+ * tensors cross the call as buffer views. */
 bool fl_host_loop(const kiln_op *op);
 /* Is fn a host-loop body (kept by inline-calls, called per step)? */
 bool fl_host_loop_body(const kiln_op *fn);

@@ -181,10 +181,37 @@ static bool calls_loop_body(const kiln_op *op) {
   return false;
 }
 
+/* Is v a tensor the host loop `loop` defines in its block: a call's
+ * result, a carried value, a buffer it allocates or a row write? */
+static bool loop_tensor(const kiln_value *v, const kiln_block *lb) {
+  if (v->type->kind != KILN_TYPE_TENSOR) return false;
+  if (!v->def) return v->block == lb && v->index > 0; /* argument 0 is the step */
+  return v->def->parent == lb && (v->def->kind == KILN_OP_FUNC_CALL || v->def->kind == KILN_OP_TENSOR_EMPTY ||
+                                  v->def->kind == KILN_OP_TENSOR_INSERT_SLICE);
+}
+
+/* A scan row write of a host loop (the ONNX importer's host_steps):
+ * tensor.empty sized by host index values, or tensor.insert_slice of a
+ * call's result into such a buffer or a carried one. */
+static bool row_write(const kiln_op *o, const kiln_block *lb) {
+  if (o->kind == KILN_OP_TENSOR_EMPTY) {
+    for (uint32_t i = 0; i < o->num_operands; i++)
+      if (!fl_host_index(kiln_op_operand((kiln_op *)o, i))) return false;
+    return true;
+  }
+  if (o->kind != KILN_OP_TENSOR_INSERT_SLICE || o->num_operands < 2) return false;
+  kiln_value *src = kiln_op_operand((kiln_op *)o, 0), *dst = kiln_op_operand((kiln_op *)o, 1);
+  if (!src->def || src->def->kind != KILN_OP_FUNC_CALL || !loop_tensor(src, lb) || !loop_tensor(dst, lb)) return false;
+  for (uint32_t i = 2; i < o->num_operands; i++)
+    if (!fl_host_index(kiln_op_operand((kiln_op *)o, i))) return false;
+  return true;
+}
+
 bool fl_host_loop(const kiln_op *op) {
   if (!calls_loop_body(op)) return false;
   for (kiln_op *o = op->regions[0].first->first; o; o = o->next) {
-    if (o->kind == KILN_OP_SCF_YIELD || (o->kind == KILN_OP_FUNC_CALL && fl_host_loop_body(callee_fn(o))))
+    if (o->kind == KILN_OP_SCF_YIELD || (o->kind == KILN_OP_FUNC_CALL && fl_host_loop_body(callee_fn(o))) ||
+        row_write(o, op->regions[0].first))
       continue;
     for (uint32_t r = 0; r < o->num_results; r++)
       if (!fl_host_index(&o->results[r])) return false;
@@ -209,6 +236,8 @@ bool fl_host_index(kiln_value *v) {
   }
   case KILN_OP_TENSOR_DIM: { /* of an argument, or of a host loop's result (read after the loop ran) */
     kiln_value *t = kiln_op_operand(d, 0);
+    if (d->parent && kiln_block_parent_op(d->parent) && calls_loop_body(kiln_block_parent_op(d->parent)))
+      return loop_tensor(t, d->parent); /* inside a host loop: of its tensors, after they are made */
     return fl_is_func_arg(t) || (t->def && t->def->parent == d->parent && fl_host_loop(t->def));
   }
   case KILN_OP_ARITH_ADDI:

@@ -80,7 +80,9 @@
  *  - a host loop (an scf.for calling host-loop bodies, fl_host_loop)
  *    becomes an scf.for over views and index values whose steps call the
  *    body (planned as a function of its own: index arguments stay
- *    scalars); it takes arguments, constants, earlier host loops' results
+ *    scalars) and write scan rows into buffers (loop_row_op: an
+ *    allocation of its own, a row copied in by hal.command_buffer.copy
+ *    after its dims are checked); it takes arguments, constants, earlier host loops' results
  *    and dispatch results (each an allocation of its own, viewed with its
  *    dims; the loop runs in the phase after their commands, like a host
  *    load); its results are returned, carried on, or read by kernels
@@ -733,14 +735,20 @@ static kiln_error *dispatch(pm *p, kiln_op *o, kiln_value *cb, mixed *lists) {
   return NULL;
 }
 
+/* A host loop's scan row ops (see loop_row_op). */
+static bool loop_row_kind(const kiln_op *x) {
+  return x->kind == KILN_OP_TENSOR_DIM || x->kind == KILN_OP_TENSOR_EMPTY || x->kind == KILN_OP_TENSOR_INSERT_SLICE;
+}
+
 /* A host loop left by flow (fl_host_loop): an scf.for whose body holds
- * func.calls, index arithmetic and the yield. */
+ * func.calls, index arithmetic, scan row ops (loop_row_op) and the
+ * yield. */
 static bool host_loop_op(const kiln_op *o) {
   if (o->kind != KILN_OP_SCF_FOR || !o->num_regions || !o->regions[0].first) return false;
   bool calls = false;
   for (kiln_op *x = o->regions[0].first->first; x; x = x->next) {
     if (x->kind == KILN_OP_FUNC_CALL) calls = true;
-    else if (x->kind != KILN_OP_SCF_YIELD && !host_index_op(x)) return false;
+    else if (x->kind != KILN_OP_SCF_YIELD && !host_index_op(x) && !loop_row_kind(x)) return false;
   }
   return calls;
 }
@@ -814,6 +822,96 @@ static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **e
   return view;
 }
 
+/* A host loop's scan row ops (flow's fl_host_loop: the ONNX importer's
+ * host_steps) over views, at p->b; operands xo already views or index
+ * values. tensor.dim: hal.buffer_view.dim. tensor.empty: an allocation
+ * of its own, uninitialized (the loop writes every row: its trip count
+ * is the buffer's row count), viewed at its dims. tensor.insert_slice of
+ * a row (rank r, the body's result: its own allocation, offset 0) into
+ * row i of a buffer [n, E...] (allocated here, offset 0): checks the
+ * row's dims against E, then copies its bytes at i * row bytes in a
+ * command buffer of its own (O(row) per step, not the whole buffer). */
+static kiln_error *loop_row_op(pm *p, kiln_op *x, kiln_value **xo, kiln_value **y) {
+  kiln_context *ctx = p->ctx;
+  const kiln_type *bt = hl_type(ctx, "buffer"), *bvt = hl_type(ctx, "buffer_view");
+  if (x->kind == KILN_OP_TENSOR_DIM) {
+    const kiln_type *t = kiln_op_operand(x, 0)->type;
+    int64_t d;
+    if (!const_index(kiln_op_operand(x, 1), &d) || d < 0 || d >= (int64_t)t->rank)
+      return fail(p, x, "a host loop takes a dim that is not a constant in range");
+    *y = t->shape[d] != KILN_DYNAMIC ? index_const(p, t->shape[d]) : view_dim(p, xo[0], (uint32_t)d);
+    return NULL;
+  }
+  const kiln_type *t = x->results[0].type;
+  int64_t es = (int64_t)kiln_dense_elem_size(t->elem);
+  if (!es) return fail(p, x, "a host loop's scan buffer has no fixed element size");
+  if (x->kind == KILN_OP_TENSOR_EMPTY) {
+    sym s = {es, 0, {0}};
+    kiln_value *len = index_const(p, es), *ops[1 + KILN_MAX_LOOPS];
+    uint32_t no = 0, k = 0;
+    for (uint32_t d = 0; d < t->rank; d++) {
+      if (t->shape[d] != KILN_DYNAMIC) {
+        len = mul(p, len, index_const(p, t->shape[d]));
+        continue;
+      }
+      if (k >= x->num_operands || no >= KILN_MAX_LOOPS) return fail(p, x, "tensor.empty lacks a size");
+      ops[1 + no++] = xo[k++];
+    }
+    /* a size read from data must not wrap the byte count */
+    kiln_named_attr eb = hl_named(ctx, "element_bytes", hl_i64(ctx, es));
+    kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, no, ops + 1, 0, NULL, kiln_attr_dict(ctx, 1, &eb))->loc = x->loc;
+    for (uint32_t i = 0; i < no; i++) len = mul(p, len, ops[1 + i]);
+    ops[0] = allocate(p, &s, len, false, true);
+    kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, 0)),
+                            hl_named(ctx, "element_type", kiln_attr_type(ctx, t->elem)),
+                            hl_named(ctx, "shape", shape_attr(ctx, t))};
+    *y = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1 + no, ops, 1, &bvt,
+                                   kiln_attr_dict(ctx, 3, a)), 0);
+    return NULL;
+  }
+  /* tensor.insert_slice %row into %buf[%i, 0...][1, E...][1...] */
+  const kiln_type *rt = kiln_op_operand(x, 0)->type;
+  const kiln_attr *so = kiln_op_get_attr(x, "static_offsets"), *ss = kiln_op_get_attr(x, "static_sizes"),
+                  *st = kiln_op_get_attr(x, "static_strides");
+  uint32_t r = t->rank;
+  if (!so || !ss || !st || so->kind != KILN_ATTR_DENSE_ARRAY || ss->kind != KILN_ATTR_DENSE_ARRAY ||
+      st->kind != KILN_ATTR_DENSE_ARRAY || so->count != r || ss->count != r || st->count != r || rt->rank + 1 != r)
+    return fail(p, x, "a host loop writes something other than a row into its scan buffer");
+  const int64_t *off = so->data, *size = ss->data, *str = st->data;
+  uint32_t k = 2; /* the dynamic entries: offsets, sizes, strides */
+  kiln_value *row = NULL;
+  if (off[0] == KILN_DYNAMIC) row = xo[k++];
+  else row = index_const(p, off[0]);
+  bool ok = size[0] == 1;
+  for (uint32_t d = 1; d < r; d++) ok = ok && off[d] == 0;
+  for (uint32_t d = 0; d < r; d++) ok = ok && str[d] == 1;
+  if (!ok) return fail(p, x, "a host loop writes something other than a row into its scan buffer");
+  kiln_value *len = index_const(p, es);
+  for (uint32_t d = 1; d < r; d++) {
+    kiln_value *want = size[d] == KILN_DYNAMIC ? (k < x->num_operands ? xo[k++] : NULL) : index_const(p, size[d]);
+    if (!want) return fail(p, x, "tensor.insert_slice lacks a size");
+    if (rt->shape[d - 1] == KILN_DYNAMIC || size[d] == KILN_DYNAMIC) {
+      /* every row must have the first one's dims (the buffer's) */
+      kiln_value *ops[2] = {rt->shape[d - 1] == KILN_DYNAMIC ? view_dim(p, xo[0], d - 1) : index_const(p, rt->shape[d - 1]),
+                            want};
+      kiln_build(&p->b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = x->loc;
+    } else if (rt->shape[d - 1] != size[d]) {
+      return fail(p, x, "a host loop's scan row does not fit its buffer");
+    }
+    len = mul(p, len, want);
+  }
+  kiln_value *src = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &xo[0], 1, &bt, NULL), 0);
+  kiln_value *dst = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &xo[1], 1, &bt, NULL), 0);
+  const kiln_type *cbt = hl_type(ctx, "command_buffer");
+  kiln_value *cb = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_COMMAND_BUFFER_CREATE, 0, NULL, 1, &cbt, NULL), 0);
+  kiln_value *cops[6] = {cb, src, index_const(p, 0), dst, mul(p, row, len), len};
+  kiln_build(&p->b, KILN_OP_HAL_COMMAND_BUFFER_COPY, 6, cops, 0, NULL, NULL)->loc = x->loc;
+  kiln_build(&p->b, KILN_OP_HAL_COMMAND_BUFFER_EXECUTE, 1, &cb, 0, NULL, NULL);
+  kiln_build(&p->b, KILN_OP_HAL_DEVICE_WAIT, 0, NULL, 0, NULL, NULL);
+  *y = xo[1];
+  return NULL;
+}
+
 static const kiln_type *loop_type(pm *p, const kiln_type *t) {
   return t->kind == KILN_TYPE_TENSOR ? hl_type(p->ctx, "buffer_view") : t;
 }
@@ -852,9 +950,19 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
       xo[i] = m ? m : v->type->kind == KILN_TYPE_TENSOR ? loop_view(p, o, v, &err) : v;
       if (!xo[i]) return err;
     }
+    bb.loc = x->loc;
+    if (loop_row_kind(x)) {
+      kiln_builder outer = p->b;
+      kiln_value *y = NULL;
+      p->b = bb;
+      err = loop_row_op(p, x, xo, &y);
+      bb = p->b, p->b = outer;
+      if (err) return err;
+      kiln_value_map_add(ctx, &map, kiln_op_result(x, 0), y);
+      continue;
+    }
     const kiln_type **xt = kiln_alloc(ctx, (x->num_results + 1) * sizeof *xt);
     for (uint32_t r = 0; r < x->num_results; r++) xt[r] = loop_type(p, x->results[r].type);
-    bb.loc = x->loc;
     kiln_op *y = kiln_build(&bb, x->kind, x->num_operands, xo, x->num_results, xt, x->attrs);
     for (uint32_t r = 0; r < x->num_results; r++)
       kiln_value_map_add(ctx, &map, kiln_op_result(x, r), kiln_op_result(y, r));
@@ -918,7 +1026,8 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_FLOW_CHECK_RANGE:
     case KILN_OP_FUNC_RETURN: break;
     case KILN_OP_SCF_FOR:
-      if (!host_loop_op(o)) return fail(&p, o, "a host scf.for may hold only calls, index arithmetic and its yield");
+      if (!host_loop_op(o))
+        return fail(&p, o, "a host scf.for may hold only calls, index arithmetic, scan row writes and its yield");
       loops = true;
       break;
     case KILN_OP_TENSOR_EXTRACT:

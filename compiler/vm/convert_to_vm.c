@@ -3,7 +3,7 @@
  * Takes: top-level func.funcs whose values are !hal.* refs and scalars
  * (index, i32, i64, f32, f64) holding the host ops PIPELINE.md lists for
  * the hal stage (hal.buffer_view.assert/buffer/create, hal.buffer.allocate/
- * rodata, hal.command_buffer.create/dispatch/barrier/execute,
+ * rodata, hal.command_buffer.create/dispatch/copy/barrier/execute,
  * hal.device.wait), scalar arith, and func.return; hal.executable ops are
  * left as they are. Guarantees: each such func becomes a vm.func of the
  * same name and visibility whose body holds only vm.const.*, vm ops of the
@@ -336,6 +336,20 @@ static bool cv_rodata(cv *c, kiln_op *op, const vmx_import *imp) {
   return call != NULL;
 }
 
+/* hal.command_buffer.copy: its operands in the import's order (cb, src,
+ * src offset, dst, dst offset, length; index values are i64 already). */
+static bool cv_copy(cv *c, kiln_op *op, const vmx_import *imp) {
+  if (!cv_expect_refs(c, op, 2, 6, 0)) return false;
+  if (!vmx_is_ref(kiln_op_operand(op, 3)->type)) return kiln_op_fail(&c->err, op, "operand #3 must be a !hal value");
+  cv_args a = {.n = 0};
+  for (uint32_t i = 0; i < 6; i++) {
+    kiln_value *v = cv_operand(c, op, i);
+    if (!v) return false;
+    cv_push(&a, v);
+  }
+  return cv_call(c, op, imp, &a, NULL) != NULL;
+}
+
 /* Ops that are one import call on their ref operands, returning the
  * import's results: counts from the signature ("r_r": one ref in, one out). */
 static bool cv_plain(cv *c, kiln_op *op, const vmx_import *imp) {
@@ -417,7 +431,9 @@ static void cv_origin(kiln_value *v, int64_t *input, int64_t *dim) {
   if (!d || d->kind != KILN_OP_HAL_BUFFER_VIEW_DIM) return;
   kiln_value *view = kiln_op_operand(d, 0);
   const kiln_attr *i = kiln_op_get_attr(d, "index");
-  if (view->def || !i || i->kind != KILN_ATTR_INTEGER) return;
+  /* an argument of the function, not a loop's step or carried value */
+  const kiln_op *owner = view->def ? NULL : kiln_block_parent_op(view->block);
+  if (!owner || owner->kind != KILN_OP_FUNC_FUNC || !i || i->kind != KILN_ATTR_INTEGER) return;
   *input = view->index, *dim = i->i;
 }
 
@@ -814,6 +830,7 @@ static bool cv_op(cv *c, kiln_op *op) {
     case KILN_OP_HAL_BUFFER_RODATA: return cv_rodata(c, op, imp);
     case KILN_OP_HAL_COMMAND_BUFFER_DISPATCH: return cv_dispatch(c, op, imp);
     case KILN_OP_HAL_TEXT_CONVERT: return cv_text(c, op, imp);
+    case KILN_OP_HAL_COMMAND_BUFFER_COPY: return cv_copy(c, op, imp);
     default: return cv_plain(c, op, imp);
     }
   }

@@ -19,8 +19,9 @@
  *    "dynamic"); with a run-time trip count in the top-level graph it is
  *    one scf.for (a sequential kernel; see loop_run_time), or, when a
  *    carried value changes shape, has run-time dims or a scan output's
- *    rows have a run-time size, an scf.for on the host calling the body
- *    made a function of its own (kiln.host_loop_body; see
+ *    rows have a run-time size, scf.fors on the host calling the body
+ *    made a function of its own (kiln.host_loop_body) and writing the
+ *    scan rows it returns into preallocated buffers (see
  *    loop_host_body): the control flow that reaches the IR;
  *  - Scan unrolls over its scan axis (a static length), slicing the scan
  *    inputs per step (either direction) and stacking the scan outputs;
@@ -327,49 +328,82 @@ static kiln_walk_result capture_op(kiln_op *op, void *u) {
   return KILN_WALK_ADVANCE;
 }
 
-/* Scan output buffer b ([r, E...]) with elem e ([E...]) appended as row
- * r: each element read from b for rows < r, else from e, inside an
- * scf.if so that only the chosen one is read (b may be empty). */
-typedef struct { kiln_value *buf, *elem, *rows; } append_user;
+/* One host loop over steps [lo, hi) calling the host loop body FN
+ * (carried..., step, captured...) -> (carried..., rows...) and writing
+ * each scan row into its buffer at row `step` (tensor.insert_slice on the
+ * host: plan-memory copies the row's bytes, O(row) per step). With ALLOC
+ * the step makes the buffers first, [trip, E...] at the row's dims (the
+ * first step: only then are the rows' dims known); otherwise it writes
+ * into the carried buffers, whose dims the row must have (plan-memory
+ * checks it). */
+typedef struct loop_steps {
+  const char *name;
+  size_t N, K;
+  const kiln_type **fout; /* the body's results */
+  const kiln_type **it;   /* the loop's carried types: carried..., buffers... */
+  kiln_value **caps;
+  uint32_t ncaps;
+  kiln_value *trip;
+} loop_steps;
 
-static bool append_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u) {
-  (void)c, (void)a;
-  const append_user *au = u;
-  uint32_t r = au->buf->type->rank;
-  kiln_value *ix[OI_MAX_RANK + 1];
-  for (uint32_t d = 0; d < r; d++) ix[d] = oi_loop_index(b, d);
-  const kiln_type *et = au->buf->type->elem;
-  kiln_value *old = oi_cmpi(b, OI_SLT, ix[0], au->rows);
-  kiln_op *br = kiln_build(b, KILN_OP_SCF_IF, 1, &old, 1, &et, NULL);
-  kiln_builder tb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, br, 0));
-  kiln_builder eb = kiln_builder_at_end(b->ctx, kiln_op_entry_block(b->ctx, br, 1));
-  tb.loc = eb.loc = b->loc;
-  kiln_value *x = oi_extract(&tb, au->buf, r, ix), *e = oi_extract(&eb, au->elem, r - 1, ix + 1);
-  kiln_build(&tb, KILN_OP_SCF_YIELD, 1, &x, 0, NULL, NULL);
-  kiln_build(&eb, KILN_OP_SCF_YIELD, 1, &e, 0, NULL, NULL);
-  y[0] = kiln_op_result(br, 0);
-  return true;
-}
-
-static kiln_value *append_row(oi_ctx *c, kiln_value *buf, kiln_value *elem) {
-  const kiln_type *bt = buf->type, *et = elem->type;
-  kiln_value *rows = oi_ir_dim(&c->b, buf, 0), *nz = oi_nonzero(c, rows);
-  kiln_value *dims[OI_MAX_RANK + 1];
-  uint32_t nd = 0;
-  dims[nd++] = oi_ibin(c, KILN_OP_ARITH_ADDI, rows, oi_index(c, 1));
-  for (uint32_t d = 0; d < et->rank; d++) {
-    if (!oi_dyn(et, d)) continue;
-    kiln_value *e = oi_ir_dim(&c->b, elem, d);
-    /* rows already there must have this step's size */
-    oi_check_eq(c, oi_ibin(c, KILN_OP_ARITH_MULI, e, nz),
-                oi_ibin(c, KILN_OP_ARITH_MULI, oi_ir_dim(&c->b, buf, d + 1), nz));
-    dims[nd++] = e;
+static kiln_op *host_steps(oi_ctx *c, const loop_steps *h, kiln_value *lo, kiln_value *hi, kiln_value *const *init,
+                           bool alloc) {
+  kiln_context *ctx = c->ctx;
+  const kiln_type *it = kiln_type_index(ctx);
+  size_t N = h->N, K = h->K, ns = N + K;
+  kiln_value **ops = kiln_alloc(ctx, (ns + 4) * sizeof *ops);
+  ops[0] = lo, ops[1] = hi, ops[2] = oi_index(c, 1);
+  for (size_t j = 0; j < ns; j++) ops[3 + j] = init[j];
+  kiln_op *loop = kiln_build(&c->b, KILN_OP_SCF_FOR, (uint32_t)(3 + ns), ops, (uint32_t)ns, h->it, NULL);
+  kiln_block *lb = kiln_op_entry_block(ctx, loop, 0);
+  kiln_value *liv = kiln_block_add_arg(ctx, lb, it, c->b.loc);
+  kiln_value **iter = kiln_alloc(ctx, (ns + 1) * sizeof *iter);
+  for (size_t j = 0; j < ns; j++) iter[j] = kiln_block_add_arg(ctx, lb, h->it[j], c->b.loc);
+  kiln_value **cargs = kiln_alloc(ctx, (N + 1 + h->ncaps + 1) * sizeof *cargs);
+  uint32_t na = 0;
+  for (size_t j = 0; j < N; j++) cargs[na++] = iter[j];
+  cargs[na++] = liv;
+  for (uint32_t i = 0; i < h->ncaps; i++) cargs[na++] = h->caps[i];
+  kiln_builder lbb = kiln_builder_at_end(ctx, lb);
+  lbb.loc = c->b.loc;
+  kiln_named_attr callee = {kiln_intern_cstr(ctx, "callee"), kiln_attr_symbol_ref(ctx, h->name, 0, NULL)};
+  kiln_op *call = kiln_build(&lbb, KILN_OP_FUNC_CALL, na, cargs, (uint32_t)ns, h->fout, kiln_attr_dict(ctx, 1, &callee));
+  kiln_value **y = kiln_alloc(ctx, (ns + 1) * sizeof *y);
+  for (size_t j = 0; j < N; j++) y[j] = kiln_op_result(call, (uint32_t)j);
+  kiln_builder host = c->b;
+  c->b = lbb;
+  for (size_t k = 0; k < K; k++) {
+    kiln_value *row = kiln_op_result(call, (uint32_t)(N + k)), *buf = iter[N + k];
+    const kiln_type *bt = h->it[N + k];
+    uint32_t r = row->type->rank;
+    kiln_value *dims[OI_MAX_RANK + 1], *dyn[OI_MAX_RANK + 1];
+    uint32_t nd = 0, ndyn = 0;
+    dims[nd++] = h->trip;
+    for (uint32_t d = 0; d < r; d++)
+      if (bt->shape[1 + d] == KILN_DYNAMIC)
+        dims[nd++] = dyn[ndyn++] = oi_ir_dim(&c->b, alloc ? row : buf, alloc ? d : d + 1);
+    if (alloc) buf = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_EMPTY, nd, dims, 1, &bt, NULL), 0);
+    /* buf[step, 0...][1, E...] = row (rank-reduced: the row has no
+     * leading 1) */
+    kiln_value *io[3 + OI_MAX_RANK];
+    uint32_t no = 0;
+    io[no++] = row, io[no++] = buf, io[no++] = liv;
+    for (uint32_t i = 0; i < ndyn; i++) io[no++] = dyn[i];
+    int64_t off[OI_MAX_RANK + 1] = {KILN_DYNAMIC}, size[OI_MAX_RANK + 1] = {1}, str[OI_MAX_RANK + 1];
+    for (uint32_t d = 0; d <= r; d++) str[d] = 1;
+    for (uint32_t d = 0; d < r; d++) size[1 + d] = bt->shape[1 + d];
+    int64_t seg[5] = {1, 1, 1, ndyn, 0};
+    kiln_named_attr e[4] = {
+        {kiln_intern_cstr(ctx, "operandSegmentSizes"), kiln_attr_dense_array(ctx, kiln_type_int(ctx, 32), 5, seg, NULL)},
+        {kiln_intern_cstr(ctx, "static_offsets"), kiln_attr_dense_i64_array(ctx, r + 1, off)},
+        {kiln_intern_cstr(ctx, "static_sizes"), kiln_attr_dense_i64_array(ctx, r + 1, size)},
+        {kiln_intern_cstr(ctx, "static_strides"), kiln_attr_dense_i64_array(ctx, r + 1, str)},
+    };
+    y[N + k] = kiln_op_result(kiln_build(&c->b, KILN_OP_TENSOR_INSERT_SLICE, no, io, 1, &bt, kiln_attr_dict(ctx, 4, e)), 0);
   }
-  append_user u = {buf, elem, rows};
-  kiln_value *init = oi_empty_dims(c, bt, dims);
-  const kiln_affine_map *map = kiln_affine_map_identity(c->ctx, bt->rank);
-  kiln_op *g = oi_generic(c, 0, NULL, 1, &init, &map, bt->rank, NULL, append_body, &u);
-  return g ? kiln_op_result(g, 0) : NULL;
+  kiln_build(&c->b, KILN_OP_SCF_YIELD, (uint32_t)ns, y, 0, NULL, NULL);
+  c->b = host;
+  return loop;
 }
 
 /* The type both a and b fit: dims that differ become '?'; NULL when the
@@ -395,14 +429,16 @@ static bool widen_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
 
 /* Loop with a run-time trip count whose carried values change shape (or
  * whose scan outputs have run-time dims): the body becomes a private
- * function marked kiln.host_loop_body, (carried..., step, scan
- * buffers..., outer values...) -> (carried..., scan buffers...), called
- * by an scf.for on the host (flow's host loop: each step one command
- * buffer, its buffers at that step's sizes). A carried value's type is
- * the join of its types over the steps (dims that change are '?'; the
- * body is imported again until it fits); a rank or element type that
- * changes is refused. Each scan output is a carried buffer [rows, E...]
- * that each step appends its row to (append_row), starting empty. The
+ * function marked kiln.host_loop_body, (carried..., step, outer
+ * values...) -> (carried..., scan rows...), called by an scf.for on the
+ * host (flow's host loop: each step one command buffer, its buffers at
+ * that step's sizes). A carried value's type is the join of its types
+ * over the steps (dims that change are '?'; the body is imported again
+ * until it fits); a rank or element type that changes is refused. Each
+ * scan output is a buffer [trip, E...] the host loop carries and writes
+ * each step's row into (host_steps): the first step, peeled into a loop
+ * of at most one step, allocates it at that row's dims; the rows of the
+ * others must have them. After no step it is an empty [0, E...]. The
  * condition must stay what it was (the body passes it on, or yields a
  * constant): the host computes the trip count as max(M, 0) times the
  * initial condition, at most 1 when the body yields false; a condition
@@ -503,10 +539,10 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
     return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "the body computes its condition while carried values change shape: "
                                              "how often it runs would be decided by data (dynamic)");
   }
-  /* the body's results: carried values at their joined types, scan
-   * buffers with this step's row */
+  /* the body's results: carried values at their joined types, then this
+   * step's scan rows (the host writes them into their buffers) */
   kiln_block *fb = fn->regions[0].first;
-  const kiln_type **bt = kiln_alloc(ctx, (K + 1) * sizeof *bt);
+  const kiln_type **bt = kiln_alloc(ctx, (N + K + 1) * sizeof *bt); /* the loops' carried types */
   int32_t *sdt = kiln_alloc(ctx, (K + 1) * sizeof *sdt);
   for (size_t j = 0; j < N; j++) {
     kiln_value *v = oi_ir(c, outs[1 + j]);
@@ -515,6 +551,7 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
       return false;
     }
     res[j] = cast_to(c, v, ct[j]);
+    bt[j] = ct[j];
   }
   for (size_t k = 0; k < K; k++) {
     oi_val *e = outs[1 + N + k];
@@ -527,13 +564,9 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
     int64_t shape[OI_MAX_RANK];
     shape[0] = KILN_DYNAMIC;
     for (uint32_t d = 0; d < ev->type->rank; d++) shape[1 + d] = ev->type->shape[d];
-    bt[k] = kiln_type_tensor(ctx, ev->type->rank + 1, shape, ev->type->elem, NULL);
+    bt[N + k] = kiln_type_tensor(ctx, ev->type->rank + 1, shape, ev->type->elem, NULL);
     sdt[k] = e->dtype;
-    kiln_value *buf = kiln_block_add_arg(ctx, fb, bt[k], host.loc);
-    if (!(res[N + k] = append_row(c, buf, ev))) {
-      c->b = host;
-      return false;
-    }
+    res[N + k] = ev;
   }
   kiln_build(&c->b, KILN_OP_FUNC_RETURN, (uint32_t)(N + K), res, 0, NULL, NULL);
   c->b = host;
@@ -543,7 +576,7 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
   const kiln_type **fin = kiln_alloc(ctx, (fb->num_args + 1) * sizeof *fin);
   const kiln_type **fout = kiln_alloc(ctx, (N + K + 1) * sizeof *fout);
   for (uint32_t i = 0; i < fb->num_args; i++) fin[i] = fb->args[i]->type;
-  for (size_t j = 0; j < N + K; j++) fout[j] = j < N ? ct[j] : bt[j - N];
+  for (size_t j = 0; j < N + K; j++) fout[j] = res[j]->type;
   char name[64];
   snprintf(name, sizeof name, "loop_body_%u", c->nbodies++);
   kiln_op_set_attr(fn, "sym_name", kiln_attr_string(ctx, name, strlen(name)));
@@ -551,40 +584,31 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
   kiln_op_set_attr(fn, "function_type",
                    kiln_attr_type(ctx, kiln_type_function(ctx, fb->num_args, fin, (uint32_t)(N + K), fout)));
   kiln_op_set_attr(fn, "kiln.host_loop_body", kiln_attr_unit(ctx));
-  /* the host: trip count, initial values, the loop calling the body */
+  /* the host: trip count, initial values, the loops calling the body */
   kiln_value *trip = oi_ibin(c, KILN_OP_ARITH_MULI, stays ? m : oi_ibin(c, KILN_OP_ARITH_MINSI, m, one), c0);
   size_t ns = N + K;
-  kiln_value **ops = kiln_alloc(ctx, (ns + 4) * sizeof *ops);
-  ops[0] = zero, ops[1] = trip, ops[2] = one;
+  kiln_value **init = kiln_alloc(ctx, (ns + 1) * sizeof *init);
   for (size_t j = 0; j < N; j++) {
     kiln_value *v = oi_ir(c, x[j]);
     if (!v) return false;
-    ops[3 + j] = cast_to(c, v, ct[j]);
+    init[j] = cast_to(c, v, ct[j]);
   }
-  for (size_t k = 0; k < K; k++) { /* empty: [0, E...] with '?' dims 0 */
+  for (size_t k = 0; k < K; k++) { /* empty: [0, E...] with '?' dims 0, the result after no step */
     int64_t shape[OI_MAX_RANK];
-    for (uint32_t d = 0; d < bt[k]->rank; d++) shape[d] = d && bt[k]->shape[d] != KILN_DYNAMIC ? bt[k]->shape[d] : 0;
-    const kiln_type *zt = kiln_type_tensor(ctx, bt[k]->rank, shape, bt[k]->elem, NULL);
-    ops[3 + N + k] = cast_to(c, kiln_build_constant(&c->b, kiln_attr_dense(ctx, zt, false, "", 0)), bt[k]);
+    for (uint32_t d = 0; d < bt[N + k]->rank; d++)
+      shape[d] = d && bt[N + k]->shape[d] != KILN_DYNAMIC ? bt[N + k]->shape[d] : 0;
+    const kiln_type *zt = kiln_type_tensor(ctx, bt[N + k]->rank, shape, bt[N + k]->elem, NULL);
+    init[N + k] = cast_to(c, kiln_build_constant(&c->b, kiln_attr_dense(ctx, zt, false, "", 0)), bt[N + k]);
   }
-  kiln_op *loop = kiln_build(&c->b, KILN_OP_SCF_FOR, (uint32_t)(3 + ns), ops, (uint32_t)ns, fout, NULL);
-  kiln_block *lb = kiln_op_entry_block(ctx, loop, 0);
-  kiln_value *liv = kiln_block_add_arg(ctx, lb, it, host.loc);
-  kiln_value **cargs = kiln_alloc(ctx, (fb->num_args + 1) * sizeof *cargs);
-  uint32_t na = 0;
-  kiln_value **iter = kiln_alloc(ctx, (ns + 1) * sizeof *iter);
-  for (size_t j = 0; j < ns; j++) iter[j] = kiln_block_add_arg(ctx, lb, fout[j], host.loc);
-  for (size_t j = 0; j < N; j++) cargs[na++] = iter[j];
-  cargs[na++] = liv;
-  for (size_t k = 0; k < K; k++) cargs[na++] = iter[N + k];
-  for (uint32_t i = 0; i < caps.n; i++) cargs[na++] = caps.v[i];
-  kiln_builder lbb = kiln_builder_at_end(ctx, lb);
-  lbb.loc = host.loc;
-  kiln_named_attr callee = {kiln_intern_cstr(ctx, "callee"), kiln_attr_symbol_ref(ctx, name, 0, NULL)};
-  kiln_op *call = kiln_build(&lbb, KILN_OP_FUNC_CALL, na, cargs, (uint32_t)ns, fout, kiln_attr_dict(ctx, 1, &callee));
-  kiln_value **cres = kiln_alloc(ctx, (ns + 1) * sizeof *cres);
-  for (size_t j = 0; j < ns; j++) cres[j] = kiln_op_result(call, (uint32_t)j);
-  kiln_build(&lbb, KILN_OP_SCF_YIELD, (uint32_t)ns, cres, 0, NULL, NULL);
+  loop_steps h = {.name = name, .N = N, .K = K, .fout = fout, .it = bt, .caps = caps.v, .ncaps = caps.n, .trip = trip};
+  kiln_op *loop;
+  if (!K) {
+    loop = host_steps(c, &h, zero, trip, init, false);
+  } else { /* the first step allocates the buffers, the others write into them */
+    kiln_op *first = host_steps(c, &h, zero, oi_ibin(c, KILN_OP_ARITH_MINSI, trip, one), init, true);
+    for (size_t j = 0; j < ns; j++) init[j] = kiln_op_result(first, (uint32_t)j);
+    loop = host_steps(c, &h, one, trip, init, false);
+  }
   for (size_t j = 0; j < N; j++) oi_set_out(c, n, j, kiln_op_result(loop, (uint32_t)j), x[j]->dtype);
   for (size_t k = 0; k < K; k++) oi_set_out(c, n, N + k, kiln_op_result(loop, (uint32_t)(N + k)), sdt[k]);
   return true;

@@ -117,12 +117,36 @@ static bool tied_argument(kiln_op *m, const char *exe, uint32_t a) {
   return false;
 }
 
+/* Is v defined in block b (an op's result there or b's argument)? */
+static bool in_block(const kiln_value *v, const kiln_block *b) {
+  return v->def ? v->def->parent == b : v->block == b;
+}
+
+/* A scan row write in host loop block b: tensor.dim of the loop's
+ * tensors, tensor.empty sized by index values, or tensor.insert_slice of
+ * a call's result into a buffer of the loop (index offsets and sizes). */
+static bool row_write(const kiln_op *y, const kiln_block *b) {
+  if (y->kind == KILN_OP_TENSOR_DIM) return in_block(kiln_op_operand((kiln_op *)y, 0), b);
+  if (y->kind != KILN_OP_TENSOR_EMPTY && y->kind != KILN_OP_TENSOR_INSERT_SLICE) return false;
+  uint32_t first = 0;
+  if (y->kind == KILN_OP_TENSOR_INSERT_SLICE) {
+    const kiln_value *src = kiln_op_operand((kiln_op *)y, 0), *dst = kiln_op_operand((kiln_op *)y, 1);
+    if (!src->def || src->def->kind != KILN_OP_FUNC_CALL || src->def->parent != b || !in_block(dst, b)) return false;
+    first = 2;
+  }
+  for (uint32_t i = first; i < y->num_operands; i++)
+    if (kiln_op_operand((kiln_op *)y, i)->type->kind != KILN_TYPE_INDEX) return false;
+  return true;
+}
+
 /* A host loop (flow's fl_host_loop): an scf.for whose body calls
- * functions marked kiln.host_loop_body, computes host dims and yields. */
+ * functions marked kiln.host_loop_body, computes host dims, writes scan
+ * rows and yields. */
 static bool host_loop(kiln_op *m, const kiln_op *x) {
   if (x->kind != KILN_OP_SCF_FOR) return false;
   bool calls = false;
   for (kiln_op *y = x->regions[0].first->first; y; y = y->next) {
+    if (row_write(y, x->regions[0].first)) continue;
     if (y->kind == KILN_OP_FUNC_CALL) {
       const kiln_attr *c = kiln_op_get_attr(y, "callee");
       kiln_op *f = c ? kiln_symbol_lookup(m, c->str) : NULL;
