@@ -728,6 +728,23 @@ def _cnn_cases(torch):
                                              nn.Conv2d(96, 96, 3, 2, 1, groups=6), nn.ReLU(),
                                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 6)),
                                (2, 5, 45, 43)),
+        # grouped convolutions whose input pixels (of one tile row) lie a
+        # multiple of 4 KiB apart, which take register tiles of at most
+        # 8 rows (lower_conv.c l1_rows), and whose tiles prefetch the
+        # next output row's input (prefetch_next_row): 512 channels at
+        # stride 2 in groups of 8 (ymm), 1024 at stride 1 in groups of 16,
+        # 4 (lane path) in a residual add, 32 dilated, and 2 (lane path)
+        # at stride 2; output rows of 19 (tiles of 7 + 6 + 6) and 10,
+        # batch 2. One or two tiles a row is all the row count changes.
+        "cnn_grouped_l1": (nn.Sequential(nn.Conv2d(5, 512, 1), nn.ReLU(),
+                                         nn.Conv2d(512, 512, 3, 2, 1, groups=64), nn.ReLU(),
+                                         nn.Conv2d(512, 1024, 1), nn.ReLU(),
+                                         nn.Conv2d(1024, 1024, 3, 1, 1, groups=64), nn.ReLU6(),
+                                         Residual(nn.Conv2d(1024, 1024, 3, 1, 1, groups=256)),
+                                         nn.Conv2d(1024, 1024, 3, 1, 2, dilation=2, groups=32), nn.ReLU(),
+                                         nn.Conv2d(1024, 1024, 3, 2, 1, groups=512), nn.Sigmoid(),
+                                         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1024, 6)),
+                           (2, 5, 9, 37)),
     }
 
 
