@@ -886,19 +886,27 @@ static kiln_error *loop_row_op(pm *p, kiln_op *x, kiln_value **xo, kiln_value **
   for (uint32_t d = 1; d < r; d++) ok = ok && off[d] == 0;
   for (uint32_t d = 0; d < r; d++) ok = ok && str[d] == 1;
   if (!ok) return fail(p, x, "a host loop writes something other than a row into its scan buffer");
+  /* the row's dims, the slice's sizes and the buffer's dims past the
+   * first must agree: checked where one is a run-time value (every row
+   * must have the first one's dims, the buffer's), refused where static
+   * ones differ (a part of a row would be copied at a whole row's
+   * stride) */
   kiln_value *len = index_const(p, es);
   for (uint32_t d = 1; d < r; d++) {
     kiln_value *want = size[d] == KILN_DYNAMIC ? (k < x->num_operands ? xo[k++] : NULL) : index_const(p, size[d]);
     if (!want) return fail(p, x, "tensor.insert_slice lacks a size");
-    if (rt->shape[d - 1] == KILN_DYNAMIC || size[d] == KILN_DYNAMIC) {
-      /* every row must have the first one's dims (the buffer's) */
-      kiln_value *ops[2] = {rt->shape[d - 1] == KILN_DYNAMIC ? view_dim(p, xo[0], d - 1) : index_const(p, rt->shape[d - 1]),
-                            want};
+    int64_t sd[3] = {rt->shape[d - 1], size[d], t->shape[d]};
+    kiln_value *v[3] = {sd[0] == KILN_DYNAMIC ? view_dim(p, xo[0], d - 1) : index_const(p, sd[0]), want,
+                        sd[2] == KILN_DYNAMIC ? view_dim(p, xo[1], d) : index_const(p, sd[2])};
+    for (uint32_t j = 0; j < 2; j++) {
+      if (sd[j] != KILN_DYNAMIC && sd[2] != KILN_DYNAMIC) {
+        if (sd[j] != sd[2]) return fail(p, x, "a host loop's scan row does not fit its buffer");
+        continue;
+      }
+      kiln_value *ops[2] = {v[j], v[2]};
       kiln_build(&p->b, KILN_OP_HAL_CHECK_DIM_EQ, 2, ops, 0, NULL, NULL)->loc = x->loc;
-    } else if (rt->shape[d - 1] != size[d]) {
-      return fail(p, x, "a host loop's scan row does not fit its buffer");
     }
-    len = mul(p, len, want);
+    len = mul(p, len, v[2]);
   }
   kiln_value *src = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &xo[0], 1, &bt, NULL), 0);
   kiln_value *dst = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &xo[1], 1, &bt, NULL), 0);

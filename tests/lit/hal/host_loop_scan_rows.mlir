@@ -4,7 +4,8 @@
 // (at most one step) allocates the buffer [n, rows' dims] and the others
 // write into it. plan-memory gives the buffer an allocation of its own
 // (uninitialized: n is the trip count, every row is written), checks
-// each row's run-time dim against the buffer's, and copies the row's
+// each row's run-time dim and the slice's size against the buffer's
+// dim, and copies the row's
 // bytes at step * row bytes in a command buffer of its own: no kernel
 // rewrites the rows already there. The rows' static dim (3) is folded
 // into the byte count.
@@ -23,9 +24,10 @@
 // CHECK-NEXT: scf.yield %[[R]]#0, %[[V]]
 // CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[BUF:.*]] = %{{.*}})
 // CHECK-NEXT: %[[R1:.*]]:2 = func.call @step(
-// CHECK-NEXT: %[[E:.*]] = "hal.buffer_view.dim"(%[[BUF]]) {index = 1 : i32}
 // CHECK: %[[D1:.*]] = "hal.buffer_view.dim"(%[[R1]]#1) {index = 0 : i32}
+// CHECK-NEXT: %[[E:.*]] = "hal.buffer_view.dim"(%[[BUF]]) {index = 1 : i32}
 // CHECK-NEXT: "hal.check.dim_eq"(%[[D1]], %[[E]])
+// CHECK-NEXT: "hal.check.dim_eq"(%{{.*}}, %[[E]])
 // CHECK-NEXT: %[[L4:.*]] = arith.muli %{{.*}}, %[[E]]
 // CHECK: %[[LEN:.*]] = arith.muli %[[L4]], %{{.*}}
 // CHECK-NEXT: %[[SRC:.*]] = "hal.buffer_view.buffer"(%[[R1]]#1)
