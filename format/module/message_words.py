@@ -8,20 +8,25 @@ writes a copy in which each such call's format, when it is string literals
 start such formats, and a call's inside a macro body too); the byte also
 stands for the space after the word where no byte of ATTACH follows it;
 kiln_message_text expands them back before formatting, so the text a
-caller sees is unchanged. Conversion specifications are never touched, so
-the compiler checks the arguments against the same conversions. Each
-literal is rewritten in place and a '#line 1' names the original file, so
-diagnostics and debuggers point at the source. Guarantees (else it fails
+caller sees is unchanged. Words never touch conversion specifications.
+The copy starts with PRELUDE, then a '#line 1' that names the original
+file, so diagnostics and debuggers point at the source. Guarantees (else it fails
 the build, naming file and line): the formats it rewrites are printable
 ASCII, expand to less than KILN_MESSAGE_TEXT_MAX bytes (macros other
 than PRI* counted as MACRO_MAX bytes each) and convert no floating-point
 value (kiln/message.h: KILN_MESSAGE_VARIADIC).
 
-Then the text between a format's conversions has each phrase of PHRASES
-(message_phrases.def: runs of bytes the word-coded formats share, which
-may hold words and earlier phrases) replaced by its code, a control byte
-no format holds (PHRASE_CODES); kiln_message_text expands those first,
-which gives back the word-coded format exactly.
+Then each phrase of PHRASES (message_phrases.def: runs of bytes the
+word-coded formats share, which may hold words, conversions and earlier
+phrases) is replaced by its code, a control byte no format holds
+(PHRASE_CODES); kiln_message_text expands those first, which gives back
+the word-coded format exactly. A format of string literals (and PRI*
+macros) only becomes kiln_message_coded(FORMAT, STORED) (PRELUDE, ahead
+of the file), so the compiler checks the arguments against FORMAT and
+only STORED, where phrases run anywhere, reaches the binary; other
+formats' literals (and #define'd formats) are rewritten in place, with
+phrases only between their conversions, so the compiler checks the
+arguments against the same conversions.
 
   message_words.py transform WORDS PHRASES IN OUT NAME:POS...
   message_words.py suggest SRC=NAME:POS,NAME:POS...   (prints a WORDS file)
@@ -383,18 +388,22 @@ LITERAL = r'"(?:[^"\\]|\\.)*"'
 
 def read_phrases(path, index):
     """PATH's phrases, KILN_MESSAGE_PHRASE(STORED, TEXT), as stored, in
-    code order; it fails the build when one is empty, holds a '%' or a
-    code of its own or a later phrase, or does not expand to its TEXT."""
-    found = re.findall(r"^KILN_MESSAGE_PHRASE\((" + LITERAL + r"), *(" + LITERAL + r")\)",
-                       open(path).read(), re.M)
+    code order; it fails the build when one is empty, holds a code of its
+    own or a later phrase, or does not expand to its TEXT."""
+    text = open(path).read()
+    found = re.findall(r"^KILN_MESSAGE_PHRASE\((" + LITERAL + r"), *(" + LITERAL + r")\)$",
+                       text, re.M)
+    if len(found) != len(re.findall(r"^KILN_MESSAGE_PHRASE", text, re.M)):
+        sys.exit(f"{path}: message_words: phrase lines must read "
+                 "KILN_MESSAGE_PHRASE(\"STORED\", \"TEXT\")")
     if len(found) > len(PHRASE_CODES):
         sys.exit(f"{path}: message_words: {len(found)} phrases, at most {len(PHRASE_CODES)}")
     words, phrases = list(index), []
     for n, (stored, text) in enumerate(found):
         stored, text = decode(stored[1:-1]), decode(text[1:-1])
-        if not stored or "%" in stored or any(c in PHRASE_CODES[n:] for c in stored):
-            sys.exit(f"{path}: message_words: phrase {n} ({text!r}) is empty, holds a '%' "
-                     "or a code not of an earlier phrase")
+        if not stored or any(c in PHRASE_CODES[n:] for c in stored):
+            sys.exit(f"{path}: message_words: phrase {n} ({text!r}) is empty or holds "
+                     "a code not of an earlier phrase")
         if expand_words(unphrase(stored, phrases), words) != text:
             sys.exit(f"{path}: message_words: phrase {n} does not expand to {text!r} with "
                      "these words (regenerate it: cmake --build B --target message-phrases)")
@@ -429,14 +438,60 @@ def apply_phrases(value, keep, phrases):
     return "".join(out)
 
 
+# Defined ahead of every rewritten source: a call whose format is string
+# literals (and PRI* macros) only gets kiln_message_coded(FORMAT, STORED)
+# as its format, so the compiler checks the arguments against FORMAT
+# (format_arg) while the binary holds only STORED, whose phrases may then
+# run through conversions.
+CODED = "kiln_message_coded"
+PRELUDE = ("__attribute__((format_arg(1), always_inline, unused)) static inline const char *"
+           f"{CODED}(const char *kiln_checked_, const char *kiln_stored_) "
+           "{ (void)kiln_checked_; return kiln_stored_; }")
+
+
+def wrapped(text, calls):
+    """The (start, end) of each listed call's format that is string
+    literals and PRI* macros only: it is stored whole through CODED."""
+    out = []
+    for a, b in call_formats(text, calls):
+        found = tokens(text, a, b)
+        if found and all(not isinstance(v, Macro) or PRI.fullmatch(v) for _, _, v in found):
+            out.append((a, b))
+    return out
+
+
+def plan(src, text, calls, index, phrases):
+    """The edits (start, end, new text) that store src's formats coded:
+    a wrapped format through CODED with every phrase anywhere in its
+    literals; another format's literals and the format macros in place,
+    with phrases only between conversions (phrase_spans: there no phrase
+    holding a '%', nor one holding such a phrase, can match)."""
+    spans = wrapped(text, calls)
+    inside = {}
+    edits = []
+    for i, j, value, keep, after in formats(src, text, calls):
+        coded = compress(value, index, keep, after)
+        span = next((ab for ab in spans if ab[0] <= i < ab[1]), None)
+        if span:
+            for code, phrase in zip(PHRASE_CODES, phrases):
+                coded = coded.replace(phrase, code)
+            inside.setdefault(span, {})[i] = coded
+        else:
+            edits.append((i, j, c_literal(apply_phrases(coded, keep, phrases))))
+    for a, b in spans:
+        stored = " ".join(c_literal(inside[(a, b)][i]) if not isinstance(v, Macro) else v
+                          for i, _, v in tokens(text, a, b))
+        edits.append((a, b, f"{CODED}({text[a:b]}, {stored})"))
+    return sorted(edits)
+
+
 def transform(words_path, phrases_path, src, dst, call_items):
     index = read_words(words_path)
     phrases = read_phrases(phrases_path, index)
     text = open(src).read()
-    out, last = [f'#line 1 "{src}"\n'], 0
-    for i, j, value, keep, after in sorted(formats(src, text, parse_calls(call_items))):
-        out.append(text[last:i])
-        out.append(c_literal(apply_phrases(compress(value, index, keep, after), keep, phrases)))
+    out, last = [PRELUDE + "\n" + f'#line 1 "{src}"\n'], 0
+    for i, j, new in plan(src, text, parse_calls(call_items), index, phrases):
+        out += [text[last:i], new]
         last = j
     out.append(text[last:])
     with open(dst, "w") as f:
@@ -477,9 +532,14 @@ def suggest_phrases(words_path, specs):
     for spec in dict.fromkeys(specs):
         src, items = spec.split("=")
         text = open(src).read()
-        for _, _, v, k, a in formats(src, text, parse_calls(items.split(","))):
+        calls = parse_calls(items.split(","))
+        spans = wrapped(text, calls)
+        for i, _, v, k, a in formats(src, text, calls):
             c = compress(v, index, k, a)
-            pieces_.update(c[x:y] for x, y in phrase_spans(c, k) if y - x > 1)
+            if any(x <= i < y for x, y in spans):
+                pieces_.add(c)  # the whole literal: CODED stores it
+            else:
+                pieces_.update(c[x:y] for x, y in phrase_spans(c, k) if y - x > 1)
     pieces_ = list(pieces_)
     chosen = []
     for code in PHRASE_CODES:

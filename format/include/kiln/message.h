@@ -17,10 +17,15 @@
  * byte (0x80 + index) in place of each word of message_words.def in every
  * literal format of a message call (a space after it implied, see
  * KILN_MESSAGE_ATTACH), then one control byte (1-8, 11-31) in place of
- * each phrase of message_phrases.def (runs of text and words the formats
- * share) between conversions, and each formatter above expands the
- * format with kiln_message_text before printf sees it. So a format passed
- * to them must be printable ASCII (other text goes through %s). */
+ * each phrase of message_phrases.def (runs of text, words and
+ * conversions the formats share), and each formatter above expands the
+ * format with kiln_message_text before printf sees it. A format of string
+ * literals (and PRI* macros) becomes kiln_message_coded(FORMAT, STORED),
+ * which message_words.py defines ahead of the source: format_arg, so the
+ * compiler checks the arguments against FORMAT, and inlined, so only
+ * STORED reaches the binary; phrases run through its conversions. Other
+ * formats keep their conversions as written. So a format passed to them
+ * must be printable ASCII (other text goes through %s). */
 #ifndef KILN_MESSAGE_H
 #define KILN_MESSAGE_H
 

@@ -83,31 +83,67 @@ def specs(value):
     return [m.group(0) for m in mw.SPEC.finditer(value)]
 
 
+def unwrap(text, where):
+    """text with each kiln_message_coded(FORMAT, STORED) as FORMAT, and
+    for each string literal of the result, in order, (what the binary
+    holds, whether STORED gives it). STORED must be FORMAT's tokens with
+    its literals coded: the same macros in the same places."""
+    out, stored, last = [], [], 0
+    for m in re.finditer(r"\b" + mw.CODED + r"\(", text):
+        if m.start() < last:
+            continue
+        args, end = mw.split_args(text, m.end() - 1)
+        before = text[last:m.start()]
+        out.append(before)
+        stored += [(v, False) for v in split(before)[1]]
+        if len(args) != 2:
+            failures.append(f"{where}: {mw.CODED} with {len(args)} arguments")
+            return text, []
+        fmt, coded = (text[a:b] for a, b in args)
+        tf = mw.tokens(fmt, 0, len(fmt), raw=True) or []
+        tc = mw.tokens(coded, 0, len(coded), raw=True) or []
+        shape = [[v if isinstance(v, mw.Macro) else None for _, _, v in t] for t in (tf, tc)]
+        if not tf or shape[0] != shape[1]:
+            failures.append(f"{where}: {mw.CODED}({fmt.strip()}, {coded.strip()}) does not pair "
+                            "each literal and macro")
+        out.append(fmt)
+        stored += [(v, True) for _, _, v in tc if not isinstance(v, mw.Macro)]
+        last = end
+    out.append(text[last:])
+    stored += [(v, False) for v in split(text[last:])[1]]
+    return "".join(out), stored
+
+
 def check_copy(orig_path, copy_path):
     orig = open(orig_path).read()
     copy = open(copy_path).read()
-    first, rest = copy.split("\n", 1)
-    if first != f'#line 1 "{orig_path}"':
-        failures.append(f"{copy_path}: first line {first!r}")
+    first, second, rest = copy.split("\n", 2)
+    if first != mw.PRELUDE or second != f'#line 1 "{orig_path}"':
+        failures.append(f"{copy_path}: first lines {first!r}, {second!r}")
         return 0
+    unwrapped, stored = unwrap(rest, copy_path)
     code_o, vals_o = split(orig)
-    code_c, vals_c = split(rest)
-    if code_o != code_c:
+    code_c, vals_c = split(unwrapped)
+    if code_o != code_c or len(stored) != len(vals_o):
         failures.append(f"{copy_path}: differs from {orig_path} outside string literals")
         return 0
     rewritten = 0
-    for k, (o, c) in enumerate(zip(vals_o, vals_c)):
+    for k, (o, (c, whole)) in enumerate(zip(vals_o, stored)):
         # What the decoder sees after the literal: the next one's first
         # byte when the compiler joins them, else the end of the format;
         # a macro's text is unknown, so no word byte may end a literal
         # that a macro follows.
         between = re.sub(r"/\*.*?\*/", "", code_c[k + 1], flags=re.S)
         after = "\0"
-        if not between.strip() and k + 1 < len(vals_c):
-            after = vals_c[k + 1] or "\0"
+        if not between.strip() and k + 1 < len(stored):
+            after = stored[k + 1][0] or "\0"
         elif re.match(r"\s*[A-Za-z_]", between) and c and ord(unphrase(c)[-1]) >= 0x80:
             failures.append(f"{copy_path}: {c!r} ends in a word byte before a macro")
-        if expand(c, after=after) != o or specs(c) != specs(o):
+        # The compiler checks a wrapped format as written (it must be the
+        # original), any other as stored (its conversions must stay).
+        if whole and vals_c[k] != o or not whole and specs(c) != specs(o):
+            failures.append(f"{copy_path}: {o!r}: the compiler checks {vals_c[k]!r}")
+        if expand(c, after=after) != o:
             failures.append(f"{copy_path}: {c!r} does not expand to {o!r}")
         rewritten += c != o
     return rewritten
@@ -151,13 +187,17 @@ x = krt_status(a, c, "function" PRIu64, n);
 x = krt_status(a, c, "the buffer " PRIu64, n);
 x = krt_status(a, c, "the buffer[%u]", n);
 x = krt_status(a, c, "a -%-" "8lu -", n);
+#define TAIL " %s"
+x = krt_status(a, c, "b -%-" "8ld -" TAIL, n, s);
+x = krt_status(a, c, "x[%u]" TAIL, n, s);
 '''
 # Its own words: "lu" would be a word if a conversion's letters were.
 FIXTURE_WORDS = ["buffer", "lu", "function", "the"]
-# And phrases (codes 1, 2, 3): a word and what attaches to it, a byte
-# that may also continue a conversion ("%-8lu"), and one holding a word
-# and an earlier phrase.
-FIXTURE_PHRASES = [("\x80[", "buffer["), ("-", "-"), ("\x83\x01", "the buffer[")]
+# And phrases (codes 1-4): a word and what attaches to it, a byte that
+# may also continue a conversion ("%-8lu"), one holding a word and an
+# earlier phrase, and one holding a conversion.
+FIXTURE_PHRASES = [("\x80[", "buffer["), ("-", "-"), ("\x83\x01", "the buffer["),
+                   ("%u]", "%u]")]
 
 
 def phrase_lines(items):
@@ -175,8 +215,13 @@ with tempfile.TemporaryDirectory() as tmp:
     subprocess.run([sys.executable, os.path.join(SRC, "format/module/message_words.py"),
                     "transform", fixture_words, fixture_phrases, src, out, "krt_status:2",
                     "krt_status_prefix:1"], check=True)
-    got = split(open(out).read().split("\n", 1)[1])[1]
+    unwrapped, stored = unwrap(open(out).read().split("\n", 2)[2], "fixture")
+    got = [c for c, _ in stored]
     want = split(FIXTURE)[1]
+    # What the compiler checks: a wrapped format as written.
+    for (c, whole), checked, w in zip(stored, split(unwrapped)[1], want):
+        if whole and checked != w:
+            failures.append(f"fixture: {w!r} is checked as {checked!r}")
     index = {w: i for i, w in enumerate(FIXTURE_WORDS)}
     # Which literals must change: formats only; not the one after an open
     # conversion's first letters ("lu"), not arguments, comments or others;
@@ -194,13 +239,17 @@ with tempfile.TemporaryDirectory() as tmp:
     spaced = {"the buffer %": "\x83\x80%",
               "buffer'%s' the  function, buffer[%u]": "buffer'%s' \x83  \x82, \x80[%u]",
               "the buffer ": "\x83\x80 "}
-    # Phrases: in code order, so the third takes what the first left; not
-    # the '-' of a conversion the next literal ends ("%-" "8lu"), nor what
-    # continues one an earlier literal opened ("8lu").
-    fixture_codes = [c for _, c in zip(FIXTURE_PHRASES, CODES)]
+    # Phrases: in code order, so the third takes what the first left. A
+    # format of literals (and PRI* macros) only is stored through
+    # kiln_message_coded, where phrases may hold conversions or parts of
+    # them ("%u]", the '-' of "%-" "8lu"); in any other (here with TAIL)
+    # they take neither the '-' of a conversion the next literal ends
+    # ("%-" "8ld"), nor what continues one an earlier literal opened
+    # ("8ld"), nor a phrase holding a '%'.
     fixture_stored = [a for a, _ in FIXTURE_PHRASES]
-    phrased = {"buffer'%s' the  function, buffer[%u]": "buffer'%s' \x83  \x82, \x01%u]",
-               "the buffer[%u]": "\x03%u]", "a -%-": "a \x02%-", "8lu -": "8lu \x02"}
+    phrased = {"buffer'%s' the  function, buffer[%u]": "buffer'%s' \x83  \x82, \x01\x04",
+               "the buffer[%u]": "\x03\x04", "a -%-": "a \x02%\x02", "8lu -": "8lu \x02",
+               "b -%-": "b \x02%-", "8ld -": "8ld \x02"}
     for g, w in zip(got, want):
         changed = g != w
         if expand(g, FIXTURE_WORDS, phrases=fixture_stored) != w:
@@ -236,8 +285,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
 # A phrase catalog the decoder could not expand, or that says one text
 # and stores another, fails the build.
-BAD_PHRASES = [[("%u", "%u")], [("\x01", "x")], [("a\x02", "a-"), ("-", "-")],
-               [("\x80", "buffers")], [("", "")]]
+BAD_PHRASES = [[("\x01", "x")], [("a\x02", "a-"), ("-", "-")],
+               [("\x80", "buffers")], [("", "")], "KILN_MESSAGE_PHRASE(x, \"x\")\n"]
 with tempfile.TemporaryDirectory() as tmp:
     src = os.path.join(tmp, "plain.c")
     bad = os.path.join(tmp, "phrases.def")
@@ -245,7 +294,7 @@ with tempfile.TemporaryDirectory() as tmp:
     open(src, "w").write('x = krt_status(a, c, "buffer %u", n);\n')
     open(words_def, "w").write('KILN_MESSAGE_WORD("buffer")\n')
     for items in BAD_PHRASES:
-        open(bad, "w").write(phrase_lines(items))
+        open(bad, "w").write(items if isinstance(items, str) else phrase_lines(items))
         r = subprocess.run([sys.executable, os.path.join(SRC, "format/module/message_words.py"),
                             "transform", words_def, bad, src, os.path.join(tmp, "out.c"),
                             "krt_status:2"], capture_output=True, text=True)
