@@ -81,6 +81,19 @@ typedef struct cg_dist {
 /* False when the root's outputs are not projected permutations or tiles
  * does not have one entry per root loop. */
 bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d);
+/* The same with coefficients and constants of either sign (a reversed
+ * read: Winograd's transforms, a Slice with a negative step). */
+bool cg_signed_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst);
+/* span[l]: how many values loop l takes in every workgroup, or -1 when
+ * that varies or is known only at run time: a split loop's tile where
+ * the tiles divide its static bound, an unsplit loop's static bound. */
+void cg_loop_spans(const cg_dist *d, int loops, const int *dim_of_loop, const int64_t *bounds,
+                   int64_t *span);
+/* Can a read at e be confined to a workgroup's tile? e is a signed sum of
+ * loops (cg_signed_linear_expr) whose loops with a negative coefficient
+ * have a span: the window then starts at their last value. */
+bool cg_tileable_read(const kiln_affine_expr *e, int loops, const int64_t *span, int64_t *coef,
+                      int64_t *cst);
 /* Records kiln.launch's workgroup_count of kernel func on its export and
  * on the host's dispatch sites of it (top: the whole module), with host
  * ops computing its run-time entries; first: func's variant is the

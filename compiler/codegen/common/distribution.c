@@ -112,6 +112,51 @@ bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t
   }
 }
 
+bool cg_signed_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst) {
+  switch (e->kind) {
+  case KILN_AFFINE_DIM:
+    if (e->value >= loops) return false;
+    coef[e->value] += 1;
+    return true;
+  case KILN_AFFINE_CONST:
+    *cst += e->value;
+    return true;
+  case KILN_AFFINE_ADD:
+    return cg_signed_linear_expr(e->lhs, loops, coef, cst) && cg_signed_linear_expr(e->rhs, loops, coef, cst);
+  case KILN_AFFINE_MUL: { /* the constant on either side */
+    const kiln_affine_expr *k = e->rhs->kind == KILN_AFFINE_CONST ? e->rhs : e->lhs;
+    const kiln_affine_expr *x = k == e->rhs ? e->lhs : e->rhs;
+    if (k->kind != KILN_AFFINE_CONST) return false;
+    int64_t c2[KILN_MAX_LOOPS] = {0}, k2 = 0;
+    if (!cg_signed_linear_expr(x, loops, c2, &k2)) return false;
+    for (int l = 0; l < loops; l++) coef[l] += c2[l] * k->value;
+    *cst += k2 * k->value;
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+void cg_loop_spans(const cg_dist *d, int loops, const int *dim_of_loop, const int64_t *bounds,
+                   int64_t *span) {
+  for (int l = 0; l < loops; l++) {
+    int k = dim_of_loop[l];
+    if (k >= 0 && cg_dist_split(d, (uint32_t)k))
+      span[l] = d->bound[k] > 0 && d->tile[k] > 0 && d->bound[k] % d->tile[k] == 0 ? d->tile[k] : -1;
+    else
+      span[l] = bounds[l] >= 1 ? bounds[l] : -1;
+  }
+}
+
+bool cg_tileable_read(const kiln_affine_expr *e, int loops, const int64_t *span, int64_t *coef,
+                      int64_t *cst) {
+  if (!cg_signed_linear_expr(e, loops, coef, cst)) return false;
+  for (int l = 0; l < loops; l++)
+    if (coef[l] < 0 && span[l] < 1) return false;
+  return true;
+}
+
 bool cg_distribution(const kiln_op *root, const int64_t *tiles, int ntiles, cg_dist *d) {
   const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
   bool red[KILN_MAX_LOOPS];
@@ -468,13 +513,15 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
       return *why = "a fused op that does not iterate the root's output space", false;
     bool tiled[KILN_MAX_LOOPS];
     for (int l = 0; l < loops; l++) tiled[l] = dim_of_loop[l] >= 0 && cg_dist_split(d, (uint32_t)dim_of_loop[l]);
+    int64_t span[KILN_MAX_LOOPS];
+    cg_loop_spans(d, loops, dim_of_loop, bounds, span);
     uint32_t nin = kiln_linalg_num_inputs(x);
     for (uint32_t i = 0; i < x->num_operands; i++) {
       kiln_value *v = kiln_op_operand(x, i);
       if (v->type->kind != KILN_TYPE_MEMREF) continue;
       for (uint32_t r = 0; r < maps[i]->num_results; r++) {
         int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
-        bool lin = cg_linear_expr(maps[i]->results[r], loops, coef, &cst);
+        bool lin = cg_tileable_read(maps[i]->results[r], loops, span, coef, &cst);
         if (!lin) {
           for (int l = 0; l < loops; l++) coef[l] = 0;
           /* A non-linear index is fine only if it uses no tiled loop. */

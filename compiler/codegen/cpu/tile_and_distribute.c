@@ -169,6 +169,8 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
     off[l] = tiled[l] ? box->off[k] : NULL;
     size[l] = tiled[l] ? box->size[k] : NULL;
   }
+  int64_t span[KILN_MAX_LOOPS];
+  cg_loop_spans(d, loops, dim_of_loop, bounds, span);
   bool maps_changed = false;
   const kiln_affine_map *new_maps[CG_MAX_OPERANDS + 1];
   for (uint32_t i = 0; i < x->num_operands; i++) {
@@ -183,7 +185,7 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
       const kiln_affine_expr *e = maps[i]->results[r];
       int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
       ex[r] = e;
-      if (!cg_linear_expr(e, loops, coef, &cst) || !touches(coef, loops, tiled)) {
+      if (!cg_tileable_read(e, loops, span, coef, &cst) || !touches(coef, loops, tiled)) {
         offs[r] = cg_index(&b, 0);
         sizes[r] = cg_dim(&b, v, r);
         continue;
@@ -193,21 +195,27 @@ static kiln_error *tile_op(kiln_op *x, const cg_dist *d, const kiln_type *rt, co
         offs[r] = off[e->value], sizes[r] = size[e->value];
         continue;
       }
-      kiln_value *o = cg_index(&b, cst), *s = cg_index(&b, 1);
-      const kiln_affine_expr *ne = kiln_affine_const(c, 0);
+      /* A loop read backwards (a negative coefficient, a static span:
+       * cg_tileable_read) starts the window at its last value in the
+       * tile, and the map counts from there: back. */
+      int64_t back = 0;
+      for (int l = 0; l < loops; l++)
+        if (coef[l] < 0) back -= coef[l] * (span[l] - 1);
+      kiln_value *o = cg_index(&b, cst - back), *s = cg_index(&b, 1);
+      const kiln_affine_expr *ne = kiln_affine_const(c, back);
       for (int l = 0; l < loops; l++) {
         if (!coef[l]) continue;
         kiln_value *ol = tiled[l] ? off[l] : cg_index(&b, 0);
         kiln_value *sl = tiled[l] ? size[l] : loop_bound(&b, x, maps, l, bounds);
         if (!sl) return kiln_op_error(x, "loop %d has no size to tile a window by", l);
         o = cg_add(&b, o, cg_muli(&b, ol, coef[l]));
-        s = cg_add(&b, s, cg_muli(&b, cg_add(&b, sl, cg_index(&b, -1)), coef[l]));
+        s = cg_add(&b, s, cg_muli(&b, cg_add(&b, sl, cg_index(&b, -1)), coef[l] < 0 ? -coef[l] : coef[l]));
         ne = kiln_affine_binary(c, KILN_AFFINE_ADD, ne,
                                 kiln_affine_binary(c, KILN_AFFINE_MUL, kiln_affine_dim(c, (unsigned)l),
                                                    kiln_affine_const(c, coef[l])));
       }
       offs[r] = o, sizes[r] = s;
-      if (cst) {
+      if (cst || back) {
         ex[r] = ne;
         maps_changed = true;
       }
