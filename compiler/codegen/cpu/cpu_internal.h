@@ -44,7 +44,7 @@ bool cpu_vector_body_op(const kiln_op *o);
  * callbacks can share index arithmetic through user; c_begin / c_end
  * (optional) run before the first load_c and after the last store_c. */
 #define CPU_UK_MAX_NR 4
-#define CPU_UK_MAX_ACC 16
+#define CPU_UK_MAX_ACC 32
 #define CPU_UK_MAX_LANES 4
 typedef struct cpu_ukernel {
   int mr, nr, nk;
@@ -57,8 +57,14 @@ typedef struct cpu_ukernel {
   /* Lane groups (lower_conv's grouped path): 0, or load_a returns a
    * vector whose lanes are blocks of `lanes` elements (one group's input
    * channels each); element e of each block, broadcast within its block
-   * (vector.shuffle), multiplies B vector load_b(e * nr + q). */
+   * (vector.shuffle), multiplies B vector load_b(e * nr + q). With
+   * `rotate`, instead nr == lanes accumulators a row, A's vector
+   * unshuffled times B vector load_b(s) into accumulator s, whose lane i
+   * of a block belongs to lane (i + s) % lanes of the output: one
+   * shuffle a row and accumulator after the reduction instead of one a
+   * reduction step (load_c and store_c see column 0 only). */
   int lanes;
+  bool rotate;
   kiln_value *klo[KILN_MAX_LOOPS], *khi[KILN_MAX_LOOPS];
   void (*k_begin)(kiln_builder *b, void *user, kiln_value *const *k);
   void (*c_begin)(kiln_builder *b, void *user);

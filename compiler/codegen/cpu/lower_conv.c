@@ -48,9 +48,11 @@
  *
  * Grouped convolutions of 2 or 4 channels a group in and out take
  * vectors across groups instead (lane_groups): each vector holds VW/L
- * groups' L output channels, an input vector per pixel and tap gives
- * each input channel by an in-lane broadcast (vector.shuffle), and the
- * tile's weights are packed once per workgroup in that lane order.
+ * groups' L channels, an input vector per pixel and tap multiplies L
+ * weight vectors into L accumulators whose lanes pair input channel i
+ * with output channel (i + s) % L, summed after the reduction by in-lane
+ * rotations (vector.shuffle; microkernel.c rotate), and the tile's
+ * weights are packed once per workgroup in that lane order.
  *
  * Grouped convolutions read a few channels of each input pixel, one
  * line a pixel apart, which the hardware prefetchers do not follow and
@@ -92,6 +94,11 @@
  * end of the tile that prefetched them: into L1 (locality 3; 1, into
  * L2, ran 0.1-0.2 ms slower on a 56x56 residual 1x1 of ~10 ms). */
 #define CV_EPILOGUE_LOCALITY 3
+/* Register rows of the lane path (lane_segment), L accumulators each:
+ * 6 was fastest for 4 and for 2 channels a group (4x56x56x128, one
+ * thread: groups of 4 in 3 to 6 rows within 5%; groups of 2 in 6 rows
+ * 0.54 ms, 8 0.57, 12 0.62, 14 0.87, spilling). */
+#define CV_LANE_ROWS 6
 
 typedef struct cv {
   cg_igemm g;
@@ -716,14 +723,22 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
 /* Lane groups: a grouped convolution of L = 2 or 4 input and output
  * channels a group (ResNeXt's 32 groups of 4) on vectors of VW/L groups
  * instead of one group's L lanes (xmm: half of Zen 4's FMA rate or
- * less). Lanes j*L .. j*L+L-1 of an accumulator are output channels of
- * group gb+j; the input vector of a pixel and tap is the same groups'
- * L input channels each (NHWC: one contiguous load), and input channel
- * ci's contribution is its in-lane broadcast (element ci of each block of
- * L, vpermilps) times the weight vector of (tap, ci):
- *   P[gb*per + ((t*L + ci)*gpv + j)*L + co] = W[gb + j, t, ci, co]
+ * less). Lanes j*L .. j*L+L-1 of a vector are channels of group gb+j;
+ * the input vector of a pixel and tap is the same groups' L input
+ * channels each (NHWC: one contiguous load), multiplied as it is by the
+ * tap's L weight vectors of rotations s into L accumulators: lane ci of
+ * accumulator s holds input channel ci's part of output channel
+ * (ci + s) % L,
+ *   P[gb*per + ((t*L + s)*gpv + j)*L + ci] = W[gb + j, t, ci, (ci + s) % L]
  * packed once at the kernel's entry (the tile's groups' weights, at most
- * CV_PANEL_BYTES). Groups past the last whole vector take vectors of
+ * CV_PANEL_BYTES); after the reduction each accumulator is rotated by s
+ * lanes within each block of L and the L summed (microkernel.c rotate).
+ * An in-lane broadcast of each input channel per reduction step instead
+ * took an FP pipe the fmas need (Zen 4: 75 cycles for 56 fmas, 56
+ * without; one grouped 3x3 at 4x56x56x128 in groups of 4, one thread,
+ * 1.35-2.5 -> 1.05-1.2 ms at load 9). L accumulators a row leave the
+ * registers for 4 to 6 rows (the weight vectors and the input vector
+ * beside them). Groups past the last whole vector take vectors of
  * VW/2, VW/4, .. lanes. Blocks of L stay inside 128 bits, where an
  * in-lane shuffle is one cheap instruction on x86-64 and aarch64. */
 
@@ -841,9 +856,14 @@ static void lane_segment(cv *c, kiln_builder *b, int64_t g_lo, int64_t g_hi, int
   kiln_value *ix[KILN_MAX_LOOPS];
   at(c, &cur, g->w, ix);
   kiln_value *s = cg_load(&cur, c->W, g->maps[g->w]->num_results, ix);
-  /* flat = t*L + ci */
+  /* flat = t*L + ci; rotated, weight (ci, co) is lane ci of row t*L + s,
+   * s = (co - ci) mod L (cpu_ukernel rotate). */
+  kiln_value *ci = c->ivs[c->kl[c->nk - 1]];
+  kiln_value *rot = cg_bin(&cur, KILN_OP_ARITH_REMUI, cg_bin(&cur, KILN_OP_ARITH_SUBI, cg_add(&cur, co, cg_index(&cur, L)), ci),
+                           cg_index(&cur, L));
+  kiln_value *row = cg_add(&cur, cg_bin(&cur, KILN_OP_ARITH_SUBI, flat, ci), rot);
   kiln_value *dst = cg_add(&cur, cg_muli(&cur, gb, c->per),
-                           cg_add(&cur, cg_muli(&cur, cg_add(&cur, cg_muli(&cur, flat, gpv), j), L), co));
+                           cg_add(&cur, cg_muli(&cur, cg_add(&cur, cg_muli(&cur, row, gpv), j), L), ci));
   kiln_value *pix[2] = {cg_index(&cur, 0), dst};
   cg_store(&cur, s, c->P, 2, pix);
   /* The compute nest. */
@@ -859,12 +879,17 @@ static void lane_segment(cv *c, kiln_builder *b, int64_t g_lo, int64_t g_hi, int
   cur = body;
   c->colv[0] = cg_index(&cur, 0);
   int64_t M = g->bounds[g->row];
-  int cap = c->acc < CV_MAX_MR ? c->acc : CV_MAX_MR;
+  /* L accumulators a row beside the tap's L weight vectors and an input
+   * vector in the registers (twice the accumulators the target gives a
+   * tile), at most CV_LANE_ROWS rows. */
+  int cap = (2 * c->acc - (int)L - 2) / (int)L;
+  if (cap > CV_LANE_ROWS) cap = CV_LANE_ROWS;
+  if (cap < 1) cap = 1;
   if (cap > c->l1rows) cap = c->l1rows;
   int mr = (int)(M < cap ? M : cap);
   int64_t ntiles = (M + mr - 1) / mr;
   mr = (int)((M + ntiles - 1) / ntiles);
-  cpu_ukernel uk = {.nr = 1, .nk = c->nk - 1, .vt = c->vt, .lanes = (int)L, .k_begin = lane_k_begin,
+  cpu_ukernel uk = {.nr = (int)L, .nk = c->nk - 1, .vt = c->vt, .lanes = (int)L, .rotate = true, .k_begin = lane_k_begin,
                     .load_a = lane_load_a, .load_b = lane_load_b, .load_c = cv_load_c,
                     .store_c = cv_store_c, .user = c};
   for (int p = 0; p + 1 < c->nk; p++) {

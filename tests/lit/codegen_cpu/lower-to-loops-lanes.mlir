@@ -2,30 +2,51 @@
 // lower-to-loops, vector width 16 (avx512f): grouped convolutions of 4 or
 // 2 channels a group in and out take vectors across groups (lower_conv.c
 // lane_groups): the tile's weights packed once into a panel of
-// [group vector][tap][ci][group][co], one input vector per pixel and tap,
-// the in-lane broadcast of each input channel (vector.shuffle) times its
-// weight vector. Groups past the last whole vector take narrower ones.
+// [group vector][tap][rotation s][group][ci] (weight (ci, co) at s =
+// (co - ci) mod L), one input vector per pixel and tap, multiplied as
+// loaded by the L weight vectors of the tap into L accumulators a pixel;
+// after the reduction accumulator s rotated by s lanes within each
+// group's block (vector.shuffle) and the L summed (microkernel.c
+// rotate). Groups past the last whole vector take narrower ones.
 // CHECK-NOT: linalg.
 
 // 6 groups of 4: one vector of 4 groups, then one of 2 (8 lanes); the
-// panel holds 6 x 9 taps x 16 floats; 7 register rows of a 7-pixel row.
+// panel holds 6 x 9 taps x 16 floats; a 7-pixel row in tiles of 4 and
+// 3 pixels (16 and 12 accumulators), no shuffle in the reduction.
 // CHECK-LABEL: func.func @lanes()
 // CHECK: memref.alloca() {{.*}} : memref<1x864xf32>
 // CHECK: memref.store %{{.*}}, %alloca[%{{.*}}, %{{.*}}] : memref<1x864xf32>
-// CHECK: %{{.*}}:7 = scf.for
+// CHECK: %[[A:[0-9]+]]:16 = scf.for
+// CHECK-NOT: vector.shuffle
 // CHECK: vector.load %alloca[%{{.*}}] : memref<1x864xf32>, vector<16xf32>
+// CHECK-NOT: vector.shuffle
 // CHECK: %[[X:.*]] = vector.load %{{.*}} : memref<2x9x9x6x4xf32>, vector<16xf32>
-// CHECK-NEXT: %[[B0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12] : vector<16xf32>, vector<16xf32>
-// CHECK-NEXT: vector.fma %[[B0]],
-// CHECK-NEXT: vector.shuffle %[[X]], %[[X]] [1, 1, 1, 1, 5, 5, 5, 5, 9, 9, 9, 9, 13, 13, 13, 13]
-// CHECK-COUNT-6: vector.store %{{.*}} : memref<2x7x7x6x4xf32>, vector<16xf32>
-// CHECK: vector.shuffle %{{.*}} [3, 3, 3, 3, 7, 7, 7, 7] : vector<8xf32>, vector<8xf32>
+// CHECK-NEXT: vector.fma %[[X]], %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK-NEXT: vector.fma %[[X]],
+// CHECK-NEXT: vector.fma %[[X]],
+// CHECK-NEXT: vector.fma %[[X]],
+// CHECK-NOT: vector.shuffle
+// CHECK: scf.yield
+// CHECK-NOT: vector.shuffle
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[R1:.*]] = vector.shuffle %[[A]]#1, %[[A]]#1 [3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14] : vector<16xf32>, vector<16xf32>
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[A]]#0, %[[R1]] : vector<16xf32>
+// CHECK-NEXT: %[[R2:.*]] = vector.shuffle %[[A]]#2, %[[A]]#2 [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13]
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[S1]], %[[R2]]
+// CHECK-NEXT: %[[R3:.*]] = vector.shuffle %[[A]]#3, %[[A]]#3 [1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12]
+// CHECK-NEXT: %[[S3:.*]] = arith.addf %[[S2]], %[[R3]]
+// CHECK-NEXT: vector.store %[[S3]], %{{.*}} : memref<2x7x7x6x4xf32>, vector<16xf32>
+// CHECK: %{{.*}}:12 = scf.for
+// CHECK: vector.shuffle %{{.*}} [3, 0, 1, 2, 7, 4, 5, 6] : vector<8xf32>, vector<8xf32>
 // CHECK: return
 
-// 8 groups of 2: one vector of 8 groups.
+// 8 groups of 2: one vector of 8 groups, the 5-pixel row in one tile of
+// 10 accumulators.
 // CHECK-LABEL: func.func @pairs()
 // CHECK: memref.alloca() {{.*}} : memref<1x288xf32>
-// CHECK: vector.shuffle %{{.*}} [1, 1, 3, 3, 5, 5, 7, 7, 9, 9, 11, 11, 13, 13, 15, 15] : vector<16xf32>, vector<16xf32>
+// CHECK: %{{.*}}:10 = scf.for
+// CHECK: vector.shuffle %{{.*}} [1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14] : vector<16xf32>, vector<16xf32>
 // CHECK-NOT: vector<8xf32>
 // CHECK: return
 
