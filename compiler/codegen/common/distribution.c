@@ -88,7 +88,9 @@ int cg_iteration(const kiln_op *op, const kiln_affine_map **maps, bool *red) {
 }
 
 /* ---- distribution ---- */
-bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst) {
+/* Decomposes e into sum coef[l] * d_l + *cst; any_sign: constants and
+ * multipliers may be negative. */
+static bool linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst, bool any_sign) {
   switch (e->kind) {
   case KILN_AFFINE_DIM:
     if (e->value >= loops) return false;
@@ -96,13 +98,13 @@ bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t
     return true;
   case KILN_AFFINE_CONST:
     *cst += e->value;
-    return e->value >= 0;
+    return any_sign || e->value >= 0;
   case KILN_AFFINE_ADD:
-    return cg_linear_expr(e->lhs, loops, coef, cst) && cg_linear_expr(e->rhs, loops, coef, cst);
+    return linear_expr(e->lhs, loops, coef, cst, any_sign) && linear_expr(e->rhs, loops, coef, cst, any_sign);
   case KILN_AFFINE_MUL: {
-    if (e->rhs->kind != KILN_AFFINE_CONST || e->rhs->value < 0) return false;
+    if (e->rhs->kind != KILN_AFFINE_CONST || (!any_sign && e->rhs->value < 0)) return false;
     int64_t c2[KILN_MAX_LOOPS] = {0}, k2 = 0;
-    if (!cg_linear_expr(e->lhs, loops, c2, &k2)) return false;
+    if (!linear_expr(e->lhs, loops, c2, &k2, any_sign)) return false;
     for (int l = 0; l < loops; l++) coef[l] += c2[l] * e->rhs->value;
     *cst += k2 * e->rhs->value;
     return true;
@@ -112,30 +114,12 @@ bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t
   }
 }
 
+bool cg_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst) {
+  return linear_expr(e, loops, coef, cst, false);
+}
+
 bool cg_signed_linear_expr(const kiln_affine_expr *e, int loops, int64_t *coef, int64_t *cst) {
-  switch (e->kind) {
-  case KILN_AFFINE_DIM:
-    if (e->value >= loops) return false;
-    coef[e->value] += 1;
-    return true;
-  case KILN_AFFINE_CONST:
-    *cst += e->value;
-    return true;
-  case KILN_AFFINE_ADD:
-    return cg_signed_linear_expr(e->lhs, loops, coef, cst) && cg_signed_linear_expr(e->rhs, loops, coef, cst);
-  case KILN_AFFINE_MUL: { /* the constant on either side */
-    const kiln_affine_expr *k = e->rhs->kind == KILN_AFFINE_CONST ? e->rhs : e->lhs;
-    const kiln_affine_expr *x = k == e->rhs ? e->lhs : e->rhs;
-    if (k->kind != KILN_AFFINE_CONST) return false;
-    int64_t c2[KILN_MAX_LOOPS] = {0}, k2 = 0;
-    if (!cg_signed_linear_expr(x, loops, c2, &k2)) return false;
-    for (int l = 0; l < loops; l++) coef[l] += c2[l] * k->value;
-    *cst += k2 * k->value;
-    return true;
-  }
-  default:
-    return false;
-  }
+  return linear_expr(e, loops, coef, cst, true);
 }
 
 void cg_loop_spans(const cg_dist *d, int loops, const int *dim_of_loop, const int64_t *bounds,
