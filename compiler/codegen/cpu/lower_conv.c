@@ -181,18 +181,25 @@ static kiln_value *cv_load_a(kiln_builder *b, void *u, int r, kiln_value *const 
   return cg_load(b, c->X, c->g.maps[c->g.x]->num_results, ix);
 }
 
+/* A read prefetch of m at ix (n indices) with the given locality hint. */
+static void prefetch_read(kiln_builder *b, kiln_value *m, uint32_t n, kiln_value *const *ix, int64_t locality) {
+  kiln_value *ops[1 + KILN_MAX_LOOPS];
+  ops[0] = m;
+  for (uint32_t i = 0; i < n; i++) ops[1 + i] = ix[i];
+  kiln_named_attr na[3] = {{"isWrite", kiln_attr_bool(b->ctx, false)},
+                           {"localityHint", kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 32), locality)},
+                           {"isDataCache", kiln_attr_bool(b->ctx, true)}};
+  kiln_build(b, KILN_OP_MEMREF_PREFETCH, 1 + n, ops, 0, NULL, kiln_attr_dict(b->ctx, 3, na));
+}
+
 /* A prefetch of W's element c->pf past ix (W's last dim has unit
  * stride, so that is pf elements further in memory): the same row of
  * the panel read next. */
 static void prefetch_ahead(cv *c, kiln_builder *b, kiln_value *const *ix, uint32_t n) {
-  kiln_value *ops[1 + KILN_MAX_LOOPS];
-  ops[0] = c->W;
-  for (uint32_t i = 0; i < n; i++) ops[1 + i] = ix[i];
-  ops[n] = cg_add(b, ix[n - 1], cg_index(b, c->pf));
-  kiln_named_attr na[3] = {{"isWrite", kiln_attr_bool(b->ctx, false)},
-                           {"localityHint", kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 32), CV_PREFETCH_LOCALITY)},
-                           {"isDataCache", kiln_attr_bool(b->ctx, true)}};
-  kiln_build(b, KILN_OP_MEMREF_PREFETCH, 1 + n, ops, 0, NULL, kiln_attr_dict(b->ctx, 3, na));
+  kiln_value *ahead[KILN_MAX_LOOPS];
+  for (uint32_t i = 0; i < n; i++) ahead[i] = ix[i];
+  ahead[n - 1] = cg_add(b, ix[n - 1], cg_index(b, c->pf));
+  prefetch_read(b, c->W, n, ahead, CV_PREFETCH_LOCALITY);
 }
 
 static kiln_value *cv_load_b(kiln_builder *b, void *u, int q, kiln_value *const *k) {
@@ -230,17 +237,6 @@ static void stage(cv *c, kiln_builder *b, bool in) {
   else cg_store(&bl, cg_load(&bl, c->T, 2, tix), c->O, n, ix);
 }
 
-/* A read prefetch of m at ix into L1 (CV_EPILOGUE_LOCALITY). */
-static void prefetch_at(kiln_builder *b, kiln_value *m, uint32_t n, kiln_value *const *ix) {
-  kiln_value *ops[1 + KILN_MAX_LOOPS];
-  ops[0] = m;
-  for (uint32_t i = 0; i < n; i++) ops[1 + i] = ix[i];
-  kiln_named_attr na[3] = {{"isWrite", kiln_attr_bool(b->ctx, false)},
-                           {"localityHint", kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 32), CV_EPILOGUE_LOCALITY)},
-                           {"isDataCache", kiln_attr_bool(b->ctx, true)}};
-  kiln_build(b, KILN_OP_MEMREF_PREFETCH, 1 + n, ops, 0, NULL, kiln_attr_dict(b->ctx, 3, na));
-}
-
 /* The fused epilogue's inputs read per output pixel (a residual: a
  * tensor of the output's size, last touched a block earlier, beyond L2
  * at 56x56) are prefetched, for the tile's rows and column vectors, when
@@ -274,7 +270,7 @@ static void prefetch_epilogue(cv *c, kiln_builder *b) {
         set_row_col(c, r, q);
         at(c, b, c->g.out, ix);
         for (uint32_t k = 0; k < m->num_results; k++) eix[k] = cg_affine_value(b, m->results[k], ix);
-        prefetch_at(b, x, m->num_results, eix);
+        prefetch_read(b, x, m->num_results, eix, CV_EPILOGUE_LOCALITY);
       }
   }
 }
@@ -412,14 +408,9 @@ static void prefetch_next_row(cv *c, kiln_builder *b, int mr) {
       c->ivs[g->row] = c->rowv[i % mr];
       c->ivs[c->nxl] = cg_add(b, save[c->nxl], cg_index(b, 1));
       for (int p = 0; p < c->nk; p++) c->ivs[c->kl[p]] = cg_index(b, kv[p]);
-      kiln_value *ops[1 + KILN_MAX_LOOPS];
-      ops[0] = c->X;
-      at(c, b, g->x, ops + 1);
-      kiln_named_attr na[3] = {{"isWrite", kiln_attr_bool(b->ctx, false)},
-                               {"localityHint", kiln_attr_int(b->ctx, kiln_type_int(b->ctx, 32), CV_NEXT_ROW_LOCALITY)},
-                               {"isDataCache", kiln_attr_bool(b->ctx, true)}};
-      kiln_build(b, KILN_OP_MEMREF_PREFETCH, 1 + g->maps[g->x]->num_results, ops, 0, NULL,
-                 kiln_attr_dict(b->ctx, 3, na));
+      kiln_value *ix[KILN_MAX_LOOPS];
+      at(c, b, g->x, ix);
+      prefetch_read(b, c->X, g->maps[g->x]->num_results, ix, CV_NEXT_ROW_LOCALITY);
     }
   }
   memcpy(c->ivs, save, sizeof save);
