@@ -254,7 +254,6 @@ static void check_size(pm *p, const sym *s, int64_t unit_bytes) {
   kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, s->nf, f, 0, NULL, kiln_attr_dict(p->ctx, 1, &a));
 }
 
-/* hal.buffer_view.dim d of input i, one per (input, dim). */
 /* hal.buffer_view.dim: dim d of a buffer view, read at run time. */
 static kiln_value *view_dim(pm *p, kiln_value *view, uint32_t d) {
   const kiln_type *it = kiln_type_index(p->ctx);
@@ -263,6 +262,18 @@ static kiln_value *view_dim(pm *p, kiln_value *view, uint32_t d) {
                         0);
 }
 
+/* hal.buffer_view.create: a view of type t over the buffer ops[0] at byte
+ * offset off, ops[1..no) the sizes of t's '?' dims. */
+static kiln_value *view_create(pm *p, kiln_value *const *ops, uint32_t no, int64_t off, const kiln_type *t) {
+  const kiln_type *bvt = hl_type(p->ctx, "buffer_view");
+  kiln_named_attr a[3] = {hl_named(p->ctx, "offset", hl_i64(p->ctx, off)),
+                          hl_named(p->ctx, "element_type", kiln_attr_type(p->ctx, t->elem)),
+                          hl_named(p->ctx, "shape", shape_attr(p->ctx, t))};
+  return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, no, ops, 1, &bvt,
+                                   kiln_attr_dict(p->ctx, 3, a)), 0);
+}
+
+/* hal.buffer_view.dim d of input i, one per (input, dim). */
 static kiln_value *arg_dim(pm *p, uint32_t i, uint32_t d) {
   if (d >= KILN_MAX_LOOPS) return NULL;
   kiln_value **cell = &p->arg_dims[i * KILN_MAX_LOOPS + d];
@@ -529,12 +540,7 @@ static kiln_value *text_view(pm *p, kiln_op *op, kiln_value *v, kiln_error **err
                        "static dispatch result");
     return NULL;
   }
-  const kiln_type *bvt = hl_type(p->ctx, "buffer_view");
-  kiln_named_attr a[3] = {hl_named(p->ctx, "offset", hl_i64(p->ctx, off)),
-                          hl_named(p->ctx, "element_type", kiln_attr_type(p->ctx, v->type->elem)),
-                          hl_named(p->ctx, "shape", shape_attr(p->ctx, v->type))};
-  view = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1, &buf, 1, &bvt,
-                                   kiln_attr_dict(p->ctx, 3, a)), 0);
+  view = view_create(p, &buf, 1, off, v->type);
   kiln_value_map_add(p->ctx, &p->text, v, view);
   return view;
 }
@@ -619,12 +625,7 @@ static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
       if (!view && (s < 0 || !p->slots[s].buffer || p->slots[s].off_v))
         return fail(p, o, "reads computed data that has no static slot");
       if (!view) {
-        const kiln_type *bvt = hl_type(ctx, "buffer_view");
-        kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, p->slots[s].off)),
-                                hl_named(ctx, "element_type", kiln_attr_type(ctx, t->type->elem)),
-                                hl_named(ctx, "shape", shape_attr(ctx, t->type))};
-        view = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1, &p->slots[s].buffer, 1, &bvt,
-                                         kiln_attr_dict(ctx, 3, a)), 0);
+        view = view_create(p, &p->slots[s].buffer, 1, p->slots[s].off, t->type);
         kiln_value_map_add(ctx, &p->text, t, view);
       }
     }
@@ -792,7 +793,7 @@ static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **e
   kiln_block *body = p->func->regions[0].first;
   if (!v->def && v->block == body && p->views[v->index]) return p->views[v->index];
   kiln_value *root = view_root(v), *buf = NULL, *rv = kiln_value_map_lookup(&p->text, root);
-  const kiln_type *bt = hl_type(ctx, "buffer"), *bvt = hl_type(ctx, "buffer_view");
+  const kiln_type *bt = hl_type(ctx, "buffer");
   const kiln_attr *cv = root->def && root->def->kind == KILN_OP_ARITH_CONSTANT ? kiln_op_get_attr(root->def, "value") : NULL;
   int64_t off = 0;
   if (!rv && !root->def && root->block == body) rv = p->views[root->index];
@@ -814,10 +815,7 @@ static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **e
                          "nor an earlier host loop's result");
     return NULL;
   }
-  kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, off)),
-                          hl_named(ctx, "element_type", kiln_attr_type(ctx, v->type->elem)),
-                          hl_named(ctx, "shape", shape_attr(ctx, v->type))};
-  view = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, no, ops, 1, &bvt, kiln_attr_dict(ctx, 3, a)), 0);
+  view = view_create(p, ops, no, off, v->type);
   kiln_value_map_add(ctx, &p->text, v, view);
   return view;
 }
@@ -833,7 +831,7 @@ static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **e
  * command buffer of its own (O(row) per step, not the whole buffer). */
 static kiln_error *loop_row_op(pm *p, kiln_op *x, kiln_value **xo, kiln_value **y) {
   kiln_context *ctx = p->ctx;
-  const kiln_type *bt = hl_type(ctx, "buffer"), *bvt = hl_type(ctx, "buffer_view");
+  const kiln_type *bt = hl_type(ctx, "buffer");
   if (x->kind == KILN_OP_TENSOR_DIM) {
     const kiln_type *t = kiln_op_operand(x, 0)->type;
     int64_t d;
@@ -862,11 +860,7 @@ static kiln_error *loop_row_op(pm *p, kiln_op *x, kiln_value **xo, kiln_value **
     kiln_build(&p->b, KILN_OP_HAL_CHECK_SHAPE, no, ops + 1, 0, NULL, kiln_attr_dict(ctx, 1, &eb))->loc = x->loc;
     for (uint32_t i = 0; i < no; i++) len = mul(p, len, ops[1 + i]);
     ops[0] = allocate(p, &s, len, false, true);
-    kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, 0)),
-                            hl_named(ctx, "element_type", kiln_attr_type(ctx, t->elem)),
-                            hl_named(ctx, "shape", shape_attr(ctx, t))};
-    *y = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_CREATE, 1 + no, ops, 1, &bvt,
-                                   kiln_attr_dict(ctx, 3, a)), 0);
+    *y = view_create(p, ops, 1 + no, 0, t);
     return NULL;
   }
   /* tensor.insert_slice %row into %buf[%i, 0...][1, E...][1...] */
@@ -1400,11 +1394,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     for (uint32_t d = 0; d < v->type->rank && no <= KILN_MAX_LOOPS; d++)
       if (v->type->shape[d] == KILN_DYNAMIC && !(ops[no++] = dim_value(&p, v, d)))
         return fail(&p, ret, "a result's dims cannot be computed");
-    kiln_named_attr a[3] = {hl_named(ctx, "offset", hl_i64(ctx, p.slots[s].off)),
-                            hl_named(ctx, "element_type", kiln_attr_type(ctx, v->type->elem)),
-                            hl_named(ctx, "shape", shape_attr(ctx, v->type))};
-    views[i] = kiln_op_result(
-        kiln_build(&p.b, KILN_OP_HAL_BUFFER_VIEW_CREATE, no, ops, 1, &bvt, kiln_attr_dict(ctx, 3, a)), 0);
+    views[i] = view_create(&p, ops, no, p.slots[s].off, v->type);
   }
   kiln_build(&p.b, KILN_OP_FUNC_RETURN, ret->num_operands, views, 0, NULL, NULL);
   /* drop the tensor program */
