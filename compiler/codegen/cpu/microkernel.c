@@ -26,22 +26,25 @@
 
 #include <string.h>
 
+/* v's lanes picked by mask (one index per lane). */
+static kiln_value *shuffle(kiln_builder *b, kiln_value *v, const int64_t *mask) {
+  kiln_value *ops[2] = {v, v};
+  kiln_named_attr na = {"mask", kiln_attr_dense_i64_array(b->ctx, (uint32_t)v->type->shape[0], mask)};
+  return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_SHUFFLE, 2, ops, 1, &v->type, kiln_attr_dict(b->ctx, 1, &na)), 0);
+}
+
 /* Element e of each block of `lanes` lanes of v, broadcast over its block. */
 static kiln_value *inlane(kiln_builder *b, kiln_value *v, int lanes, int e) {
-  int64_t n = v->type->shape[0], mask[64];
-  for (int64_t i = 0; i < n; i++) mask[i] = i / lanes * lanes + e;
-  kiln_value *ops[2] = {v, v};
-  kiln_named_attr na = {"mask", kiln_attr_dense_i64_array(b->ctx, (uint32_t)n, mask)};
-  return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_SHUFFLE, 2, ops, 1, &v->type, kiln_attr_dict(b->ctx, 1, &na)), 0);
+  int64_t mask[64];
+  for (int64_t i = 0; i < v->type->shape[0]; i++) mask[i] = i / lanes * lanes + e;
+  return shuffle(b, v, mask);
 }
 
 /* Lane i of each block of `lanes` lanes of v moved to lane (i + s) % lanes. */
 static kiln_value *rotate(kiln_builder *b, kiln_value *v, int lanes, int s) {
-  int64_t n = v->type->shape[0], mask[64];
-  for (int64_t i = 0; i < n; i++) mask[i] = i / lanes * lanes + (i % lanes - s + lanes) % lanes;
-  kiln_value *ops[2] = {v, v};
-  kiln_named_attr na = {"mask", kiln_attr_dense_i64_array(b->ctx, (uint32_t)n, mask)};
-  return kiln_op_result(kiln_build(b, KILN_OP_VECTOR_SHUFFLE, 2, ops, 1, &v->type, kiln_attr_dict(b->ctx, 1, &na)), 0);
+  int64_t mask[64];
+  for (int64_t i = 0; i < v->type->shape[0]; i++) mask[i] = i / lanes * lanes + (i % lanes - s + lanes) % lanes;
+  return shuffle(b, v, mask);
 }
 
 /* Reduction loops from level p inward; innermost: the fma block. */
@@ -58,16 +61,10 @@ static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k
   } else {
     if (uk->k_begin) uk->k_begin(&body, uk->user, k);
     kiln_value *bv[CPU_UK_MAX_NR * CPU_UK_MAX_LANES];
-    if (uk->rotate) {
-      for (int q = 0; q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
-      for (int r = 0; r < uk->mr; r++) {
-        kiln_value *v = uk->load_a(&body, uk->user, r, k);
-        for (int q = 0; q < uk->nr; q++) {
-          kiln_value *fma[3] = {v, bv[q], inner[r * uk->nr + q]};
-          next[r * uk->nr + q] = kiln_op_result(kiln_build(&body, KILN_OP_VECTOR_FMA, 3, fma, 1, &uk->vt, NULL), 0);
-        }
-      }
-    } else if (uk->lanes) {
+    /* Lane groups broadcast in-lane; rotated ones take A as loaded (the
+     * plain loop below, without its broadcast). */
+    const bool inlanes = uk->lanes && !uk->rotate;
+    if (inlanes) {
       for (uint32_t i = 0; i < n; i++) next[i] = inner[i];
       for (int q = 0; q < uk->nr * uk->lanes; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
       for (int r = 0; r < uk->mr; r++) {
@@ -81,10 +78,10 @@ static void emit_k(kiln_builder *b, const cpu_ukernel *uk, int p, kiln_value **k
         }
       }
     }
-    for (int q = 0; !uk->lanes && !uk->rotate && q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
-    for (int r = 0; !uk->lanes && !uk->rotate && r < uk->mr; r++) {
+    for (int q = 0; !inlanes && q < uk->nr; q++) bv[q] = uk->load_b(&body, uk->user, q, k);
+    for (int r = 0; !inlanes && r < uk->mr; r++) {
       kiln_value *a = uk->load_a(&body, uk->user, r, k);
-      if (!uk->dot4) a = cg_broadcast(&body, a, uk->vt);
+      if (!uk->dot4 && !uk->rotate) a = cg_broadcast(&body, a, uk->vt);
       for (int q = 0; q < uk->nr; q++) {
         kiln_value *fma[3] = {a, bv[q], inner[r * uk->nr + q]};
         kiln_value *dot[3] = {inner[r * uk->nr + q], a, bv[q]};
