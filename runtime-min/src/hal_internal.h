@@ -27,4 +27,15 @@ kiln_status_t krt_command_buffer_execute(krt_call_t *call,
 kiln_status_t krt_text_convert(krt_call_t *call, const krt_value_t *args,
                                uint32_t n, krt_value_t *results);
 
+/* hal.list.* (list.c): ONNX sequences. */
+#define KRT_NATIVE(name)                                                  \
+  kiln_status_t name(krt_call_t *call, const krt_value_t *args, uint32_t n, \
+                     krt_value_t *results)
+KRT_NATIVE(krt_list_create);
+KRT_NATIVE(krt_list_size);
+KRT_NATIVE(krt_list_get);
+KRT_NATIVE(krt_list_insert);
+KRT_NATIVE(krt_list_erase);
+#undef KRT_NATIVE
+
 #endif /* KRT_HAL_INTERNAL_H */

@@ -317,6 +317,11 @@ static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
 }
 
 #define hal_text_convert krt_text_convert /* text.c */
+#define hal_list_create krt_list_create   /* list.c */
+#define hal_list_size krt_list_size
+#define hal_list_get krt_list_get
+#define hal_list_insert krt_list_insert
+#define hal_list_erase krt_list_erase
 
 const krt_native_t krt_hal_natives[] = {
 #define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) \
@@ -329,6 +334,9 @@ const krt_native_t krt_hal_natives[] = {
 #endif
 #ifndef KILN_WITH_SHAPE_DATA
 #define KILN_HAL_SHAPE_DATA(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
+#endif
+#ifndef KILN_WITH_SEQUENCES
+#define KILN_HAL_SEQUENCE(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
 #endif
 #include "kiln/hal_imports.def"
     {NULL, NULL},

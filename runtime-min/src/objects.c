@@ -22,6 +22,9 @@ void krt_ref_release(krt_ref_t *ref) {
     case KRT_REF_COMMAND_BUFFER:
       krt_command_buffer_destroy((krt_command_buffer_t *)ref);
       break;
+#ifdef KILN_WITH_SEQUENCES /* no list exists without it */
+    case KRT_REF_LIST: krt_list_destroy((krt_list_t *)ref); break;
+#endif
   }
 }
 
@@ -31,6 +34,9 @@ const char *krt_ref_type_name(const krt_ref_t *ref) {
     case KRT_REF_BUFFER: return "buffer";
     case KRT_REF_BUFFER_VIEW: return "buffer_view";
     case KRT_REF_COMMAND_BUFFER: return "command_buffer";
+#ifdef KILN_WITH_SEQUENCES
+    case KRT_REF_LIST: return "list";
+#endif
   }
   return "?";
 }

@@ -99,6 +99,9 @@ typedef enum krt_ref_type {
   KRT_REF_BUFFER = 1,
   KRT_REF_BUFFER_VIEW,
   KRT_REF_COMMAND_BUFFER,
+#ifdef KILN_WITH_SEQUENCES
+  KRT_REF_LIST, /* list.c */
+#endif
 } krt_ref_type_t;
 
 typedef struct krt_ref {
@@ -144,6 +147,18 @@ kiln_status_t krt_buffer_wrap(kiln_device_t *device, kiln_module_t *owner,
                               kiln_buffer_t **out);
 void krt_buffer_destroy(kiln_buffer_t *buffer);
 void krt_buffer_view_destroy(kiln_buffer_view_t *view);
+
+/* An ONNX sequence (list.c): count retained views, immutable once made. */
+typedef struct krt_list {
+  krt_ref_t ref;
+  kiln_device_t *device; /* retained: the pool the list came from */
+  uint32_t count;
+  kiln_buffer_view_t *items[];
+} krt_list_t;
+/* A list of count views, items left for the caller to fill. */
+kiln_status_t krt_list_new(kiln_device_t *device, uint32_t count,
+                           krt_list_t **out);
+void krt_list_destroy(krt_list_t *list);
 
 /* ---- the module as loaded ----------------------------------------------- */
 

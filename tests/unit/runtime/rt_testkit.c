@@ -177,3 +177,63 @@ done:
   kiln_vm_asm_free(&a);
   return out;
 }
+
+uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
+                        size_t *size) {
+  kiln_vm_asm_t a;
+  kiln_vm_asm_init(&a);
+  /* imports: 0 list.create, 1 insert, 2 erase, 3 get, 4 size, 5 allocate,
+   * 6 view create. refs: 0 a, 1 b, 2..4 l1..l3, 5 get's view, 6 buffer,
+   * 7 sizes view, 8 the empty list. */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 0, NONE, LIST(8));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 0, (int64_t)0);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 1, LIST(8, 0, 0), LIST(2));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 2, ins);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 1, LIST(2, 1, 2), LIST(3));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 4, erase);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 2, LIST(3, 4), LIST(4));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 6, get);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 3, LIST(mode == 1 ? 0 : 4, 6),
+                   LIST(5));
+  for (int i = 0; i < 3; ++i)
+    kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 4, LIST(2 + i), LIST(8 + 2 * i));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 5, LIST(0), LIST(6));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I32, 14, 2); /* i8 */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 6, LIST(6, 0, 14, 4, 0, 8, 10, 12),
+                   LIST(7));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(mode == 2 ? 3 : 5, 7));
+  uint8_t *out = NULL;
+  if (kiln_vm_asm_finish(&a)) goto done;
+  kiln_module_builder_t *b = kiln_module_builder_create();
+  kiln_module_builder_set_name(b, "list");
+  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
+  static const char *const imports[] = {
+      "hal.list.create", "hal.list.insert", "hal.list.erase", "hal.list.get",
+      "hal.list.size", "hal.buffer.allocate", "hal.buffer_view.create"};
+  for (int i = 0; i < 7; ++i)
+    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
+  const int64_t dyn[1] = {-1}, sizes[4] = {0, -1, -1, -1};
+  const kiln_module_tensor_type_t in[2] = {{kiln_fb_ElementType_F32, 1, dyn},
+                                           {kiln_fb_ElementType_F32, 1, dyn}};
+  const kiln_module_tensor_type_t res[2] = {{kiln_fb_ElementType_F32, 1, dyn},
+                                            {kiln_fb_ElementType_I8, 4, sizes}};
+  kiln_module_function_desc_t f;
+  memset(&f, 0, sizeof f);
+  f.name = "f";
+  f.exported = true;
+  f.input_count = 2;
+  f.inputs = in;
+  f.output_count = 2;
+  f.outputs = res;
+  f.bytecode = a.code;
+  f.bytecode_size = (uint32_t)a.size;
+  f.i32_register_count = 16;
+  f.ref_register_count = 9;
+  kiln_module_builder_add_function(b, &f);
+  kiln_format_error_t err;
+  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
+  kiln_module_builder_destroy(b);
+done:
+  kiln_vm_asm_free(&a);
+  return out;
+}

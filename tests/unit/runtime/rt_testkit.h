@@ -39,6 +39,16 @@ uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
 uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
                             size_t *size);
 
+/* A module whose exported f(a, b: tensor<?xf32>) -> (tensor<?xf32>,
+ * tensor<0x?x?x?xi8>) runs the list imports (ONNX sequences):
+ * l1 = insert(create(), a, 0), l2 = insert(l1, b, ins), l3 = erase(l2,
+ * erase), and returns get(l3, get) and a view whose dims 1..3 are the
+ * sizes of l1, l2 and l3 (which shows l1 and l2 unchanged). mode 1 calls
+ * get on view a instead of a list, mode 2 returns l2 as output 0.
+ * free(). */
+uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
+                        size_t *size);
+
 /* Loads bytes, calls f on local-sync (buffers up to 256 MiB, at most 10^6
  * backward branches + calls); on success stores the i64 in *out
  * and returns NULL, else the status. */

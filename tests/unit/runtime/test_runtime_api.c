@@ -539,6 +539,91 @@ START_TEST(copy_and_fill_commands) {
 }
 END_TEST
 
+/* Runs the list module on `device` with a = {1, 2, 3}, b = {4, 5}; *got
+ * receives the length of the element returned and first its values (3
+ * floats at most), sizes
+ * the sizes of l1, l2, l3. */
+static kiln_status_t list_run(const char *device, int64_t ins, int64_t erase,
+                              int64_t get, int mode, int64_t *got,
+                              float *first, int64_t sizes[3]) {
+  size_t size;
+  uint8_t *data = rt_list_module(ins, erase, get, mode, &size);
+  ck_assert_ptr_nonnull(data);
+  kiln_instance_t *inst = NULL;
+  kiln_device_t *dev = NULL;
+  kiln_module_t *m = NULL;
+  kiln_buffer_view_t *in[2] = {NULL, NULL}, *out[2] = {NULL, NULL};
+  kiln_function_t fn;
+  const float a[3] = {1, 2, 3}, b[2] = {4, 5};
+  const int64_t na = 3, nb = 2;
+  kiln_status_t s = kiln_instance_create(kiln_allocator_system(), &inst);
+  if (!s) s = kiln_device_create(inst, device, NULL, &dev);
+  if (!s) s = kiln_module_load_memory(inst, data, size, &m);
+  if (!s) s = kiln_module_lookup_function(m, "f", &fn);
+  if (!s) s = kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &na, a, 12, &in[0]);
+  if (!s) s = kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &nb, b, 8, &in[1]);
+  if (!s) s = kiln_function_call(fn, dev, in, 2, out, 2);
+  if (!s) {
+    *got = kiln_buffer_view_dim(out[0], 0);
+    s = kiln_buffer_view_read(out[0], first, (size_t)*got * 4);
+    for (int i = 0; i < 3; ++i) sizes[i] = kiln_buffer_view_dim(out[1], 1 + i);
+  }
+  for (int i = 0; i < 2; ++i) {
+    kiln_buffer_view_release(in[i]);
+    kiln_buffer_view_release(out[i]);
+  }
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  free(data);
+  return s;
+}
+
+START_TEST(list_imports) {
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
+  const char *d = devices[_i];
+  int64_t n = 0, sizes[3];
+  float v[3] = {0}, *x = v;
+#ifdef KILN_TEST_NO_SEQUENCES
+  /* Built without sequences: a module importing them does not load. */
+  expect_error(list_run(d, 0, 0, 0, 0, &n, x, sizes), KILN_STATUS_INCOMPATIBLE,
+               "import 'hal.list.create' is not provided by this runtime",
+               (char *)NULL);
+  return;
+#endif
+  /* l2 = [b, a], l3 = [a]: inserting and erasing left l1 and l2 alone. */
+  OK(list_run(d, 0, 0, 0, 0, &n, x, sizes));
+  ck_assert(n == 3 && v[0] == 1 && v[2] == 3);
+  ck_assert(sizes[0] == 1 && sizes[1] == 2 && sizes[2] == 1);
+  /* l2 = [a, b] (1 appends), l3 = [b]; get -1 is the last. */
+  OK(list_run(d, 1, 0, -1, 0, &n, x, sizes));
+  ck_assert(n == 2 && v[0] == 4 && v[1] == 5);
+  /* Negative positions count from the end: -1 inserts before the last
+   * (l2 = [b, a]), erase -1 drops it (l3 = [b]). */
+  OK(list_run(d, -1, -1, 0, 0, &n, x, sizes));
+  ck_assert(n == 2 && v[0] == 4 && v[1] == 5);
+  ck_assert(sizes[0] == 1 && sizes[1] == 2 && sizes[2] == 1);
+  expect_error(list_run(d, 2, 0, 0, 0, &n, x, sizes), KILN_STATUS_OUT_OF_RANGE,
+               "hal.list.insert: position 2 is out of range for a sequence "
+               "of 1 (-1 to 1)", (char *)NULL);
+  expect_error(list_run(d, 0, 2, 0, 0, &n, x, sizes), KILN_STATUS_OUT_OF_RANGE,
+               "hal.list.erase: position 2 is out of range for a sequence "
+               "of 2 (-2 to 1)", (char *)NULL);
+  expect_error(list_run(d, 0, -3, 0, 0, &n, x, sizes), KILN_STATUS_OUT_OF_RANGE,
+               "hal.list.erase: position -3 is out of range", (char *)NULL);
+  expect_error(list_run(d, 0, 0, 1, 0, &n, x, sizes), KILN_STATUS_OUT_OF_RANGE,
+               "hal.list.get: position 1 is out of range for a sequence of 1 "
+               "(-1 to 0)", (char *)NULL);
+  expect_error(list_run(d, 0, 0, -2, 0, &n, x, sizes), KILN_STATUS_OUT_OF_RANGE,
+               "hal.list.get: position -2 is out of range", (char *)NULL);
+  expect_error(list_run(d, 0, 0, 0, 1, &n, x, sizes), KILN_STATUS_INVALID_ARGUMENT,
+               "hal.list.get: argument 0: expected a sequence (list), got "
+               "buffer_view", (char *)NULL);
+  expect_error(list_run(d, 0, 0, 0, 2, &n, x, sizes), KILN_STATUS_INTERNAL,
+               "function 'f' returned a list as output 0", (char *)NULL);
+}
+END_TEST
+
 /* ---- counting allocator: every allocation is freed ------------------------ */
 
 typedef struct counting {
@@ -851,6 +936,7 @@ Suite *runtime_api_suite(void) {
   tcase_add_loop_test(tc, weights_from_rodata_in_place, 0, 2);
   tcase_add_test(tc, grid_spends_the_step_budget);
   tcase_add_loop_test(tc, copy_and_fill_commands, 0, 2);
+  tcase_add_loop_test(tc, list_imports, 0, 2);
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_loop_test(tc, steady_state_calls_allocate_nothing, 0, 2);
   tcase_add_loop_test(tc, big_buffers_are_zeroed, 0, 2);
