@@ -60,6 +60,7 @@ typedef struct kmb_tensor {
   uint8_t element_type;
   uint32_t rank;
   int64_t *dims;
+  bool sequence;
 } kmb_tensor;
 
 typedef struct kmb_sites {
@@ -388,6 +389,7 @@ static bool kmb_copy_tensors(kiln_module_builder_t *b, const char *fname,
       }
     (*out)[i].element_type = (uint8_t)t->element_type;
     (*out)[i].rank = t->rank;
+    (*out)[i].sequence = t->sequence;
     (*out)[i].dims = kmb_dup(b, t->dims, (size_t)t->rank * sizeof(int64_t));
     if (!(*out)[i].dims) return false;
   }
@@ -797,6 +799,7 @@ static kiln_fbb_ref_t kmb_tensors(kiln_fbb_t *f, const kmb_tensor *t,
     kiln_fbb_table_start(f);
     kmb_TensorType_dims(f, dims);
     kmb_TensorType_element_type(f, (kiln_fb_ElementType_t)t[i].element_type);
+    kmb_TensorType_sequence(f, t[i].sequence);
     scratch[i] = kiln_fbb_table_end(f);
   }
   return kiln_fbb_vector_refs(f, scratch, n);

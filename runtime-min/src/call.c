@@ -89,6 +89,23 @@ kiln_tensor_type_t kiln_function_output_type(kiln_function_t function,
   return t;
 }
 
+/* Declared type j of f as text: "tensor<4xf32>", or for a sequence
+ * "seq<tensor<?xf32>>"; straight into buf, counting as snprintf does. */
+static size_t type_format(const krt_function_t *f, uint32_t j, char *buf,
+                          size_t size) {
+  size_t n = 0;
+#ifdef KILN_WITH_SEQUENCES
+  const bool seq = f->sequences >> j & 1;
+  if (seq) krt_append(buf, size, &n, "seq<");
+#endif
+  n += kiln_tensor_type_format(&f->types[j], n < size ? buf + n : NULL,
+                               n < size ? size - n : 0);
+#ifdef KILN_WITH_SEQUENCES
+  if (seq) krt_append(buf, size, &n, ">");
+#endif
+  return n;
+}
+
 size_t kiln_function_signature_format(kiln_function_t function, char *buf,
                                       size_t size) {
   const krt_function_t *f = fn_of(function);
@@ -100,9 +117,7 @@ size_t kiln_function_signature_format(kiln_function_t function, char *buf,
   krt_append(buf, size, &n, "(");
   for (uint32_t i = 0; i < count; ++i) {
     krt_append(buf, size, &n, i == f->input_count ? arrow : i ? ", " : "");
-    /* Each type formats straight into buf, counting as snprintf does. */
-    n += kiln_tensor_type_format(&f->types[i], n < size ? buf + n : NULL,
-                                 n < size ? size - n : 0);
+    n += type_format(f, i, n < size ? buf + n : NULL, n < size ? size - n : 0);
   }
   if (f->output_count == 0) krt_append(buf, size, &n, arrow);
   if (f->output_count != 1) krt_append(buf, size, &n, ")");
@@ -143,12 +158,63 @@ static kiln_status_t type_error(const kiln_allocator_t *a, const char *what,
 #endif
 }
 
-kiln_status_t kiln_function_call(kiln_function_t function,
-                                 kiln_device_t *device,
-                                 kiln_buffer_view_t *const *inputs,
-                                 uint32_t input_count,
-                                 kiln_buffer_view_t **outputs,
-                                 uint32_t output_count) {
+/* A view given as `what` i ("input 1", "input 0 element 2"), or (device
+ * NULL) returned. */
+static kiln_status_t check_view(const kiln_allocator_t *a,
+                                const kiln_tensor_type_t *want,
+                                const kiln_buffer_view_t *v,
+                                kiln_device_t *device, const char *what,
+                                uint32_t i) {
+  if (!matches(want, v)) return type_error(a, what, i, want, v);
+  if (device && v->buffer->device != device)
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "%s %u lives on device %s, the call runs on %s", what, i,
+                      v->buffer->device->name, device->name);
+  return NULL;
+}
+
+/* Value r against declared type j of f, given as input i or (device NULL)
+ * returned as output i: a view, or a list for a sequence type. Inputs
+ * are views or lists (the API's types), outputs are checked to be. */
+static kiln_status_t check_value(const kiln_allocator_t *a,
+                                 const krt_function_t *f, uint32_t j,
+                                 const krt_ref_t *r, kiln_device_t *device,
+                                 uint32_t i) {
+  const char *what = device ? "input" : "output";
+#ifdef KILN_WITH_SEQUENCES
+  const bool seq = f->sequences >> j & 1;
+  if (r && seq != (r->type == KRT_REF_LIST)) {
+    char ws[200];
+    type_format(f, j, ws, sizeof ws);
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
+                      "%s %u: expected %s, got a %s", what, i, ws,
+                      seq ? "tensor" : "sequence");
+  }
+  if (r && seq) {
+    const krt_list_t *l = (const krt_list_t *)r;
+    char element[40]; /* "input 0 element": the message names both */
+    snprintf(element, sizeof element, "%s %u element", what, i);
+    for (uint32_t k = 0; k < l->count; ++k) {
+      kiln_status_t s = check_view(a, &f->types[j], l->items[k], device, element, k);
+      if (s) return s;
+    }
+    return NULL;
+  }
+#endif
+  if (!r) /* outputs: call_refs checked */
+    return krt_status(a, KILN_STATUS_INVALID_ARGUMENT, "input %u is missing", i);
+  return check_view(a, &f->types[j], (const kiln_buffer_view_t *)r, device,
+                    what, i);
+}
+
+/* kiln_function_call on refs: views, and lists for sequences. Its only
+ * caller inlines it in a runtime without sequences (bytes). */
+#ifndef KILN_WITH_SEQUENCES
+__attribute__((always_inline)) inline
+#endif
+static kiln_status_t call_refs(kiln_function_t function, kiln_device_t *device,
+                               krt_ref_t *const *inputs, uint32_t input_count,
+                               krt_ref_t **outputs, uint32_t output_count) {
   kiln_module_t *m = function.module;
   const krt_function_t *f = fn_of(function);
   if (!f)
@@ -170,17 +236,8 @@ kiln_status_t kiln_function_call(kiln_function_t function,
                       "function '%s' returns %u outputs, room given for %u",
                       f->name, f->output_count, output_count);
   for (uint32_t i = 0; i < input_count; ++i) {
-    if (!inputs[i])
-      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT, "input %u is missing",
-                        i);
-    if (!matches(&f->types[i], inputs[i]))
-      return krt_status_prefix(type_error(a, "input", i, &f->types[i],
-                                          inputs[i]),
-                               "function '%s'", f->name);
-    if (inputs[i]->buffer->device != device)
-      return krt_status(a, KILN_STATUS_INVALID_ARGUMENT,
-                        "input %u lives on device %s, the call runs on %s", i,
-                        inputs[i]->buffer->device->name, device->name);
+    kiln_status_t s = check_value(a, f, i, inputs[i], device, i);
+    if (s) return krt_status_prefix(s, "function '%s'", f->name);
   }
   krt_call_t call;
   memset(&call, 0, sizeof call);
@@ -199,26 +256,86 @@ kiln_status_t kiln_function_call(kiln_function_t function,
                       "out of memory for a %zu-byte VM stack",
                       call.stack_size);
   krt_ref_t *results[64] = {0};
-  s = krt_vm_invoke(&call, function.ordinal, (krt_ref_t *const *)inputs,
-                    results);
+  s = krt_vm_invoke(&call, function.ordinal, inputs, results);
   krt_pool_free(device, call.stack);
   for (uint32_t i = 0; !s && i < output_count; ++i) {
-    if (!results[i] || results[i]->type != KRT_REF_BUFFER_VIEW)
+    const krt_ref_t *r = results[i];
+    if (!r || (r->type != KRT_REF_BUFFER_VIEW
+#ifdef KILN_WITH_SEQUENCES
+               && r->type != KRT_REF_LIST
+#endif
+               ))
       s = krt_status(a, KILN_STATUS_INTERNAL,
                      "function '%s' returned a %s as output %u", f->name,
-                     krt_ref_type_name(results[i]), i);
-    else if (!matches(&f->types[f->input_count + i],
-                      (kiln_buffer_view_t *)results[i]))
-      s = krt_status_prefix(
-          type_error(a, "output", i, &f->types[f->input_count + i],
-                     (kiln_buffer_view_t *)results[i]),
-          "function '%s' returned a wrong type", f->name);
+                     krt_ref_type_name(r), i);
+    else
+      s = krt_status_prefix(check_value(a, f, f->input_count + i, r, NULL, i),
+                            "function '%s' returned a wrong type", f->name);
   }
   if (s) {
     for (uint32_t i = 0; i < output_count; ++i) krt_ref_release(results[i]);
     return s;
   }
-  for (uint32_t i = 0; i < output_count; ++i)
-    outputs[i] = (kiln_buffer_view_t *)results[i];
+  for (uint32_t i = 0; i < output_count; ++i) outputs[i] = results[i];
   return NULL;
 }
+
+kiln_status_t kiln_function_call(kiln_function_t function,
+                                 kiln_device_t *device,
+                                 kiln_buffer_view_t *const *inputs,
+                                 uint32_t input_count,
+                                 kiln_buffer_view_t **outputs,
+                                 uint32_t output_count) {
+#ifdef KILN_WITH_SEQUENCES
+  const krt_function_t *f = fn_of(function);
+  for (uint32_t i = 0; i < output_count; ++i) outputs[i] = NULL;
+  if (f && f->sequences) /* its outputs[] could not hold a list */
+    return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                      "function '%s' takes or returns sequences: call it "
+                      "with kiln_function_call_values", f->name);
+#endif
+  /* A view starts with its ref: the arrays are arrays of refs. */
+  return call_refs(function, device, (krt_ref_t *const *)inputs, input_count,
+                   (krt_ref_t **)outputs, output_count);
+}
+
+#ifdef KILN_WITH_SEQUENCES
+int kiln_function_input_is_sequence(kiln_function_t function, uint32_t i) {
+  const krt_function_t *f = fn_of(function);
+  return f && i < f->input_count && (f->sequences >> i & 1);
+}
+
+int kiln_function_output_is_sequence(kiln_function_t function, uint32_t i) {
+  const krt_function_t *f = fn_of(function);
+  return f && i < f->output_count &&
+         (f->sequences >> (f->input_count + i) & 1);
+}
+
+kiln_status_t kiln_function_call_values(kiln_function_t function,
+                                        kiln_device_t *device,
+                                        const kiln_call_value_t *inputs,
+                                        uint32_t input_count,
+                                        kiln_call_value_t *outputs,
+                                        uint32_t output_count) {
+  krt_ref_t *in[64], *out[64];
+  for (uint32_t i = 0; i < output_count; ++i)
+    outputs[i].view = NULL, outputs[i].sequence = NULL;
+  if (input_count > 64 || output_count > 64)
+    return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                      "%u inputs and %u outputs: at most 64 each",
+                      input_count, output_count);
+  for (uint32_t i = 0; i < input_count; ++i) {
+    if (!inputs[i].view == !inputs[i].sequence)
+      return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                        "input %u: set one of view and sequence", i);
+    in[i] = inputs[i].view ? &inputs[i].view->ref : &inputs[i].sequence->ref;
+  }
+  kiln_status_t s =
+      call_refs(function, device, in, input_count, out, output_count);
+  for (uint32_t i = 0; !s && i < output_count; ++i) {
+    if (out[i]->type == KRT_REF_LIST) outputs[i].sequence = (krt_list_t *)out[i];
+    else outputs[i].view = (kiln_buffer_view_t *)out[i];
+  }
+  return s;
+}
+#endif

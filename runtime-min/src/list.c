@@ -6,7 +6,8 @@
  * element is a retained buffer view; a position out of range is a status
  * naming it and the valid range, never a read outside the array. Lists
  * take their memory from the device's pool: a steady state of calls
- * allocates nothing. */
+ * allocates nothing. Also runtime.h's kiln_sequence_* (the host's
+ * handle on the same lists). */
 #include "hal_internal.h"
 
 #define A (call->allocator)
@@ -134,4 +135,49 @@ kiln_status_t krt_list_erase(krt_call_t *call, const krt_value_t *args,
   if (!s) s = position(call, args[1].i64, l->count, false, &at);
   if (s) return s;
   return rebuild(call, l, NULL, at, results);
+}
+
+/* ---- the public side (runtime.h) ------------------------------------------ */
+
+kiln_status_t kiln_sequence_create(kiln_device_t *device,
+                                   kiln_buffer_view_t *const *views,
+                                   uint32_t count, kiln_sequence_t **out) {
+  *out = NULL;
+  if (count > KRT_LIST_MAX)
+    return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                      "a sequence holds at most %u tensors", KRT_LIST_MAX);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!views[i])
+      return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                        "sequence element %u is missing", i);
+    if (views[i]->buffer->device != device)
+      return krt_status(device->allocator, KILN_STATUS_INVALID_ARGUMENT,
+                        "sequence element %u lives on device %s, the "
+                        "sequence on %s", i, views[i]->buffer->device->name,
+                        device->name);
+  }
+  kiln_status_t s = krt_list_new(device, count, out);
+  if (s) return s;
+  for (uint32_t i = 0; i < count; ++i) {
+    kiln_buffer_view_retain(views[i]);
+    (*out)->items[i] = views[i];
+  }
+  return NULL;
+}
+
+void kiln_sequence_retain(kiln_sequence_t *sequence) {
+  krt_ref_retain(sequence ? &sequence->ref : NULL);
+}
+
+void kiln_sequence_release(kiln_sequence_t *sequence) {
+  krt_ref_release(sequence ? &sequence->ref : NULL);
+}
+
+uint32_t kiln_sequence_size(const kiln_sequence_t *sequence) {
+  return sequence->count;
+}
+
+kiln_buffer_view_t *kiln_sequence_at(const kiln_sequence_t *sequence,
+                                     uint32_t i) {
+  return i < sequence->count ? sequence->items[i] : NULL;
 }

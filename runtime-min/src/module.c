@@ -125,6 +125,9 @@ static kiln_status_t load_functions(kiln_module_t *m) {
       for (uint32_t d = 0; d < rank; ++d)
         tt->dims[d] = kiln_fb_TensorType_dims_at(t, d);
       fn->derived[j + (in ? 0 : 1)] = 'r';
+#ifdef KILN_WITH_SEQUENCES
+      fn->sequences |= (uint64_t)kiln_fb_TensorType_sequence(t) << j;
+#endif
     }
     fn->derived[fn->input_count] = '_';
     /* Host-callable functions take and return buffer views only; others

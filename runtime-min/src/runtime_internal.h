@@ -148,8 +148,9 @@ kiln_status_t krt_buffer_wrap(kiln_device_t *device, kiln_module_t *owner,
 void krt_buffer_destroy(kiln_buffer_t *buffer);
 void krt_buffer_view_destroy(kiln_buffer_view_t *view);
 
-/* An ONNX sequence (list.c): count retained views, immutable once made. */
-typedef struct krt_list {
+/* An ONNX sequence (list.c; runtime.h's kiln_sequence_t): count retained
+ * views, immutable once made. */
+typedef struct kiln_sequence {
   krt_ref_t ref;
   kiln_device_t *device; /* retained: the pool the list came from */
   uint32_t count;
@@ -192,6 +193,9 @@ typedef struct krt_function {
   bool exported;
   uint32_t input_count, output_count;
   kiln_tensor_type_t *types; /* inputs, then outputs */
+#ifdef KILN_WITH_SEQUENCES
+  uint64_t sequences; /* bit j: types[j] is a sequence's element type */
+#endif
   const char *signature; /* VM signature ("rr_r"); exported: all refs */
   char derived[2 * 64 + 2]; /* the signature when the module has none */
 } krt_function_t;

@@ -20,7 +20,8 @@ void kdump_variant_target(kiln_fb_ExecutableVariant_t v, char *out, size_t cap) 
 
 void kdump_tensor_type(kiln_fb_TensorType_t t, char *out, size_t cap) {
   size_t n = 0;
-  int w = snprintf(out, cap, "tensor<");
+  const bool seq = kiln_fb_TensorType_sequence(t); /* "seq<tensor<?xf32>>" */
+  int w = snprintf(out, cap, "%stensor<", seq ? "seq<" : "");
   if (w > 0) n += (size_t)w;
   uint32_t rank = kiln_fb_TensorType_dims_count(t);
   for (uint32_t i = 0; i < rank && n < cap; i++) {
@@ -30,8 +31,9 @@ void kdump_tensor_type(kiln_fb_TensorType_t t, char *out, size_t cap) {
     if (w > 0) n += (size_t)w;
   }
   if (n < cap)
-    snprintf(out + n, cap - n, "%s>",
-             kiln_module_element_type_name(kiln_fb_TensorType_element_type(t)));
+    snprintf(out + n, cap - n, "%s>%s",
+             kiln_module_element_type_name(kiln_fb_TensorType_element_type(t)),
+             seq ? ">" : "");
 }
 
 void kdump_json_string(FILE *out, const char *s, size_t n) {

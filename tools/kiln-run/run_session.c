@@ -11,7 +11,8 @@ static void usage(const kiln_run_options_t *o, bool bench) {
           "usage: %s --module=M.kiln [--function=F] [--device=local-sync|"
           "local-task|cuda]\n"
           "       [--workers=N] [--check-hashes]\n"
-          "       [--input=2x2xf32=1,2,3,4 | --input=@x.npy]...\n"
+          "       [--input=2x2xf32=1,2,3,4 | --input=@x.npy |\n"
+          "        --input=seq:@a.npy:@b.npy]...\n"
           "       %s\n",
           o->tool,
           bench ? "[--warmup=N] [--repetitions=N] [--profile-dispatches]"
@@ -173,6 +174,73 @@ static int pick_function(const kiln_run_options_t *o, kiln_run_session_t *s) {
   return 1;
 }
 
+/* --input i's value text[0, len) as a view on the session's device; 0 or
+ * (after printing why) 1. */
+static int open_input(const kiln_run_options_t *o, kiln_run_session_t *s,
+                      uint32_t i, const char *text, size_t len,
+                      kiln_buffer_view_t **out) {
+  const kiln_tensor_type_t declared = kiln_function_input_type(s->function, i);
+  kiln_host_tensor_t t;
+  char err[512], *value = malloc(len + 1);
+  if (value) memcpy(value, text, len), value[len] = 0;
+  if (!value || !kiln_parse_input(value, &declared, &t, err, sizeof err)) {
+    fprintf(stderr, "%s: input %u (--input=%s): %s\n", o->tool, i,
+            o->inputs[i], value ? err : "out of memory");
+    free(value);
+    return 1;
+  }
+  free(value);
+  kiln_status_t st = kiln_buffer_view_from_host(
+      s->device, t.type.element_type, t.type.rank, t.type.dims, t.data,
+      t.size, out);
+  kiln_host_tensor_free(&t);
+  return st ? kiln_run_report(o, st) : 0;
+}
+
+#ifdef KILN_RUNTIME_SEQUENCES
+/* A sequence input is --input=seq:ELEM:ELEM... (each ELEM an --input
+ * value; "seq:" alone is the empty sequence). Sets s->sequences[i] when
+ * input i is one; 0 or (after printing why) 1. */
+static int open_sequence(const kiln_run_options_t *o, kiln_run_session_t *s,
+                         uint32_t i) {
+  const char *text = o->inputs[i];
+  const bool given = strncmp(text, "seq:", 4) == 0;
+  if (given != (bool)kiln_function_input_is_sequence(s->function, i)) {
+    char sig[512];
+    kiln_function_signature_format(s->function, sig, sizeof sig);
+    fprintf(stderr, "%s: input %u (--input=%s): %s (function '%s' %s)\n",
+            o->tool, i, text,
+            given ? "a sequence given for a tensor input"
+                  : "a sequence input: give --input=seq:ELEMENT:ELEMENT... "
+                    "(each element an --input value, e.g. @a.npy; seq: "
+                    "alone is empty)",
+            kiln_function_name(s->function), sig);
+    return 1;
+  }
+  if (!given) return 0;
+  kiln_buffer_view_t *views[KILN_RUN_MAX_ARGS];
+  uint32_t n = 0;
+  int rc = 0;
+  for (const char *p = text + 4; *p && !rc;) {
+    const char *end = strchr(p, ':');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (n == KILN_RUN_MAX_ARGS) {
+      fprintf(stderr, "%s: input %u: more than %d sequence elements\n",
+              o->tool, i, KILN_RUN_MAX_ARGS);
+      rc = 1;
+      break;
+    }
+    rc = open_input(o, s, i, p, len, &views[n]);
+    n += !rc;
+    p = end ? end + 1 : p + len;
+  }
+  kiln_status_t st = NULL;
+  if (!rc) st = kiln_sequence_create(s->device, views, n, &s->sequences[i]);
+  for (uint32_t k = 0; k < n; ++k) kiln_buffer_view_release(views[k]);
+  return st ? kiln_run_report(o, st) : rc;
+}
+#endif
+
 int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
   memset(s, 0, sizeof *s);
   kiln_status_t st = kiln_instance_create(kiln_allocator_system(), &s->instance);
@@ -202,28 +270,25 @@ int kiln_run_open(const kiln_run_options_t *o, kiln_run_session_t *s) {
   st = kiln_device_create(s->instance, o->device, &dopts, &s->device);
   if (st) return kiln_run_report(o, st);
   for (int i = 0; i < o->input_count; ++i) {
-    const kiln_tensor_type_t declared =
-        kiln_function_input_type(s->function, (uint32_t)i);
-    kiln_host_tensor_t t;
-    char err[512];
-    if (!kiln_parse_input(o->inputs[i], &declared, &t, err, sizeof err)) {
-      fprintf(stderr, "%s: input %d (--input=%s): %s\n", o->tool, i,
-              o->inputs[i], err);
-      return 1;
-    }
-    st = kiln_buffer_view_from_host(s->device, t.type.element_type,
-                                    t.type.rank, t.type.dims, t.data, t.size,
-                                    &s->inputs[i]);
-    kiln_host_tensor_free(&t);
-    if (st) return kiln_run_report(o, st);
     s->input_count = (uint32_t)i + 1;
+#ifdef KILN_RUNTIME_SEQUENCES
+    if (open_sequence(o, s, (uint32_t)i)) return 1;
+    if (s->sequences[i]) continue;
+#endif
+    if (open_input(o, s, (uint32_t)i, o->inputs[i], strlen(o->inputs[i]),
+                   &s->inputs[i]))
+      return 1;
   }
   return 0;
 }
 
 void kiln_run_close(kiln_run_session_t *s) {
-  for (uint32_t i = 0; i < s->input_count; ++i)
+  for (uint32_t i = 0; i < s->input_count; ++i) {
     kiln_buffer_view_release(s->inputs[i]);
+#ifdef KILN_RUNTIME_SEQUENCES
+    kiln_sequence_release(s->sequences[i]);
+#endif
+  }
   kiln_module_release(s->module);
   kiln_device_release(s->device);
   kiln_instance_release(s->instance);

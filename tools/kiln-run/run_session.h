@@ -38,6 +38,8 @@ typedef struct kiln_run_session {
   kiln_module_t *module;
   kiln_function_t function;
   kiln_buffer_view_t *inputs[KILN_RUN_MAX_ARGS];
+  /* A sequence input's value (--input=seq:...), its inputs[] NULL. */
+  kiln_sequence_t *sequences[KILN_RUN_MAX_ARGS];
   uint32_t input_count;
 } kiln_run_session_t;
 

@@ -22,6 +22,7 @@ typedef struct kiln_module_tensor_type {
   kiln_fb_ElementType_t element_type;
   uint32_t rank;
   const int64_t *dims; /* rank sizes, -1 for a dynamic dim */
+  bool sequence; /* a sequence of such tensors (an ONNX sequence value) */
 } kiln_module_tensor_type_t;
 
 /* The source nodes of the instruction at pc (SourceNodes in the schema):

@@ -324,6 +324,51 @@ kiln_status_t kiln_function_call(kiln_function_t function,
                                  kiln_buffer_view_t **outputs,
                                  uint32_t output_count);
 
+/* ---- sequences ------------------------------------------------------------
+ * An ONNX sequence value: an immutable list of buffer views, which may
+ * differ in shape. A function declares a sequence input or output by its
+ * element type (reflection: kiln_function_input_is_sequence; the
+ * signature prints "seq<tensor<?xf32>>") and is called with
+ * kiln_function_call_values (kiln_function_call refuses it, naming that).
+ * Declared in every build; defined only in a runtime built with
+ * KILN_RUNTIME_SEQUENCES (the default), whose kiln_runtime target then
+ * defines KILN_RUNTIME_SEQUENCES for the code that links it. A runtime
+ * without them refuses modules that build or read sequences at load
+ * (their hal.list.* imports). */
+
+typedef struct kiln_sequence kiln_sequence_t;
+
+/* A sequence of count views on device (each retained; count may be 0). */
+kiln_status_t kiln_sequence_create(kiln_device_t *device,
+                                   kiln_buffer_view_t *const *views,
+                                   uint32_t count, kiln_sequence_t **out);
+void kiln_sequence_retain(kiln_sequence_t *sequence);
+void kiln_sequence_release(kiln_sequence_t *sequence);
+uint32_t kiln_sequence_size(const kiln_sequence_t *sequence);
+/* Element i, borrowed from the sequence; NULL past the end. */
+kiln_buffer_view_t *kiln_sequence_at(const kiln_sequence_t *sequence,
+                                     uint32_t i);
+
+int kiln_function_input_is_sequence(kiln_function_t function, uint32_t i);
+int kiln_function_output_is_sequence(kiln_function_t function, uint32_t i);
+
+/* One input or output: exactly one of the two is set. */
+typedef struct kiln_call_value {
+  kiln_buffer_view_t *view;
+  kiln_sequence_t *sequence;
+} kiln_call_value_t;
+
+/* kiln_function_call for functions that take or return sequences (and
+ * any other): each sequence input's elements are checked against its
+ * element type and device; outputs receive new views or sequences the
+ * caller releases. At most 64 inputs and 64 outputs. */
+kiln_status_t kiln_function_call_values(kiln_function_t function,
+                                        kiln_device_t *device,
+                                        const kiln_call_value_t *inputs,
+                                        uint32_t input_count,
+                                        kiln_call_value_t *outputs,
+                                        uint32_t output_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -69,7 +69,8 @@ ELEMENT = {'I1': 'i1', 'I8': 'i8', 'I16': 'i16', 'I32': 'i32', 'I64': 'i64',
 
 def tensor(t):
     dims = ''.join(('?' if d == -1 else str(d)) + 'x' for d in t.get('dims', []))
-    return f'tensor<{dims}{ELEMENT[t["element_type"]]}>'
+    text = f'tensor<{dims}{ELEMENT[t["element_type"]]}>'
+    return f'seq<{text}>' if t.get('sequence') else text
 
 
 def launch(x):

@@ -44,9 +44,9 @@ static void build_with(built *m, kiln_module_compression_t mode,
   ck_assert_uint_eq(kiln_module_builder_add_import(b, "hal.y", "_"), 1);
 
   int64_t d0[] = {1, 3, -1}, d1[] = {5};
-  kiln_module_tensor_type_t in[] = {{kiln_fb_ElementType_F32, 3, d0},
-                                    {kiln_fb_ElementType_I1, 0, NULL}};
-  kiln_module_tensor_type_t out[] = {{kiln_fb_ElementType_BF16, 1, d1}};
+  kiln_module_tensor_type_t in[] = {{kiln_fb_ElementType_F32, 3, d0, false},
+                                    {kiln_fb_ElementType_I1, 0, NULL, false}};
+  kiln_module_tensor_type_t out[] = {{kiln_fb_ElementType_BF16, 1, d1, true}};
   uint8_t code0[] = {1, 2, 3}, code1[] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 42};
   kiln_fb_SourceLocation_t locs[] = {{0, 1, 10, 2}, {2, 0, 11, 4}};
   static const char *const names[] = {"/a/Conv", "Relu#4"}, *const kinds[] = {"Conv", "Relu"};
@@ -129,6 +129,7 @@ START_TEST(test_fields_round_trip) {
   kiln_fb_TensorType_t t0 = kiln_fb_Function_inputs_at(f0, 0);
   ck_assert_int_eq(kiln_fb_TensorType_element_type(t0), kiln_fb_ElementType_F32);
   ck_assert_uint_eq(kiln_fb_TensorType_dims_count(t0), 3);
+  ck_assert(!kiln_fb_TensorType_sequence(t0));
   ck_assert_int_eq(kiln_fb_TensorType_dims_at(t0, 1), 3);
   ck_assert_int_eq(kiln_fb_TensorType_dims_at(t0, 2), -1);
   kiln_fb_TensorType_t t1 = kiln_fb_Function_inputs_at(f0, 1);
@@ -136,6 +137,7 @@ START_TEST(test_fields_round_trip) {
   ck_assert_uint_eq(kiln_fb_TensorType_dims_count(t1), 0);
   kiln_fb_TensorType_t o0 = kiln_fb_Function_outputs_at(f0, 0);
   ck_assert_int_eq(kiln_fb_TensorType_element_type(o0), kiln_fb_ElementType_BF16);
+  ck_assert(kiln_fb_TensorType_sequence(o0)); /* a sequence output */
   ck_assert_int_eq(kiln_fb_TensorType_dims_at(o0, 0), 5);
   ck_assert_uint_eq(kiln_fb_Function_locations_count(f0), 2);
   kiln_fb_SourceLocation_t l1 = kiln_fb_Function_locations_at(f0, 1);

@@ -62,7 +62,7 @@ uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
   kiln_module_builder_add_import(b, "hal.buffer.allocate", "I_r");
   kiln_module_builder_add_import(b, "hal.buffer_view.create", "rIiCID_r");
   const int64_t dims[2] = {0, -1};
-  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_I8, 2, dims};
+  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_I8, 2, dims, false};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);
   f.name = "f";
@@ -155,8 +155,8 @@ uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
   for (int i = 0; i < 9; ++i)
     kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
   const int64_t d4[1] = {4}, d8[1] = {8};
-  const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4};
-  const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8};
+  const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4, false};
+  const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8, false};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);
   f.name = "f";
@@ -213,10 +213,10 @@ uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
   for (int i = 0; i < 7; ++i)
     kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
   const int64_t dyn[1] = {-1}, sizes[4] = {0, -1, -1, -1};
-  const kiln_module_tensor_type_t in[2] = {{kiln_fb_ElementType_F32, 1, dyn},
-                                           {kiln_fb_ElementType_F32, 1, dyn}};
-  const kiln_module_tensor_type_t res[2] = {{kiln_fb_ElementType_F32, 1, dyn},
-                                            {kiln_fb_ElementType_I8, 4, sizes}};
+  const kiln_module_tensor_type_t in[2] = {{kiln_fb_ElementType_F32, 1, dyn, false},
+                                           {kiln_fb_ElementType_F32, 1, dyn, false}};
+  const kiln_module_tensor_type_t res[2] = {{kiln_fb_ElementType_F32, 1, dyn, false},
+                                            {kiln_fb_ElementType_I8, 4, sizes, false}};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);
   f.name = "f";
@@ -229,6 +229,50 @@ uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
   f.bytecode_size = (uint32_t)a.size;
   f.i32_register_count = 16;
   f.ref_register_count = 9;
+  kiln_module_builder_add_function(b, &f);
+  kiln_format_error_t err;
+  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
+  kiln_module_builder_destroy(b);
+done:
+  kiln_vm_asm_free(&a);
+  return out;
+}
+
+uint8_t *rt_sequence_module(size_t *size) {
+  kiln_vm_asm_t a;
+  kiln_vm_asm_init(&a);
+  /* imports: 0 list.size, 1 insert, 2 get. refs: 0 s, 1 v, 2 s + v, 3 its
+   * element 0. */
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 0, LIST(0), LIST(0));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 1, LIST(0, 1, 0), LIST(2));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 2, (int64_t)0);
+  kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 2, LIST(2, 2), LIST(3));
+  kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(2, 3));
+  uint8_t *out = NULL;
+  if (kiln_vm_asm_finish(&a)) goto done;
+  kiln_module_builder_t *b = kiln_module_builder_create();
+  kiln_module_builder_set_name(b, "sequence");
+  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
+  static const char *const imports[] = {"hal.list.size", "hal.list.insert",
+                                        "hal.list.get"};
+  for (int i = 0; i < 3; ++i)
+    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
+  const int64_t dyn[1] = {-1};
+  const kiln_module_tensor_type_t types[2] = {
+      {kiln_fb_ElementType_F32, 1, dyn, true},
+      {kiln_fb_ElementType_F32, 1, dyn, false}};
+  kiln_module_function_desc_t f;
+  memset(&f, 0, sizeof f);
+  f.name = "f";
+  f.exported = true;
+  f.input_count = 2;
+  f.inputs = types;
+  f.output_count = 2;
+  f.outputs = types;
+  f.bytecode = a.code;
+  f.bytecode_size = (uint32_t)a.size;
+  f.i32_register_count = 4;
+  f.ref_register_count = 4;
   kiln_module_builder_add_function(b, &f);
   kiln_format_error_t err;
   if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;

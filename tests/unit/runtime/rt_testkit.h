@@ -49,6 +49,11 @@ uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
 uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
                         size_t *size);
 
+/* A module whose exported f(s: seq<tensor<?xf32>>, v: tensor<?xf32>) ->
+ * (seq<tensor<?xf32>>, tensor<?xf32>) returns s with v appended and
+ * element 0 of that (sequences at the call boundary). free(). */
+uint8_t *rt_sequence_module(size_t *size);
+
 /* Loads bytes, calls f on local-sync (buffers up to 256 MiB, at most 10^6
  * backward branches + calls); on success stores the i64 in *out
  * and returns NULL, else the status. */

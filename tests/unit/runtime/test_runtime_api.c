@@ -619,10 +619,122 @@ START_TEST(list_imports) {
   expect_error(list_run(d, 0, 0, 0, 1, &n, x, sizes), KILN_STATUS_INVALID_ARGUMENT,
                "hal.list.get: argument 0: expected a sequence (list), got "
                "buffer_view", (char *)NULL);
-  expect_error(list_run(d, 0, 0, 0, 2, &n, x, sizes), KILN_STATUS_INTERNAL,
-               "function 'f' returned a list as output 0", (char *)NULL);
+  expect_error(list_run(d, 0, 0, 0, 2, &n, x, sizes), KILN_STATUS_INVALID_ARGUMENT,
+               "function 'f' returned a wrong type: output 0: expected "
+               "tensor<?xf32>, got a sequence", (char *)NULL);
 }
 END_TEST
+
+#ifndef KILN_TEST_NO_SEQUENCES
+/* A f32 view of n values from v on dev. */
+static kiln_buffer_view_t *f32_view(kiln_device_t *dev, const float *v,
+                                    int64_t n) {
+  kiln_buffer_view_t *out = NULL;
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_F32, 1, &n, v,
+                                (uint64_t)n * 4, &out));
+  return out;
+}
+
+START_TEST(sequence_values_at_the_boundary) {
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
+  size_t size;
+  uint8_t *data = rt_sequence_module(&size);
+  ck_assert_ptr_nonnull(data);
+  kiln_instance_t *inst = NULL;
+  kiln_device_t *dev = NULL;
+  kiln_module_t *m = NULL;
+  kiln_function_t fn;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, devices[_i], NULL, &dev));
+  OK(kiln_module_load_memory(inst, data, size, &m));
+  OK(kiln_module_lookup_function(m, "f", &fn));
+  char sig[128];
+  kiln_function_signature_format(fn, sig, sizeof sig);
+  ck_assert_str_eq(sig, "(seq<tensor<?xf32>>, tensor<?xf32>) -> "
+                        "(seq<tensor<?xf32>>, tensor<?xf32>)");
+  ck_assert(kiln_function_input_is_sequence(fn, 0) &&
+            !kiln_function_input_is_sequence(fn, 1) &&
+            kiln_function_output_is_sequence(fn, 0) &&
+            !kiln_function_output_is_sequence(fn, 1) &&
+            !kiln_function_input_is_sequence(fn, 2));
+
+  const float av[3] = {1, 2, 3}, bv[2] = {4, 5};
+  const int32_t iv[2] = {7, 8};
+  const int64_t two = 2;
+  kiln_buffer_view_t *a = f32_view(dev, av, 3), *b = f32_view(dev, bv, 2), *iw;
+  OK(kiln_buffer_view_from_host(dev, KILN_ELEMENT_I32, 1, &two, iv, 8, &iw));
+  kiln_sequence_t *s, *empty;
+  OK(kiln_sequence_create(dev, &a, 1, &s));
+  OK(kiln_sequence_create(dev, NULL, 0, &empty));
+  kiln_call_value_t in[2] = {{NULL, s}, {b, NULL}}, out[2];
+  OK(kiln_function_call_values(fn, dev, in, 2, out, 2));
+  /* [a] + b: a new sequence of 2, different shapes; s is unchanged. */
+  ck_assert(out[0].sequence && !out[0].view && out[1].view && !out[1].sequence);
+  ck_assert_uint_eq(kiln_sequence_size(out[0].sequence), 2);
+  ck_assert_uint_eq(kiln_sequence_size(s), 1);
+  ck_assert_ptr_null(kiln_sequence_at(out[0].sequence, 2));
+  float got[3];
+  OK(kiln_buffer_view_read(kiln_sequence_at(out[0].sequence, 1), got, 8));
+  ck_assert(got[0] == 4 && got[1] == 5);
+  OK(kiln_buffer_view_read(out[1].view, got, 12));
+  ck_assert(got[0] == 1 && got[2] == 3);
+  kiln_sequence_release(out[0].sequence);
+  kiln_buffer_view_release(out[1].view);
+  /* From an empty sequence: [b], whose element 0 is b. */
+  in[0].sequence = empty;
+  OK(kiln_function_call_values(fn, dev, in, 2, out, 2));
+  ck_assert_uint_eq(kiln_sequence_size(out[0].sequence), 1);
+  ck_assert_int_eq(kiln_buffer_view_dim(out[1].view, 0), 2);
+  kiln_sequence_release(out[0].sequence);
+  kiln_buffer_view_release(out[1].view);
+
+  /* Wrong kinds and element types are named. */
+  kiln_buffer_view_t *views[2] = {a, b}, *outs[2];
+  expect_error(kiln_function_call(fn, dev, views, 2, outs, 2),
+               KILN_STATUS_INVALID_ARGUMENT,
+               "function 'f' takes or returns sequences: call it with "
+               "kiln_function_call_values", (char *)NULL);
+  kiln_call_value_t bad[2] = {{a, NULL}, {b, NULL}};
+  expect_error(kiln_function_call_values(fn, dev, bad, 2, out, 2),
+               KILN_STATUS_INVALID_ARGUMENT,
+               "function 'f': input 0: expected seq<tensor<?xf32>>, got a "
+               "tensor", (char *)NULL);
+  bad[0].view = NULL, bad[0].sequence = s, bad[1].view = NULL, bad[1].sequence = s;
+  expect_error(kiln_function_call_values(fn, dev, bad, 2, out, 2),
+               KILN_STATUS_INVALID_ARGUMENT,
+               "function 'f': input 1: expected tensor<?xf32>, got a "
+               "sequence", (char *)NULL);
+  bad[1].view = b;
+  expect_error(kiln_function_call_values(fn, dev, bad, 2, out, 2),
+               KILN_STATUS_INVALID_ARGUMENT, "input 1: set one of view and "
+               "sequence", (char *)NULL);
+  kiln_sequence_t *wrong;
+  kiln_buffer_view_t *mixed[2] = {a, iw};
+  OK(kiln_sequence_create(dev, mixed, 2, &wrong));
+  kiln_call_value_t w[2] = {{NULL, wrong}, {b, NULL}};
+  expect_error(kiln_function_call_values(fn, dev, w, 2, out, 2),
+               KILN_STATUS_INVALID_ARGUMENT,
+               "function 'f': input 0 element 1: expected tensor<?xf32>, got "
+               "tensor<2xi32>", (char *)NULL);
+  ck_assert(!out[0].view && !out[0].sequence);
+  kiln_buffer_view_t *holes[2] = {a, NULL};
+  expect_error(kiln_sequence_create(dev, holes, 2, &wrong),
+               KILN_STATUS_INVALID_ARGUMENT, "sequence element 1 is missing",
+               (char *)NULL);
+
+  kiln_sequence_release(w[0].sequence);
+  kiln_sequence_release(s);
+  kiln_sequence_release(empty);
+  kiln_buffer_view_release(a);
+  kiln_buffer_view_release(b);
+  kiln_buffer_view_release(iw);
+  kiln_module_release(m);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  free(data);
+}
+END_TEST
+#endif
 
 /* ---- counting allocator: every allocation is freed ------------------------ */
 
@@ -937,6 +1049,9 @@ Suite *runtime_api_suite(void) {
   tcase_add_test(tc, grid_spends_the_step_budget);
   tcase_add_loop_test(tc, copy_and_fill_commands, 0, 2);
   tcase_add_loop_test(tc, list_imports, 0, 2);
+#ifndef KILN_TEST_NO_SEQUENCES
+  tcase_add_loop_test(tc, sequence_values_at_the_boundary, 0, 2);
+#endif
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_loop_test(tc, steady_state_calls_allocate_nothing, 0, 2);
   tcase_add_loop_test(tc, big_buffers_are_zeroed, 0, 2);
