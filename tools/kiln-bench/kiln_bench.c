@@ -82,16 +82,41 @@ int main(int argc, char **argv) {
     return 1;
   }
   kiln_buffer_view_t *outputs[KILN_RUN_MAX_ARGS];
+#ifdef KILN_RUNTIME_SEQUENCES
+  /* Functions with sequences take kiln_function_call_values; the others
+   * keep kiln_function_call, so their timings are the same calls. */
+  kiln_call_value_t in[KILN_RUN_MAX_ARGS], out[KILN_RUN_MAX_ARGS];
+  bool values = false;
+  for (uint32_t k = 0; k < s.input_count; ++k) {
+    in[k].view = s.inputs[k], in[k].sequence = s.sequences[k];
+    values |= s.sequences[k] != NULL;
+  }
+  for (uint32_t k = 0; k < n_out; ++k)
+    values |= kiln_function_output_is_sequence(s.function, k) != 0;
+#endif
   for (long i = 0; i < o.warmup + o.repetitions; ++i) {
     if (profile) kiln_bench_profile_begin(profile, i - o.warmup);
     const double t0 = now_ms();
-    kiln_status_t st = kiln_function_call(s.function, s.device, s.inputs,
-                                          s.input_count, outputs, n_out);
+    kiln_status_t st;
+#ifdef KILN_RUNTIME_SEQUENCES
+    if (values)
+      st = kiln_function_call_values(s.function, s.device, in, s.input_count,
+                                     out, n_out);
+    else
+#endif
+      st = kiln_function_call(s.function, s.device, s.inputs, s.input_count,
+                              outputs, n_out);
     const double t1 = now_ms();
     if (st) {
       rc = kiln_run_report(&o, st);
       break;
     }
+#ifdef KILN_RUNTIME_SEQUENCES
+    for (uint32_t k = 0; values && k < n_out; ++k) {
+      kiln_sequence_release(out[k].sequence);
+      outputs[k] = out[k].view;
+    }
+#endif
     for (uint32_t k = 0; k < n_out; ++k) kiln_buffer_view_release(outputs[k]);
     if (i >= o.warmup) samples[i - o.warmup] = calls[i - o.warmup] = t1 - t0;
   }

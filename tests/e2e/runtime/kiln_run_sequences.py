@@ -1,25 +1,25 @@
 #!/usr/bin/python3
-"""kiln-run with sequence inputs and results (--input=seq:ELEM:ELEM...,
+"""kiln-run and kiln-bench with sequence inputs and results (--input=seq:ELEM:ELEM...,
 "result[N][k]" lines, --output=@y.npy as y.K.npy), on the builder-made
 module of write_sequence_module (f(s, v) = (s + [v], element 0)), and the
 errors for a tensor given to a sequence input and the reverse. Elements
 of three shapes, one of them from a .npy file, and the empty sequence
 cover the syntax; the module's arithmetic is the runtime tests' concern.
 
-usage: kiln_run_sequences.py KILN_RUN MODULE WORKDIR POOL"""
+usage: kiln_run_sequences.py KILN_RUN KILN_BENCH MODULE WORKDIR POOL"""
 import os
 import subprocess
 import sys
 
 import numpy as np
 
-kiln_run, module, workdir, pool = sys.argv[1:5]
+kiln_run, kiln_bench, module, workdir, pool = sys.argv[1:6]
 os.makedirs(workdir, exist_ok=True)
 failures = []
 
 
-def run(*args):
-    p = subprocess.run([kiln_run, f"--module={module}", *args],
+def run(*args, tool=kiln_run):
+    p = subprocess.run([tool, f"--module={module}", *args],
                        capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout, p.stderr
 
@@ -66,6 +66,11 @@ check("sequence for a tensor input", rc == 1 and
 rc, out, err = run("--input=seq:2xi32=1,2", "--input=1xf32=3")
 check("element of the wrong type", rc == 1 and
       "input 0 element 0: expected tensor<?xf32>, got tensor<2xi32>" in err, err)
+
+rc, out, err = run("--input=seq:@" + a + ":2xf32=1,2", "--input=1xf32=3",
+                   "--warmup=1", "--repetitions=3", tool=kiln_bench)
+check("kiln-bench calls a function with sequences", rc == 0 and
+      "3 repetitions after 1 warmup" in out and "median" in out, f"rc={rc} out={out!r} err={err!r}")
 
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)
