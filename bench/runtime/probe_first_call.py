@@ -7,7 +7,8 @@ faults, transparent huge pages gained and run-delay, for the fast and the
 slow half of the processes; then each phase's wall and CPU time (median
 and quartiles), dispatch 0's first-run extra on the calling thread and the
 wall time from the first call's start to its first dispatch (its
-transient memory faulted in).
+transient memory faulted in) and each process's goal ratio, (load +
+prepare + first call) / (1 ms + 1.2 x the steady call), wall time.
 --before names the probe of an older build; the two alternate, one
 process each, so both meet the same machine. --before-module gives the
 older build a module of its own (one its kiln-compile wrote).
@@ -56,6 +57,19 @@ def phase_table(label, runs):
                                            q(r["phases"][name]["cpu_us"] for r in runs)))
     print("       dispatch 0 first-run extra, calling thread: %s us" % q(r["d0"] for r in runs))
     print("       first call's start to its first dispatch, wall: %s us" % q(r["prologue"] for r in runs))
+    ratios = sorted(wall_ratio(r) for r in runs)
+    print("       wall ratio (load + prepare + first call) / (1 ms + 1.2 x steady): %s, over 1: %d of %d"
+          % (" ".join("%.2f" % x for x in ratios), sum(x > 1 for x in ratios), len(ratios)))
+
+
+def wall_ratio(r):
+    """The goal's ratio for one process, as bench_runtime.py's: the steady
+    call is the median wall time of the calls after the first."""
+    ph = r["phases"]
+    steady = statistics.median(v["wall_us"] for k, v in ph.items()
+                               if k.startswith("call") and k != "call0")
+    return (ph["load"]["wall_us"] + ph["prepare"]["wall_us"] + ph["call0"]["wall_us"]) / (
+        1000 + 1.2 * steady)
 
 
 def summary(label, runs):

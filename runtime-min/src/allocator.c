@@ -95,7 +95,16 @@ static double thread_cpu_ms(void) {
  * goes in 4 KiB pages (after a cold trial, a tail under KRT_HUGE_TAIL, or
  * all of it once huge pages are known cold) goes in pieces to the
  * device's host threads where it has several (local-task): the kernel's
- * clearing is the cost, and it runs on each faulting core.
+ * clearing is the cost, and it runs on each faulting core. So there, no
+ * trials at all: 4 KiB pages cost 0.4 ms/MB of CPU here warm or after an
+ * idle spell (the kernel's small free lists), divided among the threads,
+ * while a cold trial's 4-5 ms stays on one; a trial pays off only when
+ * fewer than about 1 in 8 first trials come cold (1 in 3 on one thread),
+ * and after 3 s idle about half do. ResNet-18 on local-task, 16
+ * processes each, first calls over the goal (load + prepare + first call
+ * within 1 ms + 1.2x the steady call) after 3 s idle 7 -> 0, back to back
+ * 2 -> 1; MobileNetV2 (a 6 MB arena, a 5.5 ms call) 3 -> 5 and 1 -> 2,
+ * its worst 1.50 -> 1.08 of the goal (README, issue 15).
  * probe_first_call (bench/runtime) counts a first call's faults and huge
  * pages. */
 /* What goes in 4 KiB pages is split in pieces this size: the host
@@ -154,7 +163,7 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
    * 110-127 of CPU). */
   const size_t whole = used & ~(huge - 1);
   const size_t mark = whole + (used - whole >= KRT_HUGE_TAIL ? huge : 0);
-  const bool trials = mark && !atomic_load(&huge_pages_cold);
+  const bool trials = mark && !d->host_parallel && !atomic_load(&huge_pages_cold);
   if (trials) madvise(b, mark, MADV_HUGEPAGE);
   if (span > (trials ? mark : 0))
     madvise(b + (trials ? mark : 0), span - (trials ? mark : 0), MADV_NOHUGEPAGE);
@@ -174,7 +183,7 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
       for (uint32_t k = 0; k < pieces; ++k) touch_piece(&job, k);
   }
   /* Chunks that went to 4 KiB pages: khugepaged may collapse them. */
-  if (whole && atomic_load(&huge_pages_cold)) madvise(b, whole, MADV_HUGEPAGE);
+  if (whole && (!trials || atomic_load(&huge_pages_cold))) madvise(b, whole, MADV_HUGEPAGE);
 }
 #endif
 
