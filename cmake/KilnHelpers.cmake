@@ -53,7 +53,8 @@ endfunction()
 # through format/module/message_words.py, which stores the literal format
 # of each call to NAME (POS: the format's 0-based argument index) with its
 # catalog words as single bytes, then the phrases of message_phrases.def
-# as one control byte each (kiln/message.h says how they expand).
+# as one byte each, a control byte or one past the words' (kiln/message.h
+# says how they expand).
 # Where it ran, the target is compiled with KILN_MESSAGE_WORDS_CHECKED:
 # it also refuses floating-point conversions (see KILN_MESSAGE_VARIADIC).
 # Without message text, or without python3, the sources compile as they

@@ -36,14 +36,21 @@ enum {
 #undef KILN_MESSAGE_PHRASE
 };
 
-/* Appends s to buf[n..) with its phrase codes (the control bytes 1-8 and
- * 11-31: formats hold no others) expanded; a phrase holds only earlier
- * phrases' codes, so this ends. Returns the new n, KILN_MESSAGE_TEXT_MAX
- * when it does not fit. */
+/* The phrase codes (message_words.py's PHRASE_CODES): the control bytes
+ * 1-8 and 11-31 (formats hold no others), then the bytes past the words'. */
+enum { control_codes = 29 };
+
+/* Appends s to buf[n..) with its phrase codes expanded; a phrase holds
+ * only earlier phrases' codes, so this ends. Returns the new n,
+ * KILN_MESSAGE_TEXT_MAX when it does not fit. */
 static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
   for (; *s && n < KILN_MESSAGE_TEXT_MAX; s++) {
-    unsigned i = *s - 1u - 2u * (*s > '\n');
-    if (*s < 0x20 && *s != '\t' && *s != '\n' && i < phrase_count) {
+    unsigned i = phrase_count; /* a byte that stands for itself */
+    if (*s >= 0x80 + word_count)
+      i = *s - (0x80u + word_count) + control_codes;
+    else if (*s < 0x20 && *s != '\t' && *s != '\n')
+      i = *s - 1u - 2u * (*s > '\n');
+    if (i < phrase_count) {
       const char *p = phrases;
       for (; i; i--) p += strlen(p) + 1;
       n = unphrase((const unsigned char *)p, buf, n);

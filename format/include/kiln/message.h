@@ -16,7 +16,8 @@
  * runtime's sources through format/module/message_words.py, which puts one
  * byte (0x80 + index) in place of each word of message_words.def in every
  * literal format of a message call (a space after it implied, see
- * KILN_MESSAGE_ATTACH), then one control byte (1-8, 11-31) in place of
+ * KILN_MESSAGE_ATTACH), then one byte (the control bytes 1-8 and 11-31,
+ * then the bytes past the words', 0x80 + their count up) in place of
  * each phrase of message_phrases.def (runs of text, words and
  * conversions the formats share), and each formatter above expands the
  * format with kiln_message_text before printf sees it. A format of string

@@ -29,8 +29,10 @@ ATTACH = mw.decode(m.group(1)[1:-1]) + "\0" if m else None
 PHRASES = os.path.join(SRC, "format/module/message_phrases.def")
 words = list(mw.read_words(WORDS))
 phrases = mw.read_phrases(PHRASES, mw.read_words(WORDS))
-# The C decoder's phrase codes: control bytes 1-8 and 11-31, in order.
-CODES = [chr(c) for c in list(range(1, 9)) + list(range(11, 32))]
+# The C decoder's phrase codes: control bytes 1-8 and 11-31, then the
+# bytes past the words' (0x80 + their count up to 0xFF), in order.
+CODES = [chr(c) for c in list(range(1, 9)) + list(range(11, 32)) +
+         list(range(0x80 + len(words), 0x100))]
 failures = []
 if CODES[:len(phrases)] != mw.PHRASE_CODES[:len(phrases)]:
     failures.append("message_words.PHRASE_CODES differ from kiln_message_text's")

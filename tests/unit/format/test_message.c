@@ -1,8 +1,9 @@
 /* kiln_message_text and kiln_message_format (format/module/message.c) on
  * formats as message_words.py writes them: each byte 0x80 + i becomes the
  * i-th word of message_words.def (with the space after it unless what
- * follows attaches to the word), each control byte 1-8, 11-31 the
- * matching phrase of message_phrases.def (expanded first), and a format
+ * follows attaches to the word), each control byte 1-8, 11-31 and then
+ * each byte past the words' the matching phrase of message_phrases.def
+ * (expanded first), and a format
  * whose expansion does not fit KILN_MESSAGE_TEXT_MAX is used as it is
  * rather than cut inside a conversion. */
 #include <check.h>
@@ -27,8 +28,11 @@ static const char *const phrase_texts[] = {
     NULL};
 enum { phrase_count = sizeof phrase_texts / sizeof phrase_texts[0] - 1 };
 
-/* Phrase i's code: the control bytes 1-8, then 11-31 (not tab, newline). */
-static char phrase_code(int i) { return (char)(i < 8 ? 1 + i : 3 + i); }
+/* Phrase i's code: the control bytes 1-8, then 11-31 (not tab, newline),
+ * then 0x80 + word_count on. */
+static char phrase_code(int i) {
+  return (char)(i < 8 ? 1 + i : i < 29 ? 3 + i : 0x80 + word_count + i - 29);
+}
 
 START_TEST(expands_words) {
   char buf[KILN_MESSAGE_TEXT_MAX], want[KILN_MESSAGE_TEXT_MAX];
@@ -71,6 +75,15 @@ START_TEST(expands_phrases) {
   const char *space = strchr(KILN_MESSAGE_ATTACH, p[0]) ? "" : " ";
   snprintf(want, sizeof want, "%s%s%s%%u%s%s", words[0], space, p, p, words[1]);
   ck_assert_str_eq(kiln_message_text(fmt, buf), want);
+  /* Where the words' bytes end and the phrases' begin: the last word,
+   * then the first phrase past the control bytes. */
+  if (phrase_count > 29) {
+    const char edge[] = {(char)(0x80 + word_count - 1), phrase_code(29), 0};
+    p = phrase_texts[29];
+    space = strchr(KILN_MESSAGE_ATTACH, p[0]) ? "" : " ";
+    snprintf(want, sizeof want, "%s%s%s", words[word_count - 1], space, p);
+    ck_assert_str_eq(kiln_message_text(edge, buf), want);
+  }
 }
 END_TEST
 
