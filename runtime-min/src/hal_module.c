@@ -323,21 +323,14 @@ static kiln_status_t hal_device_wait(krt_call_t *call, const krt_value_t *args,
 #define hal_list_insert krt_list_insert
 #define hal_list_erase krt_list_erase
 
-const krt_native_t krt_hal_natives[] = {
+/* Two tables from the rows hal_natives.inc keeps (runtime_internal.h). */
+const char krt_hal_natives[] =
 #define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) \
-  {NAME "\0" SIGNATURE, hal_##C_NAME},
-#ifndef KILN_WITH_TRANSFERS
-#define KILN_HAL_TRANSFER(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
-#endif
-#ifndef KILN_WITH_TEXT
-#define KILN_HAL_TEXT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
-#endif
-#ifndef KILN_WITH_SHAPE_DATA
-#define KILN_HAL_SHAPE_DATA(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
-#endif
-#ifndef KILN_WITH_SEQUENCES
-#define KILN_HAL_SEQUENCE(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS)
-#endif
-#include "kiln/hal_imports.def"
-    {NULL, NULL},
+  NAME "\0" SIGNATURE "\0"
+#include "hal_natives.inc"
+    ; /* and the literal's NUL: an empty name */
+
+const krt_native_fn krt_hal_fns[] = {
+#define KILN_HAL_IMPORT(C_NAME, NAME, SIGNATURE, HAL_OP, SEMANTICS) hal_##C_NAME,
+#include "hal_natives.inc"
 };

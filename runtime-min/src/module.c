@@ -184,19 +184,21 @@ static kiln_status_t load_imports(kiln_module_t *m) {
     if (!kiln_vm_signature_valid(sig))
       return corrupt(m, "import '%s': malformed signature \"%.64s\"", name,
                      sig);
-    const krt_native_t *native = NULL;
-    for (const krt_native_t *k = krt_hal_natives; k->name; ++k)
-      if (strcmp(k->name, name) == 0) native = k;
-    if (!native)
+    /* Each row: the name, its NUL, the signature, its NUL. */
+    const char *k = krt_hal_natives;
+    uint32_t row = 0;
+    for (; *k && strcmp(k, name) != 0; ++row)
+      k = strchr(strchr(k, 0) + 1, 0) + 1;
+    if (!*k)
       return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                         "import '%s' is not provided by this runtime", name);
-    const char *native_sig = krt_native_signature(native);
+    const char *native_sig = strchr(k, 0) + 1;
     if (strcmp(native_sig, sig) != 0)
       return krt_status(A, KILN_STATUS_INCOMPATIBLE,
                         "import '%s': the module expects signature \"%s\" but "
                         "the runtime provides \"%s\"",
                         name, sig, native_sig);
-    m->imports[i] = native;
+    m->imports[i] = krt_hal_fns[row];
     m->import_signatures[i] = native_sig;
   }
   return NULL;

@@ -217,20 +217,13 @@ typedef kiln_status_t (*krt_native_fn)(krt_call_t *call,
                                        uint32_t arg_count,
                                        krt_value_t *results);
 
-/* NAME holds the import's name, then past its NUL its signature: one
- * pointer a row instead of two (the loader looks the signature up once per
- * import: krt_native_signature). */
-typedef struct krt_native {
-  const char *name;
-  krt_native_fn fn;
-} krt_native_t;
-
-static inline const char *krt_native_signature(const krt_native_t *native) {
-  return native->name + __builtin_strlen(native->name) + 1;
-}
-
-/* The HAL native module's functions, terminated by a NULL name. */
-extern const krt_native_t krt_hal_natives[];
+/* The HAL native module (hal_module.c), as two tables in the same order
+ * rather than one of {name, function} rows (a pointer and its relocation
+ * less a row): krt_hal_natives holds each function's import name, a NUL,
+ * its signature and a NUL, and ends with an empty name; krt_hal_fns the
+ * functions. The loader walks the names once per import. */
+extern const char krt_hal_natives[];
+extern const krt_native_fn krt_hal_fns[];
 
 /* Executables of one module loaded on one device. */
 typedef struct krt_device_cache {
@@ -252,7 +245,7 @@ struct kiln_module {
   uint32_t function_count, import_count, executable_count, rodata_count;
   krt_function_t *functions;
   kiln_vm_function_info_t *vm_functions;
-  const krt_native_t **imports;
+  krt_native_fn *imports;
   const char **import_signatures;
   krt_executable_t *executables;
   const uint8_t **rodata_data;

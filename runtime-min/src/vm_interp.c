@@ -513,7 +513,7 @@ dispatch:
     DISPATCH();
   }
   CASE(CALL_IMPORT) {
-    const krt_native_t *native = module->imports[REG(CALL_IMPORT, 0)];
+    const krt_native_fn native = module->imports[REG(CALL_IMPORT, 0)];
     const char *t = module->import_signatures[REG(CALL_IMPORT, 0)];
     const uint8_t *alist = AT(CALL_IMPORT, 1);
     const uint8_t *rlist = alist + 1 + 2 * (size_t)alist[0];
@@ -541,9 +541,14 @@ dispatch:
 #ifdef KILN_WITH_PROFILE
     call->site = pc;
 #endif
-    status = native->fn(call, argv, n, resv);
+    status = native(call, argv, n, resv);
     if (status) {
-      status = krt_status_prefix(status, "%s", native->name);
+#ifndef KILN_NO_MESSAGES /* the name only feeds the message */
+      /* The native's name: its row's text before the signature. */
+      const char *name = module->import_signatures[REG(CALL_IMPORT, 0)] - 1;
+      while (name > krt_hal_natives && name[-1]) --name;
+      status = krt_status_prefix(status, "%s", name);
+#endif
       goto fail_at;
     }
     ++t; /* past '_' */
