@@ -182,8 +182,10 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
     else
       for (uint32_t k = 0; k < pieces; ++k) touch_piece(&job, k);
   }
-  /* Chunks that went to 4 KiB pages: khugepaged may collapse them. */
-  if (whole && (!trials || atomic_load(&huge_pages_cold))) madvise(b, whole, MADV_HUGEPAGE);
+  /* Chunks that went to 4 KiB pages: khugepaged may collapse them (those
+   * already in huge pages were marked so; marking them again changes
+   * nothing). */
+  if (whole) madvise(b, whole, MADV_HUGEPAGE);
 }
 #endif
 
