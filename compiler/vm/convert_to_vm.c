@@ -350,20 +350,28 @@ static bool cv_copy(cv *c, kiln_op *op, const vmx_import *imp) {
   return cv_call(c, op, imp, &a, NULL) != NULL;
 }
 
-/* Ops that are one import call on their ref operands, returning the
- * import's results: counts from the signature ("r_r": one ref in, one out). */
+/* Ops that are one import call on their operands, refs and index values
+ * ('I': i64 on the VM) in the signature's order, returning the import's
+ * result: counts from the signature ("rI_r": a ref and an index in, one
+ * ref out). */
 static bool cv_plain(cv *c, kiln_op *op, const vmx_import *imp) {
   const char *sig = imp->signature, *sep = strchr(sig, '_');
   for (const char *t = sig; *t; t++)
-    if (*t != 'r' && *t != '_')
-      return kiln_op_fail(&c->err, op, "import %s (\"%s\") takes more than refs; it needs a lowering of its own",
-                          imp->name, sig);
+    if (*t != 'r' && *t != 'I' && *t != '_')
+      return kiln_op_fail(&c->err, op, "import %s (\"%s\") takes more than refs and indices; it needs a lowering "
+                          "of its own", imp->name, sig);
   const uint32_t nops = (uint32_t)(sep - sig), nres = (uint32_t)strlen(sep + 1);
-  if (!cv_expect(c, op, nops, nres)) return false;
+  if (!cv_expect_refs(c, op, 0, nops, nres)) return false;
   if (nres > 1) return kiln_op_fail(&c->err, op, "more than one result");
   cv_args a = {.n = 0};
-  for (uint32_t i = 0; i < nops; i++) cv_push(&a, cv_operand(c, op, i));
-  kiln_op *call = cv_call(c, op, imp, &a, nres ? op->results[0].type : NULL);
+  for (uint32_t i = 0; i < nops; i++) {
+    if (vmx_is_ref(kiln_op_operand(op, i)->type) != (sig[i] == 'r'))
+      return kiln_op_fail(&c->err, op, "operand #%u must be %s", i, sig[i] == 'r' ? "a !hal value" : "an index");
+    kiln_value *v = cv_operand(c, op, i);
+    if (!v) return false;
+    cv_push(&a, v);
+  }
+  kiln_op *call = cv_call(c, op, imp, &a, !nres ? NULL : sep[1] == 'I' ? c->i64 : op->results[0].type);
   cv_map_result(c, op, call);
   return call != NULL;
 }
