@@ -42,9 +42,9 @@ TEXT_MAX = 320  # KILN_MESSAGE_TEXT_MAX in kiln/message.h
 # word, phrase codes.
 MAX_WORDS = 128
 # How many words `suggest` proposes: the bytes they leave are phrase codes.
-# Measured over the runtime's formats (greedy phrases for each split, the
-# text both catalogs leave): 128 words + 29 phrases 5,417 bytes, 96 + 61
-# 5,186, 64 + 93 5,094.
+# The smallest runtime (x86-64, with messages, stripped) with the greedy
+# phrases for each split: 40 words 52,768 bytes, 52 and 64 52,752, 76
+# 52,768, 88 52,800, 128 (29 phrases) 53,024.
 SUGGESTED_WORDS = 64
 # The phrase codes: the control bytes a format never holds (it is
 # printable ASCII, tabs and newlines), then the bytes past the catalog's
