@@ -46,6 +46,11 @@
  * The generic's inputs read per pixel (a residual) are prefetched as
  * each register tile starts (prefetch_epilogue).
  *
+ * A 1x1 convolution over all the workgroup's pixels whose whole filter
+ * fits L2 beside the streams turns the nest inside out (pixels_outer):
+ * for each register tile of pixels, every column block, so the tile's
+ * input stays in L1 and its output and residual are whole pixels.
+ *
  * Grouped convolutions of 2 or 4 channels a group in and out take
  * vectors across groups instead (lane_groups): each vector holds VW/L
  * groups' L channels, an input vector per pixel and tap multiplies L
@@ -99,6 +104,12 @@
  * thread: groups of 4 in 3 to 6 rows within 5%; groups of 2 in 6 rows
  * 0.54 ms, 8 0.57, 12 0.62, 14 0.87, spilling). */
 #define CV_LANE_ROWS 6
+/* A 1x1 convolution whose whole filter takes at most this much runs its
+ * pixel tiles outside its column blocks (pixels_outer): the filter is
+ * then read from L2 for every register tile, so it must stay there
+ * beside the streams of the output and the epilogue's inputs (half of
+ * Zen 4's and Zen 5's 1 MiB; Intel's is 2 MiB). */
+#define CV_PIXELS_OUTER_W_BYTES (512 * 1024)
 
 typedef struct cv {
   cg_igemm g;
@@ -630,6 +641,19 @@ static void column_nest(cv *c, kiln_builder cur, int64_t j_lo, int64_t j_hi, int
   if (main < M) tile(c, &cur, cg_index(&cur, main), (int)(M - main), nr, kb, cb ? cb : K0);
 }
 
+/* Bytes of the whole filter (not the workgroup's subview of it), or -1
+ * where a dim is dynamic. */
+static int64_t filter_bytes(const cv *c) {
+  kiln_value *w = c->W;
+  while (w->def && w->def->kind == KILN_OP_MEMREF_SUBVIEW) w = kiln_op_operand(w->def, 0);
+  int64_t bytes = (kiln_type_bitwidth(w->type->elem) + 7) / 8;
+  for (uint32_t r = 0; r < w->type->rank; r++) {
+    if (w->type->shape[r] == KILN_DYNAMIC) return -1;
+    bytes *= w->type->shape[r];
+  }
+  return bytes;
+}
+
 /* Do the group loops (outer loops W uses) go inside the other outer
  * loops? Where W is read in place in one reduction block, a group's
  * weights are a few KiB that stay cached whatever the order, while the
@@ -654,6 +678,53 @@ static bool groups_inside(const cv *c, const nest *wout, int64_t cb) {
     bytes *= wt->shape[r];
   }
   return bytes <= CV_PANEL_BYTES;
+}
+
+/* Do the register tiles go outside the column blocks (pixels_nest)?
+ * For a 1x1 convolution over all the workgroup's pixels (merge_rows)
+ * whose filter is read in place in one reduction block and fits L2
+ * beside the streams (CV_PIXELS_OUTER_W_BYTES). Column blocks outermost
+ * write the output (and read a residual) one or two lines a pixel,
+ * a whole pixel apart, in as many passes over the tile's pixels as there
+ * are blocks: a pattern the hardware prefetchers do not follow, and
+ * the tile's input, output and residual (ResNeXt's 128 -> 256 at 14
+ * rows of 56: 0.4 + 0.8 + 0.8 MB) do not fit L2 together, so the
+ * input came back from L3 for every block. Pixels outermost, each
+ * register tile's input pixels stay in L1 for all the column blocks,
+ * and its output and residual are one run of whole pixels. */
+static bool pixels_outer(const cv *c, int64_t cb) {
+  if (c->orow < 0 || c->P || cb || c->T) return false;
+  int64_t bytes = filter_bytes(c);
+  return bytes >= 0 && bytes <= CV_PIXELS_OUTER_W_BYTES;
+}
+
+/* The register tile of mr pixels from p0 for every column block: the W
+ * loops, the column segment [j_lo, j_hi) in steps of nr vectors. */
+static void pixels_block(cv *c, kiln_builder *b, kiln_value *p0, int mr, int64_t j_lo, int64_t j_hi, int nr,
+                         const nest *wout) {
+  kiln_builder cur = loops(c, b, wout), body;
+  kiln_op *lj = cg_for(&cur, cg_index(&cur, j_lo), cg_index(&cur, j_hi), cg_index(&cur, nr * c->vw), 0, NULL, &body);
+  kiln_value *j0 = cg_for_iv(lj);
+  for (int q = 0; q < nr; q++) c->colv[q] = cg_add(&body, j0, cg_index(&body, q * c->vw));
+  tile(c, &body, p0, mr, nr, NULL, c->K0);
+}
+
+/* The nest of pixels_outer: the other outer loops (batch), then for
+ * each register tile of the merged pixels, every column block. */
+static void pixels_nest(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int nr, const nest *wout,
+                        const nest *rest) {
+  cg_igemm *g = &c->g;
+  int64_t M = g->bounds[g->row] * g->bounds[c->orow];
+  int mr = tile_rows(c, M, nr);
+  c->kb = NULL;
+  kiln_builder cur = loops(c, b, rest), body;
+  c->ivs[c->orow] = cg_index(&cur, 0);
+  int64_t main = M / mr * mr;
+  if (main) {
+    kiln_op *lp = cg_for(&cur, cg_index(&cur, 0), cg_index(&cur, main), cg_index(&cur, mr), 0, NULL, &body);
+    pixels_block(c, &body, cg_for_iv(lp), mr, j_lo, j_hi, nr, wout);
+  }
+  if (main < M) pixels_block(c, &cur, cg_index(&cur, main), (int)(M - main), j_lo, j_hi, nr, wout);
 }
 
 static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int64_t vw, int nr,
@@ -682,6 +753,10 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
     kiln_builder cur = loops(c, b, &outer);
     cur = loops(c, &cur, &wout);
     column_nest(c, cur, j_lo, j_hi, nr * vw, nr, false, cb, K0, &inner);
+    return;
+  }
+  if (!paired && pixels_outer(c, cb)) {
+    pixels_nest(c, b, j_lo, j_hi, nr, &wout, &rest);
     return;
   }
   kiln_builder cur = loops(c, b, &wout), body;
@@ -1044,18 +1119,13 @@ static bool panel_layout(const cv *c, int64_t width) {
 static int64_t prefetch_distance(const cv *c, int64_t cb, int64_t K0) {
   const cg_igemm *g = &c->g;
   const kiln_type *wt = c->W->type;
-  int64_t st[KILN_MAX_LOOPS], off, bytes = (kiln_type_bitwidth(wt->elem) + 7) / 8;
+  int64_t st[KILN_MAX_LOOPS], off;
   if (c->P || !g->w_contig || !kiln_memref_strides(wt, st, &off)) return 0;
   for (uint32_t r = 0; r < wt->rank; r++)
     if (st[r] == KILN_DYNAMIC) return 0;
   /* The whole filter, not the workgroup's subview of it: a call streams
    * all of it. */
-  kiln_value *w = c->W;
-  while (w->def && w->def->kind == KILN_OP_MEMREF_SUBVIEW) w = kiln_op_operand(w->def, 0);
-  for (uint32_t r = 0; r < w->type->rank; r++) {
-    if (w->type->shape[r] == KILN_DYNAMIC) return 0;
-    bytes *= w->type->shape[r];
-  }
+  int64_t bytes = filter_bytes(c);
   if (bytes < CV_PREFETCH_BYTES) return 0;
   const kiln_affine_map *m = g->maps[g->w];
   int64_t s0 = 0;

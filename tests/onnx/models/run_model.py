@@ -728,6 +728,25 @@ def _cnn_cases(torch):
                                              nn.Conv2d(96, 96, 3, 2, 1, groups=6), nn.ReLU(),
                                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 6)),
                                (2, 5, 45, 43)),
+        # 1x1 convolutions over all the workgroup's pixels whose filters
+        # fit L2 run each register tile of pixels over every column block
+        # (lower_conv.c pixels_outer): 72 -> 100 (3 pairs of vectors and
+        # a 4-lane one) -> 72 (a pair and 8 lanes) in a residual add with
+        # ReLU, 360 -> 300 -> 360 (422 and 506 KiB filters, under the 512
+        # KiB limit; 18 pairs and 8 lanes) in a residual add, and 360 ->
+        # 400 (563 KiB, paired blocks of 16: the column blocks stay
+        # outermost) with ReLU6; 23 x 17 pixels, workgroups of one row
+        # (tiles of 6 + 6 and a remainder of 5), batch 2. A few tiles per
+        # workgroup is all the loop order depends on.
+        "cnn_pixels_outer": (nn.Sequential(nn.Conv2d(5, 72, 3, 1, 1), nn.ReLU(),
+                                           Residual(nn.Sequential(nn.Conv2d(72, 100, 1), nn.ReLU(),
+                                                                  nn.Conv2d(100, 72, 1)), nn.ReLU()),
+                                           nn.Conv2d(72, 360, 1), nn.ReLU(),
+                                           Residual(nn.Sequential(nn.Conv2d(360, 300, 1), nn.ReLU(),
+                                                                  nn.Conv2d(300, 360, 1))),
+                                           nn.Conv2d(360, 400, 1), nn.ReLU6(),
+                                           nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(400, 6)),
+                             (2, 5, 23, 17)),
         # grouped convolutions whose input pixels (of one tile row) lie a
         # multiple of 4 KiB apart, which take register tiles of at most
         # 8 rows (lower_conv.c l1_rows), and whose tiles prefetch the
