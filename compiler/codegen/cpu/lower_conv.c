@@ -1156,6 +1156,19 @@ static int next_row_loop(const cv *c) {
   return -1;
 }
 
+/* Do a grouped convolution's groups share input lines, a group's input
+ * channels (contiguous in X) taking less than a line, off the lane
+ * path (whose vectors hold several groups' channels: whole lines)? Then
+ * a tile row's line per pixel is read by the next group's tile again. */
+static bool shares_lines(const cv *c) {
+  const cg_igemm *g = &c->g;
+  int64_t sc;
+  if (c->lanes || c->nk < 1) return false;
+  int kc = c->kl[c->nk - 1];
+  if (!loop_stride(g->maps[g->x], c->X->type, g->loops, kc, &sc) || sc != 1) return false;
+  return g->bounds[kc] * ((kiln_type_bitwidth(c->X->type->elem) + 7) / 8) < 64;
+}
+
 /* Register rows of a grouped convolution whose input lines at one tap
  * fit the L1 sets they fall in. A group's few channels of a pixel are
  * one line, read by every reduction step of the tap, and pixels a
@@ -1164,7 +1177,11 @@ static int next_row_loop(const cv *c) {
  * 16, stride 2, one thread: 2.0 ms, 1.0 ms in tiles of 7 rows; 6 rows a
  * set were no faster than 8, and 1024 channels' tiles of 7 rows keep
  * their speed). Rows lie S bytes apart and spread over 64 / gcd(S / 64
- * mod 64, 64) sets (line-aligned S), CV_L1_ROWS_PER_SET rows each; the
+ * mod 64, 64) sets (line-aligned S), CV_L1_ROWS_PER_SET rows each, half
+ * as many where groups share lines (shares_lines: 4x56x56x256 in
+ * groups of 8 at stride 2, rows of 28, one thread under SCHED_FIFO:
+ * tiles of 14 rows 2.8-3.0 ms, 10 2.7, 7 2.0, 6 2.03, 5 2.16; at stride
+ * 1, 4 sets, tiles of 14 1.32 ms and of 7 1.40 keep 16 a row); the
  * tiles are then equal (19 rows: 7 + 7 + 5). Dense convolutions read
  * whole pixels, every line of them, and keep their tiles. */
 static int l1_rows(const cv *c) {
@@ -1184,7 +1201,7 @@ static int l1_rows(const cv *c) {
     int64_t t = b % a;
     b = a, a = t;
   }
-  int64_t rows = 64 / b * CV_L1_ROWS_PER_SET;
+  int64_t rows = 64 / b * (shares_lines(c) ? CV_L1_ROWS_PER_SET / 2 : CV_L1_ROWS_PER_SET);
   return rows < CV_MAX_MR ? (int)rows : CV_MAX_MR;
 }
 
@@ -1264,8 +1281,8 @@ bool cpu_lower_conv(kiln_op *op, int64_t vw) {
   b.loc = op->loc;
   c.orow = c.ohl = -1;
   c.nxl = next_row_loop(&c);
-  c.l1rows = l1_rows(&c);
   c.lanes = lane_groups(&c, vw);
+  c.l1rows = l1_rows(&c);
   if (c.lanes) {
     emit_lanes(&c, &b, vw);
     if (fill) kiln_op_erase(fill);

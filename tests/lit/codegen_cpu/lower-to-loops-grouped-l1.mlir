@@ -2,9 +2,9 @@
 // lower-to-loops, vector width 16 (avx512f), grouped convolutions (a loop
 // X, W and the output use): register tiles of at most 8 rows where the
 // input pixels of a row lie a multiple of 4 KiB apart, all in one L1 set
-// of 8 ways (lower_conv.c l1_rows), and before each tile's microkernel a
-// prefetch of every input line the tile reads at the next output row and
-// not at this one (prefetch_next_row).
+// of 8 ways (lower_conv.c l1_rows; 4 where groups share lines), and
+// before each tile's microkernel a prefetch of every input line the tile
+// reads at the next output row and not at this one (prefetch_next_row).
 // CHECK-NOT: linalg.
 
 // 32 groups of 16 at stride 2, 512 channels: pixels 4 KiB apart. A row
@@ -28,6 +28,14 @@
 // CHECK-COUNT-11: memref.prefetch
 // CHECK-NOT: memref.prefetch
 // CHECK: %{{.*}}:9 = scf.for
+// CHECK: return
+
+// 32 groups of 8 at stride 2, 256 channels: pixels 1 KiB apart, rows 2
+// KiB apart over two sets, and two groups share each line: 4 rows a set,
+// so a row of 28 takes tiles of 7 rows (14 without the halving).
+// CHECK-LABEL: func.func @shared()
+// CHECK: %{{.*}}:7 = scf.for
+// CHECK-NOT: %{{.*}}:14 = scf.for
 // CHECK: return
 
 // 256 groups of 4 (lane path), 1024 channels at stride 1: 4 KiB apart,
@@ -65,6 +73,18 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
     %f = hal.interface.binding {binding = 1 : i32} : memref<32x3x3x16x16xf32>
     %o = hal.interface.binding {binding = 2 : i32} : memref<1x2x19x32x16xf32>
     linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %f : memref<1x4x21x32x16xf32>, memref<32x3x3x16x16xf32>) outs(%o : memref<1x2x19x32x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+  func.func @shared() {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x5x57x32x8xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<32x3x3x8x8xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x2x28x32x8xf32>
+    linalg.generic {indexing_maps = [#x2, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %f : memref<1x5x57x32x8xf32>, memref<32x3x3x8x8xf32>) outs(%o : memref<1x2x28x32x8xf32>) {
     ^bb0(%a: f32, %b: f32, %c: f32):
       %m = arith.mulf %a, %b : f32
       %s = arith.addf %c, %m : f32
