@@ -8,7 +8,8 @@ be packed (a [K, N] constant read in column tiles of 64 becomes a
 
 usage: run_prepack.py KILN_COMPILE KILN_RUN WORKDIR DEVICE
 
-Cases: odd M (1, 7, 130: a partial row tile, the kernel in two versions),
+Cases: odd M (1, 2, 3, 4: few rows, the matvec register tile; 7, 130: a
+partial row tile, the kernel in two versions),
 a run-time M (one module run at M = 0, 1, primes, 64, 65, 128, 257: a
 partial row tile of run-time size, the packed weights read by both
 versions through one binding op), K with and without a K block
@@ -64,6 +65,9 @@ def main():
 
     relu = lambda a: np.maximum(a, 0)  # noqa: E731
     # One matmul + bias (+ ReLU) with constant weights and bias.
+    # 1, 2 and 4 rows take the matvec tile of 4 column vectors (one pass
+    # over each packed row; 3 rows keep 2 vectors on 8 accumulators);
+    # 200, 100 and 136 columns end in tiles of 8, 36 and 8 (a vector tail).
     # 130 rows split the kernel into a full-tile and a partial-tile
     # version, each with its own binding: both read the packed blocks. 96,
     # 100 and 288 columns give the versions tiles of different widths (64
@@ -73,7 +77,9 @@ def main():
                                   (1, 64, 256, True, True), (33, 96, 64, True, False),
                                   (128, 512, 192, True, True), (256, 1024, 128, False, True),
                                   (16, 40, 96, False, True), (7, 129, 100, True, True),
-                                  (130, 256, 288, True, True), (1, 64, 96, False, True)]:
+                                  (130, 256, 288, True, True), (1, 64, 96, False, True),
+                                  (1, 33, 200, True, True), (2, 129, 100, False, True),
+                                  (4, 50, 192, True, True), (3, 17, 136, True, True)]:
         name = "gemm_m%d_k%d_n%d" % (m, k, n)
         x, w, b = rnd(m, k), rnd(k, n), rnd(n)
         lines = ["  %%w = arith.constant %s" % dense(w), "  %%bias = arith.constant %s" % dense(b)]
@@ -126,11 +132,13 @@ def main():
     failures.append(run_case(kc, kr, work, device, "shared_constant", src, [x],
                              [x.astype(np.float64) @ w1, w1.astype(np.float64) ** 2],
                              ["memref<2x128x64xf32>"], []))
-    # Weights given at run time: never packed.
-    lines = matmul("y", "x", "w", m, k, n, relu=True)
-    src = program([("x", tt((m, k))), ("w", tt((k, n)))], [("y", tt((m, n)))], lines)
-    failures.append(run_case(kc, kr, work, device, "runtime_weights", src, [x, w1],
-                             [relu(x.astype(np.float64) @ w1)], [], ["memref<2x128x64xf32>"]))
+    # Weights given at run time: never packed (2 rows: the matvec tile
+    # reads B's rows in place).
+    for rows in (m, 2):
+        lines = matmul("y", "x", "w", rows, k, n, relu=True)
+        src = program([("x", tt((rows, k))), ("w", tt((k, n)))], [("y", tt((rows, n)))], lines)
+        failures.append(run_case(kc, kr, work, device, "runtime_weights_m%d" % rows, src, [x[:rows], w1],
+                                 [relu(x[:rows].astype(np.float64) @ w1)], [], ["memref<2x128x64xf32>"]))
     return verdict("run_prepack", failures)
 
 
