@@ -119,6 +119,43 @@ kiln_status_t rt_run_scalar(const uint8_t *module, size_t size, int64_t *out) {
   return s;
 }
 
+/* Finishes A and wraps it as the one exported function "f" of a module
+ * NAME importing IMPORTS (signatures from the HAL table); frees A. */
+static uint8_t *one_function_module(kiln_vm_asm_t *a, const char *name,
+                                    const char *const *imports, int import_count,
+                                    const kiln_module_tensor_type_t *inputs,
+                                    uint32_t input_count,
+                                    const kiln_module_tensor_type_t *outputs,
+                                    uint32_t output_count, uint32_t i32_registers,
+                                    uint32_t ref_registers, size_t *size) {
+  uint8_t *out = NULL;
+  if (kiln_vm_asm_finish(a)) goto done;
+  kiln_module_builder_t *b = kiln_module_builder_create();
+  kiln_module_builder_set_name(b, name);
+  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
+  for (int i = 0; i < import_count; ++i)
+    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
+  kiln_module_function_desc_t f;
+  memset(&f, 0, sizeof f);
+  f.name = "f";
+  f.exported = true;
+  f.input_count = input_count;
+  f.inputs = inputs;
+  f.output_count = output_count;
+  f.outputs = outputs;
+  f.bytecode = a->code;
+  f.bytecode_size = (uint32_t)a->size;
+  f.i32_register_count = i32_registers;
+  f.ref_register_count = ref_registers;
+  kiln_module_builder_add_function(b, &f);
+  kiln_format_error_t err;
+  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
+  kiln_module_builder_destroy(b);
+done:
+  kiln_vm_asm_free(a);
+  return out;
+}
+
 uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
                             size_t *size) {
   kiln_vm_asm_t a;
@@ -143,39 +180,14 @@ uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
   kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 12, (int64_t)8);
   kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 8, LIST(1, 2, 10, 1, 12), LIST(4));
   kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(4));
-  uint8_t *out = NULL;
-  if (kiln_vm_asm_finish(&a)) goto done;
-  kiln_module_builder_t *b = kiln_module_builder_create();
-  kiln_module_builder_set_name(b, "transfer");
-  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
   static const char *const imports[] = {
       "hal.buffer.allocate",    "hal.command_buffer.create",   "hal.command_buffer.fill",
       "hal.buffer_view.buffer", "hal.buffer_view.byte_offset", "hal.command_buffer.copy",
       "hal.command_buffer.execute", "hal.device.wait", "hal.buffer_view.create"};
-  for (int i = 0; i < 9; ++i)
-    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
   const int64_t d4[1] = {4}, d8[1] = {8};
   const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4, false};
   const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8, false};
-  kiln_module_function_desc_t f;
-  memset(&f, 0, sizeof f);
-  f.name = "f";
-  f.exported = true;
-  f.input_count = 1;
-  f.inputs = &in;
-  f.output_count = 1;
-  f.outputs = &res;
-  f.bytecode = a.code;
-  f.bytecode_size = (uint32_t)a.size;
-  f.i32_register_count = 20;
-  f.ref_register_count = 5;
-  kiln_module_builder_add_function(b, &f);
-  kiln_format_error_t err;
-  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
-  kiln_module_builder_destroy(b);
-done:
-  kiln_vm_asm_free(&a);
-  return out;
+  return one_function_module(&a, "transfer", imports, 9, &in, 1, &res, 1, 20, 5, size);
 }
 
 uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
@@ -202,40 +214,15 @@ uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
   kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 6, LIST(6, 0, 14, 4, 0, 8, 10, 12),
                    LIST(7));
   kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(mode == 2 ? 3 : 5, 7));
-  uint8_t *out = NULL;
-  if (kiln_vm_asm_finish(&a)) goto done;
-  kiln_module_builder_t *b = kiln_module_builder_create();
-  kiln_module_builder_set_name(b, "list");
-  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
   static const char *const imports[] = {
       "hal.list.create", "hal.list.insert", "hal.list.erase", "hal.list.get",
       "hal.list.size", "hal.buffer.allocate", "hal.buffer_view.create"};
-  for (int i = 0; i < 7; ++i)
-    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
   const int64_t dyn[1] = {-1}, sizes[4] = {0, -1, -1, -1};
   const kiln_module_tensor_type_t in[2] = {{kiln_fb_ElementType_F32, 1, dyn, false},
                                            {kiln_fb_ElementType_F32, 1, dyn, false}};
   const kiln_module_tensor_type_t res[2] = {{kiln_fb_ElementType_F32, 1, dyn, false},
                                             {kiln_fb_ElementType_I8, 4, sizes, false}};
-  kiln_module_function_desc_t f;
-  memset(&f, 0, sizeof f);
-  f.name = "f";
-  f.exported = true;
-  f.input_count = 2;
-  f.inputs = in;
-  f.output_count = 2;
-  f.outputs = res;
-  f.bytecode = a.code;
-  f.bytecode_size = (uint32_t)a.size;
-  f.i32_register_count = 16;
-  f.ref_register_count = 9;
-  kiln_module_builder_add_function(b, &f);
-  kiln_format_error_t err;
-  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
-  kiln_module_builder_destroy(b);
-done:
-  kiln_vm_asm_free(&a);
-  return out;
+  return one_function_module(&a, "list", imports, 7, in, 2, res, 2, 16, 9, size);
 }
 
 uint8_t *rt_sequence_module(size_t *size) {
@@ -248,36 +235,11 @@ uint8_t *rt_sequence_module(size_t *size) {
   kiln_vm_asm_emit(&a, KILN_VM_OP_CONST_I64, 2, (int64_t)0);
   kiln_vm_asm_emit(&a, KILN_VM_OP_CALL_IMPORT, 2, LIST(2, 2), LIST(3));
   kiln_vm_asm_emit(&a, KILN_VM_OP_RET, LIST(2, 3));
-  uint8_t *out = NULL;
-  if (kiln_vm_asm_finish(&a)) goto done;
-  kiln_module_builder_t *b = kiln_module_builder_create();
-  kiln_module_builder_set_name(b, "sequence");
-  kiln_module_builder_set_bytecode_version(b, KILN_VM_BYTECODE_VERSION);
   static const char *const imports[] = {"hal.list.size", "hal.list.insert",
                                         "hal.list.get"};
-  for (int i = 0; i < 3; ++i)
-    kiln_module_builder_add_import(b, imports[i], kiln_hal_import_signature(imports[i]));
   const int64_t dyn[1] = {-1};
   const kiln_module_tensor_type_t types[2] = {
       {kiln_fb_ElementType_F32, 1, dyn, true},
       {kiln_fb_ElementType_F32, 1, dyn, false}};
-  kiln_module_function_desc_t f;
-  memset(&f, 0, sizeof f);
-  f.name = "f";
-  f.exported = true;
-  f.input_count = 2;
-  f.inputs = types;
-  f.output_count = 2;
-  f.outputs = types;
-  f.bytecode = a.code;
-  f.bytecode_size = (uint32_t)a.size;
-  f.i32_register_count = 4;
-  f.ref_register_count = 4;
-  kiln_module_builder_add_function(b, &f);
-  kiln_format_error_t err;
-  if (!kiln_module_builder_finish(b, &out, size, &err)) out = NULL;
-  kiln_module_builder_destroy(b);
-done:
-  kiln_vm_asm_free(&a);
-  return out;
+  return one_function_module(&a, "sequence", imports, 3, types, 2, types, 2, 4, 4, size);
 }
