@@ -20,7 +20,10 @@
  * like a bias), and R's one reader C is an
  * all-parallel linalg.generic of one result with identity output map, an
  * unused output argument and no linalg.index, reading R only as inputs
- * through the identity map. Guarantees: C is replaced by a generic over
+ * through the identity map, or through a permutation that moves only unit
+ * dims where R only inserts or drops unit dims (a global pool's [1, C]
+ * sums viewed as [1, C, 1, 1] and divided into [1, 1, 1, C]: the divide
+ * then joins the pool's dispatch). Guarantees: C is replaced by a generic over
  * the source shape that reads the source directly, reads its other
  * inputs through their maps composed with the collapse (a merged dim is
  * the row-major linear sum of its group's non-unit dims), writes a fresh
@@ -229,8 +232,29 @@ static bool viewable(kiln_value *v, const kiln_affine_map *m, const kiln_type *d
   return dyn <= 1;
 }
 
+/* Does m, over dt's dims, read dt through a permutation that moves only
+ * unit dims (its non-unit dims in loop order)? Reading dt so is reading
+ * a unit-dim reshape of it through the identity map: the same elements
+ * in the same row-major order (the ONNX importer's NCHW [1, C, 1, 1]
+ * of a global pool read as NHWC [1, 1, 1, C] by its divide). */
+static bool unit_permutation(const kiln_affine_map *m, const kiln_type *dt) {
+  if (m->num_dims != dt->rank || m->num_symbols || m->num_results != dt->rank) return false;
+  uint64_t seen = 0;
+  int64_t last = -1;
+  for (uint32_t r = 0; r < m->num_results; r++) {
+    const kiln_affine_expr *e = m->results[r];
+    if (e->kind != KILN_AFFINE_DIM || e->value >= dt->rank || (seen >> e->value & 1)) return false;
+    seen |= (uint64_t)1 << e->value;
+    if (dt->shape[r] == 1) continue;
+    if ((int64_t)e->value <= last) return false;
+    last = (int64_t)e->value;
+  }
+  return true;
+}
+
 /* C when reshape r may sink below its reader C, else NULL; *rmap is the
- * reshape's map (reshape_map). */
+ * reshape's map (reshape_map), or, where C reads r through a unit-dim
+ * permutation, the map from r's source to C's loops (unit_dims_map). */
 static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
   if (r->num_operands < 1 || r->num_results != 1) return NULL; /* + dynamic dims */
   kiln_value *src = kiln_op_operand(r, 0);
@@ -260,10 +284,15 @@ static kiln_op *sinkable(kiln_op *r, const kiln_affine_map **rmap) {
   kiln_context *ctx = kiln_op_context(c);
   const kiln_affine_map **maps = kiln_alloc(ctx, (c->num_operands + 1) * sizeof *maps);
   if (fl_iteration(c, NULL, maps, NULL) != (int)dt->rank) return NULL;
-  for (kiln_use *v = r->results[0].uses; v; v = v->next)
-    if (v->owner != c || v->index >= cin || !kiln_affine_map_is_identity(maps[v->index]))
-      return NULL;
+  bool permuted = false;
+  for (kiln_use *v = r->results[0].uses; v; v = v->next) {
+    if (v->owner != c || v->index >= cin) return NULL;
+    if (kiln_affine_map_is_identity(maps[v->index])) continue;
+    if (!unit_permutation(maps[v->index], dt)) return NULL;
+    permuted = true;
+  }
   if (!kiln_affine_map_is_identity(maps[cin])) return NULL;
+  if (permuted && (split || !(*rmap = unit_dims_map(ctx, st, c->results[0].type)))) return NULL;
   /* C's other inputs must not be read along dims the map cannot give,
    * unless they are viewable as the source's shape */
   for (uint32_t i = 0; split && i < cin; i++)

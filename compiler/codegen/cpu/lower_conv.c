@@ -51,7 +51,7 @@
  * for each register tile of pixels, every column block, so the tile's
  * input stays in L1 and its output and residual are whole pixels.
  *
- * Grouped convolutions of 2 or 4 channels a group in and out take
+ * Grouped convolutions of 2, 4 or 8 channels a group in and out take
  * vectors across groups instead (lane_groups): each vector holds VW/L
  * groups' L channels, an input vector per pixel and tap multiplies L
  * weight vectors into L accumulators whose lanes pair input channel i
@@ -86,6 +86,9 @@
  * input pixels use (measured on Zen 5: 1 beat 3, 2 and 0). */
 #define CV_PREFETCH_BYTES (2 * 1024 * 1024)
 #define CV_PREFETCH_LOCALITY 1
+/* ... and from this size on where each workgroup reads its own part of
+ * them, so a call reads every weight once (w_read_once). */
+#define CV_PREFETCH_ONCE_BYTES (64 * 1024)
 /* Grouped convolutions: at most this many lines prefetched before a
  * register tile (prefetch_next_row; 2 input rows of 29 pixels at stride
  * 2 take 58), into L2 and beyond as above; and register rows per L1 set
@@ -100,10 +103,15 @@
  * L2, ran 0.1-0.2 ms slower on a 56x56 residual 1x1 of ~10 ms). */
 #define CV_EPILOGUE_LOCALITY 3
 /* Register rows of the lane path (lane_segment), L accumulators each:
- * 6 was fastest for 4 and for 2 channels a group (4x56x56x128, one
- * thread: groups of 4 in 3 to 6 rows within 5%; groups of 2 in 6 rows
- * 0.54 ms, 8 0.57, 12 0.62, 14 0.87, spilling). */
+ * at most 6 rows (groups of 2 at 4x56x56x128, one thread: 6 rows 0.54
+ * ms, 8 0.57, 12 0.62, 14 0.87, spilling) and at most 16 accumulators
+ * (ResNeXt-50 at batch 4, one worker under SCHED_FIFO, Zen 5: its 3x3s
+ * in groups of 4 at 56x56 0.65-0.74 ms in 6 rows, 0.51-0.57 in 4, 0.58-
+ * 0.66 in 3; in groups of 8 at 28x28 0.55-0.58 ms in 2 rows, 0.66-0.69
+ * in 3, 0.74-0.81 in 4, 0.72 in 1; AVX2's groups of 2 keep their 6 rows
+ * of 2, within 2% of 4 rows). */
 #define CV_LANE_ROWS 6
+#define CV_LANE_ACC 16
 /* A 1x1 convolution whose whole filter takes at most this much runs its
  * pixel tiles outside its column blocks (pixels_outer): the filter is
  * then read from L2 for every register tile, so it must stay there
@@ -786,10 +794,12 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
   }
 }
 
-/* Lane groups: a grouped convolution of L = 2 or 4 input and output
- * channels a group (ResNeXt's 32 groups of 4) on vectors of VW/L groups
- * instead of one group's L lanes (xmm: half of Zen 4's FMA rate or
- * less). Lanes j*L .. j*L+L-1 of a vector are channels of group gb+j;
+/* Lane groups: a grouped convolution of L = 2, 4 or 8 input and output
+ * channels a group (ResNeXt's 32 groups of 4, then of 8; RegNetY-400MF's
+ * groups of 8) on vectors of VW/L groups instead of one group's L lanes
+ * (xmm or ymm: half of Zen 5's FMA rate or less; groups of 8 at 4x28x28
+ * x256, one thread: 1.10-1.14 ms on ymm, 0.55-0.58 on zmm across
+ * groups). Lanes j*L .. j*L+L-1 of a vector are channels of group gb+j;
  * the input vector of a pixel and tap is the same groups' L input
  * channels each (NHWC: one contiguous load), multiplied as it is by the
  * tap's L weight vectors of rotations s into L accumulators: lane ci of
@@ -802,11 +812,14 @@ static void emit_columns(cv *c, kiln_builder *b, int64_t j_lo, int64_t j_hi, int
  * An in-lane broadcast of each input channel per reduction step instead
  * took an FP pipe the fmas need (Zen 4: 75 cycles for 56 fmas, 56
  * without; one grouped 3x3 at 4x56x56x128 in groups of 4, one thread,
- * 1.35-2.5 -> 1.05-1.2 ms at load 9). L accumulators a row leave the
- * registers for 4 to 6 rows (the weight vectors and the input vector
- * beside them). Groups past the last whole vector take vectors of
- * VW/2, VW/4, .. lanes. Blocks of L stay inside 128 bits, where an
- * in-lane shuffle is one cheap instruction on x86-64 and aarch64. */
+ * 1.35-2.5 -> 1.05-1.2 ms at load 9). L accumulators a row, beside the
+ * tap's L weight vectors and the input vector, take tiles of 2 to 6
+ * rows (CV_LANE_ROWS, CV_LANE_ACC). Groups past the last whole vector take vectors of
+ * VW/2, VW/4, .. lanes. Blocks of 2 and 4 stay inside 128 bits, where
+ * an in-lane shuffle is one cheap instruction on x86-64 and aarch64;
+ * blocks of L need vectors of at least 2L lanes (blocks of 8: AVX-512),
+ * where their rotations cross 128-bit lanes (one permute each, once per
+ * register row after the reduction). */
 
 /* L (with c->gl, c->kc set) where the op is such a convolution and the
  * lane path applies, else 0. */
@@ -822,7 +835,7 @@ static int lane_groups(cv *c, int64_t vw) {
   }
   int kc = c->kl[c->nk - 1];
   int64_t L = g->bounds[g->col];
-  if (gl < 0 || g->bounds[gl] < 2 || (L != 2 && L != 4) || g->bounds[kc] != L || vw % (2 * L)) return 0;
+  if (gl < 0 || g->bounds[gl] < 2 || (L != 2 && L != 4 && L != 8) || g->bounds[kc] != L || vw % (2 * L)) return 0;
   int64_t sxg, sxc, sog, soc;
   if (!loop_stride(g->maps[g->x], c->X->type, g->loops, gl, &sxg) ||
       !loop_stride(g->maps[g->x], c->X->type, g->loops, kc, &sxc) ||
@@ -947,9 +960,10 @@ static void lane_segment(cv *c, kiln_builder *b, int64_t g_lo, int64_t g_hi, int
   int64_t M = g->bounds[g->row];
   /* L accumulators a row beside the tap's L weight vectors and an input
    * vector in the registers (twice the accumulators the target gives a
-   * tile), at most CV_LANE_ROWS rows. */
+   * tile), at most CV_LANE_ROWS rows and CV_LANE_ACC accumulators. */
   int cap = (2 * c->acc - (int)L - 2) / (int)L;
   if (cap > CV_LANE_ROWS) cap = CV_LANE_ROWS;
+  if (cap > CV_LANE_ACC / (int)L) cap = CV_LANE_ACC / (int)L;
   if (cap < 1) cap = 1;
   if (cap > c->l1rows) cap = c->l1rows;
   int mr = (int)(M < cap ? M : cap);
@@ -1104,6 +1118,26 @@ static bool panel_layout(const cv *c, int64_t width) {
   return width <= wt->shape[c->g.w_col_dim];
 }
 
+/* Does each workgroup read its own part of W (the launch splits the
+ * filter's blocks, not the pixels: the workgroup count times the tile's
+ * filter is less than twice the whole filter)? Then no workgroup finds
+ * the weights another one brought in: a call reads each from L3 or
+ * memory once. False without a static launch (kiln.launch). */
+static bool w_read_once(const cv *c) {
+  kiln_op *f = kiln_op_ancestor(c->op, KILN_OP_FUNC_FUNC);
+  int64_t wc[3], n = 1, tile = (kiln_type_bitwidth(c->W->type->elem) + 7) / 8, all = filter_bytes(c);
+  if (!f || cg_launch_array(f, "workgroup_count", wc, 3) != 3 || all <= 0) return false;
+  for (int i = 0; i < 3; i++) {
+    if (wc[i] < 1) return false;
+    n *= wc[i];
+  }
+  for (uint32_t r = 0; r < c->W->type->rank; r++) {
+    if (c->W->type->shape[r] == KILN_DYNAMIC) return false;
+    tile *= c->W->type->shape[r];
+  }
+  return n * tile < 2 * all;
+}
+
 /* Weights read in place of CV_PREFETCH_BYTES or more do not stay in a
  * core's L2 from one call to the next: each call streams them from L3 or
  * memory, and the first row tile of every panel waited on that stream
@@ -1115,7 +1149,19 @@ static bool panel_layout(const cv *c, int64_t width) {
  * blocks are paired), which convert-convs-to-nhwc's blocked layout stores
  * right after: cb rows of the first reduction loop further in W (K0 rows
  * per block). A prefetch never faults, so the last panel's, past the
- * end of W, is harmless. 0: no prefetch. */
+ * end of W, is harmless.
+ * Smaller blocked filters (a loop of blocks or groups W uses) of at
+ * least CV_PREFETCH_ONCE_BYTES do the same where each workgroup reads
+ * its own blocks (w_read_once): in a model whose weights pass L2 they
+ * too come from L3 on every call. RegNetX-400MF's 400 -> 400 1x1s at
+ * 7x7 (640 KB, 13 workgroups of 2 blocks of 16) ran at 190 GF/s in the
+ * model, 270 alone with their weights in L2. Not where the pixels are
+ * split (the workgroups after the first find the weights in cache:
+ * Inception-v3's 1x7s, a workgroup per output row, 0.60 -> 0.64 ms
+ * with prefetches), nor for HWCF filters (all the output channels along
+ * the last dim), whose next column block lies in the same rows:
+ * RegNetY-400MF's 440 -> 440 1x1s at 7x7, 1.19-1.23 ms in all, took
+ * 1.32-1.34 prefetching it. 0: no prefetch. */
 static int64_t prefetch_distance(const cv *c, int64_t cb, int64_t K0) {
   const cg_igemm *g = &c->g;
   const kiln_type *wt = c->W->type;
@@ -1126,7 +1172,9 @@ static int64_t prefetch_distance(const cv *c, int64_t cb, int64_t K0) {
   /* The whole filter, not the workgroup's subview of it: a call streams
    * all of it. */
   int64_t bytes = filter_bytes(c);
-  if (bytes < CV_PREFETCH_BYTES) return 0;
+  bool blocks = false;
+  for (int l = 0; l < g->loops; l++) blocks |= !g->red[l] && l != g->col && uses_loop(g, g->w, l);
+  if (bytes < CV_PREFETCH_BYTES && (bytes < CV_PREFETCH_ONCE_BYTES || !blocks || !w_read_once(c))) return 0;
   const kiln_affine_map *m = g->maps[g->w];
   int64_t s0 = 0;
   for (uint32_t r = 0; r < m->num_results; r++) {

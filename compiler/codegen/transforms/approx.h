@@ -62,6 +62,7 @@ int ap_bias(const ap *a);       /* 127 / 1023 */
 
 /* The expansions (x: operand(s) of type a->ft). */
 kiln_value *ap_exp(ap *a, kiln_value *x);
+kiln_value *ap_exp_neg(ap *a, kiln_value *x); /* e^-x, as ap_exp(negf x) */
 kiln_value *ap_exp2(ap *a, kiln_value *x);
 kiln_value *ap_log(ap *a, kiln_value *x);
 kiln_value *ap_log2(ap *a, kiln_value *x);

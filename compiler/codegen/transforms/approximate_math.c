@@ -102,7 +102,54 @@ static bool only_denominator(const kiln_op *exp) {
   return true;
 }
 
+/* y * (1 / d), the quotient q read only there (SiLU's x * sigmoid(x)),
+ * as y / d: one op and one rounding less. */
+static void fold_product(kiln_op *q) {
+  if (q->kind != KILN_OP_ARITH_DIVF || splat_value(kiln_op_operand(q, 0)) != 1.0 ||
+      !kiln_value_has_one_use(&q->results[0]))
+    return;
+  kiln_use *u = q->results[0].uses;
+  kiln_op *m = u->owner;
+  if (m->kind != KILN_OP_ARITH_MULF || kiln_op_operand(m, 1 - u->index) == &q->results[0]) return;
+  kiln_builder b = kiln_builder_before(m);
+  b.loc = m->loc;
+  kiln_value *ops[2] = {kiln_op_operand(m, 1 - u->index), kiln_op_operand(q, 1)};
+  const kiln_type *t = m->results[0].type;
+  kiln_value *r = kiln_op_result(kiln_build(&b, KILN_OP_ARITH_DIVF, 2, ops, 1, &t, NULL), 0);
+  kiln_value_replace_all_uses(&m->results[0], r);
+  kiln_op_erase(m);
+  kiln_op_erase(q);
+}
+
+/* A sigmoid's denominators c + e, e = p * s the expansion of its exp
+ * (ap_exp's last product, only_denominator's adds), as fma(p, s, c): one
+ * op and one rounding less; then their quotients' products (fold_product). */
+static void fold_denominators(kiln_value *e) {
+  kiln_op *mul = e->def;
+  if (!mul || mul->kind != KILN_OP_ARITH_MULF) return;
+  for (kiln_use *u = e->uses, *next; u; u = next) {
+    next = u->next;
+    kiln_op *add = u->owner;
+    kiln_builder b = kiln_builder_before(add);
+    b.loc = add->loc;
+    kiln_value *ops[3] = {kiln_op_operand(mul, 0), kiln_op_operand(mul, 1), kiln_op_operand(add, 1 - u->index)};
+    const kiln_type *t = e->type;
+    kiln_value *d = kiln_op_result(kiln_build(&b, KILN_OP_MATH_FMA, 3, ops, 1, &t, NULL), 0);
+    kiln_value_replace_all_uses(&add->results[0], d);
+    kiln_op_erase(add);
+    for (kiln_use *w = d->uses, *wn; w; w = wn) {
+      wn = w->next;
+      fold_product(w->owner);
+    }
+  }
+  if (!kiln_value_has_uses(e)) kiln_op_erase(mul);
+}
+
 static kiln_value *expand(ap *a, kiln_op *op) {
+  /* exp(negf x) from x: one negation less (a sigmoid's 1 / (1 + exp(-x))) */
+  kiln_op *arg = kiln_op_operand(op, 0)->def;
+  if (op->kind == KILN_OP_MATH_EXP && arg && arg->kind == KILN_OP_ARITH_NEGF)
+    return ap_exp_neg(a, kiln_op_operand(arg, 0));
   switch (op->kind) {
 #define AP_UNARY(K, F) case KILN_OP_##K: return F(a, kiln_op_operand(op, 0));
 #define AP_BINARY(K, F) case KILN_OP_##K: return F(a, kiln_op_operand(op, 0), kiln_op_operand(op, 1));
@@ -125,9 +172,13 @@ kiln_error *kiln_approximate_math(kiln_op *module) {
     ap_init(&a, op, op->results[0].type);
     a.fused = fused;
     a.denominator = op->kind == KILN_OP_MATH_EXP && only_denominator(op);
+    kiln_op *arg = kiln_op_operand(op, 0)->def;
     kiln_value *r = expand(&a, op);
     kiln_value_replace_all_uses(&op->results[0], r);
     kiln_op_erase(op);
+    if (a.denominator) fold_denominators(r);
+    /* a negation whose only reader was an exp taking it in (ap_exp_neg) */
+    if (arg && arg->kind == KILN_OP_ARITH_NEGF && !kiln_value_has_uses(&arg->results[0])) kiln_op_erase(arg);
   }
   free(ops);
   return NULL;

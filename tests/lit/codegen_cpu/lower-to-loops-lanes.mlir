@@ -1,6 +1,6 @@
 // RUN: kiln-opt --lower-to-loops %s | FileCheck %s
-// lower-to-loops, vector width 16 (avx512f): grouped convolutions of 4 or
-// 2 channels a group in and out take vectors across groups (lower_conv.c
+// lower-to-loops, vector width 16 (avx512f): grouped convolutions of 8, 4
+// or 2 channels a group in and out take vectors across groups (lower_conv.c
 // lane_groups): the tile's weights packed once into a panel of
 // [group vector][tap][rotation s][group][ci] (weight (ci, co) at s =
 // (co - ci) mod L), one input vector per pixel and tap, multiplied as
@@ -50,9 +50,23 @@
 // CHECK-NOT: vector<8xf32>
 // CHECK: return
 
-// 8 channels a group: one group's lanes, no shuffles.
+// 3 groups of 8: one vector of 2 groups in tiles of 2 pixels and 1 (16
+// and 8 accumulators; the rotations cross the vector's two 256-bit
+// halves, each rotated on its own), then the last group alone on 8
+// lanes; the panel holds 3 x 9 taps x 64 floats. (One group's 8 lanes
+// with a broadcast per fma before.)
 // CHECK-LABEL: func.func @eights()
+// CHECK: memref.alloca() {{.*}} : memref<1x1728xf32>
+// CHECK: %{{.*}}:16 = scf.for
 // CHECK-NOT: vector.shuffle
+// CHECK: scf.yield
+// CHECK-NOT: vector.shuffle
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: vector.shuffle %{{.*}} [7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14] : vector<16xf32>, vector<16xf32>
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK: vector.shuffle %{{.*}} [1, 2, 3, 4, 5, 6, 7, 0] : vector<8xf32>, vector<8xf32>
+// CHECK: vector.store %{{.*}} : memref<2x3x3x3x8xf32>, vector<8xf32>
 // CHECK: return
 
 #x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d3, d7)>

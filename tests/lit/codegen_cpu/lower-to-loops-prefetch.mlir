@@ -3,7 +3,11 @@
 // filters (convert-convs-to-nhwc's [M/NB, kh, kw, C, NB], read in place)
 // take 2 MiB or more prefetch, with each filter vector they load, the
 // same row of the panel they read next (lower_conv.c prefetch_distance);
-// smaller filters stay in cache from one call to the next and do not.
+// so do those of 64 KiB or more whose workgroups each read their own
+// blocks (kiln.launch's workgroup count times the tile's filter less than
+// twice the filter: w_read_once); other smaller filters stay in cache
+// from one call to the next, or from one workgroup to the next, and do
+// not.
 // A fused epilogue's input read per output pixel (a residual) is
 // prefetched into L1 for every register row and column vector of a tile
 // before its reduction (lower_conv.c prefetch_epilogue); one read the
@@ -23,6 +27,28 @@
 // CHECK-NEXT: vector.load %[[W]]
 // CHECK-NOT: memref.prefetch
 // CHECK-LABEL: func.func @conv_small()
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.fma
+// CHECK-NOT: memref.prefetch
+
+// A 1x1 400 -> 128 in blocks of 16 (200 KiB) over 7x7 pixels, the
+// launch's one workgroup reading the whole filter: paired blocks, the
+// next panel the next pair, 2 x 400 x 16 = 12800 floats on. (Fails on
+// the 2 MiB rule alone.)
+// CHECK-LABEL: func.func @conv_once()
+// CHECK: %[[D:.*]] = arith.constant 12800 : index
+// CHECK-NEXT: %[[I:.*]] = arith.addi %[[L:.*]], %[[D]] : index
+// CHECK-NEXT: memref.prefetch %[[W:.*]][%[[B:.*]], %[[KH:.*]], %[[KW:.*]], %[[C:.*]], %[[I]]], read, locality<1>, data : memref<8x1x1x400x16xf32>
+// CHECK-NEXT: vector.load %[[W]][%[[B]], %[[KH]], %[[KW]], %[[C]], %[[L]]] : memref<8x1x1x400x16xf32>, vector<16xf32>
+// The same launched as two workgroups of pixels (each reads the whole
+// filter: the second finds it in cache).
+// CHECK-LABEL: func.func @conv_split()
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.fma
+// CHECK-NOT: memref.prefetch
+// The same filter in HWCF (all 128 output channels along its last dim:
+// the next column block lies in the same rows) is not prefetched.
+// CHECK-LABEL: func.func @conv_hwcf_once()
 // CHECK-NOT: memref.prefetch
 // CHECK: vector.fma
 // CHECK-NOT: memref.prefetch
@@ -65,6 +91,37 @@ module attributes {kiln.target = "llvm-cpu:x86_64+avx512f"} {
       %s = arith.addf %c, %m : f32
       linalg.yield %s : f32
     }
+    return
+  }
+  func.func @conv_once() attributes {kiln.launch = {pipeline = "cpu-conv", tile_sizes = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, vector_width = 16 : i64, workgroup_count = array<i64: 1, 1, 1>, workgroup_size = array<i64: 1, 1, 1>}} {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x7x7x400xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<8x1x1x400x16xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x7x7x8x16xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %f : memref<1x7x7x400xf32>, memref<8x1x1x400x16xf32>) outs(%o : memref<1x7x7x8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+  func.func @conv_split() attributes {kiln.launch = {pipeline = "cpu-conv", tile_sizes = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, vector_width = 16 : i64, workgroup_count = array<i64: 2, 1, 1>, workgroup_size = array<i64: 1, 1, 1>}} {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x7x7x400xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<8x1x1x400x16xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x7x7x8x16xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 + d5, d2 + d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d3, d5, d6, d7, d4)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%in, %f : memref<1x7x7x400xf32>, memref<8x1x1x400x16xf32>) outs(%o : memref<1x7x7x8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %m : f32
+      linalg.yield %s : f32
+    }
+    return
+  }
+  func.func @conv_hwcf_once() attributes {kiln.launch = {pipeline = "cpu-conv", tile_sizes = array<i64: 0, 0, 0, 0, 0, 0, 0>, vector_width = 16 : i64, workgroup_count = array<i64: 1, 1, 1>, workgroup_size = array<i64: 1, 1, 1>}} {
+    %in = hal.interface.binding {binding = 0 : i32} : memref<1x7x7x400xf32>
+    %f = hal.interface.binding {binding = 1 : i32} : memref<1x1x400x128xf32>
+    %o = hal.interface.binding {binding = 2 : i32} : memref<1x7x7x128xf32>
+    linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %f : memref<1x7x7x400xf32>, memref<1x1x400x128xf32>) outs(%o : memref<1x7x7x128xf32>)
     return
   }
   func.func @conv_residual() {

@@ -106,3 +106,73 @@ func.func @pow_const(%x: f32, %v: vector<4xf32>) -> (f32, vector<4xf32>) {
   %b = math.powf %v, %m1 : vector<4xf32>
   return %a, %b : f32, vector<4xf32>
 }
+
+// f32 exp: three fmas reduce the argument, six evaluate the degree-6
+// polynomial (degree 7 before: 10 fmas).
+// IR-LABEL: func.func @exp_f32_fmas
+// IR-COUNT-9: math.fma
+// IR-NOT: math.fma
+// IR: return
+func.func @exp_f32_fmas(%v: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.exp %v : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// exp(-x) is expanded from x itself (signs of the constants flipped,
+// the same values): the negation goes with the exp. Another reader keeps
+// it.
+// IR-LABEL: func.func @exp_of_negation
+// IR-NOT: arith.negf
+// IR: arith.cmpf olt, %arg0
+// IR-NOT: arith.negf
+// IR: return
+// IR-LABEL: func.func @negation_kept
+// IR: arith.negf
+// IR: return
+func.func @exp_of_negation(%x: vector<16xf32>) -> vector<16xf32> {
+  %n = arith.negf %x : vector<16xf32>
+  %e = math.exp %n : vector<16xf32>
+  return %e : vector<16xf32>
+}
+func.func @negation_kept(%x: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+  %n = arith.negf %x : vector<16xf32>
+  %e = math.exp %n : vector<16xf32>
+  return %e, %n : vector<16xf32>, vector<16xf32>
+}
+
+// A sigmoid's denominator 1 + exp is one fma of the exp's last product
+// (the polynomial times 2^k), and SiLU's x * (1 / d) is x / d: no mulf
+// and no addf left after the expansion (the exp's own k - magic is a
+// subf).
+// IR-LABEL: func.func @silu
+// IR-NOT: arith.mulf
+// IR-NOT: arith.addf
+// IR: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// IR-NEXT: %[[D:[0-9]+]] = math.fma
+// IR-NEXT: %[[Q:[0-9]+]] = arith.divf %arg0, %[[D]] : vector<16xf32>
+// IR-NEXT: return %[[Q]]
+func.func @silu(%x: vector<16xf32>) -> vector<16xf32> {
+  %one = arith.constant dense<1.0> : vector<16xf32>
+  %n = arith.negf %x : vector<16xf32>
+  %e = math.exp %n : vector<16xf32>
+  %d = arith.addf %one, %e : vector<16xf32>
+  %s = arith.divf %one, %d : vector<16xf32>
+  %r = arith.mulf %x, %s : vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// The quotient read by something else too keeps its divide and product.
+// IR-LABEL: func.func @sigmoid_twice
+// IR: arith.bitcast %{{.*}} : vector<16xi32> to vector<16xf32>
+// IR-NEXT: %[[D:[0-9]+]] = math.fma
+// IR-NEXT: %[[S:[0-9]+]] = arith.divf %{{.*}}, %[[D]]
+// IR-NEXT: arith.mulf %arg0, %[[S]]
+func.func @sigmoid_twice(%x: vector<16xf32>) -> (vector<16xf32>, vector<16xf32>) {
+  %one = arith.constant dense<1.0> : vector<16xf32>
+  %n = arith.negf %x : vector<16xf32>
+  %e = math.exp %n : vector<16xf32>
+  %d = arith.addf %one, %e : vector<16xf32>
+  %s = arith.divf %one, %d : vector<16xf32>
+  %r = arith.mulf %x, %s : vector<16xf32>
+  return %r, %s : vector<16xf32>, vector<16xf32>
+}

@@ -544,6 +544,19 @@ def _cnn_cases(torch):
                                        nn.Conv2d(512, 1040, 1), nn.ReLU(),
                                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1040, 7)),
                          (2, 5, 13, 11)),
+        # smaller weights (64 KiB to 2 MiB), read in place, prefetched a
+        # panel ahead where each workgroup reads its own filter blocks
+        # (lower_conv.c w_read_once): RegNet's 7x7 stage, 400 channels (25
+        # blocks of 16: 12 pairs and one alone), its 1x1s in a residual
+        # block with ReLU, then 400 -> 208 (13 blocks); odd input sides,
+        # batch 1 (a batch of 2 reads each filter once per image: no
+        # prefetch); the last panel's prefetch points past the filter
+        "cnn_prefetch_once": (nn.Sequential(nn.Conv2d(5, 400, 3, 2, 1), nn.ReLU(),
+                                            Residual(nn.Sequential(nn.Conv2d(400, 400, 1), nn.ReLU(),
+                                                                   nn.Conv2d(400, 400, 1)), nn.ReLU()),
+                                            nn.Conv2d(400, 208, 1), nn.ReLU(),
+                                            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(208, 7)),
+                              (1, 5, 13, 11)),
         # a small fully connected head at batch 1 and 3 (weights
         # pre-packed): 480 -> 160, ReLU, 160 -> 112, ReLU, 112 -> 10
         "cnn_fc_head": (fc_head(), (1, 3, 21, 23)),
@@ -751,7 +764,8 @@ def _cnn_cases(torch):
         # multiple of 4 KiB apart, which take register tiles of at most
         # 8 rows (lower_conv.c l1_rows), and whose tiles prefetch the
         # next output row's input (prefetch_next_row): 512 channels at
-        # stride 2 in groups of 8 (ymm), 1024 at stride 1 in groups of 16,
+        # stride 2 in groups of 8 (lane path on AVX-512, ymm before), 1024
+        # at stride 1 in groups of 16,
         # 4 (lane path) in a residual add, 32 dilated, and 2 (lane path)
         # at stride 2; output rows of 19 (tiles of 7 + 6 + 6) and 10,
         # batch 2. One or two tiles a row is all the row count changes.
@@ -764,6 +778,24 @@ def _cnn_cases(torch):
                                          nn.Conv2d(1024, 1024, 3, 2, 1, groups=512), nn.Sigmoid(),
                                          nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(1024, 6)),
                            (2, 5, 9, 37)),
+        # grouped convolutions of 8 channels a group in and out on
+        # vectors of two groups (lower_conv.c lane_groups on AVX-512;
+        # one group's 8 lanes elsewhere): 5 groups strided with ReLU
+        # (vectors of 2 + 2 groups, the last alone on 8 lanes), 5 dilated
+        # in a residual add, 7 with a (1, 3) kernel and ReLU6 (3 vectors
+        # and 1 alone), 12 at stride 2 padded 2 (6 vectors); rows of 8
+        # and 5 pixels (tiles of 2, the last of 1), odd image sides,
+        # batch 2. Each layer is small enough to be one workgroup of all
+        # its groups (the launch rule splits larger ones by group first).
+        "cnn_grouped_eights": (nn.Sequential(nn.Conv2d(5, 40, 3, 1, 1), nn.ReLU(),
+                                             nn.Conv2d(40, 40, 3, 2, 1, groups=5), nn.ReLU(),
+                                             Residual(nn.Conv2d(40, 40, 3, 1, 2, dilation=2, groups=5)),
+                                             nn.Conv2d(40, 56, 1), nn.ReLU(),
+                                             nn.Conv2d(56, 56, (1, 3), 1, (0, 1), groups=7), nn.ReLU6(),
+                                             nn.Conv2d(56, 96, 1), nn.Tanh(),
+                                             nn.Conv2d(96, 96, 3, 2, 2, groups=12), nn.ReLU(),
+                                             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 6)),
+                               (2, 5, 17, 15)),
     }
 
 

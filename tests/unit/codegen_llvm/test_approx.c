@@ -41,6 +41,7 @@ typedef struct fcase {
 
 static long double rsqrtl_(long double x) { return 1.0L / sqrtl(x); }
 static long double sigmoidl_(long double x) { return 1.0L / (1.0L + expl(-x)); }
+static long double silul_(long double x) { return x / (1.0L + expl(-x)); }
 
 static const fcase cases[] = {
     {"math.exp", expl, NULL, LINEAR, -103, 88.7, -745, 709.7, 2, 2},
@@ -62,6 +63,9 @@ static const fcase cases[] = {
      * subnormal range (ap.denominator), so results below 2^-126 are not
      * swept (they may flush to 0; the specials check the limits). */
     {"sigmoid", sigmoidl_, NULL, LINEAR, -87, 88.7, -708, 709, 3, 3},
+    /* x * sigmoid(x) (PyTorch's SiLU exported): its product with the
+     * quotient 1 / (1 + exp(-x)) is expanded as x / (1 + exp(-x)). */
+    {"silu", silul_, NULL, LINEAR, -87, 88.7, -708, 709, 3, 3},
 };
 
 /* The module's kiln.target (NULL: none, the host): approximate-math picks
@@ -87,12 +91,14 @@ static char *kernel_text(const char *op, bool f64, bool vec) {
   }
   bool bin = strcmp(op, "math.powf") == 0;
   char body[512];
-  if (!strcmp(op, "sigmoid")) /* the constant first, as the importer writes it */
+  bool silu = !strcmp(op, "silu");
+  if (silu || !strcmp(op, "sigmoid")) /* the constant first, as the importer writes it */
     snprintf(body, sizeof body,
              "%%one = arith.constant %s1.0%s : %s\n"
              "    %%nx = arith.negf %%x : %s\n    %%e = math.exp %%nx : %s\n"
-             "    %%d = arith.addf %%one, %%e : %s\n    %%r = arith.divf %%one, %%d : %s",
-             vec ? "dense<" : "", vec ? ">" : "", vt, vt, vt, vt, vt);
+             "    %%d = arith.addf %%one, %%e : %s\n    %%%s = arith.divf %%one, %%d : %s%s%s",
+             vec ? "dense<" : "", vec ? ">" : "", vt, vt, vt, vt, silu ? "q" : "r", vt,
+             silu ? "\n    %r = arith.mulf %x, %q : " : "", silu ? vt : "");
   else
     snprintf(body, sizeof body, "%%r = %s %%x%s : %s", op, bin ? ", %y" : "", vt);
   char *text = malloc(4096), head[128] = "";
@@ -263,7 +269,7 @@ START_TEST(unfused) {
   module_target = "llvm-cpu:x86_64";
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!strcmp(cases[i].op, "math.erf") || !strcmp(cases[i].op, "math.exp") ||
-        !strcmp(cases[i].op, "sigmoid"))
+        !strcmp(cases[i].op, "sigmoid") || !strcmp(cases[i].op, "silu"))
       run_case(&cases[i], false, _i);
   module_target = NULL;
 }
