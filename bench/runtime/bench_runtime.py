@@ -3,7 +3,8 @@
 (bench/models/models.py, fixed seeds), a 1024^3 f32 matmul and the tiny
 samples/simple_mul.mlir, then runs bench_runtime (one fresh process per
 measurement, page cache warm after the first) on local-sync and local-task
-(2 workers), in alternating rounds when --before names the bench_runtime
+(2 workers; local-sync with its default, the caller alone), in alternating
+rounds when --before names the bench_runtime
 of an older build (its modules from --before-compile, that build's
 kiln-compile, when the module format changed in between), and prints the
 median of each figure per build, wall time and process CPU time, and the
@@ -127,8 +128,16 @@ def cached_percent(fd):
         libc.munmap(addr, size)
 
 
+def device_workers(dev):
+    """worker_count as a user gets it: local-task with 2 workers, local-sync
+    with its default (the caller alone; 2 would add its opt-in fault
+    helper thread)."""
+    return "2" if dev == "local-task" else "0"
+
+
 def bench_defaults(bench, module, x, dev):
-    out = run([bench, "--module=" + module, "--device=" + dev, "--workers=2",
+    workers = ["--workers=2"] if dev == "local-task" else []  # as device_workers
+    out = run([bench, "--module=" + module, "--device=" + dev] + workers + [
                "--input=@" + x, "--input=@" + x])
     def ms(label):
         m = re.search(r"^%s\s+([0-9.]+) (ms|us)" % label, out, re.M)
@@ -167,7 +176,7 @@ def main():
                     name, path, calls = modules[k]
                     time.sleep(args.idle)
                     cached = evict(path) if args.evict else None
-                    out = run([exe, path, dev, str(calls), "2"])
+                    out = run([exe, path, dev, str(calls), device_workers(dev)])
                     kv = dict(p.split("=") for p in out.split())
                     if cached is not None:
                         kv["cached_pct"] = cached

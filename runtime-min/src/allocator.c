@@ -94,13 +94,14 @@ static double thread_cpu_ms(void) {
  * while a warm one costs the caller 90 us/MB more than sharing it. What
  * goes in 4 KiB pages (after a cold trial, a tail under KRT_HUGE_TAIL, or
  * all of it once huge pages are known cold) goes in pieces to the
- * device's host threads where it has several (local-task): the kernel's
- * clearing is the cost, and it runs on each faulting core. So there, no
- * trials at all: 4 KiB pages cost 0.4 ms/MB of CPU here warm or after an
- * idle spell (the kernel's small free lists), divided among the threads,
- * while a cold trial's 4-5 ms stays on one; a trial pays off only when
- * fewer than about 1 in 8 first trials come cold (1 in 3 on one thread),
- * and after 3 s idle about half do. ResNet-18 on local-task, 16
+ * device's host threads where it has several (local-task's workers,
+ * local-sync's helper): the kernel's clearing is the cost, and it runs on
+ * each faulting core. So there, no trials at all: 4 KiB pages cost 0.4
+ * ms/MB of CPU here warm or after an idle spell (the kernel's small free
+ * lists), divided among the threads, while a cold trial's 4-5 ms stays
+ * on one; a trial pays off only when fewer than about 1 in 8 first
+ * trials come cold (1 in 3 on one thread), and after 3 s idle about half
+ * do. ResNet-18 on local-task, 16
  * processes each, first calls over the goal (load + prepare + first call
  * within 1 ms + 1.2x the steady call) after 3 s idle 7 -> 0, back to back
  * 2 -> 1; MobileNetV2 (a 6 MB arena, a 5.5 ms call) 3 -> 5 and 1 -> 2,

@@ -96,7 +96,8 @@ kiln_status_t kiln_device_create(kiln_instance_t *instance, const char *name,
 #endif
   kiln_status_t s = NULL;
   if (name && strcmp(name, "local-sync") == 0)
-    s = krt_local_device_create(instance, false, 1, out_device);
+    s = krt_local_device_create(instance, false, options->worker_count,
+                                out_device);
 #ifdef KILN_WITH_LOCAL_TASK
   else if (name && strcmp(name, "local-task") == 0)
     s = krt_local_device_create(instance, true, options->worker_count,

@@ -28,6 +28,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,8 @@ struct kiln_task_pool {
   atomic_uint sleepers;        /* workers in (or entering) wait on `wake` */
   atomic_int submitter_sleeps; /* the submitter waits (or will) on `done` */
   atomic_int shutdown;
-  uint32_t ready; /* workers past their stack prefault, under lock */
+  bool kernel_stacks; /* workers fault KILN_TASK_STACK_PREFAULT in at start */
+  uint32_t ready;     /* workers past their stack prefault, under lock */
   /* The dispatch in flight, published before its tickets. */
   kiln_task_workgroup_fn fn;
   void *ctx;
@@ -179,7 +181,7 @@ __attribute__((noinline)) static void prefault_stack(void) {
 static void *worker_main(void *arg) {
   worker_t *w = arg;
   struct kiln_task_pool *p = w->pool;
-  prefault_stack();
+  if (p->kernel_stacks) prefault_stack();
   pthread_mutex_lock(&p->lock);
   p->ready++;
   pthread_cond_signal(&p->done);
@@ -217,8 +219,8 @@ static void stop_workers(struct kiln_task_pool *p, uint32_t started) {
   for (uint32_t i = 0; i < started; i++) pthread_join(p->workers[i].thread, NULL);
 }
 
-int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
-                          size_t msg_cap) {
+static int create_pool(uint32_t workers, bool kernel_stacks, kiln_task_pool_t **out,
+                       char *msg, size_t msg_cap) {
   *out = NULL;
   if (workers == KILN_TASK_DEFAULT_WORKERS) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -241,6 +243,7 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
   }
   p->workers = ws;
   p->chunks = chunks;
+  p->kernel_stacks = kernel_stacks;
   for (uint32_t i = 0; i <= workers; i++) {
     atomic_init(&chunks[i].next, 0);
     chunks[i].end = 0;
@@ -296,6 +299,16 @@ int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
   p->worker_count = workers;
   *out = p;
   return KILN_TASK_OK;
+}
+
+int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
+                          size_t msg_cap) {
+  return create_pool(workers, true, out, msg, msg_cap);
+}
+
+int kiln_task_pool_create_host(uint32_t workers, kiln_task_pool_t **out,
+                               char *msg, size_t msg_cap) {
+  return create_pool(workers, false, out, msg, msg_cap);
 }
 
 void kiln_task_pool_destroy(kiln_task_pool_t *p) {

@@ -10,7 +10,8 @@
  * arrival order of the submit lock. A workgroup function must not dispatch
  * to its own pool (it would wait on itself). Workers have at least 2 MiB
  * of stack, its first 512 KiB touched before kiln_task_pool_create returns
- * (kernels' stack buffers fault no page in a dispatch). A dispatch wakes
+ * (kernels' stack buffers fault no page in a dispatch; a host pool, whose
+ * workers run no kernel, skips that). A dispatch wakes
  * at most one worker per workgroup beyond the caller's first and never
  * waits for a worker that had not joined by the time the caller ran out
  * of workgroups; idle workers spin briefly before they sleep. */
@@ -45,6 +46,12 @@ typedef struct kiln_task_pool kiln_task_pool_t;
 #define KILN_TASK_DEFAULT_WORKERS UINT32_MAX
 int kiln_task_pool_create(uint32_t workers, kiln_task_pool_t **out, char *msg,
                           size_t msg_cap);
+
+/* The same for work on the host alone (local-sync's helper, which faults
+ * fresh memory in): no stack faulted in ahead, so no 512 KiB of resident
+ * stack per worker. */
+int kiln_task_pool_create_host(uint32_t workers, kiln_task_pool_t **out,
+                               char *msg, size_t msg_cap);
 
 /* Stops and joins the workers. No dispatch may be in flight. NULL-safe. */
 void kiln_task_pool_destroy(kiln_task_pool_t *pool);
