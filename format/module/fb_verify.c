@@ -2,13 +2,15 @@
  *
  * Takes any bytes and a schema; guarantees that on success every object
  * reachable through the schema's fields lies inside the buffer, is aligned,
- * has a sane vtable, that strings are NUL-terminated and enum fields hold
- * declared values, so the inline accessors of fb_reader.h may read without
- * checks. All arithmetic is done in 64 bits on values that fit in 32, so
- * nothing overflows. Work is bounded: tables nest at most KILN_FB_MAX_DEPTH
- * deep and the number of objects visited is capped by what the buffer could
- * hold without sharing, so a hostile DAG of shared subobjects cannot make
- * verification slow. Nothing is allocated; errors carry the field path. */
+ * has a sane vtable, that strings are NUL-terminated (names, also present,
+ * non-empty and without a NUL byte), enum fields hold declared values
+ * (absent ones too: their default) and tensor dims are sizes or -1, so the
+ * inline accessors of fb_reader.h may read without checks. All arithmetic
+ * is done in 64 bits on values that fit in 32, so nothing overflows. Work
+ * is bounded: tables nest at most KILN_FB_MAX_DEPTH deep and the number of
+ * objects visited is capped by what the buffer could hold without sharing,
+ * so a hostile DAG of shared subobjects cannot make verification slow.
+ * Nothing is allocated; errors carry the field path. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -149,11 +151,15 @@ static bool kfb_spend(kfb_verifier *v) {
   return true;
 }
 
-static bool kfb_check_enum(kfb_verifier *v, unsigned enum_ref, int64_t value) {
+/* value, stored or (absent) the field's default 0, is one of the enum's
+ * valid values (a KFB_ENUM_UNSET value never is). */
+static bool kfb_check_enum(kfb_verifier *v, unsigned enum_ref, int64_t value,
+                           bool absent) {
   if (enum_ref == 0) return true;
   const kiln_fb_enum_desc_t *e = &v->schema->enums[enum_ref - 1];
   if (value >= 0 && value < 32 && (e->valid >> value & 1u)) return true;
-  return kfb_fail(v, "value %" PRId64 " is not a valid %s", value,
+  return kfb_fail(v, "%s%" PRId64 " is not a valid %s",
+                  absent ? "missing: its default " : "value ", value,
                   kiln_fb_name(v->schema, e->name));
 }
 
@@ -190,6 +196,12 @@ static bool kfb_verify_vector(kfb_verifier *v, uint64_t pos, unsigned elem_size,
 
 static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table);
 
+/* A name field (KILN_FB_FIELD_NAME) absent, empty or with a NUL byte: one
+ * text for the three, stored once. */
+static bool kfb_bad_name(kfb_verifier *v) {
+  return kfb_fail(v, "missing, empty or holding a NUL byte");
+}
+
 static bool kfb_verify_field(kfb_verifier *v, const kiln_fb_field_desc_t *f,
                              uint64_t at) {
   const kiln_fb_schema_t *s = v->schema;
@@ -198,23 +210,35 @@ static bool kfb_verify_field(kfb_verifier *v, const kiln_fb_field_desc_t *f,
   switch ((kiln_fb_kind_t)f->kind) {
     case KILN_FB_FIELD_SCALAR:
       return kfb_check_enum(v, f->ref,
-                            kfb_read_scalar(v->buf + at, f->scalar));
+                            kfb_read_scalar(v->buf + at, f->scalar), false);
     case KILN_FB_FIELD_STRUCT:
       return true;
     case KILN_FB_FIELD_STRING:
       return kfb_follow(v, at, &target) && kfb_verify_string(v, target);
+    case KILN_FB_FIELD_NAME: {
+      if (!kfb_follow(v, at, &target) || !kfb_verify_string(v, target))
+        return false;
+      const uint32_t len = kiln_fb_read_u32(v->buf + target);
+      if (len == 0 || memchr(v->buf + target + 4, 0, len)) return kfb_bad_name(v);
+      return true;
+    }
     case KILN_FB_FIELD_TABLE:
       return kfb_follow(v, at, &target) && kfb_verify_table(v, target, f->ref);
-    case KILN_FB_FIELD_VEC_SCALAR: {
+    case KILN_FB_FIELD_VEC_SCALAR:
+    case KILN_FB_FIELD_VEC_DIMS: {
       unsigned size = kiln_fb_scalar_size(f->scalar);
+      const bool dims = f->kind == KILN_FB_FIELD_VEC_DIMS;
       if (!kfb_follow(v, at, &target) ||
           !kfb_verify_vector(v, target, size, size, &n))
         return false;
-      for (uint32_t i = 0; f->ref && i < n; i++) {
+      for (uint32_t i = 0; (f->ref || dims) && i < n; i++) {
         kfb_set_index(v, i);
         int64_t x = kfb_read_scalar(v->buf + target + 4 + (uint64_t)i * size,
                                     f->scalar);
-        if (!kfb_check_enum(v, f->ref, x)) return false;
+        if (dims && x < -1)
+          return kfb_fail(v, "%" PRId64 " is neither a size nor -1 (dynamic)",
+                          x);
+        if (!kfb_check_enum(v, f->ref, x, false)) return false;
       }
       return true;
     }
@@ -284,11 +308,21 @@ static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table) {
     return false;
   v->depth++;
   for (unsigned i = 0; i < td->field_count; i++) {
-    const kiln_fb_field_desc_t *f = &td->fields[i];
-    if (4u + 2u * f->slot + 2u > vt_size) continue;
-    unsigned off = kiln_fb_read_u16(v->buf + vt + 4 + 2 * f->slot);
-    if (off == 0) continue;
+    const kiln_fb_field_desc_t *f = kiln_fb_table_field(v->schema, td, i);
+    const unsigned off = 4u + 2u * f->slot + 2u > vt_size
+                             ? 0
+                             : kiln_fb_read_u16(v->buf + vt + 4 + 2 * f->slot);
+    /* Absent: a name is missing, an enum field's default must be valid. */
+    if (off == 0 && f->kind != KILN_FB_FIELD_NAME &&
+        (f->kind != KILN_FB_FIELD_SCALAR || !f->ref))
+      continue;
     kfb_push(v, kiln_fb_name(v->schema, f->name));
+    if (off == 0) {
+      if (f->kind == KILN_FB_FIELD_NAME) return kfb_bad_name(v);
+      if (!kfb_check_enum(v, f->ref, 0, true)) return false;
+      kfb_pop(v);
+      continue;
+    }
     unsigned align, size = kfb_inline_size(v->schema, f, &align);
     if (off + size > t_size) {
       kfb_fail(v, "field (offset %u, %u bytes) lies outside its %u-byte table",

@@ -60,7 +60,7 @@ typedef struct kmb_tensor {
   uint8_t element_type;
   uint32_t rank;
   int64_t *dims;
-  bool sequence;
+  bool sequence, unranked;
 } kmb_tensor;
 
 typedef struct kmb_sites {
@@ -381,6 +381,10 @@ static bool kmb_copy_tensors(kiln_module_builder_t *b, const char *fname,
                 (int)t->element_type);
       return false;
     }
+    if (t->unranked && (!t->sequence || t->rank)) {
+      kmb_error(b, "function %s: only a sequence's elements may be unranked (no dims)", fname);
+      return false;
+    }
     for (uint32_t d = 0; d < t->rank; d++)
       if (t->dims[d] < -1) {
         kmb_error(b, "function %s: dim %" PRId64 " is neither a size nor -1",
@@ -390,6 +394,7 @@ static bool kmb_copy_tensors(kiln_module_builder_t *b, const char *fname,
     (*out)[i].element_type = (uint8_t)t->element_type;
     (*out)[i].rank = t->rank;
     (*out)[i].sequence = t->sequence;
+    (*out)[i].unranked = t->unranked;
     (*out)[i].dims = kmb_dup(b, t->dims, (size_t)t->rank * sizeof(int64_t));
     if (!(*out)[i].dims) return false;
   }
@@ -800,6 +805,7 @@ static kiln_fbb_ref_t kmb_tensors(kiln_fbb_t *f, const kmb_tensor *t,
     kmb_TensorType_dims(f, dims);
     kmb_TensorType_element_type(f, (kiln_fb_ElementType_t)t[i].element_type);
     kmb_TensorType_sequence(f, t[i].sequence);
+    kmb_TensorType_unranked(f, t[i].unranked);
     scratch[i] = kiln_fbb_table_end(f);
   }
   return kiln_fbb_vector_refs(f, scratch, n);

@@ -75,34 +75,76 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
                  #e "." #name ": kiln_fb_enum_desc_t.valid holds 0..31");
 #include "kiln/module_schema.def"
 
+/* The verifier reads an absent enum field as 0 (KFB_ENUM_UNSET). */
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) \
+  _Static_assert((def) == 0, #t "." #f ": enum fields default to 0");
+#include "kiln/module_schema.def"
+
 #define KFB_ENUM(e, st) enum { kfb_valid_##e = 0
 #define KFB_ENUM_VALUE(e, name, value) | (1 << (value))
+#define KFB_ENUM_UNSET(e, name, value) /* never valid */
 #define KFB_ENUM_END(e) };
 #include "kiln/module_schema.def"
 
-#ifdef KILN_FORMAT_RUNTIME_ONLY
-#define KFB_VALUES_(e) NULL, KFB_NAME_(e_##e), 0
-#else
-#define KFB_VALUES_(e) kfb_values_##e, KFB_NAME_(e_##e), KFB_COUNT_(kfb_values_##e)
-#define KFB_ENUM(e, st) static const kiln_fb_enum_value_t kfb_values_##e[] = {
-#define KFB_ENUM_VALUE(e, name, value) {value, KFB_NAME_(v_##e##_##name)},
-#define KFB_ENUM_END(e) };
+/* Each field's index in kfb_fields (all tables' fields in one array,
+ * in .def order), and each table's first and end: a table's enumerator
+ * is set back by one so that its first field takes the same number. The
+ * same for struct fields and enum values, which only printers read. */
+#define KFB_FIELD_(t, f) kfb_field_##t##_##f,
+#define KFB_TABLE(t) kfb_first_##t, kfb_back_##t = kfb_first_##t - 1,
+#define KFB_TABLE_END(t) kfb_end_##t, kfb_endback_##t = kfb_end_##t - 1,
+#define KFB_SCALAR(t, f, slot, st, def) KFB_FIELD_(t, f)
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) KFB_FIELD_(t, f)
+#define KFB_STRUCT_REF(t, f, slot, s) KFB_FIELD_(t, f)
+#define KFB_STRING(t, f, slot) KFB_FIELD_(t, f)
+#define KFB_TABLE_REF(t, f, slot, sub) KFB_FIELD_(t, f)
+#define KFB_VEC_SCALAR(t, f, slot, st) KFB_FIELD_(t, f)
+#define KFB_VEC_STRUCT(t, f, slot, s) KFB_FIELD_(t, f)
+#define KFB_VEC_STRING(t, f, slot) KFB_FIELD_(t, f)
+#define KFB_VEC_TABLE(t, f, slot, sub) KFB_FIELD_(t, f)
+enum kfb_field_index {
 #include "kiln/module_schema.def"
-#endif
+  kfb_field_count
+};
+#undef KFB_FIELD_
+_Static_assert(kfb_field_count <= UINT16_MAX, "field indices are uint16_t");
 
 #ifdef KILN_FORMAT_RUNTIME_ONLY /* the verifier reads size and alignment */
-#define KFB_SFIELDS_(s) NULL, 0, 0
+#define KFB_VALUES_(e) 0, KFB_NAME_(e_##e), 0
+#define KFB_SFIELDS_(s) 0, 0, 0
+#define KFB_STRUCT_FIELDS_ NULL
+#define KFB_ENUM_VALUES_ NULL
 #else
-#define KFB_SFIELDS_(s) kfb_sfields_##s, KFB_NAME_(s_##s), KFB_COUNT_(kfb_sfields_##s)
-#define KFB_STRUCT(s, size, align) \
-  static const kiln_fb_struct_field_desc_t kfb_sfields_##s[] = {
-#define KFB_STRUCT_FIELD(s, f, offset, st) {KFB_NAME_(sf_##s##_##f), offset, KILN_FB_##st},
-#define KFB_STRUCT_END(s) };
+#define KFB_ENUM(e, st) kfb_first_value_##e, kfb_back_##e = kfb_first_value_##e - 1,
+#define KFB_ENUM_VALUE(e, name, value) kfb_value_##e##_##name,
+#define KFB_ENUM_END(e) kfb_end_value_##e, kfb_endback_##e = kfb_end_value_##e - 1,
+enum kfb_value_index {
 #include "kiln/module_schema.def"
+};
+#define KFB_STRUCT(s, size, align) kfb_first_sf_##s, kfb_back_##s = kfb_first_sf_##s - 1,
+#define KFB_STRUCT_FIELD(s, f, offset, st) kfb_sf_##s##_##f,
+#define KFB_STRUCT_END(s) kfb_end_sf_##s, kfb_endback_##s = kfb_end_sf_##s - 1,
+enum kfb_struct_field_index {
+#include "kiln/module_schema.def"
+};
+#define KFB_VALUES_(e) \
+  kfb_first_value_##e, KFB_NAME_(e_##e), kfb_end_value_##e - kfb_first_value_##e
+#define KFB_SFIELDS_(s) \
+  kfb_first_sf_##s, KFB_NAME_(s_##s), kfb_end_sf_##s - kfb_first_sf_##s
+
+static const kiln_fb_enum_value_t kfb_enum_values[] = {
+#define KFB_ENUM_VALUE(e, name, value) {value, KFB_NAME_(v_##e##_##name)},
+#include "kiln/module_schema.def"
+};
+static const kiln_fb_struct_field_desc_t kfb_struct_fields[] = {
+#define KFB_STRUCT_FIELD(s, f, offset, st) {KFB_NAME_(sf_##s##_##f), offset, KILN_FB_##st},
+#include "kiln/module_schema.def"
+};
+#define KFB_STRUCT_FIELDS_ kfb_struct_fields
+#define KFB_ENUM_VALUES_ kfb_enum_values
 #endif
 
-#define KFB_TABLE(t) static const kiln_fb_field_desc_t kfb_fields_##t[] = {
-#define KFB_TABLE_END(t) };
+static const kiln_fb_field_desc_t kfb_fields[] = {
 #define KFB_F_(t, f) KFB_NAME_(f_##t##_##f)
 #define KFB_SCALAR(t, f, slot, st, def) \
   {KFB_F_(t, f), slot, KILN_FB_FIELD_SCALAR, KILN_FB_##st, 0},
@@ -111,21 +153,25 @@ _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offs
 #define KFB_STRUCT_REF(t, f, slot, s) \
   {KFB_F_(t, f), slot, KILN_FB_FIELD_STRUCT, 0, KILN_FB_STRUCT_##s},
 #define KFB_STRING(t, f, slot) {KFB_F_(t, f), slot, KILN_FB_FIELD_STRING, 0, 0},
+#define KFB_NAME(t, f, slot) {KFB_F_(t, f), slot, KILN_FB_FIELD_NAME, 0, 0},
 #define KFB_TABLE_REF(t, f, slot, sub) \
   {KFB_F_(t, f), slot, KILN_FB_FIELD_TABLE, 0, KILN_FB_TABLE_##sub},
 #define KFB_VEC_SCALAR(t, f, slot, st) \
   {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_##st, 0},
+#define KFB_DIMS(t, f, slot) \
+  {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_DIMS, KILN_FB_I64, 0},
 #define KFB_VEC_STRUCT(t, f, slot, s) \
   {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_STRUCT, 0, KILN_FB_STRUCT_##s},
 #define KFB_VEC_STRING(t, f, slot) {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_STRING, 0, 0},
 #define KFB_VEC_TABLE(t, f, slot, sub) \
   {KFB_F_(t, f), slot, KILN_FB_FIELD_VEC_TABLE, 0, KILN_FB_TABLE_##sub},
 #include "kiln/module_schema.def"
+};
 
 #define KFB_COUNT_(a) ((uint16_t)(sizeof(a) / sizeof((a)[0])))
 
 static const kiln_fb_enum_desc_t kfb_enums[] = {
-#define KFB_ENUM(e, st) {KFB_VALUES_(e), (uint32_t)kfb_valid_##e},
+#define KFB_ENUM(e, st) {(uint32_t)kfb_valid_##e, KFB_VALUES_(e)},
 #include "kiln/module_schema.def"
 };
 
@@ -135,12 +181,14 @@ static const kiln_fb_struct_desc_t kfb_structs[] = {
 };
 
 static const kiln_fb_table_desc_t kfb_tables[] = {
-#define KFB_TABLE(t) {kfb_fields_##t, KFB_NAME_(t_##t), KFB_COUNT_(kfb_fields_##t)},
+#define KFB_TABLE(t) \
+  {kfb_first_##t, KFB_NAME_(t_##t), kfb_end_##t - kfb_first_##t},
 #include "kiln/module_schema.def"
 };
 
 const kiln_fb_schema_t kiln_module_schema = {
-    kfb_tables, kfb_structs, kfb_enums, kfb_names,
+    kfb_tables, kfb_fields, kfb_structs, KFB_STRUCT_FIELDS_,
+    kfb_enums, KFB_ENUM_VALUES_, kfb_names,
     KFB_COUNT_(kfb_tables), KFB_COUNT_(kfb_structs), KFB_COUNT_(kfb_enums),
     KILN_FB_TABLE_Module,
 };

@@ -62,15 +62,10 @@ static void kmv_peek_producer(const uint8_t *buf, uint64_t size, char *out,
 }
 #endif
 
-/* One template for every "list[i].name" check: the text is stored once. */
-#define KMV_NAME_BAD "%s[%" PRIu32 "].name: missing, empty or holding a NUL byte"
+/* One template for both pc checks: the text is stored once. */
 #define KMV_PC_BAD                                                         \
   "functions[%" PRIu32 "].%s[%" PRIu32 "].pc: %" PRIu32 " is outside the %" \
   PRIu64 "-byte bytecode or out of order"
-
-static bool kmv_name_ok(kiln_fb_string_t s) {
-  return s.size > 0 && memchr(s.data, 0, s.size) == NULL;
-}
 
 static bool kmv_check_segments(const kiln_module_view_t *m,
                                kiln_format_error_t *err) {
@@ -124,37 +119,12 @@ static bool kmv_check_segment_ref(const kiln_module_view_t *m, uint32_t index,
   return true;
 }
 
-static bool kmv_check_tensor_types(const kiln_module_view_t *m,
-                                   kiln_fb_Function_t f, bool outputs,
-                                   uint32_t fi, kiln_format_error_t *err) {
-  uint32_t n = outputs ? kiln_fb_Function_outputs_count(f)
-                       : kiln_fb_Function_inputs_count(f);
-  const char *what = outputs ? "outputs" : "inputs";
-  for (uint32_t i = 0; i < n; i++) {
-    kiln_fb_TensorType_t t = outputs ? kiln_fb_Function_outputs_at(f, i)
-                                     : kiln_fb_Function_inputs_at(f, i);
-    if (kiln_fb_TensorType_element_type(t) == kiln_fb_ElementType_Unknown)
-      return kmv_fail(err, "functions[%" PRIu32 "].%s[%" PRIu32
-                      "]: element type is missing", fi, what, i);
-    uint32_t rank = kiln_fb_TensorType_dims_count(t);
-    for (uint32_t d = 0; d < rank; d++)
-      if (kiln_fb_TensorType_dims_at(t, d) < -1)
-        return kmv_fail(err, "functions[%" PRIu32 "].%s[%" PRIu32 "].dims[%"
-                        PRIu32 "]: %" PRId64 " is neither a size nor -1 "
-                        "(dynamic)", fi, what, i, d,
-                        kiln_fb_TensorType_dims_at(t, d));
-  }
-  return true;
-}
-
 static bool kmv_check_functions(const kiln_module_view_t *m,
                                 kiln_format_error_t *err) {
   uint64_t code_size = kiln_fb_Module_bytecode_count(m->root);
   uint32_t n = kiln_fb_Module_functions_count(m->root);
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Function_t f = kiln_fb_Module_functions_at(m->root, i);
-    if (!kmv_name_ok(kiln_fb_Function_name(f)))
-      return kmv_fail(err, KMV_NAME_BAD, "functions", i);
     uint64_t off = kiln_fb_Function_bytecode_offset(f);
     uint64_t size = kiln_fb_Function_bytecode_size(f);
     if (off + size > code_size)
@@ -162,9 +132,6 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
                       PRIu64 "+%" PRIu64 " exceeds the %" PRIu64
                       "-byte bytecode", i, kiln_fb_Function_name(f).data, off,
                       size, code_size);
-    if (!kmv_check_tensor_types(m, f, false, i, err) ||
-        !kmv_check_tensor_types(m, f, true, i, err))
-      return false;
     uint32_t prev_pc = 0;
     (void)prev_pc;
 #ifndef KILN_FORMAT_NO_LOCATION_CHECKS /* read by messages, profiles, tools */
@@ -194,23 +161,12 @@ static bool kmv_check_functions(const kiln_module_view_t *m,
   return true;
 }
 
-static bool kmv_check_imports_rodata(const kiln_module_view_t *m,
-                                     kiln_format_error_t *err) {
-  uint32_t n = kiln_fb_Module_imports_count(m->root);
-  for (uint32_t i = 0; i < n; i++) {
-    kiln_fb_Import_t imp = kiln_fb_Module_imports_at(m->root, i);
-    if (!kmv_name_ok(kiln_fb_Import_name(imp)))
-      return kmv_fail(err, KMV_NAME_BAD, "imports", i);
-    if (!kiln_fb_Import_signature_present(imp))
-      return kmv_fail(err, "imports[%" PRIu32 "] (%s): signature is missing",
-                      i, kiln_fb_Import_name(imp).data);
-  }
-  n = kiln_fb_Module_rodata_count(m->root);
+static bool kmv_check_rodata(const kiln_module_view_t *m,
+                             kiln_format_error_t *err) {
+  uint32_t n = kiln_fb_Module_rodata_count(m->root);
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Rodata_t r = kiln_fb_Module_rodata_at(m->root, i);
     uint32_t align = kiln_fb_Rodata_alignment(r);
-    if (!kmv_name_ok(kiln_fb_Rodata_name(r)))
-      return kmv_fail(err, KMV_NAME_BAD, "rodata", i);
     if (align == 0 || (align & (align - 1)) ||
         align > KILN_MODULE_SEGMENT_ALIGNMENT)
       return kmv_fail(err, "rodata[%" PRIu32 "].alignment: %" PRIu32
@@ -284,15 +240,10 @@ static bool kmv_check_executables(const kiln_module_view_t *m,
   uint32_t n = kiln_fb_Module_executables_count(m->root);
   for (uint32_t i = 0; i < n; i++) {
     kiln_fb_Executable_t e = kiln_fb_Module_executables_at(m->root, i);
-    if (!kmv_name_ok(kiln_fb_Executable_name(e)))
-      return kmv_fail(err, KMV_NAME_BAD, "executables", i);
     uint32_t ne = kiln_fb_Executable_exports_count(e);
     for (uint32_t x = 0; x < ne; x++) {
       kiln_fb_ExecutableExport_t ex = kiln_fb_Executable_exports_at(e, x);
       kiln_fb_Dim3_t wg = kiln_fb_ExecutableExport_workgroup_size(ex);
-      if (!kmv_name_ok(kiln_fb_ExecutableExport_name(ex)))
-        return kmv_fail(err, "executables[%" PRIu32 "].exports[%" PRIu32
-                        "].name: missing, empty or holding a NUL byte", i, x);
       if (wg.x == 0 || wg.y == 0 || wg.z == 0)
         return kmv_fail(err, "executables[%" PRIu32 "].exports[%" PRIu32
                         "] (%s): workgroup size %" PRIu32 "x%" PRIu32 "x%"
@@ -303,11 +254,6 @@ static bool kmv_check_executables(const kiln_module_view_t *m,
     uint32_t nv = kiln_fb_Executable_variants_count(e);
     for (uint32_t v = 0; v < nv; v++) {
       kiln_fb_ExecutableVariant_t var = kiln_fb_Executable_variants_at(e, v);
-      if (!kmv_name_ok(kiln_fb_ExecutableVariant_name(var)) ||
-          !kmv_name_ok(kiln_fb_ExecutableVariant_target(var)))
-        return kmv_fail(err, "executables[%" PRIu32 "].variants[%" PRIu32
-                        "]: name or target missing, empty or holding a NUL "
-                        "byte", i, v);
       uint32_t seg = kiln_fb_ExecutableVariant_segment(var);
 #ifdef KILN_NO_MESSAGES /* only messages name it */
       const char *what = "";
@@ -375,7 +321,7 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
   view->flatbuffer_size = extent < 8 ? 8 : extent;
   view->root.p = kiln_fb_deref(buf);
   if (!kmv_check_segments(view, err) || !kmv_check_functions(view, err) ||
-      !kmv_check_imports_rodata(view, err) ||
+      !kmv_check_rodata(view, err) ||
       !kmv_check_executables(view, err)) {
     memset(view, 0, sizeof *view);
     return false;

@@ -172,7 +172,7 @@ bool kiln_handmade_build(const kiln_handmade_options_t *o, const void *kernel,
       kiln_module_builder_add_source_file(b, "samples/handmade/handmade.c");
 
   const int64_t dims[1] = {o->n};
-  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_F32, 1, dims, false};
+  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_F32, 1, dims, false, false};
   const kiln_module_tensor_type_t ins[2] = {t, t};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);

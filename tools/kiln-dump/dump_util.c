@@ -24,6 +24,11 @@ void kdump_tensor_type(kiln_fb_TensorType_t t, char *out, size_t cap) {
   int w = snprintf(out, cap, "%stensor<", seq ? "seq<" : "");
   if (w > 0) n += (size_t)w;
   uint32_t rank = kiln_fb_TensorType_dims_count(t);
+  if (seq && kiln_fb_TensorType_unranked(t) && n < cap) { /* "seq<tensor<*xf32>>": any rank */
+    w = snprintf(out + n, cap - n, "*x");
+    if (w > 0) n += (size_t)w;
+    rank = 0;
+  }
   for (uint32_t i = 0; i < rank && n < cap; i++) {
     int64_t d = kiln_fb_TensorType_dims_at(t, i);
     w = d < 0 ? snprintf(out + n, cap - n, "?x")

@@ -37,8 +37,9 @@ static void krj_value(FILE *out, const kiln_fb_schema_t *schema,
     return;
   }
   for (unsigned i = 0; e && i < e->value_count; i++)
-    if (e->values[i].value == v) {
-      fprintf(out, "\"%s\"", kiln_fb_name(schema, e->values[i].name));
+    if (kiln_fb_enum_value(schema, e, i)->value == v) {
+      fprintf(out, "\"%s\"",
+              kiln_fb_name(schema, kiln_fb_enum_value(schema, e, i)->name));
       return;
     }
   if (s == KILN_FB_U64)
@@ -51,9 +52,9 @@ static void krj_struct(FILE *out, const kiln_fb_schema_t *schema,
                        const uint8_t *p, const kiln_fb_struct_desc_t *sd) {
   fputc('{', out);
   for (unsigned i = 0; i < sd->field_count; i++) {
-    fprintf(out, "%s\"%s\":", i ? "," : "",
-            kiln_fb_name(schema, sd->fields[i].name));
-    krj_value(out, schema, p + sd->fields[i].offset, sd->fields[i].scalar, NULL);
+    const kiln_fb_struct_field_desc_t *f = kiln_fb_struct_field(schema, sd, i);
+    fprintf(out, "%s\"%s\":", i ? "," : "", kiln_fb_name(schema, f->name));
+    krj_value(out, schema, p + f->offset, f->scalar, NULL);
   }
   fputc('}', out);
 }
@@ -69,7 +70,7 @@ static void krj_table(FILE *out, const kiln_fb_schema_t *schema,
   bool first = true;
   fputc('{', out);
   for (unsigned i = 0; i < td->field_count; i++) {
-    const kiln_fb_field_desc_t *f = &td->fields[i];
+    const kiln_fb_field_desc_t *f = kiln_fb_table_field(schema, td, i);
     const uint8_t *p = kiln_fb_field(t, f->slot);
     if (!p) continue;
     fprintf(out, "%s\"%s\":", first ? "" : ",", kiln_fb_name(schema, f->name));
@@ -83,8 +84,10 @@ static void krj_table(FILE *out, const kiln_fb_schema_t *schema,
     switch ((kiln_fb_kind_t)f->kind) {
       case KILN_FB_FIELD_SCALAR: krj_value(out, schema, p, f->scalar, e); break;
       case KILN_FB_FIELD_STRUCT: krj_struct(out, schema, p, &schema->structs[f->ref]); break;
-      case KILN_FB_FIELD_STRING: krj_string(out, ref); break;
+      case KILN_FB_FIELD_STRING:
+      case KILN_FB_FIELD_NAME: krj_string(out, ref); break;
       case KILN_FB_FIELD_TABLE: krj_table(out, schema, ref, f->ref); break;
+      case KILN_FB_FIELD_VEC_DIMS:
       case KILN_FB_FIELD_VEC_SCALAR: {
         unsigned size = kiln_fb_scalar_size(f->scalar);
         fputc('[', out);

@@ -47,9 +47,9 @@ void kiln_sample_module_fill(kiln_module_builder_t *b,
    * nop; ret %r0 */
   static const int64_t x_dims[] = {1, 3, -1}, y_dims[] = {4}, r_dims[] = {1, -1};
   const kiln_module_tensor_type_t main_in[] = {
-      {kiln_fb_ElementType_F32, 3, x_dims, false}, {kiln_fb_ElementType_I32, 1, y_dims, true}};
+      {kiln_fb_ElementType_F32, 3, x_dims, false, false}, {kiln_fb_ElementType_I32, 1, y_dims, true, false}};
   const kiln_module_tensor_type_t main_out[] = {
-      {kiln_fb_ElementType_BF16, 2, r_dims, false}};
+      {kiln_fb_ElementType_BF16, 2, r_dims, false, false}};
   const uint8_t main_code[] = {KILN_VM_OP_NOP, KILN_VM_OP_RET, 1, 0, 0};
   const kiln_fb_SourceLocation_t main_locs[] = {{0, file, 3, 5}, {1, file, 7, 3}};
   static const char *const node_names[] = {"/layer1/conv1/Conv", "Relu#3"};

@@ -57,12 +57,18 @@ typedef enum kiln_fb_kind {
   KILN_FB_FIELD_VEC_SCALAR, /* ref: enum index + 1, or 0 */
   KILN_FB_FIELD_VEC_STRUCT, /* ref: struct index */
   KILN_FB_FIELD_VEC_STRING,
-  KILN_FB_FIELD_VEC_TABLE   /* ref: table index */
+  KILN_FB_FIELD_VEC_TABLE,  /* ref: table index */
+  KILN_FB_FIELD_NAME,       /* a string that must be present, non-empty
+                               and free of NUL bytes (a name or signature
+                               parts of the file are found by) */
+  KILN_FB_FIELD_VEC_DIMS    /* a vector of I64 tensor dims, each a size
+                               or -1 (dynamic) */
 } kiln_fb_kind_t;
 
 /* Names (.fbs spellings, for messages and JSON keys) are offsets into the
- * schema's `names` blob (kiln_fb_name), not pointers: the descriptors stay
- * half the size and need no relocations. */
+ * schema's `names` blob (kiln_fb_name), and a descriptor's fields or values
+ * an index into the schema's one array of them: no pointers, so the
+ * descriptors are a third the size and need no relocations. */
 typedef struct kiln_fb_field_desc {
   uint16_t name;
   uint16_t slot;
@@ -72,7 +78,7 @@ typedef struct kiln_fb_field_desc {
 } kiln_fb_field_desc_t;
 
 typedef struct kiln_fb_table_desc {
-  const kiln_fb_field_desc_t *fields;
+  uint16_t fields; /* its first field in kiln_fb_schema_t.fields */
   uint16_t name, field_count;
 } kiln_fb_table_desc_t;
 
@@ -83,7 +89,7 @@ typedef struct kiln_fb_struct_field_desc {
 } kiln_fb_struct_field_desc_t;
 
 typedef struct kiln_fb_struct_desc {
-  const kiln_fb_struct_field_desc_t *fields;
+  uint16_t fields; /* its first field in kiln_fb_schema_t.struct_fields */
   uint16_t name, field_count, size, align;
 } kiln_fb_struct_desc_t;
 
@@ -93,18 +99,39 @@ typedef struct kiln_fb_enum_value {
 } kiln_fb_enum_value_t;
 
 typedef struct kiln_fb_enum_desc {
-  const kiln_fb_enum_value_t *values; /* names for printers; may be NULL */
-  uint16_t name, value_count;
   uint32_t valid; /* bit v set for each declared value v (all are 0..31) */
+  uint16_t values; /* its first value in kiln_fb_schema_t.enum_values */
+  uint16_t name, value_count;
 } kiln_fb_enum_desc_t;
 
 typedef struct kiln_fb_schema {
   const kiln_fb_table_desc_t *tables;
+  const kiln_fb_field_desc_t *fields; /* every table's, table after table */
   const kiln_fb_struct_desc_t *structs;
+  /* Struct fields and enum values only give printers (kiln-dump) their
+   * names and layout: NULL, with no counts, where nothing prints. */
+  const kiln_fb_struct_field_desc_t *struct_fields;
   const kiln_fb_enum_desc_t *enums;
+  const kiln_fb_enum_value_t *enum_values;
   const char *names; /* NUL-separated; descriptors hold offsets into it */
   uint16_t table_count, struct_count, enum_count, root_table;
 } kiln_fb_schema_t;
+
+/* Field i of table td, struct field i of sd, value i of enum e. */
+static inline const kiln_fb_field_desc_t *kiln_fb_table_field(
+    const kiln_fb_schema_t *schema, const kiln_fb_table_desc_t *td,
+    unsigned i) {
+  return &schema->fields[td->fields + i];
+}
+static inline const kiln_fb_struct_field_desc_t *kiln_fb_struct_field(
+    const kiln_fb_schema_t *schema, const kiln_fb_struct_desc_t *sd,
+    unsigned i) {
+  return &schema->struct_fields[sd->fields + i];
+}
+static inline const kiln_fb_enum_value_t *kiln_fb_enum_value(
+    const kiln_fb_schema_t *schema, const kiln_fb_enum_desc_t *e, unsigned i) {
+  return &schema->enum_values[e->values + i];
+}
 
 /* The name at offset `name` of schema's blob. */
 static inline const char *kiln_fb_name(const kiln_fb_schema_t *schema,

@@ -23,6 +23,7 @@ typedef struct kiln_module_tensor_type {
   uint32_t rank;
   const int64_t *dims; /* rank sizes, -1 for a dynamic dim */
   bool sequence; /* a sequence of such tensors (an ONNX sequence value) */
+  bool unranked; /* a sequence whose elements may have any rank (rank 0) */
 } kiln_module_tensor_type_t;
 
 /* The source nodes of the instruction at pc (SourceNodes in the schema):

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const float weights[4] = {1, 2, 3, 4};
   kiln_module_builder_add_rodata(b, "w", weights, sizeof weights, 16);
   const int64_t dims[1] = {4};
-  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_F32, 1, dims, false};
+  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_F32, 1, dims, false, false};
   const kiln_module_tensor_type_t ins[2] = {t, t};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);

@@ -27,7 +27,9 @@ for kind, name, base, body in re.findall(r'\b(enum|struct|table)\s+(\w+)\s*(?::\
         enums[name] = (SCALAR[base], values)
     else:
         fields = [tuple(x.strip() for x in f.split(':')) for f in body.split(';') if f.strip()]
-        fields = [(n, t.split('(')[0].split('=')[0].strip()) for n, t in fields]
+        # A (required) string is a name (KFB_NAME in the .def).
+        fields = [(n, 'string (required)' if re.match(r'string\s*\(\s*required\s*\)', t)
+                   else t.split('(')[0].split('=')[0].strip()) for n, t in fields]
         (structs if kind == 'struct' else tables)[name] = fields
 
 # ---- the .def ----
@@ -35,12 +37,14 @@ def_enums, def_structs, def_tables = {}, {}, {}
 for m in re.finditer(r'^(KFB_\w+)\(([^)]*)\)', def_text, re.M):
     macro, a = m.group(1), [x.strip() for x in m.group(2).split(',')]
     if macro == 'KFB_ENUM': def_enums[a[0]] = (a[1], {})
-    elif macro == 'KFB_ENUM_VALUE': def_enums[a[0]][1][a[1]] = int(a[2])
+    elif macro in ('KFB_ENUM_VALUE', 'KFB_ENUM_UNSET'): def_enums[a[0]][1][a[1]] = int(a[2])
     elif macro == 'KFB_STRUCT': def_structs[a[0]] = (int(a[1]), int(a[2]), [])
     elif macro == 'KFB_STRUCT_FIELD': def_structs[a[0]][2].append((a[1], int(a[2]), a[3]))
     elif macro == 'KFB_TABLE': def_tables[a[0]] = []
     elif macro in ('KFB_ENUM_END', 'KFB_STRUCT_END', 'KFB_TABLE_END') or len(a) < 3 or '#' in macro:
         pass
+    elif macro == 'KFB_DIMS':  # a [long] the verifier checks as dims
+        def_tables[a[0]].append((a[1], int(a[2]), 'VEC_SCALAR', ['I64']))
     else:
         def_tables[a[0]].append((a[1], int(a[2]), macro[4:], a[3:]))
 
@@ -77,7 +81,8 @@ for t, fields in tables.items():
             continue
         vec = ty.startswith('[')
         base = ty.strip('[]')
-        if base == 'string': want = ('VEC_STRING', []) if vec else ('STRING', [])
+        if base == 'string (required)': want = ('NAME', [])
+        elif base == 'string': want = ('VEC_STRING', []) if vec else ('STRING', [])
         elif base in SCALAR: want = ('VEC_SCALAR', [SCALAR[base]]) if vec else ('SCALAR', [SCALAR[base], rest[-1] if rest else '?'])
         elif base in enums: want = ('ENUM_FIELD', [enums[base][0], base, rest[-1] if rest else '?'])
         elif base in structs: want = ('VEC_STRUCT', [base]) if vec else ('STRUCT_REF', [base])

@@ -18,9 +18,9 @@ static const kiln_fb_field_desc_t node_fields[] = {
     {12, 2, KILN_FB_FIELD_STRING, 0, 0},
     {17, 3, KILN_FB_FIELD_VEC_SCALAR, KILN_FB_I64, 0},
 };
-static const kiln_fb_table_desc_t node_table[] = {{node_fields, 22, 4}};
-static const kiln_fb_schema_t node_schema = {node_table, NULL, NULL, node_names,
-                                             1, 0, 0, 0};
+static const kiln_fb_table_desc_t node_table[] = {{0, 22, 4}};
+static const kiln_fb_schema_t node_schema = {
+    node_table, node_fields, NULL, NULL, NULL, NULL, node_names, 1, 0, 0, 0};
 
 /* A chain of `depth` nested Nodes. */
 static void build_chain(kiln_fbb_t *f, int depth, const uint8_t **data, size_t *size) {

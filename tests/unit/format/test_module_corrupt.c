@@ -196,6 +196,29 @@ START_TEST(test_named_errors) {
   expect_error(b, sample_size,
                "Module.functions[0].inputs[0].element_type: value 200 is not a valid ElementType");
 
+  /* ElementType's Unknown (KFB_ENUM_UNSET) is never valid, stored or as
+   * the default of an absent field; dims are sizes or -1 (KFB_DIMS). */
+  RESET();
+  b[field_pos(&m, t.p, 0)] = 0;
+  expect_error(b, sample_size,
+               "Module.functions[0].inputs[0].element_type: value 0 is not a valid ElementType");
+  RESET();
+  int32_t tso;
+  memcpy(&tso, t.p, 4);
+  b[(size_t)(t.p - tso - m.file) + 4] = b[(size_t)(t.p - tso - m.file) + 5] = 0;
+  expect_error(b, sample_size, "Module.functions[0].inputs[0].element_type: missing: its default 0 "
+               "is not a valid ElementType");
+  RESET();
+  ck_assert_uint_gt(kiln_fb_TensorType_dims_count(t), 1);
+  const size_t dim1 = (size_t)(kiln_fb_TensorType_dims_data(t) - m.file) + 8;
+  int64_t dim = -1;
+  memcpy(b + dim1, &dim, 8);
+  ck_assert_int_eq(try_open(b, sample_size), 1);
+  dim = -5;
+  memcpy(b + dim1, &dim, 8);
+  expect_error(b, sample_size,
+               "Module.functions[0].inputs[0].dims[1]: -5 is neither a size nor -1 (dynamic)");
+
   RESET();
   kiln_fb_Segment_t s2 = kiln_fb_Module_segments_at(r, 2);
   b[field_pos(&m, s2.p, 3)] = 9;
@@ -240,6 +263,31 @@ START_TEST(test_named_errors) {
   RESET();
   put32(b, field_pos(&m, kiln_fb_Module_functions_at(r, 0).p, 5), 10000);
   expect_error(b, sample_size, "functions[0] (main): bytecode range 0+10000 exceeds the 10-byte bytecode");
+
+  /* Names and import signatures (KFB_NAME): present, non-empty, without a
+   * NUL byte. */
+  RESET();
+  kiln_fb_string_t iname = kiln_fb_Import_name(kiln_fb_Module_imports_at(r, 0));
+  ck_assert_uint_gt(iname.size, 1);
+  b[(const uint8_t *)iname.data - m.file + 1] = 0;
+  expect_error(b, sample_size, "Module.imports[0].name: missing, empty or holding a NUL byte");
+  RESET();
+  const uint8_t *imp0 = kiln_fb_Module_imports_at(r, 0).p;
+  memcpy(&so, imp0, 4);
+  b[(size_t)(imp0 - so - m.file) + 6] = b[(size_t)(imp0 - so - m.file) + 7] = 0;
+  expect_error(b, sample_size, "Module.imports[0].signature: missing, empty or holding a NUL byte");
+  RESET();
+  kiln_fb_string_t target = kiln_fb_ExecutableVariant_target(
+      kiln_fb_Executable_variants_at(kiln_fb_Module_executables_at(r, 0), 1));
+  put32(b, (size_t)((const uint8_t *)target.data - m.file) - 4, 0);
+  b[(const uint8_t *)target.data - m.file] = 0;
+  expect_error(b, sample_size,
+               "Module.executables[0].variants[1].target: missing, empty or holding a NUL byte");
+  RESET();
+  const uint8_t *f0 = kiln_fb_Module_functions_at(r, 0).p;
+  memcpy(&so, f0, 4);
+  b[(size_t)(f0 - so - m.file) + 4] = b[(size_t)(f0 - so - m.file) + 5] = 0;
+  expect_error(b, sample_size, "Module.functions[0].name: missing, empty or holding a NUL byte");
 
   /* A dispatch site's source nodes at a pc outside the function. */
   RESET();

@@ -44,9 +44,11 @@ static void build_with(built *m, kiln_module_compression_t mode,
   ck_assert_uint_eq(kiln_module_builder_add_import(b, "hal.y", "_"), 1);
 
   int64_t d0[] = {1, 3, -1}, d1[] = {5};
-  kiln_module_tensor_type_t in[] = {{kiln_fb_ElementType_F32, 3, d0, false},
-                                    {kiln_fb_ElementType_I1, 0, NULL, false}};
-  kiln_module_tensor_type_t out[] = {{kiln_fb_ElementType_BF16, 1, d1, true}};
+  kiln_module_tensor_type_t in[] = {{kiln_fb_ElementType_F32, 3, d0, false, false},
+                                    {kiln_fb_ElementType_I1, 0, NULL, false, false}};
+  kiln_module_tensor_type_t out[] = {{kiln_fb_ElementType_BF16, 1, d1, true, false}};
+  /* a sequence whose elements may have any rank: only the element type */
+  kiln_module_tensor_type_t any[] = {{kiln_fb_ElementType_F32, 0, NULL, true, true}};
   uint8_t code0[] = {1, 2, 3}, code1[] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 42};
   kiln_fb_SourceLocation_t locs[] = {{0, 1, 10, 2}, {2, 0, 11, 4}};
   static const char *const names[] = {"/a/Conv", "Relu#4"}, *const kinds[] = {"Conv", "Relu"};
@@ -54,7 +56,7 @@ static void build_with(built *m, kiln_module_compression_t mode,
   kiln_module_function_desc_t f0 = {"f0", true, 2, in, 1, out, code0, 3, 5, 6,
                                     2, locs, "ri_r", 2, sites};
   kiln_module_function_desc_t f1 = {.name = "f1", .bytecode = code1,
-                                    .bytecode_size = sizeof code1};
+                                    .bytecode_size = sizeof code1, .output_count = 1, .outputs = any};
   ck_assert_uint_eq(kiln_module_builder_add_function(b, &f0), 0);
   ck_assert_uint_eq(kiln_module_builder_add_function(b, &f1), 1);
 
@@ -138,7 +140,11 @@ START_TEST(test_fields_round_trip) {
   kiln_fb_TensorType_t o0 = kiln_fb_Function_outputs_at(f0, 0);
   ck_assert_int_eq(kiln_fb_TensorType_element_type(o0), kiln_fb_ElementType_BF16);
   ck_assert(kiln_fb_TensorType_sequence(o0)); /* a sequence output */
+  ck_assert(!kiln_fb_TensorType_unranked(o0));
   ck_assert_int_eq(kiln_fb_TensorType_dims_at(o0, 0), 5);
+  kiln_fb_TensorType_t a0 = kiln_fb_Function_outputs_at(kiln_fb_Module_functions_at(r, 1), 0);
+  ck_assert(kiln_fb_TensorType_sequence(a0) && kiln_fb_TensorType_unranked(a0));
+  ck_assert_uint_eq(kiln_fb_TensorType_dims_count(a0), 0);
   ck_assert_uint_eq(kiln_fb_Function_locations_count(f0), 2);
   kiln_fb_SourceLocation_t l1 = kiln_fb_Function_locations_at(f0, 1);
   ck_assert_uint_eq(l1.pc, 2);

@@ -152,7 +152,7 @@ static uint8_t *build_custom(const custom_t *c, size_t *size) {
   kiln_module_builder_add_import(b, c->import_name ? c->import_name : "hal.device.wait", "_");
   const int64_t dims[1] = {4};
   const kiln_module_tensor_type_t t = {
-kiln_fb_ElementType_F32, 1, dims, false};
+kiln_fb_ElementType_F32, 1, dims, false, false};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);
   f.name = "main";
