@@ -233,6 +233,7 @@ static kiln_value *dim_of(kiln_builder *b, kiln_value *v, uint32_t d, bool lenie
     }
     return sum;
   }
+  case KILN_OP_FLOW_LIST_GET: return fl_loop_dim(b->ctx, v, d); /* a list's element: read after the op */
   case KILN_OP_SCF_FOR: { /* result r: iter_arg r's init when the body keeps its dims */
     if (fl_host_loop(op)) return fl_loop_dim(b->ctx, v, d);
     kiln_block *body = op->regions[0].first;

@@ -5,6 +5,7 @@
 #define KILN_FL_INTERNAL_H
 
 #include "flow.h"
+#include "dialects/flow.h"
 
 /* A kernel binds at most FL_MAX_BINDINGS buffers (the export's 32-bit
  * readonly/written masks, materialize-interfaces). A concat's copy
@@ -99,6 +100,9 @@ kiln_value *fl_build_tensor_to_scalar(kiln_builder *b, kiln_value *t,
 bool fl_host_loop(const kiln_op *op);
 /* Is fn a host-loop body (kept by inline-calls, called per step)? */
 bool fl_host_loop_body(const kiln_op *fn);
+/* Host list ops (flow.list.*, dialects/flow.h flow_is_list_op: ONNX
+ * sequences at run time) stay on the host like flow.text: no dispatch
+ * region takes them. */
 
 /* Values outline-dispatches recomputes inside each kernel that uses them
  * instead of passing them: scalar constants, tensor.empty (its sizes
@@ -140,9 +144,10 @@ kiln_value *fl_build_dim(kiln_builder *b, kiln_value *v, uint32_t d);
 /* tensor.dim of function argument arg, one per (arg, d) at the entry of
  * its function; NULL when arg is not a function argument. */
 kiln_value *fl_arg_dim(kiln_context *ctx, kiln_value *arg, uint32_t d);
-/* tensor.dim of result r of a host loop (fl_host_loop), one per (r, d)
- * right after the loop: its steps may change r's shape, so the host
- * reads it after the loop ran (plan-memory). */
+/* tensor.dim of result r of a host loop (fl_host_loop) or of a list's
+ * element (flow.list.get), one per (r, d) right after the op: its steps
+ * or the list decide r's shape, so the host reads it after the op ran
+ * (plan-memory). */
 kiln_value *fl_loop_dim(kiln_context *ctx, kiln_value *r, uint32_t d);
 /* Is v an argument of a top-level function's entry block? */
 bool fl_is_func_arg(const kiln_value *v);

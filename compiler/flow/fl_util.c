@@ -229,7 +229,8 @@ bool fl_host_index(kiln_value *v) {
     return owner && calls_loop_body(owner);
   }
   switch (d->kind) {
-  case KILN_OP_ARITH_CONSTANT: return true;
+  case KILN_OP_ARITH_CONSTANT:
+  case KILN_OP_FLOW_LIST_SIZE: return true; /* a list's length, read by the host */
   case KILN_OP_ARITH_INDEX_CAST: {
     kiln_op *e = kiln_op_operand(d, 0)->def;
     return e && fl_host_load(e);
@@ -238,7 +239,8 @@ bool fl_host_index(kiln_value *v) {
     kiln_value *t = kiln_op_operand(d, 0);
     if (d->parent && kiln_block_parent_op(d->parent) && calls_loop_body(kiln_block_parent_op(d->parent)))
       return loop_tensor(t, d->parent); /* inside a host loop: of its tensors, after they are made */
-    return fl_is_func_arg(t) || (t->def && t->def->parent == d->parent && fl_host_loop(t->def));
+    return fl_is_func_arg(t) || (t->def && t->def->parent == d->parent &&
+                                  (fl_host_loop(t->def) || t->def->kind == KILN_OP_FLOW_LIST_GET));
   }
   case KILN_OP_ARITH_ADDI:
   case KILN_OP_ARITH_SUBI:

@@ -68,7 +68,7 @@ static bool is_root(kiln_op *op) {
   case KILN_OP_FUNC_CALL: return false; /* calls stay on the host (plan-memory rejects them) */
   default: break;
   }
-  if (init_only_fill(op) || fl_host_loop(op)) return false;
+  if (init_only_fill(op) || fl_host_loop(op) || flow_is_list_op(op)) return false; /* host ops */
   for (uint32_t i = 0; i < op->num_results; i++)
     if (op->results[i].type->kind == KILN_TYPE_TENSOR) return true;
   /* Scalar ops: kernels recompute what they can clone; the rest (scf.if,

@@ -324,11 +324,11 @@ static kiln_error *outline_in(kiln_context *ctx, kiln_op *func, kiln_block *body
         op->kind != KILN_OP_ARITH_CONSTANT && op->kind != KILN_OP_FUNC_RETURN &&
         op->kind != KILN_OP_FLOW_CHECK_DIM_EQ && op->kind != KILN_OP_FLOW_TEXT &&
         op->kind != KILN_OP_FLOW_CHECK_SHAPE && op->kind != KILN_OP_FLOW_CHECK_RANGE && !fl_host_load(op) &&
-        !fl_host_loop(op) &&
+        !fl_host_loop(op) && !flow_is_list_op(op) &&
         !(op->num_results == 1 && fl_host_index(&op->results[0]))) {
       return kiln_op_error(op, "cannot stay in host function @%s after the flow stage (host code may only "
                            "dispatch kernels, reshape, hold constants, compute dims and check them, run "
-                           "text ops; inline calls first)", fname ? fname : "?");
+                           "text and list ops; inline calls first)", fname ? fname : "?");
     }
   return NULL;
 }

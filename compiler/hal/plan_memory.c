@@ -4,7 +4,7 @@
  * arith.constant, host loops, host index arithmetic on tensor.dim of
  * arguments (and of host loops' results) and
  * on host loads of argument data or of dispatch results,
- * flow.check.dim_eq, flow.check.shape, flow.check.range,
+ * flow.check.dim_eq, flow.check.shape, flow.check.range, flow.list.*,
  * func.return; results not aliasing inputs, constants
  * or each other). Guarantees: the function takes and returns
  * !hal.buffer_view (kiln.signature keeps the tensor signature);
@@ -89,8 +89,17 @@
  *    through a slot over the view's buffer (tensor.dim of a result
  *    becomes hal.buffer_view.dim, after the loop); a function whose only
  *    work is its host loops records no command buffer.
+ *  - lists (!kiln.seq, flow.list.*: ONNX sequences at run time): a list
+ *    argument or result is a !hal.list; each list op is the hal.list op
+ *    of the same name, in the phase after the commands computing an
+ *    element it inserts, which has an allocation of its own (the list
+ *    outlives the call's arena); a select is an scf.if yielding one list
+ *    or the other; host loops carry lists; an element read back is a
+ *    view, which kernels read through a slot over its buffer (its dims,
+ *    tensor.dim right after the get, are hal.buffer_view.dim).
  * No barriers are inserted here: schedule-commands places them. */
 #include "hl_internal.h"
+#include "dialects/flow.h"
 #include "dialects/hal.h"
 
 #include <stdio.h>
@@ -260,6 +269,30 @@ static kiln_value *view_dim(pm *p, kiln_value *view, uint32_t d) {
   kiln_named_attr a = hl_named(p->ctx, "index", hl_i32(p->ctx, (int32_t)d));
   return kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_DIM, 1, &view, 1, &it, kiln_attr_dict(p->ctx, 1, &a)),
                         0);
+}
+
+/* A slot over the buffer of the run-time view `view`, for the tensor r that
+ * kernels read in place (offset 0); its byte count comes from r's static
+ * dims and the view's run-time ones. what: the error when r's element has
+ * no fixed size. */
+static kiln_error *slot_over_view(pm *p, const kiln_op *o, kiln_value *r, kiln_value *view, const char *what) {
+  sym s = {(int64_t)kiln_dense_elem_size(r->type->elem), 0, {0}};
+  if (!s.coef) return fail(p, o, what);
+  kiln_value *len = NULL;
+  for (uint32_t d = 0; d < r->type->rank; d++) {
+    if (r->type->shape[d] != KILN_DYNAMIC) {
+      s.coef *= r->type->shape[d];
+      continue;
+    }
+    kiln_value *dv = view_dim(p, view, d);
+    len = len ? mul(p, len, dv) : dv;
+  }
+  const kiln_type *bt = hl_type(p->ctx, "buffer");
+  kiln_value *buf = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
+  uint32_t k = new_slot(p, buf, s);
+  if (len) p->slots[k].len_v = s.coef == 1 ? len : mul(p, len, index_const(p, s.coef));
+  set_slot(p, r, k);
+  return NULL;
 }
 
 /* hal.buffer_view.create: a view of type t over the buffer ops[0] at byte
@@ -590,6 +623,67 @@ static uint32_t sym_phase(pm *p, const sym *s) {
   return k;
 }
 
+static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **err);
+
+/* What host op `user` (a host loop or a list op) passes for v: a view for
+ * a tensor (loop_view), the !hal.list made for a list, v itself for an
+ * index; NULL with *err set when there is none. */
+static kiln_value *host_operand(pm *p, kiln_op *user, kiln_value *v, kiln_error **err) {
+  if (v->type->kind == KILN_TYPE_TENSOR) return loop_view(p, user, v, err);
+  if (!kiln_type_is_seq(v->type)) return v;
+  kiln_value *l = kiln_value_map_lookup(&p->text, v);
+  if (!l)
+    *err = fail(p, user, user->kind == KILN_OP_SCF_FOR ? "a host loop takes a list that was not made on the host"
+                                                       : "a list op's list was not made on the host");
+  return l;
+}
+
+/* flow.list.* -> the hal.list op of the same name at the builder, in the
+ * phase after the commands computing an element it inserts (that
+ * element has an allocation of its own: the list outlives the call's
+ * arena). Lists and read elements live in p->text (value -> its
+ * !hal.list or !hal.buffer_view); a list's length replaces its uses. */
+static kiln_error *list_host_op(pm *p, kiln_op *o) {
+  kiln_context *ctx = p->ctx;
+  static const kiln_op_kind hal_kind[] = {
+      [KILN_OP_FLOW_LIST_CREATE] = KILN_OP_HAL_LIST_CREATE, [KILN_OP_FLOW_LIST_SIZE] = KILN_OP_HAL_LIST_SIZE,
+      [KILN_OP_FLOW_LIST_GET] = KILN_OP_HAL_LIST_GET, [KILN_OP_FLOW_LIST_INSERT] = KILN_OP_HAL_LIST_INSERT,
+      [KILN_OP_FLOW_LIST_ERASE] = KILN_OP_HAL_LIST_ERASE};
+  kiln_value *ops[3];
+  kiln_error *err = NULL;
+  for (uint32_t a = 0; a < o->num_operands; a++)
+    if (!(ops[a] = host_operand(p, o, kiln_op_operand(o, a), &err))) return err;
+  kiln_value *r = kiln_op_result(o, 0);
+  if (o->kind == KILN_OP_FLOW_LIST_SELECT) { /* scf.if (c != 0) yielding one list or the other */
+    const kiln_type *lt = hl_type(ctx, "list"), *i1 = kiln_type_int(ctx, 1);
+    kiln_value *cmp[2] = {ops[0], index_const(p, 0)};
+    kiln_named_attr pred = hl_named(ctx, "predicate", kiln_attr_int(ctx, kiln_type_int(ctx, 64), 1)); /* ne */
+    kiln_value *cond = kiln_op_result(kiln_build(&p->b, KILN_OP_ARITH_CMPI, 2, cmp, 1, &i1, kiln_attr_dict(ctx, 1, &pred)), 0);
+    kiln_op *br = kiln_build(&p->b, KILN_OP_SCF_IF, 1, &cond, 1, &lt, NULL);
+    br->loc = o->loc;
+    for (uint32_t g = 0; g < 2; g++) {
+      kiln_builder bb = kiln_builder_at_end(ctx, kiln_op_entry_block(ctx, br, g));
+      bb.loc = o->loc;
+      kiln_build(&bb, KILN_OP_SCF_YIELD, 1, &ops[1 + g], 0, NULL, NULL);
+    }
+    kiln_value_map_add(ctx, &p->text, r, kiln_op_result(br, 0));
+    return NULL;
+  }
+  const kiln_type *rt = r->type->kind == KILN_TYPE_INDEX ? r->type
+                        : r->type->kind == KILN_TYPE_TENSOR ? hl_type(ctx, "buffer_view") : hl_type(ctx, "list");
+  kiln_op *h = kiln_build(&p->b, hal_kind[o->kind], o->num_operands, ops, 1, &rt, NULL);
+  h->loc = o->loc;
+  if (r->type->kind == KILN_TYPE_INDEX) {
+    set_phase(p, kiln_op_result(h, 0), value_phase(p, r));
+    kiln_value_replace_all_uses(r, kiln_op_result(h, 0));
+  } else {
+    kiln_value_map_add(ctx, &p->text, r, kiln_op_result(h, 0));
+  }
+  if (o->kind == KILN_OP_FLOW_LIST_GET) /* kernels may read it */
+    return slot_over_view(p, o, r, kiln_op_result(h, 0), "a list's element has no fixed element size");
+  return NULL;
+}
+
 /* A host op of flow's form at the builder: tensor.dim of an argument, a
  * host load (of argument data, or after the wait of data a dispatch
  * computed, through a view over its slot), a check, index arithmetic (a
@@ -652,6 +746,8 @@ static kiln_error *host_op(pm *p, kiln_op *o, bool *keep) {
     kiln_build(&p->b, KILN_OP_HAL_CHECK_RANGE, 3, ops, 0, NULL, kiln_attr_dict(ctx, 2, a))->loc = o->loc;
   } else if (o->kind == KILN_OP_SCF_FOR) {
     return host_loop(p, o);
+  } else if (flow_is_list_op(o)) {
+    return list_host_op(p, o);
   } else if (host_index_op(o)) {
     *keep = true;
     if (o == p->b.before) {
@@ -761,10 +857,11 @@ static bool in_loop(const kiln_value *v, const kiln_op *loop) {
 }
 
 /* The i-th value host loop `loop` takes from its function (its operands,
- * then what its calls and index arithmetic read from outside), NULL past
- * the last. */
+ * then what its calls and index arithmetic read from outside), or a list
+ * op its i-th operand; NULL past the last. */
 static kiln_value *loop_input(const kiln_op *loop, uint32_t i) {
   if (i < loop->num_operands) return kiln_op_operand(loop, i);
+  if (!loop->num_regions) return NULL; /* a list op */
   i -= loop->num_operands;
   for (kiln_op *x = loop->regions[0].first->first; x; x = x->next)
     for (uint32_t k = 0; k < x->num_operands; k++) {
@@ -781,9 +878,9 @@ static kiln_value *dispatch_root(kiln_value *v) {
   return r->def && r->def->kind == KILN_OP_FLOW_DISPATCH ? r : NULL;
 }
 
-/* The view a host loop passes for tensor v: an argument's view, an
- * earlier host loop's result, else one made here with v's shape over a
- * constant's rodata, an argument's buffer, a dispatch result's own
+/* The view a host loop (or a list op, `loop`) passes for tensor v: an
+ * argument's view, an earlier host loop's result or list element, else
+ * one made here with v's shape over a constant's rodata, an argument's buffer, a dispatch result's own
  * allocation (see own_slot) or an earlier loop result's buffer (views
  * of those have offset 0); NULL (error set) otherwise. */
 static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **err) {
@@ -811,8 +908,11 @@ static kiln_value *loop_view(pm *p, kiln_op *loop, kiln_value *v, kiln_error **e
   for (uint32_t d = 0; buf && d < v->type->rank && no <= KILN_MAX_LOOPS; d++)
     if (v->type->shape[d] == KILN_DYNAMIC && !(ops[no++] = dim_value(p, v, d))) buf = NULL;
   if (!buf) {
-    *err = fail(p, loop, "a host loop takes a value that is neither an argument, a constant, a dispatch result "
-                         "nor an earlier host loop's result");
+    *err = fail(p, loop, loop->kind == KILN_OP_SCF_FOR
+                             ? "a host loop takes a value that is neither an argument, a constant, a dispatch "
+                               "result nor an earlier host loop's result"
+                             : "a list takes a value that is neither an argument, a constant, a dispatch result, "
+                               "a list's element nor a host loop's result");
     return NULL;
   }
   view = view_create(p, ops, no, off, v->type);
@@ -915,7 +1015,7 @@ static kiln_error *loop_row_op(pm *p, kiln_op *x, kiln_value **xo, kiln_value **
 }
 
 static const kiln_type *loop_type(pm *p, const kiln_type *t) {
-  return t->kind == KILN_TYPE_TENSOR ? hl_type(p->ctx, "buffer_view") : t;
+  return t->kind == KILN_TYPE_TENSOR ? hl_type(p->ctx, "buffer_view") : kiln_type_is_seq(t) ? hl_type(p->ctx, "list") : t;
 }
 
 /* A host loop at the builder over views: tensors cross each call as
@@ -933,8 +1033,7 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
     if (in->type->kind == KILN_TYPE_TENSOR && !loop_view(p, o, in, &err)) return err;
   for (uint32_t i = 0; i < o->num_operands; i++) {
     kiln_value *v = kiln_op_operand(o, i);
-    ops[i] = v->type->kind == KILN_TYPE_TENSOR ? loop_view(p, o, v, &err) : v;
-    if (!ops[i]) return err;
+    if (!(ops[i] = host_operand(p, o, v, &err))) return err;
   }
   for (uint32_t i = 0; i < n; i++) rt[i] = loop_type(p, o->results[i].type);
   kiln_op *nl = kiln_build(&p->b, KILN_OP_SCF_FOR, o->num_operands, ops, n, rt, NULL);
@@ -949,8 +1048,7 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
     kiln_value **xo = kiln_alloc(ctx, (x->num_operands + 1) * sizeof *xo);
     for (uint32_t i = 0; i < x->num_operands; i++) {
       kiln_value *v = kiln_op_operand(x, i), *m = kiln_value_map_lookup(&map, v);
-      xo[i] = m ? m : v->type->kind == KILN_TYPE_TENSOR ? loop_view(p, o, v, &err) : v;
-      if (!xo[i]) return err;
+      if (!(xo[i] = m ? m : host_operand(p, o, v, &err))) return err;
     }
     bb.loc = x->loc;
     if (loop_row_kind(x)) {
@@ -971,6 +1069,10 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
   }
   for (uint32_t i = 0; i < n; i++) {
     kiln_value *r = kiln_op_result(o, i), *view = kiln_op_result(nl, i);
+    if (kiln_type_is_seq(r->type)) { /* a list: returned, carried on or read by list ops */
+      kiln_value_map_add(ctx, &p->text, r, view);
+      continue;
+    }
     if (r->type->kind != KILN_TYPE_TENSOR) {
       kiln_value_replace_all_uses(r, view);
       continue;
@@ -984,22 +1086,8 @@ static kiln_error *host_loop(pm *p, kiln_op *o) {
     /* kernels read it: a slot over the view's buffer (offset 0: the body
      * returns its own allocations, or after no step the view it took),
      * its byte count from the view's dims */
-    const kiln_type *bt = hl_type(ctx, "buffer");
-    sym s = {(int64_t)kiln_dense_elem_size(r->type->elem), 0, {0}};
-    if (!s.coef) return fail(p, o, "a host loop's result that kernels read has no fixed element size");
-    kiln_value *len = NULL;
-    for (uint32_t d = 0; d < r->type->rank; d++) {
-      if (r->type->shape[d] != KILN_DYNAMIC) {
-        s.coef *= r->type->shape[d];
-        continue;
-      }
-      kiln_value *dv = view_dim(p, view, d);
-      len = len ? mul(p, len, dv) : dv;
-    }
-    kiln_value *buf = kiln_op_result(kiln_build(&p->b, KILN_OP_HAL_BUFFER_VIEW_BUFFER, 1, &view, 1, &bt, NULL), 0);
-    uint32_t k = new_slot(p, buf, s);
-    if (len) p->slots[k].len_v = s.coef == 1 ? len : mul(p, len, index_const(p, s.coef));
-    set_slot(p, r, k);
+    kiln_error *e = slot_over_view(p, o, r, view, "a host loop's result that kernels read has no fixed element size");
+    if (e) return e;
   }
   return NULL;
 }
@@ -1017,7 +1105,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   bool loops = false;
   for (kiln_op *o = body->first; o; o = o->next) {
     nops++;
-    if (host_index_op(o)) continue;
+    if (host_index_op(o) || flow_is_list_op(o)) continue;
     switch (o->kind) {
     case KILN_OP_FLOW_DISPATCH:
     case KILN_OP_FLOW_TENSOR_RESHAPE:
@@ -1042,9 +1130,11 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     case KILN_OP_TENSOR_DIM: {
       kiln_value *src = kiln_op_operand(o, 0);
       int64_t d;
-      if ((src->def ? !host_loop_op(src->def) || src->def->parent != body : src->block != body) ||
+      if ((src->def ? !(host_loop_op(src->def) || src->def->kind == KILN_OP_FLOW_LIST_GET) || src->def->parent != body
+                    : src->block != body) ||
           !const_index(kiln_op_operand(o, 1), &d))
-        return fail(&p, o, "host code may only take constant dims of function arguments and host loops' results");
+        return fail(&p, o, "host code may only take constant dims of function arguments, host loops' results and "
+                           "lists' elements");
       break;
     }
     default:
@@ -1053,13 +1143,14 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     }
   }
   for (uint32_t i = 0; i < fty->num_inputs; i++)
-    if (fty->types[i]->kind != KILN_TYPE_INDEX && (fty->types[i]->kind != KILN_TYPE_TENSOR ||
+    if (fty->types[i]->kind != KILN_TYPE_INDEX && !kiln_type_is_seq(fty->types[i]) &&
+        (fty->types[i]->kind != KILN_TYPE_TENSOR ||
         (!kiln_dense_elem_size(fty->types[i]->elem) && !is_text(fty->types[i]->elem))))
-      return fail(&p, func, "arguments must be ranked tensors or index values (a host loop's step)");
+      return fail(&p, func, "arguments must be ranked tensors, lists or index values (a host loop's step)");
   for (uint32_t i = 0; i < fty->num_results; i++) {
     const kiln_type *t = fty->types[fty->num_inputs + i]; /* results follow the inputs */
-    if (t->kind != KILN_TYPE_TENSOR || (!kiln_dense_elem_size(t->elem) && !is_text(t->elem)))
-      return fail(&p, func, "results must be ranked tensors");
+    if (!kiln_type_is_seq(t) && (t->kind != KILN_TYPE_TENSOR || (!kiln_dense_elem_size(t->elem) && !is_text(t->elem))))
+      return fail(&p, func, "results must be ranked tensors or lists");
   }
   kiln_op **orig = kiln_alloc(ctx, (nops + 1) * sizeof *orig);
   nops = 0;
@@ -1079,6 +1170,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     kiln_value *arg = body->args[i];
     if (arg->type->kind == KILN_TYPE_INDEX) { /* a scalar, passed as it is */
       kiln_value_replace_all_uses(arg, kiln_block_add_arg(ctx, body, arg->type, arg->loc));
+      continue;
+    }
+    if (kiln_type_is_seq(arg->type)) { /* a list (its elements checked by the runtime at the call) */
+      kiln_value_map_add(ctx, &p.text, arg, kiln_block_add_arg(ctx, body, hl_type(ctx, "list"), arg->loc));
       continue;
     }
     kiln_value *view = kiln_block_add_arg(ctx, body, bvt, arg->loc);
@@ -1102,7 +1197,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
     int64_t flat;
     if (host_load(o, &flat) && load_arg(kiln_op_operand(o, 0))->def) {
       ph = value_phase(&p, kiln_op_operand(o, 0)) + 1;
-    } else if (host_loop_op(o)) { /* after the commands computing what it takes */
+    } else if (host_loop_op(o) || flow_is_list_op(o)) { /* after the commands computing what it takes */
       kiln_value *v;
       for (uint32_t a = 0; (v = loop_input(o, a)); a++) {
         uint32_t x = value_phase(&p, v) + (v->type->kind == KILN_TYPE_TENSOR && dispatch_root(v) ? 1 : 0);
@@ -1138,6 +1233,7 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   /* results: the dispatch results behind returned values */
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *r = view_root(kiln_op_operand(ret, i));
+    if (kiln_type_is_seq(r->type) || (r->def && r->def->kind == KILN_OP_FLOW_LIST_GET)) continue; /* the hal value */
     if (r->def && (r->def->kind == KILN_OP_FLOW_TEXT || r->def->kind == KILN_OP_SCF_FOR)) {
       if (r != kiln_op_operand(ret, i))
         return fail(&p, ret, "a text op's or host loop's result is returned through a reshape");
@@ -1163,7 +1259,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   uint32_t *own = kiln_alloc(ctx, (nres_all + 1) * sizeof *own);
   for (uint32_t i = 0; i < nops; i++) {
     kiln_value *v;
-    for (uint32_t a = 0; host_loop_op(orig[i]) && (v = loop_input(orig[i], a)); a++) {
+    const bool list = orig[i]->kind == KILN_OP_FLOW_LIST_INSERT; /* a list outlives the arena */
+    for (uint32_t a = 0; (list || host_loop_op(orig[i])) &&
+                         (v = list ? (a ? NULL : kiln_op_operand(orig[i], 1)) : loop_input(orig[i], a));
+         a++) {
       kiln_value *r = v->type->kind == KILN_TYPE_TENSOR ? dispatch_root(v) : NULL;
       if (!r || get_slot(&p, r) >= 0) continue; /* none, a function result's or already taken */
       sym s;
@@ -1383,7 +1482,8 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   kiln_value **views = kiln_alloc(ctx, (ret->num_operands + 1) * sizeof *views);
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     kiln_value *v = kiln_op_operand(ret, i);
-    if (v->def && (v->def->kind == KILN_OP_FLOW_TEXT || v->def->kind == KILN_OP_SCF_FOR)) {
+    if (kiln_type_is_seq(v->type) || (v->def && (v->def->kind == KILN_OP_FLOW_TEXT || v->def->kind == KILN_OP_SCF_FOR ||
+                                                 v->def->kind == KILN_OP_FLOW_LIST_GET))) {
       views[i] = kiln_value_map_lookup(&p.text, v);
       continue;
     }
@@ -1403,8 +1503,10 @@ static kiln_error *plan(kiln_context *ctx, kiln_op *module, kiln_op *func) {
   for (uint32_t i = 0; i < nin; i++) kiln_block_erase_arg(body, 0);
   const kiln_type **ins = kiln_alloc(ctx, (nin + 1) * sizeof *ins);
   const kiln_type **outs = kiln_alloc(ctx, (fty->num_results + 1) * sizeof *outs);
-  for (uint32_t i = 0; i < nin; i++) ins[i] = fty->types[i]->kind == KILN_TYPE_INDEX ? fty->types[i] : bvt;
-  for (uint32_t i = 0; i < fty->num_results; i++) outs[i] = bvt;
+  const kiln_type *lt = hl_type(ctx, "list");
+  for (uint32_t i = 0; i < nin; i++)
+    ins[i] = fty->types[i]->kind == KILN_TYPE_INDEX ? fty->types[i] : kiln_type_is_seq(fty->types[i]) ? lt : bvt;
+  for (uint32_t i = 0; i < fty->num_results; i++) outs[i] = kiln_type_is_seq(fty->types[fty->num_inputs + i]) ? lt : bvt;
   kiln_op_set_attr(func, "kiln.signature", kiln_attr_type(ctx, fty));
   kiln_op_set_attr(func, "function_type",
                    kiln_attr_type(ctx, kiln_type_function(ctx, nin, ins, fty->num_results, outs)));

@@ -165,6 +165,11 @@ const kiln_type *kiln_type_tuple(kiln_context *ctx, uint32_t n,
                                  const kiln_type *const *types);
 const kiln_type *kiln_type_opaque(kiln_context *ctx, const char *dialect,
                                   const char *body);
+/* !kiln.seq<T>: an ONNX sequence of tensors of type T at run time (a list
+ * the host builds; flow.list.*). Opaque, its element type in `elem`;
+ * the parser builds it through here, so the spelling and elem agree. */
+const kiln_type *kiln_type_seq(kiln_context *ctx, const kiln_type *elem);
+bool kiln_type_is_seq(const kiln_type *t);
 /* Same shape/kind as `shaped` with another element type or shape. */
 const kiln_type *kiln_type_with_elem(kiln_context *ctx, const kiln_type *shaped,
                                      const kiln_type *elem);

@@ -492,6 +492,16 @@ static bool parse_type_inner(kiln_parser *p, const kiln_type **out) {
       *out = t;
       return true;
     }
+    /* !kiln.seq<T>: T parsed as a type, kept as the element type */
+    static const char seq[] = "kiln.seq";
+    if (n == sizeof seq - 1 && !memcmp(s, seq, n) && p->cur < p->end && *p->cur == '<') {
+      const kiln_type *elem;
+      next(p);
+      if (!kiln_p_expect(p, KILN_TOK_LESS) || !parse_type(p, &elem) || !kiln_p_expect(p, KILN_TOK_GREATER))
+        return false;
+      if (!(*out = kiln_type_seq(ctx, elem))) return kiln_p_error(p, "out of memory");
+      return true;
+    }
     const char *dialect;
     ir_buf body = {0};
     if (!parse_dialect_body(p, &dialect, &body)) return false;

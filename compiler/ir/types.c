@@ -3,6 +3,8 @@
  * everything into the arena. */
 #include "ir_internal.h"
 
+#include <stdlib.h>
+
 static uint64_t type_hash(const kiln_type *t) {
   uint64_t h = ir_hash_u64(IR_HASH_SEED, (uint64_t)t->kind);
   h = ir_hash_u64(h, t->width);
@@ -156,6 +158,26 @@ const kiln_type *kiln_type_opaque(kiln_context *ctx, const char *dialect,
                    .dialect = kiln_intern_cstr(ctx, dialect),
                    .body = kiln_intern_cstr(ctx, body)};
   return intern(ctx, &key);
+}
+
+const kiln_type *kiln_type_seq(kiln_context *ctx, const kiln_type *elem) {
+  char *es = kiln_type_to_string(elem);
+  if (!es) return NULL;
+  size_t n = strlen(es);
+  char *body = kiln_alloc(ctx, n + 6);
+  memcpy(body, "seq<", 4);
+  memcpy(body + 4, es, n);
+  memcpy(body + 4 + n, ">", 2);
+  free(es);
+  kiln_type key = {.kind = KILN_TYPE_OPAQUE, .elem = elem,
+                   .dialect = kiln_intern_cstr(ctx, "kiln"),
+                   .body = kiln_intern_cstr(ctx, body)};
+  return intern(ctx, &key);
+}
+
+bool kiln_type_is_seq(const kiln_type *t) {
+  return t && t->kind == KILN_TYPE_OPAQUE && t->elem && !strcmp(t->dialect, "kiln") &&
+         !strncmp(t->body, "seq<", 4);
 }
 
 const kiln_type *kiln_type_with_elem(kiln_context *ctx, const kiln_type *s,

@@ -35,12 +35,21 @@ static uint32_t sz_file(sz *z, const char *path) {
   return z->nfiles++;
 }
 
-/* Tensor (or scalar, as rank 0) types of a reflection signature. */
+/* The type whose dims a signature entry records: a list's element type
+ * (!kiln.seq<T>: T, flagged as a sequence), else t. */
+static const kiln_type *sz_entry_type(const kiln_type *t) {
+  return kiln_type_is_seq(t) ? t->elem : t;
+}
+
+/* Tensor (or scalar, as rank 0) types of a reflection signature; a list
+ * (!kiln.seq<tensor<...>>) is its element type marked as a sequence. */
 static kiln_error *sz_tensor_types(const kiln_type *const *types, uint32_t n,
                                    kiln_module_tensor_type_t *out,
                                    int64_t *dims_pool, const char *fname) {
   for (uint32_t i = 0; i < n; i++) {
-    const kiln_type *t = types[i];
+    const kiln_type *t = sz_entry_type(types[i]);
+    out[i].sequence = t != types[i];
+    out[i].unranked = out[i].sequence && t->kind == KILN_TYPE_UNRANKED_TENSOR; /* elements of any rank */
     const kiln_type *elem = kiln_type_elem_or_self(t);
     out[i].element_type = kiln_vm_element_type(elem);
     if (out[i].element_type == kiln_fb_ElementType_Unknown) {
@@ -57,7 +66,7 @@ static kiln_error *sz_tensor_types(const kiln_type *const *types, uint32_t n,
       for (uint32_t d = 0; d < t->rank; d++)
         dims_pool[d] = t->shape[d] == KILN_DYNAMIC ? -1 : t->shape[d];
       dims_pool += t->rank;
-    } else if (kiln_type_is_shaped(t)) {
+    } else if (kiln_type_is_shaped(t) && !out[i].unranked) {
       return kiln_error_new("function @%s: signature types must be tensors or scalars", fname);
     }
   }
@@ -139,7 +148,7 @@ static kiln_error *sz_function(sz *z, kiln_op *fn, kiln_vm_imports_t *imports) {
   const kiln_type *st = sig->type;
   uint32_t total_dims = 0;
   for (uint32_t i = 0; i < st->num_inputs + st->num_results; i++)
-    total_dims += st->types[i]->rank;
+    total_dims += sz_entry_type(st->types[i])->rank;
   kiln_module_tensor_type_t *tt = calloc(st->num_inputs + st->num_results + 1, sizeof *tt);
   int64_t *dims = calloc(total_dims + 1, sizeof *dims);
   kiln_fb_SourceLocation_t *locs = calloc(code.location_count + 1, sizeof *locs);

@@ -97,6 +97,12 @@ static size_t type_format(const krt_function_t *f, uint32_t j, char *buf,
 #ifdef KILN_WITH_SEQUENCES
   const bool seq = f->sequences >> j & 1;
   if (seq) krt_append(buf, size, &n, "seq<");
+  if (f->unranked >> j & 1) { /* "tensor<*xf32>" */
+    krt_append(buf, size, &n, "tensor<*x");
+    krt_append(buf, size, &n, kiln_element_type_name(f->types[j].element_type));
+    krt_append(buf, size, &n, ">>");
+    return n;
+  }
 #endif
   n += kiln_tensor_type_format(&f->types[j], n < size ? buf + n : NULL,
                                n < size ? size - n : 0);
@@ -195,7 +201,13 @@ static kiln_status_t check_value(const kiln_allocator_t *a,
     char element[40]; /* "input 0 element": the message names both */
     snprintf(element, sizeof element, "%s %u element", what, i);
     for (uint32_t k = 0; k < l->count; ++k) {
-      kiln_status_t s = check_view(a, &f->types[j], l->items[k], device, element, k);
+      /* unranked: the element's own rank and dims, the declared type */
+      kiln_tensor_type_t any = f->types[j];
+      if (f->unranked >> j & 1) {
+        any.rank = l->items[k]->rank;
+        for (uint32_t d = 0; d < any.rank; ++d) any.dims[d] = -1;
+      }
+      kiln_status_t s = check_view(a, &any, l->items[k], device, element, k);
       if (s) return s;
     }
     return NULL;

@@ -127,6 +127,8 @@ static kiln_status_t load_functions(kiln_module_t *m) {
       fn->derived[j + (in ? 0 : 1)] = 'r';
 #ifdef KILN_WITH_SEQUENCES
       fn->sequences |= (uint64_t)kiln_fb_TensorType_sequence(t) << j;
+      fn->unranked |= (uint64_t)(kiln_fb_TensorType_sequence(t) &&
+                                 kiln_fb_TensorType_unranked(t)) << j;
 #endif
     }
     fn->derived[fn->input_count] = '_';

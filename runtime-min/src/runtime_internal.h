@@ -195,6 +195,7 @@ typedef struct krt_function {
   kiln_tensor_type_t *types; /* inputs, then outputs */
 #ifdef KILN_WITH_SEQUENCES
   uint64_t sequences; /* bit j: types[j] is a sequence's element type */
+  uint64_t unranked;  /* bit j: of any rank (only its element type) */
 #endif
   const char *signature; /* VM signature ("rr_r"); exported: all refs */
   char derived[2 * 64 + 2]; /* the signature when the module has none */

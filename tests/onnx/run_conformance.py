@@ -19,7 +19,8 @@ test_data_set_0/{input,output}_N.pb). For each one:
   run      input_N.pb -> .npy (onnx.numpy_helper.to_array), kiln-run on
            DEVICE with one --output=@out_N.npy per graph output; a
            sequence input is one --input per element (then its presence
-           flag when optional);
+           flag when optional); a sequence result whose length the run
+           time decides (a list) comes back as out_N.0.npy, out_N.1.npy...;
   compare  ONNX's tolerances: rtol 1e-3, atol 1e-7 for floating point
            (NaN equals NaN), exact for integers and bools; shapes and
            element types must match. Outputs drawn by a random operator
@@ -131,22 +132,30 @@ def elem_type(vi):
     return t.tensor_type.elem_type if t.WhichOneof("value") == "tensor_type" else None
 
 
-# The importer's function signature: each result's kiln.name.
-RESULT_RE = re.compile(r'\{kiln\.name = "((?:[^"\\]|\\.)*)"\}')
+# The importer's function signature: each result's type and kiln.name.
+RESULT_RE = re.compile(r'(\S+) \{kiln\.name = "((?:[^"\\]|\\.)*)"\}')
+# A result whose length the run time decides (a list, !kiln.seq): kiln-run
+# writes its elements to OUT.0.npy, OUT.1.npy, ...
+LIST_NAME = "list:"
 
 
 def result_names(tools, model_path, flags=()):
     """The names of the module function's results, from the importer's IR
-    (a sequence output is NAME[k] per element, an optional NAME.has_value
-    then its value); with FLAGS, from kiln-compile's input-stage IR."""
+    (a sequence output is NAME[k] per element, or "list:NAME" when it is
+    one list of run-time length; an optional NAME.has_value then its
+    value); with FLAGS, from kiln-compile's input-stage IR."""
     if flags:
         r = tools.sh([tools.compile, model_path, "--compile-to=input", "-o", "-"] + list(flags))
     else:
         r = tools.sh([tools.import_, model_path])
     if r.returncode != 0:
         return None
-    head = next((l for l in r.stdout.splitlines() if "func.func" in l), "")
-    return RESULT_RE.findall(head.split("->", 1)[1]) if "->" in head else None
+    # the graph's function (host loop bodies are private functions before it)
+    head = next((l for l in r.stdout.splitlines() if "func.func @" in l), "")
+    if "->" not in head:
+        return None
+    return [(LIST_NAME if t.lstrip("(").startswith("!kiln.seq") else "") + n
+            for t, n in RESULT_RE.findall(head.split("->", 1)[1])]
 
 
 def error_line(text, tool):
@@ -319,7 +328,7 @@ def compare_structured(model, data, got):
                 continue
             kind, want = ("sequence_type" if isinstance(want[1], list) else "tensor_type"), want[1]
         if kind == "sequence_type":
-            have = []
+            have = got.get(LIST_NAME + vi.name, [])
             while "%s[%d]" % (vi.name, len(have)) in got:
                 have.append(got["%s[%d]" % (vi.name, len(have))])
             if len(have) != len(want):
@@ -491,6 +500,12 @@ def run_case(tools, root, work_root, name):
                     return name, "run error", "kiln-run printed no result %d" % k
                 shape = [d.dim_value for d in model.graph.output[k].type.tensor_type.shape.dim]
                 got.append(bf16_from_text(printed[k], shape))
+                continue
+            if names[k].startswith(LIST_NAME):  # a list: one file per element
+                stem = p[:-len(".npy")]
+                got.append([])
+                while os.path.exists("%s.%d.npy" % (stem, len(got[-1]))):
+                    got[-1].append(np.load("%s.%d.npy" % (stem, len(got[-1]))))
                 continue
             if not os.path.exists(p):
                 return name, "run error", "kiln-run wrote no %s" % os.path.basename(p)

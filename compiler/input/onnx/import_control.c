@@ -61,6 +61,8 @@ static kiln_value *flag_of(oi_ctx *c, oi_val *v) {
   return x ? oi_reshape(c, x, 0, NULL) : NULL;
 }
 
+static bool widen_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_value **y, void *u);
+
 static kiln_value *select_ir(oi_ctx *c, kiln_value *cond, kiln_value *a, kiln_value *b) {
   kiln_value *ins[3] = {cond, a, b};
   const kiln_type *t = a->type;
@@ -76,9 +78,35 @@ static kiln_value *presence(oi_ctx *c, oi_val *o) {
   return kiln_build_constant(&c->b, oi_splat_int(c, bt, o->some != NULL));
 }
 
+/* cond ? a : b where one is a list (a sequence whose length the run time
+ * decides): the host reads cond and picks one list (flow.list.select),
+ * the other a list too, at the join of both element types. */
+static oi_val *merge_lists(oi_ctx *c, kiln_value *cond, oi_val *a, oi_val *b, const char *what) {
+  const bool seqs = (a->kind == OI_VAL_SEQ || a->kind == OI_VAL_LIST) && (b->kind == OI_VAL_SEQ || b->kind == OI_VAL_LIST);
+  if (!seqs || a->dtype != b->dtype) {
+    oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s differs in type between the two ways the run-time condition can go "
+                                      "(dynamic)", what);
+    return NULL;
+  }
+  if (!oi_host_block(c)) {
+    oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s: a run-time condition inside a nested body picks a sequence (dynamic)", what);
+    return NULL;
+  }
+  const kiln_type *t = oi_join_elem(c, oi_seq_elem(c, a), oi_seq_elem(c, b));
+  kiln_value *wide = oi_elementwise_ir(c, 1, &cond, 0, NULL, kiln_type_int(c->ctx, 64), widen_body, NULL);
+  kiln_value *ops[3] = {wide ? oi_host_read(c, wide, 0) : NULL,
+                        a->kind == OI_VAL_LIST ? a->v : oi_list_ir(c, a, t),
+                        b->kind == OI_VAL_LIST ? b->v : oi_list_ir(c, b, t)};
+  if (!ops[0] || !ops[1] || !ops[2]) return NULL;
+  const kiln_type *lt = oi_list_type(c, t, a->dtype);
+  kiln_value *l = kiln_op_result(kiln_build(&c->b, KILN_OP_FLOW_LIST_SELECT, 3, ops, 1, &lt, NULL), 0);
+  return oi_list_new(c, l, t, a->dtype);
+}
+
 /* cond ? a : b for values of one structure; NULL (error set) otherwise. */
 static oi_val *merge(oi_ctx *c, kiln_value *cond, oi_val *a, oi_val *b, const char *what) {
   if (a == b) return a;
+  if (a->kind == OI_VAL_LIST || b->kind == OI_VAL_LIST) return merge_lists(c, cond, a, b, what);
   if (a->kind != b->kind || (a->kind == OI_VAL_TENSOR && (a->type != b->type || a->dtype != b->dtype)) ||
       (a->kind == OI_VAL_SEQ && (a->len != b->len || a->dtype != b->dtype))) {
     oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s differs in type or shape between the two ways the run-time condition "
@@ -434,7 +462,10 @@ static bool widen_body(oi_ctx *c, kiln_builder *b, kiln_value *const *a, kiln_va
  * host (flow's host loop: each step one command buffer, its buffers at
  * that step's sizes). A carried value's type is the join of its types
  * over the steps (dims that change are '?'; the body is imported again
- * until it fits); a rank or element type that changes is refused. Each
+ * until it fits); a rank or element type that changes is refused. A
+ * carried sequence is a list (!kiln.seq, OI_VAL_LIST) whose element
+ * type is the join over the steps of every element's (unranked where
+ * ranks differ), the initial sequence made a list before the loop. Each
  * scan output is a buffer [trip, E...] the host loop carries and writes
  * each step's row into (host_steps): the first step, peeled into a loop
  * of at most one step, allocates it at that row's dims; the rows of the
@@ -465,14 +496,30 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
   } else {
     cond_act = scalar_const(c, BOOL, 1);
   }
+  /* carried sequences are lists; an optional one a list and its
+   * presence flag (tensor<i1>), carried after the N values (fpos) */
   const kiln_type **ct = kiln_alloc(ctx, (N + 1) * sizeof *ct);
+  const kiln_type **et = kiln_alloc(ctx, (N + 1) * sizeof *et); /* a list's element type (NULL: none known) */
+  const kiln_type *flag_t = oi_tensor_type(c, 0, NULL, BOOL);
+  oi_val none_seq = {.kind = OI_VAL_SEQ}; /* an absent optional's list: empty */
+  bool *seq = kiln_alloc(ctx, (N + 1) * sizeof *seq), *opt = kiln_alloc(ctx, (N + 1) * sizeof *opt);
+  size_t *fpos = kiln_alloc(ctx, (N + 1) * sizeof *fpos), Ni = N;
+  int32_t *xdt = kiln_alloc(ctx, (N + 1) * sizeof *xdt);
   oi_val **x = kiln_alloc(ctx, (N + 1) * sizeof *x);
   for (size_t j = 0; j < N; j++) {
     if (!(x[j] = oi_in(c, n, 2 + j))) return false;
-    ct[j] = x[j]->type;
+    oi_val *sv = x[j]->kind == OI_VAL_OPT ? x[j]->some : x[j];
+    opt[j] = x[j]->kind == OI_VAL_OPT && (x[j]->seq_elem || (sv && (sv->kind == OI_VAL_SEQ || sv->kind == OI_VAL_LIST)));
+    seq[j] = opt[j] || x[j]->kind == OI_VAL_SEQ || x[j]->kind == OI_VAL_LIST;
+    if (!seq[j] && x[j]->kind != OI_VAL_TENSOR)
+      return oi_unsupported(c, "loop-carried value %zu is an optional tensor", j);
+    xdt[j] = sv ? sv->dtype : x[j]->dtype;
+    et[j] = seq[j] && sv ? oi_seq_elem(c, sv) : NULL;
+    ct[j] = seq[j] ? oi_list_type(c, et[j], xdt[j]) : x[j]->type;
+    if (opt[j]) fpos[j] = Ni++;
   }
   oi_val **acts = kiln_alloc(ctx, (N + 3) * sizeof *acts), **outs = kiln_alloc(ctx, (g->n_output + 1) * sizeof *outs);
-  kiln_value **res = kiln_alloc(ctx, (N + K + 1) * sizeof *res);
+  kiln_value **res = kiln_alloc(ctx, (Ni + K + 1) * sizeof *res);
   kiln_builder host = c->b;
   kiln_op *fn = NULL;
   kiln_value *iv = NULL;
@@ -487,8 +534,22 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
     kiln_block *fb = kiln_op_entry_block(ctx, fn, 0);
     kiln_block_append_op(kiln_module_body(c->module), fn); /* before the graph's function, added last */
     for (size_t j = 0; j < N; j++) {
+      kiln_value *a = kiln_block_add_arg(ctx, fb, ct[j], host.loc);
+      if (seq[j]) {
+        acts[2 + j] = oi_list_new(c, a, et[j], xdt[j]);
+        continue;
+      }
       acts[2 + j] = oi_val_new(c, NULL, ct[j], x[j]->dtype);
-      acts[2 + j]->v = kiln_block_add_arg(ctx, fb, ct[j], host.loc);
+      acts[2 + j]->v = a;
+    }
+    for (size_t j = 0; j < N; j++) { /* an optional list: the list and its flag */
+      if (!opt[j]) continue;
+      oi_val *o = oi_val_new(c, NULL, NULL, xdt[j]);
+      o->kind = OI_VAL_OPT;
+      o->seq_elem = true;
+      o->some = acts[2 + j];
+      o->has = kiln_block_add_arg(ctx, fb, flag_t, host.loc);
+      acts[2 + j] = o;
     }
     iv = kiln_block_add_arg(ctx, fb, it, host.loc);
     kiln_value **ive = kiln_alloc(ctx, 2 * sizeof *ive);
@@ -501,6 +562,24 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
     fits = true;
     for (size_t j = 0; ok && j < N; j++) {
       oi_val *o = outs[1 + j];
+      if (seq[j]) { /* a list: its element type the join over the steps */
+        if (opt[j] && o->kind == OI_VAL_OPT) {
+          if (!o->some) continue; /* none: no element */
+          o = o->some;
+        }
+        if (o->kind != OI_VAL_SEQ && o->kind != OI_VAL_LIST) {
+          ok = oi_fail(c, KILN_ONNX_ERR_TYPE, "loop-carried value %zu is a sequence, the body yields %s", j,
+                       o->kind == OI_VAL_OPT ? "an optional" : "a tensor");
+          break;
+        }
+        if (o->dtype != xdt[j]) {
+          ok = oi_fail(c, KILN_ONNX_ERR_TYPE, "loop-carried sequence %zu changes element type", j);
+          break;
+        }
+        const kiln_type *jt = oi_join_elem(c, et[j], oi_seq_elem(c, o));
+        if (jt != et[j]) fits = false, et[j] = jt, ct[j] = oi_list_type(c, jt, xdt[j]);
+        continue;
+      }
       if (o->kind != OI_VAL_TENSOR) {
         ok = oi_unsupported(c, "loop-carried value %zu is not a tensor", j);
         break;
@@ -542,15 +621,24 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
   /* the body's results: carried values at their joined types, then this
    * step's scan rows (the host writes them into their buffers) */
   kiln_block *fb = fn->regions[0].first;
-  const kiln_type **bt = kiln_alloc(ctx, (N + K + 1) * sizeof *bt); /* the loops' carried types */
+  const kiln_type **bt = kiln_alloc(ctx, (Ni + K + 1) * sizeof *bt); /* the loops' carried types */
   int32_t *sdt = kiln_alloc(ctx, (K + 1) * sizeof *sdt);
   for (size_t j = 0; j < N; j++) {
-    kiln_value *v = oi_ir(c, outs[1 + j]);
-    if (!v) {
+    oi_val *o = outs[1 + j];
+    if (opt[j]) { /* the list (empty when none) and the flag */
+      res[fpos[j]] = o->kind == OI_VAL_OPT ? presence(c, o) : kiln_build_constant(&c->b, oi_splat_int(c, flag_t, 1));
+      bt[fpos[j]] = flag_t;
+      none_seq.dtype = xdt[j];
+      if (o->kind == OI_VAL_OPT) o = o->some ? o->some : &none_seq;
+    }
+    kiln_value *v = seq[j] ? oi_list_ir(c, o, et[j]) : oi_ir(c, o);
+    if (!v || (opt[j] && !res[fpos[j]])) {
       c->b = host;
+      forget_inside(c, fn);
+      kiln_op_erase(fn);
       return false;
     }
-    res[j] = cast_to(c, v, ct[j]);
+    res[j] = seq[j] ? v : cast_to(c, v, ct[j]);
     bt[j] = ct[j];
   }
   for (size_t k = 0; k < K; k++) {
@@ -564,43 +652,49 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
     int64_t shape[OI_MAX_RANK];
     shape[0] = KILN_DYNAMIC;
     for (uint32_t d = 0; d < ev->type->rank; d++) shape[1 + d] = ev->type->shape[d];
-    bt[N + k] = kiln_type_tensor(ctx, ev->type->rank + 1, shape, ev->type->elem, NULL);
+    bt[Ni + k] = kiln_type_tensor(ctx, ev->type->rank + 1, shape, ev->type->elem, NULL);
     sdt[k] = e->dtype;
-    res[N + k] = ev;
+    res[Ni + k] = ev;
   }
-  kiln_build(&c->b, KILN_OP_FUNC_RETURN, (uint32_t)(N + K), res, 0, NULL, NULL);
+  kiln_build(&c->b, KILN_OP_FUNC_RETURN, (uint32_t)(Ni + K), res, 0, NULL, NULL);
   c->b = host;
   forget_inside(c, fn);
   captures caps = {.ctx = ctx, .fn = fn};
   kiln_walk_pre(fn, capture_op, &caps);
   const kiln_type **fin = kiln_alloc(ctx, (fb->num_args + 1) * sizeof *fin);
-  const kiln_type **fout = kiln_alloc(ctx, (N + K + 1) * sizeof *fout);
+  const kiln_type **fout = kiln_alloc(ctx, (Ni + K + 1) * sizeof *fout);
   for (uint32_t i = 0; i < fb->num_args; i++) fin[i] = fb->args[i]->type;
-  for (size_t j = 0; j < N + K; j++) fout[j] = res[j]->type;
+  for (size_t j = 0; j < Ni + K; j++) fout[j] = res[j]->type;
   char name[64];
   snprintf(name, sizeof name, "loop_body_%u", c->nbodies++);
   kiln_op_set_attr(fn, "sym_name", kiln_attr_string(ctx, name, strlen(name)));
   kiln_op_set_attr(fn, "sym_visibility", kiln_attr_string(ctx, "private", 7));
   kiln_op_set_attr(fn, "function_type",
-                   kiln_attr_type(ctx, kiln_type_function(ctx, fb->num_args, fin, (uint32_t)(N + K), fout)));
+                   kiln_attr_type(ctx, kiln_type_function(ctx, fb->num_args, fin, (uint32_t)(Ni + K), fout)));
   kiln_op_set_attr(fn, "kiln.host_loop_body", kiln_attr_unit(ctx));
   /* the host: trip count, initial values, the loops calling the body */
   kiln_value *trip = oi_ibin(c, KILN_OP_ARITH_MULI, stays ? m : oi_ibin(c, KILN_OP_ARITH_MINSI, m, one), c0);
-  size_t ns = N + K;
+  size_t ns = Ni + K;
   kiln_value **init = kiln_alloc(ctx, (ns + 1) * sizeof *init);
   for (size_t j = 0; j < N; j++) {
-    kiln_value *v = oi_ir(c, x[j]);
+    oi_val *xv = x[j];
+    if (opt[j]) {
+      if (!(init[fpos[j]] = presence(c, xv))) return false;
+      none_seq.dtype = xdt[j];
+      xv = xv->some ? xv->some : &none_seq;
+    }
+    kiln_value *v = seq[j] ? oi_list_ir(c, xv, et[j]) : oi_ir(c, xv);
     if (!v) return false;
-    init[j] = cast_to(c, v, ct[j]);
+    init[j] = seq[j] ? v : cast_to(c, v, ct[j]);
   }
   for (size_t k = 0; k < K; k++) { /* empty: [0, E...] with '?' dims 0, the result after no step */
     int64_t shape[OI_MAX_RANK];
-    for (uint32_t d = 0; d < bt[N + k]->rank; d++)
-      shape[d] = d && bt[N + k]->shape[d] != KILN_DYNAMIC ? bt[N + k]->shape[d] : 0;
-    const kiln_type *zt = kiln_type_tensor(ctx, bt[N + k]->rank, shape, bt[N + k]->elem, NULL);
-    init[N + k] = cast_to(c, kiln_build_constant(&c->b, kiln_attr_dense(ctx, zt, false, "", 0)), bt[N + k]);
+    for (uint32_t d = 0; d < bt[Ni + k]->rank; d++)
+      shape[d] = d && bt[Ni + k]->shape[d] != KILN_DYNAMIC ? bt[Ni + k]->shape[d] : 0;
+    const kiln_type *zt = kiln_type_tensor(ctx, bt[Ni + k]->rank, shape, bt[Ni + k]->elem, NULL);
+    init[Ni + k] = cast_to(c, kiln_build_constant(&c->b, kiln_attr_dense(ctx, zt, false, "", 0)), bt[Ni + k]);
   }
-  loop_steps h = {.name = name, .N = N, .K = K, .fout = fout, .it = bt, .caps = caps.v, .ncaps = caps.n, .trip = trip};
+  loop_steps h = {.name = name, .N = Ni, .K = K, .fout = fout, .it = bt, .caps = caps.v, .ncaps = caps.n, .trip = trip};
   kiln_op *loop;
   if (!K) {
     loop = host_steps(c, &h, zero, trip, init, false);
@@ -609,8 +703,25 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
     for (size_t j = 0; j < ns; j++) init[j] = kiln_op_result(first, (uint32_t)j);
     loop = host_steps(c, &h, one, trip, init, false);
   }
-  for (size_t j = 0; j < N; j++) oi_set_out(c, n, j, kiln_op_result(loop, (uint32_t)j), x[j]->dtype);
-  for (size_t k = 0; k < K; k++) oi_set_out(c, n, N + k, kiln_op_result(loop, (uint32_t)(N + k)), sdt[k]);
+  for (size_t j = 0; j < N; j++) {
+    if (!seq[j]) {
+      oi_set_out(c, n, j, kiln_op_result(loop, (uint32_t)j), x[j]->dtype);
+      continue;
+    }
+    oi_val *l = oi_list_new(c, kiln_op_result(loop, (uint32_t)j), et[j], xdt[j]);
+    if (opt[j] && outs[1 + j]->kind == OI_VAL_OPT) { /* an optional list: present as its flag says (a body
+                                                       * yielding a sequence makes it one: ONNX types the
+                                                       * result as the body's output) */
+      oi_val *o = oi_val_new(c, NULL, NULL, xdt[j]);
+      o->kind = OI_VAL_OPT;
+      o->seq_elem = true;
+      o->some = l;
+      o->has = kiln_op_result(loop, (uint32_t)fpos[j]);
+      l = o;
+    }
+    oi_set_out_alias(c, n, j, l);
+  }
+  for (size_t k = 0; k < K; k++) oi_set_out(c, n, N + k, kiln_op_result(loop, (uint32_t)(Ni + k)), sdt[k]);
   return true;
 }
 
@@ -621,9 +732,11 @@ static bool loop_host_body(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, siz
  * an scf.if on the condition, so steps after it turned false change
  * nothing) and writes its scan outputs at its row. A host-level scf.for
  * over tensors is one sequential dispatch. The scan outputs are the
- * first `steps run` rows (read by the host after the loop). Refused
- * ("dynamic") when a carried value is a sequence (its length would be
- * data), changes type or a scan output has run-time dims. */
+ * first `steps run` rows (read by the host after the loop). A carried
+ * sequence (its length is data), a carried value that changes shape or
+ * has run-time dims, or scan rows of run-time size make it a host loop
+ * body instead (loop_host_body); an optional sequence is refused
+ * ("dynamic"). */
 static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size_t N, size_t K, oi_val *mv,
                           oi_val *cv) {
   const int32_t I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, BOOL = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
@@ -653,9 +766,10 @@ static bool loop_run_time(oi_ctx *c, oi_node *n, const Onnx__GraphProto *g, size
     oi_val *x = oi_in(c, n, 2 + j);
     if (!x) return false;
     /* before oi_ir, which has no IR value to give for a structure */
-    if (x->kind == OI_VAL_SEQ || (x->kind == OI_VAL_OPT && (x->seq_elem || (x->some && x->some->kind == OI_VAL_SEQ))))
-      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "loop-carried value %zu is a sequence: with a run-time trip count "
-                     "its length would be decided by data (dynamic)", j);
+    if (x->kind == OI_VAL_SEQ || x->kind == OI_VAL_LIST) /* its length grows at run time: a list */
+      return loop_host_body(c, n, g, N, K, mv, cv);
+    if (x->kind == OI_VAL_OPT && (x->seq_elem || (x->some && x->some->kind == OI_VAL_SEQ)))
+      return loop_host_body(c, n, g, N, K, mv, cv); /* a list and its presence flag */
     if (x->kind != OI_VAL_TENSOR) return oi_unsupported(c, "loop-carried value %zu is not a tensor", j);
     if (!(inits[j] = oi_ir(c, x))) return false;
     dt[j] = x->dtype;

@@ -514,6 +514,12 @@ static bool flatten_output(oi_ctx *c, const Onnx__ValueInfoProto *vi, oi_val *v,
     *n = v->len;
     return true;
   }
+  if (v->kind == OI_VAL_LIST) { /* a sequence whose length the run time decides: one list result */
+    if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE)
+      return oi_fail(c, KILN_ONNX_ERR_TYPE, "graph output %s: a sequence, declared otherwise", ox_quote(q, vi->name));
+    flat[0] = v, names[0] = vi->name, *n = 1;
+    return true;
+  }
   if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE)
     return oi_fail(c, KILN_ONNX_ERR_TYPE, "graph output %s: an optional, declared otherwise", ox_quote(q, vi->name));
   const kiln_type *bt = oi_tensor_type(c, 0, NULL, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL);
@@ -772,8 +778,9 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
   c.b.loc.nodes = NULL;
 
   /* results: a tensor output is one; a sequence one per element, named
-   * NAME[k]; an optional its presence (NAME.has_value, tensor<i1>) then
-   * its value (zeros when absent) */
+   * NAME[k] (a list, whose length the run time decides, is one
+   * !kiln.seq result, NAME); an optional its presence (NAME.has_value,
+   * tensor<i1>) then its value (zeros when absent) */
   size_t nres = 0, rcap = 0;
   for (size_t i = 0; i < g->n_output; i++) {
     oi_val *v = lookup(&c, g->output[i]->name);
@@ -797,7 +804,7 @@ bool kiln_onnx_import_with(kiln_context *ctx, kiln_onnx_model *model,
     for (size_t k = 0; k < nflat; k++) {
       rets[nres] = oi_ir(&c, flat[k]);
       if (!rets[nres]) return false;
-      const kiln_type *bt = boundary_type(&c, flat[k]->type, flat[k]->dtype);
+      const kiln_type *bt = flat[k]->kind == OI_VAL_LIST ? NULL : boundary_type(&c, flat[k]->type, flat[k]->dtype);
       if (bt) rets[nres] = bitcast(&c, rets[nres], bt);
       out_types[nres] = rets[nres]->type;
       res_attrs[nres++] = name_dict(&c, names[k]);

@@ -36,8 +36,10 @@
 
 /* What an ONNX value is: a tensor, or a sequence / optional whose
  * structure the importer knows statically (a sequence's length, an
- * optional's presence, or that presence as a run-time flag). */
-typedef enum { OI_VAL_TENSOR, OI_VAL_SEQ, OI_VAL_OPT } oi_val_kind;
+ * optional's presence, or that presence as a run-time flag), or a
+ * sequence whose length only the run time knows (OI_VAL_LIST: a
+ * !kiln.seq list the host builds, carried by a host loop). */
+typedef enum { OI_VAL_TENSOR, OI_VAL_SEQ, OI_VAL_OPT, OI_VAL_LIST } oi_val_kind;
 
 /* What a DequantizeLinear with constant scale and zero point dequantized
  * (import_quant.c records it, import_qdq.c reads it): q, and its n
@@ -106,6 +108,10 @@ typedef struct oi_val {
   struct oi_val *some;    /* optional: the value, NULL when none */
   kiln_value *has;        /* optional: run-time presence (tensor<i1>), or NULL */
   bool seq_elem;          /* optional: of a sequence (when none, to know its type) */
+  /* list: v is its !kiln.seq<T> value and type its element type T (the
+   * join of every element's: '?' where dims differ, unranked where ranks
+   * do); none_yet while no element's type is known (T a placeholder) */
+  bool none_yet;
   /* A shape computation with run-time elements (import_dynamic.c): the
    * elements (rank 0 or 1, static count) as host index values, constants
    * where known; NULL for other values. */
@@ -642,5 +648,27 @@ bool oi_window_attrs(oi_ctx *c, oi_node *n, const kiln_type *x, const int64_t *k
  * positions of o and k. */
 const kiln_affine_expr *oi_window_expr(oi_ctx *c, const oi_window *w, uint32_t i,
                                        uint32_t o_loop, uint32_t k_loop);
+
+/* ---- sequences at run time (import_sequence.c) ----
+ * Lists (OI_VAL_LIST): a sequence whose length only the run time knows,
+ * built by the host with flow.list ops (a Loop that carries a sequence
+ * runs as a host loop carrying its list). */
+/* The element type a list holding elements of types a and b takes: the
+ * dims that differ become '?', an unranked tensor where the ranks
+ * differ; NULL (none known) takes the other. */
+const kiln_type *oi_join_elem(oi_ctx *c, const kiln_type *a, const kiln_type *b);
+/* !kiln.seq of element type t (NULL: none known yet, an unranked
+ * placeholder) with elements of ONNX type dtype. */
+const kiln_type *oi_list_type(oi_ctx *c, const kiln_type *t, int32_t dtype);
+/* An OI_VAL_LIST over list value `list` of element type t (see
+ * oi_list_type). */
+oi_val *oi_list_new(oi_ctx *c, kiln_value *list, const kiln_type *t, int32_t dtype);
+/* The element type of sequence value s (OI_VAL_SEQ: its elements' join;
+ * OI_VAL_LIST: its own), NULL when none is known. */
+const kiln_type *oi_seq_elem(oi_ctx *c, const oi_val *s);
+/* Sequence value s as a list value of type oi_list_type(t): a list as
+ * it is (its type must be that one), a static sequence created and
+ * filled in order at the builder. NULL (failed) otherwise. */
+kiln_value *oi_list_ir(oi_ctx *c, oi_val *s, const kiln_type *t);
 
 #endif

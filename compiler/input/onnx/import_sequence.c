@@ -20,7 +20,12 @@
  * Elements with run-time dims (a sequence graph input's) go through the
  * structure ops; one shape is never assumed of them, and
  * SplitToSequence and ConcatFromSequence, which size pieces, refuse
- * them ("dynamic"). */
+ * them ("dynamic").
+ * A sequence a Loop with a run-time trip count carries is a list
+ * (OI_VAL_LIST, a !kiln.seq value the host builds): SequenceInsert,
+ * SequenceErase, SequenceAt and SequenceLength on it are flow.list ops
+ * (positions read by the host; the run time checks their range), its
+ * element type the join of its elements' (see oi_join_elem). */
 #include <string.h>
 
 #include "import_internal.h"
@@ -63,6 +68,127 @@ static bool take_seq(oi_ctx *c, oi_node *n, size_t i, oi_val **s) {
 static bool take_tensor(oi_ctx *c, oi_node *n, size_t i, oi_val **t) {
   if (!(*t = oi_in(c, n, i))) return false;
   if ((*t)->kind != OI_VAL_TENSOR) return oi_fail(c, KILN_ONNX_ERR_TYPE, "input %zu must be a tensor", i);
+  return true;
+}
+
+/* ---- lists: sequences at run time ---- */
+
+const kiln_type *oi_join_elem(oi_ctx *c, const kiln_type *a, const kiln_type *b) {
+  if (!a || a == b) return b;
+  if (!b) return a;
+  if (a->kind != KILN_TYPE_TENSOR || b->kind != KILN_TYPE_TENSOR || a->rank != b->rank)
+    return kiln_type_unranked_tensor(c->ctx, a->elem);
+  int64_t s[OI_MAX_RANK];
+  for (uint32_t d = 0; d < a->rank && d < OI_MAX_RANK; d++) s[d] = a->shape[d] == b->shape[d] ? a->shape[d] : KILN_DYNAMIC;
+  return kiln_type_with_shape(c->ctx, a, a->rank, s);
+}
+
+const kiln_type *oi_list_type(oi_ctx *c, const kiln_type *t, int32_t dtype) {
+  return kiln_type_seq(c->ctx, t ? t : kiln_type_unranked_tensor(c->ctx, oi_elem_type(c, dtype)));
+}
+
+oi_val *oi_list_new(oi_ctx *c, kiln_value *list, const kiln_type *t, int32_t dtype) {
+  oi_val *l = oi_val_new(c, NULL, t ? t : oi_list_type(c, NULL, dtype)->elem, dtype);
+  l->kind = OI_VAL_LIST;
+  l->none_yet = !t;
+  l->v = list;
+  return l;
+}
+
+const kiln_type *oi_seq_elem(oi_ctx *c, const oi_val *s) {
+  if (s->kind == OI_VAL_LIST) return s->none_yet ? NULL : s->type;
+  const kiln_type *t = NULL;
+  for (uint32_t k = 0; k < s->len; k++) t = oi_join_elem(c, t, s->elems[k]->type);
+  return t;
+}
+
+static kiln_value *list_op(oi_ctx *c, kiln_op_kind k, uint32_t n, kiln_value *const *ops, const kiln_type *t) {
+  return kiln_op_result(kiln_build(&c->b, k, n, ops, 1, &t, NULL), 0);
+}
+
+kiln_value *oi_list_ir(oi_ctx *c, oi_val *s, const kiln_type *t) {
+  const kiln_type *lt = oi_list_type(c, t, s->dtype);
+  if (s->kind == OI_VAL_LIST) {
+    if (s->v->type != lt) {
+      oi_unsupported(c, "a sequence's element type narrows from step to step");
+      return NULL;
+    }
+    return s->v;
+  }
+  if (s->kind != OI_VAL_SEQ) {
+    oi_fail(c, KILN_ONNX_ERR_TYPE, "a sequence was expected");
+    return NULL;
+  }
+  kiln_value *l = list_op(c, KILN_OP_FLOW_LIST_CREATE, 0, NULL, lt);
+  for (uint32_t k = 0; k < s->len; k++) {
+    kiln_value *ops[3] = {l, oi_ir(c, s->elems[k]), oi_index(c, k)};
+    if (!ops[1]) return NULL;
+    l = list_op(c, KILN_OP_FLOW_LIST_INSERT, 3, ops, lt);
+  }
+  return l;
+}
+
+/* A position input of a list op as a host index value (ONNX's: negative
+ * from the end; the run time checks the range). */
+static kiln_value *list_position(oi_ctx *c, oi_val *p, const char *what) {
+  if (p->kind != OI_VAL_TENSOR || oi_numel(p->type) != 1 || !oi_dtype_is_int(p->dtype)) {
+    oi_invalid(c, "%s must be one integer", what);
+    return NULL;
+  }
+  if (oi_const(c, p)) {
+    int64_t *v, cnt;
+    return oi_const_ints(c, p, what, &v, &cnt) ? oi_index(c, v[0]) : NULL;
+  }
+  if (!oi_host_block(c)) {
+    oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s of a sequence a Loop carries is computed inside an If body (dynamic)", what);
+    return NULL;
+  }
+  kiln_value *raw = oi_ir(c, p);
+  if (!raw) return NULL;
+  bool wide = p->dtype == I64 || p->dtype == ONNX__TENSOR_PROTO__DATA_TYPE__INT32;
+  return oi_host_read(c, wide ? raw : oi_cast_tensor(c, oi_reshape(c, raw, 0, NULL), p->dtype, I64), 0);
+}
+
+/* SequenceInsert / SequenceErase / SequenceAt / SequenceLength on a list:
+ * one flow.list op each; a position left out is the end (insert) or the
+ * last element (erase). */
+static bool list_node(oi_ctx *c, oi_node *n, oi_val *s) {
+  kiln_value *ops[3] = {s->v, NULL, NULL};
+  if (n->kind == OI_SEQ_LENGTH) {
+    if (!oi_arity(c, n, 1, 1, 1, 1)) return false;
+    kiln_value **len = kiln_alloc(c->ctx, 2 * sizeof *len); /* the value keeps it */
+    len[0] = list_op(c, KILN_OP_FLOW_LIST_SIZE, 1, ops, kiln_type_index(c->ctx));
+    oi_set_out_alias(c, n, 0, oi_sym_new(c, true, 1, len, I64));
+    return true;
+  }
+  const bool insert = n->kind == OI_SEQ_INSERT, at = n->kind == OI_SEQ_AT;
+  oi_val *t = NULL, *p;
+  if (!oi_arity(c, n, insert || at ? 2 : 1, insert ? 3 : 2, 1, 1) || (insert && !take_tensor(c, n, 1, &t))) return false;
+  if (t && t->dtype != s->dtype) return oi_fail(c, KILN_ONNX_ERR_TYPE, "tensor and sequence differ in element type");
+  p = oi_opt_in(n, insert ? 2 : 1);
+  kiln_value *pos = NULL;
+  if (p && !(pos = list_position(c, p, insert ? "input 2 (position)" : "input 1 (position)"))) return false;
+  if (!pos) pos = insert ? list_op(c, KILN_OP_FLOW_LIST_SIZE, 1, ops, kiln_type_index(c->ctx)) : oi_index(c, -1);
+  if (at) {
+    if (s->none_yet || s->type->kind != KILN_TYPE_TENSOR)
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "SequenceAt of a sequence whose elements differ in rank (dynamic)");
+    ops[1] = pos;
+    oi_val *e = oi_val_new(c, NULL, s->type, s->dtype);
+    e->v = list_op(c, KILN_OP_FLOW_LIST_GET, 2, ops, s->type);
+    oi_set_out_alias(c, n, 0, e);
+    return true;
+  }
+  const kiln_type *et = s->none_yet ? NULL : s->type;
+  if (insert) {
+    if (!(ops[1] = oi_ir(c, t))) return false;
+    ops[2] = pos;
+    et = oi_join_elem(c, et, t->type);
+  } else {
+    ops[1] = pos;
+  }
+  kiln_value *l = list_op(c, insert ? KILN_OP_FLOW_LIST_INSERT : KILN_OP_FLOW_LIST_ERASE, insert ? 3 : 2, ops,
+                          oi_list_type(c, et, s->dtype));
+  oi_set_out_alias(c, n, 0, oi_list_new(c, l, et, s->dtype));
   return true;
 }
 
@@ -425,6 +551,13 @@ static bool concat_from_sequence(oi_ctx *c, oi_node *n) {
 
 bool oi_import_sequence(oi_ctx *c, oi_node *n) {
   static const char *const none[] = {NULL}, *const dt[] = {"dtype", NULL};
+  oi_val *s0 = n->kind != OI_SEQ_EMPTY && n->kind != OI_SEQ_CONSTRUCT && n->nin ? oi_opt_in(n, 0) : NULL;
+  if (s0 && s0->kind == OI_VAL_LIST) {
+    if (n->kind == OI_SPLIT_TO_SEQ || n->kind == OI_CONCAT_FROM_SEQ)
+      return oi_fail(c, KILN_ONNX_ERR_DYNAMIC, "%s of a sequence whose length only the run time knows (dynamic)",
+                     n->op_type);
+    return oi_attrs_only(c, n, none) && list_node(c, n, s0);
+  }
   switch (n->kind) {
   case OI_SEQ_EMPTY: {
     int64_t d;

@@ -154,6 +154,59 @@ bool flow_verify_check_shape(kiln_op *op) {
 
 bool flow_verify_check_range(kiln_op *op) { return ir_verify_check_range(op); }
 
+bool flow_is_list_op(const kiln_op *op) {
+  switch (op->kind) {
+  case KILN_OP_FLOW_LIST_CREATE:
+  case KILN_OP_FLOW_LIST_SIZE:
+  case KILN_OP_FLOW_LIST_GET:
+  case KILN_OP_FLOW_LIST_INSERT:
+  case KILN_OP_FLOW_LIST_ERASE:
+  case KILN_OP_FLOW_LIST_SELECT: return true;
+  default: return false;
+  }
+}
+
+/* flow.list.*: the list operand and result are !kiln.seq lists of one
+ * element type (the result's T may be wider: dims that differ, ranks),
+ * an inserted or read element a ranked tensor of that element type,
+ * positions index values. */
+bool flow_verify_list(kiln_op *op) {
+  const kiln_type *it = kiln_type_index(kiln_op_context(op));
+  if (op->kind == KILN_OP_FLOW_LIST_SELECT) {
+    const kiln_type *a = kiln_op_operand(op, 1)->type, *b = kiln_op_operand(op, 2)->type, *r = op->results[0].type;
+    if (kiln_op_operand(op, 0)->type != it) return kiln_op_emit_error(op, "condition must be an index");
+    if (!kiln_type_is_seq(a) || !kiln_type_is_seq(b) || !kiln_type_is_seq(r) || a->elem->elem != r->elem->elem ||
+        b->elem->elem != r->elem->elem)
+      return kiln_op_emit_error(op, "selects between lists of the result's element type");
+    return true;
+  }
+  const kiln_type *seq = op->num_operands ? kiln_op_operand(op, 0)->type : op->results[0].type;
+  if (!kiln_type_is_seq(seq)) return kiln_op_emit_error(op, "expects a !kiln.seq list");
+  kiln_value *elem = NULL, *pos = NULL;
+  const kiln_type *res = op->results[0].type;
+  switch (op->kind) {
+  case KILN_OP_FLOW_LIST_CREATE: return true;
+  case KILN_OP_FLOW_LIST_SIZE:
+    if (res != it) return kiln_op_emit_error(op, "result must be an index");
+    return true;
+  case KILN_OP_FLOW_LIST_GET: pos = kiln_op_operand(op, 1); break;
+  case KILN_OP_FLOW_LIST_INSERT: elem = kiln_op_operand(op, 1), pos = kiln_op_operand(op, 2); break;
+  default: pos = kiln_op_operand(op, 1); break;
+  }
+  if (pos->type != it) return kiln_op_emit_error(op, "position must be an index");
+  if (op->kind == KILN_OP_FLOW_LIST_GET) {
+    if (res->kind != KILN_TYPE_TENSOR || res->elem != seq->elem->elem)
+      return kiln_op_emit_error(op, "result must be a ranked tensor of the list's element type");
+    return true;
+  }
+  /* an insert may widen the element type (dims that differ, ranks) */
+  if (!kiln_type_is_seq(res) || res->elem->elem != seq->elem->elem)
+    return kiln_op_emit_error(op, "result must be a list of the operand's element type");
+  if (elem && (elem->type->kind != KILN_TYPE_TENSOR || elem->type->elem != seq->elem->elem))
+    return kiln_op_emit_error(op, "inserts a value that is not a ranked tensor of the list's element type");
+  return true;
+}
+
 bool flow_verify_load(kiln_op *op) {
   const kiln_type *src = kiln_op_operand(op, 0)->type, *res = op->results[0].type;
   const char *acc;

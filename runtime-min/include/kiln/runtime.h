@@ -164,7 +164,13 @@ typedef struct kiln_device_options {
    * 0 = number of online cores. The workers start (each with 512 KiB of
    * stack faulted in) before kiln_device_create returns; idle ones spin
    * 50 us before they sleep, and a dispatch never waits for a worker that
-   * had not joined by the time the caller ran out of workgroups. */
+   * had not joined by the time the caller ran out of workgroups.
+   * local-sync: workgroups run on the caller alone, and 0 or 1 start no
+   * thread (the caller tries huge pages for fresh memory); 2 or more start
+   * one helper thread (where more than one core is online) that faults
+   * fresh per-call memory in beside the caller, such as a first call's
+   * arena, in 4 KiB pages: steadier first calls when the host may have
+   * taken huge pages back, slower ones when they come warm. */
   uint32_t worker_count;
   /* cuda: device ordinal. */
   uint32_t cuda_ordinal;
@@ -328,7 +334,9 @@ kiln_status_t kiln_function_call(kiln_function_t function,
  * An ONNX sequence value: an immutable list of buffer views, which may
  * differ in shape. A function declares a sequence input or output by its
  * element type (reflection: kiln_function_input_is_sequence; the
- * signature prints "seq<tensor<?xf32>>") and is called with
+ * signature prints "seq<tensor<?xf32>>"; a sequence whose elements may
+ * differ in rank declares only their element type: "seq<tensor<*xf32>>",
+ * its reflected type of rank 0) and is called with
  * kiln_function_call_values (kiln_function_call refuses it, naming that).
  * Declared in every build; defined only in a runtime built with
  * KILN_RUNTIME_SEQUENCES (the default), whose kiln_runtime target then

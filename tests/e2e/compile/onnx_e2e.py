@@ -1,7 +1,7 @@
 """Shared by the ONNX e2e scripts (onnx_nms.py, onnx_loop_dynamic.py,
 onnx_computed_shapes.py, onnx_shape_data.py, onnx_upsample_scales.py,
 onnx_gather_indices.py, onnx_scatter_indices.py, onnx_sequence_inputs.py,
-onnx_sequence_positions.py):
+onnx_sequence_positions.py, onnx_loop_sequence.py):
 prepare is their common start (the skip without python3-onnx, the work
 folder, the model built and compiled); Tally counts their checks and
 prints the closing 'N passed, N failed'; gpu_modules compiles a model for

@@ -62,7 +62,7 @@ uint8_t *rt_scalar_module(rt_body_fn body, void *user, rt_body_fn helper,
   kiln_module_builder_add_import(b, "hal.buffer.allocate", "I_r");
   kiln_module_builder_add_import(b, "hal.buffer_view.create", "rIiCID_r");
   const int64_t dims[2] = {0, -1};
-  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_I8, 2, dims, false};
+  const kiln_module_tensor_type_t t = {kiln_fb_ElementType_I8, 2, dims, false, false};
   kiln_module_function_desc_t f;
   memset(&f, 0, sizeof f);
   f.name = "f";
@@ -185,8 +185,8 @@ uint8_t *rt_transfer_module(int64_t fill_length, int64_t copy_length,
       "hal.buffer_view.buffer", "hal.buffer_view.byte_offset", "hal.command_buffer.copy",
       "hal.command_buffer.execute", "hal.device.wait", "hal.buffer_view.create"};
   const int64_t d4[1] = {4}, d8[1] = {8};
-  const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4, false};
-  const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8, false};
+  const kiln_module_tensor_type_t in = {kiln_fb_ElementType_F32, 1, d4, false, false};
+  const kiln_module_tensor_type_t res = {kiln_fb_ElementType_F32, 1, d8, false, false};
   return one_function_module(&a, "transfer", imports, 9, &in, 1, &res, 1, 20, 5, size);
 }
 
@@ -218,10 +218,10 @@ uint8_t *rt_list_module(int64_t ins, int64_t erase, int64_t get, int mode,
       "hal.list.create", "hal.list.insert", "hal.list.erase", "hal.list.get",
       "hal.list.size", "hal.buffer.allocate", "hal.buffer_view.create"};
   const int64_t dyn[1] = {-1}, sizes[4] = {0, -1, -1, -1};
-  const kiln_module_tensor_type_t in[2] = {{kiln_fb_ElementType_F32, 1, dyn, false},
-                                           {kiln_fb_ElementType_F32, 1, dyn, false}};
-  const kiln_module_tensor_type_t res[2] = {{kiln_fb_ElementType_F32, 1, dyn, false},
-                                            {kiln_fb_ElementType_I8, 4, sizes, false}};
+  const kiln_module_tensor_type_t in[2] = {{kiln_fb_ElementType_F32, 1, dyn, false, false},
+                                           {kiln_fb_ElementType_F32, 1, dyn, false, false}};
+  const kiln_module_tensor_type_t res[2] = {{kiln_fb_ElementType_F32, 1, dyn, false, false},
+                                            {kiln_fb_ElementType_I8, 4, sizes, false, false}};
   return one_function_module(&a, "list", imports, 7, in, 2, res, 2, 16, 9, size);
 }
 
@@ -239,7 +239,7 @@ uint8_t *rt_sequence_module(size_t *size) {
                                         "hal.list.get"};
   const int64_t dyn[1] = {-1};
   const kiln_module_tensor_type_t types[2] = {
-      {kiln_fb_ElementType_F32, 1, dyn, true},
-      {kiln_fb_ElementType_F32, 1, dyn, false}};
+      {kiln_fb_ElementType_F32, 1, dyn, true, false},
+      {kiln_fb_ElementType_F32, 1, dyn, false, false}};
   return one_function_module(&a, "sequence", imports, 3, types, 2, types, 2, 4, 4, size);
 }

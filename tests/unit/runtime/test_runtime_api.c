@@ -4,6 +4,7 @@
  * allocator that proves every byte taken is given back. */
 #include <check.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -891,13 +892,15 @@ static void poison_free(void *self, void *p) {
 }
 
 START_TEST(big_buffers_are_zeroed) {
-  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK};
+  /* local-sync with its helper (4 KiB pages over two threads), then alone
+   * (huge-page trials on the caller) */
+  static const char *const devices[] = {"local-sync", KILN_TEST_LOCAL_TASK, "local-sync"};
   static const uint64_t sizes[] = {(4u << 20) - 64, (4u << 20) + (100u << 10),
                                    (6u << 20) + (300u << 10) + 12, (2u << 20) + 1};
   kiln_allocator_t a = {NULL, poison_alloc, poison_free};
   kiln_device_options_t opts;
   memset(&opts, 0, sizeof opts);
-  opts.worker_count = 2;
+  opts.worker_count = _i == 2 ? 1 : 2;
   kiln_instance_t *inst;
   kiln_device_t *dev;
   OK(kiln_instance_create(a, &inst));
@@ -911,8 +914,9 @@ START_TEST(big_buffers_are_zeroed) {
       OK(kiln_buffer_read(buf, 0, host, sizes[k]));
       uint64_t i = 0; /* (one check per buffer: ck_assert marks each call) */
       while (i < sizes[k] && host[i] == 0) ++i;
-      ck_assert_msg(i == sizes[k], "%s: byte %llu of %llu (round %d) is %u", devices[_i],
-                    (unsigned long long)i, (unsigned long long)sizes[k], round,
+      ck_assert_msg(i == sizes[k], "%s, %u threads: byte %llu of %llu (round %d) is %u",
+                    devices[_i], opts.worker_count, (unsigned long long)i,
+                    (unsigned long long)sizes[k], round,
                     i < sizes[k] ? host[i] : 0);
       memset(host, 0xa5, sizes[k]);
       OK(kiln_buffer_write(buf, 0, host, sizes[k]));
@@ -921,6 +925,43 @@ START_TEST(big_buffers_are_zeroed) {
   free(host);
   kiln_device_release(dev);
   kiln_instance_release(inst);
+}
+END_TEST
+
+/* Threads in this process (/proc/self/status), -1 when unreadable. */
+static int process_threads(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  int n = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %d", &n) == 1) break;
+  if (f) fclose(f);
+  return n;
+}
+
+/* local-sync runs workgroups on the caller and by default (worker_count 0
+ * or 1) starts no thread; with worker_count 2, where more than one core is
+ * online, one helper thread faults fresh per-call memory in beside it
+ * (runtime.h). The helper lives as long as the device. */
+START_TEST(local_sync_helper_thread) {
+  const int before = process_threads();
+  ck_assert_int_gt(before, 0);
+  kiln_device_options_t opts;
+  memset(&opts, 0, sizeof opts);
+  opts.worker_count = (uint32_t)_i; /* 0, 1, 2 */
+  const bool helper = _i == 2 && sysconf(_SC_NPROCESSORS_ONLN) > 1 &&
+                      strcmp(KILN_TEST_LOCAL_TASK, "local-task") == 0;
+  kiln_instance_t *inst;
+  kiln_device_t *dev;
+  OK(kiln_instance_create(kiln_allocator_system(), &inst));
+  OK(kiln_device_create(inst, "local-sync", &opts, &dev));
+  ck_assert_int_eq(process_threads(), before + helper);
+  kiln_buffer_t *buf;
+  OK(kiln_buffer_allocate(dev, (6u << 20) + 12, &buf));
+  kiln_buffer_release(buf);
+  kiln_device_release(dev);
+  kiln_instance_release(inst);
+  ck_assert_int_eq(process_threads(), before);
 }
 END_TEST
 
@@ -1054,7 +1095,8 @@ Suite *runtime_api_suite(void) {
 #endif
   tcase_add_test(tc, caller_allocator_balances);
   tcase_add_loop_test(tc, steady_state_calls_allocate_nothing, 0, 2);
-  tcase_add_loop_test(tc, big_buffers_are_zeroed, 0, 2);
+  tcase_add_loop_test(tc, big_buffers_are_zeroed, 0, 3);
+  tcase_add_loop_test(tc, local_sync_helper_thread, 0, 3);
   tcase_add_test(tc, buffer_view_bounds);
   tcase_add_test(tc, str_view_layout_checks);
   suite_add_tcase(s, tc);
