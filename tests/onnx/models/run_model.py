@@ -121,6 +121,24 @@ def _cnn_cases(torch):
             s = torch.relu(self.fc1(self.pool(x)))
             return x * nn.functional.hardsigmoid(self.fc2(s))
 
+    class MBConv(nn.Module):
+        """An inverted residual (MobileNetV2 / EfficientNet): a 1x1
+        expanding to `exp` channels, a k x k depthwise at `stride`, an
+        optional squeeze-excitation on the expanded channels, a 1x1
+        projection; the input added back when the shapes agree."""
+        def __init__(self, cin, exp, cout, k, stride, act, se=None):
+            super().__init__()
+            self.expand = nn.Sequential(nn.Conv2d(cin, exp, 1, bias=False), nn.BatchNorm2d(exp), act())
+            self.dw = nn.Sequential(nn.Conv2d(exp, exp, k, stride, k // 2, groups=exp, bias=False),
+                                    nn.BatchNorm2d(exp), act())
+            self.se = se(exp, 8) if se else nn.Identity()
+            self.project = nn.Sequential(nn.Conv2d(exp, cout, 1, bias=False), nn.BatchNorm2d(cout))
+            self.residual = stride == 1 and cin == cout
+
+        def forward(self, x):
+            y = self.project(self.se(self.dw(self.expand(x))))
+            return x + y if self.residual else y
+
     class ShuffleUnit(nn.Module):
         """ShuffleNetV2's unit: stride 1 splits the channels in halves and
         transforms the second, stride 2 transforms the input twice; the
@@ -796,6 +814,20 @@ def _cnn_cases(torch):
                                              nn.Conv2d(96, 96, 3, 2, 2, groups=12), nn.ReLU(),
                                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(96, 6)),
                                (2, 5, 17, 15)),
+        # MBConv blocks (expand 1x1 -> depthwise -> [SE] -> project 1x1):
+        # a blocked expand (120 -> 144 channels, a filter of 64 KiB or
+        # more) under a depthwise 3x3 with ReLU6; expanded widths 76 and
+        # 100 (not multiples of 16) under depthwise 5x5 and 3x3 at
+        # strides 1 and 2, with ReLU6 and SiLU, a residual add and an SE
+        # block; 23x17 maps, batch 2
+        "cnn_mbconv": (nn.Sequential(nn.Conv2d(3, 120, 3, 1, 1), nn.BatchNorm2d(120), nn.ReLU6(),
+                                     MBConv(120, 144, 24, 3, 1, nn.ReLU6),
+                                     MBConv(24, 76, 24, 5, 1, nn.ReLU6),
+                                     MBConv(24, 100, 40, 5, 2, nn.SiLU, SqueezeExcite),
+                                     MBConv(40, 76, 40, 3, 1, nn.SiLU),
+                                     MBConv(40, 100, 48, 3, 2, nn.ReLU6),
+                                     nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 7)),
+                       (2, 3, 23, 17)),
     }
 
 
