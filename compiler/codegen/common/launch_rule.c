@@ -70,6 +70,8 @@ static bool w_uses(const cg_igemm *g, int l) { return op_uses(g, g->w, l); }
  * tile streams them from beyond L2). */
 #define CG_CONV_LANES 32
 #define CG_CONV_BIG_W (256 * 1024)
+/* f32 lanes of the widest vector (AVX-512). */
+#define CG_CONV_LANE_GROUPS 16
 
 /* The channel tile, a multiple of CG_CONV_LANES below nc (the last tile
  * partial where it does not divide nc), whose tile count is the smallest
@@ -106,6 +108,24 @@ static int64_t block_tile(const cg_igemm *g, int l, int64_t count, int64_t want)
     if (count * (nb / t) % 2 == 0) return t;
   }
   return any ? any : m < nb ? m : nb;
+}
+
+/* Groups a 512-bit vector holds where a grouped convolution has 2, 4 or
+ * 8 channels a group in and out (lower_conv.c's lane path: one vector
+ * across 16 / L groups, at full FMA rate), else 0; l is the group loop. A tile of its groups
+ * is a multiple of that, the last one partial where it does not divide
+ * the groups: a tile of one group of 8 runs on 8 lanes (ymm), half the
+ * rate (RegNetY-400MF's 13 groups of 8 at 28x28 took 26 tiles of one
+ * group each). Every narrower vector divides 16 lanes. */
+static int64_t lane_groups_tile(const cg_igemm *g, int l) {
+  int64_t L = g->bounds[g->col];
+  int last = -1;
+  for (int k = 0; k < g->loops; k++)
+    if (g->red[k]) last = k;
+  if (!w_uses(g, l) || !op_uses(g, g->x, l) || !op_uses(g, g->out, l) || (L != 2 && L != 4 && L != 8) ||
+      last < 0 || g->bounds[last] != L)
+    return 0;
+  return CG_CONV_LANE_GROUPS / L;
 }
 
 /* Dense convolutions over large maps (ResNeXt's 256->256 1x1 at 4x56x56:
@@ -247,7 +267,13 @@ static void conv_tiles(const cg_igemm *g, int64_t *tiles) {
    * splitting pixels would make every workgroup stream all of them. */
   for (int l = 0; l < g->loops && count < want; l++) {
     if (g->red[l] || l == g->row || l == g->col || g->bounds[l] <= 1 || !w_uses(g, l)) continue;
-    int64_t bt = block_tile(g, l, count, want);
+    int64_t bt = block_tile(g, l, count, want), m = lane_groups_tile(g, l);
+    if (m) {
+      /* the split's tile rounded up to whole vectors of groups */
+      int64_t t = g->bounds[l] / split_parts(g->bounds[l], count, want);
+      bt = (t + m - 1) / m * m;
+      if (bt > g->bounds[l]) bt = g->bounds[l];
+    }
     tiles[l] = bt ? bt : g->bounds[l] / split_parts(g->bounds[l], count, want);
     count *= (g->bounds[l] + tiles[l] - 1) / tiles[l];
   }
@@ -652,8 +678,9 @@ static void even_count(const bool *red, const int64_t *bounds, int n, int64_t *t
  * groups, not 5 of 11); else the largest outer loop still whole that W
  * does not use (output rows) is halved where its extent is even, twice
  * the tiles of equal work (GoogLeNet's 9 blocks of 32 channels at 14x14:
- * 18 tiles of 7 rows; RegNetY's 13 groups at 28x28: 26). Static bounds
- * only; the other dims' tiles stay (7x7 maps of 25 groups remain 25). */
+ * 18 tiles of 7 rows; RegNetY's 13 groups of 8 at 28x28, in tiles of 2:
+ * 14). Static bounds only; the other dims' tiles stay (7x7 maps of 25
+ * groups remain 25). */
 static void conv_even(const cg_igemm *g, int64_t *tiles) {
   int64_t count = 1;
   int s = -1, big = -1;
@@ -668,8 +695,16 @@ static void conv_even(const cg_igemm *g, int64_t *tiles) {
       big = l;
   }
   if (count < 2 || count % 2 == 0) return;
-  /* Paired filter blocks keep their whole pairs (block_tile). */
-  if (s >= 0 && !block_tile(g, s, 1, 1)) {
+  /* Paired filter blocks keep their whole pairs (block_tile), lane
+   * groups their whole vectors (lane_groups_tile: retiled in vectors). */
+  int64_t m = s >= 0 ? lane_groups_tile(g, s) : 0;
+  if (s >= 0 && m && tiles[s] % m == 0) {
+    int64_t t = even_tile((g->bounds[s] + m - 1) / m, tiles[s] / m) * m;
+    if (t != tiles[s]) {
+      tiles[s] = t < g->bounds[s] ? t : g->bounds[s];
+      return;
+    }
+  } else if (s >= 0 && !m && !block_tile(g, s, 1, 1)) {
     int64_t t = even_tile(g->bounds[s], tiles[s]);
     if (t != tiles[s]) {
       tiles[s] = t;

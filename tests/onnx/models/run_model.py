@@ -828,6 +828,24 @@ def _cnn_cases(torch):
                                      MBConv(40, 100, 48, 3, 2, nn.ReLU6),
                                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 7)),
                        (2, 3, 23, 17)),
+        # grouped convolutions of 8, 4 and 2 channels a group whose groups
+        # the launch splits (inputs under 512 KB: no pixel tiles) take
+        # tiles of whole 16-lane vectors of groups (launch_rule.c
+        # lane_groups_tile), the last tile partial: 13 groups of 8 (tiles
+        # of 2, the last of 1 on 8 lanes) with ReLU, 22 of 2 dilated in a
+        # residual add (tiles of 8, 8 and 6), 22 of 4 at stride 2 (tiles
+        # of 4, the last of 2), 13 of 8 at stride 2 padded 2 with ReLU6;
+        # 23 x 21 pixels, batch 2.
+        "cnn_grouped_tiles": (nn.Sequential(nn.Conv2d(5, 104, 3, 1, 1), nn.ReLU(),
+                                            nn.Conv2d(104, 104, 3, 1, 1, groups=13), nn.ReLU(),
+                                            nn.Conv2d(104, 44, 1), nn.ReLU(),
+                                            Residual(nn.Conv2d(44, 44, 3, 1, 2, dilation=2, groups=22)),
+                                            nn.Conv2d(44, 88, 1), nn.ReLU(),
+                                            nn.Conv2d(88, 88, 3, 2, 1, groups=22), nn.ReLU(),
+                                            nn.Conv2d(88, 104, 1), nn.ReLU(),
+                                            nn.Conv2d(104, 104, 3, 2, 2, groups=13), nn.ReLU6(),
+                                            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(104, 6)),
+                              (2, 5, 23, 21)),
     }
 
 
