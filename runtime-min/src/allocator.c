@@ -51,7 +51,11 @@ typedef struct pool_block {
   uint8_t pad[64 - sizeof(void *) - sizeof(uint32_t)];
 } pool_block_t;
 
-#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+/* KILN_WITH_HUGE_PAGES (the KILN_RUNTIME_HUGE_PAGES option): big blocks'
+ * page sizes chosen below; without it they are plain memset (smallest
+ * builds, and kernels without transparent huge pages). */
+#if defined(KILN_WITH_HUGE_PAGES) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+#define KRT_HUGE_PAGES 1
 /* Set once a fresh transparent huge page has cost more than 1 ms to fault
  * in: this machine's free 2 MiB blocks are the host's (see below), so
  * fresh blocks skip the trial. Process-wide: it is the kernel's state. */
@@ -203,7 +207,7 @@ void *krt_pool_alloc(kiln_device_t *d, size_t size, int how) {
     const size_t huge = (size_t)2 << 20, bytes = sizeof *b + ((size_t)64 << cls);
     b = d->allocator->alloc(d->allocator->self, bytes, bytes > huge ? huge : 64);
     if (!b) return NULL;
-#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+#ifdef KRT_HUGE_PAGES
     if (bytes > huge && how != KRT_POOL_RAW) {
       touch_big_block(d, (char *)b, bytes, sizeof *b + size, how == KRT_POOL_ZERO);
       b->cls = cls;

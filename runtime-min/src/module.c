@@ -413,7 +413,7 @@ kiln_status_t kiln_module_load_file(kiln_instance_t *instance,
   if (map == MAP_FAILED)
     return krt_status(a, KILN_STATUS_UNAVAILABLE, "cannot map '%s': %s", path,
                       strerror(errno));
-#ifdef MADV_HUGEPAGE
+#if defined(KILN_WITH_HUGE_PAGES) && defined(MADV_HUGEPAGE)
   /* A hint that reads nothing now: pages not in the page cache (evicted,
    * as proactive reclaim does to a file idle for a minute, or never read)
    * are read in 2 MiB folios, each mapped by one entry, for this process

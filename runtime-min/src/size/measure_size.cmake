@@ -39,7 +39,7 @@ function(measure name arch messages toolchain budget)
       -DKILN_RUNTIME_ONLY=ON -DKILN_MESSAGES=${messages}
       -DKILN_RUNTIME_LOCAL_TASK=OFF -DKILN_RUNTIME_CUDA=OFF
       -DKILN_RUNTIME_ZSTD=OFF -DKILN_RUNTIME_PROFILE=OFF
-      -DKILN_RUNTIME_TRANSFERS=OFF -DKILN_RUNTIME_TEXT=OFF -DKILN_RUNTIME_SHAPE_DATA=OFF -DKILN_RUNTIME_SEQUENCES=OFF -DKILN_SANITIZE=OFF -DKILN_FUZZ=OFF)
+      -DKILN_RUNTIME_TRANSFERS=OFF -DKILN_RUNTIME_HUGE_PAGES=OFF -DKILN_RUNTIME_TEXT=OFF -DKILN_RUNTIME_SHAPE_DATA=OFF -DKILN_RUNTIME_SEQUENCES=OFF -DKILN_SANITIZE=OFF -DKILN_FUZZ=OFF)
 
   # Only the archives this build produces must be counted: drop old ones.
   file(GLOB_RECURSE old ${bin}/*.a)
@@ -126,7 +126,7 @@ endfunction()
 
 cmake_host_system_information(RESULT host QUERY OS_PLATFORM)
 execute_process(COMMAND ${CMAKE_COMMAND} -E echo
-  "runtime-min smallest configuration: local-sync + VM + loader + ELF loader; no local-task, CUDA, zstd, dispatch observers, copy/fill transfers; MinSizeRel, gc-sections from the kiln_ API, libc not counted")
+  "runtime-min smallest configuration: local-sync + VM + loader + ELF loader; no local-task, CUDA, zstd, dispatch observers, copy/fill transfers, huge-page hints; MinSizeRel, gc-sections from the kiln_ API, libc not counted")
 measure(host ${host} ON "" ${BUDGET})
 measure(host_nomsg ${host} OFF "" ${BUDGET_NOMSG})
 foreach(arch aarch64 riscv64)
