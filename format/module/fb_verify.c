@@ -98,10 +98,9 @@ kfb_fail(kfb_verifier *v, const char *fmt, ...) {
   return false;
 }
 #else
-/* No field path either: only the fixed text. */
-#define kfb_fail(v, ...)            \
-  (KILN_MESSAGE_DROP(__VA_ARGS__),  \
-   kiln_message_none((v)->err->message, sizeof (v)->err->message, false))
+/* No field path either, and no text: kiln_fb_verify wrote the fixed one
+ * on entry (kiln/message.h). */
+#define kfb_fail(v, ...) (KILN_MESSAGE_DROP(__VA_ARGS__), (void)(v), false)
 #endif
 
 #ifdef KILN_NO_MESSAGES /* the path only feeds messages */
@@ -325,14 +324,12 @@ static bool kfb_verify_table(kfb_verifier *v, uint64_t pos, unsigned table) {
     }
     unsigned align, size = kfb_inline_size(v->schema, f, &align);
     if (off + size > t_size) {
-      kfb_fail(v, "field (offset %u, %u bytes) lies outside its %u-byte table",
-               off, size, t_size);
-      return false;
+      return kfb_fail(v, "field (offset %u, %u bytes) lies outside its "
+                      "%u-byte table", off, size, t_size);
     }
     if ((pos + off) % align != 0) {
-      kfb_fail(v, "%s at offset %" PRIu64 " is not %u-byte aligned", "field",
-               pos + off, align);
-      return false;
+      return kfb_fail(v, "%s at offset %" PRIu64 " is not %u-byte aligned",
+                      "field", pos + off, align);
     }
     if (!kfb_verify_field(v, f, pos + off)) return false;
     kfb_pop(v);
@@ -356,7 +353,11 @@ bool kiln_fb_verify(const kiln_fb_schema_t *schema, const uint8_t *buf,
   v.depth = 0;
   v.path_len = 0;
   v.err = err;
+#ifdef KILN_NO_MESSAGES
+  KILN_MESSAGE_ENTRY(err->message, sizeof err->message);
+#else
   err->message[0] = 0;
+#endif
   kfb_push(&v, kiln_fb_name(schema, schema->tables[schema->root_table].name));
   if (v.limit < 4)
     return kfb_fail(&v, "buffer of %" PRIu64 " bytes is too small for a "

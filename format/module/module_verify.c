@@ -276,7 +276,11 @@ bool kiln_module_view_open(kiln_module_view_t *view, const void *file,
                            uint64_t file_size, kiln_format_error_t *err) {
   const uint8_t *buf = file;
   memset(view, 0, sizeof *view);
+#ifdef KILN_NO_MESSAGES
+  KILN_MESSAGE_ENTRY(err->message, sizeof err->message);
+#else
   err->message[0] = 0;
+#endif
   err->incompatible = false;
   if (!buf || file_size < 8)
     return kmv_fail(err, "not a Kiln module: %" PRIu64 " bytes is too short "
@@ -362,6 +366,7 @@ int64_t kiln_module_find_function(const kiln_module_view_t *view,
 
 bool kiln_module_segment_check_hash(const kiln_module_view_t *view,
                                     uint32_t index, kiln_format_error_t *err) {
+  KILN_MESSAGE_ENTRY(err->message, sizeof err->message);
   uint64_t size;
   const uint8_t *data = kiln_module_segment_data(view, index, &size);
   if (!data)

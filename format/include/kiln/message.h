@@ -72,11 +72,33 @@ const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX])
 /* Copies KILN_MESSAGE_NONE into msg[0..cap) when msg is not NULL; returns
  * code. Not variadic, so neither it nor its callers set up a va_list. */
 int kiln_message_none(char *msg, size_t cap, int code);
+/* A failure site is its code alone: nothing is written there (a call
+ * per site cost more than the rest of the site). Instead each public
+ * entry point of a library failing through KILN_MESSAGE writes
+ * KILN_MESSAGE_NONE into its buffer once, on entry (KILN_MESSAGE_ENTRY),
+ * and leaves it there on success too (KILN_MESSAGE_CLEAR does nothing),
+ * so whatever fails below it, the caller's buffer says why its text is
+ * missing. */
 #define KILN_MESSAGE(msg, cap, code, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), (void)(msg), (void)(cap), \
+   kiln_message_code(code))
+/* The code, as a call: a site whose value goes unused is no warning. */
+static inline int kiln_message_code(int code) { return code; }
+#define KILN_MESSAGE_ENTRY(msg, cap) ((void)kiln_message_none(msg, cap, 0))
+#define KILN_MESSAGE_CLEAR(msg, cap) ((void)(msg), (void)(cap))
+/* For libraries with many entry points (the CUDA wrapper): the fixed text
+ * written at each failure site instead. */
+#define KILN_MESSAGE_AT_SITE(msg, cap, code, ...) \
   (KILN_MESSAGE_DROP(__VA_ARGS__), kiln_message_none(msg, cap, code))
 #else
 #define KILN_MESSAGE(msg, cap, code, ...) \
   kiln_message_format(msg, cap, code, __VA_ARGS__)
+/* With text, every failure site writes its own message. */
+#define KILN_MESSAGE_ENTRY(msg, cap) ((void)(msg), (void)(cap))
+/* An empty message after success (msg may be NULL when cap is 0). */
+#define KILN_MESSAGE_CLEAR(msg, cap) \
+  ((msg) && (cap) ? (void)((msg)[0] = 0) : (void)0)
+#define KILN_MESSAGE_AT_SITE KILN_MESSAGE
 #endif
 
 #endif

@@ -73,6 +73,9 @@ static int word_is(const char *s, size_t n, const char *word) {
 
 int kiln_cpu_parse(const char *spec, kiln_cpu_info_t *out, char *msg,
                    size_t msg_cap) {
+  /* Also the entry of kiln_cpu_mask and kiln_cpu_can_run, which parse
+   * first (kiln/message.h). */
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
   out->arch = KILN_CPU_ARCH_UNKNOWN;
   out->features = 0;
   if (!spec) return fail(msg, msg_cap, KILN_CPU_ERR_INVALID, "no CPU target");
@@ -163,6 +166,6 @@ int kiln_cpu_can_run(const kiln_cpu_info_t *host, const char *spec, char *msg,
                 "CPU target '%.100s' needs %s, which this host lacks; this host "
                 "is %s", spec, missing_names, offers);
   }
-  if (msg && msg_cap) msg[0] = 0;
+  KILN_MESSAGE_CLEAR(msg, msg_cap);
   return KILN_CPU_OK;
 }

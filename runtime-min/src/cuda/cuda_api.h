@@ -54,6 +54,6 @@ int kiln_cuda_fail_result(const kiln_cuda_api_t *api, cu_result r,
                           size_t msg_cap);
 
 /* Formats a message into msg (if any) and returns CODE. */
-#define kiln_cuda_fail KILN_MESSAGE
+#define kiln_cuda_fail KILN_MESSAGE_AT_SITE
 
 #endif /* KILN_CUDA_API_H */

@@ -46,6 +46,7 @@ static uint64_t host_page(void) {
 
 int kiln_elf_verify(const void *data, size_t size, kiln_elf_info_t *info,
                     char *msg, size_t msg_cap) {
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
   kiln_elf_layout_t l;
   if (!data) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
   int rc = kiln_elf_parse(data, size, 4096, &l, msg, msg_cap);
@@ -150,6 +151,7 @@ static uint32_t image_runs(const kiln_elf_layout_t *l, uintptr_t bias,
 /* Everything added since the last seal read-only in one mprotect, then
  * the deferred runs over it. */
 int kiln_elf_group_seal(kiln_elf_group_t *g, char *msg, size_t msg_cap) {
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
   const uintptr_t from = (uintptr_t)g->map + g->sealed;
   const uintptr_t end = (uintptr_t)g->map + g->used;
   int err = end > from && mprotect((void *)from, end - from, PROT_READ);
@@ -167,6 +169,7 @@ int kiln_elf_group_seal(kiln_elf_group_t *g, char *msg, size_t msg_cap) {
  * ANY_MACHINE. */
 static int parse_for_load(const uint8_t *d, size_t size, int any_machine,
                           kiln_elf_layout_t *l, char *msg, size_t msg_cap) {
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
   if (!d) return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, "no ELF data");
   int rc = kiln_elf_parse(d, size, host_page(), l, msg, msg_cap);
   if (rc) return rc;
@@ -186,6 +189,7 @@ static uint64_t slot_bytes(const kiln_elf_layout_t *l) {
 
 int kiln_elf_group_reserve(kiln_elf_group_t *group, char *msg,
                            size_t msg_cap) {
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
   group->used = 0;
   if (!group->size) return KILN_ELF_OK;
   /* Writable, never executable, until each image's protect; faulted in
@@ -253,7 +257,7 @@ static int group_add(kiln_elf_group_t *g, const uint8_t *d, size_t size,
   image->strsz = l.strsz;
   image->nsyms = l.nsyms;
   image->machine = l.machine;
-  if (msg && msg_cap) msg[0] = 0;
+  KILN_MESSAGE_CLEAR(msg, msg_cap);
   return KILN_ELF_OK;
 }
 

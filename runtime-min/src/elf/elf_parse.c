@@ -427,6 +427,7 @@ static int check_relocs(const uint8_t *d, kiln_elf_layout_t *l,
 
 int kiln_elf_parse(const uint8_t *data, size_t size, uint64_t page,
                    kiln_elf_layout_t *l, char *msg, size_t msg_cap) {
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
   memset(l, 0, sizeof *l);
   l->page = page;
   int rc = parse_header(data, size, &l->machine, msg, msg_cap);
@@ -445,6 +446,6 @@ int kiln_elf_parse(const uint8_t *data, size_t size, uint64_t page,
   l->has_query = q != 0 &&
                  (data[l->symtab_off + (uint64_t)q * ELF_SYM_SIZE + 4] & 0xfu) ==
                      ELF_STT_FUNC;
-  if (msg && msg_cap) msg[0] = 0;
+  KILN_MESSAGE_CLEAR(msg, msg_cap);
   return KILN_ELF_OK;
 }

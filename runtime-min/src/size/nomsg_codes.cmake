@@ -13,6 +13,7 @@ list(REMOVE_ITEM archives ${main})
 set(exe ${bin}/nomsg_codes)
 execute_process(
   COMMAND ${CC} -std=c17 -I${SRC}/runtime-min/include -I${SRC}/format/include
+          -I${SRC}/runtime-min/src/elf -I${SRC}/runtime-min/src/cpu
           ${SRC}/tests/unit/runtime/nomsg_codes.c ${main} ${archives} ${main}
           -lpthread -lm -ldl -o ${exe}
   RESULT_VARIABLE rc ERROR_VARIABLE err)
