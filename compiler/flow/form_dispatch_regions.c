@@ -41,15 +41,10 @@
  * are roots too (workload 1). A scalar a region yields leaves it as a
  * rank-0 tensor (tensor.from_elements inside, index as i64) and is read
  * back on the host with tensor.extract, which kernels then clone: no
- * scalar ever crosses a dispatch boundary. A 1x1 convolution whose
- * padded chain only a depthwise convolution reads takes that depthwise
- * and its chain too (window pairs, below; llvm-cpu only): the expanded
- * value stays in the kernel. */
+ * scalar ever crosses a dispatch boundary. */
 #include "fl_internal.h"
 
 #include <string.h>
-
-#include "session.h"
 
 /* A fill whose every use writes it as an init: cloned into kernels. */
 static bool init_only_fill(kiln_op *op) {
@@ -273,70 +268,6 @@ static bool absorbable_slice(const kiln_op *s) {
   if (kiln_op_has_flag(c, KILN_OPF_LINALG)) return u->index < kiln_linalg_num_inputs(c) && c->num_results > 0;
   return c->kind == KILN_OP_TENSOR_CONCAT ||
          ((c->kind == KILN_OP_TENSOR_PAD || c->kind == KILN_OP_TENSOR_INSERT_SLICE) && u->index == 0);
-}
-
-/* ---- Window pairs: a pointwise (1x1, stride 1) convolution whose
- * value, through its elementwise chain and a fused pad, only a
- * depthwise convolution reads (an MBConv block's expand and depthwise)
- * is one dispatch with that depthwise. The expanded value, the largest
- * activation of such networks, then never reaches the host's arena: it
- * lives in a kernel-local buffer that the launch rule splits by channel
- * tiles (window_reads) and confine-local-buffers shrinks to one tile
- * (at most 1 MiB, on the worker's stack). Gates: every target is
- * llvm-cpu (the kernel-local tile is the CPU codegen's); static shapes;
- * a named linalg.conv_2d_nhwc_hwcf with a 1x1 filter, strides and
- * dilations 1 (blocked 1x1s, generics behind a reshape, are not taken
- * yet); the pad's only reader is a linalg.depthwise_conv_2d_nhwc_hwc's
- * input; the expanded value holds at least FL_WINDOW_PAIR_MIN_BYTES
- * (smaller ones stay in the arena's reused space and gain nothing). */
-#define FL_WINDOW_PAIR_MIN_BYTES (1024 * 1024)
-
-static int64_t conv_pair_attr(const kiln_op *op, const char *name, int i) {
-  const kiln_attr *a = kiln_op_get_attr(op, name);
-  if (!a) return 1;
-  if (a->kind == KILN_ATTR_DENSE && kiln_dense_count(a) == 2) return kiln_dense_get_int(a, i);
-  if (a->kind == KILN_ATTR_DENSE_ARRAY && a->count == 2) return ((const int64_t *)a->data)[i];
-  return 0;
-}
-
-static bool pointwise_conv(const kiln_op *op) {
-  if (op->kind != KILN_OP_LINALG_CONV_2D_NHWC_HWCF || op->num_operands != 3 || op->num_results != 1)
-    return false;
-  const kiln_type *ft = kiln_op_operand(op, 1)->type, *yt = op->results[0].type;
-  if (!fl_is_static_tensor(ft) || !fl_is_static_tensor(yt) || ft->rank != 4 || ft->shape[0] != 1 ||
-      ft->shape[1] != 1)
-    return false;
-  for (int i = 0; i < 2; i++)
-    if (conv_pair_attr(op, "strides", i) != 1 || conv_pair_attr(op, "dilations", i) != 1) return false;
-  return true;
-}
-
-/* Are all the compile's targets llvm-cpu (none named: the default)? */
-static bool all_targets_cpu(kiln_context *ctx) {
-  const kiln_session *s = kiln_session_of(ctx);
-  const char *const *targets;
-  const uint32_t n = s ? kiln_session_targets(s, &targets) : 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (strncmp(targets[i], "llvm-cpu", 8) != 0) return false;
-  return true;
-}
-
-/* The depthwise convolution that joins root's group, which ends with
- * the pad `pad`, as a window pair; NULL where a gate refuses. */
-static kiln_op *window_consumer(kiln_context *ctx, kiln_op *root, kiln_op *pad) {
-  if (!pointwise_conv(root) || pad->kind != KILN_OP_TENSOR_PAD || !kiln_value_has_one_use(&pad->results[0]))
-    return NULL;
-  kiln_use *u = pad->results[0].uses;
-  kiln_op *d = u->owner;
-  if (d->kind != KILN_OP_LINALG_DEPTHWISE_CONV_2D_NHWC_HWC || u->index != 0 || d->parent != pad->parent ||
-      d->num_results != 1 || !fl_is_static_tensor(d->results[0].type) ||
-      !fl_is_static_tensor(pad->results[0].type))
-    return NULL;
-  const kiln_type *vt = kiln_op_operand(pad, 0)->type;
-  int64_t bytes = kiln_type_bitwidth(vt->elem) / 8;
-  for (uint32_t k = 0; k < vt->rank; k++) bytes *= vt->shape[k];
-  if (bytes < FL_WINDOW_PAIR_MIN_BYTES || !all_targets_cpu(ctx)) return NULL;
-  return d;
 }
 
 static bool in_group(kiln_op *const *g, uint32_t n, const kiln_op *op) {
@@ -680,7 +611,6 @@ static uint32_t bindings_with(kiln_op *const *group, uint32_t n, kiln_op *c) {
 static void form(kiln_context *ctx, kiln_op *root) {
   kiln_op *group[64];
   uint32_t n = 0;
-  bool pair = false;
   group[n++] = root;
   if (root->num_results == 1 && root->results[0].type->kind == KILN_TYPE_TENSOR) {
     const kiln_type *shape = root->results[0].type;
@@ -688,21 +618,11 @@ static void form(kiln_context *ctx, kiln_op *root) {
     while (n < 64 && (c = fusable_consumer(group[n - 1], shape)) && bindings_with(group, n, c) <= FL_MAX_BINDINGS - 1)
       group[n++] = c;
     if (n < 64 && (c = fusable_pad(root, group[n - 1]))) group[n++] = c;
-    /* a window pair: the depthwise reading the pad and its own chain */
-    if (n < 64 && (c = window_consumer(ctx, root, group[n - 1])) &&
-        bindings_with(group, n, c) <= FL_MAX_BINDINGS - 1) {
-      pair = true;
-      group[n++] = c;
-      const kiln_type *ds = c->results[0].type;
-      while (n < 64 && (c = fusable_consumer(group[n - 1], ds)) && bindings_with(group, n, c) <= FL_MAX_BINDINGS - 1)
-        group[n++] = c;
-    }
   }
   kiln_op *moved[64];
   uint32_t nmoved = 0;
-  /* a fused pad ends the group: its result is not a row of the root's;
-   * a window pair's convolutions reduce over their windows, no rows */
-  if (group[n - 1]->kind != KILN_OP_TENSOR_PAD && !pair) absorb_row_chain(ctx, group, &n, 64, moved, &nmoved);
+  /* a fused pad ends the group: its result is not a row of the root's */
+  if (group[n - 1]->kind != KILN_OP_TENSOR_PAD) absorb_row_chain(ctx, group, &n, 64, moved, &nmoved);
   /* expands whose readers all joined the chain read nothing now */
   uint32_t keep = 0;
   for (uint32_t i = 0; i < nmoved; i++)

@@ -518,36 +518,6 @@ static bool window_tiles(kiln_op *root, const bool *red, const int64_t *bounds0,
  * cg_border_fill), but set *border. Elementwise roots of kernels with
  * either take free_tiles, the others keep_fixed_whole where a dim is
  * fixed. */
-/* The memref v is a view of (memref.subview chains). */
-static const kiln_value *view_base(const kiln_value *v) {
-  while (v->def && v->def->kind == KILN_OP_MEMREF_SUBVIEW) v = kiln_op_operand(v->def, 0);
-  return v;
-}
-
-/* Does x read the buffer the root writes (a view of the same base) in a
- * window of another shape or at other positions (a depthwise
- * convolution over a pad form-dispatch-regions fused behind the root's
- * producer: fuse-window pairs)? A tile would then read rows or columns
- * that other workgroups write: fixed[l] marks the root's loops of those
- * dims, which then stay whole. */
-static bool window_reads(kiln_op *x, const kiln_value *window, const kiln_affine_map *om,
-                         const kiln_type *rt, bool *fixed) {
-  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
-  if (x->num_operands > CG_MAX_OPERANDS || cg_iteration(x, maps, NULL) < 0) return false;
-  const kiln_value *base = view_base(window);
-  bool any = false;
-  for (uint32_t i = 0; i < kiln_linalg_num_inputs(x); i++) {
-    const kiln_value *v = kiln_op_operand(x, i);
-    if (v->type->kind != KILN_TYPE_MEMREF || v->type->rank != rt->rank || view_base(v) != base ||
-        maps[i]->num_results != rt->rank)
-      continue;
-    for (uint32_t k = 0; k < rt->rank; k++)
-      if (v->type->shape[k] != rt->shape[k] || maps[i]->results[k]->kind != KILN_AFFINE_DIM)
-        any = fixed[om->results[k]->value] = true;
-  }
-  return any;
-}
-
 static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *const *maps, int n,
                         bool *fixed, bool *border) {
   uint32_t out = kiln_linalg_num_inputs(root);
@@ -573,7 +543,6 @@ static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *con
       for (uint32_t k = 0; k < rt->rank; k++)
         if (t->shape[k] != rt->shape[k]) any = fixed[om->results[k]->value] = true;
     }
-    any |= window_reads(x, window, om, rt, fixed);
   }
   return any;
 }
@@ -637,34 +606,6 @@ static void keep_fixed_whole(const bool *red, const bool *fixed, const int64_t *
   int64_t groups = bounds[last] / CG_LANE_GROUP, pr, pc = 2;
   if (groups % 2 != 0) pick_split(1, groups, 1, (want + other - 1) / other, &pr, &pc);
   tiles[last] = bounds[last] / pc;
-}
-
-/* A kernel-local buffer that an op reads in windows (window_reads) is
- * shrunk to its workgroup's channel tile by confine-local-buffers and
- * lives on the worker's stack (2 MiB, beside a packed weight panel of up
- * to 256 KiB): its channel tile keeps it within CG_LOCAL_WINDOW_BYTES,
- * in 16-lane groups, a divisor of the channels where one fits. */
-#define CG_LOCAL_WINDOW_BYTES (1024 * 1024)
-static void cap_local_window(kiln_op *root, const bool *red, const int64_t *bounds, int n,
-                             int64_t *tiles) {
-  uint32_t out = kiln_linalg_num_inputs(root);
-  const kiln_value *base = view_base(kiln_op_operand(root, out));
-  const kiln_type *bt = base->type;
-  int last = -1;
-  for (int l = 0; l < n; l++)
-    if (!red[l]) last = l;
-  if (!base->def || base->def->kind != KILN_OP_MEMREF_ALLOCA || !kiln_type_has_static_shape(bt) ||
-      bt->rank == 0 || last < 0 || bounds[last] < 1 || tiles[last] < 1 ||
-      bt->shape[bt->rank - 1] != bounds[last])
-    return;
-  int64_t per = kiln_type_bitwidth(bt->elem) / 8;
-  for (uint32_t d = 0; d + 1 < bt->rank; d++) per *= bt->shape[d];
-  if (per < 1 || per * tiles[last] <= CG_LOCAL_WINDOW_BYTES) return;
-  int64_t fit = CG_LOCAL_WINDOW_BYTES / per / CG_LANE_GROUP * CG_LANE_GROUP;
-  if (fit < CG_LANE_GROUP) fit = CG_LANE_GROUP;
-  int64_t t = fit;
-  while (t > CG_LANE_GROUP && bounds[last] % t) t -= CG_LANE_GROUP;
-  tiles[last] = bounds[last] % t == 0 ? t : fit;
 }
 
 #define CG_ROW_WORK 8192
@@ -838,7 +779,6 @@ static void pick_tiles(kiln_op *func, kiln_op *root, const kiln_affine_map *cons
     conv_tiles(&g, tiles);
     conv_even(&g, tiles);
     if (any_fixed) keep_fixed_whole(red, fixed, bounds, n, tiles);
-    if (any_fixed) cap_local_window(root, red, bounds, n, tiles);
     return;
   }
   if ((k == CG_ROOT_CONV || k == CG_ROOT_POOLING || k == CG_ROOT_REDUCTION) &&

@@ -846,22 +846,6 @@ def _cnn_cases(torch):
                                             nn.Conv2d(104, 104, 3, 2, 2, groups=13), nn.ReLU6(),
                                             nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(104, 6)),
                               (2, 5, 23, 21)),
-        # MBConv blocks whose expanded value holds 1 MB or more, so
-        # form-dispatch-regions makes each expand 1x1 and its depthwise
-        # one dispatch (window pairs) computing through a kernel-local
-        # buffer of one channel tile (confine-local-buffers): widths 76
-        # and 100 (not multiples of 16: an edge tile of fewer channels)
-        # under depthwise 5x5 and 3x3 at strides 1 and 2, ReLU6 and SiLU,
-        # a residual add, an SE block reading the pair's output; the last
-        # block, at 31x24, is below the gate and stays two dispatches;
-        # batch 2
-        "cnn_mbconv_pairs": (nn.Sequential(nn.Conv2d(3, 24, 3, 1, 1), nn.BatchNorm2d(24), nn.ReLU6(),
-                                           MBConv(24, 76, 24, 5, 1, nn.ReLU6),
-                                           MBConv(24, 100, 32, 3, 1, nn.SiLU, SqueezeExcite),
-                                           MBConv(32, 76, 40, 3, 2, nn.SiLU),
-                                           MBConv(40, 100, 40, 5, 1, nn.ReLU6),
-                                           nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(40, 7)),
-                             (2, 3, 61, 47)),
     }
 
 
