@@ -6,7 +6,9 @@ that holds npm onnxruntime-node (scripts/bootstrap.sh installs it into
 .deps/npm/node_modules of this checkout), or raises OrtMissing saying what
 is missing and how to get it; run() evaluates an ONNX model on ONNX
 Runtime's CPU provider through ort_run.js and returns the named outputs as
-numpy arrays. This is the one place that knows where ONNX Runtime lives:
+numpy arrays; run_many() does the same for many input sets in one Node
+process on one session (a process per sample cost about 0.5-3 s each in
+the quantized-model tests, most of their time). This is the one place that knows where ONNX Runtime lives:
 scripts import it instead of looking for it themselves.
 """
 import json
@@ -50,14 +52,28 @@ def run(model, inputs, outputs=None, modules=None, threads=1, optimize=True):
     optimize=False turns ONNX Runtime's graph optimizations off, so every
     intermediate value a caller exposed as a graph output is computed as the
     graph states it."""
+    return list(run_many(model, [inputs], outputs, modules, threads, optimize))[0]
+
+
+def run_many(model, samples, outputs=None, modules=None, threads=1, optimize=True):
+    """run() on each input dict of SAMPLES in turn, one ONNX Runtime session
+    for all; yields one {name: numpy array} a sample, in order, loading each
+    sample's outputs only when it is reached (a caller reducing
+    calibration tensors holds one sample's at a time)."""
     import numpy as np
     node, modules = find(modules)
+    samples = list(samples)
+    if not samples:
+        return
     with tempfile.TemporaryDirectory(prefix="kiln-ort-") as work:
         args = [node, RUNNER, modules, model, work, str(threads), "1" if optimize else "0"]
-        for i, (name, value) in enumerate(inputs.items()):
-            path = os.path.join(work, "in%d.npy" % i)
-            np.save(path, np.ascontiguousarray(value))
-            args.append("--input=%s=%s" % (name, path))
+        for k, inputs in enumerate(samples):
+            if k:
+                args.append("--sample")
+            for i, (name, value) in enumerate(inputs.items()):
+                path = os.path.join(work, "s%d_in%d.npy" % (k, i))
+                np.save(path, np.ascontiguousarray(value))
+                args.append("--input=%s=%s" % (name, path))
         for name in outputs or []:
             args.append("--output=" + name)
         r = subprocess.run(args, capture_output=True, text=True)
@@ -65,4 +81,8 @@ def run(model, inputs, outputs=None, modules=None, threads=1, optimize=True):
             raise RuntimeError("ONNX Runtime failed on %s: %s" % (model, r.stderr.strip()))
         with open(os.path.join(work, "outputs.json")) as f:
             index = json.load(f)
-        return {e["name"]: np.load(os.path.join(work, e["file"])) for e in index}
+        if len(index) != len(samples):
+            raise RuntimeError("ONNX Runtime gave %d output sets for %d samples on %s"
+                               % (len(index), len(samples), model))
+        for entries in index:
+            yield {e["name"]: np.load(os.path.join(work, e["file"])) for e in entries}

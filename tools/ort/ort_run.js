@@ -1,13 +1,17 @@
 // Runs one ONNX model on ONNX Runtime's CPU execution provider (npm
 // onnxruntime-node) with inputs from .npy files and writes the requested
-// outputs as .npy files plus OUTDIR/outputs.json ([{name, file}] in
-// request order; every graph output when none is named). kiln_ort.py
+// outputs as .npy files plus OUTDIR/outputs.json (one list a sample, each
+// [{name, file}] in request order; every graph output when none is
+// named). --sample ends one sample's inputs and starts the next: the
+// samples run in turn on one session, so a caller with many pays Node's
+// start, the library's load and the session's creation once. kiln_ort.py
 // drives it; it reads and writes the little-endian numeric .npy dtypes
 // ONNX Runtime's tensors take (f32/f64/f16 as raw bits, i8-i64, u8-u64,
 // bool), C order only, and refuses anything else by name.
 //
 // usage: node ort_run.js NODE_MODULES MODEL.onnx OUTDIR THREADS OPTIMIZE(0|1)
-//            [--input=NAME=FILE.npy]... [--output=NAME]...
+//            [--input=NAME=FILE.npy]... [--sample [--input=NAME=FILE.npy]...]...
+//            [--output=NAME]...
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -69,14 +73,17 @@ async function main() {
   }
   const [modules, model, outdir, threads, optimize] = argv;
   const ort = require(path.join(modules, 'onnxruntime-node'));
-  const feeds = {};
+  // Each sample's inputs as [name, file] pairs; read only when it runs.
+  const samples = [[]];
   const wanted = [];
   for (const a of argv.slice(5)) {
-    if (a.startsWith('--input=')) {
+    if (a === '--sample') {
+      samples.push([]);
+    } else if (a.startsWith('--input=')) {
       const s = a.slice(8);
       const eq = s.lastIndexOf('=');
       if (eq <= 0) throw new Error('--input wants NAME=FILE.npy, got ' + a);
-      feeds[s.slice(0, eq)] = readNpy(ort, s.slice(eq + 1));
+      samples[samples.length - 1].push([s.slice(0, eq), s.slice(eq + 1)]);
     } else if (a.startsWith('--output=')) {
       wanted.push(a.slice(9));
     } else {
@@ -90,12 +97,17 @@ async function main() {
     graphOptimizationLevel: optimize === '1' ? 'all' : 'disabled',
   });
   const names = wanted.length ? wanted : session.outputNames;
-  const results = await session.run(feeds, names);
-  const index = names.map((name, i) => {
-    const file = 'out' + i + '.npy';
-    writeNpy(path.join(outdir, file), results[name]);
-    return { name, file };
-  });
+  const index = [];
+  for (let k = 0; k < samples.length; k++) {
+    const feeds = {};
+    for (const [name, file] of samples[k]) feeds[name] = readNpy(ort, file);
+    const results = await session.run(feeds, names);
+    index.push(names.map((name, i) => {
+      const file = 's' + k + '_out' + i + '.npy';
+      writeNpy(path.join(outdir, file), results[name]);
+      return { name, file };
+    }));
+  }
   fs.writeFileSync(path.join(outdir, 'outputs.json'), JSON.stringify(index));
 }
 

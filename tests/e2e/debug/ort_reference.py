@@ -1,6 +1,8 @@
 """ONNX Runtime, as scripts/bootstrap.sh installs it and tools/ort/kiln_ort.py
 finds it, runs a small graph and agrees with numpy, intermediate values
-exposed as graph outputs included (what tools/kiln-compare relies on).
+exposed as graph outputs included (what tools/kiln-compare relies on),
+and run_many() gives each of several samples on one session what numpy
+gives for that sample, in order.
 Fails, never skips, when ONNX Runtime is missing: the default bootstrap
 installs it, so its absence is a broken setup.
 
@@ -54,6 +56,16 @@ def main():
     every = kiln_ort.run(path, {"x": x})
     if sorted(every) != ["h", "y"]:
         print("FAIL: all graph outputs by default, got %s" % sorted(every))
+        bad += 1
+    xs = [rng.standard_normal((2, 3)).astype(np.float32) for _ in range(3)]
+    many = list(kiln_ort.run_many(path, [{"x": v} for v in xs], ["y"]))
+    for k, (v, r) in enumerate(zip(xs, many)):
+        err = float(np.abs(r["y"] - np.maximum(v @ w, 0).sum(axis=1)).max())
+        ok = sorted(r) == ["y"] and err <= 1e-5
+        print("run_many sample %d: max abs error %.3g: %s" % (k, err, "ok" if ok else "FAIL"))
+        bad += not ok
+    if len(many) != len(xs):
+        print("FAIL: run_many gave %d results for %d samples" % (len(many), len(xs)))
         bad += 1
     return 1 if bad else 0
 

@@ -287,10 +287,9 @@ def quantize_file(float_path, out_path, calibration, modules=None):
     onnx.save(with_outputs(model, names), cal)
     ranges = {}
     count = len(next(iter(calibration.values())))
-    for k in range(count):
-        # unoptimized: every exposed intermediate computed as the graph states it
-        got = kiln_ort.run(cal, {n: v[k] for n, v in calibration.items()}, names, modules,
-                           optimize=False)
+    # unoptimized: every exposed intermediate computed as the graph states it
+    feeds = [{n: v[k] for n, v in calibration.items()} for k in range(count)]
+    for got in kiln_ort.run_many(cal, feeds, names, modules, optimize=False):
         for t in names:
             lo, hi = float(got[t].min()), float(got[t].max())
             old = ranges.get(t, (lo, hi))

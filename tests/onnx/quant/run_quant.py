@@ -142,10 +142,11 @@ def check(args):
 
     xs = draw(200, args.samples, vary=args.dynamic)
     t0 = time.monotonic()
-    want = [kiln_ort.run(qp, {"x": x}, ["y"], args.ort)["y"] for x in xs]
+    want = [r["y"] for r in kiln_ort.run_many(qp, [{"x": x} for x in xs], ["y"], args.ort)]
     print("%s: ONNX Runtime ran %d samples in %.1f s" % (args.model, args.samples, time.monotonic() - t0))
     few = min(10, args.samples)
-    want_float = [kiln_ort.run(qp, {"x": x}, ["y"], args.ort, optimize=False)["y"] for x in xs[:few]]
+    want_float = [r["y"] for r in kiln_ort.run_many(qp, [{"x": x} for x in xs[:few]], ["y"], args.ort,
+                                                     optimize=False)]
 
     kiln = os.path.join(work, "quantized.kiln")
     t0 = time.monotonic()
