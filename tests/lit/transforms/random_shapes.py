@@ -6,6 +6,11 @@ the dynamic type hides), run through kiln-opt pipelines; whatever kiln-opt
 accepts and prints must verify in mlir-opt, and kiln-opt must not crash.
 
     random_shapes.py [COUNT] [FIRST_SEED]     (kiln-opt and mlir-opt on PATH)
+
+mlir-opt takes its inputs in batches (--split-input-file: each program in a
+context of its own, as in a process of its own; a process start cost about
+0.15 s, most of this test's time); a rejected batch is tried one input at
+a time, so each verdict is the one a lone mlir-opt gives.
 """
 import random, subprocess, sys
 
@@ -78,13 +83,28 @@ def program(seed):
 def run(cmd, text):
     return subprocess.run(cmd, input=text, text=True, capture_output=True)
 
+SPLIT = '\n// -----\n'
+
+def mlir_opt_accepts(texts, batch=16):
+    """mlir-opt's verdict on each of TEXTS, in order."""
+    ok = []
+    for i in range(0, len(texts), batch):
+        part = texts[i:i + batch]
+        if run(['mlir-opt', '--split-input-file'], SPLIT.join(part)).returncode == 0:
+            ok += [True] * len(part)
+        else:
+            ok += [run(['mlir-opt'], t).returncode == 0 for t in part]
+    return ok
+
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     first = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    seeds = range(first, first + count)
+    texts = [program(seed) for seed in seeds]
     checked = 0
-    for seed in range(first, first + count):
-        text = program(seed)
-        if run(['mlir-opt'], text).returncode != 0:
+    outputs = []  # (seed, pipeline, input, kiln-opt's output)
+    for seed, text, valid in zip(seeds, texts, mlir_opt_accepts(texts)):
+        if not valid:
             continue  # the generator wrote something MLIR rejects: skip
         checked += 1
         for pipe in PIPELINES:
@@ -95,10 +115,13 @@ def main():
                          f'({r.returncode})\n{r.stderr}\n{text}')
             if r.returncode != 0:
                 continue  # a located error (infer-shapes found a contradiction)
-            m = run(['mlir-opt'], r.stdout)
-            if m.returncode != 0:
-                sys.exit(f'seed {seed}: after {pipe} mlir-opt rejects:\n{m.stderr}\n'
-                         f'input:\n{text}\noutput:\n{r.stdout}')
+            outputs.append((seed, pipe, text, r.stdout))
+    verdicts = mlir_opt_accepts([o[3] for o in outputs], batch=64)
+    for (seed, pipe, text, out), ok in zip(outputs, verdicts):
+        if not ok:
+            m = run(['mlir-opt'], out)
+            sys.exit(f'seed {seed}: after {pipe} mlir-opt rejects:\n{m.stderr}\n'
+                     f'input:\n{text}\noutput:\n{out}')
     if checked < count // 2:
         sys.exit(f'only {checked} of {count} generated programs were valid')
     print(f'{checked} programs x {len(PIPELINES)} pipelines: all outputs verify in mlir-opt')
