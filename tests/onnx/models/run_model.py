@@ -828,12 +828,12 @@ def _cnn_cases(torch):
                                      MBConv(40, 100, 48, 3, 2, nn.ReLU6),
                                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 7)),
                        (2, 3, 23, 17)),
-        # expanded values of 1.5 MiB or more, which split-into-bands
+        # expanded values of 2 MiB or more, which split-into-bands
         # computes in bands of rows (halo rows recomputed, each band
         # padded with its share of the padding, joined by a concat): a
         # depthwise 5x5 at stride 1 in a residual MBConv (3 bands of 25
-        # rows), a depthwise 3x3 at stride 2 with SiLU and SE (4 bands,
-        # the last shorter); before them a 1x1 with ReLU under a 3x3 max
+        # rows), a depthwise 3x3 at stride 2 with SiLU and SE (3 bands of
+        # 13, 13 and 12 rows); before them a 1x1 with ReLU under a 3x3 max
         # pool at stride 1, which stays whole (the importer's pool is a
         # generic, not a named pooling op); odd sides 75 x 61, batch 2
         "cnn_mbconv_bands": (nn.Sequential(nn.Conv2d(3, 24, 3, 1, 1), nn.BatchNorm2d(24), nn.ReLU6(),
