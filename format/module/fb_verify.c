@@ -77,22 +77,20 @@ kfb_fail(kfb_verifier *v, const char *fmt, ...) {
   size_t cap = sizeof v->err->message, n = 0;
   for (unsigned i = 0; i < v->path_len && n < cap; i++) {
     const kfb_path_elem *e = &v->path[i];
-    int w = e->index >= 0 ? snprintf(out + n, cap - n, "%s%s[%" PRId64 "]",
-                                     i ? "." : "", e->name, e->index)
-                          : snprintf(out + n, cap - n, "%s%s", i ? "." : "",
-                                     e->name);
+    /* One call for both shapes: a format may leave arguments unused
+     * (C17 7.21.6.1p2), so the index is passed either way. */
+    int w = snprintf(out + n, cap - n,
+                     e->index >= 0 ? "%s%s[%" PRId64 "]" : "%s%s",
+                     i ? "." : "", e->name, e->index);
     if (w < 0) break;
     n += (size_t)w;
   }
+  /* ": " as far as it fits, the NUL left to the message below. */
+  for (const char *s = ": "; *s && n + 1 < cap; s++) out[n++] = *s;
   if (n < cap) {
-    int w = snprintf(out + n, cap - n, ": ");
-    if (w > 0) n += (size_t)w;
-  }
-  if (n < cap) {
-    char text[KILN_MESSAGE_TEXT_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(out + n, cap - n, kiln_message_text(fmt, text), ap);
+    kiln_message_vformat(out + n, cap - n, 0, fmt, ap);
     va_end(ap);
   }
   return false;

@@ -93,16 +93,32 @@ const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) 
   return buf;
 }
 
+int kiln_message_vformat(char *msg, size_t cap, int code, const char *fmt,
+                         va_list ap) {
+  if (msg && cap) {
+    char text[KILN_MESSAGE_TEXT_MAX];
+    vsnprintf(msg, cap, kiln_message_text(fmt, text), ap);
+  }
+  return code;
+}
+
 KILN_MESSAGE_VARIADIC
 int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
                         ...) {
-  if (msg && cap) {
-    char text[KILN_MESSAGE_TEXT_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, cap, kiln_message_text(fmt, text), ap);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  code = kiln_message_vformat(msg, cap, code, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+KILN_MESSAGE_VARIADIC
+int kiln_message_put(const kiln_message_buf_t *buf, int code, const char *fmt,
+                     ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  code = kiln_message_vformat(buf->msg, buf->cap, code, fmt, ap);
+  va_end(ap);
   return code;
 }
 

@@ -30,10 +30,10 @@ static int fail(verifier_t *v, const char *fmt, ...)
 KILN_MESSAGE_VARIADIC
 static int fail(verifier_t *v, const char *fmt, ...) {
   v->diag->offset = v->offset;
-  char detail[160], text[KILN_MESSAGE_TEXT_MAX];
+  char detail[160];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(detail, sizeof detail, kiln_message_text(fmt, text), ap);
+  kiln_message_vformat(detail, sizeof detail, 0, fmt, ap);
   va_end(ap);
   const uint8_t op = v->offset < v->fn->code_size ? v->fn->code[v->offset] : 0;
   char mnemonic[KILN_VM_MNEMONIC_MAX];

@@ -30,11 +30,28 @@
 #ifndef KILN_MESSAGE_H
 #define KILN_MESSAGE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Formats into msg[0..cap) when msg is not NULL; returns code. */
 int kiln_message_format(char *msg, size_t cap, int code, const char *fmt,
                         ...) __attribute__((format(printf, 4, 5)));
+
+/* kiln_message_format with its arguments as a va_list: the body the
+ * variadic formatters share (also theirs that add a prefix of their own). */
+int kiln_message_vformat(char *msg, size_t cap, int code, const char *fmt,
+                         va_list ap) __attribute__((format(printf, 4, 0)));
+
+/* A message buffer as one pointer, for checkers whose failure sites
+ * are many: a call then passes one address instead of two values. */
+typedef struct kiln_message_buf {
+  char *msg;
+  size_t cap;
+} kiln_message_buf_t;
+
+/* kiln_message_format into buf->msg[0..buf->cap). */
+int kiln_message_put(const kiln_message_buf_t *buf, int code, const char *fmt,
+                     ...) __attribute__((format(printf, 3, 4)));
 
 /* What may follow a catalog word with no space between: after a word
  * byte, any other byte brings a space of its own (message_words.py
@@ -84,6 +101,8 @@ int kiln_message_none(char *msg, size_t cap, int code);
    kiln_message_code(code))
 /* The code, as a call: a site whose value goes unused is no warning. */
 static inline int kiln_message_code(int code) { return code; }
+#define KILN_MESSAGE_PUT(buf, code, ...) \
+  (KILN_MESSAGE_DROP(__VA_ARGS__), (void)(buf), kiln_message_code(code))
 #define KILN_MESSAGE_ENTRY(msg, cap) ((void)kiln_message_none(msg, cap, 0))
 #define KILN_MESSAGE_CLEAR(msg, cap) ((void)(msg), (void)(cap))
 /* For libraries with many entry points (the CUDA wrapper): the fixed text
@@ -93,6 +112,7 @@ static inline int kiln_message_code(int code) { return code; }
 #else
 #define KILN_MESSAGE(msg, cap, code, ...) \
   kiln_message_format(msg, cap, code, __VA_ARGS__)
+#define KILN_MESSAGE_PUT(buf, code, ...) kiln_message_put(buf, code, __VA_ARGS__)
 /* With text, every failure site writes its own message. */
 #define KILN_MESSAGE_ENTRY(msg, cap) ((void)(msg), (void)(cap))
 /* An empty message after success (msg may be NULL when cap is 0). */

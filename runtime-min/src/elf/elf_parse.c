@@ -13,9 +13,9 @@
 #include "elf_layout.h"
 #include "elf_loader.h"
 
-#define FAIL(...) kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_INVALID, __VA_ARGS__)
+#define FAIL(...) KILN_MESSAGE_PUT(msg, KILN_ELF_ERR_INVALID, __VA_ARGS__)
 #define UNSUPPORTED(...) \
-  kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_UNSUPPORTED, __VA_ARGS__)
+  KILN_MESSAGE_PUT(msg, KILN_ELF_ERR_UNSUPPORTED, __VA_ARGS__)
 #define ULL(x) ((unsigned long long)(x))
 
 /* Templates shared by checks that differ only in the field they name, so
@@ -100,7 +100,7 @@ static int in_writable_segment(const kiln_elf_layout_t *l, uint64_t vaddr,
 }
 
 static int parse_header(const uint8_t *d, size_t size, uint32_t *machine,
-                        char *msg, size_t msg_cap) {
+                        const kiln_message_buf_t *msg) {
   if (size < ELF_EHDR_SIZE)
     return FAIL("truncated ELF header: %zu bytes, need %u", size, ELF_EHDR_SIZE);
   if (d[0] != 0x7f || d[1] != 'E' || d[2] != 'L' || d[3] != 'F')
@@ -161,8 +161,7 @@ static int parse_header(const uint8_t *d, size_t size, uint32_t *machine,
 
 /* Program headers: loads, the dynamic segment and RELRO. */
 static int parse_phdrs(const uint8_t *d, size_t size, kiln_elf_layout_t *l,
-                       uint64_t *dyn_off, uint64_t *dyn_size, char *msg,
-                       size_t msg_cap) {
+                       uint64_t *dyn_off, uint64_t *dyn_size, const kiln_message_buf_t *msg) {
   uint64_t phoff = kiln_elf_rd64(d + 32);
   uint16_t phnum = kiln_elf_rd16(d + 56);
   uint64_t page = l->page, relro_vaddr = 0, relro_memsz = 0;
@@ -249,7 +248,7 @@ typedef struct dyn_values {
 } dyn_values_t;
 
 static int parse_dynamic(const uint8_t *d, uint64_t off, uint64_t len,
-                         dyn_values_t *dv, char *msg, size_t msg_cap) {
+                         dyn_values_t *dv, const kiln_message_buf_t *msg) {
   uint64_t n = len / ELF_DYN_SIZE;
   memset(dv, 0, sizeof *dv);
   for (uint64_t i = 0; i < n; i++) {
@@ -294,7 +293,7 @@ static int parse_dynamic(const uint8_t *d, uint64_t off, uint64_t len,
 #define HAVE(t) ((dv.seen >> (t)) & 1u)
 
 static int parse_tables(const uint8_t *d, kiln_elf_layout_t *l,
-                        const dyn_values_t *dvp, char *msg, size_t msg_cap) {
+                        const dyn_values_t *dvp, const kiln_message_buf_t *msg) {
   dyn_values_t dv = *dvp;
   if (!HAVE(DT_HASH))
     return FAIL("no DT_HASH: link with --hash-style=sysv");
@@ -343,7 +342,7 @@ static int parse_tables(const uint8_t *d, kiln_elf_layout_t *l,
 }
 
 static int check_symbols(const uint8_t *d, const kiln_elf_layout_t *l,
-                         char *msg, size_t msg_cap) {
+                         const kiln_message_buf_t *msg) {
   const char *strtab = (const char *)d + l->strtab_off;
   for (uint32_t i = 1; i < l->nsyms; i++) {
     const uint8_t *s = d + l->symtab_off + (uint64_t)i * ELF_SYM_SIZE;
@@ -373,7 +372,7 @@ static int check_symbols(const uint8_t *d, const kiln_elf_layout_t *l,
 }
 
 static int check_relocs(const uint8_t *d, kiln_elf_layout_t *l,
-                        const dyn_values_t *dvp, char *msg, size_t msg_cap) {
+                        const dyn_values_t *dvp, const kiln_message_buf_t *msg) {
   dyn_values_t dv = *dvp;
   static const char *const table_name[2] = {"DT_RELA", "DT_JMPREL"};
   uint64_t vaddr[2] = {dv.v[DT_RELA], dv.v[DT_JMPREL]};
@@ -425,27 +424,43 @@ static int check_relocs(const uint8_t *d, kiln_elf_layout_t *l,
   return KILN_ELF_OK;
 }
 
-int kiln_elf_parse(const uint8_t *data, size_t size, uint64_t page,
-                   kiln_elf_layout_t *l, char *msg, size_t msg_cap) {
-  KILN_MESSAGE_ENTRY(msg, msg_cap);
-  memset(l, 0, sizeof *l);
-  l->page = page;
-  int rc = parse_header(data, size, &l->machine, msg, msg_cap);
+/* Every check, with the message buffer as one pointer held across the
+ * whole parse. With text, not inlined, so a failure site passes that
+ * pointer (gcc would otherwise rebuild the buffer's stack address at
+ * every site); without, no site uses it and the call would only cost. */
+#ifdef KILN_NO_MESSAGES
+#define PARSE_ONCE __attribute__((always_inline)) inline
+#else
+#define PARSE_ONCE __attribute__((noinline))
+#endif
+static PARSE_ONCE int parse(const uint8_t *data, size_t size, kiln_elf_layout_t *l,
+                            const kiln_message_buf_t *msg) {
+  int rc = parse_header(data, size, &l->machine, msg);
   if (rc) return rc;
   uint64_t dyn_off = 0, dyn_size = 0;
-  if ((rc = parse_phdrs(data, size, l, &dyn_off, &dyn_size, msg, msg_cap)))
+  if ((rc = parse_phdrs(data, size, l, &dyn_off, &dyn_size, msg)))
     return rc;
   dyn_values_t dv;
-  if ((rc = parse_dynamic(data, dyn_off, dyn_size, &dv, msg, msg_cap))) return rc;
-  if ((rc = parse_tables(data, l, &dv, msg, msg_cap))) return rc;
-  if ((rc = check_symbols(data, l, msg, msg_cap))) return rc;
-  if ((rc = check_relocs(data, l, &dv, msg, msg_cap))) return rc;
+  if ((rc = parse_dynamic(data, dyn_off, dyn_size, &dv, msg))) return rc;
+  if ((rc = parse_tables(data, l, &dv, msg))) return rc;
+  if ((rc = check_symbols(data, l, msg))) return rc;
+  if ((rc = check_relocs(data, l, &dv, msg))) return rc;
   uint32_t q = kiln_elf_hash_find(data + l->hash_off, data + l->symtab_off,
                                   (const char *)data + l->strtab_off, l->strsz,
                                   l->nsyms, "kiln_executable_query");
   l->has_query = q != 0 &&
                  (data[l->symtab_off + (uint64_t)q * ELF_SYM_SIZE + 4] & 0xfu) ==
                      ELF_STT_FUNC;
-  KILN_MESSAGE_CLEAR(msg, msg_cap);
   return KILN_ELF_OK;
+}
+
+int kiln_elf_parse(const uint8_t *data, size_t size, uint64_t page,
+                   kiln_elf_layout_t *l, char *msg, size_t msg_cap) {
+  KILN_MESSAGE_ENTRY(msg, msg_cap);
+  memset(l, 0, sizeof *l);
+  l->page = page;
+  const kiln_message_buf_t buf = {msg, msg_cap};
+  int rc = parse(data, size, l, &buf);
+  if (!rc) KILN_MESSAGE_CLEAR(msg, msg_cap);
+  return rc;
 }
