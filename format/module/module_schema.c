@@ -29,16 +29,59 @@ static const char kfb_names[1] = "";
 #define KFB_STRUCT(s, size, align) KFB_JSON_NAME_(char s_##s[sizeof #s];)
 #define KFB_STRUCT_FIELD(s, f, offset, st) \
   KFB_JSON_NAME_(char sf_##s##_##f[sizeof #f];)
+/* A field whose name another field already spells, whole or as its end,
+ * stores no copy: KFB_SAME_<member> names that field's member and how
+ * many leading bytes of it to skip. Each target is a field every build
+ * has (none under #if in the .def), and a check below holds each pair to
+ * the same length; test_format_fb_generic and the dump goldens read the
+ * names back. */
+#define KFB_SAME_(target, skip)                                 \
+  ~, (offsetof(struct kfb_name_blob, target) + (skip)), KFB_DROP_, \
+      (sizeof((struct kfb_name_blob *)0)->target - (skip))
+#define KFB_SAME_f_SourceNode_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_Import_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_Rodata_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_ExecutableExport_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_ExecutableVariant_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_Executable_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_BundledTensor_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_Module_name KFB_SAME_(f_Function_name, 0)
+#define KFB_SAME_f_SourceNode_kind KFB_SAME_(f_Segment_kind, 0)
+#define KFB_SAME_f_ExecutableVariant_segment KFB_SAME_(f_Rodata_segment, 0)
+#define KFB_SAME_f_ExecutableVariant_exports KFB_SAME_(f_Executable_exports, 0)
+#define KFB_SAME_f_BundledTensor_element_type KFB_SAME_(f_TensorType_element_type, 0)
+#define KFB_SAME_f_BundledTensor_dims KFB_SAME_(f_TensorType_dims, 0)
+#define KFB_SAME_f_BundledCase_inputs KFB_SAME_(f_Function_inputs, 0)
+#define KFB_SAME_f_BundledCase_outputs KFB_SAME_(f_Function_outputs, 0)
+#define KFB_SAME_f_Import_signature \
+  KFB_SAME_(f_Function_vm_signature, sizeof "vm_" - 1)
+#define KFB_SAME_f_Segment_offset \
+  KFB_SAME_(f_Function_bytecode_offset, sizeof "bytecode_" - 1)
+#define KFB_SAME_f_Segment_size \
+  KFB_SAME_(f_Function_bytecode_size, sizeof "bytecode_" - 1)
+/* The second and third of a list, after the argument's expansion. */
+#define KFB_ARG2_(a, b, ...) b
+#define KFB_ARG2(...) KFB_ARG2_(__VA_ARGS__)
+#define KFB_ARG3_(a, b, c, ...) c
+#define KFB_ARG3(...) KFB_ARG3_(__VA_ARGS__)
+#define KFB_ARG4_(a, b, c, d, ...) d
+#define KFB_ARG4(...) KFB_ARG4_(__VA_ARGS__)
+#define KFB_KEEP_(...) __VA_ARGS__
+#define KFB_DROP_(...)
+/* KFB_OWN_(m)(x): x unless member m is another's name (KFB_SAME_). */
+#define KFB_OWN_(m) KFB_ARG3(KFB_SAME_##m, ~, KFB_KEEP_, ~)
+#define KFB_F_MEMBER_(t, f) \
+  KFB_OWN_(f_##t##_##f)(char f_##t##_##f[sizeof #f];)
 #define KFB_TABLE(t) char t_##t[sizeof #t];
-#define KFB_SCALAR(t, f, slot, st, def) char f_##t##_##f[sizeof #f];
-#define KFB_ENUM_FIELD(t, f, slot, st, e, def) char f_##t##_##f[sizeof #f];
-#define KFB_STRUCT_REF(t, f, slot, s) char f_##t##_##f[sizeof #f];
-#define KFB_STRING(t, f, slot) char f_##t##_##f[sizeof #f];
-#define KFB_TABLE_REF(t, f, slot, sub) char f_##t##_##f[sizeof #f];
-#define KFB_VEC_SCALAR(t, f, slot, st) char f_##t##_##f[sizeof #f];
-#define KFB_VEC_STRUCT(t, f, slot, s) char f_##t##_##f[sizeof #f];
-#define KFB_VEC_STRING(t, f, slot) char f_##t##_##f[sizeof #f];
-#define KFB_VEC_TABLE(t, f, slot, sub) char f_##t##_##f[sizeof #f];
+#define KFB_SCALAR(t, f, slot, st, def) KFB_F_MEMBER_(t, f)
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) KFB_F_MEMBER_(t, f)
+#define KFB_STRUCT_REF(t, f, slot, s) KFB_F_MEMBER_(t, f)
+#define KFB_STRING(t, f, slot) KFB_F_MEMBER_(t, f)
+#define KFB_TABLE_REF(t, f, slot, sub) KFB_F_MEMBER_(t, f)
+#define KFB_VEC_SCALAR(t, f, slot, st) KFB_F_MEMBER_(t, f)
+#define KFB_VEC_STRUCT(t, f, slot, s) KFB_F_MEMBER_(t, f)
+#define KFB_VEC_STRING(t, f, slot) KFB_F_MEMBER_(t, f)
+#define KFB_VEC_TABLE(t, f, slot, sub) KFB_F_MEMBER_(t, f)
 struct kfb_name_blob {
   char none[1]; /* "": the dropped names' offset */
 #include "kiln/module_schema.def"
@@ -48,23 +91,41 @@ struct kfb_name_blob {
 #define KFB_ENUM_VALUE(e, name, value) KFB_JSON_NAME_(#name,)
 #define KFB_STRUCT(s, size, align) KFB_JSON_NAME_(#s,)
 #define KFB_STRUCT_FIELD(s, f, offset, st) KFB_JSON_NAME_(#f,)
+#define KFB_F_INIT_(t, f) KFB_OWN_(f_##t##_##f)(#f,)
 #define KFB_TABLE(t) #t,
-#define KFB_SCALAR(t, f, slot, st, def) #f,
-#define KFB_ENUM_FIELD(t, f, slot, st, e, def) #f,
-#define KFB_STRUCT_REF(t, f, slot, s) #f,
-#define KFB_STRING(t, f, slot) #f,
-#define KFB_TABLE_REF(t, f, slot, sub) #f,
-#define KFB_VEC_SCALAR(t, f, slot, st) #f,
-#define KFB_VEC_STRUCT(t, f, slot, s) #f,
-#define KFB_VEC_STRING(t, f, slot) #f,
-#define KFB_VEC_TABLE(t, f, slot, sub) #f,
+#define KFB_SCALAR(t, f, slot, st, def) KFB_F_INIT_(t, f)
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) KFB_F_INIT_(t, f)
+#define KFB_STRUCT_REF(t, f, slot, s) KFB_F_INIT_(t, f)
+#define KFB_STRING(t, f, slot) KFB_F_INIT_(t, f)
+#define KFB_TABLE_REF(t, f, slot, sub) KFB_F_INIT_(t, f)
+#define KFB_VEC_SCALAR(t, f, slot, st) KFB_F_INIT_(t, f)
+#define KFB_VEC_STRUCT(t, f, slot, s) KFB_F_INIT_(t, f)
+#define KFB_VEC_STRING(t, f, slot) KFB_F_INIT_(t, f)
+#define KFB_VEC_TABLE(t, f, slot, sub) KFB_F_INIT_(t, f)
 static const struct kfb_name_blob kfb_name_blob = {
     "",
 #include "kiln/module_schema.def"
 };
 _Static_assert(sizeof kfb_name_blob <= UINT16_MAX, "names must fit uint16_t offsets");
 #define kfb_names ((const char *)&kfb_name_blob)
-#define KFB_NAME_(member) (uint16_t)offsetof(struct kfb_name_blob, member)
+#define KFB_NAME_(member) \
+  (uint16_t)KFB_ARG2(KFB_SAME_##member, offsetof(struct kfb_name_blob, member), ~)
+
+/* A shared name is as long as the field's own. */
+#define KFB_F_SAME_LEN_(t, f)                                             \
+  _Static_assert(KFB_ARG4(KFB_SAME_f_##t##_##f, ~, ~, sizeof #f, ~) == \
+                     sizeof #f,                                           \
+                 #t "." #f ": its KFB_SAME_ target is spelled otherwise");
+#define KFB_SCALAR(t, f, slot, st, def) KFB_F_SAME_LEN_(t, f)
+#define KFB_ENUM_FIELD(t, f, slot, st, e, def) KFB_F_SAME_LEN_(t, f)
+#define KFB_STRUCT_REF(t, f, slot, s) KFB_F_SAME_LEN_(t, f)
+#define KFB_STRING(t, f, slot) KFB_F_SAME_LEN_(t, f)
+#define KFB_TABLE_REF(t, f, slot, sub) KFB_F_SAME_LEN_(t, f)
+#define KFB_VEC_SCALAR(t, f, slot, st) KFB_F_SAME_LEN_(t, f)
+#define KFB_VEC_STRUCT(t, f, slot, s) KFB_F_SAME_LEN_(t, f)
+#define KFB_VEC_STRING(t, f, slot) KFB_F_SAME_LEN_(t, f)
+#define KFB_VEC_TABLE(t, f, slot, sub) KFB_F_SAME_LEN_(t, f)
+#include "kiln/module_schema.def"
 #endif
 
 /* The verifier checks enum values against a 32-bit mask of the declared
