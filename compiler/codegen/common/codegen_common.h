@@ -123,6 +123,20 @@ bool cg_border_fill(const kiln_op *x, const kiln_value *window, cg_border *bf);
  * value before tiling, whose border fills may differ in split dims). */
 bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
                     const kiln_type *rt, const kiln_value *window, int *dim_of_loop);
+/* The buffer memref v views: v up its memref.subview, cast,
+ * expand_shape, collapse_shape and reinterpret_cast ops (an alloca, a
+ * binding, or another op's result). */
+const kiln_value *cg_view_base(const kiln_value *v);
+/* For every linalg input of kernel func that reads, through another
+ * view, a buffer (cg_view_base) that a linalg output of the kernel
+ * writes, the root output dims on which the two positions differ:
+ * clash[k] for each dim k that moves either index of a buffer dim where
+ * they differ (offsets, coefficients, loops that are no root dim: a
+ * window's taps), every dim where a view or index is not static and
+ * linear. A split of such a dim would read what other workgroups write.
+ * d, rt, window as for cg_output_dims; true when some clash[k]. */
+bool cg_view_clashes(kiln_op *func, const cg_dist *d, const kiln_type *rt, const kiln_value *window,
+                     bool *clash);
 /* Can every op of the kernel be restricted to the root's tiles (fused ops
  * iterate the root's output space; values written in the kernel are read
  * only inside the same tile)? When not, *why says what prevents it. */

@@ -429,6 +429,139 @@ bool cg_border_fill(const kiln_op *x, const kiln_value *window, cg_border *bf) {
   return other;
 }
 
+const kiln_value *cg_view_base(const kiln_value *v) {
+  for (kiln_op *d = v->def; d; d = v->def) {
+    if (d->kind != KILN_OP_MEMREF_SUBVIEW && d->kind != KILN_OP_MEMREF_CAST &&
+        d->kind != KILN_OP_MEMREF_EXPAND_SHAPE && d->kind != KILN_OP_MEMREF_COLLAPSE_SHAPE &&
+        d->kind != KILN_OP_MEMREF_REINTERPRET_CAST)
+      break;
+    v = kiln_op_operand(d, 0);
+  }
+  return v;
+}
+
+/* Where operand i of x sits in its base buffer: per buffer dim b,
+ * sum coef[b][k] * (root output dim k) + cst[b] over the part of x's
+ * index that follows root dims, free[b] when a loop of x that is no root
+ * dim (a window's tap, a reduction) moves it too. False when that cannot
+ * be said: a view other than static unit-stride subviews and casts of
+ * one rank, or an index that is not a sum of loops. */
+typedef struct cg_place {
+  int64_t coef[KILN_MAX_LOOPS][KILN_MAX_LOOPS], cst[KILN_MAX_LOOPS];
+  bool free[KILN_MAX_LOOPS];
+  /* the operand's extent in the buffer: lo[b], len[b] (KILN_DYNAMIC: whole) */
+  int64_t lo[KILN_MAX_LOOPS], len[KILN_MAX_LOOPS];
+} cg_place;
+
+static bool place_of(kiln_op *x, uint32_t i, const kiln_affine_map **maps, int loops,
+                     const int *dim_of_loop, uint32_t rank, cg_place *p) {
+  const kiln_value *v = kiln_op_operand(x, i);
+  uint32_t r = v->type->rank;
+  if (r > KILN_MAX_LOOPS || maps[i]->num_results != r) return false;
+  memset(p, 0, sizeof *p);
+  for (uint32_t b = 0; b < r; b++) {
+    int64_t coef[KILN_MAX_LOOPS] = {0}, cst = 0;
+    if (!cg_signed_linear_expr(maps[i]->results[b], loops, coef, &cst)) return false;
+    p->cst[b] = cst;
+    for (int l = 0; l < loops; l++) {
+      if (!coef[l]) continue;
+      if (dim_of_loop[l] >= 0 && (uint32_t)dim_of_loop[l] < rank) p->coef[b][dim_of_loop[l]] += coef[l];
+      else p->free[b] = true;
+    }
+  }
+  for (uint32_t b = 0; b < r; b++) p->lo[b] = 0, p->len[b] = v->type->shape[b];
+  /* up the views to the base, adding each subview's offsets */
+  while (v->def) {
+    kiln_op *d = v->def;
+    if (d->kind == KILN_OP_MEMREF_CAST) {
+      v = kiln_op_operand(d, 0);
+      if (v->type->kind != KILN_TYPE_MEMREF || v->type->rank != r) return false;
+      continue;
+    }
+    if (d->kind != KILN_OP_MEMREF_SUBVIEW) break;
+    const kiln_value *src;
+    int64_t off[KILN_MAX_LOOPS], size[KILN_MAX_LOOPS];
+    if (!static_view(v, &src, off, size)) return false;
+    for (uint32_t b = 0; b < r; b++) p->cst[b] += off[b], p->lo[b] += off[b];
+    v = src;
+  }
+  return v == cg_view_base(v);
+}
+
+/* Do a and b differ in buffer dim b0? */
+static bool place_differs(const cg_place *a, const cg_place *b, uint32_t b0, uint32_t rank) {
+  if (a->free[b0] || b->free[b0] || a->cst[b0] != b->cst[b0]) return true;
+  for (uint32_t k = 0; k < rank; k++)
+    if (a->coef[b0][k] != b->coef[b0][k]) return true;
+  return false;
+}
+
+/* Are the extents of a and b apart in some buffer dim (a pad's border
+ * fills beside the interior a fused op reads)? */
+static bool places_apart(const cg_place *a, const cg_place *b, uint32_t r) {
+  for (uint32_t b0 = 0; b0 < r; b0++)
+    if (a->len[b0] >= 0 && b->len[b0] >= 0 &&
+        (a->lo[b0] + a->len[b0] <= b->lo[b0] || b->lo[b0] + b->len[b0] <= a->lo[b0]))
+      return true;
+  return false;
+}
+
+/* x's input i and w's output j view one buffer: marks clash[k] for the
+ * root dims k that move either where they differ (every dim when either
+ * place is unknown), none where their extents are apart. Ops that do not
+ * iterate the root's output space mark nothing here: cg_can_distribute
+ * refuses them on its own. */
+static bool view_clash(kiln_op *x, uint32_t i, kiln_op *w, uint32_t j, const cg_dist *d,
+                       const kiln_type *rt, const kiln_value *window, bool *clash) {
+  const kiln_affine_map *xm[CG_MAX_OPERANDS + 1], *wm[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS];
+  int xd[KILN_MAX_LOOPS], wd[KILN_MAX_LOOPS];
+  int xl = cg_static_bounds(x, xm, red, bounds);
+  int wl = cg_static_bounds(w, wm, red, bounds);
+  if (xl < 0 || wl < 0 || !cg_output_dims(x, xm, xl, d, rt, window, xd) ||
+      !cg_output_dims(w, wm, wl, d, rt, window, wd))
+    return false;
+  cg_place a, b;
+  bool known = place_of(x, i, xm, xl, xd, d->rank, &a) && place_of(w, j, wm, wl, wd, d->rank, &b);
+  uint32_t r = kiln_op_operand(x, i)->type->rank;
+  if (known && places_apart(&a, &b, r)) return false; /* w never writes what x reads */
+  bool any = false;
+  for (uint32_t k = 0; k < d->rank; k++) {
+    bool c = !known;
+    for (uint32_t b0 = 0; known && b0 < r && !c; b0++)
+      c = (a.coef[b0][k] || b.coef[b0][k]) && place_differs(&a, &b, b0, d->rank);
+    if (c) clash[k] = any = true;
+  }
+  return any;
+}
+
+bool cg_view_clashes(kiln_op *func, const cg_dist *d, const kiln_type *rt, const kiln_value *window,
+                     bool *clash) {
+  kiln_block *body = cg_func_body(func);
+  bool any = false;
+  for (uint32_t k = 0; k < d->rank; k++) clash[k] = false;
+  for (kiln_op *x = body ? body->first : NULL; x; x = x->next) {
+    if (!kiln_op_has_flag(x, KILN_OPF_LINALG)) continue;
+    uint32_t nin = kiln_linalg_num_inputs(x);
+    for (uint32_t i = 0; i < nin; i++) {
+      const kiln_value *v = kiln_op_operand(x, i);
+      if (v->type->kind != KILN_TYPE_MEMREF) continue;
+      const kiln_value *base = cg_view_base(v);
+      for (kiln_op *w = body->first; w; w = w->next) {
+        if (!kiln_op_has_flag(w, KILN_OPF_LINALG)) continue;
+        for (uint32_t j = kiln_linalg_num_inputs(w); j < w->num_operands; j++) {
+          const kiln_value *u = kiln_op_operand(w, j);
+          /* the same value: cg_can_distribute compares the maps */
+          if (u == v || u->type->kind != KILN_TYPE_MEMREF || cg_view_base(u) != base) continue;
+          any |= view_clash(x, i, w, j, d, rt, window, clash);
+        }
+      }
+    }
+  }
+  return any;
+}
+
 bool cg_output_dims(kiln_op *x, const kiln_affine_map **maps, int loops, const cg_dist *d,
                     const kiln_type *rt, const kiln_value *window, int *dim_of_loop) {
   uint32_t out = kiln_linalg_num_inputs(x);
@@ -526,5 +659,14 @@ bool cg_can_distribute(kiln_op *func, kiln_op *root, const cg_dist *d, const cha
       }
     }
   }
+  /* Reads through another view of a buffer the kernel writes (a window
+   * over the pad a convolution writes the interior of): a tile of a dim
+   * where they differ reads what other workgroups write. */
+  bool clash[KILN_MAX_LOOPS];
+  if (cg_view_clashes(func, d, rt, window, clash))
+    for (uint32_t k = 0; k < d->rank; k++)
+      if (clash[k] && cg_dist_split(d, k))
+        return *why = "a fused op reads, through another view, a buffer the kernel writes at other "
+                      "positions", false;
   return true;
 }

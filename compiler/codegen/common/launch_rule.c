@@ -544,6 +544,16 @@ static bool fixed_loops(kiln_op *func, kiln_op *root, const kiln_affine_map *con
         if (t->shape[k] != rt->shape[k]) any = fixed[om->results[k]->value] = true;
     }
   }
+  /* Dims on which an op reads, through another view, a buffer the kernel
+   * writes at other positions (cg_view_clashes: a depthwise convolution's
+   * windows over the pad whose interior the root writes) stay whole too:
+   * a tile of them would read what other workgroups write. */
+  cg_dist whole;
+  int64_t none[KILN_MAX_LOOPS] = {0};
+  bool clash[KILN_MAX_LOOPS];
+  if (cg_distribution(root, none, n, &whole) && cg_view_clashes(func, &whole, rt, window, clash))
+    for (uint32_t k = 0; k < rt->rank; k++)
+      if (clash[k]) any = fixed[om->results[k]->value] = true;
   return any;
 }
 
