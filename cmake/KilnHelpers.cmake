@@ -54,7 +54,8 @@ endfunction()
 # of each call to NAME (POS: the format's 0-based argument index) with its
 # catalog words as single bytes, then the phrases of message_phrases.def
 # as one byte each, a control byte or one past the words' (kiln/message.h
-# says how they expand).
+# says how they expand); a format listed in message_catalog.def is passed
+# as its ID there instead.
 # Where it ran, the target is compiled with KILN_MESSAGE_WORDS_CHECKED:
 # it also refuses floating-point conversions (see KILN_MESSAGE_VARIADIC).
 # Without message text, or without python3, the sources compile as they
@@ -69,6 +70,7 @@ function(kiln_message_words target)
   set(script ${PROJECT_SOURCE_DIR}/format/module/message_words.py)
   set(words ${PROJECT_SOURCE_DIR}/format/module/message_words.def)
   set(phrases ${PROJECT_SOURCE_DIR}/format/module/message_phrases.def)
+  set(catalog ${PROJECT_SOURCE_DIR}/format/module/message_catalog.def)
   # `cmake --build B --target message-words` prints the word list that
   # saves the most over every source and call list given here.
   if(NOT TARGET message-words)
@@ -78,6 +80,13 @@ function(kiln_message_words target)
     # ... and `--target message-phrases` the phrases for those words.
     add_custom_target(message-phrases
       COMMAND ${KILN_PYTHON} ${script} phrases ${words} $<TARGET_PROPERTY:message-words,SPECS>
+      COMMAND_EXPAND_LISTS VERBATIM)
+    # ... and `--target message-catalog` rewrites message_catalog.def, the
+    # formats passed as IDs, from the sources (after changing the phrases
+    # or the formats; the message_catalog_current test says when).
+    add_custom_target(message-catalog
+      COMMAND ${KILN_PYTHON} ${script} catalog ${words} ${phrases} ${catalog}
+              $<TARGET_PROPERTY:message-words,SPECS>
       COMMAND_EXPAND_LISTS VERBATIM)
   endif()
   string(REPLACE ";" "," calls "${ARGN}")
@@ -97,10 +106,18 @@ function(kiln_message_words target)
     get_filename_component(out_dir ${out} DIRECTORY)
     file(MAKE_DIRECTORY ${out_dir})
     add_custom_command(OUTPUT ${out}
-      COMMAND ${KILN_PYTHON} ${script} transform ${words} ${phrases} ${abs} ${out} ${ARGN}
-      DEPENDS ${abs} ${script} ${words} ${phrases} VERBATIM)
+      COMMAND ${KILN_PYTHON} ${script} transform ${words} ${phrases} ${abs} ${out}
+              --catalog=${catalog} ${ARGN}
+      DEPENDS ${abs} ${script} ${words} ${phrases} ${catalog} VERBATIM)
     list(APPEND rewritten ${out})
-    set_property(TARGET message-words APPEND PROPERTY SPECS "${abs}=${calls}")
+    # A source of an optional part (KILN_MESSAGE_OPTIONAL, set where it is
+    # added) gets no catalog entries: they would cost every build bytes.
+    get_source_file_property(optional ${abs} KILN_MESSAGE_OPTIONAL)
+    set(mark "")
+    if(optional)
+      set(mark "?")
+    endif()
+    set_property(TARGET message-words APPEND PROPERTY SPECS "${mark}${abs}=${calls}")
     # The copy's quoted includes still resolve next to the original.
     target_include_directories(${target} PRIVATE ${abs_dir})
   endforeach()

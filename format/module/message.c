@@ -1,14 +1,31 @@
 /* kiln_message_format (kiln/message.h): the formatter every library's
  * failure helper shares, kiln_message_text, which expands the word catalog
  * (message_words.def) and phrases (message_phrases.def) in the formats
- * the build compressed, and in KILN_MESSAGES=OFF builds
+ * the build compressed, after looking up a catalog ID
+ * (message_catalog.def) in their place, and in KILN_MESSAGES=OFF builds
  * kiln_message_none, the fixed-text stand-in.
  * None allocates; all truncate to their buffer. */
 #include "kiln/message.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The catalog (message_catalog.def): the formats message calls pass as
+ * an ID, each stored coded with its NUL, and how many there are. */
+static const char catalog[] = ""
+#define KILN_MESSAGE_FORMAT(stored, text) stored "\0"
+#include "message_catalog.def"
+#undef KILN_MESSAGE_FORMAT
+    ;
+enum {
+  catalog_count = 0
+#define KILN_MESSAGE_FORMAT(stored, text) +1
+#include "message_catalog.def"
+#undef KILN_MESSAGE_FORMAT
+};
 
 /* The words, each with its NUL, and how many there are. */
 static const char words[] =
@@ -62,6 +79,12 @@ static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
 }
 
 const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) {
+  /* An ID (1 up) stands for its catalog entry; no object lives there. */
+  if ((uintptr_t)fmt - 1 < catalog_count) {
+    const char *e = catalog;
+    for (uintptr_t i = (uintptr_t)fmt - 1; i; i--) e += strlen(e) + 1;
+    fmt = e;
+  }
   /* The phrases first: that gives back the format as the words left it. */
   char coded[KILN_MESSAGE_TEXT_MAX];
   size_t n = unphrase((const unsigned char *)fmt, coded, 0);

@@ -32,6 +32,9 @@ arguments against the same conversions.
   message_words.py transform WORDS PHRASES IN OUT NAME:POS...
   message_words.py suggest SRC=NAME:POS,NAME:POS...   (prints a WORDS file)
   message_words.py phrases WORDS SRC=NAME:POS,...     (prints a PHRASES file)
+  message_words.py catalog WORDS PHRASES CATALOG SRC=NAME:POS,... [--check]
+    (writes CATALOG, message_catalog.def, or checks that it lists exactly
+    the formats of the sources; transform takes it as --catalog=CATALOG)
 Standard library only: it runs at build time with any python3."""
 import collections
 import re
@@ -462,9 +465,19 @@ def apply_phrases(value, keep, phrases):
 # (format_arg) while the binary holds only STORED, whose phrases may then
 # run through conversions.
 CODED = "kiln_message_coded"
+# A format in the catalog (message_catalog.def) is kiln_message_id(FORMAT,
+# ID) instead: the compiler checks FORMAT, the binary holds the small
+# integer ID (1 up, message_catalog.def's line order) as the pointer,
+# which costs a short immediate load where an address costs a longer
+# one; kiln_message_text takes a fmt at or below the catalog's size as
+# that entry.
+CATALOG_ID = "kiln_message_id"
 PRELUDE = ("__attribute__((format_arg(1), always_inline, unused)) static inline const char *"
            f"{CODED}(const char *kiln_checked_, const char *kiln_stored_) "
-           "{ (void)kiln_checked_; return kiln_stored_; }")
+           "{ (void)kiln_checked_; return kiln_stored_; } "
+           "__attribute__((format_arg(1), always_inline, unused)) static inline const char *"
+           f"{CATALOG_ID}(const char *kiln_checked_, __UINTPTR_TYPE__ kiln_id_) "
+           "{ (void)kiln_checked_; return (const char *)kiln_id_; }")
 
 
 def wrapped(text, calls):
@@ -478,7 +491,158 @@ def wrapped(text, calls):
     return out
 
 
-def plan(src, text, calls, index, phrases):
+def lone_formats(text, calls):
+    """The (start, end, tokens) of each listed call's format that is one
+    of the file's #define'd formats alone (IS_NOT): tokens, its body's."""
+    defs, out = defined_formats(text), []
+    for a, b in call_formats(text, calls):
+        raw = tokens(text, a, b, raw=True)
+        if raw and len(raw) == 1 and raw[0][2] in defs and isinstance(raw[0][2], Macro):
+            out.append((a, b, defs[raw[0][2]]))
+    return out
+
+
+def canonical(found):
+    """A format's key in the catalog: its tokens' values, adjacent
+    literals joined, each as (is a macro, text)."""
+    out = []
+    for _, _, v in found:
+        if not isinstance(v, Macro) and out and not out[-1][0]:
+            out[-1] = (False, out[-1][1] + v)
+        else:
+            out.append((isinstance(v, Macro), str(v)))
+    return tuple(out)
+
+
+def code_format(key, index, phrases):
+    """A catalog key's stored tokens: its literals word-coded, then every
+    phrase anywhere in them (as CODED stores a wrapped format), its
+    macros as they are (str, or Macro)."""
+    found = [(0, 0, Macro(v) if m else v) for m, v in key]
+    literals = checked("message_catalog.def", "", 0, found)
+    out = []
+    for _, _, v in found:
+        if isinstance(v, Macro):
+            out.append(v)
+            continue
+        _, _, value, keep, after = next(literals)
+        coded = compress(value, index, keep, after)
+        for code, phrase in zip(PHRASE_CODES, phrases):
+            coded = coded.replace(phrase, code)
+        out.append(coded)
+    return out
+
+
+def c_tokens(values):
+    return " ".join(v if isinstance(v, Macro) else c_literal(v) for v in values)
+
+
+CATALOG_LINE = re.compile(r"^KILN_MESSAGE_FORMAT(\(.*\))$", re.M)
+
+
+def read_catalog(path, index, phrases):
+    """PATH's formats, KILN_MESSAGE_FORMAT(STORED, TEXT) (literals and PRI*
+    macros each), as {key: ID}, IDs from 1 in line order; it fails the
+    build when a line is malformed or STORED is not how these words and
+    phrases code TEXT (then kiln_message_text would not give back TEXT)."""
+    text = open(path).read()
+    out = {}
+    for m in CATALOG_LINE.finditer(text):
+        line = m.group(1)
+        args, _ = split_args(line, 0)
+        parsed = [tokens(line, a, b, raw=True) for a, b in args]
+        if len(args) != 2 or not all(parsed) or any(
+                isinstance(v, Macro) and not PRI.fullmatch(v) for t in parsed for _, _, v in t):
+            sys.exit(f"{path}: message_words: catalog lines must read "
+                     f"KILN_MESSAGE_FORMAT(STORED, TEXT) of literals and PRI* macros: {line}")
+        key = canonical(parsed[1])
+        if [str(v) for _, _, v in parsed[0]] != [str(v) for v in code_format(key, index, phrases)]:
+            sys.exit(f"{path}: message_words: {c_tokens([Macro(v) if mk else v for mk, v in key])} "
+                     "is not stored as these words and phrases code it (regenerate it: "
+                     "cmake --build B --target message-catalog)")
+        out.setdefault(key, len(out) + 1)
+    if len(out) != len(CATALOG_LINE.findall(text)) or len(out) != text.count("\nKILN_MESSAGE_FORMAT"):
+        sys.exit(f"{path}: message_words: a catalog format is listed twice or a line is malformed")
+    return out
+
+
+def conditional_ok(text, pos):
+    """Whether text[pos] is compiled in every build with message text:
+    outside any #if block but '#ifndef KILN_NO_MESSAGES' (and the #else
+    of '#ifdef KILN_NO_MESSAGES')."""
+    stack = []
+    for m in re.finditer(r"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|else|endif)\b(.*)$",
+                         text[:pos], re.M):
+        if in_comment(text, m.start()):
+            continue
+        d, arg = m.group(1), m.group(2).split("/*")[0].strip()
+        if d in ("if", "ifdef", "ifndef"):
+            stack.append([d == "ifndef" and arg == "KILN_NO_MESSAGES",
+                          d == "ifdef" and arg == "KILN_NO_MESSAGES"])
+        elif d == "elif" and stack:
+            stack[-1] = [False, False]
+        elif d == "else" and stack:
+            stack[-1] = [stack[-1][1], False]
+        elif d == "endif" and stack:
+            stack.pop()
+    return all(s[0] for s in stack)
+
+
+def catalog_sites(specs):
+    """{key: call sites} of the catalogable formats of specs (those
+    wrapped or lone #define'd formats of literals and PRI* macros, at
+    sites every message build compiles: conditional_ok, and not in a
+    source only an optional part compiles, which the build lists as
+    ?SRC=NAME:POS,...)."""
+    sites = collections.Counter()
+    for spec in dict.fromkeys(specs):
+        src, items = spec.split("=")
+        if src.startswith("?"):
+            continue  # an optional part's source (see read_spec)
+        text = open(src).read()
+        calls = parse_calls(items.split(","))
+        found = [(a, tokens(text, a, b)) for a, b in wrapped(text, calls)]
+        found += [(a, t) for a, _, t in lone_formats(text, calls)]
+        for a, t in found:
+            if conditional_ok(text, a):
+                sites[canonical(t)] += 1
+    return sites
+
+
+def catalog(words_path, phrases_path, out_path, specs, check):
+    """Writes (or with check, compares with) the catalog of specs'
+    formats, the most used first: IDs 1-127 load in fewer bytes."""
+    index = read_words(words_path)
+    phrases = read_phrases(phrases_path, index)
+    sites = catalog_sites(specs)
+    keys = sorted(sites, key=lambda k: (-sites[k], k))
+    if check:
+        have = read_catalog(out_path, index, phrases)
+        stale = [k for k in have if k not in sites]
+        missing = [k for k in keys if k not in have]
+        for k in stale:
+            print(f"{out_path}: no longer in any source: {c_tokens([Macro(v) if m else v for m, v in k])}")
+        for k in missing:
+            print(f"{out_path}: missing: {c_tokens([Macro(v) if m else v for m, v in k])}")
+        if stale or missing:
+            sys.exit(f"{out_path}: message_words: stale (regenerate it: "
+                     "cmake --build B --target message-catalog)")
+        print(f"{out_path}: {len(have)} formats, current")
+        return
+    lines = ["/* Generated by message_words.py catalog (cmake --build B --target\n"
+             " * message-catalog): the literal formats of every message call, the\n"
+             " * most used first, as KILN_MESSAGE_FORMAT(STORED, TEXT); the Nth is\n"
+             " * ID N (kiln/message.h). Do not edit. */\n"]
+    for k in keys:
+        text = [Macro(v) if m else v for m, v in k]
+        lines.append(f"KILN_MESSAGE_FORMAT({c_tokens(code_format(k, index, phrases))}, "
+                     f"{c_tokens(text)})\n")
+    with open(out_path, "w") as f:
+        f.write("".join(lines))
+    print(f"/* {len(keys)} formats, {sum(sites.values())} call sites */", file=sys.stderr)
+
+
+def plan(src, text, calls, index, phrases, ids=None):
     """The edits (start, end, new text) that store src's formats coded:
     a wrapped format through CODED with every phrase anywhere in its
     literals; another format's literals and the format macros in place,
@@ -496,7 +660,15 @@ def plan(src, text, calls, index, phrases):
             inside.setdefault(span, {})[i] = coded
         else:
             edits.append((i, j, c_literal(apply_phrases(coded, keep, phrases))))
+    ids = ids or {}
+    for a, b, found in lone_formats(text, calls):
+        if canonical(found) in ids:
+            edits.append((a, b, f"{CATALOG_ID}({text[a:b]}, {ids[canonical(found)]})"))
     for a, b in spans:
+        key = canonical(tokens(text, a, b))
+        if key in ids:
+            edits.append((a, b, f"{CATALOG_ID}({text[a:b]}, {ids[key]})"))
+            continue
         stored = " ".join(c_literal(inside[(a, b)][i]) if not isinstance(v, Macro) else v
                           for i, _, v in tokens(text, a, b))
         edits.append((a, b, f"{CODED}({text[a:b]}, {stored})"))
@@ -506,9 +678,13 @@ def plan(src, text, calls, index, phrases):
 def transform(words_path, phrases_path, src, dst, call_items):
     index = read_words(words_path)
     phrases = read_phrases(phrases_path, index)
+    ids = {}
+    for item in [c for c in call_items if c.startswith("--catalog=")]:
+        ids = read_catalog(item[len("--catalog="):], index, phrases)
+    call_items = [c for c in call_items if not c.startswith("--")]
     text = open(src).read()
     out, last = [PRELUDE + "\n" + f'#line 1 "{src}"\n'], 0
-    for i, j, new in plan(src, text, parse_calls(call_items), index, phrases):
+    for i, j, new in plan(src, text, parse_calls(call_items), index, phrases, ids):
         out += [text[last:i], new]
         last = j
     out.append(text[last:])
@@ -521,7 +697,7 @@ def suggest(specs):
     # A source several targets compile (the runtime's variants) counts once.
     for spec in dict.fromkeys(specs):
         src, items = spec.split("=")
-        text = open(src).read()
+        text = open(src.lstrip("?")).read()
         values += [(v, k, a) for _, _, v, k, a in formats(src, text, parse_calls(items.split(",")))]
     # A word saves len - 1 bytes per use (len when it takes its space
     # along) and costs len + 1 in the table; every word is a candidate.
@@ -549,7 +725,7 @@ def suggest_phrases(words_path, specs):
     pieces_ = set()
     for spec in dict.fromkeys(specs):
         src, items = spec.split("=")
-        text = open(src).read()
+        text = open(src.lstrip("?")).read()
         calls = parse_calls(items.split(","))
         spans = wrapped(text, calls)
         for i, _, v, k, a in formats(src, text, calls):
@@ -585,6 +761,11 @@ if __name__ == "__main__":
         transform(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
     elif len(sys.argv) >= 3 and sys.argv[1] == "suggest":
         suggest(sys.argv[2:])
+    elif len(sys.argv) >= 5 and sys.argv[1] == "catalog":
+        check = "--check" in sys.argv
+        args = [a for a in sys.argv[2:] if a != "--check"]
+        # SPECS may come as one ';'-separated argument (a ctest command).
+        catalog(args[0], args[1], args[2], [s for a in args[3:] for s in a.split(";") if s], check)
     elif len(sys.argv) >= 4 and sys.argv[1] == "phrases":
         suggest_phrases(sys.argv[2], sys.argv[3:])
     else:

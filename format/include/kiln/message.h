@@ -24,7 +24,14 @@
  * literals (and PRI* macros) becomes kiln_message_coded(FORMAT, STORED),
  * which message_words.py defines ahead of the source: format_arg, so the
  * compiler checks the arguments against FORMAT, and inlined, so only
- * STORED reaches the binary; phrases run through its conversions. Other
+ * STORED reaches the binary; phrases run through its conversions. A
+ * format listed in format/module/message_catalog.def (most of them)
+ * becomes kiln_message_id(FORMAT, ID) instead: the pointer passed is the
+ * integer ID (1 up), which takes a shorter load than an address, and
+ * kiln_message_text takes any fmt at or below the catalog's size as that
+ * entry. That relies on an integer-to-pointer cast keeping its bits
+ * (implementation-defined in C17; so on gcc and clang for every target
+ * here) and on no string living in the first page. Other
  * formats keep their conversions as written. So a format passed to them
  * must be printable ASCII (other text goes through %s). */
 #ifndef KILN_MESSAGE_H

@@ -85,13 +85,42 @@ def specs(value):
     return [m.group(0) for m in mw.SPEC.finditer(value)]
 
 
-def unwrap(text, where):
+CATALOG = os.path.join(SRC, "format/module/message_catalog.def")
+catalog_ids = mw.read_catalog(CATALOG, mw.read_words(WORDS), phrases)
+catalog_keys = {n: k for k, n in catalog_ids.items()}
+
+
+def check_catalog(fmt, n, defs, where):
+    """fmt, a kiln_message_id's FORMAT (literals and PRI* macros, or one
+    #define'd format of defs), must be catalog entry n's TEXT, and that
+    entry's STORED must expand to it (the same macros in the same
+    places)."""
+    found = mw.tokens(fmt, 0, len(fmt), raw=True) or []
+    if len(found) == 1 and isinstance(found[0][2], mw.Macro) and found[0][2] in defs:
+        found = defs[found[0][2]]
+    key = catalog_keys.get(n)
+    if key is None or mw.canonical(found) != key:
+        failures.append(f"{where}: {mw.CATALOG_ID}({fmt.strip()}, {n}): not catalog entry {n}")
+        return
+    stored = mw.code_format(key, mw.read_words(WORDS), phrases)
+    for k, (is_macro, text) in enumerate(key):
+        if is_macro:
+            continue
+        if k + 1 < len(key) and stored[k] and ord(unphrase(stored[k])[-1]) >= 0x80:
+            failures.append(f"{where}: catalog entry {n}: {stored[k]!r} ends in a word byte before a macro")
+        if expand(stored[k]) != text:
+            failures.append(f"{where}: catalog entry {n}: {stored[k]!r} does not expand to {text!r}")
+
+
+def unwrap(text, where, defs={}):
     """text with each kiln_message_coded(FORMAT, STORED) as FORMAT, and
     for each string literal of the result, in order, (what the binary
     holds, whether STORED gives it). STORED must be FORMAT's tokens with
-    its literals coded: the same macros in the same places."""
+    its literals coded: the same macros in the same places. Each
+    kiln_message_id(FORMAT, ID) is FORMAT too, checked against the catalog
+    (check_catalog), its literals then as they are."""
     out, stored, last = [], [], 0
-    for m in re.finditer(r"\b" + mw.CODED + r"\(", text):
+    for m in re.finditer(r"\b(" + mw.CODED + "|" + mw.CATALOG_ID + r")\(", text):
         if m.start() < last:
             continue
         args, end = mw.split_args(text, m.end() - 1)
@@ -99,9 +128,15 @@ def unwrap(text, where):
         out.append(before)
         stored += [(v, False) for v in split(before)[1]]
         if len(args) != 2:
-            failures.append(f"{where}: {mw.CODED} with {len(args)} arguments")
+            failures.append(f"{where}: {m.group(1)} with {len(args)} arguments")
             return text, []
         fmt, coded = (text[a:b] for a, b in args)
+        if m.group(1) == mw.CATALOG_ID:
+            check_catalog(fmt, int(coded), defs, where)
+            out.append(fmt)
+            stored += [(v, True) for v in split(fmt)[1]]
+            last = end
+            continue
         tf = mw.tokens(fmt, 0, len(fmt), raw=True) or []
         tc = mw.tokens(coded, 0, len(coded), raw=True) or []
         shape = [[v if isinstance(v, mw.Macro) else None for _, _, v in t] for t in (tf, tc)]
@@ -123,7 +158,7 @@ def check_copy(orig_path, copy_path):
     if first != mw.PRELUDE or second != f'#line 1 "{orig_path}"':
         failures.append(f"{copy_path}: first lines {first!r}, {second!r}")
         return 0
-    unwrapped, stored = unwrap(rest, copy_path)
+    unwrapped, stored = unwrap(rest, copy_path, mw.defined_formats(orig))
     code_o, vals_o = split(orig)
     code_c, vals_c = split(unwrapped)
     if code_o != code_c or len(stored) != len(vals_o):

@@ -5,8 +5,12 @@
  * each byte past the words' the matching phrase of message_phrases.def
  * (expanded first), and a format
  * whose expansion does not fit KILN_MESSAGE_TEXT_MAX is used as it is
- * rather than cut inside a conversion. */
+ * rather than cut inside a conversion. An ID n (1 up) in place of a
+ * format pointer is catalog entry n (message_catalog.def): every entry
+ * expands to its TEXT. */
 #include <check.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +104,47 @@ START_TEST(too_long_used_as_is) {
 }
 END_TEST
 
+/* The catalog's texts (message_catalog.def), in ID order from 1. */
+static const char *const catalog_texts[] = {
+#define KILN_MESSAGE_FORMAT(stored, text) text,
+#include "message_catalog.def"
+#undef KILN_MESSAGE_FORMAT
+    NULL};
+enum { catalog_count = sizeof catalog_texts / sizeof catalog_texts[0] - 1 };
+
+static const char *catalog_id(uintptr_t id) { return (const char *)id; }
+/* As message_words.py passes an ID: the compiler checks text. */
+__attribute__((format_arg(1))) static const char *checked_id(const char *text,
+                                                             uintptr_t id) {
+  (void)text;
+  return catalog_id(id);
+}
+
+START_TEST(catalog_ids_expand) {
+  char buf[KILN_MESSAGE_TEXT_MAX];
+  /* Past 127 the IDs take a longer load; the test covers both sides. */
+  ck_assert_int_ge(catalog_count, 128);
+  for (uintptr_t id = 1; id <= catalog_count; id++)
+    ck_assert_str_eq(kiln_message_text(catalog_id(id), buf), catalog_texts[id - 1]);
+  ck_assert_str_eq(kiln_message_text(catalog_id(127), buf), catalog_texts[126]);
+  ck_assert_str_eq(kiln_message_text(catalog_id(catalog_count), buf),
+                   catalog_texts[catalog_count - 1]);
+  /* A real pointer, even to text that equals an entry's, is itself. */
+  static const char plain[] = "plain %s";
+  ck_assert_ptr_eq(kiln_message_text(plain, buf), buf);
+  ck_assert_str_eq(buf, plain);
+  /* And an ID formats through kiln_message_format like its text. */
+  for (uintptr_t id = 1; id <= catalog_count; id++) {
+    if (strcmp(catalog_texts[id - 1], "%s") != 0) continue;
+    char msg[16];
+    ck_assert_int_eq(kiln_message_format(msg, sizeof msg, 3, checked_id("%s", id), "arg"), 3);
+    ck_assert_str_eq(msg, "arg");
+    return;
+  }
+  ck_abort_msg("no catalog entry reads \"%%s\"");
+}
+END_TEST
+
 START_TEST(format_expands_then_formats) {
   char msg[64];
   /* A literal, as every message format is: "\200" is the first word. */
@@ -122,6 +167,7 @@ int main(void) {
   tcase_add_test(tc, expands_phrases);
   tcase_add_test(tc, too_long_used_as_is);
   tcase_add_test(tc, format_expands_then_formats);
+  tcase_add_test(tc, catalog_ids_expand);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
