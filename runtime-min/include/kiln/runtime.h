@@ -322,7 +322,12 @@ kiln_status_t kiln_module_prepare(kiln_module_t *module, kiln_device_t *device);
  * it when the caller releases them. So in steady state (outputs released
  * before the next call) a call allocates nothing and touches no new page.
  * Blocks of 2 MiB and more ask for transparent huge pages, so the first
- * call's fresh buffers fault 2 MiB at a time. */
+ * call's fresh buffers fault 2 MiB at a time.
+ * Stack: local-sync runs the kernels on the calling thread, and a kernel
+ * may keep a packed weight panel of up to 256 KiB in its frame: give that
+ * thread at least 512 KiB. x86-64 and AArch64 kernels probe frames over a
+ * page, so a smaller stack faults on its guard page rather than running
+ * past it (README, "Embed the runtime"). */
 kiln_status_t kiln_function_call(kiln_function_t function,
                                  kiln_device_t *device,
                                  kiln_buffer_view_t *const *inputs,
