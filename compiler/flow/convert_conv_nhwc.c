@@ -176,14 +176,6 @@ static bool match_generic(kiln_op *op, conv *cv) {
   return cv->w != NULL;
 }
 
-static int64_t pair_attr(const kiln_op *op, const char *name, int i) {
-  const kiln_attr *a = kiln_op_get_attr(op, name);
-  if (!a) return 1;
-  if (a->kind == KILN_ATTR_DENSE && kiln_dense_count(a) == 2) return kiln_dense_get_int(a, i);
-  if (a->kind == KILN_ATTR_DENSE_ARRAY && a->count == 2) return ((const int64_t *)a->data)[i];
-  return 0;
-}
-
 /* linalg.conv_2d_nchw_fchw: X [N, C, H, W], W [M, C, kh, kw]. */
 static bool match_named(kiln_op *op, conv *cv) {
   if (op->num_operands != 3 || op->num_results != 1) return false;
@@ -192,11 +184,8 @@ static bool match_named(kiln_op *op, conv *cv) {
   if (!static_but_batch(x->type) || !fl_is_static_tensor(w->type) || !static_but_batch(yt) ||
       x->type->rank != 4 || yt->rank != 4 || x->type->shape[0] != yt->shape[0])
     return false;
-  for (int i = 0; i < 2; i++) {
-    cv->stride[i] = pair_attr(op, "strides", i);
-    cv->dil[i] = pair_attr(op, "dilations", i);
-    if (cv->stride[i] < 1 || cv->dil[i] < 1) return false;
-  }
+  if (!fl_pair_attr(op, "strides", cv->stride) || !fl_pair_attr(op, "dilations", cv->dil))
+    return false;
   cv->x4 = x;
   cv->n = yt->shape[0], cv->g = 1, cv->mg = yt->shape[1], cv->oh = yt->shape[2], cv->ow = yt->shape[3];
   cv->cg = w->type->shape[1], cv->kh = w->type->shape[2], cv->kw = w->type->shape[3];

@@ -50,6 +50,9 @@ kiln_value *fl_build_copy(kiln_builder *b, kiln_value *v);
 int fl_iteration(const kiln_op *op, int64_t *bounds, const kiln_affine_map **maps,
                  bool *reduction);
 bool fl_all_parallel(const kiln_op *op);
+/* A named op's strides or dilations pair (absent: 1, 1); false when the
+ * attribute is malformed or holds a value below 1. */
+bool fl_pair_attr(const kiln_op *op, const char *name, int64_t out[2]);
 /* A linalg.generic that only moves data: all parallel, one input, one
  * result, a body yielding its input (a transpose, broadcast or copy; the
  * maps say which). */

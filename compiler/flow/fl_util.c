@@ -365,6 +365,20 @@ int fl_iteration(const kiln_op *op, int64_t *bounds, const kiln_affine_map **map
   return loops;
 }
 
+/* strides / dilations of a named op (absent: 1); false when malformed. */
+bool fl_pair_attr(const kiln_op *op, const char *name, int64_t out[2]) {
+  const kiln_attr *a = kiln_op_get_attr(op, name);
+  out[0] = out[1] = 1;
+  if (!a) return true;
+  if (a->kind == KILN_ATTR_DENSE && kiln_dense_count(a) == 2)
+    out[0] = kiln_dense_get_int(a, 0), out[1] = kiln_dense_get_int(a, 1);
+  else if (a->kind == KILN_ATTR_DENSE_ARRAY && a->count == 2)
+    out[0] = ((const int64_t *)a->data)[0], out[1] = ((const int64_t *)a->data)[1];
+  else
+    return false;
+  return out[0] >= 1 && out[1] >= 1;
+}
+
 bool fl_all_parallel(const kiln_op *op) {
   bool red[KILN_MAX_LOOPS];
   int loops = fl_iteration(op, NULL, NULL, red);

@@ -98,20 +98,6 @@ static const int64_t *i64s(const kiln_op *op, const char *name, uint32_t n) {
   return a && a->kind == KILN_ATTR_DENSE_ARRAY && a->count == n ? a->data : NULL;
 }
 
-/* strides / dilations of a named op (absent: 1); false when malformed. */
-static bool pair_attr(const kiln_op *op, const char *name, int64_t out[2]) {
-  const kiln_attr *a = kiln_op_get_attr(op, name);
-  out[0] = out[1] = 1;
-  if (!a) return true;
-  if (a->kind == KILN_ATTR_DENSE && kiln_dense_count(a) == 2)
-    out[0] = kiln_dense_get_int(a, 0), out[1] = kiln_dense_get_int(a, 1);
-  else if (a->kind == KILN_ATTR_DENSE_ARRAY && a->count == 2)
-    out[0] = ((const int64_t *)a->data)[0], out[1] = ((const int64_t *)a->data)[1];
-  else
-    return false;
-  return out[0] >= 1 && out[1] >= 1;
-}
-
 static bool match(kiln_op *win, bd_pattern *p) {
   *p = (bd_pattern){.win = win};
   if (win->num_operands != 3 || win->num_results != 1 || !static4(win->results[0].type) ||
@@ -159,7 +145,7 @@ static bool match(kiln_op *win, bd_pattern *p) {
     return false;
   const kiln_type *xt = kiln_op_operand(conv, 0)->type, *ft = kiln_op_operand(conv, 1)->type;
   int64_t st[2];
-  if (!static4(xt) || !static4(ft) || ft->shape[0] != 1 || ft->shape[1] != 1 || !pair_attr(conv, "strides", st) ||
+  if (!static4(xt) || !static4(ft) || ft->shape[0] != 1 || ft->shape[1] != 1 || !fl_pair_attr(conv, "strides", st) ||
       st[0] != 1 || st[1] != 1 || xt->shape[1] != v->type->shape[1] || xt->shape[2] != v->type->shape[2])
     return false;
   p->conv = conv;
@@ -231,7 +217,7 @@ static void split(kiln_context *ctx, bd_pattern *p) {
   const kiln_type *pt = pad->results[0].type, *ot = win->results[0].type;
   const kiln_type *vt = kiln_op_operand(pad, 0)->type, *ft = kiln_op_operand(win, 1)->type;
   int64_t st[2], dl[2];
-  if (!pair_attr(win, "strides", st) || !pair_attr(win, "dilations", dl) || ft->rank < 2 ||
+  if (!fl_pair_attr(win, "strides", st) || !fl_pair_attr(win, "dilations", dl) || ft->rank < 2 ||
       !fl_is_static_tensor(ft))
     return;
   const int64_t ek = (ft->shape[0] - 1) * dl[0] + 1, sh = st[0], H = vt->shape[1], OH = ot->shape[1];
