@@ -56,136 +56,179 @@ typedef struct pool_block {
  * builds, and kernels without transparent huge pages). */
 #if defined(KILN_WITH_HUGE_PAGES) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
 #define KRT_HUGE_PAGES 1
-/* Set once a fresh transparent huge page has cost more than 1 ms to fault
- * in: this machine's free 2 MiB blocks are the host's (see below), so
- * fresh blocks skip the trial. Process-wide: it is the kernel's state. */
-static atomic_bool huge_pages_cold;
+#define KRT_CHUNK ((size_t)2 << 20)
 
-static double thread_cpu_ms(void) {
+/* Fresh big blocks are faulted in by chunks of 2 MiB, each in one
+ * transparent huge page (a trial on the calling thread) or in 4 KiB pages
+ * (in pieces over the device's host threads where it has several:
+ * local-task's workers, local-sync's helper). Which is cheaper is the
+ * machine's, and changes under the same code, so it is measured here, in
+ * this process, by the thread CPU time each way costs (the faulting
+ * thread pays it, hypervisor stalls included; other processes' load is
+ * not in it). On this Firecracker VM (kernel 6.18, virtio-balloon, 2
+ * cores), per 2 MiB of thread CPU time: a huge page 0.17-0.4 ms while
+ * the kernel has 2 MiB blocks freed moments ago, 2.6-4.8 ms once the host
+ * took them back (free page reporting, ~2 s idle); 4 KiB pages 0.75 ms in
+ * session 18 but 5-8 ms on 2026-11-28, most of it at the first user write
+ * to each page after MADV_POPULATE_WRITE had mapped it (probe_fresh_memory
+ * small-pw, 8 MiB: 3.3 ms to populate, then 18 ms of first writes). The
+ * costs, in microseconds of thread CPU time per chunk, 0 until measured;
+ * process-wide, as the kernel's state is: */
+static _Atomic uint32_t huge_us;  /* the last trial: fault + its chunk */
+static _Atomic uint32_t small_us; /* the last spread, CPU summed over threads */
+static _Atomic uint32_t spread_x16; /* that spread's CPU / wall, x16 */
+/* Until 4 KiB pages are measured, a trial over this is taken as cold
+ * (the rest of the block goes in 4 KiB pages, which measures them): the
+ * warm/cold boundary on this VM (above), a prior that one block settles. */
+#define KRT_COLD_PRIOR_US 1000u
+/* Until then too, a block's tail takes a huge page from 256 KiB on (what
+ * 2 MiB of warm huge page cost against 4 KiB pages in session 18); once
+ * both are measured, from where its 4 KiB pages would cost more. */
+#define KRT_HUGE_TAIL ((size_t)256 << 10)
+/* What goes in 4 KiB pages is split in pieces this size: the host
+ * threads take them in turn, so 3 chunks' worth keep two threads busy to
+ * the end (2 MiB pieces went 2 and 1). */
+#define KRT_SMALL_PIECE ((size_t)512 << 10)
+
+static uint64_t clock_ns(clockid_t c) {
   struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+  clock_gettime(c, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A block's tail takes a huge page from 256 KiB on: a warm huge page
- * (46 us/MB, 2 MiB cleared) costs what 256 KiB of 4 KiB pages do at
- * their warm 370 us/MB, and the 4 KiB pages a process faults after the
- * blocks it recycled come cold here (~8 us each: ResNet-18's arena with a
- * 0.95 MiB tail paid 1.7 ms more in 242 faults than with 4 huge pages);
- * at most 1.75 MiB of the huge page stays unused. */
-#define KRT_HUGE_TAIL ((size_t)256 << 10)
+static uint32_t to_us(uint64_t ns) {
+  return ns / 1000 >= UINT32_MAX ? UINT32_MAX - 1 : (uint32_t)(ns / 1000) + 1;
+}
 
-/* Touches a fresh block of `bytes` (2 MiB-aligned, over 2 MiB), its first
- * `used` bytes zeroed when `zero` (else only faulted in: a byte per 4 KiB
- * page, not a second pass over megabytes the kernel just cleared and the
- * program overwrites), choosing page sizes. Transparent huge pages fault
- * in at 46 us/MB while the kernel has 2 MiB blocks freed moments ago; in
- * a VM with free page reporting (virtio-balloon: Firecracker, QEMU) a
- * block free for ~2 s has been handed back to the host, and touching it
- * again costs 512 host faults: 2200 us/MB measured, first calls 5-27 ms
- * slower after an idle spell. 4 KiB pages cost 370 us/MB either way. So
- * each huge page is a trial: while they come warm, the next one follows;
- * from the first cold one on, the rest is touched in 4 KiB pages and
- * offered to khugepaged, which collapses it in the background (seconds
- * later here) for the steady state's TLB. Hints only: where the kernel or
- * the allocator's memory cannot, nothing changes. The trials run on the
- * calling thread alone, in order: a cold huge page costs its 4-5 ms on
- * whichever thread faults it while the others wait, and trials on two
- * threads at once meet one more often (a huge page freed moments ago
- * waits on the freeing core's own list; the other core's come from the
- * reported ones: ResNet-18's first call on local-task met one in 9 of 14
- * processes with a trial per thread, 3 of 14 with the caller's alone),
- * while a warm one costs the caller 90 us/MB more than sharing it. What
- * goes in 4 KiB pages (after a cold trial, a tail under KRT_HUGE_TAIL, or
- * all of it once huge pages are known cold) goes in pieces to the
- * device's host threads where it has several (local-task's workers,
- * local-sync's helper): the kernel's clearing is the cost, and it runs on
- * each faulting core. So there, no trials at all: 4 KiB pages cost 0.4
- * ms/MB of CPU here warm or after an idle spell (the kernel's small free
- * lists), divided among the threads, while a cold trial's 4-5 ms stays
- * on one; a trial pays off only when fewer than about 1 in 8 first
- * trials come cold (1 in 3 on one thread), and after 3 s idle about half
- * do. ResNet-18 on local-task, 16
- * processes each, first calls over the goal (load + prepare + first call
- * within 1 ms + 1.2x the steady call) after 3 s idle 7 -> 0, back to back
- * 2 -> 1; MobileNetV2 (a 6 MB arena, a 5.5 ms call) 3 -> 5 and 1 -> 2,
- * its worst 1.50 -> 1.08 of the goal (README, issue 15).
- * probe_first_call (bench/runtime) counts a first call's faults and huge
- * pages. */
-/* What goes in 4 KiB pages is split in pieces this size: the host
- * threads take them in turn, so 3 chunks left after a cold trial keep
- * two threads busy to the end (2 MiB chunks went 2 and 1). */
-#define KRT_SMALL_PIECE ((size_t)512 << 10)
+/* What a chunk in 4 KiB pages costs the caller's wait on device d: the
+ * measured CPU time over the measured speedup of d's threads (one where
+ * it has none); the prior while unmeasured. */
+static uint32_t small_wall_us(const kiln_device_t *d) {
+  const uint32_t s = atomic_load_explicit(&small_us, memory_order_relaxed);
+  if (!s) return KRT_COLD_PRIOR_US;
+  const uint32_t x = d->host_parallel ? atomic_load_explicit(&spread_x16, memory_order_relaxed) : 16;
+  return (uint32_t)((uint64_t)s * 16 / (x > 16 ? x : 16));
+}
+
+void krt_page_costs_set(uint32_t huge, uint32_t small, uint32_t spread) {
+  atomic_store(&huge_us, huge);
+  atomic_store(&small_us, small);
+  atomic_store(&spread_x16, spread);
+}
 
 typedef struct touch_job {
   char *b;
   size_t used, from; /* 4 KiB pages: [from, used) */
   bool zero;
+  _Atomic uint64_t cpu_ns; /* the pieces' thread CPU time */
 } touch_job_t;
 
-/* Faults [p, p + n) in writable without writing it: one madvise where
- * the kernel has MADV_POPULATE_WRITE (Linux 5.14), else a write per 4 KiB
- * page. The madvise maps the 4 KiB pages without a trap each: 2 MiB in
- * 1.06-1.10 ms of CPU against 1.26 ms here (medians of 30), what each
- * chunk costs once huge pages came cold; a zeroed chunk's memset then
- * writes mapped pages. */
-static void populate(char *p, size_t n) {
+/* Faults [p, p + n) in writable: one madvise where the kernel has
+ * MADV_POPULATE_WRITE (Linux 5.14; maps the 4 KiB pages without a trap
+ * each: 8 MiB populated and written 21 ms here, against 34 ms by a write
+ * per page alone), then a write per 4 KiB page or the zeroing memset. The
+ * writes are not redundant: on this VM the first user write to each
+ * populated page still costs ~9 us (hypervisor work the guest cannot
+ * see), and paid here it is measured and shared by the host threads
+ * instead of landing in the first dispatch (matmul 1024^3's output: its
+ * one dispatch 6-13 ms slower than steady on local-sync). */
+static void touch(const touch_job_t *j, size_t at, size_t n) {
+  char *p = j->b + at;
 #ifdef MADV_POPULATE_WRITE
   char *lo = (char *)((uintptr_t)p & ~(uintptr_t)4095);
-  if (!madvise(lo, (size_t)(p + n - lo), MADV_POPULATE_WRITE)) return;
+  (void)madvise(lo, (size_t)(p + n - lo), MADV_POPULATE_WRITE);
 #endif
-  for (size_t k = 0; k < n; k += 4096) ((volatile char *)p)[k] = 0;
+  if (j->zero) memset(p, 0, n);
+  else
+    for (size_t k = 0; k < n; k += 4096) ((volatile char *)p)[k] = 0;
 }
 
-static void touch(const touch_job_t *j, size_t at, size_t n) {
-  populate(j->b + at, n);
-  if (j->zero) memset(j->b + at, 0, n);
-}
-
-/* One trial: the huge page at `at` faulted in, timed, then its chunk. */
-static void touch_huge(const touch_job_t *j, size_t at) {
-  const size_t huge = (size_t)2 << 20, n = j->used - at < huge ? j->used - at : huge;
-  const double t0 = thread_cpu_ms();
+/* One trial: the chunk at `at` in a huge page, its cost recorded. */
+static uint32_t touch_huge(const touch_job_t *j, size_t at) {
+  const size_t n = j->used - at < KRT_CHUNK ? j->used - at : KRT_CHUNK;
+  const uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   *(volatile char *)(j->b + at) = 0;
-  if (thread_cpu_ms() - t0 >= 1.0) atomic_store_explicit(&huge_pages_cold, true, memory_order_relaxed);
   touch(j, at, n);
+  const uint32_t c = to_us(clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
+  atomic_store_explicit(&huge_us, c, memory_order_relaxed);
+  return c;
 }
 
 static void touch_piece(void *ctx, uint32_t k) {
-  const touch_job_t *j = ctx;
+  touch_job_t *j = ctx;
   const size_t at = j->from + (size_t)k * KRT_SMALL_PIECE;
+  const uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   touch(j, at, j->used - at < KRT_SMALL_PIECE ? j->used - at : KRT_SMALL_PIECE);
+  atomic_fetch_add_explicit(&j->cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0,
+                            memory_order_relaxed);
 }
 
+/* Touches a fresh block of `bytes` (2 MiB-aligned, over 2 MiB), its first
+ * `used` bytes zeroed when `zero` (else only faulted in: not a second
+ * pass over megabytes the kernel just cleared and the program
+ * overwrites). Huge-page trials run on the calling thread alone, in
+ * order, while each costs no more than a chunk of 4 KiB pages would over
+ * the host threads: a cold huge page costs its milliseconds on whichever
+ * thread faults it, and trials on two threads at once meet one more
+ * often (a huge page freed moments ago waits on the freeing core's own
+ * list; ResNet-18's first call met one in 9 of 14 processes with a trial
+ * per thread, 3 of 14 on the caller alone, session 18). From the first
+ * dearer trial on, the rest of the block goes in 4 KiB pages, offered to
+ * khugepaged for the steady state's TLB; and no block tries again while
+ * the last trial was dearer than 4 KiB pages (a VM's host keeps the
+ * blocks it took back). Hints only: where the kernel or the allocator's
+ * memory cannot, nothing changes but the measured costs.
+ * probe_first_call (bench/runtime) counts a first call's faults and huge
+ * pages. */
 static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used, bool zero) {
-  const size_t huge = (size_t)2 << 20, span = (bytes + 4095) & ~(size_t)4095;
-  /* Huge pages for the chunks of KRT_HUGE_TAIL and more (not for a
-   * shorter tail; nor past it: a later, larger use of the block must not fault
+  const size_t span = (bytes + 4095) & ~(size_t)4095;
+  const uint32_t h = atomic_load_explicit(&huge_us, memory_order_relaxed);
+  const uint32_t s = atomic_load_explicit(&small_us, memory_order_relaxed);
+  const uint32_t sw = small_wall_us(d);
+  /* Huge pages for whole chunks and a tail that would cost more in 4 KiB
+   * pages (not past it: a later, larger use of the block must not fault
    * huge pages in), marked in one madvise before any chunk is touched:
-   * marking a chunk while another thread faults in the same mapping
-   * waits for that fault (the mapping's lock), so chunks marked one by
-   * one took turns (a worker's chunk: 173-195 us of wall time for
-   * 110-127 of CPU). */
-  const size_t whole = used & ~(huge - 1);
-  const size_t mark = whole + (used - whole >= KRT_HUGE_TAIL ? huge : 0);
-  const bool trials = mark && !d->host_parallel && !atomic_load(&huge_pages_cold);
+   * marking a chunk while another thread faults in the same mapping waits
+   * for that fault (the mapping's lock), so chunks marked one by one took
+   * turns (a worker's chunk: 173-195 us of wall time for 110-127 of CPU). */
+  const size_t whole = used & ~(KRT_CHUNK - 1), tail = used - whole;
+  const bool tail_huge = tail && (s && h ? (uint64_t)tail * sw >= (uint64_t)h * KRT_CHUNK
+                                         : tail >= KRT_HUGE_TAIL);
+  const size_t mark = whole + (tail_huge ? KRT_CHUNK : 0);
+  const bool trials = mark && (!h || h <= sw);
   if (trials) madvise(b, mark, MADV_HUGEPAGE);
   if (span > (trials ? mark : 0))
     madvise(b + (trials ? mark : 0), span - (trials ? mark : 0), MADV_NOHUGEPAGE);
-  touch_job_t job = {b, used, 0, zero};
+  touch_job_t job = {b, used, 0, zero, 0};
   size_t at = 0;
-  if (trials) { /* this thread's, until one comes cold */
-    for (; at < mark && !atomic_load(&huge_pages_cold); at += huge) touch_huge(&job, at);
-    /* Chunks marked that no trial reached: 4 KiB pages (no fault is
-     * in flight to wait for). */
+  if (trials) {
+    while (at < mark) {
+      const uint32_t c = touch_huge(&job, at);
+      at += KRT_CHUNK;
+      if (c > small_wall_us(d)) break;
+    }
+    /* Chunks marked that no trial reached: 4 KiB pages (no fault is in
+     * flight to wait for). */
     if (at < mark) madvise(b + at, mark - at, MADV_NOHUGEPAGE);
+    if (at > used) at = used; /* a tail's trial */
   }
   if (at < used) {
     job.from = at;
     const uint32_t pieces = (uint32_t)((used - at + KRT_SMALL_PIECE - 1) / KRT_SMALL_PIECE);
+    const uint64_t w0 = clock_ns(CLOCK_MONOTONIC);
     if (d->host_parallel && pieces > 1) d->host_parallel(d, pieces, touch_piece, &job);
     else
       for (uint32_t k = 0; k < pieces; ++k) touch_piece(&job, k);
+    /* A piece's worth and more: what a chunk cost, and how far the
+     * threads divided it (under other processes' load, less). */
+    if (used - at >= KRT_SMALL_PIECE) {
+      const uint64_t cpu = atomic_load_explicit(&job.cpu_ns, memory_order_relaxed);
+      const uint64_t wall = clock_ns(CLOCK_MONOTONIC) - w0;
+      atomic_store_explicit(&small_us, to_us(cpu * KRT_CHUNK / (used - at)), memory_order_relaxed);
+      if (d->host_parallel && pieces > 1 && wall)
+        atomic_store_explicit(&spread_x16, (uint32_t)(cpu * 16 / wall > 16 * 64 ? 16 * 64 : cpu * 16 / wall),
+                              memory_order_relaxed);
+    }
   }
   /* Chunks that went to 4 KiB pages: khugepaged may collapse them (those
    * already in huge pages were marked so; marking them again changes

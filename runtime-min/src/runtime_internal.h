@@ -81,6 +81,11 @@ enum { KRT_POOL_RAW, KRT_POOL_ZERO, KRT_POOL_WRITTEN };
 void *krt_pool_alloc(kiln_device_t *device, size_t size, int how);
 void krt_pool_free(kiln_device_t *device, void *ptr); /* NULL-safe */
 void krt_pool_trim(kiln_device_t *device);
+/* Where the runtime has huge pages (KILN_WITH_HUGE_PAGES): sets the page
+ * costs fresh big blocks are measured to have (allocator.c: us of thread
+ * CPU per 2 MiB, 0 = unmeasured), so tests can steer each way the
+ * allocator may take. Process-wide. */
+void krt_page_costs_set(uint32_t huge_us, uint32_t small_us, uint32_t spread_x16);
 
 /* A str tensor's bytes (runtime.h): checks that p[0, avail) starts with
  * count+1 little-endian u32 offsets (0 first, ascending, within avail)
