@@ -118,7 +118,7 @@ void krt_page_costs_set(uint32_t huge, uint32_t small, uint32_t spread) {
 
 typedef struct touch_job {
   char *b;
-  size_t used, from; /* 4 KiB pages: [from, used) */
+  size_t used, from, end; /* 4 KiB pages: [from, end) */
   bool zero;
   _Atomic uint64_t cpu_ns; /* the pieces' thread CPU time */
 } touch_job_t;
@@ -158,9 +158,28 @@ static void touch_piece(void *ctx, uint32_t k) {
   touch_job_t *j = ctx;
   const size_t at = j->from + (size_t)k * KRT_SMALL_PIECE;
   const uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-  touch(j, at, j->used - at < KRT_SMALL_PIECE ? j->used - at : KRT_SMALL_PIECE);
+  touch(j, at, j->end - at < KRT_SMALL_PIECE ? j->end - at : KRT_SMALL_PIECE);
   atomic_fetch_add_explicit(&j->cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0,
                             memory_order_relaxed);
+}
+
+/* [at, end) in 4 KiB pages, in pieces over d's host threads where it has
+ * several; a piece's worth and more also measures what a chunk cost and
+ * how far the threads divided it (under other processes' load, less). */
+static void spread(kiln_device_t *d, touch_job_t *j, size_t at, size_t end) {
+  j->from = at, j->end = end;
+  atomic_store_explicit(&j->cpu_ns, 0, memory_order_relaxed);
+  const uint32_t pieces = (uint32_t)((end - at + KRT_SMALL_PIECE - 1) / KRT_SMALL_PIECE);
+  const uint64_t w0 = clock_ns(CLOCK_MONOTONIC);
+  if (d->host_parallel && pieces > 1) d->host_parallel(d, pieces, touch_piece, j);
+  else
+    for (uint32_t k = 0; k < pieces; ++k) touch_piece(j, k);
+  if (end - at < KRT_SMALL_PIECE) return;
+  const uint64_t cpu = atomic_load_explicit(&j->cpu_ns, memory_order_relaxed);
+  const uint64_t wall = clock_ns(CLOCK_MONOTONIC) - w0, x = wall ? cpu * 16 / wall : 16;
+  atomic_store_explicit(&small_us, to_us(cpu * KRT_CHUNK / (end - at)), memory_order_relaxed);
+  if (d->host_parallel && pieces > 1)
+    atomic_store_explicit(&spread_x16, (uint32_t)(x > 16 * 64 ? 16 * 64 : x), memory_order_relaxed);
 }
 
 /* Touches a fresh block of `bytes` (2 MiB-aligned, over 2 MiB), its first
@@ -172,12 +191,12 @@ static void touch_piece(void *ctx, uint32_t k) {
  * thread faults it, and trials on two threads at once meet one more
  * often (a huge page freed moments ago waits on the freeing core's own
  * list; ResNet-18's first call met one in 9 of 14 processes with a trial
- * per thread, 3 of 14 on the caller alone, session 18). From the first
- * dearer trial on, the rest of the block goes in 4 KiB pages, offered to
- * khugepaged for the steady state's TLB; and no block tries again while
- * the last trial was dearer than 4 KiB pages (a VM's host keeps the
- * blocks it took back). Hints only: where the kernel or the allocator's
- * memory cannot, nothing changes but the measured costs.
+ * per thread, 3 of 14 on the caller alone, session 18). After a dearer
+ * trial, chunks go in 4 KiB pages (offered to khugepaged for the steady
+ * state's TLB) while the last trial stays dearer than they measure; a VM's
+ * host keeps the blocks it took back, so blocks skip trials then too.
+ * Hints only: where the kernel or the allocator's memory cannot, nothing
+ * changes but the measured costs.
  * probe_first_call (bench/runtime) counts a first call's faults and huge
  * pages. */
 static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used, bool zero) {
@@ -199,36 +218,27 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
   if (trials) madvise(b, mark, MADV_HUGEPAGE);
   if (span > (trials ? mark : 0))
     madvise(b + (trials ? mark : 0), span - (trials ? mark : 0), MADV_NOHUGEPAGE);
-  touch_job_t job = {b, used, 0, zero, 0};
-  size_t at = 0;
-  if (trials) {
-    while (at < mark) {
-      const uint32_t c = touch_huge(&job, at);
+  touch_job_t job = {b, used, 0, 0, zero, 0};
+  bool trial = trials;
+  for (size_t at = 0; at < used;) {
+    if (trial && at < mark) {
+      trial = touch_huge(&job, at) <= small_wall_us(d);
       at += KRT_CHUNK;
-      if (c > small_wall_us(d)) break;
+      continue;
     }
+    /* 4 KiB pages: while chunks marked for trials remain, one chunk,
+     * which measures them, then decide again (a prior decides one chunk,
+     * not the block, and a block follows costs that change); else to the
+     * end. */
+    const bool one = trials && at + KRT_CHUNK < (mark < used ? mark : used);
+    const size_t end = one ? at + KRT_CHUNK : used;
     /* Chunks marked that no trial reached: 4 KiB pages (no fault is in
      * flight to wait for). */
-    if (at < mark) madvise(b + at, mark - at, MADV_NOHUGEPAGE);
-    if (at > used) at = used; /* a tail's trial */
-  }
-  if (at < used) {
-    job.from = at;
-    const uint32_t pieces = (uint32_t)((used - at + KRT_SMALL_PIECE - 1) / KRT_SMALL_PIECE);
-    const uint64_t w0 = clock_ns(CLOCK_MONOTONIC);
-    if (d->host_parallel && pieces > 1) d->host_parallel(d, pieces, touch_piece, &job);
-    else
-      for (uint32_t k = 0; k < pieces; ++k) touch_piece(&job, k);
-    /* A piece's worth and more: what a chunk cost, and how far the
-     * threads divided it (under other processes' load, less). */
-    if (used - at >= KRT_SMALL_PIECE) {
-      const uint64_t cpu = atomic_load_explicit(&job.cpu_ns, memory_order_relaxed);
-      const uint64_t wall = clock_ns(CLOCK_MONOTONIC) - w0;
-      atomic_store_explicit(&small_us, to_us(cpu * KRT_CHUNK / (used - at)), memory_order_relaxed);
-      if (d->host_parallel && pieces > 1 && wall)
-        atomic_store_explicit(&spread_x16, (uint32_t)(cpu * 16 / wall > 16 * 64 ? 16 * 64 : cpu * 16 / wall),
-                              memory_order_relaxed);
-    }
+    const size_t unmark = end == used ? mark : end;
+    if (at < unmark) madvise(b + at, unmark - at, MADV_NOHUGEPAGE);
+    spread(d, &job, at, end);
+    at = end;
+    trial = trials && atomic_load_explicit(&huge_us, memory_order_relaxed) <= small_wall_us(d);
   }
   /* Chunks that went to 4 KiB pages: khugepaged may collapse them (those
    * already in huge pages were marked so; marking them again changes

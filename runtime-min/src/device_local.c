@@ -527,13 +527,11 @@ kiln_status_t krt_local_device_create(kiln_instance_t *instance,
     d->concurrency = kiln_task_pool_concurrency(d->pool);
     if (d->concurrency > 1) d->base.host_parallel = local_host_parallel;
   } else if (workers >= 2 && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
-    /* A first call faults its fresh arena in (krt_pool_alloc): in 4 KiB
-     * pages 0.35 ms/MB of kernel work, in huge pages 0.05 ms/MB while the
-     * kernel has 2 MiB blocks freed moments ago and 2.3 ms/MB when a VM's
-     * host took them back (after 2-3 s without frees here). Alone, the
-     * caller must bet on huge pages; with a helper on another core, 4 KiB
-     * pages take half as long and never come cold (MobileNetV2's 6.1 MB
-     * arena: 1.0-1.3 ms, where a huge-page trial took 0.3-0.6 ms warm and
+    /* A first call faults its fresh arena in (krt_pool_alloc), in huge
+     * pages or 4 KiB ones by what each is measured to cost in this
+     * process (allocator.c); with a helper on another core, what goes in
+     * 4 KiB pages takes two threads (session 18: MobileNetV2's 6.1 MB
+     * arena 1.0-1.3 ms, where a huge-page trial took 0.3-0.6 ms warm and
      * 4.9-6.2 ms cold). Opt-in (worker_count >= 2): by default local-sync
      * starts no thread, which is what a caller choosing it expects, and
      * back to back, with warm huge pages, the caller alone is faster. */

@@ -882,7 +882,8 @@ END_TEST
  * MiB each: the chunk and piece boundaries, not the size, are the test.
  * Which way each chunk goes is measured (allocator.c), so where the runtime
  * has huge pages the costs are set before each block to steer it each way:
- * all in huge-page trials, one trial then 4 KiB pages, all in 4 KiB pages.
+ * all in huge-page trials, one trial then a chunk of 4 KiB pages (then as
+ * measured), all in 4 KiB pages.
  * Weak: the runtime without huge pages has no krt_page_costs_set. */
 void krt_page_costs_set(uint32_t huge_us, uint32_t small_us, uint32_t spread_x16)
     __attribute__((weak));
