@@ -77,9 +77,10 @@ typedef struct pool_block {
 static _Atomic uint32_t huge_us;  /* the last trial: fault + its chunk */
 static _Atomic uint32_t small_us; /* the last spread, CPU summed over threads */
 static _Atomic uint32_t spread_x16; /* that spread's CPU / wall, x16 */
-/* Until 4 KiB pages are measured, a trial over this is taken as cold
- * (the rest of the block goes in 4 KiB pages, which measures them): the
- * warm/cold boundary on this VM (above), a prior that one block settles. */
+/* Until 4 KiB pages are measured, a trial whose fault takes over this is
+ * taken as cold (the next chunk goes in 4 KiB pages, which measures
+ * them): the warm/cold boundary on this VM (above), a prior that one
+ * chunk settles. */
 #define KRT_COLD_PRIOR_US 1000u
 /* Until then too, a block's tail takes a huge page from 256 KiB on (what
  * 2 MiB of warm huge page cost against 4 KiB pages in session 18); once
@@ -143,15 +144,20 @@ static void touch(const touch_job_t *j, size_t at, size_t n) {
     for (size_t k = 0; k < n; k += 4096) ((volatile char *)p)[k] = 0;
 }
 
-/* One trial: the chunk at `at` in a huge page, its cost recorded. */
-static uint32_t touch_huge(const touch_job_t *j, size_t at) {
+/* One trial: the chunk at `at` in a huge page, its cost recorded; true
+ * while huge pages stay the cheaper way on d. Until 4 KiB pages are
+ * measured, the fault alone meets the prior (what that boundary was
+ * measured on), not the chunk's zeroing after it. */
+static bool touch_huge(const kiln_device_t *d, const touch_job_t *j, size_t at) {
   const size_t n = j->used - at < KRT_CHUNK ? j->used - at : KRT_CHUNK;
   const uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   *(volatile char *)(j->b + at) = 0;
+  const uint64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
   touch(j, at, n);
   const uint32_t c = to_us(clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0);
   atomic_store_explicit(&huge_us, c, memory_order_relaxed);
-  return c;
+  return atomic_load_explicit(&small_us, memory_order_relaxed) ? c <= small_wall_us(d)
+                                                               : to_us(t1 - t0) <= KRT_COLD_PRIOR_US;
 }
 
 static void touch_piece(void *ctx, uint32_t k) {
@@ -222,7 +228,7 @@ static void touch_big_block(kiln_device_t *d, char *b, size_t bytes, size_t used
   bool trial = trials;
   for (size_t at = 0; at < used;) {
     if (trial && at < mark) {
-      trial = touch_huge(&job, at) <= small_wall_us(d);
+      trial = touch_huge(d, &job, at);
       at += KRT_CHUNK;
       continue;
     }
