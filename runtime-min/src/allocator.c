@@ -67,11 +67,13 @@ typedef struct pool_block {
  * thread pays it, hypervisor stalls included; other processes' load is
  * not in it). On this Firecracker VM (kernel 6.18, virtio-balloon, 2
  * cores), per 2 MiB of thread CPU time: a huge page 0.17-0.4 ms while
- * the kernel has 2 MiB blocks freed moments ago, 2.6-4.8 ms once the host
- * took them back (free page reporting, ~2 s idle); 4 KiB pages 0.75 ms in
- * session 18 but 5-8 ms on 2026-11-28, most of it at the first user write
- * to each page after MADV_POPULATE_WRITE had mapped it (probe_fresh_memory
- * small-pw, 8 MiB: 3.3 ms to populate, then 18 ms of first writes). The
+ * the kernel has 2 MiB blocks freed moments ago (probe_fresh_memory, even
+ * after 3 s idle at load 9), 2.6-4.8 ms once the host took them back (free
+ * page reporting; the lead's measurement on 2026-11-28, 1.3-2.4 ms/MB);
+ * 4 KiB pages 0.75 ms in session 18 but 5-8 ms on 2026-11-28, most of it
+ * at the first user write to each page after MADV_POPULATE_WRITE had
+ * mapped it (probe_fresh_memory small-pw, 8 MiB: 3.3-5.2 ms to populate,
+ * then 18-26 ms of first writes). The
  * costs, in microseconds of thread CPU time per chunk, 0 until measured;
  * process-wide, as the kernel's state is: */
 static _Atomic uint32_t huge_us;  /* the last trial: fault + its chunk */
