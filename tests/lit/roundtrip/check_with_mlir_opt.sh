@@ -30,32 +30,63 @@ if [ "${1:-}" = --verify ]; then verify=1; shift; fi
 command -v "$mlir_opt" >/dev/null || { echo "skipped: $mlir_opt is not installed"; exit 77; }
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-status=0
-for f in "$@"; do
-  grep -v '^[[:space:]]*// CHECK' "$f" > "$tmp/input.mlir"
-  if ! "$mlir_opt" "$tmp/input.mlir" > "$tmp/printed.mlir"; then
-    echo "$f: mlir-opt rejects the input"; status=1; continue
+# mlir-opt starts once for all files, not once per file: --split-input-file
+# parses and prints each file in a context of its own, exactly as a run on
+# that file alone would, and the outputs come back joined at the marker
+# lines. If mlir-opt rejects anything, each file is run alone to name it.
+marker='// ==== check_with_mlir_opt split ===='
+# print_each DIR FILE...: mlir-opt's print of FILE number i into DIR/i.mlir;
+# the files that mlir-opt rejects are named and get no print.
+print_each() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  local i=0 f
+  for f in "$@"; do
+    [ "$i" -gt 0 ] && printf '%s\n' "$marker"
+    cat "$f"; i=$((i + 1))
+  done > "$dir/all.mlir"
+  if "$mlir_opt" --split-input-file="$marker" --output-split-marker="$marker" \
+       "$dir/all.mlir" > "$dir/all.out" 2>/dev/null; then
+    awk -v m="$marker" -v d="$dir" 'BEGIN { n = 0 } $0 == m { n++; next }
+      { print > (d "/" n ".mlir") }' "$dir/all.out"
+    i=0
+    for f in "$@"; do  # a file that prints nothing still gets its print
+      touch "$dir/$i.mlir"; i=$((i + 1))
+    done
+  else
+    i=0
+    for f in "$@"; do
+      "$mlir_opt" "$f" > "$dir/$i.mlir" || rm -f "$dir/$i.mlir"
+      i=$((i + 1))
+    done
   fi
-  /usr/bin/python3 - "$tmp/input.mlir" "$tmp/printed.mlir" > "$tmp/new.mlir" <<'PY'
+}
+
+files=("$@")
+inputs=()
+for i in "${!files[@]}"; do
+  grep -v '^[[:space:]]*// CHECK' "${files[$i]}" > "$tmp/input.$i.mlir" || true
+  inputs+=("$tmp/input.$i.mlir")
+done
+print_each "$tmp/printed" "${inputs[@]}"
+status=0
+quads=()
+for i in "${!files[@]}"; do
+  if [ -f "$tmp/printed/$i.mlir" ]; then
+    quads+=("${files[$i]}" "$tmp/input.$i.mlir" "$tmp/printed/$i.mlir" "$tmp/new.$i.mlir")
+  else
+    echo "${files[$i]}: mlir-opt rejects the input"; status=1
+  fi
+done
+if [ ${#quads[@]} -gt 0 ]; then
+  /usr/bin/python3 - "${quads[@]}" <<'PY' || status=1
 import re, sys
-src = open(sys.argv[1]).read().split('\n')
-out = open(sys.argv[2]).read().rstrip('\n').split('\n')
 
 def esc(line):
     # FileCheck reads [[ as a variable use and {{ as a regex; make both literal.
     return re.sub(r'\[\[+|\{\{+', lambda m: '{{' + re.escape(m.group()) + '}}', line)
 
 func_re = re.compile(r'^\s*func\.func\s+(?:(?:private|public|nested)\s+)?@([\w$.-]+)')
-# Cut the printed output into the preamble and one block per function.
-blocks, order, pre, cur = {}, [], [], None
-for line in out:
-    m = func_re.match(line)
-    if m:
-        cur = m.group(1); order.append(cur); blocks[cur] = [line]
-    elif cur is None:
-        pre.append(line)
-    else:
-        blocks[cur].append(line)
 
 def render(lines, first):
     res = [f'// {first}: {esc(lines[0].strip())}']
@@ -63,31 +94,67 @@ def render(lines, first):
         res.append('// CHECK-EMPTY:' if not l.strip() else f'// CHECK-NEXT: {esc(l.strip())}')
     return res
 
-emitted, result, pending_pre = set(), [], pre
-for line in src:
-    m = func_re.match(line)
-    if m and m.group(1) in blocks and m.group(1) not in emitted:
-        name = m.group(1); emitted.add(name)
-        if pending_pre:
-            result += render(pending_pre, 'CHECK')
-            pending_pre = []
-        result += render(blocks[name], 'CHECK-LABEL')
-    result.append(line)
-missing = [n for n in order if n not in emitted]
-if missing:
-    sys.exit('functions printed but not found in the input: ' + ', '.join(missing))
-if pending_pre:  # a file without functions: pin the whole output at the end
-    result += render(pending_pre, 'CHECK')
-sys.stdout.write('\n'.join(result))
+def regenerate(src, out):
+    """The file with CHECK lines for mlir-opt's print OUT of input SRC."""
+    # Cut the printed output into the preamble and one block per function.
+    blocks, order, pre, cur = {}, [], [], None
+    for line in out:
+        m = func_re.match(line)
+        if m:
+            cur = m.group(1); order.append(cur); blocks[cur] = [line]
+        elif cur is None:
+            pre.append(line)
+        else:
+            blocks[cur].append(line)
+    emitted, result, pending_pre = set(), [], pre
+    for line in src:
+        m = func_re.match(line)
+        if m and m.group(1) in blocks and m.group(1) not in emitted:
+            name = m.group(1); emitted.add(name)
+            if pending_pre:
+                result += render(pending_pre, 'CHECK')
+                pending_pre = []
+            result += render(blocks[name], 'CHECK-LABEL')
+        result.append(line)
+    missing = [n for n in order if n not in emitted]
+    if missing:
+        raise ValueError('functions printed but not found in the input: ' + ', '.join(missing))
+    if pending_pre:  # a file without functions: pin the whole output at the end
+        result += render(pending_pre, 'CHECK')
+    return '\n'.join(result)
+
+# argv: quadruples NAME INPUT PRINTED NEW; a file whose regeneration fails
+# is named and gets no NEW, the others are still written.
+status = 0
+args = sys.argv[1:]
+for i in range(0, len(args), 4):
+    name, inp, printed, new = args[i:i + 4]
+    src = open(inp).read().split('\n')
+    out = open(printed).read().rstrip('\n').split('\n')
+    try:
+        text = regenerate(src, out)
+    except ValueError as e:
+        print(f'{name}: {e}', file=sys.stderr); status = 1; continue
+    with open(new, 'w') as f:
+        f.write(text)
+sys.exit(status)
 PY
+fi
+# The CHECK lines are held against mlir-opt's print of each file as it is
+# (comments and all), as FileCheck would see it from a RUN line.
+[ "$verify" = 1 ] && print_each "$tmp/as-is" "${files[@]}"
+for i in "${!files[@]}"; do
+  f=${files[$i]}
+  [ -f "$tmp/new.$i.mlir" ] || continue
   if [ "$verify" = 1 ]; then
-    if ! "$mlir_opt" "$f" | "$filecheck" --match-full-lines "$f"; then
+    if [ ! -f "$tmp/as-is/$i.mlir" ] \
+       || ! "$filecheck" --match-full-lines "$f" < "$tmp/as-is/$i.mlir"; then
       echo "$f: mlir-opt's output does not satisfy the CHECK lines"; status=1
-    elif ! diff -u "$f" "$tmp/new.mlir"; then
+    elif ! diff -u "$f" "$tmp/new.$i.mlir"; then
       echo "$f: CHECK lines differ from a regeneration (run $0 $f)"; status=1
     fi
   else
-    cp "$tmp/new.mlir" "$f"
+    cp "$tmp/new.$i.mlir" "$f"
     "$mlir_opt" "$f" | "$filecheck" --match-full-lines "$f" || { echo "$f: regenerated checks fail"; status=1; }
   fi
 done
