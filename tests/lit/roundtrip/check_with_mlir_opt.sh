@@ -30,37 +30,8 @@ if [ "${1:-}" = --verify ]; then verify=1; shift; fi
 command -v "$mlir_opt" >/dev/null || { echo "skipped: $mlir_opt is not installed"; exit 77; }
 
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# mlir-opt starts once for all files, not once per file: --split-input-file
-# parses and prints each file in a context of its own, exactly as a run on
-# that file alone would, and the outputs come back joined at the marker
-# lines. If mlir-opt rejects anything, each file is run alone to name it.
-marker='// ==== check_with_mlir_opt split ===='
-# print_each DIR FILE...: mlir-opt's print of FILE number i into DIR/i.mlir;
-# the files that mlir-opt rejects are named and get no print.
-print_each() {
-  local dir=$1; shift
-  mkdir -p "$dir"
-  local i=0 f
-  for f in "$@"; do
-    [ "$i" -gt 0 ] && printf '%s\n' "$marker"
-    cat "$f"; i=$((i + 1))
-  done > "$dir/all.mlir"
-  if "$mlir_opt" --split-input-file="$marker" --output-split-marker="$marker" \
-       "$dir/all.mlir" > "$dir/all.out" 2>/dev/null; then
-    awk -v m="$marker" -v d="$dir" 'BEGIN { n = 0 } $0 == m { n++; next }
-      { print > (d "/" n ".mlir") }' "$dir/all.out"
-    i=0
-    for f in "$@"; do  # a file that prints nothing still gets its print
-      touch "$dir/$i.mlir"; i=$((i + 1))
-    done
-  else
-    i=0
-    for f in "$@"; do
-      "$mlir_opt" "$f" > "$dir/$i.mlir" || rm -f "$dir/$i.mlir"
-      i=$((i + 1))
-    done
-  fi
-}
+# mlir-opt starts once for all files, not once per file (mlir_opt_each.sh).
+source "$(dirname "$0")/mlir_opt_each.sh"
 
 files=("$@")
 inputs=()
@@ -68,7 +39,7 @@ for i in "${!files[@]}"; do
   grep -v '^[[:space:]]*// CHECK' "${files[$i]}" > "$tmp/input.$i.mlir" || true
   inputs+=("$tmp/input.$i.mlir")
 done
-print_each "$tmp/printed" "${inputs[@]}"
+mlir_opt_each "$tmp/printed" "${inputs[@]}"
 status=0
 quads=()
 for i in "${!files[@]}"; do
@@ -142,7 +113,7 @@ PY
 fi
 # The CHECK lines are held against mlir-opt's print of each file as it is
 # (comments and all), as FileCheck would see it from a RUN line.
-[ "$verify" = 1 ] && print_each "$tmp/as-is" "${files[@]}"
+[ "$verify" = 1 ] && mlir_opt_each "$tmp/as-is" "${files[@]}"
 for i in "${!files[@]}"; do
   f=${files[$i]}
   [ -f "$tmp/new.$i.mlir" ] || continue
