@@ -50,7 +50,8 @@
  * configured block size (which select-gpu-launch-config gives at most
  * one thread tile per thread), a kernel whose operands move in groups of
  * 4 (K a multiple of 4, and a block's valid columns too, checked at run
- * time) takes the register path instead, edge blocks included: each
+ * time; or an NHWC convolution whose channels are not, whose A groups
+ * then load as 4 scalar taps) takes the register path instead, edge blocks included: each
  * thread's accumulators stay in registers across the K steps (scalar
  * iter_args of the K loop, which SIMT-on-CPU keeps in per-thread slots),
  * starting at zero, and C += them once after the loop; each thread's
@@ -427,7 +428,8 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
  * read), so every load is in bounds and unconditional; this needs the
  * contiguous limits (K, and the block's columns nb for B) to be multiples
  * of 4, so a group never straddles one (K statically here, nb by the
- * caller's run-time test). */
+ * caller's run-time test); A's groups of a convolution whose channels are
+ * not a multiple of 4 load tap by tap, each tap clamped instead. */
 typedef struct {
   int64_t threads, groups[2], count[2], q[2]; /* q: groups per tile row */
   bool clamp_k;                               /* K % BK != 0: partial last step */
@@ -435,7 +437,13 @@ typedef struct {
 } mm_stage;
 
 static bool stage_fits(const mm_emit *e, const mm_config *cf, int64_t K, int64_t threads, mm_stage *s) {
-  if (!e->vecA || !e->vecB || e->nchw || K < 4 || K % 4 || cf->bk % 4 || cf->bn % 4 || threads < 1) return false;
+  /* An NHWC convolution whose channels are not a multiple of 4 (an RGB
+   * image's first convolution: K = 7 x 7 x 3) loads A's groups tap by tap
+   * (stage_load), so K needs no multiple of 4 then. */
+  const bool scalar_a = !e->vecA && e->conv;
+  if ((!e->vecA && !scalar_a) || !e->vecB || e->nchw || (!scalar_a && (K < 4 || K % 4)) || cf->bk % 4 ||
+      cf->bn % 4 || threads < 1)
+    return false;
   const int64_t tx = (cf->bn + cf->tn - 1) / cf->tn, ty = (cf->bm + cf->tm - 1) / cf->tm;
   if (tx * ty > threads) return false;
   s->threads = threads;
@@ -480,10 +488,24 @@ static void stage_load(kiln_builder *b, const mm_emit *e, const mm_stage *st, ki
       stage_position(b, st, w, tid, j, &r, &c);
       if (w == 0) { /* A: rows m (mb valid), columns k */
         r = minv(b, r, addc(b, mb, -1));
-        if (st->clamp_k) c = minv(b, c, addc(b, kb, -4));
+        if (st->clamp_k && e->vecA) c = minv(b, c, addc(b, kb, -4));
       } else { /* B: rows k, columns n (nb valid, a multiple of 4) */
         if (st->clamp_k) r = minv(b, r, addc(b, kb, -1));
         c = minv(b, c, addc(b, nb, -4));
+      }
+      if (w == 0 && !e->vecA) {
+        /* 4 taps that are not contiguous: one scalar load each, a tap
+         * past the step clamped to its last (its row is never read) */
+        kiln_value *v = NULL;
+        kiln_value *gr = add(b, bm0, r), *last = addc(b, kb, -1);
+        for (int64_t l = 0; l < 4; l++) {
+          kiln_value *kl = minv(b, addc(b, c, l), last);
+          uint32_t n = a_at(b, e, ix, gr, add(b, k0, kl));
+          kiln_value *x = cg_load(b, e->A, n, ix);
+          v = l ? insert(b, x, v, l) : cg_broadcast(b, x, e->v4);
+        }
+        s->v[w][j] = v;
+        continue;
       }
       kiln_value *gr = add(b, w ? k0 : bm0, r), *gc = add(b, w ? bn0 : k0, c);
       uint32_t n = w ? b_at(b, e, ix, gr, gc) : a_at(b, e, ix, gr, gc);

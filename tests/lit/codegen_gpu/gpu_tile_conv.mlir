@@ -6,6 +6,9 @@
 // ow + kw * 2, c) (strides [2, 1], dilations [1, 2]), loaded one by one
 // since 3 channels do not make groups of 4; the filter (B) and the output
 // (C) rows are 20 floats, so they move as aligned vector<4xf32>.
+// Launched with the configured block size, it takes the register path
+// (A's groups as 4 scalar taps: gpu_tile_conv_rgb.mlir); the checks below
+// follow the per-step path of other launches.
 
 module attributes {kiln.target = "cuda:sm_80"} {
   func.func @conv() {
