@@ -20,13 +20,13 @@ bool gpu_is_kernel(const kiln_op *f);
  * their own barriers: distribute-to-threads must leave them alone. */
 #define GPU_DISTRIBUTED "kiln.gpu_distributed"
 
-/* Matmul launch parameters for an SM and the rows of a plain matmul's
- * workgroup tile (0 otherwise; select_launch_config.c): threads per block,
- * block tile BM x BN, K step, thread tile TM x TN. */
+/* Matmul launch parameters for an SM and the rows and columns of a plain
+ * matmul's workgroup tile (0 otherwise; select_launch_config.c): threads
+ * per block, block tile BM x BN, K step, thread tile TM x TN. */
 typedef struct gpu_matmul_config {
   int64_t threads, bm, bn, bk, tm, tn;
 } gpu_matmul_config;
-gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version, int64_t workgroup_rows);
+gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version, int64_t workgroup_rows, int64_t workgroup_cols);
 
 /* The convolutions gpu-tile-matmul-shared takes as implicit GEMMs
  * (tile_matmul_shared.c): conv_2d_nhwc_hwcf, conv_2d_nchw_fchw, and the

@@ -10,7 +10,7 @@
  * the llvm-cpu rule with 4-lane vectors (cg_launch_rule_all, codegen_common.h;
  * 128-bit global loads where tiles are full and aligned), since the host
  * dispatches one grid for every variant; T (threads per block) depends on
- * the SM. workgroup_size stays the CPU variants' [1, 1, 1]: the module
+ * the SM (and for a matmul on its tile configuration). workgroup_size stays the CPU variants' [1, 1, 1]: the module
  * format keeps one workgroup size per export for all variants (the CPU
  * loader checks it), so the block size lives in block_size and in the
  * PTX's .maxntid, and kernels read the launched block size at run time
@@ -45,9 +45,9 @@
 #include <string.h>
 
 /* Per SM and workgroup tile, first match wins: the first row whose
- * min_sm <= the SM and min_rows <= the rows of the kernel's workgroup
- * tile applies (rows of one SM share its thread count, the block size of
- * every kernel). The block tile is the CPU workgroup tile (64 x 64), so
+ * min_sm <= the SM, min_rows <= the rows and min_cols <= the columns of
+ * the kernel's workgroup tile applies (its threads are the kernel's block
+ * size). The block tile is the CPU workgroup tile (64 x 64), so
  * one block covers its workgroup in one pass; each thread owns TM x TN of
  * it. Hopper: 4 warps, 4 x 8 outputs per thread (8 float4 accumulators)
  * and a 32-deep K step (2 x 8 KiB of shared memory: its larger shared
@@ -56,31 +56,37 @@
  * tiles) take one 128 x 64 block with 8 x 8 outputs per thread (more FMAs
  * per shared-memory read; measured on an H200 at 4096^3, bench/gpu, 9
  * configurations: 6.02 ms against 6.71 ms for the 64 x 64 row, the
- * 32-deep K step slower there at 6.25 ms). Ampere and older: 2 warps,
+ * 32-deep K step slower there at 6.25 ms); those GPU-only executables
+ * widen to 128 x 128 (widen_for_gpu) take 8 warps, 8 x 8 outputs per
+ * thread: half the shared-memory and global traffic per FMA of a 128 x 64
+ * block (ptxas: 128 registers, 2 blocks per SM). Ampere and older: 2 warps,
  * 8 x 8 outputs per thread (more reuse per shared load, 64 accumulator
  * registers) and a 16-deep K step (2 x 4 KiB). */
 static const struct {
   uint32_t min_sm;
-  int64_t min_rows;
+  int64_t min_rows, min_cols;
   gpu_matmul_config cf;
 } matmul_configs[] = {
-    {90, 128, {128, 128, 64, 16, 8, 8}},
-    {90, 0, {128, 64, 64, 32, 4, 8}},
-    {0, 0, {64, 64, 64, 16, 8, 8}},
+    {90, 128, 128, {256, 128, 128, 16, 8, 8}},
+    {90, 128, 0, {128, 128, 64, 16, 8, 8}},
+    {90, 0, 0, {128, 64, 64, 32, 4, 8}},
+    {0, 0, 0, {64, 64, 64, 16, 8, 8}},
 };
 
-gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version, int64_t rows) {
+gpu_matmul_config gpu_matmul_config_for(uint32_t sm_version, int64_t rows, int64_t cols) {
   const unsigned n = sizeof matmul_configs / sizeof matmul_configs[0];
   for (unsigned i = 0; i < n; i++)
-    if (sm_version >= matmul_configs[i].min_sm && rows >= matmul_configs[i].min_rows)
+    if (sm_version >= matmul_configs[i].min_sm && rows >= matmul_configs[i].min_rows &&
+        cols >= matmul_configs[i].min_cols)
       return matmul_configs[i].cf;
   return matmul_configs[n - 1].cf;
 }
 
 int64_t kiln_codegen_gpu_block_size(uint32_t sm_version) {
   /* Hopper has twice the registers per SM per scheduler slot of work we
-   * give it here; 4 warps there, 2 warps on Ampere and older. */
-  return gpu_matmul_config_for(sm_version, 0).threads;
+   * give it here; 4 warps there, 2 warps on Ampere and older (kernels
+   * other than the widest matmuls). */
+  return gpu_matmul_config_for(sm_version, 0, 0).threads;
 }
 
 bool gpu_is_kernel(const kiln_op *f) {
@@ -115,8 +121,9 @@ bool gpu_has_private_scratch(kiln_op *func) {
 
 static int64_t clamp(int64_t want, int64_t size) { return size > 0 && size < want ? size : want; }
 
-/* block_tile, k_step, thread_tile entries (3) for an f32 matmul root, or 0. */
-static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_named_attr *e) {
+/* block_tile, k_step, thread_tile entries (3) for an f32 matmul root, or 0;
+ * *threads: the block size of its configuration. */
+static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_named_attr *e, int64_t *threads) {
   kiln_op *root = cg_find_root(f);
   int64_t sh, sw, dh, dw;
   const gpu_conv_layout lay = root ? gpu_match_conv(root, &sh, &sw, &dh, &dw) : GPU_CONV_NONE;
@@ -154,11 +161,12 @@ static uint32_t matmul_entries(kiln_context *c, kiln_op *f, uint32_t sm, kiln_na
     if (gk < 1) return 0;
   }
   /* plain matmuls: the rows of their workgroup tile (full columns) pick the row */
-  int64_t wt[KILN_MAX_LOOPS], rows = 0;
+  int64_t wt[KILN_MAX_LOOPS], rows = 0, cols = 0;
   if (root->kind == KILN_OP_LINALG_MATMUL && n == 3 && cg_launch_array(f, "tile_sizes", wt, KILN_MAX_LOOPS) == 3 &&
       wt[1] >= 64)
-    rows = wt[0];
-  gpu_matmul_config cf = gpu_matmul_config_for(sm, rows);
+    rows = wt[0], cols = wt[1];
+  gpu_matmul_config cf = gpu_matmul_config_for(sm, rows, cols);
+  *threads = cf.threads;
   int64_t bt[2] = {clamp(cf.bm, gm), clamp(cf.bn, gn)};
   int64_t tt[2] = {clamp(cf.tm, bt[0]), clamp(cf.tn, bt[1])};
   /* Small block tiles: smaller thread tiles (rows first while columns
@@ -267,6 +275,24 @@ static void unstream_for_gpu(kiln_op *f, kiln_op *root) {
   cg_launch_retile(f, tiles, n);
 }
 
+/* A plain matmul's 128 x 64 workgroup tiles (the CPU rule's for M a
+ * multiple of 128) become 128 x 128 where N is a multiple of 128 and that
+ * still leaves 264 workgroups, two per SM of an H100/H200: the sm_90 table's
+ * 256-thread block then covers one (measured on an H200, bench/gpu). */
+#define GPU_WIDE_WORKGROUPS 264
+static void widen_for_gpu(kiln_op *f, kiln_op *root) {
+  const kiln_affine_map *maps[CG_MAX_OPERANDS + 1];
+  bool red[KILN_MAX_LOOPS];
+  int64_t bounds[KILN_MAX_LOOPS], tiles[KILN_MAX_LOOPS];
+  int n = cg_static_bounds(root, maps, red, bounds);
+  if (n != 3 || cg_launch_array(f, "tile_sizes", tiles, KILN_MAX_LOOPS) != n || tiles[0] < 128 || tiles[1] != 64 ||
+      bounds[0] < 1 || bounds[1] < 128 || bounds[1] % 128 != 0 ||
+      (bounds[0] + tiles[0] - 1) / tiles[0] * (bounds[1] / 128) < GPU_WIDE_WORKGROUPS)
+    return;
+  tiles[1] = 128;
+  cg_launch_retile(f, tiles, n);
+}
+
 /* Other kernels (copies, transposes, elementwise chains, pools and other
  * reductions) keep the CPU rule's few workgroups unless retiled: an
  * NCHW-to-NHWC copy of a 224 x 224 image ran as 2 workgroups, 160 us on
@@ -322,6 +348,7 @@ static void retile_for_gpu(kiln_op *f) {
   kiln_op *root = cg_find_root(f);
   if (root && root->kind == KILN_OP_LINALG_MATMUL) {
     unstream_for_gpu(f, root);
+    widen_for_gpu(f, root);
     return;
   }
   int64_t sh, sw, dh, dw;
@@ -382,7 +409,12 @@ kiln_error *kiln_codegen_gpu_select_launch_config(kiln_op *inner, void *user) {
     int64_t bs[3] = {threads, 1, 1};
     e[0].name = "block_size";
     e[0].value = kiln_attr_dense_i64_array(c, 3, bs);
-    uint32_t n = 1 + matmul_entries(c, f, sm, e + 1);
+    int64_t mt = threads;
+    uint32_t n = 1 + matmul_entries(c, f, sm, e + 1, &mt);
+    if (n > 1 && mt != threads) { /* this matmul's configuration's own block size */
+      bs[0] = mt;
+      e[0].value = kiln_attr_dense_i64_array(c, 3, bs);
+    }
     const bool shared = n > 1;
     for (uint32_t i = 0; i < l->count && n < 16; i++) {
       e[n] = l->entries[i];

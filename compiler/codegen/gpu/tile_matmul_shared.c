@@ -57,7 +57,10 @@
  * starting at zero, and C += them once after the loop; each thread's
  * share of the tiles loads as straight-line vector loads of the next K
  * step, issued before this step's FMAs (emit_register_tile; measured on
- * an H200, 4096^3 matmul 6.2 -> 4.1 ms), and a thread tile's 4-wide
+ * an H200, 4096^3 matmul 6.2 -> 4.1 ms) and stored after them into the
+ * second of two workgroup tiles (the allocas then hold 2 x BK rows), so
+ * each step waits at one barrier instead of two (two_buffer_loop), and a
+ * thread tile's 4-wide
  * column chunks interleave with its row neighbours' (chunk q of thread
  * column x at 4 x + 4 q (BN / TN), so a warp's shared reads of B and its
  * C updates are consecutive 16-byte chunks). Otherwise a full block tile
@@ -242,6 +245,7 @@ typedef struct {
    * KW; input position (batch, c, oh*sh + kh*dh, ow*sw + kw*dw). tap()
    * splits k by kwc (KW*C; nchw KH*KW) then cin (C; nchw KW). */
   kiln_value *ohw, *ow;      /* OH' * OW' and OW' */
+  kiln_value *koff;          /* register path, two buffers: first K row of the one in use, else NULL */
   int64_t sh, sw, dh, dw, kwc, cin;
   const kiln_type *f32, *v4;
 } mm_emit;
@@ -433,6 +437,7 @@ static void emit_loads(kiln_builder *b, const mm_emit *e, const mm_config *cf, k
 typedef struct {
   int64_t threads, groups[2], count[2], q[2]; /* q: groups per tile row */
   bool clamp_k;                               /* K % BK != 0: partial last step */
+  bool two;                                   /* the workgroup tiles hold two K steps */
   kiln_value *v[2][16];                       /* the staged groups */
 } mm_stage;
 
@@ -526,12 +531,13 @@ static void stage_store(kiln_builder *b, const mm_emit *e, const mm_stage *s) {
       }
       stage_position(&ib, s, w, tid, j, &r, &c);
       if (w) {
-        sx[0] = r, sx[1] = c;
+        sx[0] = e->koff ? add(&ib, r, e->koff) : r, sx[1] = c;
         vstore(&ib, s->v[w][j], e->Bs, 2, sx, true);
         continue;
       }
       for (int64_t k = 0; k < 4; k++) {
         sx[0] = addc(&ib, c, k), sx[1] = r;
+        if (e->koff) sx[0] = add(&ib, sx[0], e->koff);
         cg_store(&ib, extract(&ib, s->v[w][j], k), e->As, 2, sx);
       }
     }
@@ -587,6 +593,7 @@ static void acc_step(kiln_builder *b, const mm_emit *e, const mm_config *cf, kil
   kiln_op *kl = cg_for(b, zero, kb, one, (uint32_t)nacc, acc, &kb_);
   kb_.loc = b->loc;
   kiln_value *kk = cg_for_iv(kl), *a[64], *bv[64], *next[256];
+  if (e->koff) kk = add(&kb_, kk, e->koff);
   for (int64_t i = 0; i < tm; i += avec ? 4 : 1) {
     sx[0] = kk, sx[1] = addc(&kb_, r0, i);
     if (avec) {
@@ -818,11 +825,55 @@ static kiln_value *alloca3(kiln_builder *b, int64_t rows, int64_t cols, const ki
  * whole thread tile inside the block's valid part and element by element
  * guarded otherwise. Each step's staged loads for the next step (the
  * last step reloads its own tile, so every address stays in bounds) are
- * issued before this step's FMAs and carried to the next iteration as
- * scalars, so their latency hides behind the FMAs (on an H200, 4096^3:
- * 4.05 ms, against 4.69 ms loading each step's tiles at its start and
- * 6.16 ms for the looped loads before; bench/gpu). */
-static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_config *cf_in, int64_t K,
+ * issued before this step's FMAs, so their latency hides behind the FMAs
+ * (on an H200, 4096^3: 4.05 ms, against 4.69 ms loading each step's
+ * tiles at its start and 6.16 ms for the looped loads before; bench/gpu),
+ * and stored into the other workgroup tile after them (two_buffer_loop);
+ * where the kernel's tiles hold one step (an earlier op of the kernel
+ * took another path), they are carried to the next iteration as scalars
+ * and stored there between two barriers. */
+/* The register path's K loop with two workgroup tiles (st->two: the
+ * allocas hold 2 x BK rows): step 0 is stored into the first before the
+ * loop; each step then issues the next step's global loads, runs its
+ * FMAs on the tile of its parity and stores the loads into the other
+ * tile, with one barrier per step instead of two (the other tile was last
+ * read before the previous step's barrier). acc: the accumulators'
+ * scalars (init), out: their final values. */
+static void two_buffer_loop(kiln_builder *b, mm_emit *e, const mm_config *cf, int64_t K, int64_t klast,
+                            kiln_value *bm0, kiln_value *bn0, kiln_value *mb, kiln_value *nb, mm_stage *st,
+                            kiln_value *r0, kiln_value *c0, kiln_value **init, kiln_value **out) {
+  const int64_t nacc = acc_count(cf), lanes = cf->tn % 4 == 0 ? 4 : 1, nflat = nacc * lanes;
+  e->koff = idx(b, 0);
+  stage_store(b, e, st);
+  kiln_build(b, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  kiln_builder lb;
+  kiln_value *lo = idx(b, 0), *hi = idx(b, K), *step = idx(b, cf->bk);
+  kiln_op *kl = cg_for(b, lo, hi, step, (uint32_t)nflat, init, &lb);
+  lb.loc = b->loc;
+  kiln_value *k0 = cg_for_iv(kl), **args = kl->regions[0].first->args + 1;
+  kiln_value *kb = st->clamp_k ? minc(&lb, cf->bk, sub(&lb, idx(&lb, K), k0)) : idx(&lb, cf->bk);
+  /* this step's tile starts at row (k0 / BK) % 2 * BK, the other at BK minus that */
+  kiln_value *par = remv(&lb, divv(&lb, k0, idx(&lb, cf->bk)), idx(&lb, 2));
+  kiln_value *cur = cg_muli(&lb, par, cf->bk);
+  kiln_value *oth = sub(&lb, idx(&lb, cf->bk), cur);
+  mm_stage ahead = *st;
+  kiln_value *kn = minc(&lb, klast, addc(&lb, k0, cf->bk));
+  kiln_value *kbn = st->clamp_k ? minc(&lb, cf->bk, sub(&lb, idx(&lb, K), kn)) : idx(&lb, cf->bk);
+  stage_load(&lb, e, st, bm0, bn0, mb, nb, kn, kbn, &ahead);
+  kiln_value *acc[256], *next[256], *res[1024];
+  unflatten(&lb, e->v4, args, nacc, lanes, acc);
+  e->koff = cur;
+  acc_step(&lb, e, cf, kb, r0, c0, acc, next);
+  e->koff = oth;
+  stage_store(&lb, e, &ahead);
+  flatten(&lb, next, nacc, lanes, res); /* scalars cross the barrier */
+  kiln_build(&lb, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
+  cg_for_set_yield(kl, (uint32_t)nflat, res);
+  for (int64_t j = 0; j < nflat; j++) out[j] = kiln_op_result(kl, (uint32_t)j);
+  e->koff = NULL;
+}
+
+static void emit_register_tile(kiln_builder *b, mm_emit *e, const mm_config *cf_in, int64_t K,
                                kiln_value *bm0, kiln_value *bn0, kiln_value *mb, kiln_value *nb, mm_stage *st) {
   const int64_t tx = (cf_in->bn + cf_in->tn - 1) / cf_in->tn, ty = (cf_in->bm + cf_in->tm - 1) / cf_in->tm;
   const int64_t tiles = tx * ty;
@@ -847,6 +898,10 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
   for (int64_t j = 0; j < nflat; j++) init[j] = zero;
   kiln_value *first = idx(b, 0), *first_kb = idx(b, K < cf->bk ? K : cf->bk);
   stage_load(b, e, st, bm0, bn0, mb, nb, first, first_kb, st);
+  kiln_value *flat[1024];
+  if (st->two) {
+    two_buffer_loop(b, e, cf, K, klast, bm0, bn0, mb, nb, st, r0, c0, init, flat);
+  } else {
   flatten(b, st->v[0], st->count[0], 4, init + nflat);
   flatten(b, st->v[1], st->count[1], 4, init + nflat + 4 * st->count[0]);
   const uint32_t carried = (uint32_t)(nflat + nst);
@@ -871,8 +926,8 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
   flatten(&lb, ahead.v[1], ahead.count[1], 4, out + nflat + 4 * ahead.count[0]);
   kiln_build(&lb, KILN_OP_HAL_INTERFACE_BARRIER, 0, NULL, 0, NULL, NULL);
   cg_for_set_yield(kl, carried, out);
-  kiln_value *flat[1024];
   for (int64_t j = 0; j < nflat; j++) flat[j] = kiln_op_result(kl, (uint32_t)j);
+  }
   /* C += the accumulators */
   kiln_value *me = thread_id(b);
   /* the tile's last column + 1: its last chunk's end */
@@ -923,6 +978,15 @@ static void emit_register_tile(kiln_builder *b, const mm_emit *e, const mm_confi
   }
 }
 
+/* Blocks of this many threads or more (sm_90's 128 x 128 matmul blocks)
+ * take the register path's two workgroup tiles: there ptxas fits the
+ * 8 x 8 thread tiles in 128 registers (2 blocks per SM; 137 with one
+ * tile: 1 block), and the 4096^3 matmul ran 3.28 ms against 3.55 ms for
+ * the 128 x 64 blocks. With 128 threads two tiles measured slower on an
+ * H200 (the 4096^3 matmul 3.55 -> 3.61 ms at 155 registers, ResNet-18
+ * batch 8 2.66 -> 2.78 ms; bench/gpu), so smaller blocks keep one. */
+#define GPU_TWO_TILE_THREADS 256
+
 static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, const mm_config *cf,
                                kiln_value **tiles) {
   kiln_context *c = kiln_op_context(op);
@@ -942,17 +1006,7 @@ static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, con
   const uint32_t wdim = grouped ? 4 : 3; /* the output's width in NCHW (or grouped) order */
   const int64_t tw = e.nchw && abc[2]->type->rank > wdim ? abc[2]->type->shape[wdim] : KILN_DYNAMIC;
   e.vecC = !e.nchw || (tw != KILN_DYNAMIC && tw % 4 == 0 && cf->bn % 4 == 0);
-  if (!tiles[0]) {
-    kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
-    eb.loc = op->loc;
-    /* rows and columns up to the thread-tile grid's (TM * TY >= BM):
-     * the register path's thread tiles across the block's edge read
-     * them (their outputs are discarded) */
-    const int64_t gm = (cf->bm + cf->tm - 1) / cf->tm * cf->tm, gn = (cf->bn + cf->tn - 1) / cf->tn * cf->tn;
-    tiles[0] = alloca3(&eb, cf->bk, round4(gm), e.f32);
-    tiles[1] = alloca3(&eb, cf->bk, round4(gn), e.f32);
-  }
-  e.A = abc[0], e.B = abc[1], e.C = abc[2], e.As = tiles[0], e.Bs = tiles[1];
+  e.A = abc[0], e.B = abc[1], e.C = abc[2];
   e.conv = lay == GPU_CONV_NHWC;
   const bool batch = op->kind == KILN_OP_LINALG_BATCH_MATMUL;
   const uint32_t mr = batch ? 1 : 0;
@@ -1014,7 +1068,22 @@ static kiln_error *tile_matmul(kiln_op *func, kiln_op *op, kiln_value **abc, con
   kiln_value *nthr = block_threads(&in);
   kiln_builder fb, sb;
   mm_stage stage;
-  if (stage_fits(&e, cf, K, gpu_block_threads(func), &stage)) {
+  const bool regs = stage_fits(&e, cf, K, gpu_block_threads(func), &stage);
+  if (!tiles[0]) {
+    kiln_builder eb = kiln_builder_before(func->regions[0].first->first);
+    eb.loc = op->loc;
+    /* rows and columns up to the thread-tile grid's (TM * TY >= BM):
+     * the register path's thread tiles across the block's edge read
+     * them (their outputs are discarded); two K steps' rows for the
+     * register path's two tiles in blocks of GPU_TWO_TILE_THREADS */
+    const int64_t gm = (cf->bm + cf->tm - 1) / cf->tm * cf->tm, gn = (cf->bn + cf->tn - 1) / cf->tn * cf->tn;
+    const int64_t rows = regs && stage.threads >= GPU_TWO_TILE_THREADS ? 2 * cf->bk : cf->bk;
+    tiles[0] = alloca3(&eb, rows, round4(gm), e.f32);
+    tiles[1] = alloca3(&eb, rows, round4(gn), e.f32);
+  }
+  e.As = tiles[0], e.Bs = tiles[1];
+  if (regs) {
+    stage.two = tiles[0]->type->shape[0] == 2 * cf->bk;
     /* (B's groups of 4 columns must not straddle the block's last one) */
     kiln_value *configured = cg_cmpi(&in, CG_EQ, nthr, idx(&in, stage.threads));
     kiln_value *zero = idx(&in, 0);
