@@ -39,6 +39,9 @@ const char *kiln_elf_machine_name(uint32_t machine) {
   }
 }
 
+/* Pages a group spans at least (kiln_elf_group_reserve). */
+#define ELF_FLUSH_PAGES 34u
+
 static uint64_t host_page(void) {
   long p = sysconf(_SC_PAGESIZE);
   return p >= 4096 && (p & (p - 1)) == 0 ? (uint64_t)p : 4096;
@@ -148,21 +151,29 @@ static uint32_t image_runs(const kiln_elf_layout_t *l, uintptr_t bias,
   return (uint32_t)(r - run);
 }
 
-/* Everything added since the last seal read-only in one mprotect, then
- * the deferred runs over it. */
-int kiln_elf_group_seal(kiln_elf_group_t *g, char *msg, size_t msg_cap) {
+/* Everything added since the last seal, up to END_AT bytes into the map,
+ * read-only in one mprotect, then the deferred runs over it. */
+static int seal_to(kiln_elf_group_t *g, size_t end_at, char *msg,
+                   size_t msg_cap) {
   KILN_MESSAGE_ENTRY(msg, msg_cap);
   const uintptr_t from = (uintptr_t)g->map + g->sealed;
-  const uintptr_t end = (uintptr_t)g->map + g->used;
+  const uintptr_t end = (uintptr_t)g->map + end_at;
   int err = end > from && mprotect((void *)from, end - from, PROT_READ);
   for (uint32_t i = 0; i < g->runs; i++)
     err = err || mprotect((void *)g->run[i].lo, g->run[i].hi - g->run[i].lo,
                           g->run[i].prot);
   g->runs = 0;
-  g->sealed = g->used;
+  g->sealed = g->used = end_at;
   if (!err) return KILN_ELF_OK;
   return kiln_elf_fail(msg, msg_cap, KILN_ELF_ERR_SYSTEM,
                        "mprotect of the ELF image failed: %s", strerror(errno));
+}
+
+/* The caller's seal is the last: it takes the whole rest of the map, the
+ * padding of kiln_elf_group_reserve included, so the write-protect spans
+ * enough pages for one whole TLB flush (see there). No image fits after. */
+int kiln_elf_group_seal(kiln_elf_group_t *g, char *msg, size_t msg_cap) {
+  return seal_to(g, g->map ? g->size : g->used, msg, msg_cap);
 }
 
 /* Verifies DATA and refuses a machine other than the host's unless
@@ -194,7 +205,21 @@ int kiln_elf_group_reserve(kiln_elf_group_t *group, char *msg,
   if (!group->size) return KILN_ELF_OK;
   /* Writable, never executable, until each image's protect; faulted in
    * at once (cheaper than page by page as images are copied in) unless
-   * alignment leaves pages no image uses. */
+   * alignment leaves pages no image uses.
+   * Then at least ELF_FLUSH_PAGES pages: the seal's write-protect flushes
+   * the TLB page by page up to x86 Linux's tlb_single_page_flush_ceiling
+   * (33 pages), whole above it, and under a hypervisor that traps each
+   * single-page flush (this project's VM, measured on 2026-11-28) 28
+   * written pages cost 0.5-1.4 ms to write-protect and 0.5 ms to unmap,
+   * where 34 take 0.08-0.16 and 0.04-0.1 ms. The padding is populated,
+   * never written: a few microseconds, no fault at first use. Under 8
+   * pages the page-by-page flush costs about what a whole one does (a
+   * 1024^3 matmul's 4: 0.11-0.17 ms either way), so those stay as they
+   * are. */
+  const size_t page = (size_t)host_page();
+  if (!group->slack && group->size >= 8 * page &&
+      group->size < ELF_FLUSH_PAGES * page)
+    group->size = ELF_FLUSH_PAGES * page;
   void *map = mmap(NULL, group->size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS |
                        (group->slack ? 0 : MAP_POPULATE),
@@ -238,7 +263,7 @@ static int group_add(kiln_elf_group_t *g, const uint8_t *d, size_t size,
   /* Its runs wait for the group's seal: a list that might not hold them
    * is applied first, with everything added before. */
   if (g->runs + 3 * l.load_count > KILN_ELF_GROUP_RUNS) {
-    rc = kiln_elf_group_seal(g, msg, msg_cap);
+    rc = seal_to(g, g->used, msg, msg_cap);
     if (rc) return rc;
   }
   g->used = start - base + span;
