@@ -1,8 +1,8 @@
 /* kiln_message_format (kiln/message.h): the formatter every library's
  * failure helper shares, kiln_message_text, which expands the word catalog
  * (message_words.def) and phrases (message_phrases.def) in the formats
- * the build compressed, after looking up a catalog ID
- * (message_catalog.def) in their place, and in KILN_MESSAGES=OFF builds
+ * the build compressed, after decoding a catalog ID's entry
+ * (message_catalog.def, Huffman-coded) in their place, and in KILN_MESSAGES=OFF builds
  * kiln_message_none, the fixed-text stand-in.
  * None allocates; all truncate to their buffer. */
 #include "kiln/message.h"
@@ -13,53 +13,80 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The catalog (message_catalog.def): the formats message calls pass as
- * an ID, each stored coded with its NUL, and how many there are. */
-static const char catalog[] = ""
-#define KILN_MESSAGE_FORMAT(stored, text) stored "\0"
-#include "message_catalog.def"
-#undef KILN_MESSAGE_FORMAT
-    ;
-enum {
-  catalog_count = 0
-#define KILN_MESSAGE_FORMAT(stored, text) +1
-#include "message_catalog.def"
-#undef KILN_MESSAGE_FORMAT
-};
-
-/* The words, each with its NUL, and how many there are. */
-static const char words[] =
-#define KILN_MESSAGE_WORD(w) w "\0"
-#include "message_words.def"
-#undef KILN_MESSAGE_WORD
-    ;
+/* How many words (message_words.def) and phrases (message_phrases.def)
+ * there are: 0x80 + i in a format stands for word i; a phrase code (below)
+ * for a phrase. */
 enum {
   word_count = 0
 #define KILN_MESSAGE_WORD(w) +1
 #include "message_words.def"
 #undef KILN_MESSAGE_WORD
 };
-
-/* The phrases (message_phrases.def), each with its NUL, and how many. */
-static const char phrases[] = ""
-#define KILN_MESSAGE_PHRASE(stored, text) stored "\0"
-#include "message_phrases.def"
-#undef KILN_MESSAGE_PHRASE
-    ;
 enum {
   phrase_count = 0
 #define KILN_MESSAGE_PHRASE(stored, text) +1
 #include "message_phrases.def"
 #undef KILN_MESSAGE_PHRASE
 };
+/* How many formats message calls pass as an ID (message_catalog.def). */
+enum {
+  catalog_count = 0
+#define KILN_MESSAGE_FORMAT(stored, text) +1
+#include "message_catalog.def"
+#undef KILN_MESSAGE_FORMAT
+};
+/* The pieces, each as stored with its NUL, Huffman-coded: the phrases
+ * (piece i: phrase i), the words (phrase_count + i: word i), the catalog
+ * (phrase_count + word_count + ID - 1), decoded on failure only. */
+#include "message_catalog_coded.inc"
+_Static_assert(catalog_longest < KILN_MESSAGE_TEXT_MAX,
+               "a catalog entry longer than kiln_message_text's buffer");
+
+/* Piece byte b's code length; 0 when no piece holds it. */
+static unsigned code_length(unsigned b) {
+  return catalog_lengths[b / 2] >> b % 2 * 4 & 15;
+}
+
+/* Writes piece i to out as stored, its macros spelled out: a canonical-code
+ * walk from the start, one bit at a time. */
+static void piece(size_t i, char *out) {
+  /* The bytes by code length, then by value, as the codes count up. */
+  unsigned char order[256];
+  unsigned count[16] = {0}, n = 0;
+  for (unsigned len = 1; len < 16; len++)
+    for (unsigned b = 0; b < 256; b++)
+      if (code_length(b) == len) {
+        order[n++] = (unsigned char)b;
+        count[len]++;
+      }
+  for (size_t bit = 0;;) {
+    /* rel: the code read so far, less the first code of its length. */
+    unsigned rel = 0, index = 0;
+    for (unsigned len = 1;; len++) {
+      rel = rel << 1 | (catalog_bits[bit / 8] >> (7 - bit % 8) & 1);
+      bit++;
+      if (rel < count[len]) break;
+      rel -= count[len];
+      index += count[len];
+    }
+    const unsigned b = order[index + rel];
+    if (i) {
+      i -= !b; /* an earlier piece's NUL */
+    } else if (b - catalog_macro_first < (unsigned)catalog_macro_count) {
+      for (const char *m = catalog_macros[b - catalog_macro_first]; *m;) *out++ = *m++;
+    } else if (!(*out++ = (char)b)) {
+      return;
+    }
+  }
+}
 
 /* The phrase codes (message_words.py's PHRASE_CODES): the control bytes
  * 1-8 and 11-31 (formats hold no others), then the bytes past the words'. */
 enum { control_codes = 29 };
 
 /* Appends s to buf[n..) with its phrase codes expanded; a phrase holds
- * only earlier phrases' codes, so this ends. Returns the new n,
- * KILN_MESSAGE_TEXT_MAX when it does not fit. */
+ * only earlier phrases' codes (message_words.py bounds how deep), so this
+ * ends. Returns the new n, KILN_MESSAGE_TEXT_MAX when it does not fit. */
 static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
   for (; *s && n < KILN_MESSAGE_TEXT_MAX; s++) {
     unsigned i = phrase_count; /* a byte that stands for itself */
@@ -68,8 +95,8 @@ static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
     else if (*s < 0x20 && *s != '\t' && *s != '\n')
       i = *s - 1u - 2u * (*s > '\n');
     if (i < phrase_count) {
-      const char *p = phrases;
-      for (; i; i--) p += strlen(p) + 1;
+      char p[catalog_piece_max];
+      piece(i, p);
       n = unphrase((const unsigned char *)p, buf, n);
     } else {
       buf[n++] = (char)*s;
@@ -81,9 +108,10 @@ static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
 const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) {
   /* An ID (1 up) stands for its catalog entry; no object lives there. */
   if ((uintptr_t)fmt - 1 < catalog_count) {
-    const char *e = catalog;
-    for (uintptr_t i = (uintptr_t)fmt - 1; i; i--) e += strlen(e) + 1;
-    fmt = e;
+    piece(phrase_count + word_count + (uintptr_t)fmt - 1, buf);
+    /* buf is rewritten below, so the fallbacks must stay unreachable for
+     * an entry: catalog_longest bounds its text, macros at their longest. */
+    fmt = buf;
   }
   /* The phrases first: that gives back the format as the words left it. */
   char coded[KILN_MESSAGE_TEXT_MAX];
@@ -92,12 +120,13 @@ const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) 
   coded[n] = 0;
   n = 0;
   for (const unsigned char *p = (const unsigned char *)coded; *p; p++) {
+    char word[catalog_piece_max];
     const char *w = (const char *)p;
     size_t len = 1, space = 0;
-    /* A byte past the catalog stays as it is (formats are ASCII). */
+    /* A byte past the words stays as it is (formats are ASCII). */
     if (*p >= 0x80 && *p - 0x80 < word_count) {
-      w = words;
-      for (unsigned i = *p - 0x80; i; i--) w += strlen(w) + 1;
+      piece(phrase_count + (size_t)(*p - 0x80), word);
+      w = word;
       len = strlen(w);
       /* The space after a word is implied unless what follows attaches
        * to it (KILN_MESSAGE_ATTACH; the end too: strchr finds the NUL),
