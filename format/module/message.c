@@ -2,7 +2,8 @@
  * failure helper shares, kiln_message_text, which expands the word catalog
  * (message_words.def) and phrases (message_phrases.def) in the formats
  * the build compressed, after decoding a catalog ID's entry
- * (message_catalog.def, Huffman-coded) in their place, and in KILN_MESSAGES=OFF builds
+ * (message_catalog.def, Huffman-coded, decoded from the nearest of
+ * every 16th piece's start) in their place, and in KILN_MESSAGES=OFF builds
  * kiln_message_none, the fixed-text stand-in.
  * None allocates; all truncate to their buffer. */
 #include "kiln/message.h"
@@ -42,34 +43,23 @@ enum {
 _Static_assert(catalog_longest < KILN_MESSAGE_TEXT_MAX,
                "a catalog entry longer than kiln_message_text's buffer");
 
-/* Piece byte b's code length; 0 when no piece holds it. */
-static unsigned code_length(unsigned b) {
-  return catalog_lengths[b / 2] >> b % 2 * 4 & 15;
-}
-
 /* Writes piece i to out as stored, its macros spelled out: a canonical-code
- * walk from the start, one bit at a time. */
+ * walk, one bit at a time, from the nearest indexed piece at or before i. */
 static void piece(size_t i, char *out) {
-  /* The bytes by code length, then by value, as the codes count up. */
-  unsigned char order[256];
-  unsigned count[16] = {0}, n = 0;
-  for (unsigned len = 1; len < 16; len++)
-    for (unsigned b = 0; b < 256; b++)
-      if (code_length(b) == len) {
-        order[n++] = (unsigned char)b;
-        count[len]++;
-      }
-  for (size_t bit = 0;;) {
-    /* rel: the code read so far, less the first code of its length. */
-    unsigned rel = 0, index = 0;
-    for (unsigned len = 1;; len++) {
+  size_t bit = catalog_starts[i / catalog_stride];
+  for (i %= catalog_stride;;) {
+    /* rel: the code read so far, less the first code of its length; o:
+     * the first byte of that length. */
+    unsigned rel = 0;
+    const unsigned char *o = catalog_order;
+    for (const unsigned char *count = catalog_lengths;; count++) {
       rel = rel << 1 | (catalog_bits[bit / 8] >> (7 - bit % 8) & 1);
       bit++;
-      if (rel < count[len]) break;
-      rel -= count[len];
-      index += count[len];
+      if (rel < *count) break;
+      rel -= *count;
+      o += *count;
     }
-    const unsigned b = order[index + rel];
+    const unsigned b = o[rel];
     if (i) {
       i -= !b; /* an earlier piece's NUL */
     } else if (b - catalog_macro_first < (unsigned)catalog_macro_count) {

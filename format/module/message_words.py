@@ -660,6 +660,9 @@ def catalog(words_path, phrases_path, out_path, specs, check):
 CODED_LEN_MAX = 15
 CODED_MACRO_MAX = 4  # the longest PRI* expansion catalog_macros holds
 CODED_PHRASE_DEPTH = 8  # how deep phrases may nest
+# Every CODED_STRIDEth piece's first bit is indexed (catalog_starts), so a
+# piece decodes from the nearest indexed start, not from the first piece.
+CODED_STRIDE = 16
 
 
 def huffman_lengths(freq):
@@ -725,21 +728,32 @@ def coded_catalog(keys, index, phrases):
         codes[s] = code
         code += 1
     bits = "".join(format(codes[s], f"0{lengths[s]}b") for s in stream)
+    starts, at = [0], 0  # each piece's first bit
+    for s in stream:
+        at += lengths[s]
+        if s == 0:
+            starts.append(at)
+    starts = starts[:len(entries):CODED_STRIDE]
+    if starts[-1] >= 1 << 16:
+        sys.exit("message_catalog.def: message_words: the coded catalog outgrew 16-bit starts")
     bits += "0" * (-len(bits) % 8)
     data = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
-    # The decoder's walk, as message.c does it: every entry back whole.
+    # The decoder's walk, as message.c does it, from each indexed start:
+    # every entry back whole.
     decode = {(lengths[s], c): s for s, c in codes.items()}
-    at, back = 0, []
-    for _ in stream:
-        n, c = 0, 0
-        while (n, c) not in decode:
-            c = c << 1 | int(bits[at])
-            n, at = n + 1, at + 1
-        back.append(decode[(n, c)])
+    back = []
+    for k, at in enumerate(starts):
+        left = min(CODED_STRIDE, len(entries) - k * CODED_STRIDE)
+        while left:
+            n, c = 0, 0
+            while (n, c) not in decode:
+                c = c << 1 | int(bits[at])
+                n, at = n + 1, at + 1
+            back.append(decode[(n, c)])
+            left -= back[-1] == 0
     if back != stream:
         sys.exit("message_catalog.def: message_words: the coded catalog does not decode")
-    nibbles = [lengths.get(s, 0) for s in range(256)]
-    packed = bytes(nibbles[i] | nibbles[i + 1] << 4 for i in range(0, 256, 2))
+    count = [sum(1 for s in order if lengths[s] == n) for n in range(1, max(lengths.values()) + 1)]
 
     def rows(b):
         return "".join("\n   " + "".join(f" {x}," for x in b[i:i + 16])
@@ -749,13 +763,18 @@ def coded_catalog(keys, index, phrases):
            " * (message_phrases.def), the words (message_words.def) and the\n"
            " * catalog's entries, as stored, each with its NUL, Huffman-coded\n"
            f" * ({len(stream)} bytes in {len(data)}). Do not edit. */\n",
-           "/* Every byte's code length (0: unused), byte 2i in the low nibble. */\n",
-           "static const unsigned char catalog_lengths[128] = {" + rows(packed) + "\n};\n",
+           "/* The bytes the pieces hold by code length, then by value, as the\n"
+           " * codes count up; catalog_lengths[n]: how many codes are n + 1 bits long. */\n",
+           f"static const unsigned char catalog_order[{len(order)}] = {{" + rows(order) + "\n};\n",
+           f"static const unsigned char catalog_lengths[{len(count)}] = {{" + rows(count) + "\n};\n",
            "/* The codes, most-significant bit first. */\n",
            f"static const unsigned char catalog_bits[{len(data)}] = {{" + rows(data) + "\n};\n",
+           f"/* Piece {CODED_STRIDE}i's first bit. */\n",
+           f"static const unsigned short catalog_starts[{len(starts)}] = {{" + rows(starts) + "\n};\n",
            "/* The bytes from catalog_macro_first stand for these macros. */\n",
            f"enum {{ catalog_macro_first = {first}, catalog_macro_count = {len(macros)},\n"
-           f"       catalog_longest = {longest}, catalog_piece_max = {piece_max} }};\n",
+           f"       catalog_longest = {longest}, catalog_piece_max = {piece_max},\n"
+           f"       catalog_stride = {CODED_STRIDE} }};\n",
            f"static const char catalog_macros[][{CODED_MACRO_MAX + 1}] = {{" + ", ".join(macros) + "};\n"]
     return "".join(out)
 
