@@ -3,10 +3,12 @@
  * (message_words.def) and phrases (message_phrases.def) in the formats
  * the build compressed, after decoding a catalog ID's entry
  * (message_catalog.def, Huffman-coded, decoded from the nearest of
- * every 16th piece's start) in their place, and in KILN_MESSAGES=OFF builds
+ * every 16th piece's start) in their place, kiln_message_mnemonic, an
+ * opcode's mnemonic from the same coded text, and in KILN_MESSAGES=OFF builds
  * kiln_message_none, the fixed-text stand-in.
  * None allocates; all truncate to their buffer. */
 #include "kiln/message.h"
+#include "kiln/vm_bytecode.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -37,9 +39,13 @@ enum {
 #undef KILN_MESSAGE_FORMAT
 };
 /* The pieces, each as stored with its NUL, Huffman-coded: the phrases
- * (piece i: phrase i), the words (phrase_count + i: word i), the catalog
- * (phrase_count + word_count + ID - 1), decoded on failure only. */
+ * (piece i: phrase i), the words (phrase_count + i: word i), the opcode
+ * mnemonics (phrase_count + word_count + op), the catalog (after those,
+ * ID - 1), decoded on failure and in disassembly only. */
 #include "message_catalog_coded.inc"
+_Static_assert((int)catalog_mnemonic_count == (int)KILN_VM_OP_COUNT,
+               "message_catalog_coded.inc is stale: cmake --build B --target message-catalog");
+enum { catalog_first = phrase_count + word_count + catalog_mnemonic_count };
 _Static_assert(catalog_longest < KILN_MESSAGE_TEXT_MAX,
                "a catalog entry longer than kiln_message_text's buffer");
 
@@ -98,7 +104,7 @@ static size_t unphrase(const unsigned char *s, char *buf, size_t n) {
 const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) {
   /* An ID (1 up) stands for its catalog entry; no object lives there. */
   if ((uintptr_t)fmt - 1 < catalog_count) {
-    piece(phrase_count + word_count + (uintptr_t)fmt - 1, buf);
+    piece(catalog_first + (uintptr_t)fmt - 1, buf);
     /* buf is rewritten below, so the fallbacks must stay unreachable for
      * an entry: catalog_longest bounds its text, macros at their longest. */
     fmt = buf;
@@ -133,6 +139,11 @@ const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX]) 
   }
   buf[n] = 0;
   return buf;
+}
+
+void kiln_message_mnemonic(unsigned op, char *buf) {
+  *buf = 0;
+  if (op < catalog_mnemonic_count) piece(phrase_count + word_count + op, buf);
 }
 
 int kiln_message_vformat(char *msg, size_t cap, int code, const char *fmt,

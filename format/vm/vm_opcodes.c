@@ -3,18 +3,19 @@
  * are what the verifier, the disassembler and the assembler share. */
 #include "kiln/vm_bytecode.h"
 
+#include "kiln/message.h"
+
 #include <stddef.h>
 #include <string.h>
 
 /* The opcode tables, which the build writes coded from kiln/vm_opcodes.def
  * (format/vm/CMakeLists.txt says how): opcode_formats, every opcode's
  * operand kinds packed 4 bits each into one 16-bit word (174 bytes, where
- * fixed 5-byte rows took 435), and opcode_mnemonics, the NUL-separated
- * mnemonics in which byte N in 1-6 stands for the N-th part below with its
- * dot (289 of 800 bytes). The mnemonics live apart from the formats the
+ * fixed 5-byte rows took 435). The mnemonics, in which byte N in 1-6
+ * stands for the N-th part below with its dot, are pieces of the message
+ * text's Huffman code (kiln_message_mnemonic): apart from the formats the
  * runtime decodes with, so a runtime that prints none (KILN_MESSAGES=OFF)
- * links none; only messages and disassembly name opcodes, so a walk over
- * the list replaces a second offset table. */
+ * links none; only messages and disassembly name opcodes. */
 #include "vm_opcode_tables.inc"
 _Static_assert(KILN_VM_CODED_ROWS == KILN_VM_OP_COUNT,
                "a vm_opcodes.def row the build did not code");
@@ -24,11 +25,11 @@ static const char mnemonic_parts[][4] = {"i32", "i64", "f32", "f64", "s", "u"};
 
 const char *kiln_vm_opcode_mnemonic(unsigned op,
                                     char buf[KILN_VM_MNEMONIC_MAX]) {
-  const char *m = opcode_mnemonics;
-  for (unsigned i = 0; i < op && i < KILN_VM_OP_COUNT; ++i) m += strlen(m) + 1;
+  char coded[KILN_VM_MNEMONIC_MAX];
+  kiln_message_mnemonic(op, coded);
   /* The build refuses a mnemonic of KILN_VM_MNEMONIC_MAX bytes or more. */
   char *out = buf;
-  for (; *m; ++m) {
+  for (const char *m = coded; *m; ++m) {
     const unsigned part = (unsigned char)*m - 1u;
     if (part < sizeof mnemonic_parts / sizeof *mnemonic_parts) {
       *out++ = '.';

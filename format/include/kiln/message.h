@@ -87,6 +87,10 @@ int kiln_message_put(const kiln_message_buf_t *buf, int code, const char *fmt,
  * printf checks see through it. */
 const char *kiln_message_text(const char *fmt, char buf[KILN_MESSAGE_TEXT_MAX])
     __attribute__((format_arg(1)));
+/* Opcode op's mnemonic as the coded message text stores it (parts as
+ * bytes 1-6, which kiln_vm_opcode_mnemonic expands) in buf, which holds
+ * KILN_VM_MNEMONIC_MAX bytes; "" past the last opcode. */
+void kiln_message_mnemonic(unsigned op, char *buf);
 
 #ifdef KILN_NO_MESSAGES
 #include <stdio.h>
