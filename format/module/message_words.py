@@ -29,6 +29,12 @@ formats' literals (and #define'd formats) are rewritten in place, with
 phrases only between their conversions, so the compiler checks the
 arguments against the same conversions.
 
+With the catalog, a call whose catalogued format (one literal, or one
+#define'd literal: IS_NOT) has string-literal arguments (or #define'd
+literals: DYN) for plain "%s" or "%.Ns" conversions passes instead the
+ID of the format with those literals spliced in ('%' doubled) and loses
+those arguments (folds): the text is the same, one address load fewer.
+
   message_words.py transform WORDS PHRASES IN OUT NAME:POS...
   message_words.py suggest SRC=NAME:POS,NAME:POS...   (prints a WORDS file)
   message_words.py phrases WORDS SRC=NAME:POS,...     (prints a PHRASES file)
@@ -507,6 +513,78 @@ def lone_formats(text, calls):
     return out
 
 
+def call_args(text, calls):
+    """Yields (args, pos) of each listed call: its top-level arguments'
+    (start, end) and the index of its format among them."""
+    names = "|".join(re.escape(n) for n in calls)
+    for m in re.finditer(r"\b(" + names + r")\s*\(", text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[line_start:m.start()]
+        if "//" in before or before.count('"') % 2 or in_comment(text, m.start()):
+            continue
+        args, _ = split_args(text, m.end() - 1)
+        if calls[m.group(1)] < len(args):
+            yield args, calls[m.group(1)]
+
+
+def literal_arg(text, a, b, defs):
+    """The value of argument text[a:b] when it is string literals only, or
+    one of the file's #define'd literals alone (DYN), else None."""
+    found = tokens(text, a, b, raw=True)
+    if found and len(found) == 1 and isinstance(found[0][2], Macro) and found[0][2] in defs:
+        found = defs[found[0][2]]
+    if not found or any(isinstance(v, Macro) for _, _, v in found):
+        return None
+    return "".join(v for _, _, v in found)
+
+
+# A literal folded into its format (fold) saves its address load and
+# argument slot, about 7 bytes on x86-64, and adds its coded text to the
+# new entry (about 5 bits a byte): a literal longer than FOLD_MAX, or one
+# that would make its format longer than TEXT_MAX, stays an argument.
+FOLD_MAX = 24
+
+
+def folds(text, calls):
+    """Yields (start, end, key, drops) for each listed call whose format is
+    one literal (no macros: a wrapped format, or a lone #define'd one) and
+    has string-literal arguments (literal_arg) matched to plain "%s" or
+    "%.Ns" conversions: key, the catalog key of the format with those
+    literals spliced in ('%' doubled, "%.Ns" keeping N bytes), and drops,
+    the (start, end) spans that delete those arguments with their comma.
+    The call then formats the same text with fewer arguments."""
+    defs = defined_formats(text)
+    for args, pos in call_args(text, calls):
+        a, b = args[pos]
+        raw = tokens(text, a, b, raw=True)
+        if raw and len(raw) == 1 and isinstance(raw[0][2], Macro) and raw[0][2] in defs:
+            raw = defs[raw[0][2]]
+        if not raw or any(isinstance(v, Macro) for _, _, v in raw):
+            continue
+        value = "".join(v for _, _, v in raw)
+        out, last, arg, drops = [], 0, pos + 1, []
+        for m in SPEC.finditer(value):
+            spec = m.group(0)
+            if spec == "%%":
+                continue
+            arg += spec.count("*")
+            plain = re.fullmatch(r"%(\.([0-9]+))?s", spec)
+            lit = (literal_arg(text, *args[arg], defs)
+                   if plain and arg < len(args) else None)
+            if lit is not None and len(lit) <= FOLD_MAX and all(
+                    0x20 <= ord(c) < 0x7F for c in lit):
+                if plain.group(2) is not None:
+                    lit = lit[:int(plain.group(2))]
+                out += [value[last:m.start()], lit.replace("%", "%%")]
+                last = m.end()
+                drops.append((args[arg - 1][1], args[arg][1]))
+            arg += 1
+        out.append(value[last:])
+        folded = "".join(out)
+        if drops and len(folded) < TEXT_MAX:
+            yield a, b, ((False, folded),), drops
+
+
 def canonical(found):
     """A format's key in the catalog: its tokens' values, adjacent
     literals joined, each as (is a macro, text)."""
@@ -606,11 +684,12 @@ def catalog_sites(specs):
             continue  # an optional part's source (see read_spec)
         text = open(src).read()
         calls = parse_calls(items.split(","))
+        folded = {a: key for a, _, key, _ in folds(text, calls)}
         found = [(a, tokens(text, a, b)) for a, b in wrapped(text, calls)]
         found += [(a, t) for a, _, t in lone_formats(text, calls)]
         for a, t in found:
             if conditional_ok(text, a):
-                sites[canonical(t)] += 1
+                sites[folded.get(a, canonical(t))] += 1
     return sites
 
 
@@ -825,10 +904,22 @@ def plan(src, text, calls, index, phrases, ids=None):
         else:
             edits.append((i, j, c_literal(apply_phrases(coded, keep, phrases))))
     ids = ids or {}
+    # A call whose folded format (folds) is in the catalog passes that
+    # format's ID and loses the folded arguments.
+    folded = set()
+    for a, b, key, drops in folds(text, calls):
+        if key in ids:
+            folded.add(a)
+            edits.append((a, b, f"{CATALOG_ID}({c_literal(key[0][1])}, {ids[key]})"))
+            edits += [(i, j, "") for i, j in drops]
     for a, b, found in lone_formats(text, calls):
+        if a in folded:
+            continue
         if canonical(found) in ids:
             edits.append((a, b, f"{CATALOG_ID}({text[a:b]}, {ids[canonical(found)]})"))
     for a, b in spans:
+        if a in folded:
+            continue
         key = canonical(tokens(text, a, b))
         if key in ids:
             edits.append((a, b, f"{CATALOG_ID}({text[a:b]}, {ids[key]})"))
@@ -892,8 +983,15 @@ def suggest_phrases(words_path, specs):
         text = open(src.lstrip("?")).read()
         calls = parse_calls(items.split(","))
         spans = wrapped(text, calls)
+        # A folded format (folds) is stored whole under its ID, in place
+        # of its unfolded one.
+        folded = list(folds(text, calls))
+        pieces_.update(compress(key[0][1], index) for _, _, key, _ in folded)
+        spans = [ab for ab in spans if ab[0] not in {x for x, _, _, _ in folded}]
         for i, _, v, k, a in formats(src, text, calls):
             c = compress(v, index, k, a)
+            if any(x <= i < y for x, y, _, _ in folded):
+                continue
             if any(x <= i < y for x, y in spans):
                 pieces_.add(c)  # the whole literal: CODED stores it
             else:

@@ -10,7 +10,13 @@ get right (a conversion split across literals or a macro, calls inside
 comments, a nested call, arguments that are not formats, #define'd
 formats, a call in a macro body) goes through it.
 
-  message_words_check.py SRC BUILD"""
+Calls whose literal arguments were folded into their format (message_words
+folds) are checked by formatting both calls (original and folded) with the
+same stand-in values: the texts must be equal.
+
+  message_words_check.py SRC BUILD [SPECS]   (SPECS: the message-words
+  target's, ';'-separated, SRC=NAME:POS,...; without them folds are not
+  recognised and a folded copy fails)"""
 import os
 import re
 import subprocess
@@ -151,8 +157,69 @@ def unwrap(text, where, defs={}):
     return "".join(out), stored
 
 
+CALLS = {}
+for spec in (sys.argv[3].split(";") if len(sys.argv) > 3 else []):
+    if spec:
+        src, items = spec.lstrip("?").split("=")
+        CALLS[src] = mw.parse_calls(items.split(","))
+LENGTH = re.compile(r"(hh|h|ll|l|z|j|t|L)(?=[a-zA-Z]$)")
+
+
+def render(fmt, values):
+    """fmt as printf would format it, each conversion taking the next of
+    values, or a stand-in (3 for integers and '*', "S" for %s)."""
+    out, last, values = [], 0, list(values)
+    for m in mw.SPEC.finditer(fmt):
+        spec = LENGTH.sub("", m.group(0))
+        out.append(fmt[last:m.start()])
+        last = m.end()
+        if spec == "%%":
+            out.append("%")
+            continue
+        stars = [3 for _ in range(spec.count("*"))]
+        for _ in stars:
+            values.pop(0)
+        v = values.pop(0)
+        out.append(spec.replace("*", "%d") % tuple(stars + [v if v is not None else
+                                                              ("S" if spec[-1] == "s" else 3)]))
+    return "".join(out) + fmt[last:]
+
+
+def folded_source(orig_path, orig):
+    """orig with each fold message_words makes (one in the catalog) made:
+    the folded format in place of the format, the folded arguments gone;
+    each checked by render against the unfolded call."""
+    calls = CALLS.get(orig_path)
+    if not calls:
+        return orig
+    defs = mw.defined_formats(orig)
+    args_at = {args[pos][0]: (args, pos) for args, pos in mw.call_args(orig, calls)}
+    edits = []
+    for a, b, key, drops in mw.folds(orig, calls):
+        if key not in catalog_ids:
+            continue
+        args, pos = args_at[a]
+        found = mw.tokens(orig, a, b, raw=True)
+        if len(found) == 1 and isinstance(found[0][2], mw.Macro) and found[0][2] in defs:
+            found = defs[found[0][2]]
+        fmt = "".join(v for _, _, v in found)
+        dropped = {j for i, j in drops}
+        values = [mw.literal_arg(orig, x, y, defs) if y in dropped else None
+                  for x, y in args[pos + 1:]]
+        kept = [v for (x, y), v in zip(args[pos + 1:], values) if y not in dropped]
+        if render(fmt, values) != render(key[0][1], kept):
+            failures.append(f"{orig_path}: {orig[a:b].strip()!r} folded as {key[0][1]!r}: "
+                            f"{render(key[0][1], kept)!r}, not {render(fmt, values)!r}")
+        edits += [(a, b, mw.c_literal(key[0][1]))] + [(i, j, "") for i, j in drops]
+    out, last = [], 0
+    for i, j, new in sorted(edits):
+        out += [orig[last:i], new]
+        last = j
+    return "".join(out + [orig[last:]])
+
+
 def check_copy(orig_path, copy_path):
-    orig = open(orig_path).read()
+    orig = folded_source(orig_path, open(orig_path).read())
     copy = open(copy_path).read()
     first, second, rest = copy.split("\n", 2)
     if first != mw.PRELUDE or second != f'#line 1 "{orig_path}"':
