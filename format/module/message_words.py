@@ -988,9 +988,18 @@ def suggest_phrases(words_path, specs):
         folded = list(folds(text, calls))
         pieces_.update(compress(key[0][1], index) for _, _, key, _ in folded)
         spans = [ab for ab in spans if ab[0] not in {x for x, _, _, _ in folded}]
+        # So is a #define'd format every use of which is folded: its body
+        # reaches no binary.
+        defs, lone = defined_formats(text), collections.Counter()
+        for x, y, _, _ in folded:
+            raw = tokens(text, x, y, raw=True)
+            if len(raw) == 1 and isinstance(raw[0][2], Macro):
+                lone[raw[0][2]] += 1
+        gone = [(f[0][0], f[-1][1]) for name, f in defs.items()
+                if lone[name] and lone[name] == len(re.findall(r"\b" + name + r"\b", text)) - 1]
         for i, _, v, k, a in formats(src, text, calls):
             c = compress(v, index, k, a)
-            if any(x <= i < y for x, y, _, _ in folded):
+            if any(x <= i < y for x, y, _, _ in folded) or any(x <= i < y for x, y in gone):
                 continue
             if any(x <= i < y for x, y in spans):
                 pieces_.add(c)  # the whole literal: CODED stores it
