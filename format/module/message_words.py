@@ -211,17 +211,8 @@ def lead(value):
 
 def call_formats(text, calls):
     """Yields (start, end) of each listed call's format argument."""
-    names = "|".join(re.escape(n) for n in calls)
-    for m in re.finditer(r"\b(" + names + r")\s*\(", text):
-        # Calls inside comments and strings are not calls.
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        before = text[line_start:m.start()]
-        if "//" in before or before.count('"') % 2 or in_comment(text, m.start()):
-            continue
-        args, _ = split_args(text, m.end() - 1)
-        pos = calls[m.group(1)]
-        if pos < len(args):
-            yield args[pos]
+    for args, pos in call_args(text, calls):
+        yield args[pos]
 
 
 def defined_formats(text):
@@ -518,6 +509,7 @@ def call_args(text, calls):
     (start, end) and the index of its format among them."""
     names = "|".join(re.escape(n) for n in calls)
     for m in re.finditer(r"\b(" + names + r")\s*\(", text):
+        # Calls inside comments and strings are not calls.
         line_start = text.rfind("\n", 0, m.start()) + 1
         before = text[line_start:m.start()]
         if "//" in before or before.count('"') % 2 or in_comment(text, m.start()):
